@@ -1,0 +1,248 @@
+#include "server/api.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "server/db/db.h"
+#include "server/server.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+static int vfail(struct api_error *err, int status, const char *code, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static int vfail(struct api_error *err, int status, const char *code, const char *fmt, va_list ap)
+{
+    err->status = status;
+    err->code = code;
+    vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+    return -1;
+}
+
+int api_fail(struct api_error *err, int status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, status, code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int api_bad_request(struct api_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, 400, "bad_request", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int api_validation(struct api_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, 422, "validation", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int api_not_found(struct api_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, 404, "not_found", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int api_conflict(struct api_error *err, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, 409, code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int api_nomem(struct api_error *err)
+{
+    return api_fail(err, 500, "internal_error", "internal server error");
+}
+
+int api_db_error(struct api_error *err, const struct db_err *dberr, const char *context)
+{
+    if (db_err_is(dberr, SQLSTATE_LOCK_NOT_AVAILABLE)) {
+        api_fail(err, 503, "commit_queue_timeout",
+                 "timed out waiting for the catalog lock; retry the identical request");
+        err->retry_after = true;
+        return -1;
+    }
+    if (db_err_is(dberr, SQLSTATE_QUERY_CANCELED) || db_err_is(dberr, SQLSTATE_DEADLOCK_DETECTED) ||
+        db_err_is(dberr, SQLSTATE_SERIALIZATION_FAILURE)) {
+        api_fail(err, 503, "unavailable", "the database cancelled the statement (%s); retry",
+                 dberr->sqlstate);
+        err->retry_after = true;
+        return -1;
+    }
+    if (db_err_is(dberr, SQLSTATE_UNIQUE_VIOLATION))
+        return api_conflict(err, "already_exists", "%s already exists", context);
+    if (dberr->sqlstate[0] == '\0' || strncmp(dberr->sqlstate, "08", 2) == 0) {
+        log_warn("database unavailable during %s: %s", context, dberr->message);
+        api_fail(err, 503, "unavailable", "the catalog database is unavailable; retry");
+        err->retry_after = true;
+        return -1;
+    }
+    log_error("database error during %s: [%s] %s", context, dberr->sqlstate, dberr->message);
+    return api_fail(err, 500, "internal_error", "internal server error");
+}
+
+void api_error_set_extra(struct api_error *err, const char *key, json_t *value)
+{
+    if (!value)
+        return;
+    if (!err->extra)
+        err->extra = json_object();
+    if (!err->extra || json_object_set_new(err->extra, key, value) != 0)
+        json_decref(value);
+}
+
+void api_error_to_response(struct api_error *err, struct srv_res *res)
+{
+    if (!err->code) {
+        /* A handler returned -1 without saying why: a bug, not client input. */
+        log_error("handler failed without an error code");
+        api_fail(err, 500, "internal_error", "internal server error");
+    }
+    /* Details quote client input; make sure they are valid UTF-8. */
+    str_utf8_sanitize(err->detail);
+    json_t *body = json_object();
+    if (body) {
+        if (err->extra)
+            json_object_update(body, err->extra);
+        json_object_set_new(body, "error", json_string(err->code));
+        json_object_set_new(body, "detail", json_string(err->detail));
+    }
+    json_decref(err->extra);
+    err->extra = NULL;
+    res->status = err->status;
+    res->json = body;
+    res->retry_after = err->retry_after;
+    if (!body) {
+        res->text = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");
+        res->content_type = "application/json";
+    }
+}
+
+int api_json(struct srv_res *res, int status, json_t *body)
+{
+    res->status = status;
+    res->json = body;
+    return body ? 0 : -1;
+}
+
+int api_text(struct srv_res *res, int status, const char *content_type, const char *text)
+{
+    res->status = status;
+    res->content_type = content_type;
+    res->text = strdup(text);
+    return res->text ? 0 : -1;
+}
+
+const char *req_arg(const struct srv_req *req, const char *key)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i < req->nargs; i++)
+        if (strcmp(req->args[i].key, key) == 0)
+            v = req->args[i].value;
+    return v;
+}
+
+int req_only_args(const struct srv_req *req, const char *const *allowed, struct api_error *err)
+{
+    for (size_t i = 0; i < req->nargs; i++) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(req->args[i].key, *a) == 0)
+                ok = true;
+        if (!ok)
+            return api_bad_request(err, "unknown query parameter '%.64s'", req->args[i].key);
+    }
+    return 0;
+}
+
+int req_arg_i64(const struct srv_req *req, const char *key, bool *present, int64_t *out,
+                struct api_error *err)
+{
+    const char *v = req_arg(req, key);
+    *present = v != NULL;
+    if (!v)
+        return 0;
+    if (!str_parse_int64(v, out))
+        return api_bad_request(err, "query parameter '%s' must be an integer, got '%.40s'", key, v);
+    return 0;
+}
+
+int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool *out,
+                 struct api_error *err)
+{
+    const char *v = req_arg(req, key);
+    *present = v != NULL;
+    if (!v)
+        return 0;
+    if (!str_parse_bool(v, out))
+        return api_bad_request(err, "query parameter '%s' must be true or false, got '%.40s'", key,
+                               v);
+    return 0;
+}
+
+static bool is_json_content_type(const char *ct)
+{
+    static const char json[] = "application/json";
+    if (strncasecmp(ct, json, sizeof json - 1) != 0)
+        return false;
+    char next = ct[sizeof json - 1];
+    return next == '\0' || next == ';' || next == ' ';
+}
+
+json_t *req_json_body(const struct srv_req *req, struct api_error *err)
+{
+    if (!req->body || req->body_len == 0) {
+        api_bad_request(err, "a JSON request body is required");
+        return NULL;
+    }
+    if (!req->content_type || !is_json_content_type(req->content_type)) {
+        api_bad_request(err, "Content-Type must be application/json, got '%.64s'",
+                        req->content_type ? req->content_type : "(none)");
+        return NULL;
+    }
+    json_error_t jerr;
+    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!v) {
+        api_bad_request(err, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
+                        jerr.text);
+        return NULL;
+    }
+    if (!json_is_object(v)) {
+        json_decref(v);
+        api_bad_request(err, "the request body must be a JSON object");
+        return NULL;
+    }
+    return v;
+}
+
+struct db_conn *req_db(struct srv_req *req, struct api_error *err)
+{
+    if (req->db)
+        return req->db;
+    int timeout = req->srv->cfg.commit_lock_timeout_ms > 0 ? req->srv->cfg.commit_lock_timeout_ms
+                                                           : 30000;
+    req->db = db_pool_acquire(req->srv->pool, timeout);
+    if (!req->db) {
+        api_fail(err, 503, "unavailable", "no database connection available; retry");
+        err->retry_after = true;
+    }
+    return req->db;
+}

@@ -1,0 +1,222 @@
+#include "server/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+#include "util/strutil.h"
+
+enum opt_kind { OPT_STRING, OPT_INT, OPT_INT64, OPT_LOG_LEVEL };
+
+struct option_def {
+    const char *flag; /* without the leading "--" */
+    const char *env;
+    enum opt_kind kind;
+    size_t offset;
+    size_t size;      /* buffer size for strings */
+    int64_t min, max; /* for numbers */
+    const char *help;
+};
+
+#define STR_OPT(flag, env, field, help)                                                          \
+    {flag, env, OPT_STRING, offsetof(struct config, field), sizeof(((struct config *)0)->field),  \
+     0, 0, help}
+#define INT_OPT(flag, env, field, lo, hi, help)                                                   \
+    {flag, env, OPT_INT, offsetof(struct config, field), 0, lo, hi, help}
+
+static const struct option_def options[] = {
+    INT_OPT("port", "HOGLAKE_PORT", port, 0, 65535,
+            "TCP port to listen on (default 8080; 0 picks a free port, see --port-file)"),
+    STR_OPT("listen", "HOGLAKE_LISTEN", listen, "IPv4 address to listen on (default 127.0.0.1)"),
+    STR_OPT("database-url", "HOGLAKE_DATABASE_URL", database_url,
+            "libpq URI of the catalog database, shared by every replica. When unset,\n"
+            "hoglaked runs a private PostgreSQL cluster under --data-dir"),
+    STR_OPT("data-dir", "HOGLAKE_DATA_DIR", data_dir,
+            "state directory: the embedded cluster and the default warehouse\n"
+            "(default /var/lib/hoglake as root, else $XDG_DATA_HOME/hoglake)"),
+    STR_OPT("warehouse", "HOGLAKE_WAREHOUSE", warehouse,
+            "data_path base for catalogs created without one: new catalogs get\n"
+            "<warehouse>/<name>. Default in embedded mode: file://<data-dir>/warehouse"),
+    STR_OPT("instance-name", "HOGLAKE_INSTANCE_NAME", instance_name,
+            "name reported by /v1/info"),
+    INT_OPT("db-pool-size", "HOGLAKE_DB_POOL_SIZE", db_pool_size, 1, 1000,
+            "database connections in the pool (default 10)"),
+    INT_OPT("request-threads", "HOGLAKE_REQUEST_THREADS", request_threads, 1, 1000,
+            "worker threads serving requests (default: the pool size; at most the pool size)"),
+    INT_OPT("commit-lock-timeout-ms", "HOGLAKE_COMMIT_LOCK_TIMEOUT_MS", commit_lock_timeout_ms, 0,
+            86400000,
+            "how long a DDL or commit waits for its catalog lock, including time queued\n"
+            "for a worker, before answering 503 commit_queue_timeout (default 30000; 0 = no limit)"),
+    INT_OPT("health-probe-timeout-ms", "HOGLAKE_HEALTH_PROBE_TIMEOUT_MS", health_probe_timeout_ms,
+            100, 600000, "bound on the /healthz database probe (default 2000)"),
+    INT_OPT("shutdown-timeout-ms", "HOGLAKE_SHUTDOWN_TIMEOUT_MS", shutdown_timeout_ms, 0, 3600000,
+            "on SIGTERM, how long to let in-flight requests finish (default 30000)"),
+    {"max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", OPT_INT64, offsetof(struct config, max_body_bytes),
+     0, 1024, (int64_t)1 << 34, "largest accepted request body; larger gets 413 (default 67108864)"},
+    STR_OPT("port-file", "HOGLAKE_PORT_FILE", port_file,
+            "write the bound port to this file once listening (for tests and supervisors)"),
+    STR_OPT("pg-user", "HOGLAKE_PG_USER", pg_user,
+            "embedded mode as root: the unprivileged user owning the cluster (default postgres)"),
+    STR_OPT("pg-bin", "HOGLAKE_PG_BIN", pg_bin,
+            "embedded mode: PostgreSQL's bin directory (default: newest /usr/lib/postgresql/*/bin)"),
+    {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
+     "debug, info, warn or error (default info)"},
+};
+
+static void set_defaults(struct config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->port = 8080;
+    snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1");
+    cfg->db_pool_size = 10;
+    cfg->request_threads = 0; /* resolved to the pool size */
+    cfg->commit_lock_timeout_ms = 30000;
+    cfg->health_probe_timeout_ms = 2000;
+    cfg->shutdown_timeout_ms = 30000;
+    cfg->max_body_bytes = 64 * 1024 * 1024;
+    cfg->log_level = LOG_INFO;
+}
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+            "usage: hoglaked [OPTION VALUE]...\n\n"
+            "hoglake's control plane: the catalog REST API over PostgreSQL.\n"
+            "Every option can also be set by the environment variable shown; a flag wins.\n\n");
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const struct option_def *o = &options[i];
+        fprintf(out, "  --%s VALUE   [%s]\n      ", o->flag, o->env);
+        for (const char *p = o->help; *p; p++) {
+            fputc(*p, out);
+            if (*p == '\n')
+                fputs("      ", out);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out, "  --help\n      print this text and exit\n  --version\n      print the version and exit\n");
+}
+
+static bool apply(struct config *cfg, const struct option_def *o, const char *value,
+                  const char *source)
+{
+    char *field = (char *)cfg + o->offset;
+    switch (o->kind) {
+    case OPT_STRING:
+        if (!str_copy(field, o->size, value)) {
+            fprintf(stderr, "hoglaked: %s is longer than %zu characters\n", source, o->size - 1);
+            return false;
+        }
+        return true;
+    case OPT_INT:
+    case OPT_INT64: {
+        int64_t v;
+        if (!str_parse_int64(value, &v) || v < o->min || v > o->max) {
+            fprintf(stderr, "hoglaked: %s must be an integer between %lld and %lld, got '%s'\n",
+                    source, (long long)o->min, (long long)o->max, value);
+            return false;
+        }
+        if (o->kind == OPT_INT)
+            *(int *)(void *)field = (int)v;
+        else
+            *(int64_t *)(void *)field = v;
+        return true;
+    }
+    case OPT_LOG_LEVEL: {
+        static const char *const levels[] = {"debug", "info", "warn", "error"};
+        for (int i = 0; i < 4; i++) {
+            if (strcmp(value, levels[i]) == 0) {
+                *(int *)(void *)field = i;
+                return true;
+            }
+        }
+        fprintf(stderr, "hoglaked: %s must be debug, info, warn or error, got '%s'\n", source,
+                value);
+        return false;
+    }
+    }
+    return false;
+}
+
+static void default_data_dir(struct config *cfg)
+{
+    if (cfg->data_dir[0])
+        return;
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    if (geteuid() == 0)
+        snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/hoglake");
+    else if (xdg && xdg[0] == '/')
+        snprintf(cfg->data_dir, sizeof cfg->data_dir, "%.490s/hoglake", xdg);
+    else if (home && home[0] == '/')
+        snprintf(cfg->data_dir, sizeof cfg->data_dir, "%.480s/.local/share/hoglake", home);
+    else
+        snprintf(cfg->data_dir, sizeof cfg->data_dir, "./hoglake-data");
+}
+
+enum config_result config_load(struct config *cfg, int argc, char **argv)
+{
+    set_defaults(cfg);
+    const size_t n = sizeof options / sizeof options[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(options[i].env);
+        if (v && *v && !apply(cfg, &options[i], v, options[i].env))
+            return CONFIG_EXIT_USAGE;
+    }
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            print_help(stdout);
+            return CONFIG_EXIT_OK;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("hoglaked %s\n", HOGLAKE_VERSION);
+            return CONFIG_EXIT_OK;
+        }
+        if (strncmp(arg, "--", 2) != 0) {
+            fprintf(stderr, "hoglaked: unexpected argument '%s' (see --help)\n", arg);
+            return CONFIG_EXIT_USAGE;
+        }
+        const char *name = arg + 2;
+        const char *eq = strchr(name, '=');
+        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
+        const struct option_def *o = NULL;
+        for (size_t i = 0; i < n; i++) {
+            if (strlen(options[i].flag) == name_len && strncmp(options[i].flag, name, name_len) == 0)
+                o = &options[i];
+        }
+        if (!o) {
+            fprintf(stderr, "hoglaked: unknown option '%s' (see --help)\n", arg);
+            return CONFIG_EXIT_USAGE;
+        }
+        const char *value = eq ? eq + 1 : NULL;
+        if (!value) {
+            if (a + 1 >= argc) {
+                fprintf(stderr, "hoglaked: option --%s needs a value\n", o->flag);
+                return CONFIG_EXIT_USAGE;
+            }
+            value = argv[++a];
+        }
+        char source[80];
+        snprintf(source, sizeof source, "--%s", o->flag);
+        if (!apply(cfg, o, value, source))
+            return CONFIG_EXIT_USAGE;
+    }
+    if (cfg->request_threads == 0)
+        cfg->request_threads = cfg->db_pool_size;
+    if (cfg->request_threads > cfg->db_pool_size) {
+        fprintf(stderr,
+                "hoglaked: --request-threads (%d) must not exceed --db-pool-size (%d): a worker "
+                "without a connection would only queue\n",
+                cfg->request_threads, cfg->db_pool_size);
+        return CONFIG_EXIT_USAGE;
+    }
+    if (cfg->warehouse[0] && !str_starts_with(cfg->warehouse, "file:///") &&
+        !str_starts_with(cfg->warehouse, "s3://")) {
+        fprintf(stderr, "hoglaked: --warehouse must be a file:///abs/dir or s3://bucket[/prefix] URI\n");
+        return CONFIG_EXIT_USAGE;
+    }
+    default_data_dir(cfg);
+    return CONFIG_OK;
+}

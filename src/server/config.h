@@ -1,0 +1,35 @@
+/* hoglaked's configuration: command-line flags, each with a same-named
+ * HOGLAKE_* environment variable. A flag wins over the environment. */
+#ifndef HL_SERVER_CONFIG_H
+#define HL_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config {
+    int port;
+    char listen[64];
+    char database_url[1024]; /* empty: embedded PostgreSQL under data_dir */
+    char data_dir[512];
+    char warehouse[600];     /* default data_path base for new catalogs; may be empty */
+    char port_file[512];     /* written with the bound port once listening */
+    char instance_name[128];
+    char pg_user[64];        /* embedded mode, started as root: the cluster's owner */
+    char pg_bin[512];        /* embedded mode: PostgreSQL's bin directory (auto if empty) */
+    int db_pool_size;
+    int request_threads;
+    int commit_lock_timeout_ms; /* 0 = unbounded */
+    int health_probe_timeout_ms;
+    int shutdown_timeout_ms;
+    int64_t max_body_bytes;
+    int log_level; /* enum log_level */
+};
+
+enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };
+
+/* Fills cfg from defaults, then the environment, then argv. Prints --help
+ * or the usage error itself; the result says whether to continue. */
+enum config_result config_load(struct config *cfg, int argc, char **argv);
+
+#endif

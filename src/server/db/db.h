@@ -1,0 +1,88 @@
+/* PostgreSQL access for hoglaked: a fixed-size connection pool and small,
+ * parameterised query helpers over libpq.
+ *
+ * Thread-safety: the pool functions may be called from any thread. A
+ * db_conn belongs to the thread that acquired it until it is released. */
+#ifndef HL_SERVER_DB_H
+#define HL_SERVER_DB_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db_pool;
+
+struct db_conn {
+    PGconn *pg;
+    struct db_pool *pool;
+    bool in_use;
+};
+
+/* What went wrong in a failed statement. sqlstate is "" for a failure that
+ * never reached the server (connection lost). */
+struct db_err {
+    char sqlstate[6];
+    char message[512];
+};
+
+/* SQLSTATEs the server maps to typed answers. */
+#define SQLSTATE_UNIQUE_VIOLATION "23505"
+#define SQLSTATE_FOREIGN_KEY_VIOLATION "23503"
+#define SQLSTATE_CHECK_VIOLATION "23514"
+#define SQLSTATE_LOCK_NOT_AVAILABLE "55P03"
+#define SQLSTATE_QUERY_CANCELED "57014"
+#define SQLSTATE_SERIALIZATION_FAILURE "40001"
+#define SQLSTATE_DEADLOCK_DETECTED "40P01"
+
+struct db_pool_stats {
+    int active;  /* acquired connections */
+    int idle;    /* open and free */
+    int pending; /* threads waiting in acquire */
+    int max;
+};
+
+/* conninfo is a libpq URI or key=value string. Connections open lazily; the
+ * first one is opened here so a bad URL fails at start. Returns NULL and
+ * writes a message on failure. */
+struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size);
+void db_pool_destroy(struct db_pool *pool);
+/* Waits up to timeout_ms for a free connection (opening one if the pool is
+ * not full). Returns NULL on timeout or when a connection cannot be opened. */
+struct db_conn *db_pool_acquire(struct db_pool *pool, int timeout_ms);
+/* Returns a connection. A connection left inside a transaction or broken is
+ * closed rather than reused. */
+void db_pool_release(struct db_conn *conn);
+void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
+const char *db_pool_conninfo(const struct db_pool *pool);
+
+/* Opens one connection outside any pool (probes, migrations). */
+PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size);
+
+/* Parameter lists for db_exec: values are kept as text. */
+enum { DB_MAX_PARAMS = 24 };
+struct db_params {
+    int n;
+    const char *values[DB_MAX_PARAMS];
+    char numbuf[DB_MAX_PARAMS][24];
+};
+void db_params_init(struct db_params *p);
+void db_param_str(struct db_params *p, const char *s); /* NULL is SQL NULL */
+void db_param_i64(struct db_params *p, int64_t v);
+void db_param_bool(struct db_params *p, bool v);
+void db_param_null(struct db_params *p);
+
+/* Runs one statement. Returns the result (PQclear it) for PGRES_COMMAND_OK
+ * and PGRES_TUPLES_OK; otherwise NULL with err filled. */
+PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err);
+/* db_exec for statements whose result is not needed. Returns 0 or -1. */
+int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err);
+
+int64_t db_i64(const PGresult *r, int row, int col);
+bool db_bool(const PGresult *r, int row, int col);
+const char *db_str(const PGresult *r, int row, int col); /* NULL for SQL NULL */
+bool db_isnull(const PGresult *r, int row, int col);
+
+bool db_err_is(const struct db_err *err, const char *sqlstate);
+
+#endif

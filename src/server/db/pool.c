@@ -1,0 +1,200 @@
+#include "server/db/db.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/log.h"
+
+struct db_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t freed;
+    char *conninfo;
+    int size;
+    int open;    /* connections currently open (idle + active) */
+    int active;
+    int pending;
+    struct db_conn *conns; /* `size` slots; a slot with pg == NULL is unopened */
+};
+
+PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size)
+{
+    char timeout[16];
+    snprintf(timeout, sizeof timeout, "%d", connect_timeout_s);
+    /* Session limits keep a stuck statement or an abandoned transaction
+     * from holding locks forever. */
+    const char *keys[] = {"dbname", "connect_timeout", "application_name", "options", NULL};
+    const char *vals[] = {conninfo, timeout, "hoglaked",
+                          "-c statement_timeout=60000 -c idle_in_transaction_session_timeout=30000",
+                          NULL};
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (!pg) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    if (PQstatus(pg) != CONNECTION_OK) {
+        snprintf(err, err_size, "%s", PQerrorMessage(pg));
+        size_t n = strlen(err);
+        while (n && (err[n - 1] == '\n' || err[n - 1] == ' '))
+            err[--n] = '\0';
+        PQfinish(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size)
+{
+    if (size < 1) {
+        snprintf(err, err_size, "pool size must be at least 1");
+        return NULL;
+    }
+    struct db_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        goto oom;
+    p->conns = calloc((size_t)size, sizeof *p->conns);
+    p->conninfo = strdup(conninfo);
+    if (!p->conns || !p->conninfo)
+        goto oom;
+    p->size = size;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->freed, NULL);
+    for (int i = 0; i < size; i++)
+        p->conns[i].pool = p;
+    p->conns[0].pg = db_connect(conninfo, 10, err, err_size);
+    if (!p->conns[0].pg) {
+        db_pool_destroy(p);
+        return NULL;
+    }
+    p->open = 1;
+    return p;
+oom:
+    snprintf(err, err_size, "out of memory");
+    if (p) {
+        free(p->conns);
+        free(p->conninfo);
+        free(p);
+    }
+    return NULL;
+}
+
+void db_pool_destroy(struct db_pool *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->size; i++)
+        if (p->conns[i].pg)
+            PQfinish(p->conns[i].pg);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->freed);
+    free(p->conns);
+    free(p->conninfo);
+    free(p);
+}
+
+const char *db_pool_conninfo(const struct db_pool *p)
+{
+    return p->conninfo;
+}
+
+static void deadline_after_ms(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
+{
+    struct timespec deadline;
+    deadline_after_ms(&deadline, timeout_ms);
+    pthread_mutex_lock(&p->mu);
+    p->pending++;
+    struct db_conn *got = NULL;
+    for (;;) {
+        /* Prefer an open idle connection; otherwise claim an unopened slot. */
+        struct db_conn *unopened = NULL;
+        for (int i = 0; i < p->size; i++) {
+            struct db_conn *c = &p->conns[i];
+            if (c->in_use)
+                continue;
+            if (c->pg) {
+                got = c;
+                break;
+            }
+            if (!unopened)
+                unopened = c;
+        }
+        if (!got && unopened) {
+            unopened->in_use = true; /* reserve the slot while connecting unlocked */
+            pthread_mutex_unlock(&p->mu);
+            char err[256];
+            PGconn *pg = db_connect(p->conninfo, 10, err, sizeof err);
+            pthread_mutex_lock(&p->mu);
+            if (pg) {
+                unopened->pg = pg;
+                p->open++;
+                got = unopened;
+            } else {
+                unopened->in_use = false;
+                pthread_cond_signal(&p->freed);
+                log_warn("database connection failed: %s", err);
+                break;
+            }
+        }
+        if (got)
+            break;
+        int rc = pthread_cond_timedwait(&p->freed, &p->mu, &deadline);
+        if (rc == ETIMEDOUT)
+            break;
+    }
+    p->pending--;
+    if (got) {
+        got->in_use = true;
+        p->active++;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return got;
+}
+
+void db_pool_release(struct db_conn *c)
+{
+    if (!c)
+        return;
+    struct db_pool *p = c->pool;
+    PGconn *to_close = NULL;
+    /* A connection in any state but idle-and-healthy could leak a
+     * transaction or a broken socket to the next user: close it. */
+    if (PQstatus(c->pg) != CONNECTION_OK || PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+        to_close = c->pg;
+    pthread_mutex_lock(&p->mu);
+    if (to_close) {
+        c->pg = NULL;
+        p->open--;
+    }
+    c->in_use = false;
+    p->active--;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->mu);
+    if (to_close)
+        PQfinish(to_close);
+}
+
+void db_pool_get_stats(struct db_pool *p, struct db_pool_stats *out)
+{
+    pthread_mutex_lock(&p->mu);
+    out->active = p->active;
+    out->idle = p->open - p->active;
+    if (out->idle < 0)
+        out->idle = 0;
+    out->pending = p->pending;
+    out->max = p->size;
+    pthread_mutex_unlock(&p->mu);
+}

@@ -1,0 +1,134 @@
+/* Turns a transport request into a handler call and its result into a
+ * transport reply: routing, admission (shedding), the request arena, the
+ * database connection's release, and response serialisation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/api.h"
+#include "server/db/db.h"
+#include "server/http.h"
+#include "server/metrics.h"
+#include "server/router.h"
+#include "server/server.h"
+#include "util/log.h"
+
+enum { REQUEST_ARENA_LIMIT = 512 * 1024 * 1024 };
+
+bool server_is_inline(void *ctx, const char *method, const char *path)
+{
+    (void)ctx;
+    char scratch[2048];
+    char allow[48];
+    const struct route *r;
+    const char *params[API_MAX_PATH_PARAMS];
+    return router_match(method, path, scratch, sizeof scratch, &r, params, allow, sizeof allow) ==
+               ROUTE_FOUND &&
+           (r->flags & ROUTE_INLINE);
+}
+
+static void reply_from_response(struct srv_res *res, struct http_reply *reply)
+{
+    reply->status = res->status;
+    reply->retry_after = res->retry_after;
+    if (res->json) {
+        char *body = json_dumps(res->json, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!body) {
+            reply->status = 500;
+            body = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");
+        }
+        reply->body = body;
+        reply->body_len = body ? strlen(body) : 0;
+        reply->content_type = "application/json";
+    } else {
+        reply->body = res->text;
+        res->text = NULL;
+        reply->body_len = reply->body ? strlen(reply->body) : 0;
+        reply->content_type = res->content_type ? res->content_type : "text/plain; charset=utf-8";
+    }
+}
+
+void server_handle(void *ctx, const struct http_request *hreq, struct http_reply *reply)
+{
+    struct server *srv = ctx;
+    struct srv_req req;
+    memset(&req, 0, sizeof req);
+    struct srv_res res;
+    memset(&res, 0, sizeof res);
+    struct api_error err;
+    memset(&err, 0, sizeof err);
+
+    char scratch[2048];
+    const struct route *route = NULL;
+    enum route_match_result m = router_match(hreq->method, hreq->path, scratch, sizeof scratch,
+                                             &route, req.params, reply->allow,
+                                             sizeof reply->allow);
+    int rc;
+    if (m == ROUTE_NO_PATH) {
+        rc = api_not_found(&err, "no route for %.200s", hreq->path);
+    } else if (m == ROUTE_BAD_METHOD) {
+        rc = api_fail(&err, 405, "method_not_allowed", "%.200s does not accept %.16s",
+                      hreq->path, hreq->method);
+    } else {
+        reply->route = route->pattern;
+        req.srv = srv;
+        req.route = route;
+        req.method = hreq->method;
+        req.path = hreq->path;
+        req.args = hreq->args;
+        req.nargs = hreq->nargs;
+        req.content_type = hreq->content_type;
+        req.request_id = hreq->request_id;
+        req.body = hreq->body;
+        req.body_len = hreq->body_len;
+        req.queue_wait_ns = hreq->queue_wait_ns;
+        arena_init(&req.arena, REQUEST_ARENA_LIMIT);
+        if (!(route->flags & ROUTE_INLINE))
+            metrics_observe(srv->metrics, "hoglake_request_queue_wait_seconds", "",
+                            (double)hreq->queue_wait_ns / 1e9);
+        int budget_ms = srv->cfg.commit_lock_timeout_ms;
+        if (!(route->flags & ROUTE_NO_SHED) && budget_ms > 0 &&
+            hreq->queue_wait_ns > (int64_t)budget_ms * 1000000) {
+            /* Waiting this long already spent the caller's lock budget;
+             * answer before taking a database connection. */
+            metrics_counter_add(srv->metrics, "hoglake_requests_shed_total", "", 1);
+            rc = api_fail(&err, 503, "commit_queue_timeout",
+                          "the request waited %lld ms for a worker, over the %d ms budget; retry "
+                          "the identical request",
+                          (long long)(hreq->queue_wait_ns / 1000000), budget_ms);
+            err.retry_after = true;
+        } else {
+            rc = route->handler(&req, &res, &err);
+        }
+        if (req.db) {
+            if (PQtransactionStatus(req.db->pg) != PQTRANS_IDLE)
+                db_run(req.db->pg, "ROLLBACK", NULL, NULL);
+            db_pool_release(req.db);
+            req.db = NULL;
+        }
+    }
+    if (rc != 0) {
+        json_decref(res.json);
+        free(res.text);
+        memset(&res, 0, sizeof res);
+        api_error_to_response(&err, &res);
+    }
+    reply_from_response(&res, reply);
+    json_decref(res.json);
+    free(res.text);
+    arena_free(&req.arena);
+}
+
+void server_request_completed(void *ctx, const char *method, const char *route, int status,
+                              int64_t total_ns)
+{
+    struct server *srv = ctx;
+    char labels[400], esc[256];
+    metrics_label_escape(route ? route : "unmatched", esc, sizeof esc);
+    snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\",status=\"%d\"", esc,
+             route ? method : "other", status);
+    metrics_counter_add(srv->metrics, "hoglake_http_requests_total", labels, 1);
+    snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", esc, route ? method : "other");
+    metrics_observe(srv->metrics, "hoglake_http_request_duration_seconds", labels,
+                    (double)total_ns / 1e9);
+}

@@ -1,0 +1,45 @@
+/* Every route handler, grouped by resource. See router.c for the paths. */
+#ifndef HL_SERVER_HANDLERS_H
+#define HL_SERVER_HANDLERS_H
+
+#include "server/api.h"
+
+/* ops.c: probes, metrics, instance info, the OpenAPI document, stubs */
+int h_livez(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_healthz(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_metrics(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_openapi(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_info(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_publications_stub(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_export_stub(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* catalogs.c */
+int h_catalogs_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_catalog_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_catalog_options_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* namespaces.c */
+int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_namespace_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* tables.c */
+int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* views.c */
+int h_views_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_view_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* snapshots.c */
+int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+#endif

@@ -1,0 +1,105 @@
+/* The snapshot log: paged forwards (after) or backwards (before), each
+ * snapshot with its typed change rows. */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/catalog.h"
+#include "server/db/db.h"
+#include "server/handlers/handlers.h"
+#include "util/timefmt.h"
+
+enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
+
+int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    static const char *const allowed[] = {"after", "before", "limit", NULL};
+    bool has_after, has_before, has_limit;
+    int64_t after = 0, before = 0, limit = SNAPSHOT_PAGE_DEFAULT;
+    if (req_only_args(req, allowed, err) != 0 ||
+        req_arg_i64(req, "after", &has_after, &after, err) != 0 ||
+        req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
+        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        return -1;
+    if (!has_after)
+        after = 0;
+    if (!has_limit)
+        limit = SNAPSHOT_PAGE_DEFAULT;
+    if (has_before && after != 0)
+        return api_validation(err,
+                              "'before' and a non-zero 'after' are mutually exclusive; supply at "
+                              "most one cursor");
+    if (limit < 1)
+        return api_validation(err, "limit must be >= 1, got %lld", (long long)limit);
+    if (limit > SNAPSHOT_PAGE_MAX)
+        limit = SNAPSHOT_PAGE_MAX;
+    struct catalog_row cat;
+    if (catalog_load(req, req->params[0], &cat, err) != 0)
+        return -1;
+
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, has_before ? before : after);
+    db_param_i64(&p, limit + 1);
+    struct db_err dberr;
+    /* The page and its change rows in one statement, ordered so each
+     * snapshot's changes follow it. */
+    const char *sql =
+        has_before
+            ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+              " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
+              " ORDER BY snapshot_id DESC LIMIT $3)"
+            : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+              " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
+              " ORDER BY snapshot_id LIMIT $3)";
+    char query[1200];
+    snprintf(query, sizeof query,
+             "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
+             " p.schema_version, p.author, p.commit_message, c.kind, c.object_id"
+             " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
+             " AND c.snapshot_id = p.snapshot_id"
+             " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
+             sql, has_before ? "DESC" : "ASC");
+    PGresult *r = db_exec(req->db->pg, query, &p, &dberr);
+    if (!r)
+        return api_db_error(err, &dberr, "snapshot list");
+    json_t *snaps = json_array();
+    json_t *current = NULL;
+    int64_t current_id = -1, count = 0;
+    bool has_more = false;
+    for (int i = 0; snaps && i < PQntuples(r); i++) {
+        int64_t id = db_i64(r, i, 0);
+        if (id != current_id) {
+            if (count == limit) {
+                has_more = true;
+                break;
+            }
+            char ts[48];
+            time_format_iso8601(db_i64(r, i, 1), ts, sizeof ts);
+            current = json_pack("{s:I,s:s,s:I,s:[]}", "snapshot_id", (json_int_t)id,
+                                "snapshot_time", ts, "schema_version", (json_int_t)db_i64(r, i, 2),
+                                "changes");
+            if (!current || json_array_append_new(snaps, current) != 0) {
+                json_decref(snaps);
+                snaps = NULL;
+                break;
+            }
+            if (db_str(r, i, 3))
+                json_object_set_new(current, "author", json_string(db_str(r, i, 3)));
+            if (db_str(r, i, 4))
+                json_object_set_new(current, "message", json_string(db_str(r, i, 4)));
+            current_id = id;
+            count++;
+        }
+        if (!db_isnull(r, i, 5))
+            json_array_append_new(json_object_get(current, "changes"),
+                                  json_pack("{s:s,s:I}", "kind", db_str(r, i, 5), "object_id",
+                                            (json_int_t)db_i64(r, i, 6)));
+    }
+    PQclear(r);
+    if (!snaps)
+        return api_nomem(err);
+    if (api_json(res, 200, json_pack("{s:o,s:b}", "snapshots", snaps, "has_more", has_more)) != 0)
+        return api_nomem(err);
+    return 0;
+}

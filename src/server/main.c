@@ -1,0 +1,156 @@
+/* hoglaked: start-up, the wait for a stop signal, and an orderly shutdown. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/config.h"
+#include "server/db/db.h"
+#include "server/db/migrate.h"
+#include "server/embedded_pg.h"
+#include "server/http.h"
+#include "server/metrics.h"
+#include "server/server.h"
+#include "util/embedded.h"
+#include "util/log.h"
+
+extern const struct embedded_file hl_migrations[];
+extern const size_t hl_migrations_count;
+extern const struct embedded_file hl_openapi[];
+extern const size_t hl_openapi_count;
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0)
+        return -1;
+    /* Renamed into place so a reader never sees a half-written file. */
+    return rename(tmp, path);
+}
+
+/* In embedded mode new catalogs default to <data-dir>/warehouse/<name>. */
+static int default_warehouse(struct config *cfg)
+{
+    if (cfg->warehouse[0])
+        return 0;
+    char abs[PATH_MAX];
+    if (!realpath(cfg->data_dir, abs))
+        return -1;
+    char dir[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/warehouse", abs);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return -1;
+    if (snprintf(cfg->warehouse, sizeof cfg->warehouse, "file://%s", dir) >=
+        (int)sizeof cfg->warehouse)
+        return -1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static struct server srv;
+    switch (config_load(&srv.cfg, argc, argv)) {
+    case CONFIG_OK: break;
+    case CONFIG_EXIT_OK: return 0;
+    case CONFIG_EXIT_USAGE: return 2;
+    }
+    log_set_level((enum log_level)srv.cfg.log_level);
+    signal(SIGPIPE, SIG_IGN);
+    /* Stop signals are taken by sigwait in main only; every thread created
+     * from here on inherits the mask. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+
+    int exit_code = 1;
+    struct embedded_pg *epg = NULL;
+    char err[1024];
+    char conninfo[1200];
+    if (srv.cfg.database_url[0]) {
+        snprintf(conninfo, sizeof conninfo, "%s", srv.cfg.database_url);
+    } else {
+        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, err, sizeof err);
+        if (!epg) {
+            log_error("%s", err);
+            return 1;
+        }
+        if (default_warehouse(&srv.cfg) != 0) {
+            log_error("cannot prepare the warehouse directory under %s: %s", srv.cfg.data_dir,
+                      strerror(errno));
+            goto out;
+        }
+    }
+    srv.conninfo = conninfo;
+    int applied = 0;
+    if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, err, sizeof err) != 0) {
+        log_error("%s", err);
+        goto out;
+    }
+    srv.pool = db_pool_create(conninfo, srv.cfg.db_pool_size, err, sizeof err);
+    if (!srv.pool) {
+        log_error("cannot connect to the catalog database: %s", err);
+        goto out;
+    }
+    srv.metrics = metrics_create();
+    if (!srv.metrics) {
+        log_error("out of memory");
+        goto out;
+    }
+    pthread_mutex_init(&srv.probe_mu, NULL);
+    srv.openapi_yaml = hl_openapi[0].data;
+    srv.openapi_len = hl_openapi[0].len;
+
+    struct http_options opts = {
+        .listen = srv.cfg.listen,
+        .port = srv.cfg.port,
+        .workers = srv.cfg.request_threads,
+        .max_body_bytes = srv.cfg.max_body_bytes,
+    };
+    struct http_handlers handlers = {
+        .ctx = &srv,
+        .is_inline = server_is_inline,
+        .handle = server_handle,
+        .completed = server_request_completed,
+    };
+    srv.http = http_server_start(&opts, &handlers, err, sizeof err);
+    if (!srv.http) {
+        log_error("%s", err);
+        goto out;
+    }
+    int port = http_server_port(srv.http);
+    if (srv.cfg.port_file[0] && write_port_file(srv.cfg.port_file, port) != 0) {
+        log_error("cannot write port file %s: %s", srv.cfg.port_file, strerror(errno));
+        goto out;
+    }
+    log_info("hoglaked %s listening on http://%s:%d (%s; warehouse %s)", HOGLAKE_VERSION,
+             srv.cfg.listen, port, epg ? "embedded PostgreSQL" : "external PostgreSQL",
+             srv.cfg.warehouse[0] ? srv.cfg.warehouse : "none");
+
+    int sig = 0;
+    while (sigwait(&stop_signals, &sig) != 0) {
+    }
+    log_info("received %s: draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    exit_code = 0;
+out:
+    http_server_stop(srv.http, srv.cfg.shutdown_timeout_ms);
+    srv.http = NULL;
+    if (srv.probe_conn)
+        PQfinish(srv.probe_conn);
+    db_pool_destroy(srv.pool);
+    metrics_destroy(srv.metrics);
+    embedded_pg_stop(epg);
+    if (exit_code == 0)
+        log_info("stopped");
+    return exit_code;
+}

@@ -1,0 +1,209 @@
+#include "server/metrics.h"
+
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum family_type { COUNTER, GAUGE, HISTOGRAM };
+
+static const double latency_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                         0.25,  0.5,    1,     2.5,  5,    10,  30};
+enum { NBUCKETS = sizeof latency_buckets / sizeof latency_buckets[0] };
+
+struct family_def {
+    const char *name;
+    enum family_type type;
+    const char *help;
+};
+
+static const struct family_def families[] = {
+    {"hoglake_http_requests_total", COUNTER, "HTTP requests answered, by route, method and status."},
+    {"hoglake_http_request_duration_seconds", HISTOGRAM,
+     "Time from a request's arrival to its response, by route and method."},
+    {"hoglake_request_queue_wait_seconds", HISTOGRAM,
+     "Time a request waited for a worker thread."},
+    {"hoglake_commit_lock_wait_seconds", HISTOGRAM,
+     "Time a DDL or commit waited for its catalog's advisory lock."},
+    {"hoglake_requests_shed_total", COUNTER,
+     "Requests answered 503 without running, because they waited too long for a worker."},
+    {"hoglake_ddl_total", COUNTER, "DDL statements by kind and result."},
+    {"hoglake_db_pool_active", GAUGE, "Database connections in use."},
+    {"hoglake_db_pool_idle", GAUGE, "Open database connections not in use."},
+    {"hoglake_db_pool_pending", GAUGE, "Threads waiting for a database connection."},
+    {"hoglake_db_pool_max", GAUGE, "Size of the database connection pool."},
+    {"hoglake_request_pool_active", GAUGE, "Worker threads running a request."},
+    {"hoglake_request_pool_queued", GAUGE, "Requests waiting for a worker thread."},
+    {"hoglake_request_pool_max", GAUGE, "Worker threads."},
+};
+enum { NFAMILIES = sizeof families / sizeof families[0] };
+
+struct series {
+    char *labels;
+    double value;                 /* counter/gauge; histogram sum */
+    unsigned long long count;     /* histogram observations */
+    unsigned long long buckets[NBUCKETS];
+};
+
+struct family_state {
+    struct series *series;
+    size_t n, cap;
+};
+
+struct metrics {
+    pthread_mutex_t mu;
+    struct family_state state[NFAMILIES];
+};
+
+struct metrics *metrics_create(void)
+{
+    struct metrics *m = calloc(1, sizeof *m);
+    if (m)
+        pthread_mutex_init(&m->mu, NULL);
+    return m;
+}
+
+void metrics_destroy(struct metrics *m)
+{
+    if (!m)
+        return;
+    for (int f = 0; f < NFAMILIES; f++) {
+        for (size_t i = 0; i < m->state[f].n; i++)
+            free(m->state[f].series[i].labels);
+        free(m->state[f].series);
+    }
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+static int family_index(const char *name, enum family_type type)
+{
+    for (int f = 0; f < NFAMILIES; f++)
+        if (strcmp(families[f].name, name) == 0 && families[f].type == type)
+            return f;
+    /* An undeclared family would render without HELP/TYPE and could clash
+     * with a real one: refuse it loudly. */
+    fprintf(stderr, "metrics: undeclared family %s\n", name);
+    abort();
+}
+
+/* Called with the mutex held. */
+static struct series *find_series(struct metrics *m, int f, const char *labels)
+{
+    struct family_state *st = &m->state[f];
+    for (size_t i = 0; i < st->n; i++)
+        if (strcmp(st->series[i].labels, labels) == 0)
+            return &st->series[i];
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 8;
+        struct series *grown = realloc(st->series, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        st->series = grown;
+        st->cap = cap;
+    }
+    char *copy = strdup(labels);
+    if (!copy)
+        return NULL;
+    struct series *s = &st->series[st->n++];
+    memset(s, 0, sizeof *s);
+    s->labels = copy;
+    return s;
+}
+
+void metrics_counter_add(struct metrics *m, const char *family, const char *labels, double delta)
+{
+    int f = family_index(family, COUNTER);
+    pthread_mutex_lock(&m->mu);
+    struct series *s = find_series(m, f, labels);
+    if (s)
+        s->value += delta;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_gauge_set(struct metrics *m, const char *family, const char *labels, double value)
+{
+    int f = family_index(family, GAUGE);
+    pthread_mutex_lock(&m->mu);
+    struct series *s = find_series(m, f, labels);
+    if (s)
+        s->value = value;
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_observe(struct metrics *m, const char *family, const char *labels, double value)
+{
+    int f = family_index(family, HISTOGRAM);
+    pthread_mutex_lock(&m->mu);
+    struct series *s = find_series(m, f, labels);
+    if (s) {
+        s->value += value;
+        s->count++;
+        for (int b = 0; b < NBUCKETS; b++)
+            if (value <= latency_buckets[b])
+                s->buckets[b]++;
+    }
+    pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_label_escape(const char *value, char *out, size_t out_size)
+{
+    size_t j = 0;
+    for (; *value && j + 3 < out_size; value++) {
+        char c = *value;
+        if (c == '\\' || c == '"') {
+            out[j++] = '\\';
+            out[j++] = c;
+        } else if (c == '\n') {
+            out[j++] = '\\';
+            out[j++] = 'n';
+        } else {
+            out[j++] = c;
+        }
+    }
+    out[j] = '\0';
+}
+
+static int render_labels(struct buf *out, const char *name, const char *suffix,
+                         const char *labels, const char *extra)
+{
+    bool any = labels[0] || extra;
+    return buf_printf(out, "%s%s%s%s%s%s%s", name, suffix, any ? "{" : "", labels,
+                      labels[0] && extra ? "," : "", extra ? extra : "", any ? "}" : "");
+}
+
+int metrics_render(struct metrics *m, struct buf *out)
+{
+    int rc = 0;
+    pthread_mutex_lock(&m->mu);
+    for (int f = 0; f < NFAMILIES && rc == 0; f++) {
+        const struct family_def *d = &families[f];
+        const struct family_state *st = &m->state[f];
+        static const char *const type_names[] = {"counter", "gauge", "histogram"};
+        rc |= buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", d->name, d->help, d->name,
+                         type_names[d->type]);
+        for (size_t i = 0; i < st->n && rc == 0; i++) {
+            const struct series *s = &st->series[i];
+            if (d->type != HISTOGRAM) {
+                rc |= render_labels(out, d->name, "", s->labels, NULL);
+                rc |= buf_printf(out, " %.17g\n", s->value);
+                continue;
+            }
+            for (int b = 0; b < NBUCKETS; b++) {
+                char le[32];
+                snprintf(le, sizeof le, "le=\"%g\"", latency_buckets[b]);
+                rc |= render_labels(out, d->name, "_bucket", s->labels, le);
+                rc |= buf_printf(out, " %llu\n", s->buckets[b]);
+            }
+            rc |= render_labels(out, d->name, "_bucket", s->labels, "le=\"+Inf\"");
+            rc |= buf_printf(out, " %llu\n", s->count);
+            rc |= render_labels(out, d->name, "_sum", s->labels, NULL);
+            rc |= buf_printf(out, " %.17g\n", s->value);
+            rc |= render_labels(out, d->name, "_count", s->labels, NULL);
+            rc |= buf_printf(out, " %llu\n", s->count);
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,129 @@
+#include "server/router.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "server/handlers/handlers.h"
+
+#define CAT "/v1/catalogs/{catalog}"
+#define NS CAT "/namespaces/{namespace}"
+
+static const struct route routes[] = {
+    {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED},
+    {"GET", "/healthz", h_healthz, ROUTE_NO_SHED},
+    {"GET", "/metrics", h_metrics, ROUTE_INLINE | ROUTE_NO_SHED},
+    {"GET", "/openapi.yaml", h_openapi, ROUTE_INLINE | ROUTE_NO_SHED},
+    {"GET", "/v1/info", h_info, 0},
+
+    {"GET", "/v1/catalogs", h_catalogs_list, 0},
+    {"POST", "/v1/catalogs", h_catalogs_create, 0},
+    {"GET", CAT, h_catalog_get, 0},
+    {"GET", CAT "/options", h_catalog_options_get, 0},
+    {"PATCH", CAT "/options", h_catalog_options_patch, 0},
+
+    {"GET", CAT "/namespaces", h_namespaces_list, 0},
+    {"POST", CAT "/namespaces", h_namespaces_create, 0},
+    {"GET", NS, h_namespace_get, 0},
+    {"DELETE", NS, h_namespace_drop, 0},
+
+    {"GET", NS "/tables", h_tables_list, 0},
+    {"POST", NS "/tables", h_tables_create, 0},
+    {"GET", NS "/tables/{table}", h_table_get, 0},
+    {"DELETE", NS "/tables/{table}", h_table_drop, 0},
+    {"POST", NS "/tables/{table}/alter", h_table_alter, 0},
+
+    {"GET", NS "/views", h_views_list, 0},
+    {"POST", NS "/views", h_views_create, 0},
+    {"GET", NS "/views/{view}", h_view_get, 0},
+    {"DELETE", NS "/views/{view}", h_view_drop, 0},
+
+    {"GET", CAT "/snapshots", h_snapshots_list, 0},
+
+    {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE},
+    {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE},
+    {"GET", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE},
+    {"DELETE", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE},
+    {"GET", CAT "/export", h_export_stub, ROUTE_INLINE},
+};
+
+const struct route *router_routes(size_t *count)
+{
+    *count = sizeof routes / sizeof routes[0];
+    return routes;
+}
+
+/* Matches path segments against a pattern; captures {params} into
+ * params[] as pointers into `segs` (already split, NUL-terminated). */
+static bool pattern_matches(const char *pattern, char **segs, size_t nsegs,
+                            const char *params[API_MAX_PATH_PARAMS])
+{
+    size_t si = 0, np = 0;
+    const char *p = pattern;
+    while (*p) {
+        if (*p != '/')
+            return false;
+        p++;
+        const char *end = strchr(p, '/');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (si >= nsegs)
+            return false;
+        if (len >= 2 && p[0] == '{' && p[len - 1] == '}') {
+            if (segs[si][0] == '\0' || np >= API_MAX_PATH_PARAMS)
+                return false;
+            if (params)
+                params[np] = segs[si];
+            np++;
+        } else if (strlen(segs[si]) != len || strncmp(segs[si], p, len) != 0) {
+            return false;
+        }
+        si++;
+        p += len;
+    }
+    return si == nsegs;
+}
+
+enum route_match_result router_match(const char *method, const char *path, char *scratch,
+                                     size_t scratch_size, const struct route **out,
+                                     const char *params[API_MAX_PATH_PARAMS], char *allow,
+                                     size_t allow_size)
+{
+    if (allow_size)
+        allow[0] = '\0';
+    /* No trailing-slash normalisation: "/healthz/" is not "/healthz". */
+    size_t n = strlen(path);
+    if (n == 0 || path[0] != '/' || n >= scratch_size)
+        return ROUTE_NO_PATH;
+    memcpy(scratch, path, n + 1);
+    char *segs[16];
+    size_t nsegs = 0;
+    char *s = scratch + 1;
+    for (;;) {
+        if (nsegs == sizeof segs / sizeof segs[0])
+            return ROUTE_NO_PATH;
+        segs[nsegs++] = s;
+        char *slash = strchr(s, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+        s = slash + 1;
+    }
+    bool path_known = false;
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        const struct route *r = &routes[i];
+        if (!pattern_matches(r->pattern, segs, nsegs, NULL))
+            continue;
+        if (strcmp(r->method, method) == 0) {
+            pattern_matches(r->pattern, segs, nsegs, params);
+            *out = r;
+            return ROUTE_FOUND;
+        }
+        path_known = true;
+        if (used < allow_size) {
+            int w = snprintf(allow + used, allow_size - used, "%s%s", used ? ", " : "", r->method);
+            if (w > 0)
+                used += (size_t)w;
+        }
+    }
+    return path_known ? ROUTE_BAD_METHOD : ROUTE_NO_PATH;
+}

@@ -1,0 +1,38 @@
+/* hoglaked's process-wide state, shared read-only by all handlers (the
+ * pool and metrics are internally synchronised). */
+#ifndef HL_SERVER_SERVER_H
+#define HL_SERVER_SERVER_H
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#include "server/config.h"
+
+struct db_pool;
+struct metrics;
+struct http_server;
+
+struct server {
+    struct config cfg;
+    struct db_pool *pool;
+    struct metrics *metrics;
+    struct http_server *http;
+    /* /healthz probes on their own connection, so a busy pool still
+     * answers; the mutex serialises probes. */
+    pthread_mutex_t probe_mu;
+    PGconn *probe_conn;
+    char *conninfo;
+    const char *openapi_yaml;
+    size_t openapi_len;
+};
+
+/* Request entry points for the HTTP transport (see http.h). */
+struct http_request;
+struct http_reply;
+bool server_is_inline(void *srv, const char *method, const char *path);
+void server_handle(void *srv, const struct http_request *req, struct http_reply *reply);
+void server_request_completed(void *srv, const char *method, const char *route, int status,
+                              int64_t total_ns);
+
+#endif

@@ -1,0 +1,93 @@
+#include "util/jsonx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *type_name(enum jfield_type t)
+{
+    switch (t) {
+    case JF_STRING: return "a string";
+    case JF_INT: return "an integer";
+    case JF_BOOL: return "a boolean";
+    case JF_OBJECT: return "an object";
+    case JF_ARRAY: return "an array";
+    case JF_ANY: return "a value";
+    }
+    return "a value";
+}
+
+static bool type_matches(const json_t *v, enum jfield_type t)
+{
+    switch (t) {
+    case JF_STRING: return json_is_string(v);
+    case JF_INT: return json_is_integer(v);
+    case JF_BOOL: return json_is_boolean(v);
+    case JF_OBJECT: return json_is_object(v);
+    case JF_ARRAY: return json_is_array(v);
+    case JF_ANY: return true;
+    }
+    return false;
+}
+
+static const char *sep(const char *where)
+{
+    return where[0] ? "." : "";
+}
+
+bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
+                       size_t nfields, char *err, size_t err_size)
+{
+    if (!json_is_object(obj)) {
+        snprintf(err, err_size, "%s must be a JSON object", where[0] ? where : "the body");
+        return false;
+    }
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        bool known = false;
+        for (size_t i = 0; i < nfields; i++) {
+            if (strcmp(fields[i].name, key) == 0) {
+                known = true;
+                break;
+            }
+        }
+        if (!known) {
+            snprintf(err, err_size, "unknown field '%s%s%.200s'", where, sep(where), key);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < nfields; i++) {
+        const struct jfield *f = &fields[i];
+        json_t *v = json_object_get(obj, f->name);
+        *f->out = NULL;
+        if (!v) {
+            if (f->required) {
+                snprintf(err, err_size, "missing required field '%s%s%s'", where, sep(where),
+                         f->name);
+                return false;
+            }
+            continue;
+        }
+        if (json_is_null(v)) {
+            if (!f->nullable) {
+                snprintf(err, err_size, "field '%s%s%s' must not be null", where, sep(where),
+                         f->name);
+                return false;
+            }
+            *f->out = v;
+            continue;
+        }
+        if (!type_matches(v, f->type)) {
+            snprintf(err, err_size, "field '%s%s%s' must be %s", where, sep(where), f->name,
+                     type_name(f->type));
+            return false;
+        }
+        *f->out = v;
+    }
+    return true;
+}
+
+char *jsonx_dump_compact(const json_t *v)
+{
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}

@@ -1,0 +1,33 @@
+/* Strict reading of JSON objects received from outside.
+ *
+ * A request object is checked against a field table: unknown keys, missing
+ * required keys and wrong JSON types are refused with a message naming the
+ * field by its path ("columns[2].type"). Values are borrowed from the object
+ * (jansson's refcounting keeps them alive while the object lives). */
+#ifndef HL_UTIL_JSONX_H
+#define HL_UTIL_JSONX_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum jfield_type { JF_STRING, JF_INT, JF_BOOL, JF_OBJECT, JF_ARRAY, JF_ANY };
+
+struct jfield {
+    const char *name;
+    enum jfield_type type;
+    bool required;
+    bool nullable;  /* JSON null is accepted (and handed out as json null) */
+    json_t **out;   /* set to the value, or NULL when absent */
+};
+
+/* `where` prefixes messages ("" for the top-level body). Returns false and
+ * writes a message into err on the first problem. */
+bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
+                       size_t nfields, char *err, size_t err_size);
+
+/* json_dumps with compact separators into a malloc'd string (caller frees). */
+char *jsonx_dump_compact(const json_t *v);
+
+#endif

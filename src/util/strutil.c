@@ -1,0 +1,157 @@
+#include "util/strutil.h"
+
+#include <string.h>
+
+bool str_parse_int64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    bool neg = false;
+    if (*s == '-') {
+        neg = true;
+        s++;
+        if (!*s)
+            return false;
+    }
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned digit = (unsigned)(*s - '0');
+        if (v > (limit - digit) / 10)
+            return false;
+        v = v * 10 + digit;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+bool str_parse_bool(const char *s, bool *out)
+{
+    if (s && strcmp(s, "true") == 0) {
+        *out = true;
+        return true;
+    }
+    if (s && strcmp(s, "false") == 0) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+bool str_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+bool str_copy(char *dst, size_t dst_size, const char *src)
+{
+    if (dst_size == 0)
+        return false;
+    size_t n = strlen(src);
+    bool fits = n < dst_size;
+    if (!fits)
+        n = dst_size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return fits;
+}
+
+bool str_has_space_or_control(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c <= 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+static bool is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool str_is_uuid(const char *s)
+{
+    static const int dashes[] = {8, 13, 18, 23};
+    if (strlen(s) != 36)
+        return false;
+    for (int i = 0, k = 0; i < 36; i++) {
+        if (k < 4 && i == dashes[k]) {
+            if (s[i] != '-')
+                return false;
+            k++;
+        } else if (!is_hex(s[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool str_lower(char *dst, size_t dst_size, const char *src)
+{
+    size_t i = 0;
+    for (; src[i]; i++) {
+        if (i + 1 >= dst_size) {
+            dst[i] = '\0';
+            return false;
+        }
+        char c = src[i];
+        dst[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    }
+    dst[i] = '\0';
+    return true;
+}
+
+/* Length of the valid UTF-8 sequence starting at p, or 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned int cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    /* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void str_utf8_sanitize(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        size_t n = utf8_seq_len(p);
+        if (n == 0) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}

@@ -1,0 +1,29 @@
+/* Small string helpers with strict, overflow-checked number parsing. */
+#ifndef HL_UTIL_STRUTIL_H
+#define HL_UTIL_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whole-string base-10 int64: optional '-', digits only, no whitespace, no
+ * leading '+', no overflow. */
+bool str_parse_int64(const char *s, int64_t *out);
+/* "true" or "false" exactly. */
+bool str_parse_bool(const char *s, bool *out);
+bool str_starts_with(const char *s, const char *prefix);
+bool str_ends_with(const char *s, const char *suffix);
+/* Bounded copy that always terminates; returns false when truncated. */
+bool str_copy(char *dst, size_t dst_size, const char *src);
+/* True when s holds a control character (< 0x20 or 0x7f) or whitespace. */
+bool str_has_space_or_control(const char *s);
+/* True when s is a canonical 8-4-4-4-12 hex UUID (either case). */
+bool str_is_uuid(const char *s);
+/* ASCII lower-casing into dst (dst_size includes the terminator). */
+bool str_lower(char *dst, size_t dst_size, const char *src);
+
+/* Replaces every byte that is not part of a valid UTF-8 sequence with '?',
+ * in place, so text from outside can always go into a JSON string. */
+void str_utf8_sanitize(char *s);
+
+#endif
