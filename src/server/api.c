@@ -89,7 +89,10 @@ int api_db_error(struct api_error *err, const struct db_err *dberr, const char *
     }
     if (db_err_is(dberr, SQLSTATE_UNIQUE_VIOLATION))
         return api_conflict(err, "already_exists", "%s already exists", context);
-    if (dberr->sqlstate[0] == '\0' || strncmp(dberr->sqlstate, "08", 2) == 0) {
+    /* No SQLSTATE (the connection broke), connection exceptions (08) and
+     * operator intervention (57P: shutdown, terminated backend). */
+    if (dberr->sqlstate[0] == '\0' || strncmp(dberr->sqlstate, "08", 2) == 0 ||
+        strncmp(dberr->sqlstate, "57P", 3) == 0) {
         log_warn("database unavailable during %s: %s", context, dberr->message);
         api_fail(err, 503, "unavailable", "the catalog database is unavailable; retry");
         err->retry_after = true;
@@ -219,7 +222,7 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
         return NULL;
     }
     json_error_t jerr;
-    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!v) {
         api_bad_request(err, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
                         jerr.text);

@@ -1,0 +1,475 @@
+#include "harness.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef HOGLAKED_BIN
+#error "HOGLAKED_BIN must be defined by the build"
+#endif
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- databases ---- */
+
+static const char *admin_url(void)
+{
+    const char *u = getenv("HOGLAKE_TEST_PG_URL");
+    if (!u || !*u)
+        fail_msg("HOGLAKE_TEST_PG_URL is not set: run the suite through scripts/test.sh, which "
+                 "starts PostgreSQL");
+    return u;
+}
+
+static PGconn *connect_or_fail(const char *url)
+{
+    PGconn *c = PQconnectdb(url);
+    if (PQstatus(c) != CONNECTION_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
+        PQfinish(c);
+        fail_msg("cannot connect to %s: %s", url, msg);
+    }
+    return c;
+}
+
+static void exec_or_fail(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
+        PQclear(r);
+        fail_msg("SQL failed: %s: %s", sql, msg);
+    }
+    PQclear(r);
+}
+
+void test_db_create(struct test_db *db, const char *label)
+{
+    static int counter;
+    snprintf(db->name, sizeof db->name, "hlt_%s_%d_%d", label, (int)getpid(), counter++);
+    const char *admin = admin_url();
+    PGconn *c = connect_or_fail(admin);
+    char sql[160];
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", db->name);
+    exec_or_fail(c, sql);
+    PQfinish(c);
+    /* Replace the URI's database (the path after the authority). */
+    const char *auth = strstr(admin, "://");
+    const char *slash = auth ? strchr(auth + 3, '/') : NULL;
+    const char *query = strchr(admin, '?');
+    size_t prefix = slash ? (size_t)(slash - admin) : (query ? (size_t)(query - admin) : strlen(admin));
+    snprintf(db->url, sizeof db->url, "%.*s/%s%s", (int)prefix, admin, db->name,
+             query ? query : "");
+}
+
+void test_db_drop(struct test_db *db)
+{
+    PGconn *c = connect_or_fail(admin_url());
+    char sql[160];
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db->name);
+    exec_or_fail(c, sql);
+    PQfinish(c);
+}
+
+PGconn *test_db_connect(const struct test_db *db)
+{
+    return connect_or_fail(db->url);
+}
+
+int64_t test_db_scalar(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
+        PQclear(r);
+        fail_msg("scalar query failed: %s: %s", sql, msg);
+    }
+    int64_t v = PQgetisnull(r, 0, 0) ? -1 : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return v;
+}
+
+/* ---- servers ---- */
+
+void test_server_dump_log(const struct test_server *s)
+{
+    FILE *f = fopen(s->log, "r");
+    if (!f)
+        return;
+    fprintf(stderr, "---- hoglaked log (%s) ----\n", s->log);
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        fputs(line, stderr);
+    fprintf(stderr, "---- end of log ----\n");
+    fclose(f);
+}
+
+void test_server_start(struct test_server *s, const struct test_db *db, const char *const *extra)
+{
+    memset(s, 0, sizeof *s);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(s->dir, sizeof s->dir, "%s/hltest.XXXXXX", tmp);
+    if (!mkdtemp(s->dir))
+        fail_msg("mkdtemp: %s", strerror(errno));
+    /* The embedded cluster's owner must be able to reach the data dir. */
+    chmod(s->dir, 0755);
+    char port_file[300], data_dir[300];
+    snprintf(port_file, sizeof port_file, "%s/port", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/hoglaked.log", s->dir);
+    snprintf(data_dir, sizeof data_dir, "%s/data", s->dir);
+
+    const char *argv[48];
+    int n = 0;
+    argv[n++] = HOGLAKED_BIN;
+    argv[n++] = "--port";
+    argv[n++] = "0";
+    argv[n++] = "--port-file";
+    argv[n++] = port_file;
+    argv[n++] = "--data-dir";
+    argv[n++] = data_dir;
+    if (db) {
+        argv[n++] = "--database-url";
+        argv[n++] = db->url;
+    }
+    for (int i = 0; extra && extra[i] && n < 46; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+
+    pid_t pid = fork();
+    if (pid < 0)
+        fail_msg("fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, STDOUT_FILENO);
+            dup2(fd, STDERR_FILENO);
+        }
+        /* Keep the test's own environment from configuring the server. */
+        unsetenv("HOGLAKE_DATABASE_URL");
+        unsetenv("HOGLAKE_PORT");
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    s->pid = pid;
+    for (int waited = 0; waited < 60000; waited += 20) {
+        FILE *f = fopen(port_file, "r");
+        if (f) {
+            int port = 0;
+            if (fscanf(f, "%d", &port) == 1 && port > 0) {
+                fclose(f);
+                s->port = port;
+                snprintf(s->base, sizeof s->base, "http://127.0.0.1:%d", port);
+                return;
+            }
+            fclose(f);
+        }
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            s->pid = 0;
+            test_server_dump_log(s);
+            fail_msg("hoglaked exited during start-up (status %d)", status);
+        }
+        sleep_ms(20);
+    }
+    test_server_dump_log(s);
+    fail_msg("hoglaked did not start listening within 60 s");
+}
+
+void test_server_stop(struct test_server *s)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGTERM);
+    int status = 0;
+    for (int waited = 0;; waited += 20) {
+        pid_t w = waitpid(s->pid, &status, WNOHANG);
+        if (w == s->pid)
+            break;
+        if (waited > 60000) {
+            kill(s->pid, SIGKILL);
+            waitpid(s->pid, &status, 0);
+            test_server_dump_log(s);
+            s->pid = 0;
+            fail_msg("hoglaked did not stop within 60 s of SIGTERM");
+        }
+        sleep_ms(20);
+    }
+    s->pid = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        test_server_dump_log(s);
+        fail_msg("hoglaked exited with status %d after SIGTERM",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    }
+}
+
+/* ---- HTTP ---- */
+
+struct body_sink {
+    char *data;
+    size_t len;
+};
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    struct body_sink *b = ud;
+    size_t n = size * nmemb;
+    char *grown = realloc(b->data, b->len + n + 1);
+    if (!grown)
+        return 0;
+    memcpy(grown + b->len, ptr, n);
+    b->data = grown;
+    b->len += n;
+    b->data[b->len] = '\0';
+    return n;
+}
+
+static void header_value(const char *line, size_t n, const char *name, char *out, size_t out_size)
+{
+    size_t k = strlen(name);
+    if (n <= k + 1 || strncasecmp(line, name, k) != 0 || line[k] != ':')
+        return;
+    const char *v = line + k + 1;
+    size_t len = n - k - 1;
+    while (len && (*v == ' ' || *v == '\t')) {
+        v++;
+        len--;
+    }
+    while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+        len--;
+    snprintf(out, out_size, "%.*s", (int)len, v);
+}
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *ud)
+{
+    struct http_result *r = ud;
+    size_t n = size * nmemb;
+    header_value(line, n, "Content-Type", r->content_type, sizeof r->content_type);
+    header_value(line, n, "Retry-After", r->retry_after, sizeof r->retry_after);
+    header_value(line, n, "X-Request-Id", r->request_id, sizeof r->request_id);
+    header_value(line, n, "Allow", r->allow, sizeof r->allow);
+    return n;
+}
+
+void http_call(struct http_result *r, const char *method, const char *url,
+               const char *content_type, const char *body, size_t body_len,
+               const char *const *headers)
+{
+    memset(r, 0, sizeof *r);
+    CURL *c = curl_easy_init();
+    if (!c)
+        fail_msg("curl_easy_init failed");
+    struct body_sink sink = {NULL, 0};
+    struct curl_slist *hdrs = NULL;
+    char ct[160];
+    if (content_type) {
+        snprintf(ct, sizeof ct, "Content-Type: %s", content_type);
+        hdrs = curl_slist_append(hdrs, ct);
+    }
+    /* Never let curl add "Expect: 100-continue": it only slows tests. */
+    hdrs = curl_slist_append(hdrs, "Expect:");
+    for (int i = 0; headers && headers[i]; i++)
+        hdrs = curl_slist_append(hdrs, headers[i]);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(hdrs);
+    if (rc != CURLE_OK) {
+        free(sink.data);
+        curl_easy_cleanup(c);
+        fail_msg("%s %s: %s", method, url, curl_easy_strerror(rc));
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_cleanup(c);
+    r->body = sink.data ? sink.data : calloc(1, 1);
+    r->body_len = sink.len;
+    if (strncmp(r->content_type, "application/json", 16) == 0 && r->body_len)
+        r->json = json_loadb(r->body, r->body_len, 0, NULL);
+}
+
+void http_result_free(struct http_result *r)
+{
+    free(r->body);
+    json_decref(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+static void vurl(char *out, size_t size, const struct test_server *s, const char *fmt, va_list ap)
+{
+    int n = snprintf(out, size, "%s", s->base);
+    vsnprintf(out + n, size - (size_t)n, fmt, ap);
+}
+
+void api_get(struct http_result *r, const struct test_server *s, const char *fmt, ...)
+{
+    char url[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vurl(url, sizeof url, s, fmt, ap);
+    va_end(ap);
+    http_call(r, "GET", url, NULL, NULL, 0, NULL);
+}
+
+void api_delete(struct http_result *r, const struct test_server *s, const char *fmt, ...)
+{
+    char url[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vurl(url, sizeof url, s, fmt, ap);
+    va_end(ap);
+    http_call(r, "DELETE", url, NULL, NULL, 0, NULL);
+}
+
+void api_send(struct http_result *r, const struct test_server *s, const char *method,
+              json_t *body, const char *fmt, ...)
+{
+    char url[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vurl(url, sizeof url, s, fmt, ap);
+    va_end(ap);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    if (!text)
+        fail_msg("json_dumps failed");
+    http_call(r, method, url, "application/json", text, strlen(text), NULL);
+    free(text);
+}
+
+void api_send_text(struct http_result *r, const struct test_server *s, const char *method,
+                   const char *body, const char *fmt, ...)
+{
+    char url[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vurl(url, sizeof url, s, fmt, ap);
+    va_end(ap);
+    http_call(r, method, url, "application/json", body, strlen(body), NULL);
+}
+
+void expect_status_at(const struct http_result *r, long code, const char *file, int line)
+{
+    if (r->status != code)
+        fail_msg("%s:%d: expected HTTP %ld, got %ld: %s", file, line, code, r->status,
+                 r->body ? r->body : "");
+}
+
+void expect_error_at(const struct http_result *r, long code, const char *errcode,
+                     const char *file, int line)
+{
+    expect_status_at(r, code, file, line);
+    if (!r->json || !json_is_object(r->json))
+        fail_msg("%s:%d: error body is not a JSON object: %s", file, line, r->body);
+    const char *e = json_string_value(json_object_get(r->json, "error"));
+    const char *d = json_string_value(json_object_get(r->json, "detail"));
+    if (!e || !d)
+        fail_msg("%s:%d: error envelope lacks error/detail: %s", file, line, r->body);
+    if (strcmp(e, errcode) != 0)
+        fail_msg("%s:%d: expected error code %s, got %s: %s", file, line, errcode, e, r->body);
+}
+
+void expect_detail_contains(const struct http_result *r, const char *needle)
+{
+    const char *d = r->json ? json_string_value(json_object_get(r->json, "detail")) : NULL;
+    if (!d || !strstr(d, needle))
+        fail_msg("expected detail containing \"%s\", got: %s", needle, r->body);
+}
+
+json_int_t jint(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v)) {
+        char *dump = json_dumps(o, JSON_COMPACT);
+        fail_msg("missing integer member '%s' in %s", key, dump ? dump : "?");
+    }
+    return json_integer_value(v);
+}
+
+const char *jstr(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_string(v)) {
+        char *dump = json_dumps(o, JSON_COMPACT);
+        fail_msg("missing string member '%s' in %s", key, dump ? dump : "?");
+    }
+    return json_string_value(v);
+}
+
+json_t *jpack(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_error_t e;
+    json_t *v = json_vpack_ex(&e, 0, fmt, ap);
+    va_end(ap);
+    if (!v)
+        fail_msg("json_pack(%s): %s", fmt, e.text);
+    return v;
+}
+
+json_t *jparse(const char *text)
+{
+    json_error_t e;
+    json_t *v = json_loads(text, 0, &e);
+    if (!v)
+        fail_msg("bad test JSON (%s): %s", e.text, text);
+    return v;
+}
+
+void make_catalog(const struct test_server *s, const char *name)
+{
+    struct http_result r;
+    char path[200];
+    snprintf(path, sizeof path, "s3://hoglake-test/%s", name);
+    api_send(&r, s, "POST", jpack("{s:s,s:s}", "name", name, "data_path", path), "/v1/catalogs");
+    expect_status(&r, 201);
+    http_result_free(&r);
+}
+
+void make_namespace(const struct test_server *s, const char *catalog, const char *ns)
+{
+    struct http_result r;
+    api_send(&r, s, "POST", jpack("{s:s}", "name", ns), "/v1/catalogs/%s/namespaces", catalog);
+    expect_status(&r, 201);
+    http_result_free(&r);
+}
+
+json_t *make_table(const struct test_server *s, const char *catalog, const char *ns,
+                   const char *table, const char *columns_json)
+{
+    struct http_result r;
+    api_send(&r, s, "POST", jpack("{s:s,s:o}", "name", table, "columns", jparse(columns_json)),
+             "/v1/catalogs/%s/namespaces/%s/tables", catalog, ns);
+    expect_status(&r, 201);
+    json_t *t = json_incref(r.json);
+    http_result_free(&r);
+    return t;
+}

@@ -1,0 +1,114 @@
+/* Integration-test harness: a fresh PostgreSQL database per test program,
+ * real hoglaked processes against it, and an HTTP client.
+ *
+ * Needs HOGLAKE_TEST_PG_URL: a postgresql:// URI of a server where the
+ * test may create and drop databases (scripts/test.sh starts one). Every
+ * helper fails the current cmocka test loudly rather than skipping. */
+#ifndef HL_TEST_HARNESS_H
+#define HL_TEST_HARNESS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <cmocka.h>
+
+/* ---- databases ---- */
+
+struct test_db {
+    char name[64];
+    char url[512];
+};
+
+/* Creates an empty database named after the test program. */
+void test_db_create(struct test_db *db, const char *label);
+void test_db_drop(struct test_db *db);
+/* A libpq connection to the test database, for SQL-level checks. */
+PGconn *test_db_connect(const struct test_db *db);
+/* Runs a query expected to return one integer. */
+int64_t test_db_scalar(PGconn *c, const char *sql);
+
+/* ---- servers ---- */
+
+struct test_server {
+    pid_t pid;
+    int port;
+    char base[64]; /* "http://127.0.0.1:PORT" */
+    char dir[256]; /* scratch dir: port file, log */
+    char log[300];
+};
+
+/* Starts hoglaked against db (NULL: embedded mode, data dir under dir) with
+ * extra arguments (NULL-terminated list, may be NULL). Waits for it to
+ * listen. */
+void test_server_start(struct test_server *s, const struct test_db *db, const char *const *extra);
+/* SIGTERM, then waits; fails the test if the exit status is not 0 (under
+ * sanitizers this also catches leaks and errors at exit). */
+void test_server_stop(struct test_server *s);
+/* Prints the server log (for failures). */
+void test_server_dump_log(const struct test_server *s);
+
+/* ---- HTTP ---- */
+
+struct http_result {
+    long status;
+    char *body;
+    size_t body_len;
+    json_t *json; /* parsed body when it is JSON, else NULL */
+    char content_type[128];
+    char retry_after[32];
+    char request_id[160];
+    char allow[64];
+};
+
+/* Sends a request. `content_type` NULL sends none; `body` NULL sends no
+ * body. `headers` is a NULL-terminated list of extra "Name: value" lines. */
+void http_call(struct http_result *r, const char *method, const char *url,
+               const char *content_type, const char *body, size_t body_len,
+               const char *const *headers);
+void http_result_free(struct http_result *r);
+
+/* Conveniences over the server's base URL; path is printf-formatted. The
+ * JSON body variants take ownership of `body` (json_decref'd). */
+void api_get(struct http_result *r, const struct test_server *s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void api_delete(struct http_result *r, const struct test_server *s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void api_send(struct http_result *r, const struct test_server *s, const char *method,
+              json_t *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void api_send_text(struct http_result *r, const struct test_server *s, const char *method,
+                   const char *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Assertions that print the response on failure. */
+#define expect_status(r, code) expect_status_at((r), (code), __FILE__, __LINE__)
+#define expect_error(r, code, errcode) expect_error_at((r), (code), (errcode), __FILE__, __LINE__)
+void expect_status_at(const struct http_result *r, long code, const char *file, int line);
+/* Status, envelope shape {error, detail} and the error code. */
+void expect_error_at(const struct http_result *r, long code, const char *errcode,
+                     const char *file, int line);
+/* The detail string of an error envelope contains `needle`. */
+void expect_detail_contains(const struct http_result *r, const char *needle);
+
+/* JSON field access that fails the test when the member is missing. */
+json_int_t jint(const json_t *o, const char *key);
+const char *jstr(const json_t *o, const char *key);
+
+/* Builds a JSON value from a jansson pack format; fails the test on error. */
+json_t *jpack(const char *fmt, ...);
+/* Parses JSON text; fails the test on error. */
+json_t *jparse(const char *text);
+
+/* Creates catalog, namespace and optionally a table through the API,
+ * asserting success. */
+void make_catalog(const struct test_server *s, const char *name);
+void make_namespace(const struct test_server *s, const char *catalog, const char *ns);
+/* `columns_json` is the JSON array text of ColumnDefs. Returns the Table
+ * response (caller json_decref's). */
+json_t *make_table(const struct test_server *s, const char *catalog, const char *ns,
+                   const char *table, const char *columns_json);
+
+#endif
