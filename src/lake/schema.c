@@ -7,6 +7,7 @@
 
 #include "lake/ident.h"
 #include "util/jsonx.h"
+#include "util/strutil.h"
 
 static int fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -243,11 +244,19 @@ static int check_column_name(const char *name, const char *path, struct lake_err
     return 0;
 }
 
+/* Whether a JSON string holds a NUL (which C strings and PostgreSQL text
+ * cannot carry). */
+static bool has_nul(const json_t *s)
+{
+    return strlen(json_string_value(s)) != json_string_length(s);
+}
+
 static int check_comment(const json_t *comment, struct lake_err *err)
 {
-    if (comment && json_is_string(comment) && json_string_length(comment) > LAKE_COMMENT_MAX)
-        return fail(err, LAKE_ERR_INVALID, "comment must contain at most %d characters",
-                    LAKE_COMMENT_MAX);
+    if (comment && json_is_string(comment) &&
+        (has_nul(comment) || str_utf8_length(json_string_value(comment)) > LAKE_COMMENT_MAX))
+        return fail(err, LAKE_ERR_INVALID,
+                    "comment must contain at most %d characters and no NUL", LAKE_COMMENT_MAX);
     return 0;
 }
 
@@ -256,7 +265,7 @@ static int check_comment(const json_t *comment, struct lake_err *err)
  * the child a list/map requires ("element", "key", "value"), or NULL. */
 static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
                                         const char *parent_path, const char *where,
-                                        const char *synthetic, struct lake_err *err)
+                                        const char *synthetic, size_t index, struct lake_err *err)
 {
     json_t *jname, *jtype, *jparams, *jnullable, *jchildren, *jcomment;
     const struct jfield fields[] = {
@@ -288,10 +297,10 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
             char shown[80];
             lake_ident_shown(name, shown, sizeof shown);
             fail(err, LAKE_ERR_INVALID,
-                 "a child of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
+                 "child %zu of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
                  "'%s'",
-                 strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path, synthetic,
-                 shown);
+                 index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path,
+                 synthetic, shown);
             return NULL;
         }
     } else if (check_column_name(name, path, err) != 0) {
@@ -307,7 +316,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     case LAKE_TYPE_OK:
         break;
     case LAKE_TYPE_REFUSED:
-        fail(err, LAKE_ERR_INVALID, "type '%s' %s, and is not supported", tshown, reason);
+        fail(err, LAKE_ERR_INVALID, "type '%s' %s", tshown, reason);
         return NULL;
     case LAKE_TYPE_UNKNOWN:
         fail(err, LAKE_ERR_INVALID, "unknown column type '%s' for column '%s'", tshown, path);
@@ -389,7 +398,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         char child_where[1300];
         snprintf(child_where, sizeof child_where, "%s.children[%zu]", where, i);
         struct lake_column *child =
-            parse_column(t, json_array_get(jchildren, i), path, child_where, syn, err);
+            parse_column(t, json_array_get(jchildren, i), path, child_where, syn, i, err);
         if (!child)
             return NULL;
         if (type == LT_STRUCT && child_named(c, child->name, NULL)) {
@@ -414,7 +423,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 /* Parses `defs` (an array of ColumnDef) and attaches the results under
  * `parent`, after the caps on nodes and depth are checked. */
 static int add_columns_under(struct lake_table *t, struct lake_column *parent, const json_t *defs,
-                             const char *where, struct lake_err *err)
+                             const char *where, bool single, struct lake_err *err)
 {
     size_t nodes = 0, max_depth = 0;
     size_t base_depth = parent == &t->root ? 0 : depth_of(parent);
@@ -436,9 +445,14 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
     size_t i;
     const json_t *def;
     json_array_foreach(defs, i, def) {
+        /* A single added column is addressed as "column", a create's list
+         * as "columns[i]". */
         char item_where[64];
-        snprintf(item_where, sizeof item_where, "%s[%zu]", where, i);
-        struct lake_column *c = parse_column(t, def, parent_path, item_where, NULL, err);
+        if (single)
+            snprintf(item_where, sizeof item_where, "%s", where);
+        else
+            snprintf(item_where, sizeof item_where, "%s[%zu]", where, i);
+        struct lake_column *c = parse_column(t, def, parent_path, item_where, NULL, i, err);
         if (!c)
             return -1;
         if (child_named(parent, c->name, NULL)) {
@@ -462,7 +476,7 @@ int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct l
         return fail(err, LAKE_ERR_BAD_REQUEST, "field 'columns' must be an array");
     if (json_array_size(columns) == 0)
         return fail(err, LAKE_ERR_INVALID, "a table must have at least one column");
-    return add_columns_under(t, &t->root, columns, "columns", err);
+    return add_columns_under(t, &t->root, columns, "columns", false, err);
 }
 
 /* ---- loading stored rows ---- */
@@ -690,7 +704,7 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
         return nomem(err);
     }
     size_t before = parent->nchildren;
-    int rc = add_columns_under(t, parent, one, "column", err);
+    int rc = add_columns_under(t, parent, one, "column", true, err);
     json_decref(one);
     if (rc != 0)
         return -1;
@@ -813,7 +827,7 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     case LAKE_TYPE_OK:
         break;
     case LAKE_TYPE_REFUSED:
-        return fail(err, LAKE_ERR_INVALID, "type '%s' %s, and is not supported", shown, reason);
+        return fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
     case LAKE_TYPE_UNKNOWN:
         return fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
     }
@@ -908,10 +922,13 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         int32_t p = 0;
         if (lake_transform_takes_param(transform)) {
             json_int_t v = param ? json_integer_value(param) : 0;
-            if (!param || v < 1 || v > INT32_MAX)
-                return fail(err, LAKE_ERR_INVALID,
-                            "%s transform requires transform_param between 1 and 2147483647",
+            if (!param || v < 1)
+                return fail(err, LAKE_ERR_INVALID, "%s transform requires transform_param >= 1",
                             lake_transform_name(transform));
+            if (v > INT32_MAX)
+                return fail(err, LAKE_ERR_INVALID,
+                            "%s transform_param %lld is above the maximum 2147483647",
+                            lake_transform_name(transform), (long long)v);
             p = (int32_t)v;
         } else if (param) {
             return fail(err, LAKE_ERR_INVALID, "transform '%s' does not take transform_param",
@@ -920,10 +937,18 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         if (!lake_transform_accepts(transform, c->type)) {
             char path[1200];
             lake_column_path(c, path, sizeof path);
+            if (transform == LTR_YEAR || transform == LTR_MONTH || transform == LTR_DAY ||
+                transform == LTR_HOUR)
+                return fail(err, LAKE_ERR_INVALID,
+                            "transform '%s' requires a %s column; '%s' is '%s'",
+                            lake_transform_name(transform),
+                            transform == LTR_HOUR ? "timestamp" : "date or timestamp", path,
+                            lake_type_name(c->type));
             return fail(err, LAKE_ERR_INVALID,
-                        "%s transform cannot be applied to column '%s' of type '%s'; it accepts "
-                        "[%s]",
+                        "%s transform cannot be applied to column '%s' of type '%s'; %s types "
+                        "are [%s]",
                         lake_transform_name(transform), path, lake_type_name(c->type),
+                        transform == LTR_BUCKET ? "bucketable" : "accepted",
                         lake_transform_accepted_types(transform));
         }
         for (size_t j = 0; j < i; j++) {
@@ -1014,10 +1039,17 @@ static int op_set_properties(struct lake_table *t, const json_t *props, struct l
                         "invalid or reserved custom property key '%.128s' (must match %s and not "
                         "start with 'hoglake.' or 'trino.')",
                         key, LAKE_PROPERTY_KEY_PATTERN);
-        if (json_string_length(value) > LAKE_PROPERTY_VALUE_MAX)
+        if (has_nul(value) || str_utf8_length(json_string_value(value)) > LAKE_PROPERTY_VALUE_MAX)
             return fail(err, LAKE_ERR_INVALID,
-                        "custom property values must contain at most %d characters",
+                        "custom property values must contain at most %d characters and no NUL",
                         LAKE_PROPERTY_VALUE_MAX);
+        /* hoglake writes Parquet only; the key exists for engines that read
+         * it, so it may only name that format. */
+        if (strcmp(key, "write.format.default") == 0 &&
+            strcmp(json_string_value(value), "parquet") != 0)
+            return fail(err, LAKE_ERR_INVALID,
+                        "property 'write.format.default' must be 'parquet', the only format "
+                        "hoglake tables hold");
     }
     json_t *copy = json_deep_copy(props);
     if (!copy)

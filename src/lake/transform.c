@@ -73,8 +73,8 @@ const char *lake_transform_accepted_types(enum lake_transform t)
     case LTR_TRUNCATE:
         return "binary, decimal, int, int16, int8, long, string, uint16, uint32, uint64, uint8";
     case LTR_YEAR: case LTR_MONTH: case LTR_DAY:
-        return "date, timestamp_s, timestamp_ms, timestamp, timestamp_ns, timestamptz";
-    case LTR_HOUR: return "timestamp_s, timestamp_ms, timestamp, timestamp_ns, timestamptz";
+        return "date, timestamp, timestamp_ms, timestamp_ns, timestamp_s, timestamptz";
+    case LTR_HOUR: return "timestamp, timestamp_ms, timestamp_ns, timestamp_s, timestamptz";
     case LTR__COUNT: break;
     }
     return "";

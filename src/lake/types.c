@@ -16,22 +16,21 @@ const char *lake_type_name(enum lake_type t)
     return (unsigned)t < LT__COUNT ? type_names[t] : "unknown";
 }
 
+#define TOO_WIDE                                                                                  \
+    "needs 39 decimal digits, which exceeds Iceberg's widest exact numeric type decimal(38), and " \
+    "is not supported"
+#define NO_ICEBERG "has no Iceberg mapping and is not supported"
+#define GEOMETRY                                                                                  \
+    "is a DuckLake geometry type; geometry is out of scope for hoglake and is not supported"
+
 static const struct {
     const char *name;
     const char *reason;
 } refused[] = {
-    {"int128", "needs 39 decimal digits, which exceeds Iceberg's widest exact numeric type decimal(38)"},
-    {"uint128", "needs 39 decimal digits, which exceeds Iceberg's widest exact numeric type decimal(38)"},
-    {"timetz", "has no Iceberg mapping"},
-    {"interval", "has no Iceberg mapping"},
-    {"point", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"linestring", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"polygon", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"multipoint", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"multilinestring", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"multipolygon", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"linestring_z", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
-    {"geometrycollection", "is a DuckLake geometry type; geometry is out of scope for hoglake"},
+    {"int128", TOO_WIDE},           {"uint128", TOO_WIDE},      {"timetz", NO_ICEBERG},
+    {"interval", NO_ICEBERG},       {"point", GEOMETRY},        {"linestring", GEOMETRY},
+    {"polygon", GEOMETRY},          {"multipoint", GEOMETRY},   {"multilinestring", GEOMETRY},
+    {"multipolygon", GEOMETRY},     {"linestring_z", GEOMETRY}, {"geometrycollection", GEOMETRY},
 };
 
 enum lake_type_lookup lake_type_lookup(const char *name, enum lake_type *out, const char **reason)

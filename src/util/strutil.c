@@ -155,3 +155,11 @@ void str_utf8_sanitize(char *s)
         p += n;
     }
 }
+
+size_t str_utf8_length(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xc0) != 0x80;
+    return n;
+}

@@ -22,6 +22,9 @@ bool str_is_uuid(const char *s);
 /* ASCII lower-casing into dst (dst_size includes the terminator). */
 bool str_lower(char *dst, size_t dst_size, const char *src);
 
+/* Number of UTF-8 code points in s (continuation bytes not counted). */
+size_t str_utf8_length(const char *s);
+
 /* Replaces every byte that is not part of a valid UTF-8 sequence with '?',
  * in place, so text from outside can always go into a JSON string. */
 void str_utf8_sanitize(char *s);

@@ -98,7 +98,8 @@ bool time_parse_iso8601(const char *s, int64_t *out_micros)
             if (!digits(&p, 2, &om))
                 return false;
         }
-        if (oh > 18 || om > 59)
+        /* ISO-8601 offsets stop at +/-18:00. */
+        if (om > 59 || oh * 60 + om > 18 * 60)
             return false;
         offset_min = sign * (oh * 60 + om);
     } else {

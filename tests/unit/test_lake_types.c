@@ -146,10 +146,11 @@ static void test_lookup_refused(void **state)
     enum lake_type out;
     lake_type_lookup("int128", &out, &reason);
     assert_string_equal(reason, "needs 39 decimal digits, which exceeds Iceberg's widest exact "
-                                "numeric type decimal(38)");
+                                "numeric type decimal(38), and is not supported");
     lake_type_lookup("point", &out, &reason);
     assert_string_equal(reason,
-                        "is a DuckLake geometry type; geometry is out of scope for hoglake");
+                        "is a DuckLake geometry type; geometry is out of scope for hoglake and "
+                        "is not supported");
 }
 
 /* Contract §6.4: the only legal promotions. */

@@ -1,0 +1,240 @@
+/* The client handle and its HTTP transport (libcurl), with the mapping from
+ * the server's error envelope to hl_status. */
+#include <curl/curl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hoglake/hoglake.h"
+#include "util/buf.h"
+#include "util/strutil.h"
+
+struct hl_client {
+    char *base; /* server URL without a trailing slash */
+    long timeout_ms;
+    long connect_timeout_ms;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void init_curl(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,
+                           const char *fmt, ...)
+{
+    if (!err)
+        return status;
+    memset(err, 0, sizeof *err);
+    err->status = status;
+    err->http_status = http;
+    str_copy(err->code, sizeof err->code, code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *hl_status_name(hl_status s)
+{
+    switch (s) {
+    case HL_OK: return "ok";
+    case HL_ERR_INVALID_ARGUMENT: return "invalid_argument";
+    case HL_ERR_NOT_FOUND: return "not_found";
+    case HL_ERR_ALREADY_EXISTS: return "already_exists";
+    case HL_ERR_CONFLICT: return "conflict";
+    case HL_ERR_DDL_SINCE_READ: return "ddl_since_read_snapshot";
+    case HL_ERR_TABLE_RECREATED: return "table_recreated";
+    case HL_ERR_TABLE_DROPPED: return "table_dropped";
+    case HL_ERR_EXPIRED: return "expired";
+    case HL_ERR_VALIDATION: return "validation";
+    case HL_ERR_BAD_REQUEST: return "bad_request";
+    case HL_ERR_UNAVAILABLE: return "unavailable";
+    case HL_ERR_TIMEOUT: return "timeout";
+    case HL_ERR_IO: return "io";
+    case HL_ERR_PROTOCOL: return "protocol";
+    case HL_ERR_NOMEM: return "out_of_memory";
+    case HL_ERR_INTERNAL: return "internal";
+    case HL_ERR_NOT_IMPLEMENTED: return "not_implemented";
+    }
+    return "unknown";
+}
+
+hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, struct hl_error *err)
+{
+    *out = NULL;
+    if (!o || !o->server_url || !*o->server_url)
+        return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                         "a server URL is required");
+    if (!str_starts_with(o->server_url, "http://") && !str_starts_with(o->server_url, "https://"))
+        return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                         "server URL must start with http:// or https://, got '%.200s'",
+                         o->server_url);
+    pthread_once(&curl_once, init_curl);
+    hl_client *c = calloc(1, sizeof *c);
+    if (!c || !(c->base = strdup(o->server_url))) {
+        free(c);
+        return set_error(err, HL_ERR_NOMEM, 0, "out_of_memory", "out of memory");
+    }
+    size_t n = strlen(c->base);
+    while (n > 0 && c->base[n - 1] == '/')
+        c->base[--n] = '\0';
+    c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
+    c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
+    *out = c;
+    return HL_OK;
+}
+
+void hl_client_free(hl_client *c)
+{
+    if (!c)
+        return;
+    free(c->base);
+    free(c);
+}
+
+size_t hl_url_encode(const char *in, char *out, size_t out_size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+        bool keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.' || *p == '~';
+        size_t need = keep ? 1 : 3;
+        if (j + need >= out_size)
+            return 0;
+        if (keep) {
+            out[j++] = (char)*p;
+        } else {
+            out[j++] = '%';
+            out[j++] = hex[*p >> 4];
+            out[j++] = hex[*p & 15];
+        }
+    }
+    if (out_size == 0)
+        return 0;
+    out[j] = '\0';
+    return j;
+}
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    struct buf *b = ud;
+    return buf_append(b, ptr, size * nmemb) == 0 ? size * nmemb : 0;
+}
+
+/* Maps an HTTP error answer to a status, using the typed code when the
+ * body is the server's envelope. */
+static hl_status map_http_error(long http, const char *body, struct hl_error *err)
+{
+    json_t *j = body ? json_loads(body, 0, NULL) : NULL;
+    const char *code = j ? json_string_value(json_object_get(j, "error")) : NULL;
+    const char *detail = j ? json_string_value(json_object_get(j, "detail")) : NULL;
+    const char *retry = j ? json_string_value(json_object_get(j, "retry")) : NULL;
+    hl_status st;
+    bool retryable = false, re_prepare = retry && strcmp(retry, "re-prepare") == 0;
+    if (code && strcmp(code, "ddl_since_read_snapshot") == 0) {
+        st = HL_ERR_DDL_SINCE_READ;
+        re_prepare = true;
+    } else if (code && strcmp(code, "table_recreated") == 0) {
+        st = HL_ERR_TABLE_RECREATED;
+        re_prepare = true;
+    } else if (code && strcmp(code, "table_dropped") == 0) {
+        st = HL_ERR_TABLE_DROPPED;
+        re_prepare = true;
+    } else if (code && strcmp(code, "already_exists") == 0) {
+        st = HL_ERR_ALREADY_EXISTS;
+    } else if (http == 409) {
+        st = HL_ERR_CONFLICT;
+        retryable = code && strcmp(code, "commit_conflict") == 0;
+    } else if (http == 404) {
+        st = HL_ERR_NOT_FOUND;
+    } else if (http == 410) {
+        st = HL_ERR_EXPIRED;
+    } else if (http == 422) {
+        st = HL_ERR_VALIDATION;
+    } else if (http == 400 || http == 405 || http == 413) {
+        st = HL_ERR_BAD_REQUEST;
+    } else if (http == 501) {
+        st = HL_ERR_NOT_IMPLEMENTED;
+    } else if (http == 503) {
+        st = HL_ERR_UNAVAILABLE;
+        retryable = true;
+    } else {
+        st = HL_ERR_INTERNAL;
+    }
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "http_%ld", http);
+    set_error(err, st, (int)http, code ? code : fallback, "%s",
+              detail ? detail : (body && *body ? body : "no detail"));
+    if (err) {
+        err->retryable = retryable;
+        err->re_prepare = re_prepare;
+    }
+    json_decref(j);
+    return st;
+}
+
+hl_status hl_client_request(hl_client *c, const char *method, const char *path,
+                            const char *json_body, char **response, struct hl_error *err)
+{
+    if (response)
+        *response = NULL;
+    if (!c || !method || !path || path[0] != '/')
+        return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                         "method and an absolute path are required");
+    struct buf url = BUF_INIT, body = BUF_INIT;
+    if (buf_printf(&url, "%s%s", c->base, path) != 0)
+        return set_error(err, HL_ERR_NOMEM, 0, "out_of_memory", "out of memory");
+    CURL *h = curl_easy_init();
+    if (!h) {
+        buf_free(&url);
+        return set_error(err, HL_ERR_NOMEM, 0, "out_of_memory", "cannot create an HTTP handle");
+    }
+    struct curl_slist *headers = curl_slist_append(NULL, "Accept: application/json");
+    headers = curl_slist_append(headers, "Expect:");
+    if (json_body)
+        headers = curl_slist_append(headers, "Content-Type: application/json");
+    curl_easy_setopt(h, CURLOPT_URL, url.data);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    if (json_body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, json_body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json_body));
+    }
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "libhoglake/" HOGLAKE_VERSION);
+    CURLcode rc = curl_easy_perform(h);
+    long http = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(h);
+    hl_status st = HL_OK;
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+        st = set_error(err, HL_ERR_TIMEOUT, 0, "timeout",
+                       "%s %s: no answer within %ld ms; the outcome is unknown", method, path,
+                       c->timeout_ms);
+    } else if (rc != CURLE_OK) {
+        st = set_error(err, HL_ERR_IO, 0, "io", "%s %s: %s", method, url.data,
+                       curl_easy_strerror(rc));
+    } else if (http < 200 || http > 299) {
+        st = map_http_error(http, body.data, err);
+    } else if (response) {
+        *response = buf_take(&body);
+    }
+    buf_free(&body);
+    buf_free(&url);
+    return st;
+}
