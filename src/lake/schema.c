@@ -200,17 +200,17 @@ static int parse_decimal_params(const json_t *params, const char *path, int *pre
     };
     char msg[300];
     if (!jsonx_read_object(params, "type_params", fields, 2, msg, sizeof msg))
-        return fail(err, LAKE_ERR_INVALID, "decimal column '%s': %s", path, msg);
+        return fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s': %s", path, msg);
     json_int_t pv = LAKE_DECIMAL_MAX_PRECISION, sv = 0;
     if (p) {
         if (!json_is_integer(p))
-            return fail(err, LAKE_ERR_INVALID, "decimal column '%s' has a non-integer 'precision'",
-                        path);
+            return fail(err, LAKE_ERR_BAD_REQUEST,
+                        "decimal column '%s' has a non-integer 'precision'", path);
         pv = json_integer_value(p);
     }
     if (s) {
         if (!json_is_integer(s))
-            return fail(err, LAKE_ERR_INVALID, "decimal column '%s' has a non-integer 'scale'",
+            return fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s' has a non-integer 'scale'",
                         path);
         sv = json_integer_value(s);
     }
@@ -798,12 +798,12 @@ static int op_rename_column(struct lake_table *t, const char *from, const char *
         return fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", to,
                     parent_path);
     }
+    if (strcmp(c->name, to) == 0)
+        return 0;
     char what[1500];
     snprintf(what, sizeof what, "cannot rename column '%s' to '%s'", p, to);
     if (check_no_idless_files(t, what, err) != 0)
         return -1;
-    if (strcmp(c->name, to) == 0)
-        return 0;
     c->name = arena_strdup(t->arena, to);
     if (!c->name)
         return nomem(err);
@@ -840,6 +840,17 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     if (!lake_type_can_promote(c->type, target))
         return fail(err, LAKE_ERR_INVALID, "cannot promote column '%s' from '%s' to '%s'", p,
                     lake_type_name(c->type), lake_type_name(target));
+    /* A partition field over the column must still accept its new type
+     * (bucket takes uint16 but not uint32). */
+    for (size_t i = 0; i < t->nspec_fields; i++) {
+        const struct lake_partition_field *f = &t->spec_fields[i];
+        if (f->source_field_id == c->field_id && !lake_transform_accepts(f->transform, target))
+            return fail(err, LAKE_ERR_INVALID,
+                        "cannot promote column '%s' to '%s': it is the source of a %s partition "
+                        "field, which does not accept '%s'; change the partition spec first",
+                        p, lake_type_name(target), lake_transform_name(f->transform),
+                        lake_type_name(target));
+    }
     c->type = target;
     c->changed = true;
     return 0;

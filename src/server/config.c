@@ -212,6 +212,10 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
                 cfg->request_threads, cfg->db_pool_size);
         return CONFIG_EXIT_USAGE;
     }
+    /* New catalogs get <warehouse>/<name>: keep exactly one slash there. */
+    size_t wn = strlen(cfg->warehouse);
+    while (wn > 0 && cfg->warehouse[wn - 1] == '/')
+        cfg->warehouse[--wn] = '\0';
     if (cfg->warehouse[0] && !str_starts_with(cfg->warehouse, "file:///") &&
         !str_starts_with(cfg->warehouse, "s3://")) {
         fprintf(stderr, "hoglaked: --warehouse must be a file:///abs/dir or s3://bucket[/prefix] URI\n");

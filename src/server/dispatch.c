@@ -97,6 +97,8 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
                           "the identical request",
                           (long long)(hreq->queue_wait_ns / 1000000), budget_ms);
             err.retry_after = true;
+        } else if (route->args && req_only_args(&req, route->args, &err) != 0) {
+            rc = -1;
         } else {
             rc = route->handler(&req, &res, &err);
         }

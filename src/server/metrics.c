@@ -28,7 +28,6 @@ static const struct family_def families[] = {
      "Time a DDL or commit waited for its catalog's advisory lock."},
     {"hoglake_requests_shed_total", COUNTER,
      "Requests answered 503 without running, because they waited too long for a worker."},
-    {"hoglake_ddl_total", COUNTER, "DDL statements by kind and result."},
     {"hoglake_db_pool_active", GAUGE, "Database connections in use."},
     {"hoglake_db_pool_idle", GAUGE, "Open database connections not in use."},
     {"hoglake_db_pool_pending", GAUGE, "Threads waiting for a database connection."},

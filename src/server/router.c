@@ -8,42 +8,50 @@
 #define CAT "/v1/catalogs/{catalog}"
 #define NS CAT "/namespaces/{namespace}"
 
+static const char *const no_args[] = {NULL};
+static const char *const time_travel[] = {"snapshot", "at_timestamp", NULL};
+static const char *const table_get[] = {"snapshot", "at_timestamp", "totals", NULL};
+static const char *const table_drop[] = {"expected_table_uuid", NULL};
+static const char *const table_alter[] = {"expected_table_uuid", "read_snapshot", NULL};
+static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
+static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
+
 static const struct route routes[] = {
-    {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED},
-    {"GET", "/healthz", h_healthz, ROUTE_NO_SHED},
-    {"GET", "/metrics", h_metrics, ROUTE_INLINE | ROUTE_NO_SHED},
-    {"GET", "/openapi.yaml", h_openapi, ROUTE_INLINE | ROUTE_NO_SHED},
-    {"GET", "/v1/info", h_info, 0},
+    {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
+    {"GET", "/healthz", h_healthz, ROUTE_NO_SHED, NULL},
+    {"GET", "/metrics", h_metrics, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
+    {"GET", "/openapi.yaml", h_openapi, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
+    {"GET", "/v1/info", h_info, 0, no_args},
 
-    {"GET", "/v1/catalogs", h_catalogs_list, 0},
-    {"POST", "/v1/catalogs", h_catalogs_create, 0},
-    {"GET", CAT, h_catalog_get, 0},
-    {"GET", CAT "/options", h_catalog_options_get, 0},
-    {"PATCH", CAT "/options", h_catalog_options_patch, 0},
+    {"GET", "/v1/catalogs", h_catalogs_list, 0, no_args},
+    {"POST", "/v1/catalogs", h_catalogs_create, 0, no_args},
+    {"GET", CAT, h_catalog_get, 0, no_args},
+    {"GET", CAT "/options", h_catalog_options_get, 0, no_args},
+    {"PATCH", CAT "/options", h_catalog_options_patch, 0, no_args},
 
-    {"GET", CAT "/namespaces", h_namespaces_list, 0},
-    {"POST", CAT "/namespaces", h_namespaces_create, 0},
-    {"GET", NS, h_namespace_get, 0},
-    {"DELETE", NS, h_namespace_drop, 0},
+    {"GET", CAT "/namespaces", h_namespaces_list, 0, time_travel},
+    {"POST", CAT "/namespaces", h_namespaces_create, 0, no_args},
+    {"GET", NS, h_namespace_get, 0, time_travel},
+    {"DELETE", NS, h_namespace_drop, 0, namespace_drop},
 
-    {"GET", NS "/tables", h_tables_list, 0},
-    {"POST", NS "/tables", h_tables_create, 0},
-    {"GET", NS "/tables/{table}", h_table_get, 0},
-    {"DELETE", NS "/tables/{table}", h_table_drop, 0},
-    {"POST", NS "/tables/{table}/alter", h_table_alter, 0},
+    {"GET", NS "/tables", h_tables_list, 0, time_travel},
+    {"POST", NS "/tables", h_tables_create, 0, no_args},
+    {"GET", NS "/tables/{table}", h_table_get, 0, table_get},
+    {"DELETE", NS "/tables/{table}", h_table_drop, 0, table_drop},
+    {"POST", NS "/tables/{table}/alter", h_table_alter, 0, table_alter},
 
-    {"GET", NS "/views", h_views_list, 0},
-    {"POST", NS "/views", h_views_create, 0},
-    {"GET", NS "/views/{view}", h_view_get, 0},
-    {"DELETE", NS "/views/{view}", h_view_drop, 0},
+    {"GET", NS "/views", h_views_list, 0, time_travel},
+    {"POST", NS "/views", h_views_create, 0, no_args},
+    {"GET", NS "/views/{view}", h_view_get, 0, time_travel},
+    {"DELETE", NS "/views/{view}", h_view_drop, 0, no_args},
 
-    {"GET", CAT "/snapshots", h_snapshots_list, 0},
+    {"GET", CAT "/snapshots", h_snapshots_list, 0, snapshot_page},
 
-    {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE},
-    {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE},
-    {"GET", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE},
-    {"DELETE", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE},
-    {"GET", CAT "/export", h_export_stub, ROUTE_INLINE},
+    {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
+    {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
+    {"GET", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE, NULL},
+    {"DELETE", CAT "/publications/{publication}", h_publications_stub, ROUTE_INLINE, NULL},
+    {"GET", CAT "/export", h_export_stub, ROUTE_INLINE, NULL},
 };
 
 const struct route *router_routes(size_t *count)

@@ -17,6 +17,10 @@ struct route {
     const char *pattern; /* "/v1/catalogs/{catalog}"; also the metrics label */
     api_handler_fn handler;
     unsigned flags;
+    /* The query parameters the route reads (NULL-terminated); any other
+     * is a 400, so a typo never silently changes a read. NULL: unchecked
+     * (probes and stubs). */
+    const char *const *args;
 };
 
 enum route_match_result { ROUTE_FOUND, ROUTE_NO_PATH, ROUTE_BAD_METHOD };

@@ -6,6 +6,7 @@
 
 #include "server/db/db.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 int table_lake_error(struct api_error *err, const struct lake_err *lerr)
 {
@@ -52,7 +53,12 @@ static int load_columns(struct srv_req *req, const struct catalog_row *cat, int6
                                    (int)db_i64(r, i, 4), (int)db_i64(r, i, 5), db_bool(r, i, 6),
                                    (int)db_i64(r, i, 7), db_str(r, i, 8), &lerr) != 0) {
             PQclear(r);
-            return table_lake_error(err, &lerr);
+            /* Stored rows the model cannot hold are our corruption, not the
+             * client's mistake. */
+            if (lerr.kind == LAKE_ERR_NOMEM)
+                return api_nomem(err);
+            log_error("table %lld: corrupt column rows: %s", (long long)table_id, lerr.msg);
+            return api_fail(err, 500, "internal_error", "internal server error");
         }
     }
     PQclear(r);

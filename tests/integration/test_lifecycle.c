@@ -73,6 +73,11 @@ static void lock_timeout_is_503_with_retry_after(void **state)
     test_db_drop(&db);
 }
 
+/* pg_locks is cluster-wide; other test programs run beside this one. */
+#define WAITING_FOR_ADVISORY_LOCK                                                                 \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="    \
+    " (SELECT oid FROM pg_database WHERE datname = current_database())"
+
 struct pending_call {
     const struct test_server *server;
     long status;
@@ -120,14 +125,11 @@ static void sigterm_drains_in_flight_requests(void **state)
     /* Wait until the request is inside the server, waiting for the lock. */
     PGconn *watch = test_db_connect(&db);
     for (int i = 0; i < 500; i++) {
-        if (test_db_scalar(watch, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                                  " AND NOT granted") > 0)
+        if (test_db_scalar(watch, WAITING_FOR_ADVISORY_LOCK) > 0)
             break;
         sleep_ms(10);
     }
-    assert_int_equal(test_db_scalar(watch, "SELECT count(*) FROM pg_locks WHERE locktype ="
-                                           " 'advisory' AND NOT granted"),
-                     1);
+    assert_int_equal(test_db_scalar(watch, WAITING_FOR_ADVISORY_LOCK), 1);
     PQfinish(watch);
     kill(s.pid, SIGTERM);
     sleep_ms(300);

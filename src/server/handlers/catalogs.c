@@ -79,8 +79,6 @@ static int validate_data_path(const char *dp, char *out, size_t out_size, struct
         if (!clean_segments(norm + 8))
             return api_validation(err,
                                   "data_path must not contain empty, '.' or '..' segments");
-        if (norm[8] == '\0')
-            return api_validation(err, "data_path file:/// must name a directory below /");
     } else {
         return api_validation(err,
                               "data_path must be an s3://<bucket>[/<prefix>] or file:///<absolute "
@@ -107,9 +105,6 @@ static bool paths_overlap(const char *a, const char *b)
 
 int h_catalogs_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     struct catalog_row *cats;
     size_t n;
     if (catalog_load_all(req, &cats, &n, err) != 0)
@@ -234,9 +229,6 @@ out:
 
 int h_catalog_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     struct catalog_row c;
     if (catalog_load(req, req->params[0], &c, err) != 0)
         return -1;
@@ -256,9 +248,6 @@ static json_t *options_json(const struct catalog_row *c)
 
 int h_catalog_options_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     struct catalog_row c;
     if (catalog_load(req, req->params[0], &c, err) != 0)
         return -1;

@@ -8,12 +8,8 @@
 #include "server/handlers/handlers.h"
 #include "util/jsonx.h"
 
-static const char *const time_travel_args[] = {"snapshot", "at_timestamp", NULL};
-
 int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    if (req_only_args(req, time_travel_args, err) != 0)
-        return -1;
     struct catalog_row cat;
     int64_t snap;
     bool at_head;
@@ -119,8 +115,6 @@ out:
 
 int h_namespace_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    if (req_only_args(req, time_travel_args, err) != 0)
-        return -1;
     struct catalog_row cat;
     int64_t snap, ns_id;
     bool at_head;
@@ -137,9 +131,6 @@ int h_namespace_get(struct srv_req *req, struct srv_res *res, struct api_error *
 
 int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {"expected_namespace_id", NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     bool has_expected;
     int64_t expected;
     if (req_arg_i64(req, "expected_namespace_id", &has_expected, &expected, err) != 0)

@@ -12,11 +12,9 @@ enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
 
 int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {"after", "before", "limit", NULL};
     bool has_after, has_before, has_limit;
     int64_t after = 0, before = 0, limit = SNAPSHOT_PAGE_DEFAULT;
-    if (req_only_args(req, allowed, err) != 0 ||
-        req_arg_i64(req, "after", &has_after, &after, err) != 0 ||
+    if (req_arg_i64(req, "after", &has_after, &after, err) != 0 ||
         req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
         req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
         return -1;

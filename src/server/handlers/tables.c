@@ -11,12 +11,8 @@
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
-static const char *const time_travel_args[] = {"snapshot", "at_timestamp", NULL};
-
 int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    if (req_only_args(req, time_travel_args, err) != 0)
-        return -1;
     struct catalog_row cat;
     int64_t snap, ns_id;
     bool at_head;
@@ -74,14 +70,15 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
                                 struct api_error *err)
 {
     struct {
+        const char *field; /* the create request's member, named in errors */
         const char *op;
         const char *key;
         json_t *value;
     } opts[] = {
-        {"set_table_comment", "comment", comment},
-        {"set_properties", "properties", properties},
-        {"set_partition_spec", "fields", partition_fields},
-        {"set_sort_order", "sort_fields", sort_fields},
+        {"comment", "set_table_comment", "comment", comment},
+        {"properties", "set_properties", "properties", properties},
+        {"partition_fields", "set_partition_spec", "fields", partition_fields},
+        {"sort_fields", "set_sort_order", "sort_fields", sort_fields},
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (!opts[i].value || json_is_null(opts[i].value))
@@ -92,8 +89,12 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
         struct lake_err lerr;
         int rc = lake_table_apply_op(t, op, &lerr);
         json_decref(op);
-        if (rc != 0)
+        if (rc != 0) {
+            char msg[sizeof lerr.msg];
+            snprintf(msg, sizeof msg, "%s: %.700s", opts[i].field, lerr.msg);
+            memcpy(lerr.msg, msg, sizeof msg);
             return table_lake_error(err, &lerr);
+        }
     }
     return 0;
 }
@@ -187,9 +188,6 @@ out:
 
 int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {"snapshot", "at_timestamp", "totals", NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     bool has_totals, want_totals = true;
     if (req_arg_bool(req, "totals", &has_totals, &want_totals, err) != 0)
         return -1;
@@ -253,9 +251,8 @@ static bool uuid_equal(const char *a, const char *b)
 
 int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {"expected_table_uuid", NULL};
     const char *expected;
-    if (req_only_args(req, allowed, err) != 0 || read_expected_uuid(req, &expected, err) != 0)
+    if (read_expected_uuid(req, &expected, err) != 0)
         return -1;
     struct catalog_row cat;
     struct ddl_txn txn;
@@ -300,14 +297,9 @@ int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err
 /* Refuses an alter whose writer read the table before a later DDL on it:
  * 409 ddl_since_read_snapshot, with the tables and the read snapshot. */
 static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, const char *ns,
-                               const struct table_ref *ref, struct api_error *err)
+                               const struct table_ref *ref, int64_t read_snapshot,
+                               struct api_error *err)
 {
-    bool present;
-    int64_t read_snapshot;
-    if (req_arg_i64(req, "read_snapshot", &present, &read_snapshot, err) != 0)
-        return -1;
-    if (!present)
-        return 0;
     if (read_snapshot < 0 || read_snapshot > txn->head)
         return api_validation(err, "read_snapshot %lld must be between 0 and the catalog head %lld",
                               (long long)read_snapshot, (long long)txn->head);
@@ -348,9 +340,11 @@ static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, c
 
 int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {"expected_table_uuid", "read_snapshot", NULL};
     const char *expected;
-    if (req_only_args(req, allowed, err) != 0 || read_expected_uuid(req, &expected, err) != 0)
+    bool has_read;
+    int64_t read_snapshot;
+    if (read_expected_uuid(req, &expected, err) != 0 ||
+        req_arg_i64(req, "read_snapshot", &has_read, &read_snapshot, err) != 0)
         return -1;
     json_t *body = req_json_body(req, err);
     if (!body)
@@ -381,7 +375,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         table_recreated(err, ns, &ref, expected);
         goto out;
     }
-    if (check_read_snapshot(req, &txn, ns, &ref, err) != 0 ||
+    if ((has_read && check_read_snapshot(req, &txn, ns, &ref, read_snapshot, err) != 0) ||
         table_load(req, &cat, &ref, txn.head, true, &t, err) != 0)
         goto out;
     struct lake_err lerr;
@@ -389,7 +383,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         table_lake_error(err, &lerr);
         goto out;
     }
-    if (t.name_changed) {
+    if (strcmp(t.name, ref.name) != 0) {
         struct table_ref other;
         if (table_resolve(req, &cat, ns, ns_id, t.name, txn.head, false, &other, err) == 0) {
             api_conflict(err, "already_exists", "table '%s' already exists in namespace '%s'",

@@ -10,8 +10,6 @@
 
 enum { VIEW_SQL_MAX = 1024 * 1024 };
 
-static const char *const time_travel_args[] = {"snapshot", "at_timestamp", NULL};
-
 static bool valid_dialect(const char *d)
 {
     if (!(d[0] >= 'a' && d[0] <= 'z'))
@@ -34,13 +32,11 @@ static json_t *view_json(const PGresult *r, int row, const char *ns)
 
 /* Resolves catalog, snapshot and namespace for a view read. */
 static int read_context(struct srv_req *req, struct catalog_row *cat, int64_t *snap,
-                        int64_t *ns_id, struct api_error *err)
+                        bool *at_head, int64_t *ns_id, struct api_error *err)
 {
-    bool at_head;
-    if (req_only_args(req, time_travel_args, err) != 0 ||
-        catalog_load(req, req->params[0], cat, err) != 0 ||
-        timetravel_resolve(req, cat, snap, &at_head, err) != 0 ||
-        namespace_resolve(req, cat, req->params[1], *snap, !at_head, ns_id, err) != 0)
+    if (catalog_load(req, req->params[0], cat, err) != 0 ||
+        timetravel_resolve(req, cat, snap, at_head, err) != 0 ||
+        namespace_resolve(req, cat, req->params[1], *snap, !*at_head, ns_id, err) != 0)
         return -1;
     return 0;
 }
@@ -49,7 +45,8 @@ int h_views_list(struct srv_req *req, struct srv_res *res, struct api_error *err
 {
     struct catalog_row cat;
     int64_t snap, ns_id;
-    if (read_context(req, &cat, &snap, &ns_id, err) != 0)
+    bool at_head;
+    if (read_context(req, &cat, &snap, &at_head, &ns_id, err) != 0)
         return -1;
     struct db_params p;
     db_params_init(&p);
@@ -181,7 +178,8 @@ int h_view_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct catalog_row cat;
     int64_t snap, ns_id;
-    if (read_context(req, &cat, &snap, &ns_id, err) != 0)
+    bool at_head;
+    if (read_context(req, &cat, &snap, &at_head, &ns_id, err) != 0)
         return -1;
     struct db_params p;
     db_params_init(&p);
@@ -199,6 +197,9 @@ int h_view_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
         return api_db_error(err, &dberr, "view lookup");
     if (PQntuples(r) == 0) {
         PQclear(r);
+        if (!at_head)
+            return api_not_found(err, "view '%.200s.%.200s' in catalog '%s' at snapshot %lld",
+                                 req->params[1], req->params[2], cat.name, (long long)snap);
         return api_not_found(err, "view '%.200s.%.200s' in catalog '%s'", req->params[1],
                              req->params[2], cat.name);
     }
@@ -211,9 +212,6 @@ int h_view_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
 
 int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    static const char *const allowed[] = {NULL};
-    if (req_only_args(req, allowed, err) != 0)
-        return -1;
     struct catalog_row cat;
     struct ddl_txn t;
     int64_t ns_id;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hoglake needs, only those missing.
+#
+#   scripts/deps.sh build    compilers' libraries and headers
+#   scripts/deps.sh run      build + the PostgreSQL server (embedded default)
+#   scripts/deps.sh test     run + cmocka, and Node.js/npm for the test-only tools
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjansson-dev
+            libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
+            curl ca-certificates)
+run_pkgs=(postgresql)
+test_pkgs=(libcmocka-dev python3)
+
+case "${1:-}" in
+  build) want=("${build_pkgs[@]}") ;;
+  run) want=("${build_pkgs[@]}" "${run_pkgs[@]}") ;;
+  test) want=("${build_pkgs[@]}" "${run_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "usage: $0 build|run|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${1}" = test ] && ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "deps.sh: missing packages: ${missing[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+  echo "deps.sh: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

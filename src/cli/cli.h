@@ -1,0 +1,114 @@
+/* The hoglake command: shared context, exit codes, option parsing and the
+ * request helper every subcommand uses. */
+#ifndef HL_CLI_H
+#define HL_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hoglake/hoglake.h"
+
+/* Exit codes, stable for scripts. */
+enum cli_exit {
+    EXIT_OK = 0,
+    EXIT_FAILURE_OTHER = 1, /* server refused (validation...), unreachable, I/O */
+    EXIT_USAGE = 2,         /* bad command line */
+    EXIT_NOT_FOUND = 3,
+    EXIT_CONFLICT = 4,      /* any 409: exists, conflict, recreated, not empty... */
+};
+
+struct cli {
+    hl_client *client;
+    bool json; /* print the server's JSON instead of a human view */
+};
+
+/* ---- options ---- */
+
+enum { CLI_MAX_POSITIONAL = 8, CLI_MAX_VALUES = 64 };
+
+struct cli_opt {
+    const char *name;  /* long name without "--" */
+    bool takes_value;
+    bool repeatable;
+    const char *help;  /* "VALUE  what it does" */
+};
+
+struct cli_args {
+    const struct cli_opt *spec;
+    size_t nspec;
+    const char *positional[CLI_MAX_POSITIONAL];
+    int npositional;
+    /* For each option in the spec: the values given (flags get "" once). */
+    const char *values[CLI_MAX_VALUES];
+    int value_opt[CLI_MAX_VALUES];
+    int nvalues;
+    bool help;
+};
+
+/* Parses argv against the spec. Prints a usage error and returns false on
+ * an unknown option, a missing value or too many positionals. */
+bool cli_parse(int argc, char **argv, const struct cli_opt *spec, size_t nspec,
+               struct cli_args *out, const char *usage);
+/* The last value of option `name` (which must be in the parsed spec), or
+ * NULL when it was not given. */
+const char *cli_opt_value(const struct cli_args *a, const char *name);
+bool cli_opt_given(const struct cli_args *a, const char *name);
+/* All values of a repeatable option, in order; returns the count. */
+int cli_opt_values(const struct cli_args *a, const char *name, const char **out, int max);
+/* Prints "usage: ..." and the option list. */
+void cli_print_usage(const char *usage, const struct cli_opt *spec, size_t nspec);
+/* Prints a usage error and returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- names ---- */
+
+/* Splits "a.b.c" into exactly `n` non-empty parts (copied into parts, each
+ * up to 200 bytes). Returns false when the shape is wrong. */
+bool cli_split_name(const char *qualified, int n, char parts[][200]);
+/* Appends the URL-encoded segment to a path buffer. */
+bool cli_path_append(char *path, size_t size, const char *segment);
+
+/* ---- requests ---- */
+
+/* Sends a request. On success stores the parsed response (may be NULL when
+ * the body is empty) and returns EXIT_OK; otherwise prints the error and
+ * returns its exit code. Takes ownership of `body`. */
+int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
+                json_t **response);
+/* Adds the time-travel query (?snapshot= / ?at_timestamp=) from options
+ * "snapshot" and "at" to path. */
+bool cli_add_time_travel(char *path, size_t size, const struct cli_args *a);
+/* Pretty-prints JSON to stdout. */
+void cli_print_json(const json_t *v);
+/* Reads a JSON argument: inline text, or "@FILE" for a file's contents.
+ * Prints the problem and returns NULL on failure. */
+json_t *cli_read_json_arg(const char *arg);
+
+/* ---- verbs ---- */
+
+/* One verb of a command group ("table create"). */
+struct cli_verb {
+    const char *name;
+    const char *summary;
+    const char *usage; /* after "hoglake " */
+    const struct cli_opt *opts;
+    size_t nopts;
+    int min_args, max_args; /* positional arguments */
+    int (*run)(struct cli *cli, const struct cli_args *args);
+};
+
+/* Picks the verb named by argv[0], parses its options, checks arity and
+ * runs it; handles --help at every level. */
+int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
+                  int argc, char **argv);
+
+/* ---- subcommands ---- */
+
+int cmd_catalog(struct cli *cli, int argc, char **argv);
+int cmd_namespace(struct cli *cli, int argc, char **argv);
+int cmd_table(struct cli *cli, int argc, char **argv);
+int cmd_view(struct cli *cli, int argc, char **argv);
+int cmd_snapshots(struct cli *cli, int argc, char **argv);
+
+#endif

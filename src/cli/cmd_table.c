@@ -1,0 +1,675 @@
+/* hoglake table list|create|show|drop|alter, and hoglake snapshots. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/colspec.h"
+#include "cli/output.h"
+#include "util/strutil.h"
+
+/* "/v1/catalogs/C/namespaces/NS/tables[/T]" from "C.NS" or "C.NS.T". */
+static int table_path(char *path, size_t size, const char *qualified, bool with_table,
+                      const char *suffix)
+{
+    char parts[3][200];
+    if (!cli_split_name(qualified, with_table ? 3 : 2, parts))
+        return cli_usage_error("expected %s, got '%s'",
+                               with_table ? "CATALOG.NAMESPACE.TABLE" : "CATALOG.NAMESPACE",
+                               qualified);
+    snprintf(path, size, "/v1/catalogs");
+    if (!cli_path_append(path, size, parts[0]))
+        return cli_usage_error("name too long");
+    strncat(path, "/namespaces", size - strlen(path) - 1);
+    if (!cli_path_append(path, size, parts[1]))
+        return cli_usage_error("name too long");
+    strncat(path, "/tables", size - strlen(path) - 1);
+    if (with_table && !cli_path_append(path, size, parts[2]))
+        return cli_usage_error("name too long");
+    strncat(path, suffix, size - strlen(path) - 1);
+    return EXIT_OK;
+}
+
+static void add_query(char *path, size_t size, const char *key, const char *value)
+{
+    char enc[300];
+    if (!hl_url_encode(value, enc, sizeof enc))
+        return;
+    size_t n = strlen(path);
+    snprintf(path + n, size - n, "%s%s=%s", strchr(path, '?') ? "&" : "?", key, enc);
+}
+
+static const char *int_str(const json_t *o, const char *key, char *buf, size_t size)
+{
+    snprintf(buf, size, "%lld", (long long)json_integer_value(json_object_get(o, key)));
+    return buf;
+}
+
+static const struct cli_opt time_travel_opts[] = {
+    {"snapshot", true, false, "N  read as of snapshot N"},
+    {"at", true, false, "TIME  read as of an ISO-8601 instant (2026-09-05T00:00:00Z)"},
+};
+
+static int run_list(struct cli *cli, const struct cli_args *a)
+{
+    char path[800];
+    int rc = table_path(path, sizeof path, a->positional[0], false, "");
+    json_t *resp;
+    if (rc != EXIT_OK)
+        return rc;
+    if (!cli_add_time_travel(path, sizeof path, a))
+        return cli_usage_error("bad --snapshot/--at value");
+    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(resp);
+    } else {
+        static const char *const headers[] = {"NAME", "UUID", "ROWS", "FILES", "BYTES",
+                                              "SNAPSHOTS"};
+        struct out_table t;
+        out_table_init(&t, 6, headers);
+        size_t i;
+        json_t *tb;
+        json_array_foreach(resp, i, tb) {
+            char rows[24], files[24], bytes[24], snaps[24];
+            out_table_row(&t, json_string_value(json_object_get(tb, "name")),
+                          json_string_value(json_object_get(tb, "table_uuid")),
+                          int_str(tb, "record_count", rows, sizeof rows),
+                          int_str(tb, "file_count", files, sizeof files),
+                          int_str(tb, "file_size_bytes", bytes, sizeof bytes),
+                          int_str(tb, "snapshot_count", snaps, sizeof snaps));
+        }
+        out_table_print(&t);
+        out_table_free(&t);
+    }
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+/* ---- show ---- */
+
+static void type_text(const json_t *col, char *out, size_t size)
+{
+    const char *type = json_string_value(json_object_get(col, "type"));
+    json_t *params = json_object_get(col, "type_params");
+    if (params && json_object_get(params, "precision"))
+        snprintf(out, size, "%s(%lld,%lld)", type,
+                 (long long)json_integer_value(json_object_get(params, "precision")),
+                 (long long)json_integer_value(json_object_get(params, "scale")));
+    else
+        snprintf(out, size, "%s", type);
+}
+
+static void column_rows(struct out_table *t, const json_t *cols, int depth)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+        char id[24], name[200], type[64];
+        snprintf(name, sizeof name, "%*s%s", depth * 2, "",
+                 json_string_value(json_object_get(c, "name")));
+        type_text(c, type, sizeof type);
+        const char *comment = json_string_value(json_object_get(c, "comment"));
+        out_table_row(t, int_str(c, "field_id", id, sizeof id), name, type,
+                      json_is_true(json_object_get(c, "nullable")) ? "yes" : "no",
+                      comment ? comment : "");
+        json_t *kids = json_object_get(c, "children");
+        if (kids)
+            column_rows(t, kids, depth + 1);
+    }
+}
+
+/* The dotted path of a field id, for showing specs by name. */
+static bool field_path(const json_t *cols, json_int_t id, char *out, size_t size)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(cols, i, c) {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        if (json_integer_value(json_object_get(c, "field_id")) == id) {
+            snprintf(out, size, "%s", name);
+            return true;
+        }
+        json_t *kids = json_object_get(c, "children");
+        char rest[400];
+        if (kids && field_path(kids, id, rest, sizeof rest)) {
+            snprintf(out, size, "%s.%s", name, rest);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void print_specs(const json_t *table)
+{
+    const json_t *cols = json_object_get(table, "columns");
+    json_t *spec = json_object_get(table, "partition_spec");
+    if (spec) {
+        printf("partitioned by  ");
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(spec, "fields"), i, f) {
+            char src[400] = "?";
+            field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
+                       sizeof src);
+            const char *tr = json_string_value(json_object_get(f, "transform"));
+            json_t *param = json_object_get(f, "transform_param");
+            if (param)
+                printf("%s%s(%lld, %s)", i ? ", " : "", tr, (long long)json_integer_value(param),
+                       src);
+            else if (strcmp(tr, "identity") == 0)
+                printf("%s%s", i ? ", " : "", src);
+            else
+                printf("%s%s(%s)", i ? ", " : "", tr, src);
+        }
+        printf("  (spec %lld)\n", (long long)json_integer_value(json_object_get(spec, "spec_id")));
+    }
+    json_t *sort = json_object_get(table, "sort_spec");
+    if (sort) {
+        printf("sorted by       ");
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(sort, "fields"), i, f) {
+            char src[400] = "?";
+            field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
+                       sizeof src);
+            const char *nulls = json_string_value(json_object_get(f, "null_order"));
+            printf("%s%s %s nulls %s", i ? ", " : "", src,
+                   json_string_value(json_object_get(f, "direction")),
+                   nulls && strcmp(nulls, "nulls_first") == 0 ? "first" : "last");
+        }
+        printf("  (sort %lld)\n", (long long)json_integer_value(json_object_get(sort, "sort_id")));
+    }
+}
+
+static void print_table(const char *qualified, const json_t *t)
+{
+    printf("table           %s\n", qualified);
+    printf("uuid            %s\n", json_string_value(json_object_get(t, "table_uuid")));
+    printf("read snapshot   %lld\n",
+           (long long)json_integer_value(json_object_get(t, "read_snapshot_id")));
+    if (json_object_get(t, "record_count"))
+        printf("totals          %lld rows in %lld files, %lld bytes\n",
+               (long long)json_integer_value(json_object_get(t, "record_count")),
+               (long long)json_integer_value(json_object_get(t, "file_count")),
+               (long long)json_integer_value(json_object_get(t, "file_size_bytes")));
+    const char *comment = json_string_value(json_object_get(t, "comment"));
+    if (comment)
+        printf("comment         %s\n", comment);
+    print_specs(t);
+    json_t *props = json_object_get(t, "properties");
+    if (json_object_size(props)) {
+        printf("properties     ");
+        const char *k;
+        json_t *v;
+        json_object_foreach(props, k, v)
+            printf(" %s=%s", k, json_string_value(v));
+        printf("\n");
+    }
+    printf("\n");
+    static const char *const headers[] = {"FIELD", "NAME", "TYPE", "NULLABLE", "COMMENT"};
+    struct out_table tab;
+    out_table_init(&tab, 5, headers);
+    column_rows(&tab, json_object_get(t, "columns"), 0);
+    out_table_print(&tab);
+    out_table_free(&tab);
+}
+
+static const struct cli_opt show_opts[] = {
+    {"snapshot", true, false, "N  read as of snapshot N"},
+    {"at", true, false, "TIME  read as of an ISO-8601 instant"},
+    {"no-totals", false, false, "skip the row/file/byte totals (cheaper on big tables)"},
+};
+
+static int run_show(struct cli *cli, const struct cli_args *a)
+{
+    char path[900];
+    int rc = table_path(path, sizeof path, a->positional[0], true, "");
+    json_t *resp;
+    if (rc != EXIT_OK)
+        return rc;
+    if (!cli_add_time_travel(path, sizeof path, a))
+        return cli_usage_error("bad --snapshot/--at value");
+    if (cli_opt_given(a, "no-totals"))
+        add_query(path, sizeof path, "totals", "false");
+    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json)
+        cli_print_json(resp);
+    else
+        print_table(a->positional[0], resp);
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+/* ---- create ---- */
+
+static const struct cli_opt create_opts[] = {
+    {"columns", true, false, "SPEC  compact columns: 'id:long!, name:string, tags:list<string>'"},
+    {"columns-json", true, false, "JSON  ColumnDef array, or @FILE"},
+    {"partition-by", true, false, "SPEC  'team_id, month(ts), bucket(16, id), truncate(4, s)'"},
+    {"sort-by", true, false, "SPEC  'ts desc, id asc nulls last'"},
+    {"comment", true, false, "TEXT  table comment"},
+    {"property", true, true, "KEY=VALUE  a custom property (repeatable)"},
+};
+
+static int parse_properties(const struct cli_args *a, const char *opt, json_t **out)
+{
+    const char *vals[CLI_MAX_VALUES];
+    int n = cli_opt_values(a, opt, vals, CLI_MAX_VALUES);
+    *out = NULL;
+    if (n == 0)
+        return EXIT_OK;
+    *out = json_object();
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(vals[i], '=');
+        if (!eq || eq == vals[i]) {
+            json_decref(*out);
+            *out = NULL;
+            return cli_usage_error("--%s takes KEY=VALUE, got '%s'", opt, vals[i]);
+        }
+        char key[200];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - vals[i]), vals[i]);
+        json_object_set_new(*out, key, json_string(eq + 1));
+    }
+    return EXIT_OK;
+}
+
+static int run_create(struct cli *cli, const struct cli_args *a)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    const char *spec = cli_opt_value(a, "columns");
+    const char *spec_json = cli_opt_value(a, "columns-json");
+    if (!spec == !spec_json)
+        return cli_usage_error("give exactly one of --columns and --columns-json");
+    char err[600];
+    json_t *cols = spec ? colspec_parse_columns(spec, err, sizeof err)
+                        : cli_read_json_arg(spec_json);
+    if (!cols) {
+        if (spec)
+            return cli_usage_error("--columns: %s", err);
+        return EXIT_USAGE;
+    }
+    json_t *body = json_pack("{s:s,s:o}", "name", parts[2], "columns", cols);
+    int rc = EXIT_OK;
+    const char *part = cli_opt_value(a, "partition-by");
+    const char *sort = cli_opt_value(a, "sort-by");
+    if (part || sort) {
+        /* Names resolve against the ids the server will assign. */
+        json_t *predicted = json_deep_copy(cols);
+        colspec_predict_field_ids(predicted);
+        json_t *pf = part ? colspec_parse_partition(part, predicted, err, sizeof err) : NULL;
+        if (part && !pf)
+            rc = cli_usage_error("--partition-by: %s", err);
+        json_t *sf = sort && rc == EXIT_OK ? colspec_parse_sort(sort, predicted, err, sizeof err)
+                                           : NULL;
+        if (sort && rc == EXIT_OK && !sf)
+            rc = cli_usage_error("--sort-by: %s", err);
+        json_decref(predicted);
+        if (pf)
+            json_object_set_new(body, "partition_fields", pf);
+        if (sf)
+            json_object_set_new(body, "sort_fields", sf);
+    }
+    const char *comment = cli_opt_value(a, "comment");
+    if (comment)
+        json_object_set_new(body, "comment", json_string(comment));
+    json_t *props = NULL;
+    if (rc == EXIT_OK && (rc = parse_properties(a, "property", &props)) == EXIT_OK && props)
+        json_object_set_new(body, "properties", props);
+    if (rc != EXIT_OK) {
+        json_decref(body);
+        return rc;
+    }
+    char path[800], ns[420];
+    snprintf(ns, sizeof ns, "%s.%s", parts[0], parts[1]);
+    if ((rc = table_path(path, sizeof path, ns, false, "")) != EXIT_OK) {
+        json_decref(body);
+        return rc;
+    }
+    json_t *resp;
+    if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(resp);
+    } else {
+        printf("created table %s (snapshot %lld)\n\n", a->positional[0],
+               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+        print_table(a->positional[0], resp);
+    }
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+/* ---- drop ---- */
+
+static const struct cli_opt drop_opts[] = {
+    {"expected-uuid", true, false, "UUID  refuse unless the live table is this incarnation"},
+};
+
+static int run_drop(struct cli *cli, const struct cli_args *a)
+{
+    char path[900];
+    int rc = table_path(path, sizeof path, a->positional[0], true, "");
+    if (rc != EXIT_OK)
+        return rc;
+    const char *expected = cli_opt_value(a, "expected-uuid");
+    if (expected)
+        add_query(path, sizeof path, "expected_table_uuid", expected);
+    json_t *resp;
+    if ((rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json)
+        cli_print_json(resp);
+    else
+        printf("dropped table %s (snapshot %lld)\n", a->positional[0],
+               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+/* ---- alter ---- */
+
+static const struct cli_opt alter_opts[] = {
+    {"ops", true, false, "JSON  AlterOp array (or {\"ops\": [...]}), or @FILE"},
+    {"add-column", true, true, "SPEC  add a column: 'score:double' or 'addr.zip:string'"},
+    {"drop-column", true, true, "PATH  drop a column (and everything inside it)"},
+    {"rename-column", true, true, "PATH=NAME  rename a column, keeping its field id"},
+    {"promote-column", true, true, "PATH=TYPE  widen a column's type (int -> long...)"},
+    {"column-comment", true, true, "PATH=TEXT  set a column's comment (PATH= removes it)"},
+    {"comment", true, false, "TEXT  set the table comment"},
+    {"no-comment", false, false, "remove the table comment"},
+    {"properties", true, false, "K=V[,K=V...]|none  replace the custom properties"},
+    {"partition-by", true, false, "SPEC|none  set the partition spec"},
+    {"sort-by", true, false, "SPEC|none  set the sort order"},
+    {"rename-to", true, false, "NAME  rename the table"},
+    {"read-snapshot", true, false, "N  refuse if the table changed by DDL after snapshot N"},
+    {"expected-uuid", true, false, "UUID  refuse unless the live table is this incarnation"},
+};
+
+static json_t *op_pair(const char *op, const char *value, const char *k1, const char *k2)
+{
+    const char *eq = strchr(value, '=');
+    if (!eq || eq == value)
+        return NULL;
+    char left[400];
+    snprintf(left, sizeof left, "%.*s", (int)(eq - value), value);
+    return json_pack("{s:s,s:s,s:s}", "op", op, k1, left, k2, eq + 1);
+}
+
+/* Adds the ops given by the convenience options, in a fixed order. */
+static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
+{
+    const char *vals[CLI_MAX_VALUES];
+    char err[600];
+    int n = cli_opt_values(a, "add-column", vals, CLI_MAX_VALUES);
+    for (int i = 0; i < n; i++) {
+        /* "addr.zip:string" adds zip under the struct addr. */
+        const char *colon = strchr(vals[i], ':');
+        const char *dot = NULL;
+        for (const char *c = vals[i]; colon && c < colon; c++)
+            if (*c == '.')
+                dot = c;
+        json_t *cols = colspec_parse_columns(dot ? dot + 1 : vals[i], err, sizeof err);
+        if (!cols || json_array_size(cols) != 1) {
+            json_decref(cols);
+            return cli_usage_error("--add-column '%s': %s", vals[i],
+                                   cols ? "one column per --add-column" : err);
+        }
+        json_t *op = json_pack("{s:s,s:O}", "op", "add_column", "column", json_array_get(cols, 0));
+        if (dot) {
+            char parent[400];
+            snprintf(parent, sizeof parent, "%.*s", (int)(dot - vals[i]), vals[i]);
+            json_object_set_new(op, "parent", json_string(parent));
+        }
+        json_decref(cols);
+        json_array_append_new(ops, op);
+    }
+    n = cli_opt_values(a, "drop-column", vals, CLI_MAX_VALUES);
+    for (int i = 0; i < n; i++)
+        json_array_append_new(ops, json_pack("{s:s,s:s}", "op", "drop_column", "name", vals[i]));
+    static const struct {
+        const char *opt, *op, *k1, *k2;
+    } pairs[] = {
+        {"rename-column", "rename_column", "from", "to"},
+        {"promote-column", "promote_column", "name", "to"},
+        {"column-comment", "set_column_comment", "name", "comment"},
+    };
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        n = cli_opt_values(a, pairs[p].opt, vals, CLI_MAX_VALUES);
+        for (int i = 0; i < n; i++) {
+            json_t *op = op_pair(pairs[p].op, vals[i], pairs[p].k1, pairs[p].k2);
+            if (!op)
+                return cli_usage_error("--%s takes LEFT=RIGHT, got '%s'", pairs[p].opt, vals[i]);
+            json_t *c = json_object_get(op, "comment");
+            if (c && json_string_length(c) == 0)
+                json_object_set_new(op, "comment", json_null());
+            json_array_append_new(ops, op);
+        }
+    }
+    if (cli_opt_given(a, "comment"))
+        json_array_append_new(ops, json_pack("{s:s,s:s}", "op", "set_table_comment", "comment",
+                                             cli_opt_value(a, "comment")));
+    if (cli_opt_given(a, "no-comment"))
+        json_array_append_new(ops, json_pack("{s:s,s:n}", "op", "set_table_comment", "comment"));
+    const char *props = cli_opt_value(a, "properties");
+    if (props) {
+        json_t *map = json_object();
+        if (strcmp(props, "none") != 0) {
+            char *copy = strdup(props);
+            char *save = NULL;
+            for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(kv, '=');
+                if (!eq || eq == kv) {
+                    free(copy);
+                    json_decref(map);
+                    return cli_usage_error("--properties takes K=V[,K=V...] or none");
+                }
+                *eq = '\0';
+                json_object_set_new(map, kv, json_string(eq + 1));
+            }
+            free(copy);
+        }
+        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_properties", "properties",
+                                             map));
+    }
+    const json_t *cols = table ? json_object_get(table, "columns") : NULL;
+    const char *part = cli_opt_value(a, "partition-by");
+    if (part) {
+        json_t *fields = colspec_parse_partition(part, cols, err, sizeof err);
+        if (!fields)
+            return cli_usage_error("--partition-by: %s", err);
+        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_partition_spec", "fields",
+                                             fields));
+    }
+    const char *sort = cli_opt_value(a, "sort-by");
+    if (sort) {
+        json_t *fields = colspec_parse_sort(sort, cols, err, sizeof err);
+        if (!fields)
+            return cli_usage_error("--sort-by: %s", err);
+        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_sort_order", "sort_fields",
+                                             fields));
+    }
+    const char *rename = cli_opt_value(a, "rename-to");
+    if (rename)
+        json_array_append_new(ops, json_pack("{s:s,s:s}", "op", "rename_table", "new_name", rename));
+    return EXIT_OK;
+}
+
+static int run_alter(struct cli *cli, const struct cli_args *a)
+{
+    char base[900];
+    int rc = table_path(base, sizeof base, a->positional[0], true, "");
+    if (rc != EXIT_OK)
+        return rc;
+    json_t *ops = json_array();
+    const char *raw = cli_opt_value(a, "ops");
+    if (raw) {
+        json_t *given = cli_read_json_arg(raw);
+        if (!given) {
+            json_decref(ops);
+            return EXIT_USAGE;
+        }
+        json_t *list = json_is_object(given) ? json_object_get(given, "ops") : given;
+        if (!json_is_array(list)) {
+            json_decref(given);
+            json_decref(ops);
+            return cli_usage_error("--ops must be a JSON array of ops or {\"ops\": [...]}");
+        }
+        json_array_extend(ops, list);
+        json_decref(given);
+    }
+    /* Partition and sort specs name columns; resolve them against the table
+     * as read now, and send that read as read_snapshot so a concurrent
+     * schema change is refused rather than misapplied. */
+    json_t *table = NULL;
+    const char *read_snapshot = cli_opt_value(a, "read-snapshot");
+    char read_buf[32];
+    if (cli_opt_given(a, "partition-by") || cli_opt_given(a, "sort-by")) {
+        char path[1000];
+        snprintf(path, sizeof path, "%s?totals=false", base);
+        if ((rc = cli_request(cli, "GET", path, NULL, &table)) != EXIT_OK) {
+            json_decref(ops);
+            return rc;
+        }
+        if (!read_snapshot) {
+            snprintf(read_buf, sizeof read_buf, "%lld",
+                     (long long)json_integer_value(json_object_get(table, "read_snapshot_id")));
+            read_snapshot = read_buf;
+        }
+    }
+    rc = sugar_ops(a, ops, table);
+    json_decref(table);
+    if (rc != EXIT_OK) {
+        json_decref(ops);
+        return rc;
+    }
+    if (json_array_size(ops) == 0) {
+        json_decref(ops);
+        return cli_usage_error("nothing to alter: give --ops or a change option");
+    }
+    char path[1000];
+    snprintf(path, sizeof path, "%s/alter", base);
+    if (read_snapshot)
+        add_query(path, sizeof path, "read_snapshot", read_snapshot);
+    const char *expected = cli_opt_value(a, "expected-uuid");
+    if (expected)
+        add_query(path, sizeof path, "expected_table_uuid", expected);
+    json_t *resp;
+    if ((rc = cli_request(cli, "POST", path, json_pack("{s:o}", "ops", ops), &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(resp);
+    } else {
+        printf("altered table %s (snapshot %lld)\n\n", a->positional[0],
+               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+        char qualified[600], parts[3][200];
+        cli_split_name(a->positional[0], 3, parts);
+        snprintf(qualified, sizeof qualified, "%s.%s.%s", parts[0], parts[1],
+                 json_string_value(json_object_get(resp, "name")));
+        print_table(qualified, resp);
+    }
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+static const struct cli_verb verbs[] = {
+    {"list", "list tables with their totals",
+     "table list CATALOG.NAMESPACE [--snapshot N | --at TIME]", time_travel_opts, 2, 1, 1,
+     run_list},
+    {"create", "create a table",
+     "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON) "
+     "[--partition-by SPEC] [--sort-by SPEC] [--comment TEXT] [--property K=V]...",
+     create_opts, sizeof create_opts / sizeof create_opts[0], 1, 1, run_create},
+    {"show", "show a table's schema, specs and totals",
+     "table show CATALOG.NAMESPACE.TABLE [--snapshot N | --at TIME] [--no-totals]", show_opts,
+     sizeof show_opts / sizeof show_opts[0], 1, 1, run_show},
+    {"drop", "drop a table", "table drop CATALOG.NAMESPACE.TABLE [--expected-uuid UUID]",
+     drop_opts, 1, 1, 1, run_drop},
+    {"alter", "change a table in one DDL snapshot",
+     "table alter CATALOG.NAMESPACE.TABLE [--ops JSON] [change options...]", alter_opts,
+     sizeof alter_opts / sizeof alter_opts[0], 1, 1, run_alter},
+};
+
+int cmd_table(struct cli *cli, int argc, char **argv)
+{
+    return cli_run_verbs(cli, "table", verbs, sizeof verbs / sizeof verbs[0], argc, argv);
+}
+
+/* ---- snapshots ---- */
+
+static const struct cli_opt snapshot_opts[] = {
+    {"after", true, false, "N  snapshots after N, ascending (default 0)"},
+    {"before", true, false, "N  snapshots before N, descending"},
+    {"limit", true, false, "N  page size (default 1000, at most 10000)"},
+};
+
+static int run_snapshots(struct cli *cli, const struct cli_args *a)
+{
+    char path[600];
+    snprintf(path, sizeof path, "/v1/catalogs");
+    if (!cli_path_append(path, sizeof path, a->positional[0]))
+        return cli_usage_error("name too long");
+    strncat(path, "/snapshots", sizeof path - strlen(path) - 1);
+    static const char *const keys[] = {"after", "before", "limit"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = cli_opt_value(a, keys[i]);
+        if (v)
+            add_query(path, sizeof path, keys[i], v);
+    }
+    json_t *resp;
+    int rc = cli_request(cli, "GET", path, NULL, &resp);
+    if (rc != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(resp);
+    } else {
+        static const char *const headers[] = {"SNAPSHOT", "TIME", "SCHEMA", "CHANGES", "AUTHOR",
+                                              "MESSAGE"};
+        struct out_table t;
+        out_table_init(&t, 6, headers);
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(resp, "snapshots"), i, s) {
+            char id[24], sv[24], changes[OUT_CELL_MAX] = "";
+            size_t k;
+            json_t *c;
+            json_array_foreach(json_object_get(s, "changes"), k, c) {
+                size_t n = strlen(changes);
+                snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
+                         json_string_value(json_object_get(c, "kind")),
+                         (long long)json_integer_value(json_object_get(c, "object_id")));
+            }
+            const char *author = json_string_value(json_object_get(s, "author"));
+            const char *message = json_string_value(json_object_get(s, "message"));
+            out_table_row(&t, int_str(s, "snapshot_id", id, sizeof id),
+                          json_string_value(json_object_get(s, "snapshot_time")),
+                          int_str(s, "schema_version", sv, sizeof sv), changes,
+                          author ? author : "", message ? message : "");
+        }
+        out_table_print(&t);
+        out_table_free(&t);
+        if (json_is_true(json_object_get(resp, "has_more")))
+            printf("(more: page on with --after or --before)\n");
+    }
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+int cmd_snapshots(struct cli *cli, int argc, char **argv)
+{
+    struct cli_args args;
+    const char *usage = "hoglake snapshots CATALOG [--after N | --before N] [--limit N]";
+    if (!cli_parse(argc, argv, snapshot_opts, 3, &args, usage))
+        return EXIT_USAGE;
+    if (args.help) {
+        printf("list a catalog's snapshots with their changes\n\n");
+        cli_print_usage(usage, snapshot_opts, 3);
+        return EXIT_OK;
+    }
+    if (args.npositional != 1)
+        return cli_usage_error("usage: %s", usage);
+    return run_snapshots(cli, &args);
+}

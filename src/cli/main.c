@@ -1,0 +1,78 @@
+/* hoglake: the command-line client. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static void print_help(void)
+{
+    printf("usage: hoglake [--server URL] [--json] COMMAND ...\n\n"
+           "The command-line client of a hoglake catalog server.\n\n"
+           "commands:\n"
+           "  catalog     list, create, show, options, set-options\n"
+           "  namespace   list, create, show, drop\n"
+           "  table       list, create, show, drop, alter\n"
+           "  view        list, create, show, drop\n"
+           "  snapshots   list a catalog's snapshots and their changes\n\n"
+           "options:\n"
+           "  --server URL   the server (default $HOGLAKE_URL, else http://127.0.0.1:8080)\n"
+           "  --json         print the server's JSON instead of a human view\n"
+           "  --version      print the version\n"
+           "  --help         this text; 'hoglake COMMAND --help' for a command's\n\n"
+           "Objects are named CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.TABLE.\n\n"
+           "exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 conflict\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *server = getenv("HOGLAKE_URL");
+    bool json = false;
+    int i = 1;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0) {
+            print_help();
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("hoglake %s\n", HOGLAKE_VERSION);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--server") == 0 && i + 1 < argc) {
+            server = argv[++i];
+        } else if (strncmp(a, "--server=", 9) == 0) {
+            server = a + 9;
+        } else {
+            return cli_usage_error("unknown option '%s'", a);
+        }
+    }
+    if (i >= argc) {
+        print_help();
+        return EXIT_USAGE;
+    }
+    static const struct {
+        const char *name;
+        int (*run)(struct cli *, int, char **);
+    } commands[] = {
+        {"catalog", cmd_catalog},     {"namespace", cmd_namespace}, {"table", cmd_table},
+        {"view", cmd_view},           {"snapshots", cmd_snapshots},
+    };
+    const char *command = argv[i];
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+        if (strcmp(command, commands[c].name) != 0)
+            continue;
+        struct hl_client_options opts = {server && *server ? server : "http://127.0.0.1:8080", 0,
+                                         0};
+        struct cli cli = {NULL, json};
+        struct hl_error err;
+        if (hl_client_new(&opts, &cli.client, &err) != HL_OK)
+            return cli_usage_error("%s", err.message);
+        int rc = commands[c].run(&cli, argc - i - 1, argv + i + 1);
+        hl_client_free(cli.client);
+        return rc;
+    }
+    return cli_usage_error("unknown command '%s'", command);
+}

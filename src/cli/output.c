@@ -1,0 +1,69 @@
+#include "cli/output.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void out_table_init(struct out_table *t, int ncols, const char *const *headers)
+{
+    memset(t, 0, sizeof *t);
+    t->ncols = ncols;
+    for (int i = 0; i < ncols; i++)
+        t->headers[i] = headers[i];
+}
+
+void out_table_row(struct out_table *t, ...)
+{
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        void *grown = realloc(t->cells, cap * sizeof *t->cells);
+        if (!grown)
+            return; /* the row is dropped; output is best effort */
+        t->cells = grown;
+        t->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, t);
+    for (int i = 0; i < t->ncols; i++) {
+        const char *v = va_arg(ap, const char *);
+        char *cell = t->cells[t->nrows][i];
+        size_t n = strlen(v ? v : "");
+        if (n < OUT_CELL_MAX) {
+            memcpy(cell, v ? v : "", n + 1);
+        } else {
+            memcpy(cell, v, OUT_CELL_MAX - 4);
+            memcpy(cell + OUT_CELL_MAX - 4, "...", 4);
+        }
+        /* Keep one row per line. */
+        for (char *c = cell; *c; c++)
+            if (*c == '\n' || *c == '\r' || *c == '\t')
+                *c = ' ';
+    }
+    va_end(ap);
+    t->nrows++;
+}
+
+void out_table_print(const struct out_table *t)
+{
+    size_t width[OUT_MAX_COLS];
+    for (int c = 0; c < t->ncols; c++) {
+        width[c] = strlen(t->headers[c]);
+        for (size_t r = 0; r < t->nrows; r++)
+            if (strlen(t->cells[r][c]) > width[c])
+                width[c] = strlen(t->cells[r][c]);
+    }
+    for (int c = 0; c < t->ncols; c++)
+        printf("%-*s%s", c == t->ncols - 1 ? 0 : (int)width[c], t->headers[c],
+               c == t->ncols - 1 ? "\n" : "  ");
+    for (size_t r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++)
+            printf("%-*s%s", c == t->ncols - 1 ? 0 : (int)width[c], t->cells[r][c],
+                   c == t->ncols - 1 ? "\n" : "  ");
+}
+
+void out_table_free(struct out_table *t)
+{
+    free(t->cells);
+    t->cells = NULL;
+}
