@@ -132,10 +132,8 @@ static bool field_path(const json_t *cols, json_int_t id, char *out, size_t size
         }
         json_t *kids = json_object_get(c, "children");
         char rest[400];
-        if (kids && field_path(kids, id, rest, sizeof rest)) {
-            snprintf(out, size, "%s.%s", name, rest);
-            return true;
-        }
+        if (kids && field_path(kids, id, rest, sizeof rest))
+            return snprintf(out, size, "%s.%s", name, rest) < (int)size;
     }
     return false;
 }

@@ -8,6 +8,7 @@
 
 #include "server/db/db.h"
 #include "server/server.h"
+#include "util/jsonx.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -222,7 +223,11 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
         return NULL;
     }
     json_error_t jerr;
-    json_t *v = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    /* NULs are parsed so they can be refused by name below: C strings and
+     * PostgreSQL text cannot hold them, and a silently cut value is worse
+     * than a refusal. */
+    json_t *v = json_loadb(req->body, req->body_len,
+                           JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!v) {
         api_bad_request(err, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
                         jerr.text);
@@ -231,6 +236,13 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
     if (!json_is_object(v)) {
         json_decref(v);
         api_bad_request(err, "the request body must be a JSON object");
+        return NULL;
+    }
+    char where[256];
+    if (jsonx_find_nul(v, where, sizeof where)) {
+        json_decref(v);
+        api_validation(err, "the text at %s contains a NUL character, which hoglake does not "
+                            "store", where);
         return NULL;
     }
     return v;

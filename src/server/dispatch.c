@@ -12,6 +12,7 @@
 #include "server/router.h"
 #include "server/server.h"
 #include "util/log.h"
+#include "util/strutil.h"
 
 enum { REQUEST_ARENA_LIMIT = 512 * 1024 * 1024 };
 
@@ -46,6 +47,25 @@ static void reply_from_response(struct srv_res *res, struct http_reply *reply)
         reply->body_len = reply->body ? strlen(reply->body) : 0;
         reply->content_type = res->content_type ? res->content_type : "text/plain; charset=utf-8";
     }
+}
+
+/* Path parameters reach SQL as text: they must be valid UTF-8 without
+ * control characters (PostgreSQL would refuse them with an error that is
+ * the client's, not ours). */
+static int check_path_params(const struct srv_req *req, struct api_error *err)
+{
+    for (int i = 0; i < API_MAX_PATH_PARAMS && req->params[i]; i++) {
+        const char *p = req->params[i];
+        size_t n = strlen(p);
+        char copy[1024];
+        if (n >= sizeof copy)
+            return api_bad_request(err, "path segment too long (%zu bytes)", n);
+        memcpy(copy, p, n + 1);
+        str_utf8_sanitize(copy);
+        if (strcmp(copy, p) != 0 || str_has_control(p))
+            return api_bad_request(err, "path segment %d is not valid UTF-8 text", i + 1);
+    }
+    return 0;
 }
 
 void server_handle(void *ctx, const struct http_request *hreq, struct http_reply *reply)
@@ -97,6 +117,8 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
                           "the identical request",
                           (long long)(hreq->queue_wait_ns / 1000000), budget_ms);
             err.retry_after = true;
+        } else if (check_path_params(&req, &err) != 0) {
+            rc = -1;
         } else if (route->args && req_only_args(&req, route->args, &err) != 0) {
             rc = -1;
         } else {

@@ -87,6 +87,40 @@ bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield
     return true;
 }
 
+static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
+{
+    if (json_is_string(v))
+        return strlen(json_string_value(v)) != json_string_length(v);
+    if (json_is_array(v)) {
+        size_t i;
+        const json_t *item;
+        json_array_foreach((json_t *)v, i, item) {
+            int n = snprintf(path + len, size - len, "[%zu]", i);
+            if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
+                return true;
+        }
+    } else if (json_is_object(v)) {
+        const char *key;
+        const json_t *item;
+        json_object_foreach((json_t *)v, key, item) {
+            int n = snprintf(path + len, size - len, ".%s", key);
+            if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
+                return true;
+        }
+    }
+    path[len] = '\0';
+    return false;
+}
+
+bool jsonx_find_nul(const json_t *v, char *path, size_t path_size)
+{
+    if (path_size < 2)
+        return false;
+    path[0] = '$';
+    path[1] = '\0';
+    return find_nul(v, path, path_size, 1);
+}
+
 char *jsonx_dump_compact(const json_t *v)
 {
     return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);

@@ -27,6 +27,11 @@ struct jfield {
 bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
                        size_t nfields, char *err, size_t err_size);
 
+/* Finds the first string value holding a NUL character (parsed with
+ * JSON_ALLOW_NUL) and writes its path ("$.ops[0].comment") into path.
+ * Returns false when there is none. */
+bool jsonx_find_nul(const json_t *v, char *path, size_t path_size);
+
 /* json_dumps with compact separators into a malloc'd string (caller frees). */
 char *jsonx_dump_compact(const json_t *v);
 

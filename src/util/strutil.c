@@ -64,6 +64,16 @@ bool str_copy(char *dst, size_t dst_size, const char *src)
     return fits;
 }
 
+bool str_has_control(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
 bool str_has_space_or_control(const char *s)
 {
     for (; *s; s++) {

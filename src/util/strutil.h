@@ -15,6 +15,8 @@ bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 /* Bounded copy that always terminates; returns false when truncated. */
 bool str_copy(char *dst, size_t dst_size, const char *src);
+/* True when s holds a control character (< 0x20 or 0x7f). */
+bool str_has_control(const char *s);
 /* True when s holds a control character (< 0x20 or 0x7f) or whitespace. */
 bool str_has_space_or_control(const char *s);
 /* True when s is a canonical 8-4-4-4-12 hex UUID (either case). */

@@ -122,6 +122,17 @@ static void routing_errors(void **state)
     expect_error(&r, 405, "method_not_allowed");
     assert_string_equal(r.allow, "GET, PATCH");
     http_result_free(&r);
+    /* Path segments are decoded before they reach SQL: bytes that are not
+     * UTF-8 text are the client's error, never the database's. */
+    api_get(&r, &srv, "/v1/catalogs/%%ff%%fe");
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    api_get(&r, &srv, "/v1/catalogs/basics/namespaces/a%%01b/tables");
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    api_get(&r, &srv, "/v1/catalogs/basics/namespaces/%%C3%%A9t%%C3%%A9");
+    expect_error(&r, 404, "not_found");
+    http_result_free(&r);
 }
 
 static void oversized_body_is_413(void **state)
