@@ -10,7 +10,7 @@ build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjans
             libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
             curl ca-certificates)
 run_pkgs=(postgresql)
-test_pkgs=(libcmocka-dev python3)
+test_pkgs=(libcmocka-dev python3 clang-format)
 
 case "${1:-}" in
   build) want=("${build_pkgs[@]}") ;;

@@ -21,8 +21,8 @@ extern "C" {
 typedef struct hl_client hl_client;
 
 struct hl_client_options {
-    const char *server_url; /* "http://127.0.0.1:8080"; required */
-    long timeout_ms;        /* whole-request timeout; 0 = 60000 */
+    const char *server_url;  /* "http://127.0.0.1:8080"; required */
+    long timeout_ms;         /* whole-request timeout; 0 = 60000 */
     long connect_timeout_ms; /* 0 = 10000 */
 };
 

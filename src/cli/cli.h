@@ -15,7 +15,7 @@ enum cli_exit {
     EXIT_FAILURE_OTHER = 1, /* server refused (validation...), unreachable, I/O */
     EXIT_USAGE = 2,         /* bad command line */
     EXIT_NOT_FOUND = 3,
-    EXIT_CONFLICT = 4,      /* any 409: exists, conflict, recreated, not empty... */
+    EXIT_CONFLICT = 4, /* any 409: exists, conflict, recreated, not empty... */
 };
 
 struct cli {
@@ -28,10 +28,10 @@ struct cli {
 enum { CLI_MAX_POSITIONAL = 8, CLI_MAX_VALUES = 64 };
 
 struct cli_opt {
-    const char *name;  /* long name without "--" */
+    const char *name; /* long name without "--" */
     bool takes_value;
     bool repeatable;
-    const char *help;  /* "VALUE  what it does" */
+    const char *help; /* "VALUE  what it does" */
 };
 
 struct cli_args {

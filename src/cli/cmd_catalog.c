@@ -44,7 +44,8 @@ static int run_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 4, headers);
         size_t i;
         json_t *c;
-        json_array_foreach(resp, i, c) {
+        json_array_foreach(resp, i, c)
+        {
             char head[24], sv[24];
             snprintf(head, sizeof head, "%lld",
                      (long long)json_integer_value(json_object_get(c, "head_snapshot_id")));

@@ -13,8 +13,7 @@ static const struct cli_opt time_travel_opts[] = {
 };
 
 /* "/v1/catalogs/C/namespaces[/NS]" from "C" or "C.NS". */
-static int ns_path(char *path, size_t size, const char *qualified, bool with_ns,
-                   const char *suffix)
+static int ns_path(char *path, size_t size, const char *qualified, bool with_ns, const char *suffix)
 {
     char parts[2][200];
     if (!cli_split_name(qualified, with_ns ? 2 : 1, parts))
@@ -49,7 +48,8 @@ static int run_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 2, headers);
         size_t i;
         json_t *n;
-        json_array_foreach(resp, i, n) {
+        json_array_foreach(resp, i, n)
+        {
             char id[24];
             snprintf(id, sizeof id, "%lld",
                      (long long)json_integer_value(json_object_get(n, "namespace_id")));
@@ -70,9 +70,8 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     char path[700];
     int rc = ns_path(path, sizeof path, parts[0], false, "");
     json_t *resp;
-    if (rc != EXIT_OK ||
-        (rc = cli_request(cli, "POST", path, json_pack("{s:s}", "name", parts[1]), &resp)) !=
-            EXIT_OK)
+    if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, json_pack("{s:s}", "name", parts[1]),
+                                           &resp)) != EXIT_OK)
         return rc;
     if (cli->json)
         cli_print_json(resp);
@@ -125,8 +124,7 @@ static int run_drop(struct cli *cli, const struct cli_args *a)
         char enc[64];
         if (!hl_url_encode(expected, enc, sizeof enc))
             return cli_usage_error("bad --expected-id");
-        snprintf(path + strlen(path), sizeof path - strlen(path), "?expected_namespace_id=%s",
-                 enc);
+        snprintf(path + strlen(path), sizeof path - strlen(path), "?expected_namespace_id=%s", enc);
     }
     json_t *resp;
     if ((rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)

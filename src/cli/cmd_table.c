@@ -64,13 +64,14 @@ static int run_list(struct cli *cli, const struct cli_args *a)
     if (cli->json) {
         cli_print_json(resp);
     } else {
-        static const char *const headers[] = {"NAME", "UUID", "ROWS", "FILES", "BYTES",
-                                              "SNAPSHOTS"};
+        static const char *const headers[] = {"NAME",  "UUID",  "ROWS",
+                                              "FILES", "BYTES", "SNAPSHOTS"};
         struct out_table t;
         out_table_init(&t, 6, headers);
         size_t i;
         json_t *tb;
-        json_array_foreach(resp, i, tb) {
+        json_array_foreach(resp, i, tb)
+        {
             char rows[24], files[24], bytes[24], snaps[24];
             out_table_row(&t, json_string_value(json_object_get(tb, "name")),
                           json_string_value(json_object_get(tb, "table_uuid")),
@@ -104,7 +105,8 @@ static void column_rows(struct out_table *t, const json_t *cols, int depth)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c) {
+    json_array_foreach(cols, i, c)
+    {
         char id[24], name[200], type[64];
         snprintf(name, sizeof name, "%*s%s", depth * 2, "",
                  json_string_value(json_object_get(c, "name")));
@@ -124,7 +126,8 @@ static bool field_path(const json_t *cols, json_int_t id, char *out, size_t size
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c) {
+    json_array_foreach(cols, i, c)
+    {
         const char *name = json_string_value(json_object_get(c, "name"));
         if (json_integer_value(json_object_get(c, "field_id")) == id) {
             snprintf(out, size, "%s", name);
@@ -146,7 +149,8 @@ static void print_specs(const json_t *table)
         printf("partitioned by  ");
         size_t i;
         json_t *f;
-        json_array_foreach(json_object_get(spec, "fields"), i, f) {
+        json_array_foreach(json_object_get(spec, "fields"), i, f)
+        {
             char src[400] = "?";
             field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
                        sizeof src);
@@ -167,7 +171,8 @@ static void print_specs(const json_t *table)
         printf("sorted by       ");
         size_t i;
         json_t *f;
-        json_array_foreach(json_object_get(sort, "fields"), i, f) {
+        json_array_foreach(json_object_get(sort, "fields"), i, f)
+        {
             char src[400] = "?";
             field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
                        sizeof src);
@@ -200,8 +205,7 @@ static void print_table(const char *qualified, const json_t *t)
         printf("properties     ");
         const char *k;
         json_t *v;
-        json_object_foreach(props, k, v)
-            printf(" %s=%s", k, json_string_value(v));
+        json_object_foreach(props, k, v) printf(" %s=%s", k, json_string_value(v));
         printf("\n");
     }
     printf("\n");
@@ -283,8 +287,8 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     if (!spec == !spec_json)
         return cli_usage_error("give exactly one of --columns and --columns-json");
     char err[600];
-    json_t *cols = spec ? colspec_parse_columns(spec, err, sizeof err)
-                        : cli_read_json_arg(spec_json);
+    json_t *cols =
+        spec ? colspec_parse_columns(spec, err, sizeof err) : cli_read_json_arg(spec_json);
     if (!cols) {
         if (spec)
             return cli_usage_error("--columns: %s", err);
@@ -301,8 +305,8 @@ static int run_create(struct cli *cli, const struct cli_args *a)
         json_t *pf = part ? colspec_parse_partition(part, predicted, err, sizeof err) : NULL;
         if (part && !pf)
             rc = cli_usage_error("--partition-by: %s", err);
-        json_t *sf = sort && rc == EXIT_OK ? colspec_parse_sort(sort, predicted, err, sizeof err)
-                                           : NULL;
+        json_t *sf =
+            sort && rc == EXIT_OK ? colspec_parse_sort(sort, predicted, err, sizeof err) : NULL;
         if (sort && rc == EXIT_OK && !sf)
             rc = cli_usage_error("--sort-by: %s", err);
         json_decref(predicted);
@@ -470,8 +474,8 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
             }
             free(copy);
         }
-        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_properties", "properties",
-                                             map));
+        json_array_append_new(ops,
+                              json_pack("{s:s,s:o}", "op", "set_properties", "properties", map));
     }
     const json_t *cols = table ? json_object_get(table, "columns") : NULL;
     const char *part = cli_opt_value(a, "partition-by");
@@ -479,20 +483,21 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
         json_t *fields = colspec_parse_partition(part, cols, err, sizeof err);
         if (!fields)
             return cli_usage_error("--partition-by: %s", err);
-        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_partition_spec", "fields",
-                                             fields));
+        json_array_append_new(ops,
+                              json_pack("{s:s,s:o}", "op", "set_partition_spec", "fields", fields));
     }
     const char *sort = cli_opt_value(a, "sort-by");
     if (sort) {
         json_t *fields = colspec_parse_sort(sort, cols, err, sizeof err);
         if (!fields)
             return cli_usage_error("--sort-by: %s", err);
-        json_array_append_new(ops, json_pack("{s:s,s:o}", "op", "set_sort_order", "sort_fields",
-                                             fields));
+        json_array_append_new(
+            ops, json_pack("{s:s,s:o}", "op", "set_sort_order", "sort_fields", fields));
     }
     const char *rename = cli_opt_value(a, "rename-to");
     if (rename)
-        json_array_append_new(ops, json_pack("{s:s,s:s}", "op", "rename_table", "new_name", rename));
+        json_array_append_new(ops,
+                              json_pack("{s:s,s:s}", "op", "rename_table", "new_name", rename));
     return EXIT_OK;
 }
 
@@ -584,8 +589,8 @@ static const struct cli_verb verbs[] = {
     {"show", "show a table's schema, specs and totals",
      "table show CATALOG.NAMESPACE.TABLE [--snapshot N | --at TIME] [--no-totals]", show_opts,
      sizeof show_opts / sizeof show_opts[0], 1, 1, run_show},
-    {"drop", "drop a table", "table drop CATALOG.NAMESPACE.TABLE [--expected-uuid UUID]",
-     drop_opts, 1, 1, 1, run_drop},
+    {"drop", "drop a table", "table drop CATALOG.NAMESPACE.TABLE [--expected-uuid UUID]", drop_opts,
+     1, 1, 1, run_drop},
     {"alter", "change a table in one DDL snapshot",
      "table alter CATALOG.NAMESPACE.TABLE [--ops JSON] [change options...]", alter_opts,
      sizeof alter_opts / sizeof alter_opts[0], 1, 1, run_alter},
@@ -624,17 +629,19 @@ static int run_snapshots(struct cli *cli, const struct cli_args *a)
     if (cli->json) {
         cli_print_json(resp);
     } else {
-        static const char *const headers[] = {"SNAPSHOT", "TIME", "SCHEMA", "CHANGES", "AUTHOR",
-                                              "MESSAGE"};
+        static const char *const headers[] = {"SNAPSHOT", "TIME",   "SCHEMA",
+                                              "CHANGES",  "AUTHOR", "MESSAGE"};
         struct out_table t;
         out_table_init(&t, 6, headers);
         size_t i;
         json_t *s;
-        json_array_foreach(json_object_get(resp, "snapshots"), i, s) {
+        json_array_foreach(json_object_get(resp, "snapshots"), i, s)
+        {
             char id[24], sv[24], changes[OUT_CELL_MAX] = "";
             size_t k;
             json_t *c;
-            json_array_foreach(json_object_get(s, "changes"), k, c) {
+            json_array_foreach(json_object_get(s, "changes"), k, c)
+            {
                 size_t n = strlen(changes);
                 snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
                          json_string_value(json_object_get(c, "kind")),

@@ -171,9 +171,9 @@ static json_t *parse_type(struct parser *p)
             fail(p, "expected ')'");
             goto bad;
         }
-        json_object_set_new(def, "type_params",
-                            json_pack("{s:I,s:I}", "precision", (json_int_t)precision, "scale",
-                                      (json_int_t)scale));
+        json_object_set_new(
+            def, "type_params",
+            json_pack("{s:I,s:I}", "precision", (json_int_t)precision, "scale", (json_int_t)scale));
     }
     p->depth--;
     return def;
@@ -208,7 +208,8 @@ static void assign_ids(json_t *cols, json_int_t *next)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c) {
+    json_array_foreach(cols, i, c)
+    {
         json_object_set_new(c, "field_id", json_integer((*next)++));
         json_t *kids = json_object_get(c, "children");
         if (kids)
@@ -233,7 +234,8 @@ json_int_t colspec_find_field_id(const json_t *columns, const char *path)
         const json_t *hit = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(level, i, c) {
+        json_array_foreach(level, i, c)
+        {
             const char *n = json_string_value(json_object_get(c, "name"));
             if (n && strlen(n) == len && strncmp(n, seg, len) == 0)
                 hit = c;
@@ -316,16 +318,16 @@ static bool partition_item(const char *item, void *vctx)
             name++;
         if (!resolve(ctx, name, &id))
             return false;
-        json_array_append_new(ctx->out, json_pack("{s:I,s:s,s:I}", "source_field_id", id,
-                                                  "transform", transform, "transform_param",
-                                                  (json_int_t)param));
+        json_array_append_new(ctx->out,
+                              json_pack("{s:I,s:s,s:I}", "source_field_id", id, "transform",
+                                        transform, "transform_param", (json_int_t)param));
         return true;
     }
     if (sscanf(item, "%31[a-zA-Z] ( %255[^) ] )", transform, arg1) == 2) {
         if (!resolve(ctx, arg1, &id))
             return false;
-        json_array_append_new(ctx->out, json_pack("{s:I,s:s}", "source_field_id", id, "transform",
-                                                  transform));
+        json_array_append_new(
+            ctx->out, json_pack("{s:I,s:s}", "source_field_id", id, "transform", transform));
         return true;
     }
     if (!resolve(ctx, item, &id))
@@ -363,16 +365,16 @@ static bool sort_item(const char *item, void *vctx)
             json_decref(f);
             return false;
         }
-        json_object_set_new(f, "null_order",
-                            json_string(strcmp(order_word, "first") == 0 ? "nulls_first"
-                                                                         : "nulls_last"));
+        json_object_set_new(
+            f, "null_order",
+            json_string(strcmp(order_word, "first") == 0 ? "nulls_first" : "nulls_last"));
     }
     json_array_append_new(ctx->out, f);
     return true;
 }
 
-static json_t *parse_list(const char *spec, const json_t *columns,
-                          bool (*fn)(const char *, void *), char *err, size_t err_size)
+static json_t *parse_list(const char *spec, const json_t *columns, bool (*fn)(const char *, void *),
+                          char *err, size_t err_size)
 {
     struct spec_ctx ctx = {columns, json_array(), err, err_size};
     snprintf(err, err_size, "cannot parse '%s'", spec);
@@ -385,8 +387,7 @@ static json_t *parse_list(const char *spec, const json_t *columns,
     return ctx.out;
 }
 
-json_t *colspec_parse_partition(const char *spec, const json_t *columns, char *err,
-                                size_t err_size)
+json_t *colspec_parse_partition(const char *spec, const json_t *columns, char *err, size_t err_size)
 {
     return parse_list(spec, columns, partition_item, err, err_size);
 }

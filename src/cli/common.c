@@ -168,10 +168,8 @@ static int exit_for(hl_status st)
     case HL_ERR_CONFLICT:
     case HL_ERR_DDL_SINCE_READ:
     case HL_ERR_TABLE_RECREATED:
-    case HL_ERR_TABLE_DROPPED:
-        return EXIT_CONFLICT;
-    default:
-        return EXIT_FAILURE_OTHER;
+    case HL_ERR_TABLE_DROPPED: return EXIT_CONFLICT;
+    default: return EXIT_FAILURE_OTHER;
     }
 }
 

@@ -57,8 +57,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(struct cli *, int, char **);
     } commands[] = {
-        {"catalog", cmd_catalog},     {"namespace", cmd_namespace}, {"table", cmd_table},
-        {"view", cmd_view},           {"snapshots", cmd_snapshots},
+        {"catalog", cmd_catalog}, {"namespace", cmd_namespace}, {"table", cmd_table},
+        {"view", cmd_view},       {"snapshots", cmd_snapshots},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

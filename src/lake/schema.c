@@ -179,7 +179,8 @@ static void measure(const json_t *defs, size_t depth, size_t *nodes, size_t *max
         return;
     size_t i;
     const json_t *d;
-    json_array_foreach(defs, i, d) {
+    json_array_foreach(defs, i, d)
+    {
         if (*nodes > LAKE_MAX_NODES || *max_depth > LAKE_MAX_DEPTH + 2)
             return;
         (*nodes)++;
@@ -255,8 +256,8 @@ static int check_comment(const json_t *comment, struct lake_err *err)
 {
     if (comment && json_is_string(comment) &&
         (has_nul(comment) || str_utf8_length(json_string_value(comment)) > LAKE_COMMENT_MAX))
-        return fail(err, LAKE_ERR_INVALID,
-                    "comment must contain at most %d characters and no NUL", LAKE_COMMENT_MAX);
+        return fail(err, LAKE_ERR_INVALID, "comment must contain at most %d characters and no NUL",
+                    LAKE_COMMENT_MAX);
     return 0;
 }
 
@@ -299,8 +300,8 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
             fail(err, LAKE_ERR_INVALID,
                  "child %zu of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
                  "'%s'",
-                 index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path,
-                 synthetic, shown);
+                 index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path, synthetic,
+                 shown);
             return NULL;
         }
     } else if (check_column_name(name, path, err) != 0) {
@@ -313,8 +314,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     char tshown[80];
     lake_ident_shown(tname, tshown, sizeof tshown);
     switch (lake_type_lookup(tname, &type, &reason)) {
-    case LAKE_TYPE_OK:
-        break;
+    case LAKE_TYPE_OK: break;
     case LAKE_TYPE_REFUSED:
         fail(err, LAKE_ERR_INVALID, "type '%s' %s", tshown, reason);
         return NULL;
@@ -444,7 +444,8 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
         lake_column_path(parent, parent_path, sizeof parent_path);
     size_t i;
     const json_t *def;
-    json_array_foreach(defs, i, def) {
+    json_array_foreach(defs, i, def)
+    {
         /* A single added column is addressed as "column", a create's list
          * as "columns[i]". */
         char item_where[64];
@@ -458,8 +459,8 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
         if (child_named(parent, c->name, NULL)) {
             if (parent == &t->root)
                 return fail(err, LAKE_ERR_INVALID, "column '%s' already exists", c->name);
-            return fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists",
-                        c->name, parent_path);
+            return fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", c->name,
+                        parent_path);
         }
         c->ordinal = next_ordinal(parent);
         if (attach_child(t, parent, c, err) != 0)
@@ -660,8 +661,7 @@ static bool subtree_has_field(const struct lake_column *c, int64_t field_id)
     return false;
 }
 
-static int check_no_idless_files(const struct lake_table *t, const char *what,
-                                 struct lake_err *err)
+static int check_no_idless_files(const struct lake_table *t, const char *what, struct lake_err *err)
 {
     if (t->idless_files == 0 && t->pending_files == 0)
         return 0;
@@ -727,8 +727,7 @@ static int check_not_spec_source(struct lake_table *t, struct lake_column *c, co
         int64_t src = t->spec_fields[i].source_field_id;
         if (src == c->field_id)
             return fail(err, LAKE_ERR_INVALID,
-                        "cannot drop column '%s': it is a source of the live partition spec",
-                        path);
+                        "cannot drop column '%s': it is a source of the live partition spec", path);
         if (subtree_has_field(c, src))
             return fail(err, LAKE_ERR_INVALID,
                         "cannot drop column '%s': field_id %lld inside it is a source of the live "
@@ -824,12 +823,9 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     char shown[80];
     lake_ident_shown(to, shown, sizeof shown);
     switch (lake_type_lookup(to, &target, &reason)) {
-    case LAKE_TYPE_OK:
-        break;
-    case LAKE_TYPE_REFUSED:
-        return fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
-    case LAKE_TYPE_UNKNOWN:
-        return fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
+    case LAKE_TYPE_OK: break;
+    case LAKE_TYPE_REFUSED: return fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
+    case LAKE_TYPE_UNKNOWN: return fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
     }
     if (lake_type_is_container(c->type) || lake_type_is_container(target))
         return fail(err, LAKE_ERR_INVALID,
@@ -1041,7 +1037,8 @@ static int op_set_properties(struct lake_table *t, const json_t *props, struct l
                     LAKE_PROPERTIES_MAX);
     const char *key;
     const json_t *value;
-    json_object_foreach((json_t *)props, key, value) {
+    json_object_foreach((json_t *)props, key, value)
+    {
         if (!json_is_string(value))
             return fail(err, LAKE_ERR_BAD_REQUEST, "property '%.128s' must have a string value",
                         key);
@@ -1089,12 +1086,13 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
     memset(&f, 0, sizeof f);
     /* `parent` is accepted by the add ops only; elsewhere it gets a
      * pointed 422 rather than a bare unknown-field 400. */
-    bool accepts_parent = strcmp(kind, "add_column") == 0 ||
-                          strcmp(kind, "add_column_with_metadata") == 0;
+    bool accepts_parent =
+        strcmp(kind, "add_column") == 0 || strcmp(kind, "add_column_with_metadata") == 0;
     static const char *const known_ops[] = {
-        "add_column", "add_column_with_metadata", "drop_column", "rename_column",
-        "promote_column", "rename_table", "set_partition_spec", "set_sort_order",
-        "set_table_comment", "set_column_comment", "set_properties",
+        "add_column",         "add_column_with_metadata", "drop_column",
+        "rename_column",      "promote_column",           "rename_table",
+        "set_partition_spec", "set_sort_order",           "set_table_comment",
+        "set_column_comment", "set_properties",
     };
     bool known = false;
     for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
@@ -1110,11 +1108,11 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
                     "column by its dotted path instead, e.g. \"addr.zip\"",
                     kind);
     char msg[400];
-#define READ_OP(...)                                                                              \
-    do {                                                                                          \
-        const struct jfield spec_[] = {{"op", JF_STRING, true, false, &f.op}, __VA_ARGS__};      \
-        if (!jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], msg, sizeof msg))  \
-            return fail(err, LAKE_ERR_BAD_REQUEST, "op '%s': %s", kind, msg);                     \
+#define READ_OP(...)                                                                               \
+    do {                                                                                           \
+        const struct jfield spec_[] = {{"op", JF_STRING, true, false, &f.op}, __VA_ARGS__};        \
+        if (!jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], msg, sizeof msg))    \
+            return fail(err, LAKE_ERR_BAD_REQUEST, "op '%s': %s", kind, msg);                      \
     } while (0)
 
     if (accepts_parent) {
@@ -1204,8 +1202,8 @@ int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct lake_er
     if (n == 0)
         return fail(err, LAKE_ERR_BAD_REQUEST, "ops must contain at least one operation");
     if (n > LAKE_MAX_ALTER_OPS)
-        return fail(err, LAKE_ERR_INVALID, "at most %d ops per alter, got %zu",
-                    LAKE_MAX_ALTER_OPS, n);
+        return fail(err, LAKE_ERR_INVALID, "at most %d ops per alter, got %zu", LAKE_MAX_ALTER_OPS,
+                    n);
     for (size_t i = 0; i < n; i++) {
         if (lake_table_apply_op(t, json_array_get(ops, i), err) != 0) {
             /* Say which op failed: a long list is otherwise hard to debug. */

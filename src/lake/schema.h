@@ -22,8 +22,13 @@
 #include "lake/types.h"
 #include "util/arena.h"
 
-enum { LAKE_MAX_DEPTH = 8, LAKE_MAX_NODES = 10000, LAKE_MAX_SPEC_FIELDS = 64,
-       LAKE_MAX_ALTER_OPS = 1000, LAKE_DECIMAL_MAX_PRECISION = 38 };
+enum {
+    LAKE_MAX_DEPTH = 8,
+    LAKE_MAX_NODES = 10000,
+    LAKE_MAX_SPEC_FIELDS = 64,
+    LAKE_MAX_ALTER_OPS = 1000,
+    LAKE_DECIMAL_MAX_PRECISION = 38
+};
 
 enum lake_err_kind {
     LAKE_OK = 0,
@@ -44,8 +49,8 @@ struct lake_column {
     enum lake_type type;
     int precision, scale; /* decimal only */
     bool nullable;
-    const char *comment;  /* NULL = none */
-    int ordinal;          /* among siblings */
+    const char *comment;        /* NULL = none */
+    int ordinal;                /* among siblings */
     struct lake_column *parent; /* NULL for top-level columns */
     struct lake_column **children;
     size_t nchildren, children_cap;

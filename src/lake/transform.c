@@ -30,23 +30,39 @@ bool lake_transform_takes_param(enum lake_transform t)
 static bool bucketable(enum lake_type s)
 {
     switch (s) {
-    case LT_INT8: case LT_INT16: case LT_INT: case LT_LONG: case LT_UINT8: case LT_UINT16:
-    case LT_DECIMAL: case LT_DATE: case LT_TIME: case LT_TIMESTAMP: case LT_TIMESTAMPTZ:
-    case LT_STRING: case LT_UUID: case LT_BINARY:
-        return true;
-    default:
-        return false;
+    case LT_INT8:
+    case LT_INT16:
+    case LT_INT:
+    case LT_LONG:
+    case LT_UINT8:
+    case LT_UINT16:
+    case LT_DECIMAL:
+    case LT_DATE:
+    case LT_TIME:
+    case LT_TIMESTAMP:
+    case LT_TIMESTAMPTZ:
+    case LT_STRING:
+    case LT_UUID:
+    case LT_BINARY: return true;
+    default: return false;
     }
 }
 
 static bool truncatable(enum lake_type s)
 {
     switch (s) {
-    case LT_INT8: case LT_INT16: case LT_INT: case LT_LONG: case LT_UINT8: case LT_UINT16:
-    case LT_UINT32: case LT_UINT64: case LT_DECIMAL: case LT_STRING: case LT_BINARY:
-        return true;
-    default:
-        return false;
+    case LT_INT8:
+    case LT_INT16:
+    case LT_INT:
+    case LT_LONG:
+    case LT_UINT8:
+    case LT_UINT16:
+    case LT_UINT32:
+    case LT_UINT64:
+    case LT_DECIMAL:
+    case LT_STRING:
+    case LT_BINARY: return true;
+    default: return false;
     }
 }
 
@@ -56,7 +72,9 @@ bool lake_transform_accepts(enum lake_transform t, enum lake_type s)
     case LTR_IDENTITY: return !lake_type_is_container(s) && s != LT_VARIANT;
     case LTR_BUCKET: return bucketable(s);
     case LTR_TRUNCATE: return truncatable(s);
-    case LTR_YEAR: case LTR_MONTH: case LTR_DAY: return lake_type_is_temporal(s);
+    case LTR_YEAR:
+    case LTR_MONTH:
+    case LTR_DAY: return lake_type_is_temporal(s);
     case LTR_HOUR: return lake_type_is_timestamp(s);
     case LTR__COUNT: break;
     }
@@ -72,8 +90,9 @@ const char *lake_transform_accepted_types(enum lake_transform t)
                "timestamptz, uint16, uint8, uuid";
     case LTR_TRUNCATE:
         return "binary, decimal, int, int16, int8, long, string, uint16, uint32, uint64, uint8";
-    case LTR_YEAR: case LTR_MONTH: case LTR_DAY:
-        return "date, timestamp, timestamp_ms, timestamp_ns, timestamp_s, timestamptz";
+    case LTR_YEAR:
+    case LTR_MONTH:
+    case LTR_DAY: return "date, timestamp, timestamp_ms, timestamp_ns, timestamp_s, timestamptz";
     case LTR_HOUR: return "timestamp, timestamp_ms, timestamp_ns, timestamp_s, timestamptz";
     case LTR__COUNT: break;
     }

@@ -5,10 +5,10 @@
 #include <strings.h>
 
 static const char *const type_names[LT__COUNT] = {
-    "boolean", "int8", "int16", "int", "long", "uint8", "uint16", "uint32", "uint64",
-    "float", "double", "decimal", "date", "time", "timestamp_s", "timestamp_ms",
-    "timestamp", "timestamp_ns", "timestamptz", "string", "json", "uuid", "binary",
-    "variant", "list", "struct", "map",
+    "boolean",     "int8",         "int16",     "int",          "long",        "uint8",  "uint16",
+    "uint32",      "uint64",       "float",     "double",       "decimal",     "date",   "time",
+    "timestamp_s", "timestamp_ms", "timestamp", "timestamp_ns", "timestamptz", "string", "json",
+    "uuid",        "binary",       "variant",   "list",         "struct",      "map",
 };
 
 const char *lake_type_name(enum lake_type t)
@@ -16,21 +16,21 @@ const char *lake_type_name(enum lake_type t)
     return (unsigned)t < LT__COUNT ? type_names[t] : "unknown";
 }
 
-#define TOO_WIDE                                                                                  \
+#define TOO_WIDE                                                                                   \
     "needs 39 decimal digits, which exceeds Iceberg's widest exact numeric type decimal(38), and " \
     "is not supported"
 #define NO_ICEBERG "has no Iceberg mapping and is not supported"
-#define GEOMETRY                                                                                  \
+#define GEOMETRY                                                                                   \
     "is a DuckLake geometry type; geometry is out of scope for hoglake and is not supported"
 
 static const struct {
     const char *name;
     const char *reason;
 } refused[] = {
-    {"int128", TOO_WIDE},           {"uint128", TOO_WIDE},      {"timetz", NO_ICEBERG},
-    {"interval", NO_ICEBERG},       {"point", GEOMETRY},        {"linestring", GEOMETRY},
-    {"polygon", GEOMETRY},          {"multipoint", GEOMETRY},   {"multilinestring", GEOMETRY},
-    {"multipolygon", GEOMETRY},     {"linestring_z", GEOMETRY}, {"geometrycollection", GEOMETRY},
+    {"int128", TOO_WIDE},       {"uint128", TOO_WIDE},      {"timetz", NO_ICEBERG},
+    {"interval", NO_ICEBERG},   {"point", GEOMETRY},        {"linestring", GEOMETRY},
+    {"polygon", GEOMETRY},      {"multipoint", GEOMETRY},   {"multilinestring", GEOMETRY},
+    {"multipolygon", GEOMETRY}, {"linestring_z", GEOMETRY}, {"geometrycollection", GEOMETRY},
 };
 
 enum lake_type_lookup lake_type_lookup(const char *name, enum lake_type *out, const char **reason)

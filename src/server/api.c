@@ -241,8 +241,10 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
     char where[256];
     if (jsonx_find_nul(v, where, sizeof where)) {
         json_decref(v);
-        api_validation(err, "the text at %s contains a NUL character, which hoglake does not "
-                            "store", where);
+        api_validation(err,
+                       "the text at %s contains a NUL character, which hoglake does not "
+                       "store",
+                       where);
         return NULL;
     }
     return v;
@@ -252,12 +254,46 @@ struct db_conn *req_db(struct srv_req *req, struct api_error *err)
 {
     if (req->db)
         return req->db;
-    int timeout = req->srv->cfg.commit_lock_timeout_ms > 0 ? req->srv->cfg.commit_lock_timeout_ms
-                                                           : 30000;
+    int timeout =
+        req->srv->cfg.commit_lock_timeout_ms > 0 ? req->srv->cfg.commit_lock_timeout_ms : 30000;
     req->db = db_pool_acquire(req->srv->pool, timeout);
     if (!req->db) {
         api_fail(err, 503, "unavailable", "no database connection available; retry");
         err->retry_after = true;
     }
     return req->db;
+}
+
+PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
+                    const char *context, struct api_error *err)
+{
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return NULL;
+    struct db_err dberr;
+    PGresult *r = db_exec(db->pg, sql, params, &dberr);
+    if (!r)
+        api_db_error(err, &dberr, context);
+    return r;
+}
+
+int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
+             const char *context, struct api_error *err)
+{
+    PGresult *r = req_query(req, sql, params, context, err);
+    if (!r)
+        return -1;
+    PQclear(r);
+    return 0;
+}
+
+int req_exists(struct srv_req *req, const char *sql, const struct db_params *params,
+               const char *context, bool *exists, struct api_error *err)
+{
+    PGresult *r = req_query(req, sql, params, context, err);
+    if (!r)
+        return -1;
+    *exists = PQntuples(r) > 0;
+    PQclear(r);
+    return 0;
 }

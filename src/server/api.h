@@ -8,6 +8,7 @@
 #define HL_SERVER_API_H
 
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,17 +39,17 @@ struct srv_req {
     const char *request_id;   /* NULL when absent */
     const char *body;         /* NUL-terminated; NULL when there was none */
     size_t body_len;
-    int64_t queue_wait_ns;   /* time spent waiting for a worker */
+    int64_t queue_wait_ns; /* time spent waiting for a worker */
     struct arena arena;
     struct db_conn *db; /* acquired by req_db(); released after the handler */
 };
 
 struct srv_res {
     int status;
-    json_t *json;      /* owned; the body when set */
-    char *text;        /* owned (malloc); the body when json is NULL */
+    json_t *json;             /* owned; the body when set */
+    char *text;               /* owned (malloc); the body when json is NULL */
     const char *content_type; /* static string for text bodies */
-    bool retry_after;  /* add "Retry-After: 1" */
+    bool retry_after;         /* add "Retry-After: 1" */
 };
 
 /* A typed failure: one status, one stable code, prose detail, and optional
@@ -57,7 +58,7 @@ struct api_error {
     int status;
     const char *code; /* static string */
     char detail[1024];
-    json_t *extra;    /* owned; may be NULL */
+    json_t *extra; /* owned; may be NULL */
     bool retry_after;
 };
 
@@ -67,9 +68,12 @@ typedef int (*api_handler_fn)(struct srv_req *req, struct srv_res *res, struct a
 /* Fills err and returns -1, so handlers can `return api_fail(...)`. */
 int api_fail(struct api_error *err, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-int api_bad_request(struct api_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int api_validation(struct api_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int api_not_found(struct api_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int api_bad_request(struct api_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int api_validation(struct api_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int api_not_found(struct api_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 int api_conflict(struct api_error *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int api_nomem(struct api_error *err);
@@ -106,5 +110,16 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err);
 /* Acquires the request's database connection (once); 503 when the pool has
  * nothing to give within the admission budget. */
 struct db_conn *req_db(struct srv_req *req, struct api_error *err);
+
+struct db_params;
+/* Runs one statement on the request's connection. A failure becomes the
+ * API error (api_db_error, naming `context` in logs) and NULL/-1. */
+PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
+                    const char *context, struct api_error *err);
+int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
+             const char *context, struct api_error *err);
+/* Whether the query returns any row. */
+int req_exists(struct srv_req *req, const char *sql, const struct db_params *params,
+               const char *context, bool *exists, struct api_error *err);
 
 #endif

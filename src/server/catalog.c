@@ -21,10 +21,10 @@ static const char *dup_or_null(struct srv_req *req, const PGresult *r, int row, 
     return v ? arena_strdup(&req->arena, v) : NULL;
 }
 
-#define CATALOG_SELECT                                                                           \
-    "SELECT catalog_id, name, data_path, last_snapshot_id, schema_version,"                      \
-    " earliest_snapshot_id,"                                                                      \
-    " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint,"                            \
+#define CATALOG_SELECT                                                                             \
+    "SELECT catalog_id, name, data_path, last_snapshot_id, schema_version,"                        \
+    " earliest_snapshot_id,"                                                                       \
+    " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint,"                             \
     " snapshot_retention_seconds, consumer_floor FROM hog_catalog"
 
 static int catalog_from_row(struct srv_req *req, const PGresult *r, int row,
@@ -56,10 +56,9 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
     struct db_params p;
     db_params_init(&p);
     db_param_str(&p, name);
-    struct db_err dberr;
-    PGresult *r = db_exec(db->pg, CATALOG_SELECT " WHERE name = $1", &p, &dberr);
+    PGresult *r = req_query(req, CATALOG_SELECT " WHERE name = $1", &p, "catalog lookup", err);
     if (!r)
-        return api_db_error(err, &dberr, "catalog lookup");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         return api_not_found(err, "catalog '%.200s'", name);
@@ -75,10 +74,9 @@ int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *coun
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_err dberr;
-    PGresult *r = db_exec(db->pg, CATALOG_SELECT " ORDER BY name", NULL, &dberr);
+    PGresult *r = req_query(req, CATALOG_SELECT " ORDER BY name", NULL, "catalog list", err);
     if (!r)
-        return api_db_error(err, &dberr, "catalog list");
+        return -1;
     size_t n = (size_t)PQntuples(r);
     *out = arena_calloc(&req->arena, n ? n : 1, sizeof **out);
     if (!*out) {
@@ -175,15 +173,14 @@ int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64
     db_param_i64(&p, cat->id);
     db_param_i64(&p, ts);
     db_param_i64(&p, cat->earliest);
-    struct db_err dberr;
-    PGresult *r = db_exec(db->pg,
-                          "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
-                          " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
-                          "microsecond'"
-                          " AND snapshot_id >= $3",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
+                            " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
+                            "microsecond'"
+                            " AND snapshot_id >= $3",
+                            &p, "time travel", err);
     if (!r)
-        return api_db_error(err, &dberr, "time travel");
+        return -1;
     bool none = db_isnull(r, 0, 0);
     int64_t found = none ? 0 : db_i64(r, 0, 0);
     PQclear(r);
@@ -213,13 +210,12 @@ int namespace_resolve(struct srv_req *req, const struct catalog_row *cat, const 
     db_param_i64(&p, cat->id);
     db_param_str(&p, name);
     db_param_i64(&p, snapshot);
-    struct db_err dberr;
-    PGresult *r = db_exec(db->pg,
-                          "SELECT namespace_id FROM hog_namespace WHERE catalog_id = $1 AND name "
-                          "= $2 AND hog_visible(created_snapshot, dropped_snapshot, $3)",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT namespace_id FROM hog_namespace WHERE catalog_id = $1 AND name "
+                            "= $2 AND hog_visible(created_snapshot, dropped_snapshot, $3)",
+                            &p, "namespace lookup", err);
     if (!r)
-        return api_db_error(err, &dberr, "namespace lookup");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         if (!time_travel)
@@ -245,23 +241,23 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
     db_param_i64(&p, namespace_id);
     db_param_str(&p, name);
     db_param_i64(&p, snapshot);
-    struct db_err dberr;
-    PGresult *r = db_exec(db->pg,
-                          "SELECT t.table_id, t.table_uuid, v.name, v.comment, v.properties::text,"
-                          " v.begin_snapshot"
-                          " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
-                          " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.name = $3"
-                          " AND hog_visible(v.begin_snapshot, v.end_snapshot, $4)",
-                          &p, &dberr);
+    PGresult *r =
+        req_query(req,
+                  "SELECT t.table_id, t.table_uuid, v.name, v.comment, v.properties::text,"
+                  " v.begin_snapshot"
+                  " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
+                  " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.name = $3"
+                  " AND hog_visible(v.begin_snapshot, v.end_snapshot, $4)",
+                  &p, "table lookup", err);
     if (!r)
-        return api_db_error(err, &dberr, "table lookup");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         if (!time_travel)
             return api_not_found(err, "table '%.200s.%.200s' in catalog '%s'", ns_name, name,
                                  cat->name);
-        return api_not_found(err, "table '%.200s.%.200s' in catalog '%s' at snapshot %lld",
-                             ns_name, name, cat->name, (long long)snapshot);
+        return api_not_found(err, "table '%.200s.%.200s' in catalog '%s' at snapshot %lld", ns_name,
+                             name, cat->name, (long long)snapshot);
     }
     out->table_id = db_i64(r, 0, 0);
     out->table_uuid = dup_or_null(req, r, 0, 1);
@@ -287,8 +283,8 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     if (!db)
         return -1;
     struct db_err dberr;
-    if (db_run(db->pg, "BEGIN", NULL, &dberr) != 0)
-        return api_db_error(err, &dberr, "begin");
+    if (req_exec(req, "BEGIN", NULL, "begin", err) != 0)
+        return -1;
     /* The lock budget counts time already spent queued for a worker, but
      * never drops below a second so a queued request still gets a fair try. */
     int configured = req->srv->cfg.commit_lock_timeout_ms;
@@ -304,8 +300,8 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     struct db_params p;
     db_params_init(&p);
     db_param_str(&p, ms);
-    if (db_run(db->pg, "SELECT set_config('lock_timeout', $1, true)", &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "lock timeout");
+    if (req_exec(req, "SELECT set_config('lock_timeout', $1, true)", &p, "lock timeout", err) != 0)
+        return -1;
     db_params_init(&p);
     db_param_i64(&p, catalog_lock_key(cat->id));
     int64_t t0 = time_mono_ns();
@@ -316,12 +312,12 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
         return api_db_error(err, &dberr, "catalog lock");
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    PGresult *r = db_exec(db->pg,
-                          "SELECT last_snapshot_id, earliest_snapshot_id FROM hog_catalog"
-                          " WHERE catalog_id = $1",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT last_snapshot_id, earliest_snapshot_id FROM hog_catalog"
+                            " WHERE catalog_id = $1",
+                            &p, "catalog head", err);
     if (!r)
-        return api_db_error(err, &dberr, "catalog head");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         return api_not_found(err, "catalog '%s'", cat->name);
@@ -377,20 +373,18 @@ int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct ap
     db_param_i64(&p, t->snapshot_id);
     db_param_str(&p, kind);
     db_param_i64(&p, object_id);
-    struct db_err dberr;
-    if (db_run(t->req->db->pg,
-               "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
-               " VALUES ($1, $2, $3, $4)",
-               &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "change row");
+    if (req_exec(t->req,
+                 "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
+                 " VALUES ($1, $2, $3, $4)",
+                 &p, "change row", err) != 0)
+        return -1;
     return 0;
 }
 
 int ddl_commit(struct ddl_txn *t, struct api_error *err)
 {
-    struct db_err dberr;
-    if (db_run(t->req->db->pg, "COMMIT", NULL, &dberr) != 0)
-        return api_db_error(err, &dberr, "commit");
+    if (req_exec(t->req, "COMMIT", NULL, "commit", err) != 0)
+        return -1;
     return 0;
 }
 

@@ -67,7 +67,7 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
 struct ddl_txn {
     struct srv_req *req;
     const struct catalog_row *cat;
-    int64_t head;           /* last snapshot before this DDL, read under the lock */
+    int64_t head; /* last snapshot before this DDL, read under the lock */
     int64_t earliest;
     int64_t snapshot_id;    /* allocated by ddl_allocate */
     int64_t schema_version; /* after the bump */

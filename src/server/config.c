@@ -20,11 +20,15 @@ struct option_def {
     const char *help;
 };
 
-#define STR_OPT(flag, env, field, help)                                                          \
-    {flag, env, OPT_STRING, offsetof(struct config, field), sizeof(((struct config *)0)->field),  \
-     0, 0, help}
-#define INT_OPT(flag, env, field, lo, hi, help)                                                   \
-    {flag, env, OPT_INT, offsetof(struct config, field), 0, lo, hi, help}
+#define STR_OPT(flag, env, field, help)                                                            \
+    {                                                                                              \
+        flag, env, OPT_STRING, offsetof(struct config, field),                                     \
+            sizeof(((struct config *)0)->field), 0, 0, help                                        \
+    }
+#define INT_OPT(flag, env, field, lo, hi, help)                                                    \
+    {                                                                                              \
+        flag, env, OPT_INT, offsetof(struct config, field), 0, lo, hi, help                        \
+    }
 
 static const struct option_def options[] = {
     INT_OPT("port", "HOGLAKE_PORT", port, 0, 65535,
@@ -39,28 +43,30 @@ static const struct option_def options[] = {
     STR_OPT("warehouse", "HOGLAKE_WAREHOUSE", warehouse,
             "data_path base for catalogs created without one: new catalogs get\n"
             "<warehouse>/<name>. Default in embedded mode: file://<data-dir>/warehouse"),
-    STR_OPT("instance-name", "HOGLAKE_INSTANCE_NAME", instance_name,
-            "name reported by /v1/info"),
+    STR_OPT("instance-name", "HOGLAKE_INSTANCE_NAME", instance_name, "name reported by /v1/info"),
     INT_OPT("db-pool-size", "HOGLAKE_DB_POOL_SIZE", db_pool_size, 1, 1000,
             "database connections in the pool (default 10)"),
     INT_OPT("request-threads", "HOGLAKE_REQUEST_THREADS", request_threads, 1, 1000,
             "worker threads serving requests (default: the pool size; at most the pool size)"),
-    INT_OPT("commit-lock-timeout-ms", "HOGLAKE_COMMIT_LOCK_TIMEOUT_MS", commit_lock_timeout_ms, 0,
-            86400000,
-            "how long a DDL or commit waits for its catalog lock, including time queued\n"
-            "for a worker, before answering 503 commit_queue_timeout (default 30000; 0 = no limit)"),
+    INT_OPT(
+        "commit-lock-timeout-ms", "HOGLAKE_COMMIT_LOCK_TIMEOUT_MS", commit_lock_timeout_ms, 0,
+        86400000,
+        "how long a DDL or commit waits for its catalog lock, including time queued\n"
+        "for a worker, before answering 503 commit_queue_timeout (default 30000; 0 = no limit)"),
     INT_OPT("health-probe-timeout-ms", "HOGLAKE_HEALTH_PROBE_TIMEOUT_MS", health_probe_timeout_ms,
             100, 600000, "bound on the /healthz database probe (default 2000)"),
     INT_OPT("shutdown-timeout-ms", "HOGLAKE_SHUTDOWN_TIMEOUT_MS", shutdown_timeout_ms, 0, 3600000,
             "on SIGTERM, how long to let in-flight requests finish (default 30000)"),
     {"max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", OPT_INT64, offsetof(struct config, max_body_bytes),
-     0, 1024, (int64_t)1 << 34, "largest accepted request body; larger gets 413 (default 67108864)"},
+     0, 1024, (int64_t)1 << 34,
+     "largest accepted request body; larger gets 413 (default 67108864)"},
     STR_OPT("port-file", "HOGLAKE_PORT_FILE", port_file,
             "write the bound port to this file once listening (for tests and supervisors)"),
     STR_OPT("pg-user", "HOGLAKE_PG_USER", pg_user,
             "embedded mode as root: the unprivileged user owning the cluster (default postgres)"),
-    STR_OPT("pg-bin", "HOGLAKE_PG_BIN", pg_bin,
-            "embedded mode: PostgreSQL's bin directory (default: newest /usr/lib/postgresql/*/bin)"),
+    STR_OPT(
+        "pg-bin", "HOGLAKE_PG_BIN", pg_bin,
+        "embedded mode: PostgreSQL's bin directory (default: newest /usr/lib/postgresql/*/bin)"),
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -95,7 +101,8 @@ static void print_help(FILE *out)
         }
         fputc('\n', out);
     }
-    fprintf(out, "  --help\n      print this text and exit\n  --version\n      print the version and exit\n");
+    fprintf(out, "  --help\n      print this text and exit\n  --version\n      print the version "
+                 "and exit\n");
 }
 
 static bool apply(struct config *cfg, const struct option_def *o, const char *value,
@@ -183,7 +190,8 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
         size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
         const struct option_def *o = NULL;
         for (size_t i = 0; i < n; i++) {
-            if (strlen(options[i].flag) == name_len && strncmp(options[i].flag, name, name_len) == 0)
+            if (strlen(options[i].flag) == name_len &&
+                strncmp(options[i].flag, name, name_len) == 0)
                 o = &options[i];
         }
         if (!o) {
@@ -218,7 +226,8 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
         cfg->warehouse[--wn] = '\0';
     if (cfg->warehouse[0] && !str_starts_with(cfg->warehouse, "file:///") &&
         !str_starts_with(cfg->warehouse, "s3://")) {
-        fprintf(stderr, "hoglaked: --warehouse must be a file:///abs/dir or s3://bucket[/prefix] URI\n");
+        fprintf(stderr,
+                "hoglaked: --warehouse must be a file:///abs/dir or s3://bucket[/prefix] URI\n");
         return CONFIG_EXIT_USAGE;
     }
     default_data_dir(cfg);

@@ -12,11 +12,11 @@ struct config {
     char listen[64];
     char database_url[1024]; /* empty: embedded PostgreSQL under data_dir */
     char data_dir[512];
-    char warehouse[600];     /* default data_path base for new catalogs; may be empty */
-    char port_file[512];     /* written with the bound port once listening */
+    char warehouse[600]; /* default data_path base for new catalogs; may be empty */
+    char port_file[512]; /* written with the bound port once listening */
     char instance_name[128];
-    char pg_user[64];        /* embedded mode, started as root: the cluster's owner */
-    char pg_bin[512];        /* embedded mode: PostgreSQL's bin directory (auto if empty) */
+    char pg_user[64]; /* embedded mode, started as root: the cluster's owner */
+    char pg_bin[512]; /* embedded mode: PostgreSQL's bin directory (auto if empty) */
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

@@ -81,14 +81,13 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
     char scratch[2048];
     const struct route *route = NULL;
     enum route_match_result m = router_match(hreq->method, hreq->path, scratch, sizeof scratch,
-                                             &route, req.params, reply->allow,
-                                             sizeof reply->allow);
+                                             &route, req.params, reply->allow, sizeof reply->allow);
     int rc;
     if (m == ROUTE_NO_PATH) {
         rc = api_not_found(&err, "no route for %.200s", hreq->path);
     } else if (m == ROUTE_BAD_METHOD) {
-        rc = api_fail(&err, 405, "method_not_allowed", "%.200s does not accept %.16s",
-                      hreq->path, hreq->method);
+        rc = api_fail(&err, 405, "method_not_allowed", "%.200s does not accept %.16s", hreq->path,
+                      hreq->method);
     } else {
         reply->route = route->pattern;
         req.srv = srv;

@@ -34,7 +34,8 @@ struct embedded_pg {
 #define DB_NAME "hoglake"
 #define SOCKET_PORT "5432"
 
-static void set_err(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t size, const char *fmt, ...)
 {
     va_list ap;
@@ -169,8 +170,8 @@ static void conn_quote(char *out, size_t size, const char *v)
     out[j] = '\0';
 }
 
-static int ensure_database(const char *socket_dir, char *conninfo, size_t conninfo_size,
-                           char *err, size_t err_size)
+static int ensure_database(const char *socket_dir, char *conninfo, size_t conninfo_size, char *err,
+                           size_t err_size)
 {
     char host[700];
     conn_quote(host, sizeof host, socket_dir);
@@ -184,8 +185,8 @@ static int ensure_database(const char *socket_dir, char *conninfo, size_t connin
         return -1;
     }
     struct db_err dberr;
-    PGresult *r = db_exec(c, "SELECT 1 FROM pg_database WHERE datname = '" DB_NAME "'", NULL,
-                          &dberr);
+    PGresult *r =
+        db_exec(c, "SELECT 1 FROM pg_database WHERE datname = '" DB_NAME "'", NULL, &dberr);
     int rc = 0;
     if (!r) {
         set_err(err, err_size, "embedded PostgreSQL: %s", dberr.message);
@@ -198,8 +199,8 @@ static int ensure_database(const char *socket_dir, char *conninfo, size_t connin
     }
     PQclear(r);
     PQfinish(c);
-    snprintf(conninfo, conninfo_size,
-             "host=%s port=" SOCKET_PORT " user=postgres dbname=" DB_NAME, host);
+    snprintf(conninfo, conninfo_size, "host=%s port=" SOCKET_PORT " user=postgres dbname=" DB_NAME,
+             host);
     return rc;
 }
 
@@ -271,8 +272,7 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
                 data_dir);
         goto fail;
     }
-    if (mkdir_p(pg_dir, 0700) != 0 ||
-        (pg->as_other_user && chown(pg_dir, pg->uid, pg->gid) != 0)) {
+    if (mkdir_p(pg_dir, 0700) != 0 || (pg->as_other_user && chown(pg_dir, pg->uid, pg->gid) != 0)) {
         set_err(err, err_size, "cannot prepare %s: %s", pg_dir, strerror(errno));
         goto fail;
     }
@@ -292,8 +292,8 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
     snprintf(path, sizeof path, "%s/PG_VERSION", pg->pgdata);
     if (access(path, F_OK) != 0) {
         log_info("creating the embedded PostgreSQL cluster in %s", pg->pgdata);
-        char *const argv[] = {initdb, "-D", pg->pgdata, "-U", "postgres", "-A", "trust", "-E",
-                              "UTF8", "--locale=C.UTF-8", NULL};
+        char *const argv[] = {initdb, "-D",   pg->pgdata,         "-U", "postgres", "-A", "trust",
+                              "-E",   "UTF8", "--locale=C.UTF-8", NULL};
         if (run_tool(pg, argv, log_path) != 0) {
             set_err(err, err_size, "initdb failed; see %s", log_path);
             goto fail;
@@ -308,8 +308,8 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
                  "-c listen_addresses='' -c unix_socket_directories='%s' -c port=" SOCKET_PORT
                  " -c unix_socket_permissions=0700",
                  pg_dir);
-        char *const start_argv[] = {pg->pg_ctl, "-D", pg->pgdata, "-l", log_path, "-w", "-t",
-                                    "120", "-o", opts, "start", NULL};
+        char *const start_argv[] = {pg->pg_ctl, "-D",  pg->pgdata, "-l", log_path, "-w",
+                                    "-t",       "120", "-o",       opts, "start",  NULL};
         if (run_tool(pg, start_argv, log_path) != 0) {
             set_err(err, err_size, "the embedded PostgreSQL did not start; see %s", log_path);
             goto fail;

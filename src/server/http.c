@@ -171,9 +171,9 @@ static void run_handler(struct http_server *srv, struct exchange *ex, int64_t qu
 static enum MHD_Result queue_reply(struct http_server *srv, struct exchange *ex)
 {
     struct http_reply *r = &ex->reply;
-    struct MHD_Response *resp = MHD_create_response_from_buffer(
-        r->body_len, r->body ? r->body : (char *)"", r->body ? MHD_RESPMEM_MUST_FREE
-                                                             : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->body_len, r->body ? r->body : (char *)"",
+                                        r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
     r->body = NULL; /* now owned by the response */
@@ -212,8 +212,8 @@ static void enqueue(struct http_server *srv, struct exchange *ex)
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     struct http_server *srv = cls;
@@ -258,8 +258,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     case EX_QUEUED:
         /* Resumed spuriously before the worker finished: stay suspended. */
         return MHD_YES;
-    case EX_DONE:
-        return queue_reply(srv, ex);
+    case EX_DONE: return queue_reply(srv, ex);
     }
     return MHD_NO;
 }
@@ -356,8 +355,7 @@ struct http_server *http_server_start(const struct http_options *opts,
         addr = (struct sockaddr *)&sin6;
         flags |= MHD_USE_IPv6;
     } else {
-        snprintf(err, err_size, "listen address '%s' is not an IPv4 or IPv6 address",
-                 opts->listen);
+        snprintf(err, err_size, "listen address '%s' is not an IPv4 or IPv6 address", opts->listen);
         goto fail;
     }
 
@@ -375,14 +373,14 @@ struct http_server *http_server_start(const struct http_options *opts,
         }
     }
 
-    srv->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, addr,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_THREAD_POOL_SIZE, 2u,
-        MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_CONNECTION_LIMIT, 4096u,
-        MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
+    srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR,
+                                   addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+                                   MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT,
+                                   120u, MHD_OPTION_CONNECTION_LIMIT, 4096u,
+                                   MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
     if (!srv->daemon) {
-        snprintf(err, err_size, "cannot listen on %s:%d (in use, or not permitted)",
-                 opts->listen, opts->port);
+        snprintf(err, err_size, "cannot listen on %s:%d (in use, or not permitted)", opts->listen,
+                 opts->port);
         goto fail_workers;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -9,7 +9,7 @@
 enum family_type { COUNTER, GAUGE, HISTOGRAM };
 
 static const double latency_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                         0.25,  0.5,    1,     2.5,  5,    10,  30};
+                                         0.25,  0.5,    1,     2.5,  5,     10,   30};
 enum { NBUCKETS = sizeof latency_buckets / sizeof latency_buckets[0] };
 
 struct family_def {
@@ -19,11 +19,11 @@ struct family_def {
 };
 
 static const struct family_def families[] = {
-    {"hoglake_http_requests_total", COUNTER, "HTTP requests answered, by route, method and status."},
+    {"hoglake_http_requests_total", COUNTER,
+     "HTTP requests answered, by route, method and status."},
     {"hoglake_http_request_duration_seconds", HISTOGRAM,
      "Time from a request's arrival to its response, by route and method."},
-    {"hoglake_request_queue_wait_seconds", HISTOGRAM,
-     "Time a request waited for a worker thread."},
+    {"hoglake_request_queue_wait_seconds", HISTOGRAM, "Time a request waited for a worker thread."},
     {"hoglake_commit_lock_wait_seconds", HISTOGRAM,
      "Time a DDL or commit waited for its catalog's advisory lock."},
     {"hoglake_requests_shed_total", COUNTER,
@@ -40,8 +40,8 @@ enum { NFAMILIES = sizeof families / sizeof families[0] };
 
 struct series {
     char *labels;
-    double value;                 /* counter/gauge; histogram sum */
-    unsigned long long count;     /* histogram observations */
+    double value;             /* counter/gauge; histogram sum */
+    unsigned long long count; /* histogram observations */
     unsigned long long buckets[NBUCKETS];
 };
 
@@ -164,8 +164,8 @@ void metrics_label_escape(const char *value, char *out, size_t out_size)
     out[j] = '\0';
 }
 
-static int render_labels(struct buf *out, const char *name, const char *suffix,
-                         const char *labels, const char *extra)
+static int render_labels(struct buf *out, const char *name, const char *suffix, const char *labels,
+                         const char *extra)
 {
     bool any = labels[0] || extra;
     return buf_printf(out, "%s%s%s%s%s%s%s", name, suffix, any ? "{" : "", labels,

@@ -11,15 +11,11 @@
 int table_lake_error(struct api_error *err, const struct lake_err *lerr)
 {
     switch (lerr->kind) {
-    case LAKE_ERR_BAD_REQUEST:
-        return api_bad_request(err, "%s", lerr->msg);
-    case LAKE_ERR_IDLESS:
-        return api_conflict(err, "idless_files_present", "%s", lerr->msg);
-    case LAKE_ERR_NOMEM:
-        return api_nomem(err);
+    case LAKE_ERR_BAD_REQUEST: return api_bad_request(err, "%s", lerr->msg);
+    case LAKE_ERR_IDLESS: return api_conflict(err, "idless_files_present", "%s", lerr->msg);
+    case LAKE_ERR_NOMEM: return api_nomem(err);
     case LAKE_OK:
-    case LAKE_ERR_INVALID:
-        break;
+    case LAKE_ERR_INVALID: break;
     }
     return api_validation(err, "%s", lerr->msg);
 }
@@ -32,16 +28,15 @@ static int load_columns(struct srv_req *req, const struct catalog_row *cat, int6
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, snapshot);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
-                          " coalesce((type_params->>'precision')::int, 0),"
-                          " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
-                          " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
-                          " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
+                            " coalesce((type_params->>'precision')::int, 0),"
+                            " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
+                            " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
+                            " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
+                            &p, "column load", err);
     if (!r)
-        return api_db_error(err, &dberr, "column load");
+        return -1;
     struct lake_err lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         enum lake_type type;
@@ -73,14 +68,14 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, snapshot);
-    struct db_err dberr;
     /* One round trip for both: kind 0 rows are partition fields, kind 1
      * sort fields. */
-    PGresult *r = db_exec(
-        req->db->pg,
+    PGresult *r = req_query(
+        req,
         "SELECT 0, s.spec_id, f.key_index, f.source_field_id, f.transform,"
         " coalesce(f.transform_param, 0), NULL, NULL"
-        " FROM hog_partition_spec s JOIN hog_partition_field f USING (catalog_id, table_id, spec_id)"
+        " FROM hog_partition_spec s JOIN hog_partition_field f USING (catalog_id, table_id, "
+        "spec_id)"
         " WHERE s.catalog_id = $1 AND s.table_id = $2"
         " AND hog_visible(s.begin_snapshot, s.end_snapshot, $3)"
         " UNION ALL"
@@ -89,9 +84,9 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
         " WHERE s.catalog_id = $1 AND s.table_id = $2"
         " AND hog_visible(s.begin_snapshot, s.end_snapshot, $3)"
         " ORDER BY 1, 3",
-        &p, &dberr);
+        &p, "spec load", err);
     if (!r)
-        return api_db_error(err, &dberr, "spec load");
+        return -1;
     struct lake_err lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         int rc;
@@ -127,17 +122,16 @@ static int load_file_facts(struct srv_req *req, const struct catalog_row *cat, i
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
-                          " count(*) FILTER (WHERE stats_state <> 'provided'),"
-                          " (SELECT next_field_id FROM hog_table WHERE catalog_id = $1"
-                          "  AND table_id = $2)"
-                          " FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
-                          " AND end_snapshot IS NULL",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
+                            " count(*) FILTER (WHERE stats_state <> 'provided'),"
+                            " (SELECT next_field_id FROM hog_table WHERE catalog_id = $1"
+                            "  AND table_id = $2)"
+                            " FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
+                            " AND end_snapshot IS NULL",
+                            &p, "file facts", err);
     if (!r)
-        return api_db_error(err, &dberr, "file facts");
+        return -1;
     t->live_files = db_i64(r, 0, 0);
     t->idless_files = db_i64(r, 0, 1);
     t->pending_files = db_i64(r, 0, 2);
@@ -180,12 +174,12 @@ static void collect_column(struct lake_column *c, void *ctx)
     if (rc->only_dirty && c->stored && !c->changed)
         return;
     json_t *params = lake_column_type_params(c);
-    json_t *row = json_pack("{s:I,s:s,s:s,s:o?,s:b,s:i,s:o?,s:o?}", "field_id",
-                            (json_int_t)c->field_id, "name", c->name, "col_type",
-                            lake_type_name(c->type), "type_params", params, "nullable",
-                            c->nullable, "ordinal", c->ordinal, "parent_field_id",
-                            c->parent ? json_integer(c->parent->field_id) : NULL, "comment",
-                            c->comment ? json_string(c->comment) : NULL);
+    json_t *row =
+        json_pack("{s:I,s:s,s:s,s:o?,s:b,s:i,s:o?,s:o?}", "field_id", (json_int_t)c->field_id,
+                  "name", c->name, "col_type", lake_type_name(c->type), "type_params", params,
+                  "nullable", c->nullable, "ordinal", c->ordinal, "parent_field_id",
+                  c->parent ? json_integer(c->parent->field_id) : NULL, "comment",
+                  c->comment ? json_string(c->comment) : NULL);
     if (!row || json_array_append_new(rc->rows, row) != 0)
         rc->failed = 1;
 }
@@ -307,25 +301,26 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     db_param_str(&p, text);
     /* Spec ids count up per table across its whole history. */
     const char *sql =
-        sort ? "WITH s AS (INSERT INTO hog_sort_spec (catalog_id, table_id, sort_id, begin_snapshot)"
-               " SELECT $1, $2, coalesce(max(sort_id), 0) + 1, $3 FROM hog_sort_spec"
-               " WHERE catalog_id = $1 AND table_id = $2 RETURNING sort_id)"
-               " INSERT INTO hog_sort_field (catalog_id, table_id, sort_id, key_index,"
-               " source_field_id, direction, null_order)"
-               " SELECT $1, $2, s.sort_id, x.key_index, x.source_field_id, x.direction,"
-               " x.null_order FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
-               " source_field_id bigint, direction text, null_order text)"
-               " RETURNING sort_id"
-             : "WITH s AS (INSERT INTO hog_partition_spec (catalog_id, table_id, spec_id,"
-               " begin_snapshot) SELECT $1, $2, coalesce(max(spec_id), 0) + 1, $3"
-               " FROM hog_partition_spec WHERE catalog_id = $1 AND table_id = $2"
-               " RETURNING spec_id)"
-               " INSERT INTO hog_partition_field (catalog_id, table_id, spec_id, key_index,"
-               " source_field_id, transform, transform_param)"
-               " SELECT $1, $2, s.spec_id, x.key_index, x.source_field_id, x.transform,"
-               " x.transform_param FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
-               " source_field_id bigint, transform text, transform_param int)"
-               " RETURNING spec_id";
+        sort
+            ? "WITH s AS (INSERT INTO hog_sort_spec (catalog_id, table_id, sort_id, begin_snapshot)"
+              " SELECT $1, $2, coalesce(max(sort_id), 0) + 1, $3 FROM hog_sort_spec"
+              " WHERE catalog_id = $1 AND table_id = $2 RETURNING sort_id)"
+              " INSERT INTO hog_sort_field (catalog_id, table_id, sort_id, key_index,"
+              " source_field_id, direction, null_order)"
+              " SELECT $1, $2, s.sort_id, x.key_index, x.source_field_id, x.direction,"
+              " x.null_order FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
+              " source_field_id bigint, direction text, null_order text)"
+              " RETURNING sort_id"
+            : "WITH s AS (INSERT INTO hog_partition_spec (catalog_id, table_id, spec_id,"
+              " begin_snapshot) SELECT $1, $2, coalesce(max(spec_id), 0) + 1, $3"
+              " FROM hog_partition_spec WHERE catalog_id = $1 AND table_id = $2"
+              " RETURNING spec_id)"
+              " INSERT INTO hog_partition_field (catalog_id, table_id, spec_id, key_index,"
+              " source_field_id, transform, transform_param)"
+              " SELECT $1, $2, s.spec_id, x.key_index, x.source_field_id, x.transform,"
+              " x.transform_param FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
+              " source_field_id bigint, transform text, transform_param int)"
+              " RETURNING spec_id";
     PGresult *r = db_exec(pg, sql, &p, &dberr);
     free(text);
     if (!r)
@@ -387,8 +382,8 @@ static void collect_changed(struct lake_column *c, void *ctx)
 {
     struct ended_collector *ec = ctx;
     if (c->stored && c->changed)
-        ec->failed |= buf_printf(&ec->ids, "%s%lld", ec->ids.len > 1 ? "," : "",
-                                 (long long)c->field_id);
+        ec->failed |=
+            buf_printf(&ec->ids, "%s%lld", ec->ids.len > 1 ? "," : "", (long long)c->field_id);
 }
 
 int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct table_ref *ref,
@@ -417,10 +412,11 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
         db_param_i64(&p, ref->table_id);
         db_param_i64(&p, txn->snapshot_id);
         db_param_str(&p, ec.ids.data);
-        int r = db_run(pg,
-                       "UPDATE hog_column SET end_snapshot = $3 WHERE catalog_id = $1"
-                       " AND table_id = $2 AND field_id = ANY($4::bigint[]) AND end_snapshot IS NULL",
-                       &p, &dberr);
+        int r =
+            db_run(pg,
+                   "UPDATE hog_column SET end_snapshot = $3 WHERE catalog_id = $1"
+                   " AND table_id = $2 AND field_id = ANY($4::bigint[]) AND end_snapshot IS NULL",
+                   &p, &dberr);
         if (r != 0) {
             buf_free(&ec.ids);
             return api_db_error(err, &dberr, "column end");
@@ -468,15 +464,14 @@ int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t tab
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, snapshot);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT coalesce(sum(record_count), 0), count(*),"
-                          " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
-                          " WHERE catalog_id = $1 AND table_id = $2"
-                          " AND hog_visible(begin_snapshot, end_snapshot, $3)",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT coalesce(sum(record_count), 0), count(*),"
+                            " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
+                            " WHERE catalog_id = $1 AND table_id = $2"
+                            " AND hog_visible(begin_snapshot, end_snapshot, $3)",
+                            &p, "table totals", err);
     if (!r)
-        return api_db_error(err, &dberr, "table totals");
+        return -1;
     out->records = db_i64(r, 0, 0);
     out->files = db_i64(r, 0, 1);
     out->bytes = db_i64(r, 0, 2);
@@ -486,13 +481,12 @@ int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t tab
 
 json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
                       const struct table_ref *ref, int64_t read_snapshot,
-                      const struct table_totals *totals, bool totals_at_head,
-                      int64_t ddl_snapshot)
+                      const struct table_totals *totals, bool totals_at_head, int64_t ddl_snapshot)
 {
-    json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:I,s:O}", "name", t->name, "namespace",
-                          namespace_name, "table_uuid", ref->table_uuid, "columns",
-                          lake_columns_to_json(t), "read_snapshot_id", (json_int_t)read_snapshot,
-                          "properties", t->properties);
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:o,s:I,s:O}", "name", t->name, "namespace", namespace_name,
+                  "table_uuid", ref->table_uuid, "columns", lake_columns_to_json(t),
+                  "read_snapshot_id", (json_int_t)read_snapshot, "properties", t->properties);
     if (!o)
         return NULL;
     int bad = 0;

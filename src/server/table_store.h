@@ -39,8 +39,7 @@ int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t tab
  * `ddl_snapshot` < 0 omits snapshot_id. */
 json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
                       const struct table_ref *ref, int64_t read_snapshot,
-                      const struct table_totals *totals, bool totals_at_head,
-                      int64_t ddl_snapshot);
+                      const struct table_totals *totals, bool totals_at_head, int64_t ddl_snapshot);
 
 /* Maps a lake error to the API error (400/422/409). */
 int table_lake_error(struct api_error *err, const struct lake_err *lerr);

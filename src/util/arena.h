@@ -21,12 +21,11 @@ void arena_init(struct arena *a, size_t limit_bytes);
 /* Frees every allocation made from `a`; `a` may be reused afterwards. */
 void arena_free(struct arena *a);
 
-void *arena_alloc(struct arena *a, size_t size);           /* uninitialised */
+void *arena_alloc(struct arena *a, size_t size);            /* uninitialised */
 void *arena_calloc(struct arena *a, size_t n, size_t size); /* zeroed, overflow-checked */
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
-char *arena_sprintf(struct arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+char *arena_sprintf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vsprintf(struct arena *a, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 

@@ -14,7 +14,10 @@ struct buf {
     size_t cap;
 };
 
-#define BUF_INIT {NULL, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void buf_free(struct buf *b);
 void buf_reset(struct buf *b); /* len = 0, keeps the memory */

@@ -18,8 +18,8 @@ struct jfield {
     const char *name;
     enum jfield_type type;
     bool required;
-    bool nullable;  /* JSON null is accepted (and handed out as json null) */
-    json_t **out;   /* set to the value, or NULL when absent */
+    bool nullable; /* JSON null is accepted (and handed out as json null) */
+    json_t **out;  /* set to the value, or NULL when absent */
 };
 
 /* `where` prefixes messages ("" for the top-level body). Returns false and

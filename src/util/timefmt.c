@@ -143,9 +143,9 @@ size_t time_format_iso8601(int64_t micros, char *out, size_t out_size)
         snprintf(frac, sizeof frac, ".%06lld", (long long)us);
     else if (us != 0)
         snprintf(frac, sizeof frac, ".%03lld", (long long)(us / 1000));
-    int n = snprintf(out, out_size, "%s-%02u-%02uT%02lld:%02lld:%02lld%sZ", year, m, d,
-                     (long long)(rem / 3600), (long long)(rem / 60 % 60), (long long)(rem % 60),
-                     frac);
+    int n =
+        snprintf(out, out_size, "%s-%02u-%02uT%02lld:%02lld:%02lld%sZ", year, m, d,
+                 (long long)(rem / 3600), (long long)(rem / 60 % 60), (long long)(rem % 60), frac);
     return n < 0 ? 0 : (size_t)n;
 }
 

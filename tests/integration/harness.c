@@ -17,7 +17,7 @@
 #error "HOGLAKED_BIN must be defined by the build"
 #endif
 
-static void sleep_ms(int ms)
+void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -72,7 +72,8 @@ void test_db_create(struct test_db *db, const char *label)
     const char *auth = strstr(admin, "://");
     const char *slash = auth ? strchr(auth + 3, '/') : NULL;
     const char *query = strchr(admin, '?');
-    size_t prefix = slash ? (size_t)(slash - admin) : (query ? (size_t)(query - admin) : strlen(admin));
+    size_t prefix =
+        slash ? (size_t)(slash - admin) : (query ? (size_t)(query - admin) : strlen(admin));
     snprintf(db->url, sizeof db->url, "%.*s/%s%s", (int)prefix, admin, db->name,
              query ? query : "");
 }
@@ -103,6 +104,111 @@ int64_t test_db_scalar(PGconn *c, const char *sql)
     int64_t v = PQgetisnull(r, 0, 0) ? -1 : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
     return v;
+}
+
+static PGconn *sql_conn;
+
+void test_sql_use(PGconn *c)
+{
+    sql_conn = c;
+}
+
+static void vformat(char *out, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void vformat(char *out, size_t size, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(out, size, fmt, ap);
+    if (n < 0 || (size_t)n >= size)
+        fail_msg("formatted SQL too long: %s", fmt);
+    if (!sql_conn)
+        fail_msg("test_sql_use() was not called");
+}
+
+void sql_exec(const char *fmt, ...)
+{
+    char sql[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vformat(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    exec_or_fail(sql_conn, sql);
+}
+
+int64_t sqli(const char *fmt, ...)
+{
+    char sql[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vformat(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    return test_db_scalar(sql_conn, sql);
+}
+
+void expect_sql(const char *expected, const char *fmt, ...)
+{
+    char sql[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vformat(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    PGresult *r = PQexec(sql_conn, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", PQerrorMessage(sql_conn));
+        PQclear(r);
+        fail_msg("text query failed: %s: %s", sql, msg);
+    }
+    char got[8192];
+    snprintf(got, sizeof got, "%s", PQgetisnull(r, 0, 0) ? "<null>" : PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (strcmp(got, expected) != 0)
+        fail_msg("SQL %s\n  expected: %s\n  got:      %s", sql, expected, got);
+}
+
+int64_t cat_id(const char *catalog)
+{
+    return sqli("SELECT catalog_id FROM hog_catalog WHERE name = '%s'", catalog);
+}
+
+int64_t head_of(const char *catalog)
+{
+    return sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = '%s'", catalog);
+}
+
+int64_t table_id_of(const char *catalog, const char *ns, const char *table)
+{
+    int64_t id = sqli("SELECT max(v.table_id) FROM hog_table_version v"
+                      " JOIN hog_namespace n USING (catalog_id, namespace_id)"
+                      " JOIN hog_catalog c USING (catalog_id)"
+                      " WHERE c.name = '%s' AND n.name = '%s' AND n.dropped_snapshot IS NULL"
+                      " AND v.name = '%s' AND v.end_snapshot IS NULL",
+                      catalog, ns, table);
+    if (id < 0)
+        fail_msg("no live table %s.%s.%s", catalog, ns, table);
+    return id;
+}
+
+int64_t change_rows(const char *catalog, int64_t snapshot, const char *kind, int64_t object_id)
+{
+    if (!kind)
+        return sqli("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
+                    " (catalog_id) WHERE c.name = '%s' AND s.snapshot_id = %lld",
+                    catalog, (long long)snapshot);
+    return sqli("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING (catalog_id)"
+                " WHERE c.name = '%s' AND s.snapshot_id = %lld AND s.kind = '%s' AND"
+                " s.object_id = %lld",
+                catalog, (long long)snapshot, kind, (long long)object_id);
+}
+
+char *dq(const char *s)
+{
+    char *out = strdup(s);
+    if (!out)
+        fail_msg("out of memory");
+    for (char *p = out; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return out;
 }
 
 /* ---- servers ---- */
@@ -266,9 +372,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-void http_call(struct http_result *r, const char *method, const char *url,
-               const char *content_type, const char *body, size_t body_len,
-               const char *const *headers)
+void http_call(struct http_result *r, const char *method, const char *url, const char *content_type,
+               const char *body, size_t body_len, const char *const *headers)
 {
     memset(r, 0, sizeof *r);
     CURL *c = curl_easy_init();
@@ -348,8 +453,8 @@ void api_delete(struct http_result *r, const struct test_server *s, const char *
     http_call(r, "DELETE", url, NULL, NULL, 0, NULL);
 }
 
-void api_send(struct http_result *r, const struct test_server *s, const char *method,
-              json_t *body, const char *fmt, ...)
+void api_send(struct http_result *r, const struct test_server *s, const char *method, json_t *body,
+              const char *fmt, ...)
 {
     char url[2048];
     va_list ap;
@@ -375,6 +480,40 @@ void api_send_text(struct http_result *r, const struct test_server *s, const cha
     http_call(r, method, url, "application/json", body, strlen(body), NULL);
 }
 
+json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
+{
+    char url[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vurl(url, sizeof url, s, fmt, ap);
+    va_end(ap);
+    struct http_result r;
+    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    json_t *out = json_incref(r.json);
+    http_result_free(&r);
+    if (!out)
+        fail_msg("GET %s: the body is not JSON", url);
+    return out;
+}
+
+void api_head(const struct test_server *s, const char *catalog, int64_t *head, int64_t *sv)
+{
+    json_t *c = api_get_json(s, "/v1/catalogs/%s", catalog);
+    *head = jint(c, "head_snapshot_id");
+    *sv = jint(c, "schema_version");
+    json_decref(c);
+}
+
+void expect_api_head(const struct test_server *s, const char *catalog, int64_t head, int64_t sv)
+{
+    int64_t h, v;
+    api_head(s, catalog, &h, &v);
+    if (h != head || v != sv)
+        fail_msg("catalog '%s': expected head %lld / schema_version %lld, got %lld / %lld", catalog,
+                 (long long)head, (long long)sv, (long long)h, (long long)v);
+}
+
 void expect_status_at(const struct http_result *r, long code, const char *file, int line)
 {
     if (r->status != code)
@@ -382,8 +521,8 @@ void expect_status_at(const struct http_result *r, long code, const char *file, 
                  r->body ? r->body : "");
 }
 
-void expect_error_at(const struct http_result *r, long code, const char *errcode,
-                     const char *file, int line)
+void expect_error_at(const struct http_result *r, long code, const char *errcode, const char *file,
+                     int line)
 {
     expect_status_at(r, code, file, line);
     if (!r->json || !json_is_object(r->json))

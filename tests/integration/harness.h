@@ -32,6 +32,30 @@ PGconn *test_db_connect(const struct test_db *db);
 /* Runs a query expected to return one integer. */
 int64_t test_db_scalar(PGconn *c, const char *sql);
 
+/* SQL checks against the test database. Each test program picks its
+ * connection once with test_sql_use(); the helpers below run on it and
+ * fail the test on any error. Statements are printf-formatted. */
+void test_sql_use(PGconn *c);
+void sql_exec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One integer (-1 for NULL). */
+int64_t sqli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One text value ("<null>" for NULL) compared with `expected`. */
+void expect_sql(const char *expected, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Catalog facts by name. */
+int64_t cat_id(const char *catalog);
+int64_t head_of(const char *catalog);
+/* The live table id of catalog.ns.table (fails when there is none). */
+int64_t table_id_of(const char *catalog, const char *ns, const char *table);
+
+/* Change rows of a catalog at a snapshot: all of them when kind is NULL,
+ * else those of that kind naming object_id. */
+int64_t change_rows(const char *catalog, int64_t snapshot, const char *kind, int64_t object_id);
+
+/* A malloc'd copy of s with every ' turned into ", so JSON bodies can be
+ * written readably in C strings. */
+char *dq(const char *s);
+void sleep_ms(int ms);
+
 /* ---- servers ---- */
 
 struct test_server {
@@ -67,9 +91,8 @@ struct http_result {
 
 /* Sends a request. `content_type` NULL sends none; `body` NULL sends no
  * body. `headers` is a NULL-terminated list of extra "Name: value" lines. */
-void http_call(struct http_result *r, const char *method, const char *url,
-               const char *content_type, const char *body, size_t body_len,
-               const char *const *headers);
+void http_call(struct http_result *r, const char *method, const char *url, const char *content_type,
+               const char *body, size_t body_len, const char *const *headers);
 void http_result_free(struct http_result *r);
 
 /* Conveniences over the server's base URL; path is printf-formatted. The
@@ -78,18 +101,27 @@ void api_get(struct http_result *r, const struct test_server *s, const char *fmt
     __attribute__((format(printf, 3, 4)));
 void api_delete(struct http_result *r, const struct test_server *s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void api_send(struct http_result *r, const struct test_server *s, const char *method,
-              json_t *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void api_send(struct http_result *r, const struct test_server *s, const char *method, json_t *body,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void api_send_text(struct http_result *r, const struct test_server *s, const char *method,
                    const char *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* GET expecting 200; returns the parsed body (caller json_decref's). */
+json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* head_snapshot_id and schema_version as GET /v1/catalogs/{c} reports them,
+ * and the assertion that they are exactly the given values. */
+void api_head(const struct test_server *s, const char *catalog, int64_t *head, int64_t *sv);
+void expect_api_head(const struct test_server *s, const char *catalog, int64_t head, int64_t sv);
 
 /* Assertions that print the response on failure. */
 #define expect_status(r, code) expect_status_at((r), (code), __FILE__, __LINE__)
 #define expect_error(r, code, errcode) expect_error_at((r), (code), (errcode), __FILE__, __LINE__)
 void expect_status_at(const struct http_result *r, long code, const char *file, int line);
 /* Status, envelope shape {error, detail} and the error code. */
-void expect_error_at(const struct http_result *r, long code, const char *errcode,
-                     const char *file, int line);
+void expect_error_at(const struct http_result *r, long code, const char *errcode, const char *file,
+                     int line);
 /* The detail string of an error envelope contains `needle`. */
 void expect_detail_contains(const struct http_result *r, const char *needle);
 

@@ -26,101 +26,6 @@ static PGconn *pg;
 
 /* ---- helpers ---- */
 
-static char *dq(const char *s)
-{
-    char *out = strdup(s);
-    if (!out)
-        fail_msg("out of memory");
-    for (char *p = out; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return out;
-}
-
-static void vformat(char *out, size_t size, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-static void vformat(char *out, size_t size, const char *fmt, va_list ap)
-{
-    int n = vsnprintf(out, size, fmt, ap);
-    if (n < 0 || (size_t)n >= size)
-        fail_msg("formatted text too long: %s", fmt);
-}
-
-static void sql_exec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sql_exec(const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("SQL failed: %s: %s", sql, msg);
-    }
-    PQclear(r);
-}
-
-static int64_t sqli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqli(const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
-
-static void expect_sql(const char *expected, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void expect_sql(const char *expected, const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("text query failed: %s: %s", sql, msg);
-    }
-    char got[8192];
-    snprintf(got, sizeof got, "%s", PQgetisnull(r, 0, 0) ? "<null>" : PQgetvalue(r, 0, 0));
-    PQclear(r);
-    if (strcmp(got, expected) != 0)
-        fail_msg("SQL %s\n  expected: %s\n  got:      %s", sql, expected, got);
-}
-
-static int64_t cat_id(const char *cat)
-{
-    return sqli("SELECT catalog_id FROM hog_catalog WHERE name = '%s'", cat);
-}
-
-static int64_t head_of(const char *cat)
-{
-    return sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = '%s'", cat);
-}
-
-static int64_t table_id_of(const char *cat, const char *ns, const char *t)
-{
-    int64_t id = sqli("SELECT max(v.table_id) FROM hog_table_version v"
-                      " JOIN hog_namespace n USING (catalog_id, namespace_id)"
-                      " JOIN hog_catalog c USING (catalog_id)"
-                      " WHERE c.name = '%s' AND n.name = '%s' AND n.dropped_snapshot IS NULL"
-                      " AND v.name = '%s' AND v.end_snapshot IS NULL",
-                      cat, ns, t);
-    if (id < 0)
-        fail_msg("no live table %s.%s.%s", cat, ns, t);
-    return id;
-}
-
 static int64_t tid(const char *t)
 {
     return table_id_of(CAT, NS, t);
@@ -171,7 +76,8 @@ static json_t *find_column(const json_t *table, const char *path, bool must)
         cur = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(cols, i, c) {
+        json_array_foreach(cols, i, c)
+        {
             if (strcmp(jstr(c, "name"), seg) == 0) {
                 cur = c;
                 break;
@@ -190,22 +96,6 @@ static json_t *find_column(const json_t *table, const char *path, bool must)
 static json_t *colpath(const json_t *table, const char *path)
 {
     return find_column(table, path, true);
-}
-
-static json_t *get_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *get_ok(const char *fmt, ...)
-{
-    char path[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(path, sizeof path, fmt, ap);
-    va_end(ap);
-    struct http_result r;
-    api_get(&r, &srv, "%s", path);
-    expect_status(&r, 200);
-    json_t *out = json_incref(r.json);
-    http_result_free(&r);
-    return out;
 }
 
 static json_t *create_in(const char *cat, const char *ns, const char *body)
@@ -230,8 +120,8 @@ static void create_quiet(const char *body)
     json_decref(create(body));
 }
 
-static void alter_send(struct http_result *r, const char *cat, const char *table,
-                       const char *query, const char *ops)
+static void alter_send(struct http_result *r, const char *cat, const char *table, const char *query,
+                       const char *ops)
 {
     char *b = dq(ops);
     api_send_text(r, &srv, "POST", b, "/v1/catalogs/%s/namespaces/" NS "/tables/%s/alter%s", cat,
@@ -244,8 +134,8 @@ static void expect_same_as_get(const char *cat, const json_t *resp)
 {
     json_t *copy = json_deep_copy(resp);
     json_object_del(copy, "snapshot_id");
-    json_t *g = get_ok("/v1/catalogs/%s/namespaces/%s/tables/%s", cat, jstr(resp, "namespace"),
-                       jstr(resp, "name"));
+    json_t *g = api_get_json(&srv, "/v1/catalogs/%s/namespaces/%s/tables/%s", cat,
+                             jstr(resp, "namespace"), jstr(resp, "name"));
     if (!json_equal(copy, g)) {
         char *a = json_dumps(copy, JSON_COMPACT), *b = json_dumps(g, JSON_COMPACT);
         fail_msg("alter response and GET at head differ:\n  alter %s\n  get   %s", a, b);
@@ -254,8 +144,7 @@ static void expect_same_as_get(const char *cat, const json_t *resp)
     json_decref(g);
 }
 
-static json_t *alter_ok_at(const char *cat, const char *table, const char *query,
-                           const char *ops)
+static json_t *alter_ok_at(const char *cat, const char *table, const char *query, const char *ops)
 {
     int64_t h0 = head_of(cat);
     struct http_result r;
@@ -281,8 +170,8 @@ static void alter_quiet(const char *table, const char *ops)
 }
 
 /* A refused alter: the status, code and detail, and no snapshot consumed. */
-static void alter_fails_at(const char *cat, const char *table, const char *query,
-                           const char *ops, long status, const char *code, const char *needle)
+static void alter_fails_at(const char *cat, const char *table, const char *query, const char *ops,
+                           long status, const char *code, const char *needle)
 {
     int64_t h0 = head_of(cat);
     struct http_result r;
@@ -334,6 +223,7 @@ static int setup(void **state)
     test_db_create(&db, "alter");
     test_server_start(&srv, &db, NULL);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     make_catalog(&srv, CAT);
     make_namespace(&srv, CAT, NS);
     return 0;
@@ -358,7 +248,8 @@ static void add_column_top_level_and_nested(void **state)
                  "{'name':'addr','type':'struct','children':[{'name':'street','type':'string'},"
                  "{'name':'zip','type':'string'}]}]}");
     assert_int_equal(next_field_id("adds"), 5);
-    json_t *t = alter_ok("adds", "{'ops':[{'op':'add_column','column':{'name':'c','type':'int'}}]}");
+    json_t *t =
+        alter_ok("adds", "{'ops':[{'op':'add_column','column':{'name':'c','type':'int'}}]}");
     int64_t s1 = jint(t, "snapshot_id");
     json_t *c = colpath(t, "c");
     assert_int_equal(jint(c, "field_id"), 5);
@@ -421,21 +312,25 @@ static void add_column_top_level_and_nested(void **state)
     /* Sibling names are unique case-insensitively; the column rules apply. */
     alter_fails("adds", "{'ops':[{'op':'add_column','column':{'name':'ID','type':'int'}}]}", 422,
                 "validation", "column 'ID' already exists");
-    alter_fails("adds", "{'ops':[{'op':'add_column','parent':'addr','column':{'name':'Zip',"
-                        "'type':'int'}}]}",
+    alter_fails("adds",
+                "{'ops':[{'op':'add_column','parent':'addr','column':{'name':'Zip',"
+                "'type':'int'}}]}",
                 422, "validation", "column 'Zip' of struct 'addr' already exists");
     alter_fails("adds", "{'ops':[{'op':'add_column','column':{'name':'_hog_x','type':'int'}}]}",
                 422, "validation", "reserved prefix '_hog'");
-    alter_fails("adds", "{'ops':[{'op':'add_column','parent':'addr','column':{'name':'_hogz',"
-                        "'type':'int'}}]}",
+    alter_fails("adds",
+                "{'ops':[{'op':'add_column','parent':'addr','column':{'name':'_hogz',"
+                "'type':'int'}}]}",
                 422, "validation", "'addr._hogz'");
     alter_fails("adds", "{'ops':[{'op':'add_column','column':{'name':'bad','type':'int128'}}]}",
                 422, "validation", "decimal(38)");
-    alter_fails("adds", "{'ops':[{'op':'add_column','column':{'name':'bad','type':'list',"
-                        "'children':[{'name':'elem','type':'int'}]}}]}",
+    alter_fails("adds",
+                "{'ops':[{'op':'add_column','column':{'name':'bad','type':'list',"
+                "'children':[{'name':'elem','type':'int'}]}}]}",
                 422, "validation", "'element'");
-    alter_fails("adds", "{'ops':[{'op':'add_column','column':{'name':'bad','type':'int',"
-                        "'extra':1}}]}",
+    alter_fails("adds",
+                "{'ops':[{'op':'add_column','column':{'name':'bad','type':'int',"
+                "'extra':1}}]}",
                 400, "bad_request", "unknown field");
     assert_int_equal(next_field_id("adds"), 11);
 }
@@ -465,8 +360,9 @@ static void add_column_with_metadata(void **state)
     json_decref(t);
     char *big = malloc(16500);
     assert_non_null(big);
-    int n = snprintf(big, 200, "{'ops':[{'op':'add_column_with_metadata','column':{'name':'x',"
-                               "'type':'int','comment':'");
+    int n = snprintf(big, 200,
+                     "{'ops':[{'op':'add_column_with_metadata','column':{'name':'x',"
+                     "'type':'int','comment':'");
     memset(big + n, 'x', 16385);
     strcpy(big + n + 16385, "'}}]}");
     alter_fails("addmeta", big, 422, "validation", "16384");
@@ -577,8 +473,9 @@ static void drop_column_ends_the_subtree(void **state)
                           (long long)cid, (long long)t_id),
                      8);
     /* The past still has the whole tree. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/dropsub?snapshot=%lld",
-                       (long long)s - 1);
+    json_t *g =
+        api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/dropsub?snapshot=%lld",
+                     (long long)s - 1);
     assert_int_equal(jint(colpath(g, "s.l.element.y"), "field_id"), 7);
     json_decref(g);
 
@@ -603,8 +500,9 @@ static void drop_column_ends_the_subtree(void **state)
     /* A drop of every column but one in one request leaves the last. */
     create_quiet("{'name':'droplast','columns':[{'name':'a','type':'int'},"
                  "{'name':'b','type':'int'}]}");
-    alter_fails("droplast", "{'ops':[{'op':'drop_column','name':'a'},{'op':'drop_column','name':"
-                            "'b'}]}",
+    alter_fails("droplast",
+                "{'ops':[{'op':'drop_column','name':'a'},{'op':'drop_column','name':"
+                "'b'}]}",
                 422, "validation", "ops[1]");
 }
 
@@ -633,8 +531,9 @@ static void drop_column_refuses_spec_sources(void **state)
     alter_fails("srcs", "{'ops':[{'op':'drop_column','name':'t'}]}", 422, "validation",
                 "field_id 8 inside it is a source of the live sort order");
     /* A spec set earlier in the same request counts. */
-    alter_fails("srcs", "{'ops':[{'op':'set_sort_order','sort_fields':[{'source_field_id':5}]},"
-                        "{'op':'drop_column','name':'s.j'}]}",
+    alter_fails("srcs",
+                "{'ops':[{'op':'set_sort_order','sort_fields':[{'source_field_id':5}]},"
+                "{'op':'drop_column','name':'s.j'}]}",
                 422, "validation", "sort order");
     /* Siblings of sources can go; the specs are untouched by a drop. */
     json_t *t = alter_ok("srcs", "{'ops':[{'op':'drop_column','name':'s.j'},"
@@ -717,8 +616,8 @@ static void rename_column_keeps_the_field_id(void **state)
     json_decref(t);
 
     /* The old names at the old snapshots. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/ren?snapshot=%lld",
-                       (long long)s1 - 1);
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/ren?snapshot=%lld", (long long)s1 - 1);
     assert_int_equal(jint(colpath(g, "v"), "field_id"), 5);
     assert_int_equal(jint(colpath(g, "addr.zip"), "field_id"), 3);
     json_decref(g);
@@ -733,12 +632,11 @@ static void rename_column_keeps_the_field_id(void **state)
                 "validation", "'address._hogc'");
     alter_fails("ren", "{'ops':[{'op':'rename_column','from':'ident','to':'a.b'}]}", 422,
                 "validation", "invalid column name 'a.b'");
-    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'ident','to':''}]}", 422,
-                "validation", "invalid column name");
-    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'nope','to':'x'}]}", 422,
-                "validation", "column 'nope' does not exist");
-    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'ident'}]}", 400, "bad_request",
-                "to");
+    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'ident','to':''}]}", 422, "validation",
+                "invalid column name");
+    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'nope','to':'x'}]}", 422, "validation",
+                "column 'nope' does not exist");
+    alter_fails("ren", "{'ops':[{'op':'rename_column','from':'ident'}]}", 400, "bad_request", "to");
 }
 
 /* ---- promote_column ---- */
@@ -749,8 +647,8 @@ static void promote_column_matrix(void **state)
     static const struct {
         const char *from, *to;
     } allowed[] = {
-        {"int8", "int16"},  {"int8", "int"},     {"int8", "long"},   {"int16", "int"},
-        {"int16", "long"},  {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
+        {"int8", "int16"},    {"int8", "int"},     {"int8", "long"},    {"int16", "int"},
+        {"int16", "long"},    {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
         {"uint16", "uint32"}, {"float", "double"},
     };
     size_t n = sizeof allowed / sizeof allowed[0];
@@ -760,13 +658,13 @@ static void promote_column_matrix(void **state)
         char name[16];
         snprintf(name, sizeof name, "p%zu", i);
         json_array_append_new(cols, jpack("{s:s,s:s}", "name", name, "type", allowed[i].from));
-        json_array_append_new(ops, jpack("{s:s,s:s,s:s}", "op", "promote_column", "name", name,
-                                         "to", allowed[i].to));
+        json_array_append_new(
+            ops, jpack("{s:s,s:s,s:s}", "op", "promote_column", "name", name, "to", allowed[i].to));
     }
     json_array_append_new(cols, jpack("{s:s,s:s,s:[{s:s,s:s}]}", "name", "s", "type", "struct",
                                       "children", "name", "n", "type", "int"));
-    json_array_append_new(ops, jpack("{s:s,s:s,s:s}", "op", "promote_column", "name", "s.n", "to",
-                                     "LONG"));
+    json_array_append_new(
+        ops, jpack("{s:s,s:s,s:s}", "op", "promote_column", "name", "s.n", "to", "LONG"));
     struct http_result r;
     api_send(&r, &srv, "POST", jpack("{s:s,s:o}", "name", "promo", "columns", cols),
              "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
@@ -810,18 +708,19 @@ static void promote_column_matrix(void **state)
     json_decref(t);
     assert_int_equal(column_rows("chain", 1), 2);
 
-    create_quiet("{'name':'promobad','columns':[{'name':'l','type':'long'},{'name':'i','type':'int'},"
-                 "{'name':'f','type':'float'},{'name':'d','type':'double'},"
-                 "{'name':'u8','type':'uint8'},{'name':'u16','type':'uint16'},"
-                 "{'name':'u32','type':'uint32'},{'name':'u64','type':'uint64'},"
-                 "{'name':'i8','type':'int8'},{'name':'dec','type':'decimal','type_params':"
-                 "{'precision':10,'scale':2}},{'name':'dt','type':'date'},"
-                 "{'name':'ts','type':'timestamp'},{'name':'tms','type':'timestamp_ms'},"
-                 "{'name':'s','type':'string'},{'name':'j','type':'json'},"
-                 "{'name':'st','type':'struct','children':[{'name':'x','type':'int'}]},"
-                 "{'name':'li','type':'list','children':[{'name':'element','type':'int'}]},"
-                 "{'name':'m','type':'map','children':[{'name':'key','type':'int',"
-                 "'nullable':false},{'name':'value','type':'int'}]}]}");
+    create_quiet(
+        "{'name':'promobad','columns':[{'name':'l','type':'long'},{'name':'i','type':'int'},"
+        "{'name':'f','type':'float'},{'name':'d','type':'double'},"
+        "{'name':'u8','type':'uint8'},{'name':'u16','type':'uint16'},"
+        "{'name':'u32','type':'uint32'},{'name':'u64','type':'uint64'},"
+        "{'name':'i8','type':'int8'},{'name':'dec','type':'decimal','type_params':"
+        "{'precision':10,'scale':2}},{'name':'dt','type':'date'},"
+        "{'name':'ts','type':'timestamp'},{'name':'tms','type':'timestamp_ms'},"
+        "{'name':'s','type':'string'},{'name':'j','type':'json'},"
+        "{'name':'st','type':'struct','children':[{'name':'x','type':'int'}]},"
+        "{'name':'li','type':'list','children':[{'name':'element','type':'int'}]},"
+        "{'name':'m','type':'map','children':[{'name':'key','type':'int',"
+        "'nullable':false},{'name':'value','type':'int'}]}]}");
     static const struct {
         const char *name, *to, *needle;
     } refused[] = {
@@ -898,8 +797,8 @@ static void rename_table(void **state)
     create_quiet("{'name':'rt_b','columns':[{'name':'x','type':'int'}]}");
     int64_t cid = cat_id(CAT), t_id = tid("rt_a");
 
-    alter_fails("rt_a", "{'ops':[{'op':'rename_table','new_name':'rt_b'}]}", 409,
-                "already_exists", "table 'rt_b' already exists");
+    alter_fails("rt_a", "{'ops':[{'op':'rename_table','new_name':'rt_b'}]}", 409, "already_exists",
+                "table 'rt_b' already exists");
     alter_fails("rt_a", "{'ops':[{'op':'rename_table','new_name':'9bad'}]}", 422, "validation",
                 "invalid table name '9bad'");
     alter_fails("rt_a", "{'ops':[{'op':'rename_table','new_name':'a.b'}]}", 422, "validation",
@@ -937,8 +836,8 @@ static void rename_table(void **state)
     alter_fails("rt_a", "{'ops':[{'op':'set_table_comment','comment':'x'}]}", 404, "not_found",
                 "rt_a");
     /* Time travel shows the old name. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/rt_a?snapshot=%lld",
-                       (long long)s - 1);
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/rt_a?snapshot=%lld", (long long)s - 1);
     assert_string_equal(jstr(g, "name"), "rt_a");
     assert_string_equal(jstr(g, "table_uuid"), uuid);
     json_decref(g);
@@ -948,11 +847,12 @@ static void rename_table(void **state)
     http_result_free(&r);
     /* The old name is free for a new table. */
     create_quiet("{'name':'rt_a','columns':[{'name':'y','type':'int'}]}");
-    json_t *l = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables?snapshot=%lld",
-                       (long long)s - 1);
+    json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables?snapshot=%lld",
+                             (long long)s - 1);
     size_t i, found = 0;
     json_t *e;
-    json_array_foreach(l, i, e) {
+    json_array_foreach(l, i, e)
+    {
         if (strcmp(jstr(e, "table_uuid"), uuid) == 0) {
             assert_string_equal(jstr(e, "name"), "rt_a");
             found++;
@@ -1069,11 +969,12 @@ static void partition_spec_transforms(void **state)
                (long long)s1, (long long)s2, (long long)s4, (long long)s2, (long long)s3,
                (long long)cid, (long long)t_id);
     /* The past spec is still readable. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/parts?snapshot=%lld",
-                       (long long)s2);
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/parts?snapshot=%lld", (long long)s2);
     assert_int_equal(jint(jget(g, "partition_spec"), "spec_id"), 2);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/parts?snapshot=%lld", (long long)s3);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/parts?snapshot=%lld",
+                     (long long)s3);
     expect_absent(g, "partition_spec");
     json_decref(g);
 
@@ -1086,14 +987,11 @@ static void partition_spec_transforms(void **state)
         {"{'source_field_id':5,'transform':'bucket','transform_param':4}", "bucket", "'float'"},
         {"{'source_field_id':17,'transform':'bucket','transform_param':4}", "bucket", "'uint32'"},
         {"{'source_field_id':6,'transform':'bucket','transform_param':4}", "bucket", "'uint64'"},
-        {"{'source_field_id':19,'transform':'bucket','transform_param':4}", "bucket",
-         "'boolean'"},
+        {"{'source_field_id':19,'transform':'bucket','transform_param':4}", "bucket", "'boolean'"},
         {"{'source_field_id':18,'transform':'bucket','transform_param':4}", "bucket",
          "'timestamp_ns'"},
-        {"{'source_field_id':5,'transform':'truncate','transform_param':4}", "truncate",
-         "'float'"},
-        {"{'source_field_id':3,'transform':'truncate','transform_param':4}", "truncate",
-         "'date'"},
+        {"{'source_field_id':5,'transform':'truncate','transform_param':4}", "truncate", "'float'"},
+        {"{'source_field_id':3,'transform':'truncate','transform_param':4}", "truncate", "'date'"},
         {"{'source_field_id':4,'transform':'year'}", "year", "'string'"},
         {"{'source_field_id':1,'transform':'month'}", "month", "'long'"},
         {"{'source_field_id':1,'transform':'day'}", "day", "'long'"},
@@ -1127,8 +1025,7 @@ static void partition_spec_transforms(void **state)
         {"{'source_field_id':0,'transform':'identity'}", "is not a live column", NULL},
         {"{'source_field_id':1,'transform':'bucket[16]'}", "unknown partition transform",
          "'bucket[16]'"},
-        {"{'source_field_id':4,'transform':'truncate[10]'}", "unknown partition transform",
-         NULL},
+        {"{'source_field_id':4,'transform':'truncate[10]'}", "unknown partition transform", NULL},
         {"{'source_field_id':1,'transform':'void'}", "unknown partition transform 'void'", NULL},
         {"{'source_field_id':1,'transform':'identity'},{'source_field_id':1,'transform':"
          "'identity'}",
@@ -1144,11 +1041,13 @@ static void partition_spec_transforms(void **state)
     }
     alter_fails("parts", "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':1}]}]}",
                 400, "bad_request", "transform");
-    alter_fails("parts", "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':1,"
-                         "'transform':'identity','name':'p'}]}]}",
+    alter_fails("parts",
+                "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':1,"
+                "'transform':'identity','name':'p'}]}]}",
                 400, "bad_request", "unknown field");
-    alter_fails("parts", "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':'1',"
-                         "'transform':'identity'}]}]}",
+    alter_fails("parts",
+                "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':'1',"
+                "'transform':'identity'}]}]}",
                 400, "bad_request", NULL);
     alter_fails("parts", "{'ops':[{'op':'set_partition_spec'}]}", 400, "bad_request", "fields");
     assert_int_equal(sqli("SELECT max(spec_id) FROM hog_partition_spec WHERE catalog_id = %lld AND"
@@ -1237,8 +1136,8 @@ static void sort_order(void **state)
     }
     alter_fails("sorts", "{'ops':[{'op':'set_sort_order','sort_fields':[{'direction':'asc'}]}]}",
                 400, "bad_request", "source_field_id");
-    alter_fails("sorts", "{'ops':[{'op':'set_sort_order','sort_fields':null}]}", 400,
-                "bad_request", NULL);
+    alter_fails("sorts", "{'ops':[{'op':'set_sort_order','sort_fields':null}]}", 400, "bad_request",
+                NULL);
 }
 
 /* ---- comments and properties ---- */
@@ -1259,10 +1158,11 @@ static void comments(void **state)
                " ORDER BY begin_snapshot) FROM hog_table_version WHERE catalog_id = %lld AND"
                " table_id = %lld",
                (long long)s1, (long long)cid, (long long)t_id);
-    json_t *l = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables");
+    json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
     size_t i;
     json_t *e;
-    json_array_foreach(l, i, e) {
+    json_array_foreach(l, i, e)
+    {
         if (strcmp(jstr(e, "name"), "cm") == 0)
             assert_string_equal(jstr(e, "comment"), "hello");
     }
@@ -1284,8 +1184,8 @@ static void comments(void **state)
     expect_absent(t, "comment");
     json_decref(t);
     /* The comment at an older snapshot. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/cm?snapshot=%lld",
-                       (long long)s1);
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/cm?snapshot=%lld",
+                             (long long)s1);
     assert_string_equal(jstr(g, "comment"), "hello");
     json_decref(g);
 
@@ -1306,8 +1206,7 @@ static void comments(void **state)
     strcpy(big + n + 16385, "'}]}");
     alter_fails("cm", big, 422, "validation", "16384");
     free(big);
-    alter_fails("cm", "{'ops':[{'op':'set_table_comment','comment':5}]}", 400, "bad_request",
-                NULL);
+    alter_fails("cm", "{'ops':[{'op':'set_table_comment','comment':5}]}", 400, "bad_request", NULL);
     /* The limit counts characters, not bytes: 16384 two-byte characters. */
     for (int count = 16384; count <= 16385; count++) {
         char *u = malloc((size_t)count * 2 + 1);
@@ -1392,25 +1291,24 @@ static void properties(void **state)
                           (long long)cid, (long long)t_id),
                      1);
     /* Properties are versioned: the first map at its snapshot. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/props?snapshot=%lld",
-                       (long long)s1);
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/props?snapshot=%lld", (long long)s1);
     assert_int_equal(json_object_size(jget(g, "properties")), 3);
     assert_string_equal(jstr(jget(g, "properties"), "hoglake"), "not a prefix");
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/props?snapshot=%lld",
-               (long long)s1 - 1);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/props?snapshot=%lld",
+                     (long long)s1 - 1);
     assert_int_equal(json_object_size(jget(g, "properties")), 0);
     json_decref(g);
 
     static const char *const bad_keys[] = {
         "comment", "location", "format", "partitioning", "sorted_by", "hoglake.x",
-        "trino.y", "Upper", "1abc", "_x", "a b", "",
+        "trino.y", "Upper",    "1abc",   "_x",           "a b",       "",
     };
     for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
         char ops_text[256], needle[64];
         snprintf(ops_text, sizeof ops_text,
-                 "{'ops':[{'op':'set_properties','properties':{'ok':'1','%s':'v'}}]}",
-                 bad_keys[i]);
+                 "{'ops':[{'op':'set_properties','properties':{'ok':'1','%s':'v'}}]}", bad_keys[i]);
         snprintf(needle, sizeof needle, "key '%s'", bad_keys[i]);
         alter_fails("props", ops_text, 422, "validation", needle);
     }
@@ -1454,10 +1352,10 @@ static void properties(void **state)
         assert_non_null(v);
         memset(v, 'v', (size_t)len);
         v[len] = '\0';
-        api_send(&r, &srv, "POST",
-                 jpack("{s:[{s:s,s:{s:s}}]}", "ops", "op", "set_properties", "properties", "big",
-                       v),
-                 "/v1/catalogs/" CAT "/namespaces/" NS "/tables/props/alter");
+        api_send(
+            &r, &srv, "POST",
+            jpack("{s:[{s:s,s:{s:s}}]}", "ops", "op", "set_properties", "properties", "big", v),
+            "/v1/catalogs/" CAT "/namespaces/" NS "/tables/props/alter");
         free(v);
         if (len == 4096) {
             expect_status(&r, 200);
@@ -1472,13 +1370,14 @@ static void properties(void **state)
                           "'parquet'}}]}");
     assert_string_equal(jstr(jget(t, "properties"), "write.format.default"), "parquet");
     json_decref(t);
-    alter_fails("props", "{'ops':[{'op':'set_properties','properties':{'write.format.default':"
-                         "'orc'}}]}",
+    alter_fails("props",
+                "{'ops':[{'op':'set_properties','properties':{'write.format.default':"
+                "'orc'}}]}",
                 422, "validation", "write.format.default");
     alter_fails("props", "{'ops':[{'op':'set_properties','properties':{'a':1}}]}", 400,
                 "bad_request", NULL);
-    alter_fails("props", "{'ops':[{'op':'set_properties','properties':null}]}", 400,
-                "bad_request", NULL);
+    alter_fails("props", "{'ops':[{'op':'set_properties','properties':null}]}", 400, "bad_request",
+                NULL);
     alter_fails("props", "{'ops':[{'op':'set_properties'}]}", 400, "bad_request", "properties");
 }
 
@@ -1497,14 +1396,14 @@ static void path_errors(void **state)
     static const struct {
         const char *ops, *needle;
     } cases[] = {
-        {"{'op':'drop_column','name':'l.element'}",
-         "cannot address 'l.element': 'l' is a 'list'"},
+        {"{'op':'drop_column','name':'l.element'}", "cannot address 'l.element': 'l' is a 'list'"},
         {"{'op':'drop_column','name':'l.element.x'}", "'l' is a 'list'"},
         {"{'op':'rename_column','from':'l.element.x','to':'z'}", "'l' is a 'list'"},
         {"{'op':'rename_column','from':'m.value','to':'v'}", "'m' is a 'map'"},
         {"{'op':'promote_column','name':'m.value','to':'long'}", "'m' is a 'map'"},
         {"{'op':'set_column_comment','name':'m.key','comment':'k'}", "'m' is a 'map'"},
-        {"{'op':'drop_column','name':'id.x'}", "cannot address 'id.x': 'id' is 'int', not a struct"},
+        {"{'op':'drop_column','name':'id.x'}",
+         "cannot address 'id.x': 'id' is 'int', not a struct"},
         {"{'op':'drop_column','name':'s.a.q'}", "'s.a' is 'int', not a struct"},
         {"{'op':'drop_column','name':'nope'}", "column 'nope' does not exist"},
         {"{'op':'drop_column','name':'s.nope'}", "struct 's' has no field 'nope'"},
@@ -1605,24 +1504,25 @@ static void ops_apply_in_order_as_one_snapshot(void **state)
     create_quiet("{'name':'seq','columns':[{'name':'a','type':'int'}]}");
     int64_t cid = cat_id(CAT), t_id = tid("seq");
     int64_t h0 = head_of(CAT);
-    int64_t sv0 = sqli("SELECT schema_version FROM hog_catalog WHERE catalog_id = %lld",
-                       (long long)cid);
+    int64_t sv0 =
+        sqli("SELECT schema_version FROM hog_catalog WHERE catalog_id = %lld", (long long)cid);
     json_t *t = alter_ok(
-        "seq", "{'ops':[{'op':'add_column','column':{'name':'tmp','type':'int'}},"
-               "{'op':'rename_column','from':'tmp','to':'final'},"
-               "{'op':'promote_column','name':'final','to':'long'},"
-               "{'op':'set_column_comment','name':'final','comment':'c'},"
-               "{'op':'add_column','column':{'name':'s','type':'struct','children':["
-               "{'name':'x','type':'int'}]}},"
-               "{'op':'add_column','parent':'s','column':{'name':'y','type':'int'}},"
-               "{'op':'rename_column','from':'s.x','to':'x2'},"
-               "{'op':'add_column','column':{'name':'p','type':'int'}},"
-               "{'op':'set_table_comment','comment':'seq table'},"
-               "{'op':'set_properties','properties':{'k':'v'}},"
-               "{'op':'set_partition_spec','fields':[{'source_field_id':1,'transform':'identity'}]},"
-               "{'op':'set_sort_order','sort_fields':[{'source_field_id':2}]},"
-               "{'op':'set_partition_spec','fields':[{'source_field_id':1,'transform':'bucket',"
-               "'transform_param':4}]}]}");
+        "seq",
+        "{'ops':[{'op':'add_column','column':{'name':'tmp','type':'int'}},"
+        "{'op':'rename_column','from':'tmp','to':'final'},"
+        "{'op':'promote_column','name':'final','to':'long'},"
+        "{'op':'set_column_comment','name':'final','comment':'c'},"
+        "{'op':'add_column','column':{'name':'s','type':'struct','children':["
+        "{'name':'x','type':'int'}]}},"
+        "{'op':'add_column','parent':'s','column':{'name':'y','type':'int'}},"
+        "{'op':'rename_column','from':'s.x','to':'x2'},"
+        "{'op':'add_column','column':{'name':'p','type':'int'}},"
+        "{'op':'set_table_comment','comment':'seq table'},"
+        "{'op':'set_properties','properties':{'k':'v'}},"
+        "{'op':'set_partition_spec','fields':[{'source_field_id':1,'transform':'identity'}]},"
+        "{'op':'set_sort_order','sort_fields':[{'source_field_id':2}]},"
+        "{'op':'set_partition_spec','fields':[{'source_field_id':1,'transform':'bucket',"
+        "'transform_param':4}]}]}");
     int64_t s = jint(t, "snapshot_id");
     assert_int_equal(s, h0 + 1);
     json_t *fin = colpath(t, "final");
@@ -1638,16 +1538,15 @@ static void ops_apply_in_order_as_one_snapshot(void **state)
     assert_int_equal(jint(colpath(t, "p"), "field_id"), 6);
     assert_string_equal(jstr(t, "comment"), "seq table");
     assert_int_equal(jint(jget(t, "partition_spec"), "spec_id"), 1);
-    assert_string_equal(jstr(json_array_get(jget(jget(t, "partition_spec"), "fields"), 0),
-                             "transform"),
-                        "bucket");
+    assert_string_equal(
+        jstr(json_array_get(jget(jget(t, "partition_spec"), "fields"), 0), "transform"), "bucket");
     assert_int_equal(jint(jget(t, "sort_spec"), "sort_id"), 1);
     json_decref(t);
 
     /* One snapshot, one change, schema_version + 1. */
-    assert_int_equal(sqli("SELECT schema_version FROM hog_catalog WHERE catalog_id = %lld",
-                          (long long)cid),
-                     sv0 + 1);
+    assert_int_equal(
+        sqli("SELECT schema_version FROM hog_catalog WHERE catalog_id = %lld", (long long)cid),
+        sv0 + 1);
     expect_sql("table_altered",
                "SELECT string_agg(kind || CASE WHEN object_id = %lld THEN '' ELSE '?' END, ',')"
                " FROM hog_snapshot_change WHERE catalog_id = %lld AND snapshot_id = %lld",
@@ -1673,18 +1572,20 @@ static void ops_apply_in_order_as_one_snapshot(void **state)
     assert_int_equal(next_field_id("seq"), 7);
 
     /* A failing later op refuses the whole request. */
-    alter_fails("seq", "{'ops':[{'op':'add_column','column':{'name':'good','type':'int'}},"
-                       "{'op':'rename_table','new_name':'seq2'},"
-                       "{'op':'set_table_comment','comment':'zzz'},"
-                       "{'op':'set_partition_spec','fields':[]},"
-                       "{'op':'drop_column','name':'nope'}]}",
+    alter_fails("seq",
+                "{'ops':[{'op':'add_column','column':{'name':'good','type':'int'}},"
+                "{'op':'rename_table','new_name':'seq2'},"
+                "{'op':'set_table_comment','comment':'zzz'},"
+                "{'op':'set_partition_spec','fields':[]},"
+                "{'op':'drop_column','name':'nope'}]}",
                 422, "validation", "ops[4]");
-    alter_fails("seq", "{'ops':[{'op':'drop_column','name':'p'},"
-                       "{'op':'rename_column','from':'p','to':'q'}]}",
+    alter_fails("seq",
+                "{'ops':[{'op':'drop_column','name':'p'},"
+                "{'op':'rename_column','from':'p','to':'q'}]}",
                 422, "validation", "ops[1]: column 'p' does not exist");
     alter_fails("seq", "{'ops':[{'op':'drop_column','name':'p'},{'op':'bogus'}]}", 400,
                 "bad_request", "ops[1]");
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/seq");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/seq");
     assert_null(find_column(g, "good", false));
     assert_non_null(find_column(g, "p", false));
     assert_string_equal(jstr(g, "comment"), "seq table");
@@ -1744,8 +1645,8 @@ static void expected_table_uuid_guard(void **state)
     alter_fails_at(CAT, "inc", "?expected_table_uuid=nope",
                    "{'ops':[{'op':'drop_column','name':'b'}]}", 400, "bad_request",
                    "expected_table_uuid");
-    alter_fails_at(CAT, "inc", "?expected_table_uuid=",
-                   "{'ops':[{'op':'drop_column','name':'b'}]}", 400, "bad_request", NULL);
+    alter_fails_at(CAT, "inc", "?expected_table_uuid=", "{'ops':[{'op':'drop_column','name':'b'}]}",
+                   400, "bad_request", NULL);
     assert_int_equal(sqli("SELECT count(*) FROM hog_column WHERE catalog_id = %lld AND table_id ="
                           " %lld AND end_snapshot IS NULL",
                           (long long)cat_id(CAT), (long long)tid("inc")),
@@ -1765,7 +1666,8 @@ static void read_snapshot_guard(void **state)
     char q[64];
     snprintf(q, sizeof q, "?read_snapshot=%lld", (long long)r0);
     struct http_result r;
-    alter_send(&r, CAT, "g1", q, "{'ops':[{'op':'add_column','column':{'name':'c','type':'int'}}]}");
+    alter_send(&r, CAT, "g1", q,
+               "{'ops':[{'op':'add_column','column':{'name':'c','type':'int'}}]}");
     expect_error(&r, 409, "ddl_since_read_snapshot");
     json_t *tables = jget(r.json, "tables");
     assert_int_equal(json_array_size(tables), 1);
@@ -1819,8 +1721,8 @@ static void read_snapshot_guard(void **state)
     struct http_result g;
     api_get(&g, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/g1");
     expect_status(&g, 200);
-    snprintf(q2, sizeof q2, "?expected_table_uuid=%s&read_snapshot=%lld", jstr(g.json, "table_uuid"),
-             (long long)jint(g.json, "read_snapshot_id"));
+    snprintf(q2, sizeof q2, "?expected_table_uuid=%s&read_snapshot=%lld",
+             jstr(g.json, "table_uuid"), (long long)jint(g.json, "read_snapshot_id"));
     http_result_free(&g);
     json_decref(alter_ok_at(CAT, "g1", q2, "{'ops':[{'op':'set_table_comment','comment':'z'}]}"));
 
@@ -1836,17 +1738,19 @@ static void read_snapshot_below_the_floor(void **state)
 {
     (void)state;
     make_catalog(&srv, "afloor");
-    make_namespace(&srv, "afloor", NS);                                             /* 1 */
-    json_decref(create_in("afloor", NS, "{'name':'ft','columns':[{'name':'a','type':'int'}]}")); /* 2 */
-    json_decref(alter_ok_at("afloor", "ft", NULL, "{'ops':[{'op':'add_column','column':"
-                                                  "{'name':'b','type':'int'}}]}")); /* 3 */
-    json_decref(alter_ok_at("afloor", "ft", NULL, "{'ops':[{'op':'add_column','column':"
-                                                  "{'name':'c','type':'int'}}]}")); /* 4 */
+    make_namespace(&srv, "afloor", NS); /* 1 */
+    json_decref(
+        create_in("afloor", NS, "{'name':'ft','columns':[{'name':'a','type':'int'}]}")); /* 2 */
+    json_decref(alter_ok_at("afloor", "ft", NULL,
+                            "{'ops':[{'op':'add_column','column':"
+                            "{'name':'b','type':'int'}}]}")); /* 3 */
+    json_decref(alter_ok_at("afloor", "ft", NULL,
+                            "{'ops':[{'op':'add_column','column':"
+                            "{'name':'c','type':'int'}}]}")); /* 4 */
     assert_int_equal(head_of("afloor"), 4);
     sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 3 WHERE name = 'afloor'");
     alter_fails_at("afloor", "ft", "?read_snapshot=2",
-                   "{'ops':[{'op':'set_table_comment','comment':'x'}]}", 410, "expired",
-                   "floor");
+                   "{'ops':[{'op':'set_table_comment','comment':'x'}]}", 410, "expired", "floor");
     alter_fails_at("afloor", "ft", "?read_snapshot=0",
                    "{'ops':[{'op':'set_table_comment','comment':'x'}]}", 410, "expired", NULL);
     alter_fails_at("afloor", "ft", "?read_snapshot=3",
@@ -1869,11 +1773,13 @@ static void idless_files_guard(void **state)
     int64_t f = insert_file("idl", "provided", true);
     alter_fails("idl", "{'ops':[{'op':'add_column','column':{'name':'n','type':'int'}}]}", 409,
                 "idless_files_present", "cannot add column 'n': 1 id-less");
-    alter_fails("idl", "{'ops':[{'op':'add_column_with_metadata','column':{'name':'n',"
-                       "'type':'int','comment':'c'}}]}",
+    alter_fails("idl",
+                "{'ops':[{'op':'add_column_with_metadata','column':{'name':'n',"
+                "'type':'int','comment':'c'}}]}",
                 409, "idless_files_present", NULL);
-    alter_fails("idl", "{'ops':[{'op':'add_column','parent':'s','column':{'name':'n',"
-                       "'type':'int'}}]}",
+    alter_fails("idl",
+                "{'ops':[{'op':'add_column','parent':'s','column':{'name':'n',"
+                "'type':'int'}}]}",
                 409, "idless_files_present", NULL);
     alter_fails("idl", "{'ops':[{'op':'rename_column','from':'a','to':'a2'}]}", 409,
                 "idless_files_present", "cannot rename column 'a' to 'a2'");
@@ -1883,8 +1789,9 @@ static void idless_files_guard(void **state)
     alter_quiet("idl", "{'ops':[{'op':'rename_column','from':'a','to':'a'}]}");
     assert_int_equal(column_rows("idl", 1), 1);
     /* A guarded op anywhere in the request refuses all of it. */
-    alter_fails("idl", "{'ops':[{'op':'drop_column','name':'d'},"
-                       "{'op':'rename_column','from':'a','to':'a2'}]}",
+    alter_fails("idl",
+                "{'ops':[{'op':'drop_column','name':'d'},"
+                "{'op':'rename_column','from':'a','to':'a2'}]}",
                 409, "idless_files_present", NULL);
     /* Drops and other ops do not bind columns by name. */
     json_t *t = alter_ok("idl", "{'ops':[{'op':'drop_column','name':'d'}]}");
@@ -1939,14 +1846,17 @@ static void required_columns_over_live_files(void **state)
                           (long long)cat_id(CAT), (long long)tid("req")),
                      2);
     int64_t f = insert_file("req", "provided", false);
-    alter_fails("req", "{'ops':[{'op':'add_column','column':{'name':'r2','type':'int',"
-                       "'nullable':false}}]}",
+    alter_fails("req",
+                "{'ops':[{'op':'add_column','column':{'name':'r2','type':'int',"
+                "'nullable':false}}]}",
                 422, "validation", "cannot add required column 'r2'");
-    alter_fails("req", "{'ops':[{'op':'add_column','parent':'s','column':{'name':'r3',"
-                       "'type':'string','nullable':false}}]}",
+    alter_fails("req",
+                "{'ops':[{'op':'add_column','parent':'s','column':{'name':'r3',"
+                "'type':'string','nullable':false}}]}",
                 422, "validation", "'s.r3'");
-    alter_fails("req", "{'ops':[{'op':'add_column_with_metadata','column':{'name':'r4',"
-                       "'type':'struct','nullable':false,'children':[{'name':'q','type':'int'}]}}]}",
+    alter_fails("req",
+                "{'ops':[{'op':'add_column_with_metadata','column':{'name':'r4',"
+                "'type':'struct','nullable':false,'children':[{'name':'q','type':'int'}]}}]}",
                 422, "validation", "required");
     t = alter_ok("req", "{'ops':[{'op':'add_column','column':{'name':'opt','type':'int'}},"
                         "{'op':'add_column','column':{'name':'opt2','type':'int',"
@@ -1982,13 +1892,15 @@ static void caps_count_existing_columns(void **state)
                                       "{'name':'y','type':'int'}]}}]}");
     assert_non_null(find_column(t, "s1.s2.s3.s4.s5.s6.x.y", false));
     json_decref(t);
-    alter_fails("deepalter", "{'ops':[{'op':'add_column','parent':'s1.s2.s3.s4.s5.s6.x',"
-                             "'column':{'name':'z','type':'struct','children':["
-                             "{'name':'w','type':'int'}]}}]}",
+    alter_fails("deepalter",
+                "{'ops':[{'op':'add_column','parent':'s1.s2.s3.s4.s5.s6.x',"
+                "'column':{'name':'z','type':'struct','children':["
+                "{'name':'w','type':'int'}]}}]}",
                 422, "validation", "nesting depth 9 exceeds the maximum 8");
-    alter_fails("deepalter", "{'ops':[{'op':'add_column','parent':'s1.s2.s3.s4.s5.s6.x',"
-                             "'column':{'name':'z','type':'list','children':["
-                             "{'name':'element','type':'int'}]}}]}",
+    alter_fails("deepalter",
+                "{'ops':[{'op':'add_column','parent':'s1.s2.s3.s4.s5.s6.x',"
+                "'column':{'name':'z','type':'list','children':["
+                "{'name':'element','type':'int'}]}}]}",
                 422, "validation", "nesting depth 9");
     alter_quiet("deepalter", "{'ops':[{'op':'add_column','parent':'s1.s2.s3.s4.s5.s6.x',"
                              "'column':{'name':'z','type':'int'}}]}");
@@ -2006,13 +1918,15 @@ static void caps_count_existing_columns(void **state)
              "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
     expect_status(&r, 201);
     http_result_free(&r);
-    alter_fails("widealter", "{'ops':[{'op':'add_column','column':{'name':'x','type':'struct',"
-                             "'children':[{'name':'a','type':'int'},{'name':'b','type':'int'}]}}]}",
+    alter_fails("widealter",
+                "{'ops':[{'op':'add_column','column':{'name':'x','type':'struct',"
+                "'children':[{'name':'a','type':'int'},{'name':'b','type':'int'}]}}]}",
                 422, "validation", "too many columns: 10001");
     /* Two ops that together pass the cap. */
-    alter_fails("widealter", "{'ops':[{'op':'add_column','column':{'name':'x','type':'int'}},"
-                             "{'op':'add_column','column':{'name':'y','type':'int'}},"
-                             "{'op':'add_column','column':{'name':'z','type':'int'}}]}",
+    alter_fails("widealter",
+                "{'ops':[{'op':'add_column','column':{'name':'x','type':'int'}},"
+                "{'op':'add_column','column':{'name':'y','type':'int'}},"
+                "{'op':'add_column','column':{'name':'z','type':'int'}}]}",
                 422, "validation", "ops[2]");
     alter_quiet("widealter", "{'ops':[{'op':'add_column','column':{'name':'x','type':'int'}},"
                              "{'op':'add_column','parent':'wide','column':{'name':'g',"
@@ -2026,7 +1940,7 @@ static void caps_count_existing_columns(void **state)
     /* A drop frees room. */
     alter_quiet("widealter", "{'ops':[{'op':'drop_column','name':'x'},"
                              "{'op':'add_column','column':{'name':'y','type':'int'}}]}");
-    t = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/widealter");
+    t = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/widealter");
     assert_int_equal(jint(colpath(t, "y"), "field_id"), 10001);
     json_decref(t);
 }
@@ -2065,9 +1979,9 @@ static void alter_response_equals_get(void **state)
     json_decref(t);
     /* And at an explicit snapshot equal to the alter's. */
     int64_t h = head_of(CAT);
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/same2?snapshot=%lld",
-                       (long long)h);
-    json_t *head = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/same2");
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/same2?snapshot=%lld", (long long)h);
+    json_t *head = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/same2");
     assert_true(json_equal(jget(g, "columns"), jget(head, "columns")));
     assert_true(json_equal(jget(g, "partition_spec"), jget(head, "partition_spec")));
     assert_true(json_equal(jget(g, "sort_spec"), jget(head, "sort_spec")));

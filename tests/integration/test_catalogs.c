@@ -20,6 +20,7 @@ static int setup(void **state)
     static const char *const wh[] = {"--warehouse", "s3://hoglake-test/wh", NULL};
     test_server_start(&wh_srv, &db, wh);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     return 0;
 }
 
@@ -35,22 +36,11 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
-static int64_t sqlf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqlf(const char *fmt, ...)
-{
-    char sql[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
-
 /* Rows in hog_catalog with this name (0 or 1). */
 static int64_t catalog_rows(const char *name)
 {
     char *lit = PQescapeLiteral(pg, name, strlen(name));
-    int64_t n = sqlf("SELECT count(*) FROM hog_catalog WHERE name = %s", lit);
+    int64_t n = sqli("SELECT count(*) FROM hog_catalog WHERE name = %s", lit);
     PQfreemem(lit);
     return n;
 }
@@ -88,16 +78,6 @@ static void create_422(const char *name, const char *data_path, const char *need
     assert_int_equal(catalog_rows(name), 0);
 }
 
-static json_t *get_json(const struct test_server *s, const char *path)
-{
-    struct http_result r;
-    api_get(&r, s, "%s", path);
-    expect_status(&r, 200);
-    json_t *j = json_incref(r.json);
-    http_result_free(&r);
-    return j;
-}
-
 static void patch_options(struct http_result *r, const char *catalog, const char *body)
 {
     api_send_text(r, &srv, "PATCH", body, "/v1/catalogs/%s/options", catalog);
@@ -131,13 +111,20 @@ static char *repeat(char c, size_t n)
 }
 
 static const char *const known_capabilities[] = {
-    "atomic-table-creation-v1",      "idempotent-append-v1",
-    "idempotent-delete-v1",          "idempotent-mutation-v1",
-    "guarded-table-lifecycle-v1",    "atomic-table-replacement-v1",
-    "guarded-schema-evolution-v1",   "recursive-write-schema-v1",
-    "atomic-partitioned-table-creation-v1", "atomic-sorted-table-creation-v1",
-    "versioned-table-metadata-v1",   "claimed-uploads-v1",
-    "atomic-dml-transactions-v1",    NULL,
+    "atomic-table-creation-v1",
+    "idempotent-append-v1",
+    "idempotent-delete-v1",
+    "idempotent-mutation-v1",
+    "guarded-table-lifecycle-v1",
+    "atomic-table-replacement-v1",
+    "guarded-schema-evolution-v1",
+    "recursive-write-schema-v1",
+    "atomic-partitioned-table-creation-v1",
+    "atomic-sorted-table-creation-v1",
+    "versioned-table-metadata-v1",
+    "claimed-uploads-v1",
+    "atomic-dml-transactions-v1",
+    NULL,
 };
 
 static void expect_capabilities(const json_t *cat)
@@ -179,24 +166,24 @@ static void create_returns_catalog_shape(void **state)
     http_result_free(&r);
 
     /* GET answers the same object. */
-    json_t *got = get_json(&srv, "/v1/catalogs/shape");
+    json_t *got = api_get_json(&srv, "%s", "/v1/catalogs/shape");
     assert_true(json_equal(created, got));
     json_decref(got);
     json_decref(created);
 
     /* Rows: the normalised path, allocators at 0, and exactly snapshot 0. */
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE name = 'shape' AND data_path ="
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE name = 'shape' AND data_path ="
                           " 's3://hoglake-test/shape' AND last_snapshot_id = 0 AND schema_version"
                           " = 0 AND earliest_snapshot_id = 0"),
                      1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'shape'"),
                      1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'shape' AND s.snapshot_id = 0 AND"
                           " s.schema_version = 0 AND s.snapshot_time <= clock_timestamp()"),
                      1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'shape'"),
                      0);
 }
@@ -209,7 +196,7 @@ static void data_path_is_normalised(void **state)
     create_ok("norm-bare", "s3://hoglake-norm3", "s3://hoglake-norm3");
     create_ok("norm-file", "file:///tmp/hoglake-norm/x/", "file:///tmp/hoglake-norm/x");
     create_ok("norm-dots", "s3://my.bucket-1/p.q/..r/.s", "s3://my.bucket-1/p.q/..r/.s");
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE name LIKE 'norm-%%' AND"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE name LIKE 'norm-%%' AND"
                           " data_path LIKE '%%/'"),
                      0);
 }
@@ -223,9 +210,9 @@ static void list_is_ordered_by_name(void **state)
     static const char *const sorted[] = {"l0b", "l9", "la", "lm", "lz", NULL};
     for (const char *const *n = created; *n; n++)
         make_catalog(&srv, *n);
-    json_t *list = get_json(&srv, "/v1/catalogs");
+    json_t *list = api_get_json(&srv, "%s", "/v1/catalogs");
     assert_true(json_is_array(list));
-    assert_int_equal(json_array_size(list), sqlf("SELECT count(*) FROM hog_catalog"));
+    assert_int_equal(json_array_size(list), sqli("SELECT count(*) FROM hog_catalog"));
     const char *const *want = sorted;
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *c = json_array_get(list, i);
@@ -233,7 +220,7 @@ static void list_is_ordered_by_name(void **state)
         /* Every entry is the full Catalog object. */
         char path[200];
         snprintf(path, sizeof path, "/v1/catalogs/%s", name);
-        json_t *one = get_json(&srv, path);
+        json_t *one = api_get_json(&srv, "%s", path);
         assert_true(json_equal(one, c));
         json_decref(one);
         if (*want && strcmp(name, *want) == 0)
@@ -248,7 +235,7 @@ static void list_is_ordered_by_name(void **state)
     /* The listing agrees with the database's own ordering. */
     PGresult *res = PQexec(pg, "SELECT name FROM hog_catalog ORDER BY name");
     assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
-    list = get_json(&srv, "/v1/catalogs");
+    list = api_get_json(&srv, "%s", "/v1/catalogs");
     assert_int_equal(PQntuples(res), (int)json_array_size(list));
     for (int i = 0; i < PQntuples(res); i++)
         assert_string_equal(PQgetvalue(res, i, 0), jstr(json_array_get(list, (size_t)i), "name"));
@@ -273,18 +260,18 @@ static void catalog_names(void **state)
     /* The 63-character name round-trips through GET. */
     char path[200];
     snprintf(path, sizeof path, "/v1/catalogs/%s", n63);
-    json_t *got = get_json(&srv, path);
+    json_t *got = api_get_json(&srv, "%s", path);
     assert_string_equal(jstr(got, "name"), n63);
     json_decref(got);
 
-    static const char *const bad[] = {"Upper", "upper-X", "_lead", "-lead", "a.b",
+    static const char *const bad[] = {"Upper", "upper-X", "_lead",       "-lead", "a.b",
                                       "a b",   "a/b",     "caf\xc3\xa9", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         create_422(bad[i], "s3://hoglake-names/bad", "invalid catalog name");
     create_422(n64, "s3://hoglake-names/n64", "invalid catalog name");
     /* The name is checked before the data_path. */
     create_422("BAD", "gs://nope", "invalid catalog name");
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE data_path LIKE"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE data_path LIKE"
                           " 's3://hoglake-names/%%'"),
                      4);
     free(n63);
@@ -321,8 +308,12 @@ static void data_path_rules(void **state)
         {"s3://hoglake-ws/a b", "whitespace or control"},
         {"s3://hoglake-ws/a\tb", "whitespace or control"},
         {"s3://hoglake-ws/a\nb", "whitespace or control"},
-        {"s3://hoglake-ws/a\x01" "b", "whitespace or control"},
-        {"s3://hoglake-ws/a\x7f" "b", "whitespace or control"},
+        {"s3://hoglake-ws/a\x01"
+         "b",
+         "whitespace or control"},
+        {"s3://hoglake-ws/a\x7f"
+         "b",
+         "whitespace or control"},
         {" s3://hoglake-ws/a", "whitespace or control"},
         /* bucket names: 3-63 of a-z 0-9 . -, not starting or ending with . - */
         {"s3://ab/x", "valid bucket"},
@@ -406,7 +397,7 @@ static void data_paths_must_be_disjoint(void **state)
     create_422("ovl-file-child", "file:///tmp/hoglake-ovl/a/b", "overlaps catalog 'ovl-file'");
     create_422("ovl-file-parent", "file:///tmp/hoglake-ovl", "overlaps catalog 'ovl-file'");
     create_ok("ovl-file-sib", "file:///tmp/hoglake-ovl/a-b", "file:///tmp/hoglake-ovl/a-b");
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE name LIKE 'ovl%%'"), 8);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE name LIKE 'ovl%%'"), 8);
 }
 
 static void duplicate_name_is_409(void **state)
@@ -424,13 +415,13 @@ static void duplicate_name_is_409(void **state)
     expect_error(&r, 409, "already_exists");
     http_result_free(&r);
     assert_int_equal(catalog_rows("dup"), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE data_path ="
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE data_path ="
                           " 's3://hoglake-dup/one'"),
                      1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE data_path ="
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE data_path ="
                           " 's3://hoglake-dup/two'"),
                      0);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'dup'"),
                      1);
 }
@@ -531,8 +522,8 @@ static void disjointness_holds_under_concurrency(void **state)
             n += snprintf(racers[i].path + n, sizeof racers[i].path - (size_t)n, "/%d", k);
     }
     assert_int_equal(run_race(racers, 422, "validation"), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE name LIKE 'race-nest%%'"), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE data_path LIKE"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE name LIKE 'race-nest%%'"), 1);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE data_path LIKE"
                           " 's3://hoglake-race/%%'"),
                      1);
 
@@ -544,7 +535,7 @@ static void disjointness_holds_under_concurrency(void **state)
     }
     assert_int_equal(run_race(racers, 409, "already_exists"), 1);
     assert_int_equal(catalog_rows("race-name"), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'race-name'"),
                      1);
 }
@@ -560,10 +551,10 @@ static void default_warehouse_names_the_path(void **state)
     assert_string_equal(jstr(r.json, "data_path"), "s3://hoglake-test/wh/whcat");
     assert_int_equal(jint(r.json, "head_snapshot_id"), 0);
     http_result_free(&r);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_catalog WHERE name = 'whcat' AND data_path ="
+    assert_int_equal(sqli("SELECT count(*) FROM hog_catalog WHERE name = 'whcat' AND data_path ="
                           " 's3://hoglake-test/wh/whcat'"),
                      1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'whcat' AND s.snapshot_id = 0"),
                      1);
     /* An explicit data_path still wins. */
@@ -625,7 +616,7 @@ static void options_defaults(void **state)
 {
     (void)state;
     make_catalog(&srv, "optdef");
-    json_t *o = get_json(&srv, "/v1/catalogs/optdef/options");
+    json_t *o = api_get_json(&srv, "%s", "/v1/catalogs/optdef/options");
     expect_options(o, true, 0, -1);
     json_decref(o);
     struct http_result r;
@@ -638,8 +629,7 @@ static void options_defaults(void **state)
     http_result_free(&r);
 }
 
-#define OPT_ROW(cat)                                                                             \
-    "SELECT count(*) FROM hog_catalog WHERE name = '" cat "' AND "
+#define OPT_ROW(cat) "SELECT count(*) FROM hog_catalog WHERE name = '" cat "' AND "
 
 static void options_patch(void **state)
 {
@@ -651,9 +641,9 @@ static void options_patch(void **state)
     expect_status(&r, 200);
     expect_options(r.json, true, 0, 3600);
     http_result_free(&r);
-    assert_int_equal(sqlf(OPT_ROW("optp") "snapshot_retention_seconds = 3600 AND consumer_floor"),
+    assert_int_equal(sqli(OPT_ROW("optp") "snapshot_retention_seconds = 3600 AND consumer_floor"),
                      1);
-    json_t *o = get_json(&srv, "/v1/catalogs/optp/options");
+    json_t *o = api_get_json(&srv, "%s", "/v1/catalogs/optp/options");
     expect_options(o, true, 0, 3600);
     json_decref(o);
 
@@ -679,18 +669,18 @@ static void options_patch(void **state)
     expect_status(&r, 200);
     expect_options(r.json, true, 0, -1);
     http_result_free(&r);
-    assert_int_equal(sqlf(OPT_ROW("optp") "snapshot_retention_seconds IS NULL AND consumer_floor"),
+    assert_int_equal(sqli(OPT_ROW("optp") "snapshot_retention_seconds IS NULL AND consumer_floor"),
                      1);
-    o = get_json(&srv, "/v1/catalogs/optp/options");
+    o = api_get_json(&srv, "%s", "/v1/catalogs/optp/options");
     expect_options(o, true, 0, -1);
     json_decref(o);
 
     /* Options are not snapshotted. */
-    json_t *cat = get_json(&srv, "/v1/catalogs/optp");
+    json_t *cat = api_get_json(&srv, "%s", "/v1/catalogs/optp");
     assert_int_equal(jint(cat, "head_snapshot_id"), 0);
     assert_int_equal(jint(cat, "schema_version"), 0);
     json_decref(cat);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'optp'"),
                      1);
 
@@ -757,10 +747,10 @@ static void options_patch_refusals(void **state)
     expect_error(&r, 400, "bad_request");
     http_result_free(&r);
     /* Nothing changed. */
-    json_t *o = get_json(&srv, "/v1/catalogs/optbad/options");
+    json_t *o = api_get_json(&srv, "%s", "/v1/catalogs/optbad/options");
     expect_options(o, false, 0, 600);
     json_decref(o);
-    assert_int_equal(sqlf(OPT_ROW("optbad") "snapshot_retention_seconds = 600 AND NOT"
+    assert_int_equal(sqli(OPT_ROW("optbad") "snapshot_retention_seconds = 600 AND NOT"
                                             " consumer_floor"),
                      1);
 

@@ -46,11 +46,11 @@ static void cli(struct run *r, const char *fmt, ...)
         fclose(e);
 }
 
-#define expect_cli(r, code_)                                                                      \
-    do {                                                                                          \
-        if ((r)->code != (code_))                                                                 \
-            fail_msg("exit %d, expected %d\nstdout: %s\nstderr: %s", (r)->code, (code_),          \
-                     (r)->out, (r)->err);                                                         \
+#define expect_cli(r, code_)                                                                       \
+    do {                                                                                           \
+        if ((r)->code != (code_))                                                                  \
+            fail_msg("exit %d, expected %d\nstdout: %s\nstderr: %s", (r)->code, (code_), (r)->out, \
+                     (r)->err);                                                                    \
     } while (0)
 
 static int setup(void **state)
@@ -175,7 +175,8 @@ static void tables(void **state)
     assert_string_equal(jstr(f0, "transform"), "month");
     assert_int_equal(jint(f1, "source_field_id"), 1); /* id */
     assert_int_equal(jint(f1, "transform_param"), 16);
-    json_t *sort = json_array_get(json_object_get(json_object_get(h.json, "sort_spec"), "fields"), 1);
+    json_t *sort =
+        json_array_get(json_object_get(json_object_get(h.json, "sort_spec"), "fields"), 1);
     assert_int_equal(jint(sort, "source_field_id"), 11); /* addr.zip */
     json_t *addr = json_array_get(json_object_get(h.json, "columns"), 6);
     assert_string_equal(jstr(addr, "name"), "addr");
@@ -255,8 +256,8 @@ static void usage_and_help(void **state)
     (void)state;
     struct run r;
     static const char *const helps[] = {
-        "--help", "catalog --help", "catalog create --help", "namespace drop --help",
-        "table --help", "table create --help", "table alter --help", "view create --help",
+        "--help",           "catalog --help",      "catalog create --help", "namespace drop --help",
+        "table --help",     "table create --help", "table alter --help",    "view create --help",
         "snapshots --help",
     };
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
@@ -288,10 +289,8 @@ static void usage_and_help(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(catalogs),
-        cmocka_unit_test(namespaces_and_views),
-        cmocka_unit_test(tables),
-        cmocka_unit_test(snapshots),
+        cmocka_unit_test(catalogs),       cmocka_unit_test(namespaces_and_views),
+        cmocka_unit_test(tables),         cmocka_unit_test(snapshots),
         cmocka_unit_test(usage_and_help),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -121,8 +121,8 @@ static void run_clients(const struct test_server *const *servers, int nservers,
 
     PGconn *c = test_db_connect(db);
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT last_snapshot_id FROM hog_catalog WHERE name = '%s'", catalog);
+    snprintf(sql, sizeof sql, "SELECT last_snapshot_id FROM hog_catalog WHERE name = '%s'",
+             catalog);
     int64_t head = test_db_scalar(c, sql);
     assert_int_equal(head, n);
     snprintf(sql, sizeof sql,

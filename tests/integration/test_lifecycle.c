@@ -16,12 +16,6 @@
 
 #include "harness.h"
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static int64_t catalog_lock_key(int64_t catalog_id)
 {
     return (int64_t)((4740871ULL << 32) | ((uint64_t)catalog_id & 0xffffffffu));
@@ -74,8 +68,8 @@ static void lock_timeout_is_503_with_retry_after(void **state)
 }
 
 /* pg_locks is cluster-wide; other test programs run beside this one. */
-#define WAITING_FOR_ADVISORY_LOCK                                                                 \
-    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="    \
+#define WAITING_FOR_ADVISORY_LOCK                                                                  \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="     \
     " (SELECT oid FROM pg_database WHERE datname = current_database())"
 
 struct pending_call {
@@ -88,7 +82,8 @@ static void *blocked_create(void *arg)
 {
     struct pending_call *p = arg;
     struct http_result r;
-    api_send(&r, p->server, "POST", jpack("{s:s}", "name", "late"), "/v1/catalogs/drain/namespaces");
+    api_send(&r, p->server, "POST", jpack("{s:s}", "name", "late"),
+             "/v1/catalogs/drain/namespaces");
     p->status = r.status;
     p->snapshot = r.json && json_is_integer(json_object_get(r.json, "snapshot_id"))
                       ? json_integer_value(json_object_get(r.json, "snapshot_id"))

@@ -17,6 +17,7 @@ static int setup(void **state)
     test_db_create(&db, "namespaces");
     test_server_start(&srv, &db, NULL);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     return 0;
 }
 
@@ -31,76 +32,6 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
-static int64_t sqlf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqlf(const char *fmt, ...)
-{
-    char sql[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
-
-static void sql_exec(const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("SQL failed: %s: %s", sql, msg);
-    }
-    PQclear(r);
-}
-
-/* Change rows of catalog `cat` at `snapshot`; kind NULL counts all. */
-static int64_t change_rows(const char *cat, int64_t snapshot, const char *kind, int64_t object_id)
-{
-    if (!kind)
-        return sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
-                    " (catalog_id) WHERE c.name = '%s' AND s.snapshot_id = %lld",
-                    cat, (long long)snapshot);
-    return sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING (catalog_id)"
-                " WHERE c.name = '%s' AND s.snapshot_id = %lld AND s.kind = '%s' AND"
-                " s.object_id = %lld",
-                cat, (long long)snapshot, kind, (long long)object_id);
-}
-
-static json_t *get_json(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *get_json(const char *fmt, ...)
-{
-    char path[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(path, sizeof path, fmt, ap);
-    va_end(ap);
-    struct http_result r;
-    api_get(&r, &srv, "%s", path);
-    expect_status(&r, 200);
-    json_t *j = json_incref(r.json);
-    http_result_free(&r);
-    return j;
-}
-
-/* The catalog's head and schema_version through the API. */
-static void head_of(const char *cat, int64_t *head, int64_t *sv)
-{
-    json_t *c = get_json("/v1/catalogs/%s", cat);
-    *head = jint(c, "head_snapshot_id");
-    *sv = jint(c, "schema_version");
-    json_decref(c);
-}
-
-static void expect_head(const char *cat, int64_t head, int64_t sv)
-{
-    int64_t h, s;
-    head_of(cat, &h, &s);
-    if (h != head || s != sv)
-        fail_msg("catalog '%s': expected head %lld / schema_version %lld, got %lld / %lld", cat,
-                 (long long)head, (long long)sv, (long long)h, (long long)s);
-}
-
 static void create_ns(struct http_result *r, const char *cat, const char *name)
 {
     api_send(r, &srv, "POST", jpack("{s:s}", "name", name), "/v1/catalogs/%s/namespaces", cat);
@@ -111,7 +42,7 @@ static void create_ns(struct http_result *r, const char *cat, const char *name)
 static int64_t create_ns_ok(const char *cat, const char *name)
 {
     int64_t h0, sv0;
-    head_of(cat, &h0, &sv0);
+    api_head(&srv, cat, &h0, &sv0);
     struct http_result r;
     create_ns(&r, cat, name);
     expect_status(&r, 201);
@@ -120,10 +51,10 @@ static int64_t create_ns_ok(const char *cat, const char *name)
     int64_t id = jint(r.json, "namespace_id");
     assert_int_equal(jint(r.json, "snapshot_id"), h0 + 1);
     http_result_free(&r);
-    expect_head(cat, h0 + 1, sv0 + 1);
+    expect_api_head(&srv, cat, h0 + 1, sv0 + 1);
     assert_int_equal(change_rows(cat, h0 + 1, NULL, 0), 1);
     assert_int_equal(change_rows(cat, h0 + 1, "namespace_created", id), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = '%s' AND s.snapshot_id = %lld AND"
                           " s.schema_version = %lld",
                           cat, (long long)(h0 + 1), (long long)(sv0 + 1)),
@@ -132,12 +63,12 @@ static int64_t create_ns_ok(const char *cat, const char *name)
 }
 
 /* A refused request leaves head and schema_version where they were. */
-#define EXPECT_NO_DDL(cat, call)                                                                 \
-    do {                                                                                         \
-        int64_t h_, s_;                                                                          \
-        head_of((cat), &h_, &s_);                                                                \
-        call;                                                                                    \
-        expect_head((cat), h_, s_);                                                              \
+#define EXPECT_NO_DDL(cat, call)                                                                   \
+    do {                                                                                           \
+        int64_t h_, s_;                                                                            \
+        api_head(&srv, (cat), &h_, &s_);                                                           \
+        call;                                                                                      \
+        expect_api_head(&srv, (cat), h_, s_);                                                      \
     } while (0)
 
 static void drop_ns(struct http_result *r, const char *cat, const char *name, const char *query)
@@ -150,7 +81,7 @@ static void drop_ns(struct http_result *r, const char *cat, const char *name, co
 static int64_t drop_ns_ok(const char *cat, const char *name, int64_t ns_id, const char *query)
 {
     int64_t h0, sv0;
-    head_of(cat, &h0, &sv0);
+    api_head(&srv, cat, &h0, &sv0);
     struct http_result r;
     drop_ns(&r, cat, name, query);
     expect_status(&r, 200);
@@ -158,10 +89,10 @@ static int64_t drop_ns_ok(const char *cat, const char *name, int64_t ns_id, cons
     assert_int_equal(jint(r.json, "snapshot_id"), h0 + 1);
     assert_int_equal(jint(r.json, "schema_version"), sv0 + 1);
     http_result_free(&r);
-    expect_head(cat, h0 + 1, sv0 + 1);
+    expect_api_head(&srv, cat, h0 + 1, sv0 + 1);
     assert_int_equal(change_rows(cat, h0 + 1, NULL, 0), 1);
     assert_int_equal(change_rows(cat, h0 + 1, "namespace_dropped", ns_id), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = '%s' AND n.namespace_id = %lld AND"
                           " n.dropped_snapshot = %lld",
                           cat, (long long)ns_id, (long long)(h0 + 1)),
@@ -191,7 +122,7 @@ static void expect_listing(const json_t *list, const char *const *names, const i
 static void expect_list_at(const char *cat, const char *query, const char *const *names,
                            const int64_t *ids)
 {
-    json_t *l = get_json("/v1/catalogs/%s/namespaces%s", cat, query);
+    json_t *l = api_get_json(&srv, "/v1/catalogs/%s/namespaces%s", cat, query);
     expect_listing(l, names, ids);
     json_decref(l);
 }
@@ -214,12 +145,6 @@ static int64_t now_micros(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* ISO-8601 with microseconds; offset_min != 0 writes local time at that
  * offset (URL-encoded, so a '+' survives the query string). */
 static void iso(int64_t micros, int offset_min, char *out, size_t size)
@@ -240,7 +165,7 @@ static void iso(int64_t micros, int offset_min, char *out, size_t size)
 /* snapshot_time of one snapshot, in microseconds since the epoch. */
 static int64_t snapshot_micros(const char *cat, int64_t snapshot)
 {
-    return sqlf("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint FROM hog_snapshot"
+    return sqli("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint FROM hog_snapshot"
                 " s JOIN hog_catalog c USING (catalog_id) WHERE c.name = '%s' AND"
                 " s.snapshot_id = %lld",
                 cat, (long long)snapshot);
@@ -254,12 +179,12 @@ static void create_returns_namespace_and_bumps(void **state)
 {
     (void)state;
     make_catalog(&srv, "nsc");
-    expect_head("nsc", 0, 0);
+    expect_api_head(&srv, "nsc", 0, 0);
     assert_int_equal(create_ns_ok("nsc", "alpha"), 1);
     assert_int_equal(create_ns_ok("nsc", "beta"), 2);
     assert_int_equal(create_ns_ok("nsc", "Mixed_Case-9"), 3);
-    expect_head("nsc", 3, 3);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    expect_api_head(&srv, "nsc", 3, 3);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'nsc' AND n.name = 'beta' AND"
                           " n.namespace_id = 2 AND n.created_snapshot = 2 AND n.dropped_snapshot"
                           " IS NULL"),
@@ -267,7 +192,7 @@ static void create_returns_namespace_and_bumps(void **state)
     /* Ids are per catalog: another catalog starts again at 1. */
     make_catalog(&srv, "nsc2");
     assert_int_equal(create_ns_ok("nsc2", "alpha"), 1);
-    expect_head("nsc", 3, 3);
+    expect_api_head(&srv, "nsc", 3, 3);
 }
 
 /* Every DDL, namespace, table and view alike, advances head and
@@ -277,12 +202,12 @@ static void every_ddl_bumps_by_exactly_one(void **state)
     (void)state;
     make_catalog(&srv, "bump");
     int64_t ns = create_ns_ok("bump", "ns");
-    expect_head("bump", 1, 1);
+    expect_api_head(&srv, "bump", 1, 1);
 
     json_t *t = make_table(&srv, "bump", "ns", "t", "[{\"name\":\"a\",\"type\":\"int\"}]");
     assert_int_equal(jint(t, "snapshot_id"), 2);
     json_decref(t);
-    expect_head("bump", 2, 2);
+    expect_api_head(&srv, "bump", 2, 2);
     assert_int_equal(change_rows("bump", 2, NULL, 0), 1);
 
     struct http_result r;
@@ -291,26 +216,26 @@ static void every_ddl_bumps_by_exactly_one(void **state)
     expect_status(&r, 201);
     assert_int_equal(jint(r.json, "snapshot_id"), 3);
     http_result_free(&r);
-    expect_head("bump", 3, 3);
+    expect_api_head(&srv, "bump", 3, 3);
 
     api_delete(&r, &srv, "/v1/catalogs/bump/namespaces/ns/views/v");
     expect_status(&r, 200);
     assert_int_equal(jint(r.json, "snapshot_id"), 4);
     assert_int_equal(jint(r.json, "schema_version"), 4);
     http_result_free(&r);
-    expect_head("bump", 4, 4);
+    expect_api_head(&srv, "bump", 4, 4);
 
     api_delete(&r, &srv, "/v1/catalogs/bump/namespaces/ns/tables/t");
     expect_status(&r, 200);
     assert_int_equal(jint(r.json, "snapshot_id"), 5);
     assert_int_equal(jint(r.json, "schema_version"), 5);
     http_result_free(&r);
-    expect_head("bump", 5, 5);
+    expect_api_head(&srv, "bump", 5, 5);
 
     drop_ns_ok("bump", "ns", ns, NULL);
-    expect_head("bump", 6, 6);
+    expect_api_head(&srv, "bump", 6, 6);
     /* Dense: snapshots 0..6, each with its schema_version equal to its id. */
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'bump' AND s.snapshot_id ="
                           " s.schema_version"),
                      7);
@@ -327,7 +252,7 @@ static void namespace_names(void **state)
     n129[129] = '\0';
     n128[0] = n129[0] = '_';
     int64_t id = create_ns_ok("nsnames", n128);
-    json_t *g = get_json("/v1/catalogs/nsnames/namespaces/%s", n128);
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nsnames/namespaces/%s", n128);
     assert_string_equal(jstr(g, "name"), n128);
     assert_int_equal(jint(g, "namespace_id"), id);
     json_decref(g);
@@ -350,7 +275,7 @@ static void namespace_names(void **state)
     /* A long name is shortened in the message. */
     expect_detail_contains(&r, "...");
     http_result_free(&r);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'nsnames'"),
                      3);
 
@@ -386,7 +311,7 @@ static void duplicate_namespace_is_409(void **state)
     /* Names are case-sensitive. */
     int64_t id2 = create_ns_ok("nsdup", "Dup");
     assert_true(id2 != id);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'nsdup' AND n.name = 'dup'"),
                      1);
 }
@@ -419,7 +344,7 @@ static void list_is_ordered_and_time_travels(void **state)
                    (const int64_t[]){alpha, mid, zeta});
 
     /* GET of one namespace time travels too. */
-    json_t *g = get_json("/v1/catalogs/nstt/namespaces/mid?snapshot=3");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nstt/namespaces/mid?snapshot=3");
     assert_string_equal(jstr(g, "name"), "mid");
     assert_int_equal(jint(g, "namespace_id"), mid);
     json_decref(g);
@@ -443,8 +368,8 @@ static void list_is_ordered_and_time_travels(void **state)
     expect_list_error("nstt", "?snapshot=1&at_timestamp=2030-01-01T00:00:00Z", 422, "validation",
                       "mutually exclusive");
     /* A malformed value is reported before the conflict. */
-    expect_list_error("nstt", "?snapshot=x&at_timestamp=2030-01-01T00:00:00Z", 400,
-                      "bad_request", NULL);
+    expect_list_error("nstt", "?snapshot=x&at_timestamp=2030-01-01T00:00:00Z", 400, "bad_request",
+                      NULL);
     expect_list_error("nstt", "?snapshot=1&at_timestamp=soon", 400, "bad_request", NULL);
     expect_list_error("nstt", "?snapshots=1", 400, "bad_request", "snapshots");
     expect_list_error("nope", "", 404, "not_found", "catalog 'nope'");
@@ -511,7 +436,7 @@ static void list_at_timestamp(void **state)
     http_result_free(&r);
 
     /* Malformed instants. */
-    static const char *const bad[] = {"2026-01-01T00:00:00", "2026-01-01", "yesterday", "",
+    static const char *const bad[] = {"2026-01-01T00:00:00",  "2026-01-01", "yesterday", "",
                                       "2026-13-01T00:00:00Z", "1700000000"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(q, sizeof q, "?at_timestamp=%s", bad[i]);
@@ -528,7 +453,7 @@ static void reads_below_the_floor_are_410(void **state)
     int64_t c = create_ns_ok("nsfloor", "c"); /* s3 */
     int64_t t1 = snapshot_micros("nsfloor", 1), t2 = snapshot_micros("nsfloor", 2);
     sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 2 WHERE name = 'nsfloor'");
-    json_t *o = get_json("/v1/catalogs/nsfloor/options");
+    json_t *o = api_get_json(&srv, "/v1/catalogs/nsfloor/options");
     assert_int_equal(jint(o, "earliest_snapshot_id"), 2);
     json_decref(o);
 
@@ -558,7 +483,7 @@ static void reads_below_the_floor_are_410(void **state)
      * shows it and the 410 names it. */
     sql_exec("UPDATE hog_catalog SET earliest_snapshot_time = '2026-01-02T03:04:05.123456Z'"
              " WHERE name = 'nsfloor'");
-    json_t *cat = get_json("/v1/catalogs/nsfloor");
+    json_t *cat = api_get_json(&srv, "/v1/catalogs/nsfloor");
     assert_string_equal(jstr(cat, "earliest_snapshot_time"), "2026-01-02T03:04:05.123456Z");
     json_decref(cat);
     expect_list_error("nsfloor", "?snapshot=1", 410, "expired",
@@ -570,7 +495,7 @@ static void get_namespace(void **state)
     (void)state;
     make_catalog(&srv, "nsget");
     int64_t id = create_ns_ok("nsget", "here");
-    json_t *g = get_json("/v1/catalogs/nsget/namespaces/here");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nsget/namespaces/here");
     assert_int_equal(json_object_size(g), 2);
     assert_string_equal(jstr(g, "name"), "here");
     assert_int_equal(jint(g, "namespace_id"), id);
@@ -604,7 +529,7 @@ static void wrong_methods_are_405(void **state)
     assert_string_equal(r.allow, "GET, POST");
     http_result_free(&r);
     /* The namespace survived. */
-    json_t *g = get_json("/v1/catalogs/nsmeth/namespaces/ns");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nsmeth/namespaces/ns");
     json_decref(g);
 }
 
@@ -614,8 +539,8 @@ static void drop_and_reuse_the_name(void **state)
 {
     (void)state;
     make_catalog(&srv, "nsdrop");
-    int64_t keep = create_ns_ok("nsdrop", "keep"); /* s1 */
-    int64_t old = create_ns_ok("nsdrop", "gone");  /* s2 */
+    int64_t keep = create_ns_ok("nsdrop", "keep");             /* s1 */
+    int64_t old = create_ns_ok("nsdrop", "gone");              /* s2 */
     int64_t dropped = drop_ns_ok("nsdrop", "gone", old, NULL); /* s3 */
     struct http_result r;
     api_get(&r, &srv, "/v1/catalogs/nsdrop/namespaces/gone");
@@ -643,14 +568,14 @@ static void drop_and_reuse_the_name(void **state)
                    (const int64_t[]){old, keep});
     snprintf(q, sizeof q, "?snapshot=%lld", (long long)dropped);
     expect_list_at("nsdrop", q, (const char *const[]){"keep", NULL}, (const int64_t[]){keep});
-    json_t *g = get_json("/v1/catalogs/nsdrop/namespaces/gone?snapshot=%lld",
-                         (long long)(dropped - 1));
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nsdrop/namespaces/gone?snapshot=%lld",
+                             (long long)(dropped - 1));
     assert_int_equal(jint(g, "namespace_id"), old);
     json_decref(g);
-    g = get_json("/v1/catalogs/nsdrop/namespaces/gone");
+    g = api_get_json(&srv, "/v1/catalogs/nsdrop/namespaces/gone");
     assert_int_equal(jint(g, "namespace_id"), fresh);
     json_decref(g);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'nsdrop' AND n.name = 'gone'"),
                      2);
     /* Dropping the new one works as well, with its own change row. */
@@ -681,17 +606,16 @@ static void drop_guarded_by_expected_id(void **state)
     expect_error(&r, 409, "commit_conflict");
     expect_detail_contains(&r, "no longer has the expected identity");
     http_result_free(&r);
-    static const char *const malformed[] = {"?expected_namespace_id=abc",
-                                            "?expected_namespace_id=1.0",
-                                            "?expected_namespace_id=",
-                                            "?expected_namespace_id=0x1"};
+    static const char *const malformed[] = {
+        "?expected_namespace_id=abc", "?expected_namespace_id=1.0",
+        "?expected_namespace_id=", "?expected_namespace_id=0x1"};
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
         EXPECT_NO_DDL("nsguard", drop_ns(&r, "nsguard", "g", malformed[i]));
         expect_error(&r, 400, "bad_request");
         expect_detail_contains(&r, "expected_namespace_id");
         http_result_free(&r);
     }
-    json_t *g = get_json("/v1/catalogs/nsguard/namespaces/g");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/nsguard/namespaces/g");
     assert_int_equal(jint(g, "namespace_id"), id);
     json_decref(g);
 
@@ -754,7 +678,7 @@ static void drop_refuses_non_empty(void **state)
     http_result_free(&r);
     /* Dropped tables and views no longer count. */
     drop_ns_ok("nsfull", "full", id, NULL);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_namespace n JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'nsfull' AND n.dropped_snapshot IS NOT"
                           " NULL"),
                      1);

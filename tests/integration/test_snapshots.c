@@ -19,29 +19,6 @@ static int64_t want_object[HEAD + 1];
 
 /* ---- helpers ---- */
 
-static int64_t sqlf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqlf(const char *fmt, ...)
-{
-    char sql[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
-
-static void sql_exec(const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("SQL failed: %s: %s", sql, msg);
-    }
-    PQclear(r);
-}
-
 static int64_t catalog_head(const char *cat)
 {
     struct http_result r;
@@ -86,14 +63,14 @@ static int64_t delete_ok(const char *path)
     return s;
 }
 
-static int64_t table_id_of(const char *uuid)
+static int64_t table_id_by_uuid(const char *uuid)
 {
-    return sqlf("SELECT table_id FROM hog_table WHERE table_uuid = '%s'", uuid);
+    return sqli("SELECT table_id FROM hog_table WHERE table_uuid = '%s'", uuid);
 }
 
 static int64_t view_id_of(const char *uuid)
 {
-    return sqlf("SELECT view_id FROM hog_view WHERE view_uuid = '%s'", uuid);
+    return sqli("SELECT view_id FROM hog_view WHERE view_uuid = '%s'", uuid);
 }
 
 /* A refused DDL that must not consume a snapshot id. */
@@ -119,7 +96,7 @@ static void build_history(void)
     record(s, "namespace_created", id); /* 2 */
 
     json_t *t1 = make_table(&srv, "snap", "a", "t1", "[{\"name\":\"x\",\"type\":\"int\"}]");
-    int64_t t1_id = table_id_of(jstr(t1, "table_uuid"));
+    int64_t t1_id = table_id_by_uuid(jstr(t1, "table_uuid"));
     record(jint(t1, "snapshot_id"), "table_created", t1_id); /* 3 */
     json_decref(t1);
 
@@ -132,23 +109,25 @@ static void build_history(void)
     http_result_free(&r);
     refused("/v1/catalogs/snap/namespaces/a/views", "{\"name\":\"v1\",\"sql\":\"select 2\"}", 409);
 
-    api_send_text(&r, &srv, "POST",
-                  "{\"ops\":[{\"op\":\"add_column\",\"column\":{\"name\":\"y\",\"type\":\"long\"}}]}",
-                  "/v1/catalogs/snap/namespaces/a/tables/t1/alter");
+    api_send_text(
+        &r, &srv, "POST",
+        "{\"ops\":[{\"op\":\"add_column\",\"column\":{\"name\":\"y\",\"type\":\"long\"}}]}",
+        "/v1/catalogs/snap/namespaces/a/tables/t1/alter");
     expect_status(&r, 200);
     http_result_free(&r);
     record(5, "table_altered", t1_id); /* 5 */
 
     json_t *t2 = make_table(&srv, "snap", "b", "t2", "[{\"name\":\"x\",\"type\":\"string\"}]");
-    record(jint(t2, "snapshot_id"), "table_created", table_id_of(jstr(t2, "table_uuid"))); /* 6 */
+    record(jint(t2, "snapshot_id"), "table_created",
+           table_id_by_uuid(jstr(t2, "table_uuid"))); /* 6 */
     json_decref(t2);
     refused("/v1/catalogs/snap/namespaces/b/tables",
             "{\"name\":\"t2\",\"columns\":[{\"name\":\"x\",\"type\":\"int\"}]}", 409);
 
-    record(delete_ok("/v1/catalogs/snap/namespaces/a/views/v1"), "view_dropped", v1_id); /* 7 */
+    record(delete_ok("/v1/catalogs/snap/namespaces/a/views/v1"), "view_dropped", v1_id);   /* 7 */
     record(delete_ok("/v1/catalogs/snap/namespaces/a/tables/t1"), "table_dropped", t1_id); /* 8 */
     id = post_ok(nsp, "{\"name\":\"c\"}", 201, &s);
-    record(s, "namespace_created", id); /* 9 */
+    record(s, "namespace_created", id);                                           /* 9 */
     record(delete_ok("/v1/catalogs/snap/namespaces/c"), "namespace_dropped", id); /* 10 */
     refused(nsp, "{\"name\":\"1bad\"}", 422);
 
@@ -168,6 +147,7 @@ static int setup(void **state)
     test_db_create(&db, "snapshots");
     test_server_start(&srv, &db, NULL);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     build_history();
     /* Another catalog's history must never show up in "snap"'s log. */
     make_catalog(&srv, "snap-other");
@@ -200,8 +180,8 @@ static json_t *page(const char *cat, const char *query)
 }
 
 /* A page holds exactly ids first, first+step, ... (count of them). */
-static void expect_page(const char *cat, const char *query, int64_t first, int step,
-                        size_t count, bool has_more)
+static void expect_page(const char *cat, const char *query, int64_t first, int step, size_t count,
+                        bool has_more)
 {
     json_t *p = page(cat, query);
     json_t *snaps = json_object_get(p, "snapshots");
@@ -211,8 +191,7 @@ static void expect_page(const char *cat, const char *query, int64_t first, int s
                  json_array_size(snaps), d);
     }
     for (size_t i = 0; i < count; i++)
-        assert_int_equal(jint(json_array_get(snaps, i), "snapshot_id"),
-                         first + (int64_t)i * step);
+        assert_int_equal(jint(json_array_get(snaps, i), "snapshot_id"), first + (int64_t)i * step);
     if (json_is_true(json_object_get(p, "has_more")) != has_more)
         fail_msg("snapshots%s: expected has_more %s", query, has_more ? "true" : "false");
     json_decref(p);
@@ -310,18 +289,17 @@ static void changes_match_each_ddl(void **state)
         json_t *c = json_array_get(changes, 0);
         assert_int_equal(json_object_size(c), 2);
         if (strcmp(jstr(c, "kind"), want_kind[id]) != 0 || jint(c, "object_id") != want_object[id])
-            fail_msg("snapshot %lld: expected %s/%lld, got %s/%lld", (long long)id,
-                     want_kind[id], (long long)want_object[id], jstr(c, "kind"),
-                     (long long)jint(c, "object_id"));
+            fail_msg("snapshot %lld: expected %s/%lld, got %s/%lld", (long long)id, want_kind[id],
+                     (long long)want_object[id], jstr(c, "kind"), (long long)jint(c, "object_id"));
         /* And the API agrees with the rows. */
-        assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c"
+        assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c"
                               " USING (catalog_id) WHERE c.name = 'snap' AND s.snapshot_id ="
                               " %lld AND s.kind = '%s' AND s.object_id = %lld",
                               (long long)id, want_kind[id], (long long)want_object[id]),
                          1);
     }
     json_decref(p);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap'"),
                      HEAD);
 }
@@ -453,7 +431,7 @@ static void default_limit_and_cap(void **state)
     expect_page("snap-big", "?before=10051&limit=20000", 10050, -1, 10000, true);
     expect_page("snap-big", "?before=10000", 9999, -1, 1000, true);
     /* 10051 rows: head - earliest + 1. */
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap-big'"),
                      10051);
 }
@@ -474,7 +452,7 @@ static void times_are_iso_and_ordered(void **state)
                      (long long)(id - 1));
         prev = t;
         /* Exactly the stored instant, to the microsecond. */
-        int64_t stored = sqlf("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint"
+        int64_t stored = sqli("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint"
                               " FROM hog_snapshot s JOIN hog_catalog c USING (catalog_id)"
                               " WHERE c.name = 'snap' AND s.snapshot_id = %lld",
                               (long long)id);
@@ -493,15 +471,15 @@ static void ids_are_dense(void **state)
     (void)state;
     int64_t head = catalog_head("snap");
     assert_int_equal(head, HEAD);
-    int64_t earliest = sqlf("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = 'snap'");
+    int64_t earliest = sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = 'snap'");
     assert_int_equal(earliest, 0);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap'"),
                      head - earliest + 1);
-    assert_int_equal(sqlf("SELECT min(snapshot_id) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT min(snapshot_id) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap'"),
                      earliest);
-    assert_int_equal(sqlf("SELECT max(snapshot_id) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT max(snapshot_id) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap'"),
                      head);
     /* The other catalog has its own dense log, not interleaved with ours. */
@@ -521,7 +499,7 @@ static void ids_are_dense(void **state)
     sql_exec("COMMIT");
     expect_page("snap-floor", "", 4, 1, 3, false);
     expect_page("snap-floor", "?before=100", 6, -1, 3, false);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_snapshot s JOIN hog_catalog c USING"
                           " (catalog_id) WHERE c.name = 'snap-floor'"),
                      6 - 4 + 1);
 }

@@ -24,108 +24,9 @@ static PGconn *pg;
 
 /* ---- helpers ---- */
 
-/* A copy of `s` with every ' turned into ". Caller frees. */
-static char *dq(const char *s)
-{
-    char *out = strdup(s);
-    if (!out)
-        fail_msg("out of memory");
-    for (char *p = out; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    return out;
-}
-
-static void vformat(char *out, size_t size, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-static void vformat(char *out, size_t size, const char *fmt, va_list ap)
-{
-    int n = vsnprintf(out, size, fmt, ap);
-    if (n < 0 || (size_t)n >= size)
-        fail_msg("formatted text too long: %s", fmt);
-}
-
-static void sql_exec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sql_exec(const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("SQL failed: %s: %s", sql, msg);
-    }
-    PQclear(r);
-}
-
-static int64_t sqli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqli(const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
-
-/* Runs a query returning one text value (NULL shows as "<null>") and
- * compares it with `expected`. */
-static void expect_sql(const char *expected, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void expect_sql(const char *expected, const char *fmt, ...)
-{
-    char sql[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    PGresult *r = PQexec(pg, sql);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", PQerrorMessage(pg));
-        PQclear(r);
-        fail_msg("text query failed: %s: %s", sql, msg);
-    }
-    char got[8192];
-    snprintf(got, sizeof got, "%s", PQgetisnull(r, 0, 0) ? "<null>" : PQgetvalue(r, 0, 0));
-    PQclear(r);
-    if (strcmp(got, expected) != 0)
-        fail_msg("SQL %s\n  expected: %s\n  got:      %s", sql, expected, got);
-}
-
-static int64_t cat_id(const char *cat)
-{
-    return sqli("SELECT catalog_id FROM hog_catalog WHERE name = '%s'", cat);
-}
-
-static int64_t head_of(const char *cat)
-{
-    return sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = '%s'", cat);
-}
-
 static int64_t schema_version_of(const char *cat)
 {
     return sqli("SELECT schema_version FROM hog_catalog WHERE name = '%s'", cat);
-}
-
-/* The live table id of cat.ns.t (fails when there is none). */
-static int64_t table_id_of(const char *cat, const char *ns, const char *t)
-{
-    int64_t id = sqli("SELECT max(v.table_id) FROM hog_table_version v"
-                      " JOIN hog_namespace n USING (catalog_id, namespace_id)"
-                      " JOIN hog_catalog c USING (catalog_id)"
-                      " WHERE c.name = '%s' AND n.name = '%s' AND n.dropped_snapshot IS NULL"
-                      " AND v.name = '%s' AND v.end_snapshot IS NULL",
-                      cat, ns, t);
-    if (id < 0)
-        fail_msg("no live table %s.%s.%s", cat, ns, t);
-    return id;
 }
 
 static int64_t count_named_versions(const char *cat, const char *name)
@@ -168,25 +69,8 @@ static json_t *alter_ok(const char *cat, const char *ns, const char *t, const ch
 {
     char *b = dq(ops);
     struct http_result r;
-    api_send_text(&r, &srv, "POST", b, "/v1/catalogs/%s/namespaces/%s/tables/%s/alter", cat, ns,
-                  t);
+    api_send_text(&r, &srv, "POST", b, "/v1/catalogs/%s/namespaces/%s/tables/%s/alter", cat, ns, t);
     free(b);
-    expect_status(&r, 200);
-    json_t *out = json_incref(r.json);
-    http_result_free(&r);
-    return out;
-}
-
-static json_t *get_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *get_ok(const char *fmt, ...)
-{
-    char path[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(path, sizeof path, fmt, ap);
-    va_end(ap);
-    struct http_result r;
-    api_get(&r, &srv, "%s", path);
     expect_status(&r, 200);
     json_t *out = json_incref(r.json);
     http_result_free(&r);
@@ -224,7 +108,8 @@ static json_t *colpath(const json_t *table, const char *path)
         cur = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(cols, i, c) {
+        json_array_foreach(cols, i, c)
+        {
             if (strcmp(jstr(c, "name"), seg) == 0) {
                 cur = c;
                 break;
@@ -281,8 +166,8 @@ static void snapshot_time_text_shifted(const char *cat, int64_t snap, int offset
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
         fail_msg("snapshot time query failed: %s", PQerrorMessage(pg));
     int a = offset_min < 0 ? -offset_min : offset_min;
-    snprintf(out, size, "%s%s%02d:%02d", PQgetvalue(r, 0, 0), offset_min < 0 ? "-" : "%2B",
-             a / 60, a % 60);
+    snprintf(out, size, "%s%s%02d:%02d", PQgetvalue(r, 0, 0), offset_min < 0 ? "-" : "%2B", a / 60,
+             a % 60);
     PQclear(r);
 }
 
@@ -324,6 +209,7 @@ static int setup(void **state)
     test_db_create(&db, "tables");
     test_server_start(&srv, &db, NULL);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     make_catalog(&srv, CAT);
     make_namespace(&srv, CAT, NS);
     return 0;
@@ -420,29 +306,37 @@ static void create_returns_table_shape(void **state)
 static void create_assigns_field_ids_depth_first(void **state)
 {
     (void)state;
-    json_t *t = create_ok(
-        CAT, NS,
-        "{'name':'nested','columns':["
-        "{'name':'a','type':'int'},"
-        "{'name':'s','type':'struct','children':["
-        "  {'name':'x','type':'int'},"
-        "  {'name':'items','type':'list','children':["
-        "    {'name':'element','type':'struct','children':["
-        "      {'name':'p','type':'string'},{'name':'q','type':'long'}]}]},"
-        "  {'name':'y','type':'string'}]},"
-        "{'name':'m','type':'map','children':["
-        "  {'name':'key','type':'string','nullable':false},"
-        "  {'name':'value','type':'struct','children':[{'name':'v','type':'double'}]}]},"
-        "{'name':'z','type':'boolean'}]}");
+    json_t *t =
+        create_ok(CAT, NS,
+                  "{'name':'nested','columns':["
+                  "{'name':'a','type':'int'},"
+                  "{'name':'s','type':'struct','children':["
+                  "  {'name':'x','type':'int'},"
+                  "  {'name':'items','type':'list','children':["
+                  "    {'name':'element','type':'struct','children':["
+                  "      {'name':'p','type':'string'},{'name':'q','type':'long'}]}]},"
+                  "  {'name':'y','type':'string'}]},"
+                  "{'name':'m','type':'map','children':["
+                  "  {'name':'key','type':'string','nullable':false},"
+                  "  {'name':'value','type':'struct','children':[{'name':'v','type':'double'}]}]},"
+                  "{'name':'z','type':'boolean'}]}");
     static const struct {
         const char *path;
         int id, ordinal;
     } want[] = {
-        {"a", 1, 0},          {"s", 2, 1},       {"s.x", 3, 0},
-        {"s.items", 4, 1},    {"s.items.element", 5, 0},
-        {"s.items.element.p", 6, 0},             {"s.items.element.q", 7, 1},
-        {"s.y", 8, 2},        {"m", 9, 2},       {"m.key", 10, 0},
-        {"m.value", 11, 1},   {"m.value.v", 12, 0}, {"z", 13, 3},
+        {"a", 1, 0},
+        {"s", 2, 1},
+        {"s.x", 3, 0},
+        {"s.items", 4, 1},
+        {"s.items.element", 5, 0},
+        {"s.items.element.p", 6, 0},
+        {"s.items.element.q", 7, 1},
+        {"s.y", 8, 2},
+        {"m", 9, 2},
+        {"m.key", 10, 0},
+        {"m.value", 11, 1},
+        {"m.value.v", 12, 0},
+        {"z", 13, 3},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         json_t *c = colpath(t, want[i].path);
@@ -473,17 +367,17 @@ static void create_assigns_field_ids_depth_first(void **state)
                           (long long)c, (long long)tid),
                      14);
     /* GET reads the same tree back from the rows. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/nested");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/nested");
     assert_true(json_equal(jget(g, "columns"), jget(t, "columns")));
     json_decref(g);
     json_decref(t);
 }
 
 static const char *const all_types[27] = {
-    "boolean", "int8", "int16", "int", "long", "uint8", "uint16", "uint32", "uint64",
-    "float", "double", "decimal", "date", "time", "timestamp_s", "timestamp_ms",
-    "timestamp", "timestamp_ns", "timestamptz", "string", "json", "uuid", "binary",
-    "variant", "list", "struct", "map",
+    "boolean",     "int8",         "int16",     "int",          "long",        "uint8",  "uint16",
+    "uint32",      "uint64",       "float",     "double",       "decimal",     "date",   "time",
+    "timestamp_s", "timestamp_ms", "timestamp", "timestamp_ns", "timestamptz", "string", "json",
+    "uuid",        "binary",       "variant",   "list",         "struct",      "map",
 };
 
 /* A ColumnDef of the given type (spelled as given), with the children a
@@ -543,10 +437,12 @@ static void create_accepts_all_27_types(void **state)
                      31);
 
     /* Type names are case-insensitive and stored canonically. */
-    static const char *const spelled[] = {"UUID", "Int", "TIMESTAMPTZ", "Decimal", "VARIANT",
-                                          "List", "STRUCT", "Map", "Uint64", "TimeStamp_NS"};
-    static const char *const canonical[] = {"uuid", "int", "timestamptz", "decimal", "variant",
-                                            "list", "struct", "map", "uint64", "timestamp_ns"};
+    static const char *const spelled[] = {"UUID",    "Int",         "TIMESTAMPTZ", "Decimal",
+                                          "VARIANT", "List",        "STRUCT",      "Map",
+                                          "Uint64",  "TimeStamp_NS"};
+    static const char *const canonical[] = {"uuid",    "int",         "timestamptz", "decimal",
+                                            "variant", "list",        "struct",      "map",
+                                            "uint64",  "timestamp_ns"};
     cols = json_array();
     for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++) {
         char name[16];
@@ -577,20 +473,20 @@ static void create_accepts_all_27_types(void **state)
 static void create_decimal_params(void **state)
 {
     (void)state;
-    json_t *t = create_ok(
-        CAT, NS,
-        "{'name':'decs','columns':["
-        "{'name':'d1','type':'decimal'},"
-        "{'name':'d2','type':'decimal','type_params':{'precision':10,'scale':2}},"
-        "{'name':'d3','type':'decimal','type_params':{'precision':5}},"
-        "{'name':'d4','type':'decimal','type_params':{'scale':4}},"
-        "{'name':'d5','type':'DECIMAL','type_params':{'precision':38,'scale':38}},"
-        "{'name':'d6','type':'decimal','type_params':{'precision':1,'scale':0}},"
-        "{'name':'n','type':'int'}]}");
+    json_t *t =
+        create_ok(CAT, NS,
+                  "{'name':'decs','columns':["
+                  "{'name':'d1','type':'decimal'},"
+                  "{'name':'d2','type':'decimal','type_params':{'precision':10,'scale':2}},"
+                  "{'name':'d3','type':'decimal','type_params':{'precision':5}},"
+                  "{'name':'d4','type':'decimal','type_params':{'scale':4}},"
+                  "{'name':'d5','type':'DECIMAL','type_params':{'precision':38,'scale':38}},"
+                  "{'name':'d6','type':'decimal','type_params':{'precision':1,'scale':0}},"
+                  "{'name':'n','type':'int'}]}");
     static const struct {
         const char *name;
         int p, s;
-    } want[] = {{"d1", 38, 0}, {"d2", 10, 2}, {"d3", 5, 0},
+    } want[] = {{"d1", 38, 0}, {"d2", 10, 2},  {"d3", 5, 0},
                 {"d4", 38, 4}, {"d5", 38, 38}, {"d6", 1, 0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         json_t *c = colpath(t, want[i].name);
@@ -654,12 +550,18 @@ static void create_refuses_named_types(void **state)
     static const struct {
         const char *type, *reason;
     } refused[] = {
-        {"int128", "decimal(38)"},  {"uint128", "decimal(38)"},
-        {"timetz", "no Iceberg mapping"}, {"interval", "no Iceberg mapping"},
-        {"point", "geometry"},      {"linestring", "geometry"},
-        {"polygon", "geometry"},    {"multipoint", "geometry"},
-        {"multilinestring", "geometry"}, {"multipolygon", "geometry"},
-        {"linestring_z", "geometry"}, {"geometrycollection", "geometry"},
+        {"int128", "decimal(38)"},
+        {"uint128", "decimal(38)"},
+        {"timetz", "no Iceberg mapping"},
+        {"interval", "no Iceberg mapping"},
+        {"point", "geometry"},
+        {"linestring", "geometry"},
+        {"polygon", "geometry"},
+        {"multipoint", "geometry"},
+        {"multilinestring", "geometry"},
+        {"multipolygon", "geometry"},
+        {"linestring_z", "geometry"},
+        {"geometrycollection", "geometry"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         char body[256], needle[64];
@@ -822,8 +724,8 @@ static json_t *wide_table(const char *name, int kids)
         snprintf(n, sizeof n, "f%d", i);
         json_array_append_new(children, jpack("{s:s,s:s}", "name", n, "type", "int"));
     }
-    return jpack("{s:s,s:[{s:s,s:s},{s:s,s:s,s:o}]}", "name", name, "columns", "name", "id",
-                 "type", "long", "name", "wide", "type", "struct", "children", children);
+    return jpack("{s:s,s:[{s:s,s:s},{s:s,s:s,s:o}]}", "name", name, "columns", "name", "id", "type",
+                 "long", "name", "wide", "type", "struct", "children", children);
 }
 
 static void create_node_limit(void **state)
@@ -956,8 +858,9 @@ static void create_validates_table_name_and_body(void **state)
     /* Column comments are limited like table comments. */
     char *huge = malloc(16400 + 200);
     assert_non_null(huge);
-    int n = snprintf(huge, 200, "{'name':'longcomment','columns':[{'name':'a','type':'int',"
-                                "'comment':'");
+    int n = snprintf(huge, 200,
+                     "{'name':'longcomment','columns':[{'name':'a','type':'int',"
+                     "'comment':'");
     memset(huge + n, 'c', 16385);
     strcpy(huge + n + 16385, "'}]}");
     create_fails(huge, 422, "validation", "16384");
@@ -978,22 +881,22 @@ static void tables_are_scoped_by_namespace(void **state)
     json_t *b = create_ok(CAT, "scope2", "{'name':'same','columns':[{'name':'b','type':'long'}]}");
     assert_string_not_equal(jstr(a, "table_uuid"), jstr(b, "table_uuid"));
     assert_string_equal(jstr(b, "namespace"), "scope2");
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/scope1/tables/same");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope1/tables/same");
     assert_string_equal(jstr(g, "table_uuid"), jstr(a, "table_uuid"));
     assert_string_equal(jstr(colpath(g, "a"), "type"), "int");
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/scope2/tables/same");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope2/tables/same");
     assert_string_equal(jstr(g, "table_uuid"), jstr(b, "table_uuid"));
     assert_string_equal(jstr(g, "namespace"), "scope2");
     json_decref(g);
-    json_t *l = get_ok("/v1/catalogs/" CAT "/namespaces/scope1/tables");
+    json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope1/tables");
     assert_int_equal(json_array_size(l), 1);
     assert_string_equal(jstr(json_array_get(l, 0), "table_uuid"), jstr(a, "table_uuid"));
     json_decref(l);
     /* A name taken only in another namespace is free here. */
     json_decref(create_ok(CAT, "scope2", "{'name':'taken','columns':[{'name':'x','type':'int'}]}"));
-    json_t *t = alter_ok(CAT, "scope1", "same",
-                         "{'ops':[{'op':'rename_table','new_name':'taken'}]}");
+    json_t *t =
+        alter_ok(CAT, "scope1", "same", "{'ops':[{'op':'rename_table','new_name':'taken'}]}");
     assert_string_equal(jstr(t, "name"), "taken");
     assert_string_equal(jstr(t, "namespace"), "scope1");
     json_decref(t);
@@ -1001,9 +904,9 @@ static void tables_are_scoped_by_namespace(void **state)
     api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/scope1/tables/taken");
     expect_status(&r, 200);
     http_result_free(&r);
-    json_decref(get_ok("/v1/catalogs/" CAT "/namespaces/scope2/tables/taken"));
-    json_decref(get_ok("/v1/catalogs/" CAT "/namespaces/scope2/tables/same"));
-    l = get_ok("/v1/catalogs/" CAT "/namespaces/scope1/tables");
+    json_decref(api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope2/tables/taken"));
+    json_decref(api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope2/tables/same"));
+    l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/scope1/tables");
     assert_int_equal(json_array_size(l), 0);
     json_decref(l);
     json_decref(a);
@@ -1089,7 +992,7 @@ static void create_with_metadata_is_atomic(void **state)
                           (long long)c, (long long)snap),
                      1);
     /* A GET at head reads back the same table. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/opts");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/opts");
     json_object_del(t, "snapshot_id");
     if (!json_equal(g, t)) {
         char *a = json_dumps(t, JSON_COMPACT), *b = json_dumps(g, JSON_COMPACT);
@@ -1127,8 +1030,9 @@ static void create_with_metadata_is_atomic(void **state)
     }
     char *huge = malloc(16400 + 200);
     assert_non_null(huge);
-    int n = snprintf(huge, 200, "{'name':'opts_bad','columns':[{'name':'a','type':'int'}],"
-                                "'comment':'");
+    int n = snprintf(huge, 200,
+                     "{'name':'opts_bad','columns':[{'name':'a','type':'int'}],"
+                     "'comment':'");
     memset(huge + n, 'c', 16385);
     strcpy(huge + n + 16385, "'}");
     create_fails(huge, 422, "validation", "16384");
@@ -1170,8 +1074,8 @@ static void get_time_travel(void **state)
     int64_t s2 = head_of(CAT);
     assert_true(s2 > s1);
 
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?snapshot=%lld",
-                       (long long)s1);
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?snapshot=%lld",
+                             (long long)s1);
     assert_int_equal(json_array_size(jget(g, "columns")), 1);
     assert_int_equal(jint(g, "read_snapshot_id"), s1);
     expect_absent(g, "snapshot_id");
@@ -1179,7 +1083,7 @@ static void get_time_travel(void **state)
     assert_int_equal(jint(g, "record_count"), 0);
     json_decref(g);
 
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt");
     assert_int_equal(json_array_size(jget(g, "columns")), 2);
     assert_string_equal(jstr(colpath(g, "b"), "type"), "string");
     assert_int_equal(jint(g, "read_snapshot_id"), s2);
@@ -1188,31 +1092,33 @@ static void get_time_travel(void **state)
 
     char ts[64], path[256];
     snapshot_time_text(CAT, s1, "Z", ts, sizeof ts);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
     assert_int_equal(jint(g, "read_snapshot_id"), s1);
     assert_int_equal(json_array_size(jget(g, "columns")), 1);
     expect_absent(g, "totals_snapshot_id");
     json_decref(g);
     snapshot_time_text(CAT, s2, "%2B00:00", ts, sizeof ts);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
     assert_int_equal(jint(g, "read_snapshot_id"), s2);
     assert_int_equal(json_array_size(jget(g, "columns")), 2);
     json_decref(g);
     /* Offsets other than UTC resolve to the same instant. */
     snapshot_time_text_shifted(CAT, s1, -5 * 60, ts, sizeof ts);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
     assert_int_equal(jint(g, "read_snapshot_id"), s1);
     json_decref(g);
     snapshot_time_text_shifted(CAT, s2, 5 * 60 + 30, ts, sizeof ts);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=%s", ts);
     assert_int_equal(jint(g, "read_snapshot_id"), s2);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=2999-01-01T00:00:00Z");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS
+                           "/tables/tt?at_timestamp=2999-01-01T00:00:00Z");
     assert_int_equal(jint(g, "read_snapshot_id"), head_of(CAT));
     json_decref(g);
 
     struct http_result r;
-    api_get(&r, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=2020-01-01T00:00:00");
+    api_get(&r, &srv,
+            "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?at_timestamp=2020-01-01T00:00:00");
     expect_error(&r, 400, "bad_request");
     http_result_free(&r);
     snprintf(path, sizeof path,
@@ -1230,8 +1136,8 @@ static void get_time_travel(void **state)
     expect_error(&r, 422, "validation");
     http_result_free(&r);
     static const char *const malformed[] = {
-        "snapshot=1x", "snapshot=", "snapshot=99999999999999999999", "snapshot=1.0",
-        "totals=", "totals=yes", "at_timestamp=yesterday", "snapshotz=1",
+        "snapshot=1x", "snapshot=",  "snapshot=99999999999999999999", "snapshot=1.0",
+        "totals=",     "totals=yes", "at_timestamp=yesterday",        "snapshotz=1",
     };
     for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
         api_get(&r, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tt?%s", malformed[i]);
@@ -1265,26 +1171,28 @@ static void get_totals_come_from_visible_files(void **state)
     insert_file(CAT, tid, s2, -1, 7, 70);    /* from s2 */
     insert_file(CAT, other, s1, -1, 1000, 99999);
 
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld",
-                       (long long)s1);
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld", (long long)s1);
     expect_totals(g, 15, 2, 1500);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld", (long long)s2);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld",
+                     (long long)s2);
     expect_totals(g, 22, 3, 1570);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld", (long long)s3);
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld",
+                     (long long)s3);
     expect_totals(g, 17, 2, 1070);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot");
     expect_totals(g, 17, 2, 1070);
     assert_int_equal(jint(g, "read_snapshot_id"), head_of(CAT));
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?totals=true");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?totals=true");
     expect_totals(g, 17, 2, 1070);
     json_decref(g);
 
     /* totals=false: the totals are absent, the rest is there. */
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?totals=false");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?totals=false");
     expect_absent(g, "record_count");
     expect_absent(g, "file_count");
     expect_absent(g, "file_size_bytes");
@@ -1293,8 +1201,9 @@ static void get_totals_come_from_visible_files(void **state)
     assert_int_equal(json_array_size(jget(g, "columns")), 1);
     assert_int_equal(jint(g, "read_snapshot_id"), head_of(CAT));
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld&totals=false",
-               (long long)s2);
+    g = api_get_json(&srv,
+                     "/v1/catalogs/" CAT "/namespaces/" NS "/tables/tot?snapshot=%lld&totals=false",
+                     (long long)s2);
     expect_absent(g, "record_count");
     expect_absent(g, "file_count");
     expect_absent(g, "file_size_bytes");
@@ -1305,12 +1214,14 @@ static void get_totals_come_from_visible_files(void **state)
     int64_t snaps[3] = {s1, s2, s3};
     int64_t want[3][3] = {{15, 2, 1500}, {22, 3, 1570}, {17, 2, 1070}};
     for (int i = 0; i < 3; i++) {
-        json_t *l = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables?snapshot=%lld",
-                           (long long)snaps[i]);
+        json_t *l =
+            api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables?snapshot=%lld",
+                         (long long)snaps[i]);
         size_t k;
         json_t *e;
         bool seen = false;
-        json_array_foreach(l, k, e) {
+        json_array_foreach(l, k, e)
+        {
             if (strcmp(jstr(e, "name"), "tot") == 0) {
                 expect_totals(e, want[i][0], want[i][1], want[i][2]);
                 seen = true;
@@ -1372,10 +1283,10 @@ static void get_not_found_and_expired(void **state)
     api_get(&r, &srv, "/v1/catalogs/floorcat/namespaces/fns/tables/ft?at_timestamp=%s", ts);
     expect_error(&r, 410, "expired");
     http_result_free(&r);
-    json_t *g = get_ok("/v1/catalogs/floorcat/namespaces/fns/tables/ft?snapshot=3");
+    json_t *g = api_get_json(&srv, "/v1/catalogs/floorcat/namespaces/fns/tables/ft?snapshot=3");
     assert_int_equal(json_array_size(jget(g, "columns")), 2);
     json_decref(g);
-    g = get_ok("/v1/catalogs/floorcat/namespaces/fns/tables/ft");
+    g = api_get_json(&srv, "/v1/catalogs/floorcat/namespaces/fns/tables/ft");
     assert_int_equal(json_array_size(jget(g, "columns")), 3);
     json_decref(g);
 }
@@ -1385,8 +1296,9 @@ static void get_not_found_and_expired(void **state)
 static json_t *list_at(const char *ns, int64_t snap)
 {
     if (snap < 0)
-        return get_ok("/v1/catalogs/" CAT "/namespaces/%s/tables", ns);
-    return get_ok("/v1/catalogs/" CAT "/namespaces/%s/tables?snapshot=%lld", ns, (long long)snap);
+        return api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/%s/tables", ns);
+    return api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/%s/tables?snapshot=%lld", ns,
+                        (long long)snap);
 }
 
 static void expect_names(const json_t *list, const char *csv)
@@ -1394,7 +1306,8 @@ static void expect_names(const json_t *list, const char *csv)
     char got[1024] = "";
     size_t i;
     json_t *e;
-    json_array_foreach(list, i, e) {
+    json_array_foreach(list, i, e)
+    {
         strcat(got, i ? "," : "");
         strcat(got, jstr(e, "name"));
     }
@@ -1413,8 +1326,8 @@ static void list_tables(void **state)
     int64_t sa = jint(a, "snapshot_id");
     json_t *c = create_ok(CAT, "lst", "{'name':'charlie','columns':[{'name':'a','type':'int'}]}");
     int64_t sc = jint(c, "snapshot_id");
-    json_decref(alter_ok(CAT, "lst", "alpha",
-                         "{'ops':[{'op':'set_table_comment','comment':'first'}]}"));
+    json_decref(
+        alter_ok(CAT, "lst", "alpha", "{'ops':[{'op':'set_table_comment','comment':'first'}]}"));
     json_decref(alter_ok(CAT, "lst", "alpha",
                          "{'ops':[{'op':'add_column','column':{'name':'b','type':'int'}}]}"));
     int64_t cid = cat_id(CAT), bid = table_id_of(CAT, "lst", "bravo");
@@ -1527,8 +1440,8 @@ static void drop_table_ends_rows_and_frees_the_name(void **state)
                           " table_id = %lld",
                           (long long)c, (long long)tid),
                      dropped);
-    static const char *const versioned[] = {"hog_table_version", "hog_column",
-                                            "hog_partition_spec", "hog_sort_spec"};
+    static const char *const versioned[] = {"hog_table_version", "hog_column", "hog_partition_spec",
+                                            "hog_sort_spec"};
     static const int rows[] = {1, 3, 1, 1};
     for (int i = 0; i < 4; i++) {
         assert_int_equal(sqli("SELECT count(*) FROM %s WHERE catalog_id = %lld AND table_id ="
@@ -1564,15 +1477,15 @@ static void drop_table_ends_rows_and_frees_the_name(void **state)
     assert_true(table_id_of(CAT, NS, "dt") != tid);
 
     /* The old incarnation is still readable before the drop. */
-    json_t *g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/dt?snapshot=%lld",
-                       (long long)dropped - 1);
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/dt?snapshot=%lld",
+                             (long long)dropped - 1);
     assert_string_equal(jstr(g, "table_uuid"), old_uuid);
     assert_int_equal(json_array_size(jget(g, "columns")), 2);
     assert_int_equal(jint(jget(g, "partition_spec"), "spec_id"), 1);
     assert_int_equal(jint(jget(g, "sort_spec"), "sort_id"), 1);
     expect_totals(g, 42, 1, 4200);
     json_decref(g);
-    g = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/dt");
+    g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/dt");
     assert_string_equal(jstr(g, "table_uuid"), new_uuid);
     expect_totals(g, 0, 0, 0);
     expect_absent(g, "partition_spec");
@@ -1582,10 +1495,11 @@ static void drop_table_ends_rows_and_frees_the_name(void **state)
     expect_error(&r, 404, "not_found");
     expect_detail_contains(&r, "at snapshot");
     http_result_free(&r);
-    json_t *l = get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables");
+    json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
     size_t i, seen = 0;
     json_t *e;
-    json_array_foreach(l, i, e) {
+    json_array_foreach(l, i, e)
+    {
         if (strcmp(jstr(e, "name"), "dt") == 0) {
             seen++;
             assert_string_equal(jstr(e, "table_uuid"), new_uuid);
@@ -1603,7 +1517,8 @@ static void drop_table_guards(void **state)
     snprintf(old_uuid, sizeof old_uuid, "%s", jstr(t, "table_uuid"));
     json_decref(t);
     struct http_result r;
-    api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
+    api_delete(&r, &srv,
+               "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
                old_uuid);
     expect_status(&r, 200);
     http_result_free(&r);
@@ -1614,7 +1529,8 @@ static void drop_table_guards(void **state)
 
     /* A writer still holding the old incarnation is refused. */
     int64_t h0 = head_of(CAT);
-    api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
+    api_delete(&r, &srv,
+               "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
                old_uuid);
     expect_error(&r, 409, "table_recreated");
     json_t *tables = jget(r.json, "tables");
@@ -1624,7 +1540,7 @@ static void drop_table_guards(void **state)
     expect_absent(r.json, "read_snapshot");
     http_result_free(&r);
     assert_int_equal(head_of(CAT), h0);
-    json_decref(get_ok("/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded"));
+    json_decref(api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded"));
 
     static const char *const malformed[] = {"not-a-uuid", "12345678-1234-1234-1234-12345678901",
                                             "12345678123412341234123456789012z", ""};
@@ -1657,7 +1573,8 @@ static void drop_table_guards(void **state)
     for (char *p = upper; *p; p++)
         if (*p >= 'a' && *p <= 'f')
             *p = (char)(*p - 'a' + 'A');
-    api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
+    api_delete(&r, &srv,
+               "/v1/catalogs/" CAT "/namespaces/" NS "/tables/guarded?expected_table_uuid=%s",
                upper);
     expect_status(&r, 200);
     http_result_free(&r);

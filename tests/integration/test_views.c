@@ -18,6 +18,7 @@ static int setup(void **state)
     test_db_create(&db, "views");
     test_server_start(&srv, &db, NULL);
     pg = test_db_connect(&db);
+    test_sql_use(pg);
     return 0;
 }
 
@@ -31,17 +32,6 @@ static int teardown(void **state)
 }
 
 /* ---- helpers ---- */
-
-static int64_t sqlf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int64_t sqlf(const char *fmt, ...)
-{
-    char sql[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
-    return test_db_scalar(pg, sql);
-}
 
 /* The stored sql text of a live view, exactly as PostgreSQL holds it
  * (caller frees). */
@@ -64,46 +54,15 @@ static char *stored_sql(const char *cat, const char *name)
 /* The view_id of the view with this uuid. */
 static int64_t view_id_of(const char *uuid)
 {
-    return sqlf("SELECT view_id FROM hog_view WHERE view_uuid = '%s'", uuid);
+    return sqli("SELECT view_id FROM hog_view WHERE view_uuid = '%s'", uuid);
 }
 
-static int64_t change_rows(const char *cat, int64_t snapshot, const char *kind, int64_t object_id)
-{
-    if (!kind)
-        return sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING"
-                    " (catalog_id) WHERE c.name = '%s' AND s.snapshot_id = %lld",
-                    cat, (long long)snapshot);
-    return sqlf("SELECT count(*) FROM hog_snapshot_change s JOIN hog_catalog c USING (catalog_id)"
-                " WHERE c.name = '%s' AND s.snapshot_id = %lld AND s.kind = '%s' AND"
-                " s.object_id = %lld",
-                cat, (long long)snapshot, kind, (long long)object_id);
-}
-
-static void head_of(const char *cat, int64_t *head, int64_t *sv)
-{
-    struct http_result r;
-    api_get(&r, &srv, "/v1/catalogs/%s", cat);
-    expect_status(&r, 200);
-    *head = jint(r.json, "head_snapshot_id");
-    *sv = jint(r.json, "schema_version");
-    http_result_free(&r);
-}
-
-static void expect_head(const char *cat, int64_t head, int64_t sv)
-{
-    int64_t h, s;
-    head_of(cat, &h, &s);
-    if (h != head || s != sv)
-        fail_msg("catalog '%s': expected head %lld / schema_version %lld, got %lld / %lld", cat,
-                 (long long)head, (long long)sv, (long long)h, (long long)s);
-}
-
-#define EXPECT_NO_DDL(cat, call)                                                                 \
-    do {                                                                                         \
-        int64_t h_, s_;                                                                          \
-        head_of((cat), &h_, &s_);                                                                \
-        call;                                                                                    \
-        expect_head((cat), h_, s_);                                                              \
+#define EXPECT_NO_DDL(cat, call)                                                                   \
+    do {                                                                                           \
+        int64_t h_, s_;                                                                            \
+        api_head(&srv, (cat), &h_, &s_);                                                           \
+        call;                                                                                      \
+        expect_api_head(&srv, (cat), h_, s_);                                                      \
     } while (0)
 
 static bool is_uuid(const char *s)
@@ -133,7 +92,7 @@ static json_t *create_view_ok(const char *cat, const char *ns, const char *name,
                               const char *dialect)
 {
     int64_t h0, sv0;
-    head_of(cat, &h0, &sv0);
+    api_head(&srv, cat, &h0, &sv0);
     json_t *body = dialect ? jpack("{s:s,s:s,s:s}", "name", name, "sql", sql, "dialect", dialect)
                            : jpack("{s:s,s:s}", "name", name, "sql", sql);
     struct http_result r;
@@ -148,17 +107,16 @@ static json_t *create_view_ok(const char *cat, const char *ns, const char *name,
     assert_string_equal(jstr(v, "sql"), sql);
     assert_true(is_uuid(jstr(v, "view_uuid")));
     assert_int_equal(jint(v, "snapshot_id"), h0 + 1);
-    expect_head(cat, h0 + 1, sv0 + 1);
+    expect_api_head(&srv, cat, h0 + 1, sv0 + 1);
     int64_t id = view_id_of(jstr(v, "view_uuid"));
     assert_int_equal(change_rows(cat, h0 + 1, NULL, 0), 1);
     assert_int_equal(change_rows(cat, h0 + 1, "view_created", id), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
                           " JOIN hog_namespace n ON n.catalog_id = v.catalog_id AND"
                           " n.namespace_id = v.namespace_id WHERE c.name = '%s' AND n.name = '%s'"
                           " AND v.view_id = %lld AND v.begin_snapshot = %lld AND v.end_snapshot"
                           " IS NULL AND v.dialect = '%s'",
-                          cat, ns, (long long)id, (long long)(h0 + 1),
-                          dialect ? dialect : "trino"),
+                          cat, ns, (long long)id, (long long)(h0 + 1), dialect ? dialect : "trino"),
                      1);
     return v;
 }
@@ -166,7 +124,7 @@ static json_t *create_view_ok(const char *cat, const char *ns, const char *name,
 static int64_t drop_view_ok(const char *cat, const char *ns, const char *name, int64_t view_id)
 {
     int64_t h0, sv0;
-    head_of(cat, &h0, &sv0);
+    api_head(&srv, cat, &h0, &sv0);
     struct http_result r;
     api_delete(&r, &srv, "/v1/catalogs/%s/namespaces/%s/views/%s", cat, ns, name);
     expect_status(&r, 200);
@@ -174,10 +132,10 @@ static int64_t drop_view_ok(const char *cat, const char *ns, const char *name, i
     assert_int_equal(jint(r.json, "snapshot_id"), h0 + 1);
     assert_int_equal(jint(r.json, "schema_version"), sv0 + 1);
     http_result_free(&r);
-    expect_head(cat, h0 + 1, sv0 + 1);
+    expect_api_head(&srv, cat, h0 + 1, sv0 + 1);
     assert_int_equal(change_rows(cat, h0 + 1, NULL, 0), 1);
     assert_int_equal(change_rows(cat, h0 + 1, "view_dropped", view_id), 1);
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
                           " WHERE c.name = '%s' AND v.view_id = %lld AND v.end_snapshot = %lld",
                           cat, (long long)view_id, (long long)(h0 + 1)),
                      1);
@@ -256,7 +214,7 @@ static void create_returns_view(void **state)
     assert_string_not_equal(jstr(v, "view_uuid"), jstr(s, "view_uuid"));
     assert_string_not_equal(jstr(s, "view_uuid"), jstr(t, "view_uuid"));
     /* The uuid is the stored one. */
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view WHERE view_uuid = '%s' AND name = 'v1'",
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view WHERE view_uuid = '%s' AND name = 'v1'",
                           jstr(v, "view_uuid")),
                      1);
     json_decref(v);
@@ -312,8 +270,8 @@ static void sql_is_stored_verbatim(void **state)
     big[n] = 'x';
     big[n + 1] = '\0';
     struct http_result r;
-    EXPECT_NO_DDL("vsql", create_view(&r, "vsql", "ns",
-                                      jpack("{s:s,s:s}", "name", "over", "sql", big)));
+    EXPECT_NO_DDL("vsql",
+                  create_view(&r, "vsql", "ns", jpack("{s:s,s:s}", "name", "over", "sql", big)));
     expect_error(&r, 422, "validation");
     expect_detail_contains(&r, "over the maximum");
     http_result_free(&r);
@@ -341,7 +299,7 @@ static void invalid_names_are_422(void **state)
         expect_detail_contains(&r, "invalid view name");
         http_result_free(&r);
     }
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
                           " WHERE c.name = 'vname'"),
                      2);
 }
@@ -396,7 +354,7 @@ static void blank_sql_and_bad_dialect_are_422(void **state)
         expect_error(&r, 400, "bad_request");
         http_result_free(&r);
     }
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
                           " WHERE c.name = 'vbad'"),
                      2);
 }
@@ -409,8 +367,8 @@ static void duplicate_view_is_409(void **state)
     make_namespace(&srv, "vdup", "b");
     json_t *v = create_view_ok("vdup", "a", "v", "select 1", NULL);
     struct http_result r;
-    EXPECT_NO_DDL("vdup", create_view(&r, "vdup", "a",
-                                      jpack("{s:s,s:s}", "name", "v", "sql", "select 2")));
+    EXPECT_NO_DDL("vdup",
+                  create_view(&r, "vdup", "a", jpack("{s:s,s:s}", "name", "v", "sql", "select 2")));
     expect_error(&r, 409, "already_exists");
     expect_detail_contains(&r, "view 'v' already exists in namespace 'a'");
     http_result_free(&r);
@@ -472,11 +430,11 @@ static void list_and_get_time_travel(void **state)
 {
     (void)state;
     make_catalog(&srv, "vtt");
-    make_namespace(&srv, "vtt", "ns");                                   /* s1 */
-    make_namespace(&srv, "vtt", "other");                                /* s2 */
-    json_t *vb = create_view_ok("vtt", "ns", "vb", "select 'b'", NULL);  /* s3 */
-    json_t *va = create_view_ok("vtt", "ns", "va", "select 'a'", NULL);  /* s4 */
-    json_t *vo = create_view_ok("vtt", "other", "vo", "select 'o'", NULL); /* s5 */
+    make_namespace(&srv, "vtt", "ns");                                                    /* s1 */
+    make_namespace(&srv, "vtt", "other");                                                 /* s2 */
+    json_t *vb = create_view_ok("vtt", "ns", "vb", "select 'b'", NULL);                   /* s3 */
+    json_t *va = create_view_ok("vtt", "ns", "va", "select 'a'", NULL);                   /* s4 */
+    json_t *vo = create_view_ok("vtt", "other", "vo", "select 'o'", NULL);                /* s5 */
     int64_t dropped = drop_view_ok("vtt", "ns", "va", view_id_of(jstr(va, "view_uuid"))); /* s6 */
     assert_int_equal(dropped, 6);
 
@@ -500,7 +458,7 @@ static void list_and_get_time_travel(void **state)
 
     /* at_timestamp: the time of snapshot 4 sees va; one microsecond
      * before it does not. */
-    int64_t t4 = sqlf("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint FROM"
+    int64_t t4 = sqli("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint FROM"
                       " hog_snapshot s JOIN hog_catalog c USING (catalog_id) WHERE c.name = 'vtt'"
                       " AND s.snapshot_id = 4");
     char q[96];
@@ -535,7 +493,8 @@ static void list_and_get_time_travel(void **state)
     expect_get_error("vtt", "ns", "vb", "?snapshot=x", 400, "bad_request");
 
     /* Below the retention floor: 410. */
-    PGresult *res = PQexec(pg, "UPDATE hog_catalog SET earliest_snapshot_id = 4 WHERE name = 'vtt'");
+    PGresult *res =
+        PQexec(pg, "UPDATE hog_catalog SET earliest_snapshot_id = 4 WHERE name = 'vtt'");
     assert_int_equal(PQresultStatus(res), PGRES_COMMAND_OK);
     PQclear(res);
     expect_list_error("vtt", "ns", "?snapshot=3", 410, "expired");
@@ -552,11 +511,11 @@ static void views_of_a_dropped_namespace_time_travel(void **state)
 {
     (void)state;
     make_catalog(&srv, "vnsgone");
-    make_namespace(&srv, "vnsgone", "ns");                                   /* s1 */
-    json_t *v = create_view_ok("vnsgone", "ns", "v", "select 42", NULL);    /* s2 */
-    drop_view_ok("vnsgone", "ns", "v", view_id_of(jstr(v, "view_uuid")));  /* s3 */
+    make_namespace(&srv, "vnsgone", "ns");                                /* s1 */
+    json_t *v = create_view_ok("vnsgone", "ns", "v", "select 42", NULL);  /* s2 */
+    drop_view_ok("vnsgone", "ns", "v", view_id_of(jstr(v, "view_uuid"))); /* s3 */
     struct http_result r;
-    api_delete(&r, &srv, "/v1/catalogs/vnsgone/namespaces/ns");             /* s4 */
+    api_delete(&r, &srv, "/v1/catalogs/vnsgone/namespaces/ns"); /* s4 */
     expect_status(&r, 200);
     assert_int_equal(jint(r.json, "snapshot_id"), 4);
     http_result_free(&r);
@@ -568,7 +527,7 @@ static void views_of_a_dropped_namespace_time_travel(void **state)
     json_decref(old);
     expect_get_error("vnsgone", "ns", "v", "?snapshot=4", 404, "not_found");
     /* A namespace of the same name made later does not inherit it. */
-    make_namespace(&srv, "vnsgone", "ns");                                   /* s5 */
+    make_namespace(&srv, "vnsgone", "ns"); /* s5 */
     expect_views("vnsgone", "ns", "", (const json_t *const[]){NULL});
     expect_get_error("vnsgone", "ns", "v", "", 404, "not_found");
     json_decref(v);
@@ -651,7 +610,7 @@ static void recreate_after_drop_gets_new_uuid(void **state)
     make_namespace(&srv, "vre", "ns");
     json_t *first = create_view_ok("vre", "ns", "v", "select 'first'", NULL); /* s2 */
     int64_t first_id = view_id_of(jstr(first, "view_uuid"));
-    int64_t dropped = drop_view_ok("vre", "ns", "v", first_id);          /* s3 */
+    int64_t dropped = drop_view_ok("vre", "ns", "v", first_id);                    /* s3 */
     json_t *second = create_view_ok("vre", "ns", "v", "select 'second'", "spark"); /* s4 */
     int64_t second_id = view_id_of(jstr(second, "view_uuid"));
     assert_string_not_equal(jstr(first, "view_uuid"), jstr(second, "view_uuid"));
@@ -668,7 +627,7 @@ static void recreate_after_drop_gets_new_uuid(void **state)
     expect_get_error("vre", "ns", "v", q, 404, "not_found");
     expect_views("vre", "ns", "?snapshot=2", (const json_t *const[]){first, NULL});
     expect_views("vre", "ns", "", (const json_t *const[]){second, NULL});
-    assert_int_equal(sqlf("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
+    assert_int_equal(sqli("SELECT count(*) FROM hog_view v JOIN hog_catalog c USING (catalog_id)"
                           " WHERE c.name = 'vre' AND v.name = 'v'"),
                      2);
     json_decref(first);

@@ -47,18 +47,17 @@ static void containers(void **state)
     (void)state;
     json_t *c = parse_ok("tags:list<string!>, m:map<string, list<int>>, "
                          "a:struct<zip:string, geo:struct<lat:double!, lon:double>>!");
-    expect_json(c,
-                "[{\"name\":\"tags\",\"type\":\"list\",\"nullable\":true,\"children\":["
-                "{\"name\":\"element\",\"type\":\"string\",\"nullable\":false}]},"
-                "{\"name\":\"m\",\"type\":\"map\",\"nullable\":true,\"children\":["
-                "{\"name\":\"key\",\"type\":\"string\",\"nullable\":false},"
-                "{\"name\":\"value\",\"type\":\"list\",\"nullable\":true,\"children\":["
-                "{\"name\":\"element\",\"type\":\"int\",\"nullable\":true}]}]},"
-                "{\"name\":\"a\",\"type\":\"struct\",\"nullable\":false,\"children\":["
-                "{\"name\":\"zip\",\"type\":\"string\",\"nullable\":true},"
-                "{\"name\":\"geo\",\"type\":\"struct\",\"nullable\":true,\"children\":["
-                "{\"name\":\"lat\",\"type\":\"double\",\"nullable\":false},"
-                "{\"name\":\"lon\",\"type\":\"double\",\"nullable\":true}]}]}]");
+    expect_json(c, "[{\"name\":\"tags\",\"type\":\"list\",\"nullable\":true,\"children\":["
+                   "{\"name\":\"element\",\"type\":\"string\",\"nullable\":false}]},"
+                   "{\"name\":\"m\",\"type\":\"map\",\"nullable\":true,\"children\":["
+                   "{\"name\":\"key\",\"type\":\"string\",\"nullable\":false},"
+                   "{\"name\":\"value\",\"type\":\"list\",\"nullable\":true,\"children\":["
+                   "{\"name\":\"element\",\"type\":\"int\",\"nullable\":true}]}]},"
+                   "{\"name\":\"a\",\"type\":\"struct\",\"nullable\":false,\"children\":["
+                   "{\"name\":\"zip\",\"type\":\"string\",\"nullable\":true},"
+                   "{\"name\":\"geo\",\"type\":\"struct\",\"nullable\":true,\"children\":["
+                   "{\"name\":\"lat\",\"type\":\"double\",\"nullable\":false},"
+                   "{\"name\":\"lon\",\"type\":\"double\",\"nullable\":true}]}]}]");
     /* Ids are predicted depth-first from 1, as the server assigns them. */
     colspec_predict_field_ids(c);
     assert_int_equal(colspec_find_field_id(c, "tags"), 1);
@@ -93,8 +92,7 @@ static void syntax_errors(void **state)
         char err[600];
         json_t *c = colspec_parse_columns(bad[i].spec, err, sizeof err);
         if (c || !strstr(err, bad[i].msg))
-            fail_msg("'%s': want error '%s', got %s", bad[i].spec, bad[i].msg,
-                     c ? "success" : err);
+            fail_msg("'%s': want error '%s', got %s", bad[i].spec, bad[i].msg, c ? "success" : err);
     }
     /* Nesting is bounded, so hostile input cannot exhaust the stack. */
     char deep[400] = "x:";
@@ -131,8 +129,8 @@ static void partition_and_sort(void **state)
     assert_null(colspec_parse_partition("bucket(x, id)", c, err, sizeof err));
     assert_non_null(strstr(err, "must be a number"));
 
-    json_t *s = colspec_parse_sort("ts desc, id, s asc nulls last, a.z nulls first", c, err,
-                                   sizeof err);
+    json_t *s =
+        colspec_parse_sort("ts desc, id, s asc nulls last, a.z nulls first", c, err, sizeof err);
     assert_non_null(s);
     expect_json(s, "[{\"source_field_id\":2,\"direction\":\"desc\"},"
                    "{\"source_field_id\":1},"

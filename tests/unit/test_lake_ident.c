@@ -37,11 +37,12 @@ static void expect_all(bool (*fn)(const char *), const char *fn_name, const char
 static void test_ident_valid(void **state)
 {
     (void)state;
-    static const char *const good[] = {"a", "A", "_", "_a", "a1", "a_b", "a-b", "A-", "a--",
-                                       "_1", "_-", "Zz9", "camelCase", "snake_case_123"};
-    static const char *const bad[] = {"",    "1a",  "9",   "-a",  ".a",  "a.b", "a b",
-                                      " a",  "a ",  "a$",  "a/b", "a:b", "a\tb", "caf\xc3\xa9",
-                                      "a\"", "a'b", "a@",  "a+b", "\xc3\xa9"};
+    static const char *const good[] = {
+        "a",  "A",   "_",  "_a", "a1",  "a_b",       "a-b",
+        "A-", "a--", "_1", "_-", "Zz9", "camelCase", "snake_case_123"};
+    static const char *const bad[] = {"",    "1a",  "9",  "-a",  ".a",      "a.b",  "a b",
+                                      " a",  "a ",  "a$", "a/b", "a:b",     "a\tb", "caf\xc3\xa9",
+                                      "a\"", "a'b", "a@", "a+b", "\xc3\xa9"};
     expect_all(lake_ident_valid, "lake_ident_valid", good, ARRAY_LEN(good), true);
     expect_all(lake_ident_valid, "lake_ident_valid", bad, ARRAY_LEN(bad), false);
 }
@@ -63,10 +64,10 @@ static void test_catalog_name(void **state)
 {
     (void)state;
     /* Contract §6.3 and the DB CHECK: ^[a-z0-9][a-z0-9_-]{0,62}$ */
-    static const char *const good[] = {"a", "0", "0abc", "9lives", "a-b", "a_b", "abc123",
-                                       "a-", "a_"};
-    static const char *const bad[] = {"",    "A",   "aB",  "_a",  "-a",  "a.b", "a b",
-                                      "ab$", "a/b", "Abc", "abC", " a",  "caf\xc3\xa9"};
+    static const char *const good[] = {"a",   "0",      "0abc", "9lives", "a-b",
+                                       "a_b", "abc123", "a-",   "a_"};
+    static const char *const bad[] = {"",    "A",   "aB",  "_a",  "-a", "a.b",        "a b",
+                                      "ab$", "a/b", "Abc", "abC", " a", "caf\xc3\xa9"};
     expect_all(lake_catalog_name_valid, "lake_catalog_name_valid", good, ARRAY_LEN(good), true);
     expect_all(lake_catalog_name_valid, "lake_catalog_name_valid", bad, ARRAY_LEN(bad), false);
     assert_true(lake_catalog_name_valid(repeat('a', 'z', 62)));
@@ -80,10 +81,9 @@ static void test_catalog_name(void **state)
 static void test_ident_reserved(void **state)
 {
     (void)state;
-    static const char *const reserved[] = {"_hog", "_hog_row_id", "_hogwarts", "_hog-x",
-                                           "_hog1"};
-    static const char *const free_names[] = {"_ho", "hog", "x_hog", "a_hog_b", "_h", "",
-                                             "__hog", "hog_"};
+    static const char *const reserved[] = {"_hog", "_hog_row_id", "_hogwarts", "_hog-x", "_hog1"};
+    static const char *const free_names[] = {"_ho", "hog", "x_hog", "a_hog_b",
+                                             "_h",  "",    "__hog", "hog_"};
     expect_all(lake_ident_reserved, "lake_ident_reserved", reserved, ARRAY_LEN(reserved), true);
     expect_all(lake_ident_reserved, "lake_ident_reserved", free_names, ARRAY_LEN(free_names),
                false);
@@ -93,13 +93,29 @@ static void test_ident_reserved(void **state)
 static void test_property_key_pattern(void **state)
 {
     (void)state;
-    static const char *const good[] = {"a", "z", "a1", "a.b", "a-b", "a_b", "write.format.default",
-                                       "a..b", "a.", "x9.y_z-w", "comments", "formats",
-                                       "location2", "format.x", "comment.x", "hoglake",
-                                       "trino", "hoglakex.y", "trinox", "sorted", "partition"};
-    static const char *const bad[] = {"",     "A",   "Ab",  "aB",  "1a",  "_a",  ".a",
-                                      "-a",   "a b", "a/b", "a:b", "a$",  " a",  "a\t",
-                                      "caf\xc3\xa9"};
+    static const char *const good[] = {"a",
+                                       "z",
+                                       "a1",
+                                       "a.b",
+                                       "a-b",
+                                       "a_b",
+                                       "write.format.default",
+                                       "a..b",
+                                       "a.",
+                                       "x9.y_z-w",
+                                       "comments",
+                                       "formats",
+                                       "location2",
+                                       "format.x",
+                                       "comment.x",
+                                       "hoglake",
+                                       "trino",
+                                       "hoglakex.y",
+                                       "trinox",
+                                       "sorted",
+                                       "partition"};
+    static const char *const bad[] = {"",    "A",   "Ab",  "aB", "1a", "_a",  ".a",         "-a",
+                                      "a b", "a/b", "a:b", "a$", " a", "a\t", "caf\xc3\xa9"};
     expect_all(lake_property_key_valid, "lake_property_key_valid", good, ARRAY_LEN(good), true);
     expect_all(lake_property_key_valid, "lake_property_key_valid", bad, ARRAY_LEN(bad), false);
     assert_true(lake_property_key_valid(repeat('k', '.', 128)));
@@ -112,11 +128,12 @@ static void test_property_key_reserved(void **state)
 {
     (void)state;
     static const char *const reserved[] = {
-        "partitioning", "sorted_by", "location", "format", "comment",
-        "hoglake.", "hoglake.x", "hoglake.write.format", "trino.", "trino.x", "trino.a.b",
+        "partitioning", "sorted_by", "location",  "format",
+        "comment",      "hoglake.",  "hoglake.x", "hoglake.write.format",
+        "trino.",       "trino.x",   "trino.a.b",
     };
-    expect_all(lake_property_key_valid, "lake_property_key_valid", reserved,
-               ARRAY_LEN(reserved), false);
+    expect_all(lake_property_key_valid, "lake_property_key_valid", reserved, ARRAY_LEN(reserved),
+               false);
 }
 
 static void test_ident_shown(void **state)
@@ -161,14 +178,10 @@ static void test_limits_constants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ident_valid),
-        cmocka_unit_test(test_ident_length_boundary),
-        cmocka_unit_test(test_catalog_name),
-        cmocka_unit_test(test_ident_reserved),
-        cmocka_unit_test(test_property_key_pattern),
-        cmocka_unit_test(test_property_key_reserved),
-        cmocka_unit_test(test_ident_shown),
-        cmocka_unit_test(test_limits_constants),
+        cmocka_unit_test(test_ident_valid),          cmocka_unit_test(test_ident_length_boundary),
+        cmocka_unit_test(test_catalog_name),         cmocka_unit_test(test_ident_reserved),
+        cmocka_unit_test(test_property_key_pattern), cmocka_unit_test(test_property_key_reserved),
+        cmocka_unit_test(test_ident_shown),          cmocka_unit_test(test_limits_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -291,7 +291,7 @@ static void test_create_ids_depth_first(void **state)
         int ordinal;
         enum lake_type type;
     } want[] = {
-        {"id", 1, 0, LT_INT},   {"s", 2, 1, LT_STRUCT}, {"s.a", 3, 0, LT_INT},
+        {"id", 1, 0, LT_INT},   {"s", 2, 1, LT_STRUCT},    {"s.a", 3, 0, LT_INT},
         {"s.b", 4, 1, LT_LIST}, {"s.c", 10, 2, LT_STRING}, {"z", 11, 2, LT_DOUBLE},
     };
     for (size_t i = 0; i < ARRAY_LEN(want); i++) {
@@ -361,8 +361,8 @@ static void test_create_defaults_and_every_scalar_type(void **state)
         enum lake_type ty = (enum lake_type)t;
         if (lake_type_is_container(ty))
             continue;
-        json_array_append_new(cols, json_pack("{s:s,s:s}", "name", lake_type_name(ty), "type",
-                                              lake_type_name(ty)));
+        json_array_append_new(
+            cols, json_pack("{s:s,s:s}", "name", lake_type_name(ty), "type", lake_type_name(ty)));
     }
     OK(f, create_j(f, cols));
     int ordinal = 0;
@@ -559,8 +559,9 @@ static void test_create_node_limit(void **state)
                                 wide_columns(9999, "f"))));
     assert_int_equal(f->t.node_count, 10000);
     fx_reset(f);
-    INVALID(f, create_j(f, json_pack("[{s:s,s:s,s:o}]", "name", "s", "type", "struct",
-                                     "children", wide_columns(10000, "f"))),
+    INVALID(f,
+            create_j(f, json_pack("[{s:s,s:s,s:o}]", "name", "s", "type", "struct", "children",
+                                  wide_columns(10000, "f"))),
             "too many columns");
 }
 
@@ -579,8 +580,9 @@ static void test_alter_node_limit_counts_existing(void **state)
     assert_int_equal(f->t.node_count, 10000);
     /* A 2-node subtree does not fit into 1 free slot. */
     OK(f, op(f, "{'op':'drop_column','name':'c6'}"));
-    INVALID(f, op(f, "{'op':'add_column','column':{'name':'s','type':'struct','children':["
-                     "{'name':'a','type':'int'}]}}"),
+    INVALID(f,
+            op(f, "{'op':'add_column','column':{'name':'s','type':'struct','children':["
+                  "{'name':'a','type':'int'}]}}"),
             "too many columns: 10001");
 }
 
@@ -592,14 +594,16 @@ static void test_list_shape(void **state)
     fx_reset(f);
     INVALID(f, create(f, "[{'name':'l','type':'list','children':[]}]"), "got 0");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'l','type':'list','children':["
-                         "{'name':'element','type':'int'},{'name':'element','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'l','type':'list','children':["
+                      "{'name':'element','type':'int'},{'name':'element','type':'int'}]}]"),
             "list column 'l' requires exactly one child (its 'element'); got 2");
     fx_reset(f);
     INVALID(f, create(f, "[{'name':'l','type':'list','children':[{'name':'elem','type':'int'}]}]"),
             "must be named 'element' (Iceberg's synthetic name), not 'elem'");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'l','type':'list','children':[{'name':'Element','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'l','type':'list','children':[{'name':'Element','type':'int'}]}]"),
             "must be named 'element'");
     fx_reset(f);
     OK(f, create(f, "[{'name':'l','type':'list','children':"
@@ -613,35 +617,41 @@ static void test_list_shape(void **state)
 static void test_map_shape(void **state)
 {
     struct fx *f = *state;
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string','nullable':false}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string','nullable':false}]}]"),
             "map column 'm' requires exactly two children ('key' then 'value'); got 1");
     fx_reset(f);
     INVALID(f, create(f, "[{'name':'m','type':'map'}]"), "got 0");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string','nullable':false},"
-                         "{'name':'value','type':'int'},{'name':'value','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string','nullable':false},"
+                      "{'name':'value','type':'int'},{'name':'value','type':'int'}]}]"),
             "got 3");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'value','type':'int'},"
-                         "{'name':'key','type':'string','nullable':false}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'value','type':'int'},"
+                      "{'name':'key','type':'string','nullable':false}]}]"),
             "must be named 'key'");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string','nullable':false},"
-                         "{'name':'val','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string','nullable':false},"
+                      "{'name':'val','type':'int'}]}]"),
             "must be named 'value' (Iceberg's synthetic name), not 'val'");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string'},{'name':'value','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string'},{'name':'value','type':'int'}]}]"),
             "the key of map column 'm' must be required (nullable=false): Iceberg map keys are "
             "non-nullable");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string','nullable':true},"
-                         "{'name':'value','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string','nullable':true},"
+                      "{'name':'value','type':'int'}]}]"),
             "the key of map column 'm' must be required");
     fx_reset(f);
     OK(f, create(f, "[{'name':'m','type':'map','children':["
@@ -653,9 +663,10 @@ static void test_map_shape(void **state)
 static void test_synthetic_name_message_exact(void **state)
 {
     struct fx *f = *state;
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'string','nullable':false},"
-                         "{'name':'val','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'string','nullable':false},"
+                      "{'name':'val','type':'int'}]}]"),
             "child 1 of map column 'm' must be named 'value' (Iceberg's synthetic name), not "
             "'val'");
     fx_reset(f);
@@ -695,7 +706,7 @@ static void test_decimal_params(void **state)
     static const struct {
         const char *name;
         int p, s;
-    } want[] = {{"d0", 38, 0}, {"d1", 10, 2}, {"d2", 1, 0}, {"d3", 38, 38},
+    } want[] = {{"d0", 38, 0}, {"d1", 10, 2}, {"d2", 1, 0},  {"d3", 38, 38},
                 {"d4", 38, 0}, {"d5", 38, 0}, {"d6", 38, 0}, {"d7", 5, 5}};
     for (size_t i = 0; i < ARRAY_LEN(want); i++) {
         struct lake_column *c = COL(f, want[i].name);
@@ -712,7 +723,8 @@ static void test_decimal_params(void **state)
         enum lake_err_kind kind;
     } bad[] = {
         {"{'precision':0}", "decimal column 'd' has precision 0, outside 1..38", LAKE_ERR_INVALID},
-        {"{'precision':39}", "decimal column 'd' has precision 39, outside 1..38", LAKE_ERR_INVALID},
+        {"{'precision':39}", "decimal column 'd' has precision 39, outside 1..38",
+         LAKE_ERR_INVALID},
         {"{'precision':-5}", "has precision -5, outside 1..38", LAKE_ERR_INVALID},
         {"{'precision':9999999999}", "outside 1..38", LAKE_ERR_INVALID},
         {"{'scale':-1}", "decimal column 'd' has a negative scale -1", LAKE_ERR_INVALID},
@@ -734,31 +746,35 @@ static void test_decimal_params(void **state)
                  bad[i].params);
         int rc = create(f, cols);
         if (rc == 0 || f->err.kind != bad[i].kind || !strstr(f->err.msg, bad[i].msg))
-            fail_msg("type_params %s: rc %d kind %d \"%s\", want kind %d \"%s\"", bad[i].params,
-                     rc, f->err.kind, f->err.msg, bad[i].kind, bad[i].msg);
+            fail_msg("type_params %s: rc %d kind %d \"%s\", want kind %d \"%s\"", bad[i].params, rc,
+                     f->err.kind, f->err.msg, bad[i].kind, bad[i].msg);
     }
     /* The path of a nested decimal is named. */
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'s','type':'struct','children':[{'name':'d','type':'decimal',"
-                         "'type_params':{'precision':40}}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','children':[{'name':'d','type':'decimal',"
+                      "'type_params':{'precision':40}}]}]"),
             "decimal column 's.d' has precision 40");
 }
 
 static void test_type_params_forbidden(void **state)
 {
     struct fx *f = *state;
-    INVALID(f, create(f, "[{'name':'s','type':'struct','type_params':{},'children':["
-                         "{'name':'a','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','type_params':{},'children':["
+                      "{'name':'a','type':'int'}]}]"),
             "column 's' is 'struct', a nested container, and cannot have type_params: a "
             "container's shape is its children, not its parameters");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'l','type':'list','type_params':{'precision':3},'children':["
-                         "{'name':'element','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'l','type':'list','type_params':{'precision':3},'children':["
+                      "{'name':'element','type':'int'}]}]"),
             "column 'l' is 'list', a nested container, and cannot have type_params");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','type_params':{},'children':["
-                         "{'name':'key','type':'int','nullable':false},"
-                         "{'name':'value','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','type_params':{},'children':["
+                      "{'name':'key','type':'int','nullable':false},"
+                      "{'name':'value','type':'int'}]}]"),
             "'map', a nested container");
     fx_reset(f);
     INVALID(f, create(f, "[{'name':'i','type':'int','type_params':{}}]"),
@@ -788,8 +804,9 @@ static void test_children_forbidden_on_scalars(void **state)
     INVALID(f, create(f, "[{'name':'v','type':'variant','children':[{'name':'a','type':'int'}]}]"),
             "column 'v' is 'variant', a scalar type, and cannot have children");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'s','type':'struct','children':[{'name':'d','type':'decimal',"
-                         "'children':[]}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','children':[{'name':'d','type':'decimal',"
+                      "'children':[]}]}]"),
             "column 's.d' is 'decimal', a scalar type, and cannot have children");
     fx_reset(f);
     OK(f, create(f, "[{'name':'i','type':'int','children':null}]"));
@@ -798,17 +815,20 @@ static void test_children_forbidden_on_scalars(void **state)
 static void test_duplicate_sibling_names(void **state)
 {
     struct fx *f = *state;
-    INVALID(f, create(f, "[{'name':'a','type':'int'},{'name':'b','type':'int'},"
-                         "{'name':'A','type':'string'}]"),
+    INVALID(f,
+            create(f, "[{'name':'a','type':'int'},{'name':'b','type':'int'},"
+                      "{'name':'A','type':'string'}]"),
             "column 'A' already exists");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'s','type':'struct','children':["
-                         "{'name':'x','type':'int'},{'name':'X','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','children':["
+                      "{'name':'x','type':'int'},{'name':'X','type':'int'}]}]"),
             "duplicate column names in 's'");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'s','type':'struct','children':["
-                         "{'name':'t','type':'struct','children':["
-                         "{'name':'Zip','type':'int'},{'name':'zIP','type':'int'}]}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','children':["
+                      "{'name':'t','type':'struct','children':["
+                      "{'name':'Zip','type':'int'},{'name':'zIP','type':'int'}]}]}]"),
             "duplicate column names in 's.t'");
     /* The same name at different levels or in different structs is fine. */
     fx_reset(f);
@@ -823,17 +843,20 @@ static void test_reserved_prefix_any_depth(void **state)
             "column name '_hog_row_id' uses the reserved prefix '_hog': names starting with it "
             "belong to hoglake's own physical columns (compaction's _hog_row_id)");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'addr','type':'struct','children':["
-                         "{'name':'_hog_x','type':'int'}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'addr','type':'struct','children':["
+                      "{'name':'_hog_x','type':'int'}]}]"),
             "column name 'addr._hog_x' uses the reserved prefix '_hog'");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'l','type':'list','children':[{'name':'element',"
-                         "'type':'struct','children':[{'name':'_hog','type':'int'}]}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'l','type':'list','children':[{'name':'element',"
+                      "'type':'struct','children':[{'name':'_hog','type':'int'}]}]}]"),
             "column name 'l.element._hog' uses the reserved prefix");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'m','type':'map','children':["
-                         "{'name':'key','type':'int','nullable':false},{'name':'value',"
-                         "'type':'struct','children':[{'name':'_hogwarts','type':'int'}]}]}]"),
+    INVALID(f,
+            create(f, "[{'name':'m','type':'map','children':["
+                      "{'name':'key','type':'int','nullable':false},{'name':'value',"
+                      "'type':'struct','children':[{'name':'_hogwarts','type':'int'}]}]}]"),
             "column name 'm.value._hogwarts' uses the reserved prefix");
     fx_reset(f);
     OK(f, create(f, "[{'name':'_ho','type':'int'},{'name':'x_hog','type':'int'},"
@@ -876,8 +899,8 @@ static void test_column_comments_on_create(void **state)
                      " {'name':'c','type':'int','comment':''},"
                      " {'name':'s','type':'struct','comment':'outer','children':["
                      "   {'name':'x','type':'int','comment':'inner'}]}]");
-    json_array_append_new(cols, json_pack("{s:s,s:s,s:o}", "name", "max", "type", "int",
-                                          "comment", long_string(16384, "x")));
+    json_array_append_new(cols, json_pack("{s:s,s:s,s:o}", "name", "max", "type", "int", "comment",
+                                          long_string(16384, "x")));
     OK(f, create_j(f, cols));
     assert_string_equal(COL(f, "a")->comment, "hello");
     assert_null(COL(f, "b")->comment);
@@ -887,8 +910,9 @@ static void test_column_comments_on_create(void **state)
     assert_int_equal(strlen(COL(f, "max")->comment), 16384);
 
     fx_reset(f);
-    INVALID(f, create_j(f, json_pack("[{s:s,s:s,s:o}]", "name", "a", "type", "int", "comment",
-                                     long_string(16385, "x"))),
+    INVALID(f,
+            create_j(f, json_pack("[{s:s,s:s,s:o}]", "name", "a", "type", "int", "comment",
+                                  long_string(16385, "x"))),
             "comment must contain at most 16384 characters");
 }
 
@@ -977,7 +1001,8 @@ static void test_add_column_into_struct(void **state)
     INVALID(f, op(f, "{'op':'add_column','parent':'addr','column':{'name':'ZIP','type':'int'}}"),
             "column 'ZIP' of struct 'addr' already exists");
     /* _hog inside a struct names the full path. */
-    INVALID(f, op(f, "{'op':'add_column','parent':'addr.geo','column':{'name':'_hog1','type':'int'}}"),
+    INVALID(f,
+            op(f, "{'op':'add_column','parent':'addr.geo','column':{'name':'_hog1','type':'int'}}"),
             "column name 'addr.geo._hog1' uses the reserved prefix '_hog'");
 }
 
@@ -991,8 +1016,9 @@ static void test_add_column_bad_parents(void **state)
             "it is 'map', not a struct");
     INVALID(f, op(f, "{'op':'add_column','parent':'name','column':{'name':'x','type':'int'}}"),
             "cannot add a column under 'name': it is 'string', not a struct");
-    INVALID(f, op(f, "{'op':'add_column','parent':'tags.element','column':{'name':'x',"
-                     "'type':'int'}}"),
+    INVALID(f,
+            op(f, "{'op':'add_column','parent':'tags.element','column':{'name':'x',"
+                  "'type':'int'}}"),
             "cannot address 'tags.element': 'tags' is a 'list', and list/map internals");
     INVALID(f, op(f, "{'op':'add_column','parent':'nope','column':{'name':'x','type':'int'}}"),
             "column 'nope' does not exist");
@@ -1016,13 +1042,12 @@ static void test_add_column_depth_via_parent(void **state)
     json_t *o = json_pack("{s:s,s:s,s:{s:s,s:s}}", "op", "add_column", "parent", s7, "column",
                           "name", "x", "type", "int");
     OK(f, op_j(f, o)); /* depth 8: allowed */
-    o = json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s}]}}", "op", "add_column", "parent", s7,
-                  "column", "name", "deep", "type", "struct", "children", "name", "y", "type",
-                  "int");
+    o = json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s}]}}", "op", "add_column", "parent", s7, "column",
+                  "name", "deep", "type", "struct", "children", "name", "y", "type", "int");
     INVALID(f, op_j(f, o), "column nesting depth 9 exceeds the maximum 8");
     o = json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s}]}}", "op", "add_column", "parent",
-                  "s1.s2.s3.s4.s5.s6", "column", "name", "ok", "type", "struct", "children",
-                  "name", "y", "type", "int");
+                  "s1.s2.s3.s4.s5.s6", "column", "name", "ok", "type", "struct", "children", "name",
+                  "y", "type", "int");
     OK(f, op_j(f, o)); /* struct at depth 7, its field at depth 8 */
     char path[256];
     lake_column_path(COL(f, "s1.s2.s3.s4.s5.s6.ok.y"), path, sizeof path);
@@ -1056,8 +1081,9 @@ static void test_add_column_where_path(void **state)
     make_base(f);
     BAD(f, op(f, "{'op':'add_column','column':{'name':'x','type':'int','bogus':1}}"),
         "unknown field 'column.bogus'");
-    BAD(f, op(f, "{'op':'add_column','column':{'name':'s','type':'struct','children':["
-                 "{'name':'x','type':'int','bogus':1}]}}"),
+    BAD(f,
+        op(f, "{'op':'add_column','column':{'name':'s','type':'struct','children':["
+              "{'name':'x','type':'int','bogus':1}]}}"),
         "unknown field 'column.children[0].bogus'");
 }
 
@@ -1080,8 +1106,9 @@ static void test_add_column_idless_guard(void **state)
            "cannot add column 'x': 2 id-less and/or 0 not-yet-hydrated (id state unknown until "
            "the footer is read) live data file(s) may bind columns by name; hydrate, rewrite, or "
            "retire them first");
-    IDLESS(f, op(f, "{'op':'add_column_with_metadata','parent':'addr','column':{'name':'x',"
-                    "'type':'int'}}"),
+    IDLESS(f,
+           op(f, "{'op':'add_column_with_metadata','parent':'addr','column':{'name':'x',"
+                 "'type':'int'}}"),
            "cannot add column 'x'");
     assert_false(has_path(f, "x"));
     assert_false(has_path(f, "addr.x"));
@@ -1110,8 +1137,9 @@ static void test_add_required_column_over_live_files(void **state)
     INVALID(f, op(f, "{'op':'add_column','column':{'name':'req','type':'int','nullable':false}}"),
             "cannot add required column 'req': the table's 5 live data file(s) have no values "
             "for it; add it with nullable=true");
-    INVALID(f, op(f, "{'op':'add_column','parent':'addr','column':{'name':'req','type':'int',"
-                     "'nullable':false}}"),
+    INVALID(f,
+            op(f, "{'op':'add_column','parent':'addr','column':{'name':'req','type':'int',"
+                  "'nullable':false}}"),
             "cannot add required column 'addr.req'");
     OK(f, op(f, "{'op':'add_column','column':{'name':'opt','type':'int','nullable':true}}"));
     OK(f, op(f, "{'op':'add_column','column':{'name':'opt2','type':'int'}}"));
@@ -1213,8 +1241,9 @@ static void test_drop_loaded_spec_source(void **state)
     assert_true(f->t.sorted);
     INVALID(f, op(f, "{'op':'drop_column','name':'s'}"), "field_id 5 inside it");
     INVALID(f, op(f, "{'op':'drop_column','name':'s.b'}"), "field_id 5 inside it");
-    INVALID(f, op(f, "{'op':'drop_column','name':'s.b.x'}"), "it is a source of the live "
-                                                             "partition spec");
+    INVALID(f, op(f, "{'op':'drop_column','name':'s.b.x'}"),
+            "it is a source of the live "
+            "partition spec");
     INVALID(f, op(f, "{'op':'drop_column','name':'z'}"), "source of the live sort order");
     assert_int_equal(f->t.nended, 0);
     OK(f, op(f, "{'op':'drop_column','name':'s.b.y'}"));
@@ -1332,8 +1361,8 @@ static void test_rename_column_idless_guard(void **state)
 static const struct {
     const char *from, *to;
 } legal_promotions[] = {
-    {"int8", "int16"},  {"int8", "int"},     {"int8", "long"},    {"int16", "int"},
-    {"int16", "long"},  {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
+    {"int8", "int16"},    {"int8", "int"},     {"int8", "long"},    {"int16", "int"},
+    {"int16", "long"},    {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
     {"uint16", "uint32"}, {"float", "double"},
 };
 
@@ -1358,8 +1387,7 @@ static json_t *column_of_type(const char *name, enum lake_type t)
         return json_pack("{s:s,s:s,s:[{s:s,s:s,s:b},{s:s,s:s}]}", "name", name, "type", "map",
                          "children", "name", "key", "type", "string", "nullable", 0, "name",
                          "value", "type", "int");
-    default:
-        return json_pack("{s:s,s:s}", "name", name, "type", lake_type_name(t));
+    default: return json_pack("{s:s,s:s}", "name", name, "type", lake_type_name(t));
     }
 }
 
@@ -1375,8 +1403,8 @@ static void test_promote_matrix_through_op(void **state)
             OK(f, create_j(f, json_pack("[{s:s,s:s},o]", "name", "keep", "type", "int",
                                         column_of_type("c", (enum lake_type)from))));
             int64_t id = COL(f, "c")->field_id;
-            int rc = op_j(f, json_pack("{s:s,s:s,s:s}", "op", "promote_column", "name", "c", "to",
-                                       tn));
+            int rc =
+                op_j(f, json_pack("{s:s,s:s,s:s}", "op", "promote_column", "name", "c", "to", tn));
             struct lake_column *c = COL(f, "c");
             if (promotion_is_legal(fn, tn)) {
                 allowed++;
@@ -1392,8 +1420,10 @@ static void test_promote_matrix_through_op(void **state)
                                  lake_type_is_container((enum lake_type)to);
                 char want[160];
                 if (container)
-                    snprintf(want, sizeof want, "cannot promote column 'c': '%s' and '%s' include "
-                             "a nested container type", fn, tn);
+                    snprintf(want, sizeof want,
+                             "cannot promote column 'c': '%s' and '%s' include "
+                             "a nested container type",
+                             fn, tn);
                 else
                     snprintf(want, sizeof want, "cannot promote column 'c' from '%s' to '%s'", fn,
                              tn);
@@ -1472,8 +1502,8 @@ static void test_partition_spec_every_transform(void **state)
     assert_true(f->t.spec_changed);
     assert_int_equal(f->t.nspec_fields, 9);
     static const struct lake_partition_field want[] = {
-        {1, LTR_IDENTITY, 0}, {1, LTR_BUCKET, 16}, {2, LTR_TRUNCATE, 4},
-        {14, LTR_YEAR, 0},    {14, LTR_MONTH, 0},  {15, LTR_DAY, 0},
+        {1, LTR_IDENTITY, 0}, {1, LTR_BUCKET, 16},  {2, LTR_TRUNCATE, 4},
+        {14, LTR_YEAR, 0},    {14, LTR_MONTH, 0},   {15, LTR_DAY, 0},
         {14, LTR_HOUR, 0},    {4, LTR_IDENTITY, 0}, {16, LTR_BUCKET, INT32_MAX},
     };
     for (size_t i = 0; i < ARRAY_LEN(want); i++) {
@@ -1522,8 +1552,8 @@ static void test_partition_spec_params(void **state)
         snprintf(o, sizeof o, "{'op':'set_partition_spec','fields':[%s]}", bad[i].field);
         int rc = op(f, o);
         if (rc == 0 || f->err.kind != LAKE_ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
-            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc,
-                     f->err.kind, f->err.msg, bad[i].msg);
+            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.kind,
+                     f->err.msg, bad[i].msg);
     }
     assert_false(f->t.partitioned);
     assert_false(f->t.spec_changed);
@@ -1534,14 +1564,17 @@ static void test_partition_spec_params(void **state)
     /* Shape errors are 400. */
     BAD(f, op(f, "{'op':'set_partition_spec','fields':[{'transform':'day'}]}"),
         "missing required field 'fields[0].source_field_id'");
-    BAD(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':14,'transform':'day',"
-                 "'name':'x'}]}"),
+    BAD(f,
+        op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':14,'transform':'day',"
+              "'name':'x'}]}"),
         "unknown field 'fields[0].name'");
-    BAD(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':14,"
-                 "'transform':'bucket','transform_param':'8'}]}"),
+    BAD(f,
+        op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':14,"
+              "'transform':'bucket','transform_param':'8'}]}"),
         "field 'fields[0].transform_param' must be an integer");
-    BAD(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':'14',"
-                 "'transform':'day'}]}"),
+    BAD(f,
+        op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':'14',"
+              "'transform':'day'}]}"),
         "must be an integer");
     BAD(f, op(f, "{'op':'set_partition_spec','fields':[null]}"), "must be a JSON object");
     BAD(f, op(f, "{'op':'set_partition_spec'}"), "missing required field 'fields'");
@@ -1552,15 +1585,18 @@ static void test_transform_messages_exact(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':1,"
-                     "'transform':'bucket','transform_param':0}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':1,"
+                  "'transform':'bucket','transform_param':0}]}"),
             "bucket transform requires transform_param >= 1");
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':13,"
-                     "'transform':'bucket','transform_param':4}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':13,"
+                  "'transform':'bucket','transform_param':4}]}"),
             "; bucketable types are [binary, date, decimal, int, int16, int8, long, string, "
             "time, timestamp, timestamptz, uint16, uint8, uuid]");
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':12,"
-                     "'transform':'year'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':12,"
+                  "'transform':'year'}]}"),
             "transform 'year' requires a date or timestamp column; 'n' is 'int'");
 }
 
@@ -1610,8 +1646,8 @@ static void test_partition_spec_sources(void **state)
         snprintf(o, sizeof o, "{'op':'set_partition_spec','fields':[%s]}", bad[i].field);
         int rc = op(f, o);
         if (rc == 0 || f->err.kind != LAKE_ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
-            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc,
-                     f->err.kind, f->err.msg, bad[i].msg);
+            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.kind,
+                     f->err.msg, bad[i].msg);
     }
     /* A struct leaf is allowed; a leaf inside a struct inside a list is not. */
     OK(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':5,'transform':'truncate',"
@@ -1621,13 +1657,15 @@ static void test_partition_spec_sources(void **state)
     struct lake_column *at = lake_table_find_field(&f->t, 19);
     assert_non_null(at);
     assert_string_equal(at->name, "at");
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':19,"
-                     "'transform':'day'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':19,"
+                  "'transform':'day'}]}"),
             "('events.element.at') sits under 'events', a 'list'");
     /* A variant nested in a struct is still a variant. */
     OK(f, op(f, "{'op':'add_column','parent':'addr','column':{'name':'raw','type':'variant'}}"));
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':20,"
-                     "'transform':'identity'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':[{'source_field_id':20,"
+                  "'transform':'identity'}]}"),
             "('addr.raw') is a 'variant'");
 }
 
@@ -1635,14 +1673,16 @@ static void test_partition_spec_duplicates_and_reset(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':["
-                     "{'source_field_id':14,'transform':'day'},"
-                     "{'source_field_id':12,'transform':'identity'},"
-                     "{'source_field_id':14,'transform':'DAY'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':["
+                  "{'source_field_id':14,'transform':'day'},"
+                  "{'source_field_id':12,'transform':'identity'},"
+                  "{'source_field_id':14,'transform':'DAY'}]}"),
             "duplicate partition field: field_id 14 with transform 'day'");
-    INVALID(f, op(f, "{'op':'set_partition_spec','fields':["
-                     "{'source_field_id':1,'transform':'bucket','transform_param':4},"
-                     "{'source_field_id':1,'transform':'bucket','transform_param':8}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_partition_spec','fields':["
+                  "{'source_field_id':1,'transform':'bucket','transform_param':4},"
+                  "{'source_field_id':1,'transform':'bucket','transform_param':8}]}"),
             "duplicate partition field: field_id 1 with transform 'bucket'");
     assert_false(f->t.partitioned);
     /* The same source with different transforms is fine. */
@@ -1666,12 +1706,12 @@ static void test_partition_spec_field_limit(void **state)
     OK(f, create_j(f, wide_columns(70, "c")));
     json_t *fields = json_array();
     for (int i = 1; i <= 64; i++)
-        json_array_append_new(fields, json_pack("{s:i,s:s}", "source_field_id", i, "transform",
-                                                "identity"));
+        json_array_append_new(
+            fields, json_pack("{s:i,s:s}", "source_field_id", i, "transform", "identity"));
     OK(f, op_j(f, json_pack("{s:s,s:O}", "op", "set_partition_spec", "fields", fields)));
     assert_int_equal(f->t.nspec_fields, 64);
-    json_array_append_new(fields, json_pack("{s:i,s:s}", "source_field_id", 65, "transform",
-                                            "identity"));
+    json_array_append_new(fields,
+                          json_pack("{s:i,s:s}", "source_field_id", 65, "transform", "identity"));
     INVALID(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_partition_spec", "fields", fields)),
             "a partition spec has at most 64 fields, got 65");
     assert_int_equal(f->t.nspec_fields, 64);
@@ -1690,8 +1730,7 @@ static void test_partition_spec_gate_through_op(void **state)
                                       lake_transform_name((enum lake_transform)tr));
             if (lake_transform_takes_param((enum lake_transform)tr))
                 json_object_set_new(field, "transform_param", json_integer(7));
-            int rc = op_j(f, json_pack("{s:s,s:[o]}", "op", "set_partition_spec", "fields",
-                                       field));
+            int rc = op_j(f, json_pack("{s:s,s:[o]}", "op", "set_partition_spec", "fields", field));
             bool want = lake_transform_accepts((enum lake_transform)tr, (enum lake_type)ty);
             if ((rc == 0) != want)
                 fail_msg("%s on %s: rc %d (%s)", lake_transform_name((enum lake_transform)tr),
@@ -1718,14 +1757,14 @@ static void test_sort_order(void **state)
     assert_true(f->t.sorted);
     assert_true(f->t.sort_changed);
     static const struct lake_sort_field want[] = {
-        {1, false, true}, {2, true, false}, {4, false, true},
+        {1, false, true}, {2, true, false},   {4, false, true},
         {12, true, true}, {13, false, false}, {14, false, false},
     };
     assert_int_equal(f->t.nsort_fields, ARRAY_LEN(want));
     for (size_t i = 0; i < ARRAY_LEN(want); i++) {
         const struct lake_sort_field *g = &f->t.sort_fields[i];
-        if (g->source_field_id != want[i].source_field_id ||
-            g->descending != want[i].descending || g->nulls_first != want[i].nulls_first)
+        if (g->source_field_id != want[i].source_field_id || g->descending != want[i].descending ||
+            g->nulls_first != want[i].nulls_first)
             fail_msg("sort field %zu: {%lld, desc=%d, nulls_first=%d}", i,
                      (long long)g->source_field_id, g->descending, g->nulls_first);
     }
@@ -1741,14 +1780,17 @@ static void test_sort_order_refusals(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    INVALID(f, op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1},"
-                     "{'source_field_id':2},{'source_field_id':1,'direction':'desc'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1},"
+                  "{'source_field_id':2},{'source_field_id':1,'direction':'desc'}]}"),
             "duplicate sort source field_id 1");
-    INVALID(f, op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1,"
-                     "'direction':'up'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1,"
+                  "'direction':'up'}]}"),
             "unknown sort direction 'up' (asc or desc)");
-    INVALID(f, op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1,"
-                     "'null_order':'first'}]}"),
+    INVALID(f,
+            op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':1,"
+                  "'null_order':'first'}]}"),
             "unknown null order 'first' (nulls_first or nulls_last)");
     INVALID(f, op(f, "{'op':'set_sort_order','sort_fields':[{'source_field_id':11}]}"),
             "sort source field_id 11 ('v') is a 'variant': a variant has no single scalar value, "
@@ -1806,8 +1848,9 @@ static void test_table_comment(void **state)
     OK(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
                             long_string(16384, "c"))));
     assert_int_equal(strlen(f->t.comment), 16384);
-    INVALID(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
-                                 long_string(16385, "c"))),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
+                              long_string(16385, "c"))),
             "comment must contain at most 16384 characters");
     assert_int_equal(strlen(f->t.comment), 16384); /* unchanged */
     BAD(f, op(f, "{'op':'set_table_comment','comment':5}"), "must be a string");
@@ -1831,12 +1874,13 @@ static void test_column_comment(void **state)
     assert_null(COL(f, "z")->comment);
     INVALID(f, op(f, "{'op':'set_column_comment','name':'nope','comment':'c'}"),
             "column 'nope' does not exist");
-    INVALID(f, op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id",
-                                 "comment", long_string(16385, "c"))),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id", "comment",
+                              long_string(16385, "c"))),
             "comment must contain at most 16384 characters");
     assert_false(COL(f, "id")->changed);
-    OK(f, op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id",
-                            "comment", long_string(16384, "c"))));
+    OK(f, op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id", "comment",
+                            long_string(16384, "c"))));
     BAD(f, op(f, "{'op':'set_column_comment','comment':'c'}"), "missing required field 'name'");
 }
 
@@ -1846,22 +1890,25 @@ static void test_comment_length_counts_characters(void **state)
     make_base(f);
     OK(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
                             long_string(16384, "\xc3\xa9"))));
-    INVALID(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
-                                 long_string(16385, "\xc3\xa9"))),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:o}", "op", "set_table_comment", "comment",
+                              long_string(16385, "\xc3\xa9"))),
             "at most 16384 characters");
-    OK(f, op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id",
-                            "comment", long_string(16384, "\xe2\x82\xac"))));
+    OK(f, op_j(f, json_pack("{s:s,s:s,s:o}", "op", "set_column_comment", "name", "id", "comment",
+                            long_string(16384, "\xe2\x82\xac"))));
 }
 
 static void test_comment_refuses_nul(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    INVALID(f, op_j(f, json_pack("{s:s,s:s%}", "op", "set_table_comment", "comment", "a\0b",
-                                 (size_t)3)),
-            "NUL");
-    INVALID(f, op_j(f, json_pack("{s:s,s:s,s:s%}", "op", "set_column_comment", "name", "id",
-                                 "comment", "a\0b", (size_t)3)),
+    INVALID(
+        f,
+        op_j(f, json_pack("{s:s,s:s%}", "op", "set_table_comment", "comment", "a\0b", (size_t)3)),
+        "NUL");
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:s,s:s%}", "op", "set_column_comment", "name", "id", "comment",
+                              "a\0b", (size_t)3)),
             "NUL");
 }
 
@@ -1885,8 +1932,8 @@ static void test_set_properties(void **state)
                                            "comment",      "hoglake.x", "trino.y",  "Owner",
                                            "1key",         "_k",        "a b"};
     for (size_t i = 0; i < ARRAY_LEN(reserved); i++) {
-        json_t *o = json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties",
-                              reserved[i], "v");
+        json_t *o =
+            json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties", reserved[i], "v");
         int rc = op_j(f, o);
         if (rc == 0 || f->err.kind != LAKE_ERR_INVALID ||
             !strstr(f->err.msg, "invalid or reserved custom property key"))
@@ -1916,18 +1963,20 @@ static void test_set_properties_limits(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    OK(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_properties", "properties",
-                            many_properties(100))));
+    OK(f,
+       op_j(f, json_pack("{s:s,s:o}", "op", "set_properties", "properties", many_properties(100))));
     assert_int_equal(json_object_size(f->t.properties), 100);
-    INVALID(f, op_j(f, json_pack("{s:s,s:o}", "op", "set_properties", "properties",
-                                 many_properties(101))),
-            "at most 100 custom properties are allowed");
+    INVALID(
+        f,
+        op_j(f, json_pack("{s:s,s:o}", "op", "set_properties", "properties", many_properties(101))),
+        "at most 100 custom properties are allowed");
     assert_int_equal(json_object_size(f->t.properties), 100);
 
     OK(f, op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
                             long_string(4096, "v"))));
-    INVALID(f, op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
-                                 long_string(4097, "v"))),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
+                              long_string(4097, "v"))),
             "custom property values must contain at most 4096 characters");
     /* Key length boundary (pattern allows 128). */
     char key[140];
@@ -1936,8 +1985,7 @@ static void test_set_properties_limits(void **state)
     OK(f, op_j(f, json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties", key, "v")));
     key[128] = 'k';
     key[129] = '\0';
-    INVALID(f, op_j(f, json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties", key,
-                                 "v")),
+    INVALID(f, op_j(f, json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties", key, "v")),
             "invalid or reserved custom property key");
 }
 
@@ -1948,8 +1996,9 @@ static void test_write_format_default_property(void **state)
     INVALID(f, op(f, "{'op':'set_properties','properties':{'write.format.default':'orc'}}"),
             "write.format.default");
     OK(f, op(f, "{'op':'set_properties','properties':{'write.format.default':'parquet'}}"));
-    INVALID(f, op(f, "{'op':'set_properties','properties':{'write.format.default':"
-                     "'clickhouse-mergetree-packed'}}"),
+    INVALID(f,
+            op(f, "{'op':'set_properties','properties':{'write.format.default':"
+                  "'clickhouse-mergetree-packed'}}"),
             "property 'write.format.default' must be 'parquet'");
 }
 
@@ -1959,8 +2008,9 @@ static void test_property_value_length_counts_characters(void **state)
     make_base(f);
     OK(f, op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
                             long_string(4096, "\xc3\xa9"))));
-    INVALID(f, op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
-                                 long_string(4097, "\xc3\xa9"))),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:{s:o}}", "op", "set_properties", "properties", "k",
+                              long_string(4097, "\xc3\xa9"))),
             "at most 4096 characters");
 }
 
@@ -1968,8 +2018,9 @@ static void test_property_value_refuses_nul(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    INVALID(f, op_j(f, json_pack("{s:s,s:{s:s%}}", "op", "set_properties", "properties", "k",
-                                 "a\0b", (size_t)3)),
+    INVALID(f,
+            op_j(f, json_pack("{s:s,s:{s:s%}}", "op", "set_properties", "properties", "k", "a\0b",
+                              (size_t)3)),
             "NUL");
 }
 
@@ -2030,8 +2081,9 @@ static void test_apply_ops_sequencing(void **state)
     assert_int_equal(COL(f, "final")->type, LT_INT16);
     assert_true(f->t.sorted);
 
-    INVALID(f, ops(f, "[{'op':'drop_column','name':'n'},"
-                      " {'op':'rename_column','from':'n','to':'m'}]"),
+    INVALID(f,
+            ops(f, "[{'op':'drop_column','name':'n'},"
+                   " {'op':'rename_column','from':'n','to':'m'}]"),
             "column 'n' does not exist");
     assert_true(strncmp(f->err.msg, "ops[1]: ", 8) == 0);
     assert_string_equal(f->err.msg, "ops[1]: column 'n' does not exist");
@@ -2040,9 +2092,10 @@ static void test_apply_ops_sequencing(void **state)
      * request leaves partial state, so start from a fresh table). */
     fx_reset(f);
     make_base(f);
-    INVALID(f, ops(f, "[{'op':'drop_column','name':'n'},"
-                      " {'op':'set_partition_spec','fields':[{'source_field_id':12,"
-                      "'transform':'identity'}]}]"),
+    INVALID(f,
+            ops(f, "[{'op':'drop_column','name':'n'},"
+                   " {'op':'set_partition_spec','fields':[{'source_field_id':12,"
+                   "'transform':'identity'}]}]"),
             "ops[1]: partition source field_id 12 is not a live column");
 }
 
@@ -2051,9 +2104,10 @@ static void test_apply_ops_error_prefix_and_limit(void **state)
     struct fx *f = *state;
     make_base(f);
     f->t.idless_files = 1;
-    IDLESS(f, ops(f, "[{'op':'set_table_comment','comment':'x'},"
-                     " {'op':'drop_column','name':'n'},"
-                     " {'op':'add_column','column':{'name':'q','type':'int'}}]"),
+    IDLESS(f,
+           ops(f, "[{'op':'set_table_comment','comment':'x'},"
+                  " {'op':'drop_column','name':'n'},"
+                  " {'op':'add_column','column':{'name':'q','type':'int'}}]"),
            "ops[2]: cannot add column 'q'");
     BAD(f, ops(f, "[{'op':'set_table_comment'},{'op':'nope'}]"), "ops[1]: unknown alter op 'nope'");
     f->t.idless_files = 0;

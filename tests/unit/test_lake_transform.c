@@ -24,8 +24,8 @@ static json_t *load_gates(void)
     json_error_t e;
     /* The vectors hold uint64 values beyond json_int_t; only the gate name
      * lists are used here, so numbers may decode as reals. */
-    json_t *root = json_load_file(HL_SHARED_VECTORS "/transform_vectors.json",
-                                  JSON_DECODE_INT_AS_REAL, &e);
+    json_t *root =
+        json_load_file(HL_SHARED_VECTORS "/transform_vectors.json", JSON_DECODE_INT_AS_REAL, &e);
     if (!root)
         fail_msg("cannot load %s: %s (line %d)", HL_SHARED_VECTORS "/transform_vectors.json",
                  e.text, e.line);
@@ -47,7 +47,8 @@ static void gate_set(const json_t *gates, const char *key, bool member[LT__COUNT
         fail_msg("type_gates.%s is missing or empty", key);
     size_t i;
     const json_t *v;
-    json_array_foreach(list, i, v) {
+    json_array_foreach(list, i, v)
+    {
         const char *name = json_string_value(v);
         if (!name)
             fail_msg("type_gates.%s[%zu] is not a string", key, i);
@@ -189,8 +190,8 @@ static void test_names_and_parse(void **state)
     enum lake_transform out = LTR_HOUR;
     assert_true(lake_transform_parse("Bucket", &out));
     assert_int_equal(out, LTR_BUCKET);
-    static const char *const bad[] = {"",         "bucket[16]", "truncate[10]", "years",
-                                      "void",     " day",       "day ",         "buckets",
+    static const char *const bad[] = {"",          "bucket[16]", "truncate[10]", "years",
+                                      "void",      " day",       "day ",         "buckets",
                                       "identity_", "dayofweek",  "bucket16",     "hours"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         out = LTR_HOUR;

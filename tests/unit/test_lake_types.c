@@ -15,10 +15,10 @@
 
 /* The wire enum, in order (contract §6.1). */
 static const char *const wire_names[] = {
-    "boolean", "int8", "int16", "int", "long", "uint8", "uint16", "uint32", "uint64",
-    "float", "double", "decimal", "date", "time", "timestamp_s", "timestamp_ms",
-    "timestamp", "timestamp_ns", "timestamptz", "string", "json", "uuid", "binary",
-    "variant", "list", "struct", "map",
+    "boolean",     "int8",         "int16",     "int",          "long",        "uint8",  "uint16",
+    "uint32",      "uint64",       "float",     "double",       "decimal",     "date",   "time",
+    "timestamp_s", "timestamp_ms", "timestamp", "timestamp_ns", "timestamptz", "string", "json",
+    "uuid",        "binary",       "variant",   "list",         "struct",      "map",
 };
 
 static enum lake_type type_of(const char *name)
@@ -45,7 +45,7 @@ static void test_27_names_in_order(void **state)
     for (int t = 0; t < LT__COUNT; t++)
         assert_string_equal(lake_type_name((enum lake_type)t), wire_names[t]);
     assert_string_equal(lake_type_name(LT__COUNT), "unknown");
-    assert_string_equal(lake_type_name((enum lake_type)-1), "unknown");
+    assert_string_equal(lake_type_name((enum lake_type) - 1), "unknown");
     /* Spot-check enum constants against positions. */
     assert_int_equal(LT_BOOLEAN, 0);
     assert_int_equal(LT_DECIMAL, 11);
@@ -85,9 +85,10 @@ static void test_lookup_unknown(void **state)
 {
     (void)state;
     static const char *const unknown[] = {
-        "uuid_t", "UUID_T", "", " int", "int ", "integer", "int32", "int64", "bigint",
-        "str", "text", "varchar", "bool", "timestamp_us", "timestamp_tz", "decimal(10,2)",
-        "array", "object", "bytes", "real", "hugeint", "int12", "uint128x", "geometry",
+        "uuid_t",       "UUID_T",        "",         " int",   "int ",    "integer", "int32",
+        "int64",        "bigint",        "str",      "text",   "varchar", "bool",    "timestamp_us",
+        "timestamp_tz", "decimal(10,2)", "array",    "object", "bytes",   "real",    "hugeint",
+        "int12",        "uint128x",      "geometry",
     };
     for (size_t i = 0; i < ARRAY_LEN(unknown); i++) {
         enum lake_type out = LT_BOOLEAN;
@@ -130,8 +131,8 @@ static void test_lookup_refused(void **state)
         assert_non_null(reason);
         assert_true(strlen(reason) > 10);
         if (!strstr(reason, refused[i].reason_has))
-            fail_msg("reason for '%s' is \"%s\", expected it to mention \"%s\"",
-                     refused[i].name, reason, refused[i].reason_has);
+            fail_msg("reason for '%s' is \"%s\", expected it to mention \"%s\"", refused[i].name,
+                     reason, refused[i].reason_has);
         assert_int_equal(out, LT__COUNT); /* no type handed out */
 
         char up[40];
@@ -159,8 +160,8 @@ struct promo {
 };
 
 static const struct promo legal[] = {
-    {"int8", "int16"},  {"int8", "int"},     {"int8", "long"},  {"int16", "int"},
-    {"int16", "long"},  {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
+    {"int8", "int16"},    {"int8", "int"},     {"int8", "long"},    {"int16", "int"},
+    {"int16", "long"},    {"int", "long"},     {"uint8", "uint16"}, {"uint8", "uint32"},
     {"uint16", "uint32"}, {"float", "double"},
 };
 
@@ -182,8 +183,8 @@ static void test_promotion_matrix_exhaustive(void **state)
             bool got = lake_type_can_promote((enum lake_type)f, (enum lake_type)t);
             allowed += got;
             if (want != got) {
-                print_error("promotion %s -> %s: got %d, want %d\n", wire_names[f],
-                            wire_names[t], got, want);
+                print_error("promotion %s -> %s: got %d, want %d\n", wire_names[f], wire_names[t],
+                            got, want);
                 mismatches++;
             }
         }
@@ -196,10 +197,10 @@ static void test_promotion_spot_checks(void **state)
 {
     (void)state;
     assert_true(lake_type_can_promote(LT_INT, LT_LONG));
-    assert_false(lake_type_can_promote(LT_LONG, LT_INT));     /* narrowing */
-    assert_false(lake_type_can_promote(LT_INT, LT_INT));      /* identity is no promotion */
+    assert_false(lake_type_can_promote(LT_LONG, LT_INT));      /* narrowing */
+    assert_false(lake_type_can_promote(LT_INT, LT_INT));       /* identity is no promotion */
     assert_false(lake_type_can_promote(LT_UINT32, LT_UINT64)); /* no ->uint64 */
-    assert_false(lake_type_can_promote(LT_UINT8, LT_INT16));  /* no signedness change */
+    assert_false(lake_type_can_promote(LT_UINT8, LT_INT16));   /* no signedness change */
     assert_false(lake_type_can_promote(LT_INT, LT_DOUBLE));
     assert_false(lake_type_can_promote(LT_DECIMAL, LT_DECIMAL));
     assert_false(lake_type_can_promote(LT_DATE, LT_TIMESTAMP));
@@ -231,8 +232,8 @@ static void test_predicates(void **state)
     static const char *const containers[] = {"list", "struct", "map"};
     static const char *const timestamps[] = {"timestamp_s", "timestamp_ms", "timestamp",
                                              "timestamp_ns", "timestamptz"};
-    static const char *const temporal[] = {"date",         "timestamp_s", "timestamp_ms",
-                                           "timestamp",    "timestamp_ns", "timestamptz"};
+    static const char *const temporal[] = {"date",      "timestamp_s",  "timestamp_ms",
+                                           "timestamp", "timestamp_ns", "timestamptz"};
     check_predicate(lake_type_is_container, "is_container", containers, ARRAY_LEN(containers));
     check_predicate(lake_type_is_timestamp, "is_timestamp", timestamps, ARRAY_LEN(timestamps));
     check_predicate(lake_type_is_temporal, "is_temporal", temporal, ARRAY_LEN(temporal));

@@ -268,8 +268,8 @@ static void path_parameters_documented(void **state)
             snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 1, "}"), p + 1);
             bool found = false;
             for (int k = 0; k < o->nparams; k++)
-                found |= strcmp(o->params[k].in, "path") == 0 &&
-                         strcmp(o->params[k].name, name) == 0;
+                found |=
+                    strcmp(o->params[k].in, "path") == 0 && strcmp(o->params[k].name, name) == 0;
             if (!found)
                 fail_msg("%s %s: path parameter {%s} is not documented", routes[i].method,
                          routes[i].pattern, name);

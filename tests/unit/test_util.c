@@ -333,11 +333,11 @@ static void test_str_parse_int64(void **state)
         {"-9223372036854775808", true, INT64_MIN},
         {"9223372036854775806", true, INT64_MAX - 1},
         {"-9223372036854775807", true, INT64_MIN + 1},
-        {"9223372036854775808", false, 0},   /* INT64_MAX + 1 */
-        {"-9223372036854775809", false, 0},  /* INT64_MIN - 1 */
+        {"9223372036854775808", false, 0},  /* INT64_MAX + 1 */
+        {"-9223372036854775809", false, 0}, /* INT64_MIN - 1 */
         {"9223372036854775810", false, 0},
         {"18446744073709551615", false, 0},
-        {"18446744073709551616", false, 0},  /* wraps uint64 to 0 */
+        {"18446744073709551616", false, 0}, /* wraps uint64 to 0 */
         {"99999999999999999999999", false, 0},
         {"+1", false, 0},
         {"", false, 0},
@@ -359,14 +359,12 @@ static void test_str_parse_int64(void **state)
         int64_t out = 12345;
         bool ok = str_parse_int64(cases[i].in, &out);
         if (ok != cases[i].ok)
-            fail_msg("str_parse_int64(\"%s\") returned %d, want %d", cases[i].in, ok,
-                     cases[i].ok);
+            fail_msg("str_parse_int64(\"%s\") returned %d, want %d", cases[i].in, ok, cases[i].ok);
         if (ok && out != cases[i].want)
             fail_msg("str_parse_int64(\"%s\") = %lld, want %lld", cases[i].in, (long long)out,
                      (long long)cases[i].want);
         if (!ok && out != 12345)
-            fail_msg("str_parse_int64(\"%s\") failed but wrote %lld", cases[i].in,
-                     (long long)out);
+            fail_msg("str_parse_int64(\"%s\") failed but wrote %lld", cases[i].in, (long long)out);
     }
     int64_t out = 9;
     assert_false(str_parse_int64(NULL, &out));
@@ -400,8 +398,8 @@ static void test_str_parse_bool(void **state)
     assert_true(b);
     assert_true(str_parse_bool("false", &b));
     assert_false(b);
-    static const char *const bad[] = {"TRUE", "True", "FALSE", "1", "0", "", "yes", "no",
-                                      "true ", " true", "t", "f", "truex", "fals"};
+    static const char *const bad[] = {"TRUE", "True",  "FALSE", "1", "0", "",      "yes",
+                                      "no",   "true ", " true", "t", "f", "truex", "fals"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         bool out = true;
         if (str_parse_bool(bad[i], &out))
@@ -535,8 +533,8 @@ static void test_time_parse_valid(void **state)
         if (!time_parse_iso8601(cases[i].in, &out))
             fail_msg("time_parse_iso8601(\"%s\") refused", cases[i].in);
         if (out != cases[i].want)
-            fail_msg("time_parse_iso8601(\"%s\") = %lld, want %lld", cases[i].in,
-                     (long long)out, (long long)cases[i].want);
+            fail_msg("time_parse_iso8601(\"%s\") = %lld, want %lld", cases[i].in, (long long)out,
+                     (long long)cases[i].want);
     }
 }
 
@@ -563,8 +561,8 @@ static void test_time_parse_fractions(void **state)
         if (!time_parse_iso8601(cases[i].in, &out))
             fail_msg("time_parse_iso8601(\"%s\") refused", cases[i].in);
         if (out != JAN1_2024 + cases[i].want)
-            fail_msg("time_parse_iso8601(\"%s\") = %lld, want %lld", cases[i].in,
-                     (long long)out, (long long)(JAN1_2024 + cases[i].want));
+            fail_msg("time_parse_iso8601(\"%s\") = %lld, want %lld", cases[i].in, (long long)out,
+                     (long long)(JAN1_2024 + cases[i].want));
     }
 }
 
@@ -574,7 +572,7 @@ static void test_time_parse_refused(void **state)
     static const char *const bad[] = {
         "",
         "garbage",
-        "2024-01-01T00:00:00",             /* no offset: a local time names no instant */
+        "2024-01-01T00:00:00", /* no offset: a local time names no instant */
         "2024-01-01 00:00:00",
         "2024-01-01T00:00:00.123",
         "2024-01-01",
@@ -666,8 +664,8 @@ static void test_time_format(void **state)
         memset(out, '#', sizeof out);
         size_t n = time_format_iso8601(cases[i].micros, out, sizeof out);
         if (strcmp(out, cases[i].want) != 0)
-            fail_msg("time_format_iso8601(%lld) = \"%s\", want \"%s\"",
-                     (long long)cases[i].micros, out, cases[i].want);
+            fail_msg("time_format_iso8601(%lld) = \"%s\", want \"%s\"", (long long)cases[i].micros,
+                     out, cases[i].want);
         assert_int_equal(n, strlen(cases[i].want));
     }
 }
@@ -715,10 +713,22 @@ static void round_trip(int64_t micros)
 static void test_time_round_trip(void **state)
 {
     (void)state;
-    const int64_t lo = INT64_C(-62167219200) * SEC;      /* 0000-01-01 */
-    const int64_t hi = INT64_C(253402300799999999);      /* 9999-12-31T23:59:59.999999 */
-    const int64_t fixed[] = {0, 1, -1, 999, 1000, 1001, SEC - 1, SEC, -SEC, lo, hi,
-                             JAN1_2024, JAN1_2024 + 123000, JAN1_2024 + 123456};
+    const int64_t lo = INT64_C(-62167219200) * SEC; /* 0000-01-01 */
+    const int64_t hi = INT64_C(253402300799999999); /* 9999-12-31T23:59:59.999999 */
+    const int64_t fixed[] = {0,
+                             1,
+                             -1,
+                             999,
+                             1000,
+                             1001,
+                             SEC - 1,
+                             SEC,
+                             -SEC,
+                             lo,
+                             hi,
+                             JAN1_2024,
+                             JAN1_2024 + 123000,
+                             JAN1_2024 + 123456};
     for (size_t i = 0; i < ARRAY_LEN(fixed); i++)
         round_trip(fixed[i]);
     uint64_t seed = 42;
@@ -779,8 +789,7 @@ static void test_time_civil_round_trip(void **state)
             fail_msg("civil_from_days(%lld) = %lld-%u-%u, want %lld-%u-%u", (long long)days,
                      (long long)gy, gm, gd, (long long)y, m, d);
         if (time_days_from_civil(y, m, d) != days)
-            fail_msg("days_from_civil(%lld-%u-%u) != %lld", (long long)y, m, d,
-                     (long long)days);
+            fail_msg("days_from_civil(%lld-%u-%u) != %lld", (long long)y, m, d, (long long)days);
         days++;
         if (++d > month_days(y, m)) {
             d = 1;
@@ -830,12 +839,9 @@ static bool read_fields(const char *text, const char *where, struct fields_out *
                         size_t err_size)
 {
     const struct jfield fields[] = {
-        {"name", JF_STRING, true, false, &o->name},
-        {"count", JF_INT, false, false, &o->count},
-        {"flag", JF_BOOL, false, true, &o->flag},
-        {"obj", JF_OBJECT, false, true, &o->obj},
-        {"arr", JF_ARRAY, false, false, &o->arr},
-        {"any", JF_ANY, false, false, &o->any},
+        {"name", JF_STRING, true, false, &o->name}, {"count", JF_INT, false, false, &o->count},
+        {"flag", JF_BOOL, false, true, &o->flag},   {"obj", JF_OBJECT, false, true, &o->obj},
+        {"arr", JF_ARRAY, false, false, &o->arr},   {"any", JF_ANY, false, false, &o->any},
     };
     json_t *v = parse(text);
     bool ok = jsonx_read_object(v, where, fields, ARRAY_LEN(fields), err, err_size);

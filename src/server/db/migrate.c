@@ -39,8 +39,7 @@ static int apply_one(PGconn *c, const struct embedded_file *m, int version, cons
     db_param_i64(&p, version);
     db_param_str(&p, m->name);
     db_param_str(&p, digest);
-    if (db_run(c,
-               "INSERT INTO hog_schema_migration (version, name, sha256) VALUES ($1, $2, $3)",
+    if (db_run(c, "INSERT INTO hog_schema_migration (version, name, sha256) VALUES ($1, $2, $3)",
                &p, &dberr) != 0 ||
         db_run(c, "COMMIT", NULL, &dberr) != 0)
         goto db_fail;

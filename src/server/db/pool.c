@@ -14,7 +14,7 @@ struct db_pool {
     pthread_cond_t freed;
     char *conninfo;
     int size;
-    int open;    /* connections currently open (idle + active) */
+    int open; /* connections currently open (idle + active) */
     int active;
     int pending;
     struct db_conn *conns; /* `size` slots; a slot with pg == NULL is unopened */

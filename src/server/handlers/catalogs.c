@@ -25,7 +25,8 @@ static bool valid_bucket(const char *b, size_t n)
     for (size_t i = 0; i < n; i++) {
         char c = b[i];
         bool edge = i == 0 || i == n - 1;
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (!edge && (c == '-' || c == '.'))))
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              (!edge && (c == '-' || c == '.'))))
             return false;
     }
     return true;
@@ -73,12 +74,10 @@ static int validate_data_path(const char *dp, char *out, size_t out_size, struct
                                   "name (3-63 of a-z, 0-9, '-', '.'), got '%.200s'",
                                   dp);
         if (slash && !clean_segments(slash + 1))
-            return api_validation(err,
-                                  "data_path must not contain empty, '.' or '..' segments");
+            return api_validation(err, "data_path must not contain empty, '.' or '..' segments");
     } else if (str_starts_with(norm, "file:///")) {
         if (!clean_segments(norm + 8))
-            return api_validation(err,
-                                  "data_path must not contain empty, '.' or '..' segments");
+            return api_validation(err, "data_path must not contain empty, '.' or '..' segments");
     } else {
         return api_validation(err,
                               "data_path must be an s3://<bucket>[/<prefix>] or file:///<absolute "
@@ -170,16 +169,15 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
     struct db_err dberr;
     if (db_run(db->pg, "BEGIN", NULL, &dberr) != 0 ||
         db_run(db->pg, "SELECT set_config('lock_timeout', '10000', true)", NULL, &dberr) != 0 ||
-        db_run(db->pg, "SELECT pg_advisory_xact_lock(" CATALOG_CREATE_LOCK_KEY ")", NULL,
-               &dberr) != 0) {
+        db_run(db->pg, "SELECT pg_advisory_xact_lock(" CATALOG_CREATE_LOCK_KEY ")", NULL, &dberr) !=
+            0) {
         api_db_error(err, &dberr, "catalog create");
         goto out;
     }
-    PGresult *r = db_exec(db->pg, "SELECT name, data_path FROM hog_catalog", NULL, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "catalog create");
+    PGresult *r =
+        req_query(req, "SELECT name, data_path FROM hog_catalog", NULL, "catalog create", err);
+    if (!r)
         goto out;
-    }
     for (int i = 0; i < PQntuples(r); i++) {
         if (strcmp(db_str(r, i, 0), name) == 0) {
             PQclear(r);
@@ -239,8 +237,8 @@ int h_catalog_get(struct srv_req *req, struct srv_res *res, struct api_error *er
 
 static json_t *options_json(const struct catalog_row *c)
 {
-    json_t *o = json_pack("{s:b,s:I}", "consumer_floor", c->consumer_floor,
-                          "earliest_snapshot_id", (json_int_t)c->earliest);
+    json_t *o = json_pack("{s:b,s:I}", "consumer_floor", c->consumer_floor, "earliest_snapshot_id",
+                          (json_int_t)c->earliest);
     if (o && c->has_retention)
         json_object_set_new(o, "snapshot_retention_seconds", json_integer(c->retention_s));
     return o;

@@ -20,13 +20,13 @@ int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error
     db_params_init(&p);
     db_param_i64(&p, cat.id);
     db_param_i64(&p, snap);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT name, namespace_id FROM hog_namespace WHERE catalog_id = $1"
-                          " AND hog_visible(created_snapshot, dropped_snapshot, $2) ORDER BY name",
-                          &p, &dberr);
+    PGresult *r =
+        req_query(req,
+                  "SELECT name, namespace_id FROM hog_namespace WHERE catalog_id = $1"
+                  " AND hog_visible(created_snapshot, dropped_snapshot, $2) ORDER BY name",
+                  &p, "namespace list", err);
     if (!r)
-        return api_db_error(err, &dberr, "namespace list");
+        return -1;
     json_t *out = json_array();
     for (int i = 0; out && i < PQntuples(r); i++)
         json_array_append_new(out, json_pack("{s:s,s:I}", "name", db_str(r, i, 0), "namespace_id",
@@ -66,15 +66,12 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
     db_params_init(&p);
     db_param_i64(&p, cat.id);
     db_param_str(&p, name);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT 1 FROM hog_namespace WHERE catalog_id = $1 AND name = $2"
-                          " AND dropped_snapshot IS NULL",
-                          &p, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "namespace create");
+    PGresult *r = req_query(req,
+                            "SELECT 1 FROM hog_namespace WHERE catalog_id = $1 AND name = $2"
+                            " AND dropped_snapshot IS NULL",
+                            &p, "namespace create", err);
+    if (!r)
         goto out;
-    }
     bool exists = PQntuples(r) > 0;
     PQclear(r);
     if (exists) {
@@ -87,16 +84,14 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
     db_param_i64(&p, cat.id);
     db_param_str(&p, name);
     db_param_i64(&p, t.snapshot_id);
-    r = db_exec(req->db->pg,
-                "WITH id AS (UPDATE hog_catalog SET next_namespace_id = next_namespace_id + 1"
-                " WHERE catalog_id = $1 RETURNING next_namespace_id - 1 AS namespace_id)"
-                " INSERT INTO hog_namespace (catalog_id, namespace_id, name, created_snapshot)"
-                " SELECT $1, namespace_id, $2, $3 FROM id RETURNING namespace_id",
-                &p, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "namespace");
+    r = req_query(req,
+                  "WITH id AS (UPDATE hog_catalog SET next_namespace_id = next_namespace_id + 1"
+                  " WHERE catalog_id = $1 RETURNING next_namespace_id - 1 AS namespace_id)"
+                  " INSERT INTO hog_namespace (catalog_id, namespace_id, name, created_snapshot)"
+                  " SELECT $1, namespace_id, $2, $3 FROM id RETURNING namespace_id",
+                  &p, "namespace", err);
+    if (!r)
         goto out;
-    }
     int64_t ns_id = db_i64(r, 0, 0);
     PQclear(r);
     if (ddl_change(&t, "namespace_created", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
@@ -122,9 +117,9 @@ int h_namespace_get(struct srv_req *req, struct srv_res *res, struct api_error *
         timetravel_resolve(req, &cat, &snap, &at_head, err) != 0 ||
         namespace_resolve(req, &cat, req->params[1], snap, !at_head, &ns_id, err) != 0)
         return -1;
-    if (api_json(res, 200,
-                 json_pack("{s:s,s:I}", "name", req->params[1], "namespace_id",
-                           (json_int_t)ns_id)) != 0)
+    if (api_json(
+            res, 200,
+            json_pack("{s:s,s:I}", "name", req->params[1], "namespace_id", (json_int_t)ns_id)) != 0)
         return api_nomem(err);
     return 0;
 }
@@ -150,15 +145,14 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
     db_params_init(&p);
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT (SELECT count(*) FROM hog_table_version WHERE catalog_id = $1"
-                          "  AND namespace_id = $2 AND end_snapshot IS NULL),"
-                          " (SELECT count(*) FROM hog_view WHERE catalog_id = $1"
-                          "  AND namespace_id = $2 AND end_snapshot IS NULL)",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT (SELECT count(*) FROM hog_table_version WHERE catalog_id = $1"
+                            "  AND namespace_id = $2 AND end_snapshot IS NULL),"
+                            " (SELECT count(*) FROM hog_view WHERE catalog_id = $1"
+                            "  AND namespace_id = $2 AND end_snapshot IS NULL)",
+                            &p, "namespace drop", err);
     if (!r)
-        return api_db_error(err, &dberr, "namespace drop");
+        return -1;
     int64_t tables = db_i64(r, 0, 0), views = db_i64(r, 0, 1);
     PQclear(r);
     if (tables || views) {
@@ -171,8 +165,8 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
         else
             snprintf(what, sizeof what, "%lld view(s)", (long long)views);
         return api_conflict(err, "namespace_not_empty",
-                            "namespace '%s' in catalog '%s' is not empty: %s remain", ns,
-                            cat.name, what);
+                            "namespace '%s' in catalog '%s' is not empty: %s remain", ns, cat.name,
+                            what);
     }
     if (ddl_allocate(&t, err) != 0)
         return -1;
@@ -180,11 +174,11 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_i64(&p, t.snapshot_id);
-    if (db_run(req->db->pg,
-               "UPDATE hog_namespace SET dropped_snapshot = $3 WHERE catalog_id = $1"
-               " AND namespace_id = $2",
-               &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "namespace drop");
+    if (req_exec(req,
+                 "UPDATE hog_namespace SET dropped_snapshot = $3 WHERE catalog_id = $1"
+                 " AND namespace_id = $2",
+                 &p, "namespace drop", err) != 0)
+        return -1;
     if (ddl_change(&t, "namespace_dropped", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&t)) != 0)

@@ -39,17 +39,15 @@ int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error 
     db_param_i64(&p, cat.id);
     db_param_i64(&p, has_before ? before : after);
     db_param_i64(&p, limit + 1);
-    struct db_err dberr;
     /* The page and its change rows in one statement, ordered so each
      * snapshot's changes follow it. */
     const char *sql =
-        has_before
-            ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-              " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
-              " ORDER BY snapshot_id DESC LIMIT $3)"
-            : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-              " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
-              " ORDER BY snapshot_id LIMIT $3)";
+        has_before ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
+                     " ORDER BY snapshot_id DESC LIMIT $3)"
+                   : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
+                     " ORDER BY snapshot_id LIMIT $3)";
     char query[1200];
     snprintf(query, sizeof query,
              "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
@@ -58,9 +56,9 @@ int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error 
              " AND c.snapshot_id = p.snapshot_id"
              " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
              sql, has_before ? "DESC" : "ASC");
-    PGresult *r = db_exec(req->db->pg, query, &p, &dberr);
+    PGresult *r = req_query(req, query, &p, "snapshot list", err);
     if (!r)
-        return api_db_error(err, &dberr, "snapshot list");
+        return -1;
     json_t *snaps = json_array();
     json_t *current = NULL;
     int64_t current_id = -1, count = 0;
@@ -74,9 +72,9 @@ int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error 
             }
             char ts[48];
             time_format_iso8601(db_i64(r, i, 1), ts, sizeof ts);
-            current = json_pack("{s:I,s:s,s:I,s:[]}", "snapshot_id", (json_int_t)id,
-                                "snapshot_time", ts, "schema_version", (json_int_t)db_i64(r, i, 2),
-                                "changes");
+            current =
+                json_pack("{s:I,s:s,s:I,s:[]}", "snapshot_id", (json_int_t)id, "snapshot_time", ts,
+                          "schema_version", (json_int_t)db_i64(r, i, 2), "changes");
             if (!current || json_array_append_new(snaps, current) != 0) {
                 json_decref(snaps);
                 snaps = NULL;

@@ -25,11 +25,10 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_i64(&p, snap);
-    struct db_err dberr;
     /* Totals are exact at the listed snapshot; snapshot_count counts the
      * retained snapshots whose table-scoped changes name the table. */
-    PGresult *r = db_exec(
-        req->db->pg,
+    PGresult *r = req_query(
+        req,
         "SELECT v.name, t.table_uuid, v.comment, f.records, f.files, f.bytes, c.snaps"
         " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
         " CROSS JOIN LATERAL (SELECT coalesce(sum(d.record_count), 0) AS records,"
@@ -43,16 +42,16 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
         "   'table_deleted_from', 'table_compacted')) c"
         " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
         " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name",
-        &p, &dberr);
+        &p, "table list", err);
     if (!r)
-        return api_db_error(err, &dberr, "table list");
+        return -1;
     json_t *out = json_array();
     for (int i = 0; out && i < PQntuples(r); i++) {
-        json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", db_str(r, i, 0), "table_uuid",
-                              db_str(r, i, 1), "record_count", (json_int_t)db_i64(r, i, 3),
-                              "file_count", (json_int_t)db_i64(r, i, 4), "file_size_bytes",
-                              (json_int_t)db_i64(r, i, 5), "snapshot_count",
-                              (json_int_t)db_i64(r, i, 6));
+        json_t *o =
+            json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", db_str(r, i, 0), "table_uuid",
+                      db_str(r, i, 1), "record_count", (json_int_t)db_i64(r, i, 3), "file_count",
+                      (json_int_t)db_i64(r, i, 4), "file_size_bytes", (json_int_t)db_i64(r, i, 5),
+                      "snapshot_count", (json_int_t)db_i64(r, i, 6));
         if (o && db_str(r, i, 2))
             json_object_set_new(o, "comment", json_string(db_str(r, i, 2)));
         json_array_append_new(out, o);
@@ -153,15 +152,12 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_str(&p, name);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
-                          " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
-                          &p, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "table create");
+    PGresult *r = req_query(req,
+                            "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
+                            " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
+                            &p, "table create", err);
+    if (!r)
         goto out;
-    }
     bool exists = PQntuples(r) > 0;
     PQclear(r);
     if (exists) {
@@ -209,8 +205,8 @@ int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
         goto out;
     if (want_totals && table_totals(req, &cat, ref.table_id, snap, &totals, err) != 0)
         goto out;
-    json_t *o = table_to_json(&t, req->params[1], &ref, snap, want_totals ? &totals : NULL,
-                              at_head, -1);
+    json_t *o =
+        table_to_json(&t, req->params[1], &ref, snap, want_totals ? &totals : NULL, at_head, -1);
     if (api_json(res, 200, o) != 0) {
         api_nomem(err);
         goto out;
@@ -271,22 +267,21 @@ int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ref.table_id);
     db_param_i64(&p, txn.snapshot_id);
-    struct db_err dberr;
     /* O(columns): the definition rows end; file rows are left for
      * retirement, and are unreachable once the table is dropped. */
-    if (db_run(req->db->pg,
-               "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
-               "  WHERE catalog_id = $1 AND table_id = $2),"
-               " v AS (UPDATE hog_table_version SET end_snapshot = $3"
-               "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-               " c AS (UPDATE hog_column SET end_snapshot = $3"
-               "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-               " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
-               "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
-               " UPDATE hog_sort_spec SET end_snapshot = $3"
-               "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
-               &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "table drop");
+    if (req_exec(req,
+                 "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2),"
+                 " v AS (UPDATE hog_table_version SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                 " c AS (UPDATE hog_column SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                 " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                 " UPDATE hog_sort_spec SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                 &p, "table drop", err) != 0)
+        return -1;
     if (ddl_change(&txn, "table_dropped", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&txn)) != 0)
@@ -313,14 +308,13 @@ static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, c
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, ref->table_id);
     db_param_i64(&p, read_snapshot);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
-                          " AND object_id = $2 AND snapshot_id > $3"
-                          " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
+                            " AND object_id = $2 AND snapshot_id > $3"
+                            " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
+                            &p, "conflict check", err);
     if (!r)
-        return api_db_error(err, &dberr, "conflict check");
+        return -1;
     bool conflict = !db_isnull(r, 0, 0);
     int64_t first = conflict ? db_i64(r, 0, 0) : 0;
     PQclear(r);

@@ -31,8 +31,8 @@ static json_t *view_json(const PGresult *r, int row, const char *ns)
 }
 
 /* Resolves catalog, snapshot and namespace for a view read. */
-static int read_context(struct srv_req *req, struct catalog_row *cat, int64_t *snap,
-                        bool *at_head, int64_t *ns_id, struct api_error *err)
+static int read_context(struct srv_req *req, struct catalog_row *cat, int64_t *snap, bool *at_head,
+                        int64_t *ns_id, struct api_error *err)
 {
     if (catalog_load(req, req->params[0], cat, err) != 0 ||
         timetravel_resolve(req, cat, snap, at_head, err) != 0 ||
@@ -53,14 +53,14 @@ int h_views_list(struct srv_req *req, struct srv_res *res, struct api_error *err
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_i64(&p, snap);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT " VIEW_COLUMNS " FROM hog_view WHERE catalog_id = $1"
-                          " AND namespace_id = $2 AND hog_visible(begin_snapshot, end_snapshot, $3)"
-                          " ORDER BY name",
-                          &p, &dberr);
+    PGresult *r =
+        req_query(req,
+                  "SELECT " VIEW_COLUMNS " FROM hog_view WHERE catalog_id = $1"
+                  " AND namespace_id = $2 AND hog_visible(begin_snapshot, end_snapshot, $3)"
+                  " ORDER BY name",
+                  &p, "view list", err);
     if (!r)
-        return api_db_error(err, &dberr, "view list");
+        return -1;
     json_t *out = json_array();
     for (int i = 0; out && i < PQntuples(r); i++)
         json_array_append_new(out, view_json(r, i, req->params[1]));
@@ -107,8 +107,7 @@ int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *e
         goto out;
     }
     if (!valid_dialect(dialect)) {
-        api_validation(err, "view dialect must match ^[a-z][a-z0-9_]{0,31}$, got '%.40s'",
-                       dialect);
+        api_validation(err, "view dialect must match ^[a-z][a-z0-9_]{0,31}$, got '%.40s'", dialect);
         goto out;
     }
     struct catalog_row cat;
@@ -122,15 +121,12 @@ int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *e
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_str(&p, name);
-    struct db_err dberr;
-    r = db_exec(req->db->pg,
-                "SELECT 1 FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2 AND name = $3"
-                " AND end_snapshot IS NULL",
-                &p, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "view create");
+    r = req_query(req,
+                  "SELECT 1 FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2 AND name = $3"
+                  " AND end_snapshot IS NULL",
+                  &p, "view create", err);
+    if (!r)
         goto out;
-    }
     bool exists = PQntuples(r) > 0;
     PQclear(r);
     r = NULL;
@@ -147,17 +143,15 @@ int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *e
     db_param_str(&p, dialect);
     db_param_str(&p, sql);
     db_param_i64(&p, t.snapshot_id);
-    r = db_exec(req->db->pg,
-                "WITH id AS (UPDATE hog_catalog SET next_view_id = next_view_id + 1"
-                " WHERE catalog_id = $1 RETURNING next_view_id - 1 AS view_id)"
-                " INSERT INTO hog_view (catalog_id, view_id, namespace_id, name, dialect, sql,"
-                " begin_snapshot) SELECT $1, view_id, $2, $3, $4, $5, $6 FROM id"
-                " RETURNING view_id, " VIEW_COLUMNS,
-                &p, &dberr);
-    if (!r) {
-        api_db_error(err, &dberr, "view");
+    r = req_query(req,
+                  "WITH id AS (UPDATE hog_catalog SET next_view_id = next_view_id + 1"
+                  " WHERE catalog_id = $1 RETURNING next_view_id - 1 AS view_id)"
+                  " INSERT INTO hog_view (catalog_id, view_id, namespace_id, name, dialect, sql,"
+                  " begin_snapshot) SELECT $1, view_id, $2, $3, $4, $5, $6 FROM id"
+                  " RETURNING view_id, " VIEW_COLUMNS,
+                  &p, "view", err);
+    if (!r)
         goto out;
-    }
     if (ddl_change(&t, "view_created", db_i64(r, 0, 0), err) != 0 || ddl_commit(&t, err) != 0)
         goto out;
     json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "name", db_str(r, 0, 1), "namespace", ns,
@@ -187,14 +181,13 @@ int h_view_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
     db_param_i64(&p, ns_id);
     db_param_str(&p, req->params[2]);
     db_param_i64(&p, snap);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT " VIEW_COLUMNS " FROM hog_view WHERE catalog_id = $1"
-                          " AND namespace_id = $2 AND name = $3"
-                          " AND hog_visible(begin_snapshot, end_snapshot, $4)",
-                          &p, &dberr);
+    PGresult *r = req_query(req,
+                            "SELECT " VIEW_COLUMNS " FROM hog_view WHERE catalog_id = $1"
+                            " AND namespace_id = $2 AND name = $3"
+                            " AND hog_visible(begin_snapshot, end_snapshot, $4)",
+                            &p, "view lookup", err);
     if (!r)
-        return api_db_error(err, &dberr, "view lookup");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         if (!at_head)
@@ -223,13 +216,13 @@ int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_str(&p, name);
-    struct db_err dberr;
-    PGresult *r = db_exec(req->db->pg,
-                          "SELECT view_id FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2"
-                          " AND name = $3 AND end_snapshot IS NULL",
-                          &p, &dberr);
+    PGresult *r =
+        req_query(req,
+                  "SELECT view_id FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2"
+                  " AND name = $3 AND end_snapshot IS NULL",
+                  &p, "view drop", err);
     if (!r)
-        return api_db_error(err, &dberr, "view drop");
+        return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
         return api_not_found(err, "view '%.200s.%.200s' in catalog '%s'", ns, name, cat.name);
@@ -242,10 +235,10 @@ int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
     db_param_i64(&p, cat.id);
     db_param_i64(&p, view_id);
     db_param_i64(&p, t.snapshot_id);
-    if (db_run(req->db->pg,
-               "UPDATE hog_view SET end_snapshot = $3 WHERE catalog_id = $1 AND view_id = $2",
-               &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "view drop");
+    if (req_exec(req,
+                 "UPDATE hog_view SET end_snapshot = $3 WHERE catalog_id = $1 AND view_id = $2", &p,
+                 "view drop", err) != 0)
+        return -1;
     if (ddl_change(&t, "view_dropped", view_id, err) != 0 || ddl_commit(&t, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&t)) != 0)
