@@ -46,6 +46,9 @@ struct cli_args {
     bool help;
 };
 
+/* --snapshot and --at, for verbs that read as of a snapshot. */
+extern const struct cli_opt cli_time_travel_opts[2];
+
 /* Parses argv against the spec. Prints a usage error and returns false on
  * an unknown option, a missing value or too many positionals. */
 bool cli_parse(int argc, char **argv, const struct cli_opt *spec, size_t nspec,
@@ -68,6 +71,18 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool cli_split_name(const char *qualified, int n, char parts[][200]);
 /* Appends the URL-encoded segment to a path buffer. */
 bool cli_path_append(char *path, size_t size, const char *segment);
+/* Builds an object's API path from a qualified name of `nparts` parts
+ * (CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.NAME):
+ *   /v1/catalogs/C[/namespaces/NS][/<collection>[/NAME]]<suffix>
+ * `collection` is "namespaces" (with 1 part), "tables" or "views" (with 2
+ * or 3 parts), or NULL for the catalog or namespace itself. Prints a usage
+ * error and returns EXIT_USAGE when the name has the wrong shape. */
+int cli_object_path(char *path, size_t size, const char *qualified, int nparts,
+                    const char *collection, const char *suffix);
+/* GET of an object path built as above, with the time-travel options when
+ * `time_travel` (the verb must declare --snapshot and --at). */
+int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *collection,
+            const char *suffix, bool time_travel, json_t **response);
 
 /* ---- requests ---- */
 

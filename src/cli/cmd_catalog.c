@@ -20,15 +20,6 @@ static void print_catalog(const json_t *c)
         printf("expired before   %s\n", t);
 }
 
-static int catalog_path(char *path, size_t size, const char *name, const char *suffix)
-{
-    snprintf(path, size, "/v1/catalogs");
-    if (!cli_path_append(path, size, name))
-        return cli_usage_error("catalog name too long");
-    strncat(path, suffix, size - strlen(path) - 1);
-    return EXIT_OK;
-}
-
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
     (void)a;
@@ -44,8 +35,7 @@ static int run_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 4, headers);
         size_t i;
         json_t *c;
-        json_array_foreach(resp, i, c)
-        {
+        json_array_foreach (resp, i, c) {
             char head[24], sv[24];
             snprintf(head, sizeof head, "%lld",
                      (long long)json_integer_value(json_object_get(c, "head_snapshot_id")));
@@ -88,10 +78,9 @@ static int run_create(struct cli *cli, const struct cli_args *a)
 
 static int run_show(struct cli *cli, const struct cli_args *a)
 {
-    char path[512];
-    int rc = catalog_path(path, sizeof path, a->positional[0], "");
     json_t *resp;
-    if (rc != EXIT_OK || (rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+    int rc = cli_get(cli, a, 1, NULL, "", false, &resp);
+    if (rc != EXIT_OK)
         return rc;
     if (cli->json)
         cli_print_json(resp);
@@ -116,10 +105,9 @@ static void print_options(const json_t *o)
 
 static int run_options(struct cli *cli, const struct cli_args *a)
 {
-    char path[512];
-    int rc = catalog_path(path, sizeof path, a->positional[0], "/options");
     json_t *resp;
-    if (rc != EXIT_OK || (rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+    int rc = cli_get(cli, a, 1, NULL, "/options", false, &resp);
+    if (rc != EXIT_OK)
         return rc;
     if (cli->json)
         cli_print_json(resp);
@@ -163,7 +151,7 @@ static int run_set_options(struct cli *cli, const struct cli_args *a)
         json_object_set_new(body, "consumer_floor", json_boolean(on));
     }
     char path[512];
-    int rc = catalog_path(path, sizeof path, a->positional[0], "/options");
+    int rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, "/options");
     json_t *resp;
     if (rc != EXIT_OK) {
         json_decref(body);

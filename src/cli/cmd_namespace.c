@@ -7,38 +7,11 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 
-static const struct cli_opt time_travel_opts[] = {
-    {"snapshot", true, false, "N  read as of snapshot N"},
-    {"at", true, false, "TIME  read as of an ISO-8601 instant (2026-09-05T00:00:00Z)"},
-};
-
-/* "/v1/catalogs/C/namespaces[/NS]" from "C" or "C.NS". */
-static int ns_path(char *path, size_t size, const char *qualified, bool with_ns, const char *suffix)
-{
-    char parts[2][200];
-    if (!cli_split_name(qualified, with_ns ? 2 : 1, parts))
-        return cli_usage_error("expected %s, got '%s'", with_ns ? "CATALOG.NAMESPACE" : "CATALOG",
-                               qualified);
-    snprintf(path, size, "/v1/catalogs");
-    if (!cli_path_append(path, size, parts[0]))
-        return cli_usage_error("name too long");
-    strncat(path, "/namespaces", size - strlen(path) - 1);
-    if (with_ns && !cli_path_append(path, size, parts[1]))
-        return cli_usage_error("name too long");
-    strncat(path, suffix, size - strlen(path) - 1);
-    return EXIT_OK;
-}
-
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
-    char path[700];
-    int rc = ns_path(path, sizeof path, a->positional[0], false, "");
     json_t *resp;
+    int rc = cli_get(cli, a, 1, "namespaces", "", true, &resp);
     if (rc != EXIT_OK)
-        return rc;
-    if (!cli_add_time_travel(path, sizeof path, a))
-        return cli_usage_error("bad --snapshot/--at value");
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     if (cli->json) {
         cli_print_json(resp);
@@ -48,8 +21,7 @@ static int run_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 2, headers);
         size_t i;
         json_t *n;
-        json_array_foreach(resp, i, n)
-        {
+        json_array_foreach (resp, i, n) {
             char id[24];
             snprintf(id, sizeof id, "%lld",
                      (long long)json_integer_value(json_object_get(n, "namespace_id")));
@@ -68,7 +40,7 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     if (!cli_split_name(a->positional[0], 2, parts))
         return cli_usage_error("expected CATALOG.NAMESPACE, got '%s'", a->positional[0]);
     char path[700];
-    int rc = ns_path(path, sizeof path, parts[0], false, "");
+    int rc = cli_object_path(path, sizeof path, parts[0], 1, "namespaces", "");
     json_t *resp;
     if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, json_pack("{s:s}", "name", parts[1]),
                                            &resp)) != EXIT_OK)
@@ -85,14 +57,9 @@ static int run_create(struct cli *cli, const struct cli_args *a)
 
 static int run_show(struct cli *cli, const struct cli_args *a)
 {
-    char path[700];
-    int rc = ns_path(path, sizeof path, a->positional[0], true, "");
     json_t *resp;
+    int rc = cli_get(cli, a, 2, NULL, "", true, &resp);
     if (rc != EXIT_OK)
-        return rc;
-    if (!cli_add_time_travel(path, sizeof path, a))
-        return cli_usage_error("bad --snapshot/--at value");
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     if (cli->json)
         cli_print_json(resp);
@@ -116,7 +83,7 @@ static void print_commit(const char *what, const char *name, const json_t *resp)
 static int run_drop(struct cli *cli, const struct cli_args *a)
 {
     char path[800];
-    int rc = ns_path(path, sizeof path, a->positional[0], true, "");
+    int rc = cli_object_path(path, sizeof path, a->positional[0], 2, NULL, "");
     if (rc != EXIT_OK)
         return rc;
     const char *expected = cli_opt_value(a, "expected-id");
@@ -139,11 +106,11 @@ static int run_drop(struct cli *cli, const struct cli_args *a)
 
 static const struct cli_verb ns_verbs[] = {
     {"list", "list namespaces", "namespace list CATALOG [--snapshot N | --at TIME]",
-     time_travel_opts, 2, 1, 1, run_list},
+     cli_time_travel_opts, 2, 1, 1, run_list},
     {"create", "create a namespace", "namespace create CATALOG.NAMESPACE", NULL, 0, 1, 1,
      run_create},
     {"show", "show a namespace", "namespace show CATALOG.NAMESPACE [--snapshot N | --at TIME]",
-     time_travel_opts, 2, 1, 1, run_show},
+     cli_time_travel_opts, 2, 1, 1, run_show},
     {"drop", "drop an empty namespace", "namespace drop CATALOG.NAMESPACE [--expected-id N]",
      drop_opts, 1, 1, 1, run_drop},
 };
@@ -156,32 +123,11 @@ int cmd_namespace(struct cli *cli, int argc, char **argv)
 
 /* ---- views ---- */
 
-/* "/v1/catalogs/C/namespaces/NS/views[/V]" from "C.NS" or "C.NS.V". */
-static int view_path(char *path, size_t size, const char *qualified, bool with_view)
-{
-    char parts[3][200];
-    if (!cli_split_name(qualified, with_view ? 3 : 2, parts))
-        return cli_usage_error("expected %s, got '%s'",
-                               with_view ? "CATALOG.NAMESPACE.VIEW" : "CATALOG.NAMESPACE",
-                               qualified);
-    char ns[420];
-    snprintf(ns, sizeof ns, "%s.%s", parts[0], parts[1]);
-    int rc = ns_path(path, size, ns, true, "/views");
-    if (rc == EXIT_OK && with_view && !cli_path_append(path, size, parts[2]))
-        return cli_usage_error("name too long");
-    return rc;
-}
-
 static int run_view_list(struct cli *cli, const struct cli_args *a)
 {
-    char path[900];
-    int rc = view_path(path, sizeof path, a->positional[0], false);
     json_t *resp;
+    int rc = cli_get(cli, a, 2, "views", "", true, &resp);
     if (rc != EXIT_OK)
-        return rc;
-    if (!cli_add_time_travel(path, sizeof path, a))
-        return cli_usage_error("bad --snapshot/--at value");
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     if (cli->json) {
         cli_print_json(resp);
@@ -191,7 +137,7 @@ static int run_view_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 3, headers);
         size_t i;
         json_t *v;
-        json_array_foreach(resp, i, v)
+        json_array_foreach (resp, i, v)
             out_table_row(&t, json_string_value(json_object_get(v, "name")),
                           json_string_value(json_object_get(v, "dialect")),
                           json_string_value(json_object_get(v, "sql")));
@@ -262,7 +208,7 @@ static int run_view_create(struct cli *cli, const struct cli_args *a)
         json_object_set_new(body, "dialect", json_string(dialect));
     char qualified[420], path[900];
     snprintf(qualified, sizeof qualified, "%s.%s", parts[0], parts[1]);
-    int rc = view_path(path, sizeof path, qualified, false);
+    int rc = cli_object_path(path, sizeof path, qualified, 2, "views", "");
     json_t *resp;
     if (rc != EXIT_OK) {
         json_decref(body);
@@ -281,14 +227,9 @@ static int run_view_create(struct cli *cli, const struct cli_args *a)
 
 static int run_view_show(struct cli *cli, const struct cli_args *a)
 {
-    char path[900];
-    int rc = view_path(path, sizeof path, a->positional[0], true);
     json_t *resp;
+    int rc = cli_get(cli, a, 3, "views", "", true, &resp);
     if (rc != EXIT_OK)
-        return rc;
-    if (!cli_add_time_travel(path, sizeof path, a))
-        return cli_usage_error("bad --snapshot/--at value");
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     if (cli->json) {
         cli_print_json(resp);
@@ -305,7 +246,7 @@ static int run_view_show(struct cli *cli, const struct cli_args *a)
 static int run_view_drop(struct cli *cli, const struct cli_args *a)
 {
     char path[900];
-    int rc = view_path(path, sizeof path, a->positional[0], true);
+    int rc = cli_object_path(path, sizeof path, a->positional[0], 3, "views", "");
     json_t *resp;
     if (rc != EXIT_OK || (rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
         return rc;
@@ -319,11 +260,11 @@ static int run_view_drop(struct cli *cli, const struct cli_args *a)
 
 static const struct cli_verb view_verbs[] = {
     {"list", "list views", "view list CATALOG.NAMESPACE [--snapshot N | --at TIME]",
-     time_travel_opts, 2, 1, 1, run_view_list},
+     cli_time_travel_opts, 2, 1, 1, run_view_list},
     {"create", "create a view", "view create CATALOG.NAMESPACE.VIEW --sql TEXT [--dialect NAME]",
      view_create_opts, 2, 1, 1, run_view_create},
     {"show", "show a view", "view show CATALOG.NAMESPACE.VIEW [--snapshot N | --at TIME]",
-     time_travel_opts, 2, 1, 1, run_view_show},
+     cli_time_travel_opts, 2, 1, 1, run_view_show},
     {"drop", "drop a view", "view drop CATALOG.NAMESPACE.VIEW", NULL, 0, 1, 1, run_view_drop},
 };
 

@@ -8,28 +8,6 @@
 #include "cli/output.h"
 #include "util/strutil.h"
 
-/* "/v1/catalogs/C/namespaces/NS/tables[/T]" from "C.NS" or "C.NS.T". */
-static int table_path(char *path, size_t size, const char *qualified, bool with_table,
-                      const char *suffix)
-{
-    char parts[3][200];
-    if (!cli_split_name(qualified, with_table ? 3 : 2, parts))
-        return cli_usage_error("expected %s, got '%s'",
-                               with_table ? "CATALOG.NAMESPACE.TABLE" : "CATALOG.NAMESPACE",
-                               qualified);
-    snprintf(path, size, "/v1/catalogs");
-    if (!cli_path_append(path, size, parts[0]))
-        return cli_usage_error("name too long");
-    strncat(path, "/namespaces", size - strlen(path) - 1);
-    if (!cli_path_append(path, size, parts[1]))
-        return cli_usage_error("name too long");
-    strncat(path, "/tables", size - strlen(path) - 1);
-    if (with_table && !cli_path_append(path, size, parts[2]))
-        return cli_usage_error("name too long");
-    strncat(path, suffix, size - strlen(path) - 1);
-    return EXIT_OK;
-}
-
 static void add_query(char *path, size_t size, const char *key, const char *value)
 {
     char enc[300];
@@ -45,21 +23,11 @@ static const char *int_str(const json_t *o, const char *key, char *buf, size_t s
     return buf;
 }
 
-static const struct cli_opt time_travel_opts[] = {
-    {"snapshot", true, false, "N  read as of snapshot N"},
-    {"at", true, false, "TIME  read as of an ISO-8601 instant (2026-09-05T00:00:00Z)"},
-};
-
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
-    char path[800];
-    int rc = table_path(path, sizeof path, a->positional[0], false, "");
     json_t *resp;
+    int rc = cli_get(cli, a, 2, "tables", "", true, &resp);
     if (rc != EXIT_OK)
-        return rc;
-    if (!cli_add_time_travel(path, sizeof path, a))
-        return cli_usage_error("bad --snapshot/--at value");
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     if (cli->json) {
         cli_print_json(resp);
@@ -70,8 +38,7 @@ static int run_list(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 6, headers);
         size_t i;
         json_t *tb;
-        json_array_foreach(resp, i, tb)
-        {
+        json_array_foreach (resp, i, tb) {
             char rows[24], files[24], bytes[24], snaps[24];
             out_table_row(&t, json_string_value(json_object_get(tb, "name")),
                           json_string_value(json_object_get(tb, "table_uuid")),
@@ -105,8 +72,7 @@ static void column_rows(struct out_table *t, const json_t *cols, int depth)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c)
-    {
+    json_array_foreach (cols, i, c) {
         char id[24], name[200], type[64];
         snprintf(name, sizeof name, "%*s%s", depth * 2, "",
                  json_string_value(json_object_get(c, "name")));
@@ -126,8 +92,7 @@ static bool field_path(const json_t *cols, json_int_t id, char *out, size_t size
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c)
-    {
+    json_array_foreach (cols, i, c) {
         const char *name = json_string_value(json_object_get(c, "name"));
         if (json_integer_value(json_object_get(c, "field_id")) == id) {
             snprintf(out, size, "%s", name);
@@ -149,8 +114,7 @@ static void print_specs(const json_t *table)
         printf("partitioned by  ");
         size_t i;
         json_t *f;
-        json_array_foreach(json_object_get(spec, "fields"), i, f)
-        {
+        json_array_foreach (json_object_get(spec, "fields"), i, f) {
             char src[400] = "?";
             field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
                        sizeof src);
@@ -171,8 +135,7 @@ static void print_specs(const json_t *table)
         printf("sorted by       ");
         size_t i;
         json_t *f;
-        json_array_foreach(json_object_get(sort, "fields"), i, f)
-        {
+        json_array_foreach (json_object_get(sort, "fields"), i, f) {
             char src[400] = "?";
             field_path(cols, json_integer_value(json_object_get(f, "source_field_id")), src,
                        sizeof src);
@@ -205,7 +168,8 @@ static void print_table(const char *qualified, const json_t *t)
         printf("properties     ");
         const char *k;
         json_t *v;
-        json_object_foreach(props, k, v) printf(" %s=%s", k, json_string_value(v));
+        json_object_foreach (props, k, v)
+            printf(" %s=%s", k, json_string_value(v));
         printf("\n");
     }
     printf("\n");
@@ -226,7 +190,7 @@ static const struct cli_opt show_opts[] = {
 static int run_show(struct cli *cli, const struct cli_args *a)
 {
     char path[900];
-    int rc = table_path(path, sizeof path, a->positional[0], true, "");
+    int rc = cli_object_path(path, sizeof path, a->positional[0], 3, "tables", "");
     json_t *resp;
     if (rc != EXIT_OK)
         return rc;
@@ -327,7 +291,7 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     }
     char path[800], ns[420];
     snprintf(ns, sizeof ns, "%s.%s", parts[0], parts[1]);
-    if ((rc = table_path(path, sizeof path, ns, false, "")) != EXIT_OK) {
+    if ((rc = cli_object_path(path, sizeof path, ns, 2, "tables", "")) != EXIT_OK) {
         json_decref(body);
         return rc;
     }
@@ -354,7 +318,7 @@ static const struct cli_opt drop_opts[] = {
 static int run_drop(struct cli *cli, const struct cli_args *a)
 {
     char path[900];
-    int rc = table_path(path, sizeof path, a->positional[0], true, "");
+    int rc = cli_object_path(path, sizeof path, a->positional[0], 3, "tables", "");
     if (rc != EXIT_OK)
         return rc;
     const char *expected = cli_opt_value(a, "expected-uuid");
@@ -504,7 +468,7 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
 static int run_alter(struct cli *cli, const struct cli_args *a)
 {
     char base[900];
-    int rc = table_path(base, sizeof base, a->positional[0], true, "");
+    int rc = cli_object_path(base, sizeof base, a->positional[0], 3, "tables", "");
     if (rc != EXIT_OK)
         return rc;
     json_t *ops = json_array();
@@ -580,7 +544,7 @@ static int run_alter(struct cli *cli, const struct cli_args *a)
 
 static const struct cli_verb verbs[] = {
     {"list", "list tables with their totals",
-     "table list CATALOG.NAMESPACE [--snapshot N | --at TIME]", time_travel_opts, 2, 1, 1,
+     "table list CATALOG.NAMESPACE [--snapshot N | --at TIME]", cli_time_travel_opts, 2, 1, 1,
      run_list},
     {"create", "create a table",
      "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON) "
@@ -635,13 +599,11 @@ static int run_snapshots(struct cli *cli, const struct cli_args *a)
         out_table_init(&t, 6, headers);
         size_t i;
         json_t *s;
-        json_array_foreach(json_object_get(resp, "snapshots"), i, s)
-        {
+        json_array_foreach (json_object_get(resp, "snapshots"), i, s) {
             char id[24], sv[24], changes[OUT_CELL_MAX] = "";
             size_t k;
             json_t *c;
-            json_array_foreach(json_object_get(s, "changes"), k, c)
-            {
+            json_array_foreach (json_object_get(s, "changes"), k, c) {
                 size_t n = strlen(changes);
                 snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
                          json_string_value(json_object_get(c, "kind")),

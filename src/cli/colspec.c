@@ -208,8 +208,7 @@ static void assign_ids(json_t *cols, json_int_t *next)
 {
     size_t i;
     json_t *c;
-    json_array_foreach(cols, i, c)
-    {
+    json_array_foreach (cols, i, c) {
         json_object_set_new(c, "field_id", json_integer((*next)++));
         json_t *kids = json_object_get(c, "children");
         if (kids)
@@ -234,8 +233,7 @@ json_int_t colspec_find_field_id(const json_t *columns, const char *path)
         const json_t *hit = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(level, i, c)
-        {
+        json_array_foreach (level, i, c) {
             const char *n = json_string_value(json_object_get(c, "name"));
             if (n && strlen(n) == len && strncmp(n, seg, len) == 0)
                 hit = c;

@@ -8,6 +8,11 @@
 #include "cli/cli.h"
 #include "util/buf.h"
 
+const struct cli_opt cli_time_travel_opts[2] = {
+    {"snapshot", true, false, "N  read as of snapshot N"},
+    {"at", true, false, "TIME  read as of an ISO-8601 instant (2026-09-05T00:00:00Z)"},
+};
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -158,6 +163,44 @@ bool cli_path_append(char *path, size_t size, const char *segment)
         return false;
     path[n] = '/';
     return hl_url_encode(segment, path + n + 1, size - n - 1) > 0 || segment[0] == '\0';
+}
+
+int cli_object_path(char *path, size_t size, const char *qualified, int nparts,
+                    const char *collection, const char *suffix)
+{
+    static const char *const shapes[] = {"CATALOG", "CATALOG.NAMESPACE", "CATALOG.NAMESPACE.NAME"};
+    char parts[3][200];
+    if (nparts < 1 || nparts > 3 || !cli_split_name(qualified, nparts, parts))
+        return cli_usage_error("expected %s, got '%s'", shapes[nparts > 0 ? nparts - 1 : 0],
+                               qualified);
+    snprintf(path, size, "/v1/catalogs");
+    bool ok = cli_path_append(path, size, parts[0]);
+    if (nparts >= 2) {
+        strncat(path, "/namespaces", size - strlen(path) - 1);
+        ok = ok && cli_path_append(path, size, parts[1]);
+    }
+    if (collection) {
+        strncat(path, "/", size - strlen(path) - 1);
+        strncat(path, collection, size - strlen(path) - 1);
+        if (nparts == 3)
+            ok = ok && cli_path_append(path, size, parts[2]);
+    }
+    if (!ok || strlen(path) + strlen(suffix) + 1 >= size)
+        return cli_usage_error("name too long: '%s'", qualified);
+    strcat(path, suffix);
+    return EXIT_OK;
+}
+
+int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *collection,
+            const char *suffix, bool time_travel, json_t **response)
+{
+    char path[1200];
+    int rc = cli_object_path(path, sizeof path, a->positional[0], nparts, collection, suffix);
+    if (rc != EXIT_OK)
+        return rc;
+    if (time_travel && !cli_add_time_travel(path, sizeof path, a))
+        return cli_usage_error("bad --snapshot/--at value");
+    return cli_request(cli, "GET", path, NULL, response);
 }
 
 static int exit_for(hl_status st)

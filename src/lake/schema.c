@@ -179,8 +179,7 @@ static void measure(const json_t *defs, size_t depth, size_t *nodes, size_t *max
         return;
     size_t i;
     const json_t *d;
-    json_array_foreach(defs, i, d)
-    {
+    json_array_foreach (defs, i, d) {
         if (*nodes > LAKE_MAX_NODES || *max_depth > LAKE_MAX_DEPTH + 2)
             return;
         (*nodes)++;
@@ -444,8 +443,7 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
         lake_column_path(parent, parent_path, sizeof parent_path);
     size_t i;
     const json_t *def;
-    json_array_foreach(defs, i, def)
-    {
+    json_array_foreach (defs, i, def) {
         /* A single added column is addressed as "column", a create's list
          * as "columns[i]". */
         char item_where[64];
@@ -1037,8 +1035,7 @@ static int op_set_properties(struct lake_table *t, const json_t *props, struct l
                     LAKE_PROPERTIES_MAX);
     const char *key;
     const json_t *value;
-    json_object_foreach((json_t *)props, key, value)
-    {
+    json_object_foreach ((json_t *)props, key, value) {
         if (!json_is_string(value))
             return fail(err, LAKE_ERR_BAD_REQUEST, "property '%.128s' must have a string value",
                         key);

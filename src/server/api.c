@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lake/ident.h"
 #include "server/db/db.h"
 #include "server/server.h"
 #include "util/jsonx.h"
@@ -248,6 +249,31 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
         return NULL;
     }
     return v;
+}
+
+json_t *req_json_fields(const struct srv_req *req, const struct jfield *fields, size_t nfields,
+                        struct api_error *err)
+{
+    json_t *body = req_json_body(req, err);
+    if (!body)
+        return NULL;
+    char msg[300];
+    if (!jsonx_read_object(body, "", fields, nfields, msg, sizeof msg)) {
+        json_decref(body);
+        api_bad_request(err, "%s", msg);
+        return NULL;
+    }
+    return body;
+}
+
+int api_check_ident(const char *kind, const char *name, struct api_error *err)
+{
+    if (lake_ident_valid(name))
+        return 0;
+    char shown[80];
+    lake_ident_shown(name, shown, sizeof shown);
+    return api_validation(err, "invalid %s name '%s' (must match %s)", kind, shown,
+                          LAKE_IDENT_PATTERN);
 }
 
 struct db_conn *req_db(struct srv_req *req, struct api_error *err)

@@ -107,6 +107,16 @@ int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool
 /* Parses the body as a JSON object: 400 on a missing body, a wrong
  * Content-Type, malformed JSON or a non-object. Returns a new reference. */
 json_t *req_json_body(const struct srv_req *req, struct api_error *err);
+struct jfield;
+/* req_json_body, then the body's members read against `fields`
+ * (util/jsonx.h): a missing, unknown or mistyped member is a 400. Returns
+ * the body, which the fields borrow from (caller json_decref's it). */
+json_t *req_json_fields(const struct srv_req *req, const struct jfield *fields, size_t nfields,
+                        struct api_error *err);
+/* 422 unless `name` is a valid identifier; `kind` names it in the detail
+ * ("namespace", "table", "view"). */
+int api_check_ident(const char *kind, const char *name, struct api_error *err);
+
 /* Acquires the request's database connection (once); 503 when the pool has
  * nothing to give within the admission budget. */
 struct db_conn *req_db(struct srv_req *req, struct api_error *err);

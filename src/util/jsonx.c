@@ -43,8 +43,7 @@ bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield
     }
     const char *key;
     const json_t *value;
-    json_object_foreach((json_t *)obj, key, value)
-    {
+    json_object_foreach ((json_t *)obj, key, value) {
         bool known = false;
         for (size_t i = 0; i < nfields; i++) {
             if (strcmp(fields[i].name, key) == 0) {
@@ -95,8 +94,7 @@ static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
     if (json_is_array(v)) {
         size_t i;
         const json_t *item;
-        json_array_foreach((json_t *)v, i, item)
-        {
+        json_array_foreach ((json_t *)v, i, item) {
             int n = snprintf(path + len, size - len, "[%zu]", i);
             if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
                 return true;
@@ -104,8 +102,7 @@ static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
     } else if (json_is_object(v)) {
         const char *key;
         const json_t *item;
-        json_object_foreach((json_t *)v, key, item)
-        {
+        json_object_foreach ((json_t *)v, key, item) {
             int n = snprintf(path + len, size - len, ".%s", key);
             if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
                 return true;

@@ -76,8 +76,7 @@ static json_t *find_column(const json_t *table, const char *path, bool must)
         cur = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(cols, i, c)
-        {
+        json_array_foreach (cols, i, c) {
             if (strcmp(jstr(c, "name"), seg) == 0) {
                 cur = c;
                 break;
@@ -851,8 +850,7 @@ static void rename_table(void **state)
                              (long long)s - 1);
     size_t i, found = 0;
     json_t *e;
-    json_array_foreach(l, i, e)
-    {
+    json_array_foreach (l, i, e) {
         if (strcmp(jstr(e, "table_uuid"), uuid) == 0) {
             assert_string_equal(jstr(e, "name"), "rt_a");
             found++;
@@ -1161,8 +1159,7 @@ static void comments(void **state)
     json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
     size_t i;
     json_t *e;
-    json_array_foreach(l, i, e)
-    {
+    json_array_foreach (l, i, e) {
         if (strcmp(jstr(e, "name"), "cm") == 0)
             assert_string_equal(jstr(e, "comment"), "hello");
     }

@@ -108,8 +108,7 @@ static json_t *colpath(const json_t *table, const char *path)
         cur = NULL;
         size_t i;
         json_t *c;
-        json_array_foreach(cols, i, c)
-        {
+        json_array_foreach (cols, i, c) {
             if (strcmp(jstr(c, "name"), seg) == 0) {
                 cur = c;
                 break;
@@ -1220,8 +1219,7 @@ static void get_totals_come_from_visible_files(void **state)
         size_t k;
         json_t *e;
         bool seen = false;
-        json_array_foreach(l, k, e)
-        {
+        json_array_foreach (l, k, e) {
             if (strcmp(jstr(e, "name"), "tot") == 0) {
                 expect_totals(e, want[i][0], want[i][1], want[i][2]);
                 seen = true;
@@ -1306,8 +1304,7 @@ static void expect_names(const json_t *list, const char *csv)
     char got[1024] = "";
     size_t i;
     json_t *e;
-    json_array_foreach(list, i, e)
-    {
+    json_array_foreach (list, i, e) {
         strcat(got, i ? "," : "");
         strcat(got, jstr(e, "name"));
     }
@@ -1498,8 +1495,7 @@ static void drop_table_ends_rows_and_frees_the_name(void **state)
     json_t *l = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables");
     size_t i, seen = 0;
     json_t *e;
-    json_array_foreach(l, i, e)
-    {
+    json_array_foreach (l, i, e) {
         if (strcmp(jstr(e, "name"), "dt") == 0) {
             seen++;
             assert_string_equal(jstr(e, "table_uuid"), new_uuid);

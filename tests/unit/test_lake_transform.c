@@ -47,8 +47,7 @@ static void gate_set(const json_t *gates, const char *key, bool member[LT__COUNT
         fail_msg("type_gates.%s is missing or empty", key);
     size_t i;
     const json_t *v;
-    json_array_foreach(list, i, v)
-    {
+    json_array_foreach (list, i, v) {
         const char *name = json_string_value(v);
         if (!name)
             fail_msg("type_gates.%s[%zu] is not a string", key, i);

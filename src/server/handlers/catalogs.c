@@ -122,19 +122,14 @@ int h_catalogs_list(struct srv_req *req, struct srv_res *res, struct api_error *
 
 int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *body = req_json_body(req, err);
-    if (!body)
-        return -1;
     json_t *jname, *jpath;
     const struct jfield fields[] = {
         {"name", JF_STRING, true, false, &jname},
         {"data_path", JF_STRING, false, false, &jpath},
     };
-    char msg[300];
-    if (!jsonx_read_object(body, "", fields, 2, msg, sizeof msg)) {
-        json_decref(body);
-        return api_bad_request(err, "%s", msg);
-    }
+    json_t *body = req_json_fields(req, fields, 2, err);
+    if (!body)
+        return -1;
     char name[128];
     snprintf(name, sizeof name, "%s", json_string_value(jname));
     char given_path[800];
@@ -256,20 +251,15 @@ int h_catalog_options_get(struct srv_req *req, struct srv_res *res, struct api_e
 
 int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *body = req_json_body(req, err);
-    if (!body)
-        return -1;
     json_t *jret, *jfloor;
     const struct jfield fields[] = {
         {"snapshot_retention_seconds", JF_INT, false, true, &jret},
         {"consumer_floor", JF_BOOL, false, false, &jfloor},
     };
-    char msg[300];
+    json_t *body = req_json_fields(req, fields, 2, err);
+    if (!body)
+        return -1;
     int rc = -1;
-    if (!jsonx_read_object(body, "", fields, 2, msg, sizeof msg)) {
-        api_bad_request(err, "%s", msg);
-        goto out;
-    }
     if (jret && !json_is_null(jret)) {
         json_int_t v = json_integer_value(jret);
         if (v <= 0 || v > RETENTION_MAX_SECONDS) {

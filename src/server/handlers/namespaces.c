@@ -39,25 +39,15 @@ int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error
 
 int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *body = req_json_body(req, err);
-    if (!body)
-        return -1;
     json_t *jname;
     const struct jfield fields[] = {{"name", JF_STRING, true, false, &jname}};
-    char msg[300];
+    json_t *body = req_json_fields(req, fields, 1, err);
+    if (!body)
+        return -1;
     int rc = -1;
-    if (!jsonx_read_object(body, "", fields, 1, msg, sizeof msg)) {
-        api_bad_request(err, "%s", msg);
-        goto out;
-    }
     const char *name = json_string_value(jname);
-    if (!lake_ident_valid(name)) {
-        char shown[80];
-        lake_ident_shown(name, shown, sizeof shown);
-        api_validation(err, "invalid namespace name '%s' (must match %s)", shown,
-                       LAKE_IDENT_PATTERN);
+    if (api_check_ident("namespace", name, err) != 0)
         goto out;
-    }
     struct catalog_row cat;
     struct ddl_txn t;
     if (catalog_load(req, req->params[0], &cat, err) != 0 || ddl_begin(req, &cat, &t, err) != 0)
@@ -66,14 +56,12 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
     db_params_init(&p);
     db_param_i64(&p, cat.id);
     db_param_str(&p, name);
-    PGresult *r = req_query(req,
-                            "SELECT 1 FROM hog_namespace WHERE catalog_id = $1 AND name = $2"
-                            " AND dropped_snapshot IS NULL",
-                            &p, "namespace create", err);
-    if (!r)
+    bool exists;
+    if (req_exists(req,
+                   "SELECT 1 FROM hog_namespace WHERE catalog_id = $1 AND name = $2"
+                   " AND dropped_snapshot IS NULL",
+                   &p, "namespace create", &exists, err) != 0)
         goto out;
-    bool exists = PQntuples(r) > 0;
-    PQclear(r);
     if (exists) {
         api_conflict(err, "already_exists", "namespace '%s' already exists", name);
         goto out;
@@ -84,7 +72,8 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
     db_param_i64(&p, cat.id);
     db_param_str(&p, name);
     db_param_i64(&p, t.snapshot_id);
-    r = req_query(req,
+    PGresult *r =
+        req_query(req,
                   "WITH id AS (UPDATE hog_catalog SET next_namespace_id = next_namespace_id + 1"
                   " WHERE catalog_id = $1 RETURNING next_namespace_id - 1 AS namespace_id)"
                   " INSERT INTO hog_namespace (catalog_id, namespace_id, name, created_snapshot)"

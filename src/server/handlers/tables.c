@@ -100,11 +100,6 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
 
 int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *body = req_json_body(req, err);
-    if (!body)
-        return -1;
-    struct lake_table t;
-    lake_table_init(&t, &req->arena);
     json_t *jname, *jcols, *jcomment, *jprops, *jpart, *jsort;
     const struct jfield fields[] = {
         {"name", JF_STRING, true, false, &jname},
@@ -114,19 +109,15 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         {"partition_fields", JF_ARRAY, false, false, &jpart},
         {"sort_fields", JF_ARRAY, false, false, &jsort},
     };
-    char msg[300];
+    json_t *body = req_json_fields(req, fields, sizeof fields / sizeof fields[0], err);
+    if (!body)
+        return -1;
+    struct lake_table t;
+    lake_table_init(&t, &req->arena);
     int rc = -1;
-    if (!jsonx_read_object(body, "", fields, sizeof fields / sizeof fields[0], msg, sizeof msg)) {
-        api_bad_request(err, "%s", msg);
-        goto out;
-    }
     const char *name = json_string_value(jname);
-    if (!lake_ident_valid(name)) {
-        char shown[80];
-        lake_ident_shown(name, shown, sizeof shown);
-        api_validation(err, "invalid table name '%s' (must match %s)", shown, LAKE_IDENT_PATTERN);
+    if (api_check_ident("table", name, err) != 0)
         goto out;
-    }
     t.name = name;
     t.properties = json_object();
     struct lake_err lerr;
@@ -152,14 +143,12 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_str(&p, name);
-    PGresult *r = req_query(req,
-                            "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
-                            " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
-                            &p, "table create", err);
-    if (!r)
+    bool exists;
+    if (req_exists(req,
+                   "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
+                   " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
+                   &p, "table create", &exists, err) != 0)
         goto out;
-    bool exists = PQntuples(r) > 0;
-    PQclear(r);
     if (exists) {
         api_conflict(err, "already_exists", "table '%s' already exists in namespace '%s'", name,
                      ns);
@@ -340,19 +329,14 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
     if (read_expected_uuid(req, &expected, err) != 0 ||
         req_arg_i64(req, "read_snapshot", &has_read, &read_snapshot, err) != 0)
         return -1;
-    json_t *body = req_json_body(req, err);
+    json_t *jops;
+    const struct jfield fields[] = {{"ops", JF_ARRAY, true, false, &jops}};
+    json_t *body = req_json_fields(req, fields, 1, err);
     if (!body)
         return -1;
     struct lake_table t;
     lake_table_init(&t, &req->arena);
     int rc = -1;
-    json_t *jops;
-    const struct jfield fields[] = {{"ops", JF_ARRAY, true, false, &jops}};
-    char msg[300];
-    if (!jsonx_read_object(body, "", fields, 1, msg, sizeof msg)) {
-        api_bad_request(err, "%s", msg);
-        goto out;
-    }
     if (json_array_size(jops) == 0) {
         api_bad_request(err, "ops must contain at least one operation");
         goto out;

@@ -72,31 +72,22 @@ int h_views_list(struct srv_req *req, struct srv_res *res, struct api_error *err
 
 int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *body = req_json_body(req, err);
-    if (!body)
-        return -1;
     json_t *jname, *jsql, *jdialect;
     const struct jfield fields[] = {
         {"name", JF_STRING, true, false, &jname},
         {"sql", JF_STRING, true, false, &jsql},
         {"dialect", JF_STRING, false, false, &jdialect},
     };
-    char msg[300];
+    json_t *body = req_json_fields(req, fields, 3, err);
+    if (!body)
+        return -1;
     int rc = -1;
     PGresult *r = NULL;
-    if (!jsonx_read_object(body, "", fields, 3, msg, sizeof msg)) {
-        api_bad_request(err, "%s", msg);
-        goto out;
-    }
     const char *name = json_string_value(jname);
     const char *sql = json_string_value(jsql);
     const char *dialect = jdialect ? json_string_value(jdialect) : "trino";
-    if (!lake_ident_valid(name)) {
-        char shown[80];
-        lake_ident_shown(name, shown, sizeof shown);
-        api_validation(err, "invalid view name '%s' (must match %s)", shown, LAKE_IDENT_PATTERN);
+    if (api_check_ident("view", name, err) != 0)
         goto out;
-    }
     if (strspn(sql, " \t\r\n") == strlen(sql)) {
         api_validation(err, "view sql must not be blank");
         goto out;
@@ -121,15 +112,13 @@ int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *e
     db_param_i64(&p, cat.id);
     db_param_i64(&p, ns_id);
     db_param_str(&p, name);
-    r = req_query(req,
-                  "SELECT 1 FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2 AND name = $3"
-                  " AND end_snapshot IS NULL",
-                  &p, "view create", err);
-    if (!r)
+    bool exists;
+    if (req_exists(
+            req,
+            "SELECT 1 FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2 AND name = $3"
+            " AND end_snapshot IS NULL",
+            &p, "view create", &exists, err) != 0)
         goto out;
-    bool exists = PQntuples(r) > 0;
-    PQclear(r);
-    r = NULL;
     if (exists) {
         api_conflict(err, "already_exists", "view '%s' already exists in namespace '%s'", name, ns);
         goto out;
