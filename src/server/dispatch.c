@@ -49,6 +49,19 @@ static void reply_from_response(struct srv_res *res, struct http_reply *reply)
     }
 }
 
+/* The name of a pattern's i-th {parameter}, for messages. */
+static void param_name(const char *pattern, int i, char *out, size_t size)
+{
+    const char *p = pattern;
+    for (int k = 0; (p = strchr(p, '{')) != NULL; k++, p++) {
+        if (k == i) {
+            snprintf(out, size, "%.*s", (int)strcspn(p + 1, "}"), p + 1);
+            return;
+        }
+    }
+    snprintf(out, size, "?");
+}
+
 /* Path parameters reach SQL as text: they must be valid UTF-8 without
  * control characters (PostgreSQL would refuse them with an error that is
  * the client's, not ours). */
@@ -57,13 +70,14 @@ static int check_path_params(const struct srv_req *req, struct api_error *err)
     for (int i = 0; i < API_MAX_PATH_PARAMS && req->params[i]; i++) {
         const char *p = req->params[i];
         size_t n = strlen(p);
-        char copy[1024];
+        char copy[1024], name[32];
+        param_name(req->route->pattern, i, name, sizeof name);
         if (n >= sizeof copy)
-            return api_bad_request(err, "path segment too long (%zu bytes)", n);
+            return api_bad_request(err, "path parameter {%s} is too long (%zu bytes)", name, n);
         memcpy(copy, p, n + 1);
         str_utf8_sanitize(copy);
         if (strcmp(copy, p) != 0 || str_has_control(p))
-            return api_bad_request(err, "path segment %d is not valid UTF-8 text", i + 1);
+            return api_bad_request(err, "path parameter {%s} is not valid UTF-8 text", name);
     }
     return 0;
 }

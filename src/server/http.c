@@ -313,6 +313,40 @@ static void *worker_main(void *arg)
     }
 }
 
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes %HH in paths and query arguments. A decoded NUL would end the C
+ * string early and silently shorten a name ("ns%00/x" addressing "ns"),
+ * so it becomes 0x01 instead: a control character every consumer
+ * refuses. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    char *out = s;
+    for (const char *in = s; *in; in++) {
+        int hi, lo;
+        if (in[0] == '%' && (hi = hex_value(in[1])) >= 0 && (lo = hex_value(in[2])) >= 0) {
+            char c = (char)(hi * 16 + lo);
+            *out++ = c ? c : '\x01';
+            in += 2;
+        } else {
+            *out++ = *in;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - s);
+}
+
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
@@ -373,11 +407,12 @@ struct http_server *http_server_start(const struct http_options *opts,
         }
     }
 
-    srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR,
-                                   addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-                                   MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT,
-                                   120u, MHD_OPTION_CONNECTION_LIMIT, 4096u,
-                                   MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_END);
+    srv->daemon =
+        MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, addr,
+                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+                         MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
+                         MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_EXTERNAL_LOGGER, log_mhd,
+                         NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
     if (!srv->daemon) {
         snprintf(err, err_size, "cannot listen on %s:%d (in use, or not permitted)", opts->listen,
                  opts->port);

@@ -1,5 +1,6 @@
 #include "util/jsonx.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -87,6 +88,25 @@ bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield
     return true;
 }
 
+/* Appends a path step; a path that no longer fits keeps its prefix and
+ * ends in "..." (detection never depends on the path fitting). */
+static size_t push_step(char *path, size_t size, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t push_step(char *path, size_t size, size_t len, const char *fmt, ...)
+{
+    if (len + 4 >= size)
+        return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(path + len, size - len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size - len - 4) {
+        memcpy(path + size - 4, "...", 4);
+        return size - 1;
+    }
+    return len + (size_t)n;
+}
+
 static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
 {
     if (json_is_string(v))
@@ -95,20 +115,19 @@ static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
         size_t i;
         const json_t *item;
         json_array_foreach ((json_t *)v, i, item) {
-            int n = snprintf(path + len, size - len, "[%zu]", i);
-            if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
+            if (find_nul(item, path, size, push_step(path, size, len, "[%zu]", i)))
                 return true;
+            path[len] = '\0';
         }
     } else if (json_is_object(v)) {
         const char *key;
         const json_t *item;
         json_object_foreach ((json_t *)v, key, item) {
-            int n = snprintf(path + len, size - len, ".%s", key);
-            if (n > 0 && (size_t)n < size - len && find_nul(item, path, size, len + (size_t)n))
+            if (find_nul(item, path, size, push_step(path, size, len, ".%s", key)))
                 return true;
+            path[len] = '\0';
         }
     }
-    path[len] = '\0';
     return false;
 }
 

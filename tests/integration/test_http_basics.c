@@ -133,6 +133,21 @@ static void routing_errors(void **state)
     api_get(&r, &srv, "/v1/catalogs/basics/namespaces/%%C3%%A9t%%C3%%A9");
     expect_error(&r, 404, "not_found");
     http_result_free(&r);
+    /* An encoded NUL must not shorten a name: "ns%00" is not "ns". */
+    api_get(&r, &srv, "/v1/catalogs/basics/namespaces/ns%%00x");
+    expect_error(&r, 400, "bad_request");
+    expect_detail_contains(&r, "{namespace}");
+    http_result_free(&r);
+    api_delete(&r, &srv, "/v1/catalogs/basics/namespaces/ns%%00/tables/t");
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    api_get(&r, &srv, "/v1/catalogs/basics/namespaces/ns/tables/t");
+    expect_status(&r, 200);
+    http_result_free(&r);
+    /* Nor a query value. */
+    api_get(&r, &srv, "/v1/catalogs/basics/namespaces?snapshot=1%%00");
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
 }
 
 static void oversized_body_is_413(void **state)

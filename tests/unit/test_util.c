@@ -943,6 +943,36 @@ static void test_jsonx_message_is_bounded(void **state)
     json_decref(v);
 }
 
+static json_t *parse_with_nul(const char *text)
+{
+    json_error_t e;
+    json_t *v = json_loads(text, JSON_ALLOW_NUL, &e);
+    if (!v)
+        fail_msg("bad test JSON: %s", e.text);
+    return v;
+}
+
+static void test_jsonx_find_nul(void **state)
+{
+    (void)state;
+    char path[64];
+    json_t *v = parse_with_nul("{\"a\":[1,\"x\",{\"b\":\"ok\",\"c\":\"n\\u0000ul\"}]}");
+    assert_true(jsonx_find_nul(v, path, sizeof path));
+    assert_string_equal(path, "$.a[2].c");
+    json_decref(v);
+    v = parse_with_nul("{\"a\":[\"x\"],\"b\":{\"c\":\"d\"}}");
+    assert_false(jsonx_find_nul(v, path, sizeof path));
+    json_decref(v);
+    /* A path longer than the buffer is cut, never the detection. */
+    char text[600];
+    snprintf(text, sizeof text, "{\"%0300d\":{\"k\":\"\\u0000\"}}", 7);
+    v = parse_with_nul(text);
+    assert_true(jsonx_find_nul(v, path, sizeof path));
+    assert_int_equal(strlen(path), sizeof path - 1);
+    assert_string_equal(path + sizeof path - 4, "...");
+    json_decref(v);
+}
+
 static void test_jsonx_dump_compact(void **state)
 {
     (void)state;
@@ -997,6 +1027,7 @@ int main(void)
         cmocka_unit_test(test_jsonx_accepts_and_hands_out),
         cmocka_unit_test(test_jsonx_errors),
         cmocka_unit_test(test_jsonx_message_is_bounded),
+        cmocka_unit_test(test_jsonx_find_nul),
         cmocka_unit_test(test_jsonx_dump_compact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
