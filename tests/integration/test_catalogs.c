@@ -291,7 +291,7 @@ static void data_path_rules(void **state)
     assert_int_equal(strlen(p512), 512);
     assert_int_equal(strlen(p513), 513);
     create_ok("len512", p512, p512);
-    create_422("len513", p513, "513 characters, over the maximum 512");
+    create_422("len513", p513, "513 bytes, over the maximum 512");
     /* Far past the limit as well. */
     char *huge = repeat('h', 5000);
     memcpy(huge, "s3://hoglake-len2/", 18);

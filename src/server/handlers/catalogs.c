@@ -56,8 +56,7 @@ static int validate_data_path(const char *dp, char *out, size_t out_size, struct
     if (n == 0)
         return api_validation(err, "data_path must not be blank");
     if (n > DATA_PATH_MAX)
-        return api_validation(err, "data_path is %zu bytes, over the maximum %d", n,
-                              DATA_PATH_MAX);
+        return api_validation(err, "data_path is %zu bytes, over the maximum %d", n, DATA_PATH_MAX);
     if (str_has_space_or_control(dp))
         return api_validation(err, "data_path must not contain whitespace or control characters");
     char norm[DATA_PATH_MAX + 1];
