@@ -3,14 +3,15 @@
 #
 #   scripts/deps.sh build    compilers' libraries and headers
 #   scripts/deps.sh run      build + the PostgreSQL server (embedded default)
-#   scripts/deps.sh test     run + cmocka, and Node.js/npm for the test-only tools
+#   scripts/deps.sh test     run + cmocka, clang and its libFuzzer runtime (scripts/fuzz.sh),
+#                            and Node.js/npm for the test-only tools
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjansson-dev
             libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
             curl ca-certificates)
 run_pkgs=(postgresql)
-test_pkgs=(libcmocka-dev python3 clang-format)
+test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev)
 
 case "${1:-}" in
   build) want=("${build_pkgs[@]}") ;;

@@ -38,3 +38,11 @@ export TMPDIR="$stack"
 
 cd "$build"
 ctest --output-on-failure -j2 --timeout 600 "$@"
+
+# A short, bounded fuzzing run of the Parquet reader (its own clang build
+# in build-fuzz/); fails the suite if it finds a crash. Skipped when ctest
+# was given a selection, or with HOGLAKE_FUZZ_SECONDS=0.
+fuzz_secs=${HOGLAKE_FUZZ_SECONDS:-40}
+if [ $# -eq 0 ] && [ "$fuzz_secs" -gt 0 ]; then
+  "$root/scripts/fuzz.sh" "$fuzz_secs"
+fi

@@ -125,5 +125,7 @@ int cmd_namespace(struct cli *cli, int argc, char **argv);
 int cmd_table(struct cli *cli, int argc, char **argv);
 int cmd_view(struct cli *cli, int argc, char **argv);
 int cmd_snapshots(struct cli *cli, int argc, char **argv);
+/* Local Parquet files: inspect, cat, convert (no server involved). */
+int cmd_parquet(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -14,7 +14,8 @@ static void print_help(void)
            "  namespace   list, create, show, drop\n"
            "  table       list, create, show, drop, alter\n"
            "  view        list, create, show, drop\n"
-           "  snapshots   list a catalog's snapshots and their changes\n\n"
+           "  snapshots   list a catalog's snapshots and their changes\n"
+           "  parquet     inspect, cat, convert: local Parquet files (no server)\n\n"
            "options:\n"
            "  --server URL   the server (default $HOGLAKE_URL, else http://127.0.0.1:8080)\n"
            "  --json         print the server's JSON instead of a human view\n"
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
         int (*run)(struct cli *, int, char **);
     } commands[] = {
         {"catalog", cmd_catalog}, {"namespace", cmd_namespace}, {"table", cmd_table},
-        {"view", cmd_view},       {"snapshots", cmd_snapshots},
+        {"view", cmd_view},       {"snapshots", cmd_snapshots}, {"parquet", cmd_parquet},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include "util/timefmt.h"
 
 enum exchange_state { EX_READING, EX_QUEUED, EX_DONE };
@@ -313,17 +314,6 @@ static void *worker_main(void *arg)
     }
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes %HH in paths and query arguments. A decoded NUL would end the C
  * string early and silently shorten a name ("ns%00/x" addressing "ns"),
  * so it becomes 0x01 instead: a control character every consumer
@@ -335,7 +325,7 @@ static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
     char *out = s;
     for (const char *in = s; *in; in++) {
         int hi, lo;
-        if (in[0] == '%' && (hi = hex_value(in[1])) >= 0 && (lo = hex_value(in[2])) >= 0) {
+        if (in[0] == '%' && (hi = str_hex_digit(in[1])) >= 0 && (lo = str_hex_digit(in[2])) >= 0) {
             char c = (char)(hi * 16 + lo);
             *out++ = c ? c : '\x01';
             in += 2;

@@ -121,43 +121,67 @@ bool str_lower(char *dst, size_t dst_size, const char *src)
     return true;
 }
 
-/* Length of the valid UTF-8 sequence starting at p, or 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *p)
+int str_hex_digit(char c)
 {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+size_t str_utf8_seq(const unsigned char *p, size_t avail)
+{
+    if (avail == 0)
+        return 0;
     unsigned char c = p[0];
     if (c < 0x80)
         return 1;
-    size_t n;
-    unsigned int cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
+    size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    if (n == 0 || n > avail)
         return 0;
-    }
+    uint32_t cp = c & (0xff >> (n + 1));
     for (size_t i = 1; i < n; i++) {
         if ((p[i] & 0xc0) != 0x80)
             return 0;
-        cp = (cp << 6) | (p[i] & 0x3f);
+        cp = cp << 6 | (p[i] & 0x3f);
     }
     /* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
+    bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
         return 0;
     return n;
+}
+
+bool str_utf8_valid(const char *s, size_t n, size_t *bad)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = str_utf8_seq(p + i, n - i);
+        if (k == 0) {
+            if (bad)
+                *bad = i;
+            return false;
+        }
+        i += k;
+    }
+    return true;
 }
 
 void str_utf8_sanitize(char *s)
 {
     unsigned char *p = (unsigned char *)s;
     while (*p) {
-        size_t n = utf8_seq_len(p);
+        size_t n = str_utf8_seq(p, strnlen((const char *)p, 4));
         if (n == 0) {
             *p++ = '?';
             continue;

@@ -24,6 +24,16 @@ bool str_is_uuid(const char *s);
 /* ASCII lower-casing into dst (dst_size includes the terminator). */
 bool str_lower(char *dst, size_t dst_size, const char *src);
 
+/* A hex digit's value, or -1. */
+int str_hex_digit(char c);
+
+/* Length of the valid UTF-8 sequence at p (at most avail bytes), or 0:
+ * overlong forms, surrogates and code points past U+10FFFF are invalid. */
+size_t str_utf8_seq(const unsigned char *p, size_t avail);
+/* True when s[0..n) is valid UTF-8 (NUL bytes included); *bad, when not
+ * NULL, receives the first bad offset. */
+bool str_utf8_valid(const char *s, size_t n, size_t *bad);
+
 /* Number of UTF-8 code points in s (continuation bytes not counted). */
 size_t str_utf8_length(const char *s);
 

@@ -1,0 +1,43 @@
+/* What the Parquet fuzz target does with an input, shared with the
+ * corruption test (tests/unit/test_pq_corrupt.c) so both hold the reader to
+ * the same contract: any input gives an error code or Arrow arrays that are
+ * internally consistent; never a crash, a sanitizer report or a leak.
+ *
+ * A consistency failure in the reader's output is a bug, not an input
+ * error: it aborts (the fuzzer reports it as a crash). */
+#ifndef HL_FUZZ_PQ_FUZZLIB_H
+#define HL_FUZZ_PQ_FUZZLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parquet/pq.h"
+
+struct pq_exercise_result {
+    enum pq_error_code code; /* PQ_OK, or the first error met */
+    size_t groups_read;      /* row groups read without error */
+    int64_t rows_read;
+};
+
+enum {
+    /* Read the columns again, selected by name in reverse order. */
+    PQ_EXERCISE_RESELECT = 1,
+    /* Decode every page header, column index and offset index the footer
+     * points at. */
+    PQ_EXERCISE_POINTED = 2,
+    PQ_EXERCISE_ALL = 3,
+};
+
+/* Opens data as a Parquet file held in memory, builds its Arrow schema,
+ * reads every row group of every column, checks every array it gets, and
+ * does what flags add. max_values is passed to pq_reader_limit_values (0:
+ * the default). The result's code is that of the first error; err holds
+ * its message. */
+struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len, uint64_t max_values,
+                                           int flags, struct pq_error *err);
+
+/* Decodes data as each metadata structure in turn: a page header, a
+ * column index, an offset index, a FileMetaData and a footer tail. */
+void pq_exercise_structs(const uint8_t *data, size_t len);
+
+#endif

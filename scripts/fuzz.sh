@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fuzzes the Parquet reader for a bounded time: builds the libFuzzer target
+# with clang, ASan and UBSan in build-fuzz/, writes the seed corpus (valid
+# files of several shapes, and metadata structures cut from them), and runs
+# the target on it and on the regression inputs in tests/unit/corpus/.
+#
+#   scripts/fuzz.sh [SECONDS]          default 60
+#
+# Environment:
+#   FUZZ_CORPUS  directory the fuzzer grows, kept between runs
+#                (default build-fuzz/corpus)
+#   FUZZ_JOBS    parallel fuzzing processes (default 1)
+#
+# Exits 0 when nothing was found. On a crash, leak, sanitizer report,
+# timeout or out-of-memory it exits 1; the input is in build-fuzz/artifacts/
+# (reproduce with build-fuzz/fuzz/fuzz_pq_reader FILE). Needs clang and
+# libclang-rt-14-dev (scripts/deps.sh test installs them).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+secs=${1:-60}
+jobs=${FUZZ_JOBS:-1}
+build="$root/build-fuzz"
+mkdir -p "$build"
+
+if ! command -v clang >/dev/null 2>&1; then
+  echo "fuzz.sh: clang is missing (scripts/deps.sh test installs it)" >&2
+  exit 1
+fi
+# Warnings are not errors here: clang's set differs from the gcc build's,
+# which is where -Werror is enforced.
+cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DHOGLAKE_FUZZ=ON -DHOGLAKE_TESTS=OFF -DHOGLAKE_WERROR=OFF >"$build/configure.log" 2>&1 || {
+  tail -30 "$build/configure.log" >&2
+  echo "fuzz.sh: configuring failed; log in $build/configure.log" >&2
+  exit 1
+}
+if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds \
+  >"$build/build.log" 2>&1; then
+  grep -E -A5 "error" "$build/build.log" | head -60 >&2
+  echo "fuzz.sh: the build failed; log in $build/build.log" >&2
+  exit 1
+fi
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+seeds="$build/seeds"
+rm -rf "$seeds"
+"$build/fuzz/fuzz_pq_seeds" "$seeds"
+corpus=${FUZZ_CORPUS:-$build/corpus}
+artifacts="$build/artifacts"
+mkdir -p "$corpus" "$artifacts"
+
+# Inputs up to twice the largest seed, and never under 16 KiB: room to grow
+# a file, small enough to keep executions fast.
+largest=$(find "$seeds" "$corpus" "$root/tests/unit/corpus" -type f -printf '%s\n' |
+  sort -n | tail -1)
+max_len=$((largest * 2 > 16384 ? largest * 2 : 16384))
+
+args=("$corpus" "$seeds" "$root/tests/unit/corpus"
+  -max_total_time="$secs" -rss_limit_mb=2048 -max_len="$max_len" -timeout=30
+  -artifact_prefix="$artifacts/" -print_final_stats=1 -print_pcs=0)
+if [ "$jobs" -gt 1 ]; then
+  args+=(-fork="$jobs")
+fi
+log="$build/fuzz.log"
+echo "fuzz.sh: fuzzing the Parquet reader for ${secs}s (max_len $max_len, $jobs job(s))" >&2
+rc=0
+"$build/fuzz/fuzz_pq_reader" "${args[@]}" >"$log" 2>&1 || rc=$?
+grep -E "^stat::|^#[0-9]+.*(DONE|cov:)" "$log" | tail -8 >&2 || true
+if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$log"; then
+  grep -E -B2 -A30 "ERROR:|runtime error:" "$log" | head -80 >&2 || tail -40 "$log" >&2
+  echo "fuzz.sh: the fuzzer found a bug (exit $rc); inputs in $artifacts, log in $log" >&2
+  exit 1
+fi
+echo "fuzz.sh: no crash in ${secs}s; corpus $(find "$corpus" -type f | wc -l) inputs" >&2

@@ -1,0 +1,191 @@
+#include "cli/csv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void csv_reader_init(struct csv_reader *r, FILE *f)
+{
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->line = 1;
+}
+
+void csv_reader_free(struct csv_reader *r)
+{
+    buf_free(&r->data);
+    free(r->fields);
+    r->fields = NULL;
+}
+
+/* The next byte, or -1 at the end (-2 on a read error). */
+static int next_byte(struct csv_reader *r)
+{
+    if (r->in_pos == r->in_len) {
+        if (r->eof)
+            return -1;
+        r->in_len = fread(r->in, 1, sizeof r->in, r->f);
+        r->in_pos = 0;
+        if (r->in_len == 0) {
+            r->eof = true;
+            if (ferror(r->f)) {
+                snprintf(r->err, sizeof r->err, "line %lld: read error: %s", (long long)r->line,
+                         strerror(errno));
+                return -2;
+            }
+            return -1;
+        }
+    }
+    return (unsigned char)r->in[r->in_pos++];
+}
+
+static int peek_byte(struct csv_reader *r)
+{
+    int c = next_byte(r);
+    if (c >= 0)
+        r->in_pos--;
+    return c;
+}
+
+static int bad(struct csv_reader *r, const char *what)
+{
+    snprintf(r->err, sizeof r->err, "line %lld: %s", (long long)r->line, what);
+    return -1;
+}
+
+static int end_field(struct csv_reader *r, size_t start, bool quoted)
+{
+    if (r->nfields == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        struct csv_field *f = realloc(r->fields, cap * sizeof *f);
+        if (!f)
+            return bad(r, "out of memory");
+        r->fields = f;
+        r->cap = cap;
+    }
+    r->fields[r->nfields++] = (struct csv_field){start, r->data.len - start, quoted};
+    if (buf_putc(&r->data, '\0') != 0)
+        return bad(r, "out of memory");
+    return 0;
+}
+
+/* After a CR: a line end when LF follows, else an error. */
+static int line_end_after_cr(struct csv_reader *r)
+{
+    if (peek_byte(r) != '\n')
+        return bad(r, "a carriage return not followed by a line feed outside quotes");
+    next_byte(r);
+    return 0;
+}
+
+int csv_read_record(struct csv_reader *r)
+{
+    buf_reset(&r->data);
+    r->nfields = 0;
+    if (!r->started) {
+        r->started = true;
+        if (peek_byte(r) == 0xef) {
+            /* A UTF-8 byte order mark: skip it when all three bytes are. */
+            next_byte(r);
+            if (next_byte(r) != 0xbb || next_byte(r) != 0xbf)
+                return bad(r, "invalid UTF-8 at the start of the file");
+        }
+    }
+    int c = next_byte(r);
+    if (c == -2)
+        return -1;
+    if (c == -1)
+        return 0;
+    r->record_line = r->line;
+    size_t start = r->data.len;
+    bool quoted = false, closed = false;
+    for (;; c = next_byte(r)) {
+        if (c == -2)
+            return -1;
+        if (quoted && !closed) {
+            if (c == -1)
+                return bad(r, "a quoted field is not closed before the end of the file");
+            if (c == '"') {
+                if (peek_byte(r) == '"') {
+                    next_byte(r);
+                    buf_putc(&r->data, '"');
+                } else {
+                    closed = true;
+                }
+                continue;
+            }
+            if (c == '\n')
+                r->line++;
+            buf_putc(&r->data, (char)c);
+            continue;
+        }
+        if (c == ',' || c == '\n' || c == '\r' || c == -1) {
+            if (end_field(r, start, quoted) != 0)
+                return -1;
+            if (c == '\r' && line_end_after_cr(r) != 0)
+                return -1;
+            if (c != ',') {
+                if (c != -1)
+                    r->line++;
+                return 1;
+            }
+            start = r->data.len;
+            quoted = closed = false;
+            continue;
+        }
+        if (closed)
+            return bad(r, "text after the closing quote of a field");
+        if (c == '"') {
+            if (r->data.len != start)
+                return bad(r, "a quote inside an unquoted field (quote the whole field)");
+            quoted = true;
+            continue;
+        }
+        if (buf_putc(&r->data, (char)c) != 0)
+            return bad(r, "out of memory");
+    }
+}
+
+const char *csv_field_text(const struct csv_reader *r, size_t i, size_t *len, bool *quoted)
+{
+    const struct csv_field *f = &r->fields[i];
+    *len = f->len;
+    if (quoted)
+        *quoted = f->quoted;
+    return r->data.data ? r->data.data + f->start : "";
+}
+
+void csv_write_field(struct buf *out, bool first, const char *s, size_t len)
+{
+    if (!first)
+        buf_putc(out, ',');
+    bool quote = len == 0;
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+    if (!quote) {
+        buf_append(out, s, len);
+        return;
+    }
+    buf_putc(out, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"') {
+            buf_append(out, s + run, i + 1 - run);
+            buf_putc(out, '"');
+            run = i + 1;
+        }
+    }
+    buf_append(out, s + run, len - run);
+    buf_putc(out, '"');
+}
+
+void csv_write_null(struct buf *out, bool first)
+{
+    if (!first)
+        buf_putc(out, ',');
+}
+
+void csv_end_record(struct buf *out)
+{
+    buf_puts(out, "\r\n");
+}

@@ -1,0 +1,409 @@
+#include "cli/rows_adapt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/rows_json.h"
+#include "cli/rows_text.h"
+#include "util/strutil.h"
+#include "parquet/writer.h"
+#include "util/arrow.h"
+
+enum conv {
+    CV_NONE,
+    CV_INT,        /* integer width or signedness, range-checked */
+    CV_FLOAT,      /* float32 or float16 to a wider float */
+    CV_TIME,       /* time of day to microseconds */
+    CV_TIMESTAMP,  /* timestamp unit, exact */
+    CV_FIXED,      /* fixed-size binary to binary */
+    CV_CHECK_UTF8, /* binary into a string column */
+    CV_CHECK_JSON, /* text into a json column */
+    CV_BAD,
+};
+
+struct ctx {
+    bool dry; /* check only */
+    struct rt_where at;
+};
+
+/* Integer formats: width in bytes, and signedness. */
+static bool int_format(const char *f, int *width, bool *is_signed)
+{
+    static const char names[] = "cCsSiIlL";
+    const char *p = f[0] && !f[1] ? strchr(names, f[0]) : NULL;
+    if (!p)
+        return false;
+    int k = (int)(p - names);
+    *width = 1 << (k / 2);
+    *is_signed = k % 2 == 0;
+    return true;
+}
+
+static bool ts_format(const char *f, enum rt_unit *unit, bool *tz)
+{
+    if (f[0] != 't' || (f[1] != 's' && f[1] != 't'))
+        return false;
+    switch (f[2]) {
+    case 's': *unit = RT_SECONDS; break;
+    case 'm': *unit = RT_MILLIS; break;
+    case 'u': *unit = RT_MICROS; break;
+    case 'n': *unit = RT_NANOS; break;
+    default: return false;
+    }
+    if (f[1] == 't')
+        return f[3] == '\0';
+    *tz = f[3] == ':' && f[4] != '\0';
+    return f[3] == ':';
+}
+
+static enum rt_unit lake_unit(enum lake_type t)
+{
+    switch (t) {
+    case LT_TIMESTAMP_S: return RT_SECONDS;
+    case LT_TIMESTAMP_MS: return RT_MILLIS;
+    case LT_TIMESTAMP_NS: return RT_NANOS;
+    default: return RT_MICROS;
+    }
+}
+
+static enum conv classify(const struct lake_column *c, const char *f)
+{
+    char buf[32];
+    const char *want = pq_arrow_format_for(c, buf, sizeof buf);
+    int w;
+    bool sg, tz;
+    enum rt_unit unit;
+    if (int_format(want, &w, &sg)) {
+        if (strcmp(f, want) == 0)
+            return CV_NONE;
+        return int_format(f, &w, &sg) ? CV_INT : CV_BAD;
+    }
+    switch (c->type) {
+    case LT_JSON: return strcmp(f, "u") == 0 || strcmp(f, "z") == 0 ? CV_CHECK_JSON : CV_BAD;
+    case LT_STRING:
+        return strcmp(f, "u") == 0 ? CV_NONE : strcmp(f, "z") == 0 ? CV_CHECK_UTF8 : CV_BAD;
+    case LT_BINARY:
+        if (strcmp(f, "z") == 0 || strcmp(f, "u") == 0)
+            return CV_NONE;
+        return strncmp(f, "w:", 2) == 0 ? CV_FIXED : CV_BAD;
+    case LT_FLOAT: return strcmp(f, "f") == 0 ? CV_NONE : strcmp(f, "e") == 0 ? CV_FLOAT : CV_BAD;
+    case LT_DOUBLE:
+        if (strcmp(f, "g") == 0)
+            return CV_NONE;
+        return strcmp(f, "f") == 0 || strcmp(f, "e") == 0 ? CV_FLOAT : CV_BAD;
+    case LT_DECIMAL: {
+        int p, s, bits = 128;
+        char tail;
+        int n = sscanf(f, "d:%d,%d,%d%c", &p, &s, &bits, &tail);
+        return (n == 2 || n == 3) && bits == 128 && s == c->scale && p <= c->precision ? CV_NONE
+                                                                                       : CV_BAD;
+    }
+    case LT_TIME:
+        if (!ts_format(f, &unit, &tz) || f[1] != 't')
+            return CV_BAD;
+        return unit == RT_MICROS ? CV_NONE : CV_TIME;
+    case LT_TIMESTAMP_S:
+    case LT_TIMESTAMP_MS:
+    case LT_TIMESTAMP:
+    case LT_TIMESTAMP_NS:
+    case LT_TIMESTAMPTZ:
+        if (!ts_format(f, &unit, &tz) || f[1] != 's' || tz != (c->type == LT_TIMESTAMPTZ))
+            return CV_BAD;
+        return unit == lake_unit(c->type) ? CV_NONE : CV_TIMESTAMP;
+    default: return strcmp(f, want) == 0 ? CV_NONE : CV_BAD;
+    }
+}
+
+/* ---- building the converted array ---- */
+
+static bool valid_at(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    return !v || a->null_count == 0 || arrow_bit(v, a->offset + i);
+}
+
+/* A new array of a's length and validity, with n_buffers value buffers. */
+static int start_like(const struct ArrowArray *a, int64_t n_buffers, struct ArrowArray *out)
+{
+    if (arrow_array_init(out, n_buffers, 0) != 0)
+        return -1;
+    out->length = a->length;
+    out->null_count = a->null_count;
+    const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    if (v && a->null_count != 0) {
+        uint8_t *bits = calloc((size_t)a->length / 8 + 1, 1);
+        if (!bits) {
+            out->release(out);
+            return -1;
+        }
+        for (int64_t i = 0; i < a->length; i++)
+            arrow_set_bit(bits, i, arrow_bit(v, a->offset + i));
+        arrow_array_own_buffer(out, 0, bits);
+    }
+    return 0;
+}
+
+static int convert_int(struct ctx *x, const struct lake_column *c, const char *f,
+                       const struct ArrowArray *a, void *out)
+{
+    int sw = 0, tw = 0;
+    bool ss = false, ts = false;
+    char buf[32];
+    /* classify() chose this conversion because both are integer formats. */
+    if (!int_format(f, &sw, &ss) || !int_format(pq_arrow_format_for(c, buf, sizeof buf), &tw, &ts))
+        return rt_fail(&x->at, "not an integer conversion");
+    for (int64_t i = 0; i < a->length; i++) {
+        if (!valid_at(a, i))
+            continue;
+        const uint8_t *p = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)sw;
+        bool neg = false;
+        uint64_t mag = rt_load_unsigned(p, sw);
+        if (ss) {
+            int64_t v = rt_load_signed(p, sw);
+            neg = v < 0;
+            mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+        }
+        uint64_t lim = tw == 8 ? UINT64_MAX : ((uint64_t)1 << (tw * 8)) - 1;
+        if (ts)
+            lim = neg ? (lim >> 1) + 1 : lim >> 1;
+        if (mag > lim || (neg && !ts))
+            return rt_fail(&x->at, "value %s%llu does not fit a %s", neg ? "-" : "",
+                           (unsigned long long)mag, lake_type_name(c->type));
+        uint64_t v = neg ? (uint64_t)0 - mag : mag;
+        memcpy((uint8_t *)out + (size_t)i * (size_t)tw, &v, (size_t)tw);
+    }
+    return 0;
+}
+
+/* v in unit `from` to unit `to`: exact, or false. */
+static bool rescale(int64_t v, enum rt_unit from, enum rt_unit to, int64_t *out)
+{
+    if (to >= from)
+        return !__builtin_mul_overflow(v, rt_unit_per_second(to) / rt_unit_per_second(from), out);
+    int64_t d = rt_unit_per_second(from) / rt_unit_per_second(to);
+    if (v % d != 0)
+        return false;
+    *out = v / d;
+    return true;
+}
+
+static int convert_units(struct ctx *x, const struct lake_column *c, const char *f,
+                         const struct ArrowArray *a, int64_t *out)
+{
+    enum rt_unit from, to = lake_unit(c->type);
+    bool tz;
+    ts_format(f, &from, &tz);
+    int sw = f[1] == 't' && from <= RT_MILLIS ? 4 : 8;
+    for (int64_t i = 0; i < a->length; i++) {
+        if (!valid_at(a, i))
+            continue;
+        int64_t v = rt_load_signed(
+            (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)sw, sw);
+        if (!rescale(v, from, to, &out[i]))
+            return rt_fail(&x->at, "value %lld does not convert exactly to the column's %s unit",
+                           (long long)v,
+                           to == RT_SECONDS  ? "second"
+                           : to == RT_MILLIS ? "millisecond"
+                           : to == RT_MICROS ? "microsecond"
+                                             : "nanosecond");
+    }
+    return 0;
+}
+
+static void convert_float(const struct lake_column *c, const char *f, const struct ArrowArray *a,
+                          void *out)
+{
+    for (int64_t i = 0; i < a->length; i++) {
+        int64_t k = a->offset + i;
+        double v;
+        if (f[0] == 'e') {
+            uint16_t h;
+            memcpy(&h, (const uint8_t *)a->buffers[1] + k * 2, 2);
+            v = rt_half_to_float(h);
+        } else {
+            float s;
+            memcpy(&s, (const uint8_t *)a->buffers[1] + k * 4, 4);
+            v = s;
+        }
+        if (c->type == LT_FLOAT) {
+            float s = (float)v;
+            memcpy((uint8_t *)out + i * 4, &s, 4);
+        } else {
+            memcpy((uint8_t *)out + i * 8, &v, 8);
+        }
+    }
+}
+
+static int convert_fixed(const char *f, const struct ArrowArray *a, struct ArrowArray *out)
+{
+    int w = atoi(f + 2);
+    int32_t *off = calloc((size_t)a->length + 1, sizeof *off);
+    char *data = malloc((size_t)a->length * (size_t)w + 1);
+    if (!off || !data || (int64_t)a->length * w > INT32_MAX) {
+        free(off);
+        free(data);
+        return -1;
+    }
+    memcpy(data, (const uint8_t *)a->buffers[1] + (size_t)a->offset * (size_t)w,
+           (size_t)a->length * (size_t)w);
+    for (int64_t i = 0; i < a->length; i++)
+        off[i + 1] = (int32_t)((i + 1) * w);
+    arrow_array_own_buffer(out, 1, off);
+    arrow_array_own_buffer(out, 2, data);
+    return 0;
+}
+
+static int check_text(struct ctx *x, enum conv cv, const struct ArrowArray *a)
+{
+    const int32_t *off = a->buffers[1];
+    for (int64_t i = 0; i < a->length; i++) {
+        if (!valid_at(a, i))
+            continue;
+        int64_t k = a->offset + i;
+        const char *s = (const char *)a->buffers[2] + off[k];
+        size_t n = (size_t)(off[k + 1] - off[k]);
+        char why[200];
+        if (cv == CV_CHECK_UTF8 && !str_utf8_valid(s, n, NULL))
+            return rt_fail(&x->at, "value %lld is not valid UTF-8", (long long)i);
+        if (cv == CV_CHECK_JSON && !rj_parse(s, n, NULL, why, sizeof why))
+            return rt_fail(&x->at, "value %lld is not valid JSON (%s)", (long long)i, why);
+    }
+    return 0;
+}
+
+static int convert(struct ctx *x, const struct lake_column *c, const char *f, enum conv cv,
+                   struct ArrowArray *a)
+{
+    if (cv == CV_CHECK_UTF8 || cv == CV_CHECK_JSON)
+        return check_text(x, cv, a);
+    char buf[32];
+    const char *want = pq_arrow_format_for(c, buf, sizeof buf);
+    int width = 8; /* time, timestamps, double */
+    bool is_signed;
+    if (!int_format(want, &width, &is_signed) && strcmp(want, "f") == 0)
+        width = 4;
+    struct ArrowArray out;
+    if (start_like(a, cv == CV_FIXED ? 3 : 2, &out) != 0)
+        return rt_fail(&x->at, "out of memory");
+    int rc = 0;
+    if (cv == CV_FIXED) {
+        rc = convert_fixed(f, a, &out);
+        if (rc != 0)
+            rc = rt_fail(&x->at, "out of memory or over 2 GiB");
+    } else {
+        void *vals = calloc((size_t)a->length + 1, (size_t)width);
+        if (!vals) {
+            out.release(&out);
+            return rt_fail(&x->at, "out of memory");
+        }
+        arrow_array_own_buffer(&out, 1, vals);
+        if (cv == CV_INT)
+            rc = convert_int(x, c, f, a, vals);
+        else if (cv == CV_FLOAT)
+            convert_float(c, f, a, vals);
+        else
+            rc = convert_units(x, c, f, a, vals);
+    }
+    if (rc != 0) {
+        out.release(&out);
+        return -1;
+    }
+    a->release(a);
+    arrow_array_move(&out, a);
+    return 0;
+}
+
+static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowSchema *s,
+                 struct ArrowArray *a);
+
+static int adapt_child(struct ctx *x, const struct lake_column *c, const char *suffix,
+                       const struct ArrowSchema *s, struct ArrowArray *a)
+{
+    size_t len = strlen(x->at.path);
+    snprintf(x->at.path + len, sizeof x->at.path - len, "%s", suffix);
+    int rc = adapt(x, c, s, a);
+    x->at.path[len] = '\0';
+    return rc;
+}
+
+static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowSchema *s,
+                 struct ArrowArray *a)
+{
+    const char *f = s->format;
+    switch (c->type) {
+    case LT_STRUCT:
+        if (strcmp(f, "+s") != 0 || s->n_children != (int64_t)c->nchildren)
+            return rt_fail(&x->at,
+                           "the file has Arrow type '%s' here, the schema a struct of %zu fields",
+                           f, c->nchildren);
+        for (size_t i = 0; i < c->nchildren; i++) {
+            const struct lake_column *k = c->children[i];
+            if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
+                return rt_fail(&x->at, "field %zu is '%s' in the file, '%s' in the schema", i,
+                               s->children[i]->name ? s->children[i]->name : "", k->name);
+            char suffix[300];
+            snprintf(suffix, sizeof suffix, ".%s", k->name);
+            if (adapt_child(x, k, suffix, s->children[i], x->dry ? NULL : a->children[i]) != 0)
+                return -1;
+        }
+        return 0;
+    case LT_LIST:
+        if (strcmp(f, "+l") != 0 || s->n_children != 1)
+            return rt_fail(&x->at, "the file has Arrow type '%s' here, the schema a list", f);
+        return adapt_child(x, c->children[0], "[]", s->children[0], x->dry ? NULL : a->children[0]);
+    case LT_MAP: {
+        const struct ArrowSchema *e = s->n_children == 1 ? s->children[0] : NULL;
+        if (strcmp(f, "+m") != 0 || !e || e->n_children != 2)
+            return rt_fail(&x->at, "the file has Arrow type '%s' here, the schema a map", f);
+        struct ArrowArray *ea = x->dry ? NULL : a->children[0];
+        if (adapt_child(x, c->children[0], ".key", e->children[0], ea ? ea->children[0] : NULL) !=
+            0)
+            return -1;
+        return adapt_child(x, c->children[1], ".value", e->children[1],
+                           ea ? ea->children[1] : NULL);
+    }
+    default: break;
+    }
+    enum conv cv = classify(c, f);
+    if (cv == CV_BAD) {
+        char want[32];
+        return rt_fail(&x->at,
+                       "the file's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
+                       lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
+    }
+    if (x->dry || cv == CV_NONE)
+        return 0;
+    return convert(x, c, f, cv, a);
+}
+
+static int adapt_top(bool dry, const struct ArrowSchema *from, struct ArrowArray *batch,
+                     const struct lake_table *t, char *err, size_t err_size)
+{
+    struct ctx x = {.dry = dry};
+    rt_where_init(&x.at, err, err_size);
+    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren) {
+        snprintf(err, err_size, "the file's columns do not match the schema's %zu",
+                 t->root.nchildren);
+        return -1;
+    }
+    for (size_t i = 0; i < t->root.nchildren; i++) {
+        const struct lake_column *c = t->root.children[i];
+        snprintf(x.at.path, sizeof x.at.path, "%s", c->name);
+        if (adapt(&x, c, from->children[i], dry ? NULL : batch->children[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, char *err,
+                     size_t err_size)
+{
+    return adapt_top(true, from, NULL, t, err, err_size);
+}
+
+int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
+                     const struct lake_table *t, char *err, size_t err_size)
+{
+    return adapt_top(false, from, batch, t, err, err_size);
+}

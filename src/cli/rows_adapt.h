@@ -1,0 +1,27 @@
+/* Batches read from a Parquet file, made fit for the writer of a table
+ * definition: `convert` from Parquet to Parquet.
+ *
+ * The reader gives each column the Arrow type its file annotations say;
+ * the writer takes, per catalog column type, the one pq_arrow_format_for
+ * names. Where they differ and the value converts exactly, the column is
+ * converted (integers to a type that holds them, float to double, float16,
+ * time and timestamp units, fixed-size to variable binary); strings and
+ * binaries going into json or string columns are checked (valid JSON,
+ * valid UTF-8). Anything else is refused, naming the column. */
+#ifndef HL_CLI_ROWS_ADAPT_H
+#define HL_CLI_ROWS_ADAPT_H
+
+#include <stddef.h>
+
+#include "hoglake/arrow_abi.h"
+#include "lake/schema.h"
+
+/* Whether batches described by `from` (a struct of the table's top-level
+ * columns, in order) can feed t. */
+int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, char *err,
+                     size_t err_size);
+/* Converts, in place, the columns of a batch described by `from`. */
+int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
+                     const struct lake_table *t, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,523 @@
+#include "cli/rows_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/rows_text.h"
+#include "util/strutil.h"
+
+/* ---- reading ---- */
+
+struct rjp {
+    const char *s;
+    size_t n, pos;
+    struct arena *a; /* NULL: validate only */
+    char *err;
+    size_t err_size;
+    int depth;
+    struct buf scratch;
+};
+
+static bool fail(struct rjp *p, const char *what)
+{
+    snprintf(p->err, p->err_size, "at byte %zu: %s", p->pos + 1, what);
+    return false;
+}
+
+static void skip_ws(struct rjp *p)
+{
+    while (p->pos < p->n) {
+        char c = p->s[p->pos];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            break;
+        p->pos++;
+    }
+}
+
+static bool literal(struct rjp *p, const char *word, enum rj_type t, struct rj_value *out)
+{
+    size_t k = strlen(word);
+    if (p->n - p->pos < k || memcmp(p->s + p->pos, word, k) != 0)
+        return fail(p, "expected a JSON value");
+    p->pos += k;
+    out->type = t;
+    return true;
+}
+
+static char *keep(struct rjp *p, const char *s, size_t n)
+{
+    if (!p->a)
+        return (char *)"";
+    return arena_strndup(p->a, s, n);
+}
+
+static bool number(struct rjp *p, struct rj_value *out)
+{
+    size_t len = rt_number_span(p->s + p->pos, p->n - p->pos);
+    if (len == 0)
+        return fail(p, "expected a JSON value");
+    out->type = RJ_NUMBER;
+    out->len = len;
+    out->str = keep(p, p->s + p->pos, len);
+    p->pos += len;
+    return out->str != NULL || fail(p, "out of memory");
+}
+
+static int hex4(const char *s)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = str_hex_digit(s[i]);
+        if (d < 0)
+            return -1;
+        v = v << 4 | d;
+    }
+    return v;
+}
+
+static void put_utf8(struct buf *b, uint32_t cp)
+{
+    char u[4];
+    size_t k;
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        k = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xc0 | cp >> 6);
+        u[1] = (char)(0x80 | (cp & 0x3f));
+        k = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xe0 | cp >> 12);
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (char)(0x80 | (cp & 0x3f));
+        k = 3;
+    } else {
+        u[0] = (char)(0xf0 | cp >> 18);
+        u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[3] = (char)(0x80 | (cp & 0x3f));
+        k = 4;
+    }
+    buf_append(b, u, k);
+}
+
+/* An escape after the backslash at p->pos; appends its bytes. */
+static bool escape(struct rjp *p, struct buf *b)
+{
+    const char *s = p->s;
+    char c = p->pos + 1 < p->n ? s[p->pos + 1] : '\0';
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    const char *hit = c ? strchr(from, c) : NULL;
+    if (hit) {
+        buf_putc(b, to[hit - from]);
+        p->pos += 2;
+        return true;
+    }
+    if (c != 'u')
+        return fail(p, "bad escape in a string");
+    int v = p->n - p->pos >= 6 ? hex4(s + p->pos + 2) : -1;
+    if (v < 0)
+        return fail(p, "bad \\u escape");
+    p->pos += 6;
+    uint32_t cp = (uint32_t)v;
+    if (cp >= 0xdc00 && cp <= 0xdfff)
+        return fail(p, "a lone low surrogate in a \\u escape");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        int lo = p->n - p->pos >= 6 && s[p->pos] == '\\' && s[p->pos + 1] == 'u'
+                     ? hex4(s + p->pos + 2)
+                     : -1;
+        if (lo < 0xdc00 || lo > 0xdfff)
+            return fail(p, "a high surrogate not followed by a low one");
+        p->pos += 6;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+    }
+    put_utf8(b, cp);
+    return true;
+}
+
+static bool string(struct rjp *p, const char **out, size_t *len)
+{
+    p->pos++; /* the opening quote */
+    struct buf *b = &p->scratch;
+    buf_reset(b);
+    const unsigned char *s = (const unsigned char *)p->s;
+    for (;;) {
+        size_t run = p->pos;
+        while (run < p->n && s[run] != '"' && s[run] != '\\' && s[run] >= 0x20 && s[run] < 0x80)
+            run++;
+        buf_append(b, p->s + p->pos, run - p->pos);
+        p->pos = run;
+        if (p->pos >= p->n)
+            return fail(p, "unterminated string");
+        unsigned char c = s[p->pos];
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            if (!escape(p, b))
+                return false;
+        } else if (c < 0x20) {
+            return fail(p, "a control character in a string (escape it)");
+        } else {
+            size_t k = str_utf8_seq(s + p->pos, p->n - p->pos);
+            if (k == 0)
+                return fail(p, "invalid UTF-8");
+            buf_append(b, p->s + p->pos, k);
+            p->pos += k;
+        }
+    }
+    p->pos++;
+    *len = b->len;
+    *out = keep(p, b->data ? b->data : "", b->len);
+    return *out != NULL || fail(p, "out of memory");
+}
+
+struct vec {
+    struct rj_value *items;
+    const char **keys;
+    size_t *key_lens;
+    size_t n, cap;
+};
+
+static bool vec_push(struct rjp *p, struct vec *v, const struct rj_value *item, const char *key,
+                     size_t key_len)
+{
+    if (!p->a)
+        return true;
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 8;
+        struct rj_value *items = realloc(v->items, cap * sizeof *items);
+        if (items)
+            v->items = items;
+        const char **keys = realloc(v->keys, cap * sizeof *keys);
+        if (keys)
+            v->keys = keys;
+        size_t *lens = realloc(v->key_lens, cap * sizeof *lens);
+        if (lens)
+            v->key_lens = lens;
+        if (!items || !keys || !lens)
+            return fail(p, "out of memory");
+        v->cap = cap;
+    }
+    v->items[v->n] = *item;
+    v->keys[v->n] = key;
+    v->key_lens[v->n++] = key_len;
+    return true;
+}
+
+static void vec_free(struct vec *v)
+{
+    free(v->items);
+    free(v->keys);
+    free(v->key_lens);
+}
+
+/* Moves the collected members into the arena. */
+static bool vec_finish(struct rjp *p, struct vec *v, bool object, struct rj_value *out)
+{
+    out->n = v->n;
+    if (!p->a || v->n == 0)
+        return true;
+    out->items = arena_alloc(p->a, v->n * sizeof *out->items);
+    if (!out->items)
+        return fail(p, "out of memory");
+    memcpy(out->items, v->items, v->n * sizeof *out->items);
+    if (object) {
+        out->keys = arena_alloc(p->a, v->n * sizeof *out->keys);
+        out->key_lens = arena_alloc(p->a, v->n * sizeof *out->key_lens);
+        if (!out->keys || !out->key_lens)
+            return fail(p, "out of memory");
+        memcpy(out->keys, v->keys, v->n * sizeof *out->keys);
+        memcpy(out->key_lens, v->key_lens, v->n * sizeof *out->key_lens);
+    }
+    return true;
+}
+
+static bool value(struct rjp *p, struct rj_value *out);
+
+static bool container(struct rjp *p, struct rj_value *out, bool object)
+{
+    if (++p->depth > RJ_MAX_DEPTH)
+        return fail(p, "nested too deeply");
+    out->type = object ? RJ_OBJECT : RJ_ARRAY;
+    char close = object ? '}' : ']';
+    p->pos++;
+    struct vec v = {0};
+    bool ok = true;
+    skip_ws(p);
+    if (p->pos < p->n && p->s[p->pos] == close) {
+        p->pos++;
+    } else {
+        for (;;) {
+            const char *key = NULL;
+            size_t key_len = 0;
+            skip_ws(p);
+            if (object) {
+                if (p->pos >= p->n || p->s[p->pos] != '"') {
+                    ok = fail(p, "expected a string key");
+                    break;
+                }
+                if (!string(p, &key, &key_len)) {
+                    ok = false;
+                    break;
+                }
+                skip_ws(p);
+                if (p->pos >= p->n || p->s[p->pos] != ':') {
+                    ok = fail(p, "expected ':'");
+                    break;
+                }
+                p->pos++;
+            }
+            struct rj_value item = {0};
+            if (!value(p, &item) || !vec_push(p, &v, &item, key, key_len)) {
+                ok = false;
+                break;
+            }
+            skip_ws(p);
+            if (p->pos < p->n && p->s[p->pos] == ',') {
+                p->pos++;
+                continue;
+            }
+            if (p->pos < p->n && p->s[p->pos] == close) {
+                p->pos++;
+                break;
+            }
+            ok = fail(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
+            break;
+        }
+    }
+    ok = ok && vec_finish(p, &v, object, out);
+    vec_free(&v);
+    p->depth--;
+    return ok;
+}
+
+static bool value(struct rjp *p, struct rj_value *out)
+{
+    skip_ws(p);
+    if (p->pos >= p->n)
+        return fail(p, "expected a JSON value");
+    switch (p->s[p->pos]) {
+    case '{': return container(p, out, true);
+    case '[': return container(p, out, false);
+    case '"': out->type = RJ_STRING; return string(p, &out->str, &out->len);
+    case 't': return literal(p, "true", RJ_TRUE, out);
+    case 'f': return literal(p, "false", RJ_FALSE, out);
+    case 'n': return literal(p, "null", RJ_NULL, out);
+    default: return number(p, out);
+    }
+}
+
+const struct rj_value *rj_parse(const char *text, size_t len, struct arena *a, char *err,
+                                size_t err_size)
+{
+    static const struct rj_value dummy = {RJ_NULL, NULL, 0, NULL, NULL, NULL, 0};
+    struct rjp p = {text, len, 0, a, err, err_size, 0, BUF_INIT};
+    /* Without an arena the text is only validated, into a throwaway value. */
+    struct rj_value scratch_value = {0};
+    struct rj_value *out = a ? arena_calloc(a, 1, sizeof *out) : NULL;
+    if (a && !out) {
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    bool ok = value(&p, out ? out : &scratch_value);
+    if (ok) {
+        skip_ws(&p);
+        if (p.pos != p.n)
+            ok = fail(&p, "unexpected text after the JSON value");
+    }
+    buf_free(&p.scratch);
+    if (!ok)
+        return NULL;
+    return out ? out : &dummy;
+}
+
+bool rj_key_is(const struct rj_value *obj, size_t i, const char *s)
+{
+    size_t n = strlen(s);
+    return obj->key_lens[i] == n && memcmp(obj->keys[i], s, n) == 0;
+}
+
+const char *rj_type_name(enum rj_type t)
+{
+    switch (t) {
+    case RJ_NULL: return "null";
+    case RJ_FALSE:
+    case RJ_TRUE: return "a boolean";
+    case RJ_NUMBER: return "a number";
+    case RJ_STRING: return "a string";
+    case RJ_ARRAY: return "an array";
+    case RJ_OBJECT: return "an object";
+    }
+    return "a value";
+}
+
+/* ---- writing ---- */
+
+void rj_escape(struct buf *out, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    buf_putc(out, '"');
+    const unsigned char *p = (const unsigned char *)s;
+    size_t run = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0x80 ? str_utf8_seq(p + i, len - i) : 0;
+        if (k > 0) {
+            i += k;
+            continue;
+        }
+        buf_append(out, s + run, i - run);
+        switch (c) {
+        case '"': buf_puts(out, "\\\""); break;
+        case '\\': buf_puts(out, "\\\\"); break;
+        case '\n': buf_puts(out, "\\n"); break;
+        case '\r': buf_puts(out, "\\r"); break;
+        case '\t': buf_puts(out, "\\t"); break;
+        case '\b': buf_puts(out, "\\b"); break;
+        case '\f': buf_puts(out, "\\f"); break;
+        default:
+            if (c < 0x20) {
+                char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+                buf_puts(out, u);
+            } else {
+                buf_puts(out, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
+            }
+        }
+        run = ++i;
+    }
+    buf_append(out, s + run, len - run);
+    buf_putc(out, '"');
+}
+
+void jw_init(struct jw *w, struct buf *out, bool pretty)
+{
+    memset(w, 0, sizeof *w);
+    w->out = out;
+    w->pretty = pretty;
+}
+
+static void newline(struct jw *w)
+{
+    if (!w->pretty)
+        return;
+    buf_putc(w->out, '\n');
+    for (int i = 0; i < w->depth; i++)
+        buf_puts(w->out, "  ");
+}
+
+/* Separators before a value. */
+static void before_value(struct jw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (w->depth > 0) {
+        if (w->need_comma[w->depth])
+            buf_putc(w->out, ',');
+        w->need_comma[w->depth] = true;
+        newline(w);
+    }
+}
+
+static void open_scope(struct jw *w, char c)
+{
+    before_value(w);
+    buf_putc(w->out, c);
+    if (w->depth + 1 < RJ_MAX_DEPTH)
+        w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+static void close_scope(struct jw *w, char c)
+{
+    bool any = w->need_comma[w->depth];
+    w->depth--;
+    if (any)
+        newline(w);
+    buf_putc(w->out, c);
+}
+
+void jw_begin_object(struct jw *w)
+{
+    open_scope(w, '{');
+}
+
+void jw_end_object(struct jw *w)
+{
+    close_scope(w, '}');
+}
+
+void jw_begin_array(struct jw *w)
+{
+    open_scope(w, '[');
+}
+
+void jw_end_array(struct jw *w)
+{
+    close_scope(w, ']');
+}
+
+void jw_key(struct jw *w, const char *key)
+{
+    jw_keyn(w, key, strlen(key));
+}
+
+void jw_keyn(struct jw *w, const char *key, size_t len)
+{
+    before_value(w);
+    rj_escape(w->out, key, len);
+    buf_puts(w->out, w->pretty ? ": " : ":");
+    w->after_key = true;
+}
+
+void jw_string(struct jw *w, const char *s, size_t len)
+{
+    before_value(w);
+    rj_escape(w->out, s, len);
+}
+
+void jw_cstring(struct jw *w, const char *s)
+{
+    if (s)
+        jw_string(w, s, strlen(s));
+    else
+        jw_null(w);
+}
+
+void jw_raw(struct jw *w, const char *text, size_t len)
+{
+    before_value(w);
+    buf_append(w->out, text, len);
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+    char t[RT_TEXT_MAX];
+    jw_raw(w, t, rt_format_i64(v, t));
+}
+
+void jw_float(struct jw *w, double v, bool single)
+{
+    char t[RT_TEXT_MAX];
+    size_t n = single ? rt_format_float((float)v, t) : rt_format_double(v, t);
+    if (rt_float_is_special(v))
+        jw_string(w, t, n);
+    else
+        jw_raw(w, t, n);
+}
+
+void jw_bool(struct jw *w, bool v)
+{
+    jw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jw_null(struct jw *w)
+{
+    jw_raw(w, "null", 4);
+}

@@ -1,0 +1,46 @@
+/* Rows as text (CSV records, JSON Lines objects) into Arrow batches for a
+ * catalog table definition, in the formats the Parquet writer takes.
+ *
+ * Values follow the conventions of docs/cli-parquet.md (rows_text.h for
+ * scalars). Rows accumulate until rows_parser_take() moves them out as a
+ * batch. A failed row leaves the parser unusable for further rows (a
+ * conversion stops at the first bad row). Messages name the column by its
+ * path ("addr.zip", "tags[2]", "attrs{k}") and quote the offending text;
+ * the caller adds the input's name and line. */
+#ifndef HL_CLI_ROWS_PARSE_H
+#define HL_CLI_ROWS_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/csv.h"
+#include "hoglake/arrow_abi.h"
+#include "lake/schema.h"
+
+struct rows_parser;
+
+/* The table must outlive the parser. Refuses tables the writer cannot
+ * take (variant columns). */
+int rows_parser_new(const struct lake_table *t, struct rows_parser **out, char *err,
+                    size_t err_size);
+void rows_parser_free(struct rows_parser *p);
+
+/* CSV: binds the header record's names to columns (any order; a nullable
+ * column may be left out and reads as null). */
+int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, char *err,
+                           size_t err_size);
+/* CSV: appends the reader's current record as a row. */
+int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, char *err,
+                        size_t err_size);
+/* JSON Lines: appends one line (a JSON object) as a row. */
+int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, char *err,
+                         size_t err_size);
+
+/* Rows appended since the last take. */
+int64_t rows_parser_pending(const struct rows_parser *p);
+/* Moves the pending rows into a batch: *schema and *batch are the
+ * caller's to release. */
+int rows_parser_take(struct rows_parser *p, struct ArrowSchema *schema, struct ArrowArray *batch,
+                     char *err, size_t err_size);
+
+#endif

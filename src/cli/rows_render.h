@@ -1,0 +1,33 @@
+/* Arrow rows out as text: JSON Lines (one object per row) or CSV (a header
+ * row, then one record per row), following docs/cli-parquet.md.
+ *
+ * The renderer is driven by the Arrow schema alone: every format the
+ * Parquet reader produces is handled, and a fixed-size binary of 16 bytes
+ * whose field carries the extension name "arrow.uuid" is a UUID. */
+#ifndef HL_CLI_ROWS_RENDER_H
+#define HL_CLI_ROWS_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoglake/arrow_abi.h"
+#include "util/buf.h"
+
+enum rows_format { ROWS_JSONL, ROWS_CSV };
+
+struct rows_render;
+
+/* schema: a struct whose fields are the columns. Refuses formats it does
+ * not know, naming the column. */
+int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
+                    struct rows_render **out, char *err, size_t err_size);
+void rows_render_free(struct rows_render *r);
+/* CSV: the header record; JSON Lines: nothing. */
+void rows_render_header(struct rows_render *r, struct buf *out);
+/* Appends row `row` of batch (a struct array matching the schema) with its
+ * line end. Fails only on a value that has no text form (a time of day
+ * outside a day, a null map key in a string-keyed map). */
+int rows_render_row(struct rows_render *r, const struct ArrowArray *batch, int64_t row,
+                    struct buf *out, char *err, size_t err_size);
+
+#endif

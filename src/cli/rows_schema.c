@@ -1,0 +1,294 @@
+#include "cli/rows_schema.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/colspec.h"
+#include "parquet/writer.h"
+#include "util/arrow.h"
+
+/* ---- definitions from ColumnDef JSON ---- */
+
+struct ids {
+    int64_t *v; /* per column, depth-first; 0 = not given */
+    size_t n, cap;
+};
+
+static int ids_push(struct ids *ids, int64_t id)
+{
+    if (ids->n == ids->cap) {
+        size_t cap = ids->cap ? ids->cap * 2 : 32;
+        int64_t *v = realloc(ids->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        ids->v = v;
+        ids->cap = cap;
+    }
+    ids->v[ids->n++] = id;
+    return 0;
+}
+
+/* Takes "field_id" (and the "ordinal" Column responses carry) out of every
+ * ColumnDef, recording the ids depth-first. */
+static int strip_ids(json_t *defs, struct ids *ids, char *err, size_t err_size)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach (defs, i, d) {
+        if (!json_is_object(d))
+            continue;
+        json_t *id = json_object_get(d, "field_id");
+        int64_t v = 0;
+        if (id) {
+            const char *name = json_string_value(json_object_get(d, "name"));
+            if (!json_is_integer(id) || json_integer_value(id) < 1 ||
+                json_integer_value(id) > INT32_MAX) {
+                snprintf(err, err_size, "column '%s': field_id must be an integer from 1 to %d",
+                         name ? name : "?", INT32_MAX);
+                return -1;
+            }
+            v = json_integer_value(id);
+            json_object_del(d, "field_id");
+        }
+        json_object_del(d, "ordinal");
+        if (ids_push(ids, v) != 0) {
+            snprintf(err, err_size, "out of memory");
+            return -1;
+        }
+        json_t *kids = json_object_get(d, "children");
+        if (json_is_array(kids) && strip_ids(kids, ids, err, err_size) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct collect {
+    struct lake_column **cols;
+    size_t n, cap;
+    bool nomem;
+};
+
+static void collect_column(struct lake_column *c, void *ctx)
+{
+    struct collect *k = ctx;
+    if (k->n == k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 32;
+        struct lake_column **v = realloc(k->cols, cap * sizeof *v);
+        if (!v) {
+            k->nomem = true;
+            return;
+        }
+        k->cols = v;
+        k->cap = cap;
+    }
+    k->cols[k->n++] = c;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Gives every column its id: the given one, else the smallest unclaimed. */
+static int assign_ids(struct lake_table *t, const struct ids *ids, char *err, size_t err_size)
+{
+    struct collect k = {0};
+    lake_table_walk(t, collect_column, &k);
+    int64_t *used = calloc(ids->n + 1, sizeof *used);
+    int rc = -1;
+    if (k.nomem || !used) {
+        snprintf(err, err_size, "out of memory");
+        goto out;
+    }
+    if (k.n != ids->n) {
+        snprintf(err, err_size, "internal error: %zu columns, %zu ids", k.n, ids->n);
+        goto out;
+    }
+    size_t nused = 0;
+    for (size_t i = 0; i < ids->n; i++)
+        if (ids->v[i])
+            used[nused++] = ids->v[i];
+    qsort(used, nused, sizeof *used, cmp_i64);
+    for (size_t i = 1; i < nused; i++) {
+        if (used[i] == used[i - 1]) {
+            snprintf(err, err_size, "field_id %lld is given to two columns", (long long)used[i]);
+            goto out;
+        }
+    }
+    int64_t next = 1, max = 0;
+    size_t u = 0;
+    for (size_t i = 0; i < k.n; i++) {
+        int64_t id = ids->v[i];
+        if (!id) {
+            while (u < nused && used[u] <= next) {
+                if (used[u] == next)
+                    next++;
+                u++;
+            }
+            id = next++;
+        }
+        k.cols[i]->field_id = id;
+        if (id > max)
+            max = id;
+    }
+    if (max > INT32_MAX) {
+        snprintf(err, err_size, "too many columns for 32-bit field ids");
+        goto out;
+    }
+    t->next_field_id = max + 1;
+    rc = 0;
+out:
+    free(k.cols);
+    free(used);
+    return rc;
+}
+
+int rows_table_from_columns(const json_t *columns, struct lake_table *t, char *err, size_t err_size)
+{
+    if (!json_is_array(columns)) {
+        snprintf(err, err_size, "the schema must be an array of column definitions");
+        return -1;
+    }
+    json_t *copy = json_deep_copy(columns);
+    struct ids ids = {0};
+    int rc = -1;
+    if (!copy) {
+        snprintf(err, err_size, "out of memory");
+        goto out;
+    }
+    if (strip_ids(copy, &ids, err, err_size) != 0)
+        goto out;
+    struct lake_err lerr = {0};
+    if (lake_table_add_columns(t, copy, &lerr) != 0) {
+        snprintf(err, err_size, "%s", lerr.msg);
+        goto out;
+    }
+    rc = assign_ids(t, &ids, err, err_size);
+out:
+    json_decref(copy);
+    free(ids.v);
+    return rc;
+}
+
+int rows_table_from_spec(const char *spec, struct lake_table *t, char *err, size_t err_size)
+{
+    while (isspace((unsigned char)*spec))
+        spec++;
+    json_t *cols;
+    json_error_t jerr;
+    if (spec[0] == '@') {
+        cols = json_load_file(spec + 1, 0, &jerr);
+        if (!cols) {
+            snprintf(err, err_size, "%s: %s (line %d)", spec + 1, jerr.text, jerr.line);
+            return -1;
+        }
+    } else if (spec[0] == '[') {
+        cols = json_loads(spec, 0, &jerr);
+        if (!cols) {
+            snprintf(err, err_size, "invalid JSON schema: %s (column %d)", jerr.text, jerr.column);
+            return -1;
+        }
+    } else {
+        cols = colspec_parse_columns(spec, err, err_size);
+        if (!cols)
+            return -1;
+    }
+    int rc = rows_table_from_columns(cols, t, err, err_size);
+    json_decref(cols);
+    return rc;
+}
+
+/* ---- the writer's Arrow schema ---- */
+
+static const char *const uuid_key = "ARROW:extension:name";
+
+bool rows_schema_is_uuid(const struct ArrowSchema *s)
+{
+    char v[32];
+    return s->metadata && arrow_metadata_get(s->metadata, uuid_key, v, sizeof v) &&
+           strcmp(v, "arrow.uuid") == 0;
+}
+
+int rows_schema_mark_uuid(struct ArrowSchema *s)
+{
+    char id[32];
+    const char *keys[2] = {uuid_key, "PARQUET:field_id"};
+    const char *values[2] = {"arrow.uuid", id};
+    bool has_id = s->metadata && arrow_metadata_get(s->metadata, keys[1], id, sizeof id);
+    return arrow_schema_set_metadata(s, keys, values, has_id ? 2 : 1);
+}
+
+static int mark_node(struct ArrowSchema *s, const struct pq_node *x)
+{
+    switch (x->kind) {
+    case PQN_LEAF:
+        if (x->el->logical.kind == PQ_LT_UUID && strcmp(s->format, "w:16") == 0)
+            return rows_schema_mark_uuid(s);
+        return 0;
+    case PQN_STRUCT:
+        for (int i = 0; i < x->nchildren && i < s->n_children; i++)
+            if (mark_node(s->children[i], x->children[i]) != 0)
+                return -1;
+        return 0;
+    case PQN_LIST:
+    case PQN_MAP:
+        /* A map's entries struct is its key_value node's view. */
+        return s->n_children == 1 ? mark_node(s->children[0], x->element) : 0;
+    }
+    return 0;
+}
+
+int rows_schema_mark_file_uuids(struct ArrowSchema *schema, const struct pq_schema *ps)
+{
+    for (int64_t i = 0; i < schema->n_children; i++) {
+        const struct pq_node *x = pq_schema_find_top(ps, schema->children[i]->name);
+        if (x && mark_node(schema->children[i], x) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int field_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s)
+{
+    char fmt[32];
+    int64_t nkids = c->type == LT_STRUCT                      ? (int64_t)c->nchildren
+                    : c->type == LT_LIST || c->type == LT_MAP ? 1
+                                                              : 0;
+    if (arrow_schema_init(s, pq_arrow_format_for(c, fmt, sizeof fmt), name,
+                          c->nullable ? ARROW_FLAG_NULLABLE : 0, nkids) != 0)
+        return -1;
+    if (c->type == LT_UUID && rows_schema_mark_uuid(s) != 0)
+        return -1;
+    if (c->type == LT_STRUCT) {
+        for (size_t i = 0; i < c->nchildren; i++)
+            if (field_schema(c->children[i], c->children[i]->name, s->children[i]) != 0)
+                return -1;
+    } else if (c->type == LT_LIST) {
+        return field_schema(c->children[0], "element", s->children[0]);
+    } else if (c->type == LT_MAP) {
+        struct ArrowSchema *e = s->children[0];
+        if (arrow_schema_init(e, "+s", "entries", 0, 2) != 0 ||
+            field_schema(c->children[0], "key", e->children[0]) != 0)
+            return -1;
+        return field_schema(c->children[1], "value", e->children[1]);
+    }
+    return 0;
+}
+
+int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
+{
+    size_t n = t->root.nchildren;
+    if (arrow_schema_init(out, "+s", "", 0, (int64_t)n) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct lake_column *c = t->root.children[i];
+        if (field_schema(c, c->name, out->children[i]) != 0) {
+            out->release(out);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,750 @@
+#include "cli/rows_text.h"
+#include "util/strutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/timefmt.h"
+
+int64_t rt_unit_per_second(enum rt_unit u)
+{
+    int64_t p = 1;
+    for (int i = 0; i < (int)u; i++)
+        p *= 10;
+    return p;
+}
+
+/* ---- formatting ---- */
+
+size_t rt_format_i64(int64_t v, char *out)
+{
+    return (size_t)snprintf(out, RT_TEXT_MAX, "%lld", (long long)v);
+}
+
+size_t rt_format_u64(uint64_t v, char *out)
+{
+    return (size_t)snprintf(out, RT_TEXT_MAX, "%llu", (unsigned long long)v);
+}
+
+bool rt_float_is_special(double v)
+{
+    return isnan(v) || isinf(v);
+}
+
+static size_t copy_text(char *out, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(out, s, n + 1);
+    return n;
+}
+
+/* Lays out significant digits (value = 0.d1d2... x 10^decpt) the way
+ * Python's repr does: positional from 1e-4 up to 1e16, else scientific
+ * with a two-digit-minimum exponent. */
+static size_t layout(bool neg, const char *d, int nd, int decpt, char *out)
+{
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0) {
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -decpt; i++)
+                *o++ = '0';
+            memcpy(o, d, (size_t)nd);
+            o += nd;
+        } else if (decpt >= nd) {
+            memcpy(o, d, (size_t)nd);
+            o += nd;
+            for (int i = nd; i < decpt; i++)
+                *o++ = '0';
+            *o++ = '.';
+            *o++ = '0';
+        } else {
+            memcpy(o, d, (size_t)decpt);
+            o += decpt;
+            *o++ = '.';
+            memcpy(o, d + decpt, (size_t)(nd - decpt));
+            o += nd - decpt;
+        }
+        *o = '\0';
+        return (size_t)(o - out);
+    }
+    *o++ = d[0];
+    if (nd > 1) {
+        *o++ = '.';
+        memcpy(o, d + 1, (size_t)(nd - 1));
+        o += nd - 1;
+    }
+    int e = decpt - 1;
+    o += snprintf(o, 16, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    return (size_t)(o - out);
+}
+
+static size_t format_shortest(double v, bool single, char *out)
+{
+    if (isnan(v))
+        return copy_text(out, "NaN");
+    if (isinf(v))
+        return copy_text(out, v < 0 ? "-Infinity" : "Infinity");
+    if (v == 0)
+        return copy_text(out, signbit(v) ? "-0.0" : "0.0");
+    char tmp[48];
+    int maxp = single ? 9 : 17;
+    for (int p = 1; p <= maxp; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+        if (single ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
+            break;
+    }
+    const char *q = tmp;
+    bool neg = *q == '-';
+    if (neg)
+        q++;
+    char digits[24];
+    int nd = 0;
+    for (; *q && *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9')
+            digits[nd++] = *q;
+    int e = *q == 'e' ? atoi(q + 1) : 0;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    return layout(neg, digits, nd, e + 1, out);
+}
+
+size_t rt_format_double(double v, char *out)
+{
+    return format_shortest(v, false, out);
+}
+
+size_t rt_format_float(float v, char *out)
+{
+    return format_shortest((double)v, true, out);
+}
+
+size_t rt_format_decimal(rt_i128 v, int scale, char *out)
+{
+    bool neg = v < 0;
+    rt_u128 u = neg ? (rt_u128)0 - (rt_u128)v : (rt_u128)v;
+    char d[48];
+    int nd = 0;
+    do {
+        d[nd++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    while (nd <= scale)
+        d[nd++] = '0';
+    char *o = out;
+    if (neg)
+        *o++ = '-';
+    for (int i = nd - 1; i >= 0; i--) {
+        *o++ = d[i];
+        if (i == scale && scale > 0)
+            *o++ = '.';
+    }
+    *o = '\0';
+    return (size_t)(o - out);
+}
+
+static size_t format_civil(int64_t days, char *out)
+{
+    int64_t y;
+    unsigned m, d;
+    time_civil_from_days(days, &y, &m, &d);
+    if (y >= 0 && y <= 9999)
+        return (size_t)snprintf(out, RT_TEXT_MAX, "%04lld-%02u-%02u", (long long)y, m, d);
+    return (size_t)snprintf(out, RT_TEXT_MAX, "%+06lld-%02u-%02u", (long long)y, m, d);
+}
+
+size_t rt_format_date(int64_t days, char *out)
+{
+    return format_civil(days, out);
+}
+
+static size_t format_clock(int64_t secs, int64_t frac, enum rt_unit unit, char *out)
+{
+    int n = snprintf(out, RT_TEXT_MAX, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+                     (long long)(secs / 60 % 60), (long long)(secs % 60));
+    if (unit != RT_SECONDS)
+        n += snprintf(out + n, (size_t)(RT_TEXT_MAX - n), ".%0*lld", (int)unit, (long long)frac);
+    return (size_t)n;
+}
+
+size_t rt_format_time(int64_t v, enum rt_unit unit, char *out)
+{
+    int64_t per = rt_unit_per_second(unit);
+    if (v < 0 || v / per >= 86400) {
+        out[0] = '\0';
+        return 0;
+    }
+    return format_clock(v / per, v % per, unit, out);
+}
+
+size_t rt_format_timestamp(int64_t v, enum rt_unit unit, bool utc, char *out)
+{
+    int64_t per = rt_unit_per_second(unit);
+    int64_t secs = v / per, frac = v % per;
+    if (frac < 0) {
+        frac += per;
+        secs--;
+    }
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    size_t n = format_civil(days, out);
+    out[n++] = 'T';
+    n += format_clock(rem, frac, unit, out + n);
+    if (utc) {
+        out[n++] = 'Z';
+        out[n] = '\0';
+    }
+    return n;
+}
+
+size_t rt_format_uuid(const uint8_t *b, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *o = out;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            *o++ = '-';
+        *o++ = hex[b[i] >> 4];
+        *o++ = hex[b[i] & 15];
+    }
+    *o = '\0';
+    return 36;
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int rt_base64_encode(struct buf *out, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    if (buf_reserve(out, (len + 2) / 3 * 4 + 1) != 0)
+        return -1;
+    char *o = out->data + out->len;
+    size_t i = 0;
+    for (; i + 3 <= len; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        *o++ = b64[v >> 18];
+        *o++ = b64[(v >> 12) & 63];
+        *o++ = b64[(v >> 6) & 63];
+        *o++ = b64[v & 63];
+    }
+    if (i < len) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
+        *o++ = b64[v >> 18];
+        *o++ = b64[(v >> 12) & 63];
+        *o++ = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    out->len = (size_t)(o - out->data);
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int rt_hex_encode(struct buf *out, const void *data, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t *p = data;
+    if (buf_reserve(out, len * 2 + 1) != 0)
+        return -1;
+    char *o = out->data + out->len;
+    for (size_t i = 0; i < len; i++) {
+        *o++ = hex[p[i] >> 4];
+        *o++ = hex[p[i] & 15];
+    }
+    out->len = (size_t)(o - out->data);
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int64_t rt_load_signed(const void *p, int width)
+{
+    uint64_t u = rt_load_unsigned(p, width);
+    int shift = 64 - 8 * width;
+    return shift ? (int64_t)(u << shift) >> shift : (int64_t)u;
+}
+
+uint64_t rt_load_unsigned(const void *p, int width)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, (size_t)width); /* little-endian */
+    return v;
+}
+
+void rt_where_init(struct rt_where *w, char *err, size_t err_size)
+{
+    w->path[0] = '\0';
+    w->path_len = 0;
+    w->err = err;
+    w->err_size = err_size;
+}
+
+int rt_fail(struct rt_where *w, const char *fmt, ...)
+{
+    int n = w->path[0] ? snprintf(w->err, w->err_size, "column '%s': ", w->path) : 0;
+    if (n >= 0 && (size_t)n < w->err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->err + n, w->err_size - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+float rt_half_to_float(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    float v;
+    if (exp == 0)
+        v = ldexpf((float)mant, -24);
+    else if (exp == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = ldexpf((float)(mant | 0x400), exp - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* ---- parsing ---- */
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+size_t rt_number_span(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (i < n && s[i] == '-')
+        i++;
+    if (i >= n || !is_digit(s[i]))
+        return 0;
+    if (s[i] == '0')
+        i++;
+    else
+        while (i < n && is_digit(s[i]))
+            i++;
+    if (i < n && s[i] == '.') {
+        if (++i >= n || !is_digit(s[i]))
+            return 0;
+        while (i < n && is_digit(s[i]))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        if (i >= n || !is_digit(s[i]))
+            return 0;
+        while (i < n && is_digit(s[i]))
+            i++;
+    }
+    return i;
+}
+
+/* JSON's number grammar over the whole of s[0..n). */
+static bool number_syntax(const char *s, size_t n, bool integer_only)
+{
+    if (n == 0 || rt_number_span(s, n) != n)
+        return false;
+    return !integer_only || (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n));
+}
+
+/* Magnitude of a syntactically valid integer; false on overflow. */
+static bool magnitude(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (size_t i = s[0] == '-'; i < n; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+const char *rt_parse_i64(const char *s, size_t n, int64_t min, int64_t max, int64_t *out)
+{
+    if (!number_syntax(s, n, true))
+        return "expected an integer";
+    uint64_t m;
+    if (!magnitude(s, n, &m))
+        return "out of range";
+    bool neg = s[0] == '-';
+    if (m == 0) {
+        if (min > 0 || max < 0)
+            return "out of range";
+        *out = 0;
+        return NULL;
+    }
+    if (neg) {
+        uint64_t lim = min < 0 ? (uint64_t)(-(min + 1)) + 1 : 0;
+        if (m > lim)
+            return "out of range";
+        *out = m == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)m;
+    } else {
+        if (max < 0 || m > (uint64_t)max)
+            return "out of range";
+        *out = (int64_t)m;
+    }
+    if (*out < min)
+        return "out of range";
+    return NULL;
+}
+
+const char *rt_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+    if (!number_syntax(s, n, true))
+        return "expected an integer";
+    uint64_t m;
+    if (!magnitude(s, n, &m) || m > max || (s[0] == '-' && m != 0))
+        return "out of range";
+    *out = m;
+    return NULL;
+}
+
+static bool equals(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+static const char *float_forms_error(int forms)
+{
+    if (forms == RT_FLOAT_WORDS)
+        return "expected NaN, Infinity or -Infinity (numbers are not quoted)";
+    if (forms == RT_FLOAT_NUMBER)
+        return "expected a number";
+    return "expected a number, NaN, Infinity or -Infinity";
+}
+
+/* Parses a float in either width: single selects strtof. */
+static const char *parse_real(const char *s, size_t n, int forms, bool single, double *out)
+{
+    if (forms & RT_FLOAT_WORDS) {
+        if (equals(s, n, "NaN")) {
+            *out = NAN;
+            return NULL;
+        }
+        if (equals(s, n, "Infinity") || equals(s, n, "-Infinity")) {
+            *out = s[0] == '-' ? -INFINITY : INFINITY;
+            return NULL;
+        }
+    }
+    if (!(forms & RT_FLOAT_NUMBER) || !number_syntax(s, n, false))
+        return float_forms_error(forms);
+    char small[128];
+    char *tmp = n < sizeof small ? small : malloc(n + 1);
+    if (!tmp)
+        return "out of memory";
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    double v = single ? (double)strtof(tmp, NULL) : strtod(tmp, NULL);
+    if (tmp != small)
+        free(tmp);
+    if (isinf(v))
+        return "out of range";
+    *out = v;
+    return NULL;
+}
+
+const char *rt_parse_double(const char *s, size_t n, int forms, double *out)
+{
+    return parse_real(s, n, forms, false, out);
+}
+
+const char *rt_parse_float(const char *s, size_t n, int forms, float *out)
+{
+    double v;
+    const char *e = parse_real(s, n, forms, true, &v);
+    if (!e)
+        *out = (float)v;
+    return e;
+}
+
+const char *rt_parse_decimal(const char *s, size_t n, int precision, int scale, rt_i128 *out)
+{
+    if (!number_syntax(s, n, false))
+        return "expected a decimal number";
+    size_t i = s[0] == '-', end = i;
+    while (end < n && s[end] != 'e' && s[end] != 'E')
+        end++;
+    /* Significant digits: from the first to the last non-zero one. */
+    int64_t frac = 0, exp10 = 0, trailing = 0;
+    size_t first = SIZE_MAX, last = SIZE_MAX;
+    bool in_frac = false;
+    for (size_t k = i; k < end; k++) {
+        if (s[k] == '.') {
+            in_frac = true;
+            continue;
+        }
+        frac += in_frac;
+        if (s[k] != '0') {
+            if (first == SIZE_MAX)
+                first = k;
+            last = k;
+            trailing = 0;
+        } else {
+            trailing++;
+        }
+    }
+    if (end < n) {
+        size_t k = end + 1;
+        bool neg = s[k] == '-';
+        if (s[k] == '+' || s[k] == '-')
+            k++;
+        for (; k < n; k++) {
+            if (exp10 < 1000000)
+                exp10 = exp10 * 10 + (s[k] - '0');
+        }
+        if (neg)
+            exp10 = -exp10;
+    }
+    if (first == SIZE_MAX) {
+        *out = 0;
+        return NULL;
+    }
+    int64_t m = 0;
+    for (size_t k = first; k <= last; k++)
+        m += s[k] != '.';
+    int64_t shift = exp10 - frac + scale + trailing;
+    if (shift < 0)
+        return "has more digits after the point than the column's scale";
+    if (m + shift > precision)
+        return "out of range for the column's precision";
+    rt_u128 v = 0;
+    for (size_t k = first; k <= last; k++)
+        if (s[k] != '.')
+            v = v * 10 + (rt_u128)(s[k] - '0');
+    for (int64_t k = 0; k < shift; k++)
+        v *= 10;
+    *out = s[0] == '-' ? -(rt_i128)v : (rt_i128)v;
+    return NULL;
+}
+
+const char *rt_parse_bool(const char *s, size_t n, bool *out)
+{
+    if (equals(s, n, "true"))
+        *out = true;
+    else if (equals(s, n, "false"))
+        *out = false;
+    else
+        return "expected true or false";
+    return NULL;
+}
+
+static bool digits_at(const char *s, size_t n, size_t *pos, int count, int64_t *out)
+{
+    int64_t v = 0;
+    for (int i = 0; i < count; i++) {
+        if (*pos >= n || !is_digit(s[*pos]))
+            return false;
+        v = v * 10 + (s[(*pos)++] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool is_leap(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static const char *parse_date_part(const char *s, size_t n, size_t *pos, int64_t *days)
+{
+    static const char *const bad = "expected a date YYYY-MM-DD";
+    int64_t y, m, d;
+    bool neg = false;
+    if (*pos < n && (s[*pos] == '+' || s[*pos] == '-')) {
+        neg = s[(*pos)++] == '-';
+        size_t start = *pos;
+        y = 0;
+        while (*pos < n && is_digit(s[*pos]) && *pos - start < 12)
+            y = y * 10 + (s[(*pos)++] - '0');
+        if (*pos - start < 4)
+            return bad;
+        if (neg)
+            y = -y;
+    } else if (!digits_at(s, n, pos, 4, &y)) {
+        return bad;
+    }
+    if (*pos >= n || s[(*pos)++] != '-' || !digits_at(s, n, pos, 2, &m) || *pos >= n ||
+        s[(*pos)++] != '-' || !digits_at(s, n, pos, 2, &d))
+        return bad;
+    static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12 || d < 1 || d > dm[m - 1] + (m == 2 && is_leap(y)))
+        return "not a calendar date";
+    *days = time_days_from_civil(y, (unsigned)m, (unsigned)d);
+    return NULL;
+}
+
+const char *rt_parse_date(const char *s, size_t n, int32_t *days)
+{
+    size_t pos = 0;
+    int64_t d;
+    const char *e = parse_date_part(s, n, &pos, &d);
+    if (e)
+        return e;
+    if (pos != n)
+        return "expected a date YYYY-MM-DD";
+    if (d < INT32_MIN || d > INT32_MAX)
+        return "out of range";
+    *days = (int32_t)d;
+    return NULL;
+}
+
+/* HH:MM:SS[.f{1,9}] into seconds of the day and the fraction in `unit`. */
+static const char *parse_clock(const char *s, size_t n, size_t *pos, enum rt_unit unit,
+                               int64_t *secs, int64_t *frac)
+{
+    static const char *const bad = "expected a time HH:MM:SS[.ffffff]";
+    int64_t h, m, sec;
+    if (!digits_at(s, n, pos, 2, &h) || *pos >= n || s[(*pos)++] != ':' ||
+        !digits_at(s, n, pos, 2, &m) || *pos >= n || s[(*pos)++] != ':' ||
+        !digits_at(s, n, pos, 2, &sec))
+        return bad;
+    if (h > 23 || m > 59 || sec > 59)
+        return "not a time of day";
+    *secs = h * 3600 + m * 60 + sec;
+    *frac = 0;
+    if (*pos < n && s[*pos] == '.') {
+        (*pos)++;
+        int nd = 0;
+        while (*pos < n && is_digit(s[*pos])) {
+            if (++nd > 9)
+                return bad;
+            int dv = s[(*pos)++] - '0';
+            if (nd <= (int)unit)
+                *frac = *frac * 10 + dv;
+            else if (dv != 0)
+                return "has digits below the column's time unit";
+        }
+        if (nd == 0)
+            return bad;
+        for (; nd < (int)unit; nd++)
+            *frac *= 10;
+    }
+    return NULL;
+}
+
+const char *rt_parse_time(const char *s, size_t n, enum rt_unit unit, int64_t *out)
+{
+    size_t pos = 0;
+    int64_t secs, frac;
+    const char *e = parse_clock(s, n, &pos, unit, &secs, &frac);
+    if (e)
+        return e;
+    if (pos != n)
+        return "expected a time HH:MM:SS[.ffffff]";
+    *out = secs * rt_unit_per_second(unit) + frac;
+    return NULL;
+}
+
+const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool utc, int64_t *out)
+{
+    size_t pos = 0;
+    int64_t days, secs, frac;
+    const char *e = parse_date_part(s, n, &pos, &days);
+    if (e)
+        return "expected a timestamp YYYY-MM-DDTHH:MM:SS[.ffffff]";
+    if (pos >= n || (s[pos] != 'T' && s[pos] != ' '))
+        return "expected a timestamp YYYY-MM-DDTHH:MM:SS[.ffffff]";
+    pos++;
+    e = parse_clock(s, n, &pos, unit, &secs, &frac);
+    if (e)
+        return e;
+    int64_t offset_min = 0;
+    if (pos == n) {
+        if (utc)
+            return "a timestamptz needs a UTC offset (Z or +HH:MM)";
+    } else if (!utc) {
+        return "a timestamp without time zone takes no offset";
+    } else if (s[pos] == 'Z' || s[pos] == 'z') {
+        pos++;
+    } else if (s[pos] == '+' || s[pos] == '-') {
+        int sign = s[pos++] == '-' ? -1 : 1;
+        int64_t oh, om = 0;
+        if (!digits_at(s, n, &pos, 2, &oh))
+            return "bad UTC offset";
+        if (pos < n && s[pos] == ':')
+            pos++;
+        if (pos < n && !digits_at(s, n, &pos, 2, &om))
+            return "bad UTC offset";
+        if (om > 59 || oh * 60 + om > 18 * 60)
+            return "bad UTC offset";
+        offset_min = sign * (oh * 60 + om);
+    }
+    if (pos != n)
+        return "unexpected text after the timestamp";
+    int64_t t, v, per = rt_unit_per_second(unit);
+    if (__builtin_mul_overflow(days, 86400, &t) || __builtin_add_overflow(t, secs, &t) ||
+        __builtin_sub_overflow(t, offset_min * 60, &t))
+        return "out of range for the column's time unit";
+    if (t < 0 && frac > 0) {
+        /* So that the earliest representable instant does not overflow on the way. */
+        t++;
+        frac -= per;
+    }
+    if (__builtin_mul_overflow(t, per, &v) || __builtin_add_overflow(v, frac, &v))
+        return "out of range for the column's time unit";
+    *out = v;
+    return NULL;
+}
+
+const char *rt_parse_uuid(const char *s, size_t n, uint8_t *out)
+{
+    static const char *const bad = "expected a UUID 8-4-4-4-12";
+    if (n != 36)
+        return bad;
+    int k = 0;
+    for (size_t i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i++] != '-')
+                return bad;
+            continue;
+        }
+        int hi = str_hex_digit(s[i]), lo = str_hex_digit(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return bad;
+        out[k++] = (uint8_t)(hi << 4 | lo);
+        i += 2;
+    }
+    return NULL;
+}
+
+static int b64_value(char c)
+{
+    const char *p = c ? strchr(b64, c) : NULL;
+    return p ? (int)(p - b64) : -1;
+}
+
+const char *rt_base64_decode(const char *s, size_t n, struct buf *out)
+{
+    static const char *const bad = "expected base64 (standard alphabet, padded)";
+    if (n % 4 != 0)
+        return bad;
+    if (buf_reserve(out, n / 4 * 3 + 1) != 0)
+        return "out of memory";
+    for (size_t i = 0; i < n; i += 4) {
+        bool last = i + 4 == n;
+        int pad = last ? (s[i + 3] == '=') + (s[i + 2] == '=' && s[i + 3] == '=') : 0;
+        uint32_t v = 0;
+        for (int k = 0; k < 4; k++) {
+            int d = k >= 4 - pad ? 0 : b64_value(s[i + (size_t)k]);
+            if (d < 0)
+                return bad;
+            v = v << 6 | (uint32_t)d;
+        }
+        if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff)))
+            return "base64 with non-zero padding bits";
+        uint8_t b[3] = {(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+        buf_append(out, b, (size_t)(3 - pad));
+    }
+    return NULL;
+}

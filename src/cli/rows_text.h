@@ -1,0 +1,114 @@
+/* Scalar values and their canonical text, both ways: the value conventions
+ * of `hoglake parquet cat` and `convert` (docs/cli-parquet.md).
+ *
+ * Formatting writes into a caller's buffer (RT_TEXT_MAX bytes suffice for
+ * every fixed-width value) and returns the length. Parsing takes text with
+ * a length (not necessarily NUL-terminated; an embedded NUL is simply a
+ * bad character) and returns NULL on success or a static sentence saying
+ * what is wrong ("expected an integer"). Nothing here allocates except the
+ * base64 and hex helpers, which append to a struct buf. */
+#ifndef HL_CLI_ROWS_TEXT_H
+#define HL_CLI_ROWS_TEXT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+enum { RT_TEXT_MAX = 64 };
+
+__extension__ typedef __int128 rt_i128;
+__extension__ typedef unsigned __int128 rt_u128;
+
+/* Sub-second digits of a time unit: 0 seconds, 3 millis, 6 micros, 9 nanos. */
+enum rt_unit { RT_SECONDS = 0, RT_MILLIS = 3, RT_MICROS = 6, RT_NANOS = 9 };
+/* 10^digits for a unit (1, 1000, 1000000, 1000000000). */
+int64_t rt_unit_per_second(enum rt_unit u);
+
+/* ---- formatting ---- */
+
+size_t rt_format_i64(int64_t v, char *out);
+size_t rt_format_u64(uint64_t v, char *out);
+/* Shortest text that reads back as the same value, in Python's repr
+ * layout: "1.5", "100.0", "1e+16", "1.5e-07", "-0.0", and "NaN",
+ * "Infinity", "-Infinity" for the values JSON numbers cannot hold. */
+size_t rt_format_double(double v, char *out);
+size_t rt_format_float(float v, char *out);
+/* True when the formatted text is one of NaN/Infinity/-Infinity (JSON
+ * carries those as strings). */
+bool rt_float_is_special(double v);
+/* An unscaled decimal at a scale: exactly `scale` digits after the point
+ * ("-123.45", "0.05", "7"). */
+size_t rt_format_decimal(rt_i128 unscaled, int scale, char *out);
+/* Days since 1970-01-01 as "YYYY-MM-DD" (years outside 0..9999 as a sign
+ * and at least five digits, "+10000-01-01"). */
+size_t rt_format_date(int64_t days, char *out);
+/* A time of day in `unit` since midnight as "HH:MM:SS" plus the unit's
+ * sub-second digits; 0 when the value is outside a day. */
+size_t rt_format_time(int64_t v, enum rt_unit unit, char *out);
+/* An instant in `unit` since the epoch as "YYYY-MM-DDTHH:MM:SS" plus the
+ * unit's sub-second digits, and "Z" when utc. */
+size_t rt_format_timestamp(int64_t v, enum rt_unit unit, bool utc, char *out);
+/* 16 big-endian bytes as lowercase 8-4-4-4-12. */
+size_t rt_format_uuid(const uint8_t *b, char *out);
+/* Standard base64 with padding / lowercase hex, appended. 0 or -1. */
+int rt_base64_encode(struct buf *out, const void *data, size_t len);
+int rt_hex_encode(struct buf *out, const void *data, size_t len);
+
+/* A little-endian integer of 1, 2, 4 or 8 bytes (an Arrow value), sign-
+ * or zero-extended. */
+int64_t rt_load_signed(const void *p, int width);
+uint64_t rt_load_unsigned(const void *p, int width);
+
+/* Where a conversion is (the column path, "addr.zip", "tags[2]") and where
+ * its message goes. */
+struct rt_where {
+    char path[800];
+    size_t path_len;
+    char *err;
+    size_t err_size;
+};
+void rt_where_init(struct rt_where *w, char *err, size_t err_size);
+/* Writes "column '<path>': <message>" (no prefix at an empty path) and
+ * returns -1, for `return rt_fail(...)`. */
+int rt_fail(struct rt_where *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* An IEEE half-precision value (float16) as a float (exact). */
+float rt_half_to_float(uint16_t h);
+
+/* ---- parsing ---- */
+
+/* The length of the JSON number (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * at the start of s, or 0 when s does not start with one (a fraction or
+ * exponent without digits is no number). */
+size_t rt_number_span(const char *s, size_t n);
+
+/* JSON's integer grammar (-?(0|[1-9][0-9]*)) within [min, max]. */
+const char *rt_parse_i64(const char *s, size_t n, int64_t min, int64_t max, int64_t *out);
+/* Digits only (no sign) up to max. */
+const char *rt_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
+/* Which float forms to accept: a JSON number, and/or the words NaN,
+ * Infinity, -Infinity. */
+enum { RT_FLOAT_NUMBER = 1, RT_FLOAT_WORDS = 2 };
+const char *rt_parse_double(const char *s, size_t n, int forms, double *out);
+const char *rt_parse_float(const char *s, size_t n, int forms, float *out);
+/* A number in JSON's grammar, exactly, as decimal(precision, scale):
+ * digits past the scale must be zeros, and the value must fit. */
+const char *rt_parse_decimal(const char *s, size_t n, int precision, int scale, rt_i128 *out);
+const char *rt_parse_bool(const char *s, size_t n, bool *out);
+/* "YYYY-MM-DD" (or an expanded year: a sign and 4 to 12 digits). */
+const char *rt_parse_date(const char *s, size_t n, int32_t *days);
+/* "HH:MM:SS[.f{1,9}]" in `unit`; digits below the unit must be zeros. */
+const char *rt_parse_time(const char *s, size_t n, enum rt_unit unit, int64_t *out);
+/* "YYYY-MM-DD(T| )HH:MM:SS[.f{1,9}]" in `unit`. With utc, an offset (Z,
+ * +HH:MM, +HHMM or +HH) is required and the value is taken to UTC;
+ * without, none may be given. */
+const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool utc, int64_t *out);
+/* 8-4-4-4-12 hex digits, either case, into 16 big-endian bytes. */
+const char *rt_parse_uuid(const char *s, size_t n, uint8_t *out);
+/* Standard base64 with padding (canonical: unused bits zero), appended. */
+const char *rt_base64_decode(const char *s, size_t n, struct buf *out);
+
+#endif

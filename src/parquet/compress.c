@@ -1,0 +1,373 @@
+/* Page compression; see compress.h. */
+#include "parquet/compress.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lz4.h>
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define ZSTD_DEFAULT_LEVEL 3
+
+struct pq_codec_ctx {
+    ZSTD_CCtx *zc;
+    ZSTD_DCtx *zd;
+    /* zlib streams are set up once and reset per page: deflateInit
+     * allocates a few hundred KiB. */
+    z_stream def, inf;
+    bool def_ready, inf_ready;
+};
+
+struct pq_codec_ctx *pq_codec_ctx_new(void)
+{
+    return calloc(1, sizeof(struct pq_codec_ctx));
+}
+
+static void ctx_release(struct pq_codec_ctx *ctx)
+{
+    ZSTD_freeCCtx(ctx->zc);
+    ZSTD_freeDCtx(ctx->zd);
+    if (ctx->def_ready)
+        deflateEnd(&ctx->def);
+    if (ctx->inf_ready)
+        inflateEnd(&ctx->inf);
+}
+
+void pq_codec_ctx_free(struct pq_codec_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    ctx_release(ctx);
+    free(ctx);
+}
+
+bool pq_codec_can_write(enum pq_codec codec)
+{
+    switch (codec) {
+    case PQ_UNCOMPRESSED:
+    case PQ_SNAPPY:
+    case PQ_GZIP:
+    case PQ_ZSTD:
+    case PQ_LZ4_RAW: return true;
+    default: return false;
+    }
+}
+
+bool pq_codec_can_read(enum pq_codec codec)
+{
+    return pq_codec_can_write(codec);
+}
+
+static int unsupported(enum pq_codec codec, struct pq_error *err)
+{
+    switch (codec) {
+    case PQ_LZ4:
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "codec LZ4 (the deprecated Hadoop-framed LZ4) is not supported; "
+                       "LZ4_RAW is");
+    case PQ_BROTLI:
+    case PQ_LZO:
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "codec %s is not supported",
+                       pq_codec_name((int)codec));
+    default: return pq_fail(err, PQ_ERR_UNSUPPORTED, "unknown codec %d", (int)codec);
+    }
+}
+
+static int nomem(const char *what, struct pq_error *err)
+{
+    return pq_fail(err, PQ_ERR_NOMEM, "out of memory in %s", what);
+}
+
+/* ---- compression ---- */
+
+int pq_codec_check_level(enum pq_codec codec, int level, struct pq_error *err)
+{
+    if (codec == PQ_ZSTD && level != 0 && (level < 1 || level > ZSTD_maxCLevel()))
+        return pq_fail(err, PQ_ERR_INVALID, "ZSTD level %d out of range 1..%d", level,
+                       ZSTD_maxCLevel());
+    return 0;
+}
+
+static int zstd_compress(struct pq_codec_ctx *ctx, int level, const void *src, size_t n,
+                         struct buf *out, struct pq_error *err)
+{
+    if (pq_codec_check_level(PQ_ZSTD, level, err) != 0)
+        return -1;
+    if (level == 0)
+        level = ZSTD_DEFAULT_LEVEL;
+    if (!ctx->zc && !(ctx->zc = ZSTD_createCCtx()))
+        return nomem("ZSTD", err);
+    size_t bound = ZSTD_compressBound(n);
+    if (ZSTD_isError(bound))
+        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for ZSTD", n);
+    if (buf_reserve(out, bound) != 0)
+        return nomem("ZSTD", err);
+    size_t r = ZSTD_compressCCtx(ctx->zc, out->data + out->len, bound, src, n, level);
+    if (ZSTD_isError(r))
+        return pq_fail(err, PQ_ERR_INVALID, "ZSTD compression failed: %s", ZSTD_getErrorName(r));
+    out->len += r;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+static int snappy_compress_page(const void *src, size_t n, struct buf *out, struct pq_error *err)
+{
+    /* The format stores the uncompressed length as a 32-bit varint. */
+    if (n > UINT32_MAX)
+        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for SNAPPY", n);
+    size_t bound = snappy_max_compressed_length(n);
+    if (buf_reserve(out, bound) != 0)
+        return nomem("SNAPPY", err);
+    size_t got = bound;
+    if (snappy_compress(src, n, out->data + out->len, &got) != SNAPPY_OK)
+        return pq_fail(err, PQ_ERR_INVALID, "SNAPPY compression failed");
+    out->len += got;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+static int gzip_compress(struct pq_codec_ctx *ctx, const void *src, size_t n, struct buf *out,
+                         struct pq_error *err)
+{
+    z_stream *z = &ctx->def;
+    if (!ctx->def_ready) {
+        memset(z, 0, sizeof *z);
+        /* 15 + 16: a gzip header and trailer rather than zlib's. */
+        if (deflateInit2(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+            Z_OK)
+            return nomem("GZIP", err);
+        ctx->def_ready = true;
+    } else if (deflateReset(z) != Z_OK) {
+        return pq_fail(err, PQ_ERR_INVALID, "GZIP: deflateReset failed");
+    }
+    /* deflateBound covers the whole output, so normally one pass; the
+     * loop also feeds inputs larger than zlib's 32-bit counters. */
+    size_t bound = n <= ULONG_MAX ? deflateBound(z, (uLong)n) : n + n / 1000 + 64;
+    if (buf_reserve(out, bound) != 0)
+        return nomem("GZIP", err);
+    const unsigned char *in = src;
+    size_t in_left = n;
+    for (;;) {
+        if (out->cap - out->len - 1 < 64 && buf_reserve(out, out->cap) != 0)
+            return nomem("GZIP", err);
+        uInt in_chunk = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+        size_t room = out->cap - out->len - 1;
+        uInt out_chunk = room > UINT_MAX ? UINT_MAX : (uInt)room;
+        z->next_in = (Bytef *)(uintptr_t)in;
+        z->avail_in = in_chunk;
+        z->next_out = (Bytef *)out->data + out->len;
+        z->avail_out = out_chunk;
+        int rc = deflate(z, in_chunk == in_left ? Z_FINISH : Z_NO_FLUSH);
+        in += in_chunk - z->avail_in;
+        in_left -= in_chunk - z->avail_in;
+        out->len += out_chunk - z->avail_out;
+        if (rc == Z_STREAM_END)
+            break;
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return pq_fail(err, PQ_ERR_INVALID, "GZIP compression failed (%d)", rc);
+    }
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+static int lz4_compress_page(const void *src, size_t n, struct buf *out, struct pq_error *err)
+{
+    if (n > LZ4_MAX_INPUT_SIZE)
+        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for LZ4_RAW", n);
+    int bound = LZ4_compressBound((int)n);
+    if (buf_reserve(out, (size_t)bound) != 0)
+        return nomem("LZ4_RAW", err);
+    int got = LZ4_compress_default(src, out->data + out->len, (int)n, bound);
+    if (got <= 0)
+        return pq_fail(err, PQ_ERR_INVALID, "LZ4_RAW compression failed");
+    out->len += (size_t)got;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+static int compress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const void *src,
+                         size_t n, struct buf *out, struct pq_error *err)
+{
+    switch (codec) {
+    case PQ_UNCOMPRESSED:
+        if (buf_append(out, src, n) != 0)
+            return nomem("UNCOMPRESSED", err);
+        return 0;
+    case PQ_ZSTD: return zstd_compress(ctx, level, src, n, out, err);
+    case PQ_SNAPPY: return snappy_compress_page(src, n, out, err);
+    case PQ_GZIP: return gzip_compress(ctx, src, n, out, err);
+    case PQ_LZ4_RAW: return lz4_compress_page(src, n, out, err);
+    default: return unsupported(codec, err);
+    }
+}
+
+int pq_compress(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const void *src, size_t n,
+                struct buf *out, struct pq_error *err)
+{
+    static const char empty[1];
+    if (!src)
+        src = empty; /* the libraries dislike NULL even for 0 bytes */
+    const size_t start = out->len;
+    int rc;
+    if (ctx) {
+        rc = compress_with(ctx, codec, level, src, n, out, err);
+    } else {
+        struct pq_codec_ctx tmp = {0};
+        rc = compress_with(&tmp, codec, level, src, n, out, err);
+        ctx_release(&tmp);
+    }
+    if (rc != 0) {
+        /* Drop any partial output. */
+        out->len = start;
+        if (out->data)
+            out->data[start] = '\0';
+    }
+    return rc;
+}
+
+/* ---- decompression ---- */
+
+static int corrupt(enum pq_codec codec, const char *why, struct pq_error *err)
+{
+    return pq_fail(err, PQ_ERR_CORRUPT, "%s page does not decompress: %s",
+                   pq_codec_name((int)codec), why);
+}
+
+static int zstd_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, void *dst,
+                           size_t dst_len, struct pq_error *err)
+{
+    if (!ctx->zd && !(ctx->zd = ZSTD_createDCtx()))
+        return nomem("ZSTD", err);
+    /* Decodes every frame present (concatenated frames are valid) into
+     * dst, and fails rather than write past dst_len. */
+    size_t r = ZSTD_decompressDCtx(ctx->zd, dst, dst_len, src, n);
+    if (ZSTD_isError(r))
+        return corrupt(PQ_ZSTD, ZSTD_getErrorName(r), err);
+    if (r != dst_len)
+        return corrupt(PQ_ZSTD, "shorter than the page's uncompressed size", err);
+    return 0;
+}
+
+static int snappy_decompress_page(const void *src, size_t n, void *dst, size_t dst_len,
+                                  struct pq_error *err)
+{
+    size_t want;
+    if (snappy_uncompressed_length(src, n, &want) != SNAPPY_OK)
+        return corrupt(PQ_SNAPPY, "bad length header", err);
+    if (want != dst_len)
+        return corrupt(PQ_SNAPPY, "length differs from the page's uncompressed size", err);
+    size_t got = dst_len;
+    if (snappy_uncompress(src, n, dst, &got) != SNAPPY_OK || got != dst_len)
+        return corrupt(PQ_SNAPPY, "malformed data", err);
+    return 0;
+}
+
+static int gzip_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, void *dst,
+                           size_t dst_len, struct pq_error *err)
+{
+    z_stream *z = &ctx->inf;
+    if (!ctx->inf_ready) {
+        memset(z, 0, sizeof *z);
+        /* 15 + 32: accept a gzip or a zlib header. */
+        if (inflateInit2(z, 15 + 32) != Z_OK)
+            return nomem("GZIP", err);
+        ctx->inf_ready = true;
+    } else if (inflateReset(z) != Z_OK) {
+        return corrupt(PQ_GZIP, "inflateReset failed", err);
+    }
+    const unsigned char *in = src;
+    unsigned char *out = dst;
+    size_t in_left = n, out_left = dst_len;
+    for (;;) {
+        uInt in_chunk = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+        uInt out_chunk = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
+        z->next_in = (Bytef *)(uintptr_t)in;
+        z->avail_in = in_chunk;
+        z->next_out = out;
+        z->avail_out = out_chunk;
+        int rc = inflate(z, Z_NO_FLUSH);
+        size_t used = in_chunk - z->avail_in, made = out_chunk - z->avail_out;
+        in += used;
+        in_left -= used;
+        out += made;
+        out_left -= made;
+        if (rc == Z_STREAM_END) {
+            if (in_left == 0)
+                break;
+            /* Another gzip member follows (writers may concatenate). */
+            if (inflateReset(z) != Z_OK)
+                return corrupt(PQ_GZIP, "inflateReset failed", err);
+            continue;
+        }
+        if (rc == Z_MEM_ERROR)
+            return nomem("GZIP", err);
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return corrupt(PQ_GZIP, z->msg ? z->msg : "malformed data", err);
+        if (used == 0 && made == 0) {
+            /* No progress: out of input mid-stream, or out of room. */
+            return corrupt(PQ_GZIP,
+                           out_left == 0 ? "longer than the page's uncompressed size" : "truncated",
+                           err);
+        }
+    }
+    if (out_left != 0)
+        return corrupt(PQ_GZIP, "shorter than the page's uncompressed size", err);
+    return 0;
+}
+
+static int lz4_decompress_page(const void *src, size_t n, void *dst, size_t dst_len,
+                               struct pq_error *err)
+{
+    if (n > INT_MAX || dst_len > INT_MAX)
+        return corrupt(PQ_LZ4_RAW, "page too large", err);
+    int got = LZ4_decompress_safe(src, dst, (int)n, (int)dst_len);
+    if (got < 0 || (size_t)got != dst_len)
+        return corrupt(PQ_LZ4_RAW, got < 0 ? "malformed data" : "wrong uncompressed size", err);
+    return 0;
+}
+
+static int decompress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
+                           void *dst, size_t dst_len, struct pq_error *err)
+{
+    switch (codec) {
+    case PQ_UNCOMPRESSED:
+        if (n != dst_len)
+            return corrupt(codec, "size differs from the page's uncompressed size", err);
+        if (n)
+            memcpy(dst, src, n);
+        return 0;
+    case PQ_ZSTD: return zstd_decompress(ctx, src, n, dst, dst_len, err);
+    case PQ_SNAPPY: return snappy_decompress_page(src, n, dst, dst_len, err);
+    case PQ_GZIP: return gzip_decompress(ctx, src, n, dst, dst_len, err);
+    case PQ_LZ4_RAW: return lz4_decompress_page(src, n, dst, dst_len, err);
+    default: return unsupported(codec, err);
+    }
+}
+
+int pq_decompress(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
+                  void *dst, size_t dst_len, struct pq_error *err)
+{
+    static const char empty[1];
+    if (!pq_codec_can_read(codec))
+        return unsupported(codec, err);
+    if (n == 0) {
+        /* Nothing compressed: only an empty page is consistent with it. */
+        if (dst_len != 0)
+            return corrupt(codec, "no data", err);
+        return 0;
+    }
+    char spare;
+    if (!src)
+        src = empty;
+    if (!dst)
+        dst = &spare; /* only for dst_len 0; keeps NULL away from the libraries */
+    if (ctx)
+        return decompress_with(ctx, codec, src, n, dst, dst_len, err);
+    struct pq_codec_ctx tmp = {0};
+    int rc = decompress_with(&tmp, codec, src, n, dst, dst_len, err);
+    ctx_release(&tmp);
+    return rc;
+}

@@ -1,0 +1,283 @@
+#include "parquet/infer.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct inferrer {
+    int32_t *ids; /* depth-first, one per column; 0 = the element has none */
+    size_t n, cap;
+    struct pq_error *err;
+};
+
+static int unsupported(struct inferrer *in, const struct pq_node *x, const char *what)
+{
+    return pq_fail(in->err, PQ_ERR_UNSUPPORTED, "column '%.200s': %s has no catalog type", x->path,
+                   what);
+}
+
+static int push_id(struct inferrer *in, int32_t id)
+{
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? in->cap * 2 : 32;
+        int32_t *v = realloc(in->ids, cap * sizeof *v);
+        if (!v)
+            return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        in->ids = v;
+        in->cap = cap;
+    }
+    in->ids[in->n++] = id;
+    return 0;
+}
+
+static bool has_ct(const struct pq_schema_element *e, enum pq_converted ct)
+{
+    return e->has_converted && e->converted == ct;
+}
+
+/* The lake type of a leaf; decimals fill precision and scale. */
+static const char *leaf_type(struct inferrer *in, const struct pq_node *x, int *precision,
+                             int *scale)
+{
+    const struct pq_schema_element *e = x->el;
+    const struct pq_logical *l = &e->logical;
+    if (l->kind == PQ_LT_DECIMAL || has_ct(e, PQ_CT_DECIMAL)) {
+        *precision = l->kind == PQ_LT_DECIMAL ? l->precision : e->precision;
+        *scale = l->kind == PQ_LT_DECIMAL ? l->scale : e->scale;
+        if (*precision < 1 || *precision > 38 || *scale < 0 || *scale > *precision ||
+            (e->type == PQ_FIXED_LEN_BYTE_ARRAY && e->type_length > 16) || e->type == PQ_BOOLEAN ||
+            e->type == PQ_INT96 || e->type == PQ_FLOAT || e->type == PQ_DOUBLE) {
+            unsupported(in, x, "a decimal past precision 38 (or on an odd physical type)");
+            return NULL;
+        }
+        return "decimal";
+    }
+    const char *bad = l->kind == PQ_LT_UNKNOWN    ? "the null (UNKNOWN) type"
+                      : l->kind == PQ_LT_OTHER    ? "a logical type this reader does not know"
+                      : has_ct(e, PQ_CT_INTERVAL) ? "INTERVAL"
+                                                  : NULL;
+    if (bad) {
+        unsupported(in, x, bad);
+        return NULL;
+    }
+    bool integer = l->kind == PQ_LT_INTEGER;
+    switch (e->type) {
+    case PQ_BOOLEAN: return "boolean";
+    case PQ_INT32: {
+        int bits = integer                                               ? l->bit_width
+                   : has_ct(e, PQ_CT_INT_8) || has_ct(e, PQ_CT_UINT_8)   ? 8
+                   : has_ct(e, PQ_CT_INT_16) || has_ct(e, PQ_CT_UINT_16) ? 16
+                   : has_ct(e, PQ_CT_INT_32) || has_ct(e, PQ_CT_UINT_32) ? 32
+                                                                         : 0;
+        bool is_signed = integer ? l->is_signed
+                                 : !(has_ct(e, PQ_CT_UINT_8) || has_ct(e, PQ_CT_UINT_16) ||
+                                     has_ct(e, PQ_CT_UINT_32));
+        if (bits == 8)
+            return is_signed ? "int8" : "uint8";
+        if (bits == 16)
+            return is_signed ? "int16" : "uint16";
+        if (bits != 0)
+            return is_signed ? "int" : "uint32";
+        if (l->kind == PQ_LT_DATE || has_ct(e, PQ_CT_DATE))
+            return "date";
+        if ((l->kind == PQ_LT_TIME && l->unit == PQ_MILLIS) || has_ct(e, PQ_CT_TIME_MILLIS))
+            return "time";
+        return "int";
+    }
+    case PQ_INT64:
+        if ((integer && !l->is_signed) || has_ct(e, PQ_CT_UINT_64))
+            return "uint64";
+        if (l->kind == PQ_LT_TIMESTAMP) {
+            if (!l->utc)
+                return l->unit == PQ_MILLIS  ? "timestamp_ms"
+                       : l->unit == PQ_NANOS ? "timestamp_ns"
+                                             : "timestamp";
+            if (l->unit == PQ_NANOS) {
+                unsupported(in, x, "TIMESTAMP(isAdjustedToUTC=true, NANOS)");
+                return NULL;
+            }
+            return "timestamptz";
+        }
+        if (has_ct(e, PQ_CT_TIMESTAMP_MILLIS) || has_ct(e, PQ_CT_TIMESTAMP_MICROS))
+            return "timestamptz";
+        if (l->kind == PQ_LT_TIME && l->unit == PQ_NANOS) {
+            unsupported(in, x, "TIME(NANOS)");
+            return NULL;
+        }
+        if (l->kind == PQ_LT_TIME || has_ct(e, PQ_CT_TIME_MICROS))
+            return "time";
+        return "long";
+    case PQ_INT96: return "timestamp_ns";
+    case PQ_FLOAT: return "float";
+    case PQ_DOUBLE: return "double";
+    case PQ_BYTE_ARRAY:
+        if (l->kind == PQ_LT_JSON || has_ct(e, PQ_CT_JSON))
+            return "json";
+        if (l->kind == PQ_LT_STRING || l->kind == PQ_LT_ENUM || has_ct(e, PQ_CT_UTF8) ||
+            has_ct(e, PQ_CT_ENUM))
+            return "string";
+        return "binary";
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        if (l->kind == PQ_LT_UUID && e->type_length == 16)
+            return "uuid";
+        if (l->kind == PQ_LT_FLOAT16 && e->type_length == 2)
+            return "float";
+        return "binary";
+    }
+    unsupported(in, x, "an unknown physical type");
+    return NULL;
+}
+
+static json_t *column_def(struct inferrer *in, const struct pq_node *x, const char *name,
+                          bool nullable, const struct pq_node *list);
+
+/* Appends the defs of a node's fields (its children) to kids. */
+static int add_child(struct inferrer *in, json_t *kids, const struct pq_node *x, const char *name,
+                     bool nullable, const struct pq_node *list)
+{
+    json_t *d = column_def(in, x, name, nullable, list);
+    if (!d || json_array_append_new(kids, d) != 0)
+        return d ? pq_fail(in->err, PQ_ERR_NOMEM, "out of memory") : -1;
+    return 0;
+}
+
+/* list: the LIST node whose element x is (NULL otherwise): a bare
+ * repeated field is its own element, and its id belongs to the list. */
+static json_t *column_def(struct inferrer *in, const struct pq_node *x, const char *name,
+                          bool nullable, const struct pq_node *list)
+{
+    const struct pq_schema_element *e = x->el;
+    bool own_id = e->has_field_id && !(list && list->el == e);
+    if (push_id(in, own_id ? e->field_id : 0) != 0)
+        return NULL;
+    json_t *d = json_pack("{s:s,s:b}", "name", name, "nullable", nullable);
+    json_t *kids = NULL;
+    if (!d) {
+        pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (x->kind == PQN_LEAF) {
+        int precision = 0, scale = 0;
+        const char *type = leaf_type(in, x, &precision, &scale);
+        if (!type)
+            goto bad;
+        json_object_set_new(d, "type", json_string(type));
+        if (strcmp(type, "decimal") == 0)
+            json_object_set_new(d, "type_params",
+                                json_pack("{s:i,s:i}", "precision", precision, "scale", scale));
+        return d;
+    }
+    if (e->logical.kind == PQ_LT_VARIANT) {
+        unsupported(in, x, "VARIANT (written by its producers, not converted)");
+        goto bad;
+    }
+    kids = json_array();
+    if (!kids) {
+        pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        goto bad;
+    }
+    const struct pq_node *el = x->element;
+    switch (x->kind) {
+    case PQN_STRUCT:
+        json_object_set_new(d, "type", json_string("struct"));
+        for (int i = 0; i < x->nchildren; i++) {
+            const struct pq_node *k = x->children[i];
+            if (add_child(in, kids, k, k->el->name, k->arrow_nullable, NULL) != 0)
+                goto bad;
+        }
+        break;
+    case PQN_LIST:
+        json_object_set_new(d, "type", json_string("list"));
+        if (add_child(in, kids, el, "element", el->arrow_nullable, x) != 0)
+            goto bad;
+        break;
+    case PQN_MAP:
+        json_object_set_new(d, "type", json_string("map"));
+        if (el->nchildren != 2) {
+            unsupported(in, x, "a map without values");
+            goto bad;
+        }
+        /* The key_value group carries no column of its own. */
+        if (add_child(in, kids, el->children[0], "key", false, NULL) != 0 ||
+            add_child(in, kids, el->children[1], "value", el->children[1]->arrow_nullable, NULL) !=
+                0)
+            goto bad;
+        break;
+    case PQN_LEAF: break;
+    }
+    json_object_set_new(d, "children", kids);
+    return d;
+bad:
+    json_decref(kids);
+    json_decref(d);
+    return NULL;
+}
+
+struct assign {
+    const int32_t *ids;
+    size_t next;
+};
+
+static void assign_id(struct lake_column *c, void *ctx)
+{
+    struct assign *a = ctx;
+    c->field_id = a->ids[a->next++];
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the recorded ids are all present, positive and distinct. */
+static bool ids_usable(const struct inferrer *in)
+{
+    if (in->n == 0)
+        return false;
+    int32_t *sorted = malloc(in->n * sizeof *sorted);
+    if (!sorted)
+        return false;
+    memcpy(sorted, in->ids, in->n * sizeof *sorted);
+    qsort(sorted, in->n, sizeof *sorted, cmp_i32);
+    bool ok = sorted[0] > 0;
+    for (size_t i = 1; ok && i < in->n; i++)
+        ok = sorted[i] != sorted[i - 1];
+    free(sorted);
+    return ok;
+}
+
+int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err)
+{
+    struct inferrer in = {NULL, 0, 0, err};
+    json_t *defs = json_array();
+    int rc = -1;
+    if (!defs) {
+        pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < s->root->nchildren; i++) {
+        const struct pq_node *x = s->root->children[i];
+        if (add_child(&in, defs, x, x->el->name, x->arrow_nullable, NULL) != 0)
+            goto out;
+    }
+    struct lake_err lerr = {0};
+    if (lake_table_add_columns(t, defs, &lerr) != 0) {
+        pq_fail(err, PQ_ERR_UNSUPPORTED, "the file's schema is not a catalog table: %s", lerr.msg);
+        goto out;
+    }
+    if (ids_usable(&in)) {
+        struct assign a = {in.ids, 0};
+        lake_table_walk(t, assign_id, &a);
+        int32_t max = 0;
+        for (size_t i = 0; i < in.n; i++)
+            if (in.ids[i] > max)
+                max = in.ids[i];
+        t->next_field_id = (int64_t)max + 1;
+    }
+    rc = 0;
+out:
+    json_decref(defs);
+    free(in.ids);
+    return rc;
+}

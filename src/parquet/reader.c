@@ -1,0 +1,1621 @@
+#include "parquet/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parquet/compress.h"
+#include "parquet/encoding.h"
+#include "util/arrow.h"
+#include "util/blockpool.h"
+
+/* ---- sources ---- */
+
+struct mem_source {
+    const uint8_t *data;
+};
+
+static int mem_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct pq_error *err)
+{
+    (void)err;
+    memcpy(dst, (const uint8_t *)ctx + off, len);
+    return 0;
+}
+
+void pq_source_memory(struct pq_source *src, const void *data, size_t len)
+{
+    src->read_at = mem_read_at;
+    src->ctx = (void *)data;
+    src->size = len;
+    src->fd = -1;
+}
+
+static int file_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct pq_error *err)
+{
+    int fd = (int)(intptr_t)ctx;
+    char *p = dst;
+    while (len) {
+        ssize_t n = pread(fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return pq_fail(err, PQ_ERR_IO, "read: %s", strerror(errno));
+        }
+        if (n == 0)
+            return pq_fail(err, PQ_ERR_IO, "the file ended early (it changed while being read?)");
+        p += n;
+        off += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int pq_source_file(struct pq_source *src, const char *path, struct pq_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pq_fail(err, PQ_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return pq_fail(err, PQ_ERR_IO, "%s: not a regular file", path);
+    }
+    src->read_at = file_read_at;
+    src->ctx = (void *)(intptr_t)fd;
+    src->size = (uint64_t)st.st_size;
+    src->fd = fd;
+    return 0;
+}
+
+void pq_source_close(struct pq_source *src)
+{
+    if (src->fd >= 0)
+        close(src->fd);
+    src->fd = -1;
+}
+
+/* Reads [off, off+len) after checking it lies inside the source. */
+static int read_range(const struct pq_source *src, uint64_t off, void *dst, size_t len,
+                      struct pq_error *err)
+{
+    if (off > src->size || len > src->size - off)
+        return pq_fail(err, PQ_ERR_CORRUPT, "a range [%llu, +%zu) lies outside the %llu-byte file",
+                       (unsigned long long)off, len, (unsigned long long)src->size);
+    return src->read_at(src->ctx, off, dst, len, err);
+}
+
+/* ---- footer ---- */
+
+int pq_parse_footer_tail(const void *tail, size_t len, struct arena *a, struct pq_file_meta *meta,
+                         uint32_t *footer_len, struct pq_error *err)
+{
+    const uint8_t *t = tail;
+    if (len < 8)
+        return pq_fail(err, PQ_ERR_CORRUPT, "too short to hold a Parquet footer");
+    if (memcmp(t + len - 4, "PARE", 4) == 0)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "the file is encrypted (PARE footer)");
+    if (memcmp(t + len - 4, "PAR1", 4) != 0)
+        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
+    uint32_t flen;
+    memcpy(&flen, t + len - 8, 4);
+    if (flen > len - 8 || flen > PQ_MAX_FOOTER_BYTES)
+        return pq_fail(err, PQ_ERR_CORRUPT, "the footer claims %u bytes, but %zu are there", flen,
+                       len - 8);
+    if (pq_decode_file_meta(t + len - 8 - flen, flen, a, meta, err) != 0)
+        return -1;
+    if (meta->encrypted)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "the file's columns are encrypted");
+    *footer_len = flen;
+    return 0;
+}
+
+int pq_read_footer(const struct pq_source *src, struct arena *a, struct pq_file_meta *meta,
+                   uint32_t *footer_len, struct pq_error *err)
+{
+    if (src->size < 12)
+        return pq_fail(err, PQ_ERR_CORRUPT, "the file is %llu bytes, too short for Parquet",
+                       (unsigned long long)src->size);
+    uint8_t end[8];
+    if (read_range(src, src->size - 8, end, 8, err) != 0)
+        return -1;
+    uint8_t head[4];
+    if (read_range(src, 0, head, 4, err) != 0)
+        return -1;
+    if (memcmp(head, "PAR1", 4) != 0 && memcmp(head, "PARE", 4) != 0)
+        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the start)");
+    uint32_t flen;
+    memcpy(&flen, end, 4);
+    if (memcmp(end + 4, "PAR1", 4) != 0 && memcmp(end + 4, "PARE", 4) != 0)
+        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
+    if ((uint64_t)flen > src->size - 12 || flen > PQ_MAX_FOOTER_BYTES)
+        return pq_fail(err, PQ_ERR_CORRUPT, "the footer claims %u bytes of a %llu-byte file", flen,
+                       (unsigned long long)src->size);
+    uint8_t *tail = malloc((size_t)flen + 8);
+    if (!tail)
+        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+    int rc = read_range(src, src->size - 8 - flen, tail, (size_t)flen + 8, err);
+    if (rc == 0)
+        rc = pq_parse_footer_tail(tail, (size_t)flen + 8, a, meta, footer_len, err);
+    free(tail);
+    return rc;
+}
+
+/* ---- the Arrow type of each leaf ---- */
+
+enum leaf_conv {
+    LC_BOOL,
+    LC_COPY, /* same width: INT32->int32, INT64->int64/timestamps, floats, FLBA */
+    LC_I32_TO_I8,
+    LC_I32_TO_I16,
+    LC_I32_TO_DEC,
+    LC_I64_TO_DEC,
+    LC_BYTES_TO_DEC, /* BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY big-endian */
+    LC_INT96_TO_NS,
+    LC_BYTES, /* BYTE_ARRAY to utf8/binary */
+};
+
+struct leaf_type {
+    enum leaf_conv conv;
+    int width;     /* physical width in the dense buffer (0: byte array) */
+    int out_width; /* Arrow value width in bytes (0: bits or variable) */
+    char format[40];
+};
+
+static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
+{
+    const struct pq_schema_element *e = n->el;
+    const struct pq_logical *l = &e->logical;
+    bool has_ct = e->has_converted;
+    enum pq_converted ct = e->converted;
+    bool dec = l->kind == PQ_LT_DECIMAL || (has_ct && ct == PQ_CT_DECIMAL);
+    int precision = l->kind == PQ_LT_DECIMAL ? l->precision : e->precision;
+    int scale = l->kind == PQ_LT_DECIMAL ? l->scale : e->scale;
+    memset(lt, 0, sizeof *lt);
+    if (dec && (precision < 1 || precision > 38 || scale < 0 || scale > precision))
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "column '%s': decimal(%d, %d) (precision 1 to 38 is read)", n->path,
+                       (int)precision, (int)scale);
+    switch (e->type) {
+    case PQ_BOOLEAN:
+        lt->conv = LC_BOOL;
+        lt->width = 1;
+        strcpy(lt->format, "b");
+        return 0;
+    case PQ_INT32:
+        lt->width = 4;
+        if (dec) {
+            lt->conv = LC_I32_TO_DEC;
+            lt->out_width = 16;
+            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            return 0;
+        }
+        lt->conv = LC_COPY;
+        lt->out_width = 4;
+        strcpy(lt->format, "i");
+        if (l->kind == PQ_LT_INTEGER || (has_ct && ct >= PQ_CT_UINT_8 && ct <= PQ_CT_INT_32)) {
+            int bits = l->kind == PQ_LT_INTEGER                      ? l->bit_width
+                       : (ct == PQ_CT_UINT_8 || ct == PQ_CT_INT_8)   ? 8
+                       : (ct == PQ_CT_UINT_16 || ct == PQ_CT_INT_16) ? 16
+                                                                     : 32;
+            bool is_signed = l->kind == PQ_LT_INTEGER ? l->is_signed : ct >= PQ_CT_INT_8;
+            if (bits == 8) {
+                lt->conv = LC_I32_TO_I8;
+                lt->out_width = 1;
+                strcpy(lt->format, is_signed ? "c" : "C");
+            } else if (bits == 16) {
+                lt->conv = LC_I32_TO_I16;
+                lt->out_width = 2;
+                strcpy(lt->format, is_signed ? "s" : "S");
+            } else if (!is_signed) {
+                strcpy(lt->format, "I");
+            }
+        } else if (l->kind == PQ_LT_DATE || (has_ct && ct == PQ_CT_DATE)) {
+            strcpy(lt->format, "tdD");
+        } else if ((l->kind == PQ_LT_TIME && l->unit == PQ_MILLIS) ||
+                   (has_ct && ct == PQ_CT_TIME_MILLIS)) {
+            strcpy(lt->format, "ttm");
+        }
+        return 0;
+    case PQ_INT64:
+        lt->width = 8;
+        if (dec) {
+            lt->conv = LC_I64_TO_DEC;
+            lt->out_width = 16;
+            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            return 0;
+        }
+        lt->conv = LC_COPY;
+        lt->out_width = 8;
+        strcpy(lt->format, "l");
+        if ((l->kind == PQ_LT_INTEGER && !l->is_signed) || (has_ct && ct == PQ_CT_UINT_64)) {
+            strcpy(lt->format, "L");
+        } else if (l->kind == PQ_LT_TIMESTAMP) {
+            char u = l->unit == PQ_MILLIS ? 'm' : l->unit == PQ_NANOS ? 'n' : 'u';
+            snprintf(lt->format, sizeof lt->format, "ts%c:%s", u, l->utc ? "UTC" : "");
+        } else if (has_ct && (ct == PQ_CT_TIMESTAMP_MILLIS || ct == PQ_CT_TIMESTAMP_MICROS)) {
+            snprintf(lt->format, sizeof lt->format, "ts%c:UTC",
+                     ct == PQ_CT_TIMESTAMP_MILLIS ? 'm' : 'u');
+        } else if (l->kind == PQ_LT_TIME) {
+            strcpy(lt->format, l->unit == PQ_NANOS ? "ttn" : "ttu");
+        } else if (has_ct && ct == PQ_CT_TIME_MICROS) {
+            strcpy(lt->format, "ttu");
+        }
+        return 0;
+    case PQ_INT96:
+        lt->conv = LC_INT96_TO_NS;
+        lt->width = 12;
+        lt->out_width = 8;
+        strcpy(lt->format, "tsn:");
+        return 0;
+    case PQ_FLOAT:
+        lt->conv = LC_COPY;
+        lt->width = lt->out_width = 4;
+        strcpy(lt->format, "f");
+        return 0;
+    case PQ_DOUBLE:
+        lt->conv = LC_COPY;
+        lt->width = lt->out_width = 8;
+        strcpy(lt->format, "g");
+        return 0;
+    case PQ_BYTE_ARRAY:
+        if (dec) {
+            lt->conv = LC_BYTES_TO_DEC;
+            lt->out_width = 16;
+            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            return 0;
+        }
+        lt->conv = LC_BYTES;
+        bool text = l->kind == PQ_LT_STRING || l->kind == PQ_LT_JSON || l->kind == PQ_LT_ENUM ||
+                    (has_ct && (ct == PQ_CT_UTF8 || ct == PQ_CT_JSON || ct == PQ_CT_ENUM));
+        strcpy(lt->format, text ? "u" : "z");
+        return 0;
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        lt->width = e->type_length;
+        if (dec && e->type_length > 16)
+            return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': a %d-byte decimal", n->path,
+                           (int)e->type_length);
+        if (dec) {
+            lt->conv = LC_BYTES_TO_DEC;
+            lt->out_width = 16;
+            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            return 0;
+        }
+        lt->conv = LC_COPY;
+        lt->out_width = e->type_length;
+        if (l->kind == PQ_LT_FLOAT16 && e->type_length == 2)
+            strcpy(lt->format, "e");
+        else
+            snprintf(lt->format, sizeof lt->format, "w:%d", (int)e->type_length);
+        return 0;
+    }
+    return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has physical type %d", n->path, (int)e->type);
+}
+
+/* ---- per-leaf decoded data ---- */
+
+struct leaf_data {
+    const struct pq_node *leaf;
+    struct leaf_type type;
+    size_t chunk_values; /* the chunk's value count (level entries) */
+    uint16_t *def, *rep; /* NULL when the leaf's maximum level is 0 */
+    size_t nlev, defcap, repcap;
+    struct buf fixed; /* dense non-null values, type.width bytes each */
+    int64_t *offsets; /* byte arrays: nvalues + 1 */
+    size_t offcap;
+    struct buf bytes;
+    size_t nvalues;
+    /* the chunk's dictionary, PLAIN-decoded */
+    bool has_dict;
+    size_t dict_n;
+    struct buf dict_fixed;
+    int64_t *dict_off;
+    struct buf dict_bytes;
+};
+
+/* Gives the leaf's large buffers back to the pool for the next column or
+ * row group; the dictionary goes to the allocator. */
+static void leaf_data_free(struct block_pool *pool, struct leaf_data *d)
+{
+    block_pool_put(pool, d->def, d->defcap * sizeof *d->def);
+    block_pool_put(pool, d->rep, d->repcap * sizeof *d->rep);
+    block_pool_put(pool, d->fixed.data, d->fixed.cap);
+    block_pool_put(pool, d->offsets, d->offcap * sizeof *d->offsets);
+    block_pool_put(pool, d->bytes.data, d->bytes.cap);
+    buf_free(&d->dict_fixed);
+    free(d->dict_off);
+    buf_free(&d->dict_bytes);
+    memset(d, 0, sizeof *d);
+}
+
+struct pq_reader {
+    struct pq_source src;
+    struct arena arena;
+    struct pq_file_meta meta;
+    struct pq_schema schema;
+    uint32_t footer_len;
+    struct leaf_type *types; /* per leaf */
+    int *select;             /* top-level child indexes */
+    size_t nselect;
+    uint64_t max_values; /* refuse chunks holding more level entries */
+    struct pq_codec_ctx *codec;
+    /* Large buffers, decoded and handed out, come from and return to this
+     * pool (batches hold a reference): see util/blockpool.h. */
+    struct block_pool *pool;
+    struct leaf_data *leaf; /* per leaf; filled for the selected ones while reading */
+    struct buf chunk;       /* the column chunk being read */
+    struct buf page;        /* a decompressed page */
+    struct buf values;      /* a v2 page's decompressed values */
+    uint32_t *indices;
+    size_t idxcap;
+    uint16_t *scratch_levels;
+    size_t scratch_cap;
+    size_t next_group; /* for the stream */
+    char stream_error[512];
+};
+
+static int nomem(struct pq_error *err)
+{
+    return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+}
+
+static int reserve(void **p, size_t *cap, size_t need, size_t elem)
+{
+    /* Allocates even for need == 0: callers index the array (p + 0). */
+    if (*p && need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 256;
+    while (n < need) {
+        if (n > SIZE_MAX / 2 / elem)
+            return -1;
+        n *= 2;
+    }
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* The metadata's sizes only hint at how large a chunk decodes (a hostile
+ * file may lie): hints are capped at this expansion of the chunk's bytes
+ * (plus slack), and buffers still grow when a hint falls short. */
+enum {
+    SEED_EXPANSION = 16,
+    SEED_SLACK = 1 << 20,
+    SEED_MAX_GATHER = 256 << 20, /* dictionary strings: the most reserved up front */
+};
+
+/* What the reader's pool may keep for reuse between row groups. */
+enum { POOL_MAX_BLOCKS = 256 };
+#define POOL_MAX_BYTES ((size_t)1 << 30)
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Takes a buffer of about `bytes` from the pool into *p, recording its
+ * capacity in elements of elem bytes. */
+static int seed(struct pq_reader *r, void **p, size_t *cap, size_t bytes, size_t elem,
+                struct pq_error *err)
+{
+    size_t got;
+    void *b = block_pool_get(r->pool, bytes + elem, &got);
+    if (!b)
+        return nomem(err);
+    *p = b;
+    *cap = got / elem;
+    return 0;
+}
+
+/* Sizes a leaf's buffers for its chunk before decoding, from the pool, so
+ * that they neither grow page by page nor fault in fresh memory. */
+static int seed_leaf(struct pq_reader *r, struct leaf_data *d, const struct pq_column_meta *m,
+                     struct pq_error *err)
+{
+    size_t n = (size_t)m->num_values;
+    size_t bound = (size_t)m->total_compressed_size * SEED_EXPANSION + SEED_SLACK;
+    size_t levels = min_size(n, bound / 2);
+    d->chunk_values = n;
+    if (d->leaf->def_level > 0 &&
+        seed(r, (void **)&d->def, &d->defcap, levels * 2, sizeof *d->def, err) != 0)
+        return -1;
+    if (d->leaf->rep_level > 0 &&
+        seed(r, (void **)&d->rep, &d->repcap, levels * 2, sizeof *d->rep, err) != 0)
+        return -1;
+    if (d->leaf->el->type == PQ_BYTE_ARRAY) {
+        if (seed(r, (void **)&d->offsets, &d->offcap, min_size(n, bound / 8) * 8,
+                 sizeof *d->offsets, err) != 0 ||
+            seed(r, (void **)&d->bytes.data, &d->bytes.cap,
+                 min_size((size_t)m->total_uncompressed_size, bound), 1, err) != 0)
+            return -1;
+        d->bytes.data[0] = '\0';
+        d->offsets[0] = 0; /* values decode from the start of the bytes */
+        return 0;
+    }
+    size_t w = (size_t)d->type.width;
+    if (seed(r, (void **)&d->fixed.data, &d->fixed.cap, n <= bound / w ? n * w : bound, 1, err) !=
+        0)
+        return -1;
+    d->fixed.data[0] = '\0';
+    return 0;
+}
+
+/* Decodes n PLAIN values of the leaf's physical type, appending to a dense
+ * value store (fixed-width values, or byte-array offsets and bytes). */
+static int decode_plain(const struct leaf_data *d, const uint8_t *data, size_t len, size_t n,
+                        struct buf *fixed, int64_t **offsets, size_t *offcap, size_t *count,
+                        struct buf *bytes, struct pq_error *err)
+{
+    /* Every value occupies input (a byte array at least its 4-byte length,
+     * a boolean a bit): a count past that is corrupt, and is refused
+     * before it can size an allocation. */
+    size_t w = (size_t)d->type.width;
+    bool byte_array = d->leaf->el->type == PQ_BYTE_ARRAY;
+    bool too_many = byte_array ? n > len / 4 : d->type.conv == LC_BOOL ? n / 8 > len : n > len / w;
+    if (too_many)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                       d->leaf->path, n, len);
+    if (byte_array) {
+        if (reserve((void **)offsets, offcap, *count + n + 1, sizeof **offsets) != 0)
+            return nomem(err);
+        if (*count == 0)
+            (*offsets)[0] = (int64_t)bytes->len;
+        if (pq_plain_decode_byte_array(data, len, n, *offsets + *count, bytes, err) != 0)
+            return -1;
+        *count += n;
+        return 0;
+    }
+    if (buf_reserve(fixed, n * w) != 0)
+        return nomem(err);
+    int rc = d->type.conv == LC_BOOL
+                 ? pq_plain_decode_bool(data, len, (uint8_t *)fixed->data + fixed->len, n, err)
+                 : pq_plain_decode_fixed(data, len, w, fixed->data + fixed->len, n, err);
+    if (rc != 0)
+        return -1;
+    fixed->len += n * w;
+    *count += n;
+    return 0;
+}
+
+static int read_dictionary(struct pq_reader *r, struct leaf_data *d, const uint8_t *data,
+                           size_t len, const struct pq_page_header *h, struct pq_error *err)
+{
+    if (d->has_dict)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has two dictionary pages", d->leaf->path);
+    if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': a dictionary in %s", d->leaf->path,
+                       pq_encoding_name(h->encoding));
+    if (d->leaf->el->type == PQ_BOOLEAN)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a dictionary of booleans", d->leaf->path);
+    size_t count = 0, cap = 0;
+    if (decode_plain(d, data, len, (size_t)h->num_values, &d->dict_fixed, &d->dict_off, &cap,
+                     &count, &d->dict_bytes, err) != 0)
+        return -1;
+    d->dict_n = count;
+    d->has_dict = true;
+    /* Gathered strings take about the dictionary's mean length each: size
+     * the (still empty) byte buffer for that. */
+    if (d->leaf->el->type == PQ_BYTE_ARRAY && count && d->bytes.len == 0) {
+        size_t mean = d->dict_bytes.len / count + 1;
+        size_t want =
+            d->chunk_values <= SEED_MAX_GATHER / mean ? d->chunk_values * mean : SEED_MAX_GATHER;
+        if (want > d->bytes.cap) {
+            block_pool_put(r->pool, d->bytes.data, d->bytes.cap);
+            d->bytes.data = NULL;
+            d->bytes.cap = 0;
+            if (seed(r, (void **)&d->bytes.data, &d->bytes.cap, want, 1, err) != 0)
+                return -1;
+            d->bytes.data[0] = '\0';
+        }
+    }
+    return 0;
+}
+
+/* Decodes one level stream of n values into out. RLE in data page v1
+ * carries a 4-byte length; v2 gives the length in the header (len_known). */
+static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc, bool len_known,
+                         size_t known_len, int16_t max_level, uint16_t *out, size_t n,
+                         const char *path, struct pq_error *err)
+{
+    int bw = pq_bit_width((uint64_t)max_level);
+    size_t len;
+    if (enc == PQ_ENC_BIT_PACKED && !len_known) {
+        uint64_t bits = (uint64_t)n * (uint64_t)bw;
+        len = (size_t)((bits + 7) / 8);
+        if (len > *avail)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+        if (pq_bitpacked_decode_levels(*p, len, bw, out, n, err) != 0)
+            return -1;
+    } else if (enc == PQ_ENC_RLE || len_known) {
+        if (len_known) {
+            len = known_len;
+        } else {
+            if (*avail < 4)
+                return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+            uint32_t l32;
+            memcpy(&l32, *p, 4);
+            *p += 4;
+            *avail -= 4;
+            len = l32;
+        }
+        if (len > *avail)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+        if (pq_rle_decode_u16(*p, len, bw, out, n, err) != 0)
+            return -1;
+    } else {
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': levels in %s", path,
+                       pq_encoding_name(enc));
+    }
+    for (size_t i = 0; i < n; i++)
+        if (out[i] > max_level)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a level above its maximum %d", path,
+                           max_level);
+    *p += len;
+    *avail -= len;
+    return 0;
+}
+
+/* The byte-array bytes a column chunk may decode to: what Arrow's 32-bit
+ * offsets address. */
+#define BYTES_MAX ((size_t)INT32_MAX)
+
+static int too_many_bytes(const struct leaf_data *d, struct pq_error *err)
+{
+    return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                   "column '%s' holds more than 2 GiB of bytes in one row group", d->leaf->path);
+}
+
+/* Gathers dictionary entries for n indices into the dense store. */
+static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct pq_error *err)
+{
+    if (!d->has_dict)
+        return pq_fail(err, PQ_ERR_CORRUPT,
+                       "column '%s': dictionary-encoded data without a dictionary", d->leaf->path);
+    for (size_t i = 0; i < n; i++)
+        if (idx[i] >= d->dict_n)
+            return pq_fail(err, PQ_ERR_CORRUPT,
+                           "column '%s': dictionary index %u past the %zu entries", d->leaf->path,
+                           idx[i], d->dict_n);
+    if (d->leaf->el->type == PQ_BYTE_ARRAY) {
+        if (reserve((void **)&d->offsets, &d->offcap, d->nvalues + n + 1, sizeof *d->offsets) != 0)
+            return nomem(err);
+        if (d->nvalues == 0)
+            d->offsets[0] = (int64_t)d->bytes.len;
+        /* A few bytes of indices can repeat a long entry many times:
+         * refuse what Arrow's 32-bit offsets cannot hold before
+         * allocating it. (n < 2^31 and entries < 2^31: no overflow.) */
+        size_t total = 0;
+        for (size_t i = 0; i < n; i++)
+            total += (size_t)(d->dict_off[idx[i] + 1] - d->dict_off[idx[i]]);
+        if (total > BYTES_MAX - d->bytes.len)
+            return too_many_bytes(d, err);
+        if (buf_reserve(&d->bytes, total) != 0)
+            return nomem(err);
+        char *out = d->bytes.data + d->bytes.len;
+        int64_t *off = d->offsets + d->nvalues;
+        int64_t pos = (int64_t)d->bytes.len;
+        const char *src = d->dict_bytes.data;
+        for (size_t i = 0; i < n; i++) {
+            int64_t b = d->dict_off[idx[i]], e = d->dict_off[idx[i] + 1];
+            memcpy(out, src + b, (size_t)(e - b));
+            out += e - b;
+            pos += e - b;
+            off[i + 1] = pos;
+        }
+        d->bytes.len = (size_t)pos;
+        d->bytes.data[d->bytes.len] = '\0';
+        d->nvalues += n;
+        return 0;
+    }
+    size_t w = (size_t)d->type.width;
+    /* Likewise for wide FIXED_LEN_BYTE_ARRAY entries (narrow values are
+     * bounded by the value count). */
+    if (w > 16 && (d->fixed.len > BYTES_MAX || n > (BYTES_MAX - d->fixed.len) / w))
+        return too_many_bytes(d, err);
+    if (buf_reserve(&d->fixed, n * w) != 0)
+        return nomem(err);
+    uint8_t *out = (uint8_t *)d->fixed.data + d->fixed.len;
+    const uint8_t *src = (const uint8_t *)d->dict_fixed.data;
+    if (w == 8) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * 8, src + (size_t)idx[i] * 8, 8);
+    } else if (w == 4) {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * 4, src + (size_t)idx[i] * 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + i * w, src + (size_t)idx[i] * w, w);
+    }
+    d->fixed.len += n * w;
+    d->nvalues += n;
+    return 0;
+}
+
+/* Decodes n non-null values in `enc` from the page's value section. */
+static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encoding enc,
+                         const uint8_t *p, size_t len, size_t n, struct pq_error *err)
+{
+    enum pq_type t = d->leaf->el->type;
+    size_t w = (size_t)d->type.width;
+    switch (enc) {
+    case PQ_ENC_PLAIN:
+        return decode_plain(d, p, len, n, &d->fixed, &d->offsets, &d->offcap, &d->nvalues,
+                            &d->bytes, err);
+    case PQ_ENC_PLAIN_DICTIONARY:
+    case PQ_ENC_RLE_DICTIONARY: {
+        if (n == 0)
+            return 0;
+        if (len < 1)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': dictionary indices missing",
+                           d->leaf->path);
+        int bw = p[0];
+        if (bw > 32)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': index bit width %d", d->leaf->path,
+                           bw);
+        if (reserve((void **)&r->indices, &r->idxcap, n, sizeof *r->indices) != 0)
+            return nomem(err);
+        if (pq_rle_decode_u32(p + 1, len - 1, bw, r->indices, n, err) != 0)
+            return -1;
+        return gather(d, r->indices, n, err);
+    }
+    case PQ_ENC_RLE: {
+        if (t != PQ_BOOLEAN)
+            break;
+        if (len < 4)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': RLE booleans truncated",
+                           d->leaf->path);
+        uint32_t l32;
+        memcpy(&l32, p, 4);
+        if (l32 > len - 4)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': RLE booleans truncated",
+                           d->leaf->path);
+        if (reserve((void **)&r->scratch_levels, &r->scratch_cap, n, sizeof *r->scratch_levels) !=
+                0 ||
+            buf_reserve(&d->fixed, n) != 0)
+            return nomem(err);
+        if (pq_rle_decode_u16(p + 4, l32, 1, r->scratch_levels, n, err) != 0)
+            return -1;
+        uint8_t *out = (uint8_t *)d->fixed.data + d->fixed.len;
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint8_t)r->scratch_levels[i];
+        d->fixed.len += n;
+        d->nvalues += n;
+        return 0;
+    }
+    case PQ_ENC_DELTA_BINARY_PACKED: {
+        if (t != PQ_INT32 && t != PQ_INT64)
+            break;
+        if (n > SIZE_MAX / w || buf_reserve(&d->fixed, n * w) != 0)
+            return nomem(err);
+        size_t used;
+        void *out = d->fixed.data + d->fixed.len;
+        int rc = t == PQ_INT32 ? pq_delta_decode_i32(p, len, out, n, &used, err)
+                               : pq_delta_decode_i64(p, len, out, n, &used, err);
+        if (rc != 0)
+            return -1;
+        d->fixed.len += n * w;
+        d->nvalues += n;
+        return 0;
+    }
+    case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+    case PQ_ENC_DELTA_BYTE_ARRAY: {
+        if (t != PQ_BYTE_ARRAY)
+            break;
+        if (n > len * 8 + 64)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                           d->leaf->path, n, len);
+        if (reserve((void **)&d->offsets, &d->offcap, d->nvalues + n + 1, sizeof *d->offsets) != 0)
+            return nomem(err);
+        if (d->nvalues == 0)
+            d->offsets[0] = (int64_t)d->bytes.len;
+        int rc =
+            enc == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY
+                ? pq_delta_length_decode(p, len, n, d->offsets + d->nvalues, &d->bytes, err)
+                : pq_delta_byte_array_decode(p, len, n, d->offsets + d->nvalues, &d->bytes, err);
+        if (rc != 0)
+            return -1;
+        d->nvalues += n;
+        return 0;
+    }
+    case PQ_ENC_BYTE_STREAM_SPLIT: {
+        if (t == PQ_BOOLEAN || t == PQ_BYTE_ARRAY || t == PQ_INT96)
+            break;
+        if (n > len / w)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                           d->leaf->path, n, len);
+        if (buf_reserve(&d->fixed, n * w) != 0)
+            return nomem(err);
+        if (pq_byte_stream_split_decode(p, len, w, d->fixed.data + d->fixed.len, n, err) != 0)
+            return -1;
+        d->fixed.len += n * w;
+        d->nvalues += n;
+        return 0;
+    }
+    default: break;
+    }
+    return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': %s values in %s", d->leaf->path,
+                   pq_type_name(t), pq_encoding_name(enc));
+}
+
+/* The most bytes n compressed bytes can expand to, by the codec's format:
+ * a ZSTD block of at most 128 KiB costs at least 4 bytes (an RLE block);
+ * deflate tops out near 1032:1; an LZ4 match grows 255 bytes per length
+ * byte; a SNAPPY copy yields at most 64 bytes for 2 or 3 bytes. A page
+ * claiming more is refused before its buffer is allocated. */
+static size_t max_expansion(enum pq_codec codec, size_t n)
+{
+    size_t ratio, slack;
+    switch (codec) {
+    case PQ_ZSTD:
+        ratio = 32 * 1024;
+        slack = 128 * 1024;
+        break;
+    case PQ_GZIP:
+        ratio = 1032;
+        slack = 1024;
+        break;
+    case PQ_LZ4_RAW:
+        ratio = 256;
+        slack = 1024;
+        break;
+    case PQ_SNAPPY:
+        ratio = 32;
+        slack = 64;
+        break;
+    default: return n;
+    }
+    return n > (SIZE_MAX - slack) / ratio ? SIZE_MAX : n * ratio + slack;
+}
+
+/* Returns the uncompressed form of a page region: the input itself when
+ * it is not compressed, else r->page (or r->values). */
+static const uint8_t *decompress_into(struct pq_reader *r, struct buf *dst, enum pq_codec codec,
+                                      const uint8_t *src, size_t n, size_t out_len,
+                                      const char *path, struct pq_error *err)
+{
+    if (codec == PQ_UNCOMPRESSED) {
+        if (n != out_len) {
+            pq_fail(err, PQ_ERR_CORRUPT,
+                    "column '%s': an uncompressed page of %zu bytes claims %zu", path, n, out_len);
+            return NULL;
+        }
+        return src;
+    }
+    if (out_len > PQ_MAX_PAGE_BYTES || out_len > max_expansion(codec, n)) {
+        pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a %s page of %zu bytes claims %zu", path,
+                pq_codec_name((int)codec), n, out_len);
+        return NULL;
+    }
+    buf_reset(dst);
+    if (buf_reserve(dst, out_len) != 0) {
+        nomem(err);
+        return NULL;
+    }
+    if (pq_decompress(r->codec, codec, src, n, dst->data, out_len, err) != 0)
+        return NULL;
+    dst->len = out_len;
+    return (const uint8_t *)dst->data;
+}
+
+/* Decodes a data page's repetition then definition levels (n of each),
+ * appending them to the leaf's level arrays. */
+static int append_levels(struct leaf_data *d, const uint8_t **p, size_t *avail,
+                         const struct pq_page_header *h, size_t n, struct pq_error *err)
+{
+    int16_t max_def = d->leaf->def_level, max_rep = d->leaf->rep_level;
+    bool v2 = h->type == PQ_DATA_PAGE_V2;
+    if (max_rep > 0) {
+        if (reserve((void **)&d->rep, &d->repcap, d->nlev + n, sizeof *d->rep) != 0)
+            return nomem(err);
+        if (decode_levels(p, avail, h->rep_encoding, v2, (size_t)h->rep_levels_len, max_rep,
+                          d->rep + d->nlev, n, d->leaf->path, err) != 0)
+            return -1;
+    } else if (v2 && h->rep_levels_len) {
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': repetition levels on a flat column",
+                       d->leaf->path);
+    }
+    if (max_def > 0) {
+        if (reserve((void **)&d->def, &d->defcap, d->nlev + n, sizeof *d->def) != 0)
+            return nomem(err);
+        if (decode_levels(p, avail, h->def_encoding, v2, (size_t)h->def_levels_len, max_def,
+                          d->def + d->nlev, n, d->leaf->path, err) != 0)
+            return -1;
+    } else if (v2 && h->def_levels_len) {
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': definition levels on a required column",
+                       d->leaf->path);
+    }
+    return 0;
+}
+
+/* ---- reading a column chunk ---- */
+
+/* Counts the entries whose definition level reaches the leaf (its
+ * non-null values). */
+static size_t count_present(const struct leaf_data *d, size_t from, size_t n)
+{
+    if (!d->def)
+        return n;
+    uint16_t max = (uint16_t)d->leaf->def_level;
+    size_t c = 0;
+    for (size_t i = from; i < from + n; i++)
+        c += d->def[i] == max;
+    return c;
+}
+
+static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_codec codec,
+                          const struct pq_page_header *h, const uint8_t *body, size_t n,
+                          struct pq_error *err)
+{
+    const char *path = d->leaf->path;
+    size_t cs = (size_t)h->compressed_size, us = (size_t)h->uncompressed_size;
+    const uint8_t *p;
+    size_t avail;
+    if (h->type == PQ_DATA_PAGE) {
+        p = decompress_into(r, &r->page, codec, body, cs, us, path, err);
+        if (!p)
+            return -1;
+        avail = us;
+        if (append_levels(d, &p, &avail, h, n, err) != 0)
+            return -1;
+    } else {
+        /* v2: the levels lead the page uncompressed; only the values are
+         * compressed. */
+        size_t lv = (size_t)h->rep_levels_len + (size_t)h->def_levels_len;
+        if (lv > cs || lv > us)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': page levels larger than the page",
+                           path);
+        p = body;
+        avail = lv;
+        if (append_levels(d, &p, &avail, h, n, err) != 0)
+            return -1;
+        if (avail != 0)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': level lengths do not add up", path);
+        p = decompress_into(r, &r->values, h->is_compressed ? codec : PQ_UNCOMPRESSED, body + lv,
+                            cs - lv, us - lv, path, err);
+        if (!p)
+            return -1;
+        avail = us - lv;
+    }
+    size_t nonnull = count_present(d, d->nlev, n);
+    if (decode_values(r, d, h->encoding, p, avail, nonnull, err) != 0)
+        return -1;
+    if (d->bytes.len > BYTES_MAX)
+        return too_many_bytes(d, err);
+    d->nlev += n;
+    return 0;
+}
+
+/* Decodes every page of one column chunk into d. */
+static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int64_t num_rows,
+                      struct leaf_data *d, struct pq_error *err)
+{
+    const char *path = d->leaf->path;
+    const struct pq_column_meta *m = &cc->meta;
+    if (cc->file_path)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s' is stored in another file (%.100s)",
+                       path, cc->file_path);
+    if (!cc->has_meta)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has no metadata", path);
+    if (m->type != d->leaf->el->type)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' is %s in the schema but %s in its chunk",
+                       path, pq_type_name(d->leaf->el->type), pq_type_name(m->type));
+    if (m->num_values < 0)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' holds %lld values", path,
+                       (long long)m->num_values);
+    if ((uint64_t)m->num_values > r->max_values)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "column '%s' holds %lld values in a row group (the limit is %llu)", path,
+                       (long long)m->num_values, (unsigned long long)r->max_values);
+    if (d->leaf->rep_level == 0 && m->num_values != num_rows)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' holds %lld values for %lld rows", path,
+                       (long long)m->num_values, (long long)num_rows);
+    if (!pq_codec_can_read(m->codec))
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "column '%s' is compressed with %s, which is not supported (ZSTD, SNAPPY, "
+                       "GZIP, LZ4_RAW and UNCOMPRESSED are)",
+                       path, pq_codec_name((int)m->codec));
+
+    int64_t start = m->data_page_offset;
+    /* Writers that got this field wrong left 0 in it; a dictionary page
+     * always precedes the data pages. */
+    if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 &&
+        m->dictionary_page_offset < start)
+        start = m->dictionary_page_offset;
+    uint64_t data_end = r->src.size - 8 - r->footer_len;
+    if (start < 4 || m->total_compressed_size < 0 || (uint64_t)start > data_end ||
+        (uint64_t)m->total_compressed_size > data_end - (uint64_t)start)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': its pages lie outside the data", path);
+    size_t len = (size_t)m->total_compressed_size;
+    if (seed_leaf(r, d, m, err) != 0)
+        return -1;
+    buf_reset(&r->chunk);
+    if (buf_reserve(&r->chunk, len) != 0)
+        return nomem(err);
+    if (read_range(&r->src, (uint64_t)start, r->chunk.data, len, err) != 0)
+        return -1;
+    const uint8_t *base = (const uint8_t *)r->chunk.data;
+
+    size_t pos = 0, want = (size_t)m->num_values;
+    while (d->nlev < want) {
+        if (pos >= len)
+            return pq_fail(err, PQ_ERR_CORRUPT,
+                           "column '%s': its pages hold %zu values, the chunk claims %zu", path,
+                           d->nlev, want);
+        struct pq_page_header h;
+        size_t hl;
+        if (pq_decode_page_header(base + pos, len - pos, NULL, &h, &hl, err) != 0)
+            return -1;
+        pos += hl;
+        if ((size_t)h.compressed_size > len - pos)
+            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a page runs past its chunk", path);
+        const uint8_t *body = base + pos;
+        pos += (size_t)h.compressed_size;
+        if (h.type == PQ_DICTIONARY_PAGE) {
+            if (d->nlev > 0)
+                return pq_fail(err, PQ_ERR_CORRUPT,
+                               "column '%s': a dictionary page after data pages", path);
+            const uint8_t *p =
+                decompress_into(r, &r->page, m->codec, body, (size_t)h.compressed_size,
+                                (size_t)h.uncompressed_size, path, err);
+            if (!p || read_dictionary(r, d, p, (size_t)h.uncompressed_size, &h, err) != 0)
+                return -1;
+        } else if (h.type == PQ_DATA_PAGE || h.type == PQ_DATA_PAGE_V2) {
+            size_t n = (size_t)h.num_values;
+            if (n > want - d->nlev)
+                return pq_fail(err, PQ_ERR_CORRUPT,
+                               "column '%s': its pages hold more values than the chunk claims",
+                               path);
+            if (read_data_page(r, d, m->codec, &h, body, n, err) != 0)
+                return -1;
+        }
+        /* Index pages and page types added after this reader are skipped,
+         * as the format asks. */
+    }
+    return 0;
+}
+
+/* ---- assembling Arrow arrays from levels ---- */
+
+static inline uint16_t level_at(const uint16_t *levels, size_t i)
+{
+    return levels ? levels[i] : 0;
+}
+
+/* The slots a node has in this row group, found from one leaf beneath it
+ * (every leaf under a node carries the same structure down to it). */
+struct slots {
+    size_t n;
+    uint8_t *valid; /* Arrow validity bitmap, or NULL when every slot is valid */
+    size_t valid_cap;
+    int64_t nulls;
+    int32_t *offsets; /* LIST/MAP: n + 1 entries */
+    size_t offsets_cap;
+};
+
+static void slots_free(struct block_pool *pool, struct slots *s)
+{
+    block_pool_put(pool, s->valid, s->valid_cap);
+    block_pool_put(pool, s->offsets, s->offsets_cap);
+}
+
+static int find_slots(struct block_pool *pool, const struct pq_node *x, const struct leaf_data *d,
+                      int16_t valid_def, bool track_validity, struct slots *s, struct pq_error *err)
+{
+    memset(s, 0, sizeof *s);
+    bool list = x->kind == PQN_LIST || x->kind == PQN_MAP;
+    const struct pq_node *el = list ? x->element : NULL;
+    if (track_validity) {
+        if (!(s->valid = block_pool_get(pool, d->nlev / 8 + 1, &s->valid_cap)))
+            return nomem(err);
+        memset(s->valid, 0, d->nlev / 8 + 1);
+    }
+    if (list &&
+        !(s->offsets = block_pool_get(pool, (d->nlev + 1) * sizeof *s->offsets, &s->offsets_cap))) {
+        slots_free(pool, s);
+        return nomem(err);
+    }
+    size_t n = 0, children = 0;
+    if (!d->rep && !list) {
+        /* Flat: every entry is a slot. */
+        n = d->nlev;
+        if (track_validity) {
+            if (!d->def || valid_def == 0) {
+                s->nulls = 0;
+            } else {
+                uint8_t *v = s->valid;
+                for (size_t i = 0; i < n; i++) {
+                    bool ok = d->def[i] >= valid_def;
+                    v[i >> 3] = (uint8_t)(v[i >> 3] | (ok << (i & 7)));
+                    s->nulls += !ok;
+                }
+            }
+        }
+    } else {
+        for (size_t i = 0; i < d->nlev; i++) {
+            uint16_t rep = level_at(d->rep, i), def = level_at(d->def, i);
+            if (rep <= x->slot_rep && def >= x->slot_def) {
+                if (track_validity) {
+                    if (def >= valid_def)
+                        s->valid[n >> 3] = (uint8_t)(s->valid[n >> 3] | (1u << (n & 7)));
+                    else
+                        s->nulls++;
+                }
+                if (list)
+                    s->offsets[n] = (int32_t)children;
+                n++;
+            }
+            if (list && rep <= el->slot_rep && def >= el->slot_def)
+                children++;
+        }
+        if (list)
+            s->offsets[n] = (int32_t)children;
+    }
+    s->n = n;
+    if (track_validity && s->nulls == 0) {
+        block_pool_put(pool, s->valid, s->valid_cap);
+        s->valid = NULL;
+        s->valid_cap = 0;
+    }
+    return 0;
+}
+
+static void put_i128(uint8_t *dst, int64_t v)
+{
+    int64_t hi = v < 0 ? -1 : 0;
+    memcpy(dst, &v, 8);
+    memcpy(dst + 8, &hi, 8);
+}
+
+/* A big-endian two's-complement integer of n (1..16) bytes as a
+ * little-endian 128-bit one. */
+static void be_to_i128(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    uint8_t fill = n && (src[0] & 0x80) ? 0xff : 0;
+    for (size_t i = 0; i < 16; i++)
+        dst[i] = i < n ? src[n - 1 - i] : fill;
+}
+
+static int int96_to_ns(const uint8_t *v, int64_t *out)
+{
+    /* Nanoseconds of the day, then the Julian day number. */
+    int64_t nanos;
+    int32_t jd;
+    memcpy(&nanos, v, 8);
+    memcpy(&jd, v + 8, 4);
+    const int64_t unix_epoch_jd = 2440588, ns_per_day = 86400LL * 1000000000LL;
+    int64_t days_ns;
+    if (__builtin_mul_overflow((int64_t)jd - unix_epoch_jd, ns_per_day, &days_ns) ||
+        __builtin_add_overflow(days_ns, nanos, out))
+        return -1;
+    return 0;
+}
+
+/* Writes value k of the dense store as Arrow value s of a fixed-width or
+ * boolean output. */
+static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size_t s,
+                         struct pq_error *err)
+{
+    const struct leaf_type *lt = &d->type;
+    const uint8_t *v = (const uint8_t *)d->fixed.data + k * (size_t)lt->width;
+    uint8_t *o = out + s * (size_t)lt->out_width;
+    switch (lt->conv) {
+    case LC_BOOL:
+        if (*v)
+            out[s >> 3] = (uint8_t)(out[s >> 3] | (1u << (s & 7)));
+        return 0;
+    case LC_COPY: memcpy(o, v, (size_t)lt->width); return 0;
+    case LC_I32_TO_I8:
+    case LC_I32_TO_I16:
+    case LC_I32_TO_DEC: {
+        int32_t x;
+        memcpy(&x, v, 4);
+        if (lt->conv == LC_I32_TO_I8)
+            *o = (uint8_t)x;
+        else if (lt->conv == LC_I32_TO_I16) {
+            uint16_t y = (uint16_t)x;
+            memcpy(o, &y, 2);
+        } else
+            put_i128(o, x);
+        return 0;
+    }
+    case LC_I64_TO_DEC: {
+        int64_t x;
+        memcpy(&x, v, 8);
+        put_i128(o, x);
+        return 0;
+    }
+    case LC_BYTES_TO_DEC: be_to_i128(o, v, (size_t)lt->width); return 0;
+    case LC_INT96_TO_NS: {
+        int64_t ns;
+        if (int96_to_ns(v, &ns) != 0)
+            return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                           "column '%s': an INT96 timestamp outside the nanosecond range",
+                           d->leaf->path);
+        memcpy(o, &ns, 8);
+        return 0;
+    }
+    case LC_BYTES: break;
+    }
+    return pq_fail(err, PQ_ERR_INVALID, "column '%s': internal conversion error", d->leaf->path);
+}
+
+/* The leaf's values laid out one per slot (present[] says which slots hold
+ * one; NULL: all). */
+static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8_t *present,
+                       size_t nslots, struct ArrowArray *a, struct pq_error *err)
+{
+    const struct leaf_type *lt = &d->type;
+    const char *path = d->leaf->path;
+    if (lt->conv == LC_BYTES) {
+        /* The bytes were decoded from offset 0 of their buffer: it is the
+         * Arrow data buffer as it stands; the offsets narrow to 32 bits. */
+        int64_t total = d->nvalues ? d->offsets[d->nvalues] : 0;
+        if (total > INT32_MAX)
+            return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                           "column '%s' holds more than 2 GiB of bytes in one row group", path);
+        size_t cap;
+        int32_t *off = block_pool_get(pool, (nslots + 1) * sizeof *off, &cap);
+        if (!off)
+            return nomem(err);
+        arrow_array_own_pooled(a, 1, off, cap);
+        off[0] = 0;
+        if (!present) {
+            for (size_t k = 0; k < nslots; k++)
+                off[k + 1] = (int32_t)d->offsets[k + 1];
+        } else {
+            size_t k = 0;
+            for (size_t s = 0; s < nslots; s++) {
+                if (arrow_bit(present, (int64_t)s))
+                    k++;
+                off[s + 1] = (int32_t)d->offsets[k];
+            }
+        }
+        arrow_array_own_pooled(a, 2, d->bytes.data, d->bytes.cap);
+        d->bytes.data = NULL;
+        d->bytes.len = d->bytes.cap = 0;
+        return 0;
+    }
+    if (lt->conv == LC_COPY && !present) {
+        /* The dense values are the Arrow buffer. */
+        arrow_array_own_pooled(a, 1, d->fixed.data, d->fixed.cap);
+        d->fixed.data = NULL;
+        d->fixed.len = d->fixed.cap = 0;
+        return 0;
+    }
+    /* Null slots cost the file nothing: a wide FIXED_LEN_BYTE_ARRAY must
+     * not turn a run of nulls into an allocation of any size. */
+    if (lt->out_width > 16 && nslots > BYTES_MAX / (size_t)lt->out_width)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "column '%s': %zu values of %d bytes exceed 2 GiB in one row group", path,
+                       nslots, lt->out_width);
+    size_t bytes = lt->conv == LC_BOOL ? nslots / 8 + 1 : nslots * (size_t)lt->out_width + 1;
+    size_t cap;
+    uint8_t *out = block_pool_get(pool, bytes, &cap);
+    if (!out)
+        return nomem(err);
+    memset(out, 0, bytes);
+    arrow_array_own_pooled(a, 1, out, cap);
+    if (lt->conv == LC_BYTES_TO_DEC && d->leaf->el->type == PQ_BYTE_ARRAY) {
+        size_t k = 0;
+        for (size_t s = 0; s < nslots; s++) {
+            if (present && !arrow_bit(present, (int64_t)s))
+                continue;
+            int64_t b = d->offsets[k], e = d->offsets[k + 1];
+            k++;
+            if (e - b < 1 || e - b > 16)
+                return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                               "column '%s': a %lld-byte decimal (1 to 16 are read)", path,
+                               (long long)(e - b));
+            be_to_i128(out + s * 16, (const uint8_t *)d->bytes.data + b, (size_t)(e - b));
+        }
+        return 0;
+    }
+    size_t k = 0;
+    for (size_t s = 0; s < nslots; s++) {
+        if (present && !arrow_bit(present, (int64_t)s))
+            continue;
+        if (convert_fixed(d, k++, out, s, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_node(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
+                      struct pq_error *err);
+
+/* An array of the reader's pool: its buffers go back there on release. */
+static int init_array(struct pq_reader *r, struct ArrowArray *a, int64_t nbuffers,
+                      int64_t nchildren, struct pq_error *err)
+{
+    if (arrow_array_init(a, nbuffers, nchildren) != 0)
+        return nomem(err);
+    arrow_array_use_pool(a, r->pool);
+    return 0;
+}
+
+static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
+                      struct pq_error *err)
+{
+    struct leaf_data *d = &r->leaf[x->leaf_index];
+    /* Slots whose entry reaches the leaf hold a value; the others are
+     * null, or placeholders under a null parent when the leaf is required. */
+    struct slots present;
+    if (find_slots(r->pool, x, d, x->def_level, true, &present, err) != 0)
+        return -1;
+    size_t nvalues = present.n - (size_t)present.nulls;
+    if (nvalues != d->nvalues) {
+        slots_free(r->pool, &present);
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values for %zu defined entries",
+                       x->path, d->nvalues, nvalues);
+    }
+    if (init_array(r, a, d->type.conv == LC_BYTES ? 3 : 2, 0, err) != 0) {
+        slots_free(r->pool, &present);
+        return -1;
+    }
+    a->length = (int64_t)present.n;
+    int rc = leaf_values(r->pool, d, present.valid, present.n, a, err);
+    if (rc == 0 && x->arrow_nullable && present.valid) {
+        arrow_array_own_pooled(a, 0, present.valid, present.valid_cap);
+        a->null_count = present.nulls;
+        present.valid = NULL;
+    }
+    slots_free(r->pool, &present);
+    return rc;
+}
+
+static int build_node(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
+                      struct pq_error *err)
+{
+    if (x->kind == PQN_LEAF)
+        return build_leaf(r, x, a, err);
+    const struct leaf_data *d = &r->leaf[x->first_leaf];
+    struct slots s;
+    if (find_slots(r->pool, x, d, x->null_def, x->arrow_nullable, &s, err) != 0)
+        return -1;
+    bool list = x->kind != PQN_STRUCT;
+    int64_t nchildren = list ? 1 : x->nchildren;
+    if (init_array(r, a, list ? 2 : 1, nchildren, err) != 0) {
+        slots_free(r->pool, &s);
+        return -1;
+    }
+    a->length = (int64_t)s.n;
+    a->null_count = s.nulls;
+    arrow_array_own_pooled(a, 0, s.valid, s.valid_cap);
+    if (list)
+        arrow_array_own_pooled(a, 1, s.offsets, s.offsets_cap);
+    for (int64_t i = 0; i < nchildren; i++) {
+        const struct pq_node *c = list ? x->element : x->children[i];
+        if (build_node(r, c, a->children[i], err) != 0)
+            return -1;
+        int64_t want = list ? s.offsets[s.n] : (int64_t)s.n;
+        if (a->children[i]->length != want)
+            return pq_fail(err, PQ_ERR_CORRUPT, "'%s': %lld child slots where %lld belong", c->path,
+                           (long long)a->children[i]->length, (long long)want);
+    }
+    return 0;
+}
+
+/* ---- the Arrow schema ---- */
+
+static int node_schema(const struct pq_reader *r, const struct pq_node *x, const char *name,
+                       bool with_id, struct ArrowSchema *s, struct pq_error *err)
+{
+    const char *format = "+s";
+    int64_t nchildren = 0;
+    switch (x->kind) {
+    case PQN_LEAF: format = r->types[x->leaf_index].format; break;
+    case PQN_STRUCT:
+        format = "+s";
+        nchildren = x->nchildren;
+        break;
+    case PQN_LIST:
+        format = "+l";
+        nchildren = 1;
+        break;
+    case PQN_MAP:
+        /* A map without a value field reads as a list of key structs:
+         * Arrow maps hold exactly a key and a value. */
+        format = x->element->nchildren == 2 ? "+m" : "+l";
+        nchildren = 1;
+        break;
+    }
+    if (arrow_schema_init(s, format, name, x->arrow_nullable ? ARROW_FLAG_NULLABLE : 0,
+                          nchildren) != 0)
+        return nomem(err);
+    if (with_id && x->el->has_field_id) {
+        char id[16];
+        snprintf(id, sizeof id, "%d", (int)x->el->field_id);
+        const char *key = "PARQUET:field_id", *value = id;
+        if (arrow_schema_set_metadata(s, &key, &value, 1) != 0)
+            return nomem(err);
+    }
+    for (int64_t i = 0; i < nchildren; i++) {
+        const struct pq_node *c = x->kind == PQN_STRUCT ? x->children[i] : x->element;
+        /* A bare repeated field is both the list and its element: the id
+         * belongs to the list. */
+        bool id = c->el != x->el;
+        if (node_schema(r, c, c->el->name, id, s->children[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int pq_reader_arrow_schema(struct pq_reader *r, struct ArrowSchema *out, struct pq_error *err)
+{
+    if (arrow_schema_init(out, "+s", "", 0, (int64_t)r->nselect) != 0)
+        return nomem(err);
+    for (size_t i = 0; i < r->nselect; i++) {
+        const struct pq_node *c = r->schema.root->children[r->select[i]];
+        if (node_schema(r, c, c->el->name, true, out->children[i], err) != 0) {
+            out->release(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- opening and selecting ---- */
+
+void pq_reader_free(struct pq_reader *r)
+{
+    if (!r)
+        return;
+    if (r->leaf)
+        for (int i = 0; i < r->schema.nleaves; i++)
+            leaf_data_free(r->pool, &r->leaf[i]);
+    free(r->leaf);
+    free(r->types);
+    free(r->select);
+    pq_codec_ctx_free(r->codec);
+    block_pool_unref(r->pool);
+    buf_free(&r->chunk);
+    buf_free(&r->page);
+    buf_free(&r->values);
+    free(r->indices);
+    free(r->scratch_levels);
+    arena_free(&r->arena);
+    free(r);
+}
+
+static int select_all(struct pq_reader *r, struct pq_error *err)
+{
+    size_t n = (size_t)r->schema.root->nchildren;
+    int *sel = malloc((n ? n : 1) * sizeof *sel);
+    if (!sel)
+        return nomem(err);
+    for (size_t i = 0; i < n; i++)
+        sel[i] = (int)i;
+    free(r->select);
+    r->select = sel;
+    r->nselect = n;
+    return 0;
+}
+
+int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct pq_error *err)
+{
+    *out = NULL;
+    struct pq_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return nomem(err);
+    r->src = *src;
+    r->max_values = INT32_MAX;
+    /* Bounds what a hostile footer can expand to once decoded. */
+    arena_init(&r->arena, PQ_MAX_FOOTER_ARENA_BYTES);
+    if (pq_read_footer(src, &r->arena, &r->meta, &r->footer_len, err) != 0 ||
+        pq_schema_from_file(&r->meta, &r->arena, &r->schema, err) != 0)
+        goto fail;
+    int nleaves = r->schema.nleaves;
+    r->types = calloc((size_t)(nleaves ? nleaves : 1), sizeof *r->types);
+    r->leaf = calloc((size_t)(nleaves ? nleaves : 1), sizeof *r->leaf);
+    r->codec = pq_codec_ctx_new();
+    r->pool = block_pool_new(POOL_MAX_BLOCKS, POOL_MAX_BYTES);
+    if (!r->types || !r->leaf || !r->codec || !r->pool) {
+        nomem(err);
+        goto fail;
+    }
+    for (int i = 0; i < nleaves; i++)
+        if (leaf_type_of(r->schema.leaves[i], &r->types[i], err) != 0)
+            goto fail;
+    if (r->meta.num_rows < 0)
+        goto corrupt_rows;
+    int64_t rows = 0;
+    for (size_t g = 0; g < r->meta.nrow_groups; g++) {
+        const struct pq_row_group *rg = &r->meta.row_groups[g];
+        if (rg->ncolumns != (size_t)nleaves) {
+            pq_fail(err, PQ_ERR_CORRUPT, "row group %zu has %zu columns for %d schema leaves", g,
+                    rg->ncolumns, nleaves);
+            goto fail;
+        }
+        if (rg->num_rows < 0 || __builtin_add_overflow(rows, rg->num_rows, &rows))
+            goto corrupt_rows;
+    }
+    if (rows != r->meta.num_rows)
+        goto corrupt_rows;
+    if (select_all(r, err) != 0)
+        goto fail;
+    *out = r;
+    return 0;
+corrupt_rows:
+    pq_fail(err, PQ_ERR_CORRUPT, "the row groups' row counts do not add up to the file's %lld",
+            (long long)r->meta.num_rows);
+fail:
+    pq_reader_free(r);
+    return -1;
+}
+
+const struct pq_file_meta *pq_reader_meta(const struct pq_reader *r)
+{
+    return &r->meta;
+}
+
+const struct pq_schema *pq_reader_schema(const struct pq_reader *r)
+{
+    return &r->schema;
+}
+
+uint32_t pq_reader_footer_size(const struct pq_reader *r)
+{
+    return r->footer_len;
+}
+
+void pq_reader_limit_values(struct pq_reader *r, uint64_t max_values)
+{
+    r->max_values = max_values < INT32_MAX ? max_values : INT32_MAX;
+}
+
+static int top_index(const struct pq_reader *r, const struct pq_node *n)
+{
+    for (int i = 0; i < r->schema.root->nchildren; i++)
+        if (r->schema.root->children[i] == n)
+            return i;
+    return -1;
+}
+
+/* Selects by name (names != NULL) or by field id. */
+static int select_columns(struct pq_reader *r, const char *const *names, const int32_t *ids,
+                          size_t n, struct pq_error *err)
+{
+    if (n == 0)
+        return select_all(r, err);
+    int *sel = malloc(n * sizeof *sel);
+    if (!sel)
+        return nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        const struct pq_node *c = names ? pq_schema_find_top(&r->schema, names[i])
+                                        : pq_schema_find_top_by_id(&r->schema, ids[i]);
+        if (!c) {
+            free(sel);
+            if (names)
+                return pq_fail(err, PQ_ERR_INVALID, "the file has no column '%.200s'", names[i]);
+            return pq_fail(err, PQ_ERR_INVALID, "the file has no column with field id %d",
+                           (int)ids[i]);
+        }
+        sel[i] = top_index(r, c);
+    }
+    free(r->select);
+    r->select = sel;
+    r->nselect = n;
+    return 0;
+}
+
+int pq_reader_select_names(struct pq_reader *r, const char *const *names, size_t n,
+                           struct pq_error *err)
+{
+    return select_columns(r, names, NULL, n, err);
+}
+
+int pq_reader_select_field_ids(struct pq_reader *r, const int32_t *ids, size_t n,
+                               struct pq_error *err)
+{
+    return select_columns(r, NULL, ids, n, err);
+}
+
+/* ---- reading ---- */
+
+static void reset_leaves(struct pq_reader *r)
+{
+    for (int i = 0; i < r->schema.nleaves; i++)
+        leaf_data_free(r->pool, &r->leaf[i]);
+}
+
+static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, struct ArrowArray *out,
+                        struct pq_error *err)
+{
+    if (init_array(r, out, 1, (int64_t)r->nselect, err) != 0)
+        return -1;
+    out->length = rg->num_rows;
+    for (size_t i = 0; i < r->nselect; i++) {
+        const struct pq_node *c = r->schema.root->children[r->select[i]];
+        for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++) {
+            struct leaf_data *d = &r->leaf[l];
+            d->leaf = r->schema.leaves[l];
+            d->type = r->types[l];
+            if (read_chunk(r, &rg->columns[l], rg->num_rows, d, err) != 0)
+                return -1;
+        }
+        if (build_node(r, c, out->children[i], err) != 0)
+            return -1;
+        if (out->children[i]->length != rg->num_rows)
+            return pq_fail(err, PQ_ERR_CORRUPT,
+                           "column '%s' has %lld rows where the row group has %lld", c->path,
+                           (long long)out->children[i]->length, (long long)rg->num_rows);
+        /* Free the column's decoded pages before the next column's. */
+        for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++)
+            leaf_data_free(r->pool, &r->leaf[l]);
+    }
+    return 0;
+}
+
+int pq_reader_read_row_group(struct pq_reader *r, size_t g, struct ArrowArray *out,
+                             struct pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (g >= r->meta.nrow_groups)
+        return pq_fail(err, PQ_ERR_INVALID, "row group %zu of %zu", g, r->meta.nrow_groups);
+    const struct pq_row_group *rg = &r->meta.row_groups[g];
+    int rc = read_columns(r, rg, out, err);
+    reset_leaves(r);
+    if (rc != 0 && out->release)
+        out->release(out);
+    return rc;
+}
+
+/* ---- the stream ---- */
+
+static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    struct pq_reader *r = s->private_data;
+    struct pq_error err = {0};
+    if (pq_reader_arrow_schema(r, out, &err) != 0) {
+        snprintf(r->stream_error, sizeof r->stream_error, "%s", err.msg);
+        return err.code == PQ_ERR_NOMEM ? ENOMEM : EIO;
+    }
+    return 0;
+}
+
+static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    struct pq_reader *r = s->private_data;
+    if (r->next_group >= r->meta.nrow_groups) {
+        memset(out, 0, sizeof *out); /* the end: a released array */
+        return 0;
+    }
+    struct pq_error err = {0};
+    if (pq_reader_read_row_group(r, r->next_group, out, &err) != 0) {
+        snprintf(r->stream_error, sizeof r->stream_error, "%s", err.msg);
+        return err.code == PQ_ERR_NOMEM ? ENOMEM : EIO;
+    }
+    r->next_group++;
+    return 0;
+}
+
+static const char *stream_last_error(struct ArrowArrayStream *s)
+{
+    struct pq_reader *r = s->private_data;
+    return r->stream_error[0] ? r->stream_error : NULL;
+}
+
+static void stream_release(struct ArrowArrayStream *s)
+{
+    pq_reader_free(s->private_data);
+    s->release = NULL;
+    s->private_data = NULL;
+}
+
+int pq_reader_stream(struct pq_reader *r, struct ArrowArrayStream *out, struct pq_error *err)
+{
+    (void)err;
+    r->next_group = 0;
+    out->get_schema = stream_get_schema;
+    out->get_next = stream_get_next;
+    out->get_last_error = stream_last_error;
+    out->release = stream_release;
+    out->private_data = r;
+    return 0;
+}

@@ -1,0 +1,2106 @@
+#include "parquet/writer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parquet/compress.h"
+#include "parquet/encoding.h"
+#include "util/arrow.h"
+#include "util/hash.h"
+
+enum {
+    STAT_MAX_BYTES = 4096, /* longer byte-array bounds are omitted, never truncated */
+    ROWS_PER_STEP = 1024,  /* at most this many rows between row-group-size checks */
+    /* After this many values a chunk whose values are mostly distinct
+     * stops dictionary encoding: the dictionary would cost hashing and
+     * space and save nothing. */
+    DICT_PROBE_VALUES = 8192,
+    /* Room kept in front of a page's PLAIN values for its levels, which
+     * then need no copy to sit before the values. */
+    PLAIN_HEADROOM = 32 * 1024,
+};
+
+/* How a value in the Arrow input becomes a physical Parquet value. */
+enum conv {
+    CONV_COPY,      /* same width, same bits */
+    CONV_I8_TO_I32, /* sign-extend */
+    CONV_I16_TO_I32,
+    CONV_U8_TO_I32, /* zero-extend */
+    CONV_U16_TO_I32,
+    CONV_U32_TO_I64,
+    CONV_SEC_TO_MILLIS,
+    CONV_DEC128_TO_FLBA,
+    CONV_BOOL,
+    CONV_BYTES32, /* BYTE_ARRAY from int32 offsets */
+    CONV_BYTES64, /* BYTE_ARRAY from int64 offsets */
+};
+
+/* How statistics order values. */
+enum cmp_kind {
+    CMP_BOOL,
+    CMP_I32,
+    CMP_I64,
+    CMP_U64,
+    CMP_F32,
+    CMP_F64,
+    CMP_BYTES,       /* unsigned lexicographic, any length */
+    CMP_FLBA_SIGNED, /* decimals: two's complement big-endian */
+};
+
+struct minmax {
+    bool has;
+    uint8_t min[16], max[16]; /* fixed-width values */
+    struct buf min_var, max_var;
+    bool too_long; /* a byte-array bound past STAT_MAX_BYTES */
+};
+
+struct page_entry {
+    int64_t rel_offset; /* from the start of the chunk's data pages */
+    int32_t size;       /* header included */
+    int64_t first_row;
+    bool null_page;
+    int64_t nulls;
+    size_t min_off, min_len, max_off, max_len; /* into colw.pidx_bounds */
+};
+
+/* One step on the way from a top-level column to a leaf. */
+struct path_step {
+    const struct pq_node *node;
+    int child;  /* STRUCT: which child holds the leaf */
+    bool large; /* LIST: the batch's list has 64-bit offsets ("+L") */
+};
+
+struct colw {
+    const struct pq_node *leaf;
+    int top; /* top-level column index */
+    struct path_step steps[PQ_MAX_SCHEMA_DEPTH + 1];
+    int nsteps;
+    enum lake_type ltype;
+    enum pq_type phys;
+    int width; /* fixed physical width; 0 for BYTE_ARRAY */
+    enum conv conv;
+    enum cmp_kind cmp;
+    int16_t max_def, max_rep;
+
+    /* the page being filled */
+    uint16_t *def, *rep;
+    size_t nlev, levcap;
+    uint32_t *idx;
+    size_t nidx, idxcap;
+    struct buf plain;
+    int64_t page_plain_bytes;
+    int64_t page_rows;
+    int64_t page_values; /* non-null values */
+    struct minmax page_mm;
+
+    /* the dictionary of the current row group */
+    bool dict_on;   /* new pages are dictionary-encoded */
+    bool dict_used; /* some page of this chunk is */
+    struct buf dict_data;
+    uint32_t *dict_off; /* byte arrays: dict_n + 1 offsets into dict_data */
+    uint64_t *dict_hash;
+    uint32_t *dict_stamp; /* page number in which each entry was last seen */
+    size_t dict_n, dict_cap;
+    uint32_t *slots; /* entry index + 1; 0 = empty */
+    size_t nslots;
+    int64_t dict_bytes;
+    int64_t dict_values; /* values dictionary-encoded in this chunk */
+
+    /* the chunk of the current row group */
+    struct buf chunk;
+    int64_t chunk_values;
+    int64_t chunk_uncompressed;
+    int64_t chunk_nulls;
+    struct minmax chunk_mm;
+    bool chunk_plain_pages, chunk_dict_pages;
+    struct page_entry *pages;
+    size_t npages, pagecap;
+    struct buf pidx_bounds;
+    int64_t chunk_rows;
+    uint32_t page_no;
+};
+
+struct index_ref {
+    size_t ci_off, ci_len, oi_off, oi_len;
+    bool has_ci;
+};
+
+struct pq_writer {
+    struct arena arena;
+    struct pq_schema schema;
+    struct pq_write_options opt;
+    struct pq_key_value *kv;
+    struct pq_sink sink;
+    struct pq_codec_ctx *codec;
+    struct lake_column **top; /* the table's top-level columns (a private copy) */
+    struct colw *cols;
+    int ncols;
+    int ntop;
+    uint64_t offset;
+    int64_t rg_rows;
+    int64_t rg_bytes;
+    struct pq_row_group *rgs;
+    size_t nrg, rgcap;
+    int64_t total_rows;
+    struct buf ci_all, oi_all;
+    struct index_ref *refs; /* nrg * ncols */
+    struct buf body, comp, header;
+    bool failed;
+    int64_t step_rows; /* rows per shredding step, sized from bytes per row */
+    uint16_t *bools;   /* a boolean page's values, widened for the RLE encoder */
+    size_t bools_cap;
+};
+
+void pq_write_options_default(struct pq_write_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->codec = PQ_ZSTD;
+    o->row_group_bytes = 128 * 1024 * 1024;
+    o->page_bytes = 1024 * 1024;
+    o->dictionary_bytes = 1024 * 1024;
+    o->dictionary = true;
+    o->page_index = true;
+}
+
+/* ---- sinks ---- */
+
+int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+{
+    int fd = *(int *)ctx;
+    const char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return pq_fail(err, PQ_ERR_IO, "write: %s", strerror(errno));
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+{
+    if (buf_append(ctx, data, len) != 0)
+        return pq_fail(err, PQ_ERR_NOMEM, "out of memory buffering the file");
+    return 0;
+}
+
+/* ---- Arrow formats ---- */
+
+const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t size)
+{
+    switch (c->type) {
+    case LT_BOOLEAN: return "b";
+    case LT_INT8: return "c";
+    case LT_INT16: return "s";
+    case LT_INT: return "i";
+    case LT_LONG: return "l";
+    case LT_UINT8: return "C";
+    case LT_UINT16: return "S";
+    case LT_UINT32: return "I";
+    case LT_UINT64: return "L";
+    case LT_FLOAT: return "f";
+    case LT_DOUBLE: return "g";
+    case LT_DECIMAL: snprintf(buf, size, "d:%d,%d", c->precision, c->scale); return buf;
+    case LT_DATE: return "tdD";
+    case LT_TIME: return "ttu";
+    case LT_TIMESTAMP_S: return "tss:";
+    case LT_TIMESTAMP_MS: return "tsm:";
+    case LT_TIMESTAMP: return "tsu:";
+    case LT_TIMESTAMP_NS: return "tsn:";
+    case LT_TIMESTAMPTZ: return "tsu:UTC";
+    case LT_STRING:
+    case LT_JSON: return "u";
+    case LT_UUID: return "w:16";
+    case LT_BINARY: return "z";
+    case LT_LIST: return "+l";
+    case LT_STRUCT: return "+s";
+    case LT_MAP: return "+m";
+    case LT_VARIANT:
+    case LT__COUNT: break;
+    }
+    return "?";
+}
+
+/* Whether an incoming Arrow format can feed a column of this type. */
+static bool format_ok(const struct lake_column *c, const char *f)
+{
+    char want[32];
+    const char *w = pq_arrow_format_for(c, want, sizeof want);
+    switch (c->type) {
+    case LT_STRING:
+    case LT_JSON: return strcmp(f, "u") == 0 || strcmp(f, "U") == 0;
+    case LT_BINARY: return strcmp(f, "z") == 0 || strcmp(f, "Z") == 0;
+    case LT_LIST: return strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0;
+    case LT_TIMESTAMPTZ: return strncmp(f, "tsu:", 4) == 0 && f[4] != '\0';
+    case LT_DECIMAL: {
+        /* "d:P,S" or "d:P,S,128"; the scale must match, the precision fit. */
+        int p, s, bits = 128;
+        char tail;
+        int n = sscanf(f, "d:%d,%d,%d%c", &p, &s, &bits, &tail);
+        return (n == 2 || n == 3) && bits == 128 && s == c->scale && p <= c->precision && p > 0;
+    }
+    default: return strcmp(f, w) == 0;
+    }
+}
+
+/* ---- column setup ---- */
+
+static int find_path(const struct pq_node *from, const struct pq_node *leaf,
+                     struct path_step *steps, int *n)
+{
+    steps[*n].node = from;
+    steps[*n].child = -1;
+    (*n)++;
+    if (from == leaf)
+        return 0;
+    if (from->kind == PQN_LIST || from->kind == PQN_MAP)
+        return find_path(from->element, leaf, steps, n);
+    for (int i = 0; i < from->nchildren; i++) {
+        const struct pq_node *k = from->children[i];
+        if (leaf->leaf_index >= k->first_leaf && leaf->leaf_index < k->first_leaf + k->nleaves) {
+            steps[*n - 1].child = i;
+            return find_path(k, leaf, steps, n);
+        }
+    }
+    return -1;
+}
+
+static const struct lake_column *column_for_leaf(const struct lake_table *t,
+                                                 const struct pq_node *leaf)
+{
+    return lake_table_find_field(t, leaf->el->field_id);
+}
+
+static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
+                        struct pq_error *err)
+{
+    struct colw *c = &w->cols[i];
+    const struct pq_node *leaf = w->schema.leaves[i];
+    c->leaf = leaf;
+    const struct pq_node *top = leaf;
+    while (top->parent && top->parent != w->schema.root)
+        top = top->parent;
+    for (int k = 0; k < w->schema.root->nchildren; k++)
+        if (w->schema.root->children[k] == top)
+            c->top = k;
+    if (find_path(top, leaf, c->steps, &c->nsteps) != 0)
+        return pq_fail(err, PQ_ERR_INVALID, "cannot find the path to column '%s'", leaf->path);
+    const struct lake_column *lc = column_for_leaf(t, leaf);
+    if (!lc)
+        return pq_fail(err, PQ_ERR_INVALID, "no column for leaf '%s'", leaf->path);
+    c->ltype = lc->type;
+    c->phys = leaf->el->type;
+    c->max_def = leaf->def_level;
+    c->max_rep = leaf->rep_level;
+    c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
+    switch (lc->type) {
+    case LT_BOOLEAN:
+        c->width = 1;
+        c->conv = CONV_BOOL;
+        c->cmp = CMP_BOOL;
+        break;
+    case LT_INT8:
+        c->width = 4;
+        c->conv = CONV_I8_TO_I32;
+        c->cmp = CMP_I32;
+        break;
+    case LT_INT16:
+        c->width = 4;
+        c->conv = CONV_I16_TO_I32;
+        c->cmp = CMP_I32;
+        break;
+    case LT_UINT8:
+        c->width = 4;
+        c->conv = CONV_U8_TO_I32;
+        c->cmp = CMP_I32;
+        break;
+    case LT_UINT16:
+        c->width = 4;
+        c->conv = CONV_U16_TO_I32;
+        c->cmp = CMP_I32;
+        break;
+    case LT_INT:
+    case LT_DATE:
+        c->width = 4;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_I32;
+        break;
+    case LT_UINT32:
+        c->width = 8;
+        c->conv = CONV_U32_TO_I64;
+        c->cmp = CMP_I64;
+        break;
+    case LT_UINT64:
+        c->width = 8;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_U64;
+        break;
+    case LT_LONG:
+    case LT_TIME:
+    case LT_TIMESTAMP_MS:
+    case LT_TIMESTAMP:
+    case LT_TIMESTAMP_NS:
+    case LT_TIMESTAMPTZ:
+        c->width = 8;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_I64;
+        break;
+    case LT_TIMESTAMP_S:
+        c->width = 8;
+        c->conv = CONV_SEC_TO_MILLIS;
+        c->cmp = CMP_I64;
+        break;
+    case LT_FLOAT:
+        c->width = 4;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_F32;
+        break;
+    case LT_DOUBLE:
+        c->width = 8;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_F64;
+        break;
+    case LT_DECIMAL:
+        c->width = leaf->el->type_length;
+        c->conv = CONV_DEC128_TO_FLBA;
+        c->cmp = CMP_FLBA_SIGNED;
+        break;
+    case LT_UUID:
+        c->width = 16;
+        c->conv = CONV_COPY;
+        c->cmp = CMP_BYTES;
+        break;
+    case LT_STRING:
+    case LT_JSON:
+    case LT_BINARY:
+        c->width = 0;
+        c->conv = CONV_BYTES32;
+        c->cmp = CMP_BYTES;
+        break;
+    default: return pq_fail(err, PQ_ERR_INVALID, "column '%s' cannot be written", leaf->path);
+    }
+    return 0;
+}
+
+/* ---- growth helpers ---- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* ---- statistics ---- */
+
+static int cmp_values(const struct colw *c, const uint8_t *a, size_t alen, const uint8_t *b,
+                      size_t blen)
+{
+    switch (c->cmp) {
+    case CMP_BOOL: return (int)a[0] - (int)b[0];
+    case CMP_I32: {
+        int32_t x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case CMP_I64: {
+        int64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case CMP_U64: {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case CMP_F32: {
+        float x, y;
+        memcpy(&x, a, 4);
+        memcpy(&y, b, 4);
+        return (x > y) - (x < y);
+    }
+    case CMP_F64: {
+        double x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return (x > y) - (x < y);
+    }
+    case CMP_FLBA_SIGNED: {
+        /* Same-width two's complement big-endian: flip the sign bit and
+         * compare as unsigned bytes. */
+        if ((a[0] ^ 0x80) != (b[0] ^ 0x80))
+            return (int)(a[0] ^ 0x80) - (int)(b[0] ^ 0x80);
+        return memcmp(a + 1, b + 1, alen - 1);
+    }
+    case CMP_BYTES: {
+        size_t n = alen < blen ? alen : blen;
+        int r = n ? memcmp(a, b, n) : 0;
+        if (r)
+            return r;
+        return (alen > blen) - (alen < blen);
+    }
+    }
+    return 0;
+}
+
+static bool is_nan(const struct colw *c, const uint8_t *v)
+{
+    if (c->cmp == CMP_F32) {
+        float f;
+        memcpy(&f, v, 4);
+        return isnan(f);
+    }
+    if (c->cmp == CMP_F64) {
+        double d;
+        memcpy(&d, v, 8);
+        return isnan(d);
+    }
+    return false;
+}
+
+static int mm_set(struct minmax *m, bool is_min, const struct colw *c, const uint8_t *v, size_t len)
+{
+    if (c->width) {
+        memcpy(is_min ? m->min : m->max, v, (size_t)c->width);
+        return 0;
+    }
+    struct buf *b = is_min ? &m->min_var : &m->max_var;
+    buf_reset(b);
+    return buf_append(b, v, len);
+}
+
+static void mm_get(const struct minmax *m, bool is_min, const struct colw *c, const uint8_t **v,
+                   size_t *len)
+{
+    if (c->width) {
+        *v = is_min ? m->min : m->max;
+        *len = (size_t)c->width;
+        return;
+    }
+    const struct buf *b = is_min ? &m->min_var : &m->max_var;
+    *v = (const uint8_t *)(b->data ? b->data : "");
+    *len = b->len;
+}
+
+/* Folds one non-null value into a min/max pair. */
+static int mm_update(struct minmax *m, const struct colw *c, const uint8_t *v, size_t len)
+{
+    if (is_nan(c, v))
+        return 0; /* NaN is never a bound */
+    if (!c->width && len > STAT_MAX_BYTES) {
+        m->too_long = true;
+        return 0;
+    }
+    if (!m->has) {
+        m->has = true;
+        if (mm_set(m, true, c, v, len) != 0 || mm_set(m, false, c, v, len) != 0)
+            return -1;
+        return 0;
+    }
+    const uint8_t *cur;
+    size_t cur_len;
+    mm_get(m, true, c, &cur, &cur_len);
+    if (cmp_values(c, v, len, cur, cur_len) < 0)
+        return mm_set(m, true, c, v, len); /* below the minimum: not above the maximum */
+    mm_get(m, false, c, &cur, &cur_len);
+    if (cmp_values(c, v, len, cur, cur_len) > 0)
+        return mm_set(m, false, c, v, len);
+    return 0;
+}
+
+static int mm_merge(struct minmax *into, const struct colw *c, const struct minmax *from)
+{
+    into->too_long |= from->too_long;
+    if (!from->has)
+        return 0;
+    const uint8_t *v;
+    size_t len;
+    mm_get(from, true, c, &v, &len);
+    if (mm_update(into, c, v, len) != 0)
+        return -1;
+    mm_get(from, false, c, &v, &len);
+    return mm_update(into, c, v, len);
+}
+
+/* Zero bounds as -0.0 (min) and +0.0 (max): the Parquet and Iceberg rule,
+ * since a zero bound says nothing about which zeros the data holds. */
+static void mm_signed_zeros(struct minmax *m, const struct colw *c)
+{
+    if (!m->has)
+        return;
+    if (c->cmp == CMP_F32) {
+        float f;
+        memcpy(&f, m->min, 4);
+        if (f == 0.0f) {
+            f = -0.0f;
+            memcpy(m->min, &f, 4);
+        }
+        memcpy(&f, m->max, 4);
+        if (f == 0.0f) {
+            f = 0.0f;
+            memcpy(m->max, &f, 4);
+        }
+    } else if (c->cmp == CMP_F64) {
+        double d;
+        memcpy(&d, m->min, 8);
+        if (d == 0.0) {
+            d = -0.0;
+            memcpy(m->min, &d, 8);
+        }
+        memcpy(&d, m->max, 8);
+        if (d == 0.0) {
+            d = 0.0;
+            memcpy(m->max, &d, 8);
+        }
+    }
+}
+
+static void mm_reset(struct minmax *m)
+{
+    m->has = false;
+    m->too_long = false;
+    buf_reset(&m->min_var);
+    buf_reset(&m->max_var);
+}
+
+static void mm_free(struct minmax *m)
+{
+    buf_free(&m->min_var);
+    buf_free(&m->max_var);
+}
+
+/* ---- dictionary ---- */
+
+static uint64_t hash_value(const struct colw *c, const uint8_t *v, size_t len)
+{
+    if (c->width == 4) {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        return hash_mix64(x);
+    }
+    if (c->width == 8) {
+        uint64_t x;
+        memcpy(&x, v, 8);
+        return hash_mix64(x);
+    }
+    return hash_bytes(v, len);
+}
+
+static const uint8_t *dict_value(const struct colw *c, size_t k, size_t *len)
+{
+    if (c->width) {
+        *len = (size_t)c->width;
+        return (const uint8_t *)c->dict_data.data + k * (size_t)c->width;
+    }
+    *len = c->dict_off[k + 1] - c->dict_off[k];
+    return (const uint8_t *)c->dict_data.data + c->dict_off[k];
+}
+
+static int dict_rehash(struct colw *c)
+{
+    size_t n = c->nslots ? c->nslots * 2 : 4096;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t k = 0; k < c->dict_n; k++) {
+        size_t s = (size_t)c->dict_hash[k] & (n - 1);
+        while (slots[s])
+            s = (s + 1) & (n - 1);
+        slots[s] = (uint32_t)(k + 1);
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->nslots = n;
+    return 0;
+}
+
+/* The dictionary index of a value, adding it when new. -1 on memory
+ * failure. */
+static int64_t dict_index(struct colw *c, const uint8_t *v, size_t len)
+{
+    uint64_t h = hash_value(c, v, len);
+    if ((c->dict_n + 1) * 2 > c->nslots && dict_rehash(c) != 0)
+        return -1;
+    size_t mask = c->nslots - 1;
+    size_t s = (size_t)h & mask;
+    for (;;) {
+        uint32_t e = c->slots[s];
+        if (!e)
+            break;
+        size_t k = e - 1;
+        if (c->dict_hash[k] == h) {
+            size_t klen;
+            const uint8_t *kv = dict_value(c, k, &klen);
+            if (klen == len && memcmp(kv, v, len) == 0)
+                return (int64_t)k;
+        }
+        s = (s + 1) & mask;
+    }
+    size_t k = c->dict_n;
+    if (k == c->dict_cap) {
+        /* dict_hash, dict_stamp and dict_off share one capacity, which
+         * only moves once all three have grown. */
+        size_t cap = c->dict_cap ? c->dict_cap * 2 : 1024;
+        void *hashes = realloc(c->dict_hash, cap * sizeof *c->dict_hash);
+        if (!hashes)
+            return -1;
+        c->dict_hash = hashes;
+        void *stamp = realloc(c->dict_stamp, cap * sizeof *c->dict_stamp);
+        if (!stamp)
+            return -1;
+        c->dict_stamp = stamp;
+        if (!c->width) {
+            void *off = realloc(c->dict_off, (cap + 1) * sizeof *c->dict_off);
+            if (!off)
+                return -1;
+            c->dict_off = off;
+        }
+        c->dict_cap = cap;
+    }
+    if (!c->width && k == 0)
+        c->dict_off[0] = 0;
+    if (buf_append(&c->dict_data, v, len) != 0)
+        return -1;
+    if (!c->width)
+        c->dict_off[k + 1] = (uint32_t)c->dict_data.len;
+    c->dict_hash[k] = h;
+    c->dict_stamp[k] = UINT32_MAX;
+    c->slots[s] = (uint32_t)(k + 1);
+    c->dict_n++;
+    c->dict_bytes += (int64_t)len + (c->width ? 0 : 4);
+    return (int64_t)k;
+}
+
+static void dict_reset(struct colw *c)
+{
+    buf_reset(&c->dict_data);
+    c->dict_n = 0;
+    c->dict_bytes = 0;
+    c->dict_values = 0;
+    if (c->slots)
+        memset(c->slots, 0, c->nslots * sizeof *c->slots);
+}
+
+/* ---- appending levels and values to the current page ---- */
+
+static int push_level(struct colw *c, uint16_t d, uint16_t r)
+{
+    /* Levels whose maximum is 0 are never written: flat columns keep no
+     * repetition levels, required ones no definition levels. */
+    if (c->nlev == c->levcap) {
+        size_t cap = c->levcap ? c->levcap * 2 : 1024;
+        void *p;
+        if (c->max_def > 0) {
+            if (!(p = realloc(c->def, cap * sizeof *c->def)))
+                return -1;
+            c->def = p;
+        }
+        if (c->max_rep > 0) {
+            if (!(p = realloc(c->rep, cap * sizeof *c->rep)))
+                return -1;
+            c->rep = p;
+        }
+        c->levcap = cap;
+    }
+    if (c->max_def > 0)
+        c->def[c->nlev] = d;
+    if (c->max_rep > 0)
+        c->rep[c->nlev] = r;
+    c->nlev++;
+    if (r == 0)
+        c->page_rows++;
+    return 0;
+}
+
+/* One non-null value in physical form. */
+static int push_value(struct colw *c, const uint8_t *v, size_t len)
+{
+    c->page_values++;
+    c->page_plain_bytes += c->width ? c->width : (int64_t)len + 4;
+    if (c->dict_on) {
+        c->dict_values++;
+        int64_t k = dict_index(c, v, len);
+        if (k < 0)
+            return -1;
+        if (c->nidx == c->idxcap &&
+            grow((void **)&c->idx, &c->idxcap, c->nidx + 1, sizeof *c->idx) != 0)
+            return -1;
+        c->idx[c->nidx++] = (uint32_t)k;
+        /* Page bounds only need each distinct value once per page. */
+        if (c->dict_stamp[k] != c->page_no) {
+            c->dict_stamp[k] = c->page_no;
+            return mm_update(&c->page_mm, c, v, len);
+        }
+        return 0;
+    }
+    if (!c->plain.len) {
+        if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
+            return -1;
+        c->plain.len = PLAIN_HEADROOM;
+    }
+    if (c->width) {
+        if (c->conv == CONV_BOOL) {
+            if (buf_putc(&c->plain, (char)v[0]) != 0)
+                return -1;
+        } else if (buf_append(&c->plain, v, (size_t)c->width) != 0) {
+            return -1;
+        }
+    } else {
+        uint32_t l32 = (uint32_t)len;
+        if (buf_append(&c->plain, &l32, 4) != 0 || buf_append(&c->plain, v, len) != 0)
+            return -1;
+    }
+    return mm_update(&c->page_mm, c, v, len);
+}
+
+static bool arrow_valid(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *bits = a->buffers[0];
+    if (!bits || a->null_count == 0)
+        return true;
+    int64_t p = a->offset + i;
+    return (bits[p >> 3] >> (p & 7)) & 1;
+}
+
+/* Reads element i of a leaf array in physical form: fixed values into tmp,
+ * byte arrays as a pointer into the array. 0, or -1 with err filled. */
+static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t i, uint8_t *tmp,
+                      const uint8_t **v, size_t *len, struct pq_error *err)
+{
+    int64_t p = a->offset + i;
+    const uint8_t *data = a->buffers[1];
+    *v = tmp;
+    *len = (size_t)c->width;
+    switch (c->conv) {
+    case CONV_COPY: *v = data + p * c->width; return 0;
+    case CONV_BOOL: tmp[0] = (data[p >> 3] >> (p & 7)) & 1; return 0;
+    case CONV_I8_TO_I32: {
+        int32_t x = ((const int8_t *)data)[p];
+        memcpy(tmp, &x, 4);
+        return 0;
+    }
+    case CONV_I16_TO_I32: {
+        int16_t s;
+        memcpy(&s, data + p * 2, 2);
+        int32_t x = s;
+        memcpy(tmp, &x, 4);
+        return 0;
+    }
+    case CONV_U8_TO_I32: {
+        int32_t x = data[p];
+        memcpy(tmp, &x, 4);
+        return 0;
+    }
+    case CONV_U16_TO_I32: {
+        uint16_t s;
+        memcpy(&s, data + p * 2, 2);
+        int32_t x = s;
+        memcpy(tmp, &x, 4);
+        return 0;
+    }
+    case CONV_U32_TO_I64: {
+        uint32_t s;
+        memcpy(&s, data + p * 4, 4);
+        int64_t x = s;
+        memcpy(tmp, &x, 8);
+        return 0;
+    }
+    case CONV_SEC_TO_MILLIS: {
+        int64_t s;
+        memcpy(&s, data + p * 8, 8);
+        if (s > INT64_MAX / 1000 || s < INT64_MIN / 1000)
+            return pq_fail(err, PQ_ERR_INVALID,
+                           "column '%s': timestamp %lld s is out of range in milliseconds",
+                           c->leaf->path, (long long)s);
+        int64_t x = s * 1000;
+        memcpy(tmp, &x, 8);
+        return 0;
+    }
+    case CONV_DEC128_TO_FLBA: {
+        /* Arrow decimal128 is 16 bytes little-endian; the column stores the
+         * low `width` bytes big-endian, which must carry the whole value. */
+        const uint8_t *le = data + p * 16;
+        uint8_t sign = (le[15] & 0x80) ? 0xff : 0x00;
+        for (int b = c->width; b < 16; b++)
+            if (le[b] != sign)
+                return pq_fail(err, PQ_ERR_INVALID,
+                               "column '%s': a decimal exceeds the column's precision",
+                               c->leaf->path);
+        if (c->width < 16 && ((le[c->width - 1] & 0x80) ? 0xff : 0x00) != sign)
+            return pq_fail(err, PQ_ERR_INVALID,
+                           "column '%s': a decimal exceeds the column's precision", c->leaf->path);
+        for (int b = 0; b < c->width; b++)
+            tmp[b] = le[c->width - 1 - b];
+        return 0;
+    }
+    case CONV_BYTES32: {
+        int32_t o0, o1;
+        memcpy(&o0, (const uint8_t *)a->buffers[1] + p * 4, 4);
+        memcpy(&o1, (const uint8_t *)a->buffers[1] + (p + 1) * 4, 4);
+        *v = (const uint8_t *)a->buffers[2] + o0;
+        *len = (size_t)(o1 - o0);
+        return 0;
+    }
+    case CONV_BYTES64: {
+        int64_t o0, o1;
+        memcpy(&o0, (const uint8_t *)a->buffers[1] + p * 8, 8);
+        memcpy(&o1, (const uint8_t *)a->buffers[1] + (p + 1) * 8, 8);
+        *v = (const uint8_t *)a->buffers[2] + o0;
+        *len = (size_t)(o1 - o0);
+        return 0;
+    }
+    }
+    return pq_fail(err, PQ_ERR_INVALID, "unsupported conversion");
+}
+
+static int nomem(struct pq_error *err)
+{
+    return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+}
+
+/* Shreds element i of the array at path step s into levels and values.
+ * d and r are the levels reached above this step. */
+static int shred(struct colw *c, int s, const struct ArrowArray *a, int64_t i, uint16_t d,
+                 uint16_t r, struct pq_error *err)
+{
+    const struct path_step *step = &c->steps[s];
+    const struct pq_node *node = step->node;
+    if (node->el->repetition == PQ_OPTIONAL) {
+        if (!arrow_valid(a, i))
+            return push_level(c, d, r) == 0 ? 0 : nomem(err);
+        d++;
+    }
+    switch (node->kind) {
+    case PQN_LEAF: {
+        uint8_t tmp[16];
+        const uint8_t *v;
+        size_t len;
+        if (load_value(c, a, i, tmp, &v, &len, err) != 0)
+            return -1;
+        if (push_level(c, d, r) != 0 || push_value(c, v, len) != 0)
+            return nomem(err);
+        return 0;
+    }
+    case PQN_STRUCT: return shred(c, s + 1, a->children[step->child], i, d, r, err);
+    case PQN_LIST:
+    case PQN_MAP: {
+        int64_t p = a->offset + i, start, end;
+        if (step->large) {
+            const int64_t *off = a->buffers[1];
+            start = off[p];
+            end = off[p + 1];
+        } else {
+            const int32_t *off = a->buffers[1];
+            start = off[p];
+            end = off[p + 1];
+        }
+        /* An empty list is defined up to the list itself: no element. */
+        if (start == end)
+            return push_level(c, d, r) == 0 ? 0 : nomem(err);
+        const struct ArrowArray *child = a->children[0];
+        for (int64_t j = start; j < end; j++) {
+            uint16_t rr = j == start ? r : (uint16_t)node->list_rep;
+            if (shred(c, s + 1, child, j, (uint16_t)(d + 1), rr, err) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    }
+    return pq_fail(err, PQ_ERR_INVALID, "bad schema node");
+}
+
+/* ---- flat columns in PLAIN, a run at a time ---- */
+
+/* Whether a column takes the run-at-a-time path: a top-level leaf whose
+ * values are copied as they are, not dictionary-encoded at the moment, and
+ * ordered as plain numbers. */
+static bool flat_plain(const struct colw *c)
+{
+    return c->nsteps == 1 && c->conv == CONV_COPY && !c->dict_on && c->max_rep == 0 &&
+           (c->cmp == CMP_I32 || c->cmp == CMP_I64 || c->cmp == CMP_U64 || c->cmp == CMP_F32 ||
+            c->cmp == CMP_F64);
+}
+
+/* The same for byte arrays (strings, JSON, binary) from 32-bit offsets. */
+static bool flat_plain_bytes(const struct colw *c)
+{
+    return c->nsteps == 1 && c->conv == CONV_BYTES32 && !c->dict_on && c->max_rep == 0 &&
+           c->cmp == CMP_BYTES;
+}
+
+/* Folds the bounds of n copied values into the page's. */
+#define RUN_BOUNDS(T, SKIP_NAN)                                                                    \
+    do {                                                                                           \
+        T lo = 0, hi = 0;                                                                          \
+        bool any = false;                                                                          \
+        for (size_t k = 0; k < n; k++) {                                                           \
+            T v;                                                                                   \
+            memcpy(&v, vals + k * sizeof(T), sizeof(T));                                           \
+            if (SKIP_NAN && v != v)                                                                \
+                continue;                                                                          \
+            if (!any) {                                                                            \
+                lo = hi = v;                                                                       \
+                any = true;                                                                        \
+            } else if (v < lo) {                                                                   \
+                lo = v;                                                                            \
+            } else if (v > hi) {                                                                   \
+                hi = v;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        if (any && (mm_update(&c->page_mm, c, (const uint8_t *)&lo, sizeof(T)) != 0 ||             \
+                    mm_update(&c->page_mm, c, (const uint8_t *)&hi, sizeof(T)) != 0))              \
+            return -1;                                                                             \
+    } while (0)
+
+static int run_bounds(struct colw *c, const uint8_t *vals, size_t n)
+{
+    switch (c->cmp) {
+    case CMP_I32: RUN_BOUNDS(int32_t, false); break;
+    case CMP_I64: RUN_BOUNDS(int64_t, false); break;
+    case CMP_U64: RUN_BOUNDS(uint64_t, false); break;
+    case CMP_F32: RUN_BOUNDS(float, true); break;
+    case CMP_F64: RUN_BOUNDS(double, true); break;
+    default: return -1;
+    }
+    return 0;
+}
+#undef RUN_BOUNDS
+
+static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err);
+
+/* Rows [i0, i1) of a flat_plain() column: levels, values and bounds go in
+ * runs that end where a page fills. *added counts the value bytes. */
+static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
+                            int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+{
+    const size_t width = (size_t)c->width;
+    const uint8_t *data = a->buffers[1];
+    /* A required column has passed check_values: its bitmap, if any, holds
+     * no null. */
+    const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
+    for (int64_t i = i0; i < i1;) {
+        int64_t room =
+            (w->opt.page_bytes - c->page_plain_bytes + (int64_t)width - 1) / (int64_t)width;
+        int64_t n = i1 - i < room ? i1 - i : room < 1 ? 1 : room;
+        if (c->nlev + (size_t)n > c->levcap) {
+            size_t cap = c->levcap ? c->levcap : 1024;
+            while (cap < c->nlev + (size_t)n)
+                cap *= 2;
+            if (c->max_def > 0) {
+                void *p = realloc(c->def, cap * sizeof *c->def);
+                if (!p)
+                    return nomem(err);
+                c->def = p;
+            }
+            c->levcap = cap;
+        }
+        if (!c->plain.len) {
+            if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
+                return nomem(err);
+            c->plain.len = PLAIN_HEADROOM;
+        }
+        if (buf_reserve(&c->plain, (size_t)n * width) != 0)
+            return nomem(err);
+        uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
+        const uint8_t *src = data + (size_t)(a->offset + i) * width;
+        size_t copied = 0;
+        if (!bits) {
+            memcpy(out, src, (size_t)n * width);
+            copied = (size_t)n;
+            if (c->max_def > 0)
+                for (int64_t k = 0; k < n; k++)
+                    c->def[c->nlev + (size_t)k] = 1;
+        } else {
+            for (int64_t k = 0; k < n; k++) {
+                int64_t p = a->offset + i + k;
+                bool valid = (bits[p >> 3] >> (p & 7)) & 1;
+                c->def[c->nlev + (size_t)k] = valid;
+                if (valid)
+                    memcpy(out + copied++ * width, src + (size_t)k * width, width);
+            }
+        }
+        if (copied && run_bounds(c, out, copied) != 0)
+            return nomem(err);
+        c->plain.len += copied * width;
+        c->plain.data[c->plain.len] = '\0';
+        c->nlev += (size_t)n;
+        c->page_rows += n;
+        c->page_values += (int64_t)copied;
+        c->page_plain_bytes += (int64_t)(copied * width);
+        *added += (int64_t)(copied * width);
+        i += n;
+        if (c->page_plain_bytes >= w->opt.page_bytes && close_page(w, c, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Unsigned lexicographic order of byte strings. */
+static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+/* Rows [i0, i1) of a flat_plain_bytes() column: each value as its 4-byte
+ * length and bytes, bounds kept as pointers into the batch until a page
+ * closes or the rows end. */
+static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
+                            int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+{
+    const int32_t *off = a->buffers[1];
+    const uint8_t *data = a->buffers[2];
+    const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
+    for (int64_t i = i0; i < i1;) {
+        int64_t n = i1 - i;
+        if (c->nlev + (size_t)n > c->levcap) {
+            size_t cap = c->levcap ? c->levcap : 1024;
+            while (cap < c->nlev + (size_t)n)
+                cap *= 2;
+            if (c->max_def > 0) {
+                void *p = realloc(c->def, cap * sizeof *c->def);
+                if (!p)
+                    return nomem(err);
+                c->def = p;
+            }
+            c->levcap = cap;
+        }
+        int64_t p0 = a->offset + i;
+        size_t span = (size_t)(off[p0 + n] - off[p0]) + 4 * (size_t)n;
+        if (!c->plain.len) {
+            if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
+                return nomem(err);
+            c->plain.len = PLAIN_HEADROOM;
+        }
+        if (buf_reserve(&c->plain, span) != 0)
+            return nomem(err);
+        uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
+        const uint8_t *lo = NULL, *hi = NULL;
+        size_t lo_len = 0, hi_len = 0, copied = 0;
+        int64_t k = 0, values = 0;
+        bool too_long = false;
+        while (k < n) {
+            int64_t p = p0 + k++;
+            bool valid = !bits || ((bits[p >> 3] >> (p & 7)) & 1);
+            if (c->max_def > 0)
+                c->def[c->nlev++] = valid;
+            else
+                c->nlev++;
+            if (!valid)
+                continue;
+            const uint8_t *v = data + off[p];
+            uint32_t len = (uint32_t)(off[p + 1] - off[p]);
+            memcpy(out + copied, &len, 4);
+            memcpy(out + copied + 4, v, len);
+            copied += 4 + (size_t)len;
+            values++;
+            if (len > STAT_MAX_BYTES) {
+                too_long = true;
+            } else if (!lo) {
+                lo = hi = v;
+                lo_len = hi_len = len;
+            } else if (cmp_bytes(v, len, lo, lo_len) < 0) {
+                lo = v;
+                lo_len = len;
+            } else if (cmp_bytes(v, len, hi, hi_len) > 0) {
+                hi = v;
+                hi_len = len;
+            }
+            if (c->page_plain_bytes + (int64_t)copied >= w->opt.page_bytes)
+                break;
+        }
+        c->page_mm.too_long |= too_long;
+        if (lo && (mm_update(&c->page_mm, c, lo, lo_len) != 0 ||
+                   mm_update(&c->page_mm, c, hi, hi_len) != 0))
+            return nomem(err);
+        c->plain.len += copied;
+        c->plain.data[c->plain.len] = '\0';
+        c->page_rows += k;
+        c->page_values += values;
+        c->page_plain_bytes += (int64_t)copied;
+        *added += (int64_t)copied;
+        i += k;
+        if (c->page_plain_bytes >= w->opt.page_bytes && close_page(w, c, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- pages ---- */
+
+static int encode_levels(struct buf *body, const uint16_t *levels, size_t n, int16_t max_level)
+{
+    /* Data page v1: a 4-byte little-endian length, then the RLE runs. */
+    size_t at = body->len;
+    uint32_t len = 0;
+    if (buf_append(body, &len, 4) != 0 ||
+        pq_rle_encode_u16(levels, n, pq_bit_width((uint64_t)max_level), body) != 0)
+        return -1;
+    len = (uint32_t)(body->len - at - 4);
+    memcpy(body->data + at, &len, 4);
+    return 0;
+}
+
+static int write_out(struct pq_writer *w, const void *data, size_t len, struct pq_error *err)
+{
+    if (w->sink.write(w->sink.ctx, data, len, err) != 0)
+        return -1;
+    w->offset += len;
+    return 0;
+}
+
+/* Compresses a page body into w->comp and encodes the header for it into
+ * w->header. */
+static int seal_page(struct pq_writer *w, struct pq_page_header *h, const char *body, size_t len,
+                     struct pq_error *err)
+{
+    if (len > INT32_MAX)
+        return pq_fail(err, PQ_ERR_INVALID, "a page exceeds 2 GiB");
+    buf_reset(&w->comp);
+    if (pq_compress(w->codec, w->opt.codec, w->opt.level, body ? body : "", len, &w->comp, err) !=
+        0)
+        return -1;
+    if (w->comp.len > INT32_MAX)
+        return pq_fail(err, PQ_ERR_INVALID, "a page exceeds 2 GiB");
+    h->uncompressed_size = (int32_t)len;
+    h->compressed_size = (int32_t)w->comp.len;
+    buf_reset(&w->header);
+    if (pq_encode_page_header(h, &w->header) != 0)
+        return nomem(err);
+    return 0;
+}
+
+static bool dict_gives_up(const struct pq_writer *w, const struct colw *c)
+{
+    return c->dict_bytes > w->opt.dictionary_bytes ||
+           (c->dict_values >= DICT_PROBE_VALUES && (int64_t)c->dict_n * 2 > c->dict_values);
+}
+
+static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err)
+{
+    if (c->nlev == 0)
+        return 0;
+    buf_reset(&w->body);
+    if (c->max_rep > 0 && encode_levels(&w->body, c->rep, c->nlev, c->max_rep) != 0)
+        return nomem(err);
+    if (c->max_def > 0 && encode_levels(&w->body, c->def, c->nlev, c->max_def) != 0)
+        return nomem(err);
+    /* A page without values needs no dictionary (and an all-null chunk
+     * then writes no dictionary page at all). */
+    bool dict = c->dict_on && c->page_values > 0;
+    /* The page body: the levels in w->body, then the values. PLAIN values
+     * sit after a headroom in c->plain; levels that fit there go right in
+     * front of them, so the values are not copied again. */
+    const char *page = w->body.data;
+    size_t page_len = w->body.len;
+    size_t head = c->plain.len ? PLAIN_HEADROOM : 0;
+    const char *values = c->plain.len ? c->plain.data + head : NULL;
+    size_t nvalues_bytes = c->plain.len - head;
+    if (dict) {
+        int bw = pq_bit_width(c->dict_n ? c->dict_n - 1 : 0);
+        if (buf_putc(&w->body, (char)bw) != 0 ||
+            pq_rle_encode_u32(c->idx, c->nidx, bw, &w->body) != 0)
+            return nomem(err);
+        page = w->body.data;
+        page_len = w->body.len;
+    } else if (c->conv == CONV_BOOL) {
+        /* Booleans as RLE runs of width 1 (long runs of one value are
+         * common), framed like v1 levels. */
+        if (grow((void **)&w->bools, &w->bools_cap, nvalues_bytes, sizeof *w->bools) != 0)
+            return nomem(err);
+        for (size_t i = 0; i < nvalues_bytes; i++)
+            w->bools[i] = (uint8_t)values[i];
+        if (encode_levels(&w->body, w->bools, nvalues_bytes, 1) != 0)
+            return nomem(err);
+        page = w->body.data;
+        page_len = w->body.len;
+    } else if (head && w->body.len <= head) {
+        char *start = c->plain.data + head - w->body.len;
+        if (w->body.len)
+            memcpy(start, w->body.data, w->body.len);
+        page = start;
+        page_len = w->body.len + nvalues_bytes;
+    } else {
+        if (nvalues_bytes && buf_append(&w->body, values, nvalues_bytes) != 0)
+            return nomem(err);
+        page = w->body.data;
+        page_len = w->body.len;
+    }
+    struct pq_page_header h = {
+        .type = PQ_DATA_PAGE,
+        .num_values = (int32_t)c->nlev,
+        .encoding = dict                   ? PQ_ENC_RLE_DICTIONARY
+                    : c->conv == CONV_BOOL ? PQ_ENC_RLE
+                                           : PQ_ENC_PLAIN,
+        .def_encoding = PQ_ENC_RLE,
+        .rep_encoding = PQ_ENC_RLE,
+    };
+    if (seal_page(w, &h, page, page_len, err) != 0)
+        return -1;
+
+    if (c->npages == c->pagecap &&
+        grow((void **)&c->pages, &c->pagecap, c->npages + 1, sizeof *c->pages) != 0)
+        return nomem(err);
+    struct page_entry *pe = &c->pages[c->npages++];
+    memset(pe, 0, sizeof *pe);
+    pe->rel_offset = (int64_t)c->chunk.len;
+    pe->size = (int32_t)(w->header.len + w->comp.len);
+    pe->first_row = c->chunk_rows;
+    pe->nulls = (int64_t)c->nlev - c->page_values;
+    pe->null_page = c->page_values == 0;
+    mm_signed_zeros(&c->page_mm, c);
+    if (c->page_mm.has && !c->page_mm.too_long) {
+        const uint8_t *v;
+        size_t len;
+        mm_get(&c->page_mm, true, c, &v, &len);
+        pe->min_off = c->pidx_bounds.len;
+        pe->min_len = len;
+        if (buf_append(&c->pidx_bounds, v, len) != 0)
+            return nomem(err);
+        mm_get(&c->page_mm, false, c, &v, &len);
+        pe->max_off = c->pidx_bounds.len;
+        pe->max_len = len;
+        if (buf_append(&c->pidx_bounds, v, len) != 0)
+            return nomem(err);
+    } else if (!pe->null_page) {
+        pe->max_len = SIZE_MAX; /* no usable bound: this chunk gets no ColumnIndex */
+    }
+    if (buf_append(&c->chunk, w->header.data, w->header.len) != 0 ||
+        buf_append(&c->chunk, w->comp.data, w->comp.len) != 0)
+        return nomem(err);
+
+    c->chunk_values += (int64_t)c->nlev;
+    c->chunk_uncompressed += (int64_t)w->header.len + h.uncompressed_size;
+    c->chunk_nulls += pe->nulls;
+    c->chunk_rows += c->page_rows;
+    if (mm_merge(&c->chunk_mm, c, &c->page_mm) != 0)
+        return nomem(err);
+    if (dict)
+        c->chunk_dict_pages = true;
+    else
+        c->chunk_plain_pages = true;
+    w->rg_bytes += c->page_plain_bytes;
+
+    c->nlev = 0;
+    c->nidx = 0;
+    buf_reset(&c->plain);
+    c->page_plain_bytes = 0;
+    c->page_rows = 0;
+    c->page_values = 0;
+    mm_reset(&c->page_mm);
+    c->page_no++;
+    /* A dictionary past its budget, or not worth having, stops growing:
+     * later pages of the chunk are PLAIN. */
+    if (c->dict_on && dict_gives_up(w, c))
+        c->dict_on = false;
+    return 0;
+}
+
+/* ---- column chunks and row groups ---- */
+
+static const char **leaf_path(struct arena *a, const struct pq_node *leaf, size_t *n)
+{
+    size_t depth = 0;
+    for (const struct pq_node *p = leaf; p->parent; p = p->parent)
+        depth++;
+    const char **path = arena_calloc(a, depth ? depth : 1, sizeof *path);
+    if (!path)
+        return NULL;
+    size_t i = depth;
+    for (const struct pq_node *p = leaf; p->parent; p = p->parent)
+        path[--i] = p->el->name;
+    *n = depth;
+    return path;
+}
+
+static int write_dictionary_page(struct pq_writer *w, struct colw *c, int64_t *total_uncomp,
+                                 struct pq_error *err)
+{
+    buf_reset(&w->body);
+    if (c->width) {
+        if (c->dict_data.len && buf_append(&w->body, c->dict_data.data, c->dict_data.len) != 0)
+            return nomem(err);
+    } else {
+        for (size_t k = 0; k < c->dict_n; k++) {
+            size_t len;
+            const uint8_t *v = dict_value(c, k, &len);
+            uint32_t l32 = (uint32_t)len;
+            if (buf_append(&w->body, &l32, 4) != 0 || buf_append(&w->body, v, len) != 0)
+                return nomem(err);
+        }
+    }
+    struct pq_page_header h = {
+        .type = PQ_DICTIONARY_PAGE,
+        .num_values = (int32_t)c->dict_n,
+        .encoding = PQ_ENC_PLAIN,
+    };
+    if (seal_page(w, &h, w->body.data, w->body.len, err) != 0)
+        return -1;
+    *total_uncomp += (int64_t)w->header.len + h.uncompressed_size;
+    if (write_out(w, w->header.data, w->header.len, err) != 0 ||
+        write_out(w, w->comp.data, w->comp.len, err) != 0)
+        return -1;
+    return 0;
+}
+
+static bool column_index_usable(const struct colw *c)
+{
+    for (size_t i = 0; i < c->npages; i++)
+        if (c->pages[i].max_len == SIZE_MAX)
+            return false;
+    return c->npages > 0;
+}
+
+static enum pq_boundary_order boundary_order(const struct colw *c)
+{
+    bool asc = true, desc = true;
+    const struct page_entry *prev = NULL;
+    const uint8_t *b = (const uint8_t *)c->pidx_bounds.data;
+    for (size_t i = 0; i < c->npages; i++) {
+        const struct page_entry *p = &c->pages[i];
+        if (p->null_page)
+            continue;
+        if (prev) {
+            int dmin = cmp_values(c, b + p->min_off, p->min_len, b + prev->min_off, prev->min_len);
+            int dmax = cmp_values(c, b + p->max_off, p->max_len, b + prev->max_off, prev->max_len);
+            if (dmin < 0 || dmax < 0)
+                asc = false;
+            if (dmin > 0 || dmax > 0)
+                desc = false;
+        }
+        prev = p;
+    }
+    if (asc)
+        return PQ_ASCENDING;
+    if (desc)
+        return PQ_DESCENDING;
+    return PQ_UNORDERED;
+}
+
+static int encode_page_index(struct pq_writer *w, struct colw *c, int64_t data_offset,
+                             struct index_ref *ref, struct pq_error *err)
+{
+    struct pq_offset_index oi = {calloc(c->npages ? c->npages : 1, sizeof *oi.pages), c->npages};
+    if (!oi.pages)
+        return nomem(err);
+    for (size_t i = 0; i < c->npages; i++) {
+        oi.pages[i].offset = data_offset + c->pages[i].rel_offset;
+        oi.pages[i].compressed_page_size = c->pages[i].size;
+        oi.pages[i].first_row_index = c->pages[i].first_row;
+    }
+    ref->oi_off = w->oi_all.len;
+    int rc = pq_encode_offset_index(&oi, &w->oi_all);
+    free(oi.pages);
+    if (rc != 0)
+        return nomem(err);
+    ref->oi_len = w->oi_all.len - ref->oi_off;
+    ref->has_ci = column_index_usable(c);
+    if (!ref->has_ci)
+        return 0;
+    size_t n = c->npages;
+    struct pq_column_index ci = {
+        .null_pages = calloc(n, sizeof *ci.null_pages),
+        .min_values = calloc(n, sizeof *ci.min_values),
+        .max_values = calloc(n, sizeof *ci.max_values),
+        .min_lens = calloc(n, sizeof *ci.min_lens),
+        .max_lens = calloc(n, sizeof *ci.max_lens),
+        .npages = n,
+        .boundary_order = boundary_order(c),
+        .null_counts = calloc(n, sizeof *ci.null_counts),
+    };
+    rc = -1;
+    if (ci.null_pages && ci.min_values && ci.max_values && ci.min_lens && ci.max_lens &&
+        ci.null_counts) {
+        const uint8_t *b = (const uint8_t *)(c->pidx_bounds.data ? c->pidx_bounds.data : "");
+        for (size_t i = 0; i < n; i++) {
+            const struct page_entry *p = &c->pages[i];
+            ci.null_pages[i] = p->null_page;
+            ci.null_counts[i] = p->nulls;
+            ci.min_values[i] = b + p->min_off;
+            ci.max_values[i] = b + p->max_off;
+            ci.min_lens[i] = (uint32_t)p->min_len;
+            ci.max_lens[i] = (uint32_t)p->max_len;
+        }
+        ref->ci_off = w->ci_all.len;
+        rc = pq_encode_column_index(&ci, &w->ci_all);
+        ref->ci_len = w->ci_all.len - ref->ci_off;
+    }
+    free(ci.null_pages);
+    free(ci.min_values);
+    free(ci.max_values);
+    free(ci.min_lens);
+    free(ci.max_lens);
+    free(ci.null_counts);
+    return rc == 0 ? 0 : nomem(err);
+}
+
+static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chunk *cc,
+                       struct index_ref *ref, struct pq_error *err)
+{
+    if (close_page(w, c, err) != 0)
+        return -1;
+    int64_t total_uncomp = c->chunk_uncompressed;
+    uint64_t start = w->offset;
+    memset(cc, 0, sizeof *cc);
+    struct pq_column_meta *m = &cc->meta;
+    if (c->chunk_dict_pages) {
+        m->has_dictionary_page_offset = true;
+        m->dictionary_page_offset = (int64_t)w->offset;
+        if (write_dictionary_page(w, c, &total_uncomp, err) != 0)
+            return -1;
+    }
+    int64_t data_offset = (int64_t)w->offset;
+    if (c->chunk.len && write_out(w, c->chunk.data, c->chunk.len, err) != 0)
+        return -1;
+
+    cc->file_offset = (int64_t)start;
+    cc->has_meta = true;
+    m->type = c->phys;
+    int32_t encodings[4];
+    size_t ne = 0;
+    if (c->chunk_dict_pages) {
+        encodings[ne++] = PQ_ENC_PLAIN; /* the dictionary page */
+        encodings[ne++] = PQ_ENC_RLE_DICTIONARY;
+    }
+    if (c->chunk_plain_pages && !c->chunk_dict_pages && c->conv != CONV_BOOL)
+        encodings[ne++] = PQ_ENC_PLAIN;
+    encodings[ne++] = PQ_ENC_RLE; /* levels */
+    m->encodings = arena_alloc(&w->arena, ne * sizeof *m->encodings);
+    m->path = leaf_path(&w->arena, c->leaf, &m->npath);
+    if (!m->encodings || !m->path)
+        return nomem(err);
+    memcpy(m->encodings, encodings, ne * sizeof *encodings);
+    m->nencodings = ne;
+    m->codec = w->opt.codec;
+    m->num_values = c->chunk_values;
+    m->total_uncompressed_size = total_uncomp;
+    m->total_compressed_size = (int64_t)(w->offset - start);
+    m->data_page_offset = data_offset;
+    m->has_statistics = true;
+    m->statistics.has_null_count = true;
+    m->statistics.null_count = c->chunk_nulls;
+    mm_signed_zeros(&c->chunk_mm, c);
+    if (c->chunk_mm.has && !c->chunk_mm.too_long) {
+        const uint8_t *v;
+        size_t len;
+        mm_get(&c->chunk_mm, true, c, &v, &len);
+        uint8_t *min = arena_alloc(&w->arena, len ? len : 1);
+        mm_get(&c->chunk_mm, false, c, &v, &len);
+        uint8_t *max = arena_alloc(&w->arena, len ? len : 1);
+        if (!min || !max)
+            return nomem(err);
+        mm_get(&c->chunk_mm, true, c, &v, &len);
+        memcpy(min, v, len);
+        m->statistics.min = min;
+        m->statistics.min_len = (uint32_t)len;
+        mm_get(&c->chunk_mm, false, c, &v, &len);
+        memcpy(max, v, len);
+        m->statistics.max = max;
+        m->statistics.max_len = (uint32_t)len;
+        m->statistics.has_min = m->statistics.has_max = true;
+    }
+    if (w->opt.page_index && encode_page_index(w, c, data_offset, ref, err) != 0)
+        return -1;
+
+    /* The next row group starts a fresh chunk, dictionary included. */
+    buf_reset(&c->chunk);
+    c->chunk_values = 0;
+    c->chunk_uncompressed = 0;
+    c->chunk_nulls = 0;
+    mm_reset(&c->chunk_mm);
+    c->chunk_plain_pages = c->chunk_dict_pages = false;
+    c->npages = 0;
+    buf_reset(&c->pidx_bounds);
+    c->chunk_rows = 0;
+    dict_reset(c);
+    c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
+    return 0;
+}
+
+static int flush_row_group(struct pq_writer *w, struct pq_error *err)
+{
+    if (w->rg_rows == 0)
+        return 0;
+    if (w->nrg == w->rgcap) {
+        size_t cap = w->rgcap ? w->rgcap * 2 : 8;
+        struct pq_row_group *rgs = realloc(w->rgs, cap * sizeof *rgs);
+        struct index_ref *refs = realloc(w->refs, cap * (size_t)w->ncols * sizeof *refs);
+        if (rgs)
+            w->rgs = rgs;
+        if (refs)
+            w->refs = refs;
+        if (!rgs || !refs)
+            return nomem(err);
+        w->rgcap = cap;
+    }
+    struct pq_row_group *rg = &w->rgs[w->nrg];
+    memset(rg, 0, sizeof *rg);
+    rg->columns = arena_calloc(&w->arena, (size_t)(w->ncols ? w->ncols : 1), sizeof *rg->columns);
+    if (!rg->columns)
+        return nomem(err);
+    rg->ncolumns = (size_t)w->ncols;
+    uint64_t start = w->offset;
+    for (int i = 0; i < w->ncols; i++) {
+        struct index_ref *ref = &w->refs[w->nrg * (size_t)w->ncols + (size_t)i];
+        memset(ref, 0, sizeof *ref);
+        if (flush_chunk(w, &w->cols[i], &rg->columns[i], ref, err) != 0)
+            return -1;
+        rg->total_byte_size += rg->columns[i].meta.total_uncompressed_size;
+    }
+    rg->num_rows = w->rg_rows;
+    rg->has_file_offset = true;
+    rg->file_offset = (int64_t)start;
+    rg->has_total_compressed_size = true;
+    rg->total_compressed_size = (int64_t)(w->offset - start);
+    rg->has_ordinal = w->nrg <= INT16_MAX;
+    rg->ordinal = (int16_t)w->nrg;
+    w->nrg++;
+    w->total_rows += w->rg_rows;
+    w->rg_rows = 0;
+    w->rg_bytes = 0;
+    return 0;
+}
+
+/* ---- validating a batch ---- */
+
+static bool offsets_ok32(const struct ArrowArray *a)
+{
+    const int32_t *off = a->buffers[1];
+    if (!off)
+        return a->length == 0;
+    int64_t b = a->offset;
+    if (off[b] < 0)
+        return false;
+    for (int64_t i = b; i < b + a->length; i++)
+        if (off[i + 1] < off[i])
+            return false;
+    return true;
+}
+
+static bool offsets_ok64(const struct ArrowArray *a)
+{
+    const int64_t *off = a->buffers[1];
+    if (!off)
+        return a->length == 0;
+    int64_t b = a->offset;
+    if (off[b] < 0)
+        return false;
+    for (int64_t i = b; i < b + a->length; i++)
+        if (off[i + 1] < off[i])
+            return false;
+    return true;
+}
+
+/* ---- what the values say: required columns and child ranges ---- */
+
+/* Whether a REQUIRED column at or below col has an array with nulls (or
+ * an unknown null count): only then is a walk over the values needed. */
+static bool may_hold_required_null(const struct lake_column *col, const struct ArrowArray *a)
+{
+    if (!col->nullable && a->null_count != 0 && a->n_buffers > 0 && a->buffers[0])
+        return true;
+    if (col->type == LT_MAP)
+        a = a->children[0];
+    for (size_t i = 0; i < col->nchildren; i++)
+        if (may_hold_required_null(col->children[i], a->children[i]))
+            return true;
+    return false;
+}
+
+/* Physical slots [begin, end) of a are live (reached through valid
+ * parents) where live has their bit (relative to begin), or all of them
+ * when live is NULL. A live null in a REQUIRED column is refused; a null
+ * under a null parent is not a value and is allowed. Child ranges are
+ * checked against the child arrays on the way. */
+static int check_values(const struct lake_column *col, const struct ArrowSchema *s,
+                        const struct ArrowArray *a, const uint8_t *live, int64_t begin, int64_t end,
+                        const char *path, struct pq_error *err)
+{
+    if (!col->nullable)
+        for (int64_t p = begin; p < end; p++)
+            if ((!live || arrow_bit(live, p - begin)) && !arrow_valid(a, p - a->offset))
+                return pq_fail(err, PQ_ERR_INVALID, "column '%s' is not nullable but has a null",
+                               path);
+    if (col->nchildren == 0 || !may_hold_required_null(col, a))
+        return 0;
+
+    /* The children's range (in the parent's terms) and its live slots. */
+    bool list = col->type != LT_STRUCT;
+    bool large = strcmp(s->format, "+L") == 0;
+    const int32_t *off32 = list && !large ? a->buffers[1] : NULL;
+    const int64_t *off64 = list && large ? a->buffers[1] : NULL;
+#define OFFSET_AT(p) (off64 ? off64[p] : off32 ? (int64_t)off32[p] : 0)
+    int64_t cbegin = list ? OFFSET_AT(begin) : begin;
+    int64_t cend = list ? OFFSET_AT(end) : end;
+    uint8_t *clive = calloc((size_t)((cend - cbegin) / 8 + 1), 1);
+    if (!clive)
+        return nomem(err);
+    for (int64_t p = begin; p < end; p++) {
+        if ((live && !arrow_bit(live, p - begin)) || !arrow_valid(a, p - a->offset))
+            continue;
+        if (!list)
+            arrow_set_bit(clive, p - begin, true);
+        else
+            for (int64_t k = OFFSET_AT(p); k < OFFSET_AT(p + 1); k++)
+                arrow_set_bit(clive, k - cbegin, true);
+    }
+#undef OFFSET_AT
+    /* A map's key and value sit in its entries struct. */
+    const struct ArrowArray *holder = col->type == LT_MAP ? a->children[0] : a;
+    const struct ArrowSchema *sholder = col->type == LT_MAP ? s->children[0] : s;
+    int rc = 0;
+    for (size_t i = 0; i < col->nchildren && rc == 0; i++) {
+        size_t slot = col->type == LT_LIST ? 0 : i;
+        const struct ArrowArray *k = holder->children[slot];
+        const struct ArrowSchema *ks = sholder->children[slot];
+        int64_t shift = k->offset + (col->type == LT_MAP ? holder->offset : 0);
+        if (cend + shift > k->offset + k->length) {
+            rc = pq_fail(err, PQ_ERR_INVALID, "column '%s': a child array is too short", path);
+            break;
+        }
+        char kp[600];
+        snprintf(kp, sizeof kp, "%.300s.%.200s", path, col->children[i]->name);
+        rc = check_values(col->children[i], ks, k, clive, cbegin + shift, cend + shift, kp, err);
+    }
+    free(clive);
+    return rc;
+}
+
+/* Checks one Arrow field against its catalog column, recursively. */
+static int check_field(const struct lake_column *col, const struct ArrowSchema *s,
+                       const struct ArrowArray *a, const char *path, struct pq_error *err)
+{
+    if (!s || !a || !s->format)
+        return pq_fail(err, PQ_ERR_INVALID, "column '%s': missing schema or array", path);
+    if (!format_ok(col, s->format)) {
+        char want[32];
+        return pq_fail(
+            err, PQ_ERR_INVALID, "column '%s' is '%s' and takes Arrow format '%s', got '%s'", path,
+            lake_type_name(col->type), pq_arrow_format_for(col, want, sizeof want), s->format);
+    }
+    if (a->length < 0 || a->offset < 0 || a->null_count < -1)
+        return pq_fail(err, PQ_ERR_INVALID, "column '%s': a negative length or offset", path);
+    int64_t want_buffers;
+    int64_t want_children = 0;
+    switch (col->type) {
+    case LT_STRING:
+    case LT_JSON:
+    case LT_BINARY: want_buffers = 3; break;
+    case LT_LIST:
+    case LT_MAP:
+        want_buffers = 2;
+        want_children = 1;
+        break;
+    case LT_STRUCT:
+        want_buffers = 1;
+        want_children = (int64_t)col->nchildren;
+        break;
+    default: want_buffers = 2;
+    }
+    if (a->n_buffers != want_buffers || a->n_children != want_children ||
+        s->n_children != want_children)
+        return pq_fail(err, PQ_ERR_INVALID,
+                       "column '%s': malformed Arrow array (buffers %lld, children %lld)", path,
+                       (long long)a->n_buffers, (long long)a->n_children);
+    if (a->length > 0)
+        for (int64_t b = 1; b < want_buffers; b++)
+            if (!a->buffers[b])
+                return pq_fail(err, PQ_ERR_INVALID, "column '%s': buffer %lld is missing", path,
+                               (long long)b);
+    bool large = s->format[0] == 'U' || s->format[0] == 'Z' || strcmp(s->format, "+L") == 0;
+    if ((col->type == LT_STRING || col->type == LT_JSON || col->type == LT_BINARY ||
+         col->type == LT_LIST || col->type == LT_MAP) &&
+        !(large ? offsets_ok64(a) : offsets_ok32(a)))
+        return pq_fail(err, PQ_ERR_INVALID, "column '%s': offsets are not increasing", path);
+    if (col->type == LT_STRUCT) {
+        for (size_t i = 0; i < col->nchildren; i++) {
+            const struct lake_column *k = col->children[i];
+            char kp[600];
+            snprintf(kp, sizeof kp, "%.300s.%.200s", path, k->name);
+            if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
+                return pq_fail(err, PQ_ERR_INVALID, "column '%s': field %zu is '%s', expected '%s'",
+                               path, i, s->children[i]->name ? s->children[i]->name : "", k->name);
+            if (check_field(k, s->children[i], a->children[i], kp, err) != 0)
+                return -1;
+        }
+    } else if (col->type == LT_LIST) {
+        char kp[600];
+        snprintf(kp, sizeof kp, "%.300s.element", path);
+        if (check_field(col->children[0], s->children[0], a->children[0], kp, err) != 0)
+            return -1;
+    } else if (col->type == LT_MAP) {
+        const struct ArrowSchema *es = s->children[0];
+        const struct ArrowArray *ea = a->children[0];
+        if (!es || !ea || !es->format || strcmp(es->format, "+s") != 0 || es->n_children != 2 ||
+            ea->n_children != 2)
+            return pq_fail(err, PQ_ERR_INVALID,
+                           "column '%s': a map's entries must be a struct of key and value", path);
+        char kp[600];
+        snprintf(kp, sizeof kp, "%.300s.key", path);
+        if (check_field(col->children[0], es->children[0], ea->children[0], kp, err) != 0)
+            return -1;
+        snprintf(kp, sizeof kp, "%.300s.value", path);
+        if (check_field(col->children[1], es->children[1], ea->children[1], kp, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Records per batch the offset widths each column's path uses. */
+static void bind_batch(struct pq_writer *w, const struct ArrowSchema *schema)
+{
+    for (int i = 0; i < w->ncols; i++) {
+        struct colw *c = &w->cols[i];
+        const struct ArrowSchema *s = schema->children[c->top];
+        for (int k = 0; k < c->nsteps; k++) {
+            const struct path_step *st = &c->steps[k];
+            c->steps[k].large = strcmp(s->format, "+L") == 0;
+            if (st->node->kind == PQN_STRUCT)
+                s = s->children[st->child];
+            else if (st->node->kind == PQN_LIST)
+                s = s->children[0];
+            else if (st->node->kind == PQN_MAP)
+                s = s->children[0]; /* the entries struct, then key/value by child */
+        }
+        if (c->conv == CONV_BYTES32 || c->conv == CONV_BYTES64)
+            c->conv = (s->format[0] == 'U' || s->format[0] == 'Z') ? CONV_BYTES64 : CONV_BYTES32;
+    }
+}
+
+/* ---- the public entry points ---- */
+
+/* A private copy of the table's column tree: batches are checked against
+ * it for the writer's whole life. */
+static struct lake_column *copy_column(struct arena *a, const struct lake_column *c,
+                                       struct lake_column *parent)
+{
+    struct lake_column *k = arena_alloc(a, sizeof *k);
+    if (!k)
+        return NULL;
+    *k = *c;
+    k->parent = parent;
+    k->name = arena_strdup(a, c->name);
+    k->comment = NULL;
+    k->children = c->nchildren ? arena_calloc(a, c->nchildren, sizeof *k->children) : NULL;
+    if (!k->name || (c->nchildren && !k->children))
+        return NULL;
+    for (size_t i = 0; i < c->nchildren; i++)
+        if (!(k->children[i] = copy_column(a, c->children[i], k)))
+            return NULL;
+    return k;
+}
+
+int pq_writer_open(const struct lake_table *table, const struct pq_write_options *options,
+                   const struct pq_sink *sink, struct pq_writer **out, struct pq_error *err)
+{
+    *out = NULL;
+    struct pq_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return nomem(err);
+    arena_init(&w->arena, 0);
+    if (options)
+        w->opt = *options;
+    else
+        pq_write_options_default(&w->opt);
+    if (w->opt.page_bytes <= 0 || w->opt.row_group_bytes <= 0 || w->opt.dictionary_bytes < 0) {
+        pq_writer_free(w);
+        return pq_fail(err, PQ_ERR_INVALID,
+                       "page, row group and dictionary sizes must be positive");
+    }
+    if (!pq_codec_can_write(w->opt.codec)) {
+        pq_fail(err, PQ_ERR_UNSUPPORTED, "cannot write %s pages", pq_codec_name(w->opt.codec));
+        pq_writer_free(w);
+        return -1;
+    }
+    if (pq_codec_check_level(w->opt.codec, w->opt.level, err) != 0) {
+        pq_writer_free(w);
+        return -1;
+    }
+    w->sink = *sink;
+    w->step_rows = 1;
+    w->codec = pq_codec_ctx_new();
+    if (!w->codec) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
+    if (w->opt.nkv) {
+        w->kv = arena_calloc(&w->arena, w->opt.nkv, sizeof *w->kv);
+        if (!w->kv) {
+            pq_writer_free(w);
+            return nomem(err);
+        }
+        for (size_t i = 0; i < w->opt.nkv; i++) {
+            w->kv[i].key = arena_strdup(&w->arena, w->opt.kv[i].key);
+            w->kv[i].value =
+                w->opt.kv[i].value ? arena_strdup(&w->arena, w->opt.kv[i].value) : NULL;
+            if (!w->kv[i].key || (w->opt.kv[i].value && !w->kv[i].value)) {
+                pq_writer_free(w);
+                return nomem(err);
+            }
+        }
+    }
+    w->opt.kv = w->kv;
+    if (pq_schema_from_table(table, &w->arena, &w->schema, err) != 0) {
+        pq_writer_free(w);
+        return -1;
+    }
+    w->ntop = w->schema.root->nchildren;
+    w->ncols = w->schema.nleaves;
+    w->cols = calloc((size_t)(w->ncols ? w->ncols : 1), sizeof *w->cols);
+    if (!w->cols) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
+    for (int i = 0; i < w->ncols; i++) {
+        if (setup_column(w, table, i, err) != 0) {
+            pq_writer_free(w);
+            return -1;
+        }
+    }
+    w->top = arena_calloc(&w->arena, (size_t)(w->ntop ? w->ntop : 1), sizeof *w->top);
+    if (!w->top) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
+    for (int i = 0; i < w->ntop; i++) {
+        if (!(w->top[i] = copy_column(&w->arena, table->root.children[i], NULL))) {
+            pq_writer_free(w);
+            return nomem(err);
+        }
+    }
+    if (write_out(w, "PAR1", 4, err) != 0) {
+        pq_writer_free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
+                    const struct ArrowArray *batch, struct pq_error *err)
+{
+    if (w->failed)
+        return pq_fail(err, PQ_ERR_INVALID, "the writer failed earlier and cannot continue");
+    if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
+        return pq_fail(err, PQ_ERR_INVALID, "a batch must be an Arrow struct array");
+    if (schema->n_children != w->ntop || batch->n_children != w->ntop)
+        return pq_fail(err, PQ_ERR_INVALID, "the batch has %lld columns, the table %d",
+                       (long long)batch->n_children, w->ntop);
+    if (batch->length < 0 || batch->offset < 0)
+        return pq_fail(err, PQ_ERR_INVALID, "a negative batch length or offset");
+    if (batch->null_count != 0 && batch->n_buffers > 0 && batch->buffers && batch->buffers[0]) {
+        const uint8_t *bits = batch->buffers[0];
+        for (int64_t i = 0; i < batch->length; i++) {
+            int64_t p = batch->offset + i;
+            if (!((bits[p >> 3] >> (p & 7)) & 1))
+                return pq_fail(err, PQ_ERR_INVALID, "a batch row is null; rows cannot be null");
+        }
+    }
+    for (int i = 0; i < w->ntop; i++) {
+        const struct lake_column *col = w->top[i];
+        const struct ArrowSchema *cs = schema->children[i];
+        if (!cs || !cs->name || strcmp(cs->name, col->name) != 0)
+            return pq_fail(err, PQ_ERR_INVALID, "batch column %d is '%s', the table's is '%s'", i,
+                           cs && cs->name ? cs->name : "", col->name);
+        const struct ArrowArray *ca = batch->children[i];
+        if (!ca || ca->length < batch->offset + batch->length)
+            return pq_fail(err, PQ_ERR_INVALID, "column '%s' is shorter than the batch", col->name);
+        if (check_field(col, cs, ca, col->name, err) != 0 ||
+            check_values(col, cs, ca, NULL, ca->offset + batch->offset,
+                         ca->offset + batch->offset + batch->length, col->name, err) != 0)
+            return -1;
+    }
+    bind_batch(w, schema);
+    /* Rows go in steps, column by column within a step; pages are cut at
+     * row boundaries as soon as they pass their size, and row groups
+     * between steps. A step is sized from the bytes rows have taken so far
+     * so that it adds at most about an eighth of a row group, however wide
+     * the rows; the first steps are short, as nothing is known yet. */
+    int64_t step = w->step_rows;
+    for (int64_t r0 = 0; r0 < batch->length;) {
+        int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
+        int64_t open_bytes = 0, step_bytes = 0;
+        for (int i = 0; i < w->ncols; i++) {
+            struct colw *c = &w->cols[i];
+            const struct ArrowArray *top = batch->children[c->top];
+            if (flat_plain(c) || flat_plain_bytes(c)) {
+                int rc = flat_plain(c) ? shred_flat_plain(w, c, top, batch->offset + r0,
+                                                          batch->offset + r1, &step_bytes, err)
+                                       : shred_flat_bytes(w, c, top, batch->offset + r0,
+                                                          batch->offset + r1, &step_bytes, err);
+                if (rc != 0) {
+                    w->failed = true;
+                    return -1;
+                }
+                open_bytes += c->page_plain_bytes;
+                continue;
+            }
+            int64_t before = c->page_plain_bytes;
+            for (int64_t r = r0; r < r1; r++) {
+                if (shred(c, 0, top, batch->offset + r, 0, 0, err) != 0) {
+                    w->failed = true;
+                    return -1;
+                }
+                if (c->page_plain_bytes >= w->opt.page_bytes ||
+                    (c->dict_on && dict_gives_up(w, c))) {
+                    step_bytes += c->page_plain_bytes - before;
+                    before = 0;
+                    if (close_page(w, c, err) != 0) {
+                        w->failed = true;
+                        return -1;
+                    }
+                }
+            }
+            step_bytes += c->page_plain_bytes - before;
+            open_bytes += c->page_plain_bytes;
+        }
+        w->rg_rows += r1 - r0;
+        if (w->rg_bytes + open_bytes >= w->opt.row_group_bytes && flush_row_group(w, err) != 0) {
+            w->failed = true;
+            return -1;
+        }
+        int64_t per_row = step_bytes / (r1 - r0) + 1;
+        step = w->opt.row_group_bytes / 8 / per_row;
+        step = step < 1 ? 1 : step > ROWS_PER_STEP ? ROWS_PER_STEP : step;
+        w->step_rows = step;
+        r0 = r1;
+    }
+    return 0;
+}
+
+static int write_footer(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err)
+{
+    /* The page index sits between the row groups and the footer: every
+     * ColumnIndex, then every OffsetIndex. */
+    uint64_t ci_base = w->offset;
+    if (w->ci_all.len && write_out(w, w->ci_all.data, w->ci_all.len, err) != 0)
+        return -1;
+    uint64_t oi_base = w->offset;
+    if (w->oi_all.len && write_out(w, w->oi_all.data, w->oi_all.len, err) != 0)
+        return -1;
+    if (w->opt.page_index) {
+        for (size_t g = 0; g < w->nrg; g++) {
+            for (int i = 0; i < w->ncols; i++) {
+                const struct index_ref *ref = &w->refs[g * (size_t)w->ncols + (size_t)i];
+                struct pq_column_chunk *cc = &w->rgs[g].columns[i];
+                cc->has_offset_index = true;
+                cc->offset_index_offset = (int64_t)(oi_base + ref->oi_off);
+                cc->offset_index_length = (int32_t)ref->oi_len;
+                if (ref->has_ci) {
+                    cc->has_column_index = true;
+                    cc->column_index_offset = (int64_t)(ci_base + ref->ci_off);
+                    cc->column_index_length = (int32_t)ref->ci_len;
+                }
+            }
+        }
+    }
+    struct pq_file_meta *m = &result->meta;
+    memset(m, 0, sizeof *m);
+    m->version = 2;
+    m->schema = (struct pq_schema_element *)w->schema.elements;
+    m->nschema = w->schema.nelements;
+    m->num_rows = w->total_rows;
+    m->row_groups = w->nrg ? arena_alloc(&w->arena, w->nrg * sizeof *m->row_groups) : NULL;
+    if (w->nrg && !m->row_groups)
+        return nomem(err);
+    if (w->nrg)
+        memcpy(m->row_groups, w->rgs, w->nrg * sizeof *m->row_groups);
+    m->nrow_groups = w->nrg;
+    m->kv = w->kv;
+    m->nkv = w->opt.nkv;
+    m->created_by = "hoglake version " HOGLAKE_VERSION;
+    m->ncolumn_orders = (size_t)w->ncols;
+    struct buf footer = BUF_INIT;
+    if (pq_encode_file_meta(m, &footer) != 0 || footer.len > UINT32_MAX) {
+        buf_free(&footer);
+        return nomem(err);
+    }
+    uint32_t flen = (uint32_t)footer.len;
+    int rc = write_out(w, footer.data, footer.len, err);
+    buf_free(&footer);
+    if (rc != 0 || write_out(w, &flen, 4, err) != 0 || write_out(w, "PAR1", 4, err) != 0)
+        return -1;
+    result->footer_size = flen;
+    result->file_size = w->offset;
+    return 0;
+}
+
+int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err)
+{
+    memset(result, 0, sizeof *result);
+    int rc = -1;
+    if (w->failed) {
+        pq_fail(err, PQ_ERR_INVALID, "the writer failed earlier and cannot finish the file");
+    } else if (flush_row_group(w, err) == 0 && write_footer(w, result, err) == 0) {
+        /* The result takes the arena, and with it the footer and schema. */
+        result->arena = w->arena;
+        result->schema = w->schema;
+        arena_init(&w->arena, 0);
+        rc = 0;
+    }
+    pq_writer_free(w);
+    return rc;
+}
+
+static void free_column(struct colw *c)
+{
+    free(c->def);
+    free(c->rep);
+    free(c->idx);
+    buf_free(&c->plain);
+    mm_free(&c->page_mm);
+    buf_free(&c->dict_data);
+    free(c->dict_off);
+    free(c->dict_hash);
+    free(c->dict_stamp);
+    free(c->slots);
+    buf_free(&c->chunk);
+    mm_free(&c->chunk_mm);
+    free(c->pages);
+    buf_free(&c->pidx_bounds);
+}
+
+void pq_writer_free(struct pq_writer *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; w->cols && i < w->ncols; i++)
+        free_column(&w->cols[i]);
+    free(w->cols);
+    free(w->rgs);
+    free(w->refs);
+    free(w->bools);
+    buf_free(&w->ci_all);
+    buf_free(&w->oi_all);
+    buf_free(&w->body);
+    buf_free(&w->comp);
+    buf_free(&w->header);
+    pq_codec_ctx_free(w->codec);
+    arena_free(&w->arena);
+    free(w);
+}
+
+void pq_write_result_release(struct pq_write_result *r)
+{
+    arena_free(&r->arena);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,224 @@
+#include "util/arrow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/blockpool.h"
+
+struct array_private {
+    const void *buffers[ARROW_MAX_BUFFERS];
+    size_t caps[ARROW_MAX_BUFFERS]; /* pooled buffers' sizes; 0: free() it */
+    struct block_pool *pool;
+    struct ArrowArray *kids;
+    struct ArrowArray **children;
+};
+
+static void release_array(struct ArrowArray *a)
+{
+    struct array_private *p = a->private_data;
+    if (p) {
+        for (int64_t i = 0; i < a->n_children; i++)
+            if (p->children[i] && p->children[i]->release)
+                p->children[i]->release(p->children[i]);
+        for (int i = 0; i < ARROW_MAX_BUFFERS; i++) {
+            if (p->caps[i])
+                block_pool_put(p->pool, (void *)p->buffers[i], p->caps[i]);
+            else
+                free((void *)p->buffers[i]);
+        }
+        block_pool_unref(p->pool);
+        free(p->kids);
+        free(p->children);
+        free(p);
+    }
+    a->release = NULL;
+    a->private_data = NULL;
+}
+
+int arrow_array_init(struct ArrowArray *a, int64_t n_buffers, int64_t n_children)
+{
+    memset(a, 0, sizeof *a);
+    if (n_buffers < 0 || n_buffers > ARROW_MAX_BUFFERS || n_children < 0)
+        return -1;
+    struct array_private *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    if (n_children) {
+        p->kids = calloc((size_t)n_children, sizeof *p->kids);
+        p->children = calloc((size_t)n_children, sizeof *p->children);
+        if (!p->kids || !p->children) {
+            free(p->kids);
+            free(p->children);
+            free(p);
+            return -1;
+        }
+        for (int64_t i = 0; i < n_children; i++)
+            p->children[i] = &p->kids[i];
+    }
+    a->n_buffers = n_buffers;
+    a->n_children = n_children;
+    a->buffers = p->buffers;
+    a->children = p->children;
+    a->private_data = p;
+    a->release = release_array;
+    return 0;
+}
+
+static void drop_buffer(struct array_private *p, int i)
+{
+    if (p->caps[i])
+        block_pool_put(p->pool, (void *)p->buffers[i], p->caps[i]);
+    else
+        free((void *)p->buffers[i]);
+    p->caps[i] = 0;
+}
+
+void arrow_array_own_buffer(struct ArrowArray *a, int i, void *buf)
+{
+    struct array_private *p = a->private_data;
+    drop_buffer(p, i);
+    p->buffers[i] = buf;
+}
+
+void arrow_array_use_pool(struct ArrowArray *a, struct block_pool *pool)
+{
+    struct array_private *p = a->private_data;
+    block_pool_ref(pool);
+    block_pool_unref(p->pool);
+    p->pool = pool;
+}
+
+void arrow_array_own_pooled(struct ArrowArray *a, int i, void *buf, size_t cap)
+{
+    struct array_private *p = a->private_data;
+    drop_buffer(p, i);
+    p->buffers[i] = buf;
+    p->caps[i] = buf && p->pool ? cap : 0;
+}
+
+struct schema_private {
+    char *format;
+    char *name;
+    char *metadata;
+    struct ArrowSchema *kids;
+    struct ArrowSchema **children;
+};
+
+static void release_schema(struct ArrowSchema *s)
+{
+    struct schema_private *p = s->private_data;
+    if (p) {
+        for (int64_t i = 0; i < s->n_children; i++)
+            if (p->children[i] && p->children[i]->release)
+                p->children[i]->release(p->children[i]);
+        free(p->format);
+        free(p->name);
+        free(p->metadata);
+        free(p->kids);
+        free(p->children);
+        free(p);
+    }
+    s->release = NULL;
+    s->private_data = NULL;
+}
+
+int arrow_schema_init(struct ArrowSchema *s, const char *format, const char *name, int64_t flags,
+                      int64_t n_children)
+{
+    memset(s, 0, sizeof *s);
+    struct schema_private *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    p->format = strdup(format);
+    p->name = name ? strdup(name) : NULL;
+    if (n_children > 0) {
+        p->kids = calloc((size_t)n_children, sizeof *p->kids);
+        p->children = calloc((size_t)n_children, sizeof *p->children);
+    }
+    if (!p->format || (name && !p->name) || (n_children > 0 && (!p->kids || !p->children))) {
+        free(p->format);
+        free(p->name);
+        free(p->kids);
+        free(p->children);
+        free(p);
+        return -1;
+    }
+    for (int64_t i = 0; i < n_children; i++)
+        p->children[i] = &p->kids[i];
+    s->format = p->format;
+    s->name = p->name;
+    s->flags = flags;
+    s->n_children = n_children;
+    s->children = p->children;
+    s->private_data = p;
+    s->release = release_schema;
+    return 0;
+}
+
+int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
+                              const char *const *values, int n)
+{
+    struct schema_private *p = s->private_data;
+    size_t len = 4;
+    for (int i = 0; i < n; i++)
+        len += 8 + strlen(keys[i]) + strlen(values[i]);
+    char *m = malloc(len);
+    if (!m)
+        return -1;
+    char *w = m;
+    int32_t count = n;
+    memcpy(w, &count, 4);
+    w += 4;
+    for (int i = 0; i < n; i++) {
+        const char *parts[2] = {keys[i], values[i]};
+        for (int k = 0; k < 2; k++) {
+            int32_t l = (int32_t)strlen(parts[k]);
+            memcpy(w, &l, 4);
+            memcpy(w + 4, parts[k], (size_t)l);
+            w += 4 + l;
+        }
+    }
+    free(p->metadata);
+    p->metadata = m;
+    s->metadata = m;
+    return 0;
+}
+
+bool arrow_metadata_get(const char *metadata, const char *key, char *out, size_t out_size)
+{
+    if (!metadata)
+        return false;
+    const char *p = metadata;
+    int32_t n;
+    memcpy(&n, p, 4);
+    p += 4;
+    size_t klen = strlen(key);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t kl, vl;
+        memcpy(&kl, p, 4);
+        const char *k = p + 4;
+        p = k + kl;
+        memcpy(&vl, p, 4);
+        const char *v = p + 4;
+        p = v + vl;
+        if ((size_t)kl == klen && memcmp(k, key, klen) == 0) {
+            size_t m = (size_t)vl < out_size - 1 ? (size_t)vl : out_size - 1;
+            memcpy(out, v, m);
+            out[m] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
+void arrow_array_move(struct ArrowArray *src, struct ArrowArray *dst)
+{
+    *dst = *src;
+    src->release = NULL;
+}
+
+void arrow_schema_move(struct ArrowSchema *src, struct ArrowSchema *dst)
+{
+    *dst = *src;
+    src->release = NULL;
+}

@@ -1,0 +1,63 @@
+/* Building Arrow C Data Interface structs that own their memory.
+ *
+ * arrow_array_init() gives an ArrowArray whose release callback frees the
+ * buffers handed to it (malloc'd, owned from then on) and releases its
+ * children, following the interface's rules: a child moved out by a
+ * consumer (release set to NULL) is skipped. Schemas likewise own their
+ * strings, metadata and children. */
+#ifndef HL_UTIL_ARROW_H
+#define HL_UTIL_ARROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoglake/arrow_abi.h"
+
+enum { ARROW_MAX_BUFFERS = 3 };
+
+/* Initialises a (zeroed) array with n_buffers buffer slots (all NULL) and
+ * n_children zeroed children. Returns 0 or -1 when out of memory (the
+ * array is then left released). */
+int arrow_array_init(struct ArrowArray *a, int64_t n_buffers, int64_t n_children);
+/* Hands buffer i to the array (it will be free()d on release). */
+void arrow_array_own_buffer(struct ArrowArray *a, int i, void *p);
+
+struct block_pool;
+/* Makes the array hold a reference to pool, to which its pooled buffers go
+ * back on release. */
+void arrow_array_use_pool(struct ArrowArray *a, struct block_pool *pool);
+/* Hands buffer i, a block of cap bytes from the array's pool, to the array
+ * (returned to the pool on release; freed when the array has no pool). */
+void arrow_array_own_pooled(struct ArrowArray *a, int i, void *p, size_t cap);
+
+/* Initialises a schema node: format and name are copied (name may be
+ * NULL); flags as given; n_children zeroed children. */
+int arrow_schema_init(struct ArrowSchema *s, const char *format, const char *name, int64_t flags,
+                      int64_t n_children);
+/* Sets the node's metadata to the given key/value pairs (encoded per the
+ * interface: int32 count, then int32-length-prefixed keys and values). */
+int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
+                              const char *const *values, int n);
+/* Looks up a metadata value (NUL-terminated copy into out). */
+bool arrow_metadata_get(const char *metadata, const char *key, char *out, size_t out_size);
+
+/* Moves src into dst (dst must be released or uninitialised); src is left
+ * released. */
+void arrow_array_move(struct ArrowArray *src, struct ArrowArray *dst);
+void arrow_schema_move(struct ArrowSchema *src, struct ArrowSchema *dst);
+
+/* Validity helpers. */
+static inline bool arrow_bit(const uint8_t *bits, int64_t i)
+{
+    return (bits[i >> 3] >> (i & 7)) & 1;
+}
+static inline void arrow_set_bit(uint8_t *bits, int64_t i, bool v)
+{
+    if (v)
+        bits[i >> 3] = (uint8_t)(bits[i >> 3] | (1u << (i & 7)));
+    else
+        bits[i >> 3] = (uint8_t)(bits[i >> 3] & ~(1u << (i & 7)));
+}
+
+#endif
