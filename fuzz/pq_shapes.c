@@ -32,24 +32,6 @@ static const char flat_json[] =
     "{'name':'dec','type':'decimal','type_params':{'precision':9,'scale':2}},"
     "{'name':'u','type':'uuid'},{'name':'bin','type':'binary'}]";
 
-static const char nested_json[] =
-    "[{'name':'id','type':'long','nullable':false},"
-    " {'name':'s','type':'struct','children':["
-    "   {'name':'a','type':'int'},"
-    "   {'name':'l','type':'list','children':[{'name':'element','type':'struct','children':["
-    "       {'name':'x','type':'double'},"
-    "       {'name':'m','type':'map','children':["
-    "         {'name':'key','type':'string','nullable':false},"
-    "         {'name':'value','type':'long'}]}]}]}]},"
-    " {'name':'ints','type':'list','children':[{'name':'element','type':'int','nullable':false}]},"
-    " {'name':'ll','type':'list','nullable':false,'children':[{'name':'element','type':'list',"
-    "   'children':[{'name':'element','type':'string'}]}]},"
-    " {'name':'mm','type':'map','children':[{'name':'key','type':'int','nullable':false},"
-    "   {'name':'value','type':'list','children':[{'name':'element','type':'boolean'}]}]},"
-    " {'name':'deep','type':'struct','nullable':false,'children':["
-    "   {'name':'inner','type':'struct','children':[{'name':'v','type':'decimal',"
-    "     'type_params':{'precision':20,'scale':3}},{'name':'u','type':'uuid'}]}]}]";
-
 static const char scalars_json[] =
     "[{'name':'i8','type':'int8'},{'name':'i16','type':'int16','nullable':false},"
     "{'name':'u8','type':'uint8'},{'name':'u16','type':'uint16'},{'name':'u32','type':'uint32'},"
@@ -99,8 +81,8 @@ static void build_with_writer(const struct writer_shape *ws, uint64_t seed, stru
 static const struct writer_shape writer_shapes[] = {
     {flat_json, 120, PQ_UNCOMPRESSED, false, false, true, 512, 4096, false},
     {flat_json, 120, PQ_SNAPPY, true, true, true, 512, 4096, false},
-    {nested_json, 40, PQ_GZIP, true, false, true, 400, 1 << 20, false},
-    {nested_json, 40, PQ_ZSTD, false, true, false, 1 << 20, 1 << 20, false},
+    {pq_nested_table, 40, PQ_GZIP, true, false, true, 400, 1 << 20, false},
+    {pq_nested_table, 40, PQ_ZSTD, false, true, false, 1 << 20, 1 << 20, false},
     {scalars_json, 60, PQ_LZ4_RAW, true, true, true, 1 << 20, 1 << 20, false},
     {small_json, 80, PQ_ZSTD, true, false, true, 64, 2048, true},
     {small_json, 30, PQ_UNCOMPRESSED, true, true, true, 1 << 20, 1 << 20, true},
@@ -571,7 +553,7 @@ static void shape_v2_delta(struct buf *out)
 /* Levels and values for a list-like column: row r holds (r % 4) entries
  * (r % 4 == 0: null when the column is nullable, else empty); max_def is
  * the level of a present entry. */
-static size_t list_levels(int rows, bool nullable, int16_t max_def, uint16_t *rep, uint16_t *def)
+size_t pq_shape_list_levels(int rows, bool nullable, int16_t max_def, uint16_t *rep, uint16_t *def)
 {
     size_t n = 0;
     for (int r = 0; r < rows; r++) {
@@ -710,7 +692,7 @@ static void shape_legacy_v1(struct buf *out)
         buf_reset(&v);
 
         /* arr: optional two-level list of required int32 */
-        size_t n = list_levels(rows, true, 2, rep, def);
+        size_t n = pq_shape_list_levels(rows, true, 2, rep, def);
         pq_craft_column(&c, p_arr, 2, PQ_INT32, 2, 1);
         for (size_t i = 0; i < n; i++)
             if (def[i] == 2)
@@ -720,7 +702,7 @@ static void shape_legacy_v1(struct buf *out)
         buf_reset(&v);
 
         /* bare: repeated int64, never null, sometimes empty */
-        n = list_levels(rows, false, 1, rep, def);
+        n = pq_shape_list_levels(rows, false, 1, rep, def);
         pq_craft_column(&c, p_bare, 1, PQ_INT64, 1, 1);
         for (size_t i = 0; i < n; i++)
             if (def[i] == 1)
@@ -730,7 +712,7 @@ static void shape_legacy_v1(struct buf *out)
         buf_reset(&v);
 
         /* keys: a map with keys only, PLAIN_DICTIONARY (the v1 name) */
-        n = list_levels(rows, true, 2, rep, def);
+        n = pq_shape_list_levels(rows, true, 2, rep, def);
         pq_craft_column(&c, p_keys, 3, PQ_BYTE_ARRAY, 2, 1);
         struct buf dict = BUF_INIT;
         for (int k = 0; k < 4; k++)
@@ -750,7 +732,7 @@ static void shape_legacy_v1(struct buf *out)
         buf_reset(&v);
 
         /* tup: a list whose repeated group is the element */
-        n = list_levels(rows, true, 2, rep, def);
+        n = pq_shape_list_levels(rows, true, 2, rep, def);
         pq_craft_column(&c, p_tup, 3, PQ_INT32, 2, 1);
         for (size_t i = 0; i < n; i++)
             if (def[i] == 2)

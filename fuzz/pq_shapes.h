@@ -24,6 +24,11 @@ size_t pq_shape_count(void);
 const char *pq_shape_name(size_t i);
 /* Appends shape i to out (a whole file). */
 void pq_shape_build(size_t i, struct buf *out);
+/* The levels of the legacy shape's list columns (tests check values
+ * against them): row r of a row group holds r % 4 entries (0: null when
+ * nullable, else empty; 1: empty when nullable); max_def is the level of a
+ * present entry. Returns the entry count. */
+size_t pq_shape_list_levels(int rows, bool nullable, int16_t max_def, uint16_t *rep, uint16_t *def);
 
 /* ---- putting files together by hand ----
  *

@@ -874,8 +874,6 @@ static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_code
         avail = lv;
         if (append_levels(d, &p, &avail, h, n, err) != 0)
             return -1;
-        if (avail != 0)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': level lengths do not add up", path);
         p = decompress_into(r, &r->values, h->is_compressed ? codec : PQ_UNCOMPRESSED, body + lv,
                             cs - lv, us - lv, path, err);
         if (!p)
@@ -1397,6 +1395,19 @@ static int select_all(struct pq_reader *r, struct pq_error *err)
     return 0;
 }
 
+/* Whether a chunk's path_in_schema names this leaf. */
+static bool path_matches(const struct pq_node *leaf, const struct pq_column_meta *m)
+{
+    size_t i = m->npath;
+    const struct pq_node *n = leaf;
+    for (; n->parent; n = n->parent) {
+        if (i == 0 || !m->path[i - 1] || strcmp(m->path[i - 1], n->el->name) != 0)
+            return false;
+        i--;
+    }
+    return i == 0;
+}
+
 int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct pq_error *err)
 {
     *out = NULL;
@@ -1434,6 +1445,15 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
         }
         if (rg->num_rows < 0 || __builtin_add_overflow(rows, rg->num_rows, &rows))
             goto corrupt_rows;
+        for (int l = 0; l < nleaves; l++) {
+            const struct pq_column_chunk *cc = &rg->columns[l];
+            if (cc->has_meta && !path_matches(r->schema.leaves[l], &cc->meta)) {
+                pq_fail(err, PQ_ERR_CORRUPT,
+                        "row group %zu: column chunk %d is not the schema's column '%.200s'", g, l,
+                        r->schema.leaves[l]->path);
+                goto fail;
+            }
+        }
     }
     if (rows != r->meta.num_rows)
         goto corrupt_rows;

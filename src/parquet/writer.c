@@ -702,25 +702,35 @@ static void dict_reset(struct colw *c)
 
 /* ---- appending levels and values to the current page ---- */
 
+/* Room for n more level entries. Levels whose maximum is 0 are never
+ * written: flat columns keep no repetition levels, required ones no
+ * definition levels. */
+static int reserve_levels(struct colw *c, size_t n)
+{
+    if (c->nlev + n <= c->levcap)
+        return 0;
+    size_t cap = c->levcap ? c->levcap : 1024;
+    while (cap < c->nlev + n)
+        cap *= 2;
+    void *p;
+    if (c->max_def > 0) {
+        if (!(p = realloc(c->def, cap * sizeof *c->def)))
+            return -1;
+        c->def = p;
+    }
+    if (c->max_rep > 0) {
+        if (!(p = realloc(c->rep, cap * sizeof *c->rep)))
+            return -1;
+        c->rep = p;
+    }
+    c->levcap = cap;
+    return 0;
+}
+
 static int push_level(struct colw *c, uint16_t d, uint16_t r)
 {
-    /* Levels whose maximum is 0 are never written: flat columns keep no
-     * repetition levels, required ones no definition levels. */
-    if (c->nlev == c->levcap) {
-        size_t cap = c->levcap ? c->levcap * 2 : 1024;
-        void *p;
-        if (c->max_def > 0) {
-            if (!(p = realloc(c->def, cap * sizeof *c->def)))
-                return -1;
-            c->def = p;
-        }
-        if (c->max_rep > 0) {
-            if (!(p = realloc(c->rep, cap * sizeof *c->rep)))
-                return -1;
-            c->rep = p;
-        }
-        c->levcap = cap;
-    }
+    if (reserve_levels(c, 1) != 0)
+        return -1;
     if (c->max_def > 0)
         c->def[c->nlev] = d;
     if (c->max_rep > 0)
@@ -728,6 +738,17 @@ static int push_level(struct colw *c, uint16_t d, uint16_t r)
     c->nlev++;
     if (r == 0)
         c->page_rows++;
+    return 0;
+}
+
+/* A page's PLAIN values start after a headroom (see close_page). */
+static int start_plain(struct colw *c)
+{
+    if (c->plain.len)
+        return 0;
+    if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
+        return -1;
+    c->plain.len = PLAIN_HEADROOM;
     return 0;
 }
 
@@ -752,11 +773,8 @@ static int push_value(struct colw *c, const uint8_t *v, size_t len)
         }
         return 0;
     }
-    if (!c->plain.len) {
-        if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
-            return -1;
-        c->plain.len = PLAIN_HEADROOM;
-    }
+    if (start_plain(c) != 0)
+        return -1;
     if (c->width) {
         if (c->conv == CONV_BOOL) {
             if (buf_putc(&c->plain, (char)v[0]) != 0)
@@ -940,6 +958,16 @@ static bool flat_plain(const struct colw *c)
             c->cmp == CMP_F64);
 }
 
+/* A top-level column of those kinds (or of byte arrays) while its
+ * dictionary is on. */
+static bool flat_dict(const struct colw *c)
+{
+    return c->nsteps == 1 && c->dict_on && c->max_rep == 0 &&
+           ((c->conv == CONV_COPY && (c->cmp == CMP_I32 || c->cmp == CMP_I64 || c->cmp == CMP_U64 ||
+                                      c->cmp == CMP_F32 || c->cmp == CMP_F64)) ||
+            (c->conv == CONV_BYTES32 && c->cmp == CMP_BYTES));
+}
+
 /* The same for byte arrays (strings, JSON, binary) from 32-bit offsets. */
 static bool flat_plain_bytes(const struct colw *c)
 {
@@ -986,6 +1014,7 @@ static int run_bounds(struct colw *c, const uint8_t *vals, size_t n)
 #undef RUN_BOUNDS
 
 static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err);
+static bool dict_gives_up(const struct pq_writer *w, const struct colw *c);
 
 /* Rows [i0, i1) of a flat_plain() column: levels, values and bounds go in
  * runs that end where a page fills. *added counts the value bytes. */
@@ -1001,23 +1030,10 @@ static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct Ar
         int64_t room =
             (w->opt.page_bytes - c->page_plain_bytes + (int64_t)width - 1) / (int64_t)width;
         int64_t n = i1 - i < room ? i1 - i : room < 1 ? 1 : room;
-        if (c->nlev + (size_t)n > c->levcap) {
-            size_t cap = c->levcap ? c->levcap : 1024;
-            while (cap < c->nlev + (size_t)n)
-                cap *= 2;
-            if (c->max_def > 0) {
-                void *p = realloc(c->def, cap * sizeof *c->def);
-                if (!p)
-                    return nomem(err);
-                c->def = p;
-            }
-            c->levcap = cap;
-        }
-        if (!c->plain.len) {
-            if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
-                return nomem(err);
-            c->plain.len = PLAIN_HEADROOM;
-        }
+        if (reserve_levels(c, (size_t)n) != 0)
+            return nomem(err);
+        if (start_plain(c) != 0)
+            return nomem(err);
         if (buf_reserve(&c->plain, (size_t)n * width) != 0)
             return nomem(err);
         uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
@@ -1072,25 +1088,12 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
     const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
     for (int64_t i = i0; i < i1;) {
         int64_t n = i1 - i;
-        if (c->nlev + (size_t)n > c->levcap) {
-            size_t cap = c->levcap ? c->levcap : 1024;
-            while (cap < c->nlev + (size_t)n)
-                cap *= 2;
-            if (c->max_def > 0) {
-                void *p = realloc(c->def, cap * sizeof *c->def);
-                if (!p)
-                    return nomem(err);
-                c->def = p;
-            }
-            c->levcap = cap;
-        }
+        if (reserve_levels(c, (size_t)n) != 0)
+            return nomem(err);
         int64_t p0 = a->offset + i;
         size_t span = (size_t)(off[p0 + n] - off[p0]) + 4 * (size_t)n;
-        if (!c->plain.len) {
-            if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
-                return nomem(err);
-            c->plain.len = PLAIN_HEADROOM;
-        }
+        if (start_plain(c) != 0)
+            return nomem(err);
         if (buf_reserve(&c->plain, span) != 0)
             return nomem(err);
         uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
@@ -1140,6 +1143,40 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
         *added += (int64_t)copied;
         i += k;
         if (c->page_plain_bytes >= w->opt.page_bytes && close_page(w, c, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Rows [i0, i1) of a top-level column of copied values or 32-bit-offset
+ * byte arrays while its dictionary is on: each value through the
+ * dictionary, without the general shredder's layers. When the dictionary
+ * gives up, the rest of the rows take the PLAIN run path. */
+static int shred_flat_dict(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
+                           int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+{
+    const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
+    const uint8_t *data = a->buffers[1];
+    const int32_t *off = c->conv == CONV_BYTES32 ? a->buffers[1] : NULL;
+    const uint8_t *bytes = off ? a->buffers[2] : NULL;
+    for (int64_t i = i0; i < i1; i++) {
+        if (!c->dict_on)
+            return flat_plain(c) ? shred_flat_plain(w, c, a, i, i1, added, err)
+                                 : shred_flat_bytes(w, c, a, i, i1, added, err);
+        int64_t p = a->offset + i;
+        bool valid = !bits || ((bits[p >> 3] >> (p & 7)) & 1);
+        if (push_level(c, valid, 0) != 0)
+            return nomem(err);
+        if (valid) {
+            int64_t before = c->page_plain_bytes;
+            int rc = off ? push_value(c, bytes + off[p], (size_t)(off[p + 1] - off[p]))
+                         : push_value(c, data + (size_t)p * (size_t)c->width, (size_t)c->width);
+            if (rc != 0)
+                return nomem(err);
+            *added += c->page_plain_bytes - before;
+        }
+        if ((c->page_plain_bytes >= w->opt.page_bytes || dict_gives_up(w, c)) &&
+            close_page(w, c, err) != 0)
             return -1;
     }
     return 0;
@@ -1942,11 +1979,11 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
         for (int i = 0; i < w->ncols; i++) {
             struct colw *c = &w->cols[i];
             const struct ArrowArray *top = batch->children[c->top];
-            if (flat_plain(c) || flat_plain_bytes(c)) {
-                int rc = flat_plain(c) ? shred_flat_plain(w, c, top, batch->offset + r0,
-                                                          batch->offset + r1, &step_bytes, err)
-                                       : shred_flat_bytes(w, c, top, batch->offset + r0,
-                                                          batch->offset + r1, &step_bytes, err);
+            if (flat_dict(c) || flat_plain(c) || flat_plain_bytes(c)) {
+                int64_t i0 = batch->offset + r0, i1 = batch->offset + r1;
+                int rc = flat_dict(c)    ? shred_flat_dict(w, c, top, i0, i1, &step_bytes, err)
+                         : flat_plain(c) ? shred_flat_plain(w, c, top, i0, i1, &step_bytes, err)
+                                         : shred_flat_bytes(w, c, top, i0, i1, &step_bytes, err);
                 if (rc != 0) {
                     w->failed = true;
                     return -1;

@@ -29,6 +29,25 @@ uint64_t rng_below(struct rng *g, uint64_t n)
 
 /* ---- tables ---- */
 
+const char pq_nested_table[] =
+    "[{'name':'id','type':'long','nullable':false},"
+    " {'name':'s','type':'struct','children':["
+    "   {'name':'a','type':'int'},"
+    "   {'name':'r','type':'string','nullable':false},"
+    "   {'name':'l','type':'list','children':[{'name':'element','type':'struct','children':["
+    "       {'name':'x','type':'double'},"
+    "       {'name':'m','type':'map','children':["
+    "         {'name':'key','type':'string','nullable':false},"
+    "         {'name':'value','type':'long'}]}]}]}]},"
+    " {'name':'ints','type':'list','children':[{'name':'element','type':'int','nullable':false}]},"
+    " {'name':'ll','type':'list','nullable':false,'children':[{'name':'element','type':'list',"
+    "   'children':[{'name':'element','type':'string'}]}]},"
+    " {'name':'mm','type':'map','children':[{'name':'key','type':'int','nullable':false},"
+    "   {'name':'value','type':'list','children':[{'name':'element','type':'boolean'}]}]},"
+    " {'name':'deep','type':'struct','nullable':false,'children':["
+    "   {'name':'inner','type':'struct','children':[{'name':'v','type':'decimal',"
+    "     'type_params':{'precision':20,'scale':3}},{'name':'u','type':'uuid'}]}]}]";
+
 void test_table_init(struct test_table *tt, const char *columns_json)
 {
     char *text = strdup(columns_json);

@@ -30,6 +30,9 @@ struct test_table {
     struct lake_table t;
 };
 void test_table_init(struct test_table *tt, const char *columns_json);
+/* A table nesting structs, lists and maps in one another, with required
+ * and nullable fields at every level. */
+extern const char pq_nested_table[];
 void test_table_release(struct test_table *tt);
 
 /* Shape knobs for random batches. */

@@ -41,25 +41,6 @@ static char *all_scalars_json(void)
     return buf_take(&b);
 }
 
-static const char nested_json[] =
-    "[{'name':'id','type':'long','nullable':false},"
-    " {'name':'s','type':'struct','children':["
-    "   {'name':'a','type':'int'},"
-    "   {'name':'r','type':'string','nullable':false},"
-    "   {'name':'l','type':'list','children':[{'name':'element','type':'struct','children':["
-    "       {'name':'x','type':'double'},"
-    "       {'name':'m','type':'map','children':["
-    "         {'name':'key','type':'string','nullable':false},"
-    "         {'name':'value','type':'long'}]}]}]}]},"
-    " {'name':'ints','type':'list','children':[{'name':'element','type':'int','nullable':false}]},"
-    " {'name':'ll','type':'list','nullable':false,'children':[{'name':'element','type':'list',"
-    "   'children':[{'name':'element','type':'string'}]}]},"
-    " {'name':'mm','type':'map','children':[{'name':'key','type':'int','nullable':false},"
-    "   {'name':'value','type':'list','children':[{'name':'element','type':'boolean'}]}]},"
-    " {'name':'deep','type':'struct','nullable':false,'children':["
-    "   {'name':'inner','type':'struct','children':[{'name':'v','type':'decimal',"
-    "     'type_params':{'precision':20,'scale':3}},{'name':'u','type':'uuid'}]}]}]";
-
 struct run {
     const char *columns;
     int64_t rows_per_batch;
@@ -144,7 +125,7 @@ static void test_nested(void **state)
     (void)state;
     const int null_rates[] = {0, 100, 500, 1000};
     for (size_t i = 0; i < ARRAY_LEN(null_rates); i++) {
-        struct run r = default_run(nested_json);
+        struct run r = default_run(pq_nested_table);
         r.gen.null_per_mille = null_rates[i];
         r.seed = 1000 + i;
         round_trip(&r);
@@ -159,7 +140,7 @@ static void test_nested(void **state)
 static void test_empty_and_tiny(void **state)
 {
     (void)state;
-    struct run r = default_run(nested_json);
+    struct run r = default_run(pq_nested_table);
     r.batches = 1;
     r.rows_per_batch = 0;
     round_trip(&r);
@@ -176,8 +157,8 @@ static void test_selection(void **state)
 {
     (void)state;
     struct test_table tt;
-    test_table_init(&tt, nested_json);
-    struct run run = default_run(nested_json);
+    test_table_init(&tt, pq_nested_table);
+    struct run run = default_run(pq_nested_table);
     struct rng g = {5};
     struct ArrowSchema s;
     struct ArrowArray a;
@@ -278,12 +259,68 @@ static void test_stream(void **state)
     test_table_release(&tt);
 }
 
+/* A footer whose column chunk names another column than the schema's
+ * leaf at its position is refused at open. */
+static void test_chunk_path_must_match_schema(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt, "[{'name':'a','type':'long'},{'name':'b','type':'long'}]");
+    struct run run = default_run("");
+    struct rng g = {11};
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    gen_batch(&tt.t, 10, &run.gen, &g, &s, &a);
+    struct buf file = BUF_INIT;
+    struct pq_write_result result;
+    write_batches(&tt.t, &run.write, &s, &a, 1, &file, &result);
+
+    /* Swap the two chunks' paths and splice the re-encoded footer in. */
+    const char **pa = result.meta.row_groups[0].columns[0].meta.path;
+    const char **pb = result.meta.row_groups[0].columns[1].meta.path;
+    const char *tmp = pa[0];
+    pa[0] = pb[0];
+    pb[0] = tmp;
+    struct buf footer = BUF_INIT;
+    assert_int_equal(pq_encode_file_meta(&result.meta, &footer), 0);
+    struct buf bad = BUF_INIT;
+    uint32_t flen = (uint32_t)footer.len;
+    assert_int_equal(buf_append(&bad, file.data, file.len - 8 - result.footer_size), 0);
+    assert_int_equal(buf_append(&bad, footer.data, footer.len), 0);
+    assert_int_equal(buf_append(&bad, &flen, 4), 0);
+    assert_int_equal(buf_append(&bad, "PAR1", 4), 0);
+
+    struct pq_source src;
+    pq_source_memory(&src, bad.data, bad.len);
+    struct pq_reader *r;
+    struct pq_error err = {0};
+    assert_int_equal(pq_reader_open(&src, &r, &err), -1);
+    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "is not the schema's column 'a'"));
+    /* The untouched file opens. */
+    pq_source_memory(&src, file.data, file.len);
+    assert_int_equal(pq_reader_open(&src, &r, &err), 0);
+    pq_reader_free(r);
+
+    buf_free(&bad);
+    buf_free(&footer);
+    pq_write_result_release(&result);
+    buf_free(&file);
+    a.release(&a);
+    s.release(&s);
+    test_table_release(&tt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_scalar_types), cmocka_unit_test(test_every_codec_and_layout),
-        cmocka_unit_test(test_nested),           cmocka_unit_test(test_empty_and_tiny),
-        cmocka_unit_test(test_selection),        cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_all_scalar_types),
+        cmocka_unit_test(test_every_codec_and_layout),
+        cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_empty_and_tiny),
+        cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_chunk_path_must_match_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
