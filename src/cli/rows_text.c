@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/base64.h"
+#include "util/numfmt.h"
 #include "util/timefmt.h"
 
 int64_t rt_unit_per_second(enum rt_unit u)
@@ -41,78 +43,13 @@ static size_t copy_text(char *out, const char *s)
     return n;
 }
 
-/* Lays out significant digits (value = 0.d1d2... x 10^decpt) the way
- * Python's repr does: positional from 1e-4 up to 1e16, else scientific
- * with a two-digit-minimum exponent. */
-static size_t layout(bool neg, const char *d, int nd, int decpt, char *out)
-{
-    char *o = out;
-    if (neg)
-        *o++ = '-';
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = 0; i < -decpt; i++)
-                *o++ = '0';
-            memcpy(o, d, (size_t)nd);
-            o += nd;
-        } else if (decpt >= nd) {
-            memcpy(o, d, (size_t)nd);
-            o += nd;
-            for (int i = nd; i < decpt; i++)
-                *o++ = '0';
-            *o++ = '.';
-            *o++ = '0';
-        } else {
-            memcpy(o, d, (size_t)decpt);
-            o += decpt;
-            *o++ = '.';
-            memcpy(o, d + decpt, (size_t)(nd - decpt));
-            o += nd - decpt;
-        }
-        *o = '\0';
-        return (size_t)(o - out);
-    }
-    *o++ = d[0];
-    if (nd > 1) {
-        *o++ = '.';
-        memcpy(o, d + 1, (size_t)(nd - 1));
-        o += nd - 1;
-    }
-    int e = decpt - 1;
-    o += snprintf(o, 16, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    return (size_t)(o - out);
-}
-
 static size_t format_shortest(double v, bool single, char *out)
 {
     if (isnan(v))
         return copy_text(out, "NaN");
     if (isinf(v))
         return copy_text(out, v < 0 ? "-Infinity" : "Infinity");
-    if (v == 0)
-        return copy_text(out, signbit(v) ? "-0.0" : "0.0");
-    char tmp[48];
-    int maxp = single ? 9 : 17;
-    for (int p = 1; p <= maxp; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
-        if (single ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
-            break;
-    }
-    const char *q = tmp;
-    bool neg = *q == '-';
-    if (neg)
-        q++;
-    char digits[24];
-    int nd = 0;
-    for (; *q && *q != 'e'; q++)
-        if (*q >= '0' && *q <= '9')
-            digits[nd++] = *q;
-    int e = *q == 'e' ? atoi(q + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    return layout(neg, digits, nd, e + 1, out);
+    return numfmt_shortest(v, single, out);
 }
 
 size_t rt_format_double(double v, char *out)
@@ -127,26 +64,7 @@ size_t rt_format_float(float v, char *out)
 
 size_t rt_format_decimal(rt_i128 v, int scale, char *out)
 {
-    bool neg = v < 0;
-    rt_u128 u = neg ? (rt_u128)0 - (rt_u128)v : (rt_u128)v;
-    char d[48];
-    int nd = 0;
-    do {
-        d[nd++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (nd <= scale)
-        d[nd++] = '0';
-    char *o = out;
-    if (neg)
-        *o++ = '-';
-    for (int i = nd - 1; i >= 0; i--) {
-        *o++ = d[i];
-        if (i == scale && scale > 0)
-            *o++ = '.';
-    }
-    *o = '\0';
-    return (size_t)(o - out);
+    return numfmt_decimal(v, scale, out);
 }
 
 static size_t format_civil(int64_t days, char *out)
@@ -220,32 +138,9 @@ size_t rt_format_uuid(const uint8_t *b, char *out)
     return 36;
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 int rt_base64_encode(struct buf *out, const void *data, size_t len)
 {
-    const uint8_t *p = data;
-    if (buf_reserve(out, (len + 2) / 3 * 4 + 1) != 0)
-        return -1;
-    char *o = out->data + out->len;
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        *o++ = b64[v >> 18];
-        *o++ = b64[(v >> 12) & 63];
-        *o++ = b64[(v >> 6) & 63];
-        *o++ = b64[v & 63];
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
-        *o++ = b64[v >> 18];
-        *o++ = b64[(v >> 12) & 63];
-        *o++ = i + 1 < len ? b64[(v >> 6) & 63] : '=';
-        *o++ = '=';
-    }
-    out->len = (size_t)(o - out->data);
-    out->data[out->len] = '\0';
-    return 0;
+    return base64_encode(out, data, len);
 }
 
 int rt_hex_encode(struct buf *out, const void *data, size_t len)
@@ -718,33 +613,7 @@ const char *rt_parse_uuid(const char *s, size_t n, uint8_t *out)
     return NULL;
 }
 
-static int b64_value(char c)
-{
-    const char *p = c ? strchr(b64, c) : NULL;
-    return p ? (int)(p - b64) : -1;
-}
-
 const char *rt_base64_decode(const char *s, size_t n, struct buf *out)
 {
-    static const char *const bad = "expected base64 (standard alphabet, padded)";
-    if (n % 4 != 0)
-        return bad;
-    if (buf_reserve(out, n / 4 * 3 + 1) != 0)
-        return "out of memory";
-    for (size_t i = 0; i < n; i += 4) {
-        bool last = i + 4 == n;
-        int pad = last ? (s[i + 3] == '=') + (s[i + 2] == '=' && s[i + 3] == '=') : 0;
-        uint32_t v = 0;
-        for (int k = 0; k < 4; k++) {
-            int d = k >= 4 - pad ? 0 : b64_value(s[i + (size_t)k]);
-            if (d < 0)
-                return bad;
-            v = v << 6 | (uint32_t)d;
-        }
-        if ((pad == 1 && (v & 0xff)) || (pad == 2 && (v & 0xffff)))
-            return "base64 with non-zero padding bits";
-        uint8_t b[3] = {(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-        buf_append(out, b, (size_t)(3 - pad));
-    }
-    return NULL;
+    return base64_decode(s, n, out);
 }

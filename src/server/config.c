@@ -8,7 +8,7 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-enum opt_kind { OPT_STRING, OPT_INT, OPT_INT64, OPT_LOG_LEVEL };
+enum opt_kind { OPT_STRING, OPT_INT, OPT_INT64, OPT_BOOL, OPT_LOG_LEVEL };
 
 struct option_def {
     const char *flag; /* without the leading "--" */
@@ -67,6 +67,10 @@ static const struct option_def options[] = {
     STR_OPT(
         "pg-bin", "HOGLAKE_PG_BIN", pg_bin,
         "embedded mode: PostgreSQL's bin directory (default: newest /usr/lib/postgresql/*/bin)"),
+    {"refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS", OPT_BOOL,
+     offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
+     "true: refuse commits whose files carry partition values without a read_snapshot\n"
+     "(default false: accept them, warn once per table and count them)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -130,6 +134,12 @@ static bool apply(struct config *cfg, const struct option_def *o, const char *va
             *(int64_t *)(void *)field = v;
         return true;
     }
+    case OPT_BOOL:
+        if (!str_parse_bool(value, (bool *)(void *)field)) {
+            fprintf(stderr, "hoglaked: %s must be true or false, got '%s'\n", source, value);
+            return false;
+        }
+        return true;
     case OPT_LOG_LEVEL: {
         static const char *const levels[] = {"debug", "info", "warn", "error"};
         for (int i = 0; i < 4; i++) {

@@ -24,6 +24,9 @@ struct config {
     int shutdown_timeout_ms;
     int64_t max_body_bytes;
     int log_level; /* enum log_level */
+    /* Refuse appends with partition values but no read_snapshot (a writer
+     * that computed partitions against a spec it never pinned). */
+    bool refuse_blind_partitioned_appends;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

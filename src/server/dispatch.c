@@ -11,6 +11,7 @@
 #include "server/metrics.h"
 #include "server/router.h"
 #include "server/server.h"
+#include "util/jsonnum.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -33,7 +34,9 @@ static void reply_from_response(struct srv_res *res, struct http_reply *reply)
     reply->status = res->status;
     reply->retry_after = res->retry_after;
     if (res->json) {
-        char *body = json_dumps(res->json, JSON_COMPACT | JSON_ENCODE_ANY);
+        /* jsonnum_dumps: byte-identical to json_dumps, and it also prints the
+         * exact raw numbers (uint64 and decimal bounds) that json_dumps refuses. */
+        char *body = jsonnum_dumps(res->json, JSON_COMPACT);
         if (!body) {
             reply->status = 500;
             body = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");

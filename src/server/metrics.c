@@ -35,6 +35,14 @@ static const struct family_def families[] = {
     {"hoglake_request_pool_active", GAUGE, "Worker threads running a request."},
     {"hoglake_request_pool_queued", GAUGE, "Requests waiting for a worker thread."},
     {"hoglake_request_pool_max", GAUGE, "Worker threads."},
+    {"hoglake_commits_total", COUNTER, "Commit requests finished, by catalog and result."},
+    {"hoglake_stats_repaired_total", COUNTER,
+     "Column statistics repaired instead of refused (a bound dropped or canonicalised, a count "
+     "clamped), by source."},
+    {"hoglake_blind_partitioned_appends_total", COUNTER,
+     "Accepted appends that carried partition values without a read_snapshot."},
+    {"hoglake_receipt_unknown_digest_total", COUNTER,
+     "Replays answered from a receipt whose fingerprint version this server does not know."},
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 

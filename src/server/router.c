@@ -13,6 +13,12 @@ static const char *const time_travel[] = {"snapshot", "at_timestamp", NULL};
 static const char *const table_get[] = {"snapshot", "at_timestamp", "totals", NULL};
 static const char *const table_drop[] = {"expected_table_uuid", NULL};
 static const char *const table_alter[] = {"expected_table_uuid", "read_snapshot", NULL};
+static const char *const table_truncate[] = {"expected_table_uuid", NULL};
+static const char *const table_files[] = {"snapshot", "at_timestamp", "sort",      "order",
+                                          "limit",    "offset",       "partition", NULL};
+static const char *const table_scan[] = {"snapshot", "at_timestamp", "include", "stats_fields",
+                                         NULL};
+static const char *const table_changes[] = {"from_snapshot", "to_snapshot", NULL};
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
 static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
 
@@ -39,6 +45,11 @@ static const struct route routes[] = {
     {"GET", NS "/tables/{table}", h_table_get, 0, table_get},
     {"DELETE", NS "/tables/{table}", h_table_drop, 0, table_drop},
     {"POST", NS "/tables/{table}/alter", h_table_alter, 0, table_alter},
+    {"POST", NS "/tables/{table}/truncate", h_table_truncate, 0, table_truncate},
+    {"GET", NS "/tables/{table}/files", h_table_files, 0, table_files},
+    {"GET", NS "/tables/{table}/files/{file_id}/stats", h_table_file_stats, 0, time_travel},
+    {"GET", NS "/tables/{table}/scan", h_table_scan, 0, table_scan},
+    {"GET", NS "/tables/{table}/changes", h_table_changes, 0, table_changes},
 
     {"GET", NS "/views", h_views_list, 0, time_travel},
     {"POST", NS "/views", h_views_create, 0, no_args},
@@ -46,6 +57,15 @@ static const struct route routes[] = {
     {"DELETE", NS "/views/{view}", h_view_drop, 0, no_args},
 
     {"GET", CAT "/snapshots", h_snapshots_list, 0, snapshot_page},
+
+    {"POST", CAT "/commit", h_commit, 0, no_args},
+    {"POST", CAT "/commit/prepared", h_commit_prepared, 0, no_args},
+    {"GET", CAT "/commit/receipts/{operation}", h_commit_receipt, 0, no_args},
+
+    {"GET", CAT "/consumers", h_consumers_list, 0, no_args},
+    {"GET", CAT "/consumers/{consumer}/offsets", h_consumer_offsets_list, 0, no_args},
+    {"GET", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_get, 0, no_args},
+    {"PUT", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_put, 0, no_args},
 
     {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},

@@ -149,6 +149,110 @@ size_t time_format_iso8601(int64_t micros, char *out, size_t out_size)
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* v = secs * per + frac with 0 <= frac < per, for per = 10^digits. */
+static int64_t split_units(int64_t v, int digits, int64_t *secs)
+{
+    int64_t per = 1;
+    for (int i = 0; i < digits; i++)
+        per *= 10;
+    int64_t s = v / per, frac = v % per;
+    if (frac < 0) {
+        frac += per;
+        s -= 1;
+    }
+    *secs = s;
+    for (int i = digits; i < 9; i++)
+        frac *= 10;
+    return frac; /* in nanoseconds */
+}
+
+static size_t finish(int n, size_t out_size)
+{
+    return n < 0 || (size_t)n >= out_size ? 0 : (size_t)n;
+}
+
+size_t time_format_local_date(int64_t days, char *out, size_t out_size)
+{
+    int64_t y;
+    unsigned m, d;
+    time_civil_from_days(days, &y, &m, &d);
+    int n;
+    if (y >= 0 && y <= 9999)
+        n = snprintf(out, out_size, "%04lld-%02u-%02u", (long long)y, m, d);
+    else if (y > 9999)
+        n = snprintf(out, out_size, "+%lld-%02u-%02u", (long long)y, m, d);
+    else /* '-' and at least four digits */
+        n = snprintf(out, out_size, "%05lld-%02u-%02u", (long long)y, m, d);
+    return finish(n, out_size);
+}
+
+/* "HH:MM[:SS[.fff|.ffffff|.fffffffff]]" (always_seconds: ":SS" kept; the
+ * fraction is identical either way). */
+static int format_clock_java(int64_t sec_of_day, int64_t nanos, bool always_seconds, char *out,
+                             size_t out_size)
+{
+    int hh = (int)(sec_of_day / 3600), mm = (int)(sec_of_day / 60 % 60),
+        ss = (int)(sec_of_day % 60);
+    if (!always_seconds && ss == 0 && nanos == 0)
+        return snprintf(out, out_size, "%02d:%02d", hh, mm);
+    if (nanos == 0)
+        return snprintf(out, out_size, "%02d:%02d:%02d", hh, mm, ss);
+    if (nanos % 1000000 == 0)
+        return snprintf(out, out_size, "%02d:%02d:%02d.%03d", hh, mm, ss, (int)(nanos / 1000000));
+    if (nanos % 1000 == 0)
+        return snprintf(out, out_size, "%02d:%02d:%02d.%06d", hh, mm, ss, (int)(nanos / 1000));
+    return snprintf(out, out_size, "%02d:%02d:%02d.%09d", hh, mm, ss, (int)nanos);
+}
+
+size_t time_format_local_time(int64_t v, int digits, char *out, size_t out_size)
+{
+    if (digits < 0 || digits > 9 || v < 0)
+        return 0;
+    int64_t secs;
+    int64_t nanos = split_units(v, digits, &secs);
+    if (secs >= 86400)
+        return 0;
+    return finish(format_clock_java(secs, nanos, false, out, out_size), out_size);
+}
+
+static size_t format_datetime_java(int64_t v, int digits, bool instant, char *out, size_t out_size)
+{
+    if (digits < 0 || digits > 9)
+        return 0;
+    int64_t secs;
+    int64_t nanos = split_units(v, digits, &secs);
+    int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days -= 1;
+    }
+    size_t n = time_format_local_date(days, out, out_size);
+    if (n == 0 || n + 1 >= out_size)
+        return 0;
+    out[n++] = 'T';
+    size_t c = finish(format_clock_java(rem, nanos, instant, out + n, out_size - n), out_size - n);
+    if (c == 0)
+        return 0;
+    n += c;
+    if (instant) {
+        if (n + 1 >= out_size)
+            return 0;
+        out[n++] = 'Z';
+        out[n] = '\0';
+    }
+    return n;
+}
+
+size_t time_format_local_datetime(int64_t v, int digits, char *out, size_t out_size)
+{
+    return format_datetime_java(v, digits, false, out, out_size);
+}
+
+size_t time_format_instant(int64_t v, int digits, char *out, size_t out_size)
+{
+    return format_datetime_java(v, digits, true, out, out_size);
+}
+
 int64_t time_now_micros(void)
 {
     struct timespec ts;

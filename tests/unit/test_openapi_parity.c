@@ -263,6 +263,8 @@ static void path_parameters_documented(void **state)
     const struct route *routes = router_routes(&n);
     for (size_t i = 0; i < n; i++) {
         const struct op *o = find_op(routes[i].method, routes[i].pattern);
+        if (!o)
+            fail_msg("%s %s is not documented", routes[i].method, routes[i].pattern);
         for (const char *p = strchr(routes[i].pattern, '{'); p; p = strchr(p + 1, '{')) {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 1, "}"), p + 1);

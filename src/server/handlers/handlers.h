@@ -32,6 +32,13 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
 int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* files.c, scan.c, changes.c: data files at a snapshot, read plans, changefeed */
+int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_changes(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 /* views.c */
 int h_views_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
@@ -41,5 +48,16 @@ int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
 
 /* snapshots.c */
 int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* commits.c */
+int h_commit(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_prepared(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_receipt(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
+/* consumers.c */
+int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_consumer_offset_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* Tables: list, create, get, drop and alter. */
+/* Tables: list, create, get, drop, truncate and alter. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -272,6 +272,53 @@ int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err
                  &p, "table drop", err) != 0)
         return -1;
     if (ddl_change(&txn, "table_dropped", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+        return -1;
+    if (api_json(res, 200, ddl_result_json(&txn)) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+/* Truncate: one DDL snapshot that ends every live data file and deletion
+ * vector of the table. The incarnation (table_uuid), the definition rows and
+ * hog_table_stats (gross append counters, row-id allocator) are untouched,
+ * so row ids are never reused after a truncate. Earlier snapshots still see
+ * the files. Not idempotent: every call makes a snapshot. */
+int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    const char *expected;
+    if (read_expected_uuid(req, &expected, err) != 0)
+        return -1;
+    if (!expected)
+        return api_bad_request(err, "query parameter 'expected_table_uuid' is required: a "
+                                    "truncate must name the incarnation it empties");
+    struct catalog_row cat;
+    struct ddl_txn txn;
+    int64_t ns_id;
+    struct table_ref ref;
+    const char *ns = req->params[1];
+    if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0 ||
+        table_resolve(req, &cat, ns, ns_id, req->params[2], txn.head, false, &ref, err) != 0)
+        return -1;
+    if (!uuid_equal(expected, ref.table_uuid))
+        return table_recreated(err, ns, &ref, expected);
+    if (ddl_allocate(&txn, err) != 0)
+        return -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, ref.table_id);
+    db_param_i64(&p, txn.snapshot_id);
+    /* Set-based, over the partial "live" indexes: O(live rows). */
+    if (req_exec(req,
+                 "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                 " UPDATE hog_data_file SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                 &p, "table truncate", err) != 0)
+        return -1;
+    if (ddl_change(&txn, "table_altered", ref.table_id, err) != 0 ||
+        ddl_change(&txn, "table_deleted_from", ref.table_id, err) != 0 ||
+        ddl_commit(&txn, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&txn)) != 0)
         return api_nomem(err);

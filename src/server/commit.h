@@ -1,0 +1,24 @@
+/* The commit protocol (contract §4.3): one transaction under the catalog's
+ * advisory lock that checks a parsed commit request against the live
+ * catalog and registers its files and deletion vectors as one new
+ * snapshot, or changes nothing.
+ *
+ * Order, as the contract fixes it: replay check first (an identical
+ * replay answers with the original result before any other check), then
+ * table resolution, the conflict check against read_snapshot, validation,
+ * allocation (snapshot id, file ids, row ids) and the writes. */
+#ifndef HL_SERVER_COMMIT_H
+#define HL_SERVER_COMMIT_H
+
+#include <jansson.h>
+
+#include "server/api.h"
+#include "server/commit_req.h"
+
+/* Runs the commit of `c` in the catalog named `catalog_name`. On success
+ * *result is the CommitResult {snapshot_id, schema_version} (new
+ * reference): the new snapshot, or the original one for a replay. */
+int commit_run(struct srv_req *req, const char *catalog_name, struct commit_request *c,
+               json_t **result, struct api_error *err);
+
+#endif

@@ -1,0 +1,733 @@
+/* The commit protocol over HTTP against a real hoglaked and PostgreSQL:
+ * appends (file rows, row ids, counters, change rows), statistics
+ * (validation and sanitizing), partition values, paths, value ranges,
+ * table resolution (unknown, dropped, recreated), the conflict check
+ * against read_snapshot, idempotency receipts and replays, deletion
+ * vectors, the removal-queue guard and the lock timeout.
+ *
+ * Request bodies are written with single quotes; dq() makes them JSON. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define CAT "cm"
+#define NS "ns"
+#define DATA "s3://hoglake-test/" CAT
+
+static struct test_db db;
+static struct test_server srv;
+static PGconn *pg;
+
+/* ---- helpers ---- */
+
+/* POSTs a printf-formatted, single-quoted body to /commit (or a variant). */
+static void vpost(struct http_result *r, const char *endpoint, const char *fmt, va_list ap)
+{
+    char body[16384];
+    vsnprintf(body, sizeof body, fmt, ap);
+    char *b = dq(body);
+    api_send_text(r, &srv, "POST", b, "/v1/catalogs/%s/%s", CAT, endpoint);
+    free(b);
+}
+
+static void post(struct http_result *r, const char *endpoint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void post(struct http_result *r, const char *endpoint, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vpost(r, endpoint, fmt, ap);
+    va_end(ap);
+}
+
+/* A commit that must succeed; returns its snapshot id. */
+static int64_t commit_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int64_t commit_ok(const char *fmt, ...)
+{
+    struct http_result r;
+    va_list ap;
+    va_start(ap, fmt);
+    vpost(&r, "commit", fmt, ap);
+    va_end(ap);
+    expect_status(&r, 200);
+    int64_t snap = jint(r.json, "snapshot_id");
+    http_result_free(&r);
+    return snap;
+}
+
+/* A commit that must fail with status/code (detail containing needle when
+ * given) and change nothing. */
+static void commit_fails(long status, const char *code, const char *needle, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void commit_fails(long status, const char *code, const char *needle, const char *fmt, ...)
+{
+    int64_t h0 = head_of(CAT);
+    int64_t files0 = sqli("SELECT count(*) FROM hog_data_file");
+    struct http_result r;
+    va_list ap;
+    va_start(ap, fmt);
+    vpost(&r, "commit", fmt, ap);
+    va_end(ap);
+    expect_error(&r, status, code);
+    if (needle)
+        expect_detail_contains(&r, needle);
+    http_result_free(&r);
+    assert_int_equal(head_of(CAT), h0);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file"), files0);
+}
+
+static void make(const char *table, const char *columns)
+{
+    char *c = dq(columns);
+    json_t *t = make_table(&srv, CAT, NS, table, c);
+    free(c);
+    json_decref(t);
+}
+
+static const char *uuid_of(const char *table, char *out, size_t n)
+{
+    json_t *t = api_get_json(&srv, "/v1/catalogs/%s/namespaces/%s/tables/%s", CAT, NS, table);
+    snprintf(out, n, "%s", jstr(t, "table_uuid"));
+    json_decref(t);
+    return out;
+}
+
+static int64_t file_id(const char *path)
+{
+    return sqli("SELECT data_file_id FROM hog_data_file WHERE path = '%s'", path);
+}
+
+/* A sample's value: needle is the start of its line ("name{labels} "). */
+static int64_t metric(const char *needle)
+{
+    struct http_result r;
+    api_get(&r, &srv, "/metrics");
+    expect_status(&r, 200);
+    const char *at = r.body;
+    while ((at = strstr(at, needle)) && at != r.body && at[-1] != '\n')
+        at++;
+    int64_t v = at ? (int64_t)strtod(at + strlen(needle), NULL) : 0;
+    http_result_free(&r);
+    return v;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    test_db_create(&db, "commits");
+    test_server_start(&srv, &db, NULL);
+    pg = test_db_connect(&db);
+    test_sql_use(pg);
+    make_catalog(&srv, CAT);
+    make_namespace(&srv, CAT, NS);
+    make("events", "[{'name':'id','type':'long','nullable':false},{'name':'v','type':'double'},"
+                   "{'name':'s','type':'string'},{'name':'tags','type':'list','children':["
+                   "{'name':'element','type':'string'}]},{'name':'var','type':'variant'}]");
+    make("other", "[{'name':'id','type':'long'}]");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (pg)
+        PQfinish(pg);
+    test_server_stop(&srv);
+    test_db_drop(&db);
+    return 0;
+}
+
+/* ---- appends ---- */
+
+static void append_registers_files_and_row_ids(void **state)
+{
+    (void)state;
+    int64_t h0 = head_of(CAT);
+    int64_t sv0 = sqli("SELECT schema_version FROM hog_catalog WHERE name = '" CAT "'");
+    int64_t tid = table_id_of(CAT, NS, "events");
+    int64_t rows0 =
+        sqli("SELECT next_row_id FROM hog_table_stats WHERE table_id = %lld", (long long)tid);
+    int64_t snap = commit_ok(
+        "{'author':'tester','message':'first','appends':[{'namespace':'" NS "','table':'events',"
+        "'files':[{'path':'" DATA "/data/ns/events/a.parquet','record_count':10,"
+        "'file_size_bytes':1000,'footer_size':200,'split_offsets':[4,500]},"
+        "{'path':'" DATA "/data/ns/events/b.parquet','record_count':5,'file_size_bytes':300}]}]}");
+    assert_int_equal(snap, h0 + 1);
+    assert_int_equal(head_of(CAT), h0 + 1);
+    /* Data commits do not bump the schema version. */
+    assert_int_equal(sqli("SELECT schema_version FROM hog_catalog WHERE name = '" CAT "'"), sv0);
+    expect_sql("tester|first",
+               "SELECT author || '|' || commit_message FROM hog_snapshot WHERE snapshot_id = %lld"
+               " AND catalog_id = %lld",
+               (long long)snap, (long long)cat_id(CAT));
+    assert_int_equal(change_rows(CAT, snap, "table_inserted_into", tid), 1);
+    assert_int_equal(change_rows(CAT, snap, NULL, 0), 1);
+    /* Files in request order, with contiguous ids and row ranges. */
+    int64_t a = file_id(DATA "/data/ns/events/a.parquet"),
+            b = file_id(DATA "/data/ns/events/b.parquet");
+    assert_int_equal(b, a + 1);
+    expect_sql("10|1000|200|{4,500}|pending",
+               "SELECT record_count || '|' || file_size_bytes || '|' || footer_size || '|' ||"
+               " split_offsets::text || '|' || stats_state FROM hog_data_file"
+               " WHERE data_file_id = %lld",
+               (long long)a);
+    assert_int_equal(
+        sqli("SELECT row_id_start FROM hog_data_file WHERE data_file_id = %lld", (long long)a),
+        rows0);
+    assert_int_equal(
+        sqli("SELECT row_id_start FROM hog_data_file WHERE data_file_id = %lld", (long long)b),
+        rows0 + 10);
+    assert_int_equal(
+        sqli("SELECT begin_snapshot FROM hog_data_file WHERE data_file_id = %lld", (long long)b),
+        snap);
+    assert_int_equal(
+        sqli("SELECT next_row_id FROM hog_table_stats WHERE table_id = %lld", (long long)tid),
+        rows0 + 15);
+    /* The table's totals at head count the new files. */
+    json_t *t = api_get_json(&srv, "/v1/catalogs/%s/namespaces/%s/tables/events?snapshot=%lld", CAT,
+                             NS, (long long)snap);
+    assert_true(jint(t, "record_count") >= 15);
+    json_decref(t);
+}
+
+static void one_commit_spans_tables_atomically(void **state)
+{
+    (void)state;
+    int64_t ev = table_id_of(CAT, NS, "events"), ot = table_id_of(CAT, NS, "other");
+    int64_t ev_rows =
+        sqli("SELECT next_row_id FROM hog_table_stats WHERE table_id = %lld", (long long)ev);
+    /* Two groups for events are merged: their files keep request order. */
+    int64_t snap =
+        commit_ok("{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+                  "/m/e1.parquet','record_count':3,'file_size_bytes':30}]},"
+                  "{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                  "/m/o1.parquet','record_count':7,'file_size_bytes':70}]},"
+                  "{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+                  "/m/e2.parquet','record_count':4,'file_size_bytes':40}]}]}");
+    assert_int_equal(change_rows(CAT, snap, NULL, 0), 2);
+    assert_int_equal(change_rows(CAT, snap, "table_inserted_into", ev), 1);
+    assert_int_equal(change_rows(CAT, snap, "table_inserted_into", ot), 1);
+    assert_int_equal(
+        sqli("SELECT row_id_start FROM hog_data_file WHERE path = '" DATA "/m/e2.parquet'"),
+        ev_rows + 3);
+    /* A failure in any table writes nothing anywhere. */
+    commit_fails(422, "validation", "unknown table",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/m/o2.parquet','record_count':1,'file_size_bytes':1}]},"
+                 "{'namespace':'" NS "','table':'nope','files':[{'path':'" DATA
+                 "/m/n.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    assert_int_equal(
+        sqli("SELECT count(*) FROM hog_data_file WHERE path = '" DATA "/m/o2.parquet'"), 0);
+}
+
+/* ---- statistics ---- */
+
+static void stats_are_stored_and_sanitized(void **state)
+{
+    (void)state;
+    int64_t repaired0 = metric("hoglake_stats_repaired_total{source=\"commit\"} ");
+    /* id (1): a clean bound pair; v (2): +0.0 lower and -0.0 upper, which
+     * are canonicalised; s (3): an inverted pair, dropped; tags.element (5):
+     * a NaN-free bound that is not base64, dropped; null_count above
+     * value_count, clamped. */
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+              "/st/1.parquet','record_count':4,'file_size_bytes':100,'column_stats':["
+              "{'field_id':1,'value_count':4,'null_count':0,'lower_bound':'AQAAAAAAAAA=',"
+              "'upper_bound':'BAAAAAAAAAA='},"
+              "{'field_id':2,'value_count':4,'null_count':9,'nan_count':1,"
+              "'lower_bound':'AAAAAAAAAAA=','upper_bound':'AAAAAAAAAIA='},"
+              "{'field_id':3,'value_count':4,'null_count':0,'lower_bound':'eg==',"
+              "'upper_bound':'YQ=='},"
+              "{'field_id':5,'value_count':6,'null_count':1,'lower_bound':'!!!'}]}]}]}");
+    int64_t f = file_id(DATA "/st/1.parquet");
+    expect_sql("provided", "SELECT stats_state FROM hog_data_file WHERE data_file_id = %lld",
+               (long long)f);
+    expect_sql("\\x0100000000000000|\\x0400000000000000",
+               "SELECT lower_bound::text || '|' || upper_bound::text FROM hog_file_column_stats"
+               " WHERE data_file_id = %lld AND field_id = 1",
+               (long long)f);
+    expect_sql("4|4|\\x0000000000000080|\\x0000000000000000",
+               "SELECT value_count || '|' || null_count || '|' || lower_bound::text || '|' ||"
+               " upper_bound::text FROM hog_file_column_stats WHERE data_file_id = %lld"
+               " AND field_id = 2",
+               (long long)f);
+    expect_sql("<null>",
+               "SELECT coalesce(lower_bound::text, upper_bound::text) FROM hog_file_column_stats"
+               " WHERE data_file_id = %lld AND field_id = 3",
+               (long long)f);
+    expect_sql("<null>",
+               "SELECT lower_bound::text FROM hog_file_column_stats WHERE data_file_id = %lld"
+               " AND field_id = 5",
+               (long long)f);
+    /* The null_count clamp, then the nan_count clamp it implies, the zero
+     * lower and upper bounds, the two bounds of the inverted pair and the
+     * bad base64: seven repairs. */
+    assert_int_equal(metric("hoglake_stats_repaired_total{source=\"commit\"} ") - repaired0, 7);
+    /* A top-level column has one value per row at most: clamped. A list's
+     * element (field 5 above, 6 values for 4 rows) is not. */
+    int64_t before = metric("hoglake_stats_repaired_total{source=\"commit\"} ");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+              "/st/2.parquet','record_count':2,'file_size_bytes':100,'column_stats':["
+              "{'field_id':1,'value_count':5,'null_count':0}]}]}]}");
+    expect_sql("2",
+               "SELECT value_count FROM hog_file_column_stats WHERE field_id = 1 AND"
+               " data_file_id = %lld",
+               (long long)file_id(DATA "/st/2.parquet"));
+    expect_sql("6",
+               "SELECT value_count FROM hog_file_column_stats WHERE field_id = 5 AND"
+               " data_file_id = %lld",
+               (long long)f);
+    assert_int_equal(metric("hoglake_stats_repaired_total{source=\"commit\"} ") - before, 1);
+}
+
+static void stats_refusals(void **state)
+{
+    (void)state;
+#define FILE_FMT                                                                                   \
+    "{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA                   \
+    "/sr/x.parquet','record_count':1,'file_size_bytes':10,'column_stats':[%s]}]}]}"
+    char body[1024];
+    snprintf(body, sizeof body, FILE_FMT, "{'field_id':99,'value_count':1,'null_count':0}");
+    commit_fails(422, "validation", "not a live column", "%s", body);
+    snprintf(body, sizeof body, FILE_FMT, "{'field_id':4,'value_count':1,'null_count':0}");
+    commit_fails(422, "validation", "list column", "%s", body);
+    snprintf(body, sizeof body, FILE_FMT, "{'field_id':6,'value_count':1,'null_count':0}");
+    commit_fails(422, "validation", "variant column", "%s", body);
+    snprintf(body, sizeof body, FILE_FMT,
+             "{'field_id':1,'value_count':1,'null_count':0},"
+             "{'field_id':1,'value_count':1,'null_count':0}");
+    commit_fails(422, "validation", "two statistics", "%s", body);
+    snprintf(body, sizeof body, FILE_FMT, "{'field_id':1,'value_count':-1,'null_count':0}");
+    commit_fails(422, "validation", "value_count", "%s", body);
+    snprintf(body, sizeof body, FILE_FMT, "{'field_id':1,'value_count':1}");
+    commit_fails(400, "bad_request", "null_count", "%s", body);
+    /* Empty column_stats is "provided, nothing for these columns". */
+    commit_ok(FILE_FMT, "");
+    expect_sql("provided",
+               "SELECT stats_state FROM hog_data_file WHERE path = '" DATA "/sr/x.parquet'");
+}
+
+/* ---- partitions ---- */
+
+static void partition_values_follow_the_spec(void **state)
+{
+    (void)state;
+    make("parted", "[{'name':'id','type':'long'},{'name':'ts','type':'timestamptz'}]");
+    struct http_result r;
+    char *ops = dq("{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':2,"
+                   "'transform':'day'},{'source_field_id':1,'transform':'bucket',"
+                   "'transform_param':4}]}]}");
+    api_send_text(&r, &srv, "POST", ops, "/v1/catalogs/%s/namespaces/%s/tables/parted/alter", CAT,
+                  NS);
+    free(ops);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    int64_t head = head_of(CAT);
+    commit_fails(422, "validation", "partitioned by 2",
+                 "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'parted',"
+                 "'files':[{'path':'" DATA "/p/1.parquet','record_count':1,"
+                 "'file_size_bytes':1,'partition_values':['2026-01-01']}]}]}",
+                 (long long)head);
+    commit_fails(422, "validation", "partitioned by 2",
+                 "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'parted',"
+                 "'files':[{'path':'" DATA
+                 "/p/1.parquet','record_count':1,'file_size_bytes':1}]}]}",
+                 (long long)head);
+    commit_fails(
+        422, "validation", "not partitioned",
+        "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+        "/p/o.parquet','record_count':1,'file_size_bytes':1,'partition_values':['x']}]}]}");
+    commit_fails(400, "bad_request", "partition_values[0]",
+                 "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'parted',"
+                 "'files':[{'path':'" DATA "/p/1.parquet','record_count':1,"
+                 "'file_size_bytes':1,'partition_values':[1,'2']}]}]}",
+                 (long long)head);
+    commit_ok("{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'parted',"
+              "'files':[{'path':'" DATA "/p/1.parquet','record_count':1,"
+              "'file_size_bytes':1,'partition_values':['2026-01-01',null]}]}]}",
+              (long long)head);
+    int64_t f = file_id(DATA "/p/1.parquet");
+    expect_sql("0=2026-01-01,1=<null>",
+               "SELECT string_agg(key_index || '=' || coalesce(value, '<null>'), ',' ORDER BY"
+               " key_index) FROM hog_file_partition_value WHERE data_file_id = %lld",
+               (long long)f);
+    assert_true(sqli("SELECT spec_id FROM hog_data_file WHERE data_file_id = %lld", (long long)f) >=
+                0);
+    /* Without read_snapshot the append is accepted and counted. */
+    int64_t blind0 = metric("hoglake_blind_partitioned_appends_total ");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'parted','files':[{'path':'" DATA
+              "/p/2.parquet','record_count':1,'file_size_bytes':1,"
+              "'partition_values':['2026-01-02','3']}]}]}");
+    assert_int_equal(metric("hoglake_blind_partitioned_appends_total ") - blind0, 1);
+}
+
+/* ---- paths and ranges ---- */
+
+static void paths_and_ranges_are_checked(void **state)
+{
+    (void)state;
+#define ONE_FMT                                                                                    \
+    "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'%s',"                     \
+    "'record_count':%s,'file_size_bytes':%s%s}]}]}"
+    const char *bad_paths[] = {"s3://elsewhere/x.parquet",
+                               DATA "x.parquet",
+                               DATA "/",
+                               DATA "/a//b.parquet",
+                               DATA "/a/../b.parquet",
+                               DATA "/./b.parquet",
+                               DATA "/a b.parquet",
+                               DATA "/dir/"};
+    for (size_t i = 0; i < sizeof bad_paths / sizeof *bad_paths; i++)
+        commit_fails(422, "validation", NULL, ONE_FMT, bad_paths[i], "1", "1", "");
+    commit_fails(422, "validation", "record_count", ONE_FMT, DATA "/r.parquet", "281474976710657",
+                 "1", "");
+    commit_fails(422, "validation", "record_count", ONE_FMT, DATA "/r.parquet", "-1", "1", "");
+    commit_fails(422, "validation", "file_size_bytes", ONE_FMT, DATA "/r.parquet", "1", "-5", "");
+    commit_fails(422, "validation", "footer_size", ONE_FMT, DATA "/r.parquet", "1", "100",
+                 ",'footer_size':93");
+    commit_fails(422, "validation", "split_offsets", ONE_FMT, DATA "/r.parquet", "1", "100",
+                 ",'split_offsets':[4,4]");
+    commit_fails(422, "validation", "split_offsets", ONE_FMT, DATA "/r.parquet", "1", "100",
+                 ",'split_offsets':[100]");
+    commit_fails(422, "validation", "split_offsets", ONE_FMT, DATA "/r.parquet", "1", "100",
+                 ",'split_offsets':[]");
+    /* 2^48 records is the limit, inclusive. */
+    commit_ok(ONE_FMT, DATA "/r/max.parquet", "281474976710656", "1", "");
+    /* One object, one registration: not twice in a commit, and not again. */
+    commit_fails(422, "validation", "already registered", ONE_FMT, DATA "/r/max.parquet", "1", "1",
+                 "");
+    commit_fails(422, "validation", "appears twice",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/r/d.parquet','record_count':1,'file_size_bytes':1},{'path':'" DATA
+                 "/r/d.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    /* Whitespace beyond ASCII: a no-break space, a line separator. */
+    commit_fails(422, "validation", "whitespace", ONE_FMT, DATA "/r/a\u00a0b.parquet", "1", "1",
+                 "");
+    commit_fails(422, "validation", "whitespace", ONE_FMT, DATA "/r/a\u2028b.parquet", "1", "1",
+                 "");
+    /* Shape errors are 400. */
+    commit_fails(400, "bad_request", "unknown field", ONE_FMT, DATA "/r.parquet", "1", "1",
+                 ",'colour':1");
+    commit_fails(400, "bad_request", "record_count", ONE_FMT, DATA "/r.parquet", "'1'", "1", "");
+    commit_fails(422, "validation", "nothing to commit", "{'appends':[]}");
+    commit_fails(422, "validation", "at least one file",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[]}]}");
+    commit_fails(400, "bad_request", "idempotency_key", "{'idempotency_key':'nope','appends':[]}");
+    commit_fails(422, "validation", "read_snapshot",
+                 "{'read_snapshot':-1,'appends':[{'namespace':'" NS "','table':'other',"
+                 "'files':[{'path':'" DATA "/r.parquet','record_count':1,'file_size_bytes':1}]}]}");
+}
+
+/* ---- tables: unknown, dropped, recreated ---- */
+
+static void table_identity_is_checked(void **state)
+{
+    (void)state;
+    make("gone", "[{'name':'id','type':'long'}]");
+    char uuid[64];
+    uuid_of("gone", uuid, sizeof uuid);
+    struct http_result r;
+    api_delete(&r, &srv, "/v1/catalogs/%s/namespaces/%s/tables/gone", CAT, NS);
+    expect_status(&r, 200);
+    http_result_free(&r);
+#define GONE_FMT                                                                                   \
+    "{'appends':[{'namespace':'" NS "','table':'gone'%s,'files':[{'path':'" DATA                   \
+    "/g/1.parquet','record_count':1,'file_size_bytes':1}]}]}"
+    commit_fails(409, "table_dropped", "dropped at snapshot", GONE_FMT, "");
+    make("gone", "[{'name':'id','type':'long'}]");
+    char expected[100];
+    snprintf(expected, sizeof expected, ",'expected_table_uuid':'%s'", uuid);
+    int64_t h0 = head_of(CAT);
+    struct http_result rr;
+    post(&rr, "commit", GONE_FMT, expected);
+    expect_error(&rr, 409, "table_recreated");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(rr.json, "tables"), 0)),
+                        NS ".gone");
+    assert_string_equal(jstr(rr.json, "retry"), "re-prepare");
+    http_result_free(&rr);
+    assert_int_equal(head_of(CAT), h0);
+    uuid_of("gone", uuid, sizeof uuid);
+    snprintf(expected, sizeof expected, ",'expected_table_uuid':'%s'", uuid);
+    commit_ok(GONE_FMT, expected);
+}
+
+/* ---- conflicts ---- */
+
+static void conflict_check_against_read_snapshot(void **state)
+{
+    (void)state;
+    make("cf", "[{'name':'id','type':'long'},{'name':'x','type':'int'}]");
+    make("cf2", "[{'name':'id','type':'long'}]");
+    int64_t read = head_of(CAT);
+#define CF_FMT                                                                                     \
+    "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'%s',"                         \
+    "'files':[{'path':'" DATA "/cf/%s.parquet','record_count':1,"                                  \
+    "'file_size_bytes':1}]}]}"
+    /* Appends never conflict with appends. */
+    commit_ok(CF_FMT, (long long)read, "cf", "1");
+    commit_ok(CF_FMT, (long long)read, "cf", "2");
+    commit_fails(422, "validation", "after the catalog's head", CF_FMT, (long long)head_of(CAT) + 5,
+                 "cf", "3");
+    /* DDL after the read: every conflicting change is DDL. */
+    struct http_result r;
+    char *ops = dq("{'ops':[{'op':'drop_column','name':'x'}]}");
+    api_send_text(&r, &srv, "POST", ops, "/v1/catalogs/%s/namespaces/%s/tables/cf/alter", CAT, NS);
+    free(ops);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    ops = dq("{'ops':[{'op':'set_table_comment','comment':'c'}]}");
+    api_send_text(&r, &srv, "POST", ops, "/v1/catalogs/%s/namespaces/%s/tables/cf2/alter", CAT, NS);
+    free(ops);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    int64_t h0 = head_of(CAT);
+    post(&r, "commit",
+         "{'read_snapshot':%lld,'appends':[{'namespace':'" NS
+         "','table':'cf2','files':[{'path':'" DATA
+         "/cf/4.parquet','record_count':1,'file_size_bytes':1}]},{'namespace':'" NS
+         "','table':'cf','files':[{'path':'" DATA "/cf/5.parquet','record_count':1,"
+         "'file_size_bytes':1}]}]}",
+         (long long)read);
+    expect_error(&r, 409, "ddl_since_read_snapshot");
+    json_t *tables = json_object_get(r.json, "tables");
+    assert_int_equal(json_array_size(tables), 2);
+    assert_string_equal(json_string_value(json_array_get(tables, 0)), NS ".cf");
+    assert_string_equal(json_string_value(json_array_get(tables, 1)), NS ".cf2");
+    assert_int_equal(jint(r.json, "read_snapshot"), read);
+    assert_string_equal(jstr(r.json, "retry"), "re-prepare");
+    http_result_free(&r);
+    assert_int_equal(head_of(CAT), h0);
+    /* The DDL is reported even when the stats also name a dropped field. */
+    commit_fails(409, "ddl_since_read_snapshot", NULL,
+                 "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'cf','files':[{"
+                 "'path':'" DATA "/cf/6.parquet','record_count':1,'file_size_bytes':1,"
+                 "'column_stats':[{'field_id':2,'value_count':1,'null_count':0}]}]}]}",
+                 (long long)read);
+    /* Re-read: accepted. */
+    commit_ok(CF_FMT, (long long)head_of(CAT), "cf", "7");
+    /* Below the floor: 410. */
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = %lld WHERE name = '" CAT "'",
+             (long long)read + 1);
+    commit_fails(410, "expired", "below the expiry floor", CF_FMT, (long long)read, "cf", "8");
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 0 WHERE name = '" CAT "'");
+}
+
+/* ---- receipts ---- */
+
+static void receipts_make_commits_idempotent(void **state)
+{
+    (void)state;
+    const char *key = "0b9f1a6e-5c7d-4e1b-9a2f-3c4d5e6f7a8b";
+#define RC_FMT                                                                                     \
+    "{'idempotency_key':'%s','appends':[{'namespace':'" NS "','table':'other','files':["           \
+    "{'path':'" DATA "/rc/1.parquet','record_count':1,'file_size_bytes':10,'column_stats':["       \
+    "{'field_id':1,'value_count':1,'null_count':0}]},"                                             \
+    "{'path':'" DATA "/rc/2.parquet','record_count':2,'file_size_bytes':20}]}]}"
+    struct http_result r;
+    /* The prepared endpoint needs a key. */
+    post(&r, "commit/prepared",
+         "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+         "/rc/0.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    expect_error(&r, 422, "validation");
+    http_result_free(&r);
+    post(&r, "commit/prepared", RC_FMT, key);
+    expect_status(&r, 200);
+    int64_t snap = jint(r.json, "snapshot_id"), sv = jint(r.json, "schema_version");
+    http_result_free(&r);
+    int64_t h0 = head_of(CAT);
+    /* The same request, files in another order and the key in capitals:
+     * the same request by its canonical fingerprint. */
+#define REORDERED_FMT                                                                              \
+    "{'appends':[{'namespace':'" NS "','table':'other','files':["                                  \
+    "{'path':'" DATA "/rc/2.parquet','record_count':2,'file_size_bytes':20},"                      \
+    "{'path':'" DATA "/rc/1.parquet','record_count':1,'file_size_bytes':10,'column_stats':["       \
+    "{'field_id':1,'value_count':1,'null_count':0}]}]}],'idempotency_key':'%s'}"
+    post(&r, "commit", REORDERED_FMT, "0B9F1A6E-5C7D-4E1B-9A2F-3C4D5E6F7A8B");
+    expect_status(&r, 200);
+    assert_int_equal(jint(r.json, "snapshot_id"), snap);
+    assert_int_equal(jint(r.json, "schema_version"), sv);
+    http_result_free(&r);
+    assert_int_equal(head_of(CAT), h0);
+    assert_int_equal(
+        sqli("SELECT count(*) FROM hog_data_file WHERE path = '" DATA "/rc/1.parquet'"), 1);
+    /* The same key with another payload. */
+    commit_fails(422, "validation", "different request",
+                 "{'idempotency_key':'%s','appends':[{'namespace':'" NS "','table':'other',"
+                 "'files':[{'path':'" DATA
+                 "/rc/3.parquet','record_count':1,'file_size_bytes':1}]}]}",
+                 key);
+    /* The receipt endpoint. */
+    json_t *rec = api_get_json(&srv, "/v1/catalogs/%s/commit/receipts/%s", CAT, key);
+    assert_string_equal(jstr(rec, "operation_id"), key);
+    assert_int_equal(jint(rec, "snapshot_id"), snap);
+    json_decref(rec);
+    api_get(&r, &srv, "/v1/catalogs/%s/commit/receipts/%s", CAT,
+            "11111111-2222-3333-4444-555555555555");
+    expect_error(&r, 404, "not_found");
+    http_result_free(&r);
+    api_get(&r, &srv, "/v1/catalogs/%s/commit/receipts/not-a-uuid", CAT);
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    /* A replay answers before any other check, even after the table is
+     * dropped. */
+    make("ephemeral", "[{'name':'id','type':'long'}]");
+    const char *k2 = "6a1f0d4c-3b2e-4f5a-8c7d-9e0f1a2b3c4d";
+#define EB_FMT                                                                                     \
+    "{'idempotency_key':'%s','appends':[{'namespace':'" NS "','table':'ephemeral',"                \
+    "'files':[{'path':'" DATA "/rc/e.parquet','record_count':1,"                                   \
+    "'file_size_bytes':1}]}]}"
+    post(&r, "commit/prepared", EB_FMT, k2);
+    expect_status(&r, 200);
+    int64_t esnap = jint(r.json, "snapshot_id");
+    http_result_free(&r);
+    api_delete(&r, &srv, "/v1/catalogs/%s/namespaces/%s/tables/ephemeral", CAT, NS);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    post(&r, "commit/prepared", EB_FMT, k2);
+    expect_status(&r, 200);
+    assert_int_equal(jint(r.json, "snapshot_id"), esnap);
+    http_result_free(&r);
+}
+
+/* ---- deletion vectors ---- */
+
+static void deletion_vectors(void **state)
+{
+    (void)state;
+    make("dv", "[{'name':'id','type':'long'}]");
+    make("dv2", "[{'name':'id','type':'long'}]");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'dv','files':[{'path':'" DATA
+              "/dv/a.parquet','record_count':100,'file_size_bytes':1}]},{'namespace':'" NS
+              "','table':'dv2','files':[{'path':'" DATA "/dv/b.parquet','record_count':10,"
+              "'file_size_bytes':1}]}]}");
+    int64_t a = file_id(DATA "/dv/a.parquet"), b = file_id(DATA "/dv/b.parquet");
+    int64_t dvt = table_id_of(CAT, NS, "dv");
+    int64_t read = head_of(CAT);
+#define DEL_FMT                                                                                    \
+    "{'read_snapshot':%lld,'deletes':[{'namespace':'" NS "','table':'%s','files':"                 \
+    "[{'data_file_id':%lld,'path':'" DATA "/dv/%s.puffin','delete_count':%d,"                      \
+    "'file_size_bytes':50}]}]}"
+    commit_fails(422, "validation", "needs read_snapshot",
+                 "{'deletes':[{'namespace':'" NS "','table':'dv','files':[{'data_file_id':%lld,"
+                 "'path':'" DATA "/dv/x.puffin','delete_count':1,'file_size_bytes':1}]}]}",
+                 (long long)a);
+    commit_fails(422, "validation", "unknown data file", DEL_FMT, (long long)read, "dv",
+                 (long long)99999, "x", 1);
+    commit_fails(422, "validation", "does not belong", DEL_FMT, (long long)read, "dv", (long long)b,
+                 "x", 1);
+    commit_fails(422, "validation", "deletes 101 rows", DEL_FMT, (long long)read, "dv",
+                 (long long)a, "x", 101);
+    commit_fails(409, "commit_conflict", "added after read_snapshot", DEL_FMT, (long long)read - 1,
+                 "dv", (long long)a, "x", 1);
+    commit_fails(422, "validation", "must be positive", DEL_FMT, (long long)read, "dv",
+                 (long long)a, "x", 0);
+    int64_t s1 = commit_ok(DEL_FMT, (long long)read, "dv", (long long)a, "d1", 5);
+    assert_int_equal(change_rows(CAT, s1, "table_deleted_from", dvt), 1);
+    expect_sql("5|1",
+               "SELECT delete_count || '|' || count(*) OVER () FROM hog_delete_file"
+               " WHERE data_file_id = %lld AND end_snapshot IS NULL",
+               (long long)a);
+    /* A newer DV than the writer's read is a conflict; a smaller one is
+     * refused; a larger one supersedes. */
+    commit_fails(409, "commit_conflict", "new deletion vector", DEL_FMT, (long long)read, "dv",
+                 (long long)a, "d2", 6);
+    commit_fails(422, "validation", "fewer than", DEL_FMT, (long long)head_of(CAT), "dv",
+                 (long long)a, "d2", 4);
+    int64_t s2 = commit_ok(DEL_FMT, (long long)head_of(CAT), "dv", (long long)a, "d2", 8);
+    expect_sql("8",
+               "SELECT delete_count FROM hog_delete_file WHERE data_file_id = %lld"
+               " AND end_snapshot IS NULL",
+               (long long)a);
+    assert_int_equal(
+        sqli("SELECT end_snapshot FROM hog_delete_file WHERE path = '" DATA "/dv/d1.puffin'"), s2);
+    /* Two DVs on one file in one commit must be merged by the client. */
+    commit_fails(422, "validation", "merge them",
+                 "{'read_snapshot':%lld,'deletes':[{'namespace':'" NS "','table':'dv','files':["
+                 "{'data_file_id':%lld,'path':'" DATA "/dv/d3.puffin','delete_count':9,"
+                 "'file_size_bytes':1},{'data_file_id':%lld,'path':'" DATA "/dv/d4.puffin',"
+                 "'delete_count':9,'file_size_bytes':1}]}]}",
+                 (long long)head_of(CAT), (long long)a, (long long)a);
+    /* A retired target (as compaction retires files, which never conflicts
+     * as DDL does): after the read is a conflict, before it a refusal. */
+    int64_t r0 = head_of(CAT);
+    sql_exec("UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1 WHERE name = '" CAT
+             "'");
+    sql_exec("INSERT INTO hog_snapshot (catalog_id, snapshot_id, schema_version) SELECT"
+             " catalog_id, last_snapshot_id, schema_version FROM hog_catalog WHERE name = '" CAT
+             "'");
+    sql_exec("INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id) VALUES"
+             " (%lld, %lld, 'table_compacted', %lld)",
+             (long long)cat_id(CAT), (long long)r0 + 1, (long long)table_id_of(CAT, NS, "dv2"));
+    sql_exec("UPDATE hog_data_file SET end_snapshot = %lld WHERE data_file_id = %lld",
+             (long long)r0 + 1, (long long)b);
+    commit_fails(409, "commit_conflict", "retired at snapshot", DEL_FMT, (long long)r0, "dv2",
+                 (long long)b, "x", 1);
+    commit_fails(422, "validation", "already retired", DEL_FMT, (long long)head_of(CAT), "dv2",
+                 (long long)b, "x", 1);
+}
+
+/* ---- the removal queue and the lock ---- */
+
+static void queued_paths_are_refused(void **state)
+{
+    (void)state;
+    sql_exec("INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason) VALUES"
+             " (%lld, '" DATA "/q/1.parquet', 'data', 'snapshot_expiry')",
+             (long long)cat_id(CAT));
+    commit_fails(409, "commit_conflict", "queued for removal",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/q/1.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    sql_exec("UPDATE hog_file_removal SET drained_at = now(), drained_outcome = 'deleted'"
+             " WHERE path = '" DATA "/q/1.parquet'");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+              "/q/1.parquet','record_count':1,'file_size_bytes':1}]}]}");
+}
+
+static void lock_timeout_is_503(void **state)
+{
+    (void)state;
+    struct test_server quick;
+    const char *extra[] = {"--commit-lock-timeout-ms", "300", NULL};
+    test_server_start(&quick, &db, extra);
+    PGconn *holder = test_db_connect(&db);
+    char sql[200];
+    snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
+             (long long)cat_id(CAT));
+    PGresult *res = PQexec(holder, sql);
+    PQclear(res);
+    struct http_result r;
+    char *b = dq("{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/lk/1.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    api_send_text(&r, &quick, "POST", b, "/v1/catalogs/%s/commit", CAT);
+    free(b);
+    expect_error(&r, 503, "commit_queue_timeout");
+    assert_string_equal(r.retry_after, "1");
+    http_result_free(&r);
+    res = PQexec(holder, "ROLLBACK");
+    PQclear(res);
+    PQfinish(holder);
+    test_server_stop(&quick);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(append_registers_files_and_row_ids),
+        cmocka_unit_test(one_commit_spans_tables_atomically),
+        cmocka_unit_test(stats_are_stored_and_sanitized),
+        cmocka_unit_test(stats_refusals),
+        cmocka_unit_test(partition_values_follow_the_spec),
+        cmocka_unit_test(paths_and_ranges_are_checked),
+        cmocka_unit_test(table_identity_is_checked),
+        cmocka_unit_test(conflict_check_against_read_snapshot),
+        cmocka_unit_test(receipts_make_commits_idempotent),
+        cmocka_unit_test(deletion_vectors),
+        cmocka_unit_test(queued_paths_are_refused),
+        cmocka_unit_test(lock_timeout_is_503),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
