@@ -274,6 +274,18 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
 
 /* ---- DDL transactions ---- */
 
+int64_t ddl_lock_budget_ms(const struct srv_req *req)
+{
+    /* The budget counts time already spent queued for a worker, but never
+     * drops below a second so a queued request still gets a fair try. */
+    int configured = req->srv->cfg.commit_lock_timeout_ms;
+    if (configured <= 0)
+        return 0;
+    int64_t budget = configured - req->queue_wait_ns / 1000000;
+    int64_t floor = configured < 1000 ? configured : 1000;
+    return budget < floor ? floor : budget;
+}
+
 int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn *t,
               struct api_error *err)
 {
@@ -286,18 +298,8 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     struct db_err dberr;
     if (req_exec(req, "BEGIN", NULL, "begin", err) != 0)
         return -1;
-    /* The lock budget counts time already spent queued for a worker, but
-     * never drops below a second so a queued request still gets a fair try. */
-    int configured = req->srv->cfg.commit_lock_timeout_ms;
-    int64_t budget = 0;
-    if (configured > 0) {
-        budget = configured - req->queue_wait_ns / 1000000;
-        int64_t floor = configured < 1000 ? configured : 1000;
-        if (budget < floor)
-            budget = floor;
-    }
     char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)budget);
+    snprintf(ms, sizeof ms, "%lld", (long long)ddl_lock_budget_ms(req));
     struct db_params p;
     db_params_init(&p);
     db_param_str(&p, ms);

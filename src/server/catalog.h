@@ -73,6 +73,9 @@ struct ddl_txn {
     int64_t schema_version; /* after the bump */
 };
 
+/* The lock_timeout for this request's catalog lock, in ms (0: wait
+ * forever): the configured timeout less the time spent queued. */
+int64_t ddl_lock_budget_ms(const struct srv_req *req);
 /* Opens the transaction and takes the catalog's advisory lock under the
  * request's lock budget (503 commit_queue_timeout past it), then re-reads
  * the catalog's head under the lock. */

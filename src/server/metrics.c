@@ -41,6 +41,9 @@ static const struct family_def families[] = {
      "clamped), by source."},
     {"hoglake_blind_partitioned_appends_total", COUNTER,
      "Accepted appends that carried partition values without a read_snapshot."},
+    {"hoglake_commit_revalidations_total", COUNTER,
+     "Commits checked again under the catalog lock because what they read before it had "
+     "changed (or they were refused, replayed or had deletion vectors to check)."},
     {"hoglake_receipt_unknown_digest_total", COUNTER,
      "Replays answered from a receipt whose fingerprint version this server does not know."},
 };

@@ -3,10 +3,12 @@
  * (validation and sanitizing), partition values, paths, value ranges,
  * table resolution (unknown, dropped, recreated), the conflict check
  * against read_snapshot, idempotency receipts and replays, deletion
- * vectors, the removal-queue guard and the lock timeout.
+ * vectors, the removal-queue guard, the lock timeout, and the checks an
+ * append makes before the lock being verified under it.
  *
  * Request bodies are written with single quotes; dq() makes them JSON. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -713,6 +715,152 @@ static void lock_timeout_is_503(void **state)
     test_server_stop(&quick);
 }
 
+/* ---- checks made before the lock, verified under it ---- */
+
+struct held_commit {
+    const char *body;
+    struct http_result r;
+};
+
+static void *send_held_commit(void *arg)
+{
+    struct held_commit *h = arg;
+    char *b = dq(h->body);
+    api_send_text(&h->r, &srv, "POST", b, "/v1/catalogs/%s/commit", CAT);
+    free(b);
+    return NULL;
+}
+
+/* Sends `body` while the test holds the catalog lock; once the commit has
+ * read, validated and queued behind the lock, runs `interfere` (SQL, in
+ * the lock holder's transaction) and releases the lock. */
+static void commit_across(const char *body, const char *interfere, struct http_result *out)
+{
+    PGconn *holder = test_db_connect(&db);
+    char sql[200];
+    snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
+             (long long)cat_id(CAT));
+    PQclear(PQexec(holder, sql));
+    struct held_commit h = {.body = body};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, send_held_commit, &h), 0);
+    /* Until the commit waits for the lock (it read and validated first). */
+    for (int i = 0; i < 500 && sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                                    " AND NOT granted") == 0;
+         i++)
+        sleep_ms(10);
+    assert_int_equal(sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                          " AND NOT granted"),
+                     1);
+    PGresult *res = PQexec(holder, interfere);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
+        fail_msg("interference failed: %s", PQerrorMessage(holder));
+    PQclear(res);
+    PQclear(PQexec(holder, "COMMIT"));
+    PQfinish(holder);
+    pthread_join(t, NULL);
+    *out = h.r;
+}
+
+/* A one-file append to 'other' at read_snapshot rs, path <DATA>/ck/<n>. */
+static void ck_body(char *out, size_t size, int64_t rs, int n)
+{
+    snprintf(out, size,
+             "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'other','files':["
+             "{'path':'" DATA "/ck/%d.parquet','record_count':1,'file_size_bytes':1}]}]}",
+             (long long)rs, n);
+}
+
+static void checks_before_the_lock_are_verified_under_it(void **state)
+{
+    (void)state;
+    const char *revalidated = "hoglake_commit_revalidations_total ";
+    /* An undisturbed append commits on what it read before the lock. */
+    int64_t before = metric(revalidated);
+    int64_t rs = head_of(CAT);
+    commit_ok("{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'other','files':["
+              "{'path':'" DATA "/ck/0.parquet','record_count':3,'file_size_bytes':1}]}]}",
+              (long long)rs);
+    assert_int_equal(metric(revalidated), before);
+
+    char body[1024], sql[1024];
+    struct http_result r;
+    int64_t id = cat_id(CAT);
+    int64_t files0 = sqli("SELECT count(*) FROM hog_data_file");
+
+    /* The path is queued for removal while the commit waits. */
+    rs = head_of(CAT);
+    ck_body(body, sizeof body, rs, 1);
+    snprintf(
+        sql, sizeof sql,
+        "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason) VALUES (%lld, '" DATA
+        "/ck/1.parquet', 'data', 'snapshot_expiry')",
+        (long long)id);
+    commit_across(body, sql, &r);
+    expect_error(&r, 409, "commit_conflict");
+    expect_detail_contains(&r, "queued for removal");
+    http_result_free(&r);
+    assert_int_equal(metric(revalidated), before + 1);
+
+    /* The table is altered (the rows a DDL writes) while the commit waits. */
+    snprintf(sql, sizeof sql,
+             "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
+             " SELECT catalog_id, last_snapshot_id + 1, clock_timestamp(), schema_version + 1"
+             " FROM hog_catalog WHERE catalog_id = %lld;"
+             " INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
+             " SELECT c.catalog_id, c.last_snapshot_id + 1, 'table_altered', t.table_id"
+             " FROM hog_catalog c JOIN hog_table_version t ON t.catalog_id = c.catalog_id"
+             " WHERE c.catalog_id = %lld AND t.name = 'other' AND t.end_snapshot IS NULL;"
+             " UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
+             " schema_version = schema_version + 1 WHERE catalog_id = %lld",
+             (long long)id, (long long)id, (long long)id);
+    ck_body(body, sizeof body, rs, 2);
+    commit_across(body, sql, &r);
+    expect_error(&r, 409, "ddl_since_read_snapshot");
+    http_result_free(&r);
+    assert_int_equal(metric(revalidated), before + 2);
+
+    /* Expiry raises the floor above read_snapshot while the commit waits. */
+    rs = head_of(CAT) - 1;
+    int64_t floor0 =
+        sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE catalog_id = %lld", (long long)id);
+    snprintf(sql, sizeof sql,
+             "UPDATE hog_catalog SET earliest_snapshot_id = %lld WHERE catalog_id = %lld",
+             (long long)rs + 1, (long long)id);
+    ck_body(body, sizeof body, rs, 3);
+    commit_across(body, sql, &r);
+    expect_error(&r, 410, "expired");
+    http_result_free(&r);
+    assert_int_equal(metric(revalidated), before + 3);
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = %lld WHERE catalog_id = %lld",
+             (long long)floor0, (long long)id);
+
+    /* The same key commits elsewhere while the commit waits: it replays. */
+    rs = head_of(CAT);
+    snprintf(body, sizeof body,
+             "{'idempotency_key':'5d1c7e0a-1111-4c2b-9d3e-7f8a9b0c1d2e','read_snapshot':%lld,"
+             "'appends':[{'namespace':'" NS "','table':'other','files':["
+             "{'path':'" DATA "/ck/4.parquet','record_count':1,'file_size_bytes':1}]}]}",
+             (long long)rs);
+    int64_t first = commit_ok("%s", body);
+    sql_exec("DELETE FROM hog_commit_receipt WHERE catalog_id = %lld", (long long)id);
+    snprintf(sql, sizeof sql,
+             "INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint,"
+             " snapshot_id, schema_version) SELECT %lld, '5d1c7e0a-1111-4c2b-9d3e-7f8a9b0c1d2e',"
+             " '\\xc1'::bytea || sha256('x'), %lld, 0",
+             (long long)id, (long long)first);
+    /* (A receipt with another fingerprint: the key was used for another
+     * request, which the pre-lock read could not know.) */
+    commit_across(body, sql, &r);
+    expect_error(&r, 422, "validation");
+    expect_detail_contains(&r, "already used with a different request");
+    http_result_free(&r);
+    assert_int_equal(metric(revalidated), before + 4);
+
+    /* None of the refused commits wrote a file. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file"), files0 + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -728,6 +876,7 @@ int main(void)
         cmocka_unit_test(deletion_vectors),
         cmocka_unit_test(queued_paths_are_refused),
         cmocka_unit_test(lock_timeout_is_503),
+        cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

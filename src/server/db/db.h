@@ -13,10 +13,17 @@
 
 struct db_pool;
 
+/* Statements a connection keeps prepared (see db_batch_add). */
+enum { DB_PREPARED_MAX = 64 };
+
 struct db_conn {
     PGconn *pg;
     struct db_pool *pool;
     bool in_use;
+    /* The SQL texts prepared on pg, statement "hl<i>" for prepared[i];
+     * compared by address, as batch SQL is static text. */
+    int nprepared;
+    const char *prepared[DB_PREPARED_MAX];
 };
 
 /* What went wrong in a failed statement. sqlstate is "" for a failure that
@@ -34,6 +41,8 @@ struct db_err {
 #define SQLSTATE_QUERY_CANCELED "57014"
 #define SQLSTATE_SERIALIZATION_FAILURE "40001"
 #define SQLSTATE_DEADLOCK_DETECTED "40P01"
+/* Raised by hog_assert (migration 0002). */
+#define SQLSTATE_HOG_ASSERT "HLA01"
 
 struct db_pool_stats {
     int active;  /* acquired connections */
@@ -84,5 +93,40 @@ const char *db_str(const PGresult *r, int row, int col); /* NULL for SQL NULL */
 bool db_isnull(const PGresult *r, int row, int col);
 
 bool db_err_is(const struct db_err *err, const char *sqlstate);
+/* Fills err from a failed result, or from the connection when r is NULL. */
+void db_err_from(PGconn *pg, const PGresult *r, struct db_err *err);
+
+/* A batch: statements sent together in libpq's pipeline mode and answered
+ * in one round trip, in order. Inside a transaction, a failed statement
+ * aborts it and the server skips the rest of the batch.
+ *
+ *   db_batch_begin; db_batch_add ...; db_batch_run; read results[i];
+ *   db_batch_free.
+ *
+ * Batch SQL must be static text: each statement is prepared once per
+ * connection (parsed and planned once, as pgbench -M prepared does) and
+ * looked up by the text's address. The parameters are copied when a
+ * statement is added. A connection left in pipeline mode (a batch
+ * abandoned or broken) is closed by the pool. Results are small; a batch
+ * must not return more rows than the socket buffers hold before it is
+ * read. */
+enum { DB_BATCH_MAX = 16 };
+struct db_batch {
+    struct db_conn *conn;
+    int n;
+    bool broken;
+    PGresult *results[DB_BATCH_MAX]; /* NULL for a failed or skipped statement */
+    const char *sql[DB_BATCH_MAX];
+    int preparing[DB_BATCH_MAX]; /* the prepared[] slot a statement creates, or -1 */
+};
+int db_batch_begin(struct db_batch *b, struct db_conn *conn, struct db_err *err);
+/* Queues one statement; returns its index in results, or -1. */
+int db_batch_add(struct db_batch *b, const char *sql, const struct db_params *params,
+                 struct db_err *err);
+/* Sends the batch and reads every answer. Returns 0 when all succeeded;
+ * otherwise -1, with *failed the index of the first failure and err its
+ * error. */
+int db_batch_run(struct db_batch *b, int *failed, struct db_err *err);
+void db_batch_free(struct db_batch *b);
 
 #endif

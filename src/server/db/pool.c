@@ -172,11 +172,13 @@ void db_pool_release(struct db_conn *c)
     PGconn *to_close = NULL;
     /* A connection in any state but idle-and-healthy could leak a
      * transaction or a broken socket to the next user: close it. */
-    if (PQstatus(c->pg) != CONNECTION_OK || PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+    if (PQstatus(c->pg) != CONNECTION_OK || PQtransactionStatus(c->pg) != PQTRANS_IDLE ||
+        PQpipelineStatus(c->pg) != PQ_PIPELINE_OFF)
         to_close = c->pg;
     pthread_mutex_lock(&p->mu);
     if (to_close) {
         c->pg = NULL;
+        c->nprepared = 0;
         p->open--;
     }
     c->in_use = false;

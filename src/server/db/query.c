@@ -41,7 +41,7 @@ void db_param_bool(struct db_params *p, bool v)
     push(p, v ? "true" : "false");
 }
 
-static void fill_err(PGconn *pg, const PGresult *r, struct db_err *err)
+void db_err_from(PGconn *pg, const PGresult *r, struct db_err *err)
 {
     if (!err)
         return;
@@ -61,7 +61,7 @@ PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, s
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return r;
-    fill_err(pg, r, err);
+    db_err_from(pg, r, err);
     PQclear(r);
     return NULL;
 }
