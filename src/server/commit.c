@@ -442,8 +442,10 @@ static int run_optimistic(struct commit_ctx *x, bool *stale, struct api_error *e
     }
     db_batch_free(&x->reads.b);
     struct db_conn *db = req_db(x->req, err);
-    if (!db)
-        return *stale = false, -1;
+    if (!db) {
+        *stale = false;
+        return -1;
+    }
     struct write_batch w = {.alloc = -1, .row_ids = -1, .checks = -1};
     struct db_err dberr;
     int rc = 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
@@ -339,112 +340,154 @@ static int check_duplicate_paths(struct reader *r, const struct commit_request *
 
 /* ---- the fingerprint ---- */
 
-struct sort_item {
-    char *text; /* canonical text of the element */
-    json_t *item;
-};
+/* The canonical form (contract §4.6): the request without its key, null
+ * members and empty group lists dropped, expected_table_uuid lower-cased,
+ * the groups, the files in each group and each file's statistics sorted by
+ * their own canonical text (bytewise); partition values keep their order.
+ * Written compact with object members sorted by name: exactly what
+ * json_dumps(JSON_COMPACT | JSON_SORT_KEYS) writes for that normalized
+ * request, built in one pass so that each element is written once however
+ * deep the sorting goes. Hashed with SHA-256 behind a version byte. */
 
-static int cmp_items(const void *a, const void *b)
+/* The arrays whose elements are sorted (each is one of the request's
+ * lists of groups, files or statistics: the body is validated first). */
+static bool sorted_list(const char *key)
 {
-    const struct sort_item *x = a, *y = b;
-    return strcmp(x->text, y->text);
+    return key && (strcmp(key, "appends") == 0 || strcmp(key, "deletes") == 0 ||
+                   strcmp(key, "files") == 0 || strcmp(key, "column_stats") == 0);
 }
 
-/* Sorts a JSON array in place by each element's canonical text. */
-static int sort_array(json_t *arr)
+static int canon_value(const json_t *v, const char *key, bool top, struct buf *out);
+
+/* A string as jansson writes it: the common case (nothing to escape)
+ * directly, anything else through jansson itself. */
+static int canon_string(const char *s, size_t n, struct buf *out)
 {
-    size_t n = json_array_size(arr);
-    if (n < 2)
-        return 0;
-    struct sort_item *items = calloc(n, sizeof *items);
-    if (!items)
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        items[i].item = json_incref(json_array_get(arr, i));
-        items[i].text = json_dumps(items[i].item, JSON_COMPACT | JSON_SORT_KEYS);
-        if (!items[i].text)
-            rc = -1;
-    }
-    if (rc == 0) {
-        qsort(items, n, sizeof *items, cmp_items);
-        rc = json_array_clear(arr);
-        for (size_t i = 0; i < n && rc == 0; i++)
-            rc = json_array_append(arr, items[i].item);
-    }
-    for (size_t i = 0; i < n; i++) {
-        free(items[i].text);
-        json_decref(items[i].item);
-    }
-    free(items);
+    bool plain = true;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\';
+    if (plain)
+        return buf_putc(out, '"') || buf_append(out, s, n) || buf_putc(out, '"') ? -1 : 0;
+    json_t *j = json_stringn(s, n);
+    char *text = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    json_decref(j);
+    int rc = text ? buf_puts(out, text) : -1;
+    free(text);
     return rc;
 }
 
-/* The canonical form (contract §4.6): the request without its key, null
- * members dropped and UUIDs lower-cased, with the groups, the files in
- * each group and each file's statistics sorted; partition values keep
- * their order. Every other member is included as sent. Serialised with sorted keys, hashed with
- * SHA-256, and stored behind a version byte. */
-/* Removes null members (a null member means the same as an absent one)
- * and lower-cases UUID values, recursively. */
-static void normalize(json_t *v)
+struct member {
+    const char *key;
+    const json_t *value;
+};
+
+static int cmp_members(const void *a, const void *b)
 {
-    if (json_is_array(v)) {
-        for (size_t i = 0; i < json_array_size(v); i++)
-            normalize(json_array_get(v, i));
-        return;
-    }
-    if (!json_is_object(v))
-        return;
+    return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
+}
+
+static int canon_object(const json_t *v, bool top, struct buf *out)
+{
+    size_t n = json_object_size(v), k = 0;
+    struct member *m = calloc(n ? n : 1, sizeof *m);
+    if (!m)
+        return -1;
     const char *key;
     json_t *member;
-    void *tmp;
-    json_object_foreach_safe (v, tmp, key, member) {
-        if (json_is_null(member)) {
-            json_object_del(v, key);
-        } else if (strcmp(key, "expected_table_uuid") == 0 && json_is_string(member)) {
-            char lower[64];
-            if (str_lower(lower, sizeof lower, json_string_value(member)))
-                json_string_set(member, lower);
-        } else {
-            normalize(member);
-        }
+    json_object_foreach ((json_t *)v, key, member) {
+        bool empty_list = top && (strcmp(key, "appends") == 0 || strcmp(key, "deletes") == 0) &&
+                          json_array_size(member) == 0;
+        if (json_is_null(member) || empty_list || (top && strcmp(key, "idempotency_key") == 0))
+            continue;
+        m[k++] = (struct member){key, member};
+    }
+    qsort(m, k, sizeof *m, cmp_members);
+    int rc = buf_putc(out, '{');
+    for (size_t i = 0; i < k && rc == 0; i++) {
+        if (i)
+            rc = buf_putc(out, ',');
+        if (rc == 0)
+            rc = canon_string(m[i].key, strlen(m[i].key), out);
+        if (rc == 0)
+            rc = buf_putc(out, ':');
+        char lower[64];
+        if (rc == 0 && strcmp(m[i].key, "expected_table_uuid") == 0 && json_is_string(m[i].value) &&
+            str_lower(lower, sizeof lower, json_string_value(m[i].value)))
+            rc = canon_string(lower, strlen(lower), out);
+        else if (rc == 0)
+            rc = canon_value(m[i].value, m[i].key, false, out);
+    }
+    free(m);
+    return rc == 0 ? buf_putc(out, '}') : -1;
+}
+
+static int cmp_texts(const void *a, const void *b)
+{
+    return strcmp(((const struct buf *)a)->data, ((const struct buf *)b)->data);
+}
+
+/* A sorted list: each element written once into its own text, the texts
+ * sorted, then joined. */
+static int canon_sorted(const json_t *v, struct buf *out)
+{
+    size_t n = json_array_size(v);
+    struct buf *texts = calloc(n ? n : 1, sizeof *texts);
+    if (!texts)
+        return -1;
+    int rc = 0;
+    /* calloc made every text an empty buf; each gets at least "{}". */
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = canon_value(json_array_get(v, i), NULL, false, &texts[i]);
+    if (rc == 0)
+        qsort(texts, n, sizeof *texts, cmp_texts);
+    if (rc == 0)
+        rc = buf_putc(out, '[');
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i)
+            rc = buf_putc(out, ',');
+        if (rc == 0)
+            rc = buf_append(out, texts[i].data, texts[i].len);
+    }
+    for (size_t i = 0; i < n; i++)
+        buf_free(&texts[i]);
+    free(texts);
+    return rc == 0 ? buf_putc(out, ']') : -1;
+}
+
+static int canon_value(const json_t *v, const char *key, bool top, struct buf *out)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return canon_object(v, top, out);
+    case JSON_ARRAY:
+        if (sorted_list(key))
+            return canon_sorted(v, out);
+        if (buf_putc(out, '[') != 0)
+            return -1;
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if ((i && buf_putc(out, ',') != 0) ||
+                canon_value(json_array_get(v, i), NULL, false, out) != 0)
+                return -1;
+        return buf_putc(out, ']');
+    case JSON_STRING: return canon_string(json_string_value(v), json_string_length(v), out);
+    case JSON_INTEGER: return buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    default: {
+        /* true, false, null and reals: as jansson writes them. */
+        char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        int rc = text ? buf_puts(out, text) : -1;
+        free(text);
+        return rc;
+    }
     }
 }
 
 static int fingerprint(const json_t *body, uint8_t out[COMMIT_FINGERPRINT_BYTES])
 {
-    json_t *c = json_deep_copy(body);
-    if (!c)
-        return -1;
-    json_object_del(c, "idempotency_key");
-    /* An empty list of groups asks for nothing: the same request as none. */
-    const char *lists[] = {"appends", "deletes"};
-    for (int k = 0; k < 2; k++)
-        if (json_array_size(json_object_get(c, lists[k])) == 0)
-            json_object_del(c, lists[k]);
-    normalize(c);
-    int rc = 0;
-    const char *kinds[] = {"appends", "deletes"};
-    for (int k = 0; k < 2 && rc == 0; k++) {
-        json_t *groups = json_object_get(c, kinds[k]);
-        for (size_t g = 0; g < json_array_size(groups) && rc == 0; g++) {
-            json_t *files = json_object_get(json_array_get(groups, g), "files");
-            for (size_t i = 0; i < json_array_size(files) && rc == 0; i++)
-                rc = sort_array(json_object_get(json_array_get(files, i), "column_stats"));
-            if (rc == 0)
-                rc = sort_array(files);
-        }
-        if (rc == 0)
-            rc = sort_array(groups);
-    }
-    char *text = rc == 0 ? json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    json_decref(c);
-    if (!text)
-        return -1;
+    struct buf text = BUF_INIT;
+    int rc = canon_value(body, NULL, true, &text);
     out[0] = COMMIT_FINGERPRINT_VERSION;
-    rc = sha256(text, strlen(text), out + 1);
-    free(text);
+    if (rc == 0)
+        rc = sha256(text.data, text.len, out + 1);
+    buf_free(&text);
     return rc;
 }
 

@@ -861,6 +861,52 @@ static void checks_before_the_lock_are_verified_under_it(void **state)
     assert_int_equal(sqli("SELECT count(*) FROM hog_data_file"), files0 + 1);
 }
 
+/* A row-id or byte counter that would pass int64 refuses the commit and
+ * writes nothing, whether it was there when the commit read the table or
+ * got there while the commit waited for the lock. */
+static void counter_overflow_is_refused(void **state)
+{
+    (void)state;
+    long long id = (long long)cat_id(CAT);
+    long long tid = (long long)sqli("SELECT table_id FROM hog_table_version WHERE catalog_id = %lld"
+                                    " AND name = 'other' AND end_snapshot IS NULL",
+                                    id);
+#define STATS_WHERE "WHERE catalog_id = %lld AND table_id = %lld"
+    long long next =
+        (long long)sqli("SELECT next_row_id FROM hog_table_stats " STATS_WHERE, id, tid);
+    long long bytes =
+        (long long)sqli("SELECT file_size_bytes FROM hog_table_stats " STATS_WHERE, id, tid);
+    sql_exec("UPDATE hog_table_stats SET next_row_id = 9223372036854775800 " STATS_WHERE, id, tid);
+    commit_fails(422, "validation", "would overflow",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/ov/1.parquet','record_count':10,'file_size_bytes':1}]}]}");
+    sql_exec("UPDATE hog_table_stats SET next_row_id = %lld " STATS_WHERE, next, id, tid);
+    sql_exec("UPDATE hog_table_stats SET file_size_bytes = 9223372036854775800 " STATS_WHERE, id,
+             tid);
+    commit_fails(422, "validation", "would overflow",
+                 "{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/ov/2.parquet','record_count':1,'file_size_bytes':10}]}]}");
+    sql_exec("UPDATE hog_table_stats SET file_size_bytes = %lld " STATS_WHERE, bytes, id, tid);
+    /* Moved there while the commit waited for the lock: the statement that
+     * advances the allocator refuses it, and the locked path answers. */
+    char sql[512], body[512];
+    int64_t h0 = head_of(CAT);
+    snprintf(sql, sizeof sql,
+             "UPDATE hog_table_stats SET next_row_id = 9223372036854775800 " STATS_WHERE, id, tid);
+    snprintf(body, sizeof body,
+             "{'read_snapshot':%lld,'appends':[{'namespace':'" NS "','table':'other','files':["
+             "{'path':'" DATA "/ov/3.parquet','record_count':10,'file_size_bytes':1}]}]}",
+             (long long)h0);
+    struct http_result r;
+    commit_across(body, sql, &r);
+    expect_error(&r, 422, "validation");
+    expect_detail_contains(&r, "would overflow");
+    http_result_free(&r);
+    assert_int_equal(head_of(CAT), h0);
+    sql_exec("UPDATE hog_table_stats SET next_row_id = %lld " STATS_WHERE, next, id, tid);
+#undef STATS_WHERE
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +923,7 @@ int main(void)
         cmocka_unit_test(queued_paths_are_refused),
         cmocka_unit_test(lock_timeout_is_503),
         cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
+        cmocka_unit_test(counter_overflow_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -978,6 +978,115 @@ static void test_check_path(void **state)
     json_decref(err.extra);
 }
 
+/* ---- the canonical text against a direct construction ---- */
+
+/* The canonical text built the slow, obvious way (the oracle): copy the
+ * body, drop the key, null members and empty group lists, lower-case
+ * expected_table_uuid, sort the lists by each element's json_dumps text,
+ * and dump it all with sorted keys. */
+static void oracle_normalize(json_t *v)
+{
+    if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++)
+            oracle_normalize(json_array_get(v, i));
+        return;
+    }
+    const char *key;
+    json_t *m;
+    void *tmp;
+    json_object_foreach_safe (v, tmp, key, m) {
+        if (json_is_null(m)) {
+            json_object_del(v, key);
+        } else if (!strcmp(key, "expected_table_uuid")) {
+            char lower[64];
+            snprintf(lower, sizeof lower, "%s", json_string_value(m));
+            for (char *c = lower; *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                    *c = (char)(*c - 'A' + 'a');
+            json_string_set(m, lower);
+        } else {
+            oracle_normalize(m);
+        }
+    }
+}
+
+static int oracle_cmp(const void *a, const void *b)
+{
+    char *x = json_dumps(*(json_t *const *)a, JSON_COMPACT | JSON_SORT_KEYS);
+    char *y = json_dumps(*(json_t *const *)b, JSON_COMPACT | JSON_SORT_KEYS);
+    int r = strcmp(x, y);
+    free(x);
+    free(y);
+    return r;
+}
+
+static void oracle_sort(json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    json_t **items = calloc(n ? n : 1, sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(arr, i));
+    qsort(items, n, sizeof *items, oracle_cmp);
+    json_array_clear(arr);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, items[i]);
+    free(items);
+}
+
+static void oracle_fingerprint(const json_t *body, uint8_t out[COMMIT_FINGERPRINT_BYTES])
+{
+    json_t *c = json_deep_copy(body);
+    json_object_del(c, "idempotency_key");
+    const char *lists[] = {"appends", "deletes"};
+    for (int k = 0; k < 2; k++)
+        if (json_array_size(json_object_get(c, lists[k])) == 0)
+            json_object_del(c, lists[k]);
+    oracle_normalize(c);
+    for (int k = 0; k < 2; k++) {
+        json_t *groups = json_object_get(c, lists[k]);
+        for (size_t g = 0; g < json_array_size(groups); g++) {
+            json_t *files = json_object_get(json_array_get(groups, g), "files");
+            for (size_t i = 0; i < json_array_size(files); i++)
+                oracle_sort(json_object_get(json_array_get(files, i), "column_stats"));
+            oracle_sort(files);
+        }
+        oracle_sort(groups);
+    }
+    char *text = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+    out[0] = COMMIT_FINGERPRINT_VERSION;
+    assert_int_equal(sha256(text, strlen(text), out + 1), 0);
+    free(text);
+    json_decref(c);
+}
+
+static void test_fingerprint_matches_oracle(void **state)
+{
+    (void)state;
+    const char *bodies[] = {
+        FP_BASE,
+        /* Text that needs escaping (quotes and backslashes alone, control
+         * characters), and text beyond ASCII. */
+        "{'author':'a \\\"quoted\\\" back\\\\slash','message':'tab\\there\\u0001\\u001f\\u007f "
+        "caf\\u00e9 \\u2028 \\ud83d\\ude00','appends':[{" NS_T ",'expected_table_uuid':"
+        "'0B9F1A6E-5C7D-4E1B-9A2F-3C4D5E6F7A8B','files':[" F1 "]}],'deletes':[]}",
+        /* Partition values with nulls, split offsets, empty stats. */
+        "{'read_snapshot':0,'idempotency_key':'" FP_KEY "','appends':[{" NS_T ",'files':["
+        "{'path':'s3://b/p/z','record_count':9,'file_size_bytes':99,'footer_size':8,"
+        "'split_offsets':[4,50],'partition_values':[null,'b',null],'column_stats':[]},"
+        "{'path':'s3://b/p/a','record_count':9,'file_size_bytes':99,'partition_values':['a',"
+        "null,'c'],'column_stats':[{'field_id':3,'value_count':9,'null_count':1,'nan_count':0,"
+        "'size_bytes':12,'lower_bound':null}]}]}]}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        uint8_t want[COMMIT_FINGERPRINT_BYTES], got[COMMIT_FINGERPRINT_BYTES];
+        json_t *body = js("%s", bodies[i]);
+        oracle_fingerprint(body, want);
+        fp_of(body, got);
+        if (memcmp(want, got, sizeof want) != 0)
+            fail_msg("body %zu: the canonical text differs from the oracle's", i);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -995,6 +1104,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fingerprint_format, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fingerprint_invariances, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fingerprint_changes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fingerprint_matches_oracle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_check_path, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
