@@ -181,9 +181,31 @@ static int read_lists_build(struct commit_ctx *x, struct read_lists *l, struct a
     return 0;
 }
 
+/* Keeps a statement for a later batch, its parameters copied. */
+static int record(struct stmt_batch *s, const char *sql, const struct db_params *p,
+                  const char *context, struct api_error *err)
+{
+    /* The statements of one commit are fixed in the source. */
+    if (s->nrec >= COMMIT_STMTS_MAX)
+        abort();
+    struct stmt_record *r = &s->rec[s->nrec];
+    r->sql = sql;
+    r->context = context;
+    r->n = p ? p->n : 0;
+    r->values = arena_calloc(s->arena, (size_t)(r->n ? r->n : 1), sizeof *r->values);
+    if (!r->values)
+        return api_nomem(err);
+    for (int i = 0; i < r->n; i++)
+        if (p->values[i] && !(r->values[i] = arena_strdup(s->arena, p->values[i])))
+            return api_nomem(err);
+    return s->nrec++;
+}
+
 int commit_queue(struct stmt_batch *s, const char *sql, const struct db_params *p,
                  const char *context, struct api_error *err)
 {
+    if (s->arena)
+        return record(s, sql, p, context, err);
     struct db_err dberr;
     int at = db_batch_add(&s->b, sql, p, &dberr);
     if (at < 0)
@@ -192,8 +214,7 @@ int commit_queue(struct stmt_batch *s, const char *sql, const struct db_params *
     return at;
 }
 
-/* Queues BEGIN, the lock budget and the catalog lock. */
-static int queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_error *err)
+int commit_queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -261,7 +282,7 @@ static int read_batch(struct commit_ctx *x, bool locked, struct api_error *err)
     if (db_batch_begin(&s->b, db, &dberr) != 0)
         rc = api_db_error(err, &dberr, "commit reads");
     if (rc == 0 && locked)
-        rc = queue_lock(x, s, err);
+        rc = commit_queue_lock(x, s, err);
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, x->cat.id);
@@ -441,32 +462,14 @@ static int run_optimistic(struct commit_ctx *x, bool *stale, struct api_error *e
         return -1;
     }
     db_batch_free(&x->reads.b);
-    struct db_conn *db = req_db(x->req, err);
-    if (!db) {
+    /* Recorded, not sent: the group's leader sends them. */
+    struct write_batch w = {.alloc = -1, .row_ids = -1, .checks = -1};
+    w.s.arena = &x->req->arena;
+    if (queue_optimistic_checks(x, &w, err) != 0 || commit_queue_writes(x, &w, targets, err) != 0) {
         *stale = false;
         return -1;
     }
-    struct write_batch w = {.alloc = -1, .row_ids = -1, .checks = -1};
-    struct db_err dberr;
-    int rc = 0;
-    if (db_batch_begin(&w.s.b, db, &dberr) != 0)
-        rc = api_db_error(err, &dberr, "commit writes");
-    x->lock_at = -1;
-    if (rc == 0 && (queue_lock(x, &w.s, err) != 0 || queue_optimistic_checks(x, &w, err) != 0 ||
-                    commit_queue_writes(x, &w, targets, err) != 0))
-        rc = -1;
-    if (rc == 0)
-        rc = commit_run_writes(x, &w, stale, err);
-    else
-        *stale = false;
-    db_batch_free(&w.s.b);
-    if (*stale) {
-        struct api_error ignored = {0};
-        req_exec(x->req, "ROLLBACK", NULL, "rollback", &ignored);
-        json_decref(ignored.extra);
-        x->in_txn = false;
-    }
-    return rc;
+    return commit_group_run(x, &w, stale, err);
 }
 
 /* The locked path: every read under the lock, in the contract's order. */
@@ -498,7 +501,8 @@ static int run_locked_path(struct commit_ctx *x, json_t **result, bool *replayed
     if (db_batch_begin(&w.s.b, db, &dberr) != 0)
         rc = api_db_error(err, &dberr, "commit writes");
     bool stale;
-    if (rc == 0 && commit_queue_writes(x, &w, targets, err) != 0)
+    if (rc == 0 && (commit_queue_writes(x, &w, targets, err) != 0 ||
+                    commit_queue(&w.s, "COMMIT", NULL, "commit", err) < 0))
         rc = -1;
     if (rc == 0)
         rc = commit_run_writes(x, &w, &stale, err);

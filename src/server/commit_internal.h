@@ -47,10 +47,27 @@ struct read_slots {
     int head, receipt, live, columns, dv_targets, paths;
 };
 
-/* Statements sent as one batch, with what each is for errors. */
+/* The statements one optimistic commit adds to a group's batch, at most. */
+enum { COMMIT_STMTS_MAX = 12 };
+
+/* A statement kept for a later batch: its text (static), its parameters
+ * copied into the request arena, and what it is, for errors. */
+struct stmt_record {
+    const char *sql;
+    const char *context;
+    int n;
+    const char **values;
+};
+
+/* Statements sent as one batch, with what each is for errors. With arena
+ * set, commit_queue records the statements instead (a commit that joins a
+ * group: commit_group.c sends them in the group's batch). */
 struct stmt_batch {
     struct db_batch b;
     const char *context[DB_BATCH_MAX];
+    struct arena *arena;
+    struct stmt_record rec[COMMIT_STMTS_MAX];
+    int nrec;
 };
 
 struct commit_ctx {
@@ -95,6 +112,8 @@ const char *commit_array_text(struct pg_array *a, struct api_error *err);
 /* Adds a statement to s; returns its index, or -1 with err. */
 int commit_queue(struct stmt_batch *s, const char *sql, const struct db_params *p,
                  const char *context, struct api_error *err);
+/* Queues BEGIN, the lock budget and the catalog lock (x->lock_at). */
+int commit_queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_error *err);
 /* Sends a batch that may hold the lock statement, recording the lock wait;
  * on failure *failed is the statement that failed. */
 int commit_run_locked(struct commit_ctx *x, struct stmt_batch *s, int *failed,
@@ -108,7 +127,16 @@ int commit_check_tables(struct commit_ctx *x, struct dv_target ***targets_out,
 /* Step 14: a path queued for removal (409) or already registered (422). */
 int commit_path_guard(struct commit_ctx *x, struct api_error *err);
 
-/* commit_write.c: queues every write and the COMMIT into w. */
+/* commit_group.c: commits w's recorded statements (the optimistic check
+ * and the writes, no BEGIN, lock or COMMIT) together with those of other
+ * commits to the same catalog waiting at the same time: one lock
+ * acquisition and one WAL flush for the group, each commit still its own
+ * snapshot. Returns 0 (committed: x->snapshot_id, x->schema_version), or
+ * -1 with *stale (its check failed: run the locked path) or with err. */
+int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
+                     struct api_error *err);
+
+/* commit_write.c: queues every write into w (not the COMMIT). */
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_target **targets,
                         struct api_error *err);
 /* Sends w; on success the transaction has committed and x->snapshot_id

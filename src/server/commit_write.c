@@ -114,7 +114,7 @@ static int queue_row_ids(struct commit_ctx *x, struct write_batch *w, struct api
     }
     struct pg_array *arrays[] = {&tids, &recs, &bytes};
     if (rc == 0) {
-        w->row_ids = w->s.b.n;
+        w->row_ids = w->s.arena ? w->s.nrec : w->s.b.n; /* the index it is about to get */
         rc = queue_rows(x, w,
                         "WITH t AS (UPDATE hog_table_stats s"
                         " SET next_row_id = s.next_row_id + u.recs,"
@@ -342,8 +342,8 @@ static int queue_receipt(struct commit_ctx *x, struct write_batch *w, struct api
                       true, texts, 2, NULL, 0, "receipt", err);
 }
 
-/* Queues every write and the COMMIT: a failed statement makes the server
- * skip the rest, COMMIT included, and the caller rolls back. */
+/* Queues every write; the caller adds the COMMIT, which the server skips
+ * (and the caller rolls back) when a statement before it fails. */
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_target **targets,
                         struct api_error *err)
 {
@@ -355,7 +355,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_t
         return -1;
     if (x->c->has_key && queue_receipt(x, w, err) != 0)
         return -1;
-    return commit_queue(&w->s, "COMMIT", NULL, "commit", err) < 0 ? -1 : 0;
+    return 0;
 }
 
 /* Sends the batch; on success the transaction has committed and the

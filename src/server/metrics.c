@@ -41,6 +41,10 @@ static const struct family_def families[] = {
      "clamped), by source."},
     {"hoglake_blind_partitioned_appends_total", COUNTER,
      "Accepted appends that carried partition values without a read_snapshot."},
+    {"hoglake_commit_group_queued", GAUGE,
+     "Optimistic commits queued for a group commit or in one being sent."},
+    {"hoglake_commit_groups_total", COUNTER,
+     "Transactions that committed one or more optimistic commits together (group commit)."},
     {"hoglake_commit_revalidations_total", COUNTER,
      "Commits checked again under the catalog lock because what they read before it had "
      "changed (or they were refused, replayed or had deletion vectors to check)."},

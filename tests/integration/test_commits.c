@@ -717,14 +717,15 @@ static void lock_timeout_is_503(void **state)
 
 /* ---- checks made before the lock, verified under it ---- */
 
-struct held_commit {
+struct racer {
     const char *body;
     struct http_result r;
+    pthread_t t;
 };
 
-static void *send_held_commit(void *arg)
+static void *send_racer(void *arg)
 {
-    struct held_commit *h = arg;
+    struct racer *h = arg;
     char *b = dq(h->body);
     api_send_text(&h->r, &srv, "POST", b, "/v1/catalogs/%s/commit", CAT);
     free(b);
@@ -741,9 +742,8 @@ static void commit_across(const char *body, const char *interfere, struct http_r
     snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
              (long long)cat_id(CAT));
     PQclear(PQexec(holder, sql));
-    struct held_commit h = {.body = body};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, send_held_commit, &h), 0);
+    struct racer h = {.body = body};
+    assert_int_equal(pthread_create(&h.t, NULL, send_racer, &h), 0);
     /* Until the commit waits for the lock (it read and validated first). */
     for (int i = 0; i < 500 && sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
                                     " AND NOT granted") == 0;
@@ -758,7 +758,7 @@ static void commit_across(const char *body, const char *interfere, struct http_r
     PQclear(res);
     PQclear(PQexec(holder, "COMMIT"));
     PQfinish(holder);
-    pthread_join(t, NULL);
+    pthread_join(h.t, NULL);
     *out = h.r;
 }
 
@@ -907,6 +907,101 @@ static void counter_overflow_is_refused(void **state)
 #undef STATS_WHERE
 }
 
+/* ---- group commit ---- */
+
+/* Commits that wait for the lock together commit as one group, each with
+ * its own snapshot; one whose check fails inside the group (its path was
+ * queued for removal, or another member registered it first) is taken out,
+ * the rest commit, and it gets the locked path's answer. */
+static void waiting_commits_commit_as_a_group(void **state)
+{
+    (void)state;
+    int64_t groups0 = metric("hoglake_commit_groups_total ");
+    int64_t revalidated0 = metric("hoglake_commit_revalidations_total ");
+    long long id = (long long)cat_id(CAT);
+    PGconn *holder = test_db_connect(&db);
+    char sql[512];
+    snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
+             id);
+    PQclear(PQexec(holder, sql));
+    int64_t h0 = head_of(CAT);
+    char bodies[4][512];
+    ck_body(bodies[0], sizeof bodies[0], h0, 100); /* leads, alone */
+    ck_body(bodies[1], sizeof bodies[1], h0, 101);
+    ck_body(bodies[2], sizeof bodies[2], h0, 102); /* its path gets queued for removal */
+    ck_body(bodies[3], sizeof bodies[3], h0, 101); /* the same path as [1] */
+    struct racer racers[4];
+    for (int i = 0; i < 4; i++) {
+        racers[i] = (struct racer){.body = bodies[i]};
+        assert_int_equal(pthread_create(&racers[i].t, NULL, send_racer, &racers[i]), 0);
+        /* The first leads and waits for the lock; the others queue. */
+        for (int k = 0; k < 500 && metric("hoglake_commit_group_queued ") < i + 1; k++)
+            sleep_ms(10);
+        assert_int_equal(metric("hoglake_commit_group_queued "), i + 1);
+    }
+    snprintf(
+        sql, sizeof sql,
+        "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason) VALUES (%lld, '" DATA
+        "/ck/102.parquet', 'data', 'snapshot_expiry'); COMMIT",
+        id);
+    PQclear(PQexec(holder, sql));
+    PQfinish(holder);
+    for (int i = 0; i < 4; i++)
+        pthread_join(racers[i].t, NULL);
+    expect_status(&racers[0].r, 200);
+    expect_error(&racers[2].r, 409, "commit_conflict");
+    expect_detail_contains(&racers[2].r, "queued for removal");
+    /* Whichever of [1] and [3] went first commits; the other is refused. */
+    int winner = racers[1].r.status == 200 ? 1 : 3;
+    expect_status(&racers[winner].r, 200);
+    expect_error(&racers[4 - winner].r, 422, "validation");
+    expect_detail_contains(&racers[4 - winner].r, "already registered");
+    assert_int_equal(jint(racers[0].r.json, "snapshot_id"), h0 + 1);
+    assert_int_equal(jint(racers[winner].r.json, "snapshot_id"), h0 + 2);
+    assert_int_equal(head_of(CAT), h0 + 2);
+    /* The leader's own transaction, and either the group that kept the
+     * winner, or none: the loser's fallback can beat the group to the
+     * lock, and then the winner's check fails too and it commits on the
+     * locked path. Each of the three either commits in a group or is
+     * revalidated. */
+    int64_t groups = metric("hoglake_commit_groups_total ") - groups0;
+    int64_t revalidated = metric("hoglake_commit_revalidations_total ") - revalidated0;
+    assert_true(groups == 1 || groups == 2);
+    assert_int_equal(groups + revalidated, 4);
+    assert_int_equal(metric("hoglake_commit_group_queued "), 0);
+    for (int i = 0; i < 4; i++)
+        http_result_free(&racers[i].r);
+
+    /* Three valid commits queued behind a leader: one transaction for the
+     * three, with consecutive snapshots. */
+    groups0 = metric("hoglake_commit_groups_total ");
+    holder = test_db_connect(&db);
+    snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
+             id);
+    PQclear(PQexec(holder, sql));
+    h0 = head_of(CAT);
+    for (int i = 0; i < 4; i++) {
+        ck_body(bodies[i], sizeof bodies[i], h0, 110 + i);
+        racers[i] = (struct racer){.body = bodies[i]};
+        assert_int_equal(pthread_create(&racers[i].t, NULL, send_racer, &racers[i]), 0);
+        for (int k = 0; k < 500 && metric("hoglake_commit_group_queued ") < i + 1; k++)
+            sleep_ms(10);
+    }
+    PQclear(PQexec(holder, "COMMIT"));
+    PQfinish(holder);
+    bool seen[5] = {false};
+    for (int i = 0; i < 4; i++) {
+        pthread_join(racers[i].t, NULL);
+        expect_status(&racers[i].r, 200);
+        int64_t snap = jint(racers[i].r.json, "snapshot_id") - h0;
+        assert_true(snap >= 1 && snap <= 4 && !seen[snap]);
+        seen[snap] = true;
+        http_result_free(&racers[i].r);
+    }
+    assert_int_equal(head_of(CAT), h0 + 4);
+    assert_int_equal(metric("hoglake_commit_groups_total "), groups0 + 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,6 +1019,7 @@ int main(void)
         cmocka_unit_test(lock_timeout_is_503),
         cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
         cmocka_unit_test(counter_overflow_is_refused),
+        cmocka_unit_test(waiting_commits_commit_as_a_group),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -110,7 +110,7 @@ void db_err_from(PGconn *pg, const PGresult *r, struct db_err *err);
  * abandoned or broken) is closed by the pool. Results are small; a batch
  * must not return more rows than the socket buffers hold before it is
  * read. */
-enum { DB_BATCH_MAX = 16 };
+enum { DB_BATCH_MAX = 100 };
 struct db_batch {
     struct db_conn *conn;
     int n;
