@@ -303,6 +303,27 @@ PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params
     return r;
 }
 
+PGresult *req_query_prepared(struct srv_req *req, const char *sql, const struct db_params *params,
+                             const char *context, struct api_error *err)
+{
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return NULL;
+    struct db_batch b;
+    struct db_err dberr;
+    int failed;
+    if (db_batch_begin(&b, db, &dberr) != 0 || db_batch_add(&b, sql, params, &dberr) < 0 ||
+        db_batch_run(&b, &failed, &dberr) != 0) {
+        db_batch_free(&b);
+        api_db_error(err, &dberr, context);
+        return NULL;
+    }
+    PGresult *r = b.results[0];
+    b.results[0] = NULL; /* the caller's now */
+    db_batch_free(&b);
+    return r;
+}
+
 int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err)
 {

@@ -56,7 +56,8 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
     struct db_params p;
     db_params_init(&p);
     db_param_str(&p, name);
-    PGresult *r = req_query(req, CATALOG_SELECT " WHERE name = $1", &p, "catalog lookup", err);
+    PGresult *r =
+        req_query_prepared(req, CATALOG_SELECT " WHERE name = $1", &p, "catalog lookup", err);
     if (!r)
         return -1;
     if (PQntuples(r) == 0) {
