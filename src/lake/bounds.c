@@ -108,6 +108,13 @@ static void put_be(uint8_t *b, size_t n, i128 v)
         b[n - 1 - i] = (uint8_t)(u >> (8 * i));
 }
 
+size_t bound_decimal_minimal(__int128 unscaled, uint8_t out[16])
+{
+    size_t n = minimal_len(unscaled);
+    put_be(out, n, unscaled);
+    return n;
+}
+
 static i128 pow10_i128(int p)
 {
     i128 v = 1;

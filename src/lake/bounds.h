@@ -38,6 +38,11 @@ const char *bound_fix_name(enum bound_fix f);
 /* False for variant, list, struct and map: they have no bounds. */
 bool bound_type_has_bounds(enum lake_type t);
 
+/* A decimal's unscaled value as the minimal big-endian two's complement
+ * bytes (1 to 16): the form of decimal bounds and of decimal bucket hash
+ * input. Returns the length written. */
+__extension__ size_t bound_decimal_minimal(__int128 unscaled, uint8_t out[16]);
+
 /* 0 when b[0..n) decodes as a bound of the type, else -1 and *why (when not
  * NULL) says why:
  *   boolean         1 byte, 00 or 01
