@@ -497,15 +497,13 @@ static int run_locked_path(struct commit_ctx *x, json_t **result, bool *replayed
     struct write_batch w = {.alloc = -1, .row_ids = -1, .checks = -1};
     struct db_err dberr;
     int rc = 0;
-    x->lock_at = -1;
     if (db_batch_begin(&w.s.b, db, &dberr) != 0)
         rc = api_db_error(err, &dberr, "commit writes");
-    bool stale;
     if (rc == 0 && (commit_queue_writes(x, &w, targets, err) != 0 ||
                     commit_queue(&w.s, "COMMIT", NULL, "commit", err) < 0))
         rc = -1;
     if (rc == 0)
-        rc = commit_run_writes(x, &w, &stale, err);
+        rc = commit_run_writes(x, &w, err);
     db_batch_free(&w.s.b);
     return rc;
 }

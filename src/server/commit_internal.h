@@ -139,10 +139,9 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
 /* commit_write.c: queues every write into w (not the COMMIT). */
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_target **targets,
                         struct api_error *err);
-/* Sends w; on success the transaction has committed and x->snapshot_id
- * and x->schema_version are the result. *stale (with -1 and no error):
- * the optimistic path's check failed, or its row-id assertion. */
-int commit_run_writes(struct commit_ctx *x, struct write_batch *w, bool *stale,
-                      struct api_error *err);
+/* Sends the locked path's write batch (ending in COMMIT); on success the
+ * transaction has committed and x->snapshot_id and x->schema_version are
+ * the result. (Group commit sends its own batches: commit_group.c.) */
+int commit_run_writes(struct commit_ctx *x, struct write_batch *w, struct api_error *err);
 
 #endif

@@ -362,19 +362,12 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_t
  * allocation's answer is the result. *stale is set (with -1 and no error)
  * when the optimistic path's check failed, or its row-id assertion (which
  * the locked path answers). */
-int commit_run_writes(struct commit_ctx *x, struct write_batch *w, bool *stale,
-                      struct api_error *err)
+int commit_run_writes(struct commit_ctx *x, struct write_batch *w, struct api_error *err)
 {
     struct db_err dberr;
     int failed;
-    *stale = false;
-    if (commit_run_locked(x, &w->s, &failed, &dberr) != 0) {
-        bool assertion = db_err_is(&dberr, SQLSTATE_HOG_ASSERT);
-        if (assertion && w->checks >= 0 && (failed == w->checks || failed == w->row_ids)) {
-            *stale = true;
-            return -1;
-        }
-        if (assertion && failed == w->row_ids)
+    if (db_batch_run(&w->s.b, &failed, &dberr) != 0) {
+        if (db_err_is(&dberr, SQLSTATE_HOG_ASSERT) && failed == w->row_ids)
             return api_validation(err, "a table's row ids or byte counters would overflow");
         return api_db_error(err, &dberr,
                             failed >= 0 && failed < w->s.b.n ? w->s.context[failed] : "commit");

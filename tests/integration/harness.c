@@ -612,3 +612,25 @@ json_t *make_table(const struct test_server *s, const char *catalog, const char 
     http_result_free(&r);
     return t;
 }
+
+void test_stack_up(struct test_db *db, struct test_server *srv, PGconn **pg, const char *label,
+                   const char *catalog, const char *ns)
+{
+    test_db_create(db, label);
+    test_server_start(srv, db, NULL);
+    *pg = test_db_connect(db);
+    test_sql_use(*pg);
+    if (catalog)
+        make_catalog(srv, catalog);
+    if (catalog && ns)
+        make_namespace(srv, catalog, ns);
+}
+
+void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg)
+{
+    if (*pg)
+        PQfinish(*pg);
+    *pg = NULL;
+    test_server_stop(srv);
+    test_db_drop(db);
+}

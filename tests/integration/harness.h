@@ -138,6 +138,20 @@ json_t *jparse(const char *text);
  * asserting success. */
 void make_catalog(const struct test_server *s, const char *name);
 void make_namespace(const struct test_server *s, const char *catalog, const char *ns);
+
+/* The fixture most test files share: a fresh database labelled `label`,
+ * one hoglaked on it, a SQL connection (*pg) made the sql helpers' own,
+ * and, when catalog is not NULL, that catalog with namespace ns in it
+ * (when ns is not NULL). test_stack_down undoes all of it. */
+void test_stack_up(struct test_db *db, struct test_server *srv, PGconn **pg, const char *label,
+                   const char *catalog, const char *ns);
+void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg);
+
+/* SQL counting the advisory-lock requests still waiting in the current
+ * database (pg_locks is cluster-wide; other test programs run beside). */
+#define WAITING_FOR_ADVISORY_LOCK                                                                  \
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="     \
+    " (SELECT oid FROM pg_database WHERE datname = current_database())"
 /* `columns_json` is the JSON array text of ColumnDefs. Returns the Table
  * response (caller json_decref's). */
 json_t *make_table(const struct test_server *s, const char *catalog, const char *ns,

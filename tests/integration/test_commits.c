@@ -120,12 +120,7 @@ static int64_t metric(const char *needle)
 static int setup(void **state)
 {
     (void)state;
-    test_db_create(&db, "commits");
-    test_server_start(&srv, &db, NULL);
-    pg = test_db_connect(&db);
-    test_sql_use(pg);
-    make_catalog(&srv, CAT);
-    make_namespace(&srv, CAT, NS);
+    test_stack_up(&db, &srv, &pg, "commits", CAT, NS);
     make("events", "[{'name':'id','type':'long','nullable':false},{'name':'v','type':'double'},"
                    "{'name':'s','type':'string'},{'name':'tags','type':'list','children':["
                    "{'name':'element','type':'string'}]},{'name':'var','type':'variant'}]");
@@ -136,10 +131,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (pg)
-        PQfinish(pg);
-    test_server_stop(&srv);
-    test_db_drop(&db);
+    test_stack_down(&db, &srv, &pg);
     return 0;
 }
 
@@ -745,13 +737,9 @@ static void commit_across(const char *body, const char *interfere, struct http_r
     struct racer h = {.body = body};
     assert_int_equal(pthread_create(&h.t, NULL, send_racer, &h), 0);
     /* Until the commit waits for the lock (it read and validated first). */
-    for (int i = 0; i < 500 && sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                                    " AND NOT granted") == 0;
-         i++)
+    for (int i = 0; i < 500 && sqli(WAITING_FOR_ADVISORY_LOCK) == 0; i++)
         sleep_ms(10);
-    assert_int_equal(sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                          " AND NOT granted"),
-                     1);
+    assert_int_equal(sqli(WAITING_FOR_ADVISORY_LOCK), 1);
     PGresult *res = PQexec(holder, interfere);
     if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
         fail_msg("interference failed: %s", PQerrorMessage(holder));

@@ -67,11 +67,6 @@ static void lock_timeout_is_503_with_retry_after(void **state)
     test_db_drop(&db);
 }
 
-/* pg_locks is cluster-wide; other test programs run beside this one. */
-#define WAITING_FOR_ADVISORY_LOCK                                                                  \
-    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="     \
-    " (SELECT oid FROM pg_database WHERE datname = current_database())"
-
 struct pending_call {
     const struct test_server *server;
     long status;

@@ -205,22 +205,14 @@ static int64_t bump_snapshot(const char *cat)
 static int setup(void **state)
 {
     (void)state;
-    test_db_create(&db, "tables");
-    test_server_start(&srv, &db, NULL);
-    pg = test_db_connect(&db);
-    test_sql_use(pg);
-    make_catalog(&srv, CAT);
-    make_namespace(&srv, CAT, NS);
+    test_stack_up(&db, &srv, &pg, "tables", CAT, NS);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    if (pg)
-        PQfinish(pg);
-    test_server_stop(&srv);
-    test_db_drop(&db);
+    test_stack_down(&db, &srv, &pg);
     return 0;
 }
 
