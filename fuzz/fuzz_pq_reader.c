@@ -18,9 +18,10 @@
 
 #include "pq_fuzzlib.h"
 
-/* Value counts are capped so that a few bytes of RLE claiming two billion
- * levels (valid Parquet) do not exhaust the fuzzer's memory limit. */
-#define FUZZ_MAX_VALUES (1u << 20)
+/* The reader's limits are lowered so that a few bytes of RLE claiming two
+ * billion levels, or a wide dictionary entry repeated a million times
+ * (valid Parquet both), stay within the fuzzer's memory limit. */
+static const struct pq_read_limits fuzz_limits = {.max_values = 1u << 20, .max_bytes = 64u << 20};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
@@ -29,7 +30,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct pq_error err;
-    pq_exercise_file(data, size, FUZZ_MAX_VALUES, PQ_EXERCISE_ALL, &err);
+    pq_exercise_file(data, size, &fuzz_limits, PQ_EXERCISE_ALL, &err);
     pq_exercise_structs(data, size);
     return 0;
 }

@@ -224,8 +224,9 @@ static void read_groups(struct pq_reader *r, struct pq_exercise_result *res, boo
     schema.release(&schema);
 }
 
-struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len, uint64_t max_values,
-                                           int flags, struct pq_error *err)
+struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
+                                           const struct pq_read_limits *limits, int flags,
+                                           struct pq_error *err)
 {
     struct pq_exercise_result res = {PQ_OK, 0, 0};
     memset(err, 0, sizeof *err);
@@ -238,8 +239,8 @@ struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len, uint
         note(&res, err);
         return res;
     }
-    if (max_values)
-        pq_reader_limit_values(r, max_values);
+    if (limits)
+        pq_reader_set_limits(r, limits);
     read_groups(r, &res, true, err);
 
     /* Again, selected by name in reverse order (each name once). */

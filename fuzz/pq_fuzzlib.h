@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "parquet/pq.h"
+#include "parquet/reader.h"
 
 struct pq_exercise_result {
     enum pq_error_code code; /* PQ_OK, or the first error met */
@@ -30,11 +31,11 @@ enum {
 
 /* Opens data as a Parquet file held in memory, builds its Arrow schema,
  * reads every row group of every column, checks every array it gets, and
- * does what flags add. max_values is passed to pq_reader_limit_values (0:
- * the default). The result's code is that of the first error; err holds
- * its message. */
-struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len, uint64_t max_values,
-                                           int flags, struct pq_error *err);
+ * does what flags add, within the reader's limits (NULL: its defaults).
+ * The result's code is that of the first error; err holds its message. */
+struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
+                                           const struct pq_read_limits *limits, int flags,
+                                           struct pq_error *err);
 
 /* Decodes data as each metadata structure in turn: a page header, a
  * column index, an offset index, a FileMetaData and a footer tail. */

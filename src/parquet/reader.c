@@ -301,6 +301,7 @@ struct leaf_data {
     const struct pq_node *leaf;
     struct leaf_type type;
     size_t chunk_values; /* the chunk's value count (level entries) */
+    size_t max_bytes;    /* the reader's limit on the value stores' bytes */
     uint16_t *def, *rep; /* NULL when the leaf's maximum level is 0 */
     size_t nlev, defcap, repcap;
     struct buf fixed; /* dense non-null values, type.width bytes each */
@@ -341,6 +342,7 @@ struct pq_reader {
     int *select;             /* top-level child indexes */
     size_t nselect;
     uint64_t max_values; /* refuse chunks holding more level entries */
+    size_t max_bytes;    /* ... or decoding to more value bytes */
     struct pq_codec_ctx *codec;
     /* Large buffers, decoded and handed out, come from and return to this
      * pool (batches hold a reference): see util/blockpool.h. */
@@ -390,6 +392,10 @@ enum {
     SEED_MAX_GATHER = 256 << 20, /* dictionary strings: the most reserved up front */
 };
 
+/* The most value bytes a column chunk may decode to: what Arrow's 32-bit
+ * offsets address. */
+#define BYTES_MAX ((size_t)INT32_MAX)
+
 /* What the reader's pool may keep for reuse between row groups. */
 enum { POOL_MAX_BLOCKS = 256 };
 #define POOL_MAX_BYTES ((size_t)1 << 30)
@@ -422,6 +428,7 @@ static int seed_leaf(struct pq_reader *r, struct leaf_data *d, const struct pq_c
     size_t bound = (size_t)m->total_compressed_size * SEED_EXPANSION + SEED_SLACK;
     size_t levels = min_size(n, bound / 2);
     d->chunk_values = n;
+    d->max_bytes = r->max_bytes;
     if (d->leaf->def_level > 0 &&
         seed(r, (void **)&d->def, &d->defcap, levels * 2, sizeof *d->def, err) != 0)
         return -1;
@@ -561,14 +568,17 @@ static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc,
     return 0;
 }
 
-/* The byte-array bytes a column chunk may decode to: what Arrow's 32-bit
- * offsets address. */
-#define BYTES_MAX ((size_t)INT32_MAX)
-
-static int too_many_bytes(const struct leaf_data *d, struct pq_error *err)
+/* Whether n more values of w bytes keep the leaf's value store of `used`
+ * bytes within the reader's limit: checked before allocating them. */
+static int within_byte_limit(const struct leaf_data *d, size_t used, size_t n, size_t w,
+                             struct pq_error *err)
 {
+    if (used <= d->max_bytes && n <= (d->max_bytes - used) / w)
+        return 0;
     return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                   "column '%s' holds more than 2 GiB of bytes in one row group", d->leaf->path);
+                   "column '%s' decodes to more than %zu bytes in one row group (the reader's "
+                   "limit)",
+                   d->leaf->path, d->max_bytes);
 }
 
 /* Gathers dictionary entries for n indices into the dense store. */
@@ -588,13 +598,13 @@ static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct pq_
         if (d->nvalues == 0)
             d->offsets[0] = (int64_t)d->bytes.len;
         /* A few bytes of indices can repeat a long entry many times:
-         * refuse what Arrow's 32-bit offsets cannot hold before
-         * allocating it. (n < 2^31 and entries < 2^31: no overflow.) */
+         * refuse what the limit forbids before allocating it. (n < 2^31
+         * and entries < 2^31: no overflow.) */
         size_t total = 0;
         for (size_t i = 0; i < n; i++)
             total += (size_t)(d->dict_off[idx[i] + 1] - d->dict_off[idx[i]]);
-        if (total > BYTES_MAX - d->bytes.len)
-            return too_many_bytes(d, err);
+        if (within_byte_limit(d, d->bytes.len, total, 1, err) != 0)
+            return -1;
         if (buf_reserve(&d->bytes, total) != 0)
             return nomem(err);
         char *out = d->bytes.data + d->bytes.len;
@@ -614,10 +624,8 @@ static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct pq_
         return 0;
     }
     size_t w = (size_t)d->type.width;
-    /* Likewise for wide FIXED_LEN_BYTE_ARRAY entries (narrow values are
-     * bounded by the value count). */
-    if (w > 16 && (d->fixed.len > BYTES_MAX || n > (BYTES_MAX - d->fixed.len) / w))
-        return too_many_bytes(d, err);
+    if (within_byte_limit(d, d->fixed.len, n, w, err) != 0)
+        return -1;
     if (buf_reserve(&d->fixed, n * w) != 0)
         return nomem(err);
     uint8_t *out = (uint8_t *)d->fixed.data + d->fixed.len;
@@ -883,8 +891,8 @@ static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_code
     size_t nonnull = count_present(d, d->nlev, n);
     if (decode_values(r, d, h->encoding, p, avail, nonnull, err) != 0)
         return -1;
-    if (d->bytes.len > BYTES_MAX)
-        return too_many_bytes(d, err);
+    if (within_byte_limit(d, d->bytes.len, 0, 1, err) != 0)
+        return -1;
     d->nlev += n;
     return 0;
 }
@@ -1188,10 +1196,8 @@ static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8
     }
     /* Null slots cost the file nothing: a wide FIXED_LEN_BYTE_ARRAY must
      * not turn a run of nulls into an allocation of any size. */
-    if (lt->out_width > 16 && nslots > BYTES_MAX / (size_t)lt->out_width)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "column '%s': %zu values of %d bytes exceed 2 GiB in one row group", path,
-                       nslots, lt->out_width);
+    if (lt->conv != LC_BOOL && within_byte_limit(d, 0, nslots, (size_t)lt->out_width, err) != 0)
+        return -1;
     size_t bytes = lt->conv == LC_BOOL ? nslots / 8 + 1 : nslots * (size_t)lt->out_width + 1;
     size_t cap;
     uint8_t *out = block_pool_get(pool, bytes, &cap);
@@ -1415,7 +1421,7 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
     if (!r)
         return nomem(err);
     r->src = *src;
-    r->max_values = INT32_MAX;
+    pq_reader_set_limits(r, &(struct pq_read_limits){0});
     /* Bounds what a hostile footer can expand to once decoded. */
     arena_init(&r->arena, PQ_MAX_FOOTER_ARENA_BYTES);
     if (pq_read_footer(src, &r->arena, &r->meta, &r->footer_len, err) != 0 ||
@@ -1484,9 +1490,12 @@ uint32_t pq_reader_footer_size(const struct pq_reader *r)
     return r->footer_len;
 }
 
-void pq_reader_limit_values(struct pq_reader *r, uint64_t max_values)
+void pq_reader_set_limits(struct pq_reader *r, const struct pq_read_limits *limits)
 {
-    r->max_values = max_values < INT32_MAX ? max_values : INT32_MAX;
+    uint64_t v = limits->max_values;
+    size_t b = limits->max_bytes;
+    r->max_values = v && v < INT32_MAX ? v : INT32_MAX;
+    r->max_bytes = b && b < BYTES_MAX ? b : BYTES_MAX;
 }
 
 static int top_index(const struct pq_reader *r, const struct pq_node *n)

@@ -56,10 +56,18 @@ const struct pq_file_meta *pq_reader_meta(const struct pq_reader *r);
 const struct pq_schema *pq_reader_schema(const struct pq_reader *r);
 uint32_t pq_reader_footer_size(const struct pq_reader *r);
 
-/* Refuses row groups whose column chunks hold more than this many
- * values (level entries), to bound what a hostile file can make the reader
- * allocate. The default and maximum is INT32_MAX (Arrow's 32-bit offsets). */
-void pq_reader_limit_values(struct pq_reader *r, uint64_t max_values);
+/* What one column chunk of a row group may decode to, to bound what a
+ * hostile file can make the reader allocate: a few bytes of RLE can claim
+ * two billion values, and a dictionary entry can repeat without cost. A
+ * chunk past a limit is PQ_ERR_UNSUPPORTED. */
+struct pq_read_limits {
+    uint64_t max_values; /* level entries; 0, the default, is INT32_MAX */
+    size_t max_bytes;    /* decoded value bytes; 0, the default, is INT32_MAX */
+};
+
+/* INT32_MAX is also the maximum of both: what Arrow's 32-bit offsets
+ * address. */
+void pq_reader_set_limits(struct pq_reader *r, const struct pq_read_limits *limits);
 
 /* Selects the top-level columns to read, by name or by field id, in the
  * order given. Unknown names or ids are PQ_ERR_INVALID. Selecting nothing

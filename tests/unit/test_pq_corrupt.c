@@ -37,8 +37,9 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* As in the fuzz target: a few bytes of RLE may validly claim two billion
- * levels; the test bounds what a mutant can make the reader allocate. */
-#define MAX_VALUES (1u << 20)
+ * levels, a dictionary entry repeat without cost; the test bounds what a
+ * mutant can make the reader allocate. */
+static const struct pq_read_limits test_limits = {.max_values = 1u << 20, .max_bytes = 64u << 20};
 
 /* ---- where each part of a file lies ---- */
 
@@ -151,7 +152,7 @@ static void run_mutant(const uint8_t *data, size_t len, struct tally *t, const c
                        size_t at)
 {
     struct pq_error err;
-    struct pq_exercise_result res = pq_exercise_file(data, len, MAX_VALUES, 0, &err);
+    struct pq_exercise_result res = pq_exercise_file(data, len, &test_limits, 0, &err);
     total.codes[res.code]++;
     if (res.code == PQ_OK) {
         t->read++;
@@ -289,7 +290,7 @@ static void test_mutants_of_every_shape(void **state)
         const uint8_t *d = (const uint8_t *)file.data;
         struct pq_error err;
         struct pq_exercise_result ok =
-            pq_exercise_file(d, file.len, MAX_VALUES, PQ_EXERCISE_ALL, &err);
+            pq_exercise_file(d, file.len, &test_limits, PQ_EXERCISE_ALL, &err);
         if (ok.code != PQ_OK)
             fail_msg("shape %s does not read: %s", pq_shape_name(i), err.msg);
         assert_true(ok.rows_read > 0);
@@ -326,18 +327,18 @@ static void test_mutants_of_every_shape(void **state)
 
 /* ---- hand-made hostile files ---- */
 
-/* Reads a whole file (exact-size copy, default limits unless max_values)
- * and checks the outcome's code and, when given, a word of its message. */
-static void expect_outcome(const struct buf *file, uint64_t max_values, enum pq_error_code want,
-                           const char *msg_part, const char *what)
+/* Reads a whole file (exact-size copy, within limits: NULL for the
+ * reader's defaults) and checks the outcome's code and, when given, a word
+ * of its message. */
+static void expect_outcome(const struct buf *file, const struct pq_read_limits *limits,
+                           enum pq_error_code want, const char *msg_part, const char *what)
 {
     uint8_t *p = malloc(file->len ? file->len : 1);
     assert_non_null(p);
     if (file->len)
         memcpy(p, file->data, file->len);
     struct pq_error err;
-    struct pq_exercise_result res =
-        pq_exercise_file(p, file->len, max_values, PQ_EXERCISE_ALL, &err);
+    struct pq_exercise_result res = pq_exercise_file(p, file->len, limits, PQ_EXERCISE_ALL, &err);
     pq_exercise_structs(p, file->len);
     free(p);
     if (res.code != want || (want != PQ_OK && msg_part && !strstr(err.msg, msg_part)))
@@ -574,7 +575,7 @@ static void test_hostile_footers(void **state)
         base_file(&file, edit_footer, &defect);
         char what[64];
         snprintf(what, sizeof what, "footer defect %d", d);
-        expect_outcome(&file, 0, footer_expect[d].code, footer_expect[d].msg, what);
+        expect_outcome(&file, NULL, footer_expect[d].code, footer_expect[d].msg, what);
         buf_free(&file);
     }
 }
@@ -592,15 +593,15 @@ static void test_hostile_tails(void **state)
         0, 1, flen - 1, flen + 1, (uint32_t)n - 12, (uint32_t)n - 8, (uint32_t)n, UINT32_MAX};
     for (size_t i = 0; i < ARRAY_LEN(lens); i++) {
         memcpy(file.data + n - 8, &lens[i], 4);
-        expect_outcome(&file, 0, PQ_ERR_CORRUPT, NULL, "a footer length");
+        expect_outcome(&file, NULL, PQ_ERR_CORRUPT, NULL, "a footer length");
     }
     memcpy(file.data + n - 8, &flen, 4);
-    expect_outcome(&file, 0, PQ_OK, NULL, "the restored file");
+    expect_outcome(&file, NULL, PQ_OK, NULL, "the restored file");
     memcpy(file.data + n - 4, "PARE", 4);
-    expect_outcome(&file, 0, PQ_ERR_UNSUPPORTED, "encrypted", "an encrypted footer");
+    expect_outcome(&file, NULL, PQ_ERR_UNSUPPORTED, "encrypted", "an encrypted footer");
     memcpy(file.data + n - 4, "PAR1", 4);
     memcpy(file.data, "PAR2", 4);
-    expect_outcome(&file, 0, PQ_ERR_CORRUPT, "PAR1", "a bad head magic");
+    expect_outcome(&file, NULL, PQ_ERR_CORRUPT, "PAR1", "a bad head magic");
     buf_free(&file);
 }
 
@@ -640,12 +641,14 @@ enum page_defect {
     PD_DICT_EXPANDS_PAST_2GIB,
     PD_WIDE_FLBA_NULLS,
     PD_FLBA_DICT_EXPANDS,
+    PD_FLBA_DICT_PAST_LIMIT,
     PD__COUNT
 };
 
 static const struct {
     enum pq_error_code code;
     const char *msg;
+    const struct pq_read_limits *limits; /* NULL: the reader's defaults */
 } page_expect[PD__COUNT] = {
     [PD_V2_EMPTY_FIRST_PAGE] = {PQ_OK, NULL},
     [PD_INDEX_PAGE] = {PQ_OK, NULL},
@@ -677,9 +680,10 @@ static const struct {
     [PD_DELTA_TRUNCATED] = {PQ_ERR_CORRUPT, "DELTA"},
     [PD_BSS_SHORT] = {PQ_ERR_CORRUPT, NULL},
     [PD_RLE_BOOL_TRUNCATED] = {PQ_ERR_CORRUPT, "truncated"},
-    [PD_DICT_EXPANDS_PAST_2GIB] = {PQ_ERR_UNSUPPORTED, "2 GiB"},
-    [PD_WIDE_FLBA_NULLS] = {PQ_ERR_UNSUPPORTED, "2 GiB"},
-    [PD_FLBA_DICT_EXPANDS] = {PQ_ERR_UNSUPPORTED, "2 GiB"},
+    [PD_DICT_EXPANDS_PAST_2GIB] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_WIDE_FLBA_NULLS] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_FLBA_DICT_EXPANDS] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_FLBA_DICT_PAST_LIMIT] = {PQ_ERR_UNSUPPORTED, "67108864 bytes", &test_limits},
 };
 
 static void page(struct pq_craft *c, enum pq_page_type type, int32_t n, enum pq_encoding enc,
@@ -735,6 +739,7 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
     case PD_DICT_EXPANDS_PAST_2GIB: el[1].type = type = PQ_BYTE_ARRAY; break;
     case PD_RLE_BOOL_TRUNCATED: el[1].type = type = PQ_BOOLEAN; break;
     case PD_FLBA_DICT_EXPANDS:
+    case PD_FLBA_DICT_PAST_LIMIT:
         el[1] = pq_el_leaf("x", PQ_REQUIRED, PQ_FIXED_LEN_BYTE_ARRAY);
         el[1].type_length = 4096;
         type = PQ_FIXED_LEN_BYTE_ARRAY;
@@ -754,6 +759,8 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
         rows = values = 2048;
     if (d == PD_FLBA_DICT_EXPANDS)
         rows = values = 600000;
+    if (d == PD_FLBA_DICT_PAST_LIMIT)
+        rows = values = 30000;
     if (d == PD_MORE_VALUES_THAN_CHUNK)
         rows = values = 3;
     if (d == PD_PAGES_SHORT)
@@ -938,9 +945,12 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
         pq_craft_v1(&c, PQ_ENC_PLAIN, 2048, NULL, nulls, false, &b);
         break;
     }
-    case PD_FLBA_DICT_EXPANDS: {
+    case PD_FLBA_DICT_EXPANDS:
+    case PD_FLBA_DICT_PAST_LIMIT: {
         /* One 4 KiB entry (a few bytes of ZSTD) repeated 600000 times:
-         * 2.4 GB. */
+         * 2.4 GB, past the default limit; or 30000 times: 123 MB, within
+         * it but past a lowered one (a fuzzer's finding: doubling a
+         * buffer near 1 GiB had reached past its memory limit). */
         struct buf dict = BUF_INIT;
         assert_int_equal(buf_reserve(&dict, 4096), 0);
         memset(dict.data, 'q', 4096);
@@ -949,8 +959,11 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
         buf_free(&dict);
         struct buf idx = BUF_INIT;
         buf_putc(&idx, 1);
-        buf_append(&idx, "\x80\x9f\x49\x00", 4); /* an RLE run of 600000 zeros */
-        pq_craft_v1(&c, PQ_ENC_RLE_DICTIONARY, 600000, NULL, NULL, false, &idx);
+        if (d == PD_FLBA_DICT_EXPANDS)
+            buf_append(&idx, "\x80\x9f\x49\x00", 4); /* an RLE run of 600000 zeros */
+        else
+            buf_append(&idx, "\xe0\xd4\x03\x00", 4); /* an RLE run of 30000 zeros */
+        pq_craft_v1(&c, PQ_ENC_RLE_DICTIONARY, (int32_t)values, NULL, NULL, false, &idx);
         buf_free(&idx);
         break;
     }
@@ -970,7 +983,7 @@ static void test_hostile_pages(void **state)
         hostile_page_file((enum page_defect)d, &file);
         char what[64];
         snprintf(what, sizeof what, "page defect %d", d);
-        expect_outcome(&file, 0, page_expect[d].code, page_expect[d].msg, what);
+        expect_outcome(&file, page_expect[d].limits, page_expect[d].code, page_expect[d].msg, what);
         buf_free(&file);
     }
 }
@@ -1004,7 +1017,7 @@ static void test_corpus(void **state)
             memcpy(p, b.data, b.len);
         struct pq_error err;
         struct pq_exercise_result res =
-            pq_exercise_file(p, b.len, MAX_VALUES, PQ_EXERCISE_ALL, &err);
+            pq_exercise_file(p, b.len, &test_limits, PQ_EXERCISE_ALL, &err);
         pq_exercise_structs(p, b.len);
         if (res.code != PQ_OK && res.code != PQ_ERR_CORRUPT && res.code != PQ_ERR_UNSUPPORTED)
             fail_msg("%s: error code %d ('%s')", e->d_name, (int)res.code, err.msg);
