@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/colspec.h"
+#include "rows/colspec.h"
 #include "cli/output.h"
 #include "util/strutil.h"
 

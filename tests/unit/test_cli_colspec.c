@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/colspec.h"
+#include "rows/colspec.h"
 
 static json_t *parse_ok(const char *spec)
 {

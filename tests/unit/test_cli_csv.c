@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/csv.h"
+#include "rows/csv.h"
 
 struct reading {
     FILE *f;

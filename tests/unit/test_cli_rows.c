@@ -16,13 +16,13 @@
 
 #include <cmocka.h>
 
-#include "cli/csv.h"
-#include "cli/rows_adapt.h"
-#include "cli/rows_json.h"
-#include "cli/rows_parse.h"
-#include "cli/rows_render.h"
-#include "cli/rows_schema.h"
-#include "cli/rows_text.h"
+#include "rows/csv.h"
+#include "rows/rows_adapt.h"
+#include "rows/rows_json.h"
+#include "rows/rows_parse.h"
+#include "rows/rows_render.h"
+#include "rows/rows_schema.h"
+#include "rows/rows_text.h"
 #include "util/strutil.h"
 #include "pq_testlib.h"
 #include "util/arrow.h"

@@ -1,10 +1,10 @@
-#include "cli/rows_json.h"
+#include "rows/rows_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rows_text.h"
+#include "rows/rows_text.h"
 #include "util/strutil.h"
 
 /* ---- reading ---- */

@@ -1,4 +1,4 @@
-#include "cli/rows_text.h"
+#include "rows/rows_text.h"
 #include "util/strutil.h"
 
 #include <errno.h>

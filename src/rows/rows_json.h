@@ -5,8 +5,8 @@
  * The reader is strict RFC 8259: UTF-8 input only, no comments, no
  * trailing commas, no lone surrogates; duplicate object keys are kept in
  * order (callers decide). Values live in a caller's arena. */
-#ifndef HL_CLI_ROWS_JSON_H
-#define HL_CLI_ROWS_JSON_H
+#ifndef HL_ROWS_JSON_H
+#define HL_ROWS_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>

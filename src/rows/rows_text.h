@@ -7,8 +7,8 @@
  * bad character) and returns NULL on success or a static sentence saying
  * what is wrong ("expected an integer"). Nothing here allocates except the
  * base64 and hex helpers, which append to a struct buf. */
-#ifndef HL_CLI_ROWS_TEXT_H
-#define HL_CLI_ROWS_TEXT_H
+#ifndef HL_ROWS_TEXT_H
+#define HL_ROWS_TEXT_H
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -5,8 +5,8 @@
  * field id. Columns without one get, depth-first, the smallest positive id
  * no column has claimed; with no field_id anywhere that is exactly the
  * catalog's depth-first numbering from 1. */
-#ifndef HL_CLI_ROWS_SCHEMA_H
-#define HL_CLI_ROWS_SCHEMA_H
+#ifndef HL_ROWS_SCHEMA_H
+#define HL_ROWS_SCHEMA_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* Compact command-line forms of columns, partition specs and sort orders. */
-#ifndef HL_CLI_COLSPEC_H
-#define HL_CLI_COLSPEC_H
+#ifndef HL_COLSPEC_H
+#define HL_COLSPEC_H
 
 #include <jansson.h>
 #include <stddef.h>

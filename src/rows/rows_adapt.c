@@ -1,11 +1,11 @@
-#include "cli/rows_adapt.h"
+#include "rows/rows_adapt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rows_json.h"
-#include "cli/rows_text.h"
+#include "rows/rows_json.h"
+#include "rows/rows_text.h"
 #include "util/strutil.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"

@@ -8,8 +8,8 @@
  * time and timestamp units, fixed-size to variable binary); strings and
  * binaries going into json or string columns are checked (valid JSON,
  * valid UTF-8). Anything else is refused, naming the column. */
-#ifndef HL_CLI_ROWS_ADAPT_H
-#define HL_CLI_ROWS_ADAPT_H
+#ifndef HL_ROWS_ADAPT_H
+#define HL_ROWS_ADAPT_H
 
 #include <stddef.h>
 

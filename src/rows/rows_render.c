@@ -1,13 +1,13 @@
-#include "cli/rows_render.h"
+#include "rows/rows_render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/csv.h"
-#include "cli/rows_json.h"
-#include "cli/rows_schema.h"
-#include "cli/rows_text.h"
+#include "rows/csv.h"
+#include "rows/rows_json.h"
+#include "rows/rows_schema.h"
+#include "rows/rows_text.h"
 #include "util/arrow.h"
 
 enum kind {

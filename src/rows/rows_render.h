@@ -4,8 +4,8 @@
  * The renderer is driven by the Arrow schema alone: every format the
  * Parquet reader produces is handled, and a fixed-size binary of 16 bytes
  * whose field carries the extension name "arrow.uuid" is a UUID. */
-#ifndef HL_CLI_ROWS_RENDER_H
-#define HL_CLI_ROWS_RENDER_H
+#ifndef HL_ROWS_RENDER_H
+#define HL_ROWS_RENDER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,13 +1,13 @@
-#include "cli/rows_parse.h"
+#include "rows/rows_parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/rows_json.h"
-#include "cli/rows_schema.h"
-#include "cli/rows_text.h"
+#include "rows/rows_json.h"
+#include "rows/rows_schema.h"
+#include "rows/rows_text.h"
 #include "util/strutil.h"
 #include "util/arrow.h"
 

@@ -1,4 +1,4 @@
-#include "cli/csv.h"
+#include "rows/csv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * quote inside an unquoted field, text after a closing quote, a bare CR, an
  * unterminated quoted field. The writer quotes only when it must, plus the
  * empty string, and ends records with CRLF. */
-#ifndef HL_CLI_CSV_H
-#define HL_CLI_CSV_H
+#ifndef HL_CSV_H
+#define HL_CSV_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,13 +7,13 @@
  * conversion stops at the first bad row). Messages name the column by its
  * path ("addr.zip", "tags[2]", "attrs{k}") and quote the offending text;
  * the caller adds the input's name and line. */
-#ifndef HL_CLI_ROWS_PARSE_H
-#define HL_CLI_ROWS_PARSE_H
+#ifndef HL_ROWS_PARSE_H
+#define HL_ROWS_PARSE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/csv.h"
+#include "rows/csv.h"
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 

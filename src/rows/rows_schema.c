@@ -1,11 +1,11 @@
-#include "cli/rows_schema.h"
+#include "rows/rows_schema.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/colspec.h"
+#include "rows/colspec.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
 
