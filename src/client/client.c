@@ -8,15 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hoglake/hoglake.h"
-#include "util/buf.h"
-#include "util/strutil.h"
+#include <math.h>
+#include <time.h>
 
-struct hl_client {
-    char *base; /* server URL without a trailing slash */
-    long timeout_ms;
-    long connect_timeout_ms;
-};
+#include "client/internal.h"
+#include "util/strutil.h"
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void init_curl(void)
@@ -27,8 +23,8 @@ static void init_curl(void)
 static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,
                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,
-                           const char *fmt, ...)
+static hl_status set_error_v(struct hl_error *err, hl_status status, int http, const char *code,
+                             const char *fmt, va_list ap)
 {
     if (!err)
         return status;
@@ -36,11 +32,59 @@ static hl_status set_error(struct hl_error *err, hl_status status, int http, con
     err->status = status;
     err->http_status = http;
     str_copy(err->code, sizeof err->code, code);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    return status;
+}
+
+static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,
+                           const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    set_error_v(err, status, http, code, fmt, ap);
     va_end(ap);
     return status;
+}
+
+hl_status client_fail(struct hl_error *err, hl_status status, const char *code, const char *fmt,
+                      ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error_v(err, status, 0, code, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+hl_status client_nomem(struct hl_error *err)
+{
+    return set_error(err, HL_ERR_NOMEM, 0, "out_of_memory", "out of memory");
+}
+
+void client_error_prefix(struct hl_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char prefix[256], old[HL_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->message, sizeof old);
+    /* Truncation keeps the front, which says what failed. */
+    size_t n = strlen(prefix);
+    if (n + 2 >= sizeof err->message)
+        n = sizeof err->message - 3;
+    memcpy(err->message, prefix, n);
+    memcpy(err->message + n, ": ", 2);
+    str_copy(err->message + n + 2, sizeof err->message - n - 2, old);
+}
+
+double client_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *hl_status_name(hl_status s)
@@ -68,6 +112,14 @@ const char *hl_status_name(hl_status s)
     return "unknown";
 }
 
+static int copy_opt(char **dst, const char *src)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    return (*dst = strdup(src)) ? 0 : -1;
+}
+
 hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, struct hl_error *err)
 {
     *out = NULL;
@@ -80,24 +132,45 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
                          o->server_url);
     pthread_once(&curl_once, init_curl);
     hl_client *c = calloc(1, sizeof *c);
-    if (!c || !(c->base = strdup(o->server_url))) {
-        free(c);
-        return set_error(err, HL_ERR_NOMEM, 0, "out_of_memory", "out of memory");
+    if (!c)
+        return client_nomem(err);
+    pthread_mutex_init(&c->store_lock, NULL);
+    if (!(c->base = strdup(o->server_url)) || copy_opt(&c->s3_endpoint, o->s3_endpoint) != 0 ||
+        copy_opt(&c->s3_region, o->s3_region) != 0 ||
+        copy_opt(&c->s3_access_key, o->s3_access_key) != 0 ||
+        copy_opt(&c->s3_secret_key, o->s3_secret_key) != 0 ||
+        copy_opt(&c->s3_session_token, o->s3_session_token) != 0) {
+        hl_client_free(c);
+        return client_nomem(err);
     }
     size_t n = strlen(c->base);
     while (n > 0 && c->base[n - 1] == '/')
         c->base[--n] = '\0';
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
+    c->storage_retries = o->storage_retries;
     *out = c;
     return HL_OK;
+}
+
+static void free_secret(char *s)
+{
+    if (s)
+        explicit_bzero(s, strlen(s));
+    free(s);
 }
 
 void hl_client_free(hl_client *c)
 {
     if (!c)
         return;
+    pthread_mutex_destroy(&c->store_lock);
     free(c->base);
+    free(c->s3_endpoint);
+    free(c->s3_region);
+    free(c->s3_access_key);
+    free_secret(c->s3_secret_key);
+    free_secret(c->s3_session_token);
     free(c);
 }
 
@@ -237,4 +310,110 @@ hl_status hl_client_request(hl_client *c, const char *method, const char *path,
     buf_free(&body);
     buf_free(&url);
     return st;
+}
+
+/* ---- helpers the other modules share ---- */
+
+int client_path_seg(struct buf *path, const char *segment)
+{
+    /* Every byte may need three characters. */
+    size_t cap = strlen(segment) * 3 + 1;
+    char *enc = malloc(cap);
+    if (!enc)
+        return -1;
+    hl_url_encode(segment, enc, cap);
+    int rc = buf_printf(path, "/%s", enc);
+    free(enc);
+    return rc;
+}
+
+int client_catalog_path(struct buf *path, const hl_catalog *c)
+{
+    return buf_puts(path, "/v1/catalogs") == 0 && client_path_seg(path, c->name) == 0 ? 0
+                                                                                             : -1;
+}
+
+int client_namespace_path(struct buf *path, const hl_namespace *ns)
+{
+    return client_catalog_path(path, ns->catalog) == 0 &&
+                   buf_puts(path, "/namespaces") == 0 &&
+                   client_path_seg(path, ns->name) == 0
+               ? 0
+               : -1;
+}
+
+int client_table_path(struct buf *path, const hl_table *t)
+{
+    return client_namespace_path(path, t->ns) == 0 && buf_puts(path, "/tables") == 0 &&
+                   client_path_seg(path, t->name) == 0
+               ? 0
+               : -1;
+}
+
+hl_status client_check_at(const struct hl_at *at, struct hl_error *err)
+{
+    if (at && at->snapshot >= 0 && at->at_timestamp)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "give a snapshot or a timestamp, not both");
+    if (at && at->snapshot < -1)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "a snapshot id is >= 0 (or -1 for none), got %lld",
+                           (long long)at->snapshot);
+    return HL_OK;
+}
+
+int client_query_at(struct buf *path, const struct hl_at *at, bool *has_query)
+{
+    if (!at)
+        return 0;
+    if (at->snapshot >= 0) {
+        if (buf_printf(path, "%csnapshot=%lld", *has_query ? '&' : '?', (long long)at->snapshot) !=
+            0)
+            return -1;
+        *has_query = true;
+    }
+    if (at->at_timestamp) {
+        size_t cap = strlen(at->at_timestamp) * 3 + 1;
+        char *enc = malloc(cap);
+        if (!enc)
+            return -1;
+        hl_url_encode(at->at_timestamp, enc, cap);
+        int rc = buf_printf(path, "%cat_timestamp=%s", *has_query ? '&' : '?', enc);
+        free(enc);
+        if (rc != 0)
+            return -1;
+        *has_query = true;
+    }
+    return 0;
+}
+
+hl_status client_json(hl_client *c, const char *method, const char *path, const json_t *body,
+                      json_t **out, struct hl_error *err)
+{
+    if (out)
+        *out = NULL;
+    char *text = NULL;
+    if (body && !(text = json_dumps(body, JSON_COMPACT)))
+        return client_nomem(err);
+    char *resp = NULL;
+    hl_status st = hl_client_request(c, method, path, text, out ? &resp : NULL, err);
+    free(text);
+    if (st != HL_OK || !out)
+        return st;
+    json_error_t jerr;
+    *out = json_loads(resp ? resp : "", JSON_DECODE_ANY, &jerr);
+    free(resp);
+    if (!*out)
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol", "%s %s: the answer is not JSON (%s)",
+                           method, path, jerr.text);
+    return HL_OK;
+}
+
+bool client_json_int(const json_t *obj, const char *key, int64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v))
+        return false;
+    *out = (int64_t)json_integer_value(v);
+    return true;
 }

@@ -335,12 +335,12 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     case LT_STRUCT:
         if (strcmp(f, "+s") != 0 || s->n_children != (int64_t)c->nchildren)
             return rt_fail(&x->at,
-                           "the file has Arrow type '%s' here, the schema a struct of %zu fields",
+                           "the input has Arrow type '%s' here, the schema a struct of %zu fields",
                            f, c->nchildren);
         for (size_t i = 0; i < c->nchildren; i++) {
             const struct lake_column *k = c->children[i];
             if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
-                return rt_fail(&x->at, "field %zu is '%s' in the file, '%s' in the schema", i,
+                return rt_fail(&x->at, "field %zu is '%s' in the input, '%s' in the schema", i,
                                s->children[i]->name ? s->children[i]->name : "", k->name);
             char suffix[300];
             snprintf(suffix, sizeof suffix, ".%s", k->name);
@@ -350,12 +350,12 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
         return 0;
     case LT_LIST:
         if (strcmp(f, "+l") != 0 || s->n_children != 1)
-            return rt_fail(&x->at, "the file has Arrow type '%s' here, the schema a list", f);
+            return rt_fail(&x->at, "the input has Arrow type '%s' here, the schema a list", f);
         return adapt_child(x, c->children[0], "[]", s->children[0], x->dry ? NULL : a->children[0]);
     case LT_MAP: {
         const struct ArrowSchema *e = s->n_children == 1 ? s->children[0] : NULL;
         if (strcmp(f, "+m") != 0 || !e || e->n_children != 2)
-            return rt_fail(&x->at, "the file has Arrow type '%s' here, the schema a map", f);
+            return rt_fail(&x->at, "the input has Arrow type '%s' here, the schema a map", f);
         struct ArrowArray *ea = x->dry ? NULL : a->children[0];
         if (adapt_child(x, c->children[0], ".key", e->children[0], ea ? ea->children[0] : NULL) !=
             0)
@@ -369,7 +369,7 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     if (cv == CV_BAD) {
         char want[32];
         return rt_fail(&x->at,
-                       "the file's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
+                       "the input's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
                        lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
     }
     if (x->dry || cv == CV_NONE)
@@ -383,7 +383,7 @@ static int adapt_top(bool dry, const struct ArrowSchema *from, struct ArrowArray
     struct ctx x = {.dry = dry};
     rt_where_init(&x.at, err, err_size);
     if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren) {
-        snprintf(err, err_size, "the file's columns do not match the schema's %zu",
+        snprintf(err, err_size, "the input's columns do not match the schema's %zu",
                  t->root.nchildren);
         return -1;
     }

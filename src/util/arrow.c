@@ -222,3 +222,84 @@ void arrow_schema_move(struct ArrowSchema *src, struct ArrowSchema *dst)
     *dst = *src;
     src->release = NULL;
 }
+
+/* Bytes per value of a fixed-width Arrow format; 0 when it is not one. */
+static size_t fixed_width(const char *f)
+{
+    switch (f[0]) {
+    case 'c':
+    case 'C': return 1;
+    case 's':
+    case 'S':
+    case 'e': return 2;
+    case 'i':
+    case 'I':
+    case 'f': return 4;
+    case 'l':
+    case 'L':
+    case 'g': return 8;
+    case 'd': return strstr(f, ",256") ? 32 : 16;
+    case 'w': return f[1] == ':' ? (size_t)strtoul(f + 2, NULL, 10) : 0;
+    case 't':
+        if (f[1] == 'd')
+            return f[2] == 'D' ? 4 : 8;
+        if (f[1] == 't')
+            return f[2] == 's' || f[2] == 'm' ? 4 : 8;
+        if (f[1] == 's')
+            return 8;
+        return 0;
+    default: return 0;
+    }
+}
+
+int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out)
+{
+    const char *f = s->format;
+    bool nested = f[0] == '+';
+    if (n < 0 || (nested && strcmp(f, "+s") != 0 && strcmp(f, "+l") != 0 &&
+                  strcmp(f, "+L") != 0 && strcmp(f, "+m") != 0))
+        return -1;
+    bool var = !nested && (strcmp(f, "u") == 0 || strcmp(f, "z") == 0 || strcmp(f, "U") == 0 ||
+                           strcmp(f, "Z") == 0);
+    bool is_bool = strcmp(f, "b") == 0;
+    size_t width = nested || var || is_bool ? 0 : fixed_width(f);
+    if (!nested && !var && !is_bool && width == 0)
+        return -1;
+    bool struct_like = strcmp(f, "+s") == 0;
+    bool list_like = nested && !struct_like;
+    int64_t nbuf = struct_like ? 1 : var ? 3 : 2;
+    int64_t nkids = nested ? s->n_children : 0;
+    if (arrow_array_init(out, nbuf, nkids) != 0)
+        return -1;
+    out->length = n;
+    out->null_count = n;
+    size_t bitmap = (size_t)(n + 7) / 8;
+    void *validity = calloc(bitmap ? bitmap : 1, 1);
+    arrow_array_own_buffer(out, 0, validity);
+    bool ok = validity != NULL;
+    if (ok && !struct_like) {
+        /* Zeroed values or offsets: every slot is empty. */
+        size_t off_width = strcmp(f, "U") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "+L") == 0
+                               ? 8
+                               : 4;
+        size_t bytes = is_bool               ? bitmap
+                       : var || list_like    ? ((size_t)n + 1) * off_width
+                                             : (size_t)n * width;
+        void *values = calloc(bytes ? bytes : 1, 1);
+        arrow_array_own_buffer(out, 1, values);
+        ok = values != NULL;
+        if (ok && var) {
+            void *data = calloc(1, 1);
+            arrow_array_own_buffer(out, 2, data);
+            ok = data != NULL;
+        }
+    }
+    /* A struct's children have its length; a list's child holds nothing. */
+    for (int64_t i = 0; ok && i < nkids; i++)
+        ok = arrow_array_nulls(s->children[i], struct_like ? n : 0, out->children[i]) == 0;
+    if (!ok) {
+        out->release(out);
+        return -1;
+    }
+    return 0;
+}

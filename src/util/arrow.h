@@ -42,6 +42,11 @@ int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
 /* Looks up a metadata value (NUL-terminated copy into out). */
 bool arrow_metadata_get(const char *metadata, const char *key, char *out, size_t out_size);
 
+/* An array of n nulls of the schema's type (nested types included: a
+ * struct's children are null too, lists and maps empty). 0, or -1 for an
+ * unsupported format or when out of memory. */
+int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out);
+
 /* Moves src into dst (dst must be released or uninitialised); src is left
  * released. */
 void arrow_array_move(struct ArrowArray *src, struct ArrowArray *dst);

@@ -1242,13 +1242,13 @@ static void adapt_conversions(void **state)
         {"d:string", "{\"d\":\"{x\"}\n", "d:json", "column 'd': value 0 is not valid JSON"},
         {"g:binary", "{\"g\":\"/w==\"}\n", "g:string", "column 'g': value 0 is not valid UTF-8"},
         {"t:timestamp", "{\"t\":null}\n", "t:timestamptz",
-         "column 't': the file's values (Arrow 'tsu:') cannot be written as timestamptz"},
+         "column 't': the input's values (Arrow 'tsu:') cannot be written as timestamptz"},
         {"d:double", "{\"d\":1}\n", "d:float", "cannot be written as float (Arrow 'f')"},
         {"s:struct<x:int>", "{\"s\":null}\n", "s:struct<y:int>",
          "column 's': field 0 is 'x' in the file, 'y' in the schema"},
         {"l:list<int>", "{\"l\":null}\n", "l:struct<x:int>", "the schema a struct of 1 fields"},
         {"x:decimal(10,2)", "{\"x\":1}\n", "x:decimal(10,3)",
-         "the file's values (Arrow 'd:10,2') cannot be written as decimal"},
+         "the input's values (Arrow 'd:10,2') cannot be written as decimal"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         got = adapt_through(bad[i].from, bad[i].rows, bad[i].to, err, sizeof err);

@@ -1,0 +1,105 @@
+/* What libhoglake's modules share: the handles' layouts, error helpers and
+ * the JSON request helpers. Not installed. */
+#ifndef HL_CLIENT_INTERNAL_H
+#define HL_CLIENT_INTERNAL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "hoglake/hoglake.h"
+#include "util/buf.h"
+
+struct objstore;
+
+struct hl_client {
+    char *base; /* server URL without a trailing slash */
+    long timeout_ms;
+    long connect_timeout_ms;
+    /* Object store settings (copied strings; NULL = the environment's). */
+    char *s3_endpoint, *s3_region, *s3_access_key, *s3_secret_key, *s3_session_token;
+    int storage_retries;
+    pthread_mutex_t store_lock; /* guards the lazy opening of store */
+    struct objstore *store;
+};
+
+struct hl_catalog {
+    hl_client *client;
+    char *name;
+    char *data_path;
+    /* The retention the writer cache ages against, read once (see
+     * writer_cache.c). */
+    pthread_mutex_t lock;
+    bool retention_known;
+    double retention_seconds; /* INFINITY when retention is disabled */
+    double retention_failed_at; /* monotonic seconds; 0 = never failed */
+};
+
+struct hl_namespace {
+    hl_catalog *catalog;
+    char *name;
+};
+
+struct hl_table {
+    hl_namespace *ns;
+    char *name;
+    char *uuid;           /* the incarnation the handle was resolved as */
+    int64_t ddl_snapshot; /* -1: none */
+    /* The writer cache: the last head read of the table and the snapshot
+     * it resolved at, with when it was read. */
+    pthread_mutex_t lock;
+    json_t *cached_info; /* TableInfo; NULL = empty */
+    int64_t cached_read_snapshot;
+    double cached_at; /* monotonic seconds */
+};
+
+/* Fills err (when not NULL) and returns status. */
+hl_status client_fail(struct hl_error *err, hl_status status, const char *code, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+hl_status client_nomem(struct hl_error *err);
+/* Prefixes err's message with context ("uploading x: ..."). */
+void client_error_prefix(struct hl_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Monotonic seconds. */
+double client_now(void);
+
+/* Appends "/<segment>" percent-encoded. 0 or -1 (out of memory). */
+int client_path_seg(struct buf *path, const char *segment);
+/* "/v1/catalogs/<c>[/namespaces/<ns>[/tables/<t>]]" into path. */
+int client_catalog_path(struct buf *path, const hl_catalog *c);
+int client_namespace_path(struct buf *path, const hl_namespace *ns);
+int client_table_path(struct buf *path, const hl_table *t);
+/* Appends time travel query parameters ("?snapshot=N", "&at_timestamp=...")
+ * given whether the path has a query already. */
+int client_query_at(struct buf *path, const struct hl_at *at, bool *has_query);
+/* Validates at: at most one of its two settings. */
+hl_status client_check_at(const struct hl_at *at, struct hl_error *err);
+
+/* Sends a request whose answer is JSON: *out (may be NULL) gets the parsed
+ * document (a new reference). An unparseable answer is HL_ERR_PROTOCOL. */
+hl_status client_json(hl_client *c, const char *method, const char *path, const json_t *body,
+                      json_t **out, struct hl_error *err);
+/* Reads an int64 member; false when missing or not an integer. */
+bool client_json_int(const json_t *obj, const char *key, int64_t *out);
+
+/* Opens (once) and returns the client's object store. */
+hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err);
+
+/* The writer cache (writer_cache.c). */
+void table_cache_adopt(hl_table *t, json_t *info);
+void table_cache_clear(hl_table *t);
+/* The table's info and the read snapshot to prepare against: from the
+ * cache when it is fresh (no request), else a catalog GET and a table GET
+ * (totals=false). The uuid must match expected_uuid (NULL: the handle's)
+ * or the call fails with HL_ERR_TABLE_RECREATED. *info is a new reference. */
+hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **info,
+                            int64_t *read_snapshot, bool *from_cache, struct hl_error *err);
+/* A commit made against a basis was refused: drops the cache when the
+ * refusal says re-prepare, or when a non-retryable refusal hit a cached
+ * basis. */
+void table_cache_after_refusal(hl_table *t, const struct hl_error *err, bool basis_from_cache);
+/* Forgets the catalog's retention (after a 410 or a change of it). */
+void catalog_forget_retention(hl_catalog *c);
+
+#endif
