@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hoglake/hoglake.h"
 
@@ -57,6 +58,10 @@ bool cli_parse(int argc, char **argv, const struct cli_opt *spec, size_t nspec,
  * NULL when it was not given. */
 const char *cli_opt_value(const struct cli_args *a, const char *name);
 bool cli_opt_given(const struct cli_args *a, const char *name);
+/* Parses option `name` as a base-10 integer >= min into *out, leaving *out
+ * alone when the option was not given. Prints a usage error and returns
+ * EXIT_USAGE when the value is not such an integer, else EXIT_OK. */
+int cli_opt_i64(const struct cli_args *a, const char *name, int64_t min, int64_t *out);
 /* All values of a repeatable option, in order; returns the count. */
 int cli_opt_values(const struct cli_args *a, const char *name, const char **out, int max);
 /* Prints "usage: ..." and the option list. */
@@ -117,6 +122,9 @@ struct cli_verb {
  * runs it; handles --help at every level. */
 int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
                   int argc, char **argv);
+/* Runs one verb on its own arguments (argv after the command's name):
+ * parses, answers --help, checks arity. For commands without verbs. */
+int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv);
 
 /* ---- subcommands ---- */
 
@@ -125,6 +133,10 @@ int cmd_namespace(struct cli *cli, int argc, char **argv);
 int cmd_table(struct cli *cli, int argc, char **argv);
 int cmd_view(struct cli *cli, int argc, char **argv);
 int cmd_snapshots(struct cli *cli, int argc, char **argv);
+/* Reads of table data and changefeed state (cmd_reads.c). */
+int cmd_files(struct cli *cli, int argc, char **argv);
+int cmd_changes(struct cli *cli, int argc, char **argv);
+int cmd_offsets(struct cli *cli, int argc, char **argv);
 /* Local Parquet files: inspect, cat, convert (no server involved). */
 int cmd_parquet(struct cli *cli, int argc, char **argv);
 

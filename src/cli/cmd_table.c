@@ -570,73 +570,117 @@ int cmd_table(struct cli *cli, int argc, char **argv)
 static const struct cli_opt snapshot_opts[] = {
     {"after", true, false, "N  snapshots after N, ascending (default 0)"},
     {"before", true, false, "N  snapshots before N, descending"},
-    {"limit", true, false, "N  page size (default 1000, at most 10000)"},
+    {"limit", true, false, "N  snapshots per request (default 1000; the server caps it at 10000)"},
 };
 
+static void print_snapshots(const json_t *snaps)
+{
+    static const char *const headers[] = {"SNAPSHOT", "TIME",   "SCHEMA",
+                                          "CHANGES",  "AUTHOR", "MESSAGE"};
+    struct out_table t;
+    out_table_init(&t, 6, headers);
+    size_t i;
+    json_t *s;
+    json_array_foreach (snaps, i, s) {
+        char id[24], sv[24], changes[OUT_CELL_MAX] = "";
+        size_t k;
+        json_t *c;
+        json_array_foreach (json_object_get(s, "changes"), k, c) {
+            size_t n = strlen(changes);
+            snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
+                     json_string_value(json_object_get(c, "kind")),
+                     (long long)json_integer_value(json_object_get(c, "object_id")));
+        }
+        const char *author = json_string_value(json_object_get(s, "author"));
+        const char *message = json_string_value(json_object_get(s, "message"));
+        out_table_row(&t, int_str(s, "snapshot_id", id, sizeof id),
+                      json_string_value(json_object_get(s, "snapshot_time")),
+                      int_str(s, "schema_version", sv, sizeof sv), changes, author ? author : "",
+                      message ? message : "");
+    }
+    out_table_print(&t);
+    out_table_free(&t);
+}
+
+/* Appends one page's snapshots to `all` and moves the cursor to the page's
+ * last id. Returns false (having said why) when the server claims more but
+ * the cursor would not move, which would loop forever. */
+static bool take_page(json_t *all, json_t *page, bool descending, int64_t *cursor)
+{
+    json_t *snaps = json_object_get(page, "snapshots");
+    if (!json_is_array(snaps)) {
+        fprintf(stderr, "hoglake: the server's snapshot page has no 'snapshots' array\n");
+        return false;
+    }
+    json_array_extend(all, snaps);
+    if (!json_is_true(json_object_get(page, "has_more")))
+        return true;
+    const json_t *last =
+        json_object_get(json_array_get(snaps, json_array_size(snaps) - 1), "snapshot_id");
+    int64_t next = json_is_integer(last) ? json_integer_value(last) : *cursor;
+    if (descending ? next >= *cursor : next <= *cursor) {
+        fprintf(stderr,
+                "hoglake: the server reported more snapshots but its page did not move "
+                "past snapshot %lld\n",
+                (long long)*cursor);
+        return false;
+    }
+    *cursor = next;
+    return true;
+}
+
+/* Every snapshot from the cursor on, one request per page (next cursor =
+ * the page's last id), printed as one table or one JSON array. */
 static int run_snapshots(struct cli *cli, const struct cli_args *a)
 {
-    char path[600];
-    snprintf(path, sizeof path, "/v1/catalogs");
-    if (!cli_path_append(path, sizeof path, a->positional[0]))
-        return cli_usage_error("name too long");
-    strncat(path, "/snapshots", sizeof path - strlen(path) - 1);
-    static const char *const keys[] = {"after", "before", "limit"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *v = cli_opt_value(a, keys[i]);
-        if (v)
-            add_query(path, sizeof path, keys[i], v);
-    }
-    json_t *resp;
-    int rc = cli_request(cli, "GET", path, NULL, &resp);
-    if (rc != EXIT_OK)
+    int64_t after = 0, before = 0, limit = 1000;
+    int rc;
+    if ((rc = cli_opt_i64(a, "after", 0, &after)) != EXIT_OK ||
+        (rc = cli_opt_i64(a, "before", 0, &before)) != EXIT_OK ||
+        (rc = cli_opt_i64(a, "limit", 1, &limit)) != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        static const char *const headers[] = {"SNAPSHOT", "TIME",   "SCHEMA",
-                                              "CHANGES",  "AUTHOR", "MESSAGE"};
-        struct out_table t;
-        out_table_init(&t, 6, headers);
-        size_t i;
-        json_t *s;
-        json_array_foreach (json_object_get(resp, "snapshots"), i, s) {
-            char id[24], sv[24], changes[OUT_CELL_MAX] = "";
-            size_t k;
-            json_t *c;
-            json_array_foreach (json_object_get(s, "changes"), k, c) {
-                size_t n = strlen(changes);
-                snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
-                         json_string_value(json_object_get(c, "kind")),
-                         (long long)json_integer_value(json_object_get(c, "object_id")));
-            }
-            const char *author = json_string_value(json_object_get(s, "author"));
-            const char *message = json_string_value(json_object_get(s, "message"));
-            out_table_row(&t, int_str(s, "snapshot_id", id, sizeof id),
-                          json_string_value(json_object_get(s, "snapshot_time")),
-                          int_str(s, "schema_version", sv, sizeof sv), changes,
-                          author ? author : "", message ? message : "");
-        }
-        out_table_print(&t);
-        out_table_free(&t);
-        if (json_is_true(json_object_get(resp, "has_more")))
-            printf("(more: page on with --after or --before)\n");
+    bool descending = cli_opt_given(a, "before");
+    if (descending && after != 0)
+        return cli_usage_error("--before and a non-zero --after are mutually exclusive");
+    char base[600];
+    if ((rc = cli_object_path(base, sizeof base, a->positional[0], 1, NULL, "/snapshots")) !=
+        EXIT_OK)
+        return rc;
+    json_t *all = json_array();
+    int64_t cursor = descending ? before : after;
+    bool more = true;
+    while (more && rc == EXIT_OK) {
+        char path[700];
+        snprintf(path, sizeof path, "%s?%s=%lld&limit=%lld", base, descending ? "before" : "after",
+                 (long long)cursor, (long long)limit);
+        json_t *page;
+        if ((rc = cli_request(cli, "GET", path, NULL, &page)) != EXIT_OK)
+            break;
+        more = json_is_true(json_object_get(page, "has_more"));
+        if (!take_page(all, page, descending, &cursor))
+            rc = EXIT_FAILURE_OTHER;
+        json_decref(page);
     }
-    json_decref(resp);
-    return EXIT_OK;
+    if (rc == EXIT_OK) {
+        if (cli->json)
+            cli_print_json(all);
+        else
+            print_snapshots(all);
+    }
+    json_decref(all);
+    return rc;
 }
 
 int cmd_snapshots(struct cli *cli, int argc, char **argv)
 {
-    struct cli_args args;
-    const char *usage = "hoglake snapshots CATALOG [--after N | --before N] [--limit N]";
-    if (!cli_parse(argc, argv, snapshot_opts, 3, &args, usage))
-        return EXIT_USAGE;
-    if (args.help) {
-        printf("list a catalog's snapshots with their changes\n\n");
-        cli_print_usage(usage, snapshot_opts, 3);
-        return EXIT_OK;
-    }
-    if (args.npositional != 1)
-        return cli_usage_error("usage: %s", usage);
-    return run_snapshots(cli, &args);
+    static const struct cli_verb command = {
+        "snapshots",
+        "list a catalog's snapshots with their changes (every page)",
+        "snapshots CATALOG [--after N | --before N] [--limit N]",
+        snapshot_opts,
+        sizeof snapshot_opts / sizeof snapshot_opts[0],
+        1,
+        1,
+        run_snapshots};
+    return cli_run_command(cli, &command, argc, argv);
 }

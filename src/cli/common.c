@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "util/buf.h"
+#include "util/strutil.h"
 
 const struct cli_opt cli_time_travel_opts[2] = {
     {"snapshot", true, false, "N  read as of snapshot N"},
@@ -310,23 +311,37 @@ int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *ver
         printf("\nRun 'hoglake %s VERB --help' for a verb's options.\n", group);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
-    for (size_t i = 0; i < n; i++) {
-        const struct cli_verb *v = &verbs[i];
-        if (strcmp(argv[0], v->name) != 0)
-            continue;
-        char usage[300];
-        snprintf(usage, sizeof usage, "hoglake %s", v->usage);
-        struct cli_args args;
-        if (!cli_parse(argc - 1, argv + 1, v->opts, v->nopts, &args, usage))
-            return EXIT_USAGE;
-        if (args.help) {
-            printf("%s\n\n", v->summary);
-            cli_print_usage(usage, v->opts, v->nopts);
-            return EXIT_OK;
-        }
-        if (args.npositional < v->min_args || args.npositional > v->max_args)
-            return cli_usage_error("usage: %s", usage);
-        return v->run(cli, &args);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(argv[0], verbs[i].name) == 0)
+            return cli_run_command(cli, &verbs[i], argc - 1, argv + 1);
     return cli_usage_error("unknown verb '%s' for '%s'", argv[0], group);
+}
+
+int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv)
+{
+    char usage[300];
+    snprintf(usage, sizeof usage, "hoglake %s", v->usage);
+    struct cli_args args;
+    if (!cli_parse(argc, argv, v->opts, v->nopts, &args, usage))
+        return EXIT_USAGE;
+    if (args.help) {
+        printf("%s\n\n", v->summary);
+        cli_print_usage(usage, v->opts, v->nopts);
+        return EXIT_OK;
+    }
+    if (args.npositional < v->min_args || args.npositional > v->max_args)
+        return cli_usage_error("usage: %s", usage);
+    return v->run(cli, &args);
+}
+
+int cli_opt_i64(const struct cli_args *a, const char *name, int64_t min, int64_t *out)
+{
+    const char *v = cli_opt_value(a, name);
+    if (!v)
+        return EXIT_OK;
+    int64_t n;
+    if (!str_parse_int64(v, &n) || n < min)
+        return cli_usage_error("--%s takes an integer >= %lld, got '%s'", name, (long long)min, v);
+    *out = n;
+    return EXIT_OK;
 }

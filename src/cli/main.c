@@ -15,6 +15,9 @@ static void print_help(void)
            "  table       list, create, show, drop, alter\n"
            "  view        list, create, show, drop\n"
            "  snapshots   list a catalog's snapshots and their changes\n"
+           "  files       list a table's data files (time travel with --snapshot/--at)\n"
+           "  changes     a table's changefeed plan between two snapshots\n"
+           "  offsets     a changefeed consumer's committed offsets\n"
            "  parquet     inspect, cat, convert: local Parquet files (no server)\n\n"
            "options:\n"
            "  --server URL   the server (default $HOGLAKE_URL, else http://127.0.0.1:8080)\n"
@@ -59,7 +62,8 @@ int main(int argc, char **argv)
         int (*run)(struct cli *, int, char **);
     } commands[] = {
         {"catalog", cmd_catalog}, {"namespace", cmd_namespace}, {"table", cmd_table},
-        {"view", cmd_view},       {"snapshots", cmd_snapshots}, {"parquet", cmd_parquet},
+        {"view", cmd_view},       {"snapshots", cmd_snapshots}, {"files", cmd_files},
+        {"changes", cmd_changes}, {"offsets", cmd_offsets},     {"parquet", cmd_parquet},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

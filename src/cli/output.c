@@ -13,7 +13,34 @@ void out_table_init(struct out_table *t, int ncols, const char *const *headers)
         t->headers[i] = headers[i];
 }
 
-void out_table_row(struct out_table *t, ...)
+void out_table_keep_whole(struct out_table *t, int col)
+{
+    if (col >= 0 && col < t->ncols)
+        t->whole[col] = true;
+}
+
+/* A copy of v, cut with "..." unless the column is whole, on one line. */
+static char *cell_copy(const char *v, bool whole)
+{
+    size_t n = strlen(v ? v : "");
+    bool cut = !whole && n >= OUT_CELL_MAX;
+    char *cell = malloc(cut ? OUT_CELL_MAX : n + 1);
+    if (!cell)
+        return NULL;
+    if (cut) {
+        memcpy(cell, v, OUT_CELL_MAX - 4);
+        memcpy(cell + OUT_CELL_MAX - 4, "...", 4);
+    } else {
+        memcpy(cell, v ? v : "", n + 1);
+    }
+    /* Keep one row per line. */
+    for (char *c = cell; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+    return cell;
+}
+
+void out_table_add(struct out_table *t, const char *const *cells)
 {
     if (t->nrows == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
@@ -23,25 +50,29 @@ void out_table_row(struct out_table *t, ...)
         t->cells = grown;
         t->cap = cap;
     }
+    char **row = t->cells[t->nrows];
+    bool ok = true;
+    for (int i = 0; i < t->ncols; i++) {
+        row[i] = cell_copy(cells[i], t->whole[i]);
+        ok = ok && row[i];
+    }
+    if (!ok) {
+        for (int i = 0; i < t->ncols; i++)
+            free(row[i]);
+        return;
+    }
+    t->nrows++;
+}
+
+void out_table_row(struct out_table *t, ...)
+{
+    const char *cells[OUT_MAX_COLS];
     va_list ap;
     va_start(ap, t);
-    for (int i = 0; i < t->ncols; i++) {
-        const char *v = va_arg(ap, const char *);
-        char *cell = t->cells[t->nrows][i];
-        size_t n = strlen(v ? v : "");
-        if (n < OUT_CELL_MAX) {
-            memcpy(cell, v ? v : "", n + 1);
-        } else {
-            memcpy(cell, v, OUT_CELL_MAX - 4);
-            memcpy(cell + OUT_CELL_MAX - 4, "...", 4);
-        }
-        /* Keep one row per line. */
-        for (char *c = cell; *c; c++)
-            if (*c == '\n' || *c == '\r' || *c == '\t')
-                *c = ' ';
-    }
+    for (int i = 0; i < t->ncols; i++)
+        cells[i] = va_arg(ap, const char *);
     va_end(ap);
-    t->nrows++;
+    out_table_add(t, cells);
 }
 
 void out_table_print(const struct out_table *t)
@@ -64,6 +95,10 @@ void out_table_print(const struct out_table *t)
 
 void out_table_free(struct out_table *t)
 {
+    for (size_t r = 0; r < t->nrows; r++)
+        for (int c = 0; c < t->ncols; c++)
+            free(t->cells[r][c]);
     free(t->cells);
     t->cells = NULL;
+    t->nrows = t->cap = 0;
 }

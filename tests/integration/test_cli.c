@@ -236,19 +236,20 @@ static void snapshots(void **state)
 {
     (void)state;
     struct run r;
+    /* --limit is the page size: every page is fetched (test_cli_reads
+     * checks the paging in detail). */
     cli(&r, "snapshots shop --limit 2");
     expect_cli(&r, 0);
     assert_non_null(strstr(r.out, "namespace_created:1"));
-    assert_non_null(strstr(r.out, "(more:"));
+    assert_non_null(strstr(r.out, "table_dropped:"));
     cli(&r, "--json snapshots shop --before 3");
     expect_cli(&r, 0);
-    json_t *page = jparse(r.out);
-    json_t *list = json_object_get(page, "snapshots");
+    json_t *list = jparse(r.out);
     /* Descending from 2, down to and including snapshot 0. */
     assert_int_equal(json_array_size(list), 3);
     assert_int_equal(jint(json_array_get(list, 0), "snapshot_id"), 2);
     assert_int_equal(jint(json_array_get(list, 2), "snapshot_id"), 0);
-    json_decref(page);
+    json_decref(list);
 }
 
 static void usage_and_help(void **state)
