@@ -1245,7 +1245,7 @@ static void adapt_conversions(void **state)
          "column 't': the input's values (Arrow 'tsu:') cannot be written as timestamptz"},
         {"d:double", "{\"d\":1}\n", "d:float", "cannot be written as float (Arrow 'f')"},
         {"s:struct<x:int>", "{\"s\":null}\n", "s:struct<y:int>",
-         "column 's': field 0 is 'x' in the file, 'y' in the schema"},
+         "column 's': field 0 is 'x' in the input, 'y' in the schema"},
         {"l:list<int>", "{\"l\":null}\n", "l:struct<x:int>", "the schema a struct of 1 fields"},
         {"x:decimal(10,2)", "{\"x\":1}\n", "x:decimal(10,3)",
          "the input's values (Arrow 'd:10,2') cannot be written as decimal"},
