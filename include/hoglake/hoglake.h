@@ -211,6 +211,16 @@ hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, char **jso
 hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
                            char **json, struct hl_error *err);
 
+/* Reads the table's rows at `at` (default: the DDL snapshot, else the
+ * head) as an Arrow stream, through the scan plan: each data file is
+ * fetched from storage and its columns matched to the table's by field id
+ * (a column added since a file was written reads as nulls). The schema is
+ * the table's at that snapshot. Files with deletion vectors are not
+ * supported yet (HL_ERR_NOT_IMPLEMENTED). The caller releases the stream;
+ * the table must outlive it. */
+hl_status hl_table_scan(hl_table *table, const struct hl_at *at, struct ArrowArrayStream *out,
+                        struct hl_error *err);
+
 /* ---- the writer path ---- */
 
 /* What one append wrote. Filled on failure too, as far as it got:
@@ -267,6 +277,11 @@ void hl_append_options_init(struct hl_append_options *o);
 hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
                           const struct hl_append_options *options,
                           struct hl_append_result **result, struct hl_error *err);
+/* The same for several streams (each with its own schema, each matched to
+ * the table by name), all in one commit. Every stream is released. */
+hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStream *const *streams,
+                                  size_t nstreams, const struct hl_append_options *options,
+                                  struct hl_append_result **result, struct hl_error *err);
 
 /* Prepared appends: encode and upload now, publish later (or elsewhere)
  * with one idempotent commit. The payload is JSON text (caller frees):

@@ -26,7 +26,7 @@ struct cli {
 
 /* ---- options ---- */
 
-enum { CLI_MAX_POSITIONAL = 8, CLI_MAX_VALUES = 64 };
+enum { CLI_MAX_POSITIONAL = 1024, CLI_MAX_VALUES = 64 };
 
 struct cli_opt {
     const char *name; /* long name without "--" */
@@ -96,6 +96,10 @@ int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *c
  * returns its exit code. Takes ownership of `body`. */
 int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
                 json_t **response);
+/* The exit code of a library status, and the same after printing the
+ * error (with the server's code and retry advice when there was one). */
+int cli_exit_for(hl_status st);
+int cli_report(hl_status st, const struct hl_error *err);
 /* Adds the time-travel query (?snapshot= / ?at_timestamp=) from options
  * "snapshot" and "at" to path. */
 bool cli_add_time_travel(char *path, size_t size, const struct cli_args *a);
@@ -137,6 +141,9 @@ int cmd_snapshots(struct cli *cli, int argc, char **argv);
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_changes(struct cli *cli, int argc, char **argv);
 int cmd_offsets(struct cli *cli, int argc, char **argv);
+/* Rows in and out through libhoglake (cmd_data.c). */
+int cmd_append(struct cli *cli, int argc, char **argv);
+int cmd_read(struct cli *cli, int argc, char **argv);
 /* Local Parquet files: inspect, cat, convert (no server involved). */
 int cmd_parquet(struct cli *cli, int argc, char **argv);
 

@@ -204,7 +204,17 @@ int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *c
     return cli_request(cli, "GET", path, NULL, response);
 }
 
-static int exit_for(hl_status st)
+int cli_report(hl_status st, const struct hl_error *err)
+{
+    if (err->http_status)
+        fprintf(stderr, "hoglake: %s (HTTP %d %s)%s\n", err->message, err->http_status, err->code,
+                err->retryable ? "; retrying the same command may succeed" : "");
+    else
+        fprintf(stderr, "hoglake: %s\n", err->message);
+    return cli_exit_for(st);
+}
+
+int cli_exit_for(hl_status st)
 {
     switch (st) {
     case HL_ERR_NOT_FOUND: return EXIT_NOT_FOUND;
@@ -235,14 +245,8 @@ int cli_request(struct cli *cli, const char *method, const char *path, json_t *b
     struct hl_error err;
     hl_status st = hl_client_request(cli->client, method, path, text, &resp, &err);
     free(text);
-    if (st != HL_OK) {
-        if (err.http_status)
-            fprintf(stderr, "hoglake: %s (HTTP %d %s)%s\n", err.message, err.http_status, err.code,
-                    err.retryable ? "; retrying the same command may succeed" : "");
-        else
-            fprintf(stderr, "hoglake: %s\n", err.message);
-        return exit_for(st);
-    }
+    if (st != HL_OK)
+        return cli_report(st, &err);
     if (response && resp && *resp) {
         json_error_t jerr;
         *response = json_loads(resp, JSON_DECODE_ANY, &jerr);

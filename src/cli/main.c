@@ -14,6 +14,8 @@ static void print_help(void)
            "  namespace   list, create, show, drop\n"
            "  table       list, create, show, drop, alter\n"
            "  view        list, create, show, drop\n"
+           "  append      append rows from CSV, JSON Lines or Parquet files (one commit)\n"
+           "  read        print a table's rows as JSON Lines or CSV (time travel too)\n"
            "  snapshots   list a catalog's snapshots and their changes\n"
            "  files       list a table's data files (time travel with --snapshot/--at)\n"
            "  changes     a table's changefeed plan between two snapshots\n"
@@ -24,7 +26,9 @@ static void print_help(void)
            "  --json         print the server's JSON instead of a human view\n"
            "  --version      print the version\n"
            "  --help         this text; 'hoglake COMMAND --help' for a command's\n\n"
-           "Objects are named CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.TABLE.\n\n"
+           "Objects are named CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.TABLE.\n"
+           "Object storage (s3:// data paths) is configured by the environment:\n"
+           "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.\n\n"
            "exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 conflict\n");
 }
 
@@ -64,6 +68,7 @@ int main(int argc, char **argv)
         {"catalog", cmd_catalog}, {"namespace", cmd_namespace}, {"table", cmd_table},
         {"view", cmd_view},       {"snapshots", cmd_snapshots}, {"files", cmd_files},
         {"changes", cmd_changes}, {"offsets", cmd_offsets},     {"parquet", cmd_parquet},
+        {"append", cmd_append},   {"read", cmd_read},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

@@ -142,7 +142,7 @@ static hl_status file_for(struct job *j, char *const *tuple, struct out_file **o
     return HL_OK;
 }
 
-static int record_uploaded(struct hl_append_result *res, const char *uri)
+int client_result_uploaded(struct hl_append_result *res, const char *uri)
 {
     char **p = realloc(res->uploaded, (res->nuploaded + 1) * sizeof *p);
     if (!p)
@@ -180,15 +180,16 @@ static int record_file(struct hl_append_result *res, const char *uri, int64_t ro
     return 0;
 }
 
-/* column_stats for a file from its footer as written. */
-static json_t *stats_json(struct job *j, const struct pq_write_result *w, struct hl_error *err)
+json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                                 const struct lake_table *table, struct arena *arena,
+                                 struct hl_error *err)
 {
     struct pq_col_stats *stats;
     size_t n;
     struct pq_error pe;
-    if (pq_footer_column_stats(&w->meta, &w->schema, &j->table, &j->arena, &stats, &n, &pe) !=
-        0) {
-        pq_status(&pe, err, "reading the footer's statistics");
+    if (pq_footer_column_stats(meta, schema, table, arena, &stats, &n, &pe) != 0) {
+        client_fail(err, pe.code == PQ_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
+                    "validation", "the footer's statistics: %s", pe.msg);
         return NULL;
     }
     json_t *arr = json_array();
@@ -208,8 +209,9 @@ static json_t *stats_json(struct job *j, const struct pq_write_result *w, struct
             ok = enc && json_object_set_new(o, key[k], json_string(enc)) == 0;
             free(enc);
         }
-        if (!ok || json_array_append_new(arr, o) != 0) {
+        if (!ok)
             json_decref(o);
+        if (!ok || json_array_append_new(arr, o) != 0) {
             json_decref(arr);
             arr = NULL;
         }
@@ -242,7 +244,8 @@ static hl_status finish_file(struct job *j, struct out_file *f, struct hl_error 
     if (!reg)
         st = client_nomem(err);
     if (st == HL_OK && (!j->o || !j->o->deferred_stats)) {
-        json_t *stats = stats_json(j, &w, err);
+        json_t *stats =
+            client_column_stats_json(&w.meta, &w.schema, &j->table, &j->arena, err);
         if (!stats || json_object_set_new(reg, "column_stats", stats) != 0)
             st = err && err->status ? err->status : client_nomem(err);
     }
@@ -266,7 +269,7 @@ static hl_status finish_file(struct job *j, struct out_file *f, struct hl_error 
                 *err = se;
             client_error_prefix(err, "uploading %s", uri);
             st = se.status;
-        } else if (record_uploaded(j->res, uri) != 0 ||
+        } else if (client_result_uploaded(j->res, uri) != 0 ||
                    record_file(j->res, uri, f->rows, (int64_t)f->data.len, f->tuple,
                                j->nfields) != 0 ||
                    json_array_append(j->files, reg) != 0) {
@@ -524,8 +527,9 @@ static void job_release(struct job *j)
     arena_release(&j->arena);
 }
 
-/* Reads the stream into files and uploads them all. Consumes the stream. */
-static hl_status job_run(struct job *j, struct ArrowArrayStream *stream, struct hl_error *err)
+/* Reads one stream's batches into the open files. */
+static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int64_t *rows,
+                             struct hl_error *err)
 {
     struct ArrowSchema in_schema, projected;
     memset(&projected, 0, sizeof projected);
@@ -538,7 +542,6 @@ static hl_status job_run(struct job *j, struct ArrowArrayStream *stream, struct 
     int64_t *map = calloc(n ? n : 1, sizeof *map);
     hl_status st = map ? project_schema(j, &in_schema, &projected, map, err) : client_nomem(err);
     in_schema.release(&in_schema);
-    int64_t rows = 0;
     while (st == HL_OK) {
         struct ArrowArray in, batch;
         if (stream->get_next(stream, &in) != 0) {
@@ -552,14 +555,25 @@ static hl_status job_run(struct job *j, struct ArrowArrayStream *stream, struct 
         if ((st = project_batch(j, &projected, map, &in, &batch, err)) != HL_OK)
             break;
         st = write_batch(j, &batch, err);
-        rows += batch.length;
+        *rows += batch.length;
         batch.release(&batch);
         if (st == HL_OK && j->o && j->o->progress)
-            j->o->progress(j->o->progress_ctx, rows);
+            j->o->progress(j->o->progress_ctx, *rows);
     }
     free(map);
     if (projected.release)
         projected.release(&projected);
+    return st;
+}
+
+/* Reads the streams into files and uploads them all. */
+static hl_status job_run(struct job *j, struct ArrowArrayStream *const *streams, size_t nstreams,
+                         struct hl_error *err)
+{
+    int64_t rows = 0;
+    hl_status st = HL_OK;
+    for (size_t i = 0; st == HL_OK && i < nstreams; i++)
+        st = read_stream(j, streams[i], &rows, err);
     if (st == HL_OK && rows == 0 && (j->table.partitioned || j->prepared_key))
         st = client_fail(err, HL_ERR_VALIDATION, "validation",
                          "the input holds no rows (a partitioned or prepared append needs some)");
@@ -648,10 +662,21 @@ void hl_append_options_init(struct hl_append_options *o)
     o->read_snapshot = -1;
 }
 
-static void release_stream(struct ArrowArrayStream *s)
+static void release_streams(struct ArrowArrayStream *const *s, size_t n)
 {
-    if (s && s->release)
-        s->release(s);
+    for (size_t i = 0; s && i < n; i++) {
+        if (s[i] && s[i]->release)
+            s[i]->release(s[i]);
+    }
+}
+
+static bool streams_ok(struct ArrowArrayStream *const *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!s || !s[i] || !s[i]->release)
+            return false;
+    }
+    return true;
 }
 
 /* Hands the result to the caller (or frees it). */
@@ -667,19 +692,26 @@ hl_status hl_table_append(hl_table *t, struct ArrowArrayStream *stream,
                           const struct hl_append_options *options,
                           struct hl_append_result **result, struct hl_error *err)
 {
+    return hl_table_append_streams(t, &stream, 1, options, result, err);
+}
+
+hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *streams,
+                                  size_t nstreams, const struct hl_append_options *options,
+                                  struct hl_append_result **result, struct hl_error *err)
+{
     if (result)
         *result = NULL;
     struct hl_append_options defaults;
     hl_append_options_init(&defaults);
     const struct hl_append_options *o = options ? options : &defaults;
-    if (!t || !stream || !stream->release) {
-        release_stream(stream);
+    if (!t || nstreams == 0 || !streams_ok(streams, nstreams)) {
+        release_streams(streams, nstreams);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "a table and a stream are required");
+                           "a table and at least one stream are required");
     }
     struct hl_append_result *res = client_append_result_new();
     if (!res) {
-        release_stream(stream);
+        release_streams(streams, nstreams);
         return client_nomem(err);
     }
     const char *expected = o->unguarded ? NULL : o->expected_table_uuid ? o->expected_table_uuid
@@ -698,8 +730,8 @@ hl_status hl_table_append(hl_table *t, struct ArrowArrayStream *stream,
         job_ready = true;
     }
     if (st == HL_OK)
-        st = job_run(&j, stream, err);
-    release_stream(stream);
+        st = job_run(&j, streams, nstreams, err);
+    release_streams(streams, nstreams);
     if (st == HL_OK) {
         int64_t read_snapshot = o->read_snapshot >= 0 ? o->read_snapshot
                                 : j.table.partitioned ? basis
@@ -736,5 +768,67 @@ hl_status hl_table_append(hl_table *t, struct ArrowArrayStream *stream,
         res->snapshot_id = -1;
     }
     give_result(res, result);
+    return st;
+}
+
+bool client_is_uuid(const char *s)
+{
+    if (!s || strlen(s) != 36)
+        return false;
+    for (int i = 0; i < 36; i++) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        char c = s[i];
+        bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        if (dash ? c != '-' : !hex)
+            return false;
+    }
+    return true;
+}
+
+hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
+                                  const char *idempotency_key, char **payload,
+                                  struct hl_append_result **uploaded, struct hl_error *err)
+{
+    *payload = NULL;
+    if (uploaded)
+        *uploaded = NULL;
+    if (!t || !streams_ok(&stream, 1)) {
+        release_streams(&stream, 1);
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "a table and a stream are required");
+    }
+    if (!client_is_uuid(idempotency_key)) {
+        release_streams(&stream, 1);
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "the idempotency key must be a UUID");
+    }
+    struct hl_append_result *res = client_append_result_new();
+    if (!res) {
+        release_streams(&stream, 1);
+        return client_nomem(err);
+    }
+    json_t *info = NULL;
+    int64_t basis = -1;
+    bool from_cache = false;
+    hl_status st = table_cache_basis(t, NULL, &info, &basis, &from_cache, err);
+    struct job j;
+    bool job_ready = false;
+    if (st == HL_OK) {
+        st = job_init(&j, t, info, NULL, idempotency_key, res, err);
+        job_ready = true;
+    }
+    if (st == HL_OK)
+        st = job_run(&j, &stream, 1, err);
+    release_streams(&stream, 1);
+    if (st == HL_OK) {
+        json_t *body = commit_body(&j, t->uuid, basis, idempotency_key);
+        if (!body || !(*payload = json_dumps(body, JSON_COMPACT)))
+            st = client_nomem(err);
+        json_decref(body);
+    }
+    if (job_ready)
+        job_release(&j);
+    json_decref(info);
+    give_result(res, uploaded);
     return st;
 }

@@ -479,3 +479,27 @@ hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err)
     }
     return request_text(ns->catalog->client, "DELETE", &path, NULL, NULL, err);
 }
+
+hl_status hl_catalog_resolve_snapshot(hl_catalog *c, const char *at_timestamp,
+                                      struct hl_snapshot *out, struct hl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!at_timestamp)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "an instant to resolve is required");
+    struct hl_at at = {-1, at_timestamp};
+    struct buf path = BUF_INIT;
+    bool q = false;
+    if (client_catalog_path(&path, c) != 0 || buf_puts(&path, "/snapshots/resolve") != 0 ||
+        client_query_at(&path, &at, &q) != 0) {
+        buf_free(&path);
+        return client_nomem(err);
+    }
+    json_t *snap = NULL;
+    hl_status st = client_json(c->client, "GET", path.data, NULL, &snap, err);
+    buf_free(&path);
+    if (st == HL_OK)
+        st = snapshot_from_json(snap, out, err);
+    json_decref(snap);
+    return st;
+}

@@ -164,6 +164,7 @@ void hl_client_free(hl_client *c)
 {
     if (!c)
         return;
+    client_store_free(c);
     pthread_mutex_destroy(&c->store_lock);
     free(c->base);
     free(c->s3_endpoint);

@@ -85,6 +85,7 @@ bool client_json_int(const json_t *obj, const char *key, int64_t *out);
 
 /* Opens (once) and returns the client's object store. */
 hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err);
+void client_store_free(hl_client *c);
 
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);

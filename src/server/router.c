@@ -21,6 +21,7 @@ static const char *const table_scan[] = {"snapshot", "at_timestamp", "include", 
 static const char *const table_changes[] = {"from_snapshot", "to_snapshot", NULL};
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
 static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
+static const char *const snapshot_resolve[] = {"at_timestamp", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -57,6 +58,7 @@ static const struct route routes[] = {
     {"DELETE", NS "/views/{view}", h_view_drop, 0, no_args},
 
     {"GET", CAT "/snapshots", h_snapshots_list, 0, snapshot_page},
+    {"GET", CAT "/snapshots/resolve", h_snapshot_resolve, 0, snapshot_resolve},
 
     {"POST", CAT "/commit", h_commit, 0, no_args},
     {"POST", CAT "/commit/prepared", h_commit_prepared, 0, no_args},

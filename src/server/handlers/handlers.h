@@ -48,6 +48,7 @@ int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
 
 /* snapshots.c */
 int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_snapshot_resolve(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 /* commits.c */
 int h_commit(struct srv_req *req, struct srv_res *res, struct api_error *err);

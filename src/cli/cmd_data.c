@@ -1,0 +1,598 @@
+/* hoglake append and hoglake read: rows into and out of a table through
+ * libhoglake (Parquet in object storage, registered by one commit; read
+ * back through the scan plan). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "client/tableinfo.h"
+#include "parquet/reader.h"
+#include "rows/csv.h"
+#include "rows/rows_parse.h"
+#include "rows/rows_render.h"
+#include "rows/rows_schema.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+enum { BATCH_ROWS = 65536 };
+/* Inputs smaller than this finish before a progress bar would help. */
+#define PROGRESS_MIN_BYTES ((uint64_t)16 << 20)
+
+enum input_format { IN_CSV, IN_JSONL, IN_PARQUET };
+
+/* ---- progress on a terminal ---- */
+
+struct progress {
+    bool on;
+    uint64_t total, done_before; /* bytes of all inputs; of inputs finished */
+    int64_t rows;
+    double last;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_show(struct progress *p, uint64_t in_file, bool final)
+{
+    if (!p->on)
+        return;
+    double t = now_seconds();
+    if (!final && t - p->last < 0.2)
+        return;
+    p->last = t;
+    uint64_t done = p->done_before + in_file;
+    int pct = p->total ? (int)(done * 100 / p->total) : 100;
+    int width = 30, fill = pct * width / 100;
+    fprintf(stderr, "\r[%.*s%*s] %3d%%  %lld rows  %.1f of %.1f MiB", fill,
+            "##############################", width - fill, "", pct, (long long)p->rows,
+            (double)done / 1048576.0, (double)p->total / 1048576.0);
+    if (final)
+        fputc('\n', stderr);
+}
+
+/* ---- one input file as an Arrow stream ---- */
+
+struct input {
+    const char *path;
+    enum input_format format;
+    const struct lake_table *table;
+    struct progress *progress;
+    uint64_t size;
+    FILE *f;
+    struct csv_reader csv;
+    bool csv_open, header_done;
+    struct rows_parser *parser;
+    int64_t line;
+    char *text;
+    size_t text_cap;
+    struct pq_source src;
+    bool src_open;
+    struct pq_reader *reader;
+    size_t next_group;
+    char last_error[1400];
+};
+
+static int input_fail(struct input *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int input_fail(struct input *in, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(in->last_error, sizeof in->last_error, fmt, ap);
+    va_end(ap);
+    return EINVAL;
+}
+
+static int input_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    struct input *in = s->private_data;
+    if (in->format != IN_PARQUET)
+        return rows_table_arrow_schema(in->table, out) == 0 ? 0 : ENOMEM;
+    struct pq_error pe;
+    if (pq_reader_arrow_schema(in->reader, out, &pe) != 0)
+        return input_fail(in, "%s: %s", in->path, pe.msg);
+    if (rows_schema_mark_file_uuids(out, pq_reader_schema(in->reader)) != 0) {
+        out->release(out);
+        return ENOMEM;
+    }
+    return 0;
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    }
+    return true;
+}
+
+/* Parses rows until a batch is full or the input ends. */
+static int read_text_rows(struct input *in)
+{
+    char msg[1200];
+    if (in->format == IN_CSV) {
+        if (!in->header_done) {
+            int got = csv_read_record(&in->csv);
+            if (got == 0)
+                return input_fail(in, "%s: empty input (CSV needs a header row)", in->path);
+            if (got < 0)
+                return input_fail(in, "%s %s", in->path, in->csv.err);
+            if (rows_parser_csv_header(in->parser, &in->csv, msg, sizeof msg) != 0)
+                return input_fail(in, "%s line %lld: %s", in->path,
+                                  (long long)in->csv.record_line, msg);
+            in->header_done = true;
+        }
+        int got;
+        while (rows_parser_pending(in->parser) < BATCH_ROWS &&
+               (got = csv_read_record(&in->csv)) != 0) {
+            if (got < 0)
+                return input_fail(in, "%s %s", in->path, in->csv.err);
+            if (rows_parser_csv_row(in->parser, &in->csv, msg, sizeof msg) != 0)
+                return input_fail(in, "%s line %lld: %s", in->path,
+                                  (long long)in->csv.record_line, msg);
+        }
+        return 0;
+    }
+    ssize_t len;
+    while (rows_parser_pending(in->parser) < BATCH_ROWS &&
+           (len = getline(&in->text, &in->text_cap, in->f)) >= 0) {
+        in->line++;
+        if (blank(in->text, (size_t)len))
+            continue;
+        if (rows_parser_json_row(in->parser, in->text, (size_t)len, msg, sizeof msg) != 0)
+            return input_fail(in, "%s line %lld: %s", in->path, (long long)in->line, msg);
+    }
+    if (ferror(in->f))
+        return input_fail(in, "%s: %s", in->path, strerror(errno));
+    return 0;
+}
+
+static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    struct input *in = s->private_data;
+    memset(out, 0, sizeof *out);
+    if (in->format == IN_PARQUET) {
+        const struct pq_file_meta *m = pq_reader_meta(in->reader);
+        if (in->next_group >= m->nrow_groups)
+            return 0;
+        struct pq_error pe;
+        if (pq_reader_read_row_group(in->reader, in->next_group, out, &pe) != 0)
+            return input_fail(in, "%s: row group %zu: %s", in->path, in->next_group, pe.msg);
+        in->next_group++;
+        in->progress->rows += out->length;
+        progress_show(in->progress, in->size * in->next_group / m->nrow_groups, false);
+        return 0;
+    }
+    int rc = read_text_rows(in);
+    if (rc != 0 || rows_parser_pending(in->parser) == 0)
+        return rc;
+    struct ArrowSchema schema;
+    char msg[800];
+    if (rows_parser_take(in->parser, &schema, out, msg, sizeof msg) != 0)
+        return input_fail(in, "%s: %s", in->path, msg);
+    schema.release(&schema);
+    in->progress->rows += out->length;
+    long pos = ftell(in->f);
+    progress_show(in->progress, pos > 0 ? (uint64_t)pos : 0, false);
+    return 0;
+}
+
+static const char *input_last_error(struct ArrowArrayStream *s)
+{
+    struct input *in = s->private_data;
+    return in->last_error[0] ? in->last_error : NULL;
+}
+
+static void input_close(struct input *in)
+{
+    if (in->csv_open)
+        csv_reader_free(&in->csv);
+    in->csv_open = false;
+    rows_parser_free(in->parser);
+    in->parser = NULL;
+    if (in->f)
+        fclose(in->f);
+    in->f = NULL;
+    free(in->text);
+    in->text = NULL;
+    pq_reader_free(in->reader);
+    in->reader = NULL;
+    if (in->src_open)
+        pq_source_close(&in->src);
+    in->src_open = false;
+}
+
+/* The stream has been read (or abandoned): its file counts as done. */
+static void input_release(struct ArrowArrayStream *s)
+{
+    struct input *in = s->private_data;
+    in->progress->done_before += in->size;
+    input_close(in);
+    s->release = NULL;
+}
+
+static bool format_of(const char *path, const char *forced, enum input_format *out)
+{
+    static const struct {
+        const char *name, *ext;
+        enum input_format f;
+    } fmts[] = {{"csv", ".csv", IN_CSV},
+                {"jsonl", ".jsonl", IN_JSONL},
+                {"jsonl", ".ndjson", IN_JSONL},
+                {"parquet", ".parquet", IN_PARQUET}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        size_t k = strlen(fmts[i].ext);
+        if (forced ? strcasecmp(forced, fmts[i].name) == 0
+                   : n > k && strcasecmp(path + n - k, fmts[i].ext) == 0) {
+            *out = fmts[i].f;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Opens one input and makes it a stream. Prints the problem on failure. */
+static bool input_open(struct input *in, struct ArrowArrayStream *s)
+{
+    struct stat st;
+    if (stat(in->path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "hoglake: %s: %s\n", in->path,
+                errno ? strerror(errno) : "not a regular file");
+        return false;
+    }
+    in->size = (uint64_t)st.st_size;
+    char msg[800];
+    if (in->format == IN_PARQUET) {
+        struct pq_error pe;
+        if (pq_source_file(&in->src, in->path, &pe) != 0) {
+            fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
+            return false;
+        }
+        in->src_open = true;
+        if (pq_reader_open(&in->src, &in->reader, &pe) != 0) {
+            fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
+            input_close(in);
+            return false;
+        }
+    } else {
+        if (!(in->f = fopen(in->path, "rb"))) {
+            fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
+            return false;
+        }
+        if (rows_parser_new(in->table, &in->parser, msg, sizeof msg) != 0) {
+            fprintf(stderr, "hoglake: %s\n", msg);
+            input_close(in);
+            return false;
+        }
+        if (in->format == IN_CSV) {
+            csv_reader_init(&in->csv, in->f);
+            in->csv_open = true;
+        }
+    }
+    memset(s, 0, sizeof *s);
+    s->get_schema = input_get_schema;
+    s->get_next = input_get_next;
+    s->get_last_error = input_last_error;
+    s->release = input_release;
+    s->private_data = in;
+    return true;
+}
+
+/* ---- append ---- */
+
+static void print_result(const struct cli *cli, const struct hl_append_result *r)
+{
+    if (cli->json) {
+        json_t *files = json_array();
+        for (size_t i = 0; files && i < r->nfiles; i++) {
+            const struct hl_appended_file *f = &r->files[i];
+            json_t *pv = f->partition_values ? json_array() : json_null();
+            for (size_t k = 0; pv && k < f->npartition_values; k++)
+                json_array_append_new(pv, f->partition_values[k]
+                                              ? json_string(f->partition_values[k])
+                                              : json_null());
+            json_array_append_new(files, json_pack("{s:s, s:I, s:I, s:o?}", "path", f->path,
+                                                   "record_count", (json_int_t)f->record_count,
+                                                   "file_size_bytes",
+                                                   (json_int_t)f->file_size_bytes,
+                                                   "partition_values", pv));
+        }
+        json_t *doc = json_pack("{s:I, s:o}", "snapshot_id", (json_int_t)r->snapshot_id, "files",
+                                files);
+        cli_print_json(doc);
+        json_decref(doc);
+        return;
+    }
+    int64_t rows = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        rows += r->files[i].record_count;
+    printf("snapshot %lld: %lld rows in %zu file%s\n", (long long)r->snapshot_id,
+           (long long)rows, r->nfiles, r->nfiles == 1 ? "" : "s");
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct hl_appended_file *f = &r->files[i];
+        printf("  %s  %lld rows  %lld bytes", f->path, (long long)f->record_count,
+               (long long)f->file_size_bytes);
+        if (f->partition_values) {
+            printf("  partition (");
+            for (size_t k = 0; k < f->npartition_values; k++)
+                printf("%s%s", k ? ", " : "",
+                       f->partition_values[k] ? f->partition_values[k] : "null");
+            printf(")");
+        }
+        printf("\n");
+    }
+}
+
+/* The table's definition, for parsing text inputs into its types. */
+static int load_definition(hl_table *t, struct lake_table *def)
+{
+    char *text = NULL;
+    struct hl_error err;
+    hl_status st = hl_table_info(t, NULL, &text, &err);
+    if (st != HL_OK)
+        return cli_report(st, &err);
+    json_t *info = json_loads(text, 0, NULL);
+    free(text);
+    st = info ? client_table_from_info(info, def, &err) : HL_ERR_NOMEM;
+    json_decref(info);
+    if (st != HL_OK) {
+        if (st == HL_ERR_NOMEM)
+            snprintf(err.message, sizeof err.message, "out of memory");
+        return cli_report(st, &err);
+    }
+    return EXIT_OK;
+}
+
+/* The catalog, namespace and table of CATALOG.NS.TABLE. */
+struct handles {
+    hl_catalog *catalog;
+    hl_namespace *ns;
+    hl_table *table;
+};
+
+static void handles_free(struct handles *h)
+{
+    hl_table_free(h->table);
+    hl_namespace_free(h->ns);
+    hl_catalog_free(h->catalog);
+}
+
+static int open_table(struct cli *cli, const char *qualified, struct handles *h)
+{
+    memset(h, 0, sizeof *h);
+    char parts[3][200];
+    if (!cli_split_name(qualified, 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", qualified);
+    struct hl_error err;
+    hl_status st = hl_catalog_open(cli->client, parts[0], &h->catalog, &err);
+    if (st == HL_OK)
+        st = hl_namespace_open(h->catalog, parts[1], &h->ns, &err);
+    if (st == HL_OK)
+        st = hl_table_open(h->ns, parts[2], &h->table, &err);
+    if (st != HL_OK) {
+        handles_free(h);
+        return cli_report(st, &err);
+    }
+    return EXIT_OK;
+}
+
+static int run_append(struct cli *cli, const struct cli_args *a)
+{
+    const char *forced = cli_opt_value(a, "format");
+    int nfiles = a->npositional - 1;
+    enum input_format *formats = calloc((size_t)nfiles, sizeof *formats);
+    if (!formats)
+        return EXIT_FAILURE_OTHER;
+    for (int i = 0; i < nfiles; i++) {
+        const char *path = a->positional[i + 1];
+        if (!format_of(path, forced, &formats[i])) {
+            free(formats);
+            return forced ? cli_usage_error("--format takes csv, jsonl or parquet")
+                          : cli_usage_error("%s: cannot tell its format from its name; give "
+                                            "--format csv|jsonl|parquet",
+                                            path);
+        }
+    }
+    struct handles h;
+    int rc = open_table(cli, a->positional[0], &h);
+    if (rc != EXIT_OK) {
+        free(formats);
+        return rc;
+    }
+    struct arena arena;
+    arena_init(&arena, 0);
+    struct lake_table def;
+    lake_table_init(&def, &arena);
+    struct input *inputs = calloc((size_t)nfiles, sizeof *inputs);
+    struct ArrowArrayStream *streams = calloc((size_t)nfiles, sizeof *streams);
+    struct ArrowArrayStream **ptrs = calloc((size_t)nfiles, sizeof *ptrs);
+    struct progress progress = {0};
+    int opened = 0;
+    rc = inputs && streams && ptrs ? load_definition(h.table, &def) : EXIT_FAILURE_OTHER;
+    for (int i = 0; rc == EXIT_OK && i < nfiles; i++) {
+        inputs[i] = (struct input){.path = a->positional[i + 1],
+                                   .format = formats[i],
+                                   .table = &def,
+                                   .progress = &progress};
+        if (!input_open(&inputs[i], &streams[i])) {
+            rc = EXIT_FAILURE_OTHER;
+            break;
+        }
+        ptrs[i] = &streams[i];
+        progress.total += inputs[i].size;
+        opened++;
+    }
+    progress.on = isatty(STDERR_FILENO) && progress.total >= PROGRESS_MIN_BYTES;
+    if (rc == EXIT_OK) {
+        struct hl_append_options o;
+        hl_append_options_init(&o);
+        o.author = cli_opt_value(a, "author");
+        o.message = cli_opt_value(a, "message");
+        o.deferred_stats = cli_opt_given(a, "deferred-stats");
+        struct hl_append_result *res = NULL;
+        struct hl_error err;
+        hl_status st = hl_table_append_streams(h.table, ptrs, (size_t)nfiles, &o, &res, &err);
+        opened = 0; /* the library released every stream */
+        progress_show(&progress, 0, true);
+        if (st == HL_OK) {
+            print_result(cli, res);
+        } else {
+            rc = cli_report(st, &err);
+            if (res && res->nuploaded) {
+                fprintf(stderr, "hoglake: nothing was committed; objects left in storage:\n");
+                for (size_t i = 0; i < res->nuploaded; i++)
+                    fprintf(stderr, "  %s\n", res->uploaded[i]);
+            } else {
+                fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
+            }
+        }
+        hl_append_result_free(res);
+    }
+    for (int i = 0; i < opened; i++)
+        streams[i].release(&streams[i]);
+    free(inputs);
+    free(streams);
+    free(ptrs);
+    free(formats);
+    lake_table_release(&def);
+    arena_release(&arena);
+    handles_free(&h);
+    return rc;
+}
+
+/* ---- read ---- */
+
+static int flush_stdout(struct buf *out)
+{
+    if (out->len && fwrite(out->data, 1, out->len, stdout) != out->len) {
+        fprintf(stderr, "hoglake: writing the output: %s\n", strerror(errno));
+        return -1;
+    }
+    buf_reset(out);
+    return 0;
+}
+
+static int render_stream(struct ArrowArrayStream *s, enum rows_format format, int64_t limit)
+{
+    struct ArrowSchema schema;
+    if (s->get_schema(s, &schema) != 0) {
+        fprintf(stderr, "hoglake: %s\n", s->get_last_error(s) ? s->get_last_error(s) : "no schema");
+        return EXIT_FAILURE_OTHER;
+    }
+    struct rows_render *render = NULL;
+    char msg[800];
+    int rc = EXIT_FAILURE_OTHER;
+    struct buf out = BUF_INIT;
+    if (rows_render_new(&schema, format, &render, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hoglake: %s\n", msg);
+        goto out;
+    }
+    rows_render_header(render, &out);
+    int64_t done = 0;
+    while (done < limit) {
+        struct ArrowArray batch;
+        if (s->get_next(s, &batch) != 0) {
+            const char *why = s->get_last_error(s);
+            fprintf(stderr, "hoglake: %s\n", why ? why : "reading the table failed");
+            goto out;
+        }
+        if (!batch.release)
+            break;
+        bool ok = true;
+        for (int64_t i = 0; ok && i < batch.length && done < limit; i++, done++) {
+            if (rows_render_row(render, &batch, i, &out, msg, sizeof msg) != 0) {
+                fprintf(stderr, "hoglake: %s\n", msg);
+                ok = false;
+            } else if (out.len >= (1 << 20) && flush_stdout(&out) != 0) {
+                ok = false;
+            }
+        }
+        batch.release(&batch);
+        if (!ok)
+            goto out;
+    }
+    if (flush_stdout(&out) == 0 && fflush(stdout) == 0)
+        rc = EXIT_OK;
+out:
+    rows_render_free(render);
+    schema.release(&schema);
+    buf_free(&out);
+    return rc;
+}
+
+static int run_read(struct cli *cli, const struct cli_args *a)
+{
+    const char *fmt = cli_opt_value(a, "format");
+    enum rows_format format = ROWS_JSONL;
+    if (fmt && strcmp(fmt, "csv") == 0)
+        format = ROWS_CSV;
+    else if (fmt && strcmp(fmt, "jsonl") != 0)
+        return cli_usage_error("--format takes csv or jsonl, not '%s'", fmt);
+    int64_t limit = INT64_MAX, snapshot = -1;
+    if (cli_opt_i64(a, "limit", 0, &limit) != EXIT_OK ||
+        cli_opt_i64(a, "snapshot", 0, &snapshot) != EXIT_OK)
+        return EXIT_USAGE;
+    const char *at_ts = cli_opt_value(a, "at");
+    if (snapshot >= 0 && at_ts)
+        return cli_usage_error("give --snapshot or --at, not both");
+    struct handles h;
+    int rc = open_table(cli, a->positional[0], &h);
+    if (rc != EXIT_OK)
+        return rc;
+    struct hl_at at = {snapshot, at_ts};
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    hl_status st = hl_table_scan(h.table, &at, &s, &err);
+    if (st != HL_OK) {
+        rc = cli_report(st, &err);
+    } else {
+        rc = render_stream(&s, format, limit);
+        s.release(&s);
+    }
+    handles_free(&h);
+    return rc;
+}
+
+static const struct cli_opt append_opts[] = {
+    {"format", true, false, "csv|jsonl|parquet  the inputs' format (default: from each name)"},
+    {"author", true, false, "NAME  recorded on the snapshot"},
+    {"message", true, false, "TEXT  recorded on the snapshot"},
+    {"deferred-stats", false, false, "register the files without statistics (the server "
+                                     "computes them)"},
+};
+
+static const struct cli_opt read_opts[] = {
+    {"snapshot", true, false, "N  read as of snapshot N"},
+    {"at", true, false, "TIME  read as of an ISO-8601 instant"},
+    {"format", true, false, "csv|jsonl  the output (default jsonl)"},
+    {"limit", true, false, "N  print at most N rows"},
+};
+
+int cmd_append(struct cli *cli, int argc, char **argv)
+{
+    static const struct cli_verb v = {
+        "append", "append rows from CSV, JSON Lines or Parquet files in one commit",
+        "append CATALOG.NAMESPACE.TABLE FILE... [options]", append_opts,
+        sizeof append_opts / sizeof append_opts[0], 2, CLI_MAX_POSITIONAL, run_append};
+    return cli_run_command(cli, &v, argc, argv);
+}
+
+int cmd_read(struct cli *cli, int argc, char **argv)
+{
+    static const struct cli_verb v = {"read", "print a table's rows (through its scan plan)",
+                                      "read CATALOG.NAMESPACE.TABLE [options]", read_opts,
+                                      sizeof read_opts / sizeof read_opts[0], 1, 1, run_read};
+    return cli_run_command(cli, &v, argc, argv);
+}

@@ -1,0 +1,26 @@
+/* The writer path's shared pieces (append.c, prepare.c). */
+#ifndef HL_CLIENT_APPEND_H
+#define HL_CLIENT_APPEND_H
+
+#include "client/internal.h"
+#include "lake/schema.h"
+#include "parquet/meta.h"
+#include "parquet/schema.h"
+#include "util/arena.h"
+
+/* A random (version 4) UUID, lowercase, NUL-terminated. */
+void client_uuid4(char out[37]);
+/* An empty result (snapshot_id -1), or NULL when out of memory. */
+struct hl_append_result *client_append_result_new(void);
+/* Records an object written to storage. 0 or -1 (out of memory). */
+int client_result_uploaded(struct hl_append_result *res, const char *uri);
+/* Whether s is a UUID in its 8-4-4-4-12 hexadecimal form. */
+bool client_is_uuid(const char *s);
+
+/* A footer's statistics as a column_stats array (bounds in base64), or
+ * NULL with err filled. Bounds live in arena until the JSON is built. */
+json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                                 const struct lake_table *table, struct arena *arena,
+                                 struct hl_error *err);
+
+#endif

@@ -1,0 +1,239 @@
+/* Reading a table's rows as an Arrow stream through its scan plan. One data
+ * file is held at a time: fetched whole, then read a row group per batch,
+ * its columns matched to the table's by field id and converted to the
+ * table's types. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/tableinfo.h"
+#include "objstore/objstore.h"
+#include "parquet/reader.h"
+#include "rows/rows_adapt.h"
+#include "rows/rows_schema.h"
+#include "util/arena.h"
+#include "util/arrow.h"
+
+struct scan {
+    struct arena arena;
+    struct lake_table table;
+    struct objstore *store;
+    json_t *plan; /* ScanFile[] */
+    size_t next_file;
+    /* The file being read. */
+    struct buf data;
+    struct pq_reader *reader;
+    size_t next_group;
+    struct ArrowSchema projected; /* the file's columns in table order, nulls' for the absent */
+    int64_t *map;                 /* table column -> the file's selected column, or -1 */
+    char last_error[HL_ERROR_MESSAGE_MAX];
+};
+
+static int scan_fail(struct scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int scan_fail(struct scan *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->last_error, sizeof s->last_error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void close_file(struct scan *s)
+{
+    pq_reader_free(s->reader);
+    s->reader = NULL;
+    buf_free(&s->data);
+    if (s->projected.release)
+        s->projected.release(&s->projected);
+    memset(&s->projected, 0, sizeof s->projected);
+    free(s->map);
+    s->map = NULL;
+}
+
+/* Opens the next file of the plan: fetches it, selects the table's columns
+ * it holds (by field id) and builds its projection. */
+static int open_file(struct scan *s, const json_t *scan_file)
+{
+    const json_t *df = json_object_get(scan_file, "data_file");
+    const char *path = json_string_value(json_object_get(df, "path"));
+    if (!path)
+        return scan_fail(s, "the scan plan has a file without a path");
+    const json_t *dv = json_object_get(scan_file, "delete_file");
+    if (dv && !json_is_null(dv))
+        return scan_fail(s, "%s has a deletion vector, which this client cannot apply yet", path);
+    struct hl_error e;
+    if (objstore_get(s->store, path, 0, UINT64_MAX, &s->data, &e) != 0)
+        return scan_fail(s, "fetching %s: %s", path, e.message);
+    struct pq_source src;
+    pq_source_memory(&src, s->data.data, s->data.len);
+    struct pq_error pe;
+    if (pq_reader_open(&src, &s->reader, &pe) != 0)
+        return scan_fail(s, "%s: %s", path, pe.msg);
+    size_t n = s->table.root.nchildren;
+    int32_t *ids = calloc(n ? n : 1, sizeof *ids);
+    s->map = calloc(n ? n : 1, sizeof *s->map);
+    if (!ids || !s->map) {
+        free(ids);
+        return scan_fail(s, "out of memory");
+    }
+    size_t nids = 0;
+    const struct pq_schema *ps = pq_reader_schema(s->reader);
+    for (size_t c = 0; c < n; c++) {
+        int32_t id = (int32_t)s->table.root.children[c]->field_id;
+        s->map[c] = pq_schema_find_top_by_id(ps, id) ? (int64_t)nids : -1;
+        if (s->map[c] >= 0)
+            ids[nids++] = id;
+    }
+    struct ArrowSchema file_schema, fresh;
+    int rc = nids ? pq_reader_select_field_ids(s->reader, ids, nids, &pe) : 0;
+    free(ids);
+    if (rc != 0 || pq_reader_arrow_schema(s->reader, &file_schema, &pe) != 0)
+        return scan_fail(s, "%s: %s", path, pe.msg);
+    if (rows_table_arrow_schema(&s->table, &fresh) != 0 ||
+        arrow_schema_init(&s->projected, "+s", "", 0, (int64_t)n) != 0) {
+        file_schema.release(&file_schema);
+        if (fresh.release)
+            fresh.release(&fresh);
+        return scan_fail(s, "out of memory");
+    }
+    for (size_t c = 0; c < n; c++) {
+        struct ArrowSchema *from =
+            s->map[c] >= 0 ? file_schema.children[s->map[c]] : fresh.children[c];
+        arrow_schema_move(from, s->projected.children[c]);
+    }
+    file_schema.release(&file_schema);
+    fresh.release(&fresh);
+    char msg[512];
+    if (rows_adapt_check(&s->projected, &s->table, msg, sizeof msg) != 0)
+        return scan_fail(s, "%s: %s", path, msg);
+    s->next_group = 0;
+    return 0;
+}
+
+static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)
+{
+    struct scan *s = stream->private_data;
+    if (rows_table_arrow_schema(&s->table, out) != 0)
+        return scan_fail(s, "out of memory"), ENOMEM;
+    return 0;
+}
+
+/* A row group of the open file, in the table's shape. */
+static int next_batch(struct scan *s, struct ArrowArray *out)
+{
+    struct ArrowArray in;
+    struct pq_error pe;
+    if (pq_reader_read_row_group(s->reader, s->next_group++, &in, &pe) != 0)
+        return scan_fail(s, "%s", pe.msg);
+    size_t n = s->table.root.nchildren;
+    if (arrow_array_init(out, 1, (int64_t)n) != 0) {
+        in.release(&in);
+        return scan_fail(s, "out of memory");
+    }
+    out->length = in.length;
+    int rc = 0;
+    for (size_t c = 0; c < n && rc == 0; c++) {
+        if (s->map[c] >= 0)
+            arrow_array_move(in.children[s->map[c]], out->children[c]);
+        else
+            rc = arrow_array_nulls(s->projected.children[c], in.length, out->children[c]);
+    }
+    in.release(&in);
+    char msg[512];
+    if (rc != 0)
+        rc = scan_fail(s, "out of memory");
+    else if (rows_adapt_batch(&s->projected, out, &s->table, msg, sizeof msg) != 0)
+        rc = scan_fail(s, "%s", msg);
+    if (rc != 0)
+        out->release(out);
+    return rc;
+}
+
+static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
+{
+    struct scan *s = stream->private_data;
+    memset(out, 0, sizeof *out);
+    for (;;) {
+        if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups)
+            return next_batch(s, out) == 0 ? 0 : EIO;
+        close_file(s);
+        if (s->next_file >= json_array_size(s->plan))
+            return 0; /* the end: out stays released */
+        if (open_file(s, json_array_get(s->plan, s->next_file++)) != 0) {
+            close_file(s);
+            return EIO;
+        }
+    }
+}
+
+static const char *scan_last_error(struct ArrowArrayStream *stream)
+{
+    struct scan *s = stream->private_data;
+    return s->last_error[0] ? s->last_error : NULL;
+}
+
+static void scan_release(struct ArrowArrayStream *stream)
+{
+    struct scan *s = stream->private_data;
+    close_file(s);
+    json_decref(s->plan);
+    lake_table_release(&s->table);
+    arena_release(&s->arena);
+    free(s);
+    stream->release = NULL;
+}
+
+hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArrayStream *out,
+                        struct hl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    hl_status st = client_check_at(at, err);
+    if (st != HL_OK)
+        return st;
+    /* The table as of the snapshot read, and the plan pinned to the same
+     * snapshot, so columns and files agree. */
+    char *info_text = NULL;
+    struct hl_at pin = {t->ddl_snapshot, NULL};
+    bool travel = at && (at->snapshot >= 0 || at->at_timestamp);
+    st = hl_table_info(t, travel ? at : t->ddl_snapshot >= 0 ? &pin : NULL, &info_text, err);
+    if (st != HL_OK)
+        return st;
+    json_t *info = json_loads(info_text, 0, NULL);
+    free(info_text);
+    struct scan *s = calloc(1, sizeof *s);
+    if (!info || !s) {
+        json_decref(info);
+        free(s);
+        return client_nomem(err);
+    }
+    arena_init(&s->arena, 0);
+    lake_table_init(&s->table, &s->arena);
+    int64_t snapshot = -1;
+    st = client_table_from_info(info, &s->table, err);
+    if (st == HL_OK && !client_json_int(info, "read_snapshot_id", &snapshot))
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer has no read_snapshot_id");
+    json_decref(info);
+    if (st == HL_OK)
+        st = client_store(t->ns->catalog->client, &s->store, err);
+    char *plan_text = NULL;
+    struct hl_at at_read = {snapshot, NULL};
+    if (st == HL_OK)
+        st = hl_table_scan_plan(t, &at_read, &plan_text, err);
+    if (st == HL_OK && !json_is_array(s->plan = json_loads(plan_text, 0, NULL)))
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
+    free(plan_text);
+    if (st != HL_OK) {
+        struct ArrowArrayStream tmp = {.private_data = s};
+        scan_release(&tmp);
+        return st;
+    }
+    out->get_schema = scan_get_schema;
+    out->get_next = scan_get_next;
+    out->get_last_error = scan_last_error;
+    out->release = scan_release;
+    out->private_data = s;
+    return HL_OK;
+}

@@ -1,0 +1,32 @@
+/* The client's object store, opened on first use (a client that only reads
+ * metadata never needs credentials). */
+#include "client/internal.h"
+#include "objstore/objstore.h"
+
+hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err)
+{
+    pthread_mutex_lock(&c->store_lock);
+    hl_status st = HL_OK;
+    if (!c->store) {
+        struct objstore_config cfg = {
+            .s3_endpoint = c->s3_endpoint,
+            .s3_region = c->s3_region,
+            .s3_access_key = c->s3_access_key,
+            .s3_secret_key = c->s3_secret_key,
+            .s3_session_token = c->s3_session_token,
+            .connect_timeout_ms = c->connect_timeout_ms,
+            .max_retries = c->storage_retries,
+        };
+        if (objstore_open(&cfg, &c->store, err) != 0)
+            st = err ? err->status : HL_ERR_IO;
+    }
+    *out = c->store;
+    pthread_mutex_unlock(&c->store_lock);
+    return st;
+}
+
+void client_store_free(hl_client *c)
+{
+    objstore_free(c->store);
+    c->store = NULL;
+}

@@ -1,0 +1,916 @@
+/* libhoglake's writer path end to end, against a real hoglaked and
+ * PostgreSQL, with data in a local warehouse (file://), in moto (S3
+ * semantics) and in s3rver (which checks every SigV4 signature):
+ *   - appends cast Arrow input to the table by name, write one Parquet file
+ *     per partition tuple, register them in one commit, and DuckDB reads
+ *     back exactly the rows that went in;
+ *   - prepared appends replay as no-ops, and a table recreated between
+ *     prepare and commit is refused as recreated;
+ *   - bad input (unknown columns, wrong types, missing required columns, a
+ *     server that disappears mid-append) gets a clear error, leaves no
+ *     catalog rows, and reports every object left in storage;
+ *   - the writer cache commits without a GET and recovers from a DDL
+ *     refusal by re-reading once. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "hoglake/hoglake.h"
+#include "objstore/objstore.h"
+#include "rows/rows_parse.h"
+#include "rows/rows_render.h"
+#include "rows/rows_schema.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#ifndef HL_NODE
+#error "HL_NODE and HL_INTEROP_DIR must be defined by the build"
+#endif
+
+static struct test_db db;
+static struct test_server srv;
+static PGconn *pg;
+static char warehouse[256];
+static hl_client *file_client, *moto_client, *s3rver_client;
+static const char *bucket;
+
+static hl_client *client_for(const char *endpoint)
+{
+    struct hl_client_options o = {.server_url = srv.base,
+                                  .s3_endpoint = endpoint,
+                                  .s3_region = getenv("HOGLAKE_TEST_S3_REGION"),
+                                  .s3_access_key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY"),
+                                  .s3_secret_key = getenv("HOGLAKE_TEST_S3_SECRET_KEY")};
+    hl_client *c;
+    struct hl_error err;
+    if (hl_client_new(&o, &c, &err) != HL_OK)
+        fail_msg("hl_client_new: %s", err.message);
+    return c;
+}
+
+static const char *need_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts the S3 "
+                 "servers",
+                 name);
+    return v;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
+    need_env("HOGLAKE_TEST_S3RVER_ENDPOINT");
+    bucket = need_env("HOGLAKE_TEST_S3_BUCKET");
+    test_stack_up(&db, &srv, &pg, "client_append", NULL, NULL);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(warehouse, sizeof warehouse, "%s/hl-client-append-XXXXXX", tmp);
+    assert_non_null(mkdtemp(warehouse));
+    file_client = client_for(NULL);
+    moto_client = client_for(getenv("HOGLAKE_TEST_MOTO_ENDPOINT"));
+    s3rver_client = client_for(getenv("HOGLAKE_TEST_S3RVER_ENDPOINT"));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hl_client_free(file_client);
+    hl_client_free(moto_client);
+    hl_client_free(s3rver_client);
+    test_stack_down(&db, &srv, &pg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", warehouse);
+    (void)system(cmd);
+    return 0;
+}
+
+static void check(hl_status st, const struct hl_error *err, const char *what)
+{
+    if (st != HL_OK)
+        fail_msg("%s: %s (%s, HTTP %d %s)", what, err->message, hl_status_name(st),
+                 err->http_status, err->code);
+}
+
+/* ---- handles ---- */
+
+struct fixture {
+    hl_client *client;
+    hl_catalog *catalog;
+    hl_namespace *ns;
+    hl_table *table;
+    char name[64];
+};
+
+static void fixture_free(struct fixture *f)
+{
+    hl_table_free(f->table);
+    hl_namespace_free(f->ns);
+    hl_catalog_free(f->catalog);
+    memset(f, 0, sizeof *f);
+}
+
+static const char events_columns[] =
+    "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+    "{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false},"
+    "{\"name\":\"name\",\"type\":\"string\"},"
+    "{\"name\":\"amount\",\"type\":\"decimal\",\"type_params\":{\"precision\":10,\"scale\":2}},"
+    "{\"name\":\"ts\",\"type\":\"timestamp\"}]";
+
+/* A catalog `name` with its data under the backend's location, a namespace
+ * and the events table. */
+static void fixture_up(struct fixture *f, hl_client *c, const char *name)
+{
+    memset(f, 0, sizeof *f);
+    f->client = c;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    char data_path[512];
+    if (c == file_client)
+        snprintf(data_path, sizeof data_path, "file://%s/%s", warehouse, name);
+    else
+        snprintf(data_path, sizeof data_path, "s3://%s/%s", bucket, name);
+    struct hl_error err;
+    check(hl_catalog_create(c, name, data_path, &f->catalog, &err), &err, "catalog create");
+    check(hl_namespace_create(f->catalog, "ns1", &f->ns, &err), &err, "namespace create");
+    check(hl_table_create(f->ns, "events", events_columns, NULL, &f->table, &err), &err,
+          "table create");
+}
+
+/* ---- Arrow input ---- */
+
+/* A stream over batches parsed from JSON Lines for a compact column spec
+ * ("id:long!, name:string"): the shapes a caller's Arrow data can have. */
+struct vec_stream {
+    struct arena arena;
+    struct lake_table table; /* the spec's columns: the batches' schema */
+    struct ArrowArray *batches;
+    size_t n, next;
+    /* Called before handing out batch `next` (the mid-append failure). */
+    void (*before)(size_t next);
+};
+
+static int vs_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    struct vec_stream *v = s->private_data;
+    return rows_table_arrow_schema(&v->table, out);
+}
+
+static int vs_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    struct vec_stream *v = s->private_data;
+    memset(out, 0, sizeof *out);
+    if (v->next >= v->n)
+        return 0;
+    if (v->before)
+        v->before(v->next);
+    *out = v->batches[v->next];
+    v->batches[v->next++].release = NULL;
+    return 0;
+}
+
+static const char *vs_error(struct ArrowArrayStream *s)
+{
+    (void)s;
+    return NULL;
+}
+
+static void vs_release(struct ArrowArrayStream *s)
+{
+    struct vec_stream *v = s->private_data;
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->batches[i].release)
+            v->batches[i].release(&v->batches[i]);
+    }
+    free(v->batches);
+    lake_table_release(&v->table);
+    arena_release(&v->arena);
+    free(v);
+    s->release = NULL;
+}
+
+/* Batches of spec-typed rows: each element of `jsonl` is one batch's JSON
+ * Lines text. */
+static void make_stream(struct ArrowArrayStream *s, const char *spec, const char *const *jsonl,
+                        size_t nbatches)
+{
+    struct vec_stream *v = calloc(1, sizeof *v);
+    assert_non_null(v);
+    arena_init(&v->arena, 0);
+    lake_table_init(&v->table, &v->arena);
+    char msg[512];
+    if (rows_table_from_spec(spec, &v->table, msg, sizeof msg) != 0)
+        fail_msg("spec %s: %s", spec, msg);
+    v->batches = calloc(nbatches ? nbatches : 1, sizeof *v->batches);
+    assert_non_null(v->batches);
+    for (size_t b = 0; b < nbatches; b++) {
+        struct rows_parser *p;
+        if (rows_parser_new(&v->table, &p, msg, sizeof msg) != 0)
+            fail_msg("parser: %s", msg);
+        const char *line = jsonl[b];
+        while (*line) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            if (len && rows_parser_json_row(p, line, len, msg, sizeof msg) != 0)
+                fail_msg("row %.*s: %s", (int)len, line, msg);
+            line += len + (end ? 1 : 0);
+        }
+        struct ArrowSchema bs;
+        if (rows_parser_take(p, &bs, &v->batches[b], msg, sizeof msg) != 0)
+            fail_msg("take: %s", msg);
+        bs.release(&bs);
+        rows_parser_free(p);
+        v->n++;
+    }
+    memset(s, 0, sizeof *s);
+    s->get_schema = vs_schema;
+    s->get_next = vs_next;
+    s->get_last_error = vs_error;
+    s->release = vs_release;
+    s->private_data = v;
+}
+
+/* ---- checking what was written ---- */
+
+/* The local path of an object: file:// as is, S3 objects fetched into the
+ * warehouse directory (DuckDB reads local files). Caller frees. */
+static char *local_copy(hl_client *c, const char *uri)
+{
+    if (strncmp(uri, "file://", 7) == 0)
+        return strdup(uri + 7);
+    struct objstore_config cfg = {
+        .s3_endpoint = c == moto_client ? getenv("HOGLAKE_TEST_MOTO_ENDPOINT")
+                                        : getenv("HOGLAKE_TEST_S3RVER_ENDPOINT"),
+        .s3_region = getenv("HOGLAKE_TEST_S3_REGION"),
+        .s3_access_key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY"),
+        .s3_secret_key = getenv("HOGLAKE_TEST_S3_SECRET_KEY")};
+    struct objstore *store;
+    struct hl_error err;
+    if (objstore_open(&cfg, &store, &err) != 0)
+        fail_msg("objstore_open: %s", err.message);
+    struct buf b = BUF_INIT;
+    if (objstore_get(store, uri, 0, UINT64_MAX, &b, &err) != 0)
+        fail_msg("fetching %s: %s", uri, err.message);
+    objstore_free(store);
+    static int n;
+    char path[512];
+    snprintf(path, sizeof path, "%s/fetched-%d.parquet", warehouse, n++);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+    fclose(f);
+    buf_free(&b);
+    return strdup(path);
+}
+
+/* Runs a query in DuckDB; its rows as tab-separated lines. Caller frees. */
+static char *duckdb(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *duckdb(const char *fmt, ...)
+{
+    char sql[8192], cmd[9000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    char qfile[512];
+    snprintf(qfile, sizeof qfile, "%s/query.sql", warehouse);
+    FILE *q = fopen(qfile, "w");
+    assert_non_null(q);
+    fputs(sql, q);
+    fclose(q);
+    snprintf(cmd, sizeof cmd, "%s %s/duckdb_query.mjs \"$(cat %s)\"", HL_NODE, HL_INTEROP_DIR,
+             qfile);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    struct buf out = BUF_INIT;
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, p)) > 0)
+        assert_int_equal(buf_append(&out, chunk, k), 0);
+    int rc = pclose(p);
+    if (rc != 0)
+        fail_msg("duckdb query failed (%d): %s", rc, sql);
+    return out.data ? buf_take(&out) : strdup("");
+}
+
+static void expect_text(const char *got, const char *want, const char *what)
+{
+    if (strcmp(got, want) != 0)
+        fail_msg("%s:\n--- got\n%s--- want\n%s", what, got, want);
+}
+
+static int64_t data_files(const char *catalog)
+{
+    return sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld",
+                (long long)cat_id(catalog));
+}
+
+static bool exists_in_storage(hl_client *c, const char *uri)
+{
+    if (strncmp(uri, "file://", 7) == 0)
+        return access(uri + 7, F_OK) == 0;
+    char *p = local_copy(c, uri); /* fails the test when the object is missing */
+    free(p);
+    return true;
+}
+
+static const char *const five_rows[] = {
+    "{\"id\":1,\"team_id\":7,\"name\":\"a\",\"amount\":\"12.34\",\"ts\":\"2026-01-15T10:00:00\"}\n"
+    "{\"id\":2,\"team_id\":7,\"name\":null,\"amount\":null,\"ts\":\"2026-02-01T00:00:00\"}\n"
+    "{\"id\":3,\"team_id\":8,\"name\":\"c\",\"amount\":\"-0.50\",\"ts\":null}\n",
+    "{\"id\":4,\"team_id\":8,\"name\":\"d\",\"amount\":\"99999999.99\","
+    "\"ts\":\"2026-03-31T23:59:59.5\"}\n"
+    "{\"id\":5,\"team_id\":9,\"name\":\"\",\"amount\":\"0.00\",\"ts\":\"1969-12-31T23:00:00\"}\n",
+};
+static const char events_spec[] =
+    "id:long!, team_id:long!, name:string, amount:decimal(10,2), ts:timestamp";
+/* The same rows as DuckDB prints them. */
+static const char five_rows_duckdb[] = "1\t7\ta\t12.34\t2026-01-15 10:00:00\n"
+                                       "2\t7\t\\N\t\\N\t2026-02-01 00:00:00\n"
+                                       "3\t8\tc\t-0.50\t\\N\n"
+                                       "4\t8\td\t99999999.99\t2026-03-31 23:59:59.5\n"
+                                       "5\t9\t\t0.00\t1969-12-31 23:00:00\n";
+
+static void append_ok(hl_table *t, struct ArrowArrayStream *s, const struct hl_append_options *o,
+                      struct hl_append_result **res)
+{
+    struct hl_error err;
+    hl_status st = hl_table_append(t, s, o, res, &err);
+    check(st, &err, "append");
+    assert_true((*res)->snapshot_id > 0);
+}
+
+/* ---- tests ---- */
+
+static void roundtrip(hl_client *c, const char *catalog)
+{
+    struct fixture f;
+    fixture_up(&f, c, catalog);
+    struct ArrowArrayStream s;
+    make_stream(&s, events_spec, five_rows, 2);
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.author = "tester";
+    o.message = "five rows";
+    struct hl_append_result *res;
+    append_ok(f.table, &s, &o, &res);
+    assert_int_equal(res->nfiles, 1);
+    assert_int_equal(res->files[0].record_count, 5);
+    assert_int_equal(res->nuploaded, 1);
+    assert_string_equal(res->uploaded[0], res->files[0].path);
+    assert_null(res->files[0].partition_values);
+    /* <data_path>/data/<namespace>/<table>/<uuid>.parquet */
+    char prefix[512];
+    if (c == file_client)
+        snprintf(prefix, sizeof prefix, "file://%s/%s/data/ns1/events/", warehouse, catalog);
+    else
+        snprintf(prefix, sizeof prefix, "s3://%s/%s/data/ns1/events/", bucket, catalog);
+    assert_true(strncmp(res->files[0].path, prefix, strlen(prefix)) == 0);
+    assert_int_equal(strlen(res->files[0].path), strlen(prefix) + 36 + 8);
+
+    /* The catalog holds the file with its statistics, at the snapshot. */
+    char *files;
+    struct hl_error err;
+    struct hl_at at = {res->snapshot_id, NULL};
+    check(hl_table_files(f.table, &at, &files, &err), &err, "files");
+    json_t *fj = jparse(files);
+    free(files);
+    assert_int_equal(json_array_size(fj), 1);
+    json_t *df = json_array_get(fj, 0);
+    assert_string_equal(jstr(df, "path"), res->files[0].path);
+    assert_int_equal(jint(df, "record_count"), 5);
+    assert_int_equal(jint(df, "file_size_bytes"), res->files[0].file_size_bytes);
+    assert_string_equal(jstr(df, "stats_state"), "provided");
+    json_decref(fj);
+    expect_sql("tester", "SELECT author FROM hog_snapshot WHERE catalog_id = %lld AND "
+                         "snapshot_id = %lld",
+               (long long)cat_id(catalog), (long long)res->snapshot_id);
+
+    /* DuckDB reads exactly the rows, with the catalog's field ids. */
+    char *local = local_copy(c, res->files[0].path);
+    char *rows = duckdb("SELECT id, team_id, name, amount, ts FROM read_parquet('%s') ORDER BY id",
+                        local);
+    expect_text(rows, five_rows_duckdb, "DuckDB's rows");
+    free(rows);
+    char *ids = duckdb("SELECT name, field_id FROM parquet_schema('%s') WHERE field_id IS NOT "
+                       "NULL ORDER BY field_id",
+                       local);
+    expect_text(ids, "id\t1\nteam_id\t2\nname\t3\namount\t4\nts\t5\n", "field ids");
+    free(ids);
+    free(local);
+
+    /* Read back through the scan plan. */
+    struct ArrowArrayStream scan;
+    check(hl_table_scan(f.table, &at, &scan, &err), &err, "scan");
+    struct ArrowSchema schema;
+    assert_int_equal(scan.get_schema(&scan, &schema), 0);
+    struct rows_render *r;
+    char msg[256];
+    assert_int_equal(rows_render_new(&schema, ROWS_JSONL, &r, msg, sizeof msg), 0);
+    struct buf text = BUF_INIT;
+    for (;;) {
+        struct ArrowArray b;
+        assert_int_equal(scan.get_next(&scan, &b), 0);
+        if (!b.release)
+            break;
+        for (int64_t i = 0; i < b.length; i++)
+            assert_int_equal(rows_render_row(r, &b, i, &text, msg, sizeof msg), 0);
+        b.release(&b);
+    }
+    scan.release(&scan);
+    schema.release(&schema);
+    rows_render_free(r);
+    expect_text(text.data,
+                "{\"id\":1,\"team_id\":7,\"name\":\"a\",\"amount\":\"12.34\",\"ts\":\"2026-01-15T10:"
+                "00:00\"}\n{\"id\":2,\"team_id\":7,\"name\":null,\"amount\":null,\"ts\":\"2026-02-"
+                "01T00:00:00\"}\n{\"id\":3,\"team_id\":8,\"name\":\"c\",\"amount\":\"-0.50\",\"ts\":"
+                "null}\n{\"id\":4,\"team_id\":8,\"name\":\"d\",\"amount\":\"99999999.99\",\"ts\":"
+                "\"2026-03-31T23:59:59.5\"}\n{\"id\":5,\"team_id\":9,\"name\":\"\",\"amount\":\"0."
+                "00\",\"ts\":\"1969-12-31T23:00:00\"}\n",
+                "scanned rows");
+    buf_free(&text);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
+static void append_file(void **state)
+{
+    (void)state;
+    roundtrip(file_client, "onfile");
+}
+
+static void append_moto(void **state)
+{
+    (void)state;
+    roundtrip(moto_client, "onmoto");
+}
+
+static void append_s3rver(void **state)
+{
+    (void)state;
+    roundtrip(s3rver_client, "ons3rver");
+}
+
+/* Columns match by name: reordered, narrower, absent nullable ones. */
+static void casts_by_name(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "casts");
+    static const char *const rows[] = {
+        "{\"amount\":\"1.50\",\"team_id\":3,\"id\":10}\n{\"amount\":null,\"team_id\":4,\"id\":11}\n"};
+    struct ArrowArrayStream s;
+    make_stream(&s, "amount:decimal(10,2), team_id:int!, id:int!", rows, 1);
+    struct hl_append_result *res;
+    append_ok(f.table, &s, NULL, &res);
+    char *local = local_copy(file_client, res->files[0].path);
+    char *got = duckdb("SELECT id, team_id, name, amount, ts, typeof(id) FROM read_parquet('%s') "
+                       "ORDER BY id",
+                       local);
+    expect_text(got, "10\t3\t\\N\t1.50\t\\N\tBIGINT\n11\t4\t\\N\t\\N\t\\N\tBIGINT\n", "cast rows");
+    free(got);
+    free(local);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
+/* A refusal before any upload: the status, a word of the message, nothing
+ * uploaded and no catalog rows. */
+static void expect_refused(struct fixture *f, const char *spec, const char *rows,
+                           hl_status want, const char *needle)
+{
+    int64_t before = data_files(f->name);
+    struct ArrowArrayStream s;
+    const char *batches[] = {rows};
+    make_stream(&s, spec, batches, 1);
+    struct hl_append_result *res = NULL;
+    struct hl_error err;
+    hl_status st = hl_table_append(f->table, &s, NULL, &res, &err);
+    if (st != want || !strstr(err.message, needle))
+        fail_msg("%s: got %s '%s', want %s with '%s'", spec, hl_status_name(st), err.message,
+                 hl_status_name(want), needle);
+    assert_non_null(res);
+    assert_int_equal(res->nuploaded, 0);
+    assert_int_equal(res->snapshot_id, -1);
+    assert_int_equal(data_files(f->name), before);
+    hl_append_result_free(res);
+}
+
+static void bad_input_changes_nothing(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "badinput");
+    expect_refused(&f, "id:long!, team_id:long!, bogus:long", "{\"id\":1,\"team_id\":1,\"bogus\":1}",
+                   HL_ERR_VALIDATION, "'bogus' is not in the table");
+    expect_refused(&f, "team_id:long!, name:string", "{\"team_id\":1,\"name\":\"x\"}",
+                   HL_ERR_VALIDATION, "lacks column 'id', which is required");
+    expect_refused(&f, "id:string!, team_id:long!", "{\"id\":\"x\",\"team_id\":1}",
+                   HL_ERR_VALIDATION, "id");
+    expect_refused(&f, "id:long!, team_id:long!, _hog_x:long", "{\"id\":1,\"team_id\":1}",
+                   HL_ERR_VALIDATION, "_hog_x");
+    /* An unknown table is found out before anything is written. */
+    hl_table *t;
+    struct hl_error err;
+    assert_int_equal(hl_table_open(f.ns, "nope", &t, &err), HL_ERR_NOT_FOUND);
+    fixture_free(&f);
+}
+
+static void set_spec(hl_table *t, const char *fields)
+{
+    char ops[512];
+    snprintf(ops, sizeof ops, "[{\"op\":\"set_partition_spec\",\"fields\":%s}]", fields);
+    struct hl_error err;
+    check(hl_table_alter(t, ops, NULL, &err), &err, "set_partition_spec");
+}
+
+/* identity(team_id) x month(ts): 8 rows over 6 tuples. */
+static const char *const fanout_rows[] = {
+    "{\"id\":1,\"team_id\":101,\"ts\":\"2026-01-05T00:00:00\"}\n"
+    "{\"id\":2,\"team_id\":102,\"ts\":\"2026-01-06T00:00:00\"}\n"
+    "{\"id\":3,\"team_id\":101,\"ts\":\"2026-02-05T00:00:00\"}\n"
+    "{\"id\":4,\"team_id\":101,\"ts\":\"2026-01-31T23:59:59\"}\n"
+    "{\"id\":5,\"team_id\":102,\"ts\":\"2026-03-01T00:00:00\"}\n"
+    "{\"id\":6,\"team_id\":101,\"ts\":\"2026-03-15T00:00:00\"}\n"
+    "{\"id\":7,\"team_id\":102,\"ts\":null}\n"
+    "{\"id\":8,\"team_id\":102,\"ts\":\"2026-03-02T00:00:00\"}\n"};
+
+static void partitioned_fanout(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "fanout");
+    set_spec(f.table, "[{\"source_field_id\":2,\"transform\":\"identity\"},"
+                      "{\"source_field_id\":5,\"transform\":\"month\"}]");
+    struct ArrowArrayStream s;
+    make_stream(&s, "id:long!, team_id:long!, ts:timestamp", fanout_rows, 1);
+    struct hl_append_result *res;
+    append_ok(f.table, &s, NULL, &res);
+    /* Files in order of first occurrence, each with its tuple. */
+    static const struct {
+        const char *team, *month;
+        int64_t rows;
+    } want[] = {{"101", "672", 2}, {"102", "672", 1}, {"101", "673", 1},
+                {"102", "674", 2}, {"101", "674", 1}, {"102", NULL, 1}};
+    assert_int_equal(res->nfiles, 6);
+    for (size_t i = 0; i < 6; i++) {
+        const struct hl_appended_file *af = &res->files[i];
+        assert_int_equal(af->npartition_values, 2);
+        assert_string_equal(af->partition_values[0], want[i].team);
+        if (want[i].month)
+            assert_string_equal(af->partition_values[1], want[i].month);
+        else
+            assert_null(af->partition_values[1]);
+        assert_int_equal(af->record_count, want[i].rows);
+        /* Each file holds only its tuple's rows. */
+        char *local = local_copy(file_client, af->path);
+        char *got = duckdb("SELECT count(*), count(DISTINCT team_id), min(team_id), "
+                           "coalesce(min((year(ts) - 1970) * 12 + month(ts) - 1)::VARCHAR, "
+                           "'null'), count(DISTINCT (year(ts) - 1970) * 12 + month(ts) - 1) "
+                           "FROM read_parquet('%s')",
+                           local);
+        char line[200];
+        snprintf(line, sizeof line, "%lld\t1\t%s\t%s\t%d\n", (long long)want[i].rows,
+                 want[i].team, want[i].month ? want[i].month : "null", want[i].month ? 1 : 0);
+        expect_text(got, line, "a partition's rows");
+        free(got);
+        free(local);
+    }
+    /* One commit: the snapshot registered all six. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld AND "
+                          "begin_snapshot = %lld",
+                          (long long)cat_id("fanout"), (long long)res->snapshot_id),
+                     6);
+    hl_append_result_free(res);
+
+    /* An empty batch cannot be partitioned: refused before any upload. */
+    static const char *const none[] = {""};
+    make_stream(&s, "id:long!, team_id:long!, ts:timestamp", none, 1);
+    struct hl_error err;
+    assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_ERR_VALIDATION);
+    assert_int_equal(res->nuploaded, 0);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
+static void prepared_replay_and_recreate(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, moto_client, "prepared");
+    struct ArrowArrayStream s;
+    make_stream(&s, events_spec, five_rows, 2);
+    const char *key = "3f0c4a52-9d3e-4d5b-8a0f-6f7d2b1c9e11";
+    char *payload;
+    struct hl_append_result *up;
+    struct hl_error err;
+    check(hl_table_prepare_append(f.table, &s, key, &payload, &up, &err), &err, "prepare");
+    assert_int_equal(up->nuploaded, 1);
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "s3://%s/prepared/data/ns1/events/%s/", bucket, key);
+    assert_true(strncmp(up->uploaded[0], prefix, strlen(prefix)) == 0);
+    json_t *p = jparse(payload);
+    assert_string_equal(jstr(p, "idempotency_key"), key);
+    assert_true(json_is_integer(json_object_get(p, "read_snapshot")));
+    json_t *entry = json_array_get(json_object_get(p, "appends"), 0);
+    assert_int_equal(json_object_size(entry), 4); /* namespace, table, expected uuid, files */
+    assert_string_equal(jstr(entry, "expected_table_uuid"), hl_table_uuid(f.table));
+    json_decref(p);
+    assert_int_equal(data_files("prepared"), 0);
+
+    int64_t first, again;
+    check(hl_catalog_commit_prepared(f.catalog, payload, &first, &err), &err, "commit");
+    check(hl_table_commit_prepared(f.table, payload, &again, &err), &err, "replay");
+    assert_int_equal(first, again);
+    assert_int_equal(data_files("prepared"), 1);
+    free(payload);
+    hl_append_result_free(up);
+
+    /* Dropped and recreated between prepare and commit: refused. */
+    make_stream(&s, events_spec, five_rows, 1);
+    const char *key2 = "7b1e9c3a-2f4d-4e6a-9b8c-0d1e2f3a4b5c";
+    check(hl_table_prepare_append(f.table, &s, key2, &payload, &up, &err), &err, "prepare 2");
+    hl_table *other, *fresh;
+    check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
+    check(hl_table_drop(other, NULL, &err), &err, "drop");
+    check(hl_table_create(f.ns, "events", events_columns, NULL, &fresh, &err), &err, "recreate");
+    int64_t before = data_files("prepared");
+    int64_t snap;
+    assert_int_equal(hl_table_commit_prepared(f.table, payload, &snap, &err),
+                     HL_ERR_TABLE_RECREATED);
+    assert_true(err.re_prepare);
+    assert_false(err.retryable);
+    assert_int_equal(data_files("prepared"), before);
+    assert_true(exists_in_storage(moto_client, up->uploaded[0]));
+    free(payload);
+    hl_append_result_free(up);
+    hl_table_free(other);
+    hl_table_free(fresh);
+    fixture_free(&f);
+}
+
+static void prepare_existing_files(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "fromfiles");
+    struct ArrowArrayStream s;
+    make_stream(&s, events_spec, five_rows, 2);
+    struct hl_append_result *res;
+    append_ok(f.table, &s, NULL, &res);
+    char *local = local_copy(file_client, res->files[0].path);
+
+    /* The same bytes, prepared as another writer's file. */
+    const char *key = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    const char *paths[] = {local};
+    char *payload;
+    struct hl_append_result *up;
+    struct hl_error err;
+    check(hl_table_prepare_files(f.table, paths, 1, NULL, key, &payload, &up, &err), &err,
+          "prepare files");
+    json_t *p = jparse(payload);
+    json_t *reg = json_array_get(json_object_get(json_array_get(json_object_get(p, "appends"), 0),
+                                                 "files"),
+                                 0);
+    assert_int_equal(jint(reg, "record_count"), 5);
+    assert_int_equal(jint(reg, "file_size_bytes"), res->files[0].file_size_bytes);
+    assert_int_equal(json_array_size(json_object_get(reg, "column_stats")), 5);
+    json_decref(p);
+    /* Uploaded byte for byte. */
+    char *copy = local_copy(file_client, up->uploaded[0]);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", local, copy);
+    assert_int_equal(system(cmd), 0);
+    free(copy);
+    int64_t snap;
+    check(hl_table_commit_prepared(f.table, payload, &snap, &err), &err, "commit files");
+    assert_int_equal(data_files("fromfiles"), 2);
+    free(payload);
+    hl_append_result_free(up);
+
+    /* A table whose columns have other field ids refuses the file, before
+     * any upload. */
+    hl_table *other;
+    check(hl_table_create(f.ns, "reordered",
+                          "[{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false},"
+                          "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                          "{\"name\":\"name\",\"type\":\"string\"},"
+                          "{\"name\":\"amount\",\"type\":\"decimal\",\"type_params\":"
+                          "{\"precision\":10,\"scale\":2}},"
+                          "{\"name\":\"ts\",\"type\":\"timestamp\"}]",
+                          NULL, &other, &err),
+          &err, "create reordered");
+    const char *key2 = "1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    assert_int_equal(hl_table_prepare_files(other, paths, 1, NULL, key2, &payload, &up, &err),
+                     HL_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "schema/field IDs"));
+    assert_int_equal(up->nuploaded, 0);
+    hl_append_result_free(up);
+    /* A bad key is refused before anything else. */
+    assert_int_equal(hl_table_prepare_files(f.table, paths, 1, NULL, "not-a-uuid", &payload, &up,
+                                            &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    hl_table_free(other);
+    free(local);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
+/* hoglake_http_requests_total summed over GETs of the table and catalog
+ * routes. */
+static int64_t metadata_gets(void)
+{
+    struct http_result r;
+    http_call(&r, "GET", srv.base, NULL, NULL, 0, NULL);
+    http_result_free(&r);
+    char url[128];
+    snprintf(url, sizeof url, "%s/metrics", srv.base);
+    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    int64_t total = 0;
+    for (char *line = strtok(r.body, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "hoglake_http_requests_total{", 28) != 0 ||
+            !strstr(line, "method=\"GET\""))
+            continue;
+        if (strstr(line, "route=\"/v1/catalogs/{catalog}\"") ||
+            strstr(line, "route=\"/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}\""))
+            total += strtoll(strrchr(line, ' ') + 1, NULL, 10);
+    }
+    http_result_free(&r);
+    return total;
+}
+
+static void writer_cache(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "cache");
+    set_spec(f.table, "[{\"source_field_id\":2,\"transform\":\"identity\"}]");
+    static const char *const rows[] = {"{\"id\":1,\"team_id\":5}\n{\"id\":2,\"team_id\":6}\n"};
+    struct ArrowArrayStream s;
+    struct hl_append_result *res;
+    /* The alter's receipt seeded the cache: no GET before either commit. */
+    int64_t gets = metadata_gets();
+    for (int i = 0; i < 2; i++) {
+        make_stream(&s, "id:long!, team_id:long!", rows, 1);
+        append_ok(f.table, &s, NULL, &res);
+        assert_int_equal(res->nfiles, 2);
+        hl_append_result_free(res);
+    }
+    assert_int_equal(metadata_gets(), gets);
+
+    /* Another writer changes the spec: the cached basis is refused (the
+     * uploads reported), the cache dropped, and the next append re-reads. */
+    hl_table *other;
+    struct hl_error err;
+    check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
+    set_spec(other, "[{\"source_field_id\":2,\"transform\":\"bucket\",\"transform_param\":4}]");
+    int64_t before = data_files("cache");
+    make_stream(&s, "id:long!, team_id:long!", rows, 1);
+    assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_ERR_DDL_SINCE_READ);
+    assert_true(err.re_prepare);
+    assert_int_equal(res->nuploaded, 2);
+    for (size_t i = 0; i < res->nuploaded; i++)
+        assert_true(exists_in_storage(file_client, res->uploaded[i]));
+    assert_int_equal(data_files("cache"), before);
+    hl_append_result_free(res);
+    gets = metadata_gets();
+    make_stream(&s, "id:long!, team_id:long!", rows, 1);
+    append_ok(f.table, &s, NULL, &res);
+    assert_int_equal(metadata_gets(), gets + 2); /* the catalog, then the table */
+    /* Bucketed now: teams 5 and 6 in their buckets. */
+    assert_int_equal(res->files[0].npartition_values, 1);
+    hl_append_result_free(res);
+    hl_table_free(other);
+    fixture_free(&f);
+}
+
+static void snapshots_offsets_resolve(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "logs");
+    struct ArrowArrayStream s;
+    struct hl_append_result *res;
+    int64_t snaps[3];
+    for (int i = 0; i < 3; i++) {
+        make_stream(&s, events_spec, five_rows, 1);
+        append_ok(f.table, &s, NULL, &res);
+        snaps[i] = res->snapshot_id;
+        hl_append_result_free(res);
+        sleep_ms(20);
+    }
+    /* Pages of two, ascending and descending, see every snapshot once. */
+    hl_snapshot_iter *it;
+    struct hl_error err;
+    struct hl_snapshot snap = {0};
+    bool done;
+    int64_t last = 0, n = 0;
+    check(hl_snapshot_iter_new(f.catalog, 0, -1, 2, &it, &err), &err, "iter");
+    for (;;) {
+        check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next");
+        if (done)
+            break;
+        assert_true(snap.snapshot_id > last);
+        last = snap.snapshot_id;
+        n++;
+    }
+    hl_snapshot_iter_free(it);
+    assert_int_equal(last, snaps[2]);
+    assert_int_equal(n, snaps[2]); /* snapshots 1..head */
+    check(hl_snapshot_iter_new(f.catalog, 0, snaps[2] + 1, 2, &it, &err), &err, "iter back");
+    check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next back");
+    assert_int_equal(snap.snapshot_id, snaps[2]);
+    hl_snapshot_iter_free(it);
+    assert_int_equal(hl_snapshot_iter_new(f.catalog, 3, 5, 2, &it, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+
+    /* The instant of snapshot 2 resolves to it. */
+    char at[40];
+    snprintf(at, sizeof at, "%s", snap.snapshot_time);
+    struct hl_snapshot got;
+    check(hl_catalog_resolve_snapshot(f.catalog, at, &got, &err), &err, "resolve");
+    assert_int_equal(got.snapshot_id, snaps[2]);
+    hl_snapshot_clear(&got);
+    hl_snapshot_clear(&snap);
+    assert_int_equal(hl_catalog_resolve_snapshot(f.catalog, "1970-01-01T00:00:00Z", &got, &err),
+                     HL_ERR_EXPIRED);
+
+    /* Offsets: none, then committed, never backwards. */
+    int64_t off;
+    const char *uuid = hl_table_uuid(f.table);
+    check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset");
+    assert_int_equal(off, -1);
+    check(hl_catalog_commit_offset(f.catalog, "exporter", uuid, snaps[1], &err), &err, "commit");
+    check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset 2");
+    assert_int_equal(off, snaps[1]);
+    assert_int_equal(hl_catalog_commit_offset(f.catalog, "exporter", uuid, snaps[0], &err),
+                     HL_ERR_CONFLICT);
+    char *json;
+    check(hl_catalog_offsets(f.catalog, "exporter", &json, &err), &err, "offsets");
+    json_t *list = jparse(json);
+    free(json);
+    assert_int_equal(json_array_size(list), 1);
+    json_decref(list);
+
+    /* The changefeed between the first and the last append. */
+    check(hl_table_changes(f.table, snaps[0], -1, &json, &err), &err, "changes");
+    json_t *plan = jparse(json);
+    free(json);
+    assert_int_equal(json_array_size(json_object_get(plan, "files")), 2);
+    json_decref(plan);
+    fixture_free(&f);
+}
+
+/* The server stops while the append is reading its input: the commit never
+ * lands, the error says so, and the uploaded object is reported. */
+static void stop_server_before(size_t next)
+{
+    if (next == 1)
+        test_server_stop(&srv);
+}
+
+static void server_disappears(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "vanish");
+    struct ArrowArrayStream s;
+    make_stream(&s, events_spec, five_rows, 2);
+    ((struct vec_stream *)s.private_data)->before = stop_server_before;
+    struct hl_append_result *res;
+    struct hl_error err;
+    hl_status st = hl_table_append(f.table, &s, NULL, &res, &err);
+    assert_int_equal(st, HL_ERR_IO);
+    assert_int_equal(res->snapshot_id, -1);
+    assert_int_equal(res->nuploaded, 1);
+    assert_true(exists_in_storage(file_client, res->uploaded[0]));
+    hl_append_result_free(res);
+    fixture_free(&f);
+    /* Back up: nothing of the append reached the catalog. */
+    test_server_start(&srv, &db, NULL);
+    assert_int_equal(data_files("vanish"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(append_file),
+        cmocka_unit_test(append_moto),
+        cmocka_unit_test(append_s3rver),
+        cmocka_unit_test(casts_by_name),
+        cmocka_unit_test(bad_input_changes_nothing),
+        cmocka_unit_test(partitioned_fanout),
+        cmocka_unit_test(prepared_replay_and_recreate),
+        cmocka_unit_test(prepare_existing_files),
+        cmocka_unit_test(writer_cache),
+        cmocka_unit_test(snapshots_offsets_resolve),
+        cmocka_unit_test(server_disappears),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
