@@ -249,17 +249,17 @@ __extension__ static int render_decimal(__int128 v, int scale, struct buf *out,
     if (v < 0)
         text[n++] = '-';
     if (dotplace <= 0) {
+        /* At most five zeros: dotplace > -6 here. */
         text[n++] = '0';
         text[n++] = '.';
-        for (int k = 0; k < -dotplace; k++)
+        for (int k = dotplace; k < 0 && n < 8; k++)
             text[n++] = '0';
         memcpy(text + n, digits, (size_t)nd);
         n += (size_t)nd;
     } else if (dotplace >= nd) {
+        /* A scale >= 0 never puts the point past the digits. */
         memcpy(text + n, digits, (size_t)nd);
         n += (size_t)nd;
-        for (int k = nd; k < dotplace; k++)
-            text[n++] = '0';
     } else {
         memcpy(text + n, digits, (size_t)dotplace);
         n += (size_t)dotplace;

@@ -312,24 +312,6 @@ static void one_column_table(struct test_table *tt, enum lake_type t, int precis
     test_table_init(tt, cols);
 }
 
-static size_t value_width(enum lake_type t)
-{
-    switch (t) {
-    case LT_BOOLEAN:
-    case LT_INT8:
-    case LT_UINT8: return 1;
-    case LT_INT16:
-    case LT_UINT16: return 2;
-    case LT_INT:
-    case LT_UINT32:
-    case LT_FLOAT:
-    case LT_DATE: return 4;
-    case LT_DECIMAL:
-    case LT_UUID: return 16;
-    default: return 8;
-    }
-}
-
 /* An Arrow column of column c's writer format holding vals[0..n). */
 static void column_of(const struct lake_column *c, const char *name, const struct lake_value *vals,
                       int64_t n, struct ArrowSchema *s, struct ArrowArray *a)
@@ -352,7 +334,7 @@ static void column_of(const struct lake_column *c, const char *name, const struc
         free(strs);
         free(lens);
     } else {
-        size_t w = value_width(c->type);
+        size_t w = c->type == LT_BOOLEAN ? 1 : (size_t)test_fixed_width(c->type);
         uint8_t *raw = calloc((size_t)n + 1, w);
         assert_non_null(raw);
         for (int64_t i = 0; i < n; i++) {
@@ -408,6 +390,11 @@ static void group_rows(struct test_table *tt, const struct ArrowSchema *s,
         fail_msg("group_rows: %s", err.msg);
     assert_int_equal(g->nrows, b->length);
     assert_int_equal(g->nfields, tt->t.nspec_fields);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
 /* The driver's string for row r, field f. */
@@ -708,15 +695,49 @@ static void fanout_batch(struct test_table *tt, const int64_t *teams, const bool
     free(sv);
 }
 
-static void expect_group(const struct lake_partition_groups *g, size_t grp, const char *v0,
-                         const char *v1, int64_t rows)
+/* Groups n rows of (teams, days) under the spec
+ * (team_tr[team_param](team_id), ts_tr(ts)); g outlives the batch. */
+static void group_fanout(enum lake_transform team_tr, int32_t team_param, enum lake_transform ts_tr,
+                         const int64_t *teams, const bool *valid, const char *const *days,
+                         int64_t n, struct lake_partition_groups *g)
 {
-    const char *got0 = g->values[grp * 2], *got1 = g->values[grp * 2 + 1];
-    if ((v0 ? !got0 || strcmp(got0, v0) : got0 != NULL) ||
-        (v1 ? !got1 || strcmp(got1, v1) : got1 != NULL))
-        fail_msg("group %zu: (%s, %s), want (%s, %s)", grp, got0 ? got0 : "null",
-                 got1 ? got1 : "null", v0 ? v0 : "null", v1 ? v1 : "null");
-    assert_int_equal(g->group_rows[grp], rows);
+    struct test_table tt;
+    test_table_init(&tt, fanout_cols);
+    const struct lake_partition_field spec[] = {
+        {field_id_of(&tt, "team_id"), team_tr, team_param},
+        {field_id_of(&tt, "ts"), ts_tr, 0},
+    };
+    set_spec(&tt, spec, 2);
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    fanout_batch(&tt, teams, valid, days, n, &s, &b);
+    group_rows(&tt, &s, &b, g);
+    s.release(&s);
+    b.release(&b);
+    test_table_release(&tt);
+}
+
+struct want_group {
+    const char *team, *ts; /* NULL: a null value */
+    int64_t rows;
+};
+
+/* The groups, in order, and each row's group. */
+static void expect_groups(const struct lake_partition_groups *g, const struct want_group *want,
+                          size_t n, const uint32_t *rows)
+{
+    assert_int_equal(g->ngroups, n);
+    for (size_t k = 0; k < n; k++) {
+        const char *got0 = g->values[k * 2], *got1 = g->values[k * 2 + 1];
+        if (!same_text(got0, want[k].team) || !same_text(got1, want[k].ts))
+            fail_msg("group %zu: (%s, %s), want (%s, %s)", k, got0 ? got0 : "null",
+                     got1 ? got1 : "null", want[k].team ? want[k].team : "null",
+                     want[k].ts ? want[k].ts : "null");
+        assert_int_equal(g->group_rows[k], want[k].rows);
+    }
+    for (int64_t r = 0; r < g->nrows; r++)
+        if (g->group_of_row[r] != rows[r])
+            fail_msg("row %lld is in group %u, want %u", (long long)r, g->group_of_row[r], rows[r]);
 }
 
 /* Months 672, 672, 673, 672, 674, 674, 674, 673. */
@@ -726,94 +747,41 @@ static const char *const fanout_days[] = {"2026-01-05", "2026-01-20", "2026-02-0
 static void test_driver_fanout(void **state)
 {
     (void)state;
-    struct test_table tt;
-    test_table_init(&tt, fanout_cols);
-    const struct lake_partition_field spec[] = {
-        {field_id_of(&tt, "team_id"), LTR_IDENTITY, 0},
-        {field_id_of(&tt, "ts"), LTR_MONTH, 0},
-    };
-    set_spec(&tt, spec, 2);
     const int64_t teams[] = {1, 1, 1, 2, 2, 1, 2, 3};
-    struct ArrowSchema s;
-    struct ArrowArray b;
-    fanout_batch(&tt, teams, NULL, fanout_days, 8, &s, &b);
     struct lake_partition_groups g;
-    group_rows(&tt, &s, &b, &g);
+    group_fanout(LTR_IDENTITY, 0, LTR_MONTH, teams, NULL, fanout_days, 8, &g);
     /* Six tuples, numbered by first occurrence. */
-    assert_int_equal(g.ngroups, 6);
-    expect_group(&g, 0, "1", "672", 2);
-    expect_group(&g, 1, "1", "673", 1);
-    expect_group(&g, 2, "2", "672", 1);
-    expect_group(&g, 3, "2", "674", 2);
-    expect_group(&g, 4, "1", "674", 1);
-    expect_group(&g, 5, "3", "673", 1);
-    const uint32_t want_rows[] = {0, 0, 1, 2, 3, 4, 3, 5};
-    for (int r = 0; r < 8; r++)
-        assert_int_equal(g.group_of_row[r], want_rows[r]);
+    const struct want_group want[] = {{"1", "672", 2}, {"1", "673", 1}, {"2", "672", 1},
+                                      {"2", "674", 2}, {"1", "674", 1}, {"3", "673", 1}};
+    expect_groups(&g, want, 6, (const uint32_t[]){0, 0, 1, 2, 3, 4, 3, 5});
     lake_partition_groups_free(&g);
-    s.release(&s);
-    b.release(&b);
-    test_table_release(&tt);
 }
 
 static void test_null_source(void **state)
 {
     (void)state;
-    struct test_table tt;
-    test_table_init(&tt, fanout_cols);
-    const struct lake_partition_field spec[] = {
-        {field_id_of(&tt, "team_id"), LTR_BUCKET, 4},
-        {field_id_of(&tt, "ts"), LTR_YEAR, 0},
-    };
-    set_spec(&tt, spec, 2);
     const int64_t teams[] = {7, 0, 8, 0};
     const bool valid[] = {true, false, true, false};
     const char *const days[] = {"2026-01-05", "2026-01-05", "2026-05-05", "2027-01-01"};
-    struct ArrowSchema s;
-    struct ArrowArray b;
-    fanout_batch(&tt, teams, valid, days, 4, &s, &b);
     struct lake_partition_groups g;
-    group_rows(&tt, &s, &b, &g);
+    group_fanout(LTR_BUCKET, 4, LTR_YEAR, teams, valid, days, 4, &g);
     /* Teams 7 and 8 share bucket 3; the nulls stay null, in their own
      * groups by year. */
-    assert_int_equal(g.ngroups, 3);
-    expect_group(&g, 0, "3", "56", 2);
-    expect_group(&g, 1, NULL, "56", 1);
-    expect_group(&g, 2, NULL, "57", 1);
-    const uint32_t want_rows[] = {0, 1, 0, 2};
-    for (int r = 0; r < 4; r++)
-        assert_int_equal(g.group_of_row[r], want_rows[r]);
+    const struct want_group want[] = {{"3", "56", 2}, {NULL, "56", 1}, {NULL, "57", 1}};
+    expect_groups(&g, want, 3, (const uint32_t[]){0, 1, 0, 2});
     lake_partition_groups_free(&g);
-    s.release(&s);
-    b.release(&b);
-    test_table_release(&tt);
 }
 
 static void test_bucket_by_month(void **state)
 {
     (void)state;
-    struct test_table tt;
-    test_table_init(&tt, fanout_cols);
-    const struct lake_partition_field spec[] = {
-        {field_id_of(&tt, "team_id"), LTR_BUCKET, 4},
-        {field_id_of(&tt, "ts"), LTR_MONTH, 0},
-    };
-    set_spec(&tt, spec, 2);
     const int64_t teams[] = {7, 8, 7, 8, 7, 8, 8, 7};
-    struct ArrowSchema s;
-    struct ArrowArray b;
-    fanout_batch(&tt, teams, NULL, fanout_days, 8, &s, &b);
     struct lake_partition_groups g;
-    group_rows(&tt, &s, &b, &g);
+    group_fanout(LTR_BUCKET, 4, LTR_MONTH, teams, NULL, fanout_days, 8, &g);
     /* Both teams land in bucket 3: the months alone split the rows. */
-    assert_int_equal(g.ngroups, 3);
-    expect_group(&g, 0, "3", "672", 3);
-    expect_group(&g, 1, "3", "673", 2);
-    expect_group(&g, 2, "3", "674", 3);
+    const struct want_group want[] = {{"3", "672", 3}, {"3", "673", 2}, {"3", "674", 3}};
+    expect_groups(&g, want, 3, (const uint32_t[]){0, 0, 1, 0, 2, 2, 2, 1});
     lake_partition_groups_free(&g);
-    s.release(&s);
-    b.release(&b);
-    test_table_release(&tt);
 }
 
 /* A struct leaf: a null parent nulls it; offsets at every level count. */
@@ -1026,11 +994,6 @@ static void tame_column(const struct lake_column *c, struct ArrowArray *a)
     int64_t *v = (int64_t *)(void *)a->buffers[1];
     for (int64_t i = 0; i < a->length; i++)
         v[i] = (int64_t)((uint64_t)v[i] % (uint64_t)span) - low;
-}
-
-static bool same_text(const char *a, const char *b)
-{
-    return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
 /* Every row's strings equal the scalar path's; groups are numbered by
