@@ -191,11 +191,11 @@ static int apply_truncate(int32_t w, enum lake_type source, const struct lake_va
     }
 }
 
-int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type source,
-                         const struct lake_value *in, struct lake_value *out, struct lake_err *err)
+/* lake_partition_apply once the transform is known to fit the source. */
+static int transform_value(enum lake_transform t, int32_t param, enum lake_type source,
+                           const struct lake_value *in, struct lake_value *out,
+                           struct lake_err *err)
 {
-    if (lake_partition_check(t, lake_transform_takes_param(t), param, source, err) != 0)
-        return -1;
     if (in->null) {
         *out = (struct lake_value){.null = true};
         return 0;
@@ -212,6 +212,14 @@ int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type so
     case LTR__COUNT: break;
     }
     return refuse(err, LAKE_ERR_INVALID, "unknown partition transform");
+}
+
+int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type source,
+                         const struct lake_value *in, struct lake_value *out, struct lake_err *err)
+{
+    if (lake_partition_check(t, lake_transform_takes_param(t), param, source, err) != 0)
+        return -1;
+    return transform_value(t, param, source, in, out, err);
 }
 
 /* ---- wire strings ---- */
@@ -801,7 +809,7 @@ static int field_ids(const struct source *src, int64_t nrows, uint32_t *ids,
             continue;
         }
         if (read_value(src, r, &in, err) != 0 ||
-            lake_partition_apply(src->transform, src->param, src->col->type, &in, &out, err) != 0) {
+            transform_value(src->transform, src->param, src->col->type, &in, &out, err) != 0) {
             rc = -1;
             break;
         }

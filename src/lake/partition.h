@@ -108,8 +108,9 @@ struct lake_partition_groups {
  * its ArrowSchema) whose children are t's top-level columns in table order,
  * each in the Arrow format the Parquet writer takes for its column type. A
  * source may be a struct leaf (a null parent makes its value null); sources
- * under a list or map, bad formats or malformed arrays are refused. On
- * failure *out is left empty (safe to free). */
+ * under a list or map, bad formats or malformed arrays are refused. An
+ * empty batch gives no groups. On failure *out is left empty (safe to
+ * free). */
 int lake_partition_group_rows(const struct lake_table *t, const struct ArrowSchema *schema,
                               const struct ArrowArray *batch, struct lake_partition_groups *out,
                               struct lake_err *err);
