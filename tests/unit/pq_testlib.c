@@ -152,7 +152,7 @@ static void gen_fixed(const struct lake_column *c, const struct gen_options *o, 
     }
 }
 
-static int fixed_width(enum lake_type t)
+int test_fixed_width(enum lake_type t)
 {
     switch (t) {
     case LT_INT8:
@@ -269,7 +269,7 @@ static void gen_column(const struct lake_column *c, const char *name, int64_t n,
         return;
     }
     default: {
-        int w = fixed_width(c->type);
+        int w = test_fixed_width(c->type);
         uint8_t *vals = xcalloc((size_t)n, (size_t)w);
         for (int64_t i = 0; i < n; i++)
             gen_fixed(c, o, g, vals + i * w, w);
@@ -513,7 +513,7 @@ static void compare_slot(const struct lake_column *c, const char *path, const st
         return;
     }
     default: {
-        size_t w = (size_t)fixed_width(c->type);
+        size_t w = (size_t)test_fixed_width(c->type);
         const uint8_t *a = (const uint8_t *)in->buffers[1] + (size_t)(in->offset + i) * w;
         const uint8_t *b = (const uint8_t *)out->buffers[1] + (size_t)(out->offset + j) * w;
         if (memcmp(a, b, w) != 0) {

@@ -48,6 +48,10 @@ struct gen_options {
 void gen_batch(const struct lake_table *t, int64_t n, const struct gen_options *o, struct rng *g,
                struct ArrowSchema *schema, struct ArrowArray *batch);
 
+/* Bytes per value of a fixed-width column type's Arrow array (booleans:
+ * 8, as they are not fixed-width; col_fixed takes them one byte each). */
+int test_fixed_width(enum lake_type t);
+
 /* Hand-made columns for exact-value tests. valid is NULL (all valid) or
  * one bool per row; values are n Arrow values of `width` bytes (booleans:
  * one byte 0/1 each, packed here). */

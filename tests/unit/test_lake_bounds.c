@@ -20,6 +20,7 @@
 #include "util/buf.h"
 #include "util/jsonnum.h"
 #include "util/timefmt.h"
+#include "vectors_testlib.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -29,83 +30,14 @@
 
 #define VECTORS_FILE HL_SHARED_VECTORS "/bounds_vectors.json"
 
-/* ---- loading the vectors with every number kept as its exact token ---- */
-
-/* jansson cannot load 18446744073709551615 or a 38-digit integer, and would
- * turn 0.1 into a double. Every number token outside a string is rewritten
- * as {"$num":"<token>"} before parsing, so the tests see the exact text. */
-static char *wrap_numbers(const char *s, size_t n)
-{
-    struct buf out = BUF_INIT;
-    bool in_str = false;
-    for (size_t i = 0; i < n;) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\' && i + 1 < n) {
-                buf_append(&out, s + i, 2);
-                i += 2;
-                continue;
-            }
-            if (c == '"')
-                in_str = false;
-            buf_putc(&out, c);
-            i++;
-            continue;
-        }
-        if (c == '"') {
-            in_str = true;
-            buf_putc(&out, c);
-            i++;
-            continue;
-        }
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            size_t j = i;
-            while (j < n && strchr("0123456789+-.eE", s[j]) && s[j] != '\0')
-                j++;
-            buf_puts(&out, "{\"$num\":\"");
-            buf_append(&out, s + i, j - i);
-            buf_puts(&out, "\"}");
-            i = j;
-            continue;
-        }
-        buf_putc(&out, c);
-        i++;
-    }
-    return buf_take(&out);
-}
-
 static json_t *load_vectors(void)
 {
-    FILE *f = fopen(VECTORS_FILE, "rb");
-    if (!f)
-        fail_msg("cannot open %s", VECTORS_FILE);
-    struct buf text = BUF_INIT;
-    char chunk[4096];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&text, chunk, got);
-    fclose(f);
-    char *wrapped = wrap_numbers(text.data, text.len);
-    buf_free(&text);
-    json_error_t e;
-    json_t *root = json_loads(wrapped, JSON_ALLOW_NUL, &e);
-    free(wrapped);
-    if (!root)
-        fail_msg("cannot load %s: %s (line %d)", VECTORS_FILE, e.text, e.line);
-    return root;
-}
-
-/* The exact token of a wrapped number, or NULL. */
-static const char *num_token(const json_t *v)
-{
-    if (!json_is_object(v) || json_object_size(v) != 1)
-        return NULL;
-    return json_string_value(json_object_get(v, "$num"));
+    return vectors_load_exact(VECTORS_FILE);
 }
 
 static long num_long(const json_t *v)
 {
-    const char *t = num_token(v);
+    const char *t = vectors_num_token(v);
     return t ? strtol(t, NULL, 10) : -1;
 }
 
@@ -259,7 +191,7 @@ static bool wire_matches(enum lake_type t, int scale, const json_t *got, const j
 {
     char *text = jsonnum_dumps(got, JSON_COMPACT);
     bool ok = false;
-    const char *tok = num_token(want);
+    const char *tok = vectors_num_token(want);
     if (!text) {
         print_error("%s: cannot serialize the rendering\n", what);
         return false;
