@@ -315,7 +315,8 @@ int file_list(const char *prefix, int (*fn)(void *ctx, const char *uri, uint64_t
     path[len] = '\0';
     int rc = walk_dir(&w, path, len);
     if (rc == 0) {
-        qsort(w.e, w.n, sizeof *w.e, cmp_entry);
+        if (w.n)
+            qsort(w.e, w.n, sizeof *w.e, cmp_entry);
         struct buf uri = BUF_INIT;
         for (size_t i = 0; i < w.n && rc == 0; i++) {
             buf_reset(&uri);

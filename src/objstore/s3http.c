@@ -404,12 +404,19 @@ static bool http_error(const struct s3_client *c, const struct s3_request *r,
         str_copy(code_s, sizeof code_s, code.data);
     else
         snprintf(code_s, sizeof code_s, "http_%ld", http);
+    /* The peer's words, minus anything of ours it may have echoed back;
+     * redacted whole, before they are cut short. */
+    if (msg.len) {
+        const char *auth = p->auth.data ? strchr(p->auth.data, ' ') : NULL;
+        const char *sig = p->auth.data ? strstr(p->auth.data, "Signature=") : NULL;
+        os_redact_str(msg.data, msg.len + 1, auth ? auth + 1 : NULL);
+        os_redact_str(msg.data, msg.len + 1, sig ? sig + strlen("Signature=") : NULL);
+        os_redact_str(msg.data, msg.len + 1, c->secret_key);
+        os_redact_str(msg.data, msg.len + 1, c->session_token);
+    }
     str_copy(msg_s, sizeof msg_s, msg.len ? msg.data : "no detail");
     buf_free(&code);
     buf_free(&msg);
-    /* The peer's words, minus anything of ours it may have echoed back. */
-    os_redact_str(msg_s, sizeof msg_s, c->secret_key);
-    os_redact_str(msg_s, sizeof msg_s, c->session_token);
     hl_status st = HL_ERR_IO;
     bool retry = false, retryable = false;
     if (http == 404) {
