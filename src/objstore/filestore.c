@@ -1,0 +1,334 @@
+#include "objstore/filestore.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "objstore/errors.h"
+#include "objstore/objstore.h"
+#include "util/strutil.h"
+
+static int io_fail(struct hl_error *err, const char *what, const char *path, int e)
+{
+    if (e == ENOMEM)
+        return os_nomem(err);
+    if (e == ENOENT || e == ENOTDIR || e == EISDIR)
+        return os_fail(err, HL_ERR_NOT_FOUND, 0, false, "not_found", "file://%.300s: not found",
+                       path);
+    /* Only a transient condition deserves another try. */
+    bool retry = e == EINTR || e == EAGAIN || e == EIO || e == ENOSPC || e == EMFILE || e == ENFILE;
+    return os_fail(err, HL_ERR_IO, 0, retry, "io", "%s file://%.300s: %s", what, path, strerror(e));
+}
+
+/* mkdir -p of the directory part of path (everything before the last '/'). */
+static int make_parents(const char *path, struct hl_error *err)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t n = (size_t)(slash - path);
+    if (n == 0)
+        return 0;
+    if (n >= sizeof dir)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
+                       "file://%.300s: path too long", path);
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    for (size_t i = 1; i <= n; i++) {
+        if (dir[i] != '/' && dir[i] != '\0')
+            continue;
+        char save = dir[i];
+        dir[i] = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return io_fail(err, "mkdir", dir, errno);
+        dir[i] = save;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int sync_dir(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err)
+{
+    if (make_parents(path, err) != 0)
+        return -1;
+    char tmp[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    int n = snprintf(tmp, sizeof tmp, "%.*s/" FILESTORE_TEMP_PREFIX "XXXXXX", (int)(slash - path),
+                     path);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
+                       "file://%.300s: path too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return io_fail(err, "create", path, errno);
+    int e = 0;
+    if (write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e) {
+        if (flags & OBJSTORE_IF_NONE_MATCH) {
+            /* link() fails when the name exists: an atomic create-if-absent. */
+            if (link(tmp, path) != 0)
+                e = errno;
+            unlink(tmp);
+        } else if (rename(tmp, path) != 0) {
+            e = errno;
+        }
+    }
+    if (e) {
+        unlink(tmp);
+        if (e == EEXIST)
+            return os_fail(err, HL_ERR_ALREADY_EXISTS, 0, false, "already_exists",
+                           "file://%.300s: already exists", path);
+        return io_fail(err, "write", path, e);
+    }
+    if (sync_dir(path) != 0)
+        return io_fail(err, "fsync directory of", path, errno);
+    return 0;
+}
+
+static int open_regular(const char *path, uint64_t *size, struct hl_error *err)
+{
+    /* O_NONBLOCK: opening a FIFO must not hang; regular files ignore it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return io_fail(err, "open", path, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return io_fail(err, "stat", path, e);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return io_fail(err, "open", path, EISDIR);
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+int file_head(const char *path, uint64_t *size, struct hl_error *err)
+{
+    uint64_t n = 0;
+    int fd = open_regular(path, &n, err);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    if (size)
+        *size = n;
+    return 0;
+}
+
+int file_get(const char *path, uint64_t offset, uint64_t length, struct buf *out,
+             struct hl_error *err)
+{
+    uint64_t size = 0;
+    int fd = open_regular(path, &size, err);
+    if (fd < 0)
+        return -1;
+    bool whole = offset == 0 && length == UINT64_MAX;
+    if (length == 0) {
+        close(fd);
+        return 0;
+    }
+    if (offset >= size && !(whole && size == 0)) {
+        close(fd);
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "InvalidRange",
+                       "file://%.300s: offset %llu is past the end (%llu bytes)", path,
+                       (unsigned long long)offset, (unsigned long long)size);
+    }
+    uint64_t n = size - offset;
+    if (length < n)
+        n = length;
+    if (n > SIZE_MAX / 2 || buf_reserve(out, (size_t)n) != 0) {
+        close(fd);
+        return os_nomem(err);
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r =
+            pread(fd, out->data + out->len + done, (size_t)n - done, (off_t)(offset + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO; /* shrank under us */
+            close(fd);
+            out->data[out->len] = '\0';
+            return io_fail(err, "read", path, e);
+        }
+        done += (size_t)r;
+    }
+    close(fd);
+    out->len += done;
+    out->data[out->len] = '\0';
+    return 0;
+}
+
+int file_delete(const char *path, bool *existed, struct hl_error *err)
+{
+    *existed = false;
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0; /* a directory is no object */
+    if (unlink(path) == 0) {
+        *existed = true;
+        return 0;
+    }
+    if (errno == ENOENT || errno == ENOTDIR)
+        return 0;
+    return io_fail(err, "delete", path, errno);
+}
+
+/* ---- list ---- */
+
+struct entry {
+    char *path;
+    uint64_t size;
+};
+
+struct walk {
+    const char *prefix;
+    size_t prefix_len;
+    struct entry *e;
+    size_t n, cap;
+    struct hl_error *err;
+};
+
+static int add_entry(struct walk *w, const char *path, uint64_t size)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 256;
+        struct entry *e = realloc(w->e, cap * sizeof *e);
+        if (!e)
+            return os_nomem(w->err);
+        w->e = e;
+        w->cap = cap;
+    }
+    if (!(w->e[w->n].path = strdup(path)))
+        return os_nomem(w->err);
+    w->e[w->n++].size = size;
+    return 0;
+}
+
+/* A directory can hold matches when the prefix starts with "dir/" or the
+ * directory's path starts with the prefix. */
+static bool may_match(const struct walk *w, const char *dir, size_t len)
+{
+    size_t n = len < w->prefix_len ? len : w->prefix_len;
+    return memcmp(dir, w->prefix, n) == 0;
+}
+
+static int walk_dir(struct walk *w, char *path, size_t len)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        return io_fail(w->err, "list", path, errno);
+    }
+    int rc = 0;
+    struct dirent *de;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        const char *name = de->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+            str_starts_with(name, FILESTORE_TEMP_PREFIX))
+            continue;
+        size_t nl = strlen(name);
+        if (len + 1 + nl >= PATH_MAX)
+            continue;
+        size_t at = (len == 1) ? 1 : len + 1; /* the root is "/" */
+        if (len != 1)
+            path[len] = '/';
+        memcpy(path + at, name, nl + 1);
+        size_t plen = at + nl;
+        struct stat st;
+        if (lstat(path, &st) != 0) {
+            if (errno != ENOENT) /* removed while we looked: not an error */
+                rc = io_fail(w->err, "list", path, errno);
+        } else if (S_ISDIR(st.st_mode)) {
+            /* Enter it only when "dir/" and the prefix agree as far as both go. */
+            path[plen] = '/';
+            path[plen + 1] = '\0';
+            bool go = may_match(w, path, plen + 1);
+            path[plen] = '\0';
+            if (go)
+                rc = walk_dir(w, path, plen);
+        } else if (S_ISREG(st.st_mode) && plen >= w->prefix_len &&
+                   memcmp(path, w->prefix, w->prefix_len) == 0) {
+            rc = add_entry(w, path, (uint64_t)st.st_size);
+        }
+        path[len] = '\0';
+    }
+    closedir(d);
+    return rc;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+int file_list(const char *prefix, int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+              struct hl_error *err)
+{
+    struct walk w = {prefix, strlen(prefix), NULL, 0, 0, err};
+    /* Start at the directory holding the prefix's last segment. */
+    char path[PATH_MAX];
+    const char *slash = strrchr(prefix, '/');
+    size_t len = slash == prefix ? 1 : (size_t)(slash - prefix);
+    memcpy(path, prefix, len);
+    path[len] = '\0';
+    int rc = walk_dir(&w, path, len);
+    if (rc == 0) {
+        if (w.n)
+            qsort(w.e, w.n, sizeof *w.e, cmp_entry);
+        struct buf uri = BUF_INIT;
+        for (size_t i = 0; i < w.n && rc == 0; i++) {
+            buf_reset(&uri);
+            if (buf_printf(&uri, "file://%s", w.e[i].path) != 0)
+                rc = os_nomem(err);
+            else if (fn(ctx, uri.data, w.e[i].size) != 0)
+                break;
+        }
+        buf_free(&uri);
+    }
+    for (size_t i = 0; i < w.n; i++)
+        free(w.e[i].path);
+    free(w.e);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* The file:// backend: objects are regular files under absolute paths.
+ * Semantics as objstore.h describes them; paths come already checked by
+ * objstore_uri_parse. */
+#ifndef HL_OBJSTORE_FILESTORE_H
+#define HL_OBJSTORE_FILESTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoglake/error.h"
+#include "util/buf.h"
+
+/* Temp files of puts in progress are named with this prefix in the target
+ * directory; listings skip them. */
+#define FILESTORE_TEMP_PREFIX ".hl-tmp."
+
+/* Writes a temp file beside the target, fsyncs it, then renames it over
+ * the target (exclusive: link()s it, failing if the target exists), and
+ * fsyncs the directory. Missing parent directories are created. */
+int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err);
+int file_get(const char *path, uint64_t offset, uint64_t length, struct buf *out,
+             struct hl_error *err);
+int file_head(const char *path, uint64_t *size, struct hl_error *err);
+/* Every regular file whose path starts with `prefix`, in byte order. */
+int file_list(const char *prefix, int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+              struct hl_error *err);
+/* Unlinks path; *existed says whether there was a file. */
+int file_delete(const char *path, bool *existed, struct hl_error *err);
+
+#endif

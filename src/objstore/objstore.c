@@ -1,0 +1,220 @@
+/* The object store handle: configuration resolved once, and each call
+ * dispatched by URI scheme to the file or S3 backend. */
+#include "objstore/objstore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "objstore/errors.h"
+#include "objstore/filestore.h"
+#include "objstore/s3.h"
+#include "objstore/uri.h"
+
+enum { DEFAULT_CONNECT_TIMEOUT_MS = 10000, DEFAULT_TIMEOUT_MS = 300000, DEFAULT_RETRIES = 3 };
+
+struct objstore {
+    struct s3_client *s3;
+    int list_page_size;
+};
+
+static const char *or_env(const char *v, const char *name)
+{
+    if (v)
+        return v;
+    const char *e = getenv(name);
+    return e && *e ? e : NULL;
+}
+
+int objstore_open(const struct objstore_config *cfg, struct objstore **out, struct hl_error *err)
+{
+    static const struct objstore_config none;
+    if (!out)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "objstore_open needs somewhere to put the handle");
+    *out = NULL;
+    if (!cfg)
+        cfg = &none;
+    if (cfg->connect_timeout_ms < 0 || cfg->timeout_ms < 0 || cfg->max_retries < -1)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_config",
+                       "timeouts must be >= 0 and max_retries >= -1");
+    struct s3_settings st = {
+        .endpoint = or_env(cfg->s3_endpoint, "AWS_ENDPOINT_URL"),
+        .region = or_env(cfg->s3_region, "AWS_REGION"),
+        .access_key = or_env(cfg->s3_access_key, "AWS_ACCESS_KEY_ID"),
+        .secret_key = or_env(cfg->s3_secret_key, "AWS_SECRET_ACCESS_KEY"),
+        .session_token = or_env(cfg->s3_session_token, "AWS_SESSION_TOKEN"),
+        .connect_timeout_ms =
+            cfg->connect_timeout_ms ? cfg->connect_timeout_ms : DEFAULT_CONNECT_TIMEOUT_MS,
+        .timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : DEFAULT_TIMEOUT_MS,
+        .max_retries = cfg->max_retries == 0  ? DEFAULT_RETRIES
+                       : cfg->max_retries < 0 ? 0
+                                              : cfg->max_retries,
+    };
+    if (!st.access_key != !st.secret_key)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_config",
+                       "S3 needs both an access key and a secret key, or neither");
+    struct objstore *s = calloc(1, sizeof *s);
+    if (!s)
+        return os_nomem(err);
+    s->list_page_size = 1000;
+    if (s3_client_new(&st, &s->s3, err) != 0) {
+        free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void objstore_free(struct objstore *s)
+{
+    if (!s)
+        return;
+    s3_client_free(s->s3);
+    free(s);
+}
+
+void objstore_set_list_page_size(struct objstore *s, int keys)
+{
+    s->list_page_size = keys < 1 ? 1 : keys > 1000 ? 1000 : keys;
+}
+
+static int need_handle(const struct objstore *s, struct hl_error *err)
+{
+    return s ? 0
+             : os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "no object store handle");
+}
+
+int objstore_put(struct objstore *s, const char *uri, const void *data, size_t len, unsigned flags,
+                 struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+        return -1;
+    if (!data && len)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "put of %zu bytes from NULL", len);
+    if (flags & ~(unsigned)OBJSTORE_IF_NONE_MATCH)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "unknown put flags 0x%x", flags);
+    if (u.scheme == OBJSTORE_FILE)
+        return file_put(u.key, data ? data : "", len, flags, err);
+    return s3_put(s->s3, u.bucket, u.key, data, len, flags, err);
+}
+
+int objstore_get(struct objstore *s, const char *uri, uint64_t offset, uint64_t length,
+                 struct buf *out, struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+        return -1;
+    if (!out)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "get needs an output buffer");
+    if (u.scheme == OBJSTORE_FILE)
+        return file_get(u.key, offset, length, out, err);
+    return s3_get(s->s3, u.bucket, u.key, offset, length, out, err);
+}
+
+int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+        return -1;
+    if (u.scheme == OBJSTORE_FILE)
+        return file_head(u.key, size, err);
+    return s3_head(s->s3, u.bucket, u.key, size, err);
+}
+
+int objstore_list(struct objstore *s, const char *prefix_uri,
+                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+                  struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(prefix_uri, true, &u, err) != 0)
+        return -1;
+    if (!fn)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "list needs a callback");
+    if (u.scheme == OBJSTORE_FILE)
+        return file_list(u.key, fn, ctx, err);
+    return s3_list(s->s3, u.bucket, u.key, s->list_page_size, fn, ctx, err);
+}
+
+/* Deletes keys[0..n) of one bucket, S3_DELETE_BATCH per request; every
+ * batch is tried, the first failure reported. */
+static int delete_bucket_run(struct objstore *s, const char *bucket, const char **keys, size_t n,
+                             size_t *deleted, struct hl_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i += S3_DELETE_BATCH) {
+        size_t m = n - i < S3_DELETE_BATCH ? n - i : S3_DELETE_BATCH;
+        size_t gone = 0;
+        struct hl_error e;
+        if (s3_delete_keys(s->s3, bucket, keys + i, m, &gone, &e) != 0 && rc == 0) {
+            if (err)
+                *err = e;
+            rc = -1;
+        }
+        *deleted += gone;
+    }
+    return rc;
+}
+
+int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_t *deleted,
+                    struct hl_error *err)
+{
+    size_t gone = 0;
+    if (deleted)
+        *deleted = 0;
+    if (need_handle(s, err) != 0)
+        return -1;
+    if (n && !uris)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "delete of %zu URIs from NULL", n);
+    /* Validate everything first: a bad URI deletes nothing. */
+    struct objstore_uri *u = calloc(n ? n : 1, sizeof *u);
+    const char **keys = calloc(n ? n : 1, sizeof *keys);
+    bool *done = calloc(n ? n : 1, sizeof *done);
+    int rc = (!u || !keys || !done) ? os_nomem(err) : 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = objstore_uri_parse(uris[i], false, &u[i], err);
+    /* Then every object is attempted; the first failure is reported. */
+    bool failed = false;
+    struct hl_error e;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (done[i])
+            continue;
+        int r;
+        if (u[i].scheme == OBJSTORE_FILE) {
+            bool existed = false;
+            r = file_delete(u[i].key, &existed, &e);
+            gone += existed;
+            done[i] = true;
+        } else {
+            /* Every remaining key of this bucket, in one run. */
+            size_t m = 0;
+            for (size_t j = i; j < n; j++) {
+                if (!done[j] && u[j].scheme == OBJSTORE_S3 &&
+                    strcmp(u[j].bucket, u[i].bucket) == 0) {
+                    keys[m++] = u[j].key;
+                    done[j] = true;
+                }
+            }
+            r = delete_bucket_run(s, u[i].bucket, keys, m, &gone, &e);
+        }
+        if (r != 0 && !failed) {
+            failed = true;
+            if (err)
+                *err = e;
+        }
+    }
+    if (failed)
+        rc = -1;
+    free(u);
+    free(keys);
+    free(done);
+    if (deleted)
+        *deleted = gone;
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* The object store client: file:// and s3:// objects behind one interface.
+ *
+ * URIs: `file:///abs/dir/key` (an absolute path; no `.`/`..`/empty
+ * segments) and `s3://bucket/key`. S3 requests are signed with AWS SigV4
+ * over the real payload hash and sent through libcurl; an endpoint given
+ * in the config or in AWS_ENDPOINT_URL is addressed path-style
+ * (endpoint/bucket/key), AWS itself virtual-hosted.
+ *
+ * Every function returns 0, or -1 with *err filled (err may be NULL):
+ *   HL_ERR_NOT_FOUND        the object does not exist
+ *   HL_ERR_ALREADY_EXISTS   OBJSTORE_IF_NONE_MATCH and the object exists
+ *   HL_ERR_INVALID_ARGUMENT a bad URI, range or configuration
+ *   HL_ERR_TIMEOUT          no answer in time (retryable; outcome unknown)
+ *   HL_ERR_IO               transport or storage failure; `retryable` says
+ *                           whether the same call may succeed later, `code`
+ *                           holds the S3 error code when there was one
+ *   HL_ERR_NOMEM, HL_ERR_PROTOCOL (an S3 answer we cannot parse)
+ * Transient failures (5xx, 429, SlowDown, RequestTimeout, timeouts,
+ * connection failures) are retried inside each call, up to max_retries
+ * times with exponential backoff and full jitter, resending the body.
+ * No error message or log line ever holds a secret key, session token,
+ * Authorization header or signature. */
+#ifndef HL_OBJSTORE_OBJSTORE_H
+#define HL_OBJSTORE_OBJSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoglake/error.h"
+#include "util/buf.h"
+
+struct objstore_config {
+    const char *s3_endpoint; /* "http://127.0.0.1:9000"; NULL = env AWS_ENDPOINT_URL, else AWS
+                                (https://s3.<region>.amazonaws.com, virtual-hosted) */
+    const char *s3_region;   /* NULL = env AWS_REGION, else us-east-1 */
+    const char *s3_access_key, *s3_secret_key, *s3_session_token; /* NULL = env */
+    long connect_timeout_ms;                                      /* 0 = 10000 */
+    long timeout_ms;                                              /* per request; 0 = 300000 */
+    int max_retries;                                              /* 0 = 3; -1 = none */
+};
+
+enum { OBJSTORE_IF_NONE_MATCH = 1 };
+
+/* Objects up to this size go in one PUT; larger ones as a multipart upload
+ * of parts this size (the last one shorter). */
+enum { OBJSTORE_PART_SIZE = 8 * 1024 * 1024 };
+
+/* Thread-safe: calls may run concurrently on one handle. The config's
+ * strings are copied; cfg may be NULL (all defaults). */
+struct objstore;
+int objstore_open(const struct objstore_config *cfg, struct objstore **out, struct hl_error *err);
+void objstore_free(struct objstore *s);
+
+/* Writes the object whole: atomically replaced (file:// renames a synced
+ * temp file; S3 replaces on completion). With OBJSTORE_IF_NONE_MATCH the
+ * write fails with HL_ERR_ALREADY_EXISTS when the object exists. file://
+ * creates missing parent directories. */
+int objstore_put(struct objstore *s, const char *uri, const void *data, size_t len, unsigned flags,
+                 struct hl_error *err);
+
+/* Appends bytes [offset, offset+length) of the object to *out, fewer when
+ * the object ends first; length UINT64_MAX reads to the end. An offset at
+ * or past the end is HL_ERR_INVALID_ARGUMENT, except a whole read (0,
+ * UINT64_MAX) of an empty object. On failure *out is as it was. */
+int objstore_get(struct objstore *s, const char *uri, uint64_t offset, uint64_t length,
+                 struct buf *out, struct hl_error *err);
+
+int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl_error *err);
+
+/* Calls fn for each object whose URI starts with prefix_uri (a string
+ * prefix, as S3 means it: "s3://b/a/x" matches "s3://b/a/xy/z"), in byte
+ * order of the key, with its full URI and size; fn returning nonzero stops
+ * the listing (objstore_list then returns 0). file:// lists regular files
+ * only and skips the temp files of puts in progress. */
+int objstore_list(struct objstore *s, const char *prefix_uri,
+                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+                  struct hl_error *err);
+
+/* Deletes the objects (any mix of schemes and buckets; S3 in batches of up
+ * to 1000 keys per request). A missing object counts as deleted on S3,
+ * which cannot tell; file:// does not count it. *deleted (may be NULL)
+ * gets how many went. Every URI is attempted; the first failure is
+ * reported. */
+int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_t *deleted,
+                    struct hl_error *err);
+
+/* Tests and tools: keys per ListObjectsV2 page (1..1000; default 1000). */
+void objstore_set_list_page_size(struct objstore *s, int keys);
+
+#endif

@@ -1,0 +1,355 @@
+#include "objstore/s3.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objstore/errors.h"
+#include "objstore/objstore.h"
+#include "objstore/s3xml.h"
+#include "util/base64.h"
+#include "util/log.h"
+
+static int bad_answer(struct hl_error *err, const char *what, const char *bucket, const char *key)
+{
+    return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
+                   "%s s3://%s/%.300s: cannot read the answer", what, bucket, key);
+}
+
+/* A request for bucket/key with the given query; the caller adds the rest. */
+static struct s3_request request(const char *method, const char *bucket, const char *key,
+                                 const struct sigv4_kv *query, size_t n_query)
+{
+    return (struct s3_request){
+        .method = method, .bucket = bucket, .key = key, .query = query, .n_query = n_query};
+}
+
+/* ---- put ---- */
+
+static int put_single(struct s3_client *c, const char *bucket, const char *key, const void *data,
+                      size_t len, unsigned flags, struct hl_error *err)
+{
+    struct s3_request r = request("PUT", bucket, key, NULL, 0);
+    r.body = data ? data : "";
+    r.body_len = len;
+    r.if_none_match = (flags & OBJSTORE_IF_NONE_MATCH) != 0;
+    return s3_call(c, &r, NULL, err);
+}
+
+static void abort_upload(struct s3_client *c, const char *bucket, const char *key,
+                         const char *upload_id)
+{
+    struct sigv4_kv q[] = {{"uploadId", upload_id}};
+    struct s3_request r = request("DELETE", bucket, key, q, 1);
+    struct hl_error e;
+    if (s3_call(c, &r, NULL, &e) != 0 && e.status != HL_ERR_NOT_FOUND)
+        log_warn("objstore: aborting a failed multipart upload: %s", e.message);
+}
+
+static int start_upload(struct s3_client *c, const char *bucket, const char *key,
+                        struct buf *upload_id, struct hl_error *err)
+{
+    struct sigv4_kv q[] = {{"uploads", ""}};
+    struct buf body = BUF_INIT;
+    struct s3_request r = request("POST", bucket, key, q, 1);
+    r.body = "";
+    r.out = &body;
+    r.out_max = 1 << 20;
+    int rc = s3_call(c, &r, NULL, err);
+    if (rc == 0) {
+        int x = s3xml_first(body.data ? body.data : "", body.len, "UploadId", upload_id);
+        if (x == S3XML_NOMEM)
+            rc = os_nomem(err);
+        else if (x != S3XML_OK || upload_id->len == 0)
+            rc = bad_answer(err, "CreateMultipartUpload", bucket, key);
+    }
+    buf_free(&body);
+    return rc;
+}
+
+static int put_part(struct s3_client *c, const char *bucket, const char *key, const char *upload_id,
+                    int number, const void *data, size_t len, struct buf *complete,
+                    struct hl_error *err)
+{
+    char num[16];
+    snprintf(num, sizeof num, "%d", number);
+    struct sigv4_kv q[] = {{"partNumber", num}, {"uploadId", upload_id}};
+    struct s3_request r = request("PUT", bucket, key, q, 2);
+    r.body = data;
+    r.body_len = len;
+    struct s3_response resp;
+    if (s3_call(c, &r, &resp, err) != 0)
+        return -1;
+    if (!resp.etag[0])
+        return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
+                       "UploadPart s3://%s/%.300s: no ETag in the answer", bucket, key);
+    if (buf_printf(complete, "<Part><PartNumber>%d</PartNumber><ETag>", number) != 0 ||
+        s3xml_escape(complete, resp.etag) != 0 || buf_puts(complete, "</ETag></Part>") != 0)
+        return os_nomem(err);
+    return 0;
+}
+
+static int finish_upload(struct s3_client *c, const char *bucket, const char *key,
+                         const char *upload_id, const struct buf *complete, unsigned flags,
+                         struct hl_error *err)
+{
+    struct sigv4_kv q[] = {{"uploadId", upload_id}};
+    struct buf answer = BUF_INIT;
+    struct s3_request r = request("POST", bucket, key, q, 1);
+    r.body = complete->data;
+    r.body_len = complete->len;
+    r.content_type = "application/xml";
+    r.if_none_match = (flags & OBJSTORE_IF_NONE_MATCH) != 0;
+    r.out = &answer;
+    r.out_max = 1 << 20;
+    int rc = s3_call(c, &r, NULL, err);
+    buf_free(&answer);
+    return rc;
+}
+
+static int put_multipart(struct s3_client *c, const char *bucket, const char *key,
+                         const uint8_t *data, size_t len, unsigned flags, struct hl_error *err)
+{
+    struct buf upload_id = BUF_INIT, complete = BUF_INIT;
+    if (start_upload(c, bucket, key, &upload_id, err) != 0) {
+        buf_free(&upload_id);
+        return -1;
+    }
+    int rc = buf_puts(&complete, "<CompleteMultipartUpload>") == 0 ? 0 : os_nomem(err);
+    int number = 1;
+    for (size_t off = 0; rc == 0 && off < len; off += OBJSTORE_PART_SIZE, number++) {
+        size_t n = len - off < OBJSTORE_PART_SIZE ? len - off : OBJSTORE_PART_SIZE;
+        rc = put_part(c, bucket, key, upload_id.data, number, data + off, n, &complete, err);
+    }
+    if (rc == 0 && buf_puts(&complete, "</CompleteMultipartUpload>") != 0)
+        rc = os_nomem(err);
+    if (rc == 0)
+        rc = finish_upload(c, bucket, key, upload_id.data, &complete, flags, err);
+    if (rc != 0)
+        abort_upload(c, bucket, key, upload_id.data);
+    buf_free(&upload_id);
+    buf_free(&complete);
+    return rc;
+}
+
+int s3_put(struct s3_client *c, const char *bucket, const char *key, const void *data, size_t len,
+           unsigned flags, struct hl_error *err)
+{
+    if (len <= OBJSTORE_PART_SIZE)
+        return put_single(c, bucket, key, data, len, flags, err);
+    return put_multipart(c, bucket, key, data, len, flags, err);
+}
+
+/* ---- get / head ---- */
+
+int s3_head(struct s3_client *c, const char *bucket, const char *key, uint64_t *size,
+            struct hl_error *err)
+{
+    struct s3_request r = request("HEAD", bucket, key, NULL, 0);
+    r.head = true;
+    struct s3_response resp;
+    if (s3_call(c, &r, &resp, err) != 0)
+        return -1;
+    if (resp.content_length < 0)
+        return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
+                       "HEAD s3://%s/%.300s: no Content-Length in the answer", bucket, key);
+    if (size)
+        *size = (uint64_t)resp.content_length;
+    return 0;
+}
+
+int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t offset,
+           uint64_t length, struct buf *out, struct hl_error *err)
+{
+    if (length == 0)
+        return s3_head(c, bucket, key, NULL, err);
+    bool whole = offset == 0 && length == UINT64_MAX;
+    bool to_end = length == UINT64_MAX || length - 1 > UINT64_MAX - offset;
+    char range[64];
+    if (to_end)
+        snprintf(range, sizeof range, "bytes=%llu-", (unsigned long long)offset);
+    else
+        snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
+                 (unsigned long long)(offset + length - 1));
+    size_t base = out->len;
+    struct s3_request r = request("GET", bucket, key, NULL, 0);
+    r.range = whole ? NULL : range;
+    r.out = out;
+    struct s3_response resp;
+    if (s3_call(c, &r, &resp, err) != 0)
+        return -1;
+    size_t got = out->len - base;
+    if (!whole && resp.http == 200) {
+        /* The server ignored Range and sent everything: keep the slice. */
+        size_t from = offset < got ? (size_t)offset : got;
+        size_t n = got - from;
+        if (!to_end && length < n)
+            n = (size_t)length;
+        if (from == got && offset > 0) {
+            out->len = base;
+            out->data[base] = '\0';
+            return os_fail(err, HL_ERR_INVALID_ARGUMENT, 416, false, "InvalidRange",
+                           "GET s3://%s/%.300s: offset %llu is past the end (%zu bytes)", bucket,
+                           key, (unsigned long long)offset, got);
+        }
+        memmove(out->data + base, out->data + base + from, n);
+        out->len = base + n;
+        out->data[out->len] = '\0';
+    } else if (!to_end && got > length) {
+        out->len = base;
+        if (out->data)
+            out->data[base] = '\0';
+        return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
+                       "GET s3://%s/%.300s: the answer is longer than the range", bucket, key);
+    }
+    return 0;
+}
+
+/* ---- list ---- */
+
+struct list_ctx {
+    const char *bucket;
+    int (*fn)(void *ctx, const char *uri, uint64_t size);
+    void *ctx;
+    struct buf uri;
+    bool oom;
+};
+
+static int list_one(void *ud, const char *key, uint64_t size)
+{
+    struct list_ctx *l = ud;
+    buf_reset(&l->uri);
+    if (buf_printf(&l->uri, "s3://%s/%s", l->bucket, key) != 0) {
+        l->oom = true;
+        return 1;
+    }
+    return l->fn(l->ctx, l->uri.data, size);
+}
+
+int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
+            int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx, struct hl_error *err)
+{
+    char max_keys[16];
+    snprintf(max_keys, sizeof max_keys, "%d", page_size);
+    struct buf token = BUF_INIT, page = BUF_INIT;
+    struct list_ctx l = {bucket, fn, ctx, BUF_INIT, false};
+    int rc = 0;
+    for (;;) {
+        struct sigv4_kv q[4] = {{"list-type", "2"}, {"max-keys", max_keys}, {"prefix", prefix}};
+        size_t nq = 3;
+        if (token.len)
+            q[nq++] = (struct sigv4_kv){"continuation-token", token.data};
+        buf_reset(&page);
+        struct s3_request r = request("GET", bucket, "", q, nq);
+        r.out = &page;
+        r.out_max = 64u << 20;
+        if ((rc = s3_call(c, &r, NULL, err)) != 0)
+            break;
+        bool truncated = false;
+        int x =
+            s3xml_list_page(page.data ? page.data : "", page.len, list_one, &l, &truncated, &token);
+        if (l.oom || x == S3XML_NOMEM) {
+            rc = os_nomem(err);
+            break;
+        }
+        if (x == S3XML_BAD) {
+            rc = bad_answer(err, "ListObjectsV2", bucket, prefix);
+            break;
+        }
+        if (x == S3XML_STOP || !truncated)
+            break;
+    }
+    buf_free(&token);
+    buf_free(&page);
+    buf_free(&l.uri);
+    return rc;
+}
+
+/* ---- delete ---- */
+
+static int md5_base64(const struct buf *body, struct buf *out)
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (EVP_Digest(body->data, body->len, d, &n, EVP_md5(), NULL) != 1)
+        return -1;
+    return base64_encode(out, d, n);
+}
+
+static bool retryable_delete_code(const char *code)
+{
+    return strcmp(code, "InternalError") == 0 || strcmp(code, "SlowDown") == 0 ||
+           strcmp(code, "ServiceUnavailable") == 0;
+}
+
+/* Reads the <Error> entries of a quiet DeleteResult: counts them and
+ * reports the first into *err. */
+static int delete_errors(const struct buf *answer, const char *bucket, size_t *errors,
+                         struct hl_error *err)
+{
+    size_t pos = 0, n = 0;
+    const char *t;
+    size_t tl;
+    const char *doc = answer->data ? answer->data : "";
+    while (s3xml_next(doc, answer->len, &pos, "Error", &t, &tl)) {
+        if (n++ > 0)
+            continue;
+        struct buf key = BUF_INIT, code = BUF_INIT, msg = BUF_INIT;
+        s3xml_first(t, tl, "Key", &key);
+        s3xml_first(t, tl, "Code", &code);
+        s3xml_first(t, tl, "Message", &msg);
+        const char *cs = code.data ? code.data : "unknown";
+        os_fail(err, HL_ERR_IO, 200, retryable_delete_code(cs), cs,
+                "DeleteObjects s3://%s/%.300s: %s: %.300s", bucket, key.data ? key.data : "?", cs,
+                msg.data ? msg.data : "no detail");
+        buf_free(&key);
+        buf_free(&code);
+        buf_free(&msg);
+    }
+    *errors = n;
+    return n ? -1 : 0;
+}
+
+int s3_delete_keys(struct s3_client *c, const char *bucket, const char *const *keys, size_t n,
+                   size_t *deleted, struct hl_error *err)
+{
+    *deleted = 0;
+    if (n == 0)
+        return 0;
+    struct buf body = BUF_INIT, md5 = BUF_INIT, answer = BUF_INIT;
+    int rc = buf_puts(&body, "<Delete><Quiet>true</Quiet>");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = buf_puts(&body, "<Object><Key>");
+        if (rc == 0)
+            rc = s3xml_escape(&body, keys[i]);
+        if (rc == 0)
+            rc = buf_puts(&body, "</Key></Object>");
+    }
+    if (rc == 0)
+        rc = buf_puts(&body, "</Delete>");
+    if (rc == 0)
+        rc = md5_base64(&body, &md5);
+    if (rc != 0) {
+        rc = os_nomem(err);
+    } else {
+        struct sigv4_kv q[] = {{"delete", ""}};
+        struct s3_request r = request("POST", bucket, "", q, 1);
+        r.body = body.data;
+        r.body_len = body.len;
+        r.content_type = "application/xml";
+        r.content_md5 = md5.data;
+        r.out = &answer;
+        r.out_max = 16u << 20;
+        rc = s3_call(c, &r, NULL, err);
+        if (rc == 0) {
+            size_t errors = 0;
+            rc = delete_errors(&answer, bucket, &errors, err);
+            *deleted = n - (errors < n ? errors : n);
+        }
+    }
+    buf_free(&body);
+    buf_free(&md5);
+    buf_free(&answer);
+    return rc;
+}

@@ -1,0 +1,772 @@
+/* Integration tests of the object store client (src/objstore) against
+ * moto (S3 semantics: conditional writes, multipart, abort), s3rver (it
+ * verifies every SigV4 signature and payload hash), file:// in a temp dir,
+ * and a scripted loopback HTTP server for retries, timeouts, aborts and
+ * credential leaks. Needs HOGLAKE_TEST_MOTO_ENDPOINT and
+ * HOGLAKE_TEST_S3RVER_ENDPOINT (scripts/test.sh starts both): without them
+ * the S3 tests fail, they never skip. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake_http.h"
+#include "harness.h"
+#include "objstore/objstore.h"
+#include "util/sha256.h"
+
+#define TEST_SECRET_FALLBACK "hoglake-secret"
+
+static char run_id[64]; /* a fresh key prefix per run: the servers outlive us */
+static char tmp_root[256];
+
+static const char *env_or_fail(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts moto and "
+                 "s3rver (or: eval \"$(scripts/s3.sh start DIR)\")",
+                 name);
+    return v;
+}
+
+static const char *bucket(void)
+{
+    return env_or_fail("HOGLAKE_TEST_S3_BUCKET");
+}
+
+static struct objstore *open_store(const char *endpoint, const char *secret, long timeout_ms,
+                                   int max_retries)
+{
+    struct objstore_config cfg = {
+        .s3_endpoint = endpoint,
+        .s3_region = getenv("HOGLAKE_TEST_S3_REGION"),
+        .s3_access_key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY"),
+        .s3_secret_key = secret,
+        .timeout_ms = timeout_ms,
+        .max_retries = max_retries,
+    };
+    if (!cfg.s3_access_key)
+        cfg.s3_access_key = "hoglake";
+    struct objstore *s = NULL;
+    struct hl_error err;
+    if (objstore_open(&cfg, &s, &err) != 0)
+        fail_msg("objstore_open: %s", err.message);
+    return s;
+}
+
+static struct objstore *open_s3(const char *endpoint_env)
+{
+    const char *secret = getenv("HOGLAKE_TEST_S3_SECRET_KEY");
+    return open_store(env_or_fail(endpoint_env), secret ? secret : TEST_SECRET_FALLBACK, 0, 0);
+}
+
+#define expect_ok(rc, err)                                                                         \
+    do {                                                                                           \
+        if ((rc) != 0)                                                                             \
+            fail_msg("%s:%d: failed: [%s] %s", __FILE__, __LINE__, (err).code, (err).message);     \
+    } while (0)
+
+#define expect_fail(rc, err, st)                                                                   \
+    do {                                                                                           \
+        if ((rc) != -1 || (err).status != (st))                                                    \
+            fail_msg("%s:%d: want status %d, got rc %d status %d: %s", __FILE__, __LINE__, (st),   \
+                     (rc), (err).status, (err).message);                                           \
+    } while (0)
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+    uint32_t x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        p[i] = (uint8_t)x;
+    }
+}
+
+static const char *join(char *out, size_t cap, const char *base, const char *key)
+{
+    snprintf(out, cap, "%s%s", base, key);
+    return out;
+}
+
+struct listing {
+    char uris[64][600];
+    uint64_t sizes[64];
+    size_t n;
+    size_t stop_after; /* 0: never stop */
+    bool sorted;
+    char last[600];
+};
+
+static int on_object(void *ctx, const char *uri, uint64_t size)
+{
+    struct listing *l = ctx;
+    if (l->n && strcmp(l->last, uri) >= 0)
+        l->sorted = false;
+    snprintf(l->last, sizeof l->last, "%s", uri);
+    if (l->n < 64) {
+        snprintf(l->uris[l->n], sizeof l->uris[0], "%s", uri);
+        l->sizes[l->n] = size;
+    }
+    l->n++;
+    return l->stop_after && l->n >= l->stop_after;
+}
+
+static void list_into(struct objstore *s, const char *prefix, struct listing *l)
+{
+    memset(l, 0, sizeof *l);
+    l->sorted = true;
+    struct hl_error err;
+    expect_ok(objstore_list(s, prefix, on_object, l, &err), err);
+    assert_true(l->sorted);
+}
+
+/* A key with spaces, reserved and non-ASCII bytes: the path must be signed
+ * as sent. s3rver escapes '&' and '\'' twice in its listings (its bug, seen
+ * in the raw XML), so it gets the key without those two. */
+#define ODD_KEY "a/sp ace+plus=eq\xc3\xa9$!()*,;:@.bin"
+#define ODD_KEY_XML "a/sp ace+plus=eq&amp;\xc3\xa9$!'()*,;:@.bin"
+
+/* The operations every backend must agree on. missing_counts: whether a
+ * delete of a missing object counts it as deleted (S3 cannot tell). */
+static void exercise(struct objstore *s, const char *base, const char *odd_key, bool missing_counts)
+{
+    char u1[600], u2[600], u3[600], u4[600], u5[600];
+    const char *one = join(u1, sizeof u1, base, "a/one.bin");
+    const char *empty = join(u2, sizeof u2, base, "a/empty");
+    const char *missing = join(u3, sizeof u3, base, "a/missing");
+    const char *cond = join(u4, sizeof u4, base, "a/cond");
+    const char *odd = join(u5, sizeof u5, base, odd_key);
+    struct hl_error err;
+    uint8_t data[1000];
+    fill(data, sizeof data, 1);
+
+    expect_ok(objstore_put(s, one, data, sizeof data, 0, &err), err);
+    struct buf b = BUF_INIT;
+    assert_int_equal(buf_append(&b, "xy", 2), 0);
+    expect_ok(objstore_get(s, one, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 1002); /* appended */
+    assert_memory_equal(b.data + 2, data, 1000);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, one, 10, 100, &b, &err), err);
+    assert_int_equal(b.len, 100);
+    assert_memory_equal(b.data, data + 10, 100);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, one, 990, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 10);
+    assert_memory_equal(b.data, data + 990, 10);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, one, 995, 100, &b, &err), err); /* cut at the end */
+    assert_int_equal(b.len, 5);
+    assert_memory_equal(b.data, data + 995, 5);
+    buf_reset(&b);
+    assert_int_equal(buf_append(&b, "keep", 4), 0);
+    expect_fail(objstore_get(s, one, 1000, 10, &b, &err), err, HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(b.len, 4); /* untouched on failure */
+    uint64_t size = 0;
+    expect_ok(objstore_head(s, one, &size, &err), err);
+    assert_int_equal(size, 1000);
+
+    expect_ok(objstore_put(s, empty, NULL, 0, 0, &err), err);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, empty, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 0);
+    expect_ok(objstore_head(s, empty, &size, &err), err);
+    assert_int_equal(size, 0);
+
+    expect_fail(objstore_get(s, missing, 0, UINT64_MAX, &b, &err), err, HL_ERR_NOT_FOUND);
+    assert_false(err.retryable);
+    expect_fail(objstore_head(s, missing, &size, &err), err, HL_ERR_NOT_FOUND);
+
+    expect_ok(objstore_put(s, cond, "first", 5, OBJSTORE_IF_NONE_MATCH, &err), err);
+    expect_fail(objstore_put(s, cond, "second", 6, OBJSTORE_IF_NONE_MATCH, &err), err,
+                HL_ERR_ALREADY_EXISTS);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, cond, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 5);
+    assert_memory_equal(b.data, "first", 5);
+    expect_ok(objstore_put(s, cond, "third!", 6, 0, &err), err); /* a plain put replaces */
+    buf_reset(&b);
+    expect_ok(objstore_get(s, cond, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 6);
+    assert_memory_equal(b.data, "third!", 6);
+
+    expect_ok(objstore_put(s, odd, data, 7, 0, &err), err);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, odd, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 7);
+
+    char prefix[600];
+    struct listing l;
+    list_into(s, join(prefix, sizeof prefix, base, "a/"), &l);
+    assert_int_equal(l.n, 4);
+    assert_string_equal(l.uris[0], cond);
+    assert_int_equal(l.sizes[0], 6);
+    assert_string_equal(l.uris[1], empty);
+    assert_int_equal(l.sizes[1], 0);
+    assert_string_equal(l.uris[2], one);
+    assert_int_equal(l.sizes[2], 1000);
+    assert_string_equal(l.uris[3], odd);
+    assert_int_equal(l.sizes[3], 7);
+    /* A string prefix, not a directory. */
+    list_into(s, join(prefix, sizeof prefix, base, "a/o"), &l);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.uris[0], one);
+    /* The callback stops the listing. */
+    memset(&l, 0, sizeof l);
+    l.sorted = true;
+    l.stop_after = 2;
+    expect_ok(objstore_list(s, join(prefix, sizeof prefix, base, "a/"), on_object, &l, &err), err);
+    assert_int_equal(l.n, 2);
+
+    const char *victims[] = {one, empty, missing, cond, odd};
+    size_t deleted = 99;
+    expect_ok(objstore_delete(s, victims, 5, &deleted, &err), err);
+    assert_int_equal(deleted, missing_counts ? 5 : 4);
+    expect_fail(objstore_head(s, one, &size, &err), err, HL_ERR_NOT_FOUND);
+    list_into(s, join(prefix, sizeof prefix, base, "a/"), &l);
+    assert_int_equal(l.n, 0);
+    buf_free(&b);
+}
+
+/* n one-byte objects listed back in order, with page_size keys a page and
+ * with the default 1000, then deleted in one call (more than 1000 takes two
+ * DeleteObjects). */
+static void many_keys(struct objstore *s, const char *base, size_t n, int page_size)
+{
+    struct hl_error err;
+    char **uris = calloc(n, sizeof *uris);
+    assert_non_null(uris);
+    for (size_t i = 0; i < n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "m/k%05zu", i);
+        uris[i] = malloc(600);
+        assert_non_null(uris[i]);
+        join(uris[i], 600, base, key);
+        expect_ok(objstore_put(s, uris[i], "x", 1, 0, &err), err);
+    }
+    char prefix[600];
+    struct listing l;
+    for (int pass = 0; pass < 2; pass++) {
+        objstore_set_list_page_size(s, pass ? page_size : 1000);
+        list_into(s, join(prefix, sizeof prefix, base, "m/"), &l);
+        assert_int_equal(l.n, n);
+        assert_string_equal(l.uris[0], uris[0]);
+        assert_string_equal(l.last, uris[n - 1]);
+    }
+    objstore_set_list_page_size(s, 1000);
+    size_t deleted = 0;
+    expect_ok(objstore_delete(s, (const char *const *)uris, n, &deleted, &err), err);
+    assert_int_equal(deleted, n);
+    list_into(s, prefix, &l);
+    assert_int_equal(l.n, 0);
+    for (size_t i = 0; i < n; i++)
+        free(uris[i]);
+    free(uris);
+}
+
+/* A multipart object (three parts, the last short) read back whole and
+ * across a part boundary. */
+static void multipart(struct objstore *s, const char *uri)
+{
+    size_t n = 20u * 1024 * 1024 + 123;
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    fill(data, n, 7);
+    struct hl_error err;
+    expect_ok(objstore_put(s, uri, data, n, 0, &err), err);
+    uint64_t size = 0;
+    expect_ok(objstore_head(s, uri, &size, &err), err);
+    assert_int_equal(size, n);
+    struct buf b = BUF_INIT;
+    expect_ok(objstore_get(s, uri, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, n);
+    assert_true(memcmp(b.data, data, n) == 0);
+    buf_reset(&b);
+    expect_ok(objstore_get(s, uri, OBJSTORE_PART_SIZE - 10, 20, &b, &err), err);
+    assert_int_equal(b.len, 20);
+    assert_memory_equal(b.data, data + OBJSTORE_PART_SIZE - 10, 20);
+    buf_free(&b);
+    free(data);
+}
+
+static void s3_base(char *out, size_t cap)
+{
+    snprintf(out, cap, "s3://%s/%s/", bucket(), run_id);
+}
+
+static void test_file(void **state)
+{
+    (void)state;
+    struct objstore *s = NULL;
+    struct hl_error err;
+    struct objstore_config cfg = {.max_retries = -1};
+    expect_ok(objstore_open(&cfg, &s, &err), err);
+    char base[600];
+    snprintf(base, sizeof base, "file://%s/store/", tmp_root);
+    exercise(s, base, ODD_KEY_XML, false);
+    many_keys(s, base, 1005, 7);
+    /* The exclusive create leaves no temp file behind, and puts made the parents. */
+    char uri[700], dir[700];
+    snprintf(uri, sizeof uri, "%sdeep/er/x", base);
+    expect_ok(objstore_put(s, uri, "1", 1, OBJSTORE_IF_NONE_MATCH, &err), err);
+    expect_fail(objstore_put(s, uri, "2", 1, OBJSTORE_IF_NONE_MATCH, &err), err,
+                HL_ERR_ALREADY_EXISTS);
+    snprintf(dir, sizeof dir, "%s/store/deep/er", tmp_root);
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = x", dir);
+    assert_int_equal(system(cmd), 0);
+    /* A directory is not an object. */
+    snprintf(uri, sizeof uri, "%sdeep/er", base);
+    uint64_t size;
+    expect_fail(objstore_head(s, uri, &size, &err), err, HL_ERR_NOT_FOUND);
+    objstore_free(s);
+}
+
+static void test_moto(void **state)
+{
+    (void)state;
+    struct objstore *s = open_s3("HOGLAKE_TEST_MOTO_ENDPOINT");
+    char base[600], uri[700];
+    s3_base(base, sizeof base);
+    strcat(base, "moto/");
+    exercise(s, base, ODD_KEY_XML, true);
+    many_keys(s, base, 1005, 7); /* continuation tokens, many of them */
+    multipart(s, join(uri, sizeof uri, base, "big.bin"));
+    struct hl_error err;
+    const char *victims[] = {uri};
+    expect_ok(objstore_delete(s, victims, 1, NULL, &err), err);
+    objstore_free(s);
+}
+
+static void test_s3rver(void **state)
+{
+    (void)state;
+    struct objstore *s = open_s3("HOGLAKE_TEST_S3RVER_ENDPOINT");
+    char base[600], uri[700];
+    s3_base(base, sizeof base);
+    strcat(base, "s3rver/");
+    exercise(s, base, ODD_KEY, true);
+    /* No truncated listing here: s3rver makes its continuation tokens with
+     * DES, which Node 20's OpenSSL 3 refuses, so any truncated
+     * ListObjectsV2 page is a 500 InternalError there. moto covers paging. */
+    many_keys(s, base, 30, 1000);
+    multipart(s, join(uri, sizeof uri, base, "big.bin"));
+    objstore_free(s);
+}
+
+/* A wrong secret: a clear, non-retryable error that names neither secret. */
+static void test_s3rver_wrong_secret(void **state)
+{
+    (void)state;
+    const char *wrong = "wrong-secret-0123456789";
+    const char *right = getenv("HOGLAKE_TEST_S3_SECRET_KEY");
+    struct objstore *s = open_store(env_or_fail("HOGLAKE_TEST_S3RVER_ENDPOINT"), wrong, 0, 3);
+    char base[600], uri[700];
+    s3_base(base, sizeof base);
+    struct hl_error err;
+    int rc = objstore_put(s, join(uri, sizeof uri, base, "denied"), "x", 1, 0, &err);
+    expect_fail(rc, err, HL_ERR_IO);
+    assert_int_equal(err.http_status, 403);
+    assert_false(err.retryable);
+    assert_string_equal(err.code, "SignatureDoesNotMatch");
+    assert_non_null(strstr(err.message, "check the S3 access key and secret key"));
+    assert_null(strstr(err.message, wrong));
+    assert_null(strstr(err.message, right ? right : TEST_SECRET_FALLBACK));
+    assert_null(strstr(err.message, "Signature="));
+    objstore_free(s);
+}
+
+/* Multipart uploads still open on moto under key (its ListMultipartUploads,
+ * unsigned: moto does not check signatures). */
+static bool moto_has_upload(const char *key)
+{
+    char url[1024];
+    snprintf(url, sizeof url, "%s/%s?uploads&prefix=%s", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"),
+             bucket(), key);
+    struct http_result r;
+    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    bool open = r.body && strstr(r.body, "<UploadId>") != NULL;
+    http_result_free(&r);
+    return open;
+}
+
+/* A conditional multipart put over an existing object fails at completion
+ * and the upload is aborted. */
+static void test_moto_multipart_abort(void **state)
+{
+    (void)state;
+    struct objstore *s = open_s3("HOGLAKE_TEST_MOTO_ENDPOINT");
+    char key[300], uri[700];
+    snprintf(key, sizeof key, "%s/abort/big.bin", run_id);
+    snprintf(uri, sizeof uri, "s3://%s/%s", bucket(), key);
+    size_t n = 17u * 1024 * 1024;
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    fill(data, n, 3);
+    struct hl_error err;
+    expect_ok(objstore_put(s, uri, "small", 5, 0, &err), err);
+    expect_fail(objstore_put(s, uri, data, n, OBJSTORE_IF_NONE_MATCH, &err), err,
+                HL_ERR_ALREADY_EXISTS);
+    assert_false(moto_has_upload(key));
+    struct buf b = BUF_INIT;
+    expect_ok(objstore_get(s, uri, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, 5);
+    /* Without the condition the same upload goes through. */
+    expect_ok(objstore_put(s, uri, data, n, 0, &err), err);
+    uint64_t size = 0;
+    expect_ok(objstore_head(s, uri, &size, &err), err);
+    assert_int_equal(size, n);
+    assert_false(moto_has_upload(key));
+    const char *victims[] = {uri};
+    expect_ok(objstore_delete(s, victims, 1, NULL, &err), err);
+    buf_free(&b);
+    free(data);
+    objstore_free(s);
+}
+
+/* ---- the scripted server ---- */
+
+struct script {
+    int fail_first;     /* answer this many requests with `status` */
+    int status;         /* then 200 */
+    const char *code;   /* S3 error code in the body */
+    bool echo_auth;     /* put the request's Authorization and secrets into the error */
+    const char *secret; /* ... these */
+    const char *token;
+    int hold_ms; /* with status 0 */
+};
+
+static void scripted(void *ctx, size_t i, const struct fake_request *r, struct fake_answer *a)
+{
+    const struct script *sc = ctx;
+    if ((int)i >= sc->fail_first) {
+        a->status = 200;
+        snprintf(a->headers, sizeof a->headers, "ETag: \"etag-%zu\"\r\n", i);
+        snprintf(a->body, sizeof a->body, "ok");
+        return;
+    }
+    a->status = sc->status;
+    a->hold_ms = sc->hold_ms;
+    if (sc->echo_auth)
+        snprintf(a->body, sizeof a->body,
+                 "<Error><Code>%s</Code><Message>you sent %s with %s and %s</Message>"
+                 "<SignatureProvided>%s</SignatureProvided></Error>",
+                 sc->code, r->authorization, sc->secret, sc->token, r->authorization);
+    else
+        snprintf(a->body, sizeof a->body,
+                 "<Error><Code>%s</Code><Message>try later</Message></Error>", sc->code);
+}
+
+static struct objstore *open_fake(const struct fake_http *f, long timeout_ms, int max_retries,
+                                  const char *secret, const char *token)
+{
+    struct objstore_config cfg = {.s3_endpoint = f->base,
+                                  .s3_access_key = "AKIDFAKE",
+                                  .s3_secret_key = secret,
+                                  .s3_session_token = token,
+                                  .timeout_ms = timeout_ms,
+                                  .max_retries = max_retries};
+    struct objstore *s = NULL;
+    struct hl_error err;
+    if (objstore_open(&cfg, &s, &err) != 0)
+        fail_msg("objstore_open: %s", err.message);
+    return s;
+}
+
+/* 500 twice, then success: three requests, each with the whole body. */
+static void test_retry_resends_body(void **state)
+{
+    (void)state;
+    struct script sc = {.fail_first = 2, .status = 500, .code = "InternalError"};
+    struct fake_http f;
+    fake_http_start(&f, scripted, &sc);
+    struct objstore *s = open_fake(&f, 5000, 3, "fake-secret-key", NULL);
+    uint8_t data[5000];
+    fill(data, sizeof data, 9);
+    char want[65];
+    struct buf h = BUF_INIT;
+    struct hl_error err;
+    expect_ok(objstore_put(s, "s3://bkt/retry/key", data, sizeof data, 0, &err), err);
+    assert_int_equal(fake_http_count(&f), 3);
+    assert_int_equal(sha256_hex(data, sizeof data, want), 0);
+    for (size_t i = 0; i < 3; i++) {
+        struct fake_request r = fake_http_request(&f, i);
+        assert_string_equal(r.method, "PUT");
+        assert_string_equal(r.target, "/bkt/retry/key");
+        assert_int_equal(r.body_len, sizeof data);
+        assert_string_equal(r.body_sha256, want);
+    }
+    /* SlowDown (503) on a GET is retried too. */
+    sc.fail_first = 4;
+    sc.status = 503;
+    sc.code = "SlowDown";
+    expect_ok(objstore_get(s, "s3://bkt/retry/key", 0, UINT64_MAX, &h, &err), err);
+    assert_int_equal(fake_http_count(&f), 5);
+    assert_int_equal(h.len, 2); /* "ok" */
+    buf_free(&h);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* Always 500: max_retries + 1 attempts, then a retryable HL_ERR_IO. */
+static void test_retry_gives_up(void **state)
+{
+    (void)state;
+    struct script sc = {.fail_first = 1000, .status = 500, .code = "InternalError"};
+    struct fake_http f;
+    fake_http_start(&f, scripted, &sc);
+    struct objstore *s = open_fake(&f, 5000, 2, "fake-secret-key", NULL);
+    struct hl_error err;
+    expect_fail(objstore_put(s, "s3://bkt/k", "abc", 3, 0, &err), err, HL_ERR_IO);
+    assert_true(err.retryable);
+    assert_int_equal(err.http_status, 500);
+    assert_string_equal(err.code, "InternalError");
+    assert_int_equal(fake_http_count(&f), 3);
+    objstore_free(s);
+
+    /* max_retries -1: exactly one attempt. */
+    s = open_fake(&f, 5000, -1, "fake-secret-key", NULL);
+    expect_fail(objstore_put(s, "s3://bkt/k", "abc", 3, 0, &err), err, HL_ERR_IO);
+    assert_int_equal(fake_http_count(&f), 4);
+    /* A 4xx other than the mapped ones is not retried at all. */
+    sc.status = 400;
+    sc.code = "InvalidArgument";
+    objstore_free(s);
+    s = open_fake(&f, 5000, 3, "fake-secret-key", NULL);
+    expect_fail(objstore_put(s, "s3://bkt/k", "abc", 3, 0, &err), err, HL_ERR_IO);
+    assert_false(err.retryable);
+    assert_int_equal(fake_http_count(&f), 5);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* No answer: HL_ERR_TIMEOUT after every attempt timed out. */
+static void test_timeout(void **state)
+{
+    (void)state;
+    /* Held a little longer than the timeout, so the one-connection-at-a-time
+     * server is free again for the retry. */
+    struct script sc = {.fail_first = 1000, .status = 0, .hold_ms = 450};
+    struct fake_http f;
+    fake_http_start(&f, scripted, &sc);
+    struct objstore *s = open_fake(&f, 300, 1, "fake-secret-key", NULL);
+    struct hl_error err;
+    struct buf b = BUF_INIT;
+    expect_fail(objstore_get(s, "s3://bkt/k", 0, UINT64_MAX, &b, &err), err, HL_ERR_TIMEOUT);
+    assert_true(err.retryable);
+    objstore_free(s);
+    fake_http_stop(&f);
+    assert_int_equal(fake_http_count(&f), 2);
+
+    /* Nobody listening: a retryable I/O error. */
+    s = open_fake(&f, 300, 1, "fake-secret-key", NULL); /* f's port is closed now */
+    expect_fail(objstore_get(s, "s3://bkt/k", 0, UINT64_MAX, &b, &err), err, HL_ERR_IO);
+    assert_true(err.retryable);
+    objstore_free(s);
+    buf_free(&b);
+}
+
+/* A part upload fails: the upload is aborted (DELETE ?uploadId=). */
+static void multipart_handler(void *ctx, size_t i, const struct fake_request *r,
+                              struct fake_answer *a)
+{
+    (void)ctx;
+    (void)i;
+    a->status = 200;
+    if (strcmp(r->method, "POST") == 0 && strstr(r->target, "?uploads=")) {
+        snprintf(a->body, sizeof a->body,
+                 "<InitiateMultipartUploadResult><Bucket>bkt</Bucket><Key>k</Key>"
+                 "<UploadId>up&amp;1</UploadId></InitiateMultipartUploadResult>");
+    } else if (strcmp(r->method, "PUT") == 0 && strstr(r->target, "partNumber=1&")) {
+        snprintf(a->headers, sizeof a->headers, "ETag: \"p1\"\r\n");
+    } else if (strcmp(r->method, "PUT") == 0) {
+        a->status = 400;
+        snprintf(a->body, sizeof a->body,
+                 "<Error><Code>InvalidPart</Code><Message>no</Message></Error>");
+    } else if (strcmp(r->method, "DELETE") == 0) {
+        a->status = 204;
+    }
+}
+
+static void test_multipart_abort_on_part_failure(void **state)
+{
+    (void)state;
+    struct fake_http f;
+    fake_http_start(&f, multipart_handler, NULL);
+    struct objstore *s = open_fake(&f, 10000, 3, "fake-secret-key", NULL);
+    size_t n = OBJSTORE_PART_SIZE + 100;
+    uint8_t *data = calloc(1, n);
+    assert_non_null(data);
+    struct hl_error err;
+    expect_fail(objstore_put(s, "s3://bkt/k", data, n, 0, &err), err, HL_ERR_IO);
+    assert_string_equal(err.code, "InvalidPart");
+    assert_int_equal(fake_http_count(&f), 4);
+    struct fake_request r = fake_http_request(&f, 1);
+    assert_string_equal(r.target, "/bkt/k?partNumber=1&uploadId=up%261");
+    assert_int_equal(r.body_len, OBJSTORE_PART_SIZE);
+    r = fake_http_request(&f, 2);
+    assert_int_equal(r.body_len, 100);
+    r = fake_http_request(&f, 3);
+    assert_string_equal(r.method, "DELETE");
+    assert_string_equal(r.target, "/bkt/k?uploadId=up%261");
+    free(data);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* The captured log: a few lines, read whole into a fixed buffer. */
+static void read_log(const char *path, char *out, size_t cap)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    assert_true(n >= 0);
+    out[n] = '\0';
+}
+
+/* A peer echoing the Authorization header and the secrets back: neither
+ * the error nor the retry log lines carry any of them. */
+static void test_no_credentials_in_errors_or_logs(void **state)
+{
+    (void)state;
+    const char *secret = "SuperSecretKey/0123456789abcdef";
+    const char *token = "SessionToken-abcdefghijklmnop";
+    struct script sc = {.fail_first = 1000,
+                        .status = 500,
+                        .code = "InternalError",
+                        .echo_auth = true,
+                        .secret = secret,
+                        .token = token};
+    struct fake_http f;
+    fake_http_start(&f, scripted, &sc);
+    struct objstore *s = open_fake(&f, 5000, 2, secret, token);
+    char log_path[300];
+    snprintf(log_path, sizeof log_path, "%s/stderr.log", tmp_root);
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    struct hl_error err;
+    int rc = objstore_put(s, "s3://bkt/k", "abc", 3, 0, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    expect_fail(rc, err, HL_ERR_IO);
+    assert_int_equal(fake_http_count(&f), 3);
+    struct fake_request r = fake_http_request(&f, 0);
+    const char *sig = strstr(r.authorization, "Signature=");
+    assert_non_null(sig); /* the request was signed, so there was something to leak */
+    sig += strlen("Signature=");
+    static char log[16384];
+    read_log(log_path, log, sizeof log);
+    assert_non_null(strstr(log, "retry 2 of 2")); /* the retries were logged */
+    const char *texts[] = {err.message, log};
+    for (size_t i = 0; i < 2; i++) {
+        if (strstr(texts[i], secret) || strstr(texts[i], token) || strstr(texts[i], sig) ||
+            strstr(texts[i], "AWS4-HMAC-SHA256") || strstr(texts[i], "Credential="))
+            fail_msg("a credential leaked into %s: %s", i ? "the log" : "the error", texts[i]);
+    }
+    /* Non-retryable errors too (a 403 echoing everything). */
+    sc.status = 403;
+    sc.code = "AccessDenied";
+    rc = objstore_put(s, "s3://bkt/k", "abc", 3, 0, &err);
+    expect_fail(rc, err, HL_ERR_IO);
+    assert_false(err.retryable);
+    assert_null(strstr(err.message, secret));
+    assert_null(strstr(err.message, token));
+    assert_null(strstr(err.message, "Signature="));
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* Configuration errors and the environment fallback. */
+static void test_config(void **state)
+{
+    (void)state;
+    struct objstore *s = NULL;
+    struct hl_error err;
+    struct objstore_config bad_ep = {.s3_endpoint = "ftp://x"};
+    expect_fail(objstore_open(&bad_ep, &s, &err), err, HL_ERR_INVALID_ARGUMENT);
+    bad_ep.s3_endpoint = "http://host:9000/path";
+    expect_fail(objstore_open(&bad_ep, &s, &err), err, HL_ERR_INVALID_ARGUMENT);
+    struct objstore_config half = {.s3_access_key = "AKID"};
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    expect_fail(objstore_open(&half, &s, &err), err, HL_ERR_INVALID_ARGUMENT);
+    struct objstore_config region = {.s3_region = "us east"};
+    expect_fail(objstore_open(&region, &s, &err), err, HL_ERR_INVALID_ARGUMENT);
+    assert_null(s);
+
+    /* Everything from the environment, against moto. */
+    setenv("AWS_ENDPOINT_URL", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"), 1);
+    setenv("AWS_ACCESS_KEY_ID", "hoglake", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "hoglake-secret", 1);
+    setenv("AWS_REGION", "us-east-1", 1);
+    expect_ok(objstore_open(NULL, &s, &err), err);
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_REGION");
+    char base[600], uri[700];
+    s3_base(base, sizeof base);
+    expect_ok(objstore_put(s, join(uri, sizeof uri, base, "env/x"), "e", 1, 0, &err), err);
+    const char *victims[] = {uri};
+    expect_ok(objstore_delete(s, victims, 1, NULL, &err), err);
+    /* Bad URIs are typed errors, and a bad URI in a batch deletes nothing. */
+    expect_fail(objstore_put(s, "s3://bkt", "x", 1, 0, &err), err, HL_ERR_INVALID_ARGUMENT);
+    const char *mixed[] = {uri, "gs://b/k"};
+    expect_fail(objstore_delete(s, mixed, 2, NULL, &err), err, HL_ERR_INVALID_ARGUMENT);
+    objstore_free(s);
+
+    /* No credentials at all: file:// works, S3 says what is missing. */
+    expect_ok(objstore_open(NULL, &s, &err), err);
+    expect_fail(objstore_put(s, "s3://bkt/k", "x", 1, 0, &err), err, HL_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.code, "no_credentials");
+    objstore_free(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(run_id, sizeof run_id, "objstore-%ld-%ld", (long)getpid(), (long)time(NULL));
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmp_root, sizeof tmp_root, "%s/hl-objstore.XXXXXX", tmp);
+    return mkdtemp(tmp_root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_file),
+        cmocka_unit_test(test_moto),
+        cmocka_unit_test(test_s3rver),
+        cmocka_unit_test(test_s3rver_wrong_secret),
+        cmocka_unit_test(test_moto_multipart_abort),
+        cmocka_unit_test(test_retry_resends_body),
+        cmocka_unit_test(test_retry_gives_up),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_multipart_abort_on_part_failure),
+        cmocka_unit_test(test_no_credentials_in_errors_or_logs),
+        cmocka_unit_test(test_config),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
