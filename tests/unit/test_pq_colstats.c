@@ -838,6 +838,72 @@ static void test_json_time_uuid_bool_float(void **state)
     test_table_release(&tt);
 }
 
+/* Other writers' physical forms: TIME(MILLIS) in INT32, a decimal in
+ * INT64 (DuckDB), an unannotated FLBA(16) uuid; TIME(NANOS) is refused. */
+static void test_foreign_physical(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt,
+                    "[{'name':'t','type':'time'},"
+                    " {'name':'dec','type':'decimal','type_params':{'precision':10,'scale':2}},"
+                    " {'name':'u','type':'uuid'}]");
+    struct gen_options gen = {.max_string_len = 1};
+    struct rng g = {8};
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    gen_batch(&tt.t, 2, &gen, &g, &s, &a);
+    struct fixture f;
+    write_file(&f, &tt.t, 0, &s, &a);
+    struct pq_file_meta *m = &f.res.meta;
+    struct pq_schema_element *t = element(m, "t");
+    t->type = PQ_INT32;
+    t->logical.unit = PQ_MILLIS;
+    t->converted = PQ_CT_TIME_MILLIS;
+    static uint8_t tlo[4], thi[4], dlo[8], dhi[8];
+    le(tlo, 5, 4);
+    le(thi, 86399999, 4);
+    struct pq_column_meta *tc = chunk(m, 0, "t");
+    tc->type = PQ_INT32;
+    tc->statistics.min = tlo;
+    tc->statistics.max = thi;
+    tc->statistics.min_len = tc->statistics.max_len = 4;
+    struct pq_schema_element *d = element(m, "dec");
+    d->type = PQ_INT64;
+    d->type_length = 0;
+    le(dlo, (uint64_t)INT64_C(-129), 8);
+    le(dhi, 1234, 8);
+    struct pq_column_meta *dc = chunk(m, 0, "dec");
+    dc->type = PQ_INT64;
+    dc->statistics.min = dlo;
+    dc->statistics.max = dhi;
+    dc->statistics.min_len = dc->statistics.max_len = 8;
+    struct pq_schema_element *u = element(m, "u");
+    u->logical.kind = PQ_LT_NONE;
+    const struct pq_statistics *us = &chunk(m, 0, "u")->statistics;
+    struct pq_col_stats *st;
+    assert_int_equal(stats_of(&f, reparse(&f, m), NULL, &tt.t, &st), 3);
+    expect_int_bounds(&st[0], 5000, INT64_C(86399999000), 8);
+    expect_hex(st[1].lower, st[1].lower_len, "ff7f"); /* the spec's -129 */
+    expect_hex(st[1].upper, st[1].upper_len, "04d2"); /* and 1234 */
+    expect_bounds(&st[2], us->min, 16, us->max, 16);
+    /* TIME(NANOS) in INT64: a time bound would truncate. */
+    t->type = tc->type = PQ_INT64;
+    t->logical.unit = PQ_NANOS;
+    t->has_converted = false;
+    static uint8_t nlo[8], nhi[8];
+    le(nlo, 1, 8);
+    le(nhi, 2, 8);
+    tc->statistics.min = nlo;
+    tc->statistics.max = nhi;
+    tc->statistics.min_len = tc->statistics.max_len = 8;
+    assert_int_equal(stats_of(&f, reparse(&f, m), NULL, &tt.t, &st), 3);
+    expect_no_bounds(&st[0]);
+    assert_int_equal(st[0].value_count, 2);
+    fixture_free(&f);
+    test_table_release(&tt);
+}
+
 static void test_degrade_to_null(void **state)
 {
     (void)state;
@@ -1473,15 +1539,25 @@ static void test_property_random(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_six_columns),        cmocka_unit_test(test_all_null),
-        cmocka_unit_test(test_unknown_columns),    cmocka_unit_test(test_narrow_and_unsigned),
-        cmocka_unit_test(test_uint32_as_int32),    cmocka_unit_test(test_timestamps),
-        cmocka_unit_test(test_timestamp_ns_units), cmocka_unit_test(test_json_time_uuid_bool_float),
-        cmocka_unit_test(test_degrade_to_null),    cmocka_unit_test(test_bad_boolean_stat),
-        cmocka_unit_test(test_long_byte_arrays),   cmocka_unit_test(test_signed_zero),
-        cmocka_unit_test(test_float_total_order),  cmocka_unit_test(test_nested),
-        cmocka_unit_test(test_variant_skipped),    cmocka_unit_test(test_missing_null_count),
-        cmocka_unit_test(test_empty_and_corrupt),  cmocka_unit_test(test_property_random),
+        cmocka_unit_test(test_six_columns),
+        cmocka_unit_test(test_all_null),
+        cmocka_unit_test(test_unknown_columns),
+        cmocka_unit_test(test_narrow_and_unsigned),
+        cmocka_unit_test(test_uint32_as_int32),
+        cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_timestamp_ns_units),
+        cmocka_unit_test(test_json_time_uuid_bool_float),
+        cmocka_unit_test(test_foreign_physical),
+        cmocka_unit_test(test_degrade_to_null),
+        cmocka_unit_test(test_bad_boolean_stat),
+        cmocka_unit_test(test_long_byte_arrays),
+        cmocka_unit_test(test_signed_zero),
+        cmocka_unit_test(test_float_total_order),
+        cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_variant_skipped),
+        cmocka_unit_test(test_missing_null_count),
+        cmocka_unit_test(test_empty_and_corrupt),
+        cmocka_unit_test(test_property_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
