@@ -207,6 +207,20 @@ static struct pq_column_meta *chunk(struct pq_file_meta *m, size_t g, const char
     return NULL;
 }
 
+/* Makes a chunk INT32 or INT64 with statistics lo and hi, stored in
+ * buf[16] (which must outlive the footer's use). */
+static void set_int_stats(struct pq_column_meta *cm, enum pq_type type, int64_t lo, int64_t hi,
+                          uint8_t *buf)
+{
+    uint32_t w = type == PQ_INT32 ? 4 : 8;
+    cm->type = type;
+    le(buf, (uint64_t)lo, w);
+    le(buf + 8, (uint64_t)hi, w);
+    cm->statistics.min = buf;
+    cm->statistics.max = buf + 8;
+    cm->statistics.min_len = cm->statistics.max_len = w;
+}
+
 static struct pq_schema_element *element(struct pq_file_meta *m, const char *name)
 {
     for (size_t i = 1; i < m->nschema; i++)
@@ -608,16 +622,10 @@ static void test_uint32_as_int32(void **state)
     e->has_converted = true;
     e->converted = PQ_CT_UINT_32;
     /* Each row group's bounds as 4-byte unsigned values. */
-    static uint8_t raw[2][2][4];
+    static uint8_t raw[2][16];
     for (size_t g = 0; g < 2; g++) {
-        struct pq_column_meta *cm = chunk(m, g, "u");
-        cm->type = PQ_INT32;
         uint32_t x = v[2 * g], y = v[2 * g + 1];
-        le(raw[g][0], x < y ? x : y, 4);
-        le(raw[g][1], x < y ? y : x, 4);
-        cm->statistics.min = raw[g][0];
-        cm->statistics.max = raw[g][1];
-        cm->statistics.min_len = cm->statistics.max_len = 4;
+        set_int_stats(chunk(m, g, "u"), PQ_INT32, x < y ? x : y, x < y ? y : x, raw[g]);
     }
     const struct pq_file_meta *foreign = reparse(&f, m);
     struct pq_col_stats *st;
@@ -860,24 +868,12 @@ static void test_foreign_physical(void **state)
     t->type = PQ_INT32;
     t->logical.unit = PQ_MILLIS;
     t->converted = PQ_CT_TIME_MILLIS;
-    static uint8_t tlo[4], thi[4], dlo[8], dhi[8];
-    le(tlo, 5, 4);
-    le(thi, 86399999, 4);
-    struct pq_column_meta *tc = chunk(m, 0, "t");
-    tc->type = PQ_INT32;
-    tc->statistics.min = tlo;
-    tc->statistics.max = thi;
-    tc->statistics.min_len = tc->statistics.max_len = 4;
+    static uint8_t traw[16], draw[16], nraw[16];
+    set_int_stats(chunk(m, 0, "t"), PQ_INT32, 5, 86399999, traw);
     struct pq_schema_element *d = element(m, "dec");
     d->type = PQ_INT64;
     d->type_length = 0;
-    le(dlo, (uint64_t)INT64_C(-129), 8);
-    le(dhi, 1234, 8);
-    struct pq_column_meta *dc = chunk(m, 0, "dec");
-    dc->type = PQ_INT64;
-    dc->statistics.min = dlo;
-    dc->statistics.max = dhi;
-    dc->statistics.min_len = dc->statistics.max_len = 8;
+    set_int_stats(chunk(m, 0, "dec"), PQ_INT64, -129, 1234, draw);
     struct pq_schema_element *u = element(m, "u");
     u->logical.kind = PQ_LT_NONE;
     const struct pq_statistics *us = &chunk(m, 0, "u")->statistics;
@@ -888,15 +884,10 @@ static void test_foreign_physical(void **state)
     expect_hex(st[1].upper, st[1].upper_len, "04d2"); /* and 1234 */
     expect_bounds(&st[2], us->min, 16, us->max, 16);
     /* TIME(NANOS) in INT64: a time bound would truncate. */
-    t->type = tc->type = PQ_INT64;
+    t->type = PQ_INT64;
     t->logical.unit = PQ_NANOS;
     t->has_converted = false;
-    static uint8_t nlo[8], nhi[8];
-    le(nlo, 1, 8);
-    le(nhi, 2, 8);
-    tc->statistics.min = nlo;
-    tc->statistics.max = nhi;
-    tc->statistics.min_len = tc->statistics.max_len = 8;
+    set_int_stats(chunk(m, 0, "t"), PQ_INT64, 1, 2, nraw);
     assert_int_equal(stats_of(&f, reparse(&f, m), NULL, &tt.t, &st), 3);
     expect_no_bounds(&st[0]);
     assert_int_equal(st[0].value_count, 2);
