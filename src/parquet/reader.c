@@ -1401,19 +1401,6 @@ static int select_all(struct pq_reader *r, struct pq_error *err)
     return 0;
 }
 
-/* Whether a chunk's path_in_schema names this leaf. */
-static bool path_matches(const struct pq_node *leaf, const struct pq_column_meta *m)
-{
-    size_t i = m->npath;
-    const struct pq_node *n = leaf;
-    for (; n->parent; n = n->parent) {
-        if (i == 0 || !m->path[i - 1] || strcmp(m->path[i - 1], n->el->name) != 0)
-            return false;
-        i--;
-    }
-    return i == 0;
-}
-
 int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct pq_error *err)
 {
     *out = NULL;
@@ -1453,7 +1440,8 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
             goto corrupt_rows;
         for (int l = 0; l < nleaves; l++) {
             const struct pq_column_chunk *cc = &rg->columns[l];
-            if (cc->has_meta && !path_matches(r->schema.leaves[l], &cc->meta)) {
+            if (cc->has_meta &&
+                !pq_node_is_path(r->schema.leaves[l], cc->meta.path, cc->meta.npath)) {
                 pq_fail(err, PQ_ERR_CORRUPT,
                         "row group %zu: column chunk %d is not the schema's column '%.200s'", g, l,
                         r->schema.leaves[l]->path);

@@ -469,6 +469,17 @@ int pq_schema_from_table(const struct lake_table *t, struct arena *a, struct pq_
     return build_schema(em.el, em.n, a, out, err);
 }
 
+bool pq_node_is_path(const struct pq_node *node, const char *const *path, size_t npath)
+{
+    size_t i = npath;
+    for (const struct pq_node *n = node; n->parent; n = n->parent) {
+        if (i == 0 || !path[i - 1] || strcmp(path[i - 1], n->el->name) != 0)
+            return false;
+        i--;
+    }
+    return i == 0;
+}
+
 struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name)
 {
     for (int i = 0; i < s->root->nchildren; i++)

@@ -70,6 +70,10 @@ int pq_schema_from_table(const struct lake_table *t, struct arena *a, struct pq_
  * of this precision (1..38). */
 int pq_decimal_bytes(int precision);
 
+/* Whether path (a column chunk's path_in_schema: names from the root's
+ * child down) names this node. */
+bool pq_node_is_path(const struct pq_node *node, const char *const *path, size_t npath);
+
 /* The top-level node with this name or field id, or NULL. */
 struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name);
 struct pq_node *pq_schema_find_top_by_id(const struct pq_schema *s, int32_t field_id);

@@ -1858,7 +1858,8 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         w->opt = *options;
     else
         pq_write_options_default(&w->opt);
-    if (w->opt.page_bytes <= 0 || w->opt.row_group_bytes <= 0 || w->opt.dictionary_bytes < 0) {
+    if (w->opt.page_bytes <= 0 || w->opt.row_group_bytes <= 0 || w->opt.dictionary_bytes < 0 ||
+        w->opt.row_group_rows < 0) {
         pq_writer_free(w);
         return pq_fail(err, PQ_ERR_INVALID,
                        "page, row group and dictionary sizes must be positive");
@@ -1975,6 +1976,9 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
     int64_t step = w->step_rows;
     for (int64_t r0 = 0; r0 < batch->length;) {
         int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
+        /* A step never crosses the row limit, so a group ends exactly on it. */
+        if (w->opt.row_group_rows > 0 && r1 - r0 > w->opt.row_group_rows - w->rg_rows)
+            r1 = r0 + (w->opt.row_group_rows - w->rg_rows);
         int64_t open_bytes = 0, step_bytes = 0;
         for (int i = 0; i < w->ncols; i++) {
             struct colw *c = &w->cols[i];
@@ -2011,7 +2015,9 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
             open_bytes += c->page_plain_bytes;
         }
         w->rg_rows += r1 - r0;
-        if (w->rg_bytes + open_bytes >= w->opt.row_group_bytes && flush_row_group(w, err) != 0) {
+        bool full = w->rg_bytes + open_bytes >= w->opt.row_group_bytes ||
+                    (w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows);
+        if (full && flush_row_group(w, err) != 0) {
             w->failed = true;
             return -1;
         }
