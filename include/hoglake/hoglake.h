@@ -162,8 +162,8 @@ hl_status hl_namespace_drop(hl_namespace *ns, struct hl_error *err);
 /* ---- views ---- */
 
 /* Creates a view; returns the View JSON (json may be NULL). */
-hl_status hl_view_create(hl_namespace *ns, const char *name, const char *sql,
-                         const char *dialect, char **json, struct hl_error *err);
+hl_status hl_view_create(hl_namespace *ns, const char *name, const char *sql, const char *dialect,
+                         char **json, struct hl_error *err);
 hl_status hl_view_get(hl_namespace *ns, const char *name, char **json, struct hl_error *err);
 hl_status hl_views_list(hl_namespace *ns, char **json, struct hl_error *err);
 hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err);
@@ -176,8 +176,7 @@ hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err)
 hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
                           const char *properties_json, hl_table **out, struct hl_error *err);
 /* Opens an existing table at the head; the handle has no DDL snapshot. */
-hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out,
-                        struct hl_error *err);
+hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out, struct hl_error *err);
 void hl_table_free(hl_table *table);
 hl_status hl_tables_list(hl_namespace *ns, const struct hl_at *at, char **json,
                          struct hl_error *err);
@@ -190,13 +189,11 @@ int64_t hl_table_ddl_snapshot(const hl_table *table);
 
 /* The Table object (columns, specs, totals) at `at`, as JSON. A head read
  * (no travel) refreshes the writer cache. */
-hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **json,
-                        struct hl_error *err);
+hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **json, struct hl_error *err);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */
-hl_status hl_table_alter(hl_table *table, const char *ops_json, char **json,
-                         struct hl_error *err);
+hl_status hl_table_alter(hl_table *table, const char *ops_json, char **json, struct hl_error *err);
 /* Drops the table; *snapshot_id (may be NULL) gets the drop's snapshot. */
 hl_status hl_table_drop(hl_table *table, int64_t *snapshot_id, struct hl_error *err);
 /* Forgets the writer cache: the next append or prepare reads the table. */
@@ -208,8 +205,8 @@ hl_status hl_table_files(hl_table *table, const struct hl_at *at, char **json,
                          struct hl_error *err);
 hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, char **json,
                              struct hl_error *err);
-hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
-                           char **json, struct hl_error *err);
+hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot, char **json,
+                           struct hl_error *err);
 
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is
@@ -275,8 +272,8 @@ void hl_append_options_init(struct hl_append_options *o);
  * NULL) is the caller's to free with hl_append_result_free, on success and
  * on failure. */
 hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
-                          const struct hl_append_options *options,
-                          struct hl_append_result **result, struct hl_error *err);
+                          const struct hl_append_options *options, struct hl_append_result **result,
+                          struct hl_error *err);
 /* The same for several streams (each with its own schema, each matched to
  * the table by name), all in one commit. Every stream is released. */
 hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStream *const *streams,
@@ -304,8 +301,8 @@ hl_status hl_table_prepare_files(hl_table *table, const char *const *paths, size
  * table form also drops its writer cache on a refusal marked re_prepare. */
 hl_status hl_table_commit_prepared(hl_table *table, const char *payload, int64_t *snapshot_id,
                                    struct hl_error *err);
-hl_status hl_catalog_commit_prepared(hl_catalog *catalog, const char *payload,
-                                     int64_t *snapshot_id, struct hl_error *err);
+hl_status hl_catalog_commit_prepared(hl_catalog *catalog, const char *payload, int64_t *snapshot_id,
+                                     struct hl_error *err);
 
 #ifdef __cplusplus
 }

@@ -129,8 +129,8 @@ static int read_text_rows(struct input *in)
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
             if (rows_parser_csv_header(in->parser, &in->csv, msg, sizeof msg) != 0)
-                return input_fail(in, "%s line %lld: %s", in->path,
-                                  (long long)in->csv.record_line, msg);
+                return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
+                                  msg);
             in->header_done = true;
         }
         int got;
@@ -139,8 +139,8 @@ static int read_text_rows(struct input *in)
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
             if (rows_parser_csv_row(in->parser, &in->csv, msg, sizeof msg) != 0)
-                return input_fail(in, "%s line %lld: %s", in->path,
-                                  (long long)in->csv.record_line, msg);
+                return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
+                                  msg);
         }
         return 0;
     }
@@ -247,12 +247,17 @@ static bool format_of(const char *path, const char *forced, enum input_format *o
 static bool input_open(struct input *in, struct ArrowArrayStream *s)
 {
     struct stat st;
-    if (stat(in->path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "hoglake: %s: %s\n", in->path,
-                errno ? strerror(errno) : "not a regular file");
+    if (stat(in->path, &st) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
         return false;
     }
-    in->size = (uint64_t)st.st_size;
+    /* Text may come from a pipe (/dev/stdin); Parquet is read at offsets. */
+    bool regular = S_ISREG(st.st_mode);
+    if (!regular && (in->format == IN_PARQUET || S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "hoglake: %s: not a regular file\n", in->path);
+        return false;
+    }
+    in->size = regular ? (uint64_t)st.st_size : 0;
     char msg[800];
     if (in->format == IN_PARQUET) {
         struct pq_error pe;
@@ -300,17 +305,15 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
             const struct hl_appended_file *f = &r->files[i];
             json_t *pv = f->partition_values ? json_array() : json_null();
             for (size_t k = 0; pv && k < f->npartition_values; k++)
-                json_array_append_new(pv, f->partition_values[k]
-                                              ? json_string(f->partition_values[k])
-                                              : json_null());
-            json_array_append_new(files, json_pack("{s:s, s:I, s:I, s:o?}", "path", f->path,
-                                                   "record_count", (json_int_t)f->record_count,
-                                                   "file_size_bytes",
-                                                   (json_int_t)f->file_size_bytes,
-                                                   "partition_values", pv));
+                json_array_append_new(
+                    pv, f->partition_values[k] ? json_string(f->partition_values[k]) : json_null());
+            json_array_append_new(
+                files, json_pack("{s:s, s:I, s:I, s:o?}", "path", f->path, "record_count",
+                                 (json_int_t)f->record_count, "file_size_bytes",
+                                 (json_int_t)f->file_size_bytes, "partition_values", pv));
         }
-        json_t *doc = json_pack("{s:I, s:o}", "snapshot_id", (json_int_t)r->snapshot_id, "files",
-                                files);
+        json_t *doc =
+            json_pack("{s:I, s:o}", "snapshot_id", (json_int_t)r->snapshot_id, "files", files);
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -318,8 +321,8 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
     int64_t rows = 0;
     for (size_t i = 0; i < r->nfiles; i++)
         rows += r->files[i].record_count;
-    printf("snapshot %lld: %lld rows in %zu file%s\n", (long long)r->snapshot_id,
-           (long long)rows, r->nfiles, r->nfiles == 1 ? "" : "s");
+    printf("snapshot %lld: %lld rows in %zu file%s\n", (long long)r->snapshot_id, (long long)rows,
+           r->nfiles, r->nfiles == 1 ? "" : "s");
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct hl_appended_file *f = &r->files[i];
         printf("  %s  %lld rows  %lld bytes", f->path, (long long)f->record_count,
@@ -467,7 +470,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     free(ptrs);
     free(formats);
     lake_table_release(&def);
-    arena_release(&arena);
+    arena_free(&arena);
     handles_free(&h);
     return rc;
 }
@@ -569,8 +572,9 @@ static const struct cli_opt append_opts[] = {
     {"format", true, false, "csv|jsonl|parquet  the inputs' format (default: from each name)"},
     {"author", true, false, "NAME  recorded on the snapshot"},
     {"message", true, false, "TEXT  recorded on the snapshot"},
-    {"deferred-stats", false, false, "register the files without statistics (the server "
-                                     "computes them)"},
+    {"deferred-stats", false, false,
+     "register the files without statistics (the server "
+     "computes them)"},
 };
 
 static const struct cli_opt read_opts[] = {
@@ -583,16 +587,26 @@ static const struct cli_opt read_opts[] = {
 int cmd_append(struct cli *cli, int argc, char **argv)
 {
     static const struct cli_verb v = {
-        "append", "append rows from CSV, JSON Lines or Parquet files in one commit",
-        "append CATALOG.NAMESPACE.TABLE FILE... [options]", append_opts,
-        sizeof append_opts / sizeof append_opts[0], 2, CLI_MAX_POSITIONAL, run_append};
+        "append",
+        "append rows from CSV, JSON Lines or Parquet files in one commit",
+        "append CATALOG.NAMESPACE.TABLE FILE... [options]",
+        append_opts,
+        sizeof append_opts / sizeof append_opts[0],
+        2,
+        CLI_MAX_POSITIONAL,
+        run_append};
     return cli_run_command(cli, &v, argc, argv);
 }
 
 int cmd_read(struct cli *cli, int argc, char **argv)
 {
-    static const struct cli_verb v = {"read", "print a table's rows (through its scan plan)",
-                                      "read CATALOG.NAMESPACE.TABLE [options]", read_opts,
-                                      sizeof read_opts / sizeof read_opts[0], 1, 1, run_read};
+    static const struct cli_verb v = {"read",
+                                      "print a table's rows (through its scan plan)",
+                                      "read CATALOG.NAMESPACE.TABLE [options]",
+                                      read_opts,
+                                      sizeof read_opts / sizeof read_opts[0],
+                                      1,
+                                      1,
+                                      run_read};
     return cli_run_command(cli, &v, argc, argv);
 }

@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         if (strcmp(command, commands[c].name) != 0)
             continue;
-        struct hl_client_options opts = {
-            .server_url = server && *server ? server : "http://127.0.0.1:8080"};
+        struct hl_client_options opts = {.server_url =
+                                             server && *server ? server : "http://127.0.0.1:8080"};
         struct cli cli = {NULL, json};
         struct hl_error err;
         if (hl_client_new(&opts, &cli.client, &err) != HL_OK)

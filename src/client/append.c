@@ -34,10 +34,9 @@ void client_uuid4(char out[37])
     }
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
     b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-             b[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 /* ---- one output file per partition tuple ---- */
@@ -62,8 +61,8 @@ struct job {
     size_t nfiles_written;
     struct out_file *open;
     size_t nopen, open_cap;
-    size_t nfields;     /* partition spec fields */
-    json_t *files;      /* FileRegistration objects */
+    size_t nfields; /* partition spec fields */
+    json_t *files;  /* FileRegistration objects */
     struct hl_append_result *res;
 };
 
@@ -154,8 +153,8 @@ int client_result_uploaded(struct hl_append_result *res, const char *uri)
     return 0;
 }
 
-static int record_file(struct hl_append_result *res, const char *uri, int64_t rows,
-                       int64_t size, char *const *tuple, size_t nfields)
+static int record_file(struct hl_append_result *res, const char *uri, int64_t rows, int64_t size,
+                       char *const *tuple, size_t nfields)
 {
     struct hl_appended_file *p = realloc(res->files, (res->nfiles + 1) * sizeof *p);
     if (!p)
@@ -188,8 +187,8 @@ json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct p
     size_t n;
     struct pq_error pe;
     if (pq_footer_column_stats(meta, schema, table, arena, &stats, &n, &pe) != 0) {
-        client_fail(err, pe.code == PQ_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
-                    "validation", "the footer's statistics: %s", pe.msg);
+        client_fail(err, pe.code == PQ_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION, "validation",
+                    "the footer's statistics: %s", pe.msg);
         return NULL;
     }
     json_t *arr = json_array();
@@ -205,9 +204,10 @@ json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct p
         for (int k = 0; ok && k < 2; k++) {
             if (!b[k])
                 continue;
-            char *enc = base64_encode(b[k], len[k]);
-            ok = enc && json_object_set_new(o, key[k], json_string(enc)) == 0;
-            free(enc);
+            struct buf enc = BUF_INIT;
+            ok = base64_encode(&enc, b[k], len[k]) == 0 &&
+                 json_object_set_new(o, key[k], json_stringn(enc.data, enc.len)) == 0;
+            buf_free(&enc);
         }
         if (!ok)
             json_decref(o);
@@ -244,8 +244,7 @@ static hl_status finish_file(struct job *j, struct out_file *f, struct hl_error 
     if (!reg)
         st = client_nomem(err);
     if (st == HL_OK && (!j->o || !j->o->deferred_stats)) {
-        json_t *stats =
-            client_column_stats_json(&w.meta, &w.schema, &j->table, &j->arena, err);
+        json_t *stats = client_column_stats_json(&w.meta, &w.schema, &j->table, &j->arena, err);
         if (!stats || json_object_set_new(reg, "column_stats", stats) != 0)
             st = err && err->status ? err->status : client_nomem(err);
     }
@@ -270,8 +269,8 @@ static hl_status finish_file(struct job *j, struct out_file *f, struct hl_error 
             client_error_prefix(err, "uploading %s", uri);
             st = se.status;
         } else if (client_result_uploaded(j->res, uri) != 0 ||
-                   record_file(j->res, uri, f->rows, (int64_t)f->data.len, f->tuple,
-                               j->nfields) != 0 ||
+                   record_file(j->res, uri, f->rows, (int64_t)f->data.len, f->tuple, j->nfields) !=
+                       0 ||
                    json_array_append(j->files, reg) != 0) {
             st = client_nomem(err);
         }
@@ -456,8 +455,7 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
                                  "a batch's columns do not match its schema");
             else
                 arrow_array_move(in->children[map[c]], out->children[c]);
-        } else if (arrow_array_nulls(projected->children[c], in->length, out->children[c]) !=
-                   0) {
+        } else if (arrow_array_nulls(projected->children[c], in->length, out->children[c]) != 0) {
             st = client_nomem(err);
         }
     }
@@ -502,8 +500,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     struct buf p = BUF_INIT;
     const char *dp = t->ns->catalog->data_path;
     size_t dl = strlen(dp);
-    int rc = buf_printf(&p, "%s%sdata/%s/%s/", dp, dl && dp[dl - 1] == '/' ? "" : "/",
-                        t->ns->name, t->name);
+    int rc = buf_printf(&p, "%s%sdata/%s/%s/", dp, dl && dp[dl - 1] == '/' ? "" : "/", t->ns->name,
+                        t->name);
     if (rc == 0 && prepared_key)
         rc = buf_printf(&p, "%s/", prepared_key);
     if (rc != 0) {
@@ -524,7 +522,7 @@ static void job_release(struct job *j)
     json_decref(j->files);
     free(j->prefix);
     lake_table_release(&j->table);
-    arena_release(&j->arena);
+    arena_free(&j->arena);
 }
 
 /* Reads one stream's batches into the open files. */
@@ -547,7 +545,7 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
         if (stream->get_next(stream, &in) != 0) {
             const char *why = stream->get_last_error ? stream->get_last_error(stream) : NULL;
             st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                             "reading the stream: %s", why ? why : "no reason given");
+                             "reading the input: %s", why ? why : "no reason given");
             break;
         }
         if (!in.release)
@@ -689,8 +687,8 @@ static void give_result(struct hl_append_result *res, struct hl_append_result **
 }
 
 hl_status hl_table_append(hl_table *t, struct ArrowArrayStream *stream,
-                          const struct hl_append_options *options,
-                          struct hl_append_result **result, struct hl_error *err)
+                          const struct hl_append_options *options, struct hl_append_result **result,
+                          struct hl_error *err)
 {
     return hl_table_append_streams(t, &stream, 1, options, result, err);
 }
@@ -714,15 +712,16 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
         release_streams(streams, nstreams);
         return client_nomem(err);
     }
-    const char *expected = o->unguarded ? NULL : o->expected_table_uuid ? o->expected_table_uuid
-                                                                        : t->uuid;
+    const char *expected = o->unguarded             ? NULL
+                           : o->expected_table_uuid ? o->expected_table_uuid
+                                                    : t->uuid;
     json_t *info = NULL;
     int64_t basis = -1;
     bool from_cache = false;
     /* Unguarded appends check no incarnation: the handle's own uuid only
      * selects the cache. */
-    hl_status st = table_cache_basis(t, expected ? expected : t->uuid, &info, &basis, &from_cache,
-                                     err);
+    hl_status st =
+        table_cache_basis(t, expected ? expected : t->uuid, &info, &basis, &from_cache, err);
     struct job j;
     bool job_ready = false;
     if (st == HL_OK) {
@@ -737,14 +736,14 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
                                 : j.table.partitioned ? basis
                                                       : -1;
         json_t *body = commit_body(&j, expected, read_snapshot, NULL);
-        if (!body || (o->author && json_object_set_new(body, "author",
-                                                       json_string(o->author)) != 0) ||
+        if (!body ||
+            (o->author && json_object_set_new(body, "author", json_string(o->author)) != 0) ||
             (o->message && json_object_set_new(body, "message", json_string(o->message)) != 0))
             st = client_nomem(err);
         struct buf path = BUF_INIT;
         json_t *ans = NULL;
-        if (st == HL_OK && (client_catalog_path(&path, t->ns->catalog) != 0 ||
-                            buf_puts(&path, "/commit") != 0))
+        if (st == HL_OK &&
+            (client_catalog_path(&path, t->ns->catalog) != 0 || buf_puts(&path, "/commit") != 0))
             st = client_nomem(err);
         if (st == HL_OK)
             st = client_json(t->ns->catalog->client, "POST", path.data, body, &ans, err);

@@ -207,8 +207,7 @@ static hl_status fetch_page(hl_snapshot_iter *it, struct hl_error *err)
     return HL_OK;
 }
 
-static hl_status snapshot_from_json(const json_t *s, struct hl_snapshot *out,
-                                    struct hl_error *err)
+static hl_status snapshot_from_json(const json_t *s, struct hl_snapshot *out, struct hl_error *err)
 {
     hl_snapshot_clear(out);
     const char *time = json_string_value(json_object_get(s, "snapshot_time"));

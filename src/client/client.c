@@ -330,14 +330,12 @@ int client_path_seg(struct buf *path, const char *segment)
 
 int client_catalog_path(struct buf *path, const hl_catalog *c)
 {
-    return buf_puts(path, "/v1/catalogs") == 0 && client_path_seg(path, c->name) == 0 ? 0
-                                                                                             : -1;
+    return buf_puts(path, "/v1/catalogs") == 0 && client_path_seg(path, c->name) == 0 ? 0 : -1;
 }
 
 int client_namespace_path(struct buf *path, const hl_namespace *ns)
 {
-    return client_catalog_path(path, ns->catalog) == 0 &&
-                   buf_puts(path, "/namespaces") == 0 &&
+    return client_catalog_path(path, ns->catalog) == 0 && buf_puts(path, "/namespaces") == 0 &&
                    client_path_seg(path, ns->name) == 0
                ? 0
                : -1;

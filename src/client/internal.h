@@ -31,7 +31,7 @@ struct hl_catalog {
      * writer_cache.c). */
     pthread_mutex_t lock;
     bool retention_known;
-    double retention_seconds; /* INFINITY when retention is disabled */
+    double retention_seconds;   /* INFINITY when retention is disabled */
     double retention_failed_at; /* monotonic seconds; 0 = never failed */
 };
 

@@ -4,6 +4,7 @@
  * nulls), its statistics become the registration's, and the original bytes
  * are uploaded unchanged. Every file is checked before anything is
  * uploaded. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +71,8 @@ static bool type_fits(const struct lake_column *want, const struct lake_column *
     case LT_UUID: /* bare FIXED_LEN_BYTE_ARRAY(16) */
         return got->type == LT_BINARY && node && node->el->has_type &&
                node->el->type == PQ_FIXED_LEN_BYTE_ARRAY && node->el->type_length == 16;
-    case LT_TIMESTAMP_S: /* Parquet has no seconds unit */
-        return got->type == LT_TIMESTAMP_MS;
-    case LT_UINT32: /* written as INT64, as this library writes it */
-        return got->type == LT_LONG;
+    case LT_TIMESTAMP_S: /* Parquet has no seconds unit */ return got->type == LT_TIMESTAMP_MS;
+    case LT_UINT32: /* written as INT64, as this library writes it */ return got->type == LT_LONG;
     default: return false;
     }
 }
@@ -117,8 +116,8 @@ static bool proves_no_nulls(const struct pq_file_meta *m, const struct pq_node *
             if ((size_t)l >= rg->ncolumns)
                 return false;
             const struct pq_column_meta *cm = &rg->columns[l].meta;
-            if (!rg->columns[l].has_meta || !cm->has_statistics ||
-                !cm->statistics.has_null_count || cm->statistics.null_count != 0)
+            if (!rg->columns[l].has_meta || !cm->has_statistics || !cm->statistics.has_null_count ||
+                cm->statistics.null_count != 0)
                 return false;
         }
     }
@@ -197,10 +196,10 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
     if (st == HL_OK && !(stats = client_column_stats_json(m, s, t, &a, err)))
         st = err ? err->status : HL_ERR_NOMEM;
     if (st == HL_OK) {
-        in->registration = json_pack(
-            "{s:I, s:I, s:I, s:o}", "record_count", (json_int_t)m->num_rows, "file_size_bytes",
-            (json_int_t)in->size, "footer_size", (json_int_t)pq_reader_footer_size(r),
-            "column_stats", stats);
+        in->registration =
+            json_pack("{s:I, s:I, s:I, s:o}", "record_count", (json_int_t)m->num_rows,
+                      "file_size_bytes", (json_int_t)in->size, "footer_size",
+                      (json_int_t)pq_reader_footer_size(r), "column_stats", stats);
         if (!in->registration)
             st = client_nomem(err);
     }
@@ -217,7 +216,7 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
             st = client_nomem(err);
     }
     lake_table_release(&got);
-    arena_release(&a);
+    arena_free(&a);
     pq_reader_free(r);
     return st;
 }
@@ -316,7 +315,7 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
     json_decref(files);
     json_decref(info);
     lake_table_release(&table);
-    arena_release(&a);
+    arena_free(&a);
     if (uploaded)
         *uploaded = res;
     else

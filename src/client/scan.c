@@ -181,7 +181,7 @@ static void scan_release(struct ArrowArrayStream *stream)
     close_file(s);
     json_decref(s->plan);
     lake_table_release(&s->table);
-    arena_release(&s->arena);
+    arena_free(&s->arena);
     free(s);
     stream->release = NULL;
 }
@@ -214,7 +214,8 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     int64_t snapshot = -1;
     st = client_table_from_info(info, &s->table, err);
     if (st == HL_OK && !client_json_int(info, "read_snapshot_id", &snapshot))
-        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer has no read_snapshot_id");
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                         "the Table answer has no read_snapshot_id");
     json_decref(info);
     if (st == HL_OK)
         st = client_store(t->ns->catalog->client, &s->store, err);

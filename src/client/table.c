@@ -190,8 +190,7 @@ hl_status hl_table_files(hl_table *t, const struct hl_at *at, char **json, struc
     return st == HL_OK ? dump_to(doc, json, err) : st;
 }
 
-hl_status hl_table_scan_plan(hl_table *t, const struct hl_at *at, char **json,
-                             struct hl_error *err)
+hl_status hl_table_scan_plan(hl_table *t, const struct hl_at *at, char **json, struct hl_error *err)
 {
     if (json)
         *json = NULL;

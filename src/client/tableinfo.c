@@ -19,8 +19,7 @@ static hl_status load_columns(struct lake_table *t, const json_t *columns, int64
         return malformed(err, "columns nest too deep");
     size_t i;
     const json_t *c;
-    json_array_foreach(columns, i, c)
-    {
+    json_array_foreach (columns, i, c) {
         int64_t field_id, ordinal;
         const char *name = json_string_value(json_object_get(c, "name"));
         const char *type_name = json_string_value(json_object_get(c, "type"));
@@ -30,8 +29,8 @@ static hl_status load_columns(struct lake_table *t, const json_t *columns, int64
         enum lake_type type;
         if (lake_type_lookup(type_name, &type, NULL) != LAKE_TYPE_OK)
             return client_fail(err, HL_ERR_PROTOCOL, "protocol",
-                               "column '%s' has type '%s', which this client does not know",
-                               name, type_name);
+                               "column '%s' has type '%s', which this client does not know", name,
+                               type_name);
         const json_t *params = json_object_get(c, "type_params");
         int64_t precision = 0, scale = 0;
         client_json_int(params, "precision", &precision);
@@ -40,10 +39,8 @@ static hl_status load_columns(struct lake_table *t, const json_t *columns, int64
         struct lake_err lerr;
         if (lake_table_load_column(t, field_id, parent, name, type, (int)precision, (int)scale,
                                    !json_is_false(nullable), (int)ordinal,
-                                   json_string_value(json_object_get(c, "comment")),
-                                   &lerr) != 0)
-            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s",
-                               lerr.msg);
+                                   json_string_value(json_object_get(c, "comment")), &lerr) != 0)
+            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s", lerr.msg);
         const json_t *children = json_object_get(c, "children");
         if (children && !json_is_null(children)) {
             hl_status st = load_columns(t, children, field_id, depth + 1, err);
@@ -54,8 +51,7 @@ static hl_status load_columns(struct lake_table *t, const json_t *columns, int64
     return HL_OK;
 }
 
-static hl_status load_partition_spec(struct lake_table *t, const json_t *spec,
-                                     struct hl_error *err)
+static hl_status load_partition_spec(struct lake_table *t, const json_t *spec, struct hl_error *err)
 {
     if (!spec || json_is_null(spec))
         return HL_OK;
@@ -65,8 +61,7 @@ static hl_status load_partition_spec(struct lake_table *t, const json_t *spec,
     client_json_int(spec, "spec_id", &t->spec_id);
     size_t i;
     const json_t *f;
-    json_array_foreach(fields, i, f)
-    {
+    json_array_foreach (fields, i, f) {
         struct lake_partition_field pf = {0};
         const char *transform = json_string_value(json_object_get(f, "transform"));
         int64_t param = 0;
@@ -77,8 +72,7 @@ static hl_status load_partition_spec(struct lake_table *t, const json_t *spec,
         pf.param = (int32_t)param;
         struct lake_err lerr;
         if (lake_table_load_partition_field(t, &pf, &lerr) != 0)
-            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s",
-                               lerr.msg);
+            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s", lerr.msg);
     }
     return HL_OK;
 }
@@ -93,8 +87,7 @@ static hl_status load_sort_spec(struct lake_table *t, const json_t *spec, struct
     client_json_int(spec, "sort_id", &t->sort_id);
     size_t i;
     const json_t *f;
-    json_array_foreach(fields, i, f)
-    {
+    json_array_foreach (fields, i, f) {
         struct lake_sort_field sf = {0};
         const char *dir = json_string_value(json_object_get(f, "direction"));
         const char *nulls = json_string_value(json_object_get(f, "null_order"));
@@ -104,8 +97,7 @@ static hl_status load_sort_spec(struct lake_table *t, const json_t *spec, struct
         sf.nulls_first = nulls && strcmp(nulls, "nulls_first") == 0;
         struct lake_err lerr;
         if (lake_table_load_sort_field(t, &sf, &lerr) != 0)
-            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s",
-                               lerr.msg);
+            return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table answer: %s", lerr.msg);
     }
     return HL_OK;
 }

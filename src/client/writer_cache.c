@@ -70,7 +70,7 @@ static double catalog_retention(hl_catalog *c)
     buf_free(&path);
     json_t *v = json_object_get(opts, "snapshot_retention_seconds");
     bool ok = st == HL_OK && (json_is_null(v) || json_is_integer(v));
-    double seconds = !ok                ? ASSUMED_RETENTION_SECONDS
+    double seconds = !ok               ? ASSUMED_RETENTION_SECONDS
                      : json_is_null(v) ? INFINITY
                                        : (double)json_integer_value(v);
     json_decref(opts);

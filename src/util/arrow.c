@@ -256,8 +256,8 @@ int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray 
 {
     const char *f = s->format;
     bool nested = f[0] == '+';
-    if (n < 0 || (nested && strcmp(f, "+s") != 0 && strcmp(f, "+l") != 0 &&
-                  strcmp(f, "+L") != 0 && strcmp(f, "+m") != 0))
+    if (n < 0 || (nested && strcmp(f, "+s") != 0 && strcmp(f, "+l") != 0 && strcmp(f, "+L") != 0 &&
+                  strcmp(f, "+m") != 0))
         return -1;
     bool var = !nested && (strcmp(f, "u") == 0 || strcmp(f, "z") == 0 || strcmp(f, "U") == 0 ||
                            strcmp(f, "Z") == 0);
@@ -279,12 +279,11 @@ int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray 
     bool ok = validity != NULL;
     if (ok && !struct_like) {
         /* Zeroed values or offsets: every slot is empty. */
-        size_t off_width = strcmp(f, "U") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "+L") == 0
-                               ? 8
-                               : 4;
-        size_t bytes = is_bool               ? bitmap
-                       : var || list_like    ? ((size_t)n + 1) * off_width
-                                             : (size_t)n * width;
+        size_t off_width =
+            strcmp(f, "U") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "+L") == 0 ? 8 : 4;
+        size_t bytes = is_bool            ? bitmap
+                       : var || list_like ? ((size_t)n + 1) * off_width
+                                          : (size_t)n * width;
         void *values = calloc(bytes ? bytes : 1, 1);
         arrow_array_own_buffer(out, 1, values);
         ok = values != NULL;

@@ -634,3 +634,49 @@ void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg)
     test_server_stop(srv);
     test_db_drop(db);
 }
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 4096, n = 0;
+    char *p = malloc(cap);
+    assert_non_null(p);
+    size_t k;
+    while (f && (k = fread(p + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) {
+            cap *= 2;
+            p = realloc(p, cap);
+            assert_non_null(p);
+        }
+    }
+    if (f)
+        fclose(f);
+    p[n] = '\0';
+    return p;
+}
+
+void cli_run(struct cli_out *o, const char *bin, const char *server, const char *cwd,
+             const char *fmt, ...)
+{
+    char args[8192], cmd[10000], outf[600], errf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(outf, sizeof outf, "%s/.cli.out", cwd);
+    snprintf(errf, sizeof errf, "%s/.cli.err", cwd);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --server %s %s >'%s' 2>'%s'", cwd, bin, server, args,
+             outf, errf);
+    int status = system(cmd);
+    o->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o->out = slurp_file(outf);
+    o->err = slurp_file(errf);
+}
+
+void cli_out_free(struct cli_out *o)
+{
+    free(o->out);
+    free(o->err);
+    o->out = o->err = NULL;
+}

@@ -152,6 +152,20 @@ void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg);
 #define WAITING_FOR_ADVISORY_LOCK                                                                  \
     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="     \
     " (SELECT oid FROM pg_database WHERE datname = current_database())"
+/* ---- the hoglake command ---- */
+
+struct cli_out {
+    int code;  /* exit status; -1 when killed */
+    char *out; /* stdout, NUL-terminated (malloc'd) */
+    char *err; /* stderr likewise */
+};
+
+/* Runs `BIN --server SERVER <args>` in directory cwd; args is
+ * printf-formatted and already shell-quoted. */
+void cli_run(struct cli_out *o, const char *bin, const char *server, const char *cwd,
+             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void cli_out_free(struct cli_out *o);
+
 /* `columns_json` is the JSON array text of ColumnDefs. Returns the Table
  * response (caller json_decref's). */
 json_t *make_table(const struct test_server *s, const char *catalog, const char *ns,

@@ -14,8 +14,7 @@ enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
  * descending below it), each with its change rows; *has_more says whether
  * the log goes on. NULL with err filled on failure. */
 static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat, int64_t from,
-                             bool descending, int64_t limit, bool *has_more,
-                             struct api_error *err)
+                             bool descending, int64_t limit, bool *has_more, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);

