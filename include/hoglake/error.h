@@ -10,6 +10,13 @@
 
 #include <stdbool.h>
 
+/* What the shared library exports: the hl_ API and nothing else. */
+#if defined(__GNUC__)
+#define HL_API __attribute__((visibility("default")))
+#else
+#define HL_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,7 +57,7 @@ struct hl_error {
 };
 
 /* A static, human-readable name for a status ("not_found"). Never NULL. */
-const char *hl_status_name(hl_status status);
+HL_API const char *hl_status_name(hl_status status);
 
 #ifdef __cplusplus
 }

@@ -58,9 +58,9 @@ struct hl_client_options {
 };
 
 /* Creates a client. The options are copied. */
-hl_status hl_client_new(const struct hl_client_options *options, hl_client **out,
-                        struct hl_error *err);
-void hl_client_free(hl_client *client);
+HL_API hl_status hl_client_new(const struct hl_client_options *options, hl_client **out,
+                               struct hl_error *err);
+HL_API void hl_client_free(hl_client *client);
 
 /* The raw JSON interface: sends `json_body` (NULL for none) to `path`
  * (e.g. "/v1/catalogs", query string included, already URL-encoded) and
@@ -68,16 +68,16 @@ void hl_client_free(hl_client *client);
  * be NULL when the caller does not want it). A non-2xx answer becomes the
  * matching hl_status, with the server's error code, detail and retry
  * advice in err. */
-hl_status hl_client_request(hl_client *client, const char *method, const char *path,
-                            const char *json_body, char **response, struct hl_error *err);
+HL_API hl_status hl_client_request(hl_client *client, const char *method, const char *path,
+                                   const char *json_body, char **response, struct hl_error *err);
 
 /* Percent-encodes a path segment or query value into out (RFC 3986
  * unreserved characters are kept). Returns the length written, or 0 when
  * out is too small. */
-size_t hl_url_encode(const char *in, char *out, size_t out_size);
+HL_API size_t hl_url_encode(const char *in, char *out, size_t out_size);
 
 /* Lists catalogs: a JSON array of Catalog objects. */
-hl_status hl_catalogs_list(hl_client *client, char **json, struct hl_error *err);
+HL_API hl_status hl_catalogs_list(hl_client *client, char **json, struct hl_error *err);
 
 /* ---- time travel ---- */
 
@@ -93,22 +93,22 @@ struct hl_at {
 
 /* Creates a catalog whose data goes under data_path ("s3://bucket/prefix"
  * or "file:///dir"). */
-hl_status hl_catalog_create(hl_client *client, const char *name, const char *data_path,
-                            hl_catalog **out, struct hl_error *err);
+HL_API hl_status hl_catalog_create(hl_client *client, const char *name, const char *data_path,
+                                   hl_catalog **out, struct hl_error *err);
 /* Opens an existing catalog (one GET: HL_ERR_NOT_FOUND when missing). */
-hl_status hl_catalog_open(hl_client *client, const char *name, hl_catalog **out,
-                          struct hl_error *err);
-void hl_catalog_free(hl_catalog *catalog);
-const char *hl_catalog_name(const hl_catalog *catalog);
-const char *hl_catalog_data_path(const hl_catalog *catalog);
+HL_API hl_status hl_catalog_open(hl_client *client, const char *name, hl_catalog **out,
+                                 struct hl_error *err);
+HL_API void hl_catalog_free(hl_catalog *catalog);
+HL_API const char *hl_catalog_name(const hl_catalog *catalog);
+HL_API const char *hl_catalog_data_path(const hl_catalog *catalog);
 
 /* The catalog's current Catalog object (head_snapshot_id...) as JSON. */
-hl_status hl_catalog_info(hl_catalog *catalog, char **json, struct hl_error *err);
+HL_API hl_status hl_catalog_info(hl_catalog *catalog, char **json, struct hl_error *err);
 /* Sets the snapshot retention (seconds; < 0 disables it) and, when
  * consumer_floor is 0 or 1, whether consumer offsets hold the expiry floor
  * (-1 leaves it). Returns the CatalogOptions JSON (json may be NULL). */
-hl_status hl_catalog_set_retention(hl_catalog *catalog, int64_t seconds, int consumer_floor,
-                                   char **json, struct hl_error *err);
+HL_API hl_status hl_catalog_set_retention(hl_catalog *catalog, int64_t seconds, int consumer_floor,
+                                          char **json, struct hl_error *err);
 
 /* One snapshot of the log. */
 struct hl_snapshot {
@@ -121,92 +121,96 @@ typedef struct hl_snapshot_iter hl_snapshot_iter;
 /* Walks the snapshot log, paging as needed: ascending from after (> after)
  * when before < 0, else descending below before (after must then be 0).
  * limit is the page size (0 = the server's default). */
-hl_status hl_snapshot_iter_new(hl_catalog *catalog, int64_t after, int64_t before, int limit,
-                               hl_snapshot_iter **out, struct hl_error *err);
+HL_API hl_status hl_snapshot_iter_new(hl_catalog *catalog, int64_t after, int64_t before, int limit,
+                                      hl_snapshot_iter **out, struct hl_error *err);
 /* Gives the next snapshot in *snap (its json owned by the iterator until
  * the next call), or sets *done at the end. */
-hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot *snap, bool *done,
-                                struct hl_error *err);
-void hl_snapshot_iter_free(hl_snapshot_iter *it);
+HL_API hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot *snap, bool *done,
+                                       struct hl_error *err);
+HL_API void hl_snapshot_iter_free(hl_snapshot_iter *it);
 
 /* The snapshot an instant resolves to (the largest with snapshot_time <=
  * t; HL_ERR_EXPIRED below the floor), with its recorded time. */
-hl_status hl_catalog_resolve_snapshot(hl_catalog *catalog, const char *at_timestamp,
-                                      struct hl_snapshot *out, struct hl_error *err);
-void hl_snapshot_clear(struct hl_snapshot *snap);
+HL_API hl_status hl_catalog_resolve_snapshot(hl_catalog *catalog, const char *at_timestamp,
+                                             struct hl_snapshot *out, struct hl_error *err);
+HL_API void hl_snapshot_clear(struct hl_snapshot *snap);
 
 /* Consumer offsets. commit_offset refuses a regression (HL_ERR_CONFLICT)
  * and a snapshot below the floor (HL_ERR_EXPIRED). */
-hl_status hl_catalog_commit_offset(hl_catalog *catalog, const char *consumer_id,
-                                   const char *table_uuid, int64_t snapshot_id,
-                                   struct hl_error *err);
+HL_API hl_status hl_catalog_commit_offset(hl_catalog *catalog, const char *consumer_id,
+                                          const char *table_uuid, int64_t snapshot_id,
+                                          struct hl_error *err);
 /* *snapshot_id is -1 when the consumer has no offset for the table. */
-hl_status hl_catalog_offset(hl_catalog *catalog, const char *consumer_id, const char *table_uuid,
-                            int64_t *snapshot_id, struct hl_error *err);
+HL_API hl_status hl_catalog_offset(hl_catalog *catalog, const char *consumer_id,
+                                   const char *table_uuid, int64_t *snapshot_id,
+                                   struct hl_error *err);
 /* A consumer's offsets: a JSON array of ConsumerOffset objects. */
-hl_status hl_catalog_offsets(hl_catalog *catalog, const char *consumer_id, char **json,
-                             struct hl_error *err);
+HL_API hl_status hl_catalog_offsets(hl_catalog *catalog, const char *consumer_id, char **json,
+                                    struct hl_error *err);
 
 /* ---- namespaces ---- */
 
-hl_status hl_namespace_create(hl_catalog *catalog, const char *name, hl_namespace **out,
-                              struct hl_error *err);
+HL_API hl_status hl_namespace_create(hl_catalog *catalog, const char *name, hl_namespace **out,
+                                     struct hl_error *err);
 /* Opens an existing namespace (HL_ERR_NOT_FOUND when missing). */
-hl_status hl_namespace_open(hl_catalog *catalog, const char *name, hl_namespace **out,
-                            struct hl_error *err);
-void hl_namespace_free(hl_namespace *ns);
-hl_status hl_namespaces_list(hl_catalog *catalog, const struct hl_at *at, char **json,
-                             struct hl_error *err);
-hl_status hl_namespace_drop(hl_namespace *ns, struct hl_error *err);
+HL_API hl_status hl_namespace_open(hl_catalog *catalog, const char *name, hl_namespace **out,
+                                   struct hl_error *err);
+HL_API void hl_namespace_free(hl_namespace *ns);
+HL_API hl_status hl_namespaces_list(hl_catalog *catalog, const struct hl_at *at, char **json,
+                                    struct hl_error *err);
+HL_API hl_status hl_namespace_drop(hl_namespace *ns, struct hl_error *err);
 
 /* ---- views ---- */
 
 /* Creates a view; returns the View JSON (json may be NULL). */
-hl_status hl_view_create(hl_namespace *ns, const char *name, const char *sql, const char *dialect,
-                         char **json, struct hl_error *err);
-hl_status hl_view_get(hl_namespace *ns, const char *name, char **json, struct hl_error *err);
-hl_status hl_views_list(hl_namespace *ns, char **json, struct hl_error *err);
-hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err);
+HL_API hl_status hl_view_create(hl_namespace *ns, const char *name, const char *sql,
+                                const char *dialect, char **json, struct hl_error *err);
+HL_API hl_status hl_view_get(hl_namespace *ns, const char *name, char **json, struct hl_error *err);
+HL_API hl_status hl_views_list(hl_namespace *ns, char **json, struct hl_error *err);
+HL_API hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err);
 
 /* ---- tables ---- */
 
 /* Creates a table from a ColumnDef JSON array ([{"name","type","nullable",
  * "type_params"?,"children"?}]) and optional properties (a JSON object or
  * NULL). The handle keeps the creation's snapshot as its DDL snapshot. */
-hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
-                          const char *properties_json, hl_table **out, struct hl_error *err);
+HL_API hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
+                                 const char *properties_json, hl_table **out, struct hl_error *err);
 /* Opens an existing table at the head; the handle has no DDL snapshot. */
-hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out, struct hl_error *err);
-void hl_table_free(hl_table *table);
-hl_status hl_tables_list(hl_namespace *ns, const struct hl_at *at, char **json,
-                         struct hl_error *err);
+HL_API hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out,
+                               struct hl_error *err);
+HL_API void hl_table_free(hl_table *table);
+HL_API hl_status hl_tables_list(hl_namespace *ns, const struct hl_at *at, char **json,
+                                struct hl_error *err);
 
-const char *hl_table_name(const hl_table *table);
+HL_API const char *hl_table_name(const hl_table *table);
 /* The incarnation the handle was resolved as. */
-const char *hl_table_uuid(const hl_table *table);
+HL_API const char *hl_table_uuid(const hl_table *table);
 /* The snapshot of the handle's own create or alter, or -1. */
-int64_t hl_table_ddl_snapshot(const hl_table *table);
+HL_API int64_t hl_table_ddl_snapshot(const hl_table *table);
 
 /* The Table object (columns, specs, totals) at `at`, as JSON. A head read
  * (no travel) refreshes the writer cache. */
-hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **json, struct hl_error *err);
+HL_API hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **json,
+                               struct hl_error *err);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */
-hl_status hl_table_alter(hl_table *table, const char *ops_json, char **json, struct hl_error *err);
+HL_API hl_status hl_table_alter(hl_table *table, const char *ops_json, char **json,
+                                struct hl_error *err);
 /* Drops the table; *snapshot_id (may be NULL) gets the drop's snapshot. */
-hl_status hl_table_drop(hl_table *table, int64_t *snapshot_id, struct hl_error *err);
+HL_API hl_status hl_table_drop(hl_table *table, int64_t *snapshot_id, struct hl_error *err);
 /* Forgets the writer cache: the next append or prepare reads the table. */
-void hl_table_invalidate(hl_table *table);
+HL_API void hl_table_invalidate(hl_table *table);
 
 /* Reads. files: a JSON array of DataFile; scan plan: a JSON array of
  * ScanFile; changes: a ChangesPlan object (to_snapshot < 0: the head). */
-hl_status hl_table_files(hl_table *table, const struct hl_at *at, char **json,
-                         struct hl_error *err);
-hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, char **json,
-                             struct hl_error *err);
-hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot, char **json,
-                           struct hl_error *err);
+HL_API hl_status hl_table_files(hl_table *table, const struct hl_at *at, char **json,
+                                struct hl_error *err);
+HL_API hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, char **json,
+                                    struct hl_error *err);
+HL_API hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
+                                  char **json, struct hl_error *err);
 
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is
@@ -215,8 +219,8 @@ hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_sn
  * the table's at that snapshot. Files with deletion vectors are not
  * supported yet (HL_ERR_NOT_IMPLEMENTED). The caller releases the stream;
  * the table must outlive it. */
-hl_status hl_table_scan(hl_table *table, const struct hl_at *at, struct ArrowArrayStream *out,
-                        struct hl_error *err);
+HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
+                               struct ArrowArrayStream *out, struct hl_error *err);
 
 /* ---- the writer path ---- */
 
@@ -238,7 +242,7 @@ struct hl_append_result {
     size_t nuploaded;
     char **uploaded; /* objects written, committed or not */
 };
-void hl_append_result_free(struct hl_append_result *result);
+HL_API void hl_append_result_free(struct hl_append_result *result);
 
 struct hl_append_options {
     const char *author;  /* NULL: none */
@@ -262,7 +266,7 @@ struct hl_append_options {
     void *progress_ctx;
 };
 /* Zeroes o and sets read_snapshot to -1. */
-void hl_append_options_init(struct hl_append_options *o);
+HL_API void hl_append_options_init(struct hl_append_options *o);
 
 /* Appends the stream's rows in one commit. Columns are matched to the
  * table's by name (a missing nullable column reads as nulls; an unknown
@@ -271,38 +275,38 @@ void hl_append_options_init(struct hl_append_options *o);
  * partition tuple. The stream is consumed and released. *result (may be
  * NULL) is the caller's to free with hl_append_result_free, on success and
  * on failure. */
-hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
-                          const struct hl_append_options *options, struct hl_append_result **result,
-                          struct hl_error *err);
+HL_API hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
+                                 const struct hl_append_options *options,
+                                 struct hl_append_result **result, struct hl_error *err);
 /* The same for several streams (each with its own schema, each matched to
  * the table by name), all in one commit. Every stream is released. */
-hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStream *const *streams,
-                                  size_t nstreams, const struct hl_append_options *options,
-                                  struct hl_append_result **result, struct hl_error *err);
+HL_API hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStream *const *streams,
+                                         size_t nstreams, const struct hl_append_options *options,
+                                         struct hl_append_result **result, struct hl_error *err);
 
 /* Prepared appends: encode and upload now, publish later (or elsewhere)
  * with one idempotent commit. The payload is JSON text (caller frees):
  * persist it durably before committing, and on any uncertain outcome
  * replay the same bytes. idempotency_key must be a UUID. *uploaded (may be
  * NULL) gets the objects written, on success and on failure. */
-hl_status hl_table_prepare_append(hl_table *table, struct ArrowArrayStream *stream,
-                                  const char *idempotency_key, char **payload,
-                                  struct hl_append_result **uploaded, struct hl_error *err);
+HL_API hl_status hl_table_prepare_append(hl_table *table, struct ArrowArrayStream *stream,
+                                         const char *idempotency_key, char **payload,
+                                         struct hl_append_result **uploaded, struct hl_error *err);
 /* The same from existing Parquet files (local paths): each footer is read
  * and checked against the table (field ids, types, nullability; a required
  * column must prove it holds no nulls), and the original bytes uploaded.
  * partition_values: per file, the spec's wire strings (NULL when the table
  * is unpartitioned). */
-hl_status hl_table_prepare_files(hl_table *table, const char *const *paths, size_t nfiles,
-                                 const char *const *const *partition_values,
-                                 const char *idempotency_key, char **payload,
-                                 struct hl_append_result **uploaded, struct hl_error *err);
+HL_API hl_status hl_table_prepare_files(hl_table *table, const char *const *paths, size_t nfiles,
+                                        const char *const *const *partition_values,
+                                        const char *idempotency_key, char **payload,
+                                        struct hl_append_result **uploaded, struct hl_error *err);
 /* Publishes a prepared payload; safe to retry with the same payload. The
  * table form also drops its writer cache on a refusal marked re_prepare. */
-hl_status hl_table_commit_prepared(hl_table *table, const char *payload, int64_t *snapshot_id,
-                                   struct hl_error *err);
-hl_status hl_catalog_commit_prepared(hl_catalog *catalog, const char *payload, int64_t *snapshot_id,
-                                     struct hl_error *err);
+HL_API hl_status hl_table_commit_prepared(hl_table *table, const char *payload,
+                                          int64_t *snapshot_id, struct hl_error *err);
+HL_API hl_status hl_catalog_commit_prepared(hl_catalog *catalog, const char *payload,
+                                            int64_t *snapshot_id, struct hl_error *err);
 
 #ifdef __cplusplus
 }
