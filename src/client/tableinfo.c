@@ -26,6 +26,10 @@ static hl_status load_columns(struct lake_table *t, const json_t *columns, int64
         if (!name || !type_name || !client_json_int(c, "field_id", &field_id) ||
             !client_json_int(c, "ordinal", &ordinal))
             return malformed(err, "a column lacks name, type, field_id or ordinal");
+        if (field_id <= 0 || lake_table_find_field(t, field_id))
+            return client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                               "the Table answer: field id %lld is not positive or appears twice",
+                               (long long)field_id);
         enum lake_type type;
         if (lake_type_lookup(type_name, &type, NULL) != LAKE_TYPE_OK)
             return client_fail(err, HL_ERR_PROTOCOL, "protocol",

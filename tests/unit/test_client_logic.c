@@ -1,0 +1,236 @@
+/* libhoglake's logic without a server: a Table answer as a table definition
+ * (and every way an answer can be malformed), idempotency keys, paths and
+ * time-travel queries, and Arrow arrays of nulls for every type the writer
+ * takes (the columns an append's input leaves out). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "client/append.h"
+#include "client/tableinfo.h"
+#include "parquet/writer.h"
+#include "rows/rows_schema.h"
+#include "util/arena.h"
+#include "util/arrow.h"
+
+static const char table_answer[] =
+    "{\"name\":\"ev\",\"namespace\":\"ns\",\"table_uuid\":\"7e0c2f52-2d6f-4f4b-9a43-"
+    "2b8d7c5e9f10\",\"read_snapshot_id\":12,\"columns\":["
+    "{\"name\":\"ts\",\"type\":\"timestamptz\",\"field_id\":2,\"ordinal\":1,\"nullable\":true},"
+    "{\"name\":\"id\",\"type\":\"long\",\"field_id\":1,\"ordinal\":0,\"nullable\":false},"
+    "{\"name\":\"amount\",\"type\":\"decimal\",\"field_id\":3,\"ordinal\":2,"
+    "\"type_params\":{\"precision\":12,\"scale\":3}},"
+    "{\"name\":\"tags\",\"type\":\"list\",\"field_id\":4,\"ordinal\":3,\"children\":["
+    "{\"name\":\"element\",\"type\":\"string\",\"field_id\":5,\"ordinal\":0}]}],"
+    "\"partition_spec\":{\"spec_id\":2,\"fields\":[{\"source_field_id\":2,\"transform\":\"day\"},"
+    "{\"source_field_id\":1,\"transform\":\"bucket\",\"transform_param\":16}]},"
+    "\"sort_spec\":{\"sort_id\":1,\"fields\":[{\"source_field_id\":1,\"direction\":\"desc\","
+    "\"null_order\":\"nulls_first\"}]}}";
+
+static hl_status load(const char *text, struct lake_table *t, struct arena *a,
+                      struct hl_error *err)
+{
+    arena_init(a, 0);
+    lake_table_init(t, a);
+    json_t *info = json_loads(text, 0, NULL);
+    assert_non_null(info);
+    hl_status st = client_table_from_info(info, t, err);
+    json_decref(info);
+    return st;
+}
+
+static void unload(struct lake_table *t, struct arena *a)
+{
+    lake_table_release(t);
+    arena_free(a);
+}
+
+static void test_table_from_info(void **state)
+{
+    (void)state;
+    struct arena a;
+    struct lake_table t;
+    struct hl_error err;
+    assert_int_equal(load(table_answer, &t, &a, &err), HL_OK);
+    assert_string_equal(t.name, "ev");
+    /* Siblings in ordinal order, whatever the answer's order. */
+    assert_int_equal(t.root.nchildren, 4);
+    assert_string_equal(t.root.children[0]->name, "id");
+    assert_false(t.root.children[0]->nullable);
+    assert_string_equal(t.root.children[1]->name, "ts");
+    assert_int_equal(t.root.children[1]->type, LT_TIMESTAMPTZ);
+    assert_int_equal(t.root.children[2]->precision, 12);
+    assert_int_equal(t.root.children[2]->scale, 3);
+    assert_true(t.root.children[2]->nullable); /* absent nullable: nullable */
+    assert_int_equal(t.root.children[3]->nchildren, 1);
+    assert_int_equal(t.root.children[3]->children[0]->field_id, 5);
+    assert_true(t.partitioned);
+    assert_int_equal(t.spec_id, 2);
+    assert_int_equal(t.nspec_fields, 2);
+    assert_int_equal(t.spec_fields[0].transform, LTR_DAY);
+    assert_int_equal(t.spec_fields[1].transform, LTR_BUCKET);
+    assert_int_equal(t.spec_fields[1].param, 16);
+    assert_true(t.sorted);
+    assert_true(t.sort_fields[0].descending);
+    assert_true(t.sort_fields[0].nulls_first);
+    unload(&t, &a);
+}
+
+static void test_malformed_answers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"{\"columns\":[]}", "no name"},
+        {"{\"name\":\"t\",\"columns\":{}}", "columns is not an array"},
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"long\",\"ordinal\":0}]}",
+         "lacks name, type, field_id or ordinal"},
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"int128\",\"field_id\":1,"
+         "\"ordinal\":0}]}",
+         "does not know"},
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"long\",\"field_id\":1,"
+         "\"ordinal\":0}],\"partition_spec\":{\"fields\":[{\"source_field_id\":1,"
+         "\"transform\":\"fortnight\"}]}}",
+         "known transform"},
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"long\",\"field_id\":1,"
+         "\"ordinal\":0}],\"partition_spec\":{}}",
+         "no fields array"},
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"long\",\"field_id\":1,"
+         "\"ordinal\":0}],\"sort_spec\":{\"fields\":[{}]}}",
+         "lacks source_field_id"},
+        /* A child whose parent the answer never gave. */
+        {"{\"name\":\"t\",\"columns\":[{\"name\":\"s\",\"type\":\"struct\",\"field_id\":1,"
+         "\"ordinal\":0,\"children\":[{\"name\":\"x\",\"type\":\"long\",\"field_id\":1,"
+         "\"ordinal\":0}]}]}",
+         "the Table answer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct arena a;
+        struct lake_table t;
+        struct hl_error err;
+        hl_status st = load(bad[i].text, &t, &a, &err);
+        if (st != HL_ERR_PROTOCOL || !strstr(err.message, bad[i].needle))
+            fail_msg("answer %zu: %s '%s', expected protocol with '%s'", i, hl_status_name(st),
+                     err.message, bad[i].needle);
+        unload(&t, &a);
+    }
+}
+
+static void test_uuids(void **state)
+{
+    (void)state;
+    assert_true(client_is_uuid("7e0c2f52-2d6f-4f4b-9a43-2b8d7c5e9f10"));
+    assert_true(client_is_uuid("7E0C2F52-2D6F-4F4B-9A43-2B8D7C5E9F10"));
+    assert_false(client_is_uuid(NULL));
+    assert_false(client_is_uuid(""));
+    assert_false(client_is_uuid("7e0c2f52-2d6f-4f4b-9a43-2b8d7c5e9f1"));
+    assert_false(client_is_uuid("7e0c2f52-2d6f-4f4b-9a43-2b8d7c5e9f100"));
+    assert_false(client_is_uuid("7e0c2f52x2d6f-4f4b-9a43-2b8d7c5e9f10"));
+    assert_false(client_is_uuid("7e0c2f52-2d6f-4f4b-9a43-2b8d7c5e9g10"));
+    /* Generated keys are version 4, variant 1, distinct. */
+    char a[37], b[37];
+    client_uuid4(a);
+    client_uuid4(b);
+    assert_true(client_is_uuid(a));
+    assert_int_equal(a[14], '4');
+    assert_non_null(strchr("89ab", a[19]));
+    assert_string_not_equal(a, b);
+}
+
+static void test_paths_and_travel(void **state)
+{
+    (void)state;
+    struct hl_client_options o = {.server_url = "http://127.0.0.1:1/"};
+    hl_client *c;
+    struct hl_error err;
+    assert_int_equal(hl_client_new(&o, &c, &err), HL_OK);
+    hl_catalog cat = {.client = c, .name = "a b"};
+    hl_namespace ns = {.catalog = &cat, .name = "n/s"};
+    hl_table t = {.ns = &ns, .name = "t?x"};
+    struct buf p = BUF_INIT;
+    assert_int_equal(client_table_path(&p, &t), 0);
+    assert_string_equal(p.data, "/v1/catalogs/a%20b/namespaces/n%2Fs/tables/t%3Fx");
+    bool q = false;
+    struct hl_at at = {-1, "2026-01-01T00:00:00+02:00"};
+    assert_int_equal(client_query_at(&p, &at, &q), 0);
+    assert_true(q);
+    assert_non_null(strstr(p.data, "?at_timestamp=2026-01-01T00%3A00%3A00%2B02%3A00"));
+    struct hl_at snap = {7, NULL};
+    assert_int_equal(client_query_at(&p, &snap, &q), 0);
+    assert_non_null(strstr(p.data, "&snapshot=7"));
+    buf_free(&p);
+    struct hl_at both = {3, "2026-01-01T00:00:00Z"}, negative = {-5, NULL};
+    assert_int_equal(client_check_at(&both, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(client_check_at(&negative, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(client_check_at(NULL, &err), HL_OK);
+    hl_client_free(c);
+}
+
+/* Every type's writer format: an array of nulls the writer accepts. */
+static void test_null_arrays(void **state)
+{
+    (void)state;
+    struct arena a;
+    arena_init(&a, 0);
+    struct lake_table t;
+    lake_table_init(&t, &a);
+    char msg[256];
+    const char *spec = "b:boolean, i8:int8, i16:int16, i:int, l:long, u8:uint8, u16:uint16, "
+                       "u32:uint32, u64:uint64, f:float, d:double, dec:decimal(20,4), dt:date, "
+                       "tm:time, ts0:timestamp_s, ts3:timestamp_ms, ts6:timestamp, "
+                       "ts9:timestamp_ns, tz:timestamptz, s:string, j:json, u:uuid, bin:binary, "
+                       "li:list<long>, st:struct<x:int,y:string>, m:map<string,long>";
+    if (rows_table_from_spec(spec, &t, msg, sizeof msg) != 0)
+        fail_msg("%s", msg);
+    struct ArrowSchema schema;
+    assert_int_equal(rows_table_arrow_schema(&t, &schema), 0);
+    struct ArrowArray batch;
+    assert_int_equal(arrow_array_init(&batch, 1, schema.n_children), 0);
+    batch.length = 37;
+    for (int64_t c = 0; c < schema.n_children; c++) {
+        if (arrow_array_nulls(schema.children[c], 37, batch.children[c]) != 0)
+            fail_msg("no nulls for %s", schema.children[c]->format);
+        assert_int_equal(batch.children[c]->null_count, 37);
+    }
+    struct buf out = BUF_INIT;
+    struct pq_sink sink = {pq_sink_buf_write, &out};
+    struct pq_writer *w;
+    struct pq_error pe;
+    struct pq_write_options wo;
+    pq_write_options_default(&wo);
+    assert_int_equal(pq_writer_open(&t, &wo, &sink, &w, &pe), 0);
+    if (pq_writer_write(w, &schema, &batch, &pe) != 0)
+        fail_msg("write: %s", pe.msg);
+    struct pq_write_result res;
+    assert_int_equal(pq_writer_close(w, &res, &pe), 0);
+    assert_int_equal(res.meta.num_rows, 37);
+    pq_write_result_release(&res);
+    buf_free(&out);
+    batch.release(&batch);
+    /* A format it does not know. */
+    struct ArrowSchema odd;
+    assert_int_equal(arrow_schema_init(&odd, "+ud:0,1", "u", 0, 0), 0);
+    struct ArrowArray none;
+    assert_int_equal(arrow_array_nulls(&odd, 3, &none), -1);
+    odd.release(&odd);
+    schema.release(&schema);
+    lake_table_release(&t);
+    arena_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_from_info), cmocka_unit_test(test_malformed_answers),
+        cmocka_unit_test(test_uuids),           cmocka_unit_test(test_paths_and_travel),
+        cmocka_unit_test(test_null_arrays),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
