@@ -17,7 +17,7 @@
  *   HL_ERR_NOMEM, HL_ERR_PROTOCOL (an S3 answer we cannot parse)
  * Transient failures (5xx, 429, SlowDown, RequestTimeout, timeouts,
  * connection failures) are retried inside each call, up to max_retries
- * times with exponential backoff and full jitter, resending the body.
+ * times with exponential backoff and jitter, resending the body.
  * No error message or log line ever holds a secret key, session token,
  * Authorization header or signature. */
 #ifndef HL_OBJSTORE_OBJSTORE_H
