@@ -14,16 +14,29 @@
 #include "objstore/objstore.h"
 #include "util/strutil.h"
 
-static int io_fail(struct hl_error *err, const char *what, const char *path, int e)
+/* errno e of `what` on path into *err: a missing path is HL_ERR_NOT_FOUND
+ * when reading, a plain failure when writing (the object cannot be put
+ * there, e.g. a parent is a file). */
+static int fail_errno(struct hl_error *err, const char *what, const char *path, int e, bool reading)
 {
     if (e == ENOMEM)
         return os_nomem(err);
-    if (e == ENOENT || e == ENOTDIR || e == EISDIR)
+    if (reading && (e == ENOENT || e == ENOTDIR || e == EISDIR))
         return os_fail(err, HL_ERR_NOT_FOUND, 0, false, "not_found", "file://%.300s: not found",
                        path);
     /* Only a transient condition deserves another try. */
     bool retry = e == EINTR || e == EAGAIN || e == EIO || e == ENOSPC || e == EMFILE || e == ENFILE;
     return os_fail(err, HL_ERR_IO, 0, retry, "io", "%s file://%.300s: %s", what, path, strerror(e));
+}
+
+static int io_fail(struct hl_error *err, const char *what, const char *path, int e)
+{
+    return fail_errno(err, what, path, e, true);
+}
+
+static int write_fail(struct hl_error *err, const char *what, const char *path, int e)
+{
+    return fail_errno(err, what, path, e, false);
 }
 
 /* mkdir -p of the directory part of path (everything before the last '/'). */
@@ -45,7 +58,7 @@ static int make_parents(const char *path, struct hl_error *err)
         char save = dir[i];
         dir[i] = '\0';
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return io_fail(err, "mkdir", dir, errno);
+            return write_fail(err, "mkdir", dir, errno);
         dir[i] = save;
     }
     return 0;
@@ -94,7 +107,7 @@ int file_put(const char *path, const void *data, size_t len, unsigned flags, str
                        "file://%.300s: path too long", path);
     int fd = mkstemp(tmp);
     if (fd < 0)
-        return io_fail(err, "create", path, errno);
+        return write_fail(err, "create", path, errno);
     int e = 0;
     if (write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)
         e = errno;
@@ -115,10 +128,10 @@ int file_put(const char *path, const void *data, size_t len, unsigned flags, str
         if (e == EEXIST)
             return os_fail(err, HL_ERR_ALREADY_EXISTS, 0, false, "already_exists",
                            "file://%.300s: already exists", path);
-        return io_fail(err, "write", path, e);
+        return write_fail(err, "write", path, e);
     }
     if (sync_dir(path) != 0)
-        return io_fail(err, "fsync directory of", path, errno);
+        return write_fail(err, "fsync directory of", path, errno);
     return 0;
 }
 
@@ -211,7 +224,7 @@ int file_delete(const char *path, bool *existed, struct hl_error *err)
     }
     if (errno == ENOENT || errno == ENOTDIR)
         return 0;
-    return io_fail(err, "delete", path, errno);
+    return write_fail(err, "delete", path, errno);
 }
 
 /* ---- list ---- */

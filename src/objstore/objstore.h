@@ -17,7 +17,7 @@
  *   HL_ERR_NOMEM, HL_ERR_PROTOCOL (an S3 answer we cannot parse)
  * Transient failures (5xx, 429, SlowDown, RequestTimeout, timeouts,
  * connection failures) are retried inside each call, up to max_retries
- * times with exponential backoff and full jitter, resending the body.
+ * times with exponential backoff and jitter, resending the body.
  * No error message or log line ever holds a secret key, session token,
  * Authorization header or signature. */
 #ifndef HL_OBJSTORE_OBJSTORE_H
@@ -54,7 +54,11 @@ void objstore_free(struct objstore *s);
 /* Writes the object whole: atomically replaced (file:// renames a synced
  * temp file; S3 replaces on completion). With OBJSTORE_IF_NONE_MATCH the
  * write fails with HL_ERR_ALREADY_EXISTS when the object exists. file://
- * creates missing parent directories. */
+ * creates missing parent directories.
+ * On S3 a retry after a lost answer cannot know the first attempt's fate:
+ * a conditional put may then report HL_ERR_ALREADY_EXISTS for its own
+ * write, and a multipart completion HL_ERR_NOT_FOUND (NoSuchUpload);
+ * callers that must know read the object back. */
 int objstore_put(struct objstore *s, const char *uri, const void *data, size_t len, unsigned flags,
                  struct hl_error *err);
 
@@ -84,7 +88,8 @@ int objstore_list(struct objstore *s, const char *prefix_uri,
 int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_t *deleted,
                     struct hl_error *err);
 
-/* Tests and tools: keys per ListObjectsV2 page (1..1000; default 1000). */
+/* Tests and tools: keys per ListObjectsV2 page (clamped to 1..1000;
+ * default 1000). Not synchronised: call it before sharing the handle. */
 void objstore_set_list_page_size(struct objstore *s, int keys);
 
 #endif

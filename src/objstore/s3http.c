@@ -377,11 +377,10 @@ static void free_headers(struct curl_slist *list)
     curl_slist_free_all(list);
 }
 
-static bool retryable_code(const char *code)
+bool s3_retryable_code(const char *code)
 {
-    static const char *const codes[] = {"RequestTimeout",       "SlowDown",
-                                        "InternalError",        "ServiceUnavailable",
-                                        "RequestTimeTooSkewed", "OperationAborted"};
+    static const char *const codes[] = {"RequestTimeout", "SlowDown", "InternalError",
+                                        "ServiceUnavailable"};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
         if (strcmp(code, codes[i]) == 0)
             return true;
@@ -428,7 +427,7 @@ static bool http_error(const struct s3_client *c, const struct s3_request *r,
     } else if (http == 409) {
         st = HL_ERR_CONFLICT; /* e.g. a racing conditional write: the caller decides */
         retryable = true;
-    } else if (http >= 500 || http == 429 || retryable_code(code_s)) {
+    } else if (http >= 500 || http == 429 || s3_retryable_code(code_s)) {
         retry = retryable = true;
     }
     const char *hint = "";

@@ -57,11 +57,17 @@ struct s3_response {
     char etag[128];         /* the ETag header as sent (quotes kept), "" when none */
 };
 
-/* Performs r, retrying transient failures (5xx, 429, SlowDown,
- * RequestTimeout, timeouts, connection failures) up to max_retries times
- * with exponential backoff and full jitter. A POST answered 200 with an
- * <Error> body (CompleteMultipartUpload does that) counts as that error.
- * 0 on a 2xx answer, else -1 with err filled (see objstore.h). */
+/* S3 error codes that a later identical request may not meet
+ * (RequestTimeout, SlowDown, InternalError, ServiceUnavailable; a clock
+ * skew would not go away by itself, so RequestTimeTooSkewed is not one). */
+bool s3_retryable_code(const char *code);
+
+/* Performs r, retrying transient failures (5xx, 429, the codes above,
+ * timeouts, connection failures) up to max_retries times with exponential
+ * backoff (100 ms doubling, capped at 10 s; half of each step random). A
+ * POST answered 200 with an <Error> body (CompleteMultipartUpload does
+ * that) counts as that error. 0 on a 2xx answer, else -1 with err filled
+ * (see objstore.h). */
 int s3_call(struct s3_client *c, const struct s3_request *r, struct s3_response *resp,
             struct hl_error *err);
 

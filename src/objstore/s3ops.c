@@ -277,12 +277,6 @@ static int md5_base64(const struct buf *body, struct buf *out)
     return base64_encode(out, d, n);
 }
 
-static bool retryable_delete_code(const char *code)
-{
-    return strcmp(code, "InternalError") == 0 || strcmp(code, "SlowDown") == 0 ||
-           strcmp(code, "ServiceUnavailable") == 0;
-}
-
 /* Reads the <Error> entries of a quiet DeleteResult: counts them and
  * reports the first into *err. */
 static int delete_errors(const struct buf *answer, const char *bucket, size_t *errors,
@@ -300,7 +294,7 @@ static int delete_errors(const struct buf *answer, const char *bucket, size_t *e
         s3xml_first(t, tl, "Code", &code);
         s3xml_first(t, tl, "Message", &msg);
         const char *cs = code.data ? code.data : "unknown";
-        os_fail(err, HL_ERR_IO, 200, retryable_delete_code(cs), cs,
+        os_fail(err, HL_ERR_IO, 200, s3_retryable_code(cs), cs,
                 "DeleteObjects s3://%s/%.300s: %s: %.300s", bucket, key.data ? key.data : "?", cs,
                 msg.data ? msg.data : "no detail");
         buf_free(&key);

@@ -115,7 +115,8 @@ static void serve(struct fake_http *f, int fd)
                      "HTTP/1.1 %d Status\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n%s",
                      a.status, strcmp(r.method, "HEAD") == 0 ? 0 : strlen(a.body), a.headers,
                      strcmp(r.method, "HEAD") == 0 ? "" : a.body);
-    if (n > 0 && write(fd, out, (size_t)n) < 0)
+    /* MSG_NOSIGNAL: a client that gave up must not kill the test with SIGPIPE. */
+    if (n > 0 && send(fd, out, (size_t)n, MSG_NOSIGNAL) < 0)
         return;
 }
 
