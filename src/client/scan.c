@@ -223,8 +223,12 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     struct hl_at at_read = {snapshot, NULL};
     if (st == HL_OK)
         st = hl_table_scan_plan(t, &at_read, &plan_text, err);
-    if (st == HL_OK && !json_is_array(s->plan = json_loads(plan_text, 0, NULL)))
-        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
+    if (st == HL_OK) {
+        /* (json_is_array evaluates its argument twice.) */
+        s->plan = json_loads(plan_text, 0, NULL);
+        if (!json_is_array(s->plan))
+            st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
+    }
     free(plan_text);
     if (st != HL_OK) {
         struct ArrowArrayStream tmp = {.private_data = s};

@@ -41,8 +41,8 @@ hl_status hl_table_create(hl_namespace *ns, const char *name, const char *column
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "columns must be a JSON array of ColumnDef objects");
     }
-    json_t *props = NULL;
-    if (properties_json && !json_is_object(props = json_loads(properties_json, 0, &jerr))) {
+    json_t *props = properties_json ? json_loads(properties_json, 0, &jerr) : NULL;
+    if (properties_json && !json_is_object(props)) {
         json_decref(columns);
         json_decref(props);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",

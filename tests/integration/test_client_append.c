@@ -383,9 +383,24 @@ static void roundtrip(hl_client *c, const char *catalog)
     assert_true(strncmp(res->files[0].path, prefix, strlen(prefix)) == 0);
     assert_int_equal(strlen(res->files[0].path), strlen(prefix) + 36 + 8);
 
-    /* The catalog holds the file with its statistics, at the snapshot. */
+    /* The handle reads its DDL snapshot (its creation) unless told
+     * otherwise; a new handle reads the head. */
     char *files;
     struct hl_error err;
+    check(hl_table_files(f.table, NULL, &files, &err), &err, "files at the DDL snapshot");
+    assert_string_equal(files, "[]");
+    free(files);
+    hl_table *fresh;
+    check(hl_table_open(f.ns, "events", &fresh, &err), &err, "open");
+    assert_int_equal(hl_table_ddl_snapshot(fresh), -1);
+    check(hl_table_files(fresh, NULL, &files, &err), &err, "files at the head");
+    json_t *head_files = jparse(files);
+    free(files);
+    assert_int_equal(json_array_size(head_files), 1);
+    json_decref(head_files);
+    hl_table_free(fresh);
+
+    /* The catalog holds the file with its statistics, at the snapshot. */
     struct hl_at at = {res->snapshot_id, NULL};
     check(hl_table_files(f.table, &at, &files, &err), &err, "files");
     json_t *fj = jparse(files);
@@ -801,6 +816,19 @@ static void writer_cache(void **state)
     /* Bucketed now: teams 5 and 6 in their buckets. */
     assert_int_equal(res->files[0].npartition_values, 1);
     hl_append_result_free(res);
+
+    /* The cache ages out at half the catalog's retention. */
+    check(hl_catalog_set_retention(f.catalog, 2, -1, NULL, &err), &err, "retention");
+    gets = metadata_gets();
+    make_stream(&s, "id:long!, team_id:long!", rows, 1);
+    append_ok(f.table, &s, NULL, &res);
+    hl_append_result_free(res);
+    assert_int_equal(metadata_gets(), gets); /* younger than a second */
+    sleep_ms(1100);
+    make_stream(&s, "id:long!, team_id:long!", rows, 1);
+    append_ok(f.table, &s, NULL, &res);
+    hl_append_result_free(res);
+    assert_int_equal(metadata_gets(), gets + 2);
     hl_table_free(other);
     fixture_free(&f);
 }
