@@ -4,7 +4,7 @@
 # writing the same rows to Parquet. See bench/append/README.md.
 #
 #   bench/append/run.sh [--rows N] [--repeat N] [--out DIR] [--build-dir DIR]
-#                       [--hoglaked PATH] [--append-bench PATH] [--pq-bench PATH]
+#                       [--perf] [--hoglaked PATH] [--append-bench PATH] [--pq-bench PATH]
 #   bench/append/run.sh --smoke [--hoglaked PATH] [--append-bench PATH]   (the ctest)
 #
 #   --rows N             rows per append (default 2,000,000; smoke: 20,000)
@@ -14,6 +14,9 @@
 #                        temporary directory, removed at the end)
 #   --build-dir DIR      the Release build (default build-release; configured and built
 #                        here unless --hoglaked, --append-bench and --pq-bench are given)
+#   --perf               also profile the file:// and moto appends with perf record
+#                        (call graphs) into DIR/perf; generation shows up there as
+#                        events_gen_batch, the rest is the library
 #   --smoke              a quick correctness run: appends to file:// and to moto, then
 #                        DuckDB must read the file:// append back with the right row
 #                        count; no timing is judged, pq_bench is not run. Exits 77
@@ -32,6 +35,7 @@ rows=""
 repeat=3
 out=""
 smoke=0
+perf=0
 build_dir="$root/build-release"
 hoglaked=""
 append_bench=""
@@ -46,13 +50,15 @@ while [ $# -gt 0 ]; do
     --append-bench) append_bench=$2; shift 2 ;;
     --pq-bench) pq_bench=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
-    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --perf) perf=1; shift ;;
+    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
 if [ "$smoke" = 1 ]; then
   rows=${rows:-20000}
   repeat=1
+  perf=0
 fi
 rows=${rows:-2000000}
 log() { echo "run.sh: $*" >&2; }
@@ -76,6 +82,10 @@ pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
   skip_or_die "no PostgreSQL server binaries (apt-get install postgresql)"
 python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("moto") is None)' 2>/dev/null ||
   skip_or_die "python3 has no moto"
+if [ "$perf" = 1 ] && ! command -v perf >/dev/null; then
+  log "--perf needs perf (apt-get install linux-perf)"
+  exit 5
+fi
 
 targets=()
 [ -n "$hoglaked" ] || targets+=(hoglaked)
@@ -161,12 +171,26 @@ run() { # run NAME CMD...: the command's JSON goes to DIR/NAME.json
   log "$name: $*"
   "$@" >"$dir/$name.json" 2> >(tee "$dir/$name.log" >&2) || { log "$name failed"; exit 1; }
 }
+profiled() { # profiled NAME CMD...: run, under perf record with --perf
+  local name=$1
+  shift
+  if [ "$perf" = 0 ]; then
+    run "$name" "$@"
+    return
+  fi
+  mkdir -p "$dir/perf"
+  run "$name" perf record -q -F 999 --call-graph dwarf,16384 -o "$dir/perf/$name.data" -- "$@"
+  perf report -i "$dir/perf/$name.data" --no-children --sort dso,sym --stdio -g none \
+    --percent-limit 0.5 >"$dir/perf/$name.self.txt" 2>/dev/null || true
+  perf report -i "$dir/perf/$name.data" --children --sort sym --stdio -g none \
+    --percent-limit 2 >"$dir/perf/$name.children.txt" 2>/dev/null || true
+}
 peer=(node "$root/bench/parquet/duckdb_peer.mjs")
 mkdir -p "$dir/warehouse"
 common=(--server "$url" --rows "$rows" --repeat "$repeat")
-run ours-file "$append_bench" "${common[@]}" --catalog bench_file \
+profiled ours-file "$append_bench" "${common[@]}" --catalog bench_file \
   --data-path "file://$dir/warehouse"
-run ours-moto "$append_bench" "${common[@]}" --catalog bench_moto \
+profiled ours-moto "$append_bench" "${common[@]}" --catalog bench_moto \
   --data-path "s3://$HOGLAKE_TEST_S3_BUCKET/bench" --s3-endpoint "$HOGLAKE_TEST_MOTO_ENDPOINT" \
   --s3-region "$HOGLAKE_TEST_S3_REGION" --s3-access-key "$HOGLAKE_TEST_S3_ACCESS_KEY" \
   --s3-secret-key "$HOGLAKE_TEST_S3_SECRET_KEY"
@@ -191,5 +215,6 @@ node -e '
 
 status=0
 node "$here/report.mjs" "$dir" | tee "$dir/report.md" || status=${PIPESTATUS[0]}
+[ "$perf" = 1 ] && echo "perf profiles: $dir/perf/*.self.txt and *.children.txt"
 [ -n "$out" ] && echo "results: $dir"
 exit $status
