@@ -15,18 +15,7 @@
  * stdout: timings, byte counts, peak RSS and order-independent checksums
  * of the data ("checks"), which the driver compares across engines.
  *
- * The event table is generated deterministically: every value is a hash of
- * (seed, row, column), so the data does not depend on the batch size.
- *
- *   session_id  string     ~3,000 distinct UUID-shaped values
- *   event_id    long       row + 1
- *   ts          timestamptz 2024-01-01 plus 250 us per row, plus up to 1 s of jitter
- *   event       string     50 distinct names, skewed (the first is ~27% of rows)
- *   value       double     10% null; else 0.00 to 99999.99, two decimals
- *   properties  string     a JSON object of ~200 bytes (mostly distinct)
- *
- * Every column is nullable (OPTIONAL), as DuckDB writes every column, so
- * both engines encode the same Parquet schema shape.
+ * The event table and its generator are in events.h.
  *
  * gen-and-write times the generator and the writer separately (each batch
  * is generated, then handed to pq_writer_write); "write_s" is the time
@@ -47,97 +36,13 @@
 
 #include <jansson.h>
 
+#include "events.h"
 #include "lake/schema.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "util/arena.h"
 #include "util/arrow.h"
 #include "util/hash.h"
-
-enum {
-    NCOLS = 6,
-    N_SESSIONS = 3000,
-    N_EVENTS = 50,
-    SESSION_LEN = 36,
-    MAX_EVENT_LEN = 32,
-    MAX_PROPS_LEN = 320,
-};
-
-static const char *const COLUMN_NAMES[NCOLS] = {"session_id", "event_id", "ts",
-                                                "event",      "value",    "properties"};
-
-static const char TABLE_JSON[] = "[{\"name\":\"session_id\",\"type\":\"string\"},"
-                                 "{\"name\":\"event_id\",\"type\":\"long\"},"
-                                 "{\"name\":\"ts\",\"type\":\"timestamptz\"},"
-                                 "{\"name\":\"event\",\"type\":\"string\"},"
-                                 "{\"name\":\"value\",\"type\":\"double\"},"
-                                 "{\"name\":\"properties\",\"type\":\"string\"}]";
-
-static const int64_t TS_BASE_US = 1704067200LL * 1000000LL; /* 2024-01-01T00:00:00Z */
-
-static const char *const EVENT_NAMES[N_EVENTS] = {"$pageview",
-                                                  "$autocapture",
-                                                  "$pageleave",
-                                                  "$identify",
-                                                  "$screen",
-                                                  "$feature_flag_called",
-                                                  "$rageclick",
-                                                  "$exception",
-                                                  "$set",
-                                                  "$groupidentify",
-                                                  "$web_vitals",
-                                                  "$dead_click",
-                                                  "$opt_in",
-                                                  "$survey_shown",
-                                                  "$survey_sent",
-                                                  "$survey_dismissed",
-                                                  "signed_up",
-                                                  "logged_in",
-                                                  "logged_out",
-                                                  "password_reset",
-                                                  "invite_sent",
-                                                  "invite_accepted",
-                                                  "project_created",
-                                                  "project_deleted",
-                                                  "dashboard_viewed",
-                                                  "dashboard_created",
-                                                  "insight_viewed",
-                                                  "insight_created",
-                                                  "insight_saved",
-                                                  "query_completed",
-                                                  "query_failed",
-                                                  "export_started",
-                                                  "export_completed",
-                                                  "billing_viewed",
-                                                  "plan_upgraded",
-                                                  "plan_downgraded",
-                                                  "payment_succeeded",
-                                                  "payment_failed",
-                                                  "search",
-                                                  "filter_applied",
-                                                  "file_uploaded",
-                                                  "file_downloaded",
-                                                  "comment_added",
-                                                  "share_link_created",
-                                                  "notification_sent",
-                                                  "notification_opened",
-                                                  "api_key_created",
-                                                  "webhook_delivered",
-                                                  "onboarding_step",
-                                                  "onboarding_completed"};
-
-static const char *const BROWSERS[] = {"Chrome", "Safari", "Firefox",
-                                       "Edge",   "Opera",  "Samsung Internet"};
-static const char *const OSES[] = {"Mac OS X", "Windows", "Linux", "iOS", "Android", "Chrome OS"};
-static const char *const PATHS[] = {"dashboard", "insights", "settings",      "projects",
-                                    "billing",   "events",   "feature_flags", "persons"};
-static const char *const PLANS[] = {"free", "paid", "enterprise", "trial"};
-static const char *const SOURCES[] = {"google", "twitter", "linkedin", "newsletter",
-                                      "direct", "bing",    "reddit",   "hacker_news"};
-static const int SCREENS[][2] = {{1920, 1080}, {1440, 900}, {1280, 720}, {2560, 1440},
-                                 {390, 844},   {414, 896},  {768, 1024}, {1536, 864}};
-
-#define COUNT(a) (sizeof(a) / sizeof *(a))
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -303,11 +208,12 @@ static void check_i64(const struct ArrowSchema *s, const struct ArrowArray *a, c
 static void checks_add(struct checks *k, const struct ArrowSchema *schema,
                        const struct ArrowArray *batch)
 {
-    if (schema->n_children != NCOLS || batch->n_children != NCOLS)
-        die("a batch of %lld columns, expected %d", (long long)batch->n_children, NCOLS);
-    for (int c = 0; c < NCOLS; c++)
-        if (strcmp(schema->children[c]->name, COLUMN_NAMES[c]) != 0)
-            die("column %d is '%s', expected '%s'", c, schema->children[c]->name, COLUMN_NAMES[c]);
+    if (schema->n_children != EVENTS_NCOLS || batch->n_children != EVENTS_NCOLS)
+        die("a batch of %lld columns, expected %d", (long long)batch->n_children, EVENTS_NCOLS);
+    for (int c = 0; c < EVENTS_NCOLS; c++)
+        if (strcmp(schema->children[c]->name, events_column_names[c]) != 0)
+            die("column %d is '%s', expected '%s'", c, schema->children[c]->name,
+                events_column_names[c]);
     if (batch->offset != 0)
         die("a batch with an offset");
     k->rows += (uint64_t)batch->length;
@@ -364,213 +270,6 @@ static json_t *checks_json(const struct checks *k)
     json_object_set_new(o, "properties_hash", u64_json(k->props_hash));
     json_object_set_new(o, "properties_nulls", u64_json(k->props_nulls));
     return o;
-}
-
-/* ---- the generator ---- */
-
-struct gen {
-    uint64_t seed;
-    char sessions[N_SESSIONS][SESSION_LEN + 1];
-    size_t event_len[N_EVENTS];
-};
-
-static uint64_t mix(const struct gen *g, uint64_t row, uint64_t col)
-{
-    return hash_mix64(g->seed ^ hash_mix64(row * 8 + col + 0x9e3779b97f4a7c15ULL));
-}
-
-static void gen_init(struct gen *g, uint64_t seed)
-{
-    g->seed = seed;
-    for (int s = 0; s < N_SESSIONS; s++) {
-        uint64_t a = mix(g, (uint64_t)s, 7), b = mix(g, (uint64_t)s, 6);
-        snprintf(g->sessions[s], sizeof g->sessions[s], "%08x-%04x-4%03x-%04x-%012" PRIx64,
-                 (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
-                 ((unsigned)(b >> 48) & 0x3fff) | 0x8000, (uint64_t)(b & 0xffffffffffffULL));
-    }
-    for (int e = 0; e < N_EVENTS; e++) {
-        g->event_len[e] = strlen(EVENT_NAMES[e]);
-        if (g->event_len[e] > MAX_EVENT_LEN)
-            die("event name too long");
-    }
-}
-
-/* Appending to a string buffer known to be large enough. */
-static char *put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
-}
-
-static char *put_u(char *p, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-/* One input batch: buffers sized for `cap` rows, reused for every batch. */
-struct batch {
-    int64_t cap;
-    uint64_t alloc_bytes; /* the input buffers, allocated once */
-    int32_t *session_off, *event_off, *props_off;
-    char *session_data, *event_data, *props_data;
-    int64_t *event_id, *ts;
-    uint8_t *value_valid;
-    double *value;
-    const void *bufs[NCOLS][3];
-    struct ArrowArray kids[NCOLS];
-    struct ArrowArray *kid_ptrs[NCOLS];
-    const void *top_bufs[1];
-    struct ArrowArray top;
-    struct ArrowSchema schema;
-};
-
-static void borrowed_release(struct ArrowArray *a)
-{
-    a->release = NULL; /* the buffers belong to struct batch */
-}
-
-static void batch_init(struct batch *b, int64_t cap, const struct lake_table *t)
-{
-    memset(b, 0, sizeof *b);
-    size_t n = (size_t)cap;
-    b->cap = cap;
-    b->session_off = xmalloc((n + 1) * 4);
-    b->event_off = xmalloc((n + 1) * 4);
-    b->props_off = xmalloc((n + 1) * 4);
-    b->session_data = xmalloc(n * SESSION_LEN);
-    b->event_data = xmalloc(n * MAX_EVENT_LEN);
-    b->props_data = xmalloc(n * MAX_PROPS_LEN);
-    b->event_id = xmalloc(n * 8);
-    b->ts = xmalloc(n * 8);
-    b->value_valid = xmalloc(n / 8 + 1);
-    b->value = xmalloc(n * 8);
-    b->alloc_bytes =
-        3 * (n + 1) * 4 + n * (SESSION_LEN + MAX_EVENT_LEN + MAX_PROPS_LEN + 3 * 8) + n / 8 + 1;
-    const void *bufs[NCOLS][3] = {
-        {NULL, b->session_off, b->session_data},
-        {NULL, b->event_id, NULL},
-        {NULL, b->ts, NULL},
-        {NULL, b->event_off, b->event_data},
-        {b->value_valid, b->value, NULL},
-        {NULL, b->props_off, b->props_data},
-    };
-    memcpy(b->bufs, bufs, sizeof bufs);
-    if (arrow_schema_init(&b->schema, "+s", "", 0, NCOLS) != 0)
-        die("out of memory");
-    for (int c = 0; c < NCOLS; c++) {
-        const struct lake_column *col = t->root.children[c];
-        char fmt[32];
-        if (strcmp(col->name, COLUMN_NAMES[c]) != 0)
-            die("table column %d is '%s'", c, col->name);
-        if (arrow_schema_init(b->schema.children[c], pq_arrow_format_for(col, fmt, sizeof fmt),
-                              col->name, ARROW_FLAG_NULLABLE, 0) != 0)
-            die("out of memory");
-        struct ArrowArray *k = &b->kids[c];
-        k->n_buffers = b->bufs[c][2] ? 3 : 2;
-        k->buffers = b->bufs[c];
-        k->release = borrowed_release;
-        b->kid_ptrs[c] = k;
-    }
-    b->top.n_buffers = 1;
-    b->top.buffers = b->top_bufs;
-    b->top.n_children = NCOLS;
-    b->top.children = b->kid_ptrs;
-    b->top.release = borrowed_release;
-}
-
-static void batch_free(struct batch *b)
-{
-    free(b->session_off);
-    free(b->event_off);
-    free(b->props_off);
-    free(b->session_data);
-    free(b->event_data);
-    free(b->props_data);
-    free(b->event_id);
-    free(b->ts);
-    free(b->value_valid);
-    free(b->value);
-    b->schema.release(&b->schema);
-}
-
-static char *gen_properties(char *p, uint64_t h, uint64_t h2)
-{
-    const int *screen = SCREENS[(h >> 20) % COUNT(SCREENS)];
-    p = put_str(p, "{\"$browser\":\"");
-    p = put_str(p, BROWSERS[h % COUNT(BROWSERS)]);
-    p = put_str(p, "\",\"$os\":\"");
-    p = put_str(p, OSES[(h >> 4) % COUNT(OSES)]);
-    p = put_str(p, "\",\"$current_url\":\"https://app.example.com/");
-    p = put_str(p, PATHS[(h >> 12) % COUNT(PATHS)]);
-    *p++ = '/';
-    p = put_u(p, h2 % 1000000);
-    p = put_str(p, "\",\"$screen_width\":");
-    p = put_u(p, (uint64_t)screen[0]);
-    p = put_str(p, ",\"$screen_height\":");
-    p = put_u(p, (uint64_t)screen[1]);
-    p = put_str(p, ",\"$lib_version\":\"1.");
-    p = put_u(p, (h >> 24) % 200);
-    *p++ = '.';
-    p = put_u(p, (h >> 32) % 10);
-    p = put_str(p, "\",\"plan\":\"");
-    p = put_str(p, PLANS[(h >> 36) % COUNT(PLANS)]);
-    p = put_str(p, "\",\"utm_source\":\"");
-    p = put_str(p, SOURCES[(h >> 40) % COUNT(SOURCES)]);
-    p = put_str(p, "\"}");
-    return p;
-}
-
-/* Fills the batch with rows [first, first + n). */
-static void gen_batch(const struct gen *g, struct batch *b, int64_t first, int64_t n)
-{
-    char *sp = b->session_data, *ep = b->event_data, *pp = b->props_data;
-    int64_t nulls = 0;
-    memset(b->value_valid, 0, (size_t)n / 8 + 1);
-    b->session_off[0] = b->event_off[0] = b->props_off[0] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t row = (uint64_t)(first + i);
-        uint64_t h0 = mix(g, row, 0), h1 = mix(g, row, 1), h2 = mix(g, row, 2);
-        uint64_t h3 = mix(g, row, 3), h4 = mix(g, row, 4);
-
-        memcpy(sp, g->sessions[h0 % N_SESSIONS], SESSION_LEN);
-        sp += SESSION_LEN;
-        b->session_off[i + 1] = (int32_t)(sp - b->session_data);
-
-        b->event_id[i] = (int64_t)row + 1;
-        b->ts[i] = TS_BASE_US + (int64_t)row * 250 + (int64_t)(h1 % 1000000);
-
-        double u = (double)(h2 >> 11) * 0x1p-53;
-        int e = (int)(N_EVENTS * u * u * u);
-        memcpy(ep, EVENT_NAMES[e], g->event_len[e]);
-        ep += g->event_len[e];
-        b->event_off[i + 1] = (int32_t)(ep - b->event_data);
-
-        if (h3 % 10 == 0) {
-            b->value[i] = 0;
-            nulls++;
-        } else {
-            b->value[i] = (double)((h3 >> 8) % 10000000) / 100.0;
-            arrow_set_bit(b->value_valid, i, true);
-        }
-
-        pp = gen_properties(pp, h4, h4 >> 44 ^ h2 >> 17);
-        b->props_off[i + 1] = (int32_t)(pp - b->props_data);
-    }
-    for (int c = 0; c < NCOLS; c++) {
-        b->kids[c].length = n;
-        b->kids[c].null_count = 0;
-    }
-    b->kids[4].null_count = nulls;
-    b->top.length = n;
 }
 
 /* ---- options ---- */
@@ -667,21 +366,6 @@ static void emit(json_t *o)
     json_decref(o);
 }
 
-static void table_init(struct arena *a, struct lake_table *t)
-{
-    json_error_t jerr;
-    json_t *cols = json_loads(TABLE_JSON, 0, &jerr);
-    if (!cols)
-        die("table JSON: %s", jerr.text);
-    arena_init(a, 0);
-    lake_table_init(t, a);
-    t->name = "events";
-    struct lake_err err = {0};
-    if (lake_table_add_columns(t, cols, &err) != 0)
-        die("table: %s", err.msg);
-    json_decref(cols);
-}
-
 /* ---- gen-and-write ---- */
 
 struct write_run {
@@ -693,8 +377,8 @@ struct write_run {
 
 /* Generates o->rows rows and, when path is set, writes them. */
 static void write_once(const struct opts *o, const struct lake_table *t,
-                       const struct pq_write_options *wo, const struct gen *g, struct batch *b,
-                       const char *path, struct write_run *run)
+                       const struct pq_write_options *wo, const struct events_gen *g,
+                       struct events_batch *b, const char *path, struct write_run *run)
 {
     memset(run, 0, sizeof *run);
     checks_init(&run->k);
@@ -719,7 +403,7 @@ static void write_once(const struct opts *o, const struct lake_table *t,
     for (int64_t first = 0; first < o->rows; first += o->batch_rows) {
         int64_t n = o->rows - first < o->batch_rows ? o->rows - first : o->batch_rows;
         t0 = now_s(CLOCK_MONOTONIC);
-        gen_batch(g, b, first, n);
+        events_gen_batch(g, b, first, n);
         double t1 = now_s(CLOCK_MONOTONIC);
         run->gen_s += t1 - t0;
         checks_add(&run->k, &b->schema, &b->top);
@@ -760,11 +444,14 @@ static int cmd_gen_and_write(int argc, char **argv, bool write)
     parse_opts(argc, argv, &o, write);
     struct arena arena;
     struct lake_table t;
-    table_init(&arena, &t);
-    struct gen *g = xmalloc(sizeof *g);
-    gen_init(g, o.seed);
-    struct batch b;
-    batch_init(&b, o.batch_rows, &t);
+    char msg[256];
+    if (events_table_init(&arena, &t, msg, sizeof msg) != 0)
+        die("%s", msg);
+    struct events_gen *g = xmalloc(sizeof *g);
+    events_gen_init(g, o.seed);
+    struct events_batch b;
+    if (events_batch_init(&b, o.batch_rows, &t) != 0)
+        die("out of memory");
     long rss_start = peak_rss_kb();
 
     struct pq_write_options wo;
@@ -817,7 +504,7 @@ static int cmd_gen_and_write(int argc, char **argv, bool write)
     json_object_set_new(out, "peak_rss_kb", json_integer(peak_rss_kb()));
     json_object_set_new(out, "checks", checks_json(&best.k));
     emit(out);
-    batch_free(&b);
+    events_batch_free(&b);
     free(g);
     lake_table_release(&t);
     arena_free(&arena);
