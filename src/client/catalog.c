@@ -8,24 +8,6 @@
 #include "client/internal.h"
 #include "util/strutil.h"
 
-/* Runs a request on a path built by the caller and hands back the answer
- * as text (json may be NULL: the answer is dropped). */
-static hl_status request_text(hl_client *c, const char *method, struct buf *path,
-                              const json_t *body, char **json, struct hl_error *err)
-{
-    if (json)
-        *json = NULL;
-    char *text = NULL;
-    if (body && !(text = json_dumps(body, JSON_COMPACT))) {
-        buf_free(path);
-        return client_nomem(err);
-    }
-    hl_status st = hl_client_request(c, method, path->data, text, json, err);
-    free(text);
-    buf_free(path);
-    return st;
-}
-
 hl_status hl_catalogs_list(hl_client *client, char **json, struct hl_error *err)
 {
     return hl_client_request(client, "GET", "/v1/catalogs", NULL, json, err);
@@ -117,7 +99,7 @@ hl_status hl_catalog_info(hl_catalog *c, char **json, struct hl_error *err)
         buf_free(&path);
         return client_nomem(err);
     }
-    return request_text(c->client, "GET", &path, NULL, json, err);
+    return client_request_text(c->client, "GET", &path, NULL, json, err);
 }
 
 hl_status hl_catalog_set_retention(hl_catalog *c, int64_t seconds, int consumer_floor, char **json,
@@ -135,7 +117,7 @@ hl_status hl_catalog_set_retention(hl_catalog *c, int64_t seconds, int consumer_
         buf_free(&path);
         return client_nomem(err);
     }
-    hl_status st = request_text(c->client, "PATCH", &path, body, json, err);
+    hl_status st = client_request_text(c->client, "PATCH", &path, body, json, err);
     json_decref(body);
     catalog_forget_retention(c);
     return st;
@@ -286,7 +268,7 @@ hl_status hl_catalog_commit_offset(hl_catalog *c, const char *consumer_id, const
         buf_free(&path);
         return client_nomem(err);
     }
-    hl_status st = request_text(c->client, "PUT", &path, body, NULL, err);
+    hl_status st = client_request_text(c->client, "PUT", &path, body, NULL, err);
     json_decref(body);
     return st;
 }
@@ -328,7 +310,7 @@ hl_status hl_catalog_offsets(hl_catalog *c, const char *consumer_id, char **json
         buf_free(&path);
         return client_nomem(err);
     }
-    return request_text(c->client, "GET", &path, NULL, json, err);
+    return client_request_text(c->client, "GET", &path, NULL, json, err);
 }
 
 /* ---- namespaces ---- */
@@ -360,7 +342,7 @@ hl_status hl_namespace_create(hl_catalog *c, const char *name, hl_namespace **ou
         buf_free(&path);
         return client_nomem(err);
     }
-    hl_status st = request_text(c->client, "POST", &path, body, NULL, err);
+    hl_status st = client_request_text(c->client, "POST", &path, body, NULL, err);
     json_decref(body);
     return st == HL_OK ? namespace_handle(c, name, out, err) : st;
 }
@@ -378,7 +360,7 @@ hl_status hl_namespace_open(hl_catalog *c, const char *name, hl_namespace **out,
         buf_free(&path);
         return client_nomem(err);
     }
-    hl_status st = request_text(c->client, "GET", &path, NULL, NULL, err);
+    hl_status st = client_request_text(c->client, "GET", &path, NULL, NULL, err);
     return st == HL_OK ? namespace_handle(c, name, out, err) : st;
 }
 
@@ -393,17 +375,12 @@ void hl_namespace_free(hl_namespace *ns)
 hl_status hl_namespaces_list(hl_catalog *c, const struct hl_at *at, char **json,
                              struct hl_error *err)
 {
-    hl_status st = client_check_at(at, err);
-    if (st != HL_OK)
-        return st;
     struct buf path = BUF_INIT;
-    bool q = false;
-    if (client_catalog_path(&path, c) != 0 || buf_puts(&path, "/namespaces") != 0 ||
-        client_query_at(&path, at, &q) != 0) {
+    if (client_catalog_path(&path, c) != 0 || buf_puts(&path, "/namespaces") != 0) {
         buf_free(&path);
         return client_nomem(err);
     }
-    return request_text(c->client, "GET", &path, NULL, json, err);
+    return client_get_at(c->client, &path, at, json, err);
 }
 
 hl_status hl_namespace_drop(hl_namespace *ns, struct hl_error *err)
@@ -413,7 +390,7 @@ hl_status hl_namespace_drop(hl_namespace *ns, struct hl_error *err)
         buf_free(&path);
         return client_nomem(err);
     }
-    return request_text(ns->catalog->client, "DELETE", &path, NULL, NULL, err);
+    return client_request_text(ns->catalog->client, "DELETE", &path, NULL, NULL, err);
 }
 
 /* ---- views ---- */
@@ -440,43 +417,39 @@ hl_status hl_view_create(hl_namespace *ns, const char *name, const char *sql, co
         buf_free(&path);
         return client_nomem(err);
     }
-    hl_status st = request_text(ns->catalog->client, "POST", &path, body, json, err);
+    hl_status st = client_request_text(ns->catalog->client, "POST", &path, body, json, err);
     json_decref(body);
     return st;
 }
 
-hl_status hl_view_get(hl_namespace *ns, const char *name, char **json, struct hl_error *err)
+/* GET or DELETE of a view (name given) or of the view list. */
+static hl_status view_request(hl_namespace *ns, const char *method, const char *name, bool named,
+                              char **json, struct hl_error *err)
 {
+    if (named && !name)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "a view name is required");
     struct buf path = BUF_INIT;
-    if (!name)
-        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a view name");
-    if (view_path(&path, ns, name) != 0) {
+    if (view_path(&path, ns, named ? name : NULL) != 0) {
         buf_free(&path);
         return client_nomem(err);
     }
-    return request_text(ns->catalog->client, "GET", &path, NULL, json, err);
+    return client_request_text(ns->catalog->client, method, &path, NULL, json, err);
+}
+
+hl_status hl_view_get(hl_namespace *ns, const char *name, char **json, struct hl_error *err)
+{
+    return view_request(ns, "GET", name, true, json, err);
 }
 
 hl_status hl_views_list(hl_namespace *ns, char **json, struct hl_error *err)
 {
-    struct buf path = BUF_INIT;
-    if (view_path(&path, ns, NULL) != 0) {
-        buf_free(&path);
-        return client_nomem(err);
-    }
-    return request_text(ns->catalog->client, "GET", &path, NULL, json, err);
+    return view_request(ns, "GET", NULL, false, json, err);
 }
 
 hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_error *err)
 {
-    struct buf path = BUF_INIT;
-    if (!name)
-        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a view name");
-    if (view_path(&path, ns, name) != 0) {
-        buf_free(&path);
-        return client_nomem(err);
-    }
-    return request_text(ns->catalog->client, "DELETE", &path, NULL, NULL, err);
+    return view_request(ns, "DELETE", name, true, NULL, err);
 }
 
 hl_status hl_catalog_resolve_snapshot(hl_catalog *c, const char *at_timestamp,

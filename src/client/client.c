@@ -416,3 +416,33 @@ bool client_json_int(const json_t *obj, const char *key, int64_t *out)
     *out = (int64_t)json_integer_value(v);
     return true;
 }
+
+hl_status client_request_text(hl_client *c, const char *method, struct buf *path,
+                              const json_t *body, char **json, struct hl_error *err)
+{
+    if (json)
+        *json = NULL;
+    char *text = NULL;
+    if (body && !(text = json_dumps(body, JSON_COMPACT))) {
+        buf_free(path);
+        return client_nomem(err);
+    }
+    hl_status st = hl_client_request(c, method, path->data, text, json, err);
+    free(text);
+    buf_free(path);
+    return st;
+}
+
+hl_status client_get_at(hl_client *c, struct buf *path, const struct hl_at *at, char **json,
+                        struct hl_error *err)
+{
+    bool q = strchr(path->data, '?') != NULL;
+    hl_status st = client_check_at(at, err);
+    if (st == HL_OK && client_query_at(path, at, &q) != 0)
+        st = client_nomem(err);
+    if (st != HL_OK) {
+        buf_free(path);
+        return st;
+    }
+    return client_request_text(c, "GET", path, NULL, json, err);
+}

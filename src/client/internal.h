@@ -80,6 +80,13 @@ hl_status client_check_at(const struct hl_at *at, struct hl_error *err);
  * document (a new reference). An unparseable answer is HL_ERR_PROTOCOL. */
 hl_status client_json(hl_client *c, const char *method, const char *path, const json_t *body,
                       json_t **out, struct hl_error *err);
+/* Sends a request on a path the caller built (freed here) and hands back
+ * the answer's text (json may be NULL: the answer is dropped). */
+hl_status client_request_text(hl_client *c, const char *method, struct buf *path,
+                              const json_t *body, char **json, struct hl_error *err);
+/* A GET of path as of `at` (checked; its query appended). Frees path. */
+hl_status client_get_at(hl_client *c, struct buf *path, const struct hl_at *at, char **json,
+                        struct hl_error *err);
 /* Reads an int64 member; false when missing or not an integer. */
 bool client_json_int(const json_t *obj, const char *key, int64_t *out);
 

@@ -105,19 +105,12 @@ void hl_table_free(hl_table *t)
 hl_status hl_tables_list(hl_namespace *ns, const struct hl_at *at, char **json,
                          struct hl_error *err)
 {
-    hl_status st = client_check_at(at, err);
-    if (st != HL_OK)
-        return st;
     struct buf path = BUF_INIT;
-    bool q = false;
-    if (client_namespace_path(&path, ns) != 0 || buf_puts(&path, "/tables") != 0 ||
-        client_query_at(&path, at, &q) != 0) {
+    if (client_namespace_path(&path, ns) != 0 || buf_puts(&path, "/tables") != 0) {
         buf_free(&path);
         return client_nomem(err);
     }
-    st = hl_client_request(ns->catalog->client, "GET", path.data, NULL, json, err);
-    buf_free(&path);
-    return st;
+    return client_get_at(ns->catalog->client, &path, at, json, err);
 }
 
 const char *hl_table_name(const hl_table *t)

@@ -44,6 +44,7 @@ void catalog_forget_retention(hl_catalog *c)
 {
     pthread_mutex_lock(&c->lock);
     c->retention_known = false;
+    c->retention_failed_at = 0;
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -68,11 +69,12 @@ static double catalog_retention(hl_catalog *c)
                        ? client_json(c->client, "GET", path.data, NULL, &opts, &err)
                        : HL_ERR_NOMEM;
     buf_free(&path);
+    /* Absent or null: retention is disabled. */
     json_t *v = json_object_get(opts, "snapshot_retention_seconds");
-    bool ok = st == HL_OK && (json_is_null(v) || json_is_integer(v));
-    double seconds = !ok               ? ASSUMED_RETENTION_SECONDS
-                     : json_is_null(v) ? INFINITY
-                                       : (double)json_integer_value(v);
+    bool ok = st == HL_OK && json_is_object(opts) && (!v || json_is_null(v) || json_is_integer(v));
+    double seconds = !ok                  ? ASSUMED_RETENTION_SECONDS
+                     : json_is_integer(v) ? (double)json_integer_value(v)
+                                          : INFINITY;
     json_decref(opts);
     pthread_mutex_lock(&c->lock);
     if (ok) {

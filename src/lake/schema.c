@@ -9,10 +9,7 @@
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
-static int fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
+int lake_fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
 {
     err->kind = kind;
     va_list ap;
@@ -24,7 +21,7 @@ static int fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, 
 
 static int nomem(struct lake_err *err)
 {
-    return fail(err, LAKE_ERR_NOMEM, "out of memory");
+    return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
 }
 
 void lake_table_init(struct lake_table *t, struct arena *arena)
@@ -200,30 +197,31 @@ static int parse_decimal_params(const json_t *params, const char *path, int *pre
     };
     char msg[300];
     if (!jsonx_read_object(params, "type_params", fields, 2, msg, sizeof msg))
-        return fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s': %s", path, msg);
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s': %s", path, msg);
     json_int_t pv = LAKE_DECIMAL_MAX_PRECISION, sv = 0;
     if (p) {
         if (!json_is_integer(p))
-            return fail(err, LAKE_ERR_BAD_REQUEST,
-                        "decimal column '%s' has a non-integer 'precision'", path);
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
+                             "decimal column '%s' has a non-integer 'precision'", path);
         pv = json_integer_value(p);
     }
     if (s) {
         if (!json_is_integer(s))
-            return fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s' has a non-integer 'scale'",
-                        path);
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
+                             "decimal column '%s' has a non-integer 'scale'", path);
         sv = json_integer_value(s);
     }
     if (pv < 1 || pv > LAKE_DECIMAL_MAX_PRECISION)
-        return fail(err, LAKE_ERR_INVALID, "decimal column '%s' has precision %lld, outside 1..38",
-                    path, (long long)pv);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "decimal column '%s' has precision %lld, outside 1..38", path,
+                         (long long)pv);
     if (sv < 0)
-        return fail(err, LAKE_ERR_INVALID, "decimal column '%s' has a negative scale %lld", path,
-                    (long long)sv);
+        return lake_fail(err, LAKE_ERR_INVALID, "decimal column '%s' has a negative scale %lld",
+                         path, (long long)sv);
     if (sv > pv)
-        return fail(err, LAKE_ERR_INVALID,
-                    "decimal column '%s' has scale %lld above its precision %lld", path,
-                    (long long)sv, (long long)pv);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "decimal column '%s' has scale %lld above its precision %lld", path,
+                         (long long)sv, (long long)pv);
     *precision = (int)pv;
     *scale = (int)sv;
     return 0;
@@ -234,13 +232,13 @@ static int check_column_name(const char *name, const char *path, struct lake_err
     char shown[80];
     lake_ident_shown(name, shown, sizeof shown);
     if (!lake_ident_valid(name))
-        return fail(err, LAKE_ERR_INVALID, "invalid column name '%s' (must match %s)", shown,
-                    LAKE_IDENT_PATTERN);
+        return lake_fail(err, LAKE_ERR_INVALID, "invalid column name '%s' (must match %s)", shown,
+                         LAKE_IDENT_PATTERN);
     if (lake_ident_reserved(name))
-        return fail(err, LAKE_ERR_INVALID,
-                    "column name '%s' uses the reserved prefix '_hog': names starting with it "
-                    "belong to hoglake's own physical columns (compaction's _hog_row_id)",
-                    path);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "column name '%s' uses the reserved prefix '_hog': names starting with it "
+                         "belong to hoglake's own physical columns (compaction's _hog_row_id)",
+                         path);
     return 0;
 }
 
@@ -255,8 +253,8 @@ static int check_comment(const json_t *comment, struct lake_err *err)
 {
     if (comment && json_is_string(comment) &&
         (has_nul(comment) || str_utf8_length(json_string_value(comment)) > LAKE_COMMENT_MAX))
-        return fail(err, LAKE_ERR_INVALID, "comment must contain at most %d characters and no NUL",
-                    LAKE_COMMENT_MAX);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "comment must contain at most %d characters and no NUL", LAKE_COMMENT_MAX);
     return 0;
 }
 
@@ -278,7 +276,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     };
     char msg[400];
     if (!jsonx_read_object(def, where, fields, sizeof fields / sizeof fields[0], msg, sizeof msg)) {
-        fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+        lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
         return NULL;
     }
     if (jparams && json_is_null(jparams))
@@ -296,11 +294,12 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         if (strcmp(name, synthetic) != 0) {
             char shown[80];
             lake_ident_shown(name, shown, sizeof shown);
-            fail(err, LAKE_ERR_INVALID,
-                 "child %zu of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
-                 "'%s'",
-                 index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path, synthetic,
-                 shown);
+            lake_fail(
+                err, LAKE_ERR_INVALID,
+                "child %zu of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
+                "'%s'",
+                index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path, synthetic,
+                shown);
             return NULL;
         }
     } else if (check_column_name(name, path, err) != 0) {
@@ -315,10 +314,10 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     switch (lake_type_lookup(tname, &type, &reason)) {
     case LAKE_TYPE_OK: break;
     case LAKE_TYPE_REFUSED:
-        fail(err, LAKE_ERR_INVALID, "type '%s' %s", tshown, reason);
+        lake_fail(err, LAKE_ERR_INVALID, "type '%s' %s", tshown, reason);
         return NULL;
     case LAKE_TYPE_UNKNOWN:
-        fail(err, LAKE_ERR_INVALID, "unknown column type '%s' for column '%s'", tshown, path);
+        lake_fail(err, LAKE_ERR_INVALID, "unknown column type '%s' for column '%s'", tshown, path);
         return NULL;
     }
 
@@ -342,15 +341,16 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 
     bool container = lake_type_is_container(type);
     if (container && jparams) {
-        fail(err, LAKE_ERR_INVALID,
-             "column '%s' is '%s', a nested container, and cannot have type_params: a "
-             "container's shape is its children, not its parameters",
-             path, lake_type_name(type));
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "column '%s' is '%s', a nested container, and cannot have type_params: a "
+                  "container's shape is its children, not its parameters",
+                  path, lake_type_name(type));
         return NULL;
     }
     if (!container && jchildren) {
-        fail(err, LAKE_ERR_INVALID, "column '%s' is '%s', a scalar type, and cannot have children",
-             path, lake_type_name(type));
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "column '%s' is '%s', a scalar type, and cannot have children", path,
+                  lake_type_name(type));
         return NULL;
     }
     if (type == LT_DECIMAL) {
@@ -359,13 +359,14 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
             return NULL;
     } else if (jparams) {
         if (type == LT_VARIANT)
-            fail(err, LAKE_ERR_INVALID,
-                 "variant column '%s': type_params (shredding declarations) are not supported by "
-                 "this server yet; declare the column without type_params",
-                 path);
+            lake_fail(
+                err, LAKE_ERR_INVALID,
+                "variant column '%s': type_params (shredding declarations) are not supported by "
+                "this server yet; declare the column without type_params",
+                path);
         else
-            fail(err, LAKE_ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
-                 lake_type_name(type));
+            lake_fail(err, LAKE_ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
+                      lake_type_name(type));
         return NULL;
     }
 
@@ -374,18 +375,19 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 
     size_t n = jchildren ? json_array_size(jchildren) : 0;
     if (type == LT_LIST && n != 1) {
-        fail(err, LAKE_ERR_INVALID,
-             "list column '%s' requires exactly one child (its 'element'); got %zu", path, n);
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "list column '%s' requires exactly one child (its 'element'); got %zu", path, n);
         return NULL;
     }
     if (type == LT_MAP && n != 2) {
-        fail(err, LAKE_ERR_INVALID,
-             "map column '%s' requires exactly two children ('key' then 'value'); got %zu", path,
-             n);
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "map column '%s' requires exactly two children ('key' then 'value'); got %zu",
+                  path, n);
         return NULL;
     }
     if (type == LT_STRUCT && n == 0) {
-        fail(err, LAKE_ERR_INVALID, "struct column '%s' requires at least one child field", path);
+        lake_fail(err, LAKE_ERR_INVALID, "struct column '%s' requires at least one child field",
+                  path);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -401,14 +403,16 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         if (!child)
             return NULL;
         if (type == LT_STRUCT && child_named(c, child->name, NULL)) {
-            fail(err, LAKE_ERR_INVALID, "duplicate column names in '%s': '%s'", path, child->name);
+            lake_fail(err, LAKE_ERR_INVALID, "duplicate column names in '%s': '%s'", path,
+                      child->name);
             return NULL;
         }
         if (type == LT_MAP && i == 0 && child->nullable) {
-            fail(err, LAKE_ERR_INVALID,
-                 "the key of map column '%s' must be required (nullable=false): Iceberg map keys "
-                 "are non-nullable",
-                 path);
+            lake_fail(
+                err, LAKE_ERR_INVALID,
+                "the key of map column '%s' must be required (nullable=false): Iceberg map keys "
+                "are non-nullable",
+                path);
             return NULL;
         }
         child->ordinal = (int)i;
@@ -428,15 +432,16 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
     size_t base_depth = parent == &t->root ? 0 : depth_of(parent);
     measure(defs, base_depth + 1, &nodes, &max_depth);
     if (t->node_count + nodes > LAKE_MAX_NODES)
-        return fail(err, LAKE_ERR_INVALID,
-                    "too many columns: %zu%s nested column nodes exceeds the maximum %d",
-                    t->node_count + nodes, nodes > LAKE_MAX_NODES ? " or more" : "",
-                    LAKE_MAX_NODES);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "too many columns: %zu%s nested column nodes exceeds the maximum %d",
+                         t->node_count + nodes, nodes > LAKE_MAX_NODES ? " or more" : "",
+                         LAKE_MAX_NODES);
     if (max_depth > LAKE_MAX_DEPTH)
-        return fail(err, LAKE_ERR_INVALID,
-                    "column nesting depth %zu%s exceeds the maximum %d (a top-level column is "
-                    "depth 1)",
-                    max_depth, max_depth > LAKE_MAX_DEPTH + 1 ? " or more" : "", LAKE_MAX_DEPTH);
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "column nesting depth %zu%s exceeds the maximum %d (a top-level column is "
+                         "depth 1)",
+                         max_depth, max_depth > LAKE_MAX_DEPTH + 1 ? " or more" : "",
+                         LAKE_MAX_DEPTH);
 
     char parent_path[1200] = "";
     if (parent != &t->root)
@@ -456,9 +461,9 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
             return -1;
         if (child_named(parent, c->name, NULL)) {
             if (parent == &t->root)
-                return fail(err, LAKE_ERR_INVALID, "column '%s' already exists", c->name);
-            return fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", c->name,
-                        parent_path);
+                return lake_fail(err, LAKE_ERR_INVALID, "column '%s' already exists", c->name);
+            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists",
+                             c->name, parent_path);
         }
         c->ordinal = next_ordinal(parent);
         if (attach_child(t, parent, c, err) != 0)
@@ -472,9 +477,9 @@ int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct l
 {
     err->kind = LAKE_OK;
     if (!json_is_array(columns))
-        return fail(err, LAKE_ERR_BAD_REQUEST, "field 'columns' must be an array");
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "field 'columns' must be an array");
     if (json_array_size(columns) == 0)
-        return fail(err, LAKE_ERR_INVALID, "a table must have at least one column");
+        return lake_fail(err, LAKE_ERR_INVALID, "a table must have at least one column");
     return add_columns_under(t, &t->root, columns, "columns", false, err);
 }
 
@@ -488,8 +493,8 @@ int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t paren
     if (parent_field_id > 0) {
         parent = lake_table_find_field(t, parent_field_id);
         if (!parent)
-            return fail(err, LAKE_ERR_INVALID, "stored column %lld has no live parent %lld",
-                        (long long)field_id, (long long)parent_field_id);
+            return lake_fail(err, LAKE_ERR_INVALID, "stored column %lld has no live parent %lld",
+                             (long long)field_id, (long long)parent_field_id);
     }
     struct lake_column *c = arena_calloc(t->arena, 1, sizeof *c);
     if (!c)
@@ -562,8 +567,9 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
     char shown[160];
     snprintf(shown, sizeof shown, "%.150s", path);
     if (!*path || strlen(path) > 1200) {
-        fail(err, LAKE_ERR_INVALID,
-             "invalid column path '%s': a path is dot-separated column names, none empty", shown);
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "invalid column path '%s': a path is dot-separated column names, none empty",
+                  shown);
         return NULL;
     }
     struct lake_column *cur = &t->root;
@@ -573,25 +579,26 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
         const char *dot = strchr(seg, '.');
         size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
         if (len == 0) {
-            fail(err, LAKE_ERR_INVALID,
-                 "invalid column path '%s': a path is dot-separated column names, none empty",
-                 shown);
+            lake_fail(err, LAKE_ERR_INVALID,
+                      "invalid column path '%s': a path is dot-separated column names, none empty",
+                      shown);
             return NULL;
         }
         if (cur != &t->root && cur->type != LT_STRUCT) {
             if (cur->type == LT_LIST || cur->type == LT_MAP)
-                fail(err, LAKE_ERR_INVALID,
-                     "cannot address '%s': '%s' is a '%s', and list/map internals (element, key, "
-                     "value) cannot be added, dropped or renamed; only struct fields can",
-                     shown, prefix, lake_type_name(cur->type));
+                lake_fail(
+                    err, LAKE_ERR_INVALID,
+                    "cannot address '%s': '%s' is a '%s', and list/map internals (element, key, "
+                    "value) cannot be added, dropped or renamed; only struct fields can",
+                    shown, prefix, lake_type_name(cur->type));
             else
-                fail(err, LAKE_ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct",
-                     shown, prefix, lake_type_name(cur->type));
+                lake_fail(err, LAKE_ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct",
+                          shown, prefix, lake_type_name(cur->type));
             return NULL;
         }
         char name[130];
         if (len >= sizeof name) {
-            fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
+            lake_fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
             return NULL;
         }
         memcpy(name, seg, len);
@@ -605,11 +612,11 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
         }
         if (!next) {
             if (cur == &t->root)
-                fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
+                lake_fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
             else
-                fail(err, LAKE_ERR_INVALID,
-                     "column '%s' does not exist: struct '%s' has no field '%s'", shown, prefix,
-                     name);
+                lake_fail(err, LAKE_ERR_INVALID,
+                          "column '%s' does not exist: struct '%s' has no field '%s'", shown,
+                          prefix, name);
             return NULL;
         }
         size_t plen = strlen(prefix);
@@ -663,11 +670,12 @@ static int check_no_idless_files(const struct lake_table *t, const char *what, s
 {
     if (t->idless_files == 0 && t->pending_files == 0)
         return 0;
-    return fail(err, LAKE_ERR_IDLESS,
-                "%s: %lld id-less and/or %lld not-yet-hydrated (id state unknown until the "
-                "footer is read) live data file(s) may bind columns by name; hydrate, rewrite, "
-                "or retire them first",
-                what, (long long)t->idless_files, (long long)t->pending_files);
+    return lake_fail(
+        err, LAKE_ERR_IDLESS,
+        "%s: %lld id-less and/or %lld not-yet-hydrated (id state unknown until the "
+        "footer is read) live data file(s) may bind columns by name; hydrate, rewrite, "
+        "or retire them first",
+        what, (long long)t->idless_files, (long long)t->pending_files);
 }
 
 static const char *str_field(const json_t *v)
@@ -686,9 +694,9 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
         if (parent->type != LT_STRUCT) {
             char p[1200];
             lake_column_path(parent, p, sizeof p);
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot add a column under '%s': it is '%s', not a struct", p,
-                        lake_type_name(parent->type));
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "cannot add a column under '%s': it is '%s', not a struct", p,
+                             lake_type_name(parent->type));
         }
     }
     const char *name = json_is_object(column) ? str_field(json_object_get(column, "name")) : NULL;
@@ -710,10 +718,11 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
     if (!added->nullable && t->live_files > 0) {
         char p[1200];
         lake_column_path(added, p, sizeof p);
-        return fail(err, LAKE_ERR_INVALID,
-                    "cannot add required column '%s': the table's %lld live data file(s) have no "
-                    "values for it; add it with nullable=true",
-                    p, (long long)t->live_files);
+        return lake_fail(
+            err, LAKE_ERR_INVALID,
+            "cannot add required column '%s': the table's %lld live data file(s) have no "
+            "values for it; add it with nullable=true",
+            p, (long long)t->live_files);
     }
     return 0;
 }
@@ -724,24 +733,28 @@ static int check_not_spec_source(struct lake_table *t, struct lake_column *c, co
     for (size_t i = 0; i < t->nspec_fields; i++) {
         int64_t src = t->spec_fields[i].source_field_id;
         if (src == c->field_id)
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot drop column '%s': it is a source of the live partition spec", path);
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "cannot drop column '%s': it is a source of the live partition spec",
+                             path);
         if (subtree_has_field(c, src))
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot drop column '%s': field_id %lld inside it is a source of the live "
-                        "partition spec",
-                        path, (long long)src);
+            return lake_fail(
+                err, LAKE_ERR_INVALID,
+                "cannot drop column '%s': field_id %lld inside it is a source of the live "
+                "partition spec",
+                path, (long long)src);
     }
     for (size_t i = 0; i < t->nsort_fields; i++) {
         int64_t src = t->sort_fields[i].source_field_id;
         if (src == c->field_id)
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot drop column '%s': it is a source of the live sort order", path);
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "cannot drop column '%s': it is a source of the live sort order",
+                             path);
         if (subtree_has_field(c, src))
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot drop column '%s': field_id %lld inside it is a source of the live "
-                        "sort order",
-                        path, (long long)src);
+            return lake_fail(
+                err, LAKE_ERR_INVALID,
+                "cannot drop column '%s': field_id %lld inside it is a source of the live "
+                "sort order",
+                path, (long long)src);
     }
     return 0;
 }
@@ -756,13 +769,14 @@ static int op_drop_column(struct lake_table *t, const char *path, struct lake_er
     struct lake_column *parent = parent_of(t, c);
     if (parent->nchildren == 1) {
         if (parent == &t->root)
-            return fail(err, LAKE_ERR_INVALID, "cannot drop '%s': it is the last column", p);
+            return lake_fail(err, LAKE_ERR_INVALID, "cannot drop '%s': it is the last column", p);
         char pp[1200];
         lake_column_path(parent, pp, sizeof pp);
-        return fail(err, LAKE_ERR_INVALID,
-                    "cannot drop '%s': it is the last field of struct '%s', and a struct with no "
-                    "fields has no representation in parquet or Iceberg",
-                    p, pp);
+        return lake_fail(
+            err, LAKE_ERR_INVALID,
+            "cannot drop '%s': it is the last field of struct '%s', and a struct with no "
+            "fields has no representation in parquet or Iceberg",
+            p, pp);
     }
     if (check_not_spec_source(t, c, p, err) != 0)
         return -1;
@@ -791,9 +805,9 @@ static int op_rename_column(struct lake_table *t, const char *from, const char *
         return -1;
     if (child_named(parent, to, c)) {
         if (parent == &t->root)
-            return fail(err, LAKE_ERR_INVALID, "column '%s' already exists", to);
-        return fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", to,
-                    parent_path);
+            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' already exists", to);
+        return lake_fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", to,
+                         parent_path);
     }
     if (strcmp(c->name, to) == 0)
         return 0;
@@ -822,28 +836,31 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     lake_ident_shown(to, shown, sizeof shown);
     switch (lake_type_lookup(to, &target, &reason)) {
     case LAKE_TYPE_OK: break;
-    case LAKE_TYPE_REFUSED: return fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
-    case LAKE_TYPE_UNKNOWN: return fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
+    case LAKE_TYPE_REFUSED: return lake_fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
+    case LAKE_TYPE_UNKNOWN:
+        return lake_fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
     }
     if (lake_type_is_container(c->type) || lake_type_is_container(target))
-        return fail(err, LAKE_ERR_INVALID,
-                    "cannot promote column '%s': '%s' and '%s' include a nested container type, "
-                    "and nested containers are not promotable; promote a struct's leaf field "
-                    "instead",
-                    p, lake_type_name(c->type), lake_type_name(target));
+        return lake_fail(
+            err, LAKE_ERR_INVALID,
+            "cannot promote column '%s': '%s' and '%s' include a nested container type, "
+            "and nested containers are not promotable; promote a struct's leaf field "
+            "instead",
+            p, lake_type_name(c->type), lake_type_name(target));
     if (!lake_type_can_promote(c->type, target))
-        return fail(err, LAKE_ERR_INVALID, "cannot promote column '%s' from '%s' to '%s'", p,
-                    lake_type_name(c->type), lake_type_name(target));
+        return lake_fail(err, LAKE_ERR_INVALID, "cannot promote column '%s' from '%s' to '%s'", p,
+                         lake_type_name(c->type), lake_type_name(target));
     /* A partition field over the column must still accept its new type
      * (bucket takes uint16 but not uint32). */
     for (size_t i = 0; i < t->nspec_fields; i++) {
         const struct lake_partition_field *f = &t->spec_fields[i];
         if (f->source_field_id == c->field_id && !lake_transform_accepts(f->transform, target))
-            return fail(err, LAKE_ERR_INVALID,
-                        "cannot promote column '%s' to '%s': it is the source of a %s partition "
-                        "field, which does not accept '%s'; change the partition spec first",
-                        p, lake_type_name(target), lake_transform_name(f->transform),
-                        lake_type_name(target));
+            return lake_fail(
+                err, LAKE_ERR_INVALID,
+                "cannot promote column '%s' to '%s': it is the source of a %s partition "
+                "field, which does not accept '%s'; change the partition spec first",
+                p, lake_type_name(target), lake_transform_name(f->transform),
+                lake_type_name(target));
     }
     c->type = target;
     c->changed = true;
@@ -858,33 +875,35 @@ static struct lake_column *source_column(struct lake_table *t, const json_t *jid
     json_int_t id = json_integer_value(jid);
     struct lake_column *c = lake_table_find_field(t, id);
     if (!c) {
-        fail(err, LAKE_ERR_INVALID, "%s source field_id %lld is not a live column", what,
-             (long long)id);
+        lake_fail(err, LAKE_ERR_INVALID, "%s source field_id %lld is not a live column", what,
+                  (long long)id);
         return NULL;
     }
     char p[1200];
     lake_column_path(c, p, sizeof p);
     if (c->type == LT_VARIANT) {
-        fail(err, LAKE_ERR_INVALID,
-             "%s source field_id %lld ('%s') is a 'variant': a variant has no single scalar "
-             "value, so it cannot be a %s source",
-             what, (long long)id, p, what);
+        lake_fail(err, LAKE_ERR_INVALID,
+                  "%s source field_id %lld ('%s') is a 'variant': a variant has no single scalar "
+                  "value, so it cannot be a %s source",
+                  what, (long long)id, p, what);
         return NULL;
     }
     if (lake_type_is_container(c->type)) {
-        fail(err, LAKE_ERR_INVALID,
-             "%s source field_id %lld ('%s') is a '%s': a nested container has no single value "
-             "per row and cannot be a %s source; use one of its leaf fields",
-             what, (long long)id, p, lake_type_name(c->type), what);
+        lake_fail(
+            err, LAKE_ERR_INVALID,
+            "%s source field_id %lld ('%s') is a '%s': a nested container has no single value "
+            "per row and cannot be a %s source; use one of its leaf fields",
+            what, (long long)id, p, lake_type_name(c->type), what);
         return NULL;
     }
     for (const struct lake_column *a = c->parent; a; a = a->parent) {
         if (a->type == LT_LIST || a->type == LT_MAP) {
-            fail(err, LAKE_ERR_INVALID,
-                 "%s source field_id %lld ('%s') sits under '%s', a '%s': a row has many such "
-                 "values, so it cannot be a %s source; struct leaves are the only nested fields "
-                 "that can",
-                 what, (long long)id, p, a->name, lake_type_name(a->type), what);
+            lake_fail(
+                err, LAKE_ERR_INVALID,
+                "%s source field_id %lld ('%s') sits under '%s', a '%s': a row has many such "
+                "values, so it cannot be a %s source; struct leaves are the only nested fields "
+                "that can",
+                what, (long long)id, p, a->name, lake_type_name(a->type), what);
             return NULL;
         }
     }
@@ -895,8 +914,8 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
 {
     size_t n = json_array_size(fields);
     if (n > LAKE_MAX_SPEC_FIELDS)
-        return fail(err, LAKE_ERR_INVALID, "a partition spec has at most %d fields, got %zu",
-                    LAKE_MAX_SPEC_FIELDS, n);
+        return lake_fail(err, LAKE_ERR_INVALID, "a partition spec has at most %d fields, got %zu",
+                         LAKE_MAX_SPEC_FIELDS, n);
     struct lake_partition_field *out = n ? arena_calloc(t->arena, n, sizeof *out) : NULL;
     if (n && !out)
         return nomem(err);
@@ -910,17 +929,17 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         char where[48], msg[300];
         snprintf(where, sizeof where, "fields[%zu]", i);
         if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
         if (param && json_is_null(param))
             param = NULL;
         enum lake_transform transform;
         char shown[80];
         lake_ident_shown(json_string_value(tr), shown, sizeof shown);
         if (!lake_transform_parse(json_string_value(tr), &transform))
-            return fail(err, LAKE_ERR_INVALID,
-                        "unknown partition transform '%s' (one of identity, bucket, truncate, "
-                        "year, month, day, hour; bucket and truncate take transform_param)",
-                        shown);
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "unknown partition transform '%s' (one of identity, bucket, truncate, "
+                             "year, month, day, hour; bucket and truncate take transform_param)",
+                             shown);
         struct lake_column *c = source_column(t, src, "partition", err);
         if (!c)
             return -1;
@@ -928,39 +947,40 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         if (lake_transform_takes_param(transform)) {
             json_int_t v = param ? json_integer_value(param) : 0;
             if (!param || v < 1)
-                return fail(err, LAKE_ERR_INVALID, "%s transform requires transform_param >= 1",
-                            lake_transform_name(transform));
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "%s transform requires transform_param >= 1",
+                                 lake_transform_name(transform));
             if (v > INT32_MAX)
-                return fail(err, LAKE_ERR_INVALID,
-                            "%s transform_param %lld is above the maximum 2147483647",
-                            lake_transform_name(transform), (long long)v);
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "%s transform_param %lld is above the maximum 2147483647",
+                                 lake_transform_name(transform), (long long)v);
             p = (int32_t)v;
         } else if (param) {
-            return fail(err, LAKE_ERR_INVALID, "transform '%s' does not take transform_param",
-                        lake_transform_name(transform));
+            return lake_fail(err, LAKE_ERR_INVALID, "transform '%s' does not take transform_param",
+                             lake_transform_name(transform));
         }
         if (!lake_transform_accepts(transform, c->type)) {
             char path[1200];
             lake_column_path(c, path, sizeof path);
             if (transform == LTR_YEAR || transform == LTR_MONTH || transform == LTR_DAY ||
                 transform == LTR_HOUR)
-                return fail(err, LAKE_ERR_INVALID,
-                            "transform '%s' requires a %s column; '%s' is '%s'",
-                            lake_transform_name(transform),
-                            transform == LTR_HOUR ? "timestamp" : "date or timestamp", path,
-                            lake_type_name(c->type));
-            return fail(err, LAKE_ERR_INVALID,
-                        "%s transform cannot be applied to column '%s' of type '%s'; %s types "
-                        "are [%s]",
-                        lake_transform_name(transform), path, lake_type_name(c->type),
-                        transform == LTR_BUCKET ? "bucketable" : "accepted",
-                        lake_transform_accepted_types(transform));
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "transform '%s' requires a %s column; '%s' is '%s'",
+                                 lake_transform_name(transform),
+                                 transform == LTR_HOUR ? "timestamp" : "date or timestamp", path,
+                                 lake_type_name(c->type));
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "%s transform cannot be applied to column '%s' of type '%s'; %s types "
+                             "are [%s]",
+                             lake_transform_name(transform), path, lake_type_name(c->type),
+                             transform == LTR_BUCKET ? "bucketable" : "accepted",
+                             lake_transform_accepted_types(transform));
         }
         for (size_t j = 0; j < i; j++) {
             if (out[j].source_field_id == c->field_id && out[j].transform == transform)
-                return fail(err, LAKE_ERR_INVALID,
-                            "duplicate partition field: field_id %lld with transform '%s'",
-                            (long long)c->field_id, lake_transform_name(transform));
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "duplicate partition field: field_id %lld with transform '%s'",
+                                 (long long)c->field_id, lake_transform_name(transform));
         }
         out[i] = (struct lake_partition_field){c->field_id, transform, p};
     }
@@ -975,8 +995,8 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
 {
     size_t n = json_array_size(fields);
     if (n > LAKE_MAX_SPEC_FIELDS)
-        return fail(err, LAKE_ERR_INVALID, "a sort order has at most %d fields, got %zu",
-                    LAKE_MAX_SPEC_FIELDS, n);
+        return lake_fail(err, LAKE_ERR_INVALID, "a sort order has at most %d fields, got %zu",
+                         LAKE_MAX_SPEC_FIELDS, n);
     struct lake_sort_field *out = n ? arena_calloc(t->arena, n, sizeof *out) : NULL;
     if (n && !out)
         return nomem(err);
@@ -990,7 +1010,7 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
         char where[48], msg[300];
         snprintf(where, sizeof where, "sort_fields[%zu]", i);
         if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
         struct lake_column *c = source_column(t, src, "sort", err);
         if (!c)
             return -1;
@@ -1000,8 +1020,8 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
             if (strcasecmp(d, "desc") == 0)
                 desc = true;
             else if (strcasecmp(d, "asc") != 0)
-                return fail(err, LAKE_ERR_INVALID, "unknown sort direction '%.64s' (asc or desc)",
-                            d);
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "unknown sort direction '%.64s' (asc or desc)", d);
         }
         /* Iceberg's defaults: nulls sort first ascending, last descending. */
         bool nulls_first = !desc;
@@ -1012,13 +1032,13 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
             else if (strcasecmp(v, "nulls_last") == 0)
                 nulls_first = false;
             else
-                return fail(err, LAKE_ERR_INVALID,
-                            "unknown null order '%.64s' (nulls_first or nulls_last)", v);
+                return lake_fail(err, LAKE_ERR_INVALID,
+                                 "unknown null order '%.64s' (nulls_first or nulls_last)", v);
         }
         for (size_t j = 0; j < i; j++)
             if (out[j].source_field_id == c->field_id)
-                return fail(err, LAKE_ERR_INVALID, "duplicate sort source field_id %lld",
-                            (long long)c->field_id);
+                return lake_fail(err, LAKE_ERR_INVALID, "duplicate sort source field_id %lld",
+                                 (long long)c->field_id);
         out[i] = (struct lake_sort_field){c->field_id, desc, nulls_first};
     }
     t->sort_fields = out;
@@ -1031,30 +1051,31 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
 static int op_set_properties(struct lake_table *t, const json_t *props, struct lake_err *err)
 {
     if (json_object_size(props) > LAKE_PROPERTIES_MAX)
-        return fail(err, LAKE_ERR_INVALID, "at most %d custom properties are allowed",
-                    LAKE_PROPERTIES_MAX);
+        return lake_fail(err, LAKE_ERR_INVALID, "at most %d custom properties are allowed",
+                         LAKE_PROPERTIES_MAX);
     const char *key;
     const json_t *value;
     json_object_foreach ((json_t *)props, key, value) {
         if (!json_is_string(value))
-            return fail(err, LAKE_ERR_BAD_REQUEST, "property '%.128s' must have a string value",
-                        key);
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
+                             "property '%.128s' must have a string value", key);
         if (!lake_property_key_valid(key))
-            return fail(err, LAKE_ERR_INVALID,
-                        "invalid or reserved custom property key '%.128s' (must match %s and not "
-                        "start with 'hoglake.' or 'trino.')",
-                        key, LAKE_PROPERTY_KEY_PATTERN);
+            return lake_fail(
+                err, LAKE_ERR_INVALID,
+                "invalid or reserved custom property key '%.128s' (must match %s and not "
+                "start with 'hoglake.' or 'trino.')",
+                key, LAKE_PROPERTY_KEY_PATTERN);
         if (has_nul(value) || str_utf8_length(json_string_value(value)) > LAKE_PROPERTY_VALUE_MAX)
-            return fail(err, LAKE_ERR_INVALID,
-                        "custom property values must contain at most %d characters and no NUL",
-                        LAKE_PROPERTY_VALUE_MAX);
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "custom property values must contain at most %d characters and no NUL",
+                             LAKE_PROPERTY_VALUE_MAX);
         /* hoglake writes Parquet only; the key exists for engines that read
          * it, so it may only name that format. */
         if (strcmp(key, "write.format.default") == 0 &&
             strcmp(json_string_value(value), "parquet") != 0)
-            return fail(err, LAKE_ERR_INVALID,
-                        "property 'write.format.default' must be 'parquet', the only format "
-                        "hoglake tables hold");
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "property 'write.format.default' must be 'parquet', the only format "
+                             "hoglake tables hold");
     }
     json_t *copy = json_deep_copy(props);
     if (!copy)
@@ -1075,10 +1096,10 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
 {
     err->kind = LAKE_OK;
     if (!json_is_object(op))
-        return fail(err, LAKE_ERR_BAD_REQUEST, "each op must be a JSON object");
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "each op must be a JSON object");
     const char *kind = str_field(json_object_get(op, "op"));
     if (!kind)
-        return fail(err, LAKE_ERR_BAD_REQUEST, "each op needs a string field 'op'");
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "each op needs a string field 'op'");
     struct op_fields f;
     memset(&f, 0, sizeof f);
     /* `parent` is accepted by the add ops only; elsewhere it gets a
@@ -1097,19 +1118,20 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
     if (!known) {
         char shown[80];
         lake_ident_shown(kind, shown, sizeof shown);
-        return fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op '%s'", shown);
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op '%s'", shown);
     }
     if (json_object_get(op, "parent") && !accepts_parent)
-        return fail(err, LAKE_ERR_INVALID,
-                    "op '%.64s' does not take 'parent' (only add_column does); address a nested "
-                    "column by its dotted path instead, e.g. \"addr.zip\"",
-                    kind);
+        return lake_fail(
+            err, LAKE_ERR_INVALID,
+            "op '%.64s' does not take 'parent' (only add_column does); address a nested "
+            "column by its dotted path instead, e.g. \"addr.zip\"",
+            kind);
     char msg[400];
 #define READ_OP(...)                                                                               \
     do {                                                                                           \
         const struct jfield spec_[] = {{"op", JF_STRING, true, false, &f.op}, __VA_ARGS__};        \
         if (!jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], msg, sizeof msg))    \
-            return fail(err, LAKE_ERR_BAD_REQUEST, "op '%s': %s", kind, msg);                      \
+            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "op '%s': %s", kind, msg);                 \
     } while (0)
 
     if (accepts_parent) {
@@ -1137,8 +1159,8 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
         if (!lake_ident_valid(nn)) {
             char shown[80];
             lake_ident_shown(nn, shown, sizeof shown);
-            return fail(err, LAKE_ERR_INVALID, "invalid table name '%s' (must match %s)", shown,
-                        LAKE_IDENT_PATTERN);
+            return lake_fail(err, LAKE_ERR_INVALID, "invalid table name '%s' (must match %s)",
+                             shown, LAKE_IDENT_PATTERN);
         }
         if (strcmp(nn, t->name ? t->name : "") != 0) {
             t->name = arena_strdup(t->arena, nn);
@@ -1187,20 +1209,20 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
         return op_set_properties(t, f.properties, err);
     }
 #undef READ_OP
-    return fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op");
+    return lake_fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op");
 }
 
 int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct lake_err *err)
 {
     err->kind = LAKE_OK;
     if (!json_is_array(ops))
-        return fail(err, LAKE_ERR_BAD_REQUEST, "field 'ops' must be an array");
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "field 'ops' must be an array");
     size_t n = json_array_size(ops);
     if (n == 0)
-        return fail(err, LAKE_ERR_BAD_REQUEST, "ops must contain at least one operation");
+        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "ops must contain at least one operation");
     if (n > LAKE_MAX_ALTER_OPS)
-        return fail(err, LAKE_ERR_INVALID, "at most %d ops per alter, got %zu", LAKE_MAX_ALTER_OPS,
-                    n);
+        return lake_fail(err, LAKE_ERR_INVALID, "at most %d ops per alter, got %zu",
+                         LAKE_MAX_ALTER_OPS, n);
     for (size_t i = 0; i < n; i++) {
         if (lake_table_apply_op(t, json_array_get(ops, i), err) != 0) {
             /* Say which op failed: a long list is otherwise hard to debug. */

@@ -43,6 +43,10 @@ struct lake_err {
     char msg[768];
 };
 
+/* Fills err and returns -1. */
+int lake_fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 struct lake_column {
     int64_t field_id;
     const char *name;

@@ -33,8 +33,7 @@ static const char table_answer[] =
     "\"sort_spec\":{\"sort_id\":1,\"fields\":[{\"source_field_id\":1,\"direction\":\"desc\","
     "\"null_order\":\"nulls_first\"}]}}";
 
-static hl_status load(const char *text, struct lake_table *t, struct arena *a,
-                      struct hl_error *err)
+static hl_status load(const char *text, struct lake_table *t, struct arena *a, struct hl_error *err)
 {
     arena_init(a, 0);
     lake_table_init(t, a);
