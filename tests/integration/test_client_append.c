@@ -741,6 +741,43 @@ static void prepare_existing_files(void **state)
     assert_non_null(strstr(err.message, "schema/field IDs"));
     assert_int_equal(up->nuploaded, 0);
     hl_append_result_free(up);
+    /* A required column written OPTIONAL: accepted when the statistics
+     * prove it holds no nulls, refused otherwise. */
+    hl_table *opt, *req;
+    check(hl_table_create(f.ns, "opt",
+                          "[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"team_id\","
+                          "\"type\":\"long\"}]",
+                          NULL, &opt, &err),
+          &err, "create opt");
+    check(hl_table_create(f.ns, "req",
+                          "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                          "{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false}]",
+                          NULL, &req, &err),
+          &err, "create req");
+    static const char *const full[] = {"{\"id\":1,\"team_id\":2}\n"};
+    static const char *const holes[] = {"{\"id\":1,\"team_id\":null}\n"};
+    const char *const *inputs[] = {full, holes};
+    for (int i = 0; i < 2; i++) {
+        make_stream(&s, "id:long, team_id:long", inputs[i], 1);
+        struct hl_append_result *written;
+        append_ok(opt, &s, NULL, &written);
+        char *optional = local_copy(file_client, written->files[0].path);
+        const char *one[] = {optional};
+        hl_status st = hl_table_prepare_files(req, one, 1, NULL, key2, &payload, &up, &err);
+        if (i == 0) {
+            check(st, &err, "prepare a proven-complete optional column");
+            free(payload);
+        } else {
+            assert_int_equal(st, HL_ERR_VALIDATION);
+            assert_non_null(strstr(err.message, "do not prove it holds no nulls"));
+            assert_int_equal(up->nuploaded, 0);
+        }
+        hl_append_result_free(up);
+        hl_append_result_free(written);
+        free(optional);
+    }
+    hl_table_free(opt);
+    hl_table_free(req);
     /* A bad key is refused before anything else. */
     assert_int_equal(
         hl_table_prepare_files(f.table, paths, 1, NULL, "not-a-uuid", &payload, &up, &err),
