@@ -618,7 +618,8 @@ static void test_stream_s3rver(void **state)
 }
 
 /* One handle, several threads at once (connections are shared between
- * them through curl's share interface). */
+ * them through curl's share interface), half the objects put, half
+ * streamed. */
 struct worker {
     struct objstore *s;
     char base[600];
@@ -627,6 +628,21 @@ struct worker {
     int failures;
     char first_error[HL_ERROR_MESSAGE_MAX];
 };
+
+/* A put through a writer, in two writes. */
+static int stream_put(struct objstore *s, const char *uri, const char *body, size_t n,
+                      struct hl_error *err)
+{
+    struct objstore_writer *w;
+    if (objstore_writer_open(s, uri, 0, &w, err) != 0)
+        return -1;
+    if (objstore_writer_write(w, body, n / 2, err) != 0 ||
+        objstore_writer_write(w, body + n / 2, n - n / 2, err) != 0) {
+        objstore_writer_abort(w);
+        return -1;
+    }
+    return objstore_writer_commit(w, NULL, err);
+}
 
 static void *work(void *ud)
 {
@@ -639,7 +655,8 @@ static void *work(void *ud)
         struct buf b = BUF_INIT;
         const char *victims[] = {uri};
         size_t deleted = 0;
-        bool ok = objstore_put(w->s, uri, body, (size_t)n, 0, &err) == 0 &&
+        bool ok = (i % 2 ? stream_put(w->s, uri, body, (size_t)n, &err)
+                         : objstore_put(w->s, uri, body, (size_t)n, 0, &err)) == 0 &&
                   objstore_get(w->s, uri, 0, UINT64_MAX, &b, &err) == 0;
         if (ok && w->delete_each) {
             ok = objstore_delete(w->s, victims, 1, &deleted, &err) == 0;
