@@ -94,45 +94,137 @@ static int sync_dir(const char *path)
     return rc;
 }
 
-int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err)
+struct file_writer {
+    char *path;
+    char tmp[PATH_MAX]; /* the temp file beside path */
+    int fd;             /* -1 once the temp file is gone */
+    unsigned flags;
+    uint64_t size;
+    struct hl_error failure; /* after a failed write, reported again */
+};
+
+int file_writer_open(const char *path, unsigned flags, struct file_writer **out,
+                     struct hl_error *err)
 {
+    *out = NULL;
     if (make_parents(path, err) != 0)
         return -1;
-    char tmp[PATH_MAX];
+    struct file_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return os_nomem(err);
+    }
     const char *slash = strrchr(path, '/');
-    int n = snprintf(tmp, sizeof tmp, "%.*s/" FILESTORE_TEMP_PREFIX "XXXXXX", (int)(slash - path),
-                     path);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
-                       "file://%.300s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return write_fail(err, "create", path, errno);
+    int n = snprintf(w->tmp, sizeof w->tmp, "%.*s/" FILESTORE_TEMP_PREFIX "XXXXXX",
+                     (int)(slash - path), path);
+    int rc = 0;
+    if (n < 0 || (size_t)n >= sizeof w->tmp)
+        rc = os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
+                     "file://%.300s: path too long", path);
+    else if ((w->fd = mkstemp(w->tmp)) < 0)
+        rc = write_fail(err, "create", path, errno);
+    if (rc != 0) {
+        free(w->path);
+        free(w);
+        return rc;
+    }
+    w->flags = flags;
+    *out = w;
+    return 0;
+}
+
+/* Closes and removes the temp file, if still there. */
+static void drop_temp(struct file_writer *w)
+{
+    if (w->fd < 0)
+        return;
+    close(w->fd);
+    unlink(w->tmp);
+    w->fd = -1;
+}
+
+static void writer_free(struct file_writer *w)
+{
+    drop_temp(w);
+    free(w->path);
+    free(w);
+}
+
+int file_writer_write(struct file_writer *w, const void *data, size_t len, struct hl_error *err)
+{
+    if (w->fd < 0) {
+        if (err)
+            *err = w->failure;
+        return -1;
+    }
+    if (write_all(w->fd, data, len) != 0) {
+        write_fail(&w->failure, "write", w->path, errno);
+        drop_temp(w); /* a partial file is of no use: the space goes back now */
+        if (err)
+            *err = w->failure;
+        return -1;
+    }
+    w->size += len;
+    return 0;
+}
+
+int file_writer_commit(struct file_writer *w, uint64_t *size, struct hl_error *err)
+{
+    if (w->fd < 0) {
+        if (err)
+            *err = w->failure;
+        writer_free(w);
+        return -1;
+    }
     int e = 0;
-    if (write_all(fd, data, len) != 0 || fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+    if (fchmod(w->fd, 0644) != 0 || fsync(w->fd) != 0)
         e = errno;
-    if (close(fd) != 0 && !e)
+    if (close(w->fd) != 0 && !e)
         e = errno;
+    w->fd = -1;
     if (!e) {
-        if (flags & OBJSTORE_IF_NONE_MATCH) {
+        if (w->flags & OBJSTORE_IF_NONE_MATCH) {
             /* link() fails when the name exists: an atomic create-if-absent. */
-            if (link(tmp, path) != 0)
+            if (link(w->tmp, w->path) != 0)
                 e = errno;
-            unlink(tmp);
-        } else if (rename(tmp, path) != 0) {
+            unlink(w->tmp);
+        } else if (rename(w->tmp, w->path) != 0) {
             e = errno;
         }
     }
+    int rc = 0;
     if (e) {
-        unlink(tmp);
+        unlink(w->tmp);
         if (e == EEXIST)
-            return os_fail(err, HL_ERR_ALREADY_EXISTS, 0, false, "already_exists",
-                           "file://%.300s: already exists", path);
-        return write_fail(err, "write", path, e);
+            rc = os_fail(err, HL_ERR_ALREADY_EXISTS, 0, false, "already_exists",
+                         "file://%.300s: already exists", w->path);
+        else
+            rc = write_fail(err, "write", w->path, e);
+    } else if (sync_dir(w->path) != 0) {
+        rc = write_fail(err, "fsync directory of", w->path, errno);
     }
-    if (sync_dir(path) != 0)
-        return write_fail(err, "fsync directory of", path, errno);
-    return 0;
+    if (rc == 0 && size)
+        *size = w->size;
+    writer_free(w);
+    return rc;
+}
+
+void file_writer_abort(struct file_writer *w)
+{
+    if (w)
+        writer_free(w);
+}
+
+int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err)
+{
+    struct file_writer *w;
+    if (file_writer_open(path, flags, &w, err) != 0)
+        return -1;
+    if (file_writer_write(w, data, len, err) != 0) {
+        file_writer_abort(w);
+        return -1;
+    }
+    return file_writer_commit(w, NULL, err);
 }
 
 static int open_regular(const char *path, uint64_t *size, struct hl_error *err)

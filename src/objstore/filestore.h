@@ -19,6 +19,18 @@
  * the target (exclusive: link()s it, failing if the target exists), and
  * fsyncs the directory. Missing parent directories are created. */
 int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err);
+
+/* The same, streamed (file_put is open + write + commit): the temp file is
+ * created at open, written as bytes come, and renamed (or linked) at
+ * commit. A failed write removes the temp file at once and leaves the
+ * writer failed: later writes and the commit report the same error. Commit
+ * and abort free the writer (abort removes the temp file). */
+struct file_writer;
+int file_writer_open(const char *path, unsigned flags, struct file_writer **out,
+                     struct hl_error *err);
+int file_writer_write(struct file_writer *w, const void *data, size_t len, struct hl_error *err);
+int file_writer_commit(struct file_writer *w, uint64_t *size, struct hl_error *err);
+void file_writer_abort(struct file_writer *w);
 int file_get(const char *path, uint64_t offset, uint64_t length, struct buf *out,
              struct hl_error *err);
 int file_head(const char *path, uint64_t *size, struct hl_error *err);

@@ -85,21 +85,88 @@ static int need_handle(const struct objstore *s, struct hl_error *err)
                        "no object store handle");
 }
 
+static int check_flags(unsigned flags, struct hl_error *err)
+{
+    if (flags & ~(unsigned)OBJSTORE_IF_NONE_MATCH)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "unknown put flags 0x%x", flags);
+    return 0;
+}
+
 int objstore_put(struct objstore *s, const char *uri, const void *data, size_t len, unsigned flags,
                  struct hl_error *err)
 {
     struct objstore_uri u;
-    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
+        check_flags(flags, err) != 0)
         return -1;
     if (!data && len)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "put of %zu bytes from NULL", len);
-    if (flags & ~(unsigned)OBJSTORE_IF_NONE_MATCH)
-        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
-                       "unknown put flags 0x%x", flags);
     if (u.scheme == OBJSTORE_FILE)
         return file_put(u.key, data ? data : "", len, flags, err);
     return s3_put(s->s3, u.bucket, u.key, data, len, flags, err);
+}
+
+/* One backend's writer. */
+struct objstore_writer {
+    struct file_writer *file;
+    struct s3_writer *s3;
+};
+
+int objstore_writer_open(struct objstore *s, const char *uri, unsigned flags,
+                         struct objstore_writer **out, struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (!out)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "objstore_writer_open needs somewhere to put the writer");
+    *out = NULL;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
+        check_flags(flags, err) != 0)
+        return -1;
+    struct objstore_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return os_nomem(err);
+    int rc = u.scheme == OBJSTORE_FILE ? file_writer_open(u.key, flags, &w->file, err)
+                                       : s3_writer_open(s->s3, u.bucket, u.key, flags, &w->s3, err);
+    if (rc != 0) {
+        free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int objstore_writer_write(struct objstore_writer *w, const void *data, size_t len,
+                          struct hl_error *err)
+{
+    if (!w || (!data && len))
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "write of %zu bytes from NULL or to no writer", len);
+    return w->file ? file_writer_write(w->file, data, len, err)
+                   : s3_writer_write(w->s3, data, len, err);
+}
+
+int objstore_writer_commit(struct objstore_writer *w, uint64_t *size, struct hl_error *err)
+{
+    if (!w)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "commit of no writer");
+    int rc = w->file ? file_writer_commit(w->file, size, err) : s3_writer_commit(w->s3, size, err);
+    free(w);
+    return rc;
+}
+
+void objstore_writer_abort(struct objstore_writer *w)
+{
+    if (!w)
+        return;
+    if (w->file)
+        file_writer_abort(w->file);
+    else
+        s3_writer_abort(w->s3);
+    free(w);
 }
 
 int objstore_get(struct objstore *s, const char *uri, uint64_t offset, uint64_t length,

@@ -42,7 +42,8 @@ struct objstore_config {
 enum { OBJSTORE_IF_NONE_MATCH = 1 };
 
 /* Objects up to this size go in one PUT; larger ones as a multipart upload
- * of parts this size (the last one shorter). */
+ * of parts this size (the last one shorter), by objstore_put and
+ * objstore_writer alike. */
 enum { OBJSTORE_PART_SIZE = 8 * 1024 * 1024 };
 
 /* Thread-safe: calls may run concurrently on one handle. The config's
@@ -61,6 +62,40 @@ void objstore_free(struct objstore *s);
  * callers that must know read the object back. */
 int objstore_put(struct objstore *s, const char *uri, const void *data, size_t len, unsigned flags,
                  struct hl_error *err);
+
+/* Streams an object in: bytes go out as they come, and nothing is visible
+ * at uri until the commit, which publishes the object as objstore_put
+ * would (same atomicity, same OBJSTORE_IF_NONE_MATCH semantics, checked
+ * at commit). Memory held: on S3 at most one part (OBJSTORE_PART_SIZE);
+ * on file:// none (the bytes go to a temp file beside the target, which
+ * listings skip).
+ *   S3: bytes are buffered up to one part; a full part is uploaded once
+ *     more bytes follow it, the multipart upload being created with the
+ *     first. An object that never outgrew one part goes up in one PUT at
+ *     commit (one request, as with objstore_put); otherwise the commit
+ *     uploads the last part and completes the upload. Each request is
+ *     retried as objstore_put's are, with its body.
+ *   file://: open creates the parent directories and the temp file; the
+ *     commit fsyncs it, renames it over uri (links it, for
+ *     OBJSTORE_IF_NONE_MATCH) and fsyncs the directory.
+ * A failed write abandons the object at once (the multipart upload is
+ * aborted, the temp file removed): later writes and the commit return the
+ * same error, and the writer still has to be committed or aborted to be
+ * freed. Ownership: open gives the caller the writer; commit and abort
+ * free it whatever their outcome. One writer is used by one thread at a
+ * time; writers on one handle may run in parallel, and the handle must
+ * outlive them. */
+struct objstore_writer;
+int objstore_writer_open(struct objstore *s, const char *uri, unsigned flags,
+                         struct objstore_writer **out, struct hl_error *err);
+/* Appends data[0..len); data may be NULL when len is 0. */
+int objstore_writer_write(struct objstore_writer *w, const void *data, size_t len,
+                          struct hl_error *err);
+/* Makes the object visible; *size (may be NULL) gets its length. */
+int objstore_writer_commit(struct objstore_writer *w, uint64_t *size, struct hl_error *err);
+/* Abandons the object (aborts the multipart upload, removes the temp
+ * file; a failure there is only logged); w may be NULL. */
+void objstore_writer_abort(struct objstore_writer *w);
 
 /* Appends bytes [offset, offset+length) of the object to *out, fewer when
  * the object ends first; length UINT64_MAX reads to the end. An offset at

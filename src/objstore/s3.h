@@ -9,9 +9,29 @@
 #include "objstore/s3http.h"
 
 /* One PUT up to OBJSTORE_PART_SIZE bytes, else a multipart upload that is
- * aborted when any step fails. */
+ * aborted when any step fails (an s3_writer fed the whole object). */
 int s3_put(struct s3_client *c, const char *bucket, const char *key, const void *data, size_t len,
            unsigned flags, struct hl_error *err);
+
+/* A streamed upload (s3upload.c), as objstore_writer_* describe it: bytes
+ * are buffered up to one part; a full part is uploaded once more bytes
+ * follow it (creating the multipart upload with the first), so an object
+ * of at most one part goes up in a single PUT at commit. A failed write
+ * aborts the upload at once and leaves the writer failed: later writes and
+ * the commit report the same error. Commit and abort free the writer.
+ * bucket and key are copied. */
+struct s3_writer;
+int s3_writer_open(struct s3_client *c, const char *bucket, const char *key, unsigned flags,
+                   struct s3_writer **out, struct hl_error *err);
+int s3_writer_write(struct s3_writer *w, const void *data, size_t len, struct hl_error *err);
+int s3_writer_commit(struct s3_writer *w, uint64_t *size, struct hl_error *err);
+void s3_writer_abort(struct s3_writer *w);
+
+/* Shared by the operations: a request for bucket/key with the given query
+ * (the caller adds the rest), and the error for an answer we cannot read. */
+struct s3_request s3_request_for(const char *method, const char *bucket, const char *key,
+                                 const struct sigv4_kv *query, size_t n_query);
+int s3_bad_answer(struct hl_error *err, const char *what, const char *bucket, const char *key);
 int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t offset,
            uint64_t length, struct buf *out, struct hl_error *err);
 int s3_head(struct s3_client *c, const char *bucket, const char *key, uint64_t *size,

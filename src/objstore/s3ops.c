@@ -9,136 +9,18 @@
 #include "objstore/objstore.h"
 #include "objstore/s3xml.h"
 #include "util/base64.h"
-#include "util/log.h"
 
-static int bad_answer(struct hl_error *err, const char *what, const char *bucket, const char *key)
+int s3_bad_answer(struct hl_error *err, const char *what, const char *bucket, const char *key)
 {
     return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
                    "%s s3://%s/%.300s: cannot read the answer", what, bucket, key);
 }
 
-/* A request for bucket/key with the given query; the caller adds the rest. */
-static struct s3_request request(const char *method, const char *bucket, const char *key,
+struct s3_request s3_request_for(const char *method, const char *bucket, const char *key,
                                  const struct sigv4_kv *query, size_t n_query)
 {
     return (struct s3_request){
         .method = method, .bucket = bucket, .key = key, .query = query, .n_query = n_query};
-}
-
-/* ---- put ---- */
-
-static int put_single(struct s3_client *c, const char *bucket, const char *key, const void *data,
-                      size_t len, unsigned flags, struct hl_error *err)
-{
-    struct s3_request r = request("PUT", bucket, key, NULL, 0);
-    r.body = data ? data : "";
-    r.body_len = len;
-    r.if_none_match = (flags & OBJSTORE_IF_NONE_MATCH) != 0;
-    return s3_call(c, &r, NULL, err);
-}
-
-static void abort_upload(struct s3_client *c, const char *bucket, const char *key,
-                         const char *upload_id)
-{
-    struct sigv4_kv q[] = {{"uploadId", upload_id}};
-    struct s3_request r = request("DELETE", bucket, key, q, 1);
-    struct hl_error e;
-    if (s3_call(c, &r, NULL, &e) != 0 && e.status != HL_ERR_NOT_FOUND)
-        log_warn("objstore: aborting a failed multipart upload: %s", e.message);
-}
-
-static int start_upload(struct s3_client *c, const char *bucket, const char *key,
-                        struct buf *upload_id, struct hl_error *err)
-{
-    struct sigv4_kv q[] = {{"uploads", ""}};
-    struct buf body = BUF_INIT;
-    struct s3_request r = request("POST", bucket, key, q, 1);
-    r.body = "";
-    r.out = &body;
-    r.out_max = 1 << 20;
-    int rc = s3_call(c, &r, NULL, err);
-    if (rc == 0) {
-        int x = s3xml_first(body.data ? body.data : "", body.len, "UploadId", upload_id);
-        if (x == S3XML_NOMEM)
-            rc = os_nomem(err);
-        else if (x != S3XML_OK || upload_id->len == 0)
-            rc = bad_answer(err, "CreateMultipartUpload", bucket, key);
-    }
-    buf_free(&body);
-    return rc;
-}
-
-static int put_part(struct s3_client *c, const char *bucket, const char *key, const char *upload_id,
-                    int number, const void *data, size_t len, struct buf *complete,
-                    struct hl_error *err)
-{
-    char num[16];
-    snprintf(num, sizeof num, "%d", number);
-    struct sigv4_kv q[] = {{"partNumber", num}, {"uploadId", upload_id}};
-    struct s3_request r = request("PUT", bucket, key, q, 2);
-    r.body = data;
-    r.body_len = len;
-    struct s3_response resp;
-    if (s3_call(c, &r, &resp, err) != 0)
-        return -1;
-    if (!resp.etag[0])
-        return os_fail(err, HL_ERR_PROTOCOL, 0, false, "protocol",
-                       "UploadPart s3://%s/%.300s: no ETag in the answer", bucket, key);
-    if (buf_printf(complete, "<Part><PartNumber>%d</PartNumber><ETag>", number) != 0 ||
-        s3xml_escape(complete, resp.etag) != 0 || buf_puts(complete, "</ETag></Part>") != 0)
-        return os_nomem(err);
-    return 0;
-}
-
-static int finish_upload(struct s3_client *c, const char *bucket, const char *key,
-                         const char *upload_id, const struct buf *complete, unsigned flags,
-                         struct hl_error *err)
-{
-    struct sigv4_kv q[] = {{"uploadId", upload_id}};
-    struct buf answer = BUF_INIT;
-    struct s3_request r = request("POST", bucket, key, q, 1);
-    r.body = complete->data;
-    r.body_len = complete->len;
-    r.content_type = "application/xml";
-    r.if_none_match = (flags & OBJSTORE_IF_NONE_MATCH) != 0;
-    r.out = &answer;
-    r.out_max = 1 << 20;
-    int rc = s3_call(c, &r, NULL, err);
-    buf_free(&answer);
-    return rc;
-}
-
-static int put_multipart(struct s3_client *c, const char *bucket, const char *key,
-                         const uint8_t *data, size_t len, unsigned flags, struct hl_error *err)
-{
-    struct buf upload_id = BUF_INIT, complete = BUF_INIT;
-    if (start_upload(c, bucket, key, &upload_id, err) != 0) {
-        buf_free(&upload_id);
-        return -1;
-    }
-    int rc = buf_puts(&complete, "<CompleteMultipartUpload>") == 0 ? 0 : os_nomem(err);
-    int number = 1;
-    for (size_t off = 0; rc == 0 && off < len; off += OBJSTORE_PART_SIZE, number++) {
-        size_t n = len - off < OBJSTORE_PART_SIZE ? len - off : OBJSTORE_PART_SIZE;
-        rc = put_part(c, bucket, key, upload_id.data, number, data + off, n, &complete, err);
-    }
-    if (rc == 0 && buf_puts(&complete, "</CompleteMultipartUpload>") != 0)
-        rc = os_nomem(err);
-    if (rc == 0)
-        rc = finish_upload(c, bucket, key, upload_id.data, &complete, flags, err);
-    if (rc != 0)
-        abort_upload(c, bucket, key, upload_id.data);
-    buf_free(&upload_id);
-    buf_free(&complete);
-    return rc;
-}
-
-int s3_put(struct s3_client *c, const char *bucket, const char *key, const void *data, size_t len,
-           unsigned flags, struct hl_error *err)
-{
-    if (len <= OBJSTORE_PART_SIZE)
-        return put_single(c, bucket, key, data, len, flags, err);
-    return put_multipart(c, bucket, key, data, len, flags, err);
 }
 
 /* ---- get / head ---- */
@@ -146,7 +28,7 @@ int s3_put(struct s3_client *c, const char *bucket, const char *key, const void 
 int s3_head(struct s3_client *c, const char *bucket, const char *key, uint64_t *size,
             struct hl_error *err)
 {
-    struct s3_request r = request("HEAD", bucket, key, NULL, 0);
+    struct s3_request r = s3_request_for("HEAD", bucket, key, NULL, 0);
     r.head = true;
     struct s3_response resp;
     if (s3_call(c, &r, &resp, err) != 0)
@@ -173,7 +55,7 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t of
         snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
                  (unsigned long long)(offset + length - 1));
     size_t base = out->len;
-    struct s3_request r = request("GET", bucket, key, NULL, 0);
+    struct s3_request r = s3_request_for("GET", bucket, key, NULL, 0);
     r.range = whole ? NULL : range;
     r.out = out;
     struct s3_response resp;
@@ -241,7 +123,7 @@ int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int pag
         if (token.len)
             q[nq++] = (struct sigv4_kv){"continuation-token", token.data};
         buf_reset(&page);
-        struct s3_request r = request("GET", bucket, "", q, nq);
+        struct s3_request r = s3_request_for("GET", bucket, "", q, nq);
         r.out = &page;
         r.out_max = 64u << 20;
         if ((rc = s3_call(c, &r, NULL, err)) != 0)
@@ -254,7 +136,7 @@ int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int pag
             break;
         }
         if (x == S3XML_BAD) {
-            rc = bad_answer(err, "ListObjectsV2", bucket, prefix);
+            rc = s3_bad_answer(err, "ListObjectsV2", bucket, prefix);
             break;
         }
         if (x == S3XML_STOP || !truncated)
@@ -328,7 +210,7 @@ int s3_delete_keys(struct s3_client *c, const char *bucket, const char *const *k
         rc = os_nomem(err);
     } else {
         struct sigv4_kv q[] = {{"delete", ""}};
-        struct s3_request r = request("POST", bucket, "", q, 1);
+        struct s3_request r = s3_request_for("POST", bucket, "", q, 1);
         r.body = body.data;
         r.body_len = body.len;
         r.content_type = "application/xml";

@@ -6,6 +6,7 @@
  * HOGLAKE_TEST_S3RVER_ENDPOINT (scripts/test.sh starts both): without them
  * the S3 tests fail, they never skip. */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -391,8 +392,234 @@ static void test_s3rver_wrong_secret(void **state)
     objstore_free(s);
 }
 
+/* Multipart uploads still open on moto under key (its ListMultipartUploads,
+ * unsigned: moto does not check signatures). */
+static bool moto_has_upload(const char *key)
+{
+    char url[1024];
+    snprintf(url, sizeof url, "%s/%s?uploads&prefix=%s", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"),
+             bucket(), key);
+    struct http_result r;
+    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    bool open = r.body && strstr(r.body, "<UploadId>") != NULL;
+    http_result_free(&r);
+    return open;
+}
+
+/* ---- streamed writes ---- */
+
+/* Odd chunk sizes, cycled: tiny, unaligned, and larger than a part. */
+static const size_t chunk_sizes[] = {1, 7, 3u << 20, 4093, (5u << 20) + 3, 9u << 20, 65536};
+
+static void write_chunks(struct objstore_writer *w, const uint8_t *data, size_t n)
+{
+    struct hl_error err;
+    size_t off = 0;
+    for (size_t i = 0; off < n; i++) {
+        size_t c = chunk_sizes[i % (sizeof chunk_sizes / sizeof chunk_sizes[0])];
+        if (c > n - off)
+            c = n - off;
+        expect_ok(objstore_writer_write(w, data + off, c, &err), err);
+        off += c;
+    }
+}
+
+static void expect_contents(struct objstore *s, const char *uri, const void *data, size_t n)
+{
+    struct hl_error err;
+    struct buf b = BUF_INIT;
+    expect_ok(objstore_get(s, uri, 0, UINT64_MAX, &b, &err), err);
+    assert_int_equal(b.len, n);
+    assert_true(n == 0 || memcmp(b.data, data, n) == 0);
+    buf_free(&b);
+}
+
+static void expect_absent(struct objstore *s, const char *uri)
+{
+    struct hl_error err;
+    uint64_t size;
+    expect_fail(objstore_head(s, uri, &size, &err), err, HL_ERR_NOT_FOUND);
+}
+
+/* A backend's view of writes in progress: whether something (a temp
+ * file, an open multipart upload) exists for uri; NULL when the backend
+ * cannot tell. */
+typedef bool (*pending_fn)(const char *uri);
+
+/* The streamed writer, on every backend alike. */
+static void stream_suite(struct objstore *s, const char *base, pending_fn pending)
+{
+    char u1[600], u2[600], u3[600], u4[600], u5[600];
+    const char *big = join(u1, sizeof u1, base, "stream/big.bin");
+    const char *small = join(u2, sizeof u2, base, "stream/small");
+    const char *empty = join(u3, sizeof u3, base, "stream/empty");
+    const char *gone = join(u4, sizeof u4, base, "stream/aborted");
+    const char *cond = join(u5, sizeof u5, base, "stream/cond");
+    size_t n = 20u * 1024 * 1024 + 5;
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    fill(data, n, 11);
+    struct hl_error err;
+    struct objstore_writer *w = NULL;
+    uint64_t size = 0;
+
+    /* 20 MiB in odd chunks; invisible until the commit. */
+    expect_ok(objstore_writer_open(s, big, 0, &w, &err), err);
+    write_chunks(w, data, n / 2);
+    expect_absent(s, big);
+    if (pending)
+        assert_true(pending(big)); /* parts (or bytes) went out already */
+    write_chunks(w, data + n / 2, n - n / 2);
+    expect_absent(s, big);
+    expect_ok(objstore_writer_commit(w, &size, &err), err);
+    assert_int_equal(size, n);
+    expect_ok(objstore_head(s, big, &size, &err), err);
+    assert_int_equal(size, n);
+    expect_contents(s, big, data, n);
+    if (pending)
+        assert_false(pending(big));
+
+    /* Small and empty objects. */
+    expect_ok(objstore_writer_open(s, small, 0, &w, &err), err);
+    expect_ok(objstore_writer_write(w, data, 1, &err), err);
+    expect_ok(objstore_writer_write(w, NULL, 0, &err), err);
+    expect_ok(objstore_writer_write(w, data + 1, 7, &err), err);
+    expect_absent(s, small);
+    expect_ok(objstore_writer_commit(w, NULL, &err), err);
+    expect_contents(s, small, data, 8);
+    expect_ok(objstore_writer_open(s, empty, 0, &w, &err), err);
+    expect_ok(objstore_writer_commit(w, &size, &err), err);
+    assert_int_equal(size, 0);
+    expect_contents(s, empty, NULL, 0);
+
+    /* A stream replaces an object as a put does. */
+    expect_ok(objstore_writer_open(s, small, 0, &w, &err), err);
+    expect_ok(objstore_writer_write(w, data + 100, 50, &err), err);
+    expect_ok(objstore_writer_commit(w, NULL, &err), err);
+    expect_contents(s, small, data + 100, 50);
+
+    /* Abort after a part went out, and before anything did: nothing left. */
+    expect_ok(objstore_writer_open(s, gone, 0, &w, &err), err);
+    write_chunks(w, data, OBJSTORE_PART_SIZE + 2);
+    if (pending)
+        assert_true(pending(gone));
+    objstore_writer_abort(w);
+    expect_absent(s, gone);
+    if (pending)
+        assert_false(pending(gone));
+    expect_ok(objstore_writer_open(s, gone, 0, &w, &err), err);
+    expect_ok(objstore_writer_write(w, data, 10, &err), err);
+    objstore_writer_abort(w);
+    expect_absent(s, gone);
+    if (pending)
+        assert_false(pending(gone));
+    objstore_writer_abort(NULL);
+
+    /* IF_NONE_MATCH: a new name is created, an existing one fails at the
+     * commit and keeps its contents, small or multipart. */
+    expect_ok(objstore_writer_open(s, cond, OBJSTORE_IF_NONE_MATCH, &w, &err), err);
+    expect_ok(objstore_writer_write(w, "orig", 4, &err), err);
+    expect_ok(objstore_writer_commit(w, NULL, &err), err);
+    expect_ok(objstore_writer_open(s, cond, OBJSTORE_IF_NONE_MATCH, &w, &err), err);
+    expect_ok(objstore_writer_write(w, "new", 3, &err), err);
+    expect_fail(objstore_writer_commit(w, NULL, &err), err, HL_ERR_ALREADY_EXISTS);
+    expect_contents(s, cond, "orig", 4);
+    expect_ok(objstore_writer_open(s, cond, OBJSTORE_IF_NONE_MATCH, &w, &err), err);
+    write_chunks(w, data, 17u << 20);
+    expect_fail(objstore_writer_commit(w, &size, &err), err, HL_ERR_ALREADY_EXISTS);
+    expect_contents(s, cond, "orig", 4);
+    if (pending)
+        assert_false(pending(cond));
+
+    /* Bad arguments are typed errors. */
+    expect_fail(objstore_writer_open(s, cond, 0x80, &w, &err), err, HL_ERR_INVALID_ARGUMENT);
+    assert_null(w);
+    expect_fail(objstore_writer_open(s, "gs://b/k", 0, &w, &err), err, HL_ERR_INVALID_ARGUMENT);
+    expect_ok(objstore_writer_open(s, cond, 0, &w, &err), err);
+    expect_fail(objstore_writer_write(w, NULL, 3, &err), err, HL_ERR_INVALID_ARGUMENT);
+    objstore_writer_abort(w);
+    expect_contents(s, cond, "orig", 4);
+
+    const char *victims[] = {big, small, empty, cond};
+    expect_ok(objstore_delete(s, victims, 4, NULL, &err), err);
+    free(data);
+}
+
+/* file://: temp files of writers in progress, in the object's directory. */
+static bool file_pending(const char *uri)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s", uri + strlen("file://"));
+    *strrchr(dir, '/') = '\0';
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    bool found = false;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        found |= strncmp(de->d_name, ".hl-tmp.", 8) == 0;
+    closedir(d);
+    return found;
+}
+
+/* moto: an open multipart upload for the object. */
+static bool moto_pending(const char *uri)
+{
+    const char *key = strchr(uri + strlen("s3://"), '/');
+    assert_non_null(key);
+    return moto_has_upload(key + 1);
+}
+
+static void test_stream_file(void **state)
+{
+    (void)state;
+    struct objstore *s = NULL;
+    struct hl_error err;
+    expect_ok(objstore_open(NULL, &s, &err), err);
+    char base[600];
+    snprintf(base, sizeof base, "file://%s/stream-store/", tmp_root);
+    stream_suite(s, base, file_pending);
+    /* Nothing but the directory is left: no temp file of any writer. */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s/stream-store/stream')\"", tmp_root);
+    assert_int_equal(system(cmd), 0);
+    /* A writer whose directory cannot be made fails at open. */
+    char uri[700];
+    snprintf(uri, sizeof uri, "file://%s/stream-store/f", tmp_root);
+    expect_ok(objstore_put(s, uri, "x", 1, 0, &err), err);
+    strcat(uri, "/below");
+    struct objstore_writer *w = NULL;
+    expect_fail(objstore_writer_open(s, uri, 0, &w, &err), err, HL_ERR_IO);
+    assert_null(w);
+    objstore_free(s);
+}
+
+/* The suite against one S3 server, under its own prefix. */
+static void stream_s3(const char *endpoint_env, const char *dir, pending_fn pending)
+{
+    struct objstore *s = open_s3(endpoint_env);
+    char base[600];
+    s3_base(base, sizeof base);
+    strcat(base, dir);
+    stream_suite(s, base, pending);
+    objstore_free(s);
+}
+
+static void test_stream_moto(void **state)
+{
+    (void)state;
+    stream_s3("HOGLAKE_TEST_MOTO_ENDPOINT", "stream-moto/", moto_pending);
+}
+
+static void test_stream_s3rver(void **state)
+{
+    (void)state;
+    stream_s3("HOGLAKE_TEST_S3RVER_ENDPOINT", "stream-s3rver/", NULL);
+}
+
 /* One handle, several threads at once (connections are shared between
- * them through curl's share interface). */
+ * them through curl's share interface), half the objects put, half
+ * streamed. */
 struct worker {
     struct objstore *s;
     char base[600];
@@ -401,6 +628,21 @@ struct worker {
     int failures;
     char first_error[HL_ERROR_MESSAGE_MAX];
 };
+
+/* A put through a writer, in two writes. */
+static int stream_put(struct objstore *s, const char *uri, const char *body, size_t n,
+                      struct hl_error *err)
+{
+    struct objstore_writer *w;
+    if (objstore_writer_open(s, uri, 0, &w, err) != 0)
+        return -1;
+    if (objstore_writer_write(w, body, n / 2, err) != 0 ||
+        objstore_writer_write(w, body + n / 2, n - n / 2, err) != 0) {
+        objstore_writer_abort(w);
+        return -1;
+    }
+    return objstore_writer_commit(w, NULL, err);
+}
 
 static void *work(void *ud)
 {
@@ -413,7 +655,8 @@ static void *work(void *ud)
         struct buf b = BUF_INIT;
         const char *victims[] = {uri};
         size_t deleted = 0;
-        bool ok = objstore_put(w->s, uri, body, (size_t)n, 0, &err) == 0 &&
+        bool ok = (i % 2 ? stream_put(w->s, uri, body, (size_t)n, &err)
+                         : objstore_put(w->s, uri, body, (size_t)n, 0, &err)) == 0 &&
                   objstore_get(w->s, uri, 0, UINT64_MAX, &b, &err) == 0;
         if (ok && w->delete_each) {
             ok = objstore_delete(w->s, victims, 1, &deleted, &err) == 0;
@@ -477,21 +720,6 @@ static void test_concurrent_calls(void **state)
     snprintf(base, sizeof base, "file://%s/threads/", tmp_root);
     run_workers(s, base, true);
     objstore_free(s);
-}
-
-/* Multipart uploads still open on moto under key (its ListMultipartUploads,
- * unsigned: moto does not check signatures). */
-static bool moto_has_upload(const char *key)
-{
-    char url[1024];
-    snprintf(url, sizeof url, "%s/%s?uploads&prefix=%s", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"),
-             bucket(), key);
-    struct http_result r;
-    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
-    expect_status(&r, 200);
-    bool open = r.body && strstr(r.body, "<UploadId>") != NULL;
-    http_result_free(&r);
-    return open;
 }
 
 /* A conditional multipart put over an existing object fails at completion
@@ -575,6 +803,19 @@ static struct objstore *open_fake(const struct fake_http *f, long timeout_ms, in
     if (objstore_open(&cfg, &s, &err) != 0)
         fail_msg("objstore_open: %s", err.message);
     return s;
+}
+
+/* Recorded request i has this method and target, and a body of body_len
+ * bytes (ANY_LEN: any length). */
+#define ANY_LEN SIZE_MAX
+static void expect_request(struct fake_http *f, size_t i, const char *method, const char *target,
+                           size_t body_len)
+{
+    struct fake_request r = fake_http_request(f, i);
+    assert_string_equal(r.method, method);
+    assert_string_equal(r.target, target);
+    if (body_len != ANY_LEN)
+        assert_int_equal(r.body_len, body_len);
 }
 
 /* 500 twice, then success: three requests, each with the whole body. */
@@ -705,14 +946,143 @@ static void test_multipart_abort_on_part_failure(void **state)
     expect_fail(objstore_put(s, "s3://bkt/k", data, n, 0, &err), err, HL_ERR_IO);
     assert_string_equal(err.code, "InvalidPart");
     assert_int_equal(fake_http_count(&f), 4);
-    struct fake_request r = fake_http_request(&f, 1);
-    assert_string_equal(r.target, "/bkt/k?partNumber=1&uploadId=up%261");
-    assert_int_equal(r.body_len, OBJSTORE_PART_SIZE);
-    r = fake_http_request(&f, 2);
-    assert_int_equal(r.body_len, 100);
-    r = fake_http_request(&f, 3);
-    assert_string_equal(r.method, "DELETE");
-    assert_string_equal(r.target, "/bkt/k?uploadId=up%261");
+    expect_request(&f, 1, "PUT", "/bkt/k?partNumber=1&uploadId=up%261", OBJSTORE_PART_SIZE);
+    expect_request(&f, 2, "PUT", "/bkt/k?partNumber=2&uploadId=up%261", 100);
+    expect_request(&f, 3, "DELETE", "/bkt/k?uploadId=up%261", ANY_LEN);
+    free(data);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* A small stream is one PUT, sent at the commit; so is an object of
+ * exactly one part. */
+static void test_stream_small_one_request(void **state)
+{
+    (void)state;
+    struct script sc = {.fail_first = 0};
+    struct fake_http f;
+    fake_http_start(&f, scripted, &sc);
+    struct objstore *s = open_fake(&f, 10000, 3, "fake-secret-key", NULL);
+    size_t n = OBJSTORE_PART_SIZE;
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    fill(data, n, 5);
+    struct hl_error err;
+    struct objstore_writer *w = NULL;
+    expect_ok(objstore_writer_open(s, "s3://bkt/s/small", 0, &w, &err), err);
+    expect_ok(objstore_writer_write(w, data, 1, &err), err);
+    expect_ok(objstore_writer_write(w, data + 1, 7, &err), err);
+    expect_ok(objstore_writer_write(w, data + 8, 1000, &err), err);
+    assert_int_equal(fake_http_count(&f), 0); /* nothing sent before the commit */
+    uint64_t size = 0;
+    expect_ok(objstore_writer_commit(w, &size, &err), err);
+    assert_int_equal(size, 1008);
+    assert_int_equal(fake_http_count(&f), 1);
+    char want[65];
+    assert_int_equal(sha256_hex(data, 1008, want), 0);
+    expect_request(&f, 0, "PUT", "/bkt/s/small", 1008);
+    assert_string_equal(fake_http_request(&f, 0).body_sha256, want);
+
+    expect_ok(objstore_writer_open(s, "s3://bkt/s/one-part", 0, &w, &err), err);
+    write_chunks(w, data, n);
+    assert_int_equal(fake_http_count(&f), 1);
+    expect_ok(objstore_writer_commit(w, &size, &err), err);
+    assert_int_equal(size, n);
+    assert_int_equal(fake_http_count(&f), 2);
+    expect_request(&f, 1, "PUT", "/bkt/s/one-part", n);
+    assert_int_equal(sha256_hex(data, n, want), 0);
+    assert_string_equal(fake_http_request(&f, 1).body_sha256, want);
+    free(data);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* A part fails mid-stream: the write reports HL_ERR_IO, the upload is
+ * aborted there and then, and the writer stays failed without sending
+ * anything more. */
+static void test_stream_part_failure(void **state)
+{
+    (void)state;
+    struct fake_http f;
+    fake_http_start(&f, multipart_handler, NULL);
+    struct objstore *s = open_fake(&f, 10000, 3, "fake-secret-key", NULL);
+    size_t n = OBJSTORE_PART_SIZE;
+    uint8_t *data = calloc(1, n);
+    assert_non_null(data);
+    struct hl_error err;
+    struct objstore_writer *w = NULL;
+    expect_ok(objstore_writer_open(s, "s3://bkt/k", 0, &w, &err), err);
+    expect_ok(objstore_writer_write(w, data, n, &err), err);
+    assert_int_equal(fake_http_count(&f), 0); /* a full part waits for more */
+    expect_ok(objstore_writer_write(w, data, 1, &err), err);
+    assert_int_equal(fake_http_count(&f), 2); /* create + part 1 */
+    expect_fail(objstore_writer_write(w, data, n, &err), err, HL_ERR_IO);
+    assert_string_equal(err.code, "InvalidPart");
+    assert_int_equal(fake_http_count(&f), 4);
+    expect_request(&f, 2, "PUT", "/bkt/k?partNumber=2&uploadId=up%261", OBJSTORE_PART_SIZE);
+    expect_request(&f, 3, "DELETE", "/bkt/k?uploadId=up%261", ANY_LEN);
+    memset(&err, 0, sizeof err);
+    expect_fail(objstore_writer_write(w, data, 1, &err), err, HL_ERR_IO);
+    assert_string_equal(err.code, "InvalidPart");
+    expect_fail(objstore_writer_commit(w, NULL, &err), err, HL_ERR_IO);
+    assert_int_equal(fake_http_count(&f), 4);
+    free(data);
+    objstore_free(s);
+    fake_http_stop(&f);
+}
+
+/* Part 2 answered 500 once: retried with the same body, and the upload
+ * completes. */
+static void flaky_part_handler(void *ctx, size_t i, const struct fake_request *r,
+                               struct fake_answer *a)
+{
+    int *failures = ctx;
+    multipart_handler(NULL, i, r, a);
+    if (strcmp(r->method, "PUT") == 0 && !strstr(r->target, "partNumber=1&")) {
+        if (strstr(r->target, "partNumber=2&") && (*failures)++ == 0) {
+            a->status = 500;
+            snprintf(a->body, sizeof a->body,
+                     "<Error><Code>InternalError</Code><Message>later</Message></Error>");
+        } else {
+            a->status = 200;
+            a->body[0] = '\0';
+            snprintf(a->headers, sizeof a->headers, "ETag: \"p%zu\"\r\n", i);
+        }
+    } else if (strcmp(r->method, "POST") == 0 && strstr(r->target, "?uploadId=")) {
+        snprintf(a->body, sizeof a->body,
+                 "<CompleteMultipartUploadResult><Key>k</Key></CompleteMultipartUploadResult>");
+    }
+}
+
+static void test_stream_part_retry(void **state)
+{
+    (void)state;
+    int failures = 0;
+    struct fake_http f;
+    fake_http_start(&f, flaky_part_handler, &failures);
+    struct objstore *s = open_fake(&f, 10000, 3, "fake-secret-key", NULL);
+    size_t n = 2u * OBJSTORE_PART_SIZE + 10;
+    uint8_t *data = malloc(n);
+    assert_non_null(data);
+    fill(data, n, 21);
+    struct hl_error err;
+    struct objstore_writer *w = NULL;
+    expect_ok(objstore_writer_open(s, "s3://bkt/k", 0, &w, &err), err);
+    write_chunks(w, data, n);
+    uint64_t size = 0;
+    expect_ok(objstore_writer_commit(w, &size, &err), err);
+    assert_int_equal(size, n);
+    /* create, part 1, part 2 (500), part 2 again, part 3, complete */
+    assert_int_equal(fake_http_count(&f), 6);
+    char want[65];
+    assert_int_equal(sha256_hex(data + OBJSTORE_PART_SIZE, OBJSTORE_PART_SIZE, want), 0);
+    for (size_t i = 2; i <= 3; i++) {
+        struct fake_request r = fake_http_request(&f, i);
+        assert_non_null(strstr(r.target, "partNumber=2&"));
+        assert_string_equal(r.body_sha256, want);
+    }
+    expect_request(&f, 4, "PUT", "/bkt/k?partNumber=3&uploadId=up%261", 10);
+    expect_request(&f, 5, "POST", "/bkt/k?uploadId=up%261", ANY_LEN);
     free(data);
     objstore_free(s);
     fake_http_stop(&f);
@@ -861,6 +1231,12 @@ int main(void)
         cmocka_unit_test(test_retry_gives_up),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_multipart_abort_on_part_failure),
+        cmocka_unit_test(test_stream_file),
+        cmocka_unit_test(test_stream_moto),
+        cmocka_unit_test(test_stream_s3rver),
+        cmocka_unit_test(test_stream_small_one_request),
+        cmocka_unit_test(test_stream_part_failure),
+        cmocka_unit_test(test_stream_part_retry),
         cmocka_unit_test(test_no_credentials_in_errors_or_logs),
         cmocka_unit_test(test_config),
     };
