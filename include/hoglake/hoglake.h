@@ -257,9 +257,13 @@ struct hl_append_options {
      * (a partitioned append then uses the table read it makes). */
     int64_t read_snapshot;
     /* Start a new Parquet file past this many bytes of one partition's
-     * data (0 = 512 MiB); row groups past row_group_bytes (0 = 128 MiB). */
+     * data (0 = 512 MiB); row groups past row_group_bytes (0 = 128 MiB).
+     * Files stream to storage as they are encoded; when the row groups
+     * being built in all open files (one per partition tuple) hold more
+     * than memory_bytes (0 = 1 GiB), the largest is finished early. */
     int64_t file_bytes;
     int64_t row_group_bytes;
+    int64_t memory_bytes;
     /* Called after each input batch with the rows taken so far (may be
      * NULL). */
     void (*progress)(void *ctx, int64_t rows);

@@ -9,19 +9,14 @@
 #include <sys/random.h>
 
 #include "client/append.h"
+#include "client/fanout.h"
 #include "client/tableinfo.h"
-#include "lake/partition.h"
-#include "objstore/objstore.h"
-#include "parquet/colstats.h"
 #include "parquet/writer.h"
 #include "rows/rows_adapt.h"
 #include "rows/rows_schema.h"
 #include "util/arena.h"
 #include "util/arrow.h"
-#include "util/base64.h"
 #include "util/strutil.h"
-
-#define DEFAULT_FILE_BYTES ((int64_t)512 << 20)
 
 void client_uuid4(char out[37])
 {
@@ -39,108 +34,6 @@ void client_uuid4(char out[37])
              b[14], b[15]);
 }
 
-/* ---- one output file per partition tuple ---- */
-
-struct out_file {
-    char **tuple; /* the partition values (NULL entries: null); NULL when unpartitioned */
-    struct pq_writer *writer;
-    struct buf data;
-    int64_t rows;
-};
-
-struct job {
-    hl_table *t;
-    const struct hl_append_options *o;
-    const char *prepared_key; /* prepared appends: the idempotency key */
-    struct arena arena;
-    struct lake_table table;
-    struct ArrowSchema target; /* the writer's Arrow schema for the table */
-    struct pq_write_options wopt;
-    struct objstore *store;
-    char *prefix; /* "<data_path>/data/<ns>/<table>/" (prepared: ".../<key>/") */
-    size_t nfiles_written;
-    struct out_file *open;
-    size_t nopen, open_cap;
-    size_t nfields; /* partition spec fields */
-    json_t *files;  /* FileRegistration objects */
-    struct hl_append_result *res;
-};
-
-static hl_status pq_status(const struct pq_error *e, struct hl_error *err, const char *what)
-{
-    hl_status st = e->code == PQ_ERR_NOMEM ? HL_ERR_NOMEM
-                   : e->code == PQ_ERR_IO  ? HL_ERR_IO
-                                           : HL_ERR_VALIDATION;
-    return client_fail(err, st, st == HL_ERR_VALIDATION ? "validation" : hl_status_name(st),
-                       "%s: %s", what, e->msg);
-}
-
-static void tuple_free(char **tuple, size_t n)
-{
-    for (size_t i = 0; tuple && i < n; i++)
-        free(tuple[i]);
-    free(tuple);
-}
-
-static void out_file_release(struct job *j, struct out_file *f)
-{
-    pq_writer_free(f->writer);
-    buf_free(&f->data);
-    tuple_free(f->tuple, j->nfields);
-    memset(f, 0, sizeof *f);
-}
-
-static bool tuple_equal(char *const *a, char *const *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!a[i] != !b[i] || (a[i] && strcmp(a[i], b[i]) != 0))
-            return false;
-    }
-    return true;
-}
-
-/* The open file for a tuple, opened when there is none. */
-static hl_status file_for(struct job *j, char *const *tuple, struct out_file **out,
-                          struct hl_error *err)
-{
-    for (size_t i = 0; i < j->nopen; i++) {
-        if (!tuple || tuple_equal(j->open[i].tuple, tuple, j->nfields)) {
-            *out = &j->open[i];
-            return HL_OK;
-        }
-    }
-    if (j->nopen == j->open_cap) {
-        size_t cap = j->open_cap ? j->open_cap * 2 : 8;
-        struct out_file *p = realloc(j->open, cap * sizeof *p);
-        if (!p)
-            return client_nomem(err);
-        j->open = p;
-        j->open_cap = cap;
-    }
-    struct out_file *f = &j->open[j->nopen];
-    memset(f, 0, sizeof *f);
-    if (tuple) {
-        if (!(f->tuple = calloc(j->nfields, sizeof *f->tuple)))
-            return client_nomem(err);
-        for (size_t i = 0; i < j->nfields; i++) {
-            if (tuple[i] && !(f->tuple[i] = strdup(tuple[i]))) {
-                tuple_free(f->tuple, j->nfields);
-                return client_nomem(err);
-            }
-        }
-    }
-    struct pq_sink sink = {pq_sink_buf_write, &f->data};
-    struct pq_error pe;
-    if (pq_writer_open(&j->table, &j->wopt, &sink, &f->writer, &pe) != 0) {
-        tuple_free(f->tuple, j->nfields);
-        buf_free(&f->data);
-        return pq_status(&pe, err, "opening a Parquet writer");
-    }
-    j->nopen++;
-    *out = f;
-    return HL_OK;
-}
-
 int client_result_uploaded(struct hl_append_result *res, const char *uri)
 {
     char **p = realloc(res->uploaded, (res->nuploaded + 1) * sizeof *p);
@@ -153,194 +46,18 @@ int client_result_uploaded(struct hl_append_result *res, const char *uri)
     return 0;
 }
 
-static int record_file(struct hl_append_result *res, const char *uri, int64_t rows, int64_t size,
-                       char *const *tuple, size_t nfields)
-{
-    struct hl_appended_file *p = realloc(res->files, (res->nfiles + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    res->files = p;
-    struct hl_appended_file *f = &p[res->nfiles];
-    memset(f, 0, sizeof *f);
-    res->nfiles++;
-    f->record_count = rows;
-    f->file_size_bytes = size;
-    if (!(f->path = strdup(uri)))
-        return -1;
-    if (tuple) {
-        if (!(f->partition_values = calloc(nfields, sizeof *f->partition_values)))
-            return -1;
-        f->npartition_values = nfields;
-        for (size_t i = 0; i < nfields; i++) {
-            if (tuple[i] && !(f->partition_values[i] = strdup(tuple[i])))
-                return -1;
-        }
-    }
-    return 0;
-}
-
-json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct pq_schema *schema,
-                                 const struct lake_table *table, struct arena *arena,
-                                 struct hl_error *err)
-{
-    struct pq_col_stats *stats;
-    size_t n;
-    struct pq_error pe;
-    if (pq_footer_column_stats(meta, schema, table, arena, &stats, &n, &pe) != 0) {
-        client_fail(err, pe.code == PQ_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION, "validation",
-                    "the footer's statistics: %s", pe.msg);
-        return NULL;
-    }
-    json_t *arr = json_array();
-    for (size_t i = 0; arr && i < n; i++) {
-        const struct pq_col_stats *s = &stats[i];
-        json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "field_id", (json_int_t)s->field_id,
-                              "value_count", (json_int_t)s->value_count, "null_count",
-                              (json_int_t)s->null_count, "size_bytes", (json_int_t)s->size_bytes);
-        bool ok = o != NULL;
-        const uint8_t *b[2] = {s->lower, s->upper};
-        size_t len[2] = {s->lower_len, s->upper_len};
-        const char *key[2] = {"lower_bound", "upper_bound"};
-        for (int k = 0; ok && k < 2; k++) {
-            if (!b[k])
-                continue;
-            struct buf enc = BUF_INIT;
-            ok = base64_encode(&enc, b[k], len[k]) == 0 &&
-                 json_object_set_new(o, key[k], json_stringn(enc.data, enc.len)) == 0;
-            buf_free(&enc);
-        }
-        if (!ok)
-            json_decref(o);
-        if (!ok || json_array_append_new(arr, o) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    }
-    if (!arr)
-        client_nomem(err);
-    return arr;
-}
-
-/* Closes a file, uploads it and adds its registration. */
-static hl_status finish_file(struct job *j, struct out_file *f, struct hl_error *err)
-{
-    struct pq_write_result w;
-    struct pq_error pe;
-    struct pq_writer *writer = f->writer;
-    f->writer = NULL;
-    if (pq_writer_close(writer, &w, &pe) != 0)
-        return pq_status(&pe, err, "finishing a Parquet file");
-    char uuid[37], uri[4096];
-    client_uuid4(uuid);
-    if (j->prepared_key)
-        snprintf(uri, sizeof uri, "%s%s-%zu.parquet", j->prefix, uuid, j->nfiles_written);
-    else
-        snprintf(uri, sizeof uri, "%s%s.parquet", j->prefix, uuid);
-    j->nfiles_written++;
-    hl_status st = HL_OK;
-    json_t *reg = json_pack("{s:s, s:I, s:I, s:I}", "path", uri, "record_count",
-                            (json_int_t)f->rows, "file_size_bytes", (json_int_t)w.file_size,
-                            "footer_size", (json_int_t)w.footer_size);
-    if (!reg)
-        st = client_nomem(err);
-    if (st == HL_OK && (!j->o || !j->o->deferred_stats)) {
-        json_t *stats = client_column_stats_json(&w.meta, &w.schema, &j->table, &j->arena, err);
-        if (!stats || json_object_set_new(reg, "column_stats", stats) != 0)
-            st = err && err->status ? err->status : client_nomem(err);
-    }
-    if (st == HL_OK && f->tuple) {
-        json_t *pv = json_array();
-        for (size_t i = 0; pv && i < j->nfields; i++) {
-            if (json_array_append_new(pv, f->tuple[i] ? json_string(f->tuple[i]) : json_null()) !=
-                0) {
-                json_decref(pv);
-                pv = NULL;
-            }
-        }
-        if (!pv || json_object_set_new(reg, "partition_values", pv) != 0)
-            st = client_nomem(err);
-    }
-    pq_write_result_release(&w);
-    if (st == HL_OK) {
-        struct hl_error se;
-        if (objstore_put(j->store, uri, f->data.data, f->data.len, 0, &se) != 0) {
-            if (err)
-                *err = se;
-            client_error_prefix(err, "uploading %s", uri);
-            st = se.status;
-        } else if (client_result_uploaded(j->res, uri) != 0 ||
-                   record_file(j->res, uri, f->rows, (int64_t)f->data.len, f->tuple, j->nfields) !=
-                       0 ||
-                   json_array_append(j->files, reg) != 0) {
-            st = client_nomem(err);
-        }
-    }
-    json_decref(reg);
-    buf_free(&f->data);
-    f->rows = 0;
-    return st;
-}
-
-/* Writes rows [start, start + len) of the batch into f, finishing the file
- * when it has grown past the size limit. */
-static hl_status write_rows(struct job *j, struct out_file *f, const struct ArrowArray *batch,
-                            int64_t start, int64_t len, struct hl_error *err)
-{
-    /* A slice: the same buffers, seen from another offset (the writer
-     * honours the parent's offset). */
-    struct ArrowArray slice = *batch;
-    slice.offset = batch->offset + start;
-    slice.length = len;
-    slice.release = NULL;
-    struct pq_error pe;
-    if (pq_writer_write(f->writer, &j->target, &slice, &pe) != 0)
-        return pq_status(&pe, err, "encoding Parquet");
-    f->rows += len;
-    int64_t limit = j->o && j->o->file_bytes > 0 ? j->o->file_bytes : DEFAULT_FILE_BYTES;
-    if ((int64_t)f->data.len < limit)
-        return HL_OK;
-    hl_status st = finish_file(j, f, err);
-    if (st != HL_OK)
-        return st;
-    struct pq_sink sink = {pq_sink_buf_write, &f->data};
-    if (pq_writer_open(&j->table, &j->wopt, &sink, &f->writer, &pe) != 0)
-        return pq_status(&pe, err, "opening a Parquet writer");
-    return HL_OK;
-}
-
-static hl_status write_batch(struct job *j, const struct ArrowArray *batch, struct hl_error *err)
-{
-    if (!j->table.partitioned) {
-        struct out_file *f;
-        hl_status st = file_for(j, NULL, &f, err);
-        return st == HL_OK ? write_rows(j, f, batch, 0, batch->length, err) : st;
-    }
-    if (batch->length == 0)
-        return HL_OK;
-    struct lake_partition_groups g;
-    struct lake_err lerr;
-    if (lake_partition_group_rows(&j->table, &j->target, batch, &g, &lerr) != 0)
-        return client_fail(err, lerr.kind == LAKE_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
-                           "validation", "partitioning: %s", lerr.msg);
-    hl_status st = HL_OK;
-    struct out_file **files = calloc(g.ngroups ? g.ngroups : 1, sizeof *files);
-    if (!files)
-        st = client_nomem(err);
-    for (size_t k = 0; st == HL_OK && k < g.ngroups; k++)
-        st = file_for(j, &g.values[k * g.nfields], &files[k], err);
-    /* Runs of consecutive rows of one tuple go to its file as one slice. */
-    for (int64_t r = 0; st == HL_OK && r < g.nrows;) {
-        uint32_t k = g.group_of_row[r];
-        int64_t e = r + 1;
-        while (e < g.nrows && g.group_of_row[e] == k)
-            e++;
-        st = write_rows(j, files[k], batch, r, e - r, err);
-        r = e;
-    }
-    free(files);
-    lake_partition_groups_free(&g);
-    return st;
-}
+struct job {
+    hl_table *t;
+    const struct hl_append_options *o;
+    const char *prepared_key; /* prepared appends: the idempotency key */
+    struct arena arena;
+    struct lake_table table;
+    struct ArrowSchema target; /* the writer's Arrow schema for the table */
+    struct pq_write_options wopt;
+    struct fanout *fanout;
+    json_t *files; /* FileRegistration objects */
+    struct hl_append_result *res;
+};
 
 /* ---- matching the input's columns to the table's ---- */
 
@@ -486,7 +203,6 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     hl_status st = client_table_from_info(info, &j->table, err);
     if (st != HL_OK)
         return st;
-    j->nfields = j->table.partitioned ? j->table.nspec_fields : 0;
     if (rows_table_arrow_schema(&j->table, &j->target) != 0)
         return client_nomem(err);
     pq_write_options_default(&j->wopt);
@@ -494,7 +210,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
         j->wopt.row_group_bytes = o->row_group_bytes;
     if (!(j->files = json_array()))
         return client_nomem(err);
-    st = client_store(t->ns->catalog->client, &j->store, err);
+    struct objstore *store;
+    st = client_store(t->ns->catalog->client, &store, err);
     if (st != HL_OK)
         return st;
     struct buf p = BUF_INIT;
@@ -508,19 +225,28 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
         buf_free(&p);
         return client_nomem(err);
     }
-    j->prefix = buf_take(&p);
-    return j->prefix ? HL_OK : client_nomem(err);
+    struct fanout_config fc = {
+        .table = &j->table,
+        .schema = &j->target,
+        .wopt = &j->wopt,
+        .store = store,
+        .prefix = p.data,
+        .prepared_key = prepared_key,
+        .deferred_stats = o && o->deferred_stats,
+        .file_bytes = o ? o->file_bytes : 0,
+        .memory_bytes = o ? o->memory_bytes : 0,
+    };
+    st = fanout_new(&fc, res, j->files, &j->fanout, err);
+    buf_free(&p);
+    return st;
 }
 
 static void job_release(struct job *j)
 {
-    for (size_t i = 0; i < j->nopen; i++)
-        out_file_release(j, &j->open[i]);
-    free(j->open);
+    fanout_free(j->fanout);
     if (j->target.release)
         j->target.release(&j->target);
     json_decref(j->files);
-    free(j->prefix);
     lake_table_release(&j->table);
     arena_free(&j->arena);
 }
@@ -552,7 +278,7 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
             break;
         if ((st = project_batch(j, &projected, map, &in, &batch, err)) != HL_OK)
             break;
-        st = write_batch(j, &batch, err);
+        st = fanout_write(j->fanout, &batch, err);
         *rows += batch.length;
         batch.release(&batch);
         if (st == HL_OK && j->o && j->o->progress)
@@ -575,13 +301,7 @@ static hl_status job_run(struct job *j, struct ArrowArrayStream *const *streams,
     if (st == HL_OK && rows == 0 && (j->table.partitioned || j->prepared_key))
         st = client_fail(err, HL_ERR_VALIDATION, "validation",
                          "the input holds no rows (a partitioned or prepared append needs some)");
-    if (st == HL_OK && j->nopen == 0) {
-        struct out_file *f;
-        st = file_for(j, NULL, &f, err); /* an empty, unpartitioned append: one empty file */
-    }
-    for (size_t i = 0; st == HL_OK && i < j->nopen; i++)
-        st = finish_file(j, &j->open[i], err);
-    return st;
+    return st == HL_OK ? fanout_finish(j->fanout, err) : st;
 }
 
 /* The append entry: namespace, table, the guard and the files. */

@@ -2122,6 +2122,17 @@ static void free_column(struct colw *c)
     buf_free(&c->pidx_bounds);
 }
 
+size_t pq_writer_buffered_bytes(const struct pq_writer *w)
+{
+    size_t n = 0;
+    for (int i = 0; i < w->ncols; i++) {
+        const struct colw *c = &w->cols[i];
+        n += c->chunk.len + c->plain.len + c->dict_data.len + c->nidx * sizeof *c->idx +
+             c->nlev * 2 * sizeof *c->def;
+    }
+    return n;
+}
+
 void pq_writer_free(struct pq_writer *w)
 {
     if (!w)

@@ -69,6 +69,10 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
 /* Flushes the last row group, the page index and the footer, and frees
  * the writer (whatever the outcome). */
 int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err);
+/* About how much memory the row group being built holds (its encoded
+ * pages, the open page and the dictionary), for callers that keep many
+ * writers open under one memory budget. */
+size_t pq_writer_buffered_bytes(const struct pq_writer *w);
 /* Abandons a writer without finishing the file. */
 void pq_writer_free(struct pq_writer *w);
 void pq_write_result_release(struct pq_write_result *r);

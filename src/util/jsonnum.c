@@ -205,7 +205,7 @@ static int dump_value(struct dumper *d, const json_t *v, int depth)
     if (!v || depth > MAX_DEPTH)
         return -1;
     if (jsonnum_is(v)) {
-        size_t len;
+        size_t len = 0;
         const char *t = jsonnum_text(v, &len);
         return buf_append(&d->out, t, len);
     }

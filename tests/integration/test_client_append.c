@@ -629,6 +629,86 @@ static void partitioned_fanout(void **state)
     fixture_free(&f);
 }
 
+/* Files in a directory whose names end with suffix (0 when there is no
+ * directory). */
+static int count_files(const char *dir, const char *suffix)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "find '%s' -type f -name '*%s' 2>/dev/null | wc -l", dir, suffix);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int n = 0;
+    assert_int_equal(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* Files roll over past file_bytes; past memory_bytes the largest open file
+ * is finished early; every row still lands, and a tuple may have several
+ * files. */
+static void rollover_and_memory_budget(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "budget");
+    struct ArrowArrayStream s;
+    make_stream(&s, events_spec, five_rows, 2);
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.file_bytes = 1; /* every row group ends its file */
+    o.row_group_bytes = 1;
+    struct hl_append_result *res;
+    append_ok(f.table, &s, &o, &res);
+    assert_int_equal(res->nfiles, 2);
+    assert_int_equal(res->files[0].record_count + res->files[1].record_count, 5);
+    hl_append_result_free(res);
+
+    set_spec(f.table, "[{\"source_field_id\":2,\"transform\":\"identity\"},"
+                      "{\"source_field_id\":5,\"transform\":\"month\"}]");
+    const char *twice[] = {fanout_rows[0], fanout_rows[0]};
+    make_stream(&s, "id:long!, team_id:long!, ts:timestamp", twice, 2);
+    hl_append_options_init(&o);
+    o.memory_bytes = 1;
+    append_ok(f.table, &s, &o, &res);
+    /* Six tuples; five of them finished after the first batch, and opened
+     * again by the second. */
+    assert_int_equal(res->nfiles, 11);
+    int64_t rows = 0;
+    for (size_t i = 0; i < res->nfiles; i++)
+        rows += res->files[i].record_count;
+    assert_int_equal(rows, 16);
+    char *got = duckdb("SELECT count(*) FROM read_parquet('%s/budget/data/ns1/events/*.parquet')",
+                       warehouse);
+    expect_text(got, "21\n", "rows in every file");
+    free(got);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
+/* A batch that fails after another was encoded: nothing becomes visible in
+ * storage (the streamed upload is abandoned), nothing in the catalog. */
+static void failure_mid_stream_leaves_nothing(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "midway");
+    static const char *const rows[] = {"{\"id\":1,\"team_id\":1}\n",
+                                       "{\"id\":2,\"team_id\":18446744073709551615}\n"};
+    struct ArrowArrayStream s;
+    make_stream(&s, "id:long!, team_id:uint64!", rows, 2);
+    struct hl_append_result *res;
+    struct hl_error err;
+    assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "team_id"));
+    assert_int_equal(res->nuploaded, 0);
+    hl_append_result_free(res);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/midway", warehouse);
+    assert_int_equal(count_files(dir, ""), 0);
+    assert_int_equal(data_files("midway"), 0);
+    fixture_free(&f);
+}
+
 static void prepared_replay_and_recreate(void **state)
 {
     (void)state;
@@ -985,6 +1065,8 @@ int main(void)
         cmocka_unit_test(casts_by_name),
         cmocka_unit_test(bad_input_changes_nothing),
         cmocka_unit_test(partitioned_fanout),
+        cmocka_unit_test(rollover_and_memory_budget),
+        cmocka_unit_test(failure_mid_stream_leaves_nothing),
         cmocka_unit_test(prepared_replay_and_recreate),
         cmocka_unit_test(prepare_existing_files),
         cmocka_unit_test(writer_cache),
