@@ -1,8 +1,8 @@
-/* The writer path: an Arrow stream cast to the table's columns, encoded to
- * Parquet in memory (one file per partition tuple, rolled over past a size),
- * uploaded, and registered in one commit that carries the footer
- * statistics. Prepared appends stop before the commit and hand back its
- * payload instead. */
+/* The writer path: Arrow streams cast to the table's columns, encoded to
+ * Parquet and streamed to storage (fanout.c: one file per partition tuple),
+ * and registered in one commit that carries the footer statistics. Prepared
+ * appends stop before the commit and hand back its payload instead. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +18,14 @@
 #include "util/arrow.h"
 #include "util/strutil.h"
 
-void client_uuid4(char out[37])
+int client_uuid4(char out[37])
 {
     uint8_t b[16];
     size_t got = 0;
     while (got < sizeof b) {
         ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n < 0 && errno != EINTR)
+            return -1;
         if (n > 0)
             got += (size_t)n;
     }
@@ -32,6 +34,7 @@ void client_uuid4(char out[37])
     snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
              b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
+    return 0;
 }
 
 int client_result_uploaded(struct hl_append_result *res, const char *uri)

@@ -1,5 +1,6 @@
 /* One append's open Parquet files, by partition tuple, streamed to storage
  * as they are encoded (see fanout.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,9 @@ static void file_free(struct fanout *fo, struct out_file *f)
 static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_error *err)
 {
     char uuid[37];
-    client_uuid4(uuid);
+    if (client_uuid4(uuid) != 0)
+        return client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
+                           strerror(errno));
     int n = fo->cfg.prepared_key
                 ? snprintf(f->uri, sizeof f->uri, "%s%s-%zu.parquet", fo->prefix, uuid, fo->nnamed)
                 : snprintf(f->uri, sizeof f->uri, "%s%s.parquet", fo->prefix, uuid);

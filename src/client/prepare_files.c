@@ -232,9 +232,18 @@ static hl_status upload_all(hl_table *t, struct input *in, size_t n, const char 
         dl--;
     for (size_t i = 0; st == HL_OK && i < n; i++) {
         char uuid[37], uri[4096];
-        client_uuid4(uuid);
-        snprintf(uri, sizeof uri, "%.*s/data/%s/%s/%s/%s-%zu.parquet", (int)dl, dp, t->ns->name,
-                 t->name, key, uuid, i);
+        if (client_uuid4(uuid) != 0) {
+            st = client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
+                             strerror(errno));
+            break;
+        }
+        int n = snprintf(uri, sizeof uri, "%.*s/data/%s/%s/%s/%s-%zu.parquet", (int)dl, dp,
+                         t->ns->name, t->name, key, uuid, i);
+        if (n < 0 || (size_t)n >= sizeof uri) {
+            st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                             "the catalog's data path is too long");
+            break;
+        }
         if (objstore_put(store, uri, in[i].data, in[i].size, 0, err) != 0) {
             client_error_prefix(err, "uploading %s", in[i].path);
             st = err ? err->status : HL_ERR_IO;
