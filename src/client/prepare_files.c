@@ -237,9 +237,9 @@ static hl_status upload_all(hl_table *t, struct input *in, size_t n, const char 
                              strerror(errno));
             break;
         }
-        int n = snprintf(uri, sizeof uri, "%.*s/data/%s/%s/%s/%s-%zu.parquet", (int)dl, dp,
-                         t->ns->name, t->name, key, uuid, i);
-        if (n < 0 || (size_t)n >= sizeof uri) {
+        int len = snprintf(uri, sizeof uri, "%.*s/data/%s/%s/%s/%s-%zu.parquet", (int)dl, dp,
+                           t->ns->name, t->name, key, uuid, i);
+        if (len < 0 || (size_t)len >= sizeof uri) {
             st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                              "the catalog's data path is too long");
             break;
