@@ -206,6 +206,15 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     hl_status st = client_table_from_info(info, &j->table, err);
     if (st != HL_OK)
         return st;
+    const struct lake_column *v = client_table_variant(&j->table);
+    if (v) {
+        char path[512];
+        lake_column_path(v, path, sizeof path);
+        return client_fail(err, HL_ERR_VALIDATION, "validation",
+                           "column '%s' is a variant: Arrow data cannot carry it; publish native "
+                           "Parquet VARIANT files with hl_table_prepare_files",
+                           path);
+    }
     if (rows_table_arrow_schema(&j->table, &j->target) != 0)
         return client_nomem(err);
     pq_write_options_default(&j->wopt);

@@ -213,6 +213,10 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     lake_table_init(&s->table, &s->arena);
     int64_t snapshot = -1;
     st = client_table_from_info(info, &s->table, err);
+    const struct lake_column *v = st == HL_OK ? client_table_variant(&s->table) : NULL;
+    if (v)
+        st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                         "column '%s' is a variant, which this client cannot read yet", v->name);
     if (st == HL_OK && !client_json_int(info, "read_snapshot_id", &snapshot))
         st = client_fail(err, HL_ERR_PROTOCOL, "protocol",
                          "the Table answer has no read_snapshot_id");

@@ -120,3 +120,20 @@ hl_status client_table_from_info(const json_t *info, struct lake_table *t, struc
         st = load_sort_spec(t, json_object_get(info, "sort_spec"), err);
     return st;
 }
+
+static const struct lake_column *variant_below(const struct lake_column *c)
+{
+    if (c->type == LT_VARIANT)
+        return c;
+    for (size_t i = 0; i < c->nchildren; i++) {
+        const struct lake_column *v = variant_below(c->children[i]);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+const struct lake_column *client_table_variant(const struct lake_table *t)
+{
+    return variant_below(&t->root);
+}

@@ -8,7 +8,24 @@ struct inferrer {
     int32_t *ids; /* depth-first, one per column; 0 = the element has none */
     size_t n, cap;
     struct pq_error *err;
+    bool variants; /* VARIANT groups are variant columns (else refused) */
 };
+
+/* The VARIANT layout's frame (Parquet's VariantEncoding): a required
+ * binary metadata, and a binary value or a typed_value (shredded). */
+static bool variant_shaped(const struct pq_node *x)
+{
+    bool metadata = false, value = false;
+    for (int i = 0; i < x->nchildren; i++) {
+        const struct pq_schema_element *c = x->children[i]->el;
+        bool binary = c->has_type && c->type == PQ_BYTE_ARRAY;
+        if (strcmp(c->name, "metadata") == 0)
+            metadata = binary && c->repetition == PQ_REQUIRED;
+        else if (strcmp(c->name, "value") == 0 || strcmp(c->name, "typed_value") == 0)
+            value = value || binary || strcmp(c->name, "typed_value") == 0;
+    }
+    return metadata && value;
+}
 
 static int unsupported(struct inferrer *in, const struct pq_node *x, const char *what)
 {
@@ -168,8 +185,19 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
         return d;
     }
     if (e->logical.kind == PQ_LT_VARIANT) {
-        unsupported(in, x, "VARIANT (written by its producers, not converted)");
-        goto bad;
+        if (!in->variants) {
+            unsupported(in, x, "VARIANT (written by its producers, not converted)");
+            goto bad;
+        }
+        if (!variant_shaped(x)) {
+            unsupported(in, x,
+                        "a VARIANT group without a required binary 'metadata' and a "
+                        "binary 'value' or 'typed_value'");
+            goto bad;
+        }
+        /* Its storage (metadata, value, typed_value) is not columns of its own. */
+        json_object_set_new(d, "type", json_string("variant"));
+        return d;
     }
     kids = json_array();
     if (!kids) {
@@ -247,9 +275,10 @@ static bool ids_usable(const struct inferrer *in)
     return ok;
 }
 
-int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err)
+static int infer(const struct pq_schema *s, struct lake_table *t, bool variants,
+                 struct pq_error *err)
 {
-    struct inferrer in = {NULL, 0, 0, err};
+    struct inferrer in = {NULL, 0, 0, err, variants};
     json_t *defs = json_array();
     int rc = -1;
     if (!defs) {
@@ -280,4 +309,15 @@ out:
     json_decref(defs);
     free(in.ids);
     return rc;
+}
+
+int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err)
+{
+    return infer(s, t, false, err);
+}
+
+int pq_infer_table_with_variants(const struct pq_schema *s, struct lake_table *t,
+                                 struct pq_error *err)
+{
+    return infer(s, t, true, err);
 }

@@ -33,5 +33,10 @@
  * no two are equal; otherwise they are assigned depth-first from 1, as the
  * catalog assigns them. Map keys are made required. */
 int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err);
+/* The same, with native VARIANT groups (a required binary metadata, and a
+ * binary value or a shredded typed_value) as variant columns: for files
+ * published as they are, which this library's writer does not produce. */
+int pq_infer_table_with_variants(const struct pq_schema *s, struct lake_table *t,
+                                 struct pq_error *err);
 
 #endif

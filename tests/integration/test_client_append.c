@@ -868,6 +868,71 @@ static void prepare_existing_files(void **state)
     fixture_free(&f);
 }
 
+/* Native VARIANT files from another writer (DuckDB) are published as they
+ * are; Arrow appends to the table are refused, naming the column. */
+static void prepare_native_variant(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "variants");
+    hl_table *vt;
+    struct hl_error err;
+    check(hl_table_create(f.ns, "vt",
+                          "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                          "{\"name\":\"v\",\"type\":\"variant\"}]",
+                          NULL, &vt, &err),
+          &err, "create vt");
+    char good[512], wrong[512];
+    snprintf(good, sizeof good, "%s/variant-good.parquet", warehouse);
+    snprintf(wrong, sizeof wrong, "%s/variant-wrong.parquet", warehouse);
+    const char *select = "SELECT 1::BIGINT AS id, '{\"a\":1,\"b\":\"x\"}'::JSON::VARIANT AS v "
+                         "UNION ALL SELECT 2, NULL UNION ALL SELECT 3, '[1,2]'::JSON::VARIANT";
+    free(duckdb("COPY (%s) TO '%s' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})", select, good));
+    free(duckdb("COPY (%s) TO '%s' (FORMAT parquet, FIELD_IDS {id: 1, v: 7})", select, wrong));
+
+    const char *key = "5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    const char *paths[] = {good};
+    char *payload;
+    struct hl_append_result *up;
+    check(hl_table_prepare_files(vt, paths, 1, NULL, key, &payload, &up, &err), &err,
+          "prepare a variant file");
+    json_t *p = jparse(payload);
+    json_t *reg = json_array_get(
+        json_object_get(json_array_get(json_object_get(p, "appends"), 0), "files"), 0);
+    json_t *stats = json_object_get(reg, "column_stats");
+    assert_int_equal(json_array_size(stats), 1); /* id only: variants have no statistics */
+    assert_int_equal(jint(json_array_get(stats, 0), "field_id"), 1);
+    json_decref(p);
+    char *copy = local_copy(file_client, up->uploaded[0]);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", good, copy);
+    assert_int_equal(system(cmd), 0);
+    free(copy);
+    int64_t snap;
+    check(hl_table_commit_prepared(vt, payload, &snap, &err), &err, "commit the variant file");
+    free(payload);
+    hl_append_result_free(up);
+
+    paths[0] = wrong;
+    const char *key2 = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    assert_int_equal(hl_table_prepare_files(vt, paths, 1, NULL, key2, &payload, &up, &err),
+                     HL_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "column 'v'"));
+    assert_int_equal(up->nuploaded, 0);
+    hl_append_result_free(up);
+
+    static const char *const rows[] = {"{\"id\":9}\n"};
+    struct ArrowArrayStream s;
+    make_stream(&s, "id:long!", rows, 1);
+    struct hl_append_result *res;
+    assert_int_equal(hl_table_append(vt, &s, NULL, &res, &err), HL_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "column 'v' is a variant"));
+    assert_int_equal(res->nuploaded, 0);
+    hl_append_result_free(res);
+    hl_table_free(vt);
+    fixture_free(&f);
+}
+
 /* hoglake_http_requests_total summed over GETs of the table and catalog
  * routes. */
 static int64_t metadata_gets(void)
@@ -1069,6 +1134,7 @@ int main(void)
         cmocka_unit_test(failure_mid_stream_leaves_nothing),
         cmocka_unit_test(prepared_replay_and_recreate),
         cmocka_unit_test(prepare_existing_files),
+        cmocka_unit_test(prepare_native_variant),
         cmocka_unit_test(writer_cache),
         cmocka_unit_test(snapshots_offsets_resolve),
         cmocka_unit_test(server_disappears),

@@ -47,6 +47,9 @@ static char *describe(const struct lake_table *t)
     return buf_take(&out);
 }
 
+/* Whether infer() takes VARIANT groups as variant columns. */
+static bool with_variants;
+
 /* Infers from a file schema; returns the description, or NULL with err. */
 static char *infer(const struct pq_schema *s, struct pq_error *err, int64_t *next_id)
 {
@@ -55,7 +58,8 @@ static char *infer(const struct pq_schema *s, struct pq_error *err, int64_t *nex
     struct lake_table t;
     lake_table_init(&t, &a);
     char *out = NULL;
-    if (pq_infer_table(s, &t, err) == 0) {
+    int rc = with_variants ? pq_infer_table_with_variants(s, &t, err) : pq_infer_table(s, &t, err);
+    if (rc == 0) {
         out = describe(&t);
         if (next_id)
             *next_id = t.next_field_id;
@@ -337,6 +341,38 @@ static void expect_refused(struct elements *e, const char *needle)
     arena_free(&a);
 }
 
+/* Native VARIANT groups, for files published as they are: a variant
+ * column with the group's field id, its storage no columns of its own. */
+static void variant_groups(void **state)
+{
+    (void)state;
+    struct elements e;
+    with_variants = true;
+    start(&e);
+    leaf(&e, "id", PQ_REQUIRED, PQ_INT64)->field_id = 1;
+    e.el[e.n - 1].has_field_id = true;
+    struct pq_schema_element *v = add(&e, "v", PQ_OPTIONAL, 3, 0, 2);
+    v->logical.kind = PQ_LT_VARIANT;
+    leaf(&e, "metadata", PQ_REQUIRED, PQ_BYTE_ARRAY);
+    leaf(&e, "value", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+    add(&e, "typed_value", PQ_OPTIONAL, 1, 0, 0);
+    leaf(&e, "x", PQ_OPTIONAL, PQ_INT64);
+    expect_inferred(&e, "id:long!#1, v:variant#2", 3);
+
+    /* The frame must be there: a required binary metadata... */
+    start(&e);
+    add(&e, "v", PQ_OPTIONAL, 2, 0, 0)->logical.kind = PQ_LT_VARIANT;
+    leaf(&e, "metadata", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+    leaf(&e, "value", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+    expect_refused(&e, "column 'v': a VARIANT group without");
+    /* ... and a value or a typed_value. */
+    start(&e);
+    add(&e, "v", PQ_OPTIONAL, 1, 0, 0)->logical.kind = PQ_LT_VARIANT;
+    leaf(&e, "metadata", PQ_REQUIRED, PQ_BYTE_ARRAY);
+    expect_refused(&e, "column 'v': a VARIANT group without");
+    with_variants = false;
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -404,6 +440,7 @@ int main(void)
         cmocka_unit_test(list_and_map_shapes),
         cmocka_unit_test(field_ids_kept_only_when_complete),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(variant_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
