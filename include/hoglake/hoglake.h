@@ -221,6 +221,15 @@ HL_API hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_
  * the table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
+/* The rows the changefeed appended in (from_snapshot, to_snapshot] (to < 0:
+ * the head), as an Arrow stream in the table's shape as of the window's
+ * end; *resolved_to (may be NULL) gets that end. A window that deletes rows
+ * (deletion vectors) is HL_ERR_NOT_IMPLEMENTED for now; below the expiry
+ * floor it is HL_ERR_EXPIRED, across a truncate HL_ERR_CONFLICT
+ * (reconciliation_required). */
+HL_API hl_status hl_table_scan_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
+                                       struct ArrowArrayStream *out, int64_t *resolved_to,
+                                       struct hl_error *err);
 
 /* ---- the writer path ---- */
 

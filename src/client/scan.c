@@ -186,54 +186,26 @@ static void scan_release(struct ArrowArrayStream *stream)
     stream->release = NULL;
 }
 
-hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArrayStream *out,
-                        struct hl_error *err)
+/* A scan of `plan` (ScanFile objects, owned from here) with the table as
+ * `info` describes it. */
+static hl_status scan_start(hl_table *t, const json_t *info, json_t *plan,
+                            struct ArrowArrayStream *out, struct hl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    hl_status st = client_check_at(at, err);
-    if (st != HL_OK)
-        return st;
-    /* The table as of the snapshot read, and the plan pinned to the same
-     * snapshot, so columns and files agree. */
-    char *info_text = NULL;
-    struct hl_at pin = {t->ddl_snapshot, NULL};
-    bool travel = at && (at->snapshot >= 0 || at->at_timestamp);
-    st = hl_table_info(t, travel ? at : t->ddl_snapshot >= 0 ? &pin : NULL, &info_text, err);
-    if (st != HL_OK)
-        return st;
-    json_t *info = json_loads(info_text, 0, NULL);
-    free(info_text);
     struct scan *s = calloc(1, sizeof *s);
-    if (!info || !s) {
-        json_decref(info);
-        free(s);
+    if (!s) {
+        json_decref(plan);
         return client_nomem(err);
     }
     arena_init(&s->arena, 0);
     lake_table_init(&s->table, &s->arena);
-    int64_t snapshot = -1;
-    st = client_table_from_info(info, &s->table, err);
+    s->plan = plan;
+    hl_status st = client_table_from_info(info, &s->table, err);
     const struct lake_column *v = st == HL_OK ? client_table_variant(&s->table) : NULL;
     if (v)
         st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
                          "column '%s' is a variant, which this client cannot read yet", v->name);
-    if (st == HL_OK && !client_json_int(info, "read_snapshot_id", &snapshot))
-        st = client_fail(err, HL_ERR_PROTOCOL, "protocol",
-                         "the Table answer has no read_snapshot_id");
-    json_decref(info);
     if (st == HL_OK)
         st = client_store(t->ns->catalog->client, &s->store, err);
-    char *plan_text = NULL;
-    struct hl_at at_read = {snapshot, NULL};
-    if (st == HL_OK)
-        st = hl_table_scan_plan(t, &at_read, &plan_text, err);
-    if (st == HL_OK) {
-        /* (json_is_array evaluates its argument twice.) */
-        s->plan = json_loads(plan_text, 0, NULL);
-        if (!json_is_array(s->plan))
-            st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
-    }
-    free(plan_text);
     if (st != HL_OK) {
         struct ArrowArrayStream tmp = {.private_data = s};
         scan_release(&tmp);
@@ -245,4 +217,114 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     out->release = scan_release;
     out->private_data = s;
     return HL_OK;
+}
+
+/* The Table object at `at` (parsed), and the snapshot it resolved at. */
+static hl_status table_info_at(hl_table *t, const struct hl_at *at, json_t **info,
+                               int64_t *snapshot, struct hl_error *err)
+{
+    char *text = NULL;
+    hl_status st = hl_table_info(t, at, &text, err);
+    if (st != HL_OK)
+        return st;
+    *info = json_loads(text, 0, NULL);
+    free(text);
+    if (!*info)
+        return client_nomem(err);
+    if (!client_json_int(*info, "read_snapshot_id", snapshot)) {
+        json_decref(*info);
+        *info = NULL;
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                           "the Table answer has no read_snapshot_id");
+    }
+    return HL_OK;
+}
+
+hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArrayStream *out,
+                        struct hl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    hl_status st = client_check_at(at, err);
+    if (st != HL_OK)
+        return st;
+    /* The table as of the snapshot read, and the plan pinned to the same
+     * snapshot, so columns and files agree. */
+    struct hl_at pin = {t->ddl_snapshot, NULL};
+    bool travel = at && (at->snapshot >= 0 || at->at_timestamp);
+    json_t *info = NULL;
+    int64_t snapshot = -1;
+    st = table_info_at(t, travel ? at : t->ddl_snapshot >= 0 ? &pin : NULL, &info, &snapshot, err);
+    if (st != HL_OK)
+        return st;
+    char *plan_text = NULL;
+    struct hl_at at_read = {snapshot, NULL};
+    json_t *plan = NULL;
+    st = hl_table_scan_plan(t, &at_read, &plan_text, err);
+    if (st == HL_OK) {
+        /* (json_is_array evaluates its argument twice.) */
+        plan = json_loads(plan_text, 0, NULL);
+        if (!json_is_array(plan))
+            st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
+    }
+    free(plan_text);
+    if (st == HL_OK)
+        st = scan_start(t, info, plan, out, err);
+    else
+        json_decref(plan);
+    json_decref(info);
+    return st;
+}
+
+hl_status hl_table_scan_changes(hl_table *t, int64_t from_snapshot, int64_t to_snapshot,
+                                struct ArrowArrayStream *out, int64_t *resolved_to,
+                                struct hl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (resolved_to)
+        *resolved_to = -1;
+    char *text = NULL;
+    hl_status st = hl_table_changes(t, from_snapshot, to_snapshot, &text, err);
+    if (st != HL_OK)
+        return st;
+    json_t *changes = json_loads(text, 0, NULL);
+    free(text);
+    int64_t to = -1;
+    const json_t *files = json_object_get(changes, "files");
+    const json_t *deletes = json_object_get(changes, "delete_files");
+    if (!json_is_array(files) || !client_json_int(changes, "to_snapshot", &to))
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                         "the changes plan lacks files or to_snapshot");
+    else if (json_array_size(deletes) > 0)
+        st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                         "snapshots %lld..%lld delete rows (deletion vectors), which this client "
+                         "cannot stream yet",
+                         (long long)from_snapshot, (long long)to);
+    /* The data files as scan entries, read with the table as of `to`. */
+    json_t *plan = st == HL_OK ? json_array() : NULL;
+    size_t i;
+    const json_t *df;
+    if (plan) {
+        json_array_foreach (files, i, df) {
+            if (json_array_append_new(plan, json_pack("{s:O}", "data_file", df)) != 0) {
+                st = client_nomem(err);
+                break;
+            }
+        }
+    } else if (st == HL_OK) {
+        st = client_nomem(err);
+    }
+    json_decref(changes);
+    json_t *info = NULL;
+    int64_t snapshot;
+    struct hl_at at = {to, NULL};
+    if (st == HL_OK)
+        st = table_info_at(t, &at, &info, &snapshot, err);
+    if (st == HL_OK)
+        st = scan_start(t, info, plan, out, err);
+    else
+        json_decref(plan);
+    json_decref(info);
+    if (st == HL_OK && resolved_to)
+        *resolved_to = to;
+    return st;
 }

@@ -1082,6 +1082,28 @@ static void snapshots_offsets_resolve(void **state)
     assert_int_equal(json_array_size(list), 1);
     json_decref(list);
 
+    /* The rows the changefeed appended, as a stream. */
+    static const int64_t windows[][3] = {{0, -1, 3}, {1, -1, 2}, {1, 2, 1}};
+    for (size_t w = 0; w < 3; w++) {
+        int64_t from = windows[w][0] == 0 ? 0 : snaps[windows[w][0] - 1];
+        int64_t to = windows[w][1] < 0 ? -1 : snaps[windows[w][1] - 1];
+        struct ArrowArrayStream rows;
+        int64_t end;
+        check(hl_table_scan_changes(f.table, from, to, &rows, &end, &err), &err, "scan changes");
+        assert_int_equal(end, to < 0 ? snaps[2] : to);
+        int64_t seen = 0;
+        for (;;) {
+            struct ArrowArray b;
+            assert_int_equal(rows.get_next(&rows, &b), 0);
+            if (!b.release)
+                break;
+            seen += b.length;
+            b.release(&b);
+        }
+        rows.release(&rows);
+        assert_int_equal(seen, 3 * windows[w][2]); /* three rows an append */
+    }
+
     /* The changefeed between the first and the last append. */
     check(hl_table_changes(f.table, snaps[0], -1, &json, &err), &err, "changes");
     json_t *plan = jparse(json);
