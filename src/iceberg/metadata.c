@@ -433,6 +433,7 @@ int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct i
     }
     if (parse(doc, m, err) != 0) {
         json_decref(doc);
+        memset(m, 0, sizeof *m);
         if (err && err->kind == ICEMETA_ERR_MALFORMED)
             err->kind = ICEMETA_ERR_INVALID; /* our inputs, not a stored file, were wrong */
         return -1;
@@ -451,6 +452,7 @@ int ice_meta_load(struct ice_meta *m, const char *text, size_t len, struct iceme
                             jerr.column, jerr.text);
     if (parse(doc, m, err) != 0) {
         json_decref(doc);
+        memset(m, 0, sizeof *m); /* no view may point into the freed document */
         return -1;
     }
     return 0;
@@ -701,11 +703,14 @@ int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
     if (ok && m->has_current_snapshot)
         ok = json_object_set_new(snap, "parent-snapshot-id",
                                  json_integer(m->current_snapshot_id)) == 0;
-    ok = ok && json_object_set_new(snap, "sequence-number", json_integer(seq)) == 0 &&
-         json_object_set_new(snap, "timestamp-ms", json_integer(ts)) == 0 &&
-         json_object_set_new(snap, "manifest-list", json_string(in->manifest_list)) == 0 &&
-         json_object_set(snap, "summary", summary) == 0 &&
-         json_object_set(snap, "schema-id", json_object_get(m->current_schema, "schema-id")) == 0;
+    ok =
+        ok && json_object_set_new(snap, "sequence-number", json_integer(seq)) == 0 &&
+        json_object_set_new(snap, "timestamp-ms", json_integer(ts)) == 0 &&
+        json_object_set_new(snap, "manifest-list", json_string(in->manifest_list)) == 0 &&
+        json_object_set(snap, "summary", summary) == 0 &&
+        json_object_set_new(
+            snap, "schema-id",
+            json_integer(json_integer_value(json_object_get(m->current_schema, "schema-id")))) == 0;
     if (ok && m->format_version >= 3)
         ok = json_object_set_new(snap, "first-row-id", json_integer(m->next_row_id)) == 0 &&
              json_object_set_new(snap, "added-rows", json_integer(in->added_rows)) == 0;
