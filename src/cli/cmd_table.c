@@ -162,6 +162,9 @@ static void print_table(const char *qualified, const json_t *t)
     const char *comment = json_string_value(json_object_get(t, "comment"));
     if (comment)
         printf("comment         %s\n", comment);
+    const char *primary_ts = json_string_value(json_object_get(t, "primary_timestamp_column"));
+    if (primary_ts)
+        printf("primary ts      %s\n", primary_ts);
     print_specs(t);
     json_t *props = json_object_get(t, "properties");
     if (json_object_size(props)) {
@@ -217,6 +220,7 @@ static const struct cli_opt create_opts[] = {
     {"sort-by", true, false, "SPEC  'ts desc, id asc nulls last'"},
     {"comment", true, false, "TEXT  table comment"},
     {"property", true, true, "KEY=VALUE  a custom property (repeatable)"},
+    {"primary-timestamp", true, false, "COL  the primary timestamp column (date or timestamp)"},
 };
 
 static int parse_properties(const struct cli_args *a, const char *opt, json_t **out)
@@ -282,6 +286,10 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     const char *comment = cli_opt_value(a, "comment");
     if (comment)
         json_object_set_new(body, "comment", json_string(comment));
+    const char *primary_ts = cli_opt_value(a, "primary-timestamp");
+    if (rc == EXIT_OK && primary_ts &&
+        json_object_set_new(body, "primary_timestamp_column", json_string(primary_ts)) != 0)
+        rc = cli_usage_error("--primary-timestamp: '%s' is not a UTF-8 column name", primary_ts);
     json_t *props = NULL;
     if (rc == EXIT_OK && (rc = parse_properties(a, "property", &props)) == EXIT_OK && props)
         json_object_set_new(body, "properties", props);
@@ -350,6 +358,7 @@ static const struct cli_opt alter_opts[] = {
     {"properties", true, false, "K=V[,K=V...]|none  replace the custom properties"},
     {"partition-by", true, false, "SPEC|none  set the partition spec"},
     {"sort-by", true, false, "SPEC|none  set the sort order"},
+    {"primary-timestamp", true, false, "COL|none  set (or clear) the primary timestamp column"},
     {"rename-to", true, false, "NAME  rename the table"},
     {"read-snapshot", true, false, "N  refuse if the table changed by DDL after snapshot N"},
     {"expected-uuid", true, false, "UUID  refuse unless the live table is this incarnation"},
@@ -391,6 +400,18 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
             json_object_set_new(op, "parent", json_string(parent));
         }
         json_decref(cols);
+        json_array_append_new(ops, op);
+    }
+    /* After the adds (a new column can be named) and before the drops and
+     * renames (so it names a column as the table has it now, and the old
+     * one can be dropped in the same alter). */
+    const char *primary_ts = cli_opt_value(a, "primary-timestamp");
+    if (primary_ts) {
+        json_t *column = strcmp(primary_ts, "none") == 0 ? json_null() : json_string(primary_ts);
+        json_t *op = json_pack("{s:s,s:o}", "op", "set_primary_timestamp_column", "column", column);
+        if (!op)
+            return cli_usage_error("--primary-timestamp: '%s' is not a UTF-8 column name",
+                                   primary_ts);
         json_array_append_new(ops, op);
     }
     n = cli_opt_values(a, "drop-column", vals, CLI_MAX_VALUES);
@@ -548,7 +569,8 @@ static const struct cli_verb verbs[] = {
      run_list},
     {"create", "create a table",
      "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON) "
-     "[--partition-by SPEC] [--sort-by SPEC] [--comment TEXT] [--property K=V]...",
+     "[--partition-by SPEC] [--sort-by SPEC] [--comment TEXT] [--property K=V]... "
+     "[--primary-timestamp COL]",
      create_opts, sizeof create_opts / sizeof create_opts[0], 1, 1, run_create},
     {"show", "show a table's schema, specs and totals",
      "table show CATALOG.NAMESPACE.TABLE [--snapshot N | --at TIME] [--no-totals]", show_opts,

@@ -559,6 +559,18 @@ int lake_table_load_sort_field(struct lake_table *t, const struct lake_sort_fiel
     return 0;
 }
 
+int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct lake_err *err)
+{
+    const struct lake_column *c = lake_table_find_field(t, field_id);
+    if (!c || c->parent || !lake_type_is_temporal(c->type))
+        return lake_fail(err, LAKE_ERR_INVALID,
+                         "stored primary timestamp field_id %lld is not a live top-level date or "
+                         "timestamp column",
+                         (long long)field_id);
+    t->primary_ts_field_id = field_id;
+    return 0;
+}
+
 /* ---- paths ---- */
 
 struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
@@ -759,6 +771,22 @@ static int check_not_spec_source(struct lake_table *t, struct lake_column *c, co
     return 0;
 }
 
+/* A drop never clears the primary timestamp column silently: the Iceberg
+ * export derives its day partitioning from it, and losing it would turn the
+ * next export into partition-spec drift. Clearing or moving it first (in
+ * the same alter, if wanted) makes that choice explicit. */
+static int check_not_primary_ts(const struct lake_table *t, const struct lake_column *c,
+                                const char *path, struct lake_err *err)
+{
+    if (t->primary_ts_field_id == 0 || !subtree_has_field(c, t->primary_ts_field_id))
+        return 0;
+    return lake_fail(err, LAKE_ERR_INVALID,
+                     "cannot drop column '%s': it is the table's primary timestamp column; clear "
+                     "it first (set_primary_timestamp_column with column null) or point it at "
+                     "another column",
+                     path);
+}
+
 static int op_drop_column(struct lake_table *t, const char *path, struct lake_err *err)
 {
     struct lake_column *c = lake_table_find_path(t, path, err);
@@ -778,7 +806,7 @@ static int op_drop_column(struct lake_table *t, const char *path, struct lake_er
             "fields has no representation in parquet or Iceberg",
             p, pp);
     }
-    if (check_not_spec_source(t, c, p, err) != 0)
+    if (check_not_spec_source(t, c, p, err) != 0 || check_not_primary_ts(t, c, p, err) != 0)
         return -1;
     if (end_subtree(t, c, err) != 0)
         return -1;
@@ -1086,6 +1114,42 @@ static int op_set_properties(struct lake_table *t, const json_t *props, struct l
     return 0;
 }
 
+/* The primary timestamp column must be a top-level date or timestamp
+ * column: the export partitions by day() of it, which needs one temporal
+ * value per row. NULL clears the setting. */
+static int op_set_primary_ts(struct lake_table *t, const char *path, struct lake_err *err)
+{
+    int64_t id = 0;
+    if (path) {
+        struct lake_column *c = lake_table_find_path(t, path, err);
+        if (!c) {
+            char tmp[sizeof err->msg];
+            snprintf(tmp, sizeof tmp, "primary timestamp column: %.700s", err->msg);
+            memcpy(err->msg, tmp, sizeof tmp);
+            return -1;
+        }
+        char p[1200];
+        lake_column_path(c, p, sizeof p);
+        if (c->parent)
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "primary timestamp column '%s' must be a top-level column, not a "
+                             "field inside '%s'",
+                             p, c->parent->name);
+        if (!lake_type_is_temporal(c->type))
+            return lake_fail(err, LAKE_ERR_INVALID,
+                             "primary timestamp column '%s' is '%s'; it must be a date or "
+                             "timestamp column (date, timestamp_s, timestamp_ms, timestamp, "
+                             "timestamp_ns or timestamptz)",
+                             p, lake_type_name(c->type));
+        id = c->field_id;
+    }
+    if (id != t->primary_ts_field_id) {
+        t->primary_ts_field_id = id;
+        t->primary_ts_changed = true;
+    }
+    return 0;
+}
+
 /* Each op's accepted fields; anything else in the op object is a 400. */
 struct op_fields {
     json_t *op, *column, *parent, *name, *from, *to, *new_name, *fields, *sort_fields, *comment,
@@ -1110,7 +1174,7 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
         "add_column",         "add_column_with_metadata", "drop_column",
         "rename_column",      "promote_column",           "rename_table",
         "set_partition_spec", "set_sort_order",           "set_table_comment",
-        "set_column_comment", "set_properties",
+        "set_column_comment", "set_properties",           "set_primary_timestamp_column",
     };
     bool known = false;
     for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
@@ -1207,6 +1271,10 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
     if (strcmp(kind, "set_properties") == 0) {
         READ_OP({"properties", JF_OBJECT, true, false, &f.properties});
         return op_set_properties(t, f.properties, err);
+    }
+    if (strcmp(kind, "set_primary_timestamp_column") == 0) {
+        READ_OP({"column", JF_STRING, true, true, &f.column});
+        return op_set_primary_ts(t, str_field(f.column), err);
     }
 #undef READ_OP
     return lake_fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op");
@@ -1307,6 +1375,12 @@ json_t *lake_partition_spec_to_json(const struct lake_table *t)
     if (!fields)
         return NULL;
     return json_pack("{s:I,s:o}", "spec_id", (json_int_t)t->spec_id, "fields", fields);
+}
+
+const char *lake_table_primary_ts_name(const struct lake_table *t)
+{
+    const struct lake_column *c = lake_table_find_field(t, t->primary_ts_field_id);
+    return c ? c->name : NULL;
 }
 
 json_t *lake_sort_spec_to_json(const struct lake_table *t)

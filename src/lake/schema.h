@@ -1,6 +1,6 @@
 /* A table's definition in memory: its column tree, partition spec, sort
- * order, name, comment and properties, with the rules for building it from
- * client JSON and for changing it by alter ops.
+ * order, name, comment, properties and primary timestamp column, with the
+ * rules for building it from client JSON and for changing it by alter ops.
  *
  * The model is loaded from the catalog (or built from a create request),
  * edited by lake_table_apply_op(), and then written back by the caller, who
@@ -85,6 +85,10 @@ struct lake_table {
     const char *name;
     const char *comment; /* NULL = none */
     json_t *properties;  /* owned; an object of string values */
+    /* Field id of the primary timestamp column (a top-level date or
+     * timestamp column the Iceberg export partitions by day), 0 = none.
+     * Kept by field id so a rename carries it; dropping it is refused. */
+    int64_t primary_ts_field_id;
 
     bool partitioned;
     int64_t spec_id; /* live spec id when partitioned */
@@ -105,6 +109,7 @@ struct lake_table {
 
     /* Change flags set by lake_table_apply_op(). */
     bool name_changed, comment_changed, properties_changed, spec_changed, sort_changed;
+    bool primary_ts_changed;
     int64_t *ended_field_ids; /* stored columns dropped by the ops */
     size_t nended, ended_cap;
 };
@@ -126,6 +131,9 @@ int lake_table_load_partition_field(struct lake_table *t, const struct lake_part
                                     struct lake_err *err);
 int lake_table_load_sort_field(struct lake_table *t, const struct lake_sort_field *f,
                                struct lake_err *err);
+/* Loader entry for the stored primary timestamp field id (after the
+ * columns): refuses an id that is not a live column. */
+int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct lake_err *err);
 
 /* Applies one alter op object against the current state. */
 int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err *err);
@@ -147,6 +155,8 @@ void lake_table_walk(struct lake_table *t, lake_column_visit_fn fn, void *ctx);
 json_t *lake_columns_to_json(const struct lake_table *t);
 json_t *lake_partition_spec_to_json(const struct lake_table *t); /* NULL if unpartitioned */
 json_t *lake_sort_spec_to_json(const struct lake_table *t);      /* NULL if unsorted */
+/* The primary timestamp column's current name, or NULL when none. */
+const char *lake_table_primary_ts_name(const struct lake_table *t);
 /* The stored type_params of a column ({"precision":P,"scale":S} for
  * decimal), or NULL for none. New reference. */
 json_t *lake_column_type_params(const struct lake_column *c);

@@ -246,7 +246,7 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
     PGresult *r =
         req_query(req,
                   "SELECT t.table_id, t.table_uuid, v.name, v.comment, v.properties::text,"
-                  " v.begin_snapshot"
+                  " v.begin_snapshot, coalesce(v.primary_timestamp_field_id, 0)"
                   " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
                   " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.name = $3"
                   " AND hog_visible(v.begin_snapshot, v.end_snapshot, $4)",
@@ -267,6 +267,7 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
     out->comment = dup_or_null(req, r, 0, 3);
     out->properties = dup_or_null(req, r, 0, 4);
     out->version_begin = db_i64(r, 0, 5);
+    out->primary_ts_field_id = db_i64(r, 0, 6);
     PQclear(r);
     if (!out->table_uuid || !out->name || !out->properties)
         return api_nomem(err);

@@ -55,6 +55,8 @@ struct table_ref {
     const char *comment;    /* arena, NULL = none */
     const char *properties; /* arena, JSON text */
     int64_t version_begin;  /* begin_snapshot of the visible version row */
+    /* Field id of the primary timestamp column, 0 = none. */
+    int64_t primary_ts_field_id;
 };
 /* The table named `name` in the namespace, visible at `snapshot`: 404
  * when none. */

@@ -155,6 +155,13 @@ int table_load(struct srv_req *req, const struct catalog_row *cat, const struct 
     if (load_columns(req, cat, ref->table_id, snapshot, t, err) != 0 ||
         load_specs(req, cat, ref->table_id, snapshot, t, err) != 0)
         return -1;
+    struct lake_err lerr;
+    if (ref->primary_ts_field_id > 0 &&
+        lake_table_load_primary_ts(t, ref->primary_ts_field_id, &lerr) != 0) {
+        /* The alter rules keep the id live; anything else is corruption. */
+        log_error("table %lld: %s", (long long)ref->table_id, lerr.msg);
+        return api_fail(err, 500, "internal_error", "internal server error");
+    }
     if (file_facts && load_file_facts(req, cat, ref->table_id, t, err) != 0)
         return -1;
     return 0;
@@ -241,10 +248,12 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
     db_param_str(&p, t->name);
     db_param_str(&p, t->comment);
     db_param_str(&p, props);
+    db_param_i64(&p, t->primary_ts_field_id);
     struct db_err dberr;
     int r = db_run(txn->req->db->pg,
                    "INSERT INTO hog_table_version (catalog_id, table_id, begin_snapshot,"
-                   " namespace_id, name, comment, properties) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                   " namespace_id, name, comment, properties, primary_timestamp_field_id)"
+                   " VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, 0))",
                    &p, &dberr);
     free(props);
     if (r != 0)
@@ -363,6 +372,7 @@ int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t
     ref->name = t->name;
     ref->comment = t->comment;
     ref->version_begin = txn->snapshot_id;
+    ref->primary_ts_field_id = t->primary_ts_field_id;
     if (insert_version(txn, ref->table_id, namespace_id, t, err) != 0 ||
         insert_columns(txn, ref->table_id, t, false, err) != 0)
         return -1;
@@ -436,7 +446,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
                &p, &dberr) != 0)
         return api_db_error(err, &dberr, "field id allocator");
 
-    if (t->name_changed || t->comment_changed || t->properties_changed) {
+    if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
         db_params_init(&p);
         db_param_i64(&p, txn->cat->id);
         db_param_i64(&p, ref->table_id);
@@ -492,6 +502,9 @@ json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
     int bad = 0;
     if (t->comment)
         bad |= json_object_set_new(o, "comment", json_string(t->comment));
+    const char *primary_ts = lake_table_primary_ts_name(t);
+    if (primary_ts)
+        bad |= json_object_set_new(o, "primary_timestamp_column", json_string(primary_ts));
     if (totals) {
         bad |= json_object_set_new(o, "record_count", json_integer(totals->records));
         bad |= json_object_set_new(o, "file_count", json_integer(totals->files));

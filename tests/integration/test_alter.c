@@ -2029,6 +2029,110 @@ static void op_count_limit(void **state)
     }
 }
 
+/* The primary timestamp column as read at snapshot `snap` (NULL: none). */
+static const char *primary_ts_at(int64_t snap, char *out, size_t size)
+{
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/pt?snapshot=%lld",
+                             (long long)snap);
+    json_t *v = json_object_get(g, "primary_timestamp_column");
+    const char *r = NULL;
+    if (v) {
+        snprintf(out, size, "%s", jstr(g, "primary_timestamp_column"));
+        r = out;
+    }
+    json_decref(g);
+    return r;
+}
+
+/* The table's version rows as "<primary field id or ->@<begin>-<end or live>". */
+#define PT_VERSIONS_SQL                                                                            \
+    "SELECT string_agg(coalesce(primary_timestamp_field_id::text, '-') || '@' ||"                  \
+    " begin_snapshot || '-' || coalesce(end_snapshot::text, 'live'), ','"                          \
+    " ORDER BY begin_snapshot) FROM hog_table_version WHERE catalog_id = %lld AND"                 \
+    " table_id = %lld"
+
+/* set_primary_timestamp_column: one snapshot and one table_altered change
+ * per alter, a new version row only when the value changes, the field id
+ * followed through renames, drops of it refused, time travel by snapshot. */
+static void primary_timestamp_column(void **state)
+{
+    (void)state;
+    create_quiet("{'name':'pt','columns':[{'name':'id','type':'long'},"
+                 "{'name':'at','type':'timestamp_ms'},{'name':'d','type':'date'},"
+                 "{'name':'n','type':'int'}]}");
+    int64_t cid = cat_id(CAT), t_id = tid("pt"), s0 = head_of(CAT);
+
+    json_t *t = alter_ok("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':'at'}]}");
+    int64_t s1 = jint(t, "snapshot_id");
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "at");
+    json_decref(t);
+    assert_int_equal(change_rows(CAT, s1, NULL, 0), 1);
+    assert_int_equal(change_rows(CAT, s1, "table_altered", t_id), 1);
+    char want[200];
+    snprintf(want, sizeof want, "-@%lld-%lld,2@%lld-live", (long long)s0, (long long)s1,
+             (long long)s1);
+    expect_sql(want, PT_VERSIONS_SQL, (long long)cid, (long long)t_id);
+
+    /* A rename carries it (by field id) and adds no version row. */
+    t = alter_ok("pt", "{'ops':[{'op':'rename_column','from':'at','to':'created_at'}]}");
+    int64_t s2 = jint(t, "snapshot_id");
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "created_at");
+    json_decref(t);
+    expect_sql(want, PT_VERSIONS_SQL, (long long)cid, (long long)t_id);
+
+    /* Refusals consume no snapshot. */
+    alter_fails("pt", "{'ops':[{'op':'drop_column','name':'created_at'}]}", 422, "validation",
+                "ops[0]: cannot drop column 'created_at': it is the table's primary timestamp "
+                "column; clear it first");
+    alter_fails("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':'n'}]}", 422,
+                "validation", "primary timestamp column 'n' is 'int'");
+    alter_fails("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':'at'}]}", 422,
+                "validation", "column 'at' does not exist");
+    alter_fails("pt", "{'ops':[{'op':'set_primary_timestamp_column'}]}", 400, "bad_request",
+                "missing required field 'column'");
+    alter_fails("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':['d']}]}", 400,
+                "bad_request", "must be a string");
+    /* All or nothing: a valid set before a failing op is not kept. */
+    alter_fails("pt",
+                "{'ops':[{'op':'set_primary_timestamp_column','column':'d'},"
+                "{'op':'drop_column','name':'d'}]}",
+                422, "validation", "ops[1]: cannot drop column 'd'");
+
+    /* Moving it frees the old column for a drop. */
+    t = alter_ok("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':'d'}]}");
+    int64_t s3 = jint(t, "snapshot_id");
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "d");
+    json_decref(t);
+    /* Setting the same value again is still one DDL, with no new version. */
+    t = alter_ok("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':'d'},"
+                       "{'op':'drop_column','name':'created_at'}]}");
+    int64_t s4 = jint(t, "snapshot_id");
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "d");
+    json_decref(t);
+    assert_int_equal(change_rows(CAT, s4, NULL, 0), 1);
+    snprintf(want, sizeof want, "-@%lld-%lld,2@%lld-%lld,3@%lld-live", (long long)s0, (long long)s1,
+             (long long)s1, (long long)s3, (long long)s3);
+    expect_sql(want, PT_VERSIONS_SQL, (long long)cid, (long long)t_id);
+
+    /* Clearing it and dropping the column in one alter. */
+    t = alter_ok("pt", "{'ops':[{'op':'set_primary_timestamp_column','column':null},"
+                       "{'op':'drop_column','name':'d'}]}");
+    int64_t s5 = jint(t, "snapshot_id");
+    expect_absent(t, "primary_timestamp_column");
+    json_decref(t);
+    assert_int_equal(change_rows(CAT, s5, "table_altered", t_id), 1);
+    assert_int_equal(change_rows(CAT, s5, NULL, 0), 1);
+
+    /* Time travel: each snapshot's value, under that snapshot's names. */
+    char buf[64];
+    assert_null(primary_ts_at(s0, buf, sizeof buf));
+    assert_string_equal(primary_ts_at(s1, buf, sizeof buf), "at");
+    assert_string_equal(primary_ts_at(s2, buf, sizeof buf), "created_at");
+    assert_string_equal(primary_ts_at(s3, buf, sizeof buf), "d");
+    assert_string_equal(primary_ts_at(s4, buf, sizeof buf), "d");
+    assert_null(primary_ts_at(s5, buf, sizeof buf));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2056,6 +2160,7 @@ int main(void)
         cmocka_unit_test(alter_response_equals_get),
         cmocka_unit_test(op_count_limit),
         cmocka_unit_test(nul_characters_are_refused_as_validation),
+        cmocka_unit_test(primary_timestamp_column),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -287,12 +287,51 @@ static void usage_and_help(void **state)
     assert_int_equal(WEXITSTATUS(status), 1);
 }
 
+/* --primary-timestamp on create and alter (COL or none), shown by show. */
+static void primary_timestamp(void **state)
+{
+    (void)state;
+    struct run r;
+    cli(&r, "table create shop.core.msgs --columns 'id:long!, at:timestamptz, d:date, s:string' "
+            "--primary-timestamp at");
+    expect_cli(&r, 0);
+    assert_non_null(strstr(r.out, "primary ts      at\n"));
+    cli(&r, "--json table show shop.core.msgs");
+    expect_cli(&r, 0);
+    json_t *t = jparse(r.out);
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "at");
+    int64_t with_at = jint(t, "read_snapshot_id");
+    json_decref(t);
+
+    /* It names the column as the table has it before the alter, so the old
+     * one can be dropped and the new one renamed in the same DDL. */
+    cli(&r, "table alter shop.core.msgs --primary-timestamp d --rename-column d=day "
+            "--drop-column at");
+    expect_cli(&r, 0);
+    assert_non_null(strstr(r.out, "primary ts      day\n"));
+    assert_null(strstr(r.out, " at "));
+    cli(&r, "table alter shop.core.msgs --primary-timestamp none");
+    expect_cli(&r, 0);
+    assert_null(strstr(r.out, "primary ts"));
+    cli(&r, "table show shop.core.msgs --snapshot %lld", (long long)with_at);
+    expect_cli(&r, 0);
+    assert_non_null(strstr(r.out, "primary ts      at\n"));
+
+    /* The server's rules reach the user as validation failures. */
+    cli(&r, "table alter shop.core.msgs --primary-timestamp s");
+    expect_cli(&r, 1);
+    assert_non_null(strstr(r.err, "must be a date or timestamp column"));
+    cli(&r, "table create shop.core.msgs2 --columns 'id:long' --primary-timestamp id");
+    expect_cli(&r, 1);
+    assert_non_null(strstr(r.err, "primary timestamp column 'id' is 'long'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(catalogs),       cmocka_unit_test(namespaces_and_views),
         cmocka_unit_test(tables),         cmocka_unit_test(snapshots),
-        cmocka_unit_test(usage_and_help),
+        cmocka_unit_test(usage_and_help), cmocka_unit_test(primary_timestamp),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

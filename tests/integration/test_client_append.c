@@ -1143,6 +1143,50 @@ static void server_disappears(void **state)
     assert_int_equal(data_files("vanish"), 0);
 }
 
+/* The primary timestamp column reaches library callers in the Table JSON
+ * (the alter's receipt and hl_table_info, time travel included); the writer
+ * cache seeded from that receipt takes it in its stride. */
+static void primary_timestamp_in_table_json(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "primaryts");
+    struct hl_error err;
+    char *json = NULL;
+    check(hl_table_alter(f.table, "[{\"op\":\"set_primary_timestamp_column\",\"column\":\"ts\"}]",
+                         &json, &err),
+          &err, "set_primary_timestamp_column");
+    json_t *t = jparse(json);
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "ts");
+    int64_t set_at = jint(t, "snapshot_id");
+    json_decref(t);
+    free(json);
+
+    static const char *const rows[] = {"{\"id\":1,\"team_id\":5,\"ts\":\"2026-01-05T00:00:00\"}\n"};
+    struct ArrowArrayStream s;
+    struct hl_append_result *res;
+    make_stream(&s, "id:long!, team_id:long!, ts:timestamp", rows, 1);
+    append_ok(f.table, &s, NULL, &res);
+    hl_append_result_free(res);
+
+    check(hl_table_alter(f.table, "[{\"op\":\"set_primary_timestamp_column\",\"column\":null}]",
+                         NULL, &err),
+          &err, "clear");
+    check(hl_table_info(f.table, NULL, &json, &err), &err, "info");
+    t = jparse(json);
+    assert_null(json_object_get(t, "primary_timestamp_column"));
+    assert_int_equal(jint(t, "record_count"), 1);
+    json_decref(t);
+    free(json);
+    struct hl_at at = {.snapshot = set_at, .at_timestamp = NULL};
+    check(hl_table_info(f.table, &at, &json, &err), &err, "info at");
+    t = jparse(json);
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "ts");
+    json_decref(t);
+    free(json);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1158,6 +1202,7 @@ int main(void)
         cmocka_unit_test(prepare_existing_files),
         cmocka_unit_test(prepare_native_variant),
         cmocka_unit_test(writer_cache),
+        cmocka_unit_test(primary_timestamp_in_table_json),
         cmocka_unit_test(snapshots_offsets_resolve),
         cmocka_unit_test(server_disappears),
     };

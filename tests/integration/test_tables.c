@@ -1569,6 +1569,73 @@ static void drop_table_guards(void **state)
     assert_int_equal(head_of(CAT), h0 + 1);
 }
 
+/* primary_timestamp_column on create: validated with the alter op's rules,
+ * stored as the column's field id in the create's version row, returned by
+ * name; refusals consume no snapshot. */
+static void create_with_primary_timestamp(void **state)
+{
+    (void)state;
+    int64_t h0 = head_of(CAT), sv0 = schema_version_of(CAT);
+    json_t *t = create_ok(CAT, NS,
+                          "{'name':'pts','columns':[{'name':'id','type':'long'},"
+                          "{'name':'day','type':'date'},{'name':'at','type':'timestamptz'}],"
+                          "'primary_timestamp_column':'at'}");
+    int64_t snap = jint(t, "snapshot_id");
+    assert_int_equal(snap, h0 + 1);
+    assert_int_equal(schema_version_of(CAT), sv0 + 1);
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "at");
+    json_decref(t);
+    int64_t c = cat_id(CAT), tid = table_id_of(CAT, NS, "pts");
+    assert_int_equal(sqli("SELECT primary_timestamp_field_id FROM hog_table_version WHERE"
+                          " catalog_id = %lld AND table_id = %lld AND end_snapshot IS NULL",
+                          (long long)c, (long long)tid),
+                     3);
+    expect_sql("table_created",
+               "SELECT string_agg(kind || CASE WHEN object_id = %lld THEN '' ELSE '?' END, ',')"
+               " FROM hog_snapshot_change WHERE catalog_id = %lld AND snapshot_id = %lld",
+               (long long)tid, (long long)c, (long long)snap);
+    json_t *g = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/pts");
+    assert_string_equal(jstr(g, "primary_timestamp_column"), "at");
+    json_decref(g);
+
+    /* A date column qualifies too; null (or nothing) means none. */
+    t = create_ok(CAT, NS,
+                  "{'name':'pts_date','columns':[{'name':'d','type':'date'}],"
+                  "'primary_timestamp_column':'d'}");
+    assert_string_equal(jstr(t, "primary_timestamp_column"), "d");
+    json_decref(t);
+    t = create_ok(CAT, NS,
+                  "{'name':'pts_none','columns':[{'name':'d','type':'date'}],"
+                  "'primary_timestamp_column':null}");
+    expect_absent(t, "primary_timestamp_column");
+    json_decref(t);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_table_version WHERE catalog_id = %lld AND"
+                          " table_id = %lld AND primary_timestamp_field_id IS NULL",
+                          (long long)c, (long long)table_id_of(CAT, NS, "pts_none")),
+                     1);
+
+    create_fails("{'name':'pts_bad','columns':[{'name':'n','type':'long'}],"
+                 "'primary_timestamp_column':'n'}",
+                 422, "validation",
+                 "primary_timestamp_column: primary timestamp column 'n' is 'long'; it must be a "
+                 "date or timestamp column");
+    create_fails("{'name':'pts_bad','columns':[{'name':'t','type':'time'}],"
+                 "'primary_timestamp_column':'t'}",
+                 422, "validation", "primary timestamp column 't' is 'time'");
+    create_fails("{'name':'pts_bad','columns':[{'name':'at','type':'timestamp'}],"
+                 "'primary_timestamp_column':'nope'}",
+                 422, "validation",
+                 "primary_timestamp_column: primary timestamp column: column 'nope' does not "
+                 "exist");
+    create_fails("{'name':'pts_bad','columns':[{'name':'s','type':'struct','children':"
+                 "[{'name':'at','type':'timestamp'}]}],'primary_timestamp_column':'s.at'}",
+                 422, "validation", "must be a top-level column");
+    create_fails("{'name':'pts_bad','columns':[{'name':'at','type':'timestamp'}],"
+                 "'primary_timestamp_column':3}",
+                 400, "bad_request", "primary_timestamp_column");
+    assert_int_equal(count_named_versions(CAT, "pts_bad"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1585,6 +1652,7 @@ int main(void)
         cmocka_unit_test(create_duplicate_and_missing_parents),
         cmocka_unit_test(tables_are_scoped_by_namespace),
         cmocka_unit_test(create_with_metadata_is_atomic),
+        cmocka_unit_test(create_with_primary_timestamp),
         cmocka_unit_test(get_time_travel),
         cmocka_unit_test(get_totals_come_from_visible_files),
         cmocka_unit_test(get_not_found_and_expired),

@@ -2323,6 +2323,133 @@ static void test_loaded_spec_json(void **state)
     assert_false(f->t.sort_changed);
 }
 
+/* ------------------------------------------------ primary timestamp */
+
+static void test_primary_ts_set_clear_and_noop(void **state)
+{
+    struct fx *f = *state;
+    make_base(f);
+    assert_int_equal(f->t.primary_ts_field_id, 0);
+    assert_null(lake_table_primary_ts_name(&f->t));
+    OK(f, op(f, "{'op':'set_primary_timestamp_column','column':'ts'}"));
+    assert_int_equal(f->t.primary_ts_field_id, 14);
+    assert_true(f->t.primary_ts_changed);
+    assert_string_equal(lake_table_primary_ts_name(&f->t), "ts");
+    OK(f, op(f, "{'op':'set_primary_timestamp_column','column':'d'}"));
+    assert_int_equal(f->t.primary_ts_field_id, 15);
+    assert_string_equal(lake_table_primary_ts_name(&f->t), "d");
+
+    /* Setting the current value again changes nothing. */
+    f->t.primary_ts_changed = false;
+    OK(f, op(f, "{'op':'set_primary_timestamp_column','column':'d'}"));
+    assert_false(f->t.primary_ts_changed);
+
+    OK(f, op(f, "{'op':'set_primary_timestamp_column','column':null}"));
+    assert_int_equal(f->t.primary_ts_field_id, 0);
+    assert_true(f->t.primary_ts_changed);
+    assert_null(lake_table_primary_ts_name(&f->t));
+    /* No other change flag moves. */
+    assert_false(f->t.comment_changed);
+    assert_false(f->t.properties_changed);
+    assert_false(f->t.name_changed);
+    assert_int_equal(f->t.nended, 0);
+}
+
+static void test_primary_ts_type_gate(void **state)
+{
+    struct fx *f = *state;
+    static const char *const accepted[] = {"date",      "timestamp_s",  "timestamp_ms",
+                                           "timestamp", "timestamp_ns", "timestamptz"};
+    for (size_t i = 0; i < ARRAY_LEN(accepted); i++) {
+        fx_reset(f);
+        OK(f, create_j(f, json_pack("[{s:s,s:s},{s:s,s:s}]", "name", "id", "type", "long", "name",
+                                    "at", "type", accepted[i])));
+        OK(f, op(f, "{'op':'set_primary_timestamp_column','column':'at'}"));
+        assert_int_equal(f->t.primary_ts_field_id, 2);
+    }
+    static const char *const refused[] = {"time", "long", "string", "int", "json", "uuid"};
+    for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
+        fx_reset(f);
+        OK(f, create_j(f, json_pack("[{s:s,s:s}]", "name", "at", "type", refused[i])));
+        char want[200];
+        snprintf(want, sizeof want,
+                 "primary timestamp column 'at' is '%s'; it must be a date or timestamp column",
+                 refused[i]);
+        INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'at'}"), want);
+        assert_int_equal(f->t.primary_ts_field_id, 0);
+        assert_false(f->t.primary_ts_changed);
+    }
+}
+
+static void test_primary_ts_refusals(void **state)
+{
+    struct fx *f = *state;
+    make_base(f);
+    OK(f,
+       op(f, "{'op':'add_column','parent':'addr','column':{'name':'seen','type':'timestamptz'}}"));
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'nope'}"),
+            "primary timestamp column: column 'nope' does not exist");
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'addr.seen'}"),
+            "primary timestamp column 'addr.seen' must be a top-level column, not a field inside "
+            "'addr'");
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'addr'}"), "is 'struct'");
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'tags.element'}"),
+            "list/map internals");
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':''}"), "invalid column path");
+    /* Paths match exactly, as for every other op. */
+    INVALID(f, op(f, "{'op':'set_primary_timestamp_column','column':'TS'}"), "does not exist");
+    BAD(f, op(f, "{'op':'set_primary_timestamp_column'}"), "missing required field 'column'");
+    BAD(f, op(f, "{'op':'set_primary_timestamp_column','column':5}"), "must be a string");
+    BAD(f, op(f, "{'op':'set_primary_timestamp_column','column':'ts','name':'x'}"),
+        "unknown field 'name'");
+    assert_int_equal(f->t.primary_ts_field_id, 0);
+    assert_false(f->t.primary_ts_changed);
+}
+
+static void test_primary_ts_follows_renames_and_blocks_drops(void **state)
+{
+    struct fx *f = *state;
+    make_base(f);
+    OK(f, op(f, "{'op':'set_primary_timestamp_column','column':'ts'}"));
+    OK(f, op(f, "{'op':'rename_column','from':'ts','to':'created_at'}"));
+    assert_int_equal(f->t.primary_ts_field_id, 14);
+    assert_string_equal(lake_table_primary_ts_name(&f->t), "created_at");
+
+    INVALID(f, op(f, "{'op':'drop_column','name':'created_at'}"),
+            "cannot drop column 'created_at': it is the table's primary timestamp column");
+    assert_true(has_path(f, "created_at"));
+    assert_int_equal(f->t.nended, 0);
+    /* Other columns still drop. */
+    OK(f, op(f, "{'op':'drop_column','name':'d'}"));
+
+    /* Clearing (or moving) it first lets the drop through, in one alter. */
+    OK(f, ops(f, "[{'op':'set_primary_timestamp_column','column':null},"
+                 "{'op':'drop_column','name':'created_at'}]"));
+    assert_int_equal(f->t.primary_ts_field_id, 0);
+    assert_false(has_path(f, "created_at"));
+
+    /* A column added earlier in the same alter can be named. */
+    OK(f, ops(f, "[{'op':'add_column','column':{'name':'at','type':'timestamp_ns'}},"
+                 "{'op':'set_primary_timestamp_column','column':'at'}]"));
+    assert_int_equal(f->t.primary_ts_field_id, 17);
+}
+
+static void test_primary_ts_loader(void **state)
+{
+    struct fx *f = *state;
+    make_loaded(f);
+    OK(f, lake_table_load_column(&f->t, 8, 0, "at", LT_TIMESTAMPTZ, 0, 0, true, 3, NULL, &f->err));
+    OK(f, lake_table_load_column(&f->t, 9, 2, "inner", LT_DATE, 0, 0, true, 2, NULL, &f->err));
+    INVALID(f, lake_table_load_primary_ts(&f->t, 99, &f->err), "field_id 99");
+    INVALID(f, lake_table_load_primary_ts(&f->t, 7, &f->err), "field_id 7");
+    INVALID(f, lake_table_load_primary_ts(&f->t, 9, &f->err), "field_id 9");
+    assert_int_equal(f->t.primary_ts_field_id, 0);
+    OK(f, lake_table_load_primary_ts(&f->t, 8, &f->err));
+    assert_int_equal(f->t.primary_ts_field_id, 8);
+    assert_string_equal(lake_table_primary_ts_name(&f->t), "at");
+    assert_false(f->t.primary_ts_changed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2397,6 +2524,11 @@ int main(void)
         TEST(test_columns_to_json_empty_table),
         TEST(test_partition_and_sort_json),
         TEST(test_loaded_spec_json),
+        TEST(test_primary_ts_set_clear_and_noop),
+        TEST(test_primary_ts_type_gate),
+        TEST(test_primary_ts_refusals),
+        TEST(test_primary_ts_follows_renames_and_blocks_drops),
+        TEST(test_primary_ts_loader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

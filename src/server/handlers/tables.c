@@ -65,7 +65,7 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
 /* Applies the optional create-time metadata through the same rules as the
  * alter ops, so a table can be created partitioned and sorted atomically. */
 static int apply_create_options(struct lake_table *t, json_t *comment, json_t *properties,
-                                json_t *partition_fields, json_t *sort_fields,
+                                json_t *partition_fields, json_t *sort_fields, json_t *primary_ts,
                                 struct api_error *err)
 {
     struct {
@@ -78,6 +78,7 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
         {"properties", "set_properties", "properties", properties},
         {"partition_fields", "set_partition_spec", "fields", partition_fields},
         {"sort_fields", "set_sort_order", "sort_fields", sort_fields},
+        {"primary_timestamp_column", "set_primary_timestamp_column", "column", primary_ts},
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         if (!opts[i].value || json_is_null(opts[i].value))
@@ -100,7 +101,7 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
 
 int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    json_t *jname, *jcols, *jcomment, *jprops, *jpart, *jsort;
+    json_t *jname, *jcols, *jcomment, *jprops, *jpart, *jsort, *jprimary;
     const struct jfield fields[] = {
         {"name", JF_STRING, true, false, &jname},
         {"columns", JF_ARRAY, true, false, &jcols},
@@ -108,6 +109,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         {"properties", JF_OBJECT, false, false, &jprops},
         {"partition_fields", JF_ARRAY, false, false, &jpart},
         {"sort_fields", JF_ARRAY, false, false, &jsort},
+        {"primary_timestamp_column", JF_STRING, false, true, &jprimary},
     };
     json_t *body = req_json_fields(req, fields, sizeof fields / sizeof fields[0], err);
     if (!body)
@@ -129,7 +131,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         table_lake_error(err, &lerr);
         goto out;
     }
-    if (apply_create_options(&t, jcomment, jprops, jpart, jsort, err) != 0)
+    if (apply_create_options(&t, jcomment, jprops, jpart, jsort, jprimary, err) != 0)
         goto out;
 
     struct catalog_row cat;
