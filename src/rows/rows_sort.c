@@ -1,0 +1,856 @@
+#include "rows/rows_sort.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arrow.h"
+
+/* ---- formats ---- */
+
+enum kind {
+    K_BOOL,
+    K_INT,   /* signed, 1/2/4/8 bytes: integers, dates, times, timestamps */
+    K_UINT,  /* unsigned, 1/2/4/8 bytes */
+    K_FLOAT, /* 4 bytes */
+    K_DOUBLE,
+    K_DEC128,
+    K_FIXED, /* w:N */
+    K_BYTES32,
+    K_BYTES64,
+    K_STRUCT,
+    K_LIST32,
+    K_LIST64,
+    K_MAP,
+};
+
+struct fmt {
+    enum kind kind;
+    int width; /* bytes per value of the fixed-width kinds */
+};
+
+static bool is_nested(enum kind k)
+{
+    return k >= K_STRUCT;
+}
+
+/* The formats named by whole strings (timestamps, with any zone, below). */
+static const struct named_format {
+    const char *name;
+    struct fmt f;
+} named_formats[] = {
+    {"b", {K_BOOL, 0}},    {"c", {K_INT, 1}},     {"s", {K_INT, 2}},     {"i", {K_INT, 4}},
+    {"l", {K_INT, 8}},     {"C", {K_UINT, 1}},    {"S", {K_UINT, 2}},    {"I", {K_UINT, 4}},
+    {"L", {K_UINT, 8}},    {"f", {K_FLOAT, 4}},   {"g", {K_DOUBLE, 8}},  {"u", {K_BYTES32, 0}},
+    {"z", {K_BYTES32, 0}}, {"U", {K_BYTES64, 0}}, {"Z", {K_BYTES64, 0}}, {"tdD", {K_INT, 4}},
+    {"tdm", {K_INT, 8}},   {"tts", {K_INT, 4}},   {"ttm", {K_INT, 4}},   {"ttu", {K_INT, 8}},
+    {"ttn", {K_INT, 8}},   {"+s", {K_STRUCT, 0}}, {"+l", {K_LIST32, 0}}, {"+L", {K_LIST64, 0}},
+    {"+m", {K_MAP, 0}},
+};
+
+/* Classifies an Arrow format string; false for one this module does not
+ * handle. */
+static bool parse_format(const char *f, struct fmt *out)
+{
+    if (!f)
+        return false;
+    for (size_t i = 0; i < sizeof named_formats / sizeof *named_formats; i++)
+        if (strcmp(f, named_formats[i].name) == 0) {
+            *out = named_formats[i].f;
+            return true;
+        }
+    if (strncmp(f, "ts", 2) == 0 && f[2] && strchr("smun", f[2]) && f[3] == ':') {
+        *out = (struct fmt){K_INT, 8};
+        return true;
+    }
+    if (strncmp(f, "d:", 2) == 0) {
+        int p, s, bits = 128;
+        char tail;
+        int got = sscanf(f, "d:%d,%d,%d%c", &p, &s, &bits, &tail);
+        *out = (struct fmt){K_DEC128, 16};
+        return (got == 2 || got == 3) && bits == 128;
+    }
+    if (strncmp(f, "w:", 2) == 0) {
+        char *end;
+        long w = strtol(f + 2, &end, 10);
+        *out = (struct fmt){K_FIXED, (int)(w > 0 && w <= INT32_MAX ? w : 0)};
+        return end != f + 2 && !*end && out->width > 0;
+    }
+    return false;
+}
+
+static int64_t buffers_for(enum kind k)
+{
+    switch (k) {
+    case K_STRUCT: return 1;
+    case K_BYTES32:
+    case K_BYTES64: return 3;
+    default: return 2;
+    }
+}
+
+static enum rows_sort_status fail(char *err, size_t err_size, enum rows_sort_status st,
+                                  const char *fmt, ...)
+{
+    if (err && err_size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_size, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
+static const char *name_of(const struct ArrowSchema *s)
+{
+    return s->name ? s->name : "";
+}
+
+/* Checks one node of one batch against its schema node: buffer and child
+ * counts, value buffers present, and room for `need` logical slots. */
+static enum rows_sort_status check_node(const struct ArrowSchema *s, const struct fmt *f,
+                                        const struct ArrowArray *a, int64_t need, const char *path,
+                                        char *err, size_t err_size)
+{
+    int64_t kids = f->kind == K_STRUCT ? s->n_children : is_nested(f->kind) ? 1 : 0;
+    if (!a || a->length < 0 || a->offset < 0 || a->null_count < -1 ||
+        a->n_buffers != buffers_for(f->kind) || a->n_children != kids || s->n_children != kids ||
+        (kids && !a->children) || (a->n_buffers && !a->buffers))
+        return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': malformed Arrow array", path);
+    if (a->length < need)
+        return fail(err, err_size, ROWS_SORT_INVALID,
+                    "column '%s': the array is shorter than its parent (%lld < %lld)", path,
+                    (long long)a->length, (long long)need);
+    if (a->length > 0)
+        for (int64_t b = 1; b < a->n_buffers; b++)
+            if (!a->buffers[b])
+                return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': buffer %lld is missing",
+                            path, (long long)b);
+    for (int64_t i = 0; i < kids; i++)
+        if (!a->children[i] || !s->children[i])
+            return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': a child is missing", path);
+    return ROWS_SORT_OK;
+}
+
+static const uint8_t *validity_of(const struct ArrowArray *a)
+{
+    return a->null_count != 0 ? a->buffers[0] : NULL;
+}
+
+/* Offset i (physical) of a variable-width or list array. */
+static int64_t offset_at(const struct ArrowArray *a, bool large, int64_t i)
+{
+    return large ? ((const int64_t *)a->buffers[1])[i] : ((const int32_t *)a->buffers[1])[i];
+}
+
+/* ---- take ---- */
+
+/* A slot of one batch's array at some level: `idx` is the logical index
+ * into batch `batch`'s array (its own offset not yet added). */
+struct sel {
+    uint32_t batch;
+    int64_t idx;
+};
+
+struct take_ctx {
+    size_t nbatches;
+    char *err;
+    size_t err_size;
+};
+
+static enum rows_sort_status take_node(struct take_ctx *c, const struct ArrowSchema *s,
+                                       const struct ArrowArray *const *arrs, const struct sel *sel,
+                                       size_t n, const char *path, struct ArrowArray *out);
+
+static enum rows_sort_status no_memory(struct take_ctx *c, const char *path)
+{
+    return fail(c->err, c->err_size, ROWS_SORT_NOMEM, "column '%s': out of memory", path);
+}
+
+/* Takes child `k` of every batch's array at this level for the slots
+ * `sel` (indices into the child). */
+static enum rows_sort_status take_child(struct take_ctx *c, const struct ArrowSchema *s, int64_t k,
+                                        const struct ArrowArray *const *arrs, const struct sel *sel,
+                                        size_t n, const char *path, struct ArrowArray *out)
+{
+    const struct ArrowArray **kids = malloc(c->nbatches * sizeof *kids);
+    if (!kids)
+        return no_memory(c, path);
+    for (size_t b = 0; b < c->nbatches; b++)
+        kids[b] = arrs[b]->children[k];
+    char kp[512];
+    snprintf(kp, sizeof kp, "%.250s.%.250s", path, name_of(s->children[k]));
+    enum rows_sort_status st = take_node(c, s->children[k], kids, sel, n, kp, out);
+    free(kids);
+    return st;
+}
+
+/* The validity of the taken slots into out's buffer 0 (none when all are
+ * valid). */
+static enum rows_sort_status take_validity(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                                           const struct sel *sel, size_t n, const char *path,
+                                           struct ArrowArray *out)
+{
+    uint8_t *bits = malloc(n / 8 + 1);
+    if (!bits)
+        return no_memory(c, path);
+    memset(bits, 0xff, n / 8 + 1);
+    int64_t nulls = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = arrs[sel[i].batch];
+        const uint8_t *v = validity_of(a);
+        if (v && !arrow_bit(v, a->offset + sel[i].idx)) {
+            arrow_set_bit(bits, (int64_t)i, false);
+            nulls++;
+        }
+    }
+    out->null_count = nulls;
+    if (nulls)
+        arrow_array_own_buffer(out, 0, bits);
+    else
+        free(bits);
+    return ROWS_SORT_OK;
+}
+
+static enum rows_sort_status take_fixed(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                                        const struct sel *sel, size_t n, size_t width,
+                                        const char *path, struct ArrowArray *out)
+{
+    uint8_t *v = malloc(n * width + 1);
+    if (!v)
+        return no_memory(c, path);
+    arrow_array_own_buffer(out, 1, v);
+    for (size_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = arrs[sel[i].batch];
+        const uint8_t *src =
+            (const uint8_t *)a->buffers[1] + (size_t)(a->offset + sel[i].idx) * width;
+        memcpy(v + i * width, src, width);
+    }
+    return ROWS_SORT_OK;
+}
+
+static enum rows_sort_status take_bool(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                                       const struct sel *sel, size_t n, const char *path,
+                                       struct ArrowArray *out)
+{
+    uint8_t *v = calloc(n / 8 + 1, 1);
+    if (!v)
+        return no_memory(c, path);
+    arrow_array_own_buffer(out, 1, v);
+    for (size_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = arrs[sel[i].batch];
+        if (arrow_bit(a->buffers[1], a->offset + sel[i].idx))
+            arrow_set_bit(v, (int64_t)i, true);
+    }
+    return ROWS_SORT_OK;
+}
+
+/* Slot i's [begin, end) in its array's offsets, checked. Null slots of
+ * lists read as empty so that their (unspecified) ranges are not copied. */
+static enum rows_sort_status slot_range(struct take_ctx *c, const struct ArrowArray *a, bool large,
+                                        int64_t idx, bool skip_nulls, const char *path,
+                                        int64_t *begin, int64_t *end)
+{
+    int64_t p = a->offset + idx;
+    const uint8_t *v = validity_of(a);
+    if (skip_nulls && v && !arrow_bit(v, p)) {
+        *begin = *end = 0;
+        return ROWS_SORT_OK;
+    }
+    *begin = offset_at(a, large, p);
+    *end = offset_at(a, large, p + 1);
+    if (*begin < 0 || *end < *begin)
+        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
+                    "column '%s': offsets are not increasing", path);
+    return ROWS_SORT_OK;
+}
+
+/* New offsets for the taken slots; *total is the sum of their lengths. */
+static enum rows_sort_status take_offsets(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                                          const struct sel *sel, size_t n, bool large,
+                                          bool skip_nulls, const char *path, struct ArrowArray *out,
+                                          int64_t *total)
+{
+    void *offs = malloc((n + 1) * (large ? 8 : 4));
+    if (!offs)
+        return no_memory(c, path);
+    arrow_array_own_buffer(out, 1, offs);
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t b, e;
+        enum rows_sort_status st =
+            slot_range(c, arrs[sel[i].batch], large, sel[i].idx, skip_nulls, path, &b, &e);
+        if (st != ROWS_SORT_OK)
+            return st;
+        if (large)
+            ((int64_t *)offs)[i] = sum;
+        else
+            ((int32_t *)offs)[i] = (int32_t)sum;
+        sum += e - b;
+        if (!large && sum > INT32_MAX)
+            return fail(c->err, c->err_size, ROWS_SORT_TOO_LARGE,
+                        "column '%s': the taken rows exceed 32-bit offsets", path);
+    }
+    if (large)
+        ((int64_t *)offs)[n] = sum;
+    else
+        ((int32_t *)offs)[n] = (int32_t)sum;
+    *total = sum;
+    return ROWS_SORT_OK;
+}
+
+static enum rows_sort_status take_bytes(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                                        const struct sel *sel, size_t n, bool large,
+                                        const char *path, struct ArrowArray *out)
+{
+    int64_t total;
+    enum rows_sort_status st = take_offsets(c, arrs, sel, n, large, false, path, out, &total);
+    if (st != ROWS_SORT_OK)
+        return st;
+    uint8_t *data = malloc((size_t)total + 1);
+    if (!data)
+        return no_memory(c, path);
+    arrow_array_own_buffer(out, 2, data);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = arrs[sel[i].batch];
+        int64_t p = a->offset + sel[i].idx;
+        int64_t b = offset_at(a, large, p), e = offset_at(a, large, p + 1);
+        memcpy(data + at, (const uint8_t *)a->buffers[2] + b, (size_t)(e - b));
+        at += (size_t)(e - b);
+    }
+    return ROWS_SORT_OK;
+}
+
+static enum rows_sort_status take_struct(struct take_ctx *c, const struct ArrowSchema *s,
+                                         const struct ArrowArray *const *arrs,
+                                         const struct sel *sel, size_t n, const char *path,
+                                         struct ArrowArray *out)
+{
+    /* A struct's slot i is slot offset + i of each child. */
+    struct sel *ks = malloc((n ? n : 1) * sizeof *ks);
+    if (!ks)
+        return no_memory(c, path);
+    for (size_t i = 0; i < n; i++) {
+        ks[i].batch = sel[i].batch;
+        ks[i].idx = arrs[sel[i].batch]->offset + sel[i].idx;
+    }
+    enum rows_sort_status st = ROWS_SORT_OK;
+    for (int64_t k = 0; k < s->n_children && st == ROWS_SORT_OK; k++)
+        st = take_child(c, s, k, arrs, ks, n, path, out->children[k]);
+    free(ks);
+    return st;
+}
+
+static enum rows_sort_status take_list(struct take_ctx *c, const struct ArrowSchema *s,
+                                       const struct ArrowArray *const *arrs, const struct sel *sel,
+                                       size_t n, bool large, const char *path,
+                                       struct ArrowArray *out)
+{
+    int64_t total;
+    enum rows_sort_status st = take_offsets(c, arrs, sel, n, large, true, path, out, &total);
+    if (st != ROWS_SORT_OK)
+        return st;
+    struct sel *ks = malloc((size_t)(total ? total : 1) * sizeof *ks);
+    if (!ks)
+        return no_memory(c, path);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t b, e;
+        slot_range(c, arrs[sel[i].batch], large, sel[i].idx, true, path, &b, &e);
+        for (int64_t j = b; j < e; j++)
+            ks[at++] = (struct sel){sel[i].batch, j};
+    }
+    st = take_child(c, s, 0, arrs, ks, at, path, out->children[0]);
+    free(ks);
+    return st;
+}
+
+static enum rows_sort_status take_node(struct take_ctx *c, const struct ArrowSchema *s,
+                                       const struct ArrowArray *const *arrs, const struct sel *sel,
+                                       size_t n, const char *path, struct ArrowArray *out)
+{
+    struct fmt f;
+    if (!parse_format(s->format, &f))
+        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
+                    "column '%s': unsupported Arrow format '%s'", path, s->format ? s->format : "");
+    if (f.kind == K_MAP &&
+        (s->n_children != 1 || !s->children[0]->format ||
+         strcmp(s->children[0]->format, "+s") != 0 || s->children[0]->n_children != 2))
+        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
+                    "column '%s': a map's entries must be a struct of key and value", path);
+    for (size_t b = 0; b < c->nbatches; b++) {
+        enum rows_sort_status st = check_node(s, &f, arrs[b], 0, path, c->err, c->err_size);
+        if (st != ROWS_SORT_OK)
+            return st;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (sel[i].idx < 0 || sel[i].idx >= arrs[sel[i].batch]->length)
+            return fail(c->err, c->err_size, ROWS_SORT_INVALID,
+                        "column '%s': slot %lld is past the array's %lld", path,
+                        (long long)sel[i].idx, (long long)arrs[sel[i].batch]->length);
+    int64_t kids = f.kind == K_STRUCT ? s->n_children : is_nested(f.kind) ? 1 : 0;
+    if (arrow_array_init(out, buffers_for(f.kind), kids) != 0)
+        return no_memory(c, path);
+    out->length = (int64_t)n;
+    enum rows_sort_status st = take_validity(c, arrs, sel, n, path, out);
+    if (st == ROWS_SORT_OK) {
+        switch (f.kind) {
+        case K_BOOL: st = take_bool(c, arrs, sel, n, path, out); break;
+        case K_BYTES32:
+        case K_BYTES64: st = take_bytes(c, arrs, sel, n, f.kind == K_BYTES64, path, out); break;
+        case K_STRUCT: st = take_struct(c, s, arrs, sel, n, path, out); break;
+        case K_LIST32:
+        case K_LIST64:
+        case K_MAP: st = take_list(c, s, arrs, sel, n, f.kind == K_LIST64, path, out); break;
+        default: st = take_fixed(c, arrs, sel, n, (size_t)f.width, path, out);
+        }
+    }
+    if (st != ROWS_SORT_OK)
+        out->release(out);
+    return st;
+}
+
+/* The top-level struct: its checks and the columns' slots for refs. */
+static enum rows_sort_status check_batches(const struct ArrowSchema *schema,
+                                           const struct ArrowArray *const *batches, size_t nbatches,
+                                           char *err, size_t err_size)
+{
+    if (!schema || !schema->format || strcmp(schema->format, "+s") != 0 || (nbatches && !batches) ||
+        nbatches > UINT32_MAX)
+        return fail(err, err_size, ROWS_SORT_INVALID, "the schema is not a struct of columns");
+    struct fmt f = {K_STRUCT, 0};
+    for (size_t b = 0; b < nbatches; b++) {
+        char why[256];
+        enum rows_sort_status st = check_node(schema, &f, batches[b], 0, "", why, sizeof why);
+        if (st != ROWS_SORT_OK)
+            return fail(err, err_size, st, "batch %zu: %s", b, why);
+    }
+    return ROWS_SORT_OK;
+}
+
+static enum rows_sort_status check_refs(const struct ArrowArray *const *batches, size_t nbatches,
+                                        const struct rows_ref *refs, size_t n, char *err,
+                                        size_t err_size)
+{
+    if (n && !refs)
+        return fail(err, err_size, ROWS_SORT_INVALID, "no references");
+    for (size_t i = 0; i < n; i++)
+        if (refs[i].batch >= nbatches || refs[i].row >= batches[refs[i].batch]->length)
+            return fail(err, err_size, ROWS_SORT_INVALID,
+                        "reference %zu (batch %u, row %u) is out of range", i, refs[i].batch,
+                        refs[i].row);
+    return ROWS_SORT_OK;
+}
+
+enum rows_sort_status rows_take(const struct ArrowSchema *schema,
+                                const struct ArrowArray *const *batches, size_t nbatches,
+                                const struct rows_ref *refs, size_t n, struct ArrowArray *out,
+                                char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    enum rows_sort_status st = check_batches(schema, batches, nbatches, err, err_size);
+    if (st == ROWS_SORT_OK)
+        st = check_refs(batches, nbatches, refs, n, err, err_size);
+    if (st != ROWS_SORT_OK)
+        return st;
+    struct take_ctx c = {nbatches, err, err_size};
+    struct sel *sel = malloc((n ? n : 1) * sizeof *sel);
+    if (!sel || arrow_array_init(out, 1, schema->n_children) != 0) {
+        free(sel);
+        return no_memory(&c, "");
+    }
+    out->length = (int64_t)n;
+    for (size_t i = 0; i < n; i++) {
+        sel[i].batch = refs[i].batch;
+        sel[i].idx = batches[refs[i].batch]->offset + refs[i].row;
+    }
+    for (int64_t k = 0; k < schema->n_children && st == ROWS_SORT_OK; k++) {
+        const struct ArrowArray **cols = malloc((nbatches ? nbatches : 1) * sizeof *cols);
+        if (!cols) {
+            st = no_memory(&c, name_of(schema->children[k]));
+            break;
+        }
+        for (size_t b = 0; b < nbatches; b++)
+            cols[b] = batches[b]->children[k];
+        st = take_node(&c, schema->children[k], cols, sel, n, name_of(schema->children[k]),
+                       out->children[k]);
+        free(cols);
+    }
+    free(sel);
+    if (st != ROWS_SORT_OK)
+        out->release(out);
+    return st;
+}
+
+/* ---- sort ---- */
+
+/* One key's column in one batch, ready for row access: the value at row r
+ * sits at physical slot r + add; it is null when any level's validity
+ * (struct parents, then the leaf) is clear at r + lv_add[k]. */
+struct key_view {
+    const uint8_t *values; /* values or offsets */
+    const uint8_t *data;   /* variable-width bytes */
+    int64_t add;
+    int nlv;
+    const uint8_t *lv_bits[ROWS_SORT_MAX_DEPTH + 1];
+    int64_t lv_add[ROWS_SORT_MAX_DEPTH + 1];
+};
+
+struct key_spec {
+    struct fmt f;
+    bool descending;
+    bool nulls_first;
+};
+
+struct sorter {
+    const struct key_spec *specs;
+    const struct key_view *views; /* [key * nbatches + batch] */
+    size_t nkeys, nbatches;
+};
+
+/* Resolves key k's path for every batch (checking arrays on the way). */
+static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
+                                         const struct ArrowArray *const *batches, size_t nbatches,
+                                         const struct rows_sort_key *key, struct key_spec *spec,
+                                         struct key_view *views, char *err, size_t err_size)
+{
+    if (key->depth < 1 || key->depth > ROWS_SORT_MAX_DEPTH)
+        return fail(err, err_size, ROWS_SORT_BAD_KEY, "a sort key's path has depth %d", key->depth);
+    /* Find the leaf in the schema first: its path and format. */
+    const struct ArrowSchema *s = schema;
+    char path[512] = "";
+    size_t plen = 0;
+    for (int d = 0; d < key->depth; d++) {
+        struct fmt pf;
+        if (d > 0 && (!parse_format(s->format, &pf) || pf.kind != K_STRUCT))
+            return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                        "sort key '%s': only struct fields can be followed into", path);
+        if (key->path[d] < 0 || key->path[d] >= s->n_children)
+            return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key: '%s' has no field %d",
+                        d ? path : "the schema", key->path[d]);
+        s = s->children[key->path[d]];
+        plen +=
+            (size_t)snprintf(path + plen, sizeof path - plen, "%s%.100s", d ? "." : "", name_of(s));
+        if (plen >= sizeof path)
+            plen = sizeof path - 1;
+    }
+    if (!parse_format(s->format, &spec->f))
+        return fail(err, err_size, ROWS_SORT_INVALID, "sort key '%s': unsupported format '%s'",
+                    path, s->format ? s->format : "");
+    if (is_nested(spec->f.kind))
+        return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                    "sort key '%s' is a %s, which has no order", path,
+                    spec->f.kind == K_STRUCT ? "struct"
+                    : spec->f.kind == K_MAP  ? "map"
+                                             : "list");
+    spec->descending = key->descending;
+    spec->nulls_first = key->nulls_first;
+    for (size_t b = 0; b < nbatches; b++) {
+        struct key_view *v = &views[b];
+        memset(v, 0, sizeof *v);
+        const struct ArrowArray *a = batches[b];
+        const struct ArrowSchema *ns = schema;
+        /* Row r of the batch is logical slot batch.offset + r of a column;
+         * each level adds its own offset. */
+        int64_t add = a->offset, need = a->offset + a->length;
+        for (int d = 0; d < key->depth; d++) {
+            const struct ArrowArray *kid = a->children[key->path[d]];
+            ns = ns->children[key->path[d]];
+            struct fmt nf;
+            parse_format(ns->format, &nf);
+            enum rows_sort_status st = check_node(ns, &nf, kid, need, path, err, err_size);
+            if (st != ROWS_SORT_OK)
+                return st;
+            add += kid->offset;
+            need = kid->offset + kid->length;
+            if (validity_of(kid)) {
+                v->lv_bits[v->nlv] = validity_of(kid);
+                v->lv_add[v->nlv++] = add;
+            }
+            a = kid;
+        }
+        v->values = a->buffers[1];
+        v->data = spec->f.kind == K_BYTES32 || spec->f.kind == K_BYTES64 ? a->buffers[2] : NULL;
+        v->add = add;
+        if (v->data)
+            for (int64_t i = a->offset; i < a->offset + a->length; i++)
+                if (offset_at(a, spec->f.kind == K_BYTES64, i) < 0 ||
+                    offset_at(a, spec->f.kind == K_BYTES64, i + 1) <
+                        offset_at(a, spec->f.kind == K_BYTES64, i))
+                    return fail(err, err_size, ROWS_SORT_INVALID,
+                                "sort key '%s': offsets are not increasing", path);
+    }
+    return ROWS_SORT_OK;
+}
+
+static bool view_null(const struct key_view *v, int64_t r)
+{
+    for (int k = 0; k < v->nlv; k++)
+        if (!arrow_bit(v->lv_bits[k], r + v->lv_add[k]))
+            return true;
+    return false;
+}
+
+static uint64_t load_unsigned(const uint8_t *p, int width)
+{
+    switch (width) {
+    case 1: return p[0];
+    case 2: {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        return x;
+    }
+    case 4: {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        return x;
+    }
+    default: {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        return x;
+    }
+    }
+}
+
+static int64_t load_signed(const uint8_t *p, int width)
+{
+    uint64_t u = load_unsigned(p, width);
+    switch (width) {
+    case 1: return (int8_t)u;
+    case 2: return (int16_t)u;
+    case 4: return (int32_t)u;
+    default: return (int64_t)u;
+    }
+}
+
+/* A double as an unsigned integer in the float order above: negatives'
+ * bits inverted, positives' sign bit set, every NaN the largest. */
+static uint64_t double_order(double d)
+{
+    if (isnan(d))
+        return UINT64_MAX;
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static double float_at(const uint8_t *p, enum kind k)
+{
+    if (k == K_FLOAT) {
+        float x;
+        memcpy(&x, p, 4);
+        return x;
+    }
+    double x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static void bytes_at(const struct key_view *v, enum kind k, int64_t r, const uint8_t **p, size_t *n)
+{
+    int64_t i = r + v->add, b, e;
+    if (k == K_BYTES64) {
+        const int64_t *o = (const int64_t *)v->values;
+        b = o[i];
+        e = o[i + 1];
+    } else {
+        const int32_t *o = (const int32_t *)v->values;
+        b = o[i];
+        e = o[i + 1];
+    }
+    *p = v->data + b;
+    *n = (size_t)(e - b);
+}
+
+#define CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
+/* The ascending order of two non-null values. */
+static int cmp_values(const struct fmt *f, const struct key_view *va, int64_t ra,
+                      const struct key_view *vb, int64_t rb)
+{
+    size_t w = (size_t)f->width;
+    const uint8_t *pa = va->values + (size_t)(ra + va->add) * w;
+    const uint8_t *pb = vb->values + (size_t)(rb + vb->add) * w;
+    switch (f->kind) {
+    case K_BOOL: {
+        bool x = arrow_bit(va->values, ra + va->add), y = arrow_bit(vb->values, rb + vb->add);
+        return CMP(x, y);
+    }
+    case K_INT: {
+        int64_t x = load_signed(pa, f->width), y = load_signed(pb, f->width);
+        return CMP(x, y);
+    }
+    case K_UINT: {
+        uint64_t x = load_unsigned(pa, f->width), y = load_unsigned(pb, f->width);
+        return CMP(x, y);
+    }
+    case K_FLOAT:
+    case K_DOUBLE: {
+        uint64_t x = double_order(float_at(pa, f->kind)), y = double_order(float_at(pb, f->kind));
+        return CMP(x, y);
+    }
+    case K_DEC128: {
+        /* Little-endian two's complement: the high word signed. */
+        int64_t xh = load_signed(pa + 8, 8), yh = load_signed(pb + 8, 8);
+        if (xh != yh)
+            return CMP(xh, yh);
+        uint64_t xl = load_unsigned(pa, 8), yl = load_unsigned(pb, 8);
+        return CMP(xl, yl);
+    }
+    case K_FIXED: {
+        int c = memcmp(pa, pb, w);
+        return CMP(c, 0);
+    }
+    default: {
+        const uint8_t *x, *y;
+        size_t nx, ny;
+        bytes_at(va, f->kind, ra, &x, &nx);
+        bytes_at(vb, f->kind, rb, &y, &ny);
+        int c = memcmp(x, y, nx < ny ? nx : ny);
+        return c ? CMP(c, 0) : CMP(nx, ny);
+    }
+    }
+}
+
+static int cmp_rows(const struct sorter *s, struct rows_ref a, struct rows_ref b, size_t from_key)
+{
+    for (size_t k = from_key; k < s->nkeys; k++) {
+        const struct key_spec *sp = &s->specs[k];
+        const struct key_view *va = &s->views[k * s->nbatches + a.batch];
+        const struct key_view *vb = &s->views[k * s->nbatches + b.batch];
+        bool na = view_null(va, a.row), nb = view_null(vb, b.row);
+        int c;
+        if (na || nb)
+            c = na == nb ? 0 : (na ? -1 : 1) * (sp->nulls_first ? 1 : -1);
+        else
+            c = sp->descending ? cmp_values(&sp->f, vb, b.row, va, a.row)
+                               : cmp_values(&sp->f, va, a.row, vb, b.row);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+/* A row with the first key's value squeezed into 64 bits that order as
+ * the key does (ties are settled by a full comparison), so that most
+ * comparisons touch no column data. */
+struct entry {
+    uint64_t prefix;
+    struct rows_ref ref;
+};
+
+static uint64_t prefix_of(const struct sorter *s, struct rows_ref r)
+{
+    const struct key_spec *sp = &s->specs[0];
+    const struct key_view *v = &s->views[r.batch];
+    /* Nulls take an end of the range; a value that shares it ties and is
+     * settled by the full comparison. */
+    if (view_null(v, r.row))
+        return sp->nulls_first ? 0 : UINT64_MAX;
+    uint64_t p;
+    size_t w = (size_t)sp->f.width;
+    const uint8_t *at = v->values + (size_t)(r.row + v->add) * w;
+    switch (sp->f.kind) {
+    case K_BOOL: p = arrow_bit(v->values, r.row + v->add); break;
+    case K_INT: p = (uint64_t)load_signed(at, sp->f.width) ^ (UINT64_C(1) << 63); break;
+    case K_UINT: p = load_unsigned(at, sp->f.width); break;
+    case K_FLOAT:
+    case K_DOUBLE: p = double_order(float_at(at, sp->f.kind)); break;
+    case K_DEC128: p = (uint64_t)load_signed(at + 8, 8) ^ (UINT64_C(1) << 63); break;
+    default: {
+        /* The first 8 bytes, big-endian, zero-padded. */
+        const uint8_t *b = at;
+        size_t n = w;
+        if (sp->f.kind != K_FIXED)
+            bytes_at(v, sp->f.kind, r.row, &b, &n);
+        p = 0;
+        for (size_t i = 0; i < 8; i++)
+            p = p << 8 | (i < n ? b[i] : 0);
+    }
+    }
+    return sp->descending ? ~p : p;
+}
+
+static bool entry_less(const struct sorter *s, const struct entry *a, const struct entry *b)
+{
+    if (a->prefix != b->prefix)
+        return a->prefix < b->prefix;
+    return cmp_rows(s, a->ref, b->ref, 0) < 0;
+}
+
+enum { RUN = 16 };
+
+/* A stable merge sort: insertion-sorted runs, then merges ping-ponging
+ * between e and tmp. */
+static void sort_entries(const struct sorter *s, struct entry *e, struct entry *tmp, size_t n)
+{
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t i = lo + 1; i < hi; i++) {
+            struct entry x = e[i];
+            size_t j = i;
+            for (; j > lo && entry_less(s, &x, &e[j - 1]); j--)
+                e[j] = e[j - 1];
+            e[j] = x;
+        }
+    }
+    struct entry *src = e, *dst = tmp;
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = entry_less(s, &src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        struct entry *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != e)
+        memcpy(e, src, n * sizeof *e);
+}
+
+enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
+                                const struct ArrowArray *const *batches, size_t nbatches,
+                                const struct rows_sort_key *keys, size_t nkeys,
+                                struct rows_ref *refs, size_t n, char *err, size_t err_size)
+{
+    enum rows_sort_status st = check_batches(schema, batches, nbatches, err, err_size);
+    if (st == ROWS_SORT_OK)
+        st = check_refs(batches, nbatches, refs, n, err, err_size);
+    if (st != ROWS_SORT_OK)
+        return st;
+    if (nkeys && !keys)
+        return fail(err, err_size, ROWS_SORT_BAD_KEY, "no sort keys");
+    if (nkeys == 0 || n < 2)
+        return ROWS_SORT_OK;
+    struct key_spec *specs = malloc(nkeys * sizeof *specs);
+    struct key_view *views = malloc(nkeys * (nbatches ? nbatches : 1) * sizeof *views);
+    struct entry *e = malloc(n * sizeof *e), *tmp = malloc(n * sizeof *tmp);
+    if (!specs || !views || !e || !tmp)
+        st = fail(err, err_size, ROWS_SORT_NOMEM, "out of memory sorting %zu rows", n);
+    for (size_t k = 0; k < nkeys && st == ROWS_SORT_OK; k++)
+        st = resolve_key(schema, batches, nbatches, &keys[k], &specs[k], &views[k * nbatches], err,
+                         err_size);
+    if (st == ROWS_SORT_OK) {
+        struct sorter s = {specs, views, nkeys, nbatches};
+        for (size_t i = 0; i < n; i++)
+            e[i] = (struct entry){prefix_of(&s, refs[i]), refs[i]};
+        sort_entries(&s, e, tmp, n);
+        for (size_t i = 0; i < n; i++)
+            refs[i] = e[i].ref;
+    }
+    free(specs);
+    free(views);
+    free(e);
+    free(tmp);
+    return st;
+}

@@ -1,0 +1,77 @@
+/* Reordering rows of Arrow batches: gathering chosen rows of one or more
+ * batches into a new batch (take), and a stable sort of row references by
+ * sort keys in Iceberg's value order (sort).
+ *
+ * A batch is a struct array whose children are the top-level columns, as
+ * the Parquet writer takes it; all batches share one schema. Formats
+ * handled: b, c C s S i I l L, f g, d:P,S[,128], tdD tdm, tts ttm ttu ttn,
+ * ts?:[zone], u U z Z, w:N, and nested +s +l +L +m of these. Arrays may
+ * have non-zero offsets at every level and validity bitmaps (null_count
+ * -1 means unknown).
+ *
+ * Errors are typed (enum rows_sort_status) with a message naming the
+ * column path. */
+#ifndef HL_ROWS_SORT_H
+#define HL_ROWS_SORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hoglake/arrow_abi.h"
+
+enum rows_sort_status {
+    ROWS_SORT_OK = 0,
+    ROWS_SORT_INVALID = -1,    /* malformed arrays, a reference out of range, bad arguments */
+    ROWS_SORT_BAD_KEY = -2,    /* a key path that names no column */
+    ROWS_SORT_NESTED_KEY = -3, /* a key on a struct, list or map (not comparable) */
+    ROWS_SORT_TOO_LARGE = -4,  /* the result's 32-bit offsets would overflow */
+    ROWS_SORT_NOMEM = -5,
+};
+
+/* A row: row `row` (0-based, before the batch's offset) of batches[batch]. */
+struct rows_ref {
+    uint32_t batch;
+    uint32_t row;
+};
+
+/* Builds *out (a struct array of schema's columns, offset 0, owning its
+ * memory through util/arrow.h; release it) holding rows refs[0..n) in that
+ * order: a deep copy of each selected row, nested values included, with
+ * validity kept and offsets rebuilt. Variable-width columns keep their
+ * format (u stays u, U stays U); a result over 2 GiB of a 32-bit-offset
+ * column fails with ROWS_SORT_TOO_LARGE (take fewer rows at a time). The
+ * batches are borrowed. On failure *out is left released. */
+enum rows_sort_status rows_take(const struct ArrowSchema *schema,
+                                const struct ArrowArray *const *batches, size_t nbatches,
+                                const struct rows_ref *refs, size_t n, struct ArrowArray *out,
+                                char *err, size_t err_size);
+
+enum { ROWS_SORT_MAX_DEPTH = 16 };
+
+/* One sort key: a column by its index path (path[0] a top-level column,
+ * then field indices into nested structs; a value under a null struct is
+ * null). Nulls go first or last whatever the direction. */
+struct rows_sort_key {
+    int path[ROWS_SORT_MAX_DEPTH];
+    int depth; /* entries used in path, >= 1 */
+    bool descending;
+    bool nulls_first;
+};
+
+/* Sorts refs[0..n) in place, stably, by keys[0..nkeys) (the first deciding,
+ * the next breaking its ties). Values compare as Iceberg orders them:
+ * integers, dates, times and timestamps as signed integers; C S I L
+ * unsigned; decimal128 as signed 128-bit; booleans false < true; strings,
+ * binary and fixed-size binary by unsigned bytes, a prefix first; floats by
+ * -Inf < negatives < -0.0 < +0.0 < positives < +Inf < NaN, every NaN (any
+ * sign or payload) equal to the others (Java's Double.compare, which
+ * Iceberg follows). Descending reverses the value order (NaN first).
+ * Fails before reordering anything (refs untouched) on a bad key, a nested
+ * key, a malformed array or a reference out of range. */
+enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
+                                const struct ArrowArray *const *batches, size_t nbatches,
+                                const struct rows_sort_key *keys, size_t nkeys,
+                                struct rows_ref *refs, size_t n, char *err, size_t err_size);
+
+#endif
