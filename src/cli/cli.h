@@ -144,6 +144,8 @@ int cmd_offsets(struct cli *cli, int argc, char **argv);
 /* Rows in and out through libhoglake (cmd_data.c). */
 int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
+/* The Iceberg export (cmd_export.c). */
+int cmd_export(struct cli *cli, int argc, char **argv);
 /* Local Parquet files: inspect, cat, convert (no server involved). */
 int cmd_parquet(struct cli *cli, int argc, char **argv);
 

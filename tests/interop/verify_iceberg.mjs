@@ -9,15 +9,18 @@
 //
 //   node verify_iceberg.mjs --table-url file:///abs/table --rows SOURCE.jsonl
 //        [--day-column COL] [--sort-keys a,b,c] [--format-version 2|3] [--key id]
+//        [--s3-endpoint http://host:port]   (s3:// URLs read through the test S3 server)
 //
 // SOURCE.jsonl holds the source rows (strings, integers, ISO instants for
 // timestamps). --key names the column that identifies a row. Exits 1 with
 // every mismatch listed; prints a JSON summary on success. icebird reaches
 // file:// through a fetch shim (HEAD, Range, 404), as its 0.3.1 has no
 // other way to read local files.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { installFileFetch } from './file_fetch.mjs';
 import { TOOLS } from './lib.mjs';
 
 const { values: opt } = parseArgs({
@@ -28,6 +31,7 @@ const { values: opt } = parseArgs({
     'sort-keys': { type: 'string' },
     'format-version': { type: 'string' },
     key: { type: 'string' },
+    's3-endpoint': { type: 'string' },
   },
 });
 if (!opt['table-url'] || !opt.rows || !opt.key) {
@@ -35,30 +39,42 @@ if (!opt['table-url'] || !opt.rows || !opt.key) {
   process.exit(2);
 }
 
-// ---- the file:// fetch shim ----
-const realFetch = globalThis.fetch;
-globalThis.fetch = async (url, init = {}) => {
-  const u = String(url);
-  if (!u.startsWith('file://')) return realFetch(url, init);
-  const p = decodeURIComponent(new URL(u).pathname);
-  if (!fs.existsSync(p)) return new Response('not found', { status: 404 });
-  const size = fs.statSync(p).size;
-  const method = (init.method || 'GET').toUpperCase();
-  if (method === 'HEAD') return new Response(null, { status: 200, headers: { 'Content-Length': String(size) } });
-  const headers = new Headers(init.headers || {});
-  const range = headers.get('Range') || headers.get('range');
-  const data = fs.readFileSync(p);
-  if (range) {
-    const m = /bytes=(\d+)-(\d*)/.exec(range);
-    const a = Number(m[1]);
-    const b = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-    return new Response(data.subarray(a, b + 1), {
-      status: 206,
-      headers: { 'Content-Length': String(b - a + 1), 'Content-Range': `bytes ${a}-${b}/${size}` },
-    });
-  }
-  return new Response(data, { status: 200, headers: { 'Content-Length': String(size) } });
-};
+installFileFetch();
+// icebird turns s3://bucket/key into https://bucket.s3.amazonaws.com/key;
+// those requests go to the test S3 server instead (path-style), signed with
+// SigV4 from HOGLAKE_TEST_S3_ACCESS_KEY / _SECRET_KEY (the server checks).
+if (opt['s3-endpoint']) {
+  const inner = globalThis.fetch;
+  const endpoint = new URL(opt['s3-endpoint']);
+  const hmac = (key, text) => crypto.createHmac('sha256', key).update(text).digest();
+  const sha = (text) => crypto.createHash('sha256').update(text).digest('hex');
+  const enc = (t) => encodeURIComponent(t).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  globalThis.fetch = (input, init = {}) => {
+    const url = typeof input === 'string' ? input : input.url;
+    const m = /^https:\/\/([^./]+)\.s3\.amazonaws\.com(\/[^?]*)?(\?.*)?$/.exec(url);
+    if (!m) return inner(input, init);
+    const bucket = m[1], key = m[2] || '/', query = new URLSearchParams((m[3] || '').slice(1));
+    const path = `/${bucket}${key.split('/').map((p) => enc(decodeURIComponent(p))).join('/')}`;
+    const sorted = [...query.entries()].map(([k, v]) => [enc(k), enc(v)]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const canonicalQuery = sorted.map(([k, v]) => `${k}=${v}`).join('&');
+    const now = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+    const day = now.slice(0, 8), region = process.env.HOGLAKE_TEST_S3_REGION || 'us-east-1';
+    const payload = sha('');
+    const host = endpoint.host;
+    const canonical = ['GET', path, canonicalQuery, `host:${host}\nx-amz-content-sha256:${payload}\nx-amz-date:${now}\n`,
+      'host;x-amz-content-sha256;x-amz-date', payload].join('\n');
+    const scope = `${day}/${region}/s3/aws4_request`;
+    const toSign = ['AWS4-HMAC-SHA256', now, scope, sha(canonical)].join('\n');
+    let k = hmac('AWS4' + process.env.HOGLAKE_TEST_S3_SECRET_KEY, day);
+    for (const part of [region, 's3', 'aws4_request']) k = hmac(k, part);
+    const signature = crypto.createHmac('sha256', k).update(toSign).digest('hex');
+    const headers = new Headers(init.headers || {});
+    headers.set('x-amz-date', now);
+    headers.set('x-amz-content-sha256', payload);
+    headers.set('Authorization', `AWS4-HMAC-SHA256 Credential=${process.env.HOGLAKE_TEST_S3_ACCESS_KEY}/${scope}, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=${signature}`);
+    return inner(`${endpoint.origin}${path}${canonicalQuery ? '?' + canonicalQuery : ''}`, { ...init, headers });
+  };
+}
 
 const icebird = await import(path.join(TOOLS, 'node_modules', 'icebird', 'src', 'index.js'));
 const problems = [];

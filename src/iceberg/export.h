@@ -1,0 +1,55 @@
+/* The incremental Iceberg export of one hoglake table to one target
+ * location (docs/iceberg-export.md; the user's design is LLP 0022).
+ *
+ * Each run is a changefeed consumer with its own offset per target: it
+ * reads the rows committed since the last run, partitions them by
+ * day(primary timestamp column) when the table declares one (else
+ * unpartitioned), sorts each partition by the table's lookup key, writes
+ * Parquet data files with field ids and the `iceberg.schema` footer key,
+ * one manifest, a manifest list and the next vN.metadata.json (never
+ * overwriting another writer's), and only then commits its offset. A crash
+ * between the two commits is reconciled on the next run from the snapshot
+ * summary, which records the source snapshot range: rows are never
+ * exported twice. */
+#ifndef HL_ICEBERG_EXPORT_H
+#define HL_ICEBERG_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hoglake/hoglake.h"
+
+struct tracer;
+
+struct ice_export_options {
+    const char *location; /* "file:///dir" or "s3://bucket/prefix" */
+    /* 2 or 3 (0: 3) for a new table; an existing table keeps its own. */
+    int format_version;
+    struct tracer *tracer; /* spans iceberg.table.create / iceberg.snapshot.commit; may be NULL */
+};
+
+struct ice_export_result {
+    bool nothing_new;   /* no rows since the last run: no Iceberg commit */
+    bool created;       /* this run created the Iceberg table */
+    bool reconciled;    /* the offset was behind an export that had landed */
+    int format_version; /* the table's */
+    int64_t iceberg_snapshot_id;
+    int64_t from_snapshot, to_snapshot; /* the source window (from, to] */
+    int64_t rows, files;
+    char partition_spec[160]; /* "day(message_created_at)" or "unpartitioned" */
+    char sort_order[320];     /* "session_id,conversation_id" or "" */
+    /* On failure: a stable machine-readable kind, such as
+     * "iceberg_partition_spec_drift" (empty when none applies). */
+    char error_kind[64];
+};
+
+/* Runs one export of table to options->location. The consumer id is
+ * derived from the location ("iceberg-" and a digest of it). */
+hl_status ice_export_run(hl_table *table, const struct ice_export_options *options,
+                         struct ice_export_result *result, struct hl_error *err);
+
+/* The consumer id the export of a location uses (out: 48 bytes). 0, or -1
+ * when hashing fails. */
+int ice_export_consumer_id(const char *location, char out[48]);
+
+#endif

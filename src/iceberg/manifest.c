@@ -1,0 +1,244 @@
+/* Iceberg manifests and manifest lists as Avro files (see manifest.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iceberg/manifest.h"
+#include "iceberg/manifest_schema.h"
+#include "util/base64.h"
+
+static int nomem(struct avro_error *err)
+{
+    if (err) {
+        err->code = AVRO_ERR_NOMEM;
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+    }
+    return -1;
+}
+
+/* Bytes as the Avro layer takes them: canonical padded base64 text. */
+static json_t *bytes_value(const uint8_t *b, size_t n)
+{
+    struct buf enc = BUF_INIT;
+    json_t *v = base64_encode(&enc, b, n) == 0 ? json_stringn(enc.data, enc.len) : NULL;
+    buf_free(&enc);
+    return v;
+}
+
+static json_t *day_bytes(int32_t day)
+{
+    uint8_t b[4];
+    uint32_t u = (uint32_t)day;
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(u >> (8 * i));
+    return bytes_value(b, 4);
+}
+
+/* An Iceberg int-keyed map: an array of {key, value} records. */
+static int map_add(json_t *map, int64_t key, json_t *value)
+{
+    if (!value)
+        return -1;
+    return json_array_append_new(map,
+                                 json_pack("{s:I, s:o}", "key", (json_int_t)key, "value", value));
+}
+
+static json_t *data_file_record(const struct ice_manifest_spec *spec, const struct ice_data_file *f)
+{
+    json_t *sizes = json_array(), *values = json_array(), *nulls = json_array(),
+           *lower = json_array(), *upper = json_array(), *partition = json_object();
+    bool ok = sizes && values && nulls && lower && upper && partition;
+    for (size_t i = 0; ok && i < f->nstats; i++) {
+        const struct pq_col_stats *s = &f->stats[i];
+        ok = map_add(sizes, s->field_id, json_integer(s->size_bytes)) == 0 &&
+             map_add(values, s->field_id, json_integer(s->value_count)) == 0 &&
+             map_add(nulls, s->field_id, json_integer(s->null_count)) == 0 &&
+             (!s->lower || map_add(lower, s->field_id, bytes_value(s->lower, s->lower_len)) == 0) &&
+             (!s->upper || map_add(upper, s->field_id, bytes_value(s->upper, s->upper_len)) == 0);
+    }
+    if (ok && spec->day_field_name)
+        ok = json_object_set_new(partition, spec->day_field_name,
+                                 f->partition_null ? json_null()
+                                                   : json_integer(f->partition_day)) == 0;
+    json_t *rec = NULL;
+    if (ok)
+        rec = json_pack("{s:i, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:i}", "content",
+                        0, "file_path", f->path, "file_format", "PARQUET", "partition", partition,
+                        "record_count", (json_int_t)f->record_count, "file_size_in_bytes",
+                        (json_int_t)f->file_size, "column_sizes", sizes, "value_counts", values,
+                        "null_value_counts", nulls, "lower_bounds", lower, "upper_bounds", upper,
+                        "sort_order_id", (int)f->sort_order_id);
+    else {
+        json_decref(sizes);
+        json_decref(values);
+        json_decref(nulls);
+        json_decref(lower);
+        json_decref(upper);
+        json_decref(partition);
+    }
+    return rec;
+}
+
+static void summarize(const struct ice_data_file *f, struct ice_manifest_summary *s)
+{
+    s->added_files++;
+    s->added_rows += f->record_count;
+    if (f->partition_null) {
+        s->contains_null = true;
+        return;
+    }
+    if (!s->has_bounds || f->partition_day < s->min_day)
+        s->min_day = f->partition_day;
+    if (!s->has_bounds || f->partition_day > s->max_day)
+        s->max_day = f->partition_day;
+    s->has_bounds = true;
+}
+
+static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struct avro_error *err)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    return avro_writer_set_meta_str(w, key, text, err);
+}
+
+int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_data_file *files,
+                       size_t n, struct buf *out, struct ice_manifest_summary *summary,
+                       struct avro_error *err)
+{
+    memset(summary, 0, sizeof *summary);
+    struct avro_partition_field pf = {spec->day_field_name, "date", spec->day_field_id};
+    char *schema =
+        iceberg_manifest_entry_schema(spec->format_version, &pf, spec->day_field_name ? 1 : 0, err);
+    if (!schema)
+        return -1;
+    struct avro_writer *w = NULL;
+    int rc = avro_writer_new(schema, NULL, &w, err);
+    free(schema);
+    if (rc != 0)
+        return -1;
+    char version[8];
+    snprintf(version, sizeof version, "%d", spec->format_version);
+    rc = avro_writer_set_meta_str(w, "schema", spec->schema_json, err) == 0 &&
+                 set_meta_int(w, "schema-id", spec->schema_id, err) == 0 &&
+                 avro_writer_set_meta_str(w, "partition-spec", spec->spec_fields_json, err) == 0 &&
+                 set_meta_int(w, "partition-spec-id", spec->spec_id, err) == 0 &&
+                 avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
+                 avro_writer_set_meta_str(w, "content", "data", err) == 0
+             ? 0
+             : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        json_t *df = data_file_record(spec, &files[i]);
+        json_t *entry = df ? json_pack("{s:i, s:n, s:n, s:n, s:o}", "status", 1, "snapshot_id",
+                                       "sequence_number", "file_sequence_number", "data_file", df)
+                           : NULL;
+        if (!entry)
+            rc = nomem(err);
+        else
+            rc = avro_writer_append(w, entry, err);
+        json_decref(entry);
+        if (rc == 0)
+            summarize(&files[i], summary);
+    }
+    if (rc == 0)
+        rc = avro_writer_finish(w, out, err);
+    avro_writer_free(w);
+    return rc;
+}
+
+json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const char *path,
+                                 int64_t length, int64_t snapshot_id, int64_t sequence_number,
+                                 int64_t first_row_id, const struct ice_manifest_summary *s)
+{
+    json_t *partitions = json_array();
+    if (partitions && spec->day_field_name) {
+        json_t *p =
+            json_pack("{s:b, s:b}", "contains_null", s->contains_null, "contains_nan", false);
+        if (p && s->has_bounds) {
+            json_object_set_new(p, "lower_bound", day_bytes(s->min_day));
+            json_object_set_new(p, "upper_bound", day_bytes(s->max_day));
+        }
+        if (!p || json_array_append_new(partitions, p) != 0) {
+            json_decref(partitions);
+            partitions = NULL;
+        }
+    }
+    if (!partitions)
+        return NULL;
+    json_t *rec =
+        json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:o}",
+                  "manifest_path", path, "manifest_length", (json_int_t)length, "partition_spec_id",
+                  (int)spec->spec_id, "content", 0, "sequence_number", (json_int_t)sequence_number,
+                  "min_sequence_number", (json_int_t)sequence_number, "added_snapshot_id",
+                  (json_int_t)snapshot_id, "added_files_count", (json_int_t)s->added_files,
+                  "existing_files_count", 0, "deleted_files_count", 0, "added_rows_count",
+                  (json_int_t)s->added_rows, "existing_rows_count", (json_int_t)0,
+                  "deleted_rows_count", (json_int_t)0, "partitions", partitions);
+    if (rec && spec->format_version >= 3 &&
+        json_object_set_new(rec, "first_row_id", json_integer(first_row_id)) != 0) {
+        json_decref(rec);
+        rec = NULL;
+    }
+    return rec;
+}
+
+int ice_manifest_list_write(int format_version, int64_t snapshot_id, int64_t parent_id,
+                            int64_t sequence_number, int64_t first_row_id, const json_t *parent,
+                            const json_t *added, struct buf *out, struct avro_error *err)
+{
+    char *schema = iceberg_manifest_list_schema(format_version, err);
+    if (!schema)
+        return -1;
+    struct avro_writer *w = NULL;
+    int rc = avro_writer_new(schema, NULL, &w, err);
+    free(schema);
+    if (rc != 0)
+        return -1;
+    char version[8];
+    snprintf(version, sizeof version, "%d", format_version);
+    rc = set_meta_int(w, "snapshot-id", snapshot_id, err) == 0 &&
+                 (parent_id < 0 || set_meta_int(w, "parent-snapshot-id", parent_id, err) == 0) &&
+                 set_meta_int(w, "sequence-number", sequence_number, err) == 0 &&
+                 avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
+                 (format_version < 3 || set_meta_int(w, "first-row-id", first_row_id, err) == 0)
+             ? 0
+             : -1;
+    size_t i;
+    const json_t *rec;
+    if (parent) {
+        json_array_foreach (parent, i, rec) {
+            if (rc == 0)
+                rc = avro_writer_append(w, rec, err);
+        }
+    }
+    if (rc == 0)
+        rc = avro_writer_append(w, added, err);
+    if (rc == 0)
+        rc = avro_writer_finish(w, out, err);
+    avro_writer_free(w);
+    return rc;
+}
+
+int ice_manifest_list_read(const void *data, size_t len, json_t **records, struct avro_error *err)
+{
+    *records = NULL;
+    struct avro_reader *r;
+    if (avro_reader_open(data, len, NULL, &r, err) != 0)
+        return -1;
+    json_t *all = json_array();
+    int rc = all ? 0 : nomem(err);
+    json_t *rec;
+    int got;
+    while (rc == 0 && (got = avro_reader_next(r, &rec, err)) == 1) {
+        if (json_array_append_new(all, rec) != 0)
+            rc = nomem(err);
+    }
+    if (rc == 0 && got < 0)
+        rc = -1;
+    avro_reader_free(r);
+    if (rc != 0) {
+        json_decref(all);
+        return -1;
+    }
+    *records = all;
+    return 0;
+}

@@ -1,0 +1,309 @@
+/* `hoglake export iceberg` end to end, against a real hoglaked and
+ * PostgreSQL: an "ai-gateway messages" table (thousands of conversations
+ * over weeks, a ~1.5 KB payload, appended in many batches) exported to
+ * file:// and to moto, as format versions 3 and 2, incrementally; icebird
+ * 0.3.1 (tests/interop/verify_iceberg.mjs) reads every export back and
+ * checks rows, day partitions, lookup-key order and bounds. Also: a run with
+ * nothing new is a no-op, a crash between the Iceberg commit and the offset
+ * commit never duplicates rows, a drifted partitioning is refused writing
+ * nothing, and the spans record the layout. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#ifndef HOGLAKE_CLI_BIN
+#error "HOGLAKE_CLI_BIN, HL_NODE and HL_INTEROP_DIR must be defined by the build"
+#endif
+
+static struct test_db db;
+static struct test_server srv;
+static PGconn *pg;
+static char dir[256];
+
+enum { BATCHES = 16, ROWS_PER_BATCH = 250, DAYS = 21 };
+
+static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run(struct cli_out *o, const char *fmt, ...)
+{
+    char args[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
+}
+
+static void ok(struct cli_out *o, const char *what)
+{
+    if (o->code != 0)
+        fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, o->code, o->out, o->err);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* Batch b of the messages as JSON Lines (batch-<b>.jsonl), and appended to
+ * the file of every row so far (rows-<upto>.jsonl is written by
+ * rows_upto). ~2,000 conversations in 400 sessions over 21 days. */
+static void write_batch(int b)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/batch-%02d.jsonl", dir, b);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    char payload[1601];
+    for (int r = 0; r < ROWS_PER_BATCH; r++) {
+        int session = (int)(next_random() % 400);
+        int conversation = (int)(next_random() % 5);
+        bool no_conversation = next_random() % 10 == 0;
+        int64_t day = 20580 + (int64_t)(next_random() % DAYS);
+        int64_t second = (int64_t)(next_random() % 86400);
+        time_t t = (time_t)(day * 86400 + second);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        char ts[40], date[16];
+        strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+        strftime(date, sizeof date, "%Y-%m-%d", &tm);
+        size_t len = 1400 + next_random() % 200;
+        for (size_t i = 0; i < len; i++)
+            payload[i] = (char)('a' + next_random() % 26);
+        payload[len] = '\0';
+        char conv[32] = "null";
+        if (!no_conversation)
+            snprintf(conv, sizeof conv, "\"c%03d-%d\"", session, conversation);
+        fprintf(f,
+                "{\"session_id\":\"s%03d\",\"conversation_id\":%s,\"cwd\":\"/work/%d\","
+                "\"date\":\"%s\",\"message_created_at\":\"%s.%03dZ\",\"payload\":\"%d-%d %s\"}\n",
+                session, conv, session % 7, date, ts, (int)(next_random() % 1000), b, r, payload);
+    }
+    fclose(f);
+}
+
+/* rows.jsonl: batches [0, upto) concatenated, the rows the export holds. */
+static void rows_upto(int upto)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && : > rows.jsonl && for i in $(seq -f %%02g 0 %d); do cat batch-$i.jsonl "
+             ">> rows.jsonl; done",
+             dir, upto - 1);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void append_batches(int from, int to)
+{
+    for (int b = from; b < to; b++) {
+        struct cli_out o;
+        run(&o, "append ai.gw.messages batch-%02d.jsonl", b);
+        ok(&o, "append");
+        cli_out_free(&o);
+    }
+}
+
+/* icebird reads the table at `url` and checks it against rows.jsonl. */
+static void verify(const char *url, int version, const char *s3_endpoint)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
+             "payload --day-column message_created_at --sort-keys "
+             "session_id,conversation_id,cwd,date --format-version %d %s%s > verify.out 2>&1",
+             dir, HL_NODE, HL_INTEROP_DIR, url, version, s3_endpoint ? "--s3-endpoint " : "",
+             s3_endpoint ? s3_endpoint : "");
+    if (system(cmd) != 0) {
+        char out[600];
+        snprintf(out, sizeof out, "cat '%s/verify.out'", dir);
+        (void)system(out);
+        fail_msg("icebird does not read %s as the source rows", url);
+    }
+}
+
+static int count_versions(const char *table_dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/metadata", table_dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strstr(e->d_name, ".metadata.json") != NULL;
+    closedir(d);
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    test_stack_up(&db, &srv, &pg, "export_iceberg", NULL, NULL);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/hl-export-XXXXXX", tmp);
+    assert_non_null(mkdtemp(dir));
+    struct cli_out o;
+    run(&o, "catalog create ai --data-path file://%s/warehouse", dir);
+    ok(&o, "catalog create");
+    cli_out_free(&o);
+    run(&o, "namespace create ai.gw");
+    ok(&o, "namespace create");
+    cli_out_free(&o);
+    run(&o, "table create ai.gw.messages --columns 'session_id:string!, conversation_id:string, "
+            "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
+            "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
+    ok(&o, "table create");
+    cli_out_free(&o);
+    for (int b = 0; b < BATCHES; b++)
+        write_batch(b);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_stack_down(&db, &srv, &pg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)system(cmd);
+    return 0;
+}
+
+static void incremental_v3(void **state)
+{
+    (void)state;
+    char url[1024], table_dir[512], spans[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/messages", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    snprintf(spans, sizeof spans, "%s/spans.jsonl", dir);
+    append_batches(0, 10);
+    struct cli_out o;
+    run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
+    ok(&o, "the first export");
+    assert_non_null(strstr(o.out, "created the Iceberg table with 2500 rows"));
+    cli_out_free(&o);
+    rows_upto(10);
+    verify(url, 3, NULL);
+
+    /* The layout, as the spans recorded it. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "grep -c '\"name\":\"iceberg.table.create\".*\"hyp_partition_spec\":\"day(message_"
+             "created_at)\",\"hyp_sort_order\":\"session_id,conversation_id,cwd,date\"' '%s' | "
+             "grep -qx 1",
+             spans);
+    assert_int_equal(system(cmd), 0);
+
+    /* Nothing new: no commit. */
+    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    ok(&o, "a run with nothing new");
+    assert_non_null(strstr(o.out, "nothing new"));
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), 1);
+
+    /* More batches: only they are exported. */
+    append_batches(10, BATCHES);
+    run(&o, "--json export iceberg ai.gw.messages --to %s", url);
+    ok(&o, "the second export");
+    json_t *r = jparse(o.out);
+    assert_int_equal(jint(r, "rows"), (BATCHES - 10) * ROWS_PER_BATCH);
+    assert_false(json_is_true(json_object_get(r, "created")));
+    json_decref(r);
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), 2);
+    rows_upto(BATCHES);
+    verify(url, 3, NULL);
+
+    /* A crash after the Iceberg commit but before the offset's: the next
+     * run reconciles from the snapshot summary and exports nothing twice. */
+    sql_exec("DELETE FROM hog_consumer_offset");
+    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    ok(&o, "a run after a lost offset");
+    assert_non_null(strstr(o.out, "caught up"));
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), 2);
+    verify(url, 3, NULL);
+}
+
+static void version_2_and_s3(void **state)
+{
+    (void)state;
+    char url[512];
+    snprintf(url, sizeof url, "file://%s/iceberg/v2", dir);
+    struct cli_out o;
+    run(&o, "export iceberg ai.gw.messages --to %s --format-version 2", url);
+    ok(&o, "a v2 export");
+    cli_out_free(&o);
+    rows_upto(BATCHES);
+    verify(url, 2, NULL);
+
+    const char *endpoint = getenv("HOGLAKE_TEST_MOTO_ENDPOINT");
+    if (!endpoint)
+        fail_msg("HOGLAKE_TEST_MOTO_ENDPOINT is not set: run the suite through scripts/test.sh");
+    setenv("AWS_ENDPOINT_URL", endpoint, 1);
+    setenv("AWS_ACCESS_KEY_ID", getenv("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", getenv("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
+    setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
+    snprintf(url, sizeof url, "s3://%s/export-%ld-%d/messages", getenv("HOGLAKE_TEST_S3_BUCKET"),
+             (long)time(NULL), (int)getpid());
+    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    ok(&o, "an export to S3");
+    cli_out_free(&o);
+    verify(url, 3, endpoint);
+}
+
+static void drift_is_refused(void **state)
+{
+    (void)state;
+    char url[1024], table_dir[512], spans[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/messages", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    snprintf(spans, sizeof spans, "%s/drift-spans.jsonl", dir);
+    struct cli_out o;
+    run(&o, "table alter ai.gw.messages --primary-timestamp none");
+    ok(&o, "clear the primary timestamp");
+    cli_out_free(&o);
+    write_batch(BATCHES);
+    append_batches(BATCHES, BATCHES + 1);
+    int before = count_versions(table_dir);
+    run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
+    assert_int_equal(o.code, 1);
+    assert_non_null(strstr(o.err, "iceberg_partition_spec_drift"));
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), before);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "grep -q '\"error_kind\":\"iceberg_partition_spec_drift\"' '%s' && grep -q "
+             "'\"status_code\":\"ERROR\"' '%s'",
+             spans, spans);
+    assert_int_equal(system(cmd), 0);
+    /* Declared again, the export goes on where it stopped. */
+    run(&o, "table alter ai.gw.messages --primary-timestamp message_created_at");
+    ok(&o, "declare it again");
+    cli_out_free(&o);
+    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    ok(&o, "the export after the drift");
+    cli_out_free(&o);
+    rows_upto(BATCHES + 1);
+    verify(url, 3, NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(incremental_v3),
+        cmocka_unit_test(version_2_and_s3),
+        cmocka_unit_test(drift_is_refused),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
