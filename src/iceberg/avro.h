@@ -4,7 +4,8 @@
  *
  * Values are jansson json_t trees, one per record, mapped as follows (the
  * writer checks a value against the schema, the reader produces the same
- * shapes, so a record read back writes the same bytes):
+ * shapes, so a record read back writes the same bytes, unless a union has
+ * branches one value fits twice):
  *
  *   null            JSON null
  *   boolean         true / false
