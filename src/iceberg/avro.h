@@ -4,7 +4,8 @@
  *
  * Values are jansson json_t trees, one per record, mapped as follows (the
  * writer checks a value against the schema, the reader produces the same
- * shapes, so a record read back writes the same bytes):
+ * shapes, so a record read back writes the same bytes, unless a union has
+ * branches one value fits twice):
  *
  *   null            JSON null
  *   boolean         true / false
@@ -144,6 +145,13 @@ struct avro_schema;
 /* True when s is an Avro name: [A-Za-z_][A-Za-z0-9_]* (record, field,
  * enum symbol and partition field names must be). */
 bool avro_name_valid(const char *s);
+/* An Avro name for any UTF-8 text, by Iceberg's rule (what Java's
+ * AvroSchemaUtil.makeCompatibleName does): a valid name is kept; otherwise
+ * a leading digit d becomes "_d" and every other character that may not
+ * stand where it is becomes "_x" and its code point in upper-case hex
+ * ("a-b" -> "a_x2Db", "1x" -> "_1x"). malloc'd; NULL when memory runs out
+ * or s is empty or not UTF-8. */
+char *avro_name_sanitize(const char *s);
 
 /* Parses schema JSON text (len bytes; need not be NUL-terminated). The
  * schema keeps its own copy of the text, which the container writer puts

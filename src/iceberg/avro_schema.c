@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "util/arena.h"
+#include "util/buf.h"
+#include "util/strutil.h"
 
 struct avro_schema {
     struct arena arena; /* every node, field and name */
@@ -56,6 +58,45 @@ bool avro_name_valid(const char *s)
             return false;
     }
     return true;
+}
+
+static bool name_start(uint32_t c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+char *avro_name_sanitize(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || !str_utf8_valid(s, n, NULL))
+        return NULL;
+    if (avro_name_valid(s))
+        return strdup(s);
+    struct buf out = BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        size_t len = str_utf8_seq(p, n - i);
+        uint32_t c = len == 1   ? p[0]
+                     : len == 2 ? (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f)
+                     : len == 3 ? (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 |
+                                      (p[2] & 0x3f)
+                                : (uint32_t)(p[0] & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12 |
+                                      (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f);
+        bool digit = c >= '0' && c <= '9';
+        if (name_start(c) || (i > 0 && digit))
+            rc = buf_putc(&out, (char)c);
+        else if (digit)
+            rc = buf_printf(&out, "_%c", (char)c);
+        else
+            rc = buf_printf(&out, "_x%X", (unsigned)c);
+        i += len;
+    }
+    if (rc < 0) {
+        buf_free(&out);
+        return NULL;
+    }
+    return buf_take(&out);
 }
 
 /* A full name: dot-separated valid names. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "iceberg/avro_internal.h"
 #include "util/buf.h"
 
@@ -179,6 +181,16 @@ static int append_type(struct buf *b, const struct avro_partition_field *f, stru
     return -2;
 }
 
+static int append_original_name(struct buf *b, const char *name)
+{
+    json_t *s = json_string(name);
+    char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    int rc = text ? buf_printf(b, "\"iceberg-field-name\":%s,", text) : -1;
+    free(text);
+    json_decref(s);
+    return rc;
+}
+
 char *iceberg_manifest_entry_schema(int format_version, const struct avro_partition_field *fields,
                                     size_t n, struct avro_error *err)
 {
@@ -197,15 +209,19 @@ char *iceberg_manifest_entry_schema(int format_version, const struct avro_partit
                  : 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const struct avro_partition_field *f = &fields[i];
-        if (!avro_name_valid(f->name)) {
-            avro_fail(err, AVRO_ERR_INVALID, "partition field name \"%s\" is not an Avro name",
-                      f->name ? f->name : "");
+        char *name = avro_name_sanitize(f->name);
+        if (!name) {
+            avro_fail(err, AVRO_ERR_INVALID, "partition field name is empty or not UTF-8");
             rc = -2;
             break;
         }
-        rc = buf_printf(&b,
-                        "%s{\"name\":\"%s\",\"field-id\":%d,\"default\":null,\"type\":[\"null\",",
-                        i ? "," : "", f->name, (int)f->field_id) < 0
+        rc = buf_printf(&b, "%s{\"name\":\"%s\",\"field-id\":%d,", i ? "," : "", name,
+                        (int)f->field_id);
+        /* Java keeps the original of a sanitized name here. */
+        if (rc == 0 && strcmp(name, f->name) != 0)
+            rc = append_original_name(&b, f->name);
+        free(name);
+        rc = rc < 0 || buf_puts(&b, "\"default\":null,\"type\":[\"null\",") < 0
                  ? -1
                  : append_type(&b, f, err);
         if (rc == 0)

@@ -14,7 +14,11 @@
 
 /* One field of the partition spec, as the partition tuple (r102) holds it. */
 struct avro_partition_field {
-    const char *name; /* partition field name; must be a valid Avro name */
+    /* Partition field name. One that is not an Avro name is written
+     * sanitized (avro_name_sanitize) with the original in
+     * "iceberg-field-name", as Java does: records must then use the
+     * sanitized name (or find the field by id). */
+    const char *name;
     /* Iceberg result type of the transform: "int", "long", "boolean",
      * "float", "double", "string", "binary", "date", "time", "timestamp",
      * "timestamptz", "timestamp_ns", "timestamptz_ns", "uuid",

@@ -337,6 +337,26 @@ static void test_schema_parse(void **state)
     avro_schema_free(s);
 }
 
+static void test_name_sanitize(void **state)
+{
+    (void)state;
+    static const char *const vec[][2] = {
+        {"ok_1", "ok_1"},     {"a-b", "a_x2Db"}, {"1x", "_1x"},     {"ts day", "ts_x20day"},
+        {"\xc3\xa9", "_xE9"}, {"_", "_"},        {"x.y", "x_x2Ey"}, {"\xf0\x9f\x98\x80", "_x1F600"},
+    };
+    for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++) {
+        char *got = avro_name_sanitize(vec[i][0]);
+        assert_non_null(got);
+        assert_string_equal(got, vec[i][1]);
+        assert_true(avro_name_valid(got));
+        free(got);
+    }
+    assert_null(avro_name_sanitize(""));
+    assert_null(avro_name_sanitize("a\xff"));
+    assert_false(avro_name_valid("a-b"));
+    assert_false(avro_name_valid("9"));
+}
+
 /* ---- container files ---- */
 
 static const char all_types_schema[] =
@@ -699,7 +719,20 @@ static void test_manifest_schemas(void **state)
     struct avro_error err = {0};
     assert_null(iceberg_manifest_list_schema(1, &err));
     assert_int_equal(err.code, AVRO_ERR_INVALID);
-    const struct avro_partition_field bad_name[] = {{"ts day", "date", 1000}};
+    /* A name that is not an Avro name is sanitized, the original kept. */
+    const struct avro_partition_field odd_name[] = {{"ts day", "date", 1000}};
+    char *odd = iceberg_manifest_entry_schema(2, odd_name, 1, &err);
+    assert_non_null(odd);
+    struct avro_schema *os = parse_or_fail(odd);
+    const struct avro_node *odd_r102 =
+        avro_record_field_by_id(avro_record_field_by_id(avro_schema_root(os), 2)->type, 102)->type;
+    const struct avro_field *odd_f = avro_record_field_by_id(odd_r102, 1000);
+    assert_string_equal(odd_f->name, "ts_x20day");
+    assert_string_equal(json_string_value(json_object_get(odd_f->json, "iceberg-field-name")),
+                        "ts day");
+    avro_schema_free(os);
+    free(odd);
+    const struct avro_partition_field bad_name[] = {{"", "date", 1000}};
     assert_null(iceberg_manifest_entry_schema(2, bad_name, 1, &err));
     assert_int_equal(err.code, AVRO_ERR_INVALID);
     const struct avro_partition_field bad_type[] = {{"x", "decimal(40,2)", 1000}};
@@ -955,11 +988,12 @@ static void test_absurd_counts(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zigzag_vectors),       cmocka_unit_test(test_value_bytes),
-        cmocka_unit_test(test_value_errors),         cmocka_unit_test(test_schema_parse),
-        cmocka_unit_test(test_round_trip_all_types), cmocka_unit_test(test_many_blocks),
-        cmocka_unit_test(test_header_metadata),      cmocka_unit_test(test_manifest_schemas),
-        cmocka_unit_test(test_truncation_and_flips), cmocka_unit_test(test_absurd_counts),
+        cmocka_unit_test(test_zigzag_vectors),   cmocka_unit_test(test_value_bytes),
+        cmocka_unit_test(test_value_errors),     cmocka_unit_test(test_schema_parse),
+        cmocka_unit_test(test_name_sanitize),    cmocka_unit_test(test_round_trip_all_types),
+        cmocka_unit_test(test_many_blocks),      cmocka_unit_test(test_header_metadata),
+        cmocka_unit_test(test_manifest_schemas), cmocka_unit_test(test_truncation_and_flips),
+        cmocka_unit_test(test_absurd_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
