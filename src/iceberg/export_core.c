@@ -1,0 +1,469 @@
+/* What the Iceberg export and its compaction share (see export_core.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/append.h"
+#include "client/internal.h"
+#include "client/tableinfo.h"
+#include "iceberg/export_core.h"
+#include "iceberg/table_io.h"
+#include "lake/partition.h"
+#include "objstore/objstore.h"
+#include "parquet/colstats.h"
+#include "parquet/writer.h"
+#include "util/spans.h"
+#include "util/timefmt.h"
+
+hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
+{
+    char msg[HL_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return client_fail(err, st, code, "%s", msg);
+}
+
+hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err)
+{
+    hl_status st = e->kind == ICEMETA_ERR_NOMEM         ? HL_ERR_NOMEM
+                   : e->kind == ICEMETA_ERR_UNSUPPORTED ? HL_ERR_NOT_IMPLEMENTED
+                   : e->kind == ICEMETA_ERR_MALFORMED   ? HL_ERR_PROTOCOL
+                                                        : HL_ERR_VALIDATION;
+    return xp_fail(err, st, icemeta_err_kind_name(e->kind), "iceberg metadata: %s", e->msg);
+}
+
+hl_status xp_avro_status(const struct avro_error *e, struct hl_error *err)
+{
+    return xp_fail(err, e->code == AVRO_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_INTERNAL, "avro",
+                   "iceberg manifest: %s", e->msg);
+}
+
+int64_t xp_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int xp_stage(struct exporter *x, const char *uri)
+{
+    if (x->nstaged == x->staged_cap) {
+        size_t cap = x->staged_cap ? x->staged_cap * 2 : 16;
+        char **p = realloc(x->staged, cap * sizeof *p);
+        if (!p)
+            return -1;
+        x->staged = p;
+        x->staged_cap = cap;
+    }
+    if (!(x->staged[x->nstaged] = strdup(uri)))
+        return -1;
+    x->nstaged++;
+    return 0;
+}
+
+/* Removes what this run wrote (it never became part of the table). */
+void xp_unstage(struct exporter *x)
+{
+    if (x->nstaged == 0)
+        return;
+    struct hl_error e;
+    if (objstore_delete(x->store, (const char *const *)x->staged, x->nstaged, NULL, &e) != 0)
+        fprintf(stderr, "hoglake: iceberg export: could not remove the files it wrote: %s\n",
+                e.message);
+}
+
+/* ---- the table and its export layout ---- */
+
+static bool exportable(const struct lake_column *c, char *why, size_t size)
+{
+    switch (c->type) {
+    case LT_UINT64:
+    case LT_TIMESTAMP_S:
+    case LT_TIMESTAMP_MS:
+    case LT_VARIANT:
+        /* Their Parquet form (unsigned INT64, milliseconds, native VARIANT)
+         * is not the Iceberg type's. */
+        snprintf(why, size, "column '%s' is %s, which the Iceberg export does not write yet",
+                 c->name, lake_type_name(c->type));
+        return false;
+    default: break;
+    }
+    for (size_t i = 0; i < c->nchildren; i++) {
+        if (!exportable(c->children[i], why, size))
+            return false;
+    }
+    return true;
+}
+
+hl_status xp_load_table(struct exporter *x, struct hl_error *err)
+{
+    char *text = NULL;
+    hl_status st = hl_table_info(x->t, NULL, &text, err);
+    if (st != HL_OK)
+        return st;
+    json_t *info = json_loads(text, 0, NULL);
+    free(text);
+    if (!info)
+        return client_nomem(err);
+    st = client_table_from_info(info, &x->table, err);
+    const char *primary = json_string_value(json_object_get(info, "primary_timestamp_column"));
+    for (size_t i = 0; st == HL_OK && primary && i < x->table.root.nchildren; i++) {
+        const struct lake_column *c = x->table.root.children[i];
+        if (strcmp(c->name, primary) == 0 && lake_type_is_temporal(c->type))
+            x->day_col = c;
+    }
+    json_decref(info);
+    char why[300];
+    if (st == HL_OK && !exportable(&x->table.root, why, sizeof why))
+        st = xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented", "%s", why);
+    if (st != HL_OK)
+        return st;
+    /* The lookup key: the sort order, else the identity partition sources. */
+    if (x->table.sorted) {
+        x->keys = x->table.sort_fields;
+        x->nkeys = x->table.nsort_fields;
+    } else if (x->table.partitioned) {
+        x->keys = arena_calloc(&x->arena, x->table.nspec_fields + 1, sizeof *x->keys);
+        if (!x->keys)
+            return client_nomem(err);
+        for (size_t i = 0; i < x->table.nspec_fields; i++) {
+            if (x->table.spec_fields[i].transform == LTR_IDENTITY)
+                x->keys[x->nkeys++] =
+                    (struct lake_sort_field){x->table.spec_fields[i].source_field_id, false, true};
+        }
+    }
+    struct icemeta_err ie;
+    int64_t max_id;
+    if (!(x->schema_json = ice_schema_json(&x->table, x->format_version, 0, &max_id, &ie)) ||
+        !(x->spec_json =
+              ice_partition_spec_json(&x->table, x->day_col ? x->day_col->field_id : 0, &ie)) ||
+        !(x->order_json = ice_sort_order_json(&x->table, x->keys, x->nkeys, &ie)))
+        return xp_icemeta_status(&ie, err);
+    ice_spec_describe(x->spec_json, &x->table, x->partition_spec, sizeof x->partition_spec);
+    ice_sort_describe(x->order_json, &x->table, x->sort_order, sizeof x->sort_order);
+    return HL_OK;
+}
+
+static struct day_group *group_for(struct exporter *x, bool null_day, int32_t day)
+{
+    for (size_t i = 0; i < x->ngroups; i++) {
+        struct day_group *g = &x->groups[i];
+        if (g->null_day == null_day && (null_day || g->day == day))
+            return g;
+    }
+    if (x->ngroups == x->group_cap) {
+        size_t cap = x->group_cap ? x->group_cap * 2 : 16;
+        struct day_group *p = realloc(x->groups, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        x->groups = p;
+        x->group_cap = cap;
+    }
+    struct day_group *g = &x->groups[x->ngroups++];
+    memset(g, 0, sizeof *g);
+    g->null_day = null_day;
+    g->day = day;
+    return g;
+}
+
+static int group_add(struct day_group *g, uint32_t batch, uint32_t row)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 1024;
+        struct rows_ref *p = realloc(g->refs, cap * sizeof *p);
+        if (!p)
+            return -1;
+        g->refs = p;
+        g->cap = cap;
+    }
+    g->refs[g->n++] = (struct rows_ref){batch, row};
+    return 0;
+}
+
+static int cmp_groups(const void *a, const void *b)
+{
+    const struct day_group *x = a, *y = b;
+    if (x->null_day != y->null_day)
+        return x->null_day ? 1 : -1;
+    return x->day < y->day ? -1 : x->day > y->day;
+}
+
+/* Puts every row into its day's group (one group when unpartitioned). */
+hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
+{
+    if (!x->day_col) {
+        struct day_group *g = group_for(x, true, 0);
+        for (size_t b = 0; g && b < x->nbatches; b++) {
+            for (int64_t r = 0; r < x->batches[b].length; r++) {
+                if (group_add(g, (uint32_t)b, (uint32_t)r) != 0)
+                    return client_nomem(err);
+            }
+        }
+        return g ? HL_OK : client_nomem(err);
+    }
+    /* The day transform of the partition code, on a spec of one field. */
+    struct lake_table by_day = x->table;
+    struct lake_partition_field field = {x->day_col->field_id, LTR_DAY, 0};
+    by_day.partitioned = true;
+    by_day.spec_fields = &field;
+    by_day.nspec_fields = 1;
+    for (size_t b = 0; b < x->nbatches; b++) {
+        struct lake_partition_groups pg;
+        struct lake_err le;
+        if (lake_partition_group_rows(&by_day, &x->schema, &x->batches[b], &pg, &le) != 0)
+            return xp_fail(err, le.kind == LAKE_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
+                           "validation", "partitioning by day: %s", le.msg);
+        /* Groups are made first and indexed after: making one may move
+         * the others. */
+        size_t *index = calloc(pg.ngroups ? pg.ngroups : 1, sizeof *index);
+        bool ok = index != NULL;
+        for (size_t k = 0; ok && k < pg.ngroups; k++) {
+            const char *v = pg.values[k];
+            struct day_group *g = group_for(x, v == NULL, v ? (int32_t)strtol(v, NULL, 10) : 0);
+            ok = g != NULL;
+            if (ok)
+                index[k] = (size_t)(g - x->groups);
+        }
+        for (int64_t r = 0; ok && r < pg.nrows; r++)
+            ok = group_add(&x->groups[index[pg.group_of_row[r]]], (uint32_t)b, (uint32_t)r) == 0;
+        free(index);
+        lake_partition_groups_free(&pg);
+        if (!ok)
+            return client_nomem(err);
+    }
+    qsort(x->groups, x->ngroups, sizeof *x->groups, cmp_groups);
+    return HL_OK;
+}
+
+/* ---- data files ---- */
+
+/* The key paths of the lookup key (top-level columns of the batches). */
+static hl_status sort_keys(struct exporter *x, struct rows_sort_key *keys, struct hl_error *err)
+{
+    for (size_t k = 0; k < x->nkeys; k++) {
+        memset(&keys[k], 0, sizeof keys[k]);
+        const struct lake_column *c = lake_table_find_field(&x->table, x->keys[k].source_field_id);
+        int at = -1;
+        for (size_t i = 0; c && i < x->table.root.nchildren; i++) {
+            if (x->table.root.children[i] == c)
+                at = (int)i;
+        }
+        if (at < 0)
+            return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                           "the lookup key's field %lld is not a top-level column",
+                           (long long)x->keys[k].source_field_id);
+        keys[k].path[0] = at;
+        keys[k].depth = 1;
+        keys[k].descending = x->keys[k].descending;
+        keys[k].nulls_first = x->keys[k].nulls_first;
+    }
+    return HL_OK;
+}
+
+struct upload_sink {
+    struct objstore_writer *w;
+    uint64_t bytes;
+    struct hl_error err;
+    bool failed;
+};
+
+static int sink_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+{
+    struct upload_sink *u = ctx;
+    if (objstore_writer_write(u->w, data, len, &u->err) != 0) {
+        u->failed = true;
+        return pq_fail(err, PQ_ERR_IO, "%s", u->err.message);
+    }
+    u->bytes += len;
+    return 0;
+}
+
+static int add_file(struct exporter *x, const struct ice_data_file *f)
+{
+    if (x->nfiles == x->file_cap) {
+        size_t cap = x->file_cap ? x->file_cap * 2 : 16;
+        struct ice_data_file *p = realloc(x->files, cap * sizeof *p);
+        if (!p)
+            return -1;
+        x->files = p;
+        x->file_cap = cap;
+    }
+    x->files[x->nfiles++] = *f;
+    return 0;
+}
+
+/* Writes one group's rows, sorted, as one data file. */
+hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_error *err)
+{
+    struct rows_sort_key keys[16];
+    if (x->nkeys > 16)
+        return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                       "a lookup key of %zu columns", x->nkeys);
+    hl_status st = sort_keys(x, keys, err);
+    if (st != HL_OK)
+        return st;
+    char msg[512];
+    const struct ArrowArray **bp = calloc(x->nbatches, sizeof *bp);
+    if (!bp)
+        return client_nomem(err);
+    for (size_t b = 0; b < x->nbatches; b++)
+        bp[b] = &x->batches[b];
+    if (x->nkeys && rows_sort(&x->schema, bp, x->nbatches, keys, x->nkeys, g->refs, g->n, msg,
+                              sizeof msg) != ROWS_SORT_OK) {
+        free(bp);
+        return xp_fail(err, HL_ERR_VALIDATION, "validation", "sorting by the lookup key: %s", msg);
+    }
+    /* <location>/data/<field>=<day>/<uuid>.parquet */
+    char uuid[37], day[16] = "null", uri[4096];
+    if (client_uuid4(uuid) != 0) {
+        free(bp);
+        return xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
+    }
+    if (!g->null_day) {
+        char iso[48];
+        time_format_iso8601((int64_t)g->day * 86400 * 1000000, iso, sizeof iso);
+        snprintf(day, sizeof day, "%.10s", iso);
+    }
+    const char *field = json_string_value(
+        json_object_get(json_array_get(json_object_get(x->spec_json, "fields"), 0), "name"));
+    int n = x->day_col
+                ? snprintf(uri, sizeof uri, "%s/data/%s=%s/%s.parquet", x->loc, field, day, uuid)
+                : snprintf(uri, sizeof uri, "%s/data/%s.parquet", x->loc, uuid);
+    if (n < 0 || (size_t)n >= sizeof uri) {
+        free(bp);
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                       "the location is too long");
+    }
+    char *schema_text = json_dumps(x->schema_json, JSON_COMPACT);
+    struct upload_sink up = {0};
+    struct pq_writer *w = NULL;
+    struct pq_error pe;
+    struct pq_write_options wo;
+    pq_write_options_default(&wo);
+    struct pq_key_value kv = {"iceberg.schema", schema_text};
+    wo.kv = &kv;
+    wo.nkv = 1;
+    if (!schema_text)
+        st = client_nomem(err);
+    else if (objstore_writer_open(x->store, uri, 0, &up.w, err) != 0)
+        st = err ? err->status : HL_ERR_IO;
+    else if (xp_stage(x, uri) != 0)
+        st = client_nomem(err);
+    struct pq_sink sink = {sink_write, &up};
+    if (st == HL_OK && pq_writer_open(&x->table, &wo, &sink, &w, &pe) != 0)
+        st = xp_fail(err, HL_ERR_INTERNAL, "internal", "opening a Parquet writer: %s", pe.msg);
+    for (size_t at = 0; st == HL_OK && at < g->n; at += TAKE_ROWS) {
+        size_t k = g->n - at < TAKE_ROWS ? g->n - at : TAKE_ROWS;
+        struct ArrowArray taken;
+        if (rows_take(&x->schema, bp, x->nbatches, g->refs + at, k, &taken, msg, sizeof msg) !=
+            ROWS_SORT_OK) {
+            st = xp_fail(err, HL_ERR_INTERNAL, "internal", "gathering rows: %s", msg);
+            break;
+        }
+        if (pq_writer_write(w, &x->schema, &taken, &pe) != 0)
+            st = up.failed
+                     ? xp_fail(err, up.err.status, "io", "uploading %s: %s", uri, up.err.message)
+                     : xp_fail(err, HL_ERR_INTERNAL, "internal", "encoding: %s", pe.msg);
+        taken.release(&taken);
+    }
+    struct pq_write_result res;
+    bool closed = false;
+    if (st == HL_OK) {
+        struct pq_writer *closing = w;
+        w = NULL;
+        if (pq_writer_close(closing, &res, &pe) != 0)
+            st = xp_fail(err, HL_ERR_IO, "io", "finishing %s: %s", uri, pe.msg);
+        else
+            closed = true;
+    }
+    struct pq_col_stats *stats = NULL;
+    size_t nstats = 0;
+    if (st == HL_OK && pq_footer_column_stats(&res.meta, &res.schema, &x->table, &x->arena, &stats,
+                                              &nstats, &pe) != 0)
+        st = xp_fail(err, HL_ERR_INTERNAL, "internal", "statistics: %s", pe.msg);
+    if (st == HL_OK) {
+        struct objstore_writer *uw = up.w;
+        up.w = NULL;
+        if (objstore_writer_commit(uw, NULL, err) != 0)
+            st = err ? err->status : HL_ERR_IO;
+    }
+    if (st == HL_OK) {
+        struct ice_data_file f = {arena_strdup(&x->arena, uri),
+                                  (int64_t)g->n,
+                                  (int64_t)res.file_size,
+                                  g->null_day,
+                                  g->day,
+                                  stats,
+                                  nstats,
+                                  x->nkeys ? 1 : 0};
+        if (!f.path || add_file(x, &f) != 0)
+            st = client_nomem(err);
+    }
+    if (closed)
+        pq_write_result_release(&res);
+    pq_writer_free(w);
+    objstore_writer_abort(up.w);
+    free(schema_text);
+    free(bp);
+    return st;
+}
+
+hl_status xp_put_object(struct exporter *x, const char *uri, const struct buf *b,
+                        struct hl_error *err)
+{
+    if (objstore_put(x->store, uri, b->data, b->len, OBJSTORE_IF_NONE_MATCH, err) != 0)
+        return err ? err->status : HL_ERR_IO;
+    return xp_stage(x, uri) == 0 ? HL_OK : client_nomem(err);
+}
+
+hl_status xp_load_iceberg(struct exporter *x, struct ice_meta *m, int64_t *version,
+                          struct hl_error *err)
+{
+    struct buf text = BUF_INIT;
+    memset(m, 0, sizeof *m);
+    if (iceberg_load_current(x->store, x->loc, version, &text, err) != 0) {
+        buf_free(&text);
+        return err ? err->status : HL_ERR_IO;
+    }
+    hl_status st = HL_OK;
+    struct icemeta_err ie;
+    if (*version > 0 && ice_meta_load(m, text.data, text.len, &ie) != 0)
+        st = xp_icemeta_status(&ie, err);
+    buf_free(&text);
+    return st;
+}
+
+void xp_span_layout(struct exporter *x, struct span *s)
+{
+    span_attr_str(s, "hyp_partition_spec", x->partition_spec);
+    span_attr_str(s, "hyp_sort_order", x->sort_order);
+    span_attr_str(s, "iceberg.location", x->loc);
+    span_attr_int(s, "iceberg.format_version", x->format_version);
+}
+
+void xp_exporter_free(struct exporter *x)
+{
+    for (size_t i = 0; i < x->nbatches; i++)
+        x->batches[i].release(&x->batches[i]);
+    free(x->batches);
+    if (x->schema.release)
+        x->schema.release(&x->schema);
+    for (size_t i = 0; i < x->ngroups; i++)
+        free(x->groups[i].refs);
+    free(x->groups);
+    free(x->files);
+    for (size_t i = 0; i < x->nstaged; i++)
+        free(x->staged[i]);
+    free(x->staged);
+    json_decref(x->schema_json);
+    json_decref(x->spec_json);
+    json_decref(x->order_json);
+    lake_table_release(&x->table);
+    arena_free(&x->arena);
+}

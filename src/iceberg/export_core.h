@@ -1,0 +1,94 @@
+/* What the Iceberg export and its compaction share: the table's layout
+ * (day(primary timestamp) partitioning, the lookup key), rows grouped by
+ * day and sorted, data files written and tracked for cleanup, loading the
+ * Iceberg table, and the spans' layout attributes. Internal. */
+#ifndef HL_ICEBERG_EXPORT_CORE_H
+#define HL_ICEBERG_EXPORT_CORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hoglake/hoglake.h"
+#include "iceberg/manifest.h"
+#include "iceberg/metadata.h"
+#include "lake/schema.h"
+#include "rows/rows_sort.h"
+#include "util/arena.h"
+
+struct objstore;
+struct span;
+struct tracer;
+
+/* Rows per slice handed to the Parquet writer from the sorted order; how
+ * often a commit is retried after losing a race. */
+enum { TAKE_ROWS = 65536, COMMIT_ATTEMPTS = 8 };
+
+/* The rows of one day (or of the whole table, unpartitioned). */
+struct day_group {
+    bool null_day;
+    int32_t day;
+    struct rows_ref *refs;
+    size_t n, cap;
+};
+
+/* One run's state (an export or a compaction of one Iceberg table). */
+struct exporter {
+    hl_table *t;
+    struct tracer *tracer;
+    int format_version; /* the Iceberg table's */
+    struct objstore *store;
+    char loc[2048];     /* no trailing slash */
+    struct arena arena; /* the table definition and footer statistics */
+    struct lake_table table;
+    const struct lake_column *day_col;
+    struct lake_sort_field *keys;
+    size_t nkeys;
+    json_t *schema_json, *spec_json, *order_json;
+    char partition_spec[160]; /* "day(message_created_at)" or "unpartitioned" */
+    char sort_order[320];     /* "session_id,conversation_id" or "" */
+    /* the source rows */
+    struct ArrowSchema schema;
+    struct ArrowArray *batches;
+    size_t nbatches, batch_cap;
+    int64_t rows;
+    struct day_group *groups;
+    size_t ngroups, group_cap;
+    /* what this run wrote */
+    struct ice_data_file *files;
+    size_t nfiles, file_cap;
+    char **staged; /* every object written, for cleanup on failure */
+    size_t nstaged, staged_cap;
+};
+
+hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err);
+hl_status xp_avro_status(const struct avro_error *e, struct hl_error *err);
+int64_t xp_now_ms(void);
+
+/* Remembers an object this run wrote; removes them all (they never became
+ * part of the table). */
+int xp_stage(struct exporter *x, const char *uri);
+void xp_unstage(struct exporter *x);
+
+/* Reads the table at the head: its definition, the day column, the lookup
+ * key, and their Iceberg forms (schema, spec, sort order). */
+hl_status xp_load_table(struct exporter *x, struct hl_error *err);
+/* Puts every row of x->batches into its day's group (one group when
+ * unpartitioned), groups in day order. */
+hl_status xp_group_rows(struct exporter *x, struct hl_error *err);
+/* Writes one group's rows, sorted by the lookup key, as one data file
+ * (x->table is what it writes: its columns beyond the Iceberg schema's,
+ * if any, are written but get no statistics). */
+hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_error *err);
+/* Puts an Avro file this run made, never overwriting. */
+hl_status xp_put_object(struct exporter *x, const char *uri, const struct buf *b,
+                        struct hl_error *err);
+/* The Iceberg table's current metadata (*version 0: none). */
+hl_status xp_load_iceberg(struct exporter *x, struct ice_meta *m, int64_t *version,
+                          struct hl_error *err);
+void xp_span_layout(struct exporter *x, struct span *s);
+void xp_exporter_free(struct exporter *x);
+
+#endif
