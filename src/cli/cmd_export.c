@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "iceberg/compact.h"
 #include "iceberg/export.h"
 #include "util/spans.h"
 
@@ -87,6 +88,78 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     return rc;
 }
 
+static int run_maintain(struct cli *cli, const struct cli_args *a)
+{
+    const char *to = cli_opt_value(a, "to");
+    if (!to || !*to)
+        return cli_usage_error("--to URI is required (file:///dir or s3://bucket/prefix)");
+    if (!cli_opt_given(a, "compact"))
+        return cli_usage_error("nothing to do: maintenance today is --compact");
+    int64_t file_count = 0, max_bytes = 0;
+    if (cli_opt_i64(a, "compact-file-count", 2, &file_count) != EXIT_OK ||
+        cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK)
+        return EXIT_USAGE;
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    struct tracer *tracer = NULL;
+    const char *trace = cli_opt_value(a, "trace");
+    if (tracer_open(trace ? trace : getenv("HOGLAKE_TRACE_FILE"), "hoglake", &tracer) != 0) {
+        fprintf(stderr, "hoglake: cannot open the trace file: %m\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    hl_catalog *cat = NULL;
+    hl_namespace *ns = NULL;
+    hl_table *t = NULL;
+    struct hl_error err;
+    hl_status st = hl_catalog_open(cli->client, parts[0], &cat, &err);
+    if (st == HL_OK)
+        st = hl_namespace_open(cat, parts[1], &ns, &err);
+    if (st == HL_OK)
+        st = hl_table_open(ns, parts[2], &t, &err);
+    struct ice_compact_options o = {to, file_count, max_bytes, tracer};
+    struct ice_compact_result r = {.outcome = ICE_ERROR};
+    if (st == HL_OK)
+        st = ice_compact_run(t, &o, &r, &err);
+    int rc = EXIT_OK;
+    const char *outcome = ice_compact_outcome_name(r.outcome);
+    if (cli->json) {
+        json_t *doc =
+            json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:b}", "location", to, "outcome", outcome,
+                      "files_before", (json_int_t)r.files_before, "files_after",
+                      (json_int_t)r.files_after, "rows", (json_int_t)r.rows, "snapshot_id",
+                      (json_int_t)r.snapshot_id, "staged_files_left", r.staged_files_left);
+        if (st != HL_OK)
+            json_object_set_new(doc, "error", json_string(err.message));
+        cli_print_json(doc);
+        json_decref(doc);
+    } else if (r.outcome == ICE_COMPACTED) {
+        printf("compacted: %lld files (%lld bytes) into %lld, %lld rows, Iceberg snapshot %lld\n",
+               (long long)r.files_before, (long long)r.bytes_before, (long long)r.files_after,
+               (long long)r.rows, (long long)r.snapshot_id);
+    } else if (st == HL_OK) {
+        printf("not compacted: %s (%lld live files, %lld bytes)\n", outcome,
+               (long long)r.files_before, (long long)r.bytes_before);
+    }
+    if (st != HL_OK)
+        rc = cli_report(st, &err);
+    hl_table_free(t);
+    hl_namespace_free(ns);
+    hl_catalog_free(cat);
+    tracer_close(tracer);
+    return rc;
+}
+
+static const struct cli_opt maintain_opts[] = {
+    {"to", true, false, "URI  the Iceberg table's location"},
+    {"compact", false, false, "rewrite the live files into one per partition, sorted"},
+    {"compact-file-count", true, false, "N  compact only with at least N live files (default 32)"},
+    {"compact-max-bytes", true, false,
+     "N  compact only up to N bytes of live files (default "
+     "134217728)"},
+    {"trace", true, false, "FILE  write spans as OpenTelemetry JSON lines ('-': stderr)"},
+};
+
 static const struct cli_opt iceberg_opts[] = {
     {"to", true, false, "URI  the Iceberg table's location (file:///dir or s3://bucket/prefix)"},
     {"format-version", true, false, "2|3  for a new table (default 3)"},
@@ -101,6 +174,9 @@ int cmd_export(struct cli *cli, int argc, char **argv)
         {"iceberg", "export the rows committed since the last run to an Iceberg table",
          "export iceberg CATALOG.NAMESPACE.TABLE --to URI [options]", iceberg_opts,
          sizeof iceberg_opts / sizeof iceberg_opts[0], 1, 1, run_iceberg},
+        {"maintain", "maintain an exported Iceberg table (compaction)",
+         "export maintain CATALOG.NAMESPACE.TABLE --to URI --compact [options]", maintain_opts,
+         sizeof maintain_opts / sizeof maintain_opts[0], 1, 1, run_maintain},
     };
     return cli_run_verbs(cli, "export", verbs, sizeof verbs / sizeof verbs[0], argc, argv);
 }

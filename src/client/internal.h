@@ -94,6 +94,13 @@ bool client_json_int(const json_t *obj, const char *key, int64_t *out);
 hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err);
 void client_store_free(hl_client *c);
 
+/* Streams the rows of `plan` (ScanFile objects: {"data_file": {"path"}};
+ * owned from here, freed whatever the outcome) with the table as `info`
+ * (a Table object) describes it: files' columns matched by field id,
+ * absent ones read as nulls (scan.c). */
+hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
+                           struct ArrowArrayStream *out, struct hl_error *err);
+
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);
 void table_cache_clear(hl_table *t);

@@ -186,10 +186,8 @@ static void scan_release(struct ArrowArrayStream *stream)
     stream->release = NULL;
 }
 
-/* A scan of `plan` (ScanFile objects, owned from here) with the table as
- * `info` describes it. */
-static hl_status scan_start(hl_table *t, const json_t *info, json_t *plan,
-                            struct ArrowArrayStream *out, struct hl_error *err)
+hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
+                           struct ArrowArrayStream *out, struct hl_error *err)
 {
     struct scan *s = calloc(1, sizeof *s);
     if (!s) {
@@ -268,7 +266,7 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     }
     free(plan_text);
     if (st == HL_OK)
-        st = scan_start(t, info, plan, out, err);
+        st = client_scan_plan(t, info, plan, out, err);
     else
         json_decref(plan);
     json_decref(info);
@@ -320,7 +318,7 @@ hl_status hl_table_scan_changes(hl_table *t, int64_t from_snapshot, int64_t to_s
     if (st == HL_OK)
         st = table_info_at(t, &at, &info, &snapshot, err);
     if (st == HL_OK)
-        st = scan_start(t, info, plan, out, err);
+        st = client_scan_plan(t, info, plan, out, err);
     else
         json_decref(plan);
     json_decref(info);

@@ -387,6 +387,13 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     if (st == HL_OK && pq_footer_column_stats(&res.meta, &res.schema, &x->table, &x->arena, &stats,
                                               &nstats, &pe) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "statistics: %s", pe.msg);
+    /* Lineage columns are not the Iceberg schema's: no statistics. */
+    size_t kept = 0;
+    for (size_t i = 0; st == HL_OK && i < nstats; i++) {
+        if (stats[i].field_id < ICE_FIELD_LAST_UPDATED_SEQ)
+            stats[kept++] = stats[i];
+    }
+    nstats = kept;
     if (st == HL_OK) {
         struct objstore_writer *uw = up.w;
         up.w = NULL;

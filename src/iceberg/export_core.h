@@ -24,6 +24,11 @@ struct tracer;
  * often a commit is retried after losing a race. */
 enum { TAKE_ROWS = 65536, COMMIT_ATTEMPTS = 8 };
 
+/* Iceberg v3 row lineage, carried in rewritten files as columns of their
+ * own (reserved field ids; no statistics are kept for them). */
+#define ICE_FIELD_ROW_ID 2147483540
+#define ICE_FIELD_LAST_UPDATED_SEQ 2147483539
+
 /* The rows of one day (or of the whole table, unpartitioned). */
 struct day_group {
     bool null_day;

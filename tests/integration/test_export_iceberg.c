@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "iceberg/manifest.h"
+#include "util/buf.h"
 
 #ifndef HOGLAKE_CLI_BIN
 #error "HOGLAKE_CLI_BIN, HL_NODE and HL_INTEROP_DIR must be defined by the build"
@@ -298,12 +300,156 @@ static void drift_is_refused(void **state)
     verify(url, 3, NULL);
 }
 
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    struct buf b = BUF_INIT;
+    char chunk[65536];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+        assert_int_equal(buf_append(&b, chunk, k), 0);
+    fclose(f);
+    *len = b.len;
+    return b.data ? buf_take(&b) : strdup("");
+}
+
+/* The data files of the table's current snapshot, as a DuckDB list
+ * literal ['a', 'b']. */
+static void current_files(const char *table_dir, struct buf *list)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/metadata/version-hint.text", table_dir);
+    size_t len;
+    char *hint = slurp(path, &len);
+    snprintf(path, sizeof path, "%s/metadata/v%d.metadata.json", table_dir, atoi(hint));
+    free(hint);
+    char *text = slurp(path, &len);
+    json_t *meta = jparse(text);
+    free(text);
+    int64_t current = jint(meta, "current-snapshot-id");
+    const char *list_uri = NULL;
+    size_t i;
+    json_t *snap;
+    json_array_foreach (json_object_get(meta, "snapshots"), i, snap) {
+        if (jint(snap, "snapshot-id") == current)
+            list_uri = jstr(snap, "manifest-list");
+    }
+    assert_non_null(list_uri);
+    char *data = slurp(list_uri + 7, &len);
+    json_t *manifests;
+    struct avro_error ae;
+    if (ice_manifest_list_read(data, len, &manifests, &ae) != 0)
+        fail_msg("manifest list: %s", ae.msg);
+    free(data);
+    assert_int_equal(buf_putc(list, '['), 0);
+    json_t *mf;
+    json_array_foreach (manifests, i, mf) {
+        char *m = slurp(jstr(mf, "manifest_path") + 7, &len);
+        struct avro_reader *r;
+        if (avro_reader_open(m, len, NULL, &r, &ae) != 0)
+            fail_msg("manifest: %s", ae.msg);
+        json_t *e;
+        while (avro_reader_next(r, &e, &ae) == 1) {
+            if (jint(e, "status") != 2)
+                buf_printf(list, "%s'%s'", list->len > 1 ? ", " : "",
+                           jstr(json_object_get(e, "data_file"), "file_path") + 7);
+            json_decref(e);
+        }
+        avro_reader_free(r);
+        free(m);
+    }
+    assert_int_equal(buf_putc(list, ']'), 0);
+    json_decref(manifests);
+    json_decref(meta);
+}
+
+static char *duckdb(const char *sql)
+{
+    char qfile[600], cmd[1200];
+    snprintf(qfile, sizeof qfile, "%s/query.sql", dir);
+    FILE *q = fopen(qfile, "w");
+    assert_non_null(q);
+    fputs(sql, q);
+    fclose(q);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/duckdb_query.mjs' \"$(cat '%s')\"", HL_NODE, HL_INTEROP_DIR,
+             qfile);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    struct buf out = BUF_INIT;
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, p)) > 0)
+        assert_int_equal(buf_append(&out, chunk, k), 0);
+    assert_int_equal(pclose(p), 0);
+    return out.data ? buf_take(&out) : strdup("");
+}
+
+/* Compaction: gates, the replace snapshot read back by icebird, and v3
+ * row lineage kept through the rewrite. */
+static void compaction(void **state)
+{
+    (void)state;
+    char url[1024], table_dir[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/messages", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    struct cli_out o;
+    run(&o, "export maintain ai.gw.messages --to file://%s/iceberg/none --compact", dir);
+    ok(&o, "no table");
+    assert_non_null(strstr(o.out, "no-table"));
+    cli_out_free(&o);
+    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-max-bytes 1", url);
+    ok(&o, "above the byte cap");
+    assert_non_null(strstr(o.out, "above-byte-cap"));
+    cli_out_free(&o);
+    int before = count_versions(table_dir);
+    run(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
+    ok(&o, "compaction");
+    json_t *r = jparse(o.out);
+    assert_string_equal(jstr(r, "outcome"), "compacted");
+    int64_t files_before = jint(r, "files_before"), files_after = jint(r, "files_after");
+    assert_true(files_before >= 32);
+    assert_true(files_after <= DAYS + 1);
+    json_decref(r);
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), before + 1);
+    rows_upto(BATCHES + 1);
+    verify(url, 3, NULL);
+
+    /* Every row kept its id (the ids handed out by the appends, 0..n-1)
+     * and the sequence number of the export that added it. */
+    struct buf files = BUF_INIT;
+    current_files(table_dir, &files);
+    char sql[1 << 16];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*), count(DISTINCT _row_id), min(_row_id), max(_row_id), "
+             "min(_last_updated_sequence_number), max(_last_updated_sequence_number) FROM "
+             "read_parquet(%s)",
+             files.data);
+    char *got = duckdb(sql);
+    int n = (BATCHES + 1) * ROWS_PER_BATCH;
+    char want[128];
+    snprintf(want, sizeof want, "%d\t%d\t0\t%d\t1\t3\n", n, n, n - 1);
+    if (strcmp(got, want) != 0)
+        fail_msg("lineage after compaction: %s, expected %s", got, want);
+    free(got);
+    buf_free(&files);
+
+    /* Now below the threshold: nothing to do. */
+    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    ok(&o, "below the threshold");
+    assert_non_null(strstr(o.out, "below-threshold"));
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), before + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(incremental_v3),
         cmocka_unit_test(version_2_and_s3),
         cmocka_unit_test(drift_is_refused),
+        cmocka_unit_test(compaction),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
