@@ -341,9 +341,12 @@ static int read_header_map(struct avro_reader *r, struct avro_error *err)
                 return -1;
             if (klen == 0 || memchr(k, 0, klen))
                 return corrupt(err, "bad header key");
-            char *key = strndup((const char *)k, klen);
+            /* (Not strndup: the key is not NUL-terminated in the file.) */
+            char *key = malloc(klen + 1);
             if (!key)
                 return nomem(err);
+            memcpy(key, k, klen);
+            key[klen] = '\0';
             if (avro_reader_meta(r, key, NULL)) {
                 free(key);
                 return corrupt(err, "header key repeated");
