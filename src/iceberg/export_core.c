@@ -1,6 +1,7 @@
 /* What the Iceberg export and its compaction share (see export_core.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/writer.h"
+#include "util/arrow.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
 
@@ -298,6 +300,38 @@ static int add_file(struct exporter *x, const struct ice_data_file *f)
     return 0;
 }
 
+/* The NaN counts of the group's float and double columns (top level), in
+ * the arena: the Parquet footer does not count NaNs. */
+static int64_t (*count_nans(struct exporter *x, const struct day_group *g, size_t *n))[2]
+{
+    *n = 0;
+    size_t ncols = x->table.root.nchildren;
+    int64_t(*out)[2] = arena_calloc(&x->arena, ncols ? ncols : 1, sizeof *out);
+    if (!out)
+        return NULL;
+    for (size_t c = 0; c < ncols; c++) {
+        const char *f = x->schema.children[c]->format;
+        bool is_float = strcmp(f, "f") == 0, is_double = strcmp(f, "g") == 0;
+        if (!is_float && !is_double)
+            continue;
+        int64_t nans = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            const struct ArrowArray *b = &x->batches[g->refs[i].batch];
+            const struct ArrowArray *a = b->children[c];
+            int64_t p = a->offset + b->offset + g->refs[i].row;
+            const uint8_t *valid = a->buffers[0];
+            if (valid && !arrow_bit(valid, p))
+                continue;
+            double v = is_float ? (double)((const float *)a->buffers[1])[p]
+                                : ((const double *)a->buffers[1])[p];
+            nans += isnan(v);
+        }
+        out[*n][0] = x->table.root.children[c]->field_id;
+        out[(*n)++][1] = nans;
+    }
+    return out;
+}
+
 /* Writes one group's rows, sorted, as one data file. */
 hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_error *err)
 {
@@ -401,6 +435,8 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
             st = err ? err->status : HL_ERR_IO;
     }
     if (st == HL_OK) {
+        size_t nnan;
+        int64_t(*nans)[2] = count_nans(x, g, &nnan);
         struct ice_data_file f = {arena_strdup(&x->arena, uri),
                                   (int64_t)g->n,
                                   (int64_t)res.file_size,
@@ -408,8 +444,10 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
                                   g->day,
                                   stats,
                                   nstats,
-                                  x->nkeys ? 1 : 0};
-        if (!f.path || add_file(x, &f) != 0)
+                                  x->nkeys ? 1 : 0,
+                                  (const int64_t(*)[2])nans,
+                                  nnan};
+        if (!f.path || !nans || add_file(x, &f) != 0)
             st = client_nomem(err);
     }
     if (closed)

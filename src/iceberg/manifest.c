@@ -46,8 +46,11 @@ static int map_add(json_t *map, int64_t key, json_t *value)
 static json_t *data_file_record(const struct ice_manifest_spec *spec, const struct ice_data_file *f)
 {
     json_t *sizes = json_array(), *values = json_array(), *nulls = json_array(),
-           *lower = json_array(), *upper = json_array(), *partition = json_object();
-    bool ok = sizes && values && nulls && lower && upper && partition;
+           *nans = json_array(), *lower = json_array(), *upper = json_array(),
+           *partition = json_object();
+    bool ok = sizes && values && nulls && nans && lower && upper && partition;
+    for (size_t i = 0; ok && i < f->nnan; i++)
+        ok = map_add(nans, f->nan_counts[i][0], json_integer(f->nan_counts[i][1])) == 0;
     for (size_t i = 0; ok && i < f->nstats; i++) {
         const struct pq_col_stats *s = &f->stats[i];
         ok = map_add(sizes, s->field_id, json_integer(s->size_bytes)) == 0 &&
@@ -62,16 +65,18 @@ static json_t *data_file_record(const struct ice_manifest_spec *spec, const stru
                                                    : json_integer(f->partition_day)) == 0;
     json_t *rec = NULL;
     if (ok)
-        rec = json_pack("{s:i, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:i}", "content",
-                        0, "file_path", f->path, "file_format", "PARQUET", "partition", partition,
-                        "record_count", (json_int_t)f->record_count, "file_size_in_bytes",
-                        (json_int_t)f->file_size, "column_sizes", sizes, "value_counts", values,
-                        "null_value_counts", nulls, "lower_bounds", lower, "upper_bounds", upper,
-                        "sort_order_id", (int)f->sort_order_id);
+        rec =
+            json_pack("{s:i, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
+                      "content", 0, "file_path", f->path, "file_format", "PARQUET", "partition",
+                      partition, "record_count", (json_int_t)f->record_count, "file_size_in_bytes",
+                      (json_int_t)f->file_size, "column_sizes", sizes, "value_counts", values,
+                      "null_value_counts", nulls, "nan_value_counts", nans, "lower_bounds", lower,
+                      "upper_bounds", upper, "sort_order_id", (int)f->sort_order_id);
     else {
         json_decref(sizes);
         json_decref(values);
         json_decref(nulls);
+        json_decref(nans);
         json_decref(lower);
         json_decref(upper);
         json_decref(partition);

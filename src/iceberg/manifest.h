@@ -28,6 +28,10 @@ struct ice_data_file {
     const struct pq_col_stats *stats;
     size_t nstats;
     int32_t sort_order_id;
+    /* NaN counts of float and double columns (field id, count); the
+     * footer has none, so the writer counts them. */
+    const int64_t (*nan_counts)[2];
+    size_t nnan;
 };
 
 /* The partition field of the manifest (NULL name: unpartitioned). */

@@ -115,15 +115,15 @@ static void append_batches(int from, int to)
 }
 
 /* icebird reads the table at `url` and checks it against rows.jsonl. */
-static void verify(const char *url, int version, const char *s3_endpoint)
+static void verify(const char *url, int version, const char *s3_endpoint, bool by_day)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
-             "payload --day-column message_created_at --sort-keys "
-             "session_id,conversation_id,cwd,date --format-version %d %s%s > verify.out 2>&1",
-             dir, HL_NODE, HL_INTEROP_DIR, url, version, s3_endpoint ? "--s3-endpoint " : "",
-             s3_endpoint ? s3_endpoint : "");
+             "payload %s --sort-keys session_id,conversation_id,cwd,date --format-version %d "
+             "%s%s > verify.out 2>&1",
+             dir, HL_NODE, HL_INTEROP_DIR, url, by_day ? "--day-column message_created_at" : "",
+             version, s3_endpoint ? "--s3-endpoint " : "", s3_endpoint ? s3_endpoint : "");
     if (system(cmd) != 0) {
         char out[600];
         snprintf(out, sizeof out, "cat '%s/verify.out'", dir);
@@ -195,7 +195,7 @@ static void incremental_v3(void **state)
     assert_non_null(strstr(o.out, "created the Iceberg table with 2500 rows"));
     cli_out_free(&o);
     rows_upto(10);
-    verify(url, 3, NULL);
+    verify(url, 3, NULL, true);
 
     /* The layout, as the spans recorded it. */
     char cmd[2048];
@@ -224,7 +224,7 @@ static void incremental_v3(void **state)
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), 2);
     rows_upto(BATCHES);
-    verify(url, 3, NULL);
+    verify(url, 3, NULL, true);
 
     /* A crash after the Iceberg commit but before the offset's: the next
      * run reconciles from the snapshot summary and exports nothing twice. */
@@ -234,7 +234,7 @@ static void incremental_v3(void **state)
     assert_non_null(strstr(o.out, "caught up"));
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), 2);
-    verify(url, 3, NULL);
+    verify(url, 3, NULL, true);
 }
 
 static void version_2_and_s3(void **state)
@@ -247,7 +247,7 @@ static void version_2_and_s3(void **state)
     ok(&o, "a v2 export");
     cli_out_free(&o);
     rows_upto(BATCHES);
-    verify(url, 2, NULL);
+    verify(url, 2, NULL, true);
 
     const char *endpoint = getenv("HOGLAKE_TEST_MOTO_ENDPOINT");
     if (!endpoint)
@@ -261,7 +261,7 @@ static void version_2_and_s3(void **state)
     run(&o, "export iceberg ai.gw.messages --to %s", url);
     ok(&o, "an export to S3");
     cli_out_free(&o);
-    verify(url, 3, endpoint);
+    verify(url, 3, endpoint, true);
 }
 
 static void drift_is_refused(void **state)
@@ -289,6 +289,16 @@ static void drift_is_refused(void **state)
              "'\"status_code\":\"ERROR\"' '%s'",
              spans, spans);
     assert_int_equal(system(cmd), 0);
+    /* Without a primary timestamp a new target is unpartitioned, sorted
+     * by the same key. */
+    char flat[1024];
+    snprintf(flat, sizeof flat, "file://%s/iceberg/unpartitioned", dir);
+    run(&o, "export iceberg ai.gw.messages --to %s", flat);
+    ok(&o, "an unpartitioned export");
+    assert_non_null(strstr(o.out, "partitioned unpartitioned"));
+    cli_out_free(&o);
+    rows_upto(BATCHES + 1);
+    verify(flat, 3, NULL, false);
     /* Declared again, the export goes on where it stopped. */
     run(&o, "table alter ai.gw.messages --primary-timestamp message_created_at");
     ok(&o, "declare it again");
@@ -297,7 +307,7 @@ static void drift_is_refused(void **state)
     ok(&o, "the export after the drift");
     cli_out_free(&o);
     rows_upto(BATCHES + 1);
-    verify(url, 3, NULL);
+    verify(url, 3, NULL, true);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -414,7 +424,7 @@ static void compaction(void **state)
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), before + 1);
     rows_upto(BATCHES + 1);
-    verify(url, 3, NULL);
+    verify(url, 3, NULL, true);
 
     /* Every row kept its id (the ids handed out by the appends, 0..n-1)
      * and the sequence number of the export that added it. */

@@ -17,6 +17,8 @@ static const uint8_t lo[8] = {1, 0, 0, 0, 0, 0, 0, 0}, hi[8] = {9, 0, 0, 0, 0, 0
 static const struct pq_col_stats stats[] = {{1, 10, 0, 80, lo, hi, 8, 8},
                                             {2, 10, 4, 33, NULL, NULL, 0, 0}};
 
+static const int64_t nans[][2] = {{3, 2}};
+
 static json_t *read_all(const struct buf *b, struct avro_reader **r)
 {
     struct avro_error err;
@@ -44,9 +46,9 @@ static void test_manifest(void **state)
                                          "ts_day",
                                          1000};
         struct ice_data_file files[] = {
-            {"file:///t/data/a.parquet", 10, 1234, false, 20454, stats, 2, 1},
-            {"file:///t/data/b.parquet", 3, 200, true, 0, stats, 1, 1},
-            {"file:///t/data/c.parquet", 5, 300, false, 20450, NULL, 0, 1},
+            {"file:///t/data/a.parquet", 10, 1234, false, 20454, stats, 2, 1, nans, 1},
+            {"file:///t/data/b.parquet", 3, 200, true, 0, stats, 1, 1, NULL, 0},
+            {"file:///t/data/c.parquet", 5, 300, false, 20450, NULL, 0, 1, NULL, 0},
         };
         struct buf b = BUF_INIT;
         struct ice_manifest_summary s;
@@ -80,6 +82,9 @@ static void test_manifest(void **state)
         json_t *nulls = json_object_get(df, "null_value_counts");
         assert_int_equal(json_array_size(nulls), 2);
         assert_int_equal(json_integer_value(json_object_get(json_array_get(nulls, 1), "value")), 4);
+        json_t *nan = json_array_get(json_object_get(df, "nan_value_counts"), 0);
+        assert_int_equal(json_integer_value(json_object_get(nan, "key")), 3);
+        assert_int_equal(json_integer_value(json_object_get(nan, "value")), 2);
         json_t *lower = json_object_get(df, "lower_bounds");
         assert_int_equal(json_array_size(lower), 1); /* field 2 has no bounds */
         assert_string_equal(json_string_value(json_object_get(json_array_get(lower, 0), "value")),
