@@ -11,6 +11,7 @@
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
 #include "util/arrow.h"
+#include "util/failpoint.h"
 #include "util/spans.h"
 
 #define DEFAULT_FILE_COUNT 32
@@ -367,6 +368,10 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     char *text = ice_meta_dumps(m);
     if (!text)
         return client_nomem(err);
+    if (xp_failpoint_rival(x, version) != 0) {
+        free(text);
+        return xp_fail(err, HL_ERR_INTERNAL, "internal", "the lost-race failpoint failed");
+    }
     int rc = iceberg_commit_version(x->store, x->loc, version + 1, text, strlen(text), err);
     free(text);
     res->snapshot_id = snapshot_id;
@@ -474,6 +479,8 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     for (size_t i = 0; st == HL_OK && i < x->ngroups; i++)
         st = xp_write_group(x, &x->groups[i], err);
     res->files_after = (int64_t)x->nfiles;
+    if (st == HL_OK && failpoint_on("iceberg-die-mid-stage"))
+        st = xp_fail(err, HL_ERR_INTERNAL, "internal", "died while staging (a failpoint)");
     struct span *span = st == HL_OK ? span_start(o->tracer, "iceberg.snapshot.commit", NULL) : NULL;
     xp_span_layout(x, span);
     span_attr_str(span, "iceberg.operation", "replace");

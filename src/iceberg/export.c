@@ -206,6 +206,10 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
     char *text = ice_meta_dumps(m);
     if (!text)
         return client_nomem(err);
+    if (attempt == 0 && xp_failpoint_rival(x, version) != 0) {
+        free(text);
+        return xp_fail(err, HL_ERR_INTERNAL, "internal", "the lost-race failpoint failed");
+    }
     int rc = iceberg_commit_version(x->store, x->loc, version + 1, text, strlen(text), err);
     free(text);
     if (rc != 0)

@@ -18,6 +18,7 @@
 #include "parquet/colstats.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
+#include "util/failpoint.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
 
@@ -511,4 +512,22 @@ void xp_exporter_free(struct exporter *x)
     json_decref(x->order_json);
     lake_table_release(&x->table);
     arena_free(&x->arena);
+}
+
+int xp_failpoint_rival(struct exporter *x, int64_t version)
+{
+    if (!failpoint_on("iceberg-lost-race") || version < 1)
+        return 0;
+    /* Another writer's commit, as far as this run can tell: version+1
+     * appears (a copy of the one it loaded) just before its own commit. */
+    char uri[4096];
+    struct buf b = BUF_INIT;
+    struct hl_error e;
+    int rc = iceberg_metadata_uri(x->loc, version, uri, sizeof uri) == 0 &&
+                     objstore_get(x->store, uri, 0, UINT64_MAX, &b, &e) == 0 &&
+                     iceberg_commit_version(x->store, x->loc, version + 1, b.data, b.len, &e) == 0
+                 ? 0
+                 : -1;
+    buf_free(&b);
+    return rc;
 }

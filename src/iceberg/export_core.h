@@ -94,6 +94,9 @@ hl_status xp_put_object(struct exporter *x, const char *uri, const struct buf *b
 hl_status xp_load_iceberg(struct exporter *x, struct ice_meta *m, int64_t *version,
                           struct hl_error *err);
 void xp_span_layout(struct exporter *x, struct span *s);
+/* Test-only (failpoint "iceberg-lost-race"): another writer commits the
+ * version after `version` first. 0, or -1 when it could not. */
+int xp_failpoint_rival(struct exporter *x, int64_t version);
 void xp_exporter_free(struct exporter *x);
 
 #endif

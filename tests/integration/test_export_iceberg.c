@@ -147,6 +147,19 @@ static int count_versions(const char *table_dir)
     return n;
 }
 
+/* Parquet data files under a table directory. */
+static int count_files(const char *table_dir)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "find '%s/data' -name '*.parquet' 2>/dev/null | wc -l", table_dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int n = -1;
+    assert_int_equal(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -213,16 +226,19 @@ static void incremental_v3(void **state)
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), 1);
 
-    /* More batches: only they are exported. */
+    /* More batches: only they are exported. Another writer's commit lands
+     * first (a failpoint): the export reloads and commits after it. */
     append_batches(10, BATCHES);
+    setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
     run(&o, "--json export iceberg ai.gw.messages --to %s", url);
+    unsetenv("HOGLAKE_FAILPOINTS");
     ok(&o, "the second export");
     json_t *r = jparse(o.out);
     assert_int_equal(jint(r, "rows"), (BATCHES - 10) * ROWS_PER_BATCH);
     assert_false(json_is_true(json_object_get(r, "created")));
     json_decref(r);
     cli_out_free(&o);
-    assert_int_equal(count_versions(table_dir), 2);
+    assert_int_equal(count_versions(table_dir), 3); /* the rival's, then ours */
     rows_upto(BATCHES);
     verify(url, 3, NULL, true);
 
@@ -233,7 +249,7 @@ static void incremental_v3(void **state)
     ok(&o, "a run after a lost offset");
     assert_non_null(strstr(o.out, "caught up"));
     cli_out_free(&o);
-    assert_int_equal(count_versions(table_dir), 2);
+    assert_int_equal(count_versions(table_dir), 3);
     verify(url, 3, NULL, true);
 }
 
@@ -305,6 +321,11 @@ static void drift_is_refused(void **state)
     cli_out_free(&o);
     run(&o, "export iceberg ai.gw.messages --to %s", url);
     ok(&o, "the export after the drift");
+    cli_out_free(&o);
+    /* ... while the unpartitioned target now drifts the other way. */
+    run(&o, "export iceberg ai.gw.messages --to %s", flat);
+    assert_int_equal(o.code, 1);
+    assert_non_null(strstr(o.err, "iceberg_partition_spec_drift"));
     cli_out_free(&o);
     rows_upto(BATCHES + 1);
     verify(url, 3, NULL, true);
@@ -412,7 +433,25 @@ static void compaction(void **state)
     ok(&o, "above the byte cap");
     assert_non_null(strstr(o.out, "above-byte-cap"));
     cli_out_free(&o);
+    /* A rewrite that dies while staging leaves nothing; one that loses the
+     * commit race deletes what it staged and says so (exit 0). */
     int before = count_versions(table_dir);
+    int data_files = count_files(table_dir);
+    setenv("HOGLAKE_FAILPOINTS", "iceberg-die-mid-stage", 1);
+    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    assert_int_equal(o.code, 1);
+    cli_out_free(&o);
+    assert_int_equal(count_files(table_dir), data_files);
+    assert_int_equal(count_versions(table_dir), before);
+    setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
+    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    ok(&o, "a lost race");
+    assert_non_null(strstr(o.out, "conflict"));
+    cli_out_free(&o);
+    assert_int_equal(count_files(table_dir), data_files);
+    assert_int_equal(count_versions(table_dir), ++before); /* the rival's */
     run(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
     ok(&o, "compaction");
     json_t *r = jparse(o.out);
@@ -453,13 +492,64 @@ static void compaction(void **state)
     assert_int_equal(count_versions(table_dir), before + 1);
 }
 
+/* Without a sort order the lookup key is the identity partition sources;
+ * a changed sort order is not drift: the table's sort order moves. */
+static void lookup_key(void **state)
+{
+    (void)state;
+    struct cli_out o;
+    run(&o, "table create ai.gw.byteam --columns 'session_id:string!, conversation_id:string, "
+            "cwd:string, date:string, message_created_at:timestamptz, payload:string' "
+            "--partition-by 'session_id' --primary-timestamp message_created_at");
+    ok(&o, "table create");
+    cli_out_free(&o);
+    for (int b = 0; b < 3; b++) {
+        run(&o, "append ai.gw.byteam batch-%02d.jsonl", b);
+        ok(&o, "append");
+        cli_out_free(&o);
+    }
+    char url[1024], table_dir[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/byteam", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
+    ok(&o, "export");
+    json_t *r = jparse(o.out);
+    assert_string_equal(jstr(r, "sort_order"), "session_id");
+    json_decref(r);
+    cli_out_free(&o);
+    rows_upto(3);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
+             "payload --day-column message_created_at --sort-keys session_id > verify.out 2>&1",
+             dir, HL_NODE, HL_INTEROP_DIR, url);
+    assert_int_equal(system(cmd), 0);
+
+    run(&o, "table alter ai.gw.byteam --sort-by 'cwd'");
+    ok(&o, "a new sort order");
+    cli_out_free(&o);
+    run(&o, "append ai.gw.byteam batch-03.jsonl");
+    ok(&o, "append");
+    cli_out_free(&o);
+    run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
+    ok(&o, "an export after the sort order changed");
+    r = jparse(o.out);
+    assert_string_equal(jstr(r, "sort_order"), "cwd");
+    json_decref(r);
+    cli_out_free(&o);
+    snprintf(cmd, sizeof cmd,
+             "grep -o '\"default-sort-order-id\":[0-9]*' '%s/metadata/v2.metadata.json' | grep -qx "
+             "'\"default-sort-order-id\":2'",
+             table_dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(incremental_v3),
-        cmocka_unit_test(version_2_and_s3),
-        cmocka_unit_test(drift_is_refused),
-        cmocka_unit_test(compaction),
+        cmocka_unit_test(incremental_v3),   cmocka_unit_test(version_2_and_s3),
+        cmocka_unit_test(drift_is_refused), cmocka_unit_test(compaction),
+        cmocka_unit_test(lookup_key),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
