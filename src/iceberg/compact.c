@@ -386,10 +386,11 @@ static hl_status settle(struct exporter *x, hl_status failed, struct ice_compact
     struct hl_error first = *err;
     struct ice_meta m;
     int64_t version;
-    if (xp_load_iceberg(x, &m, &version, err) != HL_OK) {
+    /* (The failpoint stands for a store that stops answering.) */
+    if (failpoint_on("iceberg-unverifiable") || xp_load_iceberg(x, &m, &version, err) != HL_OK) {
         res->staged_files_left = true;
         res->outcome = ICE_ERROR;
-        return xp_fail(err, failed, "unverified",
+        return xp_fail(err, HL_ERR_IO, "unverified",
                        "the commit failed (%s) and the table could not be read again to tell "
                        "whether it landed; the %zu staged files are left in place",
                        first.message, x->nstaged);

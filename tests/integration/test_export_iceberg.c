@@ -452,6 +452,16 @@ static void compaction(void **state)
     cli_out_free(&o);
     assert_int_equal(count_files(table_dir), data_files);
     assert_int_equal(count_versions(table_dir), ++before); /* the rival's */
+    /* A failed commit whose outcome cannot be verified leaves the staged
+     * files where they are, and says so. */
+    setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race,iceberg-unverifiable", 1);
+    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    assert_int_equal(o.code, 1);
+    assert_non_null(strstr(o.err, "left in place"));
+    cli_out_free(&o);
+    assert_true(count_files(table_dir) > data_files);
+    assert_int_equal(count_versions(table_dir), ++before);
     run(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
     ok(&o, "compaction");
     json_t *r = jparse(o.out);
