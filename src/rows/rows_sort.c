@@ -650,10 +650,17 @@ static double float_at(const uint8_t *p, enum kind k)
     return x;
 }
 
-static void bytes_at(const struct key_view *v, enum kind k, int64_t r, const uint8_t **p, size_t *n)
+/* The bytes of a string, binary or fixed-size binary value. */
+static void bytes_at(const struct key_view *v, const struct fmt *f, int64_t r, const uint8_t **p,
+                     size_t *n)
 {
     int64_t i = r + v->add, b, e;
-    if (k == K_BYTES64) {
+    if (f->kind == K_FIXED) {
+        *p = v->values + (size_t)i * (size_t)f->width;
+        *n = (size_t)f->width;
+        return;
+    }
+    if (f->kind == K_BYTES64) {
         const int64_t *o = (const int64_t *)v->values;
         b = o[i];
         e = o[i + 1];
@@ -701,85 +708,193 @@ static int cmp_values(const struct fmt *f, const struct key_view *va, int64_t ra
         uint64_t xl = load_unsigned(pa, 8), yl = load_unsigned(pb, 8);
         return CMP(xl, yl);
     }
-    case K_FIXED: {
-        int c = memcmp(pa, pb, w);
-        return CMP(c, 0);
-    }
     default: {
         const uint8_t *x, *y;
         size_t nx, ny;
-        bytes_at(va, f->kind, ra, &x, &nx);
-        bytes_at(vb, f->kind, rb, &y, &ny);
+        bytes_at(va, f, ra, &x, &nx);
+        bytes_at(vb, f, rb, &y, &ny);
         int c = memcmp(x, y, nx < ny ? nx : ny);
         return c ? CMP(c, 0) : CMP(nx, ny);
     }
     }
 }
 
-static int cmp_rows(const struct sorter *s, struct rows_ref a, struct rows_ref b, size_t from_key)
+/* Key k's order of two rows, nulls placed and direction applied. */
+static int cmp_key(const struct sorter *s, size_t k, struct rows_ref a, struct rows_ref b)
 {
-    for (size_t k = from_key; k < s->nkeys; k++) {
-        const struct key_spec *sp = &s->specs[k];
-        const struct key_view *va = &s->views[k * s->nbatches + a.batch];
-        const struct key_view *vb = &s->views[k * s->nbatches + b.batch];
-        bool na = view_null(va, a.row), nb = view_null(vb, b.row);
-        int c;
-        if (na || nb)
-            c = na == nb ? 0 : (na ? -1 : 1) * (sp->nulls_first ? 1 : -1);
-        else
-            c = sp->descending ? cmp_values(&sp->f, vb, b.row, va, a.row)
-                               : cmp_values(&sp->f, va, a.row, vb, b.row);
-        if (c)
-            return c;
-    }
-    return 0;
+    const struct key_spec *sp = &s->specs[k];
+    const struct key_view *va = &s->views[k * s->nbatches + a.batch];
+    const struct key_view *vb = &s->views[k * s->nbatches + b.batch];
+    bool na = view_null(va, a.row), nb = view_null(vb, b.row);
+    if (na || nb)
+        return na == nb ? 0 : (na ? -1 : 1) * (sp->nulls_first ? 1 : -1);
+    return sp->descending ? cmp_values(&sp->f, vb, b.row, va, a.row)
+                          : cmp_values(&sp->f, va, a.row, vb, b.row);
 }
 
-/* A row with the first key's value squeezed into 64 bits that order as
- * the key does (ties are settled by a full comparison), so that most
- * comparisons touch no column data. */
+/* ---- sort keys squeezed into words ----
+ *
+ * Each row carries, for its first WORDS keys, a null bit and a 64-bit word
+ * that orders as the key's values do (direction applied), so that most
+ * comparisons touch no column data. A word is exact when equal words mean
+ * equal values; a row whose word is not (a long string, a wide decimal)
+ * has its inexact bit set and ties are settled on the values.
+ *
+ * Strings and binary drop the bytes every value of the sort shares (their
+ * common prefix: "session-", "2024-"...), then take the next bytes. */
+
+enum { WORDS = 3 };
+
 struct entry {
-    uint64_t prefix;
+    uint64_t w[WORDS];
+    uint32_t nulls;   /* bit k: key k is null */
+    uint32_t inexact; /* bit k: equal words of key k need the values compared */
     struct rows_ref ref;
 };
 
-static uint64_t prefix_of(const struct sorter *s, struct rows_ref r)
+/* What a word of a key holds. */
+enum word_mode {
+    W_NUMBER,    /* an exact order-preserving integer of the value */
+    W_DEC_WIDE,  /* a decimal's high word: exact only with equal low words */
+    W_BYTES_EQ,  /* every value has the same length, at most 8 past the prefix: exact */
+    W_BYTES_LEN, /* 7 bytes past the prefix, then the remaining length capped at 8 */
+};
+
+struct key_words {
+    enum word_mode mode;
+    size_t skip; /* leading bytes every value shares */
+};
+
+/* Chooses a key's word mode from its values in refs (a pass over them). */
+static void plan_words(const struct sorter *s, size_t k, const struct rows_ref *refs, size_t n,
+                       struct key_words *kw)
 {
-    const struct key_spec *sp = &s->specs[0];
-    const struct key_view *v = &s->views[r.batch];
-    /* Nulls take an end of the range; a value that shares it ties and is
-     * settled by the full comparison. */
-    if (view_null(v, r.row))
-        return sp->nulls_first ? 0 : UINT64_MAX;
-    uint64_t p;
-    size_t w = (size_t)sp->f.width;
-    const uint8_t *at = v->values + (size_t)(r.row + v->add) * w;
+    const struct key_spec *sp = &s->specs[k];
+    kw->mode = W_NUMBER;
+    kw->skip = 0;
+    bool bytes = sp->f.kind == K_FIXED || sp->f.kind == K_BYTES32 || sp->f.kind == K_BYTES64;
+    if (!bytes && sp->f.kind != K_DEC128)
+        return;
+    const uint8_t *first = NULL;
+    size_t first_len = 0, common = 0;
+    bool same_len = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct key_view *v = &s->views[k * s->nbatches + refs[i].batch];
+        if (view_null(v, refs[i].row))
+            continue;
+        if (!bytes) {
+            /* A decimal fits its low word when the high word only extends
+             * the low word's sign. */
+            const uint8_t *p = v->values + (size_t)(refs[i].row + v->add) * 16;
+            if (load_signed(p + 8, 8) != (load_signed(p, 8) < 0 ? -1 : 0)) {
+                kw->mode = W_DEC_WIDE;
+                return;
+            }
+            continue;
+        }
+        const uint8_t *p;
+        size_t len;
+        bytes_at(v, &sp->f, refs[i].row, &p, &len);
+        if (!first) {
+            first = p;
+            first_len = common = len;
+            continue;
+        }
+        same_len = same_len && len == first_len;
+        size_t m = common < len ? common : len;
+        size_t j = 0;
+        while (j < m && p[j] == first[j])
+            j++;
+        common = j;
+    }
+    if (bytes) {
+        kw->skip = common;
+        kw->mode = same_len && first_len - common <= 8 ? W_BYTES_EQ : W_BYTES_LEN;
+    }
+}
+
+/* Row r's word for key k; sets *exact. Not called for nulls. */
+static uint64_t word_of(const struct sorter *s, size_t k, const struct key_words *kw,
+                        struct rows_ref r, bool *exact)
+{
+    const struct key_spec *sp = &s->specs[k];
+    const struct key_view *v = &s->views[k * s->nbatches + r.batch];
+    const uint8_t *at = v->values + (size_t)(r.row + v->add) * (size_t)sp->f.width;
+    const uint64_t sign = UINT64_C(1) << 63;
+    uint64_t w = 0;
+    *exact = true;
     switch (sp->f.kind) {
-    case K_BOOL: p = arrow_bit(v->values, r.row + v->add); break;
-    case K_INT: p = (uint64_t)load_signed(at, sp->f.width) ^ (UINT64_C(1) << 63); break;
-    case K_UINT: p = load_unsigned(at, sp->f.width); break;
+    case K_BOOL: w = arrow_bit(v->values, r.row + v->add); break;
+    case K_INT: w = (uint64_t)load_signed(at, sp->f.width) ^ sign; break;
+    case K_UINT: w = load_unsigned(at, sp->f.width); break;
     case K_FLOAT:
-    case K_DOUBLE: p = double_order(float_at(at, sp->f.kind)); break;
-    case K_DEC128: p = (uint64_t)load_signed(at + 8, 8) ^ (UINT64_C(1) << 63); break;
+    case K_DOUBLE: w = double_order(float_at(at, sp->f.kind)); break;
+    case K_DEC128:
+        w = (uint64_t)load_signed(kw->mode == W_DEC_WIDE ? at + 8 : at, 8) ^ sign;
+        *exact = kw->mode != W_DEC_WIDE;
+        break;
     default: {
-        /* The first 8 bytes, big-endian, zero-padded. */
-        const uint8_t *b = at;
-        size_t n = w;
-        if (sp->f.kind != K_FIXED)
-            bytes_at(v, sp->f.kind, r.row, &b, &n);
-        p = 0;
-        for (size_t i = 0; i < 8; i++)
-            p = p << 8 | (i < n ? b[i] : 0);
+        const uint8_t *p;
+        size_t len;
+        bytes_at(v, &sp->f, r.row, &p, &len);
+        p += kw->skip;
+        len -= kw->skip;
+        size_t take = kw->mode == W_BYTES_EQ ? 8 : 7;
+        for (size_t i = 0; i < take; i++)
+            w = w << 8 | (i < len ? p[i] : 0);
+        if (kw->mode == W_BYTES_LEN) {
+            /* Shorter first among equal bytes; exact up to 7 bytes. */
+            w = w << 8 | (len < 8 ? len : 8);
+            *exact = len <= 7;
+        } else {
+            *exact = len <= 8;
+        }
     }
     }
-    return sp->descending ? ~p : p;
+    return sp->descending ? ~w : w;
+}
+
+static void fill_entry(const struct sorter *s, const struct key_words *kws, size_t nwords,
+                       struct rows_ref r, struct entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ref = r;
+    for (size_t k = 0; k < nwords; k++) {
+        const struct key_view *v = &s->views[k * s->nbatches + r.batch];
+        if (view_null(v, r.row)) {
+            e->nulls |= 1u << k;
+            continue;
+        }
+        bool exact;
+        e->w[k] = word_of(s, k, &kws[k], r, &exact);
+        if (!exact)
+            e->inexact |= 1u << k;
+    }
 }
 
 static bool entry_less(const struct sorter *s, const struct entry *a, const struct entry *b)
 {
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix;
-    return cmp_rows(s, a->ref, b->ref, 0) < 0;
+    size_t nwords = s->nkeys < WORDS ? s->nkeys : WORDS;
+    for (size_t k = 0; k < nwords; k++) {
+        uint32_t bit = 1u << k;
+        if ((a->nulls ^ b->nulls) & bit)
+            return ((a->nulls & bit) != 0) == s->specs[k].nulls_first;
+        if (a->nulls & bit)
+            continue;
+        if (a->w[k] != b->w[k])
+            return a->w[k] < b->w[k];
+        if ((a->inexact | b->inexact) & bit) {
+            int c = cmp_key(s, k, a->ref, b->ref);
+            if (c)
+                return c < 0;
+        }
+    }
+    for (size_t k = nwords; k < s->nkeys; k++) {
+        int c = cmp_key(s, k, a->ref, b->ref);
+        if (c)
+            return c < 0;
+    }
+    return false;
 }
 
 enum { RUN = 16 };
@@ -830,11 +945,11 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
         return st;
     if (nkeys && !keys)
         return fail(err, err_size, ROWS_SORT_BAD_KEY, "no sort keys");
-    if (nkeys == 0 || n < 2)
+    if (nkeys == 0)
         return ROWS_SORT_OK;
     struct key_spec *specs = malloc(nkeys * sizeof *specs);
     struct key_view *views = malloc(nkeys * (nbatches ? nbatches : 1) * sizeof *views);
-    struct entry *e = malloc(n * sizeof *e), *tmp = malloc(n * sizeof *tmp);
+    struct entry *e = malloc((n ? n : 1) * sizeof *e), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!specs || !views || !e || !tmp)
         st = fail(err, err_size, ROWS_SORT_NOMEM, "out of memory sorting %zu rows", n);
     for (size_t k = 0; k < nkeys && st == ROWS_SORT_OK; k++)
@@ -842,8 +957,12 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
                          err_size);
     if (st == ROWS_SORT_OK) {
         struct sorter s = {specs, views, nkeys, nbatches};
+        size_t nwords = nkeys < WORDS ? nkeys : WORDS;
+        struct key_words kws[WORDS];
+        for (size_t k = 0; k < nwords; k++)
+            plan_words(&s, k, refs, n, &kws[k]);
         for (size_t i = 0; i < n; i++)
-            e[i] = (struct entry){prefix_of(&s, refs[i]), refs[i]};
+            fill_entry(&s, kws, nwords, refs[i], &e[i]);
         sort_entries(&s, e, tmp, n);
         for (size_t i = 0; i < n; i++)
             refs[i] = e[i].ref;

@@ -629,6 +629,68 @@ static void sort_property(void **state)
     }
 }
 
+/* Values whose order the first bytes or the low word do not settle:
+ * strings sharing long prefixes (of one length and of many), decimals
+ * past 64 bits, uuids sharing a prefix; each key alone and after
+ * another, both directions, nulls both ends. */
+static void sort_long_values(void **state)
+{
+    (void)state;
+    static const char *const strs[] = {"\"shared-prefix-0001\"",  "\"shared-prefix-0002\"",
+                                       "\"shared-prefix-00010\"", "\"shared-prefix-000\"",
+                                       "\"shared-prefix-0001\"",  "\"shared-prefix-1\"",
+                                       "\"shared-prefix-\"",      "null"};
+    static const char *const same_len[] = {"\"id-000000000017\"", "\"id-000000000071\"",
+                                           "\"id-000000000107\"", "\"id-000000001007\"", "null"};
+    static const char *const decs[] = {"\"-99999999999999999999999999999999999999\"",
+                                       "\"99999999999999999999999999999999999999\"",
+                                       "\"18446744073709551616\"",
+                                       "\"18446744073709551615\"",
+                                       "\"-18446744073709551616\"",
+                                       "\"9223372036854775808\"",
+                                       "\"-9223372036854775809\"",
+                                       "\"-1\"",
+                                       "\"0\"",
+                                       "null"};
+    static const char *const uuids[] = {"\"01234567-89ab-cdef-0000-000000000001\"",
+                                        "\"01234567-89ab-cdef-0000-000000000000\"",
+                                        "\"01234567-89ab-cdef-0000-100000000000\"",
+                                        "\"ffffffff-89ab-cdef-0000-000000000000\"", "null"};
+    /* Binary with zero bytes: "", 00, 00 00, 01, 00 01, 00 00 00 00 00 00 00 00 00. */
+    static const char *const bins[] = {"\"\"",     "\"AA==\"",         "\"AAA=\"", "\"AQ==\"",
+                                       "\"AAE=\"", "\"AAAAAAAAAAAA\"", "null"};
+    struct rng g = {31};
+    for (int round = 0; round < 8; round++) {
+        struct fix f;
+        fix_open(&f, "s:string, e:string, dec:decimal(38,0), u:uuid, bin:binary", rng_next(&g));
+        for (int b = 0; b < 2; b++) {
+            struct buf text = BUF_INIT;
+            for (int r = 0; r < 150; r++) {
+                char line[400];
+                snprintf(line, sizeof line, "{\"s\":%s,\"e\":%s,\"dec\":%s,\"u\":%s,\"bin\":%s}\n",
+                         strs[rng_below(&g, 8)], same_len[rng_below(&g, 5)],
+                         decs[rng_below(&g, 10)], uuids[rng_below(&g, 5)], bins[rng_below(&g, 7)]);
+                assert_int_equal(buf_puts(&text, line), 0);
+            }
+            char *t = buf_take(&text);
+            fix_rows(&f, t);
+            free(t);
+        }
+        for (int col = 0; col < 5; col++) {
+            struct rows_sort_key keys[2] = {
+                {{(col + 1) % 5}, 1, rng_below(&g, 2) != 0, rng_below(&g, 2) != 0},
+                {{col}, 1, rng_below(&g, 2) != 0, rng_below(&g, 2) != 0}};
+            for (size_t nk = 1; nk <= 2; nk++) {
+                size_t n;
+                struct rows_ref *refs = all_refs(&f, &n);
+                check_sort(&f, keys + 2 - nk, nk, refs, n);
+                free(refs);
+            }
+        }
+        fix_close(&f);
+    }
+}
+
 /* Sorts all rows of f by one key and returns the taken rows' text. */
 static char *sorted_text(struct fix *f, struct rows_sort_key key, struct rows_ref *refs, size_t n)
 {
@@ -813,10 +875,11 @@ static void sort_many_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(take_every_type),   cmocka_unit_test(take_many_batches),
-        cmocka_unit_test(sort_property),     cmocka_unit_test(sort_across_batches),
-        cmocka_unit_test(sort_float_order),  cmocka_unit_test(sort_refusals),
-        cmocka_unit_test(sort_take_parquet), cmocka_unit_test(sort_many_rows),
+        cmocka_unit_test(take_every_type),     cmocka_unit_test(take_many_batches),
+        cmocka_unit_test(sort_property),       cmocka_unit_test(sort_long_values),
+        cmocka_unit_test(sort_across_batches), cmocka_unit_test(sort_float_order),
+        cmocka_unit_test(sort_refusals),       cmocka_unit_test(sort_take_parquet),
+        cmocka_unit_test(sort_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
