@@ -3,11 +3,12 @@
  * (session_id, conversation_id, message_created_at) and gathered into one
  * batch.
  *
- *   sort_bench [ROWS [BATCH_ROWS [uuid]]]   (defaults: 1000000 rows, 10000 a batch)
+ *   sort_bench [ROWS [BATCH_ROWS [uuid [SESSIONS]]]]   (defaults: 1000000 rows, 10000 a batch)
  *
  * session_id: one of 20,000 "session-XXXXXXXX"; conversation_id: one of
  * 200,000 "conv-XXXXXXXXXXXX", 10% null; message_created_at: microseconds
- * over 30 days; payload: 64 bytes. With "uuid", both ids are UUID text.
+ * over 30 days; payload: 64 bytes. With "uuid", both ids are UUID text;
+ * SESSIONS sets the number of distinct sessions (default 20,000).
  * Prints seconds per step (CPU time). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static uint64_t next(uint64_t *s)
 /* Ids as UUID text (36 characters, random-looking) instead of short
  * prefixed hex: the harder case, where the first bytes do not settle ties. */
 static int uuid_ids;
+static uint64_t sessions;
 
 /* A string column of n values: prefix, then a random draw below
  * `distinct` in `digits` hex digits (or as a UUID); null_pct percent
@@ -75,7 +77,7 @@ static int batch(struct ArrowArray *b, int64_t n, uint64_t *seed)
         return -1;
     b->length = n;
     struct ArrowArray *ts = b->children[2], *pay = b->children[3];
-    if (string_column(b->children[0], n, "session-", 8, 20000, 0, seed) != 0 ||
+    if (string_column(b->children[0], n, "session-", 8, sessions ? sessions : 1, 0, seed) != 0 ||
         string_column(b->children[1], n, "conv-", 12, 200000, 10, seed) != 0 ||
         arrow_array_init(ts, 2, 0) != 0 || arrow_array_init(pay, 2, 0) != 0)
         return -1;
@@ -103,8 +105,9 @@ int main(int argc, char **argv)
     int64_t rows = argc > 1 ? atoll(argv[1]) : 1000000;
     int64_t per = argc > 2 ? atoll(argv[2]) : 10000;
     uuid_ids = argc > 3 && strcmp(argv[3], "uuid") == 0;
+    sessions = argc > 4 ? strtoull(argv[4], NULL, 10) : 20000;
     if (rows <= 0 || per <= 0 || rows / per + 1 > UINT32_MAX) {
-        fprintf(stderr, "usage: sort_bench [ROWS [BATCH_ROWS [uuid]]]\n");
+        fprintf(stderr, "usage: sort_bench [ROWS [BATCH_ROWS [uuid [SESSIONS]]]]\n");
         return 2;
     }
     struct ArrowSchema schema;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/arrow.h"
+#include "util/hash.h"
 
 /* ---- formats ---- */
 
@@ -872,6 +873,187 @@ static void fill_entry(const struct sorter *s, const struct key_words *kws, size
     }
 }
 
+/* ---- exact words for long values ---- */
+
+/* The bytes that make a string, binary, fixed-size binary or decimal value
+ * (equal bytes, equal values). */
+static void value_bytes(const struct fmt *f, const struct key_view *v, int64_t r, const uint8_t **p,
+                        size_t *len)
+{
+    if (f->kind == K_DEC128) {
+        *p = v->values + (size_t)(r + v->add) * 16;
+        *len = 16;
+    } else {
+        bytes_at(v, f, r, p, len);
+    }
+}
+
+/* The distinct values of a key, compact so that lookups stay in cache: an
+ * open-addressing table of (high hash bits << 32 | id + 1; 0 when empty)
+ * over the values' bytes copied end to end, and one entry per value for
+ * sorting them. */
+struct distinct {
+    uint64_t *slots;
+    size_t cap; /* a power of two, kept at least twice nd */
+    struct entry *de;
+    size_t *off; /* value j is bytes[off[j], off[j + 1]) */
+    uint8_t *bytes;
+    size_t nd, nbytes, ecap, ocap, bcap;
+};
+
+static bool grow_to(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* Room for one more value of len bytes. */
+static bool distinct_grow(struct distinct *d, size_t len)
+{
+    if (!grow_to((void **)&d->de, &d->ecap, d->nd + 1, sizeof *d->de) ||
+        !grow_to((void **)&d->off, &d->ocap, d->nd + 2, sizeof *d->off) ||
+        !grow_to((void **)&d->bytes, &d->bcap, d->nbytes + len + 1, 1))
+        return false;
+    if (2 * (d->nd + 1) <= d->cap)
+        return true;
+    size_t nc = d->cap ? d->cap * 2 : 1024;
+    uint64_t *slots = calloc(nc, sizeof *slots);
+    if (!slots)
+        return false;
+    free(d->slots);
+    d->slots = slots;
+    d->cap = nc;
+    for (size_t j = 0; j < d->nd; j++) {
+        uint64_t h = hash_bytes(d->bytes + d->off[j], d->off[j + 1] - d->off[j]);
+        size_t at = h & (nc - 1);
+        while (slots[at])
+            at = (at + 1) & (nc - 1);
+        slots[at] = (h >> 32 << 32) | (j + 1);
+    }
+    return true;
+}
+
+/* The id of entry x's value of key k, adding it when new; -1 without
+ * memory. */
+static int64_t distinct_id(struct distinct *d, const struct sorter *one, size_t k,
+                           const struct entry *x)
+{
+    const uint8_t *p;
+    size_t len;
+    value_bytes(&one->specs->f, &one->views[x->ref.batch], x->ref.row, &p, &len);
+    uint64_t h = hash_bytes(p, len);
+    if (!distinct_grow(d, len))
+        return -1;
+    size_t at = h & (d->cap - 1);
+    for (; d->slots[at]; at = (at + 1) & (d->cap - 1)) {
+        if (d->slots[at] >> 32 != h >> 32)
+            continue;
+        size_t j = (d->slots[at] & 0xffffffffu) - 1;
+        if (d->off[j + 1] - d->off[j] == len && memcmp(d->bytes + d->off[j], p, len) == 0)
+            return (int64_t)j;
+    }
+    /* With one key the entry's second word is free: it carries the id
+     * through the sort of the distinct values. */
+    d->de[d->nd] = (struct entry){{x->w[k], d->nd}, 0, (x->inexact >> k) & 1u, x->ref};
+    if (d->nd == 0)
+        d->off[0] = 0;
+    memcpy(d->bytes + d->nbytes, p, len);
+    d->nbytes += len;
+    d->off[d->nd + 1] = d->nbytes;
+    d->slots[at] = (h >> 32 << 32) | (d->nd + 1);
+    return (int64_t)d->nd++;
+}
+
+static void sort_entries(const struct sorter *s, struct entry *e, struct entry *tmp, size_t n);
+
+/* Makes key k's words exact where some are not (long strings, uuids, wide
+ * decimals): each value's word becomes the rank of the value among the
+ * key's distinct values, found by hashing and sorted on their own, so that
+ * ties between long equal values cost no comparisons of column data. Best
+ * effort: without memory the words stay as they were, still correct. */
+static void rank_key(const struct sorter *s, size_t k, struct entry *e, size_t n)
+{
+    if (n >= UINT32_MAX)
+        return;
+    struct sorter one = {&s->specs[k], &s->views[k * s->nbatches], 1, s->nbatches};
+    struct distinct d = {0};
+    uint32_t bit = 1u << k, *rank = NULL;
+    struct entry *tmp = NULL;
+    size_t i = 0;
+    for (; i < n; i++) {
+        if (e[i].nulls & bit)
+            continue;
+        int64_t id = distinct_id(&d, &one, k, &e[i]);
+        if (id < 0)
+            break;
+        e[i].w[k] = (uint64_t)id; /* the id until the ranks are known */
+    }
+    bool ok = i == n && (tmp = malloc((d.nd ? d.nd : 1) * sizeof *tmp)) &&
+              (rank = malloc((d.nd ? d.nd : 1) * sizeof *rank));
+    if (ok) {
+        sort_entries(&one, d.de, tmp, d.nd);
+        for (size_t p = 0; p < d.nd; p++)
+            rank[d.de[p].w[1]] = (uint32_t)p;
+    }
+    /* Every id written goes back to a rank, or (on failure) to its
+     * distinct value's original word. */
+    for (size_t j = 0; j < i; j++) {
+        if (e[j].nulls & bit)
+            continue;
+        if (ok) {
+            e[j].w[k] = rank[e[j].w[k]];
+            e[j].inexact &= ~bit;
+        } else {
+            e[j].w[k] = d.de[e[j].w[k]].w[0];
+        }
+    }
+    free(rank);
+    free(tmp);
+    free(d.slots);
+    free(d.de);
+    free(d.off);
+    free(d.bytes);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return CMP(x, y);
+}
+
+/* Whether key k's words tie often enough for ranking to cost less than
+ * the comparisons it saves: a sample of the words holds many repeats
+ * (about 8 rows a value or more; bench/sort measured the break-even near
+ * 10, and ranking unique values only costs). Small inputs are always
+ * ranked: either way is cheap there. */
+static bool worth_ranking(const struct entry *e, size_t n, size_t k)
+{
+    enum { SAMPLE = 4096 };
+    if (n < 4 * SAMPLE)
+        return true;
+    uint64_t *w = malloc(SAMPLE * sizeof *w);
+    if (!w)
+        return false;
+    size_t m = 0, repeats = 0, step = n / SAMPLE;
+    for (size_t i = 0; i < n && m < SAMPLE; i += step)
+        if (!(e[i].nulls & (1u << k)))
+            w[m++] = e[i].w[k];
+    qsort(w, m, sizeof *w, cmp_u64);
+    for (size_t i = 1; i < m; i++)
+        repeats += w[i] == w[i - 1];
+    free(w);
+    return repeats * 64 >= m && m > 0;
+}
+
 static bool entry_less(const struct sorter *s, const struct entry *a, const struct entry *b)
 {
     size_t nwords = s->nkeys < WORDS ? s->nkeys : WORDS;
@@ -961,8 +1143,20 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
         struct key_words kws[WORDS];
         for (size_t k = 0; k < nwords; k++)
             plan_words(&s, k, refs, n, &kws[k]);
-        for (size_t i = 0; i < n; i++)
+        uint32_t inexact = 0;
+        for (size_t i = 0; i < n; i++) {
             fill_entry(&s, kws, nwords, refs[i], &e[i]);
+            inexact |= e[i].inexact;
+        }
+        /* Ranks pay off where ties are many; later keys tie only within
+         * the earlier keys' ties, so only the first inexact key may be
+         * ranked (the others compare values on a tie). */
+        for (size_t k = 0; k < nwords; k++)
+            if (inexact & (1u << k)) {
+                if (worth_ranking(e, n, k))
+                    rank_key(&s, k, e, n);
+                break;
+            }
         sort_entries(&s, e, tmp, n);
         for (size_t i = 0; i < n; i++)
             refs[i] = e[i].ref;
