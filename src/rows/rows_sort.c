@@ -176,7 +176,7 @@ static enum rows_sort_status take_child(struct take_ctx *c, const struct ArrowSc
                                         const struct ArrowArray *const *arrs, const struct sel *sel,
                                         size_t n, const char *path, struct ArrowArray *out)
 {
-    const struct ArrowArray **kids = malloc(c->nbatches * sizeof *kids);
+    const struct ArrowArray **kids = malloc((c->nbatches ? c->nbatches : 1) * sizeof *kids);
     if (!kids)
         return no_memory(c, path);
     for (size_t b = 0; b < c->nbatches; b++)
@@ -219,6 +219,8 @@ static enum rows_sort_status take_fixed(struct take_ctx *c, const struct ArrowAr
                                         const struct sel *sel, size_t n, size_t width,
                                         const char *path, struct ArrowArray *out)
 {
+    if (width && n > (SIZE_MAX - 1) / width)
+        return fail(c->err, c->err_size, ROWS_SORT_TOO_LARGE, "column '%s': too many rows", path);
     uint8_t *v = malloc(n * width + 1);
     if (!v)
         return no_memory(c, path);

@@ -415,9 +415,16 @@ static void take_many_batches(void **state)
         expect_take(&f, refs, m, w);
         free(w);
     }
-    /* References out of range are refused. */
+    /* No rows, from no batches: an empty batch of every column. */
     char err[600];
     struct ArrowArray out;
+    assert_int_equal(rows_take(&f.schema, NULL, 0, NULL, 0, &out, err, sizeof err), 0);
+    assert_int_equal(out.length, 0);
+    assert_int_equal(out.n_children, f.schema.n_children);
+    out.release(&out);
+    struct rows_sort_key key = {{0}, 1, false, false};
+    assert_int_equal(rows_sort(&f.schema, NULL, 0, &key, 1, NULL, 0, err, sizeof err), 0);
+    /* References out of range are refused. */
     struct rows_ref bad = {3, 0};
     assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, err, sizeof err),
                      ROWS_SORT_INVALID);
