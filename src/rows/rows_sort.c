@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/types.h"
 #include "util/arrow.h"
 #include "util/hash.h"
 
@@ -586,6 +587,46 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
                     return fail(err, err_size, ROWS_SORT_INVALID,
                                 "sort key '%s': offsets are not increasing", path);
     }
+    return ROWS_SORT_OK;
+}
+
+enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
+                                              const struct lake_sort_field *field,
+                                              struct rows_sort_key *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    const struct lake_column *c = lake_table_find_field(t, field->source_field_id);
+    if (!c)
+        return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key: the table has no field %lld",
+                    (long long)field->source_field_id);
+    char path[512];
+    lake_column_path(c, path, sizeof path);
+    if (c->type == LT_STRUCT || c->type == LT_LIST || c->type == LT_MAP)
+        return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                    "sort key '%s' is a %s, which has no order", path, lake_type_name(c->type));
+    /* Index steps from the leaf up, then reversed. */
+    int depth = 0;
+    for (const struct lake_column *k = c; k && k != &t->root; k = k->parent) {
+        const struct lake_column *up = k->parent ? k->parent : &t->root;
+        if (up->type == LT_LIST || up->type == LT_MAP)
+            return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                        "sort key '%s' is inside a %s, which has no order", path,
+                        lake_type_name(up->type));
+        size_t i = 0;
+        while (i < up->nchildren && up->children[i] != k)
+            i++;
+        if (i == up->nchildren || depth == ROWS_SORT_MAX_DEPTH)
+            return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key '%s': no usable path", path);
+        out->path[depth++] = (int)i;
+    }
+    for (int i = 0; i < depth / 2; i++) {
+        int x = out->path[i];
+        out->path[i] = out->path[depth - 1 - i];
+        out->path[depth - 1 - i] = x;
+    }
+    out->depth = depth;
+    out->descending = field->descending;
+    out->nulls_first = field->nulls_first;
     return ROWS_SORT_OK;
 }
 

@@ -810,6 +810,66 @@ static void sort_refusals(void **state)
     fix_close(&f);
 }
 
+/* A table's sort fields as keys: index paths through structs; nested
+ * columns, fields inside lists and maps, and unknown ids refused. */
+static void keys_from_fields(void **state)
+{
+    (void)state;
+    struct fix f;
+    fix_open(&f,
+             "id:long, st:struct<a:int, b:struct<c:string>>, l:list<struct<x:int>>, "
+             "m:map<string,long>, z:date",
+             17);
+    fix_rows(&f, "{\"id\":1,\"st\":{\"a\":1,\"b\":{\"c\":\"q\"}},\"z\":\"2024-01-02\"}\n"
+                 "{\"id\":2,\"st\":{\"a\":1,\"b\":null},\"z\":\"2024-01-01\"}\n"
+                 "{\"id\":3,\"st\":{\"a\":0,\"b\":{\"c\":\"p\"}},\"z\":null}\n");
+    struct lake_column *const *top = f.tt.t.root.children;
+    const struct {
+        const struct lake_column *column;
+        int depth, path[3];
+        enum rows_sort_status want;
+    } cases[] = {
+        {top[4], 1, {4}, ROWS_SORT_OK},
+        {top[1]->children[1]->children[0], 3, {1, 1, 0}, ROWS_SORT_OK},
+        {top[1]->children[0], 2, {1, 0}, ROWS_SORT_OK},
+        {top[1]->children[1], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[2], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[2]->children[0]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[3]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
+    };
+    char err[600];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct lake_column *c = cases[i].column;
+        char name[200];
+        lake_column_path(c, name, sizeof name);
+        struct lake_sort_field sf = {c->field_id, true, i % 2 == 0};
+        struct rows_sort_key key;
+        err[0] = '\0';
+        assert_int_equal(rows_sort_key_for_field(&f.tt.t, &sf, &key, err, sizeof err),
+                         cases[i].want);
+        if (cases[i].want != ROWS_SORT_OK) {
+            if (!strstr(err, name))
+                fail_msg("'%s' lacks '%s'", err, name);
+            continue;
+        }
+        assert_int_equal(key.depth, cases[i].depth);
+        for (int d = 0; d < key.depth; d++)
+            assert_int_equal(key.path[d], cases[i].path[d]);
+        assert_true(key.descending);
+        assert_int_equal(key.nulls_first, i % 2 == 0);
+        size_t n;
+        struct rows_ref *refs = all_refs(&f, &n);
+        check_sort(&f, &key, 1, refs, n);
+        free(refs);
+    }
+    struct lake_sort_field none = {999, false, false};
+    struct rows_sort_key key;
+    assert_int_equal(rows_sort_key_for_field(&f.tt.t, &none, &key, err, sizeof err),
+                     ROWS_SORT_BAD_KEY);
+    assert_non_null(strstr(err, "no field 999"));
+    fix_close(&f);
+}
+
 /* Sorted, taken rows are a batch the Parquet writer takes, and read back
  * equal. */
 static void sort_take_parquet(void **state)
@@ -885,8 +945,8 @@ int main(void)
         cmocka_unit_test(take_every_type),     cmocka_unit_test(take_many_batches),
         cmocka_unit_test(sort_property),       cmocka_unit_test(sort_long_values),
         cmocka_unit_test(sort_across_batches), cmocka_unit_test(sort_float_order),
-        cmocka_unit_test(sort_refusals),       cmocka_unit_test(sort_take_parquet),
-        cmocka_unit_test(sort_many_rows),
+        cmocka_unit_test(sort_refusals),       cmocka_unit_test(keys_from_fields),
+        cmocka_unit_test(sort_take_parquet),   cmocka_unit_test(sort_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
