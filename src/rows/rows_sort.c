@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/types.h"
 #include "util/arrow.h"
+#include "util/hash.h"
 
 /* ---- formats ---- */
 
@@ -175,7 +177,7 @@ static enum rows_sort_status take_child(struct take_ctx *c, const struct ArrowSc
                                         const struct ArrowArray *const *arrs, const struct sel *sel,
                                         size_t n, const char *path, struct ArrowArray *out)
 {
-    const struct ArrowArray **kids = malloc(c->nbatches * sizeof *kids);
+    const struct ArrowArray **kids = malloc((c->nbatches ? c->nbatches : 1) * sizeof *kids);
     if (!kids)
         return no_memory(c, path);
     for (size_t b = 0; b < c->nbatches; b++)
@@ -218,6 +220,8 @@ static enum rows_sort_status take_fixed(struct take_ctx *c, const struct ArrowAr
                                         const struct sel *sel, size_t n, size_t width,
                                         const char *path, struct ArrowArray *out)
 {
+    if (width && n > (SIZE_MAX - 1) / width)
+        return fail(c->err, c->err_size, ROWS_SORT_TOO_LARGE, "column '%s': too many rows", path);
     uint8_t *v = malloc(n * width + 1);
     if (!v)
         return no_memory(c, path);
@@ -586,6 +590,46 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
     return ROWS_SORT_OK;
 }
 
+enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
+                                              const struct lake_sort_field *field,
+                                              struct rows_sort_key *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    const struct lake_column *c = lake_table_find_field(t, field->source_field_id);
+    if (!c)
+        return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key: the table has no field %lld",
+                    (long long)field->source_field_id);
+    char path[512];
+    lake_column_path(c, path, sizeof path);
+    if (c->type == LT_STRUCT || c->type == LT_LIST || c->type == LT_MAP)
+        return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                    "sort key '%s' is a %s, which has no order", path, lake_type_name(c->type));
+    /* Index steps from the leaf up, then reversed. */
+    int depth = 0;
+    for (const struct lake_column *k = c; k && k != &t->root; k = k->parent) {
+        const struct lake_column *up = k->parent ? k->parent : &t->root;
+        if (up->type == LT_LIST || up->type == LT_MAP)
+            return fail(err, err_size, ROWS_SORT_NESTED_KEY,
+                        "sort key '%s' is inside a %s, which has no order", path,
+                        lake_type_name(up->type));
+        size_t i = 0;
+        while (i < up->nchildren && up->children[i] != k)
+            i++;
+        if (i == up->nchildren || depth == ROWS_SORT_MAX_DEPTH)
+            return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key '%s': no usable path", path);
+        out->path[depth++] = (int)i;
+    }
+    for (int i = 0; i < depth / 2; i++) {
+        int x = out->path[i];
+        out->path[i] = out->path[depth - 1 - i];
+        out->path[depth - 1 - i] = x;
+    }
+    out->depth = depth;
+    out->descending = field->descending;
+    out->nulls_first = field->nulls_first;
+    return ROWS_SORT_OK;
+}
+
 static bool view_null(const struct key_view *v, int64_t r)
 {
     for (int k = 0; k < v->nlv; k++)
@@ -650,10 +694,17 @@ static double float_at(const uint8_t *p, enum kind k)
     return x;
 }
 
-static void bytes_at(const struct key_view *v, enum kind k, int64_t r, const uint8_t **p, size_t *n)
+/* The bytes of a string, binary or fixed-size binary value. */
+static void bytes_at(const struct key_view *v, const struct fmt *f, int64_t r, const uint8_t **p,
+                     size_t *n)
 {
     int64_t i = r + v->add, b, e;
-    if (k == K_BYTES64) {
+    if (f->kind == K_FIXED) {
+        *p = v->values + (size_t)i * (size_t)f->width;
+        *n = (size_t)f->width;
+        return;
+    }
+    if (f->kind == K_BYTES64) {
         const int64_t *o = (const int64_t *)v->values;
         b = o[i];
         e = o[i + 1];
@@ -701,85 +752,374 @@ static int cmp_values(const struct fmt *f, const struct key_view *va, int64_t ra
         uint64_t xl = load_unsigned(pa, 8), yl = load_unsigned(pb, 8);
         return CMP(xl, yl);
     }
-    case K_FIXED: {
-        int c = memcmp(pa, pb, w);
-        return CMP(c, 0);
-    }
     default: {
         const uint8_t *x, *y;
         size_t nx, ny;
-        bytes_at(va, f->kind, ra, &x, &nx);
-        bytes_at(vb, f->kind, rb, &y, &ny);
+        bytes_at(va, f, ra, &x, &nx);
+        bytes_at(vb, f, rb, &y, &ny);
         int c = memcmp(x, y, nx < ny ? nx : ny);
         return c ? CMP(c, 0) : CMP(nx, ny);
     }
     }
 }
 
-static int cmp_rows(const struct sorter *s, struct rows_ref a, struct rows_ref b, size_t from_key)
+/* Key k's order of two rows, nulls placed and direction applied. */
+static int cmp_key(const struct sorter *s, size_t k, struct rows_ref a, struct rows_ref b)
 {
-    for (size_t k = from_key; k < s->nkeys; k++) {
-        const struct key_spec *sp = &s->specs[k];
-        const struct key_view *va = &s->views[k * s->nbatches + a.batch];
-        const struct key_view *vb = &s->views[k * s->nbatches + b.batch];
-        bool na = view_null(va, a.row), nb = view_null(vb, b.row);
-        int c;
-        if (na || nb)
-            c = na == nb ? 0 : (na ? -1 : 1) * (sp->nulls_first ? 1 : -1);
-        else
-            c = sp->descending ? cmp_values(&sp->f, vb, b.row, va, a.row)
-                               : cmp_values(&sp->f, va, a.row, vb, b.row);
-        if (c)
-            return c;
-    }
-    return 0;
+    const struct key_spec *sp = &s->specs[k];
+    const struct key_view *va = &s->views[k * s->nbatches + a.batch];
+    const struct key_view *vb = &s->views[k * s->nbatches + b.batch];
+    bool na = view_null(va, a.row), nb = view_null(vb, b.row);
+    if (na || nb)
+        return na == nb ? 0 : (na ? -1 : 1) * (sp->nulls_first ? 1 : -1);
+    return sp->descending ? cmp_values(&sp->f, vb, b.row, va, a.row)
+                          : cmp_values(&sp->f, va, a.row, vb, b.row);
 }
 
-/* A row with the first key's value squeezed into 64 bits that order as
- * the key does (ties are settled by a full comparison), so that most
- * comparisons touch no column data. */
+/* ---- sort keys squeezed into words ----
+ *
+ * Each row carries, for its first WORDS keys, a null bit and a 64-bit word
+ * that orders as the key's values do (direction applied), so that most
+ * comparisons touch no column data. A word is exact when equal words mean
+ * equal values; a row whose word is not (a long string, a wide decimal)
+ * has its inexact bit set and ties are settled on the values.
+ *
+ * Strings and binary drop the bytes every value of the sort shares (their
+ * common prefix: "session-", "2024-"...), then take the next bytes. */
+
+enum { WORDS = 3 };
+
 struct entry {
-    uint64_t prefix;
+    uint64_t w[WORDS];
+    uint32_t nulls;   /* bit k: key k is null */
+    uint32_t inexact; /* bit k: equal words of key k need the values compared */
     struct rows_ref ref;
 };
 
-static uint64_t prefix_of(const struct sorter *s, struct rows_ref r)
+/* What a word of a key holds. */
+enum word_mode {
+    W_NUMBER,    /* an exact order-preserving integer of the value */
+    W_DEC_WIDE,  /* a decimal's high word: exact only with equal low words */
+    W_BYTES_EQ,  /* every value has the same length, at most 8 past the prefix: exact */
+    W_BYTES_LEN, /* 7 bytes past the prefix, then the remaining length capped at 8 */
+};
+
+struct key_words {
+    enum word_mode mode;
+    size_t skip; /* leading bytes every value shares */
+};
+
+/* Chooses a key's word mode from its values in refs (a pass over them). */
+static void plan_words(const struct sorter *s, size_t k, const struct rows_ref *refs, size_t n,
+                       struct key_words *kw)
 {
-    const struct key_spec *sp = &s->specs[0];
-    const struct key_view *v = &s->views[r.batch];
-    /* Nulls take an end of the range; a value that shares it ties and is
-     * settled by the full comparison. */
-    if (view_null(v, r.row))
-        return sp->nulls_first ? 0 : UINT64_MAX;
-    uint64_t p;
-    size_t w = (size_t)sp->f.width;
-    const uint8_t *at = v->values + (size_t)(r.row + v->add) * w;
+    const struct key_spec *sp = &s->specs[k];
+    kw->mode = W_NUMBER;
+    kw->skip = 0;
+    bool bytes = sp->f.kind == K_FIXED || sp->f.kind == K_BYTES32 || sp->f.kind == K_BYTES64;
+    if (!bytes && sp->f.kind != K_DEC128)
+        return;
+    const uint8_t *first = NULL;
+    size_t first_len = 0, common = 0;
+    bool same_len = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct key_view *v = &s->views[k * s->nbatches + refs[i].batch];
+        if (view_null(v, refs[i].row))
+            continue;
+        if (!bytes) {
+            /* A decimal fits its low word when the high word only extends
+             * the low word's sign. */
+            const uint8_t *p = v->values + (size_t)(refs[i].row + v->add) * 16;
+            if (load_signed(p + 8, 8) != (load_signed(p, 8) < 0 ? -1 : 0)) {
+                kw->mode = W_DEC_WIDE;
+                return;
+            }
+            continue;
+        }
+        const uint8_t *p;
+        size_t len;
+        bytes_at(v, &sp->f, refs[i].row, &p, &len);
+        if (!first) {
+            first = p;
+            first_len = common = len;
+            continue;
+        }
+        same_len = same_len && len == first_len;
+        size_t m = common < len ? common : len;
+        size_t j = 0;
+        while (j < m && p[j] == first[j])
+            j++;
+        common = j;
+    }
+    if (bytes) {
+        kw->skip = common;
+        kw->mode = same_len && first_len - common <= 8 ? W_BYTES_EQ : W_BYTES_LEN;
+    }
+}
+
+/* Row r's word for key k; sets *exact. Not called for nulls. */
+static uint64_t word_of(const struct sorter *s, size_t k, const struct key_words *kw,
+                        struct rows_ref r, bool *exact)
+{
+    const struct key_spec *sp = &s->specs[k];
+    const struct key_view *v = &s->views[k * s->nbatches + r.batch];
+    const uint8_t *at = v->values + (size_t)(r.row + v->add) * (size_t)sp->f.width;
+    const uint64_t sign = UINT64_C(1) << 63;
+    uint64_t w = 0;
+    *exact = true;
     switch (sp->f.kind) {
-    case K_BOOL: p = arrow_bit(v->values, r.row + v->add); break;
-    case K_INT: p = (uint64_t)load_signed(at, sp->f.width) ^ (UINT64_C(1) << 63); break;
-    case K_UINT: p = load_unsigned(at, sp->f.width); break;
+    case K_BOOL: w = arrow_bit(v->values, r.row + v->add); break;
+    case K_INT: w = (uint64_t)load_signed(at, sp->f.width) ^ sign; break;
+    case K_UINT: w = load_unsigned(at, sp->f.width); break;
     case K_FLOAT:
-    case K_DOUBLE: p = double_order(float_at(at, sp->f.kind)); break;
-    case K_DEC128: p = (uint64_t)load_signed(at + 8, 8) ^ (UINT64_C(1) << 63); break;
+    case K_DOUBLE: w = double_order(float_at(at, sp->f.kind)); break;
+    case K_DEC128:
+        w = (uint64_t)load_signed(kw->mode == W_DEC_WIDE ? at + 8 : at, 8) ^ sign;
+        *exact = kw->mode != W_DEC_WIDE;
+        break;
     default: {
-        /* The first 8 bytes, big-endian, zero-padded. */
-        const uint8_t *b = at;
-        size_t n = w;
-        if (sp->f.kind != K_FIXED)
-            bytes_at(v, sp->f.kind, r.row, &b, &n);
-        p = 0;
-        for (size_t i = 0; i < 8; i++)
-            p = p << 8 | (i < n ? b[i] : 0);
+        const uint8_t *p;
+        size_t len;
+        bytes_at(v, &sp->f, r.row, &p, &len);
+        p += kw->skip;
+        len -= kw->skip;
+        size_t take = kw->mode == W_BYTES_EQ ? 8 : 7;
+        for (size_t i = 0; i < take; i++)
+            w = w << 8 | (i < len ? p[i] : 0);
+        if (kw->mode == W_BYTES_LEN) {
+            /* Shorter first among equal bytes; exact up to 7 bytes. */
+            w = w << 8 | (len < 8 ? len : 8);
+            *exact = len <= 7;
+        } else {
+            *exact = len <= 8;
+        }
     }
     }
-    return sp->descending ? ~p : p;
+    return sp->descending ? ~w : w;
+}
+
+static void fill_entry(const struct sorter *s, const struct key_words *kws, size_t nwords,
+                       struct rows_ref r, struct entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ref = r;
+    for (size_t k = 0; k < nwords; k++) {
+        const struct key_view *v = &s->views[k * s->nbatches + r.batch];
+        if (view_null(v, r.row)) {
+            e->nulls |= 1u << k;
+            continue;
+        }
+        bool exact;
+        e->w[k] = word_of(s, k, &kws[k], r, &exact);
+        if (!exact)
+            e->inexact |= 1u << k;
+    }
+}
+
+/* ---- exact words for long values ---- */
+
+/* The bytes that make a string, binary, fixed-size binary or decimal value
+ * (equal bytes, equal values). */
+static void value_bytes(const struct fmt *f, const struct key_view *v, int64_t r, const uint8_t **p,
+                        size_t *len)
+{
+    if (f->kind == K_DEC128) {
+        *p = v->values + (size_t)(r + v->add) * 16;
+        *len = 16;
+    } else {
+        bytes_at(v, f, r, p, len);
+    }
+}
+
+/* The distinct values of a key, compact so that lookups stay in cache: an
+ * open-addressing table of (high hash bits << 32 | id + 1; 0 when empty)
+ * over the values' bytes copied end to end, and one entry per value for
+ * sorting them. */
+struct distinct {
+    uint64_t *slots;
+    size_t cap; /* a power of two, kept at least twice nd */
+    struct entry *de;
+    size_t *off; /* value j is bytes[off[j], off[j + 1]) */
+    uint8_t *bytes;
+    size_t nd, nbytes, ecap, ocap, bcap;
+};
+
+static bool grow_to(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* Room for one more value of len bytes. */
+static bool distinct_grow(struct distinct *d, size_t len)
+{
+    if (!grow_to((void **)&d->de, &d->ecap, d->nd + 1, sizeof *d->de) ||
+        !grow_to((void **)&d->off, &d->ocap, d->nd + 2, sizeof *d->off) ||
+        !grow_to((void **)&d->bytes, &d->bcap, d->nbytes + len + 1, 1))
+        return false;
+    if (2 * (d->nd + 1) <= d->cap)
+        return true;
+    size_t nc = d->cap ? d->cap * 2 : 1024;
+    uint64_t *slots = calloc(nc, sizeof *slots);
+    if (!slots)
+        return false;
+    free(d->slots);
+    d->slots = slots;
+    d->cap = nc;
+    for (size_t j = 0; j < d->nd; j++) {
+        uint64_t h = hash_bytes(d->bytes + d->off[j], d->off[j + 1] - d->off[j]);
+        size_t at = h & (nc - 1);
+        while (slots[at])
+            at = (at + 1) & (nc - 1);
+        slots[at] = (h >> 32 << 32) | (j + 1);
+    }
+    return true;
+}
+
+/* The id of entry x's value of key k, adding it when new; -1 without
+ * memory. */
+static int64_t distinct_id(struct distinct *d, const struct sorter *one, size_t k,
+                           const struct entry *x)
+{
+    const uint8_t *p;
+    size_t len;
+    value_bytes(&one->specs->f, &one->views[x->ref.batch], x->ref.row, &p, &len);
+    uint64_t h = hash_bytes(p, len);
+    if (!distinct_grow(d, len))
+        return -1;
+    size_t at = h & (d->cap - 1);
+    for (; d->slots[at]; at = (at + 1) & (d->cap - 1)) {
+        if (d->slots[at] >> 32 != h >> 32)
+            continue;
+        size_t j = (d->slots[at] & 0xffffffffu) - 1;
+        if (d->off[j + 1] - d->off[j] == len && memcmp(d->bytes + d->off[j], p, len) == 0)
+            return (int64_t)j;
+    }
+    /* With one key the entry's second word is free: it carries the id
+     * through the sort of the distinct values. */
+    d->de[d->nd] = (struct entry){{x->w[k], d->nd}, 0, (x->inexact >> k) & 1u, x->ref};
+    if (d->nd == 0)
+        d->off[0] = 0;
+    memcpy(d->bytes + d->nbytes, p, len);
+    d->nbytes += len;
+    d->off[d->nd + 1] = d->nbytes;
+    d->slots[at] = (h >> 32 << 32) | (d->nd + 1);
+    return (int64_t)d->nd++;
+}
+
+static void sort_entries(const struct sorter *s, struct entry *e, struct entry *tmp, size_t n);
+
+/* Makes key k's words exact where some are not (long strings, uuids, wide
+ * decimals): each value's word becomes the rank of the value among the
+ * key's distinct values, found by hashing and sorted on their own, so that
+ * ties between long equal values cost no comparisons of column data. Best
+ * effort: without memory the words stay as they were, still correct. */
+static void rank_key(const struct sorter *s, size_t k, struct entry *e, size_t n)
+{
+    if (n >= UINT32_MAX)
+        return;
+    struct sorter one = {&s->specs[k], &s->views[k * s->nbatches], 1, s->nbatches};
+    struct distinct d = {0};
+    uint32_t bit = 1u << k, *rank = NULL;
+    struct entry *tmp = NULL;
+    size_t i = 0;
+    for (; i < n; i++) {
+        if (e[i].nulls & bit)
+            continue;
+        int64_t id = distinct_id(&d, &one, k, &e[i]);
+        if (id < 0)
+            break;
+        e[i].w[k] = (uint64_t)id; /* the id until the ranks are known */
+    }
+    bool ok = i == n && (tmp = malloc((d.nd ? d.nd : 1) * sizeof *tmp)) &&
+              (rank = malloc((d.nd ? d.nd : 1) * sizeof *rank));
+    if (ok) {
+        sort_entries(&one, d.de, tmp, d.nd);
+        for (size_t p = 0; p < d.nd; p++)
+            rank[d.de[p].w[1]] = (uint32_t)p;
+    }
+    /* Every id written goes back to a rank, or (on failure) to its
+     * distinct value's original word. */
+    for (size_t j = 0; j < i; j++) {
+        if (e[j].nulls & bit)
+            continue;
+        if (ok) {
+            e[j].w[k] = rank[e[j].w[k]];
+            e[j].inexact &= ~bit;
+        } else {
+            e[j].w[k] = d.de[e[j].w[k]].w[0];
+        }
+    }
+    free(rank);
+    free(tmp);
+    free(d.slots);
+    free(d.de);
+    free(d.off);
+    free(d.bytes);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return CMP(x, y);
+}
+
+/* Whether key k's words tie often enough for ranking to cost less than
+ * the comparisons it saves: a sample of the words holds many repeats
+ * (about 8 rows a value or more; bench/sort measured the break-even near
+ * 10, and ranking unique values only costs). Small inputs are always
+ * ranked: either way is cheap there. */
+static bool worth_ranking(const struct entry *e, size_t n, size_t k)
+{
+    enum { SAMPLE = 4096 };
+    if (n < 4 * SAMPLE)
+        return true;
+    uint64_t *w = malloc(SAMPLE * sizeof *w);
+    if (!w)
+        return false;
+    size_t m = 0, repeats = 0, step = n / SAMPLE;
+    for (size_t i = 0; i < n && m < SAMPLE; i += step)
+        if (!(e[i].nulls & (1u << k)))
+            w[m++] = e[i].w[k];
+    qsort(w, m, sizeof *w, cmp_u64);
+    for (size_t i = 1; i < m; i++)
+        repeats += w[i] == w[i - 1];
+    free(w);
+    return repeats * 64 >= m && m > 0;
 }
 
 static bool entry_less(const struct sorter *s, const struct entry *a, const struct entry *b)
 {
-    if (a->prefix != b->prefix)
-        return a->prefix < b->prefix;
-    return cmp_rows(s, a->ref, b->ref, 0) < 0;
+    size_t nwords = s->nkeys < WORDS ? s->nkeys : WORDS;
+    for (size_t k = 0; k < nwords; k++) {
+        uint32_t bit = 1u << k;
+        if ((a->nulls ^ b->nulls) & bit)
+            return ((a->nulls & bit) != 0) == s->specs[k].nulls_first;
+        if (a->nulls & bit)
+            continue;
+        if (a->w[k] != b->w[k])
+            return a->w[k] < b->w[k];
+        if ((a->inexact | b->inexact) & bit) {
+            int c = cmp_key(s, k, a->ref, b->ref);
+            if (c)
+                return c < 0;
+        }
+    }
+    for (size_t k = nwords; k < s->nkeys; k++) {
+        int c = cmp_key(s, k, a->ref, b->ref);
+        if (c)
+            return c < 0;
+    }
+    return false;
 }
 
 enum { RUN = 16 };
@@ -830,11 +1170,11 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
         return st;
     if (nkeys && !keys)
         return fail(err, err_size, ROWS_SORT_BAD_KEY, "no sort keys");
-    if (nkeys == 0 || n < 2)
+    if (nkeys == 0)
         return ROWS_SORT_OK;
     struct key_spec *specs = malloc(nkeys * sizeof *specs);
     struct key_view *views = malloc(nkeys * (nbatches ? nbatches : 1) * sizeof *views);
-    struct entry *e = malloc(n * sizeof *e), *tmp = malloc(n * sizeof *tmp);
+    struct entry *e = malloc((n ? n : 1) * sizeof *e), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!specs || !views || !e || !tmp)
         st = fail(err, err_size, ROWS_SORT_NOMEM, "out of memory sorting %zu rows", n);
     for (size_t k = 0; k < nkeys && st == ROWS_SORT_OK; k++)
@@ -842,8 +1182,24 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
                          err_size);
     if (st == ROWS_SORT_OK) {
         struct sorter s = {specs, views, nkeys, nbatches};
-        for (size_t i = 0; i < n; i++)
-            e[i] = (struct entry){prefix_of(&s, refs[i]), refs[i]};
+        size_t nwords = nkeys < WORDS ? nkeys : WORDS;
+        struct key_words kws[WORDS];
+        for (size_t k = 0; k < nwords; k++)
+            plan_words(&s, k, refs, n, &kws[k]);
+        uint32_t inexact = 0;
+        for (size_t i = 0; i < n; i++) {
+            fill_entry(&s, kws, nwords, refs[i], &e[i]);
+            inexact |= e[i].inexact;
+        }
+        /* Ranks pay off where ties are many; later keys tie only within
+         * the earlier keys' ties, so only the first inexact key may be
+         * ranked (the others compare values on a tie). */
+        for (size_t k = 0; k < nwords; k++)
+            if (inexact & (1u << k)) {
+                if (worth_ranking(e, n, k))
+                    rank_key(&s, k, e, n);
+                break;
+            }
         sort_entries(&s, e, tmp, n);
         for (size_t i = 0; i < n; i++)
             refs[i] = e[i].ref;

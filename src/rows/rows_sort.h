@@ -10,7 +10,14 @@
  * -1 means unknown).
  *
  * Errors are typed (enum rows_sort_status) with a message naming the
- * column path. */
+ * column path. Both calls only read the batches (safe to share between
+ * threads) and keep no state.
+ *
+ * Memory: a take allocates its result plus 16 bytes per taken value at
+ * each nesting level while it runs; a sort about 80 bytes per reference
+ * (plus a table of the first long-valued key's distinct values). Speed
+ * (Release, bench/sort): 1M rows of 100 batches by (string, string,
+ * timestamptz) sort in 0.2-0.5 s and take in about 0.3 s. */
 #ifndef HL_ROWS_SORT_H
 #define HL_ROWS_SORT_H
 
@@ -19,13 +26,14 @@
 #include <stdint.h>
 
 #include "hoglake/arrow_abi.h"
+#include "lake/schema.h"
 
 enum rows_sort_status {
     ROWS_SORT_OK = 0,
     ROWS_SORT_INVALID = -1,    /* malformed arrays, a reference out of range, bad arguments */
     ROWS_SORT_BAD_KEY = -2,    /* a key path that names no column */
     ROWS_SORT_NESTED_KEY = -3, /* a key on a struct, list or map (not comparable) */
-    ROWS_SORT_TOO_LARGE = -4,  /* the result's 32-bit offsets would overflow */
+    ROWS_SORT_TOO_LARGE = -4,  /* the result would not fit (32-bit offsets past 2 GiB) */
     ROWS_SORT_NOMEM = -5,
 };
 
@@ -59,6 +67,16 @@ struct rows_sort_key {
     bool nulls_first;
 };
 
+/* The key for a table's sort field, for batches shaped as the Parquet
+ * writer takes the table (rows_table_arrow_schema): its column's index
+ * path. ROWS_SORT_BAD_KEY for a field id the table lacks,
+ * ROWS_SORT_NESTED_KEY for a struct, list or map column or one inside a
+ * list or map. */
+enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
+                                              const struct lake_sort_field *field,
+                                              struct rows_sort_key *out, char *err,
+                                              size_t err_size);
+
 /* Sorts refs[0..n) in place, stably, by keys[0..nkeys) (the first deciding,
  * the next breaking its ties). Values compare as Iceberg orders them:
  * integers, dates, times and timestamps as signed integers; C S I L
@@ -67,6 +85,7 @@ struct rows_sort_key {
  * -Inf < negatives < -0.0 < +0.0 < positives < +Inf < NaN, every NaN (any
  * sign or payload) equal to the others (Java's Double.compare, which
  * Iceberg follows). Descending reverses the value order (NaN first).
+ * With n or nkeys 0, refs are left as they are.
  * Fails before reordering anything (refs untouched) on a bad key, a nested
  * key, a malformed array or a reference out of range. */
 enum rows_sort_status rows_sort(const struct ArrowSchema *schema,

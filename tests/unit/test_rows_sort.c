@@ -415,9 +415,16 @@ static void take_many_batches(void **state)
         expect_take(&f, refs, m, w);
         free(w);
     }
-    /* References out of range are refused. */
+    /* No rows, from no batches: an empty batch of every column. */
     char err[600];
     struct ArrowArray out;
+    assert_int_equal(rows_take(&f.schema, NULL, 0, NULL, 0, &out, err, sizeof err), 0);
+    assert_int_equal(out.length, 0);
+    assert_int_equal(out.n_children, f.schema.n_children);
+    out.release(&out);
+    struct rows_sort_key key = {{0}, 1, false, false};
+    assert_int_equal(rows_sort(&f.schema, NULL, 0, &key, 1, NULL, 0, err, sizeof err), 0);
+    /* References out of range are refused. */
     struct rows_ref bad = {3, 0};
     assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, err, sizeof err),
                      ROWS_SORT_INVALID);
@@ -629,6 +636,68 @@ static void sort_property(void **state)
     }
 }
 
+/* Values whose order the first bytes or the low word do not settle:
+ * strings sharing long prefixes (of one length and of many), decimals
+ * past 64 bits, uuids sharing a prefix; each key alone and after
+ * another, both directions, nulls both ends. */
+static void sort_long_values(void **state)
+{
+    (void)state;
+    static const char *const strs[] = {"\"shared-prefix-0001\"",  "\"shared-prefix-0002\"",
+                                       "\"shared-prefix-00010\"", "\"shared-prefix-000\"",
+                                       "\"shared-prefix-0001\"",  "\"shared-prefix-1\"",
+                                       "\"shared-prefix-\"",      "null"};
+    static const char *const same_len[] = {"\"id-000000000017\"", "\"id-000000000071\"",
+                                           "\"id-000000000107\"", "\"id-000000001007\"", "null"};
+    static const char *const decs[] = {"\"-99999999999999999999999999999999999999\"",
+                                       "\"99999999999999999999999999999999999999\"",
+                                       "\"18446744073709551616\"",
+                                       "\"18446744073709551615\"",
+                                       "\"-18446744073709551616\"",
+                                       "\"9223372036854775808\"",
+                                       "\"-9223372036854775809\"",
+                                       "\"-1\"",
+                                       "\"0\"",
+                                       "null"};
+    static const char *const uuids[] = {"\"01234567-89ab-cdef-0000-000000000001\"",
+                                        "\"01234567-89ab-cdef-0000-000000000000\"",
+                                        "\"01234567-89ab-cdef-0000-100000000000\"",
+                                        "\"ffffffff-89ab-cdef-0000-000000000000\"", "null"};
+    /* Binary with zero bytes: "", 00, 00 00, 01, 00 01, 00 00 00 00 00 00 00 00 00. */
+    static const char *const bins[] = {"\"\"",     "\"AA==\"",         "\"AAA=\"", "\"AQ==\"",
+                                       "\"AAE=\"", "\"AAAAAAAAAAAA\"", "null"};
+    struct rng g = {31};
+    for (int round = 0; round < 8; round++) {
+        struct fix f;
+        fix_open(&f, "s:string, e:string, dec:decimal(38,0), u:uuid, bin:binary", rng_next(&g));
+        for (int b = 0; b < 2; b++) {
+            struct buf text = BUF_INIT;
+            for (int r = 0; r < 150; r++) {
+                char line[400];
+                snprintf(line, sizeof line, "{\"s\":%s,\"e\":%s,\"dec\":%s,\"u\":%s,\"bin\":%s}\n",
+                         strs[rng_below(&g, 8)], same_len[rng_below(&g, 5)],
+                         decs[rng_below(&g, 10)], uuids[rng_below(&g, 5)], bins[rng_below(&g, 7)]);
+                assert_int_equal(buf_puts(&text, line), 0);
+            }
+            char *t = buf_take(&text);
+            fix_rows(&f, t);
+            free(t);
+        }
+        for (int col = 0; col < 5; col++) {
+            struct rows_sort_key keys[2] = {
+                {{(col + 1) % 5}, 1, rng_below(&g, 2) != 0, rng_below(&g, 2) != 0},
+                {{col}, 1, rng_below(&g, 2) != 0, rng_below(&g, 2) != 0}};
+            for (size_t nk = 1; nk <= 2; nk++) {
+                size_t n;
+                struct rows_ref *refs = all_refs(&f, &n);
+                check_sort(&f, keys + 2 - nk, nk, refs, n);
+                free(refs);
+            }
+        }
+        fix_close(&f);
+    }
+}
+
 /* Sorts all rows of f by one key and returns the taken rows' text. */
 static char *sorted_text(struct fix *f, struct rows_sort_key key, struct rows_ref *refs, size_t n)
 {
@@ -741,6 +810,66 @@ static void sort_refusals(void **state)
     fix_close(&f);
 }
 
+/* A table's sort fields as keys: index paths through structs; nested
+ * columns, fields inside lists and maps, and unknown ids refused. */
+static void keys_from_fields(void **state)
+{
+    (void)state;
+    struct fix f;
+    fix_open(&f,
+             "id:long, st:struct<a:int, b:struct<c:string>>, l:list<struct<x:int>>, "
+             "m:map<string,long>, z:date",
+             17);
+    fix_rows(&f, "{\"id\":1,\"st\":{\"a\":1,\"b\":{\"c\":\"q\"}},\"z\":\"2024-01-02\"}\n"
+                 "{\"id\":2,\"st\":{\"a\":1,\"b\":null},\"z\":\"2024-01-01\"}\n"
+                 "{\"id\":3,\"st\":{\"a\":0,\"b\":{\"c\":\"p\"}},\"z\":null}\n");
+    struct lake_column *const *top = f.tt.t.root.children;
+    const struct {
+        const struct lake_column *column;
+        int depth, path[3];
+        enum rows_sort_status want;
+    } cases[] = {
+        {top[4], 1, {4}, ROWS_SORT_OK},
+        {top[1]->children[1]->children[0], 3, {1, 1, 0}, ROWS_SORT_OK},
+        {top[1]->children[0], 2, {1, 0}, ROWS_SORT_OK},
+        {top[1]->children[1], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[2], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[2]->children[0]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[3]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
+    };
+    char err[600];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct lake_column *c = cases[i].column;
+        char name[200];
+        lake_column_path(c, name, sizeof name);
+        struct lake_sort_field sf = {c->field_id, true, i % 2 == 0};
+        struct rows_sort_key key;
+        err[0] = '\0';
+        assert_int_equal(rows_sort_key_for_field(&f.tt.t, &sf, &key, err, sizeof err),
+                         cases[i].want);
+        if (cases[i].want != ROWS_SORT_OK) {
+            if (!strstr(err, name))
+                fail_msg("'%s' lacks '%s'", err, name);
+            continue;
+        }
+        assert_int_equal(key.depth, cases[i].depth);
+        for (int d = 0; d < key.depth; d++)
+            assert_int_equal(key.path[d], cases[i].path[d]);
+        assert_true(key.descending);
+        assert_int_equal(key.nulls_first, i % 2 == 0);
+        size_t n;
+        struct rows_ref *refs = all_refs(&f, &n);
+        check_sort(&f, &key, 1, refs, n);
+        free(refs);
+    }
+    struct lake_sort_field none = {999, false, false};
+    struct rows_sort_key key;
+    assert_int_equal(rows_sort_key_for_field(&f.tt.t, &none, &key, err, sizeof err),
+                     ROWS_SORT_BAD_KEY);
+    assert_non_null(strstr(err, "no field 999"));
+    fix_close(&f);
+}
+
 /* Sorted, taken rows are a batch the Parquet writer takes, and read back
  * equal. */
 static void sort_take_parquet(void **state)
@@ -813,10 +942,11 @@ static void sort_many_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(take_every_type),   cmocka_unit_test(take_many_batches),
-        cmocka_unit_test(sort_property),     cmocka_unit_test(sort_across_batches),
-        cmocka_unit_test(sort_float_order),  cmocka_unit_test(sort_refusals),
-        cmocka_unit_test(sort_take_parquet), cmocka_unit_test(sort_many_rows),
+        cmocka_unit_test(take_every_type),     cmocka_unit_test(take_many_batches),
+        cmocka_unit_test(sort_property),       cmocka_unit_test(sort_long_values),
+        cmocka_unit_test(sort_across_batches), cmocka_unit_test(sort_float_order),
+        cmocka_unit_test(sort_refusals),       cmocka_unit_test(keys_from_fields),
+        cmocka_unit_test(sort_take_parquet),   cmocka_unit_test(sort_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
