@@ -249,22 +249,12 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
 /* The key paths of the lookup key (top-level columns of the batches). */
 static hl_status sort_keys(struct exporter *x, struct rows_sort_key *keys, struct hl_error *err)
 {
+    char msg[300];
     for (size_t k = 0; k < x->nkeys; k++) {
-        memset(&keys[k], 0, sizeof keys[k]);
-        const struct lake_column *c = lake_table_find_field(&x->table, x->keys[k].source_field_id);
-        int at = -1;
-        for (size_t i = 0; c && i < x->table.root.nchildren; i++) {
-            if (x->table.root.children[i] == c)
-                at = (int)i;
-        }
-        if (at < 0)
-            return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                           "the lookup key's field %lld is not a top-level column",
-                           (long long)x->keys[k].source_field_id);
-        keys[k].path[0] = at;
-        keys[k].depth = 1;
-        keys[k].descending = x->keys[k].descending;
-        keys[k].nulls_first = x->keys[k].nulls_first;
+        if (rows_sort_key_for_field(&x->table, &x->keys[k], &keys[k], msg, sizeof msg) !=
+            ROWS_SORT_OK)
+            return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented", "the lookup key: %s",
+                           msg);
     }
     return HL_OK;
 }
