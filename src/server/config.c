@@ -71,6 +71,19 @@ static const struct option_def options[] = {
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"
      "(default false: accept them, warn once per table and count them)"},
+    {"expire-interval-ms", "HOGLAKE_EXPIRE_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, expire_interval_ms), 0, 0, 31LL * 86400000,
+     "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
+     "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"},
+    {"expire-batch", "HOGLAKE_EXPIRE_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
+     100000000, "most snapshots one expiry run removes per catalog (default 10000)"},
+    {"expire-purge-page", "HOGLAKE_EXPIRE_PURGE_PAGE", OPT_INT64,
+     offsetof(struct config, expire_purge_page), 0, 1, 50000,
+     "ended file rows purged per statement by expiry (default 1000)"},
+    {"expire-purge-budget-ms", "HOGLAKE_EXPIRE_PURGE_BUDGET_MS", OPT_INT64,
+     offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
+     "time one expiry run spends purging file rows before leaving the rest to the next\n"
+     "(default 10000)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -87,6 +100,10 @@ static void set_defaults(struct config *cfg)
     cfg->shutdown_timeout_ms = 30000;
     cfg->max_body_bytes = 64 * 1024 * 1024;
     cfg->log_level = LOG_INFO;
+    cfg->expire_interval_ms = 3600000;
+    cfg->expire_batch = 10000;
+    cfg->expire_purge_page = 1000;
+    cfg->expire_purge_budget_ms = 10000;
 }
 
 static void print_help(FILE *out)

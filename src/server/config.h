@@ -27,6 +27,12 @@ struct config {
     /* Refuse appends with partition values but no read_snapshot (a writer
      * that computed partitions against a spec it never pinned). */
     bool refuse_blind_partitioned_appends;
+    /* Expiry (contract 7.1): loop interval (0 = no loop), snapshots per
+     * run, file rows per purge page, purge time budget per run. */
+    int64_t expire_interval_ms;
+    int64_t expire_batch;
+    int64_t expire_purge_page;
+    int64_t expire_purge_budget_ms;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

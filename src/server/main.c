@@ -12,7 +12,9 @@
 #include "server/db/db.h"
 #include "server/db/migrate.h"
 #include "server/embedded_pg.h"
+#include "server/expiry.h"
 #include "server/http.h"
+#include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "util/embedded.h"
@@ -108,6 +110,24 @@ int main(int argc, char **argv)
         goto out;
     }
     pthread_mutex_init(&srv.probe_mu, NULL);
+    static struct expiry_task expiry;
+    expiry = (struct expiry_task){
+        .opt = {.batch = srv.cfg.expire_batch,
+                .purge_page = srv.cfg.expire_purge_page,
+                .purge_budget_ms = srv.cfg.expire_purge_budget_ms,
+                .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
+        .metrics = srv.metrics,
+    };
+    /* Every maintenance task, looped or manual-only (interval 0). */
+    const struct maint_task tasks[] = {
+        {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+    };
+    srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
+                                  sizeof err);
+    if (!srv.maint) {
+        log_error("%s", err);
+        goto out;
+    }
     srv.openapi_yaml = hl_openapi[0].data;
     srv.openapi_len = hl_openapi[0].len;
 
@@ -145,6 +165,9 @@ int main(int argc, char **argv)
 out:
     http_server_stop(srv.http, srv.cfg.shutdown_timeout_ms);
     srv.http = NULL;
+    /* After the HTTP drain (no manual pass in flight), before the pool goes. */
+    maintenance_stop(srv.maint);
+    srv.maint = NULL;
     if (srv.probe_conn)
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);

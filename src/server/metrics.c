@@ -50,6 +50,14 @@ static const struct family_def families[] = {
      "changed (or they were refused, replayed or had deletion vectors to check)."},
     {"hoglake_receipt_unknown_digest_total", COUNTER,
      "Replays answered from a receipt whose fingerprint version this server does not know."},
+    {"hoglake_snapshots_expired_total", COUNTER, "Snapshots removed by expiry."},
+    {"hoglake_background_loop_failures_total", COUNTER,
+     "Maintenance passes that failed, by loop (the loop keeps running)."},
+    {"hoglake_removal_queue_depth", GAUGE,
+     "Paths queued for removal and not yet drained, by catalog (as of its last expiry pass)."},
+    {"hoglake_head_snapshot_id", GAUGE, "Head snapshot, by catalog (as of its last expiry pass)."},
+    {"hoglake_earliest_snapshot_id", GAUGE,
+     "Retention floor (earliest readable snapshot), by catalog (as of its last expiry pass)."},
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 

@@ -12,12 +12,14 @@
 struct db_pool;
 struct metrics;
 struct http_server;
+struct maintenance;
 
 struct server {
     struct config cfg;
     struct db_pool *pool;
     struct metrics *metrics;
     struct http_server *http;
+    struct maintenance *maint; /* background loops and manual passes */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;

@@ -61,4 +61,14 @@ int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api
 int h_consumer_offset_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
+/* maintenance.c: the ledger and per-task status; expiry.c: the expiry pass */
+int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_maintenance_status(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_maintenance_expire(struct srv_req *req, struct srv_res *res, struct api_error *err);
+/* The catalog named by path parameter 0 (404) and the request's
+ * connection (503), for the per-catalog maintenance routes. */
+struct catalog_row;
+struct db_conn *maint_catalog_db(struct srv_req *req, struct catalog_row *cat,
+                                 struct api_error *err);
+
 #endif
