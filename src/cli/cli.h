@@ -141,6 +141,7 @@ int cmd_snapshots(struct cli *cli, int argc, char **argv);
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_changes(struct cli *cli, int argc, char **argv);
 int cmd_offsets(struct cli *cli, int argc, char **argv);
+int cmd_maintenance(struct cli *cli, int argc, char **argv);
 /* Rows in and out through libhoglake (cmd_data.c). */
 int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);

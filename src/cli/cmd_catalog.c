@@ -1,4 +1,4 @@
-/* hoglake catalog list|create|show|options|set-options */
+/* hoglake catalog list|create|show|options|set-options|set-retention */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,15 +122,12 @@ static const struct cli_opt set_options_opts[] = {
     {"consumer-floor", true, false, "on|off  never expire past the lowest consumer offset"},
 };
 
-static int run_set_options(struct cli *cli, const struct cli_args *a)
+/* PATCHes the options of `catalog` from the textual retention ("none" or
+ * seconds; NULL = unchanged) and consumer floor ("on"/"off"; NULL =
+ * unchanged), and prints the result. */
+static int patch_options(struct cli *cli, const char *catalog, const char *ret, const char *floor)
 {
     json_t *body = json_object();
-    const char *ret = cli_opt_value(a, "retention");
-    const char *floor = cli_opt_value(a, "consumer-floor");
-    if (!ret && !floor) {
-        json_decref(body);
-        return cli_usage_error("give --retention and/or --consumer-floor");
-    }
     if (ret) {
         int64_t v;
         if (strcmp(ret, "none") == 0) {
@@ -139,7 +136,7 @@ static int run_set_options(struct cli *cli, const struct cli_args *a)
             json_object_set_new(body, "snapshot_retention_seconds", json_integer(v));
         } else {
             json_decref(body);
-            return cli_usage_error("--retention takes a number of seconds or 'none'");
+            return cli_usage_error("the retention is a number of seconds or 'none'");
         }
     }
     if (floor) {
@@ -151,7 +148,7 @@ static int run_set_options(struct cli *cli, const struct cli_args *a)
         json_object_set_new(body, "consumer_floor", json_boolean(on));
     }
     char path[512];
-    int rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, "/options");
+    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, "/options");
     json_t *resp;
     if (rc != EXIT_OK) {
         json_decref(body);
@@ -167,6 +164,21 @@ static int run_set_options(struct cli *cli, const struct cli_args *a)
     return EXIT_OK;
 }
 
+static int run_set_options(struct cli *cli, const struct cli_args *a)
+{
+    const char *ret = cli_opt_value(a, "retention");
+    const char *floor = cli_opt_value(a, "consumer-floor");
+    if (!ret && !floor)
+        return cli_usage_error("give --retention and/or --consumer-floor");
+    return patch_options(cli, a->positional[0], ret, floor);
+}
+
+static int run_set_retention(struct cli *cli, const struct cli_args *a)
+{
+    return patch_options(cli, a->positional[0], a->positional[1],
+                         cli_opt_value(a, "consumer-floor"));
+}
+
 static const struct cli_verb verbs[] = {
     {"list", "list catalogs", "catalog list", NULL, 0, 0, 0, run_list},
     {"create", "create a catalog", "catalog create NAME [--data-path URI]", create_opts, 1, 1, 1,
@@ -177,6 +189,9 @@ static const struct cli_verb verbs[] = {
     {"set-options", "change a catalog's retention options",
      "catalog set-options NAME [--retention SECONDS|none] [--consumer-floor on|off]",
      set_options_opts, 2, 1, 1, run_set_options},
+    {"set-retention", "set a catalog's snapshot retention (what expiry keeps)",
+     "catalog set-retention NAME SECONDS|none [--consumer-floor on|off]", set_options_opts + 1, 1,
+     2, 2, run_set_retention},
 };
 
 int cmd_catalog(struct cli *cli, int argc, char **argv)

@@ -10,7 +10,7 @@ static void print_help(void)
     printf("usage: hoglake [--server URL] [--json] COMMAND ...\n\n"
            "The command-line client of a hoglake catalog server.\n\n"
            "commands:\n"
-           "  catalog     list, create, show, options, set-options\n"
+           "  catalog     list, create, show, options, set-options, set-retention\n"
            "  namespace   list, create, show, drop\n"
            "  table       list, create, show, drop, alter\n"
            "  view        list, create, show, drop\n"
@@ -21,6 +21,7 @@ static void print_help(void)
            "  files       list a table's data files (time travel with --snapshot/--at)\n"
            "  changes     a table's changefeed plan between two snapshots\n"
            "  offsets     a changefeed consumer's committed offsets\n"
+           "  maintenance expire, runs, status: server-owned maintenance of a catalog\n"
            "  parquet     inspect, cat, convert: local Parquet files (no server)\n\n"
            "options:\n"
            "  --server URL   the server (default $HOGLAKE_URL, else http://127.0.0.1:8080)\n"
@@ -66,10 +67,19 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(struct cli *, int, char **);
     } commands[] = {
-        {"catalog", cmd_catalog}, {"namespace", cmd_namespace}, {"table", cmd_table},
-        {"view", cmd_view},       {"snapshots", cmd_snapshots}, {"files", cmd_files},
-        {"changes", cmd_changes}, {"offsets", cmd_offsets},     {"parquet", cmd_parquet},
-        {"append", cmd_append},   {"read", cmd_read},           {"export", cmd_export},
+        {"catalog", cmd_catalog},
+        {"namespace", cmd_namespace},
+        {"table", cmd_table},
+        {"view", cmd_view},
+        {"snapshots", cmd_snapshots},
+        {"files", cmd_files},
+        {"changes", cmd_changes},
+        {"offsets", cmd_offsets},
+        {"parquet", cmd_parquet},
+        {"append", cmd_append},
+        {"read", cmd_read},
+        {"export", cmd_export},
+        {"maintenance", cmd_maintenance},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

@@ -377,6 +377,56 @@ static void ledger_runs_and_status(void **state)
     http_result_free(&h);
 }
 
+/* The CLI: set-retention, maintenance expire/runs/status. */
+static void cli_commands(void **state)
+{
+    (void)state;
+    const char *cat = "clicat";
+    new_catalog(cat);
+    old_snapshots(cat, 8);
+    int64_t head = head_of(cat);
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp",
+            "catalog set-retention %s 120 --consumer-floor off", cat);
+    assert_int_equal(o.code, 0);
+    assert_non_null(strstr(o.out, "120 s"));
+    cli_out_free(&o);
+    assert_int_equal(sqli("SELECT snapshot_retention_seconds FROM hog_catalog WHERE name = '%s'"
+                          " AND NOT consumer_floor",
+                          cat),
+                     120);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "maintenance expire %s --batch 3", cat);
+    assert_int_equal(o.code, 0);
+    assert_non_null(strstr(o.out, "snapshots expired    3"));
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "--json maintenance expire %s", cat);
+    assert_int_equal(o.code, 0);
+    json_t *r = jparse(o.out);
+    assert_int_equal(jint(r, "new_earliest_snapshot_id"), head);
+    json_decref(r);
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "maintenance runs %s --task expiry", cat);
+    assert_int_equal(o.code, 0);
+    assert_non_null(strstr(o.out, "manual"));
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "maintenance status %s", cat);
+    assert_int_equal(o.code, 0);
+    assert_non_null(strstr(o.out, "expiry"));
+    assert_non_null(strstr(o.out, "\"head_snapshot_id\":"));
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "catalog set-retention %s none", cat);
+    assert_int_equal(o.code, 0);
+    cli_out_free(&o);
+    assert_int_equal(
+        sqli("SELECT count(*) FROM hog_catalog WHERE name = '%s' AND snapshot_retention_seconds"
+             " IS NULL",
+             cat),
+        1);
+    cli_run(&o, HOGLAKE_CLI_BIN, srv.base, "/tmp", "maintenance expire nope");
+    assert_int_not_equal(o.code, 0);
+    cli_out_free(&o);
+}
+
 /* Two more servers whose loops sweep every 50 ms, three snapshots a run:
  * the catalog drains to head by the loops alone, and the ledger shows no
  * two runs on it overlapping and exactly the expired snapshots. */
@@ -426,6 +476,7 @@ int main(void)
         cmocka_unit_test(consumer_floor),
         cmocka_unit_test(rows_and_paths),
         cmocka_unit_test(ledger_runs_and_status),
+        cmocka_unit_test(cli_commands),
         cmocka_unit_test(loops_on_two_servers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,146 @@
+/* hoglake maintenance expire|runs|status: server-owned maintenance. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct cli_opt expire_opts[] = {
+    {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
+};
+
+static int run_expire(struct cli *cli, const struct cli_args *a)
+{
+    char suffix[64] = "/maintenance/expire";
+    int64_t batch;
+    int rc = cli_opt_i64(a, "batch", 1, &batch);
+    if (rc != EXIT_OK)
+        return rc;
+    if (cli_opt_given(a, "batch"))
+        snprintf(suffix, sizeof suffix, "/maintenance/expire?batch=%lld", (long long)batch);
+    char path[512];
+    if ((rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, suffix)) != EXIT_OK)
+        return rc;
+    json_t *r;
+    if ((rc = cli_request(cli, "POST", path, NULL, &r)) != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(r);
+    } else {
+        printf("snapshots expired    %lld\n",
+               (long long)json_integer_value(json_object_get(r, "snapshots_expired")));
+        printf("earliest snapshot    %lld%s\n",
+               (long long)json_integer_value(json_object_get(r, "new_earliest_snapshot_id")),
+               json_is_true(json_object_get(r, "floored_by_consumer"))
+                   ? " (held by a consumer offset)"
+                   : "");
+        printf("files queued         %lld data, %lld delete\n",
+               (long long)json_integer_value(json_object_get(r, "data_files_queued")),
+               (long long)json_integer_value(json_object_get(r, "delete_files_queued")));
+    }
+    json_decref(r);
+    return EXIT_OK;
+}
+
+static void print_run(const json_t *run)
+{
+    char *result = json_dumps(json_object_get(run, "result"), JSON_COMPACT);
+    const json_t *error = json_object_get(run, "error");
+    printf("%-8lld %-10s %-6s %-25s %-6s %s\n",
+           (long long)json_integer_value(json_object_get(run, "run_id")),
+           json_string_value(json_object_get(run, "task")),
+           json_string_value(json_object_get(run, "trigger")),
+           json_string_value(json_object_get(run, "started_at")),
+           json_string_value(json_object_get(run, "status")),
+           error ? json_string_value(error) : (result ? result : ""));
+    free(result);
+}
+
+static const struct cli_opt runs_opts[] = {
+    {"task", true, false, "TASK  only this task's runs (expiry, cleanup, hydrator, ...)"},
+    {"limit", true, false, "N  runs to show, newest first (default 50, at most 500)"},
+};
+
+static int run_runs(struct cli *cli, const struct cli_args *a)
+{
+    char suffix[160] = "/maintenance/runs";
+    const char *task = cli_opt_value(a, "task");
+    int64_t limit = 50;
+    int rc = cli_opt_i64(a, "limit", 1, &limit);
+    if (rc != EXIT_OK)
+        return rc;
+    if (task && strspn(task, "abcdefghijklmnopqrstuvwxyz") != strlen(task))
+        return cli_usage_error("--task takes a task name such as expiry");
+    snprintf(suffix, sizeof suffix, "/maintenance/runs?limit=%lld%s%.40s", (long long)limit,
+             task ? "&task=" : "", task ? task : "");
+    char path[512];
+    if ((rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, suffix)) != EXIT_OK)
+        return rc;
+    json_t *r;
+    if ((rc = cli_request(cli, "GET", path, NULL, &r)) != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(r);
+    } else {
+        printf("%-8s %-10s %-6s %-25s %-6s %s\n", "RUN", "TASK", "BY", "STARTED", "STATUS",
+               "RESULT");
+        json_t *runs = json_object_get(r, "runs");
+        for (size_t i = 0; i < json_array_size(runs); i++)
+            print_run(json_array_get(runs, i));
+    }
+    json_decref(r);
+    return EXIT_OK;
+}
+
+static int run_status(struct cli *cli, const struct cli_args *a)
+{
+    json_t *r;
+    int rc = cli_get(cli, a, 1, NULL, "/maintenance/status", false, &r);
+    if (rc != EXIT_OK)
+        return rc;
+    if (cli->json) {
+        cli_print_json(r);
+    } else {
+        json_t *tasks = json_object_get(r, "tasks");
+        for (size_t i = 0; i < json_array_size(tasks); i++) {
+            const json_t *t = json_array_get(tasks, i);
+            const json_t *loop = json_object_get(t, "loop");
+            const json_t *last = json_object_get(t, "last_run");
+            printf("%s\n", json_string_value(json_object_get(t, "task")));
+            if (json_is_object(loop))
+                printf("  loop         every %lld ms, next due %s\n",
+                       (long long)json_integer_value(json_object_get(loop, "interval_ms")),
+                       json_string_value(json_object_get(loop, "next_due_at"))
+                           ? json_string_value(json_object_get(loop, "next_due_at"))
+                           : "-");
+            else
+                printf("  loop         off on this server\n");
+            if (json_is_object(last))
+                printf("  last run     %s, %s (%s)\n",
+                       json_string_value(json_object_get(last, "finished_at")),
+                       json_string_value(json_object_get(last, "status")),
+                       json_string_value(json_object_get(last, "trigger")));
+            else
+                printf("  last run     never\n");
+            char *backlog = json_dumps(json_object_get(t, "backlog"), JSON_COMPACT);
+            printf("  backlog      %s\n", backlog ? backlog : "{}");
+            free(backlog);
+        }
+    }
+    json_decref(r);
+    return EXIT_OK;
+}
+
+static const struct cli_verb verbs[] = {
+    {"expire", "expire snapshots past the catalog's retention now",
+     "maintenance expire CATALOG [--batch N]", expire_opts, 1, 1, 1, run_expire},
+    {"runs", "the maintenance runs ledger, newest first",
+     "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
+    {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",
+     NULL, 0, 1, 1, run_status},
+};
+
+int cmd_maintenance(struct cli *cli, int argc, char **argv)
+{
+    return cli_run_verbs(cli, "maintenance", verbs, sizeof verbs / sizeof verbs[0], argc, argv);
+}
