@@ -6,6 +6,7 @@
 #include "server/catalog.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "util/failpoint.h"
 #include "util/timefmt.h"
 
 int64_t expiry_floor(const struct expiry_floor_in *in, bool *by_consumer)
@@ -95,6 +96,12 @@ static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *
     db_params_init(&p);
     db_param_i64(&p, catalog_lock_key(catalog_id));
     if (run(pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, err) != 0)
+        goto fail;
+    /* Test hook: a statement timeout on every batch above one snapshot, so
+     * the halving below is exercised against a real cancellation. */
+    if (opt->batch > 1 && failpoint_on("expiry-advance-timeout") &&
+        (run(pg, "SET LOCAL statement_timeout = 10", NULL, err) != 0 ||
+         run(pg, "SELECT pg_sleep(1)", NULL, err) != 0))
         goto fail;
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
@@ -235,7 +242,15 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
                struct expiry_result *out, struct db_err *err)
 {
     *out = (struct expiry_result){0};
-    int rc_a = phase_a(pg, catalog_id, opt, out, err);
+    struct expiry_options o = *opt;
+    int rc_a;
+    /* A phase A that hits the statement timeout is retried with half the
+     * batch, down to one snapshot (contract 7.1). */
+    while ((rc_a = phase_a(pg, catalog_id, &o, out, err)) != 0 &&
+           db_err_is(err, SQLSTATE_QUERY_CANCELED) && o.batch > 1) {
+        o.batch /= 2;
+        out->advance_halvings++;
+    }
     struct db_err berr;
     int rc_b = phase_b(pg, catalog_id, opt, out, rc_a == 0 ? err : &berr);
     return rc_a == 0 && rc_b == 0 ? 0 : -1;
@@ -243,13 +258,14 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
 
 json_t *expiry_result_json(const struct expiry_result *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b}", "snapshots_expired",
+    return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b,s:I}", "snapshots_expired",
                      (json_int_t)r->snapshots_expired, "data_files_queued",
                      (json_int_t)r->data_files_queued, "delete_files_queued",
                      (json_int_t)r->delete_files_queued, "new_earliest_snapshot_id",
                      (json_int_t)r->new_earliest, "floored_by_consumer", r->floored_by_consumer,
                      "offsets_released", (json_int_t)r->offsets_released, "purge_pages",
-                     (json_int_t)r->purge_pages, "purge_truncated", r->purge_truncated);
+                     (json_int_t)r->purge_pages, "purge_truncated", r->purge_truncated,
+                     "advance_halvings", (json_int_t)r->advance_halvings);
 }
 
 /* A best-effort read with the catalog id as $1 (NULL on failure: gauges

@@ -57,7 +57,8 @@ struct expiry_result {
     bool floored_by_consumer;
     int64_t offsets_released;
     int64_t purge_pages;
-    bool purge_truncated; /* the budget ran out with rows left */
+    bool purge_truncated;     /* the budget ran out with rows left */
+    int64_t advance_halvings; /* phase A retried with half the batch */
 };
 
 /* Runs both phases for one catalog on pg (no transaction open). Returns 0,

@@ -377,6 +377,32 @@ static void ledger_runs_and_status(void **state)
     http_result_free(&h);
 }
 
+/* Phase A cancelled by its statement timeout (failpoint: every batch above
+ * one times out) is retried with half the batch until it fits. */
+static void timeouts_halve_the_batch(void **state)
+{
+    (void)state;
+    const char *cat = "halve";
+    new_catalog(cat);
+    old_snapshots(cat, 20);
+    set_retention(cat, 60, true);
+    struct test_server f;
+    setenv("HOGLAKE_FAILPOINTS", "expiry-advance-timeout", 1);
+    test_server_start(&f, &db, NULL);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    char url[512];
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire?batch=8", f.base, cat);
+    struct http_result r;
+    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    assert_int_equal(jint(r.json, "advance_halvings"), 3);
+    assert_int_equal(jint(r.json, "snapshots_expired"), 1);
+    assert_int_equal(jint(r.json, "new_earliest_snapshot_id"), 1);
+    http_result_free(&r);
+    test_server_stop(&f);
+    assert_int_equal(earliest_of(cat), 1);
+}
+
 /* The CLI: set-retention, maintenance expire/runs/status. */
 static void cli_commands(void **state)
 {
@@ -476,6 +502,7 @@ int main(void)
         cmocka_unit_test(consumer_floor),
         cmocka_unit_test(rows_and_paths),
         cmocka_unit_test(ledger_runs_and_status),
+        cmocka_unit_test(timeouts_halve_the_batch),
         cmocka_unit_test(cli_commands),
         cmocka_unit_test(loops_on_two_servers),
     };
