@@ -198,6 +198,37 @@ static const char purge_dv_page_sql[] =
     "   SELECT $1, path, 'delete', 'snapshot_expiry' FROM gone RETURNING 1)"
     " SELECT 0::bigint, (SELECT count(*) FROM q)";
 
+/* One purge page in its own transaction, bounded by a 5 s statement
+ * timeout: *data and *dv the rows it took. */
+static int purge_page(PGconn *pg, const char *sql, int64_t catalog_id, int64_t floor, int64_t page,
+                      int64_t *data, int64_t *dv, struct db_err *err)
+{
+    if (run(pg, "BEGIN", NULL, err) != 0)
+        return -1;
+    if (run(pg, "SET LOCAL statement_timeout = 5000", NULL, err) != 0)
+        goto fail;
+    /* Test hook: every page above one row times out. */
+    if (page > 1 && failpoint_on("expiry-purge-timeout") &&
+        (run(pg, "SET LOCAL statement_timeout = 10", NULL, err) != 0 ||
+         run(pg, "SELECT pg_sleep(1)", NULL, err) != 0))
+        goto fail;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, floor);
+    db_param_i64(&p, page);
+    PGresult *r = db_exec(pg, sql, &p, err);
+    if (!r)
+        goto fail;
+    *data = db_i64(r, 0, 0);
+    *dv = db_i64(r, 0, 1);
+    PQclear(r);
+    return run(pg, "COMMIT", NULL, err);
+fail:
+    run(pg, "ROLLBACK", NULL, NULL);
+    return -1;
+}
+
 static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
                    struct expiry_result *out, struct db_err *err)
 {
@@ -211,6 +242,7 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
     if (floor == 0)
         return 0;
     int64_t deadline = time_mono_ns() + opt->purge_budget_ms * 1000000;
+    int64_t page = opt->purge_page;
     const char *const arms[] = {purge_data_page_sql, purge_dv_page_sql};
     for (int arm = 0; arm < 2; arm++) {
         for (;;) {
@@ -218,20 +250,21 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
                 out->purge_truncated = true;
                 return 0;
             }
-            db_params_init(&p);
-            db_param_i64(&p, catalog_id);
-            db_param_i64(&p, floor);
-            db_param_i64(&p, opt->purge_page);
-            PGresult *r = db_exec(pg, arms[arm], &p, err);
-            if (!r)
-                return -1;
-            int64_t data = db_i64(r, 0, 0), dv = db_i64(r, 0, 1);
-            PQclear(r);
+            int64_t data, dv;
+            if (purge_page(pg, arms[arm], catalog_id, floor, page, &data, &dv, err) != 0) {
+                /* A failing page is halved, down to one row. */
+                out->purge_failures++;
+                if (page == 1)
+                    return -1;
+                page /= 2;
+                out->purge_halvings++;
+                continue;
+            }
             out->purge_pages++;
             out->data_files_queued += data;
             out->delete_files_queued += dv;
             /* A page smaller than asked for was the last one. */
-            if ((arm == 0 ? data : dv) < opt->purge_page)
+            if ((arm == 0 ? data : dv) < page)
                 break;
         }
     }
@@ -258,14 +291,15 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
 
 json_t *expiry_result_json(const struct expiry_result *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b,s:I}", "snapshots_expired",
-                     (json_int_t)r->snapshots_expired, "data_files_queued",
-                     (json_int_t)r->data_files_queued, "delete_files_queued",
-                     (json_int_t)r->delete_files_queued, "new_earliest_snapshot_id",
-                     (json_int_t)r->new_earliest, "floored_by_consumer", r->floored_by_consumer,
-                     "offsets_released", (json_int_t)r->offsets_released, "purge_pages",
-                     (json_int_t)r->purge_pages, "purge_truncated", r->purge_truncated,
-                     "advance_halvings", (json_int_t)r->advance_halvings);
+    return json_pack(
+        "{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b,s:I,s:I,s:I}", "snapshots_expired",
+        (json_int_t)r->snapshots_expired, "data_files_queued", (json_int_t)r->data_files_queued,
+        "delete_files_queued", (json_int_t)r->delete_files_queued, "new_earliest_snapshot_id",
+        (json_int_t)r->new_earliest, "floored_by_consumer", r->floored_by_consumer,
+        "offsets_released", (json_int_t)r->offsets_released, "purge_pages",
+        (json_int_t)r->purge_pages, "purge_truncated", r->purge_truncated, "advance_halvings",
+        (json_int_t)r->advance_halvings, "purge_failures", (json_int_t)r->purge_failures,
+        "purge_halvings", (json_int_t)r->purge_halvings);
 }
 
 /* A best-effort read with the catalog id as $1 (NULL on failure: gauges

@@ -59,6 +59,8 @@ struct expiry_result {
     int64_t purge_pages;
     bool purge_truncated;     /* the budget ran out with rows left */
     int64_t advance_halvings; /* phase A retried with half the batch */
+    int64_t purge_failures;   /* phase-B pages that failed */
+    int64_t purge_halvings;   /* ... and were retried with half the rows */
 };
 
 /* Runs both phases for one catalog on pg (no transaction open). Returns 0,

@@ -403,6 +403,44 @@ static void timeouts_halve_the_batch(void **state)
     assert_int_equal(earliest_of(cat), 1);
 }
 
+/* Purge pages that time out (failpoint: every page above one row) are
+ * halved down to one row, and the purge still completes. */
+static void failing_pages_are_halved(void **state)
+{
+    (void)state;
+    const char *cat = "pagehalve";
+    new_catalog(cat);
+    table_uuid(cat, "t");
+    int64_t c = cat_id(cat), tid = table_id_of(cat, NS, "t");
+    old_snapshots(cat, 10);
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
+             " end_snapshot, path, record_count, file_size_bytes, row_id_start)"
+             " SELECT %lld, 500 + g, %lld, 3, 4, 'file:///x/p' || g || '.parquet', 1, 1, g"
+             " FROM generate_series(1, 3) g",
+             (long long)c, (long long)tid);
+    set_retention(cat, 60, true);
+    struct test_server f;
+    const char *const extra[] = {"--expire-purge-page", "4", NULL};
+    setenv("HOGLAKE_FAILPOINTS", "expiry-purge-timeout", 1);
+    test_server_start(&f, &db, extra);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    char url[512];
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire", f.base, cat);
+    struct http_result r;
+    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    /* 4 -> 2 -> 1, then three one-row pages and an empty one per arm. */
+    assert_int_equal(jint(r.json, "purge_halvings"), 2);
+    assert_int_equal(jint(r.json, "purge_failures"), 2);
+    assert_int_equal(jint(r.json, "data_files_queued"), 3);
+    http_result_free(&r);
+    test_server_stop(&f);
+    assert_int_equal(
+        sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld", (long long)c), 0);
+    assert_int_equal(
+        sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld", (long long)c), 3);
+}
+
 /* The CLI: set-retention, maintenance expire/runs/status. */
 static void cli_commands(void **state)
 {
@@ -503,6 +541,7 @@ int main(void)
         cmocka_unit_test(rows_and_paths),
         cmocka_unit_test(ledger_runs_and_status),
         cmocka_unit_test(timeouts_halve_the_batch),
+        cmocka_unit_test(failing_pages_are_halved),
         cmocka_unit_test(cli_commands),
         cmocka_unit_test(loops_on_two_servers),
     };
