@@ -377,6 +377,26 @@ static void ledger_runs_and_status(void **state)
     http_result_free(&h);
 }
 
+/* One expiry of `cat` (query string `query`) on a server of its own started
+ * with HOGLAKE_FAILPOINTS=failpoint and `extra`; returns the 200 body. */
+static json_t *expire_under_failpoint(const char *failpoint, const char *const *extra,
+                                      const char *cat, const char *query)
+{
+    struct test_server f;
+    setenv("HOGLAKE_FAILPOINTS", failpoint, 1);
+    test_server_start(&f, &db, extra);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    char url[512];
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire%s", f.base, cat, query);
+    struct http_result r;
+    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    json_t *out = json_incref(r.json);
+    http_result_free(&r);
+    test_server_stop(&f);
+    return out;
+}
+
 /* Phase A cancelled by its statement timeout (failpoint: every batch above
  * one times out) is retried with half the batch until it fits. */
 static void timeouts_halve_the_batch(void **state)
@@ -386,20 +406,11 @@ static void timeouts_halve_the_batch(void **state)
     new_catalog(cat);
     old_snapshots(cat, 20);
     set_retention(cat, 60, true);
-    struct test_server f;
-    setenv("HOGLAKE_FAILPOINTS", "expiry-advance-timeout", 1);
-    test_server_start(&f, &db, NULL);
-    unsetenv("HOGLAKE_FAILPOINTS");
-    char url[512];
-    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire?batch=8", f.base, cat);
-    struct http_result r;
-    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
-    expect_status(&r, 200);
-    assert_int_equal(jint(r.json, "advance_halvings"), 3);
-    assert_int_equal(jint(r.json, "snapshots_expired"), 1);
-    assert_int_equal(jint(r.json, "new_earliest_snapshot_id"), 1);
-    http_result_free(&r);
-    test_server_stop(&f);
+    json_t *r = expire_under_failpoint("expiry-advance-timeout", NULL, cat, "?batch=8");
+    assert_int_equal(jint(r, "advance_halvings"), 3);
+    assert_int_equal(jint(r, "snapshots_expired"), 1);
+    assert_int_equal(jint(r, "new_earliest_snapshot_id"), 1);
+    json_decref(r);
     assert_int_equal(earliest_of(cat), 1);
 }
 
@@ -419,22 +430,13 @@ static void failing_pages_are_halved(void **state)
              " FROM generate_series(1, 3) g",
              (long long)c, (long long)tid);
     set_retention(cat, 60, true);
-    struct test_server f;
     const char *const extra[] = {"--expire-purge-page", "4", NULL};
-    setenv("HOGLAKE_FAILPOINTS", "expiry-purge-timeout", 1);
-    test_server_start(&f, &db, extra);
-    unsetenv("HOGLAKE_FAILPOINTS");
-    char url[512];
-    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire", f.base, cat);
-    struct http_result r;
-    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
-    expect_status(&r, 200);
+    json_t *r = expire_under_failpoint("expiry-purge-timeout", extra, cat, "");
     /* 4 -> 2 -> 1, then three one-row pages and an empty one per arm. */
-    assert_int_equal(jint(r.json, "purge_halvings"), 2);
-    assert_int_equal(jint(r.json, "purge_failures"), 2);
-    assert_int_equal(jint(r.json, "data_files_queued"), 3);
-    http_result_free(&r);
-    test_server_stop(&f);
+    assert_int_equal(jint(r, "purge_halvings"), 2);
+    assert_int_equal(jint(r, "purge_failures"), 2);
+    assert_int_equal(jint(r, "data_files_queued"), 3);
+    json_decref(r);
     assert_int_equal(
         sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld", (long long)c), 0);
     assert_int_equal(
