@@ -71,16 +71,16 @@ static const struct option_def options[] = {
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"
      "(default false: accept them, warn once per table and count them)"},
-    {"expire-interval-ms", "HOGLAKE_EXPIRE_INTERVAL_MS", OPT_INT64,
+    {"expiry-interval-ms", "HOGLAKE_EXPIRY_INTERVAL_MS", OPT_INT64,
      offsetof(struct config, expire_interval_ms), 0, 0, 31LL * 86400000,
      "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
      "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"},
-    {"expire-batch", "HOGLAKE_EXPIRE_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
+    {"expiry-batch", "HOGLAKE_EXPIRY_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
      100000000, "most snapshots one expiry run removes per catalog (default 10000)"},
-    {"expire-purge-page", "HOGLAKE_EXPIRE_PURGE_PAGE", OPT_INT64,
+    {"expiry-purge-page", "HOGLAKE_EXPIRY_PURGE_PAGE", OPT_INT64,
      offsetof(struct config, expire_purge_page), 0, 1, 50000,
      "ended file rows purged per statement by expiry (default 1000)"},
-    {"expire-purge-budget-ms", "HOGLAKE_EXPIRE_PURGE_BUDGET_MS", OPT_INT64,
+    {"expiry-purge-budget-ms", "HOGLAKE_EXPIRY_PURGE_BUDGET_MS", OPT_INT64,
      offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
      "time one expiry run spends purging file rows before leaving the rest to the next\n"
      "(default 10000)"},

@@ -430,7 +430,7 @@ static void failing_pages_are_halved(void **state)
              " FROM generate_series(1, 3) g",
              (long long)c, (long long)tid);
     set_retention(cat, 60, true);
-    const char *const extra[] = {"--expire-purge-page", "4", NULL};
+    const char *const extra[] = {"--expiry-purge-page", "4", NULL};
     json_t *r = expire_under_failpoint("expiry-purge-timeout", extra, cat, "");
     /* 4 -> 2 -> 1, then three one-row pages and an empty one per arm. */
     assert_int_equal(jint(r, "purge_halvings"), 2);
@@ -504,7 +504,7 @@ static void loops_on_two_servers(void **state)
     old_snapshots(cat, 60);
     int64_t head = head_of(cat), rows = snapshot_rows(cat);
     set_retention(cat, 60, true);
-    const char *const extra[] = {"--expire-interval-ms", "50", "--expire-batch", "3", NULL};
+    const char *const extra[] = {"--expiry-interval-ms", "50", "--expiry-batch", "3", NULL};
     struct test_server a, b;
     test_server_start(&a, &db, extra);
     test_server_start(&b, &db, extra);
