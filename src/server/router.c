@@ -22,6 +22,8 @@ static const char *const table_changes[] = {"from_snapshot", "to_snapshot", NULL
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
 static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
 static const char *const snapshot_resolve[] = {"at_timestamp", NULL};
+static const char *const hydrate_args[] = {"batch", NULL};
+static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -68,6 +70,9 @@ static const struct route routes[] = {
     {"GET", CAT "/consumers/{consumer}/offsets", h_consumer_offsets_list, 0, no_args},
     {"GET", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_get, 0, no_args},
     {"PUT", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_put, 0, no_args},
+
+    {"POST", CAT "/maintenance/hydrate", h_maintenance_hydrate, 0, hydrate_args},
+    {"POST", CAT "/maintenance/rehydrate", h_maintenance_rehydrate, 0, rehydrate_args},
 
     {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},

@@ -12,12 +12,14 @@
 struct db_pool;
 struct metrics;
 struct http_server;
+struct objstore;
 
 struct server {
     struct config cfg;
     struct db_pool *pool;
     struct metrics *metrics;
     struct http_server *http;
+    struct objstore *objstore; /* data files, for the hydrator */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;
