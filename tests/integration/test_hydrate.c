@@ -6,7 +6,8 @@
  *     later passes leave it alone, and a rehydrate requeues it;
  *   - a vanished object fails; a storage error stays pending (counted);
  *   - a wrong or absent footer_size falls back to a whole-object read;
- *   - two servers hydrating the same backlog at once settle each file once. */
+ *   - two servers hydrating the same backlog at once settle each file once;
+ *   - the CLI verbs (`maintenance hydrate|rehydrate`) drive both endpoints. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cmd_maintenance_hydrate.h"
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
@@ -211,6 +213,15 @@ static int64_t append(struct fixture *f, bool deferred)
     return id;
 }
 
+/* Makes the catalog's record_count of a file disagree with its footer
+ * (delta != 0) or agree again. */
+static void shift_record_count(const char *catalog, int64_t file, int delta)
+{
+    sql_exec("UPDATE hog_data_file SET record_count = record_count + %d WHERE catalog_id = %lld"
+             " AND data_file_id = %lld",
+             delta, (long long)cat_id(catalog), (long long)file);
+}
+
 static const char *state_of(const char *catalog, int64_t file)
 {
     static char out[32];
@@ -347,9 +358,7 @@ static void test_row_count_mismatch_fails_until_rehydrate(void **state)
     fixture_up(&f, file_client, "mismatch");
     int64_t id = append(&f, true);
     int64_t cid = cat_id("mismatch");
-    sql_exec("UPDATE hog_data_file SET record_count = record_count + 1 WHERE catalog_id = %lld"
-             " AND data_file_id = %lld",
-             (long long)cid, (long long)id);
+    shift_record_count("mismatch", id, 1);
     struct pass p = hydrate(&srv, "mismatch", 10);
     assert_int_equal(p.failed, 1);
     assert_int_equal(p.hydrated, 0);
@@ -366,9 +375,7 @@ static void test_row_count_mismatch_fails_until_rehydrate(void **state)
     assert_int_equal(rehydrate("mismatch"), 1);
     assert_string_equal(state_of("mismatch", id), "pending");
     assert_int_equal(rehydrate("mismatch"), 0);
-    sql_exec("UPDATE hog_data_file SET record_count = record_count - 1 WHERE catalog_id = %lld"
-             " AND data_file_id = %lld",
-             (long long)cid, (long long)id);
+    shift_record_count("mismatch", id, -1);
     p = hydrate(&srv, "mismatch", 10);
     assert_int_equal(p.hydrated, 1);
     assert_string_equal(state_of("mismatch", id), "provided");
@@ -524,6 +531,42 @@ static void test_two_servers_never_hydrate_one_file_twice(void **state)
     fixture_free(&f);
 }
 
+/* Runs `hoglake maintenance ARGS...` through the verbs' command entry. */
+static int cli_maintenance(char **argv, int argc)
+{
+    struct cli cli = {.client = file_client, .json = false};
+    return cmd_maintenance_hydrate(&cli, argc, argv);
+}
+
+static void test_cli_verbs(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "clicat");
+    int64_t id = append(&f, true);
+    shift_record_count("clicat", id, 2);
+    char *hyd[] = {"hydrate", "clicat", "--batch", "5"};
+    assert_int_equal(cli_maintenance(hyd, 4), EXIT_OK);
+    assert_string_equal(state_of("clicat", id), "failed");
+    char *req[] = {"rehydrate", "clicat", "--table", "ns.t"};
+    assert_int_equal(cli_maintenance(req, 4), EXIT_OK);
+    assert_string_equal(state_of("clicat", id), "pending");
+    shift_record_count("clicat", id, -2);
+    char *hyd_all[] = {"hydrate", "clicat"};
+    assert_int_equal(cli_maintenance(hyd_all, 2), EXIT_OK);
+    assert_string_equal(state_of("clicat", id), "provided");
+    /* Failures keep their exit codes. */
+    char *missing[] = {"hydrate", "nocat"};
+    assert_int_equal(cli_maintenance(missing, 2), EXIT_NOT_FOUND);
+    char *zero[] = {"hydrate", "clicat", "--batch", "0"};
+    assert_int_equal(cli_maintenance(zero, 4), EXIT_USAGE);
+    char *bad_table[] = {"rehydrate", "clicat", "--table", "t"};
+    assert_int_equal(cli_maintenance(bad_table, 4), EXIT_USAGE);
+    char *no_table[] = {"rehydrate", "clicat", "--table", "ns.nope"};
+    assert_int_equal(cli_maintenance(no_table, 4), EXIT_NOT_FOUND);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_storage_errors),
         cmocka_unit_test(test_footer_size_fallback),
         cmocka_unit_test(test_two_servers_never_hydrate_one_file_twice),
+        cmocka_unit_test(test_cli_verbs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
