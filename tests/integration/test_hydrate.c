@@ -5,7 +5,9 @@
  *   - a footer whose row count disagrees with the catalog fails the file,
  *     later passes leave it alone, and a rehydrate requeues it;
  *   - a vanished object fails; a storage error stays pending (counted);
- *   - a wrong or absent footer_size falls back to a whole-object read;
+ *   - a right footer_size reads only the tail; a wrong or absent one falls
+ *     back to a whole-object read;
+ *   - files of dropped tables are skipped;
  *   - two servers hydrating the same backlog at once settle each file once;
  *   - the CLI verbs (`maintenance hydrate|rehydrate`) drive both endpoints. */
 #include <errno.h>
@@ -485,6 +487,60 @@ static void test_footer_size_fallback(void **state)
     fixture_free(&f);
 }
 
+/* Overwrites the first bytes of a file:// object (its leading magic). */
+static void clobber_head(const char *catalog, int64_t file)
+{
+    char *path = local_path(catalog, file);
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fwrite("XXXX", 1, 4, fp), 4);
+    assert_int_equal(fclose(fp), 0);
+    free(path);
+}
+
+/* With a right footer_size only the tail is read: a file whose head is
+ * damaged still hydrates, while the same damage fails the whole-object
+ * read a missing footer_size falls back to. */
+static void test_ranged_read_takes_only_the_tail(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "ranged");
+    int64_t shipped = append(&f, false);
+    int64_t ranged = append(&f, true), whole = append(&f, true);
+    clobber_head("ranged", ranged);
+    clobber_head("ranged", whole);
+    sql_exec("UPDATE hog_data_file SET footer_size = NULL WHERE catalog_id = %lld"
+             " AND data_file_id = %lld",
+             (long long)cat_id("ranged"), (long long)whole);
+    struct pass p = hydrate(&srv, "ranged", 10);
+    assert_int_equal(p.hydrated, 1);
+    assert_int_equal(p.failed, 1);
+    assert_string_equal(state_of("ranged", ranged), "provided");
+    assert_string_equal(state_of("ranged", whole), "failed");
+    char *want = stats_rows("ranged", shipped), *got = stats_rows("ranged", ranged);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    fixture_free(&f);
+}
+
+/* Files of a dropped table are neither hydrated nor counted as pending. */
+static void test_dropped_tables_are_skipped(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "dropped");
+    int64_t id = append(&f, true);
+    struct hl_error err;
+    test_check(hl_table_drop(f.table, NULL, &err), &err, "drop");
+    struct pass p = hydrate(&srv, "dropped", 10);
+    assert_int_equal(p.hydrated + p.failed + p.transient, 0);
+    assert_int_equal(p.still_pending, 0);
+    assert_string_equal(state_of("dropped", id), "pending");
+    fixture_free(&f);
+}
+
 struct racer {
     const struct test_server *s;
     struct pass p;
@@ -575,6 +631,8 @@ int main(void)
         cmocka_unit_test(test_row_count_mismatch_fails_until_rehydrate),
         cmocka_unit_test(test_storage_errors),
         cmocka_unit_test(test_footer_size_fallback),
+        cmocka_unit_test(test_ranged_read_takes_only_the_tail),
+        cmocka_unit_test(test_dropped_tables_are_skipped),
         cmocka_unit_test(test_two_servers_never_hydrate_one_file_twice),
         cmocka_unit_test(test_cli_verbs),
     };
