@@ -15,6 +15,9 @@
 #include "server/table_store.h"
 #include "util/log.h"
 
+/* How long a claimed file's transaction may sit idle during its fetch. */
+#define HYDRATE_CLAIM_TIMEOUT "15min"
+
 /* The claimed file. */
 struct pending_file {
     int64_t id, table_id, begin_snapshot, record_count, file_size;
@@ -44,7 +47,10 @@ static void rollback(struct srv_req *req)
 }
 
 /* Claims the next pending live file after `after` that nobody else holds;
- * *found false when none. Runs inside the file's transaction. */
+ * *found false when none. Runs inside the file's transaction. NO KEY
+ * UPDATE: hydrators exclude each other, while a commit adding a deletion
+ * vector for the file (whose foreign key check takes KEY SHARE) does not
+ * wait for the fetch. */
 static int claim_next(struct srv_req *req, const struct catalog_row *cat, int64_t after,
                       struct pending_file *f, bool *found, struct api_error *err)
 {
@@ -60,7 +66,7 @@ static int claim_next(struct srv_req *req, const struct catalog_row *cat, int64_
                             " WHERE d.catalog_id = $1 AND d.stats_state = 'pending'"
                             " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL"
                             " AND d.data_file_id > $2 ORDER BY d.data_file_id LIMIT 1"
-                            " FOR UPDATE OF d SKIP LOCKED",
+                            " FOR NO KEY UPDATE OF d SKIP LOCKED",
                             &p, "hydrator claim", err);
     if (!r)
         return -1;
@@ -337,8 +343,16 @@ static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, int64
                        bool *found, struct hydrate_result *out, struct api_error *err)
 {
     struct pending_file f = {0};
+    /* The claim is a row lock held across the object read, which may
+     * outlast the pool's idle-in-transaction limit (a whole-object read
+     * with retries); a crashed server's claim still ends with its session. */
     if (req_exec(req, "BEGIN", NULL, "hydrator begin", err) != 0)
         return -1;
+    if (req_exec(req, "SET LOCAL idle_in_transaction_session_timeout = '" HYDRATE_CLAIM_TIMEOUT "'",
+                 NULL, "hydrator claim timeout", err) != 0) {
+        rollback(req);
+        return -1;
+    }
     if (claim_next(req, cat, *last, &f, found, err) != 0 || !*found) {
         rollback(req);
         return *found ? -1 : 0;

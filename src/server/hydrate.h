@@ -2,7 +2,7 @@
  * were registered without them (stats_state 'pending').
  *
  * One pass claims a catalog's pending live files one at a time, in
- * data_file_id order, each with FOR UPDATE SKIP LOCKED inside its own
+ * data_file_id order, each with FOR NO KEY UPDATE SKIP LOCKED inside its own
  * transaction: a file another pass (this server or another) holds is
  * skipped, and the claim lasts only for that file's fetch and write, so
  * no file is ever hydrated twice. Files of dropped tables are skipped.
