@@ -8,7 +8,8 @@
  *   - a right footer_size reads only the tail; a wrong or absent one falls
  *     back to a whole-object read;
  *   - files of dropped tables are skipped;
- *   - two servers hydrating the same backlog at once settle each file once;
+ *   - a file another session holds is skipped, not waited for, and two
+ *     servers hydrating the same backlog at once settle each file once;
  *   - the CLI verbs (`maintenance hydrate|rehydrate`) drive both endpoints. */
 #include <errno.h>
 #include <pthread.h>
@@ -541,6 +542,36 @@ static void test_dropped_tables_are_skipped(void **state)
     fixture_free(&f);
 }
 
+/* A file another session holds (as another hydrator's claim would) is
+ * skipped, not waited for; once released, the next pass takes it. */
+static void test_claimed_files_are_skipped(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "claimed");
+    int64_t held = append(&f, true), free_one = append(&f, true);
+    PGconn *other = test_db_connect(&db);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "BEGIN; SELECT 1 FROM hog_data_file WHERE catalog_id = %lld AND data_file_id = %lld"
+             " FOR NO KEY UPDATE",
+             (long long)cat_id("claimed"), (long long)held);
+    PGresult *r = PQexec(other, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    PQclear(r);
+    struct pass p = hydrate(&srv, "claimed", 10);
+    assert_int_equal(p.hydrated, 1);
+    assert_int_equal(p.still_pending, 1);
+    assert_string_equal(state_of("claimed", free_one), "provided");
+    assert_string_equal(state_of("claimed", held), "pending");
+    PQclear(PQexec(other, "COMMIT"));
+    PQfinish(other);
+    p = hydrate(&srv, "claimed", 10);
+    assert_int_equal(p.hydrated, 1);
+    assert_string_equal(state_of("claimed", held), "provided");
+    fixture_free(&f);
+}
+
 struct racer {
     const struct test_server *s;
     struct pass p;
@@ -633,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_footer_size_fallback),
         cmocka_unit_test(test_ranged_read_takes_only_the_tail),
         cmocka_unit_test(test_dropped_tables_are_skipped),
+        cmocka_unit_test(test_claimed_files_are_skipped),
         cmocka_unit_test(test_two_servers_never_hydrate_one_file_twice),
         cmocka_unit_test(test_cli_verbs),
     };
