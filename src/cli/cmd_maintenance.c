@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_maintenance_hydrate.h"
 
 static const struct cli_opt expire_opts[] = {
     {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
@@ -138,6 +139,11 @@ static const struct cli_verb verbs[] = {
      "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
     {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",
      NULL, 0, 1, 1, run_status},
+    {"hydrate", "fill deferred statistics now (one hydrator pass)",
+     "maintenance hydrate CATALOG [--batch N]", cli_hydrate_opts, 1, 1, 1, cli_run_hydrate},
+    {"rehydrate", "requeue files whose hydration failed",
+     "maintenance rehydrate CATALOG [--table NAMESPACE.TABLE]", cli_rehydrate_opts, 1, 1, 1,
+     cli_run_rehydrate},
 };
 
 int cmd_maintenance(struct cli *cli, int argc, char **argv)

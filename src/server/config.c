@@ -67,6 +67,11 @@ static const struct option_def options[] = {
     STR_OPT(
         "pg-bin", "HOGLAKE_PG_BIN", pg_bin,
         "embedded mode: PostgreSQL's bin directory (default: newest /usr/lib/postgresql/*/bin)"),
+    STR_OPT("s3-endpoint", "HOGLAKE_S3_ENDPOINT", s3_endpoint,
+            "S3 endpoint for reading data files, addressed path-style (default: AWS_ENDPOINT_URL,\n"
+            "else AWS). Keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"),
+    STR_OPT("s3-region", "HOGLAKE_S3_REGION", s3_region,
+            "S3 signing region (default: AWS_REGION, else us-east-1)"),
     {"refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS", OPT_BOOL,
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"

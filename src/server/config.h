@@ -17,6 +17,12 @@ struct config {
     char instance_name[128];
     char pg_user[64]; /* embedded mode, started as root: the cluster's owner */
     char pg_bin[512]; /* embedded mode: PostgreSQL's bin directory (auto if empty) */
+    /* Object storage for reading data files (the hydrator); empty: the
+     * AWS_ENDPOINT_URL / AWS_REGION environment, then AWS defaults. Keys
+     * come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
+     * AWS_SESSION_TOKEN. */
+    char s3_endpoint[512];
+    char s3_region[64];
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

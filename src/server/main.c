@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "objstore/objstore.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -109,6 +110,15 @@ int main(int argc, char **argv)
         log_error("out of memory");
         goto out;
     }
+    struct objstore_config os_cfg = {
+        .s3_endpoint = srv.cfg.s3_endpoint[0] ? srv.cfg.s3_endpoint : NULL,
+        .s3_region = srv.cfg.s3_region[0] ? srv.cfg.s3_region : NULL,
+    };
+    struct hl_error os_err;
+    if (objstore_open(&os_cfg, &srv.objstore, &os_err) != 0) {
+        log_error("object storage: %s", os_err.message);
+        goto out;
+    }
     pthread_mutex_init(&srv.probe_mu, NULL);
     static struct expiry_task expiry;
     expiry = (struct expiry_task){
@@ -172,6 +182,7 @@ out:
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);
     metrics_destroy(srv.metrics);
+    objstore_free(srv.objstore);
     embedded_pg_stop(epg);
     if (exit_code == 0)
         log_info("stopped");

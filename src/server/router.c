@@ -24,6 +24,8 @@ static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
 static const char *const snapshot_resolve[] = {"at_timestamp", NULL};
 static const char *const maint_batch[] = {"batch", NULL};
 static const char *const maint_runs[] = {"task", "before", "limit", NULL};
+static const char *const hydrate_args[] = {"batch", NULL};
+static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -74,6 +76,8 @@ static const struct route routes[] = {
     {"POST", CAT "/maintenance/expire", h_maintenance_expire, 0, maint_batch},
     {"GET", CAT "/maintenance/status", h_maintenance_status, 0, no_args},
     {"GET", CAT "/maintenance/runs", h_maintenance_runs, 0, maint_runs},
+    {"POST", CAT "/maintenance/hydrate", h_maintenance_hydrate, 0, hydrate_args},
+    {"POST", CAT "/maintenance/rehydrate", h_maintenance_rehydrate, 0, rehydrate_args},
 
     {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},

@@ -13,6 +13,7 @@ struct db_pool;
 struct metrics;
 struct http_server;
 struct maintenance;
+struct objstore;
 
 struct server {
     struct config cfg;
@@ -20,6 +21,7 @@ struct server {
     struct metrics *metrics;
     struct http_server *http;
     struct maintenance *maint; /* background loops and manual passes */
+    struct objstore *objstore; /* data files, for the hydrator */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
 #include "objstore/objstore.h"
@@ -38,43 +39,19 @@ static char warehouse[256];
 static hl_client *file_client, *moto_client, *s3rver_client;
 static const char *bucket;
 
-static hl_client *client_for(const char *endpoint)
-{
-    struct hl_client_options o = {.server_url = srv.base,
-                                  .s3_endpoint = endpoint,
-                                  .s3_region = getenv("HOGLAKE_TEST_S3_REGION"),
-                                  .s3_access_key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY"),
-                                  .s3_secret_key = getenv("HOGLAKE_TEST_S3_SECRET_KEY")};
-    hl_client *c;
-    struct hl_error err;
-    if (hl_client_new(&o, &c, &err) != HL_OK)
-        fail_msg("hl_client_new: %s", err.message);
-    return c;
-}
-
-static const char *need_env(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts the S3 "
-                 "servers",
-                 name);
-    return v;
-}
-
 static int setup(void **state)
 {
     (void)state;
-    need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
-    need_env("HOGLAKE_TEST_S3RVER_ENDPOINT");
-    bucket = need_env("HOGLAKE_TEST_S3_BUCKET");
+    test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
+    test_need_env("HOGLAKE_TEST_S3RVER_ENDPOINT");
+    bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
     test_stack_up(&db, &srv, &pg, "client_append", NULL, NULL);
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(warehouse, sizeof warehouse, "%s/hl-client-append-XXXXXX", tmp);
     assert_non_null(mkdtemp(warehouse));
-    file_client = client_for(NULL);
-    moto_client = client_for(getenv("HOGLAKE_TEST_MOTO_ENDPOINT"));
-    s3rver_client = client_for(getenv("HOGLAKE_TEST_S3RVER_ENDPOINT"));
+    file_client = test_client_new(srv.base, NULL);
+    moto_client = test_client_new(srv.base, getenv("HOGLAKE_TEST_MOTO_ENDPOINT"));
+    s3rver_client = test_client_new(srv.base, getenv("HOGLAKE_TEST_S3RVER_ENDPOINT"));
     return 0;
 }
 
@@ -89,13 +66,6 @@ static int teardown(void **state)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", warehouse);
     (void)system(cmd);
     return 0;
-}
-
-static void check(hl_status st, const struct hl_error *err, const char *what)
-{
-    if (st != HL_OK)
-        fail_msg("%s: %s (%s, HTTP %d %s)", what, err->message, hl_status_name(st),
-                 err->http_status, err->code);
 }
 
 /* ---- handles ---- */
@@ -136,10 +106,10 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name)
     else
         snprintf(data_path, sizeof data_path, "s3://%s/%s", bucket, name);
     struct hl_error err;
-    check(hl_catalog_create(c, name, data_path, &f->catalog, &err), &err, "catalog create");
-    check(hl_namespace_create(f->catalog, "ns1", &f->ns, &err), &err, "namespace create");
-    check(hl_table_create(f->ns, "events", events_columns, NULL, &f->table, &err), &err,
-          "table create");
+    test_check(hl_catalog_create(c, name, data_path, &f->catalog, &err), &err, "catalog create");
+    test_check(hl_namespace_create(f->catalog, "ns1", &f->ns, &err), &err, "namespace create");
+    test_check(hl_table_create(f->ns, "events", events_columns, NULL, &f->table, &err), &err,
+               "table create");
 }
 
 /* ---- Arrow input ---- */
@@ -351,7 +321,7 @@ static void append_ok(hl_table *t, struct ArrowArrayStream *s, const struct hl_a
 {
     struct hl_error err;
     hl_status st = hl_table_append(t, s, o, res, &err);
-    check(st, &err, "append");
+    test_check(st, &err, "append");
     assert_true((*res)->snapshot_id > 0);
 }
 
@@ -387,13 +357,13 @@ static void roundtrip(hl_client *c, const char *catalog)
      * otherwise; a new handle reads the head. */
     char *files;
     struct hl_error err;
-    check(hl_table_files(f.table, NULL, &files, &err), &err, "files at the DDL snapshot");
+    test_check(hl_table_files(f.table, NULL, &files, &err), &err, "files at the DDL snapshot");
     assert_string_equal(files, "[]");
     free(files);
     hl_table *fresh;
-    check(hl_table_open(f.ns, "events", &fresh, &err), &err, "open");
+    test_check(hl_table_open(f.ns, "events", &fresh, &err), &err, "open");
     assert_int_equal(hl_table_ddl_snapshot(fresh), -1);
-    check(hl_table_files(fresh, NULL, &files, &err), &err, "files at the head");
+    test_check(hl_table_files(fresh, NULL, &files, &err), &err, "files at the head");
     json_t *head_files = jparse(files);
     free(files);
     assert_int_equal(json_array_size(head_files), 1);
@@ -402,7 +372,7 @@ static void roundtrip(hl_client *c, const char *catalog)
 
     /* The catalog holds the file with its statistics, at the snapshot. */
     struct hl_at at = {res->snapshot_id, NULL};
-    check(hl_table_files(f.table, &at, &files, &err), &err, "files");
+    test_check(hl_table_files(f.table, &at, &files, &err), &err, "files");
     json_t *fj = jparse(files);
     free(files);
     assert_int_equal(json_array_size(fj), 1);
@@ -432,7 +402,7 @@ static void roundtrip(hl_client *c, const char *catalog)
 
     /* Read back through the scan plan. */
     struct ArrowArrayStream scan;
-    check(hl_table_scan(f.table, &at, &scan, &err), &err, "scan");
+    test_check(hl_table_scan(f.table, &at, &scan, &err), &err, "scan");
     struct ArrowSchema schema;
     assert_int_equal(scan.get_schema(&scan, &schema), 0);
     struct rows_render *r;
@@ -557,7 +527,7 @@ static void set_spec(hl_table *t, const char *fields)
     char ops[512];
     snprintf(ops, sizeof ops, "[{\"op\":\"set_partition_spec\",\"fields\":%s}]", fields);
     struct hl_error err;
-    check(hl_table_alter(t, ops, NULL, &err), &err, "set_partition_spec");
+    test_check(hl_table_alter(t, ops, NULL, &err), &err, "set_partition_spec");
 }
 
 /* identity(team_id) x month(ts): 8 rows over 6 tuples. */
@@ -720,7 +690,7 @@ static void prepared_replay_and_recreate(void **state)
     char *payload;
     struct hl_append_result *up;
     struct hl_error err;
-    check(hl_table_prepare_append(f.table, &s, key, &payload, &up, &err), &err, "prepare");
+    test_check(hl_table_prepare_append(f.table, &s, key, &payload, &up, &err), &err, "prepare");
     assert_int_equal(up->nuploaded, 1);
     char prefix[256];
     snprintf(prefix, sizeof prefix, "s3://%s/prepared/data/ns1/events/%s/", bucket, key);
@@ -735,8 +705,8 @@ static void prepared_replay_and_recreate(void **state)
     assert_int_equal(data_files("prepared"), 0);
 
     int64_t first, again;
-    check(hl_catalog_commit_prepared(f.catalog, payload, &first, &err), &err, "commit");
-    check(hl_table_commit_prepared(f.table, payload, &again, &err), &err, "replay");
+    test_check(hl_catalog_commit_prepared(f.catalog, payload, &first, &err), &err, "commit");
+    test_check(hl_table_commit_prepared(f.table, payload, &again, &err), &err, "replay");
     assert_int_equal(first, again);
     assert_int_equal(data_files("prepared"), 1);
     free(payload);
@@ -745,11 +715,12 @@ static void prepared_replay_and_recreate(void **state)
     /* Dropped and recreated between prepare and commit: refused. */
     make_stream(&s, events_spec, five_rows, 1);
     const char *key2 = "7b1e9c3a-2f4d-4e6a-9b8c-0d1e2f3a4b5c";
-    check(hl_table_prepare_append(f.table, &s, key2, &payload, &up, &err), &err, "prepare 2");
+    test_check(hl_table_prepare_append(f.table, &s, key2, &payload, &up, &err), &err, "prepare 2");
     hl_table *other, *fresh;
-    check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
-    check(hl_table_drop(other, NULL, &err), &err, "drop");
-    check(hl_table_create(f.ns, "events", events_columns, NULL, &fresh, &err), &err, "recreate");
+    test_check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
+    test_check(hl_table_drop(other, NULL, &err), &err, "drop");
+    test_check(hl_table_create(f.ns, "events", events_columns, NULL, &fresh, &err), &err,
+               "recreate");
     int64_t before = data_files("prepared");
     int64_t snap;
     assert_int_equal(hl_table_commit_prepared(f.table, payload, &snap, &err),
@@ -782,8 +753,8 @@ static void prepare_existing_files(void **state)
     char *payload;
     struct hl_append_result *up;
     struct hl_error err;
-    check(hl_table_prepare_files(f.table, paths, 1, NULL, key, &payload, &up, &err), &err,
-          "prepare files");
+    test_check(hl_table_prepare_files(f.table, paths, 1, NULL, key, &payload, &up, &err), &err,
+               "prepare files");
     json_t *p = jparse(payload);
     json_t *reg = json_array_get(
         json_object_get(json_array_get(json_object_get(p, "appends"), 0), "files"), 0);
@@ -798,7 +769,7 @@ static void prepare_existing_files(void **state)
     assert_int_equal(system(cmd), 0);
     free(copy);
     int64_t snap;
-    check(hl_table_commit_prepared(f.table, payload, &snap, &err), &err, "commit files");
+    test_check(hl_table_commit_prepared(f.table, payload, &snap, &err), &err, "commit files");
     assert_int_equal(data_files("fromfiles"), 2);
     free(payload);
     hl_append_result_free(up);
@@ -806,15 +777,15 @@ static void prepare_existing_files(void **state)
     /* A table whose columns have other field ids refuses the file, before
      * any upload. */
     hl_table *other;
-    check(hl_table_create(f.ns, "reordered",
-                          "[{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false},"
-                          "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
-                          "{\"name\":\"name\",\"type\":\"string\"},"
-                          "{\"name\":\"amount\",\"type\":\"decimal\",\"type_params\":"
-                          "{\"precision\":10,\"scale\":2}},"
-                          "{\"name\":\"ts\",\"type\":\"timestamp\"}]",
-                          NULL, &other, &err),
-          &err, "create reordered");
+    test_check(hl_table_create(f.ns, "reordered",
+                               "[{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"name\",\"type\":\"string\"},"
+                               "{\"name\":\"amount\",\"type\":\"decimal\",\"type_params\":"
+                               "{\"precision\":10,\"scale\":2}},"
+                               "{\"name\":\"ts\",\"type\":\"timestamp\"}]",
+                               NULL, &other, &err),
+               &err, "create reordered");
     const char *key2 = "1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
     assert_int_equal(hl_table_prepare_files(other, paths, 1, NULL, key2, &payload, &up, &err),
                      HL_ERR_VALIDATION);
@@ -824,16 +795,16 @@ static void prepare_existing_files(void **state)
     /* A required column written OPTIONAL: accepted when the statistics
      * prove it holds no nulls, refused otherwise. */
     hl_table *opt, *req;
-    check(hl_table_create(f.ns, "opt",
-                          "[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"team_id\","
-                          "\"type\":\"long\"}]",
-                          NULL, &opt, &err),
-          &err, "create opt");
-    check(hl_table_create(f.ns, "req",
-                          "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
-                          "{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false}]",
-                          NULL, &req, &err),
-          &err, "create req");
+    test_check(hl_table_create(f.ns, "opt",
+                               "[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"team_id\","
+                               "\"type\":\"long\"}]",
+                               NULL, &opt, &err),
+               &err, "create opt");
+    test_check(hl_table_create(f.ns, "req",
+                               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"team_id\",\"type\":\"long\",\"nullable\":false}]",
+                               NULL, &req, &err),
+               &err, "create req");
     static const char *const full[] = {"{\"id\":1,\"team_id\":2}\n"};
     static const char *const holes[] = {"{\"id\":1,\"team_id\":null}\n"};
     const char *const *inputs[] = {full, holes};
@@ -845,7 +816,7 @@ static void prepare_existing_files(void **state)
         const char *one[] = {optional};
         hl_status st = hl_table_prepare_files(req, one, 1, NULL, key2, &payload, &up, &err);
         if (i == 0) {
-            check(st, &err, "prepare a proven-complete optional column");
+            test_check(st, &err, "prepare a proven-complete optional column");
             free(payload);
         } else {
             assert_int_equal(st, HL_ERR_VALIDATION);
@@ -877,11 +848,11 @@ static void prepare_native_variant(void **state)
     fixture_up(&f, file_client, "variants");
     hl_table *vt;
     struct hl_error err;
-    check(hl_table_create(f.ns, "vt",
-                          "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
-                          "{\"name\":\"v\",\"type\":\"variant\"}]",
-                          NULL, &vt, &err),
-          &err, "create vt");
+    test_check(hl_table_create(f.ns, "vt",
+                               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"v\",\"type\":\"variant\"}]",
+                               NULL, &vt, &err),
+               &err, "create vt");
     char good[512], wrong[512];
     snprintf(good, sizeof good, "%s/variant-good.parquet", warehouse);
     snprintf(wrong, sizeof wrong, "%s/variant-wrong.parquet", warehouse);
@@ -894,8 +865,8 @@ static void prepare_native_variant(void **state)
     const char *paths[] = {good};
     char *payload;
     struct hl_append_result *up;
-    check(hl_table_prepare_files(vt, paths, 1, NULL, key, &payload, &up, &err), &err,
-          "prepare a variant file");
+    test_check(hl_table_prepare_files(vt, paths, 1, NULL, key, &payload, &up, &err), &err,
+               "prepare a variant file");
     json_t *p = jparse(payload);
     json_t *reg = json_array_get(
         json_object_get(json_array_get(json_object_get(p, "appends"), 0), "files"), 0);
@@ -909,7 +880,7 @@ static void prepare_native_variant(void **state)
     assert_int_equal(system(cmd), 0);
     free(copy);
     int64_t snap;
-    check(hl_table_commit_prepared(vt, payload, &snap, &err), &err, "commit the variant file");
+    test_check(hl_table_commit_prepared(vt, payload, &snap, &err), &err, "commit the variant file");
     free(payload);
     hl_append_result_free(up);
 
@@ -980,7 +951,7 @@ static void writer_cache(void **state)
      * uploads reported), the cache dropped, and the next append re-reads. */
     hl_table *other;
     struct hl_error err;
-    check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
+    test_check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
     set_spec(other, "[{\"source_field_id\":2,\"transform\":\"bucket\",\"transform_param\":4}]");
     int64_t before = data_files("cache");
     make_stream(&s, "id:long!, team_id:long!", rows, 1);
@@ -1000,7 +971,7 @@ static void writer_cache(void **state)
     hl_append_result_free(res);
 
     /* The cache ages out at half the catalog's retention. */
-    check(hl_catalog_set_retention(f.catalog, 2, -1, NULL, &err), &err, "retention");
+    test_check(hl_catalog_set_retention(f.catalog, 2, -1, NULL, &err), &err, "retention");
     gets = metadata_gets();
     make_stream(&s, "id:long!, team_id:long!", rows, 1);
     append_ok(f.table, &s, NULL, &res);
@@ -1036,9 +1007,9 @@ static void snapshots_offsets_resolve(void **state)
     struct hl_snapshot snap = {0};
     bool done;
     int64_t last = 0, n = 0;
-    check(hl_snapshot_iter_new(f.catalog, 0, -1, 2, &it, &err), &err, "iter");
+    test_check(hl_snapshot_iter_new(f.catalog, 0, -1, 2, &it, &err), &err, "iter");
     for (;;) {
-        check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next");
+        test_check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next");
         if (done)
             break;
         assert_true(snap.snapshot_id > last);
@@ -1048,8 +1019,8 @@ static void snapshots_offsets_resolve(void **state)
     hl_snapshot_iter_free(it);
     assert_int_equal(last, snaps[2]);
     assert_int_equal(n, snaps[2]); /* snapshots 1..head */
-    check(hl_snapshot_iter_new(f.catalog, 0, snaps[2] + 1, 2, &it, &err), &err, "iter back");
-    check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next back");
+    test_check(hl_snapshot_iter_new(f.catalog, 0, snaps[2] + 1, 2, &it, &err), &err, "iter back");
+    test_check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "next back");
     assert_int_equal(snap.snapshot_id, snaps[2]);
     hl_snapshot_iter_free(it);
     assert_int_equal(hl_snapshot_iter_new(f.catalog, 3, 5, 2, &it, &err), HL_ERR_INVALID_ARGUMENT);
@@ -1058,7 +1029,7 @@ static void snapshots_offsets_resolve(void **state)
     char at[40];
     snprintf(at, sizeof at, "%s", snap.snapshot_time);
     struct hl_snapshot got;
-    check(hl_catalog_resolve_snapshot(f.catalog, at, &got, &err), &err, "resolve");
+    test_check(hl_catalog_resolve_snapshot(f.catalog, at, &got, &err), &err, "resolve");
     assert_int_equal(got.snapshot_id, snaps[2]);
     hl_snapshot_clear(&got);
     hl_snapshot_clear(&snap);
@@ -1068,15 +1039,16 @@ static void snapshots_offsets_resolve(void **state)
     /* Offsets: none, then committed, never backwards. */
     int64_t off;
     const char *uuid = hl_table_uuid(f.table);
-    check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset");
+    test_check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset");
     assert_int_equal(off, -1);
-    check(hl_catalog_commit_offset(f.catalog, "exporter", uuid, snaps[1], &err), &err, "commit");
-    check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset 2");
+    test_check(hl_catalog_commit_offset(f.catalog, "exporter", uuid, snaps[1], &err), &err,
+               "commit");
+    test_check(hl_catalog_offset(f.catalog, "exporter", uuid, &off, &err), &err, "offset 2");
     assert_int_equal(off, snaps[1]);
     assert_int_equal(hl_catalog_commit_offset(f.catalog, "exporter", uuid, snaps[0], &err),
                      HL_ERR_CONFLICT);
     char *json;
-    check(hl_catalog_offsets(f.catalog, "exporter", &json, &err), &err, "offsets");
+    test_check(hl_catalog_offsets(f.catalog, "exporter", &json, &err), &err, "offsets");
     json_t *list = jparse(json);
     free(json);
     assert_int_equal(json_array_size(list), 1);
@@ -1089,7 +1061,8 @@ static void snapshots_offsets_resolve(void **state)
         int64_t to = windows[w][1] < 0 ? -1 : snaps[windows[w][1] - 1];
         struct ArrowArrayStream rows;
         int64_t end;
-        check(hl_table_scan_changes(f.table, from, to, &rows, &end, &err), &err, "scan changes");
+        test_check(hl_table_scan_changes(f.table, from, to, &rows, &end, &err), &err,
+                   "scan changes");
         assert_int_equal(end, to < 0 ? snaps[2] : to);
         int64_t seen = 0;
         for (;;) {
@@ -1105,7 +1078,7 @@ static void snapshots_offsets_resolve(void **state)
     }
 
     /* The changefeed between the first and the last append. */
-    check(hl_table_changes(f.table, snaps[0], -1, &json, &err), &err, "changes");
+    test_check(hl_table_changes(f.table, snaps[0], -1, &json, &err), &err, "changes");
     json_t *plan = jparse(json);
     free(json);
     assert_int_equal(json_array_size(json_object_get(plan, "files")), 2);
@@ -1153,9 +1126,10 @@ static void primary_timestamp_in_table_json(void **state)
     fixture_up(&f, file_client, "primaryts");
     struct hl_error err;
     char *json = NULL;
-    check(hl_table_alter(f.table, "[{\"op\":\"set_primary_timestamp_column\",\"column\":\"ts\"}]",
-                         &json, &err),
-          &err, "set_primary_timestamp_column");
+    test_check(hl_table_alter(f.table,
+                              "[{\"op\":\"set_primary_timestamp_column\",\"column\":\"ts\"}]",
+                              &json, &err),
+               &err, "set_primary_timestamp_column");
     json_t *t = jparse(json);
     assert_string_equal(jstr(t, "primary_timestamp_column"), "ts");
     int64_t set_at = jint(t, "snapshot_id");
@@ -1169,17 +1143,18 @@ static void primary_timestamp_in_table_json(void **state)
     append_ok(f.table, &s, NULL, &res);
     hl_append_result_free(res);
 
-    check(hl_table_alter(f.table, "[{\"op\":\"set_primary_timestamp_column\",\"column\":null}]",
-                         NULL, &err),
-          &err, "clear");
-    check(hl_table_info(f.table, NULL, &json, &err), &err, "info");
+    test_check(hl_table_alter(f.table,
+                              "[{\"op\":\"set_primary_timestamp_column\",\"column\":null}]", NULL,
+                              &err),
+               &err, "clear");
+    test_check(hl_table_info(f.table, NULL, &json, &err), &err, "info");
     t = jparse(json);
     assert_null(json_object_get(t, "primary_timestamp_column"));
     assert_int_equal(jint(t, "record_count"), 1);
     json_decref(t);
     free(json);
     struct hl_at at = {.snapshot = set_at, .at_timestamp = NULL};
-    check(hl_table_info(f.table, &at, &json, &err), &err, "info at");
+    test_check(hl_table_info(f.table, &at, &json, &err), &err, "info at");
     t = jparse(json);
     assert_string_equal(jstr(t, "primary_timestamp_column"), "ts");
     json_decref(t);

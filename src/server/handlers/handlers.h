@@ -20,6 +20,10 @@ int h_catalog_get(struct srv_req *req, struct srv_res *res, struct api_error *er
 int h_catalog_options_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
+/* hydrate.c: the hydrator's maintenance endpoints */
+int h_maintenance_hydrate(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_maintenance_rehydrate(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
 /* namespaces.c */
 int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_error *err);

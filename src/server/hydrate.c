@@ -1,0 +1,450 @@
+/* The hydrator's pass and requeue (hydrate.h). */
+#include "server/hydrate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lake/bounds.h"
+#include "objstore/objstore.h"
+#include "parquet/colstats.h"
+#include "parquet/reader.h"
+#include "server/db/db.h"
+#include "server/db/pgarray.h"
+#include "server/metrics.h"
+#include "server/server.h"
+#include "server/table_store.h"
+#include "util/log.h"
+
+/* How long a claimed file's transaction may sit idle during its fetch. */
+#define HYDRATE_CLAIM_TIMEOUT "15min"
+
+/* The claimed file. */
+struct pending_file {
+    int64_t id, table_id, begin_snapshot, record_count, file_size;
+    bool has_footer_size, has_splits;
+    int64_t footer_size;
+    char *path; /* arena */
+};
+
+enum outcome { OUT_PROVIDED, OUT_FAILED, OUT_TRANSIENT };
+
+/* What one file's footer gave, in the file's arena. */
+struct hydrated {
+    struct pq_file_meta meta;
+    struct pq_col_stats *stats;
+    size_t nstats;
+    int64_t *splits;
+    size_t nsplits;
+    bool missing_field_ids;
+    int repaired;
+};
+
+static void rollback(struct srv_req *req)
+{
+    struct api_error ignored = {0};
+    req_exec(req, "ROLLBACK", NULL, "rollback", &ignored);
+    json_decref(ignored.extra);
+}
+
+/* Claims the next pending live file after `after` that nobody else holds;
+ * *found false when none. Runs inside the file's transaction. NO KEY
+ * UPDATE: hydrators exclude each other, while a commit adding a deletion
+ * vector for the file (whose foreign key check takes KEY SHARE) does not
+ * wait for the fetch. */
+static int claim_next(struct srv_req *req, const struct catalog_row *cat, int64_t after,
+                      struct pending_file *f, bool *found, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, after);
+    PGresult *r = req_query(req,
+                            "SELECT d.data_file_id, d.table_id, d.begin_snapshot, d.record_count,"
+                            " d.file_size_bytes, d.footer_size, d.split_offsets IS NOT NULL, d.path"
+                            " FROM hog_data_file d JOIN hog_table t"
+                            "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
+                            " WHERE d.catalog_id = $1 AND d.stats_state = 'pending'"
+                            " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL"
+                            " AND d.data_file_id > $2 ORDER BY d.data_file_id LIMIT 1"
+                            " FOR NO KEY UPDATE OF d SKIP LOCKED",
+                            &p, "hydrator claim", err);
+    if (!r)
+        return -1;
+    *found = PQntuples(r) == 1;
+    if (*found) {
+        f->id = db_i64(r, 0, 0);
+        f->table_id = db_i64(r, 0, 1);
+        f->begin_snapshot = db_i64(r, 0, 2);
+        f->record_count = db_i64(r, 0, 3);
+        f->file_size = db_i64(r, 0, 4);
+        f->has_footer_size = !db_isnull(r, 0, 5);
+        f->footer_size = f->has_footer_size ? db_i64(r, 0, 5) : 0;
+        f->has_splits = db_bool(r, 0, 6);
+        const char *path = db_str(r, 0, 7);
+        size_t len = strlen(path);
+        f->path = arena_alloc(&req->arena, len + 1);
+        if (f->path)
+            memcpy(f->path, path, len + 1);
+    }
+    PQclear(r);
+    if (*found && !f->path)
+        return api_nomem(err);
+    return 0;
+}
+
+/* A storage failure's outcome: a vanished object or a path the store
+ * refuses will not come right by waiting (a rehydrate requeues the file
+ * once fixed); anything else may. */
+static enum outcome storage_outcome(const struct pending_file *f, const struct hl_error *e)
+{
+    bool gone = e->status == HL_ERR_NOT_FOUND || e->status == HL_ERR_INVALID_ARGUMENT;
+    log_warn("hydrator: file %lld (%s): %s%s", (long long)f->id, f->path, e->message,
+             gone ? "" : " (left pending)");
+    return gone ? OUT_FAILED : OUT_TRANSIENT;
+}
+
+/* Reads and decodes the footer into h->meta. Returns 0 with *o set, or -1
+ * out of memory. */
+static int fetch_footer(struct objstore *os, const struct pending_file *f, struct arena *a,
+                        struct hydrated *h, enum outcome *o)
+{
+    struct hl_error e = {0};
+    struct pq_error pe = {0};
+    uint32_t flen;
+    struct buf b = BUF_INIT;
+    /* The ranged read first: footer_size + 8 bytes end the object when the
+     * registration told the truth. */
+    if (f->has_footer_size && f->footer_size <= f->file_size - 8 && f->file_size >= 8) {
+        uint64_t tail = (uint64_t)f->footer_size + 8;
+        if (objstore_get(os, f->path, (uint64_t)f->file_size - tail, tail, &b, &e) != 0 &&
+            e.status != HL_ERR_INVALID_ARGUMENT) {
+            buf_free(&b);
+            if (e.status == HL_ERR_NOMEM)
+                return -1;
+            *o = storage_outcome(f, &e);
+            return 0;
+        }
+        if (b.len == tail && pq_parse_footer_tail(b.data, b.len, a, &h->meta, &flen, &pe) == 0) {
+            buf_free(&b);
+            *o = OUT_PROVIDED;
+            return 0;
+        }
+        buf_free(&b);
+        if (pe.code == PQ_ERR_NOMEM)
+            return -1;
+    }
+    /* footer_size absent or wrong (or the object is not the registered
+     * size): the whole object, bounded. */
+    uint64_t size;
+    if (objstore_head(os, f->path, &size, &e) != 0) {
+        if (e.status == HL_ERR_NOMEM)
+            return -1;
+        *o = storage_outcome(f, &e);
+        return 0;
+    }
+    if (size > HYDRATE_MAX_WHOLE_OBJECT_BYTES) {
+        log_warn("hydrator: file %lld (%s): %llu bytes, more than a whole-object read may take",
+                 (long long)f->id, f->path, (unsigned long long)size);
+        *o = OUT_FAILED;
+        return 0;
+    }
+    if (objstore_get(os, f->path, 0, UINT64_MAX, &b, &e) != 0) {
+        buf_free(&b);
+        if (e.status == HL_ERR_NOMEM)
+            return -1;
+        *o = storage_outcome(f, &e);
+        return 0;
+    }
+    struct pq_source src;
+    pq_source_memory(&src, b.data, b.len);
+    int rc = pq_read_footer(&src, a, &h->meta, &flen, &pe);
+    buf_free(&b);
+    if (rc != 0 && pe.code == PQ_ERR_NOMEM)
+        return -1;
+    if (rc != 0)
+        log_warn("hydrator: file %lld (%s): unreadable footer: %s", (long long)f->id, f->path,
+                 pe.msg);
+    *o = rc == 0 ? OUT_PROVIDED : OUT_FAILED;
+    return 0;
+}
+
+/* The commit path's repairs (commit_check.c), applied to what the footer
+ * gave: counts clamped to what the file can hold, bounds sanitised. */
+static void repair_stats(const struct lake_table *t, int64_t record_count, struct hydrated *h)
+{
+    for (size_t i = 0; i < h->nstats; i++) {
+        struct pq_col_stats *s = &h->stats[i];
+        const struct lake_column *col = lake_table_find_field(t, s->field_id);
+        bool repeated = false;
+        for (const struct lake_column *p = col ? col->parent : NULL; p; p = p->parent)
+            repeated = repeated || p->type == LT_LIST || p->type == LT_MAP;
+        if (!repeated && s->value_count > record_count) {
+            s->value_count = record_count;
+            h->repaired++;
+        }
+        if (s->null_count > s->value_count) {
+            s->null_count = s->value_count;
+            h->repaired++;
+        }
+        if (!col)
+            continue;
+        /* The arena's bounds are ours to rewrite in place. */
+        struct bound_slot lower = {(uint8_t *)s->lower, s->lower_len, s->lower != NULL, BOUND_KEEP};
+        struct bound_slot upper = {(uint8_t *)s->upper, s->upper_len, s->upper != NULL, BOUND_KEEP};
+        h->repaired += bound_sanitize_pair(col->type, col->precision, col->scale, &lower, &upper);
+        s->lower = lower.present ? lower.data : NULL;
+        s->lower_len = lower.present ? lower.len : 0;
+        s->upper = upper.present ? upper.data : NULL;
+        s->upper_len = upper.present ? upper.len : 0;
+    }
+}
+
+/* Split offsets: each row group's start, when every row group gives one. */
+static int take_splits(const struct pq_file_meta *m, struct arena *a, struct hydrated *h)
+{
+    if (m->nrow_groups == 0)
+        return 0;
+    for (size_t i = 0; i < m->nrow_groups; i++)
+        if (!m->row_groups[i].has_file_offset || m->row_groups[i].file_offset < 0)
+            return 0;
+    h->splits = arena_calloc(a, m->nrow_groups, sizeof *h->splits);
+    if (!h->splits)
+        return -1;
+    for (size_t i = 0; i < m->nrow_groups; i++)
+        h->splits[i] = m->row_groups[i].file_offset;
+    h->nsplits = m->nrow_groups;
+    return 0;
+}
+
+/* From the decoded footer to the stats, against the table at the file's
+ * begin_snapshot. Returns 0 with *o set, or -1 with err filled. */
+static int compute(struct srv_req *req, const struct catalog_row *cat, const struct pending_file *f,
+                   struct arena *a, struct hydrated *h, enum outcome *o, struct api_error *err)
+{
+    if (h->meta.num_rows != f->record_count) {
+        log_warn("hydrator: file %lld (%s): the footer holds %lld rows, the catalog %lld",
+                 (long long)f->id, f->path, (long long)h->meta.num_rows,
+                 (long long)f->record_count);
+        *o = OUT_FAILED;
+        return 0;
+    }
+    struct table_ref ref = {.table_id = f->table_id, .name = "", .properties = "{}"};
+    struct lake_table t;
+    lake_table_init(&t, a);
+    int rc = table_load(req, cat, &ref, f->begin_snapshot, false, &t, err);
+    struct pq_error pe = {0};
+    if (rc == 0 && pq_footer_column_stats(&h->meta, NULL, &t, a, &h->stats, &h->nstats, &pe) != 0) {
+        if (pe.code == PQ_ERR_NOMEM)
+            rc = api_nomem(err);
+        else {
+            log_warn("hydrator: file %lld (%s): %s", (long long)f->id, f->path, pe.msg);
+            *o = OUT_FAILED;
+            lake_table_release(&t);
+            return 0;
+        }
+    }
+    if (rc == 0) {
+        repair_stats(&t, f->record_count, h);
+        /* Leaves only: the repeated groups a list or map wraps its
+         * elements in carry no id in any writer. */
+        for (size_t i = 1; i < h->meta.nschema; i++) {
+            const struct pq_schema_element *e = &h->meta.schema[i];
+            if (e->num_children == 0 && !e->has_field_id)
+                h->missing_field_ids = true;
+        }
+        if (!f->has_splits && take_splits(&h->meta, a, h) != 0)
+            rc = api_nomem(err);
+    }
+    lake_table_release(&t);
+    if (rc == 0)
+        *o = OUT_PROVIDED;
+    return rc;
+}
+
+static int store_stats(struct srv_req *req, const struct catalog_row *cat,
+                       const struct pending_file *f, const struct hydrated *h,
+                       struct api_error *err)
+{
+    struct pg_array field, vals, nulls, size, lower, upper;
+    struct pg_array *all[] = {&field, &vals, &nulls, &size, &lower, &upper};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        pg_array_init(all[i]);
+    for (size_t i = 0; i < h->nstats; i++) {
+        const struct pq_col_stats *s = &h->stats[i];
+        pg_array_i64(&field, s->field_id);
+        pg_array_i64(&vals, s->value_count);
+        pg_array_i64(&nulls, s->null_count);
+        pg_array_i64(&size, s->size_bytes);
+        pg_array_bytes(&lower, s->lower, s->lower_len);
+        pg_array_bytes(&upper, s->upper, s->upper_len);
+    }
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, f->id);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
+        const char *text = pg_array_text(all[i]);
+        if (!text)
+            rc = api_nomem(err);
+        else
+            db_param_str(&p, text);
+    }
+    /* A pending file has no stats rows; a stray one would make the insert
+     * fail, so none is assumed away. */
+    if (rc == 0 && h->nstats)
+        rc = req_exec(req,
+                      "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
+                      " value_count, null_count, size_bytes, lower_bound, upper_bound)"
+                      " SELECT $1, $2, u.field, u.vals, u.nulls, u.size, u.lower, u.upper"
+                      " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
+                      "  $7::bytea[], $8::bytea[]) AS u(field, vals, nulls, size, lower, upper)",
+                      &p, "hydrator statistics", err);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        pg_array_free(all[i]);
+    return rc;
+}
+
+/* Writes the outcome of a claimed file and commits. */
+static int settle(struct srv_req *req, const struct catalog_row *cat, const struct pending_file *f,
+                  const struct hydrated *h, enum outcome o, struct api_error *err)
+{
+    if (o == OUT_PROVIDED && store_stats(req, cat, f, h, err) != 0)
+        return -1;
+    struct pg_array splits;
+    pg_array_init(&splits);
+    pg_array_i64_list(&splits, h->splits, h->nsplits);
+    const char *splits_text = pg_array_text(&splits);
+    if (!splits_text) {
+        pg_array_free(&splits);
+        return api_nomem(err);
+    }
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, f->id);
+    db_param_str(&p, o == OUT_PROVIDED ? "provided" : "failed");
+    db_param_bool(&p, o == OUT_PROVIDED && h->missing_field_ids);
+    db_param_str(&p, splits_text);
+    int rc = req_exec(req,
+                      "UPDATE hog_data_file SET stats_state = $3, missing_field_ids = $4,"
+                      " split_offsets = coalesce(split_offsets, ($5::text[])[1]::bigint[])"
+                      " WHERE catalog_id = $1 AND data_file_id = $2",
+                      &p, "hydrator settle", err);
+    pg_array_free(&splits);
+    if (rc == 0)
+        rc = req_exec(req, "COMMIT", NULL, "hydrator commit", err);
+    return rc;
+}
+
+/* One file: claim, fetch, compute, settle. *found false when nothing was
+ * left to claim; *last gets the claimed id. */
+static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, int64_t *last,
+                       bool *found, struct hydrate_result *out, struct api_error *err)
+{
+    struct pending_file f = {0};
+    /* The claim is a row lock held across the object read, which may
+     * outlast the pool's idle-in-transaction limit (a whole-object read
+     * with retries); a crashed server's claim still ends with its session. */
+    if (req_exec(req, "BEGIN", NULL, "hydrator begin", err) != 0)
+        return -1;
+    if (req_exec(req, "SET LOCAL idle_in_transaction_session_timeout = '" HYDRATE_CLAIM_TIMEOUT "'",
+                 NULL, "hydrator claim timeout", err) != 0) {
+        rollback(req);
+        return -1;
+    }
+    if (claim_next(req, cat, *last, &f, found, err) != 0 || !*found) {
+        rollback(req);
+        return *found ? -1 : 0;
+    }
+    *last = f.id;
+    struct arena a;
+    arena_init(&a, 0);
+    struct hydrated h = {0};
+    enum outcome o;
+    int rc = fetch_footer(req->srv->objstore, &f, &a, &h, &o) != 0 ? api_nomem(err) : 0;
+    if (rc == 0 && o == OUT_PROVIDED)
+        rc = compute(req, cat, &f, &a, &h, &o, err);
+    if (rc == 0 && o == OUT_TRANSIENT) {
+        rollback(req); /* the file stays pending, unclaimed */
+        out->transient++;
+        metrics_counter_add(req->srv->metrics, "hoglake_hydrator_transient_errors_total", "", 1);
+    } else if (rc == 0 && settle(req, cat, &f, &h, o, err) == 0) {
+        const char *result = o == OUT_PROVIDED ? "provided" : "failed";
+        char labels[64];
+        snprintf(labels, sizeof labels, "result=\"%s\"", result);
+        metrics_counter_add(req->srv->metrics, "hoglake_stats_hydrated_total", labels, 1);
+        if (h.repaired)
+            metrics_counter_add(req->srv->metrics, "hoglake_stats_repaired_total",
+                                "source=\"hydrator\"", h.repaired);
+        *(o == OUT_PROVIDED ? &out->hydrated : &out->failed) += 1;
+    } else {
+        rollback(req);
+        rc = -1;
+    }
+    arena_free(&a);
+    return rc;
+}
+
+/* The backlog gauges of the catalog, and still_pending. */
+static int backlog(struct srv_req *req, const struct catalog_row *cat, struct hydrate_result *out,
+                   struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    PGresult *r = req_query(req,
+                            "SELECT count(*) FILTER (WHERE d.stats_state = 'pending'),"
+                            " count(*) FILTER (WHERE d.stats_state = 'failed')"
+                            " FROM hog_data_file d JOIN hog_table t"
+                            "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
+                            " WHERE d.catalog_id = $1 AND d.stats_state <> 'provided'"
+                            " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL",
+                            &p, "hydrator backlog", err);
+    if (!r)
+        return -1;
+    out->still_pending = db_i64(r, 0, 0);
+    int64_t failed = db_i64(r, 0, 1);
+    PQclear(r);
+    char name[300], labels[320];
+    metrics_label_escape(cat->name, name, sizeof name);
+    snprintf(labels, sizeof labels, "catalog=\"%s\"", name);
+    metrics_gauge_set(req->srv->metrics, "hoglake_stats_pending_files", labels,
+                      (double)out->still_pending);
+    metrics_gauge_set(req->srv->metrics, "hoglake_stats_failed_files", labels, (double)failed);
+    return 0;
+}
+
+int hydrate_pass(struct srv_req *req, const struct catalog_row *cat, int64_t max_files,
+                 struct hydrate_result *out, struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!req_db(req, err))
+        return -1;
+    int64_t last = 0;
+    bool found = true;
+    for (int64_t i = 0; i < max_files && found; i++)
+        if (hydrate_one(req, cat, &last, &found, out, err) != 0)
+            return -1;
+    return backlog(req, cat, out, err);
+}
+
+int hydrate_requeue_failed(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                           int64_t *requeued, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    PGresult *r = req_query(req,
+                            "WITH u AS (UPDATE hog_data_file SET stats_state = 'pending'"
+                            " WHERE catalog_id = $1 AND stats_state = 'failed'"
+                            " AND end_snapshot IS NULL AND ($2 = 0 OR table_id = $2) RETURNING 1)"
+                            " SELECT count(*) FROM u",
+                            &p, "rehydrate", err);
+    if (!r)
+        return -1;
+    *requeued = db_i64(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
