@@ -465,8 +465,10 @@ void http_server_stop(struct http_server *s, int drain_timeout_ms)
     pthread_mutex_unlock(&s->mu);
     for (int i = 0; i < s->nworkers; i++)
         pthread_join(s->workers[i], NULL);
-    /* Give the I/O threads a moment to send the replies just resumed. */
-    deadline = time_mono_ns() + 1000000000;
+    /* Let the I/O threads send the replies just resumed: libmicrohttpd
+     * aborts if it is stopped while a connection is still suspended, which
+     * a loaded machine can take well over a second to undo. */
+    deadline = time_mono_ns() + (int64_t)10 * 1000000000;
     while (atomic_load(&s->inflight) > 0 && time_mono_ns() < deadline) {
         struct timespec ts = {0, 5 * 1000000};
         nanosleep(&ts, NULL);
