@@ -89,6 +89,12 @@ static const struct option_def options[] = {
      offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
      "time one expiry run spends purging file rows before leaving the rest to the next\n"
      "(default 10000)"},
+    {"hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, hydrator_interval_ms), 0, 0, 31LL * 86400000,
+     "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
+     "(default 900000; 0 disables the loop, POST .../maintenance/hydrate still works)"},
+    {"hydrator-batch", "HOGLAKE_HYDRATOR_BATCH", OPT_INT64, offsetof(struct config, hydrator_batch),
+     0, 1, 10000, "most files one looped hydrator pass hydrates per catalog (default 1000)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -109,6 +115,8 @@ static void set_defaults(struct config *cfg)
     cfg->expire_batch = 10000;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
+    cfg->hydrator_interval_ms = 900000;
+    cfg->hydrator_batch = 1000;
 }
 
 static void print_help(FILE *out)

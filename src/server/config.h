@@ -39,6 +39,10 @@ struct config {
     int64_t expire_batch;
     int64_t expire_purge_page;
     int64_t expire_purge_budget_ms;
+    /* Hydrator (contract 7.4): loop interval (0 = no loop), files per
+     * catalog per looped pass. */
+    int64_t hydrator_interval_ms;
+    int64_t hydrator_batch;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

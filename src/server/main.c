@@ -15,6 +15,7 @@
 #include "server/embedded_pg.h"
 #include "server/expiry.h"
 #include "server/http.h"
+#include "server/hydrate.h"
 #include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -128,9 +129,13 @@ int main(int argc, char **argv)
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
         .metrics = srv.metrics,
     };
+    static struct hydrate_task hydrator;
+    hydrator = (struct hydrate_task){.srv = &srv, .batch = srv.cfg.hydrator_batch};
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+        {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
+         &hydrator},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
                                   sizeof err);
