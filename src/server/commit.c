@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/audit.h"
 #include "server/commit_internal.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -557,18 +558,22 @@ int commit_run(struct srv_req *req, const char *catalog_name, struct commit_requ
     }
     char labels[300], esc[200];
     metrics_label_escape(x.cat.name, esc, sizeof esc);
+    /* The contract's result values, shared with the audit outcome; a
+     * replay is a commit that already happened. */
     snprintf(labels, sizeof labels, "catalog=\"%s\",result=\"%s\"", esc,
-             rc != 0    ? err->code
-             : replayed ? "replay"
-                        : "ok");
+             audit_outcome(rc != 0 ? err->status : 200, err->code, "committed"));
     metrics_counter_add(req->srv->metrics, "hoglake_commits_total", labels, 1);
     if (rc == 0 && x.repaired) {
         metrics_counter_add(req->srv->metrics, "hoglake_stats_repaired_total", "source=\"commit\"",
                             (double)x.repaired);
     }
-    if (rc == 0 && !replayed)
-        log_info("audit action=commit catalog=%s snapshot=%lld files=%zu deletes=%zu%s%s",
-                 x.cat.name, (long long)x.snapshot_id, c->nfiles, c->ndvs,
-                 c->has_key ? " key=" : "", c->has_key ? c->key : "");
+    if (rc == 0) {
+        json_t *sid = json_object_get(*result, "snapshot_id");
+        json_decref(req->audit.detail);
+        req->audit.detail =
+            json_pack("{s:O?,s:I,s:I,s:b,s:s?}", "snapshot_id", sid, "files", (json_int_t)c->nfiles,
+                      "deletes", (json_int_t)c->ndvs, "replayed", replayed, "idempotency_key",
+                      c->has_key ? c->key : NULL);
+    }
     return rc;
 }

@@ -72,6 +72,9 @@ static const struct option_def options[] = {
             "else AWS). Keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"),
     STR_OPT("s3-region", "HOGLAKE_S3_REGION", s3_region,
             "S3 signing region (default: AWS_REGION, else us-east-1)"),
+    STR_OPT("audit-log", "HOGLAKE_AUDIT_LOG", audit_log,
+            "audit log destination: a file (appended, one JSON line per action), or - for\n"
+            "bare lines on stderr (default: stderr through the process log, logger hoglake.audit)"),
     {"refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS", OPT_BOOL,
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"

@@ -23,6 +23,9 @@ struct config {
      * AWS_SESSION_TOKEN. */
     char s3_endpoint[512];
     char s3_region[64];
+    /* The audit log: empty = the process log on stderr (logger
+     * hoglake.audit), "-" = bare lines on stderr, else a file appended to. */
+    char audit_log[512];
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
+#include "server/audit.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -111,6 +112,13 @@ int main(int argc, char **argv)
         log_error("out of memory");
         goto out;
     }
+    srv.audit = audit_open(srv.cfg.audit_log, srv.metrics);
+    if (!srv.audit) {
+        log_error("cannot start the audit log writer");
+        goto out;
+    }
+    if (srv.cfg.audit_log[0] && strcmp(srv.cfg.audit_log, "-") != 0)
+        log_info("audit log: %s", srv.cfg.audit_log);
     struct objstore_config os_cfg = {
         .s3_endpoint = srv.cfg.s3_endpoint[0] ? srv.cfg.s3_endpoint : NULL,
         .s3_region = srv.cfg.s3_region[0] ? srv.cfg.s3_region : NULL,
@@ -137,8 +145,8 @@ int main(int argc, char **argv)
         {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
          &hydrator},
     };
-    srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
-                                  sizeof err);
+    srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
+                                  sizeof tasks / sizeof tasks[0], err, sizeof err);
     if (!srv.maint) {
         log_error("%s", err);
         goto out;
@@ -186,6 +194,8 @@ out:
     if (srv.probe_conn)
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);
+    /* Last of the writers gone: what is queued is written now. */
+    audit_close(srv.audit);
     metrics_destroy(srv.metrics);
     objstore_free(srv.objstore);
     embedded_pg_stop(epg);

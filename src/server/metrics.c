@@ -64,6 +64,10 @@ static const struct family_def families[] = {
     {"hoglake_removal_queue_depth", GAUGE,
      "Paths queued for removal and not yet drained, by catalog (as of its last expiry pass)."},
     {"hoglake_head_snapshot_id", GAUGE, "Head snapshot, by catalog (as of its last expiry pass)."},
+    {"hoglake_audit_write_failures_total", COUNTER,
+     "Audit lines that could not be written to the audit log (the action itself succeeded)."},
+    {"hoglake_audit_lines_dropped_total", COUNTER,
+     "Audit lines dropped because the writer's queue was full or memory ran out."},
     {"hoglake_earliest_snapshot_id", GAUGE,
      "Retention floor (earliest readable snapshot), by catalog (as of its last expiry pass)."},
 };

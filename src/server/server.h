@@ -14,6 +14,7 @@ struct metrics;
 struct http_server;
 struct maintenance;
 struct objstore;
+struct audit;
 
 struct server {
     struct config cfg;
@@ -22,6 +23,7 @@ struct server {
     struct http_server *http;
     struct maintenance *maint; /* background loops and manual passes */
     struct objstore *objstore; /* data files, for the hydrator */
+    struct audit *audit;       /* the audit log (audit.h) */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;
@@ -30,6 +32,12 @@ struct server {
     const char *openapi_yaml;
     size_t openapi_len;
 };
+
+/* The audit action of a route (dispatch.c's table), or NULL. */
+const char *audit_action_of(const char *method, const char *pattern);
+/* The i-th audited route's pattern (and *method), NULL past the end: a
+ * test checks every one is a real route. */
+const char *audit_route_at(size_t i, const char **method);
 
 /* Request entry points for the HTTP transport (see http.h). */
 struct http_request;
