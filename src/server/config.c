@@ -98,6 +98,10 @@ static const struct option_def options[] = {
      "(default 900000; 0 disables the loop, POST .../maintenance/hydrate still works)"},
     {"hydrator-batch", "HOGLAKE_HYDRATOR_BATCH", OPT_INT64, offsetof(struct config, hydrator_batch),
      0, 1, 10000, "most files one looped hydrator pass hydrates per catalog (default 1000)"},
+    {"metrics-interval-ms", "HOGLAKE_METRICS_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, metrics_interval_ms), 0, 0, 86400000,
+     "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
+     "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -120,6 +124,7 @@ static void set_defaults(struct config *cfg)
     cfg->expire_purge_budget_ms = 10000;
     cfg->hydrator_interval_ms = 900000;
     cfg->hydrator_batch = 1000;
+    cfg->metrics_interval_ms = 15000;
 }
 
 static void print_help(FILE *out)

@@ -46,6 +46,8 @@ struct config {
      * catalog per looped pass. */
     int64_t hydrator_interval_ms;
     int64_t hydrator_batch;
+    /* Metrics sampler (contract 7.5): interval, 0 = off. */
+    int64_t metrics_interval_ms;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

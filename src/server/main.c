@@ -19,6 +19,7 @@
 #include "server/hydrate.h"
 #include "server/maintenance.h"
 #include "server/metrics.h"
+#include "server/metrics_sampler.h"
 #include "server/server.h"
 #include "util/embedded.h"
 #include "util/log.h"
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 
     int exit_code = 1;
     struct embedded_pg *epg = NULL;
+    struct metrics_sampler *sampler = NULL;
     char err[1024];
     char conninfo[1200];
     if (srv.cfg.database_url[0]) {
@@ -151,6 +153,12 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto out;
     }
+    if (srv.cfg.metrics_interval_ms > 0 &&
+        !(sampler = metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms, err,
+                                          sizeof err))) {
+        log_error("%s", err);
+        goto out;
+    }
     srv.openapi_yaml = hl_openapi[0].data;
     srv.openapi_len = hl_openapi[0].len;
 
@@ -191,6 +199,7 @@ out:
     /* After the HTTP drain (no manual pass in flight), before the pool goes. */
     maintenance_stop(srv.maint);
     srv.maint = NULL;
+    metrics_sampler_stop(sampler);
     if (srv.probe_conn)
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);

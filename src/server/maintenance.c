@@ -188,10 +188,7 @@ static void *loop_main(void *arg)
     pthread_mutex_lock(&m->mu);
     while (!m->stopping) {
         struct timespec due;
-        clock_gettime(CLOCK_MONOTONIC, &due);
-        int64_t ns = due.tv_nsec + (l->task->interval_ms % 1000) * 1000000;
-        due.tv_sec += (time_t)(l->task->interval_ms / 1000 + ns / 1000000000);
-        due.tv_nsec = (long)(ns % 1000000000);
+        time_mono_deadline(&due, l->task->interval_ms);
         l->next_due_us = time_now_micros() + l->task->interval_ms * 1000;
         int rc = 0;
         while (!m->stopping && rc != ETIMEDOUT)
