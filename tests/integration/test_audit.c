@@ -9,7 +9,9 @@
  *     gets a generated id, returned in the response and logged;
  *   - maintenance runs are audited with their result;
  *   - an audit path that cannot be written (a directory, /dev/full) fails
- *     no action; the failures are counted. */
+ *     no action; the failures are counted;
+ *   - without --audit-log the lines go to the process log as logger
+ *     hoglake.audit. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -411,12 +413,39 @@ static void unwritable_paths_fail_nothing(void **state)
     }
 }
 
+static void default_is_the_process_log(void **state)
+{
+    (void)state;
+    struct test_server s;
+    test_server_start(&s, &db, NULL);
+    make_catalog(&s, "deflog");
+    test_server_stop(&s); /* the queue is written out on the way down */
+    FILE *f = fopen(s.log, "r");
+    assert_non_null(f);
+    char line[4096];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, " info  hoglake.audit {");
+        if (!at)
+            continue;
+        json_t *o = json_loads(at + strlen(" info  hoglake.audit "), 0, NULL);
+        assert_non_null(o);
+        assert_string_equal(jstr(o, "action"), "catalog_create");
+        assert_string_equal(jstr(o, "catalog"), "deflog");
+        json_decref(o);
+        found++;
+    }
+    fclose(f);
+    assert_int_equal(found, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_action_is_audited),
         cmocka_unit_test(each_concurrent_commit_gets_its_line),
         cmocka_unit_test(unwritable_paths_fail_nothing),
+        cmocka_unit_test(default_is_the_process_log),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

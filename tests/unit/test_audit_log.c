@@ -1,6 +1,7 @@
 /* The audit log's line format and escaping, the outcome mapping, the file
  * sink (whole lines from many threads, unwritable destinations counted,
- * never fatal) and the audited-route table against the router. */
+ * never fatal), the audited-route table against the router, and the
+ * whole-family gauge replacement the metrics sampler relies on. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -206,6 +207,30 @@ static void audited_routes_exist(void **state)
     assert_null(audit_action_of("GET", "/v1/catalogs/{catalog}"));
 }
 
+static void gauge_replace_drops_vanished_series(void **state)
+{
+    (void)state;
+    struct metrics *m = metrics_create();
+    const char *two[] = {"catalog=\"a\",consumer=\"x\"", "catalog=\"a\",consumer=\"y\""};
+    const double v2[] = {3, 4};
+    metrics_gauge_replace(m, "hoglake_consumer_lag_snapshots", two, v2, 2);
+    const char *one[] = {"catalog=\"a\",consumer=\"y\""};
+    const double v1[] = {5};
+    metrics_gauge_replace(m, "hoglake_consumer_lag_snapshots", one, v1, 1);
+    struct buf b = BUF_INIT;
+    assert_int_equal(metrics_render(m, &b), 0);
+    assert_null(strstr(b.data, "consumer=\"x\""));
+    assert_non_null(
+        strstr(b.data, "\nhoglake_consumer_lag_snapshots{catalog=\"a\",consumer=\"y\"} 5\n"));
+    buf_free(&b);
+    metrics_gauge_replace(m, "hoglake_consumer_lag_snapshots", NULL, NULL, 0);
+    b = (struct buf)BUF_INIT;
+    assert_int_equal(metrics_render(m, &b), 0);
+    assert_null(strstr(b.data, "\nhoglake_consumer_lag_snapshots{"));
+    buf_free(&b);
+    metrics_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +242,7 @@ int main(void)
         cmocka_unit_test(unwritable_destinations_are_counted),
         cmocka_unit_test(no_sink_and_incomplete_events_are_no_ops),
         cmocka_unit_test(audited_routes_exist),
+        cmocka_unit_test(gauge_replace_drops_vanished_series),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
