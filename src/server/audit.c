@@ -159,13 +159,7 @@ static void write_line(struct audit *a, const struct line *l)
 {
     size_t n = strlen(l->text);
     switch (a->sink) {
-    case SINK_LOG: {
-        /* The logger's own format, without its line-length limit. */
-        char when[48];
-        time_format_iso8601(time_now_micros(), when, sizeof when);
-        fprintf(stderr, "%s info  hoglake.audit %s", when, l->text);
-        return;
-    }
+    case SINK_LOG: log_record("hoglake.audit", l->text, n - 1); return;
     case SINK_STDERR: fputs(l->text, stderr); return;
     case SINK_FILE:
         if (!ensure_open(a)) {
