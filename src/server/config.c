@@ -71,6 +71,12 @@ static const struct option_def options[] = {
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"
      "(default false: accept them, warn once per table and count them)"},
+    STR_OPT(
+        "s3-endpoint", "HOGLAKE_S3_ENDPOINT", s3_endpoint,
+        "S3 endpoint for the objects the server deletes, addressed path-style\n"
+        "(default: AWS_ENDPOINT_URL, else AWS); keys from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"),
+    STR_OPT("s3-region", "HOGLAKE_S3_REGION", s3_region,
+            "S3 region for request signing (default: AWS_REGION, else us-east-1)"),
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };

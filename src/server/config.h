@@ -24,6 +24,11 @@ struct config {
     int shutdown_timeout_ms;
     int64_t max_body_bytes;
     int log_level; /* enum log_level */
+    /* Object storage the server itself touches (cleanup deletes); empty =
+     * objstore's defaults (AWS_ENDPOINT_URL / AWS_REGION). Keys come from
+     * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY. */
+    char s3_endpoint[512];
+    char s3_region[64];
     /* Refuse appends with partition values but no read_snapshot (a writer
      * that computed partitions against a spec it never pinned). */
     bool refuse_blind_partitioned_appends;

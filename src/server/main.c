@@ -13,6 +13,7 @@
 #include "server/db/migrate.h"
 #include "server/embedded_pg.h"
 #include "server/http.h"
+#include "objstore/objstore.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "util/embedded.h"
@@ -107,6 +108,15 @@ int main(int argc, char **argv)
         log_error("out of memory");
         goto out;
     }
+    struct objstore_config os_cfg = {
+        .s3_endpoint = srv.cfg.s3_endpoint[0] ? srv.cfg.s3_endpoint : NULL,
+        .s3_region = srv.cfg.s3_region[0] ? srv.cfg.s3_region : NULL,
+    };
+    struct hl_error os_err;
+    if (objstore_open(&os_cfg, &srv.objstore, &os_err) != 0) {
+        log_error("cannot set up object storage: %s", os_err.message);
+        goto out;
+    }
     pthread_mutex_init(&srv.probe_mu, NULL);
     srv.openapi_yaml = hl_openapi[0].data;
     srv.openapi_len = hl_openapi[0].len;
@@ -149,6 +159,7 @@ out:
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);
     metrics_destroy(srv.metrics);
+    objstore_free(srv.objstore);
     embedded_pg_stop(epg);
     if (exit_code == 0)
         log_info("stopped");

@@ -50,6 +50,11 @@ static const struct family_def families[] = {
      "changed (or they were refused, replayed or had deletion vectors to check)."},
     {"hoglake_receipt_unknown_digest_total", COUNTER,
      "Replays answered from a receipt whose fingerprint version this server does not know."},
+    {"hoglake_files_removed_total", COUNTER,
+     "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
+     "deleted), failed (retried later)."},
+    {"hoglake_removal_queue_depth", GAUGE,
+     "Undrained removal-queue rows per catalog, as the last cleanup pass left them."},
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 

@@ -22,6 +22,7 @@ static const char *const table_changes[] = {"from_snapshot", "to_snapshot", NULL
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
 static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
 static const char *const snapshot_resolve[] = {"at_timestamp", NULL};
+static const char *const cleanup_args[] = {"batch", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -68,6 +69,8 @@ static const struct route routes[] = {
     {"GET", CAT "/consumers/{consumer}/offsets", h_consumer_offsets_list, 0, no_args},
     {"GET", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_get, 0, no_args},
     {"PUT", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_put, 0, no_args},
+
+    {"POST", CAT "/maintenance/cleanup", h_maintenance_cleanup, 0, cleanup_args},
 
     {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},

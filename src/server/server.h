@@ -12,12 +12,15 @@
 struct db_pool;
 struct metrics;
 struct http_server;
+struct objstore;
 
 struct server {
     struct config cfg;
     struct db_pool *pool;
     struct metrics *metrics;
     struct http_server *http;
+    /* The server's own object-store handle (thread-safe): cleanup deletes. */
+    struct objstore *objstore;
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;

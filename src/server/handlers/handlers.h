@@ -61,4 +61,7 @@ int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api
 int h_consumer_offset_get(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
+/* cleanup.c: one pass over the removal queue */
+int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
 #endif
