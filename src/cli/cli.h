@@ -148,5 +148,8 @@ int cmd_read(struct cli *cli, int argc, char **argv);
 int cmd_export(struct cli *cli, int argc, char **argv);
 /* Local Parquet files: inspect, cat, convert (no server involved). */
 int cmd_parquet(struct cli *cli, int argc, char **argv);
+/* `maintenance cleanup` (cmd_maintenance_cleanup.c), a verb of the
+ * `maintenance` command. */
+extern const struct cli_verb cli_maintenance_cleanup_verb;
 
 #endif

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "harness.h"
 #include "objstore/objstore.h"
 
@@ -410,12 +411,48 @@ static void test_concurrent_passes(void **state)
                      0);
 }
 
+/* The CLI verb (`hoglake maintenance cleanup CATALOG [--batch N]`), run
+ * in-process: it posts one pass with the batch given. */
+static int run_verb(int argc, char **argv)
+{
+    struct hl_client_options opts = {.server_url = srv.base};
+    struct cli cli = {NULL, false};
+    struct hl_error err;
+    if (hl_client_new(&opts, &cli.client, &err) != HL_OK)
+        fail_msg("hl_client_new: %s", err.message);
+    int rc = cli_run_command(&cli, &cli_maintenance_cleanup_verb, argc, argv);
+    hl_client_free(cli.client);
+    return rc;
+}
+
+static void test_cli_verb(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 5; i++) {
+        char name[64], uri[400];
+        snprintf(name, sizeof name, "v/f%03d.parquet", i);
+        file_uri(uri, sizeof uri, name);
+        put_object(uri);
+        queue(uri, "snapshot_expiry");
+    }
+    char *bad[] = {CAT, "--batch", "0", NULL};
+    assert_int_equal(run_verb(3, bad), EXIT_USAGE);
+    char *three[] = {CAT, "--batch", "3", NULL};
+    assert_int_equal(run_verb(3, three), EXIT_OK);
+    assert_int_equal(undrained(), 2);
+    char *all[] = {CAT, NULL};
+    assert_int_equal(run_verb(1, all), EXIT_OK);
+    assert_int_equal(undrained(), 0);
+    char *unknown[] = {"nope", NULL};
+    assert_int_equal(run_verb(1, unknown), EXIT_NOT_FOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_store),        cmocka_unit_test(test_moto),
         cmocka_unit_test(test_batch_and_leases),  cmocka_unit_test(test_failure_backoff),
-        cmocka_unit_test(test_concurrent_passes),
+        cmocka_unit_test(test_concurrent_passes), cmocka_unit_test(test_cli_verb),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
