@@ -69,6 +69,18 @@ static int64_t queue(const char *path, const char *reason)
                 (long long)cat_id(CAT), path, reason);
 }
 
+/* n small file:// objects under dir/<sub>/, each queued for removal. */
+static void put_and_queue(const char *sub, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char name[64], uri[400];
+        snprintf(name, sizeof name, "%s/f%03d.parquet", sub, i);
+        file_uri(uri, sizeof uri, name);
+        put_object(uri);
+        queue(uri, "snapshot_expiry");
+    }
+}
+
 static int64_t live_file(const char *path, bool ended)
 {
     int64_t id = sqli("UPDATE hog_catalog SET next_file_id = next_file_id + 1"
@@ -287,13 +299,7 @@ static void test_moto(void **state)
 static void test_batch_and_leases(void **state)
 {
     (void)state;
-    for (int i = 0; i < 25; i++) {
-        char name[64], uri[400];
-        snprintf(name, sizeof name, "b/f%03d.parquet", i);
-        file_uri(uri, sizeof uri, name);
-        put_object(uri);
-        queue(uri, "snapshot_expiry");
-    }
+    put_and_queue("b", 25);
     struct http_result r;
     post_cleanup(&r, &srv, CAT, "?batch=0");
     expect_error(&r, 422, "validation");
@@ -428,13 +434,7 @@ static int run_verb(int argc, char **argv)
 static void test_cli_verb(void **state)
 {
     (void)state;
-    for (int i = 0; i < 5; i++) {
-        char name[64], uri[400];
-        snprintf(name, sizeof name, "v/f%03d.parquet", i);
-        file_uri(uri, sizeof uri, name);
-        put_object(uri);
-        queue(uri, "snapshot_expiry");
-    }
+    put_and_queue("v", 5);
     char *bad[] = {CAT, "--batch", "0", NULL};
     assert_int_equal(run_verb(3, bad), EXIT_USAGE);
     char *three[] = {CAT, "--batch", "3", NULL};
