@@ -404,6 +404,27 @@ int cleanup_pass(struct server *srv, struct db_conn *conn, int64_t catalog_id,
     return queue_depth(&p);
 }
 
+int cleanup_purge_ledger(struct db_conn *conn, int64_t retention_s, int64_t limit, int64_t *purged,
+                         struct api_error *err)
+{
+    *purged = 0;
+    struct db_params prm;
+    db_params_init(&prm);
+    db_param_i64(&prm, retention_s);
+    db_param_i64(&prm, limit);
+    struct db_err e;
+    PGresult *r = db_exec(conn->pg,
+                          "DELETE FROM hog_file_removal WHERE removal_id IN (SELECT removal_id"
+                          " FROM hog_file_removal WHERE drained_at < now() - make_interval(secs"
+                          " => $1) ORDER BY removal_id LIMIT $2)",
+                          &prm, &e);
+    if (!r)
+        return api_db_error(err, &e, "removal ledger purge");
+    *purged = atoll(PQcmdTuples(r));
+    PQclear(r);
+    return 0;
+}
+
 json_t *cleanup_result_json(const struct cleanup_result *r)
 {
     return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "removed", (json_int_t)r->removed, "missing",

@@ -63,6 +63,16 @@ int cleanup_pass(struct server *srv, struct db_conn *conn, int64_t catalog_id,
                  const char *catalog_name, int64_t batch, struct cleanup_result *out,
                  struct api_error *err);
 
+/* Drained queue rows are the removal ledger; they are kept this long. */
+enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };
+
+/* Deletes up to `limit` ledger rows (any catalog) drained more than
+ * retention_s seconds ago, walking the primary key from its start; *purged
+ * gets how many went. For the cleanup loop, once per run. Returns 0 or -1
+ * with err filled. */
+int cleanup_purge_ledger(struct db_conn *conn, int64_t retention_s, int64_t limit, int64_t *purged,
+                         struct api_error *err);
+
 /* CleanupResult as the API returns it (new reference, NULL without memory). */
 json_t *cleanup_result_json(const struct cleanup_result *r);
 

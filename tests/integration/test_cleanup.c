@@ -19,6 +19,8 @@
 #include "cli/cli.h"
 #include "harness.h"
 #include "objstore/objstore.h"
+#include "server/cleanup.h"
+#include "server/db/db.h"
 
 #define CAT "cln"
 #define NS "ns"
@@ -447,12 +449,47 @@ static void test_cli_verb(void **state)
     assert_int_equal(run_verb(1, unknown), EXIT_NOT_FOUND);
 }
 
+/* The ledger purge: drained rows past the retention go, in bounded
+ * steps; undrained rows and recent ledger rows stay, whatever their age. */
+static void test_ledger_purge(void **state)
+{
+    (void)state;
+    drain_all();
+    sql_exec("UPDATE hog_file_removal SET drained_at = now() - interval '31 days'");
+    int64_t old = sqli("SELECT count(*) FROM hog_file_removal");
+    assert_true(old > 10);
+    int64_t young = queue("file:///young/drained", "snapshot_expiry");
+    sql_exec("UPDATE hog_file_removal SET drained_at = now() - interval '29 days',"
+             " drained_outcome = 'deleted' WHERE removal_id = %lld",
+             (long long)young);
+    int64_t pending = queue("file:///old/pending", "snapshot_expiry");
+    sql_exec("UPDATE hog_file_removal SET scheduled_at = now() - interval '90 days'"
+             " WHERE removal_id = %lld",
+             (long long)pending);
+    struct db_conn conn = {.pg = pg};
+    struct api_error err;
+    int64_t purged = 0;
+    assert_int_equal(
+        cleanup_purge_ledger(&conn, CLEANUP_LEDGER_RETENTION_SECONDS, 10, &purged, &err), 0);
+    assert_int_equal(purged, 10);
+    int64_t total = 10;
+    while (purged > 0) {
+        assert_int_equal(
+            cleanup_purge_ledger(&conn, CLEANUP_LEDGER_RETENTION_SECONDS, 1000, &purged, &err), 0);
+        total += purged;
+    }
+    assert_int_equal(total, old);
+    expect_sql("2", "SELECT count(*) FROM hog_file_removal WHERE removal_id IN (%lld, %lld)",
+               (long long)young, (long long)pending);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_store),        cmocka_unit_test(test_moto),
         cmocka_unit_test(test_batch_and_leases),  cmocka_unit_test(test_failure_backoff),
         cmocka_unit_test(test_concurrent_passes), cmocka_unit_test(test_cli_verb),
+        cmocka_unit_test(test_ledger_purge),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
