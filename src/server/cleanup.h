@@ -34,7 +34,7 @@ struct db_conn;
 /* Rows per CLAIM: one S3 DeleteObjects request. */
 enum { CLEANUP_SUB_BATCH = 1000 };
 /* Default and largest rows per pass (per call of cleanup_pass). */
-enum { CLEANUP_DEFAULT_BATCH = 2000, CLEANUP_MAX_BATCH = 1000000 };
+enum { CLEANUP_DEFAULT_BATCH = 2000, CLEANUP_MAX_BATCH = 100000 };
 /* A claim older than this is abandoned (its server died mid-pass) and
  * may be taken over. */
 enum { CLEANUP_CLAIM_LEASE_SECONDS = 900 };
