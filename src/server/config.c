@@ -80,6 +80,12 @@ static const struct option_def options[] = {
      offsetof(struct config, expire_interval_ms), 0, 0, 31LL * 86400000,
      "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
      "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"},
+    {"cleanup-interval-ms", "HOGLAKE_CLEANUP_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, cleanup_interval_ms), 0, 0, 31LL * 86400000,
+     "removal-queue cleanup loop interval (default 1800000; 0 disables the loop,\n"
+     "POST .../maintenance/cleanup still works)"},
+    {"cleanup-batch", "HOGLAKE_CLEANUP_BATCH", OPT_INT64, offsetof(struct config, cleanup_batch), 0,
+     1, 100000, "most queue rows one cleanup run claims per catalog (default 2000)"},
     {"expiry-batch", "HOGLAKE_EXPIRY_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
      100000000, "most snapshots one expiry run removes per catalog (default 10000)"},
     {"expiry-purge-page", "HOGLAKE_EXPIRY_PURGE_PAGE", OPT_INT64,
@@ -107,6 +113,8 @@ static void set_defaults(struct config *cfg)
     cfg->log_level = LOG_INFO;
     cfg->expire_interval_ms = 3600000;
     cfg->expire_batch = 10000;
+    cfg->cleanup_interval_ms = 1800000;
+    cfg->cleanup_batch = 2000;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
 }

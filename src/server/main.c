@@ -13,6 +13,7 @@
 #include "server/db/db.h"
 #include "server/db/migrate.h"
 #include "server/embedded_pg.h"
+#include "server/cleanup.h"
 #include "server/expiry.h"
 #include "server/http.h"
 #include "server/maintenance.h"
@@ -128,9 +129,12 @@ int main(int argc, char **argv)
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
         .metrics = srv.metrics,
     };
+    static struct cleanup_task cleanup;
+    cleanup = (struct cleanup_task){.srv = &srv, .batch = srv.cfg.cleanup_batch};
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+        {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
                                   sizeof err);

@@ -62,10 +62,16 @@ static const struct family_def families[] = {
     {"hoglake_background_loop_failures_total", COUNTER,
      "Maintenance passes that failed, by loop (the loop keeps running)."},
     {"hoglake_removal_queue_depth", GAUGE,
-     "Paths queued for removal and not yet drained, by catalog (as of its last expiry pass)."},
-    {"hoglake_head_snapshot_id", GAUGE, "Head snapshot, by catalog (as of its last expiry pass)."},
+     "Paths queued for removal and not yet drained, by catalog (as of the last expiry or cleanup "
+     "pass)."},
+    {"hoglake_head_snapshot_id", GAUGE,
+     "Head snapshot, by catalog (as of the last expiry or cleanup pass)."},
     {"hoglake_earliest_snapshot_id", GAUGE,
-     "Retention floor (earliest readable snapshot), by catalog (as of its last expiry pass)."},
+     "Retention floor (earliest readable snapshot), by catalog (as of the last expiry or cleanup "
+     "pass)."},
+    {"hoglake_files_removed_total", COUNTER,
+     "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
+     "deleted), failed (retried later)."},
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 
