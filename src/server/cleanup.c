@@ -442,6 +442,47 @@ static int task_fail(struct db_err *err, const struct api_error *e)
     return -1;
 }
 
+/* Deletes up to `limit` rows `sql` selects ($1 catalog, $2 a retention in
+ * seconds, $3 the limit); *purged gets how many. */
+static int purge_rows(PGconn *pg, const char *sql, int64_t catalog_id, int64_t retention_s,
+                      int64_t *purged, struct db_err *err)
+{
+    struct db_params prm;
+    db_params_init(&prm);
+    db_param_i64(&prm, catalog_id);
+    db_param_i64(&prm, retention_s);
+    db_param_i64(&prm, CLEANUP_LEDGER_PURGE_LIMIT);
+    PGresult *r = db_exec(pg, sql, &prm, err);
+    if (!r)
+        return -1;
+    *purged = atoll(PQcmdTuples(r));
+    PQclear(r);
+    return 0;
+}
+
+static const char purge_runs_sql[] =
+    "DELETE FROM hog_maintenance_run WHERE run_id IN (SELECT run_id FROM hog_maintenance_run"
+    " WHERE catalog_id = $1 AND finished_at < now() - make_interval(secs => $2)"
+    " ORDER BY run_id LIMIT $3)";
+
+/* The effective retention: the configured one, but never less than twice
+ * the catalog's snapshot retention (capped), so a writer retrying across
+ * an expiry window still finds its receipt. */
+static const char purge_receipts_sql[] =
+    "DELETE FROM hog_commit_receipt WHERE catalog_id = $1 AND idempotency_key IN"
+    " (SELECT r.idempotency_key FROM hog_commit_receipt r, hog_catalog c"
+    "  WHERE r.catalog_id = $1 AND c.catalog_id = $1 AND r.created_at < now() -"
+    "  make_interval(secs => GREATEST($2, LEAST(2 * COALESCE(c.snapshot_retention_seconds, 0), "
+    "  2592000))) ORDER BY r.created_at LIMIT $3)";
+_Static_assert(CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == 2592000, "purge_receipts_sql's cap");
+
+static int task_nomem(struct db_err *err)
+{
+    snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return -1;
+}
+
 int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
                       struct db_err *err)
 {
@@ -459,22 +500,33 @@ int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result
     PQclear(r);
     if (!name[0]) { /* dropped between the sweep's listing and now */
         *result = json_object();
-        return 0;
+        return *result ? 0 : task_nomem(err);
     }
     struct cleanup_result res;
     struct api_error e = {0};
     if (cleanup_pass(t->srv, pg, catalog_id, name, t->batch, &res, &e) != 0)
         return task_fail(err, &e);
-    int64_t purged = 0;
+    int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
     if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
-                             &purged, &e) != 0)
+                             &ledger, &e) != 0)
         return task_fail(err, &e);
-    *result = cleanup_result_json(&res);
-    if (!*result || json_object_set_new(*result, "ledger_purged", json_integer(purged)) != 0) {
-        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
-        snprintf(err->message, sizeof err->message, "out of memory");
+    if (purge_rows(pg, purge_runs_sql, catalog_id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
         return -1;
+    struct db_err receipt_err;
+    if (t->receipt_retention_s > 0 &&
+        purge_rows(pg, purge_receipts_sql, catalog_id, t->receipt_retention_s, &receipts,
+                   &receipt_err) != 0) {
+        receipt_failures = 1;
+        metrics_counter_add(t->srv->metrics, "hoglake_commit_receipt_purge_failures_total", "", 1);
+        log_warn("cleanup: receipt purge of catalog '%s' failed: %s", name, receipt_err.message);
     }
+    json_t *o = cleanup_result_json(&res);
+    *result = o;
+    if (!o || json_object_set_new(o, "ledger_purged", json_integer(ledger)) != 0 ||
+        json_object_set_new(o, "runs_purged", json_integer(runs)) != 0 ||
+        json_object_set_new(o, "receipts_purged", json_integer(receipts)) != 0 ||
+        json_object_set_new(o, "receipts_purge_failures", json_integer(receipt_failures)) != 0)
+        return task_nomem(err);
     return 0;
 }
 

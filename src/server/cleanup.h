@@ -79,12 +79,24 @@ json_t *cleanup_result_json(const struct cleanup_result *r);
 /* Ledger rows one run purges at most. */
 enum { CLEANUP_LEDGER_PURGE_LIMIT = 10000 };
 
+/* Maintenance runs are kept this long (contract 7.2). */
+enum { CLEANUP_RUNS_RETENTION_SECONDS = 7 * 86400 };
+/* Receipts are kept at least twice the catalog's snapshot retention, up
+ * to this cap, whatever the configured receipt retention. */
+enum { CLEANUP_RECEIPT_FLOOR_CAP_SECONDS = 30 * 86400 };
+
 /* The cleanup maintenance task (maintenance.h): one pass of `batch` rows
- * over a catalog, then one bounded purge of old ledger rows. The result is
- * cleanup_result_json's plus `ledger_purged`. */
+ * over a catalog, then bounded purges (at most CLEANUP_LEDGER_PURGE_LIMIT
+ * rows each) of old ledger rows (all catalogs), of the catalog's
+ * maintenance runs older than 7 days and of its commit receipts older than
+ * its effective receipt retention. The result is cleanup_result_json's
+ * plus `ledger_purged`, `runs_purged`, `receipts_purged` and
+ * `receipts_purge_failures`: a failed receipt purge is counted (also in
+ * hoglake_commit_receipt_purge_failures_total), never fails the run. */
 struct cleanup_task {
     struct server *srv;
     int64_t batch;
+    int64_t receipt_retention_s; /* <= 0: receipts are kept forever */
 };
 int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
                       struct db_err *err);

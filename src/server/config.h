@@ -39,6 +39,9 @@ struct config {
      * run. */
     int64_t cleanup_interval_ms;
     int64_t cleanup_batch;
+    /* Commit receipts kept at least this long (<= 0: forever); purged by
+     * cleanup runs. */
+    int64_t receipt_retention_s;
     int64_t expire_interval_ms;
     int64_t expire_batch;
     int64_t expire_purge_page;

@@ -130,7 +130,9 @@ int main(int argc, char **argv)
         .metrics = srv.metrics,
     };
     static struct cleanup_task cleanup;
-    cleanup = (struct cleanup_task){.srv = &srv, .batch = srv.cfg.cleanup_batch};
+    cleanup = (struct cleanup_task){.srv = &srv,
+                                    .batch = srv.cfg.cleanup_batch,
+                                    .receipt_retention_s = srv.cfg.receipt_retention_s};
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},

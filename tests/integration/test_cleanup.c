@@ -10,6 +10,7 @@
  * never work a row twice. Needs HOGLAKE_TEST_MOTO_ENDPOINT (scripts/test.sh
  * starts moto): without it the S3 test fails, it never skips. */
 #include <pthread.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,71 @@ static void test_ledger_purge(void **state)
                (long long)young, (long long)pending);
 }
 
+static void receipt(const char *key, const char *age)
+{
+    sql_exec("INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint,"
+             " snapshot_id, schema_version, created_at) VALUES (%lld, '%s', '\\xc1', 1, 1,"
+             " now() - interval '%s')",
+             (long long)cat_id(CAT), key, age);
+}
+
+static bool receipt_kept(const char *key)
+{
+    return sqli("SELECT count(*) FROM hog_commit_receipt WHERE idempotency_key = '%s'", key) == 1;
+}
+
+/* Each run purges the catalog's receipts past the receipt retention (7 days
+ * by default), never those inside twice the snapshot retention, and its
+ * maintenance runs older than 7 days. */
+static void test_run_purges(void **state)
+{
+    (void)state;
+    drain_all();
+    const char *old = "00000000-0000-4000-8000-000000000001";
+    const char *young = "00000000-0000-4000-8000-000000000002";
+    const char *held = "00000000-0000-4000-8000-000000000003";
+    receipt(old, "8 days");
+    receipt(young, "6 days");
+    receipt(held, "15 days");
+    sql_exec("INSERT INTO hog_maintenance_run (catalog_id, task, run_trigger, started_at,"
+             " finished_at, status) VALUES (%lld, 'expiry', 'manual', now() - interval '9 days',"
+             " now() - interval '9 days', 'ok'), (%lld, 'expiry', 'manual',"
+             " now() - interval '6 days', now() - interval '6 days', 'ok')",
+             (long long)cat_id(CAT), (long long)cat_id(CAT));
+    int64_t runs = sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld",
+                        (long long)cat_id(CAT));
+    /* Twice a 10-day snapshot retention holds everything younger than 20 days. */
+    sql_exec("UPDATE hog_catalog SET snapshot_retention_seconds = 864000 WHERE catalog_id = %lld",
+             (long long)cat_id(CAT));
+    json_t *res = cleanup_on(&srv, "");
+    assert_int_equal(jint(res, "receipts_purged"), 0);
+    assert_int_equal(jint(res, "runs_purged"), 1);
+    assert_int_equal(jint(res, "receipts_purge_failures"), 0);
+    json_decref(res);
+    /* The manual run itself is one more. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld",
+                          (long long)cat_id(CAT)),
+                     runs);
+    sql_exec("UPDATE hog_catalog SET snapshot_retention_seconds = NULL WHERE catalog_id = %lld",
+             (long long)cat_id(CAT));
+    res = cleanup_on(&srv, "");
+    assert_int_equal(jint(res, "receipts_purged"), 2);
+    json_decref(res);
+    assert_false(receipt_kept(old));
+    assert_false(receipt_kept(held));
+    assert_true(receipt_kept(young));
+
+    /* A receipt retention under an hour would let ordinary retries
+     * re-publish: the server refuses to start with one. */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "%s --port 0 --database-url '%s' --receipt-retention-seconds 600 2>/dev/null",
+             HOGLAKED_BIN, db.url);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+}
+
 static int64_t cleanup_runs(const char *trigger)
 {
     return sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld"
@@ -540,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_batch_and_leases),  cmocka_unit_test(test_failure_backoff),
         cmocka_unit_test(test_concurrent_passes), cmocka_unit_test(test_cli_verb),
         cmocka_unit_test(test_ledger_purge),      cmocka_unit_test(test_ledger_and_loop),
+        cmocka_unit_test(test_run_purges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
