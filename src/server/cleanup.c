@@ -414,8 +414,9 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
     struct db_err e;
     PGresult *r = db_exec(pg,
                           "DELETE FROM hog_file_removal WHERE removal_id IN (SELECT removal_id"
-                          " FROM hog_file_removal WHERE drained_at < now() - make_interval(secs"
-                          " => $1) ORDER BY removal_id LIMIT $2)",
+                          " FROM (SELECT removal_id, drained_at FROM hog_file_removal"
+                          " ORDER BY removal_id LIMIT $2) head"
+                          " WHERE drained_at < now() - make_interval(secs => $1))",
                           &prm, &e);
     if (!r)
         return api_db_error(err, &e, "removal ledger purge");

@@ -66,10 +66,12 @@ int cleanup_pass(struct server *srv, PGconn *pg, int64_t catalog_id, const char 
 /* Drained queue rows are the removal ledger; they are kept this long. */
 enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };
 
-/* Deletes up to `limit` ledger rows (any catalog) drained more than
- * retention_s seconds ago, walking the primary key from its start; *purged
- * gets how many went. For the cleanup loop, once per run. Returns 0 or -1
- * with err filled. */
+/* Deletes the ledger rows (any catalog) drained more than retention_s
+ * seconds ago among the `limit` oldest queue rows (primary-key order, so
+ * each call reads at most `limit` rows however large the ledger; rows are
+ * queued and drained roughly in id order, so the old ones come first);
+ * *purged gets how many went. For the cleanup runs. Returns 0 or -1 with
+ * err filled. */
 int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,
                          struct api_error *err);
 
