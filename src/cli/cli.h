@@ -142,6 +142,17 @@ int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_changes(struct cli *cli, int argc, char **argv);
 int cmd_offsets(struct cli *cli, int argc, char **argv);
 int cmd_maintenance(struct cli *cli, int argc, char **argv);
+/* A maintenance verb's run: POSTs /v1/catalogs/{positional[0]}/maintenance/
+ * <task> (with ?batch=N when --batch was given) and prints the result as
+ * JSON with --json, else through `human`. */
+int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
+                         void (*human)(const json_t *result));
+/* POSTs (no body) to the catalog's path + suffix and prints the answer
+ * as JSON with --json, else through `human`. */
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
+                     void (*human)(const json_t *result));
+/* An integer member of o (0 when absent or not an integer). */
+int64_t cli_json_i64(const json_t *o, const char *key);
 /* Rows in and out through libhoglake (cmd_data.c). */
 int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);

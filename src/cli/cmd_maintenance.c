@@ -4,43 +4,63 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_maintenance_cleanup.h"
 #include "cli/cmd_maintenance_hydrate.h"
 
 static const struct cli_opt expire_opts[] = {
     {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
 };
 
-static int run_expire(struct cli *cli, const struct cli_args *a)
+int64_t cli_json_i64(const json_t *o, const char *key)
 {
-    char suffix[64] = "/maintenance/expire";
+    return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
+                     void (*human)(const json_t *result))
+{
+    char path[1024];
+    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, suffix);
+    json_t *r;
+    if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, NULL, &r)) != EXIT_OK)
+        return rc;
+    if (cli->json)
+        cli_print_json(r);
+    else
+        human(r);
+    json_decref(r);
+    return EXIT_OK;
+}
+
+int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
+                         void (*human)(const json_t *result))
+{
     int64_t batch;
     int rc = cli_opt_i64(a, "batch", 1, &batch);
     if (rc != EXIT_OK)
         return rc;
+    char suffix[96];
     if (cli_opt_given(a, "batch"))
-        snprintf(suffix, sizeof suffix, "/maintenance/expire?batch=%lld", (long long)batch);
-    char path[512];
-    if ((rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, suffix)) != EXIT_OK)
-        return rc;
-    json_t *r;
-    if ((rc = cli_request(cli, "POST", path, NULL, &r)) != EXIT_OK)
-        return rc;
-    if (cli->json) {
-        cli_print_json(r);
-    } else {
-        printf("snapshots expired    %lld\n",
-               (long long)json_integer_value(json_object_get(r, "snapshots_expired")));
-        printf("earliest snapshot    %lld%s\n",
-               (long long)json_integer_value(json_object_get(r, "new_earliest_snapshot_id")),
-               json_is_true(json_object_get(r, "floored_by_consumer"))
-                   ? " (held by a consumer offset)"
-                   : "");
-        printf("files queued         %lld data, %lld delete\n",
-               (long long)json_integer_value(json_object_get(r, "data_files_queued")),
-               (long long)json_integer_value(json_object_get(r, "delete_files_queued")));
-    }
-    json_decref(r);
-    return EXIT_OK;
+        snprintf(suffix, sizeof suffix, "/maintenance/%s?batch=%lld", task, (long long)batch);
+    else
+        snprintf(suffix, sizeof suffix, "/maintenance/%s", task);
+    return cli_post_catalog(cli, a->positional[0], suffix, human);
+}
+
+static void print_expiry(const json_t *r)
+{
+    printf("snapshots expired    %lld\n", (long long)cli_json_i64(r, "snapshots_expired"));
+    printf("earliest snapshot    %lld%s\n", (long long)cli_json_i64(r, "new_earliest_snapshot_id"),
+           json_is_true(json_object_get(r, "floored_by_consumer")) ? " (held by a consumer offset)"
+                                                                   : "");
+    printf("files queued         %lld data, %lld delete\n",
+           (long long)cli_json_i64(r, "data_files_queued"),
+           (long long)cli_json_i64(r, "delete_files_queued"));
+}
+
+static int run_expire(struct cli *cli, const struct cli_args *a)
+{
+    return cli_maintenance_pass(cli, a, "expire", print_expiry);
 }
 
 static void print_run(const json_t *run)
@@ -144,6 +164,8 @@ static const struct cli_verb verbs[] = {
     {"rehydrate", "requeue files whose hydration failed",
      "maintenance rehydrate CATALOG [--table NAMESPACE.TABLE]", cli_rehydrate_opts, 1, 1, 1,
      cli_run_rehydrate},
+    {"cleanup", "delete the objects in the removal queue that nothing references",
+     "maintenance cleanup CATALOG [--batch N]", cli_cleanup_opts, 1, 1, 1, cli_run_cleanup},
 };
 
 int cmd_maintenance(struct cli *cli, int argc, char **argv)

@@ -83,7 +83,8 @@ static int replay_check(struct commit_ctx *x, const PGresult *r, json_t **result
     if (!known) {
         /* A receipt from a format this server does not know: the safest
          * answer is the stored outcome (never publish twice). */
-        metrics_counter_add(x->req->srv->metrics, "hoglake_receipt_unknown_digest_total", "", 1);
+        metrics_counter_add(x->req->srv->metrics,
+                            "hoglake_commit_receipt_unknown_digest_version_total", "", 1);
     }
     if (!(*result = commit_result(snapshot, version)))
         return api_nomem(err);

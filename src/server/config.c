@@ -83,6 +83,17 @@ static const struct option_def options[] = {
      offsetof(struct config, expire_interval_ms), 0, 0, 31LL * 86400000,
      "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
      "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"},
+    {"cleanup-interval-ms", "HOGLAKE_CLEANUP_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, cleanup_interval_ms), 0, 0, 31LL * 86400000,
+     "removal-queue cleanup loop interval (default 1800000; 0 disables the loop,\n"
+     "POST .../maintenance/cleanup still works)"},
+    {"cleanup-batch", "HOGLAKE_CLEANUP_BATCH", OPT_INT64, offsetof(struct config, cleanup_batch), 0,
+     1, 100000, "most queue rows one cleanup run claims per catalog (default 2000)"},
+    {"receipt-retention-seconds", "HOGLAKE_RECEIPT_RETENTION_SECONDS", OPT_INT64,
+     offsetof(struct config, receipt_retention_s), 0, INT64_MIN, 100LL * 365 * 86400,
+     "commit receipts older than this are purged by cleanup runs; at least twice a\n"
+     "catalog's snapshot retention (capped at 30 days) is kept. <= 0 keeps them forever;\n"
+     "a positive value below 3600 is refused (default 604800)"},
     {"expiry-batch", "HOGLAKE_EXPIRY_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
      100000000, "most snapshots one expiry run removes per catalog (default 10000)"},
     {"expiry-purge-page", "HOGLAKE_EXPIRY_PURGE_PAGE", OPT_INT64,
@@ -120,6 +131,9 @@ static void set_defaults(struct config *cfg)
     cfg->log_level = LOG_INFO;
     cfg->expire_interval_ms = 3600000;
     cfg->expire_batch = 10000;
+    cfg->cleanup_interval_ms = 1800000;
+    cfg->cleanup_batch = 2000;
+    cfg->receipt_retention_s = 7 * 86400;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
     cfg->hydrator_interval_ms = 900000;
@@ -266,6 +280,14 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
                 "hoglaked: --request-threads (%d) must not exceed --db-pool-size (%d): a worker "
                 "without a connection would only queue\n",
                 cfg->request_threads, cfg->db_pool_size);
+        return CONFIG_EXIT_USAGE;
+    }
+    /* A replay after its receipt is gone is a new commit: an hour at least. */
+    if (cfg->receipt_retention_s > 0 && cfg->receipt_retention_s < 3600) {
+        fprintf(stderr,
+                "hoglaked: --receipt-retention-seconds must be <= 0 (keep forever) or at least "
+                "3600, got %lld\n",
+                (long long)cfg->receipt_retention_s);
         return CONFIG_EXIT_USAGE;
     }
     /* New catalogs get <warehouse>/<name>: keep exactly one slash there. */

@@ -17,10 +17,10 @@ struct config {
     char instance_name[128];
     char pg_user[64]; /* embedded mode, started as root: the cluster's owner */
     char pg_bin[512]; /* embedded mode: PostgreSQL's bin directory (auto if empty) */
-    /* Object storage for reading data files (the hydrator); empty: the
-     * AWS_ENDPOINT_URL / AWS_REGION environment, then AWS defaults. Keys
-     * come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
-     * AWS_SESSION_TOKEN. */
+    /* Object storage the server itself touches (hydrator reads, cleanup
+     * deletes); empty: the AWS_ENDPOINT_URL / AWS_REGION environment, then
+     * AWS defaults. Keys come from AWS_ACCESS_KEY_ID /
+     * AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN. */
     char s3_endpoint[512];
     char s3_region[64];
     /* The audit log: empty = the process log on stderr (logger
@@ -38,6 +38,13 @@ struct config {
     bool refuse_blind_partitioned_appends;
     /* Expiry (contract 7.1): loop interval (0 = no loop), snapshots per
      * run, file rows per purge page, purge time budget per run. */
+    /* Cleanup (contract 7.2): loop interval (0 = no loop), queue rows per
+     * run. */
+    int64_t cleanup_interval_ms;
+    int64_t cleanup_batch;
+    /* Commit receipts kept at least this long (<= 0: forever); purged by
+     * cleanup runs. */
+    int64_t receipt_retention_s;
     int64_t expire_interval_ms;
     int64_t expire_batch;
     int64_t expire_purge_page;

@@ -14,6 +14,7 @@
 #include "server/db/db.h"
 #include "server/db/migrate.h"
 #include "server/embedded_pg.h"
+#include "server/cleanup.h"
 #include "server/expiry.h"
 #include "server/http.h"
 #include "server/hydrate.h"
@@ -141,11 +142,16 @@ int main(int argc, char **argv)
     };
     static struct hydrate_task hydrator;
     hydrator = (struct hydrate_task){.srv = &srv, .batch = srv.cfg.hydrator_batch};
+    static struct cleanup_task cleanup;
+    cleanup = (struct cleanup_task){.srv = &srv,
+                                    .batch = srv.cfg.cleanup_batch,
+                                    .receipt_retention_s = srv.cfg.receipt_retention_s};
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
         {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
          &hydrator},
+        {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
                                   sizeof tasks / sizeof tasks[0], err, sizeof err);

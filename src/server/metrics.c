@@ -56,13 +56,14 @@ static const struct family_def families[] = {
     {"hoglake_commit_revalidations_total", COUNTER,
      "Commits checked again under the catalog lock because what they read before it had "
      "changed (or they were refused, replayed or had deletion vectors to check)."},
-    {"hoglake_receipt_unknown_digest_total", COUNTER,
+    {"hoglake_commit_receipt_unknown_digest_version_total", COUNTER,
      "Replays answered from a receipt whose fingerprint version this server does not know."},
     {"hoglake_snapshots_expired_total", COUNTER, "Snapshots removed by expiry."},
     {"hoglake_background_loop_failures_total", COUNTER,
      "Maintenance passes that failed, by loop (the loop keeps running)."},
     {"hoglake_removal_queue_depth", GAUGE,
-     "Paths queued for removal and not yet drained, by catalog (as of its last expiry pass)."},
+     "Paths queued for removal and not yet drained, by catalog (as of the last expiry or cleanup "
+     "pass)."},
     {"hoglake_head_snapshot_id", GAUGE,
      "Head snapshot, by catalog (as of its last expiry pass or metrics sample)."},
     {"hoglake_audit_write_failures_total", COUNTER,
@@ -90,6 +91,11 @@ static const struct family_def families[] = {
     {"hoglake_metrics_last_sample_epoch", GAUGE,
      "Unix time of the metrics sampler's last successful sample."},
     {"hoglake_metrics_sample_errors_total", COUNTER, "Metrics samples that failed."},
+    {"hoglake_files_removed_total", COUNTER,
+     "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
+     "deleted), failed (retried later)."},
+    {"hoglake_commit_receipt_purge_failures_total", COUNTER,
+     "Cleanup runs whose purge of old commit receipts failed (the run goes on)."},
 };
 enum { NFAMILIES = sizeof families / sizeof families[0] };
 

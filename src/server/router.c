@@ -26,6 +26,7 @@ static const char *const maint_batch[] = {"batch", NULL};
 static const char *const maint_runs[] = {"task", "before", "limit", NULL};
 static const char *const hydrate_args[] = {"batch", NULL};
 static const char *const rehydrate_args[] = {"namespace", "table", NULL};
+static const char *const cleanup_args[] = {"batch", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -78,6 +79,7 @@ static const struct route routes[] = {
     {"GET", CAT "/maintenance/runs", h_maintenance_runs, 0, maint_runs},
     {"POST", CAT "/maintenance/hydrate", h_maintenance_hydrate, 0, hydrate_args},
     {"POST", CAT "/maintenance/rehydrate", h_maintenance_rehydrate, 0, rehydrate_args},
+    {"POST", CAT "/maintenance/cleanup", h_maintenance_cleanup, 0, cleanup_args},
 
     {"GET", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", h_publications_stub, ROUTE_INLINE, NULL},

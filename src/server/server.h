@@ -22,7 +22,7 @@ struct server {
     struct metrics *metrics;
     struct http_server *http;
     struct maintenance *maint; /* background loops and manual passes */
-    struct objstore *objstore; /* data files, for the hydrator */
+    struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
     struct audit *audit;       /* the audit log (audit.h) */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */

@@ -74,5 +74,14 @@ int h_maintenance_expire(struct srv_req *req, struct srv_res *res, struct api_er
 struct catalog_row;
 struct db_conn *maint_catalog_db(struct srv_req *req, struct catalog_row *cat,
                                  struct api_error *err);
+/* One manual run of `task` on that catalog through the maintenance
+ * framework (its lock and ledger), answered with the run's result: 503
+ * maintenance_busy when another run holds the catalog past the request's
+ * lock budget. */
+struct maint_task;
+int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint_task *task,
+                    struct api_error *err);
+/* cleanup.c: one pass over the removal queue */
+int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 #endif
