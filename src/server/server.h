@@ -33,12 +33,6 @@ struct server {
     size_t openapi_len;
 };
 
-/* The audit action of a route (dispatch.c's table), or NULL. */
-const char *audit_action_of(const char *method, const char *pattern);
-/* The i-th audited route's pattern (and *method), NULL past the end: a
- * test checks every one is a real route. */
-const char *audit_route_at(size_t i, const char **method);
-
 /* Request entry points for the HTTP transport (see http.h). */
 struct http_request;
 struct http_reply;

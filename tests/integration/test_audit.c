@@ -117,7 +117,9 @@ static json_t *next_line(const char *action, const char *outcome, const char *ca
     if (strcmp(jstr(o, "action"), action) != 0 || strcmp(jstr(o, "outcome"), outcome) != 0)
         fail_msg("expected %s/%s, got %s", action, outcome, text);
     assert_string_equal(jstr(o, "actor"), "anonymous");
-    assert_int_equal(strlen(jstr(o, "time")), 27); /* 2026-11-29T23:13:13.000000Z */
+    /* 2026-11-29T23:13:13.5Z: the fraction has as many digits as it needs. */
+    const char *when = jstr(o, "time");
+    assert_true(strlen(when) >= 20 && when[10] == 'T' && when[strlen(when) - 1] == 'Z');
     if (catalog)
         assert_string_equal(jstr(o, "catalog"), catalog);
     else

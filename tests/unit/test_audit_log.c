@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "server/audit.h"
+#include "server/audit_request.h"
 #include "server/metrics.h"
 #include "server/router.h"
 #include "server/server.h"
