@@ -9,7 +9,11 @@
  * PREFIX is the catalog's data_path (file:///abs/dir or s3://bucket/prefix);
  * objects go under PREFIX/obj/. Setup (puts, queue rows) is not timed; the
  * passes are. Afterwards every object must be gone and every row drained
- * `deleted`, else exit 1. */
+ * `deleted`, else exit 1.
+ *
+ * The peer, on file:// only: the same number of objects, written the same
+ * way under PREFIX/peer/, removed by `rm -rf` (coreutils, one thread, no
+ * catalog); the ratio is our paths/s over rm's. */
 #include <curl/curl.h>
 #include <jansson.h>
 #include <libpq-fe.h>
@@ -30,6 +34,7 @@ struct opts {
 };
 
 static struct objstore *os;
+static const char *obj_dir = "obj"; /* PREFIX/<obj_dir>/ holds the objects */
 static struct opts o = {.n = 20000, .batch = 5000, .threads = 4};
 
 __attribute__((format(printf, 1, 2))) static void die(const char *fmt, ...)
@@ -83,7 +88,7 @@ static long post(const char *path, const char *json, char out[4096])
 
 static void object_uri(char *out, size_t size, long i)
 {
-    snprintf(out, size, "%s/obj/%06ld.parquet", o.store, i);
+    snprintf(out, size, "%s/%s/%06ld.parquet", o.store, obj_dir, i);
 }
 
 static void *put_range(void *arg)
@@ -145,6 +150,30 @@ static void parse_args(int argc, char **argv)
                   "[--n N] [--batch B] [--s3-endpoint URL] [--threads T]");
 }
 
+static void put_all(void)
+{
+    pthread_t th[64];
+    for (int t = 0; t < o.threads; t++)
+        pthread_create(&th[t], NULL, put_range, (void *)(intptr_t)t);
+    for (int t = 0; t < o.threads; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* rm -rf over the same number of objects; paths/s (0 when not file://). */
+static double peer_rm(void)
+{
+    if (strncmp(o.store, "file://", 7) != 0)
+        return 0;
+    obj_dir = "peer";
+    put_all();
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/peer'", o.store + 7);
+    double t0 = now_s();
+    if (system(cmd) != 0)
+        die("%s failed", cmd);
+    return (double)o.n / (now_s() - t0);
+}
+
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
@@ -159,11 +188,7 @@ int main(int argc, char **argv)
         die("catalog create failed: %s", body);
 
     double t0 = now_s();
-    pthread_t th[64];
-    for (int t = 0; t < o.threads; t++)
-        pthread_create(&th[t], NULL, put_range, (void *)(intptr_t)t);
-    for (int t = 0; t < o.threads; t++)
-        pthread_join(th[t], NULL);
+    put_all();
     double put_s = now_s() - t0;
 
     PGconn *pg = PQconnectdb(o.pg);
@@ -213,6 +238,10 @@ int main(int argc, char **argv)
     long undrained = atol(PQgetvalue(r, 0, 0));
     PQclear(r);
     PQfinish(pg);
+    double peer = peer_rm();
+    if (peer > 0)
+        printf("peer rm -rf: paths/s=%.0f; ratio (cleanup / rm -rf) = %.2fx\n", peer,
+               (double)removed / secs / peer);
     printf("store=%s n=%ld batch=%ld passes=%ld puts=%.1fs cleanup=%.3fs paths/s=%.0f "
            "removed=%ld other=%ld objects_left=%ld rows_not_deleted=%ld\n",
            strncmp(o.store, "s3://", 5) == 0 ? "s3" : "file", o.n, o.batch, passes, put_s, secs,
