@@ -42,6 +42,14 @@ struct srv_req {
     int64_t queue_wait_ns; /* time spent waiting for a worker */
     struct arena arena;
     struct db_conn *db; /* acquired by req_db(); released after the handler */
+    /* What the audit line of an audited route says beyond the defaults
+     * (catalog: path parameter 0; object: the later ones, dot-joined).
+     * Set by handlers; strings in the arena, detail owned. */
+    struct {
+        const char *catalog;
+        const char *object;
+        json_t *detail; /* written on success only */
+    } audit;
 };
 
 struct srv_res {

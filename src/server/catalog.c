@@ -69,6 +69,21 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
     return rc;
 }
 
+int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, id);
+    PGresult *r =
+        req_query(req, CATALOG_SELECT " WHERE catalog_id = $1", &p, "catalog lookup", err);
+    if (!r)
+        return -1;
+    int rc = PQntuples(r) == 0 ? api_not_found(err, "catalog %lld", (long long)id)
+                               : catalog_from_row(req, r, 0, out, err);
+    PQclear(r);
+    return rc;
+}
+
 int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
                      struct api_error *err)
 {

@@ -27,6 +27,9 @@ struct catalog_row {
 /* Loads the catalog by name: 404 when missing. */
 int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
                  struct api_error *err);
+/* Loads the catalog by id (background tasks): 404 when missing. */
+int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out,
+                    struct api_error *err);
 /* Every catalog, ordered by name (array in the request arena). */
 int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
                      struct api_error *err);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
+#include "server/audit.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/metrics.h"
@@ -113,6 +114,21 @@ static PGresult *claim(struct pass *p, int64_t limit)
 }
 
 /* Marks the items a file row or an active upload names. */
+/* The audit line of a queued path found still referenced. The pass's
+ * claim has committed and no transaction is open here. */
+static void audit_violation(const struct pass *p, const struct item *it)
+{
+    json_t *detail = json_pack("{s:I,s:s}", "removal_id", (json_int_t)it->removal_id, "detail",
+                               "the path is still referenced; not deleted");
+    struct audit_event ev = {.action = "cleanup_violation",
+                             .outcome = "ok",
+                             .catalog = p->catalog_name,
+                             .object = it->path,
+                             .detail = detail};
+    audit_emit(p->srv->audit, &ev);
+    json_decref(detail);
+}
+
 static int mark_referenced(struct pass *p, struct item *items, size_t n)
 {
     struct pg_array paths;
@@ -139,9 +155,10 @@ static int mark_referenced(struct pass *p, struct item *items, size_t n)
         for (size_t i = 0; i < n; i++) {
             if (items[i].outcome != OUT_REFERENCED && strcmp(items[i].path, path) == 0) {
                 items[i].outcome = OUT_REFERENCED;
-                log_warn("audit action=cleanup_violation outcome=ok catalog=%s object=%s "
-                         "detail=\"removal %lld names a path still referenced; not deleted\"",
-                         p->catalog_name, path, (long long)items[i].removal_id);
+                log_warn("cleanup: catalog %s: removal %lld names %s, still referenced; not "
+                         "deleted",
+                         p->catalog_name, (long long)items[i].removal_id, path);
+                audit_violation(p, &items[i]);
             }
         }
     }

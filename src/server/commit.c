@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/audit.h"
 #include "server/commit_internal.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -539,6 +540,30 @@ committed:
     return 0;
 }
 
+/* hoglake_commits_total{catalog,result} with the contract's result values
+ * (shared with the audit outcome); a replay is a commit that already
+ * happened. */
+static void count_result(struct srv_req *req, const char *catalog, int rc,
+                         const struct api_error *err)
+{
+    char labels[300], esc[200];
+    metrics_label_escape(catalog, esc, sizeof esc);
+    snprintf(labels, sizeof labels, "catalog=\"%s\",result=\"%s\"", esc,
+             audit_outcome(rc != 0 ? err->status : 200, err->code, "committed"));
+    metrics_counter_add(req->srv->metrics, "hoglake_commits_total", labels, 1);
+}
+
+void commit_count_refusal(struct srv_req *req, const char *catalog_name,
+                          const struct api_error *err)
+{
+    struct catalog_row cat;
+    struct api_error ignored = {0};
+    /* Only catalogs that exist get a series: a path is not a label. */
+    if (catalog_load(req, catalog_name, &cat, &ignored) == 0)
+        count_result(req, cat.name, -1, err);
+    json_decref(ignored.extra);
+}
+
 int commit_run(struct srv_req *req, const char *catalog_name, struct commit_request *c,
                json_t **result, struct api_error *err)
 {
@@ -556,20 +581,18 @@ int commit_run(struct srv_req *req, const char *catalog_name, struct commit_requ
         req_exec(req, "ROLLBACK", NULL, "rollback", &ignored);
         json_decref(ignored.extra);
     }
-    char labels[300], esc[200];
-    metrics_label_escape(x.cat.name, esc, sizeof esc);
-    snprintf(labels, sizeof labels, "catalog=\"%s\",result=\"%s\"", esc,
-             rc != 0    ? err->code
-             : replayed ? "replay"
-                        : "ok");
-    metrics_counter_add(req->srv->metrics, "hoglake_commits_total", labels, 1);
+    count_result(req, x.cat.name, rc, err);
     if (rc == 0 && x.repaired) {
         metrics_counter_add(req->srv->metrics, "hoglake_stats_repaired_total", "source=\"commit\"",
                             (double)x.repaired);
     }
-    if (rc == 0 && !replayed)
-        log_info("audit action=commit catalog=%s snapshot=%lld files=%zu deletes=%zu%s%s",
-                 x.cat.name, (long long)x.snapshot_id, c->nfiles, c->ndvs,
-                 c->has_key ? " key=" : "", c->has_key ? c->key : "");
+    if (rc == 0) {
+        json_t *sid = json_object_get(*result, "snapshot_id");
+        json_decref(req->audit.detail);
+        req->audit.detail =
+            json_pack("{s:O?,s:I,s:I,s:b,s:s?}", "snapshot_id", sid, "files", (json_int_t)c->nfiles,
+                      "deletes", (json_int_t)c->ndvs, "replayed", replayed, "idempotency_key",
+                      c->has_key ? c->key : NULL);
+    }
     return rc;
 }

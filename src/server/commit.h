@@ -21,4 +21,9 @@
 int commit_run(struct srv_req *req, const char *catalog_name, struct commit_request *c,
                json_t **result, struct api_error *err);
 
+/* Counts a commit request refused before commit_run (its body did not
+ * parse or validate) in hoglake_commits_total, when the catalog exists. */
+void commit_count_refusal(struct srv_req *req, const char *catalog_name,
+                          const struct api_error *err);
+
 #endif

@@ -72,6 +72,9 @@ static const struct option_def options[] = {
             "else AWS). Keys come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY"),
     STR_OPT("s3-region", "HOGLAKE_S3_REGION", s3_region,
             "S3 signing region (default: AWS_REGION, else us-east-1)"),
+    STR_OPT("audit-log", "HOGLAKE_AUDIT_LOG", audit_log,
+            "audit log destination: a file (appended, one JSON line per action), or - for\n"
+            "bare lines on stderr (default: stderr through the process log, logger hoglake.audit)"),
     {"refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS", OPT_BOOL,
      offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
      "true: refuse commits whose files carry partition values without a read_snapshot\n"
@@ -100,6 +103,16 @@ static const struct option_def options[] = {
      offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
      "time one expiry run spends purging file rows before leaving the rest to the next\n"
      "(default 10000)"},
+    {"hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, hydrator_interval_ms), 0, 0, 31LL * 86400000,
+     "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
+     "(default 900000; 0 disables the loop, POST .../maintenance/hydrate still works)"},
+    {"hydrator-batch", "HOGLAKE_HYDRATOR_BATCH", OPT_INT64, offsetof(struct config, hydrator_batch),
+     0, 1, 10000, "most files one looped hydrator pass hydrates per catalog (default 1000)"},
+    {"metrics-interval-ms", "HOGLAKE_METRICS_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, metrics_interval_ms), 0, 0, 86400000,
+     "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
+     "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -123,6 +136,9 @@ static void set_defaults(struct config *cfg)
     cfg->receipt_retention_s = 7 * 86400;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
+    cfg->hydrator_interval_ms = 900000;
+    cfg->hydrator_batch = 1000;
+    cfg->metrics_interval_ms = 15000;
 }
 
 static void print_help(FILE *out)

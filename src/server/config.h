@@ -23,6 +23,9 @@ struct config {
      * AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN. */
     char s3_endpoint[512];
     char s3_region[64];
+    /* The audit log: empty = the process log on stderr (logger
+     * hoglake.audit), "-" = bare lines on stderr, else a file appended to. */
+    char audit_log[512];
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */
@@ -46,6 +49,12 @@ struct config {
     int64_t expire_batch;
     int64_t expire_purge_page;
     int64_t expire_purge_budget_ms;
+    /* Hydrator (contract 7.4): loop interval (0 = no loop), files per
+     * catalog per looped pass. */
+    int64_t hydrator_interval_ms;
+    int64_t hydrator_batch;
+    /* Metrics sampler (contract 7.5): interval, 0 = off. */
+    int64_t metrics_interval_ms;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

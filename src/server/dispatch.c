@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "server/api.h"
+#include "server/audit_request.h"
 #include "server/db/db.h"
 #include "server/http.h"
 #include "server/metrics.h"
@@ -146,6 +147,8 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
             db_pool_release(req.db);
             req.db = NULL;
         }
+        audit_request(srv, &req, rc, &res, &err);
+        json_decref(req.audit.detail);
     }
     if (rc != 0) {
         json_decref(res.json);

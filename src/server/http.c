@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,6 +126,27 @@ static bool sane_request_id(const char *id)
     return true;
 }
 
+/* An id for a request that came without a usable one: "hl-" and 16 hex
+ * digits, random per process start and then counted, so ids stay unique
+ * across replicas without a syscall per request. */
+static char *generate_request_id(void)
+{
+    static _Atomic uint64_t next; /* 0 until seeded; seeds are odd */
+    uint64_t base = atomic_load(&next);
+    if (base == 0) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (uint64_t)time_mono_ns() ^ ((uint64_t)getpid() << 32);
+        uint64_t zero = 0;
+        atomic_compare_exchange_strong(&next, &zero, r | 1);
+    }
+    uint64_t id = atomic_fetch_add(&next, 1);
+    char *out = malloc(20);
+    if (out)
+        snprintf(out, 20, "hl-%016llx", (unsigned long long)id);
+    return out;
+}
+
 static struct exchange *new_exchange(struct http_server *srv, struct MHD_Connection *conn,
                                      const char *method, const char *url)
 {
@@ -143,7 +165,8 @@ static struct exchange *new_exchange(struct http_server *srv, struct MHD_Connect
     if (ct && !(ex->content_type = strdup(ct)))
         goto fail;
     const char *rid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
-    if (rid && sane_request_id(rid) && !(ex->request_id = strdup(rid)))
+    ex->request_id = rid && sane_request_id(rid) ? strdup(rid) : generate_request_id();
+    if (!ex->request_id)
         goto fail;
     atomic_fetch_add(&srv->inflight, 1);
     return ex;

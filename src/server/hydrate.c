@@ -386,6 +386,15 @@ static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, int64
     return rc;
 }
 
+/* Pending and failed live files of live tables in catalog $1. */
+#define BACKLOG_SQL                                                                                \
+    "SELECT count(*) FILTER (WHERE d.stats_state = 'pending'),"                                    \
+    " count(*) FILTER (WHERE d.stats_state = 'failed')"                                            \
+    " FROM hog_data_file d JOIN hog_table t"                                                       \
+    "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"                                 \
+    " WHERE d.catalog_id = $1 AND d.stats_state <> 'provided'"                                     \
+    " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL"
+
 /* The backlog gauges of the catalog, and still_pending. */
 static int backlog(struct srv_req *req, const struct catalog_row *cat, struct hydrate_result *out,
                    struct api_error *err)
@@ -393,14 +402,7 @@ static int backlog(struct srv_req *req, const struct catalog_row *cat, struct hy
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    PGresult *r = req_query(req,
-                            "SELECT count(*) FILTER (WHERE d.stats_state = 'pending'),"
-                            " count(*) FILTER (WHERE d.stats_state = 'failed')"
-                            " FROM hog_data_file d JOIN hog_table t"
-                            "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
-                            " WHERE d.catalog_id = $1 AND d.stats_state <> 'provided'"
-                            " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL",
-                            &p, "hydrator backlog", err);
+    PGresult *r = req_query(req, BACKLOG_SQL, &p, "hydrator backlog", err);
     if (!r)
         return -1;
     out->still_pending = db_i64(r, 0, 0);
@@ -427,6 +429,29 @@ int hydrate_pass(struct srv_req *req, const struct catalog_row *cat, int64_t max
         if (hydrate_one(req, cat, &last, &found, out, err) != 0)
             return -1;
     return backlog(req, cat, out, err);
+}
+
+json_t *hydrate_result_json(const struct hydrate_result *r)
+{
+    return json_pack("{s:I, s:I, s:I, s:I}", "hydrated", (json_int_t)r->hydrated, "failed",
+                     (json_int_t)r->failed, "transient_errors", (json_int_t)r->transient,
+                     "still_pending", (json_int_t)r->still_pending);
+}
+
+json_t *hydrate_task_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
+{
+    (void)ctx;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    struct db_err err;
+    PGresult *r = db_exec(pg, BACKLOG_SQL, &p, &err);
+    if (!r)
+        return NULL;
+    json_t *o = json_pack("{s:I,s:I}", "pending_files", (json_int_t)db_i64(r, 0, 0), "failed_files",
+                          (json_int_t)db_i64(r, 0, 1));
+    PQclear(r);
+    return o;
 }
 
 int hydrate_requeue_failed(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,

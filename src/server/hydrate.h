@@ -35,6 +35,8 @@
 #ifndef HL_SERVER_HYDRATE_H
 #define HL_SERVER_HYDRATE_H
 
+#include <jansson.h>
+#include <libpq-fe.h>
 #include <stdint.h>
 
 #include "server/api.h"
@@ -57,9 +59,28 @@ struct hydrate_result {
 int hydrate_pass(struct srv_req *req, const struct catalog_row *cat, int64_t max_files,
                  struct hydrate_result *out, struct api_error *err);
 
+/* The pass's result object {hydrated, failed, transient_errors,
+ * still_pending} (new reference; NULL when out of memory), as the endpoint
+ * answers it and the runs ledger records it. */
+json_t *hydrate_result_json(const struct hydrate_result *r);
+
 /* Flips the catalog's failed live files back to 'pending' (table_id > 0:
  * that table's only); *requeued gets how many. */
 int hydrate_requeue_failed(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
                            int64_t *requeued, struct api_error *err);
+
+/* The hydrator as a maintenance task (maintenance.h): ctx is a struct
+ * hydrate_task. Each looped pass hydrates at most `batch` files of one
+ * catalog, on the framework's pooled connection. */
+struct server;
+struct db_err;
+struct hydrate_task {
+    struct server *srv;
+    int64_t batch; /* >= 1 */
+};
+int hydrate_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
+                      struct db_err *err);
+/* {pending_files, failed_files} of live files. */
+json_t *hydrate_task_backlog(void *ctx, PGconn *pg, int64_t catalog_id);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
+#include "server/audit.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -16,8 +17,10 @@
 #include "server/cleanup.h"
 #include "server/expiry.h"
 #include "server/http.h"
+#include "server/hydrate.h"
 #include "server/maintenance.h"
 #include "server/metrics.h"
+#include "server/metrics_sampler.h"
 #include "server/server.h"
 #include "util/embedded.h"
 #include "util/log.h"
@@ -79,6 +82,7 @@ int main(int argc, char **argv)
 
     int exit_code = 1;
     struct embedded_pg *epg = NULL;
+    struct metrics_sampler *sampler = NULL;
     char err[1024];
     char conninfo[1200];
     if (srv.cfg.database_url[0]) {
@@ -111,6 +115,13 @@ int main(int argc, char **argv)
         log_error("out of memory");
         goto out;
     }
+    srv.audit = audit_open(srv.cfg.audit_log, srv.metrics);
+    if (!srv.audit) {
+        log_error("cannot start the audit log writer");
+        goto out;
+    }
+    if (srv.cfg.audit_log[0] && strcmp(srv.cfg.audit_log, "-") != 0)
+        log_info("audit log: %s", srv.cfg.audit_log);
     struct objstore_config os_cfg = {
         .s3_endpoint = srv.cfg.s3_endpoint[0] ? srv.cfg.s3_endpoint : NULL,
         .s3_region = srv.cfg.s3_region[0] ? srv.cfg.s3_region : NULL,
@@ -129,6 +140,8 @@ int main(int argc, char **argv)
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
         .metrics = srv.metrics,
     };
+    static struct hydrate_task hydrator;
+    hydrator = (struct hydrate_task){.srv = &srv, .batch = srv.cfg.hydrator_batch};
     static struct cleanup_task cleanup;
     cleanup = (struct cleanup_task){.srv = &srv,
                                     .batch = srv.cfg.cleanup_batch,
@@ -136,11 +149,19 @@ int main(int argc, char **argv)
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+        {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
+         &hydrator},
         {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
     };
-    srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
-                                  sizeof err);
+    srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
+                                  sizeof tasks / sizeof tasks[0], err, sizeof err);
     if (!srv.maint) {
+        log_error("%s", err);
+        goto out;
+    }
+    if (srv.cfg.metrics_interval_ms > 0 &&
+        !(sampler = metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms, err,
+                                          sizeof err))) {
         log_error("%s", err);
         goto out;
     }
@@ -184,9 +205,12 @@ out:
     /* After the HTTP drain (no manual pass in flight), before the pool goes. */
     maintenance_stop(srv.maint);
     srv.maint = NULL;
+    metrics_sampler_stop(sampler);
     if (srv.probe_conn)
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);
+    /* Last of the writers gone: what is queued is written now. */
+    audit_close(srv.audit);
     metrics_destroy(srv.metrics);
     objstore_free(srv.objstore);
     embedded_pg_stop(epg);

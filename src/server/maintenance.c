@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/audit.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "util/log.h"
@@ -24,6 +25,7 @@ struct loop {
 struct maintenance {
     struct db_pool *pool;
     struct metrics *metrics;
+    struct audit *audit;
     pthread_mutex_t mu;
     pthread_cond_t wake; /* CLOCK_MONOTONIC */
     bool stopping;
@@ -53,8 +55,10 @@ static void unlock(PGconn *pg, const char *task, int64_t catalog_id)
                  (long long)catalog_id, err.message);
 }
 
-static void record_run(PGconn *pg, const char *task, int64_t catalog_id, const char *trigger,
-                       int64_t started_us, bool ok, const char *error, json_t *result)
+/* Records the run in the ledger; returns the catalog's name (malloc'd) for
+ * the audit line, NULL when the row could not be written. */
+static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const char *trigger,
+                        int64_t started_us, bool ok, const char *error, json_t *result)
 {
     char *text = result ? json_dumps(result, JSON_COMPACT) : NULL;
     struct db_params p;
@@ -69,15 +73,37 @@ static void record_run(PGconn *pg, const char *task, int64_t catalog_id, const c
     struct db_err err;
     /* A ledger failure is logged, never turned into the pass's failure:
      * the work is done and committed. */
-    if (db_run(pg,
-               "INSERT INTO hog_maintenance_run (catalog_id, task, run_trigger, started_at,"
-               " finished_at, status, error, result) SELECT $1, $2, $3,"
-               " to_timestamp($4::bigint / 1e6), clock_timestamp(), $5, $6, $7::jsonb"
-               " WHERE EXISTS (SELECT 1 FROM hog_catalog WHERE catalog_id = $1)",
-               &p, &err) != 0)
+    PGresult *r = db_exec(pg,
+                          "INSERT INTO hog_maintenance_run (catalog_id, task, run_trigger,"
+                          " started_at, finished_at, status, error, result) SELECT $1, $2, $3,"
+                          " to_timestamp($4::bigint / 1e6), clock_timestamp(), $5, $6, $7::jsonb"
+                          " FROM hog_catalog WHERE catalog_id = $1 RETURNING"
+                          " (SELECT name FROM hog_catalog WHERE catalog_id = $1)",
+                          &p, &err);
+    char *name = NULL;
+    if (!r)
         log_warn("maintenance %s: cannot record the run on catalog %lld: %s", task,
                  (long long)catalog_id, err.message);
+    else if (PQntuples(r) == 1)
+        name = strdup(db_str(r, 0, 0));
+    PQclear(r);
     free(text);
+    return name;
+}
+
+/* The run's audit line, after its transactions ended. */
+static void audit_run(struct maintenance *m, const char *task, const char *catalog, bool ok,
+                      const char *error, json_t *result)
+{
+    char action[64];
+    snprintf(action, sizeof action, "maintenance_%s", task);
+    json_t *detail = ok ? json_incref(result)
+                        : json_pack("{s:s,s:O?}", "error", error && error[0] ? error : "failed",
+                                    "result", result);
+    struct audit_event ev = {
+        .action = action, .outcome = ok ? "ok" : "error", .catalog = catalog, .detail = detail};
+    audit_emit(m->audit, &ev);
+    json_decref(detail);
 }
 
 /* Runs the pass with the lock held and records it. */
@@ -92,7 +118,10 @@ static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct main
     /* A pass that failed mid-transaction must not leave it open. */
     if (PQtransactionStatus(pg) != PQTRANS_IDLE)
         db_run(pg, "ROLLBACK", NULL, NULL);
-    record_run(pg, task->name, catalog_id, trigger, started, ok, err->message, *result);
+    char *name =
+        record_run(pg, task->name, catalog_id, trigger, started, ok, err->message, *result);
+    audit_run(m, task->name, name, ok, err->message, *result);
+    free(name);
     if (!ok) {
         char labels[160], esc[96];
         metrics_label_escape(task->name, esc, sizeof esc);
@@ -159,10 +188,7 @@ static void *loop_main(void *arg)
     pthread_mutex_lock(&m->mu);
     while (!m->stopping) {
         struct timespec due;
-        clock_gettime(CLOCK_MONOTONIC, &due);
-        int64_t ns = due.tv_nsec + (l->task->interval_ms % 1000) * 1000000;
-        due.tv_sec += (time_t)(l->task->interval_ms / 1000 + ns / 1000000000);
-        due.tv_nsec = (long)(ns % 1000000000);
+        time_mono_deadline(&due, l->task->interval_ms);
         l->next_due_us = time_now_micros() + l->task->interval_ms * 1000;
         int rc = 0;
         while (!m->stopping && rc != ETIMEDOUT)
@@ -179,8 +205,8 @@ static void *loop_main(void *arg)
 }
 
 struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metrics,
-                                      const struct maint_task *tasks, size_t ntasks, char *err,
-                                      size_t err_size)
+                                      struct audit *audit, const struct maint_task *tasks,
+                                      size_t ntasks, char *err, size_t err_size)
 {
     struct maintenance *m = calloc(1, sizeof *m);
     if (!m || !(m->tasks = calloc(ntasks ? ntasks : 1, sizeof *m->tasks)) ||
@@ -193,6 +219,7 @@ struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metr
     }
     m->pool = pool;
     m->metrics = metrics;
+    m->audit = audit;
     m->ntasks = ntasks;
     memcpy(m->tasks, tasks, ntasks * sizeof *tasks);
     pthread_mutex_init(&m->mu, NULL);

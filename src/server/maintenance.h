@@ -25,6 +25,7 @@
 struct db_pool;
 struct db_err;
 struct metrics;
+struct audit;
 
 /* One pass of a task over one catalog, on pg (no transaction open; the
  * pass opens and ends its own). On success returns 0 with *result the run's
@@ -47,10 +48,13 @@ struct maint_task {
 struct maintenance;
 
 /* Starts one thread per task with a positive interval. `tasks` is copied.
+ * Every recorded run, looped or manual, also gets an audit line
+ * (maintenance_<task>, outcome ok/error, detail the result) on `audit`
+ * (may be NULL).
  * Returns NULL (err filled) when a thread cannot start or memory runs out. */
 struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metrics,
-                                      const struct maint_task *tasks, size_t ntasks, char *err,
-                                      size_t err_size);
+                                      struct audit *audit, const struct maint_task *tasks,
+                                      size_t ntasks, char *err, size_t err_size);
 /* Wakes every loop, waits for the pass in progress (if any) to finish and
  * joins the threads. NULL is a no-op. */
 void maintenance_stop(struct maintenance *m);

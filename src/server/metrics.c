@@ -64,9 +64,33 @@ static const struct family_def families[] = {
     {"hoglake_removal_queue_depth", GAUGE,
      "Paths queued for removal and not yet drained, by catalog (as of the last expiry or cleanup "
      "pass)."},
-    {"hoglake_head_snapshot_id", GAUGE, "Head snapshot, by catalog (as of its last expiry pass)."},
+    {"hoglake_head_snapshot_id", GAUGE,
+     "Head snapshot, by catalog (as of its last expiry pass or metrics sample)."},
+    {"hoglake_audit_write_failures_total", COUNTER,
+     "Audit lines that could not be written to the audit log (the action itself succeeded)."},
+    {"hoglake_audit_lines_dropped_total", COUNTER,
+     "Audit lines dropped because the writer's queue was full or memory ran out."},
     {"hoglake_earliest_snapshot_id", GAUGE,
-     "Retention floor (earliest readable snapshot), by catalog (as of its last expiry pass)."},
+     "Retention floor (earliest readable snapshot), by catalog (as of its last expiry pass or "
+     "metrics sample)."},
+    {"hoglake_snapshot_count", GAUGE,
+     "Readable snapshots (head - earliest + 1), by catalog (metrics sampler)."},
+    {"hoglake_head_age_seconds", GAUGE,
+     "Seconds since the head snapshot was made, by catalog (metrics sampler)."},
+    {"hoglake_table_count", GAUGE, "Live tables, by catalog (metrics sampler)."},
+    {"hoglake_live_rows", GAUGE,
+     "Rows in live data files of live tables, before deletion vectors, by catalog (metrics "
+     "sampler)."},
+    {"hoglake_live_bytes", GAUGE,
+     "Bytes of live data files of live tables, by catalog (metrics sampler)."},
+    {"hoglake_consumer_lag_snapshots", GAUGE,
+     "Head minus a consumer's lowest committed offset, by catalog and consumer (the 100 "
+     "most lagging consumers per catalog; metrics sampler)."},
+    {"hoglake_consumer_lag_max", GAUGE,
+     "The largest consumer lag in snapshots, by catalog (metrics sampler)."},
+    {"hoglake_metrics_last_sample_epoch", GAUGE,
+     "Unix time of the metrics sampler's last successful sample."},
+    {"hoglake_metrics_sample_errors_total", COUNTER, "Metrics samples that failed."},
     {"hoglake_files_removed_total", COUNTER,
      "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
      "deleted), failed (retried later)."},
@@ -166,6 +190,31 @@ void metrics_gauge_set(struct metrics *m, const char *family, const char *labels
     if (s)
         s->value = value;
     pthread_mutex_unlock(&m->mu);
+}
+
+void metrics_gauge_replace(struct metrics *m, const char *family, const char *const *labels,
+                           const double *values, size_t n)
+{
+    int f = family_index(family, GAUGE);
+    struct series *fresh = calloc(n ? n : 1, sizeof *fresh);
+    if (!fresh)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        fresh[i].value = values[i];
+        if (!(fresh[i].labels = strdup(labels[i]))) {
+            for (size_t k = 0; k < i; k++)
+                free(fresh[k].labels);
+            free(fresh);
+            return;
+        }
+    }
+    pthread_mutex_lock(&m->mu);
+    struct family_state old = m->state[f];
+    m->state[f] = (struct family_state){.series = fresh, .n = n, .cap = n ? n : 1};
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; i < old.n; i++)
+        free(old.series[i].labels);
+    free(old.series);
 }
 
 void metrics_observe(struct metrics *m, const char *family, const char *labels, double value)

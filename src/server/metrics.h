@@ -21,6 +21,12 @@ void metrics_counter_add(struct metrics *m, const char *family, const char *labe
 void metrics_gauge_set(struct metrics *m, const char *family, const char *labels, double value);
 void metrics_observe(struct metrics *m, const char *family, const char *labels, double value);
 
+/* Replaces every series of a gauge family with the n given ones, at once
+ * (a scrape sees the old set or the new), so series of things that went
+ * away disappear. On memory failure the family is left as it was. */
+void metrics_gauge_replace(struct metrics *m, const char *family, const char *const *labels,
+                           const double *values, size_t n);
+
 /* Escapes a label value (backslash, quote, newline) into out. */
 void metrics_label_escape(const char *value, char *out, size_t out_size);
 

@@ -14,6 +14,7 @@ struct metrics;
 struct http_server;
 struct maintenance;
 struct objstore;
+struct audit;
 
 struct server {
     struct config cfg;
@@ -22,6 +23,7 @@ struct server {
     struct http_server *http;
     struct maintenance *maint; /* background loops and manual passes */
     struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
+    struct audit *audit;       /* the audit log (audit.h) */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;

@@ -2,10 +2,17 @@
 #ifndef HL_UTIL_LOG_H
 #define HL_UTIL_LOG_H
 
+#include <stddef.h>
+
 enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
 
 void log_set_level(enum log_level level);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One record line "<time> info  <logger> <text>" (text: len bytes, no
+ * newline), whatever the level: for records such as the audit trail,
+ * which are not diagnostics. No length limit. */
+void log_record(const char *logger, const char *text, size_t len);
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

@@ -266,3 +266,11 @@ int64_t time_mono_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+void time_mono_deadline(struct timespec *due, int64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, due);
+    int64_t ns = due->tv_nsec + (ms % 1000) * 1000000;
+    due->tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
+    due->tv_nsec = (long)(ns % 1000000000);
+}

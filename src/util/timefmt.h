@@ -46,5 +46,9 @@ void time_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 int64_t time_now_micros(void);
 /* Monotonic clock in nanoseconds, for measuring durations. */
 int64_t time_mono_ns(void);
+/* The CLOCK_MONOTONIC instant ms milliseconds from now, for
+ * pthread_cond_timedwait on a condition variable using that clock. */
+struct timespec;
+void time_mono_deadline(struct timespec *due, int64_t ms);
 
 #endif

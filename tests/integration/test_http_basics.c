@@ -249,6 +249,21 @@ static void request_id_is_echoed(void **state)
     expect_status(&r, 200);
     assert_string_equal(r.request_id, "trace-42");
     http_result_free(&r);
+    /* Without one (or with an unusable one) the server makes one up, a new
+     * one per request. */
+    static const char *const bad[] = {"X-Request-Id: has space", NULL};
+    char first[160];
+    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    assert_int_equal(strlen(r.request_id), 19);
+    assert_true(strncmp(r.request_id, "hl-", 3) == 0);
+    snprintf(first, sizeof first, "%s", r.request_id);
+    http_result_free(&r);
+    http_call(&r, "GET", url, NULL, NULL, 0, bad);
+    expect_status(&r, 200);
+    assert_true(strncmp(r.request_id, "hl-", 3) == 0);
+    assert_string_not_equal(r.request_id, first);
+    http_result_free(&r);
 }
 
 static void unimplemented_stubs_are_501(void **state)

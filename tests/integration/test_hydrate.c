@@ -10,7 +10,9 @@
  *   - files of dropped tables are skipped;
  *   - a file another session holds is skipped, not waited for, and two
  *     servers hydrating the same backlog at once settle each file once;
- *   - the CLI verbs (`maintenance hydrate|rehydrate`) drive both endpoints. */
+ *   - the CLI verbs (`maintenance hydrate|rehydrate`) drive both endpoints;
+ *   - a server with a short --hydrator-interval-ms hydrates a pending file
+ *     on its own, recording the run with trigger "loop". */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -30,7 +32,7 @@
 #include "util/arena.h"
 
 static struct test_db db;
-static struct test_server srv, srv2;
+static struct test_server srv, srv2, looper;
 static PGconn *pg;
 static char warehouse[256];
 static const char *bucket;
@@ -81,6 +83,7 @@ static int teardown(void **state)
     (void)state;
     hl_client_free(file_client);
     hl_client_free(moto_client);
+    test_server_stop(&looper);
     test_server_stop(&srv2);
     test_stack_down(&db, &srv, &pg);
     char cmd[400];
@@ -654,6 +657,56 @@ static void test_cli_verbs(void **state)
     fixture_free(&f);
 }
 
+/* Runs last: its loop hydrates whatever any catalog of the database has
+ * pending. */
+static void test_loop_hydrates_without_a_call(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "looped");
+    int64_t id = append(&f, true);
+    assert_string_equal(state_of("looped", id), "pending");
+    const char *const extra[] = {"--hydrator-interval-ms", "150", NULL};
+    test_server_start(&looper, &db, extra);
+    for (int waited = 0; strcmp(state_of("looped", id), "provided") != 0; waited += 50) {
+        if (waited > 20000) {
+            test_server_dump_log(&looper);
+            fail_msg("the hydrator loop did not hydrate file %lld within 20 s", (long long)id);
+        }
+        sleep_ms(50);
+    }
+    /* The run that did it is in the ledger as the loop's. */
+    json_t *page =
+        api_get_json(&srv, "/v1/catalogs/looped/maintenance/runs?task=hydrator&limit=500");
+    json_t *runs = json_object_get(page, "runs"), *run;
+    size_t i, hydrating = 0;
+    json_array_foreach (runs, i, run) {
+        assert_string_equal(jstr(run, "trigger"), "loop");
+        assert_string_equal(jstr(run, "status"), "ok");
+        json_t *res = json_object_get(run, "result");
+        assert_non_null(res);
+        jint(res, "transient_errors");
+        if (jint(res, "hydrated") == 1) {
+            assert_int_equal(jint(res, "still_pending"), 0);
+            hydrating++;
+        }
+    }
+    assert_int_equal(hydrating, 1);
+    json_decref(page);
+    json_t *st = api_get_json(&looper, "/v1/catalogs/looped/maintenance/status");
+    json_t *task, *hyd = NULL;
+    json_array_foreach (json_object_get(st, "tasks"), i, task) {
+        if (strcmp(jstr(task, "task"), "hydrator") == 0)
+            hyd = task;
+    }
+    assert_non_null(hyd);
+    assert_int_equal(jint(hyd, "loop_interval_ms"), 150);
+    assert_int_equal(jint(json_object_get(hyd, "backlog"), "pending_files"), 0);
+    json_decref(st);
+    test_server_stop(&looper);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -667,6 +720,7 @@ int main(void)
         cmocka_unit_test(test_claimed_files_are_skipped),
         cmocka_unit_test(test_two_servers_never_hydrate_one_file_twice),
         cmocka_unit_test(test_cli_verbs),
+        cmocka_unit_test(test_loop_hydrates_without_a_call),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -62,6 +62,10 @@ struct db_conn *db_pool_acquire(struct db_pool *pool, int timeout_ms);
 /* Returns a connection. A connection left inside a transaction or broken is
  * closed rather than reused. */
 void db_pool_release(struct db_conn *conn);
+/* The acquired pool connection whose libpq handle is pg, or NULL: lets code
+ * handed a bare PGconn (maintenance passes) reuse the connection's
+ * prepared-statement cache instead of colliding with it. */
+struct db_conn *db_pool_owner(struct db_pool *pool, const PGconn *pg);
 void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
 const char *db_pool_conninfo(const struct db_pool *pool);
 

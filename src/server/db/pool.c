@@ -189,6 +189,17 @@ void db_pool_release(struct db_conn *c)
         PQfinish(to_close);
 }
 
+struct db_conn *db_pool_owner(struct db_pool *p, const PGconn *pg)
+{
+    struct db_conn *found = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->size && !found; i++)
+        if (p->conns[i].in_use && p->conns[i].pg == pg)
+            found = &p->conns[i];
+    pthread_mutex_unlock(&p->mu);
+    return found;
+}
+
 void db_pool_get_stats(struct db_pool *p, struct db_pool_stats *out)
 {
     pthread_mutex_lock(&p->mu);

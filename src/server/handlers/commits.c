@@ -13,8 +13,10 @@ static int commit_common(struct srv_req *req, struct srv_res *res, bool key_requ
                          struct api_error *err)
 {
     json_t *body = req_json_body(req, err);
-    if (!body)
+    if (!body) {
+        commit_count_refusal(req, req->params[0], err);
         return -1;
+    }
     struct commit_request c;
     json_t *result = NULL;
     int rc = commit_request_parse(body, &req->arena, &c, err);
@@ -22,6 +24,8 @@ static int commit_common(struct srv_req *req, struct srv_res *res, bool key_requ
         rc = api_validation(err, "this endpoint needs an idempotency_key");
     if (rc == 0)
         rc = commit_run(req, req->params[0], &c, &result, err);
+    else
+        commit_count_refusal(req, req->params[0], err);
     json_decref(body);
     if (rc != 0)
         return -1;

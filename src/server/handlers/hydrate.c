@@ -22,9 +22,7 @@ int h_maintenance_hydrate(struct srv_req *req, struct srv_res *res, struct api_e
     if (catalog_load(req, req->params[0], &cat, err) != 0 ||
         hydrate_pass(req, &cat, batch, &r, err) != 0)
         return -1;
-    json_t *body = json_pack("{s:I, s:I, s:I, s:I}", "hydrated", (json_int_t)r.hydrated, "failed",
-                             (json_int_t)r.failed, "transient_errors", (json_int_t)r.transient,
-                             "still_pending", (json_int_t)r.still_pending);
+    json_t *body = hydrate_result_json(&r);
     if (!body || api_json(res, 200, body) != 0)
         return api_nomem(err);
     return 0;
