@@ -89,6 +89,14 @@ static const struct option_def options[] = {
      offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
      "time one expiry run spends purging file rows before leaving the rest to the next\n"
      "(default 10000)"},
+    {"compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, compaction_interval_ms), 0, 0, 31LL * 86400000,
+     "compaction loop interval; each sweep compacts one group per catalog\n"
+     "(default 0: no loop, POST .../maintenance/compact still works)"},
+    {"compaction-max-group-bytes", "HOGLAKE_COMPACTION_MAX_GROUP_BYTES", OPT_INT64,
+     offsetof(struct config, compaction_max_group_bytes), 0, 1, (int64_t)1 << 40,
+     "a compaction group whose input files hold more bytes is refused (heap_budget_exceeded;\n"
+     "the rewrite holds its rows in memory; default 1073741824)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -107,6 +115,7 @@ static void set_defaults(struct config *cfg)
     cfg->log_level = LOG_INFO;
     cfg->expire_interval_ms = 3600000;
     cfg->expire_batch = 10000;
+    cfg->compaction_max_group_bytes = (int64_t)1 << 30;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
 }

@@ -39,6 +39,10 @@ struct config {
     int64_t expire_batch;
     int64_t expire_purge_page;
     int64_t expire_purge_budget_ms;
+    /* Compaction (contract 7.3): loop interval (0 = no loop, the
+     * default) and the input bytes one group may hold in memory. */
+    int64_t compaction_interval_ms;
+    int64_t compaction_max_group_bytes;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
+#include "server/compaction.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -128,9 +129,13 @@ int main(int argc, char **argv)
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
         .metrics = srv.metrics,
     };
+    static struct compaction_task compaction;
+    compaction_task_init(&compaction, &srv);
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+        {"compaction", srv.cfg.compaction_interval_ms, compaction_pass, compaction_backlog,
+         &compaction},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, tasks, sizeof tasks / sizeof tasks[0], err,
                                   sizeof err);

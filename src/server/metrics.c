@@ -59,6 +59,13 @@ static const struct family_def families[] = {
     {"hoglake_receipt_unknown_digest_total", COUNTER,
      "Replays answered from a receipt whose fingerprint version this server does not know."},
     {"hoglake_snapshots_expired_total", COUNTER, "Snapshots removed by expiry."},
+    {"hoglake_compaction_groups_total", COUNTER, "File groups compaction rewrote and committed."},
+    {"hoglake_compaction_files_rewritten_total", COUNTER,
+     "Input files compaction rewrote (ended by its commits)."},
+    {"hoglake_compaction_bytes_total", COUNTER, "Input bytes compaction rewrote."},
+    {"hoglake_compaction_skipped_total", COUNTER,
+     "Groups compaction planned but did not commit, by reason (conflict, dv_superseded, "
+     "unconvertible_schema, invalid_data, heap_budget_exceeded, claimed_elsewhere, failed)."},
     {"hoglake_background_loop_failures_total", COUNTER,
      "Maintenance passes that failed, by loop (the loop keeps running)."},
     {"hoglake_removal_queue_depth", GAUGE,

@@ -17,4 +17,10 @@ hl_client *test_client_new(const char *server_url, const char *endpoint);
 /* Fails the test, naming `what`, unless st is HL_OK. */
 void test_check(hl_status st, const struct hl_error *err, const char *what);
 
+/* An Arrow stream of one batch: the JSON Lines `jsonl` (one object per
+ * line, each line ending in a newline) parsed against the column spec
+ * `spec` ("id:long!, name:string"). Fails the test on a bad spec or row. */
+struct ArrowArrayStream;
+void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStream *out);
+
 #endif

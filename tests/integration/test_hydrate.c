@@ -89,74 +89,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- Arrow input: the rows above as one batch ---- */
-
-struct one_batch {
-    struct arena arena;
-    struct lake_table table;
-    struct ArrowArray batch; /* release NULL once handed out */
-};
-
-static int ob_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
-{
-    struct one_batch *b = s->private_data;
-    return rows_table_arrow_schema(&b->table, out) != 0 ? ENOMEM : 0;
-}
-
-static int ob_next(struct ArrowArrayStream *s, struct ArrowArray *out)
-{
-    struct one_batch *b = s->private_data;
-    *out = b->batch;
-    b->batch.release = NULL;
-    return 0;
-}
-
-static const char *ob_error(struct ArrowArrayStream *s)
-{
-    (void)s;
-    return NULL;
-}
-
-static void ob_release(struct ArrowArrayStream *s)
-{
-    struct one_batch *b = s->private_data;
-    if (b->batch.release)
-        b->batch.release(&b->batch);
-    lake_table_release(&b->table);
-    arena_free(&b->arena);
-    free(b);
-    s->release = NULL;
-}
-
-static void rows_stream(struct ArrowArrayStream *s)
-{
-    struct one_batch *b = calloc(1, sizeof *b);
-    assert_non_null(b);
-    arena_init(&b->arena, 0);
-    lake_table_init(&b->table, &b->arena);
-    char msg[512];
-    struct rows_parser *p;
-    if (rows_table_from_spec(spec, &b->table, msg, sizeof msg) != 0 ||
-        rows_parser_new(&b->table, &p, msg, sizeof msg) != 0)
-        fail_msg("spec: %s", msg);
-    for (const char *line = rows; *line;) {
-        const char *end = strchr(line, '\n');
-        if (rows_parser_json_row(p, line, (size_t)(end - line), msg, sizeof msg) != 0)
-            fail_msg("row: %s", msg);
-        line = end + 1;
-    }
-    struct ArrowSchema schema;
-    if (rows_parser_take(p, &schema, &b->batch, msg, sizeof msg) != 0)
-        fail_msg("take: %s", msg);
-    schema.release(&schema);
-    rows_parser_free(p);
-    *s = (struct ArrowArrayStream){.get_schema = ob_schema,
-                                   .get_next = ob_next,
-                                   .get_last_error = ob_error,
-                                   .release = ob_release,
-                                   .private_data = b};
-}
-
 /* ---- fixtures ---- */
 
 struct fixture {
@@ -201,7 +133,7 @@ static void fixture_free(struct fixture *f)
 static int64_t append(struct fixture *f, bool deferred)
 {
     struct ArrowArrayStream s;
-    rows_stream(&s);
+    test_rows_stream(spec, rows, &s);
     struct hl_append_options o;
     hl_append_options_init(&o);
     o.deferred_stats = deferred;

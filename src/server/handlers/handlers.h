@@ -74,5 +74,14 @@ int h_maintenance_expire(struct srv_req *req, struct srv_res *res, struct api_er
 struct catalog_row;
 struct db_conn *maint_catalog_db(struct srv_req *req, struct catalog_row *cat,
                                  struct api_error *err);
+/* Runs `task` (its ctx set up by the caller) once now on the catalog named
+ * by path parameter 0, through the maintenance framework (its lock and
+ * ledger), and answers the pass's result; `what` names the task in
+ * errors. 503 maintenance_busy when another pass holds the catalog. */
+struct maint_task;
+int maint_run_manual_reply(struct srv_req *req, struct srv_res *res, const struct maint_task *task,
+                           const char *what, struct api_error *err);
+/* compact.c: one compaction pass */
+int h_maintenance_compact(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 #endif

@@ -81,6 +81,36 @@ struct db_conn *maint_catalog_db(struct srv_req *req, struct catalog_row *cat,
     return req_db(req, err);
 }
 
+int maint_run_manual_reply(struct srv_req *req, struct srv_res *res, const struct maint_task *task,
+                           const char *what, struct api_error *err)
+{
+    struct catalog_row cat;
+    struct db_conn *db = maint_catalog_db(req, &cat, err);
+    if (!db)
+        return -1;
+    json_t *result = NULL;
+    bool ok;
+    struct db_err dberr = {0};
+    int wait_ms = (int)ddl_lock_budget_ms(req);
+    switch (maintenance_run_manual(req->srv->maint, db->pg, task, cat.id, wait_ms, &result, &ok,
+                                   &dberr)) {
+    case MAINT_BUSY:
+        api_fail(err, 503, "maintenance_busy", "another %s of catalog '%s' is running; retry", what,
+                 cat.name);
+        err->retry_after = true;
+        return -1;
+    case MAINT_ERROR: return api_db_error(err, &dberr, what);
+    case MAINT_RAN: break;
+    }
+    if (!ok) {
+        json_decref(result);
+        return api_db_error(err, &dberr, what);
+    }
+    if (api_json(res, 200, result) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
 int h_maintenance_status(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct catalog_row cat;
