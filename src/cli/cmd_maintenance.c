@@ -1,9 +1,11 @@
-/* hoglake maintenance expire|runs|status: server-owned maintenance. */
+/* hoglake maintenance expire|runs|status|compact|hydrate|rehydrate:
+ * server-owned maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
 
 static const struct cli_opt expire_opts[] = {
@@ -139,6 +141,8 @@ static const struct cli_verb verbs[] = {
      "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
     {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",
      NULL, 0, 1, 1, run_status},
+    {"compact", "rewrite small files into larger sorted ones now (one compaction pass)",
+     "maintenance compact CATALOG [--batch N]", cli_compact_opts, 1, 1, 1, cli_run_compact},
     {"hydrate", "fill deferred statistics now (one hydrator pass)",
      "maintenance hydrate CATALOG [--batch N]", cli_hydrate_opts, 1, 1, 1, cli_run_hydrate},
     {"rehydrate", "requeue files whose hydration failed",

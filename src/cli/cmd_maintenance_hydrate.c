@@ -14,24 +14,6 @@ static int64_t member(const json_t *o, const char *key)
     return (int64_t)json_integer_value(json_object_get(o, key));
 }
 
-/* POSTs to the catalog's path + suffix and prints the answer: as JSON with
- * --json, else through `human`. */
-static int post(struct cli *cli, const char *catalog, const char *suffix,
-                void (*human)(const json_t *resp))
-{
-    char path[1024];
-    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, suffix);
-    json_t *resp;
-    if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, NULL, &resp)) != EXIT_OK)
-        return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        human(resp);
-    json_decref(resp);
-    return EXIT_OK;
-}
-
 static void print_pass(const json_t *r)
 {
     printf("hydrated %" PRId64 ", failed %" PRId64 ", transient errors %" PRId64
@@ -49,7 +31,7 @@ int cli_run_hydrate(struct cli *cli, const struct cli_args *a)
     char suffix[64] = "/maintenance/hydrate";
     if (batch > 0)
         snprintf(suffix, sizeof suffix, "/maintenance/hydrate?batch=%" PRId64, batch);
-    return post(cli, a->positional[0], suffix, print_pass);
+    return cli_post_catalog(cli, a->positional[0], suffix, print_pass);
 }
 
 const struct cli_opt cli_rehydrate_opts[] = {
@@ -74,5 +56,5 @@ int cli_run_rehydrate(struct cli *cli, const struct cli_args *a)
         snprintf(suffix, sizeof suffix, "/maintenance/rehydrate?namespace=%s&table=%s", parts[0],
                  parts[1]);
     }
-    return post(cli, a->positional[0], suffix, print_requeued);
+    return cli_post_catalog(cli, a->positional[0], suffix, print_requeued);
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,47 @@ void test_check(hl_status st, const struct hl_error *err, const char *what)
     if (st != HL_OK)
         fail_msg("%s: %s (%s, HTTP %d %s)", what, err->message, hl_status_name(st),
                  err->http_status, err->code);
+}
+
+void client_stack_up(struct client_stack *st, const char *label)
+{
+    memset(st, 0, sizeof *st);
+    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
+    st->bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
+    setenv("AWS_ACCESS_KEY_ID", test_need_env("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", test_need_env("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
+    const char *const extra[] = {"--s3-endpoint", moto, "--s3-region",
+                                 test_need_env("HOGLAKE_TEST_S3_REGION"), NULL};
+    test_db_create(&st->db, label);
+    test_server_start(&st->srv, &st->db, extra);
+    test_server_start(&st->srv2, &st->db, extra);
+    st->pg = test_db_connect(&st->db);
+    test_sql_use(st->pg);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(st->warehouse, sizeof st->warehouse, "%s/hl-%s-XXXXXX", tmp, label);
+    assert_non_null(mkdtemp(st->warehouse));
+    st->file_client = test_client_new(st->srv.base, NULL);
+    st->moto_client = test_client_new(st->srv.base, moto);
+}
+
+void client_stack_down(struct client_stack *st)
+{
+    hl_client_free(st->file_client);
+    hl_client_free(st->moto_client);
+    test_server_stop(&st->srv2);
+    test_stack_down(&st->db, &st->srv, &st->pg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", st->warehouse);
+    (void)system(cmd);
+}
+
+void client_stack_data_path(const struct client_stack *st, const hl_client *c, const char *name,
+                            char *out, size_t size)
+{
+    if (c == st->file_client)
+        snprintf(out, size, "file://%s/%s", st->warehouse, name);
+    else
+        snprintf(out, size, "s3://%s/%s", st->bucket, name);
 }
 
 /* ---- Arrow input: JSON Lines as one batch ---- */

@@ -27,45 +27,19 @@
 #include "rows/colspec.h"
 #include "util/buf.h"
 
-static struct test_db db;
-static struct test_server srv, srv2;
-static PGconn *pg;
-static char warehouse[256];
-static const char *bucket;
-static hl_client *file_client, *moto_client;
+static struct client_stack st;
 
 static int setup(void **state)
 {
     (void)state;
-    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
-    bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
-    setenv("AWS_ACCESS_KEY_ID", test_need_env("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", test_need_env("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
-    const char *const extra[] = {"--s3-endpoint", moto, "--s3-region",
-                                 test_need_env("HOGLAKE_TEST_S3_REGION"), NULL};
-    test_db_create(&db, "compaction");
-    test_server_start(&srv, &db, extra);
-    test_server_start(&srv2, &db, extra);
-    pg = test_db_connect(&db);
-    test_sql_use(pg);
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(warehouse, sizeof warehouse, "%s/hl-compaction-XXXXXX", tmp);
-    assert_non_null(mkdtemp(warehouse));
-    file_client = test_client_new(srv.base, NULL);
-    moto_client = test_client_new(srv.base, moto);
+    client_stack_up(&st, "compaction");
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    hl_client_free(file_client);
-    hl_client_free(moto_client);
-    test_server_stop(&srv2);
-    test_stack_down(&db, &srv, &pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", warehouse);
-    (void)system(cmd);
+    client_stack_down(&st);
     return 0;
 }
 
@@ -85,10 +59,7 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name, const 
     memset(f, 0, sizeof *f);
     f->name = name;
     char data_path[512];
-    if (c == file_client)
-        snprintf(data_path, sizeof data_path, "file://%s/%s", warehouse, name);
-    else
-        snprintf(data_path, sizeof data_path, "s3://%s/%s", bucket, name);
+    client_stack_data_path(&st, c, name, data_path, sizeof data_path);
     char msg[256];
     json_t *cols = colspec_parse_columns(spec, msg, sizeof msg);
     if (!cols)
@@ -187,23 +158,7 @@ static int64_t live_files(const struct fixture *f)
 
 static char *duckdb(const char *sql)
 {
-    char qfile[600], cmd[1200];
-    snprintf(qfile, sizeof qfile, "%s/query.sql", warehouse);
-    FILE *q = fopen(qfile, "w");
-    assert_non_null(q);
-    fputs(sql, q);
-    fclose(q);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/duckdb_query.mjs' \"$(cat '%s')\"", HL_NODE, HL_INTEROP_DIR,
-             qfile);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    struct buf out = BUF_INIT;
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, p)) > 0)
-        assert_int_equal(buf_append(&out, chunk, k), 0);
-    assert_int_equal(pclose(p), 0);
-    return out.data ? buf_take(&out) : strdup("");
+    return test_duckdb(HL_NODE, HL_INTEROP_DIR, st.warehouse, sql);
 }
 
 /* A SELECT over every live file of the table as DuckDB reads it, each row
@@ -217,7 +172,7 @@ static char *rows_with_ids(const struct fixture *f, const char *cols, const char
              " WHERE catalog_id = %lld AND table_id = %lld AND end_snapshot IS NULL"
              " ORDER BY data_file_id",
              (long long)f->cat, (long long)f->tid);
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = PQexec(st.pg, sql);
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     struct buf q = BUF_INIT;
     assert_int_equal(buf_printf(&q, "SELECT * FROM ("), 0);
@@ -286,10 +241,10 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
                                (long long)f.cat, (long long)f.tid);
     int64_t rows_before, sum_before;
     scan_totals(f.table, f.name, &rows_before, &sum_before);
-    char *before = c == file_client ? rows_with_ids(&f, "id, k, v", "rid") : NULL;
+    char *before = c == st.file_client ? rows_with_ids(&f, "id, k, v", "rid") : NULL;
     int64_t head_before = head_of(name);
 
-    json_t *res = compact(&srv, name, 1);
+    json_t *res = compact(&st.srv, name, 1);
     assert_int_equal(jint(res, "groups_compacted"), 1);
     assert_int_equal(jint(res, "files_in"), 6);
     assert_int_equal(jint(res, "files_out"), 1);
@@ -342,7 +297,7 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
                  "SELECT substr(path, 8) FROM hog_data_file WHERE catalog_id = %lld"
                  " AND end_snapshot IS NULL",
                  (long long)f.cat);
-        PGresult *r = PQexec(pg, sql);
+        PGresult *r = PQexec(st.pg, sql);
         char *path = strdup(PQgetvalue(r, 0, 0));
         PQclear(r);
         char q1[700], q2[700];
@@ -365,12 +320,12 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
     assert_int_equal(json_array_size(json_object_get(plan, "files")), 6);
     json_decref(plan);
     /* files reports explicit_row_ids and an open row-id span. */
-    json_t *files = api_get_json(&srv, "/v1/catalogs/%s/namespaces/ns/tables/t/files", name);
+    json_t *files = api_get_json(&st.srv, "/v1/catalogs/%s/namespaces/ns/tables/t/files", name);
     json_t *df = json_array_get(json_is_array(files) ? files : json_object_get(files, "files"), 0);
     assert_true(json_is_true(json_object_get(df, "explicit_row_ids")));
     json_decref(files);
     /* Nothing left to compact. */
-    res = compact(&srv, name, 5);
+    res = compact(&st.srv, name, 5);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     json_decref(res);
     fixture_free(&f);
@@ -379,13 +334,13 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
 static void file_store(void **state)
 {
     (void)state;
-    compacts_sorted_with_ids(file_client, "cfile");
+    compacts_sorted_with_ids(st.file_client, "cfile");
 }
 
 static void moto_store(void **state)
 {
     (void)state;
-    compacts_sorted_with_ids(moto_client, "cmoto");
+    compacts_sorted_with_ids(st.moto_client, "cmoto");
 }
 
 /* Files written before an added column and before promotions. */
@@ -394,7 +349,7 @@ static void schema_evolution(void **state)
     (void)state;
     const char *old_spec = "id:int!, k:string, f:float";
     struct fixture f;
-    fixture_up(&f, file_client, "cevolve", old_spec, NULL);
+    fixture_up(&f, st.file_client, "cevolve", old_spec, NULL);
     for (int i = 0; i < 5; i++) {
         char rows[256];
         snprintf(rows, sizeof rows,
@@ -413,7 +368,7 @@ static void schema_evolution(void **state)
     struct hl_error err;
     test_check(hl_table_alter(f.table, ops, NULL, &err), &err, "alter");
     free(ops);
-    json_t *res = compact(&srv, "cevolve", 1);
+    json_t *res = compact(&st.srv, "cevolve", 1);
     assert_int_equal(jint(res, "groups_compacted"), 1);
     assert_int_equal(jint(res, "unconvertible_schema"), 0);
     json_decref(res);
@@ -422,7 +377,7 @@ static void schema_evolution(void **state)
              "SELECT substr(path, 8) FROM hog_data_file WHERE catalog_id = %lld"
              " AND end_snapshot IS NULL",
              (long long)f.cat);
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = PQexec(st.pg, sql);
     char q[900];
     snprintf(q, sizeof q,
              "SELECT typeof(id), typeof(f), count(*), count(extra), sum(id), sum(f),"
@@ -473,7 +428,7 @@ static void racing_appends(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "crace", spec, NULL);
+    fixture_up(&f, st.file_client, "crace", spec, NULL);
     for (int i = 0; i < 10; i++)
         append_rows(f.table, spec, i * 10, 10);
     struct hl_error err;
@@ -484,7 +439,7 @@ static void racing_appends(void **state)
     assert_int_equal(pthread_create(&th, NULL, append_loop, &a), 0);
     int64_t compacted = 0;
     for (int i = 0; i < 8; i++) {
-        json_t *res = compact(i % 2 ? &srv2 : &srv, "crace", 3);
+        json_t *res = compact(i % 2 ? &st.srv2 : &st.srv, "crace", 3);
         compacted += jint(res, "groups_compacted");
         json_decref(res);
     }
@@ -522,7 +477,7 @@ static void two_servers(void **state)
     (void)state;
     const char *pspec = "id:long!, k:string, v:long, p:int";
     struct fixture f;
-    fixture_up(&f, file_client, "ctwo", pspec,
+    fixture_up(&f, st.file_client, "ctwo", pspec,
                "[{'op':'set_partition_spec','fields':[{'source_field_id':4,"
                "'transform':'identity'}]}]");
     /* Four partitions of six files each: four groups. */
@@ -543,7 +498,7 @@ static void two_servers(void **state)
             test_check(hl_table_append(f.table, &s, &o, NULL, &err), &err, "append");
         }
     assert_int_equal(live_files(&f), 24);
-    struct compactor a = {&srv, 0, 0}, b = {&srv2, 0, 0};
+    struct compactor a = {&st.srv, 0, 0}, b = {&st.srv2, 0, 0};
     pthread_t ta, tb;
     assert_int_equal(pthread_create(&ta, NULL, compact_loop, &a), 0);
     assert_int_equal(pthread_create(&tb, NULL, compact_loop, &b), 0);
@@ -576,7 +531,7 @@ static void claimed_elsewhere(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "cclaim", spec, NULL);
+    fixture_up(&f, st.file_client, "cclaim", spec, NULL);
     for (int i = 0; i < 5; i++)
         append_rows(f.table, spec, i * 10, 10);
     sql_exec("INSERT INTO hog_compaction_claim (catalog_id, table_id, group_key, input_file_ids,"
@@ -584,7 +539,7 @@ static void claimed_elsewhere(void **state)
              " 'another-server', now() + interval '1 hour' FROM hog_data_file"
              " WHERE catalog_id = %lld",
              (long long)f.cat, (long long)f.tid, (long long)f.cat);
-    json_t *res = compact(&srv, "cclaim", 1);
+    json_t *res = compact(&st.srv, "cclaim", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "candidates_claimed"), 5);
     json_decref(res);
@@ -592,7 +547,7 @@ static void claimed_elsewhere(void **state)
     sql_exec("UPDATE hog_compaction_claim SET expires_at = now() - interval '1 second'"
              " WHERE catalog_id = %lld",
              (long long)f.cat);
-    res = compact(&srv, "cclaim", 1);
+    res = compact(&st.srv, "cclaim", 1);
     assert_int_equal(jint(res, "groups_compacted"), 1);
     json_decref(res);
     fixture_free(&f);
@@ -603,12 +558,12 @@ static void crash_before_commit(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "ccrash", spec, NULL);
+    fixture_up(&f, st.file_client, "ccrash", spec, NULL);
     for (int i = 0; i < 5; i++)
         append_rows(f.table, spec, i * 10, 10);
     struct test_server dying;
     setenv("HOGLAKE_FAILPOINTS", "compaction-crash-before-commit", 1);
-    test_server_start(&dying, &db, NULL);
+    test_server_start(&dying, &st.db, NULL);
     unsetenv("HOGLAKE_FAILPOINTS");
     struct http_result r;
     post(&r, &dying, "/v1/catalogs/ccrash/maintenance/compact");
@@ -630,12 +585,12 @@ static void crash_before_commit(void **state)
              "SELECT substr(path, 8) FROM hog_file_removal WHERE catalog_id = %lld"
              " AND reason = 'compaction_staging'",
              (long long)f.cat);
-    PGresult *pr = PQexec(pg, sql);
-    struct stat st;
-    assert_int_equal(stat(PQgetvalue(pr, 0, 0), &st), 0);
+    PGresult *pr = PQexec(st.pg, sql);
+    struct stat sb;
+    assert_int_equal(stat(PQgetvalue(pr, 0, 0), &sb), 0);
     PQclear(pr);
     /* Its claim still holds the files for everyone else. */
-    json_t *res = compact(&srv, "ccrash", 1);
+    json_t *res = compact(&st.srv, "ccrash", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "candidates_claimed"), 5);
     json_decref(res);
@@ -651,29 +606,59 @@ static void crash_before_commit(void **state)
 static void bad_batch(void **state)
 {
     (void)state;
-    make_catalog(&srv, "cbatch");
+    make_catalog(&st.srv, "cbatch");
     struct http_result r;
-    post(&r, &srv, "/v1/catalogs/cbatch/maintenance/compact?batch=0");
+    post(&r, &st.srv, "/v1/catalogs/cbatch/maintenance/compact?batch=0");
     expect_error(&r, 422, "validation");
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/cbatch/maintenance/compact?batch=1001");
+    post(&r, &st.srv, "/v1/catalogs/cbatch/maintenance/compact?batch=1001");
     expect_error(&r, 422, "validation");
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/cbatch/maintenance/compact?batch=x");
+    post(&r, &st.srv, "/v1/catalogs/cbatch/maintenance/compact?batch=x");
     expect_error(&r, 400, "bad_request");
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/nosuch/maintenance/compact");
+    post(&r, &st.srv, "/v1/catalogs/nosuch/maintenance/compact");
     expect_error(&r, 404, "not_found");
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/cbatch/maintenance/compact?bogus=1");
+    post(&r, &st.srv, "/v1/catalogs/cbatch/maintenance/compact?bogus=1");
     expect_error(&r, 400, "bad_request");
     http_result_free(&r);
     /* Manual runs land in the ledger as compaction runs. */
-    json_t *res = compact(&srv, "cbatch", 1);
+    json_t *res = compact(&st.srv, "cbatch", 1);
     json_decref(res);
-    json_t *runs = api_get_json(&srv, "/v1/catalogs/cbatch/maintenance/runs?task=compaction");
+    json_t *runs = api_get_json(&st.srv, "/v1/catalogs/cbatch/maintenance/runs?task=compaction");
     assert_int_equal(json_array_size(json_object_get(runs, "runs")), 1);
     json_decref(runs);
+}
+
+/* `hoglake maintenance compact` drives the endpoint. */
+static void cli_verb(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, st.file_client, "ccli", spec, NULL);
+    for (int i = 0; i < 5; i++)
+        append_rows(f.table, spec, i * 10, 10);
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance compact ccli --batch 0");
+    assert_int_equal(o.code, 2);
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance compact nosuch");
+    assert_int_equal(o.code, 3);
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance compact ccli --batch 2");
+    assert_int_equal(o.code, 0);
+    assert_non_null(strstr(o.out, "groups compacted     1\n"));
+    assert_non_null(strstr(o.out, "files                5 in, 1 out\n"));
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "--json maintenance compact ccli");
+    assert_int_equal(o.code, 0);
+    json_t *r = jparse(o.out);
+    assert_int_equal(jint(r, "groups_compacted"), 0);
+    json_decref(r);
+    cli_out_free(&o);
+    assert_int_equal(live_files(&f), 1);
+    fixture_free(&f);
 }
 
 /* A file with a live deletion vector stays; a variant table is skipped. */
@@ -681,7 +666,7 @@ static void dv_and_variant(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "cdv", spec, NULL);
+    fixture_up(&f, st.file_client, "cdv", spec, NULL);
     for (int i = 0; i < 6; i++)
         append_rows(f.table, spec, i * 10, 10);
     int64_t target = sqli("SELECT min(data_file_id) FROM hog_data_file WHERE catalog_id = %lld",
@@ -691,14 +676,14 @@ static void dv_and_variant(void **state)
              "{'read_snapshot':%lld,'deletes':[{'namespace':'ns','table':'t','files':"
              "[{'data_file_id':%lld,'path':'file://%s/cdv/dv.puffin','delete_count':1,"
              "'file_size_bytes':10}]}]}",
-             (long long)head_of("cdv"), (long long)target, warehouse);
+             (long long)head_of("cdv"), (long long)target, st.warehouse);
     char *q = dq(body);
     struct http_result r;
-    api_send_text(&r, &srv, "POST", q, "/v1/catalogs/cdv/commit");
+    api_send_text(&r, &st.srv, "POST", q, "/v1/catalogs/cdv/commit");
     expect_status(&r, 200);
     http_result_free(&r);
     free(q);
-    json_t *res = compact(&srv, "cdv", 1);
+    json_t *res = compact(&st.srv, "cdv", 1);
     assert_int_equal(jint(res, "groups_compacted"), 1);
     assert_int_equal(jint(res, "files_in"), 5);
     assert_int_equal(jint(res, "candidates_with_dv"), 1);
@@ -711,7 +696,7 @@ static void dv_and_variant(void **state)
 
     /* Variant: the table is skipped whatever its files. */
     struct fixture v;
-    fixture_up(&v, file_client, "cvariant", spec, NULL);
+    fixture_up(&v, st.file_client, "cvariant", spec, NULL);
     for (int i = 0; i < 5; i++)
         append_rows(v.table, spec, i * 10, 10);
     struct hl_error err;
@@ -719,7 +704,7 @@ static void dv_and_variant(void **state)
         dq("[{'op':'add_column','column':{'name':'doc','type':'variant','nullable':true}}]");
     test_check(hl_table_alter(v.table, ops, NULL, &err), &err, "alter");
     free(ops);
-    res = compact(&srv, "cvariant", 1);
+    res = compact(&st.srv, "cvariant", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "tables_variant_skipped"), 1);
     json_decref(res);
@@ -734,7 +719,7 @@ int main(void)
         cmocka_unit_test(schema_evolution),    cmocka_unit_test(racing_appends),
         cmocka_unit_test(two_servers),         cmocka_unit_test(claimed_elsewhere),
         cmocka_unit_test(crash_before_commit), cmocka_unit_test(bad_batch),
-        cmocka_unit_test(dv_and_variant),
+        cmocka_unit_test(dv_and_variant),      cmocka_unit_test(cli_verb),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -397,23 +397,7 @@ static void current_files(const char *table_dir, struct buf *list)
 
 static char *duckdb(const char *sql)
 {
-    char qfile[600], cmd[1200];
-    snprintf(qfile, sizeof qfile, "%s/query.sql", dir);
-    FILE *q = fopen(qfile, "w");
-    assert_non_null(q);
-    fputs(sql, q);
-    fclose(q);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/duckdb_query.mjs' \"$(cat '%s')\"", HL_NODE, HL_INTEROP_DIR,
-             qfile);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    struct buf out = BUF_INIT;
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, p)) > 0)
-        assert_int_equal(buf_append(&out, chunk, k), 0);
-    assert_int_equal(pclose(p), 0);
-    return out.data ? buf_take(&out) : strdup("");
+    return test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql);
 }
 
 /* Compaction: gates, the replace snapshot read back by icebird, and v3
