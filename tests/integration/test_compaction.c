@@ -324,6 +324,24 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
     json_t *df = json_array_get(json_is_array(files) ? files : json_object_get(files, "files"), 0);
     assert_true(json_is_true(json_object_get(df, "explicit_row_ids")));
     json_decref(files);
+    /* A deletion vector read before the compaction, aimed at a rewritten
+     * input, is a conflict (contract 4.5). */
+    char data_path[512];
+    client_stack_data_path(&st, c, name, data_path, sizeof data_path);
+    int64_t input = sqli("SELECT min(data_file_id) FROM hog_data_file WHERE catalog_id = %lld",
+                         (long long)f.cat);
+    char body[1200];
+    snprintf(body, sizeof body,
+             "{'read_snapshot':%lld,'deletes':[{'namespace':'ns','table':'t','files':"
+             "[{'data_file_id':%lld,'path':'%s/late.puffin','delete_count':1,"
+             "'file_size_bytes':10}]}]}",
+             (long long)head_before, (long long)input, data_path);
+    char *q = dq(body);
+    struct http_result hr;
+    api_send_text(&hr, &st.srv, "POST", q, "/v1/catalogs/%s/commit", name);
+    expect_status(&hr, 409);
+    http_result_free(&hr);
+    free(q);
     /* Nothing left to compact. */
     res = compact(&st.srv, name, 5);
     assert_int_equal(jint(res, "groups_compacted"), 0);
