@@ -258,7 +258,7 @@ static int take_group(struct planner *pl, const struct plan_table *t, const PGre
     }
     if (group_key(&g) != 0)
         return api_nomem(err);
-    bool claimed;
+    bool claimed = false;
     if (claim(pl->req, pl->cat, pl->claimant, &g, &claimed, err) != 0)
         return -1;
     if (!claimed) {
