@@ -80,6 +80,9 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, const c
         keep_claim = true;
         rc = api_fail(err, 500, "internal_error", "compaction died before its commit (failpoint)");
     }
+    /* A slow rewrite, so tests can change the catalog before the commit. */
+    if (rc == 0 && ro == CPT_REWRITTEN && failpoint_on("compaction-slow-commit"))
+        usleep(2000 * 1000);
     if (rc == 0 && ro == CPT_REWRITTEN)
         rc = cpt_commit(req, cat, claimant, g, at, ticket, &out, &co, &snapshot, err);
     if (rc == 0) {

@@ -730,14 +730,190 @@ static void dv_and_variant(void **state)
     fixture_free(&v);
 }
 
+/* ---- the catalog changing between a rewrite and its commit ---- */
+
+struct background {
+    const struct test_server *s;
+    const char *catalog;
+    struct http_result r;
+};
+
+/* One compaction pass on another thread; the caller checks the answer
+ * after joining (no cmocka assertion off the main thread). */
+static void *compact_in_background(void *arg)
+{
+    struct background *b = arg;
+    char url[512];
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/compact", b->s->base, b->catalog);
+    http_call(&b->r, "POST", url, NULL, NULL, 0, NULL);
+    return NULL;
+}
+
+/* Starts a pass on `s` and returns once it has staged its output (its
+ * rewrite then sleeps on the slow-commit failpoint). */
+static void start_pass(struct background *b, pthread_t *th, const struct fixture *f)
+{
+    assert_int_equal(pthread_create(th, NULL, compact_in_background, b), 0);
+    for (int waited = 0;; waited += 20) {
+        if (sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
+                 " AND reason = 'compaction_staging'",
+                 (long long)f->cat) > 0)
+            break;
+        if (waited > 20000)
+            fail_msg("the pass never staged its output");
+        sleep_ms(20);
+    }
+}
+
+static int64_t finish_pass(struct background *b, pthread_t th, const char *counter)
+{
+    pthread_join(th, NULL);
+    expect_status(&b->r, 200);
+    assert_int_equal(jint(b->r.json, "groups_compacted"), 0);
+    int64_t n = jint(b->r.json, counter);
+    http_result_free(&b->r);
+    return n;
+}
+
+static void changed_before_commit(void **state)
+{
+    (void)state;
+    struct test_server slow;
+    setenv("HOGLAKE_FAILPOINTS", "compaction-slow-commit", 1);
+    test_server_start(&slow, &st.db, NULL);
+    unsetenv("HOGLAKE_FAILPOINTS");
+
+    /* A deletion vector lands on an input: dv_superseded. */
+    struct fixture f;
+    fixture_up(&f, st.file_client, "csuper", spec, NULL);
+    for (int i = 0; i < 5; i++)
+        append_rows(f.table, spec, i * 10, 10);
+    struct background b = {&slow, "csuper", {0}};
+    pthread_t th;
+    start_pass(&b, &th, &f);
+    char data_path[512], body[1200];
+    client_stack_data_path(&st, st.file_client, "csuper", data_path, sizeof data_path);
+    snprintf(body, sizeof body,
+             "{'read_snapshot':%lld,'deletes':[{'namespace':'ns','table':'t','files':"
+             "[{'data_file_id':%lld,'path':'%s/dv.puffin','delete_count':1,"
+             "'file_size_bytes':10}]}]}",
+             (long long)head_of("csuper"),
+             (long long)sqli("SELECT min(data_file_id) FROM hog_data_file WHERE catalog_id = %lld",
+                             (long long)f.cat),
+             data_path);
+    char *q = dq(body);
+    struct http_result r;
+    api_send_text(&r, &st.srv, "POST", q, "/v1/catalogs/csuper/commit");
+    expect_status(&r, 200);
+    http_result_free(&r);
+    free(q);
+    assert_int_equal(finish_pass(&b, th, "dv_superseded"), 1);
+    assert_int_equal(live_files(&f), 5);
+    /* The output is cleanup's: its ticket undrained, no row names it. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_file_removal r WHERE catalog_id = %lld"
+                          " AND drained_at IS NULL AND NOT EXISTS (SELECT 1 FROM hog_data_file d"
+                          "  WHERE d.catalog_id = r.catalog_id AND d.path = r.path)",
+                          (long long)f.cat),
+                     1);
+    /* The claim was given back: without the DV file there are 4 left, too
+     * few for a group, and none is reported as claimed. */
+    json_t *res = compact(&st.srv, "csuper", 1);
+    assert_int_equal(jint(res, "candidates_claimed"), 0);
+    assert_int_equal(jint(res, "candidates_with_dv"), 1);
+    json_decref(res);
+    fixture_free(&f);
+
+    /* The table is altered: skipped_conflicts. */
+    fixture_up(&f, st.file_client, "calter", spec, NULL);
+    for (int i = 0; i < 5; i++)
+        append_rows(f.table, spec, i * 10, 10);
+    struct background b2 = {&slow, "calter", {0}};
+    start_pass(&b2, &th, &f);
+    struct hl_error err;
+    char *ops =
+        dq("[{'op':'add_column','column':{'name':'late','type':'string','nullable':true}}]");
+    test_check(hl_table_alter(f.table, ops, NULL, &err), &err, "alter");
+    free(ops);
+    assert_int_equal(finish_pass(&b2, th, "skipped_conflicts"), 1);
+    assert_int_equal(live_files(&f), 5);
+    /* Appends meanwhile never conflict: the next pass compacts. */
+    res = compact(&st.srv, "calter", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    json_decref(res);
+    fixture_free(&f);
+    test_server_stop(&slow);
+}
+
+/* A group over the memory budget is refused, not read. */
+static void heap_budget(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, st.file_client, "cbudget", spec, NULL);
+    for (int i = 0; i < 5; i++)
+        append_rows(f.table, spec, i * 10, 10);
+    struct test_server small;
+    const char *const extra[] = {"--compaction-max-group-bytes", "1024", NULL};
+    test_server_start(&small, &st.db, extra);
+    json_t *res = compact(&small, "cbudget", 1);
+    assert_int_equal(jint(res, "heap_budget_exceeded"), 1);
+    assert_int_equal(jint(res, "groups_compacted"), 0);
+    json_decref(res);
+    test_server_stop(&small);
+    assert_int_equal(live_files(&f), 5);
+    fixture_free(&f);
+}
+
+/* The loop compacts on its own; status shows the task's backlog. Last:
+ * the loop sweeps every catalog of the database. */
+static void loop_and_status(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, st.file_client, "cloop", spec, NULL);
+    for (int i = 0; i < 5; i++)
+        append_rows(f.table, spec, i * 10, 10);
+    json_t *status = api_get_json(&st.srv, "/v1/catalogs/cloop/maintenance/status");
+    const json_t *tasks = json_object_get(status, "tasks"), *task = NULL;
+    for (size_t i = 0; i < json_array_size(tasks); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(tasks, i), "task")),
+                   "compaction") == 0)
+            task = json_array_get(tasks, i);
+    assert_non_null(task);
+    assert_int_equal(jint(json_object_get(task, "backlog"), "small_files"), 5);
+    assert_true(json_is_null(json_object_get(task, "loop")));
+    json_decref(status);
+    struct test_server looping;
+    const char *const extra[] = {"--compaction-interval-ms", "200", NULL};
+    test_server_start(&looping, &st.db, extra);
+    for (int waited = 0; live_files(&f) != 1; waited += 50) {
+        if (waited > 20000)
+            fail_msg("the loop did not compact");
+        sleep_ms(50);
+    }
+    test_server_stop(&looping);
+    assert_true(sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld"
+                     " AND task = 'compaction' AND run_trigger = 'loop' AND status = 'ok'",
+                     (long long)f.cat) >= 1);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(file_store),          cmocka_unit_test(moto_store),
-        cmocka_unit_test(schema_evolution),    cmocka_unit_test(racing_appends),
-        cmocka_unit_test(two_servers),         cmocka_unit_test(claimed_elsewhere),
-        cmocka_unit_test(crash_before_commit), cmocka_unit_test(bad_batch),
-        cmocka_unit_test(dv_and_variant),      cmocka_unit_test(cli_verb),
+        cmocka_unit_test(file_store),
+        cmocka_unit_test(moto_store),
+        cmocka_unit_test(schema_evolution),
+        cmocka_unit_test(racing_appends),
+        cmocka_unit_test(two_servers),
+        cmocka_unit_test(claimed_elsewhere),
+        cmocka_unit_test(crash_before_commit),
+        cmocka_unit_test(bad_batch),
+        cmocka_unit_test(dv_and_variant),
+        cmocka_unit_test(cli_verb),
+        cmocka_unit_test(changed_before_commit),
+        cmocka_unit_test(heap_budget),
+        cmocka_unit_test(loop_and_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
