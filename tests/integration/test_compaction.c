@@ -213,6 +213,8 @@ static void scan_totals(hl_table *t, const char *catalog, int64_t *rows, int64_t
             fail_msg("scan: %s", s.get_last_error(&s));
         if (!b.release)
             break;
+        /* The table's columns only: _hog_row_id is not one. */
+        assert_int_equal(b.n_children, 3);
         const struct ArrowArray *c = b.children[0];
         const int64_t *v = c->buffers[1];
         for (int64_t i = 0; i < b.length; i++)
@@ -342,6 +344,17 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
     expect_status(&hr, 409);
     http_result_free(&hr);
     free(q);
+    json_t *scan = api_get_json(&st.srv, "/v1/catalogs/%s/namespaces/ns/tables/t/scan", name);
+    const json_t *sf =
+        json_array_get(json_is_array(scan) ? scan : json_object_get(scan, "files"), 0);
+    assert_true(
+        json_is_true(json_object_get(json_object_get(sf, "data_file"), "explicit_row_ids")));
+    json_decref(scan);
+    struct http_result m;
+    api_get(&m, &st.srv, "/metrics");
+    assert_non_null(strstr(m.body, "hoglake_compaction_groups_total "));
+    assert_non_null(strstr(m.body, "hoglake_compaction_files_rewritten_total "));
+    http_result_free(&m);
     /* Nothing left to compact. */
     res = compact(&st.srv, name, 5);
     assert_int_equal(jint(res, "groups_compacted"), 0);
@@ -405,6 +418,14 @@ static void schema_evolution(void **state)
     char *got = duckdb(q);
     assert_string_equal(got, "BIGINT\tDOUBLE\t10\t0\t45\t7.5\t0\t9\n");
     free(got);
+    /* Unsorted: the ordering bounds are the row-id span, open above. */
+    json_t *files = api_get_json(&st.srv, "/v1/catalogs/cevolve/namespaces/ns/tables/t/files");
+    const json_t *df =
+        json_array_get(json_is_array(files) ? files : json_object_get(files, "files"), 0);
+    const json_t *ob = json_object_get(df, "ordering_bounds");
+    assert_int_equal(jint(ob, "lower_bound"), 0);
+    assert_true(json_is_null(json_object_get(ob, "upper_bound")));
+    json_decref(files);
     fixture_free(&f);
 }
 
