@@ -49,6 +49,46 @@ static int load_layout(struct srv_req *req, const struct catalog_row *cat,
     return 0;
 }
 
+/* Counts what became of a group that ran to its end: committed, or the
+ * reason it was skipped. */
+static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt_rewrite_outcome ro,
+                          enum cpt_commit_outcome co, const struct cpt_output *out,
+                          int64_t snapshot, const char *msg, struct compaction_result *res)
+{
+    switch (ro) {
+    case CPT_REWRITTEN: break;
+    case CPT_UNCONVERTIBLE:
+        count_skip(m, "unconvertible_schema", &res->unconvertible_schema);
+        break;
+    case CPT_INVALID_DATA: count_skip(m, "invalid_data", &res->invalid_data); break;
+    case CPT_STORAGE: count_skip(m, "failed", &res->failed_groups); break;
+    }
+    if (ro != CPT_REWRITTEN) {
+        log_warn("compaction: group %s of table %s.%s skipped: %s", g->key, g->ns_name,
+                 g->table_name, msg);
+        return;
+    }
+    if (co == CPT_DV_SUPERSEDED) {
+        count_skip(m, "dv_superseded", &res->dv_superseded);
+        return;
+    }
+    if (co == CPT_CONFLICT) {
+        count_skip(m, "conflict", &res->skipped_conflicts);
+        return;
+    }
+    res->groups_compacted++;
+    res->files_in += (int64_t)g->ninputs;
+    res->files_out++;
+    res->bytes_in += g->bytes;
+    res->bytes_out += out->file_size;
+    metrics_counter_add(m, "hoglake_compaction_groups_total", "", 1);
+    metrics_counter_add(m, "hoglake_compaction_files_rewritten_total", "", (double)g->ninputs);
+    metrics_counter_add(m, "hoglake_compaction_bytes_total", "", (double)g->bytes);
+    log_info("compaction: table %s.%s: %zu files (%lld bytes) -> %s (%lld bytes) at snapshot %lld",
+             g->ns_name, g->table_name, g->ninputs, (long long)g->bytes, out->path,
+             (long long)out->file_size, (long long)snapshot);
+}
+
 /* Stages, rewrites and commits one claimed group, counting the outcome.
  * Returns -1 only for a database failure or out of memory. */
 static int run_group(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
@@ -63,7 +103,7 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, const c
     lake_table_init(&layout, &a);
     int64_t at = 0, ticket = 0, snapshot = 0;
     const char *path = NULL;
-    struct cpt_output out;
+    struct cpt_output out = {0};
     enum cpt_rewrite_outcome ro = CPT_STORAGE;
     enum cpt_commit_outcome co = CPT_CONFLICT;
     char msg[600] = "";
@@ -85,41 +125,9 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, const c
         usleep(2000 * 1000);
     if (rc == 0 && ro == CPT_REWRITTEN)
         rc = cpt_commit(req, cat, claimant, g, at, ticket, &out, &co, &snapshot, err);
-    if (rc == 0) {
-        switch (ro) {
-        case CPT_REWRITTEN: break;
-        case CPT_UNCONVERTIBLE:
-            count_skip(m, "unconvertible_schema", &res->unconvertible_schema);
-            break;
-        case CPT_INVALID_DATA: count_skip(m, "invalid_data", &res->invalid_data); break;
-        case CPT_STORAGE: count_skip(m, "failed", &res->failed_groups); break;
-        }
-        if (ro != CPT_REWRITTEN)
-            log_warn("compaction: group %s of table %s.%s skipped: %s", g->key, g->ns_name,
-                     g->table_name, msg);
-    }
-    if (rc == 0 && ro == CPT_REWRITTEN) {
-        if (co == CPT_COMMITTED) {
-            keep_claim = true;
-            res->groups_compacted++;
-            res->files_in += (int64_t)g->ninputs;
-            res->files_out++;
-            res->bytes_in += g->bytes;
-            res->bytes_out += out.file_size;
-            metrics_counter_add(m, "hoglake_compaction_groups_total", "", 1);
-            metrics_counter_add(m, "hoglake_compaction_files_rewritten_total", "",
-                                (double)g->ninputs);
-            metrics_counter_add(m, "hoglake_compaction_bytes_total", "", (double)g->bytes);
-            log_info("compaction: table %s.%s: %zu files (%lld bytes) -> %s (%lld bytes) at "
-                     "snapshot %lld",
-                     g->ns_name, g->table_name, g->ninputs, (long long)g->bytes, out.path,
-                     (long long)out.file_size, (long long)snapshot);
-        } else if (co == CPT_DV_SUPERSEDED) {
-            count_skip(m, "dv_superseded", &res->dv_superseded);
-        } else {
-            count_skip(m, "conflict", &res->skipped_conflicts);
-        }
-    }
+    if (rc == 0)
+        count_outcome(m, g, ro, co, &out, snapshot, msg, res);
+    keep_claim = keep_claim || (rc == 0 && ro == CPT_REWRITTEN && co == CPT_COMMITTED);
     /* A group not committed is left to cleanup (its ticket stays
      * undrained, whatever was uploaded is unreferenced) and its files to
      * the next pass. */
