@@ -223,8 +223,8 @@ struct planner {
     struct compaction_result *res;
 };
 
-/* Builds the group of rows [first, first + count) of r (one bucket), then
- * refuses or claims it. */
+/* Builds the group of r's rows rows[0..count) (one bucket), then refuses
+ * it (over the memory budget, claimed elsewhere) or claims it. */
 static int take_group(struct planner *pl, const struct plan_table *t, const PGresult *r,
                       const int *rows, size_t count, struct api_error *err)
 {
