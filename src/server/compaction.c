@@ -61,7 +61,7 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
         count_skip(m, "unconvertible_schema", &res->unconvertible_schema);
         break;
     case CPT_INVALID_DATA: count_skip(m, "invalid_data", &res->invalid_data); break;
-    case CPT_STORAGE: count_skip(m, "failed", &res->failed_groups); break;
+    case CPT_STORAGE: count_skip(m, "failed_groups", &res->failed_groups); break;
     }
     if (ro != CPT_REWRITTEN) {
         log_warn("compaction: group %s of table %s.%s skipped: %s", g->key, g->ns_name,
@@ -73,7 +73,7 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
         return;
     }
     if (co == CPT_CONFLICT) {
-        count_skip(m, "conflict", &res->skipped_conflicts);
+        count_skip(m, "skipped_conflicts", &res->skipped_conflicts);
         return;
     }
     res->groups_compacted++;

@@ -64,8 +64,7 @@ static const struct family_def families[] = {
      "Input files compaction rewrote (ended by its commits)."},
     {"hoglake_compaction_bytes_total", COUNTER, "Input bytes compaction rewrote."},
     {"hoglake_compaction_skipped_total", COUNTER,
-     "Groups compaction planned but did not commit, by reason (conflict, dv_superseded, "
-     "unconvertible_schema, invalid_data, heap_budget_exceeded, claimed_elsewhere, failed)."},
+     "Groups compaction planned but did not commit, by reason (the CompactionResult counter)."},
     {"hoglake_background_loop_failures_total", COUNTER,
      "Maintenance passes that failed, by loop (the loop keeps running)."},
     {"hoglake_removal_queue_depth", GAUGE,

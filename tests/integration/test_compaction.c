@@ -862,6 +862,13 @@ static void changed_before_commit(void **state)
     assert_int_equal(jint(res, "groups_compacted"), 1);
     json_decref(res);
     fixture_free(&f);
+    struct http_result m;
+    api_get(&m, &slow, "/metrics");
+    assert_non_null(
+        strstr(m.body, "hoglake_compaction_skipped_total{reason=\"dv_superseded\"} 1\n"));
+    assert_non_null(
+        strstr(m.body, "hoglake_compaction_skipped_total{reason=\"skipped_conflicts\"} 1\n"));
+    http_result_free(&m);
     test_server_stop(&slow);
 }
 
