@@ -16,6 +16,16 @@ if ! cmake --build "$build" -j"$(nproc)" >"$build/build.log" 2>&1; then
   exit 1
 fi
 
+# The product's own build (scripts/run.sh: Release, the optimiser's extra
+# warnings) must stay warning-free too.
+release="$root/build-release-check"
+cmake -S "$root" -B "$release" -DCMAKE_BUILD_TYPE=Release -DHOGLAKE_TESTS=OFF >/dev/null
+if ! cmake --build "$release" -j"$(nproc)" --target hoglaked hoglake_cli >"$release/build.log" 2>&1; then
+  grep -E -A5 "error|Error" "$release/build.log" | head -80 >&2
+  echo "test.sh: the Release build failed; full log in $release/build.log" >&2
+  exit 1
+fi
+
 stack=$(mktemp -d /tmp/hoglake-stack.XXXXXX)
 chmod 755 "$stack"
 cleanup() {

@@ -96,6 +96,10 @@ int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *c
  * returns its exit code. Takes ownership of `body`. */
 int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
                 json_t **response);
+/* POSTs (no body) to the catalog's path + suffix ("/maintenance/...") and
+ * prints the answer: as JSON with --json, else through `human`. */
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
+                     void (*human)(const json_t *resp));
 /* The exit code of a library status, and the same after printing the
  * error (with the server's code and retry advice when there was one). */
 int cli_exit_for(hl_status st);
@@ -147,10 +151,6 @@ int cmd_maintenance(struct cli *cli, int argc, char **argv);
  * JSON with --json, else through `human`. */
 int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
                          void (*human)(const json_t *result));
-/* POSTs (no body) to the catalog's path + suffix and prints the answer
- * as JSON with --json, else through `human`. */
-int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
-                     void (*human)(const json_t *result));
 /* An integer member of o (0 when absent or not an integer). */
 int64_t cli_json_i64(const json_t *o, const char *key);
 /* Rows in and out through libhoglake (cmd_data.c). */

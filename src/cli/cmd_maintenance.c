@@ -1,10 +1,12 @@
-/* hoglake maintenance expire|runs|status: server-owned maintenance. */
+/* hoglake maintenance expire|runs|status|compact|hydrate|rehydrate:
+ * server-owned maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/cmd_maintenance_cleanup.h"
+#include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
 
 static const struct cli_opt expire_opts[] = {
@@ -14,22 +16,6 @@ static const struct cli_opt expire_opts[] = {
 int64_t cli_json_i64(const json_t *o, const char *key)
 {
     return (int64_t)json_integer_value(json_object_get(o, key));
-}
-
-int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
-                     void (*human)(const json_t *result))
-{
-    char path[1024];
-    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, suffix);
-    json_t *r;
-    if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, NULL, &r)) != EXIT_OK)
-        return rc;
-    if (cli->json)
-        cli_print_json(r);
-    else
-        human(r);
-    json_decref(r);
-    return EXIT_OK;
 }
 
 int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
@@ -159,6 +145,8 @@ static const struct cli_verb verbs[] = {
      "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
     {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",
      NULL, 0, 1, 1, run_status},
+    {"compact", "rewrite small files into larger sorted ones now (one compaction pass)",
+     "maintenance compact CATALOG [--batch N]", cli_compact_opts, 1, 1, 1, cli_run_compact},
     {"hydrate", "fill deferred statistics now (one hydrator pass)",
      "maintenance hydrate CATALOG [--batch N]", cli_hydrate_opts, 1, 1, 1, cli_run_hydrate},
     {"rehydrate", "requeue files whose hydration failed",

@@ -261,6 +261,22 @@ int cli_request(struct cli *cli, const char *method, const char *path, json_t *b
     return EXIT_OK;
 }
 
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
+                     void (*human)(const json_t *resp))
+{
+    char path[1024];
+    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, suffix);
+    json_t *resp;
+    if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, NULL, &resp)) != EXIT_OK)
+        return rc;
+    if (cli->json)
+        cli_print_json(resp);
+    else
+        human(resp);
+    json_decref(resp);
+    return EXIT_OK;
+}
+
 bool cli_add_time_travel(char *path, size_t size, const struct cli_args *a)
 {
     const char *snap = cli_opt_value(a, "snapshot");

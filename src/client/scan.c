@@ -11,7 +11,7 @@
 #include "client/tableinfo.h"
 #include "objstore/objstore.h"
 #include "parquet/reader.h"
-#include "rows/rows_adapt.h"
+#include "rows/rows_project.h"
 #include "rows/rows_schema.h"
 #include "util/arena.h"
 #include "util/arrow.h"
@@ -26,8 +26,7 @@ struct scan {
     struct buf data;
     struct pq_reader *reader;
     size_t next_group;
-    struct ArrowSchema projected; /* the file's columns in table order, nulls' for the absent */
-    int64_t *map;                 /* table column -> the file's selected column, or -1 */
+    struct rows_projection proj; /* the file's columns in table order, by field id */
     char last_error[HL_ERROR_MESSAGE_MAX];
 };
 
@@ -46,11 +45,7 @@ static void close_file(struct scan *s)
     pq_reader_free(s->reader);
     s->reader = NULL;
     buf_free(&s->data);
-    if (s->projected.release)
-        s->projected.release(&s->projected);
-    memset(&s->projected, 0, sizeof s->projected);
-    free(s->map);
-    s->map = NULL;
+    rows_project_free(&s->proj);
 }
 
 /* Opens the next file of the plan: fetches it, selects the table's columns
@@ -72,42 +67,8 @@ static int open_file(struct scan *s, const json_t *scan_file)
     struct pq_error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
-    size_t n = s->table.root.nchildren;
-    int32_t *ids = calloc(n ? n : 1, sizeof *ids);
-    s->map = calloc(n ? n : 1, sizeof *s->map);
-    if (!ids || !s->map) {
-        free(ids);
-        return scan_fail(s, "out of memory");
-    }
-    size_t nids = 0;
-    const struct pq_schema *ps = pq_reader_schema(s->reader);
-    for (size_t c = 0; c < n; c++) {
-        int32_t id = (int32_t)s->table.root.children[c]->field_id;
-        s->map[c] = pq_schema_find_top_by_id(ps, id) ? (int64_t)nids : -1;
-        if (s->map[c] >= 0)
-            ids[nids++] = id;
-    }
-    struct ArrowSchema file_schema, fresh;
-    int rc = nids ? pq_reader_select_field_ids(s->reader, ids, nids, &pe) : 0;
-    free(ids);
-    if (rc != 0 || pq_reader_arrow_schema(s->reader, &file_schema, &pe) != 0)
-        return scan_fail(s, "%s: %s", path, pe.msg);
-    if (rows_table_arrow_schema(&s->table, &fresh) != 0 ||
-        arrow_schema_init(&s->projected, "+s", "", 0, (int64_t)n) != 0) {
-        file_schema.release(&file_schema);
-        if (fresh.release)
-            fresh.release(&fresh);
-        return scan_fail(s, "out of memory");
-    }
-    for (size_t c = 0; c < n; c++) {
-        struct ArrowSchema *from =
-            s->map[c] >= 0 ? file_schema.children[s->map[c]] : fresh.children[c];
-        arrow_schema_move(from, s->projected.children[c]);
-    }
-    file_schema.release(&file_schema);
-    fresh.release(&fresh);
     char msg[512];
-    if (rows_adapt_check(&s->projected, &s->table, msg, sizeof msg) != 0)
+    if (rows_project_open(s->reader, &s->table, &s->proj, msg, sizeof msg) != ROWS_PROJECT_OK)
         return scan_fail(s, "%s: %s", path, msg);
     s->next_group = 0;
     return 0;
@@ -124,32 +85,11 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
 /* A row group of the open file, in the table's shape. */
 static int next_batch(struct scan *s, struct ArrowArray *out)
 {
-    struct ArrowArray in;
-    struct pq_error pe;
-    if (pq_reader_read_row_group(s->reader, s->next_group++, &in, &pe) != 0)
-        return scan_fail(s, "%s", pe.msg);
-    size_t n = s->table.root.nchildren;
-    if (arrow_array_init(out, 1, (int64_t)n) != 0) {
-        in.release(&in);
-        return scan_fail(s, "out of memory");
-    }
-    out->length = in.length;
-    int rc = 0;
-    for (size_t c = 0; c < n && rc == 0; c++) {
-        if (s->map[c] >= 0)
-            arrow_array_move(in.children[s->map[c]], out->children[c]);
-        else
-            rc = arrow_array_nulls(s->projected.children[c], in.length, out->children[c]);
-    }
-    in.release(&in);
     char msg[512];
-    if (rc != 0)
-        rc = scan_fail(s, "out of memory");
-    else if (rows_adapt_batch(&s->projected, out, &s->table, msg, sizeof msg) != 0)
-        rc = scan_fail(s, "%s", msg);
-    if (rc != 0)
-        out->release(out);
-    return rc;
+    if (rows_project_read(s->reader, s->next_group++, &s->proj, &s->table, out, msg, sizeof msg) !=
+        ROWS_PROJECT_OK)
+        return scan_fail(s, "%s", msg);
+    return 0;
 }
 
 static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)

@@ -409,6 +409,7 @@ int avro_cursor_long(struct avro_cursor *c, int64_t *v, struct avro_error *err)
 static int cursor_take(struct avro_cursor *c, size_t n, const uint8_t **p, struct avro_error *err,
                        const char *what)
 {
+    *p = NULL; /* set on every path: callers read it only on success */
     if (n > c->avail)
         return truncated(err, what);
     *p = c->p;
@@ -422,6 +423,7 @@ static int cursor_take(struct avro_cursor *c, size_t n, const uint8_t **p, struc
 static int cursor_length(struct avro_cursor *c, size_t *len, struct avro_error *err,
                          const char *what)
 {
+    *len = 0; /* set on every path: callers read it only on success */
     int64_t v;
     if (avro_cursor_long(c, &v, err) < 0)
         return -1;

@@ -299,6 +299,8 @@ static int take(struct avro_cursor *c, size_t n, const uint8_t **p)
 /* A zigzag length that must fit in what is left of c. */
 static int take_sized(struct avro_cursor *c, const uint8_t **p, size_t *len, struct avro_error *err)
 {
+    *p = NULL; /* set on every path: callers read them only on success */
+    *len = 0;
     int64_t n;
     if (avro_cursor_long(c, &n, err) < 0)
         return -1;

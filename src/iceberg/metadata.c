@@ -48,9 +48,12 @@ static const char *const known_keys[] = {
 
 /* ------------------------------------------------------------ validation */
 
+/* Always -1, visibly so: callers' outputs are unset on that path, and the
+ * optimiser must see it cannot return 0. */
 static int malformed(struct icemeta_err *err, const char *what, const char *why)
 {
-    return icemeta_fail(err, ICEMETA_ERR_MALFORMED, "table metadata: %s %s", what, why);
+    icemeta_fail(err, ICEMETA_ERR_MALFORMED, "table metadata: %s %s", what, why);
+    return -1;
 }
 
 /* An integer member; absent is an error when required. Reals are refused:
@@ -58,7 +61,7 @@ static int malformed(struct icemeta_err *err, const char *what, const char *why)
 static int get_int(const json_t *obj, const char *key, bool required, int64_t *out, bool *present,
                    const char *where, struct icemeta_err *err)
 {
-    char what[160];
+    char what[320];
     snprintf(what, sizeof what, "%s%s\"%s\"", where, where[0] ? "." : "", key);
     const json_t *v = json_object_get(obj, key);
     if (present)
@@ -74,7 +77,7 @@ static int get_int(const json_t *obj, const char *key, bool required, int64_t *o
 static int get_string(const json_t *obj, const char *key, const char **out, const char *where,
                       struct icemeta_err *err)
 {
-    char what[160];
+    char what[320];
     snprintf(what, sizeof what, "%s%s\"%s\"", where, where[0] ? "." : "", key);
     const json_t *v = json_object_get(obj, key);
     if (!v)

@@ -356,22 +356,31 @@ int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct 
     return namespace_resolve(req, cat, req->params[1], t->head, false, namespace_id, err);
 }
 
-int ddl_allocate(struct ddl_txn *t, struct api_error *err)
+/* The snapshot (and, for a data snapshot, nfile_ids file ids: the first
+ * in *first_file_id) allocated under the lock, and its snapshot row. Only
+ * DDL bumps schema_version. */
+static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *first_file_id,
+                    struct api_error *err)
 {
     PGconn *pg = t->req->db->pg;
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, t->cat->id);
+    db_param_bool(&p, ddl);
+    db_param_i64(&p, nfile_ids);
     struct db_err dberr;
     PGresult *r = db_exec(pg,
                           "UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
-                          " schema_version = schema_version + 1 WHERE catalog_id = $1"
-                          " RETURNING last_snapshot_id, schema_version",
+                          " schema_version = schema_version + $2::boolean::int,"
+                          " next_file_id = next_file_id + $3 WHERE catalog_id = $1"
+                          " RETURNING last_snapshot_id, schema_version, next_file_id - $3",
                           &p, &dberr);
     if (!r)
         return api_db_error(err, &dberr, "snapshot allocation");
     t->snapshot_id = db_i64(r, 0, 0);
     t->schema_version = db_i64(r, 0, 1);
+    if (first_file_id)
+        *first_file_id = db_i64(r, 0, 2);
     PQclear(r);
     db_params_init(&p);
     db_param_i64(&p, t->cat->id);
@@ -383,6 +392,17 @@ int ddl_allocate(struct ddl_txn *t, struct api_error *err)
                &p, &dberr) != 0)
         return api_db_error(err, &dberr, "snapshot row");
     return 0;
+}
+
+int ddl_allocate(struct ddl_txn *t, struct api_error *err)
+{
+    return allocate(t, true, 0, NULL, err);
+}
+
+int ddl_allocate_data(struct ddl_txn *t, int64_t nfile_ids, int64_t *first_file_id,
+                      struct api_error *err)
+{
+    return allocate(t, false, nfile_ids, first_file_id, err);
 }
 
 int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct api_error *err)

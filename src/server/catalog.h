@@ -89,6 +89,11 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
 /* Allocates the next snapshot id, bumps schema_version and inserts the
  * snapshot row (stamped with clock_timestamp(), after the lock). */
 int ddl_allocate(struct ddl_txn *t, struct api_error *err);
+/* A data snapshot under the same lock (maintenance rewrites): allocates
+ * the snapshot and nfile_ids file ids (the first in *first_file_id) and
+ * inserts the snapshot row; schema_version stays. */
+int ddl_allocate_data(struct ddl_txn *t, int64_t nfile_ids, int64_t *first_file_id,
+                      struct api_error *err);
 int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct api_error *err);
 int ddl_commit(struct ddl_txn *t, struct api_error *err);
 /* The common DDL prologue for objects inside a namespace: loads the catalog

@@ -113,6 +113,14 @@ static const struct option_def options[] = {
      offsetof(struct config, metrics_interval_ms), 0, 0, 86400000,
      "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
      "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"},
+    {"compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", OPT_INT64,
+     offsetof(struct config, compaction_interval_ms), 0, 0, 31LL * 86400000,
+     "compaction loop interval; each sweep compacts one group per catalog\n"
+     "(default 0: no loop, POST .../maintenance/compact still works)"},
+    {"compaction-max-group-bytes", "HOGLAKE_COMPACTION_MAX_GROUP_BYTES", OPT_INT64,
+     offsetof(struct config, compaction_max_group_bytes), 0, 1, (int64_t)1 << 40,
+     "a compaction group whose input files hold more bytes is refused (heap_budget_exceeded;\n"
+     "the rewrite holds its rows in memory; default 1073741824)"},
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -134,6 +142,7 @@ static void set_defaults(struct config *cfg)
     cfg->cleanup_interval_ms = 1800000;
     cfg->cleanup_batch = 2000;
     cfg->receipt_retention_s = 7 * 86400;
+    cfg->compaction_max_group_bytes = (int64_t)1 << 30;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
     cfg->hydrator_interval_ms = 900000;

@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lake/bounds.h"
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/reader.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
+#include "server/file_stats.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/table_store.h"
@@ -168,54 +168,6 @@ static int fetch_footer(struct objstore *os, const struct pending_file *f, struc
     return 0;
 }
 
-/* The commit path's repairs (commit_check.c), applied to what the footer
- * gave: counts clamped to what the file can hold, bounds sanitised. */
-static void repair_stats(const struct lake_table *t, int64_t record_count, struct hydrated *h)
-{
-    for (size_t i = 0; i < h->nstats; i++) {
-        struct pq_col_stats *s = &h->stats[i];
-        const struct lake_column *col = lake_table_find_field(t, s->field_id);
-        bool repeated = false;
-        for (const struct lake_column *p = col ? col->parent : NULL; p; p = p->parent)
-            repeated = repeated || p->type == LT_LIST || p->type == LT_MAP;
-        if (!repeated && s->value_count > record_count) {
-            s->value_count = record_count;
-            h->repaired++;
-        }
-        if (s->null_count > s->value_count) {
-            s->null_count = s->value_count;
-            h->repaired++;
-        }
-        if (!col)
-            continue;
-        /* The arena's bounds are ours to rewrite in place. */
-        struct bound_slot lower = {(uint8_t *)s->lower, s->lower_len, s->lower != NULL, BOUND_KEEP};
-        struct bound_slot upper = {(uint8_t *)s->upper, s->upper_len, s->upper != NULL, BOUND_KEEP};
-        h->repaired += bound_sanitize_pair(col->type, col->precision, col->scale, &lower, &upper);
-        s->lower = lower.present ? lower.data : NULL;
-        s->lower_len = lower.present ? lower.len : 0;
-        s->upper = upper.present ? upper.data : NULL;
-        s->upper_len = upper.present ? upper.len : 0;
-    }
-}
-
-/* Split offsets: each row group's start, when every row group gives one. */
-static int take_splits(const struct pq_file_meta *m, struct arena *a, struct hydrated *h)
-{
-    if (m->nrow_groups == 0)
-        return 0;
-    for (size_t i = 0; i < m->nrow_groups; i++)
-        if (!m->row_groups[i].has_file_offset || m->row_groups[i].file_offset < 0)
-            return 0;
-    h->splits = arena_calloc(a, m->nrow_groups, sizeof *h->splits);
-    if (!h->splits)
-        return -1;
-    for (size_t i = 0; i < m->nrow_groups; i++)
-        h->splits[i] = m->row_groups[i].file_offset;
-    h->nsplits = m->nrow_groups;
-    return 0;
-}
-
 /* From the decoded footer to the stats, against the table at the file's
  * begin_snapshot. Returns 0 with *o set, or -1 with err filled. */
 static int compute(struct srv_req *req, const struct catalog_row *cat, const struct pending_file *f,
@@ -244,7 +196,7 @@ static int compute(struct srv_req *req, const struct catalog_row *cat, const str
         }
     }
     if (rc == 0) {
-        repair_stats(&t, f->record_count, h);
+        h->repaired += file_stats_repair(&t, f->record_count, h->stats, h->nstats);
         /* Leaves only: the repeated groups a list or map wraps its
          * elements in carry no id in any writer. */
         for (size_t i = 1; i < h->meta.nschema; i++) {
@@ -252,7 +204,7 @@ static int compute(struct srv_req *req, const struct catalog_row *cat, const str
             if (e->num_children == 0 && !e->has_field_id)
                 h->missing_field_ids = true;
         }
-        if (!f->has_splits && take_splits(&h->meta, a, h) != 0)
+        if (!f->has_splits && file_stats_splits(&h->meta, a, &h->splits, &h->nsplits) != 0)
             rc = api_nomem(err);
     }
     lake_table_release(&t);
@@ -261,55 +213,13 @@ static int compute(struct srv_req *req, const struct catalog_row *cat, const str
     return rc;
 }
 
-static int store_stats(struct srv_req *req, const struct catalog_row *cat,
-                       const struct pending_file *f, const struct hydrated *h,
-                       struct api_error *err)
-{
-    struct pg_array field, vals, nulls, size, lower, upper;
-    struct pg_array *all[] = {&field, &vals, &nulls, &size, &lower, &upper};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_init(all[i]);
-    for (size_t i = 0; i < h->nstats; i++) {
-        const struct pq_col_stats *s = &h->stats[i];
-        pg_array_i64(&field, s->field_id);
-        pg_array_i64(&vals, s->value_count);
-        pg_array_i64(&nulls, s->null_count);
-        pg_array_i64(&size, s->size_bytes);
-        pg_array_bytes(&lower, s->lower, s->lower_len);
-        pg_array_bytes(&upper, s->upper, s->upper_len);
-    }
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, f->id);
-    int rc = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
-        const char *text = pg_array_text(all[i]);
-        if (!text)
-            rc = api_nomem(err);
-        else
-            db_param_str(&p, text);
-    }
-    /* A pending file has no stats rows; a stray one would make the insert
-     * fail, so none is assumed away. */
-    if (rc == 0 && h->nstats)
-        rc = req_exec(req,
-                      "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
-                      " value_count, null_count, size_bytes, lower_bound, upper_bound)"
-                      " SELECT $1, $2, u.field, u.vals, u.nulls, u.size, u.lower, u.upper"
-                      " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
-                      "  $7::bytea[], $8::bytea[]) AS u(field, vals, nulls, size, lower, upper)",
-                      &p, "hydrator statistics", err);
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_free(all[i]);
-    return rc;
-}
-
 /* Writes the outcome of a claimed file and commits. */
 static int settle(struct srv_req *req, const struct catalog_row *cat, const struct pending_file *f,
                   const struct hydrated *h, enum outcome o, struct api_error *err)
 {
-    if (o == OUT_PROVIDED && store_stats(req, cat, f, h, err) != 0)
+    /* A pending file has no stats rows; a stray one would make the insert
+     * fail, so none is assumed away. */
+    if (o == OUT_PROVIDED && file_stats_insert(req, cat->id, f->id, h->stats, h->nstats, err) != 0)
         return -1;
     struct pg_array splits;
     pg_array_init(&splits);

@@ -10,6 +10,7 @@
 
 #include "objstore/objstore.h"
 #include "server/audit.h"
+#include "server/compaction.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -146,12 +147,16 @@ int main(int argc, char **argv)
     cleanup = (struct cleanup_task){.srv = &srv,
                                     .batch = srv.cfg.cleanup_batch,
                                     .receipt_retention_s = srv.cfg.receipt_retention_s};
+    static struct compaction_task compaction;
+    compaction_task_init(&compaction, &srv);
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
         {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
          &hydrator},
         {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
+        {"compaction", srv.cfg.compaction_interval_ms, compaction_pass, compaction_backlog,
+         &compaction},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
                                   sizeof tasks / sizeof tasks[0], err, sizeof err);

@@ -147,7 +147,10 @@ static int sample_lag(PGconn *pg, struct metrics *m, struct db_err *err)
     int rows = PQntuples(r);
     struct series_set lag, max;
     int rc = -1;
-    if (set_init(&lag, (size_t)rows) == 0 && set_init(&max, (size_t)rows) == 0) {
+    /* Both initialised before either is checked: set_free runs on both. */
+    bool ready = set_init(&lag, (size_t)rows) == 0;
+    ready = set_init(&max, (size_t)rows) == 0 && ready;
+    if (ready) {
         for (int i = 0; i < rows; i++) {
             const char *cat = db_str(r, i, 0);
             double v = (double)db_i64(r, i, 2);

@@ -75,6 +75,7 @@ static const struct route routes[] = {
     {"PUT", CAT "/consumers/{consumer}/offsets/{table_uuid}", h_consumer_offset_put, 0, no_args},
 
     {"POST", CAT "/maintenance/expire", h_maintenance_expire, 0, maint_batch},
+    {"POST", CAT "/maintenance/compact", h_maintenance_compact, 0, maint_batch},
     {"GET", CAT "/maintenance/status", h_maintenance_status, 0, no_args},
     {"GET", CAT "/maintenance/runs", h_maintenance_runs, 0, maint_runs},
     {"POST", CAT "/maintenance/hydrate", h_maintenance_hydrate, 0, hydrate_args},

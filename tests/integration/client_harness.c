@@ -1,12 +1,19 @@
 #include "client_harness.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
+
+#include "rows/rows_parse.h"
+#include "rows/rows_schema.h"
+#include "util/arena.h"
 
 const char *test_need_env(const char *name)
 {
@@ -37,4 +44,113 @@ void test_check(hl_status st, const struct hl_error *err, const char *what)
     if (st != HL_OK)
         fail_msg("%s: %s (%s, HTTP %d %s)", what, err->message, hl_status_name(st),
                  err->http_status, err->code);
+}
+
+void client_stack_up(struct client_stack *st, const char *label)
+{
+    memset(st, 0, sizeof *st);
+    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
+    st->bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
+    setenv("AWS_ACCESS_KEY_ID", test_need_env("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", test_need_env("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
+    const char *const extra[] = {"--s3-endpoint", moto, "--s3-region",
+                                 test_need_env("HOGLAKE_TEST_S3_REGION"), NULL};
+    test_db_create(&st->db, label);
+    test_server_start(&st->srv, &st->db, extra);
+    test_server_start(&st->srv2, &st->db, extra);
+    st->pg = test_db_connect(&st->db);
+    test_sql_use(st->pg);
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(st->warehouse, sizeof st->warehouse, "%s/hl-%s-XXXXXX", tmp, label);
+    assert_non_null(mkdtemp(st->warehouse));
+    st->file_client = test_client_new(st->srv.base, NULL);
+    st->moto_client = test_client_new(st->srv.base, moto);
+}
+
+void client_stack_down(struct client_stack *st)
+{
+    hl_client_free(st->file_client);
+    hl_client_free(st->moto_client);
+    test_server_stop(&st->srv2);
+    test_stack_down(&st->db, &st->srv, &st->pg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", st->warehouse);
+    (void)system(cmd);
+}
+
+void client_stack_data_path(const struct client_stack *st, const hl_client *c, const char *name,
+                            char *out, size_t size)
+{
+    if (c == st->file_client)
+        snprintf(out, size, "file://%s/%s", st->warehouse, name);
+    else
+        snprintf(out, size, "s3://%s/%s", st->bucket, name);
+}
+
+/* ---- Arrow input: JSON Lines as one batch ---- */
+
+struct one_batch {
+    struct arena arena;
+    struct lake_table table;
+    struct ArrowArray batch; /* release NULL once handed out */
+};
+
+static int ob_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
+{
+    struct one_batch *b = s->private_data;
+    return rows_table_arrow_schema(&b->table, out) != 0 ? ENOMEM : 0;
+}
+
+static int ob_next(struct ArrowArrayStream *s, struct ArrowArray *out)
+{
+    struct one_batch *b = s->private_data;
+    *out = b->batch;
+    b->batch.release = NULL;
+    return 0;
+}
+
+static const char *ob_error(struct ArrowArrayStream *s)
+{
+    (void)s;
+    return NULL;
+}
+
+static void ob_release(struct ArrowArrayStream *s)
+{
+    struct one_batch *b = s->private_data;
+    if (b->batch.release)
+        b->batch.release(&b->batch);
+    lake_table_release(&b->table);
+    arena_free(&b->arena);
+    free(b);
+    s->release = NULL;
+}
+
+void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStream *s)
+{
+    struct one_batch *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    arena_init(&b->arena, 0);
+    lake_table_init(&b->table, &b->arena);
+    char msg[512];
+    struct rows_parser *p;
+    if (rows_table_from_spec(spec, &b->table, msg, sizeof msg) != 0 ||
+        rows_parser_new(&b->table, &p, msg, sizeof msg) != 0)
+        fail_msg("spec: %s", msg);
+    for (const char *line = jsonl; *line;) {
+        const char *end = strchr(line, '\n');
+        if (rows_parser_json_row(p, line, (size_t)(end - line), msg, sizeof msg) != 0)
+            fail_msg("row: %s", msg);
+        line = end + 1;
+    }
+    struct ArrowSchema schema;
+    if (rows_parser_take(p, &schema, &b->batch, msg, sizeof msg) != 0)
+        fail_msg("take: %s", msg);
+    schema.release(&schema);
+    rows_parser_free(p);
+    *s = (struct ArrowArrayStream){.get_schema = ob_schema,
+                                   .get_next = ob_next,
+                                   .get_last_error = ob_error,
+                                   .release = ob_release,
+                                   .private_data = b};
 }

@@ -680,3 +680,33 @@ void cli_out_free(struct cli_out *o)
     free(o->err);
     o->out = o->err = NULL;
 }
+
+char *test_duckdb(const char *node, const char *interop_dir, const char *scratch_dir,
+                  const char *sql)
+{
+    char qfile[600], cmd[1500];
+    snprintf(qfile, sizeof qfile, "%s/query.sql", scratch_dir);
+    FILE *q = fopen(qfile, "w");
+    assert_non_null(q);
+    fputs(sql, q);
+    fclose(q);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/duckdb_query.mjs' \"$(cat '%s')\"", node, interop_dir,
+             qfile);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t len = 0, cap = 4096;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    size_t k;
+    while ((k = fread(out + len, 1, cap - len - 1, p)) > 0) {
+        len += k;
+        if (cap - len < 1024) {
+            cap *= 2;
+            out = realloc(out, cap);
+            assert_non_null(out);
+        }
+    }
+    out[len] = '\0';
+    assert_int_equal(pclose(p), 0);
+    return out;
+}

@@ -152,6 +152,15 @@ void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg);
 #define WAITING_FOR_ADVISORY_LOCK                                                                  \
     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database ="     \
     " (SELECT oid FROM pg_database WHERE datname = current_database())"
+/* ---- DuckDB, the independent reader ---- */
+
+/* Runs one SQL statement in DuckDB through node (interop_dir's
+ * duckdb_query.mjs; the query goes through a file in scratch_dir) and
+ * returns its rows, a line each, values tab-separated (malloc'd). Fails
+ * the test when DuckDB does. */
+char *test_duckdb(const char *node, const char *interop_dir, const char *scratch_dir,
+                  const char *sql);
+
 /* ---- the hoglake command ---- */
 
 struct cli_out {

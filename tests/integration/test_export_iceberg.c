@@ -104,14 +104,19 @@ static void rows_upto(int upto)
     assert_int_equal(system(cmd), 0);
 }
 
-static void append_batches(int from, int to)
+static void append_batches_to(const char *table, int from, int to)
 {
     for (int b = from; b < to; b++) {
         struct cli_out o;
-        run(&o, "append ai.gw.messages batch-%02d.jsonl", b);
+        run(&o, "append ai.gw.%s batch-%02d.jsonl", table, b);
         ok(&o, "append");
         cli_out_free(&o);
     }
+}
+
+static void append_batches(int from, int to)
+{
+    append_batches_to("messages", from, to);
 }
 
 /* icebird reads the table at `url` and checks it against rows.jsonl. */
@@ -397,23 +402,7 @@ static void current_files(const char *table_dir, struct buf *list)
 
 static char *duckdb(const char *sql)
 {
-    char qfile[600], cmd[1200];
-    snprintf(qfile, sizeof qfile, "%s/query.sql", dir);
-    FILE *q = fopen(qfile, "w");
-    assert_non_null(q);
-    fputs(sql, q);
-    fclose(q);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/duckdb_query.mjs' \"$(cat '%s')\"", HL_NODE, HL_INTEROP_DIR,
-             qfile);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    struct buf out = BUF_INIT;
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, p)) > 0)
-        assert_int_equal(buf_append(&out, chunk, k), 0);
-    assert_int_equal(pclose(p), 0);
-    return out.data ? buf_take(&out) : strdup("");
+    return test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql);
 }
 
 /* Compaction: gates, the replace snapshot read back by icebird, and v3
@@ -554,12 +543,53 @@ static void lookup_key(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The server compacts the table between two incremental runs: the next
+ * run exports only the new rows (the changefeed leaves the compaction
+ * output out), and a fresh export reads the compacted file. */
+static void server_compaction(void **state)
+{
+    (void)state;
+    struct cli_out o;
+    run(&o, "table create ai.gw.compacted --columns 'session_id:string!, conversation_id:string, "
+            "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
+            "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
+    ok(&o, "table create");
+    cli_out_free(&o);
+    append_batches_to("compacted", 0, 5);
+    char url[1024], fresh[1024];
+    snprintf(url, sizeof url, "file://%s/iceberg/compacted", dir);
+    snprintf(fresh, sizeof fresh, "file://%s/iceberg/compacted-fresh", dir);
+    run(&o, "export iceberg ai.gw.compacted --to %s", url);
+    ok(&o, "the first export");
+    cli_out_free(&o);
+    run(&o, "--json maintenance compact ai");
+    ok(&o, "compact");
+    json_t *r = jparse(o.out);
+    assert_int_equal(jint(r, "groups_compacted"), 1);
+    assert_int_equal(jint(r, "files_in"), 5);
+    json_decref(r);
+    cli_out_free(&o);
+    append_batches_to("compacted", 5, 8);
+    run(&o, "--json export iceberg ai.gw.compacted --to %s", url);
+    ok(&o, "the export after the compaction");
+    r = jparse(o.out);
+    assert_int_equal(jint(r, "rows"), 3 * ROWS_PER_BATCH);
+    json_decref(r);
+    cli_out_free(&o);
+    rows_upto(8);
+    verify(url, 3, NULL, true);
+    run(&o, "export iceberg ai.gw.compacted --to %s", fresh);
+    ok(&o, "a fresh export");
+    cli_out_free(&o);
+    verify(fresh, 3, NULL, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(incremental_v3),   cmocka_unit_test(version_2_and_s3),
         cmocka_unit_test(drift_is_refused), cmocka_unit_test(compaction),
-        cmocka_unit_test(lookup_key),
+        cmocka_unit_test(lookup_key),       cmocka_unit_test(server_compaction),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

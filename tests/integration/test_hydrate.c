@@ -31,12 +31,8 @@
 #include "rows/rows_schema.h"
 #include "util/arena.h"
 
-static struct test_db db;
-static struct test_server srv, srv2, looper;
-static PGconn *pg;
-static char warehouse[256];
-static const char *bucket;
-static hl_client *file_client, *moto_client;
+static struct client_stack st;
+static struct test_server looper; /* the loop test's server */
 
 /* Every column kind the stats mapping treats differently: integers,
  * strings, decimals, timestamps, floats (signed zeros), booleans, dates,
@@ -57,107 +53,16 @@ static const char rows[] =
 static int setup(void **state)
 {
     (void)state;
-    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
-    bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
-    /* The servers read moto with the keys from the environment, as a
-     * deployment would. */
-    setenv("AWS_ACCESS_KEY_ID", test_need_env("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", test_need_env("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
-    const char *const extra[] = {"--s3-endpoint", moto, "--s3-region",
-                                 test_need_env("HOGLAKE_TEST_S3_REGION"), NULL};
-    test_db_create(&db, "hydrate");
-    test_server_start(&srv, &db, extra);
-    test_server_start(&srv2, &db, extra);
-    pg = test_db_connect(&db);
-    test_sql_use(pg);
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(warehouse, sizeof warehouse, "%s/hl-hydrate-XXXXXX", tmp);
-    assert_non_null(mkdtemp(warehouse));
-    file_client = test_client_new(srv.base, NULL);
-    moto_client = test_client_new(srv.base, moto);
+    client_stack_up(&st, "hydrate");
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    hl_client_free(file_client);
-    hl_client_free(moto_client);
     test_server_stop(&looper);
-    test_server_stop(&srv2);
-    test_stack_down(&db, &srv, &pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", warehouse);
-    (void)system(cmd);
+    client_stack_down(&st);
     return 0;
-}
-
-/* ---- Arrow input: the rows above as one batch ---- */
-
-struct one_batch {
-    struct arena arena;
-    struct lake_table table;
-    struct ArrowArray batch; /* release NULL once handed out */
-};
-
-static int ob_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
-{
-    struct one_batch *b = s->private_data;
-    return rows_table_arrow_schema(&b->table, out) != 0 ? ENOMEM : 0;
-}
-
-static int ob_next(struct ArrowArrayStream *s, struct ArrowArray *out)
-{
-    struct one_batch *b = s->private_data;
-    *out = b->batch;
-    b->batch.release = NULL;
-    return 0;
-}
-
-static const char *ob_error(struct ArrowArrayStream *s)
-{
-    (void)s;
-    return NULL;
-}
-
-static void ob_release(struct ArrowArrayStream *s)
-{
-    struct one_batch *b = s->private_data;
-    if (b->batch.release)
-        b->batch.release(&b->batch);
-    lake_table_release(&b->table);
-    arena_free(&b->arena);
-    free(b);
-    s->release = NULL;
-}
-
-static void rows_stream(struct ArrowArrayStream *s)
-{
-    struct one_batch *b = calloc(1, sizeof *b);
-    assert_non_null(b);
-    arena_init(&b->arena, 0);
-    lake_table_init(&b->table, &b->arena);
-    char msg[512];
-    struct rows_parser *p;
-    if (rows_table_from_spec(spec, &b->table, msg, sizeof msg) != 0 ||
-        rows_parser_new(&b->table, &p, msg, sizeof msg) != 0)
-        fail_msg("spec: %s", msg);
-    for (const char *line = rows; *line;) {
-        const char *end = strchr(line, '\n');
-        if (rows_parser_json_row(p, line, (size_t)(end - line), msg, sizeof msg) != 0)
-            fail_msg("row: %s", msg);
-        line = end + 1;
-    }
-    struct ArrowSchema schema;
-    if (rows_parser_take(p, &schema, &b->batch, msg, sizeof msg) != 0)
-        fail_msg("take: %s", msg);
-    schema.release(&schema);
-    rows_parser_free(p);
-    *s = (struct ArrowArrayStream){.get_schema = ob_schema,
-                                   .get_next = ob_next,
-                                   .get_last_error = ob_error,
-                                   .release = ob_release,
-                                   .private_data = b};
 }
 
 /* ---- fixtures ---- */
@@ -176,10 +81,7 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name)
     f->name = name;
     f->client = c;
     char data_path[512];
-    if (c == file_client)
-        snprintf(data_path, sizeof data_path, "file://%s/%s", warehouse, name);
-    else
-        snprintf(data_path, sizeof data_path, "s3://%s/%s", bucket, name);
+    client_stack_data_path(&st, c, name, data_path, sizeof data_path);
     char msg[256];
     json_t *cols = colspec_parse_columns(spec, msg, sizeof msg);
     if (!cols)
@@ -204,7 +106,7 @@ static void fixture_free(struct fixture *f)
 static int64_t append(struct fixture *f, bool deferred)
 {
     struct ArrowArrayStream s;
-    rows_stream(&s);
+    test_rows_stream(spec, rows, &s);
     struct hl_append_options o;
     hl_append_options_init(&o);
     o.deferred_stats = deferred;
@@ -236,7 +138,7 @@ static const char *state_of(const char *catalog, int64_t file)
              "SELECT stats_state FROM hog_data_file WHERE catalog_id = %lld"
              " AND data_file_id = %lld",
              (long long)cat_id(catalog), (long long)file);
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = PQexec(st.pg, sql);
     assert_int_equal(PQntuples(r), 1);
     snprintf(out, sizeof out, "%s", PQgetvalue(r, 0, 0));
     PQclear(r);
@@ -275,7 +177,7 @@ static struct pass hydrate(const struct test_server *s, const char *catalog, int
 static json_int_t rehydrate(const char *catalog)
 {
     struct http_result r;
-    post(&r, &srv, "/v1/catalogs/%s/maintenance/rehydrate", catalog);
+    post(&r, &st.srv, "/v1/catalogs/%s/maintenance/rehydrate", catalog);
     expect_status(&r, 200);
     json_int_t n = jint(r.json, "requeued");
     http_result_free(&r);
@@ -292,9 +194,9 @@ static char *stats_rows(const char *catalog, int64_t file)
              " encode(upper_bound, 'hex')), E'\\n' ORDER BY field_id), '')"
              " FROM hog_file_column_stats WHERE catalog_id = %lld AND data_file_id = %lld",
              (long long)cat_id(catalog), (long long)file);
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = PQexec(st.pg, sql);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        fail_msg("%s", PQerrorMessage(pg));
+        fail_msg("%s", PQerrorMessage(st.pg));
     char *out = strdup(PQgetvalue(r, 0, 0));
     PQclear(r);
     return out;
@@ -313,7 +215,7 @@ static void same_as_client(hl_client *c, const char *catalog)
                           " AND catalog_id = %lld",
                           (long long)deferred, (long long)cat_id(catalog)),
                      0);
-    struct pass p = hydrate(&srv, catalog, 10);
+    struct pass p = hydrate(&st.srv, catalog, 10);
     assert_int_equal(p.hydrated, 1);
     assert_int_equal(p.failed, 0);
     assert_int_equal(p.still_pending, 0);
@@ -340,7 +242,7 @@ static void same_as_client(hl_client *c, const char *catalog)
                           (long long)cat_id(catalog), (long long)deferred),
                      0);
     /* Nothing left: a second pass does nothing. */
-    p = hydrate(&srv, catalog, 10);
+    p = hydrate(&st.srv, catalog, 10);
     assert_int_equal(p.hydrated + p.failed + p.transient, 0);
     fixture_free(&f);
 }
@@ -348,24 +250,24 @@ static void same_as_client(hl_client *c, const char *catalog)
 static void test_same_as_client_file(void **state)
 {
     (void)state;
-    same_as_client(file_client, "same_file");
+    same_as_client(st.file_client, "same_file");
 }
 
 static void test_same_as_client_moto(void **state)
 {
     (void)state;
-    same_as_client(moto_client, "same_moto");
+    same_as_client(st.moto_client, "same_moto");
 }
 
 static void test_row_count_mismatch_fails_until_rehydrate(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "mismatch");
+    fixture_up(&f, st.file_client, "mismatch");
     int64_t id = append(&f, true);
     int64_t cid = cat_id("mismatch");
     shift_record_count("mismatch", id, 1);
-    struct pass p = hydrate(&srv, "mismatch", 10);
+    struct pass p = hydrate(&st.srv, "mismatch", 10);
     assert_int_equal(p.failed, 1);
     assert_int_equal(p.hydrated, 0);
     assert_int_equal(p.still_pending, 0);
@@ -374,7 +276,7 @@ static void test_row_count_mismatch_fails_until_rehydrate(void **state)
         sqli("SELECT count(*) FROM hog_file_column_stats WHERE catalog_id = %lld", (long long)cid),
         0);
     /* Failed files are not retried by passes. */
-    p = hydrate(&srv, "mismatch", 10);
+    p = hydrate(&st.srv, "mismatch", 10);
     assert_int_equal(p.failed + p.hydrated, 0);
     assert_string_equal(state_of("mismatch", id), "failed");
     /* Requeued, and once the catalog agrees with the footer, hydrated. */
@@ -382,25 +284,25 @@ static void test_row_count_mismatch_fails_until_rehydrate(void **state)
     assert_string_equal(state_of("mismatch", id), "pending");
     assert_int_equal(rehydrate("mismatch"), 0);
     shift_record_count("mismatch", id, -1);
-    p = hydrate(&srv, "mismatch", 10);
+    p = hydrate(&st.srv, "mismatch", 10);
     assert_int_equal(p.hydrated, 1);
     assert_string_equal(state_of("mismatch", id), "provided");
     /* The table-scoped form and its argument check. */
     struct http_result r;
-    post(&r, &srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns");
+    post(&r, &st.srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns");
     expect_status(&r, 422);
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns&table=nope");
+    post(&r, &st.srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns&table=nope");
     expect_status(&r, 404);
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns&table=t");
+    post(&r, &st.srv, "/v1/catalogs/mismatch/maintenance/rehydrate?namespace=ns&table=t");
     expect_status(&r, 200);
     assert_int_equal(jint(r.json, "requeued"), 0);
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/mismatch/maintenance/hydrate?batch=0");
+    post(&r, &st.srv, "/v1/catalogs/mismatch/maintenance/hydrate?batch=0");
     expect_status(&r, 422);
     http_result_free(&r);
-    post(&r, &srv, "/v1/catalogs/nope/maintenance/hydrate");
+    post(&r, &st.srv, "/v1/catalogs/nope/maintenance/hydrate");
     expect_status(&r, 404);
     http_result_free(&r);
     fixture_free(&f);
@@ -412,7 +314,7 @@ static char *local_path(const char *catalog, int64_t file)
     snprintf(sql, sizeof sql,
              "SELECT path FROM hog_data_file WHERE catalog_id = %lld AND data_file_id = %lld",
              (long long)cat_id(catalog), (long long)file);
-    PGresult *r = PQexec(pg, sql);
+    PGresult *r = PQexec(st.pg, sql);
     assert_int_equal(PQntuples(r), 1);
     const char *uri = PQgetvalue(r, 0, 0);
     assert_true(strncmp(uri, "file://", 7) == 0);
@@ -425,7 +327,7 @@ static void test_storage_errors(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "storage");
+    fixture_up(&f, st.file_client, "storage");
     int64_t gone = append(&f, true);
     int64_t unreadable = append(&f, true);
     /* One object deleted; the other replaced by a symlink to itself, which
@@ -436,7 +338,7 @@ static void test_storage_errors(void **state)
     snprintf(moved, sizeof moved, "%s.moved", p2);
     assert_int_equal(rename(p2, moved), 0);
     assert_int_equal(symlink(p2, p2), 0);
-    struct pass p = hydrate(&srv, "storage", 10);
+    struct pass p = hydrate(&st.srv, "storage", 10);
     assert_int_equal(p.failed, 1);
     assert_int_equal(p.transient, 1);
     assert_int_equal(p.hydrated, 0);
@@ -446,13 +348,13 @@ static void test_storage_errors(void **state)
     /* The outage ends: the next pass hydrates it. */
     assert_int_equal(unlink(p2), 0);
     assert_int_equal(rename(moved, p2), 0);
-    p = hydrate(&srv, "storage", 10);
+    p = hydrate(&st.srv, "storage", 10);
     assert_int_equal(p.hydrated, 1);
     assert_int_equal(p.transient, 0);
     assert_string_equal(state_of("storage", unreadable), "provided");
     /* The counters and gauges. */
     struct http_result r;
-    api_get(&r, &srv, "/metrics");
+    api_get(&r, &st.srv, "/metrics");
     expect_status(&r, 200);
     assert_non_null(strstr(r.body, "hoglake_hydrator_transient_errors_total"));
     assert_non_null(strstr(r.body, "hoglake_stats_hydrated_total{result=\"failed\"}"));
@@ -468,7 +370,7 @@ static void test_footer_size_fallback(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "fallback");
+    fixture_up(&f, st.file_client, "fallback");
     int64_t shipped = append(&f, false);
     int64_t wrong = append(&f, true), absent = append(&f, true);
     int64_t cid = cat_id("fallback");
@@ -478,7 +380,7 @@ static void test_footer_size_fallback(void **state)
     sql_exec("UPDATE hog_data_file SET footer_size = NULL WHERE catalog_id = %lld"
              " AND data_file_id = %lld",
              (long long)cid, (long long)absent);
-    struct pass p = hydrate(&srv, "fallback", 10);
+    struct pass p = hydrate(&st.srv, "fallback", 10);
     assert_int_equal(p.hydrated, 2);
     char *want = stats_rows("fallback", shipped);
     int64_t ids[] = {wrong, absent};
@@ -509,7 +411,7 @@ static void test_ranged_read_takes_only_the_tail(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "ranged");
+    fixture_up(&f, st.file_client, "ranged");
     int64_t shipped = append(&f, false);
     int64_t ranged = append(&f, true), whole = append(&f, true);
     clobber_head("ranged", ranged);
@@ -517,7 +419,7 @@ static void test_ranged_read_takes_only_the_tail(void **state)
     sql_exec("UPDATE hog_data_file SET footer_size = NULL WHERE catalog_id = %lld"
              " AND data_file_id = %lld",
              (long long)cat_id("ranged"), (long long)whole);
-    struct pass p = hydrate(&srv, "ranged", 10);
+    struct pass p = hydrate(&st.srv, "ranged", 10);
     assert_int_equal(p.hydrated, 1);
     assert_int_equal(p.failed, 1);
     assert_string_equal(state_of("ranged", ranged), "provided");
@@ -534,11 +436,11 @@ static void test_dropped_tables_are_skipped(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "dropped");
+    fixture_up(&f, st.file_client, "dropped");
     int64_t id = append(&f, true);
     struct hl_error err;
     test_check(hl_table_drop(f.table, NULL, &err), &err, "drop");
-    struct pass p = hydrate(&srv, "dropped", 10);
+    struct pass p = hydrate(&st.srv, "dropped", 10);
     assert_int_equal(p.hydrated + p.failed + p.transient, 0);
     assert_int_equal(p.still_pending, 0);
     assert_string_equal(state_of("dropped", id), "pending");
@@ -551,9 +453,9 @@ static void test_claimed_files_are_skipped(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "claimed");
+    fixture_up(&f, st.file_client, "claimed");
     int64_t held = append(&f, true), free_one = append(&f, true);
-    PGconn *other = test_db_connect(&db);
+    PGconn *other = test_db_connect(&st.db);
     char sql[256];
     snprintf(sql, sizeof sql,
              "BEGIN; SELECT 1 FROM hog_data_file WHERE catalog_id = %lld AND data_file_id = %lld"
@@ -562,14 +464,14 @@ static void test_claimed_files_are_skipped(void **state)
     PGresult *r = PQexec(other, sql);
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     PQclear(r);
-    struct pass p = hydrate(&srv, "claimed", 10);
+    struct pass p = hydrate(&st.srv, "claimed", 10);
     assert_int_equal(p.hydrated, 1);
     assert_int_equal(p.still_pending, 1);
     assert_string_equal(state_of("claimed", free_one), "provided");
     assert_string_equal(state_of("claimed", held), "pending");
     PQclear(PQexec(other, "COMMIT"));
     PQfinish(other);
-    p = hydrate(&srv, "claimed", 10);
+    p = hydrate(&st.srv, "claimed", 10);
     assert_int_equal(p.hydrated, 1);
     assert_string_equal(state_of("claimed", held), "provided");
     fixture_free(&f);
@@ -595,11 +497,11 @@ static void test_two_servers_never_hydrate_one_file_twice(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "race");
+    fixture_up(&f, st.file_client, "race");
     enum { N = 16 };
     for (int i = 0; i < N; i++)
         append(&f, true);
-    struct racer a = {&srv, {0}}, b = {&srv2, {0}};
+    struct racer a = {&st.srv, {0}}, b = {&st.srv2, {0}};
     pthread_t ta, tb;
     assert_int_equal(pthread_create(&ta, NULL, race, &a), 0);
     assert_int_equal(pthread_create(&tb, NULL, race, &b), 0);
@@ -607,7 +509,7 @@ static void test_two_servers_never_hydrate_one_file_twice(void **state)
     pthread_join(tb, NULL);
     /* Whatever a pass skipped because the other held it, a last pass
      * finds settled: every file settled exactly once, all provided. */
-    struct pass last = hydrate(&srv, "race", N);
+    struct pass last = hydrate(&st.srv, "race", N);
     assert_int_equal(a.p.hydrated + b.p.hydrated + last.hydrated, N);
     assert_int_equal(a.p.failed + b.p.failed, 0);
     int64_t cid = cat_id("race");
@@ -624,7 +526,7 @@ static void test_two_servers_never_hydrate_one_file_twice(void **state)
 /* Runs `hoglake maintenance ARGS...` through the verbs' command entry. */
 static int cli_maintenance(char **argv, int argc)
 {
-    struct cli cli = {.client = file_client, .json = false};
+    struct cli cli = {.client = st.file_client, .json = false};
     return cmd_maintenance(&cli, argc, argv);
 }
 
@@ -632,7 +534,7 @@ static void test_cli_verbs(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "clicat");
+    fixture_up(&f, st.file_client, "clicat");
     int64_t id = append(&f, true);
     shift_record_count("clicat", id, 2);
     char *hyd[] = {"hydrate", "clicat", "--batch", "5"};
@@ -663,11 +565,11 @@ static void test_loop_hydrates_without_a_call(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, file_client, "looped");
+    fixture_up(&f, st.file_client, "looped");
     int64_t id = append(&f, true);
     assert_string_equal(state_of("looped", id), "pending");
     const char *const extra[] = {"--hydrator-interval-ms", "150", NULL};
-    test_server_start(&looper, &db, extra);
+    test_server_start(&looper, &st.db, extra);
     for (int waited = 0; strcmp(state_of("looped", id), "provided") != 0; waited += 50) {
         if (waited > 20000) {
             test_server_dump_log(&looper);
@@ -677,7 +579,7 @@ static void test_loop_hydrates_without_a_call(void **state)
     }
     /* The run that did it is in the ledger as the loop's. */
     json_t *page =
-        api_get_json(&srv, "/v1/catalogs/looped/maintenance/runs?task=hydrator&limit=500");
+        api_get_json(&st.srv, "/v1/catalogs/looped/maintenance/runs?task=hydrator&limit=500");
     json_t *runs = json_object_get(page, "runs"), *run;
     size_t i, hydrating = 0;
     json_array_foreach (runs, i, run) {
@@ -693,16 +595,16 @@ static void test_loop_hydrates_without_a_call(void **state)
     }
     assert_int_equal(hydrating, 1);
     json_decref(page);
-    json_t *st = api_get_json(&looper, "/v1/catalogs/looped/maintenance/status");
+    json_t *status = api_get_json(&looper, "/v1/catalogs/looped/maintenance/status");
     json_t *task, *hyd = NULL;
-    json_array_foreach (json_object_get(st, "tasks"), i, task) {
+    json_array_foreach (json_object_get(status, "tasks"), i, task) {
         if (strcmp(jstr(task, "task"), "hydrator") == 0)
             hyd = task;
     }
     assert_non_null(hyd);
     assert_int_equal(jint(hyd, "loop_interval_ms"), 150);
     assert_int_equal(jint(json_object_get(hyd, "backlog"), "pending_files"), 0);
-    json_decref(st);
+    json_decref(status);
     test_server_stop(&looper);
     fixture_free(&f);
 }

@@ -83,5 +83,7 @@ int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint
                     struct api_error *err);
 /* cleanup.c: one pass over the removal queue */
 int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_error *err);
+/* compact.c: one compaction pass */
+int h_maintenance_compact(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 #endif
