@@ -40,12 +40,15 @@ static const char referenced_sql[] =
     " OR EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1 AND path = p"
     "  AND state = 'active')";
 
+/* One statement per outcome, each an = ANY on the primary key: a join
+ * with unnest($ids, $outcomes) let the planner, once autoanalyze had seen
+ * the claims, run a nested loop rescanning the array per row (300-550 ms
+ * for 1000 rows instead of ~10). */
 static const char settle_sql[] =
-    "UPDATE hog_file_removal r SET drained_at = now(), drained_outcome = s.outcome,"
-    " attempts = r.attempts + 1, last_attempt_at = now()"
-    " FROM unnest($2::bigint[], $3::text[]) AS s(id, outcome)"
-    " WHERE r.catalog_id = $1 AND r.removal_id = s.id AND r.claimed_by = $4"
-    " AND r.drained_at IS NULL";
+    "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = $3,"
+    " attempts = attempts + 1, last_attempt_at = now()"
+    " WHERE catalog_id = $1 AND removal_id = ANY($2::bigint[]) AND claimed_by = $4"
+    " AND drained_at IS NULL";
 
 static const char release_sql[] =
     "UPDATE hog_file_removal SET claimed_at = NULL, claimed_by = NULL,"
@@ -270,59 +273,63 @@ static int delete_objects(struct pass *p, struct item *items, size_t n)
     return 0;
 }
 
-/* Drains the settled items and releases the failed ones, both fenced on
- * this pass's claim. */
-static int settle(struct pass *p, const struct item *items, size_t n)
+/* Runs `sql` ($1 catalog, $2 the ids of `items` whose outcome is `want`,
+ * then $3 `outcome` when given, then the claim token) over those items;
+ * *matched gets the rows it changed. Nothing to do without such items. */
+static int settle_outcome(struct pass *p, const char *sql, const struct item *items, size_t n,
+                          enum outcome want, const char *outcome, int64_t *matched)
 {
-    struct pg_array ids, outcomes, failed;
+    *matched = 0;
+    struct pg_array ids;
     pg_array_init(&ids);
-    pg_array_init(&outcomes);
-    pg_array_init(&failed);
-    size_t ndrain = 0, nfailed = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (items[i].outcome == OUT_FAILED) {
-            pg_array_i64(&failed, items[i].removal_id);
-            nfailed++;
-        } else {
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (items[i].outcome == want) {
             pg_array_i64(&ids, items[i].removal_id);
-            pg_array_str(&outcomes, outcome_names[items[i].outcome]);
-            ndrain++;
+            count++;
         }
-    }
-    const char *ids_lit = pg_array_text(&ids), *out_lit = pg_array_text(&outcomes),
-               *failed_lit = pg_array_text(&failed);
+    const char *lit = pg_array_text(&ids);
     int rc = 0;
-    struct db_err e;
-    if (!ids_lit || !out_lit || !failed_lit) {
+    if (!lit) {
         rc = api_nomem(p->err);
-    } else if (ndrain > 0) {
+    } else if (count > 0) {
         struct db_params prm;
         db_params_init(&prm);
         db_param_i64(&prm, p->catalog_id);
-        db_param_str(&prm, ids_lit);
-        db_param_str(&prm, out_lit);
+        db_param_str(&prm, lit);
+        if (outcome)
+            db_param_str(&prm, outcome);
         db_param_str(&prm, p->token);
-        PGresult *r = db_exec(p->pg, settle_sql, &prm, &e);
+        struct db_err e;
+        PGresult *r = db_exec(p->pg, sql, &prm, &e);
         if (!r) {
             rc = db_fail(p, &e, "cleanup settle");
         } else {
-            p->res->settled_elsewhere += (int64_t)ndrain - atoll(PQcmdTuples(r));
+            *matched = atoll(PQcmdTuples(r));
             PQclear(r);
         }
     }
-    if (rc == 0 && nfailed > 0) {
-        struct db_params prm;
-        db_params_init(&prm);
-        db_param_i64(&prm, p->catalog_id);
-        db_param_str(&prm, failed_lit);
-        db_param_str(&prm, p->token);
-        if (db_run(p->pg, release_sql, &prm, &e) != 0)
-            rc = db_fail(p, &e, "cleanup release");
-    }
     pg_array_free(&ids);
-    pg_array_free(&outcomes);
-    pg_array_free(&failed);
     return rc;
+}
+
+/* Drains the settled items and releases the failed ones, both fenced on
+ * this pass's claim: a row it no longer holds was settled elsewhere. */
+static int settle(struct pass *p, const struct item *items, size_t n)
+{
+    static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED};
+    for (size_t k = 0; k < sizeof drained / sizeof drained[0]; k++) {
+        size_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += items[i].outcome == drained[k];
+        int64_t matched;
+        if (settle_outcome(p, settle_sql, items, n, drained[k], outcome_names[drained[k]],
+                           &matched) != 0)
+            return -1;
+        p->res->settled_elsewhere += (int64_t)want - matched;
+    }
+    int64_t released;
+    return settle_outcome(p, release_sql, items, n, OUT_FAILED, NULL, &released);
 }
 
 static void count(struct pass *p, const struct item *items, size_t n)
@@ -342,14 +349,28 @@ static void count(struct pass *p, const struct item *items, size_t n)
                                 (double)c[k]);
 }
 
-/* One CLAIM / WORK / SETTLE round. *claimed gets the rows leased. */
-static int sub_batch(struct pass *p, int64_t limit, int64_t *claimed)
+/* One claimed sub-batch: the claim's result owns the paths. */
+struct round {
+    PGresult *claim;
+    struct item *items;
+    size_t n;
+};
+
+static void round_free(struct round *rd)
 {
+    free(rd->items);
+    PQclear(rd->claim);
+    *rd = (struct round){0};
+}
+
+/* CLAIM: leases up to `limit` rows into rd (rd->n 0: none claimable). */
+static int round_claim(struct pass *p, int64_t limit, struct round *rd)
+{
+    *rd = (struct round){0};
     PGresult *r = claim(p, limit);
     if (!r)
         return -1;
     size_t n = (size_t)PQntuples(r);
-    *claimed = (int64_t)n;
     struct item *items = calloc(n ? n : 1, sizeof *items);
     if (!items) {
         PQclear(r);
@@ -360,15 +381,103 @@ static int sub_batch(struct pass *p, int64_t limit, int64_t *claimed)
         items[i].path = db_str(r, (int)i, 1);
         items[i].outcome = OUT_FAILED;
     }
-    int rc = n == 0 ? 0 : mark_referenced(p, items, n);
-    if (rc == 0 && n > 0)
-        rc = delete_objects(p, items, n);
-    if (rc == 0 && n > 0) {
-        count(p, items, n);
-        rc = settle(p, items, n);
+    *rd = (struct round){r, items, n};
+    return 0;
+}
+
+/* WORK's deletes on a thread of their own, so that meanwhile the pass's
+ * connection settles the previous round and claims the next one: the
+ * database round trips hide behind the storage's. */
+struct deleter {
+    struct pass pass; /* the pass's, with its own error */
+    struct api_error err;
+    struct round *rd;
+    int rc;
+    pthread_t thread;
+    bool started;
+};
+
+static void *deleter_main(void *arg)
+{
+    struct deleter *d = arg;
+    d->rc = delete_objects(&d->pass, d->rd->items, d->rd->n);
+    return NULL;
+}
+
+static void deleter_start(struct deleter *d, const struct pass *p, struct round *rd)
+{
+    *d = (struct deleter){.pass = *p, .rd = rd};
+    d->pass.err = &d->err;
+    d->started = pthread_create(&d->thread, NULL, deleter_main, d) == 0;
+    if (!d->started) /* no thread: the deletes run here, unoverlapped */
+        deleter_main(d);
+}
+
+/* Waits for the deletes; their failure becomes the pass's error unless
+ * the pass already failed (main_failed) for its own reason. */
+static int deleter_finish(struct deleter *d, struct pass *p, bool main_failed)
+{
+    if (d->started)
+        pthread_join(d->thread, NULL);
+    if (d->rc == 0)
+        return 0;
+    if (main_failed)
+        json_decref(d->err.extra);
+    else
+        *p->err = d->err;
+    return -1;
+}
+
+/* COUNT and SETTLE a worked round, then free it. */
+static int round_settle(struct pass *p, struct round *rd)
+{
+    int rc = 0;
+    if (rd->n > 0) {
+        count(p, rd->items, rd->n);
+        rc = settle(p, rd->items, rd->n);
     }
-    free(items);
-    PQclear(r);
+    round_free(rd);
+    return rc;
+}
+
+/* Claims, works and settles sub-batches until `batch` rows were claimed or
+ * a claim comes back short. Round k's deletes overlap round k-1's settle
+ * and round k+1's claim; the reference check of a round always runs after
+ * its claim and before its deletes. */
+static int drain(struct pass *p, int64_t batch)
+{
+    int64_t want = batch < CLEANUP_SUB_BATCH ? batch : CLEANUP_SUB_BATCH;
+    struct round cur, prev = {0}, next = {0};
+    if (round_claim(p, want, &cur) != 0)
+        return -1;
+    int64_t done = (int64_t)cur.n;
+    bool more = (int64_t)cur.n == want;
+    int rc = 0;
+    while (rc == 0 && cur.n > 0) {
+        if ((rc = mark_referenced(p, cur.items, cur.n)) != 0)
+            break;
+        struct deleter d;
+        deleter_start(&d, p, &cur);
+        rc = round_settle(p, &prev);
+        if (rc == 0 && more && done < batch) {
+            want = batch - done < CLEANUP_SUB_BATCH ? batch - done : CLEANUP_SUB_BATCH;
+            rc = round_claim(p, want, &next);
+            done += (int64_t)next.n;
+            more = (int64_t)next.n == want;
+        }
+        if (deleter_finish(&d, p, rc != 0) != 0)
+            rc = -1;
+        prev = cur;
+        cur = next;
+        next = (struct round){0};
+    }
+    /* Claimed rows left unsettled by a failure are retaken once their
+     * lease ends. */
+    if (rc == 0)
+        rc = round_settle(p, &prev);
+    round_free(&prev);
+    round_free(&cur);
+    round_free(&next);
     return rc;
 }
 
@@ -406,17 +515,8 @@ int cleanup_pass(struct server *srv, PGconn *pg, int64_t catalog_id, const char 
                               (long long)batch);
     if (make_token(&p) != 0)
         return -1;
-    int64_t done = 0;
-    while (done < batch) {
-        int64_t want = batch - done, claimed = 0;
-        if (want > CLEANUP_SUB_BATCH)
-            want = CLEANUP_SUB_BATCH;
-        if (sub_batch(&p, want, &claimed) != 0)
-            return -1;
-        done += claimed;
-        if (claimed < want)
-            break;
-    }
+    if (drain(&p, batch) != 0)
+        return -1;
     return queue_depth(&p);
 }
 
