@@ -14,8 +14,8 @@
 enum audit_detail { AD_NONE, AD_SNAPSHOT, AD_BODY };
 
 /* The consequential routes and their audit actions. Manual maintenance
- * runs that go through the runs ledger are audited there (maintenance.c);
- * the hydrate endpoints do not, so they are listed here. */
+ * runs go through the runs ledger and are audited there (maintenance.c);
+ * rehydrate is not a run, so it is listed here. */
 static const struct {
     const char *method, *pattern, *action;
     enum audit_detail detail;
@@ -38,7 +38,6 @@ static const struct {
     {"POST", "/v1/catalogs/{catalog}/commit/prepared", "commit", AD_NONE},
     {"PUT", "/v1/catalogs/{catalog}/consumers/{consumer}/offsets/{table_uuid}", "offset_commit",
      AD_BODY},
-    {"POST", "/v1/catalogs/{catalog}/maintenance/hydrate", "maintenance_hydrator", AD_BODY},
     {"POST", "/v1/catalogs/{catalog}/maintenance/rehydrate", "maintenance_rehydrate", AD_BODY},
 };
 enum { NAUDITED = sizeof audited / sizeof audited[0] };

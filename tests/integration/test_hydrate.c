@@ -547,6 +547,14 @@ static void test_cli_verbs(void **state)
     char *hyd_all[] = {"hydrate", "clicat"};
     assert_int_equal(cli_maintenance(hyd_all, 2), EXIT_OK);
     assert_string_equal(state_of("clicat", id), "provided");
+    /* Manual passes are ledger runs like the loop's, newest first. */
+    json_t *page = api_get_json(&st.srv, "/v1/catalogs/clicat/maintenance/runs?task=hydrator");
+    json_t *runs = json_object_get(page, "runs");
+    assert_int_equal(json_array_size(runs), 2);
+    assert_string_equal(jstr(json_array_get(runs, 0), "trigger"), "manual");
+    assert_int_equal(jint(json_object_get(json_array_get(runs, 0), "result"), "hydrated"), 1);
+    assert_int_equal(jint(json_object_get(json_array_get(runs, 1), "result"), "failed"), 1);
+    json_decref(page);
     /* Failures keep their exit codes. */
     char *missing[] = {"hydrate", "nocat"};
     assert_int_equal(cli_maintenance(missing, 2), EXIT_NOT_FOUND);

@@ -1,13 +1,19 @@
-/* The hydrator's endpoints: run one pass now (POST .../maintenance/hydrate)
- * and requeue failed files (POST .../maintenance/rehydrate). */
+/* The hydrator's endpoints: run one pass now (POST .../maintenance/hydrate,
+ * through the maintenance framework: same lock and ledger as the loop) and
+ * requeue failed files (POST .../maintenance/rehydrate). */
 #include "server/hydrate.h"
 #include "server/handlers/handlers.h"
+#include "server/maintenance.h"
+#include "server/server.h"
 
 /* A pass over at most this many files answers within a request's time. */
 enum { HYDRATE_DEFAULT_BATCH = 100, HYDRATE_MAX_BATCH = 10000 };
 
 int h_maintenance_hydrate(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
+    const struct maint_task *registered = maintenance_task(req->srv->maint, "hydrator");
+    if (!registered)
+        return api_fail(err, 500, "internal_error", "internal server error");
     bool present;
     int64_t batch;
     if (req_arg_i64(req, "batch", &present, &batch, err) != 0)
@@ -17,15 +23,11 @@ int h_maintenance_hydrate(struct srv_req *req, struct srv_res *res, struct api_e
     if (batch < 1 || batch > HYDRATE_MAX_BATCH)
         return api_validation(err, "batch must be between 1 and %d (got %lld)", HYDRATE_MAX_BATCH,
                               (long long)batch);
-    struct catalog_row cat;
-    struct hydrate_result r;
-    if (catalog_load(req, req->params[0], &cat, err) != 0 ||
-        hydrate_pass(req, &cat, batch, &r, err) != 0)
-        return -1;
-    json_t *body = hydrate_result_json(&r);
-    if (!body || api_json(res, 200, body) != 0)
-        return api_nomem(err);
-    return 0;
+    struct hydrate_task ht = *(const struct hydrate_task *)registered->ctx;
+    ht.batch = batch;
+    struct maint_task task = *registered;
+    task.ctx = &ht;
+    return maint_run_reply(req, res, &task, err);
 }
 
 int h_maintenance_rehydrate(struct srv_req *req, struct srv_res *res, struct api_error *err)
