@@ -327,7 +327,7 @@ int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *ver
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         printf("usage: hoglake %s VERB ...\n\nverbs:\n", group);
         for (size_t i = 0; i < n; i++)
-            printf("  %-12s %s\n", verbs[i].name, verbs[i].summary);
+            printf("  %-14s %s\n", verbs[i].name, verbs[i].summary);
         printf("\nRun 'hoglake %s VERB --help' for a verb's options.\n", group);
         return argc < 1 ? EXIT_USAGE : EXIT_OK;
     }
