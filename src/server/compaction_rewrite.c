@@ -1,6 +1,7 @@
 /* Compaction's rewrite (compaction_rewrite.h). */
 #include "server/compaction_rewrite.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,24 +111,67 @@ static int row_ids(struct ArrowArray *col, bool explicit_ids, int64_t first, int
     return 0;
 }
 
-/* Reads one input into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1
- * out of memory. */
-static int read_input(struct objstore *os, const struct lake_table *layout,
-                      const struct cpt_input *f, struct rows_in *in, int64_t *min,
-                      enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
+/* A group's inputs are fetched this many at a time: on S3 reading many
+ * small files is mostly waiting for round trips (contract: 8 parallel
+ * input opens). */
+enum { CPT_PARALLEL_FETCHES = 8 };
+
+/* The whole objects of a group's inputs, fetched by a few threads. */
+struct fetch {
+    struct objstore *os;
+    const struct cpt_group *g;
+    struct buf *data;     /* one per input */
+    struct hl_error *err; /* one per input; status 0: fetched */
+    pthread_mutex_t mu;
+    size_t next; /* the next input to fetch (under mu) */
+};
+
+static void *fetch_main(void *arg)
 {
-    struct buf data = BUF_INIT;
-    struct hl_error e;
+    struct fetch *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        size_t i = f->next++;
+        pthread_mutex_unlock(&f->mu);
+        if (i >= f->g->ninputs)
+            return NULL;
+        if (objstore_get(f->os, f->g->inputs[i].path, 0, UINT64_MAX, &f->data[i], &f->err[i]) != 0)
+            buf_free(&f->data[i]);
+        else
+            f->err[i].status = 0;
+    }
+}
+
+/* Fetches every input; a thread that cannot start leaves its share to the
+ * others (at worst to this thread). */
+static void fetch_all(struct fetch *f)
+{
+    pthread_t th[CPT_PARALLEL_FETCHES - 1];
+    size_t started = 0;
+    for (size_t t = 0; t + 1 < CPT_PARALLEL_FETCHES && t + 1 < f->g->ninputs; t++)
+        if (pthread_create(&th[started], NULL, fetch_main, f) == 0)
+            started++;
+    fetch_main(f);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* Reads one fetched input (its bytes in data, or its fetch error in e)
+ * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
+static int read_input(const struct buf *data, const struct hl_error *e,
+                      const struct lake_table *layout, const struct cpt_input *f,
+                      struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o, char *msg,
+                      size_t msg_size)
+{
     *o = CPT_REWRITTEN;
-    if (objstore_get(os, f->path, 0, UINT64_MAX, &data, &e) != 0) {
-        buf_free(&data);
-        if (e.status == HL_ERR_NOMEM)
+    if (e->status != 0) {
+        if (e->status == HL_ERR_NOMEM)
             return -1;
-        *o = fail(CPT_STORAGE, msg, msg_size, "reading %s: %s", f->path, e.message);
+        *o = fail(CPT_STORAGE, msg, msg_size, "reading %s: %s", f->path, e->message);
         return 0;
     }
     struct pq_source src;
-    pq_source_memory(&src, data.data, data.len);
+    pq_source_memory(&src, data->data, data->len);
     struct pq_reader *r = NULL;
     struct pq_error pe;
     struct rows_projection proj = {0};
@@ -194,7 +238,6 @@ static int read_input(struct objstore *os, const struct lake_table *layout,
 out:
     rows_project_free(&proj);
     pq_reader_free(r);
-    buf_free(&data);
     return rc;
 }
 
@@ -317,8 +360,24 @@ int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct
     int64_t min = INT64_MAX;
     int rc = 0;
     *o = CPT_REWRITTEN;
-    for (size_t i = 0; i < g->ninputs && rc == 0 && *o == CPT_REWRITTEN; i++)
-        rc = read_input(os, layout, &g->inputs[i], &in, &min, o, msg, msg_size);
+    struct fetch f = {.os = os, .g = g};
+    f.data = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.data);
+    f.err = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.err);
+    if (!f.data || !f.err || pthread_mutex_init(&f.mu, NULL) != 0) {
+        free(f.data);
+        free(f.err);
+        return -1;
+    }
+    fetch_all(&f);
+    pthread_mutex_destroy(&f.mu);
+    for (size_t i = 0; i < g->ninputs; i++) {
+        if (rc == 0 && *o == CPT_REWRITTEN)
+            rc = read_input(&f.data[i], &f.err[i], layout, &g->inputs[i], &in, &min, o, msg,
+                            msg_size);
+        buf_free(&f.data[i]); /* decoded: the bytes can go */
+    }
+    free(f.data);
+    free(f.err);
     if (rc != 0 || *o != CPT_REWRITTEN) {
         rows_in_free(&in);
         return rc;
