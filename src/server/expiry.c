@@ -1,5 +1,6 @@
 #include "server/expiry.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -243,6 +244,7 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
         return 0;
     int64_t deadline = time_mono_ns() + opt->purge_budget_ms * 1000000;
     int64_t page = opt->purge_page;
+    out->purge_page = out->purge_page_end = page;
     const char *const arms[] = {purge_data_page_sql, purge_dv_page_sql};
     for (int arm = 0; arm < 2; arm++) {
         for (;;) {
@@ -257,6 +259,7 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
                 if (page == 1)
                     return -1;
                 page /= 2;
+                out->purge_page_end = page;
                 out->purge_halvings++;
                 continue;
             }
@@ -292,14 +295,14 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
 json_t *expiry_result_json(const struct expiry_result *r)
 {
     return json_pack(
-        "{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b,s:I,s:I,s:I}", "snapshots_expired",
+        "{s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:b,s:I,s:I,s:I,s:I}", "snapshots_expired",
         (json_int_t)r->snapshots_expired, "data_files_queued", (json_int_t)r->data_files_queued,
         "delete_files_queued", (json_int_t)r->delete_files_queued, "new_earliest_snapshot_id",
         (json_int_t)r->new_earliest, "floored_by_consumer", r->floored_by_consumer,
         "offsets_released", (json_int_t)r->offsets_released, "purge_pages",
         (json_int_t)r->purge_pages, "purge_truncated", r->purge_truncated, "advance_halvings",
         (json_int_t)r->advance_halvings, "purge_failures", (json_int_t)r->purge_failures,
-        "purge_halvings", (json_int_t)r->purge_halvings);
+        "purge_halvings", (json_int_t)r->purge_halvings, "purge_page", (json_int_t)r->purge_page);
 }
 
 /* A best-effort read with the catalog id as $1 (NULL on failure: gauges
@@ -339,8 +342,16 @@ static void refresh_gauges(struct metrics *metrics, PGconn *pg, int64_t catalog_
 int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err)
 {
     const struct expiry_task *t = ctx;
+    struct expiry_options opt = t->opt;
+    int64_t remembered = t->page_memory ? atomic_load(t->page_memory) : 0;
+    if (remembered > 0 && remembered < opt.purge_page)
+        opt.purge_page = remembered;
     struct expiry_result res;
-    int rc = expiry_run(pg, catalog_id, &t->opt, &res, err);
+    int rc = expiry_run(pg, catalog_id, &opt, &res, err);
+    if (t->page_memory && res.purge_page > 0) {
+        int64_t next = res.purge_failures > 0 ? res.purge_page_end : res.purge_page * 2;
+        atomic_store(t->page_memory, next < t->opt.purge_page ? next : t->opt.purge_page);
+    }
     metrics_counter_add(t->metrics, "hoglake_snapshots_expired_total", "",
                         (double)res.snapshots_expired);
     refresh_gauges(t->metrics, pg, catalog_id);

@@ -61,6 +61,8 @@ struct expiry_result {
     int64_t advance_halvings; /* phase A retried with half the batch */
     int64_t purge_failures;   /* phase-B pages that failed */
     int64_t purge_halvings;   /* ... and were retried with half the rows */
+    int64_t purge_page;       /* the page size phase B started with */
+    int64_t purge_page_end;   /* ... and the one it ended with */
 };
 
 /* Runs both phases for one catalog on pg (no transaction open). Returns 0,
@@ -74,11 +76,18 @@ json_t *expiry_result_json(const struct expiry_result *r);
 
 /* The expiry task for the maintenance framework (maintenance.h): ctx is a
  * struct expiry_task. The pass also counts hoglake_snapshots_expired_total
- * and refreshes the catalog's head/earliest/removal-queue gauges. */
+ * and refreshes the catalog's head/earliest/removal-queue gauges.
+ *
+ * The purge page size a run settles on after failures is remembered for
+ * the process's next runs (contract 7.1), in *page_memory (0: none yet),
+ * shared by the loop and manual runs: a run with failures leaves the size
+ * it ended with; a clean one lets the next start at twice its own, up to
+ * opt.purge_page, so a transient failure does not shrink pages for good. */
 struct metrics;
 struct expiry_task {
     struct expiry_options opt;
     struct metrics *metrics;
+    _Atomic int64_t *page_memory;
 };
 int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err);
 /* {snapshot_retention_seconds, consumer_floor, earliest_snapshot_id,

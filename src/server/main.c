@@ -133,8 +133,10 @@ int main(int argc, char **argv)
         goto out;
     }
     pthread_mutex_init(&srv.probe_mu, NULL);
+    static _Atomic int64_t expiry_page_memory;
     static struct expiry_task expiry;
     expiry = (struct expiry_task){
+        .page_memory = &expiry_page_memory,
         .opt = {.batch = srv.cfg.expire_batch,
                 .purge_page = srv.cfg.expire_purge_page,
                 .purge_budget_ms = srv.cfg.expire_purge_budget_ms,

@@ -379,6 +379,19 @@ static void ledger_runs_and_status(void **state)
 
 /* One expiry of `cat` (query string `query`) on a server of its own started
  * with HOGLAKE_FAILPOINTS=failpoint and `extra`; returns the 200 body. */
+/* One POST .../maintenance/expire<query> on server s; its 200 body. */
+static json_t *post_expire(const struct test_server *s, const char *cat, const char *query)
+{
+    char url[512];
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire%s", s->base, cat, query);
+    struct http_result r;
+    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    json_t *out = json_incref(r.json);
+    http_result_free(&r);
+    return out;
+}
+
 static json_t *expire_under_failpoint(const char *failpoint, const char *const *extra,
                                       const char *cat, const char *query)
 {
@@ -386,13 +399,7 @@ static json_t *expire_under_failpoint(const char *failpoint, const char *const *
     setenv("HOGLAKE_FAILPOINTS", failpoint, 1);
     test_server_start(&f, &db, extra);
     unsetenv("HOGLAKE_FAILPOINTS");
-    char url[512];
-    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/expire%s", f.base, cat, query);
-    struct http_result r;
-    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
-    expect_status(&r, 200);
-    json_t *out = json_incref(r.json);
-    http_result_free(&r);
+    json_t *out = post_expire(&f, cat, query);
     test_server_stop(&f);
     return out;
 }
@@ -431,12 +438,29 @@ static void failing_pages_are_halved(void **state)
              (long long)c, (long long)tid);
     set_retention(cat, 60, true);
     const char *const extra[] = {"--expiry-purge-page", "4", NULL};
-    json_t *r = expire_under_failpoint("expiry-purge-timeout", extra, cat, "");
+    struct test_server f;
+    setenv("HOGLAKE_FAILPOINTS", "expiry-purge-timeout", 1);
+    test_server_start(&f, &db, extra);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    json_t *r = post_expire(&f, cat, "");
     /* 4 -> 2 -> 1, then three one-row pages and an empty one per arm. */
+    assert_int_equal(jint(r, "purge_page"), 4);
     assert_int_equal(jint(r, "purge_halvings"), 2);
     assert_int_equal(jint(r, "purge_failures"), 2);
     assert_int_equal(jint(r, "data_files_queued"), 3);
     json_decref(r);
+    /* The size it settled on is where the next run starts: no failure. */
+    r = post_expire(&f, cat, "");
+    assert_int_equal(jint(r, "purge_page"), 1);
+    assert_int_equal(jint(r, "purge_failures"), 0);
+    json_decref(r);
+    /* A clean run lets the next one try twice the size (here it fails
+     * again and settles back on one row). */
+    r = post_expire(&f, cat, "");
+    assert_int_equal(jint(r, "purge_page"), 2);
+    assert_int_equal(jint(r, "purge_halvings"), 1);
+    json_decref(r);
+    test_server_stop(&f);
     assert_int_equal(
         sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld", (long long)c), 0);
     assert_int_equal(
