@@ -13,6 +13,7 @@
 #include "server/db/pgarray.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/task_req.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -551,15 +552,6 @@ json_t *cleanup_result_json(const struct cleanup_result *r)
                      "deadline_skipped", (json_int_t)0);
 }
 
-/* The framework reports failures as db_err; the pass's are API errors. */
-static int task_fail(struct db_err *err, const struct api_error *e)
-{
-    snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
-    snprintf(err->message, sizeof err->message, "%.*s", (int)sizeof err->message - 1, e->detail);
-    json_decref(e->extra);
-    return -1;
-}
-
 /* Deletes up to `limit` rows `sql` selects ($1 catalog, $2 a retention in
  * seconds, $3 the limit); *purged gets how many. */
 static int purge_rows(PGconn *pg, const char *sql, int64_t catalog_id, int64_t retention_s,
@@ -594,49 +586,28 @@ static const char purge_receipts_sql[] =
     "  2592000))) ORDER BY r.created_at LIMIT $3)";
 _Static_assert(CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == 2592000, "purge_receipts_sql's cap");
 
-static int task_nomem(struct db_err *err)
+/* The cleanup task's run on a loaded catalog: the pass, then the purges. */
+static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catalog_row *cat,
+                    json_t **result, struct db_err *err)
 {
-    snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
-    snprintf(err->message, sizeof err->message, "out of memory");
-    return -1;
-}
-
-int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                      struct db_err *err)
-{
-    const struct cleanup_task *t = ctx;
-    *result = NULL;
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, catalog_id);
-    PGresult *r = db_exec(pg, "SELECT name FROM hog_catalog WHERE catalog_id = $1", &prm, err);
-    if (!r)
-        return -1;
-    char name[128] = "";
-    if (PQntuples(r) == 1)
-        snprintf(name, sizeof name, "%s", db_str(r, 0, 0));
-    PQclear(r);
-    if (!name[0]) { /* dropped between the sweep's listing and now */
-        *result = json_object();
-        return *result ? 0 : task_nomem(err);
-    }
     struct cleanup_result res;
     struct api_error e = {0};
-    if (cleanup_pass(t->srv, pg, catalog_id, name, t->batch, &res, &e) != 0)
+    if (cleanup_pass(t->srv, pg, cat->id, cat->name, t->batch, &res, &e) != 0)
         return task_fail(err, &e);
     int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
     if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
                              &ledger, &e) != 0)
         return task_fail(err, &e);
-    if (purge_rows(pg, purge_runs_sql, catalog_id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
+    if (purge_rows(pg, purge_runs_sql, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
         return -1;
     struct db_err receipt_err;
     if (t->receipt_retention_s > 0 &&
-        purge_rows(pg, purge_receipts_sql, catalog_id, t->receipt_retention_s, &receipts,
+        purge_rows(pg, purge_receipts_sql, cat->id, t->receipt_retention_s, &receipts,
                    &receipt_err) != 0) {
         receipt_failures = 1;
         metrics_counter_add(t->srv->metrics, "hoglake_commit_receipt_purge_failures_total", "", 1);
-        log_warn("cleanup: receipt purge of catalog '%s' failed: %s", name, receipt_err.message);
+        log_warn("cleanup: receipt purge of catalog '%s' failed: %s", cat->name,
+                 receipt_err.message);
     }
     json_t *o = cleanup_result_json(&res);
     *result = o;
@@ -644,8 +615,22 @@ int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result
         json_object_set_new(o, "runs_purged", json_integer(runs)) != 0 ||
         json_object_set_new(o, "receipts_purged", json_integer(receipts)) != 0 ||
         json_object_set_new(o, "receipts_purge_failures", json_integer(receipt_failures)) != 0)
-        return task_nomem(err);
+        return task_fail(err, NULL);
     return 0;
+}
+
+int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
+                      struct db_err *err)
+{
+    *result = NULL;
+    struct task_req tr;
+    int rc = task_req_open(&tr, ((const struct cleanup_task *)ctx)->srv, pg, catalog_id, err);
+    if (rc == 1)
+        rc = task_run(ctx, pg, &tr.cat, result, err);
+    else if (rc == 0 && !(*result = json_object())) /* gone since the sweep listed it */
+        rc = task_fail(err, NULL);
+    task_req_close(&tr);
+    return rc;
 }
 
 json_t *cleanup_backlog(void *ctx, PGconn *pg, int64_t catalog_id)

@@ -12,6 +12,7 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/table_store.h"
+#include "server/task_req.h"
 #include "util/failpoint.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -211,59 +212,21 @@ void compaction_task_init(struct compaction_task *t, struct server *srv)
              (long long)time_now_micros());
 }
 
-/* The catalog fields a pass uses, by id. */
-static int load_catalog(struct srv_req *req, int64_t catalog_id, struct catalog_row *cat,
-                        bool *found, struct api_error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    PGresult *r = req_query(req,
-                            "SELECT name, data_path, last_snapshot_id FROM hog_catalog"
-                            " WHERE catalog_id = $1",
-                            &p, "catalog", err);
-    if (!r)
-        return -1;
-    *found = PQntuples(r) == 1;
-    memset(cat, 0, sizeof *cat);
-    cat->id = catalog_id;
-    if (*found) {
-        cat->name = arena_strdup(&req->arena, db_str(r, 0, 0));
-        cat->data_path = arena_strdup(&req->arena, db_str(r, 0, 1));
-        cat->head = db_i64(r, 0, 2);
-    }
-    PQclear(r);
-    return *found && (!cat->name || !cat->data_path) ? api_nomem(err) : 0;
-}
-
 int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err)
 {
     const struct compaction_task *t = ctx;
-    /* The request the engine's helpers run on: the framework's connection
-     * (nothing prepared on it is assumed: only plain statements run). */
-    struct db_conn conn = {.pg = pg};
-    struct srv_req req = {.srv = t->srv, .db = &conn};
-    arena_init(&req.arena, 0);
-    struct api_error aerr = {0};
     struct compaction_result res;
     memset(&res, 0, sizeof res);
-    struct catalog_row cat;
-    bool found = false;
-    int rc = load_catalog(&req, catalog_id, &cat, &found, &aerr);
-    if (rc == 0 && found)
-        rc = compaction_run(&req, &cat, t->claimant, &t->opt, &res, &aerr);
+    struct task_req tr;
+    int rc = task_req_open(&tr, t->srv, pg, catalog_id, err);
+    struct api_error e = {0};
+    if (rc == 1 && compaction_run(&tr.req, &tr.cat, t->claimant, &t->opt, &res, &e) != 0)
+        rc = task_fail(err, &e);
     *result = compaction_result_json(&res);
-    if (rc != 0 || !*result) {
-        /* Not a database state: the answer is a 500, not "database
-         * unavailable". */
-        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "XX000");
-        snprintf(err->message, sizeof err->message, "%.500s",
-                 rc != 0 ? aerr.detail : "out of memory");
-        rc = -1;
-    }
-    json_decref(aerr.extra);
-    arena_free(&req.arena);
-    return rc;
+    if (rc >= 0 && !*result)
+        rc = task_fail(err, NULL);
+    task_req_close(&tr);
+    return rc < 0 ? -1 : 0;
 }
 
 json_t *compaction_backlog(void *ctx, PGconn *pg, int64_t catalog_id)

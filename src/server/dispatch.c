@@ -16,8 +16,6 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-enum { REQUEST_ARENA_LIMIT = 512 * 1024 * 1024 };
-
 bool server_is_inline(void *ctx, const char *method, const char *path)
 {
     (void)ctx;

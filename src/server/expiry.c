@@ -7,6 +7,7 @@
 #include "server/catalog.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "server/task_req.h"
 #include "util/failpoint.h"
 #include "util/timefmt.h"
 
@@ -356,11 +357,8 @@ int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, stru
                         (double)res.snapshots_expired);
     refresh_gauges(t->metrics, pg, catalog_id);
     *result = expiry_result_json(&res);
-    if (rc == 0 && !*result) {
-        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return -1;
-    }
+    if (rc == 0 && !*result)
+        return task_fail(err, NULL);
     return rc;
 }
 
