@@ -74,6 +74,18 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Splits "a.b.c" into exactly `n` non-empty parts (copied into parts, each
  * up to 200 bytes). Returns false when the shape is wrong. */
 bool cli_split_name(const char *qualified, int n, char parts[][200]);
+
+/* The catalog, namespace and table handles of CATALOG.NAMESPACE.TABLE. */
+struct cli_table {
+    hl_catalog *catalog;
+    hl_namespace *ns;
+    hl_table *table;
+};
+/* Opens the three handles of `parts` (from cli_split_name); on failure
+ * none stays open. The caller reports the error its own way. */
+hl_status cli_table_open(struct cli *cli, char parts[3][200], struct cli_table *t,
+                         struct hl_error *err);
+void cli_table_close(struct cli_table *t);
 /* Appends the URL-encoded segment to a path buffer. */
 bool cli_path_append(char *path, size_t size, const char *segment);
 /* Builds an object's API path from a qualified name of `nparts` parts

@@ -358,37 +358,16 @@ static int load_definition(hl_table *t, struct lake_table *def)
     return EXIT_OK;
 }
 
-/* The catalog, namespace and table of CATALOG.NS.TABLE. */
-struct handles {
-    hl_catalog *catalog;
-    hl_namespace *ns;
-    hl_table *table;
-};
-
-static void handles_free(struct handles *h)
-{
-    hl_table_free(h->table);
-    hl_namespace_free(h->ns);
-    hl_catalog_free(h->catalog);
-}
-
-static int open_table(struct cli *cli, const char *qualified, struct handles *h)
+/* The handles of CATALOG.NS.TABLE, or the usage or library error reported. */
+static int open_table(struct cli *cli, const char *qualified, struct cli_table *h)
 {
     memset(h, 0, sizeof *h);
     char parts[3][200];
     if (!cli_split_name(qualified, 3, parts))
         return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", qualified);
     struct hl_error err;
-    hl_status st = hl_catalog_open(cli->client, parts[0], &h->catalog, &err);
-    if (st == HL_OK)
-        st = hl_namespace_open(h->catalog, parts[1], &h->ns, &err);
-    if (st == HL_OK)
-        st = hl_table_open(h->ns, parts[2], &h->table, &err);
-    if (st != HL_OK) {
-        handles_free(h);
-        return cli_report(st, &err);
-    }
-    return EXIT_OK;
+    hl_status st = cli_table_open(cli, parts, h, &err);
+    return st == HL_OK ? EXIT_OK : cli_report(st, &err);
 }
 
 static int run_append(struct cli *cli, const struct cli_args *a)
@@ -408,7 +387,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
                                             path);
         }
     }
-    struct handles h;
+    struct cli_table h;
     int rc = open_table(cli, a->positional[0], &h);
     if (rc != EXIT_OK) {
         free(formats);
@@ -471,7 +450,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     free(formats);
     lake_table_release(&def);
     arena_free(&arena);
-    handles_free(&h);
+    cli_table_close(&h);
     return rc;
 }
 
@@ -550,7 +529,7 @@ static int run_read(struct cli *cli, const struct cli_args *a)
     const char *at_ts = cli_opt_value(a, "at");
     if (snapshot >= 0 && at_ts)
         return cli_usage_error("give --snapshot or --at, not both");
-    struct handles h;
+    struct cli_table h;
     int rc = open_table(cli, a->positional[0], &h);
     if (rc != EXIT_OK)
         return rc;
@@ -564,7 +543,7 @@ static int run_read(struct cli *cli, const struct cli_args *a)
         rc = render_stream(&s, format, limit);
         s.release(&s);
     }
-    handles_free(&h);
+    cli_table_close(&h);
     return rc;
 }
 

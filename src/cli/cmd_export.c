@@ -37,6 +37,17 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
            r->sort_order[0] ? r->sort_order : "nothing");
 }
 
+/* The tracer of --trace FILE, else of HOGLAKE_TRACE_FILE (none: no spans). */
+static int open_trace(const struct cli_args *a, struct tracer **tracer)
+{
+    const char *trace = cli_opt_value(a, "trace");
+    if (tracer_open(trace ? trace : getenv("HOGLAKE_TRACE_FILE"), "hoglake", tracer) != 0) {
+        fprintf(stderr, "hoglake: cannot open the trace file: %m\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
 static int run_iceberg(struct cli *cli, const struct cli_args *a)
 {
     const char *to = cli_opt_value(a, "to");
@@ -51,25 +62,16 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     if (!cli_split_name(a->positional[0], 3, parts))
         return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
     struct tracer *tracer = NULL;
-    const char *trace = cli_opt_value(a, "trace");
-    if (tracer_open(trace ? trace : getenv("HOGLAKE_TRACE_FILE"), "hoglake", &tracer) != 0) {
-        fprintf(stderr, "hoglake: cannot open the trace file: %m\n");
+    if (open_trace(a, &tracer) != EXIT_OK)
         return EXIT_FAILURE_OTHER;
-    }
-    hl_catalog *cat = NULL;
-    hl_namespace *ns = NULL;
-    hl_table *t = NULL;
+    struct cli_table h;
     struct hl_error err;
-    hl_status st = hl_catalog_open(cli->client, parts[0], &cat, &err);
-    if (st == HL_OK)
-        st = hl_namespace_open(cat, parts[1], &ns, &err);
-    if (st == HL_OK)
-        st = hl_table_open(ns, parts[2], &t, &err);
+    hl_status st = cli_table_open(cli, parts, &h, &err);
     struct ice_export_options o = {
         .location = to, .format_version = (int)version, .tracer = tracer};
     struct ice_export_result r;
     if (st == HL_OK)
-        st = ice_export_run(t, &o, &r, &err);
+        st = ice_export_run(h.table, &o, &r, &err);
     int rc = EXIT_OK;
     if (st == HL_OK) {
         print_result(cli, to, &r);
@@ -81,9 +83,7 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     } else {
         rc = cli_report(st, &err);
     }
-    hl_table_free(t);
-    hl_namespace_free(ns);
-    hl_catalog_free(cat);
+    cli_table_close(&h);
     tracer_close(tracer);
     return rc;
 }
@@ -103,24 +103,15 @@ static int run_maintain(struct cli *cli, const struct cli_args *a)
     if (!cli_split_name(a->positional[0], 3, parts))
         return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
     struct tracer *tracer = NULL;
-    const char *trace = cli_opt_value(a, "trace");
-    if (tracer_open(trace ? trace : getenv("HOGLAKE_TRACE_FILE"), "hoglake", &tracer) != 0) {
-        fprintf(stderr, "hoglake: cannot open the trace file: %m\n");
+    if (open_trace(a, &tracer) != EXIT_OK)
         return EXIT_FAILURE_OTHER;
-    }
-    hl_catalog *cat = NULL;
-    hl_namespace *ns = NULL;
-    hl_table *t = NULL;
+    struct cli_table h;
     struct hl_error err;
-    hl_status st = hl_catalog_open(cli->client, parts[0], &cat, &err);
-    if (st == HL_OK)
-        st = hl_namespace_open(cat, parts[1], &ns, &err);
-    if (st == HL_OK)
-        st = hl_table_open(ns, parts[2], &t, &err);
+    hl_status st = cli_table_open(cli, parts, &h, &err);
     struct ice_compact_options o = {to, file_count, max_bytes, tracer};
     struct ice_compact_result r = {.outcome = ICE_ERROR};
     if (st == HL_OK)
-        st = ice_compact_run(t, &o, &r, &err);
+        st = ice_compact_run(h.table, &o, &r, &err);
     int rc = EXIT_OK;
     const char *outcome = ice_compact_outcome_name(r.outcome);
     if (cli->json) {
@@ -143,9 +134,7 @@ static int run_maintain(struct cli *cli, const struct cli_args *a)
     }
     if (st != HL_OK)
         rc = cli_report(st, &err);
-    hl_table_free(t);
-    hl_namespace_free(ns);
-    hl_catalog_free(cat);
+    cli_table_close(&h);
     tracer_close(tracer);
     return rc;
 }

@@ -261,6 +261,28 @@ int cli_request(struct cli *cli, const char *method, const char *path, json_t *b
     return EXIT_OK;
 }
 
+hl_status cli_table_open(struct cli *cli, char parts[3][200], struct cli_table *t,
+                         struct hl_error *err)
+{
+    memset(t, 0, sizeof *t);
+    hl_status st = hl_catalog_open(cli->client, parts[0], &t->catalog, err);
+    if (st == HL_OK)
+        st = hl_namespace_open(t->catalog, parts[1], &t->ns, err);
+    if (st == HL_OK)
+        st = hl_table_open(t->ns, parts[2], &t->table, err);
+    if (st != HL_OK)
+        cli_table_close(t);
+    return st;
+}
+
+void cli_table_close(struct cli_table *t)
+{
+    hl_table_free(t->table);
+    hl_namespace_free(t->ns);
+    hl_catalog_free(t->catalog);
+    memset(t, 0, sizeof *t);
+}
+
 int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
                      void (*human)(const json_t *resp))
 {

@@ -241,19 +241,10 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
             break;
         }
         position += b.length;
-        if (x->nbatches == x->batch_cap) {
-            size_t cap = x->batch_cap ? x->batch_cap * 2 : 16;
-            struct ArrowArray *p = realloc(x->batches, cap * sizeof *p);
-            if (!p) {
-                b.release(&b);
-                st = client_nomem(err);
-                break;
-            }
-            x->batches = p;
-            x->batch_cap = cap;
+        if (xp_add_batch(x, &b) != 0) {
+            st = client_nomem(err);
+            break;
         }
-        x->batches[x->nbatches++] = b;
-        x->rows += b.length;
     }
     s.release(&s);
     if (st == HL_OK && position != f->rows)

@@ -76,19 +76,10 @@ static hl_status read_rows(struct export_run *e, struct hl_error *err)
             b.release(&b);
             continue;
         }
-        if (x->nbatches == x->batch_cap) {
-            size_t cap = x->batch_cap ? x->batch_cap * 2 : 16;
-            struct ArrowArray *p = realloc(x->batches, cap * sizeof *p);
-            if (!p) {
-                b.release(&b);
-                st = client_nomem(err);
-                break;
-            }
-            x->batches = p;
-            x->batch_cap = cap;
+        if (xp_add_batch(x, &b) != 0) {
+            st = client_nomem(err);
+            break;
         }
-        x->batches[x->nbatches++] = b;
-        x->rows += b.length;
     }
     s.release(&s);
     return st;

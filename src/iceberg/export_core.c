@@ -277,6 +277,23 @@ static int sink_write(void *ctx, const void *data, size_t len, struct pq_error *
     return 0;
 }
 
+int xp_add_batch(struct exporter *x, struct ArrowArray *b)
+{
+    if (x->nbatches == x->batch_cap) {
+        size_t cap = x->batch_cap ? x->batch_cap * 2 : 16;
+        struct ArrowArray *p = realloc(x->batches, cap * sizeof *p);
+        if (!p) {
+            b->release(b);
+            return -1;
+        }
+        x->batches = p;
+        x->batch_cap = cap;
+    }
+    x->batches[x->nbatches++] = *b;
+    x->rows += b->length;
+    return 0;
+}
+
 static int add_file(struct exporter *x, const struct ice_data_file *f)
 {
     if (x->nfiles == x->file_cap) {

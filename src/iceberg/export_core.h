@@ -72,6 +72,10 @@ hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err);
 hl_status xp_avro_status(const struct avro_error *e, struct hl_error *err);
 int64_t xp_now_ms(void);
 
+/* Moves b into x->batches and counts its rows; on failure (no memory) b
+ * is released and -1 returned. */
+int xp_add_batch(struct exporter *x, struct ArrowArray *b);
+
 /* Remembers an object this run wrote; removes them all (they never became
  * part of the table). */
 int xp_stage(struct exporter *x, const char *uri);
