@@ -106,31 +106,40 @@ static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struc
     return avro_writer_set_meta_str(w, key, text, err);
 }
 
+/* An Avro writer for `schema` (the schema builders' malloc'd text, NULL
+ * when they failed with err filled), which it frees. */
+static struct avro_writer *writer_for(char *schema, struct avro_error *err)
+{
+    if (!schema)
+        return NULL;
+    struct avro_writer *w = NULL;
+    int rc = avro_writer_new(schema, NULL, &w, err);
+    free(schema);
+    return rc == 0 ? w : NULL;
+}
+
 int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_data_file *files,
                        size_t n, struct buf *out, struct ice_manifest_summary *summary,
                        struct avro_error *err)
 {
     memset(summary, 0, sizeof *summary);
     struct avro_partition_field pf = {spec->day_field_name, "date", spec->day_field_id};
-    char *schema =
-        iceberg_manifest_entry_schema(spec->format_version, &pf, spec->day_field_name ? 1 : 0, err);
-    if (!schema)
-        return -1;
-    struct avro_writer *w = NULL;
-    int rc = avro_writer_new(schema, NULL, &w, err);
-    free(schema);
-    if (rc != 0)
+    struct avro_writer *w = writer_for(
+        iceberg_manifest_entry_schema(spec->format_version, &pf, spec->day_field_name ? 1 : 0, err),
+        err);
+    if (!w)
         return -1;
     char version[8];
     snprintf(version, sizeof version, "%d", spec->format_version);
-    rc = avro_writer_set_meta_str(w, "schema", spec->schema_json, err) == 0 &&
-                 set_meta_int(w, "schema-id", spec->schema_id, err) == 0 &&
-                 avro_writer_set_meta_str(w, "partition-spec", spec->spec_fields_json, err) == 0 &&
-                 set_meta_int(w, "partition-spec-id", spec->spec_id, err) == 0 &&
-                 avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
-                 avro_writer_set_meta_str(w, "content", "data", err) == 0
-             ? 0
-             : -1;
+    int rc =
+        avro_writer_set_meta_str(w, "schema", spec->schema_json, err) == 0 &&
+                set_meta_int(w, "schema-id", spec->schema_id, err) == 0 &&
+                avro_writer_set_meta_str(w, "partition-spec", spec->spec_fields_json, err) == 0 &&
+                set_meta_int(w, "partition-spec-id", spec->spec_id, err) == 0 &&
+                avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
+                avro_writer_set_meta_str(w, "content", "data", err) == 0
+            ? 0
+            : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         json_t *df = data_file_record(spec, &files[i]);
         json_t *entry = df ? json_pack("{s:i, s:n, s:n, s:n, s:o}", "status", 1, "snapshot_id",
@@ -190,23 +199,19 @@ int ice_manifest_list_write(int format_version, int64_t snapshot_id, int64_t par
                             int64_t sequence_number, int64_t first_row_id, const json_t *parent,
                             const json_t *added, struct buf *out, struct avro_error *err)
 {
-    char *schema = iceberg_manifest_list_schema(format_version, err);
-    if (!schema)
-        return -1;
-    struct avro_writer *w = NULL;
-    int rc = avro_writer_new(schema, NULL, &w, err);
-    free(schema);
-    if (rc != 0)
+    struct avro_writer *w = writer_for(iceberg_manifest_list_schema(format_version, err), err);
+    if (!w)
         return -1;
     char version[8];
     snprintf(version, sizeof version, "%d", format_version);
-    rc = set_meta_int(w, "snapshot-id", snapshot_id, err) == 0 &&
-                 (parent_id < 0 || set_meta_int(w, "parent-snapshot-id", parent_id, err) == 0) &&
-                 set_meta_int(w, "sequence-number", sequence_number, err) == 0 &&
-                 avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
-                 (format_version < 3 || set_meta_int(w, "first-row-id", first_row_id, err) == 0)
-             ? 0
-             : -1;
+    int rc =
+        set_meta_int(w, "snapshot-id", snapshot_id, err) == 0 &&
+                (parent_id < 0 || set_meta_int(w, "parent-snapshot-id", parent_id, err) == 0) &&
+                set_meta_int(w, "sequence-number", sequence_number, err) == 0 &&
+                avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
+                (format_version < 3 || set_meta_int(w, "first-row-id", first_row_id, err) == 0)
+            ? 0
+            : -1;
     size_t i;
     const json_t *rec;
     if (parent) {
