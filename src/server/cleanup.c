@@ -11,6 +11,7 @@
 #include "server/audit.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
+#include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/task_req.h"
@@ -636,15 +637,12 @@ int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result
 json_t *cleanup_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     (void)ctx;
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, catalog_id);
-    struct db_err e;
-    PGresult *r = db_exec(pg,
-                          "SELECT count(*), COALESCE(extract(epoch FROM now() - min(scheduled_at)),"
-                          " 0)::bigint FROM hog_file_removal"
-                          " WHERE catalog_id = $1 AND drained_at IS NULL",
-                          &prm, &e);
+    PGresult *r =
+        maint_read(pg,
+                   "SELECT count(*), COALESCE(extract(epoch FROM now() - min(scheduled_at)),"
+                   " 0)::bigint FROM hog_file_removal"
+                   " WHERE catalog_id = $1 AND drained_at IS NULL",
+                   catalog_id);
     if (!r)
         return NULL;
     json_t *o = json_pack("{s:I,s:I}", "queued_removals", (json_int_t)db_i64(r, 0, 0),

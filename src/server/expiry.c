@@ -6,6 +6,7 @@
 
 #include "server/catalog.h"
 #include "server/db/db.h"
+#include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/task_req.h"
 #include "util/failpoint.h"
@@ -306,22 +307,11 @@ json_t *expiry_result_json(const struct expiry_result *r)
         "purge_halvings", (json_int_t)r->purge_halvings, "purge_page", (json_int_t)r->purge_page);
 }
 
-/* A best-effort read with the catalog id as $1 (NULL on failure: gauges
- * and backlog are then skipped, never failing the caller). */
-static PGresult *by_catalog(PGconn *pg, const char *sql, int64_t catalog_id)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    struct db_err err;
-    return db_exec(pg, sql, &p, &err);
-}
-
 /* Gauges refreshed after each pass (the /metrics route never touches the
  * database). */
 static void refresh_gauges(struct metrics *metrics, PGconn *pg, int64_t catalog_id)
 {
-    PGresult *r = by_catalog(pg,
+    PGresult *r = maint_read(pg,
                              "SELECT name, last_snapshot_id, earliest_snapshot_id,"
                              " (SELECT count(*) FROM hog_file_removal WHERE catalog_id = $1"
                              "  AND drained_at IS NULL)"
@@ -365,7 +355,7 @@ int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, stru
 json_t *expiry_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     (void)ctx;
-    PGresult *r = by_catalog(pg,
+    PGresult *r = maint_read(pg,
                              "SELECT snapshot_retention_seconds, consumer_floor,"
                              " earliest_snapshot_id, last_snapshot_id"
                              " FROM hog_catalog WHERE catalog_id = $1",

@@ -10,6 +10,7 @@
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/file_stats.h"
+#include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/table_store.h"
@@ -351,11 +352,7 @@ json_t *hydrate_result_json(const struct hydrate_result *r)
 json_t *hydrate_task_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     (void)ctx;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    struct db_err err;
-    PGresult *r = db_exec(pg, BACKLOG_SQL, &p, &err);
+    PGresult *r = maint_read(pg, BACKLOG_SQL, catalog_id);
     if (!r)
         return NULL;
     json_t *o = json_pack("{s:I,s:I}", "pending_files", (json_int_t)db_i64(r, 0, 0), "failed_files",

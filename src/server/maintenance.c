@@ -375,3 +375,12 @@ json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id
         return NULL;
     return json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
 }
+
+PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    struct db_err err;
+    return db_exec(pg, sql, &p, &err);
+}

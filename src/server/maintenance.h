@@ -37,6 +37,10 @@ typedef int (*maint_pass_fn)(void *ctx, PGconn *pg, int64_t catalog_id, json_t *
  * NULL when unknown. */
 typedef json_t *(*maint_backlog_fn)(void *ctx, PGconn *pg, int64_t catalog_id);
 
+/* A best-effort read with the catalog id as $1, for backlogs and gauges:
+ * NULL on failure (they are then skipped, never failing their caller). */
+PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id);
+
 struct maint_task {
     const char *name;    /* static; a hog_maintenance_run task name */
     int64_t interval_ms; /* 0: no loop */
