@@ -277,11 +277,12 @@ static int delete_objects(struct pass *p, struct item *items, size_t n)
 
 /* Runs `sql` ($1 catalog, $2 the ids of `items` whose outcome is `want`,
  * then $3 `outcome` when given, then the claim token) over those items;
- * *matched gets the rows it changed. Nothing to do without such items. */
+ * *unheld gets how many of them it no longer held (settled elsewhere).
+ * Nothing to do without such items. */
 static int settle_outcome(struct pass *p, const char *sql, const struct item *items, size_t n,
-                          enum outcome want, const char *outcome, int64_t *matched)
+                          enum outcome want, const char *outcome, int64_t *unheld)
 {
-    *matched = 0;
+    *unheld = 0;
     struct pg_array ids;
     pg_array_init(&ids);
     size_t count = 0;
@@ -307,7 +308,7 @@ static int settle_outcome(struct pass *p, const char *sql, const struct item *it
         if (!r) {
             rc = db_fail(p, &e, "cleanup settle");
         } else {
-            *matched = atoll(PQcmdTuples(r));
+            *unheld = (int64_t)count - atoll(PQcmdTuples(r));
             PQclear(r);
         }
     }
@@ -321,17 +322,14 @@ static int settle(struct pass *p, const struct item *items, size_t n)
 {
     static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED};
     for (size_t k = 0; k < sizeof drained / sizeof drained[0]; k++) {
-        size_t want = 0;
-        for (size_t i = 0; i < n; i++)
-            want += items[i].outcome == drained[k];
-        int64_t matched;
+        int64_t unheld;
         if (settle_outcome(p, settle_sql, items, n, drained[k], outcome_names[drained[k]],
-                           &matched) != 0)
+                           &unheld) != 0)
             return -1;
-        p->res->settled_elsewhere += (int64_t)want - matched;
+        p->res->settled_elsewhere += unheld;
     }
-    int64_t released;
-    return settle_outcome(p, release_sql, items, n, OUT_FAILED, NULL, &released);
+    int64_t unheld;
+    return settle_outcome(p, release_sql, items, n, OUT_FAILED, NULL, &unheld);
 }
 
 static void count(struct pass *p, const struct item *items, size_t n)
