@@ -681,6 +681,13 @@ void cli_out_free(struct cli_out *o)
     o->out = o->err = NULL;
 }
 
+void cli_out_expect(const struct cli_out *o, int code, const char *what)
+{
+    if (o->code != code)
+        fail_msg("%s: exit %d, expected %d\nstdout: %s\nstderr: %s", what, o->code, code, o->out,
+                 o->err);
+}
+
 char *test_duckdb(const char *node, const char *interop_dir, const char *scratch_dir,
                   const char *sql)
 {

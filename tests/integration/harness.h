@@ -174,6 +174,8 @@ struct cli_out {
 void cli_run(struct cli_out *o, const char *bin, const char *server, const char *cwd,
              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void cli_out_free(struct cli_out *o);
+/* Fails the test (naming `what`, with both outputs) unless it exited `code`. */
+void cli_out_expect(const struct cli_out *o, int code, const char *what);
 
 /* `columns_json` is the JSON array text of ColumnDefs. Returns the Table
  * response (caller json_decref's). */

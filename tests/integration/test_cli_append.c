@@ -37,13 +37,6 @@ static void run(struct cli_out *o, const char *fmt, ...)
     cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
 }
 
-static void expect_code(const struct cli_out *o, int code, const char *what)
-{
-    if (o->code != code)
-        fail_msg("%s: exit %d, expected %d\nstdout: %s\nstderr: %s", what, o->code, code, o->out,
-                 o->err);
-}
-
 static void expect_in(const char *text, const char *needle, const char *what)
 {
     if (!strstr(text, needle))
@@ -109,14 +102,14 @@ static int setup(void **state)
     assert_non_null(mkdtemp(dir));
     struct cli_out o;
     run(&o, "catalog create local --data-path file://%s/wh", dir);
-    expect_code(&o, 0, "catalog create");
+    cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
     run(&o, "namespace create local.ns");
-    expect_code(&o, 0, "namespace create");
+    cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
     run(&o, "table create local.ns.ev --columns 'id:long!, name:string, amount:decimal(10,2), "
             "ts:timestamptz' --partition-by 'day(ts)'");
-    expect_code(&o, 0, "table create");
+    cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     return 0;
 }
@@ -148,11 +141,11 @@ static void append_three_formats(void **state)
     /* A Parquet input written by another tool (here our own converter,
      * with its own field ids: columns match by name). */
     run(&o, "parquet convert c.csv c.parquet --schema 'name:string, id:long!'");
-    expect_code(&o, 0, "convert");
+    cli_out_expect(&o, 0, "convert");
     cli_out_free(&o);
 
     run(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
-    expect_code(&o, 0, "append");
+    cli_out_expect(&o, 0, "append");
     expect_in(o.out, "6 rows in 3 files", "the summary");
     expect_in(o.out, "partition (20454)", "day 2026-01-01");
     expect_in(o.out, "partition (20455)", "day 2026-01-02");
@@ -161,7 +154,7 @@ static void append_three_formats(void **state)
     assert_int_equal(data_files("local"), 3);
 
     run(&o, "read local.ns.ev --format csv");
-    expect_code(&o, 0, "read");
+    cli_out_expect(&o, 0, "read");
     char *got = sorted_lines(o.out);
     expect_text_eq(got, "1,a,1.50,2026-01-01T10:00:00.000000Z\n"
                         "2,,2.25,\n"
@@ -176,7 +169,7 @@ static void append_three_formats(void **state)
     /* --json: the snapshot and every file; time travel to before it. */
     write_file("d.jsonl", "{\"id\":7}\n");
     run(&o, "--json append local.ns.ev d.jsonl");
-    expect_code(&o, 0, "append --json");
+    cli_out_expect(&o, 0, "append --json");
     json_t *doc = jparse(o.out);
     int64_t snap = jint(doc, "snapshot_id");
     assert_int_equal(snap, head_of("local"));
@@ -184,14 +177,14 @@ static void append_three_formats(void **state)
     json_decref(doc);
     cli_out_free(&o);
     run(&o, "read local.ns.ev --snapshot %lld --format jsonl", (long long)snap - 1);
-    expect_code(&o, 0, "read --snapshot");
+    cli_out_expect(&o, 0, "read --snapshot");
     int lines = 0;
     for (const char *p = o.out; (p = strchr(p, '\n')); p++)
         lines++;
     assert_int_equal(lines, 6);
     cli_out_free(&o);
     run(&o, "read local.ns.ev --limit 2");
-    expect_code(&o, 0, "read --limit");
+    cli_out_expect(&o, 0, "read --limit");
     lines = 0;
     for (const char *p = o.out; (p = strchr(p, '\n')); p++)
         lines++;
@@ -206,25 +199,25 @@ static void refusals_change_nothing(void **state)
     struct cli_out o;
     write_file("wrong.csv", "id,name\n1,a\nx,b\n");
     run(&o, "append local.ns.ev wrong.csv");
-    expect_code(&o, 1, "a wrong type");
+    cli_out_expect(&o, 1, "a wrong type");
     expect_in(o.err, "wrong.csv line 3: column 'id'", "the wrong type's message");
     expect_in(o.err, "nothing was committed or uploaded", "what is left");
     cli_out_free(&o);
 
     write_file("noid.csv", "name\na\n");
     run(&o, "append local.ns.ev noid.csv");
-    expect_code(&o, 1, "a missing required column");
+    cli_out_expect(&o, 1, "a missing required column");
     expect_in(o.err, "id", "the missing column's name");
     cli_out_free(&o);
 
     run(&o, "append local.ns.nope noid.csv");
-    expect_code(&o, 3, "an unknown table");
+    cli_out_expect(&o, 3, "an unknown table");
     cli_out_free(&o);
     run(&o, "append local.ns.ev noid.txt");
-    expect_code(&o, 2, "an unknown format");
+    cli_out_expect(&o, 2, "an unknown format");
     cli_out_free(&o);
     run(&o, "append local.ns.ev");
-    expect_code(&o, 2, "no input");
+    cli_out_expect(&o, 2, "no input");
     cli_out_free(&o);
     assert_int_equal(data_files("local"), before);
 }
@@ -242,20 +235,20 @@ static void append_to_s3(void **state)
     setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
     struct cli_out o;
     run(&o, "catalog create remote --data-path s3://%s/cli", getenv("HOGLAKE_TEST_S3_BUCKET"));
-    expect_code(&o, 0, "catalog create");
+    cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
     run(&o, "namespace create remote.ns");
     cli_out_free(&o);
     run(&o, "table create remote.ns.t --columns 'id:long!, name:string'");
-    expect_code(&o, 0, "table create");
+    cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     write_file("s3.jsonl", "{\"id\":1,\"name\":\"x\"}\n{\"id\":2}\n");
     run(&o, "append remote.ns.t s3.jsonl");
-    expect_code(&o, 0, "append to S3");
+    cli_out_expect(&o, 0, "append to S3");
     expect_in(o.out, "s3://", "an s3 path");
     cli_out_free(&o);
     run(&o, "read remote.ns.t");
-    expect_code(&o, 0, "read from S3");
+    cli_out_expect(&o, 0, "read from S3");
     char *got = sorted_lines(o.out);
     expect_text_eq(got, "{\"id\":1,\"name\":\"x\"}\n{\"id\":2,\"name\":null}\n");
     free(got);

@@ -41,12 +41,6 @@ static void run(struct cli_out *o, const char *fmt, ...)
     cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
 }
 
-static void ok(struct cli_out *o, const char *what)
-{
-    if (o->code != 0)
-        fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, o->code, o->out, o->err);
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t next_random(void)
 {
@@ -109,7 +103,7 @@ static void append_batches_to(const char *table, int from, int to)
     for (int b = from; b < to; b++) {
         struct cli_out o;
         run(&o, "append ai.gw.%s batch-%02d.jsonl", table, b);
-        ok(&o, "append");
+        cli_out_expect(&o, 0, "append");
         cli_out_free(&o);
     }
 }
@@ -174,15 +168,15 @@ static int setup(void **state)
     assert_non_null(mkdtemp(dir));
     struct cli_out o;
     run(&o, "catalog create ai --data-path file://%s/warehouse", dir);
-    ok(&o, "catalog create");
+    cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
     run(&o, "namespace create ai.gw");
-    ok(&o, "namespace create");
+    cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
     run(&o, "table create ai.gw.messages --columns 'session_id:string!, conversation_id:string, "
             "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
             "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
-    ok(&o, "table create");
+    cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     for (int b = 0; b < BATCHES; b++)
         write_batch(b);
@@ -209,7 +203,7 @@ static void incremental_v3(void **state)
     append_batches(0, 10);
     struct cli_out o;
     run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
-    ok(&o, "the first export");
+    cli_out_expect(&o, 0, "the first export");
     assert_non_null(strstr(o.out, "created the Iceberg table with 2500 rows"));
     cli_out_free(&o);
     rows_upto(10);
@@ -226,7 +220,7 @@ static void incremental_v3(void **state)
 
     /* Nothing new: no commit. */
     run(&o, "export iceberg ai.gw.messages --to %s", url);
-    ok(&o, "a run with nothing new");
+    cli_out_expect(&o, 0, "a run with nothing new");
     assert_non_null(strstr(o.out, "nothing new"));
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), 1);
@@ -237,7 +231,7 @@ static void incremental_v3(void **state)
     setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
     run(&o, "--json export iceberg ai.gw.messages --to %s", url);
     unsetenv("HOGLAKE_FAILPOINTS");
-    ok(&o, "the second export");
+    cli_out_expect(&o, 0, "the second export");
     json_t *r = jparse(o.out);
     assert_int_equal(jint(r, "rows"), (BATCHES - 10) * ROWS_PER_BATCH);
     assert_false(json_is_true(json_object_get(r, "created")));
@@ -251,7 +245,7 @@ static void incremental_v3(void **state)
      * run reconciles from the snapshot summary and exports nothing twice. */
     sql_exec("DELETE FROM hog_consumer_offset");
     run(&o, "export iceberg ai.gw.messages --to %s", url);
-    ok(&o, "a run after a lost offset");
+    cli_out_expect(&o, 0, "a run after a lost offset");
     assert_non_null(strstr(o.out, "caught up"));
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), 3);
@@ -265,7 +259,7 @@ static void version_2_and_s3(void **state)
     snprintf(url, sizeof url, "file://%s/iceberg/v2", dir);
     struct cli_out o;
     run(&o, "export iceberg ai.gw.messages --to %s --format-version 2", url);
-    ok(&o, "a v2 export");
+    cli_out_expect(&o, 0, "a v2 export");
     cli_out_free(&o);
     rows_upto(BATCHES);
     verify(url, 2, NULL, true);
@@ -280,7 +274,7 @@ static void version_2_and_s3(void **state)
     snprintf(url, sizeof url, "s3://%s/export-%ld-%d/messages", getenv("HOGLAKE_TEST_S3_BUCKET"),
              (long)time(NULL), (int)getpid());
     run(&o, "export iceberg ai.gw.messages --to %s", url);
-    ok(&o, "an export to S3");
+    cli_out_expect(&o, 0, "an export to S3");
     cli_out_free(&o);
     verify(url, 3, endpoint, true);
 }
@@ -294,7 +288,7 @@ static void drift_is_refused(void **state)
     snprintf(spans, sizeof spans, "%s/drift-spans.jsonl", dir);
     struct cli_out o;
     run(&o, "table alter ai.gw.messages --primary-timestamp none");
-    ok(&o, "clear the primary timestamp");
+    cli_out_expect(&o, 0, "clear the primary timestamp");
     cli_out_free(&o);
     write_batch(BATCHES);
     append_batches(BATCHES, BATCHES + 1);
@@ -315,17 +309,17 @@ static void drift_is_refused(void **state)
     char flat[1024];
     snprintf(flat, sizeof flat, "file://%s/iceberg/unpartitioned", dir);
     run(&o, "export iceberg ai.gw.messages --to %s", flat);
-    ok(&o, "an unpartitioned export");
+    cli_out_expect(&o, 0, "an unpartitioned export");
     assert_non_null(strstr(o.out, "partitioned unpartitioned"));
     cli_out_free(&o);
     rows_upto(BATCHES + 1);
     verify(flat, 3, NULL, false);
     /* Declared again, the export goes on where it stopped. */
     run(&o, "table alter ai.gw.messages --primary-timestamp message_created_at");
-    ok(&o, "declare it again");
+    cli_out_expect(&o, 0, "declare it again");
     cli_out_free(&o);
     run(&o, "export iceberg ai.gw.messages --to %s", url);
-    ok(&o, "the export after the drift");
+    cli_out_expect(&o, 0, "the export after the drift");
     cli_out_free(&o);
     /* ... while the unpartitioned target now drifts the other way. */
     run(&o, "export iceberg ai.gw.messages --to %s", flat);
@@ -415,11 +409,11 @@ static void compaction(void **state)
     snprintf(url, sizeof url, "file://%s", table_dir);
     struct cli_out o;
     run(&o, "export maintain ai.gw.messages --to file://%s/iceberg/none --compact", dir);
-    ok(&o, "no table");
+    cli_out_expect(&o, 0, "no table");
     assert_non_null(strstr(o.out, "no-table"));
     cli_out_free(&o);
     run(&o, "export maintain ai.gw.messages --to %s --compact --compact-max-bytes 1", url);
-    ok(&o, "above the byte cap");
+    cli_out_expect(&o, 0, "above the byte cap");
     assert_non_null(strstr(o.out, "above-byte-cap"));
     cli_out_free(&o);
     /* A rewrite that dies while staging leaves nothing; one that loses the
@@ -436,7 +430,7 @@ static void compaction(void **state)
     setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
     run(&o, "export maintain ai.gw.messages --to %s --compact", url);
     unsetenv("HOGLAKE_FAILPOINTS");
-    ok(&o, "a lost race");
+    cli_out_expect(&o, 0, "a lost race");
     assert_non_null(strstr(o.out, "conflict"));
     cli_out_free(&o);
     assert_int_equal(count_files(table_dir), data_files);
@@ -452,7 +446,7 @@ static void compaction(void **state)
     assert_true(count_files(table_dir) > data_files);
     assert_int_equal(count_versions(table_dir), ++before);
     run(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
-    ok(&o, "compaction");
+    cli_out_expect(&o, 0, "compaction");
     json_t *r = jparse(o.out);
     assert_string_equal(jstr(r, "outcome"), "compacted");
     int64_t files_before = jint(r, "files_before"), files_after = jint(r, "files_after");
@@ -485,7 +479,7 @@ static void compaction(void **state)
 
     /* Now below the threshold: nothing to do. */
     run(&o, "export maintain ai.gw.messages --to %s --compact", url);
-    ok(&o, "below the threshold");
+    cli_out_expect(&o, 0, "below the threshold");
     assert_non_null(strstr(o.out, "below-threshold"));
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), before + 1);
@@ -500,18 +494,18 @@ static void lookup_key(void **state)
     run(&o, "table create ai.gw.byteam --columns 'session_id:string!, conversation_id:string, "
             "cwd:string, date:string, message_created_at:timestamptz, payload:string' "
             "--partition-by 'session_id' --primary-timestamp message_created_at");
-    ok(&o, "table create");
+    cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     for (int b = 0; b < 3; b++) {
         run(&o, "append ai.gw.byteam batch-%02d.jsonl", b);
-        ok(&o, "append");
+        cli_out_expect(&o, 0, "append");
         cli_out_free(&o);
     }
     char url[1024], table_dir[512];
     snprintf(table_dir, sizeof table_dir, "%s/iceberg/byteam", dir);
     snprintf(url, sizeof url, "file://%s", table_dir);
     run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
-    ok(&o, "export");
+    cli_out_expect(&o, 0, "export");
     json_t *r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "session_id");
     json_decref(r);
@@ -525,13 +519,13 @@ static void lookup_key(void **state)
     assert_int_equal(system(cmd), 0);
 
     run(&o, "table alter ai.gw.byteam --sort-by 'cwd'");
-    ok(&o, "a new sort order");
+    cli_out_expect(&o, 0, "a new sort order");
     cli_out_free(&o);
     run(&o, "append ai.gw.byteam batch-03.jsonl");
-    ok(&o, "append");
+    cli_out_expect(&o, 0, "append");
     cli_out_free(&o);
     run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
-    ok(&o, "an export after the sort order changed");
+    cli_out_expect(&o, 0, "an export after the sort order changed");
     r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "cwd");
     json_decref(r);
@@ -553,17 +547,17 @@ static void server_compaction(void **state)
     run(&o, "table create ai.gw.compacted --columns 'session_id:string!, conversation_id:string, "
             "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
             "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
-    ok(&o, "table create");
+    cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     append_batches_to("compacted", 0, 5);
     char url[1024], fresh[1024];
     snprintf(url, sizeof url, "file://%s/iceberg/compacted", dir);
     snprintf(fresh, sizeof fresh, "file://%s/iceberg/compacted-fresh", dir);
     run(&o, "export iceberg ai.gw.compacted --to %s", url);
-    ok(&o, "the first export");
+    cli_out_expect(&o, 0, "the first export");
     cli_out_free(&o);
     run(&o, "--json maintenance compact ai");
-    ok(&o, "compact");
+    cli_out_expect(&o, 0, "compact");
     json_t *r = jparse(o.out);
     assert_int_equal(jint(r, "groups_compacted"), 1);
     assert_int_equal(jint(r, "files_in"), 5);
@@ -571,7 +565,7 @@ static void server_compaction(void **state)
     cli_out_free(&o);
     append_batches_to("compacted", 5, 8);
     run(&o, "--json export iceberg ai.gw.compacted --to %s", url);
-    ok(&o, "the export after the compaction");
+    cli_out_expect(&o, 0, "the export after the compaction");
     r = jparse(o.out);
     assert_int_equal(jint(r, "rows"), 3 * ROWS_PER_BATCH);
     json_decref(r);
@@ -579,7 +573,7 @@ static void server_compaction(void **state)
     rows_upto(8);
     verify(url, 3, NULL, true);
     run(&o, "export iceberg ai.gw.compacted --to %s", fresh);
-    ok(&o, "a fresh export");
+    cli_out_expect(&o, 0, "a fresh export");
     cli_out_free(&o);
     verify(fresh, 3, NULL, true);
 }
