@@ -24,7 +24,10 @@
 #                        missing.
 #
 # The stack is private to the run: a PostgreSQL cluster (scripts/pg.sh: fsync off),
-# hoglaked, and moto (scripts/s3.sh, which also starts s3rver, unused here).
+# hoglaked (authentication on, its default; --data-dir DIR/hoglaked, where it
+# writes the bootstrap admin secret admin.token), and moto (scripts/s3.sh, which
+# also starts s3rver, unused here). append_bench gets the secret through
+# HOGLAKE_TOKEN (libhoglake reads it), never on a command line.
 # Exit status: 0 ok (a missed target is reported, not failed), 1 a check failed,
 # 5 harness error, 77 skipped (smoke only).
 set -euo pipefail
@@ -144,7 +147,8 @@ s3_env=$("$root/scripts/s3.sh" start "$dir/s3") || skip_or_die "moto did not sta
 s3_started=1
 eval "$s3_env"
 
-"$hoglaked" --database-url "$db_url" --port 0 --port-file "$dir/port" >"$dir/hoglaked.log" 2>&1 &
+"$hoglaked" --database-url "$db_url" --data-dir "$dir/hoglaked" --port 0 --port-file "$dir/port" \
+  >"$dir/hoglaked.log" 2>&1 &
 srv_pid=$!
 for _ in $(seq 1 200); do
   [ -s "$dir/port" ] && break
@@ -153,6 +157,12 @@ for _ in $(seq 1 200); do
 done
 [ -s "$dir/port" ] || { log "hoglaked did not start; see $dir/hoglaked.log"; exit 5; }
 url="http://127.0.0.1:$(cat "$dir/port")"
+# The admin secret hoglaked wrote before listening (the database is new):
+# libhoglake sends HOGLAKE_TOKEN as the bearer token.
+[ -s "$dir/hoglaked/admin.token" ] ||
+  { log "hoglaked wrote no $dir/hoglaked/admin.token; see $dir/hoglaked.log"; exit 5; }
+HOGLAKE_TOKEN=$(head -1 "$dir/hoglaked/admin.token")
+export HOGLAKE_TOKEN
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 {

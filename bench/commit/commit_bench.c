@@ -14,6 +14,13 @@
  * one JSON object on stdout (commits/s, p50/p90/p99/max, errors by status)
  * and a one-line summary on stderr. See bench/commit/README.md.
  *
+ * A server with authentication on needs a bearer token. It is read from
+ * --token-file FILE (its first line, e.g. <data-dir>/admin.token), else
+ * from the environment (HOGLAKE_TOKEN, then the file named by
+ * HOGLAKE_TOKEN_FILE), and sent as Authorization: Bearer on every
+ * request. There is no option taking the secret itself: a command line is
+ * visible to every user of the machine.
+ *
  * Exit status: 0 when every commit succeeded, 1 when some failed, 2 on a
  * usage or setup error. */
 #include <curl/curl.h>
@@ -31,12 +38,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_auth.h"
+
 #define MAX_STATUS 600
 
 struct opts {
     const char *url; /* http://host:port */
     const char *catalog, *ns, *table, *data_path, *label;
     const char *tsv; /* also append one tab-separated line here (run.sh reads it) */
+    const char *token_file;
     int writers, files, warmup;
     double duration; /* seconds; used when commits == 0 */
     long commits;    /* per writer; 0 = run for duration */
@@ -71,6 +81,8 @@ struct writer {
 };
 
 static pthread_barrier_t start_barrier;
+/* "Authorization: Bearer <secret>", or empty for a server without auth */
+static char auth_header[1100];
 static int stop_flag; /* set by the main thread at the deadline */
 
 static uint64_t now_ns(void)
@@ -331,7 +343,10 @@ static void usage(void)
     fputs("usage: commit_bench --url http://HOST:PORT --catalog C --namespace NS --table T\n"
           "                    --data-path P [--writers N] [--files F] [--warmup W]\n"
           "                    [--duration S | --commits K] [--start-snapshot S]\n"
-          "                    [--no-read-snapshot] [--label L] [--tsv FILE]\n",
+          "                    [--no-read-snapshot] [--label L] [--tsv FILE]\n"
+          "                    [--token-file FILE]\n"
+          "  the bearer token: --token-file, else $HOGLAKE_TOKEN, else the file named by\n"
+          "  $HOGLAKE_TOKEN_FILE; none: no Authorization header\n",
           stderr);
     exit(2);
 }
@@ -376,6 +391,8 @@ int main(int argc, char **argv)
             o.label = v;
         else if (!strcmp(a, "--tsv"))
             o.tsv = v;
+        else if (!strcmp(a, "--token-file"))
+            o.token_file = v;
         else if (!strcmp(a, "--writers"))
             o.writers = (int)parse_long(a, v, 1, 1024);
         else if (!strcmp(a, "--files"))
@@ -396,6 +413,7 @@ int main(int argc, char **argv)
     }
     if (!o.url || !o.catalog || !o.ns || !o.table || !o.data_path)
         usage();
+    bench_auth_header(o.token_file, auth_header, sizeof auth_header);
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
         die("curl_global_init failed");
 
@@ -423,6 +441,8 @@ int main(int argc, char **argv)
         /* An empty Expect: no 100-continue round trip on large bodies. */
         w->headers = curl_slist_append(NULL, "Content-Type: application/json");
         w->headers = curl_slist_append(w->headers, "Expect:");
+        if (auth_header[0])
+            w->headers = curl_slist_append(w->headers, auth_header);
         curl_easy_setopt(w->curl, CURLOPT_URL, w->commit_url);
         curl_easy_setopt(w->curl, CURLOPT_HTTPHEADER, w->headers);
         curl_easy_setopt(w->curl, CURLOPT_WRITEFUNCTION, on_data);
@@ -502,6 +522,7 @@ int main(int argc, char **argv)
         first_error);
     if (!out)
         die("out of memory");
+    json_object_set_new(out, "token", json_boolean(auth_header[0] != '\0'));
     char *text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(6));
     puts(text);
     free(text);
@@ -531,9 +552,9 @@ int main(int argc, char **argv)
     fprintf(stderr,
             "commit_bench %s: %d writer(s) x %d file(s): %zu commits in %.2f s = %.1f commits/s;"
             " p50 %.2f ms, p99 %.2f ms, max %.2f ms; errors %" PRIu64 " (+%" PRIu64
-            " in warm-up); %ld connection(s)\n",
+            " in warm-up); %ld connection(s)%s\n",
             o.label, o.writers, o.files, n, elapsed, cps, p50, p99, mx, errors, warmup_errors,
-            connects);
+            connects, auth_header[0] ? "; with a bearer token" : "");
     if (first_error)
         fprintf(stderr, "commit_bench: first error: %s\n", first_error);
     for (int i = 0; i < o.writers; i++) {
@@ -545,6 +566,7 @@ int main(int argc, char **argv)
     }
     free(ws);
     free(all);
+    explicit_bzero(auth_header, sizeof auth_header);
     curl_global_cleanup();
     return errors || warmup_errors ? 1 : 0;
 }

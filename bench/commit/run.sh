@@ -5,6 +5,8 @@
 #
 #   bench/commit/run.sh [--duration S] [--warmup N] [--writers "1 8"] [--files "1 100"]
 #                       [--preseed N] [--scales "1 8"] [--out DIR] [--profile]
+#                       [--auth-repeats N] [--auth-duration S]
+#                       [--no-auth-compare | --auth-compare-only] [--auth-control]
 #                       [--strict] [--build-dir DIR] [--hoglaked PATH] [--commit-bench PATH]
 #   bench/commit/run.sh --smoke [--hoglaked PATH] [--commit-bench PATH]   (the ctest)
 #
@@ -19,19 +21,34 @@
 #   --profile         then restart PostgreSQL with pg_stat_statements and rerun the
 #                     8-writer single-file cell under perf: hoglaked call graphs,
 #                     a system-wide profile and per-statement times, into DIR/profile
+#   --auth-repeats N  the authentication comparison: for every --writers count, the
+#                     single-file no-history cell against an --auth on hoglaked (bearer
+#                     token) and an --auth off one, as N pairs of back-to-back slices,
+#                     one per server, in ABBA order (default 10; even balances the order)
+#   --auth-duration S measured seconds of each slice of the comparison (default 5)
+#   --no-auth-compare     skip the authentication comparison
+#   --auth-compare-only   only the authentication comparison (no matrix, no pgbench)
+#   --auth-control    a control of the comparison: its "on" server runs --auth off
+#                     too, so on/off measures the method's own bias and noise
 #   --strict          exit 2 when a target is missed
 #   --build-dir DIR   the Release build (default build-release; configured and built
 #                     here unless --hoglaked and --commit-bench are both given)
 #   --smoke           a few seconds: every cell with 5 commits per writer on a
 #                     200-snapshot history and 1-second pgbench runs; checks that every
-#                     commit succeeds and the history invariants hold, judges no speed.
-#                     Exits 77 (skipped) when pgbench or the PostgreSQL server is missing.
+#                     commit succeeds and the history invariants hold, judges no speed;
+#                     the authentication comparison runs once (both modes, 5 commits
+#                     per writer). Exits 77 (skipped) when pgbench or the PostgreSQL
+#                     server is missing.
 #
 # PostgreSQL runs with its defaults (fsync, synchronous_commit and
 # full_page_writes on; shared_buffers 128MB) plus only the listen address,
 # port and socket directory; hoglaked and pgbench both reach it over TCP on
-# 127.0.0.1. Exit status: 0 ok, 1 commits failed, 2 a target missed (--strict),
-# 4 a history invariant broken, 5 harness error.
+# 127.0.0.1. hoglaked runs with authentication on (its default) and
+# --data-dir DIR/<server>; the bootstrap admin secret it writes there
+# (admin.token) reaches curl through a header file and commit_bench through
+# --token-file, never through a command line. Exit status: 0 ok, 1 commits
+# failed, 2 a target missed (--strict), 4 a history invariant broken,
+# 5 harness error.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -49,6 +66,11 @@ smoke=0
 build_dir="$root/build-release"
 hoglaked=""
 commit_bench=""
+auth_compare=1
+auth_repeats=10
+auth_duration=5
+auth_control=0
+matrix=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
@@ -64,7 +86,12 @@ while [ $# -gt 0 ]; do
     --hoglaked) hoglaked=$2; shift 2 ;;
     --commit-bench) commit_bench=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
-    -h | --help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --auth-repeats) auth_repeats=$2; shift 2 ;;
+    --auth-duration) auth_duration=$2; shift 2 ;;
+    --no-auth-compare) auth_compare=0; shift ;;
+    --auth-compare-only) auth_compare=1; matrix=0; shift ;;
+    --auth-control) auth_control=1; shift ;;
+    -h | --help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
@@ -73,7 +100,16 @@ if [ "$smoke" = 1 ]; then
   warmup=2
   scales=1
   profile=0
+  auth_compare=1
+  auth_repeats=1
 fi
+case "$auth_repeats" in
+  '' | *[!0-9]* | 0) echo "run.sh: --auth-repeats wants a count >= 1" >&2; exit 5 ;;
+esac
+case "$auth_duration" in
+  '' | *[!0-9.]* | 0) echo "run.sh: --auth-duration wants seconds > 0" >&2; exit 5 ;;
+esac
+[ "$matrix" = 1 ] || profile=0
 log() { echo "run.sh: $*" >&2; }
 skip_or_die() {
   if [ "$smoke" = 1 ]; then
@@ -119,16 +155,20 @@ else
 fi
 pgdir=$dir/pg
 pg_pid=""
-srv_pid=""
+srv_pid=""   # the hoglaked the cells talk to (url, srv_auth), for its CPU time
+srv_pids=()  # every hoglaked started, for stop_all
 as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+stop_server() { # stop_server PID
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
 stop_all() {
-  if [ -n "$srv_pid" ]; then
-    kill -TERM "$srv_pid" 2>/dev/null || true
-    wait "$srv_pid" 2>/dev/null || true
-    srv_pid=""
-  fi
+  local p
+  for p in "${srv_pids[@]}"; do stop_server "$p"; done
+  srv_pids=()
+  srv_pid=""
   if [ -n "$pg_pid" ]; then
     as_owner "$pgbin/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 ||
       kill -TERM "$pg_pid" 2>/dev/null || true
@@ -174,29 +214,74 @@ settings=$(psql_ -d postgres -F= -c "SELECT name, setting FROM pg_settings WHERE
    'max_connections', 'max_wal_size', 'checkpoint_timeout') ORDER BY name" | tr '\n' ' ')
 pgversion=$(psql_ -d postgres -c "SHOW server_version")
 log "PostgreSQL $pgversion on 127.0.0.1:$pgport: $settings"
-db_url="postgresql://postgres@127.0.0.1:$pgport/hoglake"
 
 # ---- hoglaked ----
-start_server() {
-  rm -f "$dir/port"
-  "$hoglaked" --database-url "$db_url" --port 0 --port-file "$dir/port" \
-    >>"$dir/hoglaked.log" 2>&1 &
-  srv_pid=$!
-  local i
+# Authentication is on unless a server is started with AUTH off. The first
+# --auth on start on a fresh database writes the bootstrap admin secret to
+# <data-dir>/admin.token before it listens; later starts on that database
+# find the admin token and write nothing, so that first file serves every
+# server of the database. The secret never goes on a command line: curl
+# reads the header from a 0600 file (DIR/<database>.auth.header, -H @file),
+# commit_bench reads --token-file.
+declare -A token_of hdr_of # database -> its admin.token, its header file
+token_file=""
+auth_hdr=""
+# launch NAME AUTH DB: hoglaked on database DB with --data-dir DIR/NAME and
+# --auth AUTH, its log in DIR/NAME.log; sets launched_pid and launched_url
+launch() {
+  local name=$1 auth=$2 db=$3 sd=$dir/$1 pid i
+  mkdir -p "$sd"
+  rm -f "$sd/port"
+  [ -n "${token_of[$db]:-}" ] || rm -f "$sd/admin.token"
+  "$hoglaked" --database-url "postgresql://postgres@127.0.0.1:$pgport/$db" --data-dir "$sd" \
+    --auth "$auth" --port 0 --port-file "$sd/port" >>"$dir/$name.log" 2>&1 &
+  pid=$!
+  srv_pids+=("$pid")
   for i in $(seq 1 200); do
-    [ -s "$dir/port" ] && break
-    kill -0 "$srv_pid" 2>/dev/null || { log "hoglaked exited; see $dir/hoglaked.log"; exit 5; }
+    [ -s "$sd/port" ] && break
+    kill -0 "$pid" 2>/dev/null || { log "hoglaked exited; see $dir/$name.log"; exit 5; }
     sleep 0.05
   done
-  [ -s "$dir/port" ] || { log "hoglaked did not start; see $dir/hoglaked.log"; exit 5; }
-  url="http://127.0.0.1:$(cat "$dir/port")"
+  [ -s "$sd/port" ] || { log "hoglaked did not start; see $dir/$name.log"; exit 5; }
+  if [ "$auth" = on ] && [ -z "${token_of[$db]:-}" ]; then
+    [ -s "$sd/admin.token" ] ||
+      { log "hoglaked --auth on wrote no $sd/admin.token; see $dir/$name.log"; exit 5; }
+    token_of[$db]=$sd/admin.token
+    hdr_of[$db]=$dir/$db.auth.header
+    (umask 077 && printf 'Authorization: Bearer %s\n' "$(head -1 "$sd/admin.token")" \
+      >"${hdr_of[$db]}")
+  fi
+  launched_pid=$pid
+  launched_url="http://127.0.0.1:$(cat "$sd/port")"
 }
-start_server
+# use_server PID URL AUTH DB: the server later cells and api calls talk to
+# (srv_pid, url, srv_auth, srv_db; token_file, auth_hdr and token_args for
+# an --auth on one)
+use_server() {
+  srv_pid=$1
+  url=$2
+  srv_auth=$3
+  srv_db=$4
+  token_file=${token_of[$srv_db]:-}
+  auth_hdr=${hdr_of[$srv_db]:-}
+  token_args=()
+  if [ "$srv_auth" = on ]; then token_args=(--token-file "$token_file"); fi
+}
+# start_server: the main server (authentication on, as deployed)
+start_server() {
+  launch hoglaked on hoglake
+  use_server "$launched_pid" "$launched_url" on hoglake
+}
+srv_auth=""
+srv_db=hoglake
+token_args=()
+if [ "$matrix" = 1 ]; then start_server; fi
 
 api() { # api METHOD PATH [JSON]: prints the body; fails on a non-2xx status
-  local code
+  local code hdr=()
+  if [ "$srv_auth" = on ]; then hdr=(-H "@$auth_hdr"); fi
   code=$(curl -sS -o "$dir/api.out" -w '%{http_code}' -X "$1" -H 'Content-Type: application/json' \
-    ${3:+--data "$3"} "$url$2")
+    "${hdr[@]}" ${3:+--data "$3"} "$url$2")
   case "$code" in
     2??) cat "$dir/api.out" ;;
     *) log "$1 $2 answered $code: $(head -c 500 "$dir/api.out")"; return 1 ;;
@@ -211,18 +296,18 @@ make_catalog() {
   api POST "/v1/catalogs/$1/namespaces" '{"name":"bench"}' >/dev/null
   api POST "/v1/catalogs/$1/namespaces/bench/tables" "{\"name\":\"events\",\"columns\":$columns}" \
     >/dev/null
-  cid=$(psql_ -d hoglake -c "SELECT catalog_id FROM hog_catalog WHERE name = '$1'")
-  tid=$(psql_ -d hoglake -c "SELECT table_id FROM hog_table WHERE catalog_id = $cid")
+  cid=$(psql_ -d "$srv_db" -c "SELECT catalog_id FROM hog_catalog WHERE name = '$1'")
+  tid=$(psql_ -d "$srv_db" -c "SELECT table_id FROM hog_table WHERE catalog_id = $cid")
   local fields
-  fields=$(psql_ -d hoglake -c "SELECT string_agg(field_id || ':' || name, ',' ORDER BY field_id)
+  fields=$(psql_ -d "$srv_db" -c "SELECT string_agg(field_id || ':' || name, ',' ORDER BY field_id)
     FROM hog_column WHERE catalog_id = $cid AND end_snapshot IS NULL")
   [ "$fields" = "1:id,2:ts,3:team_id,4:name" ] ||
     { log "unexpected field ids $fields (commit_bench sends statistics for 1..4)"; exit 5; }
 }
-head_of() { psql_ -d hoglake -c "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1"; }
+head_of() { psql_ -d "$srv_db" -c "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1"; }
 check_history() { # check_history CID TID LABEL
   local r
-  r=$(psql_ -d hoglake -v cid="$1" -v tid="$2" -f "$here/check.sql")
+  r=$(psql_ -d "$srv_db" -v cid="$1" -v tid="$2" -f "$here/check.sql")
   if [ "$r" != ok ]; then
     log "INVARIANT BROKEN in $3: $r"
     exit 4
@@ -240,7 +325,8 @@ quiesce() { # statistics fresh, dirty pages written: no checkpoint or autovacuum
 cat >"$dir/env.txt" <<EOF
 cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs
 postgresql: $pgversion; $settings
-hoglaked: $hoglaked (commit sources sha256 $(cat "$root"/src/server/commit*.c | sha256sum | cut -c1-16))
+hoglaked: $hoglaked (commit sources sha256 $(cat "$root"/src/server/commit*.c | sha256sum | cut -c1-16); auth sources sha256 $(cat "$root"/src/server/auth*.c "$root"/src/server/token*.c 2>/dev/null | sha256sum | cut -c1-16))
+hoglaked authentication: on (bearer token) for the matrix and the profile; $([ "$auth_control" = 1 ] && echo "off and off in the comparison (--auth-control)" || echo "on and off in the comparison")
 load at start: $(cut -d' ' -f1-3 /proc/loadavg)
 EOF
 
@@ -259,57 +345,35 @@ proc_cpu() {
 }
 per_commit_ms() { # per_commit_ms "HOG0 PG0" "HOG1 PG1" COMMITS: prints "hog_ms pg_ms"
   echo "$1 $2 $3" | awk -v hz="$hz" '{ n = $5 > 0 ? $5 : 1
-    printf "%.2f %.2f", ($3 - $1) * 1000 / hz / n, ($4 - $2) * 1000 / hz / n }'
+    printf "%.3f %.3f", ($3 - $1) * 1000 / hz / n, ($4 - $2) * 1000 / hz / n }'
 }
 
-# ---- the commit matrix ----
-# Each cell gets a fresh catalog: preseeded (or not), then a warm-up of
-# --warmup commits per writer, then VACUUM ANALYZE and CHECKPOINT, then the
-# measured run. The extra "stale" cell skips the ANALYZE after the warm-up:
-# the planner then still believes the new catalog is empty.
-results=$dir/results.tsv
-: >"$results"
-failed=0
-cell=0
-cells=()
-for w in $writers_list; do
-  for f in $files_list; do
-    for h in 0 "$preseed"; do cells+=("$w $f $h fresh"); done
-  done
-done
-last_w=$(echo "$writers_list" | awk '{print $NF}')
-first_f=$(echo "$files_list" | awk '{print $1}')
-cells+=("$last_w $first_f 0 stale")
-# One unmeasured run before the matrix, so that the first cell does not pay
-# for a cold server (pool connections opening, statements being prepared,
-# caches filling) and the history ratio compares like with like.
-if [ "$smoke" != 1 ]; then
-  make_catalog bench-warmup
-  "$commit_bench" --url "$url" --catalog bench-warmup --namespace bench --table events \
-    --data-path "s3://bench/bench-warmup" --writers "$last_w" --files "$first_f" --warmup 0 \
-    --duration 5 >/dev/null 2>"$dir/bench-warmup.log" || { cat "$dir/bench-warmup.log" >&2; exit 5; }
-fi
-for spec in "${cells[@]}"; do
-  read -r w f h stats <<<"$spec"
-  cell=$((cell + 1))
-  name="bench-c$cell-w$w-f$f-h$h"
-  [ "$stats" = stale ] && name+="-stale"
+# ---- one cell ----
+# measure_cell NAME W F H STATS: W writers x F files per commit in a fresh
+# catalog NAME on the server in use (use_server): preseeded with H
+# snapshots (or not), then a warm-up of --warmup commits per writer, then
+# VACUUM ANALYZE and CHECKPOINT (only CHECKPOINT when STATS is "stale": the
+# planner then still believes the new catalog is empty), then the measured
+# run, the checks, and the catalog is deleted. Sets ok errs elapsed cps p50
+# p99 max busy hog_ms pg_ms cli_ms ebs; sets failed=1 when commits failed.
+measure_cell() {
+  local name=$1 w=$2 f=$3 h=$4 stats=$5 t0 head0 head1 c0 p0 p1 rc werr ccpu span bench_args
   make_catalog "$name"
   if [ "$h" -gt 0 ]; then
     t0=$(date +%s.%N)
-    psql_ -d hoglake -v cid="$cid" -v tid="$tid" -v n="$h" -v f=1 -f "$here/preseed.sql"
+    psql_ -d "$srv_db" -v cid="$cid" -v tid="$tid" -v n="$h" -v f=1 -f "$here/preseed.sql"
     log "$name: preseeded $h snapshots in $(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2-$1}') s"
     check_history "$cid" "$tid" "$name (after preseeding)"
   fi
-  quiesce hoglake
+  quiesce "$srv_db"
   bench_args=(--url "$url" --catalog "$name" --namespace bench --table events
-    --data-path "s3://bench/$name" --writers "$w" --files "$f")
+    --data-path "s3://bench/$name" --writers "$w" --files "$f" "${token_args[@]}")
   if [ "$warmup" -gt 0 ]; then
     "$commit_bench" "${bench_args[@]}" --warmup 0 --commits "$warmup" \
       --start-snapshot "$(head_of "$cid")" --label "$name-warmup" \
       >/dev/null 2>"$dir/$name-warmup.log" || { cat "$dir/$name-warmup.log" >&2; exit 5; }
   fi
-  [ "$stats" = stale ] && psql_ -d hoglake -c CHECKPOINT || quiesce hoglake
+  if [ "$stats" = stale ]; then psql_ -d "$srv_db" -c CHECKPOINT; else quiesce "$srv_db"; fi
   head0=$(head_of "$cid")
   if [ "$smoke" = 1 ]; then span=(--commits 5); else span=(--duration "$duration"); fi
   c0=$(cpu_now)
@@ -333,14 +397,53 @@ for spec in "${cells[@]}"; do
   [ "$ebs" = - ] && ebs=""
   read -r hog_ms pg_ms <<<"$(per_commit_ms "$p0" "$p1" "$ok")"
   cli_ms=$(echo "$ccpu $ok" | awk '{printf "%.2f", $1 * 1000 / ($2 > 0 ? $2 : 1)}')
-  printf '%s\t' "$w" "$f" "$h" "$stats" "$ok" "$errs" "$elapsed" "$cps" "$p50" "$p99" "$max" \
-    "$busy" "$hog_ms" "$pg_ms" "$cli_ms" >>"$results"
-  printf '%s\n' "$ebs" >>"$results"
   # Every cell starts from the same database: a cell's rows (a 100-file
   # cell writes over 100,000 file rows) would otherwise make every later
   # cell's indexes larger, and the history ratio would measure the order
   # of the cells rather than the catalog's history.
-  psql_ -d hoglake -c "DELETE FROM hog_catalog WHERE catalog_id = $cid" >/dev/null
+  psql_ -d "$srv_db" -c "DELETE FROM hog_catalog WHERE catalog_id = $cid" >/dev/null
+}
+# server_warmup NAME W F: 5 seconds of unmeasured commits in a throwaway
+# catalog on the server in use, so that a cell does not pay for a cold
+# server (pool connections opening, statements being prepared, caches
+# filling); skipped in smoke runs
+server_warmup() {
+  [ "$smoke" = 1 ] && return 0
+  make_catalog "$1"
+  "$commit_bench" --url "$url" --catalog "$1" --namespace bench --table events \
+    --data-path "s3://bench/$1" --writers "$2" --files "$3" --warmup 0 --duration 5 \
+    "${token_args[@]}" >/dev/null 2>"$dir/$1.log" || { cat "$dir/$1.log" >&2; exit 5; }
+}
+
+# ---- the commit matrix ----
+# Each cell gets a fresh catalog (measure_cell). The extra "stale" cell
+# skips the ANALYZE after the warm-up.
+results=$dir/results.tsv
+: >"$results"
+failed=0
+cell=0
+cells=()
+for w in $writers_list; do
+  for f in $files_list; do
+    for h in 0 "$preseed"; do cells+=("$w $f $h fresh"); done
+  done
+done
+last_w=$(echo "$writers_list" | awk '{print $NF}')
+first_f=$(echo "$files_list" | awk '{print $1}')
+cells+=("$last_w $first_f 0 stale")
+[ "$matrix" = 1 ] || cells=()
+# One unmeasured run before the matrix, so that the first cell does not pay
+# for a cold server and the history ratio compares like with like.
+if [ "$matrix" = 1 ]; then server_warmup bench-warmup "$last_w" "$first_f"; fi
+for spec in "${cells[@]}"; do
+  read -r w f h stats <<<"$spec"
+  cell=$((cell + 1))
+  name="bench-c$cell-w$w-f$f-h$h"
+  [ "$stats" = stale ] && name+="-stale"
+  measure_cell "$name" "$w" "$f" "$h" "$stats"
+  printf '%s\t' "$w" "$f" "$h" "$stats" "$ok" "$errs" "$elapsed" "$cps" "$p50" "$p99" "$max" \
+    "$busy" "$hog_ms" "$pg_ms" "$cli_ms" >>"$results"
+  printf '%s\n' "$ebs" >>"$results"
 done
 
 # ---- pgbench on the same server ----
@@ -382,7 +485,10 @@ pgbench_run() {
     "$busy" "${failed_tx:-0}" "$cost" >>"$pgb"
   log "$run: $tps tps, p50 $p50 ms, p99 $p99 ms, CPU ${busy}% busy"
 }
-for s in $scales; do
+pg_scales=$scales
+replay_variants="extended prepared batched"
+if [ "$matrix" = 0 ]; then pg_scales=""; replay_variants=""; fi
+for s in $pg_scales; do
   "$pgbin/pgbench" -i -q -s "$s" -h 127.0.0.1 -p "$pgport" -U postgres pgbench \
     >"$dir/pgbench-init-s$s.log" 2>&1 || { cat "$dir/pgbench-init-s$s.log" >&2; exit 5; }
   quiesce pgbench
@@ -390,7 +496,7 @@ for s in $scales; do
     pgbench_run tpcb "s$s" pgbench "$c" -M prepared
   done
 done
-for variant in extended prepared batched; do
+for variant in $replay_variants; do
   name="bench-replay-$variant"
   make_catalog "$name"
   quiesce hoglake
@@ -404,10 +510,156 @@ for variant in extended prepared batched; do
   done
   check_history "$cid" "$tid" "$name"
 done
+
+# ---- authentication: the same cells against --auth on and --auth off ----
+# Two servers on the same PostgreSQL with the same (default) settings, one
+# with authentication on (commit_bench sends the admin bearer token) and one
+# with it off (no header), started and warmed alike; the main server stops
+# first. Each server has its own new database in that PostgreSQL
+# (hoglake_auth_on, hoglake_auth_off): two catalogs growing side by side in
+# the same tables are not alike, since the one with the higher catalog_id
+# appends at the right edge of every (catalog_id, ...) index and the other
+# inserts inside it, so the comparison would also measure which catalog
+# was created first.
+# For every writer count (single-file commits, no history) each
+# server gets a fresh catalog, warmed up and analyzed like a matrix cell;
+# then --auth-repeats pairs of --auth-duration-second slices run back to
+# back, one slice per server, in ABBA order (on, off; off, on; ...), so
+# that the machine's drift, which on a shared 2-core machine moves the
+# throughput by tens of percent within minutes, falls on both modes alike
+# and the two halves of a pair are seconds apart.
+auth_results=$dir/auth.tsv
+: >"$auth_results"
+# auth_use MODE: talk to the on or the off server
+on_mode=on
+if [ "$auth_control" = 1 ]; then on_mode=off; fi
+auth_use() {
+  if [ "$1" = on ]; then
+    use_server "$on_pid" "$on_url" "$on_mode" hoglake_auth_on
+  else
+    use_server "$off_pid" "$off_url" off hoglake_auth_off
+  fi
+}
+# groups_now: hoglake_commit_groups_total of the server in use (the
+# transactions its group commit sent), from /metrics (which needs a token
+# when authentication is on)
+groups_now() {
+  local hdr=()
+  if [ "$srv_auth" = on ]; then hdr=(-H "@$auth_hdr"); fi
+  curl -sf "${hdr[@]}" "$url/metrics" | awk '$1 == "hoglake_commit_groups_total" {n = $2} END {print n + 0}'
+}
+# auth_cell W F: the pairs of slices of one cell, into $auth_results
+auth_cell() {
+  local w=$1 f=$2 mode k order name head0 head1 c0 p0 p1 rc werr ccpu span g0 g1 cpg
+  local -A acid atid
+  for mode in on off; do
+    auth_use "$mode"
+    make_catalog "bench-auth-w$w-f$f-$mode"
+    acid[$mode]=$cid
+    atid[$mode]=$tid
+    quiesce "$srv_db"
+  done
+  for mode in on off; do
+    auth_use "$mode"
+    name="bench-auth-w$w-f$f-$mode"
+    if [ "$warmup" -gt 0 ]; then
+      "$commit_bench" --url "$url" --catalog "$name" --namespace bench --table events \
+        --data-path "s3://bench/$name" --writers "$w" --files "$f" "${token_args[@]}" \
+        --warmup 0 --commits "$warmup" --start-snapshot "$(head_of "${acid[$mode]}")" \
+        --label "$name-warmup" >/dev/null 2>"$dir/$name-warmup.log" ||
+        { cat "$dir/$name-warmup.log" >&2; exit 5; }
+    fi
+    quiesce "$srv_db"
+  done
+  if [ "$smoke" = 1 ]; then span=(--commits 5); else span=(--duration "$auth_duration"); fi
+  for k in $(seq 1 "$auth_repeats"); do
+    if [ $((k % 2)) = 1 ]; then order="on off"; else order="off on"; fi
+    for mode in $order; do
+      auth_use "$mode"
+      name="bench-auth-w$w-f$f-$mode"
+      head0=$(head_of "${acid[$mode]}")
+      g0=$(groups_now)
+      c0=$(cpu_now)
+      p0=$(proc_cpu)
+      rc=0
+      rm -f "$dir/$name-p$k.tsv"
+      "$commit_bench" --url "$url" --catalog "$name" --namespace bench --table events \
+        --data-path "s3://bench/$name" --writers "$w" --files "$f" "${token_args[@]}" \
+        --warmup 0 --start-snapshot "$head0" --label "$name-p$k" --tsv "$dir/$name-p$k.tsv" \
+        "${span[@]}" >"$dir/$name-p$k.json" 2>"$dir/$name-p$k.log" || rc=$?
+      p1=$(proc_cpu)
+      busy=$(cpu_busy "$c0" "$(cpu_now)")
+      g1=$(groups_now)
+      cat "$dir/$name-p$k.log" >&2
+      [ "$rc" -le 1 ] && [ -s "$dir/$name-p$k.tsv" ] || { log "commit_bench failed ($rc)"; exit 5; }
+      [ "$rc" = 0 ] || failed=1
+      head1=$(head_of "${acid[$mode]}")
+      IFS=$'\t' read -r ok errs werr elapsed cps p50 p99 max ccpu ebs <"$dir/$name-p$k.tsv"
+      if [ "$rc" = 0 ] && [ "$head1" != "$((head0 + ok))" ]; then
+        log "INVARIANT BROKEN in $name-p$k: head moved $head0 -> $head1 for $ok commits"
+        exit 4
+      fi
+      [ "$ebs" = - ] && ebs=""
+      read -r hog_ms pg_ms <<<"$(per_commit_ms "$p0" "$p1" "$ok")"
+      cli_ms=$(echo "$ccpu $ok" | awk '{printf "%.3f", $1 * 1000 / ($2 > 0 ? $2 : 1)}')
+      # commits per transaction of the group commit (more: PostgreSQL's
+      # lock, BEGIN, COMMIT and WAL flush shared by more commits)
+      cpg=$(echo "$ok $g0 $g1" | awk '{printf "%.2f", ($3 > $2 ? $1 / ($3 - $2) : 0)}')
+      printf '%s\t' "$k" "$w" "$f" "$mode" "${order%% *}" "$ok" "$errs" "$elapsed" "$cps" \
+        "$p50" "$p99" "$busy" "$hog_ms" "$pg_ms" "$cli_ms" "$cpg" >>"$auth_results"
+      printf '%s\n' "$ebs" >>"$auth_results"
+    done
+  done
+  for mode in on off; do
+    auth_use "$mode"
+    check_history "${acid[$mode]}" "${atid[$mode]}" "bench-auth-w$w-f$f-$mode"
+    psql_ -d "$srv_db" -c "DELETE FROM hog_catalog WHERE catalog_id = ${acid[$mode]}" >/dev/null
+  done
+}
+if [ "$auth_compare" = 1 ]; then
+  for p in "${srv_pids[@]}"; do stop_server "$p"; done
+  srv_pids=()
+  psql_ -d postgres -c "CREATE DATABASE hoglake_auth_on" -c "CREATE DATABASE hoglake_auth_off"
+  launch hoglaked-auth-on "$on_mode" hoglake_auth_on
+  on_pid=$launched_pid
+  on_url=$launched_url
+  launch hoglaked-auth-off off hoglake_auth_off
+  off_pid=$launched_pid
+  off_url=$launched_url
+  auth_use on
+  # The modes are what they claim: without the token the on server refuses
+  # (401), with it answers; the off server answers without one.
+  http_code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+  a1=$(http_code "$on_url/v1/catalogs")
+  a2=200
+  [ "$auth_control" = 1 ] || a2=$(http_code -H "@$auth_hdr" "$on_url/v1/catalogs")
+  a3=$(http_code "$off_url/v1/catalogs")
+  if [ "$auth_control" = 1 ] && [ "$a1" = 200 ] && [ "$a3" = 200 ]; then
+    log "authentication CONTROL run: both servers --auth off"
+  elif [ "$a1" != 401 ] || [ "$a2" != 200 ] || [ "$a3" != 200 ]; then
+    log "authentication modes not as expected: on server $a1 without a token (want 401)," \
+      "$a2 with it (want 200); off server $a3 without (want 200)"
+    exit 5
+  fi
+  [ "$auth_control" = 1 ] ||
+    log "authentication: on server ($on_url) 401 without a token, 200 with; off server ($off_url) 200"
+  auth_f=$(echo "$files_list" | awk '{print $1}')
+  auth_writers=$(echo "$writers_list" | tr ' ' '\n' | sed '/^$/d' | sort -rn | tr '\n' ' ')
+  auth_w_max=$(echo "$auth_writers" | awk '{print $1}')
+  for mode in on off; do
+    auth_use "$mode"
+    server_warmup "bench-auth-warmup-$mode" "$auth_w_max" "$auth_f"
+  done
+  for w in $auth_writers; do
+    auth_cell "$w" "$auth_f"
+  done
+fi
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/env.txt"
 
 # ---- the report ----
 status=0
+: >"$dir/report.md"
+if [ "$matrix" = 1 ]; then
 awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -v smoke="$smoke" '
   BEGIN {
     while ((getline line < pgb) > 0) {
@@ -476,7 +728,92 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
       hist_ok ? "met" : "MISSED"
     if (smoke) printf "\n(smoke run: 5 commits per writer; no speed is judged)\n"
     if (t1_missed || !hist_ok) exit 2
-  }' "$results" | tee "$dir/report.md" || status=$?
+  }' "$results" | tee -a "$dir/report.md" || status=$?
+fi
+if [ "$auth_compare" = 1 ]; then
+awk -F'\t' -v smoke="$smoke" -v slice="$auth_duration" -v control="$auth_control" '
+  function fmt_range(lo, hi, f) { return sprintf(f ".." f, lo, hi) }
+  { n++; R[n] = $1; W[n] = $2; F[n] = $3; M[n] = $4; FIRST[n] = $5; ok[n] = $6; err[n] = $7
+    cps[n] = $9; p50[n] = $10; p99[n] = $11; busy[n] = $12; hog[n] = $13 * 1000; pgc[n] = $14 * 1000
+    cli[n] = $15 * 1000; cpg[n] = $16; ebs[n] = $17
+    row[$1, $2, $4] = n
+    if (!($2 in seen)) { seen[$2] = 1; nw++; WS[nw] = $2; FS_[$2] = $3 }
+    if ($1 > nr) nr = $1 }
+  END {
+    if (!n) { printf "\nAuthentication: no runs\n"; exit 0 }
+    if (control) printf "\nCONTROL RUN (--auth-control): the \"on\" server below runs --auth off too"
+    printf "\nAuthentication: the same cell against hoglaked --auth on (a bearer token on every request) and --auth off (no header), each with its own database in the same PostgreSQL; %d pair(s) of %s back-to-back slices in ABBA order; a fresh catalog per server and cell, no history\n\n", nr, smoke ? "5-commit" : slice "-second"
+    printf "| writers | files/commit | pair | order | on commits/s | off commits/s | on/off | p50 ms on, off | CPU busy on, off | hoglaked CPU us/commit on, off | postgres CPU us/commit on, off | commits per group on, off | errors on, off |\n"
+    printf "|---:|---:|---:|---|---:|---:|---:|---|---|---|---|---|---|\n"
+    for (i = 1; i <= nw; i++) {
+      w = WS[i]
+      for (r = 1; r <= nr; r++) {
+        a = row[r, w, "on"]; b = row[r, w, "off"]
+        if (!a || !b) continue
+        ratio = cps[b] > 0 ? cps[a] / cps[b] : 0
+        printf "| %s | %s | %d | %s first | %.1f | %.1f | %.3f | %.2f, %.2f | %s%%, %s%% | %.0f, %.0f | %.0f, %.0f | %.2f, %.2f | %s, %s |\n",
+          w, FS_[w], r, FIRST[a], cps[a], cps[b], ratio, p50[a], p50[b], busy[a], busy[b],
+          hog[a], hog[b], pgc[a], pgc[b], cpg[a], cpg[b], err[a], err[b]
+      }
+    }
+    printf "\nPer cell over the pairs (mean, and range over slices or pairs)\n\n"
+    printf "| writers | on commits/s | off commits/s | on/off (of the means) | on/off range over pairs | hoglaked CPU us/commit on | off | on - off per pair | postgres CPU us/commit on, off | commits per group on, off |\n"
+    printf "|---:|---|---|---:|---|---|---|---|---|---|\n"
+    all_met = 1; summary = ""
+    for (i = 1; i <= nw; i++) {
+      w = WS[i]; np = 0
+      son = soff = shon = shoff = spon = spoff = sd = sgon = sgoff = 0
+      for (r = 1; r <= nr; r++) {
+        a = row[r, w, "on"]; b = row[r, w, "off"]
+        if (!a || !b) continue
+        np++
+        ratio = cps[b] > 0 ? cps[a] / cps[b] : 0
+        d = hog[a] - hog[b]
+        if (np == 1) { lon = hon = cps[a]; loff = hoff = cps[b]; lr = hr = ratio; lha = hha = hog[a]
+                       lhb = hhb = hog[b]; ld = hd = d }
+        if (cps[a] < lon) lon = cps[a]; if (cps[a] > hon) hon = cps[a]
+        if (cps[b] < loff) loff = cps[b]; if (cps[b] > hoff) hoff = cps[b]
+        if (ratio < lr) lr = ratio; if (ratio > hr) hr = ratio
+        if (hog[a] < lha) lha = hog[a]; if (hog[a] > hha) hha = hog[a]
+        if (hog[b] < lhb) lhb = hog[b]; if (hog[b] > hhb) hhb = hog[b]
+        if (d < ld) ld = d; if (d > hd) hd = d
+        son += cps[a]; soff += cps[b]; shon += hog[a]; shoff += hog[b]; spon += pgc[a]; spoff += pgc[b]
+        sgon += cpg[a]; sgoff += cpg[b]
+        sd += d
+      }
+      if (!np) continue
+      mr = soff > 0 ? son / soff : 0
+      met = mr >= 0.95
+      if (!met) all_met = 0
+      printf "| %s | %.1f (%s) | %.1f (%s) | %.3f | %s | %.0f (%s) | %.0f (%s) | %+.0f (%s) | %.0f, %.0f | %.2f, %.2f |\n",
+        w, son / np, fmt_range(lon, hon, "%.1f"), soff / np, fmt_range(loff, hoff, "%.1f"), mr,
+        fmt_range(lr, hr, "%.3f"), shon / np, fmt_range(lha, hha, "%.0f"), shoff / np,
+        fmt_range(lhb, hhb, "%.0f"), sd / np, fmt_range(ld, hd, "%+.0f"), spon / np, spoff / np,
+        sgon / np, sgoff / np
+      summary = summary sprintf("%s%s writer(s): on/off %.3f (pairs %s)", summary == "" ? "" : "; ",
+        w, mr, fmt_range(lr, hr, "%.3f"))
+      CPU[w] = sprintf("%s writer(s): hoglaked %.0f us/commit on, %.0f off (on - off %+.0f us, pairs %s); postgres %.0f on, %.0f off; %.2f commits per group on, %.2f off",
+        w, shon / np, shoff / np, sd / np, fmt_range(ld, hd, "%+.0f"), spon / np, spoff / np,
+        sgon / np, sgoff / np)
+    }
+    printf "\nWith authentication on, a request hashes its bearer secret (one SHA-256) and looks the digest\n"
+    printf "up in the token cache under a mutex; the token store (one query) is asked when the cached\n"
+    printf "entry is older than 2 s, so at most once per 2 s per token and replica. CPU per commit:\n"
+    for (i = 1; i <= nw; i++) if (WS[i] in CPU) printf "- %s\n", CPU[WS[i]]
+    printf "\nTargets (authentication)\n\n"
+    if (smoke) {
+      printf "- auth overhead < 5%% of commit throughput: not judged (smoke run: 5 commits per writer)\n"
+      exit 0
+    }
+    if (control) {
+      printf "- auth overhead < 5%% of commit throughput: not judged (control run: both servers --auth off; on/off %s)\n", summary
+      exit 0
+    }
+    printf "- auth overhead < 5%% of commit throughput (on/off of the mean commits/s >= 0.95, every cell): %s (%s)\n",
+      all_met ? "met" : "MISSED", summary
+    if (!all_met) exit 2
+  }' "$auth_results" | tee -a "$dir/report.md" || status=$?
+fi
 [ "$smoke" = 1 ] && status=0
 if [ "$status" = 2 ] && [ "$strict" = 0 ]; then status=0; fi
 [ "$failed" = 1 ] && { log "some commits failed: see $dir/*.log"; status=1; }
@@ -490,22 +827,21 @@ if [ "$profile" = 1 ] && [ "$status" != 1 ]; then
   pg_extra="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
   pg_extra+=" -c pg_stat_statements.track_planning=on"
   start_pg
-  db_url="postgresql://postgres@127.0.0.1:$pgport/hoglake"
-  start_server
+    start_server
   psql_ -d hoglake -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
   pw=$(echo "$writers_list" | awk '{print $NF}')
   make_catalog bench-profile
   quiesce hoglake
   head0=$(head_of "$cid")
   common=(--url "$url" --catalog bench-profile --namespace bench --table events
-    --data-path s3://bench/bench-profile --writers "$pw" --files 1)
+    --data-path s3://bench/bench-profile --writers "$pw" --files 1 "${token_args[@]}")
   # Warm up, then reset the counters and measure under perf.
   "$commit_bench" "${common[@]}" --warmup 0 --commits "$warmup" --start-snapshot "$head0" \
     --label warm >/dev/null 2>&1
   quiesce hoglake
   head0=$(head_of "$cid")
   psql_ -d hoglake -c "SELECT pg_stat_statements_reset()" >/dev/null
-  curl -s "$url/metrics" >"$prof/metrics-before.txt"
+  curl -s -H "@$auth_hdr" "$url/metrics" >"$prof/metrics-before.txt"
   perf record -q -F 499 --call-graph dwarf,16384 -p "$srv_pid" -o "$prof/hoglaked.perf.data" \
     -- sleep "$duration" 2>"$prof/perf-hoglaked.log" &
   perf_pid=$!
@@ -517,7 +853,7 @@ if [ "$profile" = 1 ] && [ "$status" != 1 ]; then
     --start-snapshot "$head0" --label profile --tsv "$prof/commit_bench.tsv" >"$prof/commit_bench.json" 2>"$prof/commit_bench.log" || true
   wait "$perf_pid" "$perf_all" || true
   cat "$prof/commit_bench.log" >&2
-  curl -s "$url/metrics" >"$prof/metrics-after.txt"
+  curl -s -H "@$auth_hdr" "$url/metrics" >"$prof/metrics-after.txt"
   commits=$(cut -f1 "$prof/commit_bench.tsv")
   psql_ -d hoglake -F $'\t' -c "
     SELECT calls, round(total_exec_time::numeric, 1) AS total_ms,

@@ -5,6 +5,13 @@
  *
  *   cleanup_bench --server URL --pg URL --store PREFIX --catalog NAME
  *                 [--n N] [--batch B] [--s3-endpoint URL] [--threads T]
+ *                 [--token-file FILE]
+ *
+ * A server with authentication on needs an admin token (catalog creation
+ * and cleanup are admin's): the first line of --token-file (e.g.
+ * <data-dir>/admin.token), else $HOGLAKE_TOKEN, else the file named by
+ * $HOGLAKE_TOKEN_FILE. It is sent as Authorization: Bearer; there is no
+ * option taking the secret itself (a command line is world-visible).
  *
  * PREFIX is the catalog's data_path (file:///abs/dir or s3://bucket/prefix);
  * objects go under PREFIX/obj/. Setup (puts, queue rows) is not timed; the
@@ -25,10 +32,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_auth.h"
 #include "objstore/objstore.h"
 
 struct opts {
-    const char *server, *pg, *store, *catalog, *s3_endpoint;
+    const char *server, *pg, *store, *catalog, *s3_endpoint, *token_file;
     long n, batch;
     int threads;
 };
@@ -36,6 +44,8 @@ struct opts {
 static struct objstore *os;
 static const char *obj_dir = "obj"; /* PREFIX/<obj_dir>/ holds the objects */
 static struct opts o = {.n = 20000, .batch = 5000, .threads = 4};
+/* "Authorization: Bearer <secret>", or empty for a server without auth */
+static char auth_header[1100];
 
 __attribute__((format(printf, 1, 2))) static void die(const char *fmt, ...)
 {
@@ -70,11 +80,15 @@ static long post(const char *path, const char *json, char out[4096])
     CURL *c = curl_easy_init();
     if (!c)
         die("%s", "curl_easy_init failed");
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *h = NULL;
+    if (json)
+        h = curl_slist_append(h, "Content-Type: application/json");
+    if (auth_header[0])
+        h = curl_slist_append(h, auth_header);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_POST, 1L);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, json ? json : "");
-    if (json)
+    if (h)
         curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
@@ -141,13 +155,15 @@ static void parse_args(int argc, char **argv)
             o.batch = atol(v);
         else if (!strcmp(k, "--threads"))
             o.threads = atoi(v);
+        else if (!strcmp(k, "--token-file"))
+            o.token_file = v;
         else
             die("unknown option %s", k);
     }
     if (!o.server || !o.pg || !o.store || !o.catalog || o.n < 1 || o.batch < 1 || o.threads < 1 ||
         o.threads > 64)
         die("%s", "usage: cleanup_bench --server URL --pg URL --store PREFIX --catalog NAME "
-                  "[--n N] [--batch B] [--s3-endpoint URL] [--threads T]");
+                  "[--n N] [--batch B] [--s3-endpoint URL] [--threads T] [--token-file FILE]");
 }
 
 static void put_all(void)
@@ -177,6 +193,7 @@ static double peer_rm(void)
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
+    bench_auth_header(o.token_file, auth_header, sizeof auth_header);
     curl_global_init(CURL_GLOBAL_ALL);
     struct objstore_config cfg = {.s3_endpoint = o.s3_endpoint};
     struct hl_error e;

@@ -20,6 +20,10 @@
 # compaction is undone in SQL (the output's row dropped, the inputs made
 # live again) so every run rewrites the same inputs. Checks that the output
 # holds every row.
+#
+# hoglaked runs with authentication on (its default). The bootstrap admin
+# secret it writes to its --data-dir reaches `hoglake` through
+# HOGLAKE_TOKEN_FILE and curl through a header file, never a command line.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,7 +66,12 @@ psql -q "$pg_url" -c "CREATE DATABASE $dbname" >/dev/null
   --expiry-interval-ms 0 --compaction-interval-ms 0 --log-level warn >"$work/log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { cat "$work/log" >&2; exit 1; }
 base="http://127.0.0.1:$(cat "$work/port")"
+# The database is new: hoglaked wrote the bootstrap admin secret before listening.
+[ -s "$work/admin.token" ] || { echo "hoglaked wrote no admin.token" >&2; exit 1; }
+export HOGLAKE_TOKEN_FILE="$work/admin.token"
+(umask 077 && printf 'Authorization: Bearer %s\n' "$(head -1 "$work/admin.token")" >"$work/auth.header")
 cli() { "$hoglake" --server "$base" "$@"; }
 cli catalog create bench --data-path "file://$work/warehouse" >/dev/null
 cli namespace create bench.ns >/dev/null
@@ -103,7 +112,8 @@ for run in $(seq "$runs"); do
     --out "$work/duck.parquet" --order-by 'team_id, ts')
   c0=$(cpu_ticks)
   t0=$(date +%s.%N)
-  result=$(curl -sf -X POST "$base/v1/catalogs/bench/maintenance/compact?batch=1")
+  result=$(curl -sf -X POST -H "@$work/auth.header" \
+    "$base/v1/catalogs/bench/maintenance/compact?batch=1")
   t1=$(date +%s.%N)
   c1=$(cpu_ticks)
   [ "$(jq .groups_compacted <<<"$result")" = 1 ] || { echo "no group compacted: $result" >&2; exit 1; }

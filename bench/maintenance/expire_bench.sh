@@ -18,6 +18,9 @@
 # expired by the bare SQL an expiry boils down to (delete the change rows
 # and snapshots below head, delete the ended files and queue their paths,
 # move the floor) in one psql transaction; the ratio is ours over it.
+#
+# hoglaked runs with authentication on (its default); curl sends the
+# bootstrap admin secret it wrote to its --data-dir, from a header file.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -54,8 +57,15 @@ psql -q "$pg_url" -c "CREATE DATABASE $dbname" >/dev/null
   --log-level warn >"$work/log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { cat "$work/log" >&2; exit 1; }
 base="http://127.0.0.1:$(cat "$work/port")"
-post() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+-d "$3"} "$base$2"; }
+# The database is new: hoglaked wrote the bootstrap admin secret before
+# listening. curl reads it from a 0600 header file, not from its argv.
+[ -s "$work/admin.token" ] || { echo "hoglaked wrote no admin.token" >&2; exit 1; }
+(umask 077 && printf 'Authorization: Bearer %s\n' "$(head -1 "$work/admin.token")" >"$work/auth.header")
+post() {
+  curl -sf -X "$1" -H 'Content-Type: application/json' -H "@$work/auth.header" ${3:+-d "$3"} "$base$2"
+}
 
 # seed CATALOG: the history described above, in CATALOG's single table.
 seed() {

@@ -15,7 +15,10 @@
 #                  build-release; configured and built here when missing)
 #
 # Needs HOGLAKE_TEST_PG_URL (a server where a database may be created). The
-# target is >= 5,000 paths/s on file://. Exit status: 0 ok, 1 a run failed.
+# target is >= 5,000 paths/s on file://. hoglaked runs with authentication on
+# (its default) and --data-dir in the work directory; cleanup_bench reads the
+# bootstrap admin secret from there (--token-file). Exit status: 0 ok, 1 a
+# run failed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -59,11 +62,13 @@ region="${HOGLAKE_TEST_S3_REGION:-us-east-1}"
 s3_args=()
 [ -n "$moto" ] && s3_args=(--s3-endpoint "$moto" --s3-region "$region")
 "$build_dir/src/hoglaked" --database-url "$db_url" --port 0 --port-file "$work/port" \
-  --log-level warn "${s3_args[@]}" >"$work/hoglaked.log" 2>&1 &
+  --data-dir "$work" --log-level warn "${s3_args[@]}" >"$work/hoglaked.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
 [ -s "$work/port" ] || { cat "$work/hoglaked.log"; exit 1; }
 server="http://127.0.0.1:$(cat "$work/port")"
+# The database is new: hoglaked wrote the bootstrap admin secret before listening.
+[ -s "$work/admin.token" ] || { echo "run_cleanup.sh: hoglaked wrote no admin.token" >&2; exit 1; }
 
 status=0
 for store in $stores; do
@@ -76,6 +81,7 @@ for store in $stores; do
     *) echo "run_cleanup.sh: unknown store $store" >&2; exit 1 ;;
   esac
   "$build_dir/bench/cleanup_bench" --server "$server" --pg "$db_url" --store "$prefix" \
-    --catalog "bench_$store" --n "$n" --batch "$batch" "${extra[@]}" || status=1
+    --catalog "bench_$store" --n "$n" --batch "$batch" --token-file "$work/admin.token" \
+    "${extra[@]}" || status=1
 done
 exit $status

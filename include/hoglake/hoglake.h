@@ -55,6 +55,14 @@ struct hl_client_options {
     const char *s3_secret_key;
     const char *s3_session_token;
     int storage_retries; /* retries of a failed storage request; 0 = 3, -1 = none */
+    /* The bearer token sent with every request (NULL: $HOGLAKE_TOKEN, else
+     * none). Copied, wiped from memory when the client is freed, never put
+     * in an error message. */
+    const char *token;
+    /* A PEM file of the certificate authorities an https:// server's
+     * certificate must chain to (NULL: $HOGLAKE_CACERT, else the system's).
+     * Certificates are always verified. */
+    const char *ca_file;
 };
 
 /* Creates a client. The options are copied. */

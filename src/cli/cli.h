@@ -17,12 +17,25 @@ enum cli_exit {
     EXIT_USAGE = 2,         /* bad command line */
     EXIT_NOT_FOUND = 3,
     EXIT_CONFLICT = 4, /* any 409: exists, conflict, recreated, not empty... */
+    EXIT_AUTH = 5,     /* 401 or 403: no valid token, or too little role */
 };
 
 struct cli {
     hl_client *client;
     bool json; /* print the server's JSON instead of a human view */
 };
+
+/* ---- credentials ---- */
+
+/* Whether url is where a server started with the same defaults as this
+ * command listens: http on a loopback name at $HOGLAKE_PORT (else 8080). */
+bool cli_is_default_local_server(const char *url);
+/* The token to send, in this order: `flag` (--token), $HOGLAKE_TOKEN, the
+ * file $HOGLAKE_TOKEN_FILE names (its first line), then, for the default
+ * local server, <default data dir>/admin.token when this user can read it.
+ * *out (malloc'd; the caller wipes and frees it) is NULL for none. Returns
+ * EXIT_OK, or EXIT_USAGE after printing why HOGLAKE_TOKEN_FILE is unusable. */
+int cli_credentials(const char *flag, const char *server_url, char **out);
 
 /* ---- options ---- */
 
@@ -170,6 +183,8 @@ int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
 /* The Iceberg export (cmd_export.c). */
 int cmd_export(struct cli *cli, int argc, char **argv);
+/* API tokens: create, list, revoke (cmd_token.c). */
+int cmd_token(struct cli *cli, int argc, char **argv);
 /* Local Parquet files: inspect, cat, convert (no server involved). */
 int cmd_parquet(struct cli *cli, int argc, char **argv);
 

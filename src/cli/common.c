@@ -211,6 +211,10 @@ int cli_report(hl_status st, const struct hl_error *err)
                 err->retryable ? "; retrying the same command may succeed" : "");
     else
         fprintf(stderr, "hoglake: %s\n", err->message);
+    if (st == HL_ERR_UNAUTHENTICATED)
+        fprintf(stderr, "hoglake: give a token with --token, HOGLAKE_TOKEN or HOGLAKE_TOKEN_FILE "
+                        "(a local server's first admin token is in <data-dir>/admin.token; "
+                        "'hoglake token create' makes others)\n");
     return cli_exit_for(st);
 }
 
@@ -223,6 +227,8 @@ int cli_exit_for(hl_status st)
     case HL_ERR_DDL_SINCE_READ:
     case HL_ERR_TABLE_RECREATED:
     case HL_ERR_TABLE_DROPPED: return EXIT_CONFLICT;
+    case HL_ERR_UNAUTHENTICATED:
+    case HL_ERR_FORBIDDEN: return EXIT_AUTH;
     default: return EXIT_FAILURE_OTHER;
     }
 }

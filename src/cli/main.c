@@ -7,7 +7,7 @@
 
 static void print_help(void)
 {
-    printf("usage: hoglake [--server URL] [--json] COMMAND ...\n\n"
+    printf("usage: hoglake [--server URL] [--token SECRET] [--cacert FILE] [--json] COMMAND ...\n\n"
            "The command-line client of a hoglake catalog server.\n\n"
            "commands:\n"
            "  catalog     list, create, show, options, set-options, set-retention\n"
@@ -22,21 +22,30 @@ static void print_help(void)
            "  changes     a table's changefeed plan between two snapshots\n"
            "  offsets     a changefeed consumer's committed offsets\n"
            "  maintenance expire, runs, status: server-owned maintenance of a catalog\n"
-           "  parquet     inspect, cat, convert: local Parquet files (no server)\n\n"
+           "  parquet     inspect, cat, convert: local Parquet files (no server)\n"
+           "  token       create, list, revoke: API tokens (admin)\n\n"
            "options:\n"
-           "  --server URL   the server (default $HOGLAKE_URL, else http://127.0.0.1:8080)\n"
+           "  --server URL   the server (default $HOGLAKE_URL, else\n"
+           "                 http://127.0.0.1:$HOGLAKE_PORT, port 8080 when unset)\n"
+           "  --token SECRET the bearer token (else $HOGLAKE_TOKEN, else the file\n"
+           "                 $HOGLAKE_TOKEN_FILE names, else, for the default local server,\n"
+           "                 its data dir's admin.token when readable)\n"
+           "  --cacert FILE  PEM authorities an https:// server's certificate must chain to\n"
+           "                 (default $HOGLAKE_CACERT, else the system's)\n"
            "  --json         print the server's JSON instead of a human view\n"
            "  --version      print the version\n"
            "  --help         this text; 'hoglake COMMAND --help' for a command's\n\n"
            "Objects are named CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.TABLE.\n"
            "Object storage (s3:// data paths) is configured by the environment:\n"
            "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.\n\n"
-           "exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 conflict\n");
+           "exit codes: 0 ok, 1 failure, 2 usage error, 3 not found, 4 conflict,\n"
+           "5 not authenticated or not allowed\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *server = getenv("HOGLAKE_URL");
+    const char *token = NULL, *cacert = NULL;
     bool json = false;
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
@@ -55,6 +64,14 @@ int main(int argc, char **argv)
             server = argv[++i];
         } else if (strncmp(a, "--server=", 9) == 0) {
             server = a + 9;
+        } else if (strcmp(a, "--token") == 0 && i + 1 < argc) {
+            token = argv[++i];
+        } else if (strncmp(a, "--token=", 8) == 0) {
+            token = a + 8;
+        } else if (strcmp(a, "--cacert") == 0 && i + 1 < argc) {
+            cacert = argv[++i];
+        } else if (strncmp(a, "--cacert=", 9) == 0) {
+            cacert = a + 9;
         } else {
             return cli_usage_error("unknown option '%s'", a);
         }
@@ -80,18 +97,33 @@ int main(int argc, char **argv)
         {"read", cmd_read},
         {"export", cmd_export},
         {"maintenance", cmd_maintenance},
+        {"token", cmd_token},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
         if (strcmp(command, commands[c].name) != 0)
             continue;
-        struct hl_client_options opts = {.server_url =
-                                             server && *server ? server : "http://127.0.0.1:8080"};
+        char default_url[64];
+        if (!server || !*server) {
+            const char *port = getenv("HOGLAKE_PORT");
+            snprintf(default_url, sizeof default_url, "http://127.0.0.1:%.8s",
+                     port && *port ? port : "8080");
+            server = default_url;
+        }
+        char *secret;
+        int rc = cli_credentials(token, server, &secret);
+        if (rc != EXIT_OK)
+            return rc;
+        struct hl_client_options opts = {.server_url = server, .token = secret, .ca_file = cacert};
         struct cli cli = {NULL, json};
         struct hl_error err;
-        if (hl_client_new(&opts, &cli.client, &err) != HL_OK)
+        hl_status st = hl_client_new(&opts, &cli.client, &err);
+        if (secret)
+            explicit_bzero(secret, strlen(secret));
+        free(secret);
+        if (st != HL_OK)
             return cli_usage_error("%s", err.message);
-        int rc = commands[c].run(&cli, argc - i - 1, argv + i + 1);
+        rc = commands[c].run(&cli, argc - i - 1, argv + i + 1);
         hl_client_free(cli.client);
         return rc;
     }

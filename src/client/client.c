@@ -108,8 +108,17 @@ const char *hl_status_name(hl_status s)
     case HL_ERR_NOMEM: return "out_of_memory";
     case HL_ERR_INTERNAL: return "internal";
     case HL_ERR_NOT_IMPLEMENTED: return "not_implemented";
+    case HL_ERR_UNAUTHENTICATED: return "unauthenticated";
+    case HL_ERR_FORBIDDEN: return "forbidden";
     }
     return "unknown";
+}
+
+static void free_secret(char *s)
+{
+    if (s)
+        explicit_bzero(s, strlen(s));
+    free(s);
 }
 
 static int copy_opt(char **dst, const char *src)
@@ -118,6 +127,37 @@ static int copy_opt(char **dst, const char *src)
     if (!src)
         return 0;
     return (*dst = strdup(src)) ? 0 : -1;
+}
+
+/* The option, else the environment variable when it is set and not empty. */
+static const char *opt_or_env(const char *opt, const char *env)
+{
+    if (opt)
+        return opt;
+    const char *v = getenv(env);
+    return v && *v ? v : NULL;
+}
+
+/* The Authorization header line of token (NULL for none). A token is
+ * visible ASCII only: anything else could split the header. */
+static hl_status auth_header(const char *token, char **out, struct hl_error *err)
+{
+    *out = NULL;
+    if (!token)
+        return HL_OK;
+    size_t n = strlen(token);
+    if (n == 0 || n > 1024)
+        return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                         "the token must be 1 to 1024 characters");
+    for (const char *p = token; *p; p++)
+        if (*p < 0x21 || *p > 0x7e)
+            return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                             "the token holds a space or a control character");
+    struct buf b = BUF_INIT;
+    if (buf_printf(&b, "Authorization: Bearer %s", token) != 0)
+        return client_nomem(err);
+    *out = buf_take(&b);
+    return HL_OK;
 }
 
 hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, struct hl_error *err)
@@ -130,12 +170,21 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
         return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
                          "server URL must start with http:// or https://, got '%.200s'",
                          o->server_url);
+    char *authz;
+    hl_status st = auth_header(opt_or_env(o->token, "HOGLAKE_TOKEN"), &authz, err);
+    if (st != HL_OK)
+        return st;
     pthread_once(&curl_once, init_curl);
     hl_client *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        free_secret(authz);
         return client_nomem(err);
+    }
     pthread_mutex_init(&c->store_lock, NULL);
-    if (!(c->base = strdup(o->server_url)) || copy_opt(&c->s3_endpoint, o->s3_endpoint) != 0 ||
+    c->auth_header = authz;
+    if (!(c->base = strdup(o->server_url)) ||
+        copy_opt(&c->ca_file, opt_or_env(o->ca_file, "HOGLAKE_CACERT")) != 0 ||
+        copy_opt(&c->s3_endpoint, o->s3_endpoint) != 0 ||
         copy_opt(&c->s3_region, o->s3_region) != 0 ||
         copy_opt(&c->s3_access_key, o->s3_access_key) != 0 ||
         copy_opt(&c->s3_secret_key, o->s3_secret_key) != 0 ||
@@ -153,13 +202,6 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
     return HL_OK;
 }
 
-static void free_secret(char *s)
-{
-    if (s)
-        explicit_bzero(s, strlen(s));
-    free(s);
-}
-
 void hl_client_free(hl_client *c)
 {
     if (!c)
@@ -167,6 +209,8 @@ void hl_client_free(hl_client *c)
     client_store_free(c);
     pthread_mutex_destroy(&c->store_lock);
     free(c->base);
+    free_secret(c->auth_header);
+    free(c->ca_file);
     free(c->s3_endpoint);
     free(c->s3_region);
     free(c->s3_access_key);
@@ -229,6 +273,10 @@ static hl_status map_http_error(long http, const char *body, struct hl_error *er
     } else if (http == 409) {
         st = HL_ERR_CONFLICT;
         retryable = code && strcmp(code, "commit_conflict") == 0;
+    } else if (http == 401) {
+        st = HL_ERR_UNAUTHENTICATED;
+    } else if (http == 403) {
+        st = HL_ERR_FORBIDDEN;
     } else if (http == 404) {
         st = HL_ERR_NOT_FOUND;
     } else if (http == 410) {
@@ -277,6 +325,12 @@ hl_status hl_client_request(hl_client *c, const char *method, const char *path,
     headers = curl_slist_append(headers, "Expect:");
     if (json_body)
         headers = curl_slist_append(headers, "Content-Type: application/json");
+    if (c->auth_header)
+        headers = curl_slist_append(headers, c->auth_header);
+    if (c->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+    char curl_detail[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_detail);
     curl_easy_setopt(h, CURLOPT_URL, url.data);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
@@ -300,9 +354,14 @@ hl_status hl_client_request(hl_client *c, const char *method, const char *path,
         st = set_error(err, HL_ERR_TIMEOUT, 0, "timeout",
                        "%s %s: no answer within %ld ms; the outcome is unknown", method, path,
                        c->timeout_ms);
+    } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
+        st = set_error(err, HL_ERR_IO, 0, "tls_verification",
+                       "%s %s: the server's certificate is not trusted (%s); give the authority "
+                       "that signed it with --cacert or HOGLAKE_CACERT",
+                       method, url.data, curl_detail[0] ? curl_detail : curl_easy_strerror(rc));
     } else if (rc != CURLE_OK) {
         st = set_error(err, HL_ERR_IO, 0, "io", "%s %s: %s", method, url.data,
-                       curl_easy_strerror(rc));
+                       curl_detail[0] ? curl_detail : curl_easy_strerror(rc));
     } else if (http < 200 || http > 299) {
         st = map_http_error(http, body.data, err);
     } else if (response) {

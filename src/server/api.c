@@ -135,6 +135,7 @@ void api_error_to_response(struct api_error *err, struct srv_res *res)
     res->status = err->status;
     res->json = body;
     res->retry_after = err->retry_after;
+    res->www_authenticate = err->www_authenticate;
     if (!body) {
         res->text = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");
         res->content_type = "application/json";
@@ -309,18 +310,10 @@ PGresult *req_query_prepared(struct srv_req *req, const char *sql, const struct 
     struct db_conn *db = req_db(req, err);
     if (!db)
         return NULL;
-    struct db_batch b;
     struct db_err dberr;
-    int failed;
-    if (db_batch_begin(&b, db, &dberr) != 0 || db_batch_add(&b, sql, params, &dberr) < 0 ||
-        db_batch_run(&b, &failed, &dberr) != 0) {
-        db_batch_free(&b);
+    PGresult *r = db_exec_prepared(db, sql, params, &dberr);
+    if (!r)
         api_db_error(err, &dberr, context);
-        return NULL;
-    }
-    PGresult *r = b.results[0];
-    b.results[0] = NULL; /* the caller's now */
-    db_batch_free(&b);
     return r;
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/token.h"
 #include "util/arena.h"
 
 struct server;
@@ -43,6 +44,10 @@ struct srv_req {
     const char *body;         /* NUL-terminated; NULL when there was none */
     size_t body_len;
     int64_t queue_wait_ns; /* time spent waiting for a worker */
+    /* Who is calling, as auth_gate established it before the handler ran:
+     * the token's grant; with --auth off "anonymous" with the admin role;
+     * on a public route, ROLE_NONE. */
+    struct token_grant caller;
     struct arena arena;
     struct db_conn *db; /* acquired by req_db(); released after the handler */
     /* What the audit line of an audited route says beyond the defaults
@@ -57,10 +62,12 @@ struct srv_req {
 
 struct srv_res {
     int status;
-    json_t *json;             /* owned; the body when set */
-    char *text;               /* owned (malloc); the body when json is NULL */
-    const char *content_type; /* static string for text bodies */
-    bool retry_after;         /* add "Retry-After: 1" */
+    bool no_store;                /* add "Cache-Control: no-store" (a response holding a secret) */
+    const char *www_authenticate; /* static; a 401's WWW-Authenticate value */
+    json_t *json;                 /* owned; the body when set */
+    char *text;                   /* owned (malloc); the body when json is NULL */
+    const char *content_type;     /* static string for text bodies */
+    bool retry_after;             /* add "Retry-After: 1" */
 };
 
 /* A typed failure: one status, one stable code, prose detail, and optional
@@ -71,6 +78,7 @@ struct api_error {
     char detail[1024];
     json_t *extra; /* owned; may be NULL */
     bool retry_after;
+    const char *www_authenticate; /* static; the 401's WWW-Authenticate value */
 };
 
 /* Handlers return 0 on success (res filled) or -1 with err filled. */

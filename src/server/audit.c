@@ -65,6 +65,22 @@ static int set_text(json_t *o, const char *key, const char *s)
     return v ? json_object_set_new(o, key, v) : -1;
 }
 
+static json_t *actor_json(const struct audit_actor *actor)
+{
+    static const struct audit_actor server = {NULL, "hoglaked"};
+    if (!actor)
+        actor = &server;
+    json_t *o = json_object();
+    if (o &&
+        (json_object_set_new(o, "token_id",
+                             actor->token_id ? text_value(actor->token_id) : json_null()) != 0 ||
+         set_text(o, "name", actor->name ? actor->name : "anonymous") != 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 char *audit_format(const struct audit_event *ev, int64_t time_us)
 {
     char when[48];
@@ -76,8 +92,9 @@ char *audit_format(const struct audit_event *ev, int64_t time_us)
     /* JSON_PRESERVE_ORDER keeps the fields in this order, which is what a
      * person reading the file expects. */
     if (set_text(o, "time", when) == 0 && set_text(o, "action", ev->action) == 0 &&
-        set_text(o, "actor", "anonymous") == 0 && set_text(o, "outcome", ev->outcome) == 0 &&
-        set_text(o, "catalog", ev->catalog) == 0 && set_text(o, "object", ev->object) == 0 &&
+        json_object_set_new(o, "actor", actor_json(ev->actor)) == 0 &&
+        set_text(o, "outcome", ev->outcome) == 0 && set_text(o, "catalog", ev->catalog) == 0 &&
+        set_text(o, "object", ev->object) == 0 &&
         (!ev->detail || json_object_set(o, "detail", (json_t *)ev->detail) == 0) &&
         set_text(o, "request_id", ev->request_id) == 0)
         out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -1,5 +1,5 @@
 /* The audit log (contract §8.2): one JSON line per consequential action,
- *   {"time", "action", "actor": "anonymous", "outcome", "catalog"?,
+ *   {"time", "action", "actor": {"token_id", "name"}, "outcome", "catalog"?,
  *    "object"?, "detail"?, "request_id"?}
  * written after the action's transaction resolved, never inside it.
  *
@@ -30,8 +30,17 @@
 struct metrics;
 struct audit;
 
+/* Who acted: a token's id and name, never its secret. */
+struct audit_actor {
+    const char *token_id; /* NULL: no token (auth off, an anonymous refusal) */
+    const char *name;
+};
+
 struct audit_event {
-    const char *action;     /* required: catalog_create, commit, ... */
+    const char *action; /* required: catalog_create, commit, ... */
+    /* NULL: the server's own work (maintenance loops), written as
+     * {"token_id": null, "name": "hoglaked"}. */
+    const struct audit_actor *actor;
     const char *outcome;    /* required: ok, committed, conflict, ... */
     const char *catalog;    /* optional */
     const char *object;     /* optional: "ns", "ns.table", a consumer, ... */

@@ -39,6 +39,9 @@ static const struct {
     {"PUT", "/v1/catalogs/{catalog}/consumers/{consumer}/offsets/{table_uuid}", "offset_commit",
      AD_BODY},
     {"POST", "/v1/catalogs/{catalog}/maintenance/rehydrate", "maintenance_rehydrate", AD_BODY},
+    /* Never the body: it holds the secret. The handler sets the detail. */
+    {"POST", "/v1/tokens", "token_create", AD_NONE},
+    {"DELETE", "/v1/tokens/{token_id}", "token_revoke", AD_NONE},
 };
 enum { NAUDITED = sizeof audited / sizeof audited[0] };
 
@@ -64,6 +67,13 @@ const char *audit_route_at(size_t i, const char **method)
     return audited[i].pattern;
 }
 
+struct audit_actor audit_actor_of(const struct srv_req *req)
+{
+    struct audit_actor a = {req->caller.token_id[0] ? req->caller.token_id : NULL,
+                            req->caller.name[0] ? req->caller.name : "anonymous"};
+    return a;
+}
+
 static json_t *success_detail(enum audit_detail kind, json_t *body)
 {
     json_t *sid = json_object_get(body, "snapshot_id");
@@ -81,11 +91,14 @@ void audit_request(struct server *srv, const struct srv_req *req, int rc, const 
     int k = audited_index(req->route->method, req->route->pattern);
     if (k < 0)
         return;
+    /* On a catalog's routes, path parameter 0 is the catalog and the later
+     * ones name the object; elsewhere (tokens) they all name the object. */
+    bool in_catalog = route_in_catalog(req->route);
     char object[1100] = "";
     size_t n = 0;
-    for (int i = 1; i < API_MAX_PATH_PARAMS && req->params[i] && n < sizeof object; i++)
-        n += (size_t)snprintf(object + n, sizeof object - n, "%s%s", i > 1 ? "." : "",
-                              req->params[i]);
+    for (int i = in_catalog ? 1 : 0; i < API_MAX_PATH_PARAMS && req->params[i] && n < sizeof object;
+         i++)
+        n += (size_t)snprintf(object + n, sizeof object - n, "%s%s", n ? "." : "", req->params[i]);
     /* A create names its new object in the body: the catalog itself, or
      * the last part of the object. */
     json_t *body = NULL;
@@ -93,8 +106,8 @@ void audit_request(struct server *srv, const struct srv_req *req, int rc, const 
     if (str_ends_with(audited[k].action, "_create") && req->body &&
         (body = json_loadb(req->body, req->body_len, 0, NULL)))
         created = json_string_value(json_object_get(body, "name"));
-    const char *catalog = req->params[0];
-    if (created && !catalog)
+    const char *catalog = in_catalog ? req->params[0] : NULL;
+    if (created && strcmp(audited[k].action, "catalog_create") == 0)
         catalog = created;
     else if (created && n < sizeof object)
         snprintf(object + n, sizeof object - n, "%s%s", n ? "." : "", created);
@@ -107,8 +120,10 @@ void audit_request(struct server *srv, const struct srv_req *req, int rc, const 
         detail = json_incref(req->audit.detail);
     else
         detail = success_detail(audited[k].detail, res->json);
+    struct audit_actor actor = audit_actor_of(req);
     struct audit_event ev = {
         .action = audited[k].action,
+        .actor = &actor,
         .outcome = audit_outcome(rc == 0 ? res->status : err->status, err->code, success),
         .catalog = req->audit.catalog ? req->audit.catalog : catalog,
         .object = req->audit.object ? req->audit.object : (object[0] ? object : NULL),

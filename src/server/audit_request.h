@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "server/api.h"
+#include "server/audit.h"
 
 struct server;
 
@@ -18,6 +19,9 @@ struct server;
  * req->audit.detail), the error envelope on failure, and the request id. */
 void audit_request(struct server *srv, const struct srv_req *req, int rc, const struct srv_res *res,
                    const struct api_error *err);
+
+/* The request's caller as an audit actor (borrowing from req). */
+struct audit_actor audit_actor_of(const struct srv_req *req);
 
 /* The audit action of a route, or NULL. */
 const char *audit_action_of(const char *method, const char *pattern);

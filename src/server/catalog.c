@@ -62,11 +62,16 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
         return -1;
     if (PQntuples(r) == 0) {
         PQclear(r);
-        return api_not_found(err, "catalog '%.200s'", name);
+        return catalog_not_found(err, name);
     }
     int rc = catalog_from_row(req, r, 0, out, err);
     PQclear(r);
     return rc;
+}
+
+int catalog_not_found(struct api_error *err, const char *name)
+{
+    return api_not_found(err, "catalog '%.200s'", name);
 }
 
 int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out, struct api_error *err)

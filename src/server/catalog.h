@@ -27,6 +27,9 @@ struct catalog_row {
 /* Loads the catalog by name: 404 when missing. */
 int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
                  struct api_error *err);
+/* The 404 of a catalog that does not exist (or that the caller may not
+ * know of: auth.h answers a token scoped elsewhere with exactly this). */
+int catalog_not_found(struct api_error *err, const char *name);
 /* Loads the catalog by id (background tasks): 404 when missing. */
 int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out,
                     struct api_error *err);

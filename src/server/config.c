@@ -5,10 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "server/auth.h"
+#include "util/datadir.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
-enum opt_kind { OPT_STRING, OPT_INT, OPT_INT64, OPT_BOOL, OPT_LOG_LEVEL };
+enum opt_kind { OPT_STRING, OPT_INT, OPT_INT64, OPT_BOOL, OPT_ON_OFF, OPT_LOG_LEVEL };
 
 struct option_def {
     const char *flag; /* without the leading "--" */
@@ -33,7 +35,21 @@ struct option_def {
 static const struct option_def options[] = {
     INT_OPT("port", "HOGLAKE_PORT", port, 0, 65535,
             "TCP port to listen on (default 8080; 0 picks a free port, see --port-file)"),
-    STR_OPT("listen", "HOGLAKE_LISTEN", listen, "IPv4 address to listen on (default 127.0.0.1)"),
+    STR_OPT("listen", "HOGLAKE_LISTEN", listen,
+            "IPv4 or IPv6 address to listen on (default 127.0.0.1)"),
+    {"auth", "HOGLAKE_AUTH", OPT_ON_OFF, offsetof(struct config, auth), 0, 0, 0,
+     "on: every request but /livez and /healthz needs a bearer token (default). off: for\n"
+     "development only, every request acts as admin; then the server listens only on\n"
+     "loopback and answers only requests addressed to a loopback name"},
+    {"metrics-public", "HOGLAKE_METRICS_PUBLIC", OPT_BOOL, offsetof(struct config, metrics_public),
+     0, 0, 0, "serve /metrics without a token (default false: any token for every catalog)"},
+    {"reset-admin-token", "HOGLAKE_RESET_ADMIN_TOKEN", OPT_BOOL,
+     offsetof(struct config, reset_admin_token), 0, 0, 0,
+     "revoke the admin tokens the server made itself and write a new one to\n"
+     "<data-dir>/admin.token (a lost bootstrap token)"},
+    STR_OPT("tls-cert", "HOGLAKE_TLS_CERT", tls_cert,
+            "serve HTTPS with this PEM certificate (chain); needs --tls-key"),
+    STR_OPT("tls-key", "HOGLAKE_TLS_KEY", tls_key, "the PEM private key of --tls-cert"),
     STR_OPT("database-url", "HOGLAKE_DATABASE_URL", database_url,
             "libpq URI of the catalog database, shared by every replica. When unset,\n"
             "hoglaked runs a private PostgreSQL cluster under --data-dir"),
@@ -129,6 +145,7 @@ static void set_defaults(struct config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->port = 8080;
+    cfg->auth = true;
     snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1");
     cfg->db_pool_size = 10;
     cfg->request_threads = 0; /* resolved to the pool size */
@@ -201,6 +218,13 @@ static bool apply(struct config *cfg, const struct option_def *o, const char *va
             return false;
         }
         return true;
+    case OPT_ON_OFF:
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0) {
+            fprintf(stderr, "hoglaked: %s must be on or off, got '%s'\n", source, value);
+            return false;
+        }
+        *(bool *)(void *)field = strcmp(value, "on") == 0;
+        return true;
     case OPT_LOG_LEVEL: {
         static const char *const levels[] = {"debug", "info", "warn", "error"};
         for (int i = 0; i < 4; i++) {
@@ -215,22 +239,6 @@ static bool apply(struct config *cfg, const struct option_def *o, const char *va
     }
     }
     return false;
-}
-
-static void default_data_dir(struct config *cfg)
-{
-    if (cfg->data_dir[0])
-        return;
-    const char *xdg = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (geteuid() == 0)
-        snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/hoglake");
-    else if (xdg && xdg[0] == '/')
-        snprintf(cfg->data_dir, sizeof cfg->data_dir, "%.490s/hoglake", xdg);
-    else if (home && home[0] == '/')
-        snprintf(cfg->data_dir, sizeof cfg->data_dir, "%.480s/.local/share/hoglake", home);
-    else
-        snprintf(cfg->data_dir, sizeof cfg->data_dir, "./hoglake-data");
 }
 
 enum config_result config_load(struct config *cfg, int argc, char **argv)
@@ -270,6 +278,11 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
             return CONFIG_EXIT_USAGE;
         }
         const char *value = eq ? eq + 1 : NULL;
+        /* A boolean may be a bare flag: "--metrics-public" means true. */
+        if (!value && o->kind == OPT_BOOL &&
+            (a + 1 >= argc ||
+             (strcmp(argv[a + 1], "true") != 0 && strcmp(argv[a + 1], "false") != 0)))
+            value = "true";
         if (!value) {
             if (a + 1 >= argc) {
                 fprintf(stderr, "hoglaked: option --%s needs a value\n", o->flag);
@@ -309,6 +322,23 @@ enum config_result config_load(struct config *cfg, int argc, char **argv)
                 "hoglaked: --warehouse must be a file:///abs/dir or s3://bucket[/prefix] URI\n");
         return CONFIG_EXIT_USAGE;
     }
-    default_data_dir(cfg);
+    if (!cfg->tls_cert[0] != !cfg->tls_key[0]) {
+        fprintf(stderr, "hoglaked: --tls-cert and --tls-key go together\n");
+        return CONFIG_EXIT_USAGE;
+    }
+    /* Without authentication anyone who can connect is admin: only this
+     * machine may connect. */
+    if (!cfg->auth && !auth_listen_is_loopback(cfg->listen)) {
+        fprintf(stderr,
+                "hoglaked: --auth off serves every request as admin, so it listens only on a "
+                "loopback address (127.0.0.1 or ::1), not '%s'\n",
+                cfg->listen);
+        return CONFIG_EXIT_USAGE;
+    }
+    /* The environment was read above: only the built-in default is left. */
+    if (!cfg->data_dir[0] && datadir_default(cfg->data_dir, sizeof cfg->data_dir) != 0) {
+        fprintf(stderr, "hoglaked: the default data directory's path is too long\n");
+        return CONFIG_EXIT_USAGE;
+    }
     return CONFIG_OK;
 }

@@ -26,6 +26,16 @@ struct config {
     /* The audit log: empty = the process log on stderr (logger
      * hoglake.audit), "-" = bare lines on stderr, else a file appended to. */
     char audit_log[512];
+    /* Authentication (auth.h): off only for development, and then only on
+     * loopback. */
+    bool auth;
+    bool metrics_public; /* /metrics without a token */
+    /* Replace the bootstrap admin token: revoke every admin token the server
+     * itself made and write a new <data-dir>/admin.token. */
+    bool reset_admin_token;
+    /* HTTPS: PEM files of the certificate (chain) and its private key. */
+    char tls_cert[512];
+    char tls_key[512];
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

@@ -7,6 +7,7 @@
 
 #include "server/api.h"
 #include "server/audit_request.h"
+#include "server/auth.h"
 #include "server/db/db.h"
 #include "server/http.h"
 #include "server/metrics.h"
@@ -18,20 +19,22 @@
 
 bool server_is_inline(void *ctx, const char *method, const char *path)
 {
-    (void)ctx;
+    const struct server *srv = ctx;
     char scratch[2048];
     char allow[48];
     const struct route *r;
     const char *params[API_MAX_PATH_PARAMS];
     return router_match(method, path, scratch, sizeof scratch, &r, params, allow, sizeof allow) ==
                ROUTE_FOUND &&
-           (r->flags & ROUTE_INLINE);
+           (r->flags & ROUTE_INLINE) && !auth_may_query(srv->auth, r);
 }
 
 static void reply_from_response(struct srv_res *res, struct http_reply *reply)
 {
     reply->status = res->status;
     reply->retry_after = res->retry_after;
+    reply->no_store = res->no_store;
+    reply->www_authenticate = res->www_authenticate;
     if (res->json) {
         /* jsonnum_dumps: byte-identical to json_dumps, and it also prints the
          * exact raw numbers (uint64 and decimal bounds) that json_dumps refuses. */
@@ -99,6 +102,7 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
     enum route_match_result m = router_match(hreq->method, hreq->path, scratch, sizeof scratch,
                                              &route, req.params, reply->allow, sizeof reply->allow);
     int rc;
+    bool refused = false;
     if (m == ROUTE_NO_PATH) {
         rc = api_not_found(&err, "no route for %.200s", hreq->path);
     } else if (m == ROUTE_BAD_METHOD) {
@@ -132,6 +136,9 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
                           "the identical request",
                           (long long)(hreq->queue_wait_ns / 1000000), budget_ms);
             err.retry_after = true;
+        } else if ((rc = auth_gate(&req, hreq->authorization, hreq->host, &err)) != 0) {
+            refused = rc == -1; /* audited by the gate, as access_denied */
+            rc = -1;
         } else if (check_path_params(&req, &err) != 0) {
             rc = -1;
         } else if (route->args && req_only_args(&req, route->args, &err) != 0) {
@@ -145,7 +152,8 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
             db_pool_release(req.db);
             req.db = NULL;
         }
-        audit_request(srv, &req, rc, &res, &err);
+        if (!refused)
+            audit_request(srv, &req, rc, &res, &err);
         json_decref(req.audit.detail);
     }
     if (rc != 0) {

@@ -31,6 +31,8 @@ struct exchange {
     size_t nargs, args_cap;
     char *content_type;
     char *request_id;
+    char *authorization; /* a credential: wiped when freed */
+    char *host;
     struct buf body;
     bool body_too_large;
     int64_t arrived_ns;
@@ -68,6 +70,10 @@ static void free_exchange(struct exchange *ex)
     free(ex->args);
     free(ex->content_type);
     free(ex->request_id);
+    if (ex->authorization)
+        explicit_bzero(ex->authorization, strlen(ex->authorization));
+    free(ex->authorization);
+    free(ex->host);
     buf_free(&ex->body);
     free(ex->reply.body);
     free(ex);
@@ -164,6 +170,12 @@ static struct exchange *new_exchange(struct http_server *srv, struct MHD_Connect
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
     if (ct && !(ex->content_type = strdup(ct)))
         goto fail;
+    const char *authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+    if (authz && !(ex->authorization = strdup(authz)))
+        goto fail;
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+    if (host && !(ex->host = strdup(host)))
+        goto fail;
     const char *rid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
     ex->request_id = rid && sane_request_id(rid) ? strdup(rid) : generate_request_id();
     if (!ex->request_id)
@@ -184,6 +196,8 @@ static void run_handler(struct http_server *srv, struct exchange *ex, int64_t qu
         .nargs = ex->nargs,
         .content_type = ex->content_type,
         .request_id = ex->request_id,
+        .authorization = ex->authorization,
+        .host = ex->host,
         .body = ex->body.len ? ex->body.data : NULL,
         .body_len = ex->body.len,
         .queue_wait_ns = queue_wait_ns,
@@ -209,6 +223,10 @@ static enum MHD_Result queue_reply(struct http_server *srv, struct exchange *ex)
         MHD_add_response_header(resp, "Retry-After", "1");
     if (r->allow[0])
         MHD_add_response_header(resp, "Allow", r->allow);
+    if (r->www_authenticate)
+        MHD_add_response_header(resp, "WWW-Authenticate", r->www_authenticate);
+    if (r->no_store)
+        MHD_add_response_header(resp, "Cache-Control", "no-store");
     if (atomic_load(&srv->draining))
         MHD_add_response_header(resp, "Connection", "close");
     enum MHD_Result rc = MHD_queue_response(ex->conn, (unsigned)r->status, resp);
@@ -420,15 +438,30 @@ struct http_server *http_server_start(const struct http_options *opts,
         }
     }
 
-    srv->daemon =
-        MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, addr,
-                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-                         MHD_OPTION_THREAD_POOL_SIZE, 2u, MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-                         MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_EXTERNAL_LOGGER, log_mhd,
-                         NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+    /* TLS 1.2 and 1.3 only: nothing older is safe for bearer tokens. */
+    static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+    bool tls = opts->tls_cert_pem && opts->tls_key_pem;
+    if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        snprintf(err, err_size, "this libmicrohttpd was built without TLS support");
+        goto fail_workers;
+    }
+    struct MHD_OptionItem tls_opts[] = {
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)opts->tls_cert_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)opts->tls_key_pem},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)tls_priorities},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (tls)
+        flags |= MHD_USE_TLS;
+    srv->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_THREAD_POOL_SIZE, 2u,
+        MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_CONNECTION_LIMIT, 4096u,
+        MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     if (!srv->daemon) {
-        snprintf(err, err_size, "cannot listen on %s:%d (in use, or not permitted)", opts->listen,
-                 opts->port);
+        snprintf(err, err_size, "cannot listen on %s:%d (in use, or not permitted%s)", opts->listen,
+                 opts->port, tls ? ", or the TLS certificate and key do not load or match" : "");
         goto fail_workers;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);

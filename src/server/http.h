@@ -28,7 +28,9 @@ struct http_request {
     size_t nargs;
     const char *content_type;
     const char *request_id;
-    const char *body; /* NULL when empty */
+    const char *authorization; /* the Authorization header; NULL when absent */
+    const char *host;          /* the Host header; NULL when absent */
+    const char *body;          /* NULL when empty */
     size_t body_len;
     int64_t queue_wait_ns;
 };
@@ -39,8 +41,10 @@ struct http_reply {
     size_t body_len;
     const char *content_type; /* static */
     bool retry_after;
-    char allow[48];    /* for 405: the methods the path accepts */
-    const char *route; /* static route pattern for metrics; NULL = unmatched */
+    bool no_store;                /* "Cache-Control: no-store" */
+    const char *www_authenticate; /* static; NULL = none */
+    char allow[48];               /* for 405: the methods the path accepts */
+    const char *route;            /* static route pattern for metrics; NULL = unmatched */
 };
 
 struct http_handlers {
@@ -59,6 +63,10 @@ struct http_options {
     int port; /* 0 = any free port */
     int workers;
     int64_t max_body_bytes;
+    /* HTTPS when both are set: PEM text of the certificate (chain) and its
+     * private key, borrowed for as long as the server runs. */
+    const char *tls_cert_pem;
+    const char *tls_key_pem;
 };
 
 /* Starts listening and the workers. NULL with a message on failure. */

@@ -10,6 +10,8 @@
 
 #include "objstore/objstore.h"
 #include "server/audit.h"
+#include "server/auth.h"
+#include "server/auth_bootstrap.h"
 #include "server/compaction.h"
 #include "server/config.h"
 #include "server/db/db.h"
@@ -22,6 +24,7 @@
 #include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/metrics_sampler.h"
+#include "server/router.h"
 #include "server/server.h"
 #include "util/embedded.h"
 #include "util/log.h"
@@ -30,6 +33,34 @@ extern const struct embedded_file hl_migrations[];
 extern const size_t hl_migrations_count;
 extern const struct embedded_file hl_openapi[];
 extern const size_t hl_openapi_count;
+
+/* A PEM file's text (malloc'd, NUL-terminated), at most 1 MiB. NULL with
+ * errno set on failure. */
+static char *read_pem(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    enum { PEM_MAX = 1 << 20 };
+    char *text = malloc(PEM_MAX + 1);
+    size_t n = text ? fread(text, 1, PEM_MAX + 1, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (!text || bad || n == 0 || n > PEM_MAX) {
+        free(text);
+        errno = text && !bad ? EFBIG : errno;
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+static void free_pem(char *text)
+{
+    if (text)
+        explicit_bzero(text, strlen(text));
+    free(text);
+}
 
 static int write_port_file(const char *path, int port)
 {
@@ -84,6 +115,7 @@ int main(int argc, char **argv)
     int exit_code = 1;
     struct embedded_pg *epg = NULL;
     struct metrics_sampler *sampler = NULL;
+    char *tls_cert = NULL, *tls_key = NULL;
     char err[1024];
     char conninfo[1200];
     if (srv.cfg.database_url[0]) {
@@ -111,6 +143,26 @@ int main(int argc, char **argv)
         log_error("cannot connect to the catalog database: %s", err);
         goto out;
     }
+    const struct route *undeclared;
+    if (!router_check(&undeclared)) {
+        log_error("route %s %s declares no access policy", undeclared->method, undeclared->pattern);
+        goto out;
+    }
+    srv.auth = auth_new(srv.cfg.auth, srv.cfg.metrics_public);
+    if (!srv.auth) {
+        log_error("out of memory");
+        goto out;
+    }
+    if ((srv.cfg.auth || srv.cfg.reset_admin_token) &&
+        auth_bootstrap(srv.pool, srv.cfg.data_dir, srv.cfg.reset_admin_token, err, sizeof err) !=
+            0) {
+        log_error("%s", err);
+        goto out;
+    }
+    if (!srv.cfg.auth)
+        log_warn("authentication is OFF (--auth off): every request acts as admin. For "
+                 "development only: the server listens on loopback and answers only requests "
+                 "addressed to localhost, 127.0.0.1 or [::1]");
     srv.metrics = metrics_create();
     if (!srv.metrics) {
         log_error("out of memory");
@@ -181,6 +233,19 @@ int main(int argc, char **argv)
         .workers = srv.cfg.request_threads,
         .max_body_bytes = srv.cfg.max_body_bytes,
     };
+    if (srv.cfg.tls_cert[0]) {
+        if (!(tls_cert = read_pem(srv.cfg.tls_cert)) || !(tls_key = read_pem(srv.cfg.tls_key))) {
+            log_error("cannot read %s: %s", tls_cert ? srv.cfg.tls_key : srv.cfg.tls_cert,
+                      strerror(errno));
+            goto out;
+        }
+        struct stat st;
+        if (stat(srv.cfg.tls_key, &st) == 0 && (st.st_mode & 077))
+            log_warn("the TLS private key %s is readable by other users (mode %03o)",
+                     srv.cfg.tls_key, (unsigned)(st.st_mode & 0777));
+        opts.tls_cert_pem = tls_cert;
+        opts.tls_key_pem = tls_key;
+    }
     struct http_handlers handlers = {
         .ctx = &srv,
         .is_inline = server_is_inline,
@@ -197,9 +262,14 @@ int main(int argc, char **argv)
         log_error("cannot write port file %s: %s", srv.cfg.port_file, strerror(errno));
         goto out;
     }
-    log_info("hoglaked %s listening on http://%s:%d (%s; warehouse %s)", HOGLAKE_VERSION,
-             srv.cfg.listen, port, epg ? "embedded PostgreSQL" : "external PostgreSQL",
+    log_info("hoglaked %s listening on %s://%s:%d (%s; warehouse %s)", HOGLAKE_VERSION,
+             srv.cfg.tls_cert[0] ? "https" : "http", srv.cfg.listen, port,
+             epg ? "embedded PostgreSQL" : "external PostgreSQL",
              srv.cfg.warehouse[0] ? srv.cfg.warehouse : "none");
+    if (!srv.cfg.tls_cert[0] && !auth_listen_is_loopback(srv.cfg.listen))
+        log_warn("listening on %s without TLS: bearer tokens and data travel in clear text; "
+                 "serve HTTPS with --tls-cert and --tls-key",
+                 srv.cfg.listen);
 
     int sig = 0;
     while (sigwait(&stop_signals, &sig) != 0) {
@@ -221,6 +291,9 @@ out:
     metrics_destroy(srv.metrics);
     objstore_free(srv.objstore);
     embedded_pg_stop(epg);
+    auth_free(srv.auth);
+    free_pem(tls_cert);
+    free_pem(tls_key);
     if (exit_code == 0)
         log_info("stopped");
     return exit_code;

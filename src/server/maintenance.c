@@ -92,23 +92,27 @@ static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const 
 }
 
 /* The run's audit line, after its transactions ended. */
-static void audit_run(struct maintenance *m, const char *task, const char *catalog, bool ok,
-                      const char *error, json_t *result)
+static void audit_run(struct maintenance *m, const struct maint_origin *origin, const char *task,
+                      const char *catalog, bool ok, const char *error, json_t *result)
 {
     char action[64];
     snprintf(action, sizeof action, "maintenance_%s", task);
     json_t *detail = ok ? json_incref(result)
                         : json_pack("{s:s,s:O?}", "error", error && error[0] ? error : "failed",
                                     "result", result);
-    struct audit_event ev = {
-        .action = action, .outcome = ok ? "ok" : "error", .catalog = catalog, .detail = detail};
+    struct audit_event ev = {.action = action,
+                             .actor = origin ? origin->actor : NULL,
+                             .outcome = ok ? "ok" : "error",
+                             .catalog = catalog,
+                             .detail = detail,
+                             .request_id = origin ? origin->request_id : NULL};
     audit_emit(m->audit, &ev);
     json_decref(detail);
 }
 
 /* Runs the pass with the lock held and records it. */
 static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct maint_task *task,
-                            int64_t catalog_id, const char *trigger, json_t **result,
+                            int64_t catalog_id, const struct maint_origin *origin, json_t **result,
                             struct db_err *err)
 {
     int64_t started = time_now_micros();
@@ -118,9 +122,9 @@ static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct main
     /* A pass that failed mid-transaction must not leave it open. */
     if (PQtransactionStatus(pg) != PQTRANS_IDLE)
         db_run(pg, "ROLLBACK", NULL, NULL);
-    char *name =
-        record_run(pg, task->name, catalog_id, trigger, started, ok, err->message, *result);
-    audit_run(m, task->name, name, ok, err->message, *result);
+    char *name = record_run(pg, task->name, catalog_id, origin ? "manual" : "loop", started, ok,
+                            err->message, *result);
+    audit_run(m, origin, task->name, name, ok, err->message, *result);
     free(name);
     if (!ok) {
         char labels[160], esc[96];
@@ -173,7 +177,7 @@ static void sweep(struct loop *l)
         if (!got)
             continue; /* another replica (or a manual run) has it */
         json_t *result;
-        pass_and_record(m, conn->pg, l->task, id, "loop", &result, &err);
+        pass_and_record(m, conn->pg, l->task, id, NULL, &result, &err);
         json_decref(result);
         unlock(conn->pg, l->task->name, id);
     }
@@ -275,8 +279,8 @@ const struct maint_task *maintenance_task(const struct maintenance *m, const cha
 
 enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
                                           const struct maint_task *task, int64_t catalog_id,
-                                          int lock_timeout_ms, json_t **result, bool *status_ok,
-                                          struct db_err *err)
+                                          const struct maint_origin *origin, int lock_timeout_ms,
+                                          json_t **result, bool *status_ok, struct db_err *err)
 {
     *result = NULL;
     *status_ok = false;
@@ -293,7 +297,7 @@ enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
     db_run(pg, "RESET lock_timeout", NULL, &reset_err);
     if (rc != 0)
         return db_err_is(err, SQLSTATE_LOCK_NOT_AVAILABLE) ? MAINT_BUSY : MAINT_ERROR;
-    *status_ok = pass_and_record(m, pg, task, catalog_id, "manual", result, err);
+    *status_ok = pass_and_record(m, pg, task, catalog_id, origin, result, err);
     unlock(pg, task->name, catalog_id);
     return MAINT_RAN;
 }

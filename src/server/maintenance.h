@@ -68,16 +68,23 @@ const struct maint_task *maintenance_task(const struct maintenance *m, const cha
 
 enum maint_outcome { MAINT_RAN, MAINT_BUSY, MAINT_ERROR };
 
+/* Who asked for a manual run, for its audit line (both borrowed). */
+struct audit_actor;
+struct maint_origin {
+    const struct audit_actor *actor;
+    const char *request_id;
+};
+
 /* One pass now, under the (task, catalog) advisory lock, recorded in the
- * ledger with trigger "manual". Waits for the lock up to lock_timeout_ms
+ * ledger with trigger "manual" and audited as `origin`'s. Waits for the lock up to lock_timeout_ms
  * (0: forever); MAINT_BUSY when it did not come. MAINT_RAN covers a failed
  * pass too: then *status_ok is false and err holds the pass's error. On
  * MAINT_ERROR, err says what failed around the pass. *result as the pass's
  * (caller decrefs). */
 enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
                                           const struct maint_task *task, int64_t catalog_id,
-                                          int lock_timeout_ms, json_t **result, bool *status_ok,
-                                          struct db_err *err);
+                                          const struct maint_origin *origin, int lock_timeout_ms,
+                                          json_t **result, bool *status_ok, struct db_err *err);
 
 /* MaintenanceStatus for one catalog: each registered task with its last
  * ledger run, backlog and loop state. NULL with err filled on failure. */

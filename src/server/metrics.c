@@ -72,6 +72,9 @@ static const struct family_def families[] = {
      "pass)."},
     {"hoglake_head_snapshot_id", GAUGE,
      "Head snapshot, by catalog (as of its last expiry pass or metrics sample)."},
+    {"hoglake_auth_refusals_total", COUNTER,
+     "Requests refused by authentication or authorization, by reason (missing, malformed,"
+     " unknown, revoked, expired, forbidden, catalog_scope, host)."},
     {"hoglake_audit_write_failures_total", COUNTER,
      "Audit lines that could not be written to the audit log (the action itself succeeded)."},
     {"hoglake_audit_lines_dropped_total", COUNTER,

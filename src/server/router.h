@@ -12,9 +12,25 @@ enum route_flags {
     ROUTE_NO_SHED = 2, /* probes: never shed for queueing time */
 };
 
+/* Who may call a route. auth_gate (auth.h) checks it in one place, before
+ * anything else about the request is looked at. A role policy on a path
+ * under /v1/catalogs/{catalog} applies to that catalog: a token scoped to
+ * another catalog is answered 404, as if the catalog did not exist. */
+enum route_access {
+    ACCESS_UNDECLARED = 0, /* no policy: router_check refuses the table */
+    ACCESS_PUBLIC,         /* anyone, without a token (probes) */
+    ACCESS_ANY,            /* any valid token */
+    ACCESS_METRICS,        /* any token for every catalog; public with --metrics-public */
+    ACCESS_READER,
+    ACCESS_WRITER,
+    ACCESS_OWNER,
+    ACCESS_ADMIN,
+};
+
 struct route {
     const char *method;
     const char *pattern; /* "/v1/catalogs/{catalog}"; also the metrics label */
+    enum route_access access;
     api_handler_fn handler;
     unsigned flags;
     /* The query parameters the route reads (NULL-terminated); any other
@@ -35,5 +51,13 @@ enum route_match_result router_match(const char *method, const char *path, char 
 
 /* The whole table, for the OpenAPI parity test and /openapi.yaml checks. */
 const struct route *router_routes(size_t *count);
+
+/* Whether every route declares its access policy. On false, *bad names the
+ * first that does not (hoglaked refuses to start; a unit test fails). */
+bool router_check(const struct route **bad);
+
+/* Whether the route's path starts with the {catalog} parameter, so that
+ * params[0] names the catalog it acts on. */
+bool route_in_catalog(const struct route *r);
 
 #endif

@@ -15,6 +15,7 @@ struct http_server;
 struct maintenance;
 struct objstore;
 struct audit;
+struct auth;
 
 struct server {
     struct config cfg;
@@ -24,6 +25,7 @@ struct server {
     struct maintenance *maint; /* background loops and manual passes */
     struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
     struct audit *audit;       /* the audit log (audit.h) */
+    struct auth *auth;         /* the request gate (auth.h) */
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;

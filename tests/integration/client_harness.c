@@ -31,7 +31,8 @@ hl_client *test_client_new(const char *server_url, const char *endpoint)
                                   .s3_endpoint = endpoint,
                                   .s3_region = getenv("HOGLAKE_TEST_S3_REGION"),
                                   .s3_access_key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY"),
-                                  .s3_secret_key = getenv("HOGLAKE_TEST_S3_SECRET_KEY")};
+                                  .s3_secret_key = getenv("HOGLAKE_TEST_S3_SECRET_KEY"),
+                                  .token = test_token_for(server_url)};
     hl_client *c;
     struct hl_error err;
     if (hl_client_new(&o, &c, &err) != HL_OK)
@@ -73,9 +74,7 @@ void client_stack_down(struct client_stack *st)
     hl_client_free(st->moto_client);
     test_server_stop(&st->srv2);
     test_stack_down(&st->db, &st->srv, &st->pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", st->warehouse);
-    (void)system(cmd);
+    test_remove_tree(st->warehouse);
 }
 
 void client_stack_data_path(const struct client_stack *st, const hl_client *c, const char *name,

@@ -15,7 +15,8 @@
 const char *test_need_env(const char *name);
 
 /* A client of server_url whose objects go to `endpoint` (NULL: file://
- * only), with the test S3 region and keys. Caller frees. */
+ * only), with the test S3 region and keys and the server's admin token.
+ * Caller frees. */
 hl_client *test_client_new(const char *server_url, const char *endpoint);
 
 /* Fails the test, naming `what`, unless st is HL_OK. */

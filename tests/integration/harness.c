@@ -226,6 +226,49 @@ void test_server_dump_log(const struct test_server *s)
     fclose(f);
 }
 
+/* Every server started, newest last, for test_token_for. Servers on the
+ * same database share its one admin token: only the first writes it. */
+enum { MAX_STARTED = 256 };
+static struct {
+    char base[64];
+    char db[64];
+    char token[128];
+} started[MAX_STARTED];
+static int nstarted;
+
+const char *test_token_for(const char *url)
+{
+    for (int i = nstarted - 1; i >= 0; i--) {
+        size_t n = strlen(started[i].base);
+        if (strncmp(url, started[i].base, n) == 0 && (url[n] == '\0' || url[n] == '/'))
+            return started[i].token[0] ? started[i].token : NULL;
+    }
+    return NULL;
+}
+
+/* The admin token a server bootstrapped, or the one of its database. */
+static void find_admin_token(struct test_server *s, const struct test_db *db)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/admin.token", s->data_dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(s->token, sizeof s->token, f))
+            s->token[0] = '\0';
+        s->token[strcspn(s->token, "\r\n")] = '\0';
+        fclose(f);
+    }
+    for (int i = nstarted - 1; !s->token[0] && db && i >= 0; i--)
+        if (strcmp(started[i].db, db->name) == 0)
+            snprintf(s->token, sizeof s->token, "%s", started[i].token);
+    if (nstarted == MAX_STARTED)
+        fail_msg("more than %d servers started in one test program", MAX_STARTED);
+    snprintf(started[nstarted].base, sizeof started[nstarted].base, "%s", s->base);
+    snprintf(started[nstarted].db, sizeof started[nstarted].db, "%s", db ? db->name : "");
+    snprintf(started[nstarted].token, sizeof started[nstarted].token, "%s", s->token);
+    nstarted++;
+}
+
 void test_server_start(struct test_server *s, const struct test_db *db, const char *const *extra)
 {
     memset(s, 0, sizeof *s);
@@ -235,10 +278,14 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
         fail_msg("mkdtemp: %s", strerror(errno));
     /* The embedded cluster's owner must be able to reach the data dir. */
     chmod(s->dir, 0755);
-    char port_file[300], data_dir[300];
+    char port_file[300];
     snprintf(port_file, sizeof port_file, "%s/port", s->dir);
     snprintf(s->log, sizeof s->log, "%s/hoglaked.log", s->dir);
-    snprintf(data_dir, sizeof data_dir, "%s/data", s->dir);
+    snprintf(s->data_dir, sizeof s->data_dir, "%s/data", s->dir);
+    /* A test may name the data dir (a restart on the same one). */
+    for (int i = 0; extra && extra[i] && extra[i + 1]; i++)
+        if (strcmp(extra[i], "--data-dir") == 0)
+            snprintf(s->data_dir, sizeof s->data_dir, "%s", extra[i + 1]);
 
     const char *argv[48];
     int n = 0;
@@ -248,7 +295,7 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
     argv[n++] = "--port-file";
     argv[n++] = port_file;
     argv[n++] = "--data-dir";
-    argv[n++] = data_dir;
+    argv[n++] = s->data_dir;
     if (db) {
         argv[n++] = "--database-url";
         argv[n++] = db->url;
@@ -269,6 +316,8 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
         /* Keep the test's own environment from configuring the server. */
         unsetenv("HOGLAKE_DATABASE_URL");
         unsetenv("HOGLAKE_PORT");
+        unsetenv("HOGLAKE_DATA_DIR");
+        unsetenv("HOGLAKE_AUTH");
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
@@ -281,6 +330,7 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
                 fclose(f);
                 s->port = port;
                 snprintf(s->base, sizeof s->base, "http://127.0.0.1:%d", port);
+                find_admin_token(s, db);
                 return;
             }
             fclose(f);
@@ -369,6 +419,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *ud)
     header_value(line, n, "Retry-After", r->retry_after, sizeof r->retry_after);
     header_value(line, n, "X-Request-Id", r->request_id, sizeof r->request_id);
     header_value(line, n, "Allow", r->allow, sizeof r->allow);
+    header_value(line, n, "WWW-Authenticate", r->www_authenticate, sizeof r->www_authenticate);
+    header_value(line, n, "Cache-Control", r->cache_control, sizeof r->cache_control);
     return n;
 }
 
@@ -388,8 +440,17 @@ void http_call(struct http_result *r, const char *method, const char *url, const
     }
     /* Never let curl add "Expect: 100-continue": it only slows tests. */
     hdrs = curl_slist_append(hdrs, "Expect:");
-    for (int i = 0; headers && headers[i]; i++)
+    bool own_auth = false;
+    for (int i = 0; headers && headers[i]; i++) {
         hdrs = curl_slist_append(hdrs, headers[i]);
+        own_auth = own_auth || strncasecmp(headers[i], "Authorization:", 14) == 0;
+    }
+    const char *token = own_auth ? NULL : test_token_for(url);
+    char authz[200];
+    if (token) {
+        snprintf(authz, sizeof authz, "Authorization: Bearer %s", token);
+        hdrs = curl_slist_append(hdrs, authz);
+    }
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "HEAD") == 0)
@@ -635,7 +696,7 @@ void test_stack_down(struct test_db *db, struct test_server *srv, PGconn **pg)
     test_db_drop(db);
 }
 
-static char *slurp_file(const char *path)
+char *test_read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     size_t cap = 4096, n = 0;
@@ -668,10 +729,50 @@ void cli_run(struct cli_out *o, const char *bin, const char *server, const char 
     snprintf(errf, sizeof errf, "%s/.cli.err", cwd);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --server %s %s >'%s' 2>'%s'", cwd, bin, server, args,
              outf, errf);
+    /* Through the environment, not the command line: a secret in argv is
+     * visible to every process on the machine. */
+    const char *own = getenv("HOGLAKE_TOKEN");
+    const char *token = own ? NULL : test_token_for(server);
+    if (token)
+        setenv("HOGLAKE_TOKEN", token, 1);
     int status = system(cmd);
+    if (token)
+        unsetenv("HOGLAKE_TOKEN");
     o->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o->out = slurp_file(outf);
-    o->err = slurp_file(errf);
+    o->out = test_read_text(outf);
+    o->err = test_read_text(errf);
+}
+
+void test_scratch_dir(char *out, size_t size, const char *label)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    if (snprintf(out, size, "%s/hl-%s-XXXXXX", tmp, label) >= (int)size || !mkdtemp(out))
+        fail_msg("cannot make a scratch directory for %s: %s", label, strerror(errno));
+}
+
+void test_remove_tree(const char *dir)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    (void)system(cmd);
+}
+
+void test_write_file(const char *dir, const char *name, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail_msg("cannot write %s: %s", path, strerror(errno));
+    fputs(text, f);
+    if (fclose(f) != 0)
+        fail_msg("cannot write %s: %s", path, strerror(errno));
+}
+
+void expect_contains(const char *text, const char *needle, const char *what)
+{
+    if (!strstr(text, needle))
+        fail_msg("%s: '%s' not in:\n%s", what, needle, text);
 }
 
 void cli_out_free(struct cli_out *o)

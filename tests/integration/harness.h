@@ -64,12 +64,21 @@ struct test_server {
     char base[64]; /* "http://127.0.0.1:PORT" */
     char dir[256]; /* scratch dir: port file, log */
     char log[300];
+    char data_dir[300];
+    /* The admin token: the secret the server bootstrapped into its data
+     * dir, or the one an earlier server on the same database did ("" with
+     * --auth off). Every request the helpers below send to this server
+     * carries it, unless the caller sends its own Authorization header. */
+    char token[128];
 };
 
 /* Starts hoglaked against db (NULL: embedded mode, data dir under dir) with
  * extra arguments (NULL-terminated list, may be NULL). Waits for it to
- * listen. */
+ * listen; authentication is on unless extra says --auth off. */
 void test_server_start(struct test_server *s, const struct test_db *db, const char *const *extra);
+/* The admin token of the started server whose base URL starts `url`
+ * (the newest such), or NULL. */
+const char *test_token_for(const char *url);
 /* SIGTERM, then waits; fails the test if the exit status is not 0 (under
  * sanitizers this also catches leaks and errors at exit). */
 void test_server_stop(struct test_server *s);
@@ -87,10 +96,15 @@ struct http_result {
     char retry_after[32];
     char request_id[160];
     char allow[64];
+    char www_authenticate[160];
+    char cache_control[64];
 };
 
 /* Sends a request. `content_type` NULL sends none; `body` NULL sends no
- * body. `headers` is a NULL-terminated list of extra "Name: value" lines. */
+ * body. `headers` is a NULL-terminated list of extra "Name: value" lines.
+ * Unless they hold an Authorization line, a request to a server the
+ * harness started carries its admin token ("Authorization:" alone sends
+ * none). */
 void http_call(struct http_result *r, const char *method, const char *url, const char *content_type,
                const char *body, size_t body_len, const char *const *headers);
 void http_result_free(struct http_result *r);
@@ -170,10 +184,27 @@ struct cli_out {
 };
 
 /* Runs `BIN --server SERVER <args>` in directory cwd; args is
- * printf-formatted and already shell-quoted. */
+ * printf-formatted and already shell-quoted. The command gets the
+ * server's admin token in HOGLAKE_TOKEN (test_token_for) unless the
+ * test's own environment sets one; --token in args wins over both. */
 void cli_run(struct cli_out *o, const char *bin, const char *server, const char *cwd,
              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void cli_out_free(struct cli_out *o);
+
+/* ---- files and text ---- */
+
+/* A new directory $TMPDIR/hl-<label>-XXXXXX into out (fails the test when
+ * it cannot be made), and its removal with everything in it. */
+void test_scratch_dir(char *out, size_t size, const char *label);
+void test_remove_tree(const char *dir);
+
+/* A whole file as a string (malloc'd); an empty string when it cannot be
+ * read. */
+char *test_read_text(const char *path);
+/* Writes text to dir/name (replacing it); fails the test on error. */
+void test_write_file(const char *dir, const char *name, const char *text);
+/* Fails the test, naming `what` and showing text, unless text holds needle. */
+void expect_contains(const char *text, const char *needle, const char *what);
 /* Fails the test (naming `what`, with both outputs) unless it exited `code`. */
 void cli_out_expect(const struct cli_out *o, int code, const char *what);
 

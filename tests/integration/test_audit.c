@@ -1,9 +1,9 @@
 /* The audit log (contract §8.2) against a real hoglaked and PostgreSQL:
  *   - with --audit-log FILE every consequential action writes one JSON line
- *     (action, actor "anonymous", outcome, catalog, object, detail,
- *     request_id), successes and failures alike, in request order, after
- *     the transaction resolved (a commit's line names the snapshot that is
- *     the head by then);
+ *     (action, actor {token_id, name} of the caller's token, outcome,
+ *     catalog, object, detail, request_id), successes and failures alike,
+ *     in request order, after the transaction resolved (a commit's line
+ *     names the snapshot that is the head by then);
  *   - every member of concurrent (group) commits gets its own line;
  *   - request ids: a caller's X-Request-Id is logged, a request without one
  *     gets a generated id, returned in the response and logged;
@@ -33,9 +33,7 @@ static char dir[256], log_path[320];
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/hl-audit-XXXXXX", tmp);
-    assert_non_null(mkdtemp(dir));
+    test_scratch_dir(dir, sizeof dir, "audit");
     snprintf(log_path, sizeof log_path, "%s/audit.log", dir);
     test_db_create(&db, "audit");
     const char *const extra[] = {"--audit-log", log_path, NULL};
@@ -116,7 +114,17 @@ static json_t *next_line(const char *action, const char *outcome, const char *ca
     }
     if (strcmp(jstr(o, "action"), action) != 0 || strcmp(jstr(o, "outcome"), outcome) != 0)
         fail_msg("expected %s/%s, got %s", action, outcome, text);
-    assert_string_equal(jstr(o, "actor"), "anonymous");
+    /* Every request here carries the bootstrap admin token: its id and
+     * name, never its secret. */
+    json_t *actor = json_object_get(o, "actor");
+    assert_true(json_is_object(actor) && json_object_size(actor) == 2);
+    assert_string_equal(jstr(actor, "name"), "bootstrap-admin");
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM hog_token WHERE name = 'bootstrap-admin' AND token_id = '%s'",
+             jstr(actor, "token_id"));
+    assert_int_equal(sqli("%s", sql), 1);
+    assert_null(strstr(text, srv.token));
     /* 2026-11-29T23:13:13.5Z: the fraction has as many digits as it needs. */
     const char *when = jstr(o, "time");
     assert_true(strlen(when) >= 20 && when[10] == 'T' && when[strlen(when) - 1] == 'Z');

@@ -432,7 +432,7 @@ static void test_concurrent_passes(void **state)
  * batch given. */
 static int run_verb(int argc, char **argv)
 {
-    struct hl_client_options opts = {.server_url = srv.base};
+    struct hl_client_options opts = {.server_url = srv.base, .token = srv.token};
     struct cli cli = {NULL, false};
     struct hl_error err;
     if (hl_client_new(&opts, &cli.client, &err) != HL_OK)

@@ -59,6 +59,8 @@ static int setup(void **state)
     test_db_create(&db, "cli");
     static const char *const extra[] = {"--warehouse", "s3://hoglake-test/wh", NULL};
     test_server_start(&srv, &db, extra);
+    /* The commands this program runs act as the server's admin. */
+    setenv("HOGLAKE_TOKEN", srv.token, 1);
     return 0;
 }
 

@@ -37,22 +37,6 @@ static void run(struct cli_out *o, const char *fmt, ...)
     cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
 }
 
-static void expect_in(const char *text, const char *needle, const char *what)
-{
-    if (!strstr(text, needle))
-        fail_msg("%s: '%s' not in:\n%s", what, needle, text);
-}
-
-static void write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void expect_text_eq(const char *got, const char *want)
 {
     if (strcmp(got, want) != 0)
@@ -97,9 +81,9 @@ static int setup(void **state)
 {
     (void)state;
     test_stack_up(&db, &srv, &pg, "cli_append", NULL, NULL);
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/hl-cli-append-XXXXXX", tmp);
-    assert_non_null(mkdtemp(dir));
+    /* The commands this program runs act as the server's admin. */
+    setenv("HOGLAKE_TOKEN", srv.token, 1);
+    test_scratch_dir(dir, sizeof dir, "cli-append");
     struct cli_out o;
     run(&o, "catalog create local --data-path file://%s/wh", dir);
     cli_out_expect(&o, 0, "catalog create");
@@ -118,9 +102,7 @@ static int teardown(void **state)
 {
     (void)state;
     test_stack_down(&db, &srv, &pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)system(cmd);
+    test_remove_tree(dir);
     return 0;
 }
 
@@ -134,9 +116,9 @@ static const char rows_jsonl[] = "{\"id\":4,\"name\":\"d\",\"ts\":\"2026-01-01T2
 static void append_three_formats(void **state)
 {
     (void)state;
-    write_file("a.csv", rows_csv);
-    write_file("b.jsonl", rows_jsonl);
-    write_file("c.csv", "id,name\n6,f\n");
+    test_write_file(dir, "a.csv", rows_csv);
+    test_write_file(dir, "b.jsonl", rows_jsonl);
+    test_write_file(dir, "c.csv", "id,name\n6,f\n");
     struct cli_out o;
     /* A Parquet input written by another tool (here our own converter,
      * with its own field ids: columns match by name). */
@@ -146,10 +128,10 @@ static void append_three_formats(void **state)
 
     run(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
     cli_out_expect(&o, 0, "append");
-    expect_in(o.out, "6 rows in 3 files", "the summary");
-    expect_in(o.out, "partition (20454)", "day 2026-01-01");
-    expect_in(o.out, "partition (20455)", "day 2026-01-02");
-    expect_in(o.out, "partition (null)", "null days");
+    expect_contains(o.out, "6 rows in 3 files", "the summary");
+    expect_contains(o.out, "partition (20454)", "day 2026-01-01");
+    expect_contains(o.out, "partition (20455)", "day 2026-01-02");
+    expect_contains(o.out, "partition (null)", "null days");
     cli_out_free(&o);
     assert_int_equal(data_files("local"), 3);
 
@@ -167,7 +149,7 @@ static void append_three_formats(void **state)
     cli_out_free(&o);
 
     /* --json: the snapshot and every file; time travel to before it. */
-    write_file("d.jsonl", "{\"id\":7}\n");
+    test_write_file(dir, "d.jsonl", "{\"id\":7}\n");
     run(&o, "--json append local.ns.ev d.jsonl");
     cli_out_expect(&o, 0, "append --json");
     json_t *doc = jparse(o.out);
@@ -197,17 +179,17 @@ static void refusals_change_nothing(void **state)
     (void)state;
     int64_t before = data_files("local");
     struct cli_out o;
-    write_file("wrong.csv", "id,name\n1,a\nx,b\n");
+    test_write_file(dir, "wrong.csv", "id,name\n1,a\nx,b\n");
     run(&o, "append local.ns.ev wrong.csv");
     cli_out_expect(&o, 1, "a wrong type");
-    expect_in(o.err, "wrong.csv line 3: column 'id'", "the wrong type's message");
-    expect_in(o.err, "nothing was committed or uploaded", "what is left");
+    expect_contains(o.err, "wrong.csv line 3: column 'id'", "the wrong type's message");
+    expect_contains(o.err, "nothing was committed or uploaded", "what is left");
     cli_out_free(&o);
 
-    write_file("noid.csv", "name\na\n");
+    test_write_file(dir, "noid.csv", "name\na\n");
     run(&o, "append local.ns.ev noid.csv");
     cli_out_expect(&o, 1, "a missing required column");
-    expect_in(o.err, "id", "the missing column's name");
+    expect_contains(o.err, "id", "the missing column's name");
     cli_out_free(&o);
 
     run(&o, "append local.ns.nope noid.csv");
@@ -242,10 +224,10 @@ static void append_to_s3(void **state)
     run(&o, "table create remote.ns.t --columns 'id:long!, name:string'");
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
-    write_file("s3.jsonl", "{\"id\":1,\"name\":\"x\"}\n{\"id\":2}\n");
+    test_write_file(dir, "s3.jsonl", "{\"id\":1,\"name\":\"x\"}\n{\"id\":2}\n");
     run(&o, "append remote.ns.t s3.jsonl");
     cli_out_expect(&o, 0, "append to S3");
-    expect_in(o.out, "s3://", "an s3 path");
+    expect_contains(o.out, "s3://", "an s3 path");
     cli_out_free(&o);
     run(&o, "read remote.ns.t");
     cli_out_expect(&o, 0, "read from S3");
@@ -279,8 +261,8 @@ static void server_disappears(void **state)
     out[n] = '\0';
     int status = pclose(p);
     assert_int_equal(WEXITSTATUS(status), 1);
-    expect_in(out, "objects left in storage", "the report");
-    expect_in(out, "/wh/data/ns/ev/", "the object's path");
+    expect_contains(out, "objects left in storage", "the report");
+    expect_contains(out, "/wh/data/ns/ev/", "the object's path");
     test_server_start(&srv, &db, NULL);
     assert_int_equal(data_files("local"), before);
 }

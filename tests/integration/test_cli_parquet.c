@@ -154,9 +154,7 @@ static void expect_stdout(struct run *r, const char *want)
 static int setup(void **state)
 {
     (void)state;
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/hl-cli-parquet-XXXXXX", tmp);
-    assert_non_null(mkdtemp(dir));
+    test_scratch_dir(dir, sizeof dir, "cli-parquet");
     return 0;
 }
 

@@ -165,6 +165,8 @@ static int setup(void **state)
 {
     (void)state;
     test_stack_up(&db, &srv, &pg, "cli_reads", CAT, NS);
+    /* The commands this program runs act as the server's admin. */
+    setenv("HOGLAKE_TOKEN", srv.token, 1);
     struct out o;
     hl_to(&o, srv.base,
           "table create " CAT "." NS ".events --columns 'id:long!, kind:string' "

@@ -46,9 +46,7 @@ static int setup(void **state)
     test_need_env("HOGLAKE_TEST_S3RVER_ENDPOINT");
     bucket = test_need_env("HOGLAKE_TEST_S3_BUCKET");
     test_stack_up(&db, &srv, &pg, "client_append", NULL, NULL);
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(warehouse, sizeof warehouse, "%s/hl-client-append-XXXXXX", tmp);
-    assert_non_null(mkdtemp(warehouse));
+    test_scratch_dir(warehouse, sizeof warehouse, "client-append");
     file_client = test_client_new(srv.base, NULL);
     moto_client = test_client_new(srv.base, getenv("HOGLAKE_TEST_MOTO_ENDPOINT"));
     s3rver_client = test_client_new(srv.base, getenv("HOGLAKE_TEST_S3RVER_ENDPOINT"));
@@ -62,9 +60,7 @@ static int teardown(void **state)
     hl_client_free(moto_client);
     hl_client_free(s3rver_client);
     test_stack_down(&db, &srv, &pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", warehouse);
-    (void)system(cmd);
+    test_remove_tree(warehouse);
     return 0;
 }
 

@@ -163,9 +163,7 @@ static int setup(void **state)
 {
     (void)state;
     test_stack_up(&db, &srv, &pg, "export_iceberg", NULL, NULL);
-    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/hl-export-XXXXXX", tmp);
-    assert_non_null(mkdtemp(dir));
+    test_scratch_dir(dir, sizeof dir, "export");
     struct cli_out o;
     run(&o, "catalog create ai --data-path file://%s/warehouse", dir);
     cli_out_expect(&o, 0, "catalog create");
@@ -187,9 +185,7 @@ static int teardown(void **state)
 {
     (void)state;
     test_stack_down(&db, &srv, &pg);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    (void)system(cmd);
+    test_remove_tree(dir);
     return 0;
 }
 

@@ -27,8 +27,10 @@ static void minimal_line_has_fixed_fields_in_order(void **state)
     (void)state;
     struct audit_event ev = {.action = "table_drop", .outcome = "ok"};
     char *line = audit_format(&ev, T);
+    /* No actor: the server's own work. */
     assert_string_equal(line, "{\"time\":\"2026-09-05T00:00:00.123456Z\",\"action\":\"table_drop\","
-                              "\"actor\":\"anonymous\",\"outcome\":\"ok\"}");
+                              "\"actor\":{\"token_id\":null,\"name\":\"hoglaked\"},"
+                              "\"outcome\":\"ok\"}");
     free(line);
 }
 
@@ -36,18 +38,21 @@ static void every_field_and_escaping(void **state)
 {
     (void)state;
     json_t *detail = json_pack("{s:I,s:s}", "snapshot_id", (json_int_t)42, "note", "a\nb");
+    const struct audit_actor actor = {"0b5c4c4e-8d1a-4f7e-9a51-1f0f3a2b9c10", "etl \"nightly\""};
     struct audit_event ev = {.action = "commit",
+                             .actor = &actor,
                              .outcome = "committed",
                              .catalog = "c\"q",
                              .object = "ns.t\\x\t\x01",
                              .detail = detail,
                              .request_id = "req-1"};
     char *line = audit_format(&ev, T);
-    assert_string_equal(line,
-                        "{\"time\":\"2026-09-05T00:00:00.123456Z\",\"action\":\"commit\","
-                        "\"actor\":\"anonymous\",\"outcome\":\"committed\",\"catalog\":\"c\\\"q\","
-                        "\"object\":\"ns.t\\\\x\\t\\u0001\",\"detail\":{\"snapshot_id\":42,"
-                        "\"note\":\"a\\nb\"},\"request_id\":\"req-1\"}");
+    assert_string_equal(line, "{\"time\":\"2026-09-05T00:00:00.123456Z\",\"action\":\"commit\","
+                              "\"actor\":{\"token_id\":\"0b5c4c4e-8d1a-4f7e-9a51-1f0f3a2b9c10\","
+                              "\"name\":\"etl \\\"nightly\\\"\"},"
+                              "\"outcome\":\"committed\",\"catalog\":\"c\\\"q\","
+                              "\"object\":\"ns.t\\\\x\\t\\u0001\",\"detail\":{\"snapshot_id\":42,"
+                              "\"note\":\"a\\nb\"},\"request_id\":\"req-1\"}");
     /* One line, and the detail is the caller's still. */
     assert_null(strchr(line, '\n'));
     assert_int_equal(detail->refcount, 1);

@@ -1,10 +1,13 @@
 /* docs/openapi.yaml and the router must describe the same API: the same
- * (path, method) pairs, and for every route that checks its query
- * parameters, the same parameter names.
+ * (path, method) pairs, for every route that checks its query parameters
+ * the same parameter names, and for every route the same access policy
+ * (the operation's x-hoglake-access) with the 401 and 403 answers of every
+ * route that needs a token.
  *
  * The document is read with a small indentation-based reader that knows
  * just the shapes the file uses (paths -> methods -> parameters, inline or
- * as $ref to components/parameters). */
+ * as $ref to components/parameters, and responses by status, inline or as
+ * $ref to components/responses). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,11 +23,16 @@
 #error "HL_OPENAPI_PATH must be defined by the build"
 #endif
 
-enum { MAX_OPS = 128, MAX_PARAMS = 16, MAX_COMPONENTS = 64 };
+enum { MAX_OPS = 128, MAX_PARAMS = 16, MAX_RESPONSES = 16, MAX_COMPONENTS = 64 };
 
 struct param_ref {
     char name[64];
     char in[16];
+    char ref[128]; /* component name when given by $ref */
+};
+
+struct response_ref {
+    int status;
     char ref[128]; /* component name when given by $ref */
 };
 
@@ -33,6 +41,10 @@ struct op {
     char method[8];
     struct param_ref params[MAX_PARAMS];
     int nparams;
+    char access[16];   /* x-hoglake-access */
+    char security[16]; /* the operation's own security, "[]" for none */
+    struct response_ref responses[MAX_RESPONSES];
+    int nresponses;
 };
 
 struct component {
@@ -45,6 +57,8 @@ static struct op ops[MAX_OPS];
 static int nops;
 static struct component comps[MAX_COMPONENTS];
 static int ncomps;
+static char response_comps[MAX_COMPONENTS][64]; /* components/responses keys */
+static int nresponse_comps;
 
 static int indent_of(const char *line)
 {
@@ -81,10 +95,11 @@ static void load(void)
     if (!f)
         fail_msg("cannot open %s", HL_OPENAPI_PATH);
     char line[1024];
-    enum { NONE, PATHS, COMPONENT_PARAMS } section = NONE;
+    enum { NONE, PATHS, COMPONENT_PARAMS, COMPONENT_RESPONSES } section = NONE;
     char path[160] = "";
     struct op *cur = NULL;
     bool in_params = false;
+    bool in_responses = false;
     int params_indent = 0;
     struct component *comp = NULL;
     bool in_components = false;
@@ -100,7 +115,17 @@ static void load(void)
             continue;
         }
         if (in_components && ind == 2) {
-            section = strncmp(p, "parameters:", 11) == 0 ? COMPONENT_PARAMS : NONE;
+            section = strncmp(p, "parameters:", 11) == 0  ? COMPONENT_PARAMS
+                      : strncmp(p, "responses:", 10) == 0 ? COMPONENT_RESPONSES
+                                                          : NONE;
+            continue;
+        }
+        if (section == COMPONENT_RESPONSES) {
+            if (ind == 4) {
+                assert_true(nresponse_comps < MAX_COMPONENTS);
+                snprintf(response_comps[nresponse_comps++], sizeof response_comps[0], "%.*s",
+                         (int)strcspn(p, ":"), p);
+            }
             continue;
         }
         if (section == COMPONENT_PARAMS) {
@@ -125,6 +150,7 @@ static void load(void)
         if (ind == 4) {
             cur = NULL;
             in_params = false;
+            in_responses = false;
             for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
                 size_t k = strlen(methods[m]);
                 if (strncmp(p, methods[m], k) == 0 && p[k] == ':') {
@@ -142,7 +168,32 @@ static void load(void)
             continue;
         if (ind == 6) {
             in_params = strncmp(p, "parameters:", 11) == 0;
+            in_responses = strncmp(p, "responses:", 10) == 0;
             params_indent = 8;
+            field(line, "x-hoglake-access", cur->access, sizeof cur->access);
+            field(line, "security", cur->security, sizeof cur->security);
+            continue;
+        }
+        /* responses: '401': then, one level deeper, its $ref if any */
+        if (in_responses && ind == 8) {
+            const char *q = p + (*p == '\'' || *p == '"');
+            char *end;
+            long status = strtol(q, &end, 10);
+            if (end - q == 3) {
+                assert_true(cur->nresponses < MAX_RESPONSES);
+                struct response_ref *rr = &cur->responses[cur->nresponses++];
+                memset(rr, 0, sizeof *rr);
+                rr->status = (int)status;
+            }
+            continue;
+        }
+        if (in_responses && ind == 10 && cur->nresponses > 0) {
+            struct response_ref *rr = &cur->responses[cur->nresponses - 1];
+            char ref[128];
+            if (field(line, "$ref", ref, sizeof ref)) {
+                const char *slash = strrchr(ref, '/');
+                snprintf(rr->ref, sizeof rr->ref, "%s", slash ? slash + 1 : ref);
+            }
             continue;
         }
         if (in_params && ind == params_indent && p[0] == '-') {
@@ -183,6 +234,18 @@ static void load(void)
                          pr->ref);
         }
     }
+    /* Response $refs must name a component of components/responses. */
+    for (int i = 0; i < nops; i++) {
+        for (int k = 0; k < ops[i].nresponses; k++) {
+            const struct response_ref *rr = &ops[i].responses[k];
+            bool found = !rr->ref[0];
+            for (int c = 0; c < nresponse_comps && !found; c++)
+                found = strcmp(response_comps[c], rr->ref) == 0;
+            if (!found)
+                fail_msg("%s %s: response %d: unresolved $ref %s", ops[i].method, ops[i].path,
+                         rr->status, rr->ref);
+        }
+    }
 }
 
 static const struct op *find_op(const char *method, const char *path)
@@ -191,6 +254,15 @@ static const struct op *find_op(const char *method, const char *path)
         if (strcmp(ops[i].method, method) == 0 && strcmp(ops[i].path, path) == 0)
             return &ops[i];
     return NULL;
+}
+
+/* The operation documenting route r; fails the test when there is none. */
+static const struct op *documented_op(const struct route *r)
+{
+    const struct op *o = find_op(r->method, r->pattern);
+    if (!o)
+        fail_msg("%s %s is not documented", r->method, r->pattern);
+    return o;
 }
 
 static void same_routes(void **state)
@@ -230,8 +302,7 @@ static void same_query_parameters(void **state)
     size_t n;
     const struct route *routes = router_routes(&n);
     for (size_t i = 0; i < n; i++) {
-        const struct op *o = find_op(routes[i].method, routes[i].pattern);
-        assert_non_null(o);
+        const struct op *o = documented_op(&routes[i]);
         if (!routes[i].args)
             continue;
         int route_args = 0;
@@ -262,9 +333,7 @@ static void path_parameters_documented(void **state)
     size_t n;
     const struct route *routes = router_routes(&n);
     for (size_t i = 0; i < n; i++) {
-        const struct op *o = find_op(routes[i].method, routes[i].pattern);
-        if (!o)
-            fail_msg("%s %s is not documented", routes[i].method, routes[i].pattern);
+        const struct op *o = documented_op(&routes[i]);
         for (const char *p = strchr(routes[i].pattern, '{'); p; p = strchr(p + 1, '{')) {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)strcspn(p + 1, "}"), p + 1);
@@ -279,12 +348,85 @@ static void path_parameters_documented(void **state)
     }
 }
 
+/* The x-hoglake-access value of each access policy. */
+static const char *access_name(enum route_access access)
+{
+    switch (access) {
+    case ACCESS_PUBLIC: return "public";
+    case ACCESS_ANY: return "any";
+    case ACCESS_METRICS: return "metrics";
+    case ACCESS_READER: return "reader";
+    case ACCESS_WRITER: return "writer";
+    case ACCESS_OWNER: return "owner";
+    case ACCESS_ADMIN: return "admin";
+    case ACCESS_UNDECLARED: break;
+    }
+    return NULL;
+}
+
+/* Every operation states the router's access policy of its route. */
+static void same_access(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct route *routes = router_routes(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct op *o = documented_op(&routes[i]);
+        const char *want = access_name(routes[i].access);
+        if (!want)
+            fail_msg("%s %s declares no access policy in the router", routes[i].method,
+                     routes[i].pattern);
+        if (!o->access[0])
+            fail_msg("%s %s: docs/openapi.yaml gives no x-hoglake-access (the router says %s)",
+                     routes[i].method, routes[i].pattern, want);
+        if (strcmp(o->access, want) != 0)
+            fail_msg("%s %s: docs/openapi.yaml says x-hoglake-access: %s, the router says %s",
+                     routes[i].method, routes[i].pattern, o->access, want);
+    }
+}
+
+static bool documents_status(const struct op *o, int status)
+{
+    for (int k = 0; k < o->nresponses; k++)
+        if (o->responses[k].status == status)
+            return true;
+    return false;
+}
+
+/* A route that needs a token documents its 401 and 403 and inherits the
+ * document's bearer security; a public one opts out with security: []. */
+static void auth_responses_documented(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct route *routes = router_routes(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct op *o = documented_op(&routes[i]);
+        bool is_public = routes[i].access == ACCESS_PUBLIC;
+        if (is_public && strcmp(o->security, "[]") != 0)
+            fail_msg("%s %s needs no token, but docs/openapi.yaml does not say security: []",
+                     routes[i].method, routes[i].pattern);
+        if (is_public)
+            continue;
+        if (o->security[0])
+            fail_msg("%s %s needs a token, but docs/openapi.yaml overrides its security (%s)",
+                     routes[i].method, routes[i].pattern, o->security);
+        static const int needed[] = {401, 403};
+        for (size_t k = 0; k < sizeof needed / sizeof needed[0]; k++)
+            if (!documents_status(o, needed[k]))
+                fail_msg("%s %s needs a token, but docs/openapi.yaml lists no %d response",
+                         routes[i].method, routes[i].pattern, needed[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_routes),
         cmocka_unit_test(same_query_parameters),
         cmocka_unit_test(path_parameters_documented),
+        cmocka_unit_test(same_access),
+        cmocka_unit_test(auth_responses_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,3 +163,19 @@ void db_batch_free(struct db_batch *b)
         b->results[i] = NULL;
     }
 }
+
+PGresult *db_exec_prepared(struct db_conn *conn, const char *sql, const struct db_params *params,
+                           struct db_err *err)
+{
+    struct db_batch b;
+    int failed;
+    if (db_batch_begin(&b, conn, err) != 0 || db_batch_add(&b, sql, params, err) < 0 ||
+        db_batch_run(&b, &failed, err) != 0) {
+        db_batch_free(&b);
+        return NULL;
+    }
+    PGresult *r = b.results[0];
+    b.results[0] = NULL; /* the caller's now */
+    db_batch_free(&b);
+    return r;
+}

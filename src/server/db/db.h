@@ -133,4 +133,9 @@ int db_batch_add(struct db_batch *b, const char *sql, const struct db_params *pa
 int db_batch_run(struct db_batch *b, int *failed, struct db_err *err);
 void db_batch_free(struct db_batch *b);
 
+/* One statement as a batch of one: static SQL (looked up by address) that
+ * runs often, prepared once per connection. db_exec's contract otherwise. */
+PGresult *db_exec_prepared(struct db_conn *conn, const char *sql, const struct db_params *params,
+                           struct db_err *err);
+
 #endif

@@ -107,8 +107,12 @@ int h_catalogs_list(struct srv_req *req, struct srv_res *res, struct api_error *
     size_t n;
     if (catalog_load_all(req, &cats, &n, err) != 0)
         return -1;
+    /* A token scoped to one catalog sees only that one. */
+    int64_t only = req->caller.catalog_id;
     json_t *out = json_array();
     for (size_t i = 0; out && i < n; i++) {
+        if (only != 0 && cats[i].id != only)
+            continue;
         if (json_array_append_new(out, catalog_to_json(&cats[i])) != 0) {
             json_decref(out);
             out = NULL;

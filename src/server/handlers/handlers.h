@@ -86,4 +86,9 @@ int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_e
 /* compact.c: one compaction pass */
 int h_maintenance_compact(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
+/* tokens.c: API tokens (admin only) */
+int h_tokens_create(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_tokens_list(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_token_revoke(struct srv_req *req, struct srv_res *res, struct api_error *err);
+
 #endif

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "server/audit.h"
+#include "server/audit_request.h"
 #include "server/catalog.h"
 #include "server/db/db.h"
 #include "server/handlers/handlers.h"
@@ -92,8 +94,10 @@ int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint
     bool ok;
     struct db_err dberr = {0};
     int wait_ms = (int)ddl_lock_budget_ms(req);
-    switch (maintenance_run_manual(req->srv->maint, db->pg, task, cat.id, wait_ms, &result, &ok,
-                                   &dberr)) {
+    struct audit_actor actor = audit_actor_of(req);
+    struct maint_origin origin = {&actor, req->request_id};
+    switch (maintenance_run_manual(req->srv->maint, db->pg, task, cat.id, &origin, wait_ms, &result,
+                                   &ok, &dberr)) {
     case MAINT_BUSY:
         api_fail(err, 503, "maintenance_busy",
                  "another %s run of catalog '%s' is in progress; retry", task->name, cat.name);

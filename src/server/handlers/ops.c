@@ -122,6 +122,20 @@ int h_info(struct srv_req *req, struct srv_res *res, struct api_error *err)
     json_t *o = json_pack("{s:s}", "version", HOGLAKE_VERSION);
     if (o && req->srv->cfg.instance_name[0])
         json_object_set_new(o, "name", json_string(req->srv->cfg.instance_name));
+    /* Who the server takes the caller for: what a client checks first
+     * when a request is refused. */
+    const struct token_grant *g = &req->caller;
+    json_t *caller = json_pack("{s:s?,s:s,s:s,s:s?}", "token_id",
+                               g->token_id[0] ? g->token_id : NULL, "name", g->name, "role",
+                               role_name(g->role), "catalog", g->catalog[0] ? g->catalog : NULL);
+    if (caller && !json_object_get(caller, "token_id"))
+        json_object_set_new(caller, "token_id", json_null());
+    if (caller && !json_object_get(caller, "catalog"))
+        json_object_set_new(caller, "catalog", json_null());
+    if (o)
+        json_object_set_new(o, "caller", caller);
+    else
+        json_decref(caller);
     if (api_json(res, 200, o) != 0)
         return api_nomem(err);
     return 0;

@@ -1,0 +1,24 @@
+#include "util/datadir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int datadir_default(char *out, size_t size)
+{
+    const char *env = getenv("HOGLAKE_DATA_DIR");
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (env && *env)
+        n = snprintf(out, size, "%s", env);
+    else if (geteuid() == 0)
+        n = snprintf(out, size, "/var/lib/hoglake");
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(out, size, "%s/hoglake", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(out, size, "%s/.local/share/hoglake", home);
+    else
+        n = snprintf(out, size, "./hoglake-data");
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
