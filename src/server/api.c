@@ -8,6 +8,7 @@
 
 #include "lake/ident.h"
 #include "server/db/db.h"
+#include "server/router.h"
 #include "server/server.h"
 #include "util/jsonx.h"
 #include "util/log.h"
@@ -287,6 +288,16 @@ struct db_conn *req_db(struct srv_req *req, struct api_error *err)
     if (!req->db) {
         api_fail(err, 503, "unavailable", "no database connection available; retry");
         err->retry_after = true;
+        return NULL;
+    }
+    /* A read gets the read bound, so no reader holds a worker and a
+     * connection for long; a write keeps the session's. */
+    bool read = req->route && strcmp(req->route->method, "GET") == 0;
+    int bound = read ? req->srv->cfg.statement_timeout_ms : DB_STATEMENT_TIMEOUT_MS;
+    struct db_err dberr;
+    if (db_conn_statement_timeout(req->db, bound, &dberr) != 0) {
+        api_db_error(err, &dberr, "statement timeout");
+        return NULL;
     }
     return req->db;
 }

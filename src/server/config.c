@@ -75,7 +75,45 @@ static const struct option_def options[] = {
             "on SIGTERM, how long to let in-flight requests finish (default 30000)"),
     {"max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", OPT_INT64, offsetof(struct config, max_body_bytes),
      0, 1024, (int64_t)1 << 34,
-     "largest accepted request body; larger gets 413 (default 67108864)"},
+     "largest body of a commit (POST .../commit, .../commit/prepared); larger gets 413\n"
+     "(default 67108864)"},
+    {"max-metadata-body-bytes", "HOGLAKE_MAX_METADATA_BODY_BYTES", OPT_INT64,
+     offsetof(struct config, max_metadata_body_bytes), 0, 1024, (int64_t)1 << 34,
+     "largest body of every other request; larger gets 413 (default 1048576)"},
+    {"max-inflight-body-bytes", "HOGLAKE_MAX_INFLIGHT_BODY_BYTES", OPT_INT64,
+     offsetof(struct config, max_inflight_body_bytes), 0, 1024, (int64_t)1 << 40,
+     "request bodies the server holds at once, over all requests; past it a request is\n"
+     "answered 503 with Retry-After (default 268435456)"},
+    INT_OPT("json-max-depth", "HOGLAKE_JSON_MAX_DEPTH", json_max_depth, 2, 1000,
+            "deepest nesting of a JSON body (default 64)"),
+    {"json-max-values", "HOGLAKE_JSON_MAX_VALUES", OPT_INT64,
+     offsetof(struct config, json_max_values), 0, 16, (int64_t)1 << 32,
+     "most values (scalars, arrays, objects) in one JSON body; a body also may not hold\n"
+     "more than one per 8 bytes of itself (default 4000000)"},
+    INT_OPT("max-query-params", "HOGLAKE_MAX_QUERY_PARAMS", max_query_params, 1, 10000,
+            "most query parameters in one request; more get 400 (default 64)"),
+    INT_OPT("header-timeout-ms", "HOGLAKE_HEADER_TIMEOUT_MS", header_timeout_ms, 100, 3600000,
+            "time to receive a request's line and headers before the connection is closed\n"
+            "(default 30000)"),
+    INT_OPT("request-timeout-ms", "HOGLAKE_REQUEST_TIMEOUT_MS", request_timeout_ms, 100, 86400000,
+            "time to receive a whole request, body included (default 120000)"),
+    INT_OPT("max-connections", "HOGLAKE_MAX_CONNECTIONS", max_connections, 0, 1000000,
+            "open connections past which only /livez, /healthz and /metrics are served; a\n"
+            "reserve above it is kept for them (default 0: from the open-file limit)"),
+    INT_OPT("max-client-connections", "HOGLAKE_MAX_CLIENT_CONNECTIONS", max_client_connections, 1,
+            1000000, "open connections from one client address (default 1024)"),
+    INT_OPT("statement-timeout-ms", "HOGLAKE_STATEMENT_TIMEOUT_MS", statement_timeout_ms, 100,
+            3600000, "how long one statement of a read (GET) may run (default 15000)"),
+    INT_OPT("page-size-max", "HOGLAKE_PAGE_SIZE_MAX", page_size_max, 1, 1000000,
+            "most entries one page of files, scan or changes holds (default 10000)"),
+    STR_OPT("file-roots", "HOGLAKE_FILE_ROOTS", file_roots,
+            "directories (':'-separated) under which file:// catalogs may lie; a data_path\n"
+            "elsewhere gets 422 data_path_not_allowed (default: the warehouse directory)"),
+    STR_OPT("user", "HOGLAKE_USER", user,
+            "started as root, run as this unprivileged user, created when missing\n"
+            "(default hoglake)"),
+    {"allow-root", "HOGLAKE_ALLOW_ROOT", OPT_BOOL, offsetof(struct config, allow_root), 0, 0, 0,
+     "keep running as root instead of switching to --user (not recommended)"},
     STR_OPT("port-file", "HOGLAKE_PORT_FILE", port_file,
             "write the bound port to this file once listening (for tests and supervisors)"),
     STR_OPT("pg-user", "HOGLAKE_PG_USER", pg_user,
@@ -153,6 +191,17 @@ static void set_defaults(struct config *cfg)
     cfg->health_probe_timeout_ms = 2000;
     cfg->shutdown_timeout_ms = 30000;
     cfg->max_body_bytes = 64 * 1024 * 1024;
+    cfg->max_metadata_body_bytes = 1024 * 1024;
+    cfg->max_inflight_body_bytes = (int64_t)256 * 1024 * 1024;
+    cfg->json_max_depth = 64;
+    cfg->json_max_values = 4000000;
+    cfg->max_query_params = 64;
+    cfg->header_timeout_ms = 30000;
+    cfg->request_timeout_ms = 120000;
+    cfg->max_client_connections = 1024;
+    cfg->statement_timeout_ms = 15000;
+    cfg->page_size_max = 10000;
+    snprintf(cfg->user, sizeof cfg->user, "hoglake");
     cfg->log_level = LOG_INFO;
     cfg->expire_interval_ms = 3600000;
     cfg->expire_batch = 10000;

@@ -36,6 +36,27 @@ struct config {
     /* HTTPS: PEM files of the certificate (chain) and its private key. */
     char tls_cert[512];
     char tls_key[512];
+    /* Storage confinement (docs/security.md): file:// catalogs must lie
+     * under one of these directories (':'-separated); empty = the
+     * warehouse directory. */
+    char file_roots[2048];
+    /* Least privilege: started as root, hoglaked runs as this user
+     * (created when missing) unless allow_root. */
+    char user[64];
+    bool allow_root;
+    /* Request limits (docs/limits.md). max_body_bytes bounds the commit
+     * routes' bodies, max_metadata_body_bytes every other route's. */
+    int64_t max_metadata_body_bytes;
+    int64_t max_inflight_body_bytes; /* bodies held at once, over all requests */
+    int json_max_depth;
+    int64_t json_max_values; /* values (scalars and containers) in one body */
+    int max_query_params;
+    int header_timeout_ms;      /* to receive a request's line and headers */
+    int request_timeout_ms;     /* to receive a whole request */
+    int max_connections;        /* past it only probes are served; 0 = from the file limit */
+    int max_client_connections; /* from one client address */
+    int statement_timeout_ms;   /* every statement of a read (GET) */
+    int page_size_max;          /* files, scan and changes pages */
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

@@ -62,7 +62,14 @@ struct http_options {
     const char *listen;
     int port; /* 0 = any free port */
     int workers;
-    int64_t max_body_bytes;
+    int64_t max_body_bytes;          /* the commit routes' (large_body) bodies */
+    int64_t max_metadata_body_bytes; /* every other route's */
+    int64_t max_inflight_body_bytes;
+    int max_query_params;
+    int header_timeout_ms;
+    int request_timeout_ms;
+    int max_connections; /* 0: from the open-file limit */
+    int max_client_connections;
     /* HTTPS when both are set: PEM text of the certificate (chain) and its
      * private key, borrowed for as long as the server runs. */
     const char *tls_cert_pem;

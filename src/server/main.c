@@ -232,6 +232,13 @@ int main(int argc, char **argv)
         .port = srv.cfg.port,
         .workers = srv.cfg.request_threads,
         .max_body_bytes = srv.cfg.max_body_bytes,
+        .max_metadata_body_bytes = srv.cfg.max_metadata_body_bytes,
+        .max_inflight_body_bytes = srv.cfg.max_inflight_body_bytes,
+        .max_query_params = srv.cfg.max_query_params,
+        .header_timeout_ms = srv.cfg.header_timeout_ms,
+        .request_timeout_ms = srv.cfg.request_timeout_ms,
+        .max_connections = srv.cfg.max_connections,
+        .max_client_connections = srv.cfg.max_client_connections,
     };
     if (srv.cfg.tls_cert[0]) {
         if (!(tls_cert = read_pem(srv.cfg.tls_cert)) || !(tls_key = read_pem(srv.cfg.tls_key))) {

@@ -155,6 +155,12 @@ static void sweep(struct loop *l)
         return;
     }
     struct db_err err;
+    /* The connection may come from a reader with a shorter bound. */
+    if (db_conn_statement_timeout(conn, DB_STATEMENT_TIMEOUT_MS, &err) != 0) {
+        log_warn("maintenance %s: %s", l->task->name, err.message);
+        db_pool_release(conn);
+        return;
+    }
     PGresult *cats =
         db_exec(conn->pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, &err);
     if (!cats) {

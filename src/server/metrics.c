@@ -72,6 +72,12 @@ static const struct family_def families[] = {
      "pass)."},
     {"hoglake_head_snapshot_id", GAUGE,
      "Head snapshot, by catalog (as of its last expiry pass or metrics sample)."},
+    {"hoglake_requests_refused_total", COUNTER,
+     "Requests and connections refused by a resource limit before any handler ran, by reason."},
+    {"hoglake_storage_refusals_total", COUNTER,
+     "Server-side object operations refused by storage confinement, by reason."},
+    {"hoglake_postgres_restarts_total", COUNTER,
+     "Restarts of the embedded PostgreSQL cluster after its postmaster died."},
     {"hoglake_auth_refusals_total", COUNTER,
      "Requests refused by authentication or authorization, by reason (missing, malformed,"
      " unknown, revoked, expired, forbidden, catalog_scope, host)."},

@@ -169,13 +169,14 @@ static int sample_lag(PGconn *pg, struct metrics *m, struct db_err *err)
     return rc;
 }
 
-int metrics_sample(PGconn *pg, struct metrics *m)
+int metrics_sample(struct db_conn *conn, struct metrics *m)
 {
     int (*const steps[])(PGconn *, struct metrics *, struct db_err *) = {sample_catalogs,
                                                                          sample_live, sample_lag};
+    PGconn *pg = conn->pg;
     struct db_err err;
     int failed = 0;
-    if (db_run(pg, "SET statement_timeout = 5000", NULL, &err) != 0) {
+    if (db_conn_statement_timeout(conn, 5000, &err) != 0) {
         log_warn("metrics sample: %s", err.message);
         failed++;
     }
@@ -187,7 +188,7 @@ int metrics_sample(PGconn *pg, struct metrics *m)
         }
     }
     /* Back to the session's own limit before the pool hands it out. */
-    db_run(pg, "RESET statement_timeout", NULL, &err);
+    db_conn_statement_timeout(conn, DB_STATEMENT_TIMEOUT_MS, &err);
     if (failed)
         metrics_counter_add(m, "hoglake_metrics_sample_errors_total", "", failed);
     else
@@ -215,7 +216,7 @@ static void sample_now(struct metrics_sampler *s)
         metrics_counter_add(s->metrics, "hoglake_metrics_sample_errors_total", "", 1);
         return;
     }
-    metrics_sample(conn->pg, s->metrics);
+    metrics_sample(conn, s->metrics);
     db_pool_release(conn);
 }
 

@@ -39,8 +39,10 @@ struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metri
  * no-op. */
 void metrics_sampler_stop(struct metrics_sampler *s);
 
-/* One sample on pg; returns how many statements failed (0: all published,
- * and the last-sample gauge moved). */
-int metrics_sample(PGconn *pg, struct metrics *m);
+/* One sample on conn (its statement bound is the session's again after);
+ * returns how many statements failed (0: all published, and the
+ * last-sample gauge moved). */
+struct db_conn;
+int metrics_sample(struct db_conn *conn, struct metrics *m);
 
 #endif

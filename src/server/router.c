@@ -66,8 +66,8 @@ static const struct route routes[] = {
     {"GET", CAT "/snapshots", ACCESS_READER, h_snapshots_list, 0, snapshot_page},
     {"GET", CAT "/snapshots/resolve", ACCESS_READER, h_snapshot_resolve, 0, snapshot_resolve},
 
-    {"POST", CAT "/commit", ACCESS_WRITER, h_commit, 0, no_args},
-    {"POST", CAT "/commit/prepared", ACCESS_WRITER, h_commit_prepared, 0, no_args},
+    {"POST", CAT "/commit", ACCESS_WRITER, h_commit, ROUTE_LARGE_BODY, no_args},
+    {"POST", CAT "/commit/prepared", ACCESS_WRITER, h_commit_prepared, ROUTE_LARGE_BODY, no_args},
     {"GET", CAT "/commit/receipts/{operation}", ACCESS_WRITER, h_commit_receipt, 0, no_args},
 
     {"GET", CAT "/consumers", ACCESS_READER, h_consumers_list, 0, no_args},

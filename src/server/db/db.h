@@ -16,6 +16,11 @@ struct db_pool;
 /* Statements a connection keeps prepared (see db_batch_add). */
 enum { DB_PREPARED_MAX = 64 };
 
+/* Every connection's session bounds (db_connect): a statement runs at most
+ * this long unless its user asks otherwise (db_conn_statement_timeout); a
+ * transaction left idle is ended after 30 s. */
+enum { DB_STATEMENT_TIMEOUT_MS = 60000 };
+
 struct db_conn {
     PGconn *pg;
     struct db_pool *pool;
@@ -24,6 +29,7 @@ struct db_conn {
      * compared by address, as batch SQL is static text. */
     int nprepared;
     const char *prepared[DB_PREPARED_MAX];
+    int statement_timeout_ms; /* the session's statement_timeout now */
 };
 
 /* What went wrong in a failed statement. sqlstate is "" for a failure that
@@ -67,6 +73,10 @@ void db_pool_release(struct db_conn *conn);
  * prepared-statement cache instead of colliding with it. */
 struct db_conn *db_pool_owner(struct db_pool *pool, const PGconn *pg);
 void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
+/* Sets the connection's statement_timeout (0 = none) when it differs from
+ * what the session has: a round trip only when a connection changes hands
+ * between readers and writers. 0 or -1. */
+int db_conn_statement_timeout(struct db_conn *c, int ms, struct db_err *err);
 const char *db_pool_conninfo(const struct db_pool *pool);
 
 /* Opens one connection outside any pool (probes, migrations). */

@@ -27,9 +27,11 @@ PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_
     /* Session limits keep a stuck statement or an abandoned transaction
      * from holding locks forever. */
     const char *keys[] = {"dbname", "connect_timeout", "application_name", "options", NULL};
-    const char *vals[] = {conninfo, timeout, "hoglaked",
-                          "-c statement_timeout=60000 -c idle_in_transaction_session_timeout=30000",
-                          NULL};
+    char options[128];
+    snprintf(options, sizeof options,
+             "-c statement_timeout=%d -c idle_in_transaction_session_timeout=30000",
+             (int)DB_STATEMENT_TIMEOUT_MS);
+    const char *vals[] = {conninfo, timeout, "hoglaked", options, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg) {
         snprintf(err, err_size, "out of memory");
@@ -65,6 +67,7 @@ struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t
     for (int i = 0; i < size; i++)
         p->conns[i].pool = p;
     p->conns[0].pg = db_connect(conninfo, 10, err, err_size);
+    p->conns[0].statement_timeout_ms = DB_STATEMENT_TIMEOUT_MS;
     if (!p->conns[0].pg) {
         db_pool_destroy(p);
         return NULL;
@@ -140,6 +143,7 @@ struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
             pthread_mutex_lock(&p->mu);
             if (pg) {
                 unopened->pg = pg;
+                unopened->statement_timeout_ms = DB_STATEMENT_TIMEOUT_MS;
                 p->open++;
                 got = unopened;
             } else {
@@ -210,4 +214,16 @@ void db_pool_get_stats(struct db_pool *p, struct db_pool_stats *out)
     out->pending = p->pending;
     out->max = p->size;
     pthread_mutex_unlock(&p->mu);
+}
+
+int db_conn_statement_timeout(struct db_conn *c, int ms, struct db_err *err)
+{
+    if (c->statement_timeout_ms == ms)
+        return 0;
+    char sql[64];
+    snprintf(sql, sizeof sql, "SET statement_timeout = %d", ms);
+    if (db_run(c->pg, sql, NULL, err) != 0)
+        return -1;
+    c->statement_timeout_ms = ms;
+    return 0;
 }
