@@ -115,6 +115,7 @@ if [ -n "$out" ]; then
   dir=$(cd "$out" && pwd)
 else
   dir=$(mktemp -d "${TMPDIR:-/tmp}/append-bench.XXXXXX")
+  chmod 755 "$dir" # hoglaked runs as its own user when started as root
 fi
 srv_pid=""
 pg_started=0
@@ -148,6 +149,7 @@ s3_started=1
 eval "$s3_env"
 
 "$hoglaked" --database-url "$db_url" --data-dir "$dir/hoglaked" --port 0 --port-file "$dir/port" \
+  --warehouse "file://$dir/warehouse" \
   >"$dir/hoglaked.log" 2>&1 &
 srv_pid=$!
 for _ in $(seq 1 200); do

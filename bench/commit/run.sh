@@ -152,6 +152,7 @@ if [ -n "$out" ]; then
   dir=$(cd "$out" && pwd)
 else
   dir=$(mktemp -d "${TMPDIR:-/tmp}/commit-bench.XXXXXX")
+  chmod 755 "$dir" # hoglaked runs as its own user when started as root
 fi
 pgdir=$dir/pg
 pg_pid=""

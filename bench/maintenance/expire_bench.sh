@@ -53,7 +53,7 @@ trap cleanup EXIT
 psql -q "$pg_url" -c "CREATE DATABASE $dbname" >/dev/null
 
 "$hoglaked" --database-url "$db_url" --port 0 --port-file "$work/port" \
-  --data-dir "$work" --expiry-interval-ms 0 --expiry-purge-budget-ms 3600000 \
+  --data-dir "$work" --file-roots /tmp/expire-bench --expiry-interval-ms 0 --expiry-purge-budget-ms 3600000 \
   --log-level warn >"$work/log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done

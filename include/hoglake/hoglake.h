@@ -79,6 +79,16 @@ HL_API void hl_client_free(hl_client *client);
 HL_API hl_status hl_client_request(hl_client *client, const char *method, const char *path,
                                    const char *json_body, char **response, struct hl_error *err);
 
+/* GETs every page of a paged listing (GET .../files, .../scan or
+ * .../changes) at `path` (query included, without limit or page_token)
+ * and returns the whole listing in *response (caller frees): the first
+ * page with every later page's "files" and "delete_files" appended and
+ * next_page_token removed. Every page reads the snapshot the first page
+ * read. Memory grows with the listing; the hl_table_*_page calls hold one
+ * page at a time. */
+HL_API hl_status hl_client_get_pages(hl_client *client, const char *path, char **response,
+                                     struct hl_error *err);
+
 /* Percent-encodes a path segment or query value into out (RFC 3986
  * unreserved characters are kept). Returns the length written, or 0 when
  * out is too small. */
@@ -212,7 +222,11 @@ HL_API hl_status hl_table_drop(hl_table *table, int64_t *snapshot_id, struct hl_
 HL_API void hl_table_invalidate(hl_table *table);
 
 /* Reads. files: a JSON array of DataFile; scan plan: a JSON array of
- * ScanFile; changes: a ChangesPlan object (to_snapshot < 0: the head). */
+ * ScanFile; changes: a ChangesPlan object (to_snapshot < 0: the head).
+ * The server answers these in pages; each call fetches every page and
+ * returns the whole listing, read at one snapshot (the first page's) even
+ * while commits land. Its size grows with the table: to hold one page at a
+ * time, use the _page calls below. */
 HL_API hl_status hl_table_files(hl_table *table, const struct hl_at *at, char **json,
                                 struct hl_error *err);
 HL_API hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, char **json,
@@ -220,13 +234,34 @@ HL_API hl_status hl_table_scan_plan(hl_table *table, const struct hl_at *at, cha
 HL_API hl_status hl_table_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
                                   char **json, struct hl_error *err);
 
+/* The same reads, one page at a time. limit: entries per page (0: the
+ * server's default, 1000; the server caps it at its --page-size-max);
+ * page_token: NULL for the first page, else the previous page's
+ * *next_page_token, with the same other arguments. *json (may be NULL) is
+ * the page as the server sent it: {"files": [...], "next_page_token"} for
+ * files and scan plans, the ChangesPlan object with next_page_token for
+ * changes (whose page holds the window's data files first, then its
+ * deletion vectors). *next_page_token (may be NULL; caller frees) is NULL
+ * on the last page. A token is tied to its listing: another table,
+ * snapshot or set of arguments is HL_ERR_BAD_REQUEST. */
+HL_API hl_status hl_table_files_page(hl_table *table, const struct hl_at *at, int limit,
+                                     const char *page_token, char **json, char **next_page_token,
+                                     struct hl_error *err);
+HL_API hl_status hl_table_scan_plan_page(hl_table *table, const struct hl_at *at, int limit,
+                                         const char *page_token, char **json,
+                                         char **next_page_token, struct hl_error *err);
+HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
+                                       int limit, const char *page_token, char **json,
+                                       char **next_page_token, struct hl_error *err);
+
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is
  * fetched from storage and its columns matched to the table's by field id
  * (a column added since a file was written reads as nulls). The schema is
- * the table's at that snapshot. Files with deletion vectors are not
- * supported yet (HL_ERR_NOT_IMPLEMENTED). The caller releases the stream;
- * the table must outlive it. */
+ * the table's at that snapshot. The plan is held a page at a time, the
+ * next page read (at the same snapshot) when the stream reaches it. Files
+ * with deletion vectors are not supported yet (HL_ERR_NOT_IMPLEMENTED).
+ * The caller releases the stream; the table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
 /* The rows the changefeed appended in (from_snapshot, to_snapshot] (to < 0:

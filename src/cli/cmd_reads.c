@@ -1,6 +1,8 @@
 /* hoglake files, changes and offsets: a table's data files as of a
  * snapshot, its changefeed plan between two snapshots, and a changefeed
- * consumer's committed offsets. Read-only; each is one GET. */
+ * consumer's committed offsets. Read-only. Files and changes come in
+ * pages: every page is read (all at the first page's snapshot) and the
+ * whole listing shown; offsets are one GET. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +87,24 @@ static const struct column offset_columns[] = {
 
 #define NCOLS(cols) ((int)(sizeof cols / sizeof cols[0]))
 
+/* Every page of the paged listing at path, merged into one document. */
+static int get_all_pages(struct cli *cli, const char *path, json_t **whole)
+{
+    char *text = NULL;
+    struct hl_error err;
+    hl_status st = hl_client_get_pages(cli->client, path, &text, &err);
+    if (st != HL_OK)
+        return cli_report(st, &err);
+    json_error_t jerr;
+    *whole = json_loads(text, 0, &jerr);
+    free(text);
+    if (!*whole) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
 /* --snapshot and --at, checked before any request: a snapshot id, an
  * instant the server can resolve (an offset is required), not both. */
 static int time_travel_path(char *path, size_t size, const struct cli_args *a)
@@ -127,16 +147,23 @@ static int run_files(struct cli *cli, const struct cli_args *a)
     int rc = cli_object_path(path, sizeof path, a->positional[0], 3, "tables", "/files");
     if (rc != EXIT_OK || (rc = time_travel_path(path, sizeof path, a)) != EXIT_OK)
         return rc;
-    json_t *resp;
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+    json_t *listing;
+    if ((rc = get_all_pages(cli, path, &listing)) != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        print_rows(resp, data_file_columns, NCOLS(data_file_columns));
-        print_file_totals(resp);
+    /* The whole listing: every page's files, as one array. */
+    const json_t *files = json_object_get(listing, "files");
+    if (!json_is_array(files)) {
+        json_decref(listing);
+        fprintf(stderr, "hoglake: the server's file listing has no files array\n");
+        return EXIT_FAILURE_OTHER;
     }
-    json_decref(resp);
+    if (cli->json) {
+        cli_print_json(files);
+    } else {
+        print_rows(files, data_file_columns, NCOLS(data_file_columns));
+        print_file_totals(files);
+    }
+    json_decref(listing);
     return EXIT_OK;
 }
 
@@ -184,7 +211,7 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
         snprintf(query, sizeof query, "?from_snapshot=%lld", (long long)from);
     strncat(path, query, sizeof path - strlen(path) - 1);
     json_t *resp;
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
+    if ((rc = get_all_pages(cli, path, &resp)) != EXIT_OK)
         return rc;
     if (cli->json)
         cli_print_json(resp);

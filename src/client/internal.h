@@ -96,12 +96,19 @@ bool client_json_int(const json_t *obj, const char *key, int64_t *out);
 hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err);
 void client_store_free(hl_client *c);
 
-/* Streams the rows of `plan` (ScanFile objects: {"data_file": {"path"}};
- * owned from here, freed whatever the outcome) with the table as `info`
- * (a Table object) describes it: files' columns matched by field id,
- * absent ones read as nulls (scan.c). */
+/* Streams the rows of `plan` (ScanFile objects: {"data_file": {"path",
+ * "file_size_bytes"}}; owned from here, freed whatever the outcome) with
+ * the table as `info` (a Table object) describes it: files' columns matched
+ * by field id, absent ones read as nulls (scan.c). A file of another size
+ * than file_size_bytes is refused. */
 hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
                            struct ArrowArrayStream *out, struct hl_error *err);
+
+/* One page of a table's scan plan as `at` names it (table.c): *files is its
+ * ScanFile array (a new reference), *next_page_token (malloc'd) the token
+ * of the page after it, NULL on the last. */
+hl_status client_plan_page(hl_table *t, const struct hl_at *at, const char *page_token,
+                           json_t **files, char **next_page_token, struct hl_error *err);
 
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);

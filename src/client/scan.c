@@ -1,7 +1,8 @@
-/* Reading a table's rows as an Arrow stream through its scan plan. One data
- * file is held at a time: fetched whole, then read a row group per batch,
- * its columns matched to the table's by field id and converted to the
- * table's types. */
+/* Reading a table's rows as an Arrow stream through its scan plan. One page
+ * of the plan and one data file are held at a time: the plan's next page
+ * is read when a page runs out, and each file is fetched whole, then read
+ * a row group per batch, its columns matched to the table's by field id
+ * and converted to the table's types. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,8 +21,14 @@ struct scan {
     struct arena arena;
     struct lake_table table;
     struct objstore *store;
-    json_t *plan; /* ScanFile[] */
+    json_t *plan; /* ScanFile[]: the page being read */
     size_t next_file;
+    /* The plan's later pages (hl_table_scan), read at the snapshot the
+     * first page read: the handle and snapshot to ask with, the next
+     * page's token (NULL: this page is the last). */
+    hl_table *handle;
+    int64_t snapshot;
+    char *next_token;
     /* The file being read. */
     struct buf data;
     struct pq_reader *reader;
@@ -59,8 +66,13 @@ static int open_file(struct scan *s, const json_t *scan_file)
     const json_t *dv = json_object_get(scan_file, "delete_file");
     if (dv && !json_is_null(dv))
         return scan_fail(s, "%s has a deletion vector, which this client cannot apply yet", path);
+    json_int_t size = json_integer_value(json_object_get(df, "file_size_bytes"));
+    if (size <= 0)
+        return scan_fail(s, "the scan plan gives %s no file_size_bytes", path);
+    /* Read no more than the catalog promised: an object that grew or was
+     * replaced is refused, not buffered whole. */
     struct hl_error e;
-    if (objstore_get(s->store, path, 0, UINT64_MAX, &s->data, &e) != 0)
+    if (objstore_get_sized(s->store, path, (uint64_t)size, &s->data, &e) != 0)
         return scan_fail(s, "fetching %s: %s", path, e.message);
     struct pq_source src;
     pq_source_memory(&src, s->data.data, s->data.len);
@@ -92,6 +104,24 @@ static int next_batch(struct scan *s, struct ArrowArray *out)
     return 0;
 }
 
+/* Replaces the page read to its end with the plan's next page. */
+static int next_plan_page(struct scan *s)
+{
+    struct hl_at at = {s->snapshot, NULL};
+    json_t *files = NULL;
+    char *next = NULL;
+    struct hl_error e;
+    hl_status st = client_plan_page(s->handle, &at, s->next_token, &files, &next, &e);
+    free(s->next_token);
+    s->next_token = next;
+    if (st != HL_OK)
+        return scan_fail(s, "reading the scan plan's next page: %s", e.message);
+    json_decref(s->plan);
+    s->plan = files;
+    s->next_file = 0;
+    return 0;
+}
+
 static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
 {
     struct scan *s = stream->private_data;
@@ -100,8 +130,13 @@ static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out
         if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups)
             return next_batch(s, out) == 0 ? 0 : EIO;
         close_file(s);
-        if (s->next_file >= json_array_size(s->plan))
-            return 0; /* the end: out stays released */
+        if (s->next_file >= json_array_size(s->plan)) {
+            if (!s->next_token)
+                return 0; /* the end: out stays released */
+            if (next_plan_page(s) != 0)
+                return EIO;
+            continue;
+        }
         if (open_file(s, json_array_get(s->plan, s->next_file++)) != 0) {
             close_file(s);
             return EIO;
@@ -120,6 +155,7 @@ static void scan_release(struct ArrowArrayStream *stream)
     struct scan *s = stream->private_data;
     close_file(s);
     json_decref(s->plan);
+    free(s->next_token);
     lake_table_release(&s->table);
     arena_free(&s->arena);
     free(s);
@@ -194,22 +230,23 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     st = table_info_at(t, travel ? at : t->ddl_snapshot >= 0 ? &pin : NULL, &info, &snapshot, err);
     if (st != HL_OK)
         return st;
-    char *plan_text = NULL;
+    /* The plan's first page now (its errors are this call's); the rest as
+     * the stream reaches them, at the same snapshot. */
     struct hl_at at_read = {snapshot, NULL};
     json_t *plan = NULL;
-    st = hl_table_scan_plan(t, &at_read, &plan_text, err);
-    if (st == HL_OK) {
-        /* (json_is_array evaluates its argument twice.) */
-        plan = json_loads(plan_text, 0, NULL);
-        if (!json_is_array(plan))
-            st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan is not an array");
-    }
-    free(plan_text);
+    char *next = NULL;
+    st = client_plan_page(t, &at_read, NULL, &plan, &next, err);
     if (st == HL_OK)
         st = client_scan_plan(t, info, plan, out, err);
-    else
-        json_decref(plan);
     json_decref(info);
+    if (st == HL_OK) {
+        struct scan *s = out->private_data;
+        s->handle = t;
+        s->snapshot = snapshot;
+        s->next_token = next;
+    } else {
+        free(next);
+    }
     return st;
 }
 

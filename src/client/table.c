@@ -128,10 +128,10 @@ int64_t hl_table_ddl_snapshot(const hl_table *t)
     return t->ddl_snapshot;
 }
 
-/* GETs a table sub-resource ("" for the table itself) at `at`, or at the
- * handle's DDL snapshot when at names nothing. */
-static hl_status table_read(hl_table *t, const char *sub, const struct hl_at *at, bool pin,
-                            json_t **out, struct hl_error *err)
+/* The path of a table sub-resource ("" for the table itself) as of `at`,
+ * or of the handle's DDL snapshot when `pin` and at names nothing. */
+static hl_status table_read_path(hl_table *t, const char *sub, const struct hl_at *at, bool pin,
+                                 struct buf *path, struct hl_error *err)
 {
     hl_status st = client_check_at(at, err);
     if (st != HL_OK)
@@ -139,13 +139,23 @@ static hl_status table_read(hl_table *t, const char *sub, const struct hl_at *at
     struct hl_at pinned = {t->ddl_snapshot, NULL};
     bool travel = at && (at->snapshot >= 0 || at->at_timestamp);
     const struct hl_at *use = travel ? at : pin && t->ddl_snapshot >= 0 ? &pinned : NULL;
-    struct buf path = BUF_INIT;
-    bool q = false;
-    if (client_table_path(&path, t) != 0 || buf_puts(&path, sub) != 0 ||
-        client_query_at(&path, use, &q) != 0) {
-        buf_free(&path);
+    bool has_query = false;
+    if (client_table_path(path, t) != 0 || buf_puts(path, sub) != 0 ||
+        client_query_at(path, use, &has_query) != 0) {
+        buf_free(path);
         return client_nomem(err);
     }
+    return HL_OK;
+}
+
+/* GETs a table sub-resource at `at` (see table_read_path). */
+static hl_status table_read(hl_table *t, const char *sub, const struct hl_at *at, bool pin,
+                            json_t **out, struct hl_error *err)
+{
+    struct buf path = BUF_INIT;
+    hl_status st = table_read_path(t, sub, at, pin, &path, err);
+    if (st != HL_OK)
+        return st;
     st = client_json(t->ns->catalog->client, "GET", path.data, NULL, out, err);
     buf_free(&path);
     return st;
@@ -174,22 +184,267 @@ hl_status hl_table_info(hl_table *t, const struct hl_at *at, char **json, struct
     return dump_to(info, json, err);
 }
 
-hl_status hl_table_files(hl_table *t, const struct hl_at *at, char **json, struct hl_error *err)
+/* ---- paged reads ----
+ *
+ * files, scan and changes answer in pages; a page names the next one with
+ * next_page_token, which pins the snapshot the first page read, so the
+ * pages of one listing agree whatever commits land meanwhile. */
+
+/* One page of the listing at `base` (with its query): `limit` entries at
+ * most (0: the server's default), from `token` (NULL: the first page). */
+static hl_status read_page(hl_client *c, const char *base, int limit, const char *token,
+                           json_t **page, struct hl_error *err)
+{
+    *page = NULL;
+    bool has_query = strchr(base, '?') != NULL;
+    if (limit < 0)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "a page limit is >= 0 (0: the server's default), got %d", limit);
+    struct buf path = BUF_INIT;
+    int rc = buf_puts(&path, base);
+    if (rc == 0 && limit > 0)
+        rc = buf_printf(&path, "%climit=%d", has_query ? '&' : '?', limit);
+    has_query |= limit > 0;
+    char *enc = NULL;
+    if (rc == 0 && token) {
+        size_t cap = strlen(token) * 3 + 1;
+        rc = (enc = malloc(cap)) ? 0 : -1;
+        if (rc == 0) {
+            hl_url_encode(token, enc, cap);
+            rc = buf_printf(&path, "%cpage_token=%s", has_query ? '&' : '?', enc);
+        }
+    }
+    free(enc);
+    hl_status st = rc == 0 ? client_json(c, "GET", path.data, NULL, page, err) : client_nomem(err);
+    buf_free(&path);
+    if (st == HL_OK && !json_is_object(*page)) {
+        json_decref(*page);
+        *page = NULL;
+        st =
+            client_fail(err, HL_ERR_PROTOCOL, "protocol", "GET %s: the answer is not a page", base);
+    }
+    return st;
+}
+
+/* A page's next_page_token (borrowed), NULL on the last page. */
+static hl_status page_next(const json_t *page, const char **next, struct hl_error *err)
+{
+    const json_t *v = json_object_get(page, "next_page_token");
+    *next = json_string_value(v);
+    if (v && !*next && !json_is_null(v))
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                           "next_page_token is neither a string nor null");
+    if (*next && !**next)
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol", "next_page_token is empty");
+    return HL_OK;
+}
+
+/* Appends a later page's arrays to the listing gathered so far. */
+static hl_status merge_page(json_t *whole, const json_t *page, struct hl_error *err)
+{
+    static const char *const members[] = {"files", "delete_files"};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        json_t *into = json_object_get(whole, members[i]);
+        const json_t *more = json_object_get(page, members[i]);
+        if (!into && !more)
+            continue;
+        if (!json_is_array(into) || !json_is_array(more))
+            return client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                               "a page lacks the array '%s' the first page had", members[i]);
+        if (json_array_extend(into, (json_t *)more) != 0)
+            return client_nomem(err);
+    }
+    return HL_OK;
+}
+
+/* Every page of the listing at `base` (with its query), merged into the
+ * first page (its arrays extended, next_page_token dropped): the whole
+ * listing. */
+static hl_status read_all_pages(hl_client *c, const char *base, json_t **whole,
+                                struct hl_error *err)
+{
+    hl_status st = read_page(c, base, 0, NULL, whole, err);
+    const char *next = NULL;
+    char *token = NULL;
+    if (st == HL_OK)
+        st = page_next(*whole, &next, err);
+    if (st == HL_OK && next && !(token = strdup(next)))
+        st = client_nomem(err);
+    while (st == HL_OK && token) {
+        json_t *page = NULL;
+        st = read_page(c, base, 0, token, &page, err);
+        if (st == HL_OK)
+            st = merge_page(*whole, page, err);
+        if (st == HL_OK)
+            st = page_next(page, &next, err);
+        /* A server handing back the token it was given would loop. */
+        if (st == HL_OK && next && strcmp(next, token) == 0)
+            st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "a page repeats its own token");
+        free(token);
+        token = NULL;
+        if (st == HL_OK && next && !(token = strdup(next)))
+            st = client_nomem(err);
+        json_decref(page);
+    }
+    free(token);
+    if (st == HL_OK) {
+        json_object_del(*whole, "next_page_token");
+    } else {
+        json_decref(*whole);
+        *whole = NULL;
+    }
+    return st;
+}
+
+hl_status hl_client_get_pages(hl_client *client, const char *path, char **response,
+                              struct hl_error *err)
+{
+    if (response)
+        *response = NULL;
+    json_t *whole = NULL;
+    hl_status st = read_all_pages(client, path, &whole, err);
+    return st == HL_OK ? dump_to(whole, response, err) : st;
+}
+
+/* Hands a page to the caller: its text and its next_page_token. */
+static hl_status page_out(json_t *page, char **json, char **next_page_token, struct hl_error *err)
+{
+    const char *next = NULL;
+    hl_status st = page_next(page, &next, err);
+    if (st == HL_OK && next && next_page_token && !(*next_page_token = strdup(next)))
+        st = client_nomem(err);
+    if (st != HL_OK) {
+        json_decref(page);
+        return st;
+    }
+    st = dump_to(page, json, err);
+    if (st != HL_OK && next_page_token) {
+        free(*next_page_token);
+        *next_page_token = NULL;
+    }
+    return st;
+}
+
+/* Which paged listing of a table: a sub-resource at `at` (files, scan),
+ * or the changes of the window (from, to]. */
+struct listing {
+    const char *sub; /* NULL: the changes */
+    const struct hl_at *at;
+    int64_t from, to;
+};
+
+/* The listing's path, with its query. */
+static hl_status listing_path(hl_table *t, const struct listing *l, struct buf *path,
+                              struct hl_error *err)
+{
+    if (l->sub)
+        return table_read_path(t, l->sub, l->at, true, path, err);
+    if (l->from < 0)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "from_snapshot is >= 0, got %lld", (long long)l->from);
+    int rc = client_table_path(path, t);
+    if (rc == 0)
+        rc = buf_printf(path, "/changes?from_snapshot=%lld", (long long)l->from);
+    if (rc == 0 && l->to >= 0)
+        rc = buf_printf(path, "&to_snapshot=%lld", (long long)l->to);
+    if (rc != 0) {
+        buf_free(path);
+        return client_nomem(err);
+    }
+    return HL_OK;
+}
+
+/* One page of the listing, parsed. */
+static hl_status listing_page_json(hl_table *t, const struct listing *l, int limit,
+                                   const char *page_token, json_t **page, struct hl_error *err)
+{
+    *page = NULL;
+    struct buf path = BUF_INIT;
+    hl_status st = listing_path(t, l, &path, err);
+    if (st != HL_OK)
+        return st;
+    st = read_page(t->ns->catalog->client, path.data, limit, page_token, page, err);
+    buf_free(&path);
+    return st;
+}
+
+/* The same as text, with its next_page_token. */
+static hl_status listing_page(hl_table *t, const struct listing *l, int limit,
+                              const char *page_token, char **json, char **next_page_token,
+                              struct hl_error *err)
 {
     if (json)
         *json = NULL;
-    json_t *doc = NULL;
-    hl_status st = table_read(t, "/files", at, true, &doc, err);
-    return st == HL_OK ? dump_to(doc, json, err) : st;
+    if (next_page_token)
+        *next_page_token = NULL;
+    json_t *page = NULL;
+    hl_status st = listing_page_json(t, l, limit, page_token, &page, err);
+    return st == HL_OK ? page_out(page, json, next_page_token, err) : st;
+}
+
+/* Every page of the listing, merged (see read_all_pages). */
+static hl_status listing_whole(hl_table *t, const struct listing *l, json_t **whole,
+                               struct hl_error *err)
+{
+    struct buf path = BUF_INIT;
+    hl_status st = listing_path(t, l, &path, err);
+    if (st != HL_OK)
+        return st;
+    st = read_all_pages(t->ns->catalog->client, path.data, whole, err);
+    buf_free(&path);
+    return st;
+}
+
+/* The whole listing of a table's files or scan plan: the pages' `files`
+ * arrays end to end. */
+static hl_status whole_file_listing(hl_table *t, const char *sub, const struct hl_at *at,
+                                    char **json, struct hl_error *err)
+{
+    if (json)
+        *json = NULL;
+    json_t *whole = NULL;
+    hl_status st = listing_whole(t, &(struct listing){sub, at, 0, 0}, &whole, err);
+    if (st != HL_OK)
+        return st;
+    json_t *files = json_incref(json_object_get(whole, "files"));
+    json_decref(whole);
+    if (!json_is_array(files)) {
+        json_decref(files);
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the listing has no files array");
+    }
+    return dump_to(files, json, err);
+}
+
+hl_status client_plan_page(hl_table *t, const struct hl_at *at, const char *page_token,
+                           json_t **files, char **next_page_token, struct hl_error *err)
+{
+    *files = NULL;
+    *next_page_token = NULL;
+    json_t *page = NULL;
+    hl_status st =
+        listing_page_json(t, &(struct listing){"/scan", at, 0, 0}, 0, page_token, &page, err);
+    const char *next = NULL;
+    if (st == HL_OK)
+        st = page_next(page, &next, err);
+    json_t *a = st == HL_OK ? json_object_get(page, "files") : NULL;
+    if (st == HL_OK && !json_is_array(a))
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the scan plan page has no files array");
+    if (st == HL_OK && next && !(*next_page_token = strdup(next)))
+        st = client_nomem(err);
+    if (st == HL_OK)
+        *files = json_incref(a);
+    json_decref(page);
+    return st;
+}
+
+hl_status hl_table_files(hl_table *t, const struct hl_at *at, char **json, struct hl_error *err)
+{
+    return whole_file_listing(t, "/files", at, json, err);
 }
 
 hl_status hl_table_scan_plan(hl_table *t, const struct hl_at *at, char **json, struct hl_error *err)
 {
-    if (json)
-        *json = NULL;
-    json_t *doc = NULL;
-    hl_status st = table_read(t, "/scan", at, true, &doc, err);
-    return st == HL_OK ? dump_to(doc, json, err) : st;
+    return whole_file_listing(t, "/scan", at, json, err);
 }
 
 hl_status hl_table_changes(hl_table *t, int64_t from_snapshot, int64_t to_snapshot, char **json,
@@ -197,23 +452,34 @@ hl_status hl_table_changes(hl_table *t, int64_t from_snapshot, int64_t to_snapsh
 {
     if (json)
         *json = NULL;
-    if (from_snapshot < 0)
-        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "from_snapshot is >= 0, got %lld", (long long)from_snapshot);
-    struct buf path = BUF_INIT;
-    int rc = client_table_path(&path, t);
-    if (rc == 0)
-        rc = buf_printf(&path, "/changes?from_snapshot=%lld", (long long)from_snapshot);
-    if (rc == 0 && to_snapshot >= 0)
-        rc = buf_printf(&path, "&to_snapshot=%lld", (long long)to_snapshot);
-    if (rc != 0) {
-        buf_free(&path);
-        return client_nomem(err);
-    }
-    json_t *doc = NULL;
-    hl_status st = client_json(t->ns->catalog->client, "GET", path.data, NULL, &doc, err);
-    buf_free(&path);
-    return st == HL_OK ? dump_to(doc, json, err) : st;
+    json_t *whole = NULL;
+    hl_status st =
+        listing_whole(t, &(struct listing){NULL, NULL, from_snapshot, to_snapshot}, &whole, err);
+    return st == HL_OK ? dump_to(whole, json, err) : st;
+}
+
+hl_status hl_table_files_page(hl_table *t, const struct hl_at *at, int limit,
+                              const char *page_token, char **json, char **next_page_token,
+                              struct hl_error *err)
+{
+    return listing_page(t, &(struct listing){"/files", at, 0, 0}, limit, page_token, json,
+                        next_page_token, err);
+}
+
+hl_status hl_table_scan_plan_page(hl_table *t, const struct hl_at *at, int limit,
+                                  const char *page_token, char **json, char **next_page_token,
+                                  struct hl_error *err)
+{
+    return listing_page(t, &(struct listing){"/scan", at, 0, 0}, limit, page_token, json,
+                        next_page_token, err);
+}
+
+hl_status hl_table_changes_page(hl_table *t, int64_t from_snapshot, int64_t to_snapshot, int limit,
+                                const char *page_token, char **json, char **next_page_token,
+                                struct hl_error *err)
+{
+    return listing_page(t, &(struct listing){NULL, NULL, from_snapshot, to_snapshot}, limit,
+                        page_token, json, next_page_token, err);
 }
 
 hl_status hl_table_alter(hl_table *t, const char *ops_json, char **json, struct hl_error *err)

@@ -213,7 +213,8 @@ static int fill_lineage(struct ArrowArray *batch, int64_t k, int64_t first, int6
 static hl_status read_file(struct exporter *x, const json_t *info, const struct live_file *f,
                            bool lineage, int64_t *min_row_id, struct hl_error *err)
 {
-    json_t *plan = json_pack("[{s:{s:s}}]", "data_file", "path", f->path);
+    json_t *plan = json_pack("[{s:{s:s,s:I}}]", "data_file", "path", f->path, "file_size_bytes",
+                             (json_int_t)f->size);
     if (!plan)
         return client_nomem(err);
     struct ArrowArrayStream s;

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "objstore/errors.h"
+#include "objstore/fsplace.h"
 #include "objstore/objstore.h"
 #include "util/strutil.h"
 
@@ -39,31 +41,6 @@ static int write_fail(struct hl_error *err, const char *what, const char *path, 
     return fail_errno(err, what, path, e, false);
 }
 
-/* mkdir -p of the directory part of path (everything before the last '/'). */
-static int make_parents(const char *path, struct hl_error *err)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    size_t n = (size_t)(slash - path);
-    if (n == 0)
-        return 0;
-    if (n >= sizeof dir)
-        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
-                       "file://%.300s: path too long", path);
-    memcpy(dir, path, n);
-    dir[n] = '\0';
-    for (size_t i = 1; i <= n; i++) {
-        if (dir[i] != '/' && dir[i] != '\0')
-            continue;
-        char save = dir[i];
-        dir[i] = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return write_fail(err, "mkdir", dir, errno);
-        dir[i] = save;
-    }
-    return 0;
-}
-
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
@@ -79,51 +56,56 @@ static int write_all(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
-static int sync_dir(const char *path)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash == path ? 1 : (size_t)(slash - path);
-    memcpy(dir, path, n);
-    dir[n] = '\0';
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 struct file_writer {
     char *path;
-    char tmp[PATH_MAX]; /* the temp file beside path */
-    int fd;             /* -1 once the temp file is gone */
+    struct fs_place place;
+    char tmp[sizeof FILESTORE_TEMP_PREFIX + 16]; /* the temp file's name in place.dirfd */
+    int fd;                                      /* -1 once the temp file is gone */
     unsigned flags;
     uint64_t size;
     struct hl_error failure; /* after a failed write, reported again */
 };
 
-int file_writer_open(const char *path, unsigned flags, struct file_writer **out,
+/* A new temp file beside the target: a random name, created exclusively
+ * (never an existing file, never through a link). */
+static int create_temp(struct file_writer *w)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (int attempt = 0; attempt < 16; attempt++) {
+        unsigned char rnd[12];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+            return -1;
+        int n = snprintf(w->tmp, sizeof w->tmp, "%s", FILESTORE_TEMP_PREFIX);
+        for (size_t i = 0; i < sizeof rnd; i++)
+            w->tmp[n++] = alphabet[rnd[i] % (sizeof alphabet - 1)];
+        w->tmp[n] = '\0';
+        w->fd = openat(w->place.dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                       0600);
+        if (w->fd >= 0 || errno != EEXIST)
+            return w->fd >= 0 ? 0 : -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+int file_writer_open(const char *root, const char *path, unsigned flags, struct file_writer **out,
                      struct hl_error *err)
 {
     *out = NULL;
-    if (make_parents(path, err) != 0)
-        return -1;
     struct file_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
         return os_nomem(err);
     }
-    const char *slash = strrchr(path, '/');
-    int n = snprintf(w->tmp, sizeof w->tmp, "%.*s/" FILESTORE_TEMP_PREFIX "XXXXXX",
-                     (int)(slash - path), path);
-    int rc = 0;
-    if (n < 0 || (size_t)n >= sizeof w->tmp)
-        rc = os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
-                     "file://%.300s: path too long", path);
-    else if ((w->fd = mkstemp(w->tmp)) < 0)
-        rc = write_fail(err, "create", path, errno);
-    if (rc != 0) {
+    w->fd = -1;
+    if (fs_place_open(root, w->path, true, &w->place, err) != 0) {
+        free(w->path);
+        free(w);
+        return -1;
+    }
+    if (create_temp(w) != 0) {
+        int rc = write_fail(err, "create", path, errno);
+        fs_place_close(&w->place);
         free(w->path);
         free(w);
         return rc;
@@ -139,13 +121,14 @@ static void drop_temp(struct file_writer *w)
     if (w->fd < 0)
         return;
     close(w->fd);
-    unlink(w->tmp);
+    unlinkat(w->place.dirfd, w->tmp, 0);
     w->fd = -1;
 }
 
 static void writer_free(struct file_writer *w)
 {
     drop_temp(w);
+    fs_place_close(&w->place);
     free(w->path);
     free(w);
 }
@@ -182,25 +165,26 @@ int file_writer_commit(struct file_writer *w, uint64_t *size, struct hl_error *e
     if (close(w->fd) != 0 && !e)
         e = errno;
     w->fd = -1;
+    int dir = w->place.dirfd;
     if (!e) {
         if (w->flags & OBJSTORE_IF_NONE_MATCH) {
             /* link() fails when the name exists: an atomic create-if-absent. */
-            if (link(w->tmp, w->path) != 0)
+            if (linkat(dir, w->tmp, dir, w->place.name, 0) != 0)
                 e = errno;
-            unlink(w->tmp);
-        } else if (rename(w->tmp, w->path) != 0) {
+            unlinkat(dir, w->tmp, 0);
+        } else if (renameat(dir, w->tmp, dir, w->place.name) != 0) {
             e = errno;
         }
     }
     int rc = 0;
     if (e) {
-        unlink(w->tmp);
+        unlinkat(dir, w->tmp, 0);
         if (e == EEXIST)
             rc = os_fail(err, HL_ERR_ALREADY_EXISTS, 0, false, "already_exists",
                          "file://%.300s: already exists", w->path);
         else
             rc = write_fail(err, "write", w->path, e);
-    } else if (sync_dir(w->path) != 0) {
+    } else if (fsync(dir) != 0) {
         rc = write_fail(err, "fsync directory of", w->path, errno);
     }
     if (rc == 0 && size)
@@ -215,10 +199,11 @@ void file_writer_abort(struct file_writer *w)
         writer_free(w);
 }
 
-int file_put(const char *path, const void *data, size_t len, unsigned flags, struct hl_error *err)
+int file_put(const char *root, const char *path, const void *data, size_t len, unsigned flags,
+             struct hl_error *err)
 {
     struct file_writer *w;
-    if (file_writer_open(path, flags, &w, err) != 0)
+    if (file_writer_open(root, path, flags, &w, err) != 0)
         return -1;
     if (file_writer_write(w, data, len, err) != 0) {
         file_writer_abort(w);
@@ -227,30 +212,21 @@ int file_put(const char *path, const void *data, size_t len, unsigned flags, str
     return file_writer_commit(w, NULL, err);
 }
 
-static int open_regular(const char *path, uint64_t *size, struct hl_error *err)
+/* The regular file at path, opened for reading, and its size. */
+static int open_object(const char *root, const char *path, uint64_t *size, struct hl_error *err)
 {
-    /* O_NONBLOCK: opening a FIFO must not hang; regular files ignore it. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return io_fail(err, "open", path, errno);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return io_fail(err, "stat", path, e);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return io_fail(err, "open", path, EISDIR);
-    }
-    *size = (uint64_t)st.st_size;
+    struct fs_place place;
+    if (fs_place_open(root, path, false, &place, err) != 0)
+        return -1;
+    int fd = fs_open_regular(&place, path, size, err);
+    fs_place_close(&place);
     return fd;
 }
 
-int file_head(const char *path, uint64_t *size, struct hl_error *err)
+int file_head(const char *root, const char *path, uint64_t *size, struct hl_error *err)
 {
     uint64_t n = 0;
-    int fd = open_regular(path, &n, err);
+    int fd = open_object(root, path, &n, err);
     if (fd < 0)
         return -1;
     close(fd);
@@ -259,11 +235,11 @@ int file_head(const char *path, uint64_t *size, struct hl_error *err)
     return 0;
 }
 
-int file_get(const char *path, uint64_t offset, uint64_t length, struct buf *out,
+int file_get(const char *root, const char *path, uint64_t offset, uint64_t length, struct buf *out,
              struct hl_error *err)
 {
     uint64_t size = 0;
-    int fd = open_regular(path, &size, err);
+    int fd = open_object(root, path, &size, err);
     if (fd < 0)
         return -1;
     bool whole = offset == 0 && length == UINT64_MAX;
@@ -304,19 +280,39 @@ int file_get(const char *path, uint64_t offset, uint64_t length, struct buf *out
     return 0;
 }
 
-int file_delete(const char *path, bool *existed, struct hl_error *err)
+int file_delete(const char *root, const char *path, bool *existed, struct hl_error *err)
 {
     *existed = false;
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return 0; /* a directory is no object */
-    if (unlink(path) == 0) {
-        *existed = true;
-        return 0;
+    struct fs_place place;
+    struct hl_error e;
+    if (fs_place_open(root, path, false, &place, &e) != 0) {
+        if (e.status == HL_ERR_NOT_FOUND)
+            return 0; /* no directory, no object */
+        if (err)
+            *err = e;
+        return -1;
     }
-    if (errno == ENOENT || errno == ENOTDIR)
-        return 0;
-    return write_fail(err, "delete", path, errno);
+    struct stat st;
+    int rc = 0;
+    if (fstatat(place.dirfd, place.name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            rc = write_fail(err, "delete", path, errno);
+    } else if (root && !S_ISREG(st.st_mode)) {
+        /* The server deletes files it registered: never a link, a
+         * directory or a device, whatever the path was made to name. */
+        rc = os_fail(err, HL_ERR_FORBIDDEN, 0, false,
+                     S_ISLNK(st.st_mode) ? "symlink" : "not_regular_file",
+                     "file://%.300s: %s; not deleted", path,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = 0; /* a directory is no object */
+    } else if (unlinkat(place.dirfd, place.name, 0) == 0) {
+        *existed = true;
+    } else if (errno != ENOENT) {
+        rc = write_fail(err, "delete", path, errno);
+    }
+    fs_place_close(&place);
+    return rc;
 }
 
 /* ---- list ---- */

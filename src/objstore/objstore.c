@@ -2,6 +2,7 @@
  * dispatched by URI scheme to the file or S3 backend. */
 #include "objstore/objstore.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,11 @@ enum { DEFAULT_CONNECT_TIMEOUT_MS = 10000, DEFAULT_TIMEOUT_MS = 300000, DEFAULT_
 struct objstore {
     struct s3_client *s3;
     int list_page_size;
+    /* A view (objstore_confine): the root every URI must lie under, and
+     * the handle whose S3 client it borrows. */
+    char *root;                 /* the root URI, no trailing '/' */
+    struct objstore_uri root_u; /* parsed root; key points into root */
+    const struct objstore *base;
 };
 
 static const char *or_env(const char *v, const char *name)
@@ -69,13 +75,10 @@ void objstore_free(struct objstore *s)
 {
     if (!s)
         return;
-    s3_client_free(s->s3);
+    if (!s->base)
+        s3_client_free(s->s3);
+    free(s->root);
     free(s);
-}
-
-void objstore_set_list_page_size(struct objstore *s, int keys)
-{
-    s->list_page_size = keys < 1 ? 1 : keys > 1000 ? 1000 : keys;
 }
 
 static int need_handle(const struct objstore *s, struct hl_error *err)
@@ -83,6 +86,73 @@ static int need_handle(const struct objstore *s, struct hl_error *err)
     return s ? 0
              : os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "no object store handle");
+}
+
+int objstore_confine(struct objstore *s, const char *root_uri, struct objstore **out,
+                     struct hl_error *err)
+{
+    *out = NULL;
+    if (need_handle(s, err) != 0)
+        return -1;
+    struct objstore *v = calloc(1, sizeof *v);
+    if (!v || !(v->root = strdup(root_uri ? root_uri : ""))) {
+        free(v);
+        return os_nomem(err);
+    }
+    size_t n = strlen(v->root);
+    while (n > 0 && v->root[n - 1] == '/')
+        v->root[--n] = '\0';
+    if (objstore_uri_parse(v->root, true, &v->root_u, err) != 0 ||
+        (v->root_u.scheme == OBJSTORE_FILE && strcmp(v->root_u.key, "/") == 0) || n == 0) {
+        free(v->root);
+        free(v);
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_uri",
+                       "'%.200s' cannot be a root to confine objects to", root_uri);
+    }
+    v->s3 = s->s3;
+    v->list_page_size = s->list_page_size;
+    v->base = s;
+    *out = v;
+    return 0;
+}
+
+/* A view refuses what does not lie under its root: another scheme or
+ * bucket, a key outside the prefix, or (S3) a key with an empty, "." or
+ * ".." segment below it. file:// is checked again, and resolved, by the
+ * file backend. */
+static int check_root(const struct objstore *s, const struct objstore_uri *u, const char *uri,
+                      struct hl_error *err)
+{
+    if (!s->root)
+        return 0;
+    const struct objstore_uri *r = &s->root_u;
+    size_t rn = strlen(r->key);
+    bool under = u->scheme == r->scheme && strcmp(u->bucket, r->bucket) == 0 &&
+                 (rn == 0 || (strncmp(u->key, r->key, rn) == 0 && u->key[rn] == '/'));
+    const char *rel = rn == 0 ? u->key : u->key + rn + 1;
+    for (const char *seg = rel; under && *seg;) {
+        size_t len = strcspn(seg, "/");
+        if (len == 0 || (len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
+            under = false;
+        seg += len;
+        if (*seg == '/')
+            seg++;
+    }
+    if (!under)
+        return os_fail(err, HL_ERR_FORBIDDEN, 0, false, "outside_root", "%.300s: outside %.300s",
+                       uri, s->root);
+    return 0;
+}
+
+/* The file backend's root: the view's directory, NULL when unconfined. */
+static const char *file_root(const struct objstore *s)
+{
+    return s->root && s->root_u.scheme == OBJSTORE_FILE ? s->root_u.key : NULL;
+}
+
+void objstore_set_list_page_size(struct objstore *s, int keys)
+{
+    s->list_page_size = keys < 1 ? 1 : keys > 1000 ? 1000 : keys;
 }
 
 static int check_flags(unsigned flags, struct hl_error *err)
@@ -98,13 +168,13 @@ int objstore_put(struct objstore *s, const char *uri, const void *data, size_t l
 {
     struct objstore_uri u;
     if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
-        check_flags(flags, err) != 0)
+        check_flags(flags, err) != 0 || check_root(s, &u, uri, err) != 0)
         return -1;
     if (!data && len)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "put of %zu bytes from NULL", len);
     if (u.scheme == OBJSTORE_FILE)
-        return file_put(u.key, data ? data : "", len, flags, err);
+        return file_put(file_root(s), u.key, data ? data : "", len, flags, err);
     return s3_put(s->s3, u.bucket, u.key, data, len, flags, err);
 }
 
@@ -123,12 +193,12 @@ int objstore_writer_open(struct objstore *s, const char *uri, unsigned flags,
                        "objstore_writer_open needs somewhere to put the writer");
     *out = NULL;
     if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
-        check_flags(flags, err) != 0)
+        check_flags(flags, err) != 0 || check_root(s, &u, uri, err) != 0)
         return -1;
     struct objstore_writer *w = calloc(1, sizeof *w);
     if (!w)
         return os_nomem(err);
-    int rc = u.scheme == OBJSTORE_FILE ? file_writer_open(u.key, flags, &w->file, err)
+    int rc = u.scheme == OBJSTORE_FILE ? file_writer_open(file_root(s), u.key, flags, &w->file, err)
                                        : s3_writer_open(s->s3, u.bucket, u.key, flags, &w->s3, err);
     if (rc != 0) {
         free(w);
@@ -173,23 +243,54 @@ int objstore_get(struct objstore *s, const char *uri, uint64_t offset, uint64_t 
                  struct buf *out, struct hl_error *err)
 {
     struct objstore_uri u;
-    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
+        check_root(s, &u, uri, err) != 0)
         return -1;
     if (!out)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "get needs an output buffer");
     if (u.scheme == OBJSTORE_FILE)
-        return file_get(u.key, offset, length, out, err);
+        return file_get(file_root(s), u.key, offset, length, out, err);
     return s3_get(s->s3, u.bucket, u.key, offset, length, out, err);
+}
+
+int objstore_get_sized(struct objstore *s, const char *uri, uint64_t size, struct buf *out,
+                       struct hl_error *err)
+{
+    if (size > INT64_MAX)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "%s: a recorded size of %llu bytes is not a size", uri,
+                       (unsigned long long)size);
+    uint64_t held = 0;
+    bool over = false;
+    if (size > 0 && objstore_get(s, uri, 0, size + 1, out, err) == 0) {
+        held = out->len;
+        over = held > size; /* read size + 1: it holds at least that */
+    } else if (size > 0 && err && err->status != HL_ERR_INVALID_ARGUMENT) {
+        buf_free(out);
+        return -1;
+    } else if (objstore_head(s, uri, &held, err) != 0) {
+        /* Nothing to read, or a ranged read refused at the end of an
+         * empty object: the size alone answers. */
+        return -1;
+    }
+    if (held == size)
+        return 0;
+    buf_free(out);
+    return os_fail(err, HL_ERR_FORBIDDEN, 0, false, "size_mismatch",
+                   "%s: the object holds %s%llu bytes, %llu were recorded", uri,
+                   over ? "more than " : "", (unsigned long long)(over ? size : held),
+                   (unsigned long long)size);
 }
 
 int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl_error *err)
 {
     struct objstore_uri u;
-    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0)
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
+        check_root(s, &u, uri, err) != 0)
         return -1;
     if (u.scheme == OBJSTORE_FILE)
-        return file_head(u.key, size, err);
+        return file_head(file_root(s), u.key, size, err);
     return s3_head(s->s3, u.bucket, u.key, size, err);
 }
 
@@ -200,6 +301,9 @@ int objstore_list(struct objstore *s, const char *prefix_uri,
     struct objstore_uri u;
     if (need_handle(s, err) != 0 || objstore_uri_parse(prefix_uri, true, &u, err) != 0)
         return -1;
+    if (s->root)
+        return os_fail(err, HL_ERR_FORBIDDEN, 0, false, "outside_root",
+                       "listing through a confined view is not supported");
     if (!fn)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "list needs a callback");
@@ -245,7 +349,10 @@ int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_
     bool *done = calloc(n ? n : 1, sizeof *done);
     int rc = (!u || !keys || !done) ? os_nomem(err) : 0;
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = objstore_uri_parse(uris[i], false, &u[i], err);
+        rc = objstore_uri_parse(uris[i], false, &u[i], err) != 0 ||
+                     check_root(s, &u[i], uris[i], err) != 0
+                 ? -1
+                 : 0;
     /* Then every object is attempted; the first failure is reported. */
     bool failed = false;
     struct hl_error e;
@@ -255,7 +362,7 @@ int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_
         int r;
         if (u[i].scheme == OBJSTORE_FILE) {
             bool existed = false;
-            r = file_delete(u[i].key, &existed, &e);
+            r = file_delete(file_root(s), u[i].key, &existed, &e);
             gone += existed;
             done[i] = true;
         } else {

@@ -104,6 +104,14 @@ void objstore_writer_abort(struct objstore_writer *w);
 int objstore_get(struct objstore *s, const char *uri, uint64_t offset, uint64_t length,
                  struct buf *out, struct hl_error *err);
 
+/* Reads the whole object into the empty *out; it must hold exactly `size`
+ * bytes. At most size + 1 bytes are read, so an object that grew since it
+ * was recorded costs no more memory than its record promised. Another
+ * size is HL_ERR_FORBIDDEN with code "size_mismatch". On failure *out is
+ * left empty. */
+int objstore_get_sized(struct objstore *s, const char *uri, uint64_t size, struct buf *out,
+                       struct hl_error *err);
+
 int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl_error *err);
 
 /* Calls fn for each object whose URI starts with prefix_uri (a string
@@ -122,6 +130,19 @@ int objstore_list(struct objstore *s, const char *prefix_uri,
  * reported. */
 int objstore_delete(struct objstore *s, const char *const *uris, size_t n, size_t *deleted,
                     struct hl_error *err);
+
+/* A view of s confined to root_uri (a catalog's data path: file:///dir or
+ * s3://bucket/prefix), for the server acting on what clients registered.
+ * Every call through it refuses a URI outside the root with
+ * HL_ERR_FORBIDDEN, code "outside_root" (on S3 also a key with an empty,
+ * "." or ".." segment below the root); on file:// every path is resolved
+ * beneath the root without following a symbolic link anywhere, the root
+ * included (code "symlink"), and only regular files are read or deleted
+ * (code "not_regular_file"). A refused delete deletes nothing. Listing is
+ * not available through a view. The view borrows s's S3 client: free it
+ * (objstore_free) before s. */
+int objstore_confine(struct objstore *s, const char *root_uri, struct objstore **view,
+                     struct hl_error *err);
 
 /* Tests and tools: keys per ListObjectsV2 page (clamped to 1..1000;
  * default 1000). Not synchronised: call it before sharing the handle. */

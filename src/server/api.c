@@ -10,6 +10,7 @@
 #include "server/db/db.h"
 #include "server/router.h"
 #include "server/server.h"
+#include "util/json_budget.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -214,6 +215,27 @@ static bool is_json_content_type(const char *ct)
     return next == '\0' || next == ';' || next == ' ';
 }
 
+/* The JSON budget (util/json_budget.h), checked before jansson allocates
+ * anything: a body that would cost far more memory than its size is
+ * refused with 413, one nested too deep with 400 (as the transport does; it
+ * scans bodies as they arrive, and this is the check every parse goes
+ * through, whatever fed the body). */
+static int check_json_budget(const struct srv_req *req, struct api_error *err)
+{
+    const struct config *cfg = &req->srv->cfg;
+    struct json_budget_scan scan;
+    if (json_budget_check(req->body, req->body_len, cfg->json_max_depth,
+                          json_budget_values_for(req->body_len, cfg->json_max_values),
+                          &scan) == JSON_BUDGET_OK)
+        return 0;
+    server_count_refusal(req->srv, "json_budget");
+    char detail[400];
+    json_budget_describe(&scan, detail, sizeof detail);
+    if (scan.verdict == JSON_BUDGET_TOO_DEEP)
+        return api_bad_request(err, "%s", detail);
+    return api_fail(err, 413, "payload_too_large", "%s", detail);
+}
+
 json_t *req_json_body(const struct srv_req *req, struct api_error *err)
 {
     if (!req->body || req->body_len == 0) {
@@ -225,6 +247,8 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
                         req->content_type ? req->content_type : "(none)");
         return NULL;
     }
+    if (check_json_budget(req, err) != 0)
+        return NULL;
     json_error_t jerr;
     /* NULs are parsed so they can be refused by name below: C strings and
      * PostgreSQL text cannot hold them, and a silently cut value is worse

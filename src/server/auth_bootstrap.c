@@ -11,28 +11,11 @@
 #include "server/db/db.h"
 #include "server/token_store.h"
 #include "util/log.h"
+#include "util/datadir.h"
 
 /* Instance-wide advisory lock class 4740877, beside catalog creation's
  * 4740876: one bootstrap at a time across replicas. */
 #define BOOTSTRAP_LOCK_KEY "20361911669358592" /* 4740877 << 32 */
-
-/* Creates dir and its missing parents (0755: the embedded cluster's owner
- * must be able to reach a data dir created here). */
-static int make_dirs(const char *dir)
-{
-    char path[1024];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return -1;
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
 
 /* Writes the secret to <dir>/admin.token through a new 0600 file renamed
  * into place: never through an existing file or a link an attacker
@@ -43,7 +26,7 @@ static int write_secret_file(const char *dir, const char *secret, char *path, si
     if (snprintf(path, path_size, "%s/" ADMIN_TOKEN_FILE, dir) >= (int)path_size ||
         snprintf(tmp, sizeof tmp, "%s/.admin.token.XXXXXX", dir) >= (int)sizeof tmp)
         return -1;
-    if (make_dirs(dir) != 0)
+    if (datadir_make_dirs(dir, 0755) != 0)
         return -1;
     int fd = mkstemp(tmp); /* O_EXCL, mode 0600 */
     if (fd < 0)

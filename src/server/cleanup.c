@@ -14,6 +14,7 @@
 #include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "server/task_req.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -61,8 +62,8 @@ static const char release_sql[] =
 static const char depth_sql[] =
     "SELECT count(*) FROM hog_file_removal WHERE catalog_id = $1 AND drained_at IS NULL";
 
-enum outcome { OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_FAILED };
-static const char *const outcome_names[] = {"deleted", "absent", "registered", NULL};
+enum outcome { OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED, OUT_FAILED };
+static const char *const outcome_names[] = {"deleted", "absent", "registered", "refused", NULL};
 
 struct item {
     int64_t removal_id;
@@ -72,6 +73,7 @@ struct item {
 
 struct pass {
     struct server *srv;
+    struct objstore *store; /* confined to the catalog's data path */
     PGconn *pg;
     int64_t catalog_id;
     const char *catalog_name;
@@ -176,7 +178,12 @@ static void delete_one(struct pass *p, struct item *it)
     size_t gone = 0;
     struct hl_error e;
     const char *uri = it->path;
-    if (objstore_delete(p->srv->objstore, &uri, 1, &gone, &e) != 0) {
+    if (objstore_delete(p->store, &uri, 1, &gone, &e) != 0) {
+        if (storage_refusal(&e)) {
+            storage_record_refusal(p->srv, p->catalog_name, "delete", it->path, NULL, &e);
+            it->outcome = OUT_REFUSED;
+            return;
+        }
         log_warn("cleanup: catalog %s: cannot delete %s: %s", p->catalog_name, it->path, e.message);
         it->outcome = OUT_FAILED;
         return;
@@ -254,10 +261,10 @@ static int delete_objects(struct pass *p, struct item *items, size_t n)
     if (m > 0) {
         size_t gone = 0;
         struct hl_error e;
-        int rc = objstore_delete(p->srv->objstore, batch, m, &gone, &e);
-        if (rc != 0 && e.status == HL_ERR_INVALID_ARGUMENT) {
-            /* One bad URI refuses the whole call: retry one by one so the
-             * others are not held back with it. */
+        int rc = objstore_delete(p->store, batch, m, &gone, &e);
+        if (rc != 0 && (e.status == HL_ERR_INVALID_ARGUMENT || storage_refusal(&e))) {
+            /* One bad or refused URI refuses the whole call (nothing is
+             * deleted): one by one, so the others are not held back. */
             for (size_t k = 0; k < m; k++)
                 delete_one(p, &items[which[k]]);
         } else {
@@ -320,7 +327,7 @@ static int settle_outcome(struct pass *p, const char *sql, const struct item *it
  * this pass's claim: a row it no longer holds was settled elsewhere. */
 static int settle(struct pass *p, const struct item *items, size_t n)
 {
-    static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED};
+    static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED};
     for (size_t k = 0; k < sizeof drained / sizeof drained[0]; k++) {
         int64_t unheld;
         if (settle_outcome(p, settle_sql, items, n, drained[k], outcome_names[drained[k]],
@@ -334,16 +341,18 @@ static int settle(struct pass *p, const struct item *items, size_t n)
 
 static void count(struct pass *p, const struct item *items, size_t n)
 {
-    int64_t c[4] = {0, 0, 0, 0};
+    int64_t c[5] = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < n; i++)
         c[items[i].outcome]++;
     p->res->removed += c[OUT_DELETED];
     p->res->missing += c[OUT_ABSENT];
     p->res->still_referenced += c[OUT_REFERENCED];
+    p->res->refused += c[OUT_REFUSED];
     p->res->failed += c[OUT_FAILED];
     static const char *const labels[] = {"result=\"removed\"", "result=\"missing\"",
-                                         "result=\"still_referenced\"", "result=\"failed\""};
-    for (int k = 0; k < 4; k++)
+                                         "result=\"still_referenced\"", "result=\"refused\"",
+                                         "result=\"failed\""};
+    for (int k = 0; k < 5; k++)
         if (c[k])
             metrics_counter_add(p->srv->metrics, "hoglake_files_removed_total", labels[k],
                                 (double)c[k]);
@@ -500,14 +509,14 @@ static int queue_depth(struct pass *p)
     return 0;
 }
 
-int cleanup_pass(struct server *srv, PGconn *pg, int64_t catalog_id, const char *catalog_name,
-                 int64_t batch, struct cleanup_result *out, struct api_error *err)
+int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
+                 struct cleanup_result *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
     struct pass p = {.srv = srv,
                      .pg = pg,
-                     .catalog_id = catalog_id,
-                     .catalog_name = catalog_name,
+                     .catalog_id = cat->id,
+                     .catalog_name = cat->name,
                      .res = out,
                      .err = err};
     if (batch < 1 || batch > CLEANUP_MAX_BATCH)
@@ -515,9 +524,12 @@ int cleanup_pass(struct server *srv, PGconn *pg, int64_t catalog_id, const char 
                               (long long)batch);
     if (make_token(&p) != 0)
         return -1;
-    if (drain(&p, batch) != 0)
-        return -1;
-    return queue_depth(&p);
+    struct hl_error e;
+    if (!(p.store = storage_view(srv, cat->data_path, &e)))
+        return api_fail(err, 500, "internal_error", "cleanup: %s", e.message);
+    int rc = drain(&p, batch) != 0 ? -1 : queue_depth(&p);
+    objstore_free(p.store);
+    return rc;
 }
 
 int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,
@@ -544,8 +556,9 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
 
 json_t *cleanup_result_json(const struct cleanup_result *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "removed", (json_int_t)r->removed, "missing",
-                     (json_int_t)r->missing, "still_referenced", (json_int_t)r->still_referenced,
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "removed", (json_int_t)r->removed,
+                     "missing", (json_int_t)r->missing, "still_referenced",
+                     (json_int_t)r->still_referenced, "refused", (json_int_t)r->refused,
                      "objects_removed", (json_int_t)r->removed, "settled_elsewhere",
                      (json_int_t)r->settled_elsewhere, "failed", (json_int_t)r->failed,
                      "deadline_skipped", (json_int_t)0);
@@ -591,7 +604,7 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
 {
     struct cleanup_result res;
     struct api_error e = {0};
-    if (cleanup_pass(t->srv, pg, cat->id, cat->name, t->batch, &res, &e) != 0)
+    if (cleanup_pass(t->srv, pg, cat, t->batch, &res, &e) != 0)
         return task_fail(err, &e);
     int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
     if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,

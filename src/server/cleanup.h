@@ -46,6 +46,7 @@ struct cleanup_result {
     int64_t removed;           /* objects deleted (rows drained 'deleted') */
     int64_t missing;           /* objects already gone (drained 'absent') */
     int64_t still_referenced;  /* paths a file row or upload names: not deleted */
+    int64_t refused;           /* paths outside the data path, links, non-files: not deleted */
     int64_t failed;            /* deletes that failed: claim released, retried later */
     int64_t settled_elsewhere; /* rows another pass took over after our lease ran out */
     int64_t queue_depth;       /* undrained rows of the catalog after the pass */
@@ -54,14 +55,17 @@ struct cleanup_result {
 /* One pass over the catalog's queue: claims, works and settles sub-batches
  * of up to CLEANUP_SUB_BATCH rows until `batch` rows were claimed or none
  * is claimable. `pg` must not be inside a transaction; every statement
- * autocommits. Uses srv->objstore and records the metrics
+ * autocommits. Deletes only through a view of srv->objstore confined to
+ * the catalog's data path (storage_guard.h): a refused path is drained
+ * 'refused', audited and never retried. Records the metrics
  * hoglake_files_removed_total{result} and hoglake_removal_queue_depth
  * {catalog}. Returns 0 (out filled; failed deletes are counted, not
  * errors) or -1 with err filled when the database fails; rows claimed
  * before a failure are retaken once their lease ends. Thread-safe:
  * passes may run concurrently on distinct connections. */
-int cleanup_pass(struct server *srv, PGconn *pg, int64_t catalog_id, const char *catalog_name,
-                 int64_t batch, struct cleanup_result *out, struct api_error *err);
+struct catalog_row;
+int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
+                 struct cleanup_result *out, struct api_error *err);
 
 /* Drained queue rows are the removal ledger; they are kept this long. */
 enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };

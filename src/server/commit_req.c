@@ -581,6 +581,14 @@ int commit_check_path(const char *data_path, const char *path, const char *what,
     if (!path_text_ok(path))
         return api_validation(err, "%s '%.300s' contains whitespace or a control character", what,
                               path);
+    /* One spelling per object: nothing a URL or path layer could decode
+     * or split into another name (percent-escapes, backslashes, query and
+     * fragment marks). */
+    if (strpbrk(path + dl, "%\\?#"))
+        return api_validation(err,
+                              "%s '%.300s' contains '%%', '\\', '?' or '#': object paths are "
+                              "taken literally and must have one spelling",
+                              what, path);
     const char *rel = path + dl + 1;
     if (!*rel)
         return api_validation(err, "%s '%.300s' names no file under the data_path", what, path);

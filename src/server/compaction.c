@@ -5,12 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "objstore/objstore.h"
 #include "server/compaction_commit.h"
 #include "server/compaction_plan.h"
 #include "server/compaction_rewrite.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "server/table_store.h"
 #include "server/task_req.h"
 #include "util/failpoint.h"
@@ -57,6 +59,7 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
                           int64_t snapshot, const char *msg, struct compaction_result *res)
 {
     switch (ro) {
+    case CPT_REFUSED: count_skip(m, "storage_refused", &res->storage_refused); break;
     case CPT_REWRITTEN: break;
     case CPT_UNCONVERTIBLE:
         count_skip(m, "unconvertible_schema", &res->unconvertible_schema);
@@ -92,8 +95,8 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
 
 /* Stages, rewrites and commits one claimed group, counting the outcome.
  * Returns -1 only for a database failure or out of memory. */
-static int run_group(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
-                     const struct cpt_group *g, struct compaction_result *res,
+static int run_group(struct srv_req *req, const struct catalog_row *cat, struct objstore *store,
+                     const char *claimant, const struct cpt_group *g, struct compaction_result *res,
                      struct api_error *err)
 {
     struct metrics *m = req->srv->metrics;
@@ -107,14 +110,18 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, const c
     struct cpt_output out = {0};
     enum cpt_rewrite_outcome ro = CPT_STORAGE;
     enum cpt_commit_outcome co = CPT_CONFLICT;
+    struct cpt_refusal refusal = {0};
     char msg[600] = "";
     bool keep_claim = false;
     int rc = load_layout(req, cat, g, &live, &layout, &at, err);
     if (rc == 0)
         rc = cpt_stage(req, cat, g, &a, &path, &ticket, err);
-    if (rc == 0 && cpt_rewrite(req->srv->objstore, &live, &layout, g, path, &a, &out, &ro, msg,
-                               sizeof msg) != 0)
+    if (rc == 0 &&
+        cpt_rewrite(store, &live, &layout, g, path, &a, &out, &ro, &refusal, msg, sizeof msg) != 0)
         rc = api_nomem(err);
+    if (rc == 0 && ro == CPT_REFUSED)
+        storage_record_refusal(req->srv, cat->name, refusal.operation, refusal.path, NULL,
+                               &refusal.err);
     /* A crash between the upload and the commit: the ticket stays
      * undrained and the claim in place, as a dead server leaves them. */
     if (rc == 0 && ro == CPT_REWRITTEN && failpoint_on("compaction-crash-before-commit")) {
@@ -160,12 +167,21 @@ int compaction_run(struct srv_req *req, const struct catalog_row *cat, const cha
     if (out->heap_budget_exceeded)
         metrics_counter_add(req->srv->metrics, "hoglake_compaction_skipped_total",
                             "reason=\"heap_budget_exceeded\"", (double)out->heap_budget_exceeded);
+    struct hl_error e;
+    struct objstore *store = rc == 0 ? storage_view(req->srv, cat->data_path, &e) : NULL;
+    if (rc == 0 && !store)
+        rc = api_fail(err, 500, "internal_error", "compaction: %s", e.message);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = run_group(req, cat, claimant, &groups[i], out, err);
+        rc = run_group(req, cat, store, claimant, &groups[i], out, err);
         /* The claims of groups never started go with the failure. */
         for (size_t j = i + 1; rc != 0 && j < n && req->db; j++)
             cpt_release_claim(req, cat, claimant, &groups[j]);
     }
+    /* Groups planned and never started keep their claims on a failure:
+     * released above, or here when the store could not be confined. */
+    for (size_t j = 0; !store && rc != 0 && j < n && req->db; j++)
+        cpt_release_claim(req, cat, claimant, &groups[j]);
+    objstore_free(store);
     arena_free(&a);
     return rc;
 }
@@ -173,14 +189,14 @@ int compaction_run(struct srv_req *req, const struct catalog_row *cat, const cha
 json_t *compaction_result_json(const struct compaction_result *r)
 {
     json_t *o =
-        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "groups_compacted",
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "groups_compacted",
                   (json_int_t)r->groups_compacted, "files_in", (json_int_t)r->files_in, "files_out",
                   (json_int_t)r->files_out, "bytes_in", (json_int_t)r->bytes_in, "bytes_out",
                   (json_int_t)r->bytes_out, "skipped_conflicts", (json_int_t)r->skipped_conflicts,
                   "dv_superseded", (json_int_t)r->dv_superseded, "unconvertible_schema",
                   (json_int_t)r->unconvertible_schema, "invalid_data", (json_int_t)r->invalid_data,
                   "heap_budget_exceeded", (json_int_t)r->heap_budget_exceeded, "failed_groups",
-                  (json_int_t)r->failed_groups);
+                  (json_int_t)r->failed_groups, "storage_refused", (json_int_t)r->storage_refused);
     json_t *planner = json_pack(
         "{s:I,s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
         "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",

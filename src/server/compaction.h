@@ -56,6 +56,7 @@ struct compaction_result {
     int64_t groups_compacted, files_in, files_out, bytes_in, bytes_out;
     int64_t skipped_conflicts, dv_superseded, unconvertible_schema, invalid_data;
     int64_t heap_budget_exceeded, failed_groups;
+    int64_t storage_refused; /* groups whose object the confined store refused */
     /* Planner counters. */
     int64_t claimed_elsewhere;
     int64_t candidates_files;   /* live files under the target considered */

@@ -126,6 +126,16 @@ struct fetch {
     size_t next; /* the next input to fetch (under mu) */
 };
 
+/* One input, read up to its registered size plus a byte: a larger or
+ * smaller object is refused (size_mismatch) having cost no more memory
+ * than its registration promised. */
+static void fetch_one(struct objstore *os, const struct cpt_input *in, struct buf *data,
+                      struct hl_error *e)
+{
+    e->status = HL_OK;
+    objstore_get_sized(os, in->path, in->size > 0 ? (uint64_t)in->size : 0, data, e);
+}
+
 static void *fetch_main(void *arg)
 {
     struct fetch *f = arg;
@@ -135,10 +145,7 @@ static void *fetch_main(void *arg)
         pthread_mutex_unlock(&f->mu);
         if (i >= f->g->ninputs)
             return NULL;
-        if (objstore_get(f->os, f->g->inputs[i].path, 0, UINT64_MAX, &f->data[i], &f->err[i]) != 0)
-            buf_free(&f->data[i]);
-        else
-            f->err[i].status = 0;
+        fetch_one(f->os, &f->g->inputs[i], &f->data[i], &f->err[i]);
     }
 }
 
@@ -160,14 +167,17 @@ static void fetch_all(struct fetch *f)
  * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
 static int read_input(const struct buf *data, const struct hl_error *e,
                       const struct lake_table *layout, const struct cpt_input *f,
-                      struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o, char *msg,
-                      size_t msg_size)
+                      struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
+                      struct cpt_refusal *refusal, char *msg, size_t msg_size)
 {
     *o = CPT_REWRITTEN;
     if (e->status != 0) {
         if (e->status == HL_ERR_NOMEM)
             return -1;
-        *o = fail(CPT_STORAGE, msg, msg_size, "reading %s: %s", f->path, e->message);
+        if (e->status == HL_ERR_FORBIDDEN)
+            *refusal = (struct cpt_refusal){f->path, "read", *e};
+        *o = fail(e->status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
+                  "reading %s: %s", f->path, e->message);
         return 0;
     }
     struct pq_source src;
@@ -283,13 +293,16 @@ static int write_output(struct objstore *os, const struct lake_table *live,
                         const struct ArrowArray *const *ptrs, size_t nbatches,
                         const struct rows_ref *refs, size_t n, const char *out_path,
                         struct arena *a, struct cpt_output *out, enum cpt_rewrite_outcome *o,
-                        char *msg, size_t msg_size)
+                        struct cpt_refusal *refusal, char *msg, size_t msg_size)
 {
     struct hl_error e;
     struct objstore_writer *ow = NULL;
     *o = CPT_REWRITTEN;
     if (objstore_writer_open(os, out_path, OBJSTORE_IF_NONE_MATCH, &ow, &e) != 0) {
-        *o = fail(CPT_STORAGE, msg, msg_size, "writing %s: %s", out_path, e.message);
+        if (e.status == HL_ERR_FORBIDDEN)
+            *refusal = (struct cpt_refusal){out_path, "write", e};
+        *o = fail(e.status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
+                  "writing %s: %s", out_path, e.message);
         return e.status == HL_ERR_NOMEM ? -1 : 0;
     }
     struct pq_write_options wo;
@@ -353,7 +366,8 @@ out:
 
 int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
                 const struct cpt_group *g, const char *out_path, struct arena *a,
-                struct cpt_output *out, enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
+                struct cpt_output *out, enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal,
+                char *msg, size_t msg_size)
 {
     memset(out, 0, sizeof *out);
     struct rows_in in = {0};
@@ -372,8 +386,8 @@ int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct
     pthread_mutex_destroy(&f.mu);
     for (size_t i = 0; i < g->ninputs; i++) {
         if (rc == 0 && *o == CPT_REWRITTEN)
-            rc = read_input(&f.data[i], &f.err[i], layout, &g->inputs[i], &in, &min, o, msg,
-                            msg_size);
+            rc = read_input(&f.data[i], &f.err[i], layout, &g->inputs[i], &in, &min, o, refusal,
+                            msg, msg_size);
         buf_free(&f.data[i]); /* decoded: the bytes can go */
     }
     free(f.data);
@@ -403,7 +417,7 @@ int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct
         *o = CPT_INVALID_DATA; /* a malformed batch: msg says which */
     else
         rc = write_output(os, live, layout, &schema, ptrs, in.n, refs, (size_t)in.rows, out_path, a,
-                          out, o, msg, msg_size);
+                          out, o, refusal, msg, msg_size);
     if (schema.release)
         schema.release(&schema);
     free(ptrs);

@@ -75,7 +75,8 @@ static const struct option_def options[] = {
             "on SIGTERM, how long to let in-flight requests finish (default 30000)"),
     {"max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", OPT_INT64, offsetof(struct config, max_body_bytes),
      0, 1024, (int64_t)1 << 34,
-     "largest body of a commit (POST .../commit, .../commit/prepared); larger gets 413\n"
+     "largest body of a commit (POST .../commit, .../commit/prepared) or a view create\n"
+     "(POST .../views); larger gets 413 "
      "(default 67108864)"},
     {"max-metadata-body-bytes", "HOGLAKE_MAX_METADATA_BODY_BYTES", OPT_INT64,
      offsetof(struct config, max_metadata_body_bytes), 0, 1024, (int64_t)1 << 34,

@@ -17,16 +17,35 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-bool server_is_inline(void *ctx, const char *method, const char *path)
+/* The routes served on connections accepted past --max-connections, so a
+ * flood of connections never blinds the probes. */
+static bool is_probe(const struct route *r)
+{
+    static const char *const probes[] = {"/livez", "/healthz", "/metrics"};
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++)
+        if (strcmp(r->pattern, probes[i]) == 0)
+            return true;
+    return false;
+}
+
+bool server_is_inline(void *ctx, const char *method, const char *path, struct http_route_info *info)
 {
     const struct server *srv = ctx;
     char scratch[2048];
     char allow[48];
     const struct route *r;
     const char *params[API_MAX_PATH_PARAMS];
-    return router_match(method, path, scratch, sizeof scratch, &r, params, allow, sizeof allow) ==
-               ROUTE_FOUND &&
-           (r->flags & ROUTE_INLINE) && !auth_may_query(srv->auth, r);
+    /* Every body is JSON to the handlers that read one; an unmatched path
+     * gets the small body limit and is answered 404 or 405. */
+    *info = (struct http_route_info){.json_max_depth = srv->cfg.json_max_depth,
+                                     .json_max_values = srv->cfg.json_max_values};
+    if (router_match(method, path, scratch, sizeof scratch, &r, params, allow, sizeof allow) !=
+        ROUTE_FOUND)
+        return false;
+    info->route = r->pattern;
+    info->large_body = (r->flags & ROUTE_LARGE_BODY) != 0;
+    info->probe = is_probe(r);
+    return (r->flags & ROUTE_INLINE) && !auth_may_query(srv->auth, r);
 }
 
 static void reply_from_response(struct srv_res *res, struct http_reply *reply)
@@ -168,16 +187,27 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
     arena_free(&req.arena);
 }
 
-void server_request_completed(void *ctx, const char *method, const char *route, int status,
-                              int64_t total_ns)
+void server_count_refusal(struct server *srv, const char *reason)
+{
+    char labels[96];
+    snprintf(labels, sizeof labels, "reason=\"%s\"", reason);
+    metrics_counter_add(srv->metrics, "hoglake_requests_refused_total", labels, 1);
+}
+
+void server_request_completed(void *ctx, const struct http_outcome *o)
 {
     struct server *srv = ctx;
+    if (o->refused)
+        server_count_refusal(srv, o->refused);
+    if (!o->method)
+        return; /* a connection refused before it sent a request */
+    const char *route = o->route;
     char labels[400], esc[256];
     metrics_label_escape(route ? route : "unmatched", esc, sizeof esc);
     snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\",status=\"%d\"", esc,
-             route ? method : "other", status);
+             route ? o->method : "other", o->status);
     metrics_counter_add(srv->metrics, "hoglake_http_requests_total", labels, 1);
-    snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", esc, route ? method : "other");
+    snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", esc, route ? o->method : "other");
     metrics_observe(srv->metrics, "hoglake_http_request_duration_seconds", labels,
-                    (double)total_ns / 1e9);
+                    (double)o->total_ns / 1e9);
 }

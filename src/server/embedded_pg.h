@@ -5,8 +5,15 @@
  * as an unprivileged user when hoglaked runs as root, and stop shuts it down.
  * A lock file keeps two hoglaked processes off one data dir.
  *
- * Call start before any thread is created and stop after all have ended:
- * both fork and exec PostgreSQL's tools. */
+ * Supervision: once the server is up, a thread checks every 500 ms that the
+ * postmaster still runs and restarts it when it died (its leftover backends
+ * ended, exponential backoff from 100 ms to 5 s between attempts, a log line
+ * per attempt, hoglake_postgres_restarts_total counted per restart).
+ *
+ * Call start before other threads exist (it reads the environment and
+ * process-wide user data); PostgreSQL's tools are forked with only
+ * async-signal-safe calls before exec, so restarts may fork from a threaded
+ * process. */
 #ifndef HL_SERVER_EMBEDDED_PG_H
 #define HL_SERVER_EMBEDDED_PG_H
 
@@ -14,11 +21,22 @@
 
 struct config;
 struct embedded_pg;
+struct metrics;
 
 /* Writes the libpq conninfo of the cluster's `hoglake` database into
  * conninfo. Returns NULL with a message in err on failure. */
 struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
                                       size_t conninfo_size, char *err, size_t err_size);
+/* Starts the supervisor, which counts restarts in metrics (kept until
+ * embedded_pg_unsupervise). When the postmaster cannot be watched (its pid
+ * file or /proc unreadable) it logs a warning and supervises nothing.
+ * Returns -1 with a message in err when the thread cannot be started. */
+int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, char *err,
+                          size_t err_size);
+/* Stops and joins the supervisor, cancelling a restart in progress; no
+ * restart happens after it returns. Idempotent; NULL is a no-op. */
+void embedded_pg_unsupervise(struct embedded_pg *pg);
+/* Stops supervision, then the cluster. */
 void embedded_pg_stop(struct embedded_pg *pg);
 
 #endif

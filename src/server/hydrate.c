@@ -13,7 +13,9 @@
 #include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "server/table_store.h"
+#include "util/failpoint.h"
 #include "util/log.h"
 
 /* How long a claimed file's transaction may sit idle during its fetch. */
@@ -95,34 +97,66 @@ static int claim_next(struct srv_req *req, const struct catalog_row *cat, int64_
 
 /* A storage failure's outcome: a vanished object or a path the store
  * refuses will not come right by waiting (a rehydrate requeues the file
- * once fixed); anything else may. */
-static enum outcome storage_outcome(const struct pending_file *f, const struct hl_error *e)
+ * once fixed); anything else may. A confinement refusal is recorded. */
+static enum outcome storage_outcome(struct srv_req *req, const struct catalog_row *cat,
+                                    const struct pending_file *f, const struct hl_error *e)
 {
+    if (storage_refusal(e)) {
+        storage_record_refusal(req->srv, cat->name, "read", f->path, NULL, e);
+        return OUT_FAILED;
+    }
     bool gone = e->status == HL_ERR_NOT_FOUND || e->status == HL_ERR_INVALID_ARGUMENT;
     log_warn("hydrator: file %lld (%s): %s%s", (long long)f->id, f->path, e->message,
              gone ? "" : " (left pending)");
     return gone ? OUT_FAILED : OUT_TRANSIENT;
 }
 
-/* Reads and decodes the footer into h->meta. Returns 0 with *o set, or -1
- * out of memory. */
-static int fetch_footer(struct objstore *os, const struct pending_file *f, struct arena *a,
-                        struct hydrated *h, enum outcome *o)
+/* Reads and decodes the footer into h->meta, through `store` (confined
+ * to the catalog's data path). The object must be the size the writer
+ * registered: a file that is not is refused before a byte is read (a
+ * registration can only lie to make the server read more than it should).
+ * Returns 0 with *o set, or -1 out of memory. */
+static int fetch_footer(struct srv_req *req, const struct catalog_row *cat, struct objstore *store,
+                        const struct pending_file *f, struct arena *a, struct hydrated *h,
+                        enum outcome *o)
 {
     struct hl_error e = {0};
     struct pq_error pe = {0};
     uint32_t flen;
     struct buf b = BUF_INIT;
-    /* The ranged read first: footer_size + 8 bytes end the object when the
-     * registration told the truth. */
+    uint64_t size;
+    /* A storage outage, for tests: the store answers an I/O error. */
+    if (failpoint_on("hydrator-storage-outage")) {
+        e = (struct hl_error){.status = HL_ERR_IO, .retryable = true};
+        snprintf(e.message, sizeof e.message, "simulated storage outage (failpoint)");
+        *o = storage_outcome(req, cat, f, &e);
+        return 0;
+    }
+    if (objstore_head(store, f->path, &size, &e) != 0) {
+        if (e.status == HL_ERR_NOMEM)
+            return -1;
+        *o = storage_outcome(req, cat, f, &e);
+        return 0;
+    }
+    if (size != (uint64_t)f->file_size) {
+        char why[128];
+        snprintf(why, sizeof why, "the object holds %llu bytes, the catalog says %lld",
+                 (unsigned long long)size, (long long)f->file_size);
+        struct hl_error mismatch = {.status = HL_ERR_FORBIDDEN};
+        snprintf(mismatch.message, sizeof mismatch.message, "%s", why);
+        storage_record_refusal(req->srv, cat->name, "read", f->path, "size_mismatch", &mismatch);
+        *o = OUT_FAILED;
+        return 0;
+    }
+    /* The ranged read first: footer_size + 8 bytes end the object. */
     if (f->has_footer_size && f->footer_size <= f->file_size - 8 && f->file_size >= 8) {
         uint64_t tail = (uint64_t)f->footer_size + 8;
-        if (objstore_get(os, f->path, (uint64_t)f->file_size - tail, tail, &b, &e) != 0 &&
+        if (objstore_get(store, f->path, (uint64_t)f->file_size - tail, tail, &b, &e) != 0 &&
             e.status != HL_ERR_INVALID_ARGUMENT) {
             buf_free(&b);
             if (e.status == HL_ERR_NOMEM)
                 return -1;
-            *o = storage_outcome(f, &e);
+            *o = storage_outcome(req, cat, f, &e);
             return 0;
         }
         if (b.len == tail && pq_parse_footer_tail(b.data, b.len, a, &h->meta, &flen, &pe) == 0) {
@@ -134,26 +168,19 @@ static int fetch_footer(struct objstore *os, const struct pending_file *f, struc
         if (pe.code == PQ_ERR_NOMEM)
             return -1;
     }
-    /* footer_size absent or wrong (or the object is not the registered
-     * size): the whole object, bounded. */
-    uint64_t size;
-    if (objstore_head(os, f->path, &size, &e) != 0) {
-        if (e.status == HL_ERR_NOMEM)
-            return -1;
-        *o = storage_outcome(f, &e);
-        return 0;
-    }
+    /* footer_size absent or wrong: the whole object, bounded. */
     if (size > HYDRATE_MAX_WHOLE_OBJECT_BYTES) {
         log_warn("hydrator: file %lld (%s): %llu bytes, more than a whole-object read may take",
                  (long long)f->id, f->path, (unsigned long long)size);
         *o = OUT_FAILED;
         return 0;
     }
-    if (objstore_get(os, f->path, 0, UINT64_MAX, &b, &e) != 0) {
+    /* Never more than the size checked above, should the object grow. */
+    if (objstore_get(store, f->path, 0, size ? size : UINT64_MAX, &b, &e) != 0) {
         buf_free(&b);
         if (e.status == HL_ERR_NOMEM)
             return -1;
-        *o = storage_outcome(f, &e);
+        *o = storage_outcome(req, cat, f, &e);
         return 0;
     }
     struct pq_source src;
@@ -250,8 +277,9 @@ static int settle(struct srv_req *req, const struct catalog_row *cat, const stru
 
 /* One file: claim, fetch, compute, settle. *found false when nothing was
  * left to claim; *last gets the claimed id. */
-static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, int64_t *last,
-                       bool *found, struct hydrate_result *out, struct api_error *err)
+static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, struct objstore *store,
+                       int64_t *last, bool *found, struct hydrate_result *out,
+                       struct api_error *err)
 {
     struct pending_file f = {0};
     /* The claim is a row lock held across the object read, which may
@@ -273,7 +301,7 @@ static int hydrate_one(struct srv_req *req, const struct catalog_row *cat, int64
     arena_init(&a, 0);
     struct hydrated h = {0};
     enum outcome o;
-    int rc = fetch_footer(req->srv->objstore, &f, &a, &h, &o) != 0 ? api_nomem(err) : 0;
+    int rc = fetch_footer(req, cat, store, &f, &a, &h, &o) != 0 ? api_nomem(err) : 0;
     if (rc == 0 && o == OUT_PROVIDED)
         rc = compute(req, cat, &f, &a, &h, &o, err);
     if (rc == 0 && o == OUT_TRANSIENT) {
@@ -334,12 +362,17 @@ int hydrate_pass(struct srv_req *req, const struct catalog_row *cat, int64_t max
     memset(out, 0, sizeof *out);
     if (!req_db(req, err))
         return -1;
+    struct hl_error e;
+    struct objstore *store = storage_view(req->srv, cat->data_path, &e);
+    if (!store)
+        return api_fail(err, 500, "internal_error", "hydrator: %s", e.message);
     int64_t last = 0;
     bool found = true;
-    for (int64_t i = 0; i < max_files && found; i++)
-        if (hydrate_one(req, cat, &last, &found, out, err) != 0)
-            return -1;
-    return backlog(req, cat, out, err);
+    int rc = 0;
+    for (int64_t i = 0; i < max_files && found && rc == 0; i++)
+        rc = hydrate_one(req, cat, store, &last, &found, out, err);
+    objstore_free(store);
+    return rc != 0 ? -1 : backlog(req, cat, out, err);
 }
 
 json_t *hydrate_result_json(const struct hydrate_result *r)

@@ -29,7 +29,9 @@
  * {catalog}.
  *
  * The pass runs on the request's database connection (req_db) and reads
- * objects through req->srv->objstore; it must be called outside any
+ * objects through a view of req->srv->objstore confined to the catalog's
+ * data path (storage_guard.h: refusals, and objects that are not their
+ * registered size, fail the file); it must be called outside any
  * transaction. A background loop calls it with a request it built itself
  * (srv, arena, no route). */
 #ifndef HL_SERVER_HYDRATE_H

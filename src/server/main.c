@@ -1,5 +1,6 @@
 /* hoglaked: start-up, the wait for a stop signal, and an orderly shutdown. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,8 +25,10 @@
 #include "server/maintenance.h"
 #include "server/metrics.h"
 #include "server/metrics_sampler.h"
+#include "server/privileges.h"
 #include "server/router.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "util/embedded.h"
 #include "util/log.h"
 
@@ -62,18 +65,43 @@ static void free_pem(char *text)
     free(text);
 }
 
-static int write_port_file(const char *path, int port)
+/* The certificate and key of --tls-cert/--tls-key, read while the server
+ * may still be root (a key is typically root's, 0600). 0, or -1 logged. */
+static int load_tls(const struct config *cfg, char **cert, char **key)
 {
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    if (!cfg->tls_cert[0])
+        return 0;
+    if (!(*cert = read_pem(cfg->tls_cert)) || !(*key = read_pem(cfg->tls_key))) {
+        log_error("cannot read %s: %s", *cert ? cfg->tls_key : cfg->tls_cert, strerror(errno));
         return -1;
-    fprintf(f, "%d\n", port);
-    if (fclose(f) != 0)
-        return -1;
-    /* Renamed into place so a reader never sees a half-written file. */
-    return rename(tmp, path);
+    }
+    struct stat st;
+    if (stat(cfg->tls_key, &st) == 0 && (st.st_mode & 077))
+        log_warn("the TLS private key %s is readable by other users (mode %03o)", cfg->tls_key,
+                 (unsigned)(st.st_mode & 0777));
+    return 0;
+}
+
+/* The port file is opened (emptied) while the server may still be root,
+ * so a directory only root can write works, and written once the server
+ * listens: one write of a short line, so a reader that sees it non-empty
+ * sees all of it. Never through a symbolic link. */
+static int open_port_file(const char *path, int *fd, char *err, size_t err_size)
+{
+    if (!path[0])
+        return 0;
+    *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (*fd >= 0)
+        return 0;
+    snprintf(err, err_size, "cannot write port file %s: %s", path, strerror(errno));
+    return -1;
+}
+
+static int write_port_file(int fd, int port)
+{
+    char line[16];
+    int n = snprintf(line, sizeof line, "%d\n", port);
+    return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
 /* In embedded mode new catalogs default to <data-dir>/warehouse/<name>. */
@@ -116,15 +144,35 @@ int main(int argc, char **argv)
     struct embedded_pg *epg = NULL;
     struct metrics_sampler *sampler = NULL;
     char *tls_cert = NULL, *tls_key = NULL;
-    char err[1024];
+    int listen_fd = -1; /* bound while root (a port below 1024), served from later */
+    int port_fd = -1;
+    char err[1024] = "";
     char conninfo[1200];
+    /* Everything that needs root happens here, then root is gone. */
+    struct run_as as;
+    if (privileges_resolve(&srv.cfg, &as, err, sizeof err) != 0 ||
+        privileges_prepare(&srv.cfg, &as, err, sizeof err) != 0 ||
+        load_tls(&srv.cfg, &tls_cert, &tls_key) != 0 ||
+        (listen_fd = http_bind(srv.cfg.listen, srv.cfg.port, NULL, err, sizeof err)) < 0 ||
+        open_port_file(srv.cfg.port_file, &port_fd, err, sizeof err) != 0 ||
+        privileges_drop(&as, srv.cfg.data_dir, err, sizeof err) != 0) {
+        if (err[0])
+            log_error("%s", err);
+        if (listen_fd >= 0)
+            close(listen_fd);
+        if (port_fd >= 0)
+            close(port_fd);
+        free_pem(tls_cert);
+        free_pem(tls_key);
+        return 1;
+    }
     if (srv.cfg.database_url[0]) {
         snprintf(conninfo, sizeof conninfo, "%s", srv.cfg.database_url);
     } else {
         epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, err, sizeof err);
         if (!epg) {
             log_error("%s", err);
-            return 1;
+            goto out;
         }
         if (default_warehouse(&srv.cfg) != 0) {
             log_error("cannot prepare the warehouse directory under %s: %s", srv.cfg.data_dir,
@@ -133,6 +181,10 @@ int main(int argc, char **argv)
         }
     }
     srv.conninfo = conninfo;
+    if (storage_roots_init(&srv, err, sizeof err) != 0) {
+        log_error("%s", err);
+        goto out;
+    }
     int applied = 0;
     if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, err, sizeof err) != 0) {
         log_error("%s", err);
@@ -166,6 +218,11 @@ int main(int argc, char **argv)
     srv.metrics = metrics_create();
     if (!srv.metrics) {
         log_error("out of memory");
+        goto out;
+    }
+    /* Embedded mode: a dead postmaster is restarted (embedded_pg.h). */
+    if (epg && embedded_pg_supervise(epg, srv.metrics, err, sizeof err) != 0) {
+        log_error("%s", err);
         goto out;
     }
     srv.audit = audit_open(srv.cfg.audit_log, srv.metrics);
@@ -230,6 +287,8 @@ int main(int argc, char **argv)
     struct http_options opts = {
         .listen = srv.cfg.listen,
         .port = srv.cfg.port,
+        .prebound = true,
+        .listen_fd = listen_fd,
         .workers = srv.cfg.request_threads,
         .max_body_bytes = srv.cfg.max_body_bytes,
         .max_metadata_body_bytes = srv.cfg.max_metadata_body_bytes,
@@ -240,19 +299,8 @@ int main(int argc, char **argv)
         .max_connections = srv.cfg.max_connections,
         .max_client_connections = srv.cfg.max_client_connections,
     };
-    if (srv.cfg.tls_cert[0]) {
-        if (!(tls_cert = read_pem(srv.cfg.tls_cert)) || !(tls_key = read_pem(srv.cfg.tls_key))) {
-            log_error("cannot read %s: %s", tls_cert ? srv.cfg.tls_key : srv.cfg.tls_cert,
-                      strerror(errno));
-            goto out;
-        }
-        struct stat st;
-        if (stat(srv.cfg.tls_key, &st) == 0 && (st.st_mode & 077))
-            log_warn("the TLS private key %s is readable by other users (mode %03o)",
-                     srv.cfg.tls_key, (unsigned)(st.st_mode & 0777));
-        opts.tls_cert_pem = tls_cert;
-        opts.tls_key_pem = tls_key;
-    }
+    opts.tls_cert_pem = tls_cert;
+    opts.tls_key_pem = tls_key;
     struct http_handlers handlers = {
         .ctx = &srv,
         .is_inline = server_is_inline,
@@ -260,12 +308,13 @@ int main(int argc, char **argv)
         .completed = server_request_completed,
     };
     srv.http = http_server_start(&opts, &handlers, err, sizeof err);
+    listen_fd = -1; /* the server's now, even when it failed to start */
     if (!srv.http) {
         log_error("%s", err);
         goto out;
     }
     int port = http_server_port(srv.http);
-    if (srv.cfg.port_file[0] && write_port_file(srv.cfg.port_file, port) != 0) {
+    if (port_fd >= 0 && write_port_file(port_fd, port) != 0) {
         log_error("cannot write port file %s: %s", srv.cfg.port_file, strerror(errno));
         goto out;
     }
@@ -286,10 +335,17 @@ int main(int argc, char **argv)
 out:
     http_server_stop(srv.http, srv.cfg.shutdown_timeout_ms);
     srv.http = NULL;
+    if (listen_fd >= 0)
+        close(listen_fd); /* a start-up that failed before the server took it */
+    if (port_fd >= 0)
+        close(port_fd);
     /* After the HTTP drain (no manual pass in flight), before the pool goes. */
     maintenance_stop(srv.maint);
     srv.maint = NULL;
     metrics_sampler_stop(sampler);
+    /* The last database user is gone: no restart from here on, and none
+     * counted into metrics after they are freed. */
+    embedded_pg_unsupervise(epg);
     if (srv.probe_conn)
         PQfinish(srv.probe_conn);
     db_pool_destroy(srv.pool);
@@ -299,6 +355,7 @@ out:
     objstore_free(srv.objstore);
     embedded_pg_stop(epg);
     auth_free(srv.auth);
+    storage_roots_free(&srv);
     free_pem(tls_cert);
     free_pem(tls_key);
     if (exit_code == 0)

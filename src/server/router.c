@@ -14,11 +14,12 @@ static const char *const table_get[] = {"snapshot", "at_timestamp", "totals", NU
 static const char *const table_drop[] = {"expected_table_uuid", NULL};
 static const char *const table_alter[] = {"expected_table_uuid", "read_snapshot", NULL};
 static const char *const table_truncate[] = {"expected_table_uuid", NULL};
-static const char *const table_files[] = {"snapshot", "at_timestamp", "sort",      "order",
-                                          "limit",    "offset",       "partition", NULL};
+static const char *const table_files[] = {"snapshot", "at_timestamp", "sort",      "order", "limit",
+                                          "offset",   "page_token",   "partition", NULL};
 static const char *const table_scan[] = {"snapshot", "at_timestamp", "include", "stats_fields",
-                                         NULL};
-static const char *const table_changes[] = {"from_snapshot", "to_snapshot", NULL};
+                                         "limit",    "page_token",   NULL};
+static const char *const table_changes[] = {"from_snapshot", "to_snapshot", "limit", "page_token",
+                                            NULL};
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};
 static const char *const snapshot_page[] = {"after", "before", "limit", NULL};
 static const char *const snapshot_resolve[] = {"at_timestamp", NULL};
@@ -59,7 +60,7 @@ static const struct route routes[] = {
     {"GET", NS "/tables/{table}/changes", ACCESS_READER, h_table_changes, 0, table_changes},
 
     {"GET", NS "/views", ACCESS_READER, h_views_list, 0, time_travel},
-    {"POST", NS "/views", ACCESS_OWNER, h_views_create, 0, no_args},
+    {"POST", NS "/views", ACCESS_OWNER, h_views_create, ROUTE_LARGE_BODY, no_args},
     {"GET", NS "/views/{view}", ACCESS_READER, h_view_get, 0, time_travel},
     {"DELETE", NS "/views/{view}", ACCESS_OWNER, h_view_drop, 0, no_args},
 

@@ -10,7 +10,7 @@
 enum route_flags {
     ROUTE_INLINE = 1,     /* cheap and database-free: answered on the I/O thread */
     ROUTE_NO_SHED = 2,    /* probes: never shed for queueing time */
-    ROUTE_LARGE_BODY = 4, /* commits: bodies up to --max-body-bytes, not the metadata limit */
+    ROUTE_LARGE_BODY = 4, /* commits, view creates (1 MiB of SQL): up to --max-body-bytes */
 };
 
 /* Who may call a route. auth_gate (auth.h) checks it in one place, before

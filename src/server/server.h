@@ -26,6 +26,9 @@ struct server {
     struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
     struct audit *audit;       /* the audit log (audit.h) */
     struct auth *auth;         /* the request gate (auth.h) */
+    /* Where file:// catalogs may be (storage_guard.h): resolved paths. */
+    char **file_roots;
+    size_t nfile_roots;
     /* /healthz probes on their own connection, so a busy pool still
      * answers; the mutex serialises probes. */
     pthread_mutex_t probe_mu;
@@ -38,9 +41,14 @@ struct server {
 /* Request entry points for the HTTP transport (see http.h). */
 struct http_request;
 struct http_reply;
-bool server_is_inline(void *srv, const char *method, const char *path);
+struct http_route_info;
+struct http_outcome;
+bool server_is_inline(void *srv, const char *method, const char *path,
+                      struct http_route_info *info);
 void server_handle(void *srv, const struct http_request *req, struct http_reply *reply);
-void server_request_completed(void *srv, const char *method, const char *route, int status,
-                              int64_t total_ns);
+void server_request_completed(void *srv, const struct http_outcome *outcome);
+/* Counts a request or connection a resource limit refused
+ * (hoglake_requests_refused_total; reasons in docs/limits.md). */
+void server_count_refusal(struct server *srv, const char *reason);
 
 #endif

@@ -1,7 +1,10 @@
 #include "util/datadir.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int datadir_default(char *out, size_t size)
@@ -21,4 +24,22 @@ int datadir_default(char *out, size_t size)
     else
         n = snprintf(out, size, "./hoglake-data");
     return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int datadir_make_dirs(const char *dir, mode_t mode)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(path, mode) != 0 && errno != EEXIST ? -1 : 0;
 }

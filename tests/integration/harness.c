@@ -300,6 +300,23 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
         argv[n++] = "--database-url";
         argv[n++] = db->url;
     }
+    /* Tests make file:// catalogs in their scratch directories: all of
+     * $TMPDIR is a file root, unless the test says otherwise. */
+    bool roots_given = false;
+    for (int i = 0; extra && extra[i]; i++)
+        roots_given = roots_given || strcmp(extra[i], "--file-roots") == 0;
+    if (!roots_given) {
+        argv[n++] = "--file-roots";
+        argv[n++] = tmp;
+    }
+    /* Tests plant files anywhere as root and check them as root: the
+     * server stays root too, unless a test names the user it becomes
+     * (tests/security/test_privileges.c). */
+    bool user_given = false;
+    for (int i = 0; extra && extra[i]; i++)
+        user_given = user_given || strcmp(extra[i], "--user") == 0;
+    if (!user_given && geteuid() == 0)
+        argv[n++] = "--allow-root";
     for (int i = 0; extra && extra[i] && n < 46; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;

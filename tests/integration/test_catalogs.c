@@ -16,7 +16,9 @@ static int setup(void **state)
 {
     (void)state;
     test_db_create(&db, "catalogs");
-    test_server_start(&srv, &db, NULL);
+    /* The file:// cases below name paths under /tmp (never created). */
+    static const char *const roots[] = {"--file-roots", "/tmp", NULL};
+    test_server_start(&srv, &db, roots);
     static const char *const wh[] = {"--warehouse", "s3://hoglake-test/wh", NULL};
     test_server_start(&wh_srv, &db, wh);
     pg = test_db_connect(&db);

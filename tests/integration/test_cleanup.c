@@ -65,11 +65,16 @@ static void file_uri(char *out, size_t size, const char *name)
     snprintf(out, size, "file://%s/%s", dir, name);
 }
 
+/* The catalog and table the helpers below act on: CAT's, unless a test
+ * switches to another. */
+static const char *cur_cat = CAT;
+static int64_t *cur_table = &table_id;
+
 static int64_t queue(const char *path, const char *reason)
 {
     return sqli("INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
                 " VALUES (%lld, '%s', 'data', '%s') RETURNING removal_id",
-                (long long)cat_id(CAT), path, reason);
+                (long long)cat_id(cur_cat), path, reason);
 }
 
 /* n small file:// objects under dir/<sub>/, each queued for removal. */
@@ -88,11 +93,11 @@ static int64_t live_file(const char *path, bool ended)
 {
     int64_t id = sqli("UPDATE hog_catalog SET next_file_id = next_file_id + 1"
                       " WHERE catalog_id = %lld RETURNING next_file_id - 1",
-                      (long long)cat_id(CAT));
+                      (long long)cat_id(cur_cat));
     sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
              " end_snapshot, path, record_count, file_size_bytes, row_id_start)"
              " VALUES (%lld, %lld, %lld, 1, %s, '%s', 1, 11, 0)",
-             (long long)cat_id(CAT), (long long)id, (long long)table_id, ended ? "2" : "NULL",
+             (long long)cat_id(cur_cat), (long long)id, (long long)*cur_table, ended ? "2" : "NULL",
              path);
     return id;
 }
@@ -106,14 +111,20 @@ static void post_cleanup(struct http_result *r, const struct test_server *s, con
     http_call(r, "POST", url, NULL, NULL, 0, NULL);
 }
 
-static json_t *cleanup_on(const struct test_server *s, const char *query)
+static json_t *cleanup_on_catalog(const struct test_server *s, const char *catalog,
+                                  const char *query)
 {
     struct http_result r;
-    post_cleanup(&r, s, CAT, query);
+    post_cleanup(&r, s, catalog, query);
     expect_status(&r, 200);
     json_t *out = json_incref(r.json);
     http_result_free(&r);
     return out;
+}
+
+static json_t *cleanup_on(const struct test_server *s, const char *query)
+{
+    return cleanup_on_catalog(s, CAT, query);
 }
 
 static void expect_result(json_t *res, json_int_t removed, json_int_t missing,
@@ -132,7 +143,7 @@ static int64_t undrained(void)
 {
     return sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
                 " AND drained_at IS NULL",
-                (long long)cat_id(CAT));
+                (long long)cat_id(cur_cat));
 }
 
 static void drain_all(void)
@@ -279,6 +290,20 @@ static void test_moto(void **state)
 {
     (void)state;
     enum { N = 1205 };
+    /* An S3 catalog of its own: cleanup deletes only beneath the data path
+     * of the catalog the queue row belongs to. */
+    char data_path[600];
+    snprintf(data_path, sizeof data_path, "%.*s", (int)strlen(s3base) - 1, s3base);
+    struct http_result r;
+    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", "cln_s3", "data_path", data_path),
+             "/v1/catalogs");
+    expect_status(&r, 201);
+    http_result_free(&r);
+    make_namespace(&srv, "cln_s3", NS);
+    json_decref(make_table(&srv, "cln_s3", NS, "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
+    int64_t s3_table = table_id_of("cln_s3", NS, "t");
+    cur_cat = "cln_s3";
+    cur_table = &s3_table;
     char(*uri)[600] = calloc(N, sizeof *uri);
     assert_non_null(uri);
     for (int i = 0; i < N; i++) {
@@ -288,19 +313,31 @@ static void test_moto(void **state)
     sql_exec("INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
              " SELECT %lld, format('%sf%%s.parquet', lpad(i::text, 5, '0')), 'data',"
              " 'snapshot_expiry' FROM generate_series(0, %d) AS i",
-             (long long)cat_id(CAT), s3base, N - 1);
+             (long long)cat_id(cur_cat), s3base, N - 1);
     char live[700];
     snprintf(live, sizeof live, "%slive.parquet", s3base);
     put_object(live);
     live_file(live, false);
     queue(live, "snapshot_expiry");
+    /* A path of another catalog queued here is refused, never deleted. */
+    char foreign[600];
+    file_uri(foreign, sizeof foreign, "not-this-catalogs.parquet");
+    put_object(foreign);
+    queue(foreign, "snapshot_expiry");
 
-    expect_result(cleanup_on(&srv, "?batch=5000"), N, 0, 1);
+    json_t *res = cleanup_on_catalog(&srv, cur_cat, "?batch=5000");
+    assert_int_equal(jint(res, "refused"), 1);
+    expect_result(res, N, 0, 1); /* takes res */
     for (int i = 0; i < N; i += 97)
         assert_false(object_exists(uri[i]));
     assert_false(object_exists(uri[N - 1]));
     assert_true(object_exists(live));
+    assert_true(object_exists(foreign));
     assert_int_equal(undrained(), 0);
+    expect_sql("refused", "SELECT drained_outcome FROM hog_file_removal WHERE path = '%s'",
+               foreign);
+    cur_cat = CAT;
+    cur_table = &table_id;
     free(uri);
 }
 

@@ -68,6 +68,24 @@ static void hl_to(struct out *o, const char *server, const char *fmt, ...)
                      (o)->err);                                                                    \
     } while (0)
 
+/* What GET `api_path` answers, as the whole listing the CLI prints: a
+ * page of files or changes (the fixture's fit in one) without its
+ * next_page_token, and a file listing as its array of files. */
+static json_t *api_listing(const char *api_path)
+{
+    json_t *got = api_get_json(&srv, "%s", api_path);
+    const json_t *token = json_is_object(got) ? json_object_get(got, "next_page_token") : NULL;
+    if (!token)
+        return got;
+    assert_true(json_is_null(token));
+    json_object_del(got, "next_page_token");
+    if (json_object_size(got) != 1 || !json_is_array(json_object_get(got, "files")))
+        return got;
+    json_t *files = json_incref(json_object_get(got, "files"));
+    json_decref(got);
+    return files;
+}
+
 /* The command's --json output equals what GET `api_path` answers. */
 static void expect_json_as_api(const char *args, const char *api_path)
 {
@@ -75,7 +93,7 @@ static void expect_json_as_api(const char *args, const char *api_path)
     hl_to(&o, srv.base, "--json %s", args);
     expect_exit(&o, 0);
     json_t *got = jparse(o.text);
-    json_t *want = api_get_json(&srv, "%s", api_path);
+    json_t *want = api_listing(api_path);
     if (!json_equal(got, want)) {
         char *w = json_dumps(want, JSON_COMPACT);
         fail_msg("hoglake --json %s\nprinted: %s\nthe API: %s", args, o.text, w);
@@ -220,7 +238,7 @@ static void files_at_head(void **state)
 {
     (void)state;
     expect_json_as_api("files " CAT "." NS ".events", TBL "events/files");
-    json_t *files = api_get_json(&srv, TBL "events/files");
+    json_t *files = api_listing(TBL "events/files");
     assert_int_equal(json_array_size(files), 3);
     struct out o;
     hl_to(&o, srv.base, "files " CAT "." NS ".events");
@@ -268,7 +286,7 @@ static void files_time_travel(void **state)
     snprintf(args, sizeof args, "files " CAT "." NS ".events --snapshot %lld", (long long)s_first);
     snprintf(api, sizeof api, TBL "events/files?snapshot=%lld", (long long)s_first);
     expect_json_as_api(args, api);
-    json_t *then = api_get_json(&srv, "%s", api);
+    json_t *then = api_listing(api);
     assert_int_equal(json_array_size(then), 2);
     /* --at the first commit's instant reads the same as --snapshot. */
     json_t *page = api_get_json(&srv, "/v1/catalogs/" CAT "/snapshots?after=%lld&limit=1",
@@ -316,7 +334,7 @@ static void changes_between_commits(void **state)
     snprintf(api, sizeof api, TBL "events/changes?from_snapshot=%lld&to_snapshot=%lld",
              (long long)s_first, (long long)s_deletes);
     expect_json_as_api(args, api);
-    json_t *plan = api_get_json(&srv, "%s", api);
+    json_t *plan = api_listing(api);
     json_t *files = json_object_get(plan, "files");
     json_t *deletes = json_object_get(plan, "delete_files");
     assert_int_equal(json_array_size(files), 1);
@@ -360,6 +378,65 @@ static void changes_between_commits(void **state)
     snprintf(want, sizeof want, "after snapshot 0, up to snapshot %lld", (long long)head_of(CAT));
     assert_non_null(strstr(o.text, want));
     assert_non_null(strstr(o.text, "data files      3\n"));
+}
+
+/* ---- listings of many pages ---- */
+
+/* files and changes read every page: a table of 2,500 files (three pages
+ * of the server's default size) is listed whole, each file once. */
+static void listings_page_through(void **state)
+{
+    (void)state;
+    struct out o;
+    hl_to(&o, srv.base, "table create " CAT "." NS ".many --columns 'id:long'");
+    expect_exit(&o, 0);
+    int64_t created = head_of(CAT);
+    enum { MANY = 2500 };
+    size_t cap = 200 + MANY * 120, n = 0;
+    char *body = malloc(cap);
+    assert_non_null(body);
+    n += (size_t)snprintf(body + n, cap - n,
+                          "{'appends':[{'namespace':'" NS "','table':'many','files':[");
+    for (int i = 0; i < MANY; i++)
+        n += (size_t)snprintf(body + n, cap - n,
+                              "%s{'path':'" DATA "/many/%04d.parquet','record_count':2,"
+                              "'file_size_bytes':10,'column_stats':[]}",
+                              i ? "," : "", i);
+    snprintf(body + n, cap - n, "]}]}");
+    commit(body);
+    free(body);
+    int64_t first =
+        sqli("SELECT min(data_file_id) FROM hog_data_file WHERE path LIKE '" DATA "/many/%%'");
+
+    struct cli_out c;
+    cli_run(&c, HOGLAKE_CLI_BIN, srv.base, srv.dir, "--json files " CAT "." NS ".many");
+    cli_out_expect(&c, 0, "files --json");
+    json_t *files = jparse(c.out);
+    cli_out_free(&c);
+    assert_int_equal(json_array_size(files), MANY);
+    for (size_t i = 0; i < MANY; i++)
+        assert_int_equal(jint(json_array_get(files, i), "data_file_id"), first + (int64_t)i);
+    json_decref(files);
+
+    cli_run(&c, HOGLAKE_CLI_BIN, srv.base, srv.dir, "files " CAT "." NS ".many");
+    cli_out_expect(&c, 0, "files");
+    expect_contains(c.out, "2500 files, 5000 rows, 25000 bytes\n", "files");
+    expect_contains(c.out, DATA "/many/2499.parquet", "files");
+    cli_out_free(&c);
+
+    cli_run(&c, HOGLAKE_CLI_BIN, srv.base, srv.dir,
+            "--json changes " CAT "." NS ".many --from %lld", (long long)created);
+    cli_out_expect(&c, 0, "changes --json");
+    json_t *plan = jparse(c.out);
+    cli_out_free(&c);
+    assert_int_equal(json_array_size(json_object_get(plan, "files")), MANY);
+    assert_null(json_object_get(plan, "next_page_token"));
+    json_decref(plan);
+    cli_run(&c, HOGLAKE_CLI_BIN, srv.base, srv.dir, "changes " CAT "." NS ".many --from %lld",
+            (long long)created);
+    cli_out_expect(&c, 0, "changes");
+    expect_contains(c.out, "data files      2500\n", "changes");
+    cli_out_free(&c);
 }
 
 /* ---- offsets ---- */
@@ -568,7 +645,7 @@ int main(void)
         cmocka_unit_test(files_at_head),           cmocka_unit_test(files_time_travel),
         cmocka_unit_test(changes_between_commits), cmocka_unit_test(consumer_offsets),
         cmocka_unit_test(snapshots_paged),         cmocka_unit_test(usage_errors_send_nothing),
-        cmocka_unit_test(unknown_objects),
+        cmocka_unit_test(unknown_objects),         cmocka_unit_test(listings_page_through),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -474,6 +474,47 @@ static void casts_by_name(void **state)
     fixture_free(&f);
 }
 
+/* The scan's status and error text once the plan's file has been set to
+ * `size` bytes behind the catalog's back. */
+static void expect_scan_error(hl_table *t, int64_t snapshot, const char *local, off_t size,
+                              const char *needle)
+{
+    assert_int_equal(truncate(local, size), 0);
+    struct ArrowArrayStream scan;
+    struct hl_error err;
+    struct hl_at at = {snapshot, NULL};
+    test_check(hl_table_scan(t, &at, &scan, &err), &err, "scan");
+    struct ArrowArray b;
+    int rc = scan.get_next(&scan, &b);
+    const char *why = scan.get_last_error(&scan);
+    if (rc == 0 || !why || !strstr(why, needle))
+        fail_msg("size %lld: got rc %d '%s', want an error with '%s'", (long long)size, rc,
+                 why ? why : "", needle);
+    scan.release(&scan);
+}
+
+/* A scan reads no more of a file than the catalog recorded: one that grew
+ * (or shrank) since it was registered is refused, not buffered whole. */
+static void scan_refuses_a_file_that_changed(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "resized");
+    static const char *const rows[] = {"{\"id\":1,\"team_id\":2}\n"};
+    struct ArrowArrayStream s;
+    make_stream(&s, "id:long!, team_id:long!", rows, 1);
+    struct hl_append_result *res;
+    append_ok(f.table, &s, NULL, &res);
+    const char *local = res->files[0].path + strlen("file://");
+    struct stat st;
+    assert_int_equal(stat(local, &st), 0);
+    expect_scan_error(f.table, res->snapshot_id, local, st.st_size + (off_t)(64 << 20),
+                      "holds more than");
+    expect_scan_error(f.table, res->snapshot_id, local, st.st_size - 1, "were recorded");
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
 /* A refusal before any upload: the status, a word of the message, nothing
  * uploaded and no catalog rows. */
 static void expect_refused(struct fixture *f, const char *spec, const char *rows, hl_status want,
@@ -1165,6 +1206,7 @@ int main(void)
         cmocka_unit_test(append_moto),
         cmocka_unit_test(append_s3rver),
         cmocka_unit_test(casts_by_name),
+        cmocka_unit_test(scan_refuses_a_file_that_changed),
         cmocka_unit_test(bad_input_changes_nothing),
         cmocka_unit_test(partitioned_fanout),
         cmocka_unit_test(rollover_and_memory_budget),

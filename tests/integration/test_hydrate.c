@@ -330,37 +330,72 @@ static void test_storage_errors(void **state)
     fixture_up(&f, st.file_client, "storage");
     int64_t gone = append(&f, true);
     int64_t unreadable = append(&f, true);
-    /* One object deleted; the other replaced by a symlink to itself, which
-     * every read fails on with an I/O error (ELOOP), as an outage would. */
-    char *p1 = local_path("storage", gone), *p2 = local_path("storage", unreadable);
+    /* One object deleted: failed for good. The other behind a storage
+     * outage (a server whose store answers I/O errors): left pending. */
+    char *p1 = local_path("storage", gone);
     assert_int_equal(unlink(p1), 0);
-    char moved[600];
-    snprintf(moved, sizeof moved, "%s.moved", p2);
-    assert_int_equal(rename(p2, moved), 0);
-    assert_int_equal(symlink(p2, p2), 0);
-    struct pass p = hydrate(&st.srv, "storage", 10);
-    assert_int_equal(p.failed, 1);
-    assert_int_equal(p.transient, 1);
-    assert_int_equal(p.hydrated, 0);
-    assert_int_equal(p.still_pending, 1);
-    assert_string_equal(state_of("storage", gone), "failed");
-    assert_string_equal(state_of("storage", unreadable), "pending");
-    /* The outage ends: the next pass hydrates it. */
-    assert_int_equal(unlink(p2), 0);
-    assert_int_equal(rename(moved, p2), 0);
+    setenv("HOGLAKE_FAILPOINTS", "hydrator-storage-outage", 1);
+    struct test_server outage;
+    test_server_start(&outage, &st.db, NULL);
+    unsetenv("HOGLAKE_FAILPOINTS");
+    struct pass p = hydrate(&outage, "storage", 10);
+    assert_int_equal(p.failed, 0);
+    assert_int_equal(p.transient, 2);
+    test_server_stop(&outage);
     p = hydrate(&st.srv, "storage", 10);
-    assert_int_equal(p.hydrated, 1);
+    assert_int_equal(p.failed, 1);
     assert_int_equal(p.transient, 0);
+    assert_int_equal(p.hydrated, 1);
+    assert_string_equal(state_of("storage", gone), "failed");
     assert_string_equal(state_of("storage", unreadable), "provided");
     /* The counters and gauges. */
     struct http_result r;
     api_get(&r, &st.srv, "/metrics");
     expect_status(&r, 200);
-    assert_non_null(strstr(r.body, "hoglake_hydrator_transient_errors_total"));
     assert_non_null(strstr(r.body, "hoglake_stats_hydrated_total{result=\"failed\"}"));
     assert_non_null(strstr(r.body, "hoglake_stats_pending_files{catalog=\"storage\"} 0"));
     assert_non_null(strstr(r.body, "hoglake_stats_failed_files{catalog=\"storage\"} 1"));
     http_result_free(&r);
+    free(p1);
+    fixture_free(&f);
+}
+
+/* What the server refuses to read: an object replaced by a symbolic link
+ * (here to a file outside the catalog), and one that is not the size its
+ * writer registered. Neither is read; both fail, counted and audited. */
+static void test_refused_objects(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, st.file_client, "refused");
+    int64_t linked = append(&f, true);
+    int64_t resized = append(&f, true);
+    char *p1 = local_path("refused", linked), *p2 = local_path("refused", resized);
+    char outside[600];
+    snprintf(outside, sizeof outside, "%s/../outside-%lld.parquet", st.warehouse,
+             (long long)linked);
+    assert_int_equal(rename(p1, outside), 0);
+    assert_int_equal(symlink(outside, p1), 0);
+    FILE *grow = fopen(p2, "a");
+    assert_non_null(grow);
+    fputs("appended", grow);
+    fclose(grow);
+    struct pass p = hydrate(&st.srv, "refused", 10);
+    assert_int_equal(p.failed, 2);
+    assert_int_equal(p.hydrated, 0);
+    assert_string_equal(state_of("refused", linked), "failed");
+    assert_string_equal(state_of("refused", resized), "failed");
+    struct http_result r;
+    api_get(&r, &st.srv, "/metrics");
+    expect_status(&r, 200);
+    assert_non_null(strstr(r.body, "hoglake_storage_refusals_total{reason=\"symlink\"}"));
+    assert_non_null(strstr(r.body, "hoglake_storage_refusals_total{reason=\"size_mismatch\"}"));
+    http_result_free(&r);
+    char *log = test_read_text(st.srv.log);
+    assert_non_null(strstr(log, "\"action\":\"storage_refused\""));
+    free(log);
+    unlink(p1);
+    unlink(outside);
     free(p1);
     free(p2);
     fixture_free(&f);
@@ -624,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_same_as_client_moto),
         cmocka_unit_test(test_row_count_mismatch_fails_until_rehydrate),
         cmocka_unit_test(test_storage_errors),
+        cmocka_unit_test(test_refused_objects),
         cmocka_unit_test(test_footer_size_fallback),
         cmocka_unit_test(test_ranged_read_takes_only_the_tail),
         cmocka_unit_test(test_dropped_tables_are_skipped),

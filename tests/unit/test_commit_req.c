@@ -903,16 +903,9 @@ static void test_check_path(void **state)
     (void)state;
     static const char *const data_paths[] = {"s3://b/p", "s3://b/p/", "s3://b/p//"};
     static const char *const good[] = {
-        "s3://b/p/x.parquet",
-        "s3://b/p/a/b/c.parquet",
-        "s3://b/p/.hidden",
-        "s3://b/p/..x",
-        "s3://b/p/x..",
-        "s3://b/p/...",
-        "s3://b/p/a/.x/b",
-        "s3://b/p/a.b/c..d/e",
-        "s3://b/p/\xc3\xa9t\xc3\xa9.parquet",
-        "s3://b/p/data/ns/t/00000-0-f.parquet?x=1",
+        "s3://b/p/x.parquet", "s3://b/p/a/b/c.parquet", "s3://b/p/.hidden",
+        "s3://b/p/..x",       "s3://b/p/x..",           "s3://b/p/...",
+        "s3://b/p/a/.x/b",    "s3://b/p/a.b/c..d/e",    "s3://b/p/\xc3\xa9t\xc3\xa9.parquet",
     };
     static const char *const bad[] = {
         "",
@@ -945,6 +938,12 @@ static void test_check_path(void **state)
         "s3://b/p/x\x1f",
         "s3://b/p/x\x7f",
         "s3://b/p/\x7f/x", /* also in a segment of its own */
+        /* A second spelling a later layer could decode or split. */
+        "s3://b/p/data/ns/t/00000-0-f.parquet?x=1",
+        "s3://b/p/x.parquet#frag",
+        "s3://b/p/a%2e%2e/x.parquet",
+        "s3://b/p/a%2Fb.parquet",
+        "s3://b/p/a\\..\\x.parquet",
     };
     for (size_t d = 0; d < ARRAY_LEN(data_paths); d++) {
         for (size_t i = 0; i < ARRAY_LEN(good); i++)

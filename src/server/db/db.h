@@ -63,7 +63,10 @@ struct db_pool_stats {
 struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size);
 void db_pool_destroy(struct db_pool *pool);
 /* Waits up to timeout_ms for a free connection (opening one if the pool is
- * not full). Returns NULL on timeout or when a connection cannot be opened. */
+ * not full). An idle connection the server hung up on (db_conn_alive) is
+ * replaced by a new one, so the first request after a database restart
+ * does not fail. Returns NULL on timeout or when a connection cannot be
+ * opened. */
 struct db_conn *db_pool_acquire(struct db_pool *pool, int timeout_ms);
 /* Returns a connection. A connection left inside a transaction or broken is
  * closed rather than reused. */
@@ -81,6 +84,10 @@ const char *db_pool_conninfo(const struct db_pool *pool);
 
 /* Opens one connection outside any pool (probes, migrations). */
 PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size);
+/* Whether an idle connection is still usable: its status is OK and the
+ * server has not hung up on it (a restarted database ends every session,
+ * which libpq notices only on the next read). Never blocks. */
+bool db_conn_alive(PGconn *pg);
 
 /* Parameter lists for db_exec: values are kept as text. */
 enum { DB_MAX_PARAMS = 24 };

@@ -1,6 +1,7 @@
 #include "server/db/db.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,22 @@ PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_
         return NULL;
     }
     return pg;
+}
+
+bool db_conn_alive(PGconn *pg)
+{
+    if (PQstatus(pg) != CONNECTION_OK)
+        return false;
+    /* An idle connection has nothing to read; something there is most
+     * likely the server's goodbye: a FATAL, then end of file, which libpq
+     * sees on the read after the message. A stray notice is read and the
+     * connection stays OK. */
+    struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
+    for (int reads = 0; reads < 3 && poll(&pfd, 1, 0) != 0; reads++) {
+        if (!PQconsumeInput(pg))
+            return false;
+    }
+    return PQstatus(pg) == CONNECTION_OK;
 }
 
 struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size)
@@ -114,6 +131,18 @@ static void deadline_after_ms(struct timespec *ts, int ms)
     }
 }
 
+/* Closes an idle connection whose server went away while it sat in the
+ * pool (a database restart ends every session), so the caller gets a
+ * fresh one instead of a first statement that fails. Cheap: the socket
+ * is known dead. */
+static void discard_locked(struct db_pool *p, struct db_conn *c)
+{
+    PQfinish(c->pg);
+    c->pg = NULL;
+    c->nprepared = 0;
+    p->open--;
+}
+
 struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
 {
     struct timespec deadline;
@@ -128,6 +157,8 @@ struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
             struct db_conn *c = &p->conns[i];
             if (c->in_use)
                 continue;
+            if (c->pg && !db_conn_alive(c->pg))
+                discard_locked(p, c);
             if (c->pg) {
                 got = c;
                 break;

@@ -8,6 +8,7 @@
 #include "server/db/db.h"
 #include "server/handlers/handlers.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
@@ -59,6 +60,9 @@ static int validate_data_path(const char *dp, char *out, size_t out_size, struct
         return api_validation(err, "data_path is %zu bytes, over the maximum %d", n, DATA_PATH_MAX);
     if (str_has_space_or_control(dp))
         return api_validation(err, "data_path must not contain whitespace or control characters");
+    if (strpbrk(dp, "%\\?#"))
+        return api_validation(err, "data_path must not contain '%%', '\\', '?' or '#': it is "
+                                   "taken literally and must have one spelling");
     char norm[DATA_PATH_MAX + 1];
     snprintf(norm, sizeof norm, "%s", dp);
     while (n > 0 && norm[n - 1] == '/')
@@ -159,6 +163,9 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
     }
     char data_path[DATA_PATH_MAX + 1];
     if (validate_data_path(given_path, data_path, sizeof data_path, err) != 0)
+        goto out;
+    if (str_starts_with(data_path, "file://") &&
+        storage_check_file_data_path(req->srv, data_path, err) != 0)
         goto out;
 
     struct db_conn *db = req_db(req, err);

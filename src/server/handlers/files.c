@@ -13,6 +13,9 @@
 #include "server/db/pgarray.h"
 #include "server/handlers/handlers.h"
 #include "server/table_store.h"
+#include "server/server.h"
+#include "util/jsonnum.h"
+#include "util/sha256.h"
 #include "util/strutil.h"
 
 /* ---- the table at a snapshot ---- */
@@ -238,78 +241,530 @@ static json_t *jint(const PGresult *r, int row, int col)
     return json_integer((json_int_t)db_i64(r, row, col));
 }
 
-json_t *data_file_json(const PGresult *r, int row, int c)
+/* ---- page text ---- */
+
+void pt_init(struct page_text *w, size_t expect)
 {
-    json_t *o = json_object();
-    int bad = 0;
-    bad |= file_json_set(o, "data_file_id", jint(r, row, c + 0));
-    bad |= file_json_set(o, "path", json_string(db_str(r, row, c + 1)));
-    bad |= file_json_set(o, "file_format", json_string(db_str(r, row, c + 2)));
-    bad |= file_json_set(o, "record_count", jint(r, row, c + 3));
-    bad |= file_json_set(o, "file_size_bytes", jint(r, row, c + 4));
-    bad |= file_json_set(o, "row_id_start", jint(r, row, c + 5));
-    bad |= file_json_set(o, "stats_state", json_string(db_str(r, row, c + 6)));
-    bad |= file_json_set(o, "begin_snapshot", jint(r, row, c + 7));
-    if (!db_isnull(r, row, c + 8))
-        bad |= file_json_set(o, "footer_size", jint(r, row, c + 8));
-    if (!db_isnull(r, row, c + 9))
-        bad |= file_json_set(o, "spec_id", jint(r, row, c + 9));
-    if (!db_isnull(r, row, c + 11)) {
-        json_error_t jerr;
-        bad |= file_json_set(o, "partition_values", json_loads(db_str(r, row, c + 11), 0, &jerr));
-    }
-    bad |= file_json_set(o, "explicit_row_ids", json_boolean(db_bool(r, row, c + 10)));
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    memset(w, 0, sizeof *w);
+    w->first = true;
+    /* One allocation for the usual page instead of a doubling series. */
+    w->bad = buf_reserve(&w->out, expect) != 0;
 }
 
-json_t *delete_file_json(const PGresult *r, int row, int c)
+void pt_free(struct page_text *w)
 {
-    if (db_isnull(r, row, c))
-        return NULL;
-    json_t *o = json_object();
-    int bad = 0;
-    bad |= file_json_set(o, "delete_file_id", jint(r, row, c + 0));
-    bad |= file_json_set(o, "data_file_id", jint(r, row, c + 1));
-    bad |= file_json_set(o, "path", json_string(db_str(r, row, c + 2)));
-    bad |= file_json_set(o, "file_format", json_string(db_str(r, row, c + 3)));
-    bad |= file_json_set(o, "delete_count", jint(r, row, c + 4));
-    bad |= file_json_set(o, "file_size_bytes", jint(r, row, c + 5));
-    bad |= file_json_set(o, "begin_snapshot", jint(r, row, c + 6));
-    if (bad) {
-        json_decref(o);
-        return NULL;
+    buf_free(&w->out);
+}
+
+void pt_key(struct page_text *w, const char *key)
+{
+    if (!w->first)
+        w->bad |= buf_putc(&w->out, ',');
+    w->first = false;
+    /* Keys are this file's literals: plain ASCII, nothing to escape. */
+    if (key) {
+        w->bad |= buf_putc(&w->out, '"');
+        w->bad |= buf_puts(&w->out, key);
+        w->bad |= buf_puts(&w->out, "\":");
     }
-    return o;
+}
+
+void pt_open(struct page_text *w, const char *key, char bracket)
+{
+    pt_key(w, key);
+    w->bad |= buf_putc(&w->out, bracket);
+    w->first = true;
+}
+
+void pt_close(struct page_text *w, char bracket)
+{
+    w->bad |= buf_putc(&w->out, bracket);
+    w->first = false;
+}
+
+void pt_i64(struct page_text *w, const char *key, int64_t v)
+{
+    pt_key(w, key);
+    /* By hand: printf's machinery costs more than the rest of a member. */
+    char digits[24];
+    size_t n = sizeof digits;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        digits[--n] = '-';
+    w->bad |= buf_append(&w->out, digits + n, sizeof digits - n);
+}
+
+void pt_bool(struct page_text *w, const char *key, bool v)
+{
+    pt_key(w, key);
+    w->bad |= buf_puts(&w->out, v ? "true" : "false");
+}
+
+void pt_null(struct page_text *w, const char *key)
+{
+    pt_key(w, key);
+    w->bad |= buf_puts(&w->out, "null");
+}
+
+/* A JSON string escaped as json_dumps escapes it: quote, backslash and
+ * control characters only, the rest as UTF-8. */
+void pt_str(struct page_text *w, const char *key, const char *s)
+{
+    pt_key(w, key);
+    struct buf *b = &w->out;
+    w->bad |= buf_putc(b, '"');
+    const char *run = s;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        w->bad |= buf_append(b, run, (size_t)(p - run));
+        run = p + 1;
+        switch (c) {
+        case '"': w->bad |= buf_puts(b, "\\\""); break;
+        case '\\': w->bad |= buf_puts(b, "\\\\"); break;
+        case '\b': w->bad |= buf_puts(b, "\\b"); break;
+        case '\f': w->bad |= buf_puts(b, "\\f"); break;
+        case '\n': w->bad |= buf_puts(b, "\\n"); break;
+        case '\r': w->bad |= buf_puts(b, "\\r"); break;
+        case '\t': w->bad |= buf_puts(b, "\\t"); break;
+        default: w->bad |= buf_printf(b, "\\u%04X", c);
+        }
+    }
+    w->bad |= buf_puts(b, run);
+    w->bad |= buf_putc(b, '"');
+}
+
+void pt_json(struct page_text *w, const char *key, const json_t *v)
+{
+    /* The exact serializer: decoded bounds hold raw numbers. */
+    char *text = v ? jsonnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    pt_key(w, key);
+    w->bad |= !text || buf_puts(&w->out, text) != 0;
+    free(text);
+}
+
+int pt_respond(struct page_text *w, struct srv_res *res, struct api_error *err)
+{
+    if (w->bad || !w->out.data) {
+        pt_free(w);
+        return api_nomem(err);
+    }
+    res->status = 200;
+    res->content_type = "application/json";
+    res->text = buf_take(&w->out);
+    return 0;
+}
+
+/* ---- response shapes ---- */
+
+/* How a result column becomes a member. */
+enum member_kind {
+    M_INT,
+    M_TEXT,
+    M_BOOL,
+    M_INT_OR_ABSENT,  /* no member for SQL NULL */
+    M_JSON_OR_ABSENT, /* JSON text, reparsed so it prints as the serializer does */
+};
+
+struct member_col {
+    const char *key;
+    enum member_kind kind;
+    int col; /* from the first column of the shape */
+};
+
+/* DataFile, from DATA_FILE_COLUMNS. */
+static const struct member_col data_file_cols[] = {
+    {"data_file_id", M_INT, 0},
+    {"path", M_TEXT, 1},
+    {"file_format", M_TEXT, 2},
+    {"record_count", M_INT, 3},
+    {"file_size_bytes", M_INT, 4},
+    {"row_id_start", M_INT, 5},
+    {"stats_state", M_TEXT, 6},
+    {"begin_snapshot", M_INT, 7},
+    {"footer_size", M_INT_OR_ABSENT, 8},
+    {"spec_id", M_INT_OR_ABSENT, 9},
+    {"partition_values", M_JSON_OR_ABSENT, 11},
+    {"explicit_row_ids", M_BOOL, 10},
+};
+
+/* DeleteFile, from DELETE_FILE_COLUMNS. */
+static const struct member_col delete_file_cols[] = {
+    {"delete_file_id", M_INT, 0}, {"data_file_id", M_INT, 1}, {"path", M_TEXT, 2},
+    {"file_format", M_TEXT, 3},   {"delete_count", M_INT, 4}, {"file_size_bytes", M_INT, 5},
+    {"begin_snapshot", M_INT, 6},
+};
+
+static void row_members(struct page_text *w, const struct member_col *m, size_t n,
+                        const PGresult *r, int row, int col0)
+{
+    for (size_t i = 0; i < n; i++) {
+        int col = col0 + m[i].col;
+        bool null = db_isnull(r, row, col);
+        switch (m[i].kind) {
+        case M_INT: pt_i64(w, m[i].key, db_i64(r, row, col)); break;
+        case M_TEXT: pt_str(w, m[i].key, db_str(r, row, col)); break;
+        case M_BOOL: pt_bool(w, m[i].key, db_bool(r, row, col)); break;
+        case M_INT_OR_ABSENT:
+            if (!null)
+                pt_i64(w, m[i].key, db_i64(r, row, col));
+            break;
+        case M_JSON_OR_ABSENT:
+            if (!null) {
+                json_error_t jerr;
+                json_t *v = json_loads(db_str(r, row, col), 0, &jerr);
+                pt_json(w, m[i].key, v);
+                json_decref(v);
+            }
+            break;
+        }
+    }
+}
+
+void data_file_members(struct page_text *w, const PGresult *r, int row, int col0)
+{
+    row_members(w, data_file_cols, sizeof data_file_cols / sizeof data_file_cols[0], r, row, col0);
+}
+
+void delete_file_object(struct page_text *w, const char *key, const PGresult *r, int row, int col0)
+{
+    pt_open(w, key, '{');
+    row_members(w, delete_file_cols, sizeof delete_file_cols / sizeof delete_file_cols[0], r, row,
+                col0);
+    pt_close(w, '}');
+}
+
+/* ---- pages ---- */
+
+enum {
+    PAGE_TOKEN_VERSION = 1,
+    PAGE_CHECK_BYTES = 8,
+    /* version, kind, variant, key count; catalog, table, snapshot; digest */
+    PAGE_HEAD_BYTES = 4 + 3 * 8 + PAGE_DIGEST_BYTES,
+    PAGE_TOKEN_MAX_BYTES = PAGE_HEAD_BYTES + PAGE_MAX_KEYS * 8 + PAGE_CHECK_BYTES,
+};
+
+/* Query parameters that say where a page starts or how long it is rather
+ * than what the listing holds: they may change from page to page. */
+static bool page_position_arg(const char *key)
+{
+    return strcmp(key, "page_token") == 0 || strcmp(key, "limit") == 0 ||
+           strcmp(key, "offset") == 0;
+}
+
+/* A digest of the listing's identity: its kind and every other query
+ * parameter in request order, so a token continues only the listing that
+ * issued it (same filters, sort, include, snapshot or window). */
+static int page_digest(const struct srv_req *req, enum page_kind kind,
+                       uint8_t out[PAGE_DIGEST_BYTES])
+{
+    struct buf text = BUF_INIT;
+    int bad = buf_printf(&text, "hoglake-page-v%d:%d", PAGE_TOKEN_VERSION, (int)kind);
+    for (size_t i = 0; i < req->nargs; i++) {
+        if (page_position_arg(req->args[i].key))
+            continue;
+        /* NUL-separated: no key or value holds a NUL (see api.h). */
+        bad |= buf_putc(&text, '\0');
+        bad |= buf_puts(&text, req->args[i].key);
+        bad |= buf_putc(&text, '\0');
+        bad |= buf_puts(&text, req->args[i].value);
+    }
+    uint8_t d[SHA256_BYTES];
+    if (!bad)
+        bad = sha256(text.data, text.len, d);
+    buf_free(&text);
+    if (bad)
+        return -1;
+    memcpy(out, d, PAGE_DIGEST_BYTES);
+    return 0;
+}
+
+static void put_be64(uint8_t *b, int64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)((uint64_t)v >> (56 - 8 * i));
+}
+
+static int64_t get_be64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return (int64_t)v;
+}
+
+/* The check that closes a token: a truncated, edited or mistyped token
+ * fails it (it is a checksum, not a signature; see files.h). */
+static int page_check(const uint8_t *b, size_t n, uint8_t out[PAGE_CHECK_BYTES])
+{
+    uint8_t d[SHA256_BYTES];
+    if (sha256(b, n, d) != 0)
+        return -1;
+    memcpy(out, d, PAGE_CHECK_BYTES);
+    return 0;
+}
+
+static size_t page_token_bytes(const struct page_token *t, uint8_t b[PAGE_TOKEN_MAX_BYTES])
+{
+    b[0] = PAGE_TOKEN_VERSION;
+    b[1] = t->kind;
+    b[2] = t->variant;
+    b[3] = (uint8_t)t->nkeys;
+    put_be64(b + 4, t->catalog_id);
+    put_be64(b + 12, t->table_id);
+    put_be64(b + 20, t->snapshot);
+    memcpy(b + 28, t->digest, PAGE_DIGEST_BYTES);
+    size_t n = PAGE_HEAD_BYTES;
+    for (size_t i = 0; i < t->nkeys; i++, n += 8)
+        put_be64(b + n, t->keys[i]);
+    return n;
+}
+
+void page_token_member(struct page_text *w, const struct page_token *t)
+{
+    if (!t) {
+        pt_null(w, "next_page_token");
+        return;
+    }
+    uint8_t b[PAGE_TOKEN_MAX_BYTES];
+    size_t n = page_token_bytes(t, b);
+    if (page_check(b, n, b + n) != 0) {
+        w->bad = 1;
+        return;
+    }
+    n += PAGE_CHECK_BYTES;
+    static const char hex[] = "0123456789abcdef";
+    char text[2 * PAGE_TOKEN_MAX_BYTES + 1];
+    for (size_t i = 0; i < n; i++) {
+        text[2 * i] = hex[b[i] >> 4];
+        text[2 * i + 1] = hex[b[i] & 15];
+    }
+    text[2 * n] = '\0';
+    pt_str(w, "next_page_token", text);
+}
+
+static int page_token_invalid(struct api_error *err)
+{
+    return api_bad_request(err, "query parameter 'page_token' is not a page token this server "
+                                "issued (send next_page_token back exactly as received)");
+}
+
+static const char *page_kind_name(int kind)
+{
+    switch (kind) {
+    case PAGE_FILES: return "a file listing";
+    case PAGE_SCAN: return "a scan plan";
+    case PAGE_CHANGES: return "a changes plan";
+    default: return "an unknown listing";
+    }
+}
+
+/* Decodes and checks a token's form; what it names is checked by its
+ * users against the request. */
+static int page_token_decode(const char *text, enum page_kind kind, struct page_token *t,
+                             struct api_error *err)
+{
+    size_t len = strlen(text);
+    if (len % 2 != 0 || len / 2 < PAGE_HEAD_BYTES + PAGE_CHECK_BYTES ||
+        len / 2 > PAGE_TOKEN_MAX_BYTES)
+        return page_token_invalid(err);
+    uint8_t b[PAGE_TOKEN_MAX_BYTES];
+    size_t n = len / 2;
+    for (size_t i = 0; i < n; i++) {
+        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return page_token_invalid(err);
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    uint8_t check[PAGE_CHECK_BYTES];
+    n -= PAGE_CHECK_BYTES;
+    if (page_check(b, n, check) != 0)
+        return api_nomem(err);
+    if (memcmp(check, b + n, PAGE_CHECK_BYTES) != 0 || b[0] != PAGE_TOKEN_VERSION ||
+        b[3] > PAGE_MAX_KEYS || n != PAGE_HEAD_BYTES + (size_t)b[3] * 8)
+        return page_token_invalid(err);
+    if (b[1] != kind)
+        return api_bad_request(err, "page_token continues %s, not %s", page_kind_name(b[1]),
+                               page_kind_name(kind));
+    memset(t, 0, sizeof *t);
+    t->kind = b[1];
+    t->variant = b[2];
+    t->nkeys = b[3];
+    t->catalog_id = get_be64(b + 4);
+    t->table_id = get_be64(b + 12);
+    t->snapshot = get_be64(b + 20);
+    memcpy(t->digest, b + 28, PAGE_DIGEST_BYTES);
+    for (size_t i = 0; i < t->nkeys; i++)
+        t->keys[i] = get_be64(b + PAGE_HEAD_BYTES + 8 * i);
+    return 0;
+}
+
+int page_parse(struct srv_req *req, enum page_kind kind, struct page *pg, struct api_error *err)
+{
+    memset(pg, 0, sizeof *pg);
+    int64_t max = req->srv->cfg.page_size_max;
+    bool has_limit;
+    if (req_arg_i64(req, "limit", &has_limit, &pg->limit, err) != 0)
+        return -1;
+    if (has_limit && pg->limit < 1)
+        return api_validation(err, "limit must be >= 1, got %lld", (long long)pg->limit);
+    /* A larger limit is clamped, never refused: a client may ask for the
+     * page size it likes without knowing this server's maximum. */
+    if (!has_limit)
+        pg->limit = PAGE_DEFAULT_LIMIT;
+    if (pg->limit > max)
+        pg->limit = max;
+    if (page_digest(req, kind, pg->digest) != 0)
+        return api_nomem(err);
+    const char *text = req_arg(req, "page_token");
+    if (!text)
+        return 0;
+    pg->resumed = true;
+    if (page_token_decode(text, kind, &pg->from, err) != 0)
+        return -1;
+    if (memcmp(pg->from.digest, pg->digest, PAGE_DIGEST_BYTES) != 0)
+        return api_bad_request(err, "page_token was issued for a listing with other query "
+                                    "parameters; send it with the first page's parameters "
+                                    "unchanged (only limit may differ)");
+    return 0;
+}
+
+int page_expect_keys(const struct page *pg, uint8_t variant, size_t nkeys, struct api_error *err)
+{
+    if (pg->from.variant != variant || pg->from.nkeys != nkeys)
+        return page_token_invalid(err);
+    return 0;
+}
+
+int page_pinned_snapshot(const struct page *pg, const struct catalog_row *cat, int64_t *snapshot,
+                         struct api_error *err)
+{
+    int64_t s = pg->from.snapshot;
+    if (pg->from.catalog_id != cat->id)
+        return api_bad_request(err, "page_token was issued for another catalog");
+    if (s < 0 || s > cat->head)
+        return page_token_invalid(err);
+    /* The listing's snapshot has been expired since the first page: the
+     * rest of it is gone, as for any read below the floor. */
+    if (s < cat->earliest)
+        return timetravel_expired(err, cat, s, "the page_token's snapshot");
+    *snapshot = s;
+    return 0;
+}
+
+int page_check_table(const struct page *pg, int64_t table_id, struct api_error *err)
+{
+    if (pg->resumed && pg->from.table_id != table_id)
+        return api_bad_request(err, "page_token was issued for another table");
+    return 0;
+}
+
+int table_read_open_page(struct srv_req *req, struct table_read *tr, const struct page *pg,
+                         struct api_error *err)
+{
+    if (!pg->resumed)
+        return table_read_open(req, tr, err);
+    memset(tr, 0, sizeof *tr);
+    int64_t snapshot = 0;
+    if (catalog_load(req, req->params[0], &tr->cat, err) != 0 ||
+        page_pinned_snapshot(pg, &tr->cat, &snapshot, err) != 0)
+        return -1;
+    /* The same parameters as the first page (the digest says so): under
+     * time travel, messages name the snapshot. */
+    bool travel = req_arg(req, "snapshot") || req_arg(req, "at_timestamp");
+    if (table_read_open_at(req, tr, snapshot, travel, err) != 0)
+        return -1;
+    return page_check_table(pg, tr->ref.table_id, err);
+}
+
+void page_token_next(struct page_token *t, const struct page *pg, enum page_kind kind,
+                     int64_t catalog_id, int64_t table_id, int64_t snapshot)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = (uint8_t)kind;
+    t->catalog_id = catalog_id;
+    t->table_id = table_id;
+    t->snapshot = snapshot;
+    memcpy(t->digest, pg->digest, PAGE_DIGEST_BYTES);
+}
+
+int page_keyset_sql(struct buf *sql, struct db_params *p, const char *const *columns,
+                    const struct page_key *keys, size_t n, bool desc)
+{
+    int bad = buf_puts(sql, " AND (");
+    for (size_t i = 0; i < n; i++)
+        bad |= buf_printf(sql, "%s%s", i ? ", " : "", columns[i]);
+    bad |= buf_printf(sql, ") %s (", desc ? "<" : ">");
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].text)
+            db_param_str(p, keys[i].text);
+        else
+            db_param_i64(p, keys[i].num);
+        bad |= buf_printf(sql, "%s$%d::%s", i ? ", " : "", p->n, keys[i].text ? "text" : "bigint");
+    }
+    bad |= buf_putc(sql, ')');
+    return bad ? -1 : 0;
+}
+
+const char *const data_file_page_columns[3] = {"d.begin_snapshot", "d.row_id_start",
+                                               "d.data_file_id"};
+
+void data_file_page_key(const PGresult *r, int row, int col0, int64_t keys[3])
+{
+    keys[0] = db_i64(r, row, col0 + DF_BEGIN_SNAPSHOT);
+    keys[1] = db_i64(r, row, col0 + DF_ROW_ID_START);
+    keys[2] = db_i64(r, row, col0 + DF_ID);
 }
 
 /* ---- GET .../files ---- */
 
-enum { FILES_MAX_LIMIT = 10000, MAX_PARTITION_FILTERS = LAKE_MAX_SPEC_FIELDS };
+enum { MAX_PARTITION_FILTERS = LAKE_MAX_SPEC_FIELDS };
 
-/* Sort keys: the wire name and the ORDER BY columns, each followed by the
- * direction. data_file_id ends every key, so pages are stable. */
+enum file_sort { SORT_ID, SORT_PATH, SORT_RECORDS, SORT_SIZE, SORT_STATS, SORT_BEGIN };
+
+/* Sort keys: the wire name, the ORDER BY columns (each followed by the
+ * direction) and their positions in DATA_FILE_COLUMNS. data_file_id ends
+ * every key, so the order is total and pages resume exactly. */
 static const struct {
     const char *wire;
     const char *columns[3];
+    int key_cols[3];
+    size_t nkeys;
 } file_sorts[] = {
-    {"id", {"d.data_file_id", NULL, NULL}},
-    {"path", {"d.path COLLATE \"C\"", "d.data_file_id", NULL}},
-    {"record_count", {"d.record_count", "d.data_file_id", NULL}},
-    {"size", {"d.file_size_bytes", "d.data_file_id", NULL}},
-    {"stats", {"d.stats_state", "d.data_file_id", NULL}},
-    {"begin_snapshot", {"d.begin_snapshot", "d.row_id_start", "d.data_file_id"}},
+    [SORT_ID] = {"id", {"d.data_file_id"}, {DF_ID}, 1},
+    [SORT_PATH] = {"path", {"d.path COLLATE \"C\"", "d.data_file_id"}, {DF_PATH, DF_ID}, 2},
+    [SORT_RECORDS] = {"record_count", {"d.record_count", "d.data_file_id"}, {DF_RECORDS, DF_ID}, 2},
+    [SORT_SIZE] = {"size", {"d.file_size_bytes", "d.data_file_id"}, {DF_SIZE, DF_ID}, 2},
+    [SORT_STATS] = {"stats", {"d.stats_state", "d.data_file_id"}, {DF_STATS_STATE, DF_ID}, 2},
+    [SORT_BEGIN] = {"begin_snapshot",
+                    {"d.begin_snapshot", "d.row_id_start", "d.data_file_id"},
+                    {DF_BEGIN_SNAPSHOT, DF_ROW_ID_START, DF_ID},
+                    3},
 };
-enum { DEFAULT_SORT = 5 };
+enum { NSORTS = sizeof file_sorts / sizeof file_sorts[0] };
+
+/* stats_state values in their (C collation) order: a token holds the rank. */
+static const char *const stats_states[] = {"failed", "pending", "provided"};
+
+/* How many keys a token of this sort carries: the sort's columns, except
+ * that a path sort names the file alone (paths are unbounded; the next
+ * page looks the path up). */
+static size_t token_nkeys(size_t sort)
+{
+    return sort == SORT_PATH ? 1 : file_sorts[sort].nkeys;
+}
 
 struct files_query {
     size_t sort;
     bool desc;
-    bool has_limit;
-    int64_t limit, offset;
+    bool has_offset;
+    int64_t offset;
+    struct page page;
     struct pg_array keys, values;
     size_t nfilters;
 };
@@ -345,15 +800,21 @@ malformed:
                            arg);
 }
 
+/* The token's variant for a file listing: the sort and its direction. */
+static uint8_t files_variant(const struct files_query *q)
+{
+    return (uint8_t)(q->sort | (q->desc ? 8u : 0u));
+}
+
 static int parse_files_query(struct srv_req *req, struct files_query *q, struct api_error *err)
 {
-    q->sort = DEFAULT_SORT;
+    q->sort = SORT_BEGIN;
     const char *sort = req_arg(req, "sort");
     if (sort) {
         size_t i = 0;
-        while (i < sizeof file_sorts / sizeof file_sorts[0] && strcmp(file_sorts[i].wire, sort))
+        while (i < NSORTS && strcmp(file_sorts[i].wire, sort))
             i++;
-        if (i == sizeof file_sorts / sizeof file_sorts[0])
+        if (i == NSORTS)
             return api_validation(err,
                                   "query parameter 'sort' must be one of id, path, record_count, "
                                   "size, stats, begin_snapshot, got '%.64s'",
@@ -365,17 +826,19 @@ static int parse_files_query(struct srv_req *req, struct files_query *q, struct 
         return api_validation(err, "query parameter 'order' must be asc or desc, got '%.64s'",
                               order);
     q->desc = order && strcmp(order, "desc") == 0;
-    bool has_offset;
-    if (req_arg_i64(req, "limit", &q->has_limit, &q->limit, err) != 0 ||
-        req_arg_i64(req, "offset", &has_offset, &q->offset, err) != 0)
+    if (req_arg_i64(req, "offset", &q->has_offset, &q->offset, err) != 0 ||
+        page_parse(req, PAGE_FILES, &q->page, err) != 0)
         return -1;
-    if (q->has_limit && (q->limit < 1 || q->limit > FILES_MAX_LIMIT))
-        return api_validation(err, "limit must be between 1 and %d, got %lld", FILES_MAX_LIMIT,
-                              (long long)q->limit);
-    if (!has_offset)
+    if (!q->has_offset)
         q->offset = 0;
     if (q->offset < 0)
         return api_validation(err, "offset must be >= 0, got %lld", (long long)q->offset);
+    if (q->has_offset && q->page.resumed)
+        return api_validation(err, "offset and page_token are mutually exclusive; a page_token "
+                                   "already says where the page starts");
+    if (q->page.resumed &&
+        page_expect_keys(&q->page, files_variant(q), token_nkeys(q->sort), err) != 0)
+        return -1;
     for (size_t i = 0; i < req->nargs; i++)
         if (strcmp(req->args[i].key, "partition") == 0 &&
             parse_partition_filter(q, req->args[i].value, err) != 0)
@@ -383,33 +846,197 @@ static int parse_files_query(struct srv_req *req, struct files_query *q, struct 
     return 0;
 }
 
+/* The key a token carries for a listed row: its sort columns, a path as
+ * its file (see token_nkeys) and a stats state as its rank. */
+static void file_row_keys(const struct files_query *q, const PGresult *r, int row,
+                          struct page_token *t)
+{
+    t->nkeys = token_nkeys(q->sort);
+    switch (q->sort) {
+    case SORT_PATH: t->keys[0] = db_i64(r, row, DF_ID); return;
+    case SORT_STATS: {
+        const char *state = db_str(r, row, DF_STATS_STATE);
+        int64_t rank = 0;
+        while (rank < 2 && strcmp(stats_states[rank], state) != 0)
+            rank++;
+        t->keys[0] = rank;
+        t->keys[1] = db_i64(r, row, DF_ID);
+        return;
+    }
+    default:
+        for (size_t i = 0; i < t->nkeys; i++)
+            t->keys[i] = db_i64(r, row, file_sorts[q->sort].key_cols[i]);
+    }
+}
+
+/* The path of the file a path-sorted token resumes after: a file of this
+ * table visible at the listing's snapshot, else the token is not this
+ * listing's. */
+static int resume_path(struct srv_req *req, const struct table_read *tr, int64_t file_id,
+                       const char **path, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, tr->cat.id);
+    db_param_i64(&p, tr->ref.table_id);
+    db_param_i64(&p, file_id);
+    db_param_i64(&p, tr->snapshot);
+    PGresult *r = req_query(req,
+                            "SELECT d.path FROM hog_data_file d WHERE d.catalog_id = $1"
+                            " AND d.table_id = $2 AND d.data_file_id = $3"
+                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $4)",
+                            &p, "page resume", err);
+    if (!r)
+        return -1;
+    int rc = 0;
+    if (PQntuples(r) != 1)
+        rc = api_bad_request(err, "page_token names no file of this listing");
+    else if (!(*path = arena_strdup(&req->arena, db_str(r, 0, 0))))
+        rc = api_nomem(err);
+    PQclear(r);
+    return rc;
+}
+
+/* The keyset a resumed page starts after, as SQL values. */
+static int resume_keys(struct srv_req *req, const struct table_read *tr,
+                       const struct files_query *q, struct page_key out[3], struct api_error *err)
+{
+    const struct page_token *t = &q->page.from;
+    memset(out, 0, 3 * sizeof *out);
+    for (size_t i = 0; i < t->nkeys; i++)
+        out[i].num = t->keys[i];
+    if (q->sort == SORT_PATH) {
+        out[1].num = t->keys[0];
+        return resume_path(req, tr, t->keys[0], &out[0].text, err);
+    }
+    if (q->sort == SORT_STATS) {
+        if (t->keys[0] < 0 || t->keys[0] > 2)
+            return page_token_invalid(err);
+        out[0].text = stats_states[t->keys[0]];
+    }
+    return 0;
+}
+
 /* FileOrderingBounds: the leading sort field's decoded bounds when the
  * table is sorted at the snapshot, else the file's row-id span. */
-static json_t *ordering_bounds(const PGresult *r, int row, const struct lake_column *lead,
-                               struct buf *scratch)
+static void ordering_bounds_member(struct page_text *w, const PGresult *r, int row,
+                                   const struct lake_column *lead, struct buf *scratch)
 {
-    json_t *o = json_object();
-    int bad = 0;
+    pt_open(w, "ordering_bounds", '{');
     if (lead) {
-        bad |= file_json_set(o, "lower_bound",
-                             file_bound_json(lead, r, row, DATA_FILE_NCOLS, scratch));
-        bad |= file_json_set(o, "upper_bound",
-                             file_bound_json(lead, r, row, DATA_FILE_NCOLS + 1, scratch));
-        bad |= file_json_set(o, "field_id", json_integer((json_int_t)lead->field_id));
+        json_t *lo = file_bound_json(lead, r, row, DATA_FILE_NCOLS, scratch);
+        pt_json(w, "lower_bound", lo);
+        json_decref(lo);
+        json_t *hi = file_bound_json(lead, r, row, DATA_FILE_NCOLS + 1, scratch);
+        pt_json(w, "upper_bound", hi);
+        json_decref(hi);
+        pt_i64(w, "field_id", lead->field_id);
     } else {
         int64_t start = db_i64(r, row, DF_ROW_ID_START), records = db_i64(r, row, DF_RECORDS);
-        bad |= file_json_set(o, "lower_bound", json_integer((json_int_t)start));
+        pt_i64(w, "lower_bound", start);
         /* Compaction outputs carry explicit row ids: only the minimum is
          * known. An empty file has no last row id. */
-        bool open = db_bool(r, row, DF_EXPLICIT_ROW_IDS) || records == 0;
-        bad |= file_json_set(o, "upper_bound",
-                             open ? json_null() : json_integer((json_int_t)(start + records - 1)));
+        if (db_bool(r, row, DF_EXPLICIT_ROW_IDS) || records == 0)
+            pt_null(w, "upper_bound");
+        else
+            pt_i64(w, "upper_bound", start + records - 1);
     }
-    if (bad) {
-        json_decref(o);
+    pt_close(w, '}');
+}
+
+/* The leading sort field whose bounds order the files, or NULL. */
+static const struct lake_column *ordering_field(const struct table_read *tr)
+{
+    if (!tr->t.sorted || tr->t.nsort_fields == 0)
         return NULL;
+    const struct lake_column *lead = table_read_field(tr, tr->t.sort_fields[0].source_field_id);
+    return lead && bound_type_has_bounds(lead->type) ? lead : NULL;
+}
+
+/* The listing's statement: $1 catalog, $2 table, $3 snapshot, $4 the
+ * ordering field; then the filters, the keyset, LIMIT and OFFSET. One row
+ * past the page tells whether another page follows. */
+static int files_sql(struct srv_req *req, const struct table_read *tr, struct files_query *q,
+                     const struct lake_column *lead, struct buf *sql, struct db_params *p,
+                     struct api_error *err)
+{
+    db_params_init(p);
+    db_param_i64(p, tr->cat.id);
+    db_param_i64(p, tr->ref.table_id);
+    db_param_i64(p, tr->snapshot);
+    if (lead)
+        db_param_i64(p, lead->field_id);
+    else
+        db_param_null(p);
+    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
+     * matching nothing, when the table is unsorted). */
+    int bad = buf_puts(sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
+                            " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
+                            " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                            " AND s.field_id = $4::bigint"
+                            " WHERE d.catalog_id = $1 AND d.table_id = $2"
+                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
+    if (q->nfilters) {
+        const char *keys = pg_array_text(&q->keys), *values = pg_array_text(&q->values);
+        if (!keys || !values)
+            return api_nomem(err);
+        db_param_str(p, keys);
+        db_param_str(p, values);
+        /* Every filter (key, value) has a matching stored value. */
+        bad |=
+            buf_printf(sql,
+                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
+                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
+                       "   WHERE pv.catalog_id = d.catalog_id"
+                       "   AND pv.data_file_id = d.data_file_id"
+                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
+                       p->n - 1, p->n);
     }
-    return o;
+    if (q->page.resumed) {
+        struct page_key keys[3];
+        if (resume_keys(req, tr, q, keys, err) != 0)
+            return -1;
+        bad |= page_keyset_sql(sql, p, file_sorts[q->sort].columns, keys, file_sorts[q->sort].nkeys,
+                               q->desc);
+    }
+    bad |= buf_puts(sql, " ORDER BY ");
+    for (size_t i = 0; i < file_sorts[q->sort].nkeys; i++)
+        bad |= buf_printf(sql, "%s%s %s", i ? ", " : "", file_sorts[q->sort].columns[i],
+                          q->desc ? "DESC" : "ASC");
+    db_param_i64(p, q->page.limit + 1);
+    db_param_i64(p, q->offset);
+    bad |= buf_printf(sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p->n - 1, p->n);
+    return bad || !sql->data ? api_nomem(err) : 0;
+}
+
+/* {"files": [DataFile...], "next_page_token"} from the listing's rows. */
+static void files_page_text(struct page_text *w, const struct table_read *tr,
+                            const struct files_query *q, const PGresult *r,
+                            const struct lake_column *lead)
+{
+    int n = PQntuples(r);
+    bool more = n > q->page.limit;
+    if (more)
+        n = (int)q->page.limit;
+    struct buf scratch = BUF_INIT;
+    pt_open(w, NULL, '{');
+    pt_open(w, "files", '[');
+    for (int i = 0; i < n && !w->bad; i++) {
+        pt_open(w, NULL, '{');
+        data_file_members(w, r, i, 0);
+        ordering_bounds_member(w, r, i, lead, &scratch);
+        pt_close(w, '}');
+    }
+    pt_close(w, ']');
+    buf_free(&scratch);
+    struct page_token next;
+    if (more) {
+        page_token_next(&next, &q->page, PAGE_FILES, tr->cat.id, tr->ref.table_id, tr->snapshot);
+        next.variant = files_variant(q);
+        file_row_keys(q, r, n - 1, &next);
+    }
+    page_token_member(w, more ? &next : NULL);
+    pt_close(w, '}');
 }
 
 int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *err)
@@ -420,96 +1047,26 @@ int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *er
     pg_array_init(&q.values);
     struct table_read tr;
     memset(&tr, 0, sizeof tr);
-    struct buf sql = BUF_INIT, scratch = BUF_INIT;
-    int sqlbad = 0;
+    struct buf sql = BUF_INIT;
     PGresult *r = NULL;
-    json_t *out = NULL;
     int rc = -1;
-    if (parse_files_query(req, &q, err) != 0 || table_read_open(req, &tr, err) != 0)
+    if (parse_files_query(req, &q, err) != 0 || table_read_open_page(req, &tr, &q.page, err) != 0)
         goto done;
-    const struct lake_column *lead = NULL;
-    if (tr.t.sorted && tr.t.nsort_fields > 0) {
-        lead = table_read_field(&tr, tr.t.sort_fields[0].source_field_id);
-        if (lead && !bound_type_has_bounds(lead->type))
-            lead = NULL;
-    }
+    const struct lake_column *lead = ordering_field(&tr);
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr.cat.id);
-    db_param_i64(&p, tr.ref.table_id);
-    db_param_i64(&p, tr.snapshot);
-    if (lead)
-        db_param_i64(&p, lead->field_id);
-    else
-        db_param_null(&p);
-    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
-     * matching nothing, when the table is unsorted). */
-    sqlbad |= buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
-                             " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
-                             " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-                             " AND s.field_id = $4::bigint"
-                             " WHERE d.catalog_id = $1 AND d.table_id = $2"
-                             " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
-    if (q.nfilters) {
-        const char *keys = pg_array_text(&q.keys), *values = pg_array_text(&q.values);
-        if (!keys || !values) {
-            api_nomem(err);
-            goto done;
-        }
-        db_param_str(&p, keys);
-        db_param_str(&p, values);
-        /* Every filter (key, value) has a matching stored value. */
-        sqlbad |=
-            buf_printf(&sql,
-                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
-                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
-                       "   WHERE pv.catalog_id = d.catalog_id AND pv.data_file_id = d.data_file_id"
-                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
-                       p.n - 1, p.n);
-    }
-    sqlbad |= buf_puts(&sql, " ORDER BY ");
-    for (size_t i = 0; i < 3 && file_sorts[q.sort].columns[i]; i++)
-        sqlbad |= buf_printf(&sql, "%s%s %s", i ? ", " : "", file_sorts[q.sort].columns[i],
-                             q.desc ? "DESC" : "ASC");
-    if (q.has_limit)
-        db_param_i64(&p, q.limit);
-    else
-        db_param_null(&p);
-    db_param_i64(&p, q.offset);
-    sqlbad |= buf_printf(&sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p.n - 1, p.n);
-    if (sqlbad || !sql.data) {
-        api_nomem(err);
+    if (files_sql(req, &tr, &q, lead, &sql, &p, err) != 0)
         goto done;
-    }
     r = req_query(req, sql.data, &p, "file listing", err);
     if (!r)
         goto done;
-    out = json_array();
-    if (!out) {
-        api_nomem(err);
-        goto done;
-    }
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *f = data_file_json(r, i, 0);
-        if (file_json_set(f, "ordering_bounds", ordering_bounds(r, i, lead, &scratch)) != 0 ||
-            json_array_append_new(out, f) != 0) {
-            api_nomem(err);
-            goto done;
-        }
-    }
-    if (api_json(res, 200, out) != 0) {
-        out = NULL;
-        api_nomem(err);
-        goto done;
-    }
-    out = NULL;
-    rc = 0;
+    struct page_text w;
+    pt_init(&w, (size_t)PQntuples(r) * PAGE_TEXT_PER_FILE);
+    files_page_text(&w, &tr, &q, r, lead);
+    rc = pt_respond(&w, res, err);
 done:
-    json_decref(out);
     if (r)
         PQclear(r);
     buf_free(&sql);
-    buf_free(&scratch);
     pg_array_free(&q.keys);
     pg_array_free(&q.values);
     table_read_release(&tr);

@@ -14,6 +14,9 @@
 #include "util/log.h"
 #include "util/timefmt.h"
 
+/* Process liveness only: it never touches the database, so an orchestrator
+ * does not restart the server for a database outage (the embedded one is
+ * restarted by its supervisor; /healthz reports it). */
 int h_livez(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     (void)req;
@@ -27,7 +30,9 @@ int h_livez(struct srv_req *req, struct srv_res *res, struct api_error *err)
 static bool probe_once(struct server *srv, int timeout_ms)
 {
     int64_t deadline = time_mono_ns() + (int64_t)timeout_ms * 1000000;
-    if (srv->probe_conn && PQstatus(srv->probe_conn) != CONNECTION_OK) {
+    /* A connection the database hung up on (it restarted) is replaced
+     * before probing, so a recovered database reads healthy at once. */
+    if (srv->probe_conn && !db_conn_alive(srv->probe_conn)) {
         PQfinish(srv->probe_conn);
         srv->probe_conn = NULL;
     }

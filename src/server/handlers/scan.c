@@ -1,12 +1,15 @@
-/* GET .../tables/{table}/scan: the read plan at a snapshot. Each data file
- * visible there, paired with the deletion vector visible there, and on
- * request each file's column statistics (decoded bounds) and split
- * offsets.
+/* GET .../tables/{table}/scan: the read plan at a snapshot, one page at a
+ * time. Each data file visible there, paired with the deletion vector
+ * visible there, and on request each file's column statistics (decoded
+ * bounds) and split offsets.
  *
- * Two statements whatever the table's size: one for the files with their
- * vectors (and, with column statistics, each file's statistics count, so an
- * oversized answer is refused before it is read), one for the statistics.
- * Both run in one REPEATABLE READ transaction so they agree. */
+ * Two statements per page whatever the table's size: one for the page's
+ * files with their vectors (and, with column statistics, each file's
+ * statistics count, so the page can stop before it holds too many), one
+ * for the statistics of the files the page keeps. Both run in one
+ * REPEATABLE READ transaction so they agree. Pages resume after the last
+ * file's (begin_snapshot, row_id_start, data_file_id), an index walk
+ * (migration 0005) that reads what the page returns. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +30,11 @@ enum {
     SCAN_MAX_INCLUDES = 16,
     /* Distinct stats_fields: a table has at most this many columns. */
     SCAN_MAX_STATS_FIELDS = LAKE_MAX_NODES,
-    /* Statistics entries one answer may carry. */
-    SCAN_MAX_STATS_ENTRIES = 1000000,
+    /* Statistics entries one page may carry: a page stops before the file
+     * that would pass it (it always holds one file, and no file has this
+     * many columns), so a wide table answers in shorter pages instead of
+     * one answer of unbounded size. */
+    SCAN_PAGE_STATS_ENTRIES = 100000,
 };
 
 struct scan_opts {
@@ -239,37 +245,49 @@ static json_t *scan_column_stats_json(const struct lake_column *c, const PGresul
     return o;
 }
 
-/* Reads the statistics rows and appends each to its file's column_stats
- * (stats[pos], NULL for files whose statistics are not provided). */
-static int attach_stats(struct srv_req *req, const struct table_read *tr, const char *fields,
-                        const PGresult *files, json_t **stats, struct api_error *err)
+static void scan_stats_free(json_t **stats, int n)
 {
-    size_t n = (size_t)PQntuples(files);
-    struct file_pos *byid = arena_calloc(&req->arena, n ? n : 1, sizeof *byid);
+    for (int i = 0; stats && i < n; i++)
+        json_decref(stats[i]);
+}
+
+/* Reads the statistics rows of the page's first n files and appends each
+ * to its file's column_stats (stats[pos], NULL for files whose statistics
+ * are not provided). */
+static int attach_stats(struct srv_req *req, const struct table_read *tr, const char *fields,
+                        const PGresult *files, int n, json_t **stats, struct api_error *err)
+{
+    struct file_pos *byid = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *byid);
     if (!byid)
         return api_nomem(err);
-    for (size_t i = 0; i < n; i++) {
-        byid[i].id = db_i64(files, (int)i, DF_ID);
-        byid[i].pos = i;
+    struct pg_array ids;
+    pg_array_init(&ids);
+    for (int i = 0; i < n; i++) {
+        byid[i].id = db_i64(files, i, DF_ID);
+        byid[i].pos = (size_t)i;
+        if (stats[i])
+            pg_array_i64(&ids, byid[i].id);
     }
-    qsort(byid, n, sizeof *byid, file_pos_cmp);
+    qsort(byid, (size_t)n, sizeof *byid, file_pos_cmp);
+    const char *ids_text = pg_array_text(&ids);
+    if (!ids_text) {
+        pg_array_free(&ids);
+        return api_nomem(err);
+    }
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, tr->cat.id);
-    db_param_i64(&p, tr->ref.table_id);
-    db_param_i64(&p, tr->snapshot);
+    db_param_str(&p, ids_text);
     db_param_str(&p, fields);
     PGresult *r = req_query(req,
                             "SELECT s.data_file_id, s.field_id, s.value_count, s.null_count,"
                             " s.nan_count, s.lower_bound, s.upper_bound"
-                            " FROM hog_data_file d JOIN hog_file_column_stats s"
-                            " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-                            " WHERE d.catalog_id = $1 AND d.table_id = $2"
-                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
-                            " AND d.stats_state = 'provided'"
-                            " AND ($4::bigint[] IS NULL OR s.field_id = ANY($4::bigint[]))"
+                            " FROM hog_file_column_stats s"
+                            " WHERE s.catalog_id = $1 AND s.data_file_id = ANY($2::bigint[])"
+                            " AND ($3::bigint[] IS NULL OR s.field_id = ANY($3::bigint[]))"
                             " ORDER BY s.data_file_id, s.field_id",
                             &p, "scan statistics", err);
+    pg_array_free(&ids);
     if (!r)
         return -1;
     struct buf scratch = BUF_INIT;
@@ -281,7 +299,7 @@ static int attach_stats(struct srv_req *req, const struct table_read *tr, const 
         if (id != last_id) {
             last_id = id;
             struct file_pos key = {.id = id};
-            const struct file_pos *hit = bsearch(&key, byid, n, sizeof *byid, file_pos_cmp);
+            const struct file_pos *hit = bsearch(&key, byid, (size_t)n, sizeof *byid, file_pos_cmp);
             target = hit ? stats[hit->pos] : NULL;
         }
         if (!target)
@@ -302,44 +320,35 @@ static int attach_stats(struct srv_req *req, const struct table_read *tr, const 
     return rc;
 }
 
-static json_t *scan_file_json(const PGresult *r, int i, const struct scan_opts *o,
-                              json_t **stats_out)
+/* A ScanFile: the data file (with its statistics and split offsets when
+ * asked) and the deletion vector visible at the snapshot (no delete_file
+ * member when there is none). */
+static void scan_file_text(struct page_text *w, const PGresult *r, int i, const struct scan_opts *o,
+                           const json_t *stats)
 {
-    *stats_out = NULL;
-    json_t *df = data_file_json(r, i, 0);
-    if (!df)
-        return NULL;
-    int bad = 0;
+    pt_open(w, NULL, '{');
+    pt_open(w, "data_file", '{');
+    data_file_members(w, r, i, 0);
     /* Missing column_stats means "do not prune" (pending or failed); an
      * empty array means provided, with no rows for the asked columns. */
-    if (o->column_stats && strcmp(db_str(r, i, DF_STATS_STATE), "provided") == 0) {
-        json_t *a = json_array();
-        bad |= file_json_set(df, "column_stats", a);
-        *stats_out = bad ? NULL : a;
-    }
+    if (stats)
+        pt_json(w, "column_stats", stats);
     if (o->split_offsets && !db_isnull(r, i, SC_SPLITS)) {
         json_error_t jerr;
-        bad |= file_json_set(df, "split_offsets", json_loads(db_str(r, i, SC_SPLITS), 0, &jerr));
+        json_t *splits = json_loads(db_str(r, i, SC_SPLITS), 0, &jerr);
+        pt_json(w, "split_offsets", splits);
+        json_decref(splits);
     }
-    json_t *sf = json_object();
-    if (bad || !sf || json_object_set_new(sf, "data_file", df) != 0) {
-        if (!sf || bad)
-            json_decref(df);
-        json_decref(sf);
-        return NULL;
-    }
-    /* No vector visible at the snapshot: no delete_file member. */
-    if (!db_isnull(r, i, SC_DV) &&
-        file_json_set(sf, "delete_file", delete_file_json(r, i, SC_DV))) {
-        json_decref(sf);
-        return NULL;
-    }
-    return sf;
+    pt_close(w, '}');
+    if (!db_isnull(r, i, SC_DV))
+        delete_file_object(w, "delete_file", r, i, SC_DV);
+    pt_close(w, '}');
 }
 
 /* $1 catalog, $2 table, $3 snapshot, $4 stats_fields (bigint[] or NULL),
- * $5 column_stats wanted, $6 split_offsets wanted. At most one vector per
- * data file is visible at any snapshot (one live DV per file). */
+ * $5 column_stats wanted, $6 split_offsets wanted; then the keyset and
+ * the LIMIT. At most one vector per data file is visible at any snapshot
+ * (one live DV per file). */
 /* clang-format off */
 static const char scan_files_sql[] =
     "SELECT " DATA_FILE_COLUMNS ","
@@ -354,22 +363,125 @@ static const char scan_files_sql[] =
     " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
     " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
     " WHERE d.catalog_id = $1 AND d.table_id = $2"
-    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
-    " ORDER BY d.begin_snapshot, d.row_id_start, d.data_file_id";
+    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)";
 /* clang-format on */
+
+/* The page's files, one past the page to tell whether another follows. */
+static PGresult *scan_files(struct srv_req *req, const struct table_read *tr,
+                            const struct scan_opts *o, const char *fields_text,
+                            const struct page *pg, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, tr->cat.id);
+    db_param_i64(&p, tr->ref.table_id);
+    db_param_i64(&p, tr->snapshot);
+    db_param_str(&p, fields_text);
+    db_param_bool(&p, o->column_stats);
+    db_param_bool(&p, o->split_offsets);
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(&sql, scan_files_sql);
+    if (pg->resumed) {
+        struct page_key keys[3];
+        for (size_t i = 0; i < 3; i++)
+            keys[i] = (struct page_key){NULL, pg->from.keys[i]};
+        bad |= page_keyset_sql(&sql, &p, data_file_page_columns, keys, 3, false);
+    }
+    db_param_i64(&p, pg->limit + 1);
+    bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
+    PGresult *r = NULL;
+    if (bad || !sql.data)
+        api_nomem(err);
+    else
+        r = req_query(req, sql.data, &p, "scan files", err);
+    buf_free(&sql);
+    return r;
+}
+
+/* How many of the rows the page keeps: at most the limit and, with
+ * column statistics, no more entries than the page's budget (but always
+ * one file, so every page advances). */
+static int scan_page_size(const PGresult *r, const struct scan_opts *o, int64_t limit)
+{
+    int n = PQntuples(r);
+    if (n > limit)
+        n = (int)limit;
+    int64_t entries = 0;
+    for (int i = 0; o->column_stats && i < n; i++) {
+        entries += db_i64(r, i, SC_NSTATS);
+        if (entries > SCAN_PAGE_STATS_ENTRIES && i > 0)
+            return i;
+    }
+    return n;
+}
+
+/* The column_stats arrays of the page's first n files (stats[i] NULL for
+ * a file whose statistics are not provided, or when none were asked),
+ * filled from the statistics rows. */
+static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr,
+                                const struct scan_opts *o, const char *fields_text,
+                                const PGresult *r, int n, struct api_error *err)
+{
+    json_t **stats = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *stats);
+    if (!stats) {
+        api_nomem(err);
+        return NULL;
+    }
+    bool any = false;
+    for (int i = 0; o->column_stats && i < n; i++) {
+        if (strcmp(db_str(r, i, DF_STATS_STATE), "provided") != 0)
+            continue;
+        if (!(stats[i] = json_array())) {
+            scan_stats_free(stats, n);
+            api_nomem(err);
+            return NULL;
+        }
+        any |= db_i64(r, i, SC_NSTATS) > 0;
+    }
+    if (any && attach_stats(req, tr, fields_text, r, n, stats, err) != 0) {
+        scan_stats_free(stats, n);
+        return NULL;
+    }
+    return stats;
+}
+
+/* {"files": [ScanFile...], "next_page_token"}: the first n rows, and a
+ * token resuming after the last of them when rows were left. */
+static void scan_page_text(struct page_text *w, const struct table_read *tr,
+                           const struct scan_opts *o, const struct page *pg, const PGresult *r,
+                           int n, json_t *const *stats)
+{
+    pt_open(w, NULL, '{');
+    pt_open(w, "files", '[');
+    for (int i = 0; i < n && !w->bad; i++)
+        scan_file_text(w, r, i, o, stats[i]);
+    pt_close(w, ']');
+    struct page_token next;
+    bool more = PQntuples(r) > n;
+    if (more) {
+        page_token_next(&next, pg, PAGE_SCAN, tr->cat.id, tr->ref.table_id, tr->snapshot);
+        next.nkeys = 3;
+        data_file_page_key(r, n - 1, 0, next.keys);
+    }
+    page_token_member(w, more ? &next : NULL);
+    pt_close(w, '}');
+}
 
 int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct scan_opts o;
-    if (parse_scan_opts(req, &o, err) != 0)
+    struct page pg;
+    if (parse_scan_opts(req, &o, err) != 0 || page_parse(req, PAGE_SCAN, &pg, err) != 0 ||
+        (pg.resumed && page_expect_keys(&pg, 0, 3, err) != 0))
         return -1;
     struct table_read tr;
     struct pg_array fields;
     pg_array_init(&fields);
     PGresult *r = NULL;
-    json_t *out = NULL;
+    json_t **stats = NULL;
+    int n = 0;
     int rc = -1;
-    if (table_read_open(req, &tr, err) != 0)
+    if (table_read_open_page(req, &tr, &pg, err) != 0)
         goto done;
     const char *fields_text = NULL;
     if (o.has_fields) {
@@ -383,54 +495,19 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
     if (o.column_stats &&
         req_exec(req, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", NULL, "begin", err) != 0)
         goto done;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr.cat.id);
-    db_param_i64(&p, tr.ref.table_id);
-    db_param_i64(&p, tr.snapshot);
-    db_param_str(&p, fields_text);
-    db_param_bool(&p, o.column_stats);
-    db_param_bool(&p, o.split_offsets);
-    r = req_query(req, scan_files_sql, &p, "scan files", err);
-    if (!r)
+    if (!(r = scan_files(req, &tr, &o, fields_text, &pg, err)))
         goto done;
-    int n = PQntuples(r);
-    int64_t entries = 0;
-    for (int i = 0; o.column_stats && i < n; i++)
-        entries += db_i64(r, i, SC_NSTATS);
-    if (entries > SCAN_MAX_STATS_ENTRIES) {
-        api_validation(err,
-                       "the scan would return %lld column statistics entries, over the limit of "
-                       "%d; name the columns you prune on with stats_fields",
-                       (long long)entries, SCAN_MAX_STATS_ENTRIES);
-        goto done;
-    }
-    json_t **stats = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *stats);
-    out = json_array();
-    if (!stats || !out) {
-        api_nomem(err);
-        goto done;
-    }
-    for (int i = 0; i < n; i++) {
-        json_t *sf = scan_file_json(r, i, &o, &stats[i]);
-        if (!sf || json_array_append_new(out, sf) != 0) {
-            api_nomem(err);
-            goto done;
-        }
-    }
-    if (entries > 0 && attach_stats(req, &tr, fields_text, r, stats, err) != 0)
+    n = scan_page_size(r, &o, pg.limit);
+    if (!(stats = scan_page_stats(req, &tr, &o, fields_text, r, n, err)))
         goto done;
     if (o.column_stats && req_exec(req, "COMMIT", NULL, "commit", err) != 0)
         goto done;
-    if (api_json(res, 200, out) != 0) {
-        out = NULL;
-        api_nomem(err);
-        goto done;
-    }
-    out = NULL;
-    rc = 0;
+    struct page_text w;
+    pt_init(&w, (size_t)n * PAGE_TEXT_PER_FILE);
+    scan_page_text(&w, &tr, &o, &pg, r, n, stats);
+    rc = pt_respond(&w, res, err);
 done:
-    json_decref(out);
+    scan_stats_free(stats, n);
     if (r)
         PQclear(r);
     pg_array_free(&fields);
