@@ -7,6 +7,7 @@
 #                       [--preseed N] [--scales "1 8"] [--out DIR] [--profile]
 #                       [--auth-repeats N] [--auth-duration S]
 #                       [--no-auth-compare | --auth-compare-only] [--auth-control]
+#                       [--baseline PATH]
 #                       [--strict] [--build-dir DIR] [--hoglaked PATH] [--commit-bench PATH]
 #   bench/commit/run.sh --smoke [--hoglaked PATH] [--commit-bench PATH]   (the ctest)
 #
@@ -28,6 +29,9 @@
 #   --auth-duration S measured seconds of each slice of the comparison (default 5)
 #   --no-auth-compare     skip the authentication comparison
 #   --auth-compare-only   only the authentication comparison (no matrix, no pgbench)
+#   --baseline PATH   the comparison as a before/after: its "off" server is the
+#                     hoglaked at PATH (another build) with --auth on too, so on/off
+#                     reads this build / the baseline; implies --auth-compare-only
 #   --auth-control    a control of the comparison: its "on" server runs --auth off
 #                     too, so on/off measures the method's own bias and noise
 #   --strict          exit 2 when a target is missed
@@ -70,6 +74,7 @@ auth_compare=1
 auth_repeats=10
 auth_duration=5
 auth_control=0
+baseline=""
 matrix=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -91,7 +96,8 @@ while [ $# -gt 0 ]; do
     --no-auth-compare) auth_compare=0; shift ;;
     --auth-compare-only) auth_compare=1; matrix=0; shift ;;
     --auth-control) auth_control=1; shift ;;
-    -h | --help) sed -n '2,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --baseline) baseline=$2; auth_compare=1; matrix=0; shift 2 ;;
+    -h | --help) sed -n '2,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
@@ -227,14 +233,15 @@ log "PostgreSQL $pgversion on 127.0.0.1:$pgport: $settings"
 declare -A token_of hdr_of # database -> its admin.token, its header file
 token_file=""
 auth_hdr=""
-# launch NAME AUTH DB: hoglaked on database DB with --data-dir DIR/NAME and
-# --auth AUTH, its log in DIR/NAME.log; sets launched_pid and launched_url
+# launch NAME AUTH DB [BINARY]: hoglaked (or BINARY) on database DB with
+# --data-dir DIR/NAME and --auth AUTH, its log in DIR/NAME.log; sets
+# launched_pid and launched_url
 launch() {
-  local name=$1 auth=$2 db=$3 sd=$dir/$1 pid i
+  local name=$1 auth=$2 db=$3 bin=${4:-$hoglaked} sd=$dir/$1 pid i
   mkdir -p "$sd"
   rm -f "$sd/port"
   [ -n "${token_of[$db]:-}" ] || rm -f "$sd/admin.token"
-  "$hoglaked" --database-url "postgresql://postgres@127.0.0.1:$pgport/$db" --data-dir "$sd" \
+  "$bin" --database-url "postgresql://postgres@127.0.0.1:$pgport/$db" --data-dir "$sd" \
     --auth "$auth" --port 0 --port-file "$sd/port" >>"$dir/$name.log" 2>&1 &
   pid=$!
   srv_pids+=("$pid")
@@ -533,12 +540,14 @@ auth_results=$dir/auth.tsv
 : >"$auth_results"
 # auth_use MODE: talk to the on or the off server
 on_mode=on
+off_mode=off
 if [ "$auth_control" = 1 ]; then on_mode=off; fi
+if [ -n "$baseline" ]; then off_mode=on; fi
 auth_use() {
   if [ "$1" = on ]; then
     use_server "$on_pid" "$on_url" "$on_mode" hoglake_auth_on
   else
-    use_server "$off_pid" "$off_url" off hoglake_auth_off
+    use_server "$off_pid" "$off_url" "$off_mode" hoglake_auth_off
   fi
 }
 # groups_now: hoglake_commit_groups_total of the server in use (the
@@ -624,7 +633,7 @@ if [ "$auth_compare" = 1 ]; then
   launch hoglaked-auth-on "$on_mode" hoglake_auth_on
   on_pid=$launched_pid
   on_url=$launched_url
-  launch hoglaked-auth-off off hoglake_auth_off
+  launch hoglaked-auth-off "$off_mode" hoglake_auth_off "${baseline:-$hoglaked}"
   off_pid=$launched_pid
   off_url=$launched_url
   auth_use on
@@ -634,15 +643,21 @@ if [ "$auth_compare" = 1 ]; then
   a1=$(http_code "$on_url/v1/catalogs")
   a2=200
   [ "$auth_control" = 1 ] || a2=$(http_code -H "@$auth_hdr" "$on_url/v1/catalogs")
-  a3=$(http_code "$off_url/v1/catalogs")
-  if [ "$auth_control" = 1 ] && [ "$a1" = 200 ] && [ "$a3" = 200 ]; then
+  if [ -n "$baseline" ]; then
+    a3=$(http_code -H "@${hdr_of[hoglake_auth_off]}" "$off_url/v1/catalogs")
+  else
+    a3=$(http_code "$off_url/v1/catalogs")
+  fi
+  if [ -n "$baseline" ] && [ "$a1" = 401 ] && [ "$a2" = 200 ] && [ "$a3" = 200 ]; then
+    log "BASELINE run: on = $hoglaked, off = $baseline, both --auth on"
+  elif [ "$auth_control" = 1 ] && [ "$a1" = 200 ] && [ "$a3" = 200 ]; then
     log "authentication CONTROL run: both servers --auth off"
   elif [ "$a1" != 401 ] || [ "$a2" != 200 ] || [ "$a3" != 200 ]; then
     log "authentication modes not as expected: on server $a1 without a token (want 401)," \
       "$a2 with it (want 200); off server $a3 without (want 200)"
     exit 5
   fi
-  [ "$auth_control" = 1 ] ||
+  [ "$auth_control" = 1 ] || [ -n "$baseline" ] ||
     log "authentication: on server ($on_url) 401 without a token, 200 with; off server ($off_url) 200"
   auth_f=$(echo "$files_list" | awk '{print $1}')
   auth_writers=$(echo "$writers_list" | tr ' ' '\n' | sed '/^$/d' | sort -rn | tr '\n' ' ')
@@ -732,7 +747,8 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
   }' "$results" | tee -a "$dir/report.md" || status=$?
 fi
 if [ "$auth_compare" = 1 ]; then
-awk -F'\t' -v smoke="$smoke" -v slice="$auth_duration" -v control="$auth_control" '
+awk -F'\t' -v smoke="$smoke" -v slice="$auth_duration" -v control="$auth_control" \
+  -v baseline="$baseline" -v build="$hoglaked" '
   function fmt_range(lo, hi, f) { return sprintf(f ".." f, lo, hi) }
   { n++; R[n] = $1; W[n] = $2; F[n] = $3; M[n] = $4; FIRST[n] = $5; ok[n] = $6; err[n] = $7
     cps[n] = $9; p50[n] = $10; p99[n] = $11; busy[n] = $12; hog[n] = $13 * 1000; pgc[n] = $14 * 1000
@@ -743,6 +759,7 @@ awk -F'\t' -v smoke="$smoke" -v slice="$auth_duration" -v control="$auth_control
   END {
     if (!n) { printf "\nAuthentication: no runs\n"; exit 0 }
     if (control) printf "\nCONTROL RUN (--auth-control): the \"on\" server below runs --auth off too"
+    if (baseline != "") printf "\nBASELINE RUN (--baseline): \"on\" is %s and \"off\" is %s, both --auth on: on/off is this build / the baseline", build, baseline
     printf "\nAuthentication: the same cell against hoglaked --auth on (a bearer token on every request) and --auth off (no header), each with its own database in the same PostgreSQL; %d pair(s) of %s back-to-back slices in ABBA order; a fresh catalog per server and cell, no history\n\n", nr, smoke ? "5-commit" : slice "-second"
     printf "| writers | files/commit | pair | order | on commits/s | off commits/s | on/off | p50 ms on, off | CPU busy on, off | hoglaked CPU us/commit on, off | postgres CPU us/commit on, off | commits per group on, off | errors on, off |\n"
     printf "|---:|---:|---:|---|---:|---:|---:|---|---|---|---|---|---|\n"

@@ -222,6 +222,8 @@ static bool is_json_content_type(const char *ct)
  * through, whatever fed the body). */
 static int check_json_budget(const struct srv_req *req, struct api_error *err)
 {
+    if (req->body_within_json_budget)
+        return 0; /* one scan per body: the transport's, with the same limits */
     const struct config *cfg = &req->srv->cfg;
     struct json_budget_scan scan;
     if (json_budget_check(req->body, req->body_len, cfg->json_max_depth,

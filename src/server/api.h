@@ -43,7 +43,8 @@ struct srv_req {
     const char *request_id;   /* NULL when absent */
     const char *body;         /* NUL-terminated; NULL when there was none */
     size_t body_len;
-    int64_t queue_wait_ns; /* time spent waiting for a worker */
+    bool body_within_json_budget; /* the transport's scan passed it (http.h) */
+    int64_t queue_wait_ns;        /* time spent waiting for a worker */
     /* Who is calling, as auth_gate established it before the handler ran:
      * the token's grant; with --auth off "anonymous" with the admin role;
      * on a public route, ROLE_NONE. */

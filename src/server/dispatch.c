@@ -139,6 +139,7 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
         req.request_id = hreq->request_id;
         req.body = hreq->body;
         req.body_len = hreq->body_len;
+        req.body_within_json_budget = hreq->body_within_json_budget;
         req.queue_wait_ns = hreq->queue_wait_ns;
         arena_init(&req.arena, REQUEST_ARENA_LIMIT);
         if (!(route->flags & ROUTE_INLINE))

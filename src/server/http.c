@@ -254,6 +254,7 @@ static void run_handler(struct http_server *srv, struct exchange *ex, int64_t qu
         .host = ex->host,
         .body = ex->body.len ? ex->body.data : NULL,
         .body_len = ex->body.len,
+        .body_within_json_budget = ex->scanning && ex->scan.verdict == JSON_BUDGET_OK,
         .queue_wait_ns = queue_wait_ns,
     };
     srv->handlers.handle(srv->handlers.ctx, &req, &ex->reply);

@@ -47,6 +47,9 @@ struct http_request {
     const char *host;          /* the Host header; NULL when absent */
     const char *body;          /* NULL when empty */
     size_t body_len;
+    /* The transport scanned the whole body against the route's JSON budget
+     * as it arrived, and it passed: a parse need not scan it again. */
+    bool body_within_json_budget;
     int64_t queue_wait_ns;
 };
 
