@@ -3,7 +3,8 @@
  *
  *   inspect FILE [--json]         the footer: schema, row groups, chunks, stats
  *   cat FILE [--format jsonl|csv] [--columns A,B] [--limit N]
- *   convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [writer options]
+ *   convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [--rename OLD=NEW,...]
+ *                  [writer options]
  *
  * Value conventions and the inspect document are in docs/cli-parquet.md. */
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/convert_rename.h"
 #include "rows/csv.h"
 #include "rows/rows_adapt.h"
 #include "rows/rows_json.h"
@@ -410,6 +412,19 @@ static void json_chunk(struct jw *w, const struct pq_column_chunk *cc, const str
     jw_end_object(w);
 }
 
+/* An old parquet-rs wrote 0 as the file's row count: readers trust the
+ * row groups' counts then (pq_meta_rows_only_in_groups), and inspect, which
+ * shows the footer as it is, says so. */
+static bool rows_warning(const struct pq_file_meta *m, char *out, size_t size)
+{
+    int64_t rows;
+    if (!pq_meta_rows_only_in_groups(m, &rows))
+        return false;
+    snprintf(out, size, "the footer says 0 rows but its row groups hold %lld: read as %lld rows",
+             (long long)rows, (long long)rows);
+    return true;
+}
+
 static void inspect_json(const char *path, uint64_t size, uint32_t footer_len,
                          const struct pq_file_meta *m, const struct pq_schema *s, struct buf *out)
 {
@@ -426,6 +441,14 @@ static void inspect_json(const char *path, uint64_t size, uint32_t footer_len,
     json_int_or_null(&w, "format_version", true, m->version);
     json_int_or_null(&w, "num_rows", true, m->num_rows);
     json_int_or_null(&w, "num_row_groups", true, (int64_t)m->nrow_groups);
+    /* Present only when there is something to warn of. */
+    char warning[160];
+    if (rows_warning(m, warning, sizeof warning)) {
+        jw_key(&w, "warnings");
+        jw_begin_array(&w);
+        jw_cstring(&w, warning);
+        jw_end_array(&w);
+    }
     jw_key(&w, "created_by");
     jw_cstring(&w, m->created_by);
     jw_key(&w, "key_value_metadata");
@@ -560,6 +583,9 @@ static void inspect_human(const char *path, uint64_t size, uint32_t footer_len,
     printf("%-12s %s\n", "file", path);
     printf("%-12s %llu bytes (footer %u)\n", "size", (unsigned long long)size, footer_len);
     printf("%-12s %lld\n", "rows", (long long)m->num_rows);
+    char warning[160];
+    if (rows_warning(m, warning, sizeof warning))
+        printf("%-12s %s\n", "warning", warning);
     printf("%-12s %zu\n", "row groups", m->nrow_groups);
     printf("%-12s %s\n", "created by", m->created_by ? m->created_by : "-");
     printf("%-12s %d\n", "version", (int)m->version);
@@ -827,6 +853,9 @@ struct convert {
     struct lake_table *t;
     struct pq_writer *w;
     struct ArrowSchema wschema; /* the batches the writer takes */
+    struct convert_renames *renames;
+    struct arena *arena; /* lives as long as the conversion */
+    int fail_code;       /* the exit code of a failure (EXIT_FAILURE_OTHER unless usage) */
 };
 
 static int write_batch(struct convert *c, const struct ArrowArray *batch)
@@ -854,6 +883,38 @@ static int flush_rows(struct convert *c, struct rows_parser *p)
     return rc;
 }
 
+/* Binds the header's names, renamed, to the schema's columns: a header
+ * name that cannot be a column is reported with the --rename to give. */
+static int bind_csv_header(struct convert *c, struct rows_parser *p, const struct csv_reader *r)
+{
+    const char **in = arena_calloc(c->arena, r->nfields ? r->nfields : 1, sizeof *in);
+    const char **names = NULL;
+    char msg[1200];
+    if (!in) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < r->nfields; i++) {
+        size_t len;
+        in[i] = csv_field_text(r, i, &len, NULL);
+        if (strlen(in[i]) != len) {
+            fprintf(stderr, "hoglake: %s line %lld: header field %zu holds a NUL byte\n",
+                    c->in_path, (long long)r->record_line, i + 1);
+            return -1;
+        }
+    }
+    int rc = convert_renames_header(c->renames, in, r->nfields, c->in_path, c->arena, &names);
+    if (rc != EXIT_OK) {
+        c->fail_code = rc;
+        return -1;
+    }
+    if (rows_parser_csv_names(p, names, r->nfields, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line, msg);
+        return -1;
+    }
+    return 0;
+}
+
 static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
 {
     struct csv_reader r;
@@ -868,10 +929,8 @@ static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
         fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
         goto out;
     }
-    if (rows_parser_csv_header(p, &r, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line, msg);
+    if (bind_csv_header(c, p, &r) != 0)
         goto out;
-    }
     while ((got = csv_read_record(&r)) > 0) {
         if (rows_parser_csv_row(p, &r, msg, sizeof msg) != 0) {
             fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line,
@@ -938,6 +997,10 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
         return -1;
     }
     int rc = -1;
+    if (convert_renames_arrow(c->renames, &from, c->arena) != 0) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        goto out;
+    }
     if (rows_adapt_check(&from, c->t, msg, sizeof msg) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, msg);
         goto out;
@@ -1079,6 +1142,75 @@ out:
     return rc;
 }
 
+static int parse_renames(const struct cli_args *a, struct arena *arena, struct convert_renames *out)
+{
+    const char *values[CLI_MAX_VALUES];
+    int n = cli_opt_values(a, "rename", values, CLI_MAX_VALUES);
+    return convert_renames_parse(values, (size_t)n, arena, out);
+}
+
+/* INT96 infers as timestamp_ns, but a column holding instants past the
+ * nanosecond range (Spark's 9999-12-31, BC dates) reads at microseconds
+ * (src/parquet/reader.c): the table follows what the reader hands out. */
+static void follow_int96_units(struct lake_column *col, const struct ArrowSchema *s)
+{
+    if (col->type == LT_TIMESTAMP_NS && strcmp(s->format, "tsu:") == 0)
+        col->type = LT_TIMESTAMP;
+    if (col->type == LT_STRUCT && (size_t)s->n_children == col->nchildren)
+        for (size_t i = 0; i < col->nchildren; i++)
+            follow_int96_units(col->children[i], s->children[i]);
+    else if (col->type == LT_LIST && col->nchildren == 1 && s->n_children == 1)
+        follow_int96_units(col->children[0], s->children[0]);
+}
+
+static int follow_reader_units(struct convert *c, struct pq_reader *r)
+{
+    struct ArrowSchema s;
+    struct pq_error err = {0};
+    if (pq_reader_arrow_schema(r, &s, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    if ((size_t)s.n_children == c->t->root.nchildren)
+        for (size_t i = 0; i < c->t->root.nchildren; i++)
+            follow_int96_units(c->t->root.children[i], s.children[i]);
+    s.release(&s);
+    return EXIT_OK;
+}
+
+/* The table a Parquet input fills, its columns renamed: the --schema's
+ * (t already holds them), picked from the file by their input names; or
+ * the file's own, when their names (renamed) can be columns. */
+static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
+{
+    struct pq_schema renamed;
+    struct pq_error err = {0};
+    int rc = convert_renames_parquet(c->renames, pq_reader_schema(r), !have_spec, c->in_path,
+                                     c->arena, &renamed);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!have_spec) {
+        if (pq_infer_table(&renamed, c->t, &err) == 0)
+            return follow_reader_units(c, r);
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    /* The schema's columns, by their names in the file, in its order. */
+    size_t n = c->t->root.nchildren;
+    const char **names = arena_calloc(c->arena, n ? n : 1, sizeof *names);
+    if (!names) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    for (size_t i = 0; i < n; i++)
+        names[i] = convert_renames_source_of(c->renames, c->t->root.children[i]->name);
+    if (pq_reader_select_names(r, names, n, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
 static int run_convert(struct cli *cli, const struct cli_args *a)
 {
     (void)cli;
@@ -1110,6 +1242,8 @@ static int run_convert(struct cli *cli, const struct cli_args *a)
     struct pq_write_options wo;
     if (!write_options(a, &wo))
         return EXIT_USAGE;
+    if (c.from == IN_JSONL && cli_opt_given(a, "rename"))
+        return cli_usage_error("--rename applies to CSV and Parquet input, not JSON Lines");
     bool force = cli_opt_given(a, "force");
     if (!force && access(out_path, F_OK) == 0) {
         fprintf(stderr, "hoglake: %s exists (give --force to overwrite it)\n", out_path);
@@ -1127,6 +1261,10 @@ static int run_convert(struct cli *cli, const struct cli_args *a)
     lake_table_init(&t, &arena);
     t.name = "converted";
     c.t = &t;
+    c.arena = &arena;
+    c.fail_code = EXIT_FAILURE_OTHER;
+    struct convert_renames renames = {0};
+    c.renames = &renames;
     struct pq_source src = {0};
     src.fd = -1;
     struct pq_reader *r = NULL;
@@ -1135,6 +1273,9 @@ static int run_convert(struct cli *cli, const struct cli_args *a)
     char msg[800];
     struct pq_error err = {0};
     int rc = EXIT_FAILURE_OTHER;
+    if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
+        goto out;
+    rc = EXIT_FAILURE_OTHER;
     if (spec && rows_table_from_spec(spec, &t, msg, sizeof msg) != 0) {
         rc = cli_usage_error("--schema: %s", msg);
         goto out;
@@ -1147,27 +1288,16 @@ static int run_convert(struct cli *cli, const struct cli_args *a)
             fprintf(stderr, "hoglake: %s: %s\n", c.in_path, err.msg);
             goto out;
         }
-        if (spec) {
-            /* The schema's columns, by name, in its order. */
-            size_t n = t.root.nchildren;
-            const char **names = calloc(n ? n : 1, sizeof *names);
-            for (size_t i = 0; names && i < n; i++)
-                names[i] = t.root.children[i]->name;
-            int sel = names ? pq_reader_select_names(r, names, n, &err) : -1;
-            free(names);
-            if (sel != 0) {
-                fprintf(stderr, "hoglake: %s: %s\n", c.in_path, names ? err.msg : "out of memory");
-                goto out;
-            }
-        } else if (pq_infer_table(pq_reader_schema(r), &t, &err) != 0) {
-            fprintf(stderr, "hoglake: %s: %s\n", c.in_path, err.msg);
+        if ((rc = parquet_table(&c, r, spec != NULL)) != EXIT_OK)
             goto out;
-        }
+        rc = EXIT_FAILURE_OTHER;
     }
     if (output_open(&o, out_path, force) != 0)
         goto out;
-    if (convert_into(&c, &o, &wo, r) != 0)
+    if (convert_into(&c, &o, &wo, r) != 0) {
+        rc = c.fail_code;
         goto out;
+    }
     rc = output_publish(&o);
 out:
     output_abandon(&o);
@@ -1201,6 +1331,8 @@ static const struct cli_opt convert_opts[] = {
     {"page-bytes", true, false, "N  cut data pages past N bytes (default 1 MiB)"},
     {"no-dictionary", false, false, "no dictionary encoding"},
     {"batch-rows", true, false, "N  rows handed to the writer at a time (default 65536)"},
+    {"rename", true, true,
+     "OLD=NEW,...  give input columns (a.b for struct fields) names a table accepts"},
     {"force", false, false, "overwrite OUT when it exists"},
 };
 
@@ -1215,7 +1347,8 @@ int cmd_parquet(struct cli *cli, int argc, char **argv)
          "parquet cat FILE [--format jsonl|csv] [--columns A,B,...] [--limit N]", cat_opts,
          NOPTS(cat_opts), 1, 1, run_cat},
         {"convert", "convert rows between CSV, JSON Lines and Parquet, into Parquet",
-         "parquet convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [--compression C] "
+         "parquet convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] "
+         "[--rename OLD=NEW[,OLD=NEW...]] [--compression C] "
          "[--level N] [--row-group-bytes N] [--page-bytes N] [--no-dictionary] [--batch-rows N] "
          "[--force]",
          convert_opts, NOPTS(convert_opts), 2, 2, run_convert},

@@ -2,9 +2,11 @@
 #include "parquet/compress.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <brotli/decode.h>
 #include <lz4.h>
 #include <snappy-c.h>
 #include <zlib.h>
@@ -56,9 +58,12 @@ bool pq_codec_can_write(enum pq_codec codec)
     }
 }
 
+/* LZ4 and BROTLI are read for the files other writers made, not written:
+ * LZ4 is deprecated (its framing was never specified), and BROTLI is rare
+ * enough that ZSTD serves anyone who wants a strong codec. */
 bool pq_codec_can_read(enum pq_codec codec)
 {
-    return pq_codec_can_write(codec);
+    return pq_codec_can_write(codec) || codec == PQ_LZ4 || codec == PQ_BROTLI;
 }
 
 static int unsupported(enum pq_codec codec, struct pq_error *err)
@@ -66,9 +71,9 @@ static int unsupported(enum pq_codec codec, struct pq_error *err)
     switch (codec) {
     case PQ_LZ4:
         return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "codec LZ4 (the deprecated Hadoop-framed LZ4) is not supported; "
-                       "LZ4_RAW is");
-    case PQ_BROTLI:
+                       "codec LZ4 (the deprecated Hadoop-framed LZ4) is read but not written; "
+                       "LZ4_RAW is both");
+    case PQ_BROTLI: return pq_fail(err, PQ_ERR_UNSUPPORTED, "codec BROTLI is read but not written");
     case PQ_LZO:
         return pq_fail(err, PQ_ERR_UNSUPPORTED, "codec %s is not supported",
                        pq_codec_name((int)codec));
@@ -329,6 +334,153 @@ static int lz4_decompress_page(const void *src, size_t n, void *dst, size_t dst_
     return 0;
 }
 
+/* ---- the deprecated LZ4 codec ----
+ *
+ * Parquet never specified codec LZ4's framing. parquet-mr wrote it through
+ * Hadoop's Lz4Codec, whose block stream is a sequence of blocks, each a
+ * 4-byte big-endian uncompressed length followed by one or more chunks
+ * ([4-byte big-endian compressed length][LZ4 block]) that decompress to
+ * that length; Arrow C++ writes the same with one chunk per block. Older
+ * Arrow C++ wrote one bare LZ4 block. Nothing marks which one a page is,
+ * so, as Arrow C++ does, the Hadoop reading is tried first and must add up
+ * exactly (every length within the input and the page, every chunk
+ * decompressing to what it claims, the input used to its last byte, the
+ * page filled); otherwise the page is read as one bare LZ4 block. */
+
+static uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/* A cursor over the page's bytes and the output still to fill. */
+struct lz4_hadoop_cursor {
+    const uint8_t *in;
+    size_t in_left;
+    uint8_t *out;
+    size_t out_left;
+};
+
+static bool take_be32(struct lz4_hadoop_cursor *c, uint32_t *v)
+{
+    if (c->in_left < 4)
+        return false;
+    *v = load_be32(c->in);
+    c->in += 4;
+    c->in_left -= 4;
+    return true;
+}
+
+/* Decompresses one chunk into at most `room` bytes of c->out; returns the
+ * bytes made, or -1 when the chunk is not a whole LZ4 block within the
+ * input. An empty chunk (the zero lengths some writers end with) makes
+ * nothing. */
+static int hadoop_chunk(struct lz4_hadoop_cursor *c, size_t room)
+{
+    uint32_t clen;
+    if (!take_be32(c, &clen) || clen > c->in_left || clen > INT_MAX)
+        return -1;
+    int made = 0;
+    if (clen > 0) {
+        /* LZ4 counts in int; a block never makes more than INT_MAX. */
+        int cap = room > INT_MAX ? INT_MAX : (int)room;
+        made = LZ4_decompress_safe((const char *)c->in, (char *)c->out, (int)clen, cap);
+        if (made < 0)
+            return -1;
+    }
+    c->in += clen;
+    c->in_left -= clen;
+    return made;
+}
+
+/* One outer block: its uncompressed length, then at least one chunk,
+ * chunks until they have made exactly that length. */
+static bool hadoop_block(struct lz4_hadoop_cursor *c)
+{
+    uint32_t want;
+    if (!take_be32(c, &want) || want > c->out_left)
+        return false;
+    size_t made = 0;
+    do {
+        int got = hadoop_chunk(c, want - made);
+        if (got < 0)
+            return false;
+        made += (size_t)got;
+        c->out += got;
+        c->out_left -= (size_t)got;
+    } while (made < want);
+    return true;
+}
+
+/* Whether the page reads as Hadoop-framed LZ4 filling dst exactly. Each
+ * chunk takes at least 4 input bytes, so the loops end. */
+static bool lz4_hadoop_decompress(const void *src, size_t n, void *dst, size_t dst_len)
+{
+    struct lz4_hadoop_cursor c = {src, n, dst, dst_len};
+    while (c.in_left > 0)
+        if (!hadoop_block(&c))
+            return false;
+    return c.out_left == 0;
+}
+
+static int lz4_legacy_decompress(const void *src, size_t n, void *dst, size_t dst_len,
+                                 struct pq_error *err)
+{
+    if (lz4_hadoop_decompress(src, n, dst, dst_len))
+        return 0;
+    /* Not Hadoop framing: one bare block (what dst held from the failed
+     * attempt is overwritten). */
+    if (n <= INT_MAX && dst_len <= INT_MAX) {
+        int got = LZ4_decompress_safe(src, dst, (int)n, (int)dst_len);
+        if (got >= 0 && (size_t)got == dst_len)
+            return 0;
+    }
+    return corrupt(PQ_LZ4,
+                   "neither Hadoop-framed LZ4 blocks nor one LZ4 block of the page's "
+                   "uncompressed size",
+                   err);
+}
+
+/* ---- BROTLI ---- */
+
+static bool brotli_alloc_error(BrotliDecoderErrorCode e)
+{
+    return e <= BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES &&
+           e >= BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES;
+}
+
+/* The decoder has no reset, so one instance per page; it allocates its
+ * window (at most 16 MiB, as large windows stay off) as the stream asks. */
+static int brotli_decompress(const void *src, size_t n, void *dst, size_t dst_len,
+                             struct pq_error *err)
+{
+    BrotliDecoderState *s = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+    if (!s)
+        return nomem("BROTLI", err);
+    const uint8_t *in = src;
+    uint8_t *out = dst;
+    size_t in_left = n, out_left = dst_len;
+    /* All the input and all the room at once: one call runs to the end of
+     * the stream, or to where it needs what it cannot have. */
+    BrotliDecoderResult r = BrotliDecoderDecompressStream(s, &in_left, &in, &out_left, &out, NULL);
+    int rc = 0;
+    if (r == BROTLI_DECODER_RESULT_SUCCESS) {
+        if (in_left != 0)
+            rc = corrupt(PQ_BROTLI, "bytes after the end of the stream", err);
+        else if (out_left != 0)
+            rc = corrupt(PQ_BROTLI, "shorter than the page's uncompressed size", err);
+    } else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) {
+        rc = corrupt(PQ_BROTLI, "longer than the page's uncompressed size", err);
+    } else if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT) {
+        rc = corrupt(PQ_BROTLI, "truncated", err);
+    } else {
+        BrotliDecoderErrorCode e = BrotliDecoderGetErrorCode(s);
+        rc = brotli_alloc_error(e) ? nomem("BROTLI", err)
+                                   : corrupt(PQ_BROTLI, BrotliDecoderErrorString(e), err);
+    }
+    BrotliDecoderDestroyInstance(s);
+    return rc;
+}
+
 static int decompress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
                            void *dst, size_t dst_len, struct pq_error *err)
 {
@@ -343,6 +495,8 @@ static int decompress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, const 
     case PQ_SNAPPY: return snappy_decompress_page(src, n, dst, dst_len, err);
     case PQ_GZIP: return gzip_decompress(ctx, src, n, dst, dst_len, err);
     case PQ_LZ4_RAW: return lz4_decompress_page(src, n, dst, dst_len, err);
+    case PQ_LZ4: return lz4_legacy_decompress(src, n, dst, dst_len, err);
+    case PQ_BROTLI: return brotli_decompress(src, n, dst, dst_len, err);
     default: return unsupported(codec, err);
     }
 }

@@ -1,4 +1,6 @@
-/* Page compression: ZSTD, SNAPPY, GZIP, LZ4_RAW and UNCOMPRESSED.
+/* Page compression: ZSTD, SNAPPY, GZIP, LZ4_RAW and UNCOMPRESSED both
+ * ways; the deprecated LZ4 (Hadoop-framed, or a bare block) and BROTLI
+ * read only.
  *
  * A pq_codec_ctx caches the codec libraries' state (ZSTD contexts) across
  * calls; it belongs to one writer or reader and is not thread-safe. */

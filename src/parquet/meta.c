@@ -693,6 +693,20 @@ int pq_decode_file_meta(const void *data, size_t len, struct arena *a, struct pq
 
 /* ---- PageHeader ---- */
 
+bool pq_meta_rows_only_in_groups(const struct pq_file_meta *m, int64_t *rows)
+{
+    if (m->num_rows != 0)
+        return false;
+    int64_t sum = 0;
+    for (size_t g = 0; g < m->nrow_groups; g++) {
+        int64_t n = m->row_groups[g].num_rows;
+        if (n < 0 || __builtin_add_overflow(sum, n, &sum))
+            return false;
+    }
+    *rows = sum;
+    return sum > 0;
+}
+
 int pq_decode_page_header(const void *data, size_t avail, struct arena *a,
                           struct pq_page_header *out, size_t *header_len, struct pq_error *err)
 {

@@ -183,6 +183,15 @@ int pq_decode_offset_index(const void *data, size_t len, struct arena *a,
 int pq_decode_column_index(const void *data, size_t len, struct arena *a,
                            struct pq_column_index *out, struct pq_error *err);
 
+/* ---- reading a footer leniently ---- */
+
+/* Old parquet-rs versions wrote num_rows 0 in the footer while the row
+ * groups held rows. True exactly in that case: the footer says 0, every
+ * row group's count is at least 0, and they add up (without overflow) to
+ * more than 0, which goes to *rows. Readers trust the row groups then;
+ * any other disagreement between the two is still corrupt. */
+bool pq_meta_rows_only_in_groups(const struct pq_file_meta *m, int64_t *rows);
+
 /* ---- encoding (append to out; 0 or -1 when out of memory) ---- */
 
 int pq_encode_file_meta(const struct pq_file_meta *m, struct buf *out);

@@ -154,8 +154,8 @@ enum leaf_conv {
     LC_I32_TO_DEC,
     LC_I64_TO_DEC,
     LC_BYTES_TO_DEC, /* BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY big-endian */
-    LC_INT96_TO_NS,
-    LC_BYTES, /* BYTE_ARRAY to utf8/binary */
+    LC_INT96,        /* to a timestamp of type.unit */
+    LC_BYTES,        /* BYTE_ARRAY to utf8/binary */
 };
 
 struct leaf_type {
@@ -163,7 +163,21 @@ struct leaf_type {
     int width;     /* physical width in the dense buffer (0: byte array) */
     int out_width; /* Arrow value width in bytes (0: bits or variable) */
     char format[40];
+    /* INT96: the unit produced, and whether it is settled (asked for by the
+     * caller or decided from the values: see pq_reader_set_int96_unit) */
+    enum pq_time_unit unit;
+    bool unit_settled;
 };
+
+static void set_int96_unit(struct leaf_type *lt, enum pq_time_unit unit)
+{
+    lt->unit = unit;
+    lt->unit_settled = true;
+    snprintf(lt->format, sizeof lt->format, "ts%c:",
+             unit == PQ_MILLIS   ? 'm'
+             : unit == PQ_MICROS ? 'u'
+                                 : 'n');
+}
 
 static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
 {
@@ -246,10 +260,11 @@ static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq
         }
         return 0;
     case PQ_INT96:
-        lt->conv = LC_INT96_TO_NS;
+        lt->conv = LC_INT96;
         lt->width = 12;
         lt->out_width = 8;
-        strcpy(lt->format, "tsn:");
+        set_int96_unit(lt, PQ_NANOS);
+        lt->unit_settled = false;
         return 0;
     case PQ_FLOAT:
         lt->conv = LC_COPY;
@@ -754,7 +769,10 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
 /* The most bytes n compressed bytes can expand to, by the codec's format:
  * a ZSTD block of at most 128 KiB costs at least 4 bytes (an RLE block);
  * deflate tops out near 1032:1; an LZ4 match grows 255 bytes per length
- * byte; a SNAPPY copy yields at most 64 bytes for 2 or 3 bytes. A page
+ * byte (the Hadoop framing of codec LZ4 only adds bytes); a SNAPPY copy
+ * yields at most 64 bytes for 2 or 3 bytes; a BROTLI meta-block makes at
+ * most 16 MiB and costs at least ~100 bits (its header, three one-symbol
+ * prefix codes, a copy length's 24 extra bits), under 1.4M:1. A page
  * claiming more is refused before its buffer is allocated. */
 static size_t max_expansion(enum pq_codec codec, size_t n)
 {
@@ -769,12 +787,17 @@ static size_t max_expansion(enum pq_codec codec, size_t n)
         slack = 1024;
         break;
     case PQ_LZ4_RAW:
+    case PQ_LZ4:
         ratio = 256;
         slack = 1024;
         break;
     case PQ_SNAPPY:
         ratio = 32;
         slack = 64;
+        break;
+    case PQ_BROTLI:
+        ratio = 2 * 1024 * 1024;
+        slack = 1024;
         break;
     default: return n;
     }
@@ -811,6 +834,58 @@ static const uint8_t *decompress_into(struct pq_reader *r, struct buf *dst, enum
     return (const uint8_t *)dst->data;
 }
 
+/* Reads an unsigned LEB128 varint of at most 10 bytes at data[*pos]. */
+static bool read_varint(const uint8_t *data, size_t len, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70 && *pos < len; shift += 7) {
+        uint8_t b = data[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Some writers give a flat column's data pages v2 repetition levels all
+ * the same: an RLE/bit-packed stream at bit width 0 (the width of max_rep
+ * 0), which is nothing but run headers, each run holding no value bytes.
+ * Such a stream is skipped when it is exactly that: run headers filling
+ * the declared length and covering the page's n levels exactly (a final
+ * bit-packed run rounds up to a group of 8). Anything else (a value byte, too few or too
+ * many levels) would be levels of another schema than the file's, which
+ * could place values in the wrong rows: still corrupt. */
+static int skip_zero_width_levels(const uint8_t **p, size_t *avail, size_t len, size_t n,
+                                  const char *path, struct pq_error *err)
+{
+    if (len > *avail)
+        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+    uint64_t covered = 0;
+    size_t pos = 0;
+    bool packed_last = false; /* only a bit-packed run may pad past n */
+    while (pos < len) {
+        uint64_t h;
+        if (!read_varint(*p, len, &pos, &h) || (h >> 1) == 0 || (h >> 1) > (uint64_t)n + 7)
+            goto not_zero_width;
+        packed_last = h & 1;
+        covered += packed_last ? (h >> 1) * 8 : h >> 1;
+        if (covered > (uint64_t)n + 7)
+            goto not_zero_width;
+    }
+    if (covered != n && !(packed_last && covered > n && covered - n < 8))
+        goto not_zero_width;
+    *p += len;
+    *avail -= len;
+    return 0;
+not_zero_width:
+    return pq_fail(err, PQ_ERR_CORRUPT,
+                   "column '%s': repetition levels on a flat column that are not %zu levels at "
+                   "bit width 0",
+                   path, n);
+}
+
 /* Decodes a data page's repetition then definition levels (n of each),
  * appending them to the leaf's level arrays. */
 static int append_levels(struct leaf_data *d, const uint8_t **p, size_t *avail,
@@ -824,9 +899,10 @@ static int append_levels(struct leaf_data *d, const uint8_t **p, size_t *avail,
         if (decode_levels(p, avail, h->rep_encoding, v2, (size_t)h->rep_levels_len, max_rep,
                           d->rep + d->nlev, n, d->leaf->path, err) != 0)
             return -1;
-    } else if (v2 && h->rep_levels_len) {
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': repetition levels on a flat column",
-                       d->leaf->path);
+    } else if (v2 && h->rep_levels_len &&
+               skip_zero_width_levels(p, avail, (size_t)h->rep_levels_len, n, d->leaf->path, err) !=
+                   0) {
+        return -1;
     }
     if (max_def > 0) {
         if (reserve((void **)&d->def, &d->defcap, d->nlev + n, sizeof *d->def) != 0)
@@ -897,6 +973,51 @@ static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_code
     return 0;
 }
 
+/* Some writers give the column chunks of a file (or row group) of 0 rows
+ * offsets inside the leading "PAR1", as they wrote no page. Accepted
+ * exactly so: a chunk of 0 values in a row group of 0 rows whose whole
+ * claimed range lies within the magic. A chunk claiming values, or bytes
+ * past the magic, is still checked as any other. */
+static bool empty_chunk_inside_magic(const struct pq_column_meta *m, int64_t num_rows)
+{
+    int64_t start = m->data_page_offset, size = m->total_compressed_size;
+    if (num_rows != 0 || m->num_values != 0 || start < 0 || start >= 4 || size < 0 ||
+        size > 4 - start)
+        return false;
+    return !m->has_dictionary_page_offset ||
+           (m->dictionary_page_offset >= 0 && m->dictionary_page_offset < 4);
+}
+
+/* parquet-mr before 1.2.9 (PARQUET-816, IMPALA-694) wrote no
+ * dictionary_page_offset, pointed data_page_offset at the chunk's
+ * dictionary page, and left that page's header out of
+ * total_compressed_size: read as declared, the last page runs past the
+ * chunk. When the metadata has no dictionary_page_offset and the chunk's
+ * first page is a dictionary page, the chunk read (*len, already in
+ * r->chunk) grows by that page's header, if the data holds it; read_chunk
+ * then accepts the pages ending either at the declared size or exactly at
+ * the grown one, nowhere else. */
+static int add_unsized_dictionary_header(struct pq_reader *r, const struct pq_column_meta *m,
+                                         uint64_t start, uint64_t data_end, size_t *len,
+                                         struct pq_error *err)
+{
+    if (m->has_dictionary_page_offset || *len == 0)
+        return 0;
+    struct pq_page_header h;
+    size_t hl;
+    struct pq_error ignored;
+    /* A header that does not decode is the page loop's to report. */
+    if (pq_decode_page_header(r->chunk.data, *len, NULL, &h, &hl, &ignored) != 0 ||
+        h.type != PQ_DICTIONARY_PAGE || hl > data_end - start - *len)
+        return 0;
+    if (buf_reserve(&r->chunk, *len + hl) != 0)
+        return nomem(err);
+    if (read_range(&r->src, start + *len, r->chunk.data + *len, hl, err) != 0)
+        return -1;
+    *len += hl;
+    return 0;
+}
+
 /* Decodes every page of one column chunk into d. */
 static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int64_t num_rows,
                       struct leaf_data *d, struct pq_error *err)
@@ -924,9 +1045,11 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
     if (!pq_codec_can_read(m->codec))
         return pq_fail(err, PQ_ERR_UNSUPPORTED,
                        "column '%s' is compressed with %s, which is not supported (ZSTD, SNAPPY, "
-                       "GZIP, LZ4_RAW and UNCOMPRESSED are)",
+                       "GZIP, LZ4_RAW, LZ4, BROTLI and UNCOMPRESSED are)",
                        path, pq_codec_name((int)m->codec));
 
+    if (empty_chunk_inside_magic(m, num_rows))
+        return seed_leaf(r, d, m, err);
     int64_t start = m->data_page_offset;
     /* Writers that got this field wrong left 0 in it; a dictionary page
      * always precedes the data pages. */
@@ -944,6 +1067,9 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
     if (buf_reserve(&r->chunk, len) != 0)
         return nomem(err);
     if (read_range(&r->src, (uint64_t)start, r->chunk.data, len, err) != 0)
+        return -1;
+    size_t declared = len;
+    if (add_unsized_dictionary_header(r, m, (uint64_t)start, data_end, &len, err) != 0)
         return -1;
     const uint8_t *base = (const uint8_t *)r->chunk.data;
 
@@ -983,6 +1109,14 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
         /* Index pages and page types added after this reader are skipped,
          * as the format asks. */
     }
+    /* With a dictionary header added, the pages end where the declared
+     * size does (it was right) or exactly at the added header's end (the
+     * writer bug); anywhere between, they read bytes of whatever follows. */
+    if (len != declared && pos > declared && pos != len)
+        return pq_fail(err, PQ_ERR_CORRUPT,
+                       "column '%s': its pages end %zu bytes past its declared size, which a "
+                       "dictionary page header of %zu bytes does not explain",
+                       path, pos - declared, len - declared);
     return 0;
 }
 
@@ -1087,7 +1221,10 @@ static void be_to_i128(uint8_t *dst, const uint8_t *src, size_t n)
         dst[i] = i < n ? src[n - 1 - i] : fill;
 }
 
-static int int96_to_ns(const uint8_t *v, int64_t *out)
+/* An INT96 timestamp as a count of `unit` since the Unix epoch, floored
+ * (digits below the unit are dropped); -1 when that does not fit an
+ * int64. */
+static int int96_to_unit(const uint8_t *v, enum pq_time_unit unit, int64_t *out)
 {
     /* Nanoseconds of the day, then the Julian day number. */
     int64_t nanos;
@@ -1095,11 +1232,19 @@ static int int96_to_ns(const uint8_t *v, int64_t *out)
     memcpy(&nanos, v, 8);
     memcpy(&jd, v + 8, 4);
     const int64_t unix_epoch_jd = 2440588, ns_per_day = 86400LL * 1000000000LL;
-    int64_t days_ns;
-    if (__builtin_mul_overflow((int64_t)jd - unix_epoch_jd, ns_per_day, &days_ns) ||
-        __builtin_add_overflow(days_ns, nanos, out))
+    const int64_t per = unit == PQ_MILLIS ? 1000000 : unit == PQ_MICROS ? 1000 : 1;
+    /* A day is a whole number of any unit: floor the nanoseconds alone. */
+    int64_t in_day = nanos / per - (nanos % per < 0);
+    int64_t days;
+    if (__builtin_mul_overflow((int64_t)jd - unix_epoch_jd, ns_per_day / per, &days) ||
+        __builtin_add_overflow(days, in_day, out))
         return -1;
     return 0;
+}
+
+static const char *unit_name(enum pq_time_unit unit)
+{
+    return unit == PQ_MILLIS ? "millisecond" : unit == PQ_MICROS ? "microsecond" : "nanosecond";
 }
 
 /* Writes value k of the dense store as Arrow value s of a fixed-width or
@@ -1137,13 +1282,13 @@ static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size
         return 0;
     }
     case LC_BYTES_TO_DEC: be_to_i128(o, v, (size_t)lt->width); return 0;
-    case LC_INT96_TO_NS: {
-        int64_t ns;
-        if (int96_to_ns(v, &ns) != 0)
+    case LC_INT96: {
+        int64_t t;
+        if (int96_to_unit(v, lt->unit, &t) != 0)
             return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                           "column '%s': an INT96 timestamp outside the nanosecond range",
-                           d->leaf->path);
-        memcpy(o, &ns, 8);
+                           "column '%s': an INT96 timestamp outside the %s range", d->leaf->path,
+                           unit_name(lt->unit));
+        memcpy(o, &t, 8);
         return 0;
     }
     case LC_BYTES: break;
@@ -1305,6 +1450,61 @@ static int build_node(struct pq_reader *r, const struct pq_node *x, struct Arrow
     return 0;
 }
 
+/* ---- the unit of INT96 columns ---- */
+
+/* Whether any value of INT96 leaf l, in any row group, lies outside the
+ * nanosecond range: its chunks are decoded for that alone. */
+static int int96_leaf_exceeds_ns(struct pq_reader *r, int l, bool *exceeds, struct pq_error *err)
+{
+    *exceeds = false;
+    struct leaf_data *d = &r->leaf[l];
+    for (size_t g = 0; g < r->meta.nrow_groups && !*exceeds; g++) {
+        const struct pq_row_group *rg = &r->meta.row_groups[g];
+        d->leaf = r->schema.leaves[l];
+        d->type = r->types[l];
+        int rc = read_chunk(r, &rg->columns[l], rg->num_rows, d, err);
+        const uint8_t *v = (const uint8_t *)d->fixed.data;
+        for (size_t k = 0; rc == 0 && k < d->nvalues && !*exceeds; k++) {
+            int64_t ns;
+            *exceeds = int96_to_unit(v + k * 12, PQ_NANOS, &ns) != 0;
+        }
+        leaf_data_free(r->pool, d);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Settles the unit of each selected INT96 leaf the caller left open, over
+ * the whole file (see pq_reader_set_int96_unit for why), before its type
+ * is handed out in a schema or an array. */
+static int settle_int96_units(struct pq_reader *r, struct pq_error *err)
+{
+    for (size_t i = 0; i < r->nselect; i++) {
+        const struct pq_node *c = r->schema.root->children[r->select[i]];
+        for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++) {
+            struct leaf_type *lt = &r->types[l];
+            if (lt->conv != LC_INT96 || lt->unit_settled)
+                continue;
+            bool exceeds;
+            if (int96_leaf_exceeds_ns(r, l, &exceeds, err) != 0)
+                return -1;
+            set_int96_unit(lt, exceeds ? PQ_MICROS : PQ_NANOS);
+        }
+    }
+    return 0;
+}
+
+int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct pq_error *err)
+{
+    if (unit != PQ_MILLIS && unit != PQ_MICROS && unit != PQ_NANOS)
+        return pq_fail(err, PQ_ERR_INVALID, "INT96 unit %d (millis, micros or nanos)", (int)unit);
+    for (int l = 0; l < r->schema.nleaves; l++)
+        if (r->types[l].conv == LC_INT96)
+            set_int96_unit(&r->types[l], unit);
+    return 0;
+}
+
 /* ---- the Arrow schema ---- */
 
 static int node_schema(const struct pq_reader *r, const struct pq_node *x, const char *name,
@@ -1352,6 +1552,9 @@ static int node_schema(const struct pq_reader *r, const struct pq_node *x, const
 
 int pq_reader_arrow_schema(struct pq_reader *r, struct ArrowSchema *out, struct pq_error *err)
 {
+    memset(out, 0, sizeof *out);
+    if (settle_int96_units(r, err) != 0)
+        return -1;
     if (arrow_schema_init(out, "+s", "", 0, (int64_t)r->nselect) != 0)
         return nomem(err);
     for (size_t i = 0; i < r->nselect; i++) {
@@ -1399,6 +1602,20 @@ static int select_all(struct pq_reader *r, struct pq_error *err)
     r->select = sel;
     r->nselect = n;
     return 0;
+}
+
+/* An old parquet-rs wrote 0 as the file's row count while its row groups
+ * held rows (pq_meta_rows_only_in_groups): the row groups are trusted, as
+ * every chunk is checked against its group's count while reading, and the
+ * meta the reader hands out says their sum, since callers take the file's
+ * row count from it. */
+static bool accept_rows_from_groups(struct pq_reader *r)
+{
+    int64_t rows;
+    if (!pq_meta_rows_only_in_groups(&r->meta, &rows))
+        return false;
+    r->meta.num_rows = rows;
+    return true;
 }
 
 int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct pq_error *err)
@@ -1449,7 +1666,7 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
             }
         }
     }
-    if (rows != r->meta.num_rows)
+    if (rows != r->meta.num_rows && !accept_rows_from_groups(r))
         goto corrupt_rows;
     if (select_all(r, err) != 0)
         goto fail;
@@ -1544,6 +1761,8 @@ static void reset_leaves(struct pq_reader *r)
 static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, struct ArrowArray *out,
                         struct pq_error *err)
 {
+    if (settle_int96_units(r, err) != 0)
+        return -1;
     if (init_array(r, out, 1, (int64_t)r->nselect, err) != 0)
         return -1;
     out->length = rg->num_rows;

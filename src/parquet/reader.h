@@ -69,6 +69,21 @@ struct pq_read_limits {
  * address. */
 void pq_reader_set_limits(struct pq_reader *r, const struct pq_read_limits *limits);
 
+/* INT96 timestamps (Spark, Impala, Hive) hold nanoseconds, and reach years
+ * an int64 of nanoseconds cannot (before 1677 or after 2262: Spark writes
+ * year 9999 and BC dates). By default an INT96 column reads as nanoseconds
+ * ("tsn:"), unless one of its values, in any row group, lies outside that
+ * range: then the whole column reads as microseconds ("tsu:"), the
+ * precision DuckDB and Spark read INT96 at, digits below a microsecond
+ * dropped. The unit holds for the whole file, not per row group, since a
+ * stream has one schema; to know it before handing out a schema or a row
+ * group, the reader decodes the selected INT96 columns of every row group
+ * once beforehand. A caller that wants one unit asks for it here
+ * (PQ_MILLIS, PQ_MICROS or PQ_NANOS; before reading), which skips that
+ * pass; a value outside the asked unit's range is then PQ_ERR_UNSUPPORTED,
+ * as is one outside the microsecond range by default. */
+int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct pq_error *err);
+
 /* Selects the top-level columns to read, by name or by field id, in the
  * order given. Unknown names or ids are PQ_ERR_INVALID. Selecting nothing
  * (n == 0) reads every column. */

@@ -154,6 +154,29 @@ static int classify_repeated(struct pq_schema *s, struct arena *a, struct pq_nod
     return classify(s, a, elem, m->rep_level, m->def_level, elem == m || elem->el == m->el, err);
 }
 
+/* Parquet's backward-compatibility rules for the element of a LIST whose
+ * repeated field is m (LogicalTypes.md): m is itself the element (a
+ * two-level list, elements required) when it is a primitive, a group of
+ * several fields, a group whose one field is repeated (that field cannot
+ * be a three-level list's element), or a group named "array" or
+ * "<list>_tuple"; otherwise the element is m's one child. DuckDB 1.x
+ * skips the single-field rules and reads the field as the element, so
+ * there it loses the group (docs/parquet-robustness.md). */
+static int list_element(struct arena *a, const struct pq_schema_element *list, struct pq_node *m,
+                        struct pq_node **elem, struct pq_error *err)
+{
+    *elem = m;
+    if (m->leaf_index >= 0 || m->nchildren != 1 || m->children[0]->el->repetition == PQ_REPEATED ||
+        strcmp(m->el->name, "array") == 0)
+        return 0;
+    const char *tuple = arena_sprintf(a, "%s_tuple", list->name);
+    if (!tuple)
+        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+    if (strcmp(m->el->name, tuple) != 0)
+        *elem = m->children[0];
+    return 0;
+}
+
 /* as_element: x is the repeated node itself seen as a list element (or the
  * key_value group of a map): required, present whenever its slot is. */
 static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int16_t slot_rep,
@@ -184,25 +207,21 @@ static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int
         s->leaves[x->leaf_index] = x;
         return 0;
     }
-    if (!as_element && is_list_annotated(e)) {
+    /* The repeated group of a two-level list may itself be a LIST: the
+     * old list-of-lists layout ("repeated group array (LIST) { repeated
+     * int32 array; }"), a list of lists, never a list of structs. */
+    bool inner_list = as_element && x->parent && x->parent->kind == PQN_LIST &&
+                      x->parent->element == x && e->repetition == PQ_REPEATED;
+    if ((!as_element || inner_list) && is_list_annotated(e)) {
         struct pq_node *m = x->nchildren == 1 ? x->children[0] : NULL;
         if (!m || m->el->repetition != PQ_REPEATED)
             return pq_fail(err, PQ_ERR_UNSUPPORTED,
                            "list '%.100s' does not hold exactly one repeated field", x->path);
-        /* Parquet's backward-compatibility rules for lists: a repeated
-         * primitive, a repeated group of several fields, or one named
-         * "array" or "<list>_tuple" is itself the element (two-level
-         * lists); otherwise the element is the repeated group's child. */
-        struct pq_node *elem = m;
-        if (m->leaf_index < 0 && m->nchildren == 1 && strcmp(m->el->name, "array") != 0) {
-            const char *tuple = arena_sprintf(a, "%s_tuple", e->name);
-            if (!tuple)
-                return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
-            if (strcmp(m->el->name, tuple) != 0)
-                elem = m->children[0];
-        }
+        struct pq_node *elem = NULL;
+        if (list_element(a, e, m, &elem, err) != 0)
+            return -1;
         return classify_repeated(s, a, x, m, elem, PQN_LIST, x->def_level,
-                                 e->repetition == PQ_OPTIONAL, err);
+                                 !as_element && e->repetition == PQ_OPTIONAL, err);
     }
     if (!as_element && is_map_annotated(e)) {
         struct pq_node *m = x->nchildren == 1 ? x->children[0] : NULL;

@@ -636,38 +636,47 @@ static void ctx_init(struct ctx *x, struct rows_parser *p, char *err, size_t err
     rt_where_init(&x->at, err, err_size);
 }
 
-int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, char *err,
-                           size_t err_size)
+/* Readies the CSV binding for a header of n fields. */
+static int header_begin(struct rows_parser *p, size_t n, char *err, size_t err_size)
 {
     free(p->csv_map);
     free(p->csv_seen);
-    p->csv_nfields = r->nfields;
-    p->csv_map = calloc(r->nfields ? r->nfields : 1, sizeof *p->csv_map);
+    p->csv_nfields = n;
+    p->csv_map = calloc(n ? n : 1, sizeof *p->csv_map);
     p->csv_seen = calloc(p->ncols ? p->ncols : 1, sizeof *p->csv_seen);
     if (!p->csv_map || !p->csv_seen) {
         snprintf(err, err_size, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < r->nfields; i++) {
-        size_t len;
-        const char *name = csv_field_text(r, i, &len, NULL);
-        size_t k = 0;
-        while (k < p->ncols && !(strlen(p->cols[k].col->name) == len &&
-                                 memcmp(p->cols[k].col->name, name, len) == 0))
-            k++;
-        char v[80];
-        if (k == p->ncols) {
-            snprintf(err, err_size, "the header names column '%s', which the schema lacks",
-                     shown(name, len, v, sizeof v));
-            return -1;
-        }
-        if (p->csv_seen[k]) {
-            snprintf(err, err_size, "the header names column '%s' twice", p->cols[k].col->name);
-            return -1;
-        }
-        p->csv_seen[k] = true;
-        p->csv_map[i] = (int)k;
+    return 0;
+}
+
+/* Binds header field i, named name (len bytes), to its column. */
+static int header_bind(struct rows_parser *p, size_t i, const char *name, size_t len, char *err,
+                       size_t err_size)
+{
+    size_t k = 0;
+    while (k < p->ncols &&
+           !(strlen(p->cols[k].col->name) == len && memcmp(p->cols[k].col->name, name, len) == 0))
+        k++;
+    char v[80];
+    if (k == p->ncols) {
+        snprintf(err, err_size, "the header names column '%s', which the schema lacks",
+                 shown(name, len, v, sizeof v));
+        return -1;
     }
+    if (p->csv_seen[k]) {
+        snprintf(err, err_size, "the header names column '%s' twice", p->cols[k].col->name);
+        return -1;
+    }
+    p->csv_seen[k] = true;
+    p->csv_map[i] = (int)k;
+    return 0;
+}
+
+/* Checks that every required column got a header field. */
+static int header_end(struct rows_parser *p, char *err, size_t err_size)
+{
     for (size_t k = 0; k < p->ncols; k++) {
         if (!p->csv_seen[k] && !p->cols[k].col->nullable) {
             snprintf(err, err_size, "the header lacks column '%s', which is required",
@@ -676,6 +685,31 @@ int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, ch
         }
     }
     return 0;
+}
+
+int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, char *err,
+                           size_t err_size)
+{
+    if (header_begin(p, r->nfields, err, err_size) != 0)
+        return -1;
+    for (size_t i = 0; i < r->nfields; i++) {
+        size_t len;
+        const char *name = csv_field_text(r, i, &len, NULL);
+        if (header_bind(p, i, name, len, err, err_size) != 0)
+            return -1;
+    }
+    return header_end(p, err, err_size);
+}
+
+int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n, char *err,
+                          size_t err_size)
+{
+    if (header_begin(p, n, err, err_size) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (header_bind(p, i, names[i], strlen(names[i]), err, err_size) != 0)
+            return -1;
+    return header_end(p, err, err_size);
 }
 
 int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, char *err,

@@ -29,6 +29,9 @@ void rows_parser_free(struct rows_parser *p);
  * column may be left out and reads as null). */
 int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, char *err,
                            size_t err_size);
+/* CSV: the same, for a header whose names the caller gives (renamed). */
+int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n, char *err,
+                          size_t err_size);
 /* CSV: appends the reader's current record as a row. */
 int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, char *err,
                         size_t err_size);

@@ -1,0 +1,270 @@
+/* The shapes of lists and maps older writers left behind, read as the
+ * values they hold: Parquet's backward-compatibility rules for LIST and
+ * MAP (LogicalTypes.md). Each file is assembled here level by level; the
+ * expected rows are what the spec says, which is what DuckDB 1.x reads
+ * from the same bytes except where a comment says otherwise (run with
+ * HL_PQ_LISTS_DIR=<dir> to write the files there and compare). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "parquet/reader.h"
+#include "pq_shapes.h"
+#include "rows/rows_render.h"
+#include "util/buf.h"
+
+/* One int32 leaf column of `rows` rows with the given levels; values are
+ * the present entries in order. */
+struct leaf_data {
+    const char *const *path;
+    size_t npath;
+    int16_t max_def, max_rep;
+    size_t n;
+    const uint16_t *rep, *def;
+    const int32_t *values;
+    size_t nvalues;
+};
+
+static void build(struct buf *out, const struct pq_schema_element *el, size_t nel, int64_t rows,
+                  const struct leaf_data *leaves, size_t nleaves)
+{
+    struct pq_craft c;
+    pq_craft_begin(&c, out, PQ_UNCOMPRESSED, el, nel);
+    pq_craft_group(&c, rows);
+    for (size_t k = 0; k < nleaves; k++) {
+        const struct leaf_data *l = &leaves[k];
+        struct buf v = BUF_INIT;
+        for (size_t i = 0; i < l->nvalues; i++)
+            assert_int_equal(buf_append(&v, &l->values[i], 4), 0);
+        pq_craft_column(&c, l->path, l->npath, PQ_INT32, l->max_def, l->max_rep);
+        pq_craft_v1(&c, PQ_ENC_PLAIN, l->n, l->max_rep ? l->rep : NULL, l->max_def ? l->def : NULL,
+                    false, &v);
+        pq_craft_column_end(&c, (int64_t)l->n);
+        buf_free(&v);
+    }
+    pq_craft_finish(&c, NULL, NULL);
+}
+
+static void maybe_write(const char *name, const struct buf *file)
+{
+    const char *dir = getenv("HL_PQ_LISTS_DIR");
+    if (!dir)
+        return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.parquet", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(file->data, 1, file->len, f), file->len);
+    fclose(f);
+}
+
+/* The file's rows as JSON Lines. */
+static char *read_jsonl(const struct buf *file)
+{
+    struct pq_source src;
+    pq_source_memory(&src, file->data, file->len);
+    struct pq_reader *r;
+    struct pq_error err = {0};
+    if (pq_reader_open(&src, &r, &err) != 0)
+        fail_msg("open: %s", err.msg);
+    struct ArrowSchema s;
+    assert_int_equal(pq_reader_arrow_schema(r, &s, &err), 0);
+    struct rows_render *render;
+    char msg[256];
+    if (rows_render_new(&s, ROWS_JSONL, &render, msg, sizeof msg) != 0)
+        fail_msg("render: %s", msg);
+    struct buf text = BUF_INIT;
+    for (size_t g = 0; g < (size_t)pq_reader_meta(r)->nrow_groups; g++) {
+        struct ArrowArray a;
+        if (pq_reader_read_row_group(r, g, &a, &err) != 0)
+            fail_msg("row group %zu: %s", g, err.msg);
+        for (int64_t i = 0; i < a.length; i++)
+            if (rows_render_row(render, &a, i, &text, msg, sizeof msg) != 0)
+                fail_msg("row %lld: %s", (long long)i, msg);
+        a.release(&a);
+    }
+    assert_int_equal(buf_append(&text, "", 1), 0);
+    rows_render_free(render);
+    s.release(&s);
+    pq_reader_free(r);
+    return text.data;
+}
+
+static void expect_rows(const char *name, const struct buf *file, const char *want)
+{
+    maybe_write(name, file);
+    char *got = read_jsonl(file);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s:\ngot:\n%swant:\n%s", name, got, want);
+    free(got);
+}
+
+static struct pq_schema_element annotated(struct pq_schema_element e, enum pq_converted ct)
+{
+    e.has_converted = true;
+    e.converted = ct;
+    return e;
+}
+
+/* optional group l (LIST) { repeated group array (LIST) { repeated int32
+ * array; } }: the old list of lists (parquet-mr's Thrift and Avro
+ * writers). A list of lists of int, never a list of structs. Rows:
+ * [[1,2],[3,4]], null, [], [[]], [[5]]. */
+static void two_level_list_of_lists(void **state)
+{
+    (void)state;
+    struct pq_schema_element el[] = {
+        pq_el_root(1),
+        annotated(pq_el_group("l", PQ_OPTIONAL, 1), PQ_CT_LIST),
+        annotated(pq_el_group("array", PQ_REPEATED, 1), PQ_CT_LIST),
+        pq_el_leaf("array", PQ_REPEATED, PQ_INT32),
+    };
+    static const char *const path[] = {"l", "array", "array"};
+    static const uint16_t rep[] = {0, 2, 1, 2, 0, 0, 0, 0};
+    static const uint16_t def[] = {3, 3, 3, 3, 0, 1, 2, 3};
+    static const int32_t values[] = {1, 2, 3, 4, 5};
+    struct leaf_data leaf = {path, 3, 3, 2, 8, rep, def, values, 5};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 5, &leaf, 1);
+    expect_rows("list_of_lists", &file,
+                "{\"l\":[[1,2],[3,4]]}\n{\"l\":null}\n{\"l\":[]}\n{\"l\":[[]]}\n{\"l\":[[5]]}\n");
+    buf_free(&file);
+}
+
+/* optional group l (LIST) { repeated group list { repeated int32 x; } }:
+ * a group whose one field is repeated is the element (LogicalTypes.md,
+ * 2024): a list of structs holding a list. (DuckDB 1.x reads x as the
+ * element, [[1,2],[]], dropping the group.) Rows: [{"x":[1,2]},{"x":[]}],
+ * []. */
+static void repeated_child_makes_the_group_the_element(void **state)
+{
+    (void)state;
+    struct pq_schema_element el[] = {
+        pq_el_root(1),
+        annotated(pq_el_group("l", PQ_OPTIONAL, 1), PQ_CT_LIST),
+        pq_el_group("list", PQ_REPEATED, 1),
+        pq_el_leaf("x", PQ_REPEATED, PQ_INT32),
+    };
+    static const char *const path[] = {"l", "list", "x"};
+    static const uint16_t rep[] = {0, 2, 1, 0};
+    static const uint16_t def[] = {3, 3, 2, 1};
+    static const int32_t values[] = {1, 2};
+    struct leaf_data leaf = {path, 3, 3, 2, 4, rep, def, values, 2};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 2, &leaf, 1);
+    expect_rows("list_of_struct_of_list", &file,
+                "{\"l\":[{\"x\":[1,2]},{\"x\":[]}]}\n{\"l\":[]}\n");
+    buf_free(&file);
+}
+
+/* optional group <list> (LIST) { repeated group <group> { required int32
+ * a; } } where the group's name makes it the element: a list of structs
+ * {a}, the records parquet-avro ("array") and parquet-thrift
+ * ("<list>_tuple") wrote. (DuckDB 1.x reads a as the element, [1,2].)
+ * Rows: [{"a":1},{"a":2}], null. */
+static void expect_named_group_is_the_element(const char *list, const char *group,
+                                              const char *file_name)
+{
+    struct pq_schema_element el[] = {
+        pq_el_root(1),
+        annotated(pq_el_group(list, PQ_OPTIONAL, 1), PQ_CT_LIST),
+        pq_el_group(group, PQ_REPEATED, 1),
+        pq_el_leaf("a", PQ_REQUIRED, PQ_INT32),
+    };
+    const char *const path[] = {list, group, "a"};
+    static const uint16_t rep[] = {0, 1, 0};
+    static const uint16_t def[] = {2, 2, 0};
+    static const int32_t values[] = {1, 2};
+    struct leaf_data leaf = {path, 3, 2, 1, 3, rep, def, values, 2};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 2, &leaf, 1);
+    char want[200];
+    snprintf(want, sizeof want, "{\"%s\":[{\"a\":1},{\"a\":2}]}\n{\"%s\":null}\n", list, list);
+    expect_rows(file_name, &file, want);
+    buf_free(&file);
+}
+
+static void tuple_names_the_element(void **state)
+{
+    (void)state;
+    expect_named_group_is_the_element("tup", "tup_tuple", "list_tuple");
+}
+
+static void array_names_the_element(void **state)
+{
+    (void)state;
+    expect_named_group_is_the_element("l", "array", "list_array");
+}
+
+/* optional group m (MAP_KEY_VALUE) { repeated group map { required int32
+ * key; optional int32 value; } }: MAP_KEY_VALUE where MAP belongs (old
+ * parquet-mr), a map all the same (LogicalTypes.md). DuckDB 1.x refuses
+ * the file ("MAP_KEY_VALUE requires two children"), so the expected rows
+ * are the spec's. Rows: {1:10, 2:null}, null, {}. */
+static void map_key_value_is_a_map(void **state)
+{
+    (void)state;
+    struct pq_schema_element el[] = {
+        pq_el_root(1),
+        annotated(pq_el_group("m", PQ_OPTIONAL, 1), PQ_CT_MAP_KEY_VALUE),
+        pq_el_group("map", PQ_REPEATED, 2),
+        pq_el_leaf("key", PQ_REQUIRED, PQ_INT32),
+        pq_el_leaf("value", PQ_OPTIONAL, PQ_INT32),
+    };
+    static const char *const kpath[] = {"m", "map", "key"}, *const vpath[] = {"m", "map", "value"};
+    static const uint16_t rep[] = {0, 1, 0, 0};
+    static const uint16_t kdef[] = {2, 2, 0, 1}, vdef[] = {3, 2, 0, 1};
+    static const int32_t keys[] = {1, 2}, values[] = {10};
+    struct leaf_data leaves[] = {{kpath, 3, 2, 1, 4, rep, kdef, keys, 2},
+                                 {vpath, 3, 3, 1, 4, rep, vdef, values, 1}};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 3, leaves, 2);
+    expect_rows("map_key_value", &file,
+                "{\"m\":[{\"key\":1,\"value\":10},{\"key\":2,\"value\":null}]}\n{\"m\":null}\n{"
+                "\"m\":[]}\n");
+    buf_free(&file);
+}
+
+/* optional group m (MAP) { repeated group key_value { required int32 key;
+ * } }: a map without values (the spec allows the value to be omitted),
+ * read as a list of its keys' entries; DuckDB 1.x refuses the file. Rows:
+ * {1, 2} (keys only), null, {}. */
+static void map_without_values(void **state)
+{
+    (void)state;
+    struct pq_schema_element el[] = {
+        pq_el_root(1),
+        annotated(pq_el_group("m", PQ_OPTIONAL, 1), PQ_CT_MAP),
+        pq_el_group("key_value", PQ_REPEATED, 1),
+        pq_el_leaf("key", PQ_REQUIRED, PQ_INT32),
+    };
+    static const char *const kpath[] = {"m", "key_value", "key"};
+    static const uint16_t rep[] = {0, 1, 0, 0};
+    static const uint16_t kdef[] = {2, 2, 0, 1};
+    static const int32_t keys[] = {1, 2};
+    struct leaf_data leaf = {kpath, 3, 2, 1, 4, rep, kdef, keys, 2};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 3, &leaf, 1);
+    expect_rows("map_without_values", &file,
+                "{\"m\":[{\"key\":1},{\"key\":2}]}\n{\"m\":null}\n{\"m\":[]}\n");
+    buf_free(&file);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_level_list_of_lists),
+        cmocka_unit_test(repeated_child_makes_the_group_the_element),
+        cmocka_unit_test(tuple_names_the_element),
+        cmocka_unit_test(array_names_the_element),
+        cmocka_unit_test(map_key_value_is_a_map),
+        cmocka_unit_test(map_without_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
