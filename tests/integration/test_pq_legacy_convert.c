@@ -1,8 +1,8 @@
 /* Files in layouts older writers left behind, through `hoglake parquet
  * convert` as a user runs it: DuckDB's read of what we wrote must equal
  * DuckDB's read of the input, value for value and shape for shape. The
- * inputs are tests/unit/corpus/legacy_*.parquet and lenient_*.parquet
- * (assembled by tests/unit/test_pq_lists.c and test_pq_lenient.c). No
+ * inputs are tests/unit/corpus/legacy_*, layout_* and lenient_*.parquet
+ * (assembled by tests/unit/test_pq_layouts.c and test_pq_lenient.c). No
  * server is involved. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,12 +132,21 @@ static void int96_keeps_its_nanoseconds(void **state)
     free(got);
 }
 
+/* FLOAT16 half floats: DuckDB reads them as FLOAT, and so does our
+ * conversion (a float column). */
+static void float16(void **state)
+{
+    (void)state;
+    converts_as_duckdb_reads("layout_float16", true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_of_lists),
         cmocka_unit_test(lenient_files),
         cmocka_unit_test(int96_keeps_its_nanoseconds),
+        cmocka_unit_test(float16),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,9 +1,9 @@
-/* The shapes of lists and maps older writers left behind, read as the
- * values they hold: Parquet's backward-compatibility rules for LIST and
- * MAP (LogicalTypes.md). Each file is assembled here level by level; the
- * expected rows are what the spec says, which is what DuckDB 1.x reads
- * from the same bytes except where a comment says otherwise (run with
- * HL_PQ_LISTS_DIR=<dir> to write the files there and compare). */
+/* The layouts older and other writers leave behind, read as the values
+ * they hold: Parquet's backward-compatibility rules for LIST and MAP
+ * (LogicalTypes.md), and logical types few writers produce (FLOAT16). Each file is assembled here
+ * level by level; the expected rows are what the spec says, which is what DuckDB 1.x reads from the
+ * same bytes except where a comment says otherwise (run with HL_PQ_LISTS_DIR=<dir> to write the
+ * files there and compare). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,16 +19,19 @@
 #include "rows/rows_render.h"
 #include "util/buf.h"
 
-/* One int32 leaf column of `rows` rows with the given levels; values are
- * the present entries in order. */
+/* One leaf column of `rows` rows with the given levels; values are the
+ * present entries in order, PLAIN: int32 unless a width is given (then
+ * `type`, each value `width` bytes). */
 struct leaf_data {
     const char *const *path;
     size_t npath;
     int16_t max_def, max_rep;
     size_t n;
     const uint16_t *rep, *def;
-    const int32_t *values;
+    const void *values;
     size_t nvalues;
+    enum pq_type type;
+    size_t width;
 };
 
 static void build(struct buf *out, const struct pq_schema_element *el, size_t nel, int64_t rows,
@@ -39,10 +42,11 @@ static void build(struct buf *out, const struct pq_schema_element *el, size_t ne
     pq_craft_group(&c, rows);
     for (size_t k = 0; k < nleaves; k++) {
         const struct leaf_data *l = &leaves[k];
+        size_t width = l->width ? l->width : 4;
         struct buf v = BUF_INIT;
-        for (size_t i = 0; i < l->nvalues; i++)
-            assert_int_equal(buf_append(&v, &l->values[i], 4), 0);
-        pq_craft_column(&c, l->path, l->npath, PQ_INT32, l->max_def, l->max_rep);
+        assert_int_equal(buf_append(&v, l->values, l->nvalues * width), 0);
+        pq_craft_column(&c, l->path, l->npath, l->width ? l->type : PQ_INT32, l->max_def,
+                        l->max_rep);
         pq_craft_v1(&c, PQ_ENC_PLAIN, l->n, l->max_rep ? l->rep : NULL, l->max_def ? l->def : NULL,
                     false, &v);
         pq_craft_column_end(&c, (int64_t)l->n);
@@ -129,7 +133,7 @@ static void two_level_list_of_lists(void **state)
     static const uint16_t rep[] = {0, 2, 1, 2, 0, 0, 0, 0};
     static const uint16_t def[] = {3, 3, 3, 3, 0, 1, 2, 3};
     static const int32_t values[] = {1, 2, 3, 4, 5};
-    struct leaf_data leaf = {path, 3, 3, 2, 8, rep, def, values, 5};
+    struct leaf_data leaf = {path, 3, 3, 2, 8, rep, def, values, 5, PQ_INT32, 4};
     struct buf file = BUF_INIT;
     build(&file, el, sizeof el / sizeof el[0], 5, &leaf, 1);
     expect_rows("list_of_lists", &file,
@@ -155,7 +159,7 @@ static void repeated_child_makes_the_group_the_element(void **state)
     static const uint16_t rep[] = {0, 2, 1, 0};
     static const uint16_t def[] = {3, 3, 2, 1};
     static const int32_t values[] = {1, 2};
-    struct leaf_data leaf = {path, 3, 3, 2, 4, rep, def, values, 2};
+    struct leaf_data leaf = {path, 3, 3, 2, 4, rep, def, values, 2, PQ_INT32, 4};
     struct buf file = BUF_INIT;
     build(&file, el, sizeof el / sizeof el[0], 2, &leaf, 1);
     expect_rows("list_of_struct_of_list", &file,
@@ -181,7 +185,7 @@ static void expect_named_group_is_the_element(const char *list, const char *grou
     static const uint16_t rep[] = {0, 1, 0};
     static const uint16_t def[] = {2, 2, 0};
     static const int32_t values[] = {1, 2};
-    struct leaf_data leaf = {path, 3, 2, 1, 3, rep, def, values, 2};
+    struct leaf_data leaf = {path, 3, 2, 1, 3, rep, def, values, 2, PQ_INT32, 4};
     struct buf file = BUF_INIT;
     build(&file, el, sizeof el / sizeof el[0], 2, &leaf, 1);
     char want[200];
@@ -221,8 +225,8 @@ static void map_key_value_is_a_map(void **state)
     static const uint16_t rep[] = {0, 1, 0, 0};
     static const uint16_t kdef[] = {2, 2, 0, 1}, vdef[] = {3, 2, 0, 1};
     static const int32_t keys[] = {1, 2}, values[] = {10};
-    struct leaf_data leaves[] = {{kpath, 3, 2, 1, 4, rep, kdef, keys, 2},
-                                 {vpath, 3, 3, 1, 4, rep, vdef, values, 1}};
+    struct leaf_data leaves[] = {{kpath, 3, 2, 1, 4, rep, kdef, keys, 2, PQ_INT32, 4},
+                                 {vpath, 3, 3, 1, 4, rep, vdef, values, 1, PQ_INT32, 4}};
     struct buf file = BUF_INIT;
     build(&file, el, sizeof el / sizeof el[0], 3, leaves, 2);
     expect_rows("map_key_value", &file,
@@ -248,11 +252,33 @@ static void map_without_values(void **state)
     static const uint16_t rep[] = {0, 1, 0, 0};
     static const uint16_t kdef[] = {2, 2, 0, 1};
     static const int32_t keys[] = {1, 2};
-    struct leaf_data leaf = {kpath, 3, 2, 1, 4, rep, kdef, keys, 2};
+    struct leaf_data leaf = {kpath, 3, 2, 1, 4, rep, kdef, keys, 2, PQ_INT32, 4};
     struct buf file = BUF_INIT;
     build(&file, el, sizeof el / sizeof el[0], 3, &leaf, 1);
     expect_rows("map_without_values", &file,
                 "{\"m\":[{\"key\":1},{\"key\":2}]}\n{\"m\":null}\n{\"m\":[]}\n");
+    buf_free(&file);
+}
+
+/* optional fixed_len_byte_array(2) h (FLOAT16), the half floats Arrow C++
+ * and parquet-rs write: 1.5, -2, 65504 (the largest), null, 2^-24 (the
+ * smallest subnormal), shown as float32 the way DuckDB shows them. */
+static void float16_reads_as_floats(void **state)
+{
+    (void)state;
+    struct pq_schema_element h = pq_el_leaf("h", PQ_OPTIONAL, PQ_FIXED_LEN_BYTE_ARRAY);
+    h.type_length = 2;
+    h.logical.kind = PQ_LT_FLOAT16;
+    struct pq_schema_element el[] = {pq_el_root(1), h};
+    static const char *const path[] = {"h"};
+    static const uint16_t def[] = {1, 1, 1, 0, 1};
+    static const uint8_t halves[] = {0x00, 0x3e, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00};
+    struct leaf_data leaf = {path, 1, 1, 0, 5, NULL, def, halves, 4, PQ_FIXED_LEN_BYTE_ARRAY, 2};
+    struct buf file = BUF_INIT;
+    build(&file, el, sizeof el / sizeof el[0], 5, &leaf, 1);
+    expect_rows(
+        "float16", &file,
+        "{\"h\":1.5}\n{\"h\":-2.0}\n{\"h\":65504.0}\n{\"h\":null}\n{\"h\":5.9604645e-08}\n");
     buf_free(&file);
 }
 
@@ -265,6 +291,7 @@ int main(void)
         cmocka_unit_test(array_names_the_element),
         cmocka_unit_test(map_key_value_is_a_map),
         cmocka_unit_test(map_without_values),
+        cmocka_unit_test(float16_reads_as_floats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
