@@ -4,6 +4,8 @@
 #include <strings.h>
 #include <sys/random.h>
 
+#include "util/strutil.h"
+
 static const char *const role_names[] = {"none", "reader", "writer", "owner", "admin"};
 
 const char *role_name(enum auth_role role)
@@ -21,7 +23,6 @@ enum auth_role role_parse(const char *s)
 
 int token_secret_new(char out[TOKEN_SECRET_LEN + 1])
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t bytes[TOKEN_SECRET_RANDOM_BYTES];
     size_t got = 0;
     while (got < sizeof bytes) {
@@ -31,11 +32,7 @@ int token_secret_new(char out[TOKEN_SECRET_LEN + 1])
         got += (size_t)n;
     }
     memcpy(out, TOKEN_SECRET_PREFIX, 4);
-    for (size_t i = 0; i < sizeof bytes; i++) {
-        out[4 + 2 * i] = hex[bytes[i] >> 4];
-        out[5 + 2 * i] = hex[bytes[i] & 15];
-    }
-    out[TOKEN_SECRET_LEN] = '\0';
+    str_hex_encode(bytes, sizeof bytes, out + 4);
     explicit_bzero(bytes, sizeof bytes);
     return 0;
 }

@@ -10,14 +10,9 @@
 /* A digest as bytea's text input ("\x" and hex). */
 static void digest_param(const uint8_t digest[SHA256_BYTES], char out[2 + 2 * SHA256_BYTES + 1])
 {
-    static const char hex[] = "0123456789abcdef";
     out[0] = '\\';
     out[1] = 'x';
-    for (size_t i = 0; i < SHA256_BYTES; i++) {
-        out[2 + 2 * i] = hex[digest[i] >> 4];
-        out[3 + 2 * i] = hex[digest[i] & 15];
-    }
-    out[2 + 2 * SHA256_BYTES] = '\0';
+    str_hex_encode(digest, SHA256_BYTES, out + 2);
 }
 
 #define EPOCH_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"

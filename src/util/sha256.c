@@ -3,6 +3,8 @@
 #include <openssl/evp.h>
 #include <pthread.h>
 
+#include "util/strutil.h"
+
 /* OpenSSL 3 looks an algorithm up by name on every EVP_Digest given
  * EVP_sha256(); that lookup is half the cost of hashing a short string, and
  * every request hashes (its bearer token, SigV4 payloads). Fetched once. */
@@ -24,14 +26,9 @@ int sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES])
 
 int sha256_hex(const void *data, size_t len, char out[SHA256_HEX_CHARS + 1])
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t d[SHA256_BYTES];
     if (sha256(data, len, d) != 0)
         return -1;
-    for (int i = 0; i < SHA256_BYTES; i++) {
-        out[2 * i] = hex[d[i] >> 4];
-        out[2 * i + 1] = hex[d[i] & 15];
-    }
-    out[SHA256_HEX_CHARS] = '\0';
+    str_hex_encode(d, SHA256_BYTES, out);
     return 0;
 }

@@ -121,6 +121,17 @@ bool str_lower(char *dst, size_t dst_size, const char *src)
     return true;
 }
 
+void str_hex_encode(const void *bytes, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 int str_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')

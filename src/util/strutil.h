@@ -26,6 +26,9 @@ bool str_lower(char *dst, size_t dst_size, const char *src);
 
 /* A hex digit's value, or -1. */
 int str_hex_digit(char c);
+/* The n bytes as 2n lower-case hex digits into out, then a terminator
+ * (out holds 2n + 1 bytes). */
+void str_hex_encode(const void *bytes, size_t n, char *out);
 
 /* Length of the valid UTF-8 sequence at p (at most avail bytes), or 0:
  * overlong forms, surrogates and code points past U+10FFFF are invalid. */

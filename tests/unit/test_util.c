@@ -993,6 +993,25 @@ static void test_jsonx_dump_compact(void **state)
     json_decref(str);
 }
 
+/* Lower-case hex, every byte value, and back through str_hex_digit. */
+static void test_str_hex_encode(void **state)
+{
+    (void)state;
+    char out[2 * 256 + 1];
+    memset(out, 'x', sizeof out);
+    str_hex_encode("", 0, out);
+    assert_string_equal(out, "");
+    str_hex_encode("\x00\x0f\xa5\xff", 4, out);
+    assert_string_equal(out, "000fa5ff");
+    unsigned char all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (unsigned char)i;
+    str_hex_encode(all, sizeof all, out);
+    assert_int_equal(strlen(out), 512);
+    for (int i = 0; i < 256; i++)
+        assert_int_equal(str_hex_digit(out[2 * i]) * 16 + str_hex_digit(out[2 * i + 1]), i);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1012,6 +1031,7 @@ int main(void)
         cmocka_unit_test(test_str_parse_int64_round_trip),
         cmocka_unit_test(test_str_parse_bool),
         cmocka_unit_test(test_str_is_uuid),
+        cmocka_unit_test(test_str_hex_encode),
         cmocka_unit_test(test_str_has_space_or_control),
         cmocka_unit_test(test_str_misc),
         cmocka_unit_test(test_time_parse_valid),

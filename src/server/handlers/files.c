@@ -538,13 +538,8 @@ void page_token_member(struct page_text *w, const struct page_token *t)
         return;
     }
     n += PAGE_CHECK_BYTES;
-    static const char hex[] = "0123456789abcdef";
     char text[2 * PAGE_TOKEN_MAX_BYTES + 1];
-    for (size_t i = 0; i < n; i++) {
-        text[2 * i] = hex[b[i] >> 4];
-        text[2 * i + 1] = hex[b[i] & 15];
-    }
-    text[2 * n] = '\0';
+    str_hex_encode(b, n, text);
     pt_str(w, "next_page_token", text);
 }
 
