@@ -115,9 +115,9 @@ static gid_t walk_gid;
 
 static int give(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-    (void)st;
-    (void)type;
     (void)ftw;
+    if (type != FTW_NS && st->st_uid == walk_uid && st->st_gid == walk_gid)
+        return 0; /* already the user's: every start after the first */
     /* lchown: a link in the tree is handed over itself, never its target. */
     return lchown(path, walk_uid, walk_gid) == 0 || errno == ENOENT ? 0 : -1;
 }
