@@ -80,6 +80,12 @@ static void check_array(const struct ArrowSchema *s, const struct ArrowArray *a,
         bad_array(path, "length, offset or null count out of range");
     if (a->n_children != s->n_children)
         bad_array(path, "children differ from the schema's");
+    if (strcmp(s->format, "n") == 0) {
+        /* Arrow's null type: no buffers, every slot null. */
+        if (a->n_buffers != 0 || a->null_count != a->length)
+            bad_array(path, "a null array with buffers or valid slots");
+        return;
+    }
     if (a->n_buffers < 1 || !a->buffers)
         bad_array(path, "no buffers");
     const uint8_t *valid = a->buffers[0];

@@ -2,8 +2,9 @@
  * them, locally (no server involved).
  *
  *   inspect FILE [--json]         the footer: schema, row groups, chunks, stats
- *   cat FILE [--format jsonl|csv] [--columns A,B] [--limit N]
+ *   cat FILE [--format jsonl|csv] [--columns A,B] [--limit N] [--geometry hex|wkt]
  *   convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [--rename OLD=NEW,...]
+ *                  [--unknown-as TYPE]
  *                  [writer options]
  *
  * Value conventions and the inspect document are in docs/cli-parquet.md. */
@@ -113,6 +114,8 @@ static const char *logical_name(enum pq_logical_kind k)
     case PQ_LT_UUID: return "UUID";
     case PQ_LT_FLOAT16: return "FLOAT16";
     case PQ_LT_VARIANT: return "VARIANT";
+    case PQ_LT_GEOMETRY: return "GEOMETRY";
+    case PQ_LT_GEOGRAPHY: return "GEOGRAPHY";
     case PQ_LT_OTHER: return "OTHER";
     }
     return "OTHER";
@@ -121,6 +124,27 @@ static const char *logical_name(enum pq_logical_kind k)
 static const char *unit_name(enum pq_time_unit u)
 {
     return u == PQ_MILLIS ? "MILLIS" : u == PQ_NANOS ? "NANOS" : "MICROS";
+}
+
+static const char *edge_algorithm_name(int32_t a)
+{
+    static const char *const names[] = {"SPHERICAL", "VINCENTY", "THOMAS", "ANDOYER", "KARNEY"};
+    return a >= 0 && (size_t)a < sizeof names / sizeof names[0] ? names[a] : "OTHER";
+}
+
+/* GEOMETRY and GEOGRAPHY as the schema listing shows them: the CRS (cut
+ * short, a PROJJSON one runs to kilobytes; --json has it whole) and the
+ * edge algorithm. */
+static void geo_text(const struct pq_logical *l, const char *n, char *out, size_t size)
+{
+    enum { CRS_SHOWN = 24 };
+    const char *crs = l->crs ? l->crs : "OGC:CRS84";
+    bool cut = strlen(crs) > CRS_SHOWN;
+    if (l->kind == PQ_LT_GEOMETRY)
+        snprintf(out, size, "%s(%.*s%s)", n, CRS_SHOWN, crs, cut ? "..." : "");
+    else
+        snprintf(out, size, "%s(%.*s%s,%s)", n, CRS_SHOWN, crs, cut ? "..." : "",
+                 edge_algorithm_name(l->edge_algorithm));
 }
 
 static const char *repetition_name(const struct pq_schema_element *e)
@@ -146,6 +170,8 @@ static void logical_text(const struct pq_logical *l, char *out, size_t size)
                  l->is_signed ? "signed" : "unsigned");
         break;
     case PQ_LT_VARIANT: snprintf(out, size, "%s(%d)", n, (int)l->variant_version); break;
+    case PQ_LT_GEOMETRY:
+    case PQ_LT_GEOGRAPHY: geo_text(l, n, out, size); break;
     default: snprintf(out, size, "%s", n ? n : "");
     }
 }
@@ -183,6 +209,13 @@ static void json_logical(struct jw *w, const struct pq_logical *l)
         jw_bool(w, l->is_signed);
     } else if (l->kind == PQ_LT_VARIANT) {
         json_int_or_null(w, "specification_version", true, l->variant_version);
+    } else if (l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY) {
+        jw_key(w, "crs");
+        jw_cstring(w, l->crs ? l->crs : "OGC:CRS84");
+        if (l->kind == PQ_LT_GEOGRAPHY) {
+            jw_key(w, "algorithm");
+            jw_cstring(w, edge_algorithm_name(l->edge_algorithm));
+        }
     }
     jw_end_object(w);
 }
@@ -349,6 +382,43 @@ static void json_stats(struct jw *w, const struct pq_column_meta *m,
     jw_end_object(w);
 }
 
+static void json_geo_stats(struct jw *w, const struct pq_column_meta *m)
+{
+    jw_key(w, "geospatial_statistics");
+    if (!m->has_geo_statistics) {
+        jw_null(w);
+        return;
+    }
+    const struct pq_geo_statistics *g = &m->geo_statistics;
+    jw_begin_object(w);
+    jw_key(w, "bbox");
+    if (g->has_bbox) {
+        const struct {
+            const char *name;
+            bool has;
+            double v;
+        } bounds[] = {{"xmin", true, g->xmin},     {"xmax", true, g->xmax},
+                      {"ymin", true, g->ymin},     {"ymax", true, g->ymax},
+                      {"zmin", g->has_z, g->zmin}, {"zmax", g->has_z, g->zmax},
+                      {"mmin", g->has_m, g->mmin}, {"mmax", g->has_m, g->mmax}};
+        jw_begin_object(w);
+        for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++)
+            if (bounds[i].has) {
+                jw_key(w, bounds[i].name);
+                jw_float(w, bounds[i].v, false);
+            }
+        jw_end_object(w);
+    } else {
+        jw_null(w);
+    }
+    jw_key(w, "geospatial_types");
+    jw_begin_array(w);
+    for (size_t i = 0; i < g->ntypes; i++)
+        jw_int(w, g->types[i]);
+    jw_end_array(w);
+    jw_end_object(w);
+}
+
 static void json_path(struct buf *out, const struct pq_column_meta *m)
 {
     buf_reset(out);
@@ -405,8 +475,11 @@ static void json_chunk(struct jw *w, const struct pq_column_chunk *cc, const str
     json_int_or_null(w, "offset_index_length", cc->has_offset_index, cc->offset_index_length);
     if (cc->has_meta) {
         json_stats(w, m, leaf ? leaf->el : NULL, tmp);
+        json_geo_stats(w, m);
     } else {
         jw_key(w, "statistics");
+        jw_null(w);
+        jw_key(w, "geospatial_statistics");
         jw_null(w);
     }
     jw_end_object(w);
@@ -520,6 +593,30 @@ static void human_offset(const char *what, bool has, int64_t v, bool last)
         printf("%s -%s", what, last ? "" : ", ");
 }
 
+/* "bbox x [0, 1] y [2, 3], types 1, 2", the numbers as --json writes them. */
+static void human_geo_stats(const struct pq_geo_statistics *g)
+{
+    struct buf js = BUF_INIT;
+    struct jw w;
+    jw_init(&w, &js, false);
+    const double v[] = {g->xmin, g->xmax, g->ymin, g->ymax, g->zmin, g->zmax, g->mmin, g->mmax};
+    const bool has[] = {g->has_bbox, g->has_bbox && g->has_z, g->has_bbox && g->has_m};
+    for (int axis = 0; axis < 4; axis++) {
+        if (!has[axis < 2 ? 0 : axis - 1])
+            continue;
+        buf_printf(&js, "%s%c [", js.len ? " " : "", "xyzm"[axis]);
+        jw_float(&w, v[2 * axis], false);
+        buf_puts(&js, ", ");
+        jw_float(&w, v[2 * axis + 1], false);
+        buf_puts(&js, "]");
+    }
+    printf("    %-12s bbox %s, types ", "geospatial", g->has_bbox ? js.data : "-");
+    for (size_t i = 0; i < g->ntypes; i++)
+        printf("%s%d", i ? ", " : "", (int)g->types[i]);
+    printf("%s\n", g->ntypes ? "" : "-");
+    buf_free(&js);
+}
+
 static void human_chunk(const struct pq_column_chunk *cc, const struct pq_node *leaf,
                         struct buf *tmp)
 {
@@ -543,6 +640,8 @@ static void human_chunk(const struct pq_column_chunk *cc, const struct pq_node *
     human_offset("column index", cc->has_column_index, cc->column_index_offset, false);
     human_offset("offset index", cc->has_offset_index, cc->offset_index_offset, true);
     printf("\n");
+    if (m->has_geo_statistics)
+        human_geo_stats(&m->geo_statistics);
     if (!m->has_statistics) {
         printf("    %-12s none\n", "statistics");
         return;
@@ -693,6 +792,9 @@ static int run_cat(struct cli *cli, const struct cli_args *a)
     int64_t limit = INT64_MAX;
     if (cli_opt_given(a, "limit") && !parse_count("limit", cli_opt_value(a, "limit"), 0, &limit))
         return EXIT_USAGE;
+    const char *geometry = cli_opt_value(a, "geometry");
+    if (geometry && strcmp(geometry, "wkt") != 0 && strcmp(geometry, "hex") != 0)
+        return cli_usage_error("--geometry takes hex or wkt, not '%s'", geometry);
     char *storage = NULL;
     const char **names = NULL;
     size_t nnames = 0;
@@ -733,6 +835,7 @@ static int run_cat(struct cli *cli, const struct cli_args *a)
         fprintf(stderr, "hoglake: %s: %s\n", path, msg);
         goto out;
     }
+    rows_render_geometry_as_wkt(render, geometry && strcmp(geometry, "wkt") == 0);
     rows_render_header(render, &out);
     int64_t done = 0;
     const struct pq_file_meta *m = pq_reader_meta(r);
@@ -854,8 +957,10 @@ struct convert {
     struct pq_writer *w;
     struct ArrowSchema wschema; /* the batches the writer takes */
     struct convert_renames *renames;
-    struct arena *arena; /* lives as long as the conversion */
-    int fail_code;       /* the exit code of a failure (EXIT_FAILURE_OTHER unless usage) */
+    const char *unknown_as;           /* --unknown-as: the type of null-only columns */
+    struct pq_infer_result annotated; /* GEOMETRY/GEOGRAPHY columns the output keeps */
+    struct arena *arena;              /* lives as long as the conversion */
+    int fail_code; /* the exit code of a failure (EXIT_FAILURE_OTHER unless usage) */
 };
 
 static int write_batch(struct convert *c, const struct ArrowArray *batch)
@@ -1113,7 +1218,10 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         }
     }
     struct pq_sink sink = {pq_sink_fd_write, &o->fd};
-    if (pq_writer_open(c->t, wo, &sink, &c->w, &err) != 0) {
+    struct pq_write_options keep = *wo;
+    keep.logicals = c->annotated.logicals;
+    keep.nlogicals = c->annotated.nlogicals;
+    if (pq_writer_open(c->t, &keep, &sink, &c->w, &err) != 0) {
         fprintf(stderr, "hoglake: %s\n", err.msg);
         goto out;
     }
@@ -1190,7 +1298,8 @@ static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
     if (rc != EXIT_OK)
         return rc;
     if (!have_spec) {
-        if (pq_infer_table(&renamed, c->t, &err) == 0)
+        const struct pq_infer_options opts = {.unknown_as = c->unknown_as};
+        if (pq_infer_table_with(&renamed, c->t, &opts, &c->annotated, &err) == 0)
             return follow_reader_units(c, r);
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
         return EXIT_FAILURE_OTHER;
@@ -1209,6 +1318,16 @@ static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
         return EXIT_FAILURE_OTHER;
     }
     return EXIT_OK;
+}
+
+/* Whether null-only columns can take this type: a scalar that needs no
+ * parameters (a decimal would need its precision). */
+static bool null_column_type(const char *name)
+{
+    enum lake_type t;
+    const char *why;
+    return lake_type_lookup(name, &t, &why) == LAKE_TYPE_OK && !lake_type_is_container(t) &&
+           t != LT_VARIANT && t != LT_DECIMAL;
 }
 
 static int run_convert(struct cli *cli, const struct cli_args *a)
@@ -1244,6 +1363,13 @@ static int run_convert(struct cli *cli, const struct cli_args *a)
         return EXIT_USAGE;
     if (c.from == IN_JSONL && cli_opt_given(a, "rename"))
         return cli_usage_error("--rename applies to CSV and Parquet input, not JSON Lines");
+    c.unknown_as = cli_opt_value(a, "unknown-as");
+    if (c.unknown_as && (c.from != IN_PARQUET || spec))
+        return cli_usage_error("--unknown-as applies to Parquet input converted without --schema");
+    if (c.unknown_as && !null_column_type(c.unknown_as))
+        return cli_usage_error("--unknown-as takes a scalar type without parameters (string, long, "
+                               "double, timestamp...), not '%s'",
+                               c.unknown_as);
     bool force = cli_opt_given(a, "force");
     if (!force && access(out_path, F_OK) == 0) {
         fprintf(stderr, "hoglake: %s exists (give --force to overwrite it)\n", out_path);
@@ -1319,6 +1445,7 @@ static const struct cli_opt cat_opts[] = {
     {"format", true, false, "jsonl|csv  output format (default jsonl)"},
     {"columns", true, false, "A,B,...  only these top-level columns, in this order"},
     {"limit", true, false, "N  at most N rows"},
+    {"geometry", true, false, "hex|wkt  GEOMETRY/GEOGRAPHY values as hex WKB (default) or WKT"},
 };
 
 static const struct cli_opt convert_opts[] = {
@@ -1333,6 +1460,8 @@ static const struct cli_opt convert_opts[] = {
     {"batch-rows", true, false, "N  rows handed to the writer at a time (default 65536)"},
     {"rename", true, true,
      "OLD=NEW,...  give input columns (a.b for struct fields) names a table accepts"},
+    {"unknown-as", true, false,
+     "TYPE  the type of Parquet columns of the null (UNKNOWN) type (they hold only nulls)"},
     {"force", false, false, "overwrite OUT when it exists"},
 };
 
@@ -1344,11 +1473,12 @@ int cmd_parquet(struct cli *cli, int argc, char **argv)
         {"inspect", "show a Parquet file's footer: schema, row groups, column chunks, statistics",
          "parquet inspect FILE [--json]", inspect_opts, NOPTS(inspect_opts), 1, 1, run_inspect},
         {"cat", "print a Parquet file's rows as JSON Lines or CSV",
-         "parquet cat FILE [--format jsonl|csv] [--columns A,B,...] [--limit N]", cat_opts,
-         NOPTS(cat_opts), 1, 1, run_cat},
+         "parquet cat FILE [--format jsonl|csv] [--columns A,B,...] [--limit N] [--geometry "
+         "hex|wkt]",
+         cat_opts, NOPTS(cat_opts), 1, 1, run_cat},
         {"convert", "convert rows between CSV, JSON Lines and Parquet, into Parquet",
          "parquet convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] "
-         "[--rename OLD=NEW[,OLD=NEW...]] [--compression C] "
+         "[--rename OLD=NEW[,OLD=NEW...]] [--unknown-as TYPE] [--compression C] "
          "[--level N] [--row-group-bytes N] [--page-bytes N] [--no-dictionary] [--batch-rows N] "
          "[--force]",
          convert_opts, NOPTS(convert_opts), 2, 2, run_convert},

@@ -185,7 +185,8 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
     arena_init(&a, 0);
     struct lake_table got;
     lake_table_init(&got, &a);
-    if (pq_infer_table_with_variants(s, &got, &pe) != 0)
+    const struct pq_infer_options variants = {.variants = true};
+    if (pq_infer_table_with(s, &got, &variants, NULL, &pe) != 0)
         st = client_fail(err, HL_ERR_VALIDATION, "validation", "%s: %s", in->path, pe.msg);
     if (st == HL_OK)
         st = compare_columns(&t->root, &got.root, s, m, in->path, err);

@@ -17,8 +17,9 @@ enum leaf_class {
     LC_TIME,
     LC_TIMESTAMP,
     LC_DECIMAL,
-    LC_TEXT,  /* STRING, ENUM, JSON, BSON */
-    LC_OTHER, /* anything else (UUID, INTERVAL, FLOAT16, ...) */
+    LC_TEXT,      /* STRING, ENUM, JSON, BSON */
+    LC_OTHER,     /* anything else (UUID, INTERVAL, FLOAT16, ...) */
+    LC_UNORDERED, /* GEOMETRY, GEOGRAPHY: min/max mean nothing, whoever wrote them */
 };
 
 struct leaf_shape {
@@ -58,6 +59,8 @@ static void shape_of(const struct pq_schema_element *e, struct leaf_shape *s)
         case PQ_LT_ENUM:
         case PQ_LT_JSON:
         case PQ_LT_BSON: s->cls = LC_TEXT; return;
+        case PQ_LT_GEOMETRY:
+        case PQ_LT_GEOGRAPHY: s->cls = LC_UNORDERED; return;
         default: s->cls = LC_OTHER; return;
         }
     }
@@ -121,7 +124,7 @@ static int max_unsigned_width(enum lake_type t)
 /* Whether a leaf of this shape can honestly bound a column of type c. */
 static bool readable(const struct lake_column *c, const struct leaf_shape *s)
 {
-    if (s->unsigned_width > max_unsigned_width(c->type))
+    if (s->unsigned_width > max_unsigned_width(c->type) || s->cls == LC_UNORDERED)
         return false;
     bool integer = s->cls == LC_PLAIN && (s->phys == PQ_INT32 || s->phys == PQ_INT64);
     switch (c->type) {

@@ -8,8 +8,36 @@ struct inferrer {
     int32_t *ids; /* depth-first, one per column; 0 = the element has none */
     size_t n, cap;
     struct pq_error *err;
-    bool variants; /* VARIANT groups are variant columns (else refused) */
+    const struct pq_infer_options *opts;
+    /* GEOMETRY and GEOGRAPHY leaves: their depth-first column numbers and
+     * elements, for the annotations handed back */
+    size_t *geo_at;
+    const struct pq_schema_element **geo_el;
+    size_t ngeo, geocap;
 };
+
+static bool is_geo(const struct pq_logical *l)
+{
+    return l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY;
+}
+
+static int push_geo(struct inferrer *in, const struct pq_schema_element *e)
+{
+    if (in->ngeo == in->geocap) {
+        size_t cap = in->geocap ? in->geocap * 2 : 8;
+        size_t *at = realloc(in->geo_at, cap * sizeof *at);
+        if (at)
+            in->geo_at = at;
+        const struct pq_schema_element **el = at ? realloc(in->geo_el, cap * sizeof *el) : NULL;
+        if (!el)
+            return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        in->geo_el = el;
+        in->geocap = cap;
+    }
+    in->geo_at[in->ngeo] = in->n - 1; /* the column just numbered */
+    in->geo_el[in->ngeo++] = e;
+    return 0;
+}
 
 /* The VARIANT layout's frame (Parquet's VariantEncoding): a required
  * binary metadata, and a binary value or a typed_value (shredded). */
@@ -69,10 +97,17 @@ static const char *leaf_type(struct inferrer *in, const struct pq_node *x, int *
         }
         return "decimal";
     }
-    const char *bad = l->kind == PQ_LT_UNKNOWN    ? "the null (UNKNOWN) type"
-                      : l->kind == PQ_LT_OTHER    ? "a logical type this reader does not know"
-                      : has_ct(e, PQ_CT_INTERVAL) ? "INTERVAL"
-                                                  : NULL;
+    if (l->kind == PQ_LT_UNKNOWN && in->opts->unknown_as)
+        return in->opts->unknown_as;
+    const char *bad =
+        l->kind == PQ_LT_UNKNOWN
+            ? "the null (UNKNOWN) type (it holds only nulls: 'hoglake parquet convert "
+              "--unknown-as TYPE' gives it a type)"
+        : l->kind == PQ_LT_OTHER ? "a logical type this reader does not know"
+        : is_geo(l) && e->type != PQ_BYTE_ARRAY
+            ? "GEOMETRY or GEOGRAPHY on a type other than BYTE_ARRAY"
+        : has_ct(e, PQ_CT_INTERVAL) ? "INTERVAL"
+                                    : NULL;
     if (bad) {
         unsupported(in, x, bad);
         return NULL;
@@ -167,6 +202,9 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
     bool own_id = e->has_field_id && !(list && list->el == e);
     if (push_id(in, own_id ? e->field_id : 0) != 0)
         return NULL;
+    /* A null-only column takes values of its new type only as nulls. */
+    if (x->kind == PQN_LEAF && e->logical.kind == PQ_LT_UNKNOWN)
+        nullable = true;
     json_t *d = json_pack("{s:s,s:b}", "name", name, "nullable", nullable);
     json_t *kids = NULL;
     if (!d) {
@@ -176,7 +214,7 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
     if (x->kind == PQN_LEAF) {
         int precision = 0, scale = 0;
         const char *type = leaf_type(in, x, &precision, &scale);
-        if (!type)
+        if (!type || (is_geo(&e->logical) && push_geo(in, e) != 0))
             goto bad;
         json_object_set_new(d, "type", json_string(type));
         if (strcmp(type, "decimal") == 0)
@@ -185,7 +223,7 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
         return d;
     }
     if (e->logical.kind == PQ_LT_VARIANT) {
-        if (!in->variants) {
+        if (!in->opts->variants) {
             unsupported(in, x, "VARIANT (written by its producers, not converted)");
             goto bad;
         }
@@ -275,10 +313,46 @@ static bool ids_usable(const struct inferrer *in)
     return ok;
 }
 
-static int infer(const struct pq_schema *s, struct lake_table *t, bool variants,
-                 struct pq_error *err)
+struct geo_numbering {
+    const struct inferrer *in;
+    struct pq_column_logical *out;
+    size_t column, next;
+};
+
+static void number_geo(struct lake_column *c, void *ctx)
 {
-    struct inferrer in = {NULL, 0, 0, err, variants};
+    struct geo_numbering *g = ctx;
+    if (g->next < g->in->ngeo && g->in->geo_at[g->next] == g->column) {
+        g->out[g->next].field_id = c->field_id;
+        g->out[g->next].logical = g->in->geo_el[g->next]->logical;
+        g->next++;
+    }
+    g->column++;
+}
+
+/* The GEOMETRY/GEOGRAPHY annotations of t's binary columns, from t's arena. */
+static int geo_annotations(const struct inferrer *in, struct lake_table *t,
+                           struct pq_infer_result *res)
+{
+    if (!res || in->ngeo == 0)
+        return 0;
+    res->logicals = arena_calloc(t->arena, in->ngeo, sizeof *res->logicals);
+    if (!res->logicals)
+        return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+    struct geo_numbering g = {in, res->logicals, 0, 0};
+    lake_table_walk(t, number_geo, &g);
+    res->nlogicals = g.next;
+    return 0;
+}
+
+int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
+                        const struct pq_infer_options *opts, struct pq_infer_result *res,
+                        struct pq_error *err)
+{
+    static const struct pq_infer_options none = {0};
+    struct inferrer in = {.err = err, .opts = opts ? opts : &none};
+    if (res)
+        memset(res, 0, sizeof *res);
     json_t *defs = json_array();
     int rc = -1;
     if (!defs) {
@@ -304,20 +378,16 @@ static int infer(const struct pq_schema *s, struct lake_table *t, bool variants,
                 max = in.ids[i];
         t->next_field_id = (int64_t)max + 1;
     }
-    rc = 0;
+    rc = geo_annotations(&in, t, res);
 out:
     json_decref(defs);
     free(in.ids);
+    free(in.geo_at);
+    free(in.geo_el);
     return rc;
 }
 
 int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err)
 {
-    return infer(s, t, false, err);
-}
-
-int pq_infer_table_with_variants(const struct pq_schema *s, struct lake_table *t,
-                                 struct pq_error *err)
-{
-    return infer(s, t, true, err);
+    return pq_infer_table_with(s, t, NULL, NULL, err);
 }

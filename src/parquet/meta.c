@@ -222,6 +222,23 @@ static void dec_time_type(struct dec *d, struct pq_logical *lt)
     tcr_struct_end(&d->r);
 }
 
+/* GeometryType {1: crs} and GeographyType {1: crs, 2: algorithm}. */
+static void dec_geo_type(struct dec *d, struct pq_logical *lt)
+{
+    tcr_struct_begin(&d->r);
+    int16_t id;
+    enum tc_type t;
+    while (tcr_field(&d->r, &id, &t)) {
+        if (id == 1 && EXPECT(d, t, TC_BINARY))
+            lt->crs = dec_string(d);
+        else if (id == 2 && lt->kind == PQ_LT_GEOGRAPHY && EXPECT(d, t, TC_I32))
+            lt->edge_algorithm = tcr_i32(&d->r);
+        else
+            tcr_skip(&d->r, t);
+    }
+    tcr_struct_end(&d->r);
+}
+
 static void dec_logical(struct dec *d, struct pq_logical *lt)
 {
     memset(lt, 0, sizeof *lt);
@@ -285,6 +302,11 @@ static void dec_logical(struct dec *d, struct pq_logical *lt)
             tcr_struct_end(&d->r);
             break;
         }
+        case PQ_LT_GEOMETRY:
+        case PQ_LT_GEOGRAPHY:
+            lt->kind = (enum pq_logical_kind)id;
+            dec_geo_type(d, lt);
+            break;
         case PQ_LT_STRING:
         case PQ_LT_MAP:
         case PQ_LT_LIST:
@@ -387,6 +409,56 @@ static void dec_schema_element(struct dec *d, struct pq_schema_element *e)
 
 /* ---- ColumnMetaData / ColumnChunk / RowGroup ---- */
 
+static void dec_bbox(struct dec *d, struct pq_geo_statistics *g)
+{
+    unsigned seen = 0;
+    double v[9] = {0};
+    tcr_struct_begin(&d->r);
+    int16_t id;
+    enum tc_type t;
+    while (tcr_field(&d->r, &id, &t)) {
+        if (id >= 1 && id <= 8 && EXPECT(d, t, TC_DOUBLE)) {
+            v[id] = tcr_double(&d->r);
+            seen |= 1u << id;
+        } else {
+            tcr_skip(&d->r, t);
+        }
+    }
+    tcr_struct_end(&d->r);
+    if ((seen & 0x1e) != 0x1e)
+        return; /* x and y bounds are required: no box without them */
+    g->has_bbox = true;
+    g->xmin = v[1], g->xmax = v[2], g->ymin = v[3], g->ymax = v[4];
+    g->has_z = (seen & 0x60) == 0x60;
+    g->zmin = v[5], g->zmax = v[6];
+    g->has_m = (seen & 0x180) == 0x180;
+    g->mmin = v[7], g->mmax = v[8];
+}
+
+static void dec_geo_statistics(struct dec *d, struct pq_geo_statistics *g)
+{
+    tcr_struct_begin(&d->r);
+    int16_t id;
+    enum tc_type t;
+    while (tcr_field(&d->r, &id, &t)) {
+        if (id == 1 && EXPECT(d, t, TC_STRUCT)) {
+            dec_bbox(d, g);
+        } else if (id == 2 && EXPECT(d, t, TC_LIST)) {
+            enum tc_type et;
+            size_t n = tcr_list(&d->r, &et);
+            if (n && !EXPECT(d, et, TC_I32))
+                break;
+            g->types = dec_array(d, n, sizeof *g->types);
+            for (size_t i = 0; i < n && !d->r.failed; i++)
+                g->types[i] = tcr_i32(&d->r);
+            g->ntypes = n;
+        } else {
+            tcr_skip(&d->r, t);
+        }
+    }
+    tcr_struct_end(&d->r);
+}
+
 static void dec_column_meta(struct dec *d, struct pq_column_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -473,6 +545,12 @@ static void dec_column_meta(struct dec *d, struct pq_column_meta *m)
             if (EXPECT(d, t, TC_STRUCT)) {
                 dec_statistics(d, &m->statistics);
                 m->has_statistics = true;
+            }
+            break;
+        case 17:
+            if (EXPECT(d, t, TC_STRUCT)) {
+                dec_geo_statistics(d, &m->geo_statistics);
+                m->has_geo_statistics = true;
             }
             break;
         default: tcr_skip(&d->r, t);
@@ -972,6 +1050,15 @@ static void enc_logical(struct tc_writer *w, const struct pq_logical *lt)
         tcw_field_byte(w, 1, lt->variant_version);
         tcw_struct_end(w);
         break;
+    case PQ_LT_GEOMETRY:
+    case PQ_LT_GEOGRAPHY:
+        tcw_field_struct_begin(w, kind);
+        if (lt->crs)
+            tcw_field_string(w, 1, lt->crs);
+        if (lt->kind == PQ_LT_GEOGRAPHY && lt->edge_algorithm != PQ_EDGE_SPHERICAL)
+            tcw_field_i32(w, 2, lt->edge_algorithm);
+        tcw_struct_end(w);
+        break;
     default: enc_empty_struct(w, kind);
     }
     tcw_struct_end(w);
@@ -1002,6 +1089,31 @@ static void enc_schema_element(struct tc_writer *w, const struct pq_schema_eleme
     tcw_struct_end(w);
 }
 
+static void enc_geo_statistics(struct tc_writer *w, int16_t id, const struct pq_geo_statistics *g)
+{
+    tcw_field_struct_begin(w, id);
+    if (g->has_bbox) {
+        tcw_field_struct_begin(w, 1);
+        tcw_field_double(w, 1, g->xmin);
+        tcw_field_double(w, 2, g->xmax);
+        tcw_field_double(w, 3, g->ymin);
+        tcw_field_double(w, 4, g->ymax);
+        if (g->has_z) {
+            tcw_field_double(w, 5, g->zmin);
+            tcw_field_double(w, 6, g->zmax);
+        }
+        if (g->has_m) {
+            tcw_field_double(w, 7, g->mmin);
+            tcw_field_double(w, 8, g->mmax);
+        }
+        tcw_struct_end(w);
+    }
+    tcw_field_list_begin(w, 2, TC_I32, g->ntypes);
+    for (size_t i = 0; i < g->ntypes; i++)
+        tcw_elem_i32(w, g->types[i]);
+    tcw_struct_end(w);
+}
+
 static void enc_column_meta(struct tc_writer *w, const struct pq_column_meta *m)
 {
     tcw_field_struct_begin(w, 3);
@@ -1023,6 +1135,8 @@ static void enc_column_meta(struct tc_writer *w, const struct pq_column_meta *m)
         tcw_field_i64(w, 11, m->dictionary_page_offset);
     if (m->has_statistics)
         enc_statistics(w, 12, &m->statistics);
+    if (m->has_geo_statistics)
+        enc_geo_statistics(w, 17, &m->geo_statistics);
     tcw_struct_end(w);
 }
 

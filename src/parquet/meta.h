@@ -26,6 +26,8 @@ struct pq_logical {
     int8_t bit_width;         /* INTEGER */
     bool is_signed;           /* INTEGER */
     int8_t variant_version;   /* VARIANT */
+    const char *crs;          /* GEOMETRY, GEOGRAPHY; NULL: the default, OGC:CRS84 */
+    int32_t edge_algorithm;   /* GEOGRAPHY (enum pq_edge_algorithm; others kept as read) */
 };
 
 struct pq_schema_element {
@@ -60,6 +62,17 @@ struct pq_statistics {
     uint32_t legacy_min_len, legacy_max_len;
 };
 
+/* GeospatialStatistics: the bounding box of a GEOMETRY or GEOGRAPHY chunk
+ * and the WKB type codes it holds. */
+struct pq_geo_statistics {
+    bool has_bbox;
+    double xmin, xmax, ymin, ymax;
+    bool has_z, has_m;
+    double zmin, zmax, mmin, mmax;
+    int32_t *types;
+    size_t ntypes;
+};
+
 struct pq_column_meta {
     enum pq_type type;
     int32_t *encodings;
@@ -77,6 +90,8 @@ struct pq_column_meta {
     int64_t dictionary_page_offset;
     bool has_statistics;
     struct pq_statistics statistics;
+    bool has_geo_statistics;
+    struct pq_geo_statistics geo_statistics;
 };
 
 struct pq_column_chunk {

@@ -96,7 +96,18 @@ enum pq_logical_kind {
     PQ_LT_UUID = 14,
     PQ_LT_FLOAT16 = 15,
     PQ_LT_VARIANT = 16,
+    PQ_LT_GEOMETRY = 17,
+    PQ_LT_GEOGRAPHY = 18,
     PQ_LT_OTHER = 100, /* a member this reader does not know */
+};
+
+/* GEOGRAPHY's EdgeInterpolationAlgorithm. */
+enum pq_edge_algorithm {
+    PQ_EDGE_SPHERICAL = 0,
+    PQ_EDGE_VINCENTY = 1,
+    PQ_EDGE_THOMAS = 2,
+    PQ_EDGE_ANDOYER = 3,
+    PQ_EDGE_KARNEY = 4,
 };
 
 enum pq_time_unit { PQ_MILLIS = 1, PQ_MICROS = 2, PQ_NANOS = 3 };

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,9 @@ struct leaf_type {
      * caller or decided from the values: see pq_reader_set_int96_unit) */
     enum pq_time_unit unit;
     bool unit_settled;
+    /* The null (UNKNOWN) type: decoded as its physical type, which must
+     * yield no value, and handed out as an Arrow null array. */
+    bool null_only;
 };
 
 static void set_int96_unit(struct leaf_type *lt, enum pq_time_unit unit)
@@ -179,7 +183,7 @@ static void set_int96_unit(struct leaf_type *lt, enum pq_time_unit unit)
                                  : 'n');
 }
 
-static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
+static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
 {
     const struct pq_schema_element *e = n->el;
     const struct pq_logical *l = &e->logical;
@@ -308,6 +312,17 @@ static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq
         return 0;
     }
     return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has physical type %d", n->path, (int)e->type);
+}
+
+static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
+{
+    if (physical_leaf_type(n, lt, err) != 0)
+        return -1;
+    if (n->el->logical.kind == PQ_LT_UNKNOWN) {
+        lt->null_only = true;
+        strcpy(lt->format, "n");
+    }
+    return 0;
 }
 
 /* ---- per-leaf decoded data ---- */
@@ -1388,6 +1403,22 @@ static int init_array(struct pq_reader *r, struct ArrowArray *a, int64_t nbuffer
     return 0;
 }
 
+/* An UNKNOWN leaf's slots: all null, which the file must agree with (a
+ * value there would be dropped, not read). */
+static int null_leaf(struct pq_reader *r, const struct pq_node *x, size_t nslots, size_t nvalues,
+                     struct ArrowArray *a, struct pq_error *err)
+{
+    if (nvalues != 0)
+        return pq_fail(err, PQ_ERR_CORRUPT,
+                       "column '%s' has the null (UNKNOWN) type but holds %zu values", x->path,
+                       nvalues);
+    if (init_array(r, a, 0, 0, err) != 0)
+        return -1;
+    a->length = (int64_t)nslots;
+    a->null_count = a->length;
+    return 0;
+}
+
 static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
                       struct pq_error *err)
 {
@@ -1402,6 +1433,10 @@ static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct Arrow
         slots_free(r->pool, &present);
         return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values for %zu defined entries",
                        x->path, d->nvalues, nvalues);
+    }
+    if (d->type.null_only) {
+        slots_free(r->pool, &present);
+        return null_leaf(r, x, present.n, nvalues, a, err);
     }
     if (init_array(r, a, d->type.conv == LC_BYTES ? 3 : 2, 0, err) != 0) {
         slots_free(r->pool, &present);
@@ -1507,6 +1542,49 @@ int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct
 
 /* ---- the Arrow schema ---- */
 
+/* GeoArrow's metadata of a GEOMETRY or GEOGRAPHY column: its CRS (the
+ * Parquet default spelled out) and, for GEOGRAPHY, its edges. NULL when out
+ * of memory; free() it. */
+static char *geoarrow_metadata(const struct pq_logical *l)
+{
+    static const char *const edges[] = {"spherical", "vincenty", "thomas", "andoyer", "karney"};
+    json_t *o = json_pack("{s:s}", "crs", l->crs ? l->crs : "OGC:CRS84");
+    if (o && l->kind == PQ_LT_GEOGRAPHY && l->edge_algorithm >= 0 &&
+        (size_t)l->edge_algorithm < sizeof edges / sizeof edges[0])
+        json_object_set_new(o, "edges", json_string(edges[l->edge_algorithm]));
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return text;
+}
+
+/* The field's Arrow metadata: its Parquet field id, and a geometry's
+ * GeoArrow extension (WKB, the CRS and edges the file declares). */
+static int set_field_metadata(const struct pq_node *x, bool with_id, struct ArrowSchema *s)
+{
+    const char *keys[3], *values[3];
+    int n = 0;
+    char id[16];
+    if (with_id && x->el->has_field_id) {
+        snprintf(id, sizeof id, "%d", (int)x->el->field_id);
+        keys[n] = "PARQUET:field_id";
+        values[n++] = id;
+    }
+    const struct pq_logical *l = &x->el->logical;
+    char *geo = NULL;
+    if (x->kind == PQN_LEAF && x->el->type == PQ_BYTE_ARRAY &&
+        (l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY)) {
+        if (!(geo = geoarrow_metadata(l)))
+            return -1;
+        keys[n] = "ARROW:extension:name";
+        values[n++] = "geoarrow.wkb";
+        keys[n] = "ARROW:extension:metadata";
+        values[n++] = geo;
+    }
+    int rc = n ? arrow_schema_set_metadata(s, keys, values, n) : 0;
+    free(geo);
+    return rc;
+}
+
 static int node_schema(const struct pq_reader *r, const struct pq_node *x, const char *name,
                        bool with_id, struct ArrowSchema *s, struct pq_error *err)
 {
@@ -1532,13 +1610,8 @@ static int node_schema(const struct pq_reader *r, const struct pq_node *x, const
     if (arrow_schema_init(s, format, name, x->arrow_nullable ? ARROW_FLAG_NULLABLE : 0,
                           nchildren) != 0)
         return nomem(err);
-    if (with_id && x->el->has_field_id) {
-        char id[16];
-        snprintf(id, sizeof id, "%d", (int)x->el->field_id);
-        const char *key = "PARQUET:field_id", *value = id;
-        if (arrow_schema_set_metadata(s, &key, &value, 1) != 0)
-            return nomem(err);
-    }
+    if (set_field_metadata(x, with_id, s) != 0)
+        return nomem(err);
     for (int64_t i = 0; i < nchildren; i++) {
         const struct pq_node *c = x->kind == PQN_STRUCT ? x->children[i] : x->element;
         /* A bare repeated field is both the list and its element: the id

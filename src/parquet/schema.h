@@ -45,6 +45,14 @@ struct pq_node {
     int16_t slot_def;
 };
 
+/* A column's Parquet annotation that its catalog type does not carry: a
+ * GEOMETRY or GEOGRAPHY binary. A writer given it (pq_write_options) puts
+ * it back. */
+struct pq_column_logical {
+    int64_t field_id;
+    struct pq_logical logical;
+};
+
 struct pq_schema {
     const struct pq_schema_element *elements;
     size_t nelements;

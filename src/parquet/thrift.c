@@ -91,6 +91,16 @@ void tcw_field_byte(struct tc_writer *w, int16_t id, int8_t v)
     put_byte(w, (uint8_t)v);
 }
 
+/* Compact doubles are 8 bytes, little-endian. */
+void tcw_field_double(struct tc_writer *w, int16_t id, double v)
+{
+    field_header(w, id, TC_DOUBLE);
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; i++)
+        put_byte(w, (uint8_t)(bits >> (8 * i)));
+}
+
 void tcw_field_bool(struct tc_writer *w, int16_t id, bool v)
 {
     field_header(w, id, v ? TC_TRUE : TC_FALSE);
@@ -265,6 +275,16 @@ int16_t tcr_i16(struct tc_reader *r)
         return 0;
     }
     return (int16_t)v;
+}
+
+double tcr_double(struct tc_reader *r)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < 8; i++)
+        bits |= (uint64_t)get_byte(r) << (8 * i);
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
 }
 
 int8_t tcr_byte(struct tc_reader *r)

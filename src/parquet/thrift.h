@@ -52,6 +52,7 @@ void tcw_field_i64(struct tc_writer *w, int16_t id, int64_t v);
 void tcw_field_i16(struct tc_writer *w, int16_t id, int16_t v);
 void tcw_field_byte(struct tc_writer *w, int16_t id, int8_t v);
 void tcw_field_bool(struct tc_writer *w, int16_t id, bool v);
+void tcw_field_double(struct tc_writer *w, int16_t id, double v);
 void tcw_field_binary(struct tc_writer *w, int16_t id, const void *data, size_t len);
 void tcw_field_string(struct tc_writer *w, int16_t id, const char *s);
 /* A struct-valued field: follow with its fields, then tcw_struct_end. */
@@ -92,6 +93,7 @@ int32_t tcr_i32(struct tc_reader *r);
 int64_t tcr_i64(struct tc_reader *r);
 int16_t tcr_i16(struct tc_reader *r);
 int8_t tcr_byte(struct tc_reader *r);
+double tcr_double(struct tc_reader *r);
 /* A bool: the field's value (from its header) or, inside a list, a byte. */
 bool tcr_bool_field(struct tc_reader *r);
 bool tcr_bool_elem(struct tc_reader *r);

@@ -85,6 +85,9 @@ struct colw {
     enum conv conv;
     enum cmp_kind cmp;
     int16_t max_def, max_rep;
+    /* GEOMETRY and GEOGRAPHY: bytes have no order the format defines, so
+     * no min/max (nor a ColumnIndex) is written */
+    bool no_bounds;
 
     /* the page being filled */
     uint16_t *def, *rep;
@@ -279,6 +282,30 @@ static const struct lake_column *column_for_leaf(const struct lake_table *t,
     return lake_table_find_field(t, leaf->el->field_id);
 }
 
+/* Puts the options' GEOMETRY/GEOGRAPHY annotations on the binary leaves
+ * whose field ids they name. */
+static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, struct pq_error *err)
+{
+    for (size_t k = 0; k < w->opt.nlogicals; k++) {
+        const struct pq_column_logical *cl = &w->opt.logicals[k];
+        if (cl->logical.kind != PQ_LT_GEOMETRY && cl->logical.kind != PQ_LT_GEOGRAPHY)
+            return pq_fail(err, PQ_ERR_INVALID, "only GEOMETRY and GEOGRAPHY annotate a column");
+        for (int i = 0; i < w->schema.nleaves; i++) {
+            const struct pq_node *leaf = w->schema.leaves[i];
+            const struct lake_column *lc = column_for_leaf(t, leaf);
+            if (!leaf->el->has_field_id || leaf->el->field_id != cl->field_id || !lc ||
+                lc->type != LT_BINARY)
+                continue;
+            /* The writer's own schema: its elements live in w->arena. */
+            struct pq_schema_element *e = (struct pq_schema_element *)leaf->el;
+            e->logical = cl->logical;
+            if (cl->logical.crs && !(e->logical.crs = arena_strdup(&w->arena, cl->logical.crs)))
+                return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        }
+    }
+    return 0;
+}
+
 static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
                         struct pq_error *err)
 {
@@ -298,6 +325,8 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
         return pq_fail(err, PQ_ERR_INVALID, "no column for leaf '%s'", leaf->path);
     c->ltype = lc->type;
     c->phys = leaf->el->type;
+    c->no_bounds =
+        leaf->el->logical.kind == PQ_LT_GEOMETRY || leaf->el->logical.kind == PQ_LT_GEOGRAPHY;
     c->max_def = leaf->def_level;
     c->max_rep = leaf->rep_level;
     c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
@@ -1305,7 +1334,7 @@ static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err)
     pe->nulls = (int64_t)c->nlev - c->page_values;
     pe->null_page = c->page_values == 0;
     mm_signed_zeros(&c->page_mm, c);
-    if (c->page_mm.has && !c->page_mm.too_long) {
+    if (c->page_mm.has && !c->page_mm.too_long && !c->no_bounds) {
         const uint8_t *v;
         size_t len;
         mm_get(&c->page_mm, true, c, &v, &len);
@@ -1536,7 +1565,7 @@ static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chu
     m->statistics.has_null_count = true;
     m->statistics.null_count = c->chunk_nulls;
     mm_signed_zeros(&c->chunk_mm, c);
-    if (c->chunk_mm.has && !c->chunk_mm.too_long) {
+    if (c->chunk_mm.has && !c->chunk_mm.too_long && !c->no_bounds) {
         const uint8_t *v;
         size_t len;
         mm_get(&c->chunk_mm, true, c, &v, &len);
@@ -1897,7 +1926,8 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         }
     }
     w->opt.kv = w->kv;
-    if (pq_schema_from_table(table, &w->arena, &w->schema, err) != 0) {
+    if (pq_schema_from_table(table, &w->arena, &w->schema, err) != 0 ||
+        annotate_leaves(w, table, err) != 0) {
         pq_writer_free(w);
         return -1;
     }

@@ -36,6 +36,10 @@ struct pq_write_options {
     bool page_index;          /* write ColumnIndex and OffsetIndex (default true) */
     const struct pq_key_value *kv; /* extra footer key-value metadata, copied */
     size_t nkv;
+    /* GEOMETRY/GEOGRAPHY annotations for binary columns, by field id
+     * (pq_infer_table_with hands them back from a file being converted) */
+    const struct pq_column_logical *logicals;
+    size_t nlogicals;
 };
 
 void pq_write_options_default(struct pq_write_options *o);

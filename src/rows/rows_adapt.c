@@ -19,6 +19,7 @@ enum conv {
     CV_FIXED,      /* fixed-size binary to binary */
     CV_CHECK_UTF8, /* binary into a string column */
     CV_CHECK_JSON, /* text into a json column */
+    CV_NULLS,      /* an Arrow null array (Parquet's UNKNOWN) into a nullable column */
     CV_BAD,
 };
 
@@ -71,6 +72,8 @@ static enum conv classify(const struct lake_column *c, const char *f)
 {
     char buf[32];
     const char *want = pq_arrow_format_for(c, buf, sizeof buf);
+    if (strcmp(f, "n") == 0)
+        return c->nullable && !lake_type_is_container(c->type) ? CV_NULLS : CV_BAD;
     int w;
     bool sg, tz;
     enum rt_unit unit;
@@ -272,11 +275,31 @@ static int check_text(struct ctx *x, enum conv cv, const struct ArrowArray *a)
     return 0;
 }
 
+/* The same number of nulls, in the layout of c's type. */
+static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArray *a)
+{
+    char buf[32];
+    struct ArrowSchema s;
+    if (arrow_schema_init(&s, pq_arrow_format_for(c, buf, sizeof buf), c->name, ARROW_FLAG_NULLABLE,
+                          0) != 0)
+        return rt_fail(&x->at, "out of memory");
+    struct ArrowArray out;
+    int rc = arrow_array_nulls(&s, a->length, &out);
+    s.release(&s);
+    if (rc != 0)
+        return rt_fail(&x->at, "out of memory");
+    a->release(a);
+    arrow_array_move(&out, a);
+    return 0;
+}
+
 static int convert(struct ctx *x, const struct lake_column *c, const char *f, enum conv cv,
                    struct ArrowArray *a)
 {
     if (cv == CV_CHECK_UTF8 || cv == CV_CHECK_JSON)
         return check_text(x, cv, a);
+    if (cv == CV_NULLS)
+        return nulls_of(x, c, a);
     char buf[32];
     const char *want = pq_arrow_format_for(c, buf, sizeof buf);
     int width = 8; /* time, timestamps, double */
@@ -366,6 +389,11 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     default: break;
     }
     enum conv cv = classify(c, f);
+    if (cv == CV_BAD && strcmp(f, "n") == 0)
+        return rt_fail(&x->at,
+                       "the input holds only nulls (the null type): the schema's column "
+                       "must be a nullable scalar, not %s%s",
+                       c->nullable ? "" : "NOT NULL ", lake_type_name(c->type));
     if (cv == CV_BAD) {
         char want[32];
         return rt_fail(&x->at,

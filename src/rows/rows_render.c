@@ -8,7 +8,9 @@
 #include "rows/rows_json.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_text.h"
+#include "rows/rows_wkt.h"
 #include "util/arrow.h"
+#include "util/strutil.h"
 
 enum kind {
     K_BOOL,
@@ -32,6 +34,8 @@ enum kind {
     K_BINARY,
     K_FIXED,
     K_UUID,
+    K_WKB, /* binary that the field's extension name says is a geometry */
+    K_NULL,
     K_STRUCT,
     K_LIST,
     K_MAP,
@@ -51,6 +55,7 @@ struct plan {
 
 struct rows_render {
     enum rows_format format;
+    bool wkt; /* geometries as WKT (else their WKB in hex) */
     struct plan top;
     struct buf tmp;  /* scalar text (base64) */
     struct buf cell; /* CSV: a nested value's JSON */
@@ -105,13 +110,14 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, char *err, si
         const char *format;
         enum kind kind;
     } simple[] = {
-        {"b", K_BOOL}, {"c", K_I8},  {"s", K_I16},    {"i", K_I32},    {"l", K_I64},
-        {"C", K_U8},   {"S", K_U16}, {"I", K_U32},    {"L", K_U64},    {"e", K_F16},
-        {"f", K_F32},  {"g", K_F64}, {"u", K_STRING}, {"z", K_BINARY}, {"tdD", K_DATE},
+        {"b", K_BOOL},   {"c", K_I8},     {"s", K_I16},    {"i", K_I32},
+        {"l", K_I64},    {"C", K_U8},     {"S", K_U16},    {"I", K_U32},
+        {"L", K_U64},    {"e", K_F16},    {"f", K_F32},    {"g", K_F64},
+        {"u", K_STRING}, {"z", K_BINARY}, {"tdD", K_DATE}, {"n", K_NULL},
     };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
         if (strcmp(f, simple[i].format) == 0) {
-            p->kind = simple[i].kind;
+            p->kind = simple[i].kind == K_BINARY && rows_schema_is_wkb(s) ? K_WKB : simple[i].kind;
             return 0;
         }
     }
@@ -178,6 +184,11 @@ int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
     return 0;
 }
 
+void rows_render_geometry_as_wkt(struct rows_render *r, bool wkt)
+{
+    r->wkt = wkt;
+}
+
 void rows_render_free(struct rows_render *r)
 {
     if (!r)
@@ -199,8 +210,10 @@ void rows_render_header(struct rows_render *r, struct buf *out)
 
 /* ---- values ---- */
 
-static bool is_null(const struct ArrowArray *a, int64_t i)
+static bool is_null(const struct plan *p, const struct ArrowArray *a, int64_t i)
 {
+    if (p->kind == K_NULL)
+        return true;
     const uint8_t *v = a->n_buffers > 0 ? a->buffers[0] : NULL;
     return v && a->null_count != 0 && !arrow_bit(v, a->offset + i);
 }
@@ -232,6 +245,32 @@ static int fail(struct rows_render *r, const struct plan *p, const char *what, l
 {
     snprintf(r->err, r->err_size, "column '%s': %s (%lld)", p->name, what, v);
     return -1;
+}
+
+/* WKB as WKT, or as lower-case hex (the form geometry tools take). */
+static int geometry_text(struct rows_render *r, const struct plan *p, const struct ArrowArray *a,
+                         int64_t i, const char **s, size_t *n)
+{
+    const char *b;
+    size_t len;
+    bytes_at(a, i, &b, &len);
+    buf_reset(&r->tmp);
+    if (r->wkt) {
+        char why[200];
+        if (rows_wkb_to_wkt((const uint8_t *)b, len, &r->tmp, why, sizeof why) != 0) {
+            snprintf(r->err, r->err_size, "column '%s': a geometry that is not WKB: %s", p->name,
+                     why);
+            return -1;
+        }
+    } else {
+        if (buf_reserve(&r->tmp, 2 * len + 1) != 0)
+            return fail(r, p, "out of memory", 0);
+        str_hex_encode(b, len, r->tmp.data);
+        r->tmp.len = 2 * len;
+    }
+    *s = r->tmp.data ? r->tmp.data : "";
+    *n = r->tmp.len;
+    return 0;
 }
 
 /* A scalar's text. *quote: JSON carries it as a string. The text lives in
@@ -297,6 +336,7 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
     case K_TIMESTAMP: *n = rt_format_timestamp(signed_at(a, i, 8), p->unit, p->utc, buf); return 0;
     case K_UUID: *n = rt_format_uuid(value_at(a, i, 16), buf); return 0;
     case K_STRING: bytes_at(a, i, s, n); return 0;
+    case K_WKB: return geometry_text(r, p, a, i, s, n);
     case K_BINARY:
     case K_FIXED: {
         const char *b;
@@ -334,7 +374,7 @@ static int render_map(struct rows_render *r, struct jw *w, const struct plan *p,
     for (int64_t j = b; j < e; j++) {
         int64_t k = entries->offset + j;
         if (p->string_keys) {
-            if (is_null(keys, k))
+            if (is_null(&p->kids[0], keys, k))
                 return fail(r, p, "a null map key", (long long)j);
             const char *s;
             size_t n;
@@ -362,7 +402,7 @@ static int render_map(struct rows_render *r, struct jw *w, const struct plan *p,
 static int render_json(struct rows_render *r, struct jw *w, const struct plan *p,
                        const struct ArrowArray *a, int64_t i)
 {
-    if (is_null(a, i)) {
+    if (is_null(p, a, i)) {
         jw_null(w);
         return 0;
     }
@@ -405,7 +445,7 @@ static int render_json(struct rows_render *r, struct jw *w, const struct plan *p
 static int render_cell(struct rows_render *r, const struct plan *p, const struct ArrowArray *a,
                        int64_t i, bool first, struct buf *out)
 {
-    if (is_null(a, i)) {
+    if (is_null(p, a, i)) {
         csv_write_null(out, first);
         return 0;
     }

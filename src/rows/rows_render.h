@@ -2,11 +2,14 @@
  * row, then one record per row), following docs/cli-parquet.md.
  *
  * The renderer is driven by the Arrow schema alone: every format the
- * Parquet reader produces is handled, and a fixed-size binary of 16 bytes
- * whose field carries the extension name "arrow.uuid" is a UUID. */
+ * Parquet reader produces is handled, a fixed-size binary of 16 bytes
+ * whose field carries the extension name "arrow.uuid" is a UUID, and a
+ * binary whose field carries "geoarrow.wkb" is a geometry (its WKB in hex,
+ * or WKT). */
 #ifndef HL_ROWS_RENDER_H
 #define HL_ROWS_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +25,9 @@ struct rows_render;
 int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
                     struct rows_render **out, char *err, size_t err_size);
 void rows_render_free(struct rows_render *r);
+/* Geometries as WKT rather than hex WKB (a value that is not WKB then fails
+ * the row). */
+void rows_render_geometry_as_wkt(struct rows_render *r, bool wkt);
 /* CSV: the header record; JSON Lines: nothing. */
 void rows_render_header(struct rows_render *r, struct buf *out);
 /* Appends row `row` of batch (a struct array matching the schema) with its

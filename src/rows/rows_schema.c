@@ -203,19 +203,26 @@ int rows_table_from_spec(const char *spec, struct lake_table *t, char *err, size
 
 /* ---- the writer's Arrow schema ---- */
 
-static const char *const uuid_key = "ARROW:extension:name";
+static const char *const extension_name_key = "ARROW:extension:name";
 
 bool rows_schema_is_uuid(const struct ArrowSchema *s)
 {
     char v[32];
-    return s->metadata && arrow_metadata_get(s->metadata, uuid_key, v, sizeof v) &&
+    return s->metadata && arrow_metadata_get(s->metadata, extension_name_key, v, sizeof v) &&
            strcmp(v, "arrow.uuid") == 0;
+}
+
+bool rows_schema_is_wkb(const struct ArrowSchema *s)
+{
+    char v[32];
+    return s->metadata && arrow_metadata_get(s->metadata, extension_name_key, v, sizeof v) &&
+           strcmp(v, "geoarrow.wkb") == 0;
 }
 
 int rows_schema_mark_uuid(struct ArrowSchema *s)
 {
     char id[32];
-    const char *keys[2] = {uuid_key, "PARQUET:field_id"};
+    const char *keys[2] = {extension_name_key, "PARQUET:field_id"};
     const char *values[2] = {"arrow.uuid", id};
     bool has_id = s->metadata && arrow_metadata_get(s->metadata, keys[1], id, sizeof id);
     return arrow_schema_set_metadata(s, keys, values, has_id ? 2 : 1);

@@ -33,6 +33,8 @@ int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
 
 /* Whether an Arrow field carries the "arrow.uuid" extension name. */
 bool rows_schema_is_uuid(const struct ArrowSchema *s);
+/* Whether a field carries the GeoArrow extension name "geoarrow.wkb". */
+bool rows_schema_is_wkb(const struct ArrowSchema *s);
 /* Marks a field with the "arrow.uuid" extension name, keeping a
  * "PARQUET:field_id" entry it has. 0 or -1. */
 int rows_schema_mark_uuid(struct ArrowSchema *s);

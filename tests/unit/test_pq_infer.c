@@ -58,7 +58,9 @@ static char *infer(const struct pq_schema *s, struct pq_error *err, int64_t *nex
     struct lake_table t;
     lake_table_init(&t, &a);
     char *out = NULL;
-    int rc = with_variants ? pq_infer_table_with_variants(s, &t, err) : pq_infer_table(s, &t, err);
+    const struct pq_infer_options variants = {.variants = true};
+    int rc = with_variants ? pq_infer_table_with(s, &t, &variants, NULL, err)
+                           : pq_infer_table(s, &t, err);
     if (rc == 0) {
         out = describe(&t);
         if (next_id)
@@ -432,6 +434,54 @@ static void refusals(void **state)
     expect_refused(&e, "nesting depth");
 }
 
+/* GEOMETRY and GEOGRAPHY binaries are binary columns whose annotations come
+ * back by field id (a struct field's included); UNKNOWN columns take the
+ * type the caller names, always nullable. */
+static void geometry_and_unknown(void **state)
+{
+    (void)state;
+    struct elements e;
+    start(&e);
+    struct pq_schema_element *g = leaf(&e, "g", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+    g->logical = (struct pq_logical){.kind = PQ_LT_GEOMETRY, .crs = "EPSG:3857"};
+    leaf(&e, "n", PQ_REQUIRED, PQ_INT32)->logical.kind = PQ_LT_UNKNOWN;
+    add(&e, "st", PQ_OPTIONAL, 2, 0, 0);
+    leaf(&e, "a", PQ_REQUIRED, PQ_INT32);
+    leaf(&e, "where", PQ_OPTIONAL, PQ_BYTE_ARRAY)->logical =
+        (struct pq_logical){.kind = PQ_LT_GEOGRAPHY, .edge_algorithm = PQ_EDGE_VINCENTY};
+    struct arena a;
+    arena_init(&a, 0);
+    struct pq_schema s;
+    build(&e, &a, &s);
+    struct lake_table t;
+    lake_table_init(&t, &a);
+    struct pq_error err = {0};
+    const struct pq_infer_options opts = {.unknown_as = "timestamptz"};
+    struct pq_infer_result res;
+    if (pq_infer_table_with(&s, &t, &opts, &res, &err) != 0)
+        fail_msg("%s", err.msg);
+    char *got = describe(&t);
+    expect_description(got, "g:binary#1, n:timestamptz#2, st:struct<a:int!#4, where:binary#5>#3");
+    free(got);
+    assert_int_equal(res.nlogicals, 2);
+    assert_int_equal(res.logicals[0].field_id, 1);
+    assert_int_equal(res.logicals[0].logical.kind, PQ_LT_GEOMETRY);
+    assert_string_equal(res.logicals[0].logical.crs, "EPSG:3857");
+    assert_int_equal(res.logicals[1].field_id, 5);
+    assert_int_equal(res.logicals[1].logical.kind, PQ_LT_GEOGRAPHY);
+    assert_int_equal(res.logicals[1].logical.edge_algorithm, PQ_EDGE_VINCENTY);
+    lake_table_release(&t);
+    arena_free(&a);
+
+    /* Without a type for it, UNKNOWN is refused; GEOMETRY is WKB only. */
+    start(&e);
+    leaf(&e, "n", PQ_OPTIONAL, PQ_INT32)->logical.kind = PQ_LT_UNKNOWN;
+    expect_refused(&e, "--unknown-as TYPE");
+    start(&e);
+    leaf(&e, "g", PQ_OPTIONAL, PQ_INT64)->logical.kind = PQ_LT_GEOMETRY;
+    expect_refused(&e, "column 'g': GEOMETRY or GEOGRAPHY on a type other than BYTE_ARRAY");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +491,7 @@ int main(void)
         cmocka_unit_test(field_ids_kept_only_when_complete),
         cmocka_unit_test(refusals),
         cmocka_unit_test(variant_groups),
+        cmocka_unit_test(geometry_and_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

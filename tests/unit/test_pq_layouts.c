@@ -17,6 +17,7 @@
 #include "parquet/reader.h"
 #include "pq_shapes.h"
 #include "rows/rows_render.h"
+#include "util/arrow.h"
 #include "util/buf.h"
 
 /* One leaf column of `rows` rows with the given levels; values are the
@@ -282,6 +283,147 @@ static void float16_reads_as_floats(void **state)
     buf_free(&file);
 }
 
+/* PLAIN BYTE_ARRAY values: each a 4-byte little-endian length, then bytes. */
+static void plain_bytes(struct buf *out, const void *v, uint32_t n)
+{
+    uint8_t len[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+    assert_int_equal(buf_append(out, len, 4), 0);
+    assert_int_equal(buf_append(out, v, n), 0);
+}
+
+/* ISO WKB, little-endian: POINT (1 2) and LINESTRING (0 0, 1 1). */
+static const uint8_t wkb_point[] = {1,    1,    0, 0, 0, 0, 0, 0, 0, 0,   0,
+                                    0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0x40};
+static const uint8_t wkb_line[] = {1, 2, 0, 0,    0,    2, 0, 0, 0, 0, 0, 0,    0,   0,
+                                   0, 0, 0, 0,    0,    0, 0, 0, 0, 0, 0, 0,    0,   0,
+                                   0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f};
+
+static void add_geo_statistics(struct pq_file_meta *m, void *arg)
+{
+    (void)arg;
+    static int32_t types[] = {1, 2};
+    struct pq_column_meta *cm = &m->row_groups[0].columns[0].meta;
+    cm->has_geo_statistics = true;
+    cm->geo_statistics = (struct pq_geo_statistics){.has_bbox = true,
+                                                    .xmin = 0,
+                                                    .xmax = 1,
+                                                    .ymin = 0,
+                                                    .ymax = 2,
+                                                    .has_m = true,
+                                                    .mmin = -1.5,
+                                                    .mmax = 7,
+                                                    .types = types,
+                                                    .ntypes = 2};
+}
+
+/* GEOGRAPHY(EPSG:4326, KARNEY) on BYTE_ARRAY, with geospatial statistics:
+ * the values are WKB (shown as hex), the Arrow field says geoarrow.wkb with
+ * the CRS and edges the file declares, and the statistics decode. No writer
+ * here produces GEOGRAPHY (DuckDB writes GEOMETRY only). */
+static void geography_reads_as_wkb(void **state)
+{
+    (void)state;
+    struct pq_schema_element g = pq_el_leaf("g", PQ_OPTIONAL, PQ_BYTE_ARRAY);
+    g.logical.kind = PQ_LT_GEOGRAPHY;
+    g.logical.crs = "EPSG:4326";
+    g.logical.edge_algorithm = PQ_EDGE_KARNEY;
+    struct pq_schema_element el[] = {pq_el_root(1), g};
+    static const char *const path[] = {"g"};
+    static const uint16_t def[] = {1, 0, 1};
+    struct buf values = BUF_INIT, file = BUF_INIT;
+    plain_bytes(&values, wkb_point, sizeof wkb_point);
+    plain_bytes(&values, wkb_line, sizeof wkb_line);
+    struct pq_craft c;
+    pq_craft_begin(&c, &file, PQ_UNCOMPRESSED, el, 2);
+    pq_craft_group(&c, 3);
+    pq_craft_column(&c, path, 1, PQ_BYTE_ARRAY, 1, 0);
+    pq_craft_v1(&c, PQ_ENC_PLAIN, 3, NULL, def, false, &values);
+    pq_craft_column_end(&c, 3);
+    pq_craft_finish(&c, add_geo_statistics, NULL);
+    expect_rows("layout_geography", &file,
+                "{\"g\":\"0101000000000000000000f03f0000000000000040\"}\n{\"g\":null}\n"
+                "{\"g\":\"010200000002000000000000000000000000000000000000000000000000"
+                "00f03f000000000000f03f\"}\n");
+
+    struct pq_source src;
+    pq_source_memory(&src, file.data, file.len);
+    struct pq_reader *r;
+    struct pq_error err = {0};
+    assert_int_equal(pq_reader_open(&src, &r, &err), 0);
+    const struct pq_column_meta *cm = &pq_reader_meta(r)->row_groups[0].columns[0].meta;
+    assert_true(cm->has_geo_statistics && cm->geo_statistics.has_bbox);
+    assert_true(cm->geo_statistics.ymax == 2.0 && !cm->geo_statistics.has_z);
+    assert_true(cm->geo_statistics.has_m && cm->geo_statistics.mmin == -1.5);
+    assert_int_equal(cm->geo_statistics.ntypes, 2);
+    assert_int_equal(cm->geo_statistics.types[1], 2);
+    const struct pq_logical *l = &pq_reader_schema(r)->leaves[0]->el->logical;
+    assert_int_equal(l->kind, PQ_LT_GEOGRAPHY);
+    assert_string_equal(l->crs, "EPSG:4326");
+    assert_int_equal(l->edge_algorithm, PQ_EDGE_KARNEY);
+    struct ArrowSchema s;
+    assert_int_equal(pq_reader_arrow_schema(r, &s, &err), 0);
+    char v[200];
+    assert_true(arrow_metadata_get(s.children[0]->metadata, "ARROW:extension:name", v, sizeof v));
+    assert_string_equal(v, "geoarrow.wkb");
+    assert_true(
+        arrow_metadata_get(s.children[0]->metadata, "ARROW:extension:metadata", v, sizeof v));
+    assert_string_equal(v, "{\"crs\":\"EPSG:4326\",\"edges\":\"karney\"}");
+    s.release(&s);
+    pq_reader_free(r);
+    buf_free(&values);
+    buf_free(&file);
+}
+
+/* An INT32 leaf of the null (UNKNOWN) type next to an int: read as an
+ * Arrow null column (what Arrow C++ writes for its null type). */
+static void unknown_reads_as_nulls(void **state)
+{
+    (void)state;
+    struct pq_schema_element u = pq_el_leaf("u", PQ_OPTIONAL, PQ_INT32);
+    u.logical.kind = PQ_LT_UNKNOWN;
+    struct pq_schema_element el[] = {pq_el_root(2), u, pq_el_leaf("i", PQ_OPTIONAL, PQ_INT32)};
+    static const char *const upath[] = {"u"}, *const ipath[] = {"i"};
+    static const uint16_t none[] = {0, 0, 0}, all[] = {1, 1, 1};
+    static const int32_t ints[] = {7, 8, 9};
+    struct leaf_data leaves[] = {
+        {upath, 1, 1, 0, 3, NULL, none, ints, 0, PQ_INT32, 0},
+        {ipath, 1, 1, 0, 3, NULL, all, ints, 3, PQ_INT32, 0},
+    };
+    struct buf file = BUF_INIT;
+    build(&file, el, 3, 3, leaves, 2);
+    expect_rows("layout_unknown", &file,
+                "{\"u\":null,\"i\":7}\n{\"u\":null,\"i\":8}\n{\"u\":null,\"i\":9}\n");
+    buf_free(&file);
+}
+
+/* The same column holding values: the type says there are none, so the
+ * file is refused rather than its values dropped. */
+static void unknown_with_values_is_refused(void **state)
+{
+    (void)state;
+    struct pq_schema_element u = pq_el_leaf("u", PQ_OPTIONAL, PQ_INT32);
+    u.logical.kind = PQ_LT_UNKNOWN;
+    struct pq_schema_element el[] = {pq_el_root(1), u};
+    static const char *const path[] = {"u"};
+    static const uint16_t def[] = {0, 1};
+    static const int32_t ints[] = {5};
+    struct leaf_data leaf = {path, 1, 1, 0, 2, NULL, def, ints, 1, PQ_INT32, 0};
+    struct buf file = BUF_INIT;
+    build(&file, el, 2, 2, &leaf, 1);
+    maybe_write("layout_unknown_with_values", &file);
+    struct pq_source src;
+    pq_source_memory(&src, file.data, file.len);
+    struct pq_reader *r;
+    struct pq_error err = {0};
+    assert_int_equal(pq_reader_open(&src, &r, &err), 0);
+    struct ArrowArray a;
+    assert_int_equal(pq_reader_read_row_group(r, 0, &a, &err), -1);
+    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_non_null(strstr(err.msg, "null (UNKNOWN) type but holds 1 values"));
+    pq_reader_free(r);
+    buf_free(&file);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +434,9 @@ int main(void)
         cmocka_unit_test(map_key_value_is_a_map),
         cmocka_unit_test(map_without_values),
         cmocka_unit_test(float16_reads_as_floats),
+        cmocka_unit_test(geography_reads_as_wkb),
+        cmocka_unit_test(unknown_reads_as_nulls),
+        cmocka_unit_test(unknown_with_values_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
