@@ -45,7 +45,7 @@ static int fixed_width(const char *f)
     if (!strcmp(f, "l") || !strcmp(f, "L") || !strcmp(f, "g") || !strcmp(f, "ttu") ||
         !strcmp(f, "ttn") || !strncmp(f, "ts", 2))
         return 8;
-    if (!strncmp(f, "d:", 2))
+    if (!strncmp(f, "d:", 2) || !strcmp(f, "tin"))
         return 16;
     if (!strncmp(f, "w:", 2)) {
         long w = strtol(f + 2, NULL, 10);

@@ -157,6 +157,7 @@ enum leaf_conv {
     LC_BYTES_TO_DEC, /* BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY big-endian */
     LC_INT96,        /* to a timestamp of type.unit */
     LC_BYTES,        /* BYTE_ARRAY to utf8/binary */
+    LC_INTERVAL,     /* INTERVAL's three little-endian uint32 to Arrow month_day_nano */
 };
 
 struct leaf_type {
@@ -301,6 +302,12 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
             lt->conv = LC_BYTES_TO_DEC;
             lt->out_width = 16;
             snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            return 0;
+        }
+        if (has_ct && ct == PQ_CT_INTERVAL && e->type_length == 12) {
+            lt->conv = LC_INTERVAL;
+            lt->out_width = 16;
+            strcpy(lt->format, "tin");
             return 0;
         }
         lt->conv = LC_COPY;
@@ -1262,6 +1269,30 @@ static const char *unit_name(enum pq_time_unit unit)
     return unit == PQ_MILLIS ? "millisecond" : unit == PQ_MICROS ? "microsecond" : "nanosecond";
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* INTERVAL (months, days, milliseconds: unsigned, little-endian) as
+ * Arrow's month_day_nano (int32, int32, int64). Months or days past
+ * INT32_MAX do not fit and are refused rather than wrapped. */
+static int put_interval(const struct leaf_data *d, const uint8_t *v, uint8_t *o,
+                        struct pq_error *err)
+{
+    uint32_t months = le32(v), days = le32(v + 4), millis = le32(v + 8);
+    if (months > INT32_MAX || days > INT32_MAX)
+        return pq_fail(err, PQ_ERR_UNSUPPORTED,
+                       "column '%s': an INTERVAL of %u months and %u days (2^31-1 each are read)",
+                       d->leaf->path, months, days);
+    int32_t m = (int32_t)months, dd = (int32_t)days;
+    int64_t nanos = (int64_t)millis * 1000000;
+    memcpy(o, &m, 4);
+    memcpy(o + 4, &dd, 4);
+    memcpy(o + 8, &nanos, 8);
+    return 0;
+}
+
 /* Writes value k of the dense store as Arrow value s of a fixed-width or
  * boolean output. */
 static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size_t s,
@@ -1306,6 +1337,7 @@ static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size
         memcpy(o, &t, 8);
         return 0;
     }
+    case LC_INTERVAL: return put_interval(d, v, o, err);
     case LC_BYTES: break;
     }
     return pq_fail(err, PQ_ERR_INVALID, "column '%s': internal conversion error", d->leaf->path);
@@ -1403,12 +1435,15 @@ static int init_array(struct pq_reader *r, struct ArrowArray *a, int64_t nbuffer
     return 0;
 }
 
-/* An UNKNOWN leaf's slots: all null, which the file must agree with (a
- * value there would be dropped, not read). */
+/* An UNKNOWN leaf's slots: all null. A leaf that cannot say null
+ * (REQUIRED, or the elements of a bare repeated field) holds placeholders
+ * (parquet-rs writes a non-nullable Arrow null column so); an OPTIONAL one
+ * that defines a value contradicts its type, and that value would be
+ * dropped, not read. */
 static int null_leaf(struct pq_reader *r, const struct pq_node *x, size_t nslots, size_t nvalues,
                      struct ArrowArray *a, struct pq_error *err)
 {
-    if (nvalues != 0)
+    if (nvalues != 0 && x->el->repetition == PQ_OPTIONAL)
         return pq_fail(err, PQ_ERR_CORRUPT,
                        "column '%s' has the null (UNKNOWN) type but holds %zu values", x->path,
                        nvalues);
@@ -1607,8 +1642,9 @@ static int node_schema(const struct pq_reader *r, const struct pq_node *x, const
         nchildren = 1;
         break;
     }
-    if (arrow_schema_init(s, format, name, x->arrow_nullable ? ARROW_FLAG_NULLABLE : 0,
-                          nchildren) != 0)
+    /* Arrow's null type holds only nulls, whatever the Parquet repetition. */
+    bool nullable = x->arrow_nullable || strcmp(format, "n") == 0;
+    if (arrow_schema_init(s, format, name, nullable ? ARROW_FLAG_NULLABLE : 0, nchildren) != 0)
         return nomem(err);
     if (set_field_metadata(x, with_id, s) != 0)
         return nomem(err);

@@ -30,6 +30,7 @@ enum kind {
     K_TIME32,
     K_TIME64,
     K_TIMESTAMP,
+    K_INTERVAL, /* Arrow month_day_nano (Parquet's INTERVAL) */
     K_STRING,
     K_BINARY,
     K_FIXED,
@@ -110,10 +111,10 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, char *err, si
         const char *format;
         enum kind kind;
     } simple[] = {
-        {"b", K_BOOL},   {"c", K_I8},     {"s", K_I16},    {"i", K_I32},
-        {"l", K_I64},    {"C", K_U8},     {"S", K_U16},    {"I", K_U32},
-        {"L", K_U64},    {"e", K_F16},    {"f", K_F32},    {"g", K_F64},
-        {"u", K_STRING}, {"z", K_BINARY}, {"tdD", K_DATE}, {"n", K_NULL},
+        {"b", K_BOOL}, {"c", K_I8},         {"s", K_I16},    {"i", K_I32},    {"l", K_I64},
+        {"C", K_U8},   {"S", K_U16},        {"I", K_U32},    {"L", K_U64},    {"e", K_F16},
+        {"f", K_F32},  {"g", K_F64},        {"u", K_STRING}, {"z", K_BINARY}, {"tdD", K_DATE},
+        {"n", K_NULL}, {"tin", K_INTERVAL},
     };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
         if (strcmp(f, simple[i].format) == 0) {
@@ -335,6 +336,16 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
     }
     case K_TIMESTAMP: *n = rt_format_timestamp(signed_at(a, i, 8), p->unit, p->utc, buf); return 0;
     case K_UUID: *n = rt_format_uuid(value_at(a, i, 16), buf); return 0;
+    case K_INTERVAL: {
+        const uint8_t *v = value_at(a, i, 16);
+        int32_t months, days;
+        int64_t nanos;
+        memcpy(&months, v, 4);
+        memcpy(&days, v + 4, 4);
+        memcpy(&nanos, v + 8, 8);
+        *n = rt_format_interval(months, days, nanos, buf);
+        return 0;
+    }
     case K_STRING: bytes_at(a, i, s, n); return 0;
     case K_WKB: return geometry_text(r, p, a, i, s, n);
     case K_BINARY:

@@ -91,6 +91,42 @@ static size_t format_clock(int64_t secs, int64_t frac, enum rt_unit unit, char *
     return (size_t)n;
 }
 
+/* "N unit" or "N units", after a space when something came before. */
+static int put_count(char *out, int n, int64_t v, const char *unit)
+{
+    return snprintf(out + n, (size_t)(RT_TEXT_MAX - n), "%s%lld %s%s", n ? " " : "", (long long)v,
+                    unit, v == 1 || v == -1 ? "" : "s");
+}
+
+size_t rt_format_interval(int32_t months, int32_t days, int64_t nanos, char *out)
+{
+    int n = 0;
+    if (months / 12)
+        n += put_count(out, n, months / 12, "year");
+    if (months % 12)
+        n += put_count(out, n, months % 12, "month");
+    if (days)
+        n += put_count(out, n, days, "day");
+    if (nanos || n == 0) {
+        /* The magnitude, so that INT64_MIN negates safely. */
+        uint64_t mag = nanos < 0 ? 0 - (uint64_t)nanos : (uint64_t)nanos;
+        uint64_t secs = mag / 1000000000u, frac = mag % 1000000000u;
+        n += snprintf(out + n, (size_t)(RT_TEXT_MAX - n), "%s%s%02llu:%02llu:%02llu", n ? " " : "",
+                      nanos < 0 ? "-" : "", (unsigned long long)(secs / 3600),
+                      (unsigned long long)(secs / 60 % 60), (unsigned long long)(secs % 60));
+        if (frac) {
+            int digits = 9;
+            while (frac % 10 == 0) {
+                frac /= 10;
+                digits--;
+            }
+            n += snprintf(out + n, (size_t)(RT_TEXT_MAX - n), ".%0*llu", digits,
+                          (unsigned long long)frac);
+        }
+    }
+    return (size_t)n;
+}
+
 size_t rt_format_time(int64_t v, enum rt_unit unit, char *out)
 {
     int64_t per = rt_unit_per_second(unit);

@@ -17,7 +17,7 @@
 
 #include "util/buf.h"
 
-enum { RT_TEXT_MAX = 64 };
+enum { RT_TEXT_MAX = 96 };
 
 __extension__ typedef __int128 rt_i128;
 __extension__ typedef unsigned __int128 rt_u128;
@@ -51,6 +51,10 @@ size_t rt_format_time(int64_t v, enum rt_unit unit, char *out);
 /* An instant in `unit` since the epoch as "YYYY-MM-DDTHH:MM:SS" plus the
  * unit's sub-second digits, and "Z" when utc. */
 size_t rt_format_timestamp(int64_t v, enum rt_unit unit, bool utc, char *out);
+/* An interval (Arrow's month_day_nano) as DuckDB prints one: "1 year
+ * 2 months 3 days 04:05:06.007", "49:00:00", "00:00:00" for zero; each part
+ * only when not zero, the fraction without trailing zeros. */
+size_t rt_format_interval(int32_t months, int32_t days, int64_t nanos, char *out);
 /* 16 big-endian bytes as lowercase 8-4-4-4-12. */
 size_t rt_format_uuid(const uint8_t *b, char *out);
 /* Standard base64 with padding / lowercase hex, appended. 0 or -1. */

@@ -1,7 +1,7 @@
 // Writes, with hyparquet-writer (an independent writer), a Parquet file whose
 // columns u32 (INT32) and ubin (BYTE_ARRAY) carry the null (UNKNOWN) logical
 // type and hold only nulls, beside an int column i: the shape Arrow's null
-// type takes in Parquet. tests/integration/test_pq_geo_null.c converts it.
+// type takes in Parquet. tests/integration/test_pq_foreign_types.c converts it.
 //
 //   node write_unknown.mjs OUT.parquet
 import fs from 'node:fs';

@@ -161,6 +161,27 @@ static void format_temporal(void **state)
     assert_int_equal(rt_format_time(86400000000, RT_MICROS, t), 0);
     assert_int_equal(rt_format_time(-1, RT_MICROS, t), 0);
 
+    /* Intervals: DuckDB 1.5's text of the same values. */
+    EXPECT_TEXT(rt_format_interval(14, 3, 14706007000000, t_),
+                "1 year 2 months 3 days 04:05:06.007");
+    EXPECT_TEXT(rt_format_interval(0, 0, 0, t_), "00:00:00");
+    EXPECT_TEXT(rt_format_interval(0, 3, 0, t_), "3 days");
+    EXPECT_TEXT(rt_format_interval(1, 0, 0, t_), "1 month");
+    EXPECT_TEXT(rt_format_interval(24, 0, 0, t_), "2 years");
+    EXPECT_TEXT(rt_format_interval(13, 0, 0, t_), "1 year 1 month");
+    EXPECT_TEXT(rt_format_interval(0, 0, 1500000000, t_), "00:00:01.5");
+    EXPECT_TEXT(rt_format_interval(0, 0, 176400000000000, t_), "49:00:00");
+    EXPECT_TEXT(rt_format_interval(0, 1, 1000000000, t_), "1 day 00:00:01");
+    EXPECT_TEXT(rt_format_interval(0, 0, 1000, t_), "00:00:00.000001");
+    EXPECT_TEXT(rt_format_interval(1, 1, 1000, t_), "1 month 1 day 00:00:00.000001");
+    EXPECT_TEXT(rt_format_interval(0, -1, 0, t_), "-1 day");
+    EXPECT_TEXT(rt_format_interval(0, 0, -3600000000000, t_), "-01:00:00");
+    EXPECT_TEXT(rt_format_interval(-13, 0, 0, t_), "-1 year -1 month");
+    char wide[RT_TEXT_MAX];
+    assert_true(rt_format_interval(INT32_MIN, INT32_MIN, INT64_MIN, wide) < RT_TEXT_MAX);
+    assert_string_equal(wide, "-178956970 years -8 months -2147483648 days "
+                              "-2562047:47:16.854775808");
+
     EXPECT_TEXT(rt_format_timestamp(0, RT_SECONDS, false, t_), "1970-01-01T00:00:00");
     EXPECT_TEXT(rt_format_timestamp(-1, RT_MICROS, false, t_), "1969-12-31T23:59:59.999999");
     EXPECT_TEXT(rt_format_timestamp(-1, RT_MILLIS, false, t_), "1969-12-31T23:59:59.999");

@@ -396,6 +396,23 @@ static void unknown_reads_as_nulls(void **state)
     buf_free(&file);
 }
 
+/* A REQUIRED UNKNOWN leaf cannot say null, so its values are placeholders
+ * (parquet-rs writes a non-nullable Arrow null column so): nulls. */
+static void required_unknown_holds_placeholders(void **state)
+{
+    (void)state;
+    struct pq_schema_element u = pq_el_leaf("nul", PQ_REQUIRED, PQ_INT32);
+    u.logical.kind = PQ_LT_UNKNOWN;
+    struct pq_schema_element el[] = {pq_el_root(1), u};
+    static const char *const path[] = {"nul"};
+    static const int32_t zeros[] = {0, 0};
+    struct leaf_data leaf = {path, 1, 0, 0, 2, NULL, NULL, zeros, 2, PQ_INT32, 0};
+    struct buf file = BUF_INIT;
+    build(&file, el, 2, 2, &leaf, 1);
+    expect_rows("layout_unknown_required", &file, "{\"nul\":null}\n{\"nul\":null}\n");
+    buf_free(&file);
+}
+
 /* The same column holding values: the type says there are none, so the
  * file is refused rather than its values dropped. */
 static void unknown_with_values_is_refused(void **state)
@@ -436,6 +453,7 @@ int main(void)
         cmocka_unit_test(float16_reads_as_floats),
         cmocka_unit_test(geography_reads_as_wkb),
         cmocka_unit_test(unknown_reads_as_nulls),
+        cmocka_unit_test(required_unknown_holds_placeholders),
         cmocka_unit_test(unknown_with_values_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
-/* GEOMETRY, GEOGRAPHY and the null (UNKNOWN) type through `hoglake parquet`
- * as a user runs it, with DuckDB as the oracle:
+/* Parquet types the catalog has no type for -- GEOMETRY, GEOGRAPHY, the null
+ * (UNKNOWN) type, INTERVAL -- through `hoglake parquet` as a user runs it,
+ * with DuckDB as the oracle:
  *  - DuckDB writes GEOMETRY columns (with and without a CRS); `cat` shows
  *    their WKB in hex (DuckDB turns that hex back into the same geometry)
  *    or as WKT equal to DuckDB's; `inspect --json` gives the CRS and the
@@ -10,6 +11,8 @@
  *    algorithm through convert.
  *  - hyparquet-writer writes UNKNOWN columns: convert refuses them unless
  *    --unknown-as names a type, then DuckDB reads nulls of that type.
+ *  - DuckDB writes INTERVAL: `cat` prints DuckDB's text of each; convert
+ *    refuses the column, naming it.
  * No server is involved. */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -78,7 +81,7 @@ static void hl(struct cli_out *o, int want, const char *fmt, ...)
 static int setup(void **state)
 {
     (void)state;
-    test_scratch_dir(dir, sizeof dir, "pq-geo");
+    test_scratch_dir(dir, sizeof dir, "pq-foreign");
     snprintf(geo, sizeof geo, "%s/geo.parquet", dir);
     char values[4096] = "";
     for (size_t i = 0; i < NSHAPES; i++) {
@@ -102,12 +105,13 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The rows of `cat` (JSON Lines) as "id\tg\th" lines, nulls as \N: the
- * layout of DuckDB's answers. */
-static char *cat_lines(const char *file, const char *geometry)
+/* The rows `hoglake parquet cat FILE EXTRA` prints (JSON Lines), the given
+ * columns of each as a tab-separated line, nulls as \N: the layout of
+ * DuckDB's answers. */
+static char *cat_lines(const char *file, const char *extra, const char *const *keys, int nkeys)
 {
     struct cli_out o;
-    hl(&o, 0, "parquet cat '%s' --geometry %s", file, geometry);
+    hl(&o, 0, "parquet cat '%s' %s", file, extra);
     char *text = NULL;
     size_t len = 0;
     FILE *b = open_memstream(&text, &len);
@@ -115,8 +119,7 @@ static char *cat_lines(const char *file, const char *geometry)
     char *save = NULL;
     for (char *line = strtok_r(o.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         json_t *row = jparse(line);
-        const char *keys[] = {"id", "g", "h"};
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < nkeys; k++) {
             json_t *v = json_object_get(row, keys[k]);
             if (k)
                 fputc('\t', b);
@@ -133,6 +136,8 @@ static char *cat_lines(const char *file, const char *geometry)
     return text;
 }
 
+static const char *const geo_keys[] = {"id", "g", "h"};
+
 static char *duckdb_wkt(const char *file)
 {
     return duckdb("SELECT id, g::VARCHAR, h::VARCHAR FROM read_parquet('%s') ORDER BY id", file);
@@ -141,7 +146,7 @@ static char *duckdb_wkt(const char *file)
 static void wkt_equals_duckdb(void **state)
 {
     (void)state;
-    char *want = duckdb_wkt(geo), *got = cat_lines(geo, "wkt");
+    char *want = duckdb_wkt(geo), *got = cat_lines(geo, "--geometry wkt", geo_keys, 3);
     if (strcmp(want, got) != 0)
         fail_msg("DuckDB reads\n%sour cat --geometry wkt prints\n%s", want, got);
     /* The shapes above are DuckDB's own text of them. */
@@ -156,7 +161,7 @@ static void wkt_equals_duckdb(void **state)
 static void hex_is_the_wkb(void **state)
 {
     (void)state;
-    char *hex = cat_lines(geo, "hex");
+    char *hex = cat_lines(geo, "--geometry hex", geo_keys, 3);
     char *values = NULL;
     size_t len = 0;
     FILE *b = open_memstream(&values, &len);
@@ -347,12 +352,42 @@ static void unknown_takes_a_chosen_type(void **state)
     cli_out_free(&o);
 }
 
+/* INTERVAL (months, days, milliseconds) reads as DuckDB prints it. */
+static void interval_reads_as_duckdb_prints_it(void **state)
+{
+    (void)state;
+    char in[400], out[400];
+    snprintf(in, sizeof in, "%s/interval.parquet", dir);
+    snprintf(out, sizeof out, "%s/interval-converted.parquet", dir);
+    free(duckdb("COPY (SELECT * FROM (VALUES (INTERVAL '1 year 2 months 3 days 04:05:06.007'), "
+                "(NULL), (INTERVAL '0 seconds'), (INTERVAL '49 hours 0.001 seconds'), "
+                "(INTERVAL '13 months'), (INTERVAL '1 day 1 second'), (INTERVAL '1.5 seconds'), "
+                "(INTERVAL '3 days')) t(i)) TO '%s'",
+                in));
+    char *want = duckdb("SELECT i::VARCHAR FROM read_parquet('%s')", in);
+    static const char *const key[] = {"i"};
+    char *got = cat_lines(in, "", key, 1);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    struct cli_out o;
+    hl(&o, -1, "parquet convert '%s' '%s'", in, out);
+    assert_int_equal(o.code, 1);
+    assert_non_null(strstr(o.err, "column 'i': INTERVAL has no catalog type"));
+    assert_int_not_equal(access(out, F_OK), 0);
+    cli_out_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(wkt_equals_duckdb),          cmocka_unit_test(hex_is_the_wkb),
-        cmocka_unit_test(inspect_shows_crs_and_bbox), cmocka_unit_test(convert_keeps_geometry),
-        cmocka_unit_test(convert_keeps_geography),    cmocka_unit_test(unknown_takes_a_chosen_type),
+        cmocka_unit_test(wkt_equals_duckdb),
+        cmocka_unit_test(hex_is_the_wkb),
+        cmocka_unit_test(inspect_shows_crs_and_bbox),
+        cmocka_unit_test(convert_keeps_geometry),
+        cmocka_unit_test(convert_keeps_geography),
+        cmocka_unit_test(unknown_takes_a_chosen_type),
+        cmocka_unit_test(interval_reads_as_duckdb_prints_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
