@@ -1117,7 +1117,7 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
             fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
             goto out;
         }
-        bool ok = rows_adapt_batch(&from, &batch, c->t, msg, sizeof msg) == 0;
+        bool ok = rows_adapt_foreign_batch(&from, &batch, c->t, msg, sizeof msg) == 0;
         if (!ok)
             fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, msg);
         for (int64_t at = 0; ok && at < batch.length; at += c->batch_rows) {

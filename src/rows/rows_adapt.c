@@ -24,7 +24,8 @@ enum conv {
 };
 
 struct ctx {
-    bool dry; /* check only */
+    bool dry;        /* check only */
+    bool trust_utf8; /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
     struct rt_where at;
 };
 
@@ -68,7 +69,7 @@ static enum rt_unit lake_unit(enum lake_type t)
     }
 }
 
-static enum conv classify(const struct lake_column *c, const char *f)
+static enum conv classify(const struct lake_column *c, const char *f, bool trust_utf8)
 {
     char buf[32];
     const char *want = pq_arrow_format_for(c, buf, sizeof buf);
@@ -85,7 +86,9 @@ static enum conv classify(const struct lake_column *c, const char *f)
     switch (c->type) {
     case LT_JSON: return strcmp(f, "u") == 0 || strcmp(f, "z") == 0 ? CV_CHECK_JSON : CV_BAD;
     case LT_STRING:
-        return strcmp(f, "u") == 0 ? CV_NONE : strcmp(f, "z") == 0 ? CV_CHECK_UTF8 : CV_BAD;
+        if (strcmp(f, "u") == 0)
+            return trust_utf8 ? CV_NONE : CV_CHECK_UTF8;
+        return strcmp(f, "z") == 0 ? CV_CHECK_UTF8 : CV_BAD;
     case LT_BINARY:
         if (strcmp(f, "z") == 0 || strcmp(f, "u") == 0)
             return CV_NONE;
@@ -388,7 +391,7 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     }
     default: break;
     }
-    enum conv cv = classify(c, f);
+    enum conv cv = classify(c, f, x->trust_utf8);
     if (cv == CV_BAD && strcmp(f, "n") == 0)
         return rt_fail(&x->at,
                        "the input holds only nulls (the null type): the schema's column "
@@ -405,10 +408,11 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     return convert(x, c, f, cv, a);
 }
 
-static int adapt_top(bool dry, const struct ArrowSchema *from, struct ArrowArray *batch,
-                     const struct lake_table *t, char *err, size_t err_size)
+static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
+                     struct ArrowArray *batch, const struct lake_table *t, char *err,
+                     size_t err_size)
 {
-    struct ctx x = {.dry = dry};
+    struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8};
     rt_where_init(&x.at, err, err_size);
     if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren) {
         snprintf(err, err_size, "the input's columns do not match the schema's %zu",
@@ -427,11 +431,17 @@ static int adapt_top(bool dry, const struct ArrowSchema *from, struct ArrowArray
 int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, char *err,
                      size_t err_size)
 {
-    return adapt_top(true, from, NULL, t, err, err_size);
+    return adapt_top(true, true, from, NULL, t, err, err_size);
 }
 
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
                      const struct lake_table *t, char *err, size_t err_size)
 {
-    return adapt_top(false, from, batch, t, err, err_size);
+    return adapt_top(false, true, from, batch, t, err, err_size);
+}
+
+int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
+                             const struct lake_table *t, char *err, size_t err_size)
+{
+    return adapt_top(false, false, from, batch, t, err, err_size);
 }

@@ -23,5 +23,10 @@ int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t,
 /* Converts, in place, the columns of a batch described by `from`. */
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
                      const struct lake_table *t, char *err, size_t err_size);
+/* The same for a batch read from a file another tool wrote: its strings,
+ * though typed utf8, are checked to be UTF-8 before a string column takes
+ * them (a Parquet writer's STRING may hold any bytes). */
+int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
+                             const struct lake_table *t, char *err, size_t err_size);
 
 #endif

@@ -173,6 +173,13 @@ bool str_utf8_valid(const char *s, size_t n, size_t *bad)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
+        /* ASCII eight bytes at a time: most text is, and checking it byte by
+         * byte costs convert a tenth of its time. */
+        uint64_t word;
+        if (n - i >= 8 && (memcpy(&word, p + i, 8), (word & 0x8080808080808080u) == 0)) {
+            i += 8;
+            continue;
+        }
         if (p[i] < 0x80) {
             i++;
             continue;

@@ -13,6 +13,7 @@
  *    --unknown-as names a type, then DuckDB reads nulls of that type.
  *  - DuckDB writes INTERVAL: `cat` prints DuckDB's text of each; convert
  *    refuses the column, naming it.
+ *  - A UTF8 column holding other bytes (hyparquet-writer): convert refuses it.
  * No server is involved. */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -307,7 +308,8 @@ static void unknown_takes_a_chosen_type(void **state)
     char in[400], out[400], cmd[1200];
     snprintf(in, sizeof in, "%s/unknown.parquet", dir);
     snprintf(out, sizeof out, "%s/unknown-converted.parquet", dir);
-    snprintf(cmd, sizeof cmd, "'%s' '%s/write_unknown.mjs' '%s'", HL_NODE, HL_INTEROP_DIR, in);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/write_hyparquet.mjs' unknown '%s'", HL_NODE, HL_INTEROP_DIR,
+             in);
     assert_int_equal(system(cmd), 0);
     struct cli_out o;
     hl(&o, -1, "parquet convert '%s' '%s'", in, out);
@@ -378,6 +380,28 @@ static void interval_reads_as_duckdb_prints_it(void **state)
     cli_out_free(&o);
 }
 
+/* A UTF8 column holding bytes that are not UTF-8 (DuckDB refuses the
+ * file): cat shows them replaced (U+FFFD), convert refuses to write them
+ * into a string column. */
+static void invalid_utf8_is_not_converted(void **state)
+{
+    (void)state;
+    char in[400], out[400], cmd[1200];
+    snprintf(in, sizeof in, "%s/bad-utf8.parquet", dir);
+    snprintf(out, sizeof out, "%s/bad-utf8-converted.parquet", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/write_hyparquet.mjs' bad_utf8 '%s'", HL_NODE,
+             HL_INTEROP_DIR, in);
+    assert_int_equal(system(cmd), 0);
+    struct cli_out o;
+    hl(&o, 0, "parquet cat '%s'", in);
+    assert_string_equal(o.out, "{\"s\":\"ok\"}\n{\"s\":\"bad\xef\xbf\xbd\"}\n{\"s\":null}\n");
+    cli_out_free(&o);
+    hl(&o, 1, "parquet convert '%s' '%s'", in, out);
+    assert_non_null(strstr(o.err, "column 's': value 1 is not valid UTF-8"));
+    assert_int_not_equal(access(out, F_OK), 0);
+    cli_out_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +412,7 @@ int main(void)
         cmocka_unit_test(convert_keeps_geography),
         cmocka_unit_test(unknown_takes_a_chosen_type),
         cmocka_unit_test(interval_reads_as_duckdb_prints_it),
+        cmocka_unit_test(invalid_utf8_is_not_converted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -453,6 +453,20 @@ static void parse_other(void **state)
     assert_false(str_utf8_valid("x\xe6\x97", 3, &at));        /* cut short */
     assert_false(str_utf8_valid("\xf4\x90\x80\x80", 4, &at)); /* past U+10FFFF */
     assert_true(str_utf8_valid("a\0b", 3, &at));
+    /* Long ASCII runs go eight bytes at a time: a bad byte or a sequence
+     * anywhere among them, across a word's edge, or cut at the end. */
+    char text[40];
+    for (size_t bad = 0; bad < 32; bad++) {
+        memset(text, 'a', 32);
+        text[bad] = (char)0xff;
+        if (str_utf8_valid(text, 32, &at) || at != bad)
+            fail_msg("0xff at %zu: found at %zu", bad, at);
+        memset(text, 'a', 32);
+        memcpy(text + bad, "\xe6\x97\xa5", 3);
+        bool whole = bad + 3 <= 32;
+        if (str_utf8_valid(text, 32, &at) != whole)
+            fail_msg("a 3-byte sequence at %zu", bad);
+    }
 }
 
 /* ---- the JSON reader ---- */
