@@ -41,6 +41,20 @@ typedef struct hl_table hl_table;
 
 /* ---- the client ---- */
 
+/* How much the library says: a level passes when it is at least as severe
+ * as hl_client_options.log_level. */
+typedef enum {
+    HL_LOG_ERROR = 1,
+    HL_LOG_WARN = 2, /* the default: a storage request retried, an upload not cleaned up */
+    HL_LOG_INFO = 3,
+    HL_LOG_DEBUG = 4,
+} hl_log_level;
+
+/* Receives one diagnostic line (no newline; never a secret). Called on the
+ * thread whose call logs, possibly several threads at once; it must not
+ * call back into the library. */
+typedef void (*hl_log_fn)(void *ctx, hl_log_level level, const char *message);
+
 struct hl_client_options {
     const char *server_url;  /* "http://127.0.0.1:8080"; required */
     long timeout_ms;         /* whole-request timeout; 0 = 60000 */
@@ -63,6 +77,11 @@ struct hl_client_options {
      * certificate must chain to (NULL: $HOGLAKE_CACERT, else the system's).
      * Certificates are always verified. */
     const char *ca_file;
+    /* Where the library's diagnostics go, for levels up to log_level (0 =
+     * HL_LOG_WARN). NULL: nowhere. The library never writes to stderr. */
+    hl_log_fn log;
+    void *log_ctx;
+    hl_log_level log_level;
 };
 
 /* Creates a client. The options are copied. */

@@ -42,6 +42,13 @@ static void print_help(void)
            "5 not authenticated or not allowed\n");
 }
 
+/* The library's warnings (storage retries) are the user's to see. */
+static void warn_on_stderr(void *ctx, hl_log_level level, const char *message)
+{
+    (void)ctx;
+    fprintf(stderr, "hoglake: %s%s\n", level == HL_LOG_ERROR ? "error: " : "", message);
+}
+
 int main(int argc, char **argv)
 {
     const char *server = getenv("HOGLAKE_URL");
@@ -114,7 +121,8 @@ int main(int argc, char **argv)
         int rc = cli_credentials(token, server, &secret);
         if (rc != EXIT_OK)
             return rc;
-        struct hl_client_options opts = {.server_url = server, .token = secret, .ca_file = cacert};
+        struct hl_client_options opts = {
+            .server_url = server, .token = secret, .ca_file = cacert, .log = warn_on_stderr};
         struct cli cli = {NULL, json};
         struct hl_error err;
         hl_status st = hl_client_new(&opts, &cli.client, &err);

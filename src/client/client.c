@@ -198,6 +198,9 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
     c->storage_retries = o->storage_retries;
+    c->log = o->log;
+    c->log_ctx = o->log_ctx;
+    c->log_level = o->log_level ? o->log_level : HL_LOG_WARN;
     *out = c;
     return HL_OK;
 }

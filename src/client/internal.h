@@ -23,6 +23,10 @@ struct hl_client {
     char *ca_file;              /* NULL = the system's authorities */
     pthread_mutex_t store_lock; /* guards the lazy opening of store */
     struct objstore *store;
+    /* The caller's log (hl_client_options); NULL: the library is silent. */
+    hl_log_fn log;
+    void *log_ctx;
+    hl_log_level log_level;
 };
 
 struct hl_catalog {

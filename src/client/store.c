@@ -3,6 +3,19 @@
 #include "client/internal.h"
 #include "objstore/objstore.h"
 
+/* The object store's diagnostics, to the caller's log at the levels it
+ * asked for, else nowhere: a library does not write to stderr. */
+static void to_caller_log(void *ctx, enum log_level level, const char *message)
+{
+    hl_client *c = ctx;
+    hl_log_level l = level == LOG_ERROR  ? HL_LOG_ERROR
+                     : level == LOG_WARN ? HL_LOG_WARN
+                     : level == LOG_INFO ? HL_LOG_INFO
+                                         : HL_LOG_DEBUG;
+    if (c->log && l <= c->log_level)
+        c->log(c->log_ctx, l, message);
+}
+
 hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err)
 {
     pthread_mutex_lock(&c->store_lock);
@@ -16,6 +29,7 @@ hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err
             .s3_session_token = c->s3_session_token,
             .connect_timeout_ms = c->connect_timeout_ms,
             .max_retries = c->storage_retries,
+            .log = {to_caller_log, c},
         };
         if (objstore_open(&cfg, &c->store, err) != 0)
             st = err ? err->status : HL_ERR_IO;

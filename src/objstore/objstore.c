@@ -55,6 +55,7 @@ int objstore_open(const struct objstore_config *cfg, struct objstore **out, stru
         .max_retries = cfg->max_retries == 0  ? DEFAULT_RETRIES
                        : cfg->max_retries < 0 ? 0
                                               : cfg->max_retries,
+        .log = cfg->log,
     };
     if (!st.access_key != !st.secret_key)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_config",

@@ -28,6 +28,7 @@
 
 #include "hoglake/error.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 struct objstore_config {
     const char *s3_endpoint; /* "http://127.0.0.1:9000"; NULL = env AWS_ENDPOINT_URL, else AWS
@@ -37,6 +38,8 @@ struct objstore_config {
     long connect_timeout_ms;                                      /* 0 = 10000 */
     long timeout_ms;                                              /* per request; 0 = 300000 */
     int max_retries;                                              /* 0 = 3; -1 = none */
+    /* Retry and cleanup warnings; fn NULL: the process log. */
+    struct log_sink log;
 };
 
 enum { OBJSTORE_IF_NONE_MATCH = 1 };

@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct s3_client {
     char *access_key, *secret_key, *session_token;
     long connect_timeout_ms, timeout_ms;
     int max_retries;
+    struct log_sink log;
     CURLSH *share;
     pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
 };
@@ -116,6 +118,7 @@ int s3_client_new(const struct s3_settings *st, struct s3_client **out, struct h
     c->connect_timeout_ms = st->connect_timeout_ms;
     c->timeout_ms = st->timeout_ms;
     c->max_retries = st->max_retries;
+    c->log = st->log;
     int rc = oom ? os_nomem(err) : 0;
     if (rc == 0 && (!*c->region || strlen(c->region) > 64 || !str_is_region(c->region)))
         rc = os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_config",
@@ -170,9 +173,17 @@ void s3_client_free(struct s3_client *c)
     free(c);
 }
 
-int s3_client_max_retries(const struct s3_client *c)
+void s3_client_warn(struct s3_client *c, const char *fmt, ...)
 {
-    return c->max_retries;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* Messages quote what the service said, which may echo a credential. */
+    os_redact_str(line, sizeof line, c->secret_key);
+    os_redact_str(line, sizeof line, c->session_token);
+    log_to(&c->log, LOG_WARN, "%s", line);
 }
 
 /* ---- one request ---- */
@@ -595,8 +606,8 @@ int s3_call(struct s3_client *c, const struct s3_request *r, struct s3_response 
         if (rc == 0 || !retry || attempt >= c->max_retries)
             break;
         long delay = backoff_ms(attempt);
-        log_warn("objstore: %s; retry %d of %d in %ld ms", err->message, attempt + 1,
-                 c->max_retries, delay);
+        s3_client_warn(c, "objstore: %s; retry %d of %d in %ld ms", err->message, attempt + 1,
+                       c->max_retries, delay);
         sleep_ms(delay);
     }
     if (rc != 0) {

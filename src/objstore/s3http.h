@@ -13,6 +13,7 @@
 #include "hoglake/error.h"
 #include "objstore/sigv4.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 struct s3_client;
 
@@ -24,13 +25,16 @@ struct s3_settings {
     const char *region;
     const char *access_key, *secret_key, *session_token;
     long connect_timeout_ms, timeout_ms;
-    int max_retries; /* >= 0 */
+    int max_retries;     /* >= 0 */
+    struct log_sink log; /* retry and cleanup warnings */
 };
 
 int s3_client_new(const struct s3_settings *st, struct s3_client **out, struct hl_error *err);
 void s3_client_free(struct s3_client *c);
 
-int s3_client_max_retries(const struct s3_client *c);
+/* A warning about the client's own work (a retry, an abort that failed). */
+void s3_client_warn(struct s3_client *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 struct s3_request {
     const char *method;

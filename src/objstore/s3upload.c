@@ -8,7 +8,6 @@
 #include "objstore/objstore.h"
 #include "objstore/s3.h"
 #include "objstore/s3xml.h"
-#include "util/log.h"
 
 enum {
     S3_MAX_PARTS = 10000,       /* S3's limit on part numbers */
@@ -32,7 +31,7 @@ static void abort_upload(struct s3_client *c, const char *bucket, const char *ke
     struct s3_request r = s3_request_for("DELETE", bucket, key, q, 1);
     struct hl_error e;
     if (s3_call(c, &r, NULL, &e) != 0 && e.status != HL_ERR_NOT_FOUND)
-        log_warn("objstore: aborting a failed multipart upload: %s", e.message);
+        s3_client_warn(c, "objstore: aborting a failed multipart upload: %s", e.message);
 }
 
 static int start_upload(struct s3_client *c, const char *bucket, const char *key,

@@ -47,3 +47,16 @@ void log_msg(enum log_level level, const char *fmt, ...)
     /* One fputs per line: stdio's stream lock keeps lines from interleaving. */
     fprintf(stderr, "%s\n", line);
 }
+
+void log_to(const struct log_sink *sink, enum log_level level, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (sink && sink->fn)
+        sink->fn(sink->ctx, level, line);
+    else
+        log_msg(level, "%s", line);
+}

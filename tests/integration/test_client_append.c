@@ -12,6 +12,8 @@
  *   - the writer cache commits without a GET and recovers from a DDL
  *     refusal by re-reading once. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "client_harness.h"
+#include "fake_http.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
 #include "objstore/objstore.h"
@@ -1199,6 +1202,107 @@ static void primary_timestamp_in_table_json(void **state)
     fixture_free(&f);
 }
 
+/* ---- the library's diagnostics ---- */
+
+static void always_500(void *ctx, size_t i, const struct fake_request *r, struct fake_answer *a)
+{
+    (void)ctx, (void)i, (void)r;
+    a->status = 500;
+    snprintf(a->body, sizeof a->body,
+             "<Error><Code>InternalError</Code><Message>try later</Message></Error>");
+}
+
+struct captured {
+    pthread_mutex_t mu;
+    char text[4096];
+    int lines;
+};
+
+static void capture(void *ctx, hl_log_level level, const char *message)
+{
+    struct captured *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    size_t n = strlen(c->text);
+    snprintf(c->text + n, sizeof c->text - n, "%d %s\n", (int)level, message);
+    c->lines++;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Appends one row to a table whose storage answers 500 to everything,
+ * through a client with these log settings; returns what reached stderr. */
+static char *append_to_failing_store(const struct fake_http *f, hl_log_fn log, void *ctx,
+                                     hl_log_level level)
+{
+    struct hl_client_options o = {.server_url = srv.base,
+                                  .s3_endpoint = f->base,
+                                  .s3_region = "us-east-1",
+                                  .s3_access_key = "AKIDFAILING",
+                                  .s3_secret_key = "SecretOfTheFailingStore",
+                                  .storage_retries = 2,
+                                  .token = test_token_for(srv.base),
+                                  .log = log,
+                                  .log_ctx = ctx,
+                                  .log_level = level};
+    hl_client *c;
+    struct hl_error err;
+    test_check(hl_client_new(&o, &c, &err), &err, "client");
+    struct fixture fx;
+    static int n;
+    char name[32];
+    snprintf(name, sizeof name, "quiet%d", n++);
+    fixture_up(&fx, c, name);
+    struct ArrowArrayStream s;
+    const char *batches[] = {"{\"id\":1,\"team_id\":2}\n"};
+    make_stream(&s, "id:long!, team_id:long!", batches, 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/stderr-%s.log", warehouse, name);
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    struct hl_append_result *res = NULL;
+    hl_status st = hl_table_append(fx.table, &s, NULL, &res, &err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    assert_int_equal(st, HL_ERR_IO);
+    hl_append_result_free(res);
+    fixture_free(&fx);
+    hl_client_free(c);
+    return test_read_text(path);
+}
+
+/* A library speaks only when asked: storage retries go to the caller's log
+ * callback, at the levels it asked for, redacted, and never to stderr. */
+static void storage_warnings_go_to_the_callers_log(void **state)
+{
+    (void)state;
+    struct fake_http f;
+    fake_http_start(&f, always_500, NULL);
+    struct captured cap = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    char *err_text = append_to_failing_store(&f, capture, &cap, 0);
+    assert_string_equal(err_text, "");
+    free(err_text);
+    assert_int_equal(cap.lines, 2);
+    assert_non_null(strstr(cap.text, "2 objstore: "));
+    assert_non_null(strstr(cap.text, "retry 1 of 2"));
+    assert_non_null(strstr(cap.text, "retry 2 of 2"));
+    assert_null(strstr(cap.text, "SecretOfTheFailingStore"));
+    /* Errors only: the warnings are not passed. */
+    memset(cap.text, 0, sizeof cap.text);
+    cap.lines = 0;
+    err_text = append_to_failing_store(&f, capture, &cap, HL_LOG_ERROR);
+    assert_int_equal(cap.lines, 0);
+    assert_string_equal(err_text, "");
+    free(err_text);
+    /* No callback: silence. */
+    err_text = append_to_failing_store(&f, NULL, NULL, 0);
+    assert_string_equal(err_text, "");
+    free(err_text);
+    fake_http_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1217,6 +1321,7 @@ int main(void)
         cmocka_unit_test(writer_cache),
         cmocka_unit_test(primary_timestamp_in_table_json),
         cmocka_unit_test(snapshots_offsets_resolve),
+        cmocka_unit_test(storage_warnings_go_to_the_callers_log),
         cmocka_unit_test(server_disappears),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
