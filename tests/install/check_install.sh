@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix and builds a small program
 # against libhoglake the way a user would: through pkg-config, once against
-# the shared library and once against the static one. Also checks that the
-# shared library exports the hl_ API and nothing else.
+# the shared library and once against the static one. The program defines
+# functions named as libhoglake's internals are (buf_append, log_msg), which
+# must not clash. Also checks that both libraries define the hl_ API as
+# their only globals.
 #
 #   check_install.sh BUILD_DIR [EXTRA_CFLAGS]   (EXTRA_CFLAGS: the build's sanitizer flags)
 set -euo pipefail
@@ -19,8 +21,23 @@ cat >"$work/use.c" <<'C'
 #include <string.h>
 #include <hoglake/hoglake.h>
 
+/* The program's own functions, named as libhoglake's internals are. */
+int buf_append(const char *s);
+int buf_append(const char *s)
+{
+    return (int)strlen(s);
+}
+void log_msg(int level, const char *fmt, ...);
+void log_msg(int level, const char *fmt, ...)
+{
+    (void)level, (void)fmt;
+}
+
 int main(void)
 {
+    if (buf_append("abc") != 3)
+        return 3;
+    log_msg(0, "");
     struct hl_client_options o = {.server_url = "http://127.0.0.1:1", .connect_timeout_ms = 2000};
     hl_client *c;
     struct hl_error err;
@@ -52,6 +69,14 @@ cc $extra -o "$work/use_static" "$work/use.c" $(pkg-config --cflags hoglake) \
 "$work/use_static" | grep -qx ok
 if ldd "$work/use_static" | grep -q libhoglake; then
   echo "check_install: the static build links libhoglake.so" >&2
+  exit 1
+fi
+
+leaked=$(nm -g --defined-only "$work/prefix/lib/libhoglake.a" | awk 'NF == 3 {print $3}' |
+  grep -v '^hl_' || true)
+if [ -n "$leaked" ]; then
+  echo "check_install: libhoglake.a defines globals outside the hl_ API:" >&2
+  echo "$leaked" | head -20 >&2
   exit 1
 fi
 
