@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "client/append.h"
 #include "client/fanout.h"
@@ -17,25 +16,6 @@
 #include "util/arena.h"
 #include "util/arrow.h"
 #include "util/strutil.h"
-
-int client_uuid4(char out[37])
-{
-    uint8_t b[16];
-    size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t n = getrandom(b + got, sizeof b - got, 0);
-        if (n < 0 && errno != EINTR)
-            return -1;
-        if (n > 0)
-            got += (size_t)n;
-    }
-    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
-    return 0;
-}
 
 int client_result_uploaded(struct hl_append_result *res, const char *uri)
 {

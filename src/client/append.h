@@ -8,9 +8,6 @@
 #include "parquet/schema.h"
 #include "util/arena.h"
 
-/* A random (version 4) UUID, lowercase, NUL-terminated. 0, or -1 when
- * the kernel gives no randomness. */
-int client_uuid4(char out[37]);
 /* An empty result (snapshot_id -1), or NULL when out of memory. */
 struct hl_append_result *client_append_result_new(void);
 /* Records an object written to storage. 0 or -1 (out of memory). */

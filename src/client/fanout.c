@@ -12,6 +12,7 @@
 #include "parquet/colstats.h"
 #include "util/arena.h"
 #include "util/base64.h"
+#include "util/random.h"
 
 #define DEFAULT_FILE_BYTES ((int64_t)512 << 20)
 #define DEFAULT_MEMORY_BYTES ((int64_t)1 << 30)
@@ -96,7 +97,7 @@ static void file_free(struct fanout *fo, struct out_file *f)
 static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_error *err)
 {
     char uuid[37];
-    if (client_uuid4(uuid) != 0)
+    if (random_uuid4(uuid) != 0)
         return client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
                            strerror(errno));
     int n = fo->cfg.prepared_key

@@ -20,6 +20,7 @@
 #include "parquet/infer.h"
 #include "parquet/reader.h"
 #include "util/arena.h"
+#include "util/random.h"
 
 /* One input file, mapped. */
 struct input {
@@ -233,7 +234,7 @@ static hl_status upload_all(hl_table *t, struct input *in, size_t n, const char 
         dl--;
     for (size_t i = 0; st == HL_OK && i < n; i++) {
         char uuid[37], uri[4096];
-        if (client_uuid4(uuid) != 0) {
+        if (random_uuid4(uuid) != 0) {
             st = client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
                              strerror(errno));
             break;

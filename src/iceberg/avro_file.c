@@ -2,12 +2,12 @@
  * 16-byte sync marker, then blocks of (record count, byte size, records,
  * sync). Codecs: null and deflate (raw RFC 1951). */
 #include "iceberg/avro_internal.h"
+#include "util/random.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <zlib.h>
 
 enum { SYNC_BYTES = 16 };
@@ -45,19 +45,6 @@ struct avro_writer {
     uint64_t count;
     bool finished;
 };
-
-static int random_bytes(uint8_t *b, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = getrandom(b + got, n - got, 0);
-        if (r < 0 && errno != EINTR)
-            return -1;
-        if (r > 0)
-            got += (size_t)r;
-    }
-    return 0;
-}
 
 int avro_writer_new(const char *schema_text, const struct avro_writer_options *opts,
                     struct avro_writer **out, struct avro_error *err)

@@ -13,6 +13,7 @@
 #include "util/arrow.h"
 #include "util/failpoint.h"
 #include "util/spans.h"
+#include "util/random.h"
 
 #define DEFAULT_FILE_COUNT 32
 #define DEFAULT_MAX_BYTES ((int64_t)128 << 20)
@@ -295,7 +296,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     struct buf manifest = BUF_INIT, list = BUF_INIT;
     char uuid[37], manifest_uri[4096], list_uri[4096], previous[4096];
     int64_t snapshot_id = -1, seq = ice_meta_next_sequence_number(m);
-    if (st == HL_OK && client_uuid4(uuid) != 0)
+    if (st == HL_OK && random_uuid4(uuid) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     if (st == HL_OK &&
         ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)

@@ -24,6 +24,7 @@
 #include "util/sha256.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
+#include "util/random.h"
 
 /* An export run: the shared state, and this run's own. */
 struct export_run {
@@ -110,7 +111,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
     struct icemeta_err ie;
     if (version == 0) {
         char uuid[37];
-        if (client_uuid4(uuid) != 0)
+        if (random_uuid4(uuid) != 0)
             return xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a table uuid");
         struct ice_new_table nt = {x->format_version, uuid,          x->loc, x->schema_json,
                                    x->spec_json,      x->order_json, NULL,   xp_now_ms()};
@@ -148,7 +149,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
         st = client_nomem(err);
     char uuid[37], list_uri[4096];
     struct buf list = BUF_INIT;
-    if (st == HL_OK && client_uuid4(uuid) != 0)
+    if (st == HL_OK && random_uuid4(uuid) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     if (st == HL_OK) {
         snprintf(list_uri, sizeof list_uri, "%s/metadata/snap-%" PRId64 "-%d-%s.avro", x->loc,
@@ -231,7 +232,7 @@ static hl_status commit(struct export_run *e, struct hl_error *err)
     struct ice_manifest_summary summary;
     struct avro_error ae;
     char uuid[37], manifest_uri[4096];
-    if (st == HL_OK && client_uuid4(uuid) != 0)
+    if (st == HL_OK && random_uuid4(uuid) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     if (st == HL_OK &&
         ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)

@@ -21,6 +21,7 @@
 #include "util/failpoint.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
+#include "util/random.h"
 
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
 {
@@ -363,7 +364,7 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     }
     /* <location>/data/<field>=<day>/<uuid>.parquet */
     char uuid[37], day[16] = "null", uri[4096];
-    if (client_uuid4(uuid) != 0) {
+    if (random_uuid4(uuid) != 0) {
         free(bp);
         return xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     }

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "iceberg/metadata.h"
 #include "util/strutil.h"
+#include "util/random.h"
 
 enum {
     METADATA_LOG_DEFAULT_MAX = 100,        /* write.metadata.previous-versions-max default */
@@ -509,14 +509,8 @@ int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct ice
     const json_t *snaps = json_object_get(m->doc, "snapshots");
     for (int tries = 0; tries < PICK_TRIES; tries++) {
         uint64_t r;
-        size_t got = 0;
-        while (got < sizeof r) {
-            ssize_t n = getrandom((char *)&r + got, sizeof r - got, 0);
-            if (n < 0 && errno != EINTR)
-                return icemeta_fail(err, ICEMETA_ERR_NOMEM, "getrandom: %s", strerror(errno));
-            if (n > 0)
-                got += (size_t)n;
-        }
+        if (random_bytes(&r, sizeof r) != 0)
+            return icemeta_fail(err, ICEMETA_ERR_NOMEM, "no randomness: %s", strerror(errno));
         int64_t id = (int64_t)(r & (uint64_t)(SNAPSHOT_ID_LIMIT - 1));
         if (id > 0 && !find_by_id(snaps, "snapshot-id", id)) {
             *out = id;

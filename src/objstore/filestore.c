@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "objstore/fsplace.h"
 #include "objstore/objstore.h"
 #include "util/strutil.h"
+#include "util/random.h"
 
 /* errno e of `what` on path into *err: a missing path is HL_ERR_NOT_FOUND
  * when reading, a plain failure when writing (the object cannot be put
@@ -73,7 +73,7 @@ static int create_temp(struct file_writer *w)
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     for (int attempt = 0; attempt < 16; attempt++) {
         unsigned char rnd[12];
-        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        if (random_bytes(rnd, sizeof rnd) != 0)
             return -1;
         int n = snprintf(w->tmp, sizeof w->tmp, "%s", FILESTORE_TEMP_PREFIX);
         for (size_t i = 0; i < sizeof rnd; i++)

@@ -2,7 +2,6 @@
 
 #include <curl/curl.h>
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "util/log.h"
 #include "util/sha256.h"
 #include "util/strutil.h"
+#include "util/random.h"
 
 enum {
     ERROR_BODY_MAX = 64 * 1024, /* of an error answer we keep this much */
@@ -495,7 +495,7 @@ static long backoff_ms(int attempt)
     if (d > BACKOFF_CAP_MS)
         d = BACKOFF_CAP_MS;
     unsigned int rnd = 0;
-    if (RAND_bytes((unsigned char *)&rnd, sizeof rnd) != 1)
+    if (random_bytes(&rnd, sizeof rnd) != 0)
         rnd = 0;
     return d / 2 + (long)(rnd % (unsigned)(d / 2 + 1));
 }

@@ -1,6 +1,5 @@
 #include "server/cleanup.h"
 
-#include <openssl/rand.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "server/task_req.h"
 #include "util/log.h"
 #include "util/strutil.h"
+#include "util/random.h"
 
 /* A claimable row: undrained, not under someone's live lease, past its
  * retry backoff, and (for compaction staging) past the grace period. */
@@ -92,7 +92,7 @@ static int db_fail(struct pass *p, const struct db_err *e, const char *what)
 static int make_token(struct pass *p)
 {
     unsigned char rnd[8];
-    if (RAND_bytes(rnd, sizeof rnd) != 1)
+    if (random_bytes(rnd, sizeof rnd) != 0)
         return api_fail(p->err, 500, "internal_error", "no randomness for a claim token");
     char host[48] = "";
     if (gethostname(host, sizeof host) != 0)

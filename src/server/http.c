@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "util/log.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
+#include "util/random.h"
 
 enum {
     CONNECTION_LIMIT_SLACK = 16, /* libmicrohttpd's own cap sits just above ours */
@@ -194,7 +194,7 @@ static char *generate_request_id(void)
     uint64_t base = atomic_load(&next);
     if (base == 0) {
         uint64_t r = 0;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        if (random_bytes_nonblocking(&r, sizeof r) != 0)
             r = (uint64_t)time_mono_ns() ^ ((uint64_t)getpid() << 32);
         uint64_t zero = 0;
         atomic_compare_exchange_strong(&next, &zero, r | 1);

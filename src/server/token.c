@@ -2,9 +2,9 @@
 
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include "util/strutil.h"
+#include "util/random.h"
 
 static const char *const role_names[] = {"none", "reader", "writer", "owner", "admin"};
 
@@ -24,13 +24,8 @@ enum auth_role role_parse(const char *s)
 int token_secret_new(char out[TOKEN_SECRET_LEN + 1])
 {
     uint8_t bytes[TOKEN_SECRET_RANDOM_BYTES];
-    size_t got = 0;
-    while (got < sizeof bytes) {
-        ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
+    if (random_bytes(bytes, sizeof bytes) != 0)
+        return -1;
     memcpy(out, TOKEN_SECRET_PREFIX, 4);
     str_hex_encode(bytes, sizeof bytes, out + 4);
     explicit_bzero(bytes, sizeof bytes);

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "util/spans.h"
+#include "util/random.h"
 
 struct tracer {
     FILE *out;
@@ -73,14 +73,7 @@ void tracer_close(struct tracer *t)
 static void random_hex(char *out, size_t n)
 {
     uint8_t b[16] = {0};
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = getrandom(b + got, n - got, GRND_NONBLOCK);
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    if (got < n) {
+    if (random_bytes_nonblocking(b, n) != 0) {
         /* No entropy yet: the clock keeps ids distinct enough for a trace. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
