@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/base64.h"
+#include "util/bytes.h"
 #include "util/strutil.h"
 
 const char *avro_error_name(enum avro_error_code code)
@@ -55,67 +56,32 @@ static int prefix_path(struct avro_error *err, const char *what)
 
 /* ---- zigzag varints ---- */
 
-static size_t put_varint(uint64_t u, uint8_t *out)
-{
-    size_t n = 0;
-    while (u >= 0x80) {
-        out[n++] = (uint8_t)(u | 0x80);
-        u >>= 7;
-    }
-    out[n++] = (uint8_t)u;
-    return n;
-}
-
 size_t avro_zigzag_encode_int(int32_t v, uint8_t out[5])
 {
     /* Shifts on unsigned values: left-shifting a negative int is undefined. */
-    uint32_t u = ((uint32_t)v << 1) ^ (uint32_t) - (int32_t)((uint32_t)v >> 31);
-    return put_varint(u, out);
+    return varint_encode((uint32_t)zigzag_encode(v), out);
 }
 
 size_t avro_zigzag_encode_long(int64_t v, uint8_t out[AVRO_MAX_VARINT])
 {
-    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t) - (int64_t)((uint64_t)v >> 63);
-    return put_varint(u, out);
-}
-
-/* At most max_bytes bytes; the last one may only carry the bits left. */
-static int get_varint(const uint8_t *p, size_t avail, size_t max_bytes, unsigned last_bits,
-                      uint64_t *out, size_t *used)
-{
-    uint64_t u = 0;
-    for (size_t i = 0; i < max_bytes; i++) {
-        if (i >= avail)
-            return -1;
-        uint8_t b = p[i];
-        if (i == max_bytes - 1 && (b >> last_bits) != 0)
-            return -1; /* overlong or out of range */
-        u |= (uint64_t)(b & 0x7f) << (7 * i);
-        if (!(b & 0x80)) {
-            *out = u;
-            *used = i + 1;
-            return 0;
-        }
-    }
-    return -1;
+    return varint_encode(zigzag_encode(v), out);
 }
 
 int avro_zigzag_decode_long(const uint8_t *p, size_t avail, int64_t *out, size_t *used)
 {
     uint64_t u;
-    if (get_varint(p, avail, 10, 1, &u, used) < 0)
+    if ((*used = varint_decode(p, avail, 64, &u)) == 0)
         return -1;
-    *out = (int64_t)((u >> 1) ^ (uint64_t) - (int64_t)(u & 1));
+    *out = zigzag_decode(u);
     return 0;
 }
 
 int avro_zigzag_decode_int(const uint8_t *p, size_t avail, int32_t *out, size_t *used)
 {
     uint64_t u;
-    if (get_varint(p, avail, 5, 4, &u, used) < 0)
+    if ((*used = varint_decode(p, avail, 32, &u)) == 0)
         return -1;
-    uint32_t w = (uint32_t)u;
-    *out = (int32_t)((w >> 1) ^ (uint32_t) - (int32_t)(w & 1));
+    *out = (int32_t)zigzag_decode(u);
     return 0;
 }
 
@@ -137,8 +103,7 @@ static int put_bytes(struct buf *out, const void *p, size_t n)
 static int put_le(struct buf *out, uint64_t u, size_t n)
 {
     uint8_t b[8];
-    for (size_t i = 0; i < n; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
+    le_store(b, u, n);
     return buf_append(out, b, n);
 }
 

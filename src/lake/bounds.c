@@ -10,6 +10,7 @@
 #include "util/jsonnum.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
+#include "util/bytes.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -50,32 +51,6 @@ static int fail(const char **why, const char *reason)
 }
 
 /* ---- byte forms ---- */
-
-static int32_t get_le32(const uint8_t *b)
-{
-    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    return (int32_t)u;
-}
-
-static int64_t get_le64(const uint8_t *b)
-{
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = u << 8 | b[i];
-    return (int64_t)u;
-}
-
-static void put_le32(uint8_t *b, uint32_t u)
-{
-    for (int i = 0; i < 4; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
-}
-
-static void put_le64(uint8_t *b, uint64_t u)
-{
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(u >> (8 * i));
-}
 
 /* Big-endian two's complement of 1..16 bytes. */
 static i128 get_be(const uint8_t *b, size_t n)
@@ -130,12 +105,12 @@ static bool decimal_params_ok(int precision, int scale)
 
 static uint32_t float_bits(const uint8_t *b)
 {
-    return (uint32_t)get_le32(b);
+    return le_load32(b);
 }
 
 static uint64_t double_bits(const uint8_t *b)
 {
-    return (uint64_t)get_le64(b);
+    return le_load64(b);
 }
 
 static float float_of(const uint8_t *b)
@@ -160,7 +135,7 @@ static int check_int32(const uint8_t *b, size_t n, int64_t lo, int64_t hi, const
 {
     if (n != 4)
         return fail(why, "an int bound is 4 bytes");
-    int32_t v = get_le32(b);
+    int32_t v = (int32_t)le_load32(b);
     if (v < lo || v > hi)
         return fail(why, "bound outside the column type's range");
     return 0;
@@ -192,13 +167,13 @@ int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, si
     case LT_UINT32:
         if (n != 8)
             return fail(why, "a uint32 bound is 8 bytes (an Iceberg long)");
-        if (get_le64(b) < 0 || get_le64(b) > (int64_t)UINT32_MAX)
+        if ((int64_t)le_load64(b) < 0 || (int64_t)le_load64(b) > (int64_t)UINT32_MAX)
             return fail(why, "bound outside the column type's range");
         return 0;
     case LT_TIME:
         if (n != 8)
             return fail(why, "a time bound is 8 bytes");
-        if (get_le64(b) < 0 || get_le64(b) >= MICROS_PER_DAY)
+        if ((int64_t)le_load64(b) < 0 || (int64_t)le_load64(b) >= MICROS_PER_DAY)
             return fail(why, "a time bound must lie within one day");
         return 0;
     case LT_UINT64: {
@@ -288,7 +263,7 @@ int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *
     case LT_UINT16:
     case LT_DATE:
         if (an == 4 && bn == 4)
-            return cmp_i128(get_le32(a), get_le32(b));
+            return cmp_i128((int32_t)le_load32(a), (int32_t)le_load32(b));
         break;
     case LT_LONG:
     case LT_UINT32:
@@ -299,7 +274,7 @@ int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *
     case LT_TIMESTAMP_NS:
     case LT_TIMESTAMPTZ:
         if (an == 8 && bn == 8)
-            return cmp_i128(get_le64(a), get_le64(b));
+            return cmp_i128((int64_t)le_load64(a), (int64_t)le_load64(b));
         break;
     case LT_UINT64:
     case LT_DECIMAL:
@@ -340,7 +315,7 @@ enum bound_fix bound_sanitize(enum lake_type t, int precision, int scale, enum b
         uint32_t want = role == BOUND_LOWER ? 0x80000000u : 0;
         if (bits == want)
             return BOUND_KEEP;
-        put_le32(b, want);
+        le_store(b, want, 4);
         return BOUND_CANONICAL;
     }
     case LT_DOUBLE: {
@@ -353,7 +328,7 @@ enum bound_fix bound_sanitize(enum lake_type t, int precision, int scale, enum b
         uint64_t want = role == BOUND_LOWER ? sign : 0;
         if (bits == want)
             return BOUND_KEEP;
-        put_le64(b, want);
+        le_store(b, want, 8);
         return BOUND_CANONICAL;
     }
     case LT_UINT64:
@@ -552,9 +527,9 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
             return append_be_minimal(out, v, why);
         size_t n = int_width(t);
         if (n == 4)
-            put_le32(b, (uint32_t)(int32_t)v);
+            le_store(b, (uint32_t)(int32_t)v, 4);
         else
-            put_le64(b, (uint64_t)(int64_t)v);
+            le_store(b, (uint64_t)(int64_t)v, 8);
         return buf_append(out, b, n) == 0 ? 0 : fail(why, NO_MEMORY);
     }
     switch (t) {
@@ -579,14 +554,14 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
             memcpy(&u, &f, sizeof u);
             if (isnan(v))
                 u = 0x7fc00000u;
-            put_le32(b, u);
+            le_store(b, u, 4);
             return buf_append(out, b, 4) == 0 ? 0 : fail(why, NO_MEMORY);
         }
         uint64_t u;
         memcpy(&u, &v, sizeof u);
         if (isnan(v))
             u = UINT64_C(0x7ff8000000000000);
-        put_le64(b, u);
+        le_store(b, u, 8);
         return buf_append(out, b, 8) == 0 ? 0 : fail(why, NO_MEMORY);
     }
     case LT_STRING:
@@ -618,7 +593,7 @@ static i128 int_value(enum lake_type t, const uint8_t *b, size_t n)
 {
     if (t == LT_UINT64)
         return get_be(b, n);
-    return n == 4 ? (i128)get_le32(b) : (i128)get_le64(b);
+    return n == 4 ? (i128)(int32_t)le_load32(b) : (i128)(int64_t)le_load64(b);
 }
 
 static size_t format_int(i128 v, char *out)
@@ -715,13 +690,19 @@ json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t 
         tn = numfmt_shortest(v, t == LT_FLOAT, text);
         return raw_number(text, tn, why);
     }
-    case LT_DATE: tn = time_format_local_date(get_le32(b), text, sizeof text); break;
-    case LT_TIME: tn = time_format_local_time(get_le64(b), 6, text, sizeof text); break;
+    case LT_DATE: tn = time_format_local_date((int32_t)le_load32(b), text, sizeof text); break;
+    case LT_TIME: tn = time_format_local_time((int64_t)le_load64(b), 6, text, sizeof text); break;
     case LT_TIMESTAMP_S:
     case LT_TIMESTAMP_MS:
-    case LT_TIMESTAMP: tn = time_format_local_datetime(get_le64(b), 6, text, sizeof text); break;
-    case LT_TIMESTAMP_NS: tn = time_format_local_datetime(get_le64(b), 9, text, sizeof text); break;
-    case LT_TIMESTAMPTZ: tn = time_format_instant(get_le64(b), 6, text, sizeof text); break;
+    case LT_TIMESTAMP:
+        tn = time_format_local_datetime((int64_t)le_load64(b), 6, text, sizeof text);
+        break;
+    case LT_TIMESTAMP_NS:
+        tn = time_format_local_datetime((int64_t)le_load64(b), 9, text, sizeof text);
+        break;
+    case LT_TIMESTAMPTZ:
+        tn = time_format_instant((int64_t)le_load64(b), 6, text, sizeof text);
+        break;
     case LT_STRING:
     case LT_JSON: return or_oom(json_stringn((const char *)b, n), why);
     case LT_UUID: tn = format_uuid(b, text); break;

@@ -1,13 +1,9 @@
 #include "lake/bucket.h"
+#include "util/bytes.h"
 
 static uint32_t rotl32(uint32_t x, int r)
 {
     return (x << r) | (x >> (32 - r));
-}
-
-static uint32_t load_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 int32_t lake_murmur3_32(const void *data, size_t len)
@@ -17,7 +13,7 @@ int32_t lake_murmur3_32(const void *data, size_t len)
     uint32_t h = 0;
     size_t blocks = len / 4;
     for (size_t i = 0; i < blocks; i++) {
-        uint32_t k = load_le32(p + 4 * i);
+        uint32_t k = le_load32(p + 4 * i);
         k *= c1;
         k = rotl32(k, 15);
         k *= c2;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lake/bounds.h"
+#include "util/bytes.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -325,12 +326,6 @@ static int cmp_val(enum val_kind k, const struct val *a, const struct val *b)
 
 /* ---- encoding a bound ---- */
 
-static void put_le(uint8_t *out, uint64_t u, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        out[k] = (uint8_t)(u >> (8 * k));
-}
-
 /* The Iceberg single-value bytes of v for column c, into the arena. NULL
  * with *oom false when v is not representable (a 4-byte type out of int32
  * range, a long out of int64, a NaN float). */
@@ -353,7 +348,7 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
     case LT_DATE:
         if (v->i < INT32_MIN || v->i > INT32_MAX)
             return NULL;
-        put_le(tmp, (uint64_t)(int64_t)v->i, 4);
+        le_store(tmp, (uint64_t)(int64_t)v->i, 4);
         n = 4;
         break;
     case LT_UINT64:
@@ -384,7 +379,7 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
     default: /* long, uint32, time, timestamps: 8 bytes */
         if (v->i < INT64_MIN || v->i > INT64_MAX)
             return NULL;
-        put_le(tmp, (uint64_t)(int64_t)v->i, 8);
+        le_store(tmp, (uint64_t)(int64_t)v->i, 8);
         n = 8;
         break;
     }

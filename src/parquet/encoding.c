@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "util/bytes.h"
+
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the codec reads and writes little-endian values in place");
 
@@ -40,50 +42,12 @@ static ALWAYS_INLINE size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* ULEB128 of at most 64 bits. */
+/* ULEB128 of at most 64 bits at p[*pos], which it advances. */
 static ALWAYS_INLINE bool read_uleb(const uint8_t *p, size_t len, size_t *pos, uint64_t *out)
 {
-    size_t i = *pos;
-    if (i < len && p[i] < 0x80) {
-        *out = p[i];
-        *pos = i + 1;
-        return true;
-    }
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        if (i >= len)
-            return false;
-        uint8_t b = p[i++];
-        if (shift == 63 && b > 1)
-            return false; /* more than 64 bits */
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            break;
-    }
-    *out = v;
-    *pos = i;
-    return true;
-}
-
-static ALWAYS_INLINE size_t put_uleb(uint8_t *p, uint64_t v)
-{
-    size_t i = 0;
-    while (v >= 0x80) {
-        p[i++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[i++] = (uint8_t)v;
-    return i;
-}
-
-static ALWAYS_INLINE uint64_t zigzag_decode(uint64_t u)
-{
-    return (u >> 1) ^ (0 - (u & 1));
-}
-
-static ALWAYS_INLINE uint64_t zigzag_encode(uint64_t v)
-{
-    return (v << 1) ^ (0 - (v >> 63));
+    size_t n = *pos < len ? varint_decode(p + *pos, len - *pos, 64, out) : 0;
+    *pos += n;
+    return n != 0;
 }
 
 /* ---- group-of-8 bit packing, LSB first ---- */
@@ -329,7 +293,7 @@ static int emit_rle_run(struct buf *out, uint32_t v, size_t count, int bw)
         if (buf_reserve(out, 10 + 4) != 0)
             return -1;
         uint8_t *p = (uint8_t *)out->data + out->len;
-        size_t k = put_uleb(p, (uint64_t)c << 1);
+        size_t k = varint_encode((uint64_t)c << 1, p);
         for (size_t b = 0; b < vbytes; b++)
             p[k++] = (uint8_t)(v >> (8 * b));
         out->len += k;
@@ -351,7 +315,7 @@ static ALWAYS_INLINE int emit_bitpacked(struct buf *out, const void *vals, size_
         if (g > (SIZE_MAX - 10) / (size_t)bw || buf_reserve(out, 10 + g * (size_t)bw) != 0)
             return -1;
         uint8_t *p = (uint8_t *)out->data + out->len;
-        p += put_uleb(p, (uint64_t)g << 1 | 1);
+        p += varint_encode((uint64_t)g << 1 | 1, p);
         size_t full = g == groups ? count / 8 : g;
         if (esize == 2)
             pack16_tab[bw]((const uint16_t *)src, p, full);
@@ -663,7 +627,7 @@ static int delta_init(struct delta_dec *d, const uint8_t *data, size_t len, int 
                        "DELTA_BINARY_PACKED miniblock count %llu invalid for block size %llu",
                        (unsigned long long)d->mb_count, (unsigned long long)block);
     d->vpm = block / d->mb_count;
-    d->first = d->last = zigzag_decode(first);
+    d->first = d->last = (uint64_t)zigzag_decode(first);
     d->deltas_left = d->total ? d->total - 1 : 0;
     return 0;
 }
@@ -676,7 +640,7 @@ static int delta_next_miniblock(struct delta_dec *d, struct pq_error *err)
             return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED block header truncated");
         if (d->mb_count > d->len - d->pos)
             return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED bit widths truncated");
-        d->min_delta = zigzag_decode(md);
+        d->min_delta = (uint64_t)zigzag_decode(md);
         d->widths = d->p + d->pos;
         d->pos += d->mb_count;
         d->mb_next = 0;
@@ -828,10 +792,10 @@ int pq_delta_encode_i64(const int64_t *values, size_t n, struct buf *out)
     const uint64_t *v = (const uint64_t *)values;
     size_t o = out->len; /* write position; out->len moves only at the end */
     uint8_t *p = (uint8_t *)out->data + o;
-    p += put_uleb(p, BLOCK);
-    p += put_uleb(p, MINIBLOCKS);
-    p += put_uleb(p, n);
-    p += put_uleb(p, zigzag_encode(n ? v[0] : 0));
+    p += varint_encode(BLOCK, p);
+    p += varint_encode(MINIBLOCKS, p);
+    p += varint_encode(n, p);
+    p += varint_encode(zigzag_encode((int64_t)(n ? v[0] : 0)), p);
     o = (size_t)(p - (uint8_t *)out->data);
     for (size_t i = 1; i < n; i += BLOCK) {
         if (out->cap - o <= BLOCK_MAX_BYTES &&
@@ -850,7 +814,7 @@ int pq_delta_encode_i64(const int64_t *values, size_t n, struct buf *out)
                 min = biased;
         }
         min ^= 1ULL << 63;
-        p += put_uleb(p, zigzag_encode(min));
+        p += varint_encode(zigzag_encode((int64_t)min), p);
         uint8_t *widths = p;
         p += MINIBLOCKS;
         for (size_t m = 0; m < MINIBLOCKS; m++) {

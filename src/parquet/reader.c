@@ -13,6 +13,7 @@
 #include "parquet/encoding.h"
 #include "util/arrow.h"
 #include "util/blockpool.h"
+#include "util/bytes.h"
 
 /* ---- sources ---- */
 
@@ -856,21 +857,6 @@ static const uint8_t *decompress_into(struct pq_reader *r, struct buf *dst, enum
     return (const uint8_t *)dst->data;
 }
 
-/* Reads an unsigned LEB128 varint of at most 10 bytes at data[*pos]. */
-static bool read_varint(const uint8_t *data, size_t len, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70 && *pos < len; shift += 7) {
-        uint8_t b = data[(*pos)++];
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Some writers give a flat column's data pages v2 repetition levels all
  * the same: an RLE/bit-packed stream at bit width 0 (the width of max_rep
  * 0), which is nothing but run headers, each run holding no value bytes.
@@ -889,7 +875,9 @@ static int skip_zero_width_levels(const uint8_t **p, size_t *avail, size_t len, 
     bool packed_last = false; /* only a bit-packed run may pad past n */
     while (pos < len) {
         uint64_t h;
-        if (!read_varint(*p, len, &pos, &h) || (h >> 1) == 0 || (h >> 1) > (uint64_t)n + 7)
+        size_t k = varint_decode(*p + pos, len - pos, 64, &h);
+        pos += k;
+        if (k == 0 || (h >> 1) == 0 || (h >> 1) > (uint64_t)n + 7)
             goto not_zero_width;
         packed_last = h & 1;
         covered += packed_last ? (h >> 1) * 8 : h >> 1;
@@ -1269,18 +1257,13 @@ static const char *unit_name(enum pq_time_unit unit)
     return unit == PQ_MILLIS ? "millisecond" : unit == PQ_MICROS ? "microsecond" : "nanosecond";
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* INTERVAL (months, days, milliseconds: unsigned, little-endian) as
  * Arrow's month_day_nano (int32, int32, int64). Months or days past
  * INT32_MAX do not fit and are refused rather than wrapped. */
 static int put_interval(const struct leaf_data *d, const uint8_t *v, uint8_t *o,
                         struct pq_error *err)
 {
-    uint32_t months = le32(v), days = le32(v + 4), millis = le32(v + 8);
+    uint32_t months = le_load32(v), days = le_load32(v + 4), millis = le_load32(v + 8);
     if (months > INT32_MAX || days > INT32_MAX)
         return pq_fail(err, PQ_ERR_UNSUPPORTED,
                        "column '%s': an INTERVAL of %u months and %u days (2^31-1 each are read)",

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "util/bytes.h"
+
 /* ---- writing ---- */
 
 static void put_byte(struct tc_writer *w, uint8_t b)
@@ -12,20 +14,10 @@ static void put_byte(struct tc_writer *w, uint8_t b)
 
 static void put_varint(struct tc_writer *w, uint64_t v)
 {
-    uint8_t tmp[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        tmp[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    tmp[n++] = (uint8_t)v;
+    uint8_t tmp[VARINT_MAX_BYTES];
+    size_t n = varint_encode(v, tmp);
     if (!w->failed && buf_append(w->out, tmp, n) != 0)
         w->failed = true;
-}
-
-static uint64_t zigzag(int64_t v)
-{
-    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
 void tcw_init(struct tc_writer *w, struct buf *out)
@@ -62,7 +54,7 @@ static void field_header(struct tc_writer *w, int16_t id, enum tc_type type)
         put_byte(w, (uint8_t)(delta << 4 | type));
     } else {
         put_byte(w, (uint8_t)type);
-        put_varint(w, zigzag(id));
+        put_varint(w, zigzag_encode(id));
     }
     w->last_id[w->depth] = id;
 }
@@ -70,19 +62,19 @@ static void field_header(struct tc_writer *w, int16_t id, enum tc_type type)
 void tcw_field_i32(struct tc_writer *w, int16_t id, int32_t v)
 {
     field_header(w, id, TC_I32);
-    put_varint(w, zigzag(v));
+    put_varint(w, zigzag_encode(v));
 }
 
 void tcw_field_i64(struct tc_writer *w, int16_t id, int64_t v)
 {
     field_header(w, id, TC_I64);
-    put_varint(w, zigzag(v));
+    put_varint(w, zigzag_encode(v));
 }
 
 void tcw_field_i16(struct tc_writer *w, int16_t id, int16_t v)
 {
     field_header(w, id, TC_I16);
-    put_varint(w, zigzag(v));
+    put_varint(w, zigzag_encode(v));
 }
 
 void tcw_field_byte(struct tc_writer *w, int16_t id, int8_t v)
@@ -143,12 +135,12 @@ void tcw_field_list_begin(struct tc_writer *w, int16_t id, enum tc_type elem_typ
 
 void tcw_elem_i32(struct tc_writer *w, int32_t v)
 {
-    put_varint(w, zigzag(v));
+    put_varint(w, zigzag_encode(v));
 }
 
 void tcw_elem_i64(struct tc_writer *w, int64_t v)
 {
-    put_varint(w, zigzag(v));
+    put_varint(w, zigzag_encode(v));
 }
 
 void tcw_elem_bool(struct tc_writer *w, bool v)
@@ -186,22 +178,16 @@ static uint8_t get_byte(struct tc_reader *r)
 
 static uint64_t get_varint(struct tc_reader *r)
 {
+    if (r->failed)
+        return 0;
     uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        uint8_t b = get_byte(r);
-        if (r->failed)
-            return 0;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
+    size_t left = (size_t)(r->end - r->p), n = varint_decode(r->p, left, 64, &v);
+    if (n == 0) {
+        tcr_fail(r, left < VARINT_MAX_BYTES ? "metadata ends early" : "varint past 64 bits");
+        return 0;
     }
-    tcr_fail(r, "varint longer than 10 bytes");
-    return 0;
-}
-
-static int64_t unzigzag(uint64_t v)
-{
-    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    r->p += n;
+    return v;
 }
 
 void tcr_struct_begin(struct tc_reader *r)
@@ -234,7 +220,7 @@ bool tcr_field(struct tc_reader *r, int16_t *id, enum tc_type *type)
     if (delta) {
         fid = r->last_id[r->depth] + delta;
     } else {
-        fid = unzigzag(get_varint(r));
+        fid = zigzag_decode(get_varint(r));
     }
     if (fid < INT16_MIN || fid > INT16_MAX) {
         tcr_fail(r, "field id out of range");
@@ -254,7 +240,7 @@ bool tcr_field(struct tc_reader *r, int16_t *id, enum tc_type *type)
 
 int64_t tcr_i64(struct tc_reader *r)
 {
-    return unzigzag(get_varint(r));
+    return zigzag_decode(get_varint(r));
 }
 
 int32_t tcr_i32(struct tc_reader *r)

@@ -14,6 +14,7 @@
 #include "util/jsonx.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
+#include "util/bytes.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1012,6 +1013,50 @@ static void test_str_hex_encode(void **state)
         assert_int_equal(str_hex_digit(out[2 * i]) * 16 + str_hex_digit(out[2 * i + 1]), i);
 }
 
+/* ---- bytes ---- */
+
+static void test_bytes_le_and_zigzag(void **state)
+{
+    (void)state;
+    uint8_t b[8];
+    le_store(b, 0x0102030405060708u, 8);
+    assert_int_equal(b[0], 8);
+    assert_int_equal(b[7], 1);
+    assert_true(le_load64(b) == 0x0102030405060708u);
+    assert_int_equal(le_load32(b), 0x05060708u);
+    assert_true(le_load(b, 3) == 0x060708u);
+    static const int64_t vs[] = {0, -1, 1, -2, INT64_MAX, INT64_MIN, INT32_MIN, 12345};
+    static const uint64_t zz[] = {0, 1, 2, 3, UINT64_MAX - 1, UINT64_MAX, 0xFFFFFFFFu, 24690};
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        assert_true(zigzag_encode(vs[i]) == zz[i]);
+        assert_true(zigzag_decode(zz[i]) == vs[i]);
+    }
+}
+
+static void test_bytes_varints(void **state)
+{
+    (void)state;
+    uint8_t b[VARINT_MAX_BYTES];
+    uint64_t v;
+    static const uint64_t values[] = {0, 1, 127, 128, 300, UINT32_MAX, UINT64_MAX};
+    static const size_t lengths[] = {1, 1, 1, 2, 2, 5, 10};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        size_t n = varint_encode(values[i], b);
+        assert_int_equal(n, lengths[i]);
+        assert_int_equal(varint_decode(b, n, 64, &v), n);
+        assert_true(v == values[i]);
+        assert_int_equal(varint_decode(b, n - 1, 64, &v), 0); /* cut short */
+        assert_int_equal(varint_decode(b, n, 32, &v), values[i] <= UINT32_MAX ? n : 0);
+    }
+    /* A tenth byte past the 64th bit, a fifth past the 32nd, an eleventh. */
+    static const uint8_t over64[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    assert_int_equal(varint_decode(over64, sizeof over64, 64, &v), 0);
+    static const uint8_t over32[] = {0xff, 0xff, 0xff, 0xff, 0x10};
+    assert_int_equal(varint_decode(over32, sizeof over32, 32, &v), 0);
+    static const uint8_t eleven[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0};
+    assert_int_equal(varint_decode(eleven, sizeof eleven, 64, &v), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1049,6 +1094,8 @@ int main(void)
         cmocka_unit_test(test_jsonx_message_is_bounded),
         cmocka_unit_test(test_jsonx_find_nul),
         cmocka_unit_test(test_jsonx_dump_compact),
+        cmocka_unit_test(test_bytes_le_and_zigzag),
+        cmocka_unit_test(test_bytes_varints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "util/jsonnum.h"
 #include "util/sha256.h"
 #include "util/strutil.h"
+#include "util/bytes.h"
 
 /* ---- the table at a snapshot ---- */
 
@@ -129,18 +130,10 @@ const uint8_t *file_bytea(const PGresult *r, int row, int col, struct buf *scrat
 
 static int64_t get_le(const uint8_t *b, size_t n)
 {
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)b[i] << (8 * i);
+    uint64_t v = le_load(b, n);
     if (n < 8 && (b[n - 1] & 0x80))
         v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
     return (int64_t)v;
-}
-
-static void put_le(uint8_t *b, size_t n, uint64_t v)
-{
-    for (size_t i = 0; i < n; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* The bytes of a bound stored under a promotion's other width, re-encoded
@@ -156,7 +149,7 @@ static bool adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t ou
     case LT_UINT32:
         if (n != 4)
             return false;
-        put_le(out, 8, (uint64_t)get_le(b, 4));
+        le_store(out, (uint64_t)get_le(b, 4), 8);
         *out_len = 8;
         return true;
     case LT_INT8:
@@ -169,7 +162,7 @@ static bool adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t ou
         int64_t v = get_le(b, 8);
         if (v < INT32_MIN || v > INT32_MAX)
             return false;
-        put_le(out, 4, (uint64_t)v);
+        le_store(out, (uint64_t)v, 4);
         *out_len = 4;
         return true;
     }
@@ -182,7 +175,7 @@ static bool adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t ou
         double d = (double)f;
         uint64_t dbits;
         memcpy(&dbits, &d, sizeof dbits);
-        put_le(out, 8, dbits);
+        le_store(out, dbits, 8);
         *out_len = 8;
         return true;
     }
@@ -197,7 +190,7 @@ static bool adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t ou
             return false;
         uint32_t fbits;
         memcpy(&fbits, &f, sizeof fbits);
-        put_le(out, 4, fbits);
+        le_store(out, fbits, 4);
         *out_len = 4;
         return true;
     }
