@@ -11,20 +11,6 @@
 #include "util/bytes.h"
 #include "util/strutil.h"
 
-const char *avro_error_name(enum avro_error_code code)
-{
-    switch (code) {
-    case AVRO_OK: return "ok";
-    case AVRO_ERR_INVALID: return "invalid";
-    case AVRO_ERR_SCHEMA: return "schema";
-    case AVRO_ERR_VALUE: return "value";
-    case AVRO_ERR_CORRUPT: return "corrupt";
-    case AVRO_ERR_UNSUPPORTED: return "unsupported";
-    case AVRO_ERR_NOMEM: return "nomem";
-    }
-    return "unknown";
-}
-
 int avro_fail(struct avro_error *err, enum avro_error_code code, const char *fmt, ...)
 {
     if (err) {

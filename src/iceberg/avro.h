@@ -64,8 +64,6 @@ struct avro_error {
     char msg[256];
 };
 
-const char *avro_error_name(enum avro_error_code code);
-
 /* ---- zigzag varints ---- */
 
 enum { AVRO_MAX_VARINT = 10 };

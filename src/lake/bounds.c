@@ -424,26 +424,6 @@ static int parse_floating(const char *s, size_t n, bool single, double *out, con
     return 0;
 }
 
-static int parse_uuid(const char *s, size_t n, uint8_t out[16])
-{
-    if (n != 36)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < 36;) {
-        if (i == 8 || i == 13 || i == 18 || i == 23) {
-            if (s[i++] != '-')
-                return -1;
-            continue;
-        }
-        int hi = str_hex_digit(s[i]), lo = str_hex_digit(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return -1;
-        out[k++] = (uint8_t)(hi << 4 | lo);
-        i += 2;
-    }
-    return 0;
-}
-
 static size_t format_uuid(const uint8_t *b, char *out)
 {
     static const char hex[] = "0123456789abcdef";
@@ -570,7 +550,7 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
             return fail(why, "a string bound must be valid UTF-8");
         return buf_append(out, value, len) == 0 ? 0 : fail(why, NO_MEMORY);
     case LT_UUID:
-        if (parse_uuid(value, len, b) != 0)
+        if (!str_parse_uuid(value, len, b))
             return fail(why, "expected a uuid as 8-4-4-4-12 hex digits");
         return buf_append(out, b, 16) == 0 ? 0 : fail(why, NO_MEMORY);
     case LT_BINARY: {

@@ -630,23 +630,7 @@ const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool 
 
 const char *rt_parse_uuid(const char *s, size_t n, uint8_t *out)
 {
-    static const char *const bad = "expected a UUID 8-4-4-4-12";
-    if (n != 36)
-        return bad;
-    int k = 0;
-    for (size_t i = 0; i < 36;) {
-        if (i == 8 || i == 13 || i == 18 || i == 23) {
-            if (s[i++] != '-')
-                return bad;
-            continue;
-        }
-        int hi = str_hex_digit(s[i]), lo = str_hex_digit(s[i + 1]);
-        if (hi < 0 || lo < 0)
-            return bad;
-        out[k++] = (uint8_t)(hi << 4 | lo);
-        i += 2;
-    }
-    return NULL;
+    return str_parse_uuid(s, n, out) ? NULL : "expected a UUID 8-4-4-4-12";
 }
 
 const char *rt_base64_decode(const char *s, size_t n, struct buf *out)

@@ -84,26 +84,30 @@ bool str_has_space_or_control(const char *s)
     return false;
 }
 
-static bool is_hex(char c)
+bool str_parse_uuid(const char *s, size_t n, uint8_t out[16])
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (n != 36)
+        return false;
+    size_t k = 0;
+    for (size_t i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i++] != '-')
+                return false;
+            continue;
+        }
+        int hi = str_hex_digit(s[i]), lo = str_hex_digit(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        if (out)
+            out[k++] = (uint8_t)(hi << 4 | lo);
+        i += 2;
+    }
+    return true;
 }
 
 bool str_is_uuid(const char *s)
 {
-    static const int dashes[] = {8, 13, 18, 23};
-    if (strlen(s) != 36)
-        return false;
-    for (int i = 0, k = 0; i < 36; i++) {
-        if (k < 4 && i == dashes[k]) {
-            if (s[i] != '-')
-                return false;
-            k++;
-        } else if (!is_hex(s[i])) {
-            return false;
-        }
-    }
-    return true;
+    return str_parse_uuid(s, strlen(s), NULL);
 }
 
 bool str_lower(char *dst, size_t dst_size, const char *src)

@@ -21,6 +21,9 @@ bool str_has_control(const char *s);
 bool str_has_space_or_control(const char *s);
 /* True when s is a canonical 8-4-4-4-12 hex UUID (either case). */
 bool str_is_uuid(const char *s);
+/* The 16 bytes of a UUID in its 8-4-4-4-12 hex form (either case) of
+ * exactly n bytes, into out (which may be NULL: a check only). */
+bool str_parse_uuid(const char *s, size_t n, uint8_t out[16]);
 /* ASCII lower-casing into dst (dst_size includes the terminator). */
 bool str_lower(char *dst, size_t dst_size, const char *src);
 

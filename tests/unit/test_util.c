@@ -444,6 +444,14 @@ static void test_str_is_uuid(void **state)
     for (size_t i = 0; i < ARRAY_LEN(bad); i++)
         if (str_is_uuid(bad[i]))
             fail_msg("str_is_uuid(\"%s\") accepted", bad[i]);
+    /* The parse gives the bytes in order; a length that is not the text's
+     * is refused. */
+    uint8_t b[16];
+    assert_true(str_parse_uuid(good[0], 36, b));
+    assert_int_equal(b[0], 0x12);
+    assert_int_equal(b[15], 0x00);
+    assert_int_equal(b[6], 0x12);
+    assert_false(str_parse_uuid(good[0], 35, b));
 }
 
 static void test_str_has_space_or_control(void **state)
