@@ -476,6 +476,84 @@ static size_t int_width(enum lake_type t)
     }
 }
 
+/* The bound bytes of an int_domain value of type t (little-endian at the
+ * type's width; uint64 big-endian minimal) into out: the length, or 0 when
+ * v is outside the type's range. */
+static size_t encode_int(enum lake_type t, i128 v, uint8_t out[16])
+{
+    i128 lo, hi;
+    if (!int_domain(t, &lo, &hi) || v < lo || v > hi)
+        return 0;
+    if (t == LT_UINT64)
+        return bound_decimal_minimal(v, out);
+    size_t n = int_width(t);
+    le_store(out, (uint64_t)(int64_t)v, n);
+    return n;
+}
+
+static int64_t sign_extended(const uint8_t *b, size_t n)
+{
+    uint64_t v = le_load(b, n);
+    if (n < 8 && (b[n - 1] & 0x80))
+        v |= ~(uint64_t)0 << (8 * n);
+    return (int64_t)v;
+}
+
+bool bound_adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out[8],
+                       size_t *out_len)
+{
+    switch (t) {
+    case LT_LONG:
+    case LT_UINT32:
+        if (n != 4)
+            return false;
+        le_store(out, (uint64_t)sign_extended(b, 4), 8);
+        *out_len = 8;
+        return true;
+    case LT_INT8:
+    case LT_INT16:
+    case LT_INT:
+    case LT_UINT8:
+    case LT_UINT16: {
+        int64_t v = n == 8 ? sign_extended(b, 8) : 0;
+        if (n != 8 || v < INT32_MIN || v > INT32_MAX)
+            return false;
+        le_store(out, (uint64_t)v, 4);
+        *out_len = 4;
+        return true;
+    }
+    case LT_DOUBLE: {
+        if (n != 4)
+            return false;
+        uint32_t bits = le_load32(b);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        double d = (double)f;
+        uint64_t dbits;
+        memcpy(&dbits, &d, sizeof dbits);
+        le_store(out, dbits, 8);
+        *out_len = 8;
+        return true;
+    }
+    case LT_FLOAT: {
+        if (n != 8)
+            return false;
+        uint64_t bits = le_load64(b);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        float f = (float)d;
+        if (isnan(d) || (double)f != d)
+            return false;
+        uint32_t fbits;
+        memcpy(&fbits, &f, sizeof fbits);
+        le_store(out, fbits, 4);
+        *out_len = 4;
+        return true;
+    }
+    default: return false;
+    }
+}
+
 static int append_be_minimal(struct buf *out, i128 v, const char **why)
 {
     uint8_t b[16];
@@ -501,15 +579,9 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
         i128 v;
         if (!parse_i128(value, len, &v))
             return fail(why, "expected a decimal integer");
-        if (v < lo || v > hi)
+        size_t n = encode_int(t, v, b);
+        if (n == 0)
             return fail(why, "value outside the column type's range");
-        if (t == LT_UINT64)
-            return append_be_minimal(out, v, why);
-        size_t n = int_width(t);
-        if (n == 4)
-            le_store(b, (uint32_t)(int32_t)v, 4);
-        else
-            le_store(b, (uint64_t)(int64_t)v, 8);
         return buf_append(out, b, n) == 0 ? 0 : fail(why, NO_MEMORY);
     }
     switch (t) {

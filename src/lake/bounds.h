@@ -43,6 +43,14 @@ bool bound_type_has_bounds(enum lake_type t);
  * input. Returns the length written. */
 __extension__ size_t bound_decimal_minimal(__int128 unscaled, uint8_t out[16]);
 
+/* A bound stored at a promoted type's other width, re-encoded for type t:
+ * 4-byte ints widened to 8 (to long, uint32), 8-byte ints narrowed to 4
+ * when the value fits int32, float widened to double, a double narrowed to
+ * float when exact. False when none applies (bound_check has the last word
+ * on the result). */
+bool bound_adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out[8],
+                       size_t *out_len);
+
 /* 0 when b[0..n) decodes as a bound of the type, else -1 and *why (when not
  * NULL) says why:
  *   boolean         1 byte, 00 or 01

@@ -1211,6 +1211,43 @@ static void test_timefmt_java(void **state)
     assert_int_equal(time_format_local_date(0, out, 11), 10);
 }
 
+/* Bounds stored under a promotion's other width, re-encoded for the
+ * column's type (what the files listing shows after int -> long etc.). */
+static void test_adapt_width(void **state)
+{
+    (void)state;
+    uint8_t out[8];
+    size_t n = 0;
+    static const uint8_t minus5[4] = {0xfb, 0xff, 0xff, 0xff};
+    assert_true(bound_adapt_width(LT_LONG, minus5, 4, out, &n));
+    assert_int_equal(n, 8);
+    assert_memory_equal(out, ((uint8_t[]){0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}), 8);
+    static const uint8_t seven[8] = {7};
+    assert_true(bound_adapt_width(LT_INT16, seven, 8, out, &n));
+    assert_int_equal(n, 4);
+    assert_memory_equal(out, ((uint8_t[]){7, 0, 0, 0}), 4);
+    static const uint8_t big[8] = {0, 0, 0, 0, 0, 1}; /* 2^40: no int holds it */
+    assert_false(bound_adapt_width(LT_INT, big, 8, out, &n));
+    assert_false(bound_adapt_width(LT_LONG, seven, 8, out, &n)); /* already its width */
+    float f = 1.5f;
+    uint8_t fb[4];
+    memcpy(fb, &f, 4);
+    assert_true(bound_adapt_width(LT_DOUBLE, fb, 4, out, &n));
+    double d;
+    memcpy(&d, out, 8);
+    assert_true(n == 8 && d == 1.5);
+    d = 0.1; /* not a float exactly */
+    uint8_t db[8];
+    memcpy(db, &d, 8);
+    assert_false(bound_adapt_width(LT_FLOAT, db, 8, out, &n));
+    d = 0.5;
+    memcpy(db, &d, 8);
+    assert_true(bound_adapt_width(LT_FLOAT, db, 8, out, &n));
+    memcpy(&f, out, 4);
+    assert_true(n == 4 && f == 0.5f);
+    assert_false(bound_adapt_width(LT_STRING, db, 8, out, &n));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1227,6 +1264,7 @@ int main(void)
         cmocka_unit_test(test_jsonnum),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_timefmt_java),
+        cmocka_unit_test(test_adapt_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,76 +128,6 @@ const uint8_t *file_bytea(const PGresult *r, int row, int col, struct buf *scrat
     return scratch->data ? (const uint8_t *)scratch->data : (const uint8_t *)"";
 }
 
-static int64_t get_le(const uint8_t *b, size_t n)
-{
-    uint64_t v = le_load(b, n);
-    if (n < 8 && (b[n - 1] & 0x80))
-        v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
-    return (int64_t)v;
-}
-
-/* The bytes of a bound stored under a promotion's other width, re-encoded
- * for the column's type: 4-byte ints widen to 8 (int/int8/int16 -> long,
- * uint8/uint16 -> uint32), 8-byte ints narrow to 4 when the value fits
- * (bound_check then checks the type's range), float widens to double and
- * a double narrows to float when exact. False when nothing applies. */
-static bool adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out[8],
-                        size_t *out_len)
-{
-    switch (t) {
-    case LT_LONG:
-    case LT_UINT32:
-        if (n != 4)
-            return false;
-        le_store(out, (uint64_t)get_le(b, 4), 8);
-        *out_len = 8;
-        return true;
-    case LT_INT8:
-    case LT_INT16:
-    case LT_INT:
-    case LT_UINT8:
-    case LT_UINT16: {
-        if (n != 8)
-            return false;
-        int64_t v = get_le(b, 8);
-        if (v < INT32_MIN || v > INT32_MAX)
-            return false;
-        le_store(out, (uint64_t)v, 4);
-        *out_len = 4;
-        return true;
-    }
-    case LT_DOUBLE: {
-        if (n != 4)
-            return false;
-        uint32_t bits = (uint32_t)get_le(b, 4);
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        double d = (double)f;
-        uint64_t dbits;
-        memcpy(&dbits, &d, sizeof dbits);
-        le_store(out, dbits, 8);
-        *out_len = 8;
-        return true;
-    }
-    case LT_FLOAT: {
-        if (n != 8)
-            return false;
-        uint64_t bits = (uint64_t)get_le(b, 8);
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        float f = (float)d;
-        if (isnan(d) || (double)f != d)
-            return false;
-        uint32_t fbits;
-        memcpy(&fbits, &f, sizeof fbits);
-        le_store(out, fbits, 4);
-        *out_len = 4;
-        return true;
-    }
-    default: return false;
-    }
-}
-
 json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row, int col,
                         struct buf *scratch)
 {
@@ -210,7 +140,7 @@ json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row,
     if (!v) {
         uint8_t w[8];
         size_t wn;
-        if (adapt_width(c->type, b, n, w, &wn))
+        if (bound_adapt_width(c->type, b, n, w, &wn))
             v = bound_to_json(c->type, c->precision, c->scale, w, wn, &why);
     }
     return v ? v : json_null();
