@@ -6,6 +6,7 @@
 
 #include "rows/rows_text.h"
 #include "util/strutil.h"
+#include "util/jsonnum.h"
 
 /* ---- reading ---- */
 
@@ -54,7 +55,7 @@ static char *keep(struct rjp *p, const char *s, size_t n)
 
 static bool number(struct rjp *p, struct rj_value *out)
 {
-    size_t len = rt_number_span(p->s + p->pos, p->n - p->pos);
+    size_t len = jsonnum_span(p->s + p->pos, p->n - p->pos);
     if (len == 0)
         return fail(p, "expected a JSON value");
     out->type = RJ_NUMBER;

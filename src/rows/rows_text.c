@@ -10,6 +10,7 @@
 #include "util/base64.h"
 #include "util/numfmt.h"
 #include "util/timefmt.h"
+#include "util/jsonnum.h"
 
 int64_t rt_unit_per_second(enum rt_unit u)
 {
@@ -249,40 +250,10 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-size_t rt_number_span(const char *s, size_t n)
-{
-    size_t i = 0;
-    if (i < n && s[i] == '-')
-        i++;
-    if (i >= n || !is_digit(s[i]))
-        return 0;
-    if (s[i] == '0')
-        i++;
-    else
-        while (i < n && is_digit(s[i]))
-            i++;
-    if (i < n && s[i] == '.') {
-        if (++i >= n || !is_digit(s[i]))
-            return 0;
-        while (i < n && is_digit(s[i]))
-            i++;
-    }
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
-        if (i >= n || !is_digit(s[i]))
-            return 0;
-        while (i < n && is_digit(s[i]))
-            i++;
-    }
-    return i;
-}
-
 /* JSON's number grammar over the whole of s[0..n). */
 static bool number_syntax(const char *s, size_t n, bool integer_only)
 {
-    if (n == 0 || rt_number_span(s, n) != n)
+    if (!jsonnum_valid(s, n))
         return false;
     return !integer_only || (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n));
 }

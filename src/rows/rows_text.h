@@ -84,11 +84,6 @@ float rt_half_to_float(uint16_t h);
 
 /* ---- parsing ---- */
 
-/* The length of the JSON number (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
- * at the start of s, or 0 when s does not start with one (a fraction or
- * exponent without digits is no number). */
-size_t rt_number_span(const char *s, size_t n);
-
 /* JSON's integer grammar (-?(0|[1-9][0-9]*)) within [min, max]. */
 const char *rt_parse_i64(const char *s, size_t n, int64_t min, int64_t max, int64_t *out);
 /* Digits only (no sign) up to max. */

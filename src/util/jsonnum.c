@@ -13,39 +13,39 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-bool jsonnum_valid(const char *s, size_t n)
+size_t jsonnum_span(const char *s, size_t n)
 {
     size_t i = 0;
     if (i < n && s[i] == '-')
         i++;
-    if (i >= n)
-        return false;
-    if (s[i] == '0') {
+    if (i >= n || !is_digit(s[i]))
+        return 0;
+    if (s[i] == '0')
         i++;
-    } else if (is_digit(s[i])) {
+    else
         while (i < n && is_digit(s[i]))
             i++;
-    } else {
-        return false;
-    }
     if (i < n && s[i] == '.') {
-        size_t start = ++i;
+        if (++i >= n || !is_digit(s[i]))
+            return 0;
         while (i < n && is_digit(s[i]))
             i++;
-        if (i == start)
-            return false;
     }
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
             i++;
-        size_t start = i;
+        if (i >= n || !is_digit(s[i]))
+            return 0;
         while (i < n && is_digit(s[i]))
             i++;
-        if (i == start)
-            return false;
     }
-    return i == n;
+    return i;
+}
+
+bool jsonnum_valid(const char *s, size_t n)
+{
+    return n > 0 && jsonnum_span(s, n) == n;
 }
 
 json_t *jsonnum_new(const char *text, size_t len)

@@ -27,6 +27,9 @@
 /* True when text[0..len) is one RFC 8259 number token:
  * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 bool jsonnum_valid(const char *text, size_t len);
+/* The length of the number token text starts with (what follows is not
+ * looked at), or 0 when it does not start with one. */
+size_t jsonnum_span(const char *text, size_t len);
 
 /* A new raw number (reference owned by the caller), or NULL when the text
  * is not a number token or memory runs out. */
