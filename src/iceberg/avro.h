@@ -200,7 +200,6 @@ struct avro_writer;
 int avro_writer_new(const char *schema_text, const struct avro_writer_options *opts,
                     struct avro_writer **out, struct avro_error *err);
 void avro_writer_free(struct avro_writer *w);
-const struct avro_node *avro_writer_schema(const struct avro_writer *w);
 /* Sets a header metadata entry (any time before finish; setting a key again
  * replaces its value). Keys starting with "avro." are reserved. */
 int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *value, size_t len,
@@ -227,7 +226,6 @@ struct avro_reader;
 int avro_reader_open(const void *data, size_t len, const struct avro_reader_options *opts,
                      struct avro_reader **out, struct avro_error *err);
 void avro_reader_free(struct avro_reader *r);
-const struct avro_schema *avro_reader_schema(const struct avro_reader *r);
 enum avro_codec avro_reader_codec(const struct avro_reader *r);
 /* A header entry's value (borrowed from the file's memory, not
  * NUL-terminated), or NULL when absent. */

@@ -91,11 +91,6 @@ void avro_writer_free(struct avro_writer *w)
     free(w);
 }
 
-const struct avro_node *avro_writer_schema(const struct avro_writer *w)
-{
-    return avro_schema_root(w->schema);
-}
-
 int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *value, size_t len,
                          struct avro_error *err)
 {
@@ -406,11 +401,6 @@ void avro_reader_free(struct avro_reader *r)
     buf_free(&r->inflated);
     avro_schema_free(r->schema);
     free(r);
-}
-
-const struct avro_schema *avro_reader_schema(const struct avro_reader *r)
-{
-    return r->schema;
 }
 
 enum avro_codec avro_reader_codec(const struct avro_reader *r)

@@ -386,8 +386,3 @@ out:
     free(in.geo_el);
     return rc;
 }
-
-int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err)
-{
-    return pq_infer_table_with(s, t, NULL, NULL, err);
-}

@@ -54,7 +54,5 @@ struct pq_infer_result {
 int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
                         const struct pq_infer_options *opts, struct pq_infer_result *res,
                         struct pq_error *err);
-/* The same without options. */
-int pq_infer_table(const struct pq_schema *s, struct lake_table *t, struct pq_error *err);
 
 #endif

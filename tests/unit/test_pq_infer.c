@@ -59,8 +59,7 @@ static char *infer(const struct pq_schema *s, struct pq_error *err, int64_t *nex
     lake_table_init(&t, &a);
     char *out = NULL;
     const struct pq_infer_options variants = {.variants = true};
-    int rc = with_variants ? pq_infer_table_with(s, &t, &variants, NULL, err)
-                           : pq_infer_table(s, &t, err);
+    int rc = pq_infer_table_with(s, &t, with_variants ? &variants : NULL, NULL, err);
     if (rc == 0) {
         out = describe(&t);
         if (next_id)

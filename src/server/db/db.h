@@ -80,7 +80,6 @@ void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
  * what the session has: a round trip only when a connection changes hands
  * between readers and writers. 0 or -1. */
 int db_conn_statement_timeout(struct db_conn *c, int ms, struct db_err *err);
-const char *db_pool_conninfo(const struct db_pool *pool);
 
 /* Opens one connection outside any pool (probes, migrations). */
 PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size);

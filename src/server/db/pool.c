@@ -115,11 +115,6 @@ void db_pool_destroy(struct db_pool *p)
     free(p);
 }
 
-const char *db_pool_conninfo(const struct db_pool *p)
-{
-    return p->conninfo;
-}
-
 static void deadline_after_ms(struct timespec *ts, int ms)
 {
     clock_gettime(CLOCK_REALTIME, ts);
