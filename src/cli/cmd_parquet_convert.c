@@ -1,0 +1,597 @@
+/* hoglake parquet convert IN OUT: CSV, JSON Lines or Parquet rows into a
+ * Parquet file a catalog table accepts (docs/cli-parquet.md, "convert"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd_parquet.h"
+#include "cli/convert_rename.h"
+#include "rows/csv.h"
+#include "rows/rows_adapt.h"
+#include "rows/rows_parse.h"
+#include "rows/rows_schema.h"
+#include "parquet/infer.h"
+#include "parquet/writer.h"
+
+enum { DEFAULT_BATCH_ROWS = 65536 };
+
+const struct cli_opt cli_parquet_convert_opts[] = {
+    {"from", true, false, "csv|jsonl|parquet  IN's format (default: from its extension)"},
+    {"schema", true, false,
+     "SPEC  'id:long!, name:string', ColumnDef JSON (may set field_id), or @FILE"},
+    {"compression", true, false, "zstd|snappy|gzip|lz4_raw|uncompressed (default zstd)"},
+    {"level", true, false, "N  zstd level, 1 to 22 (default 3)"},
+    {"row-group-bytes", true, false, "N  cut row groups past N bytes (default 128 MiB)"},
+    {"page-bytes", true, false, "N  cut data pages past N bytes (default 1 MiB)"},
+    {"no-dictionary", false, false, "no dictionary encoding"},
+    {"batch-rows", true, false, "N  rows handed to the writer at a time (default 65536)"},
+    {"rename", true, true,
+     "OLD=NEW,...  give input columns (a.b for struct fields) names a table accepts"},
+    {"unknown-as", true, false,
+     "TYPE  the type of Parquet columns of the null (UNKNOWN) type (they hold only nulls)"},
+    {"force", false, false, "overwrite OUT when it exists"},
+};
+
+enum input_format { IN_CSV, IN_JSONL, IN_PARQUET };
+
+/* An output written to a temporary file next to OUT and renamed into place
+ * only on success, so a failed conversion leaves nothing behind. */
+struct output {
+    const char *path;
+    char tmp[4096];
+    int fd;
+    bool force;
+};
+
+static int output_open(struct output *o, const char *path, bool force)
+{
+    o->path = path;
+    o->force = force;
+    o->fd = -1;
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmp-XXXXXX", dirlen, path,
+                 slash ? slash + 1 : path) >= (int)sizeof o->tmp) {
+        fprintf(stderr, "hoglake: %s: path too long\n", path);
+        return -1;
+    }
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
+        fprintf(stderr, "hoglake: cannot create a file next to %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(o->fd, 0666 & ~mask) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", o->tmp, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes the temporary file (after a failure). */
+static void output_abandon(struct output *o)
+{
+    if (o->fd >= 0) {
+        close(o->fd);
+        unlink(o->tmp);
+        o->fd = -1;
+    }
+}
+
+static int output_publish(struct output *o)
+{
+    if (fsync(o->fd) != 0 || close(o->fd) != 0) {
+        o->fd = -1;
+        fprintf(stderr, "hoglake: writing %s: %s\n", o->path, strerror(errno));
+        unlink(o->tmp);
+        return EXIT_FAILURE_OTHER;
+    }
+    o->fd = -1;
+    if (o->force) {
+        if (rename(o->tmp, o->path) == 0)
+            return EXIT_OK;
+    } else if (link(o->tmp, o->path) == 0) {
+        unlink(o->tmp);
+        return EXIT_OK;
+    } else if (errno == EEXIST) {
+        unlink(o->tmp);
+        fprintf(stderr, "hoglake: %s exists (give --force to overwrite it)\n", o->path);
+        return EXIT_CONFLICT;
+    } else if (access(o->path, F_OK) != 0 && rename(o->tmp, o->path) == 0) {
+        return EXIT_OK; /* a file system without hard links */
+    }
+    fprintf(stderr, "hoglake: cannot move the result to %s: %s\n", o->path, strerror(errno));
+    unlink(o->tmp);
+    return EXIT_FAILURE_OTHER;
+}
+
+struct convert {
+    const char *in_path;
+    enum input_format from;
+    int64_t batch_rows;
+    struct lake_table *t;
+    struct pq_writer *w;
+    struct ArrowSchema wschema; /* the batches the writer takes */
+    struct convert_renames *renames;
+    const char *unknown_as;           /* --unknown-as: the type of null-only columns */
+    struct pq_infer_result annotated; /* GEOMETRY/GEOGRAPHY columns the output keeps */
+    struct arena *arena;              /* lives as long as the conversion */
+    int fail_code; /* the exit code of a failure (EXIT_FAILURE_OTHER unless usage) */
+};
+
+static int write_batch(struct convert *c, const struct ArrowArray *batch)
+{
+    struct pq_error err = {0};
+    if (pq_writer_write(c->w, &c->wschema, batch, &err) != 0) {
+        fprintf(stderr, "hoglake: writing Parquet: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int flush_rows(struct convert *c, struct rows_parser *p)
+{
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    char msg[300];
+    if (rows_parser_take(p, &s, &b, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hoglake: %s\n", msg);
+        return -1;
+    }
+    int rc = write_batch(c, &b);
+    b.release(&b);
+    s.release(&s);
+    return rc;
+}
+
+/* Binds the header's names, renamed, to the schema's columns: a header
+ * name that cannot be a column is reported with the --rename to give. */
+static int bind_csv_header(struct convert *c, struct rows_parser *p, const struct csv_reader *r)
+{
+    const char **in = arena_calloc(c->arena, r->nfields ? r->nfields : 1, sizeof *in);
+    const char **names = NULL;
+    char msg[1200];
+    if (!in) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return -1;
+    }
+    for (size_t i = 0; i < r->nfields; i++) {
+        size_t len;
+        in[i] = csv_field_text(r, i, &len, NULL);
+        if (strlen(in[i]) != len) {
+            fprintf(stderr, "hoglake: %s line %lld: header field %zu holds a NUL byte\n",
+                    c->in_path, (long long)r->record_line, i + 1);
+            return -1;
+        }
+    }
+    int rc = convert_renames_header(c->renames, in, r->nfields, c->in_path, c->arena, &names);
+    if (rc != EXIT_OK) {
+        c->fail_code = rc;
+        return -1;
+    }
+    if (rows_parser_csv_names(p, names, r->nfields, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line, msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
+{
+    struct csv_reader r;
+    csv_reader_init(&r, f);
+    char msg[1200];
+    int rc = -1, got = csv_read_record(&r);
+    if (got == 0) {
+        fprintf(stderr, "hoglake: %s: empty input (CSV needs a header row)\n", c->in_path);
+        goto out;
+    }
+    if (got < 0) {
+        fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
+        goto out;
+    }
+    if (bind_csv_header(c, p, &r) != 0)
+        goto out;
+    while ((got = csv_read_record(&r)) > 0) {
+        if (rows_parser_csv_row(p, &r, msg, sizeof msg) != 0) {
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line,
+                    msg);
+            goto out;
+        }
+        if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
+            goto out;
+    }
+    if (got < 0) {
+        fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
+        goto out;
+    }
+    rc = rows_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
+out:
+    csv_reader_free(&r);
+    return rc;
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+            return false;
+    return true;
+}
+
+static int convert_jsonl(struct convert *c, FILE *f, struct rows_parser *p)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int64_t lineno = 0;
+    char msg[1200];
+    int rc = -1;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (blank(line, (size_t)len))
+            continue;
+        if (rows_parser_json_row(p, line, (size_t)len, msg, sizeof msg) != 0) {
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)lineno, msg);
+            goto out;
+        }
+        if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
+            goto out;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, strerror(errno));
+        goto out;
+    }
+    rc = rows_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
+out:
+    free(line);
+    return rc;
+}
+
+static int convert_parquet(struct convert *c, struct pq_reader *r)
+{
+    struct ArrowSchema from;
+    struct pq_error err = {0};
+    char msg[800];
+    if (pq_reader_arrow_schema(r, &from, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return -1;
+    }
+    int rc = -1;
+    if (convert_renames_arrow(c->renames, &from, c->arena) != 0) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        goto out;
+    }
+    if (rows_adapt_check(&from, c->t, msg, sizeof msg) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, msg);
+        goto out;
+    }
+    const struct pq_file_meta *m = pq_reader_meta(r);
+    for (size_t g = 0; g < m->nrow_groups; g++) {
+        struct ArrowArray batch;
+        if (pq_reader_read_row_group(r, g, &batch, &err) != 0) {
+            fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
+            goto out;
+        }
+        bool ok = rows_adapt_foreign_batch(&from, &batch, c->t, msg, sizeof msg) == 0;
+        if (!ok)
+            fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, msg);
+        for (int64_t at = 0; ok && at < batch.length; at += c->batch_rows) {
+            struct ArrowArray slice = batch;
+            slice.offset = batch.offset + at;
+            slice.length = batch.length - at < c->batch_rows ? batch.length - at : c->batch_rows;
+            ok = write_batch(c, &slice) == 0;
+        }
+        batch.release(&batch);
+        if (!ok)
+            goto out;
+    }
+    rc = 0;
+out:
+    from.release(&from);
+    return rc;
+}
+
+static bool format_from_name(const char *path, enum input_format *out)
+{
+    static const struct {
+        const char *ext;
+        enum input_format f;
+    } exts[] = {
+        {".csv", IN_CSV}, {".jsonl", IN_JSONL}, {".ndjson", IN_JSONL}, {".parquet", IN_PARQUET}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t k = strlen(exts[i].ext);
+        if (n > k && strcasecmp(path + n - k, exts[i].ext) == 0) {
+            *out = exts[i].f;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The writer options from the command line. */
+static bool write_options(const struct cli_args *a, struct pq_write_options *o)
+{
+    pq_write_options_default(o);
+    const char *codec = cli_opt_value(a, "compression");
+    if (codec) {
+        static const char *const allowed[] = {"zstd", "snappy", "gzip", "lz4_raw", "uncompressed"};
+        bool ok = false;
+        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+            ok |= strcasecmp(codec, allowed[i]) == 0;
+        if (!ok || !pq_codec_parse(codec, &o->codec)) {
+            cli_usage_error("--compression takes zstd, snappy, gzip, lz4_raw or uncompressed");
+            return false;
+        }
+    }
+    int64_t v;
+    if (cli_opt_given(a, "level")) {
+        if (!cli_parse_count("level", cli_opt_value(a, "level"), 1, &v))
+            return false;
+        if (o->codec != PQ_ZSTD || v > 22) {
+            cli_usage_error("--level sets the zstd level (1 to 22)");
+            return false;
+        }
+        o->level = (int)v;
+    }
+    if (cli_opt_given(a, "row-group-bytes")) {
+        if (!cli_parse_count("row-group-bytes", cli_opt_value(a, "row-group-bytes"), 1, &v))
+            return false;
+        o->row_group_bytes = v;
+    }
+    if (cli_opt_given(a, "page-bytes")) {
+        if (!cli_parse_count("page-bytes", cli_opt_value(a, "page-bytes"), 1, &v))
+            return false;
+        o->page_bytes = v;
+    }
+    o->dictionary = !cli_opt_given(a, "no-dictionary");
+    return true;
+}
+
+/* Runs the conversion into o's file; returns 0 or -1 (message printed). */
+static int convert_into(struct convert *c, struct output *o, const struct pq_write_options *wo,
+                        struct pq_reader *r)
+{
+    char msg[400];
+    struct pq_error err = {0};
+    struct rows_parser *p = NULL;
+    FILE *f = NULL;
+    int rc = -1;
+    if (rows_table_arrow_schema(c->t, &c->wschema) != 0) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return -1;
+    }
+    if (c->from != IN_PARQUET) {
+        if (rows_parser_new(c->t, &p, msg, sizeof msg) != 0) {
+            fprintf(stderr, "hoglake: %s\n", msg);
+            goto out;
+        }
+        f = fopen(c->in_path, "rb");
+        if (!f) {
+            fprintf(stderr, "hoglake: %s: %s\n", c->in_path, strerror(errno));
+            goto out;
+        }
+    }
+    struct pq_sink sink = {pq_sink_fd_write, &o->fd};
+    struct pq_write_options keep = *wo;
+    keep.logicals = c->annotated.logicals;
+    keep.nlogicals = c->annotated.nlogicals;
+    if (pq_writer_open(c->t, &keep, &sink, &c->w, &err) != 0) {
+        fprintf(stderr, "hoglake: %s\n", err.msg);
+        goto out;
+    }
+    if (c->from == IN_CSV)
+        rc = convert_csv(c, f, p);
+    else if (c->from == IN_JSONL)
+        rc = convert_jsonl(c, f, p);
+    else
+        rc = convert_parquet(c, r);
+    if (rc == 0) {
+        struct pq_write_result res;
+        rc = pq_writer_close(c->w, &res, &err);
+        c->w = NULL;
+        if (rc != 0)
+            fprintf(stderr, "hoglake: writing Parquet: %s\n", err.msg);
+        else
+            pq_write_result_release(&res);
+    }
+out:
+    if (c->w)
+        pq_writer_free(c->w);
+    if (f)
+        fclose(f);
+    rows_parser_free(p);
+    c->wschema.release(&c->wschema);
+    return rc;
+}
+
+static int parse_renames(const struct cli_args *a, struct arena *arena, struct convert_renames *out)
+{
+    const char *values[CLI_MAX_VALUES];
+    int n = cli_opt_values(a, "rename", values, CLI_MAX_VALUES);
+    return convert_renames_parse(values, (size_t)n, arena, out);
+}
+
+/* INT96 infers as timestamp_ns, but a column holding instants past the
+ * nanosecond range (Spark's 9999-12-31, BC dates) reads at microseconds
+ * (src/parquet/reader.c): the table follows what the reader hands out. */
+static void follow_int96_units(struct lake_column *col, const struct ArrowSchema *s)
+{
+    if (col->type == LT_TIMESTAMP_NS && strcmp(s->format, "tsu:") == 0)
+        col->type = LT_TIMESTAMP;
+    if (col->type == LT_STRUCT && (size_t)s->n_children == col->nchildren)
+        for (size_t i = 0; i < col->nchildren; i++)
+            follow_int96_units(col->children[i], s->children[i]);
+    else if (col->type == LT_LIST && col->nchildren == 1 && s->n_children == 1)
+        follow_int96_units(col->children[0], s->children[0]);
+}
+
+static int follow_reader_units(struct convert *c, struct pq_reader *r)
+{
+    struct ArrowSchema s;
+    struct pq_error err = {0};
+    if (pq_reader_arrow_schema(r, &s, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    if ((size_t)s.n_children == c->t->root.nchildren)
+        for (size_t i = 0; i < c->t->root.nchildren; i++)
+            follow_int96_units(c->t->root.children[i], s.children[i]);
+    s.release(&s);
+    return EXIT_OK;
+}
+
+/* The table a Parquet input fills, its columns renamed: the --schema's
+ * (t already holds them), picked from the file by their input names; or
+ * the file's own, when their names (renamed) can be columns. */
+static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
+{
+    struct pq_schema renamed;
+    struct pq_error err = {0};
+    int rc = convert_renames_parquet(c->renames, pq_reader_schema(r), !have_spec, c->in_path,
+                                     c->arena, &renamed);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!have_spec) {
+        const struct pq_infer_options opts = {.unknown_as = c->unknown_as};
+        if (pq_infer_table_with(&renamed, c->t, &opts, &c->annotated, &err) == 0)
+            return follow_reader_units(c, r);
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    /* The schema's columns, by their names in the file, in its order. */
+    size_t n = c->t->root.nchildren;
+    const char **names = arena_calloc(c->arena, n ? n : 1, sizeof *names);
+    if (!names) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return EXIT_FAILURE_OTHER;
+    }
+    for (size_t i = 0; i < n; i++)
+        names[i] = convert_renames_source_of(c->renames, c->t->root.children[i]->name);
+    if (pq_reader_select_names(r, names, n, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
+/* Whether null-only columns can take this type: a scalar that needs no
+ * parameters (a decimal would need its precision). */
+static bool null_column_type(const char *name)
+{
+    enum lake_type t;
+    const char *why;
+    return lake_type_lookup(name, &t, &why) == LAKE_TYPE_OK && !lake_type_is_container(t) &&
+           t != LT_VARIANT && t != LT_DECIMAL;
+}
+
+int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
+{
+    (void)cli;
+    struct convert c = {0};
+    c.in_path = a->positional[0];
+    const char *out_path = a->positional[1];
+    const char *from = cli_opt_value(a, "from");
+    if (from) {
+        if (strcmp(from, "csv") == 0)
+            c.from = IN_CSV;
+        else if (strcmp(from, "jsonl") == 0)
+            c.from = IN_JSONL;
+        else if (strcmp(from, "parquet") == 0)
+            c.from = IN_PARQUET;
+        else
+            return cli_usage_error("--from takes csv, jsonl or parquet, not '%s'", from);
+    } else if (!format_from_name(c.in_path, &c.from)) {
+        return cli_usage_error("cannot tell the format of '%s' from its name: give --from",
+                               c.in_path);
+    }
+    const char *spec = cli_opt_value(a, "schema");
+    if (!spec && c.from != IN_PARQUET)
+        return cli_usage_error("--schema is required for %s input",
+                               c.from == IN_CSV ? "CSV" : "JSON Lines");
+    c.batch_rows = DEFAULT_BATCH_ROWS;
+    if (cli_opt_given(a, "batch-rows") &&
+        !cli_parse_count("batch-rows", cli_opt_value(a, "batch-rows"), 1, &c.batch_rows))
+        return EXIT_USAGE;
+    struct pq_write_options wo;
+    if (!write_options(a, &wo))
+        return EXIT_USAGE;
+    if (c.from == IN_JSONL && cli_opt_given(a, "rename"))
+        return cli_usage_error("--rename applies to CSV and Parquet input, not JSON Lines");
+    c.unknown_as = cli_opt_value(a, "unknown-as");
+    if (c.unknown_as && (c.from != IN_PARQUET || spec))
+        return cli_usage_error("--unknown-as applies to Parquet input converted without --schema");
+    if (c.unknown_as && !null_column_type(c.unknown_as))
+        return cli_usage_error("--unknown-as takes a scalar type without parameters (string, long, "
+                               "double, timestamp...), not '%s'",
+                               c.unknown_as);
+    bool force = cli_opt_given(a, "force");
+    if (!force && access(out_path, F_OK) == 0) {
+        fprintf(stderr, "hoglake: %s exists (give --force to overwrite it)\n", out_path);
+        return EXIT_CONFLICT;
+    }
+    struct stat st;
+    if (stat(c.in_path, &st) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c.in_path, strerror(errno));
+        return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_FAILURE_OTHER;
+    }
+
+    struct arena arena;
+    arena_init(&arena, 0);
+    struct lake_table t;
+    lake_table_init(&t, &arena);
+    t.name = "converted";
+    c.t = &t;
+    c.arena = &arena;
+    c.fail_code = EXIT_FAILURE_OTHER;
+    struct convert_renames renames = {0};
+    c.renames = &renames;
+    struct pq_source src = {0};
+    src.fd = -1;
+    struct pq_reader *r = NULL;
+    struct output o = {0};
+    o.fd = -1;
+    char msg[800];
+    struct pq_error err = {0};
+    int rc = EXIT_FAILURE_OTHER;
+    if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
+        goto out;
+    rc = EXIT_FAILURE_OTHER;
+    if (spec && rows_table_from_spec(spec, &t, msg, sizeof msg) != 0) {
+        rc = cli_usage_error("--schema: %s", msg);
+        goto out;
+    }
+    if (c.from == IN_PARQUET) {
+        if ((rc = cli_parquet_open_source(c.in_path, &src)) != EXIT_OK)
+            goto out;
+        rc = EXIT_FAILURE_OTHER;
+        if (pq_reader_open(&src, &r, &err) != 0) {
+            fprintf(stderr, "hoglake: %s: %s\n", c.in_path, err.msg);
+            goto out;
+        }
+        if ((rc = parquet_table(&c, r, spec != NULL)) != EXIT_OK)
+            goto out;
+        rc = EXIT_FAILURE_OTHER;
+    }
+    if (output_open(&o, out_path, force) != 0)
+        goto out;
+    if (convert_into(&c, &o, &wo, r) != 0) {
+        rc = c.fail_code;
+        goto out;
+    }
+    rc = output_publish(&o);
+out:
+    output_abandon(&o);
+    pq_reader_free(r);
+    if (src.fd >= 0)
+        pq_source_close(&src);
+    lake_table_release(&t);
+    arena_free(&arena);
+    return rc;
+}
