@@ -230,6 +230,14 @@ HL_API int64_t hl_table_ddl_snapshot(const hl_table *table);
  * (no travel) refreshes the writer cache. */
 HL_API hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **json,
                                struct hl_error *err);
+/* The Table object as the handle last read it (hl_table_open, a head
+ * hl_table_info, an append's basis), with no request while that read is
+ * fresh as the writer cache counts it (half the catalog's retention);
+ * otherwise a head read, as hl_table_info(table, NULL, ...). For callers
+ * that need the columns before appending (to parse text into the table's
+ * types): the append then commits against the same read, without another
+ * GET. */
+HL_API hl_status hl_table_definition(hl_table *table, char **json, struct hl_error *err);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */

@@ -338,12 +338,13 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
     }
 }
 
-/* The table's definition, for parsing text inputs into its types. */
+/* The table's definition, for parsing text inputs into its types: the one
+ * opening the table read, which the append then commits against. */
 static int load_definition(hl_table *t, struct lake_table *def)
 {
     char *text = NULL;
     struct hl_error err;
-    hl_status st = hl_table_info(t, NULL, &text, &err);
+    hl_status st = hl_table_definition(t, &text, &err);
     if (st != HL_OK)
         return cli_report(st, &err);
     json_t *info = json_loads(text, 0, NULL);

@@ -117,6 +117,8 @@ hl_status client_plan_page(hl_table *t, const struct hl_at *at, const char *page
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);
 void table_cache_clear(hl_table *t);
+/* The cached Table object while it is fresh (a new reference), else NULL. */
+json_t *table_cache_fresh(hl_table *t);
 /* The table's info and the read snapshot to prepare against: from the
  * cache when it is fresh (no request), else a catalog GET and a table GET
  * (totals=false). The uuid must match expected_uuid (NULL: the handle's)

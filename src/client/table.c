@@ -184,6 +184,16 @@ hl_status hl_table_info(hl_table *t, const struct hl_at *at, char **json, struct
     return dump_to(info, json, err);
 }
 
+hl_status hl_table_definition(hl_table *t, char **json, struct hl_error *err)
+{
+    json_t *info = table_cache_fresh(t);
+    if (!info)
+        return hl_table_info(t, NULL, json, err);
+    if (json)
+        *json = NULL;
+    return dump_to(info, json, err);
+}
+
 /* ---- paged reads ----
  *
  * files, scan and changes answer in pages; a page names the next one with

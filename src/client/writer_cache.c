@@ -98,6 +98,17 @@ static hl_status recreated(const char *name, const char *have, const char *want,
     return st;
 }
 
+json_t *table_cache_fresh(hl_table *t)
+{
+    double max_age = catalog_retention(t->ns->catalog) / 2;
+    pthread_mutex_lock(&t->lock);
+    json_t *info = t->cached_info && client_now() - t->cached_at < max_age
+                       ? json_incref(t->cached_info)
+                       : NULL;
+    pthread_mutex_unlock(&t->lock);
+    return info;
+}
+
 hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **info,
                             int64_t *read_snapshot, bool *from_cache, struct hl_error *err)
 {

@@ -521,6 +521,28 @@ void api_get(struct http_result *r, const struct test_server *s, const char *fmt
     http_call(r, "GET", url, NULL, NULL, 0, NULL);
 }
 
+int64_t test_route_requests(const struct test_server *s, const char *method, const char *route)
+{
+    struct http_result r;
+    /* A request of its own first: the one before it has been counted by
+     * the time this one is answered. */
+    api_get(&r, s, "/livez");
+    http_result_free(&r);
+    api_get(&r, s, "/metrics");
+    expect_status(&r, 200);
+    char want_route[600], want_method[40];
+    snprintf(want_route, sizeof want_route, "route=\"%s\"", route);
+    snprintf(want_method, sizeof want_method, "method=\"%s\"", method);
+    int64_t total = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(r.body, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (strncmp(line, "hoglake_http_requests_total{", 28) == 0 && strstr(line, want_route) &&
+            strstr(line, want_method))
+            total += strtoll(strrchr(line, ' ') + 1, NULL, 10);
+    http_result_free(&r);
+    return total;
+}
+
 void api_delete(struct http_result *r, const struct test_server *s, const char *fmt, ...)
 {
     char url[2048];

@@ -121,6 +121,10 @@ void api_send_text(struct http_result *r, const struct test_server *s, const cha
                    const char *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* GET expecting 200; returns the parsed body (caller json_decref's). */
+/* Requests the server has answered on `route` (its router pattern, e.g.
+ * "/v1/catalogs/{catalog}") with `method`, summed over statuses, from its
+ * hoglake_http_requests_total counter. */
+int64_t test_route_requests(const struct test_server *s, const char *method, const char *route);
 json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

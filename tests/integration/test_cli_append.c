@@ -267,12 +267,32 @@ static void server_disappears(void **state)
     assert_int_equal(data_files("local"), before);
 }
 
+static int64_t table_gets(void)
+{
+    return test_route_requests(&srv, "GET",
+                               "/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}");
+}
+
+/* A cold `hoglake append` of text reads the table once: the definition it
+ * parses the rows with is the read that opened the table, and the commit
+ * goes against it. */
+static void append_reads_the_table_once(void **state)
+{
+    (void)state;
+    test_write_file(dir, "once.csv", "id,name\n100,once\n");
+    int64_t before = table_gets();
+    struct cli_out o;
+    run(&o, "append local.ns.ev once.csv");
+    cli_out_expect(&o, 0, "append");
+    cli_out_free(&o);
+    assert_int_equal(table_gets() - before, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(append_three_formats),
-        cmocka_unit_test(refusals_change_nothing),
-        cmocka_unit_test(append_to_s3),
+        cmocka_unit_test(append_three_formats),        cmocka_unit_test(refusals_change_nothing),
+        cmocka_unit_test(append_reads_the_table_once), cmocka_unit_test(append_to_s3),
         cmocka_unit_test(server_disappears),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
