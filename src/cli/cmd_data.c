@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "client/tableinfo.h"
 #include "parquet/reader.h"
 #include "rows/csv.h"
 #include "rows/rows_parse.h"
@@ -349,12 +348,13 @@ static int load_definition(hl_table *t, struct lake_table *def)
         return cli_report(st, &err);
     json_t *info = json_loads(text, 0, NULL);
     free(text);
-    st = info ? client_table_from_info(info, def, &err) : HL_ERR_NOMEM;
+    char msg[512];
+    int rc =
+        info ? rows_table_from_columns(json_object_get(info, "columns"), def, msg, sizeof msg) : -1;
     json_decref(info);
-    if (st != HL_OK) {
-        if (st == HL_ERR_NOMEM)
-            snprintf(err.message, sizeof err.message, "out of memory");
-        return cli_report(st, &err);
+    if (rc != 0) {
+        fprintf(stderr, "hoglake: the server's table definition: %s\n", info ? msg : "not JSON");
+        return EXIT_FAILURE_OTHER;
     }
     return EXIT_OK;
 }
