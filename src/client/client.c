@@ -13,6 +13,7 @@
 
 #include "client/internal.h"
 #include "util/strutil.h"
+#include "util/error.h"
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void init_curl(void)
@@ -26,14 +27,7 @@ static hl_status set_error(struct hl_error *err, hl_status status, int http, con
 static hl_status set_error_v(struct hl_error *err, hl_status status, int http, const char *code,
                              const char *fmt, va_list ap)
 {
-    if (!err)
-        return status;
-    memset(err, 0, sizeof *err);
-    err->status = status;
-    err->http_status = http;
-    str_copy(err->code, sizeof err->code, code);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    return status;
+    return error_setv(err, status, http, false, code, fmt, ap);
 }
 
 static hl_status set_error(struct hl_error *err, hl_status status, int http, const char *code,

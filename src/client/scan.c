@@ -16,6 +16,7 @@
 #include "rows/rows_schema.h"
 #include "util/arena.h"
 #include "util/arrow.h"
+#include "hoglake/sys/table.h"
 
 struct scan {
     struct arena arena;
@@ -302,4 +303,10 @@ hl_status hl_table_scan_changes(hl_table *t, int64_t from_snapshot, int64_t to_s
     if (st == HL_OK && resolved_to)
         *resolved_to = to;
     return st;
+}
+
+hl_status hl_table_read_plan(hl_table *t, const json_t *info, json_t *plan,
+                             struct ArrowArrayStream *out, struct hl_error *err)
+{
+    return client_scan_plan(t, info, plan, out, err);
 }

@@ -1,6 +1,7 @@
 /* The client's object store, opened on first use (a client that only reads
  * metadata never needs credentials). */
 #include "client/internal.h"
+#include "hoglake/sys/table.h"
 #include "objstore/objstore.h"
 
 /* The object store's diagnostics, to the caller's log at the levels it
@@ -37,6 +38,16 @@ hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err
     *out = c->store;
     pthread_mutex_unlock(&c->store_lock);
     return st;
+}
+
+hl_catalog *hl_table_catalog(hl_table *t)
+{
+    return t->ns->catalog;
+}
+
+hl_status hl_table_object_store(hl_table *t, struct objstore **out, struct hl_error *err)
+{
+    return client_store(t->ns->catalog->client, out, err);
 }
 
 void client_store_free(hl_client *c)

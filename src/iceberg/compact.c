@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/append.h"
-#include "client/internal.h"
 #include "iceberg/compact.h"
 #include "iceberg/export_core.h"
 #include "iceberg/table_io.h"
@@ -14,6 +12,7 @@
 #include "util/failpoint.h"
 #include "util/spans.h"
 #include "util/random.h"
+#include "hoglake/sys/table.h"
 
 #define DEFAULT_FILE_COUNT 32
 #define DEFAULT_MAX_BYTES ((int64_t)128 << 20)
@@ -102,7 +101,7 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
                 *cap = *cap ? *cap * 2 : 64;
                 struct live_file *p = realloc(*files, *cap * sizeof *p);
                 if (!p)
-                    st = client_nomem(err);
+                    st = xp_nomem(err);
                 else
                     *files = p;
             }
@@ -110,7 +109,7 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
                 struct live_file *f = &(*files)[*n];
                 *f = (struct live_file){strdup(file), rows, size, first, eseq};
                 if (!f->path)
-                    st = client_nomem(err);
+                    st = xp_nomem(err);
                 else
                     (*n)++;
             }
@@ -163,7 +162,7 @@ static json_t *info_with_lineage(hl_table *t, bool lineage, struct hl_error *err
     json_t *cols = json_object_get(info, "columns");
     if (!json_is_array(cols)) {
         json_decref(info);
-        client_nomem(err);
+        xp_nomem(err);
         return NULL;
     }
     if (lineage &&
@@ -176,7 +175,7 @@ static json_t *info_with_lineage(hl_table *t, bool lineage, struct hl_error *err
                                                "field_id", (json_int_t)ICE_FIELD_LAST_UPDATED_SEQ,
                                                "ordinal", (1 << 20) + 1, "nullable", true)) != 0)) {
         json_decref(info);
-        client_nomem(err);
+        xp_nomem(err);
         return NULL;
     }
     return info;
@@ -217,9 +216,9 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
     json_t *plan = json_pack("[{s:{s:s,s:I}}]", "data_file", "path", f->path, "file_size_bytes",
                              (json_int_t)f->size);
     if (!plan)
-        return client_nomem(err);
+        return xp_nomem(err);
     struct ArrowArrayStream s;
-    hl_status st = client_scan_plan(x->t, info, plan, &s, err);
+    hl_status st = hl_table_read_plan(x->t, info, plan, &s, err);
     if (st != HL_OK)
         return st;
     if (!x->schema.release && s.get_schema(&s, &x->schema) != 0)
@@ -239,12 +238,12 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
         if (lineage && (fill_lineage(&b, nc - 2, f->first_row_id + position, 1, min_row_id) != 0 ||
                         fill_lineage(&b, nc - 1, f->sequence_number, 0, &unused) != 0)) {
             b.release(&b);
-            st = client_nomem(err);
+            st = xp_nomem(err);
             break;
         }
         position += b.length;
         if (xp_add_batch(x, &b) != 0) {
-            st = client_nomem(err);
+            st = xp_nomem(err);
             break;
         }
     }
@@ -289,7 +288,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     int64_t spec_id = 0;
     json_long(m->default_spec, "spec-id", &spec_id);
     spec.spec_id = (int32_t)spec_id;
-    hl_status st = schema_text && fields_text ? HL_OK : client_nomem(err);
+    hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
     struct ice_manifest_summary summary;
     struct avro_error ae;
     struct icemeta_err ie;
@@ -316,7 +315,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
                                                    snapshot_id, seq, first_row_id, &summary)
                         : NULL;
     if (st == HL_OK && !added)
-        st = client_nomem(err);
+        st = xp_nomem(err);
     if (st == HL_OK) {
         snprintf(list_uri, sizeof list_uri, "%s/metadata/snap-%" PRId64 "-0-%s.avro", x->loc,
                  snapshot_id, uuid);
@@ -360,7 +359,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
         return xp_icemeta_status(&ie, err);
     char *text = ice_meta_dumps(m);
     if (!text)
-        return client_nomem(err);
+        return xp_nomem(err);
     if (xp_failpoint_rival(x, version) != 0) {
         free(text);
         return xp_fail(err, HL_ERR_INTERNAL, "internal", "the lost-race failpoint failed");
@@ -432,7 +431,7 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     struct live_file *live = NULL;
     size_t nlive = 0;
     json_t *info = NULL;
-    hl_status st = client_store(t->ns->catalog->client, &x->store, err);
+    hl_status st = hl_table_object_store(t, &x->store, err);
     if (st == HL_OK)
         st = xp_load_iceberg(x, &m, &version, err);
     if (st != HL_OK)

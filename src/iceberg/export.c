@@ -6,9 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/append.h"
-#include "client/internal.h"
-#include "client/tableinfo.h"
 #include "iceberg/export.h"
 #include "iceberg/export_core.h"
 #include "iceberg/manifest.h"
@@ -25,6 +22,7 @@
 #include "util/spans.h"
 #include "util/timefmt.h"
 #include "util/random.h"
+#include "hoglake/sys/table.h"
 
 /* An export run: the shared state, and this run's own. */
 struct export_run {
@@ -78,7 +76,7 @@ static hl_status read_rows(struct export_run *e, struct hl_error *err)
             continue;
         }
         if (xp_add_batch(x, &b) != 0) {
-            st = client_nomem(err);
+            st = xp_nomem(err);
             break;
         }
     }
@@ -146,7 +144,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
                                                    seq, m->next_row_id, summary)
                         : NULL;
     if (st == HL_OK && !added)
-        st = client_nomem(err);
+        st = xp_nomem(err);
     char uuid[37], list_uri[4096];
     struct buf list = BUF_INIT;
     if (st == HL_OK && random_uuid4(uuid) != 0)
@@ -197,7 +195,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
         return xp_icemeta_status(&ie, err);
     char *text = ice_meta_dumps(m);
     if (!text)
-        return client_nomem(err);
+        return xp_nomem(err);
     if (attempt == 0 && xp_failpoint_rival(x, version) != 0) {
         free(text);
         return xp_fail(err, HL_ERR_INTERNAL, "internal", "the lost-race failpoint failed");
@@ -227,7 +225,7 @@ static hl_status commit(struct export_run *e, struct hl_error *err)
         x->day_col ? json_string_value(json_object_get(
                          json_array_get(json_object_get(x->spec_json, "fields"), 0), "name"))
                    : NULL;
-    hl_status st = schema_text && fields_text ? HL_OK : client_nomem(err);
+    hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
     struct buf manifest = BUF_INIT;
     struct ice_manifest_summary summary;
     struct avro_error ae;
@@ -316,8 +314,8 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     arena_init(&x->arena, 0);
     lake_table_init(&x->table, &x->arena);
     hl_status st = ice_export_consumer_id(x->loc, e.consumer) == 0
-                       ? client_store(t->ns->catalog->client, &x->store, err)
-                       : client_nomem(err);
+                       ? hl_table_object_store(t, &x->store, err)
+                       : xp_nomem(err);
 
     /* The target first: its format version, and its record of the last
      * window exported (which wins over a lagging offset). */
@@ -336,12 +334,12 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     snprintf(res->sort_order, sizeof res->sort_order, "%s", x->sort_order);
     int64_t offset = -1, landed = -1;
     if (st == HL_OK)
-        st = hl_catalog_offset(t->ns->catalog, e.consumer, hl_table_uuid(t), &offset, err);
+        st = hl_catalog_offset(hl_table_catalog(t), e.consumer, hl_table_uuid(t), &offset, err);
     if (st == HL_OK && version > 0) {
         recorded_window(&m, hl_table_uuid(t), &landed);
         if (landed > offset) {
-            st =
-                hl_catalog_commit_offset(t->ns->catalog, e.consumer, hl_table_uuid(t), landed, err);
+            st = hl_catalog_commit_offset(hl_table_catalog(t), e.consumer, hl_table_uuid(t), landed,
+                                          err);
             offset = landed;
             res->reconciled = true;
         }
@@ -379,7 +377,7 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     /* The offset follows the Iceberg commit; should it fail now, the next
      * run reconciles from the snapshot summary. */
     if (st == HL_OK && !res->nothing_new)
-        st = hl_catalog_commit_offset(t->ns->catalog, e.consumer, hl_table_uuid(t),
+        st = hl_catalog_commit_offset(hl_table_catalog(t), e.consumer, hl_table_uuid(t),
                                       res->to_snapshot, err);
     xp_exporter_free(x);
     return st;

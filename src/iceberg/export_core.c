@@ -8,29 +8,33 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/append.h"
-#include "client/internal.h"
-#include "client/tableinfo.h"
 #include "iceberg/export_core.h"
 #include "iceberg/table_io.h"
 #include "lake/partition.h"
+#include "lake/tableinfo.h"
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
+#include "util/error.h"
 #include "util/failpoint.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
 #include "util/random.h"
+#include "hoglake/sys/table.h"
 
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
 {
-    char msg[HL_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_setv(err, st, 0, false, code, fmt, ap);
     va_end(ap);
-    return client_fail(err, st, code, "%s", msg);
+    return st;
+}
+
+hl_status xp_nomem(struct hl_error *err)
+{
+    return xp_fail(err, HL_ERR_NOMEM, "out_of_memory", "out of memory");
 }
 
 hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err)
@@ -114,8 +118,12 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
     json_t *info = json_loads(text, 0, NULL);
     free(text);
     if (!info)
-        return client_nomem(err);
-    st = client_table_from_info(info, &x->table, err);
+        return xp_nomem(err);
+    struct lake_err lerr = {0};
+    if (lake_table_from_info(info, &x->table, &lerr) != 0)
+        st = lerr.kind == LAKE_ERR_NOMEM
+                 ? xp_nomem(err)
+                 : xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s", lerr.msg);
     const char *primary = json_string_value(json_object_get(info, "primary_timestamp_column"));
     for (size_t i = 0; st == HL_OK && primary && i < x->table.root.nchildren; i++) {
         const struct lake_column *c = x->table.root.children[i];
@@ -135,7 +143,7 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
     } else if (x->table.partitioned) {
         x->keys = arena_calloc(&x->arena, x->table.nspec_fields + 1, sizeof *x->keys);
         if (!x->keys)
-            return client_nomem(err);
+            return xp_nomem(err);
         for (size_t i = 0; i < x->table.nspec_fields; i++) {
             if (x->table.spec_fields[i].transform == LTR_IDENTITY)
                 x->keys[x->nkeys++] =
@@ -206,10 +214,10 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
         for (size_t b = 0; g && b < x->nbatches; b++) {
             for (int64_t r = 0; r < x->batches[b].length; r++) {
                 if (group_add(g, (uint32_t)b, (uint32_t)r) != 0)
-                    return client_nomem(err);
+                    return xp_nomem(err);
             }
         }
-        return g ? HL_OK : client_nomem(err);
+        return g ? HL_OK : xp_nomem(err);
     }
     /* The day transform of the partition code, on a spec of one field. */
     struct lake_table by_day = x->table;
@@ -239,7 +247,7 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
         free(index);
         lake_partition_groups_free(&pg);
         if (!ok)
-            return client_nomem(err);
+            return xp_nomem(err);
     }
     qsort(x->groups, x->ngroups, sizeof *x->groups, cmp_groups);
     return HL_OK;
@@ -354,7 +362,7 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     char msg[512];
     const struct ArrowArray **bp = calloc(x->nbatches, sizeof *bp);
     if (!bp)
-        return client_nomem(err);
+        return xp_nomem(err);
     for (size_t b = 0; b < x->nbatches; b++)
         bp[b] = &x->batches[b];
     if (x->nkeys && rows_sort(&x->schema, bp, x->nbatches, keys, x->nkeys, g->refs, g->n, msg,
@@ -393,11 +401,11 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     wo.kv = &kv;
     wo.nkv = 1;
     if (!schema_text)
-        st = client_nomem(err);
+        st = xp_nomem(err);
     else if (objstore_writer_open(x->store, uri, 0, &up.w, err) != 0)
         st = err ? err->status : HL_ERR_IO;
     else if (xp_stage(x, uri) != 0)
-        st = client_nomem(err);
+        st = xp_nomem(err);
     struct pq_sink sink = {sink_write, &up};
     if (st == HL_OK && pq_writer_open(&x->table, &wo, &sink, &w, &pe) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "opening a Parquet writer: %s", pe.msg);
@@ -457,7 +465,7 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
                                   (const int64_t(*)[2])nans,
                                   nnan};
         if (!f.path || !nans || add_file(x, &f) != 0)
-            st = client_nomem(err);
+            st = xp_nomem(err);
     }
     if (closed)
         pq_write_result_release(&res);
@@ -473,7 +481,7 @@ hl_status xp_put_object(struct exporter *x, const char *uri, const struct buf *b
 {
     if (objstore_put(x->store, uri, b->data, b->len, OBJSTORE_IF_NONE_MATCH, err) != 0)
         return err ? err->status : HL_ERR_IO;
-    return xp_stage(x, uri) == 0 ? HL_OK : client_nomem(err);
+    return xp_stage(x, uri) == 0 ? HL_OK : xp_nomem(err);
 }
 
 hl_status xp_load_iceberg(struct exporter *x, struct ice_meta *m, int64_t *version,

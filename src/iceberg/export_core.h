@@ -66,6 +66,7 @@ struct exporter {
     size_t nstaged, staged_cap;
 };
 
+hl_status xp_nomem(struct hl_error *err);
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err);

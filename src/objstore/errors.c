@@ -5,20 +5,16 @@
 #include <string.h>
 
 #include "util/strutil.h"
+#include "util/error.h"
 
 int os_fail(struct hl_error *err, hl_status status, int http, bool retryable, const char *code,
             const char *fmt, ...)
 {
     if (!err)
         return -1;
-    memset(err, 0, sizeof *err);
-    err->status = status;
-    err->http_status = http;
-    err->retryable = retryable;
-    str_copy(err->code, sizeof err->code, code);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    error_setv(err, status, http, retryable, code, fmt, ap);
     va_end(ap);
     /* Peer text may carry anything: keep the message printable. */
     for (char *p = err->message; *p; p++)

@@ -52,7 +52,8 @@ check hl_iceberg iceberg/avro.h rows/rows_schema.h client/internal.h server/auth
 check hl_client client/internal.h server/auth_cache.h iceberg/avro.h cli/cli.h
 check hl_server server/auth_cache.h client/internal.h iceberg/avro.h cli/cli.h
 check hoglaked server/auth_cache.h client/internal.h cli/cli.h
-check hl_export iceberg/export_core.h server/auth_cache.h cli/cli.h
+check hl_export iceberg/export_core.h server/auth_cache.h cli/cli.h client/internal.h client/tableinfo.h
+check hl_export hoglake/sys/table.h
 check hl_cli cli/cli.h server/auth_cache.h client/internal.h client/tableinfo.h objstore/objstore.h
 check hoglake_cli cli/cli.h util/buf.h client/internal.h
 # Every header named above as forbidden compiles where it is allowed, so
