@@ -1,12 +1,12 @@
 /* hoglake export iceberg: the incremental Iceberg export of a table
- * (src/iceberg/export.h, docs/iceberg-export.md). */
+ * (src/export/export.h, docs/iceberg-export.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "iceberg/compact.h"
-#include "iceberg/export.h"
+#include "export/compact.h"
+#include "export/export.h"
 #include "util/spans.h"
 
 static void print_result(const struct cli *cli, const char *to, const struct ice_export_result *r)

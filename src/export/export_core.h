@@ -2,8 +2,8 @@
  * (day(primary timestamp) partitioning, the lookup key), rows grouped by
  * day and sorted, data files written and tracked for cleanup, loading the
  * Iceberg table, and the spans' layout attributes. Internal. */
-#ifndef HL_ICEBERG_EXPORT_CORE_H
-#define HL_ICEBERG_EXPORT_CORE_H
+#ifndef HL_EXPORT_EXPORT_CORE_H
+#define HL_EXPORT_EXPORT_CORE_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "iceberg/export_core.h"
+#include "export/export_core.h"
 #include "iceberg/table_io.h"
 #include "lake/partition.h"
 #include "lake/tableinfo.h"

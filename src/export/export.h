@@ -11,8 +11,8 @@
  * between the two commits is reconciled on the next run from the snapshot
  * summary, which records the source snapshot range: rows are never
  * exported twice. */
-#ifndef HL_ICEBERG_EXPORT_H
-#define HL_ICEBERG_EXPORT_H
+#ifndef HL_EXPORT_EXPORT_H
+#define HL_EXPORT_EXPORT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "iceberg/export.h"
-#include "iceberg/export_core.h"
+#include "export/export.h"
+#include "export/export_core.h"
 #include "iceberg/manifest.h"
 #include "iceberg/metadata.h"
 #include "iceberg/table_io.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iceberg/compact.h"
-#include "iceberg/export_core.h"
+#include "export/compact.h"
+#include "export/export_core.h"
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
 #include "util/arrow.h"

@@ -11,8 +11,8 @@
  * (a lost race), the staged files are deleted and the outcome is
  * `conflict`; if the outcome cannot be verified, the files are left and the
  * run says so. A run that fails while staging deletes what it wrote. */
-#ifndef HL_ICEBERG_COMPACT_H
-#define HL_ICEBERG_COMPACT_H
+#ifndef HL_EXPORT_COMPACT_H
+#define HL_EXPORT_COMPACT_H
 
 #include <stdbool.h>
 #include <stdint.h>
