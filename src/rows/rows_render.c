@@ -10,7 +10,6 @@
 #include "rows/rows_text.h"
 #include "rows/rows_wkt.h"
 #include "util/arrow.h"
-#include "util/strutil.h"
 
 enum kind {
     K_BOOL,
@@ -263,11 +262,8 @@ static int geometry_text(struct rows_render *r, const struct plan *p, const stru
                      why);
             return -1;
         }
-    } else {
-        if (buf_reserve(&r->tmp, 2 * len + 1) != 0)
-            return fail(r, p, "out of memory", 0);
-        str_hex_encode(b, len, r->tmp.data);
-        r->tmp.len = 2 * len;
+    } else if (rt_hex_encode(&r->tmp, b, len) != 0) {
+        return fail(r, p, "out of memory", 0);
     }
     *s = r->tmp.data ? r->tmp.data : "";
     *n = r->tmp.len;

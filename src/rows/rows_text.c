@@ -182,17 +182,10 @@ int rt_base64_encode(struct buf *out, const void *data, size_t len)
 
 int rt_hex_encode(struct buf *out, const void *data, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
-    const uint8_t *p = data;
     if (buf_reserve(out, len * 2 + 1) != 0)
         return -1;
-    char *o = out->data + out->len;
-    for (size_t i = 0; i < len; i++) {
-        *o++ = hex[p[i] >> 4];
-        *o++ = hex[p[i] & 15];
-    }
-    out->len = (size_t)(o - out->data);
-    out->data[out->len] = '\0';
+    str_hex_encode(data, len, out->data + out->len);
+    out->len += len * 2;
     return 0;
 }
 
