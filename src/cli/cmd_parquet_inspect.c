@@ -78,25 +78,19 @@ static const char *unit_name(enum pq_time_unit u)
     return u == PQ_MILLIS ? "MILLIS" : u == PQ_NANOS ? "NANOS" : "MICROS";
 }
 
-static const char *edge_algorithm_name(int32_t a)
-{
-    static const char *const names[] = {"SPHERICAL", "VINCENTY", "THOMAS", "ANDOYER", "KARNEY"};
-    return a >= 0 && (size_t)a < sizeof names / sizeof names[0] ? names[a] : "OTHER";
-}
-
 /* GEOMETRY and GEOGRAPHY as the schema listing shows them: the CRS (cut
  * short, a PROJJSON one runs to kilobytes; --json has it whole) and the
  * edge algorithm. */
 static void geo_text(const struct pq_logical *l, const char *n, char *out, size_t size)
 {
     enum { CRS_SHOWN = 24 };
-    const char *crs = l->crs ? l->crs : "OGC:CRS84";
+    const char *crs = pq_logical_crs(l);
     bool cut = strlen(crs) > CRS_SHOWN;
     if (l->kind == PQ_LT_GEOMETRY)
         snprintf(out, size, "%s(%.*s%s)", n, CRS_SHOWN, crs, cut ? "..." : "");
     else
         snprintf(out, size, "%s(%.*s%s,%s)", n, CRS_SHOWN, crs, cut ? "..." : "",
-                 edge_algorithm_name(l->edge_algorithm));
+                 pq_edge_algorithm_name(l->edge_algorithm));
 }
 
 static const char *repetition_name(const struct pq_schema_element *e)
@@ -161,12 +155,12 @@ static void json_logical(struct jw *w, const struct pq_logical *l)
         jw_bool(w, l->is_signed);
     } else if (l->kind == PQ_LT_VARIANT) {
         json_int_or_null(w, "specification_version", true, l->variant_version);
-    } else if (l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY) {
+    } else if (pq_logical_is_geo(l)) {
         jw_key(w, "crs");
-        jw_cstring(w, l->crs ? l->crs : "OGC:CRS84");
+        jw_cstring(w, pq_logical_crs(l));
         if (l->kind == PQ_LT_GEOGRAPHY) {
             jw_key(w, "algorithm");
-            jw_cstring(w, edge_algorithm_name(l->edge_algorithm));
+            jw_cstring(w, pq_edge_algorithm_name(l->edge_algorithm));
         }
     }
     jw_end_object(w);

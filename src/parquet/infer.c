@@ -16,11 +16,6 @@ struct inferrer {
     size_t ngeo, geocap;
 };
 
-static bool is_geo(const struct pq_logical *l)
-{
-    return l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY;
-}
-
 static int push_geo(struct inferrer *in, const struct pq_schema_element *e)
 {
     if (in->ngeo == in->geocap) {
@@ -104,7 +99,7 @@ static const char *leaf_type(struct inferrer *in, const struct pq_node *x, int *
             ? "the null (UNKNOWN) type (it holds only nulls: 'hoglake parquet convert "
               "--unknown-as TYPE' gives it a type)"
         : l->kind == PQ_LT_OTHER ? "a logical type this reader does not know"
-        : is_geo(l) && e->type != PQ_BYTE_ARRAY
+        : pq_logical_is_geo(l) && e->type != PQ_BYTE_ARRAY
             ? "GEOMETRY or GEOGRAPHY on a type other than BYTE_ARRAY"
         : has_ct(e, PQ_CT_INTERVAL) ? "INTERVAL"
                                     : NULL;
@@ -214,7 +209,7 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
     if (x->kind == PQN_LEAF) {
         int precision = 0, scale = 0;
         const char *type = leaf_type(in, x, &precision, &scale);
-        if (!type || (is_geo(&e->logical) && push_geo(in, e) != 0))
+        if (!type || (pq_logical_is_geo(&e->logical) && push_geo(in, e) != 0))
             goto bad;
         json_object_set_new(d, "type", json_string(type));
         if (strcmp(type, "decimal") == 0)

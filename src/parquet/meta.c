@@ -50,6 +50,22 @@ const char *pq_codec_name(int c)
     return (unsigned)c < 8 ? codec_names[c] : "UNKNOWN";
 }
 
+bool pq_logical_is_geo(const struct pq_logical *l)
+{
+    return l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY;
+}
+
+const char *pq_logical_crs(const struct pq_logical *l)
+{
+    return l->crs ? l->crs : "OGC:CRS84";
+}
+
+const char *pq_edge_algorithm_name(int32_t a)
+{
+    static const char *const names[] = {"SPHERICAL", "VINCENTY", "THOMAS", "ANDOYER", "KARNEY"};
+    return a >= 0 && (size_t)a < sizeof names / sizeof names[0] ? names[a] : "OTHER";
+}
+
 bool pq_codec_parse(const char *name, enum pq_codec *out)
 {
     for (int c = 0; c < 8; c++) {

@@ -30,6 +30,13 @@ struct pq_logical {
     int32_t edge_algorithm;   /* GEOGRAPHY (enum pq_edge_algorithm; others kept as read) */
 };
 
+/* GEOMETRY or GEOGRAPHY: WKB, whose bytes have no order the format defines. */
+bool pq_logical_is_geo(const struct pq_logical *l);
+/* A GEOMETRY's or GEOGRAPHY's CRS: the file's, else the format's default. */
+const char *pq_logical_crs(const struct pq_logical *l);
+/* An edge algorithm's Parquet name ("SPHERICAL" ... "KARNEY"), else "OTHER". */
+const char *pq_edge_algorithm_name(int32_t a);
+
 struct pq_schema_element {
     bool has_type;
     enum pq_type type;

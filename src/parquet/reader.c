@@ -1565,11 +1565,16 @@ int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct
  * of memory; free() it. */
 static char *geoarrow_metadata(const struct pq_logical *l)
 {
-    static const char *const edges[] = {"spherical", "vincenty", "thomas", "andoyer", "karney"};
-    json_t *o = json_pack("{s:s}", "crs", l->crs ? l->crs : "OGC:CRS84");
-    if (o && l->kind == PQ_LT_GEOGRAPHY && l->edge_algorithm >= 0 &&
-        (size_t)l->edge_algorithm < sizeof edges / sizeof edges[0])
-        json_object_set_new(o, "edges", json_string(edges[l->edge_algorithm]));
+    json_t *o = json_pack("{s:s}", "crs", pq_logical_crs(l));
+    const char *edges = pq_edge_algorithm_name(l->edge_algorithm);
+    if (o && l->kind == PQ_LT_GEOGRAPHY && strcmp(edges, "OTHER") != 0) {
+        char lower[16]; /* GeoArrow spells the Parquet names in lower case */
+        size_t i = 0;
+        for (; edges[i] && i + 1 < sizeof lower; i++)
+            lower[i] = (char)(edges[i] - 'A' + 'a');
+        lower[i] = '\0';
+        json_object_set_new(o, "edges", json_string(lower));
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
@@ -1589,8 +1594,7 @@ static int set_field_metadata(const struct pq_node *x, bool with_id, struct Arro
     }
     const struct pq_logical *l = &x->el->logical;
     char *geo = NULL;
-    if (x->kind == PQN_LEAF && x->el->type == PQ_BYTE_ARRAY &&
-        (l->kind == PQ_LT_GEOMETRY || l->kind == PQ_LT_GEOGRAPHY)) {
+    if (x->kind == PQN_LEAF && x->el->type == PQ_BYTE_ARRAY && pq_logical_is_geo(l)) {
         if (!(geo = geoarrow_metadata(l)))
             return -1;
         keys[n] = "ARROW:extension:name";

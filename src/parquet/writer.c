@@ -288,7 +288,7 @@ static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, stru
 {
     for (size_t k = 0; k < w->opt.nlogicals; k++) {
         const struct pq_column_logical *cl = &w->opt.logicals[k];
-        if (cl->logical.kind != PQ_LT_GEOMETRY && cl->logical.kind != PQ_LT_GEOGRAPHY)
+        if (!pq_logical_is_geo(&cl->logical))
             return pq_fail(err, PQ_ERR_INVALID, "only GEOMETRY and GEOGRAPHY annotate a column");
         for (int i = 0; i < w->schema.nleaves; i++) {
             const struct pq_node *leaf = w->schema.leaves[i];
@@ -325,8 +325,7 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
         return pq_fail(err, PQ_ERR_INVALID, "no column for leaf '%s'", leaf->path);
     c->ltype = lc->type;
     c->phys = leaf->el->type;
-    c->no_bounds =
-        leaf->el->logical.kind == PQ_LT_GEOMETRY || leaf->el->logical.kind == PQ_LT_GEOGRAPHY;
+    c->no_bounds = pq_logical_is_geo(&leaf->el->logical);
     c->max_def = leaf->def_level;
     c->max_rep = leaf->rep_level;
     c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
