@@ -9,10 +9,11 @@ struct inferrer {
     size_t n, cap;
     struct pq_error *err;
     const struct pq_infer_options *opts;
-    /* GEOMETRY and GEOGRAPHY leaves: their depth-first column numbers and
-     * elements, for the annotations handed back */
-    size_t *geo_at;
-    const struct pq_schema_element **geo_el;
+    /* GEOMETRY and GEOGRAPHY leaves, for the annotations handed back */
+    struct geo_leaf {
+        size_t column; /* depth-first, as ids are numbered */
+        const struct pq_schema_element *el;
+    } * geo;
     size_t ngeo, geocap;
 };
 
@@ -20,17 +21,13 @@ static int push_geo(struct inferrer *in, const struct pq_schema_element *e)
 {
     if (in->ngeo == in->geocap) {
         size_t cap = in->geocap ? in->geocap * 2 : 8;
-        size_t *at = realloc(in->geo_at, cap * sizeof *at);
-        if (at)
-            in->geo_at = at;
-        const struct pq_schema_element **el = at ? realloc(in->geo_el, cap * sizeof *el) : NULL;
-        if (!el)
+        struct geo_leaf *g = realloc(in->geo, cap * sizeof *g);
+        if (!g)
             return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
-        in->geo_el = el;
+        in->geo = g;
         in->geocap = cap;
     }
-    in->geo_at[in->ngeo] = in->n - 1; /* the column just numbered */
-    in->geo_el[in->ngeo++] = e;
+    in->geo[in->ngeo++] = (struct geo_leaf){in->n - 1, e}; /* the column just numbered */
     return 0;
 }
 
@@ -317,9 +314,9 @@ struct geo_numbering {
 static void number_geo(struct lake_column *c, void *ctx)
 {
     struct geo_numbering *g = ctx;
-    if (g->next < g->in->ngeo && g->in->geo_at[g->next] == g->column) {
+    if (g->next < g->in->ngeo && g->in->geo[g->next].column == g->column) {
         g->out[g->next].field_id = c->field_id;
-        g->out[g->next].logical = g->in->geo_el[g->next]->logical;
+        g->out[g->next].logical = g->in->geo[g->next].el->logical;
         g->next++;
     }
     g->column++;
@@ -377,7 +374,6 @@ int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
 out:
     json_decref(defs);
     free(in.ids);
-    free(in.geo_at);
-    free(in.geo_el);
+    free(in.geo);
     return rc;
 }
