@@ -40,11 +40,6 @@ hl_status client_store(hl_client *c, struct objstore **out, struct hl_error *err
     return st;
 }
 
-hl_catalog *hl_table_catalog(hl_table *t)
-{
-    return t->ns->catalog;
-}
-
 hl_status hl_table_object_store(hl_table *t, struct objstore **out, struct hl_error *err)
 {
     return client_store(t->ns->catalog->client, out, err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "hoglake/sys/table.h"
 #include "util/strutil.h"
 
 static hl_status table_handle(hl_namespace *ns, const char *name, const json_t *info,
@@ -182,6 +183,11 @@ hl_status hl_table_info(hl_table *t, const struct hl_at *at, char **json, struct
     if (!at || (at->snapshot < 0 && !at->at_timestamp))
         table_cache_adopt(t, info);
     return dump_to(info, json, err);
+}
+
+hl_catalog *hl_table_catalog(hl_table *t)
+{
+    return t->ns->catalog;
 }
 
 hl_status hl_table_definition(hl_table *t, char **json, struct hl_error *err)
