@@ -98,13 +98,24 @@ static hl_status recreated(const char *name, const char *have, const char *want,
     return st;
 }
 
+/* Whether the cached read may still be used: younger than half the
+ * catalog's retention (its snapshot stays above the expiry floor). Called
+ * with t->lock held; max_age from cache_max_age, read before locking. */
+static bool cache_usable(const hl_table *t, double max_age)
+{
+    return t->cached_info && client_now() - t->cached_at < max_age;
+}
+
+static double cache_max_age(hl_table *t)
+{
+    return catalog_retention(t->ns->catalog) / 2;
+}
+
 json_t *table_cache_fresh(hl_table *t)
 {
-    double max_age = catalog_retention(t->ns->catalog) / 2;
+    double max_age = cache_max_age(t);
     pthread_mutex_lock(&t->lock);
-    json_t *info = t->cached_info && client_now() - t->cached_at < max_age
-                       ? json_incref(t->cached_info)
-                       : NULL;
+    json_t *info = cache_usable(t, max_age) ? json_incref(t->cached_info) : NULL;
     pthread_mutex_unlock(&t->lock);
     return info;
 }
@@ -116,9 +127,9 @@ hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **inf
     *read_snapshot = -1;
     *from_cache = false;
     const char *want = expected_uuid ? expected_uuid : t->uuid;
-    double max_age = catalog_retention(t->ns->catalog) / 2;
+    double max_age = cache_max_age(t);
     pthread_mutex_lock(&t->lock);
-    if (t->cached_info && client_now() - t->cached_at < max_age) {
+    if (cache_usable(t, max_age)) {
         const char *have = json_string_value(json_object_get(t->cached_info, "table_uuid"));
         if (have && strcmp(have, want) != 0) {
             char copy[64];
