@@ -29,7 +29,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct pq_error err;
+    struct error err;
     pq_exercise_file(data, size, &fuzz_limits, PQ_EXERCISE_ALL, &err);
     pq_exercise_structs(data, size);
     return 0;

@@ -43,7 +43,7 @@ static void cut_structs(const char *shape, const struct buf *file)
     arena_init(&a, 0);
     struct pq_file_meta m;
     uint32_t flen;
-    struct pq_error err;
+    struct error err;
     if (pq_read_footer(&src, &a, &m, &flen, &err) != 0) {
         fprintf(stderr, "fuzz_pq_seeds: %s: %s\n", shape, err.msg);
         exit(1);
@@ -87,10 +87,10 @@ static int run(void)
     for (size_t i = 0; i < pq_shape_count(); i++) {
         struct buf file = BUF_INIT;
         pq_shape_build(i, &file);
-        struct pq_error err;
+        struct error err;
         struct pq_exercise_result res =
             pq_exercise_file((const uint8_t *)file.data, file.len, 0, PQ_EXERCISE_ALL, &err);
-        if (res.code != PQ_OK) {
+        if (res.code != ERR_OK) {
             fprintf(stderr, "fuzz_pq_seeds: shape %s does not read back: %s\n", pq_shape_name(i),
                     err.msg);
             return 1;

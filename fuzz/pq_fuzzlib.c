@@ -154,7 +154,7 @@ static void decode_pointed_structs(const struct pq_file_meta *m, const uint8_t *
 {
     struct arena a;
     arena_init(&a, 64 << 20);
-    struct pq_error err;
+    struct error err;
     for (size_t g = 0; g < m->nrow_groups; g++) {
         const struct pq_row_group *rg = &m->row_groups[g];
         for (size_t c = 0; c < rg->ncolumns; c++) {
@@ -195,14 +195,14 @@ static void decode_pointed_structs(const struct pq_file_meta *m, const uint8_t *
 
 /* ---- reading a whole file ---- */
 
-static void note(struct pq_exercise_result *res, const struct pq_error *err)
+static void note(struct pq_exercise_result *res, const struct error *err)
 {
-    if (res->code == PQ_OK)
-        res->code = err->code != PQ_OK ? err->code : PQ_ERR_CORRUPT;
+    if (res->code == ERR_OK)
+        res->code = err->code != ERR_OK ? err->code : ERR_CORRUPT;
 }
 
 static void read_groups(struct pq_reader *r, struct pq_exercise_result *res, bool count,
-                        struct pq_error *err)
+                        struct error *err)
 {
     struct ArrowSchema schema;
     if (pq_reader_arrow_schema(r, &schema, err) != 0) {
@@ -232,9 +232,9 @@ static void read_groups(struct pq_reader *r, struct pq_exercise_result *res, boo
 
 struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
                                            const struct pq_read_limits *limits, int flags,
-                                           struct pq_error *err)
+                                           struct error *err)
 {
-    struct pq_exercise_result res = {PQ_OK, 0, 0};
+    struct pq_exercise_result res = {ERR_OK, 0, 0};
     memset(err, 0, sizeof *err);
     struct pq_source src;
     pq_source_memory(&src, data, len);
@@ -264,7 +264,7 @@ struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
                 if (!dup)
                     names[k++] = name;
             }
-            struct pq_error e2;
+            struct error e2;
             if (pq_reader_select_names(r, names, k, &e2) == 0)
                 read_groups(r, &res, false, &e2);
             free(names);
@@ -273,7 +273,7 @@ struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
     if (flags & PQ_EXERCISE_POINTED)
         decode_pointed_structs(pq_reader_meta(r), data, len);
     pq_reader_free(r);
-    if (res.code != PQ_OK && err->code == PQ_OK)
+    if (res.code != ERR_OK && err->code == ERR_OK)
         err->code = res.code;
     return res;
 }
@@ -282,7 +282,7 @@ void pq_exercise_structs(const uint8_t *data, size_t len)
 {
     struct arena a;
     arena_init(&a, 64 << 20);
-    struct pq_error err;
+    struct error err;
     struct pq_page_header h;
     size_t hl;
     if (pq_decode_page_header(data, len, &a, &h, &hl, &err) == 0 && hl > len)

@@ -15,8 +15,8 @@
 #include "parquet/reader.h"
 
 struct pq_exercise_result {
-    enum pq_error_code code; /* PQ_OK, or the first error met */
-    size_t groups_read;      /* row groups read without error */
+    enum error_code code; /* ERR_OK, or the first error met */
+    size_t groups_read;   /* row groups read without error */
     int64_t rows_read;
 };
 
@@ -35,7 +35,7 @@ enum {
  * The result's code is that of the first error; err holds its message. */
 struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
                                            const struct pq_read_limits *limits, int flags,
-                                           struct pq_error *err);
+                                           struct error *err);
 
 /* Decodes data as each metadata structure in turn: a page header, a
  * column index, an offset index, a FileMetaData and a footer tail. */

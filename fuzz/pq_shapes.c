@@ -172,7 +172,7 @@ static void put_page(struct pq_craft *c, const struct pq_page_header *h, const s
 static void compress_into(struct pq_craft *c, enum pq_codec codec, const struct buf *src,
                           struct buf *dst)
 {
-    struct pq_error err;
+    struct error err;
     must(pq_compress(c->ctx, codec, 0, src->data, src->len, dst, &err));
 }
 

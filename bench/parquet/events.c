@@ -100,7 +100,7 @@ int events_table_init(struct arena *a, struct lake_table *t, char *msg, size_t m
         return -1;
     }
     t->name = "events";
-    struct lake_err err = {0};
+    struct error err = {0};
     int rc = lake_table_add_columns(t, cols, &err);
     json_decref(cols);
     if (rc != 0)

@@ -384,7 +384,7 @@ static void write_once(const struct opts *o, const struct lake_table *t,
     checks_init(&run->k);
     int fd = -1;
     struct pq_writer *w = NULL;
-    struct pq_error err = {0};
+    struct error err = {0};
     struct pq_sink sink = {pq_sink_fd_write, &fd};
     double t0, c0;
     if (path) {
@@ -528,7 +528,7 @@ static int cmd_read(int argc, char **argv)
         double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
         struct pq_source src;
         struct pq_reader *r;
-        struct pq_error err = {0};
+        struct error err = {0};
         if (pq_source_file(&src, o.path, &err) != 0)
             die("%s: %s", o.path, err.msg);
         if (pq_reader_open(&src, &r, &err) != 0)

@@ -97,7 +97,7 @@ static int input_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     struct input *in = s->private_data;
     if (in->format != IN_PARQUET)
         return rows_table_arrow_schema(in->table, out) == 0 ? 0 : ENOMEM;
-    struct pq_error pe;
+    struct error pe;
     if (pq_reader_arrow_schema(in->reader, out, &pe) != 0)
         return input_fail(in, "%s: %s", in->path, pe.msg);
     if (rows_schema_mark_file_uuids(out, pq_reader_schema(in->reader)) != 0) {
@@ -165,7 +165,7 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
         const struct pq_file_meta *m = pq_reader_meta(in->reader);
         if (in->next_group >= m->nrow_groups)
             return 0;
-        struct pq_error pe;
+        struct error pe;
         if (pq_reader_read_row_group(in->reader, in->next_group, out, &pe) != 0)
             return input_fail(in, "%s: row group %zu: %s", in->path, in->next_group, pe.msg);
         in->next_group++;
@@ -259,7 +259,7 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
     in->size = regular ? (uint64_t)st.st_size : 0;
     char msg[800];
     if (in->format == IN_PARQUET) {
-        struct pq_error pe;
+        struct error pe;
         if (pq_source_file(&in->src, in->path, &pe) != 0) {
             fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
             return false;

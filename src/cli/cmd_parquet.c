@@ -23,7 +23,7 @@ int cli_parquet_open_source(const char *path, struct pq_source *src)
         fprintf(stderr, "hoglake: %s: %s\n", path, strerror(errno));
         return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_FAILURE_OTHER;
     }
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_source_file(src, path, &err) != 0) {
         fprintf(stderr, "hoglake: %s\n", err.msg);
         return EXIT_FAILURE_OTHER;

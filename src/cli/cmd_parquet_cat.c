@@ -97,7 +97,7 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
     struct rows_render *render = NULL;
     struct ArrowSchema schema = {0};
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     char msg[800];
     rc = EXIT_FAILURE_OTHER;
     if (pq_reader_open(&src, &r, &err) != 0 ||

@@ -126,7 +126,7 @@ struct convert {
 
 static int write_batch(struct convert *c, const struct ArrowArray *batch)
 {
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_writer_write(c->w, &c->wschema, batch, &err) != 0) {
         fprintf(stderr, "hoglake: writing Parquet: %s\n", err.msg);
         return -1;
@@ -256,7 +256,7 @@ out:
 static int convert_parquet(struct convert *c, struct pq_reader *r)
 {
     struct ArrowSchema from;
-    struct pq_error err = {0};
+    struct error err = {0};
     char msg[800];
     if (pq_reader_arrow_schema(r, &from, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
@@ -359,7 +359,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
                         struct pq_reader *r)
 {
     char msg[400];
-    struct pq_error err = {0};
+    struct error err = {0};
     struct rows_parser *p = NULL;
     FILE *f = NULL;
     int rc = -1;
@@ -435,7 +435,7 @@ static void follow_int96_units(struct lake_column *col, const struct ArrowSchema
 static int follow_reader_units(struct convert *c, struct pq_reader *r)
 {
     struct ArrowSchema s;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_arrow_schema(r, &s, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
         return EXIT_FAILURE_OTHER;
@@ -453,7 +453,7 @@ static int follow_reader_units(struct convert *c, struct pq_reader *r)
 static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
 {
     struct pq_schema renamed;
-    struct pq_error err = {0};
+    struct error err = {0};
     int rc = convert_renames_parquet(c->renames, pq_reader_schema(r), !have_spec, c->in_path,
                                      c->arena, &renamed);
     if (rc != EXIT_OK)
@@ -558,7 +558,7 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     struct output o = {0};
     o.fd = -1;
     char msg[800];
-    struct pq_error err = {0};
+    struct error err = {0};
     int rc = EXIT_FAILURE_OTHER;
     if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
         goto out;

@@ -667,7 +667,7 @@ int cli_run_parquet_inspect(struct cli *cli, const struct cli_args *a)
     struct pq_file_meta m;
     struct pq_schema s;
     uint32_t footer_len = 0;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_read_footer(&src, &ar, &m, &footer_len, &err) != 0 ||
         pq_schema_from_file(&m, &ar, &s, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);

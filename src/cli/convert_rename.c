@@ -606,7 +606,7 @@ int convert_renames_parquet(struct convert_renames *r, const struct pq_schema *s
     struct pq_file_meta m = {0};
     m.schema = el;
     m.nschema = s->nelements;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_schema_from_file(&m, a, out, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", in_path, err.msg);
         return EXIT_FAILURE_OTHER;

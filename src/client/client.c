@@ -81,33 +81,6 @@ double client_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-const char *hl_status_name(hl_status s)
-{
-    switch (s) {
-    case HL_OK: return "ok";
-    case HL_ERR_INVALID_ARGUMENT: return "invalid_argument";
-    case HL_ERR_NOT_FOUND: return "not_found";
-    case HL_ERR_ALREADY_EXISTS: return "already_exists";
-    case HL_ERR_CONFLICT: return "conflict";
-    case HL_ERR_DDL_SINCE_READ: return "ddl_since_read_snapshot";
-    case HL_ERR_TABLE_RECREATED: return "table_recreated";
-    case HL_ERR_TABLE_DROPPED: return "table_dropped";
-    case HL_ERR_EXPIRED: return "expired";
-    case HL_ERR_VALIDATION: return "validation";
-    case HL_ERR_BAD_REQUEST: return "bad_request";
-    case HL_ERR_UNAVAILABLE: return "unavailable";
-    case HL_ERR_TIMEOUT: return "timeout";
-    case HL_ERR_IO: return "io";
-    case HL_ERR_PROTOCOL: return "protocol";
-    case HL_ERR_NOMEM: return "out_of_memory";
-    case HL_ERR_INTERNAL: return "internal";
-    case HL_ERR_NOT_IMPLEMENTED: return "not_implemented";
-    case HL_ERR_UNAUTHENTICATED: return "unauthenticated";
-    case HL_ERR_FORBIDDEN: return "forbidden";
-    }
-    return "unknown";
-}
-
 static void free_secret(char *s)
 {
     if (s)

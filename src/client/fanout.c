@@ -12,6 +12,7 @@
 #include "parquet/colstats.h"
 #include "util/arena.h"
 #include "util/base64.h"
+#include "util/error.h"
 #include "util/random.h"
 
 #define DEFAULT_FILE_BYTES ((int64_t)512 << 20)
@@ -42,33 +43,24 @@ struct fanout {
     struct arena arena; /* footer statistics while they become JSON */
 };
 
-static hl_status pq_status(const struct pq_error *e, struct hl_error *err, const char *what)
-{
-    hl_status st = e->code == PQ_ERR_NOMEM ? HL_ERR_NOMEM
-                   : e->code == PQ_ERR_IO  ? HL_ERR_IO
-                                           : HL_ERR_VALIDATION;
-    return client_fail(err, st, st == HL_ERR_VALIDATION ? "validation" : hl_status_name(st),
-                       "%s: %s", what, e->msg);
-}
-
 /* The writer's sink: bytes go straight to the file's upload. */
-static int sink_upload(void *ctx, const void *data, size_t len, struct pq_error *err)
+static int sink_upload(void *ctx, const void *data, size_t len, struct error *err)
 {
     struct out_file *f = ctx;
     if (objstore_writer_write(f->upload, data, len, &f->upload_err) != 0) {
         f->upload_failed = true;
-        return pq_fail(err, PQ_ERR_IO, "uploading %s: %s", f->uri, f->upload_err.message);
+        return error_fail(err, ERR_IO, "uploading %s: %s", f->uri, f->upload_err.message);
     }
     f->bytes += len;
     return 0;
 }
 
 /* A failure of the writer: the upload's own error when it caused it. */
-static hl_status writer_failure(const struct out_file *f, const struct pq_error *pe,
-                                const char *what, struct hl_error *err)
+static hl_status writer_failure(const struct out_file *f, const struct error *pe, const char *what,
+                                struct hl_error *err)
 {
     if (!f->upload_failed)
-        return pq_status(pe, err, what);
+        return error_publish(err, HL_ERR_VALIDATION, pe, "%s", what);
     if (err) {
         *err = f->upload_err;
         client_error_prefix(err, "uploading %s", f->uri);
@@ -113,7 +105,7 @@ static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_err
     if (objstore_writer_open(fo->cfg.store, f->uri, 0, &f->upload, err) != 0)
         return err ? err->status : HL_ERR_IO;
     struct pq_sink sink = {sink_upload, f};
-    struct pq_error pe;
+    struct error pe;
     if (pq_writer_open(fo->cfg.table, fo->cfg.wopt, &sink, &f->writer, &pe) != 0)
         return writer_failure(f, &pe, "opening a Parquet writer", err);
     return HL_OK;
@@ -196,10 +188,9 @@ json_t *client_column_stats_json(const struct pq_file_meta *meta, const struct p
 {
     struct pq_col_stats *stats;
     size_t n;
-    struct pq_error pe;
+    struct error pe;
     if (pq_footer_column_stats(meta, schema, table, arena, &stats, &n, &pe) != 0) {
-        client_fail(err, pe.code == PQ_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION, "validation",
-                    "the footer's statistics: %s", pe.msg);
+        error_publish(err, HL_ERR_VALIDATION, &pe, "the footer's statistics");
         return NULL;
     }
     json_t *arr = json_array();
@@ -278,7 +269,7 @@ static json_t *registration(struct fanout *fo, const struct out_file *f,
 static hl_status file_finish(struct fanout *fo, struct out_file *f, struct hl_error *err)
 {
     struct pq_write_result w;
-    struct pq_error pe;
+    struct error pe;
     struct pq_writer *writer = f->writer;
     f->writer = NULL;
     if (pq_writer_close(writer, &w, &pe) != 0)
@@ -333,7 +324,7 @@ static hl_status write_rows(struct fanout *fo, size_t i, const struct ArrowArray
     slice.offset = batch->offset + start;
     slice.length = len;
     slice.release = NULL;
-    struct pq_error pe;
+    struct error pe;
     if (pq_writer_write(f->writer, fo->cfg.schema, &slice, &pe) != 0)
         return writer_failure(f, &pe, "encoding Parquet", err);
     f->rows += len;
@@ -374,9 +365,9 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
     if (batch->length == 0)
         return HL_OK;
     struct lake_partition_groups g;
-    struct lake_err lerr;
+    struct error lerr;
     if (lake_partition_group_rows(t, fo->cfg.schema, batch, &g, &lerr) != 0)
-        return client_fail(err, lerr.kind == LAKE_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
+        return client_fail(err, lerr.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
                            "validation", "partitioning: %s", lerr.msg);
     hl_status st = HL_OK;
     /* Runs of consecutive rows of one tuple go to its file as one slice. */

@@ -177,7 +177,7 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
     struct pq_source src;
     pq_source_memory(&src, in->data, in->size);
     struct pq_reader *r;
-    struct pq_error pe;
+    struct error pe;
     if (pq_reader_open(&src, &r, &pe) != 0)
         return client_fail(err, HL_ERR_VALIDATION, "validation", "%s: %s", in->path, pe.msg);
     const struct pq_file_meta *m = pq_reader_meta(r);

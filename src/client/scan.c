@@ -77,7 +77,7 @@ static int open_file(struct scan *s, const json_t *scan_file)
         return scan_fail(s, "fetching %s: %s", path, e.message);
     struct pq_source src;
     pq_source_memory(&src, s->data.data, s->data.len);
-    struct pq_error pe;
+    struct error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
     char msg[512];

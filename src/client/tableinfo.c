@@ -8,10 +8,10 @@
 
 hl_status client_table_from_info(const json_t *info, struct lake_table *t, struct hl_error *err)
 {
-    struct lake_err lerr = {0};
+    struct error lerr = {0};
     if (lake_table_from_info(info, t, &lerr) == 0)
         return HL_OK;
-    if (lerr.kind == LAKE_ERR_NOMEM)
+    if (lerr.code == ERR_NOMEM)
         return client_nomem(err);
     return client_fail(err, HL_ERR_PROTOCOL, "protocol", "%s", lerr.msg);
 }

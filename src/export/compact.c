@@ -78,9 +78,9 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
     struct buf b = BUF_INIT;
     hl_status st = fetch(x, path, &b, err);
     struct avro_reader *r = NULL;
-    struct avro_error ae;
+    struct error ae;
     if (st == HL_OK && avro_reader_open(b.data, b.len, NULL, &r, &ae) != 0)
-        st = xp_avro_status(&ae, err);
+        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     json_t *e;
     int got = 0;
     while (st == HL_OK && (got = avro_reader_next(r, &e, &ae)) == 1) {
@@ -117,7 +117,7 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
         json_decref(e);
     }
     if (st == HL_OK && got < 0)
-        st = xp_avro_status(&ae, err);
+        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     avro_reader_free(r);
     buf_free(&b);
     return st;
@@ -134,10 +134,10 @@ static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct
                        "the current snapshot has no manifest list");
     struct buf b = BUF_INIT;
     json_t *records = NULL;
-    struct avro_error ae;
+    struct error ae;
     hl_status st = fetch(x, list, &b, err);
     if (st == HL_OK && ice_manifest_list_read(b.data, b.len, &records, &ae) != 0)
-        st = xp_avro_status(&ae, err);
+        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     buf_free(&b);
     size_t cap = 0, i;
     const json_t *mf;
@@ -258,7 +258,7 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
  * from (after xp_load_table made the Iceberg schema without them). */
 static hl_status add_lineage_columns(struct exporter *x, struct hl_error *err)
 {
-    struct lake_err le;
+    struct error le;
     if (lake_table_load_column(&x->table, ICE_FIELD_ROW_ID, 0, "_row_id", LT_LONG, 0, 0, true,
                                1 << 20, NULL, &le) != 0 ||
         lake_table_load_column(&x->table, ICE_FIELD_LAST_UPDATED_SEQ, 0,
@@ -290,8 +290,8 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     spec.spec_id = (int32_t)spec_id;
     hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
     struct ice_manifest_summary summary;
-    struct avro_error ae;
-    struct icemeta_err ie;
+    struct error ae;
+    struct error ie;
     struct buf manifest = BUF_INIT, list = BUF_INIT;
     char uuid[37], manifest_uri[4096], list_uri[4096], previous[4096];
     int64_t snapshot_id = -1, seq = ice_meta_next_sequence_number(m);
@@ -299,13 +299,13 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     if (st == HL_OK &&
         ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)
-        st = xp_avro_status(&ae, err);
+        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     if (st == HL_OK) {
         snprintf(manifest_uri, sizeof manifest_uri, "%s/metadata/%s-m0.avro", x->loc, uuid);
         st = xp_put_object(x, manifest_uri, &manifest, err);
     }
     if (st == HL_OK && ice_meta_pick_snapshot_id(m, &snapshot_id, &ie) != 0)
-        st = xp_icemeta_status(&ie, err);
+        st = error_publish(err, HL_OK, &ie, "iceberg metadata");
     /* The rows carry their _row_id: the manifest starts at the smallest, as
      * icebird does, so no new ids are handed out. */
     int64_t first_row_id = min_row_id == INT64_MAX ? m->next_row_id : min_row_id;
@@ -321,7 +321,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
                  snapshot_id, uuid);
         if (ice_manifest_list_write(x->format_version, snapshot_id, m->current_snapshot_id, seq,
                                     m->next_row_id, NULL, added, &list, &ae) != 0)
-            st = xp_avro_status(&ae, err);
+            st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     }
     if (st == HL_OK)
         st = xp_put_object(x, list_uri, &list, err);
@@ -356,7 +356,7 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
         .previous_metadata_file = previous,
     };
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
-        return xp_icemeta_status(&ie, err);
+        return error_publish(err, HL_OK, &ie, "iceberg metadata");
     char *text = ice_meta_dumps(m);
     if (!text)
         return xp_nomem(err);

@@ -106,7 +106,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
                                 struct hl_error *err)
 {
     struct exporter *x = &e->x;
-    struct icemeta_err ie;
+    struct error ie;
     if (version == 0) {
         char uuid[37];
         if (random_uuid4(uuid) != 0)
@@ -114,16 +114,16 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
         struct ice_new_table nt = {x->format_version, uuid,          x->loc, x->schema_json,
                                    x->spec_json,      x->order_json, NULL,   xp_now_ms()};
         if (ice_meta_create(m, &nt, &ie) != 0)
-            return xp_icemeta_status(&ie, err);
+            return error_publish(err, HL_OK, &ie, "iceberg metadata");
     } else {
         bool changed;
         if (ice_meta_set_schema(m, x->schema_json, &changed, &ie) != 0 ||
             ice_meta_set_sort_order(m, x->order_json, &changed, &ie) != 0)
-            return xp_icemeta_status(&ie, err);
+            return error_publish(err, HL_OK, &ie, "iceberg metadata");
     }
     int64_t snapshot_id, seq = ice_meta_next_sequence_number(m);
     if (ice_meta_pick_snapshot_id(m, &snapshot_id, &ie) != 0)
-        return xp_icemeta_status(&ie, err);
+        return error_publish(err, HL_OK, &ie, "iceberg metadata");
     json_t *parent = NULL;
     hl_status st = HL_OK;
     const char *parent_list =
@@ -132,11 +132,11 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
             : NULL;
     if (parent_list) {
         struct buf b = BUF_INIT;
-        struct avro_error ae;
+        struct error ae;
         if (objstore_get(x->store, parent_list, 0, UINT64_MAX, &b, err) != 0)
             st = err ? err->status : HL_ERR_IO;
         else if (ice_manifest_list_read(b.data, b.len, &parent, &ae) != 0)
-            st = xp_avro_status(&ae, err);
+            st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
         buf_free(&b);
     }
     json_t *added = st == HL_OK
@@ -152,11 +152,11 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
     if (st == HL_OK) {
         snprintf(list_uri, sizeof list_uri, "%s/metadata/snap-%" PRId64 "-%d-%s.avro", x->loc,
                  snapshot_id, attempt, uuid);
-        struct avro_error ae;
+        struct error ae;
         int64_t parent_id = m->has_current_snapshot ? m->current_snapshot_id : -1;
         if (ice_manifest_list_write(x->format_version, snapshot_id, parent_id, seq, m->next_row_id,
                                     parent, added, &list, &ae) != 0)
-            st = xp_avro_status(&ae, err);
+            st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     }
     if (st == HL_OK)
         st = xp_put_object(x, list_uri, &list, err);
@@ -192,7 +192,7 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
         .nextra = sizeof extra / sizeof extra[0],
     };
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
-        return xp_icemeta_status(&ie, err);
+        return error_publish(err, HL_OK, &ie, "iceberg metadata");
     char *text = ice_meta_dumps(m);
     if (!text)
         return xp_nomem(err);
@@ -228,13 +228,13 @@ static hl_status commit(struct export_run *e, struct hl_error *err)
     hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
     struct buf manifest = BUF_INIT;
     struct ice_manifest_summary summary;
-    struct avro_error ae;
+    struct error ae;
     char uuid[37], manifest_uri[4096];
     if (st == HL_OK && random_uuid4(uuid) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
     if (st == HL_OK &&
         ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)
-        st = xp_avro_status(&ae, err);
+        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     if (st == HL_OK) {
         snprintf(manifest_uri, sizeof manifest_uri, "%s/metadata/%s-m0.avro", x->loc, uuid);
         st = xp_put_object(x, manifest_uri, &manifest, err);

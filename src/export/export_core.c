@@ -37,21 +37,6 @@ hl_status xp_nomem(struct hl_error *err)
     return xp_fail(err, HL_ERR_NOMEM, "out_of_memory", "out of memory");
 }
 
-hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err)
-{
-    hl_status st = e->kind == ICEMETA_ERR_NOMEM         ? HL_ERR_NOMEM
-                   : e->kind == ICEMETA_ERR_UNSUPPORTED ? HL_ERR_NOT_IMPLEMENTED
-                   : e->kind == ICEMETA_ERR_MALFORMED   ? HL_ERR_PROTOCOL
-                                                        : HL_ERR_VALIDATION;
-    return xp_fail(err, st, icemeta_err_kind_name(e->kind), "iceberg metadata: %s", e->msg);
-}
-
-hl_status xp_avro_status(const struct avro_error *e, struct hl_error *err)
-{
-    return xp_fail(err, e->code == AVRO_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_INTERNAL, "avro",
-                   "iceberg manifest: %s", e->msg);
-}
-
 int64_t xp_now_ms(void)
 {
     struct timespec ts;
@@ -119,11 +104,10 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
     free(text);
     if (!info)
         return xp_nomem(err);
-    struct lake_err lerr = {0};
+    struct error lerr = {0};
     if (lake_table_from_info(info, &x->table, &lerr) != 0)
-        st = lerr.kind == LAKE_ERR_NOMEM
-                 ? xp_nomem(err)
-                 : xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s", lerr.msg);
+        st = lerr.code == ERR_NOMEM ? xp_nomem(err)
+                                    : xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s", lerr.msg);
     const char *primary = json_string_value(json_object_get(info, "primary_timestamp_column"));
     for (size_t i = 0; st == HL_OK && primary && i < x->table.root.nchildren; i++) {
         const struct lake_column *c = x->table.root.children[i];
@@ -150,13 +134,13 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
                     (struct lake_sort_field){x->table.spec_fields[i].source_field_id, false, true};
         }
     }
-    struct icemeta_err ie;
+    struct error ie;
     int64_t max_id;
     if (!(x->schema_json = ice_schema_json(&x->table, x->format_version, 0, &max_id, &ie)) ||
         !(x->spec_json =
               ice_partition_spec_json(&x->table, x->day_col ? x->day_col->field_id : 0, &ie)) ||
         !(x->order_json = ice_sort_order_json(&x->table, x->keys, x->nkeys, &ie)))
-        return xp_icemeta_status(&ie, err);
+        return error_publish(err, HL_OK, &ie, "iceberg metadata");
     ice_spec_describe(x->spec_json, &x->table, x->partition_spec, sizeof x->partition_spec);
     ice_sort_describe(x->order_json, &x->table, x->sort_order, sizeof x->sort_order);
     return HL_OK;
@@ -227,9 +211,9 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
     by_day.nspec_fields = 1;
     for (size_t b = 0; b < x->nbatches; b++) {
         struct lake_partition_groups pg;
-        struct lake_err le;
+        struct error le;
         if (lake_partition_group_rows(&by_day, &x->schema, &x->batches[b], &pg, &le) != 0)
-            return xp_fail(err, le.kind == LAKE_ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
+            return xp_fail(err, le.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
                            "validation", "partitioning by day: %s", le.msg);
         /* Groups are made first and indexed after: making one may move
          * the others. */
@@ -275,12 +259,12 @@ struct upload_sink {
     bool failed;
 };
 
-static int sink_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+static int sink_write(void *ctx, const void *data, size_t len, struct error *err)
 {
     struct upload_sink *u = ctx;
     if (objstore_writer_write(u->w, data, len, &u->err) != 0) {
         u->failed = true;
-        return pq_fail(err, PQ_ERR_IO, "%s", u->err.message);
+        return error_fail(err, ERR_IO, "%s", u->err.message);
     }
     u->bytes += len;
     return 0;
@@ -394,7 +378,7 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     char *schema_text = json_dumps(x->schema_json, JSON_COMPACT);
     struct upload_sink up = {0};
     struct pq_writer *w = NULL;
-    struct pq_error pe;
+    struct error pe;
     struct pq_write_options wo;
     pq_write_options_default(&wo);
     struct pq_key_value kv = {"iceberg.schema", schema_text};
@@ -494,9 +478,9 @@ hl_status xp_load_iceberg(struct exporter *x, struct ice_meta *m, int64_t *versi
         return err ? err->status : HL_ERR_IO;
     }
     hl_status st = HL_OK;
-    struct icemeta_err ie;
+    struct error ie;
     if (*version > 0 && ice_meta_load(m, text.data, text.len, &ie) != 0)
-        st = xp_icemeta_status(&ie, err);
+        st = error_publish(err, HL_OK, &ie, "iceberg metadata");
     buf_free(&text);
     return st;
 }

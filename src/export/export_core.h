@@ -69,8 +69,6 @@ struct exporter {
 hl_status xp_nomem(struct hl_error *err);
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-hl_status xp_icemeta_status(const struct icemeta_err *e, struct hl_error *err);
-hl_status xp_avro_status(const struct avro_error *e, struct hl_error *err);
 int64_t xp_now_ms(void);
 
 /* Moves b into x->batches and counts its rows; on failure (no memory) b

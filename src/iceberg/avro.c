@@ -11,21 +11,9 @@
 #include "util/bytes.h"
 #include "util/strutil.h"
 
-int avro_fail(struct avro_error *err, enum avro_error_code code, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Puts `what: ` in front of the message, so a failure deep in a record
  * names its path ("data_file: partition: ts_day: expected int"). */
-static int prefix_path(struct avro_error *err, const char *what)
+static int prefix_path(struct error *err, const char *what)
 {
     if (!err)
         return -1;
@@ -108,18 +96,18 @@ static const char *json_kind(const json_t *v)
     return "?";
 }
 
-static int mismatch(struct avro_error *err, const char *want, const json_t *v)
+static int mismatch(struct error *err, const char *want, const json_t *v)
 {
-    return avro_fail(err, AVRO_ERR_VALUE, "expected %s, got %s", want, json_kind(v));
+    return error_fail(err, ERR_INVALID, "expected %s, got %s", want, json_kind(v));
 }
 
-static int nomem(struct avro_error *err)
+static int nomem(struct error *err)
 {
-    return avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 /* A float or double value: a JSON number or one of the non-finite names. */
-static int number_value(const json_t *v, double *d, struct avro_error *err)
+static int number_value(const json_t *v, double *d, struct error *err)
 {
     if (json_is_number(v)) {
         *d = json_number_value(v);
@@ -138,7 +126,7 @@ static int number_value(const json_t *v, double *d, struct avro_error *err)
 }
 
 /* bytes and fixed: base64 text to raw bytes in tmp. */
-static int binary_value(const json_t *v, struct buf *tmp, struct avro_error *err)
+static int binary_value(const json_t *v, struct buf *tmp, struct error *err)
 {
     if (!json_is_string(v))
         return mismatch(err, "base64 string", v);
@@ -146,16 +134,16 @@ static int binary_value(const json_t *v, struct buf *tmp, struct avro_error *err
     if (bad) {
         if (strcmp(bad, "out of memory") == 0)
             return nomem(err);
-        return avro_fail(err, AVRO_ERR_VALUE, "not base64: %s", bad);
+        return error_fail(err, ERR_INVALID, "not base64: %s", bad);
     }
     return 0;
 }
 
 static int encode_node(const struct avro_node *n, const json_t *v, struct buf *out, int depth,
-                       struct avro_error *err);
+                       struct error *err);
 
 static int encode_record(const struct avro_node *n, const json_t *v, struct buf *out, int depth,
-                         struct avro_error *err)
+                         struct error *err)
 {
     if (!json_is_object(v))
         return mismatch(err, "object (record)", v);
@@ -163,7 +151,7 @@ static int encode_record(const struct avro_node *n, const json_t *v, struct buf 
     json_t *member;
     json_object_foreach ((json_t *)v, key, member) {
         if (!avro_record_field(n, key))
-            return avro_fail(err, AVRO_ERR_VALUE, "record %s has no field \"%s\"", n->name, key);
+            return error_fail(err, ERR_INVALID, "record %s has no field \"%s\"", n->name, key);
     }
     for (size_t i = 0; i < n->nfields; i++) {
         const struct avro_field *f = &n->fields[i];
@@ -172,10 +160,10 @@ static int encode_record(const struct avro_node *n, const json_t *v, struct buf 
         if (fv) {
             rc = encode_node(f->type, fv, out, depth + 1, err);
         } else if (!f->default_value) {
-            return avro_fail(err, AVRO_ERR_VALUE, "missing field \"%s\" (no default)", f->name);
+            return error_fail(err, ERR_INVALID, "missing field \"%s\" (no default)", f->name);
         } else if (f->type->type == AVRO_UNION) {
             /* A union's default belongs to its first branch (spec). */
-            rc = f->type->nbranches == 0 ? avro_fail(err, AVRO_ERR_VALUE, "empty union")
+            rc = f->type->nbranches == 0 ? error_fail(err, ERR_INVALID, "empty union")
                  : avro_put_long(out, 0) < 0
                      ? nomem(err)
                      : encode_node(f->type->branches[0], f->default_value, out, depth + 1, err);
@@ -183,30 +171,30 @@ static int encode_record(const struct avro_node *n, const json_t *v, struct buf 
             rc = encode_node(f->type, f->default_value, out, depth + 1, err);
         }
         if (rc < 0)
-            return err && err->code == AVRO_ERR_NOMEM ? -1 : prefix_path(err, f->name);
+            return err && err->code == ERR_NOMEM ? -1 : prefix_path(err, f->name);
     }
     return 0;
 }
 
 static int encode_union(const struct avro_node *n, const json_t *v, struct buf *out, int depth,
-                        struct avro_error *err)
+                        struct error *err)
 {
     size_t mark = out->len;
     for (size_t i = 0; i < n->nbranches; i++) {
-        struct avro_error trial = {0};
+        struct error trial = {0};
         if (avro_put_long(out, (int64_t)i) < 0)
             return nomem(err);
         if (encode_node(n->branches[i], v, out, depth + 1, &trial) == 0)
             return 0;
         out->len = mark;
-        if (trial.code == AVRO_ERR_NOMEM)
+        if (trial.code == ERR_NOMEM)
             return nomem(err);
     }
-    return avro_fail(err, AVRO_ERR_VALUE, "%s fits no branch of the union", json_kind(v));
+    return error_fail(err, ERR_INVALID, "%s fits no branch of the union", json_kind(v));
 }
 
 static int encode_items(const struct avro_node *n, const json_t *v, struct buf *out, int depth,
-                        struct avro_error *err)
+                        struct error *err)
 {
     size_t count = n->type == AVRO_ARRAY ? json_array_size(v) : json_object_size(v);
     if (count > 0 && avro_put_long(out, (int64_t)count) < 0)
@@ -216,7 +204,7 @@ static int encode_items(const struct avro_node *n, const json_t *v, struct buf *
             if (encode_node(n->items, json_array_get(v, i), out, depth + 1, err) < 0) {
                 char where[32];
                 snprintf(where, sizeof where, "[%zu]", i);
-                return err && err->code == AVRO_ERR_NOMEM ? -1 : prefix_path(err, where);
+                return err && err->code == ERR_NOMEM ? -1 : prefix_path(err, where);
             }
         }
     } else {
@@ -228,17 +216,17 @@ static int encode_items(const struct avro_node *n, const json_t *v, struct buf *
             if (put_bytes(out, key, klen) < 0)
                 return nomem(err);
             if (encode_node(n->items, member, out, depth + 1, err) < 0)
-                return err && err->code == AVRO_ERR_NOMEM ? -1 : prefix_path(err, key);
+                return err && err->code == ERR_NOMEM ? -1 : prefix_path(err, key);
         }
     }
     return avro_put_long(out, 0) < 0 ? nomem(err) : 0;
 }
 
 static int encode_node(const struct avro_node *n, const json_t *v, struct buf *out, int depth,
-                       struct avro_error *err)
+                       struct error *err)
 {
     if (depth > AVRO_MAX_DEPTH)
-        return avro_fail(err, AVRO_ERR_VALUE, "value nests deeper than %d", AVRO_MAX_DEPTH);
+        return error_fail(err, ERR_INVALID, "value nests deeper than %d", AVRO_MAX_DEPTH);
     int rc = 0;
     switch (n->type) {
     case AVRO_NULL: return json_is_null(v) ? 0 : mismatch(err, "null", v);
@@ -253,7 +241,7 @@ static int encode_node(const struct avro_node *n, const json_t *v, struct buf *o
             return mismatch(err, n->type == AVRO_INT ? "int" : "long", v);
         json_int_t x = json_integer_value(v);
         if (n->type == AVRO_INT && (x < INT32_MIN || x > INT32_MAX))
-            return avro_fail(err, AVRO_ERR_VALUE, "%lld is out of int range", (long long)x);
+            return error_fail(err, ERR_INVALID, "%lld is out of int range", (long long)x);
         rc = avro_put_long(out, (int64_t)x);
         break;
     }
@@ -262,7 +250,7 @@ static int encode_node(const struct avro_node *n, const json_t *v, struct buf *o
         if (number_value(v, &d, err) < 0)
             return -1;
         if (isfinite(d) && fabs(d) > FLT_MAX)
-            return avro_fail(err, AVRO_ERR_VALUE, "%g is out of float range", d);
+            return error_fail(err, ERR_INVALID, "%g is out of float range", d);
         float f = (float)d;
         uint32_t u;
         memcpy(&u, &f, 4);
@@ -292,8 +280,8 @@ static int encode_node(const struct avro_node *n, const json_t *v, struct buf *o
         }
         if (n->type == AVRO_FIXED && tmp.len != n->size) {
             buf_free(&tmp);
-            return avro_fail(err, AVRO_ERR_VALUE, "fixed %s takes %zu bytes, got %zu", n->name,
-                             n->size, tmp.len);
+            return error_fail(err, ERR_INVALID, "fixed %s takes %zu bytes, got %zu", n->name,
+                              n->size, tmp.len);
         }
         rc = n->type == AVRO_FIXED ? buf_append(out, tmp.data, tmp.len)
                                    : put_bytes(out, tmp.data, tmp.len);
@@ -308,7 +296,7 @@ static int encode_node(const struct avro_node *n, const json_t *v, struct buf *o
             if (strcmp(n->symbols[i], s) == 0)
                 return avro_put_long(out, (int64_t)i) < 0 ? nomem(err) : 0;
         }
-        return avro_fail(err, AVRO_ERR_VALUE, "\"%s\" is not a symbol of enum %s", s, n->name);
+        return error_fail(err, ERR_INVALID, "\"%s\" is not a symbol of enum %s", s, n->name);
     }
     case AVRO_ARRAY:
         if (!json_is_array(v))
@@ -325,10 +313,10 @@ static int encode_node(const struct avro_node *n, const json_t *v, struct buf *o
 }
 
 int avro_encode(const struct avro_node *schema, const json_t *value, struct buf *out,
-                struct avro_error *err)
+                struct error *err)
 {
     if (!schema || !value || !out)
-        return avro_fail(err, AVRO_ERR_INVALID, "avro_encode: NULL argument");
+        return error_fail(err, ERR_INVALID, "avro_encode: NULL argument");
     size_t mark = out->len;
     if (encode_node(schema, value, out, 0, err) < 0) {
         out->len = mark;
@@ -341,23 +329,23 @@ int avro_encode(const struct avro_node *schema, const json_t *value, struct buf 
 
 /* ---- decoding ---- */
 
-static int truncated(struct avro_error *err, const char *what)
+static int truncated(struct error *err, const char *what)
 {
-    return avro_fail(err, AVRO_ERR_CORRUPT, "truncated %s", what);
+    return error_fail(err, ERR_CORRUPT, "truncated %s", what);
 }
 
-int avro_cursor_long(struct avro_cursor *c, int64_t *v, struct avro_error *err)
+int avro_cursor_long(struct avro_cursor *c, int64_t *v, struct error *err)
 {
     size_t used;
     if (avro_zigzag_decode_long(c->p, c->avail, v, &used) < 0)
-        return avro_fail(err, AVRO_ERR_CORRUPT,
-                         c->avail < AVRO_MAX_VARINT ? "truncated varint" : "overlong varint");
+        return error_fail(err, ERR_CORRUPT,
+                          c->avail < AVRO_MAX_VARINT ? "truncated varint" : "overlong varint");
     c->p += used;
     c->avail -= used;
     return 0;
 }
 
-static int cursor_take(struct avro_cursor *c, size_t n, const uint8_t **p, struct avro_error *err,
+static int cursor_take(struct avro_cursor *c, size_t n, const uint8_t **p, struct error *err,
                        const char *what)
 {
     *p = NULL; /* set on every path: callers read it only on success */
@@ -371,15 +359,14 @@ static int cursor_take(struct avro_cursor *c, size_t n, const uint8_t **p, struc
 
 /* A length or count that must fit in what is left: the cheapest guard
  * against a hostile varint asking for a huge allocation. */
-static int cursor_length(struct avro_cursor *c, size_t *len, struct avro_error *err,
-                         const char *what)
+static int cursor_length(struct avro_cursor *c, size_t *len, struct error *err, const char *what)
 {
     *len = 0; /* set on every path: callers read it only on success */
     int64_t v;
     if (avro_cursor_long(c, &v, err) < 0)
         return -1;
     if (v < 0)
-        return avro_fail(err, AVRO_ERR_CORRUPT, "negative %s length %lld", what, (long long)v);
+        return error_fail(err, ERR_CORRUPT, "negative %s length %lld", what, (long long)v);
     if ((uint64_t)v > c->avail)
         return truncated(err, what);
     *len = (size_t)v;
@@ -413,10 +400,10 @@ static json_t *base64_json(const uint8_t *p, size_t n)
     return s;
 }
 
-static json_t *utf8_json(const uint8_t *p, size_t n, struct avro_error *err)
+static json_t *utf8_json(const uint8_t *p, size_t n, struct error *err)
 {
     if (!str_utf8_valid((const char *)p, n, NULL)) {
-        avro_fail(err, AVRO_ERR_CORRUPT, "string is not valid UTF-8");
+        error_fail(err, ERR_CORRUPT, "string is not valid UTF-8");
         return NULL;
     }
     json_t *s = json_stringn((const char *)p, n);
@@ -428,7 +415,7 @@ static json_t *utf8_json(const uint8_t *p, size_t n, struct avro_error *err)
 /* Items of an array or map, in blocks of (count[, byte size], items)
  * ending with count 0; a negative count is followed by the block size. */
 static int decode_items(const struct avro_node *n, struct avro_cursor *c, int depth, json_t *dst,
-                        struct avro_error *err)
+                        struct error *err)
 {
     for (;;) {
         int64_t count;
@@ -439,21 +426,21 @@ static int decode_items(const struct avro_node *n, struct avro_cursor *c, int de
         if (count < 0) {
             int64_t size;
             if (count == INT64_MIN)
-                return avro_fail(err, AVRO_ERR_CORRUPT, "absurd block count");
+                return error_fail(err, ERR_CORRUPT, "absurd block count");
             count = -count;
             if (avro_cursor_long(c, &size, err) < 0)
                 return -1;
             if (size < 0 || (uint64_t)size > c->avail)
-                return avro_fail(err, AVRO_ERR_CORRUPT, "bad block size %lld", (long long)size);
+                return error_fail(err, ERR_CORRUPT, "bad block size %lld", (long long)size);
         }
         size_t item_min = n->items->min_bytes + (n->type == AVRO_MAP ? 1 : 0);
         if (item_min > 0 && (uint64_t)count > c->avail / item_min)
-            return avro_fail(err, AVRO_ERR_CORRUPT, "count %lld exceeds the data left",
-                             (long long)count);
+            return error_fail(err, ERR_CORRUPT, "count %lld exceeds the data left",
+                              (long long)count);
         if (item_min == 0) {
             if ((uint64_t)count > *c->empty_budget)
-                return avro_fail(err, AVRO_ERR_CORRUPT, "too many empty values (%lld)",
-                                 (long long)count);
+                return error_fail(err, ERR_CORRUPT, "too many empty values (%lld)",
+                                  (long long)count);
             *c->empty_budget -= (uint64_t)count;
         }
         for (int64_t i = 0; i < count; i++) {
@@ -465,7 +452,7 @@ static int decode_items(const struct avro_node *n, struct avro_cursor *c, int de
                     cursor_take(c, klen, &k, err, "map key") < 0)
                     return -1;
                 if (!str_utf8_valid((const char *)k, klen, NULL) || memchr(k, 0, klen))
-                    return avro_fail(err, AVRO_ERR_CORRUPT, "map key is not UTF-8 text");
+                    return error_fail(err, ERR_CORRUPT, "map key is not UTF-8 text");
                 if (avro_decode_value(n->items, c, depth + 1, &item, err) < 0)
                     return -1;
                 if (json_object_setn_new(dst, (const char *)k, klen, item) < 0)
@@ -481,7 +468,7 @@ static int decode_items(const struct avro_node *n, struct avro_cursor *c, int de
 }
 
 static int decode_record(const struct avro_node *n, struct avro_cursor *c, int depth, json_t *dst,
-                         struct avro_error *err)
+                         struct error *err)
 {
     for (size_t i = 0; i < n->nfields; i++) {
         json_t *fv = NULL;
@@ -494,11 +481,11 @@ static int decode_record(const struct avro_node *n, struct avro_cursor *c, int d
 }
 
 int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int depth, json_t **out,
-                      struct avro_error *err)
+                      struct error *err)
 {
     *out = NULL;
     if (depth > AVRO_MAX_DEPTH)
-        return avro_fail(err, AVRO_ERR_CORRUPT, "value nests deeper than %d", AVRO_MAX_DEPTH);
+        return error_fail(err, ERR_CORRUPT, "value nests deeper than %d", AVRO_MAX_DEPTH);
     const uint8_t *p;
     size_t len;
     json_t *v = NULL;
@@ -508,7 +495,7 @@ int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int dept
         if (cursor_take(c, 1, &p, err, "boolean") < 0)
             return -1;
         if (*p > 1)
-            return avro_fail(err, AVRO_ERR_CORRUPT, "boolean byte %u", *p);
+            return error_fail(err, ERR_CORRUPT, "boolean byte %u", *p);
         v = json_boolean(*p);
         break;
     case AVRO_INT:
@@ -517,7 +504,7 @@ int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int dept
         if (avro_cursor_long(c, &x, err) < 0)
             return -1;
         if (n->type == AVRO_INT && (x < INT32_MIN || x > INT32_MAX))
-            return avro_fail(err, AVRO_ERR_CORRUPT, "int out of range");
+            return error_fail(err, ERR_CORRUPT, "int out of range");
         v = json_integer((json_int_t)x);
         break;
     }
@@ -559,7 +546,7 @@ int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int dept
         if (avro_cursor_long(c, &i, err) < 0)
             return -1;
         if (i < 0 || (uint64_t)i >= n->nsymbols)
-            return avro_fail(err, AVRO_ERR_CORRUPT, "enum index %lld out of range", (long long)i);
+            return error_fail(err, ERR_CORRUPT, "enum index %lld out of range", (long long)i);
         v = json_string(n->symbols[i]);
         break;
     }
@@ -568,7 +555,7 @@ int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int dept
         if (avro_cursor_long(c, &i, err) < 0)
             return -1;
         if (i < 0 || (uint64_t)i >= n->nbranches)
-            return avro_fail(err, AVRO_ERR_CORRUPT, "union branch %lld out of range", (long long)i);
+            return error_fail(err, ERR_CORRUPT, "union branch %lld out of range", (long long)i);
         return avro_decode_value(n->branches[i], c, depth + 1, out, err);
     }
     case AVRO_ARRAY:
@@ -594,10 +581,10 @@ int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int dept
 }
 
 int avro_decode(const struct avro_node *schema, const uint8_t *p, size_t avail, json_t **out,
-                size_t *used, struct avro_error *err)
+                size_t *used, struct error *err)
 {
     if (!schema || (!p && avail) || !out)
-        return avro_fail(err, AVRO_ERR_INVALID, "avro_decode: NULL argument");
+        return error_fail(err, ERR_INVALID, "avro_decode: NULL argument");
     /* One value: allow as many empty values as a whole reader would. */
     uint64_t budget = (uint64_t)1 << 22;
     struct avro_cursor c = {p, avail, &budget};

@@ -34,11 +34,11 @@
  * also build with json_pack; bounds are few and small, so base64 costs
  * nothing that matters.
  *
- * Errors: every function taking a struct avro_error fills it on failure
+ * Errors: every function taking a struct error fills it on failure
  * (err may be NULL) and returns -1 (or NULL). Nothing read from a file is
  * trusted: lengths, counts, varints, nesting depth, UTF-8, sync markers and
  * decompressed sizes are checked, and a file that does not add up is
- * AVRO_ERR_CORRUPT. */
+ * ERR_CORRUPT. */
 #ifndef HL_ICEBERG_AVRO_H
 #define HL_ICEBERG_AVRO_H
 
@@ -48,21 +48,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
-
-enum avro_error_code {
-    AVRO_OK = 0,
-    AVRO_ERR_INVALID,     /* the caller passed something unusable */
-    AVRO_ERR_SCHEMA,      /* the schema JSON is not a valid Avro schema */
-    AVRO_ERR_VALUE,       /* a record does not match the schema */
-    AVRO_ERR_CORRUPT,     /* the file does not add up */
-    AVRO_ERR_UNSUPPORTED, /* valid Avro this code does not read (a codec) */
-    AVRO_ERR_NOMEM,
-};
-
-struct avro_error {
-    enum avro_error_code code;
-    char msg[256];
-};
+#include "util/error.h"
 
 /* ---- zigzag varints ---- */
 
@@ -154,8 +140,7 @@ char *avro_name_sanitize(const char *s);
 /* Parses schema JSON text (len bytes; need not be NUL-terminated). The
  * schema keeps its own copy of the text, which the container writer puts
  * into "avro.schema" exactly as given. */
-int avro_schema_parse(const char *text, size_t len, struct avro_schema **out,
-                      struct avro_error *err);
+int avro_schema_parse(const char *text, size_t len, struct avro_schema **out, struct error *err);
 void avro_schema_free(struct avro_schema *s);
 const struct avro_node *avro_schema_root(const struct avro_schema *s);
 /* The text as given (NUL-terminated; *len may be NULL). */
@@ -173,13 +158,13 @@ json_t *avro_record_get_by_id(const struct avro_node *rec, const json_t *value, 
 
 /* ---- values ---- */
 
-/* Append the binary encoding of value to out. AVRO_ERR_VALUE names the
+/* Append the binary encoding of value to out. ERR_INVALID names the
  * field path when the value does not fit; out is then left as it was. */
 int avro_encode(const struct avro_node *schema, const json_t *value, struct buf *out,
-                struct avro_error *err);
+                struct error *err);
 /* Decode one value from p[0..avail); *used gets the bytes consumed. */
 int avro_decode(const struct avro_node *schema, const uint8_t *p, size_t avail, json_t **out,
-                size_t *used, struct avro_error *err);
+                size_t *used, struct error *err);
 
 /* ---- object container files ---- */
 
@@ -198,22 +183,22 @@ struct avro_writer;
 /* opts may be NULL for the defaults. The schema text is parsed and then
  * written to "avro.schema" byte for byte. */
 int avro_writer_new(const char *schema_text, const struct avro_writer_options *opts,
-                    struct avro_writer **out, struct avro_error *err);
+                    struct avro_writer **out, struct error *err);
 void avro_writer_free(struct avro_writer *w);
 /* Sets a header metadata entry (any time before finish; setting a key again
  * replaces its value). Keys starting with "avro." are reserved. */
 int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *value, size_t len,
-                         struct avro_error *err);
+                         struct error *err);
 int avro_writer_set_meta_str(struct avro_writer *w, const char *key, const char *value,
-                             struct avro_error *err);
-/* Encodes one record. A value that does not fit is AVRO_ERR_VALUE and
+                             struct error *err);
+/* Encodes one record. A value that does not fit is ERR_INVALID and
  * writes nothing; the writer stays usable. */
-int avro_writer_append(struct avro_writer *w, const json_t *record, struct avro_error *err);
+int avro_writer_append(struct avro_writer *w, const json_t *record, struct error *err);
 uint64_t avro_writer_count(const struct avro_writer *w);
 /* Appends the whole file (header, blocks) to out. The writer is spent
  * afterwards: only avro_writer_free may follow. A file with no record is
  * valid Avro (a header alone); Iceberg callers must not write one. */
-int avro_writer_finish(struct avro_writer *w, struct buf *out, struct avro_error *err);
+int avro_writer_finish(struct avro_writer *w, struct buf *out, struct error *err);
 
 struct avro_reader_options {
     size_t max_block_bytes; /* largest (decompressed) block; 0 = 64 MiB */
@@ -224,7 +209,7 @@ struct avro_reader;
 /* Reads the header of the file in data[0..len) (the memory must outlive the
  * reader). opts may be NULL. */
 int avro_reader_open(const void *data, size_t len, const struct avro_reader_options *opts,
-                     struct avro_reader **out, struct avro_error *err);
+                     struct avro_reader **out, struct error *err);
 void avro_reader_free(struct avro_reader *r);
 enum avro_codec avro_reader_codec(const struct avro_reader *r);
 /* A header entry's value (borrowed from the file's memory, not
@@ -236,6 +221,6 @@ const char *avro_reader_meta_at(const struct avro_reader *r, size_t i, const voi
                                 size_t *len);
 /* The next record: 1 with *out set (caller owns the reference), 0 at the
  * end of the file, -1 on error (the reader is then spent). */
-int avro_reader_next(struct avro_reader *r, json_t **out, struct avro_error *err);
+int avro_reader_next(struct avro_reader *r, json_t **out, struct error *err);
 
 #endif

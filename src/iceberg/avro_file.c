@@ -18,9 +18,9 @@ static const uint8_t magic[4] = {'O', 'b', 'j', 1};
  * all: the only bound on the work of a count over such values. */
 #define EMPTY_VALUE_BUDGET ((uint64_t)1 << 22)
 
-static int nomem(struct avro_error *err)
+static int nomem(struct error *err)
 {
-    return avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 /* ---- writer ---- */
@@ -47,14 +47,14 @@ struct avro_writer {
 };
 
 int avro_writer_new(const char *schema_text, const struct avro_writer_options *opts,
-                    struct avro_writer **out, struct avro_error *err)
+                    struct avro_writer **out, struct error *err)
 {
     *out = NULL;
     struct avro_writer_options o = opts ? *opts : (struct avro_writer_options){0};
     if (o.codec != AVRO_CODEC_NULL && o.codec != AVRO_CODEC_DEFLATE)
-        return avro_fail(err, AVRO_ERR_INVALID, "unknown codec %d", (int)o.codec);
+        return error_fail(err, ERR_INVALID, "unknown codec %d", (int)o.codec);
     if (o.deflate_level < 0 || o.deflate_level > 9)
-        return avro_fail(err, AVRO_ERR_INVALID, "deflate level %d", o.deflate_level);
+        return error_fail(err, ERR_INVALID, "deflate level %d", o.deflate_level);
     struct avro_writer *w = calloc(1, sizeof *w);
     if (!w)
         return nomem(err);
@@ -70,7 +70,7 @@ int avro_writer_new(const char *schema_text, const struct avro_writer_options *o
         memcpy(w->sync, o.sync, SYNC_BYTES);
     } else if (random_bytes(w->sync, SYNC_BYTES) < 0) {
         avro_writer_free(w);
-        return avro_fail(err, AVRO_ERR_INVALID, "no randomness for the sync marker");
+        return error_fail(err, ERR_INVALID, "no randomness for the sync marker");
     }
     *out = w;
     return 0;
@@ -92,13 +92,13 @@ void avro_writer_free(struct avro_writer *w)
 }
 
 int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *value, size_t len,
-                         struct avro_error *err)
+                         struct error *err)
 {
     if (w->finished)
-        return avro_fail(err, AVRO_ERR_INVALID, "writer already finished");
+        return error_fail(err, ERR_INVALID, "writer already finished");
     if (!key || !*key || strncmp(key, "avro.", 5) == 0 || (!value && len))
-        return avro_fail(err, AVRO_ERR_INVALID, "metadata key \"%s\" is reserved or empty",
-                         key ? key : "");
+        return error_fail(err, ERR_INVALID, "metadata key \"%s\" is reserved or empty",
+                          key ? key : "");
     uint8_t *copy = malloc(len ? len : 1);
     if (!copy)
         return nomem(err);
@@ -132,17 +132,17 @@ int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *val
 }
 
 int avro_writer_set_meta_str(struct avro_writer *w, const char *key, const char *value,
-                             struct avro_error *err)
+                             struct error *err)
 {
     if (!value)
-        return avro_fail(err, AVRO_ERR_INVALID, "NULL metadata value");
+        return error_fail(err, ERR_INVALID, "NULL metadata value");
     return avro_writer_set_meta(w, key, value, strlen(value), err);
 }
 
-static int deflate_into(const struct buf *in, int level, struct buf *out, struct avro_error *err)
+static int deflate_into(const struct buf *in, int level, struct buf *out, struct error *err)
 {
     if (in->len > UINT_MAX / 2)
-        return avro_fail(err, AVRO_ERR_INVALID, "block too large to deflate");
+        return error_fail(err, ERR_INVALID, "block too large to deflate");
     z_stream zs = {0};
     if (deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return nomem(err);
@@ -159,11 +159,11 @@ static int deflate_into(const struct buf *in, int level, struct buf *out, struct
     out->len += bound - zs.avail_out;
     deflateEnd(&zs);
     if (rc != Z_STREAM_END)
-        return avro_fail(err, AVRO_ERR_INVALID, "deflate failed (%d)", rc);
+        return error_fail(err, ERR_INVALID, "deflate failed (%d)", rc);
     return 0;
 }
 
-static int flush_block(struct avro_writer *w, struct avro_error *err)
+static int flush_block(struct avro_writer *w, struct error *err)
 {
     if (w->block_count == 0)
         return 0;
@@ -190,10 +190,10 @@ static int flush_block(struct avro_writer *w, struct avro_error *err)
     return rc;
 }
 
-int avro_writer_append(struct avro_writer *w, const json_t *record, struct avro_error *err)
+int avro_writer_append(struct avro_writer *w, const json_t *record, struct error *err)
 {
     if (w->finished)
-        return avro_fail(err, AVRO_ERR_INVALID, "writer already finished");
+        return error_fail(err, ERR_INVALID, "writer already finished");
     if (avro_encode(avro_schema_root(w->schema), record, &w->block, err) < 0)
         return -1;
     w->block_count++;
@@ -215,10 +215,10 @@ static int put_meta(struct buf *b, const char *key, const void *value, size_t le
     return 0;
 }
 
-int avro_writer_finish(struct avro_writer *w, struct buf *out, struct avro_error *err)
+int avro_writer_finish(struct avro_writer *w, struct buf *out, struct error *err)
 {
     if (w->finished)
-        return avro_fail(err, AVRO_ERR_INVALID, "writer already finished");
+        return error_fail(err, ERR_INVALID, "writer already finished");
     if (flush_block(w, err) < 0)
         return -1;
     w->finished = true;
@@ -263,9 +263,9 @@ struct avro_reader {
     bool failed;
 };
 
-static int corrupt(struct avro_error *err, const char *what)
+static int corrupt(struct error *err, const char *what)
 {
-    return avro_fail(err, AVRO_ERR_CORRUPT, "%s", what);
+    return error_fail(err, ERR_CORRUPT, "%s", what);
 }
 
 static int take(struct avro_cursor *c, size_t n, const uint8_t **p)
@@ -279,7 +279,7 @@ static int take(struct avro_cursor *c, size_t n, const uint8_t **p)
 }
 
 /* A zigzag length that must fit in what is left of c. */
-static int take_sized(struct avro_cursor *c, const uint8_t **p, size_t *len, struct avro_error *err)
+static int take_sized(struct avro_cursor *c, const uint8_t **p, size_t *len, struct error *err)
 {
     *p = NULL; /* set on every path: callers read them only on success */
     *len = 0;
@@ -292,7 +292,7 @@ static int take_sized(struct avro_cursor *c, const uint8_t **p, size_t *len, str
     return take(c, *len, p);
 }
 
-static int read_header_map(struct avro_reader *r, struct avro_error *err)
+static int read_header_map(struct avro_reader *r, struct error *err)
 {
     size_t cap = 0;
     for (;;) {
@@ -341,11 +341,11 @@ static int read_header_map(struct avro_reader *r, struct avro_error *err)
 }
 
 int avro_reader_open(const void *data, size_t len, const struct avro_reader_options *opts,
-                     struct avro_reader **out, struct avro_error *err)
+                     struct avro_reader **out, struct error *err)
 {
     *out = NULL;
     if (!data && len)
-        return avro_fail(err, AVRO_ERR_INVALID, "NULL data");
+        return error_fail(err, ERR_INVALID, "NULL data");
     struct avro_reader *r = calloc(1, sizeof *r);
     if (!r)
         return nomem(err);
@@ -371,16 +371,16 @@ int avro_reader_open(const void *data, size_t len, const struct avro_reader_opti
         if (!schema) {
             rc = corrupt(err, "no avro.schema in the header");
         } else if (avro_schema_parse(schema, slen, &r->schema, err) < 0) {
-            if (err && err->code == AVRO_ERR_SCHEMA)
-                err->code = AVRO_ERR_CORRUPT;
+            if (err && err->code == ERR_MALFORMED)
+                err->code = ERR_CORRUPT;
             rc = -1;
         } else if (!codec || (clen == 4 && memcmp(codec, "null", 4) == 0)) {
             r->codec = AVRO_CODEC_NULL;
         } else if (clen == 7 && memcmp(codec, "deflate", 7) == 0) {
             r->codec = AVRO_CODEC_DEFLATE;
         } else {
-            rc = avro_fail(err, AVRO_ERR_UNSUPPORTED, "codec \"%.*s\" is not supported",
-                           (int)(clen > 32 ? 32 : clen), codec);
+            rc = error_fail(err, ERR_UNSUPPORTED, "codec \"%.*s\" is not supported",
+                            (int)(clen > 32 ? 32 : clen), codec);
         }
     }
     if (rc < 0) {
@@ -435,7 +435,7 @@ const char *avro_reader_meta_at(const struct avro_reader *r, size_t i, const voi
     return r->meta[i].key;
 }
 
-static int inflate_block(struct avro_reader *r, const uint8_t *p, size_t n, struct avro_error *err)
+static int inflate_block(struct avro_reader *r, const uint8_t *p, size_t n, struct error *err)
 {
     if (n > UINT_MAX)
         return corrupt(err, "compressed block too large");
@@ -486,7 +486,7 @@ static int inflate_block(struct avro_reader *r, const uint8_t *p, size_t n, stru
 }
 
 /* Opens the next block: 1 when there is one, 0 at the end of the file. */
-static int next_block(struct avro_reader *r, struct avro_error *err)
+static int next_block(struct avro_reader *r, struct error *err)
 {
     if (r->file.avail == 0)
         return 0;
@@ -521,11 +521,11 @@ static int next_block(struct avro_reader *r, struct avro_error *err)
     return 1;
 }
 
-int avro_reader_next(struct avro_reader *r, json_t **out, struct avro_error *err)
+int avro_reader_next(struct avro_reader *r, json_t **out, struct error *err)
 {
     *out = NULL;
     if (r->failed)
-        return avro_fail(err, AVRO_ERR_INVALID, "the reader failed earlier");
+        return error_fail(err, ERR_INVALID, "the reader failed earlier");
     while (r->left == 0) {
         if (r->block.avail != 0) {
             r->failed = true;

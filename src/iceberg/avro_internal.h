@@ -9,7 +9,7 @@
 enum { AVRO_MAX_DEPTH = 64 };
 
 /* Fills err (when not NULL) and returns -1. */
-int avro_fail(struct avro_error *err, enum avro_error_code code, const char *fmt, ...)
+int error_fail(struct error *err, enum error_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* A decode cursor with the budget of values that cost no bytes (nulls,
@@ -22,7 +22,7 @@ struct avro_cursor {
 };
 
 int avro_decode_value(const struct avro_node *n, struct avro_cursor *c, int depth, json_t **out,
-                      struct avro_error *err);
-int avro_cursor_long(struct avro_cursor *c, int64_t *v, struct avro_error *err);
+                      struct error *err);
+int avro_cursor_long(struct avro_cursor *c, int64_t *v, struct error *err);
 
 #endif

@@ -26,7 +26,7 @@ struct parser {
     struct arena *a;
     struct named *names;
     size_t nnames, cap;
-    struct avro_error *err;
+    struct error *err;
 };
 
 static const struct {
@@ -124,16 +124,15 @@ static const struct avro_node *lookup(const struct parser *ps, const char *full_
     return NULL;
 }
 
-static void *fail_null(struct parser *ps, enum avro_error_code code, const char *msg,
-                       const char *what)
+static void *fail_null(struct parser *ps, enum error_code code, const char *msg, const char *what)
 {
-    avro_fail(ps->err, code, "%s%s%s", msg, what ? ": " : "", what ? what : "");
+    error_fail(ps->err, code, "%s%s%s", msg, what ? ": " : "", what ? what : "");
     return NULL;
 }
 
 static void *oom(struct parser *ps)
 {
-    return fail_null(ps, AVRO_ERR_NOMEM, "out of memory", NULL);
+    return fail_null(ps, ERR_NOMEM, "out of memory", NULL);
 }
 
 static struct avro_node *new_node(struct parser *ps, enum avro_type t, const json_t *j)
@@ -156,10 +155,10 @@ static int define_name(struct parser *ps, struct avro_node *n, const json_t *j, 
 {
     const char *name = json_string_value(json_object_get(j, "name"));
     if (!name)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "named type without a \"name\"", NULL), -1;
+        return fail_null(ps, ERR_MALFORMED, "named type without a \"name\"", NULL), -1;
     const json_t *nsj = json_object_get(j, "namespace");
     if (nsj && !json_is_string(nsj) && !json_is_null(nsj))
-        return fail_null(ps, AVRO_ERR_SCHEMA, "\"namespace\" is not a string", name), -1;
+        return fail_null(ps, ERR_MALFORMED, "\"namespace\" is not a string", name), -1;
     const char *own_ns = json_string_value(nsj);
     const char *full;
     if (strchr(name, '.'))
@@ -171,9 +170,9 @@ static int define_name(struct parser *ps, struct avro_node *n, const json_t *j, 
     if (!full)
         return oom(ps), -1;
     if (!valid_full_name(full, ps->a))
-        return fail_null(ps, AVRO_ERR_SCHEMA, "invalid name", full), -1;
+        return fail_null(ps, ERR_MALFORMED, "invalid name", full), -1;
     if (find_primitive(full) >= 0 || lookup(ps, full))
-        return fail_null(ps, AVRO_ERR_SCHEMA, "type name defined twice", full), -1;
+        return fail_null(ps, ERR_MALFORMED, "type name defined twice", full), -1;
     if (ps->nnames == ps->cap) {
         size_t cap = ps->cap ? ps->cap * 2 : 16;
         struct named *grown = realloc(ps->names, cap * sizeof *grown);
@@ -198,7 +197,7 @@ static int id_attr(struct parser *ps, const json_t *j, const char *key, bool *ha
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < INT32_MIN ||
         json_integer_value(v) > INT32_MAX)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "id attribute is not a 32-bit integer", key), -1;
+        return fail_null(ps, ERR_MALFORMED, "id attribute is not a 32-bit integer", key), -1;
     *id = (int32_t)json_integer_value(v);
     return 0;
 }
@@ -219,7 +218,7 @@ static const struct avro_node *parse_record(struct parser *ps, const json_t *j, 
         return NULL;
     const json_t *fields = json_object_get(j, "fields");
     if (!json_is_array(fields))
-        return fail_null(ps, AVRO_ERR_SCHEMA, "record without a \"fields\" array", n->name);
+        return fail_null(ps, ERR_MALFORMED, "record without a \"fields\" array", n->name);
     size_t nf = json_array_size(fields);
     struct avro_field *fs = arena_calloc(ps->a, nf ? nf : 1, sizeof *fs);
     if (!fs)
@@ -229,14 +228,14 @@ static const struct avro_node *parse_record(struct parser *ps, const json_t *j, 
         const json_t *fj = json_array_get(fields, i);
         const char *fname = json_string_value(json_object_get(fj, "name"));
         if (!fname || !avro_name_valid(fname))
-            return fail_null(ps, AVRO_ERR_SCHEMA, "record field without a valid \"name\"", n->name);
+            return fail_null(ps, ERR_MALFORMED, "record field without a valid \"name\"", n->name);
         for (size_t k = 0; k < i; k++) {
             if (strcmp(fs[k].name, fname) == 0)
-                return fail_null(ps, AVRO_ERR_SCHEMA, "field name repeated", fname);
+                return fail_null(ps, ERR_MALFORMED, "field name repeated", fname);
         }
         const json_t *ft = json_object_get(fj, "type");
         if (!ft)
-            return fail_null(ps, AVRO_ERR_SCHEMA, "field without a \"type\"", fname);
+            return fail_null(ps, ERR_MALFORMED, "field without a \"type\"", fname);
         if (!(fs[i].name = arena_strdup(ps->a, fname)))
             return oom(ps);
         if (!(fs[i].type = parse(ps, ft, child_ns, depth + 1)))
@@ -261,7 +260,7 @@ static const struct avro_node *parse_enum(struct parser *ps, const json_t *j, co
         return NULL;
     const json_t *syms = json_object_get(j, "symbols");
     if (!json_is_array(syms) || json_array_size(syms) == 0)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "enum without \"symbols\"", n->name);
+        return fail_null(ps, ERR_MALFORMED, "enum without \"symbols\"", n->name);
     size_t ns_count = json_array_size(syms);
     const char **out = arena_calloc(ps->a, ns_count, sizeof *out);
     if (!out)
@@ -269,10 +268,10 @@ static const struct avro_node *parse_enum(struct parser *ps, const json_t *j, co
     for (size_t i = 0; i < ns_count; i++) {
         const char *s = json_string_value(json_array_get(syms, i));
         if (!s || !avro_name_valid(s))
-            return fail_null(ps, AVRO_ERR_SCHEMA, "invalid enum symbol", n->name);
+            return fail_null(ps, ERR_MALFORMED, "invalid enum symbol", n->name);
         for (size_t k = 0; k < i; k++) {
             if (strcmp(out[k], s) == 0)
-                return fail_null(ps, AVRO_ERR_SCHEMA, "enum symbol repeated", s);
+                return fail_null(ps, ERR_MALFORMED, "enum symbol repeated", s);
         }
         if (!(out[i] = arena_strdup(ps->a, s)))
             return oom(ps);
@@ -292,7 +291,7 @@ static const struct avro_node *parse_fixed(struct parser *ps, const json_t *j, c
     const json_t *size = json_object_get(j, "size");
     if (!json_is_integer(size) || json_integer_value(size) < 0 ||
         json_integer_value(size) > INT32_MAX)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "fixed without a valid \"size\"", n->name);
+        return fail_null(ps, ERR_MALFORMED, "fixed without a valid \"size\"", n->name);
     n->size = (size_t)json_integer_value(size);
     n->min_bytes = n->size;
     return n;
@@ -314,13 +313,13 @@ static const struct avro_node *parse_union(struct parser *ps, const json_t *j, c
         if (!b)
             return NULL;
         if (b->type == AVRO_UNION)
-            return fail_null(ps, AVRO_ERR_SCHEMA, "a union directly inside a union", NULL);
+            return fail_null(ps, ERR_MALFORMED, "a union directly inside a union", NULL);
         /* Spec: at most one branch per unnamed type, and per name. */
         for (size_t k = 0; k < i; k++) {
             bool named = b->name != NULL;
             if (named ? (bs[k]->name && strcmp(bs[k]->name, b->name) == 0)
                       : (!bs[k]->name && bs[k]->type == b->type))
-                return fail_null(ps, AVRO_ERR_SCHEMA, "union repeats a type", b->name);
+                return fail_null(ps, ERR_MALFORMED, "union repeats a type", b->name);
         }
         bs[i] = b;
         if (b->min_bytes < min)
@@ -351,25 +350,25 @@ static const struct avro_node *parse_reference(struct parser *ps, const json_t *
     }
     if (!n)
         n = lookup(ps, s);
-    return n ? n : fail_null(ps, AVRO_ERR_SCHEMA, "unknown type", s);
+    return n ? n : fail_null(ps, ERR_MALFORMED, "unknown type", s);
 }
 
 static const struct avro_node *parse(struct parser *ps, const json_t *j, const char *ns, int depth)
 {
     if (depth > AVRO_MAX_DEPTH)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "schema nests too deeply", NULL);
+        return fail_null(ps, ERR_MALFORMED, "schema nests too deeply", NULL);
     if (json_is_string(j))
         return parse_reference(ps, j, json_string_value(j), ns);
     if (json_is_array(j))
         return parse_union(ps, j, ns, depth);
     if (!json_is_object(j))
-        return fail_null(ps, AVRO_ERR_SCHEMA, "a schema is a string, an array or an object", NULL);
+        return fail_null(ps, ERR_MALFORMED, "a schema is a string, an array or an object", NULL);
     const json_t *t = json_object_get(j, "type");
     if (json_is_object(t) || json_is_array(t))
         return parse(ps, t, ns, depth + 1);
     const char *ts = json_string_value(t);
     if (!ts)
-        return fail_null(ps, AVRO_ERR_SCHEMA, "schema object without a \"type\"", NULL);
+        return fail_null(ps, ERR_MALFORMED, "schema object without a \"type\"", NULL);
     if (strcmp(ts, "record") == 0 || strcmp(ts, "error") == 0)
         return parse_record(ps, j, ns, depth);
     if (strcmp(ts, "enum") == 0)
@@ -383,7 +382,7 @@ static const struct avro_node *parse(struct parser *ps, const json_t *j, const c
             return NULL;
         const json_t *inner = json_object_get(j, array ? "items" : "values");
         if (!inner)
-            return fail_null(ps, AVRO_ERR_SCHEMA,
+            return fail_null(ps, ERR_MALFORMED,
                              array ? "array without \"items\"" : "map without \"values\"", NULL);
         if (!(n->items = parse(ps, inner, ns, depth + 1)))
             return NULL;
@@ -403,21 +402,20 @@ static const struct avro_node *parse(struct parser *ps, const json_t *j, const c
     return parse_reference(ps, j, ts, ns);
 }
 
-int avro_schema_parse(const char *text, size_t len, struct avro_schema **out,
-                      struct avro_error *err)
+int avro_schema_parse(const char *text, size_t len, struct avro_schema **out, struct error *err)
 {
     *out = NULL;
     if (!text)
-        return avro_fail(err, AVRO_ERR_INVALID, "no schema text");
+        return error_fail(err, ERR_INVALID, "no schema text");
     struct avro_schema *s = calloc(1, sizeof *s);
     if (!s)
-        return avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     arena_init(&s->arena, 0);
     json_error_t jerr;
     s->json = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
     if (!s->json) {
         avro_schema_free(s);
-        return avro_fail(err, AVRO_ERR_SCHEMA, "schema is not JSON: %s", jerr.text);
+        return error_fail(err, ERR_MALFORMED, "schema is not JSON: %s", jerr.text);
     }
     s->text = arena_strndup(&s->arena, text, len);
     s->len = len;

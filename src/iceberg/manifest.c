@@ -7,10 +7,10 @@
 #include "iceberg/manifest_schema.h"
 #include "util/base64.h"
 
-static int nomem(struct avro_error *err)
+static int nomem(struct error *err)
 {
     if (err) {
-        err->code = AVRO_ERR_NOMEM;
+        err->code = ERR_NOMEM;
         snprintf(err->msg, sizeof err->msg, "out of memory");
     }
     return -1;
@@ -99,7 +99,7 @@ static void summarize(const struct ice_data_file *f, struct ice_manifest_summary
     s->has_bounds = true;
 }
 
-static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struct avro_error *err)
+static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struct error *err)
 {
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)v);
@@ -108,7 +108,7 @@ static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struc
 
 /* An Avro writer for `schema` (the schema builders' malloc'd text, NULL
  * when they failed with err filled), which it frees. */
-static struct avro_writer *writer_for(char *schema, struct avro_error *err)
+static struct avro_writer *writer_for(char *schema, struct error *err)
 {
     if (!schema)
         return NULL;
@@ -120,7 +120,7 @@ static struct avro_writer *writer_for(char *schema, struct avro_error *err)
 
 int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_data_file *files,
                        size_t n, struct buf *out, struct ice_manifest_summary *summary,
-                       struct avro_error *err)
+                       struct error *err)
 {
     memset(summary, 0, sizeof *summary);
     struct avro_partition_field pf = {spec->day_field_name, "date", spec->day_field_id};
@@ -197,7 +197,7 @@ json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const cha
 
 int ice_manifest_list_write(int format_version, int64_t snapshot_id, int64_t parent_id,
                             int64_t sequence_number, int64_t first_row_id, const json_t *parent,
-                            const json_t *added, struct buf *out, struct avro_error *err)
+                            const json_t *added, struct buf *out, struct error *err)
 {
     struct avro_writer *w = writer_for(iceberg_manifest_list_schema(format_version, err), err);
     if (!w)
@@ -228,7 +228,7 @@ int ice_manifest_list_write(int format_version, int64_t snapshot_id, int64_t par
     return rc;
 }
 
-int ice_manifest_list_read(const void *data, size_t len, json_t **records, struct avro_error *err)
+int ice_manifest_list_read(const void *data, size_t len, json_t **records, struct error *err)
 {
     *records = NULL;
     struct avro_reader *r;

@@ -56,7 +56,7 @@ struct ice_manifest_summary {
 /* Writes a manifest of ADDED data files into out. */
 int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_data_file *files,
                        size_t n, struct buf *out, struct ice_manifest_summary *summary,
-                       struct avro_error *err);
+                       struct error *err);
 
 /* The manifest list record of a manifest this snapshot adds. */
 json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const char *path,
@@ -68,9 +68,9 @@ json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const cha
  * parent_id < 0: none. */
 int ice_manifest_list_write(int format_version, int64_t snapshot_id, int64_t parent_id,
                             int64_t sequence_number, int64_t first_row_id, const json_t *parent,
-                            const json_t *added, struct buf *out, struct avro_error *err);
+                            const json_t *added, struct buf *out, struct error *err);
 
 /* Reads a manifest list's records (a new JSON array). */
-int ice_manifest_list_read(const void *data, size_t len, json_t **records, struct avro_error *err);
+int ice_manifest_list_read(const void *data, size_t len, json_t **records, struct error *err);
 
 #endif

@@ -84,18 +84,18 @@ static const char entry_head[] =
                                             "\"type\":\"record\",\"name\":\"r2\","
                                             "\"fields\":[";
 
-static char *take_text(struct buf *b, struct avro_error *err)
+static char *take_text(struct buf *b, struct error *err)
 {
     char *s = buf_take(b);
     if (!s)
-        avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
     return s;
 }
 
-char *iceberg_manifest_list_schema(int format_version, struct avro_error *err)
+char *iceberg_manifest_list_schema(int format_version, struct error *err)
 {
     if (format_version != 2 && format_version != 3) {
-        avro_fail(err, AVRO_ERR_INVALID, "format version %d (2 or 3)", format_version);
+        error_fail(err, ERR_INVALID, "format version %d (2 or 3)", format_version);
         return NULL;
     }
     struct buf b = BUF_INIT;
@@ -103,7 +103,7 @@ char *iceberg_manifest_list_schema(int format_version, struct avro_error *err)
                    manifest_list_fields,
                    format_version == 3 ? "," OPT("first_row_id", "\"long\"", 520) : "") < 0) {
         buf_free(&b);
-        avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     return take_text(&b, err);
@@ -130,7 +130,7 @@ static int decimal_bytes(int precision)
 
 /* Appends the Avro type of an Iceberg partition result type. Named fixed
  * types get a per-field name so two decimal fields never collide. */
-static int append_type(struct buf *b, const struct avro_partition_field *f, struct avro_error *err)
+static int append_type(struct buf *b, const struct avro_partition_field *f, struct error *err)
 {
     static const struct {
         const char *iceberg, *avro;
@@ -176,8 +176,8 @@ static int append_type(struct buf *b, const struct avro_partition_field *f, stru
                           "{\"type\":\"fixed\",\"name\":\"r102_f%d\",\"size\":%d,"
                           "\"logicalType\":\"decimal\",\"precision\":%u,\"scale\":%u}",
                           (int)f->field_id, decimal_bytes((int)p), p, s);
-    avro_fail(err, AVRO_ERR_INVALID, "partition field %s: unknown result type \"%s\"",
-              f->name ? f->name : "?", t);
+    error_fail(err, ERR_INVALID, "partition field %s: unknown result type \"%s\"",
+               f->name ? f->name : "?", t);
     return -2;
 }
 
@@ -192,14 +192,14 @@ static int append_original_name(struct buf *b, const char *name)
 }
 
 char *iceberg_manifest_entry_schema(int format_version, const struct avro_partition_field *fields,
-                                    size_t n, struct avro_error *err)
+                                    size_t n, struct error *err)
 {
     if (format_version != 2 && format_version != 3) {
-        avro_fail(err, AVRO_ERR_INVALID, "format version %d (2 or 3)", format_version);
+        error_fail(err, ERR_INVALID, "format version %d (2 or 3)", format_version);
         return NULL;
     }
     if (n && !fields) {
-        avro_fail(err, AVRO_ERR_INVALID, "no partition fields");
+        error_fail(err, ERR_INVALID, "no partition fields");
         return NULL;
     }
     struct buf b = BUF_INIT;
@@ -211,7 +211,7 @@ char *iceberg_manifest_entry_schema(int format_version, const struct avro_partit
         const struct avro_partition_field *f = &fields[i];
         char *name = avro_name_sanitize(f->name);
         if (!name) {
-            avro_fail(err, AVRO_ERR_INVALID, "partition field name is empty or not UTF-8");
+            error_fail(err, ERR_INVALID, "partition field name is empty or not UTF-8");
             rc = -2;
             break;
         }
@@ -233,7 +233,7 @@ char *iceberg_manifest_entry_schema(int format_version, const struct avro_partit
     if (rc < 0) {
         buf_free(&b);
         if (rc == -1)
-            avro_fail(err, AVRO_ERR_NOMEM, "out of memory");
+            error_fail(err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     return take_text(&b, err);

@@ -33,15 +33,15 @@ struct avro_partition_field {
 /* Schema JSON text (malloc'd, caller frees) of the manifest list record for
  * format version 2 or 3 (3 adds first_row_id, 520). NULL with err set for
  * another version or when memory runs out. */
-char *iceberg_manifest_list_schema(int format_version, struct avro_error *err);
+char *iceberg_manifest_list_schema(int format_version, struct error *err);
 
 /* Schema JSON text (malloc'd, caller frees) of the manifest entry record
  * for format version 2 or 3 (3 adds first_row_id 142, content_offset 144,
  * content_size_in_bytes 145), its partition record r102 built from the n
  * fields given (an unpartitioned spec gives an empty record). Each
  * partition value is ["null", <type>] with "default": null. NULL with err
- * (AVRO_ERR_INVALID) for a bad name, type or version. */
+ * (ERR_INVALID) for a bad name, type or version. */
 char *iceberg_manifest_entry_schema(int format_version, const struct avro_partition_field *fields,
-                                    size_t n, struct avro_error *err);
+                                    size_t n, struct error *err);
 
 #endif

@@ -50,16 +50,16 @@ static const char *const known_keys[] = {
 
 /* Always -1, visibly so: callers' outputs are unset on that path, and the
  * optimiser must see it cannot return 0. */
-static int malformed(struct icemeta_err *err, const char *what, const char *why)
+static int malformed(struct error *err, const char *what, const char *why)
 {
-    icemeta_fail(err, ICEMETA_ERR_MALFORMED, "table metadata: %s %s", what, why);
+    error_fail(err, ERR_MALFORMED, "table metadata: %s %s", what, why);
     return -1;
 }
 
 /* An integer member; absent is an error when required. Reals are refused:
  * ids and counts are exact integers in Iceberg metadata. */
 static int get_int(const json_t *obj, const char *key, bool required, int64_t *out, bool *present,
-                   const char *where, struct icemeta_err *err)
+                   const char *where, struct error *err)
 {
     char what[320];
     snprintf(what, sizeof what, "%s%s\"%s\"", where, where[0] ? "." : "", key);
@@ -75,7 +75,7 @@ static int get_int(const json_t *obj, const char *key, bool required, int64_t *o
 }
 
 static int get_string(const json_t *obj, const char *key, const char **out, const char *where,
-                      struct icemeta_err *err)
+                      struct error *err)
 {
     char what[320];
     snprintf(what, sizeof what, "%s%s\"%s\"", where, where[0] ? "." : "", key);
@@ -90,7 +90,7 @@ static int get_string(const json_t *obj, const char *key, const char **out, cons
 
 /* A member that must be an array (absent allowed when !required). */
 static int get_array(const json_t *obj, const char *key, bool required, const json_t **out,
-                     struct icemeta_err *err)
+                     struct error *err)
 {
     char what[160];
     snprintf(what, sizeof what, "\"%s\"", key);
@@ -117,7 +117,7 @@ static const json_t *find_by_id(const json_t *list, const char *id_key, int64_t 
 /* Checks every entry of a list of objects (schemas, specs, orders) for an
  * integer id and a "fields" array, and resolves the default id. */
 static int check_id_list(const json_t *doc, const char *list_key, const char *id_key,
-                         const char *default_key, const json_t **chosen, struct icemeta_err *err)
+                         const char *default_key, const json_t **chosen, struct error *err)
 {
     const json_t *list;
     if (get_array(doc, list_key, true, &list, err) != 0)
@@ -151,7 +151,7 @@ static int check_id_list(const json_t *doc, const char *list_key, const char *id
     return 0;
 }
 
-static int check_spec_fields(const json_t *specs, int format_version, struct icemeta_err *err)
+static int check_spec_fields(const json_t *specs, int format_version, struct error *err)
 {
     size_t i, j;
     const json_t *spec, *f;
@@ -178,7 +178,7 @@ static int check_spec_fields(const json_t *specs, int format_version, struct ice
     return 0;
 }
 
-static int check_properties(const json_t *props, struct icemeta_err *err)
+static int check_properties(const json_t *props, struct error *err)
 {
     if (!props)
         return 0;
@@ -196,7 +196,7 @@ static int check_properties(const json_t *props, struct icemeta_err *err)
     return 0;
 }
 
-static int check_snapshots(const json_t *doc, struct ice_meta *m, struct icemeta_err *err)
+static int check_snapshots(const json_t *doc, struct ice_meta *m, struct error *err)
 {
     const json_t *snaps;
     if (get_array(doc, "snapshots", false, &snaps, err) != 0)
@@ -276,7 +276,7 @@ static int check_snapshots(const json_t *doc, struct ice_meta *m, struct icemeta
 }
 
 /* Fills the views of m from doc (not taking it) or fails. */
-static int parse(json_t *doc, struct ice_meta *m, struct icemeta_err *err)
+static int parse(json_t *doc, struct ice_meta *m, struct error *err)
 {
     memset(m, 0, sizeof *m);
     if (!json_is_object(doc))
@@ -285,10 +285,10 @@ static int parse(json_t *doc, struct ice_meta *m, struct icemeta_err *err)
     if (get_int(doc, "format-version", true, &fv, NULL, "", err) != 0)
         return -1;
     if (fv != 2 && fv != 3)
-        return icemeta_fail(err, ICEMETA_ERR_UNSUPPORTED,
-                            "table metadata: format version %" PRId64
-                            " is not supported (this writer handles 2 and 3)",
-                            fv);
+        return error_fail(err, ERR_UNSUPPORTED,
+                          "table metadata: format version %" PRId64
+                          " is not supported (this writer handles 2 and 3)",
+                          fv);
     m->format_version = (int)fv;
     int64_t v;
     if (get_string(doc, "table-uuid", &m->table_uuid, "", err) != 0 ||
@@ -330,7 +330,7 @@ static int parse(json_t *doc, struct ice_meta *m, struct icemeta_err *err)
 
 /* Replaces m's document by doc (taken) when doc validates; otherwise
  * releases doc and leaves m as it was. */
-static int adopt(struct ice_meta *m, json_t *doc, struct icemeta_err *err)
+static int adopt(struct ice_meta *m, json_t *doc, struct error *err)
 {
     struct ice_meta next;
     if (parse(doc, &next, err) != 0) {
@@ -384,25 +384,23 @@ static int64_t max_field_id(const json_t *v)
     return max;
 }
 
-int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct icemeta_err *err)
+int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct error *err)
 {
     memset(m, 0, sizeof *m);
     if (in->format_version != 2 && in->format_version != 3)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "format version %d (2 or 3)",
-                            in->format_version);
+        return error_fail(err, ERR_INVALID, "format version %d (2 or 3)", in->format_version);
     if (!in->table_uuid || !str_is_uuid(in->table_uuid))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "the table uuid is not a UUID");
+        return error_fail(err, ERR_INVALID, "the table uuid is not a UUID");
     size_t loclen = in->location ? strlen(in->location) : 0;
     if (!loclen || !strstr(in->location, "://") || in->location[loclen - 1] == '/')
-        return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                            "the location must be an absolute URI without a trailing '/'");
+        return error_fail(err, ERR_INVALID,
+                          "the location must be an absolute URI without a trailing '/'");
     if (!json_is_object(in->schema) || !json_is_object(in->spec) || !json_is_object(in->sort_order))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "schema, spec and sort order are required");
+        return error_fail(err, ERR_INVALID, "schema, spec and sort order are required");
     if (in->properties && json_object_get(in->properties, "format-version"))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                            "\"format-version\" is a reserved table property");
+        return error_fail(err, ERR_INVALID, "\"format-version\" is a reserved table property");
     if (check_properties(in->properties, err) != 0)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "table properties must be strings");
+        return error_fail(err, ERR_INVALID, "table properties must be strings");
 
     json_t *props = in->properties ? json_deep_copy(in->properties) : json_object();
     json_t *doc = json_pack(
@@ -416,8 +414,8 @@ int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct i
         json_object_get(in->sort_order, "order-id"), "sort-orders", in->sort_order, "properties",
         props);
     if (!doc)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                            "the schema, spec or sort order lacks its id (or memory ran out)");
+        return error_fail(err, ERR_INVALID,
+                          "the schema, spec or sort order lacks its id (or memory ran out)");
     bool ok = true;
     if (in->format_version == 2)
         ok = json_object_set_new(doc, "current-snapshot-id", json_integer(-1)) == 0;
@@ -432,27 +430,27 @@ int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct i
          json_object_set_new(doc, "metadata-log", json_array()) == 0;
     if (!ok) {
         json_decref(doc);
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     }
     if (parse(doc, m, err) != 0) {
         json_decref(doc);
         memset(m, 0, sizeof *m);
-        if (err && err->kind == ICEMETA_ERR_MALFORMED)
-            err->kind = ICEMETA_ERR_INVALID; /* our inputs, not a stored file, were wrong */
+        if (err && err->code == ERR_MALFORMED)
+            err->code = ERR_INVALID; /* our inputs, not a stored file, were wrong */
         return -1;
     }
     return 0;
 }
 
-int ice_meta_load(struct ice_meta *m, const char *text, size_t len, struct icemeta_err *err)
+int ice_meta_load(struct ice_meta *m, const char *text, size_t len, struct error *err)
 {
     memset(m, 0, sizeof *m);
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return icemeta_fail(err, ICEMETA_ERR_MALFORMED,
-                            "table metadata is not valid JSON (line %d, column %d): %s", jerr.line,
-                            jerr.column, jerr.text);
+        return error_fail(err, ERR_MALFORMED,
+                          "table metadata is not valid JSON (line %d, column %d): %s", jerr.line,
+                          jerr.column, jerr.text);
     if (parse(doc, m, err) != 0) {
         json_decref(doc);
         memset(m, 0, sizeof *m); /* no view may point into the freed document */
@@ -504,20 +502,20 @@ int64_t ice_meta_next_sequence_number(const struct ice_meta *m)
     return m->last_sequence_number + 1;
 }
 
-int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct icemeta_err *err)
+int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct error *err)
 {
     const json_t *snaps = json_object_get(m->doc, "snapshots");
     for (int tries = 0; tries < PICK_TRIES; tries++) {
         uint64_t r;
         if (random_bytes(&r, sizeof r) != 0)
-            return icemeta_fail(err, ICEMETA_ERR_NOMEM, "no randomness: %s", strerror(errno));
+            return error_fail(err, ERR_NOMEM, "no randomness: %s", strerror(errno));
         int64_t id = (int64_t)(r & (uint64_t)(SNAPSHOT_ID_LIMIT - 1));
         if (id > 0 && !find_by_id(snaps, "snapshot-id", id)) {
             *out = id;
             return 0;
         }
     }
-    return icemeta_fail(err, ICEMETA_ERR_INVALID, "no unused snapshot id found");
+    return error_fail(err, ERR_INVALID, "no unused snapshot id found");
 }
 
 const char *ice_snapshot_summary(const json_t *snapshot, const char *key)
@@ -544,42 +542,41 @@ static const char *const summary_keys[] = {
 };
 
 static int check_counts(const struct ice_meta *m, const struct ice_snapshot_add *in,
-                        struct icemeta_err *err)
+                        struct error *err)
 {
     if (in->snapshot_id <= 0 || in->snapshot_id >= SNAPSHOT_ID_LIMIT)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                            "snapshot id %" PRId64 " is outside [1, 2^53)", in->snapshot_id);
+        return error_fail(err, ERR_INVALID, "snapshot id %" PRId64 " is outside [1, 2^53)",
+                          in->snapshot_id);
     if (find_by_id(json_object_get(m->doc, "snapshots"), "snapshot-id", in->snapshot_id))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "snapshot id %" PRId64 " is taken",
-                            in->snapshot_id);
+        return error_fail(err, ERR_INVALID, "snapshot id %" PRId64 " is taken", in->snapshot_id);
     if (!in->manifest_list || !strstr(in->manifest_list, "://"))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "the manifest list must be a full URI");
+        return error_fail(err, ERR_INVALID, "the manifest list must be a full URI");
     if (in->added_data_files < 0 || in->added_records < 0 || in->added_files_size < 0 ||
         in->removed_data_files < 0 || in->deleted_records < 0 || in->removed_files_size < 0 ||
         in->added_rows < 0)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "snapshot counts must not be negative");
+        return error_fail(err, ERR_INVALID, "snapshot counts must not be negative");
     if (in->operation == ICE_OP_APPEND) {
         if (in->added_data_files < 1 || in->removed_data_files || in->deleted_records ||
             in->removed_files_size)
-            return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                                "an append adds at least one file and removes none");
+            return error_fail(err, ERR_INVALID,
+                              "an append adds at least one file and removes none");
     } else if (in->operation == ICE_OP_REPLACE) {
         if (in->removed_data_files < 1 || in->added_records != in->deleted_records)
-            return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                                "a replace removes files and keeps the record count");
+            return error_fail(err, ERR_INVALID,
+                              "a replace removes files and keeps the record count");
     } else {
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "unknown snapshot operation");
+        return error_fail(err, ERR_INVALID, "unknown snapshot operation");
     }
     if (m->format_version >= 3 && in->added_rows > INT64_MAX - m->next_row_id)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "next-row-id would overflow");
+        return error_fail(err, ERR_INVALID, "next-row-id would overflow");
     for (size_t i = 0; i < in->nextra; i++) {
         const char *k = in->extra[i].key;
         if (!k || !k[0] || !in->extra[i].value)
-            return icemeta_fail(err, ICEMETA_ERR_INVALID, "an extra summary key is empty");
+            return error_fail(err, ERR_INVALID, "an extra summary key is empty");
         for (size_t j = 0; j < sizeof summary_keys / sizeof summary_keys[0]; j++)
             if (strcmp(k, summary_keys[j]) == 0)
-                return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                                    "summary key \"%s\" is written by the snapshot itself", k);
+                return error_fail(err, ERR_INVALID,
+                                  "summary key \"%s\" is written by the snapshot itself", k);
     }
     return 0;
 }
@@ -594,7 +591,7 @@ static bool put_count(json_t *summary, const char *key, int64_t v)
 /* total-<name> = the parent's total + delta; left out when the parent has a
  * snapshot but no parseable total (another writer did not keep one). */
 static int put_total(json_t *summary, const json_t *parent, const char *key, int64_t delta,
-                     struct icemeta_err *err)
+                     struct error *err)
 {
     int64_t base = 0;
     if (parent) {
@@ -603,16 +600,13 @@ static int put_total(json_t *summary, const json_t *parent, const char *key, int
             return 0;
     }
     if ((delta > 0 && base > INT64_MAX - delta) || base + delta < 0)
-        return icemeta_fail(err, ICEMETA_ERR_INVALID,
-                            "summary %s would be %s (the parent's is %" PRId64 ")", key,
-                            delta > 0 ? "too large" : "negative", base);
-    return put_count(summary, key, base + delta)
-               ? 0
-               : icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_INVALID, "summary %s would be %s (the parent's is %" PRId64 ")",
+                          key, delta > 0 ? "too large" : "negative", base);
+    return put_count(summary, key, base + delta) ? 0 : error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot_add *in,
-                             struct icemeta_err *err)
+                             struct error *err)
 {
     json_t *s =
         json_pack("{s:s}", "operation", in->operation == ICE_OP_APPEND ? "append" : "replace");
@@ -627,7 +621,7 @@ static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot
         ok = put_count(s, "changed-partition-count", in->changed_partition_count);
     if (!ok) {
         json_decref(s);
-        icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     const json_t *parent = m->current_snapshot;
@@ -643,13 +637,11 @@ static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot
     for (size_t i = 0; i < in->nextra; i++) {
         json_t *v = json_string(in->extra[i].value);
         if (!v) {
-            icemeta_fail(err, ICEMETA_ERR_INVALID, "summary value of \"%s\" is not UTF-8",
-                         in->extra[i].key);
+            error_fail(err, ERR_INVALID, "summary value of \"%s\" is not UTF-8", in->extra[i].key);
             goto fail;
         }
         if (json_object_set_new(s, in->extra[i].key, v) != 0) {
-            icemeta_fail(err, ICEMETA_ERR_INVALID, "summary key \"%s\" is not UTF-8",
-                         in->extra[i].key);
+            error_fail(err, ERR_INVALID, "summary key \"%s\" is not UTF-8", in->extra[i].key);
             goto fail;
         }
     }
@@ -685,8 +677,7 @@ static size_t metadata_log_max(const json_t *doc)
     return METADATA_LOG_DEFAULT_MAX;
 }
 
-int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
-                          struct icemeta_err *err)
+int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in, struct error *err)
 {
     if (check_counts(m, in, err) != 0)
         return -1;
@@ -748,7 +739,7 @@ int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
     }
     if (!ok) {
         json_decref(doc);
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory (or a path is not UTF-8)");
+        return error_fail(err, ERR_NOMEM, "out of memory (or a path is not UTF-8)");
     }
     return adopt(m, doc, err);
 }
@@ -761,11 +752,11 @@ int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
  * *moved says whether default_key changed. */
 static int choose_entry(json_t *doc, const char *list_key, const char *id_key,
                         const char *default_key, const json_t *entry, int64_t fresh_floor,
-                        bool *moved, struct icemeta_err *err)
+                        bool *moved, struct error *err)
 {
     json_t *want = json_deep_copy(entry);
     if (!want)
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     json_object_del(want, id_key);
     json_t *list = json_object_get(doc, list_key);
     int64_t max_id = fresh_floor - 1, found = 0;
@@ -791,20 +782,20 @@ static int choose_entry(json_t *doc, const char *list_key, const char *id_key,
     json_decref(want);
     int64_t before = json_integer_value(json_object_get(doc, default_key));
     if (!ok || json_object_set_new(doc, default_key, json_integer(found)) != 0)
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     *moved = before != found;
     return 0;
 }
 
 int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *changed,
-                            struct icemeta_err *err)
+                            struct error *err)
 {
     const json_t *fields = json_object_get(order, "fields");
     if (!json_is_array(fields))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "a sort order needs a fields array");
+        return error_fail(err, ERR_INVALID, "a sort order needs a fields array");
     json_t *doc = json_deep_copy(m->doc);
     if (!doc)
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     bool moved;
     if (json_array_size(fields) == 0) {
         /* Order id 0 is reserved for unsorted (and only for it). */
@@ -815,7 +806,7 @@ int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *chang
         moved = json_integer_value(json_object_get(doc, "default-sort-order-id")) != 0;
         if (!ok || json_object_set_new(doc, "default-sort-order-id", json_integer(0)) != 0) {
             json_decref(doc);
-            return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+            return error_fail(err, ERR_NOMEM, "out of memory");
         }
     } else if (choose_entry(doc, "sort-orders", "order-id", "default-sort-order-id", order, 1,
                             &moved, err) != 0) {
@@ -828,14 +819,13 @@ int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *chang
     return 0;
 }
 
-int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed,
-                        struct icemeta_err *err)
+int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed, struct error *err)
 {
     if (!json_is_object(schema) || !json_is_array(json_object_get(schema, "fields")))
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "a schema needs a fields array");
+        return error_fail(err, ERR_INVALID, "a schema needs a fields array");
     json_t *doc = json_deep_copy(m->doc);
     if (!doc)
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     bool moved;
     int64_t top = max_field_id(schema);
     if (choose_entry(doc, "schemas", "schema-id", "current-schema-id", schema, 0, &moved, err) !=
@@ -846,7 +836,7 @@ int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed,
     if (top > m->last_column_id &&
         json_object_set_new(doc, "last-column-id", json_integer(top)) != 0) {
         json_decref(doc);
-        return icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     }
     if (adopt(m, doc, err) != 0)
         return -1;

@@ -59,17 +59,17 @@ struct ice_new_table {
  * v3: none and next-row-id 0); last-partition-id 1000 when partitioned,
  * 999 when not; last-column-id from the schema's highest field id.
  * Refuses a "format-version" property (reserved) and non-string properties. */
-int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct icemeta_err *err);
+int ice_meta_create(struct ice_meta *m, const struct ice_new_table *in, struct error *err);
 
 /* Parses metadata JSON text (len bytes; need not be terminated). Refuses
- * with ICEMETA_ERR_UNSUPPORTED format versions other than 2 and 3, and with
- * ICEMETA_ERR_MALFORMED anything else the spec forbids that this writer
+ * with ERR_UNSUPPORTED format versions other than 2 and 3, and with
+ * ERR_MALFORMED anything else the spec forbids that this writer
  * relies on: missing required keys, wrong JSON types, integers given as
  * reals, ids that do not resolve (current schema, default spec and sort
  * order, current snapshot, refs.main), current-snapshot-id differing from
  * refs.main, a snapshot sequence number above last-sequence-number,
  * duplicate snapshot ids, a v3 table without next-row-id. */
-int ice_meta_load(struct ice_meta *m, const char *text, size_t len, struct icemeta_err *err);
+int ice_meta_load(struct ice_meta *m, const char *text, size_t len, struct error *err);
 
 void ice_meta_free(struct ice_meta *m);
 
@@ -84,7 +84,7 @@ char *ice_meta_dumps(const struct ice_meta *m);
  * manifest list written before ice_meta_add_snapshot. */
 int64_t ice_meta_next_sequence_number(const struct ice_meta *m);
 /* A random snapshot id in [1, 2^53) used by no snapshot of m. */
-int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct icemeta_err *err);
+int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct error *err);
 
 enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE };
 
@@ -122,8 +122,7 @@ struct ice_snapshot_add {
  * refs.main, snapshot-log and metadata-log (trimmed to the property
  * write.metadata.previous-versions-max, default 100, oldest first). Extras
  * may not reuse a summary key this function writes. */
-int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
-                          struct icemeta_err *err);
+int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in, struct error *err);
 
 /* Makes order (from ice_sort_order_json; its order-id is ignored) the
  * default sort order: an existing order with the same fields is reused,
@@ -131,15 +130,14 @@ int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
  * 0). *changed says whether the default moved. Recorded in the next
  * version written; it is not a partition spec change. */
 int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *changed,
-                            struct icemeta_err *err);
+                            struct error *err);
 
 /* Makes schema (from ice_schema_json; its schema-id is ignored) current: an
  * equal schema already listed is reused, otherwise it is added under
  * max(schema-id) + 1 and last-column-id raised to cover its ids. *changed
  * says whether the current schema moved. Compatibility is the catalog's
  * rule (hoglake only evolves schemas in Iceberg-compatible ways). */
-int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed,
-                        struct icemeta_err *err);
+int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed, struct error *err);
 
 /* The snapshot's summary value for key, or NULL. */
 const char *ice_snapshot_summary(const json_t *snapshot, const char *key);

@@ -11,31 +11,9 @@ enum {
     ICE_FIRST_PARTITION_FIELD_ID = 1000,
 };
 
-const char *icemeta_err_kind_name(enum icemeta_err_kind kind)
+static json_t *nomem(struct error *err)
 {
-    switch (kind) {
-    case ICEMETA_OK: return "ok";
-    case ICEMETA_ERR_UNSUPPORTED: return "unsupported";
-    case ICEMETA_ERR_MALFORMED: return "malformed";
-    case ICEMETA_ERR_INVALID: return "invalid";
-    case ICEMETA_ERR_NOMEM: return "nomem";
-    }
-    return "unknown";
-}
-
-int icemeta_fail(struct icemeta_err *err, enum icemeta_err_kind kind, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err) /* callers that only need the status pass NULL */
-        err->kind = kind, vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static json_t *nomem(struct icemeta_err *err)
-{
-    icemeta_fail(err, ICEMETA_ERR_NOMEM, "out of memory");
+    error_fail(err, ERR_NOMEM, "out of memory");
     return NULL;
 }
 
@@ -46,7 +24,7 @@ static bool put(json_t *obj, const char *key, json_t *v)
 }
 
 int ice_type_string(const struct lake_column *c, int format_version, char *out, size_t out_size,
-                    struct icemeta_err *err)
+                    struct error *err)
 {
     char path[512];
     const char *s = NULL;
@@ -79,16 +57,16 @@ int ice_type_string(const struct lake_column *c, int format_version, char *out, 
             break;
         }
         lake_column_path(c, path, sizeof path);
-        return icemeta_fail(err, ICEMETA_ERR_UNSUPPORTED,
-                            "column '%s' is %s, which Iceberg format version %d cannot hold; "
-                            "export with format version 3",
-                            path, lake_type_name(c->type), format_version);
+        return error_fail(err, ERR_UNSUPPORTED,
+                          "column '%s' is %s, which Iceberg format version %d cannot hold; "
+                          "export with format version 3",
+                          path, lake_type_name(c->type), format_version);
     case LT_DECIMAL:
         if (c->precision < 1 || c->precision > LAKE_DECIMAL_MAX_PRECISION || c->scale < 0 ||
             c->scale > c->precision) {
             lake_column_path(c, path, sizeof path);
-            return icemeta_fail(err, ICEMETA_ERR_INVALID, "column '%s' has decimal(%d, %d)", path,
-                                c->precision, c->scale);
+            return error_fail(err, ERR_INVALID, "column '%s' has decimal(%d, %d)", path,
+                              c->precision, c->scale);
         }
         snprintf(out, out_size, "decimal(%d, %d)", c->precision, c->scale);
         return 0;
@@ -99,8 +77,8 @@ int ice_type_string(const struct lake_column *c, int format_version, char *out, 
     }
     if (!s) {
         lake_column_path(c, path, sizeof path);
-        return icemeta_fail(err, ICEMETA_ERR_INVALID, "column '%s' (%s) has no primitive type",
-                            path, lake_type_name(c->type));
+        return error_fail(err, ERR_INVALID, "column '%s' (%s) has no primitive type", path,
+                          lake_type_name(c->type));
     }
     snprintf(out, out_size, "%s", s);
     return 0;
@@ -109,7 +87,7 @@ int ice_type_string(const struct lake_column *c, int format_version, char *out, 
 struct schema_ctx {
     int format_version;
     int64_t max_id;
-    struct icemeta_err *err;
+    struct error *err;
 };
 
 static json_t *type_json(const struct lake_column *c, struct schema_ctx *x);
@@ -123,8 +101,8 @@ static bool check_id(const struct lake_column *c, struct schema_ctx *x)
     }
     char path[512];
     lake_column_path(c, path, sizeof path);
-    icemeta_fail(x->err, ICEMETA_ERR_INVALID, "column '%s' has field id %lld, outside [1, %d]",
-                 path, (long long)c->field_id, ICE_MAX_FIELD_ID);
+    error_fail(x->err, ERR_INVALID, "column '%s' has field id %lld, outside [1, %d]", path,
+               (long long)c->field_id, ICE_MAX_FIELD_ID);
     return false;
 }
 
@@ -170,8 +148,8 @@ static json_t *type_json(const struct lake_column *c, struct schema_ctx *x)
     if ((want && c->nchildren != want) || c->nchildren == 0) {
         char path[512];
         lake_column_path(c, path, sizeof path);
-        icemeta_fail(x->err, ICEMETA_ERR_INVALID, "%s column '%s' has %zu children",
-                     lake_type_name(c->type), path, c->nchildren);
+        error_fail(x->err, ERR_INVALID, "%s column '%s' has %zu children", lake_type_name(c->type),
+                   path, c->nchildren);
         return NULL;
     }
     json_t *o;
@@ -205,14 +183,14 @@ static json_t *type_json(const struct lake_column *c, struct schema_ctx *x)
 }
 
 json_t *ice_schema_json(const struct lake_table *t, int format_version, int64_t schema_id,
-                        int64_t *max_field_id, struct icemeta_err *err)
+                        int64_t *max_field_id, struct error *err)
 {
     if (format_version != 2 && format_version != 3) {
-        icemeta_fail(err, ICEMETA_ERR_INVALID, "format version %d (2 or 3)", format_version);
+        error_fail(err, ERR_INVALID, "format version %d (2 or 3)", format_version);
         return NULL;
     }
     if (t->root.nchildren == 0) {
-        icemeta_fail(err, ICEMETA_ERR_INVALID, "the table has no columns");
+        error_fail(err, ERR_INVALID, "the table has no columns");
         return NULL;
     }
     struct schema_ctx x = {format_version, 0, err};
@@ -231,20 +209,19 @@ json_t *ice_schema_json(const struct lake_table *t, int format_version, int64_t 
 /* The column with that id when it is outside any list or map; NULL (and err
  * filled, naming `what`) otherwise. */
 static const struct lake_column *addressable(const struct lake_table *t, int64_t id,
-                                             const char *what, struct icemeta_err *err)
+                                             const char *what, struct error *err)
 {
     const struct lake_column *c = lake_table_find_field(t, id);
     if (!c) {
-        icemeta_fail(err, ICEMETA_ERR_INVALID, "%s: the table has no field %lld", what,
-                     (long long)id);
+        error_fail(err, ERR_INVALID, "%s: the table has no field %lld", what, (long long)id);
         return NULL;
     }
     for (const struct lake_column *p = c->parent; p; p = p->parent) {
         if (p->type == LT_LIST || p->type == LT_MAP) {
             char path[512];
             lake_column_path(c, path, sizeof path);
-            icemeta_fail(err, ICEMETA_ERR_INVALID, "%s: column '%s' is inside a %s", what, path,
-                         lake_type_name(p->type));
+            error_fail(err, ERR_INVALID, "%s: column '%s' is inside a %s", what, path,
+                       lake_type_name(p->type));
             return NULL;
         }
     }
@@ -275,7 +252,7 @@ static void avro_name(const char *path, char *out, size_t out_size)
 }
 
 json_t *ice_partition_spec_json(const struct lake_table *t, int64_t day_source_id,
-                                struct icemeta_err *err)
+                                struct error *err)
 {
     json_t *fields = json_array();
     json_t *spec = json_object();
@@ -291,9 +268,8 @@ json_t *ice_partition_spec_json(const struct lake_table *t, int64_t day_source_i
         char path[512];
         lake_column_path(c, path, sizeof path);
         if (!lake_type_is_temporal(c->type)) {
-            icemeta_fail(err, ICEMETA_ERR_INVALID,
-                         "day partition source '%s' is %s, not a date or timestamp", path,
-                         lake_type_name(c->type));
+            error_fail(err, ERR_INVALID, "day partition source '%s' is %s, not a date or timestamp",
+                       path, lake_type_name(c->type));
             goto fail;
         }
         char base[300], name[320];
@@ -322,7 +298,7 @@ fail:
 }
 
 json_t *ice_sort_order_json(const struct lake_table *t, const struct lake_sort_field *sf, size_t n,
-                            struct icemeta_err *err)
+                            struct error *err)
 {
     json_t *fields = json_array();
     json_t *order = json_object();
@@ -340,13 +316,13 @@ json_t *ice_sort_order_json(const struct lake_table *t, const struct lake_sort_f
         char path[512];
         lake_column_path(c, path, sizeof path);
         if (lake_type_is_container(c->type) || c->type == LT_VARIANT) {
-            icemeta_fail(err, ICEMETA_ERR_INVALID, "sort key '%s' is %s, which has no order", path,
-                         lake_type_name(c->type));
+            error_fail(err, ERR_INVALID, "sort key '%s' is %s, which has no order", path,
+                       lake_type_name(c->type));
             goto fail;
         }
         for (size_t j = 0; j < i; j++) {
             if (sf[j].source_field_id == sf[i].source_field_id) {
-                icemeta_fail(err, ICEMETA_ERR_INVALID, "sort key '%s' is named twice", path);
+                error_fail(err, ERR_INVALID, "sort key '%s' is named twice", path);
                 goto fail;
             }
         }

@@ -16,27 +16,6 @@
 
 #include "lake/schema.h"
 
-enum icemeta_err_kind {
-    ICEMETA_OK = 0,
-    ICEMETA_ERR_UNSUPPORTED, /* valid input this writer cannot express (v1 metadata,
-                              * timestamp_ns or variant under format version 2) */
-    ICEMETA_ERR_MALFORMED,   /* metadata JSON that breaks the Iceberg spec */
-    ICEMETA_ERR_INVALID,     /* a caller argument is out of range or inconsistent */
-    ICEMETA_ERR_NOMEM,
-};
-
-struct icemeta_err {
-    enum icemeta_err_kind kind;
-    char msg[512];
-};
-
-/* "unsupported", "malformed", "invalid", "nomem" ("ok" for ICEMETA_OK). */
-const char *icemeta_err_kind_name(enum icemeta_err_kind kind);
-
-/* Fills err (when not NULL) and returns -1. */
-int icemeta_fail(struct icemeta_err *err, enum icemeta_err_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* The Iceberg type string of a scalar column under format_version (2 or 3):
  *   boolean; int8 int16 int uint8 uint16 -> int; long uint32 -> long;
  *   uint64 -> decimal(20, 0); decimal -> decimal(P, S); float; double;
@@ -47,7 +26,7 @@ int icemeta_fail(struct icemeta_err *err, enum icemeta_err_kind kind, const char
  * Containers (list, struct, map) are refused: their JSON is an object, built
  * by ice_schema_json. Returns 0 and writes into out, or -1 with err. */
 int ice_type_string(const struct lake_column *c, int format_version, char *out, size_t out_size,
-                    struct icemeta_err *err);
+                    struct error *err);
 
 /* The table's columns as an Iceberg schema object:
  *   {"type":"struct","schema-id":S,"fields":[{"id","name","required","type"[,"doc"]}...]}
@@ -59,7 +38,7 @@ int ice_type_string(const struct lake_column *c, int format_version, char *out, 
  * Refuses a table without columns, a field id outside [1, 2147483447] and
  * types the version cannot hold. */
 json_t *ice_schema_json(const struct lake_table *t, int format_version, int64_t schema_id,
-                        int64_t *max_field_id, struct icemeta_err *err);
+                        int64_t *max_field_id, struct error *err);
 
 /* The export's partition spec under spec id 0:
  *   day_source_id > 0: {"spec-id":0,"fields":[{"name":"<col>_day","transform":"day",
@@ -71,7 +50,7 @@ json_t *ice_schema_json(const struct lake_table *t, int format_version, int64_t 
  * the manifests' partition record), suffixed "_day", and suffixed further
  * ("_2", "_3"...) if it would equal a top-level column name. */
 json_t *ice_partition_spec_json(const struct lake_table *t, int64_t day_source_id,
-                                struct icemeta_err *err);
+                                struct error *err);
 
 /* The sort order from sort fields (identity transform; direction and null
  * order from each field; a lookup key is {id, descending=false,
@@ -80,7 +59,7 @@ json_t *ice_partition_spec_json(const struct lake_table *t, int64_t day_source_i
  * when n == 0. Sources must be primitive (not variant) columns outside any
  * list or map, each named once. */
 json_t *ice_sort_order_json(const struct lake_table *t, const struct lake_sort_field *fields,
-                            size_t n, struct icemeta_err *err);
+                            size_t n, struct error *err);
 
 /* How a derived spec compares with a table's current spec. Fields compare
  * by (source-id, transform) in order; names and partition field ids are not

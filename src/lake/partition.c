@@ -28,55 +28,54 @@ enum lake_type lake_partition_result_type(enum lake_transform t, enum lake_type 
     return t == LTR_IDENTITY || t == LTR_TRUNCATE ? source : LT_INT;
 }
 
-int lake_partition_parse_transform(const char *name, enum lake_transform *out, struct lake_err *err)
+int lake_partition_parse_transform(const char *name, enum lake_transform *out, struct error *err)
 {
     if (name && lake_transform_parse(name, out))
         return 0;
     char shown[80];
     snprintf(shown, sizeof shown, "%s", name ? name : "");
     str_utf8_sanitize(shown);
-    return lake_fail(err, LAKE_ERR_INVALID,
-                     "unknown partition transform '%s' (one of identity, bucket, truncate, year, "
-                     "month, day, hour)",
-                     shown);
+    return error_fail(err, ERR_INVALID,
+                      "unknown partition transform '%s' (one of identity, bucket, truncate, year, "
+                      "month, day, hour)",
+                      shown);
 }
 
 int lake_partition_check(enum lake_transform t, bool has_param, int64_t param,
-                         enum lake_type source, struct lake_err *err)
+                         enum lake_type source, struct error *err)
 {
     if ((unsigned)t >= LTR__COUNT)
-        return lake_fail(err, LAKE_ERR_INVALID, "unknown partition transform #%d", (int)t);
+        return error_fail(err, ERR_INVALID, "unknown partition transform #%d", (int)t);
     const char *name = lake_transform_name(t);
     if (lake_transform_takes_param(t)) {
         if (!has_param)
-            return lake_fail(err, LAKE_ERR_INVALID, "%s transform requires transform_param", name);
+            return error_fail(err, ERR_INVALID, "%s transform requires transform_param", name);
         if (param <= 0)
-            return lake_fail(err, LAKE_ERR_INVALID, "%s transform requires a %s, got %lld", name,
-                             t == LTR_BUCKET ? "positive bucket count" : "positive width",
-                             (long long)param);
+            return error_fail(err, ERR_INVALID, "%s transform requires a %s, got %lld", name,
+                              t == LTR_BUCKET ? "positive bucket count" : "positive width",
+                              (long long)param);
         if (param > INT32_MAX)
-            return lake_fail(err, LAKE_ERR_INVALID, "%s transform_param %lld is above 2147483647",
-                             name, (long long)param);
+            return error_fail(err, ERR_INVALID, "%s transform_param %lld is above 2147483647", name,
+                              (long long)param);
     }
     if (!lake_transform_accepts(t, source)) {
         if (t == LTR_BUCKET || t == LTR_TRUNCATE)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "%s cannot be applied to type '%s'; %s types are [%s]", name,
-                             lake_type_name(source), t == LTR_BUCKET ? "bucketable" : "accepted",
-                             lake_transform_accepted_types(t));
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "%s transform cannot be applied to type '%s'; accepted types are [%s]",
-                         name, lake_type_name(source), lake_transform_accepted_types(t));
+            return error_fail(err, ERR_INVALID,
+                              "%s cannot be applied to type '%s'; %s types are [%s]", name,
+                              lake_type_name(source), t == LTR_BUCKET ? "bucketable" : "accepted",
+                              lake_transform_accepted_types(t));
+        return error_fail(err, ERR_INVALID,
+                          "%s transform cannot be applied to type '%s'; accepted types are [%s]",
+                          name, lake_type_name(source), lake_transform_accepted_types(t));
     }
     if (!lake_transform_takes_param(t) && has_param)
-        return lake_fail(err, LAKE_ERR_INVALID, "transform '%s' does not take transform_param",
-                         name);
+        return error_fail(err, ERR_INVALID, "transform '%s' does not take transform_param", name);
     return 0;
 }
 
 /* A timestamp's ticks as microseconds: seconds and milliseconds scale up
  * with an overflow check, nanoseconds floor. */
-static int timestamp_micros(enum lake_type t, int64_t v, int64_t *out, struct lake_err *err)
+static int timestamp_micros(enum lake_type t, int64_t v, int64_t *out, struct error *err)
 {
     int64_t scale = 1;
     switch (t) {
@@ -86,15 +85,16 @@ static int timestamp_micros(enum lake_type t, int64_t v, int64_t *out, struct la
     default: break;
     }
     if (__builtin_mul_overflow(v, scale, out))
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "%s value %lld overflows int64 microseconds (a timestamp must stay within "
-                         "about 292,000 years of 1970)",
-                         lake_type_name(t), (long long)v);
+        return error_fail(
+            err, ERR_INVALID,
+            "%s value %lld overflows int64 microseconds (a timestamp must stay within "
+            "about 292,000 years of 1970)",
+            lake_type_name(t), (long long)v);
     return 0;
 }
 
 static int apply_temporal(enum lake_transform t, enum lake_type source, int64_t v, int64_t *out,
-                          struct lake_err *err)
+                          struct error *err)
 {
     int64_t days = v;
     if (source != LT_DATE) {
@@ -147,7 +147,7 @@ static size_t utf8_prefix(const uint8_t *s, size_t n, int32_t w)
 }
 
 static int apply_truncate(int32_t w, enum lake_type source, const struct lake_value *in,
-                          struct lake_value *out, struct lake_err *err)
+                          struct lake_value *out, struct error *err)
 {
     switch (source) {
     case LT_UINT64: out->u = in->u - in->u % (uint32_t)w; return 0;
@@ -156,7 +156,7 @@ static int apply_truncate(int32_t w, enum lake_type source, const struct lake_va
         if (m < 0)
             m += w;
         if (__builtin_sub_overflow(in->dec, m, &out->dec))
-            return lake_fail(err, LAKE_ERR_INVALID, "truncate[%d] of a decimal overflows", (int)w);
+            return error_fail(err, ERR_INVALID, "truncate[%d] of a decimal overflows", (int)w);
         return 0;
     }
     case LT_STRING:
@@ -172,8 +172,8 @@ static int apply_truncate(int32_t w, enum lake_type source, const struct lake_va
         if (m < 0)
             m += w;
         if (__builtin_sub_overflow(in->i, m, &out->i))
-            return lake_fail(err, LAKE_ERR_INVALID, "truncate[%d] of %lld overflows int64", (int)w,
-                             (long long)in->i);
+            return error_fail(err, ERR_INVALID, "truncate[%d] of %lld overflows int64", (int)w,
+                              (long long)in->i);
         return 0;
     }
     }
@@ -181,8 +181,7 @@ static int apply_truncate(int32_t w, enum lake_type source, const struct lake_va
 
 /* lake_partition_apply once the transform is known to fit the source. */
 static int transform_value(enum lake_transform t, int32_t param, enum lake_type source,
-                           const struct lake_value *in, struct lake_value *out,
-                           struct lake_err *err)
+                           const struct lake_value *in, struct lake_value *out, struct error *err)
 {
     if (in->null) {
         *out = (struct lake_value){.null = true};
@@ -199,11 +198,11 @@ static int transform_value(enum lake_transform t, int32_t param, enum lake_type 
     case LTR_HOUR: return apply_temporal(t, source, in->i, &out->i, err);
     case LTR__COUNT: break;
     }
-    return lake_fail(err, LAKE_ERR_INVALID, "unknown partition transform");
+    return error_fail(err, ERR_INVALID, "unknown partition transform");
 }
 
 int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type source,
-                         const struct lake_value *in, struct lake_value *out, struct lake_err *err)
+                         const struct lake_value *in, struct lake_value *out, struct error *err)
 {
     if (lake_partition_check(t, lake_transform_takes_param(t), param, source, err) != 0)
         return -1;
@@ -212,12 +211,12 @@ int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type so
 
 /* ---- wire strings ---- */
 
-static int nomem(struct lake_err *err)
+static int nomem(struct error *err)
 {
-    return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
-static int put(struct buf *out, const char *s, size_t n, struct lake_err *err)
+static int put(struct buf *out, const char *s, size_t n, struct error *err)
 {
     return buf_append(out, s, n) == 0 ? 0 : nomem(err);
 }
@@ -225,8 +224,7 @@ static int put(struct buf *out, const char *s, size_t n, struct lake_err *err)
 /* Python's str(Decimal) of unscaled * 10^-scale: plain while the adjusted
  * exponent is at least -6, else one digit, the rest after a point, and
  * "E-n" ("0E-8", "1.5E-7"). */
-__extension__ static int render_decimal(__int128 v, int scale, struct buf *out,
-                                        struct lake_err *err)
+__extension__ static int render_decimal(__int128 v, int scale, struct buf *out, struct error *err)
 {
     __extension__ unsigned __int128 mag = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
     char digits[48];
@@ -268,7 +266,7 @@ __extension__ static int render_decimal(__int128 v, int scale, struct buf *out,
     return put(out, text, n, err);
 }
 
-static int render_double(double d, struct buf *out, struct lake_err *err)
+static int render_double(double d, struct buf *out, struct error *err)
 {
     char text[NUMFMT_TEXT_MAX];
     size_t n;
@@ -293,20 +291,20 @@ static size_t clock_text(int64_t micros_of_day, char *text, size_t size)
 }
 
 /* Python's date.isoformat(); its date type holds years 1 to 9999 only. */
-static int date_text(int64_t days, char *text, size_t size, size_t *n, struct lake_err *err)
+static int date_text(int64_t days, char *text, size_t size, size_t *n, struct error *err)
 {
     int64_t y;
     unsigned m, d;
     time_civil_from_days(days, &y, &m, &d);
     if (y < 1 || y > 9999)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "day %lld is outside years 1..9999 and has no partition value text",
-                         (long long)days);
+        return error_fail(err, ERR_INVALID,
+                          "day %lld is outside years 1..9999 and has no partition value text",
+                          (long long)days);
     *n = (size_t)snprintf(text, size, "%04d-%02u-%02u", (int)y, m, d);
     return 0;
 }
 
-static int render_temporal(enum lake_type type, int64_t v, struct buf *out, struct lake_err *err)
+static int render_temporal(enum lake_type type, int64_t v, struct buf *out, struct error *err)
 {
     char text[64];
     size_t n = 0;
@@ -317,8 +315,7 @@ static int render_temporal(enum lake_type type, int64_t v, struct buf *out, stru
     }
     if (type == LT_TIME) {
         if (v < 0 || v >= MICROS_PER_DAY)
-            return lake_fail(err, LAKE_ERR_INVALID, "time %lld µs is outside one day",
-                             (long long)v);
+            return error_fail(err, ERR_INVALID, "time %lld µs is outside one day", (long long)v);
         n = clock_text(v, text, sizeof text);
         return put(out, text, n, err);
     }
@@ -335,10 +332,10 @@ static int render_temporal(enum lake_type type, int64_t v, struct buf *out, stru
     return put(out, text, n, err);
 }
 
-static int render_uuid(const uint8_t *b, size_t len, struct buf *out, struct lake_err *err)
+static int render_uuid(const uint8_t *b, size_t len, struct buf *out, struct error *err)
 {
     if (len != 16)
-        return lake_fail(err, LAKE_ERR_INVALID, "a uuid has 16 bytes, not %zu", len);
+        return error_fail(err, ERR_INVALID, "a uuid has 16 bytes, not %zu", len);
     char text[40];
     size_t n = 0;
     for (int i = 0; i < 16; i++) {
@@ -350,10 +347,10 @@ static int render_uuid(const uint8_t *b, size_t len, struct buf *out, struct lak
 }
 
 int lake_partition_render(enum lake_type type, int scale, const struct lake_value *v,
-                          struct buf *out, struct lake_err *err)
+                          struct buf *out, struct error *err)
 {
     if (v->null)
-        return lake_fail(err, LAKE_ERR_INVALID, "a null partition value has no text");
+        return error_fail(err, ERR_INVALID, "a null partition value has no text");
     char text[64];
     switch (type) {
     case LT_BOOLEAN: return buf_puts(out, v->b ? "true" : "false") == 0 ? 0 : nomem(err);
@@ -373,7 +370,7 @@ int lake_partition_render(enum lake_type type, int scale, const struct lake_valu
     case LT_DOUBLE: return render_double(v->d, out, err);
     case LT_DECIMAL:
         if (scale < 0 || scale > LAKE_DECIMAL_MAX_PRECISION)
-            return lake_fail(err, LAKE_ERR_INVALID, "decimal scale %d is outside 0..38", scale);
+            return error_fail(err, ERR_INVALID, "decimal scale %d is outside 0..38", scale);
         return render_decimal(v->dec, scale, out, err);
     case LT_DATE:
     case LT_TIME:
@@ -386,9 +383,9 @@ int lake_partition_render(enum lake_type type, int scale, const struct lake_valu
         const char *s = (const char *)v->bytes.data;
         size_t n = v->bytes.len;
         if (n && (!str_utf8_valid(s, n, NULL) || memchr(s, '\0', n)))
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "a %s partition value must be UTF-8 without NUL bytes",
-                             lake_type_name(type));
+            return error_fail(err, ERR_INVALID,
+                              "a %s partition value must be UTF-8 without NUL bytes",
+                              lake_type_name(type));
         return put(out, n ? s : "", n, err);
     }
     case LT_UUID: return render_uuid(v->bytes.data, v->bytes.len, out, err);
@@ -399,8 +396,8 @@ int lake_partition_render(enum lake_type type, int scale, const struct lake_valu
                    : nomem(err);
     default: break;
     }
-    return lake_fail(err, LAKE_ERR_INVALID, "a '%s' value has no partition value text",
-                     lake_type_name(type));
+    return error_fail(err, ERR_INVALID, "a '%s' value has no partition value text",
+                      lake_type_name(type));
 }
 
 /* ---- the batch driver ---- */
@@ -489,43 +486,41 @@ static bool level_has_nulls(const struct ArrowArray *a)
 /* Checks one array on a source's path: its shape and that rows
  * [base, base + nrows) exist. */
 static int check_level(const struct ArrowArray *a, const struct ArrowSchema *s, int64_t buffers,
-                       int64_t base, int64_t nrows, const char *path, struct lake_err *err)
+                       int64_t base, int64_t nrows, const char *path, struct error *err)
 {
     if (!a || !s || !s->format)
-        return lake_fail(err, LAKE_ERR_INVALID, "column '%s': missing schema or array", path);
+        return error_fail(err, ERR_INVALID, "column '%s': missing schema or array", path);
     if (a->length < 0 || a->offset < 0 || a->n_buffers != buffers || !a->buffers ||
         base + nrows > a->offset + a->length)
-        return lake_fail(
-            err, LAKE_ERR_INVALID,
+        return error_fail(
+            err, ERR_INVALID,
             "column '%s': malformed Arrow array (length %lld, offset %lld, buffers %lld)", path,
             (long long)a->length, (long long)a->offset, (long long)a->n_buffers);
     for (int64_t b = 1; b < buffers; b++)
         if (nrows > 0 && !a->buffers[b])
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s': buffer %lld is missing", path,
-                             (long long)b);
+            return error_fail(err, ERR_INVALID, "column '%s': buffer %lld is missing", path,
+                              (long long)b);
     return 0;
 }
 
 static int resolve_source(const struct lake_table *t, const struct lake_partition_field *pf,
                           const struct ArrowSchema *schema, const struct ArrowArray *batch,
-                          struct source *src, struct lake_err *err)
+                          struct source *src, struct error *err)
 {
     const struct lake_column *c = lake_table_find_field(t, pf->source_field_id);
     if (!c)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "partition source field_id %lld is not a live column",
-                         (long long)pf->source_field_id);
+        return error_fail(err, ERR_INVALID, "partition source field_id %lld is not a live column",
+                          (long long)pf->source_field_id);
     char path[1200];
     lake_column_path(c, path, sizeof path);
     const struct lake_column *chain[LAKE_MAX_DEPTH + 1];
     int n = 0;
     for (const struct lake_column *a = c; a; a = a->parent) {
         if (n == LAKE_MAX_DEPTH + 1)
-            return lake_fail(err, LAKE_ERR_INVALID, "partition source '%s' is nested too deeply",
-                             path);
+            return error_fail(err, ERR_INVALID, "partition source '%s' is nested too deeply", path);
         if (a != c && a->type != LT_STRUCT)
-            return lake_fail(
-                err, LAKE_ERR_INVALID,
+            return error_fail(
+                err, ERR_INVALID,
                 "partition source '%s' sits under '%s', a '%s': only struct leaves can "
                 "be partition sources",
                 path, a->name, lake_type_name(a->type));
@@ -535,7 +530,7 @@ static int resolve_source(const struct lake_table *t, const struct lake_partitio
                              c->type, err) != 0) {
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
-        return lake_fail(err, LAKE_ERR_INVALID, "partition field on '%s': %s", path, why);
+        return error_fail(err, ERR_INVALID, "partition field on '%s': %s", path, why);
     }
     *src = (struct source){.col = c, .transform = pf->transform, .param = pf->param};
     src->result = lake_partition_result_type(pf->transform, c->type);
@@ -549,19 +544,19 @@ static int resolve_source(const struct lake_table *t, const struct lake_partitio
             idx++;
         if (idx == parent->nchildren || (int64_t)idx >= s->n_children ||
             (int64_t)idx >= a->n_children || !s->children || !a->children)
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' is missing from the batch", path);
+            return error_fail(err, ERR_INVALID, "column '%s' is missing from the batch", path);
         s = s->children[idx];
         a = a->children[idx];
         if (!s || !s->name || strcmp(s->name, chain[k]->name) != 0)
-            return lake_fail(err, LAKE_ERR_INVALID, "batch field for '%s' is named '%s'", path,
-                             s && s->name ? s->name : "");
+            return error_fail(err, ERR_INVALID, "batch field for '%s' is named '%s'", path,
+                              s && s->name ? s->name : "");
         bool leaf = k == 0;
         if (!leaf && (!s->format || strcmp(s->format, "+s") != 0))
-            return lake_fail(err, LAKE_ERR_INVALID, "'%s' above column '%s' is not an Arrow struct",
-                             chain[k]->name, path);
+            return error_fail(err, ERR_INVALID, "'%s' above column '%s' is not an Arrow struct",
+                              chain[k]->name, path);
         if (leaf && (!s->format || !source_kind(c, s->format, &src->kind)))
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' is '%s' and cannot be Arrow '%s'",
-                             path, lake_type_name(c->type), s->format ? s->format : "");
+            return error_fail(err, ERR_INVALID, "column '%s' is '%s' and cannot be Arrow '%s'",
+                              path, lake_type_name(c->type), s->format ? s->format : "");
         int64_t buffers = !leaf ? 1 : src->kind >= SK_BYTES32 && src->kind <= SK_BYTES64 ? 3 : 2;
         if (a)
             base += a->offset;
@@ -585,8 +580,7 @@ static bool row_is_null(const struct source *src, int64_t r)
 }
 
 /* Reads row r's value (not null) of the source's leaf. */
-static int read_value(const struct source *src, int64_t r, struct lake_value *v,
-                      struct lake_err *err)
+static int read_value(const struct source *src, int64_t r, struct lake_value *v, struct error *err)
 {
     const struct ArrowArray *a = src->level[src->nlevels - 1];
     int64_t p = src->base[src->nlevels - 1] + r;
@@ -620,17 +614,17 @@ static int read_value(const struct source *src, int64_t r, struct lake_value *v,
             hi = ((const int64_t *)data)[p + 1];
         }
         if (lo < 0 || hi < lo)
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s': offsets are not increasing",
-                             src->col->name);
+            return error_fail(err, ERR_INVALID, "column '%s': offsets are not increasing",
+                              src->col->name);
         if (hi > lo && !a->buffers[2])
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s': the data buffer is missing",
-                             src->col->name);
+            return error_fail(err, ERR_INVALID, "column '%s': the data buffer is missing",
+                              src->col->name);
         v->bytes.data = hi > lo ? (const uint8_t *)a->buffers[2] + lo : NULL;
         v->bytes.len = (size_t)(hi - lo);
         return 0;
     }
     }
-    return lake_fail(err, LAKE_ERR_INVALID, "column '%s': unreadable Arrow format", src->col->name);
+    return error_fail(err, ERR_INVALID, "column '%s': unreadable Arrow format", src->col->name);
 }
 
 /* How a result is keyed for grouping: integers and floats by their 64
@@ -782,7 +776,7 @@ static int add_distinct(struct field_values *fv, const struct lake_value *v)
 /* Numbers every row's result for one field (ids[row]); fv receives the
  * distinct results (a null among them, if any). */
 static int field_ids(const struct source *src, int64_t nrows, uint32_t *ids,
-                     struct field_values *fv, struct lake_err *err)
+                     struct field_values *fv, struct error *err)
 {
     enum key_kind kk = key_kind_of(src->result);
     struct key_table kt = {0};
@@ -795,7 +789,7 @@ static int field_ids(const struct source *src, int64_t nrows, uint32_t *ids,
             if (null_id == UINT32_MAX) {
                 null_id = fv->count;
                 if (add_distinct(fv, &(struct lake_value){.null = true}) != 0)
-                    rc = lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+                    rc = error_fail(err, ERR_NOMEM, "out of memory");
             }
             ids[r] = null_id;
             continue;
@@ -814,7 +808,7 @@ static int field_ids(const struct source *src, int64_t nrows, uint32_t *ids,
         bool added;
         int64_t id = table_intern(&kt, kk, key, &out, fv->values, fv->count, &added);
         if (id < 0 || (added && add_distinct(fv, &out) != 0)) {
-            rc = lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+            rc = error_fail(err, ERR_NOMEM, "out of memory");
             break;
         }
         ids[r] = (uint32_t)id;
@@ -850,11 +844,11 @@ static int combine(uint32_t *acc, const uint32_t *ids, int64_t nrows, uint32_t *
  * a NUL); offs[f][d] is where value d of field f starts, SIZE_MAX for a
  * null. */
 static int render_fields(const struct source *srcs, const struct field_values *fvs, size_t nf,
-                         size_t **offs, struct buf *text, struct lake_err *err)
+                         size_t **offs, struct buf *text, struct error *err)
 {
     for (size_t f = 0; f < nf; f++) {
         if (!(offs[f] = malloc((fvs[f].count ? fvs[f].count : 1) * sizeof *offs[f])))
-            return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+            return error_fail(err, ERR_NOMEM, "out of memory");
         for (uint32_t d = 0; d < fvs[f].count; d++) {
             const struct lake_value *v = &fvs[f].values[d];
             if (v->null) {
@@ -865,7 +859,7 @@ static int render_fields(const struct source *srcs, const struct field_values *f
             if (lake_partition_render(srcs[f].result, srcs[f].col->scale, v, text, err) != 0)
                 return -1;
             if (buf_append(text, "", 1) != 0)
-                return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+                return error_fail(err, ERR_NOMEM, "out of memory");
         }
     }
     return 0;
@@ -875,7 +869,7 @@ static int render_fields(const struct source *srcs, const struct field_values *f
  * numbers (ids). */
 static int build_groups(const struct source *srcs, const struct field_values *fvs, size_t nf,
                         const uint32_t *ids, uint32_t *acc, uint32_t ngroups, int64_t nrows,
-                        struct lake_partition_groups *out, struct lake_err *err)
+                        struct lake_partition_groups *out, struct error *err)
 {
     size_t n = ngroups ? ngroups : 1;
     int64_t *first = malloc(n * sizeof *first);
@@ -884,7 +878,7 @@ static int build_groups(const struct source *srcs, const struct field_values *fv
     struct buf text = BUF_INIT;
     int rc = -1;
     if (!first || !counts || !offs) {
-        lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         goto done;
     }
     uint32_t seen = 0;
@@ -898,7 +892,7 @@ static int build_groups(const struct source *srcs, const struct field_values *fv
     size_t table = (size_t)ngroups * nf * sizeof(char *);
     char **values = malloc(table + text.len + 1);
     if (!values) {
-        lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         goto done;
     }
     char *strings = (char *)values + table;
@@ -928,31 +922,31 @@ done:
 }
 
 static int check_batch(const struct lake_table *t, const struct ArrowSchema *schema,
-                       const struct ArrowArray *batch, struct lake_err *err)
+                       const struct ArrowArray *batch, struct error *err)
 {
     if (!t->partitioned || t->nspec_fields == 0)
-        return lake_fail(err, LAKE_ERR_INVALID, "the table is not partitioned");
+        return error_fail(err, ERR_INVALID, "the table is not partitioned");
     if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
-        return lake_fail(err, LAKE_ERR_INVALID, "a batch must be an Arrow struct array");
+        return error_fail(err, ERR_INVALID, "a batch must be an Arrow struct array");
     if (schema->n_children != (int64_t)t->root.nchildren ||
         batch->n_children != (int64_t)t->root.nchildren)
-        return lake_fail(err, LAKE_ERR_INVALID, "the batch has %lld columns, the table %zu",
-                         (long long)batch->n_children, t->root.nchildren);
+        return error_fail(err, ERR_INVALID, "the batch has %lld columns, the table %zu",
+                          (long long)batch->n_children, t->root.nchildren);
     if (batch->length < 0 || batch->offset < 0)
-        return lake_fail(err, LAKE_ERR_INVALID, "a negative batch length or offset");
+        return error_fail(err, ERR_INVALID, "a negative batch length or offset");
     if (batch->length >= UINT32_MAX)
-        return lake_fail(err, LAKE_ERR_INVALID, "a batch of %lld rows is too long to partition",
-                         (long long)batch->length);
+        return error_fail(err, ERR_INVALID, "a batch of %lld rows is too long to partition",
+                          (long long)batch->length);
     if (batch->null_count != 0 && batch->n_buffers > 0 && batch->buffers && batch->buffers[0])
         for (int64_t r = 0; r < batch->length; r++)
             if (!arrow_bit(batch->buffers[0], batch->offset + r))
-                return lake_fail(err, LAKE_ERR_INVALID, "a batch row is null; rows cannot be null");
+                return error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
     return 0;
 }
 
 int lake_partition_group_rows(const struct lake_table *t, const struct ArrowSchema *schema,
                               const struct ArrowArray *batch, struct lake_partition_groups *out,
-                              struct lake_err *err)
+                              struct error *err)
 {
     *out = (struct lake_partition_groups){0};
     if (check_batch(t, schema, batch, err) != 0)
@@ -965,7 +959,7 @@ int lake_partition_group_rows(const struct lake_table *t, const struct ArrowSche
     uint32_t *acc = malloc((size_t)(nrows ? nrows : 1) * sizeof *acc);
     int rc = -1;
     if (!srcs || !fvs || !ids || !acc) {
-        lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         goto done;
     }
     for (size_t f = 0; f < nf; f++)
@@ -980,7 +974,7 @@ int lake_partition_group_rows(const struct lake_table *t, const struct ArrowSche
             memcpy(acc, fid, (size_t)nrows * sizeof *acc);
             ngroups = fvs[0].count;
         } else if (combine(acc, fid, nrows, &ngroups) != 0) {
-            lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+            error_fail(err, ERR_NOMEM, "out of memory");
             goto done;
         }
     }

@@ -3,8 +3,8 @@
  * travel as, and the writer's fanout: grouping an Arrow batch's rows by
  * their partition tuple.
  *
- * Errors use struct lake_err with LAKE_ERR_INVALID (a ValidationError in
- * pyhoglake) or LAKE_ERR_NOMEM. Thread-safe; no global state. */
+ * Errors use struct error with ERR_INVALID (a ValidationError in
+ * pyhoglake) or ERR_NOMEM. Thread-safe; no global state. */
 #ifndef HL_LAKE_PARTITION_H
 #define HL_LAKE_PARTITION_H
 
@@ -56,8 +56,7 @@ enum lake_type lake_partition_result_type(enum lake_transform t, enum lake_type 
 
 /* Parses a transform name (case-insensitive); `unknown partition transform`
  * otherwise. */
-int lake_partition_parse_transform(const char *name, enum lake_transform *out,
-                                   struct lake_err *err);
+int lake_partition_parse_transform(const char *name, enum lake_transform *out, struct error *err);
 
 /* Whether transform t with the given parameter can partition a column of
  * type source. Refusals, checked in this order: `requires transform_param`
@@ -67,7 +66,7 @@ int lake_partition_parse_transform(const char *name, enum lake_transform *out,
  * and a parameter given to a transform that takes none. A param above
  * INT32_MAX is refused. */
 int lake_partition_check(enum lake_transform t, bool has_param, int64_t param,
-                         enum lake_type source, struct lake_err *err);
+                         enum lake_type source, struct error *err);
 
 /* Applies t (with param, ignored unless bucket/truncate) to one value of
  * type source. The result is of lake_partition_result_type(t, source); a
@@ -76,7 +75,7 @@ int lake_partition_check(enum lake_transform t, bool has_param, int64_t param,
  * microseconds overflow int64 (`overflows`), and integer/decimal truncations
  * that leave the type's 64/128-bit range. */
 int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type source,
-                         const struct lake_value *in, struct lake_value *out, struct lake_err *err);
+                         const struct lake_value *in, struct lake_value *out, struct error *err);
 
 /* Appends the wire string of a non-null value of the given type (scale: a
  * decimal's): integers in decimal (the full uint64 range), booleans
@@ -88,7 +87,7 @@ int lake_partition_apply(enum lake_transform t, int32_t param, enum lake_type so
  * timestamp outside years 1..9999, a time outside one day, a string that is
  * not UTF-8 or holds a NUL byte, a uuid that is not 16 bytes. */
 int lake_partition_render(enum lake_type type, int scale, const struct lake_value *v,
-                          struct buf *out, struct lake_err *err);
+                          struct buf *out, struct error *err);
 
 /* The rows of a batch grouped by partition tuple. All memory belongs to
  * the struct: `values` is one allocation holding the pointer table and
@@ -113,7 +112,7 @@ struct lake_partition_groups {
  * free). */
 int lake_partition_group_rows(const struct lake_table *t, const struct ArrowSchema *schema,
                               const struct ArrowArray *batch, struct lake_partition_groups *out,
-                              struct lake_err *err);
+                              struct error *err);
 void lake_partition_groups_free(struct lake_partition_groups *g);
 
 #endif

@@ -9,19 +9,9 @@
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
-int lake_fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
+static int nomem(struct error *err)
 {
-    err->kind = kind;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int nomem(struct lake_err *err)
-{
-    return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 void lake_table_init(struct lake_table *t, struct arena *arena)
@@ -42,7 +32,7 @@ void lake_table_release(struct lake_table *t)
 /* ---- tree helpers ---- */
 
 static int attach_child(struct lake_table *t, struct lake_column *parent, struct lake_column *c,
-                        struct lake_err *err)
+                        struct error *err)
 {
     if (parent->nchildren == parent->children_cap) {
         size_t cap = parent->children_cap ? parent->children_cap * 2 : 4;
@@ -188,7 +178,7 @@ static void measure(const json_t *defs, size_t depth, size_t *nodes, size_t *max
 }
 
 static int parse_decimal_params(const json_t *params, const char *path, int *precision, int *scale,
-                                struct lake_err *err)
+                                struct error *err)
 {
     json_t *p = NULL, *s = NULL;
     const struct jfield fields[] = {
@@ -197,48 +187,48 @@ static int parse_decimal_params(const json_t *params, const char *path, int *pre
     };
     char msg[300];
     if (!jsonx_read_object(params, "type_params", fields, 2, msg, sizeof msg))
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "decimal column '%s': %s", path, msg);
+        return error_fail(err, ERR_MALFORMED, "decimal column '%s': %s", path, msg);
     json_int_t pv = LAKE_DECIMAL_MAX_PRECISION, sv = 0;
     if (p) {
         if (!json_is_integer(p))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
-                             "decimal column '%s' has a non-integer 'precision'", path);
+            return error_fail(err, ERR_MALFORMED,
+                              "decimal column '%s' has a non-integer 'precision'", path);
         pv = json_integer_value(p);
     }
     if (s) {
         if (!json_is_integer(s))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
-                             "decimal column '%s' has a non-integer 'scale'", path);
+            return error_fail(err, ERR_MALFORMED, "decimal column '%s' has a non-integer 'scale'",
+                              path);
         sv = json_integer_value(s);
     }
     if (pv < 1 || pv > LAKE_DECIMAL_MAX_PRECISION)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "decimal column '%s' has precision %lld, outside 1..38", path,
-                         (long long)pv);
+        return error_fail(err, ERR_INVALID, "decimal column '%s' has precision %lld, outside 1..38",
+                          path, (long long)pv);
     if (sv < 0)
-        return lake_fail(err, LAKE_ERR_INVALID, "decimal column '%s' has a negative scale %lld",
-                         path, (long long)sv);
+        return error_fail(err, ERR_INVALID, "decimal column '%s' has a negative scale %lld", path,
+                          (long long)sv);
     if (sv > pv)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "decimal column '%s' has scale %lld above its precision %lld", path,
-                         (long long)sv, (long long)pv);
+        return error_fail(err, ERR_INVALID,
+                          "decimal column '%s' has scale %lld above its precision %lld", path,
+                          (long long)sv, (long long)pv);
     *precision = (int)pv;
     *scale = (int)sv;
     return 0;
 }
 
-static int check_column_name(const char *name, const char *path, struct lake_err *err)
+static int check_column_name(const char *name, const char *path, struct error *err)
 {
     char shown[80];
     lake_ident_shown(name, shown, sizeof shown);
     if (!lake_ident_valid(name))
-        return lake_fail(err, LAKE_ERR_INVALID, "invalid column name '%s' (must match %s)", shown,
-                         LAKE_IDENT_PATTERN);
+        return error_fail(err, ERR_INVALID, "invalid column name '%s' (must match %s)", shown,
+                          LAKE_IDENT_PATTERN);
     if (lake_ident_reserved(name))
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "column name '%s' uses the reserved prefix '_hog': names starting with it "
-                         "belong to hoglake's own physical columns (compaction's _hog_row_id)",
-                         path);
+        return error_fail(
+            err, ERR_INVALID,
+            "column name '%s' uses the reserved prefix '_hog': names starting with it "
+            "belong to hoglake's own physical columns (compaction's _hog_row_id)",
+            path);
     return 0;
 }
 
@@ -249,12 +239,12 @@ static bool has_nul(const json_t *s)
     return strlen(json_string_value(s)) != json_string_length(s);
 }
 
-static int check_comment(const json_t *comment, struct lake_err *err)
+static int check_comment(const json_t *comment, struct error *err)
 {
     if (comment && json_is_string(comment) &&
         (has_nul(comment) || str_utf8_length(json_string_value(comment)) > LAKE_COMMENT_MAX))
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "comment must contain at most %d characters and no NUL", LAKE_COMMENT_MAX);
+        return error_fail(err, ERR_INVALID, "comment must contain at most %d characters and no NUL",
+                          LAKE_COMMENT_MAX);
     return 0;
 }
 
@@ -263,7 +253,7 @@ static int check_comment(const json_t *comment, struct lake_err *err)
  * the child a list/map requires ("element", "key", "value"), or NULL. */
 static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
                                         const char *parent_path, const char *where,
-                                        const char *synthetic, size_t index, struct lake_err *err)
+                                        const char *synthetic, size_t index, struct error *err)
 {
     json_t *jname, *jtype, *jparams, *jnullable, *jchildren, *jcomment;
     const struct jfield fields[] = {
@@ -276,7 +266,7 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     };
     char msg[400];
     if (!jsonx_read_object(def, where, fields, sizeof fields / sizeof fields[0], msg, sizeof msg)) {
-        lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+        error_fail(err, ERR_MALFORMED, "%s", msg);
         return NULL;
     }
     if (jparams && json_is_null(jparams))
@@ -294,8 +284,8 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         if (strcmp(name, synthetic) != 0) {
             char shown[80];
             lake_ident_shown(name, shown, sizeof shown);
-            lake_fail(
-                err, LAKE_ERR_INVALID,
+            error_fail(
+                err, ERR_INVALID,
                 "child %zu of %s column '%s' must be named '%s' (Iceberg's synthetic name), not "
                 "'%s'",
                 index, strcmp(synthetic, "element") == 0 ? "list" : "map", parent_path, synthetic,
@@ -314,10 +304,10 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
     switch (lake_type_lookup(tname, &type, &reason)) {
     case LAKE_TYPE_OK: break;
     case LAKE_TYPE_REFUSED:
-        lake_fail(err, LAKE_ERR_INVALID, "type '%s' %s", tshown, reason);
+        error_fail(err, ERR_INVALID, "type '%s' %s", tshown, reason);
         return NULL;
     case LAKE_TYPE_UNKNOWN:
-        lake_fail(err, LAKE_ERR_INVALID, "unknown column type '%s' for column '%s'", tshown, path);
+        error_fail(err, ERR_INVALID, "unknown column type '%s' for column '%s'", tshown, path);
         return NULL;
     }
 
@@ -341,16 +331,15 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 
     bool container = lake_type_is_container(type);
     if (container && jparams) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "column '%s' is '%s', a nested container, and cannot have type_params: a "
-                  "container's shape is its children, not its parameters",
-                  path, lake_type_name(type));
+        error_fail(err, ERR_INVALID,
+                   "column '%s' is '%s', a nested container, and cannot have type_params: a "
+                   "container's shape is its children, not its parameters",
+                   path, lake_type_name(type));
         return NULL;
     }
     if (!container && jchildren) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "column '%s' is '%s', a scalar type, and cannot have children", path,
-                  lake_type_name(type));
+        error_fail(err, ERR_INVALID, "column '%s' is '%s', a scalar type, and cannot have children",
+                   path, lake_type_name(type));
         return NULL;
     }
     if (type == LT_DECIMAL) {
@@ -359,14 +348,14 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
             return NULL;
     } else if (jparams) {
         if (type == LT_VARIANT)
-            lake_fail(
-                err, LAKE_ERR_INVALID,
+            error_fail(
+                err, ERR_INVALID,
                 "variant column '%s': type_params (shredding declarations) are not supported by "
                 "this server yet; declare the column without type_params",
                 path);
         else
-            lake_fail(err, LAKE_ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
-                      lake_type_name(type));
+            error_fail(err, ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
+                       lake_type_name(type));
         return NULL;
     }
 
@@ -375,19 +364,18 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 
     size_t n = jchildren ? json_array_size(jchildren) : 0;
     if (type == LT_LIST && n != 1) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "list column '%s' requires exactly one child (its 'element'); got %zu", path, n);
+        error_fail(err, ERR_INVALID,
+                   "list column '%s' requires exactly one child (its 'element'); got %zu", path, n);
         return NULL;
     }
     if (type == LT_MAP && n != 2) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "map column '%s' requires exactly two children ('key' then 'value'); got %zu",
-                  path, n);
+        error_fail(err, ERR_INVALID,
+                   "map column '%s' requires exactly two children ('key' then 'value'); got %zu",
+                   path, n);
         return NULL;
     }
     if (type == LT_STRUCT && n == 0) {
-        lake_fail(err, LAKE_ERR_INVALID, "struct column '%s' requires at least one child field",
-                  path);
+        error_fail(err, ERR_INVALID, "struct column '%s' requires at least one child field", path);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -403,13 +391,12 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         if (!child)
             return NULL;
         if (type == LT_STRUCT && child_named(c, child->name, NULL)) {
-            lake_fail(err, LAKE_ERR_INVALID, "duplicate column names in '%s': '%s'", path,
-                      child->name);
+            error_fail(err, ERR_INVALID, "duplicate column names in '%s': '%s'", path, child->name);
             return NULL;
         }
         if (type == LT_MAP && i == 0 && child->nullable) {
-            lake_fail(
-                err, LAKE_ERR_INVALID,
+            error_fail(
+                err, ERR_INVALID,
                 "the key of map column '%s' must be required (nullable=false): Iceberg map keys "
                 "are non-nullable",
                 path);
@@ -426,22 +413,21 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
 /* Parses `defs` (an array of ColumnDef) and attaches the results under
  * `parent`, after the caps on nodes and depth are checked. */
 static int add_columns_under(struct lake_table *t, struct lake_column *parent, const json_t *defs,
-                             const char *where, bool single, struct lake_err *err)
+                             const char *where, bool single, struct error *err)
 {
     size_t nodes = 0, max_depth = 0;
     size_t base_depth = parent == &t->root ? 0 : depth_of(parent);
     measure(defs, base_depth + 1, &nodes, &max_depth);
     if (t->node_count + nodes > LAKE_MAX_NODES)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "too many columns: %zu%s nested column nodes exceeds the maximum %d",
-                         t->node_count + nodes, nodes > LAKE_MAX_NODES ? " or more" : "",
-                         LAKE_MAX_NODES);
+        return error_fail(
+            err, ERR_INVALID, "too many columns: %zu%s nested column nodes exceeds the maximum %d",
+            t->node_count + nodes, nodes > LAKE_MAX_NODES ? " or more" : "", LAKE_MAX_NODES);
     if (max_depth > LAKE_MAX_DEPTH)
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "column nesting depth %zu%s exceeds the maximum %d (a top-level column is "
-                         "depth 1)",
-                         max_depth, max_depth > LAKE_MAX_DEPTH + 1 ? " or more" : "",
-                         LAKE_MAX_DEPTH);
+        return error_fail(
+            err, ERR_INVALID,
+            "column nesting depth %zu%s exceeds the maximum %d (a top-level column is "
+            "depth 1)",
+            max_depth, max_depth > LAKE_MAX_DEPTH + 1 ? " or more" : "", LAKE_MAX_DEPTH);
 
     char parent_path[1200] = "";
     if (parent != &t->root)
@@ -461,9 +447,9 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
             return -1;
         if (child_named(parent, c->name, NULL)) {
             if (parent == &t->root)
-                return lake_fail(err, LAKE_ERR_INVALID, "column '%s' already exists", c->name);
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists",
-                             c->name, parent_path);
+                return error_fail(err, ERR_INVALID, "column '%s' already exists", c->name);
+            return error_fail(err, ERR_INVALID, "column '%s' of struct '%s' already exists",
+                              c->name, parent_path);
         }
         c->ordinal = next_ordinal(parent);
         if (attach_child(t, parent, c, err) != 0)
@@ -473,13 +459,13 @@ static int add_columns_under(struct lake_table *t, struct lake_column *parent, c
     return 0;
 }
 
-int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct lake_err *err)
+int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct error *err)
 {
-    err->kind = LAKE_OK;
+    err->code = ERR_OK;
     if (!json_is_array(columns))
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "field 'columns' must be an array");
+        return error_fail(err, ERR_MALFORMED, "field 'columns' must be an array");
     if (json_array_size(columns) == 0)
-        return lake_fail(err, LAKE_ERR_INVALID, "a table must have at least one column");
+        return error_fail(err, ERR_INVALID, "a table must have at least one column");
     return add_columns_under(t, &t->root, columns, "columns", false, err);
 }
 
@@ -487,14 +473,14 @@ int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct l
 
 int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t parent_field_id,
                            const char *name, enum lake_type type, int precision, int scale,
-                           bool nullable, int ordinal, const char *comment, struct lake_err *err)
+                           bool nullable, int ordinal, const char *comment, struct error *err)
 {
     struct lake_column *parent = &t->root;
     if (parent_field_id > 0) {
         parent = lake_table_find_field(t, parent_field_id);
         if (!parent)
-            return lake_fail(err, LAKE_ERR_INVALID, "stored column %lld has no live parent %lld",
-                             (long long)field_id, (long long)parent_field_id);
+            return error_fail(err, ERR_INVALID, "stored column %lld has no live parent %lld",
+                              (long long)field_id, (long long)parent_field_id);
     }
     struct lake_column *c = arena_calloc(t->arena, 1, sizeof *c);
     if (!c)
@@ -526,8 +512,7 @@ int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t paren
     return 0;
 }
 
-static int grow_array(struct lake_table *t, void **items, size_t n, size_t elem,
-                      struct lake_err *err)
+static int grow_array(struct lake_table *t, void **items, size_t n, size_t elem, struct error *err)
 {
     /* Arena arrays grow by copying into a fresh block; specs are tiny. */
     void *grown = arena_alloc(t->arena, (n + 1) * elem);
@@ -540,7 +525,7 @@ static int grow_array(struct lake_table *t, void **items, size_t n, size_t elem,
 }
 
 int lake_table_load_partition_field(struct lake_table *t, const struct lake_partition_field *f,
-                                    struct lake_err *err)
+                                    struct error *err)
 {
     if (grow_array(t, (void **)&t->spec_fields, t->nspec_fields, sizeof *f, err) != 0)
         return -1;
@@ -550,7 +535,7 @@ int lake_table_load_partition_field(struct lake_table *t, const struct lake_part
 }
 
 int lake_table_load_sort_field(struct lake_table *t, const struct lake_sort_field *f,
-                               struct lake_err *err)
+                               struct error *err)
 {
     if (grow_array(t, (void **)&t->sort_fields, t->nsort_fields, sizeof *f, err) != 0)
         return -1;
@@ -559,29 +544,28 @@ int lake_table_load_sort_field(struct lake_table *t, const struct lake_sort_fiel
     return 0;
 }
 
-int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct lake_err *err)
+int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct error *err)
 {
     const struct lake_column *c = lake_table_find_field(t, field_id);
     if (!c || c->parent || !lake_type_is_temporal(c->type))
-        return lake_fail(err, LAKE_ERR_INVALID,
-                         "stored primary timestamp field_id %lld is not a live top-level date or "
-                         "timestamp column",
-                         (long long)field_id);
+        return error_fail(err, ERR_INVALID,
+                          "stored primary timestamp field_id %lld is not a live top-level date or "
+                          "timestamp column",
+                          (long long)field_id);
     t->primary_ts_field_id = field_id;
     return 0;
 }
 
 /* ---- paths ---- */
 
-struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
-                                         struct lake_err *err)
+struct lake_column *lake_table_find_path(struct lake_table *t, const char *path, struct error *err)
 {
     char shown[160];
     snprintf(shown, sizeof shown, "%.150s", path);
     if (!*path || strlen(path) > 1200) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "invalid column path '%s': a path is dot-separated column names, none empty",
-                  shown);
+        error_fail(err, ERR_INVALID,
+                   "invalid column path '%s': a path is dot-separated column names, none empty",
+                   shown);
         return NULL;
     }
     struct lake_column *cur = &t->root;
@@ -591,26 +575,26 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
         const char *dot = strchr(seg, '.');
         size_t len = dot ? (size_t)(dot - seg) : strlen(seg);
         if (len == 0) {
-            lake_fail(err, LAKE_ERR_INVALID,
-                      "invalid column path '%s': a path is dot-separated column names, none empty",
-                      shown);
+            error_fail(err, ERR_INVALID,
+                       "invalid column path '%s': a path is dot-separated column names, none empty",
+                       shown);
             return NULL;
         }
         if (cur != &t->root && cur->type != LT_STRUCT) {
             if (cur->type == LT_LIST || cur->type == LT_MAP)
-                lake_fail(
-                    err, LAKE_ERR_INVALID,
+                error_fail(
+                    err, ERR_INVALID,
                     "cannot address '%s': '%s' is a '%s', and list/map internals (element, key, "
                     "value) cannot be added, dropped or renamed; only struct fields can",
                     shown, prefix, lake_type_name(cur->type));
             else
-                lake_fail(err, LAKE_ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct",
-                          shown, prefix, lake_type_name(cur->type));
+                error_fail(err, ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct",
+                           shown, prefix, lake_type_name(cur->type));
             return NULL;
         }
         char name[130];
         if (len >= sizeof name) {
-            lake_fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
+            error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
             return NULL;
         }
         memcpy(name, seg, len);
@@ -624,11 +608,11 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
         }
         if (!next) {
             if (cur == &t->root)
-                lake_fail(err, LAKE_ERR_INVALID, "column '%s' does not exist", shown);
+                error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
             else
-                lake_fail(err, LAKE_ERR_INVALID,
-                          "column '%s' does not exist: struct '%s' has no field '%s'", shown,
-                          prefix, name);
+                error_fail(err, ERR_INVALID,
+                           "column '%s' does not exist: struct '%s' has no field '%s'", shown,
+                           prefix, name);
             return NULL;
         }
         size_t plen = strlen(prefix);
@@ -642,7 +626,7 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
 
 /* ---- alter ops ---- */
 
-static int record_ended(struct lake_table *t, int64_t field_id, struct lake_err *err)
+static int record_ended(struct lake_table *t, int64_t field_id, struct error *err)
 {
     if (t->nended == t->ended_cap) {
         size_t cap = t->ended_cap ? t->ended_cap * 2 : 16;
@@ -658,7 +642,7 @@ static int record_ended(struct lake_table *t, int64_t field_id, struct lake_err 
     return 0;
 }
 
-static int end_subtree(struct lake_table *t, struct lake_column *c, struct lake_err *err)
+static int end_subtree(struct lake_table *t, struct lake_column *c, struct error *err)
 {
     if (c->stored && record_ended(t, c->field_id, err) != 0)
         return -1;
@@ -678,12 +662,12 @@ static bool subtree_has_field(const struct lake_column *c, int64_t field_id)
     return false;
 }
 
-static int check_no_idless_files(const struct lake_table *t, const char *what, struct lake_err *err)
+static int check_no_idless_files(const struct lake_table *t, const char *what, struct error *err)
 {
     if (t->idless_files == 0 && t->pending_files == 0)
         return 0;
-    return lake_fail(
-        err, LAKE_ERR_IDLESS,
+    return error_fail_reason(
+        err, ERR_CONFLICT, "idless_files_present",
         "%s: %lld id-less and/or %lld not-yet-hydrated (id state unknown until the "
         "footer is read) live data file(s) may bind columns by name; hydrate, rewrite, "
         "or retire them first",
@@ -696,7 +680,7 @@ static const char *str_field(const json_t *v)
 }
 
 static int op_add_column(struct lake_table *t, const json_t *column, const json_t *parent_path,
-                         struct lake_err *err)
+                         struct error *err)
 {
     struct lake_column *parent = &t->root;
     if (parent_path) {
@@ -706,9 +690,9 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
         if (parent->type != LT_STRUCT) {
             char p[1200];
             lake_column_path(parent, p, sizeof p);
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "cannot add a column under '%s': it is '%s', not a struct", p,
-                             lake_type_name(parent->type));
+            return error_fail(err, ERR_INVALID,
+                              "cannot add a column under '%s': it is '%s', not a struct", p,
+                              lake_type_name(parent->type));
         }
     }
     const char *name = json_is_object(column) ? str_field(json_object_get(column, "name")) : NULL;
@@ -730,8 +714,8 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
     if (!added->nullable && t->live_files > 0) {
         char p[1200];
         lake_column_path(added, p, sizeof p);
-        return lake_fail(
-            err, LAKE_ERR_INVALID,
+        return error_fail(
+            err, ERR_INVALID,
             "cannot add required column '%s': the table's %lld live data file(s) have no "
             "values for it; add it with nullable=true",
             p, (long long)t->live_files);
@@ -740,17 +724,17 @@ static int op_add_column(struct lake_table *t, const json_t *column, const json_
 }
 
 static int check_not_spec_source(struct lake_table *t, struct lake_column *c, const char *path,
-                                 struct lake_err *err)
+                                 struct error *err)
 {
     for (size_t i = 0; i < t->nspec_fields; i++) {
         int64_t src = t->spec_fields[i].source_field_id;
         if (src == c->field_id)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "cannot drop column '%s': it is a source of the live partition spec",
-                             path);
+            return error_fail(err, ERR_INVALID,
+                              "cannot drop column '%s': it is a source of the live partition spec",
+                              path);
         if (subtree_has_field(c, src))
-            return lake_fail(
-                err, LAKE_ERR_INVALID,
+            return error_fail(
+                err, ERR_INVALID,
                 "cannot drop column '%s': field_id %lld inside it is a source of the live "
                 "partition spec",
                 path, (long long)src);
@@ -758,12 +742,12 @@ static int check_not_spec_source(struct lake_table *t, struct lake_column *c, co
     for (size_t i = 0; i < t->nsort_fields; i++) {
         int64_t src = t->sort_fields[i].source_field_id;
         if (src == c->field_id)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "cannot drop column '%s': it is a source of the live sort order",
-                             path);
+            return error_fail(err, ERR_INVALID,
+                              "cannot drop column '%s': it is a source of the live sort order",
+                              path);
         if (subtree_has_field(c, src))
-            return lake_fail(
-                err, LAKE_ERR_INVALID,
+            return error_fail(
+                err, ERR_INVALID,
                 "cannot drop column '%s': field_id %lld inside it is a source of the live "
                 "sort order",
                 path, (long long)src);
@@ -776,18 +760,18 @@ static int check_not_spec_source(struct lake_table *t, struct lake_column *c, co
  * next export into partition-spec drift. Clearing or moving it first (in
  * the same alter, if wanted) makes that choice explicit. */
 static int check_not_primary_ts(const struct lake_table *t, const struct lake_column *c,
-                                const char *path, struct lake_err *err)
+                                const char *path, struct error *err)
 {
     if (t->primary_ts_field_id == 0 || !subtree_has_field(c, t->primary_ts_field_id))
         return 0;
-    return lake_fail(err, LAKE_ERR_INVALID,
-                     "cannot drop column '%s': it is the table's primary timestamp column; clear "
-                     "it first (set_primary_timestamp_column with column null) or point it at "
-                     "another column",
-                     path);
+    return error_fail(err, ERR_INVALID,
+                      "cannot drop column '%s': it is the table's primary timestamp column; clear "
+                      "it first (set_primary_timestamp_column with column null) or point it at "
+                      "another column",
+                      path);
 }
 
-static int op_drop_column(struct lake_table *t, const char *path, struct lake_err *err)
+static int op_drop_column(struct lake_table *t, const char *path, struct error *err)
 {
     struct lake_column *c = lake_table_find_path(t, path, err);
     if (!c)
@@ -797,11 +781,11 @@ static int op_drop_column(struct lake_table *t, const char *path, struct lake_er
     struct lake_column *parent = parent_of(t, c);
     if (parent->nchildren == 1) {
         if (parent == &t->root)
-            return lake_fail(err, LAKE_ERR_INVALID, "cannot drop '%s': it is the last column", p);
+            return error_fail(err, ERR_INVALID, "cannot drop '%s': it is the last column", p);
         char pp[1200];
         lake_column_path(parent, pp, sizeof pp);
-        return lake_fail(
-            err, LAKE_ERR_INVALID,
+        return error_fail(
+            err, ERR_INVALID,
             "cannot drop '%s': it is the last field of struct '%s', and a struct with no "
             "fields has no representation in parquet or Iceberg",
             p, pp);
@@ -816,7 +800,7 @@ static int op_drop_column(struct lake_table *t, const char *path, struct lake_er
 }
 
 static int op_rename_column(struct lake_table *t, const char *from, const char *to,
-                            struct lake_err *err)
+                            struct error *err)
 {
     struct lake_column *c = lake_table_find_path(t, from, err);
     if (!c)
@@ -833,9 +817,9 @@ static int op_rename_column(struct lake_table *t, const char *from, const char *
         return -1;
     if (child_named(parent, to, c)) {
         if (parent == &t->root)
-            return lake_fail(err, LAKE_ERR_INVALID, "column '%s' already exists", to);
-        return lake_fail(err, LAKE_ERR_INVALID, "column '%s' of struct '%s' already exists", to,
-                         parent_path);
+            return error_fail(err, ERR_INVALID, "column '%s' already exists", to);
+        return error_fail(err, ERR_INVALID, "column '%s' of struct '%s' already exists", to,
+                          parent_path);
     }
     if (strcmp(c->name, to) == 0)
         return 0;
@@ -851,7 +835,7 @@ static int op_rename_column(struct lake_table *t, const char *from, const char *
 }
 
 static int op_promote_column(struct lake_table *t, const char *path, const char *to,
-                             struct lake_err *err)
+                             struct error *err)
 {
     struct lake_column *c = lake_table_find_path(t, path, err);
     if (!c)
@@ -864,27 +848,26 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     lake_ident_shown(to, shown, sizeof shown);
     switch (lake_type_lookup(to, &target, &reason)) {
     case LAKE_TYPE_OK: break;
-    case LAKE_TYPE_REFUSED: return lake_fail(err, LAKE_ERR_INVALID, "type '%s' %s", shown, reason);
-    case LAKE_TYPE_UNKNOWN:
-        return lake_fail(err, LAKE_ERR_INVALID, "unknown column type '%s'", shown);
+    case LAKE_TYPE_REFUSED: return error_fail(err, ERR_INVALID, "type '%s' %s", shown, reason);
+    case LAKE_TYPE_UNKNOWN: return error_fail(err, ERR_INVALID, "unknown column type '%s'", shown);
     }
     if (lake_type_is_container(c->type) || lake_type_is_container(target))
-        return lake_fail(
-            err, LAKE_ERR_INVALID,
+        return error_fail(
+            err, ERR_INVALID,
             "cannot promote column '%s': '%s' and '%s' include a nested container type, "
             "and nested containers are not promotable; promote a struct's leaf field "
             "instead",
             p, lake_type_name(c->type), lake_type_name(target));
     if (!lake_type_can_promote(c->type, target))
-        return lake_fail(err, LAKE_ERR_INVALID, "cannot promote column '%s' from '%s' to '%s'", p,
-                         lake_type_name(c->type), lake_type_name(target));
+        return error_fail(err, ERR_INVALID, "cannot promote column '%s' from '%s' to '%s'", p,
+                          lake_type_name(c->type), lake_type_name(target));
     /* A partition field over the column must still accept its new type
      * (bucket takes uint16 but not uint32). */
     for (size_t i = 0; i < t->nspec_fields; i++) {
         const struct lake_partition_field *f = &t->spec_fields[i];
         if (f->source_field_id == c->field_id && !lake_transform_accepts(f->transform, target))
-            return lake_fail(
-                err, LAKE_ERR_INVALID,
+            return error_fail(
+                err, ERR_INVALID,
                 "cannot promote column '%s' to '%s': it is the source of a %s partition "
                 "field, which does not accept '%s'; change the partition spec first",
                 p, lake_type_name(target), lake_transform_name(f->transform),
@@ -898,27 +881,27 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
 /* The rules shared by partition and sort sources: a live leaf that is not a
  * variant and has no list or map above it. */
 static struct lake_column *source_column(struct lake_table *t, const json_t *jid, const char *what,
-                                         struct lake_err *err)
+                                         struct error *err)
 {
     json_int_t id = json_integer_value(jid);
     struct lake_column *c = lake_table_find_field(t, id);
     if (!c) {
-        lake_fail(err, LAKE_ERR_INVALID, "%s source field_id %lld is not a live column", what,
-                  (long long)id);
+        error_fail(err, ERR_INVALID, "%s source field_id %lld is not a live column", what,
+                   (long long)id);
         return NULL;
     }
     char p[1200];
     lake_column_path(c, p, sizeof p);
     if (c->type == LT_VARIANT) {
-        lake_fail(err, LAKE_ERR_INVALID,
-                  "%s source field_id %lld ('%s') is a 'variant': a variant has no single scalar "
-                  "value, so it cannot be a %s source",
-                  what, (long long)id, p, what);
+        error_fail(err, ERR_INVALID,
+                   "%s source field_id %lld ('%s') is a 'variant': a variant has no single scalar "
+                   "value, so it cannot be a %s source",
+                   what, (long long)id, p, what);
         return NULL;
     }
     if (lake_type_is_container(c->type)) {
-        lake_fail(
-            err, LAKE_ERR_INVALID,
+        error_fail(
+            err, ERR_INVALID,
             "%s source field_id %lld ('%s') is a '%s': a nested container has no single value "
             "per row and cannot be a %s source; use one of its leaf fields",
             what, (long long)id, p, lake_type_name(c->type), what);
@@ -926,8 +909,8 @@ static struct lake_column *source_column(struct lake_table *t, const json_t *jid
     }
     for (const struct lake_column *a = c->parent; a; a = a->parent) {
         if (a->type == LT_LIST || a->type == LT_MAP) {
-            lake_fail(
-                err, LAKE_ERR_INVALID,
+            error_fail(
+                err, ERR_INVALID,
                 "%s source field_id %lld ('%s') sits under '%s', a '%s': a row has many such "
                 "values, so it cannot be a %s source; struct leaves are the only nested fields "
                 "that can",
@@ -938,12 +921,12 @@ static struct lake_column *source_column(struct lake_table *t, const json_t *jid
     return c;
 }
 
-static int op_set_partition_spec(struct lake_table *t, const json_t *fields, struct lake_err *err)
+static int op_set_partition_spec(struct lake_table *t, const json_t *fields, struct error *err)
 {
     size_t n = json_array_size(fields);
     if (n > LAKE_MAX_SPEC_FIELDS)
-        return lake_fail(err, LAKE_ERR_INVALID, "a partition spec has at most %d fields, got %zu",
-                         LAKE_MAX_SPEC_FIELDS, n);
+        return error_fail(err, ERR_INVALID, "a partition spec has at most %d fields, got %zu",
+                          LAKE_MAX_SPEC_FIELDS, n);
     struct lake_partition_field *out = n ? arena_calloc(t->arena, n, sizeof *out) : NULL;
     if (n && !out)
         return nomem(err);
@@ -957,17 +940,18 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         char where[48], msg[300];
         snprintf(where, sizeof where, "fields[%zu]", i);
         if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+            return error_fail(err, ERR_MALFORMED, "%s", msg);
         if (param && json_is_null(param))
             param = NULL;
         enum lake_transform transform;
         char shown[80];
         lake_ident_shown(json_string_value(tr), shown, sizeof shown);
         if (!lake_transform_parse(json_string_value(tr), &transform))
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "unknown partition transform '%s' (one of identity, bucket, truncate, "
-                             "year, month, day, hour; bucket and truncate take transform_param)",
-                             shown);
+            return error_fail(
+                err, ERR_INVALID,
+                "unknown partition transform '%s' (one of identity, bucket, truncate, "
+                "year, month, day, hour; bucket and truncate take transform_param)",
+                shown);
         struct lake_column *c = source_column(t, src, "partition", err);
         if (!c)
             return -1;
@@ -975,40 +959,40 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         if (lake_transform_takes_param(transform)) {
             json_int_t v = param ? json_integer_value(param) : 0;
             if (!param || v < 1)
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "%s transform requires transform_param >= 1",
-                                 lake_transform_name(transform));
+                return error_fail(err, ERR_INVALID, "%s transform requires transform_param >= 1",
+                                  lake_transform_name(transform));
             if (v > INT32_MAX)
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "%s transform_param %lld is above the maximum 2147483647",
-                                 lake_transform_name(transform), (long long)v);
+                return error_fail(err, ERR_INVALID,
+                                  "%s transform_param %lld is above the maximum 2147483647",
+                                  lake_transform_name(transform), (long long)v);
             p = (int32_t)v;
         } else if (param) {
-            return lake_fail(err, LAKE_ERR_INVALID, "transform '%s' does not take transform_param",
-                             lake_transform_name(transform));
+            return error_fail(err, ERR_INVALID, "transform '%s' does not take transform_param",
+                              lake_transform_name(transform));
         }
         if (!lake_transform_accepts(transform, c->type)) {
             char path[1200];
             lake_column_path(c, path, sizeof path);
             if (transform == LTR_YEAR || transform == LTR_MONTH || transform == LTR_DAY ||
                 transform == LTR_HOUR)
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "transform '%s' requires a %s column; '%s' is '%s'",
-                                 lake_transform_name(transform),
-                                 transform == LTR_HOUR ? "timestamp" : "date or timestamp", path,
-                                 lake_type_name(c->type));
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "%s transform cannot be applied to column '%s' of type '%s'; %s types "
-                             "are [%s]",
-                             lake_transform_name(transform), path, lake_type_name(c->type),
-                             transform == LTR_BUCKET ? "bucketable" : "accepted",
-                             lake_transform_accepted_types(transform));
+                return error_fail(err, ERR_INVALID,
+                                  "transform '%s' requires a %s column; '%s' is '%s'",
+                                  lake_transform_name(transform),
+                                  transform == LTR_HOUR ? "timestamp" : "date or timestamp", path,
+                                  lake_type_name(c->type));
+            return error_fail(
+                err, ERR_INVALID,
+                "%s transform cannot be applied to column '%s' of type '%s'; %s types "
+                "are [%s]",
+                lake_transform_name(transform), path, lake_type_name(c->type),
+                transform == LTR_BUCKET ? "bucketable" : "accepted",
+                lake_transform_accepted_types(transform));
         }
         for (size_t j = 0; j < i; j++) {
             if (out[j].source_field_id == c->field_id && out[j].transform == transform)
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "duplicate partition field: field_id %lld with transform '%s'",
-                                 (long long)c->field_id, lake_transform_name(transform));
+                return error_fail(err, ERR_INVALID,
+                                  "duplicate partition field: field_id %lld with transform '%s'",
+                                  (long long)c->field_id, lake_transform_name(transform));
         }
         out[i] = (struct lake_partition_field){c->field_id, transform, p};
     }
@@ -1019,12 +1003,12 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
     return 0;
 }
 
-static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct lake_err *err)
+static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct error *err)
 {
     size_t n = json_array_size(fields);
     if (n > LAKE_MAX_SPEC_FIELDS)
-        return lake_fail(err, LAKE_ERR_INVALID, "a sort order has at most %d fields, got %zu",
-                         LAKE_MAX_SPEC_FIELDS, n);
+        return error_fail(err, ERR_INVALID, "a sort order has at most %d fields, got %zu",
+                          LAKE_MAX_SPEC_FIELDS, n);
     struct lake_sort_field *out = n ? arena_calloc(t->arena, n, sizeof *out) : NULL;
     if (n && !out)
         return nomem(err);
@@ -1038,7 +1022,7 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
         char where[48], msg[300];
         snprintf(where, sizeof where, "sort_fields[%zu]", i);
         if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "%s", msg);
+            return error_fail(err, ERR_MALFORMED, "%s", msg);
         struct lake_column *c = source_column(t, src, "sort", err);
         if (!c)
             return -1;
@@ -1048,8 +1032,8 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
             if (strcasecmp(d, "desc") == 0)
                 desc = true;
             else if (strcasecmp(d, "asc") != 0)
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "unknown sort direction '%.64s' (asc or desc)", d);
+                return error_fail(err, ERR_INVALID, "unknown sort direction '%.64s' (asc or desc)",
+                                  d);
         }
         /* Iceberg's defaults: nulls sort first ascending, last descending. */
         bool nulls_first = !desc;
@@ -1060,13 +1044,13 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
             else if (strcasecmp(v, "nulls_last") == 0)
                 nulls_first = false;
             else
-                return lake_fail(err, LAKE_ERR_INVALID,
-                                 "unknown null order '%.64s' (nulls_first or nulls_last)", v);
+                return error_fail(err, ERR_INVALID,
+                                  "unknown null order '%.64s' (nulls_first or nulls_last)", v);
         }
         for (size_t j = 0; j < i; j++)
             if (out[j].source_field_id == c->field_id)
-                return lake_fail(err, LAKE_ERR_INVALID, "duplicate sort source field_id %lld",
-                                 (long long)c->field_id);
+                return error_fail(err, ERR_INVALID, "duplicate sort source field_id %lld",
+                                  (long long)c->field_id);
         out[i] = (struct lake_sort_field){c->field_id, desc, nulls_first};
     }
     t->sort_fields = out;
@@ -1076,34 +1060,35 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
     return 0;
 }
 
-static int op_set_properties(struct lake_table *t, const json_t *props, struct lake_err *err)
+static int op_set_properties(struct lake_table *t, const json_t *props, struct error *err)
 {
     if (json_object_size(props) > LAKE_PROPERTIES_MAX)
-        return lake_fail(err, LAKE_ERR_INVALID, "at most %d custom properties are allowed",
-                         LAKE_PROPERTIES_MAX);
+        return error_fail(err, ERR_INVALID, "at most %d custom properties are allowed",
+                          LAKE_PROPERTIES_MAX);
     const char *key;
     const json_t *value;
     json_object_foreach ((json_t *)props, key, value) {
         if (!json_is_string(value))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
-                             "property '%.128s' must have a string value", key);
+            return error_fail(err, ERR_MALFORMED, "property '%.128s' must have a string value",
+                              key);
         if (!lake_property_key_valid(key))
-            return lake_fail(
-                err, LAKE_ERR_INVALID,
+            return error_fail(
+                err, ERR_INVALID,
                 "invalid or reserved custom property key '%.128s' (must match %s and not "
                 "start with 'hoglake.' or 'trino.')",
                 key, LAKE_PROPERTY_KEY_PATTERN);
         if (has_nul(value) || str_utf8_length(json_string_value(value)) > LAKE_PROPERTY_VALUE_MAX)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "custom property values must contain at most %d characters and no NUL",
-                             LAKE_PROPERTY_VALUE_MAX);
+            return error_fail(
+                err, ERR_INVALID,
+                "custom property values must contain at most %d characters and no NUL",
+                LAKE_PROPERTY_VALUE_MAX);
         /* hoglake writes Parquet only; the key exists for engines that read
          * it, so it may only name that format. */
         if (strcmp(key, "write.format.default") == 0 &&
             strcmp(json_string_value(value), "parquet") != 0)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "property 'write.format.default' must be 'parquet', the only format "
-                             "hoglake tables hold");
+            return error_fail(err, ERR_INVALID,
+                              "property 'write.format.default' must be 'parquet', the only format "
+                              "hoglake tables hold");
     }
     json_t *copy = json_deep_copy(props);
     if (!copy)
@@ -1117,7 +1102,7 @@ static int op_set_properties(struct lake_table *t, const json_t *props, struct l
 /* The primary timestamp column must be a top-level date or timestamp
  * column: the export partitions by day() of it, which needs one temporal
  * value per row. NULL clears the setting. */
-static int op_set_primary_ts(struct lake_table *t, const char *path, struct lake_err *err)
+static int op_set_primary_ts(struct lake_table *t, const char *path, struct error *err)
 {
     int64_t id = 0;
     if (path) {
@@ -1131,16 +1116,16 @@ static int op_set_primary_ts(struct lake_table *t, const char *path, struct lake
         char p[1200];
         lake_column_path(c, p, sizeof p);
         if (c->parent)
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "primary timestamp column '%s' must be a top-level column, not a "
-                             "field inside '%s'",
-                             p, c->parent->name);
+            return error_fail(err, ERR_INVALID,
+                              "primary timestamp column '%s' must be a top-level column, not a "
+                              "field inside '%s'",
+                              p, c->parent->name);
         if (!lake_type_is_temporal(c->type))
-            return lake_fail(err, LAKE_ERR_INVALID,
-                             "primary timestamp column '%s' is '%s'; it must be a date or "
-                             "timestamp column (date, timestamp_s, timestamp_ms, timestamp, "
-                             "timestamp_ns or timestamptz)",
-                             p, lake_type_name(c->type));
+            return error_fail(err, ERR_INVALID,
+                              "primary timestamp column '%s' is '%s'; it must be a date or "
+                              "timestamp column (date, timestamp_s, timestamp_ms, timestamp, "
+                              "timestamp_ns or timestamptz)",
+                              p, lake_type_name(c->type));
         id = c->field_id;
     }
     if (id != t->primary_ts_field_id) {
@@ -1156,14 +1141,14 @@ struct op_fields {
         *properties;
 };
 
-int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err *err)
+int lake_table_apply_op(struct lake_table *t, const json_t *op, struct error *err)
 {
-    err->kind = LAKE_OK;
+    err->code = ERR_OK;
     if (!json_is_object(op))
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "each op must be a JSON object");
+        return error_fail(err, ERR_MALFORMED, "each op must be a JSON object");
     const char *kind = str_field(json_object_get(op, "op"));
     if (!kind)
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "each op needs a string field 'op'");
+        return error_fail(err, ERR_MALFORMED, "each op needs a string field 'op'");
     struct op_fields f;
     memset(&f, 0, sizeof f);
     /* `parent` is accepted by the add ops only; elsewhere it gets a
@@ -1182,11 +1167,11 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
     if (!known) {
         char shown[80];
         lake_ident_shown(kind, shown, sizeof shown);
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op '%s'", shown);
+        return error_fail(err, ERR_MALFORMED, "unknown alter op '%s'", shown);
     }
     if (json_object_get(op, "parent") && !accepts_parent)
-        return lake_fail(
-            err, LAKE_ERR_INVALID,
+        return error_fail(
+            err, ERR_INVALID,
             "op '%.64s' does not take 'parent' (only add_column does); address a nested "
             "column by its dotted path instead, e.g. \"addr.zip\"",
             kind);
@@ -1195,7 +1180,7 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
     do {                                                                                           \
         const struct jfield spec_[] = {{"op", JF_STRING, true, false, &f.op}, __VA_ARGS__};        \
         if (!jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], msg, sizeof msg))    \
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST, "op '%s': %s", kind, msg);                 \
+            return error_fail(err, ERR_MALFORMED, "op '%s': %s", kind, msg);                       \
     } while (0)
 
     if (accepts_parent) {
@@ -1223,8 +1208,8 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
         if (!lake_ident_valid(nn)) {
             char shown[80];
             lake_ident_shown(nn, shown, sizeof shown);
-            return lake_fail(err, LAKE_ERR_INVALID, "invalid table name '%s' (must match %s)",
-                             shown, LAKE_IDENT_PATTERN);
+            return error_fail(err, ERR_INVALID, "invalid table name '%s' (must match %s)", shown,
+                              LAKE_IDENT_PATTERN);
         }
         if (strcmp(nn, t->name ? t->name : "") != 0) {
             t->name = arena_strdup(t->arena, nn);
@@ -1277,20 +1262,20 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err 
         return op_set_primary_ts(t, str_field(f.column), err);
     }
 #undef READ_OP
-    return lake_fail(err, LAKE_ERR_BAD_REQUEST, "unknown alter op");
+    return error_fail(err, ERR_MALFORMED, "unknown alter op");
 }
 
-int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct lake_err *err)
+int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct error *err)
 {
-    err->kind = LAKE_OK;
+    err->code = ERR_OK;
     if (!json_is_array(ops))
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "field 'ops' must be an array");
+        return error_fail(err, ERR_MALFORMED, "field 'ops' must be an array");
     size_t n = json_array_size(ops);
     if (n == 0)
-        return lake_fail(err, LAKE_ERR_BAD_REQUEST, "ops must contain at least one operation");
+        return error_fail(err, ERR_MALFORMED, "ops must contain at least one operation");
     if (n > LAKE_MAX_ALTER_OPS)
-        return lake_fail(err, LAKE_ERR_INVALID, "at most %d ops per alter, got %zu",
-                         LAKE_MAX_ALTER_OPS, n);
+        return error_fail(err, ERR_INVALID, "at most %d ops per alter, got %zu", LAKE_MAX_ALTER_OPS,
+                          n);
     for (size_t i = 0; i < n; i++) {
         if (lake_table_apply_op(t, json_array_get(ops, i), err) != 0) {
             /* Say which op failed: a long list is otherwise hard to debug. */

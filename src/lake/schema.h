@@ -21,6 +21,7 @@
 #include "lake/transform.h"
 #include "lake/types.h"
 #include "util/arena.h"
+#include "util/error.h"
 
 enum {
     LAKE_MAX_DEPTH = 8,
@@ -29,23 +30,6 @@ enum {
     LAKE_MAX_ALTER_OPS = 1000,
     LAKE_DECIMAL_MAX_PRECISION = 38
 };
-
-enum lake_err_kind {
-    LAKE_OK = 0,
-    LAKE_ERR_BAD_REQUEST, /* malformed shape: 400 */
-    LAKE_ERR_INVALID,     /* semantic refusal: 422 */
-    LAKE_ERR_IDLESS,      /* 409 idless_files_present */
-    LAKE_ERR_NOMEM,
-};
-
-struct lake_err {
-    enum lake_err_kind kind;
-    char msg[768];
-};
-
-/* Fills err and returns -1. */
-int lake_fail(struct lake_err *err, enum lake_err_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 struct lake_column {
     int64_t field_id;
@@ -119,30 +103,29 @@ void lake_table_release(struct lake_table *t);
 
 /* Builds top-level columns from a create request's `columns` array. Ids are
  * assigned depth-first from t->next_field_id. */
-int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct lake_err *err);
+int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct error *err);
 
 /* Loader entry: attaches one stored column row. Rows must arrive parents
  * first (field ids ascending does that, since parent ids are lower). */
 int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t parent_field_id,
                            const char *name, enum lake_type type, int precision, int scale,
-                           bool nullable, int ordinal, const char *comment, struct lake_err *err);
+                           bool nullable, int ordinal, const char *comment, struct error *err);
 /* Loader entries for the live partition spec and sort order. */
 int lake_table_load_partition_field(struct lake_table *t, const struct lake_partition_field *f,
-                                    struct lake_err *err);
+                                    struct error *err);
 int lake_table_load_sort_field(struct lake_table *t, const struct lake_sort_field *f,
-                               struct lake_err *err);
+                               struct error *err);
 /* Loader entry for the stored primary timestamp field id (after the
  * columns): refuses an id that is not a live column. */
-int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct lake_err *err);
+int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct error *err);
 
 /* Applies one alter op object against the current state. */
-int lake_table_apply_op(struct lake_table *t, const json_t *op, struct lake_err *err);
+int lake_table_apply_op(struct lake_table *t, const json_t *op, struct error *err);
 /* Validates an alter request's `ops` array and applies each op in order. */
-int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct lake_err *err);
+int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct error *err);
 
 /* Finds a column by dotted path through structs ("addr.zip"). */
-struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
-                                         struct lake_err *err);
+struct lake_column *lake_table_find_path(struct lake_table *t, const char *path, struct error *err);
 struct lake_column *lake_table_find_field(const struct lake_table *t, int64_t field_id);
 /* "addr.zip" for a column; written into out. */
 void lake_column_path(const struct lake_column *c, char *out, size_t out_size);

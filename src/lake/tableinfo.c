@@ -9,19 +9,19 @@
 
 /* A refusal of lake's, said of the answer it was found in (the message
  * keeps its text; the kind says the answer was malformed). */
-static int answer_error(struct lake_err *err)
+static int answer_error(struct error *err)
 {
-    if (err->kind != LAKE_ERR_NOMEM) {
+    if (err->code != ERR_NOMEM) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
-        lake_fail(err, LAKE_ERR_BAD_REQUEST, "the Table answer: %.700s", msg);
+        error_fail(err, ERR_MALFORMED, "the Table answer: %.700s", msg);
     }
     return -1;
 }
 
-static int malformed(struct lake_err *err, const char *what)
+static int malformed(struct error *err, const char *what)
 {
-    return lake_fail(err, LAKE_ERR_BAD_REQUEST, "the Table answer: %s", what);
+    return error_fail(err, ERR_MALFORMED, "the Table answer: %s", what);
 }
 
 static bool int_member(const json_t *obj, const char *key, int64_t *out)
@@ -34,7 +34,7 @@ static bool int_member(const json_t *obj, const char *key, int64_t *out)
 }
 
 static int load_columns(struct lake_table *t, const json_t *columns, int64_t parent, int depth,
-                        struct lake_err *err)
+                        struct error *err)
 {
     if (!json_is_array(columns))
         return malformed(err, "columns is not an array");
@@ -50,14 +50,14 @@ static int load_columns(struct lake_table *t, const json_t *columns, int64_t par
             !int_member(c, "ordinal", &ordinal))
             return malformed(err, "a column lacks name, type, field_id or ordinal");
         if (field_id <= 0 || lake_table_find_field(t, field_id))
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
-                             "the Table answer: field id %lld is not positive or appears twice",
-                             (long long)field_id);
+            return error_fail(err, ERR_MALFORMED,
+                              "the Table answer: field id %lld is not positive or appears twice",
+                              (long long)field_id);
         enum lake_type type;
         if (lake_type_lookup(type_name, &type, NULL) != LAKE_TYPE_OK)
-            return lake_fail(err, LAKE_ERR_BAD_REQUEST,
-                             "column '%s' has type '%s', which this client does not know", name,
-                             type_name);
+            return error_fail(err, ERR_MALFORMED,
+                              "column '%s' has type '%s', which this client does not know", name,
+                              type_name);
         const json_t *params = json_object_get(c, "type_params");
         int64_t precision = 0, scale = 0;
         int_member(params, "precision", &precision);
@@ -76,7 +76,7 @@ static int load_columns(struct lake_table *t, const json_t *columns, int64_t par
     return 0;
 }
 
-static int load_partition_spec(struct lake_table *t, const json_t *spec, struct lake_err *err)
+static int load_partition_spec(struct lake_table *t, const json_t *spec, struct error *err)
 {
     if (!spec || json_is_null(spec))
         return 0;
@@ -101,7 +101,7 @@ static int load_partition_spec(struct lake_table *t, const json_t *spec, struct 
     return 0;
 }
 
-static int load_sort_spec(struct lake_table *t, const json_t *spec, struct lake_err *err)
+static int load_sort_spec(struct lake_table *t, const json_t *spec, struct error *err)
 {
     if (!spec || json_is_null(spec))
         return 0;
@@ -125,13 +125,13 @@ static int load_sort_spec(struct lake_table *t, const json_t *spec, struct lake_
     return 0;
 }
 
-int lake_table_from_info(const json_t *info, struct lake_table *t, struct lake_err *err)
+int lake_table_from_info(const json_t *info, struct lake_table *t, struct error *err)
 {
     const char *name = json_string_value(json_object_get(info, "name"));
     if (!name)
         return malformed(err, "no name");
     if (!(t->name = arena_strdup(t->arena, name)))
-        return lake_fail(err, LAKE_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     if (load_columns(t, json_object_get(info, "columns"), 0, 0, err) != 0 ||
         load_partition_spec(t, json_object_get(info, "partition_spec"), err) != 0 ||
         load_sort_spec(t, json_object_get(info, "sort_spec"), err) != 0)

@@ -8,7 +8,7 @@
 
 /* Fills t (initialised, empty) from a Table object: its columns with their
  * field ids, partition spec and sort order. A malformed answer is -1 with
- * LAKE_ERR_BAD_REQUEST (or LAKE_ERR_NOMEM) and a message saying what. */
-int lake_table_from_info(const json_t *info, struct lake_table *t, struct lake_err *err);
+ * ERR_MALFORMED (or ERR_NOMEM) and a message saying what. */
+int lake_table_from_info(const json_t *info, struct lake_table *t, struct error *err);
 
 #endif

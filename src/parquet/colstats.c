@@ -401,7 +401,7 @@ struct ctx {
     struct arena *arena;
     struct pq_col_stats *out;
     size_t n;
-    struct pq_error *err;
+    struct error *err;
 };
 
 static bool add_count(int64_t *sum, int64_t x)
@@ -426,18 +426,18 @@ static int leaf_stats(struct ctx *x, const struct lake_column *c, const struct p
             return 0;
         const struct pq_column_meta *m = &cc->meta;
         if (!pq_node_is_path(node, m->path, m->npath))
-            return pq_fail(x->err, PQ_ERR_CORRUPT,
-                           "row group %zu: column chunk %d is not the schema's column '%.200s'", g,
-                           node->leaf_index, node->path);
+            return error_fail(x->err, ERR_CORRUPT,
+                              "row group %zu: column chunk %d is not the schema's column '%.200s'",
+                              g, node->leaf_index, node->path);
         const struct pq_statistics *s = &m->statistics;
         if (!m->has_statistics || !s->has_null_count)
             return 0;
         if (!add_count(&st.value_count, m->num_values) ||
             !add_count(&st.null_count, s->null_count) ||
             !add_count(&st.size_bytes, m->total_compressed_size) || s->null_count > m->num_values)
-            return pq_fail(x->err, PQ_ERR_CORRUPT,
-                           "row group %zu: the counts of column '%.200s' do not add up", g,
-                           node->path);
+            return error_fail(x->err, ERR_CORRUPT,
+                              "row group %zu: the counts of column '%.200s' do not add up", g,
+                              node->path);
         if (!bounds || m->num_values == s->null_count)
             continue; /* all null: nothing to bound */
         if (!s->has_min || !s->has_max || !decode(c, &shape, s->min, s->min_len, &v)) {
@@ -459,7 +459,7 @@ static int leaf_stats(struct ctx *x, const struct lake_column *c, const struct p
         st.lower = encode(c, &lo, true, x->arena, &st.lower_len, &oom);
         st.upper = encode(c, &hi, false, x->arena, &st.upper_len, &oom);
         if (oom)
-            return pq_fail(x->err, PQ_ERR_NOMEM, "out of memory");
+            return error_fail(x->err, ERR_NOMEM, "out of memory");
         /* An unrepresentable integer voids both bounds; a NaN float only
          * itself (the other side still bounds the non-NaN values). */
         if (kind != VK_FLOAT && (!st.lower || !st.upper)) {
@@ -526,7 +526,7 @@ static size_t count_leaves(const struct lake_column *c)
 
 int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
                            const struct lake_table *table, struct arena *arena,
-                           struct pq_col_stats **out, size_t *n, struct pq_error *err)
+                           struct pq_col_stats **out, size_t *n, struct error *err)
 {
     *out = NULL;
     *n = 0;
@@ -540,9 +540,9 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
         return 0;
     for (size_t g = 0; g < meta->nrow_groups; g++)
         if (meta->row_groups[g].ncolumns != (size_t)schema->nleaves)
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "row group %zu has %zu columns for %d schema leaves", g,
-                           meta->row_groups[g].ncolumns, schema->nleaves);
+            return error_fail(err, ERR_CORRUPT,
+                              "row group %zu has %zu columns for %d schema leaves", g,
+                              meta->row_groups[g].ncolumns, schema->nleaves);
     size_t cap = 0;
     for (size_t i = 0; i < table->root.nchildren; i++)
         cap += count_leaves(table->root.children[i]);
@@ -550,7 +550,7 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
         return 0;
     struct ctx x = {meta, arena, arena_calloc(arena, cap, sizeof *x.out), 0, err};
     if (!x.out)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < table->root.nchildren; i++) {
         const struct lake_column *c = table->root.children[i];
         if (visit(&x, c, child_named(schema->root, c->name)) != 0)

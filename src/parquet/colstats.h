@@ -42,7 +42,7 @@
  *
  * Errors: a footer whose row groups disagree with its schema (column
  * counts, chunk paths) or whose counts are negative, overflow, or have
- * more nulls than values is PQ_ERR_CORRUPT; PQ_ERR_NOMEM when the arena
+ * more nulls than values is ERR_CORRUPT; ERR_NOMEM when the arena
  * runs out. */
 #ifndef HL_PARQUET_COLSTATS_H
 #define HL_PARQUET_COLSTATS_H
@@ -68,6 +68,6 @@ struct pq_col_stats {
  * the reader hand it out); NULL builds it here from meta. */
 int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
                            const struct lake_table *table, struct arena *arena,
-                           struct pq_col_stats **out, size_t *n, struct pq_error *err);
+                           struct pq_col_stats **out, size_t *n, struct error *err);
 
 #endif

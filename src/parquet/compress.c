@@ -66,38 +66,38 @@ bool pq_codec_can_read(enum pq_codec codec)
     return pq_codec_can_write(codec) || codec == PQ_LZ4 || codec == PQ_BROTLI;
 }
 
-static int unsupported(enum pq_codec codec, struct pq_error *err)
+static int unsupported(enum pq_codec codec, struct error *err)
 {
     switch (codec) {
     case PQ_LZ4:
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "codec LZ4 (the deprecated Hadoop-framed LZ4) is read but not written; "
-                       "LZ4_RAW is both");
-    case PQ_BROTLI: return pq_fail(err, PQ_ERR_UNSUPPORTED, "codec BROTLI is read but not written");
+        return error_fail(err, ERR_UNSUPPORTED,
+                          "codec LZ4 (the deprecated Hadoop-framed LZ4) is read but not written; "
+                          "LZ4_RAW is both");
+    case PQ_BROTLI: return error_fail(err, ERR_UNSUPPORTED, "codec BROTLI is read but not written");
     case PQ_LZO:
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "codec %s is not supported",
-                       pq_codec_name((int)codec));
-    default: return pq_fail(err, PQ_ERR_UNSUPPORTED, "unknown codec %d", (int)codec);
+        return error_fail(err, ERR_UNSUPPORTED, "codec %s is not supported",
+                          pq_codec_name((int)codec));
+    default: return error_fail(err, ERR_UNSUPPORTED, "unknown codec %d", (int)codec);
     }
 }
 
-static int nomem(const char *what, struct pq_error *err)
+static int nomem(const char *what, struct error *err)
 {
-    return pq_fail(err, PQ_ERR_NOMEM, "out of memory in %s", what);
+    return error_fail(err, ERR_NOMEM, "out of memory in %s", what);
 }
 
 /* ---- compression ---- */
 
-int pq_codec_check_level(enum pq_codec codec, int level, struct pq_error *err)
+int pq_codec_check_level(enum pq_codec codec, int level, struct error *err)
 {
     if (codec == PQ_ZSTD && level != 0 && (level < 1 || level > ZSTD_maxCLevel()))
-        return pq_fail(err, PQ_ERR_INVALID, "ZSTD level %d out of range 1..%d", level,
-                       ZSTD_maxCLevel());
+        return error_fail(err, ERR_INVALID, "ZSTD level %d out of range 1..%d", level,
+                          ZSTD_maxCLevel());
     return 0;
 }
 
 static int zstd_compress(struct pq_codec_ctx *ctx, int level, const void *src, size_t n,
-                         struct buf *out, struct pq_error *err)
+                         struct buf *out, struct error *err)
 {
     if (pq_codec_check_level(PQ_ZSTD, level, err) != 0)
         return -1;
@@ -107,35 +107,35 @@ static int zstd_compress(struct pq_codec_ctx *ctx, int level, const void *src, s
         return nomem("ZSTD", err);
     size_t bound = ZSTD_compressBound(n);
     if (ZSTD_isError(bound))
-        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for ZSTD", n);
+        return error_fail(err, ERR_INVALID, "page of %zu bytes too large for ZSTD", n);
     if (buf_reserve(out, bound) != 0)
         return nomem("ZSTD", err);
     size_t r = ZSTD_compressCCtx(ctx->zc, out->data + out->len, bound, src, n, level);
     if (ZSTD_isError(r))
-        return pq_fail(err, PQ_ERR_INVALID, "ZSTD compression failed: %s", ZSTD_getErrorName(r));
+        return error_fail(err, ERR_INVALID, "ZSTD compression failed: %s", ZSTD_getErrorName(r));
     out->len += r;
     out->data[out->len] = '\0';
     return 0;
 }
 
-static int snappy_compress_page(const void *src, size_t n, struct buf *out, struct pq_error *err)
+static int snappy_compress_page(const void *src, size_t n, struct buf *out, struct error *err)
 {
     /* The format stores the uncompressed length as a 32-bit varint. */
     if (n > UINT32_MAX)
-        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for SNAPPY", n);
+        return error_fail(err, ERR_INVALID, "page of %zu bytes too large for SNAPPY", n);
     size_t bound = snappy_max_compressed_length(n);
     if (buf_reserve(out, bound) != 0)
         return nomem("SNAPPY", err);
     size_t got = bound;
     if (snappy_compress(src, n, out->data + out->len, &got) != SNAPPY_OK)
-        return pq_fail(err, PQ_ERR_INVALID, "SNAPPY compression failed");
+        return error_fail(err, ERR_INVALID, "SNAPPY compression failed");
     out->len += got;
     out->data[out->len] = '\0';
     return 0;
 }
 
 static int gzip_compress(struct pq_codec_ctx *ctx, const void *src, size_t n, struct buf *out,
-                         struct pq_error *err)
+                         struct error *err)
 {
     z_stream *z = &ctx->def;
     if (!ctx->def_ready) {
@@ -146,7 +146,7 @@ static int gzip_compress(struct pq_codec_ctx *ctx, const void *src, size_t n, st
             return nomem("GZIP", err);
         ctx->def_ready = true;
     } else if (deflateReset(z) != Z_OK) {
-        return pq_fail(err, PQ_ERR_INVALID, "GZIP: deflateReset failed");
+        return error_fail(err, ERR_INVALID, "GZIP: deflateReset failed");
     }
     /* deflateBound covers the whole output, so normally one pass; the
      * loop also feeds inputs larger than zlib's 32-bit counters. */
@@ -172,29 +172,29 @@ static int gzip_compress(struct pq_codec_ctx *ctx, const void *src, size_t n, st
         if (rc == Z_STREAM_END)
             break;
         if (rc != Z_OK && rc != Z_BUF_ERROR)
-            return pq_fail(err, PQ_ERR_INVALID, "GZIP compression failed (%d)", rc);
+            return error_fail(err, ERR_INVALID, "GZIP compression failed (%d)", rc);
     }
     out->data[out->len] = '\0';
     return 0;
 }
 
-static int lz4_compress_page(const void *src, size_t n, struct buf *out, struct pq_error *err)
+static int lz4_compress_page(const void *src, size_t n, struct buf *out, struct error *err)
 {
     if (n > LZ4_MAX_INPUT_SIZE)
-        return pq_fail(err, PQ_ERR_INVALID, "page of %zu bytes too large for LZ4_RAW", n);
+        return error_fail(err, ERR_INVALID, "page of %zu bytes too large for LZ4_RAW", n);
     int bound = LZ4_compressBound((int)n);
     if (buf_reserve(out, (size_t)bound) != 0)
         return nomem("LZ4_RAW", err);
     int got = LZ4_compress_default(src, out->data + out->len, (int)n, bound);
     if (got <= 0)
-        return pq_fail(err, PQ_ERR_INVALID, "LZ4_RAW compression failed");
+        return error_fail(err, ERR_INVALID, "LZ4_RAW compression failed");
     out->len += (size_t)got;
     out->data[out->len] = '\0';
     return 0;
 }
 
 static int compress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const void *src,
-                         size_t n, struct buf *out, struct pq_error *err)
+                         size_t n, struct buf *out, struct error *err)
 {
     switch (codec) {
     case PQ_UNCOMPRESSED:
@@ -210,7 +210,7 @@ static int compress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, int leve
 }
 
 int pq_compress(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const void *src, size_t n,
-                struct buf *out, struct pq_error *err)
+                struct buf *out, struct error *err)
 {
     static const char empty[1];
     if (!src)
@@ -235,14 +235,14 @@ int pq_compress(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const 
 
 /* ---- decompression ---- */
 
-static int corrupt(enum pq_codec codec, const char *why, struct pq_error *err)
+static int corrupt(enum pq_codec codec, const char *why, struct error *err)
 {
-    return pq_fail(err, PQ_ERR_CORRUPT, "%s page does not decompress: %s",
-                   pq_codec_name((int)codec), why);
+    return error_fail(err, ERR_CORRUPT, "%s page does not decompress: %s",
+                      pq_codec_name((int)codec), why);
 }
 
 static int zstd_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, void *dst,
-                           size_t dst_len, struct pq_error *err)
+                           size_t dst_len, struct error *err)
 {
     if (!ctx->zd && !(ctx->zd = ZSTD_createDCtx()))
         return nomem("ZSTD", err);
@@ -257,7 +257,7 @@ static int zstd_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, 
 }
 
 static int snappy_decompress_page(const void *src, size_t n, void *dst, size_t dst_len,
-                                  struct pq_error *err)
+                                  struct error *err)
 {
     size_t want;
     if (snappy_uncompressed_length(src, n, &want) != SNAPPY_OK)
@@ -271,7 +271,7 @@ static int snappy_decompress_page(const void *src, size_t n, void *dst, size_t d
 }
 
 static int gzip_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, void *dst,
-                           size_t dst_len, struct pq_error *err)
+                           size_t dst_len, struct error *err)
 {
     z_stream *z = &ctx->inf;
     if (!ctx->inf_ready) {
@@ -324,7 +324,7 @@ static int gzip_decompress(struct pq_codec_ctx *ctx, const void *src, size_t n, 
 }
 
 static int lz4_decompress_page(const void *src, size_t n, void *dst, size_t dst_len,
-                               struct pq_error *err)
+                               struct error *err)
 {
     if (n > INT_MAX || dst_len > INT_MAX)
         return corrupt(PQ_LZ4_RAW, "page too large", err);
@@ -423,7 +423,7 @@ static bool lz4_hadoop_decompress(const void *src, size_t n, void *dst, size_t d
 }
 
 static int lz4_legacy_decompress(const void *src, size_t n, void *dst, size_t dst_len,
-                                 struct pq_error *err)
+                                 struct error *err)
 {
     if (lz4_hadoop_decompress(src, n, dst, dst_len))
         return 0;
@@ -451,7 +451,7 @@ static bool brotli_alloc_error(BrotliDecoderErrorCode e)
 /* The decoder has no reset, so one instance per page; it allocates its
  * window (at most 16 MiB, as large windows stay off) as the stream asks. */
 static int brotli_decompress(const void *src, size_t n, void *dst, size_t dst_len,
-                             struct pq_error *err)
+                             struct error *err)
 {
     BrotliDecoderState *s = BrotliDecoderCreateInstance(NULL, NULL, NULL);
     if (!s)
@@ -482,7 +482,7 @@ static int brotli_decompress(const void *src, size_t n, void *dst, size_t dst_le
 }
 
 static int decompress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
-                           void *dst, size_t dst_len, struct pq_error *err)
+                           void *dst, size_t dst_len, struct error *err)
 {
     switch (codec) {
     case PQ_UNCOMPRESSED:
@@ -502,7 +502,7 @@ static int decompress_with(struct pq_codec_ctx *ctx, enum pq_codec codec, const 
 }
 
 int pq_decompress(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
-                  void *dst, size_t dst_len, struct pq_error *err)
+                  void *dst, size_t dst_len, struct error *err)
 {
     static const char empty[1];
     if (!pq_codec_can_read(codec))

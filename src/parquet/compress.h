@@ -24,16 +24,16 @@ bool pq_codec_can_read(enum pq_codec codec);
 
 /* Checks a compression level for the codec (ZSTD: 0 = the default 3, or
  * 1..22; the other codecs take any level and ignore it). */
-int pq_codec_check_level(enum pq_codec codec, int level, struct pq_error *err);
+int pq_codec_check_level(enum pq_codec codec, int level, struct error *err);
 
 /* Appends the compressed form of src to out. level is the ZSTD level (1..22;
  * 0 = the default 3) and is ignored by the other codecs. */
 int pq_compress(struct pq_codec_ctx *ctx, enum pq_codec codec, int level, const void *src, size_t n,
-                struct buf *out, struct pq_error *err);
+                struct buf *out, struct error *err);
 
 /* Decompresses src into dst, which must come out exactly dst_len bytes
  * long (the page header's uncompressed size); anything else is corrupt. */
 int pq_decompress(struct pq_codec_ctx *ctx, enum pq_codec codec, const void *src, size_t n,
-                  void *dst, size_t dst_len, struct pq_error *err);
+                  void *dst, size_t dst_len, struct error *err);
 
 #endif

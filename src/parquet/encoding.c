@@ -213,26 +213,26 @@ static ALWAYS_INLINE void fill32(uint32_t *o, uint32_t v, size_t n)
 }
 
 static ALWAYS_INLINE int rle_decode(const uint8_t *data, size_t len, int bw, void *out, size_t n,
-                                    const int esize, struct pq_error *err)
+                                    const int esize, struct error *err)
 {
     const int maxw = esize == 2 ? 16 : 32;
     if (bw < 0 || bw > maxw)
-        return pq_fail(err, PQ_ERR_CORRUPT, "RLE bit width %d out of range 0..%d", bw, maxw);
+        return error_fail(err, ERR_CORRUPT, "RLE bit width %d out of range 0..%d", bw, maxw);
     const size_t vbytes = (size_t)(bw + 7) / 8;
     size_t pos = 0, i = 0;
     while (i < n) {
         uint64_t h;
         if (!read_uleb(data, len, &pos, &h))
-            return pq_fail(err, PQ_ERR_CORRUPT, "RLE data truncated at value %zu of %zu", i, n);
+            return error_fail(err, ERR_CORRUPT, "RLE data truncated at value %zu of %zu", i, n);
         const size_t want = n - i;
         if (h & 1) {
             uint64_t groups = h >> 1;
             if (groups == 0)
-                return pq_fail(err, PQ_ERR_CORRUPT, "RLE bit-packed run of length 0");
+                return error_fail(err, ERR_CORRUPT, "RLE bit-packed run of length 0");
             size_t take = groups >= (want + 7) / 8 ? want : (size_t)groups * 8;
             size_t avail = len - pos;
             if (bw && (take + 7) / 8 > avail / (size_t)bw)
-                return pq_fail(err, PQ_ERR_CORRUPT, "RLE bit-packed run truncated");
+                return error_fail(err, ERR_CORRUPT, "RLE bit-packed run truncated");
             const uint8_t *in = data + pos;
             size_t full = take / 8;
             unpack_groups(in, avail, bw, (char *)out + i * (size_t)esize, full, esize);
@@ -253,15 +253,15 @@ static ALWAYS_INLINE int rle_decode(const uint8_t *data, size_t len, int bw, voi
         } else {
             uint64_t count = h >> 1;
             if (count == 0)
-                return pq_fail(err, PQ_ERR_CORRUPT, "RLE run of length 0");
+                return error_fail(err, ERR_CORRUPT, "RLE run of length 0");
             if (vbytes > len - pos)
-                return pq_fail(err, PQ_ERR_CORRUPT, "RLE run value truncated");
+                return error_fail(err, ERR_CORRUPT, "RLE run value truncated");
             uint32_t v = 0;
             for (size_t k = 0; k < vbytes; k++)
                 v |= (uint32_t)data[pos + k] << (8 * k);
             pos += vbytes;
             if (bw < 32 && (v >> bw) != 0)
-                return pq_fail(err, PQ_ERR_CORRUPT, "RLE run value %u exceeds bit width %d", v, bw);
+                return error_fail(err, ERR_CORRUPT, "RLE run value %u exceeds bit width %d", v, bw);
             size_t take = count < want ? (size_t)count : want;
             if (esize == 2)
                 fill16((uint16_t *)out + i, (uint16_t)v, take);
@@ -274,13 +274,13 @@ static ALWAYS_INLINE int rle_decode(const uint8_t *data, size_t len, int bw, voi
 }
 
 int pq_rle_decode_u16(const uint8_t *data, size_t len, int bit_width, uint16_t *out, size_t n,
-                      struct pq_error *err)
+                      struct error *err)
 {
     return rle_decode(data, len, bit_width, out, n, 2, err);
 }
 
 int pq_rle_decode_u32(const uint8_t *data, size_t len, int bit_width, uint32_t *out, size_t n,
-                      struct pq_error *err)
+                      struct error *err)
 {
     return rle_decode(data, len, bit_width, out, n, 4, err);
 }
@@ -442,10 +442,10 @@ int pq_rle_encode_u32(const uint32_t *values, size_t n, int bit_width, struct bu
 }
 
 int pq_bitpacked_decode_levels(const uint8_t *data, size_t len, int bit_width, uint16_t *out,
-                               size_t n, struct pq_error *err)
+                               size_t n, struct error *err)
 {
     if (bit_width < 0 || bit_width > 16)
-        return pq_fail(err, PQ_ERR_CORRUPT, "BIT_PACKED bit width %d out of range", bit_width);
+        return error_fail(err, ERR_CORRUPT, "BIT_PACKED bit width %d out of range", bit_width);
     if (bit_width == 0) {
         memset(out, 0, n * sizeof *out);
         return 0;
@@ -453,8 +453,8 @@ int pq_bitpacked_decode_levels(const uint8_t *data, size_t len, int bit_width, u
     const size_t w = (size_t)bit_width;
     /* ceil(n * w / 8) without overflowing n * w. */
     if (n / 8 > len / w || n / 8 * w + ((n % 8) * w + 7) / 8 > len)
-        return pq_fail(err, PQ_ERR_CORRUPT, "BIT_PACKED levels truncated: %zu values of %d bits", n,
-                       bit_width);
+        return error_fail(err, ERR_CORRUPT, "BIT_PACKED levels truncated: %zu values of %d bits", n,
+                          bit_width);
     const uint32_t mask = ((uint32_t)1 << w) - 1;
     const uint8_t *p = data;
     uint32_t acc = 0;
@@ -495,12 +495,11 @@ int pq_plain_encode_bool(const uint8_t *values, size_t n, struct buf *out)
     return 0;
 }
 
-int pq_plain_decode_bool(const uint8_t *data, size_t len, uint8_t *out, size_t n,
-                         struct pq_error *err)
+int pq_plain_decode_bool(const uint8_t *data, size_t len, uint8_t *out, size_t n, struct error *err)
 {
     if (n / 8 + (n % 8 != 0) > len)
-        return pq_fail(err, PQ_ERR_CORRUPT, "PLAIN booleans truncated: %zu values, %zu bytes", n,
-                       len);
+        return error_fail(err, ERR_CORRUPT, "PLAIN booleans truncated: %zu values, %zu bytes", n,
+                          len);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         /* Byte k of the product isolates bit k; then map nonzero to 1. */
@@ -514,12 +513,12 @@ int pq_plain_decode_bool(const uint8_t *data, size_t len, uint8_t *out, size_t n
 }
 
 int pq_plain_decode_fixed(const uint8_t *data, size_t len, size_t width, void *out, size_t n,
-                          struct pq_error *err)
+                          struct error *err)
 {
     if (width && n > len / width)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "PLAIN values truncated: %zu values of %zu bytes, %zu bytes present", n,
-                       width, len);
+        return error_fail(err, ERR_CORRUPT,
+                          "PLAIN values truncated: %zu values of %zu bytes, %zu bytes present", n,
+                          width, len);
     if (n && width)
         memcpy(out, data, n * width);
     return 0;
@@ -549,30 +548,30 @@ int pq_plain_encode_byte_array(const uint8_t *const *values, const uint32_t *len
 }
 
 int pq_plain_decode_byte_array(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                               struct buf *data_out, struct pq_error *err)
+                               struct buf *data_out, struct error *err)
 {
     if (n > len / 4)
-        return pq_fail(err, PQ_ERR_CORRUPT, "PLAIN byte arrays truncated: %zu values, %zu bytes", n,
-                       len);
+        return error_fail(err, ERR_CORRUPT, "PLAIN byte arrays truncated: %zu values, %zu bytes", n,
+                          len);
     /* The value bytes fit in what the length prefixes leave; the extra 16
      * lets short values be copied with two fixed 8-byte moves. */
     const size_t base = data_out->len;
     if (buf_reserve(data_out, len - n * 4 + 16) != 0)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory decoding byte arrays");
+        return error_fail(err, ERR_NOMEM, "out of memory decoding byte arrays");
     uint8_t *dst = (uint8_t *)data_out->data + base;
     size_t o = 0, pos = 0;
     offsets[0] = (int64_t)base;
     for (size_t i = 0; i < n; i++) {
         uint32_t l;
         if (len - pos < 4)
-            return pq_fail(err, PQ_ERR_CORRUPT, "PLAIN byte array %zu: length truncated", i);
+            return error_fail(err, ERR_CORRUPT, "PLAIN byte array %zu: length truncated", i);
         memcpy(&l, data + pos, 4);
         pos += 4;
         /* Leaving room for the remaining prefixes keeps the bytes within
          * the reservation (n <= len / 4, so this does not overflow). */
         if (l > len - pos || len - pos - l < 4 * (n - 1 - i))
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "PLAIN byte array %zu: length %u past the end of the page", i, l);
+            return error_fail(err, ERR_CORRUPT,
+                              "PLAIN byte array %zu: length %u past the end of the page", i, l);
         if (l <= 16 && len - pos >= 16) {
             memcpy(dst + o, data + pos, 8);
             memcpy(dst + o + 8, data + pos + 8, 8);
@@ -609,7 +608,7 @@ struct delta_dec {
 };
 
 static int delta_init(struct delta_dec *d, const uint8_t *data, size_t len, int maxw,
-                      struct pq_error *err)
+                      struct error *err)
 {
     memset(d, 0, sizeof *d);
     d->p = data;
@@ -618,28 +617,28 @@ static int delta_init(struct delta_dec *d, const uint8_t *data, size_t len, int 
     uint64_t block, first;
     if (!read_uleb(data, len, &d->pos, &block) || !read_uleb(data, len, &d->pos, &d->mb_count) ||
         !read_uleb(data, len, &d->pos, &d->total) || !read_uleb(data, len, &d->pos, &first))
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED header truncated");
+        return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED header truncated");
     if (block == 0 || block % 128 != 0 || block > DELTA_MAX_BLOCK)
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED block size %llu invalid",
-                       (unsigned long long)block);
+        return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED block size %llu invalid",
+                          (unsigned long long)block);
     if (d->mb_count == 0 || block % d->mb_count != 0 || (block / d->mb_count) % 32 != 0)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "DELTA_BINARY_PACKED miniblock count %llu invalid for block size %llu",
-                       (unsigned long long)d->mb_count, (unsigned long long)block);
+        return error_fail(err, ERR_CORRUPT,
+                          "DELTA_BINARY_PACKED miniblock count %llu invalid for block size %llu",
+                          (unsigned long long)d->mb_count, (unsigned long long)block);
     d->vpm = block / d->mb_count;
     d->first = d->last = (uint64_t)zigzag_decode(first);
     d->deltas_left = d->total ? d->total - 1 : 0;
     return 0;
 }
 
-static int delta_next_miniblock(struct delta_dec *d, struct pq_error *err)
+static int delta_next_miniblock(struct delta_dec *d, struct error *err)
 {
     if (d->widths == NULL || d->mb_next == d->mb_count) {
         uint64_t md;
         if (!read_uleb(d->p, d->len, &d->pos, &md))
-            return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED block header truncated");
+            return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED block header truncated");
         if (d->mb_count > d->len - d->pos)
-            return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED bit widths truncated");
+            return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED bit widths truncated");
         d->min_delta = (uint64_t)zigzag_decode(md);
         d->widths = d->p + d->pos;
         d->pos += d->mb_count;
@@ -647,13 +646,13 @@ static int delta_next_miniblock(struct delta_dec *d, struct pq_error *err)
     }
     int w = d->widths[d->mb_next++];
     if (w > d->maxw)
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED bit width %d exceeds %d", w,
-                       d->maxw);
+        return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED bit width %d exceeds %d", w,
+                          d->maxw);
     /* The last miniblock is padded to full size too, so the whole body
      * must be there. vpm <= 2^24, so this does not overflow. */
     size_t bytes = (size_t)(d->vpm / 8) * (size_t)w;
     if (bytes > d->len - d->pos)
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED miniblock truncated");
+        return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED miniblock truncated");
     d->mb = d->p + d->pos;
     d->pos += bytes;
     d->w = w;
@@ -663,13 +662,13 @@ static int delta_next_miniblock(struct delta_dec *d, struct pq_error *err)
 }
 
 /* Produces the next k values (after the first), as wrapped 64-bit sums. */
-static int delta_take(struct delta_dec *d, uint64_t *out, size_t k, struct pq_error *err)
+static int delta_take(struct delta_dec *d, uint64_t *out, size_t k, struct error *err)
 {
     uint64_t tmp[256 + 16];
     while (k) {
         if (d->mb_avail == 0) {
             if (d->deltas_left == 0)
-                return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED holds too few values");
+                return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED holds too few values");
             if (delta_next_miniblock(d, err) != 0)
                 return -1;
         }
@@ -696,7 +695,7 @@ static int delta_take(struct delta_dec *d, uint64_t *out, size_t k, struct pq_er
 }
 
 /* Walks the rest of the stream without decoding, to find where it ends. */
-static int delta_skip_rest(struct delta_dec *d, struct pq_error *err)
+static int delta_skip_rest(struct delta_dec *d, struct error *err)
 {
     while (d->deltas_left) {
         if (d->mb_avail == 0 && delta_next_miniblock(d, err) != 0)
@@ -708,18 +707,18 @@ static int delta_skip_rest(struct delta_dec *d, struct pq_error *err)
 }
 
 static int delta_open(struct delta_dec *d, const uint8_t *data, size_t len, int maxw, size_t n,
-                      struct pq_error *err)
+                      struct error *err)
 {
     if (delta_init(d, data, len, maxw, err) != 0)
         return -1;
     if (d->total < n)
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BINARY_PACKED holds %llu values, %zu expected",
-                       (unsigned long long)d->total, n);
+        return error_fail(err, ERR_CORRUPT, "DELTA_BINARY_PACKED holds %llu values, %zu expected",
+                          (unsigned long long)d->total, n);
     return 0;
 }
 
 int pq_delta_decode_i64(const uint8_t *data, size_t len, int64_t *out, size_t n, size_t *consumed,
-                        struct pq_error *err)
+                        struct error *err)
 {
     struct delta_dec d;
     if (delta_open(&d, data, len, 64, n, err) != 0)
@@ -739,7 +738,7 @@ int pq_delta_decode_i64(const uint8_t *data, size_t len, int64_t *out, size_t n,
 }
 
 int pq_delta_decode_i32(const uint8_t *data, size_t len, int32_t *out, size_t n, size_t *consumed,
-                        struct pq_error *err)
+                        struct error *err)
 {
     struct delta_dec d;
     /* Writers compute INT32 deltas in 64 bits (DuckDB needs 33 for a
@@ -849,7 +848,7 @@ static ALWAYS_INLINE int64_t as_len(uint64_t raw)
 }
 
 int pq_delta_length_decode(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                           struct buf *data_out, struct pq_error *err)
+                           struct buf *data_out, struct error *err)
 {
     struct delta_dec d;
     if (delta_open(&d, data, len, 64, n, err) != 0)
@@ -869,20 +868,20 @@ int pq_delta_length_decode(const uint8_t *data, size_t len, size_t n, int64_t *o
     for (size_t i = 0; i < n; i++) {
         int64_t l = as_len(raw[i]);
         if (l < 0 || (uint64_t)l > rem - sum)
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "DELTA_LENGTH_BYTE_ARRAY value %zu: length %lld invalid or past the end",
-                           i, (long long)l);
+            return error_fail(
+                err, ERR_CORRUPT,
+                "DELTA_LENGTH_BYTE_ARRAY value %zu: length %lld invalid or past the end", i,
+                (long long)l);
         sum += (size_t)l;
         offsets[i + 1] = (int64_t)(base + sum);
     }
     if (buf_append(data_out, data + start, sum) != 0)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory decoding byte arrays");
+        return error_fail(err, ERR_NOMEM, "out of memory decoding byte arrays");
     return 0;
 }
 
 /* The next c suffix lengths, the i-th value onwards. */
-static int suffix_lengths(struct delta_dec *d, size_t i, uint64_t *sl, size_t c,
-                          struct pq_error *err)
+static int suffix_lengths(struct delta_dec *d, size_t i, uint64_t *sl, size_t c, struct error *err)
 {
     size_t got = 0;
     if (i == 0 && c)
@@ -891,7 +890,7 @@ static int suffix_lengths(struct delta_dec *d, size_t i, uint64_t *sl, size_t c,
 }
 
 int pq_delta_byte_array_decode(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                               struct buf *data_out, struct pq_error *err)
+                               struct buf *data_out, struct error *err)
 {
     struct delta_dec dp, ds;
     if (delta_open(&dp, data, len, 64, n, err) != 0)
@@ -921,17 +920,18 @@ int pq_delta_byte_array_decode(const uint8_t *data, size_t len, size_t n, int64_
         for (size_t k = 0; k < c; k++, i++) {
             int64_t pl = as_len(prefix[i]), sk = as_len(sl[k]);
             if (pl < 0 || (uint64_t)pl > prev_len)
-                return pq_fail(err, PQ_ERR_CORRUPT,
-                               "DELTA_BYTE_ARRAY value %zu: prefix %lld longer than the previous "
-                               "value (%zu)",
-                               i, (long long)pl, prev_len);
+                return error_fail(
+                    err, ERR_CORRUPT,
+                    "DELTA_BYTE_ARRAY value %zu: prefix %lld longer than the previous "
+                    "value (%zu)",
+                    i, (long long)pl, prev_len);
             if (sk < 0)
-                return pq_fail(err, PQ_ERR_CORRUPT,
-                               "DELTA_BYTE_ARRAY value %zu: negative suffix length", i);
+                return error_fail(err, ERR_CORRUPT,
+                                  "DELTA_BYTE_ARRAY value %zu: negative suffix length", i);
             prev_len = (size_t)pl + (size_t)sk;
             if (prev_len > (size_t)PQ_MAX_PAGE_BYTES - total)
-                return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                               "DELTA_BYTE_ARRAY page expands past %d bytes", PQ_MAX_PAGE_BYTES);
+                return error_fail(err, ERR_UNSUPPORTED,
+                                  "DELTA_BYTE_ARRAY page expands past %d bytes", PQ_MAX_PAGE_BYTES);
             total += prev_len;
             suf_total += (size_t)sk;
         }
@@ -941,12 +941,12 @@ int pq_delta_byte_array_decode(const uint8_t *data, size_t len, size_t n, int64_
         return -1;
     const uint8_t *suf = data + s_at + walk.pos;
     if (suf_total > len - s_at - walk.pos)
-        return pq_fail(err, PQ_ERR_CORRUPT, "DELTA_BYTE_ARRAY suffixes past the end of the page");
+        return error_fail(err, ERR_CORRUPT, "DELTA_BYTE_ARRAY suffixes past the end of the page");
 
     /* Pass 2: build the values; everything has been checked. */
     const size_t base = data_out->len;
     if (buf_reserve(data_out, total) != 0)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory decoding byte arrays");
+        return error_fail(err, ERR_NOMEM, "out of memory decoding byte arrays");
     char *dst = data_out->data;
     size_t cur = base, prev = base;
     offsets[0] = (int64_t)base;
@@ -973,16 +973,16 @@ int pq_delta_byte_array_decode(const uint8_t *data, size_t len, size_t n, int64_
 /* ---- BYTE_STREAM_SPLIT ---- */
 
 int pq_byte_stream_split_decode(const uint8_t *data, size_t len, size_t width, void *out, size_t n,
-                                struct pq_error *err)
+                                struct error *err)
 {
     if (width == 0)
         return 0;
     /* The streams are len / width long (the page's value count); we take
      * the first n values of each. */
     if (len % width != 0 || len / width < n)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "BYTE_STREAM_SPLIT: %zu bytes do not hold %zu values of %zu bytes", len, n,
-                       width);
+        return error_fail(err, ERR_CORRUPT,
+                          "BYTE_STREAM_SPLIT: %zu bytes do not hold %zu values of %zu bytes", len,
+                          n, width);
     const size_t stride = len / width;
     uint8_t *o = out;
     if (width == 4) {

@@ -5,7 +5,7 @@
  * buffers sized for exactly `n` values; they never read past `len`, and any
  * input that does not decode to exactly what was asked (too short, a bit
  * width out of range, a length past the end, an overflowing delta) is
- * PQ_ERR_CORRUPT. Values are little-endian, as the format defines (the
+ * ERR_CORRUPT. Values are little-endian, as the format defines (the
  * build targets little-endian hosts; see the static assert in encoding.c).
  *
  * Thread-safety: all functions are reentrant. */
@@ -30,30 +30,30 @@ int pq_rle_encode_u32(const uint32_t *values, size_t n, int bit_width, struct bu
 /* Decodes exactly n values. Every decoded value is checked to fit in
  * bit_width (a longer run value is corrupt). */
 int pq_rle_decode_u16(const uint8_t *data, size_t len, int bit_width, uint16_t *out, size_t n,
-                      struct pq_error *err);
+                      struct error *err);
 int pq_rle_decode_u32(const uint8_t *data, size_t len, int bit_width, uint32_t *out, size_t n,
-                      struct pq_error *err);
+                      struct error *err);
 /* The deprecated BIT_PACKED level encoding (MSB-first), for old files. */
 int pq_bitpacked_decode_levels(const uint8_t *data, size_t len, int bit_width, uint16_t *out,
-                               size_t n, struct pq_error *err);
+                               size_t n, struct error *err);
 
 /* ---- PLAIN ---- */
 
 /* Booleans: one bit per value, LSB first. `values` are 0/1 bytes. */
 int pq_plain_encode_bool(const uint8_t *values, size_t n, struct buf *out);
 int pq_plain_decode_bool(const uint8_t *data, size_t len, uint8_t *out, size_t n,
-                         struct pq_error *err);
+                         struct error *err);
 /* Fixed-width values (INT32/INT64/FLOAT/DOUBLE: width 4 or 8; INT96: 12;
  * FIXED_LEN_BYTE_ARRAY: its length): a straight copy of n * width bytes. */
 int pq_plain_decode_fixed(const uint8_t *data, size_t len, size_t width, void *out, size_t n,
-                          struct pq_error *err);
+                          struct error *err);
 /* BYTE_ARRAY: each value is a 4-byte length then the bytes. The decoder
  * produces Arrow's layout: offsets[0..n] (offsets[0] = base, relative to
  * the caller's data buffer) and the bytes appended to `data_out`. */
 int pq_plain_encode_byte_array(const uint8_t *const *values, const uint32_t *lens, size_t n,
                                struct buf *out);
 int pq_plain_decode_byte_array(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                               struct buf *data_out, struct pq_error *err);
+                               struct buf *data_out, struct error *err);
 
 /* ---- DELTA_BINARY_PACKED (INT32 and INT64) ----
  * Decodes exactly n values (the page's non-null count); the header's own
@@ -61,21 +61,21 @@ int pq_plain_decode_byte_array(const uint8_t *data, size_t len, size_t n, int64_
  * DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY need. Arithmetic wraps as
  * the format specifies (two's complement). */
 int pq_delta_decode_i32(const uint8_t *data, size_t len, int32_t *out, size_t n, size_t *consumed,
-                        struct pq_error *err);
+                        struct error *err);
 int pq_delta_decode_i64(const uint8_t *data, size_t len, int64_t *out, size_t n, size_t *consumed,
-                        struct pq_error *err);
+                        struct error *err);
 /* The encoder (block 128, 4 miniblocks), used by tests and for DELTA
  * lengths; writes the total count n. */
 int pq_delta_encode_i64(const int64_t *values, size_t n, struct buf *out);
 
 /* ---- byte arrays in delta encodings (Arrow layout out, as above) ---- */
 int pq_delta_length_decode(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                           struct buf *data_out, struct pq_error *err);
+                           struct buf *data_out, struct error *err);
 int pq_delta_byte_array_decode(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
-                               struct buf *data_out, struct pq_error *err);
+                               struct buf *data_out, struct error *err);
 
 /* ---- BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64, FIXED_LEN_BYTE_ARRAY) ---- */
 int pq_byte_stream_split_decode(const uint8_t *data, size_t len, size_t width, void *out, size_t n,
-                                struct pq_error *err);
+                                struct error *err);
 
 #endif

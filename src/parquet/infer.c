@@ -7,7 +7,7 @@
 struct inferrer {
     int32_t *ids; /* depth-first, one per column; 0 = the element has none */
     size_t n, cap;
-    struct pq_error *err;
+    struct error *err;
     const struct pq_infer_options *opts;
     /* GEOMETRY and GEOGRAPHY leaves, for the annotations handed back */
     struct geo_leaf {
@@ -23,7 +23,7 @@ static int push_geo(struct inferrer *in, const struct pq_schema_element *e)
         size_t cap = in->geocap ? in->geocap * 2 : 8;
         struct geo_leaf *g = realloc(in->geo, cap * sizeof *g);
         if (!g)
-            return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+            return error_fail(in->err, ERR_NOMEM, "out of memory");
         in->geo = g;
         in->geocap = cap;
     }
@@ -49,8 +49,8 @@ static bool variant_shaped(const struct pq_node *x)
 
 static int unsupported(struct inferrer *in, const struct pq_node *x, const char *what)
 {
-    return pq_fail(in->err, PQ_ERR_UNSUPPORTED, "column '%.200s': %s has no catalog type", x->path,
-                   what);
+    return error_fail(in->err, ERR_UNSUPPORTED, "column '%.200s': %s has no catalog type", x->path,
+                      what);
 }
 
 static int push_id(struct inferrer *in, int32_t id)
@@ -59,7 +59,7 @@ static int push_id(struct inferrer *in, int32_t id)
         size_t cap = in->cap ? in->cap * 2 : 32;
         int32_t *v = realloc(in->ids, cap * sizeof *v);
         if (!v)
-            return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+            return error_fail(in->err, ERR_NOMEM, "out of memory");
         in->ids = v;
         in->cap = cap;
     }
@@ -181,7 +181,7 @@ static int add_child(struct inferrer *in, json_t *kids, const struct pq_node *x,
 {
     json_t *d = column_def(in, x, name, nullable, list);
     if (!d || json_array_append_new(kids, d) != 0)
-        return d ? pq_fail(in->err, PQ_ERR_NOMEM, "out of memory") : -1;
+        return d ? error_fail(in->err, ERR_NOMEM, "out of memory") : -1;
     return 0;
 }
 
@@ -200,7 +200,7 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
     json_t *d = json_pack("{s:s,s:b}", "name", name, "nullable", nullable);
     json_t *kids = NULL;
     if (!d) {
-        pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(in->err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     if (x->kind == PQN_LEAF) {
@@ -231,7 +231,7 @@ static json_t *column_def(struct inferrer *in, const struct pq_node *x, const ch
     }
     kids = json_array();
     if (!kids) {
-        pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(in->err, ERR_NOMEM, "out of memory");
         goto bad;
     }
     const struct pq_node *el = x->element;
@@ -330,7 +330,7 @@ static int geo_annotations(const struct inferrer *in, struct lake_table *t,
         return 0;
     res->logicals = arena_calloc(t->arena, in->ngeo, sizeof *res->logicals);
     if (!res->logicals)
-        return pq_fail(in->err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(in->err, ERR_NOMEM, "out of memory");
     struct geo_numbering g = {in, res->logicals, 0, 0};
     lake_table_walk(t, number_geo, &g);
     res->nlogicals = g.next;
@@ -339,7 +339,7 @@ static int geo_annotations(const struct inferrer *in, struct lake_table *t,
 
 int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
                         const struct pq_infer_options *opts, struct pq_infer_result *res,
-                        struct pq_error *err)
+                        struct error *err)
 {
     static const struct pq_infer_options none = {0};
     struct inferrer in = {.err = err, .opts = opts ? opts : &none};
@@ -348,7 +348,7 @@ int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
     json_t *defs = json_array();
     int rc = -1;
     if (!defs) {
-        pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(err, ERR_NOMEM, "out of memory");
         goto out;
     }
     for (int i = 0; i < s->root->nchildren; i++) {
@@ -356,9 +356,9 @@ int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
         if (add_child(&in, defs, x, x->el->name, x->arrow_nullable, NULL) != 0)
             goto out;
     }
-    struct lake_err lerr = {0};
+    struct error lerr = {0};
     if (lake_table_add_columns(t, defs, &lerr) != 0) {
-        pq_fail(err, PQ_ERR_UNSUPPORTED, "the file's schema is not a catalog table: %s", lerr.msg);
+        error_fail(err, ERR_UNSUPPORTED, "the file's schema is not a catalog table: %s", lerr.msg);
         goto out;
     }
     if (ids_usable(&in)) {

@@ -20,7 +20,7 @@
  *   FLBA (other)                  binary
  *   LIST (and bare repeated fields)   list         MAP  map     group  struct
  *
- * Refused with PQ_ERR_UNSUPPORTED, naming the column: TIME(NANOS) and
+ * Refused with ERR_UNSUPPORTED, naming the column: TIME(NANOS) and
  * TIMESTAMP(true, NANOS) (no lake type holds them exactly), INTERVAL,
  * VARIANT (unless asked for), the null (UNKNOWN) type (unless given a type),
  * decimals past precision 38, maps without values, and names or nesting
@@ -53,6 +53,6 @@ struct pq_infer_result {
  * NULL. */
 int pq_infer_table_with(const struct pq_schema *s, struct lake_table *t,
                         const struct pq_infer_options *opts, struct pq_infer_result *res,
-                        struct pq_error *err);
+                        struct error *err);
 
 #endif

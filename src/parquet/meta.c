@@ -7,18 +7,6 @@
 
 /* ---- shared ---- */
 
-int pq_fail(struct pq_error *err, enum pq_error_code code, const char *fmt, ...)
-{
-    if (err) {
-        err->code = code;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 const char *pq_type_name(enum pq_type t)
 {
     static const char *const names[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
@@ -140,13 +128,13 @@ static void *dec_array(struct dec *d, size_t n, size_t elem)
     return p;
 }
 
-static int dec_finish(struct dec *d, const char *what, struct pq_error *err)
+static int dec_finish(struct dec *d, const char *what, struct error *err)
 {
     if (d->nomem)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory decoding %s", what);
+        return error_fail(err, ERR_NOMEM, "out of memory decoding %s", what);
     if (d->r.failed)
-        return pq_fail(err, PQ_ERR_CORRUPT, "corrupt %s: %s", what,
-                       d->r.error ? d->r.error : "malformed");
+        return error_fail(err, ERR_CORRUPT, "corrupt %s: %s", what,
+                          d->r.error ? d->r.error : "malformed");
     return 0;
 }
 
@@ -686,7 +674,7 @@ static void dec_row_group(struct dec *d, struct pq_row_group *g)
 /* ---- FileMetaData ---- */
 
 int pq_decode_file_meta(const void *data, size_t len, struct arena *a, struct pq_file_meta *out,
-                        struct pq_error *err)
+                        struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct dec d = {.a = a};
@@ -802,7 +790,7 @@ bool pq_meta_rows_only_in_groups(const struct pq_file_meta *m, int64_t *rows)
 }
 
 int pq_decode_page_header(const void *data, size_t avail, struct arena *a,
-                          struct pq_page_header *out, size_t *header_len, struct pq_error *err)
+                          struct pq_page_header *out, size_t *header_len, struct error *err)
 {
     memset(out, 0, sizeof *out);
     out->is_compressed = true; /* the v2 default */
@@ -910,7 +898,7 @@ int pq_decode_page_header(const void *data, size_t avail, struct arena *a,
 /* ---- page index ---- */
 
 int pq_decode_offset_index(const void *data, size_t len, struct arena *a,
-                           struct pq_offset_index *out, struct pq_error *err)
+                           struct pq_offset_index *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct dec d = {.a = a};
@@ -951,7 +939,7 @@ int pq_decode_offset_index(const void *data, size_t len, struct arena *a,
 }
 
 int pq_decode_column_index(const void *data, size_t len, struct arena *a,
-                           struct pq_column_index *out, struct pq_error *err)
+                           struct pq_column_index *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct dec d = {.a = a};

@@ -5,7 +5,7 @@
  * Decoding allocates from a caller-owned arena and copies every string and
  * binary out of the input, so the result outlives the input buffer. Every
  * decoder validates counts and lengths against the input and returns
- * PQ_ERR_CORRUPT for anything that does not add up. Fields this code does
+ * ERR_CORRUPT for anything that does not add up. Fields this code does
  * not know are skipped. */
 #ifndef HL_PARQUET_META_H
 #define HL_PARQUET_META_H
@@ -194,16 +194,16 @@ struct pq_column_index {
 /* ---- decoding ---- */
 
 int pq_decode_file_meta(const void *data, size_t len, struct arena *a, struct pq_file_meta *out,
-                        struct pq_error *err);
+                        struct error *err);
 /* Decodes the page header at the start of data; *header_len receives its
  * size. Page statistics are decoded into the arena when a is not NULL and
  * skipped otherwise. */
 int pq_decode_page_header(const void *data, size_t avail, struct arena *a,
-                          struct pq_page_header *out, size_t *header_len, struct pq_error *err);
+                          struct pq_page_header *out, size_t *header_len, struct error *err);
 int pq_decode_offset_index(const void *data, size_t len, struct arena *a,
-                           struct pq_offset_index *out, struct pq_error *err);
+                           struct pq_offset_index *out, struct error *err);
 int pq_decode_column_index(const void *data, size_t len, struct arena *a,
-                           struct pq_column_index *out, struct pq_error *err);
+                           struct pq_column_index *out, struct error *err);
 
 /* ---- reading a footer leniently ---- */
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 enum pq_type {
     PQ_BOOLEAN = 0,
     PQ_INT32 = 1,
@@ -111,27 +113,6 @@ enum pq_edge_algorithm {
 };
 
 enum pq_time_unit { PQ_MILLIS = 1, PQ_MICROS = 2, PQ_NANOS = 3 };
-
-/* What went wrong. CORRUPT: the bytes are not a valid Parquet file (or not
- * one we can trust); UNSUPPORTED: valid, but uses something this codec does
- * not implement; INVALID: the caller's input (schema, batch) is wrong. */
-enum pq_error_code {
-    PQ_OK = 0,
-    PQ_ERR_CORRUPT,
-    PQ_ERR_UNSUPPORTED,
-    PQ_ERR_INVALID,
-    PQ_ERR_IO,
-    PQ_ERR_NOMEM,
-};
-
-struct pq_error {
-    enum pq_error_code code;
-    char msg[512];
-};
-
-/* Fills err and returns -1. */
-int pq_fail(struct pq_error *err, enum pq_error_code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 const char *pq_type_name(enum pq_type t);
 const char *pq_encoding_name(int e);

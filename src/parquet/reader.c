@@ -21,7 +21,7 @@ struct mem_source {
     const uint8_t *data;
 };
 
-static int mem_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct pq_error *err)
+static int mem_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct error *err)
 {
     (void)err;
     memcpy(dst, (const uint8_t *)ctx + off, len);
@@ -36,7 +36,7 @@ void pq_source_memory(struct pq_source *src, const void *data, size_t len)
     src->fd = -1;
 }
 
-static int file_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct pq_error *err)
+static int file_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct error *err)
 {
     int fd = (int)(intptr_t)ctx;
     char *p = dst;
@@ -45,10 +45,10 @@ static int file_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct p
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return pq_fail(err, PQ_ERR_IO, "read: %s", strerror(errno));
+            return error_fail(err, ERR_IO, "read: %s", strerror(errno));
         }
         if (n == 0)
-            return pq_fail(err, PQ_ERR_IO, "the file ended early (it changed while being read?)");
+            return error_fail(err, ERR_IO, "the file ended early (it changed while being read?)");
         p += n;
         off += (uint64_t)n;
         len -= (size_t)n;
@@ -56,15 +56,15 @@ static int file_read_at(void *ctx, uint64_t off, void *dst, size_t len, struct p
     return 0;
 }
 
-int pq_source_file(struct pq_source *src, const char *path, struct pq_error *err)
+int pq_source_file(struct pq_source *src, const char *path, struct error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return pq_fail(err, PQ_ERR_IO, "%s: %s", path, strerror(errno));
+        return error_fail(err, ERR_IO, "%s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return pq_fail(err, PQ_ERR_IO, "%s: not a regular file", path);
+        return error_fail(err, ERR_IO, "%s: not a regular file", path);
     }
     src->read_at = file_read_at;
     src->ctx = (void *)(intptr_t)fd;
@@ -82,45 +82,45 @@ void pq_source_close(struct pq_source *src)
 
 /* Reads [off, off+len) after checking it lies inside the source. */
 static int read_range(const struct pq_source *src, uint64_t off, void *dst, size_t len,
-                      struct pq_error *err)
+                      struct error *err)
 {
     if (off > src->size || len > src->size - off)
-        return pq_fail(err, PQ_ERR_CORRUPT, "a range [%llu, +%zu) lies outside the %llu-byte file",
-                       (unsigned long long)off, len, (unsigned long long)src->size);
+        return error_fail(err, ERR_CORRUPT, "a range [%llu, +%zu) lies outside the %llu-byte file",
+                          (unsigned long long)off, len, (unsigned long long)src->size);
     return src->read_at(src->ctx, off, dst, len, err);
 }
 
 /* ---- footer ---- */
 
 int pq_parse_footer_tail(const void *tail, size_t len, struct arena *a, struct pq_file_meta *meta,
-                         uint32_t *footer_len, struct pq_error *err)
+                         uint32_t *footer_len, struct error *err)
 {
     const uint8_t *t = tail;
     if (len < 8)
-        return pq_fail(err, PQ_ERR_CORRUPT, "too short to hold a Parquet footer");
+        return error_fail(err, ERR_CORRUPT, "too short to hold a Parquet footer");
     if (memcmp(t + len - 4, "PARE", 4) == 0)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "the file is encrypted (PARE footer)");
+        return error_fail(err, ERR_UNSUPPORTED, "the file is encrypted (PARE footer)");
     if (memcmp(t + len - 4, "PAR1", 4) != 0)
-        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
+        return error_fail(err, ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
     uint32_t flen;
     memcpy(&flen, t + len - 8, 4);
     if (flen > len - 8 || flen > PQ_MAX_FOOTER_BYTES)
-        return pq_fail(err, PQ_ERR_CORRUPT, "the footer claims %u bytes, but %zu are there", flen,
-                       len - 8);
+        return error_fail(err, ERR_CORRUPT, "the footer claims %u bytes, but %zu are there", flen,
+                          len - 8);
     if (pq_decode_file_meta(t + len - 8 - flen, flen, a, meta, err) != 0)
         return -1;
     if (meta->encrypted)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "the file's columns are encrypted");
+        return error_fail(err, ERR_UNSUPPORTED, "the file's columns are encrypted");
     *footer_len = flen;
     return 0;
 }
 
 int pq_read_footer(const struct pq_source *src, struct arena *a, struct pq_file_meta *meta,
-                   uint32_t *footer_len, struct pq_error *err)
+                   uint32_t *footer_len, struct error *err)
 {
     if (src->size < 12)
-        return pq_fail(err, PQ_ERR_CORRUPT, "the file is %llu bytes, too short for Parquet",
-                       (unsigned long long)src->size);
+        return error_fail(err, ERR_CORRUPT, "the file is %llu bytes, too short for Parquet",
+                          (unsigned long long)src->size);
     uint8_t end[8];
     if (read_range(src, src->size - 8, end, 8, err) != 0)
         return -1;
@@ -128,17 +128,17 @@ int pq_read_footer(const struct pq_source *src, struct arena *a, struct pq_file_
     if (read_range(src, 0, head, 4, err) != 0)
         return -1;
     if (memcmp(head, "PAR1", 4) != 0 && memcmp(head, "PARE", 4) != 0)
-        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the start)");
+        return error_fail(err, ERR_CORRUPT, "not a Parquet file (no PAR1 at the start)");
     uint32_t flen;
     memcpy(&flen, end, 4);
     if (memcmp(end + 4, "PAR1", 4) != 0 && memcmp(end + 4, "PARE", 4) != 0)
-        return pq_fail(err, PQ_ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
+        return error_fail(err, ERR_CORRUPT, "not a Parquet file (no PAR1 at the end)");
     if ((uint64_t)flen > src->size - 12 || flen > PQ_MAX_FOOTER_BYTES)
-        return pq_fail(err, PQ_ERR_CORRUPT, "the footer claims %u bytes of a %llu-byte file", flen,
-                       (unsigned long long)src->size);
+        return error_fail(err, ERR_CORRUPT, "the footer claims %u bytes of a %llu-byte file", flen,
+                          (unsigned long long)src->size);
     uint8_t *tail = malloc((size_t)flen + 8);
     if (!tail)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     int rc = read_range(src, src->size - 8 - flen, tail, (size_t)flen + 8, err);
     if (rc == 0)
         rc = pq_parse_footer_tail(tail, (size_t)flen + 8, a, meta, footer_len, err);
@@ -185,7 +185,7 @@ static void set_int96_unit(struct leaf_type *lt, enum pq_time_unit unit)
                                  : 'n');
 }
 
-static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
+static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, struct error *err)
 {
     const struct pq_schema_element *e = n->el;
     const struct pq_logical *l = &e->logical;
@@ -196,9 +196,9 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
     int scale = l->kind == PQ_LT_DECIMAL ? l->scale : e->scale;
     memset(lt, 0, sizeof *lt);
     if (dec && (precision < 1 || precision > 38 || scale < 0 || scale > precision))
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "column '%s': decimal(%d, %d) (precision 1 to 38 is read)", n->path,
-                       (int)precision, (int)scale);
+        return error_fail(err, ERR_UNSUPPORTED,
+                          "column '%s': decimal(%d, %d) (precision 1 to 38 is read)", n->path,
+                          (int)precision, (int)scale);
     switch (e->type) {
     case PQ_BOOLEAN:
         lt->conv = LC_BOOL;
@@ -297,8 +297,8 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
     case PQ_FIXED_LEN_BYTE_ARRAY:
         lt->width = e->type_length;
         if (dec && e->type_length > 16)
-            return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': a %d-byte decimal", n->path,
-                           (int)e->type_length);
+            return error_fail(err, ERR_UNSUPPORTED, "column '%s': a %d-byte decimal", n->path,
+                              (int)e->type_length);
         if (dec) {
             lt->conv = LC_BYTES_TO_DEC;
             lt->out_width = 16;
@@ -319,10 +319,10 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
             snprintf(lt->format, sizeof lt->format, "w:%d", (int)e->type_length);
         return 0;
     }
-    return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has physical type %d", n->path, (int)e->type);
+    return error_fail(err, ERR_CORRUPT, "column '%s' has physical type %d", n->path, (int)e->type);
 }
 
-static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct pq_error *err)
+static int leaf_type_of(const struct pq_node *n, struct leaf_type *lt, struct error *err)
 {
     if (physical_leaf_type(n, lt, err) != 0)
         return -1;
@@ -394,12 +394,12 @@ struct pq_reader {
     uint16_t *scratch_levels;
     size_t scratch_cap;
     size_t next_group; /* for the stream */
-    char stream_error[512];
+    char stream_error[ERROR_MESSAGE_MAX];
 };
 
-static int nomem(struct pq_error *err)
+static int nomem(struct error *err)
 {
-    return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 static int reserve(void **p, size_t *cap, size_t need, size_t elem)
@@ -446,7 +446,7 @@ static size_t min_size(size_t a, size_t b)
 /* Takes a buffer of about `bytes` from the pool into *p, recording its
  * capacity in elements of elem bytes. */
 static int seed(struct pq_reader *r, void **p, size_t *cap, size_t bytes, size_t elem,
-                struct pq_error *err)
+                struct error *err)
 {
     size_t got;
     void *b = block_pool_get(r->pool, bytes + elem, &got);
@@ -460,7 +460,7 @@ static int seed(struct pq_reader *r, void **p, size_t *cap, size_t bytes, size_t
 /* Sizes a leaf's buffers for its chunk before decoding, from the pool, so
  * that they neither grow page by page nor fault in fresh memory. */
 static int seed_leaf(struct pq_reader *r, struct leaf_data *d, const struct pq_column_meta *m,
-                     struct pq_error *err)
+                     struct error *err)
 {
     size_t n = (size_t)m->num_values;
     size_t bound = (size_t)m->total_compressed_size * SEED_EXPANSION + SEED_SLACK;
@@ -495,7 +495,7 @@ static int seed_leaf(struct pq_reader *r, struct leaf_data *d, const struct pq_c
  * value store (fixed-width values, or byte-array offsets and bytes). */
 static int decode_plain(const struct leaf_data *d, const uint8_t *data, size_t len, size_t n,
                         struct buf *fixed, int64_t **offsets, size_t *offcap, size_t *count,
-                        struct buf *bytes, struct pq_error *err)
+                        struct buf *bytes, struct error *err)
 {
     /* Every value occupies input (a byte array at least its 4-byte length,
      * a boolean a bit): a count past that is corrupt, and is refused
@@ -504,8 +504,8 @@ static int decode_plain(const struct leaf_data *d, const uint8_t *data, size_t l
     bool byte_array = d->leaf->el->type == PQ_BYTE_ARRAY;
     bool too_many = byte_array ? n > len / 4 : d->type.conv == LC_BOOL ? n / 8 > len : n > len / w;
     if (too_many)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
-                       d->leaf->path, n, len);
+        return error_fail(err, ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                          d->leaf->path, n, len);
     if (byte_array) {
         if (reserve((void **)offsets, offcap, *count + n + 1, sizeof **offsets) != 0)
             return nomem(err);
@@ -529,15 +529,15 @@ static int decode_plain(const struct leaf_data *d, const uint8_t *data, size_t l
 }
 
 static int read_dictionary(struct pq_reader *r, struct leaf_data *d, const uint8_t *data,
-                           size_t len, const struct pq_page_header *h, struct pq_error *err)
+                           size_t len, const struct pq_page_header *h, struct error *err)
 {
     if (d->has_dict)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has two dictionary pages", d->leaf->path);
+        return error_fail(err, ERR_CORRUPT, "column '%s' has two dictionary pages", d->leaf->path);
     if (h->encoding != PQ_ENC_PLAIN && h->encoding != PQ_ENC_PLAIN_DICTIONARY)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': a dictionary in %s", d->leaf->path,
-                       pq_encoding_name(h->encoding));
+        return error_fail(err, ERR_UNSUPPORTED, "column '%s': a dictionary in %s", d->leaf->path,
+                          pq_encoding_name(h->encoding));
     if (d->leaf->el->type == PQ_BOOLEAN)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a dictionary of booleans", d->leaf->path);
+        return error_fail(err, ERR_CORRUPT, "column '%s': a dictionary of booleans", d->leaf->path);
     size_t count = 0, cap = 0;
     if (decode_plain(d, data, len, (size_t)h->num_values, &d->dict_fixed, &d->dict_off, &cap,
                      &count, &d->dict_bytes, err) != 0)
@@ -566,7 +566,7 @@ static int read_dictionary(struct pq_reader *r, struct leaf_data *d, const uint8
  * carries a 4-byte length; v2 gives the length in the header (len_known). */
 static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc, bool len_known,
                          size_t known_len, int16_t max_level, uint16_t *out, size_t n,
-                         const char *path, struct pq_error *err)
+                         const char *path, struct error *err)
 {
     int bw = pq_bit_width((uint64_t)max_level);
     size_t len;
@@ -574,7 +574,7 @@ static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc,
         uint64_t bits = (uint64_t)n * (uint64_t)bw;
         len = (size_t)((bits + 7) / 8);
         if (len > *avail)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': levels run past the page", path);
         if (pq_bitpacked_decode_levels(*p, len, bw, out, n, err) != 0)
             return -1;
     } else if (enc == PQ_ENC_RLE || len_known) {
@@ -582,7 +582,7 @@ static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc,
             len = known_len;
         } else {
             if (*avail < 4)
-                return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+                return error_fail(err, ERR_CORRUPT, "column '%s': levels run past the page", path);
             uint32_t l32;
             memcpy(&l32, *p, 4);
             *p += 4;
@@ -590,17 +590,17 @@ static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc,
             len = l32;
         }
         if (len > *avail)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': levels run past the page", path);
         if (pq_rle_decode_u16(*p, len, bw, out, n, err) != 0)
             return -1;
     } else {
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': levels in %s", path,
-                       pq_encoding_name(enc));
+        return error_fail(err, ERR_UNSUPPORTED, "column '%s': levels in %s", path,
+                          pq_encoding_name(enc));
     }
     for (size_t i = 0; i < n; i++)
         if (out[i] > max_level)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a level above its maximum %d", path,
-                           max_level);
+            return error_fail(err, ERR_CORRUPT, "column '%s': a level above its maximum %d", path,
+                              max_level);
     *p += len;
     *avail -= len;
     return 0;
@@ -609,27 +609,28 @@ static int decode_levels(const uint8_t **p, size_t *avail, enum pq_encoding enc,
 /* Whether n more values of w bytes keep the leaf's value store of `used`
  * bytes within the reader's limit: checked before allocating them. */
 static int within_byte_limit(const struct leaf_data *d, size_t used, size_t n, size_t w,
-                             struct pq_error *err)
+                             struct error *err)
 {
     if (used <= d->max_bytes && n <= (d->max_bytes - used) / w)
         return 0;
-    return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                   "column '%s' decodes to more than %zu bytes in one row group (the reader's "
-                   "limit)",
-                   d->leaf->path, d->max_bytes);
+    return error_fail(err, ERR_UNSUPPORTED,
+                      "column '%s' decodes to more than %zu bytes in one row group (the reader's "
+                      "limit)",
+                      d->leaf->path, d->max_bytes);
 }
 
 /* Gathers dictionary entries for n indices into the dense store. */
-static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct pq_error *err)
+static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct error *err)
 {
     if (!d->has_dict)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "column '%s': dictionary-encoded data without a dictionary", d->leaf->path);
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': dictionary-encoded data without a dictionary",
+                          d->leaf->path);
     for (size_t i = 0; i < n; i++)
         if (idx[i] >= d->dict_n)
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "column '%s': dictionary index %u past the %zu entries", d->leaf->path,
-                           idx[i], d->dict_n);
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': dictionary index %u past the %zu entries",
+                              d->leaf->path, idx[i], d->dict_n);
     if (d->leaf->el->type == PQ_BYTE_ARRAY) {
         if (reserve((void **)&d->offsets, &d->offcap, d->nvalues + n + 1, sizeof *d->offsets) != 0)
             return nomem(err);
@@ -685,7 +686,7 @@ static int gather(struct leaf_data *d, const uint32_t *idx, size_t n, struct pq_
 
 /* Decodes n non-null values in `enc` from the page's value section. */
 static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encoding enc,
-                         const uint8_t *p, size_t len, size_t n, struct pq_error *err)
+                         const uint8_t *p, size_t len, size_t n, struct error *err)
 {
     enum pq_type t = d->leaf->el->type;
     size_t w = (size_t)d->type.width;
@@ -698,12 +699,12 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
         if (n == 0)
             return 0;
         if (len < 1)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': dictionary indices missing",
-                           d->leaf->path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': dictionary indices missing",
+                              d->leaf->path);
         int bw = p[0];
         if (bw > 32)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': index bit width %d", d->leaf->path,
-                           bw);
+            return error_fail(err, ERR_CORRUPT, "column '%s': index bit width %d", d->leaf->path,
+                              bw);
         if (reserve((void **)&r->indices, &r->idxcap, n, sizeof *r->indices) != 0)
             return nomem(err);
         if (pq_rle_decode_u32(p + 1, len - 1, bw, r->indices, n, err) != 0)
@@ -714,13 +715,13 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
         if (t != PQ_BOOLEAN)
             break;
         if (len < 4)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': RLE booleans truncated",
-                           d->leaf->path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': RLE booleans truncated",
+                              d->leaf->path);
         uint32_t l32;
         memcpy(&l32, p, 4);
         if (l32 > len - 4)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': RLE booleans truncated",
-                           d->leaf->path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': RLE booleans truncated",
+                              d->leaf->path);
         if (reserve((void **)&r->scratch_levels, &r->scratch_cap, n, sizeof *r->scratch_levels) !=
                 0 ||
             buf_reserve(&d->fixed, n) != 0)
@@ -754,8 +755,8 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
         if (t != PQ_BYTE_ARRAY)
             break;
         if (n > len * 8 + 64)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
-                           d->leaf->path, n, len);
+            return error_fail(err, ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                              d->leaf->path, n, len);
         if (reserve((void **)&d->offsets, &d->offcap, d->nvalues + n + 1, sizeof *d->offsets) != 0)
             return nomem(err);
         if (d->nvalues == 0)
@@ -773,8 +774,8 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
         if (t == PQ_BOOLEAN || t == PQ_BYTE_ARRAY || t == PQ_INT96)
             break;
         if (n > len / w)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
-                           d->leaf->path, n, len);
+            return error_fail(err, ERR_CORRUPT, "column '%s': %zu values cannot fit in %zu bytes",
+                              d->leaf->path, n, len);
         if (buf_reserve(&d->fixed, n * w) != 0)
             return nomem(err);
         if (pq_byte_stream_split_decode(p, len, w, d->fixed.data + d->fixed.len, n, err) != 0)
@@ -785,8 +786,8 @@ static int decode_values(struct pq_reader *r, struct leaf_data *d, enum pq_encod
     }
     default: break;
     }
-    return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s': %s values in %s", d->leaf->path,
-                   pq_type_name(t), pq_encoding_name(enc));
+    return error_fail(err, ERR_UNSUPPORTED, "column '%s': %s values in %s", d->leaf->path,
+                      pq_type_name(t), pq_encoding_name(enc));
 }
 
 /* The most bytes n compressed bytes can expand to, by the codec's format:
@@ -831,19 +832,20 @@ static size_t max_expansion(enum pq_codec codec, size_t n)
  * it is not compressed, else r->page (or r->values). */
 static const uint8_t *decompress_into(struct pq_reader *r, struct buf *dst, enum pq_codec codec,
                                       const uint8_t *src, size_t n, size_t out_len,
-                                      const char *path, struct pq_error *err)
+                                      const char *path, struct error *err)
 {
     if (codec == PQ_UNCOMPRESSED) {
         if (n != out_len) {
-            pq_fail(err, PQ_ERR_CORRUPT,
-                    "column '%s': an uncompressed page of %zu bytes claims %zu", path, n, out_len);
+            error_fail(err, ERR_CORRUPT,
+                       "column '%s': an uncompressed page of %zu bytes claims %zu", path, n,
+                       out_len);
             return NULL;
         }
         return src;
     }
     if (out_len > PQ_MAX_PAGE_BYTES || out_len > max_expansion(codec, n)) {
-        pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a %s page of %zu bytes claims %zu", path,
-                pq_codec_name((int)codec), n, out_len);
+        error_fail(err, ERR_CORRUPT, "column '%s': a %s page of %zu bytes claims %zu", path,
+                   pq_codec_name((int)codec), n, out_len);
         return NULL;
     }
     buf_reset(dst);
@@ -866,10 +868,10 @@ static const uint8_t *decompress_into(struct pq_reader *r, struct buf *dst, enum
  * many levels) would be levels of another schema than the file's, which
  * could place values in the wrong rows: still corrupt. */
 static int skip_zero_width_levels(const uint8_t **p, size_t *avail, size_t len, size_t n,
-                                  const char *path, struct pq_error *err)
+                                  const char *path, struct error *err)
 {
     if (len > *avail)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': levels run past the page", path);
+        return error_fail(err, ERR_CORRUPT, "column '%s': levels run past the page", path);
     uint64_t covered = 0;
     size_t pos = 0;
     bool packed_last = false; /* only a bit-packed run may pad past n */
@@ -890,16 +892,16 @@ static int skip_zero_width_levels(const uint8_t **p, size_t *avail, size_t len, 
     *avail -= len;
     return 0;
 not_zero_width:
-    return pq_fail(err, PQ_ERR_CORRUPT,
-                   "column '%s': repetition levels on a flat column that are not %zu levels at "
-                   "bit width 0",
-                   path, n);
+    return error_fail(err, ERR_CORRUPT,
+                      "column '%s': repetition levels on a flat column that are not %zu levels at "
+                      "bit width 0",
+                      path, n);
 }
 
 /* Decodes a data page's repetition then definition levels (n of each),
  * appending them to the leaf's level arrays. */
 static int append_levels(struct leaf_data *d, const uint8_t **p, size_t *avail,
-                         const struct pq_page_header *h, size_t n, struct pq_error *err)
+                         const struct pq_page_header *h, size_t n, struct error *err)
 {
     int16_t max_def = d->leaf->def_level, max_rep = d->leaf->rep_level;
     bool v2 = h->type == PQ_DATA_PAGE_V2;
@@ -921,8 +923,8 @@ static int append_levels(struct leaf_data *d, const uint8_t **p, size_t *avail,
                           d->def + d->nlev, n, d->leaf->path, err) != 0)
             return -1;
     } else if (v2 && h->def_levels_len) {
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': definition levels on a required column",
-                       d->leaf->path);
+        return error_fail(err, ERR_CORRUPT, "column '%s': definition levels on a required column",
+                          d->leaf->path);
     }
     return 0;
 }
@@ -944,7 +946,7 @@ static size_t count_present(const struct leaf_data *d, size_t from, size_t n)
 
 static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_codec codec,
                           const struct pq_page_header *h, const uint8_t *body, size_t n,
-                          struct pq_error *err)
+                          struct error *err)
 {
     const char *path = d->leaf->path;
     size_t cs = (size_t)h->compressed_size, us = (size_t)h->uncompressed_size;
@@ -962,8 +964,8 @@ static int read_data_page(struct pq_reader *r, struct leaf_data *d, enum pq_code
          * compressed. */
         size_t lv = (size_t)h->rep_levels_len + (size_t)h->def_levels_len;
         if (lv > cs || lv > us)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': page levels larger than the page",
-                           path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': page levels larger than the page",
+                              path);
         p = body;
         avail = lv;
         if (append_levels(d, &p, &avail, h, n, err) != 0)
@@ -1009,13 +1011,13 @@ static bool empty_chunk_inside_magic(const struct pq_column_meta *m, int64_t num
  * the grown one, nowhere else. */
 static int add_unsized_dictionary_header(struct pq_reader *r, const struct pq_column_meta *m,
                                          uint64_t start, uint64_t data_end, size_t *len,
-                                         struct pq_error *err)
+                                         struct error *err)
 {
     if (m->has_dictionary_page_offset || *len == 0)
         return 0;
     struct pq_page_header h;
     size_t hl;
-    struct pq_error ignored;
+    struct error ignored;
     /* A header that does not decode is the page loop's to report. */
     if (pq_decode_page_header(r->chunk.data, *len, NULL, &h, &hl, &ignored) != 0 ||
         h.type != PQ_DICTIONARY_PAGE || hl > data_end - start - *len)
@@ -1030,33 +1032,34 @@ static int add_unsized_dictionary_header(struct pq_reader *r, const struct pq_co
 
 /* Decodes every page of one column chunk into d. */
 static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int64_t num_rows,
-                      struct leaf_data *d, struct pq_error *err)
+                      struct leaf_data *d, struct error *err)
 {
     const char *path = d->leaf->path;
     const struct pq_column_meta *m = &cc->meta;
     if (cc->file_path)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED, "column '%s' is stored in another file (%.100s)",
-                       path, cc->file_path);
+        return error_fail(err, ERR_UNSUPPORTED, "column '%s' is stored in another file (%.100s)",
+                          path, cc->file_path);
     if (!cc->has_meta)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' has no metadata", path);
+        return error_fail(err, ERR_CORRUPT, "column '%s' has no metadata", path);
     if (m->type != d->leaf->el->type)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' is %s in the schema but %s in its chunk",
-                       path, pq_type_name(d->leaf->el->type), pq_type_name(m->type));
+        return error_fail(err, ERR_CORRUPT, "column '%s' is %s in the schema but %s in its chunk",
+                          path, pq_type_name(d->leaf->el->type), pq_type_name(m->type));
     if (m->num_values < 0)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' holds %lld values", path,
-                       (long long)m->num_values);
+        return error_fail(err, ERR_CORRUPT, "column '%s' holds %lld values", path,
+                          (long long)m->num_values);
     if ((uint64_t)m->num_values > r->max_values)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "column '%s' holds %lld values in a row group (the limit is %llu)", path,
-                       (long long)m->num_values, (unsigned long long)r->max_values);
+        return error_fail(err, ERR_UNSUPPORTED,
+                          "column '%s' holds %lld values in a row group (the limit is %llu)", path,
+                          (long long)m->num_values, (unsigned long long)r->max_values);
     if (d->leaf->rep_level == 0 && m->num_values != num_rows)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s' holds %lld values for %lld rows", path,
-                       (long long)m->num_values, (long long)num_rows);
+        return error_fail(err, ERR_CORRUPT, "column '%s' holds %lld values for %lld rows", path,
+                          (long long)m->num_values, (long long)num_rows);
     if (!pq_codec_can_read(m->codec))
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "column '%s' is compressed with %s, which is not supported (ZSTD, SNAPPY, "
-                       "GZIP, LZ4_RAW, LZ4, BROTLI and UNCOMPRESSED are)",
-                       path, pq_codec_name((int)m->codec));
+        return error_fail(
+            err, ERR_UNSUPPORTED,
+            "column '%s' is compressed with %s, which is not supported (ZSTD, SNAPPY, "
+            "GZIP, LZ4_RAW, LZ4, BROTLI and UNCOMPRESSED are)",
+            path, pq_codec_name((int)m->codec));
 
     if (empty_chunk_inside_magic(m, num_rows))
         return seed_leaf(r, d, m, err);
@@ -1069,7 +1072,7 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
     uint64_t data_end = r->src.size - 8 - r->footer_len;
     if (start < 4 || m->total_compressed_size < 0 || (uint64_t)start > data_end ||
         (uint64_t)m->total_compressed_size > data_end - (uint64_t)start)
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': its pages lie outside the data", path);
+        return error_fail(err, ERR_CORRUPT, "column '%s': its pages lie outside the data", path);
     size_t len = (size_t)m->total_compressed_size;
     if (seed_leaf(r, d, m, err) != 0)
         return -1;
@@ -1086,22 +1089,22 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
     size_t pos = 0, want = (size_t)m->num_values;
     while (d->nlev < want) {
         if (pos >= len)
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "column '%s': its pages hold %zu values, the chunk claims %zu", path,
-                           d->nlev, want);
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': its pages hold %zu values, the chunk claims %zu", path,
+                              d->nlev, want);
         struct pq_page_header h;
         size_t hl;
         if (pq_decode_page_header(base + pos, len - pos, NULL, &h, &hl, err) != 0)
             return -1;
         pos += hl;
         if ((size_t)h.compressed_size > len - pos)
-            return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': a page runs past its chunk", path);
+            return error_fail(err, ERR_CORRUPT, "column '%s': a page runs past its chunk", path);
         const uint8_t *body = base + pos;
         pos += (size_t)h.compressed_size;
         if (h.type == PQ_DICTIONARY_PAGE) {
             if (d->nlev > 0)
-                return pq_fail(err, PQ_ERR_CORRUPT,
-                               "column '%s': a dictionary page after data pages", path);
+                return error_fail(err, ERR_CORRUPT,
+                                  "column '%s': a dictionary page after data pages", path);
             const uint8_t *p =
                 decompress_into(r, &r->page, m->codec, body, (size_t)h.compressed_size,
                                 (size_t)h.uncompressed_size, path, err);
@@ -1110,9 +1113,9 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
         } else if (h.type == PQ_DATA_PAGE || h.type == PQ_DATA_PAGE_V2) {
             size_t n = (size_t)h.num_values;
             if (n > want - d->nlev)
-                return pq_fail(err, PQ_ERR_CORRUPT,
-                               "column '%s': its pages hold more values than the chunk claims",
-                               path);
+                return error_fail(err, ERR_CORRUPT,
+                                  "column '%s': its pages hold more values than the chunk claims",
+                                  path);
             if (read_data_page(r, d, m->codec, &h, body, n, err) != 0)
                 return -1;
         }
@@ -1123,10 +1126,10 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
      * size does (it was right) or exactly at the added header's end (the
      * writer bug); anywhere between, they read bytes of whatever follows. */
     if (len != declared && pos > declared && pos != len)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "column '%s': its pages end %zu bytes past its declared size, which a "
-                       "dictionary page header of %zu bytes does not explain",
-                       path, pos - declared, len - declared);
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': its pages end %zu bytes past its declared size, which a "
+                          "dictionary page header of %zu bytes does not explain",
+                          path, pos - declared, len - declared);
     return 0;
 }
 
@@ -1155,7 +1158,7 @@ static void slots_free(struct block_pool *pool, struct slots *s)
 }
 
 static int find_slots(struct block_pool *pool, const struct pq_node *x, const struct leaf_data *d,
-                      int16_t valid_def, bool track_validity, struct slots *s, struct pq_error *err)
+                      int16_t valid_def, bool track_validity, struct slots *s, struct error *err)
 {
     memset(s, 0, sizeof *s);
     bool list = x->kind == PQN_LIST || x->kind == PQN_MAP;
@@ -1260,14 +1263,14 @@ static const char *unit_name(enum pq_time_unit unit)
 /* INTERVAL (months, days, milliseconds: unsigned, little-endian) as
  * Arrow's month_day_nano (int32, int32, int64). Months or days past
  * INT32_MAX do not fit and are refused rather than wrapped. */
-static int put_interval(const struct leaf_data *d, const uint8_t *v, uint8_t *o,
-                        struct pq_error *err)
+static int put_interval(const struct leaf_data *d, const uint8_t *v, uint8_t *o, struct error *err)
 {
     uint32_t months = le_load32(v), days = le_load32(v + 4), millis = le_load32(v + 8);
     if (months > INT32_MAX || days > INT32_MAX)
-        return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                       "column '%s': an INTERVAL of %u months and %u days (2^31-1 each are read)",
-                       d->leaf->path, months, days);
+        return error_fail(
+            err, ERR_UNSUPPORTED,
+            "column '%s': an INTERVAL of %u months and %u days (2^31-1 each are read)",
+            d->leaf->path, months, days);
     int32_t m = (int32_t)months, dd = (int32_t)days;
     int64_t nanos = (int64_t)millis * 1000000;
     memcpy(o, &m, 4);
@@ -1279,7 +1282,7 @@ static int put_interval(const struct leaf_data *d, const uint8_t *v, uint8_t *o,
 /* Writes value k of the dense store as Arrow value s of a fixed-width or
  * boolean output. */
 static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size_t s,
-                         struct pq_error *err)
+                         struct error *err)
 {
     const struct leaf_type *lt = &d->type;
     const uint8_t *v = (const uint8_t *)d->fixed.data + k * (size_t)lt->width;
@@ -1314,22 +1317,22 @@ static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size
     case LC_INT96: {
         int64_t t;
         if (int96_to_unit(v, lt->unit, &t) != 0)
-            return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                           "column '%s': an INT96 timestamp outside the %s range", d->leaf->path,
-                           unit_name(lt->unit));
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "column '%s': an INT96 timestamp outside the %s range", d->leaf->path,
+                              unit_name(lt->unit));
         memcpy(o, &t, 8);
         return 0;
     }
     case LC_INTERVAL: return put_interval(d, v, o, err);
     case LC_BYTES: break;
     }
-    return pq_fail(err, PQ_ERR_INVALID, "column '%s': internal conversion error", d->leaf->path);
+    return error_fail(err, ERR_INVALID, "column '%s': internal conversion error", d->leaf->path);
 }
 
 /* The leaf's values laid out one per slot (present[] says which slots hold
  * one; NULL: all). */
 static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8_t *present,
-                       size_t nslots, struct ArrowArray *a, struct pq_error *err)
+                       size_t nslots, struct ArrowArray *a, struct error *err)
 {
     const struct leaf_type *lt = &d->type;
     const char *path = d->leaf->path;
@@ -1338,8 +1341,8 @@ static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8
          * Arrow data buffer as it stands; the offsets narrow to 32 bits. */
         int64_t total = d->nvalues ? d->offsets[d->nvalues] : 0;
         if (total > INT32_MAX)
-            return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                           "column '%s' holds more than 2 GiB of bytes in one row group", path);
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "column '%s' holds more than 2 GiB of bytes in one row group", path);
         size_t cap;
         int32_t *off = block_pool_get(pool, (nslots + 1) * sizeof *off, &cap);
         if (!off)
@@ -1388,9 +1391,9 @@ static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8
             int64_t b = d->offsets[k], e = d->offsets[k + 1];
             k++;
             if (e - b < 1 || e - b > 16)
-                return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                               "column '%s': a %lld-byte decimal (1 to 16 are read)", path,
-                               (long long)(e - b));
+                return error_fail(err, ERR_UNSUPPORTED,
+                                  "column '%s': a %lld-byte decimal (1 to 16 are read)", path,
+                                  (long long)(e - b));
             be_to_i128(out + s * 16, (const uint8_t *)d->bytes.data + b, (size_t)(e - b));
         }
         return 0;
@@ -1406,11 +1409,11 @@ static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8
 }
 
 static int build_node(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
-                      struct pq_error *err);
+                      struct error *err);
 
 /* An array of the reader's pool: its buffers go back there on release. */
 static int init_array(struct pq_reader *r, struct ArrowArray *a, int64_t nbuffers,
-                      int64_t nchildren, struct pq_error *err)
+                      int64_t nchildren, struct error *err)
 {
     if (arrow_array_init(a, nbuffers, nchildren) != 0)
         return nomem(err);
@@ -1424,12 +1427,12 @@ static int init_array(struct pq_reader *r, struct ArrowArray *a, int64_t nbuffer
  * that defines a value contradicts its type, and that value would be
  * dropped, not read. */
 static int null_leaf(struct pq_reader *r, const struct pq_node *x, size_t nslots, size_t nvalues,
-                     struct ArrowArray *a, struct pq_error *err)
+                     struct ArrowArray *a, struct error *err)
 {
     if (nvalues != 0 && x->el->repetition == PQ_OPTIONAL)
-        return pq_fail(err, PQ_ERR_CORRUPT,
-                       "column '%s' has the null (UNKNOWN) type but holds %zu values", x->path,
-                       nvalues);
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s' has the null (UNKNOWN) type but holds %zu values", x->path,
+                          nvalues);
     if (init_array(r, a, 0, 0, err) != 0)
         return -1;
     a->length = (int64_t)nslots;
@@ -1438,7 +1441,7 @@ static int null_leaf(struct pq_reader *r, const struct pq_node *x, size_t nslots
 }
 
 static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
-                      struct pq_error *err)
+                      struct error *err)
 {
     struct leaf_data *d = &r->leaf[x->leaf_index];
     /* Slots whose entry reaches the leaf hold a value; the others are
@@ -1449,8 +1452,8 @@ static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct Arrow
     size_t nvalues = present.n - (size_t)present.nulls;
     if (nvalues != d->nvalues) {
         slots_free(r->pool, &present);
-        return pq_fail(err, PQ_ERR_CORRUPT, "column '%s': %zu values for %zu defined entries",
-                       x->path, d->nvalues, nvalues);
+        return error_fail(err, ERR_CORRUPT, "column '%s': %zu values for %zu defined entries",
+                          x->path, d->nvalues, nvalues);
     }
     if (d->type.null_only) {
         slots_free(r->pool, &present);
@@ -1472,7 +1475,7 @@ static int build_leaf(struct pq_reader *r, const struct pq_node *x, struct Arrow
 }
 
 static int build_node(struct pq_reader *r, const struct pq_node *x, struct ArrowArray *a,
-                      struct pq_error *err)
+                      struct error *err)
 {
     if (x->kind == PQN_LEAF)
         return build_leaf(r, x, a, err);
@@ -1497,8 +1500,8 @@ static int build_node(struct pq_reader *r, const struct pq_node *x, struct Arrow
             return -1;
         int64_t want = list ? s.offsets[s.n] : (int64_t)s.n;
         if (a->children[i]->length != want)
-            return pq_fail(err, PQ_ERR_CORRUPT, "'%s': %lld child slots where %lld belong", c->path,
-                           (long long)a->children[i]->length, (long long)want);
+            return error_fail(err, ERR_CORRUPT, "'%s': %lld child slots where %lld belong", c->path,
+                              (long long)a->children[i]->length, (long long)want);
     }
     return 0;
 }
@@ -1507,7 +1510,7 @@ static int build_node(struct pq_reader *r, const struct pq_node *x, struct Arrow
 
 /* Whether any value of INT96 leaf l, in any row group, lies outside the
  * nanosecond range: its chunks are decoded for that alone. */
-static int int96_leaf_exceeds_ns(struct pq_reader *r, int l, bool *exceeds, struct pq_error *err)
+static int int96_leaf_exceeds_ns(struct pq_reader *r, int l, bool *exceeds, struct error *err)
 {
     *exceeds = false;
     struct leaf_data *d = &r->leaf[l];
@@ -1531,7 +1534,7 @@ static int int96_leaf_exceeds_ns(struct pq_reader *r, int l, bool *exceeds, stru
 /* Settles the unit of each selected INT96 leaf the caller left open, over
  * the whole file (see pq_reader_set_int96_unit for why), before its type
  * is handed out in a schema or an array. */
-static int settle_int96_units(struct pq_reader *r, struct pq_error *err)
+static int settle_int96_units(struct pq_reader *r, struct error *err)
 {
     for (size_t i = 0; i < r->nselect; i++) {
         const struct pq_node *c = r->schema.root->children[r->select[i]];
@@ -1548,10 +1551,10 @@ static int settle_int96_units(struct pq_reader *r, struct pq_error *err)
     return 0;
 }
 
-int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct pq_error *err)
+int pq_reader_set_int96_unit(struct pq_reader *r, enum pq_time_unit unit, struct error *err)
 {
     if (unit != PQ_MILLIS && unit != PQ_MICROS && unit != PQ_NANOS)
-        return pq_fail(err, PQ_ERR_INVALID, "INT96 unit %d (millis, micros or nanos)", (int)unit);
+        return error_fail(err, ERR_INVALID, "INT96 unit %d (millis, micros or nanos)", (int)unit);
     for (int l = 0; l < r->schema.nleaves; l++)
         if (r->types[l].conv == LC_INT96)
             set_int96_unit(&r->types[l], unit);
@@ -1608,7 +1611,7 @@ static int set_field_metadata(const struct pq_node *x, bool with_id, struct Arro
 }
 
 static int node_schema(const struct pq_reader *r, const struct pq_node *x, const char *name,
-                       bool with_id, struct ArrowSchema *s, struct pq_error *err)
+                       bool with_id, struct ArrowSchema *s, struct error *err)
 {
     const char *format = "+s";
     int64_t nchildren = 0;
@@ -1646,7 +1649,7 @@ static int node_schema(const struct pq_reader *r, const struct pq_node *x, const
     return 0;
 }
 
-int pq_reader_arrow_schema(struct pq_reader *r, struct ArrowSchema *out, struct pq_error *err)
+int pq_reader_arrow_schema(struct pq_reader *r, struct ArrowSchema *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     if (settle_int96_units(r, err) != 0)
@@ -1686,7 +1689,7 @@ void pq_reader_free(struct pq_reader *r)
     free(r);
 }
 
-static int select_all(struct pq_reader *r, struct pq_error *err)
+static int select_all(struct pq_reader *r, struct error *err)
 {
     size_t n = (size_t)r->schema.root->nchildren;
     int *sel = malloc((n ? n : 1) * sizeof *sel);
@@ -1714,7 +1717,7 @@ static bool accept_rows_from_groups(struct pq_reader *r)
     return true;
 }
 
-int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct pq_error *err)
+int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct error *err)
 {
     *out = NULL;
     struct pq_reader *r = calloc(1, sizeof *r);
@@ -1745,8 +1748,8 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
     for (size_t g = 0; g < r->meta.nrow_groups; g++) {
         const struct pq_row_group *rg = &r->meta.row_groups[g];
         if (rg->ncolumns != (size_t)nleaves) {
-            pq_fail(err, PQ_ERR_CORRUPT, "row group %zu has %zu columns for %d schema leaves", g,
-                    rg->ncolumns, nleaves);
+            error_fail(err, ERR_CORRUPT, "row group %zu has %zu columns for %d schema leaves", g,
+                       rg->ncolumns, nleaves);
             goto fail;
         }
         if (rg->num_rows < 0 || __builtin_add_overflow(rows, rg->num_rows, &rows))
@@ -1755,9 +1758,9 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
             const struct pq_column_chunk *cc = &rg->columns[l];
             if (cc->has_meta &&
                 !pq_node_is_path(r->schema.leaves[l], cc->meta.path, cc->meta.npath)) {
-                pq_fail(err, PQ_ERR_CORRUPT,
-                        "row group %zu: column chunk %d is not the schema's column '%.200s'", g, l,
-                        r->schema.leaves[l]->path);
+                error_fail(err, ERR_CORRUPT,
+                           "row group %zu: column chunk %d is not the schema's column '%.200s'", g,
+                           l, r->schema.leaves[l]->path);
                 goto fail;
             }
         }
@@ -1769,8 +1772,8 @@ int pq_reader_open(const struct pq_source *src, struct pq_reader **out, struct p
     *out = r;
     return 0;
 corrupt_rows:
-    pq_fail(err, PQ_ERR_CORRUPT, "the row groups' row counts do not add up to the file's %lld",
-            (long long)r->meta.num_rows);
+    error_fail(err, ERR_CORRUPT, "the row groups' row counts do not add up to the file's %lld",
+               (long long)r->meta.num_rows);
 fail:
     pq_reader_free(r);
     return -1;
@@ -1809,7 +1812,7 @@ static int top_index(const struct pq_reader *r, const struct pq_node *n)
 
 /* Selects by name (names != NULL) or by field id. */
 static int select_columns(struct pq_reader *r, const char *const *names, const int32_t *ids,
-                          size_t n, struct pq_error *err)
+                          size_t n, struct error *err)
 {
     if (n == 0)
         return select_all(r, err);
@@ -1822,9 +1825,9 @@ static int select_columns(struct pq_reader *r, const char *const *names, const i
         if (!c) {
             free(sel);
             if (names)
-                return pq_fail(err, PQ_ERR_INVALID, "the file has no column '%.200s'", names[i]);
-            return pq_fail(err, PQ_ERR_INVALID, "the file has no column with field id %d",
-                           (int)ids[i]);
+                return error_fail(err, ERR_INVALID, "the file has no column '%.200s'", names[i]);
+            return error_fail(err, ERR_INVALID, "the file has no column with field id %d",
+                              (int)ids[i]);
         }
         sel[i] = top_index(r, c);
     }
@@ -1835,13 +1838,12 @@ static int select_columns(struct pq_reader *r, const char *const *names, const i
 }
 
 int pq_reader_select_names(struct pq_reader *r, const char *const *names, size_t n,
-                           struct pq_error *err)
+                           struct error *err)
 {
     return select_columns(r, names, NULL, n, err);
 }
 
-int pq_reader_select_field_ids(struct pq_reader *r, const int32_t *ids, size_t n,
-                               struct pq_error *err)
+int pq_reader_select_field_ids(struct pq_reader *r, const int32_t *ids, size_t n, struct error *err)
 {
     return select_columns(r, NULL, ids, n, err);
 }
@@ -1855,7 +1857,7 @@ static void reset_leaves(struct pq_reader *r)
 }
 
 static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, struct ArrowArray *out,
-                        struct pq_error *err)
+                        struct error *err)
 {
     if (settle_int96_units(r, err) != 0)
         return -1;
@@ -1874,9 +1876,9 @@ static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, stru
         if (build_node(r, c, out->children[i], err) != 0)
             return -1;
         if (out->children[i]->length != rg->num_rows)
-            return pq_fail(err, PQ_ERR_CORRUPT,
-                           "column '%s' has %lld rows where the row group has %lld", c->path,
-                           (long long)out->children[i]->length, (long long)rg->num_rows);
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s' has %lld rows where the row group has %lld", c->path,
+                              (long long)out->children[i]->length, (long long)rg->num_rows);
         /* Free the column's decoded pages before the next column's. */
         for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++)
             leaf_data_free(r->pool, &r->leaf[l]);
@@ -1885,11 +1887,11 @@ static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, stru
 }
 
 int pq_reader_read_row_group(struct pq_reader *r, size_t g, struct ArrowArray *out,
-                             struct pq_error *err)
+                             struct error *err)
 {
     memset(out, 0, sizeof *out);
     if (g >= r->meta.nrow_groups)
-        return pq_fail(err, PQ_ERR_INVALID, "row group %zu of %zu", g, r->meta.nrow_groups);
+        return error_fail(err, ERR_INVALID, "row group %zu of %zu", g, r->meta.nrow_groups);
     const struct pq_row_group *rg = &r->meta.row_groups[g];
     int rc = read_columns(r, rg, out, err);
     reset_leaves(r);
@@ -1903,10 +1905,10 @@ int pq_reader_read_row_group(struct pq_reader *r, size_t g, struct ArrowArray *o
 static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
     struct pq_reader *r = s->private_data;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_arrow_schema(r, out, &err) != 0) {
         snprintf(r->stream_error, sizeof r->stream_error, "%s", err.msg);
-        return err.code == PQ_ERR_NOMEM ? ENOMEM : EIO;
+        return err.code == ERR_NOMEM ? ENOMEM : EIO;
     }
     return 0;
 }
@@ -1918,10 +1920,10 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
         memset(out, 0, sizeof *out); /* the end: a released array */
         return 0;
     }
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_read_row_group(r, r->next_group, out, &err) != 0) {
         snprintf(r->stream_error, sizeof r->stream_error, "%s", err.msg);
-        return err.code == PQ_ERR_NOMEM ? ENOMEM : EIO;
+        return err.code == ERR_NOMEM ? ENOMEM : EIO;
     }
     r->next_group++;
     return 0;
@@ -1940,7 +1942,7 @@ static void stream_release(struct ArrowArrayStream *s)
     s->private_data = NULL;
 }
 
-int pq_reader_stream(struct pq_reader *r, struct ArrowArrayStream *out, struct pq_error *err)
+int pq_reader_stream(struct pq_reader *r, struct ArrowArrayStream *out, struct error *err)
 {
     (void)err;
     r->next_group = 0;

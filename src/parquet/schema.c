@@ -24,7 +24,7 @@ struct builder {
     struct arena *a;
     struct pq_schema *s;
     int nleaves;
-    struct pq_error *err;
+    struct error *err;
 };
 
 static bool is_list_annotated(const struct pq_schema_element *e)
@@ -48,18 +48,18 @@ static char *join_path(struct arena *a, const char *parent, const char *name)
 static struct pq_node *build(struct builder *b, struct pq_node *parent, int depth)
 {
     if (b->next >= b->n) {
-        pq_fail(b->err, PQ_ERR_CORRUPT, "the schema lists fewer elements than its groups claim");
+        error_fail(b->err, ERR_CORRUPT, "the schema lists fewer elements than its groups claim");
         return NULL;
     }
     if (depth > PQ_MAX_SCHEMA_DEPTH) {
-        pq_fail(b->err, PQ_ERR_CORRUPT, "the schema is nested more than %d levels deep",
-                PQ_MAX_SCHEMA_DEPTH);
+        error_fail(b->err, ERR_CORRUPT, "the schema is nested more than %d levels deep",
+                   PQ_MAX_SCHEMA_DEPTH);
         return NULL;
     }
     const struct pq_schema_element *e = &b->el[b->next++];
     struct pq_node *node = arena_calloc(b->a, 1, sizeof *node);
     if (!node) {
-        pq_fail(b->err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(b->err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     node->el = e;
@@ -67,8 +67,8 @@ static struct pq_node *build(struct builder *b, struct pq_node *parent, int dept
     node->leaf_index = -1;
     if (parent) {
         if (!e->has_repetition) {
-            pq_fail(b->err, PQ_ERR_CORRUPT, "schema element '%.100s' has no repetition type",
-                    e->name);
+            error_fail(b->err, ERR_CORRUPT, "schema element '%.100s' has no repetition type",
+                       e->name);
             return NULL;
         }
         node->def_level = (int16_t)(parent->def_level + (e->repetition != PQ_REQUIRED));
@@ -78,7 +78,7 @@ static struct pq_node *build(struct builder *b, struct pq_node *parent, int dept
         node->path = "";
     }
     if (!node->path) {
-        pq_fail(b->err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(b->err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     if (depth > b->s->max_depth)
@@ -86,13 +86,13 @@ static struct pq_node *build(struct builder *b, struct pq_node *parent, int dept
 
     bool group = e->has_num_children || !e->has_type;
     if (!parent && !group) {
-        pq_fail(b->err, PQ_ERR_CORRUPT, "the schema root is not a group");
+        error_fail(b->err, ERR_CORRUPT, "the schema root is not a group");
         return NULL;
     }
     if (!group) {
         if (e->type == PQ_FIXED_LEN_BYTE_ARRAY && e->type_length <= 0) {
-            pq_fail(b->err, PQ_ERR_CORRUPT,
-                    "column '%.100s' is FIXED_LEN_BYTE_ARRAY without a length", node->path);
+            error_fail(b->err, ERR_CORRUPT,
+                       "column '%.100s' is FIXED_LEN_BYTE_ARRAY without a length", node->path);
             return NULL;
         }
         node->leaf_index = b->nleaves++;
@@ -102,17 +102,17 @@ static struct pq_node *build(struct builder *b, struct pq_node *parent, int dept
     }
     int32_t nc = e->num_children;
     if (nc < 0 || (size_t)nc > b->n - b->next) {
-        pq_fail(b->err, PQ_ERR_CORRUPT, "schema group '%.100s' claims %d children", node->path,
-                (int)nc);
+        error_fail(b->err, ERR_CORRUPT, "schema group '%.100s' claims %d children", node->path,
+                   (int)nc);
         return NULL;
     }
     if (nc == 0 && parent) {
-        pq_fail(b->err, PQ_ERR_UNSUPPORTED, "schema group '%.100s' has no fields", node->path);
+        error_fail(b->err, ERR_UNSUPPORTED, "schema group '%.100s' has no fields", node->path);
         return NULL;
     }
     node->children = arena_calloc(b->a, (size_t)(nc ? nc : 1), sizeof *node->children);
     if (!node->children) {
-        pq_fail(b->err, PQ_ERR_NOMEM, "out of memory");
+        error_fail(b->err, ERR_NOMEM, "out of memory");
         return NULL;
     }
     node->first_leaf = b->nleaves;
@@ -137,13 +137,13 @@ static struct pq_node *synthetic_element(struct arena *a, const struct pq_node *
 }
 
 static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int16_t slot_rep,
-                    int16_t slot_def, bool as_element, struct pq_error *err);
+                    int16_t slot_def, bool as_element, struct error *err);
 
 /* Sets up x as a list or map whose repeated node is m and whose element
  * view is elem. */
 static int classify_repeated(struct pq_schema *s, struct arena *a, struct pq_node *x,
                              struct pq_node *m, struct pq_node *elem, enum pq_node_kind kind,
-                             int16_t null_def, bool nullable, struct pq_error *err)
+                             int16_t null_def, bool nullable, struct error *err)
 {
     x->kind = kind;
     x->element = elem;
@@ -163,7 +163,7 @@ static int classify_repeated(struct pq_schema *s, struct arena *a, struct pq_nod
  * skips the single-field rules and reads the field as the element, so
  * there it loses the group (docs/parquet-robustness.md). */
 static int list_element(struct arena *a, const struct pq_schema_element *list, struct pq_node *m,
-                        struct pq_node **elem, struct pq_error *err)
+                        struct pq_node **elem, struct error *err)
 {
     *elem = m;
     if (m->leaf_index >= 0 || m->nchildren != 1 || m->children[0]->el->repetition == PQ_REPEATED ||
@@ -171,7 +171,7 @@ static int list_element(struct arena *a, const struct pq_schema_element *list, s
         return 0;
     const char *tuple = arena_sprintf(a, "%s_tuple", list->name);
     if (!tuple)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     if (strcmp(m->el->name, tuple) != 0)
         *elem = m->children[0];
     return 0;
@@ -180,7 +180,7 @@ static int list_element(struct arena *a, const struct pq_schema_element *list, s
 /* as_element: x is the repeated node itself seen as a list element (or the
  * key_value group of a map): required, present whenever its slot is. */
 static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int16_t slot_rep,
-                    int16_t slot_def, bool as_element, struct pq_error *err)
+                    int16_t slot_def, bool as_element, struct error *err)
 {
     const struct pq_schema_element *e = x->el;
     x->slot_rep = slot_rep;
@@ -198,7 +198,7 @@ static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int
          * that is never null, only empty. */
         struct pq_node *elem = synthetic_element(a, x);
         if (!elem)
-            return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+            return error_fail(err, ERR_NOMEM, "out of memory");
         return classify_repeated(s, a, x, x, elem, PQN_LIST, (int16_t)(x->def_level - 1), false,
                                  err);
     }
@@ -215,8 +215,8 @@ static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int
     if ((!as_element || inner_list) && is_list_annotated(e)) {
         struct pq_node *m = x->nchildren == 1 ? x->children[0] : NULL;
         if (!m || m->el->repetition != PQ_REPEATED)
-            return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                           "list '%.100s' does not hold exactly one repeated field", x->path);
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "list '%.100s' does not hold exactly one repeated field", x->path);
         struct pq_node *elem = NULL;
         if (list_element(a, e, m, &elem, err) != 0)
             return -1;
@@ -227,8 +227,8 @@ static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int
         struct pq_node *m = x->nchildren == 1 ? x->children[0] : NULL;
         if (!m || m->el->repetition != PQ_REPEATED || m->leaf_index >= 0 || m->nchildren < 1 ||
             m->nchildren > 2)
-            return pq_fail(err, PQ_ERR_UNSUPPORTED,
-                           "map '%.100s' does not hold one repeated key/value group", x->path);
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "map '%.100s' does not hold one repeated key/value group", x->path);
         return classify_repeated(s, a, x, m, m, PQN_MAP, x->def_level, e->repetition == PQ_OPTIONAL,
                                  err);
     }
@@ -240,24 +240,24 @@ static int classify(struct pq_schema *s, struct arena *a, struct pq_node *x, int
 }
 
 static int build_schema(const struct pq_schema_element *el, size_t n, struct arena *a,
-                        struct pq_schema *out, struct pq_error *err)
+                        struct pq_schema *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     out->elements = el;
     out->nelements = n;
     if (n == 0)
-        return pq_fail(err, PQ_ERR_CORRUPT, "the schema is empty");
+        return error_fail(err, ERR_CORRUPT, "the schema is empty");
     struct builder b = {el, n, 0, a, out, 0, err};
     out->root = build(&b, NULL, 0);
     if (!out->root)
         return -1;
     if (b.next != n)
-        return pq_fail(err, PQ_ERR_CORRUPT, "the schema has %zu elements outside its tree",
-                       n - b.next);
+        return error_fail(err, ERR_CORRUPT, "the schema has %zu elements outside its tree",
+                          n - b.next);
     out->nleaves = b.nleaves;
     out->leaves = arena_calloc(a, (size_t)(b.nleaves ? b.nleaves : 1), sizeof *out->leaves);
     if (!out->leaves)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     out->root->kind = PQN_STRUCT;
     for (int i = 0; i < out->root->nchildren; i++)
         if (classify(out, a, out->root->children[i], 0, 0, false, err) != 0)
@@ -266,7 +266,7 @@ static int build_schema(const struct pq_schema_element *el, size_t n, struct are
 }
 
 int pq_schema_from_file(const struct pq_file_meta *m, struct arena *a, struct pq_schema *out,
-                        struct pq_error *err)
+                        struct error *err)
 {
     return build_schema(m->schema, m->nschema, a, out, err);
 }
@@ -277,13 +277,13 @@ struct emitter {
     struct pq_schema_element *el;
     size_t n, cap;
     struct arena *a;
-    struct pq_error *err;
+    struct error *err;
 };
 
 static struct pq_schema_element *emit(struct emitter *em, const char *name, enum pq_repetition rep)
 {
     if (em->n == em->cap) {
-        pq_fail(em->err, PQ_ERR_INVALID, "schema element count miscomputed");
+        error_fail(em->err, ERR_INVALID, "schema element count miscomputed");
         return NULL;
     }
     struct pq_schema_element *e = &em->el[em->n++];
@@ -458,24 +458,24 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
         return emit_column(em, v, "value", v->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
     }
     case LT_VARIANT:
-        return pq_fail(em->err, PQ_ERR_UNSUPPORTED,
-                       "column '%s' is a variant: variant files are written by their producers "
-                       "(native Parquet VARIANT), not by this writer",
-                       c->name);
+        return error_fail(em->err, ERR_UNSUPPORTED,
+                          "column '%s' is a variant: variant files are written by their producers "
+                          "(native Parquet VARIANT), not by this writer",
+                          c->name);
     case LT__COUNT: break;
     }
-    return pq_fail(em->err, PQ_ERR_INVALID, "column '%s' has an unknown type", c->name);
+    return error_fail(em->err, ERR_INVALID, "column '%s' has an unknown type", c->name);
 }
 
 int pq_schema_from_table(const struct lake_table *t, struct arena *a, struct pq_schema *out,
-                         struct pq_error *err)
+                         struct error *err)
 {
     size_t n = 1;
     for (size_t i = 0; i < t->root.nchildren; i++)
         n += count_elements(t->root.children[i]);
     struct emitter em = {arena_calloc(a, n, sizeof *em.el), 0, n, a, err};
     if (!em.el)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+        return error_fail(err, ERR_NOMEM, "out of memory");
     struct pq_schema_element *root = emit(&em, "schema", PQ_REQUIRED);
     root->has_repetition = false;
     root->has_num_children = true;

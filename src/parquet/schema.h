@@ -67,12 +67,12 @@ struct pq_schema {
  * depth bounded) and that list and map groups have a shape this reader
  * understands. */
 int pq_schema_from_file(const struct pq_file_meta *m, struct arena *a, struct pq_schema *out,
-                        struct pq_error *err);
+                        struct error *err);
 
 /* Builds the Parquet schema for a catalog table. Refuses types the writer
  * does not produce (variant). */
 int pq_schema_from_table(const struct lake_table *t, struct arena *a, struct pq_schema *out,
-                         struct pq_error *err);
+                         struct error *err);
 
 /* Width in bytes of the smallest FIXED_LEN_BYTE_ARRAY holding any decimal
  * of this precision (1..38). */

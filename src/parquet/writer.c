@@ -171,7 +171,7 @@ void pq_write_options_default(struct pq_write_options *o)
 
 /* ---- sinks ---- */
 
-int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct error *err)
 {
     int fd = *(int *)ctx;
     const char *p = data;
@@ -180,7 +180,7 @@ int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct pq_error *e
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return pq_fail(err, PQ_ERR_IO, "write: %s", strerror(errno));
+            return error_fail(err, ERR_IO, "write: %s", strerror(errno));
         }
         p += n;
         len -= (size_t)n;
@@ -188,10 +188,10 @@ int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct pq_error *e
     return 0;
 }
 
-int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err)
 {
     if (buf_append(ctx, data, len) != 0)
-        return pq_fail(err, PQ_ERR_NOMEM, "out of memory buffering the file");
+        return error_fail(err, ERR_NOMEM, "out of memory buffering the file");
     return 0;
 }
 
@@ -284,12 +284,12 @@ static const struct lake_column *column_for_leaf(const struct lake_table *t,
 
 /* Puts the options' GEOMETRY/GEOGRAPHY annotations on the binary leaves
  * whose field ids they name. */
-static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, struct pq_error *err)
+static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, struct error *err)
 {
     for (size_t k = 0; k < w->opt.nlogicals; k++) {
         const struct pq_column_logical *cl = &w->opt.logicals[k];
         if (!pq_logical_is_geo(&cl->logical))
-            return pq_fail(err, PQ_ERR_INVALID, "only GEOMETRY and GEOGRAPHY annotate a column");
+            return error_fail(err, ERR_INVALID, "only GEOMETRY and GEOGRAPHY annotate a column");
         for (int i = 0; i < w->schema.nleaves; i++) {
             const struct pq_node *leaf = w->schema.leaves[i];
             const struct lake_column *lc = column_for_leaf(t, leaf);
@@ -300,14 +300,13 @@ static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, stru
             struct pq_schema_element *e = (struct pq_schema_element *)leaf->el;
             e->logical = cl->logical;
             if (cl->logical.crs && !(e->logical.crs = arena_strdup(&w->arena, cl->logical.crs)))
-                return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+                return error_fail(err, ERR_NOMEM, "out of memory");
         }
     }
     return 0;
 }
 
-static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
-                        struct pq_error *err)
+static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, struct error *err)
 {
     struct colw *c = &w->cols[i];
     const struct pq_node *leaf = w->schema.leaves[i];
@@ -319,10 +318,10 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
         if (w->schema.root->children[k] == top)
             c->top = k;
     if (find_path(top, leaf, c->steps, &c->nsteps) != 0)
-        return pq_fail(err, PQ_ERR_INVALID, "cannot find the path to column '%s'", leaf->path);
+        return error_fail(err, ERR_INVALID, "cannot find the path to column '%s'", leaf->path);
     const struct lake_column *lc = column_for_leaf(t, leaf);
     if (!lc)
-        return pq_fail(err, PQ_ERR_INVALID, "no column for leaf '%s'", leaf->path);
+        return error_fail(err, ERR_INVALID, "no column for leaf '%s'", leaf->path);
     c->ltype = lc->type;
     c->phys = leaf->el->type;
     c->no_bounds = pq_logical_is_geo(&leaf->el->logical);
@@ -413,7 +412,7 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i,
         c->conv = CONV_BYTES32;
         c->cmp = CMP_BYTES;
         break;
-    default: return pq_fail(err, PQ_ERR_INVALID, "column '%s' cannot be written", leaf->path);
+    default: return error_fail(err, ERR_INVALID, "column '%s' cannot be written", leaf->path);
     }
     return 0;
 }
@@ -830,7 +829,7 @@ static bool arrow_valid(const struct ArrowArray *a, int64_t i)
 /* Reads element i of a leaf array in physical form: fixed values into tmp,
  * byte arrays as a pointer into the array. 0, or -1 with err filled. */
 static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t i, uint8_t *tmp,
-                      const uint8_t **v, size_t *len, struct pq_error *err)
+                      const uint8_t **v, size_t *len, struct error *err)
 {
     int64_t p = a->offset + i;
     const uint8_t *data = a->buffers[1];
@@ -874,9 +873,9 @@ static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t 
         int64_t s;
         memcpy(&s, data + p * 8, 8);
         if (s > INT64_MAX / 1000 || s < INT64_MIN / 1000)
-            return pq_fail(err, PQ_ERR_INVALID,
-                           "column '%s': timestamp %lld s is out of range in milliseconds",
-                           c->leaf->path, (long long)s);
+            return error_fail(err, ERR_INVALID,
+                              "column '%s': timestamp %lld s is out of range in milliseconds",
+                              c->leaf->path, (long long)s);
         int64_t x = s * 1000;
         memcpy(tmp, &x, 8);
         return 0;
@@ -888,12 +887,13 @@ static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t 
         uint8_t sign = (le[15] & 0x80) ? 0xff : 0x00;
         for (int b = c->width; b < 16; b++)
             if (le[b] != sign)
-                return pq_fail(err, PQ_ERR_INVALID,
-                               "column '%s': a decimal exceeds the column's precision",
-                               c->leaf->path);
+                return error_fail(err, ERR_INVALID,
+                                  "column '%s': a decimal exceeds the column's precision",
+                                  c->leaf->path);
         if (c->width < 16 && ((le[c->width - 1] & 0x80) ? 0xff : 0x00) != sign)
-            return pq_fail(err, PQ_ERR_INVALID,
-                           "column '%s': a decimal exceeds the column's precision", c->leaf->path);
+            return error_fail(err, ERR_INVALID,
+                              "column '%s': a decimal exceeds the column's precision",
+                              c->leaf->path);
         for (int b = 0; b < c->width; b++)
             tmp[b] = le[c->width - 1 - b];
         return 0;
@@ -915,18 +915,18 @@ static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t 
         return 0;
     }
     }
-    return pq_fail(err, PQ_ERR_INVALID, "unsupported conversion");
+    return error_fail(err, ERR_INVALID, "unsupported conversion");
 }
 
-static int nomem(struct pq_error *err)
+static int nomem(struct error *err)
 {
-    return pq_fail(err, PQ_ERR_NOMEM, "out of memory");
+    return error_fail(err, ERR_NOMEM, "out of memory");
 }
 
 /* Shreds element i of the array at path step s into levels and values.
  * d and r are the levels reached above this step. */
 static int shred(struct colw *c, int s, const struct ArrowArray *a, int64_t i, uint16_t d,
-                 uint16_t r, struct pq_error *err)
+                 uint16_t r, struct error *err)
 {
     const struct path_step *step = &c->steps[s];
     const struct pq_node *node = step->node;
@@ -971,7 +971,7 @@ static int shred(struct colw *c, int s, const struct ArrowArray *a, int64_t i, u
         return 0;
     }
     }
-    return pq_fail(err, PQ_ERR_INVALID, "bad schema node");
+    return error_fail(err, ERR_INVALID, "bad schema node");
 }
 
 /* ---- flat columns in PLAIN, a run at a time ---- */
@@ -1041,13 +1041,13 @@ static int run_bounds(struct colw *c, const uint8_t *vals, size_t n)
 }
 #undef RUN_BOUNDS
 
-static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err);
+static int close_page(struct pq_writer *w, struct colw *c, struct error *err);
 static bool dict_gives_up(const struct pq_writer *w, const struct colw *c);
 
 /* Rows [i0, i1) of a flat_plain() column: levels, values and bounds go in
  * runs that end where a page fills. *added counts the value bytes. */
 static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
-                            int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+                            int64_t i0, int64_t i1, int64_t *added, struct error *err)
 {
     const size_t width = (size_t)c->width;
     const uint8_t *data = a->buffers[1];
@@ -1109,7 +1109,7 @@ static int cmp_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t ble
  * length and bytes, bounds kept as pointers into the batch until a page
  * closes or the rows end. */
 static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
-                            int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+                            int64_t i0, int64_t i1, int64_t *added, struct error *err)
 {
     const int32_t *off = a->buffers[1];
     const uint8_t *data = a->buffers[2];
@@ -1181,7 +1181,7 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
  * dictionary, without the general shredder's layers. When the dictionary
  * gives up, the rest of the rows take the PLAIN run path. */
 static int shred_flat_dict(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
-                           int64_t i0, int64_t i1, int64_t *added, struct pq_error *err)
+                           int64_t i0, int64_t i1, int64_t *added, struct error *err)
 {
     const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
     const uint8_t *data = a->buffers[1];
@@ -1225,7 +1225,7 @@ static int encode_levels(struct buf *body, const uint16_t *levels, size_t n, int
     return 0;
 }
 
-static int write_out(struct pq_writer *w, const void *data, size_t len, struct pq_error *err)
+static int write_out(struct pq_writer *w, const void *data, size_t len, struct error *err)
 {
     if (w->sink.write(w->sink.ctx, data, len, err) != 0)
         return -1;
@@ -1236,16 +1236,16 @@ static int write_out(struct pq_writer *w, const void *data, size_t len, struct p
 /* Compresses a page body into w->comp and encodes the header for it into
  * w->header. */
 static int seal_page(struct pq_writer *w, struct pq_page_header *h, const char *body, size_t len,
-                     struct pq_error *err)
+                     struct error *err)
 {
     if (len > INT32_MAX)
-        return pq_fail(err, PQ_ERR_INVALID, "a page exceeds 2 GiB");
+        return error_fail(err, ERR_INVALID, "a page exceeds 2 GiB");
     buf_reset(&w->comp);
     if (pq_compress(w->codec, w->opt.codec, w->opt.level, body ? body : "", len, &w->comp, err) !=
         0)
         return -1;
     if (w->comp.len > INT32_MAX)
-        return pq_fail(err, PQ_ERR_INVALID, "a page exceeds 2 GiB");
+        return error_fail(err, ERR_INVALID, "a page exceeds 2 GiB");
     h->uncompressed_size = (int32_t)len;
     h->compressed_size = (int32_t)w->comp.len;
     buf_reset(&w->header);
@@ -1260,7 +1260,7 @@ static bool dict_gives_up(const struct pq_writer *w, const struct colw *c)
            (c->dict_values >= DICT_PROBE_VALUES && (int64_t)c->dict_n * 2 > c->dict_values);
 }
 
-static int close_page(struct pq_writer *w, struct colw *c, struct pq_error *err)
+static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
 {
     if (c->nlev == 0)
         return 0;
@@ -1398,7 +1398,7 @@ static const char **leaf_path(struct arena *a, const struct pq_node *leaf, size_
 }
 
 static int write_dictionary_page(struct pq_writer *w, struct colw *c, int64_t *total_uncomp,
-                                 struct pq_error *err)
+                                 struct error *err)
 {
     buf_reset(&w->body);
     if (c->width) {
@@ -1462,7 +1462,7 @@ static enum pq_boundary_order boundary_order(const struct colw *c)
 }
 
 static int encode_page_index(struct pq_writer *w, struct colw *c, int64_t data_offset,
-                             struct index_ref *ref, struct pq_error *err)
+                             struct index_ref *ref, struct error *err)
 {
     struct pq_offset_index oi = {calloc(c->npages ? c->npages : 1, sizeof *oi.pages), c->npages};
     if (!oi.pages)
@@ -1519,7 +1519,7 @@ static int encode_page_index(struct pq_writer *w, struct colw *c, int64_t data_o
 }
 
 static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chunk *cc,
-                       struct index_ref *ref, struct pq_error *err)
+                       struct index_ref *ref, struct error *err)
 {
     if (close_page(w, c, err) != 0)
         return -1;
@@ -1601,7 +1601,7 @@ static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chu
     return 0;
 }
 
-static int flush_row_group(struct pq_writer *w, struct pq_error *err)
+static int flush_row_group(struct pq_writer *w, struct error *err)
 {
     if (w->rg_rows == 0)
         return 0;
@@ -1698,13 +1698,13 @@ static bool may_hold_required_null(const struct lake_column *col, const struct A
  * checked against the child arrays on the way. */
 static int check_values(const struct lake_column *col, const struct ArrowSchema *s,
                         const struct ArrowArray *a, const uint8_t *live, int64_t begin, int64_t end,
-                        const char *path, struct pq_error *err)
+                        const char *path, struct error *err)
 {
     if (!col->nullable)
         for (int64_t p = begin; p < end; p++)
             if ((!live || arrow_bit(live, p - begin)) && !arrow_valid(a, p - a->offset))
-                return pq_fail(err, PQ_ERR_INVALID, "column '%s' is not nullable but has a null",
-                               path);
+                return error_fail(err, ERR_INVALID, "column '%s' is not nullable but has a null",
+                                  path);
     if (col->nchildren == 0 || !may_hold_required_null(col, a))
         return 0;
 
@@ -1739,7 +1739,7 @@ static int check_values(const struct lake_column *col, const struct ArrowSchema 
         const struct ArrowSchema *ks = sholder->children[slot];
         int64_t shift = k->offset + (col->type == LT_MAP ? holder->offset : 0);
         if (cend + shift > k->offset + k->length) {
-            rc = pq_fail(err, PQ_ERR_INVALID, "column '%s': a child array is too short", path);
+            rc = error_fail(err, ERR_INVALID, "column '%s': a child array is too short", path);
             break;
         }
         char kp[600];
@@ -1752,18 +1752,18 @@ static int check_values(const struct lake_column *col, const struct ArrowSchema 
 
 /* Checks one Arrow field against its catalog column, recursively. */
 static int check_field(const struct lake_column *col, const struct ArrowSchema *s,
-                       const struct ArrowArray *a, const char *path, struct pq_error *err)
+                       const struct ArrowArray *a, const char *path, struct error *err)
 {
     if (!s || !a || !s->format)
-        return pq_fail(err, PQ_ERR_INVALID, "column '%s': missing schema or array", path);
+        return error_fail(err, ERR_INVALID, "column '%s': missing schema or array", path);
     if (!format_ok(col, s->format)) {
         char want[32];
-        return pq_fail(
-            err, PQ_ERR_INVALID, "column '%s' is '%s' and takes Arrow format '%s', got '%s'", path,
+        return error_fail(
+            err, ERR_INVALID, "column '%s' is '%s' and takes Arrow format '%s', got '%s'", path,
             lake_type_name(col->type), pq_arrow_format_for(col, want, sizeof want), s->format);
     }
     if (a->length < 0 || a->offset < 0 || a->null_count < -1)
-        return pq_fail(err, PQ_ERR_INVALID, "column '%s': a negative length or offset", path);
+        return error_fail(err, ERR_INVALID, "column '%s': a negative length or offset", path);
     int64_t want_buffers;
     int64_t want_children = 0;
     switch (col->type) {
@@ -1783,27 +1783,28 @@ static int check_field(const struct lake_column *col, const struct ArrowSchema *
     }
     if (a->n_buffers != want_buffers || a->n_children != want_children ||
         s->n_children != want_children)
-        return pq_fail(err, PQ_ERR_INVALID,
-                       "column '%s': malformed Arrow array (buffers %lld, children %lld)", path,
-                       (long long)a->n_buffers, (long long)a->n_children);
+        return error_fail(err, ERR_INVALID,
+                          "column '%s': malformed Arrow array (buffers %lld, children %lld)", path,
+                          (long long)a->n_buffers, (long long)a->n_children);
     if (a->length > 0)
         for (int64_t b = 1; b < want_buffers; b++)
             if (!a->buffers[b])
-                return pq_fail(err, PQ_ERR_INVALID, "column '%s': buffer %lld is missing", path,
-                               (long long)b);
+                return error_fail(err, ERR_INVALID, "column '%s': buffer %lld is missing", path,
+                                  (long long)b);
     bool large = s->format[0] == 'U' || s->format[0] == 'Z' || strcmp(s->format, "+L") == 0;
     if ((col->type == LT_STRING || col->type == LT_JSON || col->type == LT_BINARY ||
          col->type == LT_LIST || col->type == LT_MAP) &&
         !(large ? offsets_ok64(a) : offsets_ok32(a)))
-        return pq_fail(err, PQ_ERR_INVALID, "column '%s': offsets are not increasing", path);
+        return error_fail(err, ERR_INVALID, "column '%s': offsets are not increasing", path);
     if (col->type == LT_STRUCT) {
         for (size_t i = 0; i < col->nchildren; i++) {
             const struct lake_column *k = col->children[i];
             char kp[600];
             snprintf(kp, sizeof kp, "%.300s.%.200s", path, k->name);
             if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
-                return pq_fail(err, PQ_ERR_INVALID, "column '%s': field %zu is '%s', expected '%s'",
-                               path, i, s->children[i]->name ? s->children[i]->name : "", k->name);
+                return error_fail(err, ERR_INVALID, "column '%s': field %zu is '%s', expected '%s'",
+                                  path, i, s->children[i]->name ? s->children[i]->name : "",
+                                  k->name);
             if (check_field(k, s->children[i], a->children[i], kp, err) != 0)
                 return -1;
         }
@@ -1817,8 +1818,9 @@ static int check_field(const struct lake_column *col, const struct ArrowSchema *
         const struct ArrowArray *ea = a->children[0];
         if (!es || !ea || !es->format || strcmp(es->format, "+s") != 0 || es->n_children != 2 ||
             ea->n_children != 2)
-            return pq_fail(err, PQ_ERR_INVALID,
-                           "column '%s': a map's entries must be a struct of key and value", path);
+            return error_fail(err, ERR_INVALID,
+                              "column '%s': a map's entries must be a struct of key and value",
+                              path);
         char kp[600];
         snprintf(kp, sizeof kp, "%.300s.key", path);
         if (check_field(col->children[0], es->children[0], ea->children[0], kp, err) != 0)
@@ -1875,7 +1877,7 @@ static struct lake_column *copy_column(struct arena *a, const struct lake_column
 }
 
 int pq_writer_open(const struct lake_table *table, const struct pq_write_options *options,
-                   const struct pq_sink *sink, struct pq_writer **out, struct pq_error *err)
+                   const struct pq_sink *sink, struct pq_writer **out, struct error *err)
 {
     *out = NULL;
     struct pq_writer *w = calloc(1, sizeof *w);
@@ -1889,11 +1891,11 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
     if (w->opt.page_bytes <= 0 || w->opt.row_group_bytes <= 0 || w->opt.dictionary_bytes < 0 ||
         w->opt.row_group_rows < 0) {
         pq_writer_free(w);
-        return pq_fail(err, PQ_ERR_INVALID,
-                       "page, row group and dictionary sizes must be positive");
+        return error_fail(err, ERR_INVALID,
+                          "page, row group and dictionary sizes must be positive");
     }
     if (!pq_codec_can_write(w->opt.codec)) {
-        pq_fail(err, PQ_ERR_UNSUPPORTED, "cannot write %s pages", pq_codec_name(w->opt.codec));
+        error_fail(err, ERR_UNSUPPORTED, "cannot write %s pages", pq_codec_name(w->opt.codec));
         pq_writer_free(w);
         return -1;
     }
@@ -1963,34 +1965,34 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
 }
 
 int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
-                    const struct ArrowArray *batch, struct pq_error *err)
+                    const struct ArrowArray *batch, struct error *err)
 {
     if (w->failed)
-        return pq_fail(err, PQ_ERR_INVALID, "the writer failed earlier and cannot continue");
+        return error_fail(err, ERR_INVALID, "the writer failed earlier and cannot continue");
     if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
-        return pq_fail(err, PQ_ERR_INVALID, "a batch must be an Arrow struct array");
+        return error_fail(err, ERR_INVALID, "a batch must be an Arrow struct array");
     if (schema->n_children != w->ntop || batch->n_children != w->ntop)
-        return pq_fail(err, PQ_ERR_INVALID, "the batch has %lld columns, the table %d",
-                       (long long)batch->n_children, w->ntop);
+        return error_fail(err, ERR_INVALID, "the batch has %lld columns, the table %d",
+                          (long long)batch->n_children, w->ntop);
     if (batch->length < 0 || batch->offset < 0)
-        return pq_fail(err, PQ_ERR_INVALID, "a negative batch length or offset");
+        return error_fail(err, ERR_INVALID, "a negative batch length or offset");
     if (batch->null_count != 0 && batch->n_buffers > 0 && batch->buffers && batch->buffers[0]) {
         const uint8_t *bits = batch->buffers[0];
         for (int64_t i = 0; i < batch->length; i++) {
             int64_t p = batch->offset + i;
             if (!((bits[p >> 3] >> (p & 7)) & 1))
-                return pq_fail(err, PQ_ERR_INVALID, "a batch row is null; rows cannot be null");
+                return error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
         }
     }
     for (int i = 0; i < w->ntop; i++) {
         const struct lake_column *col = w->top[i];
         const struct ArrowSchema *cs = schema->children[i];
         if (!cs || !cs->name || strcmp(cs->name, col->name) != 0)
-            return pq_fail(err, PQ_ERR_INVALID, "batch column %d is '%s', the table's is '%s'", i,
-                           cs && cs->name ? cs->name : "", col->name);
+            return error_fail(err, ERR_INVALID, "batch column %d is '%s', the table's is '%s'", i,
+                              cs && cs->name ? cs->name : "", col->name);
         const struct ArrowArray *ca = batch->children[i];
         if (!ca || ca->length < batch->offset + batch->length)
-            return pq_fail(err, PQ_ERR_INVALID, "column '%s' is shorter than the batch", col->name);
+            return error_fail(err, ERR_INVALID, "column '%s' is shorter than the batch", col->name);
         if (check_field(col, cs, ca, col->name, err) != 0 ||
             check_values(col, cs, ca, NULL, ca->offset + batch->offset,
                          ca->offset + batch->offset + batch->length, col->name, err) != 0)
@@ -2059,7 +2061,7 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
     return 0;
 }
 
-static int write_footer(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err)
+static int write_footer(struct pq_writer *w, struct pq_write_result *result, struct error *err)
 {
     /* The page index sits between the row groups and the footer: every
      * ColumnIndex, then every OffsetIndex. */
@@ -2116,12 +2118,12 @@ static int write_footer(struct pq_writer *w, struct pq_write_result *result, str
     return 0;
 }
 
-int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err)
+int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct error *err)
 {
     memset(result, 0, sizeof *result);
     int rc = -1;
     if (w->failed) {
-        pq_fail(err, PQ_ERR_INVALID, "the writer failed earlier and cannot finish the file");
+        error_fail(err, ERR_INVALID, "the writer failed earlier and cannot finish the file");
     } else if (flush_row_group(w, err) == 0 && write_footer(w, result, err) == 0) {
         /* The result takes the arena, and with it the footer and schema. */
         result->arena = w->arena;

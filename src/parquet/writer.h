@@ -46,7 +46,7 @@ void pq_write_options_default(struct pq_write_options *o);
 
 /* Where bytes go. write must take all len bytes or fail (fill err). */
 struct pq_sink {
-    int (*write)(void *ctx, const void *data, size_t len, struct pq_error *err);
+    int (*write)(void *ctx, const void *data, size_t len, struct error *err);
     void *ctx;
 };
 
@@ -64,15 +64,15 @@ struct pq_writer;
 /* The table definition is copied into the writer's schema; it need not
  * outlive the call. */
 int pq_writer_open(const struct lake_table *table, const struct pq_write_options *options,
-                   const struct pq_sink *sink, struct pq_writer **out, struct pq_error *err);
+                   const struct pq_sink *sink, struct pq_writer **out, struct error *err);
 /* Appends a batch (borrowed: the caller keeps ownership). schema describes
  * batch and must be a struct whose fields match the table's top-level
  * columns by name, order and type. */
 int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
-                    const struct ArrowArray *batch, struct pq_error *err);
+                    const struct ArrowArray *batch, struct error *err);
 /* Flushes the last row group, the page index and the footer, and frees
  * the writer (whatever the outcome). */
-int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct pq_error *err);
+int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct error *err);
 /* About how much memory the row group being built holds (its encoded
  * pages, the open page and the dictionary), for callers that keep many
  * writers open under one memory budget. */
@@ -87,7 +87,7 @@ void pq_write_result_release(struct pq_write_result *r);
 const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t size);
 
 /* Sinks over a file descriptor (not closed) and a growable buffer. */
-int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct pq_error *err);
-int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct pq_error *err);
+int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct error *err);
+int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err);
 
 #endif

@@ -46,14 +46,14 @@ enum rows_project_status rows_project_open(struct pq_reader *r, const struct lak
         if (p->map[c] >= 0)
             ids[nids++] = id;
     }
-    struct pq_error pe;
+    struct error pe;
     struct ArrowSchema file_schema, fresh;
     int rc = nids ? pq_reader_select_field_ids(r, ids, nids, &pe) : 0;
     free(ids);
     if (rc != 0 || pq_reader_arrow_schema(r, &file_schema, &pe) != 0) {
         rows_project_free(p);
         snprintf(err, err_size, "%s", pe.msg);
-        return pe.code == PQ_ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
+        return pe.code == ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
     }
     if (rows_table_arrow_schema(t, &fresh) != 0 ||
         arrow_schema_init(&p->projected, "+s", "", 0, (int64_t)n) != 0) {
@@ -83,11 +83,11 @@ enum rows_project_status rows_project_read(struct pq_reader *r, size_t g,
                                            char *err, size_t err_size)
 {
     struct ArrowArray in;
-    struct pq_error pe;
+    struct error pe;
     memset(out, 0, sizeof *out);
     if (pq_reader_read_row_group(r, g, &in, &pe) != 0) {
         snprintf(err, err_size, "%s", pe.msg);
-        return pe.code == PQ_ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
+        return pe.code == ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
     }
     if (arrow_array_init(out, 1, (int64_t)p->ncols) != 0) {
         in.release(&in);

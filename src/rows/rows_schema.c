@@ -161,7 +161,7 @@ int rows_table_from_columns(const json_t *columns, struct lake_table *t, char *e
     }
     if (strip_ids(copy, &ids, err, err_size) != 0)
         goto out;
-    struct lake_err lerr = {0};
+    struct error lerr = {0};
     if (lake_table_add_columns(t, copy, &lerr) != 0) {
         snprintf(err, err_size, "%s", lerr.msg);
         goto out;

@@ -22,7 +22,7 @@ enum { TAKE_ROWS = 65536 };
 
 int cpt_add_row_id_column(struct lake_table *t, char *msg, size_t msg_size)
 {
-    struct lake_err le;
+    struct error le;
     if (lake_table_load_column(t, CPT_ROW_ID_FIELD, 0, CPT_ROW_ID_NAME, LT_LONG, 0, 0, false,
                                (int)t->root.nchildren, NULL, &le) != 0) {
         snprintf(msg, msg_size, "%s", le.msg);
@@ -183,12 +183,12 @@ static int read_input(const struct buf *data, const struct hl_error *e,
     struct pq_source src;
     pq_source_memory(&src, data->data, data->len);
     struct pq_reader *r = NULL;
-    struct pq_error pe;
+    struct error pe;
     struct rows_projection proj = {0};
     int rc = 0;
     char why[400];
     if (pq_reader_open(&src, &r, &pe) != 0) {
-        rc = pe.code == PQ_ERR_NOMEM ? -1 : 0;
+        rc = pe.code == ERR_NOMEM ? -1 : 0;
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, pe.msg);
         goto out;
     }
@@ -276,12 +276,12 @@ static int order_rows(const struct lake_table *live, const struct lake_table *la
     return st == ROWS_SORT_OK ? 0 : st == ROWS_SORT_NOMEM ? -1 : 1;
 }
 
-static int sink_write(void *ctx, const void *data, size_t len, struct pq_error *err)
+static int sink_write(void *ctx, const void *data, size_t len, struct error *err)
 {
     struct hl_error e;
     if (objstore_writer_write(ctx, data, len, &e) == 0)
         return 0;
-    err->code = PQ_ERR_IO;
+    err->code = ERR_IO;
     snprintf(err->msg, sizeof err->msg, "%.500s", e.message);
     return -1;
 }
@@ -309,7 +309,7 @@ static int write_output(struct objstore *os, const struct lake_table *live,
     pq_write_options_default(&wo);
     struct pq_sink sink = {sink_write, ow};
     struct pq_writer *pw = NULL;
-    struct pq_error pe = {0};
+    struct error pe = {0};
     int rc = pq_writer_open(layout, &wo, &sink, &pw, &pe);
     for (size_t at = 0; rc == 0 && at < n; at += TAKE_ROWS) {
         size_t count = n - at < TAKE_ROWS ? n - at : TAKE_ROWS;
@@ -318,7 +318,7 @@ static int write_output(struct objstore *os, const struct lake_table *live,
         enum rows_sort_status st =
             rows_take(schema, ptrs, nbatches, refs + at, count, &batch, why, sizeof why);
         if (st != ROWS_SORT_OK) {
-            pe.code = st == ROWS_SORT_NOMEM ? PQ_ERR_NOMEM : PQ_ERR_INVALID;
+            pe.code = st == ROWS_SORT_NOMEM ? ERR_NOMEM : ERR_INVALID;
             snprintf(pe.msg, sizeof pe.msg, "%s", why);
             rc = -1;
             break;
@@ -344,7 +344,7 @@ static int write_output(struct objstore *os, const struct lake_table *live,
     if (rc != 0) {
         objstore_writer_abort(ow);
         ow = NULL;
-        bool nomem = pe.code == PQ_ERR_NOMEM;
+        bool nomem = pe.code == ERR_NOMEM;
         *o = fail(CPT_STORAGE, msg, msg_size, "writing %s: %s", out_path, pe.msg);
         rc = nomem ? -1 : 0;
         goto out;

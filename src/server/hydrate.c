@@ -121,7 +121,7 @@ static int fetch_footer(struct srv_req *req, const struct catalog_row *cat, stru
                         enum outcome *o)
 {
     struct hl_error e = {0};
-    struct pq_error pe = {0};
+    struct error pe = {0};
     uint32_t flen;
     struct buf b = BUF_INIT;
     uint64_t size;
@@ -165,7 +165,7 @@ static int fetch_footer(struct srv_req *req, const struct catalog_row *cat, stru
             return 0;
         }
         buf_free(&b);
-        if (pe.code == PQ_ERR_NOMEM)
+        if (pe.code == ERR_NOMEM)
             return -1;
     }
     /* footer_size absent or wrong: the whole object, bounded. */
@@ -187,7 +187,7 @@ static int fetch_footer(struct srv_req *req, const struct catalog_row *cat, stru
     pq_source_memory(&src, b.data, b.len);
     int rc = pq_read_footer(&src, a, &h->meta, &flen, &pe);
     buf_free(&b);
-    if (rc != 0 && pe.code == PQ_ERR_NOMEM)
+    if (rc != 0 && pe.code == ERR_NOMEM)
         return -1;
     if (rc != 0)
         log_warn("hydrator: file %lld (%s): unreadable footer: %s", (long long)f->id, f->path,
@@ -212,9 +212,9 @@ static int compute(struct srv_req *req, const struct catalog_row *cat, const str
     struct lake_table t;
     lake_table_init(&t, a);
     int rc = table_load(req, cat, &ref, f->begin_snapshot, false, &t, err);
-    struct pq_error pe = {0};
+    struct error pe = {0};
     if (rc == 0 && pq_footer_column_stats(&h->meta, NULL, &t, a, &h->stats, &h->nstats, &pe) != 0) {
-        if (pe.code == PQ_ERR_NOMEM)
+        if (pe.code == ERR_NOMEM)
             rc = api_nomem(err);
         else {
             log_warn("hydrator: file %lld (%s): %s", (long long)f->id, f->path, pe.msg);

@@ -8,14 +8,14 @@
 #include "util/buf.h"
 #include "util/log.h"
 
-int table_lake_error(struct api_error *err, const struct lake_err *lerr)
+int table_lake_error(struct api_error *err, const struct error *lerr)
 {
-    switch (lerr->kind) {
-    case LAKE_ERR_BAD_REQUEST: return api_bad_request(err, "%s", lerr->msg);
-    case LAKE_ERR_IDLESS: return api_conflict(err, "idless_files_present", "%s", lerr->msg);
-    case LAKE_ERR_NOMEM: return api_nomem(err);
-    case LAKE_OK:
-    case LAKE_ERR_INVALID: break;
+    switch (lerr->code) {
+    case ERR_MALFORMED: return api_bad_request(err, "%s", lerr->msg);
+    case ERR_CONFLICT:
+        return api_conflict(err, lerr->reason ? lerr->reason : "conflict", "%s", lerr->msg);
+    case ERR_NOMEM: return api_nomem(err);
+    default: break;
     }
     return api_validation(err, "%s", lerr->msg);
 }
@@ -37,7 +37,7 @@ static int load_columns(struct srv_req *req, const struct catalog_row *cat, int6
                             &p, "column load", err);
     if (!r)
         return -1;
-    struct lake_err lerr;
+    struct error lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         enum lake_type type;
         if (lake_type_lookup(db_str(r, i, 3), &type, NULL) != LAKE_TYPE_OK) {
@@ -50,7 +50,7 @@ static int load_columns(struct srv_req *req, const struct catalog_row *cat, int6
             PQclear(r);
             /* Stored rows the model cannot hold are our corruption, not the
              * client's mistake. */
-            if (lerr.kind == LAKE_ERR_NOMEM)
+            if (lerr.code == ERR_NOMEM)
                 return api_nomem(err);
             log_error("table %lld: corrupt column rows: %s", (long long)table_id, lerr.msg);
             return api_fail(err, 500, "internal_error", "internal server error");
@@ -87,7 +87,7 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
         &p, "spec load", err);
     if (!r)
         return -1;
-    struct lake_err lerr;
+    struct error lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         int rc;
         if (db_i64(r, i, 0) == 0) {
@@ -155,7 +155,7 @@ int table_load(struct srv_req *req, const struct catalog_row *cat, const struct 
     if (load_columns(req, cat, ref->table_id, snapshot, t, err) != 0 ||
         load_specs(req, cat, ref->table_id, snapshot, t, err) != 0)
         return -1;
-    struct lake_err lerr;
+    struct error lerr;
     if (ref->primary_ts_field_id > 0 &&
         lake_table_load_primary_ts(t, ref->primary_ts_field_id, &lerr) != 0) {
         /* The alter rules keep the id live; anything else is corruption. */

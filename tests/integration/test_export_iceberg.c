@@ -364,7 +364,7 @@ static void current_files(const char *table_dir, struct buf *list)
     assert_non_null(list_uri);
     char *data = slurp(list_uri + 7, &len);
     json_t *manifests;
-    struct avro_error ae;
+    struct error ae;
     if (ice_manifest_list_read(data, len, &manifests, &ae) != 0)
         fail_msg("manifest list: %s", ae.msg);
     free(data);

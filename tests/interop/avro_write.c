@@ -60,7 +60,7 @@ static int write_one(const char *dir, const char *name, const char *schema, int 
 {
     struct avro_writer_options o = {.codec = codec, .block_bytes = 256};
     struct avro_writer *w;
-    struct avro_error err = {0};
+    struct error err = {0};
     json_t *records = json_array();
     struct buf file = BUF_INIT;
     int rc = -1;
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     for (int version = 2; version <= 3; version++) {
-        struct avro_error err = {0};
+        struct error err = {0};
         char *list = iceberg_manifest_list_schema(version, &err);
         char *entry = iceberg_manifest_entry_schema(version, spec, 1, &err);
         enum avro_codec codec = version == 2 ? AVRO_CODEC_NULL : AVRO_CODEC_DEFLATE;

@@ -75,8 +75,8 @@ static void emit(const char *root, int format, int appends)
 {
     struct arena arena;
     struct lake_table t;
-    struct lake_err lerr;
-    struct icemeta_err err;
+    struct error lerr;
+    struct error err;
     arena_init(&arena, 0);
     lake_table_init(&t, &arena);
     json_t *cols = json_loads(COLUMNS, 0, NULL);

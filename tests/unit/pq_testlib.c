@@ -63,7 +63,7 @@ void test_table_init(struct test_table *tt, const char *columns_json)
     arena_init(&tt->arena, 0);
     lake_table_init(&tt->t, &tt->arena);
     tt->t.name = "t";
-    struct lake_err err = {0};
+    struct error err = {0};
     if (lake_table_add_columns(&tt->t, cols, &err) != 0)
         fail_msg("table: %s", err.msg);
     json_decref(cols);
@@ -365,7 +365,7 @@ void write_batches(const struct lake_table *t, const struct pq_write_options *o,
 {
     struct pq_sink sink = {pq_sink_buf_write, file};
     struct pq_writer *w;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_writer_open(t, o, &sink, &w, &err) != 0)
         fail_msg("writer_open: %s", err.msg);
     for (size_t i = 0; i < n; i++)
@@ -536,7 +536,7 @@ void expect_file_equals(const struct lake_table *t, const struct buf *file,
     struct pq_source src;
     pq_source_memory(&src, file->data, file->len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_open(&src, &r, &err) != 0)
         fail_msg("reader_open: %s", err.msg);
 

@@ -610,7 +610,7 @@ static void expect_spec_error(const char *spec, const char *needle)
 
 static int64_t id_of(struct tbl *x, const char *path)
 {
-    struct lake_err err;
+    struct error err;
     struct lake_column *c = lake_table_find_path(&x->t, path, &err);
     if (!c)
         fail_msg("no column %s", path);
@@ -672,7 +672,7 @@ static void flush_rows(struct rows_parser *p, struct pq_writer *w)
     char err[300];
     struct ArrowSchema s;
     struct ArrowArray b;
-    struct pq_error perr = {0};
+    struct error perr = {0};
     assert_int_equal(rows_parser_take(p, &s, &b, err, sizeof err), 0);
     if (pq_writer_write(w, &s, &b, &perr) != 0)
         fail_msg("write: %s", perr.msg);
@@ -735,7 +735,7 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
     o.row_group_bytes = 64; /* a row group every few rows */
     o.page_bytes = 32;
     struct pq_writer *w;
-    struct pq_error perr = {0};
+    struct error perr = {0};
     if (pq_writer_open(t, &o, &sink, &w, &perr) != 0)
         fail_msg("%s", perr.msg);
     if (feed(p, in, text, strlen(text), w, batch_rows ? batch_rows : INT64_MAX, err, sizeof err) !=
@@ -757,7 +757,7 @@ static char *parquet_to_text(const struct buf *file, enum rows_format out)
     struct pq_source src;
     pq_source_memory(&src, file->data, file->len);
     struct pq_reader *rd;
-    struct pq_error perr = {0};
+    struct error perr = {0};
     if (pq_reader_open(&src, &rd, &perr) != 0)
         fail_msg("%s", perr.msg);
     struct ArrowSchema schema;
@@ -1196,7 +1196,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, c
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *rd;
-    struct pq_error perr = {0};
+    struct error perr = {0};
     assert_int_equal(pq_reader_open(&src, &rd, &perr), 0);
     struct ArrowSchema fs, ws;
     assert_int_equal(pq_reader_arrow_schema(rd, &fs, &perr), 0);

@@ -202,7 +202,7 @@ static void test_null_arrays(void **state)
     struct buf out = BUF_INIT;
     struct pq_sink sink = {pq_sink_buf_write, &out};
     struct pq_writer *w;
-    struct pq_error pe;
+    struct error pe;
     struct pq_write_options wo;
     pq_write_options_default(&wo);
     assert_int_equal(pq_writer_open(&t, &wo, &sink, &w, &pe), 0);

@@ -37,7 +37,7 @@ static void write_file(const char *schema, const char *records, enum avro_codec 
 {
     struct avro_writer_options o = {.codec = codec, .block_bytes = block_bytes, .sync = fixed_sync};
     struct avro_writer *w;
-    struct avro_error err = {0};
+    struct error err = {0};
     if (avro_writer_new(schema, &o, &w, &err) < 0)
         fail_msg("writer: %s", err.msg);
     json_t *recs = load(records);
@@ -54,7 +54,7 @@ static void write_file(const char *schema, const char *records, enum avro_codec 
 
 /* Reads every record of a file: 0 with *records (an array) or -1. */
 static int read_all(const void *data, size_t len, const struct avro_reader_options *o,
-                    json_t **records, struct avro_error *err)
+                    json_t **records, struct error *err)
 {
     *records = NULL;
     struct avro_reader *r;
@@ -81,7 +81,7 @@ static void assert_round_trip(const char *schema, const char *records, enum avro
     struct buf file = BUF_INIT;
     write_file(schema, records, codec, block_bytes, &file);
     json_t *got, *want = load(records);
-    struct avro_error err = {0};
+    struct error err = {0};
     if (read_all(file.data, file.len, NULL, &got, &err) < 0)
         fail_msg("read: %s", err.msg);
     if (!json_equal(got, want)) {
@@ -158,7 +158,7 @@ static void test_zigzag_vectors(void **state)
 static struct avro_schema *parse_or_fail(const char *text)
 {
     struct avro_schema *s;
-    struct avro_error err = {0};
+    struct error err = {0};
     if (avro_schema_parse(text, strlen(text), &s, &err) < 0)
         fail_msg("schema: %s", err.msg);
     return s;
@@ -168,7 +168,7 @@ static void assert_encodes(const char *schema_text, const char *value, const uin
                            size_t n)
 {
     struct avro_schema *s = parse_or_fail(schema_text);
-    struct avro_error err = {0};
+    struct error err = {0};
     json_t *v = load(value);
     struct buf out = BUF_INIT;
     if (avro_encode(avro_schema_root(s), v, &out, &err) < 0)
@@ -226,12 +226,12 @@ static void test_value_bytes(void **state)
 static void assert_value_error(const char *schema_text, const char *value, const char *want)
 {
     struct avro_schema *s = parse_or_fail(schema_text);
-    struct avro_error err = {0};
+    struct error err = {0};
     json_t *v = load(value);
     struct buf out = BUF_INIT;
     assert_int_equal(buf_puts(&out, "keep"), 0);
     assert_int_equal(avro_encode(avro_schema_root(s), v, &out, &err), -1);
-    assert_int_equal(err.code, AVRO_ERR_VALUE);
+    assert_int_equal(err.code, ERR_INVALID);
     if (!strstr(err.msg, want))
         fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
     assert_int_equal(out.len, 4); /* nothing half-written */
@@ -263,7 +263,7 @@ static void test_value_errors(void **state)
                        "not a symbol");
     /* A left-out field with a default is written from it. */
     struct avro_schema *s;
-    struct avro_error err = {0};
+    struct error err = {0};
     assert_int_equal(avro_schema_parse(rec, strlen(rec), &s, &err), 0);
     json_t *v = load("{\"a\":1,\"c\":{\"x\":\"AAAAAA==\"}}");
     struct buf out = BUF_INIT;
@@ -279,9 +279,9 @@ static void test_value_errors(void **state)
 static void assert_schema_error(const char *text)
 {
     struct avro_schema *s = NULL;
-    struct avro_error err = {0};
+    struct error err = {0};
     assert_int_equal(avro_schema_parse(text, strlen(text), &s, &err), -1);
-    assert_int_equal(err.code, AVRO_ERR_SCHEMA);
+    assert_int_equal(err.code, ERR_MALFORMED);
     assert_null(s);
 }
 
@@ -309,7 +309,7 @@ static void test_schema_parse(void **state)
                        "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"a.b.node\","
                        "\"key-id\":9,\"value-id\":10}}]}";
     struct avro_schema *s;
-    struct avro_error err = {0};
+    struct error err = {0};
     if (avro_schema_parse(text, strlen(text), &s, &err) < 0)
         fail_msg("%s", err.msg);
     const struct avro_node *root = avro_schema_root(s);
@@ -420,7 +420,7 @@ static void test_many_blocks(void **state)
         struct avro_writer_options o = {
             .codec = (enum avro_codec)codec, .block_bytes = 100, .sync = fixed_sync};
         struct avro_writer *w;
-        struct avro_error err = {0};
+        struct error err = {0};
         assert_int_equal(avro_writer_new(schema, &o, &w, &err), 0);
         for (int i = 0; i < 1000; i++) {
             json_t *r = json_pack("{s:I,s:s}", "id", (json_int_t)i * 1000003, "s",
@@ -432,7 +432,7 @@ static void test_many_blocks(void **state)
         struct buf file = BUF_INIT;
         assert_int_equal(avro_writer_finish(w, &file, &err), 0);
         assert_int_equal(avro_writer_append(w, json_null(), &err), -1);
-        assert_int_equal(err.code, AVRO_ERR_INVALID);
+        assert_int_equal(err.code, ERR_INVALID);
         avro_writer_free(w);
         /* 1000 records of ~13 bytes in 100-byte blocks: about 8 per block,
          * so well over 100 blocks (header sync + one per block). */
@@ -457,7 +457,7 @@ static void test_header_metadata(void **state)
     (void)state;
     const char *schema = " { \"type\" : \"int\" } ";
     struct avro_writer *w;
-    struct avro_error err = {0};
+    struct error err = {0};
     struct avro_writer_options o = {.codec = AVRO_CODEC_DEFLATE};
     assert_int_equal(avro_writer_new(schema, &o, &w, &err), 0);
     assert_int_equal(avro_writer_set_meta_str(w, "format-version", "1", &err), 0);
@@ -466,7 +466,7 @@ static void test_header_metadata(void **state)
     static const uint8_t bin[3] = {0, 0xff, 0};
     assert_int_equal(avro_writer_set_meta(w, "binary", bin, 3, &err), 0);
     assert_int_equal(avro_writer_set_meta_str(w, "avro.codec", "snappy", &err), -1);
-    assert_int_equal(err.code, AVRO_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     json_t *one = json_integer(42);
     assert_int_equal(avro_writer_append(w, one, &err), 0);
     json_decref(one);
@@ -555,7 +555,7 @@ static void test_manifest_schemas(void **state)
 {
     (void)state;
     for (int version = 2; version <= 3; version++) {
-        struct avro_error err = {0};
+        struct error err = {0};
         char *list = iceberg_manifest_list_schema(version, &err);
         char *entry = iceberg_manifest_entry_schema(version, day_spec, 4, &err);
         assert_non_null(list);
@@ -716,9 +716,9 @@ static void test_manifest_schemas(void **state)
         free(list);
         free(entry);
     }
-    struct avro_error err = {0};
+    struct error err = {0};
     assert_null(iceberg_manifest_list_schema(1, &err));
-    assert_int_equal(err.code, AVRO_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     /* A name that is not an Avro name is sanitized, the original kept. */
     const struct avro_partition_field odd_name[] = {{"ts day", "date", 1000}};
     char *odd = iceberg_manifest_entry_schema(2, odd_name, 1, &err);
@@ -734,7 +734,7 @@ static void test_manifest_schemas(void **state)
     free(odd);
     const struct avro_partition_field bad_name[] = {{"", "date", 1000}};
     assert_null(iceberg_manifest_entry_schema(2, bad_name, 1, &err));
-    assert_int_equal(err.code, AVRO_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     const struct avro_partition_field bad_type[] = {{"x", "decimal(40,2)", 1000}};
     assert_null(iceberg_manifest_entry_schema(2, bad_type, 1, &err));
     const struct avro_partition_field bad_fixed[] = {{"x", "fixed[4]x", 1000}};
@@ -755,10 +755,10 @@ static void assert_typed_failure_or_ok(const void *data, size_t len,
                                        const struct avro_reader_options *o, bool *failed)
 {
     json_t *all = NULL;
-    struct avro_error err = {0};
+    struct error err = {0};
     int rc = read_all(data, len, o, &all, &err);
     if (rc < 0) {
-        assert_true(err.code == AVRO_ERR_CORRUPT || err.code == AVRO_ERR_UNSUPPORTED);
+        assert_true(err.code == ERR_CORRUPT || err.code == ERR_UNSUPPORTED);
         assert_true(err.msg[0] != '\0');
     }
     json_decref(all);
@@ -811,10 +811,10 @@ static void test_truncation_and_flips(void **state)
         /* A different sync marker after the block. */
         memcpy(copy, file.data, file.len);
         copy[file.len - 1] ^= 0x55;
-        struct avro_error err = {0};
+        struct error err = {0};
         json_t *all;
         assert_int_equal(read_all(copy, file.len, NULL, &all, &err), -1);
-        assert_int_equal(err.code, AVRO_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_non_null(strstr(err.msg, "sync"));
         free(copy);
         buf_free(&file);
@@ -844,12 +844,12 @@ static void hand_file(struct buf *out, const char *schema, const char *codec, co
 }
 
 static void assert_hand_error(const char *schema, const char *codec, const uint8_t *body, size_t n,
-                              enum avro_error_code code, const char *want)
+                              enum error_code code, const char *want)
 {
     struct buf file = BUF_INIT;
     hand_file(&file, schema, codec, body, n);
     json_t *all;
-    struct avro_error err = {0};
+    struct error err = {0};
     struct avro_reader_options o = {.max_block_bytes = 1 << 16};
     assert_int_equal(read_all(file.data, file.len, &o, &all, &err), -1);
     assert_int_equal(err.code, code);
@@ -867,18 +867,16 @@ static void test_absurd_counts(void **state)
     avro_put_long(&b, 2);
     buf_append(&b, "\x02\x04", 2);
     buf_append(&b, fixed_sync, 16);
-    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT,
-                      "count exceeds");
+    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "count exceeds");
     /* Block size past the end of the file; negative count. */
     buf_reset(&b);
     avro_put_long(&b, 1);
     avro_put_long(&b, INT64_MAX);
-    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT,
-                      "exceeds the file");
+    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "exceeds the file");
     buf_reset(&b);
     avro_put_long(&b, -1);
     avro_put_long(&b, 1);
-    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT, "negative");
+    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "negative");
     /* A string claiming 2^60 bytes; an array claiming 2^60 items; a
      * negative array count of INT64_MIN. */
     static const struct {
@@ -904,7 +902,7 @@ static void test_absurd_counts(void **state)
         avro_put_long(&b, (int64_t)data.len);
         buf_append(&b, data.data, data.len);
         buf_append(&b, fixed_sync, 16);
-        assert_hand_error(inner[i].schema, NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT,
+        assert_hand_error(inner[i].schema, NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT,
                           inner[i].want);
         buf_free(&data);
     }
@@ -914,21 +912,21 @@ static void test_absurd_counts(void **state)
     avro_put_long(&b, 0);
     buf_append(&b, fixed_sync, 16);
     assert_hand_error("{\"type\":\"record\",\"name\":\"e\",\"fields\":[]}", NULL, (uint8_t *)b.data,
-                      b.len, AVRO_ERR_CORRUPT, "too many empty");
+                      b.len, ERR_CORRUPT, "too many empty");
     /* A block with bytes left over after its records. */
     buf_reset(&b);
     avro_put_long(&b, 1);
     avro_put_long(&b, 2);
     buf_append(&b, "\x02\x02", 2);
     buf_append(&b, fixed_sync, 16);
-    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT, "past its");
+    assert_hand_error("\"long\"", NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "past its");
     /* Codecs: snappy is refused by name; a deflate bomb stops at the limit. */
-    assert_hand_error("\"long\"", "snappy", NULL, 0, AVRO_ERR_UNSUPPORTED, "snappy");
+    assert_hand_error("\"long\"", "snappy", NULL, 0, ERR_UNSUPPORTED, "snappy");
     {
         struct avro_writer_options o = {
             .codec = AVRO_CODEC_DEFLATE, .sync = fixed_sync, .block_bytes = 1 << 20};
         struct avro_writer *w;
-        struct avro_error err = {0};
+        struct error err = {0};
         assert_int_equal(avro_writer_new("\"string\"", &o, &w, &err), 0);
         char *big = malloc(200000);
         memset(big, 'a', 200000);
@@ -943,7 +941,7 @@ static void test_absurd_counts(void **state)
         struct avro_reader_options ro = {.max_block_bytes = 1 << 16};
         json_t *all;
         assert_int_equal(read_all(file.data, file.len, &ro, &all, &err), -1);
-        assert_int_equal(err.code, AVRO_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_non_null(strstr(err.msg, "size limit"));
         assert_int_equal(read_all(file.data, file.len, NULL, &all, &err), 0);
         assert_int_equal(json_string_length(json_array_get(all, 0)), 200000);
@@ -962,22 +960,22 @@ static void test_absurd_counts(void **state)
     buf_append(&b, fixed_sync, 16);
     assert_hand_error("{\"type\":\"record\",\"name\":\"n\",\"fields\":[{\"name\":\"next\","
                       "\"type\":[\"null\",\"n\"]}]}",
-                      NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT, "deeper");
+                      NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "deeper");
     /* Not UTF-8 in a string; a header schema that is not a schema; a
      * header count past the file. */
     static const uint8_t bad_utf8[] = {0x02, 0x06, 0x04, 0xc3, 0x28};
     buf_reset(&b);
     buf_append(&b, bad_utf8, sizeof bad_utf8);
     buf_append(&b, fixed_sync, 16);
-    assert_hand_error("\"string\"", NULL, (uint8_t *)b.data, b.len, AVRO_ERR_CORRUPT, "UTF-8");
-    assert_hand_error("{\"type\":\"bogus\"}", NULL, NULL, 0, AVRO_ERR_CORRUPT, "unknown type");
+    assert_hand_error("\"string\"", NULL, (uint8_t *)b.data, b.len, ERR_CORRUPT, "UTF-8");
+    assert_hand_error("{\"type\":\"bogus\"}", NULL, NULL, 0, ERR_CORRUPT, "unknown type");
     struct buf h = BUF_INIT;
     buf_append(&h, "Obj\x01", 4);
     avro_put_long(&h, INT64_C(1) << 50);
     struct avro_reader *r;
-    struct avro_error err = {0};
+    struct error err = {0};
     assert_int_equal(avro_reader_open(h.data, h.len, NULL, &r, &err), -1);
-    assert_int_equal(err.code, AVRO_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(avro_reader_open("Obj\x02", 4, NULL, &r, &err), -1);
     assert_non_null(strstr(err.msg, "magic"));
     buf_free(&h);

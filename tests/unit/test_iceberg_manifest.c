@@ -21,7 +21,7 @@ static const int64_t nans[][2] = {{3, 2}};
 
 static json_t *read_all(const struct buf *b, struct avro_reader **r)
 {
-    struct avro_error err;
+    struct error err;
     if (avro_reader_open(b->data, b->len, NULL, r, &err) != 0)
         fail_msg("open: %s", err.msg);
     json_t *all = json_array(), *rec;
@@ -52,7 +52,7 @@ static void test_manifest(void **state)
         };
         struct buf b = BUF_INIT;
         struct ice_manifest_summary s;
-        struct avro_error err;
+        struct error err;
         if (ice_manifest_write(&spec, files, 3, &b, &s, &err) != 0)
             fail_msg("write: %s", err.msg);
         assert_int_equal(s.added_files, 3);

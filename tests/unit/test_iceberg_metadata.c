@@ -68,7 +68,7 @@ static struct tbl *tbl_new(const char *columns)
     arena_init(&x->arena, 0);
     lake_table_init(&x->t, &x->arena);
     json_t *cols = sq(columns);
-    struct lake_err e;
+    struct error e;
     if (lake_table_add_columns(&x->t, cols, &e) != 0)
         fail_msg("table definition refused: %s", e.msg);
     json_decref(cols);
@@ -141,7 +141,7 @@ static void test_type_mapping_every_scalar(void **state)
         char def[200];
         snprintf(def, sizeof def, "[%s]", cases[i].def);
         struct tbl *x = tbl_new(def);
-        struct icemeta_err err = {0};
+        struct error err = {0};
         char got[48];
         const struct lake_column *c = x->t.root.children[0];
         assert_int_equal(ice_type_string(c, 3, got, sizeof got, &err), 0);
@@ -151,7 +151,7 @@ static void test_type_mapping_every_scalar(void **state)
         json_t *s2 = ice_schema_json(&x->t, 2, 0, NULL, &err);
         if (cases[i].v2_refused) {
             assert_int_equal(rc, -1);
-            assert_int_equal(err.kind, ICEMETA_ERR_UNSUPPORTED);
+            assert_int_equal(err.code, ERR_UNSUPPORTED);
             assert_non_null(strstr(err.msg, "'c'"));
             assert_non_null(strstr(err.msg, "format version 3"));
             assert_null(s2);
@@ -169,7 +169,7 @@ static void test_schema_nested(void **state)
 {
     (void)state;
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     int64_t max_id = -1;
     json_t *s = ice_schema_json(&x->t, 3, 0, &max_id, &err);
     assert_non_null(s);
@@ -202,17 +202,17 @@ static void test_schema_nested(void **state)
     /* A field id outside Iceberg's range is refused. */
     x->t.root.children[1]->field_id = 2147483540;
     assert_null(ice_schema_json(&x->t, 3, 0, NULL, &err));
-    assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     assert_non_null(strstr(err.msg, "session_id"));
     tbl_free(x);
 
     /* A variant nested in a struct is refused under v2, named by path. */
     x = tbl_new("[{'name':'s','type':'struct','children':[{'name':'v','type':'variant'}]}]");
     assert_null(ice_schema_json(&x->t, 2, 0, NULL, &err));
-    assert_int_equal(err.kind, ICEMETA_ERR_UNSUPPORTED);
+    assert_int_equal(err.code, ERR_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "'s.v'"));
     assert_null(ice_schema_json(&x->t, 1, 0, NULL, &err));
-    assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     tbl_free(x);
 }
 
@@ -222,7 +222,7 @@ static void test_partition_spec(void **state)
 {
     (void)state;
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     json_t *spec = ice_partition_spec_json(&x->t, 4, &err);
     expect_json(spec, "{'spec-id':0,'fields':[{'name':'message_created_at_day',"
                       "'transform':'day','source-id':4,'field-id':1000}]}");
@@ -248,7 +248,7 @@ static void test_partition_spec(void **state)
     static const char *const why[] = {"not a date or timestamp", "no field 99", "inside a list"};
     for (size_t i = 0; i < N_OF(bad); i++) {
         assert_null(ice_partition_spec_json(&x->t, bad[i], &err));
-        assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+        assert_int_equal(err.code, ERR_INVALID);
         assert_non_null(strstr(err.msg, why[i]));
     }
     tbl_free(x);
@@ -277,7 +277,7 @@ static void test_spec_drift(void **state)
 {
     (void)state;
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     json_t *day = ice_partition_spec_json(&x->t, 4, &err);
     json_t *none = ice_partition_spec_json(&x->t, 0, &err);
     json_t *other_col = ice_partition_spec_json(&x->t, 5, &err);
@@ -330,7 +330,7 @@ static void test_sort_order(void **state)
 {
     (void)state;
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     const struct lake_sort_field key[] = {{2, false, true}, {3, false, true}, {8, true, false}};
     json_t *o = ice_sort_order_json(&x->t, key, 3, &err);
     expect_json(o, "{'order-id':1,'fields':["
@@ -363,7 +363,7 @@ static void test_sort_order(void **state)
     const struct lake_sort_field in_map[] = {{14, false, true}};
     assert_null(ice_sort_order_json(&x->t, in_map, 1, &err));
     assert_non_null(strstr(err.msg, "inside a map"));
-    assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     tbl_free(x);
 }
 
@@ -377,7 +377,7 @@ static const char *const UUID = "5f0c4ab2-0d3e-4c5b-9a7e-2b1f3c4d5e6f";
 static void make_meta(struct ice_meta *m, int version, bool partitioned, const json_t *props)
 {
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     const struct lake_sort_field key[] = {{2, false, true}, {3, false, true}};
     json_t *schema = ice_schema_json(&x->t, version, 0, NULL, &err);
     json_t *spec = ice_partition_spec_json(&x->t, partitioned ? 4 : 0, &err);
@@ -466,7 +466,7 @@ static void test_create_v2_shape(void **state)
     ice_meta_free(&m);
 
     /* Reserved or non-string properties and bad inputs are refused. */
-    struct icemeta_err err = {0};
+    struct error err = {0};
     struct tbl *x = tbl_new(GATEWAY);
     json_t *schema = ice_schema_json(&x->t, 2, 0, NULL, &err);
     json_t *spec = ice_partition_spec_json(&x->t, 0, &err);
@@ -485,9 +485,9 @@ static void test_create_v2_shape(void **state)
         {2, UUID, LOC, NULL, spec, order, NULL, 1},
     };
     for (size_t i = 0; i < N_OF(bad); i++) {
-        err.kind = ICEMETA_OK;
+        err.code = ERR_OK;
         assert_int_equal(ice_meta_create(&m, &bad[i], &err), -1);
-        assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+        assert_int_equal(err.code, ERR_INVALID);
     }
     json_t *all[] = {schema, spec, order, reserved, numeric, idless};
     for (size_t i = 0; i < N_OF(all); i++)
@@ -525,7 +525,7 @@ static void test_add_snapshot_twice_v3(void **state)
     (void)state;
     struct ice_meta m;
     make_meta(&m, 3, true, NULL);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     int64_t id1, id2;
     assert_int_equal(ice_meta_pick_snapshot_id(&m, &id1, &err), 0);
     assert_true(id1 > 0 && id1 < (INT64_C(1) << 53));
@@ -625,7 +625,7 @@ static void test_add_snapshot_v2(void **state)
     (void)state;
     struct ice_meta m;
     make_meta(&m, 2, true, NULL);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     struct ice_snapshot_add a = append_of(42, 1, 10);
     assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
     a = append_of(43, 1, 5);
@@ -646,7 +646,7 @@ static void test_add_snapshot_refusals_leave_model(void **state)
     (void)state;
     struct ice_meta m;
     make_meta(&m, 3, true, NULL);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     struct ice_snapshot_add ok = append_of(42, 1, 10);
     assert_int_equal(ice_meta_add_snapshot(&m, &ok, &err), 0);
     char *before = ice_meta_dumps(&m);
@@ -669,9 +669,9 @@ static void test_add_snapshot_refusals_leave_model(void **state)
     bad[8].removed_data_files = 1;
     bad[8].deleted_records = 11;
     for (size_t i = 0; i < N_OF(bad); i++) {
-        err.kind = ICEMETA_OK;
+        err.code = ERR_OK;
         assert_int_equal(ice_meta_add_snapshot(&m, &bad[i], &err), -1);
-        assert_int_equal(err.kind, ICEMETA_ERR_INVALID);
+        assert_int_equal(err.code, ERR_INVALID);
         char *after = ice_meta_dumps(&m);
         assert_string_equal(after, before);
         free(after);
@@ -687,7 +687,7 @@ static void test_metadata_log_trimmed(void **state)
     json_t *props = sq("{'write.metadata.previous-versions-max':'2'}");
     make_meta(&m, 3, false, props);
     json_decref(props);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     for (int v = 1; v <= 4; v++) {
         char prev[200];
         snprintf(prev, sizeof prev, "%s/metadata/v%d.metadata.json", LOC, v);
@@ -713,7 +713,7 @@ static void test_set_sort_order(void **state)
     struct ice_meta m;
     make_meta(&m, 3, true, NULL);
     struct tbl *x = tbl_new(GATEWAY);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     bool changed = true;
 
     const struct lake_sort_field same[] = {{2, false, true}, {3, false, true}};
@@ -759,7 +759,7 @@ static void test_set_schema(void **state)
     (void)state;
     struct ice_meta m;
     make_meta(&m, 3, true, NULL);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     bool changed = true;
     struct tbl *x = tbl_new(GATEWAY);
     json_t *s = ice_schema_json(&x->t, 3, 7, NULL, &err); /* the id is ignored */
@@ -824,7 +824,7 @@ static void test_load_round_trip(void **state)
     (void)state;
     char *text = quoted(FOREIGN);
     struct ice_meta m;
-    struct icemeta_err err = {0};
+    struct error err = {0};
     if (ice_meta_load(&m, text, strlen(text), &err) != 0)
         fail_msg("load: %s", err.msg);
     assert_int_equal(m.format_version, 2);
@@ -912,61 +912,54 @@ static void test_load_refusals(void **state)
     (void)state;
     static const struct {
         const char *from, *to;
-        enum icemeta_err_kind kind;
+        enum error_code kind;
         const char *says;
     } cases[] = {
-        {"'format-version':2", "'format-version':1", ICEMETA_ERR_UNSUPPORTED, "version 1"},
-        {"'format-version':2", "'format-version':4", ICEMETA_ERR_UNSUPPORTED, "version 4"},
-        {"'format-version':2", "'format-version':'2'", ICEMETA_ERR_MALFORMED, "format-version"},
-        {"'format-version':2,", "", ICEMETA_ERR_MALFORMED, "\"format-version\" is missing"},
-        {"'table-uuid':'5f0c4ab2-0d3e-4c5b-9a7e-2b1f3c4d5e6f',", "", ICEMETA_ERR_MALFORMED,
-         "table-uuid"},
-        {"'table-uuid':'5f0c4ab2-0d3e-4c5b-9a7e-2b1f3c4d5e6f'", "'table-uuid':'x'",
-         ICEMETA_ERR_MALFORMED, "not a UUID"},
-        {"'location':'s3://bucket/t'", "'location':''", ICEMETA_ERR_MALFORMED, "location"},
-        {"'last-sequence-number':2", "'last-sequence-number':2.0", ICEMETA_ERR_MALFORMED,
-         "not an integer"},
-        {"'last-sequence-number':2", "'last-sequence-number':1", ICEMETA_ERR_MALFORMED,
+        {"'format-version':2", "'format-version':1", ERR_UNSUPPORTED, "version 1"},
+        {"'format-version':2", "'format-version':4", ERR_UNSUPPORTED, "version 4"},
+        {"'format-version':2", "'format-version':'2'", ERR_MALFORMED, "format-version"},
+        {"'format-version':2,", "", ERR_MALFORMED, "\"format-version\" is missing"},
+        {"'table-uuid':'5f0c4ab2-0d3e-4c5b-9a7e-2b1f3c4d5e6f',", "", ERR_MALFORMED, "table-uuid"},
+        {"'table-uuid':'5f0c4ab2-0d3e-4c5b-9a7e-2b1f3c4d5e6f'", "'table-uuid':'x'", ERR_MALFORMED,
+         "not a UUID"},
+        {"'location':'s3://bucket/t'", "'location':''", ERR_MALFORMED, "location"},
+        {"'last-sequence-number':2", "'last-sequence-number':2.0", ERR_MALFORMED, "not an integer"},
+        {"'last-sequence-number':2", "'last-sequence-number':1", ERR_MALFORMED,
          "above last-sequence-number"},
-        {"'last-sequence-number':2", "'last-sequence-number':99999999999999999999",
-         ICEMETA_ERR_MALFORMED, "not valid JSON"},
-        {"'current-schema-id':0", "'current-schema-id':5", ICEMETA_ERR_MALFORMED,
-         "current-schema-id"},
-        {"'default-spec-id':0", "'default-spec-id':1", ICEMETA_ERR_MALFORMED, "default-spec-id"},
-        {"'default-sort-order-id':0", "'default-sort-order-id':1", ICEMETA_ERR_MALFORMED,
+        {"'last-sequence-number':2", "'last-sequence-number':99999999999999999999", ERR_MALFORMED,
+         "not valid JSON"},
+        {"'current-schema-id':0", "'current-schema-id':5", ERR_MALFORMED, "current-schema-id"},
+        {"'default-spec-id':0", "'default-spec-id':1", ERR_MALFORMED, "default-spec-id"},
+        {"'default-sort-order-id':0", "'default-sort-order-id':1", ERR_MALFORMED,
          "default-sort-order-id"},
-        {"'sort-orders':[{'order-id':0,'fields':[]}],", "", ICEMETA_ERR_MALFORMED, "sort-orders"},
-        {"'current-snapshot-id':9007199254740991", "'current-snapshot-id':12",
-         ICEMETA_ERR_MALFORMED, "current-snapshot-id"},
-        {"'main':{'snapshot-id':9007199254740991", "'main':{'snapshot-id':11",
-         ICEMETA_ERR_MALFORMED, "refs.main"},
-        {"'audit':{'snapshot-id':11", "'audit':{'snapshot-id':13", ICEMETA_ERR_MALFORMED,
-         "refs.audit"},
+        {"'sort-orders':[{'order-id':0,'fields':[]}],", "", ERR_MALFORMED, "sort-orders"},
+        {"'current-snapshot-id':9007199254740991", "'current-snapshot-id':12", ERR_MALFORMED,
+         "current-snapshot-id"},
+        {"'main':{'snapshot-id':9007199254740991", "'main':{'snapshot-id':11", ERR_MALFORMED,
+         "refs.main"},
+        {"'audit':{'snapshot-id':11", "'audit':{'snapshot-id':13", ERR_MALFORMED, "refs.audit"},
         {"{'snapshot-id':11,'timestamp-ms'", "{'snapshot-id':9007199254740991,'timestamp-ms'",
-         ICEMETA_ERR_MALFORMED, "listed twice"},
+         ERR_MALFORMED, "listed twice"},
         {"'summary':{'operation':'append','total-records':'4'", "'summary':{'total-records':'4'",
-         ICEMETA_ERR_MALFORMED, "operation"},
-        {"'manifest-list':'s3://bucket/t/metadata/snap-11.avro',", "", ICEMETA_ERR_MALFORMED,
+         ERR_MALFORMED, "operation"},
+        {"'manifest-list':'s3://bucket/t/metadata/snap-11.avro',", "", ERR_MALFORMED,
          "manifest-list"},
-        {"'transform':'day','source-id':2,", "'transform':'day',", ICEMETA_ERR_MALFORMED,
-         "source-id"},
-        {"'properties':{'owner':'trino'", "'properties':{'owner':7", ICEMETA_ERR_MALFORMED,
-         "owner"},
+        {"'transform':'day','source-id':2,", "'transform':'day',", ERR_MALFORMED, "source-id"},
+        {"'properties':{'owner':'trino'", "'properties':{'owner':7", ERR_MALFORMED, "owner"},
         {"'metadata-log':[{'timestamp-ms':1700000001000,'metadata-file':'s3://bucket/t/metadata/"
          "v1.metadata.json'}]",
-         "'metadata-log':{}", ICEMETA_ERR_MALFORMED, "\"metadata-log\" is not an array"},
-        {"'schemas':[", "'schemas':[7,", ICEMETA_ERR_MALFORMED, "schemas[0] is not an object"},
-        {"'z-last':'kept'", "'z-last':'kept','location':'s3://other'", ICEMETA_ERR_MALFORMED,
+         "'metadata-log':{}", ERR_MALFORMED, "\"metadata-log\" is not an array"},
+        {"'schemas':[", "'schemas':[7,", ERR_MALFORMED, "schemas[0] is not an object"},
+        {"'z-last':'kept'", "'z-last':'kept','location':'s3://other'", ERR_MALFORMED,
          "not valid JSON"},
     };
     for (size_t i = 0; i < N_OF(cases); i++) {
         char *text = foreign_with(cases[i].from, cases[i].to);
         struct ice_meta m;
-        struct icemeta_err err = {0};
+        struct error err = {0};
         int rc = ice_meta_load(&m, text, strlen(text), &err);
-        if (rc != -1 || err.kind != cases[i].kind || !strstr(err.msg, cases[i].says))
-            fail_msg("case %zu: rc %d kind %s msg %s", i, rc, icemeta_err_kind_name(err.kind),
-                     err.msg);
+        if (rc != -1 || err.code != cases[i].kind || !strstr(err.msg, cases[i].says))
+            fail_msg("case %zu: rc %d kind %s msg %s", i, rc, error_code_name(err.code), err.msg);
         assert_null(m.doc);
         free(text);
     }
@@ -975,9 +968,9 @@ static void test_load_refusals(void **state)
     static const char *const junk[] = {"", "[]", "null", "{", "{\"format-version\":3}", "\xff\xfe"};
     for (size_t i = 0; i < N_OF(junk); i++) {
         struct ice_meta m;
-        struct icemeta_err err = {0};
+        struct error err = {0};
         assert_int_equal(ice_meta_load(&m, junk[i], strlen(junk[i]), &err), -1);
-        assert_int_equal(err.kind, ICEMETA_ERR_MALFORMED);
+        assert_int_equal(err.code, ERR_MALFORMED);
     }
     /* Deep nesting is refused by the parser, not by a crash. */
     size_t depth = 100000;
@@ -987,9 +980,9 @@ static void test_load_refusals(void **state)
     memset(deep + depth, ']', depth);
     deep[depth * 2] = '\0';
     struct ice_meta m;
-    struct icemeta_err err = {0};
+    struct error err = {0};
     assert_int_equal(ice_meta_load(&m, deep, depth * 2, &err), -1);
-    assert_int_equal(err.kind, ICEMETA_ERR_MALFORMED);
+    assert_int_equal(err.code, ERR_MALFORMED);
     free(deep);
 }
 
@@ -998,7 +991,7 @@ static void test_load_v3_needs_next_row_id(void **state)
     (void)state;
     struct ice_meta m;
     make_meta(&m, 3, true, NULL);
-    struct icemeta_err err = {0};
+    struct error err = {0};
     struct ice_snapshot_add a = append_of(8, 2, 50);
     assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
     char *text = ice_meta_dumps(&m);
@@ -1016,7 +1009,7 @@ static void test_load_v3_needs_next_row_id(void **state)
     memmove(cut, cut + strlen("\"next-row-id\":50,"),
             strlen(cut + strlen("\"next-row-id\":50,")) + 1);
     assert_int_equal(ice_meta_load(&back, text, strlen(text), &err), -1);
-    assert_int_equal(err.kind, ICEMETA_ERR_MALFORMED);
+    assert_int_equal(err.code, ERR_MALFORMED);
     assert_non_null(strstr(err.msg, "next-row-id"));
     free(text);
 }

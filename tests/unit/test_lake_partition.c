@@ -170,7 +170,7 @@ static void read_input(enum lake_type t, const json_t *vec, const json_t *in, st
 }
 
 /* The wire string of a non-null value (malloc'd), or NULL with err set. */
-static char *render(enum lake_type t, int scale, const struct lake_value *v, struct lake_err *err)
+static char *render(enum lake_type t, int scale, const struct lake_value *v, struct error *err)
 {
     struct buf b = BUF_INIT;
     if (lake_partition_render(t, scale, v, &b, err) != 0) {
@@ -183,7 +183,7 @@ static char *render(enum lake_type t, int scale, const struct lake_value *v, str
 
 /* A transform by name with the vector's param; 0 or -1 with err. */
 static int vector_transform(const json_t *vec, const char *key, enum lake_type type,
-                            enum lake_transform *tr, int32_t *param, struct lake_err *err)
+                            enum lake_transform *tr, int32_t *param, struct error *err)
 {
     const json_t *p = json_object_get(vec, "param");
     bool has = p && !json_is_null(p);
@@ -209,7 +209,7 @@ static void check_transform_vector(const json_t *vec)
     enum lake_type type = type_named(json_string_value(json_object_get(vec, "type")));
     const json_t *want = json_object_get(vec, "expected");
     const char *want_err = json_string_value(json_object_get(want, "error"));
-    struct lake_err err = {0};
+    struct error err = {0};
     enum lake_transform tr;
     int32_t param;
     struct input in;
@@ -222,7 +222,7 @@ static void check_transform_vector(const json_t *vec)
         if (rc == 0 || !strstr(err.msg, want_err))
             fail_msg("%s on %s: want error '%s', got rc %d '%s'", name, lake_type_name(type),
                      want_err, rc, err.msg);
-        assert_int_equal(err.kind, LAKE_ERR_INVALID);
+        assert_int_equal(err.code, ERR_INVALID);
         return;
     }
     if (rc != 0)
@@ -367,7 +367,7 @@ static void set_spec(struct test_table *tt, const struct lake_partition_field *f
 {
     tt->t.nspec_fields = 0;
     tt->t.partitioned = false;
-    struct lake_err err = {0};
+    struct error err = {0};
     for (size_t i = 0; i < n; i++)
         if (lake_table_load_partition_field(&tt->t, &f[i], &err) != 0)
             fail_msg("spec: %s", err.msg);
@@ -375,7 +375,7 @@ static void set_spec(struct test_table *tt, const struct lake_partition_field *f
 
 static int64_t field_id_of(struct test_table *tt, const char *path)
 {
-    struct lake_err err = {0};
+    struct error err = {0};
     struct lake_column *c = lake_table_find_path(&tt->t, path, &err);
     if (!c)
         fail_msg("no column '%s': %s", path, err.msg);
@@ -385,7 +385,7 @@ static int64_t field_id_of(struct test_table *tt, const char *path)
 static void group_rows(struct test_table *tt, const struct ArrowSchema *s,
                        const struct ArrowArray *b, struct lake_partition_groups *g)
 {
-    struct lake_err err = {0};
+    struct error err = {0};
     if (lake_partition_group_rows(&tt->t, s, b, g, &err) != 0)
         fail_msg("group_rows: %s", err.msg);
     assert_int_equal(g->nrows, b->length);
@@ -422,7 +422,7 @@ static void check_through_driver(const json_t *vec, enum lake_type type, const j
     for (size_t i = 0; i < n; i++)
         vals[i] = in[i].v;
     one_column_table(&tt, type, 38, scale);
-    struct lake_err err = {0};
+    struct error err = {0};
     enum lake_transform tr;
     int32_t param;
     if (vector_transform(vec, "source_transform", type, &tr, &param, &err) != 0)
@@ -460,7 +460,7 @@ static void check_wire_vector(const json_t *vec)
 {
     enum lake_type type = type_named(json_string_value(json_object_get(vec, "type")));
     enum lake_transform tr;
-    struct lake_err err = {0};
+    struct error err = {0};
     if (lake_partition_parse_transform(json_string_value(json_object_get(vec, "source_transform")),
                                        &tr, &err) != 0)
         fail_msg("%s", err.msg);
@@ -494,7 +494,7 @@ static void check_strings_vector(const json_t *vec)
     const json_t *inputs = json_object_get(vec, "input");
     const json_t *wants = json_object_get(vec, "expected");
     /* The scalar path gives the same strings. */
-    struct lake_err err = {0};
+    struct error err = {0};
     enum lake_transform tr;
     int32_t param;
     if (vector_transform(vec, "source_transform", type, &tr, &param, &err) != 0)
@@ -559,7 +559,7 @@ static void test_type_gates(void **state)
             }
             if (tr == LTR_BUCKET && in_gate("not_bucketable", t))
                 assert_false(want);
-            struct lake_err err = {0};
+            struct error err = {0};
             bool param = lake_transform_takes_param((enum lake_transform)tr);
             int rc = lake_partition_check((enum lake_transform)tr, param, 4, t, &err);
             if ((rc == 0) != want)
@@ -577,10 +577,10 @@ static void test_type_gates(void **state)
     }
 }
 
-static void expect_refusal(int rc, const struct lake_err *err, const char *sub)
+static void expect_refusal(int rc, const struct error *err, const char *sub)
 {
     assert_int_equal(rc, -1);
-    assert_int_equal(err->kind, LAKE_ERR_INVALID);
+    assert_int_equal(err->code, ERR_INVALID);
     if (!strstr(err->msg, sub))
         fail_msg("'%s' lacks '%s'", err->msg, sub);
 }
@@ -588,7 +588,7 @@ static void expect_refusal(int rc, const struct lake_err *err, const char *sub)
 static void test_check_refusals(void **state)
 {
     (void)state;
-    struct lake_err err = {0};
+    struct error err = {0};
     enum lake_transform tr;
     expect_refusal(lake_partition_parse_transform("squiggle", &tr, &err), &err,
                    "unknown partition transform");
@@ -622,7 +622,7 @@ static void test_truncate_properties(void **state)
 {
     (void)state;
     struct rng rng = {99};
-    struct lake_err err = {0};
+    struct error err = {0};
     const int32_t widths[] = {1, 2, 7, 10, 1000};
     for (int k = 0; k < 2000; k++) {
         int32_t w = widths[k % 5];
@@ -664,7 +664,7 @@ static void test_truncate_properties(void **state)
 /* Wire strings §5.4 spells out beyond the vectors. */
 static void expect_text(enum lake_type t, int scale, struct lake_value v, const char *want)
 {
-    struct lake_err err = {0};
+    struct error err = {0};
     char *got = render(t, scale, &v, &err);
     if (!got || strcmp(got, want) != 0)
         fail_msg("%s: got '%s' (%s), want '%s'", lake_type_name(t), got ? got : "", err.msg, want);
@@ -699,7 +699,7 @@ static void test_render_forms(void **state)
     expect_text(LT_BOOLEAN, 0, (struct lake_value){.b = false}, "false");
     expect_text(LT_BINARY, 0, (struct lake_value){.bytes = {(const uint8_t *)"", 0}}, "");
     /* What Python could not print is refused. */
-    struct lake_err err = {0};
+    struct error err = {0};
     struct buf b = BUF_INIT;
     struct lake_value year0 = {.i = time_days_from_civil(0, 12, 31)};
     expect_refusal(lake_partition_render(LT_DATE, 0, &year0, &b, &err), &err, "1..9999");
@@ -893,7 +893,7 @@ static void test_struct_leaf(void **state)
 static void expect_driver_refusal(struct test_table *tt, const struct ArrowSchema *s,
                                   const struct ArrowArray *b, const char *sub)
 {
-    struct lake_err err = {0};
+    struct error err = {0};
     struct lake_partition_groups g;
     expect_refusal(lake_partition_group_rows(&tt->t, s, b, &g, &err), &err, sub);
     assert_null(g.values);
@@ -1080,7 +1080,7 @@ static void expect_scalar_agreement(struct test_table *tt, const struct ArrowArr
             const struct lake_partition_field *pf = &tt->t.spec_fields[f];
             const struct lake_column *c = lake_table_find_field(&tt->t, pf->source_field_id);
             struct lake_value in = cell(&tt->t, c, batch, r), out;
-            struct lake_err err = {0};
+            struct error err = {0};
             assert_int_equal(
                 lake_partition_apply(pf->transform, pf->param, c->type, &in, &out, &err), 0);
             char *want = out.null ? NULL

@@ -27,7 +27,7 @@
 struct fx {
     struct arena arena;
     struct lake_table t;
-    struct lake_err err;
+    struct error err;
 };
 
 static int fx_setup(void **state)
@@ -133,13 +133,13 @@ static int ops(struct fx *f, const char *list)
 static void check_ok(struct fx *f, int rc, const char *file, int line)
 {
     if (rc != 0) {
-        print_error("expected success, got rc %d kind %d: %s\n", rc, f->err.kind, f->err.msg);
+        print_error("expected success, got rc %d kind %d: %s\n", rc, f->err.code, f->err.msg);
         _fail(file, line);
     }
 }
 
-static void check_err(struct fx *f, int rc, enum lake_err_kind kind, const char *sub,
-                      const char *file, int line)
+static void check_err(struct fx *f, int rc, enum error_code kind, const char *sub, const char *file,
+                      int line)
 {
     if (rc == 0) {
         print_error("expected failure kind %d (\"%s\"), got success\n", kind, sub ? sub : "");
@@ -149,8 +149,16 @@ static void check_err(struct fx *f, int rc, enum lake_err_kind kind, const char 
         print_error("expected rc -1, got %d\n", rc);
         _fail(file, line);
     }
-    if (f->err.kind != kind) {
-        print_error("expected kind %d, got kind %d: %s\n", kind, f->err.kind, f->err.msg);
+    if (f->err.code != kind) {
+        print_error("expected kind %d, got kind %d: %s\n", kind, f->err.code, f->err.msg);
+        _fail(file, line);
+    }
+    /* Only the id-less refusal carries a typed reason (409 idless_files_present). */
+    const char *want_reason = kind == ERR_CONFLICT ? "idless_files_present" : NULL;
+    if ((want_reason == NULL) != (f->err.reason == NULL) ||
+        (want_reason && strcmp(want_reason, f->err.reason) != 0)) {
+        print_error("expected reason %s, got %s\n", want_reason ? want_reason : "(none)",
+                    f->err.reason ? f->err.reason : "(none)");
         _fail(file, line);
     }
     if (sub && !strstr(f->err.msg, sub)) {
@@ -160,13 +168,13 @@ static void check_err(struct fx *f, int rc, enum lake_err_kind kind, const char 
 }
 
 #define OK(f, rc) check_ok((f), (rc), __FILE__, __LINE__)
-#define BAD(f, rc, sub) check_err((f), (rc), LAKE_ERR_BAD_REQUEST, (sub), __FILE__, __LINE__)
-#define INVALID(f, rc, sub) check_err((f), (rc), LAKE_ERR_INVALID, (sub), __FILE__, __LINE__)
-#define IDLESS(f, rc, sub) check_err((f), (rc), LAKE_ERR_IDLESS, (sub), __FILE__, __LINE__)
+#define BAD(f, rc, sub) check_err((f), (rc), ERR_MALFORMED, (sub), __FILE__, __LINE__)
+#define INVALID(f, rc, sub) check_err((f), (rc), ERR_INVALID, (sub), __FILE__, __LINE__)
+#define IDLESS(f, rc, sub) check_err((f), (rc), ERR_CONFLICT, (sub), __FILE__, __LINE__)
 
 static struct lake_column *col_at(struct fx *f, const char *path, const char *file, int line)
 {
-    struct lake_err e;
+    struct error e;
     struct lake_column *c = lake_table_find_path(&f->t, path, &e);
     if (!c) {
         print_error("column '%s' not found: %s\n", path, e.msg);
@@ -179,7 +187,7 @@ static struct lake_column *col_at(struct fx *f, const char *path, const char *fi
 
 static bool has_path(struct fx *f, const char *path)
 {
-    struct lake_err e;
+    struct error e;
     return lake_table_find_path(&f->t, path, &e) != NULL;
 }
 
@@ -229,7 +237,7 @@ static void make_base(struct fx *f)
  * id 1, s 2 (a 3, b 4 (x 5, y 6)), z 7; every row stored. */
 static void make_loaded(struct fx *f)
 {
-    struct lake_err *e = &f->err;
+    struct error *e = &f->err;
     struct lake_table *t = &f->t;
     OK(f, lake_table_load_column(t, 1, 0, "id", LT_LONG, 0, 0, false, 0, NULL, e));
     OK(f, lake_table_load_column(t, 2, 0, "s", LT_STRUCT, 0, 0, true, 1, NULL, e));
@@ -465,9 +473,9 @@ static void test_create_bad_request_shapes(void **state)
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         fx_reset(f);
         int rc = create(f, cases[i].cols);
-        if (rc == 0 || f->err.kind != LAKE_ERR_BAD_REQUEST || strcmp(f->err.msg, cases[i].msg))
+        if (rc == 0 || f->err.code != ERR_MALFORMED || strcmp(f->err.msg, cases[i].msg))
             fail_msg("case %zu: rc %d kind %d msg \"%s\", want BAD_REQUEST \"%s\"", i, rc,
-                     f->err.kind, f->err.msg, cases[i].msg);
+                     f->err.code, f->err.msg, cases[i].msg);
     }
     fx_reset(f);
     BAD(f, create(f, "{}"), "field 'columns' must be an array");
@@ -720,24 +728,22 @@ static void test_decimal_params(void **state)
     static const struct {
         const char *params;
         const char *msg;
-        enum lake_err_kind kind;
+        enum error_code kind;
     } bad[] = {
-        {"{'precision':0}", "decimal column 'd' has precision 0, outside 1..38", LAKE_ERR_INVALID},
-        {"{'precision':39}", "decimal column 'd' has precision 39, outside 1..38",
-         LAKE_ERR_INVALID},
-        {"{'precision':-5}", "has precision -5, outside 1..38", LAKE_ERR_INVALID},
-        {"{'precision':9999999999}", "outside 1..38", LAKE_ERR_INVALID},
-        {"{'scale':-1}", "decimal column 'd' has a negative scale -1", LAKE_ERR_INVALID},
+        {"{'precision':0}", "decimal column 'd' has precision 0, outside 1..38", ERR_INVALID},
+        {"{'precision':39}", "decimal column 'd' has precision 39, outside 1..38", ERR_INVALID},
+        {"{'precision':-5}", "has precision -5, outside 1..38", ERR_INVALID},
+        {"{'precision':9999999999}", "outside 1..38", ERR_INVALID},
+        {"{'scale':-1}", "decimal column 'd' has a negative scale -1", ERR_INVALID},
         {"{'precision':10,'scale':11}", "decimal column 'd' has scale 11 above its precision 10",
-         LAKE_ERR_INVALID},
-        {"{'scale':39}", "has scale 39 above its precision 38", LAKE_ERR_INVALID},
-        {"{'precision':'10'}", "decimal column 'd' has a non-integer 'precision'",
-         LAKE_ERR_BAD_REQUEST},
-        {"{'precision':10.0}", "has a non-integer 'precision'", LAKE_ERR_BAD_REQUEST},
-        {"{'precision':10,'scale':2.5}", "has a non-integer 'scale'", LAKE_ERR_BAD_REQUEST},
-        {"{'precision':10,'scale':true}", "has a non-integer 'scale'", LAKE_ERR_BAD_REQUEST},
-        {"{'precision':null}", "decimal column 'd'", LAKE_ERR_BAD_REQUEST},
-        {"{'precision':10,'scal':2}", "decimal column 'd'", LAKE_ERR_BAD_REQUEST},
+         ERR_INVALID},
+        {"{'scale':39}", "has scale 39 above its precision 38", ERR_INVALID},
+        {"{'precision':'10'}", "decimal column 'd' has a non-integer 'precision'", ERR_MALFORMED},
+        {"{'precision':10.0}", "has a non-integer 'precision'", ERR_MALFORMED},
+        {"{'precision':10,'scale':2.5}", "has a non-integer 'scale'", ERR_MALFORMED},
+        {"{'precision':10,'scale':true}", "has a non-integer 'scale'", ERR_MALFORMED},
+        {"{'precision':null}", "decimal column 'd'", ERR_MALFORMED},
+        {"{'precision':10,'scal':2}", "decimal column 'd'", ERR_MALFORMED},
     };
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         fx_reset(f);
@@ -745,9 +751,9 @@ static void test_decimal_params(void **state)
         snprintf(cols, sizeof cols, "[{'name':'d','type':'decimal','type_params':%s}]",
                  bad[i].params);
         int rc = create(f, cols);
-        if (rc == 0 || f->err.kind != bad[i].kind || !strstr(f->err.msg, bad[i].msg))
+        if (rc == 0 || f->err.code != bad[i].kind || !strstr(f->err.msg, bad[i].msg))
             fail_msg("type_params %s: rc %d kind %d \"%s\", want kind %d \"%s\"", bad[i].params, rc,
-                     f->err.kind, f->err.msg, bad[i].kind, bad[i].msg);
+                     f->err.code, f->err.msg, bad[i].kind, bad[i].msg);
     }
     /* The path of a nested decimal is named. */
     fx_reset(f);
@@ -871,10 +877,9 @@ static void test_invalid_column_names(void **state)
         fx_reset(f);
         json_t *cols = json_pack("[{s:s,s:s}]", "name", bad[i], "type", "int");
         int rc = create_j(f, cols);
-        if (rc == 0 || f->err.kind != LAKE_ERR_INVALID ||
-            !strstr(f->err.msg, "invalid column name") ||
+        if (rc == 0 || f->err.code != ERR_INVALID || !strstr(f->err.msg, "invalid column name") ||
             !strstr(f->err.msg, "(must match ^[A-Za-z_][A-Za-z0-9_-]{0,127}$)"))
-            fail_msg("name \"%s\": rc %d kind %d \"%s\"", bad[i], rc, f->err.kind, f->err.msg);
+            fail_msg("name \"%s\": rc %d kind %d \"%s\"", bad[i], rc, f->err.code, f->err.msg);
     }
     /* 128 characters are fine; 129 are not, and the message shortens the name. */
     char name[200];
@@ -1413,9 +1418,9 @@ static void test_promote_matrix_through_op(void **state)
                 assert_int_equal(c->type, to);
                 assert_true(c->changed);
             } else {
-                if (rc == 0 || f->err.kind != LAKE_ERR_INVALID)
+                if (rc == 0 || f->err.code != ERR_INVALID)
                     fail_msg("promote %s -> %s: rc %d kind %d (want INVALID)", fn, tn, rc,
-                             f->err.kind);
+                             f->err.code);
                 bool container = lake_type_is_container((enum lake_type)from) ||
                                  lake_type_is_container((enum lake_type)to);
                 char want[160];
@@ -1551,8 +1556,8 @@ static void test_partition_spec_params(void **state)
         char o[300];
         snprintf(o, sizeof o, "{'op':'set_partition_spec','fields':[%s]}", bad[i].field);
         int rc = op(f, o);
-        if (rc == 0 || f->err.kind != LAKE_ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
-            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.kind,
+        if (rc == 0 || f->err.code != ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
+            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.code,
                      f->err.msg, bad[i].msg);
     }
     assert_false(f->t.partitioned);
@@ -1645,8 +1650,8 @@ static void test_partition_spec_sources(void **state)
         char o[300];
         snprintf(o, sizeof o, "{'op':'set_partition_spec','fields':[%s]}", bad[i].field);
         int rc = op(f, o);
-        if (rc == 0 || f->err.kind != LAKE_ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
-            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.kind,
+        if (rc == 0 || f->err.code != ERR_INVALID || !strstr(f->err.msg, bad[i].msg))
+            fail_msg("%s: rc %d kind %d \"%s\", want INVALID \"%s\"", bad[i].field, rc, f->err.code,
                      f->err.msg, bad[i].msg);
     }
     /* A struct leaf is allowed; a leaf inside a struct inside a list is not. */
@@ -1736,7 +1741,7 @@ static void test_partition_spec_gate_through_op(void **state)
                 fail_msg("%s on %s: rc %d (%s)", lake_transform_name((enum lake_transform)tr),
                          lake_type_name((enum lake_type)ty), rc, f->err.msg);
             if (!want)
-                assert_int_equal(f->err.kind, LAKE_ERR_INVALID);
+                assert_int_equal(f->err.code, ERR_INVALID);
         }
     }
 }
@@ -1935,9 +1940,9 @@ static void test_set_properties(void **state)
         json_t *o =
             json_pack("{s:s,s:{s:s}}", "op", "set_properties", "properties", reserved[i], "v");
         int rc = op_j(f, o);
-        if (rc == 0 || f->err.kind != LAKE_ERR_INVALID ||
+        if (rc == 0 || f->err.code != ERR_INVALID ||
             !strstr(f->err.msg, "invalid or reserved custom property key"))
-            fail_msg("key '%s': rc %d kind %d \"%s\"", reserved[i], rc, f->err.kind, f->err.msg);
+            fail_msg("key '%s': rc %d kind %d \"%s\"", reserved[i], rc, f->err.code, f->err.msg);
     }
     BAD(f, op(f, "{'op':'set_properties','properties':{'k':1}}"),
         "property 'k' must have a string value");
@@ -2132,7 +2137,7 @@ static void test_load_column_orders_siblings(void **state)
 {
     struct fx *f = *state;
     struct lake_table *t = &f->t;
-    struct lake_err *e = &f->err;
+    struct error *e = &f->err;
     OK(f, lake_table_load_column(t, 3, 0, "c", LT_INT, 0, 0, true, 2, NULL, e));
     OK(f, lake_table_load_column(t, 1, 0, "a", LT_DECIMAL, 12, 3, false, 0, "money", e));
     OK(f, lake_table_load_column(t, 5, 0, "s", LT_STRUCT, 0, 0, true, 5, NULL, e));
@@ -2170,7 +2175,7 @@ static void test_find_path(void **state)
 {
     struct fx *f = *state;
     make_base(f);
-    struct lake_err e;
+    struct error e;
     assert_ptr_equal(lake_table_find_path(&f->t, "addr.city", &e), lake_table_find_field(&f->t, 5));
     static const struct {
         const char *path;
@@ -2190,8 +2195,8 @@ static void test_find_path(void **state)
         memset(&e, 0, sizeof e);
         if (lake_table_find_path(&f->t, bad[i].path, &e) != NULL)
             fail_msg("path '%s' resolved", bad[i].path);
-        if (e.kind != LAKE_ERR_INVALID || !strstr(e.msg, bad[i].msg))
-            fail_msg("path '%s': kind %d \"%s\", want \"%s\"", bad[i].path, e.kind, e.msg,
+        if (e.code != ERR_INVALID || !strstr(e.msg, bad[i].msg))
+            fail_msg("path '%s': kind %d \"%s\", want \"%s\"", bad[i].path, e.code, e.msg,
                      bad[i].msg);
     }
     /* A very long path is refused without overrunning anything. */
@@ -2199,10 +2204,10 @@ static void test_find_path(void **state)
     memset(longp, 'a', sizeof longp - 1);
     longp[sizeof longp - 1] = '\0';
     assert_null(lake_table_find_path(&f->t, longp, &e));
-    assert_int_equal(e.kind, LAKE_ERR_INVALID);
+    assert_int_equal(e.code, ERR_INVALID);
     longp[300] = '\0';
     assert_null(lake_table_find_path(&f->t, longp, &e));
-    assert_int_equal(e.kind, LAKE_ERR_INVALID);
+    assert_int_equal(e.code, ERR_INVALID);
 }
 
 /* ------------------------------------------------------------- rendering */

@@ -4,7 +4,7 @@
  * Lz4Codec), Arrow C++ and older Arrow C++ write it, then read through
  * pq_decompress and, as whole files, through pq_reader_*; the oracle is
  * always the uncompressed original. Corrupt framing must come back as
- * PQ_ERR_CORRUPT, and inputs are exact-size heap copies so a sanitizer
+ * ERR_CORRUPT, and inputs are exact-size heap copies so a sanitizer
  * build catches any over-read. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,7 +108,7 @@ static void brotli(const uint8_t *src, size_t n, int quality, struct buf *out)
 
 /* Decompresses an exact-size copy of src into an exact-size block. */
 static int decompress_exact(enum pq_codec c, const void *src, size_t n, size_t dst_len,
-                            uint8_t **out, struct pq_error *err)
+                            uint8_t **out, struct error *err)
 {
     uint8_t *in = malloc(n ? n : 1);
     assert_non_null(in);
@@ -128,7 +128,7 @@ static int decompress_exact(enum pq_codec c, const void *src, size_t n, size_t d
 static void expect_decodes(enum pq_codec c, const struct buf *z, const uint8_t *want, size_t n,
                            const char *what)
 {
-    struct pq_error err = {0};
+    struct error err = {0};
     uint8_t *got;
     if (decompress_exact(c, z->data, z->len, n, &got, &err) != 0)
         fail_msg("%s (%zu bytes): %s", what, n, err.msg);
@@ -139,10 +139,10 @@ static void expect_decodes(enum pq_codec c, const struct buf *z, const uint8_t *
 static void expect_corrupt(enum pq_codec c, const void *z, size_t len, size_t dst_len,
                            const char *what)
 {
-    struct pq_error err = {0};
+    struct error err = {0};
     if (decompress_exact(c, z, len, dst_len, NULL, &err) == 0)
         fail_msg("%s: %zu bytes decoded to %zu", what, len, dst_len);
-    if (err.code != PQ_ERR_CORRUPT)
+    if (err.code != ERR_CORRUPT)
         fail_msg("%s: error %d (%s), expected CORRUPT", what, (int)err.code, err.msg);
 }
 
@@ -276,14 +276,14 @@ static void test_lz4_corrupt(void **state)
         expect_corrupt(PQ_LZ4, raw.data, cut, n, "truncated bare LZ4 block");
 
     /* Flipped bytes never crash or over-read; when noticed, corrupt. */
-    struct pq_error err = {0};
+    struct error err = {0};
     for (size_t pos = 0; pos < z.len; pos++) {
         for (int f = 0; f < 3; f++) {
             buf_reset(&bad);
             assert_int_equal(buf_append(&bad, z.data, z.len), 0);
             bad.data[pos] ^= (char)(f == 0 ? 0xFF : f == 1 ? 0x01 : 0x80);
             if (decompress_exact(PQ_LZ4, bad.data, bad.len, n, NULL, &err) != 0)
-                assert_int_equal(err.code, PQ_ERR_CORRUPT);
+                assert_int_equal(err.code, ERR_CORRUPT);
         }
     }
     /* Garbage of every length up to 64, against a few page sizes. */
@@ -294,7 +294,7 @@ static void test_lz4_corrupt(void **state)
         const size_t page_sizes[] = {0, 3, n};
         for (size_t i = 0; i < ARRAY_LEN(page_sizes); i++)
             if (decompress_exact(PQ_LZ4, junk, len, page_sizes[i], NULL, &err) != 0)
-                assert_int_equal(err.code, PQ_ERR_CORRUPT);
+                assert_int_equal(err.code, ERR_CORRUPT);
     }
     buf_free(&raw);
     buf_free(&bad);
@@ -337,7 +337,7 @@ static void test_brotli_corrupt(void **state)
     assert_int_equal(buf_append(&bad, z.data, z.len), 0);
     assert_int_equal(buf_putc(&bad, 0), 0);
     expect_corrupt(PQ_BROTLI, bad.data, bad.len, n, "a byte after the stream");
-    struct pq_error err = {0};
+    struct error err = {0};
     for (size_t pos = 0; pos < z.len; pos++) {
         buf_reset(&bad);
         assert_int_equal(buf_append(&bad, z.data, z.len), 0);
@@ -345,7 +345,7 @@ static void test_brotli_corrupt(void **state)
         uint8_t *got;
         int rc = decompress_exact(PQ_BROTLI, bad.data, bad.len, n, &got, &err);
         if (rc != 0)
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
         free(got);
     }
     expect_corrupt(PQ_BROTLI, "\xff\xff\xff\xff garbage", 13, n, "garbage");
@@ -513,7 +513,7 @@ static void expect_rows(const struct ArrowArray *rg, const struct file_data *d)
     }
 }
 
-static int read_file(const struct buf *file, const struct file_data *d, struct pq_error *err)
+static int read_file(const struct buf *file, const struct file_data *d, struct error *err)
 {
     struct pq_source src;
     pq_source_memory(&src, file->data, file->len);
@@ -541,7 +541,7 @@ static void test_files_read_back(void **state)
     for (size_t i = 0; i < ARRAY_LEN(framings); i++) {
         struct buf file = BUF_INIT;
         build_file(framings[i], d, 0, &file);
-        struct pq_error err = {0};
+        struct error err = {0};
         if (read_file(&file, d, &err) != 0)
             fail_msg("framing %zu: %s", i, err.msg);
         /* HL_KEEP_CODEC_FILES=dir keeps the files for a look with other
@@ -572,10 +572,10 @@ static void test_files_size_mismatch(void **state)
         for (size_t e = 0; e < ARRAY_LEN(errors); e++) {
             struct buf file = BUF_INIT;
             build_file(framings[i], d, errors[e], &file);
-            struct pq_error err = {0};
+            struct error err = {0};
             if (read_file(&file, d, &err) == 0)
                 fail_msg("framing %zu, size off by %d: read", i, (int)errors[e]);
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
             assert_non_null(strstr(err.msg, pq_codec_name((int)framing_codec(framings[i]))));
             buf_free(&file);
         }
@@ -597,9 +597,9 @@ static void test_files_claim_past_ratio(void **state)
         for (int past = 0; past < 2; past++) {
             struct buf file = BUF_INIT;
             build_file(cases[i], d, past ? CLAIM_PAST_BOUND : CLAIM_AT_BOUND, &file);
-            struct pq_error err = {0};
+            struct error err = {0};
             assert_int_equal(read_file(&file, d, &err), -1);
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
             if ((strstr(err.msg, "claims") != NULL) != (past == 1))
                 fail_msg("framing %zu, %s the bound: %s", i, past ? "past" : "at", err.msg);
             buf_free(&file);

@@ -74,7 +74,7 @@ static size_t stats_of(struct fixture *f, const struct pq_file_meta *meta,
                        struct pq_col_stats **out)
 {
     size_t n;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_footer_column_stats(meta, schema, t, &f->arena, out, &n, &err) != 0)
         fail_msg("column stats: %s", err.msg);
     return n;
@@ -93,7 +93,7 @@ static const struct pq_file_meta *reparse(struct fixture *f, const struct pq_fil
     assert_int_equal(pq_encode_file_meta(m, &b), 0);
     struct pq_file_meta *out = arena_calloc(&f->arena, 1, sizeof *out);
     assert_non_null(out);
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_decode_file_meta(b.data, b.len, &f->arena, out, &err) != 0)
         fail_msg("decode: %s", err.msg);
     buf_free(&b);
@@ -102,7 +102,7 @@ static const struct pq_file_meta *reparse(struct fixture *f, const struct pq_fil
 
 static int64_t field_id(struct lake_table *t, const char *path)
 {
-    struct lake_err err = {0};
+    struct error err = {0};
     struct lake_column *c = lake_table_find_path(t, path, &err);
     if (!c)
         fail_msg("no column %s", path);
@@ -1292,26 +1292,26 @@ static void test_empty_and_corrupt(void **state)
     struct fixture f;
     six_file(&tt, &d, &f);
     struct pq_file_meta *m = &f.res.meta;
-    struct pq_error err = {0};
+    struct error err = {0};
     size_t n;
     /* A chunk whose path is another column's. */
     const char **path = chunk(m, 1, "day")->path;
     path[0] = "ts";
     assert_int_equal(pq_footer_column_stats(m, &f.res.schema, &tt.t, &f.arena, &st, &n, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     path[0] = "day";
     /* Negative counts, and more nulls than values. */
     chunk(m, 2, "id")->statistics.null_count = -1;
     assert_int_equal(pq_footer_column_stats(m, &f.res.schema, &tt.t, &f.arena, &st, &n, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     chunk(m, 2, "id")->statistics.null_count = 31;
     assert_int_equal(pq_footer_column_stats(m, &f.res.schema, &tt.t, &f.arena, &st, &n, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     chunk(m, 2, "id")->statistics.null_count = 0;
     /* A row group missing a column. */
     m->row_groups[3].ncolumns--;
     assert_int_equal(pq_footer_column_stats(m, &f.res.schema, &tt.t, &f.arena, &st, &n, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     m->row_groups[3].ncolumns++;
     assert_int_equal(pq_footer_column_stats(m, &f.res.schema, &tt.t, &f.arena, &st, &n, &err), 0);
     assert_int_equal(n, 6);

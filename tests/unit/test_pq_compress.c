@@ -47,7 +47,7 @@ static uint8_t *repetitive_bytes(size_t n)
 static void compress_ok(struct pq_codec_ctx *ctx, enum pq_codec c, int level, const void *src,
                         size_t n, struct buf *out)
 {
-    struct pq_error err = {0};
+    struct error err = {0};
     buf_reset(out);
     if (pq_compress(ctx, c, level, src, n, out, &err) != 0)
         fail_msg("%s: compress failed: %s", pq_codec_name((int)c), err.msg);
@@ -55,7 +55,7 @@ static void compress_ok(struct pq_codec_ctx *ctx, enum pq_codec c, int level, co
 
 /* Decompresses into an exact-size heap block, so ASan catches overflow. */
 static int decompress_exact(struct pq_codec_ctx *ctx, enum pq_codec c, const void *src, size_t n,
-                            size_t dst_len, uint8_t **out, struct pq_error *err)
+                            size_t dst_len, uint8_t **out, struct error *err)
 {
     /* An exact-size copy of the input too, so over-reads show up. */
     uint8_t *in = malloc(n ? n : 1);
@@ -75,7 +75,7 @@ static void check_round_trip(struct pq_codec_ctx *ctx, enum pq_codec c, int leve
                              const uint8_t *src, size_t n)
 {
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     compress_ok(ctx, c, level, src, n, &out);
     uint8_t *dst;
     if (decompress_exact(ctx, c, out.data, out.len, n, &dst, &err) != 0)
@@ -86,10 +86,10 @@ static void check_round_trip(struct pq_codec_ctx *ctx, enum pq_codec c, int leve
     /* A dst_len one short or one long is corrupt. */
     if (n) {
         assert_int_equal(decompress_exact(ctx, c, out.data, out.len, n - 1, NULL, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
     }
     assert_int_equal(decompress_exact(ctx, c, out.data, out.len, n + 1, NULL, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     buf_free(&out);
 }
 
@@ -128,7 +128,7 @@ static void test_zstd_levels(void **state)
     struct pq_codec_ctx *ctx = pq_codec_ctx_new();
     uint8_t *rep = repetitive_bytes(200000);
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     for (int level = 1; level <= 22; level += 3)
         check_round_trip(ctx, PQ_ZSTD, level, rep, 200000);
     /* 0 means the default, 3. */
@@ -141,7 +141,7 @@ static void test_zstd_levels(void **state)
     buf_reset(&out);
     buf_puts(&out, "keep");
     assert_int_equal(pq_compress(ctx, PQ_ZSTD, 23, rep, 100, &out, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     assert_int_equal(pq_compress(ctx, PQ_ZSTD, -1, rep, 100, &out, &err), -1);
     assert_string_equal(out.data, "keep");
     /* The level is ignored by the other codecs. */
@@ -159,7 +159,7 @@ static void test_compress_appends(void **state)
     size_t n = strlen(src);
     for (size_t i = 0; i < ARRAY_LEN(writable); i++) {
         struct buf out = BUF_INIT;
-        struct pq_error err = {0};
+        struct error err = {0};
         buf_puts(&out, "HEAD");
         assert_int_equal(pq_compress(NULL, writable[i], 0, src, n, &out, &err), 0);
         assert_memory_equal(out.data, "HEAD", 4);
@@ -176,16 +176,16 @@ static void test_unsupported_codecs(void **state)
     (void)state;
     const enum pq_codec unsup[] = {PQ_LZO, (enum pq_codec)99};
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     char dst[8];
     for (size_t i = 0; i < ARRAY_LEN(unsup); i++) {
         assert_false(pq_codec_can_write(unsup[i]));
         assert_false(pq_codec_can_read(unsup[i]));
         assert_int_equal(pq_compress(NULL, unsup[i], 0, "abc", 3, &out, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+        assert_int_equal(err.code, ERR_UNSUPPORTED);
         assert_int_equal(out.len, 0);
         assert_int_equal(pq_decompress(NULL, unsup[i], "abc", 3, dst, 3, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+        assert_int_equal(err.code, ERR_UNSUPPORTED);
     }
     assert_non_null(strstr(err.msg, "99"));
     /* Read-only codecs (tests/unit/test_pq_codecs_legacy.c reads them):
@@ -196,11 +196,11 @@ static void test_unsupported_codecs(void **state)
         assert_false(pq_codec_can_write(read_only[i]));
         assert_true(pq_codec_can_read(read_only[i]));
         assert_int_equal(pq_compress(NULL, read_only[i], 0, "abc", 3, &out, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+        assert_int_equal(err.code, ERR_UNSUPPORTED);
         assert_non_null(strstr(err.msg, "not written"));
         assert_int_equal(out.len, 0);
         assert_int_equal(pq_decompress(NULL, read_only[i], "abc", 3, dst, 3, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
     }
     assert_int_equal(pq_compress(NULL, PQ_LZ4, 0, "abc", 3, &out, &err), -1);
     assert_non_null(strstr(err.msg, "LZ4_RAW"));
@@ -218,7 +218,7 @@ static void test_corrupt_input(void **state)
     uint8_t *src = repetitive_bytes(600);
     memcpy(src + 100, "some less regular bytes: 8f3a1c", 31);
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     for (size_t i = 0; i < ARRAY_LEN(writable); i++) {
         enum pq_codec c = writable[i];
         compress_ok(ctx, c, 0, src, 600, &out);
@@ -227,7 +227,7 @@ static void test_corrupt_input(void **state)
             if (decompress_exact(ctx, c, out.data, cut, 600, NULL, &err) == 0)
                 fail_msg("%s: truncation to %zu of %zu bytes decoded", pq_codec_name((int)c), cut,
                          out.len);
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
         }
         /* Flipped bytes may or may not be noticed (snappy and LZ4 carry no
          * checksum), but never break anything; gzip and zstd frames do. */
@@ -238,7 +238,7 @@ static void test_corrupt_input(void **state)
                 copy[pos] ^= (uint8_t)(f == 0 ? 0xFF : f == 1 ? 0x01 : 0x80);
                 int rc = decompress_exact(ctx, c, copy, out.len, 600, NULL, &err);
                 if (rc != 0)
-                    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+                    assert_int_equal(err.code, ERR_CORRUPT);
             }
         }
         /* Random garbage of every length up to 64. */
@@ -275,7 +275,7 @@ static void test_gzip_members_and_zlib(void **state)
     (void)state;
     struct pq_codec_ctx *ctx = pq_codec_ctx_new();
     struct buf a = BUF_INIT, b = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     compress_ok(ctx, PQ_GZIP, 0, "hello ", 6, &a);
     compress_ok(ctx, PQ_GZIP, 0, "gzip world", 10, &b);
     /* The output really is gzip. */
@@ -300,7 +300,7 @@ static void test_gzip_members_and_zlib(void **state)
     /* Trailing garbage after a member is corrupt. */
     buf_append(&e, "junk", 4);
     assert_int_equal(decompress_exact(ctx, PQ_GZIP, e.data, e.len, 10, NULL, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
 
     /* zlib-wrapped data is accepted too. */
     const char *text = "zlib framed, not gzip framed";
@@ -323,7 +323,7 @@ static void test_context_reuse(void **state)
     /* One context across many pages and codecs, interleaved, including
      * failed calls in between. */
     struct pq_codec_ctx *ctx = pq_codec_ctx_new();
-    struct pq_error err = {0};
+    struct error err = {0};
     struct buf out = BUF_INIT;
     for (int round = 0; round < 200; round++) {
         size_t n = rnd() % 5000;
@@ -348,13 +348,13 @@ static void test_context_reuse(void **state)
 static void test_empty_and_mismatched(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     char dst[4];
     for (size_t i = 0; i < ARRAY_LEN(writable); i++) {
         /* No bytes for an empty page is fine; for a non-empty one not. */
         assert_int_equal(pq_decompress(NULL, writable[i], NULL, 0, NULL, 0, &err), 0);
         assert_int_equal(pq_decompress(NULL, writable[i], NULL, 0, dst, 4, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
     }
     assert_int_equal(pq_decompress(NULL, PQ_UNCOMPRESSED, "abcd", 4, dst, 3, &err), -1);
     assert_int_equal(pq_decompress(NULL, PQ_UNCOMPRESSED, "abc", 3, dst, 4, &err), -1);

@@ -6,7 +6,7 @@
  * their footer, page headers, page index and magic numbers and at a sample
  * of bytes within page bodies. Every mutant is opened and read in full
  * (fuzz/pq_fuzzlib.c, as the fuzz target does): the result must be an
- * error (PQ_ERR_CORRUPT or PQ_ERR_UNSUPPORTED) or, for a change the format
+ * error (ERR_CORRUPT or ERR_UNSUPPORTED) or, for a change the format
  * cannot detect (a flipped bit inside a value), a read whose Arrow arrays
  * are consistent. A crash, a sanitizer report or a leak fails the test.
  *
@@ -95,7 +95,7 @@ static void map_file(const uint8_t *d, size_t len, struct layout *l)
     arena_init(&a, 0);
     struct pq_file_meta m;
     uint32_t flen;
-    struct pq_error err;
+    struct error err;
     if (pq_read_footer(&src, &a, &m, &flen, &err) != 0)
         fail_msg("a shape's footer: %s", err.msg);
     add_region(l, 0, 4, R_MAGIC);
@@ -141,7 +141,7 @@ struct tally {
 
 struct stats {
     struct tally truncated, cut, by_region[R__COUNT];
-    size_t codes[PQ_ERR_NOMEM + 1];
+    size_t codes[ERR_NOMEM + 1];
 };
 
 static struct stats total;
@@ -151,14 +151,14 @@ static struct stats total;
 static void run_mutant(const uint8_t *data, size_t len, struct tally *t, const char *what,
                        size_t at)
 {
-    struct pq_error err;
+    struct error err;
     struct pq_exercise_result res = pq_exercise_file(data, len, &test_limits, 0, &err);
     total.codes[res.code]++;
-    if (res.code == PQ_OK) {
+    if (res.code == ERR_OK) {
         t->read++;
         return;
     }
-    if (res.code != PQ_ERR_CORRUPT && res.code != PQ_ERR_UNSUPPORTED)
+    if (res.code != ERR_CORRUPT && res.code != ERR_UNSUPPORTED)
         fail_msg("%s at %zu: error code %d ('%s'), expected CORRUPT or UNSUPPORTED", what, at,
                  (int)res.code, err.msg);
     t->errored++;
@@ -211,7 +211,7 @@ static void index_mutant(const uint8_t *p, const struct region *r, struct tally 
     memcpy(q, p + r->off, r->len);
     struct arena a;
     arena_init(&a, 0);
-    struct pq_error err = {0};
+    struct error err = {0};
     int rc;
     if (r->kind == R_COLUMN_INDEX) {
         struct pq_column_index ci;
@@ -220,7 +220,7 @@ static void index_mutant(const uint8_t *p, const struct region *r, struct tally 
         struct pq_offset_index oi;
         rc = pq_decode_offset_index(q, r->len, &a, &oi, &err);
     }
-    if (rc != 0 && err.code != PQ_ERR_CORRUPT)
+    if (rc != 0 && err.code != ERR_CORRUPT)
         fail_msg("%s at %zu: error code %d", region_names[r->kind], at, (int)err.code);
     if (rc == 0)
         t->read++;
@@ -288,10 +288,10 @@ static void test_mutants_of_every_shape(void **state)
         struct buf file = BUF_INIT;
         pq_shape_build(i, &file);
         const uint8_t *d = (const uint8_t *)file.data;
-        struct pq_error err;
+        struct error err;
         struct pq_exercise_result ok =
             pq_exercise_file(d, file.len, &test_limits, PQ_EXERCISE_ALL, &err);
-        if (ok.code != PQ_OK)
+        if (ok.code != ERR_OK)
             fail_msg("shape %s does not read: %s", pq_shape_name(i), err.msg);
         assert_true(ok.rows_read > 0);
         struct layout l;
@@ -317,7 +317,7 @@ static void test_mutants_of_every_shape(void **state)
         read += all.by_region[k].read;
     }
     printf("  %-20s %8zu errored %8zu read (CORRUPT %zu, UNSUPPORTED %zu)\n", "total", errored,
-           read, total.codes[PQ_ERR_CORRUPT], total.codes[PQ_ERR_UNSUPPORTED]);
+           read, total.codes[ERR_CORRUPT], total.codes[ERR_UNSUPPORTED]);
     /* Every kind of region was hit, and metadata damage is mostly caught. */
     for (int k = 0; k < R__COUNT; k++)
         assert_true(all.by_region[k].errored + all.by_region[k].read > 0);
@@ -331,17 +331,17 @@ static void test_mutants_of_every_shape(void **state)
  * reader's defaults) and checks the outcome's code and, when given, a word
  * of its message. */
 static void expect_outcome(const struct buf *file, const struct pq_read_limits *limits,
-                           enum pq_error_code want, const char *msg_part, const char *what)
+                           enum error_code want, const char *msg_part, const char *what)
 {
     uint8_t *p = malloc(file->len ? file->len : 1);
     assert_non_null(p);
     if (file->len)
         memcpy(p, file->data, file->len);
-    struct pq_error err;
+    struct error err;
     struct pq_exercise_result res = pq_exercise_file(p, file->len, limits, PQ_EXERCISE_ALL, &err);
     pq_exercise_structs(p, file->len);
     free(p);
-    if (res.code != want || (want != PQ_OK && msg_part && !strstr(err.msg, msg_part)))
+    if (res.code != want || (want != ERR_OK && msg_part && !strstr(err.msg, msg_part)))
         fail_msg("%s: code %d '%s', expected code %d with '%s'", what, (int)res.code,
                  res.code ? err.msg : "", (int)want, msg_part ? msg_part : "");
 }
@@ -426,43 +426,43 @@ enum footer_defect {
 };
 
 static const struct {
-    enum pq_error_code code;
+    enum error_code code;
     const char *msg;
 } footer_expect[FD__COUNT] = {
-    [FD_NONE] = {PQ_OK, NULL},
-    [FD_EMPTY_SCHEMA] = {PQ_ERR_CORRUPT, "empty"},
-    [FD_ROOT_LEAF] = {PQ_ERR_CORRUPT, "root"},
-    [FD_NO_REPETITION] = {PQ_ERR_CORRUPT, "repetition"},
-    [FD_NEGATIVE_CHILDREN] = {PQ_ERR_CORRUPT, "children"},
-    [FD_TOO_MANY_CHILDREN] = {PQ_ERR_CORRUPT, "children"},
-    [FD_OUTSIDE_TREE] = {PQ_ERR_CORRUPT, "outside"},
-    [FD_DEEP_SCHEMA] = {PQ_ERR_CORRUPT, "nested"},
-    [FD_FLBA_NO_LENGTH] = {PQ_ERR_CORRUPT, "length"},
-    [FD_EMPTY_GROUP] = {PQ_ERR_UNSUPPORTED, "no fields"},
-    [FD_BAD_LIST] = {PQ_ERR_UNSUPPORTED, "list"},
-    [FD_BAD_MAP] = {PQ_ERR_UNSUPPORTED, "map"},
-    [FD_DECIMAL_PRECISION] = {PQ_ERR_UNSUPPORTED, "decimal"},
-    [FD_DECIMAL_WIDE] = {PQ_ERR_UNSUPPORTED, "decimal"},
-    [FD_COLUMN_COUNT] = {PQ_ERR_CORRUPT, "columns"},
-    [FD_NEGATIVE_ROWS] = {PQ_ERR_CORRUPT, "row counts"},
-    [FD_ROWS_MISMATCH] = {PQ_ERR_CORRUPT, "row counts"},
-    [FD_ROWS_OVERFLOW] = {PQ_ERR_CORRUPT, "row counts"},
-    [FD_FILE_PATH] = {PQ_ERR_UNSUPPORTED, "another file"},
-    [FD_NO_META] = {PQ_ERR_CORRUPT, "no metadata"},
-    [FD_TYPE_MISMATCH] = {PQ_ERR_CORRUPT, "in its chunk"},
-    [FD_NEGATIVE_VALUES] = {PQ_ERR_CORRUPT, "values"},
-    [FD_VALUES_NOT_ROWS] = {PQ_ERR_CORRUPT, "values for"},
-    [FD_CODEC_LZO] = {PQ_ERR_UNSUPPORTED, "LZO"},
-    [FD_CODEC_UNKNOWN] = {PQ_ERR_UNSUPPORTED, "compressed"},
-    [FD_OFFSET_ZERO] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_OFFSET_NEGATIVE] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_OFFSET_PAST_DATA] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_OFFSET_MAX] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_SIZE_NEGATIVE] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_SIZE_PAST_DATA] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_SIZE_MAX] = {PQ_ERR_CORRUPT, "outside the data"},
-    [FD_SIZE_SHORT] = {PQ_ERR_CORRUPT, NULL},
-    [FD_DICT_OFFSET_INSIDE] = {PQ_ERR_CORRUPT, NULL},
+    [FD_NONE] = {ERR_OK, NULL},
+    [FD_EMPTY_SCHEMA] = {ERR_CORRUPT, "empty"},
+    [FD_ROOT_LEAF] = {ERR_CORRUPT, "root"},
+    [FD_NO_REPETITION] = {ERR_CORRUPT, "repetition"},
+    [FD_NEGATIVE_CHILDREN] = {ERR_CORRUPT, "children"},
+    [FD_TOO_MANY_CHILDREN] = {ERR_CORRUPT, "children"},
+    [FD_OUTSIDE_TREE] = {ERR_CORRUPT, "outside"},
+    [FD_DEEP_SCHEMA] = {ERR_CORRUPT, "nested"},
+    [FD_FLBA_NO_LENGTH] = {ERR_CORRUPT, "length"},
+    [FD_EMPTY_GROUP] = {ERR_UNSUPPORTED, "no fields"},
+    [FD_BAD_LIST] = {ERR_UNSUPPORTED, "list"},
+    [FD_BAD_MAP] = {ERR_UNSUPPORTED, "map"},
+    [FD_DECIMAL_PRECISION] = {ERR_UNSUPPORTED, "decimal"},
+    [FD_DECIMAL_WIDE] = {ERR_UNSUPPORTED, "decimal"},
+    [FD_COLUMN_COUNT] = {ERR_CORRUPT, "columns"},
+    [FD_NEGATIVE_ROWS] = {ERR_CORRUPT, "row counts"},
+    [FD_ROWS_MISMATCH] = {ERR_CORRUPT, "row counts"},
+    [FD_ROWS_OVERFLOW] = {ERR_CORRUPT, "row counts"},
+    [FD_FILE_PATH] = {ERR_UNSUPPORTED, "another file"},
+    [FD_NO_META] = {ERR_CORRUPT, "no metadata"},
+    [FD_TYPE_MISMATCH] = {ERR_CORRUPT, "in its chunk"},
+    [FD_NEGATIVE_VALUES] = {ERR_CORRUPT, "values"},
+    [FD_VALUES_NOT_ROWS] = {ERR_CORRUPT, "values for"},
+    [FD_CODEC_LZO] = {ERR_UNSUPPORTED, "LZO"},
+    [FD_CODEC_UNKNOWN] = {ERR_UNSUPPORTED, "compressed"},
+    [FD_OFFSET_ZERO] = {ERR_CORRUPT, "outside the data"},
+    [FD_OFFSET_NEGATIVE] = {ERR_CORRUPT, "outside the data"},
+    [FD_OFFSET_PAST_DATA] = {ERR_CORRUPT, "outside the data"},
+    [FD_OFFSET_MAX] = {ERR_CORRUPT, "outside the data"},
+    [FD_SIZE_NEGATIVE] = {ERR_CORRUPT, "outside the data"},
+    [FD_SIZE_PAST_DATA] = {ERR_CORRUPT, "outside the data"},
+    [FD_SIZE_MAX] = {ERR_CORRUPT, "outside the data"},
+    [FD_SIZE_SHORT] = {ERR_CORRUPT, NULL},
+    [FD_DICT_OFFSET_INSIDE] = {ERR_CORRUPT, NULL},
 };
 
 static void edit_footer(struct pq_file_meta *m, void *arg)
@@ -593,15 +593,15 @@ static void test_hostile_tails(void **state)
         0, 1, flen - 1, flen + 1, (uint32_t)n - 12, (uint32_t)n - 8, (uint32_t)n, UINT32_MAX};
     for (size_t i = 0; i < ARRAY_LEN(lens); i++) {
         memcpy(file.data + n - 8, &lens[i], 4);
-        expect_outcome(&file, NULL, PQ_ERR_CORRUPT, NULL, "a footer length");
+        expect_outcome(&file, NULL, ERR_CORRUPT, NULL, "a footer length");
     }
     memcpy(file.data + n - 8, &flen, 4);
-    expect_outcome(&file, NULL, PQ_OK, NULL, "the restored file");
+    expect_outcome(&file, NULL, ERR_OK, NULL, "the restored file");
     memcpy(file.data + n - 4, "PARE", 4);
-    expect_outcome(&file, NULL, PQ_ERR_UNSUPPORTED, "encrypted", "an encrypted footer");
+    expect_outcome(&file, NULL, ERR_UNSUPPORTED, "encrypted", "an encrypted footer");
     memcpy(file.data + n - 4, "PAR1", 4);
     memcpy(file.data, "PAR2", 4);
-    expect_outcome(&file, NULL, PQ_ERR_CORRUPT, "PAR1", "a bad head magic");
+    expect_outcome(&file, NULL, ERR_CORRUPT, "PAR1", "a bad head magic");
     buf_free(&file);
 }
 
@@ -646,44 +646,44 @@ enum page_defect {
 };
 
 static const struct {
-    enum pq_error_code code;
+    enum error_code code;
     const char *msg;
     const struct pq_read_limits *limits; /* NULL: the reader's defaults */
 } page_expect[PD__COUNT] = {
-    [PD_V2_EMPTY_FIRST_PAGE] = {PQ_OK, NULL},
-    [PD_INDEX_PAGE] = {PQ_OK, NULL},
-    [PD_ZSTD_CLAIMS_GIB] = {PQ_ERR_CORRUPT, "claims"},
-    [PD_SNAPPY_CLAIMS_MORE] = {PQ_ERR_CORRUPT, "claims"},
-    [PD_GARBAGE_ZSTD] = {PQ_ERR_CORRUPT, "ZSTD"},
-    [PD_GARBAGE_SNAPPY] = {PQ_ERR_CORRUPT, "SNAPPY"},
-    [PD_GARBAGE_GZIP] = {PQ_ERR_CORRUPT, "GZIP"},
-    [PD_GARBAGE_LZ4] = {PQ_ERR_CORRUPT, "LZ4_RAW"},
-    [PD_UNCOMPRESSED_SIZES_DIFFER] = {PQ_ERR_CORRUPT, "claims"},
-    [PD_MORE_VALUES_THAN_CHUNK] = {PQ_ERR_CORRUPT, "more values"},
-    [PD_PAGES_SHORT] = {PQ_ERR_CORRUPT, "hold"},
-    [PD_PAGE_PAST_CHUNK] = {PQ_ERR_CORRUPT, "past its chunk"},
-    [PD_LEVEL_ABOVE_MAX] = {PQ_ERR_CORRUPT, "maximum"},
-    [PD_RLE_LENGTH_PAST_PAGE] = {PQ_ERR_CORRUPT, "past the page"},
-    [PD_BITPACKED_PAST_PAGE] = {PQ_ERR_CORRUPT, "past the page"},
-    [PD_V2_REP_ON_FLAT] = {PQ_ERR_CORRUPT, "flat"},
-    [PD_V2_LEVELS_PAST_PAGE] = {PQ_ERR_CORRUPT, "levels"},
-    [PD_V2_LEVELS_DO_NOT_ADD_UP] = {PQ_ERR_CORRUPT, NULL},
-    [PD_DICT_INDEX_PAST] = {PQ_ERR_CORRUPT, "index"},
-    [PD_DICT_AFTER_DATA] = {PQ_ERR_CORRUPT, "after data"},
-    [PD_TWO_DICTS] = {PQ_ERR_CORRUPT, "two dictionary"},
-    [PD_NO_DICT] = {PQ_ERR_CORRUPT, "without a dictionary"},
-    [PD_DICT_BIT_WIDTH] = {PQ_ERR_CORRUPT, "bit width"},
-    [PD_PLAIN_TOO_FEW_BYTES] = {PQ_ERR_CORRUPT, "cannot fit"},
-    [PD_BYTE_ARRAY_LENGTH_PAST] = {PQ_ERR_CORRUPT, "past the end"},
-    [PD_UNKNOWN_ENCODING] = {PQ_ERR_UNSUPPORTED, NULL},
-    [PD_DELTA_ON_DOUBLE] = {PQ_ERR_UNSUPPORTED, "DELTA"},
-    [PD_DELTA_TRUNCATED] = {PQ_ERR_CORRUPT, "DELTA"},
-    [PD_BSS_SHORT] = {PQ_ERR_CORRUPT, NULL},
-    [PD_RLE_BOOL_TRUNCATED] = {PQ_ERR_CORRUPT, "truncated"},
-    [PD_DICT_EXPANDS_PAST_2GIB] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
-    [PD_WIDE_FLBA_NULLS] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
-    [PD_FLBA_DICT_EXPANDS] = {PQ_ERR_UNSUPPORTED, "2147483647 bytes"},
-    [PD_FLBA_DICT_PAST_LIMIT] = {PQ_ERR_UNSUPPORTED, "67108864 bytes", &test_limits},
+    [PD_V2_EMPTY_FIRST_PAGE] = {ERR_OK, NULL},
+    [PD_INDEX_PAGE] = {ERR_OK, NULL},
+    [PD_ZSTD_CLAIMS_GIB] = {ERR_CORRUPT, "claims"},
+    [PD_SNAPPY_CLAIMS_MORE] = {ERR_CORRUPT, "claims"},
+    [PD_GARBAGE_ZSTD] = {ERR_CORRUPT, "ZSTD"},
+    [PD_GARBAGE_SNAPPY] = {ERR_CORRUPT, "SNAPPY"},
+    [PD_GARBAGE_GZIP] = {ERR_CORRUPT, "GZIP"},
+    [PD_GARBAGE_LZ4] = {ERR_CORRUPT, "LZ4_RAW"},
+    [PD_UNCOMPRESSED_SIZES_DIFFER] = {ERR_CORRUPT, "claims"},
+    [PD_MORE_VALUES_THAN_CHUNK] = {ERR_CORRUPT, "more values"},
+    [PD_PAGES_SHORT] = {ERR_CORRUPT, "hold"},
+    [PD_PAGE_PAST_CHUNK] = {ERR_CORRUPT, "past its chunk"},
+    [PD_LEVEL_ABOVE_MAX] = {ERR_CORRUPT, "maximum"},
+    [PD_RLE_LENGTH_PAST_PAGE] = {ERR_CORRUPT, "past the page"},
+    [PD_BITPACKED_PAST_PAGE] = {ERR_CORRUPT, "past the page"},
+    [PD_V2_REP_ON_FLAT] = {ERR_CORRUPT, "flat"},
+    [PD_V2_LEVELS_PAST_PAGE] = {ERR_CORRUPT, "levels"},
+    [PD_V2_LEVELS_DO_NOT_ADD_UP] = {ERR_CORRUPT, NULL},
+    [PD_DICT_INDEX_PAST] = {ERR_CORRUPT, "index"},
+    [PD_DICT_AFTER_DATA] = {ERR_CORRUPT, "after data"},
+    [PD_TWO_DICTS] = {ERR_CORRUPT, "two dictionary"},
+    [PD_NO_DICT] = {ERR_CORRUPT, "without a dictionary"},
+    [PD_DICT_BIT_WIDTH] = {ERR_CORRUPT, "bit width"},
+    [PD_PLAIN_TOO_FEW_BYTES] = {ERR_CORRUPT, "cannot fit"},
+    [PD_BYTE_ARRAY_LENGTH_PAST] = {ERR_CORRUPT, "past the end"},
+    [PD_UNKNOWN_ENCODING] = {ERR_UNSUPPORTED, NULL},
+    [PD_DELTA_ON_DOUBLE] = {ERR_UNSUPPORTED, "DELTA"},
+    [PD_DELTA_TRUNCATED] = {ERR_CORRUPT, "DELTA"},
+    [PD_BSS_SHORT] = {ERR_CORRUPT, NULL},
+    [PD_RLE_BOOL_TRUNCATED] = {ERR_CORRUPT, "truncated"},
+    [PD_DICT_EXPANDS_PAST_2GIB] = {ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_WIDE_FLBA_NULLS] = {ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_FLBA_DICT_EXPANDS] = {ERR_UNSUPPORTED, "2147483647 bytes"},
+    [PD_FLBA_DICT_PAST_LIMIT] = {ERR_UNSUPPORTED, "67108864 bytes", &test_limits},
 };
 
 static void page(struct pq_craft *c, enum pq_page_type type, int32_t n, enum pq_encoding enc,
@@ -788,7 +788,7 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
         break;
     case PD_ZSTD_CLAIMS_GIB: {
         /* A real ZSTD frame of 16 bytes whose header says 1 GiB. */
-        struct pq_error err;
+        struct error err;
         struct pq_codec_ctx *ctx = pq_codec_ctx_new();
         assert_int_equal(pq_compress(ctx, PQ_ZSTD, 0, v.data, v.len, &b, &err), 0);
         pq_codec_ctx_free(ctx);
@@ -796,7 +796,7 @@ static void hostile_page_file(enum page_defect d, struct buf *out)
         break;
     }
     case PD_SNAPPY_CLAIMS_MORE: {
-        struct pq_error err;
+        struct error err;
         assert_int_equal(pq_compress(NULL, PQ_SNAPPY, 0, v.data, v.len, &b, &err), 0);
         page(&c, PQ_DATA_PAGE, 4, PQ_ENC_PLAIN, b.data, b.len, 100000);
         break;
@@ -1015,13 +1015,13 @@ static void test_corpus(void **state)
         assert_non_null(p);
         if (b.len)
             memcpy(p, b.data, b.len);
-        struct pq_error err;
+        struct error err;
         struct pq_exercise_result res =
             pq_exercise_file(p, b.len, &test_limits, PQ_EXERCISE_ALL, &err);
         pq_exercise_structs(p, b.len);
-        if (res.code != PQ_OK && res.code != PQ_ERR_CORRUPT && res.code != PQ_ERR_UNSUPPORTED)
+        if (res.code != ERR_OK && res.code != ERR_CORRUPT && res.code != ERR_UNSUPPORTED)
             fail_msg("%s: error code %d ('%s')", e->d_name, (int)res.code, err.msg);
-        errored += res.code != PQ_OK;
+        errored += res.code != ERR_OK;
         n++;
         free(p);
         buf_free(&b);

@@ -159,7 +159,7 @@ static void test_rle_spec_bitpacked_example(void **state)
     assert_bytes(out.data, out.len, want, sizeof want);
     buf_free(&out);
 
-    struct pq_error err = {0};
+    struct error err = {0};
     uint32_t got[8];
     uint16_t got16[8];
     assert_int_equal(pq_rle_decode_u32(want, sizeof want, 3, got, 8, &err), 0);
@@ -204,7 +204,7 @@ static void test_rle_spec_run_headers(void **state)
         assert_bytes(out.data, out.len, cases[c].bytes, cases[c].len);
         buf_free(&out);
         uint32_t *got = calloc(cases[c].count, sizeof *got);
-        struct pq_error err = {0};
+        struct error err = {0};
         assert_int_equal(pq_rle_decode_u32(cases[c].bytes, cases[c].len, cases[c].width, got,
                                            cases[c].count, &err),
                          0);
@@ -290,7 +290,7 @@ static void fill_pattern(uint32_t *v, size_t n, int w, enum pattern p)
 static void check_rle_round_trip(const uint32_t *v, size_t n, int w, bool check_truncation)
 {
     struct buf out = BUF_INIT;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_rle_encode_u32(v, n, w, &out), 0);
     /* Exact-size heap copy, so ASan sees any read past the end. */
     uint8_t *enc = malloc(out.len + 1);
@@ -318,7 +318,7 @@ static void check_rle_round_trip(const uint32_t *v, size_t n, int w, bool check_
             memcpy(t, enc, cut);
             if (pq_rle_decode_u32(t, cut, w, got, n, &err) == 0)
                 fail_msg("width %d n %zu: truncation to %zu bytes decoded", w, n, cut);
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
             free(t);
         }
     }
@@ -374,7 +374,7 @@ static void test_rle_decode_hand_built(void **state)
         bitw_put(&b, (uint64_t)(31 - i), 5);
     bitw_put(&b, 0xEE, 8);
     uint32_t got[14];
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_rle_decode_u32(b.p, b.len, 5, got, 14, &err), 0);
     for (int i = 0; i < 3; i++)
         assert_int_equal(got[i], 0);
@@ -391,13 +391,13 @@ static void test_rle_decode_hand_built(void **state)
 static void test_rle_decode_rejects(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     uint32_t got[16];
     uint16_t got16[16];
     /* Run value wider than the bit width. */
     const uint8_t wide[] = {0x10, 0x08};
     assert_int_equal(pq_rle_decode_u32(wide, sizeof wide, 3, got, 8, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(pq_rle_decode_u16(wide, sizeof wide, 3, got16, 8, &err), -1);
     const uint8_t wide9[] = {0x10, 0x00, 0x02};
     assert_int_equal(pq_rle_decode_u32(wide9, sizeof wide9, 9, got, 8, &err), -1);
@@ -443,14 +443,14 @@ static void test_rle_decode_rejects(void **state)
 static void test_bitpacked_levels(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     const uint8_t spec[] = {0x05, 0x39, 0x77}; /* Encodings.md: 0..7 at width 3 */
     uint16_t got[8];
     assert_int_equal(pq_bitpacked_decode_levels(spec, sizeof spec, 3, got, 8, &err), 0);
     for (int i = 0; i < 8; i++)
         assert_int_equal(got[i], i);
     assert_int_equal(pq_bitpacked_decode_levels(spec, 2, 3, got, 8, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(pq_bitpacked_decode_levels(spec, 2, 3, got, 5, &err), 0); /* 15 bits */
     assert_int_equal(pq_bitpacked_decode_levels(spec, 1, 3, got, 3, &err), -1);
     assert_int_equal(pq_bitpacked_decode_levels(spec, 3, 17, got, 1, &err), -1);
@@ -491,12 +491,12 @@ static void test_plain_bool(void **state)
     struct buf out = BUF_INIT;
     assert_int_equal(pq_plain_encode_bool(v, 9, &out), 0);
     assert_bytes(out.data, out.len, want, sizeof want);
-    struct pq_error err = {0};
+    struct error err = {0};
     uint8_t got[9];
     assert_int_equal(pq_plain_decode_bool(want, sizeof want, got, 9, &err), 0);
     assert_memory_equal(got, v, 9);
     assert_int_equal(pq_plain_decode_bool(want, 1, got, 9, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(pq_plain_decode_bool(want, 1, got, 8, &err), 0);
 
     for (size_t n = 0; n < 200; n++) {
@@ -519,13 +519,13 @@ static void test_plain_bool(void **state)
 static void test_plain_fixed(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     const int64_t v[3] = {1, -2, INT64_MAX};
     int64_t got[3];
     assert_int_equal(pq_plain_decode_fixed((const uint8_t *)v, sizeof v, 8, got, 3, &err), 0);
     assert_memory_equal(got, v, sizeof v);
     assert_int_equal(pq_plain_decode_fixed((const uint8_t *)v, sizeof v - 1, 8, got, 3, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     /* n * width would overflow. */
     assert_int_equal(
         pq_plain_decode_fixed((const uint8_t *)v, sizeof v, 12, got, SIZE_MAX / 8, &err), -1);
@@ -566,7 +566,7 @@ static void test_plain_byte_array(void **state)
     struct buf data = BUF_INIT;
     buf_puts(&data, "xyz"); /* offsets are relative to what is already there */
     int64_t off[32];
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_plain_decode_byte_array(e, enc.len, N, off, &data, &err), 0);
     assert_int_equal(off[0], 3);
     for (size_t i = 0; i < N; i++) {
@@ -581,7 +581,7 @@ static void test_plain_byte_array(void **state)
         memcpy(t, e, cut);
         size_t before = data.len;
         assert_int_equal(pq_plain_decode_byte_array(t, cut, N, off, &data, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_int_equal(data.len, before);
         free(t);
     }
@@ -599,7 +599,7 @@ static void test_plain_byte_array(void **state)
     /* 25 values: 147 - 100 + 16 = 63 bytes reserved in a fresh buffer. */
     struct buf fresh = BUF_INIT;
     assert_int_equal(pq_plain_decode_byte_array(greedy, sizeof greedy, 25, off, &fresh, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(pq_plain_decode_byte_array(greedy, sizeof greedy, 1, off, &fresh, &err), 0);
     assert_int_equal(fresh.len, 143);
     buf_free(&fresh);
@@ -667,7 +667,7 @@ static void test_delta_spec_examples(void **state)
     assert_bytes(out.data, out.len, want2, sizeof want2);
     buf_free(&out);
 
-    struct pq_error err = {0};
+    struct error err = {0};
     int64_t got[8];
     int32_t got32[8];
     size_t used = 0;
@@ -684,7 +684,7 @@ static void test_delta_spec_examples(void **state)
     /* The spec's literal block-of-8 form is not a valid real stream. */
     const uint8_t block8[] = {0x08, 0x01, 0x05, 0x02, 0x02, 0x00};
     assert_int_equal(pq_delta_decode_i64(block8, sizeof block8, got, 5, &used, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
 
     /* Widths of unneeded miniblocks may be anything. */
     uint8_t junk[sizeof want1];
@@ -707,7 +707,7 @@ static void check_delta_round_trip(const int64_t *v, size_t n, bool check_trunca
     memcpy(e, out.data, elen);
     memset(e + elen, 0xAB, 3);
     int64_t *got = malloc((n + 1) * sizeof *got);
-    struct pq_error err = {0};
+    struct error err = {0};
     size_t used = 0;
     if (pq_delta_decode_i64(e, elen + 3, got, n, &used, &err) != 0)
         fail_msg("n %zu: %s", n, err.msg);
@@ -727,7 +727,7 @@ static void check_delta_round_trip(const int64_t *v, size_t n, bool check_trunca
             memcpy(t, e, cut);
             if (pq_delta_decode_i64(t, cut, got, n, &used, &err) == 0)
                 fail_msg("n %zu: truncation to %zu of %zu bytes decoded", n, cut, elen);
-            assert_int_equal(err.code, PQ_ERR_CORRUPT);
+            assert_int_equal(err.code, ERR_CORRUPT);
             free(t);
         }
     }
@@ -778,7 +778,7 @@ static void test_delta_decode_layouts(void **state)
     size_t n = 3000;
     int64_t *v = malloc(n * sizeof *v), *got = malloc(n * sizeof *got);
     int32_t *v32 = malloc(n * sizeof *v32), *got32 = malloc(n * sizeof *got32);
-    struct pq_error err = {0};
+    struct error err = {0};
     for (size_t l = 0; l < ARRAY_LEN(layouts); l++) {
         for (size_t i = 0; i < n; i++) {
             v[i] = (int64_t)(rnd() >> (i / 100 % 64));
@@ -825,7 +825,7 @@ static void test_delta_decode_layouts(void **state)
 static void test_delta_rejects(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     int64_t got[300];
     int32_t got32[300];
     size_t used;
@@ -848,7 +848,7 @@ static void test_delta_rejects(void **state)
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         if (pq_delta_decode_i64(bad[i].bytes, bad[i].len, got, 5, &used, &err) == 0)
             fail_msg("case %zu decoded", i);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
     }
     /* Width 33 decodes for INT64, and for INT32 with 32-bit wrapping (as
      * writers computing deltas in 64 bits produce); width 65 for neither. */
@@ -915,7 +915,7 @@ static void test_delta_length_byte_array(void **state)
     struct buf data = BUF_INIT;
     buf_puts(&data, "pre");
     int64_t off[5];
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_delta_length_decode(e, len, 4, off, &data, &err), 0);
     const int64_t want_off[] = {3, 8, 13, 19, 25};
     assert_memory_equal(off, want_off, sizeof want_off);
@@ -926,7 +926,7 @@ static void test_delta_length_byte_array(void **state)
         uint8_t *t = malloc(cut + 1);
         memcpy(t, e, cut);
         assert_int_equal(pq_delta_length_decode(t, cut, 4, off, &data, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_int_equal(data.len, 25);
         free(t);
     }
@@ -974,7 +974,7 @@ static void test_delta_byte_array(void **state)
     struct buf data = BUF_INIT;
     buf_puts(&data, "#");
     int64_t off[5];
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_delta_byte_array_decode(e, len, 4, off, &data, &err), 0);
     const int64_t want_off[] = {1, 5, 9, 15, 23};
     assert_memory_equal(off, want_off, sizeof want_off);
@@ -985,7 +985,7 @@ static void test_delta_byte_array(void **state)
         uint8_t *t = malloc(cut + 1);
         memcpy(t, e, cut);
         assert_int_equal(pq_delta_byte_array_decode(t, cut, 4, off, &data, &err), -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_int_equal(data.len, 23);
         free(t);
     }
@@ -1003,7 +1003,7 @@ static void test_delta_byte_array(void **state)
         assert_int_equal(
             pq_delta_byte_array_decode((const uint8_t *)enc.data, enc.len, 4, off, &data, &err),
             -1);
-        assert_int_equal(err.code, PQ_ERR_CORRUPT);
+        assert_int_equal(err.code, ERR_CORRUPT);
         assert_int_equal(data.len, 23);
     }
 
@@ -1063,7 +1063,7 @@ static void test_delta_byte_array(void **state)
     buf_free(&data);
     assert_int_equal(
         pq_delta_byte_array_decode((const uint8_t *)enc.data, enc.len, BIG, bo, &data, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+    assert_int_equal(err.code, ERR_UNSUPPORTED);
     assert_true(data.cap < 1000000);
     free(bp);
     free(bs);
@@ -1078,7 +1078,7 @@ static void test_delta_byte_array(void **state)
 static void test_byte_stream_split(void **state)
 {
     (void)state;
-    struct pq_error err = {0};
+    struct error err = {0};
     /* Encodings.md's example. */
     const uint8_t enc[] = {0xAA, 0x00, 0xA3, 0xBB, 0x11, 0xB4, 0xCC, 0x22, 0xC5, 0xDD, 0x33, 0xD6};
     const uint8_t want[] = {0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33, 0xA3, 0xB4, 0xC5, 0xD6};
@@ -1090,7 +1090,7 @@ static void test_byte_stream_split(void **state)
     assert_memory_equal(got, want, 8);
     /* Length not a multiple of the width; too few values. */
     assert_int_equal(pq_byte_stream_split_decode(enc, 11, 4, got, 2, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_int_equal(pq_byte_stream_split_decode(enc, 12, 4, got, 4, &err), -1);
     assert_int_equal(pq_byte_stream_split_decode(enc, 12, 3, got, 5, &err), -1);
 
@@ -1121,7 +1121,7 @@ static void test_decoders_survive_garbage(void **state)
     /* Random bytes, biased toward small varints so the decoders get past
      * their headers; outputs are exact-size heap blocks so ASan notices any
      * stray write. Results do not matter, only that nothing breaks. */
-    struct pq_error err;
+    struct error err;
     struct buf data = BUF_INIT;
     for (int iter = 0; iter < 20000; iter++) {
         size_t len = rnd() % 80;

@@ -51,7 +51,7 @@ static char *describe(const struct lake_table *t)
 static bool with_variants;
 
 /* Infers from a file schema; returns the description, or NULL with err. */
-static char *infer(const struct pq_schema *s, struct pq_error *err, int64_t *next_id)
+static char *infer(const struct pq_schema *s, struct error *err, int64_t *next_id)
 {
     struct arena a;
     arena_init(&a, 0);
@@ -106,7 +106,7 @@ static void writer_schemas_map_back(void **state)
     struct arena a;
     arena_init(&a, 0);
     struct pq_schema s;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_schema_from_table(&tt.t, &a, &s, &err) != 0)
         fail_msg("%s", err.msg);
     int64_t next = 0;
@@ -190,7 +190,7 @@ static void build(struct elements *e, struct arena *a, struct pq_schema *s)
     struct pq_file_meta m = {0};
     m.schema = e->el;
     m.nschema = e->n;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_schema_from_file(&m, a, s, &err) != 0)
         fail_msg("schema: %s", err.msg);
 }
@@ -209,7 +209,7 @@ static void expect_inferred(struct elements *e, const char *want, int64_t want_n
     arena_init(&a, 0);
     struct pq_schema s;
     build(e, &a, &s);
-    struct pq_error err = {0};
+    struct error err = {0};
     int64_t next = 0;
     char *got = infer(&s, &err, &next);
     if (!got)
@@ -332,11 +332,11 @@ static void expect_refused(struct elements *e, const char *needle)
     arena_init(&a, 0);
     struct pq_schema s;
     build(e, &a, &s);
-    struct pq_error err = {0};
+    struct error err = {0};
     char *got = infer(&s, &err, NULL);
     if (got)
         fail_msg("accepted as %s (wanted '%s')", got, needle);
-    assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+    assert_int_equal(err.code, ERR_UNSUPPORTED);
     if (!strstr(err.msg, needle))
         fail_msg("'%s' lacks '%s'", err.msg, needle);
     arena_free(&a);
@@ -454,7 +454,7 @@ static void geometry_and_unknown(void **state)
     build(&e, &a, &s);
     struct lake_table t;
     lake_table_init(&t, &a);
-    struct pq_error err = {0};
+    struct error err = {0};
     const struct pq_infer_options opts = {.unknown_as = "timestamptz"};
     struct pq_infer_result res;
     if (pq_infer_table_with(&s, &t, &opts, &res, &err) != 0)

@@ -75,7 +75,7 @@ static char *read_jsonl(const struct buf *file)
     struct pq_source src;
     pq_source_memory(&src, file->data, file->len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_open(&src, &r, &err) != 0)
         fail_msg("open: %s", err.msg);
     struct ArrowSchema s;
@@ -348,7 +348,7 @@ static void geography_reads_as_wkb(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_reader_open(&src, &r, &err), 0);
     const struct pq_column_meta *cm = &pq_reader_meta(r)->row_groups[0].columns[0].meta;
     assert_true(cm->has_geo_statistics && cm->geo_statistics.has_bbox);
@@ -431,11 +431,11 @@ static void unknown_with_values_is_refused(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_reader_open(&src, &r, &err), 0);
     struct ArrowArray a;
     assert_int_equal(pq_reader_read_row_group(r, 0, &a, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_non_null(strstr(err.msg, "null (UNKNOWN) type but holds 1 values"));
     pq_reader_free(r);
     buf_free(&file);

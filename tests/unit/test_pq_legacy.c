@@ -96,7 +96,7 @@ static void test_legacy_layouts(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (pq_reader_open(&src, &r, &err) != 0)
         fail_msg("open: %s", err.msg);
     struct ArrowSchema s;

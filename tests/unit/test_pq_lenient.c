@@ -61,9 +61,9 @@ struct read {
 };
 
 /* Opens and reads the file (with `unit` asked for INT96 when not 0);
- * returns the error code, err filled when it is not PQ_OK. */
-static enum pq_error_code read_all(const struct buf *file, enum pq_time_unit unit, struct read *out,
-                                   struct pq_error *err)
+ * returns the error code, err filled when it is not ERR_OK. */
+static enum error_code read_all(const struct buf *file, enum pq_time_unit unit, struct read *out,
+                                struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct pq_source src;
@@ -81,7 +81,7 @@ static enum pq_error_code read_all(const struct buf *file, enum pq_time_unit uni
             return err->code;
         out->ngroups++;
     }
-    return PQ_OK;
+    return ERR_OK;
 }
 
 static void read_free(struct read *rd)
@@ -95,12 +95,12 @@ static void read_free(struct read *rd)
 
 /* Reads the file, expecting code `want` and (when not NULL) msg_part in
  * the message. */
-static void expect_refused(const struct buf *file, enum pq_time_unit unit, enum pq_error_code want,
+static void expect_refused(const struct buf *file, enum pq_time_unit unit, enum error_code want,
                            const char *msg_part)
 {
     struct read rd;
-    struct pq_error err = {0};
-    enum pq_error_code code = read_all(file, unit, &rd, &err);
+    struct error err = {0};
+    enum error_code code = read_all(file, unit, &rd, &err);
     read_free(&rd);
     if (code != want || (msg_part && !strstr(err.msg, msg_part)))
         fail_msg("code %d '%s', expected %d with '%s'", (int)code, err.msg, (int)want,
@@ -109,8 +109,8 @@ static void expect_refused(const struct buf *file, enum pq_time_unit unit, enum 
 
 static void expect_read(const struct buf *file, enum pq_time_unit unit, struct read *rd)
 {
-    struct pq_error err = {0};
-    if (read_all(file, unit, rd, &err) != PQ_OK)
+    struct error err = {0};
+    if (read_all(file, unit, rd, &err) != ERR_OK)
         fail_msg("read: %s", err.msg);
 }
 
@@ -228,7 +228,7 @@ static void test_int96_past_nanoseconds_reads_as_micros(void **state)
     read_free(&rd);
     /* Asked for nanoseconds, the caller gets them or nothing: never a
      * wrapped value. */
-    expect_refused(&file, PQ_NANOS, PQ_ERR_UNSUPPORTED, "outside the nanosecond range");
+    expect_refused(&file, PQ_NANOS, ERR_UNSUPPORTED, "outside the nanosecond range");
     buf_free(&file);
 }
 
@@ -275,7 +275,7 @@ static void test_int96_unit_holds_for_the_file(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err;
+    struct error err;
     assert_int_equal(pq_reader_open(&src, &r, &err), 0);
     struct ArrowArrayStream s;
     assert_int_equal(pq_reader_stream(r, &s, &err), 0);
@@ -297,7 +297,7 @@ static void test_int96_past_microseconds_refused(void **state)
     size_t n[] = {1};
     struct buf file = BUF_INIT;
     int96_file(&file, groups, n, 1);
-    expect_refused(&file, 0, PQ_ERR_UNSUPPORTED, "outside the microsecond range");
+    expect_refused(&file, 0, ERR_UNSUPPORTED, "outside the microsecond range");
     /* Milliseconds reach that far; a caller asking for them gets it. */
     struct read rd;
     expect_read(&file, PQ_MILLIS, &rd);
@@ -330,7 +330,7 @@ static void edit_dict_chunk(struct pq_file_meta *m, void *arg)
     assert_true(cm->has_dictionary_page_offset);
     struct pq_page_header h;
     size_t hl;
-    struct pq_error err;
+    struct error err;
     size_t at = (size_t)cm->dictionary_page_offset;
     assert_int_equal(
         pq_decode_page_header(e->file->data + at, e->file->len - at, NULL, &h, &hl, &err), 0);
@@ -436,15 +436,15 @@ static void test_dictionary_size_otherwise_wrong_refused(void **state)
     /* Short by anything but the dictionary's header: the pages end inside
      * the next chunk, or past what was read. */
     dict_file(&file, DM_SHORT_BY_LESS);
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, "does not explain");
+    expect_refused(&file, 0, ERR_CORRUPT, "does not explain");
     buf_reset(&file);
     dict_file(&file, DM_SHORT_BY_MORE);
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, "runs past its chunk");
+    expect_refused(&file, 0, ERR_CORRUPT, "runs past its chunk");
     /* The writer that sets dictionary_page_offset has no such bug: a size
      * short there is corrupt as ever. */
     buf_reset(&file);
     dict_file(&file, DM_OFFSET_SET_SHORT);
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, NULL);
+    expect_refused(&file, 0, ERR_CORRUPT, NULL);
     buf_free(&file);
 }
 
@@ -502,7 +502,7 @@ static void test_footer_rows_zero_trusts_row_groups(void **state)
     arena_init(&a, 0);
     struct pq_file_meta m;
     uint32_t flen;
-    struct pq_error err;
+    struct error err;
     assert_int_equal(pq_parse_footer_tail(file.data + file.len - 8 - pq_reader_footer_size(rd.r),
                                           pq_reader_footer_size(rd.r) + 8, &a, &m, &flen, &err),
                      0);
@@ -520,12 +520,12 @@ static void test_footer_rows_otherwise_wrong_refused(void **state)
     /* A count that is not 0 and not the groups' sum: no writer bug says
      * which to believe. */
     rows_file(&file, &(struct rows_edit){3, false, 0});
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, "row counts");
+    expect_refused(&file, 0, ERR_CORRUPT, "row counts");
     /* 0 over row groups that hold 0 is simply right; 0 over a negative
      * group count is corrupt. */
     buf_reset(&file);
     rows_file(&file, &(struct rows_edit){0, true, -4});
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, "row counts");
+    expect_refused(&file, 0, ERR_CORRUPT, "row counts");
     buf_free(&file);
 }
 
@@ -626,7 +626,7 @@ static void test_v2_other_repetition_levels_refused(void **state)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         struct buf file = BUF_INIT;
         v2_rep_file(&file, cases[k].rep, cases[k].n);
-        expect_refused(&file, 0, PQ_ERR_CORRUPT, "repetition levels on a flat column");
+        expect_refused(&file, 0, ERR_CORRUPT, "repetition levels on a flat column");
         buf_free(&file);
     }
 }
@@ -697,14 +697,14 @@ static void test_offsets_in_magic_otherwise_refused(void **state)
     struct buf file = BUF_INIT;
     /* Rows to read: the magic is no page. */
     empty_file(&file, 4, 4, &(struct empty_edit){0, 0, -1});
-    expect_refused(&file, 0, PQ_ERR_CORRUPT, "outside the data");
+    expect_refused(&file, 0, ERR_CORRUPT, "outside the data");
     /* 0 rows, but a range reaching past the magic, or starting before the
      * file, or a dictionary offset elsewhere. */
     const struct empty_edit bad[] = {{0, 5, -1}, {-1, 0, -1}, {0, 0, 40}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         buf_reset(&file);
         empty_file(&file, 0, 0, &bad[k]);
-        expect_refused(&file, 0, PQ_ERR_CORRUPT, "outside the data");
+        expect_refused(&file, 0, ERR_CORRUPT, "outside the data");
     }
     buf_free(&file);
 }

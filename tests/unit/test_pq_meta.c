@@ -6,7 +6,7 @@
  * fields and elements, nested lists and structs, every type skipped as an
  * unknown field); and refusal of malformed input (truncation at every
  * byte, counts and lengths past the input, negative sizes, nesting past
- * the limit, wrong wire types for known fields) with PQ_ERR_CORRUPT.
+ * the limit, wrong wire types for known fields) with ERR_CORRUPT.
  * Decoders are handed exact-size heap copies, so ASan sees any read past
  * the input. */
 #include <setjmp.h>
@@ -733,7 +733,7 @@ static void expect_meta_equal(const struct pq_file_meta *a, const struct pq_file
 
 /* Decodes `in` as FileMetaData from an exact-size copy. */
 static int decode_meta(const void *in, size_t n, struct arena *a, struct pq_file_meta *m,
-                       struct pq_error *err)
+                       struct error *err)
 {
     uint8_t *p = dup_exact(in, n);
     int rc = pq_decode_file_meta(p, n, a, m, err);
@@ -751,7 +751,7 @@ static void test_file_meta_round_trip(void **state)
     struct arena a;
     arena_init(&a, 0);
     struct pq_file_meta m;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (decode_meta(b.data, b.len, &a, &m, &err) != 0)
         fail_msg("%s", err.msg);
     expect_meta_equal(&f.m, &m);
@@ -851,7 +851,7 @@ static void test_page_header_round_trip(void **state)
         arena_init(&a, 0);
         struct pq_page_header out;
         size_t used = 0;
-        struct pq_error err = {0};
+        struct error err = {0};
         if (pq_decode_page_header(p, b.len, &a, &out, &used, &err) != 0)
             fail_msg("header %zu: %s", i, err.msg);
         assert_int_equal(used, hlen);
@@ -900,7 +900,7 @@ static void test_page_index_round_trip(void **state)
         assert_int_equal(pq_encode_offset_index(&oi, &c), 0);
         struct arena a;
         arena_init(&a, 0);
-        struct pq_error err = {0};
+        struct error err = {0};
         uint8_t *p = dup_exact(b.data, b.len), *q = dup_exact(c.data, c.len);
         assert_int_equal(pq_decode_column_index(p, b.len, &a, &ci2, &err), 0);
         assert_int_equal(pq_decode_offset_index(q, c.len, &a, &oi2, &err), 0);
@@ -999,7 +999,7 @@ static void test_file_meta_hand_made(void **state)
     struct arena a;
     arena_init(&a, 0);
     struct pq_file_meta m;
-    struct pq_error err = {0};
+    struct error err = {0};
     if (decode_meta(b.data, b.len, &a, &m, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(m.version, 1);
@@ -1018,16 +1018,16 @@ static void test_file_meta_hand_made(void **state)
 
 /* ---- malformed input ---- */
 
-static void expect_corrupt(int rc, const struct pq_error *err, const char *what, size_t at)
+static void expect_corrupt(int rc, const struct error *err, const char *what, size_t at)
 {
-    if (rc != -1 || err->code != PQ_ERR_CORRUPT)
-        fail_msg("%s (at %zu): rc %d code %d '%s', expected PQ_ERR_CORRUPT", what, at, rc,
+    if (rc != -1 || err->code != ERR_CORRUPT)
+        fail_msg("%s (at %zu): rc %d code %d '%s', expected ERR_CORRUPT", what, at, rc,
                  (int)err->code, err->msg);
 }
 
 enum which { W_META, W_HEADER, W_HEADER_NOARENA, W_CI, W_OI };
 
-static int decode_as(enum which which, const uint8_t *in, size_t n, struct pq_error *err)
+static int decode_as(enum which which, const uint8_t *in, size_t n, struct error *err)
 {
     uint8_t *p = dup_exact(in, n);
     struct arena a;
@@ -1085,7 +1085,7 @@ static void test_truncation_at_every_byte(void **state)
     assert_int_equal(pq_encode_offset_index(&oi, &enc[6]), 0);
     size_t checked = 0;
     for (size_t e = 0; e < ARRAY_LEN(enc); e++) {
-        struct pq_error err = {0};
+        struct error err = {0};
         assert_int_equal(decode_as(which[e], (const uint8_t *)enc[e].data, enc[e].len, &err), 0);
         /* Every proper prefix lacks at least the final STOP. */
         for (size_t cut = 0; cut < enc[e].len; cut++) {
@@ -1138,7 +1138,7 @@ static void test_lengths_and_counts_past_the_input(void **state)
 #undef C
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(cases[i].which, (const uint8_t *)cases[i].bytes, cases[i].len, &err);
         expect_corrupt(rc, &err, "a count or length past the input", i);
     }
@@ -1160,7 +1160,7 @@ static void test_negative_sizes(void **state)
         *f[field] = field % 2 ? -1 : INT32_MIN;
         struct buf b = BUF_INIT;
         assert_int_equal(pq_encode_page_header(&h, &b), 0);
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(W_HEADER, (const uint8_t *)b.data, b.len, &err);
         expect_corrupt(rc, &err, "a negative page size", (size_t)field);
         buf_free(&b);
@@ -1170,7 +1170,7 @@ static void test_negative_sizes(void **state)
         struct pq_page_header h = {.type = (enum pq_page_type)type, .num_values = -3};
         struct buf b = BUF_INIT;
         assert_int_equal(pq_encode_page_header(&h, &b), 0);
-        struct pq_error err = {0};
+        struct error err = {0};
         expect_corrupt(decode_as(W_HEADER, (const uint8_t *)b.data, b.len, &err), &err,
                        "a negative value count", (size_t)type);
         buf_free(&b);
@@ -1203,7 +1203,7 @@ static void test_nesting_past_the_limit(void **state)
             for (int i = 0; i < depth && kind == 0; i++)
                 buf_putc(&b, 0x00);
             buf_putc(&b, 0x00);
-            struct pq_error err = {0};
+            struct error err = {0};
             int rc = decode_as(W_META, (const uint8_t *)b.data, b.len, &err);
             /* Shallow ones are well formed but lack the required fields;
              * deep ones fail on depth. Either way: corrupt, no crash. */
@@ -1218,7 +1218,7 @@ static void test_nesting_past_the_limit(void **state)
     buf_append(&b, "\x29\x1c", 2); /* schema: [1 struct */
     for (int i = 0; i < 2 * TC_MAX_DEPTH; i++)
         buf_append(&b, "\xac", 1); /* field 10 (delta 10) struct ... */
-    struct pq_error err = {0};
+    struct error err = {0};
     expect_corrupt(decode_as(W_META, (const uint8_t *)b.data, b.len, &err), &err,
                    "deep logical types", 0);
     buf_free(&b);
@@ -1265,7 +1265,7 @@ static void test_wrong_wire_types(void **state)
         if (bad == 6)
             tcw_field_i64(&w, 6, 0); /* created_by as an i64 */
         tcw_struct_end(&w);
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(W_META, (const uint8_t *)b.data, b.len, &err);
         expect_corrupt(rc, &err, "a wrongly typed footer field", (size_t)bad);
         buf_free(&b);
@@ -1290,7 +1290,7 @@ static void test_wrong_wire_types(void **state)
             tcw_struct_end(&w);
         }
         tcw_struct_end(&w);
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(W_HEADER, (const uint8_t *)b.data, b.len, &err);
         if (bad == 5)
             assert_int_equal(rc, 0); /* unknown in that position: skipped */
@@ -1314,7 +1314,7 @@ static void test_wrong_wire_types(void **state)
 #undef C
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(cases[i].which, (const uint8_t *)cases[i].bytes, cases[i].len, &err);
         expect_corrupt(rc, &err, "a wrongly typed page index field", i);
     }
@@ -1323,7 +1323,7 @@ static void test_wrong_wire_types(void **state)
 static void test_missing_required_fields(void **state)
 {
     (void)state;
-    struct pq_error err;
+    struct error err;
     /* A footer without row groups: field 4 left out. */
     struct buf b = BUF_INIT;
     struct tc_writer w;
@@ -1435,7 +1435,7 @@ static void test_page_header_sub_headers(void **state)
             tcw_struct_end(&w);
         }
         tcw_struct_end(&w);
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = decode_as(W_HEADER, (const uint8_t *)b.data, b.len, &err);
         if (cases[i].ok)
             assert_int_equal(rc, 0);
@@ -1445,7 +1445,7 @@ static void test_page_header_sub_headers(void **state)
     }
 }
 
-/* Out of arena memory is PQ_ERR_NOMEM, at any limit, never a crash. */
+/* Out of arena memory is ERR_NOMEM, at any limit, never a crash. */
 static void test_arena_limit(void **state)
 {
     (void)state;
@@ -1459,11 +1459,11 @@ static void test_arena_limit(void **state)
         struct arena a;
         arena_init(&a, limit);
         struct pq_file_meta m;
-        struct pq_error err = {0};
+        struct error err = {0};
         int rc = pq_decode_file_meta(p, b.len, &a, &m, &err);
         if (rc == 0)
             ok = true;
-        else if (err.code == PQ_ERR_NOMEM)
+        else if (err.code == ERR_NOMEM)
             nomem = true;
         else
             fail_msg("limit %zu: code %d '%s'", limit, (int)err.code, err.msg);

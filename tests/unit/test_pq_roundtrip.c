@@ -170,7 +170,7 @@ static void test_selection(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_reader_open(&src, &r, &err), 0);
     const char *names[] = {"mm", "id"};
     assert_int_equal(pq_reader_select_names(r, names, 2, &err), 0);
@@ -192,12 +192,12 @@ static void test_selection(void **state)
 
     const char *bad[] = {"nope"};
     assert_int_equal(pq_reader_select_names(r, bad, 1, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     int32_t bad_id[] = {999};
     assert_int_equal(pq_reader_select_field_ids(r, bad_id, 1, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     assert_int_equal(pq_reader_read_row_group(r, 7, &rg, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     pq_reader_free(r);
 
     pq_write_result_release(&result);
@@ -228,7 +228,7 @@ static void test_stream(void **state)
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_reader_open(&src, &r, &err), 0);
     struct ArrowArrayStream stream;
     assert_int_equal(pq_reader_stream(r, &stream, &err), 0);
@@ -293,9 +293,9 @@ static void test_chunk_path_must_match_schema(void **state)
     struct pq_source src;
     pq_source_memory(&src, bad.data, bad.len);
     struct pq_reader *r;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_reader_open(&src, &r, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_CORRUPT);
+    assert_int_equal(err.code, ERR_CORRUPT);
     assert_non_null(strstr(err.msg, "is not the schema's column 'a'"));
     /* The untouched file opens. */
     pq_source_memory(&src, file.data, file.len);

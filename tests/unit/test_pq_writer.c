@@ -341,7 +341,7 @@ static void test_footer_in_parsed_form(void **state)
     pq_source_memory(&src, file.data, file.len);
     struct pq_file_meta m;
     uint32_t got_len;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_read_footer(&src, &a, &m, &got_len, &err), 0);
     assert_int_equal(got_len, flen);
     buf_reset(&enc);
@@ -423,7 +423,7 @@ static void test_page_index(void **state)
     arena_init(&ar, 0);
     struct pq_offset_index oi;
     struct pq_column_index ci;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_decode_offset_index(bytes + cc->offset_index_offset,
                                             (size_t)cc->offset_index_length, &ar, &oi, &err),
                      0);
@@ -539,7 +539,7 @@ static void count_pages(const struct buf *file, const struct pq_column_meta *m, 
     while (pos < end) {
         struct pq_page_header h;
         size_t hl;
-        struct pq_error err = {0};
+        struct error err = {0};
         assert_int_equal(
             pq_decode_page_header(file->data + pos, (size_t)(end - pos), NULL, &h, &hl, &err), 0);
         if (h.type == PQ_DATA_PAGE) {
@@ -653,7 +653,7 @@ static void test_boolean_rle(void **state)
     assert_int_equal(m->encodings[0], PQ_ENC_RLE);
     struct pq_page_header h;
     size_t hl;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_decode_page_header(file.data + m->data_page_offset,
                                            file.len - (size_t)m->data_page_offset, NULL, &h, &hl,
                                            &err),
@@ -789,7 +789,7 @@ static void test_required_under_null_parent(void **state)
     struct buf file = BUF_INIT;
     struct pq_sink sink = {pq_sink_buf_write, &file};
     struct pq_writer *w;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_writer_open(&tt.t, NULL, &sink, &w, &err), 0);
     for (int round = 0; round < 2; round++) {
         struct ArrowSchema ks, ss, bs;
@@ -816,7 +816,7 @@ static void test_required_under_null_parent(void **state)
 }
 
 static int write_one(struct pq_writer *w, struct ArrowSchema *s, struct ArrowArray *a,
-                     struct pq_error *err)
+                     struct error *err)
 {
     int rc = pq_writer_write(w, s, a, err);
     a->release(a);
@@ -824,7 +824,7 @@ static int write_one(struct pq_writer *w, struct ArrowSchema *s, struct ArrowArr
     return rc;
 }
 
-/* Batches that do not fit the table are refused with PQ_ERR_INVALID and
+/* Batches that do not fit the table are refused with ERR_INVALID and
  * leave the writer usable; values the table cannot hold fail the writer. */
 static void test_refusals(void **state)
 {
@@ -835,7 +835,7 @@ static void test_refusals(void **state)
     struct buf file = BUF_INIT;
     struct pq_sink sink = {pq_sink_buf_write, &file};
     struct pq_writer *w;
-    struct pq_error err = {0};
+    struct error err = {0};
     assert_int_equal(pq_writer_open(&tt.t, NULL, &sink, &w, &err), 0);
 
     const int64_t ids[3] = {1, 2, 3};
@@ -849,7 +849,7 @@ static void test_refusals(void **state)
     col_fixed(&cs[1], &ca[1], "d", "d:4,1", decs, 16, 3, NULL);
     batch_of(&s, &a, cs, ca, 2, 3);
     assert_int_equal(write_one(w, &s, &a, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     assert_non_null(strstr(err.msg, "not nullable"));
     /* The wrong Arrow type. */
     col_fixed(&cs[0], &ca[0], "id", "i", ids, 4, 3, NULL);
@@ -893,11 +893,11 @@ static void test_refusals(void **state)
     pq_write_options_default(&o);
     o.page_bytes = 0;
     assert_int_equal(pq_writer_open(&tt.t, &o, &sink, &w, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_INVALID);
+    assert_int_equal(err.code, ERR_INVALID);
     pq_write_options_default(&o);
     o.codec = PQ_LZO;
     assert_int_equal(pq_writer_open(&tt.t, &o, &sink, &w, &err), -1);
-    assert_int_equal(err.code, PQ_ERR_UNSUPPORTED);
+    assert_int_equal(err.code, ERR_UNSUPPORTED);
     pq_write_options_default(&o);
     o.level = 99;
     assert_int_equal(pq_writer_open(&tt.t, &o, &sink, &w, &err), -1);

@@ -86,7 +86,7 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
         json_t *op = json_pack("{s:s,s:O}", "op", opts[i].op, opts[i].key, opts[i].value);
         if (!op)
             return api_nomem(err);
-        struct lake_err lerr;
+        struct error lerr;
         int rc = lake_table_apply_op(t, op, &lerr);
         json_decref(op);
         if (rc != 0) {
@@ -122,7 +122,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         goto out;
     t.name = name;
     t.properties = json_object();
-    struct lake_err lerr;
+    struct error lerr;
     if (!t.properties) {
         api_nomem(err);
         goto out;
@@ -405,7 +405,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
     if ((has_read && check_read_snapshot(req, &txn, ns, &ref, read_snapshot, err) != 0) ||
         table_load(req, &cat, &ref, txn.head, true, &t, err) != 0)
         goto out;
-    struct lake_err lerr;
+    struct error lerr;
     if (lake_table_apply_ops(&t, jops, &lerr) != 0) {
         table_lake_error(err, &lerr);
         goto out;
