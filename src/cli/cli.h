@@ -121,10 +121,15 @@ int cli_get(struct cli *cli, const struct cli_args *a, int nparts, const char *c
  * returns its exit code. Takes ownership of `body`. */
 int cli_request(struct cli *cli, const char *method, const char *path, json_t *body,
                 json_t **response);
+/* Prints an answer for the person at the terminal, given the object the
+ * command named (its first argument). */
+typedef void (*cli_human_fn)(const json_t *resp, const char *name);
+/* Prints resp as JSON with --json, else through `human`; releases resp and
+ * returns EXIT_OK. */
+int cli_show(struct cli *cli, json_t *resp, cli_human_fn human, const char *name);
 /* POSTs (no body) to the catalog's path + suffix ("/maintenance/...") and
- * prints the answer: as JSON with --json, else through `human`. */
-int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
-                     void (*human)(const json_t *resp));
+ * shows the answer (cli_show, named by the catalog). */
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix, cli_human_fn human);
 /* The exit code of a library status, and the same after printing the
  * error (with the server's code and retry advice when there was one). */
 int cli_exit_for(hl_status st);
@@ -175,7 +180,7 @@ int cmd_maintenance(struct cli *cli, int argc, char **argv);
  * <task> (with ?batch=N when --batch was given) and prints the result as
  * JSON with --json, else through `human`. */
 int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
-                         void (*human)(const json_t *result));
+                         cli_human_fn human);
 /* An integer member of o (0 when absent or not an integer). */
 int64_t cli_json_i64(const json_t *o, const char *key);
 /* Rows in and out through libhoglake (cmd_data.c). */

@@ -20,6 +20,27 @@ static void print_catalog(const json_t *c)
         printf("expired before   %s\n", t);
 }
 
+static void show_list(const json_t *resp, const char *name)
+{
+    (void)name;
+    static const char *const headers[] = {"NAME", "DATA PATH", "HEAD", "SCHEMA VERSION"};
+    struct out_table t;
+    out_table_init(&t, 4, headers);
+    size_t i;
+    json_t *c;
+    json_array_foreach (resp, i, c) {
+        char head[24], sv[24];
+        snprintf(head, sizeof head, "%lld",
+                 (long long)json_integer_value(json_object_get(c, "head_snapshot_id")));
+        snprintf(sv, sizeof sv, "%lld",
+                 (long long)json_integer_value(json_object_get(c, "schema_version")));
+        out_table_row(&t, json_string_value(json_object_get(c, "name")),
+                      json_string_value(json_object_get(c, "data_path")), head, sv);
+    }
+    out_table_print(&t);
+    out_table_free(&t);
+}
+
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
     (void)a;
@@ -27,28 +48,7 @@ static int run_list(struct cli *cli, const struct cli_args *a)
     int rc = cli_request(cli, "GET", "/v1/catalogs", NULL, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        static const char *const headers[] = {"NAME", "DATA PATH", "HEAD", "SCHEMA VERSION"};
-        struct out_table t;
-        out_table_init(&t, 4, headers);
-        size_t i;
-        json_t *c;
-        json_array_foreach (resp, i, c) {
-            char head[24], sv[24];
-            snprintf(head, sizeof head, "%lld",
-                     (long long)json_integer_value(json_object_get(c, "head_snapshot_id")));
-            snprintf(sv, sizeof sv, "%lld",
-                     (long long)json_integer_value(json_object_get(c, "schema_version")));
-            out_table_row(&t, json_string_value(json_object_get(c, "name")),
-                          json_string_value(json_object_get(c, "data_path")), head, sv);
-        }
-        out_table_print(&t);
-        out_table_free(&t);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_list, a->positional[0]);
 }
 
 static const struct cli_opt create_opts[] = {
@@ -56,6 +56,13 @@ static const struct cli_opt create_opts[] = {
      "URI  where the catalog's files live: s3://bucket[/prefix] or file:///dir\n"
      "                           (default: the server's warehouse)"},
 };
+
+static void show_create(const json_t *resp, const char *name)
+{
+    (void)name;
+    printf("created catalog %s at %s\n", json_string_value(json_object_get(resp, "name")),
+           json_string_value(json_object_get(resp, "data_path")));
+}
 
 static int run_create(struct cli *cli, const struct cli_args *a)
 {
@@ -67,13 +74,13 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     int rc = cli_request(cli, "POST", "/v1/catalogs", body, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        printf("created catalog %s at %s\n", json_string_value(json_object_get(resp, "name")),
-               json_string_value(json_object_get(resp, "data_path")));
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_create, a->positional[0]);
+}
+
+static void show_show(const json_t *resp, const char *name)
+{
+    (void)name;
+    print_catalog(resp);
 }
 
 static int run_show(struct cli *cli, const struct cli_args *a)
@@ -82,12 +89,7 @@ static int run_show(struct cli *cli, const struct cli_args *a)
     int rc = cli_get(cli, a, 1, NULL, "", false, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_catalog(resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_show, a->positional[0]);
 }
 
 static void print_options(const json_t *o)
@@ -103,18 +105,19 @@ static void print_options(const json_t *o)
            (long long)json_integer_value(json_object_get(o, "earliest_snapshot_id")));
 }
 
+static void show_options(const json_t *resp, const char *name)
+{
+    (void)name;
+    print_options(resp);
+}
+
 static int run_options(struct cli *cli, const struct cli_args *a)
 {
     json_t *resp;
     int rc = cli_get(cli, a, 1, NULL, "/options", false, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_options(resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_options, a->positional[0]);
 }
 
 static const struct cli_opt set_options_opts[] = {
@@ -156,12 +159,7 @@ static int patch_options(struct cli *cli, const char *catalog, const char *ret, 
     }
     if ((rc = cli_request(cli, "PATCH", path, body, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_options(resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_options, catalog);
 }
 
 static int run_set_options(struct cli *cli, const struct cli_args *a)

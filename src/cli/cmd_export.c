@@ -48,6 +48,35 @@ static int open_trace(const struct cli_args *a, struct tracer **tracer)
     return EXIT_OK;
 }
 
+/* What an export command works on: the table its first argument names and
+ * the tracer, and the outcome so far. */
+struct export_run {
+    struct tracer *tracer;
+    struct cli_table table;
+    hl_status st; /* whether the table opened, then how the work went */
+    struct hl_error err;
+};
+
+/* EXIT_OK with run open (close_export it whatever run->st says), or the
+ * exit code of a bad name or trace file with nothing open. */
+static int open_export(struct cli *cli, const struct cli_args *a, struct export_run *run)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    run->tracer = NULL;
+    if (open_trace(a, &run->tracer) != EXIT_OK)
+        return EXIT_FAILURE_OTHER;
+    run->st = cli_table_open(cli, parts, &run->table, &run->err);
+    return EXIT_OK;
+}
+
+static void close_export(struct export_run *run)
+{
+    cli_table_close(&run->table);
+    tracer_close(run->tracer);
+}
+
 static int run_iceberg(struct cli *cli, const struct cli_args *a)
 {
     const char *to = cli_opt_value(a, "to");
@@ -58,33 +87,26 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
         return EXIT_USAGE;
     if (version != 0 && version != 2 && version != 3)
         return cli_usage_error("--format-version takes 2 or 3");
-    char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
-    struct tracer *tracer = NULL;
-    if (open_trace(a, &tracer) != EXIT_OK)
-        return EXIT_FAILURE_OTHER;
-    struct cli_table h;
-    struct hl_error err;
-    hl_status st = cli_table_open(cli, parts, &h, &err);
+    struct export_run run;
+    int rc = open_export(cli, a, &run);
+    if (rc != EXIT_OK)
+        return rc;
     struct ice_export_options o = {
-        .location = to, .format_version = (int)version, .tracer = tracer};
+        .location = to, .format_version = (int)version, .tracer = run.tracer};
     struct ice_export_result r;
-    if (st == HL_OK)
-        st = ice_export_run(h.table, &o, &r, &err);
-    int rc = EXIT_OK;
-    if (st == HL_OK) {
+    if (run.st == HL_OK)
+        run.st = ice_export_run(run.table.table, &o, &r, &run.err);
+    if (run.st == HL_OK) {
         print_result(cli, to, &r);
-    } else if (strcmp(err.code, "iceberg_partition_spec_drift") == 0) {
+    } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0) {
         /* The stable error kind leads, for scripts; a refusal of the
          * layout, not a race, so not the conflict exit code. */
-        fprintf(stderr, "hoglake: iceberg_partition_spec_drift: %s\n", err.message);
+        fprintf(stderr, "hoglake: iceberg_partition_spec_drift: %s\n", run.err.message);
         rc = EXIT_FAILURE_OTHER;
     } else {
-        rc = cli_report(st, &err);
+        rc = cli_report(run.st, &run.err);
     }
-    cli_table_close(&h);
-    tracer_close(tracer);
+    close_export(&run);
     return rc;
 }
 
@@ -99,20 +121,14 @@ static int run_maintain(struct cli *cli, const struct cli_args *a)
     if (cli_opt_i64(a, "compact-file-count", 2, &file_count) != EXIT_OK ||
         cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK)
         return EXIT_USAGE;
-    char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
-    struct tracer *tracer = NULL;
-    if (open_trace(a, &tracer) != EXIT_OK)
-        return EXIT_FAILURE_OTHER;
-    struct cli_table h;
-    struct hl_error err;
-    hl_status st = cli_table_open(cli, parts, &h, &err);
-    struct ice_compact_options o = {to, file_count, max_bytes, tracer};
+    struct export_run run;
+    int rc = open_export(cli, a, &run);
+    if (rc != EXIT_OK)
+        return rc;
+    struct ice_compact_options o = {to, file_count, max_bytes, run.tracer};
     struct ice_compact_result r = {.outcome = ICE_ERROR};
-    if (st == HL_OK)
-        st = ice_compact_run(h.table, &o, &r, &err);
-    int rc = EXIT_OK;
+    if (run.st == HL_OK)
+        run.st = ice_compact_run(run.table.table, &o, &r, &run.err);
     const char *outcome = ice_compact_outcome_name(r.outcome);
     if (cli->json) {
         json_t *doc =
@@ -120,22 +136,21 @@ static int run_maintain(struct cli *cli, const struct cli_args *a)
                       "files_before", (json_int_t)r.files_before, "files_after",
                       (json_int_t)r.files_after, "rows", (json_int_t)r.rows, "snapshot_id",
                       (json_int_t)r.snapshot_id, "staged_files_left", r.staged_files_left);
-        if (st != HL_OK)
-            json_object_set_new(doc, "error", json_string(err.message));
+        if (run.st != HL_OK)
+            json_object_set_new(doc, "error", json_string(run.err.message));
         cli_print_json(doc);
         json_decref(doc);
     } else if (r.outcome == ICE_COMPACTED) {
         printf("compacted: %lld files (%lld bytes) into %lld, %lld rows, Iceberg snapshot %lld\n",
                (long long)r.files_before, (long long)r.bytes_before, (long long)r.files_after,
                (long long)r.rows, (long long)r.snapshot_id);
-    } else if (st == HL_OK) {
+    } else if (run.st == HL_OK) {
         printf("not compacted: %s (%lld live files, %lld bytes)\n", outcome,
                (long long)r.files_before, (long long)r.bytes_before);
     }
-    if (st != HL_OK)
-        rc = cli_report(st, &err);
-    cli_table_close(&h);
-    tracer_close(tracer);
+    if (run.st != HL_OK)
+        rc = cli_report(run.st, &run.err);
+    close_export(&run);
     return rc;
 }
 

@@ -19,7 +19,7 @@ int64_t cli_json_i64(const json_t *o, const char *key)
 }
 
 int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *task,
-                         void (*human)(const json_t *result))
+                         cli_human_fn human)
 {
     int64_t batch;
     int rc = cli_opt_i64(a, "batch", 1, &batch);
@@ -33,8 +33,9 @@ int cli_maintenance_pass(struct cli *cli, const struct cli_args *a, const char *
     return cli_post_catalog(cli, a->positional[0], suffix, human);
 }
 
-static void print_expiry(const json_t *r)
+static void print_expiry(const json_t *r, const char *catalog)
 {
+    (void)catalog;
     printf("snapshots expired    %lld\n", (long long)cli_json_i64(r, "snapshots_expired"));
     printf("earliest snapshot    %lld%s\n", (long long)cli_json_i64(r, "new_earliest_snapshot_id"),
            json_is_true(json_object_get(r, "floored_by_consumer")) ? " (held by a consumer offset)"

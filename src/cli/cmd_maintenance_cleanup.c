@@ -9,8 +9,9 @@ const struct cli_opt cli_cleanup_opts[1] = {
     {"batch", true, false, "N  most queue rows to work this pass (default: the server's, 2000)"},
 };
 
-static void print_cleanup(const json_t *r)
+static void print_cleanup(const json_t *r, const char *catalog)
 {
+    (void)catalog;
     int64_t referenced = cli_json_i64(r, "still_referenced");
     printf("removed %lld, missing %lld, still referenced %lld, failed %lld\n",
            (long long)cli_json_i64(r, "removed"), (long long)cli_json_i64(r, "missing"),

@@ -9,8 +9,9 @@ const struct cli_opt cli_compact_opts[] = {
      "N  compact at most N file groups in this pass (default 1, at most 1000)"},
 };
 
-static void print_result(const json_t *r)
+static void print_result(const json_t *r, const char *catalog)
 {
+    (void)catalog;
     printf("groups compacted     %" PRId64 "\n", cli_json_i64(r, "groups_compacted"));
     printf("files                %" PRId64 " in, %" PRId64 " out\n", cli_json_i64(r, "files_in"),
            cli_json_i64(r, "files_out"));

@@ -9,8 +9,9 @@ const struct cli_opt cli_hydrate_opts[] = {
     {"batch", true, false, "N  settle at most N files in this pass (default 100, at most 10000)"},
 };
 
-static void print_pass(const json_t *r)
+static void print_pass(const json_t *r, const char *catalog)
 {
+    (void)catalog;
     printf("hydrated %" PRId64 ", failed %" PRId64 ", transient errors %" PRId64
            ", still pending %" PRId64 "\n",
            cli_json_i64(r, "hydrated"), cli_json_i64(r, "failed"),
@@ -26,8 +27,9 @@ const struct cli_opt cli_rehydrate_opts[] = {
     {"table", true, false, "NAMESPACE.TABLE  requeue only this table's failed files"},
 };
 
-static void print_requeued(const json_t *r)
+static void print_requeued(const json_t *r, const char *catalog)
 {
+    (void)catalog;
     printf("requeued %" PRId64 " failed file(s)\n", cli_json_i64(r, "requeued"));
 }
 

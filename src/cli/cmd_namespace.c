@@ -7,31 +7,38 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 
+static void show_list(const json_t *resp, const char *name)
+{
+    (void)name;
+    static const char *const headers[] = {"NAME", "ID"};
+    struct out_table t;
+    out_table_init(&t, 2, headers);
+    size_t i;
+    json_t *n;
+    json_array_foreach (resp, i, n) {
+        char id[24];
+        snprintf(id, sizeof id, "%lld",
+                 (long long)json_integer_value(json_object_get(n, "namespace_id")));
+        out_table_row(&t, json_string_value(json_object_get(n, "name")), id);
+    }
+    out_table_print(&t);
+    out_table_free(&t);
+}
+
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
     json_t *resp;
     int rc = cli_get(cli, a, 1, "namespaces", "", true, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        static const char *const headers[] = {"NAME", "ID"};
-        struct out_table t;
-        out_table_init(&t, 2, headers);
-        size_t i;
-        json_t *n;
-        json_array_foreach (resp, i, n) {
-            char id[24];
-            snprintf(id, sizeof id, "%lld",
-                     (long long)json_integer_value(json_object_get(n, "namespace_id")));
-            out_table_row(&t, json_string_value(json_object_get(n, "name")), id);
-        }
-        out_table_print(&t);
-        out_table_free(&t);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_list, a->positional[0]);
+}
+
+static void show_create(const json_t *resp, const char *name)
+{
+    printf("created namespace %s (id %lld, snapshot %lld)\n", name,
+           (long long)json_integer_value(json_object_get(resp, "namespace_id")),
+           (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
 }
 
 static int run_create(struct cli *cli, const struct cli_args *a)
@@ -45,14 +52,13 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, json_pack("{s:s}", "name", parts[1]),
                                            &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        printf("created namespace %s (id %lld, snapshot %lld)\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "namespace_id")),
-               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_create, a->positional[0]);
+}
+
+static void show_show(const json_t *resp, const char *name)
+{
+    printf("namespace %s (id %lld)\n", name,
+           (long long)json_integer_value(json_object_get(resp, "namespace_id")));
 }
 
 static int run_show(struct cli *cli, const struct cli_args *a)
@@ -61,13 +67,7 @@ static int run_show(struct cli *cli, const struct cli_args *a)
     int rc = cli_get(cli, a, 2, NULL, "", true, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        printf("namespace %s (id %lld)\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "namespace_id")));
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_show, a->positional[0]);
 }
 
 static const struct cli_opt drop_opts[] = {
@@ -78,6 +78,11 @@ static void print_commit(const char *what, const char *name, const json_t *resp)
 {
     printf("%s %s (snapshot %lld)\n", what, name,
            (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+}
+
+static void show_drop(const json_t *resp, const char *name)
+{
+    print_commit("dropped namespace", name, resp);
 }
 
 static int run_drop(struct cli *cli, const struct cli_args *a)
@@ -96,12 +101,7 @@ static int run_drop(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if ((rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_commit("dropped namespace", a->positional[0], resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_drop, a->positional[0]);
 }
 
 static const struct cli_verb ns_verbs[] = {
@@ -123,29 +123,29 @@ int cmd_namespace(struct cli *cli, int argc, char **argv)
 
 /* ---- views ---- */
 
+static void show_view_list(const json_t *resp, const char *name)
+{
+    (void)name;
+    static const char *const headers[] = {"NAME", "DIALECT", "SQL"};
+    struct out_table t;
+    out_table_init(&t, 3, headers);
+    size_t i;
+    json_t *v;
+    json_array_foreach (resp, i, v)
+        out_table_row(&t, json_string_value(json_object_get(v, "name")),
+                      json_string_value(json_object_get(v, "dialect")),
+                      json_string_value(json_object_get(v, "sql")));
+    out_table_print(&t);
+    out_table_free(&t);
+}
+
 static int run_view_list(struct cli *cli, const struct cli_args *a)
 {
     json_t *resp;
     int rc = cli_get(cli, a, 2, "views", "", true, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        static const char *const headers[] = {"NAME", "DIALECT", "SQL"};
-        struct out_table t;
-        out_table_init(&t, 3, headers);
-        size_t i;
-        json_t *v;
-        json_array_foreach (resp, i, v)
-            out_table_row(&t, json_string_value(json_object_get(v, "name")),
-                          json_string_value(json_object_get(v, "dialect")),
-                          json_string_value(json_object_get(v, "sql")));
-        out_table_print(&t);
-        out_table_free(&t);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_view_list, a->positional[0]);
 }
 
 static const struct cli_opt view_create_opts[] = {
@@ -184,6 +184,12 @@ static char *read_file(const char *path)
     return data;
 }
 
+static void show_view_create(const json_t *resp, const char *name)
+{
+    printf("created view %s (snapshot %lld)\n", name,
+           (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+}
+
 static int run_view_create(struct cli *cli, const struct cli_args *a)
 {
     char parts[3][200];
@@ -216,13 +222,15 @@ static int run_view_create(struct cli *cli, const struct cli_args *a)
     }
     if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        printf("created view %s (snapshot %lld)\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_view_create, a->positional[0]);
+}
+
+static void show_view_show(const json_t *resp, const char *name)
+{
+    printf("view %s  (%s, uuid %s)\n%s\n", name,
+           json_string_value(json_object_get(resp, "dialect")),
+           json_string_value(json_object_get(resp, "view_uuid")),
+           json_string_value(json_object_get(resp, "sql")));
 }
 
 static int run_view_show(struct cli *cli, const struct cli_args *a)
@@ -231,16 +239,12 @@ static int run_view_show(struct cli *cli, const struct cli_args *a)
     int rc = cli_get(cli, a, 3, "views", "", true, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        printf("view %s  (%s, uuid %s)\n%s\n", a->positional[0],
-               json_string_value(json_object_get(resp, "dialect")),
-               json_string_value(json_object_get(resp, "view_uuid")),
-               json_string_value(json_object_get(resp, "sql")));
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_view_show, a->positional[0]);
+}
+
+static void show_view_drop(const json_t *resp, const char *name)
+{
+    print_commit("dropped view", name, resp);
 }
 
 static int run_view_drop(struct cli *cli, const struct cli_args *a)
@@ -250,12 +254,7 @@ static int run_view_drop(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if (rc != EXIT_OK || (rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_commit("dropped view", a->positional[0], resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_view_drop, a->positional[0]);
 }
 
 static const struct cli_verb view_verbs[] = {

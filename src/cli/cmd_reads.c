@@ -191,6 +191,11 @@ static void print_change_plan(const char *qualified, const json_t *plan)
     print_rows(deletes, delete_file_columns, NCOLS(delete_file_columns));
 }
 
+static void show_changes(const json_t *resp, const char *name)
+{
+    print_change_plan(name, resp);
+}
+
 static int run_changes(struct cli *cli, const struct cli_args *a)
 {
     int64_t from = 0, to = 0;
@@ -213,12 +218,7 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if ((rc = get_all_pages(cli, path, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_change_plan(a->positional[0], resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_changes, a->positional[0]);
 }
 
 /* ---- offsets ---- */

@@ -23,35 +23,34 @@ static const char *int_str(const json_t *o, const char *key, char *buf, size_t s
     return buf;
 }
 
+static void show_list(const json_t *resp, const char *name)
+{
+    (void)name;
+    static const char *const headers[] = {"NAME", "UUID", "ROWS", "FILES", "BYTES", "SNAPSHOTS"};
+    struct out_table t;
+    out_table_init(&t, 6, headers);
+    size_t i;
+    json_t *tb;
+    json_array_foreach (resp, i, tb) {
+        char rows[24], files[24], bytes[24], snaps[24];
+        out_table_row(&t, json_string_value(json_object_get(tb, "name")),
+                      json_string_value(json_object_get(tb, "table_uuid")),
+                      int_str(tb, "record_count", rows, sizeof rows),
+                      int_str(tb, "file_count", files, sizeof files),
+                      int_str(tb, "file_size_bytes", bytes, sizeof bytes),
+                      int_str(tb, "snapshot_count", snaps, sizeof snaps));
+    }
+    out_table_print(&t);
+    out_table_free(&t);
+}
+
 static int run_list(struct cli *cli, const struct cli_args *a)
 {
     json_t *resp;
     int rc = cli_get(cli, a, 2, "tables", "", true, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        static const char *const headers[] = {"NAME",  "UUID",  "ROWS",
-                                              "FILES", "BYTES", "SNAPSHOTS"};
-        struct out_table t;
-        out_table_init(&t, 6, headers);
-        size_t i;
-        json_t *tb;
-        json_array_foreach (resp, i, tb) {
-            char rows[24], files[24], bytes[24], snaps[24];
-            out_table_row(&t, json_string_value(json_object_get(tb, "name")),
-                          json_string_value(json_object_get(tb, "table_uuid")),
-                          int_str(tb, "record_count", rows, sizeof rows),
-                          int_str(tb, "file_count", files, sizeof files),
-                          int_str(tb, "file_size_bytes", bytes, sizeof bytes),
-                          int_str(tb, "snapshot_count", snaps, sizeof snaps));
-        }
-        out_table_print(&t);
-        out_table_free(&t);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_list, a->positional[0]);
 }
 
 /* ---- show ---- */
@@ -190,6 +189,11 @@ static const struct cli_opt show_opts[] = {
     {"no-totals", false, false, "skip the row/file/byte totals (cheaper on big tables)"},
 };
 
+static void show_show(const json_t *resp, const char *name)
+{
+    print_table(name, resp);
+}
+
 static int run_show(struct cli *cli, const struct cli_args *a)
 {
     char path[900];
@@ -203,12 +207,7 @@ static int run_show(struct cli *cli, const struct cli_args *a)
         add_query(path, sizeof path, "totals", "false");
     if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        print_table(a->positional[0], resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_show, a->positional[0]);
 }
 
 /* ---- create ---- */
@@ -243,6 +242,13 @@ static int parse_properties(const struct cli_args *a, const char *opt, json_t **
         json_object_set_new(*out, key, json_string(eq + 1));
     }
     return EXIT_OK;
+}
+
+static void show_create(const json_t *resp, const char *name)
+{
+    printf("created table %s (snapshot %lld)\n\n", name,
+           (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+    print_table(name, resp);
 }
 
 static int run_create(struct cli *cli, const struct cli_args *a)
@@ -306,15 +312,7 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        printf("created table %s (snapshot %lld)\n\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
-        print_table(a->positional[0], resp);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_create, a->positional[0]);
 }
 
 /* ---- drop ---- */
@@ -322,6 +320,12 @@ static int run_create(struct cli *cli, const struct cli_args *a)
 static const struct cli_opt drop_opts[] = {
     {"expected-uuid", true, false, "UUID  refuse unless the live table is this incarnation"},
 };
+
+static void show_drop(const json_t *resp, const char *name)
+{
+    printf("dropped table %s (snapshot %lld)\n", name,
+           (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+}
 
 static int run_drop(struct cli *cli, const struct cli_args *a)
 {
@@ -335,13 +339,7 @@ static int run_drop(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if ((rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        printf("dropped table %s (snapshot %lld)\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_drop, a->positional[0]);
 }
 
 /* ---- alter ---- */
@@ -486,6 +484,17 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
     return EXIT_OK;
 }
 
+static void show_alter(const json_t *resp, const char *name)
+{
+    printf("altered table %s (snapshot %lld)\n\n", name,
+           (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
+    char qualified[600], parts[3][200];
+    cli_split_name(name, 3, parts);
+    snprintf(qualified, sizeof qualified, "%s.%s.%s", parts[0], parts[1],
+             json_string_value(json_object_get(resp, "name")));
+    print_table(qualified, resp);
+}
+
 static int run_alter(struct cli *cli, const struct cli_args *a)
 {
     char base[900];
@@ -548,19 +557,7 @@ static int run_alter(struct cli *cli, const struct cli_args *a)
     json_t *resp;
     if ((rc = cli_request(cli, "POST", path, json_pack("{s:o}", "ops", ops), &resp)) != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        printf("altered table %s (snapshot %lld)\n\n", a->positional[0],
-               (long long)json_integer_value(json_object_get(resp, "snapshot_id")));
-        char qualified[600], parts[3][200];
-        cli_split_name(a->positional[0], 3, parts);
-        snprintf(qualified, sizeof qualified, "%s.%s.%s", parts[0], parts[1],
-                 json_string_value(json_object_get(resp, "name")));
-        print_table(qualified, resp);
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_alter, a->positional[0]);
 }
 
 static const struct cli_verb verbs[] = {

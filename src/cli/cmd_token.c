@@ -41,6 +41,21 @@ static const struct cli_opt create_opts[] = {
     {"expires", true, false, "DURATION  expire after 30d, 12h, 45m, 90s, 2w or N seconds"},
 };
 
+static void show_create(const json_t *resp, const char *name)
+{
+    const char *scope = json_string_value(json_object_get(resp, "catalog"));
+    const char *until = json_string_value(json_object_get(resp, "expires_at"));
+    /* The secret alone on stdout, so $(hoglake token create ...) is it;
+     * what it is goes to stderr. */
+    fprintf(stderr,
+            "hoglake: created token %s '%s' (%s on %s%s, %s%s); its secret is shown only "
+            "this once\n",
+            json_string_value(json_object_get(resp, "token_id")), name,
+            json_string_value(json_object_get(resp, "role")), scope ? "catalog " : "every catalog",
+            scope ? scope : "", until ? "expires " : "never expires", until ? until : "");
+    printf("%s\n", json_string_value(json_object_get(resp, "secret")));
+}
+
 static int run_create(struct cli *cli, const struct cli_args *a)
 {
     const char *role = cli_opt_value(a, "role");
@@ -65,24 +80,7 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     int rc = cli_request(cli, "POST", "/v1/tokens", body, &resp);
     if (rc != EXIT_OK)
         return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        const char *scope = json_string_value(json_object_get(resp, "catalog"));
-        const char *until = json_string_value(json_object_get(resp, "expires_at"));
-        /* The secret alone on stdout, so $(hoglake token create ...) is it;
-         * what it is goes to stderr. */
-        fprintf(stderr,
-                "hoglake: created token %s '%s' (%s on %s%s, %s%s); its secret is shown only "
-                "this once\n",
-                json_string_value(json_object_get(resp, "token_id")), a->positional[0],
-                json_string_value(json_object_get(resp, "role")),
-                scope ? "catalog " : "every catalog", scope ? scope : "",
-                until ? "expires " : "never expires", until ? until : "");
-        printf("%s\n", json_string_value(json_object_get(resp, "secret")));
-    }
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, show_create, a->positional[0]);
 }
 
 /* active, revoked or expired, as of the listing. */

@@ -289,20 +289,24 @@ void cli_table_close(struct cli_table *t)
     memset(t, 0, sizeof *t);
 }
 
-int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix,
-                     void (*human)(const json_t *resp))
+int cli_show(struct cli *cli, json_t *resp, cli_human_fn human, const char *name)
+{
+    if (cli->json)
+        cli_print_json(resp);
+    else
+        human(resp, name);
+    json_decref(resp);
+    return EXIT_OK;
+}
+
+int cli_post_catalog(struct cli *cli, const char *catalog, const char *suffix, cli_human_fn human)
 {
     char path[1024];
     int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, suffix);
     json_t *resp;
     if (rc != EXIT_OK || (rc = cli_request(cli, "POST", path, NULL, &resp)) != EXIT_OK)
         return rc;
-    if (cli->json)
-        cli_print_json(resp);
-    else
-        human(resp);
-    json_decref(resp);
-    return EXIT_OK;
+    return cli_show(cli, resp, human, catalog);
 }
 
 bool cli_add_time_travel(char *path, size_t size, const struct cli_args *a)

@@ -292,28 +292,21 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     struct ice_manifest_summary summary;
     struct error ae;
     struct error ie;
-    struct buf manifest = BUF_INIT, list = BUF_INIT;
+    struct buf list = BUF_INIT;
     char uuid[37], manifest_uri[4096], list_uri[4096], previous[4096];
-    int64_t snapshot_id = -1, seq = ice_meta_next_sequence_number(m);
-    if (st == HL_OK && random_uuid4(uuid) != 0)
-        st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
-    if (st == HL_OK &&
-        ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)
-        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
-    if (st == HL_OK) {
-        snprintf(manifest_uri, sizeof manifest_uri, "%s/metadata/%s-m0.avro", x->loc, uuid);
-        st = xp_put_object(x, manifest_uri, &manifest, err);
-    }
+    int64_t snapshot_id = -1, seq = ice_meta_next_sequence_number(m), manifest_len = 0;
+    if (st == HL_OK)
+        st = xp_write_manifest(x, &spec, uuid, manifest_uri, sizeof manifest_uri, &summary,
+                               &manifest_len, err);
     if (st == HL_OK && ice_meta_pick_snapshot_id(m, &snapshot_id, &ie) != 0)
         st = error_publish(err, HL_OK, &ie, "iceberg metadata");
     /* The rows carry their _row_id: the manifest starts at the smallest, as
      * icebird does, so no new ids are handed out. */
     int64_t first_row_id = min_row_id == INT64_MAX ? m->next_row_id : min_row_id;
     /* Only the new manifest: every replaced file's manifest is left out. */
-    json_t *added = st == HL_OK
-                        ? ice_manifest_file_record(&spec, manifest_uri, (int64_t)manifest.len,
-                                                   snapshot_id, seq, first_row_id, &summary)
-                        : NULL;
+    json_t *added = st == HL_OK ? ice_manifest_file_record(&spec, manifest_uri, manifest_len,
+                                                           snapshot_id, seq, first_row_id, &summary)
+                                : NULL;
     if (st == HL_OK && !added)
         st = xp_nomem(err);
     if (st == HL_OK) {
@@ -326,35 +319,23 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     if (st == HL_OK)
         st = xp_put_object(x, list_uri, &list, err);
     json_decref(added);
-    buf_free(&manifest);
     buf_free(&list);
     free(schema_text);
     free(fields_text);
     if (st != HL_OK)
         return st;
-    int64_t added_bytes = 0, removed_rows = 0;
-    for (size_t i = 0; i < x->nfiles; i++)
-        added_bytes += x->files[i].file_size;
+    struct ice_snapshot_add add;
+    if ((st = xp_snapshot_add(x, version, snapshot_id, list_uri, previous, sizeof previous, &add,
+                              err)) != HL_OK)
+        return st;
+    int64_t removed_rows = 0;
     for (size_t i = 0; i < nlive; i++)
         removed_rows += live[i].rows;
-    if (iceberg_metadata_uri(x->loc, version, previous, sizeof previous) != 0)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                       "the location is too long");
-    struct ice_snapshot_add add = {
-        .snapshot_id = snapshot_id,
-        .timestamp_ms = xp_now_ms(),
-        .manifest_list = list_uri,
-        .operation = ICE_OP_REPLACE,
-        .added_data_files = (int64_t)x->nfiles,
-        .added_records = x->rows,
-        .added_files_size = added_bytes,
-        .removed_data_files = (int64_t)nlive,
-        .deleted_records = removed_rows,
-        .removed_files_size = res->bytes_before,
-        .changed_partition_count = (int64_t)x->ngroups,
-        .added_rows = 0, /* the rows keep their ids: next-row-id does not move */
-        .previous_metadata_file = previous,
-    };
+    add.operation = ICE_OP_REPLACE;
+    add.removed_data_files = (int64_t)nlive;
+    add.deleted_records = removed_rows;
+    add.removed_files_size = res->bytes_before;
+    add.added_rows = 0; /* the rows keep their ids: next-row-id does not move */
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
     char *text = ice_meta_dumps(m);

@@ -171,26 +171,14 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
     snprintf(to, sizeof to, "%" PRId64, e->res->to_snapshot);
     struct ice_summary_kv extra[] = {
         {SUMMARY_TABLE, hl_table_uuid(x->t)}, {SUMMARY_FROM, from}, {SUMMARY_TO, to}};
-    int64_t bytes = 0;
-    for (size_t i = 0; i < x->nfiles; i++)
-        bytes += x->files[i].file_size;
-    if (version > 0 && iceberg_metadata_uri(x->loc, version, previous, sizeof previous) != 0)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                       "the location is too long");
-    struct ice_snapshot_add add = {
-        .snapshot_id = snapshot_id,
-        .timestamp_ms = xp_now_ms(),
-        .manifest_list = list_uri,
-        .operation = ICE_OP_APPEND,
-        .added_data_files = (int64_t)x->nfiles,
-        .added_records = x->rows,
-        .added_files_size = bytes,
-        .changed_partition_count = (int64_t)x->ngroups,
-        .added_rows = x->rows,
-        .previous_metadata_file = version > 0 ? previous : NULL,
-        .extra = extra,
-        .nextra = sizeof extra / sizeof extra[0],
-    };
+    struct ice_snapshot_add add;
+    st = xp_snapshot_add(x, version, snapshot_id, list_uri, previous, sizeof previous, &add, err);
+    if (st != HL_OK)
+        return st;
+    add.operation = ICE_OP_APPEND;
+    add.added_rows = x->rows;
+    add.extra = extra;
+    add.nextra = sizeof extra / sizeof extra[0];
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
     char *text = ice_meta_dumps(m);
@@ -226,21 +214,12 @@ static hl_status commit(struct export_run *e, struct hl_error *err)
                          json_array_get(json_object_get(x->spec_json, "fields"), 0), "name"))
                    : NULL;
     hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
-    struct buf manifest = BUF_INIT;
     struct ice_manifest_summary summary;
-    struct error ae;
     char uuid[37], manifest_uri[4096];
-    if (st == HL_OK && random_uuid4(uuid) != 0)
-        st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
-    if (st == HL_OK &&
-        ice_manifest_write(&spec, x->files, x->nfiles, &manifest, &summary, &ae) != 0)
-        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
-    if (st == HL_OK) {
-        snprintf(manifest_uri, sizeof manifest_uri, "%s/metadata/%s-m0.avro", x->loc, uuid);
-        st = xp_put_object(x, manifest_uri, &manifest, err);
-    }
-    int64_t manifest_len = (int64_t)manifest.len;
-    buf_free(&manifest);
+    int64_t manifest_len = 0;
+    if (st == HL_OK)
+        st = xp_write_manifest(x, &spec, uuid, manifest_uri, sizeof manifest_uri, &summary,
+                               &manifest_len, err);
     for (int attempt = 0; st == HL_OK; attempt++) {
         struct ice_meta m;
         int64_t version;

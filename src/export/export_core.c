@@ -44,6 +44,46 @@ int64_t xp_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+hl_status xp_write_manifest(struct exporter *x, const struct ice_manifest_spec *spec, char uuid[37],
+                            char *uri, size_t uri_size, struct ice_manifest_summary *summary,
+                            int64_t *len, struct hl_error *err)
+{
+    if (random_uuid4(uuid) != 0)
+        return xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name");
+    struct buf manifest = BUF_INIT;
+    struct error ae;
+    if (ice_manifest_write(spec, x->files, x->nfiles, &manifest, summary, &ae) != 0)
+        return error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
+    snprintf(uri, uri_size, "%s/metadata/%s-m0.avro", x->loc, uuid);
+    hl_status st = xp_put_object(x, uri, &manifest, err);
+    *len = (int64_t)manifest.len;
+    buf_free(&manifest);
+    return st;
+}
+
+hl_status xp_snapshot_add(const struct exporter *x, int64_t version, int64_t snapshot_id,
+                          const char *list_uri, char *previous, size_t previous_size,
+                          struct ice_snapshot_add *add, struct hl_error *err)
+{
+    int64_t bytes = 0;
+    for (size_t i = 0; i < x->nfiles; i++)
+        bytes += x->files[i].file_size;
+    if (version > 0 && iceberg_metadata_uri(x->loc, version, previous, previous_size) != 0)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                       "the location is too long");
+    *add = (struct ice_snapshot_add){
+        .snapshot_id = snapshot_id,
+        .timestamp_ms = xp_now_ms(),
+        .manifest_list = list_uri,
+        .added_data_files = (int64_t)x->nfiles,
+        .added_records = x->rows,
+        .added_files_size = bytes,
+        .changed_partition_count = (int64_t)x->ngroups,
+        .previous_metadata_file = version > 0 ? previous : NULL,
+    };
+    return HL_OK;
+}
+
 int xp_stage(struct exporter *x, const char *uri)
 {
     if (x->nstaged == x->staged_cap) {

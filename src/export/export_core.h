@@ -70,6 +70,20 @@ hl_status xp_nomem(struct hl_error *err);
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int64_t xp_now_ms(void);
+/* The snapshot a run adds, as far as what it wrote says: snapshot_id at
+ * now, over list_uri, with the run's files, records, bytes and partition
+ * count, after metadata version `version` (0: none; its URI is written
+ * into previous). The caller sets what its operation adds (operation,
+ * removals, added rows, summary extras). */
+/* Writes the manifest of the run's files under a new uuid (into uuid):
+ * <location>/metadata/<uuid>-m0.avro, its URI into uri, its summary and
+ * length. */
+hl_status xp_write_manifest(struct exporter *x, const struct ice_manifest_spec *spec, char uuid[37],
+                            char *uri, size_t uri_size, struct ice_manifest_summary *summary,
+                            int64_t *len, struct hl_error *err);
+hl_status xp_snapshot_add(const struct exporter *x, int64_t version, int64_t snapshot_id,
+                          const char *list_uri, char *previous, size_t previous_size,
+                          struct ice_snapshot_add *add, struct hl_error *err);
 
 /* Moves b into x->batches and counts its rows; on failure (no memory) b
  * is released and -1 returned. */

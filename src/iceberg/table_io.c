@@ -8,6 +8,7 @@
 
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
+#include "util/error.h"
 #include "util/log.h"
 
 /* Probing past a stale hint stops here and lists instead. */
@@ -17,15 +18,10 @@ static int fail(struct hl_error *err, hl_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(struct hl_error *err, hl_status st, const char *fmt, ...)
 {
-    if (!err)
-        return -1;
-    memset(err, 0, sizeof *err);
-    err->status = st;
-    snprintf(err->code, sizeof err->code, "%s",
-             st == HL_ERR_NOMEM ? "out_of_memory" : "invalid_argument");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    error_setv(err, st, 0, false, st == HL_ERR_NOMEM ? "out_of_memory" : "invalid_argument", fmt,
+               ap);
     va_end(ap);
     return -1;
 }

@@ -185,9 +185,8 @@ static int parse_decimal_params(const json_t *params, const char *path, int *pre
         {"precision", JF_ANY, false, false, &p},
         {"scale", JF_ANY, false, false, &s},
     };
-    char msg[300];
-    if (!jsonx_read_object(params, "type_params", fields, 2, msg, sizeof msg))
-        return error_fail(err, ERR_MALFORMED, "decimal column '%s': %s", path, msg);
+    if (jsonx_read_object(params, "type_params", fields, 2, err) != 0)
+        return error_prefix(err, "decimal column '%s'", path);
     json_int_t pv = LAKE_DECIMAL_MAX_PRECISION, sv = 0;
     if (p) {
         if (!json_is_integer(p))
@@ -264,11 +263,8 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         {"children", JF_ARRAY, false, true, &jchildren},
         {"comment", JF_STRING, false, true, &jcomment},
     };
-    char msg[400];
-    if (!jsonx_read_object(def, where, fields, sizeof fields / sizeof fields[0], msg, sizeof msg)) {
-        error_fail(err, ERR_MALFORMED, "%s", msg);
+    if (jsonx_read_object(def, where, fields, sizeof fields / sizeof fields[0], err) != 0)
         return NULL;
-    }
     if (jparams && json_is_null(jparams))
         jparams = NULL;
     if (jchildren && json_is_null(jchildren))
@@ -937,10 +933,10 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
             {"transform", JF_STRING, true, false, &tr},
             {"transform_param", JF_INT, false, true, &param},
         };
-        char where[48], msg[300];
+        char where[48];
         snprintf(where, sizeof where, "fields[%zu]", i);
-        if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return error_fail(err, ERR_MALFORMED, "%s", msg);
+        if (jsonx_read_object(json_array_get(fields, i), where, spec, 3, err) != 0)
+            return -1;
         if (param && json_is_null(param))
             param = NULL;
         enum lake_transform transform;
@@ -1019,10 +1015,10 @@ static int op_set_sort_order(struct lake_table *t, const json_t *fields, struct 
             {"direction", JF_STRING, false, false, &dir},
             {"null_order", JF_STRING, false, false, &nulls},
         };
-        char where[48], msg[300];
+        char where[48];
         snprintf(where, sizeof where, "sort_fields[%zu]", i);
-        if (!jsonx_read_object(json_array_get(fields, i), where, spec, 3, msg, sizeof msg))
-            return error_fail(err, ERR_MALFORMED, "%s", msg);
+        if (jsonx_read_object(json_array_get(fields, i), where, spec, 3, err) != 0)
+            return -1;
         struct lake_column *c = source_column(t, src, "sort", err);
         if (!c)
             return -1;
@@ -1107,12 +1103,8 @@ static int op_set_primary_ts(struct lake_table *t, const char *path, struct erro
     int64_t id = 0;
     if (path) {
         struct lake_column *c = lake_table_find_path(t, path, err);
-        if (!c) {
-            char tmp[sizeof err->msg];
-            snprintf(tmp, sizeof tmp, "primary timestamp column: %.700s", err->msg);
-            memcpy(err->msg, tmp, sizeof tmp);
-            return -1;
-        }
+        if (!c)
+            return error_prefix(err, "primary timestamp column");
         char p[1200];
         lake_column_path(c, p, sizeof p);
         if (c->parent)
@@ -1175,12 +1167,11 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct error *er
             "op '%.64s' does not take 'parent' (only add_column does); address a nested "
             "column by its dotted path instead, e.g. \"addr.zip\"",
             kind);
-    char msg[400];
 #define READ_OP(...)                                                                               \
     do {                                                                                           \
         const struct jfield spec_[] = {{"op", JF_STRING, true, false, &f.op}, __VA_ARGS__};        \
-        if (!jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], msg, sizeof msg))    \
-            return error_fail(err, ERR_MALFORMED, "op '%s': %s", kind, msg);                       \
+        if (jsonx_read_object(op, "", spec_, sizeof spec_ / sizeof spec_[0], err) != 0)            \
+            return error_prefix(err, "op '%s'", kind);                                             \
     } while (0)
 
     if (accepts_parent) {
@@ -1277,13 +1268,9 @@ int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct error *
         return error_fail(err, ERR_INVALID, "at most %d ops per alter, got %zu", LAKE_MAX_ALTER_OPS,
                           n);
     for (size_t i = 0; i < n; i++) {
-        if (lake_table_apply_op(t, json_array_get(ops, i), err) != 0) {
-            /* Say which op failed: a long list is otherwise hard to debug. */
-            char tmp[sizeof err->msg];
-            snprintf(tmp, sizeof tmp, "ops[%zu]: %.740s", i, err->msg);
-            memcpy(err->msg, tmp, sizeof err->msg);
-            return -1;
-        }
+        /* Say which op failed: a long list is otherwise hard to debug. */
+        if (lake_table_apply_op(t, json_array_get(ops, i), err) != 0)
+            return error_prefix(err, "ops[%zu]", i);
     }
     return 0;
 }

@@ -27,51 +27,39 @@ bool lake_transform_takes_param(enum lake_transform t)
     return t == LTR_BUCKET || t == LTR_TRUNCATE;
 }
 
-static bool bucketable(enum lake_type s)
-{
-    switch (s) {
-    case LT_INT8:
-    case LT_INT16:
-    case LT_INT:
-    case LT_LONG:
-    case LT_UINT8:
-    case LT_UINT16:
-    case LT_DECIMAL:
-    case LT_DATE:
-    case LT_TIME:
-    case LT_TIMESTAMP:
-    case LT_TIMESTAMPTZ:
-    case LT_STRING:
-    case LT_UUID:
-    case LT_BINARY: return true;
-    default: return false;
-    }
-}
+/* The types bucket and truncate take (Iceberg's lists, plus the unsigned
+ * integers each can map onto a signed Iceberg type). */
+enum { TAKES_BUCKET = 1, TAKES_TRUNCATE = 2 };
+static const unsigned char parameterized_transforms[LT__COUNT] = {
+    [LT_INT8] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_INT16] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_INT] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_LONG] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_UINT8] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_UINT16] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_UINT32] = TAKES_TRUNCATE,
+    [LT_UINT64] = TAKES_TRUNCATE,
+    [LT_DECIMAL] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_DATE] = TAKES_BUCKET,
+    [LT_TIME] = TAKES_BUCKET,
+    [LT_TIMESTAMP] = TAKES_BUCKET,
+    [LT_TIMESTAMPTZ] = TAKES_BUCKET,
+    [LT_STRING] = TAKES_BUCKET | TAKES_TRUNCATE,
+    [LT_UUID] = TAKES_BUCKET,
+    [LT_BINARY] = TAKES_BUCKET | TAKES_TRUNCATE,
+};
 
-static bool truncatable(enum lake_type s)
+static bool takes(enum lake_type s, unsigned transform)
 {
-    switch (s) {
-    case LT_INT8:
-    case LT_INT16:
-    case LT_INT:
-    case LT_LONG:
-    case LT_UINT8:
-    case LT_UINT16:
-    case LT_UINT32:
-    case LT_UINT64:
-    case LT_DECIMAL:
-    case LT_STRING:
-    case LT_BINARY: return true;
-    default: return false;
-    }
+    return (unsigned)s < LT__COUNT && (parameterized_transforms[s] & transform) != 0;
 }
 
 bool lake_transform_accepts(enum lake_transform t, enum lake_type s)
 {
     switch (t) {
     case LTR_IDENTITY: return !lake_type_is_container(s) && s != LT_VARIANT;
-    case LTR_BUCKET: return bucketable(s);
-    case LTR_TRUNCATE: return truncatable(s);
+    case LTR_BUCKET: return takes(s, TAKES_BUCKET);
+    case LTR_TRUNCATE: return takes(s, TAKES_TRUNCATE);
     case LTR_YEAR:
     case LTR_MONTH:
     case LTR_DAY: return lake_type_is_temporal(s);

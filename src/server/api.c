@@ -285,10 +285,10 @@ json_t *req_json_fields(const struct srv_req *req, const struct jfield *fields, 
     json_t *body = req_json_body(req, err);
     if (!body)
         return NULL;
-    char msg[300];
-    if (!jsonx_read_object(body, "", fields, nfields, msg, sizeof msg)) {
+    struct error e;
+    if (jsonx_read_object(body, "", fields, nfields, &e) != 0) {
         json_decref(body);
-        api_bad_request(err, "%s", msg);
+        api_bad_request(err, "%s", e.msg);
         return NULL;
     }
     return body;

@@ -18,9 +18,9 @@ struct reader {
 
 static int shape(struct reader *r, const json_t *obj, const struct jfield *fields, size_t n)
 {
-    char msg[512];
-    if (!jsonx_read_object(obj, r->where, fields, n, msg, sizeof msg))
-        return api_bad_request(r->err, "%s", msg);
+    struct error e;
+    if (jsonx_read_object(obj, r->where, fields, n, &e) != 0)
+        return api_bad_request(r->err, "%s", e.msg);
     return 0;
 }
 

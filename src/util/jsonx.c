@@ -35,12 +35,12 @@ static const char *sep(const char *where)
     return where[0] ? "." : "";
 }
 
-bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
-                       size_t nfields, char *err, size_t err_size)
+int jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
+                      size_t nfields, struct error *err)
 {
     if (!json_is_object(obj)) {
-        snprintf(err, err_size, "%s must be a JSON object", where[0] ? where : "the body");
-        return false;
+        return error_fail(err, ERR_MALFORMED, "%s must be a JSON object",
+                          where[0] ? where : "the body");
     }
     const char *key;
     const json_t *value;
@@ -53,8 +53,8 @@ bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield
             }
         }
         if (!known) {
-            snprintf(err, err_size, "unknown field '%s%s%.200s'", where, sep(where), key);
-            return false;
+            return error_fail(err, ERR_MALFORMED, "unknown field '%s%s%.200s'", where, sep(where),
+                              key);
         }
     }
     for (size_t i = 0; i < nfields; i++) {
@@ -63,29 +63,26 @@ bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield
         *f->out = NULL;
         if (!v) {
             if (f->required) {
-                snprintf(err, err_size, "missing required field '%s%s%s'", where, sep(where),
-                         f->name);
-                return false;
+                return error_fail(err, ERR_MALFORMED, "missing required field '%s%s%s'", where,
+                                  sep(where), f->name);
             }
             continue;
         }
         if (json_is_null(v)) {
             if (!f->nullable) {
-                snprintf(err, err_size, "field '%s%s%s' must not be null", where, sep(where),
-                         f->name);
-                return false;
+                return error_fail(err, ERR_MALFORMED, "field '%s%s%s' must not be null", where,
+                                  sep(where), f->name);
             }
             *f->out = v;
             continue;
         }
         if (!type_matches(v, f->type)) {
-            snprintf(err, err_size, "field '%s%s%s' must be %s", where, sep(where), f->name,
-                     type_name(f->type));
-            return false;
+            return error_fail(err, ERR_MALFORMED, "field '%s%s%s' must be %s", where, sep(where),
+                              f->name, type_name(f->type));
         }
         *f->out = v;
     }
-    return true;
+    return 0;
 }
 
 /* Appends a path step; a path that no longer fits keeps its prefix and

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 enum jfield_type { JF_STRING, JF_INT, JF_BOOL, JF_OBJECT, JF_ARRAY, JF_ANY };
 
 struct jfield {
@@ -22,10 +24,10 @@ struct jfield {
     json_t **out;  /* set to the value, or NULL when absent */
 };
 
-/* `where` prefixes messages ("" for the top-level body). Returns false and
- * writes a message into err on the first problem. */
-bool jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
-                       size_t nfields, char *err, size_t err_size);
+/* `where` prefixes messages ("" for the top-level body). Returns 0, or -1
+ * with err filled (ERR_MALFORMED) on the first problem. */
+int jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
+                      size_t nfields, struct error *err);
 
 /* Finds the first string value holding a NUL character (parsed with
  * JSON_ALLOW_NUL) and writes its path ("$.ops[0].comment") into path.

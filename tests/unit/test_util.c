@@ -844,8 +844,8 @@ struct fields_out {
     json_t *name, *count, *flag, *obj, *arr, *any;
 };
 
-static bool read_fields(const char *text, const char *where, struct fields_out *o, char *err,
-                        size_t err_size)
+static bool read_fields(const char *text, const char *where, struct fields_out *o,
+                        struct error *err)
 {
     const struct jfield fields[] = {
         {"name", JF_STRING, true, false, &o->name}, {"count", JF_INT, false, false, &o->count},
@@ -853,7 +853,7 @@ static bool read_fields(const char *text, const char *where, struct fields_out *
         {"arr", JF_ARRAY, false, false, &o->arr},   {"any", JF_ANY, false, false, &o->any},
     };
     json_t *v = parse(text);
-    bool ok = jsonx_read_object(v, where, fields, ARRAY_LEN(fields), err, err_size);
+    bool ok = jsonx_read_object(v, where, fields, ARRAY_LEN(fields), err) == 0;
     json_decref(v); /* only the verdict and message are inspected */
     return ok;
 }
@@ -867,9 +867,9 @@ static void test_jsonx_accepts_and_hands_out(void **state)
         {"flag", JF_BOOL, false, true, &flag},   {"obj", JF_OBJECT, false, true, &obj},
         {"arr", JF_ARRAY, false, false, &arr},   {"any", JF_ANY, false, false, &any},
     };
-    char err[256] = "";
+    struct error err;
     json_t *v = parse("{\"name\":\"n\",\"count\":3,\"flag\":null,\"arr\":[1],\"any\":1.5}");
-    assert_true(jsonx_read_object(v, "", fields, ARRAY_LEN(fields), err, sizeof err));
+    assert_int_equal(jsonx_read_object(v, "", fields, ARRAY_LEN(fields), &err), 0);
     assert_string_equal(json_string_value(name), "n");
     assert_int_equal(json_integer_value(count), 3);
     assert_true(json_is_null(flag)); /* nullable: handed out as JSON null */
@@ -881,7 +881,7 @@ static void test_jsonx_accepts_and_hands_out(void **state)
     /* Absent optional fields reset stale outputs to NULL. */
     count = flag = obj = arr = any = (json_t *)1;
     v = parse("{\"name\":\"x\"}");
-    assert_true(jsonx_read_object(v, "", fields, ARRAY_LEN(fields), err, sizeof err));
+    assert_int_equal(jsonx_read_object(v, "", fields, ARRAY_LEN(fields), &err), 0);
     assert_non_null(name);
     assert_null(count);
     assert_null(flag);
@@ -925,12 +925,12 @@ static void test_jsonx_errors(void **state)
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         struct fields_out o;
-        char err[256] = "";
-        if (read_fields(cases[i].body, cases[i].where, &o, err, sizeof err))
+        struct error err;
+        if (read_fields(cases[i].body, cases[i].where, &o, &err))
             fail_msg("case %zu (%s) was accepted", i, cases[i].body);
-        if (strcmp(err, cases[i].want) != 0)
-            fail_msg("case %zu (%s at '%s'): message \"%s\", want \"%s\"", i, cases[i].body,
-                     cases[i].where, err, cases[i].want);
+        if (err.code != ERR_MALFORMED || strcmp(err.msg, cases[i].want) != 0)
+            fail_msg("case %zu (%s at '%s'): %s \"%s\", want malformed \"%s\"", i, cases[i].body,
+                     cases[i].where, error_code_name(err.code), err.msg, cases[i].want);
     }
 }
 
@@ -944,11 +944,13 @@ static void test_jsonx_message_is_bounded(void **state)
     json_object_set_new(v, key, json_true());
     json_t *out;
     const struct jfield f[] = {{"name", JF_STRING, false, false, &out}};
-    char err[64];
-    memset(err, '#', sizeof err);
-    assert_false(jsonx_read_object(v, "", f, 1, err, sizeof err));
-    assert_true(memchr(err, '\0', sizeof err) != NULL);
-    assert_true(str_starts_with(err, "unknown field 'kkkk"));
+    struct error err;
+    memset(&err, '#', sizeof err);
+    assert_int_equal(jsonx_read_object(v, "", f, 1, &err), -1);
+    assert_true(memchr(err.msg, '\0', sizeof err.msg) != NULL);
+    /* The key is cut at 200 characters, whatever room the message has. */
+    assert_true(str_starts_with(err.msg, "unknown field 'kkkk"));
+    assert_int_equal(strlen(err.msg), strlen("unknown field ''") + 200);
     json_decref(v);
 }
 
