@@ -1,7 +1,7 @@
 -- Appends :n snapshots of :f files each to table :tid of catalog :cid, as
 -- if :n append commits had gone through POST /commit one after another
 -- (bench/commit/run.sh; psql variables cid, tid, n, f). It writes what
--- src/server/commit.c writes, under the same catalog lock:
+-- src/server/commit/commit.c writes, under the same catalog lock:
 --   * hog_snapshot rows with dense ids after the head, times strictly
 --     increasing between the head's time and now, the catalog's
 --     schema_version (a data commit does not bump it);

@@ -1,5 +1,5 @@
 -- pgbench script: the statements hoglaked sends for one single-file append
--- commit with an idempotency key and a read_snapshot (src/server/commit.c),
+-- commit with an idempotency key and a read_snapshot (src/server/commit/commit.c),
 -- in its order and with its SQL text, one round trip each. run.sh runs it
 -- with -M extended (what hoglaked does: PQexecParams, parsed and planned
 -- every time) and -M prepared, with -D cat=NAME -D cid=N -D tid=N

@@ -333,7 +333,7 @@ quiesce() { # statistics fresh, dirty pages written: no checkpoint or autovacuum
 cat >"$dir/env.txt" <<EOF
 cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs
 postgresql: $pgversion; $settings
-hoglaked: $hoglaked (commit sources sha256 $(cat "$root"/src/server/commit*.c | sha256sum | cut -c1-16); auth sources sha256 $(cat "$root"/src/server/auth*.c "$root"/src/server/token*.c 2>/dev/null | sha256sum | cut -c1-16))
+hoglaked: $hoglaked (commit sources sha256 $(cat "$root"/src/server/commit/commit.c "$root"/src/server/commit/commit_*.c | sha256sum | cut -c1-16); auth sources sha256 $(cat "$root"/src/server/auth/auth*.c "$root"/src/server/auth/token.c "$root"/src/server/auth/token_*.c 2>/dev/null | sha256sum | cut -c1-16))
 hoglaked authentication: on (bearer token) for the matrix and the profile; $([ "$auth_control" = 1 ] && echo "off and off in the comparison (--auth-control)" || echo "on and off in the comparison")
 load at start: $(cut -d' ' -f1-3 /proc/loadavg)
 EOF

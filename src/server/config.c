@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/auth.h"
+#include "server/auth/auth.h"
 #include "util/datadir.h"
 #include "util/log.h"
 #include "util/strutil.h"

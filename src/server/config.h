@@ -26,7 +26,7 @@ struct config {
     /* The audit log: empty = the process log on stderr (logger
      * hoglake.audit), "-" = bare lines on stderr, else a file appended to. */
     char audit_log[512];
-    /* Authentication (auth.h): off only for development, and then only on
+    /* Authentication (server/auth/auth.h): off only for development, and then only on
      * loopback. */
     bool auth;
     bool metrics_public; /* /metrics without a token */

@@ -24,8 +24,8 @@ struct server {
     struct http_server *http;
     struct maintenance *maint; /* background loops and manual passes */
     struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
-    struct audit *audit;       /* the audit log (audit.h) */
-    struct auth *auth;         /* the request gate (auth.h) */
+    struct audit *audit;       /* the audit log (server/auth/audit.h) */
+    struct auth *auth;         /* the request gate (server/auth/auth.h) */
     /* Where file:// catalogs may be (storage_guard.h): resolved paths. */
     char **file_roots;
     size_t nfile_roots;
@@ -38,7 +38,7 @@ struct server {
     size_t openapi_len;
 };
 
-/* Request entry points for the HTTP transport (see http.h). */
+/* Request entry points for the HTTP transport (see server/http/http.h). */
 struct http_request;
 struct http_reply;
 struct http_route_info;

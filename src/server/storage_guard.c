@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 
 #include "objstore/objstore.h"
-#include "server/audit.h"
+#include "server/auth/audit.h"
 #include "server/metrics.h"
 #include "server/server.h"
-#include "util/log.h"
 #include "util/datadir.h"
+#include "util/log.h"
 #include "util/strutil.h"
 
 static int add_root(struct server *srv, const char *dir, char *err, size_t err_size)

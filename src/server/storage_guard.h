@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "hoglake/error.h"
-#include "server/api.h"
+#include "server/http/api.h"
 
 struct server;
 struct objstore;

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "server/router.h"
+#include "server/http/router.h"
 #include "util/timefmt.h"
 
 static struct test_db db;

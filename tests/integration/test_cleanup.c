@@ -20,8 +20,8 @@
 #include "cli/cli.h"
 #include "harness.h"
 #include "objstore/objstore.h"
-#include "server/cleanup.h"
 #include "server/db/db.h"
+#include "server/maintenance/cleanup.h"
 
 #define CAT "cln"
 #define NS "ns"

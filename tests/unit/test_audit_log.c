@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 
-#include "server/audit.h"
-#include "server/audit_request.h"
+#include "server/auth/audit.h"
+#include "server/auth/audit_request.h"
+#include "server/http/router.h"
 #include "server/metrics.h"
-#include "server/router.h"
 #include "server/server.h"
 
 /* 2026-09-05T00:00:00.123456Z */

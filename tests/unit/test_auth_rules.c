@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "server/auth.h"
-#include "server/auth_cache.h"
-#include "server/router.h"
-#include "server/token.h"
+#include "server/auth/auth.h"
+#include "server/auth/auth_cache.h"
+#include "server/auth/token.h"
+#include "server/http/router.h"
 
 static void secrets_are_random_and_well_formed(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for src/server/commit_req: reading a CommitRequest strictly
+/* Unit tests for src/server/commit/commit_req: reading a CommitRequest strictly
  * (every 400 for shape and 422 for range, each naming the member path),
  * merging groups by table, the canonical fingerprint and its invariances,
  * and commit_check_path.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "server/commit_req.h"
+#include "server/commit/commit_req.h"
 #include "util/sha256.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/compaction_plan.h"
+#include "server/maintenance/compaction_plan.h"
 
 enum { MB = 1024 * 1024 };
 

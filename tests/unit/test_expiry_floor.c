@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/expiry.h"
+#include "server/maintenance/expiry.h"
 
 static struct expiry_floor_in base(void)
 {

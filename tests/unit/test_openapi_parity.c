@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/router.h"
+#include "server/http/router.h"
 
 #ifndef HL_OPENAPI_PATH
 #error "HL_OPENAPI_PATH must be defined by the build"

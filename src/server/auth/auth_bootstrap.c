@@ -1,0 +1,116 @@
+#include "server/auth/auth_bootstrap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/auth/token_store.h"
+#include "server/db/db.h"
+#include "util/datadir.h"
+#include "util/log.h"
+
+/* Instance-wide advisory lock class 4740877, beside catalog creation's
+ * 4740876: one bootstrap at a time across replicas. */
+#define BOOTSTRAP_LOCK_KEY "20361911669358592" /* 4740877 << 32 */
+
+/* Writes the secret to <dir>/admin.token through a new 0600 file renamed
+ * into place: never through an existing file or a link an attacker
+ * planted, never half-written. */
+static int write_secret_file(const char *dir, const char *secret, char *path, size_t path_size)
+{
+    char tmp[1100];
+    if (snprintf(path, path_size, "%s/" ADMIN_TOKEN_FILE, dir) >= (int)path_size ||
+        snprintf(tmp, sizeof tmp, "%s/.admin.token.XXXXXX", dir) >= (int)sizeof tmp)
+        return -1;
+    if (datadir_make_dirs(dir, 0755) != 0)
+        return -1;
+    int fd = mkstemp(tmp); /* O_EXCL, mode 0600 */
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(secret);
+    bool ok = fchmod(fd, 0600) == 0 && write(fd, secret, n) == (ssize_t)n &&
+              write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+/* Under the lock: decides, writes the file, inserts the token. */
+static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset, char *err,
+                            size_t err_size, struct db_err *dberr)
+{
+    if (reset && db_run(c->pg,
+                        "UPDATE hog_token SET revoked_at = now() WHERE role = 'admin' AND"
+                        " created_by IS NULL AND revoked_at IS NULL",
+                        NULL, dberr) != 0)
+        return -1;
+    bool exists = false;
+    if (!reset && token_store_has_live_admin(c, &exists, dberr) != 0)
+        return -1;
+    if (exists) {
+        log_info("authentication is on; an admin token exists");
+        return 0;
+    }
+    char secret[TOKEN_SECRET_LEN + 1];
+    uint8_t digest[SHA256_BYTES];
+    if (token_secret_new(secret) != 0 || token_secret_hash(secret, TOKEN_SECRET_LEN, digest) != 0) {
+        snprintf(err, err_size, "cannot generate the admin token's secret");
+        return -2;
+    }
+    char path[1024];
+    int rc = write_secret_file(data_dir, secret, path, sizeof path);
+    explicit_bzero(secret, sizeof secret);
+    if (rc != 0) {
+        snprintf(err, err_size, "cannot write the admin token to %s/" ADMIN_TOKEN_FILE ": %s",
+                 data_dir, strerror(errno));
+        return -2;
+    }
+    struct token_new t = {.name = "bootstrap-admin", .role = ROLE_ADMIN};
+    json_t *row = token_store_insert(c, &t, digest, dberr);
+    if (!row || db_run(c->pg, "COMMIT", NULL, dberr) != 0) {
+        json_decref(row);
+        unlink(path); /* a secret for a token that never was */
+        return -1;
+    }
+    log_info("authentication is on; created admin token %s, its secret is in %s (mode 0600)",
+             json_string_value(json_object_get(row, "token_id")), path);
+    json_decref(row);
+    return 0;
+}
+
+int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char *err,
+                   size_t err_size)
+{
+    struct db_conn *c = db_pool_acquire(pool, 30000);
+    if (!c) {
+        snprintf(err, err_size, "admin token: no database connection");
+        return -1;
+    }
+    struct db_err dberr;
+    int rc = -1;
+    if (db_run(c->pg, "BEGIN", NULL, &dberr) != 0 ||
+        db_run(c->pg, "SELECT pg_advisory_xact_lock(" BOOTSTRAP_LOCK_KEY ")", NULL, &dberr) != 0)
+        goto db_fail;
+    rc = bootstrap_locked(c, data_dir, reset, err, err_size, &dberr);
+    if (rc == -1)
+        goto db_fail;
+    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+        db_run(c->pg, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, &dberr);
+    db_pool_release(c);
+    return rc == 0 ? 0 : -1;
+db_fail:
+    snprintf(err, err_size, "admin token: %s", dberr.message);
+    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+        db_run(c->pg, "ROLLBACK", NULL, NULL);
+    db_pool_release(c);
+    return -1;
+}

@@ -1,0 +1,114 @@
+/* Catalog-level building blocks shared by the handlers: loading a catalog
+ * row, resolving time travel to a snapshot, resolving namespaces and tables
+ * at a snapshot, and the DDL transaction (catalog lock, snapshot
+ * allocation, change rows). */
+#ifndef HL_SERVER_CATALOG_CATALOG_H
+#define HL_SERVER_CATALOG_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "server/http/api.h"
+
+struct catalog_row {
+    int64_t id;
+    const char *name;      /* arena */
+    const char *data_path; /* arena */
+    int64_t head;
+    int64_t schema_version;
+    int64_t earliest;
+    bool has_earliest_time;
+    int64_t earliest_time_us;
+    bool has_retention;
+    int64_t retention_s;
+    bool consumer_floor;
+};
+
+/* Loads the catalog by name: 404 when missing. */
+int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
+                 struct api_error *err);
+/* The 404 of a catalog that does not exist (or that the caller may not
+ * know of: server/auth/auth.h answers a token scoped elsewhere with exactly this). */
+int catalog_not_found(struct api_error *err, const char *name);
+/* Loads the catalog by id (background tasks): 404 when missing. */
+int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out,
+                    struct api_error *err);
+/* Every catalog, ordered by name (array in the request arena). */
+int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
+                     struct api_error *err);
+/* Renders the Catalog response object. */
+json_t *catalog_to_json(const struct catalog_row *c);
+
+/* Resolves ?snapshot= / ?at_timestamp= against the catalog. Neither ->
+ * head, with *at_head set. Both -> 422; malformed -> 400; outside
+ * [0, head] -> 422; below the retention floor -> 410 expired. */
+int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64_t *snapshot,
+                       bool *at_head, struct api_error *err);
+/* The 410 for a snapshot below the floor, shared by every time-travel path. */
+int timetravel_expired(struct api_error *err, const struct catalog_row *cat, int64_t snapshot,
+                       const char *what);
+
+/* A namespace visible at `snapshot`: 404 when none (the message names the
+ * snapshot when the read was a time travel). */
+int namespace_resolve(struct srv_req *req, const struct catalog_row *cat, const char *name,
+                      int64_t snapshot, bool time_travel, int64_t *namespace_id,
+                      struct api_error *err);
+
+struct table_ref {
+    int64_t table_id;
+    const char *table_uuid; /* arena */
+    const char *name;       /* arena */
+    const char *comment;    /* arena, NULL = none */
+    const char *properties; /* arena, JSON text */
+    int64_t version_begin;  /* begin_snapshot of the visible version row */
+    /* Field id of the primary timestamp column, 0 = none. */
+    int64_t primary_ts_field_id;
+};
+/* The table named `name` in the namespace, visible at `snapshot`: 404
+ * when none. */
+int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char *ns_name,
+                  int64_t namespace_id, const char *name, int64_t snapshot, bool time_travel,
+                  struct table_ref *out, struct api_error *err);
+
+/* ---- DDL ---- */
+
+struct ddl_txn {
+    struct srv_req *req;
+    const struct catalog_row *cat;
+    int64_t head; /* last snapshot before this DDL, read under the lock */
+    int64_t earliest;
+    int64_t snapshot_id;    /* allocated by ddl_allocate */
+    int64_t schema_version; /* after the bump */
+};
+
+/* The lock_timeout for this request's catalog lock, in ms (0: wait
+ * forever): the configured timeout less the time spent queued. */
+int64_t ddl_lock_budget_ms(const struct srv_req *req);
+/* Opens the transaction and takes the catalog's advisory lock under the
+ * request's lock budget (503 commit_queue_timeout past it), then re-reads
+ * the catalog's head under the lock. */
+int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn *t,
+              struct api_error *err);
+/* Allocates the next snapshot id, bumps schema_version and inserts the
+ * snapshot row (stamped with clock_timestamp(), after the lock). */
+int ddl_allocate(struct ddl_txn *t, struct api_error *err);
+/* A data snapshot under the same lock (maintenance rewrites): allocates
+ * the snapshot and nfile_ids file ids (the first in *first_file_id) and
+ * inserts the snapshot row; schema_version stays. */
+int ddl_allocate_data(struct ddl_txn *t, int64_t nfile_ids, int64_t *first_file_id,
+                      struct api_error *err);
+int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct api_error *err);
+int ddl_commit(struct ddl_txn *t, struct api_error *err);
+/* The common DDL prologue for objects inside a namespace: loads the catalog
+ * named by path parameter 0, begins the DDL transaction and resolves the
+ * namespace named by path parameter 1 at the locked head. */
+int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct ddl_txn *t,
+                           int64_t *namespace_id, struct api_error *err);
+/* CommitResult {snapshot_id, schema_version}. */
+json_t *ddl_result_json(const struct ddl_txn *t);
+
+/* The catalog advisory-lock key: one bigint, identical in every DDL and
+ * commit path. */
+int64_t catalog_lock_key(int64_t catalog_id);
+
+#endif

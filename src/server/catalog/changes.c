@@ -1,0 +1,320 @@
+/* GET .../tables/{table}/changes: the changefeed plan of one table for the
+ * window (from_snapshot, to_snapshot]: the data files and deletion vectors
+ * appended inside it, one page at a time. Compaction outputs are left out
+ * (they rewrite rows the feed already delivered), and a window that
+ * crosses a TRUNCATE is refused with 409 reconciliation_required: the
+ * truncate removed rows the feed cannot express, so the consumer must
+ * re-read the table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/catalog/catalog.h"
+#include "server/catalog/files.h"
+#include "server/db/db.h"
+#include "server/http/handlers.h"
+
+/* The window predicate: a row appended in (from, to] is one whose
+ * begin_snapshot is visible at `to` but not at `from` (its end does not
+ * matter: a file retired inside the window was still appended there). */
+#define IN_WINDOW(alias)                                                                           \
+    " hog_visible(" alias ".begin_snapshot, NULL, $4) AND NOT hog_visible(" alias                  \
+    ".begin_snapshot, NULL, $3)"
+
+/* A truncate is the one snapshot that writes both table_altered and
+ * table_deleted_from for a table (h_table_truncate): other DDL writes only
+ * table_altered, and data commits never write table_altered. */
+static int find_truncate(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                         int64_t from, int64_t to, int64_t *found, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, from);
+    db_param_i64(&p, to);
+    PGresult *r = req_query(req,
+                            "SELECT min(a.snapshot_id) FROM hog_snapshot_change a"
+                            " WHERE a.catalog_id = $1 AND a.object_id = $2"
+                            " AND a.kind = 'table_altered' AND a.snapshot_id > $3"
+                            " AND a.snapshot_id <= $4 AND EXISTS (SELECT 1 FROM"
+                            "  hog_snapshot_change b WHERE b.catalog_id = $1"
+                            "  AND b.object_id = $2 AND b.kind = 'table_deleted_from'"
+                            "  AND b.snapshot_id = a.snapshot_id)",
+                            &p, "truncate check", err);
+    if (!r)
+        return -1;
+    *found = db_isnull(r, 0, 0) ? -1 : db_i64(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
+
+/* The plan is paged as two listings, one after the other: the data files
+ * in (begin_snapshot, row_id_start, data_file_id) order, then the
+ * deletion vectors in (begin_snapshot, delete_file_id) order. A page holds
+ * at most `limit` entries of both together; the token's variant says
+ * which listing it resumes. */
+enum { PHASE_FILES = 0, PHASE_VECTORS = 1 };
+
+/* $1 catalog, $2 table, $3 from, $4 to. Compaction outputs are the files
+ * whose begin_snapshot wrote table_compacted for this table. */
+/* clang-format off */
+static const char changed_files_sql[] =
+    "SELECT " DATA_FILE_COLUMNS " FROM hog_data_file d"
+    " WHERE d.catalog_id = $1 AND d.table_id = $2 AND" IN_WINDOW("d")
+    " AND NOT EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+    "  AND c.object_id = $2 AND c.kind = 'table_compacted'"
+    "  AND c.snapshot_id = d.begin_snapshot)";
+/* clang-format on */
+
+/* clang-format off */
+static const char changed_dvs_sql[] =
+    "SELECT " DELETE_FILE_COLUMNS("v") " FROM hog_delete_file v"
+    " WHERE v.catalog_id = $1 AND v.table_id = $2 AND" IN_WINDOW("v");
+/* clang-format on */
+
+static const char *const vector_page_columns[2] = {"v.begin_snapshot", "v.delete_file_id"};
+
+/* One of the two listings. */
+struct listing {
+    const char *sql;
+    const char *const *columns; /* the page order */
+    size_t ncolumns;
+    const char *context;
+};
+
+static const struct listing changed_files = {changed_files_sql, data_file_page_columns, 3,
+                                             "changed files"};
+static const struct listing changed_vectors = {changed_dvs_sql, vector_page_columns, 2,
+                                               "changed deletion vectors"};
+
+/* What the page reads: the catalog, the window and its table. */
+struct window {
+    struct catalog_row cat;
+    int64_t from, to;
+    struct table_ref ref;
+};
+
+/* Up to limit + 1 rows of a listing (one past the page tells whether
+ * another follows), after `keys` when given, else from its start. */
+static PGresult *listing_rows(struct srv_req *req, const struct window *w, const struct listing *l,
+                              const int64_t *keys, int64_t limit, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, w->cat.id);
+    db_param_i64(&p, w->ref.table_id);
+    db_param_i64(&p, w->from);
+    db_param_i64(&p, w->to);
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(&sql, l->sql);
+    if (keys) {
+        struct page_key k[PAGE_MAX_KEYS];
+        for (size_t i = 0; i < l->ncolumns; i++)
+            k[i] = (struct page_key){NULL, keys[i]};
+        bad |= page_keyset_sql(&sql, &p, l->columns, k, l->ncolumns, false);
+    }
+    bad |= buf_puts(&sql, " ORDER BY ");
+    for (size_t i = 0; i < l->ncolumns; i++)
+        bad |= buf_printf(&sql, "%s%s", i ? ", " : "", l->columns[i]);
+    db_param_i64(&p, limit + 1);
+    bad |= buf_printf(&sql, " LIMIT $%d::bigint", p.n);
+    PGresult *r = NULL;
+    if (bad || !sql.data)
+        api_nomem(err);
+    else
+        r = req_query(req, sql.data, &p, l->context, err);
+    buf_free(&sql);
+    return r;
+}
+
+/* A token must resume one of the two listings with a whole key (or, for
+ * the vectors, none: their listing from its start). */
+static int check_resume(const struct page *pg, struct api_error *err)
+{
+    if (!pg->resumed)
+        return 0;
+    if (pg->from.variant == PHASE_VECTORS && pg->from.nkeys == 0)
+        return 0;
+    return page_expect_keys(pg, pg->from.variant, pg->from.variant == PHASE_FILES ? 3 : 2, err);
+}
+
+/* The window's bounds as asked: from is required, to defaults to the
+ * head (has_to false). */
+static int parse_window(struct srv_req *req, struct window *w, bool *has_to, struct api_error *err)
+{
+    bool has_from;
+    if (req_arg_i64(req, "from_snapshot", &has_from, &w->from, err) != 0 ||
+        req_arg_i64(req, "to_snapshot", has_to, &w->to, err) != 0)
+        return -1;
+    if (!has_from)
+        return api_bad_request(err, "query parameter 'from_snapshot' is required");
+    return 0;
+}
+
+/* Checks the window against the catalog (a resumed page reads the
+ * window's end the first page resolved), then finds its table. */
+static int open_window(struct srv_req *req, const struct page *pg, bool has_to, struct window *w,
+                       struct api_error *err)
+{
+    if (catalog_load(req, req->params[0], &w->cat, err) != 0)
+        return -1;
+    struct catalog_row *cat = &w->cat;
+    int64_t pinned = cat->head;
+    if (pg->resumed && page_pinned_snapshot(pg, cat, &pinned, err) != 0)
+        return -1;
+    if (pg->resumed && has_to && pinned != w->to)
+        return api_bad_request(err, "page_token was issued for another window");
+    if (!has_to)
+        w->to = pinned;
+    if (w->from < 0 || w->to < 0)
+        return api_validation(err, "from_snapshot and to_snapshot must be >= 0, got (%lld, %lld]",
+                              (long long)w->from, (long long)w->to);
+    if (w->to > cat->head)
+        return api_validation(err, "to_snapshot %lld is after the head %lld of catalog '%s'",
+                              (long long)w->to, (long long)cat->head, cat->name);
+    if (w->from > w->to)
+        return api_validation(err, "from_snapshot %lld is after to_snapshot %lld",
+                              (long long)w->from, (long long)w->to);
+    if (w->from < cat->earliest)
+        return timetravel_expired(err, cat, w->from, "from_snapshot");
+    /* The table is the one visible at the window's end. */
+    int64_t ns_id;
+    if (namespace_resolve(req, cat, req->params[1], w->to, has_to, &ns_id, err) != 0 ||
+        table_resolve(req, cat, req->params[1], ns_id, req->params[2], w->to, has_to, &w->ref,
+                      err) != 0)
+        return -1;
+    return page_check_table(pg, w->ref.table_id, err);
+}
+
+static int refuse_truncated(struct srv_req *req, const struct window *w, struct api_error *err)
+{
+    int64_t truncated;
+    if (find_truncate(req, &w->cat, w->ref.table_id, w->from, w->to, &truncated, err) != 0)
+        return -1;
+    if (truncated < 0)
+        return 0;
+    return api_conflict(err, "reconciliation_required",
+                        "table '%.200s.%.200s' was truncated at snapshot %lld, inside the "
+                        "window (%lld, %lld]; re-read the table at snapshot %lld and resume "
+                        "the changefeed from there",
+                        req->params[1], req->params[2], (long long)truncated, (long long)w->from,
+                        (long long)w->to, (long long)truncated);
+}
+
+/* One page of the plan: its rows (at most limit in all) and where the next
+ * page resumes. */
+struct changes_page {
+    PGresult *files, *dvs;
+    int nfiles, ndvs; /* rows the page keeps */
+    bool more;
+    struct page_token next;
+};
+
+/* Keeps at most `room` of a listing's *n rows; true when some were left. */
+static bool keep_room(int *n, int64_t room)
+{
+    if (*n <= room)
+        return false;
+    *n = (int)room;
+    return true;
+}
+
+/* The next page resumes after the page's last file. */
+static void resume_after_files(struct changes_page *cp)
+{
+    cp->more = true;
+    cp->next.variant = PHASE_FILES;
+    cp->next.nkeys = 3;
+    data_file_page_key(cp->files, cp->nfiles - 1, 0, cp->next.keys);
+}
+
+/* The next page resumes after the page's last vector, or at the first one
+ * when the files filled the page. */
+static void resume_after_vectors(struct changes_page *cp)
+{
+    cp->more = true;
+    cp->next.variant = PHASE_VECTORS;
+    cp->next.nkeys = cp->ndvs > 0 ? 2 : 0;
+    if (cp->ndvs > 0) {
+        cp->next.keys[0] = db_i64(cp->dvs, cp->ndvs - 1, DV_BEGIN_SNAPSHOT);
+        cp->next.keys[1] = db_i64(cp->dvs, cp->ndvs - 1, DV_ID);
+    }
+}
+
+/* Reads the page: the data files after the token's key (or from the
+ * start), then, when they end within the page, the vectors to fill it. */
+static int read_page(struct srv_req *req, const struct window *w, const struct page *pg,
+                     struct changes_page *cp, struct api_error *err)
+{
+    page_token_next(&cp->next, pg, PAGE_CHANGES, w->cat.id, w->ref.table_id, w->to);
+    int64_t room = pg->limit;
+    bool vectors_only = pg->resumed && pg->from.variant == PHASE_VECTORS;
+    if (!vectors_only) {
+        cp->files = listing_rows(req, w, &changed_files, pg->resumed ? pg->from.keys : NULL,
+                                 pg->limit, err);
+        if (!cp->files)
+            return -1;
+        cp->nfiles = PQntuples(cp->files);
+        if (keep_room(&cp->nfiles, room)) {
+            resume_after_files(cp);
+            return 0;
+        }
+        room -= cp->nfiles;
+    }
+    const int64_t *after = vectors_only && pg->from.nkeys == 2 ? pg->from.keys : NULL;
+    cp->dvs = listing_rows(req, w, &changed_vectors, after, room, err);
+    if (!cp->dvs)
+        return -1;
+    cp->ndvs = PQntuples(cp->dvs);
+    if (keep_room(&cp->ndvs, room))
+        resume_after_vectors(cp);
+    return 0;
+}
+
+/* The ChangesPlan page: the window, its files, its vectors, the token. */
+static void changes_page_text(struct page_text *w, const struct window *win,
+                              const struct changes_page *cp)
+{
+    pt_open(w, NULL, '{');
+    pt_str(w, "table_uuid", win->ref.table_uuid);
+    pt_i64(w, "from_snapshot", win->from);
+    pt_i64(w, "to_snapshot", win->to);
+    pt_open(w, "files", '[');
+    for (int i = 0; i < cp->nfiles && !w->bad; i++) {
+        pt_open(w, NULL, '{');
+        data_file_members(w, cp->files, i, 0);
+        pt_close(w, '}');
+    }
+    pt_close(w, ']');
+    pt_open(w, "delete_files", '[');
+    for (int i = 0; i < cp->ndvs && !w->bad; i++)
+        delete_file_object(w, NULL, cp->dvs, i, 0);
+    pt_close(w, ']');
+    page_token_member(w, cp->more ? &cp->next : NULL);
+    pt_close(w, '}');
+}
+
+int h_table_changes(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    struct page pg;
+    struct window w;
+    bool has_to;
+    if (parse_window(req, &w, &has_to, err) != 0 || page_parse(req, PAGE_CHANGES, &pg, err) != 0 ||
+        check_resume(&pg, err) != 0 || open_window(req, &pg, has_to, &w, err) != 0 ||
+        refuse_truncated(req, &w, err) != 0)
+        return -1;
+    struct changes_page cp;
+    memset(&cp, 0, sizeof cp);
+    int rc = read_page(req, &w, &pg, &cp, err);
+    if (rc == 0) {
+        struct page_text text;
+        pt_init(&text, (size_t)(cp.nfiles + cp.ndvs) * PAGE_TEXT_PER_FILE);
+        changes_page_text(&text, &w, &cp);
+        rc = pt_respond(&text, res, err);
+    }
+    if (cp.files)
+        PQclear(cp.files);
+    if (cp.dvs)
+        PQclear(cp.dvs);
+    return rc;
+}

@@ -1,0 +1,1121 @@
+/* Data files of a table at a snapshot: the listing (GET .../files) and one
+ * file's column statistics (GET .../files/{file_id}/stats), plus the pieces
+ * the scan and changefeed handlers share (files.h). */
+#include "server/catalog/files.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lake/bounds.h"
+#include "server/catalog/table_store.h"
+#include "server/db/db.h"
+#include "server/db/pgarray.h"
+#include "server/http/handlers.h"
+#include "server/server.h"
+#include "util/bytes.h"
+#include "util/jsonnum.h"
+#include "util/sha256.h"
+#include "util/strutil.h"
+
+/* ---- the table at a snapshot ---- */
+
+static void index_column(struct lake_column *c, void *ctx)
+{
+    struct table_read *tr = ctx;
+    tr->fields[tr->nfields].field_id = c->field_id;
+    tr->fields[tr->nfields].col = c;
+    tr->nfields++;
+}
+
+static void count_column(struct lake_column *c, void *ctx)
+{
+    (void)c;
+    (*(size_t *)ctx)++;
+}
+
+static int field_slot_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const struct field_slot *)a)->field_id;
+    int64_t y = ((const struct field_slot *)b)->field_id;
+    return (x > y) - (x < y);
+}
+
+int table_read_open_at(struct srv_req *req, struct table_read *tr, int64_t snapshot,
+                       bool time_travel, struct api_error *err)
+{
+    tr->snapshot = snapshot;
+    tr->time_travel = time_travel;
+    int64_t ns_id;
+    if (namespace_resolve(req, &tr->cat, req->params[1], snapshot, time_travel, &ns_id, err) != 0 ||
+        table_resolve(req, &tr->cat, req->params[1], ns_id, req->params[2], snapshot, time_travel,
+                      &tr->ref, err) != 0)
+        return -1;
+    lake_table_init(&tr->t, &req->arena);
+    tr->loaded = true;
+    if (table_load(req, &tr->cat, &tr->ref, snapshot, false, &tr->t, err) != 0)
+        return -1;
+    /* Stats rows are looked up by field id per row: index the columns once
+     * (lake_table_find_field walks the tree). */
+    size_t n = 0;
+    lake_table_walk(&tr->t, count_column, &n);
+    tr->fields = arena_calloc(&req->arena, n ? n : 1, sizeof *tr->fields);
+    if (!tr->fields)
+        return api_nomem(err);
+    tr->nfields = 0;
+    lake_table_walk(&tr->t, index_column, tr);
+    qsort(tr->fields, tr->nfields, sizeof *tr->fields, field_slot_cmp);
+    return 0;
+}
+
+int table_read_open(struct srv_req *req, struct table_read *tr, struct api_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    bool at_head;
+    int64_t snapshot;
+    if (catalog_load(req, req->params[0], &tr->cat, err) != 0 ||
+        timetravel_resolve(req, &tr->cat, &snapshot, &at_head, err) != 0)
+        return -1;
+    return table_read_open_at(req, tr, snapshot, !at_head, err);
+}
+
+void table_read_release(struct table_read *tr)
+{
+    if (tr->loaded)
+        lake_table_release(&tr->t);
+    tr->loaded = false;
+}
+
+const struct lake_column *table_read_field(const struct table_read *tr, int64_t field_id)
+{
+    struct field_slot key = {.field_id = field_id};
+    const struct field_slot *hit =
+        bsearch(&key, tr->fields, tr->nfields, sizeof *tr->fields, field_slot_cmp);
+    return hit ? hit->col : NULL;
+}
+
+/* ---- bounds ---- */
+
+const uint8_t *file_bytea(const PGresult *r, int row, int col, struct buf *scratch, size_t *len)
+{
+    const char *text = db_str(r, row, col);
+    if (!text)
+        return NULL;
+    buf_reset(scratch);
+    if (text[0] == '\\' && text[1] == 'x') {
+        for (const char *p = text + 2; *p; p += 2) {
+            int hi = str_hex_digit(p[0]), lo = hi >= 0 ? str_hex_digit(p[1]) : -1;
+            if (lo < 0)
+                return NULL;
+            if (buf_putc(scratch, (char)(hi * 16 + lo)) != 0)
+                return NULL;
+        }
+    } else {
+        /* bytea_output = escape */
+        size_t n = 0;
+        unsigned char *raw = PQunescapeBytea((const unsigned char *)text, &n);
+        if (!raw)
+            return NULL;
+        int rc = buf_append(scratch, raw, n);
+        PQfreemem(raw);
+        if (rc != 0)
+            return NULL;
+    }
+    *len = scratch->len;
+    /* A zero-length bound is valid (an empty string): never hand back NULL
+     * for it. */
+    return scratch->data ? (const uint8_t *)scratch->data : (const uint8_t *)"";
+}
+
+json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row, int col,
+                        struct buf *scratch)
+{
+    size_t n = 0;
+    const uint8_t *b = file_bytea(r, row, col, scratch, &n);
+    if (!b || !c || !bound_type_has_bounds(c->type))
+        return json_null();
+    const char *why = NULL;
+    json_t *v = bound_to_json(c->type, c->precision, c->scale, b, n, &why);
+    if (!v) {
+        uint8_t w[8];
+        size_t wn;
+        if (bound_adapt_width(c->type, b, n, w, &wn))
+            v = bound_to_json(c->type, c->precision, c->scale, w, wn, &why);
+    }
+    return v ? v : json_null();
+}
+
+/* ---- response shapes ---- */
+
+int file_json_set(json_t *o, const char *key, json_t *value)
+{
+    if (!value)
+        return -1;
+    if (!o) {
+        json_decref(value);
+        return -1;
+    }
+    return json_object_set_new(o, key, value) == 0 ? 0 : -1;
+}
+
+static json_t *jint(const PGresult *r, int row, int col)
+{
+    return json_integer((json_int_t)db_i64(r, row, col));
+}
+
+/* ---- page text ---- */
+
+void pt_init(struct page_text *w, size_t expect)
+{
+    memset(w, 0, sizeof *w);
+    w->first = true;
+    /* One allocation for the usual page instead of a doubling series. */
+    w->bad = buf_reserve(&w->out, expect) != 0;
+}
+
+void pt_free(struct page_text *w)
+{
+    buf_free(&w->out);
+}
+
+void pt_key(struct page_text *w, const char *key)
+{
+    if (!w->first)
+        w->bad |= buf_putc(&w->out, ',');
+    w->first = false;
+    /* Keys are this file's literals: plain ASCII, nothing to escape. */
+    if (key) {
+        w->bad |= buf_putc(&w->out, '"');
+        w->bad |= buf_puts(&w->out, key);
+        w->bad |= buf_puts(&w->out, "\":");
+    }
+}
+
+void pt_open(struct page_text *w, const char *key, char bracket)
+{
+    pt_key(w, key);
+    w->bad |= buf_putc(&w->out, bracket);
+    w->first = true;
+}
+
+void pt_close(struct page_text *w, char bracket)
+{
+    w->bad |= buf_putc(&w->out, bracket);
+    w->first = false;
+}
+
+void pt_i64(struct page_text *w, const char *key, int64_t v)
+{
+    pt_key(w, key);
+    /* By hand: printf's machinery costs more than the rest of a member. */
+    char digits[24];
+    size_t n = sizeof digits;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        digits[--n] = '-';
+    w->bad |= buf_append(&w->out, digits + n, sizeof digits - n);
+}
+
+void pt_bool(struct page_text *w, const char *key, bool v)
+{
+    pt_key(w, key);
+    w->bad |= buf_puts(&w->out, v ? "true" : "false");
+}
+
+void pt_null(struct page_text *w, const char *key)
+{
+    pt_key(w, key);
+    w->bad |= buf_puts(&w->out, "null");
+}
+
+/* A JSON string escaped as json_dumps escapes it: quote, backslash and
+ * control characters only, the rest as UTF-8. */
+void pt_str(struct page_text *w, const char *key, const char *s)
+{
+    pt_key(w, key);
+    struct buf *b = &w->out;
+    w->bad |= buf_putc(b, '"');
+    const char *run = s;
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        w->bad |= buf_append(b, run, (size_t)(p - run));
+        run = p + 1;
+        switch (c) {
+        case '"': w->bad |= buf_puts(b, "\\\""); break;
+        case '\\': w->bad |= buf_puts(b, "\\\\"); break;
+        case '\b': w->bad |= buf_puts(b, "\\b"); break;
+        case '\f': w->bad |= buf_puts(b, "\\f"); break;
+        case '\n': w->bad |= buf_puts(b, "\\n"); break;
+        case '\r': w->bad |= buf_puts(b, "\\r"); break;
+        case '\t': w->bad |= buf_puts(b, "\\t"); break;
+        default: w->bad |= buf_printf(b, "\\u%04X", c);
+        }
+    }
+    w->bad |= buf_puts(b, run);
+    w->bad |= buf_putc(b, '"');
+}
+
+void pt_json(struct page_text *w, const char *key, const json_t *v)
+{
+    /* The exact serializer: decoded bounds hold raw numbers. */
+    char *text = v ? jsonnum_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+    pt_key(w, key);
+    w->bad |= !text || buf_puts(&w->out, text) != 0;
+    free(text);
+}
+
+int pt_respond(struct page_text *w, struct srv_res *res, struct api_error *err)
+{
+    if (w->bad || !w->out.data) {
+        pt_free(w);
+        return api_nomem(err);
+    }
+    res->status = 200;
+    res->content_type = "application/json";
+    res->text = buf_take(&w->out);
+    return 0;
+}
+
+/* ---- response shapes ---- */
+
+/* How a result column becomes a member. */
+enum member_kind {
+    M_INT,
+    M_TEXT,
+    M_BOOL,
+    M_INT_OR_ABSENT,  /* no member for SQL NULL */
+    M_JSON_OR_ABSENT, /* JSON text, reparsed so it prints as the serializer does */
+};
+
+struct member_col {
+    const char *key;
+    enum member_kind kind;
+    int col; /* from the first column of the shape */
+};
+
+/* DataFile, from DATA_FILE_COLUMNS. */
+static const struct member_col data_file_cols[] = {
+    {"data_file_id", M_INT, 0},
+    {"path", M_TEXT, 1},
+    {"file_format", M_TEXT, 2},
+    {"record_count", M_INT, 3},
+    {"file_size_bytes", M_INT, 4},
+    {"row_id_start", M_INT, 5},
+    {"stats_state", M_TEXT, 6},
+    {"begin_snapshot", M_INT, 7},
+    {"footer_size", M_INT_OR_ABSENT, 8},
+    {"spec_id", M_INT_OR_ABSENT, 9},
+    {"partition_values", M_JSON_OR_ABSENT, 11},
+    {"explicit_row_ids", M_BOOL, 10},
+};
+
+/* DeleteFile, from DELETE_FILE_COLUMNS. */
+static const struct member_col delete_file_cols[] = {
+    {"delete_file_id", M_INT, 0}, {"data_file_id", M_INT, 1}, {"path", M_TEXT, 2},
+    {"file_format", M_TEXT, 3},   {"delete_count", M_INT, 4}, {"file_size_bytes", M_INT, 5},
+    {"begin_snapshot", M_INT, 6},
+};
+
+static void row_members(struct page_text *w, const struct member_col *m, size_t n,
+                        const PGresult *r, int row, int col0)
+{
+    for (size_t i = 0; i < n; i++) {
+        int col = col0 + m[i].col;
+        bool null = db_isnull(r, row, col);
+        switch (m[i].kind) {
+        case M_INT: pt_i64(w, m[i].key, db_i64(r, row, col)); break;
+        case M_TEXT: pt_str(w, m[i].key, db_str(r, row, col)); break;
+        case M_BOOL: pt_bool(w, m[i].key, db_bool(r, row, col)); break;
+        case M_INT_OR_ABSENT:
+            if (!null)
+                pt_i64(w, m[i].key, db_i64(r, row, col));
+            break;
+        case M_JSON_OR_ABSENT:
+            if (!null) {
+                json_error_t jerr;
+                json_t *v = json_loads(db_str(r, row, col), 0, &jerr);
+                pt_json(w, m[i].key, v);
+                json_decref(v);
+            }
+            break;
+        }
+    }
+}
+
+void data_file_members(struct page_text *w, const PGresult *r, int row, int col0)
+{
+    row_members(w, data_file_cols, sizeof data_file_cols / sizeof data_file_cols[0], r, row, col0);
+}
+
+void delete_file_object(struct page_text *w, const char *key, const PGresult *r, int row, int col0)
+{
+    pt_open(w, key, '{');
+    row_members(w, delete_file_cols, sizeof delete_file_cols / sizeof delete_file_cols[0], r, row,
+                col0);
+    pt_close(w, '}');
+}
+
+/* ---- pages ---- */
+
+enum {
+    PAGE_TOKEN_VERSION = 1,
+    PAGE_CHECK_BYTES = 8,
+    /* version, kind, variant, key count; catalog, table, snapshot; digest */
+    PAGE_HEAD_BYTES = 4 + 3 * 8 + PAGE_DIGEST_BYTES,
+    PAGE_TOKEN_MAX_BYTES = PAGE_HEAD_BYTES + PAGE_MAX_KEYS * 8 + PAGE_CHECK_BYTES,
+};
+
+/* Query parameters that say where a page starts or how long it is rather
+ * than what the listing holds: they may change from page to page. */
+static bool page_position_arg(const char *key)
+{
+    return strcmp(key, "page_token") == 0 || strcmp(key, "limit") == 0 ||
+           strcmp(key, "offset") == 0;
+}
+
+/* A digest of the listing's identity: its kind and every other query
+ * parameter in request order, so a token continues only the listing that
+ * issued it (same filters, sort, include, snapshot or window). */
+static int page_digest(const struct srv_req *req, enum page_kind kind,
+                       uint8_t out[PAGE_DIGEST_BYTES])
+{
+    struct buf text = BUF_INIT;
+    int bad = buf_printf(&text, "hoglake-page-v%d:%d", PAGE_TOKEN_VERSION, (int)kind);
+    for (size_t i = 0; i < req->nargs; i++) {
+        if (page_position_arg(req->args[i].key))
+            continue;
+        /* NUL-separated: no key or value holds a NUL (see server/http/api.h). */
+        bad |= buf_putc(&text, '\0');
+        bad |= buf_puts(&text, req->args[i].key);
+        bad |= buf_putc(&text, '\0');
+        bad |= buf_puts(&text, req->args[i].value);
+    }
+    uint8_t d[SHA256_BYTES];
+    if (!bad)
+        bad = sha256(text.data, text.len, d);
+    buf_free(&text);
+    if (bad)
+        return -1;
+    memcpy(out, d, PAGE_DIGEST_BYTES);
+    return 0;
+}
+
+static void put_be64(uint8_t *b, int64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)((uint64_t)v >> (56 - 8 * i));
+}
+
+static int64_t get_be64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return (int64_t)v;
+}
+
+/* The check that closes a token: a truncated, edited or mistyped token
+ * fails it (it is a checksum, not a signature; see files.h). */
+static int page_check(const uint8_t *b, size_t n, uint8_t out[PAGE_CHECK_BYTES])
+{
+    uint8_t d[SHA256_BYTES];
+    if (sha256(b, n, d) != 0)
+        return -1;
+    memcpy(out, d, PAGE_CHECK_BYTES);
+    return 0;
+}
+
+static size_t page_token_bytes(const struct page_token *t, uint8_t b[PAGE_TOKEN_MAX_BYTES])
+{
+    b[0] = PAGE_TOKEN_VERSION;
+    b[1] = t->kind;
+    b[2] = t->variant;
+    b[3] = (uint8_t)t->nkeys;
+    put_be64(b + 4, t->catalog_id);
+    put_be64(b + 12, t->table_id);
+    put_be64(b + 20, t->snapshot);
+    memcpy(b + 28, t->digest, PAGE_DIGEST_BYTES);
+    size_t n = PAGE_HEAD_BYTES;
+    for (size_t i = 0; i < t->nkeys; i++, n += 8)
+        put_be64(b + n, t->keys[i]);
+    return n;
+}
+
+void page_token_member(struct page_text *w, const struct page_token *t)
+{
+    if (!t) {
+        pt_null(w, "next_page_token");
+        return;
+    }
+    uint8_t b[PAGE_TOKEN_MAX_BYTES];
+    size_t n = page_token_bytes(t, b);
+    if (page_check(b, n, b + n) != 0) {
+        w->bad = 1;
+        return;
+    }
+    n += PAGE_CHECK_BYTES;
+    char text[2 * PAGE_TOKEN_MAX_BYTES + 1];
+    str_hex_encode(b, n, text);
+    pt_str(w, "next_page_token", text);
+}
+
+static int page_token_invalid(struct api_error *err)
+{
+    return api_bad_request(err, "query parameter 'page_token' is not a page token this server "
+                                "issued (send next_page_token back exactly as received)");
+}
+
+static const char *page_kind_name(int kind)
+{
+    switch (kind) {
+    case PAGE_FILES: return "a file listing";
+    case PAGE_SCAN: return "a scan plan";
+    case PAGE_CHANGES: return "a changes plan";
+    default: return "an unknown listing";
+    }
+}
+
+/* Decodes and checks a token's form; what it names is checked by its
+ * users against the request. */
+static int page_token_decode(const char *text, enum page_kind kind, struct page_token *t,
+                             struct api_error *err)
+{
+    size_t len = strlen(text);
+    if (len % 2 != 0 || len / 2 < PAGE_HEAD_BYTES + PAGE_CHECK_BYTES ||
+        len / 2 > PAGE_TOKEN_MAX_BYTES)
+        return page_token_invalid(err);
+    uint8_t b[PAGE_TOKEN_MAX_BYTES];
+    size_t n = len / 2;
+    for (size_t i = 0; i < n; i++) {
+        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return page_token_invalid(err);
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    uint8_t check[PAGE_CHECK_BYTES];
+    n -= PAGE_CHECK_BYTES;
+    if (page_check(b, n, check) != 0)
+        return api_nomem(err);
+    if (memcmp(check, b + n, PAGE_CHECK_BYTES) != 0 || b[0] != PAGE_TOKEN_VERSION ||
+        b[3] > PAGE_MAX_KEYS || n != PAGE_HEAD_BYTES + (size_t)b[3] * 8)
+        return page_token_invalid(err);
+    if (b[1] != kind)
+        return api_bad_request(err, "page_token continues %s, not %s", page_kind_name(b[1]),
+                               page_kind_name(kind));
+    memset(t, 0, sizeof *t);
+    t->kind = b[1];
+    t->variant = b[2];
+    t->nkeys = b[3];
+    t->catalog_id = get_be64(b + 4);
+    t->table_id = get_be64(b + 12);
+    t->snapshot = get_be64(b + 20);
+    memcpy(t->digest, b + 28, PAGE_DIGEST_BYTES);
+    for (size_t i = 0; i < t->nkeys; i++)
+        t->keys[i] = get_be64(b + PAGE_HEAD_BYTES + 8 * i);
+    return 0;
+}
+
+int page_parse(struct srv_req *req, enum page_kind kind, struct page *pg, struct api_error *err)
+{
+    memset(pg, 0, sizeof *pg);
+    int64_t max = req->srv->cfg.page_size_max;
+    bool has_limit;
+    if (req_arg_i64(req, "limit", &has_limit, &pg->limit, err) != 0)
+        return -1;
+    if (has_limit && pg->limit < 1)
+        return api_validation(err, "limit must be >= 1, got %lld", (long long)pg->limit);
+    /* A larger limit is clamped, never refused: a client may ask for the
+     * page size it likes without knowing this server's maximum. */
+    if (!has_limit)
+        pg->limit = PAGE_DEFAULT_LIMIT;
+    if (pg->limit > max)
+        pg->limit = max;
+    if (page_digest(req, kind, pg->digest) != 0)
+        return api_nomem(err);
+    const char *text = req_arg(req, "page_token");
+    if (!text)
+        return 0;
+    pg->resumed = true;
+    if (page_token_decode(text, kind, &pg->from, err) != 0)
+        return -1;
+    if (memcmp(pg->from.digest, pg->digest, PAGE_DIGEST_BYTES) != 0)
+        return api_bad_request(err, "page_token was issued for a listing with other query "
+                                    "parameters; send it with the first page's parameters "
+                                    "unchanged (only limit may differ)");
+    return 0;
+}
+
+int page_expect_keys(const struct page *pg, uint8_t variant, size_t nkeys, struct api_error *err)
+{
+    if (pg->from.variant != variant || pg->from.nkeys != nkeys)
+        return page_token_invalid(err);
+    return 0;
+}
+
+int page_pinned_snapshot(const struct page *pg, const struct catalog_row *cat, int64_t *snapshot,
+                         struct api_error *err)
+{
+    int64_t s = pg->from.snapshot;
+    if (pg->from.catalog_id != cat->id)
+        return api_bad_request(err, "page_token was issued for another catalog");
+    if (s < 0 || s > cat->head)
+        return page_token_invalid(err);
+    /* The listing's snapshot has been expired since the first page: the
+     * rest of it is gone, as for any read below the floor. */
+    if (s < cat->earliest)
+        return timetravel_expired(err, cat, s, "the page_token's snapshot");
+    *snapshot = s;
+    return 0;
+}
+
+int page_check_table(const struct page *pg, int64_t table_id, struct api_error *err)
+{
+    if (pg->resumed && pg->from.table_id != table_id)
+        return api_bad_request(err, "page_token was issued for another table");
+    return 0;
+}
+
+int table_read_open_page(struct srv_req *req, struct table_read *tr, const struct page *pg,
+                         struct api_error *err)
+{
+    if (!pg->resumed)
+        return table_read_open(req, tr, err);
+    memset(tr, 0, sizeof *tr);
+    int64_t snapshot = 0;
+    if (catalog_load(req, req->params[0], &tr->cat, err) != 0 ||
+        page_pinned_snapshot(pg, &tr->cat, &snapshot, err) != 0)
+        return -1;
+    /* The same parameters as the first page (the digest says so): under
+     * time travel, messages name the snapshot. */
+    bool travel = req_arg(req, "snapshot") || req_arg(req, "at_timestamp");
+    if (table_read_open_at(req, tr, snapshot, travel, err) != 0)
+        return -1;
+    return page_check_table(pg, tr->ref.table_id, err);
+}
+
+void page_token_next(struct page_token *t, const struct page *pg, enum page_kind kind,
+                     int64_t catalog_id, int64_t table_id, int64_t snapshot)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = (uint8_t)kind;
+    t->catalog_id = catalog_id;
+    t->table_id = table_id;
+    t->snapshot = snapshot;
+    memcpy(t->digest, pg->digest, PAGE_DIGEST_BYTES);
+}
+
+int page_keyset_sql(struct buf *sql, struct db_params *p, const char *const *columns,
+                    const struct page_key *keys, size_t n, bool desc)
+{
+    int bad = buf_puts(sql, " AND (");
+    for (size_t i = 0; i < n; i++)
+        bad |= buf_printf(sql, "%s%s", i ? ", " : "", columns[i]);
+    bad |= buf_printf(sql, ") %s (", desc ? "<" : ">");
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].text)
+            db_param_str(p, keys[i].text);
+        else
+            db_param_i64(p, keys[i].num);
+        bad |= buf_printf(sql, "%s$%d::%s", i ? ", " : "", p->n, keys[i].text ? "text" : "bigint");
+    }
+    bad |= buf_putc(sql, ')');
+    return bad ? -1 : 0;
+}
+
+const char *const data_file_page_columns[3] = {"d.begin_snapshot", "d.row_id_start",
+                                               "d.data_file_id"};
+
+void data_file_page_key(const PGresult *r, int row, int col0, int64_t keys[3])
+{
+    keys[0] = db_i64(r, row, col0 + DF_BEGIN_SNAPSHOT);
+    keys[1] = db_i64(r, row, col0 + DF_ROW_ID_START);
+    keys[2] = db_i64(r, row, col0 + DF_ID);
+}
+
+/* ---- GET .../files ---- */
+
+enum { MAX_PARTITION_FILTERS = LAKE_MAX_SPEC_FIELDS };
+
+enum file_sort { SORT_ID, SORT_PATH, SORT_RECORDS, SORT_SIZE, SORT_STATS, SORT_BEGIN };
+
+/* Sort keys: the wire name, the ORDER BY columns (each followed by the
+ * direction) and their positions in DATA_FILE_COLUMNS. data_file_id ends
+ * every key, so the order is total and pages resume exactly. */
+static const struct {
+    const char *wire;
+    const char *columns[3];
+    int key_cols[3];
+    size_t nkeys;
+} file_sorts[] = {
+    [SORT_ID] = {"id", {"d.data_file_id"}, {DF_ID}, 1},
+    [SORT_PATH] = {"path", {"d.path COLLATE \"C\"", "d.data_file_id"}, {DF_PATH, DF_ID}, 2},
+    [SORT_RECORDS] = {"record_count", {"d.record_count", "d.data_file_id"}, {DF_RECORDS, DF_ID}, 2},
+    [SORT_SIZE] = {"size", {"d.file_size_bytes", "d.data_file_id"}, {DF_SIZE, DF_ID}, 2},
+    [SORT_STATS] = {"stats", {"d.stats_state", "d.data_file_id"}, {DF_STATS_STATE, DF_ID}, 2},
+    [SORT_BEGIN] = {"begin_snapshot",
+                    {"d.begin_snapshot", "d.row_id_start", "d.data_file_id"},
+                    {DF_BEGIN_SNAPSHOT, DF_ROW_ID_START, DF_ID},
+                    3},
+};
+enum { NSORTS = sizeof file_sorts / sizeof file_sorts[0] };
+
+/* stats_state values in their (C collation) order: a token holds the rank. */
+static const char *const stats_states[] = {"failed", "pending", "provided"};
+
+/* How many keys a token of this sort carries: the sort's columns, except
+ * that a path sort names the file alone (paths are unbounded; the next
+ * page looks the path up). */
+static size_t token_nkeys(size_t sort)
+{
+    return sort == SORT_PATH ? 1 : file_sorts[sort].nkeys;
+}
+
+struct files_query {
+    size_t sort;
+    bool desc;
+    bool has_offset;
+    int64_t offset;
+    struct page page;
+    struct pg_array keys, values;
+    size_t nfilters;
+};
+
+/* partition=K:V matches files whose stored value at key index K is
+ * exactly V (V may be empty: the empty string); partition=K (no colon)
+ * matches a NULL value there. */
+static int parse_partition_filter(struct files_query *q, const char *arg, struct api_error *err)
+{
+    if (++q->nfilters > MAX_PARTITION_FILTERS)
+        return api_bad_request(err, "at most %d partition filters may be given",
+                               MAX_PARTITION_FILTERS);
+    const char *colon = strchr(arg, ':');
+    size_t klen = colon ? (size_t)(colon - arg) : strlen(arg);
+    char key[24];
+    int64_t k = -1;
+    if (klen == 0 || klen >= sizeof key)
+        goto malformed;
+    memcpy(key, arg, klen);
+    key[klen] = '\0';
+    if (!str_parse_int64(key, &k) || k < 0 || k > INT32_MAX)
+        goto malformed;
+    if (colon && !str_utf8_valid(colon + 1, strlen(colon + 1), NULL))
+        return api_bad_request(err, "query parameter 'partition': the value is not valid UTF-8");
+    pg_array_i64(&q->keys, k);
+    pg_array_str(&q->values, colon ? colon + 1 : NULL);
+    return 0;
+malformed:
+    return api_bad_request(err,
+                           "query parameter 'partition' must be key_index:value (or key_index "
+                           "alone for a NULL value) with a non-negative integer key_index, got "
+                           "'%.80s'",
+                           arg);
+}
+
+/* The token's variant for a file listing: the sort and its direction. */
+static uint8_t files_variant(const struct files_query *q)
+{
+    return (uint8_t)(q->sort | (q->desc ? 8u : 0u));
+}
+
+static int parse_files_query(struct srv_req *req, struct files_query *q, struct api_error *err)
+{
+    q->sort = SORT_BEGIN;
+    const char *sort = req_arg(req, "sort");
+    if (sort) {
+        size_t i = 0;
+        while (i < NSORTS && strcmp(file_sorts[i].wire, sort))
+            i++;
+        if (i == NSORTS)
+            return api_validation(err,
+                                  "query parameter 'sort' must be one of id, path, record_count, "
+                                  "size, stats, begin_snapshot, got '%.64s'",
+                                  sort);
+        q->sort = i;
+    }
+    const char *order = req_arg(req, "order");
+    if (order && strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0)
+        return api_validation(err, "query parameter 'order' must be asc or desc, got '%.64s'",
+                              order);
+    q->desc = order && strcmp(order, "desc") == 0;
+    if (req_arg_i64(req, "offset", &q->has_offset, &q->offset, err) != 0 ||
+        page_parse(req, PAGE_FILES, &q->page, err) != 0)
+        return -1;
+    if (!q->has_offset)
+        q->offset = 0;
+    if (q->offset < 0)
+        return api_validation(err, "offset must be >= 0, got %lld", (long long)q->offset);
+    if (q->has_offset && q->page.resumed)
+        return api_validation(err, "offset and page_token are mutually exclusive; a page_token "
+                                   "already says where the page starts");
+    if (q->page.resumed &&
+        page_expect_keys(&q->page, files_variant(q), token_nkeys(q->sort), err) != 0)
+        return -1;
+    for (size_t i = 0; i < req->nargs; i++)
+        if (strcmp(req->args[i].key, "partition") == 0 &&
+            parse_partition_filter(q, req->args[i].value, err) != 0)
+            return -1;
+    return 0;
+}
+
+/* The key a token carries for a listed row: its sort columns, a path as
+ * its file (see token_nkeys) and a stats state as its rank. */
+static void file_row_keys(const struct files_query *q, const PGresult *r, int row,
+                          struct page_token *t)
+{
+    t->nkeys = token_nkeys(q->sort);
+    switch (q->sort) {
+    case SORT_PATH: t->keys[0] = db_i64(r, row, DF_ID); return;
+    case SORT_STATS: {
+        const char *state = db_str(r, row, DF_STATS_STATE);
+        int64_t rank = 0;
+        while (rank < 2 && strcmp(stats_states[rank], state) != 0)
+            rank++;
+        t->keys[0] = rank;
+        t->keys[1] = db_i64(r, row, DF_ID);
+        return;
+    }
+    default:
+        for (size_t i = 0; i < t->nkeys; i++)
+            t->keys[i] = db_i64(r, row, file_sorts[q->sort].key_cols[i]);
+    }
+}
+
+/* The path of the file a path-sorted token resumes after: a file of this
+ * table visible at the listing's snapshot, else the token is not this
+ * listing's. */
+static int resume_path(struct srv_req *req, const struct table_read *tr, int64_t file_id,
+                       const char **path, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, tr->cat.id);
+    db_param_i64(&p, tr->ref.table_id);
+    db_param_i64(&p, file_id);
+    db_param_i64(&p, tr->snapshot);
+    PGresult *r = req_query(req,
+                            "SELECT d.path FROM hog_data_file d WHERE d.catalog_id = $1"
+                            " AND d.table_id = $2 AND d.data_file_id = $3"
+                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $4)",
+                            &p, "page resume", err);
+    if (!r)
+        return -1;
+    int rc = 0;
+    if (PQntuples(r) != 1)
+        rc = api_bad_request(err, "page_token names no file of this listing");
+    else if (!(*path = arena_strdup(&req->arena, db_str(r, 0, 0))))
+        rc = api_nomem(err);
+    PQclear(r);
+    return rc;
+}
+
+/* The keyset a resumed page starts after, as SQL values. */
+static int resume_keys(struct srv_req *req, const struct table_read *tr,
+                       const struct files_query *q, struct page_key out[3], struct api_error *err)
+{
+    const struct page_token *t = &q->page.from;
+    memset(out, 0, 3 * sizeof *out);
+    for (size_t i = 0; i < t->nkeys; i++)
+        out[i].num = t->keys[i];
+    if (q->sort == SORT_PATH) {
+        out[1].num = t->keys[0];
+        return resume_path(req, tr, t->keys[0], &out[0].text, err);
+    }
+    if (q->sort == SORT_STATS) {
+        if (t->keys[0] < 0 || t->keys[0] > 2)
+            return page_token_invalid(err);
+        out[0].text = stats_states[t->keys[0]];
+    }
+    return 0;
+}
+
+/* FileOrderingBounds: the leading sort field's decoded bounds when the
+ * table is sorted at the snapshot, else the file's row-id span. */
+static void ordering_bounds_member(struct page_text *w, const PGresult *r, int row,
+                                   const struct lake_column *lead, struct buf *scratch)
+{
+    pt_open(w, "ordering_bounds", '{');
+    if (lead) {
+        json_t *lo = file_bound_json(lead, r, row, DATA_FILE_NCOLS, scratch);
+        pt_json(w, "lower_bound", lo);
+        json_decref(lo);
+        json_t *hi = file_bound_json(lead, r, row, DATA_FILE_NCOLS + 1, scratch);
+        pt_json(w, "upper_bound", hi);
+        json_decref(hi);
+        pt_i64(w, "field_id", lead->field_id);
+    } else {
+        int64_t start = db_i64(r, row, DF_ROW_ID_START), records = db_i64(r, row, DF_RECORDS);
+        pt_i64(w, "lower_bound", start);
+        /* Compaction outputs carry explicit row ids: only the minimum is
+         * known. An empty file has no last row id. */
+        if (db_bool(r, row, DF_EXPLICIT_ROW_IDS) || records == 0)
+            pt_null(w, "upper_bound");
+        else
+            pt_i64(w, "upper_bound", start + records - 1);
+    }
+    pt_close(w, '}');
+}
+
+/* The leading sort field whose bounds order the files, or NULL. */
+static const struct lake_column *ordering_field(const struct table_read *tr)
+{
+    if (!tr->t.sorted || tr->t.nsort_fields == 0)
+        return NULL;
+    const struct lake_column *lead = table_read_field(tr, tr->t.sort_fields[0].source_field_id);
+    return lead && bound_type_has_bounds(lead->type) ? lead : NULL;
+}
+
+/* The listing's statement: $1 catalog, $2 table, $3 snapshot, $4 the
+ * ordering field; then the filters, the keyset, LIMIT and OFFSET. One row
+ * past the page tells whether another page follows. */
+static int files_sql(struct srv_req *req, const struct table_read *tr, struct files_query *q,
+                     const struct lake_column *lead, struct buf *sql, struct db_params *p,
+                     struct api_error *err)
+{
+    db_params_init(p);
+    db_param_i64(p, tr->cat.id);
+    db_param_i64(p, tr->ref.table_id);
+    db_param_i64(p, tr->snapshot);
+    if (lead)
+        db_param_i64(p, lead->field_id);
+    else
+        db_param_null(p);
+    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
+     * matching nothing, when the table is unsorted). */
+    int bad = buf_puts(sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
+                            " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
+                            " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                            " AND s.field_id = $4::bigint"
+                            " WHERE d.catalog_id = $1 AND d.table_id = $2"
+                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
+    if (q->nfilters) {
+        const char *keys = pg_array_text(&q->keys), *values = pg_array_text(&q->values);
+        if (!keys || !values)
+            return api_nomem(err);
+        db_param_str(p, keys);
+        db_param_str(p, values);
+        /* Every filter (key, value) has a matching stored value. */
+        bad |=
+            buf_printf(sql,
+                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
+                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
+                       "   WHERE pv.catalog_id = d.catalog_id"
+                       "   AND pv.data_file_id = d.data_file_id"
+                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
+                       p->n - 1, p->n);
+    }
+    if (q->page.resumed) {
+        struct page_key keys[3];
+        if (resume_keys(req, tr, q, keys, err) != 0)
+            return -1;
+        bad |= page_keyset_sql(sql, p, file_sorts[q->sort].columns, keys, file_sorts[q->sort].nkeys,
+                               q->desc);
+    }
+    bad |= buf_puts(sql, " ORDER BY ");
+    for (size_t i = 0; i < file_sorts[q->sort].nkeys; i++)
+        bad |= buf_printf(sql, "%s%s %s", i ? ", " : "", file_sorts[q->sort].columns[i],
+                          q->desc ? "DESC" : "ASC");
+    db_param_i64(p, q->page.limit + 1);
+    db_param_i64(p, q->offset);
+    bad |= buf_printf(sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p->n - 1, p->n);
+    return bad || !sql->data ? api_nomem(err) : 0;
+}
+
+/* {"files": [DataFile...], "next_page_token"} from the listing's rows. */
+static void files_page_text(struct page_text *w, const struct table_read *tr,
+                            const struct files_query *q, const PGresult *r,
+                            const struct lake_column *lead)
+{
+    int n = PQntuples(r);
+    bool more = n > q->page.limit;
+    if (more)
+        n = (int)q->page.limit;
+    struct buf scratch = BUF_INIT;
+    pt_open(w, NULL, '{');
+    pt_open(w, "files", '[');
+    for (int i = 0; i < n && !w->bad; i++) {
+        pt_open(w, NULL, '{');
+        data_file_members(w, r, i, 0);
+        ordering_bounds_member(w, r, i, lead, &scratch);
+        pt_close(w, '}');
+    }
+    pt_close(w, ']');
+    buf_free(&scratch);
+    struct page_token next;
+    if (more) {
+        page_token_next(&next, &q->page, PAGE_FILES, tr->cat.id, tr->ref.table_id, tr->snapshot);
+        next.variant = files_variant(q);
+        file_row_keys(q, r, n - 1, &next);
+    }
+    page_token_member(w, more ? &next : NULL);
+    pt_close(w, '}');
+}
+
+int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    struct files_query q;
+    memset(&q, 0, sizeof q);
+    pg_array_init(&q.keys);
+    pg_array_init(&q.values);
+    struct table_read tr;
+    memset(&tr, 0, sizeof tr);
+    struct buf sql = BUF_INIT;
+    PGresult *r = NULL;
+    int rc = -1;
+    if (parse_files_query(req, &q, err) != 0 || table_read_open_page(req, &tr, &q.page, err) != 0)
+        goto done;
+    const struct lake_column *lead = ordering_field(&tr);
+    struct db_params p;
+    if (files_sql(req, &tr, &q, lead, &sql, &p, err) != 0)
+        goto done;
+    r = req_query(req, sql.data, &p, "file listing", err);
+    if (!r)
+        goto done;
+    struct page_text w;
+    pt_init(&w, (size_t)PQntuples(r) * PAGE_TEXT_PER_FILE);
+    files_page_text(&w, &tr, &q, r, lead);
+    rc = pt_respond(&w, res, err);
+done:
+    if (r)
+        PQclear(r);
+    buf_free(&sql);
+    pg_array_free(&q.keys);
+    pg_array_free(&q.values);
+    table_read_release(&tr);
+    return rc;
+}
+
+/* ---- GET .../files/{file_id}/stats ---- */
+
+static const char *no_stats_reason(const char *state, bool any)
+{
+    if (strcmp(state, "pending") == 0)
+        return "pending: the file was registered without column statistics and they have not "
+               "been collected from its footer yet";
+    if (strcmp(state, "failed") == 0)
+        return "failed: collecting column statistics from the file's footer failed";
+    if (!any)
+        return "provided: the writer registered no column statistics for the table's columns";
+    return NULL;
+}
+
+static json_t *file_column_json(const struct lake_column *c, const PGresult *r, int i,
+                                struct buf *scratch)
+{
+    char path[1200];
+    lake_column_path(c, path, sizeof path);
+    json_t *o = json_object();
+    int bad = 0;
+    bad |= file_json_set(o, "field_id", json_integer((json_int_t)c->field_id));
+    bad |= file_json_set(o, "name", json_string(c->name));
+    bad |= file_json_set(o, "path", json_string(path));
+    bad |= file_json_set(o, "type", json_string(lake_type_name(c->type)));
+    bad |= file_json_set(o, "value_count", jint(r, i, 1));
+    bad |= file_json_set(o, "null_count", jint(r, i, 2));
+    bad |= file_json_set(o, "lower_bound", file_bound_json(c, r, i, 5, scratch));
+    bad |= file_json_set(o, "upper_bound", file_bound_json(c, r, i, 6, scratch));
+    json_t *params = lake_column_type_params(c);
+    if (params)
+        bad |= file_json_set(o, "type_params", params);
+    if (!db_isnull(r, i, 3))
+        bad |= file_json_set(o, "nan_count", jint(r, i, 3));
+    if (!db_isnull(r, i, 4))
+        bad |= file_json_set(o, "size_bytes", jint(r, i, 4));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    int64_t file_id;
+    if (!str_parse_int64(req->params[3], &file_id))
+        return api_bad_request(err, "path parameter {file_id} must be an integer, got '%.40s'",
+                               req->params[3]);
+    struct table_read tr;
+    if (table_read_open(req, &tr, err) != 0) {
+        table_read_release(&tr);
+        return -1;
+    }
+    struct buf scratch = BUF_INIT;
+    PGresult *r = NULL;
+    json_t *o = NULL;
+    int rc = -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, tr.cat.id);
+    db_param_i64(&p, tr.ref.table_id);
+    db_param_i64(&p, tr.snapshot);
+    db_param_i64(&p, file_id);
+    /* One round trip: the file row (visible at the snapshot, in this
+     * table) LEFT JOINed to its statistics rows. */
+    r = req_query(req,
+                  "SELECT s.field_id, s.value_count, s.null_count, s.nan_count, s.size_bytes,"
+                  " s.lower_bound, s.upper_bound, d.stats_state"
+                  " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
+                  " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                  " WHERE d.catalog_id = $1 AND d.table_id = $2 AND d.data_file_id = $4"
+                  " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
+                  " ORDER BY s.field_id",
+                  &p, "file stats", err);
+    if (!r)
+        goto done;
+    if (PQntuples(r) == 0) {
+        if (tr.time_travel)
+            api_not_found(err, "data file %lld in table '%.200s.%.200s' at snapshot %lld",
+                          (long long)file_id, req->params[1], req->params[2],
+                          (long long)tr.snapshot);
+        else
+            api_not_found(err, "data file %lld in table '%.200s.%.200s'", (long long)file_id,
+                          req->params[1], req->params[2]);
+        goto done;
+    }
+    const char *state = db_str(r, 0, 7);
+    json_t *cols = json_array();
+    o = json_object();
+    int bad = 0;
+    bad |= file_json_set(o, "data_file_id", json_integer((json_int_t)file_id));
+    bad |= file_json_set(o, "stats_state", json_string(state));
+    bad |= file_json_set(o, "columns", cols);
+    for (int i = 0; !bad && i < PQntuples(r); i++) {
+        if (db_isnull(r, i, 0))
+            continue; /* the LEFT JOIN's row for a file without stats */
+        /* Only columns of the definition at the snapshot: a column dropped
+         * since the file was written has no name or type there. */
+        const struct lake_column *c = table_read_field(&tr, db_i64(r, i, 0));
+        if (!c || !bound_type_has_bounds(c->type))
+            continue;
+        json_t *col = file_column_json(c, r, i, &scratch);
+        if (!col || json_array_append_new(cols, col) != 0)
+            bad = 1;
+    }
+    const char *why = bad ? NULL : no_stats_reason(state, json_array_size(cols) > 0);
+    if (why)
+        bad |= file_json_set(o, "no_stats_reason", json_string(why));
+    if (bad) {
+        api_nomem(err);
+        goto done;
+    }
+    if (api_json(res, 200, o) != 0) {
+        o = NULL;
+        api_nomem(err);
+        goto done;
+    }
+    o = NULL;
+    rc = 0;
+done:
+    json_decref(o);
+    if (r)
+        PQclear(r);
+    buf_free(&scratch);
+    table_read_release(&tr);
+    return rc;
+}

@@ -1,0 +1,139 @@
+/* The snapshot log: paged forwards (after) or backwards (before), each
+ * snapshot with its typed change rows. */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/catalog/catalog.h"
+#include "server/db/db.h"
+#include "server/http/handlers.h"
+#include "util/timefmt.h"
+
+enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
+
+/* Up to limit snapshots from a cursor (ascending past `from`, or
+ * descending below it), each with its change rows; *has_more says whether
+ * the log goes on. NULL with err filled on failure. */
+static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat, int64_t from,
+                             bool descending, int64_t limit, bool *has_more, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, from);
+    db_param_i64(&p, limit + 1);
+    /* The page and its change rows in one statement, ordered so each
+     * snapshot's changes follow it. */
+    const char *sql =
+        descending ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
+                     " ORDER BY snapshot_id DESC LIMIT $3)"
+                   : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
+                     " ORDER BY snapshot_id LIMIT $3)";
+    char query[1200];
+    snprintf(query, sizeof query,
+             "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
+             " p.schema_version, p.author, p.commit_message, c.kind, c.object_id"
+             " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
+             " AND c.snapshot_id = p.snapshot_id"
+             " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
+             sql, descending ? "DESC" : "ASC");
+    PGresult *r = req_query(req, query, &p, "snapshot list", err);
+    if (!r)
+        return NULL;
+    json_t *snaps = json_array();
+    json_t *current = NULL;
+    int64_t current_id = -1, count = 0;
+    *has_more = false;
+    for (int i = 0; snaps && i < PQntuples(r); i++) {
+        int64_t id = db_i64(r, i, 0);
+        if (id != current_id) {
+            if (count == limit) {
+                *has_more = true;
+                break;
+            }
+            char ts[48];
+            time_format_iso8601(db_i64(r, i, 1), ts, sizeof ts);
+            current =
+                json_pack("{s:I,s:s,s:I,s:[]}", "snapshot_id", (json_int_t)id, "snapshot_time", ts,
+                          "schema_version", (json_int_t)db_i64(r, i, 2), "changes");
+            if (!current || json_array_append_new(snaps, current) != 0) {
+                json_decref(snaps);
+                snaps = NULL;
+                break;
+            }
+            if (db_str(r, i, 3))
+                json_object_set_new(current, "author", json_string(db_str(r, i, 3)));
+            if (db_str(r, i, 4))
+                json_object_set_new(current, "message", json_string(db_str(r, i, 4)));
+            current_id = id;
+            count++;
+        }
+        if (!db_isnull(r, i, 5))
+            json_array_append_new(json_object_get(current, "changes"),
+                                  json_pack("{s:s,s:I}", "kind", db_str(r, i, 5), "object_id",
+                                            (json_int_t)db_i64(r, i, 6)));
+    }
+    PQclear(r);
+    if (!snaps)
+        api_nomem(err);
+    return snaps;
+}
+
+int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    bool has_after, has_before, has_limit;
+    int64_t after = 0, before = 0, limit = SNAPSHOT_PAGE_DEFAULT;
+    if (req_arg_i64(req, "after", &has_after, &after, err) != 0 ||
+        req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
+        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        return -1;
+    if (!has_after)
+        after = 0;
+    if (!has_limit)
+        limit = SNAPSHOT_PAGE_DEFAULT;
+    if (has_before && after != 0)
+        return api_validation(err,
+                              "'before' and a non-zero 'after' are mutually exclusive; supply at "
+                              "most one cursor");
+    if (limit < 1)
+        return api_validation(err, "limit must be >= 1, got %lld", (long long)limit);
+    if (limit > SNAPSHOT_PAGE_MAX)
+        limit = SNAPSHOT_PAGE_MAX;
+    struct catalog_row cat;
+    if (catalog_load(req, req->params[0], &cat, err) != 0)
+        return -1;
+    bool has_more;
+    json_t *snaps =
+        snapshot_page(req, &cat, has_before ? before : after, has_before, limit, &has_more, err);
+    if (!snaps)
+        return -1;
+    if (api_json(res, 200, json_pack("{s:o,s:b}", "snapshots", snaps, "has_more", has_more)) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+int h_snapshot_resolve(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    if (!req_arg(req, "at_timestamp"))
+        return api_bad_request(err, "query parameter 'at_timestamp' is required");
+    struct catalog_row cat;
+    if (catalog_load(req, req->params[0], &cat, err) != 0)
+        return -1;
+    int64_t snapshot;
+    bool at_head;
+    if (timetravel_resolve(req, &cat, &snapshot, &at_head, err) != 0)
+        return -1;
+    bool has_more;
+    json_t *snaps = snapshot_page(req, &cat, snapshot - 1, false, 1, &has_more, err);
+    if (!snaps)
+        return -1;
+    json_t *one = json_incref(json_array_get(snaps, 0));
+    json_decref(snaps);
+    if (!one)
+        return api_fail(err, 410, "expired", "snapshot %lld is no longer retained",
+                        (long long)snapshot);
+    if (api_json(res, 200, one) != 0)
+        return api_nomem(err);
+    return 0;
+}

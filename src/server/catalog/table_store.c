@@ -1,0 +1,528 @@
+#include "server/catalog/table_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/db/db.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+int table_lake_error(struct api_error *err, const struct error *lerr)
+{
+    switch (lerr->code) {
+    case ERR_MALFORMED: return api_bad_request(err, "%s", lerr->msg);
+    case ERR_CONFLICT:
+        return api_conflict(err, lerr->reason ? lerr->reason : "conflict", "%s", lerr->msg);
+    case ERR_NOMEM: return api_nomem(err);
+    default: break;
+    }
+    return api_validation(err, "%s", lerr->msg);
+}
+
+static int load_columns(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                        int64_t snapshot, struct lake_table *t, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, snapshot);
+    PGresult *r = req_query(req,
+                            "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
+                            " coalesce((type_params->>'precision')::int, 0),"
+                            " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
+                            " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
+                            " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
+                            &p, "column load", err);
+    if (!r)
+        return -1;
+    struct error lerr;
+    for (int i = 0; i < PQntuples(r); i++) {
+        enum lake_type type;
+        if (lake_type_lookup(db_str(r, i, 3), &type, NULL) != LAKE_TYPE_OK) {
+            PQclear(r);
+            return api_fail(err, 500, "internal_error", "internal server error");
+        }
+        if (lake_table_load_column(t, db_i64(r, i, 0), db_i64(r, i, 1), db_str(r, i, 2), type,
+                                   (int)db_i64(r, i, 4), (int)db_i64(r, i, 5), db_bool(r, i, 6),
+                                   (int)db_i64(r, i, 7), db_str(r, i, 8), &lerr) != 0) {
+            PQclear(r);
+            /* Stored rows the model cannot hold are our corruption, not the
+             * client's mistake. */
+            if (lerr.code == ERR_NOMEM)
+                return api_nomem(err);
+            log_error("table %lld: corrupt column rows: %s", (long long)table_id, lerr.msg);
+            return api_fail(err, 500, "internal_error", "internal server error");
+        }
+    }
+    PQclear(r);
+    return 0;
+}
+
+static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                      int64_t snapshot, struct lake_table *t, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, snapshot);
+    /* One round trip for both: kind 0 rows are partition fields, kind 1
+     * sort fields. */
+    PGresult *r = req_query(
+        req,
+        "SELECT 0, s.spec_id, f.key_index, f.source_field_id, f.transform,"
+        " coalesce(f.transform_param, 0), NULL, NULL"
+        " FROM hog_partition_spec s JOIN hog_partition_field f USING (catalog_id, table_id, "
+        "spec_id)"
+        " WHERE s.catalog_id = $1 AND s.table_id = $2"
+        " AND hog_visible(s.begin_snapshot, s.end_snapshot, $3)"
+        " UNION ALL"
+        " SELECT 1, s.sort_id, f.key_index, f.source_field_id, NULL, 0, f.direction, f.null_order"
+        " FROM hog_sort_spec s JOIN hog_sort_field f USING (catalog_id, table_id, sort_id)"
+        " WHERE s.catalog_id = $1 AND s.table_id = $2"
+        " AND hog_visible(s.begin_snapshot, s.end_snapshot, $3)"
+        " ORDER BY 1, 3",
+        &p, "spec load", err);
+    if (!r)
+        return -1;
+    struct error lerr;
+    for (int i = 0; i < PQntuples(r); i++) {
+        int rc;
+        if (db_i64(r, i, 0) == 0) {
+            struct lake_partition_field f = {.source_field_id = db_i64(r, i, 3),
+                                             .param = (int32_t)db_i64(r, i, 5)};
+            if (!lake_transform_parse(db_str(r, i, 4), &f.transform)) {
+                PQclear(r);
+                return api_fail(err, 500, "internal_error", "internal server error");
+            }
+            t->spec_id = db_i64(r, i, 1);
+            rc = lake_table_load_partition_field(t, &f, &lerr);
+        } else {
+            struct lake_sort_field f = {.source_field_id = db_i64(r, i, 3),
+                                        .descending = strcmp(db_str(r, i, 6), "desc") == 0,
+                                        .nulls_first = strcmp(db_str(r, i, 7), "nulls_first") == 0};
+            t->sort_id = db_i64(r, i, 1);
+            rc = lake_table_load_sort_field(t, &f, &lerr);
+        }
+        if (rc != 0) {
+            PQclear(r);
+            return table_lake_error(err, &lerr);
+        }
+    }
+    PQclear(r);
+    return 0;
+}
+
+static int load_file_facts(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                           struct lake_table *t, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    PGresult *r = req_query(req,
+                            "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
+                            " count(*) FILTER (WHERE stats_state <> 'provided'),"
+                            " (SELECT next_field_id FROM hog_table WHERE catalog_id = $1"
+                            "  AND table_id = $2)"
+                            " FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
+                            " AND end_snapshot IS NULL",
+                            &p, "file facts", err);
+    if (!r)
+        return -1;
+    t->live_files = db_i64(r, 0, 0);
+    t->idless_files = db_i64(r, 0, 1);
+    t->pending_files = db_i64(r, 0, 2);
+    /* Field ids are never reused, even those of dropped columns. */
+    int64_t next = db_i64(r, 0, 3);
+    if (next > t->next_field_id)
+        t->next_field_id = next;
+    PQclear(r);
+    return 0;
+}
+
+int table_load(struct srv_req *req, const struct catalog_row *cat, const struct table_ref *ref,
+               int64_t snapshot, bool file_facts, struct lake_table *t, struct api_error *err)
+{
+    t->name = ref->name;
+    t->comment = ref->comment;
+    json_error_t jerr;
+    t->properties = json_loads(ref->properties, 0, &jerr);
+    if (!t->properties)
+        return api_nomem(err);
+    if (load_columns(req, cat, ref->table_id, snapshot, t, err) != 0 ||
+        load_specs(req, cat, ref->table_id, snapshot, t, err) != 0)
+        return -1;
+    struct error lerr;
+    if (ref->primary_ts_field_id > 0 &&
+        lake_table_load_primary_ts(t, ref->primary_ts_field_id, &lerr) != 0) {
+        /* The alter rules keep the id live; anything else is corruption. */
+        log_error("table %lld: %s", (long long)ref->table_id, lerr.msg);
+        return api_fail(err, 500, "internal_error", "internal server error");
+    }
+    if (file_facts && load_file_facts(req, cat, ref->table_id, t, err) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- writing ---- */
+
+struct row_collector {
+    json_t *rows;
+    bool only_dirty; /* alter: new or changed columns only */
+    int failed;
+};
+
+static void collect_column(struct lake_column *c, void *ctx)
+{
+    struct row_collector *rc = ctx;
+    if (rc->only_dirty && c->stored && !c->changed)
+        return;
+    json_t *params = lake_column_type_params(c);
+    json_t *row =
+        json_pack("{s:I,s:s,s:s,s:o?,s:b,s:i,s:o?,s:o?}", "field_id", (json_int_t)c->field_id,
+                  "name", c->name, "col_type", lake_type_name(c->type), "type_params", params,
+                  "nullable", c->nullable, "ordinal", c->ordinal, "parent_field_id",
+                  c->parent ? json_integer(c->parent->field_id) : NULL, "comment",
+                  c->comment ? json_string(c->comment) : NULL);
+    if (!row || json_array_append_new(rc->rows, row) != 0)
+        rc->failed = 1;
+}
+
+static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_table *t,
+                          bool only_dirty, struct api_error *err)
+{
+    struct row_collector rc = {json_array(), only_dirty, 0};
+    if (!rc.rows)
+        return api_nomem(err);
+    lake_table_walk(t, collect_column, &rc);
+    if (rc.failed) {
+        json_decref(rc.rows);
+        return api_nomem(err);
+    }
+    if (json_array_size(rc.rows) == 0) {
+        json_decref(rc.rows);
+        return 0;
+    }
+    char *rows = json_dumps(rc.rows, JSON_COMPACT);
+    json_decref(rc.rows);
+    if (!rows)
+        return api_nomem(err);
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, txn->snapshot_id);
+    db_param_str(&p, rows);
+    struct db_err dberr;
+    /* One statement for the whole tree, however many nodes. */
+    int r = db_run(txn->req->db->pg,
+                   "INSERT INTO hog_column (catalog_id, table_id, field_id, begin_snapshot, name,"
+                   " col_type, type_params, nullable, ordinal, parent_field_id, comment)"
+                   " SELECT $1, $2, x.field_id, $3, x.name, x.col_type, x.type_params, x.nullable,"
+                   " x.ordinal, x.parent_field_id, x.comment"
+                   " FROM jsonb_to_recordset($4::jsonb) AS x(field_id bigint, name text,"
+                   " col_type text, type_params jsonb, nullable boolean, ordinal int,"
+                   " parent_field_id bigint, comment text)",
+                   &p, &dberr);
+    free(rows);
+    if (r != 0)
+        return api_db_error(err, &dberr, "column rows");
+    return 0;
+}
+
+static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespace_id,
+                          const struct lake_table *t, struct api_error *err)
+{
+    char *props = t->properties ? json_dumps(t->properties, JSON_COMPACT) : strdup("{}");
+    if (!props)
+        return api_nomem(err);
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, txn->snapshot_id);
+    db_param_i64(&p, namespace_id);
+    db_param_str(&p, t->name);
+    db_param_str(&p, t->comment);
+    db_param_str(&p, props);
+    db_param_i64(&p, t->primary_ts_field_id);
+    struct db_err dberr;
+    int r = db_run(txn->req->db->pg,
+                   "INSERT INTO hog_table_version (catalog_id, table_id, begin_snapshot,"
+                   " namespace_id, name, comment, properties, primary_timestamp_field_id)"
+                   " VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, 0))",
+                   &p, &dberr);
+    free(props);
+    if (r != 0)
+        return api_db_error(err, &dberr, "table version");
+    return 0;
+}
+
+/* Ends the live spec (or sort order) and inserts the model's, if any. */
+static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *t, bool sort,
+                      struct api_error *err)
+{
+    PGconn *pg = txn->req->db->pg;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, txn->snapshot_id);
+    struct db_err dberr;
+    const char *end_sql = sort ? "UPDATE hog_sort_spec SET end_snapshot = $3 WHERE catalog_id = $1"
+                                 " AND table_id = $2 AND end_snapshot IS NULL"
+                               : "UPDATE hog_partition_spec SET end_snapshot = $3 WHERE"
+                                 " catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL";
+    if (db_run(pg, end_sql, &p, &dberr) != 0)
+        return api_db_error(err, &dberr, "spec end");
+    size_t n = sort ? t->nsort_fields : t->nspec_fields;
+    if (n == 0)
+        return 0;
+    json_t *fields = json_array();
+    for (size_t i = 0; fields && i < n; i++) {
+        json_t *f;
+        if (sort) {
+            const struct lake_sort_field *sf = &t->sort_fields[i];
+            f = json_pack("{s:i,s:I,s:s,s:s}", "key_index", (int)i, "source_field_id",
+                          (json_int_t)sf->source_field_id, "direction",
+                          sf->descending ? "desc" : "asc", "null_order",
+                          sf->nulls_first ? "nulls_first" : "nulls_last");
+        } else {
+            const struct lake_partition_field *pf = &t->spec_fields[i];
+            f = json_pack("{s:i,s:I,s:s,s:o?}", "key_index", (int)i, "source_field_id",
+                          (json_int_t)pf->source_field_id, "transform",
+                          lake_transform_name(pf->transform), "transform_param",
+                          lake_transform_takes_param(pf->transform) ? json_integer(pf->param)
+                                                                    : NULL);
+        }
+        if (json_array_append_new(fields, f) != 0) {
+            json_decref(fields);
+            fields = NULL;
+        }
+    }
+    char *text = fields ? json_dumps(fields, JSON_COMPACT) : NULL;
+    json_decref(fields);
+    if (!text)
+        return api_nomem(err);
+    db_param_str(&p, text);
+    /* Spec ids count up per table across its whole history. */
+    const char *sql =
+        sort
+            ? "WITH s AS (INSERT INTO hog_sort_spec (catalog_id, table_id, sort_id, begin_snapshot)"
+              " SELECT $1, $2, coalesce(max(sort_id), 0) + 1, $3 FROM hog_sort_spec"
+              " WHERE catalog_id = $1 AND table_id = $2 RETURNING sort_id)"
+              " INSERT INTO hog_sort_field (catalog_id, table_id, sort_id, key_index,"
+              " source_field_id, direction, null_order)"
+              " SELECT $1, $2, s.sort_id, x.key_index, x.source_field_id, x.direction,"
+              " x.null_order FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
+              " source_field_id bigint, direction text, null_order text)"
+              " RETURNING sort_id"
+            : "WITH s AS (INSERT INTO hog_partition_spec (catalog_id, table_id, spec_id,"
+              " begin_snapshot) SELECT $1, $2, coalesce(max(spec_id), 0) + 1, $3"
+              " FROM hog_partition_spec WHERE catalog_id = $1 AND table_id = $2"
+              " RETURNING spec_id)"
+              " INSERT INTO hog_partition_field (catalog_id, table_id, spec_id, key_index,"
+              " source_field_id, transform, transform_param)"
+              " SELECT $1, $2, s.spec_id, x.key_index, x.source_field_id, x.transform,"
+              " x.transform_param FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
+              " source_field_id bigint, transform text, transform_param int)"
+              " RETURNING spec_id";
+    PGresult *r = db_exec(pg, sql, &p, &dberr);
+    free(text);
+    if (!r)
+        return api_db_error(err, &dberr, "spec");
+    if (sort)
+        t->sort_id = db_i64(r, 0, 0);
+    else
+        t->spec_id = db_i64(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
+
+int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t,
+                 struct table_ref *ref, struct api_error *err)
+{
+    PGconn *pg = txn->req->db->pg;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->snapshot_id);
+    db_param_i64(&p, t->next_field_id);
+    struct db_err dberr;
+    PGresult *r = db_exec(pg,
+                          "WITH id AS (UPDATE hog_catalog SET next_table_id = next_table_id + 1"
+                          " WHERE catalog_id = $1 RETURNING next_table_id - 1 AS table_id),"
+                          " t AS (INSERT INTO hog_table (catalog_id, table_id, created_snapshot,"
+                          " next_field_id) SELECT $1, table_id, $2, $3 FROM id"
+                          " RETURNING table_id, table_uuid),"
+                          " s AS (INSERT INTO hog_table_stats (catalog_id, table_id)"
+                          " SELECT $1, table_id FROM t)"
+                          " SELECT table_id, table_uuid FROM t",
+                          &p, &dberr);
+    if (!r)
+        return api_db_error(err, &dberr, "table");
+    ref->table_id = db_i64(r, 0, 0);
+    ref->table_uuid = arena_strdup(&txn->req->arena, db_str(r, 0, 1));
+    PQclear(r);
+    if (!ref->table_uuid)
+        return api_nomem(err);
+    ref->name = t->name;
+    ref->comment = t->comment;
+    ref->version_begin = txn->snapshot_id;
+    ref->primary_ts_field_id = t->primary_ts_field_id;
+    if (insert_version(txn, ref->table_id, namespace_id, t, err) != 0 ||
+        insert_columns(txn, ref->table_id, t, false, err) != 0)
+        return -1;
+    if (t->partitioned && write_spec(txn, ref->table_id, t, false, err) != 0)
+        return -1;
+    if (t->sorted && write_spec(txn, ref->table_id, t, true, err) != 0)
+        return -1;
+    return 0;
+}
+
+struct ended_collector {
+    struct buf ids; /* a Postgres array literal being built */
+    int failed;
+};
+
+static void collect_changed(struct lake_column *c, void *ctx)
+{
+    struct ended_collector *ec = ctx;
+    if (c->stored && c->changed)
+        ec->failed |=
+            buf_printf(&ec->ids, "%s%lld", ec->ids.len > 1 ? "," : "", (long long)c->field_id);
+}
+
+int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct table_ref *ref,
+                        struct lake_table *t, struct api_error *err)
+{
+    PGconn *pg = txn->req->db->pg;
+    struct db_err dberr;
+    struct db_params p;
+
+    /* End the rows of dropped and changed columns, then insert the new
+     * versions: ending first keeps the live-ordinal index satisfied. */
+    struct ended_collector ec = {BUF_INIT, 0};
+    ec.failed |= buf_putc(&ec.ids, '{');
+    for (size_t i = 0; i < t->nended; i++)
+        ec.failed |= buf_printf(&ec.ids, "%s%lld", ec.ids.len > 1 ? "," : "",
+                                (long long)t->ended_field_ids[i]);
+    lake_table_walk(t, collect_changed, &ec);
+    ec.failed |= buf_putc(&ec.ids, '}');
+    if (ec.failed) {
+        buf_free(&ec.ids);
+        return api_nomem(err);
+    }
+    if (ec.ids.len > 2) {
+        db_params_init(&p);
+        db_param_i64(&p, txn->cat->id);
+        db_param_i64(&p, ref->table_id);
+        db_param_i64(&p, txn->snapshot_id);
+        db_param_str(&p, ec.ids.data);
+        int r =
+            db_run(pg,
+                   "UPDATE hog_column SET end_snapshot = $3 WHERE catalog_id = $1"
+                   " AND table_id = $2 AND field_id = ANY($4::bigint[]) AND end_snapshot IS NULL",
+                   &p, &dberr);
+        if (r != 0) {
+            buf_free(&ec.ids);
+            return api_db_error(err, &dberr, "column end");
+        }
+    }
+    buf_free(&ec.ids);
+    if (insert_columns(txn, ref->table_id, t, true, err) != 0)
+        return -1;
+
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, ref->table_id);
+    db_param_i64(&p, t->next_field_id);
+    if (db_run(pg,
+               "UPDATE hog_table SET next_field_id = $3 WHERE catalog_id = $1 AND table_id = $2"
+               " AND next_field_id <> $3",
+               &p, &dberr) != 0)
+        return api_db_error(err, &dberr, "field id allocator");
+
+    if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
+        db_params_init(&p);
+        db_param_i64(&p, txn->cat->id);
+        db_param_i64(&p, ref->table_id);
+        db_param_i64(&p, txn->snapshot_id);
+        if (db_run(pg,
+                   "UPDATE hog_table_version SET end_snapshot = $3 WHERE catalog_id = $1"
+                   " AND table_id = $2 AND end_snapshot IS NULL",
+                   &p, &dberr) != 0)
+            return api_db_error(err, &dberr, "table version end");
+        if (insert_version(txn, ref->table_id, namespace_id, t, err) != 0)
+            return -1;
+    }
+    if (t->spec_changed && write_spec(txn, ref->table_id, t, false, err) != 0)
+        return -1;
+    if (t->sort_changed && write_spec(txn, ref->table_id, t, true, err) != 0)
+        return -1;
+    return 0;
+}
+
+int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
+                 int64_t snapshot, struct table_totals *out, struct api_error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat->id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, snapshot);
+    PGresult *r = req_query(req,
+                            "SELECT coalesce(sum(record_count), 0), count(*),"
+                            " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
+                            " WHERE catalog_id = $1 AND table_id = $2"
+                            " AND hog_visible(begin_snapshot, end_snapshot, $3)",
+                            &p, "table totals", err);
+    if (!r)
+        return -1;
+    out->records = db_i64(r, 0, 0);
+    out->files = db_i64(r, 0, 1);
+    out->bytes = db_i64(r, 0, 2);
+    PQclear(r);
+    return 0;
+}
+
+json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
+                      const struct table_ref *ref, int64_t read_snapshot,
+                      const struct table_totals *totals, bool totals_at_head, int64_t ddl_snapshot)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:o,s:I,s:O}", "name", t->name, "namespace", namespace_name,
+                  "table_uuid", ref->table_uuid, "columns", lake_columns_to_json(t),
+                  "read_snapshot_id", (json_int_t)read_snapshot, "properties", t->properties);
+    if (!o)
+        return NULL;
+    int bad = 0;
+    if (t->comment)
+        bad |= json_object_set_new(o, "comment", json_string(t->comment));
+    const char *primary_ts = lake_table_primary_ts_name(t);
+    if (primary_ts)
+        bad |= json_object_set_new(o, "primary_timestamp_column", json_string(primary_ts));
+    if (totals) {
+        bad |= json_object_set_new(o, "record_count", json_integer(totals->records));
+        bad |= json_object_set_new(o, "file_count", json_integer(totals->files));
+        bad |= json_object_set_new(o, "file_size_bytes", json_integer(totals->bytes));
+        if (totals_at_head)
+            bad |= json_object_set_new(o, "totals_snapshot_id", json_integer(read_snapshot));
+    }
+    json_t *spec = lake_partition_spec_to_json(t);
+    if (spec)
+        bad |= json_object_set_new(o, "partition_spec", spec);
+    json_t *sort = lake_sort_spec_to_json(t);
+    if (sort)
+        bad |= json_object_set_new(o, "sort_spec", sort);
+    if (ddl_snapshot >= 0)
+        bad |= json_object_set_new(o, "snapshot_id", json_integer(ddl_snapshot));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

@@ -1,0 +1,440 @@
+/* Tables: list, create, get, drop, truncate and alter. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lake/ident.h"
+#include "server/catalog/catalog.h"
+#include "server/catalog/table_store.h"
+#include "server/db/db.h"
+#include "server/http/handlers.h"
+#include "util/jsonx.h"
+#include "util/strutil.h"
+
+int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    struct catalog_row cat;
+    int64_t snap, ns_id;
+    bool at_head;
+    if (catalog_load(req, req->params[0], &cat, err) != 0 ||
+        timetravel_resolve(req, &cat, &snap, &at_head, err) != 0 ||
+        namespace_resolve(req, &cat, req->params[1], snap, !at_head, &ns_id, err) != 0)
+        return -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, ns_id);
+    db_param_i64(&p, snap);
+    /* Totals are exact at the listed snapshot; snapshot_count counts the
+     * retained snapshots whose table-scoped changes name the table. */
+    PGresult *r = req_query(
+        req,
+        "SELECT v.name, t.table_uuid, v.comment, f.records, f.files, f.bytes, c.snaps"
+        " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
+        " CROSS JOIN LATERAL (SELECT coalesce(sum(d.record_count), 0) AS records,"
+        "  count(*) AS files, coalesce(sum(d.file_size_bytes), 0) AS bytes FROM hog_data_file d"
+        "  WHERE d.catalog_id = v.catalog_id AND d.table_id = v.table_id"
+        "  AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)) f"
+        " CROSS JOIN LATERAL (SELECT count(DISTINCT sc.snapshot_id) AS snaps"
+        "  FROM hog_snapshot_change sc WHERE sc.catalog_id = v.catalog_id"
+        "  AND sc.object_id = v.table_id AND sc.snapshot_id <= $3 AND sc.kind IN"
+        "  ('table_created', 'table_dropped', 'table_altered', 'table_inserted_into',"
+        "   'table_deleted_from', 'table_compacted')) c"
+        " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
+        " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name",
+        &p, "table list", err);
+    if (!r)
+        return -1;
+    json_t *out = json_array();
+    for (int i = 0; out && i < PQntuples(r); i++) {
+        json_t *o =
+            json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", db_str(r, i, 0), "table_uuid",
+                      db_str(r, i, 1), "record_count", (json_int_t)db_i64(r, i, 3), "file_count",
+                      (json_int_t)db_i64(r, i, 4), "file_size_bytes", (json_int_t)db_i64(r, i, 5),
+                      "snapshot_count", (json_int_t)db_i64(r, i, 6));
+        if (o && db_str(r, i, 2))
+            json_object_set_new(o, "comment", json_string(db_str(r, i, 2)));
+        json_array_append_new(out, o);
+    }
+    PQclear(r);
+    if (api_json(res, 200, out) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+/* Applies the optional create-time metadata through the same rules as the
+ * alter ops, so a table can be created partitioned and sorted atomically. */
+static int apply_create_options(struct lake_table *t, json_t *comment, json_t *properties,
+                                json_t *partition_fields, json_t *sort_fields, json_t *primary_ts,
+                                struct api_error *err)
+{
+    struct {
+        const char *field; /* the create request's member, named in errors */
+        const char *op;
+        const char *key;
+        json_t *value;
+    } opts[] = {
+        {"comment", "set_table_comment", "comment", comment},
+        {"properties", "set_properties", "properties", properties},
+        {"partition_fields", "set_partition_spec", "fields", partition_fields},
+        {"sort_fields", "set_sort_order", "sort_fields", sort_fields},
+        {"primary_timestamp_column", "set_primary_timestamp_column", "column", primary_ts},
+    };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        if (!opts[i].value || json_is_null(opts[i].value))
+            continue;
+        json_t *op = json_pack("{s:s,s:O}", "op", opts[i].op, opts[i].key, opts[i].value);
+        if (!op)
+            return api_nomem(err);
+        struct error lerr;
+        int rc = lake_table_apply_op(t, op, &lerr);
+        json_decref(op);
+        if (rc != 0) {
+            char msg[sizeof lerr.msg];
+            snprintf(msg, sizeof msg, "%s: %.700s", opts[i].field, lerr.msg);
+            memcpy(lerr.msg, msg, sizeof msg);
+            return table_lake_error(err, &lerr);
+        }
+    }
+    return 0;
+}
+
+int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    json_t *jname, *jcols, *jcomment, *jprops, *jpart, *jsort, *jprimary;
+    const struct jfield fields[] = {
+        {"name", JF_STRING, true, false, &jname},
+        {"columns", JF_ARRAY, true, false, &jcols},
+        {"comment", JF_STRING, false, true, &jcomment},
+        {"properties", JF_OBJECT, false, false, &jprops},
+        {"partition_fields", JF_ARRAY, false, false, &jpart},
+        {"sort_fields", JF_ARRAY, false, false, &jsort},
+        {"primary_timestamp_column", JF_STRING, false, true, &jprimary},
+    };
+    json_t *body = req_json_fields(req, fields, sizeof fields / sizeof fields[0], err);
+    if (!body)
+        return -1;
+    struct lake_table t;
+    lake_table_init(&t, &req->arena);
+    int rc = -1;
+    const char *name = json_string_value(jname);
+    if (api_check_ident("table", name, err) != 0)
+        goto out;
+    t.name = name;
+    t.properties = json_object();
+    struct error lerr;
+    if (!t.properties) {
+        api_nomem(err);
+        goto out;
+    }
+    if (lake_table_add_columns(&t, jcols, &lerr) != 0) {
+        table_lake_error(err, &lerr);
+        goto out;
+    }
+    if (apply_create_options(&t, jcomment, jprops, jpart, jsort, jprimary, err) != 0)
+        goto out;
+
+    struct catalog_row cat;
+    struct ddl_txn txn;
+    int64_t ns_id;
+    const char *ns = req->params[1];
+    if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0)
+        goto out;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, ns_id);
+    db_param_str(&p, name);
+    bool exists;
+    if (req_exists(req,
+                   "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
+                   " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
+                   &p, "table create", &exists, err) != 0)
+        goto out;
+    if (exists) {
+        api_conflict(err, "already_exists", "table '%s' already exists in namespace '%s'", name,
+                     ns);
+        goto out;
+    }
+    struct table_ref ref;
+    if (ddl_allocate(&txn, err) != 0 || table_insert(&txn, ns_id, &t, &ref, err) != 0 ||
+        ddl_change(&txn, "table_created", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+        goto out;
+    struct table_totals zero = {0, 0, 0};
+    json_t *o = table_to_json(&t, ns, &ref, txn.snapshot_id, &zero, true, txn.snapshot_id);
+    if (api_json(res, 201, o) != 0) {
+        api_nomem(err);
+        goto out;
+    }
+    rc = 0;
+out:
+    lake_table_release(&t);
+    json_decref(body);
+    return rc;
+}
+
+int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    bool has_totals, want_totals = true;
+    if (req_arg_bool(req, "totals", &has_totals, &want_totals, err) != 0)
+        return -1;
+    struct catalog_row cat;
+    int64_t snap, ns_id;
+    bool at_head;
+    struct table_ref ref;
+    if (catalog_load(req, req->params[0], &cat, err) != 0 ||
+        timetravel_resolve(req, &cat, &snap, &at_head, err) != 0 ||
+        namespace_resolve(req, &cat, req->params[1], snap, !at_head, &ns_id, err) != 0 ||
+        table_resolve(req, &cat, req->params[1], ns_id, req->params[2], snap, !at_head, &ref,
+                      err) != 0)
+        return -1;
+    struct lake_table t;
+    lake_table_init(&t, &req->arena);
+    struct table_totals totals;
+    int rc = -1;
+    if (table_load(req, &cat, &ref, snap, false, &t, err) != 0)
+        goto out;
+    if (want_totals && table_totals(req, &cat, ref.table_id, snap, &totals, err) != 0)
+        goto out;
+    json_t *o =
+        table_to_json(&t, req->params[1], &ref, snap, want_totals ? &totals : NULL, at_head, -1);
+    if (api_json(res, 200, o) != 0) {
+        api_nomem(err);
+        goto out;
+    }
+    rc = 0;
+out:
+    lake_table_release(&t);
+    return rc;
+}
+
+/* 409 table_recreated: the name now belongs to another incarnation. */
+static int table_recreated(struct api_error *err, const char *ns, const struct table_ref *ref,
+                           const char *expected)
+{
+    api_conflict(err, "table_recreated",
+                 "table '%s.%s' is incarnation %s, not the expected %.40s: it was dropped and "
+                 "recreated",
+                 ns, ref->name, ref->table_uuid, expected);
+    char qualified[300];
+    snprintf(qualified, sizeof qualified, "%s.%s", ns, ref->name);
+    api_error_set_extra(err, "tables", json_pack("[s]", qualified));
+    api_error_set_extra(err, "retry", json_string("re-prepare"));
+    return -1;
+}
+
+static int read_expected_uuid(struct srv_req *req, const char **out, struct api_error *err)
+{
+    *out = req_arg(req, "expected_table_uuid");
+    if (*out && !str_is_uuid(*out))
+        return api_bad_request(err, "expected_table_uuid must be a UUID, got '%.40s'", *out);
+    return 0;
+}
+
+static bool uuid_equal(const char *a, const char *b)
+{
+    return strcasecmp(a, b) == 0;
+}
+
+int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    const char *expected;
+    if (read_expected_uuid(req, &expected, err) != 0)
+        return -1;
+    struct catalog_row cat;
+    struct ddl_txn txn;
+    int64_t ns_id;
+    struct table_ref ref;
+    const char *ns = req->params[1];
+    if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0 ||
+        table_resolve(req, &cat, ns, ns_id, req->params[2], txn.head, false, &ref, err) != 0)
+        return -1;
+    if (expected && !uuid_equal(expected, ref.table_uuid))
+        return table_recreated(err, ns, &ref, expected);
+    if (ddl_allocate(&txn, err) != 0)
+        return -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, ref.table_id);
+    db_param_i64(&p, txn.snapshot_id);
+    /* O(columns): the definition rows end; file rows are left for
+     * retirement, and are unreachable once the table is dropped. */
+    if (req_exec(req,
+                 "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2),"
+                 " v AS (UPDATE hog_table_version SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                 " c AS (UPDATE hog_column SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                 " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                 " UPDATE hog_sort_spec SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                 &p, "table drop", err) != 0)
+        return -1;
+    if (ddl_change(&txn, "table_dropped", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+        return -1;
+    if (api_json(res, 200, ddl_result_json(&txn)) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+/* Truncate: one DDL snapshot that ends every live data file and deletion
+ * vector of the table. The incarnation (table_uuid), the definition rows and
+ * hog_table_stats (gross append counters, row-id allocator) are untouched,
+ * so row ids are never reused after a truncate. Earlier snapshots still see
+ * the files. Not idempotent: every call makes a snapshot. */
+int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    const char *expected;
+    if (read_expected_uuid(req, &expected, err) != 0)
+        return -1;
+    if (!expected)
+        return api_bad_request(err, "query parameter 'expected_table_uuid' is required: a "
+                                    "truncate must name the incarnation it empties");
+    struct catalog_row cat;
+    struct ddl_txn txn;
+    int64_t ns_id;
+    struct table_ref ref;
+    const char *ns = req->params[1];
+    if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0 ||
+        table_resolve(req, &cat, ns, ns_id, req->params[2], txn.head, false, &ref, err) != 0)
+        return -1;
+    if (!uuid_equal(expected, ref.table_uuid))
+        return table_recreated(err, ns, &ref, expected);
+    if (ddl_allocate(&txn, err) != 0)
+        return -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_i64(&p, ref.table_id);
+    db_param_i64(&p, txn.snapshot_id);
+    /* Set-based, over the partial "live" indexes: O(live rows). */
+    if (req_exec(req,
+                 "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                 " UPDATE hog_data_file SET end_snapshot = $3"
+                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                 &p, "table truncate", err) != 0)
+        return -1;
+    if (ddl_change(&txn, "table_altered", ref.table_id, err) != 0 ||
+        ddl_change(&txn, "table_deleted_from", ref.table_id, err) != 0 ||
+        ddl_commit(&txn, err) != 0)
+        return -1;
+    if (api_json(res, 200, ddl_result_json(&txn)) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+/* Refuses an alter whose writer read the table before a later DDL on it:
+ * 409 ddl_since_read_snapshot, with the tables and the read snapshot. */
+static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, const char *ns,
+                               const struct table_ref *ref, int64_t read_snapshot,
+                               struct api_error *err)
+{
+    if (read_snapshot < 0 || read_snapshot > txn->head)
+        return api_validation(err, "read_snapshot %lld must be between 0 and the catalog head %lld",
+                              (long long)read_snapshot, (long long)txn->head);
+    if (read_snapshot < txn->earliest) {
+        struct catalog_row floor = *txn->cat;
+        floor.earliest = txn->earliest;
+        return timetravel_expired(err, &floor, read_snapshot, "read_snapshot");
+    }
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, ref->table_id);
+    db_param_i64(&p, read_snapshot);
+    PGresult *r = req_query(req,
+                            "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
+                            " AND object_id = $2 AND snapshot_id > $3"
+                            " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
+                            &p, "conflict check", err);
+    if (!r)
+        return -1;
+    bool conflict = !db_isnull(r, 0, 0);
+    int64_t first = conflict ? db_i64(r, 0, 0) : 0;
+    PQclear(r);
+    if (!conflict)
+        return 0;
+    api_conflict(err, "ddl_since_read_snapshot",
+                 "table '%s.%s' changed by DDL at snapshot %lld, after read_snapshot %lld; re-read "
+                 "the table and rebuild the request",
+                 ns, ref->name, (long long)first, (long long)read_snapshot);
+    char qualified[300];
+    snprintf(qualified, sizeof qualified, "%s.%s", ns, ref->name);
+    api_error_set_extra(err, "tables", json_pack("[s]", qualified));
+    api_error_set_extra(err, "read_snapshot", json_integer(read_snapshot));
+    api_error_set_extra(err, "retry", json_string("re-prepare"));
+    return -1;
+}
+
+int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    const char *expected;
+    bool has_read;
+    int64_t read_snapshot;
+    if (read_expected_uuid(req, &expected, err) != 0 ||
+        req_arg_i64(req, "read_snapshot", &has_read, &read_snapshot, err) != 0)
+        return -1;
+    json_t *jops;
+    const struct jfield fields[] = {{"ops", JF_ARRAY, true, false, &jops}};
+    json_t *body = req_json_fields(req, fields, 1, err);
+    if (!body)
+        return -1;
+    struct lake_table t;
+    lake_table_init(&t, &req->arena);
+    int rc = -1;
+    if (json_array_size(jops) == 0) {
+        api_bad_request(err, "ops must contain at least one operation");
+        goto out;
+    }
+    struct catalog_row cat;
+    struct ddl_txn txn;
+    int64_t ns_id;
+    struct table_ref ref;
+    const char *ns = req->params[1];
+    if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0 ||
+        table_resolve(req, &cat, ns, ns_id, req->params[2], txn.head, false, &ref, err) != 0)
+        goto out;
+    if (expected && !uuid_equal(expected, ref.table_uuid)) {
+        table_recreated(err, ns, &ref, expected);
+        goto out;
+    }
+    if ((has_read && check_read_snapshot(req, &txn, ns, &ref, read_snapshot, err) != 0) ||
+        table_load(req, &cat, &ref, txn.head, true, &t, err) != 0)
+        goto out;
+    struct error lerr;
+    if (lake_table_apply_ops(&t, jops, &lerr) != 0) {
+        table_lake_error(err, &lerr);
+        goto out;
+    }
+    if (strcmp(t.name, ref.name) != 0) {
+        struct table_ref other;
+        if (table_resolve(req, &cat, ns, ns_id, t.name, txn.head, false, &other, err) == 0) {
+            api_conflict(err, "already_exists", "table '%s' already exists in namespace '%s'",
+                         t.name, ns);
+            goto out;
+        }
+        if (err->status != 404)
+            goto out;
+        memset(err, 0, sizeof *err);
+    }
+    if (ddl_allocate(&txn, err) != 0 || table_write_changes(&txn, ns_id, &ref, &t, err) != 0 ||
+        ddl_change(&txn, "table_altered", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+        goto out;
+    struct table_totals totals;
+    if (table_totals(req, &cat, ref.table_id, txn.snapshot_id, &totals, err) != 0)
+        goto out;
+    json_t *o = table_to_json(&t, ns, &ref, txn.snapshot_id, &totals, true, txn.snapshot_id);
+    if (api_json(res, 200, o) != 0) {
+        api_nomem(err);
+        goto out;
+    }
+    rc = 0;
+out:
+    lake_table_release(&t);
+    json_decref(body);
+    return rc;
+}

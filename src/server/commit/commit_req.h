@@ -1,0 +1,99 @@
+/* A commit request (contract §4.1) as C structs: read strictly from its
+ * JSON, checked for everything that does not need the database, merged
+ * by table, and fingerprinted for idempotent replays.
+ *
+ * Everything lives in the request arena. */
+#ifndef HL_SERVER_COMMIT_COMMIT_REQ_H
+#define HL_SERVER_COMMIT_COMMIT_REQ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/http/api.h"
+#include "util/sha256.h"
+
+enum {
+    COMMIT_MAX_SPLITS = 100000,
+    /* Not 1: the reference server's version 1 hashes another canonical
+     * form, and a receipt it wrote must read as "unknown version" here
+     * (answered from the stored result), never as a mismatch. */
+    COMMIT_FINGERPRINT_VERSION = 0xC1,
+    COMMIT_FINGERPRINT_BYTES = 1 + SHA256_BYTES,
+};
+
+#define COMMIT_MAX_RECORD_COUNT ((int64_t)1 << 48)
+
+struct commit_stat {
+    int64_t field_id;
+    int64_t value_count, null_count;
+    bool has_nan_count, has_size_bytes;
+    int64_t nan_count, size_bytes;
+    const char *lower_b64, *upper_b64; /* as sent; NULL when absent */
+    /* Decoded and sanitized by the commit (commit.c); NULL = no bound. */
+    uint8_t *lower, *upper;
+    size_t lower_len, upper_len;
+};
+
+struct commit_file {
+    const char *path;
+    int64_t record_count, file_size_bytes;
+    bool has_footer_size;
+    int64_t footer_size;
+    bool has_stats; /* column_stats present (possibly empty): stats_state 'provided' */
+    struct commit_stat *stats;
+    size_t nstats;
+    bool has_partition_values;
+    const char **partition_values; /* NULL entries are null partition values */
+    size_t npartition_values;
+    int64_t *split_offsets;
+    size_t nsplit_offsets;
+};
+
+struct commit_dv {
+    int64_t data_file_id;
+    const char *path;
+    int64_t delete_count, file_size_bytes;
+};
+
+/* Everything the request does to one table: its append and delete groups
+ * merged, in first-occurrence order. */
+struct commit_table {
+    const char *namespace_name, *name;
+    const char **expected_uuids; /* every expected_table_uuid given for it */
+    size_t nexpected;
+    struct commit_file *files;
+    size_t nfiles;
+    struct commit_dv *dvs;
+    size_t ndvs;
+};
+
+struct commit_request {
+    bool has_key;
+    char key[37]; /* lowercase canonical UUID */
+    bool has_read_snapshot;
+    int64_t read_snapshot;
+    const char *author, *message; /* NULL when absent */
+    struct commit_table *tables;
+    size_t ntables;
+    size_t nfiles, ndvs;       /* over all tables */
+    bool has_partition_values; /* some file carries partition_values */
+    uint8_t fingerprint[COMMIT_FINGERPRINT_BYTES];
+};
+
+/* Reads and checks a CommitRequest body. Shape errors (unknown or missing
+ * members, wrong JSON types, a key that is not a UUID) are 400; values out
+ * of range (record_count, sizes, split offsets, footer_size) and requests
+ * with nothing to commit or deletes without read_snapshot are 422. Paths
+ * are not checked here (commit_check_path, against the catalog). */
+int commit_request_parse(const json_t *body, struct arena *a, struct commit_request *out,
+                         struct api_error *err);
+
+/* 0 when `path` lies under data_path as the contract requires (prefix plus
+ * '/', no whitespace or control characters, a non-empty relative part
+ * without empty, "." or ".." segments); 422 naming `what` otherwise. */
+int commit_check_path(const char *data_path, const char *path, const char *what,
+                      struct api_error *err);
+
+#endif

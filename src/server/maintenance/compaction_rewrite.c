@@ -1,0 +1,427 @@
+/* Compaction's rewrite (compaction_rewrite.h). */
+#include "server/maintenance/compaction_rewrite.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objstore/objstore.h"
+#include "parquet/colstats.h"
+#include "parquet/reader.h"
+#include "parquet/writer.h"
+#include "rows/rows_project.h"
+#include "rows/rows_schema.h"
+#include "rows/rows_sort.h"
+#include "server/maintenance/file_stats.h"
+#include "util/arrow.h"
+
+/* Rows gathered into one output batch at a time. */
+enum { TAKE_ROWS = 65536 };
+
+int cpt_add_row_id_column(struct lake_table *t, char *msg, size_t msg_size)
+{
+    struct error le;
+    if (lake_table_load_column(t, CPT_ROW_ID_FIELD, 0, CPT_ROW_ID_NAME, LT_LONG, 0, 0, false,
+                               (int)t->root.nchildren, NULL, &le) != 0) {
+        snprintf(msg, msg_size, "%s", le.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every input's batches, in the layout's shape, in input order. */
+struct rows_in {
+    struct ArrowArray *batches;
+    size_t n, cap;
+    int64_t rows;
+};
+
+static void rows_in_free(struct rows_in *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        if (in->batches[i].release)
+            in->batches[i].release(&in->batches[i]);
+    free(in->batches);
+    memset(in, 0, sizeof *in);
+}
+
+static int rows_in_push(struct rows_in *in, struct ArrowArray *b)
+{
+    if (in->n == in->cap) {
+        size_t cap = in->cap ? in->cap * 2 : 16;
+        struct ArrowArray *p = realloc(in->batches, cap * sizeof *p);
+        if (!p)
+            return -1;
+        in->batches = p;
+        in->cap = cap;
+    }
+    arrow_array_move(b, &in->batches[in->n++]);
+    return 0;
+}
+
+static enum cpt_rewrite_outcome fail(enum cpt_rewrite_outcome o, char *msg, size_t size,
+                                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static enum cpt_rewrite_outcome fail(enum cpt_rewrite_outcome o, char *msg, size_t size,
+                                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, size, fmt, ap);
+    va_end(ap);
+    return o;
+}
+
+/* The row-id child of a batch: checked (explicit ids: no nulls) or made
+ * (implicit: start + position). *min tracks the smallest id. Returns 0,
+ * 1 when an explicit id is null, -1 out of memory. */
+static int row_ids(struct ArrowArray *col, bool explicit_ids, int64_t first, int64_t *min)
+{
+    int64_t n = col->length;
+    if (explicit_ids) {
+        const uint8_t *valid = col->n_buffers > 0 ? col->buffers[0] : NULL;
+        const int64_t *v = col->n_buffers > 1 ? col->buffers[1] : NULL;
+        if (n > 0 && !v)
+            return 1;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t p = col->offset + i;
+            if (valid && !arrow_bit(valid, p))
+                return 1;
+            if (v[p] < *min)
+                *min = v[p];
+        }
+        return 0;
+    }
+    int64_t *values = malloc((size_t)(n ? n : 1) * sizeof *values);
+    if (!values)
+        return -1;
+    for (int64_t i = 0; i < n; i++)
+        values[i] = first + i;
+    if (n > 0 && first < *min)
+        *min = first;
+    col->release(col);
+    memset(col, 0, sizeof *col);
+    if (arrow_array_init(col, 2, 0) != 0) {
+        free(values);
+        return -1;
+    }
+    arrow_array_own_buffer(col, 1, values);
+    col->length = n;
+    return 0;
+}
+
+/* A group's inputs are fetched this many at a time: on S3 reading many
+ * small files is mostly waiting for round trips (contract: 8 parallel
+ * input opens). */
+enum { CPT_PARALLEL_FETCHES = 8 };
+
+/* The whole objects of a group's inputs, fetched by a few threads. */
+struct fetch {
+    struct objstore *os;
+    const struct cpt_group *g;
+    struct buf *data;     /* one per input */
+    struct hl_error *err; /* one per input; status 0: fetched */
+    pthread_mutex_t mu;
+    size_t next; /* the next input to fetch (under mu) */
+};
+
+/* One input, read up to its registered size plus a byte: a larger or
+ * smaller object is refused (size_mismatch) having cost no more memory
+ * than its registration promised. */
+static void fetch_one(struct objstore *os, const struct cpt_input *in, struct buf *data,
+                      struct hl_error *e)
+{
+    e->status = HL_OK;
+    objstore_get_sized(os, in->path, in->size > 0 ? (uint64_t)in->size : 0, data, e);
+}
+
+static void *fetch_main(void *arg)
+{
+    struct fetch *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        size_t i = f->next++;
+        pthread_mutex_unlock(&f->mu);
+        if (i >= f->g->ninputs)
+            return NULL;
+        fetch_one(f->os, &f->g->inputs[i], &f->data[i], &f->err[i]);
+    }
+}
+
+/* Fetches every input; a thread that cannot start leaves its share to the
+ * others (at worst to this thread). */
+static void fetch_all(struct fetch *f)
+{
+    pthread_t th[CPT_PARALLEL_FETCHES - 1];
+    size_t started = 0;
+    for (size_t t = 0; t + 1 < CPT_PARALLEL_FETCHES && t + 1 < f->g->ninputs; t++)
+        if (pthread_create(&th[started], NULL, fetch_main, f) == 0)
+            started++;
+    fetch_main(f);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* Reads one fetched input (its bytes in data, or its fetch error in e)
+ * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
+static int read_input(const struct buf *data, const struct hl_error *e,
+                      const struct lake_table *layout, const struct cpt_input *f,
+                      struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
+                      struct cpt_refusal *refusal, char *msg, size_t msg_size)
+{
+    *o = CPT_REWRITTEN;
+    if (e->status != 0) {
+        if (e->status == HL_ERR_NOMEM)
+            return -1;
+        if (e->status == HL_ERR_FORBIDDEN)
+            *refusal = (struct cpt_refusal){f->path, "read", *e};
+        *o = fail(e->status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
+                  "reading %s: %s", f->path, e->message);
+        return 0;
+    }
+    struct pq_source src;
+    pq_source_memory(&src, data->data, data->len);
+    struct pq_reader *r = NULL;
+    struct error pe;
+    struct rows_projection proj = {0};
+    int rc = 0;
+    char why[400];
+    if (pq_reader_open(&src, &r, &pe) != 0) {
+        rc = pe.code == ERR_NOMEM ? -1 : 0;
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, pe.msg);
+        goto out;
+    }
+    switch (rows_project_open(r, layout, &proj, why, sizeof why)) {
+    case ROWS_PROJECT_OK: break;
+    case ROWS_PROJECT_NOMEM: rc = -1; goto out;
+    case ROWS_PROJECT_UNCONVERTIBLE:
+        *o = fail(CPT_UNCONVERTIBLE, msg, msg_size, "%s: %s", f->path, why);
+        goto out;
+    case ROWS_PROJECT_READ:
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, why);
+        goto out;
+    }
+    size_t rid = layout->root.nchildren - 1;
+    if ((bool)rows_project_has(&proj, rid) != f->explicit_row_ids) {
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s a %s column, but explicit_row_ids is %s",
+                  f->path, f->explicit_row_ids ? "lacks" : "has", CPT_ROW_ID_NAME,
+                  f->explicit_row_ids ? "true" : "false");
+        goto out;
+    }
+    int64_t position = 0, file_min = INT64_MAX;
+    size_t groups = pq_reader_meta(r)->nrow_groups;
+    for (size_t g = 0; g < groups && *o == CPT_REWRITTEN && rc == 0; g++) {
+        struct ArrowArray b;
+        switch (rows_project_read(r, g, &proj, layout, &b, why, sizeof why)) {
+        case ROWS_PROJECT_OK: break;
+        case ROWS_PROJECT_NOMEM: rc = -1; continue;
+        case ROWS_PROJECT_UNCONVERTIBLE:
+            *o = fail(CPT_UNCONVERTIBLE, msg, msg_size, "%s: %s", f->path, why);
+            continue;
+        case ROWS_PROJECT_READ:
+            *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, why);
+            continue;
+        }
+        int ids =
+            row_ids(b.children[rid], f->explicit_row_ids, f->row_id_start + position, &file_min);
+        position += b.length;
+        if (ids == 1)
+            *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: a null %s", f->path, CPT_ROW_ID_NAME);
+        if (ids < 0 || (ids == 0 && rows_in_push(in, &b) != 0))
+            rc = -1;
+        if (b.release)
+            b.release(&b);
+    }
+    if (rc == 0 && *o == CPT_REWRITTEN && position != f->record_count)
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s holds %lld rows, the catalog says %lld",
+                  f->path, (long long)position, (long long)f->record_count);
+    /* Explicit ids: row_id_start is their minimum. */
+    if (rc == 0 && *o == CPT_REWRITTEN && f->explicit_row_ids && position > 0 &&
+        file_min != f->row_id_start)
+        *o = fail(CPT_INVALID_DATA, msg, msg_size,
+                  "%s: its smallest %s is %lld, the catalog says %lld", f->path, CPT_ROW_ID_NAME,
+                  (long long)file_min, (long long)f->row_id_start);
+    if (file_min < *min)
+        *min = file_min;
+    in->rows += position;
+out:
+    rows_project_free(&proj);
+    pq_reader_free(r);
+    return rc;
+}
+
+/* The order rows are written in: the live sort order, stable, or as read. */
+static int order_rows(const struct lake_table *live, const struct lake_table *layout,
+                      const struct ArrowSchema *schema, const struct rows_in *in,
+                      const struct ArrowArray *const *ptrs, struct rows_ref *refs, char *msg,
+                      size_t msg_size)
+{
+    size_t k = 0;
+    for (size_t b = 0; b < in->n; b++)
+        for (int64_t i = 0; i < in->batches[b].length; i++)
+            refs[k++] = (struct rows_ref){(uint32_t)b, (uint32_t)i};
+    if (!live->sorted || live->nsort_fields == 0)
+        return 0;
+    struct rows_sort_key *keys = calloc(live->nsort_fields, sizeof *keys);
+    if (!keys)
+        return -1;
+    size_t nkeys = 0;
+    for (size_t i = 0; i < live->nsort_fields; i++)
+        if (rows_sort_key_for_field(layout, &live->sort_fields[i], &keys[nkeys], msg, msg_size) ==
+            ROWS_SORT_OK)
+            nkeys++; /* a key on a nested field cannot order rows: left out */
+    enum rows_sort_status st = rows_sort(schema, ptrs, in->n, keys, nkeys, refs, k, msg, msg_size);
+    free(keys);
+    return st == ROWS_SORT_OK ? 0 : st == ROWS_SORT_NOMEM ? -1 : 1;
+}
+
+static int sink_write(void *ctx, const void *data, size_t len, struct error *err)
+{
+    struct hl_error e;
+    if (objstore_writer_write(ctx, data, len, &e) == 0)
+        return 0;
+    err->code = ERR_IO;
+    snprintf(err->msg, sizeof err->msg, "%.500s", e.message);
+    return -1;
+}
+
+/* Writes the rows in refs order to out_path and fills out from the footer
+ * written. Returns 0 with *o, or -1 out of memory. */
+static int write_output(struct objstore *os, const struct lake_table *live,
+                        const struct lake_table *layout, const struct ArrowSchema *schema,
+                        const struct ArrowArray *const *ptrs, size_t nbatches,
+                        const struct rows_ref *refs, size_t n, const char *out_path,
+                        struct arena *a, struct cpt_output *out, enum cpt_rewrite_outcome *o,
+                        struct cpt_refusal *refusal, char *msg, size_t msg_size)
+{
+    struct hl_error e;
+    struct objstore_writer *ow = NULL;
+    *o = CPT_REWRITTEN;
+    if (objstore_writer_open(os, out_path, OBJSTORE_IF_NONE_MATCH, &ow, &e) != 0) {
+        if (e.status == HL_ERR_FORBIDDEN)
+            *refusal = (struct cpt_refusal){out_path, "write", e};
+        *o = fail(e.status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
+                  "writing %s: %s", out_path, e.message);
+        return e.status == HL_ERR_NOMEM ? -1 : 0;
+    }
+    struct pq_write_options wo;
+    pq_write_options_default(&wo);
+    struct pq_sink sink = {sink_write, ow};
+    struct pq_writer *pw = NULL;
+    struct error pe = {0};
+    int rc = pq_writer_open(layout, &wo, &sink, &pw, &pe);
+    for (size_t at = 0; rc == 0 && at < n; at += TAKE_ROWS) {
+        size_t count = n - at < TAKE_ROWS ? n - at : TAKE_ROWS;
+        struct ArrowArray batch;
+        char why[256];
+        enum rows_sort_status st =
+            rows_take(schema, ptrs, nbatches, refs + at, count, &batch, why, sizeof why);
+        if (st != ROWS_SORT_OK) {
+            pe.code = st == ROWS_SORT_NOMEM ? ERR_NOMEM : ERR_INVALID;
+            snprintf(pe.msg, sizeof pe.msg, "%s", why);
+            rc = -1;
+            break;
+        }
+        rc = pq_writer_write(pw, schema, &batch, &pe);
+        batch.release(&batch);
+    }
+    struct pq_write_result wr = {0};
+    bool closed = false;
+    if (rc == 0) {
+        rc = pq_writer_close(pw, &wr, &pe);
+        closed = rc == 0;
+    } else if (pw) {
+        pq_writer_free(pw);
+    }
+    uint64_t size = 0;
+    if (rc == 0 && objstore_writer_commit(ow, &size, &e) != 0) {
+        *o = fail(CPT_STORAGE, msg, msg_size, "writing %s: %s", out_path, e.message);
+        ow = NULL;
+        rc = e.status == HL_ERR_NOMEM ? -1 : 0;
+        goto out;
+    }
+    if (rc != 0) {
+        objstore_writer_abort(ow);
+        ow = NULL;
+        bool nomem = pe.code == ERR_NOMEM;
+        *o = fail(CPT_STORAGE, msg, msg_size, "writing %s: %s", out_path, pe.msg);
+        rc = nomem ? -1 : 0;
+        goto out;
+    }
+    out->path = out_path;
+    out->file_size = (int64_t)size;
+    out->footer_size = wr.footer_size;
+    if (pq_footer_column_stats(&wr.meta, &wr.schema, live, a, &out->stats, &out->nstats, &pe) !=
+            0 ||
+        file_stats_splits(&wr.meta, a, &out->splits, &out->nsplits) != 0)
+        rc = -1; /* the footer we just wrote is sound: only memory can fail */
+    else
+        file_stats_repair(live, out->records, out->stats, out->nstats);
+out:
+    if (closed)
+        pq_write_result_release(&wr);
+    return rc;
+}
+
+int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
+                const struct cpt_group *g, const char *out_path, struct arena *a,
+                struct cpt_output *out, enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal,
+                char *msg, size_t msg_size)
+{
+    memset(out, 0, sizeof *out);
+    struct rows_in in = {0};
+    int64_t min = INT64_MAX;
+    int rc = 0;
+    *o = CPT_REWRITTEN;
+    struct fetch f = {.os = os, .g = g};
+    f.data = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.data);
+    f.err = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.err);
+    if (!f.data || !f.err || pthread_mutex_init(&f.mu, NULL) != 0) {
+        free(f.data);
+        free(f.err);
+        return -1;
+    }
+    fetch_all(&f);
+    pthread_mutex_destroy(&f.mu);
+    for (size_t i = 0; i < g->ninputs; i++) {
+        if (rc == 0 && *o == CPT_REWRITTEN)
+            rc = read_input(&f.data[i], &f.err[i], layout, &g->inputs[i], &in, &min, o, refusal,
+                            msg, msg_size);
+        buf_free(&f.data[i]); /* decoded: the bytes can go */
+    }
+    free(f.data);
+    free(f.err);
+    if (rc != 0 || *o != CPT_REWRITTEN) {
+        rows_in_free(&in);
+        return rc;
+    }
+    if (in.n > UINT32_MAX || in.rows > UINT32_MAX) {
+        rows_in_free(&in);
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "too many rows for one rewrite");
+        return 0;
+    }
+    out->records = in.rows;
+    out->min_row_id = min == INT64_MAX ? g->inputs[0].row_id_start : min;
+    struct ArrowSchema schema = {0};
+    const struct ArrowArray **ptrs = calloc(in.n ? in.n : 1, sizeof *ptrs);
+    struct rows_ref *refs = calloc(in.rows ? (size_t)in.rows : 1, sizeof *refs);
+    if (!ptrs || !refs || rows_table_arrow_schema(layout, &schema) != 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < in.n; i++)
+        ptrs[i] = &in.batches[i];
+    int sorted = rc == 0 ? order_rows(live, layout, &schema, &in, ptrs, refs, msg, msg_size) : -1;
+    if (sorted < 0)
+        rc = -1;
+    else if (sorted > 0)
+        *o = CPT_INVALID_DATA; /* a malformed batch: msg says which */
+    else
+        rc = write_output(os, live, layout, &schema, ptrs, in.n, refs, (size_t)in.rows, out_path, a,
+                          out, o, refusal, msg, msg_size);
+    if (schema.release)
+        schema.release(&schema);
+    free(ptrs);
+    free(refs);
+    rows_in_free(&in);
+    return rc;
+}

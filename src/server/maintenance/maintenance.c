@@ -1,0 +1,396 @@
+#include "server/maintenance/maintenance.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/auth/audit.h"
+#include "server/db/db.h"
+#include "server/metrics.h"
+#include "util/log.h"
+#include "util/timefmt.h"
+
+struct loop {
+    struct maintenance *m;
+    const struct maint_task *task;
+    pthread_t thread;
+    bool started;
+    int64_t next_due_us;   /* wall clock; guarded by m->mu */
+    int64_t last_sweep_us; /* 0 = none yet */
+};
+
+struct maintenance {
+    struct db_pool *pool;
+    struct metrics *metrics;
+    struct audit *audit;
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* CLOCK_MONOTONIC */
+    bool stopping;
+    size_t ntasks;
+    struct maint_task *tasks;
+    struct loop *loops; /* one per task, started only with an interval */
+};
+
+/* Advisory lock on (task, catalog) in the two-int4 key space, which never
+ * collides with the bigint catalog locks commits take. */
+#define MAINT_LOCK_ARGS "hashtext('hoglake.maint.' || $1), ($2::bigint % 2147483648)::int"
+
+static void lock_params(struct db_params *p, const char *task, int64_t catalog_id)
+{
+    db_params_init(p);
+    db_param_str(p, task);
+    db_param_i64(p, catalog_id);
+}
+
+static void unlock(PGconn *pg, const char *task, int64_t catalog_id)
+{
+    struct db_params p;
+    lock_params(&p, task, catalog_id);
+    struct db_err err;
+    if (db_run(pg, "SELECT pg_advisory_unlock(" MAINT_LOCK_ARGS ")", &p, &err) != 0)
+        log_warn("maintenance %s: cannot release the lock of catalog %lld: %s", task,
+                 (long long)catalog_id, err.message);
+}
+
+/* Records the run in the ledger; returns the catalog's name (malloc'd) for
+ * the audit line, NULL when the row could not be written. */
+static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const char *trigger,
+                        int64_t started_us, bool ok, const char *error, json_t *result)
+{
+    char *text = result ? json_dumps(result, JSON_COMPACT) : NULL;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_str(&p, task);
+    db_param_str(&p, trigger);
+    db_param_i64(&p, started_us);
+    db_param_str(&p, ok ? "ok" : "failed");
+    db_param_str(&p, ok ? NULL : (error && error[0] ? error : "failed"));
+    db_param_str(&p, text);
+    struct db_err err;
+    /* A ledger failure is logged, never turned into the pass's failure:
+     * the work is done and committed. */
+    PGresult *r = db_exec(pg,
+                          "INSERT INTO hog_maintenance_run (catalog_id, task, run_trigger,"
+                          " started_at, finished_at, status, error, result) SELECT $1, $2, $3,"
+                          " to_timestamp($4::bigint / 1e6), clock_timestamp(), $5, $6, $7::jsonb"
+                          " FROM hog_catalog WHERE catalog_id = $1 RETURNING"
+                          " (SELECT name FROM hog_catalog WHERE catalog_id = $1)",
+                          &p, &err);
+    char *name = NULL;
+    if (!r)
+        log_warn("maintenance %s: cannot record the run on catalog %lld: %s", task,
+                 (long long)catalog_id, err.message);
+    else if (PQntuples(r) == 1)
+        name = strdup(db_str(r, 0, 0));
+    PQclear(r);
+    free(text);
+    return name;
+}
+
+/* The run's audit line, after its transactions ended. */
+static void audit_run(struct maintenance *m, const struct maint_origin *origin, const char *task,
+                      const char *catalog, bool ok, const char *error, json_t *result)
+{
+    char action[64];
+    snprintf(action, sizeof action, "maintenance_%s", task);
+    json_t *detail = ok ? json_incref(result)
+                        : json_pack("{s:s,s:O?}", "error", error && error[0] ? error : "failed",
+                                    "result", result);
+    struct audit_event ev = {.action = action,
+                             .actor = origin ? origin->actor : NULL,
+                             .outcome = ok ? "ok" : "error",
+                             .catalog = catalog,
+                             .detail = detail,
+                             .request_id = origin ? origin->request_id : NULL};
+    audit_emit(m->audit, &ev);
+    json_decref(detail);
+}
+
+/* Runs the pass with the lock held and records it. */
+static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct maint_task *task,
+                            int64_t catalog_id, const struct maint_origin *origin, json_t **result,
+                            struct db_err *err)
+{
+    int64_t started = time_now_micros();
+    *result = NULL;
+    memset(err, 0, sizeof *err);
+    bool ok = task->pass(task->ctx, pg, catalog_id, result, err) == 0;
+    /* A pass that failed mid-transaction must not leave it open. */
+    if (PQtransactionStatus(pg) != PQTRANS_IDLE)
+        db_run(pg, "ROLLBACK", NULL, NULL);
+    char *name = record_run(pg, task->name, catalog_id, origin ? "manual" : "loop", started, ok,
+                            err->message, *result);
+    audit_run(m, origin, task->name, name, ok, err->message, *result);
+    free(name);
+    if (!ok) {
+        char labels[160], esc[96];
+        metrics_label_escape(task->name, esc, sizeof esc);
+        snprintf(labels, sizeof labels, "loop=\"%s\"", esc);
+        metrics_counter_add(m->metrics, "hoglake_background_loop_failures_total", labels, 1);
+        log_warn("maintenance %s on catalog %lld failed: %s", task->name, (long long)catalog_id,
+                 err->message);
+    }
+    return ok;
+}
+
+static bool stopping(struct maintenance *m)
+{
+    pthread_mutex_lock(&m->mu);
+    bool s = m->stopping;
+    pthread_mutex_unlock(&m->mu);
+    return s;
+}
+
+/* One sweep: every catalog, serially, each under the try-lock. */
+static void sweep(struct loop *l)
+{
+    struct maintenance *m = l->m;
+    struct db_conn *conn = db_pool_acquire(m->pool, 5000);
+    if (!conn) {
+        log_warn("maintenance %s: no database connection for this sweep", l->task->name);
+        return;
+    }
+    struct db_err err;
+    /* The connection may come from a reader with a shorter bound. */
+    if (db_conn_statement_timeout(conn, DB_STATEMENT_TIMEOUT_MS, &err) != 0) {
+        log_warn("maintenance %s: %s", l->task->name, err.message);
+        db_pool_release(conn);
+        return;
+    }
+    PGresult *cats =
+        db_exec(conn->pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, &err);
+    if (!cats) {
+        log_warn("maintenance %s: cannot list catalogs: %s", l->task->name, err.message);
+        db_pool_release(conn);
+        return;
+    }
+    for (int i = 0; i < PQntuples(cats) && !stopping(m); i++) {
+        int64_t id = db_i64(cats, i, 0);
+        struct db_params p;
+        lock_params(&p, l->task->name, id);
+        PGresult *r =
+            db_exec(conn->pg, "SELECT pg_try_advisory_lock(" MAINT_LOCK_ARGS ")", &p, &err);
+        if (!r) {
+            log_warn("maintenance %s: lock attempt failed: %s", l->task->name, err.message);
+            break;
+        }
+        bool got = db_bool(r, 0, 0);
+        PQclear(r);
+        if (!got)
+            continue; /* another replica (or a manual run) has it */
+        json_t *result;
+        pass_and_record(m, conn->pg, l->task, id, NULL, &result, &err);
+        json_decref(result);
+        unlock(conn->pg, l->task->name, id);
+    }
+    PQclear(cats);
+    db_pool_release(conn);
+}
+
+static void *loop_main(void *arg)
+{
+    struct loop *l = arg;
+    struct maintenance *m = l->m;
+    pthread_mutex_lock(&m->mu);
+    while (!m->stopping) {
+        struct timespec due;
+        time_mono_deadline(&due, l->task->interval_ms);
+        l->next_due_us = time_now_micros() + l->task->interval_ms * 1000;
+        int rc = 0;
+        while (!m->stopping && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&m->wake, &m->mu, &due);
+        if (m->stopping)
+            break;
+        l->last_sweep_us = time_now_micros();
+        pthread_mutex_unlock(&m->mu);
+        sweep(l);
+        pthread_mutex_lock(&m->mu);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metrics,
+                                      struct audit *audit, const struct maint_task *tasks,
+                                      size_t ntasks, char *err, size_t err_size)
+{
+    struct maintenance *m = calloc(1, sizeof *m);
+    if (!m || !(m->tasks = calloc(ntasks ? ntasks : 1, sizeof *m->tasks)) ||
+        !(m->loops = calloc(ntasks ? ntasks : 1, sizeof *m->loops))) {
+        if (m)
+            free(m->tasks);
+        free(m);
+        snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    m->pool = pool;
+    m->metrics = metrics;
+    m->audit = audit;
+    m->ntasks = ntasks;
+    memcpy(m->tasks, tasks, ntasks * sizeof *tasks);
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    for (size_t i = 0; i < ntasks; i++) {
+        struct loop *l = &m->loops[i];
+        l->m = m;
+        l->task = &m->tasks[i];
+        if (l->task->interval_ms <= 0)
+            continue;
+        int rc = pthread_create(&l->thread, NULL, loop_main, l);
+        if (rc != 0) {
+            snprintf(err, err_size, "cannot start the %s loop: %s", l->task->name, strerror(rc));
+            maintenance_stop(m);
+            return NULL;
+        }
+        l->started = true;
+        log_info("maintenance: %s loop every %lld ms", l->task->name,
+                 (long long)l->task->interval_ms);
+    }
+    return m;
+}
+
+void maintenance_stop(struct maintenance *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->stopping = true;
+    pthread_cond_broadcast(&m->wake);
+    pthread_mutex_unlock(&m->mu);
+    for (size_t i = 0; i < m->ntasks; i++)
+        if (m->loops[i].started)
+            pthread_join(m->loops[i].thread, NULL);
+    pthread_cond_destroy(&m->wake);
+    pthread_mutex_destroy(&m->mu);
+    free(m->loops);
+    free(m->tasks);
+    free(m);
+}
+
+const struct maint_task *maintenance_task(const struct maintenance *m, const char *name)
+{
+    for (size_t i = 0; m && i < m->ntasks; i++)
+        if (strcmp(m->tasks[i].name, name) == 0)
+            return &m->tasks[i];
+    return NULL;
+}
+
+enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
+                                          const struct maint_task *task, int64_t catalog_id,
+                                          const struct maint_origin *origin, int lock_timeout_ms,
+                                          json_t **result, bool *status_ok, struct db_err *err)
+{
+    *result = NULL;
+    *status_ok = false;
+    struct db_params p;
+    db_params_init(&p);
+    char timeout[32];
+    snprintf(timeout, sizeof timeout, "%d", lock_timeout_ms);
+    db_param_str(&p, timeout);
+    if (db_run(pg, "SELECT set_config('lock_timeout', $1, false)", &p, err) != 0)
+        return MAINT_ERROR;
+    lock_params(&p, task->name, catalog_id);
+    int rc = db_run(pg, "SELECT pg_advisory_lock(" MAINT_LOCK_ARGS ")", &p, err);
+    struct db_err reset_err;
+    db_run(pg, "RESET lock_timeout", NULL, &reset_err);
+    if (rc != 0)
+        return db_err_is(err, SQLSTATE_LOCK_NOT_AVAILABLE) ? MAINT_BUSY : MAINT_ERROR;
+    *status_ok = pass_and_record(m, pg, task, catalog_id, origin, result, err);
+    unlock(pg, task->name, catalog_id);
+    return MAINT_RAN;
+}
+
+json_t *maintenance_run_json(const PGresult *r, int row)
+{
+    char started[48], finished[48];
+    time_format_iso8601(db_i64(r, row, 4), started, sizeof started);
+    time_format_iso8601(db_i64(r, row, 5), finished, sizeof finished);
+    json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s}", "run_id", (json_int_t)db_i64(r, row, 0),
+                          "catalog", db_str(r, row, 1), "task", db_str(r, row, 2), "trigger",
+                          db_str(r, row, 3), "started_at", started, "finished_at", finished,
+                          "status", db_str(r, row, 6));
+    if (!o)
+        return NULL;
+    if (!db_isnull(r, row, 7))
+        json_object_set_new(o, "error", json_string(db_str(r, row, 7)));
+    if (!db_isnull(r, row, 8)) {
+        json_t *res = json_loads(db_str(r, row, 8), 0, NULL);
+        if (res)
+            json_object_set_new(o, "result", res);
+    }
+    return o;
+}
+
+static json_t *task_status(struct maintenance *m, size_t i, PGconn *pg, int64_t catalog_id,
+                           struct db_err *err)
+{
+    const struct maint_task *t = &m->tasks[i];
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_str(&p, t->name);
+    PGresult *r = db_exec(pg,
+                          "SELECT " MAINT_RUN_COLUMNS " FROM hog_maintenance_run r JOIN hog_catalog"
+                          " c USING (catalog_id) WHERE r.catalog_id = $1 AND r.task = $2"
+                          " ORDER BY r.run_id DESC LIMIT 1",
+                          &p, err);
+    if (!r)
+        return NULL;
+    json_t *last = PQntuples(r) > 0 ? maintenance_run_json(r, 0) : json_null();
+    PQclear(r);
+    json_t *backlog = t->backlog ? t->backlog(t->ctx, pg, catalog_id) : NULL;
+    json_t *loop = json_null();
+    if (t->interval_ms > 0) {
+        pthread_mutex_lock(&m->mu);
+        int64_t due = m->loops[i].next_due_us, last_sweep = m->loops[i].last_sweep_us;
+        pthread_mutex_unlock(&m->mu);
+        char due_s[48] = "", last_s[48] = "";
+        if (due)
+            time_format_iso8601(due, due_s, sizeof due_s);
+        if (last_sweep)
+            time_format_iso8601(last_sweep, last_s, sizeof last_s);
+        loop =
+            json_pack("{s:I,s:s?,s:s?}", "interval_ms", (json_int_t)t->interval_ms, "next_due_at",
+                      due ? due_s : NULL, "last_sweep_started_at", last_sweep ? last_s : NULL);
+    }
+    json_t *o =
+        json_pack("{s:s,s:o,s:o,s:o}", "task", t->name, "last_run", last ? last : json_null(),
+                  "backlog", backlog ? backlog : json_object(), "loop", loop ? loop : json_null());
+    if (o && t->interval_ms > 0)
+        json_object_set_new(o, "loop_interval_ms", json_integer((json_int_t)t->interval_ms));
+    return o;
+}
+
+json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,
+                           const char *catalog_name, struct db_err *err)
+{
+    json_t *tasks = json_array();
+    for (size_t i = 0; tasks && i < m->ntasks; i++) {
+        json_t *t = task_status(m, i, pg, catalog_id, err);
+        if (!t) {
+            json_decref(tasks);
+            return NULL;
+        }
+        json_array_append_new(tasks, t);
+    }
+    if (!tasks)
+        return NULL;
+    return json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
+}
+
+PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    struct db_err err;
+    return db_exec(pg, sql, &p, &err);
+}

@@ -1,0 +1,131 @@
+/* The maintenance ledger and status routes, shared by every task. */
+#include <stdio.h>
+#include <string.h>
+
+#include "server/auth/audit.h"
+#include "server/auth/audit_request.h"
+#include "server/catalog/catalog.h"
+#include "server/db/db.h"
+#include "server/http/handlers.h"
+#include "server/maintenance/maintenance.h"
+#include "server/server.h"
+
+enum { RUNS_DEFAULT_LIMIT = 50, RUNS_MAX_LIMIT = 500 };
+
+static const char *const ledger_tasks[] = {"hydrator", "expiry",     "cleanup", "compaction",
+                                           "verify",   "retirement", "reindex"};
+
+int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    const char *task = req_arg(req, "task");
+    bool has_before, has_limit;
+    int64_t before = 0, limit = RUNS_DEFAULT_LIMIT;
+    if (req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
+        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        return -1;
+    if (limit < 1 || limit > RUNS_MAX_LIMIT)
+        return api_validation(err, "limit must be between 1 and %d, got %lld", RUNS_MAX_LIMIT,
+                              (long long)limit);
+    if (task) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof ledger_tasks / sizeof ledger_tasks[0]; i++)
+            known = known || strcmp(task, ledger_tasks[i]) == 0;
+        if (!known)
+            return api_validation(err,
+                                  "unknown task '%.40s' (hydrator, expiry, cleanup, compaction, "
+                                  "verify, retirement or reindex)",
+                                  task);
+    }
+    struct catalog_row cat;
+    if (catalog_load(req, req->params[0], &cat, err) != 0)
+        return -1;
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, cat.id);
+    db_param_str(&p, task);
+    if (has_before)
+        db_param_i64(&p, before);
+    else
+        db_param_null(&p);
+    db_param_i64(&p, limit + 1); /* one more says whether there is a next page */
+    PGresult *r = req_query(req,
+                            "SELECT " MAINT_RUN_COLUMNS " FROM hog_maintenance_run r"
+                            " JOIN hog_catalog c USING (catalog_id) WHERE r.catalog_id = $1"
+                            " AND ($2::text IS NULL OR r.task = $2)"
+                            " AND ($3::bigint IS NULL OR r.run_id < $3)"
+                            " ORDER BY r.run_id DESC LIMIT $4",
+                            &p, "maintenance runs", err);
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    bool has_more = n > limit;
+    json_t *runs = json_array();
+    for (int i = 0; runs && i < n && i < limit; i++) {
+        json_t *run = maintenance_run_json(r, i);
+        if (!run || json_array_append_new(runs, run) != 0) {
+            json_decref(runs);
+            runs = NULL;
+        }
+    }
+    PQclear(r);
+    if (!runs)
+        return api_nomem(err);
+    if (api_json(res, 200, json_pack("{s:o,s:b}", "runs", runs, "has_more", has_more)) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+struct db_conn *maint_catalog_db(struct srv_req *req, struct catalog_row *cat,
+                                 struct api_error *err)
+{
+    if (catalog_load(req, req->params[0], cat, err) != 0)
+        return NULL;
+    return req_db(req, err);
+}
+
+int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint_task *task,
+                    struct api_error *err)
+{
+    struct catalog_row cat;
+    struct db_conn *db = maint_catalog_db(req, &cat, err);
+    if (!db)
+        return -1;
+    json_t *result = NULL;
+    bool ok;
+    struct db_err dberr = {0};
+    int wait_ms = (int)ddl_lock_budget_ms(req);
+    struct audit_actor actor = audit_actor_of(req);
+    struct maint_origin origin = {&actor, req->request_id};
+    switch (maintenance_run_manual(req->srv->maint, db->pg, task, cat.id, &origin, wait_ms, &result,
+                                   &ok, &dberr)) {
+    case MAINT_BUSY:
+        api_fail(err, 503, "maintenance_busy",
+                 "another %s run of catalog '%s' is in progress; retry", task->name, cat.name);
+        err->retry_after = true;
+        return -1;
+    case MAINT_ERROR: return api_db_error(err, &dberr, task->name);
+    case MAINT_RAN: break;
+    }
+    if (!ok) {
+        json_decref(result);
+        return api_db_error(err, &dberr, task->name);
+    }
+    if (api_json(res, 200, result) != 0)
+        return api_nomem(err);
+    return 0;
+}
+
+int h_maintenance_status(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    struct catalog_row cat;
+    struct db_conn *db = maint_catalog_db(req, &cat, err);
+    if (!db)
+        return -1;
+    struct db_err dberr = {0};
+    json_t *status = maintenance_status(req->srv->maint, db->pg, cat.id, cat.name, &dberr);
+    if (!status)
+        return dberr.message[0] ? api_db_error(err, &dberr, "maintenance status") : api_nomem(err);
+    if (api_json(res, 200, status) != 0)
+        return api_nomem(err);
+    return 0;
+}
