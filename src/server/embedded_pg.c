@@ -252,17 +252,16 @@ static int ensure_database(const char *socket_dir, char *conninfo, size_t connin
         set_err(err, err_size, "cannot connect to the embedded PostgreSQL: %s", cerr);
         return -1;
     }
-    struct db_err dberr;
+    struct error dberr;
     PGresult *r =
         db_exec(c, "SELECT 1 FROM pg_database WHERE datname = '" DB_NAME "'", NULL, &dberr);
     int rc = 0;
     if (!r) {
-        set_err(err, err_size, "embedded PostgreSQL: %s", dberr.message);
+        set_err(err, err_size, "embedded PostgreSQL: %s", dberr.msg);
         rc = -1;
     } else if (PQntuples(r) == 0 &&
                db_run(c, "CREATE DATABASE " DB_NAME " ENCODING 'UTF8'", NULL, &dberr) != 0) {
-        set_err(err, err_size, "embedded PostgreSQL: cannot create the database: %s",
-                dberr.message);
+        set_err(err, err_size, "embedded PostgreSQL: cannot create the database: %s", dberr.msg);
         rc = -1;
     }
     PQclear(r);

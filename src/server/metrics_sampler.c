@@ -107,7 +107,7 @@ static int publish(struct metrics *m, const char *family, const PGresult *r, int
     return 0;
 }
 
-static int sample_catalogs(PGconn *pg, struct metrics *m, struct db_err *err)
+static int sample_catalogs(PGconn *pg, struct metrics *m, struct error *err)
 {
     PGresult *r = db_exec(pg, catalogs_sql, NULL, err);
     if (!r)
@@ -126,7 +126,7 @@ static int sample_catalogs(PGconn *pg, struct metrics *m, struct db_err *err)
     return rc;
 }
 
-static int sample_live(PGconn *pg, struct metrics *m, struct db_err *err)
+static int sample_live(PGconn *pg, struct metrics *m, struct error *err)
 {
     PGresult *r = db_exec(pg, live_sql, NULL, err);
     if (!r)
@@ -136,7 +136,7 @@ static int sample_live(PGconn *pg, struct metrics *m, struct db_err *err)
     return rc;
 }
 
-static int sample_lag(PGconn *pg, struct metrics *m, struct db_err *err)
+static int sample_lag(PGconn *pg, struct metrics *m, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -171,19 +171,19 @@ static int sample_lag(PGconn *pg, struct metrics *m, struct db_err *err)
 
 int metrics_sample(struct db_conn *conn, struct metrics *m)
 {
-    int (*const steps[])(PGconn *, struct metrics *, struct db_err *) = {sample_catalogs,
-                                                                         sample_live, sample_lag};
+    int (*const steps[])(PGconn *, struct metrics *, struct error *) = {sample_catalogs,
+                                                                        sample_live, sample_lag};
     PGconn *pg = conn->pg;
-    struct db_err err;
+    struct error err;
     int failed = 0;
     if (db_conn_statement_timeout(conn, 5000, &err) != 0) {
-        log_warn("metrics sample: %s", err.message);
+        log_warn("metrics sample: %s", err.msg);
         failed++;
     }
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         memset(&err, 0, sizeof err);
         if (steps[i](pg, m, &err) != 0) {
-            log_warn("metrics sample: %s", err.message[0] ? err.message : "out of memory");
+            log_warn("metrics sample: %s", err.msg[0] ? err.msg : "out of memory");
             failed++;
         }
     }

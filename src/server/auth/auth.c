@@ -178,9 +178,9 @@ static int find_grant(struct srv_req *req, const char *secret, size_t len, struc
     if (!db)
         return -1;
     bool found;
-    struct db_err dberr;
+    struct error dberr;
     if (token_store_lookup(db, digest, out, &found, &dberr) != 0) {
-        api_db_error(err, &dberr, "token lookup");
+        api_from_error(err, &dberr, "token lookup");
         return -1;
     }
     auth_cache_put(cache, digest, found ? out : NULL, now);

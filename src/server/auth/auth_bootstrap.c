@@ -46,7 +46,7 @@ static int write_secret_file(const char *dir, const char *secret, char *path, si
 
 /* Under the lock: decides, writes the file, inserts the token. */
 static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset, char *err,
-                            size_t err_size, struct db_err *dberr)
+                            size_t err_size, struct error *dberr)
 {
     if (reset && db_run(c->pg,
                         "UPDATE hog_token SET revoked_at = now() WHERE role = 'admin' AND"
@@ -95,7 +95,7 @@ int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char 
         snprintf(err, err_size, "admin token: no database connection");
         return -1;
     }
-    struct db_err dberr;
+    struct error dberr;
     int rc = -1;
     if (db_run(c->pg, "BEGIN", NULL, &dberr) != 0 ||
         db_run(c->pg, "SELECT pg_advisory_xact_lock(" BOOTSTRAP_LOCK_KEY ")", NULL, &dberr) != 0)
@@ -108,7 +108,7 @@ int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char 
     db_pool_release(c);
     return rc == 0 ? 0 : -1;
 db_fail:
-    snprintf(err, err_size, "admin token: %s", dberr.message);
+    snprintf(err, err_size, "admin token: %s", dberr.msg);
     if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
         db_run(c->pg, "ROLLBACK", NULL, NULL);
     db_pool_release(c);

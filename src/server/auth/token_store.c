@@ -18,7 +18,7 @@ static void digest_param(const uint8_t digest[SHA256_BYTES], char out[2 + 2 * SH
 #define EPOCH_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
 
 int token_store_lookup(struct db_conn *c, const uint8_t digest[SHA256_BYTES],
-                       struct token_grant *out, bool *found, struct db_err *err)
+                       struct token_grant *out, bool *found, struct error *err)
 {
     static const char sql[] =
         "SELECT t.token_id, t.name, t.role, coalesce(t.catalog_id, 0), coalesce(c.name, ''),"
@@ -81,14 +81,13 @@ static json_t *token_json(const PGresult *r, int row)
     return o;
 }
 
-static void nomem(struct db_err *err)
+static void nomem(struct error *err)
 {
-    str_copy(err->sqlstate, sizeof err->sqlstate, "53200"); /* out_of_memory */
-    str_copy(err->message, sizeof err->message, "out of memory");
+    error_nomem(err);
 }
 
 json_t *token_store_insert(struct db_conn *c, const struct token_new *t,
-                           const uint8_t digest[SHA256_BYTES], struct db_err *err)
+                           const uint8_t digest[SHA256_BYTES], struct error *err)
 {
     char hexdigest[2 + 2 * SHA256_BYTES + 1];
     digest_param(digest, hexdigest);
@@ -122,7 +121,7 @@ json_t *token_store_insert(struct db_conn *c, const struct token_new *t,
     return out;
 }
 
-json_t *token_store_list(struct db_conn *c, struct db_err *err)
+json_t *token_store_list(struct db_conn *c, struct error *err)
 {
     PGresult *r = db_exec(c->pg,
                           "SELECT " TOKEN_COLUMNS " FROM hog_token t LEFT JOIN hog_catalog c"
@@ -143,7 +142,7 @@ json_t *token_store_list(struct db_conn *c, struct db_err *err)
     return out;
 }
 
-int token_store_revoke(struct db_conn *c, const char *token_id, bool *found, struct db_err *err)
+int token_store_revoke(struct db_conn *c, const char *token_id, bool *found, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -159,7 +158,7 @@ int token_store_revoke(struct db_conn *c, const char *token_id, bool *found, str
     return 0;
 }
 
-int token_store_has_live_admin(struct db_conn *c, bool *exists, struct db_err *err)
+int token_store_has_live_admin(struct db_conn *c, bool *exists, struct error *err)
 {
     PGresult *r = db_exec(c->pg,
                           "SELECT EXISTS (SELECT 1 FROM hog_token WHERE role = 'admin' AND"

@@ -13,12 +13,12 @@
 #include "server/auth/token.h"
 
 struct db_conn;
-struct db_err;
+struct error;
 
 /* The token whose secret hashes to digest, revoked and expired ones
  * included (the caller tells them apart): 0 with *found, or -1. */
 int token_store_lookup(struct db_conn *c, const uint8_t digest[SHA256_BYTES],
-                       struct token_grant *out, bool *found, struct db_err *err);
+                       struct token_grant *out, bool *found, struct error *err);
 
 struct token_new {
     const char *name;
@@ -30,13 +30,13 @@ struct token_new {
 /* Inserts a token keyed by digest. Returns the Token object (without the
  * secret; new reference) or NULL with err filled. */
 json_t *token_store_insert(struct db_conn *c, const struct token_new *t,
-                           const uint8_t digest[SHA256_BYTES], struct db_err *err);
+                           const uint8_t digest[SHA256_BYTES], struct error *err);
 /* Every token, newest first, as Token objects (new reference). */
-json_t *token_store_list(struct db_conn *c, struct db_err *err);
+json_t *token_store_list(struct db_conn *c, struct error *err);
 /* Revokes token_id (a revoked token stays listed). 0 with *found (false:
  * no such token; revoking twice is not an error), or -1. */
-int token_store_revoke(struct db_conn *c, const char *token_id, bool *found, struct db_err *err);
+int token_store_revoke(struct db_conn *c, const char *token_id, bool *found, struct error *err);
 /* Whether a live (unrevoked, unexpired) admin token exists: 0 or -1. */
-int token_store_has_live_admin(struct db_conn *c, bool *exists, struct db_err *err);
+int token_store_has_live_admin(struct db_conn *c, bool *exists, struct error *err);
 
 #endif

@@ -89,10 +89,10 @@ int h_tokens_create(struct srv_req *req, struct srv_res *res, struct api_error *
     struct db_conn *db = req_db(req, err);
     if (!db)
         goto out;
-    struct db_err dberr;
+    struct error dberr;
     json_t *token = token_store_insert(db, &t, digest, &dberr);
     if (!token) {
-        api_db_error(err, &dberr, "token");
+        api_from_error(err, &dberr, "token");
         goto out;
     }
     req->audit.detail = json_deep_copy(token);
@@ -116,10 +116,10 @@ int h_tokens_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_err dberr;
+    struct error dberr;
     json_t *list = token_store_list(db, &dberr);
     if (!list)
-        return api_db_error(err, &dberr, "token list");
+        return api_from_error(err, &dberr, "token list");
     if (api_json(res, 200, list) != 0)
         return api_nomem(err);
     return 0;
@@ -133,9 +133,9 @@ int h_token_revoke(struct srv_req *req, struct srv_res *res, struct api_error *e
         struct db_conn *db = req_db(req, err);
         if (!db)
             return -1;
-        struct db_err dberr;
+        struct error dberr;
         if (token_store_revoke(db, id, &found, &dberr) != 0)
-            return api_db_error(err, &dberr, "token revoke");
+            return api_from_error(err, &dberr, "token revoke");
     }
     if (!found)
         return api_not_found(err, "token '%.64s'", id);

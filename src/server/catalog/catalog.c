@@ -317,7 +317,7 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_err dberr;
+    struct error dberr;
     if (req_exec(req, "BEGIN", NULL, "begin", err) != 0)
         return -1;
     char ms[24];
@@ -334,7 +334,7 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     metrics_observe(req->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
                     (double)(time_mono_ns() - t0) / 1e9);
     if (rc != 0)
-        return api_db_error(err, &dberr, "catalog lock");
+        return api_from_error(err, &dberr, "catalog lock");
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     PGresult *r = req_query(req,
@@ -373,7 +373,7 @@ static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *fir
     db_param_i64(&p, t->cat->id);
     db_param_bool(&p, ddl);
     db_param_i64(&p, nfile_ids);
-    struct db_err dberr;
+    struct error dberr;
     PGresult *r = db_exec(pg,
                           "UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
                           " schema_version = schema_version + $2::boolean::int,"
@@ -381,7 +381,7 @@ static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *fir
                           " RETURNING last_snapshot_id, schema_version, next_file_id - $3",
                           &p, &dberr);
     if (!r)
-        return api_db_error(err, &dberr, "snapshot allocation");
+        return api_from_error(err, &dberr, "snapshot allocation");
     t->snapshot_id = db_i64(r, 0, 0);
     t->schema_version = db_i64(r, 0, 1);
     if (first_file_id)
@@ -395,7 +395,7 @@ static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *fir
                "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
                " VALUES ($1, $2, clock_timestamp(), $3)",
                &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "snapshot row");
+        return api_from_error(err, &dberr, "snapshot row");
     return 0;
 }
 

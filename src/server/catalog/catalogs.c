@@ -171,12 +171,12 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
     struct db_conn *db = req_db(req, err);
     if (!db)
         goto out;
-    struct db_err dberr;
+    struct error dberr;
     if (db_run(db->pg, "BEGIN", NULL, &dberr) != 0 ||
         db_run(db->pg, "SELECT set_config('lock_timeout', '10000', true)", NULL, &dberr) != 0 ||
         db_run(db->pg, "SELECT pg_advisory_xact_lock(" CATALOG_CREATE_LOCK_KEY ")", NULL, &dberr) !=
             0) {
-        api_db_error(err, &dberr, "catalog create");
+        api_from_error(err, &dberr, "catalog create");
         goto out;
     }
     PGresult *r =
@@ -214,7 +214,7 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
         db_run(db->pg, "COMMIT", NULL, &dberr) != 0) {
         char what[160];
         snprintf(what, sizeof what, "catalog '%s'", name);
-        api_db_error(err, &dberr, what);
+        api_from_error(err, &dberr, what);
         goto out;
     }
     struct catalog_row c;
@@ -296,7 +296,7 @@ int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api
             db_param_bool(&p, json_is_true(jfloor));
         else
             db_param_null(&p);
-        struct db_err dberr;
+        struct error dberr;
         if (db_run(req->db->pg,
                    "UPDATE hog_catalog SET"
                    " snapshot_retention_seconds = CASE WHEN $2::boolean THEN $3::bigint"
@@ -304,7 +304,7 @@ int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api
                    " consumer_floor = coalesce($4::boolean, consumer_floor)"
                    " WHERE catalog_id = $1",
                    &p, &dberr) != 0) {
-            api_db_error(err, &dberr, "catalog options");
+            api_from_error(err, &dberr, "catalog options");
             goto out;
         }
         if (catalog_load(req, req->params[0], &c, err) != 0)

@@ -8,18 +8,6 @@
 #include "util/buf.h"
 #include "util/log.h"
 
-int table_lake_error(struct api_error *err, const struct error *lerr)
-{
-    switch (lerr->code) {
-    case ERR_MALFORMED: return api_bad_request(err, "%s", lerr->msg);
-    case ERR_CONFLICT:
-        return api_conflict(err, lerr->reason ? lerr->reason : "conflict", "%s", lerr->msg);
-    case ERR_NOMEM: return api_nomem(err);
-    default: break;
-    }
-    return api_validation(err, "%s", lerr->msg);
-}
-
 static int load_columns(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
                         int64_t snapshot, struct lake_table *t, struct api_error *err)
 {
@@ -108,7 +96,7 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
         }
         if (rc != 0) {
             PQclear(r);
-            return table_lake_error(err, &lerr);
+            return api_from_error(err, &lerr, "the table definition");
         }
     }
     PQclear(r);
@@ -216,7 +204,7 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_str(&p, rows);
-    struct db_err dberr;
+    struct error dberr;
     /* One statement for the whole tree, however many nodes. */
     int r = db_run(txn->req->db->pg,
                    "INSERT INTO hog_column (catalog_id, table_id, field_id, begin_snapshot, name,"
@@ -229,7 +217,7 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
                    &p, &dberr);
     free(rows);
     if (r != 0)
-        return api_db_error(err, &dberr, "column rows");
+        return api_from_error(err, &dberr, "column rows");
     return 0;
 }
 
@@ -249,7 +237,7 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
     db_param_str(&p, t->comment);
     db_param_str(&p, props);
     db_param_i64(&p, t->primary_ts_field_id);
-    struct db_err dberr;
+    struct error dberr;
     int r = db_run(txn->req->db->pg,
                    "INSERT INTO hog_table_version (catalog_id, table_id, begin_snapshot,"
                    " namespace_id, name, comment, properties, primary_timestamp_field_id)"
@@ -257,7 +245,7 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
                    &p, &dberr);
     free(props);
     if (r != 0)
-        return api_db_error(err, &dberr, "table version");
+        return api_from_error(err, &dberr, "table version");
     return 0;
 }
 
@@ -271,13 +259,13 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
-    struct db_err dberr;
+    struct error dberr;
     const char *end_sql = sort ? "UPDATE hog_sort_spec SET end_snapshot = $3 WHERE catalog_id = $1"
                                  " AND table_id = $2 AND end_snapshot IS NULL"
                                : "UPDATE hog_partition_spec SET end_snapshot = $3 WHERE"
                                  " catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL";
     if (db_run(pg, end_sql, &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "spec end");
+        return api_from_error(err, &dberr, "spec end");
     size_t n = sort ? t->nsort_fields : t->nspec_fields;
     if (n == 0)
         return 0;
@@ -333,7 +321,7 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     PGresult *r = db_exec(pg, sql, &p, &dberr);
     free(text);
     if (!r)
-        return api_db_error(err, &dberr, "spec");
+        return api_from_error(err, &dberr, "spec");
     if (sort)
         t->sort_id = db_i64(r, 0, 0);
     else
@@ -351,7 +339,7 @@ int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_i64(&p, t->next_field_id);
-    struct db_err dberr;
+    struct error dberr;
     PGresult *r = db_exec(pg,
                           "WITH id AS (UPDATE hog_catalog SET next_table_id = next_table_id + 1"
                           " WHERE catalog_id = $1 RETURNING next_table_id - 1 AS table_id),"
@@ -363,7 +351,7 @@ int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t
                           " SELECT table_id, table_uuid FROM t",
                           &p, &dberr);
     if (!r)
-        return api_db_error(err, &dberr, "table");
+        return api_from_error(err, &dberr, "table");
     ref->table_id = db_i64(r, 0, 0);
     ref->table_uuid = arena_strdup(&txn->req->arena, db_str(r, 0, 1));
     PQclear(r);
@@ -400,7 +388,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
                         struct lake_table *t, struct api_error *err)
 {
     PGconn *pg = txn->req->db->pg;
-    struct db_err dberr;
+    struct error dberr;
     struct db_params p;
 
     /* End the rows of dropped and changed columns, then insert the new
@@ -429,7 +417,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
                    &p, &dberr);
         if (r != 0) {
             buf_free(&ec.ids);
-            return api_db_error(err, &dberr, "column end");
+            return api_from_error(err, &dberr, "column end");
         }
     }
     buf_free(&ec.ids);
@@ -444,7 +432,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
                "UPDATE hog_table SET next_field_id = $3 WHERE catalog_id = $1 AND table_id = $2"
                " AND next_field_id <> $3",
                &p, &dberr) != 0)
-        return api_db_error(err, &dberr, "field id allocator");
+        return api_from_error(err, &dberr, "field id allocator");
 
     if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
         db_params_init(&p);
@@ -455,7 +443,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
                    "UPDATE hog_table_version SET end_snapshot = $3 WHERE catalog_id = $1"
                    " AND table_id = $2 AND end_snapshot IS NULL",
                    &p, &dberr) != 0)
-            return api_db_error(err, &dberr, "table version end");
+            return api_from_error(err, &dberr, "table version end");
         if (insert_version(txn, ref->table_id, namespace_id, t, err) != 0)
             return -1;
     }

@@ -41,7 +41,4 @@ json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
                       const struct table_ref *ref, int64_t read_snapshot,
                       const struct table_totals *totals, bool totals_at_head, int64_t ddl_snapshot);
 
-/* Maps a lake error to the API error (400/422/409). */
-int table_lake_error(struct api_error *err, const struct error *lerr);
-
 #endif

@@ -93,7 +93,7 @@ static int apply_create_options(struct lake_table *t, json_t *comment, json_t *p
             char msg[sizeof lerr.msg];
             snprintf(msg, sizeof msg, "%s: %.700s", opts[i].field, lerr.msg);
             memcpy(lerr.msg, msg, sizeof msg);
-            return table_lake_error(err, &lerr);
+            return api_from_error(err, &lerr, "the table definition");
         }
     }
     return 0;
@@ -128,7 +128,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         goto out;
     }
     if (lake_table_add_columns(&t, jcols, &lerr) != 0) {
-        table_lake_error(err, &lerr);
+        api_from_error(err, &lerr, "the table definition");
         goto out;
     }
     if (apply_create_options(&t, jcomment, jprops, jpart, jsort, jprimary, err) != 0)
@@ -407,7 +407,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         goto out;
     struct error lerr;
     if (lake_table_apply_ops(&t, jops, &lerr) != 0) {
-        table_lake_error(err, &lerr);
+        api_from_error(err, &lerr, "the table definition");
         goto out;
     }
     if (strcmp(t.name, ref.name) != 0) {

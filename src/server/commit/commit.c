@@ -208,10 +208,10 @@ int commit_queue(struct stmt_batch *s, const char *sql, const struct db_params *
 {
     if (s->arena)
         return record(s, sql, p, context, err);
-    struct db_err dberr;
+    struct error dberr;
     int at = db_batch_add(&s->b, sql, p, &dberr);
     if (at < 0)
-        return api_db_error(err, &dberr, context);
+        return api_from_error(err, &dberr, context);
     s->context[at] = context;
     return at;
 }
@@ -247,7 +247,7 @@ int commit_queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_err
 /* Sends a batch holding queue_lock's statements and records the lock wait:
  * as the server measured it, or, when the lock itself failed (timed out),
  * the whole wait for the batch. On failure *failed is the statement. */
-int commit_run_locked(struct commit_ctx *x, struct stmt_batch *s, int *failed, struct db_err *dberr)
+int commit_run_locked(struct commit_ctx *x, struct stmt_batch *s, int *failed, struct error *dberr)
 {
     int64_t t0 = time_mono_ns();
     int rc = db_batch_run(&s->b, failed, dberr);
@@ -272,7 +272,7 @@ static int read_batch(struct commit_ctx *x, bool locked, struct api_error *err)
     if (!db)
         return -1;
     struct read_lists l;
-    struct db_err dberr;
+    struct error dberr;
     struct stmt_batch *s = &x->reads;
     x->slot = (struct read_slots){-1, -1, -1, -1, -1, -1};
     x->lock_at = -1;
@@ -282,7 +282,7 @@ static int read_batch(struct commit_ctx *x, bool locked, struct api_error *err)
     }
     int rc = 0;
     if (db_batch_begin(&s->b, db, &dberr) != 0)
-        rc = api_db_error(err, &dberr, "commit reads");
+        rc = api_from_error(err, &dberr, "commit reads");
     if (rc == 0 && locked)
         rc = commit_queue_lock(x, s, err);
     struct db_params p;
@@ -334,8 +334,8 @@ static int read_batch(struct commit_ctx *x, bool locked, struct api_error *err)
         return -1;
     int failed;
     if (commit_run_locked(x, s, &failed, &dberr) != 0)
-        return api_db_error(err, &dberr,
-                            failed >= 0 && failed < s->b.n ? s->context[failed] : "commit reads");
+        return api_from_error(err, &dberr,
+                              failed >= 0 && failed < s->b.n ? s->context[failed] : "commit reads");
     const PGresult *head = s->b.results[x->slot.head];
     if (PQntuples(head) == 0)
         return api_not_found(err, "catalog '%s'", x->cat.name);
@@ -497,10 +497,10 @@ static int run_locked_path(struct commit_ctx *x, json_t **result, bool *replayed
         return -1;
     /* The reads' transaction goes on: BEGIN and the lock were in them. */
     struct write_batch w = {.alloc = -1, .row_ids = -1, .checks = -1};
-    struct db_err dberr;
+    struct error dberr;
     int rc = 0;
     if (db_batch_begin(&w.s.b, db, &dberr) != 0)
-        rc = api_db_error(err, &dberr, "commit writes");
+        rc = api_from_error(err, &dberr, "commit writes");
     if (rc == 0 && (commit_queue_writes(x, &w, targets, err) != 0 ||
                     commit_queue(&w.s, "COMMIT", NULL, "commit", err) < 0))
         rc = -1;

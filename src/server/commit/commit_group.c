@@ -111,11 +111,11 @@ static void send_round(struct commit_ctx *leader, struct entry **batch, int n,
     struct api_error err = {0};
     struct db_conn *db = req_db(leader->req, &err);
     struct stmt_batch s = {0};
-    struct db_err dberr;
+    struct error dberr;
     int first[GROUP_MAX + 1];
     int commit_at = -1, rc = db ? 0 : -1;
     if (rc == 0 && db_batch_begin(&s.b, db, &dberr) != 0)
-        rc = api_db_error(&err, &dberr, "commit group");
+        rc = api_from_error(&err, &dberr, "commit group");
     leader->lock_at = -1;
     if (rc == 0)
         rc = commit_queue_lock(leader, &s, &err);
@@ -162,17 +162,17 @@ static void send_round(struct commit_ctx *leader, struct entry **batch, int n,
     }
     if (owner < 0) {
         if (rc == 0)
-            api_db_error(&err, &dberr, failed == commit_at ? "commit" : "commit group");
+            api_from_error(&err, &dberr, failed == commit_at ? "commit" : "commit group");
         fail_all(batch, n, &err, out);
         json_decref(err.extra);
         return;
     }
     struct entry *e = batch[owner];
     int at = failed - first[owner];
-    if (db_err_is(&dberr, SQLSTATE_HOG_ASSERT) && (at == e->w->checks || at == e->w->row_ids)) {
+    if (db_error_is(&dberr, SQLSTATE_HOG_ASSERT) && (at == e->w->checks || at == e->w->row_ids)) {
         out[owner] = STALE;
     } else {
-        api_db_error(&e->err, &dberr, e->w->s.rec[at].context);
+        api_from_error(&e->err, &dberr, e->w->s.rec[at].context);
         out[owner] = FAILED;
     }
 }

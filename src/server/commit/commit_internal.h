@@ -116,8 +116,7 @@ int commit_queue(struct stmt_batch *s, const char *sql, const struct db_params *
 int commit_queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_error *err);
 /* Sends a batch that may hold the lock statement, recording the lock wait;
  * on failure *failed is the statement that failed. */
-int commit_run_locked(struct commit_ctx *x, struct stmt_batch *s, int *failed,
-                      struct db_err *dberr);
+int commit_run_locked(struct commit_ctx *x, struct stmt_batch *s, int *failed, struct error *dberr);
 
 /* commit_check.c: steps 10 to 13 against x->reads (the blind-append
  * policy, the live tables, the conflict check, the files and deletion

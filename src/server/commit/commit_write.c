@@ -364,13 +364,13 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w, struct dv_t
  * the locked path answers). */
 int commit_run_writes(struct commit_ctx *x, struct write_batch *w, struct api_error *err)
 {
-    struct db_err dberr;
+    struct error dberr;
     int failed;
     if (db_batch_run(&w->s.b, &failed, &dberr) != 0) {
-        if (db_err_is(&dberr, SQLSTATE_HOG_ASSERT) && failed == w->row_ids)
+        if (db_error_is(&dberr, SQLSTATE_HOG_ASSERT) && failed == w->row_ids)
             return api_validation(err, "a table's row ids or byte counters would overflow");
-        return api_db_error(err, &dberr,
-                            failed >= 0 && failed < w->s.b.n ? w->s.context[failed] : "commit");
+        return api_from_error(err, &dberr,
+                              failed >= 0 && failed < w->s.b.n ? w->s.context[failed] : "commit");
     }
     x->in_txn = false;
     const PGresult *a = w->s.b.results[w->alloc];

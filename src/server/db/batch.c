@@ -6,12 +6,12 @@
 
 #include "server/db/db.h"
 
-int db_batch_begin(struct db_batch *b, struct db_conn *conn, struct db_err *err)
+int db_batch_begin(struct db_batch *b, struct db_conn *conn, struct error *err)
 {
     memset(b, 0, sizeof *b);
     b->conn = conn;
     if (PQenterPipelineMode(conn->pg) != 1) {
-        db_err_from(conn->pg, NULL, err);
+        db_error_from(conn->pg, NULL, err);
         b->broken = true;
         return -1;
     }
@@ -33,7 +33,7 @@ static int find_prepared(const struct db_conn *c, const char *sql)
 }
 
 int db_batch_add(struct db_batch *b, const char *sql, const struct db_params *params,
-                 struct db_err *err)
+                 struct error *err)
 {
     /* The statements of a batch are fixed in the source: overflowing one
      * is a programming error. */
@@ -73,7 +73,7 @@ int db_batch_add(struct db_batch *b, const char *sql, const struct db_params *pa
         goto broken;
     return b->n++;
 broken:
-    db_err_from(c->pg, NULL, err);
+    db_error_from(c->pg, NULL, err);
     b->broken = true;
     return -1;
 }
@@ -97,12 +97,12 @@ static bool succeeded(const PGresult *r)
     return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 }
 
-int db_batch_run(struct db_batch *b, int *failed, struct db_err *err)
+int db_batch_run(struct db_batch *b, int *failed, struct error *err)
 {
     struct db_conn *c = b->conn;
     *failed = -1;
     if (b->broken || PQpipelineSync(c->pg) != 1) {
-        db_err_from(c->pg, NULL, err);
+        db_error_from(c->pg, NULL, err);
         b->broken = true;
         *failed = 0;
         return -1;
@@ -116,7 +116,7 @@ int db_batch_run(struct db_batch *b, int *failed, struct db_err *err)
                 c->prepared[c->nprepared++] = b->sql[i];
             if (!ok && *failed < 0) {
                 *failed = i;
-                db_err_from(c->pg, prep, err);
+                db_error_from(c->pg, prep, err);
             }
             PQclear(prep);
             if (!prep) {
@@ -133,7 +133,7 @@ int db_batch_run(struct db_batch *b, int *failed, struct db_err *err)
          * skipped by the server (PGRES_PIPELINE_ABORTED). */
         if (*failed < 0) {
             *failed = i;
-            db_err_from(c->pg, r, err);
+            db_error_from(c->pg, r, err);
         }
         PQclear(r);
         if (!r) {
@@ -148,7 +148,7 @@ int db_batch_run(struct db_batch *b, int *failed, struct db_err *err)
     if (!synced || PQexitPipelineMode(c->pg) != 1) {
         if (*failed < 0) {
             *failed = b->n ? b->n - 1 : 0;
-            db_err_from(c->pg, NULL, err);
+            db_error_from(c->pg, NULL, err);
         }
         b->broken = true;
         return -1;
@@ -165,7 +165,7 @@ void db_batch_free(struct db_batch *b)
 }
 
 PGresult *db_exec_prepared(struct db_conn *conn, const char *sql, const struct db_params *params,
-                           struct db_err *err)
+                           struct error *err)
 {
     struct db_batch b;
     int failed;

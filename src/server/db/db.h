@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 struct db_pool;
 
 /* Statements a connection keeps prepared (see db_batch_add). */
@@ -32,12 +34,13 @@ struct db_conn {
     int statement_timeout_ms; /* the session's statement_timeout now */
 };
 
-/* What went wrong in a failed statement. sqlstate is "" for a failure that
- * never reached the server (connection lost). */
-struct db_err {
-    char sqlstate[6];
-    char message[512];
-};
+/* A failed statement fills a struct error (util/error.h): ERR_UNAVAILABLE
+ * for a connection that broke or was shut down (no SQLSTATE, class 08,
+ * 57P) and for the statements the server cancelled (lock and statement
+ * timeouts, serialization failures, deadlocks), ERR_CONFLICT for a unique
+ * violation, ERR_INTERNAL for the rest (other integrity violations
+ * included: the catalog's own SQL broke a rule). The reason is the SQLSTATE when it is one of those
+ * below (db_error_is tests it); any other SQLSTATE leads the message in brackets. */
 
 /* SQLSTATEs the server maps to typed answers. */
 #define SQLSTATE_UNIQUE_VIOLATION "23505"
@@ -79,7 +82,7 @@ void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
 /* Sets the connection's statement_timeout (0 = none) when it differs from
  * what the session has: a round trip only when a connection changes hands
  * between readers and writers. 0 or -1. */
-int db_conn_statement_timeout(struct db_conn *c, int ms, struct db_err *err);
+int db_conn_statement_timeout(struct db_conn *c, int ms, struct error *err);
 
 /* Opens one connection outside any pool (probes, migrations). */
 PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size);
@@ -103,18 +106,18 @@ void db_param_null(struct db_params *p);
 
 /* Runs one statement. Returns the result (PQclear it) for PGRES_COMMAND_OK
  * and PGRES_TUPLES_OK; otherwise NULL with err filled. */
-PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err);
+PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 /* db_exec for statements whose result is not needed. Returns 0 or -1. */
-int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err);
+int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);
 const char *db_str(const PGresult *r, int row, int col); /* NULL for SQL NULL */
 bool db_isnull(const PGresult *r, int row, int col);
 
-bool db_err_is(const struct db_err *err, const char *sqlstate);
+bool db_error_is(const struct error *err, const char *sqlstate);
 /* Fills err from a failed result, or from the connection when r is NULL. */
-void db_err_from(PGconn *pg, const PGresult *r, struct db_err *err);
+void db_error_from(PGconn *pg, const PGresult *r, struct error *err);
 
 /* A batch: statements sent together in libpq's pipeline mode and answered
  * in one round trip, in order. Inside a transaction, a failed statement
@@ -139,19 +142,19 @@ struct db_batch {
     const char *sql[DB_BATCH_MAX];
     int preparing[DB_BATCH_MAX]; /* the prepared[] slot a statement creates, or -1 */
 };
-int db_batch_begin(struct db_batch *b, struct db_conn *conn, struct db_err *err);
+int db_batch_begin(struct db_batch *b, struct db_conn *conn, struct error *err);
 /* Queues one statement; returns its index in results, or -1. */
 int db_batch_add(struct db_batch *b, const char *sql, const struct db_params *params,
-                 struct db_err *err);
+                 struct error *err);
 /* Sends the batch and reads every answer. Returns 0 when all succeeded;
  * otherwise -1, with *failed the index of the first failure and err its
  * error. */
-int db_batch_run(struct db_batch *b, int *failed, struct db_err *err);
+int db_batch_run(struct db_batch *b, int *failed, struct error *err);
 void db_batch_free(struct db_batch *b);
 
 /* One statement as a batch of one: static SQL (looked up by address) that
  * runs often, prepared once per connection. db_exec's contract otherwise. */
 PGresult *db_exec_prepared(struct db_conn *conn, const char *sql, const struct db_params *params,
-                           struct db_err *err);
+                           struct error *err);
 
 #endif

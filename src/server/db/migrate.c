@@ -22,7 +22,7 @@ static int version_of(const char *name)
 static int apply_one(PGconn *c, const struct embedded_file *m, int version, const char *digest,
                      char *err, size_t err_size)
 {
-    struct db_err dberr;
+    struct error dberr;
     if (db_run(c, "BEGIN", NULL, &dberr) != 0)
         goto db_fail;
     /* PQexec runs the whole multi-statement file in this transaction. */
@@ -46,7 +46,7 @@ static int apply_one(PGconn *c, const struct embedded_file *m, int version, cons
     log_info("applied migration %s", m->name);
     return 0;
 db_fail:
-    snprintf(err, err_size, "migration %s: %s", m->name, dberr.message);
+    snprintf(err, err_size, "migration %s: %s", m->name, dberr.msg);
     db_run(c, "ROLLBACK", NULL, NULL);
     return -1;
 }
@@ -62,7 +62,7 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
         snprintf(err, err_size, "cannot connect to the catalog database: %s", cerr);
         return -1;
     }
-    struct db_err dberr;
+    struct error dberr;
     int rc = -1;
     /* Migrations may take long on a big catalog; lift the session's
      * statement timeout for this connection only. */
@@ -73,13 +73,13 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
                " version int PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL,"
                " applied_at timestamptz NOT NULL DEFAULT now())",
                NULL, &dberr) != 0) {
-        snprintf(err, err_size, "migrations: %s", dberr.message);
+        snprintf(err, err_size, "migrations: %s", dberr.msg);
         goto out;
     }
     PGresult *r = db_exec(c, "SELECT version, name, sha256 FROM hog_schema_migration ORDER BY 1",
                           NULL, &dberr);
     if (!r) {
-        snprintf(err, err_size, "migrations: %s", dberr.message);
+        snprintf(err, err_size, "migrations: %s", dberr.msg);
         goto out;
     }
     int known_max = 0;

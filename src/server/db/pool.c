@@ -242,7 +242,7 @@ void db_pool_get_stats(struct db_pool *p, struct db_pool_stats *out)
     pthread_mutex_unlock(&p->mu);
 }
 
-int db_conn_statement_timeout(struct db_conn *c, int ms, struct db_err *err)
+int db_conn_statement_timeout(struct db_conn *c, int ms, struct error *err)
 {
     if (c->statement_timeout_ms == ms)
         return 0;

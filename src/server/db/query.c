@@ -41,32 +41,61 @@ void db_param_bool(struct db_params *p, bool v)
     push(p, v ? "true" : "false");
 }
 
-void db_err_from(PGconn *pg, const PGresult *r, struct db_err *err)
+/* The SQLSTATEs callers test (db.h), with the code each means. */
+static const struct {
+    const char *sqlstate;
+    enum error_code code;
+} typed_states[] = {
+    {SQLSTATE_UNIQUE_VIOLATION, ERR_CONFLICT},
+    {SQLSTATE_FOREIGN_KEY_VIOLATION, ERR_INTERNAL}, /* our SQL, not the caller, is wrong */
+    {SQLSTATE_CHECK_VIOLATION, ERR_INTERNAL},
+    {SQLSTATE_LOCK_NOT_AVAILABLE, ERR_UNAVAILABLE},
+    {SQLSTATE_QUERY_CANCELED, ERR_UNAVAILABLE},
+    {SQLSTATE_SERIALIZATION_FAILURE, ERR_UNAVAILABLE},
+    {SQLSTATE_DEADLOCK_DETECTED, ERR_UNAVAILABLE},
+    {SQLSTATE_HOG_ASSERT, ERR_INTERNAL},
+};
+
+void db_error_from(PGconn *pg, const PGresult *r, struct error *err)
 {
     if (!err)
         return;
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-    snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
     const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    snprintf(err->message, sizeof err->message, "%s", msg ? msg : PQerrorMessage(pg));
-    size_t n = strlen(err->message);
-    while (n && err->message[n - 1] == '\n')
-        err->message[--n] = '\0';
+    if (!msg)
+        msg = PQerrorMessage(pg);
+    size_t len = strlen(msg);
+    while (len && msg[len - 1] == '\n') /* libpq ends its own messages with one */
+        len--;
+    for (size_t i = 0; state && i < sizeof typed_states / sizeof typed_states[0]; i++) {
+        if (strcmp(state, typed_states[i].sqlstate) == 0) {
+            error_fail_reason(err, typed_states[i].code, typed_states[i].sqlstate, "%.*s", (int)len,
+                              msg);
+            return;
+        }
+    }
+    /* No SQLSTATE (the connection broke), connection exceptions (08) and
+     * operator intervention (57P: shutdown, terminated backend). */
+    bool gone = !state || !*state || strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0;
+    if (state && *state)
+        error_fail(err, gone ? ERR_UNAVAILABLE : ERR_INTERNAL, "[%s] %.*s", state, (int)len, msg);
+    else
+        error_fail(err, ERR_UNAVAILABLE, "%.*s", (int)len, msg);
 }
 
-PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err)
+PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct error *err)
 {
     int n = params ? params->n : 0;
     PGresult *r = PQexecParams(pg, sql, n, NULL, params ? params->values : NULL, NULL, NULL, 0);
     ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return r;
-    db_err_from(pg, r, err);
+    db_error_from(pg, r, err);
     PQclear(r);
     return NULL;
 }
 
-int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct db_err *err)
+int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err)
 {
     PGresult *r = db_exec(pg, sql, params, err);
     if (!r)
@@ -97,7 +126,7 @@ bool db_isnull(const PGresult *r, int row, int col)
     return PQgetisnull(r, row, col) != 0;
 }
 
-bool db_err_is(const struct db_err *err, const char *sqlstate)
+bool db_error_is(const struct error *err, const char *sqlstate)
 {
-    return strcmp(err->sqlstate, sqlstate) == 0;
+    return err->reason && strcmp(err->reason, sqlstate) == 0;
 }

@@ -76,33 +76,38 @@ int api_nomem(struct api_error *err)
     return api_fail(err, 500, "internal_error", "internal server error");
 }
 
-int api_db_error(struct api_error *err, const struct db_err *dberr, const char *context)
+int api_from_error(struct api_error *err, const struct error *e, const char *context)
 {
-    if (db_err_is(dberr, SQLSTATE_LOCK_NOT_AVAILABLE)) {
+    if (db_error_is(e, SQLSTATE_LOCK_NOT_AVAILABLE)) {
         api_fail(err, 503, "commit_queue_timeout",
                  "timed out waiting for the catalog lock; retry the identical request");
         err->retry_after = true;
         return -1;
     }
-    if (db_err_is(dberr, SQLSTATE_QUERY_CANCELED) || db_err_is(dberr, SQLSTATE_DEADLOCK_DETECTED) ||
-        db_err_is(dberr, SQLSTATE_SERIALIZATION_FAILURE)) {
+    if (db_error_is(e, SQLSTATE_QUERY_CANCELED) || db_error_is(e, SQLSTATE_DEADLOCK_DETECTED) ||
+        db_error_is(e, SQLSTATE_SERIALIZATION_FAILURE)) {
         api_fail(err, 503, "unavailable", "the database cancelled the statement (%s); retry",
-                 dberr->sqlstate);
+                 e->reason);
         err->retry_after = true;
         return -1;
     }
-    if (db_err_is(dberr, SQLSTATE_UNIQUE_VIOLATION))
+    if (db_error_is(e, SQLSTATE_UNIQUE_VIOLATION))
         return api_conflict(err, "already_exists", "%s already exists", context);
-    /* No SQLSTATE (the connection broke), connection exceptions (08) and
-     * operator intervention (57P: shutdown, terminated backend). */
-    if (dberr->sqlstate[0] == '\0' || strncmp(dberr->sqlstate, "08", 2) == 0 ||
-        strncmp(dberr->sqlstate, "57P", 3) == 0) {
-        log_warn("database unavailable during %s: %s", context, dberr->message);
+    switch (e->code) {
+    case ERR_MALFORMED: return api_bad_request(err, "%s", e->msg);
+    case ERR_INVALID:
+    case ERR_UNSUPPORTED: return api_validation(err, "%s", e->msg);
+    case ERR_CONFLICT: return api_conflict(err, e->reason ? e->reason : "conflict", "%s", e->msg);
+    case ERR_NOT_FOUND: return api_not_found(err, "%s", e->msg);
+    case ERR_NOMEM: return api_nomem(err);
+    case ERR_UNAVAILABLE:
+        log_warn("database unavailable during %s: %s", context, e->msg);
         api_fail(err, 503, "unavailable", "the catalog database is unavailable; retry");
         err->retry_after = true;
         return -1;
+    default: break;
     }
-    log_error("database error during %s: [%s] %s", context, dberr->sqlstate, dberr->message);
+    log_error("%s failed: %s", context, e->msg);
     return api_fail(err, 500, "internal_error", "internal server error");
 }
 
@@ -320,9 +325,9 @@ struct db_conn *req_db(struct srv_req *req, struct api_error *err)
      * connection for long; a write keeps the session's. */
     bool read = req->route && strcmp(req->route->method, "GET") == 0;
     int bound = read ? req->srv->cfg.statement_timeout_ms : DB_STATEMENT_TIMEOUT_MS;
-    struct db_err dberr;
+    struct error dberr;
     if (db_conn_statement_timeout(req->db, bound, &dberr) != 0) {
-        api_db_error(err, &dberr, "statement timeout");
+        api_from_error(err, &dberr, "statement timeout");
         return NULL;
     }
     return req->db;
@@ -334,10 +339,10 @@ PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params
     struct db_conn *db = req_db(req, err);
     if (!db)
         return NULL;
-    struct db_err dberr;
+    struct error dberr;
     PGresult *r = db_exec(db->pg, sql, params, &dberr);
     if (!r)
-        api_db_error(err, &dberr, context);
+        api_from_error(err, &dberr, context);
     return r;
 }
 
@@ -347,10 +352,10 @@ PGresult *req_query_prepared(struct srv_req *req, const char *sql, const struct 
     struct db_conn *db = req_db(req, err);
     if (!db)
         return NULL;
-    struct db_err dberr;
+    struct error dberr;
     PGresult *r = db_exec_prepared(db, sql, params, &dberr);
     if (!r)
-        api_db_error(err, &dberr, context);
+        api_from_error(err, &dberr, context);
     return r;
 }
 

@@ -19,7 +19,7 @@
 struct server;
 struct route;
 struct db_conn;
-struct db_err;
+struct error;
 
 enum { API_MAX_PATH_PARAMS = 4 };
 
@@ -97,10 +97,14 @@ int api_not_found(struct api_error *err, const char *fmt, ...)
 int api_conflict(struct api_error *err, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int api_nomem(struct api_error *err);
-/* A database failure: lock timeouts become 503 commit_queue_timeout, a
- * unique violation becomes 409 already_exists (a race the handler's own
- * check lost), anything else a logged 500 with a generic body. */
-int api_db_error(struct api_error *err, const struct db_err *dberr, const char *context);
+/* The one way an internal error becomes an answer. From the database: a
+ * lock timeout is 503 commit_queue_timeout, a cancelled statement 503, a
+ * unique violation 409 already_exists (a race the handler's own check
+ * lost; `context` names what), a lost database 503. Otherwise by code:
+ * MALFORMED 400, INVALID and UNSUPPORTED 422, CONFLICT 409 with the
+ * reason as its code, NOT_FOUND 404; anything else is a 500 with a generic
+ * body, logged with `context`. */
+int api_from_error(struct api_error *err, const struct error *e, const char *context);
 /* Attaches an extra member to the error envelope (takes the reference). */
 void api_error_set_extra(struct api_error *err, const char *key, json_t *value);
 
@@ -143,7 +147,7 @@ struct db_conn *req_db(struct srv_req *req, struct api_error *err);
 
 struct db_params;
 /* Runs one statement on the request's connection. A failure becomes the
- * API error (api_db_error, naming `context` in logs) and NULL/-1. */
+ * API error (api_from_error, naming `context` in logs) and NULL/-1. */
 PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
                     const char *context, struct api_error *err);
 /* req_query for static SQL (a string literal: it is looked up by address)

@@ -82,9 +82,9 @@ struct pass {
     struct api_error *err;
 };
 
-static int db_fail(struct pass *p, const struct db_err *e, const char *what)
+static int db_fail(struct pass *p, const struct error *e, const char *what)
 {
-    return api_db_error(p->err, e, what);
+    return api_from_error(p->err, e, what);
 }
 
 /* A claim token unique to this pass, so settling is fenced on exactly the
@@ -113,7 +113,7 @@ static PGresult *claim(struct pass *p, int64_t limit)
     db_param_i64(&prm, limit);
     db_param_i64(&prm, CLEANUP_CLAIM_LEASE_SECONDS);
     db_param_i64(&prm, CLEANUP_STAGING_GRACE_SECONDS);
-    struct db_err e;
+    struct error e;
     PGresult *r = db_exec(p->pg, claim_sql, &prm, &e);
     if (!r)
         db_fail(p, &e, "cleanup claim");
@@ -151,7 +151,7 @@ static int mark_referenced(struct pass *p, struct item *items, size_t n)
     db_params_init(&prm);
     db_param_i64(&prm, p->catalog_id);
     db_param_str(&prm, lit);
-    struct db_err e;
+    struct error e;
     PGresult *r = db_exec(p->pg, referenced_sql, &prm, &e);
     pg_array_free(&paths);
     if (!r)
@@ -310,7 +310,7 @@ static int settle_outcome(struct pass *p, const char *sql, const struct item *it
         if (outcome)
             db_param_str(&prm, outcome);
         db_param_str(&prm, p->token);
-        struct db_err e;
+        struct error e;
         PGresult *r = db_exec(p->pg, sql, &prm, &e);
         if (!r) {
             rc = db_fail(p, &e, "cleanup settle");
@@ -495,7 +495,7 @@ static int queue_depth(struct pass *p)
     struct db_params prm;
     db_params_init(&prm);
     db_param_i64(&prm, p->catalog_id);
-    struct db_err e;
+    struct error e;
     PGresult *r = db_exec(p->pg, depth_sql, &prm, &e);
     if (!r)
         return db_fail(p, &e, "removal queue depth");
@@ -540,7 +540,7 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
     db_params_init(&prm);
     db_param_i64(&prm, retention_s);
     db_param_i64(&prm, limit);
-    struct db_err e;
+    struct error e;
     PGresult *r = db_exec(pg,
                           "DELETE FROM hog_file_removal WHERE removal_id IN (SELECT removal_id"
                           " FROM (SELECT removal_id, drained_at FROM hog_file_removal"
@@ -548,7 +548,7 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
                           " WHERE drained_at < now() - make_interval(secs => $1))",
                           &prm, &e);
     if (!r)
-        return api_db_error(err, &e, "removal ledger purge");
+        return api_from_error(err, &e, "removal ledger purge");
     *purged = atoll(PQcmdTuples(r));
     PQclear(r);
     return 0;
@@ -567,7 +567,7 @@ json_t *cleanup_result_json(const struct cleanup_result *r)
 /* Deletes up to `limit` rows `sql` selects ($1 catalog, $2 a retention in
  * seconds, $3 the limit); *purged gets how many. */
 static int purge_rows(PGconn *pg, const char *sql, int64_t catalog_id, int64_t retention_s,
-                      int64_t *purged, struct db_err *err)
+                      int64_t *purged, struct error *err)
 {
     struct db_params prm;
     db_params_init(&prm);
@@ -600,7 +600,7 @@ _Static_assert(CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == 2592000, "purge_receipts_sql
 
 /* The cleanup task's run on a loaded catalog: the pass, then the purges. */
 static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catalog_row *cat,
-                    json_t **result, struct db_err *err)
+                    json_t **result, struct error *err)
 {
     struct cleanup_result res;
     struct api_error e = {0};
@@ -612,14 +612,13 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
         return task_fail(err, &e);
     if (purge_rows(pg, purge_runs_sql, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
         return -1;
-    struct db_err receipt_err;
+    struct error receipt_err;
     if (t->receipt_retention_s > 0 &&
         purge_rows(pg, purge_receipts_sql, cat->id, t->receipt_retention_s, &receipts,
                    &receipt_err) != 0) {
         receipt_failures = 1;
         metrics_counter_add(t->srv->metrics, "hoglake_commit_receipt_purge_failures_total", "", 1);
-        log_warn("cleanup: receipt purge of catalog '%s' failed: %s", cat->name,
-                 receipt_err.message);
+        log_warn("cleanup: receipt purge of catalog '%s' failed: %s", cat->name, receipt_err.msg);
     }
     json_t *o = cleanup_result_json(&res);
     *result = o;
@@ -631,8 +630,7 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
     return 0;
 }
 
-int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                      struct db_err *err)
+int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)
 {
     *result = NULL;
     struct task_req tr;

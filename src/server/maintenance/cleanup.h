@@ -30,7 +30,7 @@
 #include "server/http/api.h"
 
 struct server;
-struct db_err;
+struct error;
 
 /* Rows per CLAIM: one S3 DeleteObjects request. */
 enum { CLEANUP_SUB_BATCH = 1000 };
@@ -105,7 +105,7 @@ struct cleanup_task {
     int64_t receipt_retention_s; /* <= 0: receipts are kept forever */
 };
 int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                      struct db_err *err);
+                      struct error *err);
 /* {queued_removals, oldest_queued_age_seconds} for /maintenance/status. */
 json_t *cleanup_backlog(void *ctx, PGconn *pg, int64_t catalog_id);
 

@@ -228,7 +228,7 @@ void compaction_task_init(struct compaction_task *t, struct server *srv)
              (long long)time_now_micros());
 }
 
-int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err)
+int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)
 {
     const struct compaction_task *t = ctx;
     struct compaction_result res;
@@ -252,7 +252,7 @@ json_t *compaction_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
     db_param_i64(&p, t->opt.target_bytes);
-    struct db_err err;
+    struct error err;
     PGresult *r = db_exec(pg,
                           "SELECT count(*) FROM hog_data_file d JOIN hog_table t"
                           " ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"

@@ -86,7 +86,7 @@ struct compaction_task {
 };
 /* Fills t for srv (options from its configuration, a fresh claimant). */
 void compaction_task_init(struct compaction_task *t, struct server *srv);
-int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err);
+int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err);
 /* {small_files, target_bytes}. */
 json_t *compaction_backlog(void *ctx, PGconn *pg, int64_t catalog_id);
 

@@ -237,7 +237,7 @@ int cpt_commit(struct srv_req *req, const struct catalog_row *cat, const char *c
     }
     if ((rc != 0 || *o != CPT_COMMITTED) && req->db &&
         PQtransactionStatus(req->db->pg) != PQTRANS_IDLE) {
-        struct db_err ignored;
+        struct error ignored;
         db_run(req->db->pg, "ROLLBACK", NULL, &ignored);
     }
     input_arrays_free(&x);

@@ -188,7 +188,7 @@ static int claim(struct srv_req *req, const struct catalog_row *cat, const char 
         rc = req_exec(req, "COMMIT", NULL, "claim commit", err);
     }
     if (rc != 0 && req->db && PQtransactionStatus(req->db->pg) != PQTRANS_IDLE) {
-        struct db_err ignored;
+        struct error ignored;
         db_run(req->db->pg, "ROLLBACK", NULL, &ignored);
     }
     return rc;
@@ -203,12 +203,12 @@ void cpt_release_claim(struct srv_req *req, const struct catalog_row *cat, const
     db_param_i64(&p, g->table_id);
     db_param_str(&p, g->key);
     db_param_str(&p, claimant);
-    struct db_err dberr;
+    struct error dberr;
     if (db_run(req->db->pg,
                "DELETE FROM hog_compaction_claim WHERE catalog_id = $1 AND table_id = $2"
                " AND group_key = $3 AND claimant = $4",
                &p, &dberr) != 0)
-        log_warn("compaction: cannot release the claim on group %s: %s", g->key, dberr.message);
+        log_warn("compaction: cannot release the claim on group %s: %s", g->key, dberr.msg);
 }
 
 /* The planning state across one catalog. */

@@ -36,14 +36,14 @@ int64_t expiry_floor(const struct expiry_floor_in *in, bool *by_consumer)
     return floor;
 }
 
-static int run(PGconn *pg, const char *sql, const struct db_params *p, struct db_err *err)
+static int run(PGconn *pg, const char *sql, const struct db_params *p, struct error *err)
 {
     return db_run(pg, sql, p, err);
 }
 
 /* One statement returning one bigint row; -1 on failure. */
 static int scalar(PGconn *pg, const char *sql, const struct db_params *p, int64_t *out,
-                  struct db_err *err)
+                  struct error *err)
 {
     PGresult *r = db_exec(pg, sql, p, err);
     if (!r)
@@ -85,7 +85,7 @@ static const char *const ended_metadata_sql[] = {
 };
 
 static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
-                   struct expiry_result *out, struct db_err *err)
+                   struct expiry_result *out, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -118,8 +118,7 @@ static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *
         goto fail;
     if (PQntuples(r) != 1) {
         PQclear(r);
-        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "");
-        snprintf(err->message, sizeof err->message, "catalog %lld vanished", (long long)catalog_id);
+        error_fail(err, ERR_UNAVAILABLE, "catalog %lld vanished", (long long)catalog_id);
         goto fail;
     }
     struct expiry_floor_in in = {
@@ -204,7 +203,7 @@ static const char purge_dv_page_sql[] =
 /* One purge page in its own transaction, bounded by a 5 s statement
  * timeout: *data and *dv the rows it took. */
 static int purge_page(PGconn *pg, const char *sql, int64_t catalog_id, int64_t floor, int64_t page,
-                      int64_t *data, int64_t *dv, struct db_err *err)
+                      int64_t *data, int64_t *dv, struct error *err)
 {
     if (run(pg, "BEGIN", NULL, err) != 0)
         return -1;
@@ -233,7 +232,7 @@ fail:
 }
 
 static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
-                   struct expiry_result *out, struct db_err *err)
+                   struct expiry_result *out, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -277,7 +276,7 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
 }
 
 int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
-               struct expiry_result *out, struct db_err *err)
+               struct expiry_result *out, struct error *err)
 {
     *out = (struct expiry_result){0};
     struct expiry_options o = *opt;
@@ -285,11 +284,11 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
     /* A phase A that hits the statement timeout is retried with half the
      * batch, down to one snapshot (contract 7.1). */
     while ((rc_a = phase_a(pg, catalog_id, &o, out, err)) != 0 &&
-           db_err_is(err, SQLSTATE_QUERY_CANCELED) && o.batch > 1) {
+           db_error_is(err, SQLSTATE_QUERY_CANCELED) && o.batch > 1) {
         o.batch /= 2;
         out->advance_halvings++;
     }
-    struct db_err berr;
+    struct error berr;
     int rc_b = phase_b(pg, catalog_id, opt, out, rc_a == 0 ? err : &berr);
     return rc_a == 0 && rc_b == 0 ? 0 : -1;
 }
@@ -330,7 +329,7 @@ static void refresh_gauges(struct metrics *metrics, PGconn *pg, int64_t catalog_
     PQclear(r);
 }
 
-int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err)
+int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)
 {
     const struct expiry_task *t = ctx;
     struct expiry_options opt = t->opt;

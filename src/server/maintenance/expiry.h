@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct db_err;
+struct error;
 
 /* What the floor is computed from; *_present false means "no bound". */
 struct expiry_floor_in {
@@ -69,7 +69,7 @@ struct expiry_result {
  * or -1 with err filled (phase B still ran when phase A failed; out then
  * holds what it did). */
 int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
-               struct expiry_result *out, struct db_err *err);
+               struct expiry_result *out, struct error *err);
 
 /* ExpiryResult (new reference, NULL when out of memory). */
 json_t *expiry_result_json(const struct expiry_result *r);
@@ -89,7 +89,7 @@ struct expiry_task {
     struct metrics *metrics;
     _Atomic int64_t *page_memory;
 };
-int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct db_err *err);
+int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err);
 /* {snapshot_retention_seconds, consumer_floor, earliest_snapshot_id,
  * head_snapshot_id}. */
 json_t *expiry_backlog(void *ctx, PGconn *pg, int64_t catalog_id);

@@ -75,13 +75,13 @@ int hydrate_requeue_failed(struct srv_req *req, const struct catalog_row *cat, i
  * hydrate_task. Each looped pass hydrates at most `batch` files of one
  * catalog, on the framework's pooled connection. */
 struct server;
-struct db_err;
+struct error;
 struct hydrate_task {
     struct server *srv;
     int64_t batch; /* >= 1 */
 };
 int hydrate_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                      struct db_err *err);
+                      struct error *err);
 /* {pending_files, failed_files} of live files. */
 json_t *hydrate_task_backlog(void *ctx, PGconn *pg, int64_t catalog_id);
 

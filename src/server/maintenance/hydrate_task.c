@@ -2,8 +2,7 @@
 #include "server/maintenance/hydrate.h"
 #include "server/maintenance/task_req.h"
 
-int hydrate_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                      struct db_err *err)
+int hydrate_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)
 {
     const struct hydrate_task *t = ctx;
     *result = NULL;

@@ -49,10 +49,10 @@ static void unlock(PGconn *pg, const char *task, int64_t catalog_id)
 {
     struct db_params p;
     lock_params(&p, task, catalog_id);
-    struct db_err err;
+    struct error err;
     if (db_run(pg, "SELECT pg_advisory_unlock(" MAINT_LOCK_ARGS ")", &p, &err) != 0)
         log_warn("maintenance %s: cannot release the lock of catalog %lld: %s", task,
-                 (long long)catalog_id, err.message);
+                 (long long)catalog_id, err.msg);
 }
 
 /* Records the run in the ledger; returns the catalog's name (malloc'd) for
@@ -70,7 +70,7 @@ static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const 
     db_param_str(&p, ok ? "ok" : "failed");
     db_param_str(&p, ok ? NULL : (error && error[0] ? error : "failed"));
     db_param_str(&p, text);
-    struct db_err err;
+    struct error err;
     /* A ledger failure is logged, never turned into the pass's failure:
      * the work is done and committed. */
     PGresult *r = db_exec(pg,
@@ -83,7 +83,7 @@ static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const 
     char *name = NULL;
     if (!r)
         log_warn("maintenance %s: cannot record the run on catalog %lld: %s", task,
-                 (long long)catalog_id, err.message);
+                 (long long)catalog_id, err.msg);
     else if (PQntuples(r) == 1)
         name = strdup(db_str(r, 0, 0));
     PQclear(r);
@@ -113,7 +113,7 @@ static void audit_run(struct maintenance *m, const struct maint_origin *origin, 
 /* Runs the pass with the lock held and records it. */
 static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct maint_task *task,
                             int64_t catalog_id, const struct maint_origin *origin, json_t **result,
-                            struct db_err *err)
+                            struct error *err)
 {
     int64_t started = time_now_micros();
     *result = NULL;
@@ -123,8 +123,8 @@ static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct main
     if (PQtransactionStatus(pg) != PQTRANS_IDLE)
         db_run(pg, "ROLLBACK", NULL, NULL);
     char *name = record_run(pg, task->name, catalog_id, origin ? "manual" : "loop", started, ok,
-                            err->message, *result);
-    audit_run(m, origin, task->name, name, ok, err->message, *result);
+                            err->msg, *result);
+    audit_run(m, origin, task->name, name, ok, err->msg, *result);
     free(name);
     if (!ok) {
         char labels[160], esc[96];
@@ -132,7 +132,7 @@ static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct main
         snprintf(labels, sizeof labels, "loop=\"%s\"", esc);
         metrics_counter_add(m->metrics, "hoglake_background_loop_failures_total", labels, 1);
         log_warn("maintenance %s on catalog %lld failed: %s", task->name, (long long)catalog_id,
-                 err->message);
+                 err->msg);
     }
     return ok;
 }
@@ -154,17 +154,17 @@ static void sweep(struct loop *l)
         log_warn("maintenance %s: no database connection for this sweep", l->task->name);
         return;
     }
-    struct db_err err;
+    struct error err;
     /* The connection may come from a reader with a shorter bound. */
     if (db_conn_statement_timeout(conn, DB_STATEMENT_TIMEOUT_MS, &err) != 0) {
-        log_warn("maintenance %s: %s", l->task->name, err.message);
+        log_warn("maintenance %s: %s", l->task->name, err.msg);
         db_pool_release(conn);
         return;
     }
     PGresult *cats =
         db_exec(conn->pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, &err);
     if (!cats) {
-        log_warn("maintenance %s: cannot list catalogs: %s", l->task->name, err.message);
+        log_warn("maintenance %s: cannot list catalogs: %s", l->task->name, err.msg);
         db_pool_release(conn);
         return;
     }
@@ -175,7 +175,7 @@ static void sweep(struct loop *l)
         PGresult *r =
             db_exec(conn->pg, "SELECT pg_try_advisory_lock(" MAINT_LOCK_ARGS ")", &p, &err);
         if (!r) {
-            log_warn("maintenance %s: lock attempt failed: %s", l->task->name, err.message);
+            log_warn("maintenance %s: lock attempt failed: %s", l->task->name, err.msg);
             break;
         }
         bool got = db_bool(r, 0, 0);
@@ -286,7 +286,7 @@ const struct maint_task *maintenance_task(const struct maintenance *m, const cha
 enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
                                           const struct maint_task *task, int64_t catalog_id,
                                           const struct maint_origin *origin, int lock_timeout_ms,
-                                          json_t **result, bool *status_ok, struct db_err *err)
+                                          json_t **result, bool *status_ok, struct error *err)
 {
     *result = NULL;
     *status_ok = false;
@@ -299,10 +299,10 @@ enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
         return MAINT_ERROR;
     lock_params(&p, task->name, catalog_id);
     int rc = db_run(pg, "SELECT pg_advisory_lock(" MAINT_LOCK_ARGS ")", &p, err);
-    struct db_err reset_err;
+    struct error reset_err;
     db_run(pg, "RESET lock_timeout", NULL, &reset_err);
     if (rc != 0)
-        return db_err_is(err, SQLSTATE_LOCK_NOT_AVAILABLE) ? MAINT_BUSY : MAINT_ERROR;
+        return db_error_is(err, SQLSTATE_LOCK_NOT_AVAILABLE) ? MAINT_BUSY : MAINT_ERROR;
     *status_ok = pass_and_record(m, pg, task, catalog_id, origin, result, err);
     unlock(pg, task->name, catalog_id);
     return MAINT_RAN;
@@ -330,7 +330,7 @@ json_t *maintenance_run_json(const PGresult *r, int row)
 }
 
 static json_t *task_status(struct maintenance *m, size_t i, PGconn *pg, int64_t catalog_id,
-                           struct db_err *err)
+                           struct error *err)
 {
     const struct maint_task *t = &m->tasks[i];
     struct db_params p;
@@ -370,7 +370,7 @@ static json_t *task_status(struct maintenance *m, size_t i, PGconn *pg, int64_t 
 }
 
 json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,
-                           const char *catalog_name, struct db_err *err)
+                           const char *catalog_name, struct error *err)
 {
     json_t *tasks = json_array();
     for (size_t i = 0; tasks && i < m->ntasks; i++) {
@@ -391,6 +391,6 @@ PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id)
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
-    struct db_err err;
+    struct error err;
     return db_exec(pg, sql, &p, &err);
 }

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 struct db_pool;
-struct db_err;
+struct error;
 struct metrics;
 struct audit;
 
@@ -32,7 +32,7 @@ struct audit;
  * result object (new reference, may be NULL); on failure -1 with err
  * filled, and *result optionally what was done before failing. */
 typedef int (*maint_pass_fn)(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result,
-                             struct db_err *err);
+                             struct error *err);
 /* The task's backlog object for /maintenance/status (new reference), or
  * NULL when unknown. */
 typedef json_t *(*maint_backlog_fn)(void *ctx, PGconn *pg, int64_t catalog_id);
@@ -84,12 +84,12 @@ struct maint_origin {
 enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
                                           const struct maint_task *task, int64_t catalog_id,
                                           const struct maint_origin *origin, int lock_timeout_ms,
-                                          json_t **result, bool *status_ok, struct db_err *err);
+                                          json_t **result, bool *status_ok, struct error *err);
 
 /* MaintenanceStatus for one catalog: each registered task with its last
  * ledger run, backlog and loop state. NULL with err filled on failure. */
 json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,
-                           const char *catalog_name, struct db_err *err);
+                           const char *catalog_name, struct error *err);
 
 /* The MaintenanceRun objects of PGresult rows selected with
  * MAINT_RUN_COLUMNS (arrays appended to `runs`). */

@@ -92,7 +92,7 @@ int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint
         return -1;
     json_t *result = NULL;
     bool ok;
-    struct db_err dberr = {0};
+    struct error dberr = {0};
     int wait_ms = (int)ddl_lock_budget_ms(req);
     struct audit_actor actor = audit_actor_of(req);
     struct maint_origin origin = {&actor, req->request_id};
@@ -103,12 +103,12 @@ int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint
                  "another %s run of catalog '%s' is in progress; retry", task->name, cat.name);
         err->retry_after = true;
         return -1;
-    case MAINT_ERROR: return api_db_error(err, &dberr, task->name);
+    case MAINT_ERROR: return api_from_error(err, &dberr, task->name);
     case MAINT_RAN: break;
     }
     if (!ok) {
         json_decref(result);
-        return api_db_error(err, &dberr, task->name);
+        return api_from_error(err, &dberr, task->name);
     }
     if (api_json(res, 200, result) != 0)
         return api_nomem(err);
@@ -121,10 +121,10 @@ int h_maintenance_status(struct srv_req *req, struct srv_res *res, struct api_er
     struct db_conn *db = maint_catalog_db(req, &cat, err);
     if (!db)
         return -1;
-    struct db_err dberr = {0};
+    struct error dberr = {0};
     json_t *status = maintenance_status(req->srv->maint, db->pg, cat.id, cat.name, &dberr);
     if (!status)
-        return dberr.message[0] ? api_db_error(err, &dberr, "maintenance status") : api_nomem(err);
+        return dberr.msg[0] ? api_from_error(err, &dberr, "maintenance status") : api_nomem(err);
     if (api_json(res, 200, status) != 0)
         return api_nomem(err);
     return 0;

@@ -7,13 +7,12 @@
 #include "server/db/db.h"
 #include "server/server.h"
 
-int task_fail(struct db_err *err, struct api_error *e)
+int task_fail(struct error *err, struct api_error *e)
 {
-    snprintf(err->sqlstate, sizeof err->sqlstate, "%s", e && e->status == 503 ? "" : "XX000");
-    snprintf(err->message, sizeof err->message, "%.*s", (int)sizeof err->message - 1,
-             !e             ? "out of memory"
-             : e->detail[0] ? e->detail
-                            : "failed");
+    error_fail(err, e && e->status == 503 ? ERR_UNAVAILABLE : ERR_INTERNAL, "%s",
+               !e             ? "out of memory"
+               : e->detail[0] ? e->detail
+                              : "failed");
     if (e) {
         json_decref(e->extra);
         e->extra = NULL;
@@ -22,15 +21,14 @@ int task_fail(struct db_err *err, struct api_error *e)
 }
 
 int task_req_open(struct task_req *t, struct server *srv, PGconn *pg, int64_t catalog_id,
-                  struct db_err *err)
+                  struct error *err)
 {
     memset(t, 0, sizeof *t);
     t->req.srv = srv;
     arena_init(&t->req.arena, REQUEST_ARENA_LIMIT);
     t->req.db = db_pool_owner(srv->pool, pg);
     if (!t->req.db) {
-        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", "XX000");
-        snprintf(err->message, sizeof err->message, "the pass's connection is not from the pool");
+        error_fail(err, ERR_INTERNAL, "the pass's connection is not from the pool");
         return -1;
     }
     struct api_error e = {0};

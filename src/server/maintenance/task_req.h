@@ -11,7 +11,7 @@
 #include "server/http/api.h"
 
 struct server;
-struct db_err;
+struct error;
 
 struct task_req {
     struct srv_req req;
@@ -23,13 +23,13 @@ struct task_req {
  * with the catalog loaded, 0 when it is gone (nothing to do), -1 with err
  * filled. Call task_req_close whatever it returns. */
 int task_req_open(struct task_req *t, struct server *srv, PGconn *pg, int64_t catalog_id,
-                  struct db_err *err);
+                  struct error *err);
 void task_req_close(struct task_req *t);
 
 /* Fills the framework's err from an engine's API error (freeing its
  * extra), or with "out of memory" when e is NULL, and returns -1. A 503
  * stays "database unavailable" (no SQLSTATE); anything else is an internal
  * error (XX000), so the manual endpoint answers what the engine meant. */
-int task_fail(struct db_err *err, struct api_error *e);
+int task_fail(struct error *err, struct api_error *e);
 
 #endif
