@@ -136,17 +136,17 @@ int main(int argc, char **argv)
     }
     struct rows_sort_key keys[] = {
         {{0}, 1, false, false}, {{1}, 1, false, false}, {{2}, 1, false, false}};
-    char err[512];
+    struct error err;
     clock_t t0 = clock();
-    if (rows_sort(&schema, bp, nb, keys, 3, refs, (size_t)rows, err, sizeof err) != ROWS_SORT_OK) {
-        fprintf(stderr, "sort: %s\n", err);
+    if (rows_sort(&schema, bp, nb, keys, 3, refs, (size_t)rows, &err) != 0) {
+        fprintf(stderr, "sort: %s\n", err.msg);
         return 1;
     }
     double sort_s = seconds_since(t0);
     struct ArrowArray out;
     t0 = clock();
-    if (rows_take(&schema, bp, nb, refs, (size_t)rows, &out, err, sizeof err) != ROWS_SORT_OK) {
-        fprintf(stderr, "take: %s\n", err);
+    if (rows_take(&schema, bp, nb, refs, (size_t)rows, &out, &err) != 0) {
+        fprintf(stderr, "take: %s\n", err.msg);
         return 1;
     }
     double take_s = seconds_since(t0);

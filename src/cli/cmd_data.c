@@ -119,7 +119,7 @@ static bool blank(const char *s, size_t n)
 /* Parses rows until a batch is full or the input ends. */
 static int read_text_rows(struct input *in)
 {
-    char msg[1200];
+    struct error err;
     if (in->format == IN_CSV) {
         if (!in->header_done) {
             int got = csv_read_record(&in->csv);
@@ -127,9 +127,9 @@ static int read_text_rows(struct input *in)
                 return input_fail(in, "%s: empty input (CSV needs a header row)", in->path);
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
-            if (rows_parser_csv_header(in->parser, &in->csv, msg, sizeof msg) != 0)
+            if (rows_parser_csv_header(in->parser, &in->csv, &err) != 0)
                 return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
-                                  msg);
+                                  err.msg);
             in->header_done = true;
         }
         int got;
@@ -137,9 +137,9 @@ static int read_text_rows(struct input *in)
                (got = csv_read_record(&in->csv)) != 0) {
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
-            if (rows_parser_csv_row(in->parser, &in->csv, msg, sizeof msg) != 0)
+            if (rows_parser_csv_row(in->parser, &in->csv, &err) != 0)
                 return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
-                                  msg);
+                                  err.msg);
         }
         return 0;
     }
@@ -149,8 +149,8 @@ static int read_text_rows(struct input *in)
         in->line++;
         if (blank(in->text, (size_t)len))
             continue;
-        if (rows_parser_json_row(in->parser, in->text, (size_t)len, msg, sizeof msg) != 0)
-            return input_fail(in, "%s line %lld: %s", in->path, (long long)in->line, msg);
+        if (rows_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
+            return input_fail(in, "%s line %lld: %s", in->path, (long long)in->line, err.msg);
     }
     if (ferror(in->f))
         return input_fail(in, "%s: %s", in->path, strerror(errno));
@@ -177,9 +177,9 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     if (rc != 0 || rows_parser_pending(in->parser) == 0)
         return rc;
     struct ArrowSchema schema;
-    char msg[800];
-    if (rows_parser_take(in->parser, &schema, out, msg, sizeof msg) != 0)
-        return input_fail(in, "%s: %s", in->path, msg);
+    struct error err;
+    if (rows_parser_take(in->parser, &schema, out, &err) != 0)
+        return input_fail(in, "%s: %s", in->path, err.msg);
     schema.release(&schema);
     in->progress->rows += out->length;
     long pos = ftell(in->f);
@@ -257,9 +257,8 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
         return false;
     }
     in->size = regular ? (uint64_t)st.st_size : 0;
-    char msg[800];
+    struct error pe;
     if (in->format == IN_PARQUET) {
-        struct error pe;
         if (pq_source_file(&in->src, in->path, &pe) != 0) {
             fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
             return false;
@@ -275,8 +274,8 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
             fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
             return false;
         }
-        if (rows_parser_new(in->table, &in->parser, msg, sizeof msg) != 0) {
-            fprintf(stderr, "hoglake: %s\n", msg);
+        if (rows_parser_new(in->table, &in->parser, &pe) != 0) {
+            fprintf(stderr, "hoglake: %s\n", pe.msg);
             input_close(in);
             return false;
         }
@@ -348,12 +347,11 @@ static int load_definition(hl_table *t, struct lake_table *def)
         return cli_report(st, &err);
     json_t *info = json_loads(text, 0, NULL);
     free(text);
-    char msg[512];
-    int rc =
-        info ? rows_table_from_columns(json_object_get(info, "columns"), def, msg, sizeof msg) : -1;
+    struct error e;
+    int rc = info ? rows_table_from_columns(json_object_get(info, "columns"), def, &e) : -1;
     json_decref(info);
     if (rc != 0) {
-        fprintf(stderr, "hoglake: the server's table definition: %s\n", info ? msg : "not JSON");
+        fprintf(stderr, "hoglake: the server's table definition: %s\n", info ? e.msg : "not JSON");
         return EXIT_FAILURE_OTHER;
     }
     return EXIT_OK;
@@ -475,11 +473,11 @@ static int render_stream(struct ArrowArrayStream *s, enum rows_format format, in
         return EXIT_FAILURE_OTHER;
     }
     struct rows_render *render = NULL;
-    char msg[800];
+    struct error err;
     int rc = EXIT_FAILURE_OTHER;
     struct buf out = BUF_INIT;
-    if (rows_render_new(&schema, format, &render, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s\n", msg);
+    if (rows_render_new(&schema, format, &render, &err) != 0) {
+        fprintf(stderr, "hoglake: %s\n", err.msg);
         goto out;
     }
     rows_render_header(render, &out);
@@ -495,8 +493,8 @@ static int render_stream(struct ArrowArrayStream *s, enum rows_format format, in
             break;
         bool ok = true;
         for (int64_t i = 0; ok && i < batch.length && done < limit; i++, done++) {
-            if (rows_render_row(render, &batch, i, &out, msg, sizeof msg) != 0) {
-                fprintf(stderr, "hoglake: %s\n", msg);
+            if (rows_render_row(render, &batch, i, &out, &err) != 0) {
+                fprintf(stderr, "hoglake: %s\n", err.msg);
                 ok = false;
             } else if (out.len >= (1 << 20) && flush_stdout(&out) != 0) {
                 ok = false;

@@ -98,7 +98,6 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
     struct ArrowSchema schema = {0};
     struct buf out = BUF_INIT;
     struct error err = {0};
-    char msg[800];
     rc = EXIT_FAILURE_OTHER;
     if (pq_reader_open(&src, &r, &err) != 0 ||
         (nnames && pq_reader_select_names(r, names, nnames, &err) != 0) ||
@@ -110,8 +109,8 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
         fprintf(stderr, "hoglake: out of memory\n");
         goto out;
     }
-    if (rows_render_new(&schema, format, &render, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s: %s\n", path, msg);
+    if (rows_render_new(&schema, format, &render, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
         goto out;
     }
     rows_render_geometry_as_wkt(render, geometry && strcmp(geometry, "wkt") == 0);
@@ -125,9 +124,9 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
             goto out;
         }
         for (int64_t i = 0; i < batch.length && done < limit; i++, done++) {
-            if (rows_render_row(render, &batch, i, &out, msg, sizeof msg) != 0) {
+            if (rows_render_row(render, &batch, i, &out, &err) != 0) {
                 fprintf(stderr, "hoglake: %s: row group %zu, row %lld: %s\n", path, g, (long long)i,
-                        msg);
+                        err.msg);
                 batch.release(&batch);
                 goto out;
             }

@@ -138,9 +138,9 @@ static int flush_rows(struct convert *c, struct rows_parser *p)
 {
     struct ArrowSchema s;
     struct ArrowArray b;
-    char msg[300];
-    if (rows_parser_take(p, &s, &b, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s\n", msg);
+    struct error err;
+    if (rows_parser_take(p, &s, &b, &err) != 0) {
+        fprintf(stderr, "hoglake: %s\n", err.msg);
         return -1;
     }
     int rc = write_batch(c, &b);
@@ -155,7 +155,7 @@ static int bind_csv_header(struct convert *c, struct rows_parser *p, const struc
 {
     const char **in = arena_calloc(c->arena, r->nfields ? r->nfields : 1, sizeof *in);
     const char **names = NULL;
-    char msg[1200];
+    struct error err;
     if (!in) {
         fprintf(stderr, "hoglake: out of memory\n");
         return -1;
@@ -174,8 +174,9 @@ static int bind_csv_header(struct convert *c, struct rows_parser *p, const struc
         c->fail_code = rc;
         return -1;
     }
-    if (rows_parser_csv_names(p, names, r->nfields, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line, msg);
+    if (rows_parser_csv_names(p, names, r->nfields, &err) != 0) {
+        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line,
+                err.msg);
         return -1;
     }
     return 0;
@@ -185,7 +186,7 @@ static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
 {
     struct csv_reader r;
     csv_reader_init(&r, f);
-    char msg[1200];
+    struct error err;
     int rc = -1, got = csv_read_record(&r);
     if (got == 0) {
         fprintf(stderr, "hoglake: %s: empty input (CSV needs a header row)\n", c->in_path);
@@ -198,9 +199,9 @@ static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
     if (bind_csv_header(c, p, &r) != 0)
         goto out;
     while ((got = csv_read_record(&r)) > 0) {
-        if (rows_parser_csv_row(p, &r, msg, sizeof msg) != 0) {
+        if (rows_parser_csv_row(p, &r, &err) != 0) {
             fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line,
-                    msg);
+                    err.msg);
             goto out;
         }
         if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
@@ -230,14 +231,14 @@ static int convert_jsonl(struct convert *c, FILE *f, struct rows_parser *p)
     size_t cap = 0;
     ssize_t len;
     int64_t lineno = 0;
-    char msg[1200];
+    struct error err;
     int rc = -1;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (blank(line, (size_t)len))
             continue;
-        if (rows_parser_json_row(p, line, (size_t)len, msg, sizeof msg) != 0) {
-            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)lineno, msg);
+        if (rows_parser_json_row(p, line, (size_t)len, &err) != 0) {
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)lineno, err.msg);
             goto out;
         }
         if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
@@ -257,7 +258,6 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
 {
     struct ArrowSchema from;
     struct error err = {0};
-    char msg[800];
     if (pq_reader_arrow_schema(r, &from, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
         return -1;
@@ -267,8 +267,8 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
         fprintf(stderr, "hoglake: out of memory\n");
         goto out;
     }
-    if (rows_adapt_check(&from, c->t, msg, sizeof msg) != 0) {
-        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, msg);
+    if (rows_adapt_check(&from, c->t, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
         goto out;
     }
     const struct pq_file_meta *m = pq_reader_meta(r);
@@ -278,9 +278,9 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
             fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
             goto out;
         }
-        bool ok = rows_adapt_foreign_batch(&from, &batch, c->t, msg, sizeof msg) == 0;
+        bool ok = rows_adapt_foreign_batch(&from, &batch, c->t, &err) == 0;
         if (!ok)
-            fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, msg);
+            fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
         for (int64_t at = 0; ok && at < batch.length; at += c->batch_rows) {
             struct ArrowArray slice = batch;
             slice.offset = batch.offset + at;
@@ -358,7 +358,6 @@ static bool write_options(const struct cli_args *a, struct pq_write_options *o)
 static int convert_into(struct convert *c, struct output *o, const struct pq_write_options *wo,
                         struct pq_reader *r)
 {
-    char msg[400];
     struct error err = {0};
     struct rows_parser *p = NULL;
     FILE *f = NULL;
@@ -368,8 +367,8 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         return -1;
     }
     if (c->from != IN_PARQUET) {
-        if (rows_parser_new(c->t, &p, msg, sizeof msg) != 0) {
-            fprintf(stderr, "hoglake: %s\n", msg);
+        if (rows_parser_new(c->t, &p, &err) != 0) {
+            fprintf(stderr, "hoglake: %s\n", err.msg);
             goto out;
         }
         f = fopen(c->in_path, "rb");
@@ -557,14 +556,13 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     struct pq_reader *r = NULL;
     struct output o = {0};
     o.fd = -1;
-    char msg[800];
     struct error err = {0};
     int rc = EXIT_FAILURE_OTHER;
     if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
         goto out;
     rc = EXIT_FAILURE_OTHER;
-    if (spec && rows_table_from_spec(spec, &t, msg, sizeof msg) != 0) {
-        rc = cli_usage_error("--schema: %s", msg);
+    if (spec && rows_table_from_spec(spec, &t, &err) != 0) {
+        rc = cli_usage_error("--schema: %s", err.msg);
         goto out;
     }
     if (c.from == IN_PARQUET) {

@@ -260,12 +260,11 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     const char *spec_json = cli_opt_value(a, "columns-json");
     if (!spec == !spec_json)
         return cli_usage_error("give exactly one of --columns and --columns-json");
-    char err[600];
-    json_t *cols =
-        spec ? colspec_parse_columns(spec, err, sizeof err) : cli_read_json_arg(spec_json);
+    struct error err;
+    json_t *cols = spec ? colspec_parse_columns(spec, &err) : cli_read_json_arg(spec_json);
     if (!cols) {
         if (spec)
-            return cli_usage_error("--columns: %s", err);
+            return cli_usage_error("--columns: %s", err.msg);
         return EXIT_USAGE;
     }
     json_t *body = json_pack("{s:s,s:o}", "name", parts[2], "columns", cols);
@@ -276,13 +275,12 @@ static int run_create(struct cli *cli, const struct cli_args *a)
         /* Names resolve against the ids the server will assign. */
         json_t *predicted = json_deep_copy(cols);
         colspec_predict_field_ids(predicted);
-        json_t *pf = part ? colspec_parse_partition(part, predicted, err, sizeof err) : NULL;
+        json_t *pf = part ? colspec_parse_partition(part, predicted, &err) : NULL;
         if (part && !pf)
-            rc = cli_usage_error("--partition-by: %s", err);
-        json_t *sf =
-            sort && rc == EXIT_OK ? colspec_parse_sort(sort, predicted, err, sizeof err) : NULL;
+            rc = cli_usage_error("--partition-by: %s", err.msg);
+        json_t *sf = sort && rc == EXIT_OK ? colspec_parse_sort(sort, predicted, &err) : NULL;
         if (sort && rc == EXIT_OK && !sf)
-            rc = cli_usage_error("--sort-by: %s", err);
+            rc = cli_usage_error("--sort-by: %s", err.msg);
         json_decref(predicted);
         if (pf)
             json_object_set_new(body, "partition_fields", pf);
@@ -376,7 +374,7 @@ static json_t *op_pair(const char *op, const char *value, const char *k1, const 
 static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
 {
     const char *vals[CLI_MAX_VALUES];
-    char err[600];
+    struct error err;
     int n = cli_opt_values(a, "add-column", vals, CLI_MAX_VALUES);
     for (int i = 0; i < n; i++) {
         /* "addr.zip:string" adds zip under the struct addr. */
@@ -385,11 +383,11 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
         for (const char *c = vals[i]; colon && c < colon; c++)
             if (*c == '.')
                 dot = c;
-        json_t *cols = colspec_parse_columns(dot ? dot + 1 : vals[i], err, sizeof err);
+        json_t *cols = colspec_parse_columns(dot ? dot + 1 : vals[i], &err);
         if (!cols || json_array_size(cols) != 1) {
             json_decref(cols);
             return cli_usage_error("--add-column '%s': %s", vals[i],
-                                   cols ? "one column per --add-column" : err);
+                                   cols ? "one column per --add-column" : err.msg);
         }
         json_t *op = json_pack("{s:s,s:O}", "op", "add_column", "column", json_array_get(cols, 0));
         if (dot) {
@@ -463,17 +461,17 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
     const json_t *cols = table ? json_object_get(table, "columns") : NULL;
     const char *part = cli_opt_value(a, "partition-by");
     if (part) {
-        json_t *fields = colspec_parse_partition(part, cols, err, sizeof err);
+        json_t *fields = colspec_parse_partition(part, cols, &err);
         if (!fields)
-            return cli_usage_error("--partition-by: %s", err);
+            return cli_usage_error("--partition-by: %s", err.msg);
         json_array_append_new(ops,
                               json_pack("{s:s,s:o}", "op", "set_partition_spec", "fields", fields));
     }
     const char *sort = cli_opt_value(a, "sort-by");
     if (sort) {
-        json_t *fields = colspec_parse_sort(sort, cols, err, sizeof err);
+        json_t *fields = colspec_parse_sort(sort, cols, &err);
         if (!fields)
-            return cli_usage_error("--sort-by: %s", err);
+            return cli_usage_error("--sort-by: %s", err.msg);
         json_array_append_new(
             ops, json_pack("{s:s,s:o}", "op", "set_sort_order", "sort_fields", fields));
     }

@@ -122,10 +122,10 @@ static hl_status project_schema(struct job *j, struct ArrowSchema *in, struct Ar
         arrow_schema_move(fresh.children[c], out->children[c]);
         fresh.release(&fresh);
     }
-    char msg[512];
-    if (rows_adapt_check(out, &j->table, msg, sizeof msg) != 0) {
+    struct error e;
+    if (rows_adapt_check(out, &j->table, &e) != 0) {
         out->release(out);
-        return client_fail(err, HL_ERR_VALIDATION, "validation", "%s", msg);
+        return error_publish(err, HL_ERR_VALIDATION, &e, NULL);
     }
     return HL_OK;
 }
@@ -162,9 +162,9 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
     /* A parent's validity would hide rows; a stream's batches have none
      * that count (top-level rows are never null). */
     in->release(in);
-    char msg[512];
-    if (st == HL_OK && rows_adapt_batch(projected, out, &j->table, msg, sizeof msg) != 0)
-        st = client_fail(err, HL_ERR_VALIDATION, "validation", "%s", msg);
+    struct error e;
+    if (st == HL_OK && rows_adapt_batch(projected, out, &j->table, &e) != 0)
+        st = error_publish(err, HL_ERR_VALIDATION, &e, NULL);
     if (st != HL_OK)
         out->release(out);
     return st;

@@ -80,9 +80,8 @@ static int open_file(struct scan *s, const json_t *scan_file)
     struct error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
-    char msg[512];
-    if (rows_project_open(s->reader, &s->table, &s->proj, msg, sizeof msg) != ROWS_PROJECT_OK)
-        return scan_fail(s, "%s: %s", path, msg);
+    if (rows_project_open(s->reader, &s->table, &s->proj, &pe) != 0)
+        return scan_fail(s, "%s: %s", path, pe.msg);
     s->next_group = 0;
     return 0;
 }
@@ -98,10 +97,9 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
 /* A row group of the open file, in the table's shape. */
 static int next_batch(struct scan *s, struct ArrowArray *out)
 {
-    char msg[512];
-    if (rows_project_read(s->reader, s->next_group++, &s->proj, &s->table, out, msg, sizeof msg) !=
-        ROWS_PROJECT_OK)
-        return scan_fail(s, "%s", msg);
+    struct error e;
+    if (rows_project_read(s->reader, s->next_group++, &s->proj, &s->table, out, &e) != 0)
+        return scan_fail(s, "%s", e.msg);
     return 0;
 }
 

@@ -282,13 +282,10 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
 /* The key paths of the lookup key (top-level columns of the batches). */
 static hl_status sort_keys(struct exporter *x, struct rows_sort_key *keys, struct hl_error *err)
 {
-    char msg[300];
-    for (size_t k = 0; k < x->nkeys; k++) {
-        if (rows_sort_key_for_field(&x->table, &x->keys[k], &keys[k], msg, sizeof msg) !=
-            ROWS_SORT_OK)
-            return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented", "the lookup key: %s",
-                           msg);
-    }
+    struct error e;
+    for (size_t k = 0; k < x->nkeys; k++)
+        if (rows_sort_key_for_field(&x->table, &x->keys[k], &keys[k], &e) != 0)
+            return error_publish(err, HL_ERR_NOT_IMPLEMENTED, &e, "the lookup key");
     return HL_OK;
 }
 
@@ -383,16 +380,16 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     hl_status st = sort_keys(x, keys, err);
     if (st != HL_OK)
         return st;
-    char msg[512];
+    struct error e;
     const struct ArrowArray **bp = calloc(x->nbatches, sizeof *bp);
     if (!bp)
         return xp_nomem(err);
     for (size_t b = 0; b < x->nbatches; b++)
         bp[b] = &x->batches[b];
-    if (x->nkeys && rows_sort(&x->schema, bp, x->nbatches, keys, x->nkeys, g->refs, g->n, msg,
-                              sizeof msg) != ROWS_SORT_OK) {
+    if (x->nkeys &&
+        rows_sort(&x->schema, bp, x->nbatches, keys, x->nkeys, g->refs, g->n, &e) != 0) {
         free(bp);
-        return xp_fail(err, HL_ERR_VALIDATION, "validation", "sorting by the lookup key: %s", msg);
+        return error_publish(err, HL_ERR_VALIDATION, &e, "sorting by the lookup key");
     }
     /* <location>/data/<field>=<day>/<uuid>.parquet */
     char uuid[37], day[16] = "null", uri[4096];
@@ -436,9 +433,8 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     for (size_t at = 0; st == HL_OK && at < g->n; at += TAKE_ROWS) {
         size_t k = g->n - at < TAKE_ROWS ? g->n - at : TAKE_ROWS;
         struct ArrowArray taken;
-        if (rows_take(&x->schema, bp, x->nbatches, g->refs + at, k, &taken, msg, sizeof msg) !=
-            ROWS_SORT_OK) {
-            st = xp_fail(err, HL_ERR_INTERNAL, "internal", "gathering rows: %s", msg);
+        if (rows_take(&x->schema, bp, x->nbatches, g->refs + at, k, &taken, &e) != 0) {
+            st = error_publish(err, HL_ERR_INTERNAL, &e, "gathering rows");
             break;
         }
         if (pq_writer_write(w, &x->schema, &taken, &pe) != 0)

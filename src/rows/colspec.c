@@ -18,8 +18,7 @@
 struct parser {
     const char *s;
     size_t pos;
-    char *err;
-    size_t err_size;
+    struct error *err;
     int depth;
 };
 
@@ -29,9 +28,9 @@ static void skip_ws(struct parser *p)
         p->pos++;
 }
 
-static bool fail(struct parser *p, const char *what)
+static bool fail(struct parser *p, enum error_code code, const char *what)
 {
-    snprintf(p->err, p->err_size, "%s at position %zu of '%s'", what, p->pos + 1, p->s);
+    error_fail(p->err, code, "%s at position %zu of '%s'", what, p->pos + 1, p->s);
     return false;
 }
 
@@ -55,12 +54,12 @@ static bool read_word(struct parser *p, char *out, size_t size, bool allow_dot)
         if (!(isalnum((unsigned char)c) || c == '_' || c == '-' || (allow_dot && c == '.')))
             break;
         if (n + 1 >= size)
-            return fail(p, "name too long");
+            return fail(p, ERR_LIMIT, "name too long");
         out[n++] = c;
         p->pos++;
     }
     out[n] = '\0';
-    return n > 0 ? true : fail(p, "expected a name");
+    return n > 0 ? true : fail(p, ERR_MALFORMED, "expected a name");
 }
 
 static bool read_int(struct parser *p, long *out)
@@ -69,7 +68,7 @@ static bool read_int(struct parser *p, long *out)
     char *end;
     long v = strtol(p->s + p->pos, &end, 10);
     if (end == p->s + p->pos)
-        return fail(p, "expected a number");
+        return fail(p, ERR_MALFORMED, "expected a number");
     p->pos = (size_t)(end - p->s);
     *out = v;
     return true;
@@ -100,7 +99,7 @@ static json_t *parse_column(struct parser *p)
     if (!read_word(p, name, sizeof name, false))
         return NULL;
     if (!eat(p, ':')) {
-        fail(p, "expected ':' after a column name");
+        fail(p, ERR_MALFORMED, "expected ':' after a column name");
         return NULL;
     }
     json_t *t = parse_type(p);
@@ -113,7 +112,7 @@ static json_t *parse_column(struct parser *p)
 static json_t *parse_type(struct parser *p)
 {
     if (++p->depth > 16) {
-        fail(p, "types nested too deeply");
+        fail(p, ERR_LIMIT, "types nested too deeply");
         return NULL;
     }
     char type[64];
@@ -125,7 +124,7 @@ static json_t *parse_type(struct parser *p)
     json_t *children = NULL;
     if (strcmp(type, "list") == 0 || strcmp(type, "map") == 0 || strcmp(type, "struct") == 0) {
         if (!eat(p, '<')) {
-            fail(p, "expected '<' after a container type");
+            fail(p, ERR_MALFORMED, "expected '<' after a container type");
             goto bad;
         }
         children = json_array();
@@ -140,7 +139,7 @@ static json_t *parse_type(struct parser *p)
                 goto bad;
             json_array_append_new(children, key);
             if (!eat(p, ',')) {
-                fail(p, "expected ',' between a map's key and value types");
+                fail(p, ERR_MALFORMED, "expected ',' between a map's key and value types");
                 goto bad;
             }
             json_t *value = parse_child(p, "value", false);
@@ -156,7 +155,7 @@ static json_t *parse_type(struct parser *p)
             } while (eat(p, ','));
         }
         if (!eat(p, '>')) {
-            fail(p, "expected '>' closing a container type");
+            fail(p, ERR_MALFORMED, "expected '>' closing a container type");
             goto bad;
         }
         json_object_set_new(def, "children", children);
@@ -168,7 +167,7 @@ static json_t *parse_type(struct parser *p)
         if (eat(p, ',') && !read_int(p, &scale))
             goto bad;
         if (!eat(p, ')')) {
-            fail(p, "expected ')'");
+            fail(p, ERR_MALFORMED, "expected ')'");
             goto bad;
         }
         json_object_set_new(
@@ -183,9 +182,9 @@ bad:
     return NULL;
 }
 
-json_t *colspec_parse_columns(const char *spec, char *err, size_t err_size)
+json_t *colspec_parse_columns(const char *spec, struct error *err)
 {
-    struct parser p = {spec, 0, err, err_size, 0};
+    struct parser p = {spec, 0, err, 0};
     json_t *cols = json_array();
     do {
         json_t *c = parse_column(&p);
@@ -197,7 +196,7 @@ json_t *colspec_parse_columns(const char *spec, char *err, size_t err_size)
     } while (eat(&p, ','));
     skip_ws(&p);
     if (p.s[p.pos] != '\0') {
-        fail(&p, "unexpected text");
+        fail(&p, ERR_MALFORMED, "unexpected text");
         json_decref(cols);
         return NULL;
     }
@@ -251,7 +250,8 @@ json_int_t colspec_find_field_id(const json_t *columns, const char *path)
 
 /* Splits a comma-separated list at top level (commas inside parentheses
  * belong to their item) and calls fn on each trimmed item. */
-static bool for_each_item(const char *spec, bool (*fn)(const char *item, void *ctx), void *ctx)
+static bool for_each_item(const char *spec, bool (*fn)(const char *item, void *ctx), void *ctx,
+                          struct error *err)
 {
     char item[512];
     size_t n = 0;
@@ -276,8 +276,10 @@ static bool for_each_item(const char *spec, bool (*fn)(const char *item, void *c
             depth++;
         else if (*c == ')')
             depth--;
-        if (n + 1 >= sizeof item)
+        if (n + 1 >= sizeof item) {
+            error_fail(err, ERR_LIMIT, "cannot parse '%s'", spec);
             return false;
+        }
         item[n++] = *c;
     }
 }
@@ -285,15 +287,14 @@ static bool for_each_item(const char *spec, bool (*fn)(const char *item, void *c
 struct spec_ctx {
     const json_t *columns;
     json_t *out;
-    char *err;
-    size_t err_size;
+    struct error *err;
 };
 
 static bool resolve(struct spec_ctx *ctx, const char *name, json_int_t *id)
 {
     *id = colspec_find_field_id(ctx->columns, name);
     if (*id < 0) {
-        snprintf(ctx->err, ctx->err_size, "no column '%s' in the table", name);
+        error_fail(ctx->err, ERR_NOT_FOUND, "no column '%s' in the table", name);
         return false;
     }
     return true;
@@ -308,7 +309,7 @@ static bool partition_item(const char *item, void *vctx)
         char *end;
         long param = strtol(arg1, &end, 10);
         if (*end != '\0' && !isspace((unsigned char)*end)) {
-            snprintf(ctx->err, ctx->err_size, "'%s': the first argument must be a number", item);
+            error_fail(ctx->err, ERR_MALFORMED, "'%s': the first argument must be a number", item);
             return false;
         }
         char *name = arg2;
@@ -341,7 +342,7 @@ static bool sort_item(const char *item, void *vctx)
     char name[256], w1[16] = "", w2[16] = "", w3[16] = "";
     int n = sscanf(item, "%255s %15s %15s %15s", name, w1, w2, w3);
     if (n < 1) {
-        snprintf(ctx->err, ctx->err_size, "empty sort field");
+        error_fail(ctx->err, ERR_MALFORMED, "empty sort field");
         return false;
     }
     json_int_t id;
@@ -358,8 +359,8 @@ static bool sort_item(const char *item, void *vctx)
     if (nulls_word[0]) {
         if (strcmp(nulls_word, "nulls") != 0 ||
             (strcmp(order_word, "first") != 0 && strcmp(order_word, "last") != 0)) {
-            snprintf(ctx->err, ctx->err_size,
-                     "'%s': expected NAME [asc|desc] [nulls first|nulls last]", item);
+            error_fail(ctx->err, ERR_MALFORMED,
+                       "'%s': expected NAME [asc|desc] [nulls first|nulls last]", item);
             json_decref(f);
             return false;
         }
@@ -372,25 +373,24 @@ static bool sort_item(const char *item, void *vctx)
 }
 
 static json_t *parse_list(const char *spec, const json_t *columns, bool (*fn)(const char *, void *),
-                          char *err, size_t err_size)
+                          struct error *err)
 {
-    struct spec_ctx ctx = {columns, json_array(), err, err_size};
-    snprintf(err, err_size, "cannot parse '%s'", spec);
+    struct spec_ctx ctx = {columns, json_array(), err};
     if (strcmp(spec, "none") == 0 || spec[0] == '\0')
         return ctx.out;
-    if (!for_each_item(spec, fn, &ctx)) {
+    if (!for_each_item(spec, fn, &ctx, err)) {
         json_decref(ctx.out);
         return NULL;
     }
     return ctx.out;
 }
 
-json_t *colspec_parse_partition(const char *spec, const json_t *columns, char *err, size_t err_size)
+json_t *colspec_parse_partition(const char *spec, const json_t *columns, struct error *err)
 {
-    return parse_list(spec, columns, partition_item, err, err_size);
+    return parse_list(spec, columns, partition_item, err);
 }
 
-json_t *colspec_parse_sort(const char *spec, const json_t *columns, char *err, size_t err_size)
+json_t *colspec_parse_sort(const char *spec, const json_t *columns, struct error *err)
 {
-    return parse_list(spec, columns, sort_item, err, err_size);
+    return parse_list(spec, columns, sort_item, err);
 }

@@ -158,7 +158,7 @@ static int convert_int(struct ctx *x, const struct lake_column *c, const char *f
     char buf[32];
     /* classify() chose this conversion because both are integer formats. */
     if (!int_format(f, &sw, &ss) || !int_format(pq_arrow_format_for(c, buf, sizeof buf), &tw, &ts))
-        return rt_fail(&x->at, "not an integer conversion");
+        return rt_fail(&x->at, ERR_INTERNAL, "not an integer conversion");
     for (int64_t i = 0; i < a->length; i++) {
         if (!valid_at(a, i))
             continue;
@@ -174,7 +174,7 @@ static int convert_int(struct ctx *x, const struct lake_column *c, const char *f
         if (ts)
             lim = neg ? (lim >> 1) + 1 : lim >> 1;
         if (mag > lim || (neg && !ts))
-            return rt_fail(&x->at, "value %s%llu does not fit a %s", neg ? "-" : "",
+            return rt_fail(&x->at, ERR_INVALID, "value %s%llu does not fit a %s", neg ? "-" : "",
                            (unsigned long long)mag, lake_type_name(c->type));
         uint64_t v = neg ? (uint64_t)0 - mag : mag;
         memcpy((uint8_t *)out + (size_t)i * (size_t)tw, &v, (size_t)tw);
@@ -207,7 +207,8 @@ static int convert_units(struct ctx *x, const struct lake_column *c, const char 
         int64_t v = rt_load_signed(
             (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)sw, sw);
         if (!rescale(v, from, to, &out[i]))
-            return rt_fail(&x->at, "value %lld does not convert exactly to the column's %s unit",
+            return rt_fail(&x->at, ERR_INVALID,
+                           "value %lld does not convert exactly to the column's %s unit",
                            (long long)v,
                            to == RT_SECONDS  ? "second"
                            : to == RT_MILLIS ? "millisecond"
@@ -241,15 +242,18 @@ static void convert_float(const struct lake_column *c, const char *f, const stru
     }
 }
 
-static int convert_fixed(const char *f, const struct ArrowArray *a, struct ArrowArray *out)
+static int convert_fixed(struct ctx *x, const char *f, const struct ArrowArray *a,
+                         struct ArrowArray *out)
 {
     int w = atoi(f + 2);
+    if ((int64_t)a->length * w > INT32_MAX)
+        return rt_fail(&x->at, ERR_LIMIT, "out of memory or over 2 GiB");
     int32_t *off = calloc((size_t)a->length + 1, sizeof *off);
     char *data = malloc((size_t)a->length * (size_t)w + 1);
-    if (!off || !data || (int64_t)a->length * w > INT32_MAX) {
+    if (!off || !data) {
         free(off);
         free(data);
-        return -1;
+        return rt_fail(&x->at, ERR_NOMEM, "out of memory or over 2 GiB");
     }
     memcpy(data, (const uint8_t *)a->buffers[1] + (size_t)a->offset * (size_t)w,
            (size_t)a->length * (size_t)w);
@@ -269,11 +273,12 @@ static int check_text(struct ctx *x, enum conv cv, const struct ArrowArray *a)
         int64_t k = a->offset + i;
         const char *s = (const char *)a->buffers[2] + off[k];
         size_t n = (size_t)(off[k + 1] - off[k]);
-        char why[200];
+        struct error je;
         if (cv == CV_CHECK_UTF8 && !str_utf8_valid(s, n, NULL))
-            return rt_fail(&x->at, "value %lld is not valid UTF-8", (long long)i);
-        if (cv == CV_CHECK_JSON && !rj_parse(s, n, NULL, why, sizeof why))
-            return rt_fail(&x->at, "value %lld is not valid JSON (%s)", (long long)i, why);
+            return rt_fail(&x->at, ERR_INVALID, "value %lld is not valid UTF-8", (long long)i);
+        if (cv == CV_CHECK_JSON && !rj_parse(s, n, NULL, &je))
+            return rt_fail(&x->at, ERR_INVALID, "value %lld is not valid JSON (%s)", (long long)i,
+                           je.msg);
     }
     return 0;
 }
@@ -285,12 +290,12 @@ static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArra
     struct ArrowSchema s;
     if (arrow_schema_init(&s, pq_arrow_format_for(c, buf, sizeof buf), c->name, ARROW_FLAG_NULLABLE,
                           0) != 0)
-        return rt_fail(&x->at, "out of memory");
+        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
     struct ArrowArray out;
     int rc = arrow_array_nulls(&s, a->length, &out);
     s.release(&s);
     if (rc != 0)
-        return rt_fail(&x->at, "out of memory");
+        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
     a->release(a);
     arrow_array_move(&out, a);
     return 0;
@@ -311,17 +316,15 @@ static int convert(struct ctx *x, const struct lake_column *c, const char *f, en
         width = 4;
     struct ArrowArray out;
     if (start_like(a, cv == CV_FIXED ? 3 : 2, &out) != 0)
-        return rt_fail(&x->at, "out of memory");
+        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
     int rc = 0;
     if (cv == CV_FIXED) {
-        rc = convert_fixed(f, a, &out);
-        if (rc != 0)
-            rc = rt_fail(&x->at, "out of memory or over 2 GiB");
+        rc = convert_fixed(x, f, a, &out);
     } else {
         void *vals = calloc((size_t)a->length + 1, (size_t)width);
         if (!vals) {
             out.release(&out);
-            return rt_fail(&x->at, "out of memory");
+            return rt_fail(&x->at, ERR_NOMEM, "out of memory");
         }
         arrow_array_own_buffer(&out, 1, vals);
         if (cv == CV_INT)
@@ -360,13 +363,14 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     switch (c->type) {
     case LT_STRUCT:
         if (strcmp(f, "+s") != 0 || s->n_children != (int64_t)c->nchildren)
-            return rt_fail(&x->at,
+            return rt_fail(&x->at, ERR_INVALID,
                            "the input has Arrow type '%s' here, the schema a struct of %zu fields",
                            f, c->nchildren);
         for (size_t i = 0; i < c->nchildren; i++) {
             const struct lake_column *k = c->children[i];
             if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
-                return rt_fail(&x->at, "field %zu is '%s' in the input, '%s' in the schema", i,
+                return rt_fail(&x->at, ERR_INVALID,
+                               "field %zu is '%s' in the input, '%s' in the schema", i,
                                s->children[i]->name ? s->children[i]->name : "", k->name);
             char suffix[300];
             snprintf(suffix, sizeof suffix, ".%s", k->name);
@@ -376,12 +380,14 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
         return 0;
     case LT_LIST:
         if (strcmp(f, "+l") != 0 || s->n_children != 1)
-            return rt_fail(&x->at, "the input has Arrow type '%s' here, the schema a list", f);
+            return rt_fail(&x->at, ERR_INVALID,
+                           "the input has Arrow type '%s' here, the schema a list", f);
         return adapt_child(x, c->children[0], "[]", s->children[0], x->dry ? NULL : a->children[0]);
     case LT_MAP: {
         const struct ArrowSchema *e = s->n_children == 1 ? s->children[0] : NULL;
         if (strcmp(f, "+m") != 0 || !e || e->n_children != 2)
-            return rt_fail(&x->at, "the input has Arrow type '%s' here, the schema a map", f);
+            return rt_fail(&x->at, ERR_INVALID,
+                           "the input has Arrow type '%s' here, the schema a map", f);
         struct ArrowArray *ea = x->dry ? NULL : a->children[0];
         if (adapt_child(x, c->children[0], ".key", e->children[0], ea ? ea->children[0] : NULL) !=
             0)
@@ -393,13 +399,13 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     }
     enum conv cv = classify(c, f, x->trust_utf8);
     if (cv == CV_BAD && strcmp(f, "n") == 0)
-        return rt_fail(&x->at,
+        return rt_fail(&x->at, ERR_INVALID,
                        "the input holds only nulls (the null type): the schema's column "
                        "must be a nullable scalar, not %s%s",
                        c->nullable ? "" : "NOT NULL ", lake_type_name(c->type));
     if (cv == CV_BAD) {
         char want[32];
-        return rt_fail(&x->at,
+        return rt_fail(&x->at, ERR_INVALID,
                        "the input's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
                        lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
     }
@@ -409,16 +415,13 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
 }
 
 static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
-                     struct ArrowArray *batch, const struct lake_table *t, char *err,
-                     size_t err_size)
+                     struct ArrowArray *batch, const struct lake_table *t, struct error *err)
 {
     struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8};
-    rt_where_init(&x.at, err, err_size);
-    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren) {
-        snprintf(err, err_size, "the input's columns do not match the schema's %zu",
-                 t->root.nchildren);
-        return -1;
-    }
+    rt_where_init(&x.at, err);
+    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren)
+        return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
+                          t->root.nchildren);
     for (size_t i = 0; i < t->root.nchildren; i++) {
         const struct lake_column *c = t->root.children[i];
         snprintf(x.at.path, sizeof x.at.path, "%s", c->name);
@@ -428,20 +431,19 @@ static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
     return 0;
 }
 
-int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, char *err,
-                     size_t err_size)
+int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, struct error *err)
 {
-    return adapt_top(true, true, from, NULL, t, err, err_size);
+    return adapt_top(true, true, from, NULL, t, err);
 }
 
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                     const struct lake_table *t, char *err, size_t err_size)
+                     const struct lake_table *t, struct error *err)
 {
-    return adapt_top(false, true, from, batch, t, err, err_size);
+    return adapt_top(false, true, from, batch, t, err);
 }
 
 int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                             const struct lake_table *t, char *err, size_t err_size)
+                             const struct lake_table *t, struct error *err)
 {
-    return adapt_top(false, false, from, batch, t, err, err_size);
+    return adapt_top(false, false, from, batch, t, err);
 }

@@ -7,7 +7,8 @@
  * converted (integers to a type that holds them, float to double, float16,
  * time and timestamp units, fixed-size to variable binary); strings and
  * binaries going into json or string columns are checked (valid JSON,
- * valid UTF-8). Anything else is refused, naming the column. */
+ * valid UTF-8). Anything else is refused, naming the column: ERR_INVALID
+ * (ERR_LIMIT for a column past 2 GiB, ERR_NOMEM). */
 #ifndef HL_ROWS_ADAPT_H
 #define HL_ROWS_ADAPT_H
 
@@ -15,18 +16,18 @@
 
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
+#include "util/error.h"
 
 /* Whether batches described by `from` (a struct of the table's top-level
  * columns, in order) can feed t. */
-int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, char *err,
-                     size_t err_size);
+int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, struct error *err);
 /* Converts, in place, the columns of a batch described by `from`. */
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                     const struct lake_table *t, char *err, size_t err_size);
+                     const struct lake_table *t, struct error *err);
 /* The same for a batch read from a file another tool wrote: its strings,
  * though typed utf8, are checked to be UTF-8 before a string column takes
  * them (a Parquet writer's STRING may hold any bytes). */
 int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                             const struct lake_table *t, char *err, size_t err_size);
+                             const struct lake_table *t, struct error *err);
 
 #endif

@@ -1,6 +1,5 @@
 #include "rows/rows_json.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +13,14 @@ struct rjp {
     const char *s;
     size_t n, pos;
     struct arena *a; /* NULL: validate only */
-    char *err;
-    size_t err_size;
+    struct error *err;
     int depth;
     struct buf scratch;
 };
 
-static bool fail(struct rjp *p, const char *what)
+static bool fail(struct rjp *p, enum error_code code, const char *what)
 {
-    snprintf(p->err, p->err_size, "at byte %zu: %s", p->pos + 1, what);
+    error_fail(p->err, code, "at byte %zu: %s", p->pos + 1, what);
     return false;
 }
 
@@ -40,7 +38,7 @@ static bool literal(struct rjp *p, const char *word, enum rj_type t, struct rj_v
 {
     size_t k = strlen(word);
     if (p->n - p->pos < k || memcmp(p->s + p->pos, word, k) != 0)
-        return fail(p, "expected a JSON value");
+        return fail(p, ERR_MALFORMED, "expected a JSON value");
     p->pos += k;
     out->type = t;
     return true;
@@ -57,12 +55,12 @@ static bool number(struct rjp *p, struct rj_value *out)
 {
     size_t len = jsonnum_span(p->s + p->pos, p->n - p->pos);
     if (len == 0)
-        return fail(p, "expected a JSON value");
+        return fail(p, ERR_MALFORMED, "expected a JSON value");
     out->type = RJ_NUMBER;
     out->len = len;
     out->str = keep(p, p->s + p->pos, len);
     p->pos += len;
-    return out->str != NULL || fail(p, "out of memory");
+    return out->str != NULL || fail(p, ERR_NOMEM, "out of memory");
 }
 
 static int hex4(const char *s)
@@ -116,20 +114,20 @@ static bool escape(struct rjp *p, struct buf *b)
         return true;
     }
     if (c != 'u')
-        return fail(p, "bad escape in a string");
+        return fail(p, ERR_MALFORMED, "bad escape in a string");
     int v = p->n - p->pos >= 6 ? hex4(s + p->pos + 2) : -1;
     if (v < 0)
-        return fail(p, "bad \\u escape");
+        return fail(p, ERR_MALFORMED, "bad \\u escape");
     p->pos += 6;
     uint32_t cp = (uint32_t)v;
     if (cp >= 0xdc00 && cp <= 0xdfff)
-        return fail(p, "a lone low surrogate in a \\u escape");
+        return fail(p, ERR_MALFORMED, "a lone low surrogate in a \\u escape");
     if (cp >= 0xd800 && cp <= 0xdbff) {
         int lo = p->n - p->pos >= 6 && s[p->pos] == '\\' && s[p->pos + 1] == 'u'
                      ? hex4(s + p->pos + 2)
                      : -1;
         if (lo < 0xdc00 || lo > 0xdfff)
-            return fail(p, "a high surrogate not followed by a low one");
+            return fail(p, ERR_MALFORMED, "a high surrogate not followed by a low one");
         p->pos += 6;
         cp = 0x10000 + ((cp - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
     }
@@ -150,7 +148,7 @@ static bool string(struct rjp *p, const char **out, size_t *len)
         buf_append(b, p->s + p->pos, run - p->pos);
         p->pos = run;
         if (p->pos >= p->n)
-            return fail(p, "unterminated string");
+            return fail(p, ERR_MALFORMED, "unterminated string");
         unsigned char c = s[p->pos];
         if (c == '"')
             break;
@@ -158,11 +156,11 @@ static bool string(struct rjp *p, const char **out, size_t *len)
             if (!escape(p, b))
                 return false;
         } else if (c < 0x20) {
-            return fail(p, "a control character in a string (escape it)");
+            return fail(p, ERR_MALFORMED, "a control character in a string (escape it)");
         } else {
             size_t k = str_utf8_seq(s + p->pos, p->n - p->pos);
             if (k == 0)
-                return fail(p, "invalid UTF-8");
+                return fail(p, ERR_MALFORMED, "invalid UTF-8");
             buf_append(b, p->s + p->pos, k);
             p->pos += k;
         }
@@ -170,7 +168,7 @@ static bool string(struct rjp *p, const char **out, size_t *len)
     p->pos++;
     *len = b->len;
     *out = keep(p, b->data ? b->data : "", b->len);
-    return *out != NULL || fail(p, "out of memory");
+    return *out != NULL || fail(p, ERR_NOMEM, "out of memory");
 }
 
 struct vec {
@@ -197,7 +195,7 @@ static bool vec_push(struct rjp *p, struct vec *v, const struct rj_value *item, 
         if (lens)
             v->key_lens = lens;
         if (!items || !keys || !lens)
-            return fail(p, "out of memory");
+            return fail(p, ERR_NOMEM, "out of memory");
         v->cap = cap;
     }
     v->items[v->n] = *item;
@@ -221,13 +219,13 @@ static bool vec_finish(struct rjp *p, struct vec *v, bool object, struct rj_valu
         return true;
     out->items = arena_alloc(p->a, v->n * sizeof *out->items);
     if (!out->items)
-        return fail(p, "out of memory");
+        return fail(p, ERR_NOMEM, "out of memory");
     memcpy(out->items, v->items, v->n * sizeof *out->items);
     if (object) {
         out->keys = arena_alloc(p->a, v->n * sizeof *out->keys);
         out->key_lens = arena_alloc(p->a, v->n * sizeof *out->key_lens);
         if (!out->keys || !out->key_lens)
-            return fail(p, "out of memory");
+            return fail(p, ERR_NOMEM, "out of memory");
         memcpy(out->keys, v->keys, v->n * sizeof *out->keys);
         memcpy(out->key_lens, v->key_lens, v->n * sizeof *out->key_lens);
     }
@@ -239,7 +237,7 @@ static bool value(struct rjp *p, struct rj_value *out);
 static bool container(struct rjp *p, struct rj_value *out, bool object)
 {
     if (++p->depth > RJ_MAX_DEPTH)
-        return fail(p, "nested too deeply");
+        return fail(p, ERR_LIMIT, "nested too deeply");
     out->type = object ? RJ_OBJECT : RJ_ARRAY;
     char close = object ? '}' : ']';
     p->pos++;
@@ -255,7 +253,7 @@ static bool container(struct rjp *p, struct rj_value *out, bool object)
             skip_ws(p);
             if (object) {
                 if (p->pos >= p->n || p->s[p->pos] != '"') {
-                    ok = fail(p, "expected a string key");
+                    ok = fail(p, ERR_MALFORMED, "expected a string key");
                     break;
                 }
                 if (!string(p, &key, &key_len)) {
@@ -264,7 +262,7 @@ static bool container(struct rjp *p, struct rj_value *out, bool object)
                 }
                 skip_ws(p);
                 if (p->pos >= p->n || p->s[p->pos] != ':') {
-                    ok = fail(p, "expected ':'");
+                    ok = fail(p, ERR_MALFORMED, "expected ':'");
                     break;
                 }
                 p->pos++;
@@ -283,7 +281,7 @@ static bool container(struct rjp *p, struct rj_value *out, bool object)
                 p->pos++;
                 break;
             }
-            ok = fail(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
+            ok = fail(p, ERR_MALFORMED, object ? "expected ',' or '}'" : "expected ',' or ']'");
             break;
         }
     }
@@ -297,7 +295,7 @@ static bool value(struct rjp *p, struct rj_value *out)
 {
     skip_ws(p);
     if (p->pos >= p->n)
-        return fail(p, "expected a JSON value");
+        return fail(p, ERR_MALFORMED, "expected a JSON value");
     switch (p->s[p->pos]) {
     case '{': return container(p, out, true);
     case '[': return container(p, out, false);
@@ -309,23 +307,22 @@ static bool value(struct rjp *p, struct rj_value *out)
     }
 }
 
-const struct rj_value *rj_parse(const char *text, size_t len, struct arena *a, char *err,
-                                size_t err_size)
+const struct rj_value *rj_parse(const char *text, size_t len, struct arena *a, struct error *err)
 {
     static const struct rj_value dummy = {RJ_NULL, NULL, 0, NULL, NULL, NULL, 0};
-    struct rjp p = {text, len, 0, a, err, err_size, 0, BUF_INIT};
+    struct rjp p = {text, len, 0, a, err, 0, BUF_INIT};
     /* Without an arena the text is only validated, into a throwaway value. */
     struct rj_value scratch_value = {0};
     struct rj_value *out = a ? arena_calloc(a, 1, sizeof *out) : NULL;
     if (a && !out) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return NULL;
     }
     bool ok = value(&p, out ? out : &scratch_value);
     if (ok) {
         skip_ws(&p);
         if (p.pos != p.n)
-            ok = fail(&p, "unexpected text after the JSON value");
+            ok = fail(&p, ERR_MALFORMED, "unexpected text after the JSON value");
     }
     buf_free(&p.scratch);
     if (!ok)

@@ -14,6 +14,7 @@
 
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 enum rj_type { RJ_NULL, RJ_FALSE, RJ_TRUE, RJ_NUMBER, RJ_STRING, RJ_ARRAY, RJ_OBJECT };
 
@@ -33,11 +34,11 @@ struct rj_value {
 enum { RJ_MAX_DEPTH = 512 };
 
 /* Parses exactly one JSON value (surrounded by optional whitespace) from
- * text[0..len). Returns NULL with a message ("at byte 12: expected ':'")
- * on a syntax error. With a == NULL the text is only validated (the
- * return is then a non-NULL dummy on success). */
-const struct rj_value *rj_parse(const char *text, size_t len, struct arena *a, char *err,
-                                size_t err_size);
+ * text[0..len). Returns NULL with ERR_MALFORMED and a message ("at byte
+ * 12: expected ':'") on a syntax error, ERR_LIMIT past RJ_MAX_DEPTH. With
+ * a == NULL the text is only validated (the return is then a non-NULL
+ * dummy on success). */
+const struct rj_value *rj_parse(const char *text, size_t len, struct arena *a, struct error *err);
 
 /* Whether an object member's key equals the NUL-free string s. */
 bool rj_key_is(const struct rj_value *obj, size_t i, const char *s);

@@ -46,7 +46,7 @@ struct ctx {
 
 static int nomem(struct ctx *x)
 {
-    return rt_fail(&x->at, "out of memory");
+    return rt_fail(&x->at, ERR_NOMEM, "out of memory");
 }
 
 static size_t path_push(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -106,7 +106,7 @@ static bool text_keys(const struct lake_column *map)
 
 /* ---- builders ---- */
 
-static int builder_init(struct colb *b, const struct lake_column *c, char *err, size_t err_size)
+static int builder_init(struct colb *b, const struct lake_column *c, struct error *err)
 {
     memset(b, 0, sizeof *b);
     b->col = c;
@@ -139,19 +139,16 @@ static int builder_init(struct colb *b, const struct lake_column *c, char *err, 
     case LT_MAP: b->store = ST_MAP; break;
     case LT_VARIANT:
     case LT__COUNT:
-        snprintf(err, err_size, "column '%s' is a %s, which cannot be converted", c->name,
-                 lake_type_name(c->type));
-        return -1;
+        return error_fail(err, ERR_UNSUPPORTED, "column '%s' is a %s, which cannot be converted",
+                          c->name, lake_type_name(c->type));
     }
     if (c->nchildren) {
         b->kids = calloc(c->nchildren, sizeof *b->kids);
-        if (!b->kids) {
-            snprintf(err, err_size, "out of memory");
-            return -1;
-        }
+        if (!b->kids)
+            return error_nomem(err);
         b->nkids = c->nchildren;
         for (size_t i = 0; i < c->nchildren; i++)
-            if (builder_init(&b->kids[i], c->children[i], err, err_size) != 0)
+            if (builder_init(&b->kids[i], c->children[i], err) != 0)
                 return -1;
     }
     return 0;
@@ -269,7 +266,8 @@ static int close_offsets(struct ctx *x, struct colb *b)
 {
     int rc = offset_push(b, child_end(b));
     if (rc == -2)
-        return rt_fail(&x->at, "more than 2 GiB in one batch of this column (lower --batch-rows)");
+        return rt_fail(&x->at, ERR_LIMIT,
+                       "more than 2 GiB in one batch of this column (lower --batch-rows)");
     if (rc != 0)
         return nomem(x);
     b->len++;
@@ -290,7 +288,7 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
 static int put_null(struct ctx *x, struct colb *b, bool missing)
 {
     if (!b->col->nullable)
-        return rt_fail(&x->at,
+        return rt_fail(&x->at, ERR_INVALID,
                        missing ? "a required value is missing" : "null in a required column");
     if (append_empty(b, false) != 0)
         return nomem(x);
@@ -301,7 +299,7 @@ static int bad_value(struct ctx *x, const struct colb *b, const char *why, const
 {
     char t[64], v[80];
     type_text(b->col, t, sizeof t);
-    return rt_fail(&x->at, "%s: '%s' (%s)", why, shown(s, n, v, sizeof v), t);
+    return rt_fail(&x->at, ERR_INVALID, "%s: '%s' (%s)", why, shown(s, n, v, sizeof v), t);
 }
 
 static int put_int(struct ctx *x, struct colb *b, const char *s, size_t n)
@@ -400,13 +398,13 @@ static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int 
     case LT_STRING: {
         size_t at;
         if (!str_utf8_valid(s, n, &at))
-            return rt_fail(&x->at, "invalid UTF-8 at byte %zu of the text", at + 1);
+            return rt_fail(&x->at, ERR_INVALID, "invalid UTF-8 at byte %zu of the text", at + 1);
         return append_bytes(x, b, s, n);
     }
     case LT_JSON: {
-        char why_json[200];
-        if (!rj_parse(s, n, NULL, why_json, sizeof why_json))
-            return rt_fail(&x->at, "invalid JSON text %s", why_json);
+        struct error je;
+        if (!rj_parse(s, n, NULL, &je))
+            return rt_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
         return append_bytes(x, b, s, n);
     }
     case LT_BINARY: {
@@ -418,10 +416,10 @@ static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int 
     }
     default: {
         /* A nested value in a CSV cell: its JSON text. */
-        char why_json[200];
-        const struct rj_value *v = rj_parse(s, n, &x->p->scratch, why_json, sizeof why_json);
+        struct error je;
+        const struct rj_value *v = rj_parse(s, n, &x->p->scratch, &je);
         if (!v)
-            return rt_fail(&x->at, "invalid JSON text %s", why_json);
+            return rt_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
         return put_json(x, b, v, false);
     }
     }
@@ -455,10 +453,10 @@ static int bind_members(struct ctx *x, const struct rj_value *obj, const struct 
             k++;
         char v[80];
         if (k == nfields)
-            return rt_fail(&x->at, "unknown %s '%s'", what,
+            return rt_fail(&x->at, ERR_INVALID, "unknown %s '%s'", what,
                            shown(obj->keys[i], obj->key_lens[i], v, sizeof v));
         if (slots[k])
-            return rt_fail(&x->at, "%s '%s' given twice", what, fields[k].col->name);
+            return rt_fail(&x->at, ERR_INVALID, "%s '%s' given twice", what, fields[k].col->name);
         slots[k] = &obj->items[i];
     }
     return 0;
@@ -486,7 +484,7 @@ static int put_fields(struct ctx *x, struct colb *fields, size_t nfields,
 static int put_entry(struct ctx *x, struct colb *b, const struct rj_value *e)
 {
     if (e->type != RJ_OBJECT)
-        return rt_fail(&x->at, "expected a {\"key\":..,\"value\":..} object, got %s",
+        return rt_fail(&x->at, ERR_INVALID, "expected a {\"key\":..,\"value\":..} object, got %s",
                        rj_type_name(e->type));
     const struct rj_value *k = NULL, *value = NULL;
     for (size_t m = 0; m < e->n; m++) {
@@ -495,7 +493,7 @@ static int put_entry(struct ctx *x, struct colb *b, const struct rj_value *e)
         else if (rj_key_is(e, m, "value") && !value)
             value = &e->items[m];
         else
-            return rt_fail(&x->at, "a map entry holds exactly \"key\" and \"value\"");
+            return rt_fail(&x->at, ERR_INVALID, "a map entry holds exactly \"key\" and \"value\"");
     }
     size_t saved = path_push(x, ".key");
     int rc = put_json(x, &b->kids[0], k, k == NULL);
@@ -558,7 +556,8 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
     enum lake_type t = b->col->type;
     enum rj_type jt = v->type;
     if (!json_type_fits(b, jt))
-        return rt_fail(&x->at, "expected %s, got %s", expected_json(b->col), rj_type_name(jt));
+        return rt_fail(&x->at, ERR_INVALID, "expected %s, got %s", expected_json(b->col),
+                       rj_type_name(jt));
     switch (t) {
     case LT_BOOLEAN: return append_bool(x, b, jt == RJ_TRUE);
     case LT_STRUCT:
@@ -588,26 +587,22 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
 
 /* ---- the parser ---- */
 
-int rows_parser_new(const struct lake_table *t, struct rows_parser **out, char *err,
-                    size_t err_size)
+int rows_parser_new(const struct lake_table *t, struct rows_parser **out, struct error *err)
 {
     *out = NULL;
     struct rows_parser *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+    if (!p)
+        return error_nomem(err);
     p->t = t;
     arena_init(&p->scratch, 0);
     p->ncols = t->root.nchildren;
     p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
     if (!p->cols) {
-        snprintf(err, err_size, "out of memory");
         rows_parser_free(p);
-        return -1;
+        return error_nomem(err);
     }
     for (size_t i = 0; i < p->ncols; i++) {
-        if (builder_init(&p->cols[i], t->root.children[i], err, err_size) != 0) {
+        if (builder_init(&p->cols[i], t->root.children[i], err) != 0) {
             rows_parser_free(p);
             return -1;
         }
@@ -630,102 +625,86 @@ void rows_parser_free(struct rows_parser *p)
     free(p);
 }
 
-static void ctx_init(struct ctx *x, struct rows_parser *p, char *err, size_t err_size)
+static void ctx_init(struct ctx *x, struct rows_parser *p, struct error *err)
 {
     x->p = p;
-    rt_where_init(&x->at, err, err_size);
+    rt_where_init(&x->at, err);
 }
 
 /* Readies the CSV binding for a header of n fields. */
-static int header_begin(struct rows_parser *p, size_t n, char *err, size_t err_size)
+static int header_begin(struct rows_parser *p, size_t n, struct error *err)
 {
     free(p->csv_map);
     free(p->csv_seen);
     p->csv_nfields = n;
     p->csv_map = calloc(n ? n : 1, sizeof *p->csv_map);
     p->csv_seen = calloc(p->ncols ? p->ncols : 1, sizeof *p->csv_seen);
-    if (!p->csv_map || !p->csv_seen) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
-    return 0;
+    return !p->csv_map || !p->csv_seen ? error_nomem(err) : 0;
 }
 
 /* Binds header field i, named name (len bytes), to its column. */
-static int header_bind(struct rows_parser *p, size_t i, const char *name, size_t len, char *err,
-                       size_t err_size)
+static int header_bind(struct rows_parser *p, size_t i, const char *name, size_t len,
+                       struct error *err)
 {
     size_t k = 0;
     while (k < p->ncols &&
            !(strlen(p->cols[k].col->name) == len && memcmp(p->cols[k].col->name, name, len) == 0))
         k++;
     char v[80];
-    if (k == p->ncols) {
-        snprintf(err, err_size, "the header names column '%s', which the schema lacks",
-                 shown(name, len, v, sizeof v));
-        return -1;
-    }
-    if (p->csv_seen[k]) {
-        snprintf(err, err_size, "the header names column '%s' twice", p->cols[k].col->name);
-        return -1;
-    }
+    if (k == p->ncols)
+        return error_fail(err, ERR_INVALID, "the header names column '%s', which the schema lacks",
+                          shown(name, len, v, sizeof v));
+    if (p->csv_seen[k])
+        return error_fail(err, ERR_INVALID, "the header names column '%s' twice",
+                          p->cols[k].col->name);
     p->csv_seen[k] = true;
     p->csv_map[i] = (int)k;
     return 0;
 }
 
 /* Checks that every required column got a header field. */
-static int header_end(struct rows_parser *p, char *err, size_t err_size)
+static int header_end(struct rows_parser *p, struct error *err)
 {
-    for (size_t k = 0; k < p->ncols; k++) {
-        if (!p->csv_seen[k] && !p->cols[k].col->nullable) {
-            snprintf(err, err_size, "the header lacks column '%s', which is required",
-                     p->cols[k].col->name);
-            return -1;
-        }
-    }
+    for (size_t k = 0; k < p->ncols; k++)
+        if (!p->csv_seen[k] && !p->cols[k].col->nullable)
+            return error_fail(err, ERR_INVALID, "the header lacks column '%s', which is required",
+                              p->cols[k].col->name);
     return 0;
 }
 
-int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, char *err,
-                           size_t err_size)
+int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, struct error *err)
 {
-    if (header_begin(p, r->nfields, err, err_size) != 0)
+    if (header_begin(p, r->nfields, err) != 0)
         return -1;
     for (size_t i = 0; i < r->nfields; i++) {
         size_t len;
         const char *name = csv_field_text(r, i, &len, NULL);
-        if (header_bind(p, i, name, len, err, err_size) != 0)
+        if (header_bind(p, i, name, len, err) != 0)
             return -1;
     }
-    return header_end(p, err, err_size);
+    return header_end(p, err);
 }
 
-int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n, char *err,
-                          size_t err_size)
+int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n,
+                          struct error *err)
 {
-    if (header_begin(p, n, err, err_size) != 0)
+    if (header_begin(p, n, err) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
-        if (header_bind(p, i, names[i], strlen(names[i]), err, err_size) != 0)
+        if (header_bind(p, i, names[i], strlen(names[i]), err) != 0)
             return -1;
-    return header_end(p, err, err_size);
+    return header_end(p, err);
 }
 
-int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, char *err,
-                        size_t err_size)
+int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, struct error *err)
 {
-    if (!p->csv_map) {
-        snprintf(err, err_size, "no header");
-        return -1;
-    }
-    if (r->nfields != p->csv_nfields) {
-        snprintf(err, err_size, "the record has %zu fields, the header %zu", r->nfields,
-                 p->csv_nfields);
-        return -1;
-    }
+    if (!p->csv_map)
+        return error_fail(err, ERR_INVALID, "no header");
+    if (r->nfields != p->csv_nfields)
+        return error_fail(err, ERR_INVALID, "the record has %zu fields, the header %zu", r->nfields,
+                          p->csv_nfields);
     struct ctx x;
-    ctx_init(&x, p, err, err_size);
+    ctx_init(&x, p, err);
     int rc = 0;
     for (size_t i = 0; i < r->nfields && rc == 0; i++) {
         struct colb *b = &p->cols[p->csv_map[i]];
@@ -750,19 +729,19 @@ int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, char 
     return rc;
 }
 
-int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, char *err,
-                         size_t err_size)
+int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, struct error *err)
 {
-    char why[200];
-    const struct rj_value *v = rj_parse(text, len, &p->scratch, why, sizeof why);
-    int rc = -1;
+    struct error je;
+    const struct rj_value *v = rj_parse(text, len, &p->scratch, &je);
+    int rc;
     if (!v) {
-        snprintf(err, err_size, "invalid JSON %s", why);
+        rc = error_fail(err, je.code, "invalid JSON %s", je.msg);
     } else if (v->type != RJ_OBJECT) {
-        snprintf(err, err_size, "a row must be a JSON object, not %s", rj_type_name(v->type));
+        rc = error_fail(err, ERR_INVALID, "a row must be a JSON object, not %s",
+                        rj_type_name(v->type));
     } else {
         struct ctx x;
-        ctx_init(&x, p, err, err_size);
+        ctx_init(&x, p, err);
         rc = put_fields(&x, p->cols, p->ncols, v, true);
     }
     arena_free(&p->scratch);
@@ -813,12 +792,10 @@ static int finish(struct colb *b, struct ArrowArray *a)
 }
 
 int rows_parser_take(struct rows_parser *p, struct ArrowSchema *schema, struct ArrowArray *batch,
-                     char *err, size_t err_size)
+                     struct error *err)
 {
-    if (rows_table_arrow_schema(p->t, schema) != 0) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+    if (rows_table_arrow_schema(p->t, schema) != 0)
+        return error_nomem(err);
     int64_t n = rows_parser_pending(p);
     if (arrow_array_init(batch, 1, (int64_t)p->ncols) != 0)
         goto nomem;
@@ -831,6 +808,5 @@ nomem:
     if (batch->release)
         batch->release(batch);
     schema->release(schema);
-    snprintf(err, err_size, "out of memory");
-    return -1;
+    return error_nomem(err);
 }

@@ -1,7 +1,6 @@
 /* A Parquet file read in a table's shape (rows_project.h). */
 #include "rows/rows_project.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,14 +18,8 @@ void rows_project_free(struct rows_projection *p)
     p->ncols = 0;
 }
 
-static enum rows_project_status nomem(char *err, size_t err_size)
-{
-    snprintf(err, err_size, "out of memory");
-    return ROWS_PROJECT_NOMEM;
-}
-
-enum rows_project_status rows_project_open(struct pq_reader *r, const struct lake_table *t,
-                                           struct rows_projection *p, char *err, size_t err_size)
+int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct rows_projection *p,
+                      struct error *err)
 {
     memset(p, 0, sizeof *p);
     size_t n = t->root.nchildren;
@@ -36,7 +29,7 @@ enum rows_project_status rows_project_open(struct pq_reader *r, const struct lak
     if (!ids || !p->map) {
         free(ids);
         rows_project_free(p);
-        return nomem(err, err_size);
+        return error_nomem(err);
     }
     size_t nids = 0;
     const struct pq_schema *ps = pq_reader_schema(r);
@@ -46,14 +39,12 @@ enum rows_project_status rows_project_open(struct pq_reader *r, const struct lak
         if (p->map[c] >= 0)
             ids[nids++] = id;
     }
-    struct error pe;
     struct ArrowSchema file_schema, fresh;
-    int rc = nids ? pq_reader_select_field_ids(r, ids, nids, &pe) : 0;
+    int rc = nids ? pq_reader_select_field_ids(r, ids, nids, err) : 0;
     free(ids);
-    if (rc != 0 || pq_reader_arrow_schema(r, &file_schema, &pe) != 0) {
+    if (rc != 0 || pq_reader_arrow_schema(r, &file_schema, err) != 0) {
         rows_project_free(p);
-        snprintf(err, err_size, "%s", pe.msg);
-        return pe.code == ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
+        return -1;
     }
     if (rows_table_arrow_schema(t, &fresh) != 0 ||
         arrow_schema_init(&p->projected, "+s", "", 0, (int64_t)n) != 0) {
@@ -61,7 +52,7 @@ enum rows_project_status rows_project_open(struct pq_reader *r, const struct lak
         if (fresh.release)
             fresh.release(&fresh);
         rows_project_free(p);
-        return nomem(err, err_size);
+        return error_nomem(err);
     }
     for (size_t c = 0; c < n; c++) {
         struct ArrowSchema *from =
@@ -70,28 +61,23 @@ enum rows_project_status rows_project_open(struct pq_reader *r, const struct lak
     }
     file_schema.release(&file_schema);
     fresh.release(&fresh);
-    if (rows_adapt_check(&p->projected, t, err, err_size) != 0) {
+    if (rows_adapt_check(&p->projected, t, err) != 0) {
         rows_project_free(p);
-        return ROWS_PROJECT_UNCONVERTIBLE;
+        return -1;
     }
-    return ROWS_PROJECT_OK;
+    return 0;
 }
 
-enum rows_project_status rows_project_read(struct pq_reader *r, size_t g,
-                                           const struct rows_projection *p,
-                                           const struct lake_table *t, struct ArrowArray *out,
-                                           char *err, size_t err_size)
+int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
+                      const struct lake_table *t, struct ArrowArray *out, struct error *err)
 {
     struct ArrowArray in;
-    struct error pe;
     memset(out, 0, sizeof *out);
-    if (pq_reader_read_row_group(r, g, &in, &pe) != 0) {
-        snprintf(err, err_size, "%s", pe.msg);
-        return pe.code == ERR_NOMEM ? ROWS_PROJECT_NOMEM : ROWS_PROJECT_READ;
-    }
+    if (pq_reader_read_row_group(r, g, &in, err) != 0)
+        return -1;
     if (arrow_array_init(out, 1, (int64_t)p->ncols) != 0) {
         in.release(&in);
-        return nomem(err, err_size);
+        return error_nomem(err);
     }
     out->length = in.length;
     int rc = 0;
@@ -102,12 +88,11 @@ enum rows_project_status rows_project_read(struct pq_reader *r, size_t g,
             rc = arrow_array_nulls(p->projected.children[c], in.length, out->children[c]);
     }
     in.release(&in);
-    enum rows_project_status st = ROWS_PROJECT_OK;
     if (rc != 0)
-        st = nomem(err, err_size);
-    else if (rows_adapt_batch(&p->projected, out, t, err, err_size) != 0)
-        st = ROWS_PROJECT_UNCONVERTIBLE;
-    if (st != ROWS_PROJECT_OK)
+        rc = error_nomem(err);
+    else
+        rc = rows_adapt_batch(&p->projected, out, t, err);
+    if (rc != 0)
         out->release(out);
-    return st;
+    return rc;
 }

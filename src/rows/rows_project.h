@@ -5,7 +5,11 @@
  * long or float to double). Columns the table does not know (a dropped
  * column, compaction's _hog_row_id when the table lacks it) are not read.
  *
- * Used by the client's row scan and the server's compaction. */
+ * Used by the client's row scan and the server's compaction.
+ *
+ * Failures: the reader's own error as it gave it (corrupt or unsupported
+ * data, ERR_NOMEM), or rows_adapt's for a column that cannot be converted
+ * to the table's type (ERR_INVALID; ERR_LIMIT past 2 GiB). */
 #ifndef HL_ROWS_PROJECT_H
 #define HL_ROWS_PROJECT_H
 
@@ -15,13 +19,7 @@
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "parquet/reader.h"
-
-enum rows_project_status {
-    ROWS_PROJECT_OK = 0,
-    ROWS_PROJECT_READ = -1,          /* the reader failed (corrupt or unsupported data) */
-    ROWS_PROJECT_UNCONVERTIBLE = -2, /* a column cannot be converted to the table's type */
-    ROWS_PROJECT_NOMEM = -3,
-};
+#include "util/error.h"
 
 struct rows_projection {
     struct ArrowSchema projected; /* the file's columns in table order, nulls' for the absent */
@@ -31,8 +29,8 @@ struct rows_projection {
 
 /* Selects on r the columns of t the file holds and builds p (zeroed by the
  * caller or freed before). On failure p is left empty. */
-enum rows_project_status rows_project_open(struct pq_reader *r, const struct lake_table *t,
-                                           struct rows_projection *p, char *err, size_t err_size);
+int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct rows_projection *p,
+                      struct error *err);
 /* Whether table column c (top-level index) is in the file. */
 static inline int rows_project_has(const struct rows_projection *p, size_t c)
 {
@@ -40,10 +38,8 @@ static inline int rows_project_has(const struct rows_projection *p, size_t c)
 }
 /* Row group g through the projection: *out (the caller's to release) is a
  * struct of t's top-level columns in t's types. */
-enum rows_project_status rows_project_read(struct pq_reader *r, size_t g,
-                                           const struct rows_projection *p,
-                                           const struct lake_table *t, struct ArrowArray *out,
-                                           char *err, size_t err_size);
+int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
+                      const struct lake_table *t, struct ArrowArray *out, struct error *err);
 void rows_project_free(struct rows_projection *p);
 
 #endif

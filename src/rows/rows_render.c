@@ -59,8 +59,7 @@ struct rows_render {
     struct plan top;
     struct buf tmp;  /* scalar text (base64) */
     struct buf cell; /* CSV: a nested value's JSON */
-    char *err;
-    size_t err_size;
+    struct error *err;
 };
 
 static void plan_free(struct plan *p)
@@ -82,30 +81,26 @@ static bool unit_of(char c, enum rt_unit *u)
     }
 }
 
-static int plan_build(const struct ArrowSchema *s, struct plan *p, char *err, size_t err_size);
+static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error *err);
 
-static int plan_kids(const struct ArrowSchema *s, struct plan *p, char *err, size_t err_size)
+static int plan_kids(const struct ArrowSchema *s, struct plan *p, struct error *err)
 {
     p->nkids = (size_t)s->n_children;
     p->kids = calloc(p->nkids ? p->nkids : 1, sizeof *p->kids);
-    if (!p->kids) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+    if (!p->kids)
+        return error_nomem(err);
     for (size_t i = 0; i < p->nkids; i++)
-        if (plan_build(s->children[i], &p->kids[i], err, err_size) != 0)
+        if (plan_build(s->children[i], &p->kids[i], err) != 0)
             return -1;
     return 0;
 }
 
-static int plan_build(const struct ArrowSchema *s, struct plan *p, char *err, size_t err_size)
+static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error *err)
 {
     const char *f = s->format;
     p->name = strdup(s->name ? s->name : "");
-    if (!p->name) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+    if (!p->name)
+        return error_nomem(err);
     static const struct {
         const char *format;
         enum kind kind;
@@ -146,37 +141,33 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, char *err, si
         p->kind = f[1] == 's' ? K_STRUCT : K_LIST;
         if (p->kind == K_LIST && s->n_children != 1)
             goto bad;
-        return plan_kids(s, p, err, err_size);
+        return plan_kids(s, p, err);
     } else if (strcmp(f, "+m") == 0) {
         const struct ArrowSchema *e = s->n_children == 1 ? s->children[0] : NULL;
         if (!e || e->n_children != 2)
             goto bad;
         p->kind = K_MAP;
-        if (plan_kids(e, p, err, err_size) != 0)
+        if (plan_kids(e, p, err) != 0)
             return -1;
         p->string_keys = p->kids[0].kind == K_STRING;
         return 0;
     }
 bad:
-    snprintf(err, err_size, "column '%s': Arrow format '%s' is not supported", p->name, f);
-    return -1;
+    return error_fail(err, ERR_UNSUPPORTED, "column '%s': Arrow format '%s' is not supported",
+                      p->name, f);
 }
 
 int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
-                    struct rows_render **out, char *err, size_t err_size)
+                    struct rows_render **out, struct error *err)
 {
     *out = NULL;
-    if (strcmp(schema->format, "+s") != 0) {
-        snprintf(err, err_size, "rows must be an Arrow struct");
-        return -1;
-    }
+    if (strcmp(schema->format, "+s") != 0)
+        return error_fail(err, ERR_INVALID, "rows must be an Arrow struct");
     struct rows_render *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+    if (!r)
+        return error_nomem(err);
     r->format = format;
-    if (plan_build(schema, &r->top, err, err_size) != 0) {
+    if (plan_build(schema, &r->top, err) != 0) {
         rows_render_free(r);
         return -1;
     }
@@ -241,10 +232,10 @@ static void bytes_at(const struct ArrowArray *a, int64_t i, const char **p, size
     *n = (size_t)(off[k + 1] - off[k]);
 }
 
-static int fail(struct rows_render *r, const struct plan *p, const char *what, long long v)
+static int fail(struct rows_render *r, const struct plan *p, enum error_code code, const char *what,
+                long long v)
 {
-    snprintf(r->err, r->err_size, "column '%s': %s (%lld)", p->name, what, v);
-    return -1;
+    return error_fail(r->err, code, "column '%s': %s (%lld)", p->name, what, v);
 }
 
 /* WKB as WKT, or as lower-case hex (the form geometry tools take). */
@@ -256,14 +247,10 @@ static int geometry_text(struct rows_render *r, const struct plan *p, const stru
     bytes_at(a, i, &b, &len);
     buf_reset(&r->tmp);
     if (r->wkt) {
-        char why[200];
-        if (rows_wkb_to_wkt((const uint8_t *)b, len, &r->tmp, why, sizeof why) != 0) {
-            snprintf(r->err, r->err_size, "column '%s': a geometry that is not WKB: %s", p->name,
-                     why);
-            return -1;
-        }
+        if (rows_wkb_to_wkt((const uint8_t *)b, len, &r->tmp, r->err) != 0)
+            return error_prefix(r->err, "column '%s': a geometry that is not WKB", p->name);
     } else if (rt_hex_encode(&r->tmp, b, len) != 0) {
-        return fail(r, p, "out of memory", 0);
+        return fail(r, p, ERR_NOMEM, "out of memory", 0);
     }
     *s = r->tmp.data ? r->tmp.data : "";
     *n = r->tmp.len;
@@ -328,7 +315,7 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
     case K_TIME64: {
         int64_t v = signed_at(a, i, p->kind == K_TIME32 ? 4 : 8);
         *n = rt_format_time(v, p->unit, buf);
-        return *n ? 0 : fail(r, p, "a time of day outside a day", (long long)v);
+        return *n ? 0 : fail(r, p, ERR_INVALID, "a time of day outside a day", (long long)v);
     }
     case K_TIMESTAMP: *n = rt_format_timestamp(signed_at(a, i, 8), p->unit, p->utc, buf); return 0;
     case K_UUID: *n = rt_format_uuid(value_at(a, i, 16), buf); return 0;
@@ -354,14 +341,14 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
             b = (const char *)value_at(a, i, p->width);
         buf_reset(&r->tmp);
         if (rt_base64_encode(&r->tmp, b, len) != 0)
-            return fail(r, p, "out of memory", 0);
+            return fail(r, p, ERR_NOMEM, "out of memory", 0);
         *s = r->tmp.data;
         *n = r->tmp.len;
         return 0;
     }
     default: break;
     }
-    return fail(r, p, "not a scalar", 0);
+    return fail(r, p, ERR_INTERNAL, "not a scalar", 0);
 }
 
 static int render_json(struct rows_render *r, struct jw *w, const struct plan *p,
@@ -382,7 +369,7 @@ static int render_map(struct rows_render *r, struct jw *w, const struct plan *p,
         int64_t k = entries->offset + j;
         if (p->string_keys) {
             if (is_null(&p->kids[0], keys, k))
-                return fail(r, p, "a null map key", (long long)j);
+                return fail(r, p, ERR_INVALID, "a null map key", (long long)j);
             const char *s;
             size_t n;
             bytes_at(keys, k, &s, &n);
@@ -476,10 +463,9 @@ static int render_cell(struct rows_render *r, const struct plan *p, const struct
 }
 
 int rows_render_row(struct rows_render *r, const struct ArrowArray *batch, int64_t row,
-                    struct buf *out, char *err, size_t err_size)
+                    struct buf *out, struct error *err)
 {
     r->err = err;
-    r->err_size = err_size;
     int64_t i = batch->offset + row;
     if (r->format == ROWS_CSV) {
         for (size_t k = 0; k < r->top.nkids; k++)

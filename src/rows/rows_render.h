@@ -15,15 +15,16 @@
 
 #include "hoglake/arrow_abi.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 enum rows_format { ROWS_JSONL, ROWS_CSV };
 
 struct rows_render;
 
 /* schema: a struct whose fields are the columns. Refuses formats it does
- * not know, naming the column. */
+ * not know, naming the column (ERR_UNSUPPORTED). */
 int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
-                    struct rows_render **out, char *err, size_t err_size);
+                    struct rows_render **out, struct error *err);
 void rows_render_free(struct rows_render *r);
 /* Geometries as WKT rather than hex WKB (a value that is not WKB then fails
  * the row). */
@@ -31,9 +32,10 @@ void rows_render_geometry_as_wkt(struct rows_render *r, bool wkt);
 /* CSV: the header record; JSON Lines: nothing. */
 void rows_render_header(struct rows_render *r, struct buf *out);
 /* Appends row `row` of batch (a struct array matching the schema) with its
- * line end. Fails only on a value that has no text form (a time of day
- * outside a day, a null map key in a string-keyed map). */
+ * line end. Fails only on a value that has no text form: ERR_INVALID for a
+ * time of day outside a day or a null map key in a string-keyed map, the
+ * WKB's own error for a geometry shown as WKT. */
 int rows_render_row(struct rows_render *r, const struct ArrowArray *batch, int64_t row,
-                    struct buf *out, char *err, size_t err_size);
+                    struct buf *out, struct error *err);
 
 #endif

@@ -1,7 +1,6 @@
 #include "rows/rows_schema.h"
 
 #include <ctype.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +31,7 @@ static int ids_push(struct ids *ids, int64_t id)
 
 /* Takes "field_id" (and the "ordinal" Column responses carry) out of every
  * ColumnDef, recording the ids depth-first. */
-static int strip_ids(json_t *defs, struct ids *ids, char *err, size_t err_size)
+static int strip_ids(json_t *defs, struct ids *ids, struct error *err)
 {
     size_t i;
     json_t *d;
@@ -44,21 +43,18 @@ static int strip_ids(json_t *defs, struct ids *ids, char *err, size_t err_size)
         if (id) {
             const char *name = json_string_value(json_object_get(d, "name"));
             if (!json_is_integer(id) || json_integer_value(id) < 1 ||
-                json_integer_value(id) > INT32_MAX) {
-                snprintf(err, err_size, "column '%s': field_id must be an integer from 1 to %d",
-                         name ? name : "?", INT32_MAX);
-                return -1;
-            }
+                json_integer_value(id) > INT32_MAX)
+                return error_fail(err, ERR_INVALID,
+                                  "column '%s': field_id must be an integer from 1 to %d",
+                                  name ? name : "?", INT32_MAX);
             v = json_integer_value(id);
             json_object_del(d, "field_id");
         }
         json_object_del(d, "ordinal");
-        if (ids_push(ids, v) != 0) {
-            snprintf(err, err_size, "out of memory");
-            return -1;
-        }
+        if (ids_push(ids, v) != 0)
+            return error_nomem(err);
         json_t *kids = json_object_get(d, "children");
-        if (json_is_array(kids) && strip_ids(kids, ids, err, err_size) != 0)
+        if (json_is_array(kids) && strip_ids(kids, ids, err) != 0)
             return -1;
     }
     return 0;
@@ -93,18 +89,18 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* Gives every column its id: the given one, else the smallest unclaimed. */
-static int assign_ids(struct lake_table *t, const struct ids *ids, char *err, size_t err_size)
+static int assign_ids(struct lake_table *t, const struct ids *ids, struct error *err)
 {
     struct collect k = {0};
     lake_table_walk(t, collect_column, &k);
     int64_t *used = calloc(ids->n + 1, sizeof *used);
     int rc = -1;
     if (k.nomem || !used) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         goto out;
     }
     if (k.n != ids->n) {
-        snprintf(err, err_size, "internal error: %zu columns, %zu ids", k.n, ids->n);
+        error_fail(err, ERR_INTERNAL, "internal error: %zu columns, %zu ids", k.n, ids->n);
         goto out;
     }
     size_t nused = 0;
@@ -114,7 +110,8 @@ static int assign_ids(struct lake_table *t, const struct ids *ids, char *err, si
     qsort(used, nused, sizeof *used, cmp_i64);
     for (size_t i = 1; i < nused; i++) {
         if (used[i] == used[i - 1]) {
-            snprintf(err, err_size, "field_id %lld is given to two columns", (long long)used[i]);
+            error_fail(err, ERR_INVALID, "field_id %lld is given to two columns",
+                       (long long)used[i]);
             goto out;
         }
     }
@@ -135,7 +132,7 @@ static int assign_ids(struct lake_table *t, const struct ids *ids, char *err, si
             max = id;
     }
     if (max > INT32_MAX) {
-        snprintf(err, err_size, "too many columns for 32-bit field ids");
+        error_fail(err, ERR_LIMIT, "too many columns for 32-bit field ids");
         goto out;
     }
     t->next_field_id = max + 1;
@@ -146,34 +143,27 @@ out:
     return rc;
 }
 
-int rows_table_from_columns(const json_t *columns, struct lake_table *t, char *err, size_t err_size)
+int rows_table_from_columns(const json_t *columns, struct lake_table *t, struct error *err)
 {
-    if (!json_is_array(columns)) {
-        snprintf(err, err_size, "the schema must be an array of column definitions");
-        return -1;
-    }
+    if (!json_is_array(columns))
+        return error_fail(err, ERR_INVALID, "the schema must be an array of column definitions");
     json_t *copy = json_deep_copy(columns);
     struct ids ids = {0};
     int rc = -1;
     if (!copy) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         goto out;
     }
-    if (strip_ids(copy, &ids, err, err_size) != 0)
+    if (strip_ids(copy, &ids, err) != 0 || lake_table_add_columns(t, copy, err) != 0)
         goto out;
-    struct error lerr = {0};
-    if (lake_table_add_columns(t, copy, &lerr) != 0) {
-        snprintf(err, err_size, "%s", lerr.msg);
-        goto out;
-    }
-    rc = assign_ids(t, &ids, err, err_size);
+    rc = assign_ids(t, &ids, err);
 out:
     json_decref(copy);
     free(ids.v);
     return rc;
 }
 
-int rows_table_from_spec(const char *spec, struct lake_table *t, char *err, size_t err_size)
+int rows_table_from_spec(const char *spec, struct lake_table *t, struct error *err)
 {
     while (isspace((unsigned char)*spec))
         spec++;
@@ -181,22 +171,21 @@ int rows_table_from_spec(const char *spec, struct lake_table *t, char *err, size
     json_error_t jerr;
     if (spec[0] == '@') {
         cols = json_load_file(spec + 1, 0, &jerr);
-        if (!cols) {
-            snprintf(err, err_size, "%s: %s (line %d)", spec + 1, jerr.text, jerr.line);
-            return -1;
-        }
+        if (!cols)
+            return error_fail(
+                err, json_error_code(&jerr) == json_error_cannot_open_file ? ERR_IO : ERR_MALFORMED,
+                "%s: %s (line %d)", spec + 1, jerr.text, jerr.line);
     } else if (spec[0] == '[') {
         cols = json_loads(spec, 0, &jerr);
-        if (!cols) {
-            snprintf(err, err_size, "invalid JSON schema: %s (column %d)", jerr.text, jerr.column);
-            return -1;
-        }
+        if (!cols)
+            return error_fail(err, ERR_MALFORMED, "invalid JSON schema: %s (column %d)", jerr.text,
+                              jerr.column);
     } else {
-        cols = colspec_parse_columns(spec, err, err_size);
+        cols = colspec_parse_columns(spec, err);
         if (!cols)
             return -1;
     }
-    int rc = rows_table_from_columns(cols, t, err, err_size);
+    int rc = rows_table_from_columns(cols, t, err);
     json_decref(cols);
     return rc;
 }

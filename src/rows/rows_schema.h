@@ -14,16 +14,18 @@
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "parquet/schema.h"
+#include "util/error.h"
 
 /* Builds t (initialised and empty) from a ColumnDef array. Returns 0, or
- * -1 with a message. */
-int rows_table_from_columns(const json_t *columns, struct lake_table *t, char *err,
-                            size_t err_size);
+ * -1: ERR_INVALID for a bad or repeated field_id, lake_table_add_columns'
+ * own error for a definition it refuses, ERR_LIMIT past 32-bit field ids. */
+int rows_table_from_columns(const json_t *columns, struct lake_table *t, struct error *err);
 
 /* Builds t from the --schema argument: a compact column spec
  * ("id:long!, name:string"), inline ColumnDef JSON ("[...]") or "@FILE"
- * holding ColumnDef JSON. */
-int rows_table_from_spec(const char *spec, struct lake_table *t, char *err, size_t err_size);
+ * holding ColumnDef JSON. Text that does not parse fails with
+ * ERR_MALFORMED, a file that cannot be opened with ERR_IO. */
+int rows_table_from_spec(const char *spec, struct lake_table *t, struct error *err);
 
 /* The Arrow schema (a struct of the top-level columns) the Parquet writer
  * takes for t: each column's pq_arrow_format_for, nullability, Iceberg's

@@ -1,7 +1,6 @@
 #include "rows/rows_sort.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,18 +92,6 @@ static int64_t buffers_for(enum kind k)
     }
 }
 
-static enum rows_sort_status fail(char *err, size_t err_size, enum rows_sort_status st,
-                                  const char *fmt, ...)
-{
-    if (err && err_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_size, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 static const char *name_of(const struct ArrowSchema *s)
 {
     return s->name ? s->name : "";
@@ -112,28 +99,27 @@ static const char *name_of(const struct ArrowSchema *s)
 
 /* Checks one node of one batch against its schema node: buffer and child
  * counts, value buffers present, and room for `need` logical slots. */
-static enum rows_sort_status check_node(const struct ArrowSchema *s, const struct fmt *f,
-                                        const struct ArrowArray *a, int64_t need, const char *path,
-                                        char *err, size_t err_size)
+static int check_node(const struct ArrowSchema *s, const struct fmt *f, const struct ArrowArray *a,
+                      int64_t need, const char *path, struct error *err)
 {
     int64_t kids = f->kind == K_STRUCT ? s->n_children : is_nested(f->kind) ? 1 : 0;
     if (!a || a->length < 0 || a->offset < 0 || a->null_count < -1 ||
         a->n_buffers != buffers_for(f->kind) || a->n_children != kids || s->n_children != kids ||
         (kids && !a->children) || (a->n_buffers && !a->buffers))
-        return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': malformed Arrow array", path);
+        return error_fail(err, ERR_INVALID, "column '%s': malformed Arrow array", path);
     if (a->length < need)
-        return fail(err, err_size, ROWS_SORT_INVALID,
-                    "column '%s': the array is shorter than its parent (%lld < %lld)", path,
-                    (long long)a->length, (long long)need);
+        return error_fail(err, ERR_INVALID,
+                          "column '%s': the array is shorter than its parent (%lld < %lld)", path,
+                          (long long)a->length, (long long)need);
     if (a->length > 0)
         for (int64_t b = 1; b < a->n_buffers; b++)
             if (!a->buffers[b])
-                return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': buffer %lld is missing",
-                            path, (long long)b);
+                return error_fail(err, ERR_INVALID, "column '%s': buffer %lld is missing", path,
+                                  (long long)b);
     for (int64_t i = 0; i < kids; i++)
         if (!a->children[i] || !s->children[i])
-            return fail(err, err_size, ROWS_SORT_INVALID, "column '%s': a child is missing", path);
-    return ROWS_SORT_OK;
+            return error_fail(err, ERR_INVALID, "column '%s': a child is missing", path);
+    return 0;
 }
 
 static const uint8_t *validity_of(const struct ArrowArray *a)
@@ -158,24 +144,23 @@ struct sel {
 
 struct take_ctx {
     size_t nbatches;
-    char *err;
-    size_t err_size;
+    struct error *err;
 };
 
-static enum rows_sort_status take_node(struct take_ctx *c, const struct ArrowSchema *s,
-                                       const struct ArrowArray *const *arrs, const struct sel *sel,
-                                       size_t n, const char *path, struct ArrowArray *out);
+static int take_node(struct take_ctx *c, const struct ArrowSchema *s,
+                     const struct ArrowArray *const *arrs, const struct sel *sel, size_t n,
+                     const char *path, struct ArrowArray *out);
 
-static enum rows_sort_status no_memory(struct take_ctx *c, const char *path)
+static int no_memory(struct take_ctx *c, const char *path)
 {
-    return fail(c->err, c->err_size, ROWS_SORT_NOMEM, "column '%s': out of memory", path);
+    return error_fail(c->err, ERR_NOMEM, "column '%s': out of memory", path);
 }
 
 /* Takes child `k` of every batch's array at this level for the slots
  * `sel` (indices into the child). */
-static enum rows_sort_status take_child(struct take_ctx *c, const struct ArrowSchema *s, int64_t k,
-                                        const struct ArrowArray *const *arrs, const struct sel *sel,
-                                        size_t n, const char *path, struct ArrowArray *out)
+static int take_child(struct take_ctx *c, const struct ArrowSchema *s, int64_t k,
+                      const struct ArrowArray *const *arrs, const struct sel *sel, size_t n,
+                      const char *path, struct ArrowArray *out)
 {
     const struct ArrowArray **kids = malloc((c->nbatches ? c->nbatches : 1) * sizeof *kids);
     if (!kids)
@@ -184,16 +169,15 @@ static enum rows_sort_status take_child(struct take_ctx *c, const struct ArrowSc
         kids[b] = arrs[b]->children[k];
     char kp[512];
     snprintf(kp, sizeof kp, "%.250s.%.250s", path, name_of(s->children[k]));
-    enum rows_sort_status st = take_node(c, s->children[k], kids, sel, n, kp, out);
+    int rc = take_node(c, s->children[k], kids, sel, n, kp, out);
     free(kids);
-    return st;
+    return rc;
 }
 
 /* The validity of the taken slots into out's buffer 0 (none when all are
  * valid). */
-static enum rows_sort_status take_validity(struct take_ctx *c, const struct ArrowArray *const *arrs,
-                                           const struct sel *sel, size_t n, const char *path,
-                                           struct ArrowArray *out)
+static int take_validity(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                         const struct sel *sel, size_t n, const char *path, struct ArrowArray *out)
 {
     uint8_t *bits = malloc(n / 8 + 1);
     if (!bits)
@@ -213,7 +197,7 @@ static enum rows_sort_status take_validity(struct take_ctx *c, const struct Arro
         arrow_array_own_buffer(out, 0, bits);
     else
         free(bits);
-    return ROWS_SORT_OK;
+    return 0;
 }
 
 /* Copies each selected slot's `width` bytes into v, in selection order. */
@@ -228,12 +212,12 @@ static inline void gather(uint8_t *v, const struct ArrowArray *const *arrs, cons
     }
 }
 
-static enum rows_sort_status take_fixed(struct take_ctx *c, const struct ArrowArray *const *arrs,
-                                        const struct sel *sel, size_t n, size_t width,
-                                        const char *path, struct ArrowArray *out)
+static int take_fixed(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                      const struct sel *sel, size_t n, size_t width, const char *path,
+                      struct ArrowArray *out)
 {
     if (width && n > (SIZE_MAX - 1) / width)
-        return fail(c->err, c->err_size, ROWS_SORT_TOO_LARGE, "column '%s': too many rows", path);
+        return error_fail(c->err, ERR_LIMIT, "column '%s': too many rows", path);
     uint8_t *v = malloc(n * width + 1);
     if (!v)
         return no_memory(c, path);
@@ -246,12 +230,11 @@ static enum rows_sort_status take_fixed(struct take_ctx *c, const struct ArrowAr
     case 16: gather(v, arrs, sel, n, 16); break;
     default: gather(v, arrs, sel, n, width); break;
     }
-    return ROWS_SORT_OK;
+    return 0;
 }
 
-static enum rows_sort_status take_bool(struct take_ctx *c, const struct ArrowArray *const *arrs,
-                                       const struct sel *sel, size_t n, const char *path,
-                                       struct ArrowArray *out)
+static int take_bool(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                     const struct sel *sel, size_t n, const char *path, struct ArrowArray *out)
 {
     uint8_t *v = calloc(n / 8 + 1, 1);
     if (!v)
@@ -262,34 +245,31 @@ static enum rows_sort_status take_bool(struct take_ctx *c, const struct ArrowArr
         if (arrow_bit(a->buffers[1], a->offset + sel[i].idx))
             arrow_set_bit(v, (int64_t)i, true);
     }
-    return ROWS_SORT_OK;
+    return 0;
 }
 
 /* Slot i's [begin, end) in its array's offsets, checked. Null slots of
  * lists read as empty so that their (unspecified) ranges are not copied. */
-static enum rows_sort_status slot_range(struct take_ctx *c, const struct ArrowArray *a, bool large,
-                                        int64_t idx, bool skip_nulls, const char *path,
-                                        int64_t *begin, int64_t *end)
+static int slot_range(struct take_ctx *c, const struct ArrowArray *a, bool large, int64_t idx,
+                      bool skip_nulls, const char *path, int64_t *begin, int64_t *end)
 {
     int64_t p = a->offset + idx;
     const uint8_t *v = validity_of(a);
     if (skip_nulls && v && !arrow_bit(v, p)) {
         *begin = *end = 0;
-        return ROWS_SORT_OK;
+        return 0;
     }
     *begin = offset_at(a, large, p);
     *end = offset_at(a, large, p + 1);
     if (*begin < 0 || *end < *begin)
-        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
-                    "column '%s': offsets are not increasing", path);
-    return ROWS_SORT_OK;
+        return error_fail(c->err, ERR_INVALID, "column '%s': offsets are not increasing", path);
+    return 0;
 }
 
 /* New offsets for the taken slots; *total is the sum of their lengths. */
-static enum rows_sort_status take_offsets(struct take_ctx *c, const struct ArrowArray *const *arrs,
-                                          const struct sel *sel, size_t n, bool large,
-                                          bool skip_nulls, const char *path, struct ArrowArray *out,
-                                          int64_t *total)
+static int take_offsets(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                        const struct sel *sel, size_t n, bool large, bool skip_nulls,
+                        const char *path, struct ArrowArray *out, int64_t *total)
 {
     void *offs = malloc((n + 1) * (large ? 8 : 4));
     if (!offs)
@@ -298,35 +278,34 @@ static enum rows_sort_status take_offsets(struct take_ctx *c, const struct Arrow
     int64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t b, e;
-        enum rows_sort_status st =
-            slot_range(c, arrs[sel[i].batch], large, sel[i].idx, skip_nulls, path, &b, &e);
-        if (st != ROWS_SORT_OK)
-            return st;
+        int rc = slot_range(c, arrs[sel[i].batch], large, sel[i].idx, skip_nulls, path, &b, &e);
+        if (rc != 0)
+            return rc;
         if (large)
             ((int64_t *)offs)[i] = sum;
         else
             ((int32_t *)offs)[i] = (int32_t)sum;
         sum += e - b;
         if (!large && sum > INT32_MAX)
-            return fail(c->err, c->err_size, ROWS_SORT_TOO_LARGE,
-                        "column '%s': the taken rows exceed 32-bit offsets", path);
+            return error_fail(c->err, ERR_LIMIT,
+                              "column '%s': the taken rows exceed 32-bit offsets", path);
     }
     if (large)
         ((int64_t *)offs)[n] = sum;
     else
         ((int32_t *)offs)[n] = (int32_t)sum;
     *total = sum;
-    return ROWS_SORT_OK;
+    return 0;
 }
 
-static enum rows_sort_status take_bytes(struct take_ctx *c, const struct ArrowArray *const *arrs,
-                                        const struct sel *sel, size_t n, bool large,
-                                        const char *path, struct ArrowArray *out)
+static int take_bytes(struct take_ctx *c, const struct ArrowArray *const *arrs,
+                      const struct sel *sel, size_t n, bool large, const char *path,
+                      struct ArrowArray *out)
 {
     int64_t total;
-    enum rows_sort_status st = take_offsets(c, arrs, sel, n, large, false, path, out, &total);
-    if (st != ROWS_SORT_OK)
-        return st;
+    int rc = take_offsets(c, arrs, sel, n, large, false, path, out, &total);
+    if (rc != 0)
+        return rc;
     uint8_t *data = malloc((size_t)total + 1);
     if (!data)
         return no_memory(c, path);
@@ -339,13 +318,12 @@ static enum rows_sort_status take_bytes(struct take_ctx *c, const struct ArrowAr
         memcpy(data + at, (const uint8_t *)a->buffers[2] + b, (size_t)(e - b));
         at += (size_t)(e - b);
     }
-    return ROWS_SORT_OK;
+    return 0;
 }
 
-static enum rows_sort_status take_struct(struct take_ctx *c, const struct ArrowSchema *s,
-                                         const struct ArrowArray *const *arrs,
-                                         const struct sel *sel, size_t n, const char *path,
-                                         struct ArrowArray *out)
+static int take_struct(struct take_ctx *c, const struct ArrowSchema *s,
+                       const struct ArrowArray *const *arrs, const struct sel *sel, size_t n,
+                       const char *path, struct ArrowArray *out)
 {
     /* A struct's slot i is slot offset + i of each child. */
     struct sel *ks = malloc((n ? n : 1) * sizeof *ks);
@@ -355,22 +333,21 @@ static enum rows_sort_status take_struct(struct take_ctx *c, const struct ArrowS
         ks[i].batch = sel[i].batch;
         ks[i].idx = arrs[sel[i].batch]->offset + sel[i].idx;
     }
-    enum rows_sort_status st = ROWS_SORT_OK;
-    for (int64_t k = 0; k < s->n_children && st == ROWS_SORT_OK; k++)
-        st = take_child(c, s, k, arrs, ks, n, path, out->children[k]);
+    int rc = 0;
+    for (int64_t k = 0; k < s->n_children && rc == 0; k++)
+        rc = take_child(c, s, k, arrs, ks, n, path, out->children[k]);
     free(ks);
-    return st;
+    return rc;
 }
 
-static enum rows_sort_status take_list(struct take_ctx *c, const struct ArrowSchema *s,
-                                       const struct ArrowArray *const *arrs, const struct sel *sel,
-                                       size_t n, bool large, const char *path,
-                                       struct ArrowArray *out)
+static int take_list(struct take_ctx *c, const struct ArrowSchema *s,
+                     const struct ArrowArray *const *arrs, const struct sel *sel, size_t n,
+                     bool large, const char *path, struct ArrowArray *out)
 {
     int64_t total;
-    enum rows_sort_status st = take_offsets(c, arrs, sel, n, large, true, path, out, &total);
-    if (st != ROWS_SORT_OK)
-        return st;
+    int rc = take_offsets(c, arrs, sel, n, large, true, path, out, &total);
+    if (rc != 0)
+        return rc;
     struct sel *ks = malloc((size_t)(total ? total : 1) * sizeof *ks);
     if (!ks)
         return no_memory(c, path);
@@ -381,100 +358,93 @@ static enum rows_sort_status take_list(struct take_ctx *c, const struct ArrowSch
         for (int64_t j = b; j < e; j++)
             ks[at++] = (struct sel){sel[i].batch, j};
     }
-    st = take_child(c, s, 0, arrs, ks, at, path, out->children[0]);
+    rc = take_child(c, s, 0, arrs, ks, at, path, out->children[0]);
     free(ks);
-    return st;
+    return rc;
 }
 
-static enum rows_sort_status take_node(struct take_ctx *c, const struct ArrowSchema *s,
-                                       const struct ArrowArray *const *arrs, const struct sel *sel,
-                                       size_t n, const char *path, struct ArrowArray *out)
+static int take_node(struct take_ctx *c, const struct ArrowSchema *s,
+                     const struct ArrowArray *const *arrs, const struct sel *sel, size_t n,
+                     const char *path, struct ArrowArray *out)
 {
     struct fmt f;
     if (!parse_format(s->format, &f))
-        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
-                    "column '%s': unsupported Arrow format '%s'", path, s->format ? s->format : "");
+        return error_fail(c->err, ERR_INVALID, "column '%s': unsupported Arrow format '%s'", path,
+                          s->format ? s->format : "");
     if (f.kind == K_MAP &&
         (s->n_children != 1 || !s->children[0]->format ||
          strcmp(s->children[0]->format, "+s") != 0 || s->children[0]->n_children != 2))
-        return fail(c->err, c->err_size, ROWS_SORT_INVALID,
-                    "column '%s': a map's entries must be a struct of key and value", path);
+        return error_fail(c->err, ERR_INVALID,
+                          "column '%s': a map's entries must be a struct of key and value", path);
     for (size_t b = 0; b < c->nbatches; b++) {
-        enum rows_sort_status st = check_node(s, &f, arrs[b], 0, path, c->err, c->err_size);
-        if (st != ROWS_SORT_OK)
-            return st;
+        int rc = check_node(s, &f, arrs[b], 0, path, c->err);
+        if (rc != 0)
+            return rc;
     }
     for (size_t i = 0; i < n; i++)
         if (sel[i].idx < 0 || sel[i].idx >= arrs[sel[i].batch]->length)
-            return fail(c->err, c->err_size, ROWS_SORT_INVALID,
-                        "column '%s': slot %lld is past the array's %lld", path,
-                        (long long)sel[i].idx, (long long)arrs[sel[i].batch]->length);
+            return error_fail(c->err, ERR_INVALID,
+                              "column '%s': slot %lld is past the array's %lld", path,
+                              (long long)sel[i].idx, (long long)arrs[sel[i].batch]->length);
     int64_t kids = f.kind == K_STRUCT ? s->n_children : is_nested(f.kind) ? 1 : 0;
     if (arrow_array_init(out, buffers_for(f.kind), kids) != 0)
         return no_memory(c, path);
     out->length = (int64_t)n;
-    enum rows_sort_status st = take_validity(c, arrs, sel, n, path, out);
-    if (st == ROWS_SORT_OK) {
+    int rc = take_validity(c, arrs, sel, n, path, out);
+    if (rc == 0) {
         switch (f.kind) {
-        case K_BOOL: st = take_bool(c, arrs, sel, n, path, out); break;
+        case K_BOOL: rc = take_bool(c, arrs, sel, n, path, out); break;
         case K_BYTES32:
-        case K_BYTES64: st = take_bytes(c, arrs, sel, n, f.kind == K_BYTES64, path, out); break;
-        case K_STRUCT: st = take_struct(c, s, arrs, sel, n, path, out); break;
+        case K_BYTES64: rc = take_bytes(c, arrs, sel, n, f.kind == K_BYTES64, path, out); break;
+        case K_STRUCT: rc = take_struct(c, s, arrs, sel, n, path, out); break;
         case K_LIST32:
         case K_LIST64:
-        case K_MAP: st = take_list(c, s, arrs, sel, n, f.kind == K_LIST64, path, out); break;
-        default: st = take_fixed(c, arrs, sel, n, (size_t)f.width, path, out);
+        case K_MAP: rc = take_list(c, s, arrs, sel, n, f.kind == K_LIST64, path, out); break;
+        default: rc = take_fixed(c, arrs, sel, n, (size_t)f.width, path, out);
         }
     }
-    if (st != ROWS_SORT_OK)
+    if (rc != 0)
         out->release(out);
-    return st;
+    return rc;
 }
 
 /* The top-level struct: its checks and the columns' slots for refs. */
-static enum rows_sort_status check_batches(const struct ArrowSchema *schema,
-                                           const struct ArrowArray *const *batches, size_t nbatches,
-                                           char *err, size_t err_size)
+static int check_batches(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+                         size_t nbatches, struct error *err)
 {
     if (!schema || !schema->format || strcmp(schema->format, "+s") != 0 || (nbatches && !batches) ||
         nbatches > UINT32_MAX)
-        return fail(err, err_size, ROWS_SORT_INVALID, "the schema is not a struct of columns");
+        return error_fail(err, ERR_INVALID, "the schema is not a struct of columns");
     struct fmt f = {K_STRUCT, 0};
-    for (size_t b = 0; b < nbatches; b++) {
-        char why[256];
-        enum rows_sort_status st = check_node(schema, &f, batches[b], 0, "", why, sizeof why);
-        if (st != ROWS_SORT_OK)
-            return fail(err, err_size, st, "batch %zu: %s", b, why);
-    }
-    return ROWS_SORT_OK;
+    for (size_t b = 0; b < nbatches; b++)
+        if (check_node(schema, &f, batches[b], 0, "", err) != 0)
+            return error_prefix(err, "batch %zu", b);
+    return 0;
 }
 
-static enum rows_sort_status check_refs(const struct ArrowArray *const *batches, size_t nbatches,
-                                        const struct rows_ref *refs, size_t n, char *err,
-                                        size_t err_size)
+static int check_refs(const struct ArrowArray *const *batches, size_t nbatches,
+                      const struct rows_ref *refs, size_t n, struct error *err)
 {
     if (n && !refs)
-        return fail(err, err_size, ROWS_SORT_INVALID, "no references");
+        return error_fail(err, ERR_INVALID, "no references");
     for (size_t i = 0; i < n; i++)
         if (refs[i].batch >= nbatches || refs[i].row >= batches[refs[i].batch]->length)
-            return fail(err, err_size, ROWS_SORT_INVALID,
-                        "reference %zu (batch %u, row %u) is out of range", i, refs[i].batch,
-                        refs[i].row);
-    return ROWS_SORT_OK;
+            return error_fail(err, ERR_INVALID, "reference %zu (batch %u, row %u) is out of range",
+                              i, refs[i].batch, refs[i].row);
+    return 0;
 }
 
-enum rows_sort_status rows_take(const struct ArrowSchema *schema,
-                                const struct ArrowArray *const *batches, size_t nbatches,
-                                const struct rows_ref *refs, size_t n, struct ArrowArray *out,
-                                char *err, size_t err_size)
+int rows_take(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+              size_t nbatches, const struct rows_ref *refs, size_t n, struct ArrowArray *out,
+              struct error *err)
 {
     memset(out, 0, sizeof *out);
-    enum rows_sort_status st = check_batches(schema, batches, nbatches, err, err_size);
-    if (st == ROWS_SORT_OK)
-        st = check_refs(batches, nbatches, refs, n, err, err_size);
-    if (st != ROWS_SORT_OK)
-        return st;
-    struct take_ctx c = {nbatches, err, err_size};
+    int rc = check_batches(schema, batches, nbatches, err);
+    if (rc == 0)
+        rc = check_refs(batches, nbatches, refs, n, err);
+    if (rc != 0)
+        return rc;
+    struct take_ctx c = {nbatches, err};
     struct sel *sel = malloc((n ? n : 1) * sizeof *sel);
     if (!sel || arrow_array_init(out, 1, schema->n_children) != 0) {
         free(sel);
@@ -485,22 +455,22 @@ enum rows_sort_status rows_take(const struct ArrowSchema *schema,
         sel[i].batch = refs[i].batch;
         sel[i].idx = batches[refs[i].batch]->offset + refs[i].row;
     }
-    for (int64_t k = 0; k < schema->n_children && st == ROWS_SORT_OK; k++) {
+    for (int64_t k = 0; k < schema->n_children && rc == 0; k++) {
         const struct ArrowArray **cols = malloc((nbatches ? nbatches : 1) * sizeof *cols);
         if (!cols) {
-            st = no_memory(&c, name_of(schema->children[k]));
+            rc = no_memory(&c, name_of(schema->children[k]));
             break;
         }
         for (size_t b = 0; b < nbatches; b++)
             cols[b] = batches[b]->children[k];
-        st = take_node(&c, schema->children[k], cols, sel, n, name_of(schema->children[k]),
+        rc = take_node(&c, schema->children[k], cols, sel, n, name_of(schema->children[k]),
                        out->children[k]);
         free(cols);
     }
     free(sel);
-    if (st != ROWS_SORT_OK)
+    if (rc != 0)
         out->release(out);
-    return st;
+    return rc;
 }
 
 /* ---- sort ---- */
@@ -530,13 +500,12 @@ struct sorter {
 };
 
 /* Resolves key k's path for every batch (checking arrays on the way). */
-static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
-                                         const struct ArrowArray *const *batches, size_t nbatches,
-                                         const struct rows_sort_key *key, struct key_spec *spec,
-                                         struct key_view *views, char *err, size_t err_size)
+static int resolve_key(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+                       size_t nbatches, const struct rows_sort_key *key, struct key_spec *spec,
+                       struct key_view *views, struct error *err)
 {
     if (key->depth < 1 || key->depth > ROWS_SORT_MAX_DEPTH)
-        return fail(err, err_size, ROWS_SORT_BAD_KEY, "a sort key's path has depth %d", key->depth);
+        return error_fail(err, ERR_NOT_FOUND, "a sort key's path has depth %d", key->depth);
     /* Find the leaf in the schema first: its path and format. */
     const struct ArrowSchema *s = schema;
     char path[512] = "";
@@ -544,11 +513,11 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
     for (int d = 0; d < key->depth; d++) {
         struct fmt pf;
         if (d > 0 && (!parse_format(s->format, &pf) || pf.kind != K_STRUCT))
-            return fail(err, err_size, ROWS_SORT_NESTED_KEY,
-                        "sort key '%s': only struct fields can be followed into", path);
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "sort key '%s': only struct fields can be followed into", path);
         if (key->path[d] < 0 || key->path[d] >= s->n_children)
-            return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key: '%s' has no field %d",
-                        d ? path : "the schema", key->path[d]);
+            return error_fail(err, ERR_NOT_FOUND, "sort key: '%s' has no field %d",
+                              d ? path : "the schema", key->path[d]);
         s = s->children[key->path[d]];
         plen +=
             (size_t)snprintf(path + plen, sizeof path - plen, "%s%.100s", d ? "." : "", name_of(s));
@@ -556,14 +525,13 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
             plen = sizeof path - 1;
     }
     if (!parse_format(s->format, &spec->f))
-        return fail(err, err_size, ROWS_SORT_INVALID, "sort key '%s': unsupported format '%s'",
-                    path, s->format ? s->format : "");
+        return error_fail(err, ERR_INVALID, "sort key '%s': unsupported format '%s'", path,
+                          s->format ? s->format : "");
     if (is_nested(spec->f.kind))
-        return fail(err, err_size, ROWS_SORT_NESTED_KEY,
-                    "sort key '%s' is a %s, which has no order", path,
-                    spec->f.kind == K_STRUCT ? "struct"
-                    : spec->f.kind == K_MAP  ? "map"
-                                             : "list");
+        return error_fail(err, ERR_UNSUPPORTED, "sort key '%s' is a %s, which has no order", path,
+                          spec->f.kind == K_STRUCT ? "struct"
+                          : spec->f.kind == K_MAP  ? "map"
+                                                   : "list");
     spec->descending = key->descending;
     spec->nulls_first = key->nulls_first;
     for (size_t b = 0; b < nbatches; b++) {
@@ -579,9 +547,9 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
             ns = ns->children[key->path[d]];
             struct fmt nf;
             parse_format(ns->format, &nf);
-            enum rows_sort_status st = check_node(ns, &nf, kid, need, path, err, err_size);
-            if (st != ROWS_SORT_OK)
-                return st;
+            int rc = check_node(ns, &nf, kid, need, path, err);
+            if (rc != 0)
+                return rc;
             add += kid->offset;
             need = kid->offset + kid->length;
             if (validity_of(kid)) {
@@ -598,39 +566,38 @@ static enum rows_sort_status resolve_key(const struct ArrowSchema *schema,
                 if (offset_at(a, spec->f.kind == K_BYTES64, i) < 0 ||
                     offset_at(a, spec->f.kind == K_BYTES64, i + 1) <
                         offset_at(a, spec->f.kind == K_BYTES64, i))
-                    return fail(err, err_size, ROWS_SORT_INVALID,
-                                "sort key '%s': offsets are not increasing", path);
+                    return error_fail(err, ERR_INVALID, "sort key '%s': offsets are not increasing",
+                                      path);
     }
-    return ROWS_SORT_OK;
+    return 0;
 }
 
-enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
-                                              const struct lake_sort_field *field,
-                                              struct rows_sort_key *out, char *err, size_t err_size)
+int rows_sort_key_for_field(const struct lake_table *t, const struct lake_sort_field *field,
+                            struct rows_sort_key *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     const struct lake_column *c = lake_table_find_field(t, field->source_field_id);
     if (!c)
-        return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key: the table has no field %lld",
-                    (long long)field->source_field_id);
+        return error_fail(err, ERR_NOT_FOUND, "sort key: the table has no field %lld",
+                          (long long)field->source_field_id);
     char path[512];
     lake_column_path(c, path, sizeof path);
     if (c->type == LT_STRUCT || c->type == LT_LIST || c->type == LT_MAP)
-        return fail(err, err_size, ROWS_SORT_NESTED_KEY,
-                    "sort key '%s' is a %s, which has no order", path, lake_type_name(c->type));
+        return error_fail(err, ERR_UNSUPPORTED, "sort key '%s' is a %s, which has no order", path,
+                          lake_type_name(c->type));
     /* Index steps from the leaf up, then reversed. */
     int depth = 0;
     for (const struct lake_column *k = c; k && k != &t->root; k = k->parent) {
         const struct lake_column *up = k->parent ? k->parent : &t->root;
         if (up->type == LT_LIST || up->type == LT_MAP)
-            return fail(err, err_size, ROWS_SORT_NESTED_KEY,
-                        "sort key '%s' is inside a %s, which has no order", path,
-                        lake_type_name(up->type));
+            return error_fail(err, ERR_UNSUPPORTED,
+                              "sort key '%s' is inside a %s, which has no order", path,
+                              lake_type_name(up->type));
         size_t i = 0;
         while (i < up->nchildren && up->children[i] != k)
             i++;
         if (i == up->nchildren || depth == ROWS_SORT_MAX_DEPTH)
-            return fail(err, err_size, ROWS_SORT_BAD_KEY, "sort key '%s': no usable path", path);
+            return error_fail(err, ERR_NOT_FOUND, "sort key '%s': no usable path", path);
         out->path[depth++] = (int)i;
     }
     for (int i = 0; i < depth / 2; i++) {
@@ -641,7 +608,7 @@ enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
     out->depth = depth;
     out->descending = field->descending;
     out->nulls_first = field->nulls_first;
-    return ROWS_SORT_OK;
+    return 0;
 }
 
 static bool view_null(const struct key_view *v, int64_t r)
@@ -1172,29 +1139,27 @@ static void sort_entries(const struct sorter *s, struct entry *e, struct entry *
         memcpy(e, src, n * sizeof *e);
 }
 
-enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
-                                const struct ArrowArray *const *batches, size_t nbatches,
-                                const struct rows_sort_key *keys, size_t nkeys,
-                                struct rows_ref *refs, size_t n, char *err, size_t err_size)
+int rows_sort(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+              size_t nbatches, const struct rows_sort_key *keys, size_t nkeys,
+              struct rows_ref *refs, size_t n, struct error *err)
 {
-    enum rows_sort_status st = check_batches(schema, batches, nbatches, err, err_size);
-    if (st == ROWS_SORT_OK)
-        st = check_refs(batches, nbatches, refs, n, err, err_size);
-    if (st != ROWS_SORT_OK)
-        return st;
+    int rc = check_batches(schema, batches, nbatches, err);
+    if (rc == 0)
+        rc = check_refs(batches, nbatches, refs, n, err);
+    if (rc != 0)
+        return rc;
     if (nkeys && !keys)
-        return fail(err, err_size, ROWS_SORT_BAD_KEY, "no sort keys");
+        return error_fail(err, ERR_NOT_FOUND, "no sort keys");
     if (nkeys == 0)
-        return ROWS_SORT_OK;
+        return 0;
     struct key_spec *specs = malloc(nkeys * sizeof *specs);
     struct key_view *views = malloc(nkeys * (nbatches ? nbatches : 1) * sizeof *views);
     struct entry *e = malloc((n ? n : 1) * sizeof *e), *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!specs || !views || !e || !tmp)
-        st = fail(err, err_size, ROWS_SORT_NOMEM, "out of memory sorting %zu rows", n);
-    for (size_t k = 0; k < nkeys && st == ROWS_SORT_OK; k++)
-        st = resolve_key(schema, batches, nbatches, &keys[k], &specs[k], &views[k * nbatches], err,
-                         err_size);
-    if (st == ROWS_SORT_OK) {
+        rc = error_fail(err, ERR_NOMEM, "out of memory sorting %zu rows", n);
+    for (size_t k = 0; k < nkeys && rc == 0; k++)
+        rc = resolve_key(schema, batches, nbatches, &keys[k], &specs[k], &views[k * nbatches], err);
+    if (rc == 0) {
         struct sorter s = {specs, views, nkeys, nbatches};
         size_t nwords = nkeys < WORDS ? nkeys : WORDS;
         struct key_words kws[WORDS];
@@ -1222,5 +1187,5 @@ enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
     free(views);
     free(e);
     free(tmp);
-    return st;
+    return rc;
 }

@@ -9,9 +9,14 @@
  * have non-zero offsets at every level and validity bitmaps (null_count
  * -1 means unknown).
  *
- * Errors are typed (enum rows_sort_status) with a message naming the
- * column path. Both calls only read the batches (safe to share between
- * threads) and keep no state.
+ * Both calls return 0, or -1 with a struct error (NULL allowed) whose
+ * message names the column path and whose code says what failed:
+ * ERR_INVALID for malformed arrays, a reference out of range or bad
+ * arguments; ERR_NOT_FOUND for a key path that names no column;
+ * ERR_UNSUPPORTED for a key on a struct, list or map (not comparable);
+ * ERR_LIMIT when the result would not fit (32-bit offsets past 2 GiB);
+ * ERR_NOMEM. Both only read the batches (safe to share between threads)
+ * and keep no state.
  *
  * Memory: a take allocates its result plus 16 bytes per taken value at
  * each nesting level while it runs; a sort about 80 bytes per reference
@@ -27,15 +32,7 @@
 
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
-
-enum rows_sort_status {
-    ROWS_SORT_OK = 0,
-    ROWS_SORT_INVALID = -1,    /* malformed arrays, a reference out of range, bad arguments */
-    ROWS_SORT_BAD_KEY = -2,    /* a key path that names no column */
-    ROWS_SORT_NESTED_KEY = -3, /* a key on a struct, list or map (not comparable) */
-    ROWS_SORT_TOO_LARGE = -4,  /* the result would not fit (32-bit offsets past 2 GiB) */
-    ROWS_SORT_NOMEM = -5,
-};
+#include "util/error.h"
 
 /* A row: row `row` (0-based, before the batch's offset) of batches[batch]. */
 struct rows_ref {
@@ -48,12 +45,11 @@ struct rows_ref {
  * order: a deep copy of each selected row, nested values included, with
  * validity kept and offsets rebuilt. Variable-width columns keep their
  * format (u stays u, U stays U); a result over 2 GiB of a 32-bit-offset
- * column fails with ROWS_SORT_TOO_LARGE (take fewer rows at a time). The
- * batches are borrowed. On failure *out is left released. */
-enum rows_sort_status rows_take(const struct ArrowSchema *schema,
-                                const struct ArrowArray *const *batches, size_t nbatches,
-                                const struct rows_ref *refs, size_t n, struct ArrowArray *out,
-                                char *err, size_t err_size);
+ * column fails with ERR_LIMIT (take fewer rows at a time). The batches
+ * are borrowed. On failure *out is left released. */
+int rows_take(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+              size_t nbatches, const struct rows_ref *refs, size_t n, struct ArrowArray *out,
+              struct error *err);
 
 enum { ROWS_SORT_MAX_DEPTH = 16 };
 
@@ -69,13 +65,10 @@ struct rows_sort_key {
 
 /* The key for a table's sort field, for batches shaped as the Parquet
  * writer takes the table (rows_table_arrow_schema): its column's index
- * path. ROWS_SORT_BAD_KEY for a field id the table lacks,
- * ROWS_SORT_NESTED_KEY for a struct, list or map column or one inside a
- * list or map. */
-enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
-                                              const struct lake_sort_field *field,
-                                              struct rows_sort_key *out, char *err,
-                                              size_t err_size);
+ * path. ERR_NOT_FOUND for a field id the table lacks, ERR_UNSUPPORTED
+ * for a struct, list or map column or one inside a list or map. */
+int rows_sort_key_for_field(const struct lake_table *t, const struct lake_sort_field *field,
+                            struct rows_sort_key *out, struct error *err);
 
 /* Sorts refs[0..n) in place, stably, by keys[0..nkeys) (the first deciding,
  * the next breaking its ties). Values compare as Iceberg orders them:
@@ -88,9 +81,8 @@ enum rows_sort_status rows_sort_key_for_field(const struct lake_table *t,
  * With n or nkeys 0, refs are left as they are.
  * Fails before reordering anything (refs untouched) on a bad key, a nested
  * key, a malformed array or a reference out of range. */
-enum rows_sort_status rows_sort(const struct ArrowSchema *schema,
-                                const struct ArrowArray *const *batches, size_t nbatches,
-                                const struct rows_sort_key *keys, size_t nkeys,
-                                struct rows_ref *refs, size_t n, char *err, size_t err_size);
+int rows_sort(const struct ArrowSchema *schema, const struct ArrowArray *const *batches,
+              size_t nbatches, const struct rows_sort_key *keys, size_t nkeys,
+              struct rows_ref *refs, size_t n, struct error *err);
 
 #endif

@@ -203,24 +203,20 @@ uint64_t rt_load_unsigned(const void *p, int width)
     return v;
 }
 
-void rt_where_init(struct rt_where *w, char *err, size_t err_size)
+void rt_where_init(struct rt_where *w, struct error *err)
 {
     w->path[0] = '\0';
     w->path_len = 0;
     w->err = err;
-    w->err_size = err_size;
 }
 
-int rt_fail(struct rt_where *w, const char *fmt, ...)
+int rt_fail(struct rt_where *w, enum error_code code, const char *fmt, ...)
 {
-    int n = w->path[0] ? snprintf(w->err, w->err_size, "column '%s': ", w->path) : 0;
-    if (n >= 0 && (size_t)n < w->err_size) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(w->err + n, w->err_size - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    error_failv(w->err, code, fmt, ap);
+    va_end(ap);
+    return w->path[0] ? error_prefix(w->err, "column '%s'", w->path) : -1;
 }
 
 float rt_half_to_float(uint16_t h)

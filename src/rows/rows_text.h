@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/error.h"
 
 enum { RT_TEXT_MAX = 96 };
 
@@ -67,17 +68,17 @@ int64_t rt_load_signed(const void *p, int width);
 uint64_t rt_load_unsigned(const void *p, int width);
 
 /* Where a conversion is (the column path, "addr.zip", "tags[2]") and where
- * its message goes. */
+ * its error goes. */
 struct rt_where {
     char path[800];
     size_t path_len;
-    char *err;
-    size_t err_size;
+    struct error *err;
 };
-void rt_where_init(struct rt_where *w, char *err, size_t err_size);
-/* Writes "column '<path>': <message>" (no prefix at an empty path) and
+void rt_where_init(struct rt_where *w, struct error *err);
+/* Fails with "column '<path>': <message>" (no prefix at an empty path) and
  * returns -1, for `return rt_fail(...)`. */
-int rt_fail(struct rt_where *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rt_fail(struct rt_where *w, enum error_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* An IEEE half-precision value (float16) as a float (exact). */
 float rt_half_to_float(uint16_t h);

@@ -37,8 +37,7 @@ struct wkt {
     size_t len;
     size_t pos; /* next byte to read */
     struct buf *out;
-    char *err;
-    size_t err_size;
+    struct error *err;
 };
 
 /* One geometry's header. */
@@ -64,11 +63,12 @@ static const char *dim_name(const struct geom *g)
     return g->z ? (g->m ? "XYZM" : "XYZ") : (g->m ? "XYM" : "XY");
 }
 
-__attribute__((format(printf, 2, 3))) static int fail(struct wkt *w, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct wkt *w, enum error_code code,
+                                                      const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->err, w->err_size, fmt, ap);
+    error_failv(w->err, code, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -83,8 +83,8 @@ static int need(struct wkt *w, size_t n, const char *what)
 {
     if (left(w) >= n)
         return 0;
-    return fail(w, "truncated WKB at byte %zu: %s needs %zu byte%s, %zu left", w->pos, what, n,
-                n == 1 ? "" : "s", left(w));
+    return fail(w, ERR_MALFORMED, "truncated WKB at byte %zu: %s needs %zu byte%s, %zu left",
+                w->pos, what, n, n == 1 ? "" : "s", left(w));
 }
 
 /* An n-byte unsigned integer in the geometry's byte order; need() came first. */
@@ -119,7 +119,7 @@ static int put(struct wkt *w, const char *s)
 {
     if (buf_puts(w->out, s) == 0)
         return 0;
-    return fail(w, "out of memory");
+    return fail(w, ERR_NOMEM, "out of memory");
 }
 
 /* DuckDB's spelling: the shortest round-trip digits, integers without Python's ".0", and NaN and
@@ -177,7 +177,7 @@ static int read_count(struct wkt *w, const struct geom *g, size_t unit, const ch
         return -1;
     if (*count <= left(w) / unit)
         return 0;
-    return fail(w, "WKB %s at byte %zu claims %lu %s but only %zu bytes follow",
+    return fail(w, ERR_MALFORMED, "WKB %s at byte %zu claims %lu %s but only %zu bytes follow",
                 type_names[g->type], at, (unsigned long)*count, items, left(w));
 }
 
@@ -224,7 +224,8 @@ static int read_header(struct wkt *w, struct geom *g)
         return -1;
     uint8_t order = w->wkb[w->pos];
     if (order > 1)
-        return fail(w, "bad WKB byte order %u at byte %zu (0 or 1 expected)", order, w->pos);
+        return fail(w, ERR_MALFORMED, "bad WKB byte order %u at byte %zu (0 or 1 expected)", order,
+                    w->pos);
     w->pos++;
     g->big = order == 0;
     uint32_t raw;
@@ -232,7 +233,7 @@ static int read_header(struct wkt *w, struct geom *g)
         return -1;
     unsigned code = raw & 0xFFFFu, base = code % 1000, iso_dims = code / 1000;
     if (base < WKB_POINT || base > WKB_COLLECTION || iso_dims > 3)
-        return fail(w,
+        return fail(w, ERR_UNSUPPORTED,
                     "unsupported WKB geometry type %u at byte %zu (supported: 1 to 7, plus 1000 Z, "
                     "2000 M, 3000 ZM)",
                     code, g->at + 1);
@@ -250,11 +251,13 @@ static int read_header(struct wkt *w, struct geom *g)
 static int check_child(struct wkt *w, const struct geom *parent, const struct geom *g)
 {
     if (parent->type != WKB_COLLECTION && g->type != parent->type - 3)
-        return fail(w, "WKB %s holds a %s at byte %zu (only %s allowed)", type_names[parent->type],
-                    type_names[g->type], g->at, type_names[parent->type - 3]);
+        return fail(w, ERR_MALFORMED, "WKB %s holds a %s at byte %zu (only %s allowed)",
+                    type_names[parent->type], type_names[g->type], g->at,
+                    type_names[parent->type - 3]);
     if (g->z != parent->z || g->m != parent->m)
-        return fail(w, "WKB %s at byte %zu is %s inside a %s that is %s", type_names[g->type],
-                    g->at, dim_name(g), type_names[parent->type], dim_name(parent));
+        return fail(w, ERR_MALFORMED, "WKB %s at byte %zu is %s inside a %s that is %s",
+                    type_names[g->type], g->at, dim_name(g), type_names[parent->type],
+                    dim_name(parent));
     return 0;
 }
 
@@ -282,8 +285,8 @@ static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth
 {
     struct geom g = {0}; /* (read_header fills it; -O3 cannot tell) */
     if (depth > ROWS_WKT_MAX_DEPTH)
-        return fail(w, "WKB geometries nest deeper than %d levels at byte %zu", ROWS_WKT_MAX_DEPTH,
-                    w->pos);
+        return fail(w, ERR_LIMIT, "WKB geometries nest deeper than %d levels at byte %zu",
+                    ROWS_WKT_MAX_DEPTH, w->pos);
     if (read_header(w, &g) != 0 || (parent && check_child(w, parent, &g) != 0))
         return -1;
     bool tagged = !parent || parent->type == WKB_COLLECTION;
@@ -297,14 +300,15 @@ static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth
     }
 }
 
-int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, char *err, size_t err_size)
+int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err)
 {
-    struct wkt w = {wkb, len, 0, out, err, err_size};
+    struct wkt w = {wkb, len, 0, out, err};
     size_t start = out->len;
-    int rc = len == 0 ? fail(&w, "empty WKB (no geometry)") : put_geometry(&w, NULL, 1);
+    int rc =
+        len == 0 ? fail(&w, ERR_MALFORMED, "empty WKB (no geometry)") : put_geometry(&w, NULL, 1);
     if (rc == 0 && w.pos < len)
-        rc = fail(&w, "%zu trailing byte%s after the WKB geometry, from byte %zu", len - w.pos,
-                  len - w.pos == 1 ? "" : "s", w.pos);
+        rc = fail(&w, ERR_MALFORMED, "%zu trailing byte%s after the WKB geometry, from byte %zu",
+                  len - w.pos, len - w.pos == 1 ? "" : "s", w.pos);
     if (rc != 0 && out->data) {
         out->len = start;
         out->data[start] = '\0';

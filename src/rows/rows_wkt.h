@@ -14,13 +14,15 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/error.h"
 
 /* Geometry levels allowed, the top-level geometry being level 1. (DuckDB 1.5 itself refuses
  * more than 16.) */
 enum { ROWS_WKT_MAX_DEPTH = 32 };
 
-/* Appends the WKT of one WKB geometry to out. -1 with a message in err when the bytes are not one
- * well-formed geometry (or memory runs out; out keeps what it had before the call). */
-int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, char *err, size_t err_size);
+/* Appends the WKT of one WKB geometry to out. -1 when the bytes are not one well-formed geometry
+ * (ERR_MALFORMED; ERR_UNSUPPORTED for a geometry type outside 1..7, ERR_LIMIT past
+ * ROWS_WKT_MAX_DEPTH) or memory runs out; out keeps what it had before the call. */
+int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err);
 
 #endif

@@ -71,6 +71,7 @@ const char *error_code_name(enum error_code code)
     case ERR_IO: return "io";
     case ERR_UNAVAILABLE: return "unavailable";
     case ERR_NOMEM: return "nomem";
+    case ERR_LIMIT: return "limit";
     case ERR_INTERNAL: break;
     }
     return "internal";
@@ -89,6 +90,7 @@ hl_status error_status(enum error_code code)
     case ERR_IO: return HL_ERR_IO;
     case ERR_UNAVAILABLE: return HL_ERR_UNAVAILABLE;
     case ERR_NOMEM: return HL_ERR_NOMEM;
+    case ERR_LIMIT: return HL_ERR_VALIDATION;
     case ERR_INTERNAL: break;
     }
     return HL_ERR_INTERNAL;
@@ -132,7 +134,8 @@ static hl_status published_status(hl_status status, enum error_code code)
     case ERR_CORRUPT:
     case ERR_UNSUPPORTED:
     case ERR_CONFLICT:
-    case ERR_NOT_FOUND: return status != HL_OK ? status : error_status(code);
+    case ERR_NOT_FOUND:
+    case ERR_LIMIT: return status != HL_OK ? status : error_status(code);
     default: return error_status(code);
     }
 }

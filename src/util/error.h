@@ -26,6 +26,7 @@ enum error_code {
     ERR_IO,          /* a read, write or transfer failed */
     ERR_UNAVAILABLE, /* a dependency is down or busy: retrying may succeed */
     ERR_NOMEM,
+    ERR_LIMIT,    /* a size or count limit was reached */
     ERR_INTERNAL, /* a bug, or a failure with nothing the caller can do */
 };
 
@@ -49,18 +50,18 @@ int error_nomem(struct error *e);
 /* Puts "<context>: " in front of e's message (what the failing step was
  * doing, added by a caller that knows it). Returns -1. */
 int error_prefix(struct error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "invalid", "malformed", "corrupt", ... ("ok" for ERR_OK). */
+/* "invalid", "malformed", "corrupt", ..., "limit" ("ok" for ERR_OK). */
 const char *error_code_name(enum error_code code);
 
 /* The public status a code means when the edge has nothing more specific
  * to say: INVALID -> VALIDATION, MALFORMED and CORRUPT -> PROTOCOL (what a
  * peer or a stored file said cannot be parsed), UNSUPPORTED ->
- * NOT_IMPLEMENTED, ... */
+ * NOT_IMPLEMENTED, LIMIT -> VALIDATION, ... */
 hl_status error_status(enum error_code code);
 
 /* The public edge: fills out from e, prefixed with the formatted context
  * (fmt NULL: none). `status` says how a failure of the input (INVALID,
- * MALFORMED, CORRUPT, UNSUPPORTED, CONFLICT, NOT_FOUND) reads to this
+ * MALFORMED, CORRUPT, UNSUPPORTED, CONFLICT, NOT_FOUND, LIMIT) reads to this
  * edge's callers (HL_OK: error_status); out of memory, I/O, an
  * unavailable dependency and bugs keep their own. The public code is e's
  * reason, else the status's name. Returns the status. */

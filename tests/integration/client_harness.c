@@ -131,20 +131,19 @@ void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStre
     assert_non_null(b);
     arena_init(&b->arena, 0);
     lake_table_init(&b->table, &b->arena);
-    char msg[512];
+    struct error e;
     struct rows_parser *p;
-    if (rows_table_from_spec(spec, &b->table, msg, sizeof msg) != 0 ||
-        rows_parser_new(&b->table, &p, msg, sizeof msg) != 0)
-        fail_msg("spec: %s", msg);
+    if (rows_table_from_spec(spec, &b->table, &e) != 0 || rows_parser_new(&b->table, &p, &e) != 0)
+        fail_msg("spec: %s", e.msg);
     for (const char *line = jsonl; *line;) {
         const char *end = strchr(line, '\n');
-        if (rows_parser_json_row(p, line, (size_t)(end - line), msg, sizeof msg) != 0)
-            fail_msg("row: %s", msg);
+        if (rows_parser_json_row(p, line, (size_t)(end - line), &e) != 0)
+            fail_msg("row: %s", e.msg);
         line = end + 1;
     }
     struct ArrowSchema schema;
-    if (rows_parser_take(p, &schema, &b->batch, msg, sizeof msg) != 0)
-        fail_msg("take: %s", msg);
+    if (rows_parser_take(p, &schema, &b->batch, &e) != 0)
+        fail_msg("take: %s", e.msg);
     schema.release(&schema);
     rows_parser_free(p);
     *s = (struct ArrowArrayStream){.get_schema = ob_schema,

@@ -182,26 +182,26 @@ static void make_stream(struct ArrowArrayStream *s, const char *spec, const char
     assert_non_null(v);
     arena_init(&v->arena, 0);
     lake_table_init(&v->table, &v->arena);
-    char msg[512];
-    if (rows_table_from_spec(spec, &v->table, msg, sizeof msg) != 0)
-        fail_msg("spec %s: %s", spec, msg);
+    struct error e;
+    if (rows_table_from_spec(spec, &v->table, &e) != 0)
+        fail_msg("spec %s: %s", spec, e.msg);
     v->batches = calloc(nbatches ? nbatches : 1, sizeof *v->batches);
     assert_non_null(v->batches);
     for (size_t b = 0; b < nbatches; b++) {
         struct rows_parser *p;
-        if (rows_parser_new(&v->table, &p, msg, sizeof msg) != 0)
-            fail_msg("parser: %s", msg);
+        if (rows_parser_new(&v->table, &p, &e) != 0)
+            fail_msg("parser: %s", e.msg);
         const char *line = jsonl[b];
         while (*line) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
-            if (len && rows_parser_json_row(p, line, len, msg, sizeof msg) != 0)
-                fail_msg("row %.*s: %s", (int)len, line, msg);
+            if (len && rows_parser_json_row(p, line, len, &e) != 0)
+                fail_msg("row %.*s: %s", (int)len, line, e.msg);
             line += len + (end ? 1 : 0);
         }
         struct ArrowSchema bs;
-        if (rows_parser_take(p, &bs, &v->batches[b], msg, sizeof msg) != 0)
-            fail_msg("take: %s", msg);
+        if (rows_parser_take(p, &bs, &v->batches[b], &e) != 0)
+            fail_msg("take: %s", e.msg);
         bs.release(&bs);
         rows_parser_free(p);
         v->n++;
@@ -405,8 +405,8 @@ static void roundtrip(hl_client *c, const char *catalog)
     struct ArrowSchema schema;
     assert_int_equal(scan.get_schema(&scan, &schema), 0);
     struct rows_render *r;
-    char msg[256];
-    assert_int_equal(rows_render_new(&schema, ROWS_JSONL, &r, msg, sizeof msg), 0);
+    struct error e;
+    assert_int_equal(rows_render_new(&schema, ROWS_JSONL, &r, &e), 0);
     struct buf text = BUF_INIT;
     for (;;) {
         struct ArrowArray b;
@@ -414,7 +414,7 @@ static void roundtrip(hl_client *c, const char *catalog)
         if (!b.release)
             break;
         for (int64_t i = 0; i < b.length; i++)
-            assert_int_equal(rows_render_row(r, &b, i, &text, msg, sizeof msg), 0);
+            assert_int_equal(rows_render_row(r, &b, i, &text, &e), 0);
         b.release(&b);
     }
     scan.release(&scan);

@@ -60,10 +60,10 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name, const 
     f->name = name;
     char data_path[512];
     client_stack_data_path(&st, c, name, data_path, sizeof data_path);
-    char msg[256];
-    json_t *cols = colspec_parse_columns(spec, msg, sizeof msg);
+    struct error e;
+    json_t *cols = colspec_parse_columns(spec, &e);
     if (!cols)
-        fail_msg("colspec: %s", msg);
+        fail_msg("colspec: %s", e.msg);
     char *cols_text = json_dumps(cols, JSON_COMPACT);
     json_decref(cols);
     struct hl_error err;

@@ -11,10 +11,10 @@
 
 static json_t *parse_ok(const char *spec)
 {
-    char err[600];
-    json_t *cols = colspec_parse_columns(spec, err, sizeof err);
+    struct error err;
+    json_t *cols = colspec_parse_columns(spec, &err);
     if (!cols)
-        fail_msg("'%s' refused: %s", spec, err);
+        fail_msg("'%s' refused: %s", spec, err.msg);
     return cols;
 }
 
@@ -89,19 +89,22 @@ static void syntax_errors(void **state)
         {"a:int,", "expected a name"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char err[600];
-        json_t *c = colspec_parse_columns(bad[i].spec, err, sizeof err);
-        if (c || !strstr(err, bad[i].msg))
-            fail_msg("'%s': want error '%s', got %s", bad[i].spec, bad[i].msg, c ? "success" : err);
+        struct error err;
+        json_t *c = colspec_parse_columns(bad[i].spec, &err);
+        if (c || !strstr(err.msg, bad[i].msg))
+            fail_msg("'%s': want error '%s', got %s", bad[i].spec, bad[i].msg,
+                     c ? "success" : err.msg);
+        assert_int_equal(err.code, ERR_MALFORMED);
     }
     /* Nesting is bounded, so hostile input cannot exhaust the stack. */
     char deep[400] = "x:";
     for (int i = 0; i < 40; i++)
         strcat(deep, "list<");
     strcat(deep, "int");
-    char err[600];
-    assert_null(colspec_parse_columns(deep, err, sizeof err));
-    assert_non_null(strstr(err, "nested too deeply"));
+    struct error err;
+    assert_null(colspec_parse_columns(deep, &err));
+    assert_non_null(strstr(err.msg, "nested too deeply"));
+    assert_int_equal(err.code, ERR_LIMIT);
 }
 
 static void partition_and_sort(void **state)
@@ -109,10 +112,10 @@ static void partition_and_sort(void **state)
     (void)state;
     json_t *c = parse_ok("id:long, ts:timestamp, s:string, a:struct<z:int>");
     colspec_predict_field_ids(c);
-    char err[600];
+    struct error err;
     json_t *p = colspec_parse_partition("id, month(ts), bucket(16, id), truncate( 4 , s), day(ts),"
                                         " identity(a.z)",
-                                        c, err, sizeof err);
+                                        c, &err);
     assert_non_null(p);
     expect_json(p, "[{\"source_field_id\":1,\"transform\":\"identity\"},"
                    "{\"source_field_id\":2,\"transform\":\"month\"},"
@@ -121,24 +124,25 @@ static void partition_and_sort(void **state)
                    "{\"source_field_id\":2,\"transform\":\"day\"},"
                    "{\"source_field_id\":5,\"transform\":\"identity\"}]");
     json_decref(p);
-    p = colspec_parse_partition("none", c, err, sizeof err);
+    p = colspec_parse_partition("none", c, &err);
     expect_json(p, "[]");
     json_decref(p);
-    assert_null(colspec_parse_partition("month(nope)", c, err, sizeof err));
-    assert_non_null(strstr(err, "no column 'nope'"));
-    assert_null(colspec_parse_partition("bucket(x, id)", c, err, sizeof err));
-    assert_non_null(strstr(err, "must be a number"));
+    assert_null(colspec_parse_partition("month(nope)", c, &err));
+    assert_non_null(strstr(err.msg, "no column 'nope'"));
+    assert_int_equal(err.code, ERR_NOT_FOUND);
+    assert_null(colspec_parse_partition("bucket(x, id)", c, &err));
+    assert_non_null(strstr(err.msg, "must be a number"));
+    assert_int_equal(err.code, ERR_MALFORMED);
 
-    json_t *s =
-        colspec_parse_sort("ts desc, id, s asc nulls last, a.z nulls first", c, err, sizeof err);
+    json_t *s = colspec_parse_sort("ts desc, id, s asc nulls last, a.z nulls first", c, &err);
     assert_non_null(s);
     expect_json(s, "[{\"source_field_id\":2,\"direction\":\"desc\"},"
                    "{\"source_field_id\":1},"
                    "{\"source_field_id\":3,\"direction\":\"asc\",\"null_order\":\"nulls_last\"},"
                    "{\"source_field_id\":5,\"null_order\":\"nulls_first\"}]");
     json_decref(s);
-    assert_null(colspec_parse_sort("ts sideways", c, err, sizeof err));
-    assert_null(colspec_parse_sort("ts desc nulls middle", c, err, sizeof err));
+    assert_null(colspec_parse_sort("ts sideways", c, &err));
+    assert_null(colspec_parse_sort("ts desc nulls middle", c, &err));
     json_decref(c);
 }
 

@@ -476,13 +476,13 @@ static void json_reader(void **state)
     (void)state;
     struct arena a;
     arena_init(&a, 0);
-    char err[200];
+    struct error err;
     const char *text = " {\"n\": 18446744073709551615, \"f\": -0.0, \"big\": 1e400,"
                        " \"s\": \"\\u00e9\\ud83d\\ude00\\u0000x\\\"\\\\\\/\\b\\f\\n\\r\\t\","
                        " \"a\": [true, false, null, [], {}], \"k\": 1, \"k\": 2} ";
-    const struct rj_value *v = rj_parse(text, strlen(text), &a, err, sizeof err);
+    const struct rj_value *v = rj_parse(text, strlen(text), &a, &err);
     if (!v)
-        fail_msg("%s", err);
+        fail_msg("%s", err.msg);
     assert_int_equal(v->type, RJ_OBJECT);
     assert_int_equal(v->n, 7);
     assert_true(rj_key_is(v, 0, "n"));
@@ -521,17 +521,19 @@ static void json_reader(void **state)
                                       "[1 2]",
                                       "NaN"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (rj_parse(bad[i], strlen(bad[i]), NULL, err, sizeof err))
+        if (rj_parse(bad[i], strlen(bad[i]), NULL, &err))
             fail_msg("'%s' was accepted", bad[i]);
-    assert_null(rj_parse("[1,]", 4, NULL, err, sizeof err));
-    assert_string_equal(err, "at byte 4: expected a JSON value");
+    assert_null(rj_parse("[1,]", 4, NULL, &err));
+    assert_string_equal(err.msg, "at byte 4: expected a JSON value");
+    assert_int_equal(err.code, ERR_MALFORMED);
     /* Deep nesting is refused, not a stack overflow. */
     char *deep = malloc(2 * RJ_MAX_DEPTH + 3);
     memset(deep, '[', RJ_MAX_DEPTH + 1);
     memset(deep + RJ_MAX_DEPTH + 1, ']', RJ_MAX_DEPTH + 1);
-    assert_null(rj_parse(deep, 2 * RJ_MAX_DEPTH + 2, NULL, err, sizeof err));
-    assert_non_null(strstr(err, "nested too deeply"));
-    assert_non_null(rj_parse(deep + 1, 2 * RJ_MAX_DEPTH, NULL, err, sizeof err));
+    assert_null(rj_parse(deep, 2 * RJ_MAX_DEPTH + 2, NULL, &err));
+    assert_non_null(strstr(err.msg, "nested too deeply"));
+    assert_int_equal(err.code, ERR_LIMIT);
+    assert_non_null(rj_parse(deep + 1, 2 * RJ_MAX_DEPTH, NULL, &err));
     free(deep);
 }
 
@@ -583,9 +585,9 @@ static void tbl_init(struct tbl *x, const char *spec)
     arena_init(&x->arena, 0);
     lake_table_init(&x->t, &x->arena);
     x->t.name = "t";
-    char err[600];
-    if (rows_table_from_spec(spec, &x->t, err, sizeof err) != 0)
-        fail_msg("schema '%s': %s", spec, err);
+    struct error err;
+    if (rows_table_from_spec(spec, &x->t, &err) != 0)
+        fail_msg("schema '%s': %s", spec, err.msg);
 }
 
 static void tbl_free(struct tbl *x)
@@ -600,10 +602,10 @@ static void expect_spec_error(const char *spec, const char *needle)
     arena_init(&a, 0);
     struct lake_table t;
     lake_table_init(&t, &a);
-    char err[600];
-    assert_int_equal(rows_table_from_spec(spec, &t, err, sizeof err), -1);
-    if (!strstr(err, needle))
-        fail_msg("'%s': '%s' lacks '%s'", spec, err, needle);
+    struct error err;
+    assert_int_equal(rows_table_from_spec(spec, &t, &err), -1);
+    if (!strstr(err.msg, needle))
+        fail_msg("'%s': '%s' lacks '%s'", spec, err.msg, needle);
     lake_table_release(&t);
     arena_free(&a);
 }
@@ -669,11 +671,11 @@ static void schema_specs_and_field_ids(void **state)
 /* Moves the parser's pending rows into the writer. */
 static void flush_rows(struct rows_parser *p, struct pq_writer *w)
 {
-    char err[300];
+    struct error err;
     struct ArrowSchema s;
     struct ArrowArray b;
     struct error perr = {0};
-    assert_int_equal(rows_parser_take(p, &s, &b, err, sizeof err), 0);
+    assert_int_equal(rows_parser_take(p, &s, &b, &err), 0);
     if (pq_writer_write(w, &s, &b, &perr) != 0)
         fail_msg("write: %s", perr.msg);
     b.release(&b);
@@ -684,7 +686,7 @@ static void flush_rows(struct rows_parser *p, struct pq_writer *w)
  * w (when given) every batch_rows rows. Returns 0, or -1 with the first
  * error in err. */
 static int feed(struct rows_parser *p, enum rows_format in, const char *text, size_t len,
-                struct pq_writer *w, int64_t batch_rows, char *err, size_t err_size)
+                struct pq_writer *w, int64_t batch_rows, struct error *err)
 {
     int rc = 0;
     if (in == ROWS_CSV) {
@@ -693,14 +695,14 @@ static int feed(struct rows_parser *p, enum rows_format in, const char *text, si
         struct csv_reader r;
         csv_reader_init(&r, f);
         assert_int_equal(csv_read_record(&r), 1);
-        rc = rows_parser_csv_header(p, &r, err, err_size);
+        rc = rows_parser_csv_header(p, &r, err);
         int got;
         while (rc == 0 && (got = csv_read_record(&r)) != 0) {
             if (got < 0) {
-                snprintf(err, err_size, "%s", r.err);
+                error_fail(err, ERR_MALFORMED, "%s", r.err);
                 rc = -1;
             } else {
-                rc = rows_parser_csv_row(p, &r, err, err_size);
+                rc = rows_parser_csv_row(p, &r, err);
             }
             if (rc == 0 && w && rows_parser_pending(p) >= batch_rows)
                 flush_rows(p, w);
@@ -712,7 +714,7 @@ static int feed(struct rows_parser *p, enum rows_format in, const char *text, si
     for (const char *line = text, *end = text + len; rc == 0 && line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-        rc = rows_parser_json_row(p, line, n, err, err_size);
+        rc = rows_parser_json_row(p, line, n, err);
         line += n + (nl != NULL);
         if (rc == 0 && w && rows_parser_pending(p) >= batch_rows)
             flush_rows(p, w);
@@ -725,10 +727,10 @@ static int feed(struct rows_parser *p, enum rows_format in, const char *text, si
 static void text_to_parquet(const struct lake_table *t, enum rows_format in, const char *text,
                             int64_t batch_rows, struct buf *file)
 {
-    char err[1200];
+    struct error err;
     struct rows_parser *p;
-    if (rows_parser_new(t, &p, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (rows_parser_new(t, &p, &err) != 0)
+        fail_msg("%s", err.msg);
     struct pq_sink sink = {pq_sink_buf_write, file};
     struct pq_write_options o;
     pq_write_options_default(&o);
@@ -738,9 +740,8 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
     struct error perr = {0};
     if (pq_writer_open(t, &o, &sink, &w, &perr) != 0)
         fail_msg("%s", perr.msg);
-    if (feed(p, in, text, strlen(text), w, batch_rows ? batch_rows : INT64_MAX, err, sizeof err) !=
-        0)
-        fail_msg("row: %s", err);
+    if (feed(p, in, text, strlen(text), w, batch_rows ? batch_rows : INT64_MAX, &err) != 0)
+        fail_msg("row: %s", err.msg);
     if (rows_parser_pending(p) > 0)
         flush_rows(p, w);
     rows_parser_free(p);
@@ -753,7 +754,7 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
 /* A Parquet file's rows as `out` text, row group by row group. */
 static char *parquet_to_text(const struct buf *file, enum rows_format out)
 {
-    char err[1200];
+    struct error err;
     struct pq_source src;
     pq_source_memory(&src, file->data, file->len);
     struct pq_reader *rd;
@@ -764,8 +765,8 @@ static char *parquet_to_text(const struct buf *file, enum rows_format out)
     assert_int_equal(pq_reader_arrow_schema(rd, &schema, &perr), 0);
     assert_int_equal(rows_schema_mark_file_uuids(&schema, pq_reader_schema(rd)), 0);
     struct rows_render *render;
-    if (rows_render_new(&schema, out, &render, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (rows_render_new(&schema, out, &render, &err) != 0)
+        fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
     rows_render_header(render, &text);
     for (size_t g = 0; g < pq_reader_meta(rd)->nrow_groups; g++) {
@@ -773,8 +774,8 @@ static char *parquet_to_text(const struct buf *file, enum rows_format out)
         if (pq_reader_read_row_group(rd, g, &b, &perr) != 0)
             fail_msg("%s", perr.msg);
         for (int64_t i = 0; i < b.length; i++)
-            if (rows_render_row(render, &b, i, &text, err, sizeof err) != 0)
-                fail_msg("render: %s", err);
+            if (rows_render_row(render, &b, i, &text, &err) != 0)
+                fail_msg("render: %s", err.msg);
         b.release(&b);
     }
     rows_render_free(render);
@@ -948,15 +949,15 @@ static void expect_row_error(const char *spec, enum rows_format in, const char *
 {
     struct tbl x;
     tbl_init(&x, spec);
-    char err[1200] = "";
+    struct error err = {0};
     struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&x.t, &p, err, sizeof err), 0);
-    int rc = feed(p, in, text, strlen(text), NULL, 0, err, sizeof err);
+    assert_int_equal(rows_parser_new(&x.t, &p, &err), 0);
+    int rc = feed(p, in, text, strlen(text), NULL, 0, &err);
     rows_parser_free(p);
     if (rc == 0)
         fail_msg("'%s' was accepted for '%s'", text, spec);
-    if (!strstr(err, needle))
-        fail_msg("'%s': message '%s' lacks '%s'", text, err, needle);
+    if (!strstr(err.msg, needle))
+        fail_msg("'%s': message '%s' lacks '%s'", text, err.msg, needle);
     tbl_free(&x);
 }
 
@@ -1043,10 +1044,11 @@ static void refused_tables(void **state)
     (void)state;
     struct tbl x;
     tbl_init(&x, "a:int, v:variant");
-    char err[300];
+    struct error err;
     struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&x.t, &p, err, sizeof err), -1);
-    assert_string_equal(err, "column 'v' is a variant, which cannot be converted");
+    assert_int_equal(rows_parser_new(&x.t, &p, &err), -1);
+    assert_string_equal(err.msg, "column 'v' is a variant, which cannot be converted");
+    assert_int_equal(err.code, ERR_UNSUPPORTED);
     tbl_free(&x);
 }
 
@@ -1104,25 +1106,25 @@ static void random_round_trip(const char *columns, enum rows_format fmt, uint64_
     struct ArrowSchema schema;
     assert_int_equal(rows_table_arrow_schema(&tt.t, &schema), 0);
     struct rows_render *render;
-    char err[1200];
-    if (rows_render_new(&schema, fmt, &render, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    struct error err;
+    if (rows_render_new(&schema, fmt, &render, &err) != 0)
+        fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
     rows_render_header(render, &text);
     for (int64_t i = 0; i < batch.length; i++)
-        if (rows_render_row(render, &batch, i, &text, err, sizeof err) != 0)
-            fail_msg("render: %s", err);
+        if (rows_render_row(render, &batch, i, &text, &err) != 0)
+            fail_msg("render: %s", err.msg);
     rows_render_free(render);
 
     /* Parse the text back and write it. */
     struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&tt.t, &p, err, sizeof err), 0);
-    if (feed(p, fmt, text.data, text.len, NULL, 0, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    assert_int_equal(rows_parser_new(&tt.t, &p, &err), 0);
+    if (feed(p, fmt, text.data, text.len, NULL, 0, &err) != 0)
+        fail_msg("%s", err.msg);
     assert_int_equal(rows_parser_pending(p), batch.length);
     struct ArrowSchema ps;
     struct ArrowArray parsed;
-    assert_int_equal(rows_parser_take(p, &ps, &parsed, err, sizeof err), 0);
+    assert_int_equal(rows_parser_take(p, &ps, &parsed, &err), 0);
     rows_parser_free(p);
     struct buf file = BUF_INIT;
     struct pq_write_result res;
@@ -1185,8 +1187,7 @@ static void random_csv(void **state)
 /* Writes rows (JSON Lines) under spec `from`, reads the file into spec
  * `to` through rows_adapt, writes that, and renders the result. Returns
  * NULL (with err) when adapting fails. */
-static char *adapt_through(const char *from, const char *rows, const char *to, char *err,
-                           size_t err_size)
+static char *adapt_through(const char *from, const char *rows, const char *to, struct error *err)
 {
     struct tbl a, b;
     tbl_init(&a, from);
@@ -1202,7 +1203,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, c
     assert_int_equal(pq_reader_arrow_schema(rd, &fs, &perr), 0);
     assert_int_equal(rows_table_arrow_schema(&b.t, &ws), 0);
     char *out = NULL;
-    if (rows_adapt_check(&fs, &b.t, err, err_size) == 0) {
+    if (rows_adapt_check(&fs, &b.t, err) == 0) {
         struct pq_sink sink = {pq_sink_buf_write, &file2};
         struct pq_writer *w;
         assert_int_equal(pq_writer_open(&b.t, NULL, &sink, &w, &perr), 0);
@@ -1210,7 +1211,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, c
         for (size_t g = 0; ok && g < pq_reader_meta(rd)->nrow_groups; g++) {
             struct ArrowArray rg;
             assert_int_equal(pq_reader_read_row_group(rd, g, &rg, &perr), 0);
-            ok = rows_adapt_batch(&fs, &rg, &b.t, err, err_size) == 0;
+            ok = rows_adapt_batch(&fs, &rg, &b.t, err) == 0;
             if (ok && pq_writer_write(w, &ws, &rg, &perr) != 0)
                 fail_msg("write: %s", perr.msg);
             rg.release(&rg);
@@ -1237,7 +1238,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, c
 static void adapt_conversions(void **state)
 {
     (void)state;
-    char err[600];
+    struct error err;
     char *got = adapt_through(
         "a:int, b:float, c:timestamp_ms, d:string, e:uint8, f:timestamptz, g:binary, "
         "s:struct<x:int8>, l:list<int16>, m:map<string,int>",
@@ -1248,9 +1249,9 @@ static void adapt_conversions(void **state)
         "\"l\":null,\"m\":null}\n",
         "a:long, b:double, c:timestamp_ns, d:json, e:int16, f:timestamptz, g:string, "
         "s:struct<x:long>, l:list<int>, m:map<string,long>",
-        err, sizeof err);
+        &err);
     if (!got)
-        fail_msg("%s", err);
+        fail_msg("%s", err.msg);
     assert_string_equal(got, "{\"a\":-5,\"b\":0.10000000149011612,"
                              "\"c\":\"1969-12-31T23:59:59.999000000\",\"d\":\"[1]\",\"e\":200,"
                              "\"f\":\"2024-01-02T03:04:05.123456Z\",\"g\":\"hi\","
@@ -1260,9 +1261,9 @@ static void adapt_conversions(void **state)
     free(got);
     /* Narrowing is fine while values fit; exact unit changes too. */
     got = adapt_through("a:long, t:timestamp", "{\"a\":-128,\"t\":\"2024-01-02T03:04:05\"}\n",
-                        "a:int8, t:timestamp_s", err, sizeof err);
+                        "a:int8, t:timestamp_s", &err);
     if (!got)
-        fail_msg("%s", err);
+        fail_msg("%s", err.msg);
     assert_string_equal(got, "{\"a\":-128,\"t\":\"2024-01-02T03:04:05.000\"}\n");
     free(got);
 
@@ -1286,11 +1287,13 @@ static void adapt_conversions(void **state)
          "the input's values (Arrow 'd:10,2') cannot be written as decimal"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        got = adapt_through(bad[i].from, bad[i].rows, bad[i].to, err, sizeof err);
+        got = adapt_through(bad[i].from, bad[i].rows, bad[i].to, &err);
         if (got)
             fail_msg("%s -> %s accepted: %s", bad[i].from, bad[i].to, got);
-        if (!strstr(err, bad[i].needle))
-            fail_msg("%s -> %s: '%s' lacks '%s'", bad[i].from, bad[i].to, err, bad[i].needle);
+        if (!strstr(err.msg, bad[i].needle))
+            fail_msg("%s -> %s: '%s' lacks '%s'", bad[i].from, bad[i].to, err.msg, bad[i].needle);
+        /* Compaction tells a column it cannot convert by this code. */
+        assert_int_equal(err.code, ERR_INVALID);
     }
 }
 

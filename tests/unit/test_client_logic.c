@@ -181,14 +181,14 @@ static void test_null_arrays(void **state)
     arena_init(&a, 0);
     struct lake_table t;
     lake_table_init(&t, &a);
-    char msg[256];
+    struct error err;
     const char *spec = "b:boolean, i8:int8, i16:int16, i:int, l:long, u8:uint8, u16:uint16, "
                        "u32:uint32, u64:uint64, f:float, d:double, dec:decimal(20,4), dt:date, "
                        "tm:time, ts0:timestamp_s, ts3:timestamp_ms, ts6:timestamp, "
                        "ts9:timestamp_ns, tz:timestamptz, s:string, j:json, u:uuid, bin:binary, "
                        "li:list<long>, st:struct<x:int,y:string>, m:map<string,long>";
-    if (rows_table_from_spec(spec, &t, msg, sizeof msg) != 0)
-        fail_msg("%s", msg);
+    if (rows_table_from_spec(spec, &t, &err) != 0)
+        fail_msg("%s", err.msg);
     struct ArrowSchema schema;
     assert_int_equal(rows_table_arrow_schema(&t, &schema), 0);
     struct ArrowArray batch;

@@ -81,17 +81,16 @@ static char *read_jsonl(const struct buf *file)
     struct ArrowSchema s;
     assert_int_equal(pq_reader_arrow_schema(r, &s, &err), 0);
     struct rows_render *render;
-    char msg[256];
-    if (rows_render_new(&s, ROWS_JSONL, &render, msg, sizeof msg) != 0)
-        fail_msg("render: %s", msg);
+    if (rows_render_new(&s, ROWS_JSONL, &render, &err) != 0)
+        fail_msg("render: %s", err.msg);
     struct buf text = BUF_INIT;
     for (size_t g = 0; g < (size_t)pq_reader_meta(r)->nrow_groups; g++) {
         struct ArrowArray a;
         if (pq_reader_read_row_group(r, g, &a, &err) != 0)
             fail_msg("row group %zu: %s", g, err.msg);
         for (int64_t i = 0; i < a.length; i++)
-            if (rows_render_row(render, &a, i, &text, msg, sizeof msg) != 0)
-                fail_msg("row %lld: %s", (long long)i, msg);
+            if (rows_render_row(render, &a, i, &text, &err) != 0)
+                fail_msg("row %lld: %s", (long long)i, err.msg);
         a.release(&a);
     }
     assert_int_equal(buf_append(&text, "", 1), 0);

@@ -28,14 +28,14 @@
 /* A batch's rows as JSON Lines. */
 static char *render(const struct ArrowSchema *schema, const struct ArrowArray *batch)
 {
-    char err[1200];
+    struct error err;
     struct rows_render *r;
-    if (rows_render_new(schema, ROWS_JSONL, &r, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (rows_render_new(schema, ROWS_JSONL, &r, &err) != 0)
+        fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
     for (int64_t i = 0; i < batch->length; i++)
-        if (rows_render_row(r, batch, i, &text, err, sizeof err) != 0)
-            fail_msg("render: %s", err);
+        if (rows_render_row(r, batch, i, &text, &err) != 0)
+            fail_msg("render: %s", err.msg);
     rows_render_free(r);
     char *s = buf_take(&text);
     return s ? s : strdup("");
@@ -216,9 +216,9 @@ static void fix_open(struct fix *f, const char *spec, uint64_t seed)
         arena_init(&f->tt.arena, 0);
         lake_table_init(&f->tt.t, &f->tt.arena);
         f->tt.t.name = "t";
-        char err[600];
-        if (rows_table_from_spec(spec, &f->tt.t, err, sizeof err) != 0)
-            fail_msg("schema '%s': %s", spec, err);
+        struct error err;
+        if (rows_table_from_spec(spec, &f->tt.t, &err) != 0)
+            fail_msg("schema '%s': %s", spec, err.msg);
     }
     assert_int_equal(rows_table_arrow_schema(&f->tt.t, &f->schema), 0);
 }
@@ -237,21 +237,21 @@ static void fix_add(struct fix *f, struct ArrowArray *batch)
 /* A batch of JSON Lines (each line ending in \n). */
 static void fix_rows(struct fix *f, const char *text)
 {
-    char err[1200];
+    struct error err;
     struct rows_parser *p;
-    if (rows_parser_new(&f->tt.t, &p, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (rows_parser_new(&f->tt.t, &p, &err) != 0)
+        fail_msg("%s", err.msg);
     for (const char *line = text; *line;) {
         const char *nl = strchr(line, '\n');
         assert_non_null(nl);
-        if (rows_parser_json_row(p, line, (size_t)(nl - line), err, sizeof err) != 0)
-            fail_msg("row: %s", err);
+        if (rows_parser_json_row(p, line, (size_t)(nl - line), &err) != 0)
+            fail_msg("row: %s", err.msg);
         line = nl + 1;
     }
     struct ArrowSchema s;
     struct ArrowArray b;
-    if (rows_parser_take(p, &s, &b, err, sizeof err) != 0)
-        fail_msg("take: %s", err);
+    if (rows_parser_take(p, &s, &b, &err) != 0)
+        fail_msg("take: %s", err.msg);
     rows_parser_free(p);
     s.release(&s);
     fix_add(f, &b);
@@ -329,10 +329,10 @@ static const char every_rows[] =
  * renders as want. */
 static void expect_take(struct fix *f, const struct rows_ref *refs, size_t n, const char *want)
 {
-    char err[600];
+    struct error err;
     struct ArrowArray out;
-    if (rows_take(&f->schema, f->pd, f->n, refs, n, &out, err, sizeof err) != ROWS_SORT_OK)
-        fail_msg("take: %s", err);
+    if (rows_take(&f->schema, f->pd, f->n, refs, n, &out, &err) != 0)
+        fail_msg("take: %s", err.msg);
     assert_int_equal(out.length, (int64_t)n);
     assert_int_equal(out.offset, 0);
     char *got = render(&f->schema, &out);
@@ -416,22 +416,22 @@ static void take_many_batches(void **state)
         free(w);
     }
     /* No rows, from no batches: an empty batch of every column. */
-    char err[600];
+    struct error err;
     struct ArrowArray out;
-    assert_int_equal(rows_take(&f.schema, NULL, 0, NULL, 0, &out, err, sizeof err), 0);
+    assert_int_equal(rows_take(&f.schema, NULL, 0, NULL, 0, &out, &err), 0);
     assert_int_equal(out.length, 0);
     assert_int_equal(out.n_children, f.schema.n_children);
     out.release(&out);
     struct rows_sort_key key = {{0}, 1, false, false};
-    assert_int_equal(rows_sort(&f.schema, NULL, 0, &key, 1, NULL, 0, err, sizeof err), 0);
+    assert_int_equal(rows_sort(&f.schema, NULL, 0, &key, 1, NULL, 0, &err), 0);
     /* References out of range are refused. */
     struct rows_ref bad = {3, 0};
-    assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, err, sizeof err),
-                     ROWS_SORT_INVALID);
+    assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
     bad = (struct rows_ref){1, 1};
-    assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, err, sizeof err),
-                     ROWS_SORT_INVALID);
-    assert_non_null(strstr(err, "out of range"));
+    assert_int_equal(rows_take(&f.schema, f.pd, 3, &bad, 1, &out, &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
+    assert_non_null(strstr(err.msg, "out of range"));
     for (int b = 0; b < 3; b++)
         free(texts[b]);
     fix_close(&f);
@@ -548,9 +548,9 @@ static void check_sort(const struct fix *f, const struct rows_sort_key *keys, si
 {
     struct rows_ref *before = xmalloc(n * sizeof *before);
     memcpy(before, refs, n * sizeof *refs);
-    char err[600];
-    if (rows_sort(&f->schema, f->pd, f->n, keys, nkeys, refs, n, err, sizeof err) != ROWS_SORT_OK)
-        fail_msg("sort: %s", err);
+    struct error err;
+    if (rows_sort(&f->schema, f->pd, f->n, keys, nkeys, refs, n, &err) != 0)
+        fail_msg("sort: %s", err.msg);
     /* Each output row's input position (refs are distinct rows). */
     size_t *pos = xmalloc(n * sizeof *pos);
     bool *used = calloc(n ? n : 1, 1);
@@ -701,10 +701,10 @@ static void sort_long_values(void **state)
 /* Sorts all rows of f by one key and returns the taken rows' text. */
 static char *sorted_text(struct fix *f, struct rows_sort_key key, struct rows_ref *refs, size_t n)
 {
-    char err[600];
-    assert_int_equal(rows_sort(&f->schema, f->pd, f->n, &key, 1, refs, n, err, sizeof err), 0);
+    struct error err;
+    assert_int_equal(rows_sort(&f->schema, f->pd, f->n, &key, 1, refs, n, &err), 0);
     struct ArrowArray out;
-    assert_int_equal(rows_take(&f->schema, f->pd, f->n, refs, n, &out, err, sizeof err), 0);
+    assert_int_equal(rows_take(&f->schema, f->pd, f->n, refs, n, &out, &err), 0);
     char *got = render(&f->schema, &out);
     out.release(&out);
     return got;
@@ -751,8 +751,8 @@ static void sort_float_order(void **state)
             refs[i] = (struct rows_ref){0, i};
         bool desc = col >= 2;
         struct rows_sort_key key = {{col % 2}, 1, desc, false};
-        char err[600];
-        assert_int_equal(rows_sort(&f.schema, f.pd, 1, &key, 1, refs, 9, err, sizeof err), 0);
+        struct error err;
+        assert_int_equal(rows_sort(&f.schema, f.pd, 1, &key, 1, refs, 9, &err), 0);
         /* -Inf, -big, -0, +0, tiny, 1, +Inf, NaN; then null. */
         const uint32_t asc[] = {6, 5, 4, 1, 7, 8, 3, 0};
         for (int i = 0; i < 8; i++)
@@ -772,41 +772,41 @@ static void sort_refusals(void **state)
     fix_rows(&f, "{\"id\":2,\"st\":{\"a\":1,\"l\":[1]},\"tags\":[\"x\"],\"m\":{}}\n"
                  "{\"id\":1,\"st\":null,\"tags\":null,\"m\":null}\n");
     struct rows_ref refs[] = {{0, 0}, {0, 1}};
-    char err[600];
+    struct error err;
     const struct {
         struct rows_sort_key key;
-        enum rows_sort_status want;
+        enum error_code want;
         const char *needle;
     } cases[] = {
-        {{{1}, 1, false, false}, ROWS_SORT_NESTED_KEY, "'st' is a struct"},
-        {{{2}, 1, false, false}, ROWS_SORT_NESTED_KEY, "'tags' is a list"},
-        {{{3}, 1, false, false}, ROWS_SORT_NESTED_KEY, "'m' is a map"},
-        {{{1, 1}, 2, false, false}, ROWS_SORT_NESTED_KEY, "'st.l' is a list"},
-        {{{2, 0}, 2, false, false}, ROWS_SORT_NESTED_KEY, "only struct fields"},
-        {{{4}, 1, false, false}, ROWS_SORT_BAD_KEY, "no field 4"},
-        {{{1, 2}, 2, false, false}, ROWS_SORT_BAD_KEY, "'st' has no field 2"},
-        {{{0}, 0, false, false}, ROWS_SORT_BAD_KEY, "depth 0"},
+        {{{1}, 1, false, false}, ERR_UNSUPPORTED, "'st' is a struct"},
+        {{{2}, 1, false, false}, ERR_UNSUPPORTED, "'tags' is a list"},
+        {{{3}, 1, false, false}, ERR_UNSUPPORTED, "'m' is a map"},
+        {{{1, 1}, 2, false, false}, ERR_UNSUPPORTED, "'st.l' is a list"},
+        {{{2, 0}, 2, false, false}, ERR_UNSUPPORTED, "only struct fields"},
+        {{{4}, 1, false, false}, ERR_NOT_FOUND, "no field 4"},
+        {{{1, 2}, 2, false, false}, ERR_NOT_FOUND, "'st' has no field 2"},
+        {{{0}, 0, false, false}, ERR_NOT_FOUND, "depth 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        err[0] = '\0';
-        assert_int_equal(rows_sort(&f.schema, f.pd, 1, &cases[i].key, 1, refs, 2, err, sizeof err),
-                         cases[i].want);
-        if (!strstr(err, cases[i].needle))
-            fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].needle);
+        err = (struct error){0};
+        assert_int_equal(rows_sort(&f.schema, f.pd, 1, &cases[i].key, 1, refs, 2, &err), -1);
+        assert_int_equal(err.code, cases[i].want);
+        if (!strstr(err.msg, cases[i].needle))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].needle);
         assert_int_equal(refs[0].row, 0);
     }
     /* The struct's leaf sorts, a null struct making it null. */
     struct rows_sort_key leaf = {{1, 0}, 2, false, false};
-    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &leaf, 1, refs, 2, err, sizeof err), 0);
+    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &leaf, 1, refs, 2, &err), 0);
     assert_int_equal(refs[0].row, 0);
     leaf.nulls_first = true;
-    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &leaf, 1, refs, 2, err, sizeof err), 0);
+    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &leaf, 1, refs, 2, &err), 0);
     assert_int_equal(refs[0].row, 1);
     /* A reference past a batch. */
     struct rows_ref bad = {0, 2};
     struct rows_sort_key id = {{0}, 1, false, false};
-    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &id, 1, &bad, 1, err, sizeof err),
-                     ROWS_SORT_INVALID);
+    assert_int_equal(rows_sort(&f.schema, f.pd, 1, &id, 1, &bad, 1, &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
     fix_close(&f);
 }
 
@@ -827,29 +827,30 @@ static void keys_from_fields(void **state)
     const struct {
         const struct lake_column *column;
         int depth, path[3];
-        enum rows_sort_status want;
+        enum error_code want;
     } cases[] = {
-        {top[4], 1, {4}, ROWS_SORT_OK},
-        {top[1]->children[1]->children[0], 3, {1, 1, 0}, ROWS_SORT_OK},
-        {top[1]->children[0], 2, {1, 0}, ROWS_SORT_OK},
-        {top[1]->children[1], 0, {0}, ROWS_SORT_NESTED_KEY},
-        {top[2], 0, {0}, ROWS_SORT_NESTED_KEY},
-        {top[2]->children[0]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
-        {top[3]->children[0], 0, {0}, ROWS_SORT_NESTED_KEY},
+        {top[4], 1, {4}, ERR_OK},
+        {top[1]->children[1]->children[0], 3, {1, 1, 0}, ERR_OK},
+        {top[1]->children[0], 2, {1, 0}, ERR_OK},
+        {top[1]->children[1], 0, {0}, ERR_UNSUPPORTED},
+        {top[2], 0, {0}, ERR_UNSUPPORTED},
+        {top[2]->children[0]->children[0], 0, {0}, ERR_UNSUPPORTED},
+        {top[3]->children[0], 0, {0}, ERR_UNSUPPORTED},
     };
-    char err[600];
+    struct error err;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const struct lake_column *c = cases[i].column;
         char name[200];
         lake_column_path(c, name, sizeof name);
         struct lake_sort_field sf = {c->field_id, true, i % 2 == 0};
         struct rows_sort_key key;
-        err[0] = '\0';
-        assert_int_equal(rows_sort_key_for_field(&f.tt.t, &sf, &key, err, sizeof err),
-                         cases[i].want);
-        if (cases[i].want != ROWS_SORT_OK) {
-            if (!strstr(err, name))
-                fail_msg("'%s' lacks '%s'", err, name);
+        err = (struct error){0};
+        assert_int_equal(rows_sort_key_for_field(&f.tt.t, &sf, &key, &err),
+                         cases[i].want == ERR_OK ? 0 : -1);
+        if (cases[i].want != ERR_OK) {
+            assert_int_equal(err.code, cases[i].want);
+            if (!strstr(err.msg, name))
+                fail_msg("'%s' lacks '%s'", err.msg, name);
             continue;
         }
         assert_int_equal(key.depth, cases[i].depth);
@@ -864,9 +865,9 @@ static void keys_from_fields(void **state)
     }
     struct lake_sort_field none = {999, false, false};
     struct rows_sort_key key;
-    assert_int_equal(rows_sort_key_for_field(&f.tt.t, &none, &key, err, sizeof err),
-                     ROWS_SORT_BAD_KEY);
-    assert_non_null(strstr(err, "no field 999"));
+    assert_int_equal(rows_sort_key_for_field(&f.tt.t, &none, &key, &err), -1);
+    assert_int_equal(err.code, ERR_NOT_FOUND);
+    assert_non_null(strstr(err.msg, "no field 999"));
     fix_close(&f);
 }
 
@@ -884,10 +885,10 @@ static void sort_take_parquet(void **state)
     struct rows_ref *refs = all_refs(&f, &n);
     struct rows_sort_key key = {{0}, 1, true, false};
     check_sort(&f, &key, 1, refs, n);
-    char err[600];
+    struct error err;
     struct ArrowArray out;
-    if (rows_take(&f.schema, f.pd, f.n, refs, n, &out, err, sizeof err) != ROWS_SORT_OK)
-        fail_msg("take: %s", err);
+    if (rows_take(&f.schema, f.pd, f.n, refs, n, &out, &err) != 0)
+        fail_msg("take: %s", err.msg);
     /* What was taken is what was referenced... */
     char *texts[] = {render(&f.schema, &f.plain[0]), render(&f.schema, &f.plain[1])};
     char *got = render(&f.schema, &out);
@@ -929,9 +930,9 @@ static void sort_many_rows(void **state)
         {{0}, 1, false, true}, {{1}, 1, true, false}, {{2}, 1, false, false}};
     size_t n;
     struct rows_ref *refs = all_refs(&f, &n);
-    char err[600];
+    struct error err;
     clock_t t0 = clock();
-    assert_int_equal(rows_sort(&f.schema, f.pd, 1, keys, 3, refs, n, err, sizeof err), 0);
+    assert_int_equal(rows_sort(&f.schema, f.pd, 1, keys, 3, refs, n, &err), 0);
     print_message("sorted %zu rows in %.3f s\n", n, (double)(clock() - t0) / CLOCKS_PER_SEC);
     for (size_t i = 1; i < n; i++)
         assert_true(ref_compare(&f, keys, 3, refs[i - 1], refs[i]) <= 0);

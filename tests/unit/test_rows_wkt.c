@@ -99,20 +99,20 @@ static uint8_t *exact_copy(const uint8_t *p, size_t n)
 /* Renders p[0..n) after some existing text; NULL on success, else the message. */
 static const char *render(const uint8_t *p, size_t n, struct buf *out)
 {
-    static char err[512];
+    static struct error err;
     buf_reset(out);
     assert_int_equal(buf_puts(out, "kept|"), 0);
     uint8_t *copy = exact_copy(p, n);
-    err[0] = '\0';
-    int rc = rows_wkb_to_wkt(copy, n, out, err, sizeof err);
+    err = (struct error){0};
+    int rc = rows_wkb_to_wkt(copy, n, out, &err);
     free(copy);
     if (rc == 0)
         return NULL;
     assert_int_equal(rc, -1);
-    assert_true(err[0] != '\0');
+    assert_true(err.msg[0] != '\0');
     assert_int_equal(out->len, 5); /* what was there before the call */
     assert_string_equal(out->data, "kept|");
-    return err;
+    return err.msg;
 }
 
 static void expect_wkt(const struct wkb *b, const char *want)

@@ -163,6 +163,20 @@ static void fetch_all(struct fetch *f)
         pthread_join(th[t], NULL);
 }
 
+/* A failed projection of input f: -1 out of memory, else 0 with *o. The
+ * reader's own errors mean the file is bad; rows_adapt's (ERR_INVALID,
+ * ERR_LIMIT) that a column cannot take the layout's type. */
+static int project_failed(const struct error *e, const struct cpt_input *f,
+                          enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
+{
+    if (e->code == ERR_NOMEM)
+        return -1;
+    bool unconvertible = e->code == ERR_INVALID || e->code == ERR_LIMIT;
+    *o = fail(unconvertible ? CPT_UNCONVERTIBLE : CPT_INVALID_DATA, msg, msg_size, "%s: %s",
+              f->path, e->msg);
+    return 0;
+}
+
 /* Reads one fetched input (its bytes in data, or its fetch error in e)
  * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
 static int read_input(const struct buf *data, const struct hl_error *e,
@@ -186,20 +200,13 @@ static int read_input(const struct buf *data, const struct hl_error *e,
     struct error pe;
     struct rows_projection proj = {0};
     int rc = 0;
-    char why[400];
     if (pq_reader_open(&src, &r, &pe) != 0) {
         rc = pe.code == ERR_NOMEM ? -1 : 0;
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, pe.msg);
         goto out;
     }
-    switch (rows_project_open(r, layout, &proj, why, sizeof why)) {
-    case ROWS_PROJECT_OK: break;
-    case ROWS_PROJECT_NOMEM: rc = -1; goto out;
-    case ROWS_PROJECT_UNCONVERTIBLE:
-        *o = fail(CPT_UNCONVERTIBLE, msg, msg_size, "%s: %s", f->path, why);
-        goto out;
-    case ROWS_PROJECT_READ:
-        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, why);
+    if (rows_project_open(r, layout, &proj, &pe) != 0) {
+        rc = project_failed(&pe, f, o, msg, msg_size);
         goto out;
     }
     size_t rid = layout->root.nchildren - 1;
@@ -213,14 +220,8 @@ static int read_input(const struct buf *data, const struct hl_error *e,
     size_t groups = pq_reader_meta(r)->nrow_groups;
     for (size_t g = 0; g < groups && *o == CPT_REWRITTEN && rc == 0; g++) {
         struct ArrowArray b;
-        switch (rows_project_read(r, g, &proj, layout, &b, why, sizeof why)) {
-        case ROWS_PROJECT_OK: break;
-        case ROWS_PROJECT_NOMEM: rc = -1; continue;
-        case ROWS_PROJECT_UNCONVERTIBLE:
-            *o = fail(CPT_UNCONVERTIBLE, msg, msg_size, "%s: %s", f->path, why);
-            continue;
-        case ROWS_PROJECT_READ:
-            *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, why);
+        if (rows_project_read(r, g, &proj, layout, &b, &pe) != 0) {
+            rc = project_failed(&pe, f, o, msg, msg_size);
             continue;
         }
         int ids =
@@ -267,13 +268,16 @@ static int order_rows(const struct lake_table *live, const struct lake_table *la
     if (!keys)
         return -1;
     size_t nkeys = 0;
+    struct error e;
     for (size_t i = 0; i < live->nsort_fields; i++)
-        if (rows_sort_key_for_field(layout, &live->sort_fields[i], &keys[nkeys], msg, msg_size) ==
-            ROWS_SORT_OK)
+        if (rows_sort_key_for_field(layout, &live->sort_fields[i], &keys[nkeys], &e) == 0)
             nkeys++; /* a key on a nested field cannot order rows: left out */
-    enum rows_sort_status st = rows_sort(schema, ptrs, in->n, keys, nkeys, refs, k, msg, msg_size);
+    int rc = rows_sort(schema, ptrs, in->n, keys, nkeys, refs, k, &e);
     free(keys);
-    return st == ROWS_SORT_OK ? 0 : st == ROWS_SORT_NOMEM ? -1 : 1;
+    if (rc == 0)
+        return 0;
+    snprintf(msg, msg_size, "%s", e.msg);
+    return e.code == ERR_NOMEM ? -1 : 1;
 }
 
 static int sink_write(void *ctx, const void *data, size_t len, struct error *err)
@@ -314,15 +318,9 @@ static int write_output(struct objstore *os, const struct lake_table *live,
     for (size_t at = 0; rc == 0 && at < n; at += TAKE_ROWS) {
         size_t count = n - at < TAKE_ROWS ? n - at : TAKE_ROWS;
         struct ArrowArray batch;
-        char why[256];
-        enum rows_sort_status st =
-            rows_take(schema, ptrs, nbatches, refs + at, count, &batch, why, sizeof why);
-        if (st != ROWS_SORT_OK) {
-            pe.code = st == ROWS_SORT_NOMEM ? ERR_NOMEM : ERR_INVALID;
-            snprintf(pe.msg, sizeof pe.msg, "%s", why);
-            rc = -1;
+        rc = rows_take(schema, ptrs, nbatches, refs + at, count, &batch, &pe);
+        if (rc != 0)
             break;
-        }
         rc = pq_writer_write(pw, schema, &batch, &pe);
         batch.release(&batch);
     }
