@@ -15,10 +15,10 @@ int64_t catalog_lock_key(int64_t catalog_id)
     return (int64_t)(((uint64_t)CATALOG_LOCK_CLASS << 32) | ((uint64_t)catalog_id & 0xffffffffu));
 }
 
-static const char *dup_or_null(struct srv_req *req, const PGresult *r, int row, int col)
+static const char *dup_or_null(struct arena *arena, const PGresult *r, int row, int col)
 {
     const char *v = db_str(r, row, col);
-    return v ? arena_strdup(&req->arena, v) : NULL;
+    return v ? arena_strdup(arena, v) : NULL;
 }
 
 #define CATALOG_SELECT                                                                             \
@@ -27,13 +27,13 @@ static const char *dup_or_null(struct srv_req *req, const PGresult *r, int row, 
     " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint,"                             \
     " snapshot_retention_seconds, consumer_floor FROM hog_catalog"
 
-static int catalog_from_row(struct srv_req *req, const PGresult *r, int row,
+static int catalog_from_row(struct arena *arena, const PGresult *r, int row,
                             struct catalog_row *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
     out->id = db_i64(r, row, 0);
-    out->name = dup_or_null(req, r, row, 1);
-    out->data_path = dup_or_null(req, r, row, 2);
+    out->name = dup_or_null(arena, r, row, 1);
+    out->data_path = dup_or_null(arena, r, row, 2);
     out->head = db_i64(r, row, 3);
     out->schema_version = db_i64(r, row, 4);
     out->earliest = db_i64(r, row, 5);
@@ -64,7 +64,7 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
         PQclear(r);
         return catalog_not_found(err, name);
     }
-    int rc = catalog_from_row(req, r, 0, out, err);
+    int rc = catalog_from_row(&req->arena, r, 0, out, err);
     PQclear(r);
     return rc;
 }
@@ -74,17 +74,17 @@ int catalog_not_found(struct api_error *err, const char *name)
     return api_not_found(err, "catalog '%.200s'", name);
 }
 
-int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out, struct api_error *err)
+int catalog_load_id(struct srv_ctx *ctx, int64_t id, struct catalog_row *out, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, id);
     PGresult *r =
-        req_query(req, CATALOG_SELECT " WHERE catalog_id = $1", &p, "catalog lookup", err);
+        ctx_query(ctx, CATALOG_SELECT " WHERE catalog_id = $1", &p, "catalog lookup", err);
     if (!r)
         return -1;
     int rc = PQntuples(r) == 0 ? api_not_found(err, "catalog %lld", (long long)id)
-                               : catalog_from_row(req, r, 0, out, err);
+                               : catalog_from_row(ctx->arena, r, 0, out, err);
     PQclear(r);
     return rc;
 }
@@ -105,7 +105,7 @@ int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *coun
         return api_nomem(err);
     }
     for (size_t i = 0; i < n; i++) {
-        if (catalog_from_row(req, r, (int)i, &(*out)[i], err) != 0) {
+        if (catalog_from_row(&req->arena, r, (int)i, &(*out)[i], err) != 0) {
             PQclear(r);
             return -1;
         }
@@ -282,10 +282,10 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
                              name, cat->name, (long long)snapshot);
     }
     out->table_id = db_i64(r, 0, 0);
-    out->table_uuid = dup_or_null(req, r, 0, 1);
-    out->name = dup_or_null(req, r, 0, 2);
-    out->comment = dup_or_null(req, r, 0, 3);
-    out->properties = dup_or_null(req, r, 0, 4);
+    out->table_uuid = dup_or_null(&req->arena, r, 0, 1);
+    out->name = dup_or_null(&req->arena, r, 0, 2);
+    out->comment = dup_or_null(&req->arena, r, 0, 3);
+    out->properties = dup_or_null(&req->arena, r, 0, 4);
     out->version_begin = db_i64(r, 0, 5);
     out->primary_ts_field_id = db_i64(r, 0, 6);
     PQclear(r);
@@ -296,48 +296,59 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
 
 /* ---- DDL transactions ---- */
 
-int64_t ddl_lock_budget_ms(const struct srv_req *req)
+int64_t ddl_lock_budget_after(const struct server *srv, int64_t queued_ns)
 {
     /* The budget counts time already spent queued for a worker, but never
      * drops below a second so a queued request still gets a fair try. */
-    int configured = req->srv->cfg.commit_lock_timeout_ms;
+    int configured = srv->cfg.commit_lock_timeout_ms;
     if (configured <= 0)
         return 0;
-    int64_t budget = configured - req->queue_wait_ns / 1000000;
+    int64_t budget = configured - queued_ns / 1000000;
     int64_t floor = configured < 1000 ? configured : 1000;
     return budget < floor ? floor : budget;
+}
+
+int64_t ddl_lock_budget_ms(const struct srv_req *req)
+{
+    return ddl_lock_budget_after(req->srv, req->queue_wait_ns);
 }
 
 int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn *t,
               struct api_error *err)
 {
-    memset(t, 0, sizeof *t);
-    t->req = req;
-    t->cat = cat;
-    struct db_conn *db = req_db(req, err);
-    if (!db)
+    struct srv_ctx ctx;
+    if (req_ctx(req, &ctx, err) != 0)
         return -1;
+    return ddl_begin_ctx(&ctx, cat, ddl_lock_budget_ms(req), t, err);
+}
+
+int ddl_begin_ctx(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lock_budget_ms,
+                  struct ddl_txn *t, struct api_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->ctx = *ctx;
+    t->cat = cat;
     struct error dberr;
-    if (req_exec(req, "BEGIN", NULL, "begin", err) != 0)
+    if (ctx_exec(ctx, "BEGIN", NULL, "begin", err) != 0)
         return -1;
     char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)ddl_lock_budget_ms(req));
+    snprintf(ms, sizeof ms, "%lld", (long long)lock_budget_ms);
     struct db_params p;
     db_params_init(&p);
     db_param_str(&p, ms);
-    if (req_exec(req, "SELECT set_config('lock_timeout', $1, true)", &p, "lock timeout", err) != 0)
+    if (ctx_exec(ctx, "SELECT set_config('lock_timeout', $1, true)", &p, "lock timeout", err) != 0)
         return -1;
     db_params_init(&p);
     db_param_i64(&p, catalog_lock_key(cat->id));
     int64_t t0 = time_mono_ns();
-    int rc = db_run(db->pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, &dberr);
-    metrics_observe(req->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
+    int rc = db_run(ctx->db->pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, &dberr);
+    metrics_observe(ctx->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
                     (double)(time_mono_ns() - t0) / 1e9);
     if (rc != 0)
         return api_from_error(err, &dberr, "catalog lock");
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    PGresult *r = req_query(req,
+    PGresult *r = ctx_query(ctx,
                             "SELECT last_snapshot_id, earliest_snapshot_id FROM hog_catalog"
                             " WHERE catalog_id = $1",
                             &p, "catalog head", err);
@@ -367,7 +378,7 @@ int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct 
 static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *first_file_id,
                     struct api_error *err)
 {
-    PGconn *pg = t->req->db->pg;
+    PGconn *pg = t->ctx.db->pg;
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, t->cat->id);
@@ -418,7 +429,7 @@ int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct ap
     db_param_i64(&p, t->snapshot_id);
     db_param_str(&p, kind);
     db_param_i64(&p, object_id);
-    if (req_exec(t->req,
+    if (ctx_exec(&t->ctx,
                  "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
                  " VALUES ($1, $2, $3, $4)",
                  &p, "change row", err) != 0)
@@ -428,7 +439,7 @@ int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct ap
 
 int ddl_commit(struct ddl_txn *t, struct api_error *err)
 {
-    if (req_exec(t->req, "COMMIT", NULL, "commit", err) != 0)
+    if (ctx_exec(&t->ctx, "COMMIT", NULL, "commit", err) != 0)
         return -1;
     return 0;
 }

@@ -31,7 +31,7 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
  * know of: server/auth/auth.h answers a token scoped elsewhere with exactly this). */
 int catalog_not_found(struct api_error *err, const char *name);
 /* Loads the catalog by id (background tasks): 404 when missing. */
-int catalog_load_id(struct srv_req *req, int64_t id, struct catalog_row *out,
+int catalog_load_id(struct srv_ctx *ctx, int64_t id, struct catalog_row *out,
                     struct api_error *err);
 /* Every catalog, ordered by name (array in the request arena). */
 int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
@@ -73,7 +73,7 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
 /* ---- DDL ---- */
 
 struct ddl_txn {
-    struct srv_req *req;
+    struct srv_ctx ctx;
     const struct catalog_row *cat;
     int64_t head; /* last snapshot before this DDL, read under the lock */
     int64_t earliest;
@@ -84,11 +84,18 @@ struct ddl_txn {
 /* The lock_timeout for this request's catalog lock, in ms (0: wait
  * forever): the configured timeout less the time spent queued. */
 int64_t ddl_lock_budget_ms(const struct srv_req *req);
+/* The same for work that waited queued_ns before it started (0 for
+ * background work). */
+int64_t ddl_lock_budget_after(const struct server *srv, int64_t queued_ns);
 /* Opens the transaction and takes the catalog's advisory lock under the
  * request's lock budget (503 commit_queue_timeout past it), then re-reads
  * the catalog's head under the lock. */
 int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn *t,
               struct api_error *err);
+/* ddl_begin for work that is not a request (maintenance rewrites): waits
+ * for the lock at most lock_budget_ms (0: forever). */
+int ddl_begin_ctx(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lock_budget_ms,
+                  struct ddl_txn *t, struct api_error *err);
 /* Allocates the next snapshot id, bumps schema_version and inserts the
  * snapshot row (stamped with clock_timestamp(), after the lock). */
 int ddl_allocate(struct ddl_txn *t, struct api_error *err);

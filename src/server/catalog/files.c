@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "lake/bounds.h"
-#include "server/catalog/table_store.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/http/handlers.h"
 #include "server/server.h"
+#include "server/store/tables.h"
 #include "util/bytes.h"
 #include "util/jsonnum.h"
 #include "util/sha256.h"
@@ -54,8 +54,12 @@ int table_read_open_at(struct srv_req *req, struct table_read *tr, int64_t snaps
         return -1;
     lake_table_init(&tr->t, &req->arena);
     tr->loaded = true;
-    if (table_load(req, &tr->cat, &tr->ref, snapshot, false, &tr->t, err) != 0)
+    struct srv_ctx ctx;
+    if (req_ctx(req, &ctx, err) != 0)
         return -1;
+    struct error e;
+    if (store_table_load(&ctx, &tr->cat, &tr->ref, snapshot, false, &tr->t, &e) != 0)
+        return api_from_error(err, &e, "table load");
     /* Stats rows are looked up by field id per row: index the columns once
      * (lake_table_find_field walks the tree). */
     size_t n = 0;

@@ -5,11 +5,58 @@
 
 #include "lake/ident.h"
 #include "server/catalog/catalog.h"
-#include "server/catalog/table_store.h"
 #include "server/db/db.h"
 #include "server/http/handlers.h"
+#include "server/store/tables.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
+
+/* A store call's outcome as the handler's: 0, or the answer e means. */
+static int stored(int rc, const struct error *e, struct api_error *err, const char *context)
+{
+    return rc == 0 ? 0 : api_from_error(err, e, context);
+}
+
+/* The Table response object. `totals` may be NULL (totals=false);
+ * `ddl_snapshot` < 0 omits snapshot_id. */
+static json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
+                             const struct table_ref *ref, int64_t read_snapshot,
+                             const struct table_totals *totals, bool totals_at_head,
+                             int64_t ddl_snapshot)
+{
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:o,s:I,s:O}", "name", t->name, "namespace", namespace_name,
+                  "table_uuid", ref->table_uuid, "columns", lake_columns_to_json(t),
+                  "read_snapshot_id", (json_int_t)read_snapshot, "properties", t->properties);
+    if (!o)
+        return NULL;
+    int bad = 0;
+    if (t->comment)
+        bad |= json_object_set_new(o, "comment", json_string(t->comment));
+    const char *primary_ts = lake_table_primary_ts_name(t);
+    if (primary_ts)
+        bad |= json_object_set_new(o, "primary_timestamp_column", json_string(primary_ts));
+    if (totals) {
+        bad |= json_object_set_new(o, "record_count", json_integer(totals->records));
+        bad |= json_object_set_new(o, "file_count", json_integer(totals->files));
+        bad |= json_object_set_new(o, "file_size_bytes", json_integer(totals->bytes));
+        if (totals_at_head)
+            bad |= json_object_set_new(o, "totals_snapshot_id", json_integer(read_snapshot));
+    }
+    json_t *spec = lake_partition_spec_to_json(t);
+    if (spec)
+        bad |= json_object_set_new(o, "partition_spec", spec);
+    json_t *sort = lake_sort_spec_to_json(t);
+    if (sort)
+        bad |= json_object_set_new(o, "sort_spec", sort);
+    if (ddl_snapshot >= 0)
+        bad |= json_object_set_new(o, "snapshot_id", json_integer(ddl_snapshot));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
 
 int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
@@ -117,6 +164,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
     struct lake_table t;
     lake_table_init(&t, &req->arena);
     int rc = -1;
+    struct error e;
     const char *name = json_string_value(jname);
     if (api_check_ident("table", name, err) != 0)
         goto out;
@@ -157,7 +205,8 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         goto out;
     }
     struct table_ref ref;
-    if (ddl_allocate(&txn, err) != 0 || table_insert(&txn, ns_id, &t, &ref, err) != 0 ||
+    if (ddl_allocate(&txn, err) != 0 ||
+        stored(store_table_insert(&txn, ns_id, &t, &ref, &e), &e, err, "table") != 0 ||
         ddl_change(&txn, "table_created", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         goto out;
     struct table_totals zero = {0, 0, 0};
@@ -192,9 +241,13 @@ int h_table_get(struct srv_req *req, struct srv_res *res, struct api_error *err)
     lake_table_init(&t, &req->arena);
     struct table_totals totals;
     int rc = -1;
-    if (table_load(req, &cat, &ref, snap, false, &t, err) != 0)
+    struct error e;
+    struct srv_ctx ctx;
+    if (req_ctx(req, &ctx, err) != 0 ||
+        stored(store_table_load(&ctx, &cat, &ref, snap, false, &t, &e), &e, err, "table load") != 0)
         goto out;
-    if (want_totals && table_totals(req, &cat, ref.table_id, snap, &totals, err) != 0)
+    if (want_totals && stored(store_table_totals(&ctx, &cat, ref.table_id, snap, &totals, &e), &e,
+                              err, "table totals") != 0)
         goto out;
     json_t *o =
         table_to_json(&t, req->params[1], &ref, snap, want_totals ? &totals : NULL, at_head, -1);
@@ -386,6 +439,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
     struct lake_table t;
     lake_table_init(&t, &req->arena);
     int rc = -1;
+    struct error e;
     if (json_array_size(jops) == 0) {
         api_bad_request(err, "ops must contain at least one operation");
         goto out;
@@ -403,7 +457,8 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         goto out;
     }
     if ((has_read && check_read_snapshot(req, &txn, ns, &ref, read_snapshot, err) != 0) ||
-        table_load(req, &cat, &ref, txn.head, true, &t, err) != 0)
+        stored(store_table_load(&txn.ctx, &cat, &ref, txn.head, true, &t, &e), &e, err,
+               "table load") != 0)
         goto out;
     struct error lerr;
     if (lake_table_apply_ops(&t, jops, &lerr) != 0) {
@@ -421,11 +476,13 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
             goto out;
         memset(err, 0, sizeof *err);
     }
-    if (ddl_allocate(&txn, err) != 0 || table_write_changes(&txn, ns_id, &ref, &t, err) != 0 ||
+    if (ddl_allocate(&txn, err) != 0 ||
+        stored(store_table_write_changes(&txn, ns_id, &ref, &t, &e), &e, err, "table") != 0 ||
         ddl_change(&txn, "table_altered", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         goto out;
     struct table_totals totals;
-    if (table_totals(req, &cat, ref.table_id, txn.snapshot_id, &totals, err) != 0)
+    if (stored(store_table_totals(&txn.ctx, &cat, ref.table_id, txn.snapshot_id, &totals, &e), &e,
+               err, "table totals") != 0)
         goto out;
     json_t *o = table_to_json(&t, ns, &ref, txn.snapshot_id, &totals, true, txn.snapshot_id);
     if (api_json(res, 200, o) != 0) {

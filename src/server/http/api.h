@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "server/auth/token.h"
+#include "server/ctx.h"
 #include "util/arena.h"
 
 struct server;
@@ -144,6 +145,9 @@ int api_check_ident(const char *kind, const char *name, struct api_error *err);
 /* Acquires the request's database connection (once); 503 when the pool has
  * nothing to give within the admission budget. */
 struct db_conn *req_db(struct srv_req *req, struct api_error *err);
+/* The request's context for logic that does not speak HTTP (server/ctx.h):
+ * its server, connection (acquired as req_db does) and arena. */
+int req_ctx(struct srv_req *req, struct srv_ctx *out, struct api_error *err);
 
 struct db_params;
 /* Runs one statement on the request's connection. A failure becomes the
@@ -160,5 +164,14 @@ int req_exec(struct srv_req *req, const char *sql, const struct db_params *param
 /* Whether the query returns any row. */
 int req_exists(struct srv_req *req, const char *sql, const struct db_params *params,
                const char *context, bool *exists, struct api_error *err);
+
+/* The same on a context's connection, for the engines whose SQL has not
+ * moved into server/store yet. */
+PGresult *ctx_query(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
+                    const char *context, struct api_error *err);
+PGresult *ctx_query_prepared(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
+                             const char *context, struct api_error *err);
+int ctx_exec(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
+             const char *context, struct api_error *err);
 
 #endif

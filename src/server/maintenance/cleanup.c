@@ -11,7 +11,7 @@
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/maintenance/maintenance.h"
-#include "server/maintenance/task_req.h"
+#include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
@@ -605,11 +605,11 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
     struct cleanup_result res;
     struct api_error e = {0};
     if (cleanup_pass(t->srv, pg, cat, t->batch, &res, &e) != 0)
-        return task_fail(err, &e);
+        return pass_fail(err, &e);
     int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
     if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
                              &ledger, &e) != 0)
-        return task_fail(err, &e);
+        return pass_fail(err, &e);
     if (purge_rows(pg, purge_runs_sql, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
         return -1;
     struct error receipt_err;
@@ -626,20 +626,20 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
         json_object_set_new(o, "runs_purged", json_integer(runs)) != 0 ||
         json_object_set_new(o, "receipts_purged", json_integer(receipts)) != 0 ||
         json_object_set_new(o, "receipts_purge_failures", json_integer(receipt_failures)) != 0)
-        return task_fail(err, NULL);
+        return error_nomem(err);
     return 0;
 }
 
 int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)
 {
     *result = NULL;
-    struct task_req tr;
-    int rc = task_req_open(&tr, ((const struct cleanup_task *)ctx)->srv, pg, catalog_id, err);
+    struct pass_ctx pc;
+    int rc = pass_ctx_open(&pc, ((const struct cleanup_task *)ctx)->srv, pg, catalog_id, err);
     if (rc == 1)
-        rc = task_run(ctx, pg, &tr.cat, result, err);
+        rc = task_run(ctx, pg, &pc.cat, result, err);
     else if (rc == 0 && !(*result = json_object())) /* gone since the sweep listed it */
-        rc = task_fail(err, NULL);
-    task_req_close(&tr);
+        rc = error_nomem(err);
+    pass_ctx_close(&pc);
     return rc;
 }
 

@@ -6,15 +6,15 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
-#include "server/catalog/table_store.h"
 #include "server/db/db.h"
 #include "server/maintenance/compaction_commit.h"
 #include "server/maintenance/compaction_plan.h"
 #include "server/maintenance/compaction_rewrite.h"
-#include "server/maintenance/task_req.h"
+#include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
+#include "server/store/tables.h"
 #include "util/failpoint.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -29,23 +29,24 @@ static void count_skip(struct metrics *m, const char *reason, int64_t *counter)
 
 /* The table's live definition at the head (*at), and the output's layout:
  * the same plus the row-id column. */
-static int load_layout(struct srv_req *req, const struct catalog_row *cat,
+static int load_layout(struct srv_ctx *ctx, const struct catalog_row *cat,
                        const struct cpt_group *g, struct lake_table *live,
                        struct lake_table *layout, int64_t *at, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    PGresult *r = req_query(req, "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1",
+    PGresult *r = ctx_query(ctx, "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1",
                             &p, "catalog head", err);
     if (!r)
         return -1;
     *at = db_i64(r, 0, 0);
     PQclear(r);
     struct table_ref ref = {.table_id = g->table_id, .name = g->table_name, .properties = "{}"};
-    if (table_load(req, cat, &ref, *at, false, live, err) != 0 ||
-        table_load(req, cat, &ref, *at, false, layout, err) != 0)
-        return -1;
+    struct error e;
+    if (store_table_load(ctx, cat, &ref, *at, false, live, &e) != 0 ||
+        store_table_load(ctx, cat, &ref, *at, false, layout, &e) != 0)
+        return api_from_error(err, &e, "table load");
     char msg[256];
     if (cpt_add_row_id_column(layout, msg, sizeof msg) != 0)
         return api_fail(err, 500, "internal_error", "compaction layout: %s", msg);
@@ -95,11 +96,11 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
 
 /* Stages, rewrites and commits one claimed group, counting the outcome.
  * Returns -1 only for a database failure or out of memory. */
-static int run_group(struct srv_req *req, const struct catalog_row *cat, struct objstore *store,
+static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct objstore *store,
                      const char *claimant, const struct cpt_group *g, struct compaction_result *res,
                      struct api_error *err)
 {
-    struct metrics *m = req->srv->metrics;
+    struct metrics *m = ctx->srv->metrics;
     struct arena a;
     arena_init(&a, 0);
     struct lake_table live, layout;
@@ -113,14 +114,14 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, struct 
     struct cpt_refusal refusal = {0};
     char msg[600] = "";
     bool keep_claim = false;
-    int rc = load_layout(req, cat, g, &live, &layout, &at, err);
+    int rc = load_layout(ctx, cat, g, &live, &layout, &at, err);
     if (rc == 0)
-        rc = cpt_stage(req, cat, g, &a, &path, &ticket, err);
+        rc = cpt_stage(ctx, cat, g, &a, &path, &ticket, err);
     if (rc == 0 &&
         cpt_rewrite(store, &live, &layout, g, path, &a, &out, &ro, &refusal, msg, sizeof msg) != 0)
         rc = api_nomem(err);
     if (rc == 0 && ro == CPT_REFUSED)
-        storage_record_refusal(req->srv, cat->name, refusal.operation, refusal.path, NULL,
+        storage_record_refusal(ctx->srv, cat->name, refusal.operation, refusal.path, NULL,
                                &refusal.err);
     /* A crash between the upload and the commit: the ticket stays
      * undrained and the claim in place, as a dead server leaves them. */
@@ -132,55 +133,53 @@ static int run_group(struct srv_req *req, const struct catalog_row *cat, struct 
     if (rc == 0 && ro == CPT_REWRITTEN && failpoint_on("compaction-slow-commit"))
         usleep(2000 * 1000);
     if (rc == 0 && ro == CPT_REWRITTEN)
-        rc = cpt_commit(req, cat, claimant, g, at, ticket, &out, &co, &snapshot, err);
+        rc = cpt_commit(ctx, cat, claimant, g, at, ticket, &out, &co, &snapshot, err);
     if (rc == 0)
         count_outcome(m, g, ro, co, &out, snapshot, msg, res);
     keep_claim = keep_claim || (rc == 0 && ro == CPT_REWRITTEN && co == CPT_COMMITTED);
     /* A group not committed is left to cleanup (its ticket stays
      * undrained, whatever was uploaded is unreferenced) and its files to
      * the next pass. */
-    if (!keep_claim && req->db)
-        cpt_release_claim(req, cat, claimant, g);
+    if (!keep_claim && ctx->db)
+        cpt_release_claim(ctx, cat, claimant, g);
     lake_table_release(&live);
     lake_table_release(&layout);
     arena_free(&a);
     return rc;
 }
 
-int compaction_run(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                    const struct compaction_options *opt, struct compaction_result *out,
                    struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!req_db(req, err))
-        return -1;
     int64_t t0 = time_mono_ns();
     struct arena a;
     arena_init(&a, 0);
     struct cpt_group *groups;
     size_t n;
-    int rc = cpt_plan(req, cat, claimant, opt, &a, &groups, &n, out, err);
+    int rc = cpt_plan(ctx, cat, claimant, opt, &a, &groups, &n, out, err);
     out->plan_ms = (time_mono_ns() - t0) / 1000000;
     if (out->claimed_elsewhere)
-        metrics_counter_add(req->srv->metrics, "hoglake_compaction_skipped_total",
+        metrics_counter_add(ctx->srv->metrics, "hoglake_compaction_skipped_total",
                             "reason=\"claimed_elsewhere\"", (double)out->claimed_elsewhere);
     if (out->heap_budget_exceeded)
-        metrics_counter_add(req->srv->metrics, "hoglake_compaction_skipped_total",
+        metrics_counter_add(ctx->srv->metrics, "hoglake_compaction_skipped_total",
                             "reason=\"heap_budget_exceeded\"", (double)out->heap_budget_exceeded);
     struct hl_error e;
-    struct objstore *store = rc == 0 ? storage_view(req->srv, cat->data_path, &e) : NULL;
+    struct objstore *store = rc == 0 ? storage_view(ctx->srv, cat->data_path, &e) : NULL;
     if (rc == 0 && !store)
         rc = api_fail(err, 500, "internal_error", "compaction: %s", e.message);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        rc = run_group(req, cat, store, claimant, &groups[i], out, err);
+        rc = run_group(ctx, cat, store, claimant, &groups[i], out, err);
         /* The claims of groups never started go with the failure. */
-        for (size_t j = i + 1; rc != 0 && j < n && req->db; j++)
-            cpt_release_claim(req, cat, claimant, &groups[j]);
+        for (size_t j = i + 1; rc != 0 && j < n && ctx->db; j++)
+            cpt_release_claim(ctx, cat, claimant, &groups[j]);
     }
     /* Groups planned and never started keep their claims on a failure:
      * released above, or here when the store could not be confined. */
-    for (size_t j = 0; !store && rc != 0 && j < n && req->db; j++)
-        cpt_release_claim(req, cat, claimant, &groups[j]);
+    for (size_t j = 0; !store && rc != 0 && j < n && ctx->db; j++)
+        cpt_release_claim(ctx, cat, claimant, &groups[j]);
     objstore_free(store);
     arena_free(&a);
     return rc;
@@ -233,15 +232,15 @@ int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, 
     const struct compaction_task *t = ctx;
     struct compaction_result res;
     memset(&res, 0, sizeof res);
-    struct task_req tr;
-    int rc = task_req_open(&tr, t->srv, pg, catalog_id, err);
+    struct pass_ctx pc;
+    int rc = pass_ctx_open(&pc, t->srv, pg, catalog_id, err);
     struct api_error e = {0};
-    if (rc == 1 && compaction_run(&tr.req, &tr.cat, t->claimant, &t->opt, &res, &e) != 0)
-        rc = task_fail(err, &e);
+    if (rc == 1 && compaction_run(&pc.ctx, &pc.cat, t->claimant, &t->opt, &res, &e) != 0)
+        rc = pass_fail(err, &e);
     *result = compaction_result_json(&res);
     if (rc >= 0 && !*result)
-        rc = task_fail(err, NULL);
-    task_req_close(&tr);
+        rc = error_nomem(err);
+    pass_ctx_close(&pc);
     return rc < 0 ? -1 : 0;
 }
 

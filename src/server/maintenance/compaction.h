@@ -70,7 +70,7 @@ struct compaction_result {
  * claiming as `claimant`. Returns 0 with *out filled, or -1 with err
  * (database failure, out of memory); groups finished before stay done.
  * Per-group problems are counted, never errors. */
-int compaction_run(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                    const struct compaction_options *opt, struct compaction_result *out,
                    struct api_error *err);
 

@@ -7,8 +7,9 @@
 #include "server/db/pgarray.h"
 #include "server/maintenance/compaction.h"
 #include "server/maintenance/file_stats.h"
+#include "server/store/hydration.h"
 
-int cpt_stage(struct srv_req *req, const struct catalog_row *cat, const struct cpt_group *g,
+int cpt_stage(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
               struct arena *a, const char **path, int64_t *ticket, struct api_error *err)
 {
     size_t dl = strlen(cat->data_path);
@@ -22,7 +23,7 @@ int cpt_stage(struct srv_req *req, const struct catalog_row *cat, const struct c
     db_param_str(&p, g->table_name);
     /* Where appends put the table's files (client/append.c), named apart
      * by the prefix. */
-    PGresult *r = req_query(req,
+    PGresult *r = ctx_query(ctx,
                             "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
                             " VALUES ($1, $2 || $3 || 'data/' || $4 || '/' || $5 || '/compacted-'"
                             " || gen_random_uuid()::text || '.parquet', 'data',"
@@ -68,7 +69,7 @@ static void input_arrays_free(struct input_arrays *x)
 /* Everything the commit re-checks, in one statement: inputs live with the
  * planned identity, inputs with a live DV, DDL since schema_snapshot, the
  * ticket untouched (locked), the claim still ours. */
-static int verify(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+static int verify(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                   const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                   const struct input_arrays *x, enum cpt_commit_outcome *o, struct api_error *err)
 {
@@ -84,7 +85,7 @@ static int verify(struct srv_req *req, const struct catalog_row *cat, const char
     db_param_str(&p, g->key);
     db_param_str(&p, claimant);
     PGresult *r =
-        req_query(req,
+        ctx_query(ctx,
                   "SELECT (SELECT count(*) FROM unnest($3::bigint[], $4::text[], $5::bigint[])"
                   "   AS u(id, path, recs) JOIN hog_data_file d ON d.catalog_id = $1"
                   "   AND d.table_id = $2 AND d.data_file_id = u.id AND d.end_snapshot IS NULL"
@@ -115,7 +116,7 @@ static int verify(struct srv_req *req, const struct catalog_row *cat, const char
 
 /* The output's file row, partition values (the inputs', shared by
  * construction) and statistics; the inputs ended. */
-static int write_rows(struct srv_req *req, const struct catalog_row *cat, const struct cpt_group *g,
+static int write_rows(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
                       const struct input_arrays *x, int64_t snapshot, int64_t file_id,
                       const struct cpt_output *out, struct api_error *err)
 {
@@ -133,7 +134,7 @@ static int write_rows(struct srv_req *req, const struct catalog_row *cat, const 
     db_param_i64(&p, g->table_id);
     db_param_str(&p, x->ids_text);
     db_param_i64(&p, snapshot);
-    PGresult *r = req_query(req,
+    PGresult *r = ctx_query(ctx,
                             "UPDATE hog_data_file SET end_snapshot = $4 WHERE catalog_id = $1"
                             " AND table_id = $2 AND data_file_id = ANY ($3::bigint[])"
                             " AND end_snapshot IS NULL",
@@ -158,7 +159,7 @@ static int write_rows(struct srv_req *req, const struct catalog_row *cat, const 
         else
             db_param_null(&p);
         db_param_str(&p, splits_text);
-        rc = req_exec(req,
+        rc = ctx_exec(ctx,
                       "INSERT INTO hog_data_file (catalog_id, data_file_id, table_id,"
                       " begin_snapshot, path, record_count, file_size_bytes, footer_size,"
                       " row_id_start, stats_state, spec_id, explicit_row_ids, split_offsets)"
@@ -172,26 +173,28 @@ static int write_rows(struct srv_req *req, const struct catalog_row *cat, const 
         db_param_i64(&p, cat->id);
         db_param_i64(&p, file_id);
         db_param_i64(&p, g->inputs[0].id);
-        rc = req_exec(req,
+        rc = ctx_exec(ctx,
                       "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
                       " key_index, value) SELECT $1, $2, key_index, value"
                       " FROM hog_file_partition_value WHERE catalog_id = $1 AND data_file_id = $3",
                       &p, "compaction partition values", err);
     }
-    if (rc == 0)
-        rc = file_stats_insert(req, cat->id, file_id, out->stats, out->nstats, err);
+    struct error e;
+    if (rc == 0 &&
+        store_file_stats_insert(ctx->db, cat->id, file_id, out->stats, out->nstats, &e) != 0)
+        rc = api_from_error(err, &e, "file statistics");
     return rc;
 }
 
 /* The ticket settled 'registered' and the claim kept a short while. */
-static int settle(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+static int settle(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                   const struct cpt_group *g, int64_t ticket, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     db_param_i64(&p, ticket);
-    if (req_exec(req,
+    if (ctx_exec(ctx,
                  "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = 'registered'"
                  " WHERE catalog_id = $1 AND removal_id = $2",
                  &p, "settle staging ticket", err) != 0)
@@ -202,14 +205,14 @@ static int settle(struct srv_req *req, const struct catalog_row *cat, const char
     db_param_str(&p, g->key);
     db_param_str(&p, claimant);
     db_param_i64(&p, COMPACTION_COMMITTED_TTL_S);
-    return req_exec(req,
+    return ctx_exec(ctx,
                     "UPDATE hog_compaction_claim SET expires_at = now() + make_interval(secs => $5)"
                     " WHERE catalog_id = $1 AND table_id = $2 AND group_key = $3"
                     " AND claimant = $4",
                     &p, "compaction claim committed", err);
 }
 
-int cpt_commit(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                const struct cpt_output *out, enum cpt_commit_outcome *o, int64_t *snapshot_id,
                struct api_error *err)
@@ -218,27 +221,27 @@ int cpt_commit(struct srv_req *req, const struct catalog_row *cat, const char *c
     int rc = input_arrays(g, &x, err);
     struct ddl_txn t;
     if (rc == 0)
-        rc = ddl_begin(req, cat, &t, err);
+        rc = ddl_begin_ctx(ctx, cat, ddl_lock_budget_after(ctx->srv, 0), &t, err);
     if (rc == 0)
-        rc = verify(req, cat, claimant, g, schema_snapshot, ticket, &x, o, err);
+        rc = verify(ctx, cat, claimant, g, schema_snapshot, ticket, &x, o, err);
     int64_t file_id = 0;
     if (rc == 0 && *o == CPT_COMMITTED) {
         rc = ddl_allocate_data(&t, 1, &file_id, err);
         if (rc == 0)
             rc = ddl_change(&t, "table_compacted", g->table_id, err);
         if (rc == 0)
-            rc = write_rows(req, cat, g, &x, t.snapshot_id, file_id, out, err);
+            rc = write_rows(ctx, cat, g, &x, t.snapshot_id, file_id, out, err);
         if (rc == 0)
-            rc = settle(req, cat, claimant, g, ticket, err);
+            rc = settle(ctx, cat, claimant, g, ticket, err);
         if (rc == 0)
             rc = ddl_commit(&t, err);
         if (rc == 0)
             *snapshot_id = t.snapshot_id;
     }
-    if ((rc != 0 || *o != CPT_COMMITTED) && req->db &&
-        PQtransactionStatus(req->db->pg) != PQTRANS_IDLE) {
+    if ((rc != 0 || *o != CPT_COMMITTED) && ctx->db &&
+        PQtransactionStatus(ctx->db->pg) != PQTRANS_IDLE) {
         struct error ignored;
-        db_run(req->db->pg, "ROLLBACK", NULL, &ignored);
+        db_run(ctx->db->pg, "ROLLBACK", NULL, &ignored);
     }
     input_arrays_free(&x);
     return rc;

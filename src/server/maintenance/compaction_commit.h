@@ -15,7 +15,7 @@
  * a compaction_staging removal ticket, in its own transaction, before any
  * byte is written: until the commit settles it, cleanup may delete it.
  * *path (in a) and *ticket get the path and the ticket's removal_id. */
-int cpt_stage(struct srv_req *req, const struct catalog_row *cat, const struct cpt_group *g,
+int cpt_stage(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
               struct arena *a, const char **path, int64_t *ticket, struct api_error *err);
 
 enum cpt_commit_outcome {
@@ -32,7 +32,7 @@ enum cpt_commit_outcome {
  * `out` at a new table_compacted snapshot (*snapshot_id), settles the
  * ticket 'registered' and keeps the claim COMPACTION_COMMITTED_TTL_S.
  * Anything off: rolled back, *o says why. Returns 0, or -1 with err. */
-int cpt_commit(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                const struct cpt_output *out, enum cpt_commit_outcome *o, int64_t *snapshot_id,
                struct api_error *err);

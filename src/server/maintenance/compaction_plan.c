@@ -50,13 +50,13 @@ struct plan_table {
     bool variant;
 };
 
-static int load_tables(struct srv_req *req, const struct catalog_row *cat, struct arena *a,
+static int load_tables(struct srv_ctx *ctx, const struct catalog_row *cat, struct arena *a,
                        struct plan_table **out, size_t *n, struct api_error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    PGresult *r = req_query(req,
+    PGresult *r = ctx_query(ctx,
                             "SELECT t.table_id, n.name, v.name, EXISTS (SELECT 1 FROM hog_column c"
                             "  WHERE c.catalog_id = t.catalog_id AND c.table_id = t.table_id"
                             "  AND c.end_snapshot IS NULL AND c.col_type = 'variant')"
@@ -86,7 +86,7 @@ static int load_tables(struct srv_req *req, const struct catalog_row *cat, struc
 
 /* The candidate files of one table, bucketed: ordered by spec, partition
  * values and size. */
-static PGresult *load_candidates(struct srv_req *req, const struct catalog_row *cat,
+static PGresult *load_candidates(struct srv_ctx *ctx, const struct catalog_row *cat,
                                  int64_t table_id, int64_t target, struct api_error *err)
 {
     struct db_params p;
@@ -95,8 +95,8 @@ static PGresult *load_candidates(struct srv_req *req, const struct catalog_row *
     db_param_i64(&p, table_id);
     db_param_i64(&p, target);
     db_param_i64(&p, CPT_MAX_CANDIDATES);
-    return req_query(
-        req,
+    return ctx_query(
+        ctx,
         "SELECT d.data_file_id, d.path, d.record_count, d.file_size_bytes, d.row_id_start,"
         " d.explicit_row_ids, coalesce(d.spec_id, -1),"
         " coalesce((SELECT json_agg(v.value ORDER BY v.key_index) FROM hog_file_partition_value v"
@@ -134,7 +134,7 @@ static int group_key(struct cpt_group *g)
 
 /* Claims g for `claimant`: refused when another unexpired claim holds the
  * same key or any of its files. *claimed false then. */
-static int claim(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+static int claim(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                  const struct cpt_group *g, bool *claimed, struct api_error *err)
 {
     struct pg_array ids;
@@ -149,12 +149,12 @@ static int claim(struct srv_req *req, const struct catalog_row *cat, const char 
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    int rc = req_exec(req, "BEGIN", NULL, "claim begin", err);
+    int rc = ctx_exec(ctx, "BEGIN", NULL, "claim begin", err);
     if (rc == 0)
-        rc = req_exec(req, "SELECT set_config('lock_timeout', '15000', true)", NULL,
+        rc = ctx_exec(ctx, "SELECT set_config('lock_timeout', '15000', true)", NULL,
                       "claim lock timeout", err);
     if (rc == 0)
-        rc = req_exec(req, PLAN_LOCK_SQL, &p, "planning lock", err);
+        rc = ctx_exec(ctx, PLAN_LOCK_SQL, &p, "planning lock", err);
     PGresult *r = NULL;
     if (rc == 0) {
         db_params_init(&p);
@@ -164,8 +164,8 @@ static int claim(struct srv_req *req, const struct catalog_row *cat, const char 
         db_param_str(&p, ids_text);
         db_param_str(&p, claimant);
         db_param_i64(&p, COMPACTION_CLAIM_TTL_S);
-        r = req_query(
-            req,
+        r = ctx_query(
+            ctx,
             "INSERT INTO hog_compaction_claim AS k (catalog_id, table_id, group_key,"
             " input_file_ids, claimant, claimed_at, expires_at)"
             " SELECT $1, $2, $3, $4::bigint[], $5, now(), now() + make_interval(secs => $6)"
@@ -185,16 +185,16 @@ static int claim(struct srv_req *req, const struct catalog_row *cat, const char 
     if (rc == 0) {
         *claimed = PQntuples(r) == 1;
         PQclear(r);
-        rc = req_exec(req, "COMMIT", NULL, "claim commit", err);
+        rc = ctx_exec(ctx, "COMMIT", NULL, "claim commit", err);
     }
-    if (rc != 0 && req->db && PQtransactionStatus(req->db->pg) != PQTRANS_IDLE) {
+    if (rc != 0 && ctx->db && PQtransactionStatus(ctx->db->pg) != PQTRANS_IDLE) {
         struct error ignored;
-        db_run(req->db->pg, "ROLLBACK", NULL, &ignored);
+        db_run(ctx->db->pg, "ROLLBACK", NULL, &ignored);
     }
     return rc;
 }
 
-void cpt_release_claim(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+void cpt_release_claim(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                        const struct cpt_group *g)
 {
     struct db_params p;
@@ -204,7 +204,7 @@ void cpt_release_claim(struct srv_req *req, const struct catalog_row *cat, const
     db_param_str(&p, g->key);
     db_param_str(&p, claimant);
     struct error dberr;
-    if (db_run(req->db->pg,
+    if (db_run(ctx->db->pg,
                "DELETE FROM hog_compaction_claim WHERE catalog_id = $1 AND table_id = $2"
                " AND group_key = $3 AND claimant = $4",
                &p, &dberr) != 0)
@@ -213,7 +213,7 @@ void cpt_release_claim(struct srv_req *req, const struct catalog_row *cat, const
 
 /* The planning state across one catalog. */
 struct planner {
-    struct srv_req *req;
+    struct srv_ctx *ctx;
     const struct catalog_row *cat;
     const char *claimant;
     const struct compaction_options *opt;
@@ -259,7 +259,7 @@ static int take_group(struct planner *pl, const struct plan_table *t, const PGre
     if (group_key(&g) != 0)
         return api_nomem(err);
     bool claimed = false;
-    if (claim(pl->req, pl->cat, pl->claimant, &g, &claimed, err) != 0)
+    if (claim(pl->ctx, pl->cat, pl->claimant, &g, &claimed, err) != 0)
         return -1;
     if (!claimed) {
         pl->res->claimed_elsewhere++;
@@ -297,7 +297,7 @@ static bool same_bucket(const PGresult *r, int a, int b)
 
 static int plan_table(struct planner *pl, const struct plan_table *t, struct api_error *err)
 {
-    PGresult *r = load_candidates(pl->req, pl->cat, t->id, pl->opt->target_bytes, err);
+    PGresult *r = load_candidates(pl->ctx, pl->cat, t->id, pl->opt->target_bytes, err);
     if (!r)
         return -1;
     int nrows = PQntuples(r);
@@ -324,11 +324,11 @@ static int plan_table(struct planner *pl, const struct plan_table *t, struct api
     return rc;
 }
 
-int cpt_plan(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
              const struct compaction_options *opt, struct arena *a, struct cpt_group **groups,
              size_t *ngroups, struct compaction_result *res, struct api_error *err)
 {
-    struct planner pl = {req, cat, claimant, opt, a, NULL, 0, res};
+    struct planner pl = {ctx, cat, claimant, opt, a, NULL, 0, res};
     *groups = NULL;
     *ngroups = 0;
     pl.groups = arena_calloc(a, (size_t)opt->batch, sizeof *pl.groups);
@@ -338,13 +338,13 @@ int cpt_plan(struct srv_req *req, const struct catalog_row *cat, const char *cla
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
-    if (req_exec(req,
+    if (ctx_exec(ctx,
                  "DELETE FROM hog_compaction_claim WHERE catalog_id = $1 AND expires_at <= now()",
                  &p, "expired claims", err) != 0)
         return -1;
     struct plan_table *tables;
     size_t ntables;
-    if (load_tables(req, cat, a, &tables, &ntables, err) != 0)
+    if (load_tables(ctx, cat, a, &tables, &ntables, err) != 0)
         return -1;
     for (size_t i = 0; i < ntables && pl.ngroups < (size_t)opt->batch; i++) {
         if (tables[i].variant) {

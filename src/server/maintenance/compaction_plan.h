@@ -28,14 +28,14 @@ size_t cpt_plan_bucket(const int64_t *sizes, size_t n, int64_t target, size_t ma
  * name order, into *groups (in a). Counts the planner's counters and the
  * groups it refused (claimed elsewhere, over the memory budget) in res.
  * Returns 0, or -1 with err. */
-int cpt_plan(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
              const struct compaction_options *opt, struct arena *a, struct cpt_group **groups,
              size_t *ngroups, struct compaction_result *res, struct api_error *err);
 
 /* Drops the claim of a group that was not committed, so the next pass may
  * plan its files again. Best effort: a failure is logged (the claim then
  * expires). */
-void cpt_release_claim(struct srv_req *req, const struct catalog_row *cat, const char *claimant,
+void cpt_release_claim(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                        const struct cpt_group *g);
 
 #endif

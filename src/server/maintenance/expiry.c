@@ -7,7 +7,7 @@
 #include "server/catalog/catalog.h"
 #include "server/db/db.h"
 #include "server/maintenance/maintenance.h"
-#include "server/maintenance/task_req.h"
+#include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
 #include "util/failpoint.h"
 #include "util/timefmt.h"
@@ -347,7 +347,7 @@ int expiry_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, stru
     refresh_gauges(t->metrics, pg, catalog_id);
     *result = expiry_result_json(&res);
     if (rc == 0 && !*result)
-        return task_fail(err, NULL);
+        return error_nomem(err);
     return rc;
 }
 

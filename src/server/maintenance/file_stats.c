@@ -2,8 +2,6 @@
 #include "server/maintenance/file_stats.h"
 
 #include "lake/bounds.h"
-#include "server/db/db.h"
-#include "server/db/pgarray.h"
 
 int file_stats_repair(const struct lake_table *t, int64_t record_count, struct pq_col_stats *stats,
                       size_t n)
@@ -35,49 +33,6 @@ int file_stats_repair(const struct lake_table *t, int64_t record_count, struct p
         s->upper_len = upper.present ? upper.len : 0;
     }
     return repaired;
-}
-
-int file_stats_insert(struct srv_req *req, int64_t catalog_id, int64_t data_file_id,
-                      const struct pq_col_stats *stats, size_t n, struct api_error *err)
-{
-    if (n == 0)
-        return 0;
-    struct pg_array field, vals, nulls, size, lower, upper;
-    struct pg_array *all[] = {&field, &vals, &nulls, &size, &lower, &upper};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_init(all[i]);
-    for (size_t i = 0; i < n; i++) {
-        const struct pq_col_stats *s = &stats[i];
-        pg_array_i64(&field, s->field_id);
-        pg_array_i64(&vals, s->value_count);
-        pg_array_i64(&nulls, s->null_count);
-        pg_array_i64(&size, s->size_bytes);
-        pg_array_bytes(&lower, s->lower, s->lower_len);
-        pg_array_bytes(&upper, s->upper, s->upper_len);
-    }
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, data_file_id);
-    int rc = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
-        const char *text = pg_array_text(all[i]);
-        if (!text)
-            rc = api_nomem(err);
-        else
-            db_param_str(&p, text);
-    }
-    if (rc == 0)
-        rc = req_exec(req,
-                      "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
-                      " value_count, null_count, size_bytes, lower_bound, upper_bound)"
-                      " SELECT $1, $2, u.field, u.vals, u.nulls, u.size, u.lower, u.upper"
-                      " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
-                      "  $7::bytea[], $8::bytea[]) AS u(field, vals, nulls, size, lower, upper)",
-                      &p, "file statistics", err);
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_free(all[i]);
-    return rc;
 }
 
 int file_stats_splits(const struct pq_file_meta *m, struct arena *a, int64_t **out, size_t *n)

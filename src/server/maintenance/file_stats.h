@@ -1,6 +1,7 @@
 /* A data file's statistics as the server derives them from a Parquet
  * footer (the hydrator from one it fetched, compaction from the one it
- * wrote): the commit path's repairs, the stats rows and the split offsets. */
+ * wrote): the commit path's repairs and the split offsets. The rows are
+ * written by server/store/hydration.h. */
 #ifndef HL_SERVER_MAINTENANCE_FILE_STATS_H
 #define HL_SERVER_MAINTENANCE_FILE_STATS_H
 
@@ -10,7 +11,6 @@
 #include "lake/schema.h"
 #include "parquet/colstats.h"
 #include "parquet/meta.h"
-#include "server/http/api.h"
 #include "util/arena.h"
 
 /* The commit path's repairs (server/commit/commit_check.c) in place: counts clamped to
@@ -18,11 +18,6 @@
  * column types of t. Returns how many fixes were made. */
 int file_stats_repair(const struct lake_table *t, int64_t record_count, struct pq_col_stats *stats,
                       size_t n);
-
-/* Inserts one file's hog_file_column_stats rows (none when n is 0), on the
- * request's connection inside the caller's transaction. */
-int file_stats_insert(struct srv_req *req, int64_t catalog_id, int64_t data_file_id,
-                      const struct pq_col_stats *stats, size_t n, struct api_error *err);
 
 /* Split offsets: each row group's start, when every row group gives one
  * (*out NULL and *n 0 otherwise). Returns 0, or -1 out of memory. */

@@ -28,8 +28,8 @@
  * gauges hoglake_stats_pending_files / hoglake_stats_failed_files
  * {catalog}.
  *
- * The pass runs on the request's database connection (req_db) and reads
- * objects through a view of req->srv->objstore confined to the catalog's
+ * The pass runs on the context's database connection and reads
+ * objects through a view of ctx->srv->objstore confined to the catalog's
  * data path (server/storage_guard.h: refusals, and objects that are not their
  * registered size, fail the file); it must be called outside any
  * transaction. A background loop calls it with a request it built itself
@@ -42,7 +42,8 @@
 #include <stdint.h>
 
 #include "server/catalog/catalog.h"
-#include "server/http/api.h"
+#include "server/ctx.h"
+#include "util/error.h"
 
 /* 256 MiB, the contract's HOGLAKE_HYDRATOR_MAX_WHOLE_OBJECT_BYTES. */
 #define HYDRATE_MAX_WHOLE_OBJECT_BYTES ((uint64_t)256 * 1024 * 1024)
@@ -58,8 +59,8 @@ struct hydrate_result {
  * *out filled, or -1 with err filled (database failure, out of memory):
  * files finished before the failure stay finished. Per-file problems are
  * outcomes, never errors. */
-int hydrate_pass(struct srv_req *req, const struct catalog_row *cat, int64_t max_files,
-                 struct hydrate_result *out, struct api_error *err);
+int hydrate_pass(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t max_files,
+                 struct hydrate_result *out, struct error *err);
 
 /* The pass's result object {hydrated, failed, transient_errors,
  * still_pending} (new reference; NULL when out of memory), as the endpoint
@@ -68,14 +69,13 @@ json_t *hydrate_result_json(const struct hydrate_result *r);
 
 /* Flips the catalog's failed live files back to 'pending' (table_id > 0:
  * that table's only); *requeued gets how many. */
-int hydrate_requeue_failed(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                           int64_t *requeued, struct api_error *err);
+int hydrate_requeue_failed(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
+                           int64_t *requeued, struct error *err);
 
 /* The hydrator as a maintenance task (maintenance.h): ctx is a struct
  * hydrate_task. Each looped pass hydrates at most `batch` files of one
  * catalog, on the framework's pooled connection. */
 struct server;
-struct error;
 struct hydrate_task {
     struct server *srv;
     int64_t batch; /* >= 1 */

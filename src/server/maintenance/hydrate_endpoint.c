@@ -48,8 +48,12 @@ int h_maintenance_rehydrate(struct srv_req *req, struct srv_res *res, struct api
         table_id = ref.table_id;
     }
     int64_t n;
-    if (hydrate_requeue_failed(req, &cat, table_id, &n, err) != 0)
+    struct srv_ctx ctx;
+    if (req_ctx(req, &ctx, err) != 0)
         return -1;
+    struct error e;
+    if (hydrate_requeue_failed(&ctx, &cat, table_id, &n, &e) != 0)
+        return api_from_error(err, &e, "rehydrate");
     json_t *body = json_pack("{s:I}", "requeued", (json_int_t)n);
     if (!body || api_json(res, 200, body) != 0)
         return api_nomem(err);

@@ -1,4 +1,4 @@
-#include "server/catalog/table_store.h"
+#include "server/store/tables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,29 +8,31 @@
 #include "util/buf.h"
 #include "util/log.h"
 
-static int load_columns(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                        int64_t snapshot, struct lake_table *t, struct api_error *err)
+static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
+                        int64_t snapshot, struct lake_table *t, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, snapshot);
-    PGresult *r = req_query(req,
-                            "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
-                            " coalesce((type_params->>'precision')::int, 0),"
-                            " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
-                            " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
-                            " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
-                            &p, "column load", err);
+    PGresult *r = db_exec(ctx->db->pg,
+                          "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
+                          " coalesce((type_params->>'precision')::int, 0),"
+                          " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
+                          " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
+                          " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
+                          &p, err);
     if (!r)
         return -1;
     struct error lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         enum lake_type type;
         if (lake_type_lookup(db_str(r, i, 3), &type, NULL) != LAKE_TYPE_OK) {
+            error_fail(err, ERR_INTERNAL, "table %lld: stored column type '%s' is unknown",
+                       (long long)table_id, db_str(r, i, 3));
             PQclear(r);
-            return api_fail(err, 500, "internal_error", "internal server error");
+            return -1;
         }
         if (lake_table_load_column(t, db_i64(r, i, 0), db_i64(r, i, 1), db_str(r, i, 2), type,
                                    (int)db_i64(r, i, 4), (int)db_i64(r, i, 5), db_bool(r, i, 6),
@@ -39,17 +41,17 @@ static int load_columns(struct srv_req *req, const struct catalog_row *cat, int6
             /* Stored rows the model cannot hold are our corruption, not the
              * client's mistake. */
             if (lerr.code == ERR_NOMEM)
-                return api_nomem(err);
-            log_error("table %lld: corrupt column rows: %s", (long long)table_id, lerr.msg);
-            return api_fail(err, 500, "internal_error", "internal server error");
+                return error_nomem(err);
+            return error_fail(err, ERR_INTERNAL, "table %lld: corrupt column rows: %s",
+                              (long long)table_id, lerr.msg);
         }
     }
     PQclear(r);
     return 0;
 }
 
-static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                      int64_t snapshot, struct lake_table *t, struct api_error *err)
+static int load_specs(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
+                      int64_t snapshot, struct lake_table *t, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -58,8 +60,8 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
     db_param_i64(&p, snapshot);
     /* One round trip for both: kind 0 rows are partition fields, kind 1
      * sort fields. */
-    PGresult *r = req_query(
-        req,
+    PGresult *r = db_exec(
+        ctx->db->pg,
         "SELECT 0, s.spec_id, f.key_index, f.source_field_id, f.transform,"
         " coalesce(f.transform_param, 0), NULL, NULL"
         " FROM hog_partition_spec s JOIN hog_partition_field f USING (catalog_id, table_id, "
@@ -72,52 +74,53 @@ static int load_specs(struct srv_req *req, const struct catalog_row *cat, int64_
         " WHERE s.catalog_id = $1 AND s.table_id = $2"
         " AND hog_visible(s.begin_snapshot, s.end_snapshot, $3)"
         " ORDER BY 1, 3",
-        &p, "spec load", err);
+        &p, err);
     if (!r)
         return -1;
-    struct error lerr;
     for (int i = 0; i < PQntuples(r); i++) {
         int rc;
         if (db_i64(r, i, 0) == 0) {
             struct lake_partition_field f = {.source_field_id = db_i64(r, i, 3),
                                              .param = (int32_t)db_i64(r, i, 5)};
             if (!lake_transform_parse(db_str(r, i, 4), &f.transform)) {
+                error_fail(err, ERR_INTERNAL, "table %lld: stored transform '%s' is unknown",
+                           (long long)table_id, db_str(r, i, 4));
                 PQclear(r);
-                return api_fail(err, 500, "internal_error", "internal server error");
+                return -1;
             }
             t->spec_id = db_i64(r, i, 1);
-            rc = lake_table_load_partition_field(t, &f, &lerr);
+            rc = lake_table_load_partition_field(t, &f, err);
         } else {
             struct lake_sort_field f = {.source_field_id = db_i64(r, i, 3),
                                         .descending = strcmp(db_str(r, i, 6), "desc") == 0,
                                         .nulls_first = strcmp(db_str(r, i, 7), "nulls_first") == 0};
             t->sort_id = db_i64(r, i, 1);
-            rc = lake_table_load_sort_field(t, &f, &lerr);
+            rc = lake_table_load_sort_field(t, &f, err);
         }
         if (rc != 0) {
             PQclear(r);
-            return api_from_error(err, &lerr, "the table definition");
+            return -1;
         }
     }
     PQclear(r);
     return 0;
 }
 
-static int load_file_facts(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                           struct lake_table *t, struct api_error *err)
+static int load_file_facts(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
+                           struct lake_table *t, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
-    PGresult *r = req_query(req,
-                            "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
-                            " count(*) FILTER (WHERE stats_state <> 'provided'),"
-                            " (SELECT next_field_id FROM hog_table WHERE catalog_id = $1"
-                            "  AND table_id = $2)"
-                            " FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
-                            " AND end_snapshot IS NULL",
-                            &p, "file facts", err);
+    PGresult *r = db_exec(ctx->db->pg,
+                          "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
+                          " count(*) FILTER (WHERE stats_state <> 'provided'),"
+                          " (SELECT next_field_id FROM hog_table WHERE catalog_id = $1"
+                          "  AND table_id = $2)"
+                          " FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
+                          " AND end_snapshot IS NULL",
+                          &p, err);
     if (!r)
         return -1;
     t->live_files = db_i64(r, 0, 0);
@@ -131,26 +134,26 @@ static int load_file_facts(struct srv_req *req, const struct catalog_row *cat, i
     return 0;
 }
 
-int table_load(struct srv_req *req, const struct catalog_row *cat, const struct table_ref *ref,
-               int64_t snapshot, bool file_facts, struct lake_table *t, struct api_error *err)
+int store_table_load(struct srv_ctx *ctx, const struct catalog_row *cat,
+                     const struct table_ref *ref, int64_t snapshot, bool file_facts,
+                     struct lake_table *t, struct error *err)
 {
     t->name = ref->name;
     t->comment = ref->comment;
     json_error_t jerr;
     t->properties = json_loads(ref->properties, 0, &jerr);
     if (!t->properties)
-        return api_nomem(err);
-    if (load_columns(req, cat, ref->table_id, snapshot, t, err) != 0 ||
-        load_specs(req, cat, ref->table_id, snapshot, t, err) != 0)
+        return error_nomem(err);
+    if (load_columns(ctx, cat, ref->table_id, snapshot, t, err) != 0 ||
+        load_specs(ctx, cat, ref->table_id, snapshot, t, err) != 0)
         return -1;
     struct error lerr;
     if (ref->primary_ts_field_id > 0 &&
         lake_table_load_primary_ts(t, ref->primary_ts_field_id, &lerr) != 0) {
         /* The alter rules keep the id live; anything else is corruption. */
-        log_error("table %lld: %s", (long long)ref->table_id, lerr.msg);
-        return api_fail(err, 500, "internal_error", "internal server error");
+        return error_fail(err, ERR_INTERNAL, "table %lld: %s", (long long)ref->table_id, lerr.msg);
     }
-    if (file_facts && load_file_facts(req, cat, ref->table_id, t, err) != 0)
+    if (file_facts && load_file_facts(ctx, cat, ref->table_id, t, err) != 0)
         return -1;
     return 0;
 }
@@ -180,15 +183,15 @@ static void collect_column(struct lake_column *c, void *ctx)
 }
 
 static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_table *t,
-                          bool only_dirty, struct api_error *err)
+                          bool only_dirty, struct error *err)
 {
     struct row_collector rc = {json_array(), only_dirty, 0};
     if (!rc.rows)
-        return api_nomem(err);
+        return error_nomem(err);
     lake_table_walk(t, collect_column, &rc);
     if (rc.failed) {
         json_decref(rc.rows);
-        return api_nomem(err);
+        return error_nomem(err);
     }
     if (json_array_size(rc.rows) == 0) {
         json_decref(rc.rows);
@@ -197,16 +200,15 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
     char *rows = json_dumps(rc.rows, JSON_COMPACT);
     json_decref(rc.rows);
     if (!rows)
-        return api_nomem(err);
+        return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_str(&p, rows);
-    struct error dberr;
     /* One statement for the whole tree, however many nodes. */
-    int r = db_run(txn->req->db->pg,
+    int r = db_run(txn->ctx.db->pg,
                    "INSERT INTO hog_column (catalog_id, table_id, field_id, begin_snapshot, name,"
                    " col_type, type_params, nullable, ordinal, parent_field_id, comment)"
                    " SELECT $1, $2, x.field_id, $3, x.name, x.col_type, x.type_params, x.nullable,"
@@ -214,19 +216,19 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
                    " FROM jsonb_to_recordset($4::jsonb) AS x(field_id bigint, name text,"
                    " col_type text, type_params jsonb, nullable boolean, ordinal int,"
                    " parent_field_id bigint, comment text)",
-                   &p, &dberr);
+                   &p, err);
     free(rows);
     if (r != 0)
-        return api_from_error(err, &dberr, "column rows");
+        return -1;
     return 0;
 }
 
 static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespace_id,
-                          const struct lake_table *t, struct api_error *err)
+                          const struct lake_table *t, struct error *err)
 {
     char *props = t->properties ? json_dumps(t->properties, JSON_COMPACT) : strdup("{}");
     if (!props)
-        return api_nomem(err);
+        return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, txn->cat->id);
@@ -237,35 +239,33 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
     db_param_str(&p, t->comment);
     db_param_str(&p, props);
     db_param_i64(&p, t->primary_ts_field_id);
-    struct error dberr;
-    int r = db_run(txn->req->db->pg,
+    int r = db_run(txn->ctx.db->pg,
                    "INSERT INTO hog_table_version (catalog_id, table_id, begin_snapshot,"
                    " namespace_id, name, comment, properties, primary_timestamp_field_id)"
                    " VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, 0))",
-                   &p, &dberr);
+                   &p, err);
     free(props);
     if (r != 0)
-        return api_from_error(err, &dberr, "table version");
+        return -1;
     return 0;
 }
 
 /* Ends the live spec (or sort order) and inserts the model's, if any. */
 static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *t, bool sort,
-                      struct api_error *err)
+                      struct error *err)
 {
-    PGconn *pg = txn->req->db->pg;
+    PGconn *pg = txn->ctx.db->pg;
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
-    struct error dberr;
     const char *end_sql = sort ? "UPDATE hog_sort_spec SET end_snapshot = $3 WHERE catalog_id = $1"
                                  " AND table_id = $2 AND end_snapshot IS NULL"
                                : "UPDATE hog_partition_spec SET end_snapshot = $3 WHERE"
                                  " catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL";
-    if (db_run(pg, end_sql, &p, &dberr) != 0)
-        return api_from_error(err, &dberr, "spec end");
+    if (db_run(pg, end_sql, &p, err) != 0)
+        return -1;
     size_t n = sort ? t->nsort_fields : t->nspec_fields;
     if (n == 0)
         return 0;
@@ -294,7 +294,7 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     char *text = fields ? json_dumps(fields, JSON_COMPACT) : NULL;
     json_decref(fields);
     if (!text)
-        return api_nomem(err);
+        return error_nomem(err);
     db_param_str(&p, text);
     /* Spec ids count up per table across its whole history. */
     const char *sql =
@@ -318,10 +318,10 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
               " x.transform_param FROM s, jsonb_to_recordset($4::jsonb) AS x(key_index int,"
               " source_field_id bigint, transform text, transform_param int)"
               " RETURNING spec_id";
-    PGresult *r = db_exec(pg, sql, &p, &dberr);
+    PGresult *r = db_exec(pg, sql, &p, err);
     free(text);
     if (!r)
-        return api_from_error(err, &dberr, "spec");
+        return -1;
     if (sort)
         t->sort_id = db_i64(r, 0, 0);
     else
@@ -330,16 +330,15 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     return 0;
 }
 
-int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t,
-                 struct table_ref *ref, struct api_error *err)
+int store_table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t,
+                       struct table_ref *ref, struct error *err)
 {
-    PGconn *pg = txn->req->db->pg;
+    PGconn *pg = txn->ctx.db->pg;
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, txn->cat->id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_i64(&p, t->next_field_id);
-    struct error dberr;
     PGresult *r = db_exec(pg,
                           "WITH id AS (UPDATE hog_catalog SET next_table_id = next_table_id + 1"
                           " WHERE catalog_id = $1 RETURNING next_table_id - 1 AS table_id),"
@@ -349,14 +348,14 @@ int table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t
                           " s AS (INSERT INTO hog_table_stats (catalog_id, table_id)"
                           " SELECT $1, table_id FROM t)"
                           " SELECT table_id, table_uuid FROM t",
-                          &p, &dberr);
+                          &p, err);
     if (!r)
-        return api_from_error(err, &dberr, "table");
+        return -1;
     ref->table_id = db_i64(r, 0, 0);
-    ref->table_uuid = arena_strdup(&txn->req->arena, db_str(r, 0, 1));
+    ref->table_uuid = arena_strdup(txn->ctx.arena, db_str(r, 0, 1));
     PQclear(r);
     if (!ref->table_uuid)
-        return api_nomem(err);
+        return error_nomem(err);
     ref->name = t->name;
     ref->comment = t->comment;
     ref->version_begin = txn->snapshot_id;
@@ -384,11 +383,10 @@ static void collect_changed(struct lake_column *c, void *ctx)
             buf_printf(&ec->ids, "%s%lld", ec->ids.len > 1 ? "," : "", (long long)c->field_id);
 }
 
-int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct table_ref *ref,
-                        struct lake_table *t, struct api_error *err)
+int store_table_write_changes(struct ddl_txn *txn, int64_t namespace_id,
+                              const struct table_ref *ref, struct lake_table *t, struct error *err)
 {
-    PGconn *pg = txn->req->db->pg;
-    struct error dberr;
+    PGconn *pg = txn->ctx.db->pg;
     struct db_params p;
 
     /* End the rows of dropped and changed columns, then insert the new
@@ -402,7 +400,7 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
     ec.failed |= buf_putc(&ec.ids, '}');
     if (ec.failed) {
         buf_free(&ec.ids);
-        return api_nomem(err);
+        return error_nomem(err);
     }
     if (ec.ids.len > 2) {
         db_params_init(&p);
@@ -414,10 +412,10 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
             db_run(pg,
                    "UPDATE hog_column SET end_snapshot = $3 WHERE catalog_id = $1"
                    " AND table_id = $2 AND field_id = ANY($4::bigint[]) AND end_snapshot IS NULL",
-                   &p, &dberr);
+                   &p, err);
         if (r != 0) {
             buf_free(&ec.ids);
-            return api_from_error(err, &dberr, "column end");
+            return -1;
         }
     }
     buf_free(&ec.ids);
@@ -431,8 +429,8 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
     if (db_run(pg,
                "UPDATE hog_table SET next_field_id = $3 WHERE catalog_id = $1 AND table_id = $2"
                " AND next_field_id <> $3",
-               &p, &dberr) != 0)
-        return api_from_error(err, &dberr, "field id allocator");
+               &p, err) != 0)
+        return -1;
 
     if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
         db_params_init(&p);
@@ -442,8 +440,8 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
         if (db_run(pg,
                    "UPDATE hog_table_version SET end_snapshot = $3 WHERE catalog_id = $1"
                    " AND table_id = $2 AND end_snapshot IS NULL",
-                   &p, &dberr) != 0)
-            return api_from_error(err, &dberr, "table version end");
+                   &p, err) != 0)
+            return -1;
         if (insert_version(txn, ref->table_id, namespace_id, t, err) != 0)
             return -1;
     }
@@ -454,20 +452,20 @@ int table_write_changes(struct ddl_txn *txn, int64_t namespace_id, const struct 
     return 0;
 }
 
-int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                 int64_t snapshot, struct table_totals *out, struct api_error *err)
+int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
+                       int64_t snapshot, struct table_totals *out, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, cat->id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, snapshot);
-    PGresult *r = req_query(req,
-                            "SELECT coalesce(sum(record_count), 0), count(*),"
-                            " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
-                            " WHERE catalog_id = $1 AND table_id = $2"
-                            " AND hog_visible(begin_snapshot, end_snapshot, $3)",
-                            &p, "table totals", err);
+    PGresult *r = db_exec(ctx->db->pg,
+                          "SELECT coalesce(sum(record_count), 0), count(*),"
+                          " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
+                          " WHERE catalog_id = $1 AND table_id = $2"
+                          " AND hog_visible(begin_snapshot, end_snapshot, $3)",
+                          &p, err);
     if (!r)
         return -1;
     out->records = db_i64(r, 0, 0);
@@ -475,42 +473,4 @@ int table_totals(struct srv_req *req, const struct catalog_row *cat, int64_t tab
     out->bytes = db_i64(r, 0, 2);
     PQclear(r);
     return 0;
-}
-
-json_t *table_to_json(const struct lake_table *t, const char *namespace_name,
-                      const struct table_ref *ref, int64_t read_snapshot,
-                      const struct table_totals *totals, bool totals_at_head, int64_t ddl_snapshot)
-{
-    json_t *o =
-        json_pack("{s:s,s:s,s:s,s:o,s:I,s:O}", "name", t->name, "namespace", namespace_name,
-                  "table_uuid", ref->table_uuid, "columns", lake_columns_to_json(t),
-                  "read_snapshot_id", (json_int_t)read_snapshot, "properties", t->properties);
-    if (!o)
-        return NULL;
-    int bad = 0;
-    if (t->comment)
-        bad |= json_object_set_new(o, "comment", json_string(t->comment));
-    const char *primary_ts = lake_table_primary_ts_name(t);
-    if (primary_ts)
-        bad |= json_object_set_new(o, "primary_timestamp_column", json_string(primary_ts));
-    if (totals) {
-        bad |= json_object_set_new(o, "record_count", json_integer(totals->records));
-        bad |= json_object_set_new(o, "file_count", json_integer(totals->files));
-        bad |= json_object_set_new(o, "file_size_bytes", json_integer(totals->bytes));
-        if (totals_at_head)
-            bad |= json_object_set_new(o, "totals_snapshot_id", json_integer(read_snapshot));
-    }
-    json_t *spec = lake_partition_spec_to_json(t);
-    if (spec)
-        bad |= json_object_set_new(o, "partition_spec", spec);
-    json_t *sort = lake_sort_spec_to_json(t);
-    if (sort)
-        bad |= json_object_set_new(o, "sort_spec", sort);
-    if (ddl_snapshot >= 0)
-        bad |= json_object_set_new(o, "snapshot_id", json_integer(ddl_snapshot));
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
 }

@@ -1,0 +1,178 @@
+/* The store of hydration state (hydration.h). */
+#include "server/store/hydration.h"
+
+#include <string.h>
+
+#include "server/db/db.h"
+#include "server/db/pgarray.h"
+
+/* How long a claimed file's transaction may sit idle during its fetch. */
+#define HYDRATE_CLAIM_TIMEOUT "15min"
+
+int store_hydration_begin(struct db_conn *db, struct error *err)
+{
+    if (db_run(db->pg, "BEGIN", NULL, err) != 0)
+        return -1;
+    if (db_run(db->pg,
+               "SET LOCAL idle_in_transaction_session_timeout = '" HYDRATE_CLAIM_TIMEOUT "'", NULL,
+               err) != 0) {
+        struct error ignored;
+        db_run(db->pg, "ROLLBACK", NULL, &ignored);
+        return -1;
+    }
+    return 0;
+}
+
+int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t after,
+                               struct arena *a, struct store_pending_file *f, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, after);
+    /* NO KEY UPDATE: hydrators exclude each other, while a commit adding a
+     * deletion vector for the file (whose foreign key check takes KEY
+     * SHARE) does not wait for the fetch. */
+    PGresult *r = db_exec(db->pg,
+                          "SELECT d.data_file_id, d.table_id, d.begin_snapshot, d.record_count,"
+                          " d.file_size_bytes, d.footer_size, d.split_offsets IS NOT NULL, d.path"
+                          " FROM hog_data_file d JOIN hog_table t"
+                          "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
+                          " WHERE d.catalog_id = $1 AND d.stats_state = 'pending'"
+                          " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL"
+                          " AND d.data_file_id > $2 ORDER BY d.data_file_id LIMIT 1"
+                          " FOR NO KEY UPDATE OF d SKIP LOCKED",
+                          &p, err);
+    if (!r)
+        return -1;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return 0;
+    }
+    f->id = db_i64(r, 0, 0);
+    f->table_id = db_i64(r, 0, 1);
+    f->begin_snapshot = db_i64(r, 0, 2);
+    f->record_count = db_i64(r, 0, 3);
+    f->file_size = db_i64(r, 0, 4);
+    f->has_footer_size = !db_isnull(r, 0, 5);
+    f->footer_size = f->has_footer_size ? db_i64(r, 0, 5) : 0;
+    f->has_splits = db_bool(r, 0, 6);
+    f->path = arena_strdup(a, db_str(r, 0, 7));
+    PQclear(r);
+    return f->path ? 1 : error_nomem(err);
+}
+
+int store_hydration_settle(struct db_conn *db, int64_t catalog_id, int64_t file_id, bool provided,
+                           bool missing_field_ids, const int64_t *splits, size_t nsplits,
+                           struct error *err)
+{
+    struct pg_array array;
+    pg_array_init(&array);
+    pg_array_i64_list(&array, splits, nsplits);
+    const char *splits_text = pg_array_text(&array);
+    if (!splits_text) {
+        pg_array_free(&array);
+        return error_nomem(err);
+    }
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, file_id);
+    db_param_str(&p, provided ? "provided" : "failed");
+    db_param_bool(&p, missing_field_ids);
+    db_param_str(&p, splits_text);
+    int rc = db_run(db->pg,
+                    "UPDATE hog_data_file SET stats_state = $3, missing_field_ids = $4,"
+                    " split_offsets = coalesce(split_offsets, ($5::text[])[1]::bigint[])"
+                    " WHERE catalog_id = $1 AND data_file_id = $2",
+                    &p, err);
+    pg_array_free(&array);
+    if (rc == 0)
+        rc = db_run(db->pg, "COMMIT", NULL, err);
+    return rc;
+}
+
+int store_hydration_backlog(PGconn *pg, int64_t catalog_id, int64_t *pending, int64_t *failed,
+                            struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    PGresult *r = db_exec(pg,
+                          "SELECT count(*) FILTER (WHERE d.stats_state = 'pending'),"
+                          " count(*) FILTER (WHERE d.stats_state = 'failed')"
+                          " FROM hog_data_file d JOIN hog_table t"
+                          "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
+                          " WHERE d.catalog_id = $1 AND d.stats_state <> 'provided'"
+                          " AND d.end_snapshot IS NULL AND t.dropped_snapshot IS NULL",
+                          &p, err);
+    if (!r)
+        return -1;
+    *pending = db_i64(r, 0, 0);
+    *failed = db_i64(r, 0, 1);
+    PQclear(r);
+    return 0;
+}
+
+int store_hydration_requeue_failed(struct db_conn *db, int64_t catalog_id, int64_t table_id,
+                                   int64_t *requeued, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, table_id);
+    PGresult *r = db_exec(db->pg,
+                          "WITH u AS (UPDATE hog_data_file SET stats_state = 'pending'"
+                          " WHERE catalog_id = $1 AND stats_state = 'failed'"
+                          " AND end_snapshot IS NULL AND ($2 = 0 OR table_id = $2) RETURNING 1)"
+                          " SELECT count(*) FROM u",
+                          &p, err);
+    if (!r)
+        return -1;
+    *requeued = db_i64(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
+
+int store_file_stats_insert(struct db_conn *db, int64_t catalog_id, int64_t data_file_id,
+                            const struct pq_col_stats *stats, size_t n, struct error *err)
+{
+    if (n == 0)
+        return 0;
+    struct pg_array field, vals, nulls, size, lower, upper;
+    struct pg_array *all[] = {&field, &vals, &nulls, &size, &lower, &upper};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        pg_array_init(all[i]);
+    for (size_t i = 0; i < n; i++) {
+        const struct pq_col_stats *s = &stats[i];
+        pg_array_i64(&field, s->field_id);
+        pg_array_i64(&vals, s->value_count);
+        pg_array_i64(&nulls, s->null_count);
+        pg_array_i64(&size, s->size_bytes);
+        pg_array_bytes(&lower, s->lower, s->lower_len);
+        pg_array_bytes(&upper, s->upper, s->upper_len);
+    }
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, data_file_id);
+    int rc = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
+        const char *text = pg_array_text(all[i]);
+        if (!text)
+            rc = error_nomem(err);
+        else
+            db_param_str(&p, text);
+    }
+    if (rc == 0)
+        rc = db_run(db->pg,
+                    "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
+                    " value_count, null_count, size_bytes, lower_bound, upper_bound)"
+                    " SELECT $1, $2, u.field, u.vals, u.nulls, u.size, u.lower, u.upper"
+                    " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
+                    "  $7::bytea[], $8::bytea[]) AS u(field, vals, nulls, size, lower, upper)",
+                    &p, err);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        pg_array_free(all[i]);
+    return rc;
+}
