@@ -43,11 +43,15 @@ bool bound_type_has_bounds(enum lake_type t)
     return (int)t >= 0 && t < LT_VARIANT;
 }
 
-static int fail(const char **why, const char *reason)
+/* Every refusal is the caller's input (ERR_INVALID) but running out of
+ * memory; the message is the reason itself ("nan_bound" is also typed). */
+static int fail(struct error *err, const char *reason)
 {
-    if (why)
-        *why = reason;
-    return -1;
+    if (reason == NO_MEMORY)
+        return error_nomem(err);
+    if (strcmp(reason, "nan_bound") == 0)
+        return error_fail_reason(err, ERR_INVALID, "nan_bound", "%s", reason);
+    return error_fail(err, ERR_INVALID, "%s", reason);
 }
 
 /* ---- byte forms ---- */
@@ -131,30 +135,30 @@ static double double_of(const uint8_t *b)
 
 /* ---- check ---- */
 
-static int check_int32(const uint8_t *b, size_t n, int64_t lo, int64_t hi, const char **why)
+static int check_int32(const uint8_t *b, size_t n, int64_t lo, int64_t hi, struct error *err)
 {
     if (n != 4)
-        return fail(why, "an int bound is 4 bytes");
+        return fail(err, "an int bound is 4 bytes");
     int32_t v = (int32_t)le_load32(b);
     if (v < lo || v > hi)
-        return fail(why, "bound outside the column type's range");
+        return fail(err, "bound outside the column type's range");
     return 0;
 }
 
 int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                const char **why)
+                struct error *err)
 {
     switch (t) {
     case LT_BOOLEAN:
         if (n != 1 || b[0] > 1)
-            return fail(why, "a boolean bound is one byte, 00 or 01");
+            return fail(err, "a boolean bound is one byte, 00 or 01");
         return 0;
-    case LT_INT8: return check_int32(b, n, INT8_MIN, INT8_MAX, why);
-    case LT_INT16: return check_int32(b, n, INT16_MIN, INT16_MAX, why);
-    case LT_UINT8: return check_int32(b, n, 0, UINT8_MAX, why);
-    case LT_UINT16: return check_int32(b, n, 0, UINT16_MAX, why);
+    case LT_INT8: return check_int32(b, n, INT8_MIN, INT8_MAX, err);
+    case LT_INT16: return check_int32(b, n, INT16_MIN, INT16_MAX, err);
+    case LT_UINT8: return check_int32(b, n, 0, UINT8_MAX, err);
+    case LT_UINT16: return check_int32(b, n, 0, UINT16_MAX, err);
     case LT_INT:
-    case LT_DATE: return check_int32(b, n, INT32_MIN, INT32_MAX, why);
+    case LT_DATE: return check_int32(b, n, INT32_MIN, INT32_MAX, err);
     case LT_LONG:
     case LT_TIMESTAMP_S:
     case LT_TIMESTAMP_MS:
@@ -162,54 +166,54 @@ int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, si
     case LT_TIMESTAMP_NS:
     case LT_TIMESTAMPTZ:
         if (n != 8)
-            return fail(why, "a long or timestamp bound is 8 bytes");
+            return fail(err, "a long or timestamp bound is 8 bytes");
         return 0;
     case LT_UINT32:
         if (n != 8)
-            return fail(why, "a uint32 bound is 8 bytes (an Iceberg long)");
+            return fail(err, "a uint32 bound is 8 bytes (an Iceberg long)");
         if ((int64_t)le_load64(b) < 0 || (int64_t)le_load64(b) > (int64_t)UINT32_MAX)
-            return fail(why, "bound outside the column type's range");
+            return fail(err, "bound outside the column type's range");
         return 0;
     case LT_TIME:
         if (n != 8)
-            return fail(why, "a time bound is 8 bytes");
+            return fail(err, "a time bound is 8 bytes");
         if ((int64_t)le_load64(b) < 0 || (int64_t)le_load64(b) >= MICROS_PER_DAY)
-            return fail(why, "a time bound must lie within one day");
+            return fail(err, "a time bound must lie within one day");
         return 0;
     case LT_UINT64: {
         if (n < 1 || n > MAX_UINT64_BYTES)
-            return fail(why, "a uint64 bound is 1 to 9 bytes (decimal(20,0))");
+            return fail(err, "a uint64 bound is 1 to 9 bytes (decimal(20,0))");
         i128 v = get_be(b, n);
         if (v < 0 || v > (i128)UINT64_MAX)
-            return fail(why, "bound outside the column type's range");
+            return fail(err, "bound outside the column type's range");
         return 0;
     }
     case LT_DECIMAL: {
         if (!decimal_params_ok(precision, scale))
-            return fail(why, "invalid decimal precision or scale");
+            return fail(err, "invalid decimal precision or scale");
         if (n < 1 || n > MAX_DECIMAL_BYTES)
-            return fail(why, "a decimal bound is 1 to 16 bytes");
+            return fail(err, "a decimal bound is 1 to 16 bytes");
         i128 v = get_be(b, n), lim = pow10_i128(precision);
         if (v <= -lim || v >= lim)
-            return fail(why, "decimal bound exceeds the column's precision");
+            return fail(err, "decimal bound exceeds the column's precision");
         return 0;
     }
     case LT_FLOAT:
         if (n != 4)
-            return fail(why, "a float bound is 4 bytes");
+            return fail(err, "a float bound is 4 bytes");
         return 0;
     case LT_DOUBLE:
         if (n != 8)
-            return fail(why, "a double bound is 8 bytes");
+            return fail(err, "a double bound is 8 bytes");
         return 0;
     case LT_STRING:
     case LT_JSON:
         if (!str_utf8_valid((const char *)b, n, NULL))
-            return fail(why, "a string bound must be valid UTF-8");
+            return fail(err, "a string bound must be valid UTF-8");
         return 0;
     case LT_UUID:
         if (n != 16)
-            return fail(why, "a uuid bound is 16 bytes");
+            return fail(err, "a uuid bound is 16 bytes");
         return 0;
     case LT_BINARY: return 0;
     case LT_VARIANT:
@@ -218,7 +222,7 @@ int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, si
     case LT_MAP:
     case LT__COUNT: break;
     }
-    return fail(why, "the column type has no bounds");
+    return fail(err, "the column type has no bounds");
 }
 
 /* ---- order ---- */
@@ -402,7 +406,7 @@ static bool text_is(const char *s, size_t n, const char *lit)
 
 /* A float/double in decimal text (JSON number grammar, at most a few hundred
  * characters) or NaN / Infinity / -Infinity; correctly rounded to the width. */
-static int parse_floating(const char *s, size_t n, bool single, double *out, const char **why)
+static int parse_floating(const char *s, size_t n, bool single, double *out, struct error *err)
 {
     if (text_is(s, n, "NaN")) {
         *out = NAN;
@@ -414,12 +418,12 @@ static int parse_floating(const char *s, size_t n, bool single, double *out, con
     }
     char tmp[TEXT_MAX * 4];
     if (!jsonnum_valid(s, n) || n >= sizeof tmp)
-        return fail(why, "expected a decimal number, NaN, Infinity or -Infinity");
+        return fail(err, "expected a decimal number, NaN, Infinity or -Infinity");
     memcpy(tmp, s, n);
     tmp[n] = '\0';
     double v = single ? (double)strtof(tmp, NULL) : strtod(tmp, NULL);
     if (isinf(v))
-        return fail(why, single ? "value out of range for float" : "value out of range for double");
+        return fail(err, single ? "value out of range for float" : "value out of range for double");
     *out = v;
     return 0;
 }
@@ -554,51 +558,51 @@ bool bound_adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out
     }
 }
 
-static int append_be_minimal(struct buf *out, i128 v, const char **why)
+static int append_be_minimal(struct buf *out, i128 v, struct error *err)
 {
     uint8_t b[16];
     size_t m = minimal_len(v);
     put_be(b, m, v);
-    return buf_append(out, b, m) == 0 ? 0 : fail(why, NO_MEMORY);
+    return buf_append(out, b, m) == 0 ? 0 : fail(err, NO_MEMORY);
 }
 
 int bound_encode_text(enum lake_type t, int precision, int scale, const char *value, size_t len,
-                      struct buf *out, const char **why)
+                      struct buf *out, struct error *err)
 {
     uint8_t b[16];
     i128 lo, hi;
     if (!bound_type_has_bounds(t))
-        return fail(why, "the column type has no bounds");
+        return fail(err, "the column type has no bounds");
     if (t == LT_BOOLEAN) {
         if (!text_is(value, len, "true") && !text_is(value, len, "false"))
-            return fail(why, "expected true or false");
+            return fail(err, "expected true or false");
         b[0] = value[0] == 't';
-        return buf_append(out, b, 1) == 0 ? 0 : fail(why, NO_MEMORY);
+        return buf_append(out, b, 1) == 0 ? 0 : fail(err, NO_MEMORY);
     }
     if (int_domain(t, &lo, &hi)) {
         i128 v;
         if (!parse_i128(value, len, &v))
-            return fail(why, "expected a decimal integer");
+            return fail(err, "expected a decimal integer");
         size_t n = encode_int(t, v, b);
         if (n == 0)
-            return fail(why, "value outside the column type's range");
-        return buf_append(out, b, n) == 0 ? 0 : fail(why, NO_MEMORY);
+            return fail(err, "value outside the column type's range");
+        return buf_append(out, b, n) == 0 ? 0 : fail(err, NO_MEMORY);
     }
     switch (t) {
     case LT_DECIMAL: {
         if (!decimal_params_ok(precision, scale))
-            return fail(why, "invalid decimal precision or scale");
+            return fail(err, "invalid decimal precision or scale");
         i128 v, lim = pow10_i128(precision);
         if (!parse_i128(value, len, &v))
-            return fail(why, "expected the unscaled decimal as an integer");
+            return fail(err, "expected the unscaled decimal as an integer");
         if (v <= -lim || v >= lim)
-            return fail(why, "value exceeds the column's precision");
-        return append_be_minimal(out, v, why);
+            return fail(err, "value exceeds the column's precision");
+        return append_be_minimal(out, v, err);
     }
     case LT_FLOAT:
     case LT_DOUBLE: {
         double v;
-        if (parse_floating(value, len, t == LT_FLOAT, &v, why) != 0)
+        if (parse_floating(value, len, t == LT_FLOAT, &v, err) != 0)
             return -1;
         if (t == LT_FLOAT) {
             float f = (float)v;
@@ -607,24 +611,24 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
             if (isnan(v))
                 u = 0x7fc00000u;
             le_store(b, u, 4);
-            return buf_append(out, b, 4) == 0 ? 0 : fail(why, NO_MEMORY);
+            return buf_append(out, b, 4) == 0 ? 0 : fail(err, NO_MEMORY);
         }
         uint64_t u;
         memcpy(&u, &v, sizeof u);
         if (isnan(v))
             u = UINT64_C(0x7ff8000000000000);
         le_store(b, u, 8);
-        return buf_append(out, b, 8) == 0 ? 0 : fail(why, NO_MEMORY);
+        return buf_append(out, b, 8) == 0 ? 0 : fail(err, NO_MEMORY);
     }
     case LT_STRING:
     case LT_JSON:
         if (!str_utf8_valid(value, len, NULL))
-            return fail(why, "a string bound must be valid UTF-8");
-        return buf_append(out, value, len) == 0 ? 0 : fail(why, NO_MEMORY);
+            return fail(err, "a string bound must be valid UTF-8");
+        return buf_append(out, value, len) == 0 ? 0 : fail(err, NO_MEMORY);
     case LT_UUID:
         if (!str_parse_uuid(value, len, b))
-            return fail(why, "expected a uuid as 8-4-4-4-12 hex digits");
-        return buf_append(out, b, 16) == 0 ? 0 : fail(why, NO_MEMORY);
+            return fail(err, "expected a uuid as 8-4-4-4-12 hex digits");
+        return buf_append(out, b, 16) == 0 ? 0 : fail(err, NO_MEMORY);
     case LT_BINARY: {
         size_t before = out->len;
         const char *bad = base64_decode(value, len, out);
@@ -632,11 +636,11 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
             out->len = before;
             if (out->data)
                 out->data[before] = '\0';
-            return fail(why, bad);
+            return fail(err, bad);
         }
         return 0;
     }
-    default: return fail(why, "the column type has no bounds");
+    default: return fail(err, "the column type has no bounds");
     }
 }
 
@@ -654,9 +658,9 @@ static size_t format_int(i128 v, char *out)
 }
 
 int bound_decode_text(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                      struct buf *out, const char **why)
+                      struct buf *out, struct error *err)
 {
-    if (bound_check(t, precision, scale, b, n, why) != 0)
+    if (bound_check(t, precision, scale, b, n, err) != 0)
         return -1;
     char text[TEXT_MAX];
     size_t tn;
@@ -680,67 +684,67 @@ int bound_decode_text(enum lake_type t, int precision, int scale, const uint8_t 
             break;
         }
         case LT_UUID: tn = format_uuid(b, text); break;
-        case LT_BINARY: return base64_encode(out, b, n) == 0 ? 0 : fail(why, NO_MEMORY);
-        default: /* string, json */ return buf_append(out, b, n) == 0 ? 0 : fail(why, NO_MEMORY);
+        case LT_BINARY: return base64_encode(out, b, n) == 0 ? 0 : fail(err, NO_MEMORY);
+        default: /* string, json */ return buf_append(out, b, n) == 0 ? 0 : fail(err, NO_MEMORY);
         }
     }
-    return buf_append(out, text, tn) == 0 ? 0 : fail(why, NO_MEMORY);
+    return buf_append(out, text, tn) == 0 ? 0 : fail(err, NO_MEMORY);
 }
 
 /* ---- JSON ---- */
 
-static json_t *raw_number(const char *text, size_t n, const char **why)
+static json_t *raw_number(const char *text, size_t n, struct error *err)
 {
     json_t *v = jsonnum_new(text, n);
     if (!v)
-        fail(why, NO_MEMORY);
+        fail(err, NO_MEMORY);
     return v;
 }
 
-static json_t *or_oom(json_t *v, const char **why)
+static json_t *or_oom(json_t *v, struct error *err)
 {
     if (!v)
-        fail(why, NO_MEMORY);
+        fail(err, NO_MEMORY);
     return v;
 }
 
 json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                      const char **why)
+                      struct error *err)
 {
-    if (bound_check(t, precision, scale, b, n, why) != 0)
+    if (bound_check(t, precision, scale, b, n, err) != 0)
         return NULL;
     char text[TEXT_MAX];
     size_t tn = 0;
     switch (t) {
-    case LT_BOOLEAN: return or_oom(json_boolean(b[0] != 0), why);
+    case LT_BOOLEAN: return or_oom(json_boolean(b[0] != 0), err);
     case LT_INT8:
     case LT_INT16:
     case LT_INT:
     case LT_UINT8:
     case LT_UINT16:
     case LT_LONG:
-    case LT_UINT32: return or_oom(json_integer((json_int_t)int_value(t, b, n)), why);
+    case LT_UINT32: return or_oom(json_integer((json_int_t)int_value(t, b, n)), err);
     case LT_UINT64: {
         i128 v = get_be(b, n);
         if (v <= INT64_MAX)
-            return or_oom(json_integer((json_int_t)v), why);
+            return or_oom(json_integer((json_int_t)v), err);
         tn = format_int(v, text);
-        return raw_number(text, tn, why);
+        return raw_number(text, tn, err);
     }
     case LT_DECIMAL:
         tn = numfmt_decimal(get_be(b, n), scale, text);
-        return raw_number(text, tn, why);
+        return raw_number(text, tn, err);
     case LT_FLOAT:
     case LT_DOUBLE: {
         double v = t == LT_FLOAT ? (double)float_of(b) : double_of(b);
         if (isnan(v)) {
-            fail(why, "nan_bound");
+            fail(err, "nan_bound");
             return NULL;
         }
         if (isinf(v))
-            return or_oom(json_string(v < 0 ? "-Infinity" : "Infinity"), why);
+            return or_oom(json_string(v < 0 ? "-Infinity" : "Infinity"), err);
         tn = numfmt_shortest(v, t == LT_FLOAT, text);
-        return raw_number(text, tn, why);
+        return raw_number(text, tn, err);
     }
     case LT_DATE: tn = time_format_local_date((int32_t)le_load32(b), text, sizeof text); break;
     case LT_TIME: tn = time_format_local_time((int64_t)le_load64(b), 6, text, sizeof text); break;
@@ -756,23 +760,23 @@ json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t 
         tn = time_format_instant((int64_t)le_load64(b), 6, text, sizeof text);
         break;
     case LT_STRING:
-    case LT_JSON: return or_oom(json_stringn((const char *)b, n), why);
+    case LT_JSON: return or_oom(json_stringn((const char *)b, n), err);
     case LT_UUID: tn = format_uuid(b, text); break;
     case LT_BINARY: {
         struct buf s = BUF_INIT;
         if (base64_encode(&s, b, n) != 0) {
-            fail(why, NO_MEMORY);
+            fail(err, NO_MEMORY);
             return NULL;
         }
         json_t *v = json_stringn(s.data ? s.data : "", s.len);
         buf_free(&s);
-        return or_oom(v, why);
+        return or_oom(v, err);
     }
-    default: fail(why, "the column type has no bounds"); return NULL;
+    default: fail(err, "the column type has no bounds"); return NULL;
     }
     if (tn == 0) {
-        fail(why, "bound cannot be rendered");
+        fail(err, "bound cannot be rendered");
         return NULL;
     }
-    return or_oom(json_stringn(text, tn), why);
+    return or_oom(json_stringn(text, tn), err);
 }

@@ -7,8 +7,9 @@
  * this module.
  *
  * `precision` and `scale` matter only for decimal (1 <= precision <= 38,
- * 0 <= scale <= precision); uint64 is always decimal(20,0). Reasons handed
- * back through `why` are short static strings. */
+ * 0 <= scale <= precision); uint64 is always decimal(20,0). A refusal
+ * fills a struct error (util/error.h): ERR_INVALID with a short reason as
+ * its message ("nan_bound" also as its typed reason), or ERR_NOMEM. */
 #ifndef HL_LAKE_BOUNDS_H
 #define HL_LAKE_BOUNDS_H
 
@@ -19,6 +20,7 @@
 
 #include "lake/types.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 enum bound_role { BOUND_LOWER, BOUND_UPPER };
 
@@ -51,8 +53,8 @@ __extension__ size_t bound_decimal_minimal(__int128 unscaled, uint8_t out[16]);
 bool bound_adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out[8],
                        size_t *out_len);
 
-/* 0 when b[0..n) decodes as a bound of the type, else -1 and *why (when not
- * NULL) says why:
+/* 0 when b[0..n) decodes as a bound of the type, else -1 and err (when
+ * not NULL) says why:
  *   boolean         1 byte, 00 or 01
  *   int8 int16 int  4 bytes little-endian signed, within the type's range
  *   uint8 uint16    4 bytes little-endian, within [0, 2^8) / [0, 2^16)
@@ -70,7 +72,7 @@ bool bound_adapt_width(enum lake_type t, const uint8_t *b, size_t n, uint8_t out
  *   binary          anything
  * Non-minimal decimal/uint64 encodings decode (bound_sanitize shortens them). */
 int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                const char **why);
+                struct error *err);
 
 /* <0, 0, >0 as a is below, equal to or above b in the type's order: signed
  * integers and temporals numerically, uint64 and decimals by value (any
@@ -123,11 +125,11 @@ int bound_sanitize_pair(enum lake_type t, int precision, int scale, struct bound
  *   string / json             the string
  *   uuid                      lowercase 8-4-4-4-12
  *   binary                    padded standard base64
- * Returns a new reference, or NULL with *why: "nan_bound" for a NaN, the
+ * Returns a new reference, or NULL with err filled: "nan_bound" for a NaN, the
  * bound_check reason for an undecodable bound, "out of memory". Serialize
  * the result with jsonnum_dumps(), never json_dumps(). */
 json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                      const char **why);
+                      struct error *err);
 
 /* Encodes a value written in the text conventions of
  * tests/vectors/bounds_vectors.json `value_conventions` (integers, unscaled
@@ -135,13 +137,13 @@ json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t 
  * strings or NaN/Infinity/-Infinity; uuid 8-4-4-4-12; binary base64; string
  * and json verbatim, value[0..len) may hold NUL bytes) and appends the bytes
  * to out. Values outside the type's domain are refused, so what this
- * produces always passes bound_check. 0, or -1 with *why. */
+ * produces always passes bound_check. 0, or -1 with err filled. */
 int bound_encode_text(enum lake_type t, int precision, int scale, const char *value, size_t len,
-                      struct buf *out, const char **why);
+                      struct buf *out, struct error *err);
 
 /* The inverse: appends the value text of a bound (floats as the shortest
- * round-trip text, "NaN" for every NaN). 0, or -1 with *why. */
+ * round-trip text, "NaN" for every NaN). 0, or -1 with err filled. */
 int bound_decode_text(enum lake_type t, int precision, int scale, const uint8_t *b, size_t n,
-                      struct buf *out, const char **why);
+                      struct buf *out, struct error *err);
 
 #endif

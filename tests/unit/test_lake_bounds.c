@@ -285,12 +285,12 @@ static void test_vectors(void **state)
         struct buf want = BUF_INIT, enc = BUF_INIT, dec = BUF_INIT, re = BUF_INIT;
         assert_true(unhex(hex, &want));
         bool nan = is_nan_bytes(t, bytes(&want), want.len);
-        const char *why = NULL;
+        struct error why;
 
         /* encode(value) == hex; a NaN token encodes the canonical quiet NaN,
          * so a payload NaN's bytes are matched as "a NaN" */
         if (bound_encode_text(t, p, s, value, value_len, &enc, &why) != 0) {
-            print_error("%s: encode refused: %s\n", what, why);
+            print_error("%s: encode refused: %s\n", what, why.msg);
             failures++;
         } else if (nan ? !is_nan_bytes(t, bytes(&enc), enc.len)
                        : (enc.len != want.len ||
@@ -313,16 +313,16 @@ static void test_vectors(void **state)
         if (verify && strcmp(verify, "encode_only") == 0)
             encode_only++;
         if (bound_check(t, p, s, bytes(&want), want.len, &why) != 0) {
-            print_error("%s: bound_check refused: %s\n", what, why);
+            print_error("%s: bound_check refused: %s\n", what, why.msg);
             failures++;
         } else if (bound_decode_text(t, p, s, bytes(&want), want.len, &dec, &why) != 0) {
-            print_error("%s: decode refused: %s\n", what, why);
+            print_error("%s: decode refused: %s\n", what, why.msg);
             failures++;
         } else if (!value_text_equal(t, &dec, value, value_len)) {
             print_error("%s: decoded '%s', value is '%s'\n", what, dec.data, value);
             failures++;
         } else if (bound_encode_text(t, p, s, dec.data ? dec.data : "", dec.len, &re, &why) != 0) {
-            print_error("%s: re-encode refused: %s\n", what, why);
+            print_error("%s: re-encode refused: %s\n", what, why.msg);
             failures++;
         } else if (nan ? !is_nan_bytes(t, bytes(&re), re.len)
                        : (re.len != want.len ||
@@ -338,7 +338,7 @@ static void test_vectors(void **state)
         const char *wire_refused = json_string_value(json_object_get(vec, "wire_refused"));
         json_t *got = bound_to_json(t, p, s, bytes(&want), want.len, &why);
         if (wire_refused) {
-            if (got || strcmp(why, wire_refused) != 0) {
+            if (got || strcmp(why.msg, wire_refused) != 0) {
                 print_error("%s: rendering should be refused as %s\n", what, wire_refused);
                 failures++;
             } else {
@@ -348,7 +348,7 @@ static void test_vectors(void **state)
             print_error("%s: has neither wire nor wire_refused\n", what);
             failures++;
         } else if (!got) {
-            print_error("%s: rendering refused: %s\n", what, why);
+            print_error("%s: rendering refused: %s\n", what, why.msg);
             failures++;
         } else if (!wire_matches(t, s, got, wire, what)) {
             failures++;
@@ -398,7 +398,7 @@ static void test_bound_normalization(void **state)
         bool fixed = strcmp(raw_hex, stored_hex) == 0;
         fixed_points += fixed;
 
-        const char *why = NULL;
+        struct error why;
         json_t *rw = bound_to_json(t, p, s, bytes(&raw), raw.len, &why);
         if (!rw || !wire_matches(t, s, rw, json_object_get(c, "raw_wire"), what))
             failures++;
@@ -510,16 +510,15 @@ static void test_refusals(void **state)
         const struct refusal *r = &refusals[i];
         struct buf b = BUF_INIT;
         assert_true(unhex(r->hex, &b));
-        const char *why = NULL;
+        struct error why;
         if (bound_check(r->t, r->precision, r->scale, bytes(&b), b.len, &why) == 0)
             fail_msg("%s '%s' should be refused", lake_type_name(r->t), r->hex);
-        assert_non_null(why);
-        assert_true(strlen(why) > 0);
+        assert_true(strlen(why.msg) > 0);
 
-        const char *why2 = NULL;
+        struct error why2;
         json_t *j = bound_to_json(r->t, r->precision, r->scale, bytes(&b), b.len, &why2);
         assert_null(j);
-        assert_string_equal(why2, why);
+        assert_string_equal(why2.msg, why.msg);
 
         struct buf text = BUF_INIT;
         assert_int_equal(
@@ -570,9 +569,9 @@ static void test_edges_accepted(void **state)
     for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
         struct buf b = BUF_INIT;
         assert_true(unhex(ok[i].hex, &b));
-        const char *why = NULL;
+        struct error why;
         if (bound_check(ok[i].t, ok[i].precision, ok[i].scale, bytes(&b), b.len, &why) != 0)
-            fail_msg("%s '%s' refused: %s", lake_type_name(ok[i].t), ok[i].hex, why);
+            fail_msg("%s '%s' refused: %s", lake_type_name(ok[i].t), ok[i].hex, why.msg);
         buf_free(&b);
     }
 }
@@ -834,10 +833,10 @@ static char *render(enum lake_type t, int p, int s, const char *hex)
 {
     struct buf b = BUF_INIT;
     assert_true(unhex(hex, &b));
-    const char *why = NULL;
+    struct error why;
     json_t *j = bound_to_json(t, p, s, bytes(&b), b.len, &why);
     if (!j)
-        fail_msg("%s %s refused: %s", lake_type_name(t), hex, why);
+        fail_msg("%s %s refused: %s", lake_type_name(t), hex, why.msg);
     char *text = jsonnum_dumps(j, JSON_COMPACT);
     assert_non_null(text);
     json_decref(j);
@@ -909,11 +908,12 @@ static void test_json_numbers(void **state)
     for (size_t i = 0; i < ARRAY_LEN(fl); i++) {
         struct buf b = BUF_INIT;
         assert_true(unhex(fl[i], &b));
-        const char *why = NULL;
+        struct error why;
         json_t *j = bound_to_json(LT_FLOAT, 0, 0, bytes(&b), b.len, &why);
         if (i == 3) { /* -NaN */
             assert_null(j);
-            assert_string_equal(why, "nan_bound");
+            assert_string_equal(why.msg, "nan_bound");
+            assert_string_equal(why.reason, "nan_bound");
         } else {
             assert_true(jsonnum_is(j));
             float f = strtof(jsonnum_text(j, NULL), NULL);
@@ -1062,17 +1062,18 @@ static void test_encode_text(void **state)
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         const struct textcase *c = &cases[i];
         struct buf out = BUF_INIT;
-        const char *why = NULL;
+        struct error why;
         int rc =
             bound_encode_text(c->t, c->precision, c->scale, c->value, strlen(c->value), &out, &why);
         if (!c->hex) {
             if (rc == 0)
                 fail_msg("%s '%s' should be refused", lake_type_name(c->t), c->value);
-            assert_non_null(why);
+            assert_int_equal(why.code, ERR_INVALID);
+            assert_true(strlen(why.msg) > 0);
             assert_int_equal(out.len, 0);
         } else {
             if (rc != 0)
-                fail_msg("%s '%s' refused: %s", lake_type_name(c->t), c->value, why);
+                fail_msg("%s '%s' refused: %s", lake_type_name(c->t), c->value, why.msg);
             char h[80];
             hex_of(bytes(&out), out.len, h, sizeof h);
             if (strcmp(h, c->hex) != 0)

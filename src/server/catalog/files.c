@@ -139,7 +139,7 @@ json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row,
     const uint8_t *b = file_bytea(r, row, col, scratch, &n);
     if (!b || !c || !bound_type_has_bounds(c->type))
         return json_null();
-    const char *why = NULL;
+    struct error why;
     json_t *v = bound_to_json(c->type, c->precision, c->scale, b, n, &why);
     if (!v) {
         uint8_t w[8];
