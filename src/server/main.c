@@ -86,14 +86,14 @@ static int load_tls(const struct config *cfg, char **cert, char **key)
  * so a directory only root can write works, and written once the server
  * listens: one write of a short line, so a reader that sees it non-empty
  * sees all of it. Never through a symbolic link. */
-static int open_port_file(const char *path, int *fd, char *err, size_t err_size)
+static int open_port_file(const char *path, int *fd, struct error *err)
 {
     if (!path[0])
         return 0;
     *fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (*fd >= 0)
         return 0;
-    snprintf(err, err_size, "cannot write port file %s: %s", path, strerror(errno));
+    error_fail(err, ERR_IO, "cannot write port file %s: %s", path, strerror(errno));
     return -1;
 }
 
@@ -146,18 +146,18 @@ int main(int argc, char **argv)
     char *tls_cert = NULL, *tls_key = NULL;
     int listen_fd = -1; /* bound while root (a port below 1024), served from later */
     int port_fd = -1;
-    char err[1024] = "";
+    struct error fault = {0};
     char conninfo[1200];
     /* Everything that needs root happens here, then root is gone. */
     struct run_as as;
-    if (privileges_resolve(&srv.cfg, &as, err, sizeof err) != 0 ||
-        privileges_prepare(&srv.cfg, &as, err, sizeof err) != 0 ||
+    if (privileges_resolve(&srv.cfg, &as, &fault) != 0 ||
+        privileges_prepare(&srv.cfg, &as, &fault) != 0 ||
         load_tls(&srv.cfg, &tls_cert, &tls_key) != 0 ||
-        (listen_fd = http_bind(srv.cfg.listen, srv.cfg.port, NULL, err, sizeof err)) < 0 ||
-        open_port_file(srv.cfg.port_file, &port_fd, err, sizeof err) != 0 ||
-        privileges_drop(&as, srv.cfg.data_dir, err, sizeof err) != 0) {
-        if (err[0])
-            log_error("%s", err);
+        (listen_fd = http_bind(srv.cfg.listen, srv.cfg.port, NULL, &fault)) < 0 ||
+        open_port_file(srv.cfg.port_file, &port_fd, &fault) != 0 ||
+        privileges_drop(&as, srv.cfg.data_dir, &fault) != 0) {
+        if (fault.msg[0])
+            log_error("%s", fault.msg);
         if (listen_fd >= 0)
             close(listen_fd);
         if (port_fd >= 0)
@@ -169,9 +169,9 @@ int main(int argc, char **argv)
     if (srv.cfg.database_url[0]) {
         snprintf(conninfo, sizeof conninfo, "%s", srv.cfg.database_url);
     } else {
-        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, err, sizeof err);
+        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, fault.msg, sizeof fault.msg);
         if (!epg) {
-            log_error("%s", err);
+            log_error("%s", fault.msg);
             goto out;
         }
         if (default_warehouse(&srv.cfg) != 0) {
@@ -181,18 +181,19 @@ int main(int argc, char **argv)
         }
     }
     srv.conninfo = conninfo;
-    if (storage_roots_init(&srv, err, sizeof err) != 0) {
-        log_error("%s", err);
+    if (storage_roots_init(&srv, &fault) != 0) {
+        log_error("%s", fault.msg);
         goto out;
     }
     int applied = 0;
-    if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, err, sizeof err) != 0) {
-        log_error("%s", err);
+    if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, fault.msg,
+                   sizeof fault.msg) != 0) {
+        log_error("%s", fault.msg);
         goto out;
     }
-    srv.pool = db_pool_create(conninfo, srv.cfg.db_pool_size, err, sizeof err);
+    srv.pool = db_pool_create(conninfo, srv.cfg.db_pool_size, fault.msg, sizeof fault.msg);
     if (!srv.pool) {
-        log_error("cannot connect to the catalog database: %s", err);
+        log_error("cannot connect to the catalog database: %s", fault.msg);
         goto out;
     }
     const struct route *undeclared;
@@ -206,9 +207,9 @@ int main(int argc, char **argv)
         goto out;
     }
     if ((srv.cfg.auth || srv.cfg.reset_admin_token) &&
-        auth_bootstrap(srv.pool, srv.cfg.data_dir, srv.cfg.reset_admin_token, err, sizeof err) !=
-            0) {
-        log_error("%s", err);
+        auth_bootstrap(srv.pool, srv.cfg.data_dir, srv.cfg.reset_admin_token, fault.msg,
+                       sizeof fault.msg) != 0) {
+        log_error("%s", fault.msg);
         goto out;
     }
     if (!srv.cfg.auth)
@@ -221,8 +222,8 @@ int main(int argc, char **argv)
         goto out;
     }
     /* Embedded mode: a dead postmaster is restarted (embedded_pg.h). */
-    if (epg && embedded_pg_supervise(epg, srv.metrics, err, sizeof err) != 0) {
-        log_error("%s", err);
+    if (epg && embedded_pg_supervise(epg, srv.metrics, fault.msg, sizeof fault.msg) != 0) {
+        log_error("%s", fault.msg);
         goto out;
     }
     srv.audit = audit_open(srv.cfg.audit_log, srv.metrics);
@@ -270,15 +271,15 @@ int main(int argc, char **argv)
          &compaction},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
-                                  sizeof tasks / sizeof tasks[0], err, sizeof err);
+                                  sizeof tasks / sizeof tasks[0], fault.msg, sizeof fault.msg);
     if (!srv.maint) {
-        log_error("%s", err);
+        log_error("%s", fault.msg);
         goto out;
     }
     if (srv.cfg.metrics_interval_ms > 0 &&
-        !(sampler = metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms, err,
-                                          sizeof err))) {
-        log_error("%s", err);
+        !(sampler = metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms,
+                                          fault.msg, sizeof fault.msg))) {
+        log_error("%s", fault.msg);
         goto out;
     }
     srv.openapi_yaml = hl_openapi[0].data;
@@ -307,10 +308,10 @@ int main(int argc, char **argv)
         .handle = server_handle,
         .completed = server_request_completed,
     };
-    srv.http = http_server_start(&opts, &handlers, err, sizeof err);
+    srv.http = http_server_start(&opts, &handlers, &fault);
     listen_fd = -1; /* the server's now, even when it failed to start */
     if (!srv.http) {
-        log_error("%s", err);
+        log_error("%s", fault.msg);
         goto out;
     }
     int port = http_server_port(srv.http);

@@ -61,7 +61,7 @@ static int run_useradd(const char *name)
 /* useradd --system: its own group, no home, no shell. Another process
  * making users at the same moment holds /etc/passwd's lock (exit 10):
  * tried again; one that made this very user first (exit 9) is success. */
-static int create_user(const char *name, char *err, size_t err_size)
+static int create_user(const char *name, struct error *err)
 {
     int rc = -1;
     for (int attempt = 0; attempt < 20; attempt++) {
@@ -71,17 +71,17 @@ static int create_user(const char *name, char *err, size_t err_size)
         usleep(100 * 1000);
     }
     if (rc != 0 && rc != 9) {
-        snprintf(err, err_size,
-                 "cannot create user %s with %s (exit %d): create it, name another with --user, "
-                 "or run with --allow-root",
-                 name, USERADD, rc);
+        error_fail(err, ERR_IO,
+                   "cannot create user %s with %s (exit %d): create it, name another with --user, "
+                   "or run with --allow-root",
+                   name, USERADD, rc);
         return -1;
     }
     log_info("created the system user %s to run as", name);
     return 0;
 }
 
-int privileges_resolve(const struct config *cfg, struct run_as *out, char *err, size_t err_size)
+int privileges_resolve(const struct config *cfg, struct run_as *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     if (geteuid() != 0)
@@ -91,18 +91,19 @@ int privileges_resolve(const struct config *cfg, struct run_as *out, char *err, 
         return 0;
     }
     if (!cfg->user[0] || strcmp(cfg->user, "root") == 0) {
-        snprintf(err, err_size, "--user must name an unprivileged user (or give --allow-root)");
+        error_fail(err, ERR_INVALID,
+                   "--user must name an unprivileged user (or give --allow-root)");
         return -1;
     }
-    if (lookup(cfg->user, out) != 0 &&
-        (create_user(cfg->user, err, err_size) != 0 || lookup(cfg->user, out) != 0)) {
-        if (!err[0])
-            snprintf(err, err_size, "user %s does not exist", cfg->user);
-        return -1;
+    if (lookup(cfg->user, out) != 0) {
+        if (create_user(cfg->user, err) != 0)
+            return -1;
+        if (lookup(cfg->user, out) != 0)
+            return error_fail(err, ERR_INVALID, "user %s does not exist", cfg->user);
     }
     if (out->uid == 0 || out->gid == 0) {
-        snprintf(err, err_size, "user %s is root or in group root: choose an unprivileged --user",
-                 cfg->user);
+        error_fail(err, ERR_INVALID,
+                   "user %s is root or in group root: choose an unprivileged --user", cfg->user);
         return -1;
     }
     out->drop = true;
@@ -138,21 +139,20 @@ static int share_warehouse(const char *dir, const struct run_as *as)
     return chmod(dir, 02775);
 }
 
-int privileges_prepare(const struct config *cfg, const struct run_as *as, char *err,
-                       size_t err_size)
+int privileges_prepare(const struct config *cfg, const struct run_as *as, struct error *err)
 {
     if (!as->drop)
         return 0;
     const char *data_dir = cfg->data_dir;
     if (datadir_make_dirs(data_dir, 0755) != 0) {
-        snprintf(err, err_size, "cannot create data dir %s: %s", data_dir, strerror(errno));
+        error_fail(err, ERR_IO, "cannot create data dir %s: %s", data_dir, strerror(errno));
         return -1;
     }
     /* The data dir is the server's own: its cluster (which from now on
      * runs as the user too), its token, its lock, its warehouse. */
     if (give_tree(data_dir, as) != 0) {
-        snprintf(err, err_size, "cannot hand data dir %s to user %s: %s", data_dir, as->name,
-                 strerror(errno));
+        error_fail(err, ERR_IO, "cannot hand data dir %s to user %s: %s", data_dir, as->name,
+                   strerror(errno));
         return -1;
     }
     char warehouse[PATH_MAX];
@@ -165,34 +165,34 @@ int privileges_prepare(const struct config *cfg, const struct run_as *as, char *
         wh = cfg->warehouse + 7; /* made here, so made the user's */
     }
     if (wh && share_warehouse(wh, as) != 0) {
-        snprintf(err, err_size, "cannot prepare warehouse %s for user %s: %s", wh, as->name,
-                 strerror(errno));
+        error_fail(err, ERR_IO, "cannot prepare warehouse %s for user %s: %s", wh, as->name,
+                   strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int privileges_drop(const struct run_as *as, const char *data_dir, char *err, size_t err_size)
+int privileges_drop(const struct run_as *as, const char *data_dir, struct error *err)
 {
     if (!as->drop)
         return 0;
     if (setgroups(1, &as->gid) != 0 || setgid(as->gid) != 0 || setuid(as->uid) != 0) {
-        snprintf(err, err_size, "cannot become user %s: %s", as->name, strerror(errno));
+        error_fail(err, ERR_IO, "cannot become user %s: %s", as->name, strerror(errno));
         return -1;
     }
     /* Paranoia that costs nothing: root must be gone for good. */
     if (setuid(0) == 0 || geteuid() == 0 || getegid() == 0) {
-        snprintf(err, err_size, "still root after becoming %s: refusing to run", as->name);
+        error_fail(err, ERR_IO, "still root after becoming %s: refusing to run", as->name);
         return -1;
     }
     /* A data dir below a directory closed to others (a 0700 home or
      * mktemp dir) was handed over but cannot be reached: say so now, not
      * as a failed write later. */
     if (access(data_dir, R_OK | W_OK | X_OK) != 0) {
-        snprintf(err, err_size,
-                 "user %s cannot reach data dir %s (%s): a directory above it is closed to "
-                 "other users; choose a --data-dir it can reach, or another --user",
-                 as->name, data_dir, strerror(errno));
+        error_fail(err, ERR_IO,
+                   "user %s cannot reach data dir %s (%s): a directory above it is closed to "
+                   "other users; choose a --data-dir it can reach, or another --user",
+                   as->name, data_dir, strerror(errno));
         return -1;
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

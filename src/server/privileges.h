@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "util/error.h"
 
 struct config;
 
@@ -32,19 +33,18 @@ struct run_as {
 /* Decides who the server runs as, creating the user when it must (with
  * useradd, as a system user with its own group and no login). 0, or -1
  * with a message. */
-int privileges_resolve(const struct config *cfg, struct run_as *out, char *err, size_t err_size);
+int privileges_resolve(const struct config *cfg, struct run_as *out, struct error *err);
 
 /* As root, before the drop: the data directory (made when missing) and
  * everything in it go to the user; so does the warehouse directory when
  * the server makes it, group-writable and setgid. No-op unless as->drop.
  * 0, or -1 with a message. */
-int privileges_prepare(const struct config *cfg, const struct run_as *as, char *err,
-                       size_t err_size);
+int privileges_prepare(const struct config *cfg, const struct run_as *as, struct error *err);
 
 /* Becomes the user for good (groups, gid, uid; no new privileges after),
  * checks that root cannot be regained and that the user can reach
  * data_dir. No-op unless as->drop. 0, or -1 with a message: the server
  * must not go on. */
-int privileges_drop(const struct run_as *as, const char *data_dir, char *err, size_t err_size);
+int privileges_drop(const struct run_as *as, const char *data_dir, struct error *err);
 
 #endif

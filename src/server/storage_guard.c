@@ -15,22 +15,22 @@
 #include "util/log.h"
 #include "util/strutil.h"
 
-static int add_root(struct server *srv, const char *dir, char *err, size_t err_size)
+static int add_root(struct server *srv, const char *dir, struct error *err)
 {
     char resolved[PATH_MAX];
     if (dir[0] != '/') {
-        snprintf(err, err_size, "file root '%s' is not an absolute directory", dir);
+        error_fail(err, ERR_INVALID, "file root '%s' is not an absolute directory", dir);
         return -1;
     }
     if (datadir_make_dirs(dir, 0755) != 0 || !realpath(dir, resolved)) {
-        snprintf(err, err_size, "file root '%s': %s", dir, strerror(errno));
+        error_fail(err, ERR_IO, "file root '%s': %s", dir, strerror(errno));
         return -1;
     }
     char **grown = realloc(srv->file_roots, (srv->nfile_roots + 1) * sizeof *grown);
     if (!grown || !(grown[srv->nfile_roots] = strdup(resolved))) {
         if (grown)
             srv->file_roots = grown;
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return -1;
     }
     srv->file_roots = grown;
@@ -38,14 +38,14 @@ static int add_root(struct server *srv, const char *dir, char *err, size_t err_s
     return 0;
 }
 
-int storage_roots_init(struct server *srv, char *err, size_t err_size)
+int storage_roots_init(struct server *srv, struct error *err)
 {
     const char *given = srv->cfg.file_roots;
     if (!given[0]) {
         /* The warehouse is where new catalogs go by default: its directory
          * is the one place file:// catalogs may be, unless told more. */
         if (str_starts_with(srv->cfg.warehouse, "file://"))
-            return add_root(srv, srv->cfg.warehouse + 7, err, err_size);
+            return add_root(srv, srv->cfg.warehouse + 7, err);
         return 0;
     }
     char copy[sizeof srv->cfg.file_roots];
@@ -54,7 +54,7 @@ int storage_roots_init(struct server *srv, char *err, size_t err_size)
         next = strchr(dir, ':');
         if (next)
             *next++ = '\0';
-        if (*dir && add_root(srv, dir, err, err_size) != 0)
+        if (*dir && add_root(srv, dir, err) != 0)
             return -1;
     }
     return 0;

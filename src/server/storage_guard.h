@@ -22,6 +22,7 @@
 
 #include "hoglake/error.h"
 #include "server/http/api.h"
+#include "util/error.h"
 
 struct server;
 struct objstore;
@@ -29,7 +30,7 @@ struct objstore;
 /* Resolves the allowed roots at start: cfg.file_roots (':'-separated
  * directories, each created when missing and resolved with realpath), or
  * the warehouse directory when that is file://. 0, or -1 with a message. */
-int storage_roots_init(struct server *srv, char *err, size_t err_size);
+int storage_roots_init(struct server *srv, struct error *err);
 void storage_roots_free(struct server *srv);
 
 /* Checks a normalised file:// data path for a new catalog: beneath a root,

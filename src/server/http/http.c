@@ -563,16 +563,16 @@ static void stop_workers(struct http_server *srv)
     srv->nworkers = 0;
 }
 
-static int start_workers(struct http_server *srv, int n, char *err, size_t err_size)
+static int start_workers(struct http_server *srv, int n, struct error *err)
 {
     srv->workers = calloc((size_t)n, sizeof *srv->workers);
     if (!srv->workers) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         if (pthread_create(&srv->workers[i], NULL, worker_main, srv) != 0) {
-            snprintf(err, err_size, "cannot start worker threads");
+            error_fail(err, ERR_IO, "cannot start worker threads");
             return -1;
         }
         srv->nworkers = i + 1;
@@ -616,8 +616,7 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
     log_debug("http: %s", line);
 }
 
-static int start_daemon(struct http_server *srv, const struct http_options *opts, char *err,
-                        size_t err_size)
+static int start_daemon(struct http_server *srv, const struct http_options *opts, struct error *err)
 {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                          MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
@@ -625,7 +624,7 @@ static int start_daemon(struct http_server *srv, const struct http_options *opts
     /* TLS 1.2 and 1.3 only: nothing older is safe for bearer tokens. */
     static const char tls_priorities[] = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
     if (srv->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-        snprintf(err, err_size, "this libmicrohttpd was built without TLS support");
+        error_fail(err, ERR_UNSUPPORTED, "this libmicrohttpd was built without TLS support");
         return -1;
     }
     struct MHD_OptionItem tls_opts[] = {
@@ -651,8 +650,8 @@ static int start_daemon(struct http_server *srv, const struct http_options *opts
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)(srv->hard_cap + CONNECTION_LIMIT_SLACK),
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     if (!srv->daemon) {
-        snprintf(err, err_size, "cannot start the HTTP engine%s",
-                 srv->tls ? " (do the TLS certificate and key load and match?)" : "");
+        error_fail(err, ERR_IO, "cannot start the HTTP engine%s",
+                   srv->tls ? " (do the TLS certificate and key load and match?)" : "");
         return -1;
     }
     return 0;
@@ -685,12 +684,11 @@ static void free_server(struct http_server *srv)
 }
 
 struct http_server *http_server_start(const struct http_options *opts,
-                                      const struct http_handlers *handlers, char *err,
-                                      size_t err_size)
+                                      const struct http_handlers *handlers, struct error *err)
 {
     struct http_server *srv = calloc(1, sizeof *srv);
     if (!srv) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         if (opts->prebound && opts->listen_fd >= 0)
             close(opts->listen_fd); /* taken in every case, as http.h says */
         return NULL;
@@ -705,13 +703,11 @@ struct http_server *http_server_start(const struct http_options *opts,
     http_derive_caps(srv, opts, http_raise_open_files());
     srv->by_fd = calloc((size_t)srv->fd_table_size, sizeof *srv->by_fd);
     if (!srv->by_fd) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         goto fail;
     }
-    if (start_workers(srv, opts->workers, err, err_size) != 0 ||
-        start_daemon(srv, opts, err, err_size) != 0 ||
-        http_open_listener(srv, opts, err, err_size) != 0 ||
-        http_start_door(srv, err, err_size) != 0)
+    if (start_workers(srv, opts->workers, err) != 0 || start_daemon(srv, opts, err) != 0 ||
+        http_open_listener(srv, opts, err) != 0 || http_start_door(srv, err) != 0)
         goto fail;
     return srv;
 

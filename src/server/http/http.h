@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "server/http/api.h"
+#include "util/error.h"
 
 struct http_server;
 
@@ -134,14 +135,13 @@ struct http_options {
  * http_server_start serves on it. So a server started as root can bind a
  * port below 1024 before dropping root. The descriptor, or -1 with a
  * message. */
-int http_bind(const char *address, int port, int *bound_port, char *err, size_t err_size);
+int http_bind(const char *address, int port, int *bound_port, struct error *err);
 
 /* Raises the soft open-file limit to the hard one, starts listening (on
  * opts->listen_fd when prebound), the front door and the workers. NULL
  * with a message on failure. */
 struct http_server *http_server_start(const struct http_options *opts,
-                                      const struct http_handlers *handlers, char *err,
-                                      size_t err_size);
+                                      const struct http_handlers *handlers, struct error *err);
 int http_server_port(const struct http_server *s);
 /* Worker pool gauges. */
 void http_server_pool_stats(struct http_server *s, int *active, int *queued, int *max);

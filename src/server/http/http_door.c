@@ -667,7 +667,7 @@ static int bound_port_of(int fd)
     return -1;
 }
 
-int http_bind(const char *address, int port, int *bound_port, char *err, size_t err_size)
+int http_bind(const char *address, int port, int *bound_port, struct error *err)
 {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
@@ -683,7 +683,7 @@ int http_bind(const char *address, int port, int *bound_port, char *err, size_t 
         sin6->sin6_port = htons((uint16_t)port);
         len = sizeof *sin6;
     } else {
-        snprintf(err, err_size, "listen address '%s' is not an IPv4 or IPv6 address", address);
+        error_fail(err, ERR_INVALID, "listen address '%s' is not an IPv4 or IPv6 address", address);
         return -1;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM, 0);
@@ -693,7 +693,7 @@ int http_bind(const char *address, int port, int *bound_port, char *err, size_t 
          setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) != 0) ||
         bind(fd, (struct sockaddr *)&ss, len) != 0 || !set_nonblocking(fd) ||
         (bound = bound_port_of(fd)) < 0) {
-        snprintf(err, err_size, "cannot listen on %s:%d: %s", address, port, strerror(errno));
+        error_fail(err, ERR_IO, "cannot listen on %s:%d: %s", address, port, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -707,23 +707,21 @@ int http_bind(const char *address, int port, int *bound_port, char *err, size_t 
  * socket bound long before (http_bind) still refuses connections in the
  * meantime instead of queueing them. On failure srv->listen_fd is left
  * for http_stop_door to close. */
-int http_open_listener(struct http_server *srv, const struct http_options *opts, char *err,
-                       size_t err_size)
+int http_open_listener(struct http_server *srv, const struct http_options *opts, struct error *err)
 {
-    if (!opts->prebound &&
-        (srv->listen_fd = http_bind(opts->listen, opts->port, NULL, err, err_size)) < 0)
+    if (!opts->prebound && (srv->listen_fd = http_bind(opts->listen, opts->port, NULL, err)) < 0)
         return -1;
     int port = bound_port_of(srv->listen_fd);
     if (port < 0 || !set_nonblocking(srv->listen_fd) || listen(srv->listen_fd, SOMAXCONN) != 0) {
-        snprintf(err, err_size, "cannot listen on %s:%d: %s", opts->listen ? opts->listen : "?",
-                 port < 0 ? opts->port : port, strerror(errno));
+        error_fail(err, ERR_IO, "cannot listen on %s:%d: %s", opts->listen ? opts->listen : "?",
+                   port < 0 ? opts->port : port, strerror(errno));
         return -1;
     }
     srv->port = port;
     return 0;
 }
 
-int http_start_door(struct http_server *srv, char *err, size_t err_size)
+int http_start_door(struct http_server *srv, struct error *err)
 {
     srv->door_epfd = epoll_create1(EPOLL_CLOEXEC);
     srv->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -732,11 +730,11 @@ int http_start_door(struct http_server *srv, char *err, size_t err_size)
     if (srv->door_epfd < 0 || srv->wake_fd < 0 ||
         epoll_ctl(srv->door_epfd, EPOLL_CTL_ADD, srv->listen_fd, &lev) != 0 ||
         epoll_ctl(srv->door_epfd, EPOLL_CTL_ADD, srv->wake_fd, &wev) != 0) {
-        snprintf(err, err_size, "cannot set up the connection loop: %s", strerror(errno));
+        error_fail(err, ERR_IO, "cannot set up the connection loop: %s", strerror(errno));
         return -1;
     }
     if (pthread_create(&srv->door, NULL, door_main, srv) != 0) {
-        snprintf(err, err_size, "cannot start the connection thread");
+        error_fail(err, ERR_IO, "cannot start the connection thread");
         return -1;
     }
     srv->door_running = true;

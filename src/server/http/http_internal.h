@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include "server/http/http.h"
+#include "util/error.h"
 
 enum {
     CLIENT_BUCKETS = 4096, /* per-client table: chains of client entries */
@@ -174,10 +175,9 @@ void http_derive_caps(struct http_server *srv, const struct http_options *opts, 
 /* Listens on the socket handed in (opts->prebound; srv->listen_fd holds
  * it already), or binds one of its own; sets srv->port. 0, or -1 with a
  * message. */
-int http_open_listener(struct http_server *srv, const struct http_options *opts, char *err,
-                       size_t err_size);
+int http_open_listener(struct http_server *srv, const struct http_options *opts, struct error *err);
 /* Starts the door thread on srv->listen_fd. 0, or -1 with a message. */
-int http_start_door(struct http_server *srv, char *err, size_t err_size);
+int http_start_door(struct http_server *srv, struct error *err);
 /* Stops the door thread, which closes every socket the door holds; or,
  * when it never started, closes the listener. */
 void http_stop_door(struct http_server *srv);
