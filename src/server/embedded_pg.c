@@ -28,6 +28,7 @@
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "server/store/migrations.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 #include "util/datadir.h"
@@ -55,7 +56,7 @@ struct embedded_pg {
     struct metrics *metrics;
 };
 
-#define DB_NAME "hoglake"
+#define DB_NAME STORE_EMBEDDED_DATABASE
 #define SOCKET_PORT "5432"
 
 static void set_err(char *err, size_t size, const char *fmt, ...)
@@ -253,18 +254,11 @@ static int ensure_database(const char *socket_dir, char *conninfo, size_t connin
         return -1;
     }
     struct error dberr;
-    PGresult *r =
-        db_exec(c, "SELECT 1 FROM pg_database WHERE datname = '" DB_NAME "'", NULL, &dberr);
     int rc = 0;
-    if (!r) {
+    if (store_migrations_ensure_database(c, &dberr) != 0) {
         set_err(err, err_size, "embedded PostgreSQL: %s", dberr.msg);
         rc = -1;
-    } else if (PQntuples(r) == 0 &&
-               db_run(c, "CREATE DATABASE " DB_NAME " ENCODING 'UTF8'", NULL, &dberr) != 0) {
-        set_err(err, err_size, "embedded PostgreSQL: cannot create the database: %s", dberr.msg);
-        rc = -1;
     }
-    PQclear(r);
     PQfinish(c);
     snprintf(conninfo, conninfo_size, "host=%s port=" SOCKET_PORT " user=postgres dbname=" DB_NAME,
              host);

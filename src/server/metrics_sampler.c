@@ -10,44 +10,9 @@
 
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "server/store/metrics.h"
 #include "util/log.h"
 #include "util/timefmt.h"
-
-/* Per catalog: name, head, earliest, readable snapshots, head age, live
- * tables. Index lookups only. */
-static const char catalogs_sql[] =
-    "SELECT c.name, c.last_snapshot_id, c.earliest_snapshot_id,"
-    " c.last_snapshot_id - c.earliest_snapshot_id + 1,"
-    " coalesce(extract(epoch FROM clock_timestamp() - s.snapshot_time), 0)::float8,"
-    " (SELECT count(*) FROM hog_table t WHERE t.catalog_id = c.catalog_id"
-    "   AND t.dropped_snapshot IS NULL)"
-    " FROM hog_catalog c LEFT JOIN hog_snapshot s"
-    "  ON s.catalog_id = c.catalog_id AND s.snapshot_id = c.last_snapshot_id"
-    " ORDER BY c.name";
-
-/* Per catalog: rows and bytes of live files of live tables (through the
- * hog_data_file_live partial index). Catalogs without any come out as 0. */
-static const char live_sql[] = "SELECT c.name, coalesce(sum(d.record_count), 0)::float8,"
-                               " coalesce(sum(d.file_size_bytes), 0)::float8"
-                               " FROM hog_catalog c LEFT JOIN (hog_data_file d JOIN hog_table t"
-                               "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
-                               "  AND t.dropped_snapshot IS NULL)"
-                               "  ON d.catalog_id = c.catalog_id AND d.end_snapshot IS NULL"
-                               " GROUP BY c.name ORDER BY c.name";
-
-/* Per catalog, its most lagging consumers (at most $1), most lagging
- * first: name, consumer, lag. Offsets on tables no longer in hog_table do
- * not hold a consumer back (as for the expiry floor). */
-static const char lag_sql[] =
-    "SELECT name, consumer_id, lag FROM ("
-    " SELECT c.name, o.consumer_id, c.last_snapshot_id - min(o.committed_snapshot) AS lag,"
-    "  row_number() OVER (PARTITION BY c.catalog_id"
-    "   ORDER BY c.last_snapshot_id - min(o.committed_snapshot) DESC, o.consumer_id) AS rank"
-    " FROM hog_consumer_offset o JOIN hog_catalog c ON c.catalog_id = o.catalog_id"
-    " WHERE EXISTS (SELECT 1 FROM hog_table t WHERE t.catalog_id = o.catalog_id"
-    "  AND t.table_uuid = o.table_uuid)"
-    " GROUP BY c.catalog_id, c.name, c.last_snapshot_id, o.consumer_id) x"
-    " WHERE rank <= $1 ORDER BY name, rank";
 
 enum { LABELS_MAX = 640 };
 
@@ -90,18 +55,18 @@ static void set_add(struct series_set *s, const char *catalog, const char *consu
     s->values[s->n++] = v;
 }
 
-/* Replaces `family` with column `col` of every row of r (catalog in
- * column 0). */
-static int publish(struct metrics *m, const char *family, const PGresult *r, int col)
+/* Replaces `family` with gauge g of every row of v. */
+static int publish(struct metrics *m, const char *family, const struct store_metrics_rows *v,
+                   enum store_metrics_gauge g)
 {
     struct series_set s;
-    int rows = PQntuples(r);
+    int rows = store_metrics_rows_count(v);
     if (set_init(&s, (size_t)rows) != 0) {
         set_free(&s);
         return -1;
     }
     for (int i = 0; i < rows; i++)
-        set_add(&s, db_str(r, i, 0), NULL, strtod(PQgetvalue(r, i, col), NULL));
+        set_add(&s, store_metrics_rows_catalog(v, i), NULL, store_metrics_rows_gauge(v, i, g));
     metrics_gauge_replace(m, family, s.ptrs, s.values, s.n);
     set_free(&s);
     return 0;
@@ -109,42 +74,43 @@ static int publish(struct metrics *m, const char *family, const PGresult *r, int
 
 static int sample_catalogs(PGconn *pg, struct metrics *m, struct error *err)
 {
-    PGresult *r = db_exec(pg, catalogs_sql, NULL, err);
-    if (!r)
+    struct store_metrics_rows v;
+    if (store_metrics_catalogs(pg, &v, err) != 0)
         return -1;
     /* Also set by expiry passes, per catalog: updated, not replaced. */
-    for (int i = 0; i < PQntuples(r); i++) {
+    for (int i = 0; i < store_metrics_rows_count(&v); i++) {
         char cat[300], labels[320];
-        metrics_label_escape(db_str(r, i, 0), cat, sizeof cat);
+        metrics_label_escape(store_metrics_rows_catalog(&v, i), cat, sizeof cat);
         snprintf(labels, sizeof labels, "catalog=\"%s\"", cat);
-        metrics_gauge_set(m, "hoglake_head_snapshot_id", labels, (double)db_i64(r, i, 1));
-        metrics_gauge_set(m, "hoglake_earliest_snapshot_id", labels, (double)db_i64(r, i, 2));
+        metrics_gauge_set(m, "hoglake_head_snapshot_id", labels,
+                          store_metrics_rows_gauge(&v, i, STORE_METRICS_HEAD));
+        metrics_gauge_set(m, "hoglake_earliest_snapshot_id", labels,
+                          store_metrics_rows_gauge(&v, i, STORE_METRICS_EARLIEST));
     }
-    int rc = publish(m, "hoglake_snapshot_count", r, 3) |
-             publish(m, "hoglake_head_age_seconds", r, 4) | publish(m, "hoglake_table_count", r, 5);
-    PQclear(r);
+    int rc = publish(m, "hoglake_snapshot_count", &v, STORE_METRICS_SNAPSHOTS) |
+             publish(m, "hoglake_head_age_seconds", &v, STORE_METRICS_HEAD_AGE) |
+             publish(m, "hoglake_table_count", &v, STORE_METRICS_TABLES);
+    store_metrics_rows_free(&v);
     return rc;
 }
 
 static int sample_live(PGconn *pg, struct metrics *m, struct error *err)
 {
-    PGresult *r = db_exec(pg, live_sql, NULL, err);
-    if (!r)
+    struct store_metrics_rows v;
+    if (store_metrics_live(pg, &v, err) != 0)
         return -1;
-    int rc = publish(m, "hoglake_live_rows", r, 1) | publish(m, "hoglake_live_bytes", r, 2);
-    PQclear(r);
+    int rc = publish(m, "hoglake_live_rows", &v, STORE_METRICS_LIVE_ROWS) |
+             publish(m, "hoglake_live_bytes", &v, STORE_METRICS_LIVE_BYTES);
+    store_metrics_rows_free(&v);
     return rc;
 }
 
 static int sample_lag(PGconn *pg, struct metrics *m, struct error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, METRICS_MAX_CONSUMERS);
-    PGresult *r = db_exec(pg, lag_sql, &p, err);
-    if (!r)
+    struct store_metrics_lag v;
+    if (store_metrics_consumer_lag(pg, METRICS_MAX_CONSUMERS, &v, err) != 0)
         return -1;
-    int rows = PQntuples(r);
+    int rows = store_metrics_lag_count(&v);
     struct series_set lag, max;
     int rc = -1;
     /* Both initialised before either is checked: set_free runs on both. */
@@ -152,12 +118,12 @@ static int sample_lag(PGconn *pg, struct metrics *m, struct error *err)
     ready = set_init(&max, (size_t)rows) == 0 && ready;
     if (ready) {
         for (int i = 0; i < rows; i++) {
-            const char *cat = db_str(r, i, 0);
-            double v = (double)db_i64(r, i, 2);
-            set_add(&lag, cat, db_str(r, i, 1), v);
+            const char *cat = store_metrics_lag_catalog(&v, i);
+            double snapshots = (double)store_metrics_lag_snapshots(&v, i);
+            set_add(&lag, cat, store_metrics_lag_consumer(&v, i), snapshots);
             /* Rows come most lagging first within each catalog. */
-            if (i == 0 || strcmp(cat, db_str(r, i - 1, 0)) != 0)
-                set_add(&max, cat, NULL, v);
+            if (i == 0 || strcmp(cat, store_metrics_lag_catalog(&v, i - 1)) != 0)
+                set_add(&max, cat, NULL, snapshots);
         }
         metrics_gauge_replace(m, "hoglake_consumer_lag_snapshots", lag.ptrs, lag.values, lag.n);
         metrics_gauge_replace(m, "hoglake_consumer_lag_max", max.ptrs, max.values, max.n);
@@ -165,7 +131,7 @@ static int sample_lag(PGconn *pg, struct metrics *m, struct error *err)
     }
     set_free(&lag);
     set_free(&max);
-    PQclear(r);
+    store_metrics_lag_free(&v);
     return rc;
 }
 

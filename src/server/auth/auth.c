@@ -8,12 +8,12 @@
 
 #include "server/auth/audit.h"
 #include "server/auth/auth_cache.h"
-#include "server/auth/token_store.h"
 #include "server/catalog/catalog.h"
 #include "server/db/db.h"
 #include "server/http/router.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/store/tokens.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
 
@@ -177,14 +177,14 @@ static int find_grant(struct srv_req *req, const char *secret, size_t len, struc
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    bool found;
     struct error dberr;
-    if (token_store_lookup(db, digest, out, &found, &dberr) != 0) {
+    int found = store_token_lookup(db, digest, out, &dberr);
+    if (found < 0) {
         api_from_error(err, &dberr, "token lookup");
         return -1;
     }
     auth_cache_put(cache, digest, found ? out : NULL, now);
-    return found ? 1 : 0;
+    return found;
 }
 
 /* Establishes req->caller from the Authorization header, or refuses. */

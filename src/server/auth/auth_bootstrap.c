@@ -8,14 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/auth/token_store.h"
 #include "server/db/db.h"
+#include "server/store/tokens.h"
 #include "util/datadir.h"
 #include "util/log.h"
-
-/* Instance-wide advisory lock class 4740877, beside catalog creation's
- * 4740876: one bootstrap at a time across replicas. */
-#define BOOTSTRAP_LOCK_KEY "20361911669358592" /* 4740877 << 32 */
 
 /* Writes the secret to <dir>/admin.token through a new 0600 file renamed
  * into place: never through an existing file or a link an attacker
@@ -48,13 +44,10 @@ static int write_secret_file(const char *dir, const char *secret, char *path, si
 static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset, char *err,
                             size_t err_size, struct error *dberr)
 {
-    if (reset && db_run(c->pg,
-                        "UPDATE hog_token SET revoked_at = now() WHERE role = 'admin' AND"
-                        " created_by IS NULL AND revoked_at IS NULL",
-                        NULL, dberr) != 0)
+    if (reset && store_token_revoke_bootstrap_admins(c, dberr) != 0)
         return -1;
-    bool exists = false;
-    if (!reset && token_store_has_live_admin(c, &exists, dberr) != 0)
+    int exists = 0;
+    if (!reset && (exists = store_token_has_live_admin(c, dberr)) < 0)
         return -1;
     if (exists) {
         log_info("authentication is on; an admin token exists");
@@ -74,16 +67,18 @@ static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset,
                  data_dir, strerror(errno));
         return -2;
     }
-    struct token_new t = {.name = "bootstrap-admin", .role = ROLE_ADMIN};
-    json_t *row = token_store_insert(c, &t, digest, dberr);
-    if (!row || db_run(c->pg, "COMMIT", NULL, dberr) != 0) {
-        json_decref(row);
+    struct store_token_new t = {.name = "bootstrap-admin", .role = ROLE_ADMIN};
+    struct store_token_rows row = {NULL};
+    if (store_token_insert(c, &t, digest, &row, dberr) != 0 ||
+        (store_token_rows_count(&row) != 1 && error_nomem(dberr) != 0) ||
+        db_run(c->pg, "COMMIT", NULL, dberr) != 0) {
+        store_token_rows_free(&row);
         unlink(path); /* a secret for a token that never was */
         return -1;
     }
     log_info("authentication is on; created admin token %s, its secret is in %s (mode 0600)",
-             json_string_value(json_object_get(row, "token_id")), path);
-    json_decref(row);
+             store_token_rows_id(&row, 0), path);
+    store_token_rows_free(&row);
     return 0;
 }
 
@@ -97,8 +92,7 @@ int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char 
     }
     struct error dberr;
     int rc = -1;
-    if (db_run(c->pg, "BEGIN", NULL, &dberr) != 0 ||
-        db_run(c->pg, "SELECT pg_advisory_xact_lock(" BOOTSTRAP_LOCK_KEY ")", NULL, &dberr) != 0)
+    if (db_run(c->pg, "BEGIN", NULL, &dberr) != 0 || store_token_lock_bootstrap(c, &dberr) != 0)
         goto db_fail;
     rc = bootstrap_locked(c, data_dir, reset, err, err_size, &dberr);
     if (rc == -1)

@@ -3,13 +3,14 @@
 #include <string.h>
 
 #include "server/auth/auth.h"
-#include "server/auth/token_store.h"
 #include "server/catalog/catalog.h"
 #include "server/db/db.h"
 #include "server/http/handlers.h"
 #include "server/server.h"
+#include "server/store/tokens.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
+#include "util/timefmt.h"
 
 /* Ten years: a longer-lived credential should be an unexpiring one, said
  * so explicitly by leaving the field out. */
@@ -42,6 +43,37 @@ static int scope_of(struct srv_req *req, const json_t *jcatalog, enum auth_role 
     return 0;
 }
 
+static int set_time(json_t *o, const char *key, const struct store_token_rows *v, int row,
+                    enum store_token_time which)
+{
+    int64_t us;
+    if (!store_token_rows_time(v, row, which, &us))
+        return json_object_set_new(o, key, json_null());
+    char when[48];
+    time_format_iso8601(us, when, sizeof when);
+    return json_object_set_new(o, key, json_string(when));
+}
+
+/* The Token object of a row (without the secret; new reference), NULL
+ * when out of memory. */
+static json_t *token_json(const struct store_token_rows *v, int row)
+{
+    const char *by = store_token_rows_created_by(v, row);
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s?}", "token_id", store_token_rows_id(v, row), "name",
+                          store_token_rows_name(v, row), "role", store_token_rows_role(v, row),
+                          "catalog", store_token_rows_catalog(v, row));
+    if (o && (set_time(o, "created_at", v, row, STORE_TOKEN_CREATED) != 0 ||
+              set_time(o, "expires_at", v, row, STORE_TOKEN_EXPIRES) != 0 ||
+              set_time(o, "revoked_at", v, row, STORE_TOKEN_REVOKED) != 0 ||
+              json_object_set_new(o, "created_by", by ? json_string(by) : json_null()) != 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    if (o && !json_object_get(o, "catalog"))
+        json_object_set_new(o, "catalog", json_null());
+    return o;
+}
+
 int h_tokens_create(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     json_t *jname, *jrole, *jcatalog, *jexpires;
@@ -56,9 +88,10 @@ int h_tokens_create(struct srv_req *req, struct srv_res *res, struct api_error *
         return -1;
     int rc = -1;
     char secret[TOKEN_SECRET_LEN + 1] = "";
-    struct token_new t = {.name = json_string_value(jname),
-                          .role = role_parse(json_string_value(jrole)),
-                          .created_by = req->caller.token_id[0] ? req->caller.token_id : NULL};
+    struct store_token_new t = {.name = json_string_value(jname),
+                                .role = role_parse(json_string_value(jrole)),
+                                .created_by =
+                                    req->caller.token_id[0] ? req->caller.token_id : NULL};
     if (check_name(t.name, err) != 0)
         goto out;
     if (t.role == ROLE_NONE) {
@@ -90,8 +123,15 @@ int h_tokens_create(struct srv_req *req, struct srv_res *res, struct api_error *
     if (!db)
         goto out;
     struct error dberr;
-    json_t *token = token_store_insert(db, &t, digest, &dberr);
+    struct store_token_rows row;
+    if (store_token_insert(db, &t, digest, &row, &dberr) != 0) {
+        api_from_error(err, &dberr, "token");
+        goto out;
+    }
+    json_t *token = store_token_rows_count(&row) == 1 ? token_json(&row, 0) : NULL;
+    store_token_rows_free(&row);
     if (!token) {
+        error_nomem(&dberr);
         api_from_error(err, &dberr, "token");
         goto out;
     }
@@ -117,9 +157,21 @@ int h_tokens_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     if (!db)
         return -1;
     struct error dberr;
-    json_t *list = token_store_list(db, &dberr);
-    if (!list)
+    struct store_token_rows rows;
+    if (store_token_list(db, &rows, &dberr) != 0)
         return api_from_error(err, &dberr, "token list");
+    json_t *list = json_array();
+    for (int i = 0; list && i < store_token_rows_count(&rows); i++) {
+        if (json_array_append_new(list, token_json(&rows, i)) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    store_token_rows_free(&rows);
+    if (!list) {
+        error_nomem(&dberr);
+        return api_from_error(err, &dberr, "token list");
+    }
     if (api_json(res, 200, list) != 0)
         return api_nomem(err);
     return 0;
@@ -134,8 +186,10 @@ int h_token_revoke(struct srv_req *req, struct srv_res *res, struct api_error *e
         if (!db)
             return -1;
         struct error dberr;
-        if (token_store_revoke(db, id, &found, &dberr) != 0)
+        int rc = store_token_revoke(db, id, &dberr);
+        if (rc < 0)
             return api_from_error(err, &dberr, "token revoke");
+        found = rc == 1;
     }
     if (!found)
         return api_not_found(err, "token '%.64s'", id);

@@ -109,6 +109,10 @@ void db_param_null(struct db_params *p);
 PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 /* db_exec for statements whose result is not needed. Returns 0 or -1. */
 int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
+/* db_run for a statement whose answer is how many rows it changed (its
+ * command tag: a DELETE's or UPDATE's count). Returns 0 or -1. */
+int db_run_count(PGconn *pg, const char *sql, const struct db_params *params, int64_t *count,
+                 struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

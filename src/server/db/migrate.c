@@ -5,12 +5,9 @@
 #include <string.h>
 
 #include "server/db/db.h"
+#include "server/store/migrations.h"
 #include "util/log.h"
 #include "util/sha256.h"
-
-/* Advisory lock key for migrations: class 4740875, instance-wide (low 32
- * bits 0), beside the catalog lock class 4740871. */
-#define MIGRATION_LOCK_KEY "20361903079424000" /* 4740875 << 32 */
 
 static int version_of(const char *name)
 {
@@ -23,32 +20,12 @@ static int apply_one(PGconn *c, const struct embedded_file *m, int version, cons
                      char *err, size_t err_size)
 {
     struct error dberr;
-    if (db_run(c, "BEGIN", NULL, &dberr) != 0)
-        goto db_fail;
-    /* PQexec runs the whole multi-statement file in this transaction. */
-    PGresult *r = PQexec(c, m->data);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        snprintf(err, err_size, "migration %s failed: %s", m->name, PQerrorMessage(c));
-        PQclear(r);
-        db_run(c, "ROLLBACK", NULL, NULL);
+    if (store_migrations_apply(c, m->name, version, m->data, digest, &dberr) != 0) {
+        snprintf(err, err_size, "%s", dberr.msg);
         return -1;
     }
-    PQclear(r);
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, version);
-    db_param_str(&p, m->name);
-    db_param_str(&p, digest);
-    if (db_run(c, "INSERT INTO hog_schema_migration (version, name, sha256) VALUES ($1, $2, $3)",
-               &p, &dberr) != 0 ||
-        db_run(c, "COMMIT", NULL, &dberr) != 0)
-        goto db_fail;
     log_info("applied migration %s", m->name);
     return 0;
-db_fail:
-    snprintf(err, err_size, "migration %s: %s", m->name, dberr.msg);
-    db_run(c, "ROLLBACK", NULL, NULL);
-    return -1;
 }
 
 int db_migrate(const char *conninfo, const struct embedded_file *migrations, size_t count,
@@ -64,21 +41,8 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
     }
     struct error dberr;
     int rc = -1;
-    /* Migrations may take long on a big catalog; lift the session's
-     * statement timeout for this connection only. */
-    if (db_run(c, "SET statement_timeout = 0", NULL, &dberr) != 0 ||
-        db_run(c, "SELECT pg_advisory_lock(" MIGRATION_LOCK_KEY ")", NULL, &dberr) != 0 ||
-        db_run(c,
-               "CREATE TABLE IF NOT EXISTS hog_schema_migration ("
-               " version int PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL,"
-               " applied_at timestamptz NOT NULL DEFAULT now())",
-               NULL, &dberr) != 0) {
-        snprintf(err, err_size, "migrations: %s", dberr.msg);
-        goto out;
-    }
-    PGresult *r = db_exec(c, "SELECT version, name, sha256 FROM hog_schema_migration ORDER BY 1",
-                          NULL, &dberr);
-    if (!r) {
+    struct store_migrations_rows rows;
+    if (store_migrations_lock(c, &dberr) != 0 || store_migrations_list(c, &rows, &dberr) != 0) {
         snprintf(err, err_size, "migrations: %s", dberr.msg);
         goto out;
     }
@@ -88,7 +52,7 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
         int version = version_of(m->name);
         if (version < 0) {
             snprintf(err, err_size, "migration file %s is not named NNNN_name.sql", m->name);
-            PQclear(r);
+            store_migrations_rows_free(&rows);
             goto out;
         }
         if (version > known_max)
@@ -96,40 +60,40 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
         char digest[SHA256_HEX_CHARS + 1];
         if (sha256_hex(m->data, m->len, digest) != 0) {
             snprintf(err, err_size, "sha256 failed");
-            PQclear(r);
+            store_migrations_rows_free(&rows);
             goto out;
         }
         const char *stored = NULL;
-        for (int row = 0; row < PQntuples(r); row++)
-            if (db_i64(r, row, 0) == version)
-                stored = db_str(r, row, 2);
+        for (int row = 0; row < store_migrations_rows_count(&rows); row++)
+            if (store_migrations_rows_version(&rows, row) == version)
+                stored = store_migrations_rows_sha256(&rows, row);
         if (stored) {
             if (strcmp(stored, digest) != 0) {
                 snprintf(err, err_size,
                          "migration %s was changed after it was applied (sha256 %s in the "
                          "database, %s in this build); schema changes must be new migrations",
                          m->name, stored, digest);
-                PQclear(r);
+                store_migrations_rows_free(&rows);
                 goto out;
             }
             continue;
         }
         if (apply_one(c, m, version, digest, err, err_size) != 0) {
-            PQclear(r);
+            store_migrations_rows_free(&rows);
             goto out;
         }
         if (applied)
             (*applied)++;
     }
-    for (int row = 0; row < PQntuples(r); row++)
-        if (db_i64(r, row, 0) > known_max)
+    for (int row = 0; row < store_migrations_rows_count(&rows); row++)
+        if (store_migrations_rows_version(&rows, row) > known_max)
             log_warn("the catalog database has migration %s, newer than this build; running "
                      "anyway (a newer replica is rolling out)",
-                     db_str(r, row, 1));
-    PQclear(r);
+                     store_migrations_rows_name(&rows, row));
+    store_migrations_rows_free(&rows);
     rc = 0;
 out:
-    db_run(c, "SELECT pg_advisory_unlock(" MIGRATION_LOCK_KEY ")", NULL, NULL);
+    store_migrations_unlock(c);
     PQfinish(c);
     return rc;
 }

@@ -104,6 +104,17 @@ int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct e
     return 0;
 }
 
+int db_run_count(PGconn *pg, const char *sql, const struct db_params *params, int64_t *count,
+                 struct error *err)
+{
+    PGresult *r = db_exec(pg, sql, params, err);
+    if (!r)
+        return -1;
+    *count = atoll(PQcmdTuples(r));
+    PQclear(r);
+    return 0;
+}
+
 int64_t db_i64(const PGresult *r, int row, int col)
 {
     const char *s = PQgetvalue(r, row, col);

@@ -15,52 +15,12 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
+#include "server/store/maintenance_runs.h"
+#include "server/store/removals.h"
+#include "server/store/retention.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/strutil.h"
-
-/* A claimable row: undrained, not under someone's live lease, past its
- * retry backoff, and (for compaction staging) past the grace period. */
-static const char claim_sql[] =
-    "UPDATE hog_file_removal SET claimed_at = now(), claimed_by = $2"
-    " WHERE removal_id IN (SELECT removal_id FROM hog_file_removal"
-    "  WHERE catalog_id = $1 AND drained_at IS NULL"
-    "  AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $4))"
-    "  AND (last_attempt_at IS NULL OR last_attempt_at <"
-    "   now() - make_interval(secs => power(2, least(attempts, 12))))"
-    "  AND (reason <> 'compaction_staging' OR scheduled_at < now() - make_interval(secs => $5))"
-    "  ORDER BY removal_id LIMIT $3 FOR UPDATE SKIP LOCKED)"
-    " RETURNING removal_id, path";
-
-/* The one reference check: each probe is an index lookup on (catalog_id,
- * path) (hog_data_file_path, hog_delete_file_path, hog_upload's unique
- * key). Ended rows count: an ended file is still readable by time travel
- * until expiry purges its row. */
-static const char referenced_sql[] =
-    "SELECT p FROM unnest($2::text[]) AS p"
-    " WHERE EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1 AND path = p)"
-    " OR EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1 AND path = p)"
-    " OR EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1 AND path = p"
-    "  AND state = 'active')";
-
-/* One statement per outcome, each an = ANY on the primary key: a join
- * with unnest($ids, $outcomes) let the planner, once autoanalyze had seen
- * the claims, run a nested loop rescanning the array per row (300-550 ms
- * for 1000 rows instead of ~10). */
-static const char settle_sql[] =
-    "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = $3,"
-    " attempts = attempts + 1, last_attempt_at = now()"
-    " WHERE catalog_id = $1 AND removal_id = ANY($2::bigint[]) AND claimed_by = $4"
-    " AND drained_at IS NULL";
-
-static const char release_sql[] =
-    "UPDATE hog_file_removal SET claimed_at = NULL, claimed_by = NULL,"
-    " attempts = attempts + 1, last_attempt_at = now()"
-    " WHERE catalog_id = $1 AND removal_id = ANY($2::bigint[]) AND claimed_by = $3"
-    " AND drained_at IS NULL";
-
-static const char depth_sql[] =
-    "SELECT count(*) FROM hog_file_removal WHERE catalog_id = $1 AND drained_at IS NULL";
 
 enum outcome { OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED, OUT_FAILED };
 static const char *const outcome_names[] = {"deleted", "absent", "registered", "refused", NULL};
@@ -104,20 +64,13 @@ static int make_token(struct pass *p)
     return 0;
 }
 
-static PGresult *claim(struct pass *p, int64_t limit)
+static int claim(struct pass *p, int64_t limit, struct store_removals_claimed *out)
 {
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, p->catalog_id);
-    db_param_str(&prm, p->token);
-    db_param_i64(&prm, limit);
-    db_param_i64(&prm, CLEANUP_CLAIM_LEASE_SECONDS);
-    db_param_i64(&prm, CLEANUP_STAGING_GRACE_SECONDS);
     struct error e;
-    PGresult *r = db_exec(p->pg, claim_sql, &prm, &e);
-    if (!r)
-        db_fail(p, &e, "cleanup claim");
-    return r;
+    if (store_removals_claim(p->pg, p->catalog_id, p->token, limit, CLEANUP_CLAIM_LEASE_SECONDS,
+                             CLEANUP_STAGING_GRACE_SECONDS, out, &e) != 0)
+        return db_fail(p, &e, "cleanup claim");
+    return 0;
 }
 
 /* Marks the items a file row or an active upload names. */
@@ -147,18 +100,15 @@ static int mark_referenced(struct pass *p, struct item *items, size_t n)
         pg_array_free(&paths);
         return api_nomem(p->err);
     }
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, p->catalog_id);
-    db_param_str(&prm, lit);
     struct error e;
-    PGresult *r = db_exec(p->pg, referenced_sql, &prm, &e);
+    struct store_removals_paths refs;
+    int rc = store_removals_referenced(p->pg, p->catalog_id, lit, &refs, &e);
     pg_array_free(&paths);
-    if (!r)
+    if (rc != 0)
         return db_fail(p, &e, "cleanup reference check");
     /* Violations are rare: a scan of the batch per referenced path. */
-    for (int row = 0; row < PQntuples(r); row++) {
-        const char *path = db_str(r, row, 0);
+    for (int row = 0; row < store_removals_paths_count(&refs); row++) {
+        const char *path = store_removals_paths_path(&refs, row);
         for (size_t i = 0; i < n; i++) {
             if (items[i].outcome != OUT_REFERENCED && strcmp(items[i].path, path) == 0) {
                 items[i].outcome = OUT_REFERENCED;
@@ -169,7 +119,7 @@ static int mark_referenced(struct pass *p, struct item *items, size_t n)
             }
         }
     }
-    PQclear(r);
+    store_removals_paths_free(&refs);
     return 0;
 }
 
@@ -282,12 +232,11 @@ static int delete_objects(struct pass *p, struct item *items, size_t n)
     return 0;
 }
 
-/* Runs `sql` ($1 catalog, $2 the ids of `items` whose outcome is `want`,
- * then $3 `outcome` when given, then the claim token) over those items;
- * *unheld gets how many of them it no longer held (settled elsewhere).
- * Nothing to do without such items. */
-static int settle_outcome(struct pass *p, const char *sql, const struct item *items, size_t n,
-                          enum outcome want, const char *outcome, int64_t *unheld)
+/* Drains the items whose outcome is `want` as `outcome` (NULL: releases
+ * their claims); *unheld gets how many of them it no longer held (settled
+ * elsewhere). Nothing to do without such items. */
+static int settle_outcome(struct pass *p, const struct item *items, size_t n, enum outcome want,
+                          const char *outcome, int64_t *unheld)
 {
     *unheld = 0;
     struct pg_array ids;
@@ -303,21 +252,14 @@ static int settle_outcome(struct pass *p, const char *sql, const struct item *it
     if (!lit) {
         rc = api_nomem(p->err);
     } else if (count > 0) {
-        struct db_params prm;
-        db_params_init(&prm);
-        db_param_i64(&prm, p->catalog_id);
-        db_param_str(&prm, lit);
-        if (outcome)
-            db_param_str(&prm, outcome);
-        db_param_str(&prm, p->token);
         struct error e;
-        PGresult *r = db_exec(p->pg, sql, &prm, &e);
-        if (!r) {
+        int64_t held;
+        if ((outcome
+                 ? store_removals_settle(p->pg, p->catalog_id, lit, outcome, p->token, &held, &e)
+                 : store_removals_release(p->pg, p->catalog_id, lit, p->token, &held, &e)) != 0)
             rc = db_fail(p, &e, "cleanup settle");
-        } else {
-            *unheld = (int64_t)count - atoll(PQcmdTuples(r));
-            PQclear(r);
-        }
+        else
+            *unheld = (int64_t)count - held;
     }
     pg_array_free(&ids);
     return rc;
@@ -330,13 +272,12 @@ static int settle(struct pass *p, const struct item *items, size_t n)
     static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED};
     for (size_t k = 0; k < sizeof drained / sizeof drained[0]; k++) {
         int64_t unheld;
-        if (settle_outcome(p, settle_sql, items, n, drained[k], outcome_names[drained[k]],
-                           &unheld) != 0)
+        if (settle_outcome(p, items, n, drained[k], outcome_names[drained[k]], &unheld) != 0)
             return -1;
         p->res->settled_elsewhere += unheld;
     }
     int64_t unheld;
-    return settle_outcome(p, release_sql, items, n, OUT_FAILED, NULL, &unheld);
+    return settle_outcome(p, items, n, OUT_FAILED, NULL, &unheld);
 }
 
 static void count(struct pass *p, const struct item *items, size_t n)
@@ -360,7 +301,7 @@ static void count(struct pass *p, const struct item *items, size_t n)
 
 /* One claimed sub-batch: the claim's result owns the paths. */
 struct round {
-    PGresult *claim;
+    struct store_removals_claimed claim;
     struct item *items;
     size_t n;
 };
@@ -368,7 +309,7 @@ struct round {
 static void round_free(struct round *rd)
 {
     free(rd->items);
-    PQclear(rd->claim);
+    store_removals_claimed_free(&rd->claim);
     *rd = (struct round){0};
 }
 
@@ -376,21 +317,21 @@ static void round_free(struct round *rd)
 static int round_claim(struct pass *p, int64_t limit, struct round *rd)
 {
     *rd = (struct round){0};
-    PGresult *r = claim(p, limit);
-    if (!r)
+    struct store_removals_claimed c;
+    if (claim(p, limit, &c) != 0)
         return -1;
-    size_t n = (size_t)PQntuples(r);
+    size_t n = (size_t)store_removals_claimed_count(&c);
     struct item *items = calloc(n ? n : 1, sizeof *items);
     if (!items) {
-        PQclear(r);
+        store_removals_claimed_free(&c);
         return api_nomem(p->err);
     }
     for (size_t i = 0; i < n; i++) {
-        items[i].removal_id = db_i64(r, (int)i, 0);
-        items[i].path = db_str(r, (int)i, 1);
+        items[i].removal_id = store_removals_claimed_id(&c, (int)i);
+        items[i].path = store_removals_claimed_path(&c, (int)i);
         items[i].outcome = OUT_FAILED;
     }
-    *rd = (struct round){r, items, n};
+    *rd = (struct round){c, items, n};
     return 0;
 }
 
@@ -492,15 +433,9 @@ static int drain(struct pass *p, int64_t batch)
 
 static int queue_depth(struct pass *p)
 {
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, p->catalog_id);
     struct error e;
-    PGresult *r = db_exec(p->pg, depth_sql, &prm, &e);
-    if (!r)
+    if (store_removals_depth(p->pg, p->catalog_id, &p->res->queue_depth, &e) != 0)
         return db_fail(p, &e, "removal queue depth");
-    p->res->queue_depth = db_i64(r, 0, 0);
-    PQclear(r);
     char name[300], labels[320];
     metrics_label_escape(p->catalog_name, name, sizeof name);
     snprintf(labels, sizeof labels, "catalog=\"%s\"", name);
@@ -536,21 +471,9 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
                          struct api_error *err)
 {
     *purged = 0;
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, retention_s);
-    db_param_i64(&prm, limit);
     struct error e;
-    PGresult *r = db_exec(pg,
-                          "DELETE FROM hog_file_removal WHERE removal_id IN (SELECT removal_id"
-                          " FROM (SELECT removal_id, drained_at FROM hog_file_removal"
-                          " ORDER BY removal_id LIMIT $2) head"
-                          " WHERE drained_at < now() - make_interval(secs => $1))",
-                          &prm, &e);
-    if (!r)
+    if (store_removals_purge_ledger(pg, retention_s, limit, purged, &e) != 0)
         return api_from_error(err, &e, "removal ledger purge");
-    *purged = atoll(PQcmdTuples(r));
-    PQclear(r);
     return 0;
 }
 
@@ -564,39 +487,8 @@ json_t *cleanup_result_json(const struct cleanup_result *r)
                      "deadline_skipped", (json_int_t)0);
 }
 
-/* Deletes up to `limit` rows `sql` selects ($1 catalog, $2 a retention in
- * seconds, $3 the limit); *purged gets how many. */
-static int purge_rows(PGconn *pg, const char *sql, int64_t catalog_id, int64_t retention_s,
-                      int64_t *purged, struct error *err)
-{
-    struct db_params prm;
-    db_params_init(&prm);
-    db_param_i64(&prm, catalog_id);
-    db_param_i64(&prm, retention_s);
-    db_param_i64(&prm, CLEANUP_LEDGER_PURGE_LIMIT);
-    PGresult *r = db_exec(pg, sql, &prm, err);
-    if (!r)
-        return -1;
-    *purged = atoll(PQcmdTuples(r));
-    PQclear(r);
-    return 0;
-}
-
-static const char purge_runs_sql[] =
-    "DELETE FROM hog_maintenance_run WHERE run_id IN (SELECT run_id FROM hog_maintenance_run"
-    " WHERE catalog_id = $1 AND finished_at < now() - make_interval(secs => $2)"
-    " ORDER BY run_id LIMIT $3)";
-
-/* The effective retention: the configured one, but never less than twice
- * the catalog's snapshot retention (capped), so a writer retrying across
- * an expiry window still finds its receipt. */
-static const char purge_receipts_sql[] =
-    "DELETE FROM hog_commit_receipt WHERE catalog_id = $1 AND idempotency_key IN"
-    " (SELECT r.idempotency_key FROM hog_commit_receipt r, hog_catalog c"
-    "  WHERE r.catalog_id = $1 AND c.catalog_id = $1 AND r.created_at < now() -"
-    "  make_interval(secs => GREATEST($2, LEAST(2 * COALESCE(c.snapshot_retention_seconds, 0), "
-    "  2592000))) ORDER BY r.created_at LIMIT $3)";
-_Static_assert(CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == 2592000, "purge_receipts_sql's cap");
+_Static_assert((int)CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == (int)STORE_RETENTION_RECEIPT_CAP_SECONDS,
+               "the receipts' floor cap");
 
 /* The cleanup task's run on a loaded catalog: the pass, then the purges. */
 static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catalog_row *cat,
@@ -610,12 +502,13 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
     if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
                              &ledger, &e) != 0)
         return pass_fail(err, &e);
-    if (purge_rows(pg, purge_runs_sql, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, &runs, err) != 0)
+    if (store_runs_purge(pg, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
+                         &runs, err) != 0)
         return -1;
     struct error receipt_err;
     if (t->receipt_retention_s > 0 &&
-        purge_rows(pg, purge_receipts_sql, cat->id, t->receipt_retention_s, &receipts,
-                   &receipt_err) != 0) {
+        store_retention_purge_receipts(pg, cat->id, t->receipt_retention_s,
+                                       CLEANUP_LEDGER_PURGE_LIMIT, &receipts, &receipt_err) != 0) {
         receipt_failures = 1;
         metrics_counter_add(t->srv->metrics, "hoglake_commit_receipt_purge_failures_total", "", 1);
         log_warn("cleanup: receipt purge of catalog '%s' failed: %s", cat->name, receipt_err.msg);
@@ -646,16 +539,10 @@ int cleanup_task_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result
 json_t *cleanup_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     (void)ctx;
-    PGresult *r =
-        maint_read(pg,
-                   "SELECT count(*), COALESCE(extract(epoch FROM now() - min(scheduled_at)),"
-                   " 0)::bigint FROM hog_file_removal"
-                   " WHERE catalog_id = $1 AND drained_at IS NULL",
-                   catalog_id);
-    if (!r)
+    struct store_removals_backlog b;
+    struct error err;
+    if (store_removals_backlog(pg, catalog_id, &b, &err) != 0)
         return NULL;
-    json_t *o = json_pack("{s:I,s:I}", "queued_removals", (json_int_t)db_i64(r, 0, 0),
-                          "oldest_queued_age_seconds", (json_int_t)db_i64(r, 0, 1));
-    PQclear(r);
-    return o;
+    return json_pack("{s:I,s:I}", "queued_removals", (json_int_t)b.queued,
+                     "oldest_queued_age_seconds", (json_int_t)b.oldest_age_s);
 }

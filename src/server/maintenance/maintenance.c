@@ -10,6 +10,7 @@
 #include "server/auth/audit.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "server/store/maintenance_runs.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -34,23 +35,10 @@ struct maintenance {
     struct loop *loops; /* one per task, started only with an interval */
 };
 
-/* Advisory lock on (task, catalog) in the two-int4 key space, which never
- * collides with the bigint catalog locks commits take. */
-#define MAINT_LOCK_ARGS "hashtext('hoglake.maint.' || $1), ($2::bigint % 2147483648)::int"
-
-static void lock_params(struct db_params *p, const char *task, int64_t catalog_id)
-{
-    db_params_init(p);
-    db_param_str(p, task);
-    db_param_i64(p, catalog_id);
-}
-
 static void unlock(PGconn *pg, const char *task, int64_t catalog_id)
 {
-    struct db_params p;
-    lock_params(&p, task, catalog_id);
     struct error err;
-    if (db_run(pg, "SELECT pg_advisory_unlock(" MAINT_LOCK_ARGS ")", &p, &err) != 0)
+    if (store_runs_unlock(pg, task, catalog_id, &err) != 0)
         log_warn("maintenance %s: cannot release the lock of catalog %lld: %s", task,
                  (long long)catalog_id, err.msg);
 }
@@ -61,32 +49,20 @@ static char *record_run(PGconn *pg, const char *task, int64_t catalog_id, const 
                         int64_t started_us, bool ok, const char *error, json_t *result)
 {
     char *text = result ? json_dumps(result, JSON_COMPACT) : NULL;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_str(&p, task);
-    db_param_str(&p, trigger);
-    db_param_i64(&p, started_us);
-    db_param_str(&p, ok ? "ok" : "failed");
-    db_param_str(&p, ok ? NULL : (error && error[0] ? error : "failed"));
-    db_param_str(&p, text);
+    struct store_run_new run = {.task = task,
+                                .catalog_id = catalog_id,
+                                .trigger = trigger,
+                                .started_us = started_us,
+                                .ok = ok,
+                                .error = error,
+                                .result_json = text};
     struct error err;
+    char *name = NULL;
     /* A ledger failure is logged, never turned into the pass's failure:
      * the work is done and committed. */
-    PGresult *r = db_exec(pg,
-                          "INSERT INTO hog_maintenance_run (catalog_id, task, run_trigger,"
-                          " started_at, finished_at, status, error, result) SELECT $1, $2, $3,"
-                          " to_timestamp($4::bigint / 1e6), clock_timestamp(), $5, $6, $7::jsonb"
-                          " FROM hog_catalog WHERE catalog_id = $1 RETURNING"
-                          " (SELECT name FROM hog_catalog WHERE catalog_id = $1)",
-                          &p, &err);
-    char *name = NULL;
-    if (!r)
+    if (store_runs_record(pg, &run, &name, &err) != 0)
         log_warn("maintenance %s: cannot record the run on catalog %lld: %s", task,
                  (long long)catalog_id, err.msg);
-    else if (PQntuples(r) == 1)
-        name = strdup(db_str(r, 0, 0));
-    PQclear(r);
     free(text);
     return name;
 }
@@ -161,25 +137,19 @@ static void sweep(struct loop *l)
         db_pool_release(conn);
         return;
     }
-    PGresult *cats =
-        db_exec(conn->pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, &err);
-    if (!cats) {
+    struct store_runs_catalogs cats;
+    if (store_runs_list_catalogs(conn->pg, &cats, &err) != 0) {
         log_warn("maintenance %s: cannot list catalogs: %s", l->task->name, err.msg);
         db_pool_release(conn);
         return;
     }
-    for (int i = 0; i < PQntuples(cats) && !stopping(m); i++) {
-        int64_t id = db_i64(cats, i, 0);
-        struct db_params p;
-        lock_params(&p, l->task->name, id);
-        PGresult *r =
-            db_exec(conn->pg, "SELECT pg_try_advisory_lock(" MAINT_LOCK_ARGS ")", &p, &err);
-        if (!r) {
+    for (int i = 0; i < store_runs_catalogs_count(&cats) && !stopping(m); i++) {
+        int64_t id = store_runs_catalogs_id(&cats, i);
+        int got = store_runs_try_lock(conn->pg, l->task->name, id, &err);
+        if (got < 0) {
             log_warn("maintenance %s: lock attempt failed: %s", l->task->name, err.msg);
             break;
         }
-        bool got = db_bool(r, 0, 0);
-        PQclear(r);
         if (!got)
             continue; /* another replica (or a manual run) has it */
         json_t *result;
@@ -187,7 +157,7 @@ static void sweep(struct loop *l)
         json_decref(result);
         unlock(conn->pg, l->task->name, id);
     }
-    PQclear(cats);
+    store_runs_catalogs_free(&cats);
     db_pool_release(conn);
 }
 
@@ -290,39 +260,30 @@ enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
 {
     *result = NULL;
     *status_ok = false;
-    struct db_params p;
-    db_params_init(&p);
-    char timeout[32];
-    snprintf(timeout, sizeof timeout, "%d", lock_timeout_ms);
-    db_param_str(&p, timeout);
-    if (db_run(pg, "SELECT set_config('lock_timeout', $1, false)", &p, err) != 0)
-        return MAINT_ERROR;
-    lock_params(&p, task->name, catalog_id);
-    int rc = db_run(pg, "SELECT pg_advisory_lock(" MAINT_LOCK_ARGS ")", &p, err);
-    struct error reset_err;
-    db_run(pg, "RESET lock_timeout", NULL, &reset_err);
-    if (rc != 0)
+    if (store_runs_lock(pg, task->name, catalog_id, lock_timeout_ms, err) != 0)
         return db_error_is(err, SQLSTATE_LOCK_NOT_AVAILABLE) ? MAINT_BUSY : MAINT_ERROR;
     *status_ok = pass_and_record(m, pg, task, catalog_id, origin, result, err);
     unlock(pg, task->name, catalog_id);
     return MAINT_RAN;
 }
 
-json_t *maintenance_run_json(const PGresult *r, int row)
+json_t *maintenance_run_json(const struct store_runs_rows *v, int row)
 {
     char started[48], finished[48];
-    time_format_iso8601(db_i64(r, row, 4), started, sizeof started);
-    time_format_iso8601(db_i64(r, row, 5), finished, sizeof finished);
-    json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s}", "run_id", (json_int_t)db_i64(r, row, 0),
-                          "catalog", db_str(r, row, 1), "task", db_str(r, row, 2), "trigger",
-                          db_str(r, row, 3), "started_at", started, "finished_at", finished,
-                          "status", db_str(r, row, 6));
+    time_format_iso8601(store_runs_rows_started_us(v, row), started, sizeof started);
+    time_format_iso8601(store_runs_rows_finished_us(v, row), finished, sizeof finished);
+    json_t *o =
+        json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s}", "run_id", (json_int_t)store_runs_rows_id(v, row),
+                  "catalog", store_runs_rows_catalog(v, row), "task", store_runs_rows_task(v, row),
+                  "trigger", store_runs_rows_trigger(v, row), "started_at", started, "finished_at",
+                  finished, "status", store_runs_rows_status(v, row));
     if (!o)
         return NULL;
-    if (!db_isnull(r, row, 7))
-        json_object_set_new(o, "error", json_string(db_str(r, row, 7)));
-    if (!db_isnull(r, row, 8)) {
-        json_t *res = json_loads(db_str(r, row, 8), 0, NULL);
+    const char *error = store_runs_rows_error(v, row), *result = store_runs_rows_result(v, row);
+    if (error)
+        json_object_set_new(o, "error", json_string(error));
+    if (result) {
+        json_t *res = json_loads(result, 0, NULL);
         if (res)
             json_object_set_new(o, "result", res);
     }
@@ -333,19 +294,11 @@ static json_t *task_status(struct maintenance *m, size_t i, PGconn *pg, int64_t 
                            struct error *err)
 {
     const struct maint_task *t = &m->tasks[i];
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_str(&p, t->name);
-    PGresult *r = db_exec(pg,
-                          "SELECT " MAINT_RUN_COLUMNS " FROM hog_maintenance_run r JOIN hog_catalog"
-                          " c USING (catalog_id) WHERE r.catalog_id = $1 AND r.task = $2"
-                          " ORDER BY r.run_id DESC LIMIT 1",
-                          &p, err);
-    if (!r)
+    struct store_runs_rows runs;
+    if (store_runs_last(pg, catalog_id, t->name, &runs, err) != 0)
         return NULL;
-    json_t *last = PQntuples(r) > 0 ? maintenance_run_json(r, 0) : json_null();
-    PQclear(r);
+    json_t *last = store_runs_rows_count(&runs) > 0 ? maintenance_run_json(&runs, 0) : json_null();
+    store_runs_rows_free(&runs);
     json_t *backlog = t->backlog ? t->backlog(t->ctx, pg, catalog_id) : NULL;
     json_t *loop = json_null();
     if (t->interval_ms > 0) {
@@ -384,13 +337,4 @@ json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id
     if (!tasks)
         return NULL;
     return json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
-}
-
-PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    struct error err;
-    return db_exec(pg, sql, &p, &err);
 }

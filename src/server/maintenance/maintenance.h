@@ -37,10 +37,6 @@ typedef int (*maint_pass_fn)(void *ctx, PGconn *pg, int64_t catalog_id, json_t *
  * NULL when unknown. */
 typedef json_t *(*maint_backlog_fn)(void *ctx, PGconn *pg, int64_t catalog_id);
 
-/* A best-effort read with the catalog id as $1, for backlogs and gauges:
- * NULL on failure (they are then skipped, never failing their caller). */
-PGresult *maint_read(PGconn *pg, const char *sql, int64_t catalog_id);
-
 struct maint_task {
     const char *name;    /* static; a hog_maintenance_run task name */
     int64_t interval_ms; /* 0: no loop */
@@ -91,12 +87,9 @@ enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
 json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,
                            const char *catalog_name, struct error *err);
 
-/* The MaintenanceRun objects of PGresult rows selected with
- * MAINT_RUN_COLUMNS (arrays appended to `runs`). */
-#define MAINT_RUN_COLUMNS                                                                          \
-    "r.run_id, c.name, r.task, r.run_trigger,"                                                     \
-    " (extract(epoch FROM r.started_at) * 1000000)::bigint,"                                       \
-    " (extract(epoch FROM r.finished_at) * 1000000)::bigint, r.status, r.error, r.result::text"
-json_t *maintenance_run_json(const PGresult *r, int row);
+/* The MaintenanceRun object of a ledger row (store/maintenance_runs.h;
+ * new reference, NULL when out of memory). */
+struct store_runs_rows;
+json_t *maintenance_run_json(const struct store_runs_rows *v, int row);
 
 #endif

@@ -9,6 +9,7 @@
 #include "server/http/handlers.h"
 #include "server/maintenance/maintenance.h"
 #include "server/server.h"
+#include "server/store/maintenance_runs.h"
 
 enum { RUNS_DEFAULT_LIMIT = 50, RUNS_MAX_LIMIT = 500 };
 
@@ -39,35 +40,25 @@ int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_erro
     struct catalog_row cat;
     if (catalog_load(req, req->params[0], &cat, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, task);
-    if (has_before)
-        db_param_i64(&p, before);
-    else
-        db_param_null(&p);
-    db_param_i64(&p, limit + 1); /* one more says whether there is a next page */
-    PGresult *r = req_query(req,
-                            "SELECT " MAINT_RUN_COLUMNS " FROM hog_maintenance_run r"
-                            " JOIN hog_catalog c USING (catalog_id) WHERE r.catalog_id = $1"
-                            " AND ($2::text IS NULL OR r.task = $2)"
-                            " AND ($3::bigint IS NULL OR r.run_id < $3)"
-                            " ORDER BY r.run_id DESC LIMIT $4",
-                            &p, "maintenance runs", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    int n = PQntuples(r);
+    struct store_runs_rows rows;
+    struct error dberr;
+    /* One more says whether there is a next page. */
+    if (store_runs_page(db->pg, cat.id, task, has_before, before, limit + 1, &rows, &dberr) != 0)
+        return api_from_error(err, &dberr, "maintenance runs");
+    int n = store_runs_rows_count(&rows);
     bool has_more = n > limit;
     json_t *runs = json_array();
     for (int i = 0; runs && i < n && i < limit; i++) {
-        json_t *run = maintenance_run_json(r, i);
+        json_t *run = maintenance_run_json(&rows, i);
         if (!run || json_array_append_new(runs, run) != 0) {
             json_decref(runs);
             runs = NULL;
         }
     }
-    PQclear(r);
+    store_runs_rows_free(&rows);
     if (!runs)
         return api_nomem(err);
     if (api_json(res, 200, json_pack("{s:o,s:b}", "runs", runs, "has_more", has_more)) != 0)
