@@ -109,6 +109,9 @@ void db_param_null(struct db_params *p);
 PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 /* db_exec for statements whose result is not needed. Returns 0 or -1. */
 int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
+/* db_exec for a statement asked whether it returns any row: 1 when it
+ * does, 0 when it returns none, -1 on failure. */
+int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

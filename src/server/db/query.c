@@ -104,6 +104,16 @@ int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct e
     return 0;
 }
 
+int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struct error *err)
+{
+    PGresult *r = db_exec(pg, sql, params, err);
+    if (!r)
+        return -1;
+    int found = PQntuples(r) > 0;
+    PQclear(r);
+    return found;
+}
+
 int64_t db_i64(const PGresult *r, int row, int col)
 {
     const char *s = PQgetvalue(r, row, col);
