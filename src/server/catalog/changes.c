@@ -12,6 +12,7 @@
 #include "server/catalog/files.h"
 #include "server/db/db.h"
 #include "server/http/handlers.h"
+#include "server/store/snapshots.h"
 
 /* The window predicate: a row appended in (from, to] is one whose
  * begin_snapshot is visible at `to` but not at `from` (its end does not
@@ -19,34 +20,6 @@
 #define IN_WINDOW(alias)                                                                           \
     " hog_visible(" alias ".begin_snapshot, NULL, $4) AND NOT hog_visible(" alias                  \
     ".begin_snapshot, NULL, $3)"
-
-/* A truncate is the one snapshot that writes both table_altered and
- * table_deleted_from for a table (h_table_truncate): other DDL writes only
- * table_altered, and data commits never write table_altered. */
-static int find_truncate(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                         int64_t from, int64_t to, int64_t *found, struct api_error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, to);
-    PGresult *r = req_query(req,
-                            "SELECT min(a.snapshot_id) FROM hog_snapshot_change a"
-                            " WHERE a.catalog_id = $1 AND a.object_id = $2"
-                            " AND a.kind = 'table_altered' AND a.snapshot_id > $3"
-                            " AND a.snapshot_id <= $4 AND EXISTS (SELECT 1 FROM"
-                            "  hog_snapshot_change b WHERE b.catalog_id = $1"
-                            "  AND b.object_id = $2 AND b.kind = 'table_deleted_from'"
-                            "  AND b.snapshot_id = a.snapshot_id)",
-                            &p, "truncate check", err);
-    if (!r)
-        return -1;
-    *found = db_isnull(r, 0, 0) ? -1 : db_i64(r, 0, 0);
-    PQclear(r);
-    return 0;
-}
 
 /* The plan is paged as two listings, one after the other: the data files
  * in (begin_snapshot, row_id_start, data_file_id) order, then the
@@ -188,10 +161,16 @@ static int open_window(struct srv_req *req, const struct page *pg, bool has_to, 
 
 static int refuse_truncated(struct srv_req *req, const struct window *w, struct api_error *err)
 {
-    int64_t truncated;
-    if (find_truncate(req, &w->cat, w->ref.table_id, w->from, w->to, &truncated, err) != 0)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    if (truncated < 0)
+    int64_t truncated;
+    struct error dberr;
+    int found = store_snapshots_find_truncate(db, w->cat.id, w->ref.table_id, w->from, w->to,
+                                              &truncated, &dberr);
+    if (found < 0)
+        return api_from_error(err, &dberr, "truncate check");
+    if (!found)
         return 0;
     return api_conflict(err, "reconciliation_required",
                         "table '%.200s.%.200s' was truncated at snapshot %lld, inside the "
