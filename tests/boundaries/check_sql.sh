@@ -15,21 +15,11 @@ statement='"[[:space:]]*(SELECT|INSERT|UPDATE|DELETE|WITH|LOCK)[[:space:]]|(FROM
 
 not_yet_moved=(
     server/catalog/catalog.c
-    server/catalog/catalogs.c
-    server/catalog/changes.c
-    server/catalog/consumers.c
-    server/catalog/files.c
-    server/catalog/files.h
-    server/catalog/namespaces.c
-    server/catalog/scan.c
-    server/catalog/snapshots.c
     server/catalog/tables.c
-    server/catalog/views.c
     server/commit/commit.c
     server/commit/commit_check.c
     server/commit/commit_write.c
     server/commit/commits.c
-    server/http/ops.c
     server/maintenance/compaction.c
     server/maintenance/compaction_commit.c
     server/maintenance/compaction_plan.c

@@ -5,16 +5,12 @@
 
 #include "lake/ident.h"
 #include "server/catalog/catalog.h"
-#include "server/db/db.h"
 #include "server/http/handlers.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
+#include "server/store/catalogs.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
-
-/* Serialises catalog creation instance-wide, so the prefix-disjointness
- * check cannot race: class 4740876, low 32 bits 0. */
-#define CATALOG_CREATE_LOCK_KEY "20361907374391296" /* 4740876 << 32 */
 
 enum { DATA_PATH_MAX = 512 };
 #define RETENTION_MAX_SECONDS 3153600000LL /* 100 years */
@@ -172,46 +168,29 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
     if (!db)
         goto out;
     struct error dberr;
-    if (db_run(db->pg, "BEGIN", NULL, &dberr) != 0 ||
-        db_run(db->pg, "SELECT set_config('lock_timeout', '10000', true)", NULL, &dberr) != 0 ||
-        db_run(db->pg, "SELECT pg_advisory_xact_lock(" CATALOG_CREATE_LOCK_KEY ")", NULL, &dberr) !=
-            0) {
+    struct store_catalog_path *cats;
+    size_t ncats;
+    if (store_catalog_create_begin(db, &dberr) != 0 ||
+        store_catalogs_list_paths(db, &req->arena, &cats, &ncats, &dberr) != 0) {
         api_from_error(err, &dberr, "catalog create");
         goto out;
     }
-    PGresult *r =
-        req_query(req, "SELECT name, data_path FROM hog_catalog", NULL, "catalog create", err);
-    if (!r)
-        goto out;
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (strcmp(db_str(r, i, 0), name) == 0) {
-            PQclear(r);
+    for (size_t i = 0; i < ncats; i++) {
+        if (strcmp(cats[i].name, name) == 0) {
             api_conflict(err, "already_exists", "catalog '%s' already exists", name);
             goto out;
         }
     }
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (paths_overlap(data_path, db_str(r, i, 1))) {
+    for (size_t i = 0; i < ncats; i++) {
+        if (paths_overlap(data_path, cats[i].data_path)) {
             api_validation(err,
                            "data_path '%s' overlaps catalog '%s' (data_path '%s'); catalog "
                            "data_paths must be disjoint",
-                           data_path, db_str(r, i, 0), db_str(r, i, 1));
-            PQclear(r);
+                           data_path, cats[i].name, cats[i].data_path);
             goto out;
         }
     }
-    PQclear(r);
-    struct db_params p;
-    db_params_init(&p);
-    db_param_str(&p, name);
-    db_param_str(&p, data_path);
-    if (db_run(db->pg,
-               "WITH c AS (INSERT INTO hog_catalog (name, data_path) VALUES ($1, $2)"
-               " RETURNING catalog_id)"
-               " INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
-               " SELECT catalog_id, 0, clock_timestamp(), 0 FROM c",
-               &p, &dberr) != 0 ||
-        db_run(db->pg, "COMMIT", NULL, &dberr) != 0) {
+    if (store_catalog_insert(db, name, data_path, &dberr) != 0) {
         char what[160];
         snprintf(what, sizeof what, "catalog '%s'", name);
         api_from_error(err, &dberr, what);
@@ -284,26 +263,18 @@ int h_catalog_options_patch(struct srv_req *req, struct srv_res *res, struct api
     if (catalog_load(req, req->params[0], &c, err) != 0)
         goto out;
     if (jret || jfloor) {
-        struct db_params p;
-        db_params_init(&p);
-        db_param_i64(&p, c.id);
-        db_param_bool(&p, jret != NULL);
-        if (jret && !json_is_null(jret))
-            db_param_i64(&p, json_integer_value(jret));
-        else
-            db_param_null(&p);
-        if (jfloor)
-            db_param_bool(&p, json_is_true(jfloor));
-        else
-            db_param_null(&p);
+        struct store_catalog_options o = {
+            .set_retention = jret != NULL,
+            .has_retention = jret && !json_is_null(jret),
+            .retention_s = jret ? json_integer_value(jret) : 0,
+            .set_consumer_floor = jfloor != NULL,
+            .consumer_floor = json_is_true(jfloor),
+        };
+        struct db_conn *db = req_db(req, err);
         struct error dberr;
-        if (db_run(req->db->pg,
-                   "UPDATE hog_catalog SET"
-                   " snapshot_retention_seconds = CASE WHEN $2::boolean THEN $3::bigint"
-                   " ELSE snapshot_retention_seconds END,"
-                   " consumer_floor = coalesce($4::boolean, consumer_floor)"
-                   " WHERE catalog_id = $1",
-                   &p, &dberr) != 0) {
+        if (!db)
+            goto out;
+        if (store_catalog_update_options(db, c.id, &o, &dberr) != 0) {
             api_from_error(err, &dberr, "catalog options");
             goto out;
         }

@@ -10,43 +10,8 @@
 
 #include "server/catalog/catalog.h"
 #include "server/catalog/files.h"
-#include "server/db/db.h"
 #include "server/http/handlers.h"
-
-/* The window predicate: a row appended in (from, to] is one whose
- * begin_snapshot is visible at `to` but not at `from` (its end does not
- * matter: a file retired inside the window was still appended there). */
-#define IN_WINDOW(alias)                                                                           \
-    " hog_visible(" alias ".begin_snapshot, NULL, $4) AND NOT hog_visible(" alias                  \
-    ".begin_snapshot, NULL, $3)"
-
-/* A truncate is the one snapshot that writes both table_altered and
- * table_deleted_from for a table (h_table_truncate): other DDL writes only
- * table_altered, and data commits never write table_altered. */
-static int find_truncate(struct srv_req *req, const struct catalog_row *cat, int64_t table_id,
-                         int64_t from, int64_t to, int64_t *found, struct api_error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, to);
-    PGresult *r = req_query(req,
-                            "SELECT min(a.snapshot_id) FROM hog_snapshot_change a"
-                            " WHERE a.catalog_id = $1 AND a.object_id = $2"
-                            " AND a.kind = 'table_altered' AND a.snapshot_id > $3"
-                            " AND a.snapshot_id <= $4 AND EXISTS (SELECT 1 FROM"
-                            "  hog_snapshot_change b WHERE b.catalog_id = $1"
-                            "  AND b.object_id = $2 AND b.kind = 'table_deleted_from'"
-                            "  AND b.snapshot_id = a.snapshot_id)",
-                            &p, "truncate check", err);
-    if (!r)
-        return -1;
-    *found = db_isnull(r, 0, 0) ? -1 : db_i64(r, 0, 0);
-    PQclear(r);
-    return 0;
-}
+#include "server/store/snapshots.h"
 
 /* The plan is paged as two listings, one after the other: the data files
  * in (begin_snapshot, row_id_start, data_file_id) order, then the
@@ -55,38 +20,6 @@ static int find_truncate(struct srv_req *req, const struct catalog_row *cat, int
  * which listing it resumes. */
 enum { PHASE_FILES = 0, PHASE_VECTORS = 1 };
 
-/* $1 catalog, $2 table, $3 from, $4 to. Compaction outputs are the files
- * whose begin_snapshot wrote table_compacted for this table. */
-/* clang-format off */
-static const char changed_files_sql[] =
-    "SELECT " DATA_FILE_COLUMNS " FROM hog_data_file d"
-    " WHERE d.catalog_id = $1 AND d.table_id = $2 AND" IN_WINDOW("d")
-    " AND NOT EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-    "  AND c.object_id = $2 AND c.kind = 'table_compacted'"
-    "  AND c.snapshot_id = d.begin_snapshot)";
-/* clang-format on */
-
-/* clang-format off */
-static const char changed_dvs_sql[] =
-    "SELECT " DELETE_FILE_COLUMNS("v") " FROM hog_delete_file v"
-    " WHERE v.catalog_id = $1 AND v.table_id = $2 AND" IN_WINDOW("v");
-/* clang-format on */
-
-static const char *const vector_page_columns[2] = {"v.begin_snapshot", "v.delete_file_id"};
-
-/* One of the two listings. */
-struct listing {
-    const char *sql;
-    const char *const *columns; /* the page order */
-    size_t ncolumns;
-    const char *context;
-};
-
-static const struct listing changed_files = {changed_files_sql, data_file_page_columns, 3,
-                                             "changed files"};
-static const struct listing changed_vectors = {changed_dvs_sql, vector_page_columns, 2,
-                                               "changed deletion vectors"};
-
 /* What the page reads: the catalog, the window and its table. */
 struct window {
     struct catalog_row cat;
@@ -94,37 +27,10 @@ struct window {
     struct table_ref ref;
 };
 
-/* Up to limit + 1 rows of a listing (one past the page tells whether
- * another follows), after `keys` when given, else from its start. */
-static PGresult *listing_rows(struct srv_req *req, const struct window *w, const struct listing *l,
-                              const int64_t *keys, int64_t limit, struct api_error *err)
+/* The window as the store reads it. */
+static struct store_window store_window(const struct window *w)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, w->cat.id);
-    db_param_i64(&p, w->ref.table_id);
-    db_param_i64(&p, w->from);
-    db_param_i64(&p, w->to);
-    struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, l->sql);
-    if (keys) {
-        struct page_key k[PAGE_MAX_KEYS];
-        for (size_t i = 0; i < l->ncolumns; i++)
-            k[i] = (struct page_key){NULL, keys[i]};
-        bad |= page_keyset_sql(&sql, &p, l->columns, k, l->ncolumns, false);
-    }
-    bad |= buf_puts(&sql, " ORDER BY ");
-    for (size_t i = 0; i < l->ncolumns; i++)
-        bad |= buf_printf(&sql, "%s%s", i ? ", " : "", l->columns[i]);
-    db_param_i64(&p, limit + 1);
-    bad |= buf_printf(&sql, " LIMIT $%d::bigint", p.n);
-    PGresult *r = NULL;
-    if (bad || !sql.data)
-        api_nomem(err);
-    else
-        r = req_query(req, sql.data, &p, l->context, err);
-    buf_free(&sql);
-    return r;
+    return (struct store_window){w->cat.id, w->ref.table_id, w->from, w->to};
 }
 
 /* A token must resume one of the two listings with a whole key (or, for
@@ -188,10 +94,16 @@ static int open_window(struct srv_req *req, const struct page *pg, bool has_to, 
 
 static int refuse_truncated(struct srv_req *req, const struct window *w, struct api_error *err)
 {
-    int64_t truncated;
-    if (find_truncate(req, &w->cat, w->ref.table_id, w->from, w->to, &truncated, err) != 0)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    if (truncated < 0)
+    int64_t truncated;
+    struct error dberr;
+    int found = store_snapshots_find_truncate(db, w->cat.id, w->ref.table_id, w->from, w->to,
+                                              &truncated, &dberr);
+    if (found < 0)
+        return api_from_error(err, &dberr, "truncate check");
+    if (!found)
         return 0;
     return api_conflict(err, "reconciliation_required",
                         "table '%.200s.%.200s' was truncated at snapshot %lld, inside the "
@@ -204,7 +116,8 @@ static int refuse_truncated(struct srv_req *req, const struct window *w, struct 
 /* One page of the plan: its rows (at most limit in all) and where the next
  * page resumes. */
 struct changes_page {
-    PGresult *files, *dvs;
+    struct store_file_rows files;
+    struct store_dv_rows dvs;
     int nfiles, ndvs; /* rows the page keeps */
     bool more;
     struct page_token next;
@@ -225,7 +138,9 @@ static void resume_after_files(struct changes_page *cp)
     cp->more = true;
     cp->next.variant = PHASE_FILES;
     cp->next.nkeys = 3;
-    data_file_page_key(cp->files, cp->nfiles - 1, 0, cp->next.keys);
+    struct store_data_file last;
+    store_file_row(&cp->files, cp->nfiles - 1, &last);
+    data_file_page_key(&last, cp->next.keys);
 }
 
 /* The next page resumes after the page's last vector, or at the first one
@@ -236,8 +151,10 @@ static void resume_after_vectors(struct changes_page *cp)
     cp->next.variant = PHASE_VECTORS;
     cp->next.nkeys = cp->ndvs > 0 ? 2 : 0;
     if (cp->ndvs > 0) {
-        cp->next.keys[0] = db_i64(cp->dvs, cp->ndvs - 1, DV_BEGIN_SNAPSHOT);
-        cp->next.keys[1] = db_i64(cp->dvs, cp->ndvs - 1, DV_ID);
+        struct store_delete_file last;
+        store_dv_row(&cp->dvs, cp->ndvs - 1, &last);
+        cp->next.keys[0] = last.begin_snapshot;
+        cp->next.keys[1] = last.delete_file_id;
     }
 }
 
@@ -247,14 +164,18 @@ static int read_page(struct srv_req *req, const struct window *w, const struct p
                      struct changes_page *cp, struct api_error *err)
 {
     page_token_next(&cp->next, pg, PAGE_CHANGES, w->cat.id, w->ref.table_id, w->to);
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return -1;
+    struct store_window sw = store_window(w);
+    struct error dberr;
     int64_t room = pg->limit;
     bool vectors_only = pg->resumed && pg->from.variant == PHASE_VECTORS;
     if (!vectors_only) {
-        cp->files = listing_rows(req, w, &changed_files, pg->resumed ? pg->from.keys : NULL,
-                                 pg->limit, err);
-        if (!cp->files)
-            return -1;
-        cp->nfiles = PQntuples(cp->files);
+        if (store_files_page_changed(db, &sw, pg->resumed ? pg->from.keys : NULL, pg->limit,
+                                     &cp->files, &dberr) != 0)
+            return api_from_error(err, &dberr, "changed files");
+        cp->nfiles = store_file_rows_count(&cp->files);
         if (keep_room(&cp->nfiles, room)) {
             resume_after_files(cp);
             return 0;
@@ -262,10 +183,9 @@ static int read_page(struct srv_req *req, const struct window *w, const struct p
         room -= cp->nfiles;
     }
     const int64_t *after = vectors_only && pg->from.nkeys == 2 ? pg->from.keys : NULL;
-    cp->dvs = listing_rows(req, w, &changed_vectors, after, room, err);
-    if (!cp->dvs)
-        return -1;
-    cp->ndvs = PQntuples(cp->dvs);
+    if (store_files_page_changed_dvs(db, &sw, after, room, &cp->dvs, &dberr) != 0)
+        return api_from_error(err, &dberr, "changed deletion vectors");
+    cp->ndvs = store_dv_rows_count(&cp->dvs);
     if (keep_room(&cp->ndvs, room))
         resume_after_vectors(cp);
     return 0;
@@ -281,14 +201,19 @@ static void changes_page_text(struct page_text *w, const struct window *win,
     pt_i64(w, "to_snapshot", win->to);
     pt_open(w, "files", '[');
     for (int i = 0; i < cp->nfiles && !w->bad; i++) {
+        struct store_data_file f;
+        store_file_row(&cp->files, i, &f);
         pt_open(w, NULL, '{');
-        data_file_members(w, cp->files, i, 0);
+        data_file_members(w, &f);
         pt_close(w, '}');
     }
     pt_close(w, ']');
     pt_open(w, "delete_files", '[');
-    for (int i = 0; i < cp->ndvs && !w->bad; i++)
-        delete_file_object(w, NULL, cp->dvs, i, 0);
+    for (int i = 0; i < cp->ndvs && !w->bad; i++) {
+        struct store_delete_file v;
+        store_dv_row(&cp->dvs, i, &v);
+        delete_file_object(w, NULL, &v);
+    }
     pt_close(w, ']');
     page_token_member(w, cp->more ? &cp->next : NULL);
     pt_close(w, '}');
@@ -312,9 +237,7 @@ int h_table_changes(struct srv_req *req, struct srv_res *res, struct api_error *
         changes_page_text(&text, &w, &cp);
         rc = pt_respond(&text, res, err);
     }
-    if (cp.files)
-        PQclear(cp.files);
-    if (cp.dvs)
-        PQclear(cp.dvs);
+    store_file_rows_free(&cp.files);
+    store_dv_rows_free(&cp.dvs);
     return rc;
 }

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "server/catalog/catalog.h"
-#include "server/db/db.h"
 #include "server/http/handlers.h"
+#include "server/store/consumers.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
@@ -56,18 +56,13 @@ static int check_table_uuid(const char *uuid, struct api_error *err)
     return api_bad_request(err, "path parameter {table_uuid} must be a UUID, got '%.40s'", uuid);
 }
 
-/* Columns: consumer_id, table_uuid, committed_snapshot, updated_at (us). */
-#define OFFSET_COLUMNS(o)                                                                          \
-    o ".consumer_id, " o ".table_uuid::text, " o ".committed_snapshot,"                            \
-      " (extract(epoch FROM " o ".updated_at) * 1000000)::bigint"
-
-/* ConsumerOffset from a row whose first four columns are OFFSET_COLUMNS. */
-static json_t *offset_to_json(const PGresult *r, int row)
+/* ConsumerOffset. */
+static json_t *offset_to_json(const struct store_consumer_offset *o)
 {
     char ts[48];
-    time_format_iso8601(db_i64(r, row, 3), ts, sizeof ts);
-    return json_pack("{s:s,s:s,s:I,s:s}", "consumer_id", db_str(r, row, 0), "table_uuid",
-                     db_str(r, row, 1), "committed_snapshot", (json_int_t)db_i64(r, row, 2),
+    time_format_iso8601(o->updated_at_us, ts, sizeof ts);
+    return json_pack("{s:s,s:s,s:I,s:s}", "consumer_id", o->consumer_id, "table_uuid",
+                     o->table_uuid, "committed_snapshot", (json_int_t)o->committed_snapshot,
                      "updated_at", ts);
 }
 
@@ -77,31 +72,22 @@ static int classify_refused_offset(struct srv_req *req, const struct catalog_row
                                    const char *consumer, const char *uuid, int64_t snapshot,
                                    struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_str(&p, consumer);
-    db_param_str(&p, uuid);
-    PGresult *r =
-        req_query(req,
-                  "SELECT (SELECT committed_snapshot FROM hog_consumer_offset WHERE catalog_id = $1"
-                  "  AND consumer_id = $2 AND table_uuid = $3::uuid), earliest_snapshot_id,"
-                  " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint"
-                  " FROM hog_catalog WHERE catalog_id = $1",
-                  &p, "consumer offset", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    struct store_offset_refusal seen;
+    struct error dberr;
+    int found = store_consumer_offset_refusal(db, cat->id, consumer, uuid, &seen, &dberr);
+    if (found < 0)
+        return api_from_error(err, &dberr, "consumer offset");
+    if (!found)
         return api_not_found(err, "catalog '%s'", cat->name);
-    }
-    bool stored_present = !db_isnull(r, 0, 0);
-    int64_t stored = stored_present ? db_i64(r, 0, 0) : 0;
+    bool stored_present = seen.has_stored;
+    int64_t stored = seen.stored;
     struct catalog_row floor = *cat;
-    floor.earliest = db_i64(r, 0, 1);
-    floor.has_earliest_time = !db_isnull(r, 0, 2);
-    floor.earliest_time_us = floor.has_earliest_time ? db_i64(r, 0, 2) : 0;
-    PQclear(r);
+    floor.earliest = seen.earliest;
+    floor.has_earliest_time = seen.has_earliest_time;
+    floor.earliest_time_us = seen.earliest_time_us;
     /* Offsets only grow, so a stored offset seen ahead now was ahead when
      * the upsert refused. */
     if (stored_present && stored > snapshot)
@@ -131,14 +117,13 @@ int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_e
     struct catalog_row cat;
     if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, uuid);
-    bool exists;
-    if (req_exists(req, "SELECT 1 FROM hog_table WHERE catalog_id = $1 AND table_uuid = $2::uuid",
-                   &p, "consumer offset table", &exists, err) != 0)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
+    struct error dberr;
+    int exists = store_consumer_table_exists(db, cat.id, uuid, &dberr);
+    if (exists < 0)
+        return api_from_error(err, &dberr, "consumer offset table");
     if (!exists)
         return api_not_found(err, "table with table_uuid %s in catalog '%s'", uuid, cat.name);
     if (snapshot < 0 || snapshot > cat.head)
@@ -147,54 +132,14 @@ int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_e
     if (snapshot < cat.earliest)
         return timetravel_expired(err, &cat, snapshot, "snapshot_id");
 
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, consumer);
-    db_param_str(&p, uuid);
-    db_param_i64(&p, snapshot);
-    /* One statement: the conditional upsert (the stored offset moves only
-     * forward; an equal offset rewrites nothing visible), the floor and head
-     * re-checked against the catalog row as the statement sees it, and,
-     * only when the upsert took, the removal of this consumer's offsets on
-     * every incarnation this table replaced, followed transitively. */
-    PGresult *r = req_query(
-        req,
-        "WITH RECURSIVE lineage (table_id) AS ("
-        "  SELECT replaced_table_id FROM hog_table WHERE catalog_id = $1"
-        "   AND table_uuid = $3::uuid AND replaced_table_id IS NOT NULL"
-        "  UNION"
-        "  SELECT t.replaced_table_id FROM hog_table t JOIN lineage l"
-        "   ON t.catalog_id = $1 AND t.table_id = l.table_id"
-        "   WHERE t.replaced_table_id IS NOT NULL),"
-        " up AS ("
-        "  INSERT INTO hog_consumer_offset AS o"
-        "   (catalog_id, consumer_id, table_uuid, committed_snapshot, updated_at)"
-        "  SELECT $1, $2, $3::uuid, $4, now() FROM hog_catalog WHERE catalog_id = $1"
-        "   AND earliest_snapshot_id <= $4 AND last_snapshot_id >= $4"
-        "  ON CONFLICT (catalog_id, consumer_id, table_uuid) DO UPDATE"
-        "   SET committed_snapshot = EXCLUDED.committed_snapshot,"
-        "    updated_at = CASE WHEN EXCLUDED.committed_snapshot > o.committed_snapshot"
-        "     THEN EXCLUDED.updated_at ELSE o.updated_at END"
-        "   WHERE o.committed_snapshot <= EXCLUDED.committed_snapshot"
-        "  RETURNING " OFFSET_COLUMNS(
-            "o") "),"
-                 " gone AS ("
-                 "  DELETE FROM hog_consumer_offset d WHERE d.catalog_id = $1 AND d.consumer_id = "
-                 "$2"
-                 "   AND d.table_uuid <> $3::uuid AND EXISTS (SELECT 1 FROM up)"
-                 "   AND d.table_uuid IN (SELECT t.table_uuid FROM hog_table t JOIN lineage l"
-                 "    ON t.catalog_id = $1 AND t.table_id = l.table_id))"
-                 " SELECT * FROM up",
-        &p, "consumer offset", err);
-    if (!r)
-        return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    struct store_consumer_offset stored;
+    int took = store_consumer_offset_upsert(db, &req->arena, cat.id, consumer, uuid, snapshot,
+                                            &stored, &dberr);
+    if (took < 0)
+        return api_from_error(err, &dberr, "consumer offset");
+    if (!took)
         return classify_refused_offset(req, &cat, consumer, uuid, snapshot, err);
-    }
-    json_t *o = offset_to_json(r, 0);
-    PQclear(r);
-    if (api_json(res, 200, o) != 0)
+    if (api_json(res, 200, offset_to_json(&stored)) != 0)
         return api_nomem(err);
     return 0;
 }
@@ -207,27 +152,18 @@ int h_consumer_offset_get(struct srv_req *req, struct srv_res *res, struct api_e
     struct catalog_row cat;
     if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, consumer);
-    db_param_str(&p, uuid);
-    PGresult *r =
-        req_query(req,
-                  "SELECT " OFFSET_COLUMNS("o") " FROM hog_consumer_offset o"
-                                                " WHERE o.catalog_id = $1 AND o.consumer_id = $2"
-                                                " AND o.table_uuid = $3::uuid",
-                  &p, "consumer offset", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    struct store_consumer_offset o;
+    struct error dberr;
+    int found = store_consumer_offset_get(db, &req->arena, cat.id, consumer, uuid, &o, &dberr);
+    if (found < 0)
+        return api_from_error(err, &dberr, "consumer offset");
+    if (!found)
         return api_not_found(err, "no offset for consumer '%.130s' on table %s in catalog '%s'",
                              consumer, uuid, cat.name);
-    }
-    json_t *o = offset_to_json(r, 0);
-    PQclear(r);
-    if (api_json(res, 200, o) != 0)
+    if (api_json(res, 200, offset_to_json(&o)) != 0)
         return api_nomem(err);
     return 0;
 }
@@ -238,32 +174,26 @@ int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api
     struct catalog_row cat;
     if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, consumer);
-    PGresult *r =
-        req_query(req,
-                  "SELECT " OFFSET_COLUMNS("o") " FROM hog_consumer_offset o"
-                                                " WHERE o.catalog_id = $1 AND o.consumer_id = $2"
-                                                " ORDER BY o.table_uuid",
-                  &p, "consumer offsets", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    struct store_consumer_offset *offs;
+    size_t n;
+    struct error dberr;
+    if (store_consumer_offsets_list(db, &req->arena, cat.id, consumer, &offs, &n, &dberr) != 0)
+        return api_from_error(err, &dberr, "consumer offsets");
+    if (n == 0) {
         /* A consumer exists only through its offsets. */
         return api_not_found(err, "consumer '%.130s' in catalog '%s' (it has no offsets)", consumer,
                              cat.name);
     }
     json_t *out = json_array();
-    for (int i = 0; out && i < PQntuples(r); i++) {
-        if (json_array_append_new(out, offset_to_json(r, i)) != 0) {
+    for (size_t i = 0; out && i < n; i++) {
+        if (json_array_append_new(out, offset_to_json(&offs[i])) != 0) {
             json_decref(out);
             out = NULL;
         }
     }
-    PQclear(r);
     if (api_json(res, 200, out) != 0)
         return api_nomem(err);
     return 0;
@@ -274,33 +204,19 @@ int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error 
     struct catalog_row cat;
     if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    /* Names at the head as this statement sees the catalog: a live table is
-     * one not dropped, with its open version row. A table whose incarnation
-     * was dropped (or already retired) is reported dropped, without names. */
-    PGresult *r = req_query(
-        req,
-        "SELECT " OFFSET_COLUMNS(
-            "o") ", lt.ns_name, lt.table_name"
-                 " FROM hog_consumer_offset o"
-                 " LEFT JOIN (SELECT t.table_uuid, n.name AS ns_name, v.name AS table_name"
-                 "  FROM hog_table t JOIN hog_table_version v ON v.catalog_id = t.catalog_id"
-                 "   AND v.table_id = t.table_id AND v.end_snapshot IS NULL"
-                 "  JOIN hog_namespace n ON n.catalog_id = v.catalog_id"
-                 "   AND n.namespace_id = v.namespace_id"
-                 "  WHERE t.catalog_id = $1 AND t.dropped_snapshot IS NULL) lt"
-                 "  ON lt.table_uuid = o.table_uuid"
-                 " WHERE o.catalog_id = $1"
-                 " ORDER BY o.consumer_id COLLATE \"C\", o.table_uuid",
-        &p, "consumer list", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
+    struct store_consumer_offset *offs;
+    size_t n;
+    struct error dberr;
+    if (store_consumers_list(db, &req->arena, cat.id, &offs, &n, &dberr) != 0)
+        return api_from_error(err, &dberr, "consumer list");
     json_t *consumers = json_array(), *offsets = NULL;
     const char *current = NULL;
-    for (int i = 0; consumers && i < PQntuples(r); i++) {
-        const char *id = db_str(r, i, 0);
+    for (size_t i = 0; consumers && i < n; i++) {
+        const struct store_consumer_offset *off = &offs[i];
+        const char *id = off->consumer_id;
         if (!current || strcmp(current, id) != 0) {
             offsets = json_array();
             json_t *c = json_pack("{s:s,s:o*}", "consumer_id", id, "offsets", offsets);
@@ -312,21 +228,20 @@ int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error 
             current = id;
         }
         char ts[48];
-        time_format_iso8601(db_i64(r, i, 3), ts, sizeof ts);
-        bool dropped = db_isnull(r, i, 5);
-        json_t *o =
-            json_pack("{s:s,s:I,s:s,s:b}", "table_uuid", db_str(r, i, 1), "committed_snapshot",
-                      (json_int_t)db_i64(r, i, 2), "updated_at", ts, "table_dropped", dropped);
+        time_format_iso8601(off->updated_at_us, ts, sizeof ts);
+        bool dropped = off->table_name == NULL;
+        json_t *o = json_pack("{s:s,s:I,s:s,s:b}", "table_uuid", off->table_uuid,
+                              "committed_snapshot", (json_int_t)off->committed_snapshot,
+                              "updated_at", ts, "table_dropped", dropped);
         if (o && !dropped) {
-            json_object_set_new(o, "namespace", json_string(db_str(r, i, 4)));
-            json_object_set_new(o, "table_name", json_string(db_str(r, i, 5)));
+            json_object_set_new(o, "namespace", json_string(off->namespace_name));
+            json_object_set_new(o, "table_name", json_string(off->table_name));
         }
         if (!o || json_array_append_new(offsets, o) != 0) {
             json_decref(consumers);
             consumers = NULL;
         }
     }
-    PQclear(r);
     if (!consumers)
         return api_nomem(err);
     if (api_json(res, 200, json_pack("{s:o}", "consumers", consumers)) != 0)

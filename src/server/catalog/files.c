@@ -4,6 +4,7 @@
 #include "server/catalog/files.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,42 +102,10 @@ const struct lake_column *table_read_field(const struct table_read *tr, int64_t 
 
 /* ---- bounds ---- */
 
-const uint8_t *file_bytea(const PGresult *r, int row, int col, struct buf *scratch, size_t *len)
-{
-    const char *text = db_str(r, row, col);
-    if (!text)
-        return NULL;
-    buf_reset(scratch);
-    if (text[0] == '\\' && text[1] == 'x') {
-        for (const char *p = text + 2; *p; p += 2) {
-            int hi = str_hex_digit(p[0]), lo = hi >= 0 ? str_hex_digit(p[1]) : -1;
-            if (lo < 0)
-                return NULL;
-            if (buf_putc(scratch, (char)(hi * 16 + lo)) != 0)
-                return NULL;
-        }
-    } else {
-        /* bytea_output = escape */
-        size_t n = 0;
-        unsigned char *raw = PQunescapeBytea((const unsigned char *)text, &n);
-        if (!raw)
-            return NULL;
-        int rc = buf_append(scratch, raw, n);
-        PQfreemem(raw);
-        if (rc != 0)
-            return NULL;
-    }
-    *len = scratch->len;
-    /* A zero-length bound is valid (an empty string): never hand back NULL
-     * for it. */
-    return scratch->data ? (const uint8_t *)scratch->data : (const uint8_t *)"";
-}
-
-json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row, int col,
-                        struct buf *scratch)
+json_t *file_bound_json(const struct lake_column *c, const char *bound, struct buf *scratch)
 {
     size_t n = 0;
-    const uint8_t *b = file_bytea(r, row, col, scratch, &n);
+    const uint8_t *b = store_files_decode_bound(bound, scratch, &n);
     if (!b || !c || !bound_type_has_bounds(c->type))
         return json_null();
     struct error why;
@@ -161,11 +130,6 @@ int file_json_set(json_t *o, const char *key, json_t *value)
         return -1;
     }
     return json_object_set_new(o, key, value) == 0 ? 0 : -1;
-}
-
-static json_t *jint(const PGresult *r, int row, int col)
-{
-    return json_integer((json_int_t)db_i64(r, row, col));
 }
 
 /* ---- page text ---- */
@@ -289,80 +253,91 @@ int pt_respond(struct page_text *w, struct srv_res *res, struct api_error *err)
 
 /* ---- response shapes ---- */
 
-/* How a result column becomes a member. */
+/* How a member is read from its struct. */
 enum member_kind {
     M_INT,
     M_TEXT,
     M_BOOL,
-    M_INT_OR_ABSENT,  /* no member for SQL NULL */
-    M_JSON_OR_ABSENT, /* JSON text, reparsed so it prints as the serializer does */
+    M_INT_OR_ABSENT,  /* no member unless the bool at `present` is set */
+    M_JSON_OR_ABSENT, /* JSON text (no member for NULL), reparsed so it prints as the serializer
+                         does */
 };
 
-struct member_col {
+struct member_field {
     const char *key;
     enum member_kind kind;
-    int col; /* from the first column of the shape */
+    size_t at, present; /* offsets in the struct */
 };
 
-/* DataFile, from DATA_FILE_COLUMNS. */
-static const struct member_col data_file_cols[] = {
-    {"data_file_id", M_INT, 0},
-    {"path", M_TEXT, 1},
-    {"file_format", M_TEXT, 2},
-    {"record_count", M_INT, 3},
-    {"file_size_bytes", M_INT, 4},
-    {"row_id_start", M_INT, 5},
-    {"stats_state", M_TEXT, 6},
-    {"begin_snapshot", M_INT, 7},
-    {"footer_size", M_INT_OR_ABSENT, 8},
-    {"spec_id", M_INT_OR_ABSENT, 9},
-    {"partition_values", M_JSON_OR_ABSENT, 11},
-    {"explicit_row_ids", M_BOOL, 10},
+/* A member's offset in a DataFile or a DeleteFile. */
+#define DF(field) offsetof(struct store_data_file, field)
+#define DV(field) offsetof(struct store_delete_file, field)
+
+/* DataFile. */
+static const struct member_field data_file_fields[] = {
+    {"data_file_id", M_INT, DF(data_file_id), 0},
+    {"path", M_TEXT, DF(path), 0},
+    {"file_format", M_TEXT, DF(file_format), 0},
+    {"record_count", M_INT, DF(record_count), 0},
+    {"file_size_bytes", M_INT, DF(file_size_bytes), 0},
+    {"row_id_start", M_INT, DF(row_id_start), 0},
+    {"stats_state", M_TEXT, DF(stats_state), 0},
+    {"begin_snapshot", M_INT, DF(begin_snapshot), 0},
+    {"footer_size", M_INT_OR_ABSENT, DF(footer_size), DF(has_footer_size)},
+    {"spec_id", M_INT_OR_ABSENT, DF(spec_id), DF(has_spec_id)},
+    {"partition_values", M_JSON_OR_ABSENT, DF(partition_values), 0},
+    {"explicit_row_ids", M_BOOL, DF(explicit_row_ids), 0},
 };
 
-/* DeleteFile, from DELETE_FILE_COLUMNS. */
-static const struct member_col delete_file_cols[] = {
-    {"delete_file_id", M_INT, 0}, {"data_file_id", M_INT, 1}, {"path", M_TEXT, 2},
-    {"file_format", M_TEXT, 3},   {"delete_count", M_INT, 4}, {"file_size_bytes", M_INT, 5},
-    {"begin_snapshot", M_INT, 6},
+/* DeleteFile. */
+static const struct member_field delete_file_fields[] = {
+    {"delete_file_id", M_INT, DV(delete_file_id), 0},
+    {"data_file_id", M_INT, DV(data_file_id), 0},
+    {"path", M_TEXT, DV(path), 0},
+    {"file_format", M_TEXT, DV(file_format), 0},
+    {"delete_count", M_INT, DV(delete_count), 0},
+    {"file_size_bytes", M_INT, DV(file_size_bytes), 0},
+    {"begin_snapshot", M_INT, DV(begin_snapshot), 0},
 };
 
-static void row_members(struct page_text *w, const struct member_col *m, size_t n,
-                        const PGresult *r, int row, int col0)
+static void struct_members(struct page_text *w, const struct member_field *m, size_t n,
+                           const void *base)
 {
+    const char *b = base;
     for (size_t i = 0; i < n; i++) {
-        int col = col0 + m[i].col;
-        bool null = db_isnull(r, row, col);
+        const void *at = b + m[i].at;
         switch (m[i].kind) {
-        case M_INT: pt_i64(w, m[i].key, db_i64(r, row, col)); break;
-        case M_TEXT: pt_str(w, m[i].key, db_str(r, row, col)); break;
-        case M_BOOL: pt_bool(w, m[i].key, db_bool(r, row, col)); break;
+        case M_INT: pt_i64(w, m[i].key, *(const int64_t *)at); break;
+        case M_TEXT: pt_str(w, m[i].key, *(const char *const *)at); break;
+        case M_BOOL: pt_bool(w, m[i].key, *(const bool *)at); break;
         case M_INT_OR_ABSENT:
-            if (!null)
-                pt_i64(w, m[i].key, db_i64(r, row, col));
+            if (*(const bool *)(b + m[i].present))
+                pt_i64(w, m[i].key, *(const int64_t *)at);
             break;
-        case M_JSON_OR_ABSENT:
-            if (!null) {
+        case M_JSON_OR_ABSENT: {
+            const char *text = *(const char *const *)at;
+            if (text) {
                 json_error_t jerr;
-                json_t *v = json_loads(db_str(r, row, col), 0, &jerr);
+                json_t *v = json_loads(text, 0, &jerr);
                 pt_json(w, m[i].key, v);
                 json_decref(v);
             }
             break;
         }
+        }
     }
 }
 
-void data_file_members(struct page_text *w, const PGresult *r, int row, int col0)
+void data_file_members(struct page_text *w, const struct store_data_file *f)
 {
-    row_members(w, data_file_cols, sizeof data_file_cols / sizeof data_file_cols[0], r, row, col0);
+    struct_members(w, data_file_fields, sizeof data_file_fields / sizeof data_file_fields[0], f);
 }
 
-void delete_file_object(struct page_text *w, const char *key, const PGresult *r, int row, int col0)
+void delete_file_object(struct page_text *w, const char *key, const struct store_delete_file *v)
 {
     pt_open(w, key, '{');
-    row_members(w, delete_file_cols, sizeof delete_file_cols / sizeof delete_file_cols[0], r, row,
-                col0);
+    struct_members(w, delete_file_fields, sizeof delete_file_fields / sizeof delete_file_fields[0],
+                   v);
     pt_close(w, '}');
 }
 
@@ -615,58 +590,25 @@ void page_token_next(struct page_token *t, const struct page *pg, enum page_kind
     memcpy(t->digest, pg->digest, PAGE_DIGEST_BYTES);
 }
 
-int page_keyset_sql(struct buf *sql, struct db_params *p, const char *const *columns,
-                    const struct page_key *keys, size_t n, bool desc)
+void data_file_page_key(const struct store_data_file *f, int64_t keys[3])
 {
-    int bad = buf_puts(sql, " AND (");
-    for (size_t i = 0; i < n; i++)
-        bad |= buf_printf(sql, "%s%s", i ? ", " : "", columns[i]);
-    bad |= buf_printf(sql, ") %s (", desc ? "<" : ">");
-    for (size_t i = 0; i < n; i++) {
-        if (keys[i].text)
-            db_param_str(p, keys[i].text);
-        else
-            db_param_i64(p, keys[i].num);
-        bad |= buf_printf(sql, "%s$%d::%s", i ? ", " : "", p->n, keys[i].text ? "text" : "bigint");
-    }
-    bad |= buf_putc(sql, ')');
-    return bad ? -1 : 0;
-}
-
-const char *const data_file_page_columns[3] = {"d.begin_snapshot", "d.row_id_start",
-                                               "d.data_file_id"};
-
-void data_file_page_key(const PGresult *r, int row, int col0, int64_t keys[3])
-{
-    keys[0] = db_i64(r, row, col0 + DF_BEGIN_SNAPSHOT);
-    keys[1] = db_i64(r, row, col0 + DF_ROW_ID_START);
-    keys[2] = db_i64(r, row, col0 + DF_ID);
+    keys[0] = f->begin_snapshot;
+    keys[1] = f->row_id_start;
+    keys[2] = f->data_file_id;
 }
 
 /* ---- GET .../files ---- */
 
 enum { MAX_PARTITION_FILTERS = LAKE_MAX_SPEC_FIELDS };
 
-enum file_sort { SORT_ID, SORT_PATH, SORT_RECORDS, SORT_SIZE, SORT_STATS, SORT_BEGIN };
-
-/* Sort keys: the wire name, the ORDER BY columns (each followed by the
- * direction) and their positions in DATA_FILE_COLUMNS. data_file_id ends
- * every key, so the order is total and pages resume exactly. */
-static const struct {
-    const char *wire;
-    const char *columns[3];
-    int key_cols[3];
-    size_t nkeys;
-} file_sorts[] = {
-    [SORT_ID] = {"id", {"d.data_file_id"}, {DF_ID}, 1},
-    [SORT_PATH] = {"path", {"d.path COLLATE \"C\"", "d.data_file_id"}, {DF_PATH, DF_ID}, 2},
-    [SORT_RECORDS] = {"record_count", {"d.record_count", "d.data_file_id"}, {DF_RECORDS, DF_ID}, 2},
-    [SORT_SIZE] = {"size", {"d.file_size_bytes", "d.data_file_id"}, {DF_SIZE, DF_ID}, 2},
-    [SORT_STATS] = {"stats", {"d.stats_state", "d.data_file_id"}, {DF_STATS_STATE, DF_ID}, 2},
-    [SORT_BEGIN] = {"begin_snapshot",
-                    {"d.begin_snapshot", "d.row_id_start", "d.data_file_id"},
-                    {DF_BEGIN_SNAPSHOT, DF_ROW_ID_START, DF_ID},
-                    3},
+/* The sorts' wire names. */
+static const char *const file_sorts[] = {
+    [STORE_FILES_BY_ID] = "id",
+    [STORE_FILES_BY_PATH] = "path",
+    [STORE_FILES_BY_RECORDS] = "record_count",
+    [STORE_FILES_BY_SIZE] = "size",
+    [STORE_FILES_BY_STATS] = "stats",
+    [STORE_FILES_BY_BEGIN] = "begin_snapshot",
 };
 enum { NSORTS = sizeof file_sorts / sizeof file_sorts[0] };
 
@@ -676,13 +618,13 @@ static const char *const stats_states[] = {"failed", "pending", "provided"};
 /* How many keys a token of this sort carries: the sort's columns, except
  * that a path sort names the file alone (paths are unbounded; the next
  * page looks the path up). */
-static size_t token_nkeys(size_t sort)
+static size_t token_nkeys(enum store_file_sort sort)
 {
-    return sort == SORT_PATH ? 1 : file_sorts[sort].nkeys;
+    return sort == STORE_FILES_BY_PATH ? 1 : store_files_sort_nkeys(sort);
 }
 
 struct files_query {
-    size_t sort;
+    enum store_file_sort sort;
     bool desc;
     bool has_offset;
     int64_t offset;
@@ -730,18 +672,18 @@ static uint8_t files_variant(const struct files_query *q)
 
 static int parse_files_query(struct srv_req *req, struct files_query *q, struct api_error *err)
 {
-    q->sort = SORT_BEGIN;
+    q->sort = STORE_FILES_BY_BEGIN;
     const char *sort = req_arg(req, "sort");
     if (sort) {
         size_t i = 0;
-        while (i < NSORTS && strcmp(file_sorts[i].wire, sort))
+        while (i < NSORTS && strcmp(file_sorts[i], sort))
             i++;
         if (i == NSORTS)
             return api_validation(err,
                                   "query parameter 'sort' must be one of id, path, record_count, "
                                   "size, stats, begin_snapshot, got '%.64s'",
                                   sort);
-        q->sort = i;
+        q->sort = (enum store_file_sort)i;
     }
     const char *order = req_arg(req, "order");
     if (order && strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0)
@@ -770,25 +712,26 @@ static int parse_files_query(struct srv_req *req, struct files_query *q, struct 
 
 /* The key a token carries for a listed row: its sort columns, a path as
  * its file (see token_nkeys) and a stats state as its rank. */
-static void file_row_keys(const struct files_query *q, const PGresult *r, int row,
+static void file_row_keys(const struct files_query *q, const struct store_data_file *f,
                           struct page_token *t)
 {
     t->nkeys = token_nkeys(q->sort);
     switch (q->sort) {
-    case SORT_PATH: t->keys[0] = db_i64(r, row, DF_ID); return;
-    case SORT_STATS: {
-        const char *state = db_str(r, row, DF_STATS_STATE);
+    case STORE_FILES_BY_ID:
+    case STORE_FILES_BY_PATH: t->keys[0] = f->data_file_id; return;
+    case STORE_FILES_BY_STATS: {
         int64_t rank = 0;
-        while (rank < 2 && strcmp(stats_states[rank], state) != 0)
+        while (rank < 2 && strcmp(stats_states[rank], f->stats_state) != 0)
             rank++;
         t->keys[0] = rank;
-        t->keys[1] = db_i64(r, row, DF_ID);
+        t->keys[1] = f->data_file_id;
         return;
     }
-    default:
-        for (size_t i = 0; i < t->nkeys; i++)
-            t->keys[i] = db_i64(r, row, file_sorts[q->sort].key_cols[i]);
+    case STORE_FILES_BY_RECORDS: t->keys[0] = f->record_count; break;
+    case STORE_FILES_BY_SIZE: t->keys[0] = f->file_size_bytes; break;
+    case STORE_FILES_BY_BEGIN: data_file_page_key(f, t->keys); return;
     }
+    t->keys[1] = f->data_file_id;
 }
 
 /* The path of the file a path-sorted token resumes after: a file of this
@@ -797,41 +740,32 @@ static void file_row_keys(const struct files_query *q, const PGresult *r, int ro
 static int resume_path(struct srv_req *req, const struct table_read *tr, int64_t file_id,
                        const char **path, struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr->cat.id);
-    db_param_i64(&p, tr->ref.table_id);
-    db_param_i64(&p, file_id);
-    db_param_i64(&p, tr->snapshot);
-    PGresult *r = req_query(req,
-                            "SELECT d.path FROM hog_data_file d WHERE d.catalog_id = $1"
-                            " AND d.table_id = $2 AND d.data_file_id = $3"
-                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $4)",
-                            &p, "page resume", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    int rc = 0;
-    if (PQntuples(r) != 1)
-        rc = api_bad_request(err, "page_token names no file of this listing");
-    else if (!(*path = arena_strdup(&req->arena, db_str(r, 0, 0))))
-        rc = api_nomem(err);
-    PQclear(r);
-    return rc;
+    struct error dberr;
+    int found = store_file_path(db, &req->arena, tr->cat.id, tr->ref.table_id, file_id,
+                                tr->snapshot, path, &dberr);
+    if (found < 0)
+        return api_from_error(err, &dberr, "page resume");
+    if (!found)
+        return api_bad_request(err, "page_token names no file of this listing");
+    return 0;
 }
 
 /* The keyset a resumed page starts after, as SQL values. */
 static int resume_keys(struct srv_req *req, const struct table_read *tr,
-                       const struct files_query *q, struct page_key out[3], struct api_error *err)
+                       const struct files_query *q, struct store_key out[3], struct api_error *err)
 {
     const struct page_token *t = &q->page.from;
     memset(out, 0, 3 * sizeof *out);
     for (size_t i = 0; i < t->nkeys; i++)
         out[i].num = t->keys[i];
-    if (q->sort == SORT_PATH) {
+    if (q->sort == STORE_FILES_BY_PATH) {
         out[1].num = t->keys[0];
         return resume_path(req, tr, t->keys[0], &out[0].text, err);
     }
-    if (q->sort == SORT_STATS) {
+    if (q->sort == STORE_FILES_BY_STATS) {
         if (t->keys[0] < 0 || t->keys[0] > 2)
             return page_token_invalid(err);
         out[0].text = stats_states[t->keys[0]];
@@ -841,24 +775,25 @@ static int resume_keys(struct srv_req *req, const struct table_read *tr,
 
 /* FileOrderingBounds: the leading sort field's decoded bounds when the
  * table is sorted at the snapshot, else the file's row-id span. */
-static void ordering_bounds_member(struct page_text *w, const PGresult *r, int row,
-                                   const struct lake_column *lead, struct buf *scratch)
+static void ordering_bounds_member(struct page_text *w, const struct store_file_rows *rows, int row,
+                                   const struct store_data_file *f, const struct lake_column *lead,
+                                   struct buf *scratch)
 {
     pt_open(w, "ordering_bounds", '{');
     if (lead) {
-        json_t *lo = file_bound_json(lead, r, row, DATA_FILE_NCOLS, scratch);
+        json_t *lo = file_bound_json(lead, store_file_row_lower_bound(rows, row), scratch);
         pt_json(w, "lower_bound", lo);
         json_decref(lo);
-        json_t *hi = file_bound_json(lead, r, row, DATA_FILE_NCOLS + 1, scratch);
+        json_t *hi = file_bound_json(lead, store_file_row_upper_bound(rows, row), scratch);
         pt_json(w, "upper_bound", hi);
         json_decref(hi);
         pt_i64(w, "field_id", lead->field_id);
     } else {
-        int64_t start = db_i64(r, row, DF_ROW_ID_START), records = db_i64(r, row, DF_RECORDS);
+        int64_t start = f->row_id_start, records = f->record_count;
         pt_i64(w, "lower_bound", start);
         /* Compaction outputs carry explicit row ids: only the minimum is
          * known. An empty file has no last row id. */
-        if (db_bool(r, row, DF_EXPLICIT_ROW_IDS) || records == 0)
+        if (f->explicit_row_ids || records == 0)
             pt_null(w, "upper_bound");
         else
             pt_i64(w, "upper_bound", start + records - 1);
@@ -875,68 +810,50 @@ static const struct lake_column *ordering_field(const struct table_read *tr)
     return lead && bound_type_has_bounds(lead->type) ? lead : NULL;
 }
 
-/* The listing's statement: $1 catalog, $2 table, $3 snapshot, $4 the
- * ordering field; then the filters, the keyset, LIMIT and OFFSET. One row
- * past the page tells whether another page follows. */
-static int files_sql(struct srv_req *req, const struct table_read *tr, struct files_query *q,
-                     const struct lake_column *lead, struct buf *sql, struct db_params *p,
-                     struct api_error *err)
+/* Reads the listing's page: the files after the token's key (or the
+ * offset), one past the page telling whether another follows. */
+static int files_read(struct srv_req *req, const struct table_read *tr, struct files_query *q,
+                      const struct lake_column *lead, struct store_file_rows *rows,
+                      struct api_error *err)
 {
-    db_params_init(p);
-    db_param_i64(p, tr->cat.id);
-    db_param_i64(p, tr->ref.table_id);
-    db_param_i64(p, tr->snapshot);
-    if (lead)
-        db_param_i64(p, lead->field_id);
-    else
-        db_param_null(p);
-    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
-     * matching nothing, when the table is unsorted). */
-    int bad = buf_puts(sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
-                            " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
-                            " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-                            " AND s.field_id = $4::bigint"
-                            " WHERE d.catalog_id = $1 AND d.table_id = $2"
-                            " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
+    struct store_files_query sq = {
+        .catalog_id = tr->cat.id,
+        .table_id = tr->ref.table_id,
+        .snapshot = tr->snapshot,
+        .has_lead = lead != NULL,
+        .lead_field_id = lead ? lead->field_id : 0,
+        .sort = q->sort,
+        .desc = q->desc,
+        .limit = q->page.limit,
+        .offset = q->offset,
+    };
     if (q->nfilters) {
-        const char *keys = pg_array_text(&q->keys), *values = pg_array_text(&q->values);
-        if (!keys || !values)
+        sq.filter_keys = pg_array_text(&q->keys);
+        sq.filter_values = pg_array_text(&q->values);
+        if (!sq.filter_keys || !sq.filter_values)
             return api_nomem(err);
-        db_param_str(p, keys);
-        db_param_str(p, values);
-        /* Every filter (key, value) has a matching stored value. */
-        bad |=
-            buf_printf(sql,
-                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
-                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
-                       "   WHERE pv.catalog_id = d.catalog_id"
-                       "   AND pv.data_file_id = d.data_file_id"
-                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
-                       p->n - 1, p->n);
     }
+    struct store_key keys[3];
     if (q->page.resumed) {
-        struct page_key keys[3];
         if (resume_keys(req, tr, q, keys, err) != 0)
             return -1;
-        bad |= page_keyset_sql(sql, p, file_sorts[q->sort].columns, keys, file_sorts[q->sort].nkeys,
-                               q->desc);
+        sq.after = keys;
     }
-    bad |= buf_puts(sql, " ORDER BY ");
-    for (size_t i = 0; i < file_sorts[q->sort].nkeys; i++)
-        bad |= buf_printf(sql, "%s%s %s", i ? ", " : "", file_sorts[q->sort].columns[i],
-                          q->desc ? "DESC" : "ASC");
-    db_param_i64(p, q->page.limit + 1);
-    db_param_i64(p, q->offset);
-    bad |= buf_printf(sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p->n - 1, p->n);
-    return bad || !sql->data ? api_nomem(err) : 0;
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return -1;
+    struct error dberr;
+    if (store_files_page(db, &sq, rows, &dberr) != 0)
+        return api_from_error(err, &dberr, "file listing");
+    return 0;
 }
 
 /* {"files": [DataFile...], "next_page_token"} from the listing's rows. */
 static void files_page_text(struct page_text *w, const struct table_read *tr,
-                            const struct files_query *q, const PGresult *r,
+                            const struct files_query *q, const struct store_file_rows *rows,
                             const struct lake_column *lead)
 {
-    int n = PQntuples(r);
+    int n = store_file_rows_count(rows);
     bool more = n > q->page.limit;
     if (more)
         n = (int)q->page.limit;
@@ -944,9 +861,11 @@ static void files_page_text(struct page_text *w, const struct table_read *tr,
     pt_open(w, NULL, '{');
     pt_open(w, "files", '[');
     for (int i = 0; i < n && !w->bad; i++) {
+        struct store_data_file f;
+        store_file_row(rows, i, &f);
         pt_open(w, NULL, '{');
-        data_file_members(w, r, i, 0);
-        ordering_bounds_member(w, r, i, lead, &scratch);
+        data_file_members(w, &f);
+        ordering_bounds_member(w, rows, i, &f, lead, &scratch);
         pt_close(w, '}');
     }
     pt_close(w, ']');
@@ -955,7 +874,9 @@ static void files_page_text(struct page_text *w, const struct table_read *tr,
     if (more) {
         page_token_next(&next, &q->page, PAGE_FILES, tr->cat.id, tr->ref.table_id, tr->snapshot);
         next.variant = files_variant(q);
-        file_row_keys(q, r, n - 1, &next);
+        struct store_data_file last;
+        store_file_row(rows, n - 1, &last);
+        file_row_keys(q, &last, &next);
     }
     page_token_member(w, more ? &next : NULL);
     pt_close(w, '}');
@@ -969,26 +890,19 @@ int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *er
     pg_array_init(&q.values);
     struct table_read tr;
     memset(&tr, 0, sizeof tr);
-    struct buf sql = BUF_INIT;
-    PGresult *r = NULL;
+    struct store_file_rows rows = {NULL};
     int rc = -1;
     if (parse_files_query(req, &q, err) != 0 || table_read_open_page(req, &tr, &q.page, err) != 0)
         goto done;
     const struct lake_column *lead = ordering_field(&tr);
-    struct db_params p;
-    if (files_sql(req, &tr, &q, lead, &sql, &p, err) != 0)
-        goto done;
-    r = req_query(req, sql.data, &p, "file listing", err);
-    if (!r)
+    if (files_read(req, &tr, &q, lead, &rows, err) != 0)
         goto done;
     struct page_text w;
-    pt_init(&w, (size_t)PQntuples(r) * PAGE_TEXT_PER_FILE);
-    files_page_text(&w, &tr, &q, r, lead);
+    pt_init(&w, (size_t)store_file_rows_count(&rows) * PAGE_TEXT_PER_FILE);
+    files_page_text(&w, &tr, &q, &rows, lead);
     rc = pt_respond(&w, res, err);
 done:
-    if (r)
-        PQclear(r);
-    buf_free(&sql);
+    store_file_rows_free(&rows);
     pg_array_free(&q.keys);
     pg_array_free(&q.values);
     table_read_release(&tr);
@@ -1009,7 +923,7 @@ static const char *no_stats_reason(const char *state, bool any)
     return NULL;
 }
 
-static json_t *file_column_json(const struct lake_column *c, const PGresult *r, int i,
+static json_t *file_column_json(const struct lake_column *c, const struct store_column_stats *s,
                                 struct buf *scratch)
 {
     char path[1200];
@@ -1020,17 +934,17 @@ static json_t *file_column_json(const struct lake_column *c, const PGresult *r, 
     bad |= file_json_set(o, "name", json_string(c->name));
     bad |= file_json_set(o, "path", json_string(path));
     bad |= file_json_set(o, "type", json_string(lake_type_name(c->type)));
-    bad |= file_json_set(o, "value_count", jint(r, i, 1));
-    bad |= file_json_set(o, "null_count", jint(r, i, 2));
-    bad |= file_json_set(o, "lower_bound", file_bound_json(c, r, i, 5, scratch));
-    bad |= file_json_set(o, "upper_bound", file_bound_json(c, r, i, 6, scratch));
+    bad |= file_json_set(o, "value_count", json_integer((json_int_t)s->value_count));
+    bad |= file_json_set(o, "null_count", json_integer((json_int_t)s->null_count));
+    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower_bound, scratch));
+    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper_bound, scratch));
     json_t *params = lake_column_type_params(c);
     if (params)
         bad |= file_json_set(o, "type_params", params);
-    if (!db_isnull(r, i, 3))
-        bad |= file_json_set(o, "nan_count", jint(r, i, 3));
-    if (!db_isnull(r, i, 4))
-        bad |= file_json_set(o, "size_bytes", jint(r, i, 4));
+    if (s->has_nan_count)
+        bad |= file_json_set(o, "nan_count", json_integer((json_int_t)s->nan_count));
+    if (s->has_size_bytes)
+        bad |= file_json_set(o, "size_bytes", json_integer((json_int_t)s->size_bytes));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -1050,29 +964,19 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
         return -1;
     }
     struct buf scratch = BUF_INIT;
-    PGresult *r = NULL;
+    struct store_file_stats_rows rows = {NULL};
     json_t *o = NULL;
     int rc = -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr.cat.id);
-    db_param_i64(&p, tr.ref.table_id);
-    db_param_i64(&p, tr.snapshot);
-    db_param_i64(&p, file_id);
-    /* One round trip: the file row (visible at the snapshot, in this
-     * table) LEFT JOINed to its statistics rows. */
-    r = req_query(req,
-                  "SELECT s.field_id, s.value_count, s.null_count, s.nan_count, s.size_bytes,"
-                  " s.lower_bound, s.upper_bound, d.stats_state"
-                  " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
-                  " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-                  " WHERE d.catalog_id = $1 AND d.table_id = $2 AND d.data_file_id = $4"
-                  " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
-                  " ORDER BY s.field_id",
-                  &p, "file stats", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         goto done;
-    if (PQntuples(r) == 0) {
+    struct error dberr;
+    if (store_file_stats(db, tr.cat.id, tr.ref.table_id, tr.snapshot, file_id, &rows, &dberr) !=
+        0) {
+        api_from_error(err, &dberr, "file stats");
+        goto done;
+    }
+    if (store_file_stats_count(&rows) == 0) {
         if (tr.time_travel)
             api_not_found(err, "data file %lld in table '%.200s.%.200s' at snapshot %lld",
                           (long long)file_id, req->params[1], req->params[2],
@@ -1082,22 +986,23 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
                           req->params[1], req->params[2]);
         goto done;
     }
-    const char *state = db_str(r, 0, 7);
+    const char *state = store_file_stats_state(&rows);
     json_t *cols = json_array();
     o = json_object();
     int bad = 0;
     bad |= file_json_set(o, "data_file_id", json_integer((json_int_t)file_id));
     bad |= file_json_set(o, "stats_state", json_string(state));
     bad |= file_json_set(o, "columns", cols);
-    for (int i = 0; !bad && i < PQntuples(r); i++) {
-        if (db_isnull(r, i, 0))
+    for (int i = 0; !bad && i < store_file_stats_count(&rows); i++) {
+        struct store_column_stats s;
+        if (!store_file_stats_row(&rows, i, &s))
             continue; /* the LEFT JOIN's row for a file without stats */
         /* Only columns of the definition at the snapshot: a column dropped
          * since the file was written has no name or type there. */
-        const struct lake_column *c = table_read_field(&tr, db_i64(r, i, 0));
+        const struct lake_column *c = table_read_field(&tr, s.field_id);
         if (!c || !bound_type_has_bounds(c->type))
             continue;
-        json_t *col = file_column_json(c, r, i, &scratch);
+        json_t *col = file_column_json(c, &s, &scratch);
         if (!col || json_array_append_new(cols, col) != 0)
             bad = 1;
     }
@@ -1117,8 +1022,7 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
     rc = 0;
 done:
     json_decref(o);
-    if (r)
-        PQclear(r);
+    store_file_stats_free(&rows);
     buf_free(&scratch);
     table_read_release(&tr);
     return rc;

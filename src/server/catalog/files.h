@@ -1,13 +1,11 @@
 /* Shared by the file read handlers (files.c: the listing and per-file
  * stats; scan.c: the scan plan; changes.c: the changefeed plan): resolving
  * the table and its definition at a snapshot, the DataFile and DeleteFile
- * response shapes, and decoded bounds.
- *
- * Every query here reads versioned rows through hog_visible() only. */
+ * response shapes, decoded bounds and pages. The statements behind them are
+ * server/store/files.h's. */
 #ifndef HL_SERVER_CATALOG_FILES_H
 #define HL_SERVER_CATALOG_FILES_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +13,8 @@
 #include "lake/schema.h"
 #include "server/catalog/catalog.h"
 #include "server/http/api.h"
+#include "server/store/files.h"
 #include "util/buf.h"
-
-struct db_params;
 
 struct field_slot {
     int64_t field_id;
@@ -50,52 +47,14 @@ void table_read_release(struct table_read *tr);
 /* The column with this field id in the definition at the snapshot, or NULL. */
 const struct lake_column *table_read_field(const struct table_read *tr, int64_t field_id);
 
-/* Decodes the text form of a bytea result value ("\x..." hex, or the
- * escape form) into scratch. NULL for SQL NULL or an unreadable value. */
-const uint8_t *file_bytea(const PGresult *r, int row, int col, struct buf *scratch, size_t *len);
-
-/* A stored bound (the bytea result value at row/col) decoded as the
- * column's type (contract §6.1), or JSON null when there is none or it
- * cannot be decoded. A bound stored before a promotion (int -> long,
- * uint16 -> uint32, float -> double) is widened, and one re-encoded wider
- * than a snapshot's older type is narrowed when the value fits, so a
- * time-travel read still decodes it. Contains raw numbers: serialize with
+/* A stored bound (store_column_stats' bytea text) decoded as the column's
+ * type (contract §6.1), or JSON null when there is none or it cannot be
+ * decoded. A bound stored before a promotion (int -> long, uint16 ->
+ * uint32, float -> double) is widened, and one re-encoded wider than a
+ * snapshot's older type is narrowed when the value fits, so a time-travel
+ * read still decodes it. Contains raw numbers: serialize with
  * jsonnum_dumps (the dispatcher does). */
-json_t *file_bound_json(const struct lake_column *c, const PGresult *r, int row, int col,
-                        struct buf *scratch);
-
-/* The DataFile columns of `hog_data_file d`, in the order
- * data_file_members reads them. */
-#define DATA_FILE_COLUMNS                                                                          \
-    "d.data_file_id, d.path, d.file_format, d.record_count, d.file_size_bytes,"                    \
-    " d.row_id_start, d.stats_state, d.begin_snapshot, d.footer_size, d.spec_id,"                  \
-    " d.explicit_row_ids,"                                                                         \
-    " CASE WHEN d.spec_id IS NULL THEN NULL ELSE (SELECT json_agg(pv.value ORDER BY"               \
-    "  pv.key_index)::text FROM hog_file_partition_value pv WHERE pv.catalog_id = d.catalog_id"    \
-    "  AND pv.data_file_id = d.data_file_id) END"
-enum { DATA_FILE_NCOLS = 12 };
-
-/* The DeleteFile columns of a hog_delete_file alias, in the order
- * delete_file_object reads them. */
-#define DELETE_FILE_COLUMNS(a)                                                                     \
-    a ".delete_file_id, " a ".data_file_id, " a ".path, " a ".file_format, " a ".delete_count, " a \
-      ".file_size_bytes, " a ".begin_snapshot"
-enum { DELETE_FILE_NCOLS = 7 };
-
-/* Field positions of DATA_FILE_COLUMNS, for callers that need them. */
-enum {
-    DF_ID = 0,
-    DF_PATH = 1,
-    DF_RECORDS = 3,
-    DF_SIZE = 4,
-    DF_ROW_ID_START = 5,
-    DF_STATS_STATE = 6,
-    DF_BEGIN_SNAPSHOT = 7,
-    DF_EXPLICIT_ROW_IDS = 10
-};
-
-/* Field positions of DELETE_FILE_COLUMNS. */
-enum { DV_ID = 0, DV_BEGIN_SNAPSHOT = 6 };
+json_t *file_bound_json(const struct lake_column *c, const char *bound, struct buf *scratch);
 
 /* ---- page text ----
  *
@@ -130,11 +89,11 @@ void pt_json(struct page_text *w, const char *key, const json_t *v);
 /* Makes the text the 200 answer (500 when a write failed); frees w. */
 int pt_respond(struct page_text *w, struct srv_res *res, struct api_error *err);
 
-/* The DataFile members of the DATA_FILE_COLUMNS starting at col0, inside
- * an object the caller opened (so it can add members). */
-void data_file_members(struct page_text *w, const PGresult *r, int row, int col0);
-/* A DeleteFile object from the DELETE_FILE_COLUMNS starting at col0. */
-void delete_file_object(struct page_text *w, const char *key, const PGresult *r, int row, int col0);
+/* The DataFile members, inside an object the caller opened (so it can add
+ * members). */
+void data_file_members(struct page_text *w, const struct store_data_file *f);
+/* A DeleteFile object. */
+void delete_file_object(struct page_text *w, const char *key, const struct store_delete_file *v);
 
 /* Sets a member, dropping the value when the object is NULL or the set
  * fails; returns -1 on failure so builders can count failures. */
@@ -204,21 +163,8 @@ void page_token_next(struct page_token *t, const struct page *pg, enum page_kind
  * when t is NULL. */
 void page_token_member(struct page_text *w, const struct page_token *t);
 
-/* One value of a keyset: text when `text` is set, else `num`. */
-struct page_key {
-    const char *text;
-    int64_t num;
-};
-/* Appends " AND (columns...) > ($n, ...)" (< when desc) with the keys as
- * parameters: the rows after the key in the order the columns give. */
-int page_keyset_sql(struct buf *sql, struct db_params *p, const char *const *columns,
-                    const struct page_key *keys, size_t n, bool desc);
-
-/* The order every paged data-file listing but a sorted file listing
- * uses, and the positions of its key in DATA_FILE_COLUMNS. */
-#define DATA_FILE_PAGE_ORDER "d.begin_snapshot, d.row_id_start, d.data_file_id"
-extern const char *const data_file_page_columns[3];
-/* The page key of a DATA_FILE_COLUMNS row (at col0) in that order. */
-void data_file_page_key(const PGresult *r, int row, int col0, int64_t keys[3]);
+/* The page key of a data file in the order of the scan and changes pages:
+ * (begin_snapshot, row_id_start, data_file_id). */
+void data_file_page_key(const struct store_data_file *f, int64_t keys[3]);
 
 #endif

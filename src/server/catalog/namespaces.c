@@ -4,8 +4,8 @@
 
 #include "lake/ident.h"
 #include "server/catalog/catalog.h"
-#include "server/db/db.h"
 #include "server/http/handlers.h"
+#include "server/store/namespaces.h"
 #include "util/jsonx.h"
 
 int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
@@ -16,22 +16,18 @@ int h_namespaces_list(struct srv_req *req, struct srv_res *res, struct api_error
     if (catalog_load(req, req->params[0], &cat, err) != 0 ||
         timetravel_resolve(req, &cat, &snap, &at_head, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, snap);
-    PGresult *r =
-        req_query(req,
-                  "SELECT name, namespace_id FROM hog_namespace WHERE catalog_id = $1"
-                  " AND hog_visible(created_snapshot, dropped_snapshot, $2) ORDER BY name",
-                  &p, "namespace list", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
+    struct store_namespace *ns;
+    size_t n;
+    struct error dberr;
+    if (store_namespaces_list(db, &req->arena, cat.id, snap, &ns, &n, &dberr) != 0)
+        return api_from_error(err, &dberr, "namespace list");
     json_t *out = json_array();
-    for (int i = 0; out && i < PQntuples(r); i++)
-        json_array_append_new(out, json_pack("{s:s,s:I}", "name", db_str(r, i, 0), "namespace_id",
-                                             (json_int_t)db_i64(r, i, 1)));
-    PQclear(r);
+    for (size_t i = 0; out && i < n; i++)
+        json_array_append_new(out, json_pack("{s:s,s:I}", "name", ns[i].name, "namespace_id",
+                                             (json_int_t)ns[i].namespace_id));
     if (api_json(res, 200, out) != 0)
         return api_nomem(err);
     return 0;
@@ -52,37 +48,26 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
     struct ddl_txn t;
     if (catalog_load(req, req->params[0], &cat, err) != 0 || ddl_begin(req, &cat, &t, err) != 0)
         goto out;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, name);
-    bool exists;
-    if (req_exists(req,
-                   "SELECT 1 FROM hog_namespace WHERE catalog_id = $1 AND name = $2"
-                   " AND dropped_snapshot IS NULL",
-                   &p, "namespace create", &exists, err) != 0)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         goto out;
+    struct error dberr;
+    int exists = store_namespace_exists(db, cat.id, name, &dberr);
+    if (exists < 0) {
+        api_from_error(err, &dberr, "namespace create");
+        goto out;
+    }
     if (exists) {
         api_conflict(err, "already_exists", "namespace '%s' already exists", name);
         goto out;
     }
     if (ddl_allocate(&t, err) != 0)
         goto out;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_str(&p, name);
-    db_param_i64(&p, t.snapshot_id);
-    PGresult *r =
-        req_query(req,
-                  "WITH id AS (UPDATE hog_catalog SET next_namespace_id = next_namespace_id + 1"
-                  " WHERE catalog_id = $1 RETURNING next_namespace_id - 1 AS namespace_id)"
-                  " INSERT INTO hog_namespace (catalog_id, namespace_id, name, created_snapshot)"
-                  " SELECT $1, namespace_id, $2, $3 FROM id RETURNING namespace_id",
-                  &p, "namespace", err);
-    if (!r)
+    int64_t ns_id;
+    if (store_namespace_insert(db, cat.id, name, t.snapshot_id, &ns_id, &dberr) != 0) {
+        api_from_error(err, &dberr, "namespace");
         goto out;
-    int64_t ns_id = db_i64(r, 0, 0);
-    PQclear(r);
+    }
     if (ddl_change(&t, "namespace_created", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
         goto out;
     if (api_json(res, 201,
@@ -130,20 +115,13 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
                             "namespace '%s' no longer has the expected identity (expected "
                             "namespace_id %lld, live is %lld)",
                             ns, (long long)expected, (long long)ns_id);
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ns_id);
-    PGresult *r = req_query(req,
-                            "SELECT (SELECT count(*) FROM hog_table_version WHERE catalog_id = $1"
-                            "  AND namespace_id = $2 AND end_snapshot IS NULL),"
-                            " (SELECT count(*) FROM hog_view WHERE catalog_id = $1"
-                            "  AND namespace_id = $2 AND end_snapshot IS NULL)",
-                            &p, "namespace drop", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
-    int64_t tables = db_i64(r, 0, 0), views = db_i64(r, 0, 1);
-    PQclear(r);
+    struct error dberr;
+    int64_t tables, views;
+    if (store_namespace_count_contents(db, cat.id, ns_id, &tables, &views, &dberr) != 0)
+        return api_from_error(err, &dberr, "namespace drop");
     if (tables || views) {
         char what[96];
         if (tables && views)
@@ -159,15 +137,8 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
     }
     if (ddl_allocate(&t, err) != 0)
         return -1;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ns_id);
-    db_param_i64(&p, t.snapshot_id);
-    if (req_exec(req,
-                 "UPDATE hog_namespace SET dropped_snapshot = $3 WHERE catalog_id = $1"
-                 " AND namespace_id = $2",
-                 &p, "namespace drop", err) != 0)
-        return -1;
+    if (store_namespace_drop(db, cat.id, ns_id, t.snapshot_id, &dberr) != 0)
+        return api_from_error(err, &dberr, "namespace drop");
     if (ddl_change(&t, "namespace_dropped", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&t)) != 0)

@@ -16,7 +16,6 @@
 
 #include "lake/bounds.h"
 #include "server/catalog/files.h"
-#include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/http/handlers.h"
 #include "util/strutil.h"
@@ -208,13 +207,6 @@ static int parse_scan_opts(struct srv_req *req, struct scan_opts *o, struct api_
 
 /* ---- assembling the plan ---- */
 
-/* Column positions of the file statement. */
-enum {
-    SC_SPLITS = DATA_FILE_NCOLS,
-    SC_DV = SC_SPLITS + 1,
-    SC_NSTATS = SC_DV + DELETE_FILE_NCOLS,
-};
-
 struct file_pos {
     int64_t id;
     size_t pos;
@@ -226,18 +218,18 @@ static int file_pos_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static json_t *scan_column_stats_json(const struct lake_column *c, const PGresult *r, int i,
-                                      struct buf *scratch)
+static json_t *scan_column_stats_json(const struct lake_column *c,
+                                      const struct store_column_stats *s, struct buf *scratch)
 {
     json_t *o = json_object();
     int bad = 0;
     bad |= file_json_set(o, "field_id", json_integer((json_int_t)c->field_id));
-    bad |= file_json_set(o, "value_count", json_integer((json_int_t)db_i64(r, i, 2)));
-    bad |= file_json_set(o, "null_count", json_integer((json_int_t)db_i64(r, i, 3)));
-    bad |= file_json_set(o, "lower_bound", file_bound_json(c, r, i, 5, scratch));
-    bad |= file_json_set(o, "upper_bound", file_bound_json(c, r, i, 6, scratch));
-    if (!db_isnull(r, i, 4))
-        bad |= file_json_set(o, "nan_count", json_integer((json_int_t)db_i64(r, i, 4)));
+    bad |= file_json_set(o, "value_count", json_integer((json_int_t)s->value_count));
+    bad |= file_json_set(o, "null_count", json_integer((json_int_t)s->null_count));
+    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower_bound, scratch));
+    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper_bound, scratch));
+    if (s->has_nan_count)
+        bad |= file_json_set(o, "nan_count", json_integer((json_int_t)s->nan_count));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -255,15 +247,19 @@ static void scan_stats_free(json_t **stats, int n)
  * to its file's column_stats (stats[pos], NULL for files whose statistics
  * are not provided). */
 static int attach_stats(struct srv_req *req, const struct table_read *tr, const char *fields,
-                        const PGresult *files, int n, json_t **stats, struct api_error *err)
+                        const struct store_scan_rows *files, int n, json_t **stats,
+                        struct api_error *err)
 {
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return -1;
     struct file_pos *byid = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *byid);
     if (!byid)
         return api_nomem(err);
     struct pg_array ids;
     pg_array_init(&ids);
     for (int i = 0; i < n; i++) {
-        byid[i].id = db_i64(files, i, DF_ID);
+        byid[i].id = store_scan_row_file_id(files, i);
         byid[i].pos = (size_t)i;
         if (stats[i])
             pg_array_i64(&ids, byid[i].id);
@@ -274,28 +270,20 @@ static int attach_stats(struct srv_req *req, const struct table_read *tr, const 
         pg_array_free(&ids);
         return api_nomem(err);
     }
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr->cat.id);
-    db_param_str(&p, ids_text);
-    db_param_str(&p, fields);
-    PGresult *r = req_query(req,
-                            "SELECT s.data_file_id, s.field_id, s.value_count, s.null_count,"
-                            " s.nan_count, s.lower_bound, s.upper_bound"
-                            " FROM hog_file_column_stats s"
-                            " WHERE s.catalog_id = $1 AND s.data_file_id = ANY($2::bigint[])"
-                            " AND ($3::bigint[] IS NULL OR s.field_id = ANY($3::bigint[]))"
-                            " ORDER BY s.data_file_id, s.field_id",
-                            &p, "scan statistics", err);
+    struct store_stats_rows rows;
+    struct error dberr;
+    int got = store_files_scan_stats(db, tr->cat.id, ids_text, fields, &rows, &dberr);
     pg_array_free(&ids);
-    if (!r)
-        return -1;
+    if (got != 0)
+        return api_from_error(err, &dberr, "scan statistics");
     struct buf scratch = BUF_INIT;
     int rc = 0;
     int64_t last_id = -1;
     json_t *target = NULL;
-    for (int i = 0; i < PQntuples(r); i++) {
-        int64_t id = db_i64(r, i, 0);
+    for (int i = 0; i < store_stats_rows_count(&rows); i++) {
+        struct store_column_stats st;
+        store_stats_row(&rows, i, &st);
+        int64_t id = st.data_file_id;
         if (id != last_id) {
             last_id = id;
             struct file_pos key = {.id = id};
@@ -306,109 +294,84 @@ static int attach_stats(struct srv_req *req, const struct table_read *tr, const 
             continue;
         /* Statistics of a column not in the definition at the snapshot (it
          * was dropped) are not part of the plan. */
-        const struct lake_column *c = table_read_field(tr, db_i64(r, i, 1));
+        const struct lake_column *c = table_read_field(tr, st.field_id);
         if (!c || !bound_type_has_bounds(c->type))
             continue;
-        json_t *s = scan_column_stats_json(c, r, i, &scratch);
+        json_t *s = scan_column_stats_json(c, &st, &scratch);
         if (!s || json_array_append_new(target, s) != 0) {
             rc = api_nomem(err);
             break;
         }
     }
     buf_free(&scratch);
-    PQclear(r);
+    store_stats_rows_free(&rows);
     return rc;
 }
 
 /* A ScanFile: the data file (with its statistics and split offsets when
  * asked) and the deletion vector visible at the snapshot (no delete_file
  * member when there is none). */
-static void scan_file_text(struct page_text *w, const PGresult *r, int i, const struct scan_opts *o,
-                           const json_t *stats)
+static void scan_file_text(struct page_text *w, const struct store_scan_rows *r, int i,
+                           const struct scan_opts *o, const json_t *stats)
 {
+    struct store_data_file f;
+    store_scan_row(r, i, &f);
     pt_open(w, NULL, '{');
     pt_open(w, "data_file", '{');
-    data_file_members(w, r, i, 0);
+    data_file_members(w, &f);
     /* Missing column_stats means "do not prune" (pending or failed); an
      * empty array means provided, with no rows for the asked columns. */
     if (stats)
         pt_json(w, "column_stats", stats);
-    if (o->split_offsets && !db_isnull(r, i, SC_SPLITS)) {
+    const char *split_offsets = o->split_offsets ? store_scan_row_split_offsets(r, i) : NULL;
+    if (split_offsets) {
         json_error_t jerr;
-        json_t *splits = json_loads(db_str(r, i, SC_SPLITS), 0, &jerr);
+        json_t *splits = json_loads(split_offsets, 0, &jerr);
         pt_json(w, "split_offsets", splits);
         json_decref(splits);
     }
     pt_close(w, '}');
-    if (!db_isnull(r, i, SC_DV))
-        delete_file_object(w, "delete_file", r, i, SC_DV);
+    struct store_delete_file dv;
+    if (store_scan_row_delete_file(r, i, &dv))
+        delete_file_object(w, "delete_file", &dv);
     pt_close(w, '}');
 }
 
-/* $1 catalog, $2 table, $3 snapshot, $4 stats_fields (bigint[] or NULL),
- * $5 column_stats wanted, $6 split_offsets wanted; then the keyset and
- * the LIMIT. At most one vector per data file is visible at any snapshot
- * (one live DV per file). */
-/* clang-format off */
-static const char scan_files_sql[] =
-    "SELECT " DATA_FILE_COLUMNS ","
-    " CASE WHEN $6::boolean THEN array_to_json(d.split_offsets)::text END, "
-    DELETE_FILE_COLUMNS("dv") ","
-    " CASE WHEN $5::boolean AND d.stats_state = 'provided' THEN"
-    "  (SELECT count(*) FROM hog_file_column_stats s"
-    "   WHERE s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-    "   AND ($4::bigint[] IS NULL OR s.field_id = ANY($4::bigint[])))"
-    " ELSE 0 END"
-    " FROM hog_data_file d LEFT JOIN hog_delete_file dv"
-    " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
-    " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
-    " WHERE d.catalog_id = $1 AND d.table_id = $2"
-    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)";
-/* clang-format on */
-
 /* The page's files, one past the page to tell whether another follows. */
-static PGresult *scan_files(struct srv_req *req, const struct table_read *tr,
-                            const struct scan_opts *o, const char *fields_text,
-                            const struct page *pg, struct api_error *err)
+static int scan_files(struct srv_req *req, const struct table_read *tr, const struct scan_opts *o,
+                      const char *fields_text, const struct page *pg, struct store_scan_rows *rows,
+                      struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, tr->cat.id);
-    db_param_i64(&p, tr->ref.table_id);
-    db_param_i64(&p, tr->snapshot);
-    db_param_str(&p, fields_text);
-    db_param_bool(&p, o->column_stats);
-    db_param_bool(&p, o->split_offsets);
-    struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, scan_files_sql);
-    if (pg->resumed) {
-        struct page_key keys[3];
-        for (size_t i = 0; i < 3; i++)
-            keys[i] = (struct page_key){NULL, pg->from.keys[i]};
-        bad |= page_keyset_sql(&sql, &p, data_file_page_columns, keys, 3, false);
-    }
-    db_param_i64(&p, pg->limit + 1);
-    bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
-    PGresult *r = NULL;
-    if (bad || !sql.data)
-        api_nomem(err);
-    else
-        r = req_query(req, sql.data, &p, "scan files", err);
-    buf_free(&sql);
-    return r;
+    struct store_scan_query q = {
+        .catalog_id = tr->cat.id,
+        .table_id = tr->ref.table_id,
+        .snapshot = tr->snapshot,
+        .stats_fields = fields_text,
+        .column_stats = o->column_stats,
+        .split_offsets = o->split_offsets,
+        .after = pg->resumed ? pg->from.keys : NULL,
+        .limit = pg->limit,
+    };
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return -1;
+    struct error dberr;
+    if (store_files_page_scan(db, &q, rows, &dberr) != 0)
+        return api_from_error(err, &dberr, "scan files");
+    return 0;
 }
 
 /* How many of the rows the page keeps: at most the limit and, with
  * column statistics, no more entries than the page's budget (but always
  * one file, so every page advances). */
-static int scan_page_size(const PGresult *r, const struct scan_opts *o, int64_t limit)
+static int scan_page_size(const struct store_scan_rows *r, const struct scan_opts *o, int64_t limit)
 {
-    int n = PQntuples(r);
+    int n = store_scan_rows_count(r);
     if (n > limit)
         n = (int)limit;
     int64_t entries = 0;
     for (int i = 0; o->column_stats && i < n; i++) {
-        entries += db_i64(r, i, SC_NSTATS);
+        entries += store_scan_row_nstats(r, i);
         if (entries > SCAN_PAGE_STATS_ENTRIES && i > 0)
             return i;
     }
@@ -420,7 +383,7 @@ static int scan_page_size(const PGresult *r, const struct scan_opts *o, int64_t 
  * filled from the statistics rows. */
 static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr,
                                 const struct scan_opts *o, const char *fields_text,
-                                const PGresult *r, int n, struct api_error *err)
+                                const struct store_scan_rows *r, int n, struct api_error *err)
 {
     json_t **stats = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *stats);
     if (!stats) {
@@ -429,14 +392,14 @@ static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr
     }
     bool any = false;
     for (int i = 0; o->column_stats && i < n; i++) {
-        if (strcmp(db_str(r, i, DF_STATS_STATE), "provided") != 0)
+        if (strcmp(store_scan_row_stats_state(r, i), "provided") != 0)
             continue;
         if (!(stats[i] = json_array())) {
             scan_stats_free(stats, n);
             api_nomem(err);
             return NULL;
         }
-        any |= db_i64(r, i, SC_NSTATS) > 0;
+        any |= store_scan_row_nstats(r, i) > 0;
     }
     if (any && attach_stats(req, tr, fields_text, r, n, stats, err) != 0) {
         scan_stats_free(stats, n);
@@ -448,8 +411,8 @@ static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr
 /* {"files": [ScanFile...], "next_page_token"}: the first n rows, and a
  * token resuming after the last of them when rows were left. */
 static void scan_page_text(struct page_text *w, const struct table_read *tr,
-                           const struct scan_opts *o, const struct page *pg, const PGresult *r,
-                           int n, json_t *const *stats)
+                           const struct scan_opts *o, const struct page *pg,
+                           const struct store_scan_rows *r, int n, json_t *const *stats)
 {
     pt_open(w, NULL, '{');
     pt_open(w, "files", '[');
@@ -457,14 +420,30 @@ static void scan_page_text(struct page_text *w, const struct table_read *tr,
         scan_file_text(w, r, i, o, stats[i]);
     pt_close(w, ']');
     struct page_token next;
-    bool more = PQntuples(r) > n;
+    bool more = store_scan_rows_count(r) > n;
     if (more) {
         page_token_next(&next, pg, PAGE_SCAN, tr->cat.id, tr->ref.table_id, tr->snapshot);
         next.nkeys = 3;
-        data_file_page_key(r, n - 1, 0, next.keys);
+        struct store_data_file last;
+        store_scan_row(r, n - 1, &last);
+        data_file_page_key(&last, next.keys);
     }
     page_token_member(w, more ? &next : NULL);
     pt_close(w, '}');
+}
+
+/* Opens or ends the page's transaction (store_files_scan_begin or
+ * _commit); `context` names the step in logs. */
+static int scan_txn(struct srv_req *req, int (*step)(struct db_conn *, struct error *),
+                    const char *context, struct api_error *err)
+{
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return -1;
+    struct error dberr;
+    if (step(db, &dberr) != 0)
+        return api_from_error(err, &dberr, context);
+    return 0;
 }
 
 int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err)
@@ -477,7 +456,7 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
     struct table_read tr;
     struct pg_array fields;
     pg_array_init(&fields);
-    PGresult *r = NULL;
+    struct store_scan_rows r = {NULL};
     json_t **stats = NULL;
     int n = 0;
     int rc = -1;
@@ -492,24 +471,22 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
             goto done;
         }
     }
-    if (o.column_stats &&
-        req_exec(req, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", NULL, "begin", err) != 0)
+    if (o.column_stats && scan_txn(req, store_files_scan_begin, "begin", err) != 0)
         goto done;
-    if (!(r = scan_files(req, &tr, &o, fields_text, &pg, err)))
+    if (scan_files(req, &tr, &o, fields_text, &pg, &r, err) != 0)
         goto done;
-    n = scan_page_size(r, &o, pg.limit);
-    if (!(stats = scan_page_stats(req, &tr, &o, fields_text, r, n, err)))
+    n = scan_page_size(&r, &o, pg.limit);
+    if (!(stats = scan_page_stats(req, &tr, &o, fields_text, &r, n, err)))
         goto done;
-    if (o.column_stats && req_exec(req, "COMMIT", NULL, "commit", err) != 0)
+    if (o.column_stats && scan_txn(req, store_files_scan_commit, "commit", err) != 0)
         goto done;
     struct page_text w;
     pt_init(&w, (size_t)n * PAGE_TEXT_PER_FILE);
-    scan_page_text(&w, &tr, &o, &pg, r, n, stats);
+    scan_page_text(&w, &tr, &o, &pg, &r, n, stats);
     rc = pt_respond(&w, res, err);
 done:
     scan_stats_free(stats, n);
-    if (r)
-        PQclear(r);
+    store_scan_rows_free(&r);
     pg_array_free(&fields);
     table_read_release(&tr);
     return rc;

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "server/catalog/catalog.h"
-#include "server/db/db.h"
 #include "server/http/handlers.h"
+#include "server/store/snapshots.h"
 #include "util/timefmt.h"
 
 enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
@@ -16,65 +16,51 @@ enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
 static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat, int64_t from,
                              bool descending, int64_t limit, bool *has_more, struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, limit + 1);
-    /* The page and its change rows in one statement, ordered so each
-     * snapshot's changes follow it. */
-    const char *sql =
-        descending ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
-                     " ORDER BY snapshot_id DESC LIMIT $3)"
-                   : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
-                     " ORDER BY snapshot_id LIMIT $3)";
-    char query[1200];
-    snprintf(query, sizeof query,
-             "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
-             " p.schema_version, p.author, p.commit_message, c.kind, c.object_id"
-             " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
-             " AND c.snapshot_id = p.snapshot_id"
-             " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
-             sql, descending ? "DESC" : "ASC");
-    PGresult *r = req_query(req, query, &p, "snapshot list", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return NULL;
+    struct store_snapshot_rows rows;
+    struct error dberr;
+    if (store_snapshots_page(db, cat->id, from, descending, limit, &rows, &dberr) != 0) {
+        api_from_error(err, &dberr, "snapshot list");
+        return NULL;
+    }
     json_t *snaps = json_array();
     json_t *current = NULL;
     int64_t current_id = -1, count = 0;
     *has_more = false;
-    for (int i = 0; snaps && i < PQntuples(r); i++) {
-        int64_t id = db_i64(r, i, 0);
+    for (int i = 0; snaps && i < store_snapshot_rows_count(&rows); i++) {
+        struct store_snapshot_row row;
+        store_snapshot_row(&rows, i, &row);
+        int64_t id = row.snapshot_id;
         if (id != current_id) {
             if (count == limit) {
                 *has_more = true;
                 break;
             }
             char ts[48];
-            time_format_iso8601(db_i64(r, i, 1), ts, sizeof ts);
+            time_format_iso8601(row.time_us, ts, sizeof ts);
             current =
                 json_pack("{s:I,s:s,s:I,s:[]}", "snapshot_id", (json_int_t)id, "snapshot_time", ts,
-                          "schema_version", (json_int_t)db_i64(r, i, 2), "changes");
+                          "schema_version", (json_int_t)row.schema_version, "changes");
             if (!current || json_array_append_new(snaps, current) != 0) {
                 json_decref(snaps);
                 snaps = NULL;
                 break;
             }
-            if (db_str(r, i, 3))
-                json_object_set_new(current, "author", json_string(db_str(r, i, 3)));
-            if (db_str(r, i, 4))
-                json_object_set_new(current, "message", json_string(db_str(r, i, 4)));
+            if (row.author)
+                json_object_set_new(current, "author", json_string(row.author));
+            if (row.message)
+                json_object_set_new(current, "message", json_string(row.message));
             current_id = id;
             count++;
         }
-        if (!db_isnull(r, i, 5))
-            json_array_append_new(json_object_get(current, "changes"),
-                                  json_pack("{s:s,s:I}", "kind", db_str(r, i, 5), "object_id",
-                                            (json_int_t)db_i64(r, i, 6)));
+        if (row.kind)
+            json_array_append_new(
+                json_object_get(current, "changes"),
+                json_pack("{s:s,s:I}", "kind", row.kind, "object_id", (json_int_t)row.object_id));
     }
-    PQclear(r);
+    store_snapshot_rows_free(&rows);
     if (!snaps)
         api_nomem(err);
     return snaps;

@@ -90,6 +90,11 @@ PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_
  * server has not hung up on it (a restarted database ends every session,
  * which libpq notices only on the next read). Never blocks. */
 bool db_conn_alive(PGconn *pg);
+/* Whether the database answers a trivial query on pg before deadline_ns
+ * (time_mono_ns): libpq has no client-side timeout, so the query is sent
+ * asynchronously and polled. false leaves pg unusable: the caller closes
+ * it. */
+bool db_probe(PGconn *pg, int64_t deadline_ns);
 
 /* Parameter lists for db_exec: values are kept as text. */
 enum { DB_MAX_PARAMS = 24 };
@@ -113,6 +118,9 @@ int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct e
  * command tag: a DELETE's or UPDATE's count). Returns 0 or -1. */
 int db_run_count(PGconn *pg, const char *sql, const struct db_params *params, int64_t *count,
                  struct error *err);
+/* db_exec for a statement asked whether it returns any row: 1 when it
+ * does, 0 when it returns none, -1 on failure. */
+int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

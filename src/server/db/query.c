@@ -1,8 +1,10 @@
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/db/db.h"
+#include "util/timefmt.h"
 
 void db_params_init(struct db_params *p)
 {
@@ -113,6 +115,39 @@ int db_run_count(PGconn *pg, const char *sql, const struct db_params *params, in
     *count = atoll(PQcmdTuples(r));
     PQclear(r);
     return 0;
+}
+
+int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struct error *err)
+{
+    PGresult *r = db_exec(pg, sql, params, err);
+    if (!r)
+        return -1;
+    int found = PQntuples(r) > 0;
+    PQclear(r);
+    return found;
+}
+
+bool db_probe(PGconn *pg, int64_t deadline_ns)
+{
+    if (!PQsendQuery(pg, "SELECT 1"))
+        return false;
+    while (PQisBusy(pg)) {
+        int64_t left_ms = (deadline_ns - time_mono_ns()) / 1000000;
+        if (left_ms <= 0)
+            return false;
+        struct pollfd pfd = {.fd = PQsocket(pg), .events = POLLIN};
+        int n = poll(&pfd, 1, (int)left_ms);
+        if (n < 0 || (n > 0 && !PQconsumeInput(pg)))
+            return false;
+    }
+    bool ok = true;
+    PGresult *r;
+    while ((r = PQgetResult(pg)) != NULL) {
+        if (PQresultStatus(r) != PGRES_TUPLES_OK)
+            ok = false;
+        PQclear(r);
+    }
+    return ok;
 }
 
 int64_t db_i64(const PGresult *r, int row, int col)

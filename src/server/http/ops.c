@@ -1,6 +1,5 @@
 /* Probes, metrics, instance info, the OpenAPI document and the
  * specified-but-unimplemented stubs. */
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +24,8 @@ int h_livez(struct srv_req *req, struct srv_res *res, struct api_error *err)
     return 0;
 }
 
-/* Runs "SELECT 1" on the probe connection with a hard deadline: libpq has
- * no client-side timeout, so the query is sent asynchronously and polled. */
+/* Probes the database on the probe connection within timeout_ms
+ * (db_probe), opening the connection first when there is none. */
 static bool probe_once(struct server *srv, int timeout_ms)
 {
     int64_t deadline = time_mono_ns() + (int64_t)timeout_ms * 1000000;
@@ -45,27 +44,8 @@ static bool probe_once(struct server *srv, int timeout_ms)
             return false;
         }
     }
-    PGconn *c = srv->probe_conn;
-    if (!PQsendQuery(c, "SELECT 1"))
-        goto broken;
-    while (PQisBusy(c)) {
-        int64_t left_ms = (deadline - time_mono_ns()) / 1000000;
-        if (left_ms <= 0)
-            goto broken;
-        struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
-        int n = poll(&pfd, 1, (int)left_ms);
-        if (n < 0 || (n > 0 && !PQconsumeInput(c)))
-            goto broken;
-    }
-    bool ok = true;
-    PGresult *r;
-    while ((r = PQgetResult(c)) != NULL) {
-        if (PQresultStatus(r) != PGRES_TUPLES_OK)
-            ok = false;
-        PQclear(r);
-    }
-    return ok;
-broken:
+    if (db_probe(srv->probe_conn, deadline))
+        return true;
     /* A hung or failed probe connection is discarded, never reused. */
     PQfinish(srv->probe_conn);
     srv->probe_conn = NULL;

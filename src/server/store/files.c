@@ -1,0 +1,555 @@
+/* hog_data_file, hog_delete_file, hog_file_column_stats reads (see
+ * files.h). */
+#include "server/store/files.h"
+
+#include "server/db/db.h"
+#include "util/strutil.h"
+
+/* ---- shapes ---- */
+
+/* The DataFile columns of `hog_data_file d`, in the order data_file_from
+ * reads them; every data-file statement starts with them. */
+#define DATA_FILE_COLUMNS                                                                          \
+    "d.data_file_id, d.path, d.file_format, d.record_count, d.file_size_bytes,"                    \
+    " d.row_id_start, d.stats_state, d.begin_snapshot, d.footer_size, d.spec_id,"                  \
+    " d.explicit_row_ids,"                                                                         \
+    " CASE WHEN d.spec_id IS NULL THEN NULL ELSE (SELECT json_agg(pv.value ORDER BY"               \
+    "  pv.key_index)::text FROM hog_file_partition_value pv WHERE pv.catalog_id = d.catalog_id"    \
+    "  AND pv.data_file_id = d.data_file_id) END"
+enum { DATA_FILE_NCOLS = 12 };
+
+/* The DeleteFile columns of a hog_delete_file alias, in the order
+ * delete_file_from reads them. */
+#define DELETE_FILE_COLUMNS(a)                                                                     \
+    a ".delete_file_id, " a ".data_file_id, " a ".path, " a ".file_format, " a ".delete_count, " a \
+      ".file_size_bytes, " a ".begin_snapshot"
+enum { DELETE_FILE_NCOLS = 7 };
+
+enum { DF_ID = 0, DF_STATS_STATE = 6 };
+
+static void data_file_from(const PGresult *r, int row, struct store_data_file *f)
+{
+    f->data_file_id = db_i64(r, row, DF_ID);
+    f->path = db_str(r, row, 1);
+    f->file_format = db_str(r, row, 2);
+    f->record_count = db_i64(r, row, 3);
+    f->file_size_bytes = db_i64(r, row, 4);
+    f->row_id_start = db_i64(r, row, 5);
+    f->stats_state = db_str(r, row, DF_STATS_STATE);
+    f->begin_snapshot = db_i64(r, row, 7);
+    f->has_footer_size = !db_isnull(r, row, 8);
+    f->footer_size = f->has_footer_size ? db_i64(r, row, 8) : 0;
+    f->has_spec_id = !db_isnull(r, row, 9);
+    f->spec_id = f->has_spec_id ? db_i64(r, row, 9) : 0;
+    f->explicit_row_ids = db_bool(r, row, 10);
+    f->partition_values = db_str(r, row, 11);
+}
+
+static void delete_file_from(const PGresult *r, int row, int col0, struct store_delete_file *v)
+{
+    v->delete_file_id = db_i64(r, row, col0);
+    v->data_file_id = db_i64(r, row, col0 + 1);
+    v->path = db_str(r, row, col0 + 2);
+    v->file_format = db_str(r, row, col0 + 3);
+    v->delete_count = db_i64(r, row, col0 + 4);
+    v->file_size_bytes = db_i64(r, row, col0 + 5);
+    v->begin_snapshot = db_i64(r, row, col0 + 6);
+}
+
+const uint8_t *store_files_decode_bound(const char *text, struct buf *scratch, size_t *len)
+{
+    if (!text)
+        return NULL;
+    buf_reset(scratch);
+    if (text[0] == '\\' && text[1] == 'x') {
+        for (const char *p = text + 2; *p; p += 2) {
+            int hi = str_hex_digit(p[0]), lo = hi >= 0 ? str_hex_digit(p[1]) : -1;
+            if (lo < 0)
+                return NULL;
+            if (buf_putc(scratch, (char)(hi * 16 + lo)) != 0)
+                return NULL;
+        }
+    } else {
+        /* bytea_output = escape */
+        size_t n = 0;
+        unsigned char *raw = PQunescapeBytea((const unsigned char *)text, &n);
+        if (!raw)
+            return NULL;
+        int rc = buf_append(scratch, raw, n);
+        PQfreemem(raw);
+        if (rc != 0)
+            return NULL;
+    }
+    *len = scratch->len;
+    /* A zero-length bound is valid (an empty string): never hand back NULL
+     * for it. */
+    return scratch->data ? (const uint8_t *)scratch->data : (const uint8_t *)"";
+}
+
+/* ---- building a page's statement ---- */
+
+/* Appends " AND (columns...) > ($n, ...)" (< when desc) with the keys as
+ * parameters: the rows after the key in the order the columns give. */
+static int keyset_sql(struct buf *sql, struct db_params *p, const char *const *columns,
+                      const struct store_key *keys, size_t n, bool desc)
+{
+    int bad = buf_puts(sql, " AND (");
+    for (size_t i = 0; i < n; i++)
+        bad |= buf_printf(sql, "%s%s", i ? ", " : "", columns[i]);
+    bad |= buf_printf(sql, ") %s (", desc ? "<" : ">");
+    for (size_t i = 0; i < n; i++) {
+        if (keys[i].text)
+            db_param_str(p, keys[i].text);
+        else
+            db_param_i64(p, keys[i].num);
+        bad |= buf_printf(sql, "%s$%d::%s", i ? ", " : "", p->n, keys[i].text ? "text" : "bigint");
+    }
+    bad |= buf_putc(sql, ')');
+    return bad ? -1 : 0;
+}
+
+/* keyset_sql for integer keys (NULL: none, from the start). */
+static int keyset_nums(struct buf *sql, struct db_params *p, const char *const *columns,
+                       const int64_t *after, size_t n)
+{
+    if (!after)
+        return 0;
+    struct store_key k[3];
+    for (size_t i = 0; i < n; i++)
+        k[i] = (struct store_key){NULL, after[i]};
+    return keyset_sql(sql, p, columns, k, n, false);
+}
+
+/* Runs a statement built in sql (bad: building it failed), then frees sql. */
+static PGresult *run_built(struct db_conn *db, struct buf *sql, int bad, const struct db_params *p,
+                           struct error *err)
+{
+    PGresult *r = NULL;
+    if (bad || !sql->data)
+        error_nomem(err);
+    else
+        r = db_exec(db->pg, sql->data, p, err);
+    buf_free(sql);
+    return r;
+}
+
+/* The order every paged data-file statement but a sorted listing uses. */
+#define DATA_FILE_PAGE_ORDER "d.begin_snapshot, d.row_id_start, d.data_file_id"
+static const char *const data_file_page_columns[3] = {"d.begin_snapshot", "d.row_id_start",
+                                                      "d.data_file_id"};
+
+/* ---- the file listing ---- */
+
+static const struct {
+    const char *columns[3]; /* each followed by the direction */
+    size_t nkeys;
+} file_sorts[] = {
+    [STORE_FILES_BY_ID] = {{"d.data_file_id"}, 1},
+    [STORE_FILES_BY_PATH] = {{"d.path COLLATE \"C\"", "d.data_file_id"}, 2},
+    [STORE_FILES_BY_RECORDS] = {{"d.record_count", "d.data_file_id"}, 2},
+    [STORE_FILES_BY_SIZE] = {{"d.file_size_bytes", "d.data_file_id"}, 2},
+    [STORE_FILES_BY_STATS] = {{"d.stats_state", "d.data_file_id"}, 2},
+    [STORE_FILES_BY_BEGIN] = {{"d.begin_snapshot", "d.row_id_start", "d.data_file_id"}, 3},
+};
+
+size_t store_files_sort_nkeys(enum store_file_sort sort)
+{
+    return file_sorts[sort].nkeys;
+}
+
+int store_file_rows_count(const struct store_file_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+void store_file_row(const struct store_file_rows *rows, int i, struct store_data_file *out)
+{
+    data_file_from(rows->r, i, out);
+}
+
+const char *store_file_row_lower_bound(const struct store_file_rows *rows, int i)
+{
+    return db_str(rows->r, i, DATA_FILE_NCOLS);
+}
+
+const char *store_file_row_upper_bound(const struct store_file_rows *rows, int i)
+{
+    return db_str(rows->r, i, DATA_FILE_NCOLS + 1);
+}
+
+void store_file_rows_free(struct store_file_rows *rows)
+{
+    if (rows->r)
+        PQclear(rows->r);
+    rows->r = NULL;
+}
+
+/* $1 catalog, $2 table, $3 snapshot, $4 the lead field; then the filters,
+ * the keyset, LIMIT and OFFSET. */
+int store_files_page(struct db_conn *db, const struct store_files_query *q,
+                     struct store_file_rows *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, q->catalog_id);
+    db_param_i64(&p, q->table_id);
+    db_param_i64(&p, q->snapshot);
+    if (q->has_lead)
+        db_param_i64(&p, q->lead_field_id);
+    else
+        db_param_null(&p);
+    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
+     * matching nothing, when the table is unsorted). */
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
+                             " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
+                             " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                             " AND s.field_id = $4::bigint"
+                             " WHERE d.catalog_id = $1 AND d.table_id = $2"
+                             " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
+    if (q->filter_keys) {
+        db_param_str(&p, q->filter_keys);
+        db_param_str(&p, q->filter_values);
+        /* Every filter (key, value) has a matching stored value. */
+        bad |=
+            buf_printf(&sql,
+                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
+                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
+                       "   WHERE pv.catalog_id = d.catalog_id"
+                       "   AND pv.data_file_id = d.data_file_id"
+                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
+                       p.n - 1, p.n);
+    }
+    const char *const *columns = file_sorts[q->sort].columns;
+    size_t nkeys = file_sorts[q->sort].nkeys;
+    if (q->after)
+        bad |= keyset_sql(&sql, &p, columns, q->after, nkeys, q->desc);
+    bad |= buf_puts(&sql, " ORDER BY ");
+    for (size_t i = 0; i < nkeys; i++)
+        bad |= buf_printf(&sql, "%s%s %s", i ? ", " : "", columns[i], q->desc ? "DESC" : "ASC");
+    db_param_i64(&p, q->limit + 1);
+    db_param_i64(&p, q->offset);
+    bad |= buf_printf(&sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p.n - 1, p.n);
+    out->r = run_built(db, &sql, bad, &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id, int64_t table_id,
+                    int64_t data_file_id, int64_t snapshot, const char **path, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, data_file_id);
+    db_param_i64(&p, snapshot);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT d.path FROM hog_data_file d WHERE d.catalog_id = $1"
+                          " AND d.table_id = $2 AND d.data_file_id = $3"
+                          " AND hog_visible(d.begin_snapshot, d.end_snapshot, $4)",
+                          &p, err);
+    if (!r)
+        return -1;
+    int rc = PQntuples(r) == 1;
+    if (rc && !(*path = arena_strdup(arena, db_str(r, 0, 0))))
+        rc = error_nomem(err);
+    PQclear(r);
+    return rc;
+}
+
+/* ---- one file's statistics ---- */
+
+int store_file_stats(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t snapshot,
+                     int64_t data_file_id, struct store_file_stats_rows *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, snapshot);
+    db_param_i64(&p, data_file_id);
+    /* One round trip: the file row (visible at the snapshot, in this
+     * table) LEFT JOINed to its statistics rows. */
+    out->r = db_exec(db->pg,
+                     "SELECT s.field_id, s.value_count, s.null_count, s.nan_count, s.size_bytes,"
+                     " s.lower_bound, s.upper_bound, d.stats_state"
+                     " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
+                     " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                     " WHERE d.catalog_id = $1 AND d.table_id = $2 AND d.data_file_id = $4"
+                     " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
+                     " ORDER BY s.field_id",
+                     &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_file_stats_count(const struct store_file_stats_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+const char *store_file_stats_state(const struct store_file_stats_rows *rows)
+{
+    return db_str(rows->r, 0, 7);
+}
+
+/* Statistics columns from col0: field_id, value_count, null_count,
+ * nan_count, then (with_size) size_bytes, then lower and upper bounds. */
+static void stats_from(const PGresult *r, int row, int col0, bool with_size,
+                       struct store_column_stats *s)
+{
+    s->field_id = db_i64(r, row, col0);
+    s->value_count = db_i64(r, row, col0 + 1);
+    s->null_count = db_i64(r, row, col0 + 2);
+    s->has_nan_count = !db_isnull(r, row, col0 + 3);
+    s->nan_count = s->has_nan_count ? db_i64(r, row, col0 + 3) : 0;
+    int next = col0 + 4;
+    s->has_size_bytes = with_size && !db_isnull(r, row, next);
+    s->size_bytes = s->has_size_bytes ? db_i64(r, row, next) : 0;
+    next += with_size;
+    s->lower_bound = db_str(r, row, next);
+    s->upper_bound = db_str(r, row, next + 1);
+}
+
+bool store_file_stats_row(const struct store_file_stats_rows *rows, int i,
+                          struct store_column_stats *out)
+{
+    if (db_isnull(rows->r, i, 0))
+        return false; /* the LEFT JOIN's row for a file without stats */
+    out->data_file_id = 0;
+    stats_from(rows->r, i, 0, true, out);
+    return true;
+}
+
+void store_file_stats_free(struct store_file_stats_rows *rows)
+{
+    if (rows->r)
+        PQclear(rows->r);
+    rows->r = NULL;
+}
+
+/* ---- the scan plan ---- */
+
+int store_files_scan_begin(struct db_conn *db, struct error *err)
+{
+    return db_run(db->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", NULL, err);
+}
+
+int store_files_scan_commit(struct db_conn *db, struct error *err)
+{
+    return db_run(db->pg, "COMMIT", NULL, err);
+}
+
+/* Column positions of the scan statement. */
+enum {
+    SC_SPLITS = DATA_FILE_NCOLS,
+    SC_DV = SC_SPLITS + 1,
+    SC_NSTATS = SC_DV + DELETE_FILE_NCOLS,
+};
+
+/* $1 catalog, $2 table, $3 snapshot, $4 stats_fields (bigint[] or NULL),
+ * $5 column_stats wanted, $6 split_offsets wanted; then the keyset and
+ * the LIMIT. At most one vector per data file is visible at any snapshot
+ * (one live DV per file). */
+/* clang-format off */
+static const char scan_files_sql[] =
+    "SELECT " DATA_FILE_COLUMNS ","
+    " CASE WHEN $6::boolean THEN array_to_json(d.split_offsets)::text END, "
+    DELETE_FILE_COLUMNS("dv") ","
+    " CASE WHEN $5::boolean AND d.stats_state = 'provided' THEN"
+    "  (SELECT count(*) FROM hog_file_column_stats s"
+    "   WHERE s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+    "   AND ($4::bigint[] IS NULL OR s.field_id = ANY($4::bigint[])))"
+    " ELSE 0 END"
+    " FROM hog_data_file d LEFT JOIN hog_delete_file dv"
+    " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
+    " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
+    " WHERE d.catalog_id = $1 AND d.table_id = $2"
+    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)";
+/* clang-format on */
+
+int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
+                          struct store_scan_rows *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, q->catalog_id);
+    db_param_i64(&p, q->table_id);
+    db_param_i64(&p, q->snapshot);
+    db_param_str(&p, q->stats_fields);
+    db_param_bool(&p, q->column_stats);
+    db_param_bool(&p, q->split_offsets);
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(&sql, scan_files_sql);
+    bad |= keyset_nums(&sql, &p, data_file_page_columns, q->after, 3);
+    db_param_i64(&p, q->limit + 1);
+    bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
+    out->r = run_built(db, &sql, bad, &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_scan_rows_count(const struct store_scan_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data_file *out)
+{
+    data_file_from(rows->r, i, out);
+}
+
+int64_t store_scan_row_file_id(const struct store_scan_rows *rows, int i)
+{
+    return db_i64(rows->r, i, DF_ID);
+}
+
+const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i)
+{
+    return db_str(rows->r, i, DF_STATS_STATE);
+}
+
+const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i)
+{
+    return db_str(rows->r, i, SC_SPLITS);
+}
+
+bool store_scan_row_delete_file(const struct store_scan_rows *rows, int i,
+                                struct store_delete_file *out)
+{
+    if (db_isnull(rows->r, i, SC_DV))
+        return false;
+    delete_file_from(rows->r, i, SC_DV, out);
+    return true;
+}
+
+int64_t store_scan_row_nstats(const struct store_scan_rows *rows, int i)
+{
+    return db_i64(rows->r, i, SC_NSTATS);
+}
+
+void store_scan_rows_free(struct store_scan_rows *rows)
+{
+    if (rows->r)
+        PQclear(rows->r);
+    rows->r = NULL;
+}
+
+int store_files_scan_stats(struct db_conn *db, int64_t catalog_id, const char *file_ids,
+                           const char *fields, struct store_stats_rows *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_str(&p, file_ids);
+    db_param_str(&p, fields);
+    out->r = db_exec(db->pg,
+                     "SELECT s.data_file_id, s.field_id, s.value_count, s.null_count,"
+                     " s.nan_count, s.lower_bound, s.upper_bound"
+                     " FROM hog_file_column_stats s"
+                     " WHERE s.catalog_id = $1 AND s.data_file_id = ANY($2::bigint[])"
+                     " AND ($3::bigint[] IS NULL OR s.field_id = ANY($3::bigint[]))"
+                     " ORDER BY s.data_file_id, s.field_id",
+                     &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_stats_rows_count(const struct store_stats_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+void store_stats_row(const struct store_stats_rows *rows, int i, struct store_column_stats *out)
+{
+    out->data_file_id = db_i64(rows->r, i, 0);
+    stats_from(rows->r, i, 1, false, out);
+}
+
+void store_stats_rows_free(struct store_stats_rows *rows)
+{
+    if (rows->r)
+        PQclear(rows->r);
+    rows->r = NULL;
+}
+
+/* ---- the changefeed plan ---- */
+
+/* The window predicate: a row appended in (from, to] is one whose
+ * begin_snapshot is visible at `to` but not at `from` (its end does not
+ * matter: a file retired inside the window was still appended there). */
+#define IN_WINDOW(alias)                                                                           \
+    " hog_visible(" alias ".begin_snapshot, NULL, $4) AND NOT hog_visible(" alias                  \
+    ".begin_snapshot, NULL, $3)"
+
+/* $1 catalog, $2 table, $3 from, $4 to. Compaction outputs are the files
+ * whose begin_snapshot wrote table_compacted for this table (they rewrite
+ * rows the feed already delivered). */
+/* clang-format off */
+static const char changed_files_sql[] =
+    "SELECT " DATA_FILE_COLUMNS " FROM hog_data_file d"
+    " WHERE d.catalog_id = $1 AND d.table_id = $2 AND" IN_WINDOW("d")
+    " AND NOT EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+    "  AND c.object_id = $2 AND c.kind = 'table_compacted'"
+    "  AND c.snapshot_id = d.begin_snapshot)";
+/* clang-format on */
+
+/* clang-format off */
+static const char changed_dvs_sql[] =
+    "SELECT " DELETE_FILE_COLUMNS("v") " FROM hog_delete_file v"
+    " WHERE v.catalog_id = $1 AND v.table_id = $2 AND" IN_WINDOW("v");
+/* clang-format on */
+
+static const char *const vector_page_columns[2] = {"v.begin_snapshot", "v.delete_file_id"};
+
+/* Up to limit + 1 rows of one of the window's listings, ordered by its
+ * page columns, after `after` when given. */
+static PGresult *window_rows(struct db_conn *db, const struct store_window *w, const char *base,
+                             const char *const *columns, size_t ncolumns, const int64_t *after,
+                             int64_t limit, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, w->catalog_id);
+    db_param_i64(&p, w->table_id);
+    db_param_i64(&p, w->from);
+    db_param_i64(&p, w->to);
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(&sql, base);
+    bad |= keyset_nums(&sql, &p, columns, after, ncolumns);
+    bad |= buf_puts(&sql, " ORDER BY ");
+    for (size_t i = 0; i < ncolumns; i++)
+        bad |= buf_printf(&sql, "%s%s", i ? ", " : "", columns[i]);
+    db_param_i64(&p, limit + 1);
+    bad |= buf_printf(&sql, " LIMIT $%d::bigint", p.n);
+    return run_built(db, &sql, bad, &p, err);
+}
+
+int store_files_page_changed(struct db_conn *db, const struct store_window *w, const int64_t *after,
+                             int64_t limit, struct store_file_rows *out, struct error *err)
+{
+    out->r = window_rows(db, w, changed_files_sql, data_file_page_columns, 3, after, limit, err);
+    return out->r ? 0 : -1;
+}
+
+int store_files_page_changed_dvs(struct db_conn *db, const struct store_window *w,
+                                 const int64_t *after, int64_t limit, struct store_dv_rows *out,
+                                 struct error *err)
+{
+    out->r = window_rows(db, w, changed_dvs_sql, vector_page_columns, 2, after, limit, err);
+    return out->r ? 0 : -1;
+}
+
+int store_dv_rows_count(const struct store_dv_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+void store_dv_row(const struct store_dv_rows *rows, int i, struct store_delete_file *out)
+{
+    delete_file_from(rows->r, i, 0, out);
+}
+
+void store_dv_rows_free(struct store_dv_rows *rows)
+{
+    if (rows->r)
+        PQclear(rows->r);
+    rows->r = NULL;
+}

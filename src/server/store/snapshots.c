@@ -1,0 +1,86 @@
+/* hog_snapshot and hog_snapshot_change reads (see snapshots.h). */
+#include "server/store/snapshots.h"
+
+#include <stdio.h>
+
+#include "server/db/db.h"
+
+int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, bool descending,
+                         int64_t limit, struct store_snapshot_rows *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, from);
+    db_param_i64(&p, limit + 1);
+    /* The page and its change rows in one statement, ordered so each
+     * snapshot's changes follow it. */
+    const char *sql =
+        descending ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
+                     " ORDER BY snapshot_id DESC LIMIT $3)"
+                   : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
+                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
+                     " ORDER BY snapshot_id LIMIT $3)";
+    char query[1200];
+    snprintf(query, sizeof query,
+             "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
+             " p.schema_version, p.author, p.commit_message, c.kind, c.object_id"
+             " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
+             " AND c.snapshot_id = p.snapshot_id"
+             " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
+             sql, descending ? "DESC" : "ASC");
+    out->r = db_exec(db->pg, query, &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_snapshot_rows_count(const struct store_snapshot_rows *rows)
+{
+    return PQntuples(rows->r);
+}
+
+void store_snapshot_row(const struct store_snapshot_rows *rows, int i,
+                        struct store_snapshot_row *out)
+{
+    const PGresult *r = rows->r;
+    out->snapshot_id = db_i64(r, i, 0);
+    out->time_us = db_i64(r, i, 1);
+    out->schema_version = db_i64(r, i, 2);
+    out->author = db_str(r, i, 3);
+    out->message = db_str(r, i, 4);
+    out->kind = db_str(r, i, 5);
+    out->object_id = out->kind ? db_i64(r, i, 6) : 0;
+}
+
+void store_snapshot_rows_free(struct store_snapshot_rows *rows)
+{
+    PQclear(rows->r);
+    rows->r = NULL;
+}
+
+int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_t table_id,
+                                  int64_t from, int64_t to, int64_t *snapshot_id, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, from);
+    db_param_i64(&p, to);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT min(a.snapshot_id) FROM hog_snapshot_change a"
+                          " WHERE a.catalog_id = $1 AND a.object_id = $2"
+                          " AND a.kind = 'table_altered' AND a.snapshot_id > $3"
+                          " AND a.snapshot_id <= $4 AND EXISTS (SELECT 1 FROM"
+                          "  hog_snapshot_change b WHERE b.catalog_id = $1"
+                          "  AND b.object_id = $2 AND b.kind = 'table_deleted_from'"
+                          "  AND b.snapshot_id = a.snapshot_id)",
+                          &p, err);
+    if (!r)
+        return -1;
+    int found = !db_isnull(r, 0, 0);
+    if (found)
+        *snapshot_id = db_i64(r, 0, 0);
+    PQclear(r);
+    return found;
+}

@@ -1,0 +1,53 @@
+/* hog_snapshot and hog_snapshot_change rows as the readers see them: the
+ * snapshot log a page at a time, each snapshot with its change rows, and
+ * the change rows that mark a TRUNCATE. Allocating snapshots stays with
+ * the DDL and commit paths (server/catalog/catalog.h, server/commit/).
+ *
+ * A log page can hold thousands of snapshots: it is a view over the
+ * query's result, read a row at a time, never copied. */
+#ifndef HL_SERVER_STORE_SNAPSHOTS_H
+#define HL_SERVER_STORE_SNAPSHOTS_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+struct db_conn;
+
+/* A page of the log: one row per (snapshot, change row), a snapshot's
+ * rows together, in the page's order. */
+struct store_snapshot_rows {
+    PGresult *r;
+};
+/* One row; strings borrowed from the rows (valid until they are freed). */
+struct store_snapshot_row {
+    int64_t snapshot_id;
+    int64_t time_us; /* snapshot_time, microseconds since the epoch */
+    int64_t schema_version;
+    const char *author;  /* NULL: none */
+    const char *message; /* NULL: none */
+    const char *kind;    /* the change row's kind; NULL: the snapshot has none */
+    int64_t object_id;   /* the change row's object */
+};
+
+/* Up to limit + 1 snapshots of the catalog after `from` ascending, or
+ * before it descending (one past the page tells whether the log goes on),
+ * with their change rows ordered by (kind, object_id). 0 or -1. */
+int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, bool descending,
+                         int64_t limit, struct store_snapshot_rows *out, struct error *err);
+int store_snapshot_rows_count(const struct store_snapshot_rows *rows);
+void store_snapshot_row(const struct store_snapshot_rows *rows, int i,
+                        struct store_snapshot_row *out);
+void store_snapshot_rows_free(struct store_snapshot_rows *rows);
+
+/* The first snapshot in (from, to] that truncated the table: 1 with
+ * *snapshot_id set, 0 when none did, -1. A truncate is the one snapshot
+ * that writes both table_altered and table_deleted_from for a table (other
+ * DDL writes only table_altered, data commits never write it). */
+int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_t table_id,
+                                  int64_t from, int64_t to, int64_t *snapshot_id,
+                                  struct error *err);
+
+#endif
