@@ -215,7 +215,7 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
     else
         snprintf(query, sizeof query, "?from_snapshot=%lld", (long long)from);
     strncat(path, query, sizeof path - strlen(path) - 1);
-    json_t *resp;
+    json_t *resp = NULL;
     if ((rc = get_all_pages(cli, path, &resp)) != EXIT_OK)
         return rc;
     return cli_show(cli, resp, show_changes, a->positional[0]);

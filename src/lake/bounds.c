@@ -48,10 +48,12 @@ bool bound_type_has_bounds(enum lake_type t)
 static int fail(struct error *err, const char *reason)
 {
     if (reason == NO_MEMORY)
-        return error_nomem(err);
-    if (strcmp(reason, "nan_bound") == 0)
-        return error_fail_reason(err, ERR_INVALID, "nan_bound", "%s", reason);
-    return error_fail(err, ERR_INVALID, "%s", reason);
+        error_nomem(err);
+    else if (strcmp(reason, "nan_bound") == 0)
+        error_fail_reason(err, ERR_INVALID, "nan_bound", "%s", reason);
+    else
+        error_fail(err, ERR_INVALID, "%s", reason);
+    return -1;
 }
 
 /* ---- byte forms ---- */
@@ -601,7 +603,7 @@ int bound_encode_text(enum lake_type t, int precision, int scale, const char *va
     }
     case LT_FLOAT:
     case LT_DOUBLE: {
-        double v;
+        double v = 0;
         if (parse_floating(value, len, t == LT_FLOAT, &v, err) != 0)
             return -1;
         if (t == LT_FLOAT) {

@@ -216,7 +216,7 @@ static int hydrate_one(struct srv_ctx *ctx, const struct catalog_row *cat, struc
     struct arena a;
     arena_init(&a, 0);
     struct hydrated h = {0};
-    enum outcome o;
+    enum outcome o = OUT_FAILED;
     int rc = fetch_footer(ctx, cat, store, &f, &a, &h, &o) != 0 ? error_nomem(err) : 0;
     if (rc == 0 && o == OUT_PROVIDED)
         rc = compute(ctx, cat, &f, &a, &h, &o, err);
