@@ -59,16 +59,6 @@ struct embedded_pg {
 #define DB_NAME STORE_EMBEDDED_DATABASE
 #define SOCKET_PORT "5432"
 
-static void set_err(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-}
-
 static bool is_dir_with(const char *dir, const char *file)
 {
     char p[700];
@@ -239,26 +229,23 @@ static void conn_quote(char *out, size_t size, const char *v)
     out[j] = '\0';
 }
 
-static int ensure_database(const char *socket_dir, char *conninfo, size_t conninfo_size, char *err,
-                           size_t err_size)
+static int ensure_database(const char *socket_dir, char *conninfo, size_t conninfo_size,
+                           struct error *err)
 {
     char host[700];
     conn_quote(host, sizeof host, socket_dir);
     char admin[800];
     snprintf(admin, sizeof admin, "host=%s port=" SOCKET_PORT " user=postgres dbname=postgres",
              host);
-    char cerr[512];
-    PGconn *c = db_connect(admin, 30, cerr, sizeof cerr);
+    struct error cerr;
+    PGconn *c = db_connect(admin, 30, &cerr);
     if (!c) {
-        set_err(err, err_size, "cannot connect to the embedded PostgreSQL: %s", cerr);
+        error_fail(err, ERR_UNAVAILABLE, "cannot connect to the embedded PostgreSQL: %s", cerr.msg);
         return -1;
     }
-    struct error dberr;
     int rc = 0;
-    if (store_migrations_ensure_database(c, &dberr) != 0) {
-        set_err(err, err_size, "embedded PostgreSQL: %s", dberr.msg);
-        rc = -1;
-    }
+    if (store_migrations_ensure_database(c, err) != 0)
+        rc = error_prefix(err, "embedded PostgreSQL");
     PQfinish(c);
     snprintf(conninfo, conninfo_size, "host=%s port=" SOCKET_PORT " user=postgres dbname=" DB_NAME,
              host);
@@ -299,41 +286,41 @@ static int start_postmaster(struct embedded_pg *pg, const atomic_bool *cancel)
 }
 
 struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
-                                      size_t conninfo_size, char *err, size_t err_size)
+                                      size_t conninfo_size, struct error *err)
 {
     struct embedded_pg *pg = calloc(1, sizeof *pg);
     if (!pg) {
-        set_err(err, err_size, "out of memory");
+        error_nomem(err);
         return NULL;
     }
     pg->lock_fd = -1;
     const char *data_dir = cfg->data_dir;
     if (strpbrk(data_dir, "'\"\\ \t\n")) {
-        set_err(err, err_size, "data dir '%s' must not contain quotes, spaces or backslashes",
-                data_dir);
+        error_fail(err, ERR_INVALID, "data dir '%s' must not contain quotes, spaces or backslashes",
+                   data_dir);
         goto fail;
     }
     char bin[512];
     if (cfg->pg_bin[0])
         snprintf(bin, sizeof bin, "%s", cfg->pg_bin);
     else if (!find_pg_bin(bin, sizeof bin)) {
-        set_err(err, err_size,
-                "embedded mode needs PostgreSQL's server binaries: install the postgresql "
-                "package (apt-get install postgresql), set --pg-bin, or pass --database-url");
+        error_fail(err, ERR_IO,
+                   "embedded mode needs PostgreSQL's server binaries: install the postgresql "
+                   "package (apt-get install postgresql), set --pg-bin, or pass --database-url");
         goto fail;
     }
     if (!is_dir_with(bin, "initdb") || !is_dir_with(bin, "pg_ctl")) {
-        set_err(err, err_size, "no initdb/pg_ctl in %s", bin);
+        error_fail(err, ERR_IO, "no initdb/pg_ctl in %s", bin);
         goto fail;
     }
     if (geteuid() == 0) {
         const char *user = cfg->pg_user[0] ? cfg->pg_user : "postgres";
         struct passwd *pw = getpwnam(user);
         if (!pw || pw->pw_uid == 0) {
-            set_err(err, err_size,
-                    "running as root, the embedded PostgreSQL needs an unprivileged user to own "
-                    "it; '%s' %s (set --pg-user)",
-                    user, pw ? "is root" : "does not exist");
+            error_fail(err, ERR_IO,
+                       "running as root, the embedded PostgreSQL needs an unprivileged user to own "
+                       "it; '%s' %s (set --pg-user)",
+                       user, pw ? "is root" : "does not exist");
             goto fail;
         }
         pg->as_other_user = true;
@@ -342,39 +329,39 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
     }
 
     if (datadir_make_dirs(data_dir, 0755) != 0) {
-        set_err(err, err_size, "cannot create data dir %s: %s", data_dir, strerror(errno));
+        error_fail(err, ERR_IO, "cannot create data dir %s: %s", data_dir, strerror(errno));
         goto fail;
     }
     char path[700];
     snprintf(path, sizeof path, "%s/hoglaked.lock", data_dir);
     pg->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (pg->lock_fd < 0 || flock(pg->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        set_err(err, err_size,
-                "another hoglaked is using data dir %s (embedded mode runs one server per data "
-                "dir; share a --database-url to run several)",
-                data_dir);
+        error_fail(err, ERR_IO,
+                   "another hoglaked is using data dir %s (embedded mode runs one server per data "
+                   "dir; share a --database-url to run several)",
+                   data_dir);
         goto fail;
     }
 
     snprintf(pg->pg_dir, sizeof pg->pg_dir, "%s/pg", data_dir);
     struct sockaddr_un sun;
     if (strlen(pg->pg_dir) + strlen("/.s.PGSQL." SOCKET_PORT) >= sizeof sun.sun_path) {
-        set_err(err, err_size,
-                "data dir path %s is too long for PostgreSQL's Unix socket; choose a shorter "
-                "--data-dir",
-                data_dir);
+        error_fail(err, ERR_IO,
+                   "data dir path %s is too long for PostgreSQL's Unix socket; choose a shorter "
+                   "--data-dir",
+                   data_dir);
         goto fail;
     }
     if (datadir_make_dirs(pg->pg_dir, 0700) != 0 ||
         (pg->as_other_user && chown(pg->pg_dir, pg->uid, pg->gid) != 0)) {
-        set_err(err, err_size, "cannot prepare %s: %s", pg->pg_dir, strerror(errno));
+        error_fail(err, ERR_IO, "cannot prepare %s: %s", pg->pg_dir, strerror(errno));
         goto fail;
     }
     if (!reachable_by_owner(pg, pg->pg_dir)) {
-        set_err(err, err_size,
-                "the PostgreSQL user cannot reach %s: make every parent directory traversable "
-                "(chmod o+x) or choose another --data-dir",
-                pg->pg_dir);
+        error_fail(err, ERR_IO,
+                   "the PostgreSQL user cannot reach %s: make every parent directory traversable "
+                   "(chmod o+x) or choose another --data-dir",
+                   pg->pg_dir);
         goto fail;
     }
     snprintf(pg->pgdata, sizeof pg->pgdata, "%s/data", pg->pg_dir);
@@ -389,7 +376,7 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
         char *const argv[] = {initdb, "-D",   pg->pgdata,         "-U", "postgres", "-A", "trust",
                               "-E",   "UTF8", "--locale=C.UTF-8", NULL};
         if (run_tool(pg, argv, pg->log_path, NULL) != 0) {
-            set_err(err, err_size, "initdb failed; see %s", pg->log_path);
+            error_fail(err, ERR_IO, "initdb failed; see %s", pg->log_path);
             goto fail;
         }
     }
@@ -403,14 +390,14 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
     char *const status_argv[] = {pg->pg_ctl, "-D", pg->pgdata, "status", NULL};
     if (run_tool(pg, status_argv, pg->log_path, NULL) != 0) {
         if (start_postmaster(pg, NULL) != 0) {
-            set_err(err, err_size, "the embedded PostgreSQL did not start; see %s", pg->log_path);
+            error_fail(err, ERR_IO, "the embedded PostgreSQL did not start; see %s", pg->log_path);
             goto fail;
         }
         log_info("embedded PostgreSQL started (socket in %s)", pg->pg_dir);
     } else {
         log_info("adopted the embedded PostgreSQL already running in %s", pg->pgdata);
     }
-    if (ensure_database(pg->pg_dir, conninfo, conninfo_size, err, err_size) != 0) {
+    if (ensure_database(pg->pg_dir, conninfo, conninfo_size, err) != 0) {
         embedded_pg_stop(pg);
         return NULL;
     }
@@ -618,8 +605,7 @@ static void *supervise(void *arg)
     return NULL;
 }
 
-int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, char *err,
-                          size_t err_size)
+int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, struct error *err)
 {
     /* Without a way to see the postmaster, a restart would fight a live
      * one: serve on unsupervised rather than guess. */
@@ -642,7 +628,8 @@ int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, char 
     pthread_condattr_destroy(&ca);
     int rc = pthread_create(&pg->supervisor, NULL, supervise, pg);
     if (rc != 0) {
-        set_err(err, err_size, "cannot start the embedded PostgreSQL supervisor: %s", strerror(rc));
+        error_fail(err, ERR_IO, "cannot start the embedded PostgreSQL supervisor: %s",
+                   strerror(rc));
         pthread_cond_destroy(&pg->wake);
         pthread_mutex_destroy(&pg->mu);
         return -1;

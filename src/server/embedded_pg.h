@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+#include "util/error.h"
+
 struct config;
 struct embedded_pg;
 struct metrics;
@@ -26,13 +28,12 @@ struct metrics;
 /* Writes the libpq conninfo of the cluster's `hoglake` database into
  * conninfo. Returns NULL with a message in err on failure. */
 struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
-                                      size_t conninfo_size, char *err, size_t err_size);
+                                      size_t conninfo_size, struct error *err);
 /* Starts the supervisor, which counts restarts in metrics (kept until
  * embedded_pg_unsupervise). When the postmaster cannot be watched (its pid
  * file or /proc unreadable) it logs a warning and supervises nothing.
  * Returns -1 with a message in err when the thread cannot be started. */
-int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, char *err,
-                          size_t err_size);
+int embedded_pg_supervise(struct embedded_pg *pg, struct metrics *metrics, struct error *err);
 /* Stops and joins the supervisor, cancelling a restart in progress; no
  * restart happens after it returns. Idempotent; NULL is a no-op. */
 void embedded_pg_unsupervise(struct embedded_pg *pg);

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     if (srv.cfg.database_url[0]) {
         snprintf(conninfo, sizeof conninfo, "%s", srv.cfg.database_url);
     } else {
-        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, fault.msg, sizeof fault.msg);
+        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, &fault);
         if (!epg) {
             log_error("%s", fault.msg);
             goto out;
@@ -186,12 +186,11 @@ int main(int argc, char **argv)
         goto out;
     }
     int applied = 0;
-    if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, fault.msg,
-                   sizeof fault.msg) != 0) {
+    if (db_migrate(conninfo, hl_migrations, hl_migrations_count, &applied, &fault) != 0) {
         log_error("%s", fault.msg);
         goto out;
     }
-    srv.pool = db_pool_create(conninfo, srv.cfg.db_pool_size, fault.msg, sizeof fault.msg);
+    srv.pool = db_pool_create(conninfo, srv.cfg.db_pool_size, &fault);
     if (!srv.pool) {
         log_error("cannot connect to the catalog database: %s", fault.msg);
         goto out;
@@ -207,8 +206,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if ((srv.cfg.auth || srv.cfg.reset_admin_token) &&
-        auth_bootstrap(srv.pool, srv.cfg.data_dir, srv.cfg.reset_admin_token, fault.msg,
-                       sizeof fault.msg) != 0) {
+        auth_bootstrap(srv.pool, srv.cfg.data_dir, srv.cfg.reset_admin_token, &fault) != 0) {
         log_error("%s", fault.msg);
         goto out;
     }
@@ -222,7 +220,7 @@ int main(int argc, char **argv)
         goto out;
     }
     /* Embedded mode: a dead postmaster is restarted (embedded_pg.h). */
-    if (epg && embedded_pg_supervise(epg, srv.metrics, fault.msg, sizeof fault.msg) != 0) {
+    if (epg && embedded_pg_supervise(epg, srv.metrics, &fault) != 0) {
         log_error("%s", fault.msg);
         goto out;
     }
@@ -271,14 +269,14 @@ int main(int argc, char **argv)
          &compaction},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
-                                  sizeof tasks / sizeof tasks[0], fault.msg, sizeof fault.msg);
+                                  sizeof tasks / sizeof tasks[0], &fault);
     if (!srv.maint) {
         log_error("%s", fault.msg);
         goto out;
     }
     if (srv.cfg.metrics_interval_ms > 0 &&
-        !(sampler = metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms,
-                                          fault.msg, sizeof fault.msg))) {
+        !(sampler =
+              metrics_sampler_start(srv.pool, srv.metrics, srv.cfg.metrics_interval_ms, &fault))) {
         log_error("%s", fault.msg);
         goto out;
     }

@@ -205,11 +205,11 @@ static void *sampler_main(void *arg)
 }
 
 struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metrics *m,
-                                              int64_t interval_ms, char *err, size_t err_size)
+                                              int64_t interval_ms, struct error *err)
 {
     struct metrics_sampler *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return NULL;
     }
     s->pool = pool;
@@ -223,7 +223,7 @@ struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metri
     pthread_condattr_destroy(&ca);
     int rc = pthread_create(&s->thread, NULL, sampler_main, s);
     if (rc != 0) {
-        snprintf(err, err_size, "cannot start the metrics sampler: %s", strerror(rc));
+        error_fail(err, ERR_INTERNAL, "cannot start the metrics sampler: %s", strerror(rc));
         pthread_cond_destroy(&s->wake);
         pthread_mutex_destroy(&s->mu);
         free(s);

@@ -24,6 +24,8 @@
 #include <libpq-fe.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 struct db_pool;
 struct metrics;
 struct metrics_sampler;
@@ -34,7 +36,7 @@ enum { METRICS_MAX_CONSUMERS = 100 };
 /* Starts the thread, which samples at once and then every interval_ms
  * (> 0). NULL (err filled) when it cannot start. */
 struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metrics *m,
-                                              int64_t interval_ms, char *err, size_t err_size);
+                                              int64_t interval_ms, struct error *err);
 /* Stops and joins the thread (a sample in progress finishes). NULL is a
  * no-op. */
 void metrics_sampler_stop(struct metrics_sampler *s);

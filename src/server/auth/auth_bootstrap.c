@@ -41,13 +41,12 @@ static int write_secret_file(const char *dir, const char *secret, char *path, si
 }
 
 /* Under the lock: decides, writes the file, inserts the token. */
-static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset, char *err,
-                            size_t err_size, struct error *dberr)
+static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset, struct error *err)
 {
-    if (reset && store_token_revoke_bootstrap_admins(c, dberr) != 0)
+    if (reset && store_token_revoke_bootstrap_admins(c, err) != 0)
         return -1;
     int exists = 0;
-    if (!reset && (exists = store_token_has_live_admin(c, dberr)) < 0)
+    if (!reset && (exists = store_token_has_live_admin(c, err)) < 0)
         return -1;
     if (exists) {
         log_info("authentication is on; an admin token exists");
@@ -56,22 +55,22 @@ static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset,
     char secret[TOKEN_SECRET_LEN + 1];
     uint8_t digest[SHA256_BYTES];
     if (token_secret_new(secret) != 0 || token_secret_hash(secret, TOKEN_SECRET_LEN, digest) != 0) {
-        snprintf(err, err_size, "cannot generate the admin token's secret");
+        error_fail(err, ERR_INTERNAL, "cannot generate the admin token's secret");
         return -2;
     }
     char path[1024];
     int rc = write_secret_file(data_dir, secret, path, sizeof path);
     explicit_bzero(secret, sizeof secret);
     if (rc != 0) {
-        snprintf(err, err_size, "cannot write the admin token to %s/" ADMIN_TOKEN_FILE ": %s",
-                 data_dir, strerror(errno));
+        error_fail(err, ERR_IO, "cannot write the admin token to %s/" ADMIN_TOKEN_FILE ": %s",
+                   data_dir, strerror(errno));
         return -2;
     }
     struct store_token_new t = {.name = "bootstrap-admin", .role = ROLE_ADMIN};
     struct store_token_rows row = {NULL};
-    if (store_token_insert(c, &t, digest, &row, dberr) != 0 ||
-        (store_token_rows_count(&row) != 1 && error_nomem(dberr) != 0) ||
-        db_run(c->pg, "COMMIT", NULL, dberr) != 0) {
+    if (store_token_insert(c, &t, digest, &row, err) != 0 ||
+        (store_token_rows_count(&row) != 1 && error_nomem(err) != 0) ||
+        db_run(c->pg, "COMMIT", NULL, err) != 0) {
         store_token_rows_free(&row);
         unlink(path); /* a secret for a token that never was */
         return -1;
@@ -82,27 +81,26 @@ static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset,
     return 0;
 }
 
-int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char *err,
-                   size_t err_size)
+int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, struct error *err)
 {
     struct db_conn *c = db_pool_acquire(pool, 30000);
-    if (!c) {
-        snprintf(err, err_size, "admin token: no database connection");
-        return -1;
-    }
-    struct error dberr;
+    if (!c)
+        return error_fail(err, ERR_UNAVAILABLE, "admin token: no database connection");
     int rc = -1;
-    if (db_run(c->pg, "BEGIN", NULL, &dberr) != 0 || store_token_lock_bootstrap(c, &dberr) != 0)
+    if (db_run(c->pg, "BEGIN", NULL, err) != 0 || store_token_lock_bootstrap(c, err) != 0)
         goto db_fail;
-    rc = bootstrap_locked(c, data_dir, reset, err, err_size, &dberr);
+    /* -1: the database failed; -2: err already says what else did. */
+    rc = bootstrap_locked(c, data_dir, reset, err);
     if (rc == -1)
         goto db_fail;
-    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
-        db_run(c->pg, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, &dberr);
+    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
+        struct error ignored;
+        db_run(c->pg, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, &ignored);
+    }
     db_pool_release(c);
     return rc == 0 ? 0 : -1;
 db_fail:
-    snprintf(err, err_size, "admin token: %s", dberr.msg);
+    error_prefix(err, "admin token");
     if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
         db_run(c->pg, "ROLLBACK", NULL, NULL);
     db_pool_release(c);

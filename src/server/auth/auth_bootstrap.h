@@ -15,13 +15,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/error.h"
+
 struct db_pool;
 
 #define ADMIN_TOKEN_FILE "admin.token"
 
 /* 0, or -1 with a message in err (the server must not start: nobody could
  * administer it). */
-int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, char *err,
-                   size_t err_size);
+int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, struct error *err);
 
 #endif

@@ -63,7 +63,7 @@ struct db_pool_stats {
 /* conninfo is a libpq URI or key=value string. Connections open lazily; the
  * first one is opened here so a bad URL fails at start. Returns NULL and
  * writes a message on failure. */
-struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size);
+struct db_pool *db_pool_create(const char *conninfo, int size, struct error *err);
 void db_pool_destroy(struct db_pool *pool);
 /* Waits up to timeout_ms for a free connection (opening one if the pool is
  * not full). An idle connection the server hung up on (db_conn_alive) is
@@ -85,7 +85,7 @@ void db_pool_get_stats(struct db_pool *pool, struct db_pool_stats *out);
 int db_conn_statement_timeout(struct db_conn *c, int ms, struct error *err);
 
 /* Opens one connection outside any pool (probes, migrations). */
-PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size);
+PGconn *db_connect(const char *conninfo, int connect_timeout_s, struct error *err);
 /* Whether an idle connection is still usable: its status is OK and the
  * server has not hung up on it (a restarted database ends every session,
  * which libpq notices only on the next read). Never blocks. */

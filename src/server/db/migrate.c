@@ -17,33 +17,29 @@ static int version_of(const char *name)
 }
 
 static int apply_one(PGconn *c, const struct embedded_file *m, int version, const char *digest,
-                     char *err, size_t err_size)
+                     struct error *err)
 {
-    struct error dberr;
-    if (store_migrations_apply(c, m->name, version, m->data, digest, &dberr) != 0) {
-        snprintf(err, err_size, "%s", dberr.msg);
+    if (store_migrations_apply(c, m->name, version, m->data, digest, err) != 0)
         return -1;
-    }
     log_info("applied migration %s", m->name);
     return 0;
 }
 
 int db_migrate(const char *conninfo, const struct embedded_file *migrations, size_t count,
-               int *applied, char *err, size_t err_size)
+               int *applied, struct error *err)
 {
     if (applied)
         *applied = 0;
-    char cerr[512];
-    PGconn *c = db_connect(conninfo, 30, cerr, sizeof cerr);
+    struct error cerr;
+    PGconn *c = db_connect(conninfo, 30, &cerr);
     if (!c) {
-        snprintf(err, err_size, "cannot connect to the catalog database: %s", cerr);
+        error_fail(err, ERR_UNAVAILABLE, "cannot connect to the catalog database: %s", cerr.msg);
         return -1;
     }
-    struct error dberr;
     int rc = -1;
     struct store_migrations_rows rows;
-    if (store_migrations_lock(c, &dberr) != 0 || store_migrations_list(c, &rows, &dberr) != 0) {
-        snprintf(err, err_size, "migrations: %s", dberr.msg);
+    if (store_migrations_lock(c, err) != 0 || store_migrations_list(c, &rows, err) != 0) {
+        error_prefix(err, "migrations");
         goto out;
     }
     int known_max = 0;
@@ -51,7 +47,7 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
         const struct embedded_file *m = &migrations[i];
         int version = version_of(m->name);
         if (version < 0) {
-            snprintf(err, err_size, "migration file %s is not named NNNN_name.sql", m->name);
+            error_fail(err, ERR_INTERNAL, "migration file %s is not named NNNN_name.sql", m->name);
             store_migrations_rows_free(&rows);
             goto out;
         }
@@ -59,7 +55,7 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
             known_max = version;
         char digest[SHA256_HEX_CHARS + 1];
         if (sha256_hex(m->data, m->len, digest) != 0) {
-            snprintf(err, err_size, "sha256 failed");
+            error_fail(err, ERR_INTERNAL, "sha256 failed");
             store_migrations_rows_free(&rows);
             goto out;
         }
@@ -69,16 +65,16 @@ int db_migrate(const char *conninfo, const struct embedded_file *migrations, siz
                 stored = store_migrations_rows_sha256(&rows, row);
         if (stored) {
             if (strcmp(stored, digest) != 0) {
-                snprintf(err, err_size,
-                         "migration %s was changed after it was applied (sha256 %s in the "
-                         "database, %s in this build); schema changes must be new migrations",
-                         m->name, stored, digest);
+                error_fail(err, ERR_INTERNAL,
+                           "migration %s was changed after it was applied (sha256 %s in the "
+                           "database, %s in this build); schema changes must be new migrations",
+                           m->name, stored, digest);
                 store_migrations_rows_free(&rows);
                 goto out;
             }
             continue;
         }
-        if (apply_one(c, m, version, digest, err, err_size) != 0) {
+        if (apply_one(c, m, version, digest, err) != 0) {
             store_migrations_rows_free(&rows);
             goto out;
         }

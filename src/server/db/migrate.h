@@ -11,10 +11,11 @@
 #include <stddef.h>
 
 #include "util/embedded.h"
+#include "util/error.h"
 
 /* Returns 0 on success; -1 with a message in err. `applied` (may be NULL)
  * receives the number of migrations this call applied. */
 int db_migrate(const char *conninfo, const struct embedded_file *migrations, size_t count,
-               int *applied, char *err, size_t err_size);
+               int *applied, struct error *err);
 
 #endif

@@ -21,7 +21,7 @@ struct db_pool {
     struct db_conn *conns; /* `size` slots; a slot with pg == NULL is unopened */
 };
 
-PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_t err_size)
+PGconn *db_connect(const char *conninfo, int connect_timeout_s, struct error *err)
 {
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%d", connect_timeout_s);
@@ -35,14 +35,15 @@ PGconn *db_connect(const char *conninfo, int connect_timeout_s, char *err, size_
     const char *vals[] = {conninfo, timeout, "hoglaked", options, NULL};
     PGconn *pg = PQconnectdbParams(keys, vals, 1);
     if (!pg) {
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return NULL;
     }
     if (PQstatus(pg) != CONNECTION_OK) {
-        snprintf(err, err_size, "%s", PQerrorMessage(pg));
-        size_t n = strlen(err);
-        while (n && (err[n - 1] == '\n' || err[n - 1] == ' '))
-            err[--n] = '\0';
+        const char *msg = PQerrorMessage(pg);
+        size_t n = strlen(msg);
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+            n--;
+        error_fail(err, ERR_UNAVAILABLE, "%.*s", (int)n, msg);
         PQfinish(pg);
         return NULL;
     }
@@ -65,10 +66,10 @@ bool db_conn_alive(PGconn *pg)
     return PQstatus(pg) == CONNECTION_OK;
 }
 
-struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t err_size)
+struct db_pool *db_pool_create(const char *conninfo, int size, struct error *err)
 {
     if (size < 1) {
-        snprintf(err, err_size, "pool size must be at least 1");
+        error_fail(err, ERR_INVALID, "pool size must be at least 1");
         return NULL;
     }
     struct db_pool *p = calloc(1, sizeof *p);
@@ -83,7 +84,7 @@ struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t
     pthread_cond_init(&p->freed, NULL);
     for (int i = 0; i < size; i++)
         p->conns[i].pool = p;
-    p->conns[0].pg = db_connect(conninfo, 10, err, err_size);
+    p->conns[0].pg = db_connect(conninfo, 10, err);
     p->conns[0].statement_timeout_ms = DB_STATEMENT_TIMEOUT_MS;
     if (!p->conns[0].pg) {
         db_pool_destroy(p);
@@ -92,7 +93,7 @@ struct db_pool *db_pool_create(const char *conninfo, int size, char *err, size_t
     p->open = 1;
     return p;
 oom:
-    snprintf(err, err_size, "out of memory");
+    error_nomem(err);
     if (p) {
         free(p->conns);
         free(p->conninfo);
@@ -164,8 +165,8 @@ struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
         if (!got && unopened) {
             unopened->in_use = true; /* reserve the slot while connecting unlocked */
             pthread_mutex_unlock(&p->mu);
-            char err[256];
-            PGconn *pg = db_connect(p->conninfo, 10, err, sizeof err);
+            struct error err;
+            PGconn *pg = db_connect(p->conninfo, 10, &err);
             pthread_mutex_lock(&p->mu);
             if (pg) {
                 unopened->pg = pg;
@@ -175,7 +176,7 @@ struct db_conn *db_pool_acquire(struct db_pool *p, int timeout_ms)
             } else {
                 unopened->in_use = false;
                 pthread_cond_signal(&p->freed);
-                log_warn("database connection failed: %s", err);
+                log_warn("database connection failed: %s", err.msg);
                 break;
             }
         }

@@ -36,11 +36,11 @@ static bool probe_once(struct server *srv, int timeout_ms)
         srv->probe_conn = NULL;
     }
     if (!srv->probe_conn) {
-        char err[256];
+        struct error err;
         int connect_s = (timeout_ms + 999) / 1000;
-        srv->probe_conn = db_connect(srv->conninfo, connect_s < 2 ? 2 : connect_s, err, sizeof err);
+        srv->probe_conn = db_connect(srv->conninfo, connect_s < 2 ? 2 : connect_s, &err);
         if (!srv->probe_conn) {
-            log_warn("health probe: %s", err);
+            log_warn("health probe: %s", err.msg);
             return false;
         }
     }

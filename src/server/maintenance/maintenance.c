@@ -186,7 +186,7 @@ static void *loop_main(void *arg)
 
 struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metrics,
                                       struct audit *audit, const struct maint_task *tasks,
-                                      size_t ntasks, char *err, size_t err_size)
+                                      size_t ntasks, struct error *err)
 {
     struct maintenance *m = calloc(1, sizeof *m);
     if (!m || !(m->tasks = calloc(ntasks ? ntasks : 1, sizeof *m->tasks)) ||
@@ -194,7 +194,7 @@ struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metr
         if (m)
             free(m->tasks);
         free(m);
-        snprintf(err, err_size, "out of memory");
+        error_nomem(err);
         return NULL;
     }
     m->pool = pool;
@@ -216,7 +216,8 @@ struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metr
             continue;
         int rc = pthread_create(&l->thread, NULL, loop_main, l);
         if (rc != 0) {
-            snprintf(err, err_size, "cannot start the %s loop: %s", l->task->name, strerror(rc));
+            error_fail(err, ERR_INTERNAL, "cannot start the %s loop: %s", l->task->name,
+                       strerror(rc));
             maintenance_stop(m);
             return NULL;
         }

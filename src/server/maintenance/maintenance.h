@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/error.h"
+
 struct db_pool;
 struct error;
 struct metrics;
@@ -54,7 +56,7 @@ struct maintenance;
  * Returns NULL (err filled) when a thread cannot start or memory runs out. */
 struct maintenance *maintenance_start(struct db_pool *pool, struct metrics *metrics,
                                       struct audit *audit, const struct maint_task *tasks,
-                                      size_t ntasks, char *err, size_t err_size);
+                                      size_t ntasks, struct error *err);
 /* Wakes every loop, waits for the pass in progress (if any) to finish and
  * joins the threads. NULL is a no-op. */
 void maintenance_stop(struct maintenance *m);
