@@ -6,46 +6,9 @@
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/store/namespaces.h"
+#include "server/store/snapshots.h"
 #include "util/timefmt.h"
-
-#define CATALOG_LOCK_CLASS 4740871LL
-
-int64_t catalog_lock_key(int64_t catalog_id)
-{
-    return (int64_t)(((uint64_t)CATALOG_LOCK_CLASS << 32) | ((uint64_t)catalog_id & 0xffffffffu));
-}
-
-static const char *dup_or_null(struct arena *arena, const PGresult *r, int row, int col)
-{
-    const char *v = db_str(r, row, col);
-    return v ? arena_strdup(arena, v) : NULL;
-}
-
-#define CATALOG_SELECT                                                                             \
-    "SELECT catalog_id, name, data_path, last_snapshot_id, schema_version,"                        \
-    " earliest_snapshot_id,"                                                                       \
-    " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint,"                             \
-    " snapshot_retention_seconds, consumer_floor FROM hog_catalog"
-
-static int catalog_from_row(struct arena *arena, const PGresult *r, int row,
-                            struct catalog_row *out, struct api_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->id = db_i64(r, row, 0);
-    out->name = dup_or_null(arena, r, row, 1);
-    out->data_path = dup_or_null(arena, r, row, 2);
-    out->head = db_i64(r, row, 3);
-    out->schema_version = db_i64(r, row, 4);
-    out->earliest = db_i64(r, row, 5);
-    out->has_earliest_time = !db_isnull(r, row, 6);
-    out->earliest_time_us = out->has_earliest_time ? db_i64(r, row, 6) : 0;
-    out->has_retention = !db_isnull(r, row, 7);
-    out->retention_s = out->has_retention ? db_i64(r, row, 7) : 0;
-    out->consumer_floor = db_bool(r, row, 8);
-    if (!out->name || !out->data_path)
-        return api_nomem(err);
-    return 0;
-}
 
 int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
                  struct api_error *err)
@@ -53,20 +16,11 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_str(&p, name);
-    PGresult *r =
-        req_query_prepared(req, CATALOG_SELECT " WHERE name = $1", &p, "catalog lookup", err);
-    if (!r)
-        return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return catalog_not_found(err, name);
-    }
-    int rc = catalog_from_row(&req->arena, r, 0, out, err);
-    PQclear(r);
-    return rc;
+    struct error e;
+    int found = store_catalog_get(db, &req->arena, name, out, &e);
+    if (found < 0)
+        return api_from_error(err, &e, "catalog lookup");
+    return found ? 0 : catalog_not_found(err, name);
 }
 
 int catalog_not_found(struct api_error *err, const char *name)
@@ -76,17 +30,11 @@ int catalog_not_found(struct api_error *err, const char *name)
 
 int catalog_load_id(struct srv_ctx *ctx, int64_t id, struct catalog_row *out, struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, id);
-    PGresult *r =
-        ctx_query(ctx, CATALOG_SELECT " WHERE catalog_id = $1", &p, "catalog lookup", err);
-    if (!r)
-        return -1;
-    int rc = PQntuples(r) == 0 ? api_not_found(err, "catalog %lld", (long long)id)
-                               : catalog_from_row(ctx->arena, r, 0, out, err);
-    PQclear(r);
-    return rc;
+    struct error e;
+    int found = store_catalog_get_by_id(ctx->db, ctx->arena, id, out, &e);
+    if (found < 0)
+        return api_from_error(err, &e, "catalog lookup");
+    return found ? 0 : api_not_found(err, "catalog %lld", (long long)id);
 }
 
 int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
@@ -95,23 +43,9 @@ int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *coun
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    PGresult *r = req_query(req, CATALOG_SELECT " ORDER BY name", NULL, "catalog list", err);
-    if (!r)
-        return -1;
-    size_t n = (size_t)PQntuples(r);
-    *out = arena_calloc(&req->arena, n ? n : 1, sizeof **out);
-    if (!*out) {
-        PQclear(r);
-        return api_nomem(err);
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (catalog_from_row(&req->arena, r, (int)i, &(*out)[i], err) != 0) {
-            PQclear(r);
-            return -1;
-        }
-    }
-    *count = n;
-    PQclear(r);
+    struct error e;
+    if (store_catalogs_all(db, &req->arena, out, count, &e) != 0)
+        return api_from_error(err, &e, "catalog list");
     return 0;
 }
 
@@ -190,22 +124,12 @@ int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, ts);
-    db_param_i64(&p, cat->earliest);
-    PGresult *r = req_query(req,
-                            "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
-                            " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
-                            "microsecond'"
-                            " AND snapshot_id >= $3",
-                            &p, "time travel", err);
-    if (!r)
-        return -1;
-    bool none = db_isnull(r, 0, 0);
-    int64_t found = none ? 0 : db_i64(r, 0, 0);
-    PQclear(r);
+    struct error e;
+    int64_t found = 0;
+    int rc = store_snapshot_at(db, cat->id, ts, cat->earliest, &found, &e);
+    if (rc < 0)
+        return api_from_error(err, &e, "time travel");
+    bool none = rc == 0;
     if (none) {
         char t[48];
         time_format_iso8601(ts, t, sizeof t);
@@ -227,27 +151,16 @@ int namespace_resolve(struct srv_req *req, const struct catalog_row *cat, const 
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_str(&p, name);
-    db_param_i64(&p, snapshot);
-    PGresult *r = req_query(req,
-                            "SELECT namespace_id FROM hog_namespace WHERE catalog_id = $1 AND name "
-                            "= $2 AND hog_visible(created_snapshot, dropped_snapshot, $3)",
-                            &p, "namespace lookup", err);
-    if (!r)
-        return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        if (!time_travel)
-            return api_not_found(err, "namespace '%.200s' in catalog '%s'", name, cat->name);
-        return api_not_found(err, "namespace '%.200s' in catalog '%s' at snapshot %lld", name,
-                             cat->name, (long long)snapshot);
-    }
-    *namespace_id = db_i64(r, 0, 0);
-    PQclear(r);
-    return 0;
+    struct error e;
+    int found = store_namespace_find(db, cat->id, name, snapshot, namespace_id, &e);
+    if (found < 0)
+        return api_from_error(err, &e, "namespace lookup");
+    if (found)
+        return 0;
+    if (!time_travel)
+        return api_not_found(err, "namespace '%.200s' in catalog '%s'", name, cat->name);
+    return api_not_found(err, "namespace '%.200s' in catalog '%s' at snapshot %lld", name,
+                         cat->name, (long long)snapshot);
 }
 
 int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char *ns_name,
@@ -257,41 +170,17 @@ int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, namespace_id);
-    db_param_str(&p, name);
-    db_param_i64(&p, snapshot);
-    PGresult *r =
-        req_query(req,
-                  "SELECT t.table_id, t.table_uuid, v.name, v.comment, v.properties::text,"
-                  " v.begin_snapshot, coalesce(v.primary_timestamp_field_id, 0)"
-                  " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
-                  " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.name = $3"
-                  " AND hog_visible(v.begin_snapshot, v.end_snapshot, $4)",
-                  &p, "table lookup", err);
-    if (!r)
-        return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        if (!time_travel)
-            return api_not_found(err, "table '%.200s.%.200s' in catalog '%s'", ns_name, name,
-                                 cat->name);
-        return api_not_found(err, "table '%.200s.%.200s' in catalog '%s' at snapshot %lld", ns_name,
-                             name, cat->name, (long long)snapshot);
-    }
-    out->table_id = db_i64(r, 0, 0);
-    out->table_uuid = dup_or_null(&req->arena, r, 0, 1);
-    out->name = dup_or_null(&req->arena, r, 0, 2);
-    out->comment = dup_or_null(&req->arena, r, 0, 3);
-    out->properties = dup_or_null(&req->arena, r, 0, 4);
-    out->version_begin = db_i64(r, 0, 5);
-    out->primary_ts_field_id = db_i64(r, 0, 6);
-    PQclear(r);
-    if (!out->table_uuid || !out->name || !out->properties)
-        return api_nomem(err);
-    return 0;
+    struct error e;
+    int found = store_table_find(db, &req->arena, cat->id, namespace_id, name, snapshot, out, &e);
+    if (found < 0)
+        return api_from_error(err, &e, "table lookup");
+    if (found)
+        return 0;
+    if (!time_travel)
+        return api_not_found(err, "table '%.200s.%.200s' in catalog '%s'", ns_name, name,
+                             cat->name);
+    return api_not_found(err, "table '%.200s.%.200s' in catalog '%s' at snapshot %lld", ns_name,
+                         name, cat->name, (long long)snapshot);
 }
 
 /* ---- DDL transactions ---- */
@@ -328,40 +217,16 @@ int ddl_begin_ctx(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lo
     memset(t, 0, sizeof *t);
     t->ctx = *ctx;
     t->cat = cat;
-    struct error dberr;
-    if (ctx_exec(ctx, "BEGIN", NULL, "begin", err) != 0)
-        return -1;
-    char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)lock_budget_ms);
-    struct db_params p;
-    db_params_init(&p);
-    db_param_str(&p, ms);
-    if (ctx_exec(ctx, "SELECT set_config('lock_timeout', $1, true)", &p, "lock timeout", err) != 0)
-        return -1;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_lock_key(cat->id));
-    int64_t t0 = time_mono_ns();
-    int rc = db_run(ctx->db->pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, &dberr);
-    metrics_observe(ctx->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
-                    (double)(time_mono_ns() - t0) / 1e9);
-    if (rc != 0)
-        return api_from_error(err, &dberr, "catalog lock");
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    PGresult *r = ctx_query(ctx,
-                            "SELECT last_snapshot_id, earliest_snapshot_id FROM hog_catalog"
-                            " WHERE catalog_id = $1",
-                            &p, "catalog head", err);
-    if (!r)
-        return -1;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return api_not_found(err, "catalog '%s'", cat->name);
-    }
-    t->head = db_i64(r, 0, 0);
-    t->earliest = db_i64(r, 0, 1);
-    PQclear(r);
-    return 0;
+    struct error e;
+    int64_t waited;
+    int found =
+        store_catalog_lock(ctx->db, cat->id, lock_budget_ms, &waited, &t->head, &t->earliest, &e);
+    if (waited > 0)
+        metrics_observe(ctx->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
+                        (double)waited / 1e9);
+    if (found < 0)
+        return api_from_error(err, &e, "catalog lock");
+    return found ? 0 : api_not_found(err, "catalog '%s'", cat->name);
 }
 
 int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct ddl_txn *t,
@@ -378,35 +243,14 @@ int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct 
 static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *first_file_id,
                     struct api_error *err)
 {
-    PGconn *pg = t->ctx.db->pg;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, t->cat->id);
-    db_param_bool(&p, ddl);
-    db_param_i64(&p, nfile_ids);
-    struct error dberr;
-    PGresult *r = db_exec(pg,
-                          "UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
-                          " schema_version = schema_version + $2::boolean::int,"
-                          " next_file_id = next_file_id + $3 WHERE catalog_id = $1"
-                          " RETURNING last_snapshot_id, schema_version, next_file_id - $3",
-                          &p, &dberr);
-    if (!r)
-        return api_from_error(err, &dberr, "snapshot allocation");
-    t->snapshot_id = db_i64(r, 0, 0);
-    t->schema_version = db_i64(r, 0, 1);
+    struct store_snapshot_allocation a;
+    struct error e;
+    if (store_snapshot_allocate(t->ctx.db, t->cat->id, ddl, nfile_ids, &a, &e) != 0)
+        return api_from_error(err, &e, "snapshot allocation");
+    t->snapshot_id = a.snapshot_id;
+    t->schema_version = a.schema_version;
     if (first_file_id)
-        *first_file_id = db_i64(r, 0, 2);
-    PQclear(r);
-    db_params_init(&p);
-    db_param_i64(&p, t->cat->id);
-    db_param_i64(&p, t->snapshot_id);
-    db_param_i64(&p, t->schema_version);
-    if (db_run(pg,
-               "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
-               " VALUES ($1, $2, clock_timestamp(), $3)",
-               &p, &dberr) != 0)
-        return api_from_error(err, &dberr, "snapshot row");
+        *first_file_id = a.first_file_id;
     return 0;
 }
 
@@ -423,17 +267,9 @@ int ddl_allocate_data(struct ddl_txn *t, int64_t nfile_ids, int64_t *first_file_
 
 int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, t->cat->id);
-    db_param_i64(&p, t->snapshot_id);
-    db_param_str(&p, kind);
-    db_param_i64(&p, object_id);
-    if (ctx_exec(&t->ctx,
-                 "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
-                 " VALUES ($1, $2, $3, $4)",
-                 &p, "change row", err) != 0)
-        return -1;
+    struct error e;
+    if (store_snapshot_change_add(t->ctx.db, t->cat->id, t->snapshot_id, kind, object_id, &e) != 0)
+        return api_from_error(err, &e, "change row");
     return 0;
 }
 
@@ -442,6 +278,11 @@ int ddl_commit(struct ddl_txn *t, struct api_error *err)
     if (ctx_exec(&t->ctx, "COMMIT", NULL, "commit", err) != 0)
         return -1;
     return 0;
+}
+
+struct store_ddl ddl_store(const struct ddl_txn *t)
+{
+    return (struct store_ddl){t->ctx.db, t->cat->id, t->snapshot_id, t->ctx.arena};
 }
 
 json_t *ddl_result_json(const struct ddl_txn *t)

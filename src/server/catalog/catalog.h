@@ -9,20 +9,8 @@
 #include <stdint.h>
 
 #include "server/http/api.h"
-
-struct catalog_row {
-    int64_t id;
-    const char *name;      /* arena */
-    const char *data_path; /* arena */
-    int64_t head;
-    int64_t schema_version;
-    int64_t earliest;
-    bool has_earliest_time;
-    int64_t earliest_time_us;
-    bool has_retention;
-    int64_t retention_s;
-    bool consumer_floor;
-};
+#include "server/store/catalogs.h"
+#include "server/store/tables.h"
 
 /* Loads the catalog by name: 404 when missing. */
 int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
@@ -54,16 +42,6 @@ int namespace_resolve(struct srv_req *req, const struct catalog_row *cat, const 
                       int64_t snapshot, bool time_travel, int64_t *namespace_id,
                       struct api_error *err);
 
-struct table_ref {
-    int64_t table_id;
-    const char *table_uuid; /* arena */
-    const char *name;       /* arena */
-    const char *comment;    /* arena, NULL = none */
-    const char *properties; /* arena, JSON text */
-    int64_t version_begin;  /* begin_snapshot of the visible version row */
-    /* Field id of the primary timestamp column, 0 = none. */
-    int64_t primary_ts_field_id;
-};
 /* The table named `name` in the namespace, visible at `snapshot`: 404
  * when none. */
 int table_resolve(struct srv_req *req, const struct catalog_row *cat, const char *ns_name,
@@ -111,11 +89,9 @@ int ddl_commit(struct ddl_txn *t, struct api_error *err);
  * namespace named by path parameter 1 at the locked head. */
 int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct ddl_txn *t,
                            int64_t *namespace_id, struct api_error *err);
+/* Where the DDL's store writes go (server/store/tables.h). */
+struct store_ddl ddl_store(const struct ddl_txn *t);
 /* CommitResult {snapshot_id, schema_version}. */
 json_t *ddl_result_json(const struct ddl_txn *t);
-
-/* The catalog advisory-lock key: one bigint, identical in every DDL and
- * commit path. */
-int64_t catalog_lock_key(int64_t catalog_id);
 
 #endif

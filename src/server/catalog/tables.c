@@ -67,43 +67,25 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
         timetravel_resolve(req, &cat, &snap, &at_head, err) != 0 ||
         namespace_resolve(req, &cat, req->params[1], snap, !at_head, &ns_id, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ns_id);
-    db_param_i64(&p, snap);
-    /* Totals are exact at the listed snapshot; snapshot_count counts the
-     * retained snapshots whose table-scoped changes name the table. */
-    PGresult *r = req_query(
-        req,
-        "SELECT v.name, t.table_uuid, v.comment, f.records, f.files, f.bytes, c.snaps"
-        " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
-        " CROSS JOIN LATERAL (SELECT coalesce(sum(d.record_count), 0) AS records,"
-        "  count(*) AS files, coalesce(sum(d.file_size_bytes), 0) AS bytes FROM hog_data_file d"
-        "  WHERE d.catalog_id = v.catalog_id AND d.table_id = v.table_id"
-        "  AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)) f"
-        " CROSS JOIN LATERAL (SELECT count(DISTINCT sc.snapshot_id) AS snaps"
-        "  FROM hog_snapshot_change sc WHERE sc.catalog_id = v.catalog_id"
-        "  AND sc.object_id = v.table_id AND sc.snapshot_id <= $3 AND sc.kind IN"
-        "  ('table_created', 'table_dropped', 'table_altered', 'table_inserted_into',"
-        "   'table_deleted_from', 'table_compacted')) c"
-        " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
-        " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name",
-        &p, "table list", err);
-    if (!r)
+    struct db_conn *db = req_db(req, err);
+    if (!db)
         return -1;
+    struct store_table_summary *tables;
+    size_t n;
+    struct error e;
+    if (store_tables_list(db, &req->arena, cat.id, ns_id, snap, &tables, &n, &e) != 0)
+        return api_from_error(err, &e, "table list");
     json_t *out = json_array();
-    for (int i = 0; out && i < PQntuples(r); i++) {
-        json_t *o =
-            json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", db_str(r, i, 0), "table_uuid",
-                      db_str(r, i, 1), "record_count", (json_int_t)db_i64(r, i, 3), "file_count",
-                      (json_int_t)db_i64(r, i, 4), "file_size_bytes", (json_int_t)db_i64(r, i, 5),
-                      "snapshot_count", (json_int_t)db_i64(r, i, 6));
-        if (o && db_str(r, i, 2))
-            json_object_set_new(o, "comment", json_string(db_str(r, i, 2)));
+    for (size_t i = 0; out && i < n; i++) {
+        const struct store_table_summary *t = &tables[i];
+        json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", t->name, "table_uuid",
+                              t->table_uuid, "record_count", (json_int_t)t->records, "file_count",
+                              (json_int_t)t->files, "file_size_bytes", (json_int_t)t->bytes,
+                              "snapshot_count", (json_int_t)t->snapshots);
+        if (o && t->comment)
+            json_object_set_new(o, "comment", json_string(t->comment));
         json_array_append_new(out, o);
     }
-    PQclear(r);
     if (api_json(res, 200, out) != 0)
         return api_nomem(err);
     return 0;
@@ -188,17 +170,11 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
     const char *ns = req->params[1];
     if (ddl_begin_in_namespace(req, &cat, &txn, &ns_id, err) != 0)
         goto out;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ns_id);
-    db_param_str(&p, name);
-    bool exists;
-    if (req_exists(req,
-                   "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
-                   " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
-                   &p, "table create", &exists, err) != 0)
+    int exists = store_table_name_taken(txn.ctx.db, cat.id, ns_id, name, &e);
+    if (exists < 0) {
+        api_from_error(err, &e, "table create");
         goto out;
+    }
     if (exists) {
         api_conflict(err, "already_exists", "table '%s' already exists in namespace '%s'", name,
                      ns);
@@ -206,7 +182,7 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
     }
     struct table_ref ref;
     if (ddl_allocate(&txn, err) != 0 ||
-        stored(store_table_insert(&txn, ns_id, &t, &ref, &e), &e, err, "table") != 0 ||
+        stored(store_table_insert(ddl_store(&txn), ns_id, &t, &ref, &e), &e, err, "table") != 0 ||
         ddl_change(&txn, "table_created", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         goto out;
     struct table_totals zero = {0, 0, 0};
@@ -306,26 +282,9 @@ int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err
         return table_recreated(err, ns, &ref, expected);
     if (ddl_allocate(&txn, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ref.table_id);
-    db_param_i64(&p, txn.snapshot_id);
-    /* O(columns): the definition rows end; file rows are left for
-     * retirement, and are unreachable once the table is dropped. */
-    if (req_exec(req,
-                 "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2),"
-                 " v AS (UPDATE hog_table_version SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-                 " c AS (UPDATE hog_column SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-                 " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
-                 " UPDATE hog_sort_spec SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
-                 &p, "table drop", err) != 0)
-        return -1;
+    struct error e;
+    if (store_table_drop(ddl_store(&txn), ref.table_id, &e) != 0)
+        return api_from_error(err, &e, "table drop");
     if (ddl_change(&txn, "table_dropped", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         return -1;
     if (api_json(res, 200, ddl_result_json(&txn)) != 0)
@@ -358,19 +317,9 @@ int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error 
         return table_recreated(err, ns, &ref, expected);
     if (ddl_allocate(&txn, err) != 0)
         return -1;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat.id);
-    db_param_i64(&p, ref.table_id);
-    db_param_i64(&p, txn.snapshot_id);
-    /* Set-based, over the partial "live" indexes: O(live rows). */
-    if (req_exec(req,
-                 "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
-                 " UPDATE hog_data_file SET end_snapshot = $3"
-                 "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
-                 &p, "table truncate", err) != 0)
-        return -1;
+    struct error e;
+    if (store_table_truncate(ddl_store(&txn), ref.table_id, &e) != 0)
+        return api_from_error(err, &e, "table truncate");
     if (ddl_change(&txn, "table_altered", ref.table_id, err) != 0 ||
         ddl_change(&txn, "table_deleted_from", ref.table_id, err) != 0 ||
         ddl_commit(&txn, err) != 0)
@@ -382,7 +331,7 @@ int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error 
 
 /* Refuses an alter whose writer read the table before a later DDL on it:
  * 409 ddl_since_read_snapshot, with the tables and the read snapshot. */
-static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, const char *ns,
+static int check_read_snapshot(const struct ddl_txn *txn, const char *ns,
                                const struct table_ref *ref, int64_t read_snapshot,
                                struct api_error *err)
 {
@@ -394,21 +343,12 @@ static int check_read_snapshot(struct srv_req *req, const struct ddl_txn *txn, c
         floor.earliest = txn->earliest;
         return timetravel_expired(err, &floor, read_snapshot, "read_snapshot");
     }
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
-    db_param_i64(&p, ref->table_id);
-    db_param_i64(&p, read_snapshot);
-    PGresult *r = req_query(req,
-                            "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
-                            " AND object_id = $2 AND snapshot_id > $3"
-                            " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
-                            &p, "conflict check", err);
-    if (!r)
-        return -1;
-    bool conflict = !db_isnull(r, 0, 0);
-    int64_t first = conflict ? db_i64(r, 0, 0) : 0;
-    PQclear(r);
+    struct error e;
+    int64_t first = 0;
+    int conflict =
+        store_table_ddl_after(txn->ctx.db, txn->cat->id, ref->table_id, read_snapshot, &first, &e);
+    if (conflict < 0)
+        return api_from_error(err, &e, "conflict check");
     if (!conflict)
         return 0;
     api_conflict(err, "ddl_since_read_snapshot",
@@ -456,7 +396,7 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         table_recreated(err, ns, &ref, expected);
         goto out;
     }
-    if ((has_read && check_read_snapshot(req, &txn, ns, &ref, read_snapshot, err) != 0) ||
+    if ((has_read && check_read_snapshot(&txn, ns, &ref, read_snapshot, err) != 0) ||
         stored(store_table_load(&txn.ctx, &cat, &ref, txn.head, true, &t, &e), &e, err,
                "table load") != 0)
         goto out;
@@ -477,7 +417,8 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
         memset(err, 0, sizeof *err);
     }
     if (ddl_allocate(&txn, err) != 0 ||
-        stored(store_table_write_changes(&txn, ns_id, &ref, &t, &e), &e, err, "table") != 0 ||
+        stored(store_table_write_changes(ddl_store(&txn), ns_id, &ref, &t, &e), &e, err, "table") !=
+            0 ||
         ddl_change(&txn, "table_altered", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
         goto out;
     struct table_totals totals;

@@ -234,7 +234,7 @@ int commit_queue_lock(struct commit_ctx *x, struct stmt_batch *s, struct api_err
         return -1;
     x->in_txn = true;
     db_params_init(&p);
-    db_param_i64(&p, catalog_lock_key(x->cat.id));
+    db_param_i64(&p, store_catalog_lock_key(x->cat.id));
     /* The wait, timed by the server: clock_timestamp() runs after the lock
      * function returns. */
     x->lock_at = commit_queue(s,

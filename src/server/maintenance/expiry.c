@@ -47,7 +47,8 @@ static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *
 {
     if (run(pg, "BEGIN", NULL, err) != 0)
         return -1;
-    if (store_retention_lock(pg, catalog_lock_key(catalog_id), opt->lock_timeout_ms, err) != 0)
+    if (store_retention_lock(pg, store_catalog_lock_key(catalog_id), opt->lock_timeout_ms, err) !=
+        0)
         goto fail;
     /* Test hook: a statement timeout on every batch above one snapshot, so
      * the halving below is exercised against a real cancellation. */

@@ -1,7 +1,12 @@
-/* hog_catalog: creation and options (see catalogs.h). */
+/* hog_catalog: creation, options, rows and the catalog lock (see
+ * catalogs.h). */
 #include "server/store/catalogs.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "server/db/db.h"
+#include "util/timefmt.h"
 
 /* Serialises catalog creation instance-wide, so the prefix-disjointness
  * check cannot race: class 4740876, low 32 bits 0. */
@@ -78,4 +83,122 @@ int store_catalog_update_options(struct db_conn *db, int64_t catalog_id,
                   " consumer_floor = coalesce($4::boolean, consumer_floor)"
                   " WHERE catalog_id = $1",
                   &p, err);
+}
+
+/* ---- catalog rows ---- */
+
+#define CATALOG_LOCK_CLASS 4740871LL
+
+int64_t store_catalog_lock_key(int64_t catalog_id)
+{
+    return (int64_t)(((uint64_t)CATALOG_LOCK_CLASS << 32) | ((uint64_t)catalog_id & 0xffffffffu));
+}
+
+#define CATALOG_SELECT                                                                             \
+    "SELECT catalog_id, name, data_path, last_snapshot_id, schema_version,"                        \
+    " earliest_snapshot_id,"                                                                       \
+    " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint,"                             \
+    " snapshot_retention_seconds, consumer_floor FROM hog_catalog"
+
+static int catalog_from_row(struct arena *arena, const PGresult *r, int row,
+                            struct catalog_row *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->id = db_i64(r, row, 0);
+    out->name = arena_strdup(arena, db_str(r, row, 1));
+    out->data_path = arena_strdup(arena, db_str(r, row, 2));
+    out->head = db_i64(r, row, 3);
+    out->schema_version = db_i64(r, row, 4);
+    out->earliest = db_i64(r, row, 5);
+    out->has_earliest_time = !db_isnull(r, row, 6);
+    out->earliest_time_us = out->has_earliest_time ? db_i64(r, row, 6) : 0;
+    out->has_retention = !db_isnull(r, row, 7);
+    out->retention_s = out->has_retention ? db_i64(r, row, 7) : 0;
+    out->consumer_floor = db_bool(r, row, 8);
+    return out->name && out->data_path ? 0 : error_nomem(err);
+}
+
+/* The first row of r as *out: 1, 0 when r has none, -1. Clears r. */
+static int one_catalog(struct arena *arena, PGresult *r, struct catalog_row *out, struct error *err)
+{
+    if (!r)
+        return -1;
+    int rc = PQntuples(r) == 0 ? 0 : catalog_from_row(arena, r, 0, out, err) == 0 ? 1 : -1;
+    PQclear(r);
+    return rc;
+}
+
+int store_catalog_get(struct db_conn *db, struct arena *arena, const char *name,
+                      struct catalog_row *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_str(&p, name);
+    /* Every request loads its catalog: prepared once per connection. */
+    return one_catalog(arena, db_exec_prepared(db, CATALOG_SELECT " WHERE name = $1", &p, err), out,
+                       err);
+}
+
+int store_catalog_get_by_id(struct db_conn *db, struct arena *arena, int64_t id,
+                            struct catalog_row *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, id);
+    return one_catalog(arena, db_exec(db->pg, CATALOG_SELECT " WHERE catalog_id = $1", &p, err),
+                       out, err);
+}
+
+int store_catalogs_all(struct db_conn *db, struct arena *arena, struct catalog_row **out,
+                       size_t *count, struct error *err)
+{
+    PGresult *r = db_exec(db->pg, CATALOG_SELECT " ORDER BY name", NULL, err);
+    if (!r)
+        return -1;
+    size_t n = (size_t)PQntuples(r);
+    *out = arena_calloc(arena, n ? n : 1, sizeof **out);
+    int rc = *out ? 0 : error_nomem(err);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = catalog_from_row(arena, r, (int)i, &(*out)[i], err);
+    PQclear(r);
+    if (rc == 0)
+        *count = n;
+    return rc;
+}
+
+int store_catalog_lock(struct db_conn *db, int64_t catalog_id, int64_t lock_budget_ms,
+                       int64_t *lock_wait_ns, int64_t *head, int64_t *earliest, struct error *err)
+{
+    *lock_wait_ns = 0;
+    if (db_run(db->pg, "BEGIN", NULL, err) != 0)
+        return -1;
+    char ms[24];
+    snprintf(ms, sizeof ms, "%lld", (long long)lock_budget_ms);
+    struct db_params p;
+    db_params_init(&p);
+    db_param_str(&p, ms);
+    if (db_run(db->pg, "SELECT set_config('lock_timeout', $1, true)", &p, err) != 0)
+        return -1;
+    db_params_init(&p);
+    db_param_i64(&p, store_catalog_lock_key(catalog_id));
+    int64_t t0 = time_mono_ns();
+    int rc = db_run(db->pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, err);
+    *lock_wait_ns = time_mono_ns() - t0;
+    if (rc != 0)
+        return -1;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT last_snapshot_id, earliest_snapshot_id FROM hog_catalog"
+                          " WHERE catalog_id = $1",
+                          &p, err);
+    if (!r)
+        return -1;
+    int found = PQntuples(r) > 0;
+    if (found) {
+        *head = db_i64(r, 0, 0);
+        *earliest = db_i64(r, 0, 1);
+    }
+    PQclear(r);
+    return found;
 }

@@ -1,7 +1,7 @@
 /* hog_catalog rows as the catalog endpoints write them: creating a catalog
  * (with its snapshot 0) under the instance-wide creation lock, and its
- * options (snapshot retention, the consumer floor). Loading catalog rows
- * stays with server/catalog/catalog.h.
+ * options (snapshot retention, the consumer floor); loading catalog rows;
+ * and the DDL transaction's hold on a catalog (its advisory lock and head).
  *
  * Every function takes the connection first and fails with a struct error
  * from the database layer (server/db/db.h); the handler turns it into an
@@ -17,6 +17,42 @@
 #include "util/error.h"
 
 struct db_conn;
+
+/* A hog_catalog row. */
+struct catalog_row {
+    int64_t id;
+    const char *name;      /* arena */
+    const char *data_path; /* arena */
+    int64_t head;
+    int64_t schema_version;
+    int64_t earliest;
+    bool has_earliest_time;
+    int64_t earliest_time_us;
+    bool has_retention;
+    int64_t retention_s;
+    bool consumer_floor;
+};
+
+/* The catalog named `name` (by id: store_catalog_get_by_id), strings in
+ * the arena: 1 with *out filled, 0 when there is none, -1. */
+int store_catalog_get(struct db_conn *db, struct arena *arena, const char *name,
+                      struct catalog_row *out, struct error *err);
+int store_catalog_get_by_id(struct db_conn *db, struct arena *arena, int64_t id,
+                            struct catalog_row *out, struct error *err);
+/* Every catalog, ordered by name (array in the arena). 0 or -1. */
+int store_catalogs_all(struct db_conn *db, struct arena *arena, struct catalog_row **out,
+                       size_t *count, struct error *err);
+
+/* Opens a DDL or maintenance transaction on the catalog: waits at most
+ * lock_budget_ms (0: forever) for its advisory lock, *lock_wait_ns the
+ * time that took, then reads its head and floor under the lock. 1 with
+ * both read, 0 when the catalog is gone, -1 (a lock timeout is
+ * SQLSTATE_LOCK_NOT_AVAILABLE). The transaction stays open either way. */
+int store_catalog_lock(struct db_conn *db, int64_t catalog_id, int64_t lock_budget_ms,
+                       int64_t *lock_wait_ns, int64_t *head, int64_t *earliest, struct error *err);
+/* The catalog advisory-lock key: one bigint, identical in every DDL and
+ * commit path. */
+int64_t store_catalog_lock_key(int64_t catalog_id);
 
 /* Opens the creation transaction and takes the lock that serialises
  * catalog creation instance-wide (10 s lock timeout), so the

@@ -27,6 +27,10 @@ int store_namespaces_list(struct db_conn *db, struct arena *arena, int64_t catal
                           int64_t snapshot, struct store_namespace **out, size_t *count,
                           struct error *err);
 /* Whether a live (not dropped) namespace has this name: 1, 0, or -1. */
+/* The id of the namespace named `name` visible at `snapshot`: 1 with
+ * *namespace_id set, 0 when there is none, -1. */
+int store_namespace_find(struct db_conn *db, int64_t catalog_id, const char *name, int64_t snapshot,
+                         int64_t *namespace_id, struct error *err);
 int store_namespace_exists(struct db_conn *db, int64_t catalog_id, const char *name,
                            struct error *err);
 /* Inserts the namespace created at snapshot_id under the next id of the

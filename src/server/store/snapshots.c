@@ -84,3 +84,72 @@ int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_
     PQclear(r);
     return found;
 }
+
+int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int64_t floor,
+                      int64_t *snapshot, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, at_us);
+    db_param_i64(&p, floor);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
+                          " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
+                          "microsecond'"
+                          " AND snapshot_id >= $3",
+                          &p, err);
+    if (!r)
+        return -1;
+    int found = !db_isnull(r, 0, 0);
+    if (found)
+        *snapshot = db_i64(r, 0, 0);
+    PQclear(r);
+    return found;
+}
+
+int store_snapshot_allocate(struct db_conn *db, int64_t catalog_id, bool ddl, int64_t nfile_ids,
+                            struct store_snapshot_allocation *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_bool(&p, ddl);
+    db_param_i64(&p, nfile_ids);
+    PGresult *r = db_exec(db->pg,
+                          "UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
+                          " schema_version = schema_version + $2::boolean::int,"
+                          " next_file_id = next_file_id + $3 WHERE catalog_id = $1"
+                          " RETURNING last_snapshot_id, schema_version, next_file_id - $3",
+                          &p, err);
+    if (!r)
+        return -1;
+    out->snapshot_id = db_i64(r, 0, 0);
+    out->schema_version = db_i64(r, 0, 1);
+    out->first_file_id = db_i64(r, 0, 2);
+    PQclear(r);
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, out->snapshot_id);
+    db_param_i64(&p, out->schema_version);
+    return db_run(
+        db->pg,
+        "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
+        " VALUES ($1, $2, clock_timestamp(), $3)",
+        &p, err);
+}
+
+int store_snapshot_change_add(struct db_conn *db, int64_t catalog_id, int64_t snapshot_id,
+                              const char *kind, int64_t object_id, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, snapshot_id);
+    db_param_str(&p, kind);
+    db_param_i64(&p, object_id);
+    return db_run(db->pg,
+                  "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
+                  " VALUES ($1, $2, $3, $4)",
+                  &p, err);
+}

@@ -50,4 +50,24 @@ int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_
                                   int64_t from, int64_t to, int64_t *snapshot_id,
                                   struct error *err);
 
+/* The last snapshot committed at or before at_us (µs since the epoch) and
+ * not below `floor`: 1 with *snapshot set, 0 when there is none, -1. */
+int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int64_t floor,
+                      int64_t *snapshot, struct error *err);
+
+/* What store_snapshot_allocate hands out. */
+struct store_snapshot_allocation {
+    int64_t snapshot_id;
+    int64_t schema_version; /* after the bump (a DDL's) */
+    int64_t first_file_id;  /* the first of the nfile_ids file ids */
+};
+/* Inside the catalog's locked transaction: allocates the next snapshot id
+ * (bumping schema_version for a DDL) and nfile_ids file ids, and inserts
+ * the snapshot row, stamped with clock_timestamp() (after the lock). */
+int store_snapshot_allocate(struct db_conn *db, int64_t catalog_id, bool ddl, int64_t nfile_ids,
+                            struct store_snapshot_allocation *out, struct error *err);
+/* Records what a snapshot changed: a change row (kind, object id). */
+int store_snapshot_change_add(struct db_conn *db, int64_t catalog_id, int64_t snapshot_id,
+                              const char *kind, int64_t object_id, struct error *err);
+
 #endif

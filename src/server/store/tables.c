@@ -8,6 +8,42 @@
 #include "util/buf.h"
 #include "util/log.h"
 
+int store_table_find(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+                     int64_t namespace_id, const char *name, int64_t snapshot,
+                     struct table_ref *out, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, namespace_id);
+    db_param_str(&p, name);
+    db_param_i64(&p, snapshot);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT t.table_id, t.table_uuid, v.name, v.comment, v.properties::text,"
+                          " v.begin_snapshot, coalesce(v.primary_timestamp_field_id, 0)"
+                          " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
+                          " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.name = $3"
+                          " AND hog_visible(v.begin_snapshot, v.end_snapshot, $4)",
+                          &p, err);
+    if (!r)
+        return -1;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    out->table_id = db_i64(r, 0, 0);
+    out->table_uuid = arena_strdup(arena, db_str(r, 0, 1));
+    out->name = arena_strdup(arena, db_str(r, 0, 2));
+    out->comment = db_isnull(r, 0, 3) ? NULL : arena_strdup(arena, db_str(r, 0, 3));
+    out->properties = arena_strdup(arena, db_str(r, 0, 4));
+    out->version_begin = db_i64(r, 0, 5);
+    out->primary_ts_field_id = db_i64(r, 0, 6);
+    PQclear(r);
+    if (!out->table_uuid || !out->name || !out->properties)
+        return error_nomem(err);
+    return 1;
+}
+
 static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
                         int64_t snapshot, struct lake_table *t, struct error *err)
 {
@@ -182,7 +218,7 @@ static void collect_column(struct lake_column *c, void *ctx)
         rc->failed = 1;
 }
 
-static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_table *t,
+static int insert_columns(const struct store_ddl *txn, int64_t table_id, struct lake_table *t,
                           bool only_dirty, struct error *err)
 {
     struct row_collector rc = {json_array(), only_dirty, 0};
@@ -203,12 +239,12 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
         return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->catalog_id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_str(&p, rows);
     /* One statement for the whole tree, however many nodes. */
-    int r = db_run(txn->ctx.db->pg,
+    int r = db_run(txn->db->pg,
                    "INSERT INTO hog_column (catalog_id, table_id, field_id, begin_snapshot, name,"
                    " col_type, type_params, nullable, ordinal, parent_field_id, comment)"
                    " SELECT $1, $2, x.field_id, $3, x.name, x.col_type, x.type_params, x.nullable,"
@@ -223,7 +259,7 @@ static int insert_columns(struct ddl_txn *txn, int64_t table_id, struct lake_tab
     return 0;
 }
 
-static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespace_id,
+static int insert_version(const struct store_ddl *txn, int64_t table_id, int64_t namespace_id,
                           const struct lake_table *t, struct error *err)
 {
     char *props = t->properties ? json_dumps(t->properties, JSON_COMPACT) : strdup("{}");
@@ -231,7 +267,7 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
         return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->catalog_id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_i64(&p, namespace_id);
@@ -239,7 +275,7 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
     db_param_str(&p, t->comment);
     db_param_str(&p, props);
     db_param_i64(&p, t->primary_ts_field_id);
-    int r = db_run(txn->ctx.db->pg,
+    int r = db_run(txn->db->pg,
                    "INSERT INTO hog_table_version (catalog_id, table_id, begin_snapshot,"
                    " namespace_id, name, comment, properties, primary_timestamp_field_id)"
                    " VALUES ($1, $2, $3, $4, $5, $6, $7, nullif($8, 0))",
@@ -251,13 +287,13 @@ static int insert_version(struct ddl_txn *txn, int64_t table_id, int64_t namespa
 }
 
 /* Ends the live spec (or sort order) and inserts the model's, if any. */
-static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *t, bool sort,
-                      struct error *err)
+static int write_spec(const struct store_ddl *txn, int64_t table_id, struct lake_table *t,
+                      bool sort, struct error *err)
 {
-    PGconn *pg = txn->ctx.db->pg;
+    PGconn *pg = txn->db->pg;
     struct db_params p;
     db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->catalog_id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, txn->snapshot_id);
     const char *end_sql = sort ? "UPDATE hog_sort_spec SET end_snapshot = $3 WHERE catalog_id = $1"
@@ -330,13 +366,14 @@ static int write_spec(struct ddl_txn *txn, int64_t table_id, struct lake_table *
     return 0;
 }
 
-int store_table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_table *t,
+int store_table_insert(struct store_ddl at, int64_t namespace_id, struct lake_table *t,
                        struct table_ref *ref, struct error *err)
 {
-    PGconn *pg = txn->ctx.db->pg;
+    const struct store_ddl *txn = &at;
+    PGconn *pg = txn->db->pg;
     struct db_params p;
     db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->catalog_id);
     db_param_i64(&p, txn->snapshot_id);
     db_param_i64(&p, t->next_field_id);
     PGresult *r = db_exec(pg,
@@ -352,7 +389,7 @@ int store_table_insert(struct ddl_txn *txn, int64_t namespace_id, struct lake_ta
     if (!r)
         return -1;
     ref->table_id = db_i64(r, 0, 0);
-    ref->table_uuid = arena_strdup(txn->ctx.arena, db_str(r, 0, 1));
+    ref->table_uuid = arena_strdup(txn->arena, db_str(r, 0, 1));
     PQclear(r);
     if (!ref->table_uuid)
         return error_nomem(err);
@@ -383,10 +420,11 @@ static void collect_changed(struct lake_column *c, void *ctx)
             buf_printf(&ec->ids, "%s%lld", ec->ids.len > 1 ? "," : "", (long long)c->field_id);
 }
 
-int store_table_write_changes(struct ddl_txn *txn, int64_t namespace_id,
+int store_table_write_changes(struct store_ddl at, int64_t namespace_id,
                               const struct table_ref *ref, struct lake_table *t, struct error *err)
 {
-    PGconn *pg = txn->ctx.db->pg;
+    const struct store_ddl *txn = &at;
+    PGconn *pg = txn->db->pg;
     struct db_params p;
 
     /* End the rows of dropped and changed columns, then insert the new
@@ -404,7 +442,7 @@ int store_table_write_changes(struct ddl_txn *txn, int64_t namespace_id,
     }
     if (ec.ids.len > 2) {
         db_params_init(&p);
-        db_param_i64(&p, txn->cat->id);
+        db_param_i64(&p, txn->catalog_id);
         db_param_i64(&p, ref->table_id);
         db_param_i64(&p, txn->snapshot_id);
         db_param_str(&p, ec.ids.data);
@@ -423,7 +461,7 @@ int store_table_write_changes(struct ddl_txn *txn, int64_t namespace_id,
         return -1;
 
     db_params_init(&p);
-    db_param_i64(&p, txn->cat->id);
+    db_param_i64(&p, txn->catalog_id);
     db_param_i64(&p, ref->table_id);
     db_param_i64(&p, t->next_field_id);
     if (db_run(pg,
@@ -434,7 +472,7 @@ int store_table_write_changes(struct ddl_txn *txn, int64_t namespace_id,
 
     if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
         db_params_init(&p);
-        db_param_i64(&p, txn->cat->id);
+        db_param_i64(&p, txn->catalog_id);
         db_param_i64(&p, ref->table_id);
         db_param_i64(&p, txn->snapshot_id);
         if (db_run(pg,
@@ -473,4 +511,130 @@ int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64
     out->bytes = db_i64(r, 0, 2);
     PQclear(r);
     return 0;
+}
+
+int store_tables_list(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+                      int64_t namespace_id, int64_t snapshot, struct store_table_summary **out,
+                      size_t *count, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, namespace_id);
+    db_param_i64(&p, snapshot);
+    /* Totals are exact at the listed snapshot; snapshot_count counts the
+     * retained snapshots whose table-scoped changes name the table. */
+    PGresult *r = db_exec(
+        db->pg,
+        "SELECT v.name, t.table_uuid, v.comment, f.records, f.files, f.bytes, c.snaps"
+        " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
+        " CROSS JOIN LATERAL (SELECT coalesce(sum(d.record_count), 0) AS records,"
+        "  count(*) AS files, coalesce(sum(d.file_size_bytes), 0) AS bytes FROM hog_data_file d"
+        "  WHERE d.catalog_id = v.catalog_id AND d.table_id = v.table_id"
+        "  AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)) f"
+        " CROSS JOIN LATERAL (SELECT count(DISTINCT sc.snapshot_id) AS snaps"
+        "  FROM hog_snapshot_change sc WHERE sc.catalog_id = v.catalog_id"
+        "  AND sc.object_id = v.table_id AND sc.snapshot_id <= $3 AND sc.kind IN"
+        "  ('table_created', 'table_dropped', 'table_altered', 'table_inserted_into',"
+        "   'table_deleted_from', 'table_compacted')) c"
+        " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
+        " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name",
+        &p, err);
+    if (!r)
+        return -1;
+    size_t n = (size_t)PQntuples(r);
+    *out = arena_calloc(arena, n ? n : 1, sizeof **out);
+    bool ok = *out != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct store_table_summary *t = &(*out)[i];
+        int row = (int)i;
+        t->name = arena_strdup(arena, db_str(r, row, 0));
+        t->table_uuid = arena_strdup(arena, db_str(r, row, 1));
+        t->comment = db_isnull(r, row, 2) ? NULL : arena_strdup(arena, db_str(r, row, 2));
+        t->records = db_i64(r, row, 3);
+        t->files = db_i64(r, row, 4);
+        t->bytes = db_i64(r, row, 5);
+        t->snapshots = db_i64(r, row, 6);
+        ok = t->name && t->table_uuid && (t->comment || db_isnull(r, row, 2));
+    }
+    PQclear(r);
+    if (!ok)
+        return error_nomem(err);
+    *count = n;
+    return 0;
+}
+
+int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
+                           const char *name, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, namespace_id);
+    db_param_str(&p, name);
+    return db_exists(db->pg,
+                     "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
+                     " AND namespace_id = $2 AND name = $3 AND end_snapshot IS NULL",
+                     &p, err);
+}
+
+int store_table_drop(struct store_ddl at, int64_t table_id, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, at.catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, at.snapshot_id);
+    /* O(columns): the definition rows end; file rows are left for
+     * retirement, and are unreachable once the table is dropped. */
+    return db_run(at.db->pg,
+                  "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2),"
+                  " v AS (UPDATE hog_table_version SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                  " c AS (UPDATE hog_column SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                  " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                  " UPDATE hog_sort_spec SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                  &p, err);
+}
+
+int store_table_truncate(struct store_ddl at, int64_t table_id, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, at.catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, at.snapshot_id);
+    /* Set-based, over the partial "live" indexes: O(live rows). */
+    return db_run(at.db->pg,
+                  "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                  " UPDATE hog_data_file SET end_snapshot = $3"
+                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                  &p, err);
+}
+
+int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t after,
+                          int64_t *first, struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_i64(&p, table_id);
+    db_param_i64(&p, after);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
+                          " AND object_id = $2 AND snapshot_id > $3"
+                          " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
+                          &p, err);
+    if (!r)
+        return -1;
+    int found = !db_isnull(r, 0, 0);
+    if (found)
+        *first = db_i64(r, 0, 0);
+    PQclear(r);
+    return found;
 }
