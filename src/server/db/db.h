@@ -121,6 +121,10 @@ int db_run_count(PGconn *pg, const char *sql, const struct db_params *params, in
 /* db_exec for a statement asked whether it returns any row: 1 when it
  * does, 0 when it returns none, -1 on failure. */
 int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
+/* The first column of the first row as a bigint: 1 with *out set, 0 when
+ * there is no row or the value is NULL (an aggregate over nothing), -1. */
+int db_scalar_i64(PGconn *pg, const char *sql, const struct db_params *params, int64_t *out,
+                  struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

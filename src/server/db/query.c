@@ -127,6 +127,19 @@ int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struc
     return found;
 }
 
+int db_scalar_i64(PGconn *pg, const char *sql, const struct db_params *params, int64_t *out,
+                  struct error *err)
+{
+    PGresult *r = db_exec(pg, sql, params, err);
+    if (!r)
+        return -1;
+    int found = PQntuples(r) > 0 && !db_isnull(r, 0, 0);
+    if (found)
+        *out = db_i64(r, 0, 0);
+    PQclear(r);
+    return found;
+}
+
 bool db_probe(PGconn *pg, int64_t deadline_ns)
 {
     if (!PQsendQuery(pg, "SELECT 1"))

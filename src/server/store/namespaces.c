@@ -110,15 +110,8 @@ int store_namespace_find(struct db_conn *db, int64_t catalog_id, const char *nam
     db_param_i64(&p, catalog_id);
     db_param_str(&p, name);
     db_param_i64(&p, snapshot);
-    PGresult *r = db_exec(db->pg,
-                          "SELECT namespace_id FROM hog_namespace WHERE catalog_id = $1 AND name "
-                          "= $2 AND hog_visible(created_snapshot, dropped_snapshot, $3)",
-                          &p, err);
-    if (!r)
-        return -1;
-    int found = PQntuples(r) > 0;
-    if (found)
-        *namespace_id = db_i64(r, 0, 0);
-    PQclear(r);
-    return found;
+    return db_scalar_i64(db->pg,
+                         "SELECT namespace_id FROM hog_namespace WHERE catalog_id = $1 AND name "
+                         "= $2 AND hog_visible(created_snapshot, dropped_snapshot, $3)",
+                         &p, namespace_id, err);
 }

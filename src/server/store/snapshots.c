@@ -93,19 +93,12 @@ int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int
     db_param_i64(&p, catalog_id);
     db_param_i64(&p, at_us);
     db_param_i64(&p, floor);
-    PGresult *r = db_exec(db->pg,
-                          "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
-                          " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
-                          "microsecond'"
-                          " AND snapshot_id >= $3",
-                          &p, err);
-    if (!r)
-        return -1;
-    int found = !db_isnull(r, 0, 0);
-    if (found)
-        *snapshot = db_i64(r, 0, 0);
-    PQclear(r);
-    return found;
+    return db_scalar_i64(db->pg,
+                         "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
+                         " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
+                         "microsecond'"
+                         " AND snapshot_id >= $3",
+                         &p, snapshot, err);
 }
 
 int store_snapshot_allocate(struct db_conn *db, int64_t catalog_id, bool ddl, int64_t nfile_ids,

@@ -625,16 +625,9 @@ int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_
     db_param_i64(&p, catalog_id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, after);
-    PGresult *r = db_exec(db->pg,
-                          "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
-                          " AND object_id = $2 AND snapshot_id > $3"
-                          " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
-                          &p, err);
-    if (!r)
-        return -1;
-    int found = !db_isnull(r, 0, 0);
-    if (found)
-        *first = db_i64(r, 0, 0);
-    PQclear(r);
-    return found;
+    return db_scalar_i64(db->pg,
+                         "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
+                         " AND object_id = $2 AND snapshot_id > $3"
+                         " AND kind IN ('table_created', 'table_altered', 'table_dropped')",
+                         &p, first, err);
 }

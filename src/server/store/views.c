@@ -101,17 +101,10 @@ int store_view_find_live(struct db_conn *db, int64_t catalog_id, int64_t namespa
     db_param_i64(&p, catalog_id);
     db_param_i64(&p, namespace_id);
     db_param_str(&p, name);
-    PGresult *r = db_exec(db->pg,
-                          "SELECT view_id FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2"
-                          " AND name = $3 AND end_snapshot IS NULL",
-                          &p, err);
-    if (!r)
-        return -1;
-    int found = PQntuples(r) > 0;
-    if (found)
-        *view_id = db_i64(r, 0, 0);
-    PQclear(r);
-    return found;
+    return db_scalar_i64(db->pg,
+                         "SELECT view_id FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2"
+                         " AND name = $3 AND end_snapshot IS NULL",
+                         &p, view_id, err);
 }
 
 int store_view_insert(struct db_conn *db, struct arena *arena, int64_t catalog_id,
