@@ -352,16 +352,6 @@ PGresult *ctx_query(struct srv_ctx *ctx, const char *sql, const struct db_params
     return r;
 }
 
-PGresult *ctx_query_prepared(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
-                             const char *context, struct api_error *err)
-{
-    struct error dberr;
-    PGresult *r = db_exec_prepared(ctx->db, sql, params, &dberr);
-    if (!r)
-        api_from_error(err, &dberr, context);
-    return r;
-}
-
 int ctx_exec(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err)
 {
@@ -379,28 +369,9 @@ PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params
     return req_ctx(req, &ctx, err) == 0 ? ctx_query(&ctx, sql, params, context, err) : NULL;
 }
 
-PGresult *req_query_prepared(struct srv_req *req, const char *sql, const struct db_params *params,
-                             const char *context, struct api_error *err)
-{
-    struct srv_ctx ctx;
-    return req_ctx(req, &ctx, err) == 0 ? ctx_query_prepared(&ctx, sql, params, context, err)
-                                        : NULL;
-}
-
 int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err)
 {
     struct srv_ctx ctx;
     return req_ctx(req, &ctx, err) == 0 ? ctx_exec(&ctx, sql, params, context, err) : -1;
-}
-
-int req_exists(struct srv_req *req, const char *sql, const struct db_params *params,
-               const char *context, bool *exists, struct api_error *err)
-{
-    PGresult *r = req_query(req, sql, params, context, err);
-    if (!r)
-        return -1;
-    *exists = PQntuples(r) > 0;
-    PQclear(r);
-    return 0;
 }

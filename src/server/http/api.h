@@ -154,23 +154,13 @@ struct db_params;
  * API error (api_from_error, naming `context` in logs) and NULL/-1. */
 PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
                     const char *context, struct api_error *err);
-/* req_query for static SQL (a string literal: it is looked up by address)
- * that runs often: prepared once per connection, planned generically or
- * not as PostgreSQL chooses. */
-PGresult *req_query_prepared(struct srv_req *req, const char *sql, const struct db_params *params,
-                             const char *context, struct api_error *err);
 int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err);
-/* Whether the query returns any row. */
-int req_exists(struct srv_req *req, const char *sql, const struct db_params *params,
-               const char *context, bool *exists, struct api_error *err);
 
 /* The same on a context's connection, for the engines whose SQL has not
  * moved into server/store yet. */
 PGresult *ctx_query(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
                     const char *context, struct api_error *err);
-PGresult *ctx_query_prepared(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
-                             const char *context, struct api_error *err);
 int ctx_exec(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err);
 
