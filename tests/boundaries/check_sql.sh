@@ -18,9 +18,6 @@ not_yet_moved=(
     server/commit/commit_check.c
     server/commit/commit_write.c
     server/commit/commits.c
-    server/maintenance/compaction.c
-    server/maintenance/compaction_commit.c
-    server/maintenance/compaction_plan.c
 )
 
 failed=0

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "objstore/objstore.h"
-#include "server/db/db.h"
 #include "server/maintenance/compaction_commit.h"
 #include "server/maintenance/compaction_plan.h"
 #include "server/maintenance/compaction_rewrite.h"
@@ -14,6 +13,7 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
+#include "server/store/compaction.h"
 #include "server/store/tables.h"
 #include "util/failpoint.h"
 #include "util/log.h"
@@ -33,17 +33,10 @@ static int load_layout(struct srv_ctx *ctx, const struct catalog_row *cat,
                        const struct cpt_group *g, struct lake_table *live,
                        struct lake_table *layout, int64_t *at, struct api_error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    PGresult *r = ctx_query(ctx, "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1",
-                            &p, "catalog head", err);
-    if (!r)
-        return -1;
-    *at = db_i64(r, 0, 0);
-    PQclear(r);
-    struct table_ref ref = {.table_id = g->table_id, .name = g->table_name, .properties = "{}"};
     struct error e;
+    if (store_compaction_head(ctx->db, cat->id, at, &e) != 0)
+        return api_from_error(err, &e, "catalog head");
+    struct table_ref ref = {.table_id = g->table_id, .name = g->table_name, .properties = "{}"};
     if (store_table_load(ctx, cat, &ref, *at, false, live, &e) != 0 ||
         store_table_load(ctx, cat, &ref, *at, false, layout, &e) != 0)
         return api_from_error(err, &e, "table load");
@@ -56,7 +49,7 @@ static int load_layout(struct srv_ctx *ctx, const struct catalog_row *cat,
 /* Counts what became of a group that ran to its end: committed, or the
  * reason it was skipped. */
 static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt_rewrite_outcome ro,
-                          enum cpt_commit_outcome co, const struct cpt_output *out,
+                          enum cpt_commit_outcome co, const struct store_compaction_output *out,
                           int64_t snapshot, const char *msg, struct compaction_result *res)
 {
     switch (ro) {
@@ -108,7 +101,7 @@ static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct 
     lake_table_init(&layout, &a);
     int64_t at = 0, ticket = 0, snapshot = 0;
     const char *path = NULL;
-    struct cpt_output out = {0};
+    struct store_compaction_output out = {0};
     enum cpt_rewrite_outcome ro = CPT_STORAGE;
     enum cpt_commit_outcome co = CPT_CONFLICT;
     struct cpt_refusal refusal = {0};
@@ -247,21 +240,10 @@ int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, 
 json_t *compaction_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     const struct compaction_task *t = ctx;
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, t->opt.target_bytes);
+    int64_t small_files = 0;
     struct error err;
-    PGresult *r = db_exec(pg,
-                          "SELECT count(*) FROM hog_data_file d JOIN hog_table t"
-                          " ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
-                          " WHERE d.catalog_id = $1 AND d.end_snapshot IS NULL"
-                          " AND t.dropped_snapshot IS NULL AND d.file_size_bytes < $2",
-                          &p, &err);
-    if (!r)
+    if (store_compaction_backlog(pg, catalog_id, t->opt.target_bytes, &small_files, &err) != 0)
         return NULL;
-    json_t *o = json_pack("{s:I,s:I}", "small_files", (json_int_t)db_i64(r, 0, 0), "target_bytes",
-                          (json_int_t)t->opt.target_bytes);
-    PQclear(r);
-    return o;
+    return json_pack("{s:I,s:I}", "small_files", (json_int_t)small_files, "target_bytes",
+                     (json_int_t)t->opt.target_bytes);
 }

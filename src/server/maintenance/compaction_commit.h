@@ -34,7 +34,7 @@ enum cpt_commit_outcome {
  * Anything off: rolled back, *o says why. Returns 0, or -1 with err. */
 int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
-               const struct cpt_output *out, enum cpt_commit_outcome *o, int64_t *snapshot_id,
-               struct api_error *err);
+               const struct store_compaction_output *out, enum cpt_commit_outcome *o,
+               int64_t *snapshot_id, struct api_error *err);
 
 #endif

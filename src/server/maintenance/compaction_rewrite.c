@@ -129,8 +129,8 @@ struct fetch {
 /* One input, read up to its registered size plus a byte: a larger or
  * smaller object is refused (size_mismatch) having cost no more memory
  * than its registration promised. */
-static void fetch_one(struct objstore *os, const struct cpt_input *in, struct buf *data,
-                      struct hl_error *e)
+static void fetch_one(struct objstore *os, const struct store_compaction_input *in,
+                      struct buf *data, struct hl_error *e)
 {
     e->status = HL_OK;
     objstore_get_sized(os, in->path, in->size > 0 ? (uint64_t)in->size : 0, data, e);
@@ -166,7 +166,7 @@ static void fetch_all(struct fetch *f)
 /* A failed projection of input f: -1 out of memory, else 0 with *o. The
  * reader's own errors mean the file is bad; rows_adapt's (ERR_INVALID,
  * ERR_LIMIT) that a column cannot take the layout's type. */
-static int project_failed(const struct error *e, const struct cpt_input *f,
+static int project_failed(const struct error *e, const struct store_compaction_input *f,
                           enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
 {
     if (e->code == ERR_NOMEM)
@@ -180,7 +180,7 @@ static int project_failed(const struct error *e, const struct cpt_input *f,
 /* Reads one fetched input (its bytes in data, or its fetch error in e)
  * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
 static int read_input(const struct buf *data, const struct hl_error *e,
-                      const struct lake_table *layout, const struct cpt_input *f,
+                      const struct lake_table *layout, const struct store_compaction_input *f,
                       struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
                       struct cpt_refusal *refusal, char *msg, size_t msg_size)
 {
@@ -296,8 +296,9 @@ static int write_output(struct objstore *os, const struct lake_table *live,
                         const struct lake_table *layout, const struct ArrowSchema *schema,
                         const struct ArrowArray *const *ptrs, size_t nbatches,
                         const struct rows_ref *refs, size_t n, const char *out_path,
-                        struct arena *a, struct cpt_output *out, enum cpt_rewrite_outcome *o,
-                        struct cpt_refusal *refusal, char *msg, size_t msg_size)
+                        struct arena *a, struct store_compaction_output *out,
+                        enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal, char *msg,
+                        size_t msg_size)
 {
     struct hl_error e;
     struct objstore_writer *ow = NULL;
@@ -364,8 +365,8 @@ out:
 
 int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
                 const struct cpt_group *g, const char *out_path, struct arena *a,
-                struct cpt_output *out, enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal,
-                char *msg, size_t msg_size)
+                struct store_compaction_output *out, enum cpt_rewrite_outcome *o,
+                struct cpt_refusal *refusal, char *msg, size_t msg_size)
 {
     memset(out, 0, sizeof *out);
     struct rows_in in = {0};

@@ -52,7 +52,7 @@ int cpt_add_row_id_column(struct lake_table *t, char *msg, size_t msg_size);
  * what was refused on CPT_REFUSED), or -1 out of memory. */
 int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
                 const struct cpt_group *g, const char *out_path, struct arena *a,
-                struct cpt_output *out, enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal,
-                char *msg, size_t msg_size);
+                struct store_compaction_output *out, enum cpt_rewrite_outcome *o,
+                struct cpt_refusal *refusal, char *msg, size_t msg_size);
 
 #endif
