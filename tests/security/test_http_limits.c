@@ -277,7 +277,11 @@ static void *upload_main(void *arg)
 }
 
 /* 4 concurrent 60 MB bodies of 30 million numbers to the commit route:
- * each refused in well under a second, and the server never holds them. */
+ * each refused promptly, and the server never holds them. "Promptly" is
+ * bounded at 3 s: a quiet machine answers in 0.14-0.22 s and a loaded
+ * 2-core one has taken 1.1 s, while a server that waited on the body would
+ * hit the 120 s request timeout; the memory bound below is the sharper
+ * check. */
 static void hostile_number_arrays(const struct test_server *s)
 {
     size_t len;
@@ -299,7 +303,7 @@ static void hostile_number_arrays(const struct test_server *s)
     for (int i = 0; i < 4; i++) {
         expect_answer(&jobs[i].answer, 413, "payload_too_large");
         assert_non_null(strstr(jobs[i].answer.body, "values"));
-        assert_true(jobs[i].answer.seconds < 1.0);
+        assert_true(jobs[i].answer.seconds < 3.0);
     }
     print_message("server peak RSS (VmHWM) after 4 x %zu bytes: %ld kB\n", len, hwm);
     assert_true(hwm > 0 && hwm < 300 * 1024);
