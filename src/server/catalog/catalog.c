@@ -275,8 +275,9 @@ int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct ap
 
 int ddl_commit(struct ddl_txn *t, struct api_error *err)
 {
-    if (ctx_exec(&t->ctx, "COMMIT", NULL, "commit", err) != 0)
-        return -1;
+    struct error e;
+    if (db_run(t->ctx.db->pg, "COMMIT", NULL, &e) != 0)
+        return api_from_error(err, &e, "commit");
     return 0;
 }
 

@@ -342,36 +342,25 @@ int req_ctx(struct srv_req *req, struct srv_ctx *out, struct api_error *err)
     return 0;
 }
 
-PGresult *ctx_query(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
+PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
                     const char *context, struct api_error *err)
 {
+    struct db_conn *db = req_db(req, err);
+    if (!db)
+        return NULL;
     struct error dberr;
-    PGresult *r = db_exec(ctx->db->pg, sql, params, &dberr);
+    PGresult *r = db_exec(db->pg, sql, params, &dberr);
     if (!r)
         api_from_error(err, &dberr, context);
     return r;
 }
 
-int ctx_exec(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
+int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err)
 {
-    PGresult *r = ctx_query(ctx, sql, params, context, err);
+    PGresult *r = req_query(req, sql, params, context, err);
     if (!r)
         return -1;
     PQclear(r);
     return 0;
-}
-
-PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params *params,
-                    const char *context, struct api_error *err)
-{
-    struct srv_ctx ctx;
-    return req_ctx(req, &ctx, err) == 0 ? ctx_query(&ctx, sql, params, context, err) : NULL;
-}
-
-int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
-             const char *context, struct api_error *err)
-{
-    struct srv_ctx ctx;
-    return req_ctx(req, &ctx, err) == 0 ? ctx_exec(&ctx, sql, params, context, err) : -1;
 }

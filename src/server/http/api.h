@@ -157,11 +157,4 @@ PGresult *req_query(struct srv_req *req, const char *sql, const struct db_params
 int req_exec(struct srv_req *req, const char *sql, const struct db_params *params,
              const char *context, struct api_error *err);
 
-/* The same on a context's connection, for the engines whose SQL has not
- * moved into server/store yet. */
-PGresult *ctx_query(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
-                    const char *context, struct api_error *err);
-int ctx_exec(struct srv_ctx *ctx, const char *sql, const struct db_params *params,
-             const char *context, struct api_error *err);
-
 #endif

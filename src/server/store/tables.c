@@ -578,43 +578,45 @@ int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t names
                      &p, err);
 }
 
-int store_table_drop(struct store_ddl at, int64_t table_id, struct error *err)
+/* Runs a statement ending a table's rows: $1 the catalog, $2 the table, $3
+ * the DDL's snapshot. */
+static int end_rows(struct store_ddl at, int64_t table_id, const char *sql, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, at.catalog_id);
     db_param_i64(&p, table_id);
     db_param_i64(&p, at.snapshot_id);
+    return db_run(at.db->pg, sql, &p, err);
+}
+
+int store_table_drop(struct store_ddl at, int64_t table_id, struct error *err)
+{
     /* O(columns): the definition rows end; file rows are left for
      * retirement, and are unreachable once the table is dropped. */
-    return db_run(at.db->pg,
-                  "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2),"
-                  " v AS (UPDATE hog_table_version SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-                  " c AS (UPDATE hog_column SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
-                  " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
-                  " UPDATE hog_sort_spec SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
-                  &p, err);
+    return end_rows(at, table_id,
+                    "WITH t AS (UPDATE hog_table SET dropped_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2),"
+                    " v AS (UPDATE hog_table_version SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                    " c AS (UPDATE hog_column SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL),"
+                    " ps AS (UPDATE hog_partition_spec SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                    " UPDATE hog_sort_spec SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                    err);
 }
 
 int store_table_truncate(struct store_ddl at, int64_t table_id, struct error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, at.catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, at.snapshot_id);
     /* Set-based, over the partial "live" indexes: O(live rows). */
-    return db_run(at.db->pg,
-                  "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
-                  " UPDATE hog_data_file SET end_snapshot = $3"
-                  "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
-                  &p, err);
+    return end_rows(at, table_id,
+                    "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL)"
+                    " UPDATE hog_data_file SET end_snapshot = $3"
+                    "  WHERE catalog_id = $1 AND table_id = $2 AND end_snapshot IS NULL",
+                    err);
 }
 
 int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t after,
