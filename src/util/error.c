@@ -68,6 +68,7 @@ const char *error_code_name(enum error_code code)
     case ERR_UNSUPPORTED: return "unsupported";
     case ERR_CONFLICT: return "conflict";
     case ERR_NOT_FOUND: return "not_found";
+    case ERR_EXPIRED: return "expired";
     case ERR_IO: return "io";
     case ERR_UNAVAILABLE: return "unavailable";
     case ERR_NOMEM: return "nomem";
@@ -87,6 +88,7 @@ hl_status error_status(enum error_code code)
     case ERR_UNSUPPORTED: return HL_ERR_NOT_IMPLEMENTED;
     case ERR_CONFLICT: return HL_ERR_CONFLICT;
     case ERR_NOT_FOUND: return HL_ERR_NOT_FOUND;
+    case ERR_EXPIRED: return HL_ERR_EXPIRED;
     case ERR_IO: return HL_ERR_IO;
     case ERR_UNAVAILABLE: return HL_ERR_UNAVAILABLE;
     case ERR_NOMEM: return HL_ERR_NOMEM;
@@ -135,6 +137,7 @@ static hl_status published_status(hl_status status, enum error_code code)
     case ERR_UNSUPPORTED:
     case ERR_CONFLICT:
     case ERR_NOT_FOUND:
+    case ERR_EXPIRED:
     case ERR_LIMIT: return status != HL_OK ? status : error_status(code);
     default: return error_status(code);
     }

@@ -23,6 +23,7 @@ enum error_code {
     ERR_UNSUPPORTED, /* valid, but uses something this code does not implement */
     ERR_CONFLICT,    /* the state forbids it now; the reason says which state */
     ERR_NOT_FOUND,
+    ERR_EXPIRED,     /* it existed, but is past retention: re-read, never replay */
     ERR_IO,          /* a read, write or transfer failed */
     ERR_UNAVAILABLE, /* a dependency is down or busy: retrying may succeed */
     ERR_NOMEM,

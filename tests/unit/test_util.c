@@ -934,6 +934,41 @@ static void test_jsonx_errors(void **state)
     }
 }
 
+/* Every internal code reaches the public edge as the status a caller acts
+ * on; an input failure reads as the edge's own status when it gives one,
+ * while running out of memory, I/O and bugs keep theirs. */
+static void test_error_publish_statuses(void **state)
+{
+    (void)state;
+    static const struct {
+        enum error_code code;
+        hl_status plain, as_validation;
+    } cases[] = {
+        {ERR_INVALID, HL_ERR_VALIDATION, HL_ERR_VALIDATION},
+        {ERR_MALFORMED, HL_ERR_PROTOCOL, HL_ERR_VALIDATION},
+        {ERR_NOT_FOUND, HL_ERR_NOT_FOUND, HL_ERR_VALIDATION},
+        {ERR_EXPIRED, HL_ERR_EXPIRED, HL_ERR_VALIDATION},
+        {ERR_CONFLICT, HL_ERR_CONFLICT, HL_ERR_VALIDATION},
+        {ERR_IO, HL_ERR_IO, HL_ERR_IO},
+        {ERR_NOMEM, HL_ERR_NOMEM, HL_ERR_NOMEM},
+        {ERR_UNAVAILABLE, HL_ERR_UNAVAILABLE, HL_ERR_UNAVAILABLE},
+        {ERR_INTERNAL, HL_ERR_INTERNAL, HL_ERR_INTERNAL},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct error e;
+        error_fail(&e, cases[i].code, "snapshot %d", 7);
+        struct hl_error out;
+        assert_int_equal(error_publish(&out, HL_OK, &e, "reading"), cases[i].plain);
+        assert_string_equal(out.message, "reading: snapshot 7");
+        assert_string_equal(out.code, hl_status_name(cases[i].plain));
+        assert_int_equal(error_publish(&out, HL_ERR_VALIDATION, &e, NULL), cases[i].as_validation);
+        assert_string_equal(out.message, "snapshot 7");
+    }
+    struct error e;
+    error_fail_reason(&e, ERR_EXPIRED, "expired", "gone");
+    assert_string_equal(error_code_name(e.code), "expired");
+}
+
 static void test_jsonx_message_is_bounded(void **state)
 {
     (void)state;
@@ -1101,6 +1136,7 @@ int main(void)
         cmocka_unit_test(test_time_clocks),
         cmocka_unit_test(test_jsonx_accepts_and_hands_out),
         cmocka_unit_test(test_jsonx_errors),
+        cmocka_unit_test(test_error_publish_statuses),
         cmocka_unit_test(test_jsonx_message_is_bounded),
         cmocka_unit_test(test_jsonx_find_nul),
         cmocka_unit_test(test_jsonx_dump_compact),

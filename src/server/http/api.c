@@ -99,6 +99,7 @@ int api_from_error(struct api_error *err, const struct error *e, const char *con
     case ERR_UNSUPPORTED: return api_validation(err, "%s", e->msg);
     case ERR_CONFLICT: return api_conflict(err, e->reason ? e->reason : "conflict", "%s", e->msg);
     case ERR_NOT_FOUND: return api_not_found(err, "%s", e->msg);
+    case ERR_EXPIRED: return api_fail(err, 410, "expired", "%s", e->msg);
     case ERR_NOMEM: return api_nomem(err);
     case ERR_UNAVAILABLE:
         log_warn("database unavailable during %s: %s", context, e->msg);
