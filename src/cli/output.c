@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 void out_table_init(struct out_table *t, int ncols, const char *const *headers)
 {
     memset(t, 0, sizeof *t);
@@ -42,14 +44,8 @@ static char *cell_copy(const char *v, bool whole)
 
 void out_table_add(struct out_table *t, const char *const *cells)
 {
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        void *grown = realloc(t->cells, cap * sizeof *t->cells);
-        if (!grown)
-            return; /* the row is dropped; output is best effort */
-        t->cells = grown;
-        t->cap = cap;
-    }
+    if (ARRAY_RESERVE(t->cells, t->cap, t->nrows + 1, 16) != 0)
+        return; /* the row is dropped; output is best effort */
     char **row = t->cells[t->nrows];
     bool ok = true;
     for (int i = 0; i < t->ncols; i++) {

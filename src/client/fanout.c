@@ -11,6 +11,7 @@
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "util/arena.h"
+#include "util/array.h"
 #include "util/base64.h"
 #include "util/error.h"
 #include "util/random.h"
@@ -131,14 +132,8 @@ static hl_status file_for(struct fanout *fo, char *const *tuple, size_t *index,
             return HL_OK;
         }
     }
-    if (fo->nopen == fo->open_cap) {
-        size_t cap = fo->open_cap ? fo->open_cap * 2 : 8;
-        struct out_file **p = realloc(fo->open, cap * sizeof *p);
-        if (!p)
-            return client_nomem(err);
-        fo->open = p;
-        fo->open_cap = cap;
-    }
+    if (ARRAY_RESERVE(fo->open, fo->open_cap, fo->nopen + 1, 8) != 0)
+        return client_nomem(err);
     struct out_file *f = calloc(1, sizeof *f);
     if (!f)
         return client_nomem(err);
@@ -357,7 +352,7 @@ static hl_status within_budget(struct fanout *fo, struct hl_error *err)
 hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct hl_error *err)
 {
     const struct lake_table *t = fo->cfg.table;
-    size_t i;
+    size_t i = 0;
     if (!t->partitioned) {
         hl_status st = file_for(fo, NULL, &i, err);
         return st == HL_OK ? write_rows(fo, i, batch, 0, batch->length, err) : st;
@@ -387,7 +382,7 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
 
 hl_status fanout_finish(struct fanout *fo, struct hl_error *err)
 {
-    size_t i;
+    size_t i = 0;
     hl_status st = HL_OK;
     /* An unpartitioned append of nothing still registers one empty file. */
     if (fo->nopen == 0 && fo->res->nfiles == 0 && !fo->cfg.table->partitioned &&

@@ -8,6 +8,7 @@
 #include "export/export_core.h"
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
+#include "util/array.h"
 #include "util/arrow.h"
 #include "util/failpoint.h"
 #include "util/spans.h"
@@ -97,14 +98,8 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
                 first = next_id;
                 next_id += rows;
             }
-            if (*n == *cap) {
-                *cap = *cap ? *cap * 2 : 64;
-                struct live_file *p = realloc(*files, *cap * sizeof *p);
-                if (!p)
-                    st = xp_nomem(err);
-                else
-                    *files = p;
-            }
+            if (array_reserve(files, cap, *n + 1, sizeof **files, 64) != 0)
+                st = xp_nomem(err);
             if (st == HL_OK) {
                 struct live_file *f = &(*files)[*n];
                 *f = (struct live_file){strdup(file), rows, size, first, eseq};

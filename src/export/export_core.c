@@ -15,6 +15,7 @@
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/writer.h"
+#include "util/array.h"
 #include "util/arrow.h"
 #include "util/error.h"
 #include "util/failpoint.h"
@@ -86,14 +87,8 @@ hl_status xp_snapshot_add(const struct exporter *x, int64_t version, int64_t sna
 
 int xp_stage(struct exporter *x, const char *uri)
 {
-    if (x->nstaged == x->staged_cap) {
-        size_t cap = x->staged_cap ? x->staged_cap * 2 : 16;
-        char **p = realloc(x->staged, cap * sizeof *p);
-        if (!p)
-            return -1;
-        x->staged = p;
-        x->staged_cap = cap;
-    }
+    if (ARRAY_RESERVE(x->staged, x->staged_cap, x->nstaged + 1, 16) != 0)
+        return -1;
     if (!(x->staged[x->nstaged] = strdup(uri)))
         return -1;
     x->nstaged++;
@@ -193,14 +188,8 @@ static struct day_group *group_for(struct exporter *x, bool null_day, int32_t da
         if (g->null_day == null_day && (null_day || g->day == day))
             return g;
     }
-    if (x->ngroups == x->group_cap) {
-        size_t cap = x->group_cap ? x->group_cap * 2 : 16;
-        struct day_group *p = realloc(x->groups, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        x->groups = p;
-        x->group_cap = cap;
-    }
+    if (ARRAY_RESERVE(x->groups, x->group_cap, x->ngroups + 1, 16) != 0)
+        return NULL;
     struct day_group *g = &x->groups[x->ngroups++];
     memset(g, 0, sizeof *g);
     g->null_day = null_day;
@@ -210,14 +199,8 @@ static struct day_group *group_for(struct exporter *x, bool null_day, int32_t da
 
 static int group_add(struct day_group *g, uint32_t batch, uint32_t row)
 {
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 1024;
-        struct rows_ref *p = realloc(g->refs, cap * sizeof *p);
-        if (!p)
-            return -1;
-        g->refs = p;
-        g->cap = cap;
-    }
+    if (ARRAY_RESERVE(g->refs, g->cap, g->n + 1, 1024) != 0)
+        return -1;
     g->refs[g->n++] = (struct rows_ref){batch, row};
     return 0;
 }
@@ -309,15 +292,9 @@ static int sink_write(void *ctx, const void *data, size_t len, struct error *err
 
 int xp_add_batch(struct exporter *x, struct ArrowArray *b)
 {
-    if (x->nbatches == x->batch_cap) {
-        size_t cap = x->batch_cap ? x->batch_cap * 2 : 16;
-        struct ArrowArray *p = realloc(x->batches, cap * sizeof *p);
-        if (!p) {
-            b->release(b);
-            return -1;
-        }
-        x->batches = p;
-        x->batch_cap = cap;
+    if (ARRAY_RESERVE(x->batches, x->batch_cap, x->nbatches + 1, 16) != 0) {
+        b->release(b);
+        return -1;
     }
     x->batches[x->nbatches++] = *b;
     x->rows += b->length;
@@ -326,14 +303,8 @@ int xp_add_batch(struct exporter *x, struct ArrowArray *b)
 
 static int add_file(struct exporter *x, const struct ice_data_file *f)
 {
-    if (x->nfiles == x->file_cap) {
-        size_t cap = x->file_cap ? x->file_cap * 2 : 16;
-        struct ice_data_file *p = realloc(x->files, cap * sizeof *p);
-        if (!p)
-            return -1;
-        x->files = p;
-        x->file_cap = cap;
-    }
+    if (ARRAY_RESERVE(x->files, x->file_cap, x->nfiles + 1, 16) != 0)
+        return -1;
     x->files[x->nfiles++] = *f;
     return 0;
 }

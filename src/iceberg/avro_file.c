@@ -2,6 +2,7 @@
  * 16-byte sync marker, then blocks of (record count, byte size, records,
  * sync). Codecs: null and deflate (raw RFC 1951). */
 #include "iceberg/avro_internal.h"
+#include "util/array.h"
 #include "util/random.h"
 
 #include <errno.h>
@@ -112,15 +113,9 @@ int avro_writer_set_meta(struct avro_writer *w, const char *key, const void *val
             return 0;
         }
     }
-    if (w->nmeta == w->meta_cap) {
-        size_t cap = w->meta_cap ? w->meta_cap * 2 : 8;
-        struct meta_entry *grown = realloc(w->meta, cap * sizeof *grown);
-        if (!grown) {
-            free(copy);
-            return nomem(err);
-        }
-        w->meta = grown;
-        w->meta_cap = cap;
+    if (ARRAY_RESERVE(w->meta, w->meta_cap, w->nmeta + 1, 8) != 0) {
+        free(copy);
+        return nomem(err);
     }
     char *k = strdup(key);
     if (!k) {

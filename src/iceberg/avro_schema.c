@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/arena.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/strutil.h"
 
@@ -173,14 +174,8 @@ static int define_name(struct parser *ps, struct avro_node *n, const json_t *j, 
         return fail_null(ps, ERR_MALFORMED, "invalid name", full), -1;
     if (find_primitive(full) >= 0 || lookup(ps, full))
         return fail_null(ps, ERR_MALFORMED, "type name defined twice", full), -1;
-    if (ps->nnames == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 16;
-        struct named *grown = realloc(ps->names, cap * sizeof *grown);
-        if (!grown)
-            return oom(ps), -1;
-        ps->names = grown;
-        ps->cap = cap;
-    }
+    if (ARRAY_RESERVE(ps->names, ps->cap, ps->nnames + 1, 16) != 0)
+        return oom(ps), -1;
     ps->names[ps->nnames++] = (struct named){full, n};
     n->name = full;
     /* The namespace of what the body names is the full name's prefix. */

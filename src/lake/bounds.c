@@ -256,32 +256,12 @@ static i128 double_key(uint64_t bits)
 
 int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
+    size_t width = bound_int_width(t);
+    if (width == 4 && an == 4 && bn == 4)
+        return cmp_i128((int32_t)le_load32(a), (int32_t)le_load32(b));
+    if (width == 8 && an == 8 && bn == 8)
+        return cmp_i128((int64_t)le_load64(a), (int64_t)le_load64(b));
     switch (t) {
-    case LT_BOOLEAN:
-    case LT_STRING:
-    case LT_JSON:
-    case LT_UUID:
-    case LT_BINARY: break;
-    case LT_INT8:
-    case LT_INT16:
-    case LT_INT:
-    case LT_UINT8:
-    case LT_UINT16:
-    case LT_DATE:
-        if (an == 4 && bn == 4)
-            return cmp_i128((int32_t)le_load32(a), (int32_t)le_load32(b));
-        break;
-    case LT_LONG:
-    case LT_UINT32:
-    case LT_TIME:
-    case LT_TIMESTAMP_S:
-    case LT_TIMESTAMP_MS:
-    case LT_TIMESTAMP:
-    case LT_TIMESTAMP_NS:
-    case LT_TIMESTAMPTZ:
-        if (an == 8 && bn == 8)
-            return cmp_i128((int64_t)le_load64(a), (int64_t)le_load64(b));
-        break;
     case LT_UINT64:
     case LT_DECIMAL:
         if (an >= 1 && an <= MAX_DECIMAL_BYTES && bn >= 1 && bn <= MAX_DECIMAL_BYTES)
@@ -295,11 +275,7 @@ int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *
         if (an == 8 && bn == 8)
             return cmp_i128(double_key(double_bits(a)), double_key(double_bits(b)));
         break;
-    case LT_VARIANT:
-    case LT_LIST:
-    case LT_STRUCT:
-    case LT_MAP:
-    case LT__COUNT: break;
+    default: break; /* byte-ordered, or a width that does not decode */
     }
     return cmp_bytes(a, an, b, bn);
 }
@@ -467,9 +443,7 @@ static bool int_domain(enum lake_type t, i128 *lo, i128 *hi)
     }
 }
 
-/* Bytes of the little-endian form of an int_domain type other than uint64:
- * 4 for those that map to Iceberg int, 8 for Iceberg long. */
-static size_t int_width(enum lake_type t)
+size_t bound_int_width(enum lake_type t)
 {
     switch (t) {
     case LT_INT8:
@@ -478,7 +452,15 @@ static size_t int_width(enum lake_type t)
     case LT_UINT8:
     case LT_UINT16:
     case LT_DATE: return 4;
-    default: return 8;
+    case LT_LONG:
+    case LT_UINT32:
+    case LT_TIME:
+    case LT_TIMESTAMP_S:
+    case LT_TIMESTAMP_MS:
+    case LT_TIMESTAMP:
+    case LT_TIMESTAMP_NS:
+    case LT_TIMESTAMPTZ: return 8;
+    default: return 0;
     }
 }
 
@@ -492,7 +474,7 @@ static size_t encode_int(enum lake_type t, i128 v, uint8_t out[16])
         return 0;
     if (t == LT_UINT64)
         return bound_decimal_minimal(v, out);
-    size_t n = int_width(t);
+    size_t n = bound_int_width(t);
     le_store(out, (uint64_t)(int64_t)v, n);
     return n;
 }

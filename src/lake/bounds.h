@@ -44,6 +44,10 @@ bool bound_type_has_bounds(enum lake_type t);
  * bytes (1 to 16): the form of decimal bounds and of decimal bucket hash
  * input. Returns the length written. */
 __extension__ size_t bound_decimal_minimal(__int128 unscaled, uint8_t out[16]);
+/* Bytes of the little-endian bound of an integer, date, time or timestamp
+ * type: 4 for those that map to Iceberg int, 8 for Iceberg long; 0 for
+ * every other type (uint64 among them: its bound is a decimal's). */
+size_t bound_int_width(enum lake_type t);
 
 /* A bound stored at a promoted type's other width, re-encoded for type t:
  * 4-byte ints widened to 8 (to long, uint32), 8-byte ints narrowed to 4

@@ -13,6 +13,7 @@
 #include "objstore/errors.h"
 #include "objstore/fsplace.h"
 #include "objstore/objstore.h"
+#include "util/array.h"
 #include "util/strutil.h"
 #include "util/random.h"
 
@@ -332,14 +333,8 @@ struct walk {
 
 static int add_entry(struct walk *w, const char *path, uint64_t size)
 {
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 256;
-        struct entry *e = realloc(w->e, cap * sizeof *e);
-        if (!e)
-            return os_nomem(w->err);
-        w->e = e;
-        w->cap = cap;
-    }
+    if (ARRAY_RESERVE(w->e, w->cap, w->n + 1, 256) != 0)
+        return os_nomem(w->err);
     if (!(w->e[w->n].path = strdup(path)))
         return os_nomem(w->err);
     w->e[w->n++].size = size;

@@ -340,17 +340,6 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
         tmp[0] = (uint8_t)v->i;
         n = 1;
         break;
-    case LT_INT8:
-    case LT_INT16:
-    case LT_INT:
-    case LT_UINT8:
-    case LT_UINT16:
-    case LT_DATE:
-        if (v->i < INT32_MIN || v->i > INT32_MAX)
-            return NULL;
-        le_store(tmp, (uint64_t)(int64_t)v->i, 4);
-        n = 4;
-        break;
     case LT_UINT64:
     case LT_DECIMAL: n = bound_decimal_minimal(v->i, tmp); break;
     case LT_FLOAT:
@@ -376,11 +365,12 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
         src = v->b;
         n = v->n;
         break;
-    default: /* long, uint32, time, timestamps: 8 bytes */
-        if (v->i < INT64_MIN || v->i > INT64_MAX)
+    default: /* the other integers, dates, times and timestamps: the width's range only */
+        n = bound_int_width(c->type);
+        if (!n || v->i < (n == 4 ? INT32_MIN : INT64_MIN) ||
+            v->i > (n == 4 ? INT32_MAX : INT64_MAX))
             return NULL;
-        le_store(tmp, (uint64_t)(int64_t)v->i, 8);
-        n = 8;
+        le_store(tmp, (uint64_t)(int64_t)v->i, n);
         break;
     }
     uint8_t *out = arena_alloc(a, n ? n : 1);

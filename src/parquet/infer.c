@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 struct inferrer {
     int32_t *ids; /* depth-first, one per column; 0 = the element has none */
     size_t n, cap;
@@ -19,14 +21,8 @@ struct inferrer {
 
 static int push_geo(struct inferrer *in, const struct pq_schema_element *e)
 {
-    if (in->ngeo == in->geocap) {
-        size_t cap = in->geocap ? in->geocap * 2 : 8;
-        struct geo_leaf *g = realloc(in->geo, cap * sizeof *g);
-        if (!g)
-            return error_fail(in->err, ERR_NOMEM, "out of memory");
-        in->geo = g;
-        in->geocap = cap;
-    }
+    if (ARRAY_RESERVE(in->geo, in->geocap, in->ngeo + 1, 8) != 0)
+        return error_fail(in->err, ERR_NOMEM, "out of memory");
     in->geo[in->ngeo++] = (struct geo_leaf){in->n - 1, e}; /* the column just numbered */
     return 0;
 }
@@ -55,14 +51,8 @@ static int unsupported(struct inferrer *in, const struct pq_node *x, const char 
 
 static int push_id(struct inferrer *in, int32_t id)
 {
-    if (in->n == in->cap) {
-        size_t cap = in->cap ? in->cap * 2 : 32;
-        int32_t *v = realloc(in->ids, cap * sizeof *v);
-        if (!v)
-            return error_fail(in->err, ERR_NOMEM, "out of memory");
-        in->ids = v;
-        in->cap = cap;
-    }
+    if (ARRAY_RESERVE(in->ids, in->cap, in->n + 1, 32) != 0)
+        return error_fail(in->err, ERR_NOMEM, "out of memory");
     in->ids[in->n++] = id;
     return 0;
 }

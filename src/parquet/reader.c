@@ -185,6 +185,22 @@ static void set_int96_unit(struct leaf_type *lt, enum pq_time_unit unit)
                                  : 'n');
 }
 
+/* Sets how a leaf converts and the Arrow type it becomes. */
+static void leaf_as(struct leaf_type *lt, enum leaf_conv conv, int out_width, const char *format)
+{
+    lt->conv = conv;
+    lt->out_width = out_width;
+    snprintf(lt->format, sizeof lt->format, "%s", format);
+}
+
+/* A decimal leaf: 16-byte Arrow decimal128. */
+static void leaf_as_decimal(struct leaf_type *lt, enum leaf_conv conv, int precision, int scale)
+{
+    char format[sizeof lt->format];
+    snprintf(format, sizeof format, "d:%d,%d", precision, scale);
+    leaf_as(lt, conv, 16, format);
+}
+
 static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, struct error *err)
 {
     const struct pq_schema_element *e = n->el;
@@ -208,14 +224,10 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
     case PQ_INT32:
         lt->width = 4;
         if (dec) {
-            lt->conv = LC_I32_TO_DEC;
-            lt->out_width = 16;
-            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            leaf_as_decimal(lt, LC_I32_TO_DEC, precision, scale);
             return 0;
         }
-        lt->conv = LC_COPY;
-        lt->out_width = 4;
-        strcpy(lt->format, "i");
+        leaf_as(lt, LC_COPY, 4, "i");
         if (l->kind == PQ_LT_INTEGER || (has_ct && ct >= PQ_CT_UINT_8 && ct <= PQ_CT_INT_32)) {
             int bits = l->kind == PQ_LT_INTEGER                      ? l->bit_width
                        : (ct == PQ_CT_UINT_8 || ct == PQ_CT_INT_8)   ? 8
@@ -223,13 +235,9 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
                                                                      : 32;
             bool is_signed = l->kind == PQ_LT_INTEGER ? l->is_signed : ct >= PQ_CT_INT_8;
             if (bits == 8) {
-                lt->conv = LC_I32_TO_I8;
-                lt->out_width = 1;
-                strcpy(lt->format, is_signed ? "c" : "C");
+                leaf_as(lt, LC_I32_TO_I8, 1, is_signed ? "c" : "C");
             } else if (bits == 16) {
-                lt->conv = LC_I32_TO_I16;
-                lt->out_width = 2;
-                strcpy(lt->format, is_signed ? "s" : "S");
+                leaf_as(lt, LC_I32_TO_I16, 2, is_signed ? "s" : "S");
             } else if (!is_signed) {
                 strcpy(lt->format, "I");
             }
@@ -243,14 +251,10 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
     case PQ_INT64:
         lt->width = 8;
         if (dec) {
-            lt->conv = LC_I64_TO_DEC;
-            lt->out_width = 16;
-            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            leaf_as_decimal(lt, LC_I64_TO_DEC, precision, scale);
             return 0;
         }
-        lt->conv = LC_COPY;
-        lt->out_width = 8;
-        strcpy(lt->format, "l");
+        leaf_as(lt, LC_COPY, 8, "l");
         if ((l->kind == PQ_LT_INTEGER && !l->is_signed) || (has_ct && ct == PQ_CT_UINT_64)) {
             strcpy(lt->format, "L");
         } else if (l->kind == PQ_LT_TIMESTAMP) {
@@ -273,20 +277,16 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
         lt->unit_settled = false;
         return 0;
     case PQ_FLOAT:
-        lt->conv = LC_COPY;
-        lt->width = lt->out_width = 4;
-        strcpy(lt->format, "f");
+        lt->width = 4;
+        leaf_as(lt, LC_COPY, 4, "f");
         return 0;
     case PQ_DOUBLE:
-        lt->conv = LC_COPY;
-        lt->width = lt->out_width = 8;
-        strcpy(lt->format, "g");
+        lt->width = 8;
+        leaf_as(lt, LC_COPY, 8, "g");
         return 0;
     case PQ_BYTE_ARRAY:
         if (dec) {
-            lt->conv = LC_BYTES_TO_DEC;
-            lt->out_width = 16;
-            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            leaf_as_decimal(lt, LC_BYTES_TO_DEC, precision, scale);
             return 0;
         }
         lt->conv = LC_BYTES;
@@ -300,15 +300,11 @@ static int physical_leaf_type(const struct pq_node *n, struct leaf_type *lt, str
             return error_fail(err, ERR_UNSUPPORTED, "column '%s': a %d-byte decimal", n->path,
                               (int)e->type_length);
         if (dec) {
-            lt->conv = LC_BYTES_TO_DEC;
-            lt->out_width = 16;
-            snprintf(lt->format, sizeof lt->format, "d:%d,%d", precision, scale);
+            leaf_as_decimal(lt, LC_BYTES_TO_DEC, precision, scale);
             return 0;
         }
         if (has_ct && ct == PQ_CT_INTERVAL && e->type_length == 12) {
-            lt->conv = LC_INTERVAL;
-            lt->out_width = 16;
-            strcpy(lt->format, "tin");
+            leaf_as(lt, LC_INTERVAL, 16, "tin");
             return 0;
         }
         lt->conv = LC_COPY;

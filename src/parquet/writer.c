@@ -9,6 +9,7 @@
 
 #include "parquet/compress.h"
 #include "parquet/encoding.h"
+#include "util/array.h"
 #include "util/arrow.h"
 #include "util/hash.h"
 
@@ -417,60 +418,27 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, 
     return 0;
 }
 
-/* ---- growth helpers ---- */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 /* ---- statistics ---- */
+
+/* Returns the order of two native values of `type` stored unaligned. */
+#define RETURN_ORDER_AS(type, a, b)                                                                \
+    do {                                                                                           \
+        type x_, y_;                                                                               \
+        memcpy(&x_, (a), sizeof x_);                                                               \
+        memcpy(&y_, (b), sizeof y_);                                                               \
+        return (x_ > y_) - (x_ < y_);                                                              \
+    } while (0)
 
 static int cmp_values(const struct colw *c, const uint8_t *a, size_t alen, const uint8_t *b,
                       size_t blen)
 {
     switch (c->cmp) {
     case CMP_BOOL: return (int)a[0] - (int)b[0];
-    case CMP_I32: {
-        int32_t x, y;
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case CMP_I64: {
-        int64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case CMP_U64: {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
-    case CMP_F32: {
-        float x, y;
-        memcpy(&x, a, 4);
-        memcpy(&y, b, 4);
-        return (x > y) - (x < y);
-    }
-    case CMP_F64: {
-        double x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        return (x > y) - (x < y);
-    }
+    case CMP_I32: RETURN_ORDER_AS(int32_t, a, b);
+    case CMP_I64: RETURN_ORDER_AS(int64_t, a, b);
+    case CMP_U64: RETURN_ORDER_AS(uint64_t, a, b);
+    case CMP_F32: RETURN_ORDER_AS(float, a, b);
+    case CMP_F64: RETURN_ORDER_AS(double, a, b);
     case CMP_FLBA_SIGNED: {
         /* Same-width two's complement big-endian: flip the sign bit and
          * compare as unsigned bytes. */
@@ -488,6 +456,8 @@ static int cmp_values(const struct colw *c, const uint8_t *a, size_t alen, const
     }
     return 0;
 }
+
+#undef RETURN_ORDER_AS
 
 static bool is_nan(const struct colw *c, const uint8_t *v)
 {
@@ -789,8 +759,7 @@ static int push_value(struct colw *c, const uint8_t *v, size_t len)
         int64_t k = dict_index(c, v, len);
         if (k < 0)
             return -1;
-        if (c->nidx == c->idxcap &&
-            grow((void **)&c->idx, &c->idxcap, c->nidx + 1, sizeof *c->idx) != 0)
+        if (ARRAY_RESERVE(c->idx, c->idxcap, c->nidx + 1, 1024) != 0)
             return -1;
         c->idx[c->nidx++] = (uint32_t)k;
         /* Page bounds only need each distinct value once per page. */
@@ -1290,7 +1259,7 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
     } else if (c->conv == CONV_BOOL) {
         /* Booleans as RLE runs of width 1 (long runs of one value are
          * common), framed like v1 levels. */
-        if (grow((void **)&w->bools, &w->bools_cap, nvalues_bytes, sizeof *w->bools) != 0)
+        if (ARRAY_RESERVE(w->bools, w->bools_cap, nvalues_bytes, 1024) != 0)
             return nomem(err);
         for (size_t i = 0; i < nvalues_bytes; i++)
             w->bools[i] = (uint8_t)values[i];
@@ -1322,8 +1291,7 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
     if (seal_page(w, &h, page, page_len, err) != 0)
         return -1;
 
-    if (c->npages == c->pagecap &&
-        grow((void **)&c->pages, &c->pagecap, c->npages + 1, sizeof *c->pages) != 0)
+    if (ARRAY_RESERVE(c->pages, c->pagecap, c->npages + 1, 1024) != 0)
         return nomem(err);
     struct page_entry *pe = &c->pages[c->npages++];
     memset(pe, 0, sizeof *pe);

@@ -27,10 +27,13 @@ struct option_def {
         flag, env, OPT_STRING, offsetof(struct config, field),                                     \
             sizeof(((struct config *)0)->field), 0, 0, help                                        \
     }
-#define INT_OPT(flag, env, field, lo, hi, help)                                                    \
+#define NUM_OPT(kind, flag, env, field, lo, hi, help)                                              \
     {                                                                                              \
-        flag, env, OPT_INT, offsetof(struct config, field), 0, lo, hi, help                        \
+        flag, env, kind, offsetof(struct config, field), 0, lo, hi, help                           \
     }
+#define INT_OPT(flag, env, field, lo, hi, help) NUM_OPT(OPT_INT, flag, env, field, lo, hi, help)
+#define INT64_OPT(flag, env, field, lo, hi, help) NUM_OPT(OPT_INT64, flag, env, field, lo, hi, help)
+#define BOOL_OPT(flag, env, field, help) NUM_OPT(OPT_BOOL, flag, env, field, 0, 0, help)
 
 static const struct option_def options[] = {
     INT_OPT("port", "HOGLAKE_PORT", port, 0, 65535,
@@ -41,12 +44,11 @@ static const struct option_def options[] = {
      "on: every request but /livez and /healthz needs a bearer token (default). off: for\n"
      "development only, every request acts as admin; then the server listens only on\n"
      "loopback and answers only requests addressed to a loopback name"},
-    {"metrics-public", "HOGLAKE_METRICS_PUBLIC", OPT_BOOL, offsetof(struct config, metrics_public),
-     0, 0, 0, "serve /metrics without a token (default false: any token for every catalog)"},
-    {"reset-admin-token", "HOGLAKE_RESET_ADMIN_TOKEN", OPT_BOOL,
-     offsetof(struct config, reset_admin_token), 0, 0, 0,
-     "revoke the admin tokens the server made itself and write a new one to\n"
-     "<data-dir>/admin.token (a lost bootstrap token)"},
+    BOOL_OPT("metrics-public", "HOGLAKE_METRICS_PUBLIC", metrics_public,
+             "serve /metrics without a token (default false: any token for every catalog)"),
+    BOOL_OPT("reset-admin-token", "HOGLAKE_RESET_ADMIN_TOKEN", reset_admin_token,
+             "revoke the admin tokens the server made itself and write a new one to\n"
+             "<data-dir>/admin.token (a lost bootstrap token)"),
     STR_OPT("tls-cert", "HOGLAKE_TLS_CERT", tls_cert,
             "serve HTTPS with this PEM certificate (chain); needs --tls-key"),
     STR_OPT("tls-key", "HOGLAKE_TLS_KEY", tls_key, "the PEM private key of --tls-cert"),
@@ -73,24 +75,22 @@ static const struct option_def options[] = {
             100, 600000, "bound on the /healthz database probe (default 2000)"),
     INT_OPT("shutdown-timeout-ms", "HOGLAKE_SHUTDOWN_TIMEOUT_MS", shutdown_timeout_ms, 0, 3600000,
             "on SIGTERM, how long to let in-flight requests finish (default 30000)"),
-    {"max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", OPT_INT64, offsetof(struct config, max_body_bytes),
-     0, 1024, (int64_t)1 << 34,
-     "largest body of a commit (POST .../commit, .../commit/prepared) or a view create\n"
-     "(POST .../views); larger gets 413 "
-     "(default 67108864)"},
-    {"max-metadata-body-bytes", "HOGLAKE_MAX_METADATA_BODY_BYTES", OPT_INT64,
-     offsetof(struct config, max_metadata_body_bytes), 0, 1024, (int64_t)1 << 34,
-     "largest body of every other request; larger gets 413 (default 1048576)"},
-    {"max-inflight-body-bytes", "HOGLAKE_MAX_INFLIGHT_BODY_BYTES", OPT_INT64,
-     offsetof(struct config, max_inflight_body_bytes), 0, 1024, (int64_t)1 << 40,
-     "request bodies the server holds at once, over all requests; past it a request is\n"
-     "answered 503 with Retry-After (default 268435456)"},
+    INT64_OPT("max-body-bytes", "HOGLAKE_MAX_BODY_BYTES", max_body_bytes, 1024, (int64_t)1 << 34,
+              "largest body of a commit (POST .../commit, .../commit/prepared) or a view create\n"
+              "(POST .../views); larger gets 413 "
+              "(default 67108864)"),
+    INT64_OPT("max-metadata-body-bytes", "HOGLAKE_MAX_METADATA_BODY_BYTES", max_metadata_body_bytes,
+              1024, (int64_t)1 << 34,
+              "largest body of every other request; larger gets 413 (default 1048576)"),
+    INT64_OPT("max-inflight-body-bytes", "HOGLAKE_MAX_INFLIGHT_BODY_BYTES", max_inflight_body_bytes,
+              1024, (int64_t)1 << 40,
+              "request bodies the server holds at once, over all requests; past it a request is\n"
+              "answered 503 with Retry-After (default 268435456)"),
     INT_OPT("json-max-depth", "HOGLAKE_JSON_MAX_DEPTH", json_max_depth, 2, 1000,
             "deepest nesting of a JSON body (default 64)"),
-    {"json-max-values", "HOGLAKE_JSON_MAX_VALUES", OPT_INT64,
-     offsetof(struct config, json_max_values), 0, 16, (int64_t)1 << 32,
-     "most values (scalars, arrays, objects) in one JSON body; a body also may not hold\n"
-     "more than one per 8 bytes of itself (default 4000000)"},
+    INT64_OPT("json-max-values", "HOGLAKE_JSON_MAX_VALUES", json_max_values, 16, (int64_t)1 << 32,
+              "most values (scalars, arrays, objects) in one JSON body; a body also may not hold\n"
+              "more than one per 8 bytes of itself (default 4000000)"),
     INT_OPT("max-query-params", "HOGLAKE_MAX_QUERY_PARAMS", max_query_params, 1, 10000,
             "most query parameters in one request; more get 400 (default 64)"),
     INT_OPT("header-timeout-ms", "HOGLAKE_HEADER_TIMEOUT_MS", header_timeout_ms, 100, 3600000,
@@ -113,8 +113,8 @@ static const struct option_def options[] = {
     STR_OPT("user", "HOGLAKE_USER", user,
             "started as root, run as this unprivileged user, created when missing\n"
             "(default hoglake)"),
-    {"allow-root", "HOGLAKE_ALLOW_ROOT", OPT_BOOL, offsetof(struct config, allow_root), 0, 0, 0,
-     "keep running as root instead of switching to --user (not recommended)"},
+    BOOL_OPT("allow-root", "HOGLAKE_ALLOW_ROOT", allow_root,
+             "keep running as root instead of switching to --user (not recommended)"),
     STR_OPT("port-file", "HOGLAKE_PORT_FILE", port_file,
             "write the bound port to this file once listening (for tests and supervisors)"),
     STR_OPT("pg-user", "HOGLAKE_PG_USER", pg_user,
@@ -130,52 +130,52 @@ static const struct option_def options[] = {
     STR_OPT("audit-log", "HOGLAKE_AUDIT_LOG", audit_log,
             "audit log destination: a file (appended, one JSON line per action), or - for\n"
             "bare lines on stderr (default: stderr through the process log, logger hoglake.audit)"),
-    {"refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS", OPT_BOOL,
-     offsetof(struct config, refuse_blind_partitioned_appends), 0, 0, 0,
-     "true: refuse commits whose files carry partition values without a read_snapshot\n"
-     "(default false: accept them, warn once per table and count them)"},
-    {"expiry-interval-ms", "HOGLAKE_EXPIRY_INTERVAL_MS", OPT_INT64,
-     offsetof(struct config, expire_interval_ms), 0, 0, 31LL * 86400000,
-     "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
-     "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"},
-    {"cleanup-interval-ms", "HOGLAKE_CLEANUP_INTERVAL_MS", OPT_INT64,
-     offsetof(struct config, cleanup_interval_ms), 0, 0, 31LL * 86400000,
-     "removal-queue cleanup loop interval (default 1800000; 0 disables the loop,\n"
-     "POST .../maintenance/cleanup still works)"},
-    {"cleanup-batch", "HOGLAKE_CLEANUP_BATCH", OPT_INT64, offsetof(struct config, cleanup_batch), 0,
-     1, 100000, "most queue rows one cleanup run claims per catalog (default 2000)"},
-    {"receipt-retention-seconds", "HOGLAKE_RECEIPT_RETENTION_SECONDS", OPT_INT64,
-     offsetof(struct config, receipt_retention_s), 0, INT64_MIN, 100LL * 365 * 86400,
-     "commit receipts older than this are purged by cleanup runs; at least twice a\n"
-     "catalog's snapshot retention (capped at 30 days) is kept. <= 0 keeps them forever;\n"
-     "a positive value below 3600 is refused (default 604800)"},
-    {"expiry-batch", "HOGLAKE_EXPIRY_BATCH", OPT_INT64, offsetof(struct config, expire_batch), 0, 1,
-     100000000, "most snapshots one expiry run removes per catalog (default 10000)"},
-    {"expiry-purge-page", "HOGLAKE_EXPIRY_PURGE_PAGE", OPT_INT64,
-     offsetof(struct config, expire_purge_page), 0, 1, 50000,
-     "ended file rows purged per statement by expiry (default 1000)"},
-    {"expiry-purge-budget-ms", "HOGLAKE_EXPIRY_PURGE_BUDGET_MS", OPT_INT64,
-     offsetof(struct config, expire_purge_budget_ms), 0, 1, 3600000,
-     "time one expiry run spends purging file rows before leaving the rest to the next\n"
-     "(default 10000)"},
-    {"hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", OPT_INT64,
-     offsetof(struct config, hydrator_interval_ms), 0, 0, 31LL * 86400000,
-     "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
-     "(default 900000; 0 disables the loop, POST .../maintenance/hydrate still works)"},
-    {"hydrator-batch", "HOGLAKE_HYDRATOR_BATCH", OPT_INT64, offsetof(struct config, hydrator_batch),
-     0, 1, 10000, "most files one looped hydrator pass hydrates per catalog (default 1000)"},
-    {"metrics-interval-ms", "HOGLAKE_METRICS_INTERVAL_MS", OPT_INT64,
-     offsetof(struct config, metrics_interval_ms), 0, 0, 86400000,
-     "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
-     "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"},
-    {"compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", OPT_INT64,
-     offsetof(struct config, compaction_interval_ms), 0, 0, 31LL * 86400000,
-     "compaction loop interval; each sweep compacts one group per catalog\n"
-     "(default 0: no loop, POST .../maintenance/compact still works)"},
-    {"compaction-max-group-bytes", "HOGLAKE_COMPACTION_MAX_GROUP_BYTES", OPT_INT64,
-     offsetof(struct config, compaction_max_group_bytes), 0, 1, (int64_t)1 << 40,
-     "a compaction group whose input files hold more bytes is refused (heap_budget_exceeded;\n"
-     "the rewrite holds its rows in memory; default 1073741824)"},
+    BOOL_OPT("refuse-blind-partitioned-appends", "HOGLAKE_REFUSE_BLIND_PARTITIONED_APPENDS",
+             refuse_blind_partitioned_appends,
+             "true: refuse commits whose files carry partition values without a read_snapshot\n"
+             "(default false: accept them, warn once per table and count them)"),
+    INT64_OPT("expiry-interval-ms", "HOGLAKE_EXPIRY_INTERVAL_MS", expire_interval_ms, 0,
+              31LL * 86400000,
+              "snapshot expiry loop interval; each sweep expires every catalog in turn\n"
+              "(default 3600000; 0 disables the loop, POST .../maintenance/expire still works)"),
+    INT64_OPT("cleanup-interval-ms", "HOGLAKE_CLEANUP_INTERVAL_MS", cleanup_interval_ms, 0,
+              31LL * 86400000,
+              "removal-queue cleanup loop interval (default 1800000; 0 disables the loop,\n"
+              "POST .../maintenance/cleanup still works)"),
+    INT64_OPT("cleanup-batch", "HOGLAKE_CLEANUP_BATCH", cleanup_batch, 1, 100000,
+              "most queue rows one cleanup run claims per catalog (default 2000)"),
+    INT64_OPT("receipt-retention-seconds", "HOGLAKE_RECEIPT_RETENTION_SECONDS", receipt_retention_s,
+              INT64_MIN, 100LL * 365 * 86400,
+              "commit receipts older than this are purged by cleanup runs; at least twice a\n"
+              "catalog's snapshot retention (capped at 30 days) is kept. <= 0 keeps them forever;\n"
+              "a positive value below 3600 is refused (default 604800)"),
+    INT64_OPT("expiry-batch", "HOGLAKE_EXPIRY_BATCH", expire_batch, 1, 100000000,
+              "most snapshots one expiry run removes per catalog (default 10000)"),
+    INT64_OPT("expiry-purge-page", "HOGLAKE_EXPIRY_PURGE_PAGE", expire_purge_page, 1, 50000,
+              "ended file rows purged per statement by expiry (default 1000)"),
+    INT64_OPT("expiry-purge-budget-ms", "HOGLAKE_EXPIRY_PURGE_BUDGET_MS", expire_purge_budget_ms, 1,
+              3600000,
+              "time one expiry run spends purging file rows before leaving the rest to the next\n"
+              "(default 10000)"),
+    INT64_OPT("hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", hydrator_interval_ms, 0,
+              31LL * 86400000,
+              "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
+              "(default 900000; 0 disables the loop, POST .../maintenance/hydrate still works)"),
+    INT64_OPT("hydrator-batch", "HOGLAKE_HYDRATOR_BATCH", hydrator_batch, 1, 10000,
+              "most files one looped hydrator pass hydrates per catalog (default 1000)"),
+    INT64_OPT(
+        "metrics-interval-ms", "HOGLAKE_METRICS_INTERVAL_MS", metrics_interval_ms, 0, 86400000,
+        "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
+        "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"),
+    INT64_OPT("compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", compaction_interval_ms, 0,
+              31LL * 86400000,
+              "compaction loop interval; each sweep compacts one group per catalog\n"
+              "(default 0: no loop, POST .../maintenance/compact still works)"),
+    INT64_OPT(
+        "compaction-max-group-bytes", "HOGLAKE_COMPACTION_MAX_GROUP_BYTES",
+        compaction_max_group_bytes, 1, (int64_t)1 << 40,
+        "a compaction group whose input files hold more bytes is refused (heap_budget_exceeded;\n"
+        "the rewrite holds its rows in memory; default 1073741824)"),
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 enum family_type { COUNTER, GAUGE, HISTOGRAM };
 
 static const double latency_buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
@@ -170,14 +172,8 @@ static struct series *find_series(struct metrics *m, int f, const char *labels)
     for (size_t i = 0; i < st->n; i++)
         if (strcmp(st->series[i].labels, labels) == 0)
             return &st->series[i];
-    if (st->n == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 8;
-        struct series *grown = realloc(st->series, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        st->series = grown;
-        st->cap = cap;
-    }
+    if (ARRAY_RESERVE(st->series, st->cap, st->n + 1, 8) != 0)
+        return NULL;
     char *copy = strdup(labels);
     if (!copy)
         return NULL;

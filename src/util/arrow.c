@@ -5,6 +5,26 @@
 
 #include "util/blockpool.h"
 
+/* Both private structs own their children the same way: the children's
+ * structs in one block (kids) and the pointer array the parent hands out
+ * (children[i] = &kids[i]). Macros, as the two differ only in type. */
+#define CHILDREN_ALLOC(p, n)                                                                       \
+    ((n) == 0 || (((p)->kids = calloc((size_t)(n), sizeof *(p)->kids)) != NULL &&                  \
+                  ((p)->children = calloc((size_t)(n), sizeof *(p)->children)) != NULL))
+#define CHILDREN_LINK(p, n)                                                                        \
+    do {                                                                                           \
+        for (int64_t i_ = 0; i_ < (n); i_++)                                                       \
+            (p)->children[i_] = &(p)->kids[i_];                                                    \
+    } while (0)
+#define CHILDREN_RELEASE(p, n)                                                                     \
+    do {                                                                                           \
+        for (int64_t i_ = 0; i_ < (n); i_++)                                                       \
+            if ((p)->children[i_] && (p)->children[i_]->release)                                   \
+                (p)->children[i_]->release((p)->children[i_]);                                     \
+        free((p)->kids);                                                                           \
+        free((p)->children);                                                                       \
+    } while (0)
+
 struct array_private {
     const void *buffers[ARROW_MAX_BUFFERS];
     size_t caps[ARROW_MAX_BUFFERS]; /* pooled buffers' sizes; 0: free() it */
@@ -17,9 +37,7 @@ static void release_array(struct ArrowArray *a)
 {
     struct array_private *p = a->private_data;
     if (p) {
-        for (int64_t i = 0; i < a->n_children; i++)
-            if (p->children[i] && p->children[i]->release)
-                p->children[i]->release(p->children[i]);
+        CHILDREN_RELEASE(p, a->n_children);
         for (int i = 0; i < ARROW_MAX_BUFFERS; i++) {
             if (p->caps[i])
                 block_pool_put(p->pool, (void *)p->buffers[i], p->caps[i]);
@@ -27,8 +45,6 @@ static void release_array(struct ArrowArray *a)
                 free((void *)p->buffers[i]);
         }
         block_pool_unref(p->pool);
-        free(p->kids);
-        free(p->children);
         free(p);
     }
     a->release = NULL;
@@ -43,18 +59,12 @@ int arrow_array_init(struct ArrowArray *a, int64_t n_buffers, int64_t n_children
     struct array_private *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
-    if (n_children) {
-        p->kids = calloc((size_t)n_children, sizeof *p->kids);
-        p->children = calloc((size_t)n_children, sizeof *p->children);
-        if (!p->kids || !p->children) {
-            free(p->kids);
-            free(p->children);
-            free(p);
-            return -1;
-        }
-        for (int64_t i = 0; i < n_children; i++)
-            p->children[i] = &p->kids[i];
+    if (!CHILDREN_ALLOC(p, n_children)) {
+        free(p->kids);
+        free(p);
+        return -1;
     }
+    CHILDREN_LINK(p, n_children);
     a->n_buffers = n_buffers;
     a->n_children = n_children;
     a->buffers = p->buffers;
@@ -108,14 +118,10 @@ static void release_schema(struct ArrowSchema *s)
 {
     struct schema_private *p = s->private_data;
     if (p) {
-        for (int64_t i = 0; i < s->n_children; i++)
-            if (p->children[i] && p->children[i]->release)
-                p->children[i]->release(p->children[i]);
+        CHILDREN_RELEASE(p, s->n_children);
         free(p->format);
         free(p->name);
         free(p->metadata);
-        free(p->kids);
-        free(p->children);
         free(p);
     }
     s->release = NULL;
@@ -131,20 +137,14 @@ int arrow_schema_init(struct ArrowSchema *s, const char *format, const char *nam
         return -1;
     p->format = strdup(format);
     p->name = name ? strdup(name) : NULL;
-    if (n_children > 0) {
-        p->kids = calloc((size_t)n_children, sizeof *p->kids);
-        p->children = calloc((size_t)n_children, sizeof *p->children);
-    }
-    if (!p->format || (name && !p->name) || (n_children > 0 && (!p->kids || !p->children))) {
+    if (n_children < 0 || !p->format || (name && !p->name) || !CHILDREN_ALLOC(p, n_children)) {
         free(p->format);
         free(p->name);
         free(p->kids);
-        free(p->children);
         free(p);
         return -1;
     }
-    for (int64_t i = 0; i < n_children; i++)
-        p->children[i] = &p->kids[i];
+    CHILDREN_LINK(p, n_children);
     s->format = p->format;
     s->name = p->name;
     s->flags = flags;

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "util/arena.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
@@ -969,6 +970,30 @@ static void test_error_publish_statuses(void **state)
     assert_string_equal(error_code_name(e.code), "expired");
 }
 
+/* Capacity doubles from the first size; a request past what size_t can
+ * count fails and leaves the array as it was. */
+static void test_array_reserve(void **state)
+{
+    (void)state;
+    int64_t *items = NULL;
+    size_t cap = 0;
+    assert_int_equal(ARRAY_RESERVE(items, cap, 1, 4), 0);
+    assert_int_equal(cap, 4);
+    items[0] = 7;
+    assert_int_equal(ARRAY_RESERVE(items, cap, 4, 4), 0); /* fits: no growth */
+    assert_int_equal(cap, 4);
+    assert_int_equal(ARRAY_RESERVE(items, cap, 9, 4), 0);
+    assert_int_equal(cap, 16);
+    assert_int_equal(items[0], 7);
+    int64_t *before = items;
+    assert_int_equal(ARRAY_RESERVE(items, cap, SIZE_MAX / 4, 4), -1);
+    assert_int_equal(ARRAY_RESERVE(items, cap, SIZE_MAX, 4), -1);
+    assert_ptr_equal(items, before);
+    assert_int_equal(cap, 16);
+    assert_int_equal(items[0], 7);
+    free(items);
+}
+
 static void test_jsonx_message_is_bounded(void **state)
 {
     (void)state;
@@ -1137,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_jsonx_accepts_and_hands_out),
         cmocka_unit_test(test_jsonx_errors),
         cmocka_unit_test(test_error_publish_statuses),
+        cmocka_unit_test(test_array_reserve),
         cmocka_unit_test(test_jsonx_message_is_bounded),
         cmocka_unit_test(test_jsonx_find_nul),
         cmocka_unit_test(test_jsonx_dump_compact),

@@ -108,6 +108,11 @@ void db_param_str(struct db_params *p, const char *s); /* NULL is SQL NULL */
 void db_param_i64(struct db_params *p, int64_t v);
 void db_param_bool(struct db_params *p, bool v);
 void db_param_null(struct db_params *p);
+/* Starts p as the n integers ids, $1..$n: the shape of almost every keyed
+ * lookup (catalog, table, snapshot). More parameters may follow. */
+void db_params_ids(struct db_params *p, size_t n, const int64_t *ids);
+#define DB_PARAMS_IDS(p, ...)                                                                      \
+    db_params_ids((p), sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t), (int64_t[]){__VA_ARGS__})
 
 /* Runs one statement. Returns the result (PQclear it) for PGRES_COMMAND_OK
  * and PGRES_TUPLES_OK; otherwise NULL with err filled. */

@@ -38,6 +38,13 @@ void db_param_i64(struct db_params *p, int64_t v)
     push(p, p->numbuf[p->n]);
 }
 
+void db_params_ids(struct db_params *p, size_t n, const int64_t *ids)
+{
+    db_params_init(p);
+    for (size_t i = 0; i < n; i++)
+        db_param_i64(p, ids[i]);
+}
+
 void db_param_bool(struct db_params *p, bool v)
 {
     push(p, v ? "true" : "false");

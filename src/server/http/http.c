@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "util/json_budget.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -150,15 +151,9 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
         ex->too_many_args = true; /* stop here: the rest is not copied */
         return MHD_NO;
     }
-    if (ex->nargs == ex->args_cap) {
-        size_t cap = ex->args_cap ? ex->args_cap * 2 : 8;
-        struct query_arg *grown = realloc(ex->args, cap * sizeof *grown);
-        if (!grown) {
-            ex->args_failed = true;
-            return MHD_NO;
-        }
-        ex->args = grown;
-        ex->args_cap = cap;
+    if (ARRAY_RESERVE(ex->args, ex->args_cap, ex->nargs + 1, 8) != 0) {
+        ex->args_failed = true;
+        return MHD_NO;
     }
     char *k = strdup(key ? key : "");
     char *v = strdup(value ? value : "");

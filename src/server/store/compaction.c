@@ -49,11 +49,7 @@ int store_compaction_candidates(struct db_conn *db, int64_t catalog_id, int64_t 
                                 struct store_compaction_candidates *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, target);
-    db_param_i64(&p, limit);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, target, limit);
     out->r = db_exec(
         db->pg,
         "SELECT d.data_file_id, d.path, d.record_count, d.file_size_bytes, d.row_id_start,"
@@ -155,9 +151,7 @@ int store_compaction_claim(struct db_conn *db, int64_t catalog_id, int64_t table
         rc = db_run(db->pg, PLAN_LOCK_SQL, &p, err);
     PGresult *r = NULL;
     if (rc == 0) {
-        db_params_init(&p);
-        db_param_i64(&p, catalog_id);
-        db_param_i64(&p, table_id);
+        DB_PARAMS_IDS(&p, catalog_id, table_id);
         db_param_str(&p, group_key);
         db_param_str(&p, ids_text);
         db_param_str(&p, claimant);
@@ -195,9 +189,7 @@ int store_compaction_release_claim(struct db_conn *db, int64_t catalog_id, int64
                                    const char *group_key, const char *claimant, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, group_key);
     db_param_str(&p, claimant);
     return db_run(db->pg,
@@ -266,9 +258,7 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
                             struct store_compaction_check *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, x->ids_text);
     db_param_str(&p, x->paths_text);
     db_param_str(&p, x->recs_text);
@@ -308,9 +298,7 @@ int store_compaction_end_inputs(struct db_conn *db, int64_t catalog_id, int64_t 
                                 int64_t *ended, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, x->ids_text);
     db_param_i64(&p, snapshot);
     return db_run_count(db->pg,
@@ -334,11 +322,7 @@ int store_compaction_insert_output(struct db_conn *db, int64_t catalog_id, int64
         return error_nomem(err);
     }
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, file_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, catalog_id, file_id, table_id, snapshot);
     db_param_str(&p, out->path);
     db_param_i64(&p, out->records);
     db_param_i64(&p, out->file_size);
@@ -359,10 +343,7 @@ int store_compaction_insert_output(struct db_conn *db, int64_t catalog_id, int64
     pg_array_free(&splits);
     if (rc != 0)
         return -1;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, file_id);
-    db_param_i64(&p, partition_from);
+    DB_PARAMS_IDS(&p, catalog_id, file_id, partition_from);
     return db_run(db->pg,
                   "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
                   " key_index, value) SELECT $1, $2, key_index, value"
@@ -375,17 +356,13 @@ int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t tabl
                             int64_t ttl_s, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, ticket);
+    DB_PARAMS_IDS(&p, catalog_id, ticket);
     if (db_run(db->pg,
                "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = 'registered'"
                " WHERE catalog_id = $1 AND removal_id = $2",
                &p, err) != 0)
         return -1;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, group_key);
     db_param_str(&p, claimant);
     db_param_i64(&p, ttl_s);
@@ -414,9 +391,7 @@ int store_compaction_backlog(PGconn *pg, int64_t catalog_id, int64_t target_byte
                              int64_t *small_files, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, target_bytes);
+    DB_PARAMS_IDS(&p, catalog_id, target_bytes);
     PGresult *r = db_exec(pg,
                           "SELECT count(*) FROM hog_data_file d JOIN hog_table t"
                           " ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"

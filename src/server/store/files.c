@@ -190,10 +190,7 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
                      struct store_file_rows *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, q->catalog_id);
-    db_param_i64(&p, q->table_id);
-    db_param_i64(&p, q->snapshot);
+    DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
     if (q->has_lead)
         db_param_i64(&p, q->lead_field_id);
     else
@@ -238,11 +235,7 @@ int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id,
                     int64_t data_file_id, int64_t snapshot, const char **path, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, data_file_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, data_file_id, snapshot);
     PGresult *r = db_exec(db->pg,
                           "SELECT d.path FROM hog_data_file d WHERE d.catalog_id = $1"
                           " AND d.table_id = $2 AND d.data_file_id = $3"
@@ -263,11 +256,7 @@ int store_file_stats(struct db_conn *db, int64_t catalog_id, int64_t table_id, i
                      int64_t data_file_id, struct store_file_stats_rows *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, snapshot);
-    db_param_i64(&p, data_file_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, snapshot, data_file_id);
     /* One round trip: the file row (visible at the snapshot, in this
      * table) LEFT JOINed to its statistics rows. */
     out->r = db_exec(db->pg,
@@ -371,10 +360,7 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
                           struct store_scan_rows *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, q->catalog_id);
-    db_param_i64(&p, q->table_id);
-    db_param_i64(&p, q->snapshot);
+    DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
     db_param_str(&p, q->stats_fields);
     db_param_bool(&p, q->column_stats);
     db_param_bool(&p, q->split_offsets);
@@ -506,11 +492,7 @@ static PGresult *window_rows(struct db_conn *db, const struct store_window *w, c
                              int64_t limit, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, w->catalog_id);
-    db_param_i64(&p, w->table_id);
-    db_param_i64(&p, w->from);
-    db_param_i64(&p, w->to);
+    DB_PARAMS_IDS(&p, w->catalog_id, w->table_id, w->from, w->to);
     struct buf sql = BUF_INIT;
     int bad = buf_puts(&sql, base);
     bad |= keyset_nums(&sql, &p, columns, after, ncolumns);

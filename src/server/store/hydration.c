@@ -27,9 +27,7 @@ int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t a
                                struct arena *a, struct store_pending_file *f, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, after);
+    DB_PARAMS_IDS(&p, catalog_id, after);
     /* NO KEY UPDATE: hydrators exclude each other, while a commit adding a
      * deletion vector for the file (whose foreign key check takes KEY
      * SHARE) does not wait for the fetch. */
@@ -75,9 +73,7 @@ int store_hydration_settle(struct db_conn *db, int64_t catalog_id, int64_t file_
         return error_nomem(err);
     }
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, file_id);
+    DB_PARAMS_IDS(&p, catalog_id, file_id);
     db_param_str(&p, provided ? "provided" : "failed");
     db_param_bool(&p, missing_field_ids);
     db_param_str(&p, splits_text);
@@ -118,9 +114,7 @@ int store_hydration_requeue_failed(struct db_conn *db, int64_t catalog_id, int64
                                    int64_t *requeued, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
     PGresult *r = db_exec(db->pg,
                           "WITH u AS (UPDATE hog_data_file SET stats_state = 'pending'"
                           " WHERE catalog_id = $1 AND stats_state = 'failed'"
@@ -153,9 +147,7 @@ int store_file_stats_insert(struct db_conn *db, int64_t catalog_id, int64_t data
         pg_array_bytes(&upper, s->upper, s->upper_len);
     }
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, data_file_id);
+    DB_PARAMS_IDS(&p, catalog_id, data_file_id);
     int rc = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
         const char *text = pg_array_text(all[i]);

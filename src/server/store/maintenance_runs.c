@@ -208,10 +208,7 @@ int store_runs_purge(PGconn *pg, int64_t catalog_id, int64_t retention_s, int64_
                      int64_t *purged, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, retention_s);
-    db_param_i64(&p, limit);
+    DB_PARAMS_IDS(&p, catalog_id, retention_s, limit);
     return db_run_count(
         pg,
         "DELETE FROM hog_maintenance_run WHERE run_id IN (SELECT run_id FROM hog_maintenance_run"

@@ -8,9 +8,7 @@ int store_namespaces_list(struct db_conn *db, struct arena *arena, int64_t catal
                           struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, catalog_id, snapshot);
     PGresult *r = db_exec(db->pg,
                           "SELECT name, namespace_id FROM hog_namespace WHERE catalog_id = $1"
                           " AND hog_visible(created_snapshot, dropped_snapshot, $2) ORDER BY name",
@@ -71,9 +69,7 @@ int store_namespace_count_contents(struct db_conn *db, int64_t catalog_id, int64
                                    int64_t *tables, int64_t *views, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     PGresult *r = db_exec(db->pg,
                           "SELECT (SELECT count(*) FROM hog_table_version WHERE catalog_id = $1"
                           "  AND namespace_id = $2 AND end_snapshot IS NULL),"
@@ -92,10 +88,7 @@ int store_namespace_drop(struct db_conn *db, int64_t catalog_id, int64_t namespa
                          int64_t snapshot_id, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
-    db_param_i64(&p, snapshot_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot_id);
     return db_run(db->pg,
                   "UPDATE hog_namespace SET dropped_snapshot = $3 WHERE catalog_id = $1"
                   " AND namespace_id = $2",

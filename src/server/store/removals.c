@@ -172,9 +172,7 @@ int store_removals_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, 
                                 struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, retention_s);
-    db_param_i64(&p, limit);
+    DB_PARAMS_IDS(&p, retention_s, limit);
     return db_run_count(pg,
                         "DELETE FROM hog_file_removal WHERE removal_id IN (SELECT removal_id"
                         " FROM (SELECT removal_id, drained_at FROM hog_file_removal"

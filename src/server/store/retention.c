@@ -98,10 +98,7 @@ int store_retention_advance(PGconn *pg, int64_t catalog_id, int64_t from, int64_
                             int64_t *expired, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, floor);
+    DB_PARAMS_IDS(&p, catalog_id, from, floor);
     /* Change rows first, by range: cheaper than one cascade probe per
      * snapshot finding them. */
     if (db_run(pg,
@@ -113,9 +110,7 @@ int store_retention_advance(PGconn *pg, int64_t catalog_id, int64_t from, int64_
                      " AND snapshot_id >= $2 AND snapshot_id < $3",
                      &p, expired, err) != 0)
         return -1;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, floor);
+    DB_PARAMS_IDS(&p, catalog_id, floor);
     if (db_run(pg,
                "UPDATE hog_catalog SET earliest_snapshot_id = $2,"
                " earliest_snapshot_time = coalesce((SELECT snapshot_time FROM hog_snapshot"
@@ -178,10 +173,7 @@ int store_retention_purge_page(PGconn *pg, enum store_retention_arm arm, int64_t
                                struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, floor);
-    db_param_i64(&p, page);
+    DB_PARAMS_IDS(&p, catalog_id, floor, page);
     PGresult *r = db_exec(
         pg, arm == STORE_RETENTION_ENDED_FILES ? purge_data_page_sql : purge_dv_page_sql, &p, err);
     if (!r)
@@ -261,9 +253,6 @@ int store_retention_purge_receipts(PGconn *pg, int64_t catalog_id, int64_t reten
                                    int64_t limit, int64_t *purged, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, retention_s);
-    db_param_i64(&p, limit);
+    DB_PARAMS_IDS(&p, catalog_id, retention_s, limit);
     return db_run_count(pg, purge_receipts_sql, &p, purged, err);
 }

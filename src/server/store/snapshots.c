@@ -9,10 +9,7 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
                          int64_t limit, struct store_snapshot_rows *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, limit + 1);
+    DB_PARAMS_IDS(&p, catalog_id, from, limit + 1);
     /* The page and its change rows in one statement, ordered so each
      * snapshot's changes follow it. */
     const char *sql =
@@ -62,11 +59,7 @@ int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_
                                   int64_t from, int64_t to, int64_t *snapshot_id, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, from);
-    db_param_i64(&p, to);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, from, to);
     PGresult *r = db_exec(db->pg,
                           "SELECT min(a.snapshot_id) FROM hog_snapshot_change a"
                           " WHERE a.catalog_id = $1 AND a.object_id = $2"
@@ -89,10 +82,7 @@ int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int
                       int64_t *snapshot, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, at_us);
-    db_param_i64(&p, floor);
+    DB_PARAMS_IDS(&p, catalog_id, at_us, floor);
     return db_scalar_i64(db->pg,
                          "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
                          " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
@@ -121,10 +111,7 @@ int store_snapshot_allocate(struct db_conn *db, int64_t catalog_id, bool ddl, in
     out->schema_version = db_i64(r, 0, 1);
     out->first_file_id = db_i64(r, 0, 2);
     PQclear(r);
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, out->snapshot_id);
-    db_param_i64(&p, out->schema_version);
+    DB_PARAMS_IDS(&p, catalog_id, out->snapshot_id, out->schema_version);
     return db_run(
         db->pg,
         "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
@@ -136,9 +123,7 @@ int store_snapshot_change_add(struct db_conn *db, int64_t catalog_id, int64_t sn
                               const char *kind, int64_t object_id, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, snapshot_id);
+    DB_PARAMS_IDS(&p, catalog_id, snapshot_id);
     db_param_str(&p, kind);
     db_param_i64(&p, object_id);
     return db_run(db->pg,

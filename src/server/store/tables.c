@@ -13,9 +13,7 @@ int store_table_find(struct db_conn *db, struct arena *arena, int64_t catalog_id
                      struct table_ref *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     db_param_i64(&p, snapshot);
     PGresult *r = db_exec(db->pg,
@@ -48,10 +46,7 @@ static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int6
                         int64_t snapshot, struct lake_table *t, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, cat->id, table_id, snapshot);
     PGresult *r = db_exec(ctx->db->pg,
                           "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
                           " coalesce((type_params->>'precision')::int, 0),"
@@ -90,10 +85,7 @@ static int load_specs(struct srv_ctx *ctx, const struct catalog_row *cat, int64_
                       int64_t snapshot, struct lake_table *t, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, cat->id, table_id, snapshot);
     /* One round trip for both: kind 0 rows are partition fields, kind 1
      * sort fields. */
     PGresult *r = db_exec(
@@ -146,9 +138,7 @@ static int load_file_facts(struct srv_ctx *ctx, const struct catalog_row *cat, i
                            struct lake_table *t, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
+    DB_PARAMS_IDS(&p, cat->id, table_id);
     PGresult *r = db_exec(ctx->db->pg,
                           "SELECT count(*), count(*) FILTER (WHERE missing_field_ids),"
                           " count(*) FILTER (WHERE stats_state <> 'provided'),"
@@ -238,10 +228,7 @@ static int insert_columns(const struct store_ddl *txn, int64_t table_id, struct 
     if (!rows)
         return error_nomem(err);
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, txn->catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, txn->snapshot_id);
+    DB_PARAMS_IDS(&p, txn->catalog_id, table_id, txn->snapshot_id);
     db_param_str(&p, rows);
     /* One statement for the whole tree, however many nodes. */
     int r = db_run(txn->db->pg,
@@ -266,11 +253,7 @@ static int insert_version(const struct store_ddl *txn, int64_t table_id, int64_t
     if (!props)
         return error_nomem(err);
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, txn->catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, txn->snapshot_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, txn->catalog_id, table_id, txn->snapshot_id, namespace_id);
     db_param_str(&p, t->name);
     db_param_str(&p, t->comment);
     db_param_str(&p, props);
@@ -292,10 +275,7 @@ static int write_spec(const struct store_ddl *txn, int64_t table_id, struct lake
 {
     PGconn *pg = txn->db->pg;
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, txn->catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, txn->snapshot_id);
+    DB_PARAMS_IDS(&p, txn->catalog_id, table_id, txn->snapshot_id);
     const char *end_sql = sort ? "UPDATE hog_sort_spec SET end_snapshot = $3 WHERE catalog_id = $1"
                                  " AND table_id = $2 AND end_snapshot IS NULL"
                                : "UPDATE hog_partition_spec SET end_snapshot = $3 WHERE"
@@ -372,10 +352,7 @@ int store_table_insert(struct store_ddl at, int64_t namespace_id, struct lake_ta
     const struct store_ddl *txn = &at;
     PGconn *pg = txn->db->pg;
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, txn->catalog_id);
-    db_param_i64(&p, txn->snapshot_id);
-    db_param_i64(&p, t->next_field_id);
+    DB_PARAMS_IDS(&p, txn->catalog_id, txn->snapshot_id, t->next_field_id);
     PGresult *r = db_exec(pg,
                           "WITH id AS (UPDATE hog_catalog SET next_table_id = next_table_id + 1"
                           " WHERE catalog_id = $1 RETURNING next_table_id - 1 AS table_id),"
@@ -441,10 +418,7 @@ int store_table_write_changes(struct store_ddl at, int64_t namespace_id,
         return error_nomem(err);
     }
     if (ec.ids.len > 2) {
-        db_params_init(&p);
-        db_param_i64(&p, txn->catalog_id);
-        db_param_i64(&p, ref->table_id);
-        db_param_i64(&p, txn->snapshot_id);
+        DB_PARAMS_IDS(&p, txn->catalog_id, ref->table_id, txn->snapshot_id);
         db_param_str(&p, ec.ids.data);
         int r =
             db_run(pg,
@@ -460,10 +434,7 @@ int store_table_write_changes(struct store_ddl at, int64_t namespace_id,
     if (insert_columns(txn, ref->table_id, t, true, err) != 0)
         return -1;
 
-    db_params_init(&p);
-    db_param_i64(&p, txn->catalog_id);
-    db_param_i64(&p, ref->table_id);
-    db_param_i64(&p, t->next_field_id);
+    DB_PARAMS_IDS(&p, txn->catalog_id, ref->table_id, t->next_field_id);
     if (db_run(pg,
                "UPDATE hog_table SET next_field_id = $3 WHERE catalog_id = $1 AND table_id = $2"
                " AND next_field_id <> $3",
@@ -471,10 +442,7 @@ int store_table_write_changes(struct store_ddl at, int64_t namespace_id,
         return -1;
 
     if (t->name_changed || t->comment_changed || t->properties_changed || t->primary_ts_changed) {
-        db_params_init(&p);
-        db_param_i64(&p, txn->catalog_id);
-        db_param_i64(&p, ref->table_id);
-        db_param_i64(&p, txn->snapshot_id);
+        DB_PARAMS_IDS(&p, txn->catalog_id, ref->table_id, txn->snapshot_id);
         if (db_run(pg,
                    "UPDATE hog_table_version SET end_snapshot = $3 WHERE catalog_id = $1"
                    " AND table_id = $2 AND end_snapshot IS NULL",
@@ -494,10 +462,7 @@ int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64
                        int64_t snapshot, struct table_totals *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, cat->id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, cat->id, table_id, snapshot);
     PGresult *r = db_exec(ctx->db->pg,
                           "SELECT coalesce(sum(record_count), 0), count(*),"
                           " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
@@ -518,10 +483,7 @@ int store_tables_list(struct db_conn *db, struct arena *arena, int64_t catalog_i
                       size_t *count, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
     /* Totals are exact at the listed snapshot; snapshot_count counts the
      * retained snapshots whose table-scoped changes name the table. */
     PGresult *r = db_exec(
@@ -568,9 +530,7 @@ int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t names
                            const char *name, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     return db_exists(db->pg,
                      "SELECT 1 FROM hog_table_version WHERE catalog_id = $1"
@@ -583,10 +543,7 @@ int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t names
 static int end_rows(struct store_ddl at, int64_t table_id, const char *sql, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, at.catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, at.snapshot_id);
+    DB_PARAMS_IDS(&p, at.catalog_id, table_id, at.snapshot_id);
     return db_run(at.db->pg, sql, &p, err);
 }
 
@@ -623,10 +580,7 @@ int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_
                           int64_t *first, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, table_id);
-    db_param_i64(&p, after);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, after);
     return db_scalar_i64(db->pg,
                          "SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = $1"
                          " AND object_id = $2 AND snapshot_id > $3"

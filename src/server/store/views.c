@@ -41,10 +41,7 @@ int store_views_list(struct db_conn *db, struct arena *arena, int64_t catalog_id
                      struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
-    db_param_i64(&p, snapshot);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
     return views_take(
         db_exec(db->pg,
                 "SELECT " VIEW_COLUMNS " FROM hog_view WHERE catalog_id = $1"
@@ -59,9 +56,7 @@ int store_view_get(struct db_conn *db, struct arena *arena, int64_t catalog_id,
                    struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     db_param_i64(&p, snapshot);
     struct store_view *v;
@@ -82,9 +77,7 @@ int store_view_exists(struct db_conn *db, int64_t catalog_id, int64_t namespace_
                       const char *name, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     return db_exists(
         db->pg,
@@ -97,9 +90,7 @@ int store_view_find_live(struct db_conn *db, int64_t catalog_id, int64_t namespa
                          const char *name, int64_t *view_id, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     return db_scalar_i64(db->pg,
                          "SELECT view_id FROM hog_view WHERE catalog_id = $1 AND namespace_id = $2"
@@ -112,9 +103,7 @@ int store_view_insert(struct db_conn *db, struct arena *arena, int64_t catalog_i
                       int64_t snapshot_id, struct store_view *out, struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, namespace_id);
+    DB_PARAMS_IDS(&p, catalog_id, namespace_id);
     db_param_str(&p, name);
     db_param_str(&p, dialect);
     db_param_str(&p, sql);
@@ -139,10 +128,7 @@ int store_view_drop(struct db_conn *db, int64_t catalog_id, int64_t view_id, int
                     struct error *err)
 {
     struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_i64(&p, view_id);
-    db_param_i64(&p, snapshot_id);
+    DB_PARAMS_IDS(&p, catalog_id, view_id, snapshot_id);
     return db_run(db->pg,
                   "UPDATE hog_view SET end_snapshot = $3 WHERE catalog_id = $1 AND view_id = $2",
                   &p, err);
