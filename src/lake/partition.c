@@ -8,6 +8,7 @@
 
 #include "lake/bounds.h"
 #include "lake/bucket.h"
+#include "lake/ident.h"
 #include "util/arrow.h"
 #include "util/base64.h"
 #include "util/numfmt.h"
@@ -33,11 +34,11 @@ int lake_partition_parse_transform(const char *name, enum lake_transform *out, s
     if (name && lake_transform_parse(name, out))
         return 0;
     char shown[80];
-    snprintf(shown, sizeof shown, "%s", name ? name : "");
-    str_utf8_sanitize(shown);
+    lake_ident_shown(name ? name : "", shown, sizeof shown);
+    str_utf8_sanitize(shown); /* the cut may split a character */
     return error_fail(err, ERR_INVALID,
-                      "unknown partition transform '%s' (one of identity, bucket, truncate, year, "
-                      "month, day, hour)",
+                      "unknown partition transform '%s' (one of identity, bucket, truncate, "
+                      "year, month, day, hour; bucket and truncate take transform_param)",
                       shown);
 }
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "lake/ident.h"
+#include "lake/partition.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
@@ -940,14 +941,8 @@ static int op_set_partition_spec(struct lake_table *t, const json_t *fields, str
         if (param && json_is_null(param))
             param = NULL;
         enum lake_transform transform;
-        char shown[80];
-        lake_ident_shown(json_string_value(tr), shown, sizeof shown);
-        if (!lake_transform_parse(json_string_value(tr), &transform))
-            return error_fail(
-                err, ERR_INVALID,
-                "unknown partition transform '%s' (one of identity, bucket, truncate, "
-                "year, month, day, hour; bucket and truncate take transform_param)",
-                shown);
+        if (lake_partition_parse_transform(json_string_value(tr), &transform, err) != 0)
+            return -1;
         struct lake_column *c = source_column(t, src, "partition", err);
         if (!c)
             return -1;

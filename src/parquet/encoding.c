@@ -524,29 +524,6 @@ int pq_plain_decode_fixed(const uint8_t *data, size_t len, size_t width, void *o
     return 0;
 }
 
-int pq_plain_encode_byte_array(const uint8_t *const *values, const uint32_t *lens, size_t n,
-                               struct buf *out)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (total > SIZE_MAX - 4 - lens[i])
-            return -1;
-        total += 4 + (size_t)lens[i];
-    }
-    if (buf_reserve(out, total) != 0)
-        return -1;
-    uint8_t *p = (uint8_t *)out->data + out->len;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(p, &lens[i], 4);
-        if (lens[i])
-            memcpy(p + 4, values[i], lens[i]);
-        p += 4 + (size_t)lens[i];
-    }
-    out->len += total;
-    out->data[out->len] = '\0';
-    return 0;
-}
-
 int pq_plain_decode_byte_array(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
                                struct buf *data_out, struct error *err)
 {

@@ -50,8 +50,6 @@ int pq_plain_decode_fixed(const uint8_t *data, size_t len, size_t width, void *o
 /* BYTE_ARRAY: each value is a 4-byte length then the bytes. The decoder
  * produces Arrow's layout: offsets[0..n] (offsets[0] = base, relative to
  * the caller's data buffer) and the bytes appended to `data_out`. */
-int pq_plain_encode_byte_array(const uint8_t *const *values, const uint32_t *lens, size_t n,
-                               struct buf *out);
 int pq_plain_decode_byte_array(const uint8_t *data, size_t len, size_t n, int64_t *offsets,
                                struct buf *data_out, struct error *err);
 

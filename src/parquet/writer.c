@@ -189,13 +189,6 @@ int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct error *err)
     return 0;
 }
 
-int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err)
-{
-    if (buf_append(ctx, data, len) != 0)
-        return error_fail(err, ERR_NOMEM, "out of memory buffering the file");
-    return 0;
-}
-
 /* ---- Arrow formats ---- */
 
 const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t size)

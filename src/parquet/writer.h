@@ -86,8 +86,7 @@ void pq_write_result_release(struct pq_write_result *r);
  * "Z", "+L") and any time zone for timestamptz. */
 const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t size);
 
-/* Sinks over a file descriptor (not closed) and a growable buffer. */
+/* A sink over a file descriptor (not closed). */
 int pq_sink_fd_write(void *ctx, const void *data, size_t len, struct error *err);
-int pq_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err);
 
 #endif

@@ -136,8 +136,3 @@ bool jsonx_find_nul(const json_t *v, char *path, size_t path_size)
     path[1] = '\0';
     return find_nul(v, path, path_size, 1);
 }
-
-char *jsonx_dump_compact(const json_t *v)
-{
-    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-}

@@ -34,7 +34,4 @@ int jsonx_read_object(const json_t *obj, const char *where, const struct jfield 
  * Returns false when there is none. */
 bool jsonx_find_nul(const json_t *v, char *path, size_t path_size);
 
-/* json_dumps with compact separators into a malloc'd string (caller frees). */
-char *jsonx_dump_compact(const json_t *v);
-
 #endif

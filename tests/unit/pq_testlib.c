@@ -11,6 +11,13 @@
 
 #include "util/arrow.h"
 
+int test_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err)
+{
+    if (buf_append(ctx, data, len) != 0)
+        return error_fail(err, ERR_NOMEM, "out of memory buffering the file");
+    return 0;
+}
+
 /* ---- randomness ---- */
 
 uint64_t rng_next(struct rng *g)
@@ -363,7 +370,7 @@ void write_batches(const struct lake_table *t, const struct pq_write_options *o,
                    const struct ArrowSchema *schema, const struct ArrowArray *batches, size_t n,
                    struct buf *file, struct pq_write_result *result)
 {
-    struct pq_sink sink = {pq_sink_buf_write, file};
+    struct pq_sink sink = {test_sink_buf_write, file};
     struct pq_writer *w;
     struct error err = {0};
     if (pq_writer_open(t, o, &sink, &w, &err) != 0)

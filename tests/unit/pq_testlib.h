@@ -17,6 +17,9 @@
 #include "util/arena.h"
 #include "util/buf.h"
 
+/* A pq_sink callback appending the file to a struct buf (ctx). */
+int test_sink_buf_write(void *ctx, const void *data, size_t len, struct error *err);
+
 struct rng {
     uint64_t state;
 };

@@ -731,7 +731,7 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
     struct rows_parser *p;
     if (rows_parser_new(t, &p, &err) != 0)
         fail_msg("%s", err.msg);
-    struct pq_sink sink = {pq_sink_buf_write, file};
+    struct pq_sink sink = {test_sink_buf_write, file};
     struct pq_write_options o;
     pq_write_options_default(&o);
     o.row_group_bytes = 64; /* a row group every few rows */
@@ -1204,7 +1204,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, s
     assert_int_equal(rows_table_arrow_schema(&b.t, &ws), 0);
     char *out = NULL;
     if (rows_adapt_check(&fs, &b.t, err) == 0) {
-        struct pq_sink sink = {pq_sink_buf_write, &file2};
+        struct pq_sink sink = {test_sink_buf_write, &file2};
         struct pq_writer *w;
         assert_int_equal(pq_writer_open(&b.t, NULL, &sink, &w, &perr), 0);
         bool ok = true;

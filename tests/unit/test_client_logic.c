@@ -14,6 +14,7 @@
 
 #include "client/append.h"
 #include "client/tableinfo.h"
+#include "pq_testlib.h"
 #include "parquet/writer.h"
 #include "rows/rows_schema.h"
 #include "util/arena.h"
@@ -200,7 +201,7 @@ static void test_null_arrays(void **state)
         assert_int_equal(batch.children[c]->null_count, 37);
     }
     struct buf out = BUF_INIT;
-    struct pq_sink sink = {pq_sink_buf_write, &out};
+    struct pq_sink sink = {test_sink_buf_write, &out};
     struct pq_writer *w;
     struct error pe;
     struct pq_write_options wo;

@@ -787,7 +787,7 @@ static void test_required_under_null_parent(void **state)
     const bool k_valid[3] = {true, false, true};
     const bool s_valid_ok[3] = {true, false, true}, s_valid_bad[3] = {true, true, true};
     struct buf file = BUF_INIT;
-    struct pq_sink sink = {pq_sink_buf_write, &file};
+    struct pq_sink sink = {test_sink_buf_write, &file};
     struct pq_writer *w;
     struct error err = {0};
     assert_int_equal(pq_writer_open(&tt.t, NULL, &sink, &w, &err), 0);
@@ -833,7 +833,7 @@ static void test_refusals(void **state)
     test_table_init(&tt, "[{'name':'id','type':'long','nullable':false},"
                          "{'name':'d','type':'decimal','type_params':{'precision':4,'scale':1}}]");
     struct buf file = BUF_INIT;
-    struct pq_sink sink = {pq_sink_buf_write, &file};
+    struct pq_sink sink = {test_sink_buf_write, &file};
     struct pq_writer *w;
     struct error err = {0};
     assert_int_equal(pq_writer_open(&tt.t, NULL, &sink, &w, &err), 0);

@@ -1044,26 +1044,6 @@ static void test_jsonx_find_nul(void **state)
     json_decref(v);
 }
 
-static void test_jsonx_dump_compact(void **state)
-{
-    (void)state;
-    json_t *v = parse("{ \"a\" : 1 , \"b\" : [ 1 , 2 ] , \"c\" : { } }");
-    char *s = jsonx_dump_compact(v);
-    assert_string_equal(s, "{\"a\":1,\"b\":[1,2],\"c\":{}}");
-    free(s);
-    json_decref(v);
-    json_t *n = json_integer(5);
-    s = jsonx_dump_compact(n);
-    assert_string_equal(s, "5");
-    free(s);
-    json_decref(n);
-    json_t *str = json_string("q\"x");
-    s = jsonx_dump_compact(str);
-    assert_string_equal(s, "\"q\\\"x\"");
-    free(s);
-    json_decref(str);
-}
-
 /* Lower-case hex, every byte value, and back through str_hex_digit. */
 static void test_str_hex_encode(void **state)
 {
@@ -1165,7 +1145,6 @@ int main(void)
         cmocka_unit_test(test_array_reserve),
         cmocka_unit_test(test_jsonx_message_is_bounded),
         cmocka_unit_test(test_jsonx_find_nul),
-        cmocka_unit_test(test_jsonx_dump_compact),
         cmocka_unit_test(test_bytes_le_and_zigzag),
         cmocka_unit_test(test_bytes_varints),
     };
