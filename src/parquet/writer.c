@@ -300,6 +300,15 @@ static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, stru
     return 0;
 }
 
+/* How a leaf's Arrow values become Parquet ones: the physical width (0:
+ * byte arrays), the conversion and the statistics' order. */
+static void plan_leaf(struct colw *c, int width, enum conv conv, enum cmp_kind cmp)
+{
+    c->width = width;
+    c->conv = conv;
+    c->cmp = cmp;
+}
+
 static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, struct error *err)
 {
     struct colw *c = &w->cols[i];
@@ -323,89 +332,31 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, 
     c->max_rep = leaf->rep_level;
     c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
     switch (lc->type) {
-    case LT_BOOLEAN:
-        c->width = 1;
-        c->conv = CONV_BOOL;
-        c->cmp = CMP_BOOL;
-        break;
-    case LT_INT8:
-        c->width = 4;
-        c->conv = CONV_I8_TO_I32;
-        c->cmp = CMP_I32;
-        break;
-    case LT_INT16:
-        c->width = 4;
-        c->conv = CONV_I16_TO_I32;
-        c->cmp = CMP_I32;
-        break;
-    case LT_UINT8:
-        c->width = 4;
-        c->conv = CONV_U8_TO_I32;
-        c->cmp = CMP_I32;
-        break;
-    case LT_UINT16:
-        c->width = 4;
-        c->conv = CONV_U16_TO_I32;
-        c->cmp = CMP_I32;
-        break;
+    case LT_BOOLEAN: plan_leaf(c, 1, CONV_BOOL, CMP_BOOL); break;
+    case LT_INT8: plan_leaf(c, 4, CONV_I8_TO_I32, CMP_I32); break;
+    case LT_INT16: plan_leaf(c, 4, CONV_I16_TO_I32, CMP_I32); break;
+    case LT_UINT8: plan_leaf(c, 4, CONV_U8_TO_I32, CMP_I32); break;
+    case LT_UINT16: plan_leaf(c, 4, CONV_U16_TO_I32, CMP_I32); break;
     case LT_INT:
-    case LT_DATE:
-        c->width = 4;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_I32;
-        break;
-    case LT_UINT32:
-        c->width = 8;
-        c->conv = CONV_U32_TO_I64;
-        c->cmp = CMP_I64;
-        break;
-    case LT_UINT64:
-        c->width = 8;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_U64;
-        break;
+    case LT_DATE: plan_leaf(c, 4, CONV_COPY, CMP_I32); break;
+    case LT_UINT32: plan_leaf(c, 8, CONV_U32_TO_I64, CMP_I64); break;
+    case LT_UINT64: plan_leaf(c, 8, CONV_COPY, CMP_U64); break;
     case LT_LONG:
     case LT_TIME:
     case LT_TIMESTAMP_MS:
     case LT_TIMESTAMP:
     case LT_TIMESTAMP_NS:
-    case LT_TIMESTAMPTZ:
-        c->width = 8;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_I64;
-        break;
-    case LT_TIMESTAMP_S:
-        c->width = 8;
-        c->conv = CONV_SEC_TO_MILLIS;
-        c->cmp = CMP_I64;
-        break;
-    case LT_FLOAT:
-        c->width = 4;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_F32;
-        break;
-    case LT_DOUBLE:
-        c->width = 8;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_F64;
-        break;
+    case LT_TIMESTAMPTZ: plan_leaf(c, 8, CONV_COPY, CMP_I64); break;
+    case LT_TIMESTAMP_S: plan_leaf(c, 8, CONV_SEC_TO_MILLIS, CMP_I64); break;
+    case LT_FLOAT: plan_leaf(c, 4, CONV_COPY, CMP_F32); break;
+    case LT_DOUBLE: plan_leaf(c, 8, CONV_COPY, CMP_F64); break;
     case LT_DECIMAL:
-        c->width = leaf->el->type_length;
-        c->conv = CONV_DEC128_TO_FLBA;
-        c->cmp = CMP_FLBA_SIGNED;
+        plan_leaf(c, leaf->el->type_length, CONV_DEC128_TO_FLBA, CMP_FLBA_SIGNED);
         break;
-    case LT_UUID:
-        c->width = 16;
-        c->conv = CONV_COPY;
-        c->cmp = CMP_BYTES;
-        break;
+    case LT_UUID: plan_leaf(c, 16, CONV_COPY, CMP_BYTES); break;
     case LT_STRING:
     case LT_JSON:
-    case LT_BINARY:
-        c->width = 0;
-        c->conv = CONV_BYTES32;
-        c->cmp = CMP_BYTES;
-        break;
+    case LT_BINARY: plan_leaf(c, 0, CONV_BYTES32, CMP_BYTES); break;
     default: return error_fail(err, ERR_INVALID, "column '%s' cannot be written", leaf->path);
     }
     return 0;

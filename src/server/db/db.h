@@ -135,6 +135,8 @@ int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);
 const char *db_str(const PGresult *r, int row, int col); /* NULL for SQL NULL */
 bool db_isnull(const PGresult *r, int row, int col);
+/* A nullable bigint: whether it is set, with its value (0 when NULL) in *out. */
+bool db_i64_opt(const PGresult *r, int row, int col, int64_t *out);
 
 bool db_error_is(const struct error *err, const char *sqlstate);
 /* Fills err from a failed result, or from the connection when r is NULL. */

@@ -192,6 +192,13 @@ bool db_isnull(const PGresult *r, int row, int col)
     return PQgetisnull(r, row, col) != 0;
 }
 
+bool db_i64_opt(const PGresult *r, int row, int col, int64_t *out)
+{
+    bool set = !db_isnull(r, row, col);
+    *out = set ? db_i64(r, row, col) : 0;
+    return set;
+}
+
 bool db_error_is(const struct error *err, const char *sqlstate)
 {
     return err->reason && strcmp(err->reason, sqlstate) == 0;

@@ -110,10 +110,8 @@ static int catalog_from_row(struct arena *arena, const PGresult *r, int row,
     out->head = db_i64(r, row, 3);
     out->schema_version = db_i64(r, row, 4);
     out->earliest = db_i64(r, row, 5);
-    out->has_earliest_time = !db_isnull(r, row, 6);
-    out->earliest_time_us = out->has_earliest_time ? db_i64(r, row, 6) : 0;
-    out->has_retention = !db_isnull(r, row, 7);
-    out->retention_s = out->has_retention ? db_i64(r, row, 7) : 0;
+    out->has_earliest_time = db_i64_opt(r, row, 6, &out->earliest_time_us);
+    out->has_retention = db_i64_opt(r, row, 7, &out->retention_s);
     out->consumer_floor = db_bool(r, row, 8);
     return out->name && out->data_path ? 0 : error_nomem(err);
 }

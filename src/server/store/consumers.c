@@ -136,11 +136,9 @@ int store_consumer_offset_refusal(struct db_conn *db, int64_t catalog_id, const 
         return -1;
     int found = PQntuples(r) > 0;
     if (found) {
-        out->has_stored = !db_isnull(r, 0, 0);
-        out->stored = out->has_stored ? db_i64(r, 0, 0) : 0;
+        out->has_stored = db_i64_opt(r, 0, 0, &out->stored);
         out->earliest = db_i64(r, 0, 1);
-        out->has_earliest_time = !db_isnull(r, 0, 2);
-        out->earliest_time_us = out->has_earliest_time ? db_i64(r, 0, 2) : 0;
+        out->has_earliest_time = db_i64_opt(r, 0, 2, &out->earliest_time_us);
     }
     PQclear(r);
     return found;

@@ -37,10 +37,8 @@ static void data_file_from(const PGresult *r, int row, struct store_data_file *f
     f->row_id_start = db_i64(r, row, 5);
     f->stats_state = db_str(r, row, DF_STATS_STATE);
     f->begin_snapshot = db_i64(r, row, 7);
-    f->has_footer_size = !db_isnull(r, row, 8);
-    f->footer_size = f->has_footer_size ? db_i64(r, row, 8) : 0;
-    f->has_spec_id = !db_isnull(r, row, 9);
-    f->spec_id = f->has_spec_id ? db_i64(r, row, 9) : 0;
+    f->has_footer_size = db_i64_opt(r, row, 8, &f->footer_size);
+    f->has_spec_id = db_i64_opt(r, row, 9, &f->spec_id);
     f->explicit_row_ids = db_bool(r, row, 10);
     f->partition_values = db_str(r, row, 11);
 }
@@ -289,8 +287,7 @@ static void stats_from(const PGresult *r, int row, int col0, bool with_size,
     s->field_id = db_i64(r, row, col0);
     s->value_count = db_i64(r, row, col0 + 1);
     s->null_count = db_i64(r, row, col0 + 2);
-    s->has_nan_count = !db_isnull(r, row, col0 + 3);
-    s->nan_count = s->has_nan_count ? db_i64(r, row, col0 + 3) : 0;
+    s->has_nan_count = db_i64_opt(r, row, col0 + 3, &s->nan_count);
     int next = col0 + 4;
     s->has_size_bytes = with_size && !db_isnull(r, row, next);
     s->size_bytes = s->has_size_bytes ? db_i64(r, row, next) : 0;

@@ -52,8 +52,7 @@ int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t a
     f->begin_snapshot = db_i64(r, 0, 2);
     f->record_count = db_i64(r, 0, 3);
     f->file_size = db_i64(r, 0, 4);
-    f->has_footer_size = !db_isnull(r, 0, 5);
-    f->footer_size = f->has_footer_size ? db_i64(r, 0, 5) : 0;
+    f->has_footer_size = db_i64_opt(r, 0, 5, &f->footer_size);
     f->has_splits = db_bool(r, 0, 6);
     f->path = arena_strdup(a, db_str(r, 0, 7));
     PQclear(r);
