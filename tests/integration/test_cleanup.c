@@ -515,7 +515,7 @@ static void test_ledger_purge(void **state)
     sql_exec("UPDATE hog_file_removal SET scheduled_at = now() - interval '90 days'"
              " WHERE removal_id = %lld",
              (long long)pending);
-    struct api_error err;
+    struct error err;
     int64_t purged = 0;
     assert_int_equal(cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, 10, &purged, &err),
                      0);

@@ -28,13 +28,12 @@ int catalog_not_found(struct api_error *err, const char *name)
     return api_not_found(err, "catalog '%.200s'", name);
 }
 
-int catalog_load_id(struct srv_ctx *ctx, int64_t id, struct catalog_row *out, struct api_error *err)
+int catalog_load_id(struct srv_ctx *ctx, int64_t id, struct catalog_row *out, struct error *err)
 {
-    struct error e;
-    int found = store_catalog_get_by_id(ctx->db, ctx->arena, id, out, &e);
+    int found = store_catalog_get_by_id(ctx->db, ctx->arena, id, out, err);
     if (found < 0)
-        return api_from_error(err, &e, "catalog lookup");
-    return found ? 0 : api_not_found(err, "catalog %lld", (long long)id);
+        return error_prefix(err, "catalog lookup");
+    return found ? 0 : error_fail(err, ERR_NOT_FOUND, "catalog %lld", (long long)id);
 }
 
 int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *count,
@@ -74,8 +73,8 @@ json_t *catalog_to_json(const struct catalog_row *c)
     return o;
 }
 
-int timetravel_expired(struct api_error *err, const struct catalog_row *cat, int64_t snapshot,
-                       const char *what)
+int snapshot_expired(struct error *err, const struct catalog_row *cat, int64_t snapshot,
+                     const char *what)
 {
     char when[80] = "";
     if (cat->has_earliest_time) {
@@ -83,10 +82,18 @@ int timetravel_expired(struct api_error *err, const struct catalog_row *cat, int
         time_format_iso8601(cat->earliest_time_us, ts, sizeof ts);
         snprintf(when, sizeof when, ", reached at %s", ts);
     }
-    return api_fail(err, 410, "expired",
-                    "%s %lld is below the expiry floor (earliest retained snapshot is %lld%s) for "
-                    "catalog '%s'",
-                    what, (long long)snapshot, (long long)cat->earliest, when, cat->name);
+    return error_fail(err, ERR_EXPIRED,
+                      "%s %lld is below the expiry floor (earliest retained snapshot is %lld%s) "
+                      "for catalog '%s'",
+                      what, (long long)snapshot, (long long)cat->earliest, when, cat->name);
+}
+
+int timetravel_expired(struct api_error *err, const struct catalog_row *cat, int64_t snapshot,
+                       const char *what)
+{
+    struct error e;
+    snapshot_expired(&e, cat, snapshot, what);
+    return api_from_error(err, &e, what);
 }
 
 int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64_t *snapshot,
@@ -208,25 +215,27 @@ int ddl_begin(struct srv_req *req, const struct catalog_row *cat, struct ddl_txn
     struct srv_ctx ctx;
     if (req_ctx(req, &ctx, err) != 0)
         return -1;
-    return ddl_begin_ctx(&ctx, cat, ddl_lock_budget_ms(req), t, err);
+    struct error e;
+    if (ddl_begin_ctx(&ctx, cat, ddl_lock_budget_ms(req), t, &e) != 0)
+        return api_from_error(err, &e, "DDL");
+    return 0;
 }
 
 int ddl_begin_ctx(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lock_budget_ms,
-                  struct ddl_txn *t, struct api_error *err)
+                  struct ddl_txn *t, struct error *err)
 {
     memset(t, 0, sizeof *t);
     t->ctx = *ctx;
     t->cat = cat;
-    struct error e;
     int64_t waited;
     int found =
-        store_catalog_lock(ctx->db, cat->id, lock_budget_ms, &waited, &t->head, &t->earliest, &e);
+        store_catalog_lock(ctx->db, cat->id, lock_budget_ms, &waited, &t->head, &t->earliest, err);
     if (waited > 0)
         metrics_observe(ctx->srv->metrics, "hoglake_commit_lock_wait_seconds", "",
                         (double)waited / 1e9);
     if (found < 0)
-        return api_from_error(err, &e, "catalog lock");
-    return found ? 0 : api_not_found(err, "catalog '%s'", cat->name);
+        return error_prefix(err, "catalog lock");
+    return found ? 0 : error_fail(err, ERR_NOT_FOUND, "catalog '%s'", cat->name);
 }
 
 int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct ddl_txn *t,
@@ -241,12 +250,11 @@ int ddl_begin_in_namespace(struct srv_req *req, struct catalog_row *cat, struct 
  * in *first_file_id) allocated under the lock, and its snapshot row. Only
  * DDL bumps schema_version. */
 static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *first_file_id,
-                    struct api_error *err)
+                    struct error *err)
 {
     struct store_snapshot_allocation a;
-    struct error e;
-    if (store_snapshot_allocate(t->ctx.db, t->cat->id, ddl, nfile_ids, &a, &e) != 0)
-        return api_from_error(err, &e, "snapshot allocation");
+    if (store_snapshot_allocate(t->ctx.db, t->cat->id, ddl, nfile_ids, &a, err) != 0)
+        return error_prefix(err, "snapshot allocation");
     t->snapshot_id = a.snapshot_id;
     t->schema_version = a.schema_version;
     if (first_file_id)
@@ -254,30 +262,28 @@ static int allocate(struct ddl_txn *t, bool ddl, int64_t nfile_ids, int64_t *fir
     return 0;
 }
 
-int ddl_allocate(struct ddl_txn *t, struct api_error *err)
+int ddl_allocate(struct ddl_txn *t, struct error *err)
 {
     return allocate(t, true, 0, NULL, err);
 }
 
 int ddl_allocate_data(struct ddl_txn *t, int64_t nfile_ids, int64_t *first_file_id,
-                      struct api_error *err)
+                      struct error *err)
 {
     return allocate(t, false, nfile_ids, first_file_id, err);
 }
 
-int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct api_error *err)
+int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct error *err)
 {
-    struct error e;
-    if (store_snapshot_change_add(t->ctx.db, t->cat->id, t->snapshot_id, kind, object_id, &e) != 0)
-        return api_from_error(err, &e, "change row");
+    if (store_snapshot_change_add(t->ctx.db, t->cat->id, t->snapshot_id, kind, object_id, err) != 0)
+        return error_prefix(err, "change row");
     return 0;
 }
 
-int ddl_commit(struct ddl_txn *t, struct api_error *err)
+int ddl_commit(struct ddl_txn *t, struct error *err)
 {
-    struct error e;
-    if (db_run(t->ctx.db->pg, "COMMIT", NULL, &e) != 0)
-        return api_from_error(err, &e, "commit");
+    if (db_run(t->ctx.db->pg, "COMMIT", NULL, err) != 0)
+        return error_prefix(err, "commit");
     return 0;
 }
 

@@ -61,15 +61,19 @@ int h_namespaces_create(struct srv_req *req, struct srv_res *res, struct api_err
         api_conflict(err, "already_exists", "namespace '%s' already exists", name);
         goto out;
     }
-    if (ddl_allocate(&t, err) != 0)
+    if (ddl_allocate(&t, &dberr) != 0) {
+        api_from_error(err, &dberr, "namespace create");
         goto out;
+    }
     int64_t ns_id;
     if (store_namespace_insert(db, cat.id, name, t.snapshot_id, &ns_id, &dberr) != 0) {
         api_from_error(err, &dberr, "namespace");
         goto out;
     }
-    if (ddl_change(&t, "namespace_created", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
+    if (ddl_change(&t, "namespace_created", ns_id, &dberr) != 0 || ddl_commit(&t, &dberr) != 0) {
+        api_from_error(err, &dberr, "namespace create");
         goto out;
+    }
     if (api_json(res, 201,
                  json_pack("{s:s,s:I,s:I}", "name", name, "namespace_id", (json_int_t)ns_id,
                            "snapshot_id", (json_int_t)t.snapshot_id)) != 0) {
@@ -135,12 +139,10 @@ int h_namespace_drop(struct srv_req *req, struct srv_res *res, struct api_error 
                             "namespace '%s' in catalog '%s' is not empty: %s remain", ns, cat.name,
                             what);
     }
-    if (ddl_allocate(&t, err) != 0)
-        return -1;
-    if (store_namespace_drop(db, cat.id, ns_id, t.snapshot_id, &dberr) != 0)
+    if (ddl_allocate(&t, &dberr) != 0 ||
+        store_namespace_drop(db, cat.id, ns_id, t.snapshot_id, &dberr) != 0 ||
+        ddl_change(&t, "namespace_dropped", ns_id, &dberr) != 0 || ddl_commit(&t, &dberr) != 0)
         return api_from_error(err, &dberr, "namespace drop");
-    if (ddl_change(&t, "namespace_dropped", ns_id, err) != 0 || ddl_commit(&t, err) != 0)
-        return -1;
     if (api_json(res, 200, ddl_result_json(&t)) != 0)
         return api_nomem(err);
     return 0;

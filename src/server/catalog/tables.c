@@ -181,10 +181,12 @@ int h_tables_create(struct srv_req *req, struct srv_res *res, struct api_error *
         goto out;
     }
     struct table_ref ref;
-    if (ddl_allocate(&txn, err) != 0 ||
-        stored(store_table_insert(ddl_store(&txn), ns_id, &t, &ref, &e), &e, err, "table") != 0 ||
-        ddl_change(&txn, "table_created", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+    if (ddl_allocate(&txn, &e) != 0 ||
+        store_table_insert(ddl_store(&txn), ns_id, &t, &ref, &e) != 0 ||
+        ddl_change(&txn, "table_created", ref.table_id, &e) != 0 || ddl_commit(&txn, &e) != 0) {
+        api_from_error(err, &e, "table");
         goto out;
+    }
     struct table_totals zero = {0, 0, 0};
     json_t *o = table_to_json(&t, ns, &ref, txn.snapshot_id, &zero, true, txn.snapshot_id);
     if (api_json(res, 201, o) != 0) {
@@ -280,13 +282,10 @@ int h_table_drop(struct srv_req *req, struct srv_res *res, struct api_error *err
         return -1;
     if (expected && !uuid_equal(expected, ref.table_uuid))
         return table_recreated(err, ns, &ref, expected);
-    if (ddl_allocate(&txn, err) != 0)
-        return -1;
     struct error e;
-    if (store_table_drop(ddl_store(&txn), ref.table_id, &e) != 0)
+    if (ddl_allocate(&txn, &e) != 0 || store_table_drop(ddl_store(&txn), ref.table_id, &e) != 0 ||
+        ddl_change(&txn, "table_dropped", ref.table_id, &e) != 0 || ddl_commit(&txn, &e) != 0)
         return api_from_error(err, &e, "table drop");
-    if (ddl_change(&txn, "table_dropped", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
-        return -1;
     if (api_json(res, 200, ddl_result_json(&txn)) != 0)
         return api_nomem(err);
     return 0;
@@ -315,15 +314,12 @@ int h_table_truncate(struct srv_req *req, struct srv_res *res, struct api_error 
         return -1;
     if (!uuid_equal(expected, ref.table_uuid))
         return table_recreated(err, ns, &ref, expected);
-    if (ddl_allocate(&txn, err) != 0)
-        return -1;
     struct error e;
-    if (store_table_truncate(ddl_store(&txn), ref.table_id, &e) != 0)
+    if (ddl_allocate(&txn, &e) != 0 ||
+        store_table_truncate(ddl_store(&txn), ref.table_id, &e) != 0 ||
+        ddl_change(&txn, "table_altered", ref.table_id, &e) != 0 ||
+        ddl_change(&txn, "table_deleted_from", ref.table_id, &e) != 0 || ddl_commit(&txn, &e) != 0)
         return api_from_error(err, &e, "table truncate");
-    if (ddl_change(&txn, "table_altered", ref.table_id, err) != 0 ||
-        ddl_change(&txn, "table_deleted_from", ref.table_id, err) != 0 ||
-        ddl_commit(&txn, err) != 0)
-        return -1;
     if (api_json(res, 200, ddl_result_json(&txn)) != 0)
         return api_nomem(err);
     return 0;
@@ -416,11 +412,12 @@ int h_table_alter(struct srv_req *req, struct srv_res *res, struct api_error *er
             goto out;
         memset(err, 0, sizeof *err);
     }
-    if (ddl_allocate(&txn, err) != 0 ||
-        stored(store_table_write_changes(ddl_store(&txn), ns_id, &ref, &t, &e), &e, err, "table") !=
-            0 ||
-        ddl_change(&txn, "table_altered", ref.table_id, err) != 0 || ddl_commit(&txn, err) != 0)
+    if (ddl_allocate(&txn, &e) != 0 ||
+        store_table_write_changes(ddl_store(&txn), ns_id, &ref, &t, &e) != 0 ||
+        ddl_change(&txn, "table_altered", ref.table_id, &e) != 0 || ddl_commit(&txn, &e) != 0) {
+        api_from_error(err, &e, "table");
         goto out;
+    }
     struct table_totals totals;
     if (stored(store_table_totals(&txn.ctx, &cat, ref.table_id, txn.snapshot_id, &totals, &e), &e,
                err, "table totals") != 0)

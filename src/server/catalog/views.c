@@ -110,16 +110,21 @@ int h_views_create(struct srv_req *req, struct srv_res *res, struct api_error *e
         api_conflict(err, "already_exists", "view '%s' already exists in namespace '%s'", name, ns);
         goto out;
     }
-    if (ddl_allocate(&t, err) != 0)
+    if (ddl_allocate(&t, &dberr) != 0) {
+        api_from_error(err, &dberr, "view create");
         goto out;
+    }
     struct store_view created;
     if (store_view_insert(db, &req->arena, cat.id, ns_id, name, dialect, sql, t.snapshot_id,
                           &created, &dberr) != 0) {
         api_from_error(err, &dberr, "view");
         goto out;
     }
-    if (ddl_change(&t, "view_created", created.view_id, err) != 0 || ddl_commit(&t, err) != 0)
+    if (ddl_change(&t, "view_created", created.view_id, &dberr) != 0 ||
+        ddl_commit(&t, &dberr) != 0) {
+        api_from_error(err, &dberr, "view create");
         goto out;
+    }
     json_t *v = json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "name", created.name, "namespace", ns,
                           "view_uuid", created.view_uuid, "dialect", created.dialect, "sql",
                           created.sql, "snapshot_id", (json_int_t)t.snapshot_id);
@@ -179,12 +184,10 @@ int h_view_drop(struct srv_req *req, struct srv_res *res, struct api_error *err)
         return api_from_error(err, &dberr, "view drop");
     if (!found)
         return api_not_found(err, "view '%.200s.%.200s' in catalog '%s'", ns, name, cat.name);
-    if (ddl_allocate(&t, err) != 0)
-        return -1;
-    if (store_view_drop(db, cat.id, view_id, t.snapshot_id, &dberr) != 0)
+    if (ddl_allocate(&t, &dberr) != 0 ||
+        store_view_drop(db, cat.id, view_id, t.snapshot_id, &dberr) != 0 ||
+        ddl_change(&t, "view_dropped", view_id, &dberr) != 0 || ddl_commit(&t, &dberr) != 0)
         return api_from_error(err, &dberr, "view drop");
-    if (ddl_change(&t, "view_dropped", view_id, err) != 0 || ddl_commit(&t, err) != 0)
-        return -1;
     if (api_json(res, 200, ddl_result_json(&t)) != 0)
         return api_nomem(err);
     return 0;

@@ -39,13 +39,8 @@ struct pass {
     const char *catalog_name;
     char token[96]; /* claimed_by: this pass only */
     struct cleanup_result *res;
-    struct api_error *err;
+    struct error *err;
 };
-
-static int db_fail(struct pass *p, const struct error *e, const char *what)
-{
-    return api_from_error(p->err, e, what);
-}
 
 /* A claim token unique to this pass, so settling is fenced on exactly the
  * rows this pass leased. */
@@ -53,7 +48,7 @@ static int make_token(struct pass *p)
 {
     unsigned char rnd[8];
     if (random_bytes(rnd, sizeof rnd) != 0)
-        return api_fail(p->err, 500, "internal_error", "no randomness for a claim token");
+        return error_fail(p->err, ERR_INTERNAL, "no randomness for a claim token");
     char host[48] = "";
     if (gethostname(host, sizeof host) != 0)
         str_copy(host, sizeof host, "host");
@@ -66,10 +61,9 @@ static int make_token(struct pass *p)
 
 static int claim(struct pass *p, int64_t limit, struct store_removals_claimed *out)
 {
-    struct error e;
     if (store_removals_claim(p->pg, p->catalog_id, p->token, limit, CLEANUP_CLAIM_LEASE_SECONDS,
-                             CLEANUP_STAGING_GRACE_SECONDS, out, &e) != 0)
-        return db_fail(p, &e, "cleanup claim");
+                             CLEANUP_STAGING_GRACE_SECONDS, out, p->err) != 0)
+        return error_prefix(p->err, "cleanup claim");
     return 0;
 }
 
@@ -98,14 +92,13 @@ static int mark_referenced(struct pass *p, struct item *items, size_t n)
     const char *lit = pg_array_text(&paths);
     if (!lit) {
         pg_array_free(&paths);
-        return api_nomem(p->err);
+        return error_nomem(p->err);
     }
-    struct error e;
     struct store_removals_paths refs;
-    int rc = store_removals_referenced(p->pg, p->catalog_id, lit, &refs, &e);
+    int rc = store_removals_referenced(p->pg, p->catalog_id, lit, &refs, p->err);
     pg_array_free(&paths);
     if (rc != 0)
-        return db_fail(p, &e, "cleanup reference check");
+        return error_prefix(p->err, "cleanup reference check");
     /* Violations are rare: a scan of the batch per referenced path. */
     for (int row = 0; row < store_removals_paths_count(&refs); row++) {
         const char *path = store_removals_paths_path(&refs, row);
@@ -194,7 +187,7 @@ static int delete_objects(struct pass *p, struct item *items, size_t n)
         free(batch);
         free(which);
         free(files);
-        return api_nomem(p->err);
+        return error_nomem(p->err);
     }
     size_t m = 0, nfiles = 0;
     for (size_t i = 0; i < n; i++) {
@@ -250,14 +243,14 @@ static int settle_outcome(struct pass *p, const struct item *items, size_t n, en
     const char *lit = pg_array_text(&ids);
     int rc = 0;
     if (!lit) {
-        rc = api_nomem(p->err);
+        rc = error_nomem(p->err);
     } else if (count > 0) {
-        struct error e;
         int64_t held;
         if ((outcome
-                 ? store_removals_settle(p->pg, p->catalog_id, lit, outcome, p->token, &held, &e)
-                 : store_removals_release(p->pg, p->catalog_id, lit, p->token, &held, &e)) != 0)
-            rc = db_fail(p, &e, "cleanup settle");
+                 ? store_removals_settle(p->pg, p->catalog_id, lit, outcome, p->token, &held,
+                                         p->err)
+                 : store_removals_release(p->pg, p->catalog_id, lit, p->token, &held, p->err)) != 0)
+            rc = error_prefix(p->err, "cleanup settle");
         else
             *unheld = (int64_t)count - held;
     }
@@ -324,7 +317,7 @@ static int round_claim(struct pass *p, int64_t limit, struct round *rd)
     struct item *items = calloc(n ? n : 1, sizeof *items);
     if (!items) {
         store_removals_claimed_free(&c);
-        return api_nomem(p->err);
+        return error_nomem(p->err);
     }
     for (size_t i = 0; i < n; i++) {
         items[i].removal_id = store_removals_claimed_id(&c, (int)i);
@@ -340,7 +333,7 @@ static int round_claim(struct pass *p, int64_t limit, struct round *rd)
  * database round trips hide behind the storage's. */
 struct deleter {
     struct pass pass; /* the pass's, with its own error */
-    struct api_error err;
+    struct error err;
     struct round *rd;
     int rc;
     pthread_t thread;
@@ -371,9 +364,7 @@ static int deleter_finish(struct deleter *d, struct pass *p, bool main_failed)
         pthread_join(d->thread, NULL);
     if (d->rc == 0)
         return 0;
-    if (main_failed)
-        json_decref(d->err.extra);
-    else
+    if (!main_failed)
         *p->err = d->err;
     return -1;
 }
@@ -433,9 +424,8 @@ static int drain(struct pass *p, int64_t batch)
 
 static int queue_depth(struct pass *p)
 {
-    struct error e;
-    if (store_removals_depth(p->pg, p->catalog_id, &p->res->queue_depth, &e) != 0)
-        return db_fail(p, &e, "removal queue depth");
+    if (store_removals_depth(p->pg, p->catalog_id, &p->res->queue_depth, p->err) != 0)
+        return error_prefix(p->err, "removal queue depth");
     char name[300], labels[320];
     metrics_label_escape(p->catalog_name, name, sizeof name);
     snprintf(labels, sizeof labels, "catalog=\"%s\"", name);
@@ -445,7 +435,7 @@ static int queue_depth(struct pass *p)
 }
 
 int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
-                 struct cleanup_result *out, struct api_error *err)
+                 struct cleanup_result *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct pass p = {.srv = srv,
@@ -455,25 +445,24 @@ int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, 
                      .res = out,
                      .err = err};
     if (batch < 1 || batch > CLEANUP_MAX_BATCH)
-        return api_validation(err, "batch must be between 1 and %d, got %lld", CLEANUP_MAX_BATCH,
-                              (long long)batch);
+        return error_fail(err, ERR_INVALID, "batch must be between 1 and %d, got %lld",
+                          CLEANUP_MAX_BATCH, (long long)batch);
     if (make_token(&p) != 0)
         return -1;
     struct hl_error e;
     if (!(p.store = storage_view(srv, cat->data_path, &e)))
-        return api_fail(err, 500, "internal_error", "cleanup: %s", e.message);
+        return error_fail(err, ERR_INTERNAL, "cleanup: %s", e.message);
     int rc = drain(&p, batch) != 0 ? -1 : queue_depth(&p);
     objstore_free(p.store);
     return rc;
 }
 
 int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,
-                         struct api_error *err)
+                         struct error *err)
 {
     *purged = 0;
-    struct error e;
-    if (store_removals_purge_ledger(pg, retention_s, limit, purged, &e) != 0)
-        return api_from_error(err, &e, "removal ledger purge");
+    if (store_removals_purge_ledger(pg, retention_s, limit, purged, err) != 0)
+        return error_prefix(err, "removal ledger purge");
     return 0;
 }
 
@@ -495,13 +484,11 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
                     json_t **result, struct error *err)
 {
     struct cleanup_result res;
-    struct api_error e = {0};
-    if (cleanup_pass(t->srv, pg, cat, t->batch, &res, &e) != 0)
-        return pass_fail(err, &e);
     int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
-    if (cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
-                             &ledger, &e) != 0)
-        return pass_fail(err, &e);
+    if (cleanup_pass(t->srv, pg, cat, t->batch, &res, err) != 0 ||
+        cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
+                             &ledger, err) != 0)
+        return pass_engine_failed(err);
     if (store_runs_purge(pg, cat->id, CLEANUP_RUNS_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
                          &runs, err) != 0)
         return -1;

@@ -24,10 +24,9 @@
 #ifndef HL_SERVER_MAINTENANCE_CLEANUP_H
 #define HL_SERVER_MAINTENANCE_CLEANUP_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <stdint.h>
-
-#include "server/http/api.h"
 
 struct server;
 struct error;
@@ -65,7 +64,7 @@ struct cleanup_result {
  * passes may run concurrently on distinct connections. */
 struct catalog_row;
 int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
-                 struct cleanup_result *out, struct api_error *err);
+                 struct cleanup_result *out, struct error *err);
 
 /* Drained queue rows are the removal ledger; they are kept this long. */
 enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };
@@ -77,7 +76,7 @@ enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };
  * *purged gets how many went. For the cleanup runs. Returns 0 or -1 with
  * err filled. */
 int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,
-                         struct api_error *err);
+                         struct error *err);
 
 /* CleanupResult as the API returns it (new reference, NULL without memory). */
 json_t *cleanup_result_json(const struct cleanup_result *r);

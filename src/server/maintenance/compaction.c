@@ -31,18 +31,17 @@ static void count_skip(struct metrics *m, const char *reason, int64_t *counter)
  * the same plus the row-id column. */
 static int load_layout(struct srv_ctx *ctx, const struct catalog_row *cat,
                        const struct cpt_group *g, struct lake_table *live,
-                       struct lake_table *layout, int64_t *at, struct api_error *err)
+                       struct lake_table *layout, int64_t *at, struct error *err)
 {
-    struct error e;
-    if (store_compaction_head(ctx->db, cat->id, at, &e) != 0)
-        return api_from_error(err, &e, "catalog head");
+    if (store_compaction_head(ctx->db, cat->id, at, err) != 0)
+        return error_prefix(err, "catalog head");
     struct table_ref ref = {.table_id = g->table_id, .name = g->table_name, .properties = "{}"};
-    if (store_table_load(ctx, cat, &ref, *at, false, live, &e) != 0 ||
-        store_table_load(ctx, cat, &ref, *at, false, layout, &e) != 0)
-        return api_from_error(err, &e, "table load");
+    if (store_table_load(ctx, cat, &ref, *at, false, live, err) != 0 ||
+        store_table_load(ctx, cat, &ref, *at, false, layout, err) != 0)
+        return error_prefix(err, "table load");
     char msg[256];
     if (cpt_add_row_id_column(layout, msg, sizeof msg) != 0)
-        return api_fail(err, 500, "internal_error", "compaction layout: %s", msg);
+        return error_fail(err, ERR_INTERNAL, "compaction layout: %s", msg);
     return 0;
 }
 
@@ -91,7 +90,7 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
  * Returns -1 only for a database failure or out of memory. */
 static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct objstore *store,
                      const char *claimant, const struct cpt_group *g, struct compaction_result *res,
-                     struct api_error *err)
+                     struct error *err)
 {
     struct metrics *m = ctx->srv->metrics;
     struct arena a;
@@ -112,7 +111,7 @@ static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct 
         rc = cpt_stage(ctx, cat, g, &a, &path, &ticket, err);
     if (rc == 0 &&
         cpt_rewrite(store, &live, &layout, g, path, &a, &out, &ro, &refusal, msg, sizeof msg) != 0)
-        rc = api_nomem(err);
+        rc = error_nomem(err);
     if (rc == 0 && ro == CPT_REFUSED)
         storage_record_refusal(ctx->srv, cat->name, refusal.operation, refusal.path, NULL,
                                &refusal.err);
@@ -120,7 +119,7 @@ static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct 
      * undrained and the claim in place, as a dead server leaves them. */
     if (rc == 0 && ro == CPT_REWRITTEN && failpoint_on("compaction-crash-before-commit")) {
         keep_claim = true;
-        rc = api_fail(err, 500, "internal_error", "compaction died before its commit (failpoint)");
+        rc = error_fail(err, ERR_INTERNAL, "compaction died before its commit (failpoint)");
     }
     /* A slow rewrite, so tests can change the catalog before the commit. */
     if (rc == 0 && ro == CPT_REWRITTEN && failpoint_on("compaction-slow-commit"))
@@ -143,7 +142,7 @@ static int run_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct 
 
 int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                    const struct compaction_options *opt, struct compaction_result *out,
-                   struct api_error *err)
+                   struct error *err)
 {
     memset(out, 0, sizeof *out);
     int64_t t0 = time_mono_ns();
@@ -162,7 +161,7 @@ int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const cha
     struct hl_error e;
     struct objstore *store = rc == 0 ? storage_view(ctx->srv, cat->data_path, &e) : NULL;
     if (rc == 0 && !store)
-        rc = api_fail(err, 500, "internal_error", "compaction: %s", e.message);
+        rc = error_fail(err, ERR_INTERNAL, "compaction: %s", e.message);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = run_group(ctx, cat, store, claimant, &groups[i], out, err);
         /* The claims of groups never started go with the failure. */
@@ -227,9 +226,8 @@ int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, 
     memset(&res, 0, sizeof res);
     struct pass_ctx pc;
     int rc = pass_ctx_open(&pc, t->srv, pg, catalog_id, err);
-    struct api_error e = {0};
-    if (rc == 1 && compaction_run(&pc.ctx, &pc.cat, t->claimant, &t->opt, &res, &e) != 0)
-        rc = pass_fail(err, &e);
+    if (rc == 1 && compaction_run(&pc.ctx, &pc.cat, t->claimant, &t->opt, &res, err) != 0)
+        rc = pass_engine_failed(err);
     *result = compaction_result_json(&res);
     if (rc >= 0 && !*result)
         rc = error_nomem(err);

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "server/catalog/catalog.h"
-#include "server/http/api.h"
+#include "util/error.h"
 
 #define COMPACTION_TARGET_BYTES ((int64_t)512 * 1024 * 1024)
 #define COMPACTION_MAX_GROUP_BYTES_DEFAULT ((int64_t)1024 * 1024 * 1024)
@@ -66,13 +66,13 @@ struct compaction_result {
     int64_t plan_ms;
 };
 
-/* One pass over `cat` on the request's connection (no transaction open),
+/* One pass over `cat` on the context's connection (no transaction open),
  * claiming as `claimant`. Returns 0 with *out filled, or -1 with err
  * (database failure, out of memory); groups finished before stay done.
  * Per-group problems are counted, never errors. */
 int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                    const struct compaction_options *opt, struct compaction_result *out,
-                   struct api_error *err);
+                   struct error *err);
 
 /* CompactionResult (new reference; NULL out of memory). */
 json_t *compaction_result_json(const struct compaction_result *r);

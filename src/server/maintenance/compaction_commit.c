@@ -7,12 +7,11 @@
 #include "server/store/hydration.h"
 
 int cpt_stage(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
-              struct arena *a, const char **path, int64_t *ticket, struct api_error *err)
+              struct arena *a, const char **path, int64_t *ticket, struct error *err)
 {
-    struct error e;
     if (store_compaction_stage(ctx->db, cat->id, cat->data_path, g->ns_name, g->table_name, a, path,
-                               ticket, &e) != 0)
-        return api_from_error(err, &e, "staging ticket");
+                               ticket, err) != 0)
+        return error_prefix(err, "staging ticket");
     return 0;
 }
 
@@ -22,13 +21,12 @@ int cpt_stage(struct srv_ctx *ctx, const struct catalog_row *cat, const struct c
 static int verify(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                   const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                   const struct store_compaction_inputs *x, enum cpt_commit_outcome *o,
-                  struct api_error *err)
+                  struct error *err)
 {
     struct store_compaction_check c;
-    struct error e;
     if (store_compaction_verify(ctx->db, cat->id, g->table_id, x, schema_snapshot, ticket, g->key,
-                                claimant, &c, &e) != 0)
-        return api_from_error(err, &e, "compaction verify");
+                                claimant, &c, err) != 0)
+        return error_prefix(err, "compaction verify");
     if (c.dvs > 0)
         *o = CPT_DV_SUPERSEDED;
     else if (c.live != (int64_t)g->ninputs || c.altered || !c.ticket_untouched || !c.claim_held)
@@ -42,32 +40,30 @@ static int verify(struct srv_ctx *ctx, const struct catalog_row *cat, const char
  * construction) and statistics; the inputs ended. */
 static int write_rows(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
                       const struct store_compaction_inputs *x, int64_t snapshot, int64_t file_id,
-                      const struct store_compaction_output *out, struct api_error *err)
+                      const struct store_compaction_output *out, struct error *err)
 {
-    struct error e;
     int64_t ended = 0;
-    if (store_compaction_end_inputs(ctx->db, cat->id, g->table_id, x, snapshot, &ended, &e) != 0)
-        return api_from_error(err, &e, "end compaction inputs");
+    if (store_compaction_end_inputs(ctx->db, cat->id, g->table_id, x, snapshot, &ended, err) != 0)
+        return error_prefix(err, "end compaction inputs");
     if (ended != (int64_t)g->ninputs)
-        return api_fail(err, 500, "internal_error", "compaction: inputs changed under the lock");
+        return error_fail(err, ERR_INTERNAL, "compaction: inputs changed under the lock");
     if (store_compaction_insert_output(ctx->db, cat->id, g->table_id, file_id, snapshot, g->spec_id,
-                                       out, g->inputs[0].id, &e) != 0)
-        return api_from_error(err, &e, "compaction output");
-    if (store_file_stats_insert(ctx->db, cat->id, file_id, out->stats, out->nstats, &e) != 0)
-        return api_from_error(err, &e, "file statistics");
+                                       out, g->inputs[0].id, err) != 0)
+        return error_prefix(err, "compaction output");
+    if (store_file_stats_insert(ctx->db, cat->id, file_id, out->stats, out->nstats, err) != 0)
+        return error_prefix(err, "file statistics");
     return 0;
 }
 
 int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                const struct store_compaction_output *out, enum cpt_commit_outcome *o,
-               int64_t *snapshot_id, struct api_error *err)
+               int64_t *snapshot_id, struct error *err)
 {
     struct store_compaction_inputs x;
-    struct error e;
-    int rc = store_compaction_inputs_init(&x, g->inputs, g->ninputs, &e) == 0
+    int rc = store_compaction_inputs_init(&x, g->inputs, g->ninputs, err) == 0
                  ? 0
-                 : api_from_error(err, &e, "compaction inputs");
+                 : error_prefix(err, "compaction inputs");
     struct ddl_txn t;
     if (rc == 0)
         rc = ddl_begin_ctx(ctx, cat, ddl_lock_budget_after(ctx->srv, 0), &t, err);
@@ -81,8 +77,8 @@ int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *c
         if (rc == 0)
             rc = write_rows(ctx, cat, g, &x, t.snapshot_id, file_id, out, err);
         if (rc == 0 && store_compaction_settle(ctx->db, cat->id, g->table_id, ticket, g->key,
-                                               claimant, COMPACTION_COMMITTED_TTL_S, &e) != 0)
-            rc = api_from_error(err, &e, "settle staging ticket");
+                                               claimant, COMPACTION_COMMITTED_TTL_S, err) != 0)
+            rc = error_prefix(err, "settle staging ticket");
         if (rc == 0)
             rc = ddl_commit(&t, err);
         if (rc == 0)

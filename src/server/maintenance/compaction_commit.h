@@ -7,16 +7,16 @@
 #include <stdint.h>
 
 #include "server/catalog/catalog.h"
-#include "server/http/api.h"
 #include "server/maintenance/compaction_internal.h"
 #include "util/arena.h"
+#include "util/error.h"
 
 /* Queues a fresh output path (a UUID under the table's data directory) as
  * a compaction_staging removal ticket, in its own transaction, before any
  * byte is written: until the commit settles it, cleanup may delete it.
  * *path (in a) and *ticket get the path and the ticket's removal_id. */
 int cpt_stage(struct srv_ctx *ctx, const struct catalog_row *cat, const struct cpt_group *g,
-              struct arena *a, const char **path, int64_t *ticket, struct api_error *err);
+              struct arena *a, const char **path, int64_t *ticket, struct error *err);
 
 enum cpt_commit_outcome {
     CPT_COMMITTED,
@@ -35,6 +35,6 @@ enum cpt_commit_outcome {
 int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,
                const struct store_compaction_output *out, enum cpt_commit_outcome *o,
-               int64_t *snapshot_id, struct api_error *err);
+               int64_t *snapshot_id, struct error *err);
 
 #endif

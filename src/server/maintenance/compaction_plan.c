@@ -60,12 +60,11 @@ static int group_key(struct cpt_group *g)
 /* Claims g for `claimant`: refused when another unexpired claim holds the
  * same key or any of its files. *claimed false then. */
 static int claim(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
-                 const struct cpt_group *g, bool *claimed, struct api_error *err)
+                 const struct cpt_group *g, bool *claimed, struct error *err)
 {
-    struct error e;
     if (store_compaction_claim(ctx->db, cat->id, g->table_id, g->key, g->inputs, g->ninputs,
-                               claimant, COMPACTION_CLAIM_TTL_S, claimed, &e) != 0)
-        return api_from_error(err, &e, "compaction claim");
+                               claimant, COMPACTION_CLAIM_TTL_S, claimed, err) != 0)
+        return error_prefix(err, "compaction claim");
     return 0;
 }
 
@@ -94,20 +93,20 @@ struct planner {
  * it (over the memory budget, claimed elsewhere) or claims it. */
 static int take_group(struct planner *pl, const struct store_compaction_table *t,
                       const struct store_compaction_candidates *c, const int *rows, size_t count,
-                      struct api_error *err)
+                      struct error *err)
 {
     struct cpt_group g = {.table_id = t->id, .ns_name = t->ns, .table_name = t->name};
     g.inputs = arena_calloc(pl->a, count, sizeof *g.inputs);
     if (!g.inputs)
-        return api_nomem(err);
+        return error_nomem(err);
     g.spec_id = store_compaction_candidates_spec_id(c, rows[0]);
     g.partition_json = arena_strdup(pl->a, store_compaction_candidates_partition(c, rows[0]));
     if (!g.partition_json)
-        return api_nomem(err);
+        return error_nomem(err);
     for (size_t i = 0; i < count; i++) {
         struct store_compaction_input *in = &g.inputs[i];
         if (store_compaction_candidates_input(c, rows[i], pl->a, in) != 0)
-            return api_nomem(err);
+            return error_nomem(err);
         g.bytes += in->size;
         g.records += in->record_count;
     }
@@ -118,7 +117,7 @@ static int take_group(struct planner *pl, const struct store_compaction_table *t
         return 0;
     }
     if (group_key(&g) != 0)
-        return api_nomem(err);
+        return error_nomem(err);
     bool claimed = false;
     if (claim(pl->ctx, pl->cat, pl->claimant, &g, &claimed, err) != 0)
         return -1;
@@ -134,11 +133,11 @@ static int take_group(struct planner *pl, const struct store_compaction_table *t
  * ascending size). */
 static int plan_bucket(struct planner *pl, const struct store_compaction_table *t,
                        const struct store_compaction_candidates *c, const int *rows, size_t n,
-                       struct api_error *err)
+                       struct error *err)
 {
     int64_t *sizes = calloc(n ? n : 1, sizeof *sizes);
     struct cpt_span *spans = calloc(n ? n : 1, sizeof *spans);
-    int rc = sizes && spans ? 0 : api_nomem(err);
+    int rc = sizes && spans ? 0 : error_nomem(err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         sizes[i] = store_compaction_candidates_size(c, rows[i]);
     size_t kept = rc == 0
@@ -159,17 +158,15 @@ static bool same_bucket(const struct store_compaction_candidates *c, int a, int 
                   store_compaction_candidates_partition(c, b)) == 0;
 }
 
-static int plan_table(struct planner *pl, const struct store_compaction_table *t,
-                      struct api_error *err)
+static int plan_table(struct planner *pl, const struct store_compaction_table *t, struct error *err)
 {
     struct store_compaction_candidates c;
-    struct error e;
     if (store_compaction_candidates(pl->ctx->db, pl->cat->id, t->id, pl->opt->target_bytes,
-                                    CPT_MAX_CANDIDATES, &c, &e) != 0)
-        return api_from_error(err, &e, "compaction candidates");
+                                    CPT_MAX_CANDIDATES, &c, err) != 0)
+        return error_prefix(err, "compaction candidates");
     int nrows = store_compaction_candidates_count(&c);
     int *rows = calloc(nrows ? (size_t)nrows : 1, sizeof *rows);
-    int rc = rows ? 0 : api_nomem(err);
+    int rc = rows ? 0 : error_nomem(err);
     size_t n = 0;
     for (int i = 0; rc == 0 && i < nrows && pl->ngroups < (size_t)pl->opt->batch; i++) {
         pl->res->candidates_files++;
@@ -193,22 +190,21 @@ static int plan_table(struct planner *pl, const struct store_compaction_table *t
 
 int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
              const struct compaction_options *opt, struct arena *a, struct cpt_group **groups,
-             size_t *ngroups, struct compaction_result *res, struct api_error *err)
+             size_t *ngroups, struct compaction_result *res, struct error *err)
 {
     struct planner pl = {ctx, cat, claimant, opt, a, NULL, 0, res};
     *groups = NULL;
     *ngroups = 0;
     pl.groups = arena_calloc(a, (size_t)opt->batch, sizeof *pl.groups);
     if (!pl.groups)
-        return api_nomem(err);
+        return error_nomem(err);
     /* Expired claims only keep files from being planned: gone first. */
-    struct error e;
-    if (store_compaction_expire_claims(ctx->db, cat->id, &e) != 0)
-        return api_from_error(err, &e, "expired claims");
+    if (store_compaction_expire_claims(ctx->db, cat->id, err) != 0)
+        return error_prefix(err, "expired claims");
     struct store_compaction_table *tables = NULL;
     size_t ntables = 0;
-    if (store_compaction_tables(ctx->db, cat->id, a, &tables, &ntables, &e) != 0)
-        return api_from_error(err, &e, "compaction tables");
+    if (store_compaction_tables(ctx->db, cat->id, a, &tables, &ntables, err) != 0)
+        return error_prefix(err, "compaction tables");
     for (size_t i = 0; i < ntables && pl.ngroups < (size_t)opt->batch; i++) {
         if (tables[i].variant) {
             res->tables_variant++;

@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "server/catalog/catalog.h"
-#include "server/http/api.h"
 #include "server/maintenance/compaction.h"
 #include "server/maintenance/compaction_internal.h"
+#include "util/error.h"
 
 /* A kept group: files [start, start + count) of a bucket. */
 struct cpt_span {
@@ -30,7 +30,7 @@ size_t cpt_plan_bucket(const int64_t *sizes, size_t n, int64_t target, size_t ma
  * Returns 0, or -1 with err. */
 int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
              const struct compaction_options *opt, struct arena *a, struct cpt_group **groups,
-             size_t *ngroups, struct compaction_result *res, struct api_error *err);
+             size_t *ngroups, struct compaction_result *res, struct error *err);
 
 /* Drops the claim of a group that was not committed, so the next pass may
  * plan its files again. Best effort: a failure is logged (the claim then

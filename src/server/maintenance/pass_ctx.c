@@ -7,12 +7,11 @@
 #include "server/http/api.h"
 #include "server/server.h"
 
-int pass_fail(struct error *err, struct api_error *e)
+int pass_engine_failed(struct error *err)
 {
-    error_fail(err, e->status == 503 ? ERR_UNAVAILABLE : ERR_INTERNAL, "%s",
-               e->detail[0] ? e->detail : "failed");
-    json_decref(e->extra);
-    e->extra = NULL;
+    if (err->code != ERR_UNAVAILABLE)
+        err->code = ERR_INTERNAL;
+    err->reason = NULL;
     return -1;
 }
 
@@ -24,14 +23,11 @@ int pass_ctx_open(struct pass_ctx *p, struct server *srv, PGconn *pg, int64_t ca
     p->ctx = (struct srv_ctx){srv, db_pool_owner(srv->pool, pg), &p->arena};
     if (!p->ctx.db)
         return error_fail(err, ERR_INTERNAL, "the pass's connection is not from the pool");
-    struct api_error e = {0};
-    if (catalog_load_id(&p->ctx, catalog_id, &p->cat, &e) == 0)
+    if (catalog_load_id(&p->ctx, catalog_id, &p->cat, err) == 0)
         return 1;
-    if (e.status == 404) { /* gone since the sweep listed it */
-        json_decref(e.extra);
+    if (err->code == ERR_NOT_FOUND) /* gone since the sweep listed it */
         return 0;
-    }
-    return pass_fail(err, &e);
+    return pass_engine_failed(err);
 }
 
 void pass_ctx_close(struct pass_ctx *p)

@@ -14,7 +14,6 @@
 #include "util/error.h"
 
 struct server;
-struct api_error;
 
 struct pass_ctx {
     struct srv_ctx ctx; /* its arena is `arena` below: do not copy a pass_ctx */
@@ -30,10 +29,13 @@ int pass_ctx_open(struct pass_ctx *p, struct server *srv, PGconn *pg, int64_t ca
                   struct error *err);
 void pass_ctx_close(struct pass_ctx *p);
 
-/* Fills the framework's err from the API error of an engine not yet on
- * struct error (compaction, cleanup; freeing its extra) and returns -1. A
- * 503 stays unavailable; anything else is internal, so the manual endpoint
- * answers what the engine meant. */
-int pass_fail(struct error *err, struct api_error *e);
+/* Narrows err, the failure of pass_ctx_open's catalog load or of the
+ * compaction and cleanup engines, to what the framework has always
+ * recorded for them: ERR_UNAVAILABLE stays (retry), anything else becomes
+ * ERR_INTERNAL, and the typed reason goes (a lock timeout, a unique
+ * violation); the message stays. Their manual endpoints therefore answer
+ * 503 unavailable or 500, as before these engines failed with struct
+ * error. Returns -1. */
+int pass_engine_failed(struct error *err);
 
 #endif
