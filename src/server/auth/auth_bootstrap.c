@@ -70,7 +70,7 @@ static int bootstrap_locked(struct db_conn *c, const char *data_dir, bool reset,
     struct store_token_rows row = {NULL};
     if (store_token_insert(c, &t, digest, &row, err) != 0 ||
         (store_token_rows_count(&row) != 1 && error_nomem(err) != 0) ||
-        db_run(c->pg, "COMMIT", NULL, err) != 0) {
+        db_commit(c->pg, err) != 0) {
         store_token_rows_free(&row);
         unlink(path); /* a secret for a token that never was */
         return -1;
@@ -87,22 +87,23 @@ int auth_bootstrap(struct db_pool *pool, const char *data_dir, bool reset, struc
     if (!c)
         return error_fail(err, ERR_UNAVAILABLE, "admin token: no database connection");
     int rc = -1;
-    if (db_run(c->pg, "BEGIN", NULL, err) != 0 || store_token_lock_bootstrap(c, err) != 0)
+    if (db_begin(c->pg, err) != 0 || store_token_lock_bootstrap(c, err) != 0)
         goto db_fail;
     /* -1: the database failed; -2: err already says what else did. */
     rc = bootstrap_locked(c, data_dir, reset, err);
     if (rc == -1)
         goto db_fail;
-    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
-        struct error ignored;
-        db_run(c->pg, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, &ignored);
-    }
+    /* Still open when there was nothing to create. */
+    struct error ignored;
+    if (rc != 0)
+        db_rollback(c->pg);
+    else if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+        db_commit(c->pg, &ignored);
     db_pool_release(c);
     return rc == 0 ? 0 : -1;
 db_fail:
     error_prefix(err, "admin token");
-    if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
-        db_run(c->pg, "ROLLBACK", NULL, NULL);
+    db_rollback(c->pg);
     db_pool_release(c);
     return -1;
 }

@@ -227,7 +227,9 @@ int ddl_begin_ctx(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lo
     memset(t, 0, sizeof *t);
     t->ctx = *ctx;
     t->cat = cat;
-    int64_t waited;
+    int64_t waited = 0;
+    if (db_begin(ctx->db->pg, err) != 0)
+        return error_prefix(err, "catalog lock");
     int found =
         store_catalog_lock(ctx->db, cat->id, lock_budget_ms, &waited, &t->head, &t->earliest, err);
     if (waited > 0)
@@ -282,7 +284,7 @@ int ddl_change(struct ddl_txn *t, const char *kind, int64_t object_id, struct er
 
 int ddl_commit(struct ddl_txn *t, struct error *err)
 {
-    if (db_run(t->ctx.db->pg, "COMMIT", NULL, err) != 0)
+    if (db_commit(t->ctx.db->pg, err) != 0)
         return error_prefix(err, "commit");
     return 0;
 }

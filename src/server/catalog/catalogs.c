@@ -5,6 +5,7 @@
 
 #include "lake/ident.h"
 #include "server/catalog/catalog.h"
+#include "server/db/db.h"
 #include "server/http/handlers.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
@@ -170,7 +171,7 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
     struct error dberr;
     struct store_catalog_path *cats;
     size_t ncats;
-    if (store_catalog_create_begin(db, &dberr) != 0 ||
+    if (db_begin(db->pg, &dberr) != 0 || store_catalog_create_lock(db, &dberr) != 0 ||
         store_catalogs_list_paths(db, &req->arena, &cats, &ncats, &dberr) != 0) {
         api_from_error(err, &dberr, "catalog create");
         goto out;
@@ -190,7 +191,7 @@ int h_catalogs_create(struct srv_req *req, struct srv_res *res, struct api_error
             goto out;
         }
     }
-    if (store_catalog_insert(db, name, data_path, &dberr) != 0) {
+    if (store_catalog_insert(db, name, data_path, &dberr) != 0 || db_commit(db->pg, &dberr) != 0) {
         char what[160];
         snprintf(what, sizeof what, "catalog '%s'", name);
         api_from_error(err, &dberr, what);

@@ -16,6 +16,7 @@
 
 #include "lake/bounds.h"
 #include "server/catalog/files.h"
+#include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/http/handlers.h"
 #include "util/strutil.h"
@@ -432,16 +433,16 @@ static void scan_page_text(struct page_text *w, const struct table_read *tr,
     pt_close(w, '}');
 }
 
-/* Opens or ends the page's transaction (store_files_scan_begin or
- * _commit); `context` names the step in logs. */
-static int scan_txn(struct srv_req *req, int (*step)(struct db_conn *, struct error *),
-                    const char *context, struct api_error *err)
+/* Opens or ends the page's read-snapshot transaction (its two statements
+ * must agree); `context` names the step in logs. */
+static int scan_txn(struct srv_req *req, int (*step)(PGconn *, struct error *), const char *context,
+                    struct api_error *err)
 {
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
     struct error dberr;
-    if (step(db, &dberr) != 0)
+    if (step(db->pg, &dberr) != 0)
         return api_from_error(err, &dberr, context);
     return 0;
 }
@@ -471,14 +472,14 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
             goto done;
         }
     }
-    if (o.column_stats && scan_txn(req, store_files_scan_begin, "begin", err) != 0)
+    if (o.column_stats && scan_txn(req, db_begin_read_snapshot, "begin", err) != 0)
         goto done;
     if (scan_files(req, &tr, &o, fields_text, &pg, &r, err) != 0)
         goto done;
     n = scan_page_size(&r, &o, pg.limit);
     if (!(stats = scan_page_stats(req, &tr, &o, fields_text, &r, n, err)))
         goto done;
-    if (o.column_stats && scan_txn(req, store_files_scan_commit, "commit", err) != 0)
+    if (o.column_stats && scan_txn(req, db_commit, "commit", err) != 0)
         goto done;
     struct page_text w;
     pt_init(&w, (size_t)n * PAGE_TEXT_PER_FILE);

@@ -135,6 +135,19 @@ int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);
 const char *db_str(const PGresult *r, int row, int col); /* NULL for SQL NULL */
 bool db_isnull(const PGresult *r, int row, int col);
+/* Transactions belong to the caller of the store: an engine or handler
+ * opens one, calls store functions (which never begin, commit or roll
+ * back), and ends it. */
+int db_begin(PGconn *pg, struct error *err);
+/* A read-only transaction that sees one snapshot of the database. */
+int db_begin_read_snapshot(PGconn *pg, struct error *err);
+int db_commit(PGconn *pg, struct error *err);
+/* Rolls back the open transaction, if any (a failed step's cleanup: its
+ * own failure leaves the connection for the pool's health check). */
+void db_rollback(PGconn *pg);
+/* lock_timeout for the rest of the open transaction (0: wait forever). */
+int db_set_lock_timeout(PGconn *pg, int64_t ms, struct error *err);
+
 /* A nullable bigint: whether it is set, with its value (0 when NULL) in *out. */
 bool db_i64_opt(const PGresult *r, int row, int col, int64_t *out);
 

@@ -19,8 +19,12 @@ static int version_of(const char *name)
 static int apply_one(PGconn *c, const struct embedded_file *m, int version, const char *digest,
                      struct error *err)
 {
-    if (store_migrations_apply(c, m->name, version, m->data, digest, err) != 0)
+    if (db_begin(c, err) != 0 ||
+        store_migrations_apply(c, m->name, version, m->data, digest, err) != 0 ||
+        db_commit(c, err) != 0) {
+        db_rollback(c);
         return -1;
+    }
     log_info("applied migration %s", m->name);
     return 0;
 }

@@ -203,3 +203,34 @@ bool db_error_is(const struct error *err, const char *sqlstate)
 {
     return err->reason && strcmp(err->reason, sqlstate) == 0;
 }
+
+int db_begin(PGconn *pg, struct error *err)
+{
+    return db_run(pg, "BEGIN", NULL, err);
+}
+
+int db_begin_read_snapshot(PGconn *pg, struct error *err)
+{
+    return db_run(pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", NULL, err);
+}
+
+int db_commit(PGconn *pg, struct error *err)
+{
+    return db_run(pg, "COMMIT", NULL, err);
+}
+
+void db_rollback(PGconn *pg)
+{
+    if (PQtransactionStatus(pg) != PQTRANS_IDLE)
+        db_run(pg, "ROLLBACK", NULL, NULL);
+}
+
+int db_set_lock_timeout(PGconn *pg, int64_t ms, struct error *err)
+{
+    struct db_params p;
+    char text[24];
+    snprintf(text, sizeof text, "%lld", (long long)ms);
+    db_params_init(&p);
+    db_param_str(&p, text);
+    return db_run(pg, "SELECT set_config('lock_timeout', $1, true)", &p, err);
+}

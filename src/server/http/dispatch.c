@@ -167,8 +167,7 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
             rc = route->handler(&req, &res, &err);
         }
         if (req.db) {
-            if (PQtransactionStatus(req.db->pg) != PQTRANS_IDLE)
-                db_run(req.db->pg, "ROLLBACK", NULL, NULL);
+            db_rollback(req.db->pg);
             db_pool_release(req.db);
             req.db = NULL;
         }

@@ -84,11 +84,8 @@ int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *c
         if (rc == 0)
             *snapshot_id = t.snapshot_id;
     }
-    if ((rc != 0 || *o != CPT_COMMITTED) && ctx->db &&
-        PQtransactionStatus(ctx->db->pg) != PQTRANS_IDLE) {
-        struct error ignored;
-        db_run(ctx->db->pg, "ROLLBACK", NULL, &ignored);
-    }
+    if ((rc != 0 || *o != CPT_COMMITTED) && ctx->db)
+        db_rollback(ctx->db->pg);
     store_compaction_inputs_free(&x);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/db/db.h"
 #include "server/store/compaction.h"
 #include "util/buf.h"
 #include "util/log.h"
@@ -62,9 +63,15 @@ static int group_key(struct cpt_group *g)
 static int claim(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                  const struct cpt_group *g, bool *claimed, struct error *err)
 {
-    if (store_compaction_claim(ctx->db, cat->id, g->table_id, g->key, g->inputs, g->ninputs,
-                               claimant, COMPACTION_CLAIM_TTL_S, claimed, err) != 0)
+    /* The claim is its own short transaction, so it holds the planner's
+     * lock only while it checks and writes. */
+    if (db_begin(ctx->db->pg, err) != 0 ||
+        store_compaction_claim(ctx->db, cat->id, g->table_id, g->key, g->inputs, g->ninputs,
+                               claimant, COMPACTION_CLAIM_TTL_S, claimed, err) != 0 ||
+        db_commit(ctx->db->pg, err) != 0) {
+        db_rollback(ctx->db->pg);
         return error_prefix(err, "compaction claim");
+    }
     return 0;
 }
 

@@ -37,15 +37,10 @@ int64_t expiry_floor(const struct expiry_floor_in *in, bool *by_consumer)
     return floor;
 }
 
-static int run(PGconn *pg, const char *sql, const struct db_params *p, struct error *err)
-{
-    return db_run(pg, sql, p, err);
-}
-
 static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
                    struct expiry_result *out, struct error *err)
 {
-    if (run(pg, "BEGIN", NULL, err) != 0)
+    if (db_begin(pg, err) != 0)
         return -1;
     if (store_retention_lock(pg, store_catalog_lock_key(catalog_id), opt->lock_timeout_ms, err) !=
         0)
@@ -81,9 +76,9 @@ static int phase_a(PGconn *pg, int64_t catalog_id, const struct expiry_options *
     if (floor > in.earliest && store_retention_advance(pg, catalog_id, in.earliest, floor,
                                                        &out->snapshots_expired, err) != 0)
         goto fail;
-    return run(pg, "COMMIT", NULL, err);
+    return db_commit(pg, err);
 fail:
-    run(pg, "ROLLBACK", NULL, NULL);
+    db_rollback(pg);
     return -1;
 }
 
@@ -92,7 +87,7 @@ fail:
 static int purge_page(PGconn *pg, enum store_retention_arm arm, int64_t catalog_id, int64_t floor,
                       int64_t page, int64_t *data, int64_t *dv, struct error *err)
 {
-    if (run(pg, "BEGIN", NULL, err) != 0)
+    if (db_begin(pg, err) != 0)
         return -1;
     if (store_retention_page_bound(pg, err) != 0)
         goto fail;
@@ -101,9 +96,9 @@ static int purge_page(PGconn *pg, enum store_retention_arm arm, int64_t catalog_
         goto fail;
     if (store_retention_purge_page(pg, arm, catalog_id, floor, page, data, dv, err) != 0)
         goto fail;
-    return run(pg, "COMMIT", NULL, err);
+    return db_commit(pg, err);
 fail:
-    run(pg, "ROLLBACK", NULL, NULL);
+    db_rollback(pg);
     return -1;
 }
 

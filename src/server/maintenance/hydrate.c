@@ -31,12 +31,6 @@ struct hydrated {
     int repaired;
 };
 
-static void rollback(struct srv_ctx *ctx)
-{
-    struct error ignored;
-    db_run(ctx->db->pg, "ROLLBACK", NULL, &ignored);
-}
-
 /* A storage failure's outcome: a vanished object or a path the store
  * refuses will not come right by waiting (a rehydrate requeues the file
  * once fixed); anything else may. A confinement refusal is recorded. */
@@ -194,8 +188,10 @@ static int settle(struct srv_ctx *ctx, const struct catalog_row *cat,
     bool provided = o == OUT_PROVIDED;
     if (provided && store_file_stats_insert(ctx->db, cat->id, f->id, h->stats, h->nstats, err) != 0)
         return -1;
-    return store_hydration_settle(ctx->db, cat->id, f->id, provided,
-                                  provided && h->missing_field_ids, h->splits, h->nsplits, err);
+    if (store_hydration_settle(ctx->db, cat->id, f->id, provided, provided && h->missing_field_ids,
+                               h->splits, h->nsplits, err) != 0)
+        return -1;
+    return db_commit(ctx->db->pg, err);
 }
 
 /* One file: claim, fetch, compute, settle. *found false when nothing was
@@ -204,12 +200,16 @@ static int hydrate_one(struct srv_ctx *ctx, const struct catalog_row *cat, struc
                        int64_t *last, bool *found, struct hydrate_result *out, struct error *err)
 {
     struct store_pending_file f = {0};
-    if (store_hydration_begin(ctx->db, err) != 0)
+    if (db_begin(ctx->db->pg, err) != 0)
         return -1;
+    if (store_hydration_claim_timeout(ctx->db, err) != 0) {
+        db_rollback(ctx->db->pg);
+        return -1;
+    }
     int claimed = store_hydration_claim_next(ctx->db, cat->id, *last, ctx->arena, &f, err);
     *found = claimed == 1;
     if (claimed != 1) {
-        rollback(ctx);
+        db_rollback(ctx->db->pg);
         return claimed;
     }
     *last = f.id;
@@ -221,7 +221,7 @@ static int hydrate_one(struct srv_ctx *ctx, const struct catalog_row *cat, struc
     if (rc == 0 && o == OUT_PROVIDED)
         rc = compute(ctx, cat, &f, &a, &h, &o, err);
     if (rc == 0 && o == OUT_TRANSIENT) {
-        rollback(ctx); /* the file stays pending, unclaimed */
+        db_rollback(ctx->db->pg); /* the file stays pending, unclaimed */
         out->transient++;
         metrics_counter_add(ctx->srv->metrics, "hoglake_hydrator_transient_errors_total", "", 1);
     } else if (rc == 0 && settle(ctx, cat, &f, &h, o, err) == 0) {
@@ -234,7 +234,7 @@ static int hydrate_one(struct srv_ctx *ctx, const struct catalog_row *cat, struc
                                 "source=\"hydrator\"", h.repaired);
         *(o == OUT_PROVIDED ? &out->hydrated : &out->failed) += 1;
     } else {
-        rollback(ctx);
+        db_rollback(ctx->db->pg);
         rc = -1;
     }
     arena_free(&a);

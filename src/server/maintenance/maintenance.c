@@ -96,8 +96,7 @@ static bool pass_and_record(struct maintenance *m, PGconn *pg, const struct main
     memset(err, 0, sizeof *err);
     bool ok = task->pass(task->ctx, pg, catalog_id, result, err) == 0;
     /* A pass that failed mid-transaction must not leave it open. */
-    if (PQtransactionStatus(pg) != PQTRANS_IDLE)
-        db_run(pg, "ROLLBACK", NULL, NULL);
+    db_rollback(pg);
     char *name = record_run(pg, task->name, catalog_id, origin ? "manual" : "loop", started, ok,
                             err->msg, *result);
     audit_run(m, origin, task->name, name, ok, err->msg, *result);

@@ -12,10 +12,9 @@
  * check cannot race: class 4740876, low 32 bits 0. */
 #define CATALOG_CREATE_LOCK_KEY "20361907374391296" /* 4740876 << 32 */
 
-int store_catalog_create_begin(struct db_conn *db, struct error *err)
+int store_catalog_create_lock(struct db_conn *db, struct error *err)
 {
-    if (db_run(db->pg, "BEGIN", NULL, err) != 0 ||
-        db_run(db->pg, "SELECT set_config('lock_timeout', '10000', true)", NULL, err) != 0 ||
+    if (db_set_lock_timeout(db->pg, 10000, err) != 0 ||
         db_run(db->pg, "SELECT pg_advisory_xact_lock(" CATALOG_CREATE_LOCK_KEY ")", NULL, err) != 0)
         return -1;
     return 0;
@@ -55,8 +54,7 @@ int store_catalog_insert(struct db_conn *db, const char *name, const char *data_
                " RETURNING catalog_id)"
                " INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time, schema_version)"
                " SELECT catalog_id, 0, clock_timestamp(), 0 FROM c",
-               &p, err) != 0 ||
-        db_run(db->pg, "COMMIT", NULL, err) != 0)
+               &p, err) != 0)
         return -1;
     return 0;
 }
@@ -168,15 +166,9 @@ int store_catalog_lock(struct db_conn *db, int64_t catalog_id, int64_t lock_budg
                        int64_t *lock_wait_ns, int64_t *head, int64_t *earliest, struct error *err)
 {
     *lock_wait_ns = 0;
-    if (db_run(db->pg, "BEGIN", NULL, err) != 0)
+    if (db_set_lock_timeout(db->pg, lock_budget_ms, err) != 0)
         return -1;
-    char ms[24];
-    snprintf(ms, sizeof ms, "%lld", (long long)lock_budget_ms);
     struct db_params p;
-    db_params_init(&p);
-    db_param_str(&p, ms);
-    if (db_run(db->pg, "SELECT set_config('lock_timeout', $1, true)", &p, err) != 0)
-        return -1;
     db_params_init(&p);
     db_param_i64(&p, store_catalog_lock_key(catalog_id));
     int64_t t0 = time_mono_ns();

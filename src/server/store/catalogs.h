@@ -43,21 +43,21 @@ int store_catalog_get_by_id(struct db_conn *db, struct arena *arena, int64_t id,
 int store_catalogs_all(struct db_conn *db, struct arena *arena, struct catalog_row **out,
                        size_t *count, struct error *err);
 
-/* Opens a DDL or maintenance transaction on the catalog: waits at most
- * lock_budget_ms (0: forever) for its advisory lock, *lock_wait_ns the
- * time that took, then reads its head and floor under the lock. 1 with
- * both read, 0 when the catalog is gone, -1 (a lock timeout is
- * SQLSTATE_LOCK_NOT_AVAILABLE). The transaction stays open either way. */
+/* In the caller's open transaction, takes the catalog's advisory lock
+ * (waiting at most lock_budget_ms, 0: forever; *lock_wait_ns the time
+ * that took), then reads its head and floor under the lock. 1 with both
+ * read, 0 when the catalog is gone, -1 (a lock timeout is
+ * SQLSTATE_LOCK_NOT_AVAILABLE). */
 int store_catalog_lock(struct db_conn *db, int64_t catalog_id, int64_t lock_budget_ms,
                        int64_t *lock_wait_ns, int64_t *head, int64_t *earliest, struct error *err);
 /* The catalog advisory-lock key: one bigint, identical in every DDL and
  * commit path. */
 int64_t store_catalog_lock_key(int64_t catalog_id);
 
-/* Opens the creation transaction and takes the lock that serialises
- * catalog creation instance-wide (10 s lock timeout), so the
- * name and prefix-disjointness checks cannot race. 0 or -1. */
-int store_catalog_create_begin(struct db_conn *db, struct error *err);
+/* In the caller's open transaction, takes the lock that serialises
+ * catalog creation instance-wide (10 s lock timeout), so the name and
+ * prefix-disjointness checks cannot race. 0 or -1. */
+int store_catalog_create_lock(struct db_conn *db, struct error *err);
 
 /* A catalog's name and data path. */
 struct store_catalog_path {
@@ -69,8 +69,8 @@ struct store_catalog_path {
 int store_catalogs_list_paths(struct db_conn *db, struct arena *arena,
                               struct store_catalog_path **out, size_t *count, struct error *err);
 
-/* Inserts the catalog with its snapshot 0 and commits the creation
- * transaction. 0 or -1 (a unique violation when a racing create won). */
+/* Inserts the catalog with its snapshot 0. 0 or -1 (a unique violation
+ * when a racing create won). */
 int store_catalog_insert(struct db_conn *db, const char *name, const char *data_path,
                          struct error *err);
 

@@ -144,9 +144,7 @@ int store_compaction_claim(struct db_conn *db, int64_t catalog_id, int64_t table
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
-    int rc = db_run(db->pg, "BEGIN", NULL, err);
-    if (rc == 0)
-        rc = db_run(db->pg, "SELECT set_config('lock_timeout', '15000', true)", NULL, err);
+    int rc = db_set_lock_timeout(db->pg, 15000, err);
     if (rc == 0)
         rc = db_run(db->pg, PLAN_LOCK_SQL, &p, err);
     PGresult *r = NULL;
@@ -176,11 +174,6 @@ int store_compaction_claim(struct db_conn *db, int64_t catalog_id, int64_t table
     if (rc == 0) {
         *claimed = PQntuples(r) == 1;
         PQclear(r);
-        rc = db_run(db->pg, "COMMIT", NULL, err);
-    }
-    if (rc != 0 && PQtransactionStatus(db->pg) != PQTRANS_IDLE) {
-        struct error ignored;
-        db_run(db->pg, "ROLLBACK", NULL, &ignored);
     }
     return rc;
 }

@@ -96,9 +96,9 @@ void store_compaction_candidates_free(struct store_compaction_candidates *v);
 /* Deletes the catalog's expired claims. */
 int store_compaction_expire_claims(struct db_conn *db, int64_t catalog_id, struct error *err);
 /* Claims the group group_key of inputs[0..n) for claimant for ttl_s
- * seconds, in its own transaction under the catalog's planning lock (15 s
- * lock timeout). *claimed false: another unexpired claim holds the same
- * key or any of the files. Rolled back on a failure. */
+ * seconds, in the caller's transaction, under the catalog's planning
+ * lock (15 s lock timeout, held until that transaction ends). *claimed
+ * false: another unexpired claim holds the same key or any of the files. */
 int store_compaction_claim(struct db_conn *db, int64_t catalog_id, int64_t table_id,
                            const char *group_key, const struct store_compaction_input *inputs,
                            size_t n, const char *claimant, int64_t ttl_s, bool *claimed,

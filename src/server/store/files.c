@@ -315,16 +315,6 @@ void store_file_stats_free(struct store_file_stats_rows *rows)
 
 /* ---- the scan plan ---- */
 
-int store_files_scan_begin(struct db_conn *db, struct error *err)
-{
-    return db_run(db->pg, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", NULL, err);
-}
-
-int store_files_scan_commit(struct db_conn *db, struct error *err)
-{
-    return db_run(db->pg, "COMMIT", NULL, err);
-}
-
 /* Column positions of the scan statement. */
 enum {
     SC_SPLITS = DATA_FILE_NCOLS,

@@ -149,11 +149,9 @@ void store_file_stats_free(struct store_file_stats_rows *rows);
 
 /* ---- the scan plan ---- */
 
-/* The two statements of a page with statistics run in one REPEATABLE
- * READ, read-only transaction so they agree. 0 or -1 each. */
-int store_files_scan_begin(struct db_conn *db, struct error *err);
-int store_files_scan_commit(struct db_conn *db, struct error *err);
-
+/* The two statements of a page with statistics (store_files_page_scan and
+ * the statistics read) agree when the caller runs them in one
+ * db_begin_read_snapshot transaction. */
 struct store_scan_query {
     int64_t catalog_id, table_id, snapshot;
     const char *stats_fields; /* bigint[] literal of the field ids asked for; NULL: all */

@@ -9,18 +9,11 @@
 /* How long a claimed file's transaction may sit idle during its fetch. */
 #define HYDRATE_CLAIM_TIMEOUT "15min"
 
-int store_hydration_begin(struct db_conn *db, struct error *err)
+int store_hydration_claim_timeout(struct db_conn *db, struct error *err)
 {
-    if (db_run(db->pg, "BEGIN", NULL, err) != 0)
-        return -1;
-    if (db_run(db->pg,
-               "SET LOCAL idle_in_transaction_session_timeout = '" HYDRATE_CLAIM_TIMEOUT "'", NULL,
-               err) != 0) {
-        struct error ignored;
-        db_run(db->pg, "ROLLBACK", NULL, &ignored);
-        return -1;
-    }
-    return 0;
+    return db_run(db->pg,
+                  "SET LOCAL idle_in_transaction_session_timeout = '" HYDRATE_CLAIM_TIMEOUT "'",
+                  NULL, err);
 }
 
 int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t after,
@@ -82,8 +75,6 @@ int store_hydration_settle(struct db_conn *db, int64_t catalog_id, int64_t file_
                     " WHERE catalog_id = $1 AND data_file_id = $2",
                     &p, err);
     pg_array_free(&array);
-    if (rc == 0)
-        rc = db_run(db->pg, "COMMIT", NULL, err);
     return rc;
 }
 

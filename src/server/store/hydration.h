@@ -24,17 +24,17 @@ struct store_pending_file {
     char *path; /* in the caller's arena */
 };
 
-/* Opens the transaction that holds one file's claim. The claim is a row
- * lock held across the object read, which may outlast the pool's
- * idle-in-transaction limit (a whole-object read with retries); a crashed
- * server's claim still ends with its session. */
-int store_hydration_begin(struct db_conn *db, struct error *err);
+/* Lets the caller's transaction, which holds one file's claim, sit idle
+ * longer than the pool's idle-in-transaction limit: the claim is a row
+ * lock held across the object read (a whole-object read with retries). A
+ * crashed server's claim still ends with its session. */
+int store_hydration_claim_timeout(struct db_conn *db, struct error *err);
 /* Claims the next pending live file of a live table after `after` that
  * nobody else holds: 1 with *f filled, 0 when there is none, -1. */
 int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t after,
                                struct arena *a, struct store_pending_file *f, struct error *err);
 /* Records the claimed file's outcome (provided or failed, whether columns
- * lack field ids, its split offsets unless it has some) and commits. */
+ * lack field ids, its split offsets unless it has some). */
 int store_hydration_settle(struct db_conn *db, int64_t catalog_id, int64_t file_id, bool provided,
                            bool missing_field_ids, const int64_t *splits, size_t nsplits,
                            struct error *err);

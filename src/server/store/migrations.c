@@ -60,14 +60,12 @@ void store_migrations_rows_free(struct store_migrations_rows *v)
 int store_migrations_apply(PGconn *pg, const char *name, int version, const char *script,
                            const char *digest, struct error *err)
 {
-    if (db_run(pg, "BEGIN", NULL, err) != 0)
-        goto db_fail;
-    /* PQexec runs the whole multi-statement file in this transaction. */
+    /* PQexec runs the whole multi-statement file in the caller's
+     * transaction. */
     PGresult *r = PQexec(pg, script);
     if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
         error_fail(err, ERR_INTERNAL, "migration %s failed: %s", name, PQerrorMessage(pg));
         PQclear(r);
-        db_run(pg, "ROLLBACK", NULL, NULL);
         return -1;
     }
     PQclear(r);
@@ -77,14 +75,9 @@ int store_migrations_apply(PGconn *pg, const char *name, int version, const char
     db_param_str(&p, name);
     db_param_str(&p, digest);
     if (db_run(pg, "INSERT INTO hog_schema_migration (version, name, sha256) VALUES ($1, $2, $3)",
-               &p, err) != 0 ||
-        db_run(pg, "COMMIT", NULL, err) != 0)
-        goto db_fail;
+               &p, err) != 0)
+        return error_prefix(err, "migration %s", name);
     return 0;
-db_fail:
-    error_prefix(err, "migration %s", name);
-    db_run(pg, "ROLLBACK", NULL, NULL);
-    return -1;
 }
 
 int store_migrations_ensure_database(PGconn *pg, struct error *err)

@@ -32,8 +32,8 @@ const char *store_migrations_rows_sha256(const struct store_migrations_rows *v, 
 void store_migrations_rows_free(struct store_migrations_rows *v);
 
 /* Runs the migration script (name, version, its SHA-256 digest) and
- * records it, in one transaction. On failure, err's message says which
- * migration and why, and the transaction is rolled back. */
+ * records it, in the caller's transaction. On failure, err's message says
+ * which migration and why. */
 int store_migrations_apply(PGconn *pg, const char *name, int version, const char *script,
                            const char *digest, struct error *err);
 
