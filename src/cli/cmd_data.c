@@ -13,10 +13,11 @@
 
 #include "cli/cli.h"
 #include "parquet/reader.h"
-#include "rows/csv.h"
-#include "rows/rows_parse.h"
-#include "rows/rows_render.h"
 #include "rows/rows_schema.h"
+#include "textio/csv.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_render.h"
+#include "textio/textio_schema.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -71,7 +72,7 @@ struct input {
     FILE *f;
     struct csv_reader csv;
     bool csv_open, header_done;
-    struct rows_parser *parser;
+    struct textio_parser *parser;
     int64_t line;
     char *text;
     size_t text_cap;
@@ -127,29 +128,29 @@ static int read_text_rows(struct input *in)
                 return input_fail(in, "%s: empty input (CSV needs a header row)", in->path);
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
-            if (rows_parser_csv_header(in->parser, &in->csv, &err) != 0)
+            if (textio_parser_csv_header(in->parser, &in->csv, &err) != 0)
                 return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
                                   err.msg);
             in->header_done = true;
         }
         int got;
-        while (rows_parser_pending(in->parser) < BATCH_ROWS &&
+        while (textio_parser_pending(in->parser) < BATCH_ROWS &&
                (got = csv_read_record(&in->csv)) != 0) {
             if (got < 0)
                 return input_fail(in, "%s %s", in->path, in->csv.err);
-            if (rows_parser_csv_row(in->parser, &in->csv, &err) != 0)
+            if (textio_parser_csv_row(in->parser, &in->csv, &err) != 0)
                 return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
                                   err.msg);
         }
         return 0;
     }
     ssize_t len;
-    while (rows_parser_pending(in->parser) < BATCH_ROWS &&
+    while (textio_parser_pending(in->parser) < BATCH_ROWS &&
            (len = getline(&in->text, &in->text_cap, in->f)) >= 0) {
         in->line++;
         if (blank(in->text, (size_t)len))
             continue;
-        if (rows_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
+        if (textio_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
             return input_fail(in, "%s line %lld: %s", in->path, (long long)in->line, err.msg);
     }
     if (ferror(in->f))
@@ -174,11 +175,11 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
         return 0;
     }
     int rc = read_text_rows(in);
-    if (rc != 0 || rows_parser_pending(in->parser) == 0)
+    if (rc != 0 || textio_parser_pending(in->parser) == 0)
         return rc;
     struct ArrowSchema schema;
     struct error err;
-    if (rows_parser_take(in->parser, &schema, out, &err) != 0)
+    if (textio_parser_take(in->parser, &schema, out, &err) != 0)
         return input_fail(in, "%s: %s", in->path, err.msg);
     schema.release(&schema);
     in->progress->rows += out->length;
@@ -198,7 +199,7 @@ static void input_close(struct input *in)
     if (in->csv_open)
         csv_reader_free(&in->csv);
     in->csv_open = false;
-    rows_parser_free(in->parser);
+    textio_parser_free(in->parser);
     in->parser = NULL;
     if (in->f)
         fclose(in->f);
@@ -274,7 +275,7 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
             fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
             return false;
         }
-        if (rows_parser_new(in->table, &in->parser, &pe) != 0) {
+        if (textio_parser_new(in->table, &in->parser, &pe) != 0) {
             fprintf(stderr, "hoglake: %s\n", pe.msg);
             input_close(in);
             return false;
@@ -348,7 +349,7 @@ static int load_definition(hl_table *t, struct lake_table *def)
     json_t *info = json_loads(text, 0, NULL);
     free(text);
     struct error e;
-    int rc = info ? rows_table_from_columns(json_object_get(info, "columns"), def, &e) : -1;
+    int rc = info ? textio_table_from_columns(json_object_get(info, "columns"), def, &e) : -1;
     json_decref(info);
     if (rc != 0) {
         fprintf(stderr, "hoglake: the server's table definition: %s\n", info ? e.msg : "not JSON");
@@ -465,22 +466,22 @@ static int flush_stdout(struct buf *out)
     return 0;
 }
 
-static int render_stream(struct ArrowArrayStream *s, enum rows_format format, int64_t limit)
+static int render_stream(struct ArrowArrayStream *s, enum textio_format format, int64_t limit)
 {
     struct ArrowSchema schema;
     if (s->get_schema(s, &schema) != 0) {
         fprintf(stderr, "hoglake: %s\n", s->get_last_error(s) ? s->get_last_error(s) : "no schema");
         return EXIT_FAILURE_OTHER;
     }
-    struct rows_render *render = NULL;
+    struct textio_render *render = NULL;
     struct error err;
     int rc = EXIT_FAILURE_OTHER;
     struct buf out = BUF_INIT;
-    if (rows_render_new(&schema, format, &render, &err) != 0) {
+    if (textio_render_new(&schema, format, &render, &err) != 0) {
         fprintf(stderr, "hoglake: %s\n", err.msg);
         goto out;
     }
-    rows_render_header(render, &out);
+    textio_render_header(render, &out);
     int64_t done = 0;
     while (done < limit) {
         struct ArrowArray batch;
@@ -493,7 +494,7 @@ static int render_stream(struct ArrowArrayStream *s, enum rows_format format, in
             break;
         bool ok = true;
         for (int64_t i = 0; ok && i < batch.length && done < limit; i++, done++) {
-            if (rows_render_row(render, &batch, i, &out, &err) != 0) {
+            if (textio_render_row(render, &batch, i, &out, &err) != 0) {
                 fprintf(stderr, "hoglake: %s\n", err.msg);
                 ok = false;
             } else if (out.len >= (1 << 20) && flush_stdout(&out) != 0) {
@@ -507,7 +508,7 @@ static int render_stream(struct ArrowArrayStream *s, enum rows_format format, in
     if (flush_stdout(&out) == 0 && fflush(stdout) == 0)
         rc = EXIT_OK;
 out:
-    rows_render_free(render);
+    textio_render_free(render);
     schema.release(&schema);
     buf_free(&out);
     return rc;
@@ -516,9 +517,9 @@ out:
 static int run_read(struct cli *cli, const struct cli_args *a)
 {
     const char *fmt = cli_opt_value(a, "format");
-    enum rows_format format = ROWS_JSONL;
+    enum textio_format format = TEXTIO_JSONL;
     if (fmt && strcmp(fmt, "csv") == 0)
-        format = ROWS_CSV;
+        format = TEXTIO_CSV;
     else if (fmt && strcmp(fmt, "jsonl") != 0)
         return cli_usage_error("--format takes csv or jsonl, not '%s'", fmt);
     int64_t limit = INT64_MAX, snapshot = -1;

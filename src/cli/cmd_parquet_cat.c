@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli/cmd_parquet.h"
-#include "rows/rows_render.h"
 #include "rows/rows_schema.h"
+#include "textio/textio_render.h"
 
 enum { OUT_FLUSH_BYTES = 1 << 20 };
 
@@ -62,9 +62,9 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
     (void)cli;
     const char *path = a->positional[0];
     const char *fmt = cli_opt_value(a, "format");
-    enum rows_format format = ROWS_JSONL;
+    enum textio_format format = TEXTIO_JSONL;
     if (fmt && strcmp(fmt, "csv") == 0)
-        format = ROWS_CSV;
+        format = TEXTIO_CSV;
     else if (fmt && strcmp(fmt, "jsonl") != 0)
         return cli_usage_error("--format takes jsonl or csv, not '%s'", fmt);
     int64_t limit = INT64_MAX;
@@ -94,7 +94,7 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
         return rc;
     }
     struct pq_reader *r = NULL;
-    struct rows_render *render = NULL;
+    struct textio_render *render = NULL;
     struct ArrowSchema schema = {0};
     struct buf out = BUF_INIT;
     struct error err = {0};
@@ -109,12 +109,12 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
         fprintf(stderr, "hoglake: out of memory\n");
         goto out;
     }
-    if (rows_render_new(&schema, format, &render, &err) != 0) {
+    if (textio_render_new(&schema, format, &render, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
         goto out;
     }
-    rows_render_geometry_as_wkt(render, geometry && strcmp(geometry, "wkt") == 0);
-    rows_render_header(render, &out);
+    textio_render_geometry_as_wkt(render, geometry && strcmp(geometry, "wkt") == 0);
+    textio_render_header(render, &out);
     int64_t done = 0;
     const struct pq_file_meta *m = pq_reader_meta(r);
     for (size_t g = 0; g < m->nrow_groups && done < limit; g++) {
@@ -124,7 +124,7 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
             goto out;
         }
         for (int64_t i = 0; i < batch.length && done < limit; i++, done++) {
-            if (rows_render_row(render, &batch, i, &out, &err) != 0) {
+            if (textio_render_row(render, &batch, i, &out, &err) != 0) {
                 fprintf(stderr, "hoglake: %s: row group %zu, row %lld: %s\n", path, g, (long long)i,
                         err.msg);
                 batch.release(&batch);
@@ -140,7 +140,7 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
     if (flush_out(&out) == 0 && fflush(stdout) == 0)
         rc = EXIT_OK;
 out:
-    rows_render_free(render);
+    textio_render_free(render);
     if (schema.release)
         schema.release(&schema);
     pq_reader_free(r);

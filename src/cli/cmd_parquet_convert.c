@@ -10,12 +10,13 @@
 
 #include "cli/cmd_parquet.h"
 #include "cli/convert_rename.h"
-#include "rows/csv.h"
-#include "rows/rows_adapt.h"
-#include "rows/rows_parse.h"
-#include "rows/rows_schema.h"
 #include "parquet/infer.h"
 #include "parquet/writer.h"
+#include "rows/rows_adapt.h"
+#include "rows/rows_schema.h"
+#include "textio/csv.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_schema.h"
 
 enum { DEFAULT_BATCH_ROWS = 65536 };
 
@@ -134,12 +135,12 @@ static int write_batch(struct convert *c, const struct ArrowArray *batch)
     return 0;
 }
 
-static int flush_rows(struct convert *c, struct rows_parser *p)
+static int flush_rows(struct convert *c, struct textio_parser *p)
 {
     struct ArrowSchema s;
     struct ArrowArray b;
     struct error err;
-    if (rows_parser_take(p, &s, &b, &err) != 0) {
+    if (textio_parser_take(p, &s, &b, &err) != 0) {
         fprintf(stderr, "hoglake: %s\n", err.msg);
         return -1;
     }
@@ -151,7 +152,7 @@ static int flush_rows(struct convert *c, struct rows_parser *p)
 
 /* Binds the header's names, renamed, to the schema's columns: a header
  * name that cannot be a column is reported with the --rename to give. */
-static int bind_csv_header(struct convert *c, struct rows_parser *p, const struct csv_reader *r)
+static int bind_csv_header(struct convert *c, struct textio_parser *p, const struct csv_reader *r)
 {
     const char **in = arena_calloc(c->arena, r->nfields ? r->nfields : 1, sizeof *in);
     const char **names = NULL;
@@ -174,7 +175,7 @@ static int bind_csv_header(struct convert *c, struct rows_parser *p, const struc
         c->fail_code = rc;
         return -1;
     }
-    if (rows_parser_csv_names(p, names, r->nfields, &err) != 0) {
+    if (textio_parser_csv_names(p, names, r->nfields, &err) != 0) {
         fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line,
                 err.msg);
         return -1;
@@ -182,7 +183,7 @@ static int bind_csv_header(struct convert *c, struct rows_parser *p, const struc
     return 0;
 }
 
-static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
+static int convert_csv(struct convert *c, FILE *f, struct textio_parser *p)
 {
     struct csv_reader r;
     csv_reader_init(&r, f);
@@ -199,19 +200,19 @@ static int convert_csv(struct convert *c, FILE *f, struct rows_parser *p)
     if (bind_csv_header(c, p, &r) != 0)
         goto out;
     while ((got = csv_read_record(&r)) > 0) {
-        if (rows_parser_csv_row(p, &r, &err) != 0) {
+        if (textio_parser_csv_row(p, &r, &err) != 0) {
             fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line,
                     err.msg);
             goto out;
         }
-        if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
+        if (textio_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
             goto out;
     }
     if (got < 0) {
         fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
         goto out;
     }
-    rc = rows_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
+    rc = textio_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
 out:
     csv_reader_free(&r);
     return rc;
@@ -225,7 +226,7 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-static int convert_jsonl(struct convert *c, FILE *f, struct rows_parser *p)
+static int convert_jsonl(struct convert *c, FILE *f, struct textio_parser *p)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -237,18 +238,18 @@ static int convert_jsonl(struct convert *c, FILE *f, struct rows_parser *p)
         lineno++;
         if (blank(line, (size_t)len))
             continue;
-        if (rows_parser_json_row(p, line, (size_t)len, &err) != 0) {
+        if (textio_parser_json_row(p, line, (size_t)len, &err) != 0) {
             fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)lineno, err.msg);
             goto out;
         }
-        if (rows_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
+        if (textio_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
             goto out;
     }
     if (ferror(f)) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, strerror(errno));
         goto out;
     }
-    rc = rows_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
+    rc = textio_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
 out:
     free(line);
     return rc;
@@ -359,7 +360,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
                         struct pq_reader *r)
 {
     struct error err = {0};
-    struct rows_parser *p = NULL;
+    struct textio_parser *p = NULL;
     FILE *f = NULL;
     int rc = -1;
     if (rows_table_arrow_schema(c->t, &c->wschema) != 0) {
@@ -367,7 +368,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         return -1;
     }
     if (c->from != IN_PARQUET) {
-        if (rows_parser_new(c->t, &p, &err) != 0) {
+        if (textio_parser_new(c->t, &p, &err) != 0) {
             fprintf(stderr, "hoglake: %s\n", err.msg);
             goto out;
         }
@@ -405,7 +406,7 @@ out:
         pq_writer_free(c->w);
     if (f)
         fclose(f);
-    rows_parser_free(p);
+    textio_parser_free(p);
     c->wschema.release(&c->wschema);
     return rc;
 }
@@ -561,7 +562,7 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
         goto out;
     rc = EXIT_FAILURE_OTHER;
-    if (spec && rows_table_from_spec(spec, &t, &err) != 0) {
+    if (spec && textio_table_from_spec(spec, &t, &err) != 0) {
         rc = cli_usage_error("--schema: %s", err.msg);
         goto out;
     }

@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "cli/cmd_parquet.h"
-#include "rows/rows_json.h"
-#include "rows/rows_text.h"
+#include "rows/rows_value.h"
+#include "textio/textio_json.h"
+#include "textio/textio_text.h"
 #include "util/strutil.h"
 
 const struct cli_opt cli_parquet_inspect_opts[] = {
@@ -222,20 +223,22 @@ static void json_stat_value(struct jw *w, const struct pq_schema_element *e, con
          ((e->type == PQ_BYTE_ARRAY || e->type == PQ_FIXED_LEN_BYTE_ARRAY) && n >= 1 && n <= 16))) {
         rt_i128 d = (int8_t)v[0] < 0 ? -1 : 0; /* big-endian two's complement */
         if (fixed)
-            d = rt_load_signed(v, (int)n);
+            d = rows_load_signed(v, (int)n);
         else
             for (uint32_t i = 0; i < n; i++)
                 d = (rt_i128)(((rt_u128)d << 8) | v[i]);
         jw_string(w, t, rt_format_decimal(d, decimal_scale(e), t));
         return;
     }
-    enum rt_unit u = l->unit == PQ_MILLIS ? RT_MILLIS : l->unit == PQ_NANOS ? RT_NANOS : RT_MICROS;
+    enum rows_unit u = l->unit == PQ_MILLIS  ? ROWS_MILLIS
+                       : l->unit == PQ_NANOS ? ROWS_NANOS
+                                             : ROWS_MICROS;
     bool is_unsigned = (l->kind == PQ_LT_INTEGER && !l->is_signed) ||
                        (ct && e->converted >= PQ_CT_UINT_8 && e->converted <= PQ_CT_UINT_64);
     bool legacy_ts =
         ct && (e->converted == PQ_CT_TIMESTAMP_MILLIS || e->converted == PQ_CT_TIMESTAMP_MICROS);
     if (fixed) {
-        int64_t x = rt_load_signed(v, (int)n);
+        int64_t x = rows_load_signed(v, (int)n);
         if (is_unsigned)
             jw_raw(w, t, rt_format_u64(n == 4 ? (uint32_t)x : (uint64_t)x, t));
         else if (n == 4 && (l->kind == PQ_LT_DATE || (ct && e->converted == PQ_CT_DATE)))
@@ -243,16 +246,16 @@ static void json_stat_value(struct jw *w, const struct pq_schema_element *e, con
         else if (n == 8 && l->kind == PQ_LT_TIMESTAMP)
             jw_string(w, t, rt_format_timestamp(x, u, l->utc, t));
         else if (n == 8 && legacy_ts)
-            jw_string(
-                w, t,
-                rt_format_timestamp(
-                    x, e->converted == PQ_CT_TIMESTAMP_MILLIS ? RT_MILLIS : RT_MICROS, true, t));
+            jw_string(w, t,
+                      rt_format_timestamp(
+                          x, e->converted == PQ_CT_TIMESTAMP_MILLIS ? ROWS_MILLIS : ROWS_MICROS,
+                          true, t));
         else if ((l->kind == PQ_LT_TIME || (ct && (e->converted == PQ_CT_TIME_MILLIS ||
                                                    e->converted == PQ_CT_TIME_MICROS))) &&
                  rt_format_time(x,
-                                n == 4                  ? RT_MILLIS
+                                n == 4                  ? ROWS_MILLIS
                                 : l->kind == PQ_LT_TIME ? u
-                                                        : RT_MICROS,
+                                                        : ROWS_MICROS,
                                 t))
             jw_string(w, t, strlen(t));
         else
@@ -269,7 +272,7 @@ static void json_stat_value(struct jw *w, const struct pq_schema_element *e, con
         if (n == 4)
             memcpy(&f, v, 4);
         else
-            f = rt_half_to_float((uint16_t)rt_load_unsigned(v, 2));
+            f = rows_half_to_float((uint16_t)rows_load_unsigned(v, 2));
         jw_float(w, f, true);
         return;
     }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "rows/colspec.h"
+#include "textio/colspec.h"
 #include "cli/output.h"
 #include "util/strutil.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "rows/rows_json.h"
-#include "rows/rows_text.h"
+#include "rows/rows_value.h"
 #include "util/strutil.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
@@ -26,7 +26,7 @@ enum conv {
 struct ctx {
     bool dry;        /* check only */
     bool trust_utf8; /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
-    struct rt_where at;
+    struct rows_where at;
 };
 
 /* Integer formats: width in bytes, and signedness. */
@@ -42,15 +42,15 @@ static bool int_format(const char *f, int *width, bool *is_signed)
     return true;
 }
 
-static bool ts_format(const char *f, enum rt_unit *unit, bool *tz)
+static bool ts_format(const char *f, enum rows_unit *unit, bool *tz)
 {
     if (f[0] != 't' || (f[1] != 's' && f[1] != 't'))
         return false;
     switch (f[2]) {
-    case 's': *unit = RT_SECONDS; break;
-    case 'm': *unit = RT_MILLIS; break;
-    case 'u': *unit = RT_MICROS; break;
-    case 'n': *unit = RT_NANOS; break;
+    case 's': *unit = ROWS_SECONDS; break;
+    case 'm': *unit = ROWS_MILLIS; break;
+    case 'u': *unit = ROWS_MICROS; break;
+    case 'n': *unit = ROWS_NANOS; break;
     default: return false;
     }
     if (f[1] == 't')
@@ -59,13 +59,13 @@ static bool ts_format(const char *f, enum rt_unit *unit, bool *tz)
     return f[3] == ':';
 }
 
-static enum rt_unit lake_unit(enum lake_type t)
+static enum rows_unit lake_unit(enum lake_type t)
 {
     switch (t) {
-    case LT_TIMESTAMP_S: return RT_SECONDS;
-    case LT_TIMESTAMP_MS: return RT_MILLIS;
-    case LT_TIMESTAMP_NS: return RT_NANOS;
-    default: return RT_MICROS;
+    case LT_TIMESTAMP_S: return ROWS_SECONDS;
+    case LT_TIMESTAMP_MS: return ROWS_MILLIS;
+    case LT_TIMESTAMP_NS: return ROWS_NANOS;
+    default: return ROWS_MICROS;
     }
 }
 
@@ -77,7 +77,7 @@ static enum conv classify(const struct lake_column *c, const char *f, bool trust
         return c->nullable && !lake_type_is_container(c->type) ? CV_NULLS : CV_BAD;
     int w;
     bool sg, tz;
-    enum rt_unit unit;
+    enum rows_unit unit;
     if (int_format(want, &w, &sg)) {
         if (strcmp(f, want) == 0)
             return CV_NONE;
@@ -108,7 +108,7 @@ static enum conv classify(const struct lake_column *c, const char *f, bool trust
     case LT_TIME:
         if (!ts_format(f, &unit, &tz) || f[1] != 't')
             return CV_BAD;
-        return unit == RT_MICROS ? CV_NONE : CV_TIME;
+        return unit == ROWS_MICROS ? CV_NONE : CV_TIME;
     case LT_TIMESTAMP_S:
     case LT_TIMESTAMP_MS:
     case LT_TIMESTAMP:
@@ -158,15 +158,15 @@ static int convert_int(struct ctx *x, const struct lake_column *c, const char *f
     char buf[32];
     /* classify() chose this conversion because both are integer formats. */
     if (!int_format(f, &sw, &ss) || !int_format(pq_arrow_format_for(c, buf, sizeof buf), &tw, &ts))
-        return rt_fail(&x->at, ERR_INTERNAL, "not an integer conversion");
+        return rows_fail(&x->at, ERR_INTERNAL, "not an integer conversion");
     for (int64_t i = 0; i < a->length; i++) {
         if (!valid_at(a, i))
             continue;
         const uint8_t *p = (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)sw;
         bool neg = false;
-        uint64_t mag = rt_load_unsigned(p, sw);
+        uint64_t mag = rows_load_unsigned(p, sw);
         if (ss) {
-            int64_t v = rt_load_signed(p, sw);
+            int64_t v = rows_load_signed(p, sw);
             neg = v < 0;
             mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
         }
@@ -174,8 +174,8 @@ static int convert_int(struct ctx *x, const struct lake_column *c, const char *f
         if (ts)
             lim = neg ? (lim >> 1) + 1 : lim >> 1;
         if (mag > lim || (neg && !ts))
-            return rt_fail(&x->at, ERR_INVALID, "value %s%llu does not fit a %s", neg ? "-" : "",
-                           (unsigned long long)mag, lake_type_name(c->type));
+            return rows_fail(&x->at, ERR_INVALID, "value %s%llu does not fit a %s", neg ? "-" : "",
+                             (unsigned long long)mag, lake_type_name(c->type));
         uint64_t v = neg ? (uint64_t)0 - mag : mag;
         memcpy((uint8_t *)out + (size_t)i * (size_t)tw, &v, (size_t)tw);
     }
@@ -183,11 +183,12 @@ static int convert_int(struct ctx *x, const struct lake_column *c, const char *f
 }
 
 /* v in unit `from` to unit `to`: exact, or false. */
-static bool rescale(int64_t v, enum rt_unit from, enum rt_unit to, int64_t *out)
+static bool rescale(int64_t v, enum rows_unit from, enum rows_unit to, int64_t *out)
 {
     if (to >= from)
-        return !__builtin_mul_overflow(v, rt_unit_per_second(to) / rt_unit_per_second(from), out);
-    int64_t d = rt_unit_per_second(from) / rt_unit_per_second(to);
+        return !__builtin_mul_overflow(v, rows_unit_per_second(to) / rows_unit_per_second(from),
+                                       out);
+    int64_t d = rows_unit_per_second(from) / rows_unit_per_second(to);
     if (v % d != 0)
         return false;
     *out = v / d;
@@ -197,23 +198,23 @@ static bool rescale(int64_t v, enum rt_unit from, enum rt_unit to, int64_t *out)
 static int convert_units(struct ctx *x, const struct lake_column *c, const char *f,
                          const struct ArrowArray *a, int64_t *out)
 {
-    enum rt_unit from, to = lake_unit(c->type);
+    enum rows_unit from, to = lake_unit(c->type);
     bool tz;
     ts_format(f, &from, &tz);
-    int sw = f[1] == 't' && from <= RT_MILLIS ? 4 : 8;
+    int sw = f[1] == 't' && from <= ROWS_MILLIS ? 4 : 8;
     for (int64_t i = 0; i < a->length; i++) {
         if (!valid_at(a, i))
             continue;
-        int64_t v = rt_load_signed(
+        int64_t v = rows_load_signed(
             (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)sw, sw);
         if (!rescale(v, from, to, &out[i]))
-            return rt_fail(&x->at, ERR_INVALID,
-                           "value %lld does not convert exactly to the column's %s unit",
-                           (long long)v,
-                           to == RT_SECONDS  ? "second"
-                           : to == RT_MILLIS ? "millisecond"
-                           : to == RT_MICROS ? "microsecond"
-                                             : "nanosecond");
+            return rows_fail(&x->at, ERR_INVALID,
+                             "value %lld does not convert exactly to the column's %s unit",
+                             (long long)v,
+                             to == ROWS_SECONDS  ? "second"
+                             : to == ROWS_MILLIS ? "millisecond"
+                             : to == ROWS_MICROS ? "microsecond"
+                                                 : "nanosecond");
     }
     return 0;
 }
@@ -227,7 +228,7 @@ static void convert_float(const struct lake_column *c, const char *f, const stru
         if (f[0] == 'e') {
             uint16_t h;
             memcpy(&h, (const uint8_t *)a->buffers[1] + k * 2, 2);
-            v = rt_half_to_float(h);
+            v = rows_half_to_float(h);
         } else {
             float s;
             memcpy(&s, (const uint8_t *)a->buffers[1] + k * 4, 4);
@@ -247,13 +248,13 @@ static int convert_fixed(struct ctx *x, const char *f, const struct ArrowArray *
 {
     int w = atoi(f + 2);
     if ((int64_t)a->length * w > INT32_MAX)
-        return rt_fail(&x->at, ERR_LIMIT, "out of memory or over 2 GiB");
+        return rows_fail(&x->at, ERR_LIMIT, "out of memory or over 2 GiB");
     int32_t *off = calloc((size_t)a->length + 1, sizeof *off);
     char *data = malloc((size_t)a->length * (size_t)w + 1);
     if (!off || !data) {
         free(off);
         free(data);
-        return rt_fail(&x->at, ERR_NOMEM, "out of memory or over 2 GiB");
+        return rows_fail(&x->at, ERR_NOMEM, "out of memory or over 2 GiB");
     }
     memcpy(data, (const uint8_t *)a->buffers[1] + (size_t)a->offset * (size_t)w,
            (size_t)a->length * (size_t)w);
@@ -275,10 +276,10 @@ static int check_text(struct ctx *x, enum conv cv, const struct ArrowArray *a)
         size_t n = (size_t)(off[k + 1] - off[k]);
         struct error je;
         if (cv == CV_CHECK_UTF8 && !str_utf8_valid(s, n, NULL))
-            return rt_fail(&x->at, ERR_INVALID, "value %lld is not valid UTF-8", (long long)i);
+            return rows_fail(&x->at, ERR_INVALID, "value %lld is not valid UTF-8", (long long)i);
         if (cv == CV_CHECK_JSON && !rj_parse(s, n, NULL, &je))
-            return rt_fail(&x->at, ERR_INVALID, "value %lld is not valid JSON (%s)", (long long)i,
-                           je.msg);
+            return rows_fail(&x->at, ERR_INVALID, "value %lld is not valid JSON (%s)", (long long)i,
+                             je.msg);
     }
     return 0;
 }
@@ -290,12 +291,12 @@ static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArra
     struct ArrowSchema s;
     if (arrow_schema_init(&s, pq_arrow_format_for(c, buf, sizeof buf), c->name, ARROW_FLAG_NULLABLE,
                           0) != 0)
-        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
+        return rows_fail(&x->at, ERR_NOMEM, "out of memory");
     struct ArrowArray out;
     int rc = arrow_array_nulls(&s, a->length, &out);
     s.release(&s);
     if (rc != 0)
-        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
+        return rows_fail(&x->at, ERR_NOMEM, "out of memory");
     a->release(a);
     arrow_array_move(&out, a);
     return 0;
@@ -316,7 +317,7 @@ static int convert(struct ctx *x, const struct lake_column *c, const char *f, en
         width = 4;
     struct ArrowArray out;
     if (start_like(a, cv == CV_FIXED ? 3 : 2, &out) != 0)
-        return rt_fail(&x->at, ERR_NOMEM, "out of memory");
+        return rows_fail(&x->at, ERR_NOMEM, "out of memory");
     int rc = 0;
     if (cv == CV_FIXED) {
         rc = convert_fixed(x, f, a, &out);
@@ -324,7 +325,7 @@ static int convert(struct ctx *x, const struct lake_column *c, const char *f, en
         void *vals = calloc((size_t)a->length + 1, (size_t)width);
         if (!vals) {
             out.release(&out);
-            return rt_fail(&x->at, ERR_NOMEM, "out of memory");
+            return rows_fail(&x->at, ERR_NOMEM, "out of memory");
         }
         arrow_array_own_buffer(&out, 1, vals);
         if (cv == CV_INT)
@@ -363,15 +364,16 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     switch (c->type) {
     case LT_STRUCT:
         if (strcmp(f, "+s") != 0 || s->n_children != (int64_t)c->nchildren)
-            return rt_fail(&x->at, ERR_INVALID,
-                           "the input has Arrow type '%s' here, the schema a struct of %zu fields",
-                           f, c->nchildren);
+            return rows_fail(
+                &x->at, ERR_INVALID,
+                "the input has Arrow type '%s' here, the schema a struct of %zu fields", f,
+                c->nchildren);
         for (size_t i = 0; i < c->nchildren; i++) {
             const struct lake_column *k = c->children[i];
             if (!s->children[i]->name || strcmp(s->children[i]->name, k->name) != 0)
-                return rt_fail(&x->at, ERR_INVALID,
-                               "field %zu is '%s' in the input, '%s' in the schema", i,
-                               s->children[i]->name ? s->children[i]->name : "", k->name);
+                return rows_fail(&x->at, ERR_INVALID,
+                                 "field %zu is '%s' in the input, '%s' in the schema", i,
+                                 s->children[i]->name ? s->children[i]->name : "", k->name);
             char suffix[300];
             snprintf(suffix, sizeof suffix, ".%s", k->name);
             if (adapt_child(x, k, suffix, s->children[i], x->dry ? NULL : a->children[i]) != 0)
@@ -380,14 +382,14 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
         return 0;
     case LT_LIST:
         if (strcmp(f, "+l") != 0 || s->n_children != 1)
-            return rt_fail(&x->at, ERR_INVALID,
-                           "the input has Arrow type '%s' here, the schema a list", f);
+            return rows_fail(&x->at, ERR_INVALID,
+                             "the input has Arrow type '%s' here, the schema a list", f);
         return adapt_child(x, c->children[0], "[]", s->children[0], x->dry ? NULL : a->children[0]);
     case LT_MAP: {
         const struct ArrowSchema *e = s->n_children == 1 ? s->children[0] : NULL;
         if (strcmp(f, "+m") != 0 || !e || e->n_children != 2)
-            return rt_fail(&x->at, ERR_INVALID,
-                           "the input has Arrow type '%s' here, the schema a map", f);
+            return rows_fail(&x->at, ERR_INVALID,
+                             "the input has Arrow type '%s' here, the schema a map", f);
         struct ArrowArray *ea = x->dry ? NULL : a->children[0];
         if (adapt_child(x, c->children[0], ".key", e->children[0], ea ? ea->children[0] : NULL) !=
             0)
@@ -399,15 +401,15 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     }
     enum conv cv = classify(c, f, x->trust_utf8);
     if (cv == CV_BAD && strcmp(f, "n") == 0)
-        return rt_fail(&x->at, ERR_INVALID,
-                       "the input holds only nulls (the null type): the schema's column "
-                       "must be a nullable scalar, not %s%s",
-                       c->nullable ? "" : "NOT NULL ", lake_type_name(c->type));
+        return rows_fail(&x->at, ERR_INVALID,
+                         "the input holds only nulls (the null type): the schema's column "
+                         "must be a nullable scalar, not %s%s",
+                         c->nullable ? "" : "NOT NULL ", lake_type_name(c->type));
     if (cv == CV_BAD) {
         char want[32];
-        return rt_fail(&x->at, ERR_INVALID,
-                       "the input's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
-                       lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
+        return rows_fail(&x->at, ERR_INVALID,
+                         "the input's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
+                         lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
     }
     if (x->dry || cv == CV_NONE)
         return 0;
@@ -418,7 +420,7 @@ static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
                      struct ArrowArray *batch, const struct lake_table *t, struct error *err)
 {
     struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8};
-    rt_where_init(&x.at, err);
+    rows_where_init(&x.at, err);
     if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren)
         return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
                           t->root.nchildren);

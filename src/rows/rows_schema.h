@@ -1,31 +1,13 @@
-/* The table definition a conversion writes, and its Arrow form.
- *
- * A definition comes from a ColumnDef array (the catalog's create shape)
- * in which any column may also carry "field_id": that element's Parquet
- * field id. Columns without one get, depth-first, the smallest positive id
- * no column has claimed; with no field_id anywhere that is exactly the
- * catalog's depth-first numbering from 1. */
+/* A table definition's Arrow form: the schema the Parquet writer takes,
+ * and the extension names (UUID, WKB) its fields carry. */
 #ifndef HL_ROWS_SCHEMA_H
 #define HL_ROWS_SCHEMA_H
 
-#include <jansson.h>
-#include <stddef.h>
+#include <stdbool.h>
 
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "parquet/schema.h"
-#include "util/error.h"
-
-/* Builds t (initialised and empty) from a ColumnDef array. Returns 0, or
- * -1: ERR_INVALID for a bad or repeated field_id, lake_table_add_columns'
- * own error for a definition it refuses, ERR_LIMIT past 32-bit field ids. */
-int rows_table_from_columns(const json_t *columns, struct lake_table *t, struct error *err);
-
-/* Builds t from the --schema argument: a compact column spec
- * ("id:long!, name:string"), inline ColumnDef JSON ("[...]") or "@FILE"
- * holding ColumnDef JSON. Text that does not parse fails with
- * ERR_MALFORMED, a file that cannot be opened with ERR_IO. */
-int rows_table_from_spec(const char *spec, struct lake_table *t, struct error *err);
 
 /* The Arrow schema (a struct of the top-level columns) the Parquet writer
  * takes for t: each column's pq_arrow_format_for, nullability, Iceberg's

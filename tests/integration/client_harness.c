@@ -11,8 +11,9 @@
 
 #include <cmocka.h>
 
-#include "rows/rows_parse.h"
 #include "rows/rows_schema.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_schema.h"
 #include "util/arena.h"
 
 const char *test_need_env(const char *name)
@@ -132,20 +133,21 @@ void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStre
     arena_init(&b->arena, 0);
     lake_table_init(&b->table, &b->arena);
     struct error e;
-    struct rows_parser *p;
-    if (rows_table_from_spec(spec, &b->table, &e) != 0 || rows_parser_new(&b->table, &p, &e) != 0)
+    struct textio_parser *p;
+    if (textio_table_from_spec(spec, &b->table, &e) != 0 ||
+        textio_parser_new(&b->table, &p, &e) != 0)
         fail_msg("spec: %s", e.msg);
     for (const char *line = jsonl; *line;) {
         const char *end = strchr(line, '\n');
-        if (rows_parser_json_row(p, line, (size_t)(end - line), &e) != 0)
+        if (textio_parser_json_row(p, line, (size_t)(end - line), &e) != 0)
             fail_msg("row: %s", e.msg);
         line = end + 1;
     }
     struct ArrowSchema schema;
-    if (rows_parser_take(p, &schema, &b->batch, &e) != 0)
+    if (textio_parser_take(p, &schema, &b->batch, &e) != 0)
         fail_msg("take: %s", e.msg);
     schema.release(&schema);
-    rows_parser_free(p);
+    textio_parser_free(p);
     *s = (struct ArrowArrayStream){.get_schema = ob_schema,
                                    .get_next = ob_next,
                                    .get_last_error = ob_error,

@@ -25,9 +25,10 @@
 #include "harness.h"
 #include "hoglake/hoglake.h"
 #include "objstore/objstore.h"
-#include "rows/rows_parse.h"
-#include "rows/rows_render.h"
 #include "rows/rows_schema.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_render.h"
+#include "textio/textio_schema.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -183,27 +184,27 @@ static void make_stream(struct ArrowArrayStream *s, const char *spec, const char
     arena_init(&v->arena, 0);
     lake_table_init(&v->table, &v->arena);
     struct error e;
-    if (rows_table_from_spec(spec, &v->table, &e) != 0)
+    if (textio_table_from_spec(spec, &v->table, &e) != 0)
         fail_msg("spec %s: %s", spec, e.msg);
     v->batches = calloc(nbatches ? nbatches : 1, sizeof *v->batches);
     assert_non_null(v->batches);
     for (size_t b = 0; b < nbatches; b++) {
-        struct rows_parser *p;
-        if (rows_parser_new(&v->table, &p, &e) != 0)
+        struct textio_parser *p;
+        if (textio_parser_new(&v->table, &p, &e) != 0)
             fail_msg("parser: %s", e.msg);
         const char *line = jsonl[b];
         while (*line) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
-            if (len && rows_parser_json_row(p, line, len, &e) != 0)
+            if (len && textio_parser_json_row(p, line, len, &e) != 0)
                 fail_msg("row %.*s: %s", (int)len, line, e.msg);
             line += len + (end ? 1 : 0);
         }
         struct ArrowSchema bs;
-        if (rows_parser_take(p, &bs, &v->batches[b], &e) != 0)
+        if (textio_parser_take(p, &bs, &v->batches[b], &e) != 0)
             fail_msg("take: %s", e.msg);
         bs.release(&bs);
-        rows_parser_free(p);
+        textio_parser_free(p);
         v->n++;
     }
     memset(s, 0, sizeof *s);
@@ -404,9 +405,9 @@ static void roundtrip(hl_client *c, const char *catalog)
     test_check(hl_table_scan(f.table, &at, &scan, &err), &err, "scan");
     struct ArrowSchema schema;
     assert_int_equal(scan.get_schema(&scan, &schema), 0);
-    struct rows_render *r;
+    struct textio_render *r;
     struct error e;
-    assert_int_equal(rows_render_new(&schema, ROWS_JSONL, &r, &e), 0);
+    assert_int_equal(textio_render_new(&schema, TEXTIO_JSONL, &r, &e), 0);
     struct buf text = BUF_INIT;
     for (;;) {
         struct ArrowArray b;
@@ -414,12 +415,12 @@ static void roundtrip(hl_client *c, const char *catalog)
         if (!b.release)
             break;
         for (int64_t i = 0; i < b.length; i++)
-            assert_int_equal(rows_render_row(r, &b, i, &text, &e), 0);
+            assert_int_equal(textio_render_row(r, &b, i, &text, &e), 0);
         b.release(&b);
     }
     scan.release(&scan);
     schema.release(&schema);
-    rows_render_free(r);
+    textio_render_free(r);
     expect_text(text.data,
                 "{\"id\":1,\"team_id\":7,\"name\":\"a\",\"amount\":\"12.34\","
                 "\"ts\":\"2026-01-15T10:00:00.000000\"}\n"

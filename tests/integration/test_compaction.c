@@ -24,7 +24,7 @@
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
-#include "rows/colspec.h"
+#include "textio/colspec.h"
 #include "util/buf.h"
 
 static struct client_stack st;

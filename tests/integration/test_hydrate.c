@@ -26,9 +26,9 @@
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
-#include "rows/colspec.h"
-#include "rows/rows_parse.h"
 #include "rows/rows_schema.h"
+#include "textio/colspec.h"
+#include "textio/textio_parse.h"
 #include "util/arena.h"
 
 static struct client_stack st;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rows/colspec.h"
+#include "textio/colspec.h"
 
 static json_t *parse_ok(const char *spec)
 {

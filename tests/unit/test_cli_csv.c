@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rows/csv.h"
+#include "textio/csv.h"
 
 struct reading {
     FILE *f;
@@ -143,7 +143,7 @@ static void empty_lines_and_bom(void **state)
 static void ragged_records_are_read_as_they_are(void **state)
 {
     (void)state;
-    /* Field counts are the caller's to check (rows_parse refuses them). */
+    /* Field counts are the caller's to check (textio_parse refuses them). */
     struct reading rd;
     const char *t = "a,b,c\n1,2\n1,2,3,4\n";
     open_text(&rd, t, strlen(t));

@@ -16,13 +16,16 @@
 
 #include <cmocka.h>
 
-#include "rows/csv.h"
 #include "rows/rows_adapt.h"
 #include "rows/rows_json.h"
-#include "rows/rows_parse.h"
-#include "rows/rows_render.h"
 #include "rows/rows_schema.h"
-#include "rows/rows_text.h"
+#include "rows/rows_value.h"
+#include "textio/csv.h"
+#include "textio/textio_json.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_render.h"
+#include "textio/textio_schema.h"
+#include "textio/textio_text.h"
 #include "util/strutil.h"
 #include "pq_testlib.h"
 #include "util/arrow.h"
@@ -78,11 +81,11 @@ static void format_floats(void **state)
     assert_true(rt_float_is_special(NAN) && rt_float_is_special(-INFINITY));
     assert_false(rt_float_is_special(DBL_MAX));
     /* float16: 1.0, -2.0, the largest, the smallest subnormal, infinity. */
-    assert_true(rt_half_to_float(0x3c00) == 1.0f);
-    assert_true(rt_half_to_float(0xc000) == -2.0f);
-    assert_true(rt_half_to_float(0x7bff) == 65504.0f);
-    assert_true(rt_half_to_float(0x0001) == ldexpf(1, -24));
-    assert_true(isinf(rt_half_to_float(0x7c00)) && isnan(rt_half_to_float(0x7e00)));
+    assert_true(rows_half_to_float(0x3c00) == 1.0f);
+    assert_true(rows_half_to_float(0xc000) == -2.0f);
+    assert_true(rows_half_to_float(0x7bff) == 65504.0f);
+    assert_true(rows_half_to_float(0x0001) == ldexpf(1, -24));
+    assert_true(isinf(rows_half_to_float(0x7c00)) && isnan(rows_half_to_float(0x7e00)));
 }
 
 static void floats_read_back_exactly(void **state)
@@ -152,14 +155,14 @@ static void format_temporal(void **state)
     EXPECT_TEXT(rt_format_date(INT32_MIN, t_), "-5877641-06-23");
     EXPECT_TEXT(rt_format_date(INT32_MAX, t_), "+5881580-07-11");
 
-    EXPECT_TEXT(rt_format_time(0, RT_MICROS, t_), "00:00:00.000000");
-    EXPECT_TEXT(rt_format_time(86399999999, RT_MICROS, t_), "23:59:59.999999");
-    EXPECT_TEXT(rt_format_time(45296789, RT_MILLIS, t_), "12:34:56.789");
-    EXPECT_TEXT(rt_format_time(1, RT_NANOS, t_), "00:00:00.000000001");
-    EXPECT_TEXT(rt_format_time(86399, RT_SECONDS, t_), "23:59:59");
+    EXPECT_TEXT(rt_format_time(0, ROWS_MICROS, t_), "00:00:00.000000");
+    EXPECT_TEXT(rt_format_time(86399999999, ROWS_MICROS, t_), "23:59:59.999999");
+    EXPECT_TEXT(rt_format_time(45296789, ROWS_MILLIS, t_), "12:34:56.789");
+    EXPECT_TEXT(rt_format_time(1, ROWS_NANOS, t_), "00:00:00.000000001");
+    EXPECT_TEXT(rt_format_time(86399, ROWS_SECONDS, t_), "23:59:59");
     char t[RT_TEXT_MAX];
-    assert_int_equal(rt_format_time(86400000000, RT_MICROS, t), 0);
-    assert_int_equal(rt_format_time(-1, RT_MICROS, t), 0);
+    assert_int_equal(rt_format_time(86400000000, ROWS_MICROS, t), 0);
+    assert_int_equal(rt_format_time(-1, ROWS_MICROS, t), 0);
 
     /* Intervals: DuckDB 1.5's text of the same values. */
     EXPECT_TEXT(rt_format_interval(14, 3, 14706007000000, t_),
@@ -182,23 +185,23 @@ static void format_temporal(void **state)
     assert_string_equal(wide, "-178956970 years -8 months -2147483648 days "
                               "-2562047:47:16.854775808");
 
-    EXPECT_TEXT(rt_format_timestamp(0, RT_SECONDS, false, t_), "1970-01-01T00:00:00");
-    EXPECT_TEXT(rt_format_timestamp(-1, RT_MICROS, false, t_), "1969-12-31T23:59:59.999999");
-    EXPECT_TEXT(rt_format_timestamp(-1, RT_MILLIS, false, t_), "1969-12-31T23:59:59.999");
-    EXPECT_TEXT(rt_format_timestamp(-1, RT_SECONDS, false, t_), "1969-12-31T23:59:59");
-    EXPECT_TEXT(rt_format_timestamp(1704164645123456, RT_MICROS, false, t_),
+    EXPECT_TEXT(rt_format_timestamp(0, ROWS_SECONDS, false, t_), "1970-01-01T00:00:00");
+    EXPECT_TEXT(rt_format_timestamp(-1, ROWS_MICROS, false, t_), "1969-12-31T23:59:59.999999");
+    EXPECT_TEXT(rt_format_timestamp(-1, ROWS_MILLIS, false, t_), "1969-12-31T23:59:59.999");
+    EXPECT_TEXT(rt_format_timestamp(-1, ROWS_SECONDS, false, t_), "1969-12-31T23:59:59");
+    EXPECT_TEXT(rt_format_timestamp(1704164645123456, ROWS_MICROS, false, t_),
                 "2024-01-02T03:04:05.123456");
-    EXPECT_TEXT(rt_format_timestamp(1704164645123456, RT_MICROS, true, t_),
+    EXPECT_TEXT(rt_format_timestamp(1704164645123456, ROWS_MICROS, true, t_),
                 "2024-01-02T03:04:05.123456Z");
-    EXPECT_TEXT(rt_format_timestamp(1704164645000, RT_MILLIS, true, t_),
+    EXPECT_TEXT(rt_format_timestamp(1704164645000, ROWS_MILLIS, true, t_),
                 "2024-01-02T03:04:05.000Z");
-    EXPECT_TEXT(rt_format_timestamp(INT64_MIN, RT_NANOS, false, t_),
+    EXPECT_TEXT(rt_format_timestamp(INT64_MIN, ROWS_NANOS, false, t_),
                 "1677-09-21T00:12:43.145224192");
-    EXPECT_TEXT(rt_format_timestamp(INT64_MAX, RT_NANOS, false, t_),
+    EXPECT_TEXT(rt_format_timestamp(INT64_MAX, ROWS_NANOS, false, t_),
                 "2262-04-11T23:47:16.854775807");
-    EXPECT_TEXT(rt_format_timestamp(-62135596800000000, RT_MICROS, true, t_),
+    EXPECT_TEXT(rt_format_timestamp(-62135596800000000, ROWS_MICROS, true, t_),
                 "0001-01-01T00:00:00.000000Z");
-    EXPECT_TEXT(rt_format_timestamp(253402300800000000, RT_MICROS, false, t_),
+    EXPECT_TEXT(rt_format_timestamp(253402300800000000, ROWS_MICROS, false, t_),
                 "+10000-01-01T00:00:00.000000");
 }
 
@@ -365,20 +368,20 @@ static void parse_temporal(void **state)
     assert_string_equal(rt_parse_date("2024-1-01", 9, &d), "expected a date YYYY-MM-DD");
     assert_string_equal(rt_parse_date("2024-01-01T", 11, &d), "expected a date YYYY-MM-DD");
 
-    assert_null(rt_parse_time("23:59:59.999999", 15, RT_MICROS, &v));
+    assert_null(rt_parse_time("23:59:59.999999", 15, ROWS_MICROS, &v));
     assert_int_equal(v, 86399999999);
-    assert_null(rt_parse_time("12:00:00.5", 10, RT_MICROS, &v));
+    assert_null(rt_parse_time("12:00:00.5", 10, ROWS_MICROS, &v));
     assert_int_equal(v, 43200500000);
-    assert_null(rt_parse_time("12:00:00.123456000", 18, RT_MICROS, &v));
+    assert_null(rt_parse_time("12:00:00.123456000", 18, ROWS_MICROS, &v));
     assert_int_equal(v, 43200123456);
-    assert_null(rt_parse_time("00:00:01", 8, RT_MICROS, &v));
+    assert_null(rt_parse_time("00:00:01", 8, ROWS_MICROS, &v));
     assert_int_equal(v, 1000000);
-    assert_string_equal(rt_parse_time("12:00:00.1234567", 16, RT_MICROS, &v),
+    assert_string_equal(rt_parse_time("12:00:00.1234567", 16, ROWS_MICROS, &v),
                         "has digits below the column's time unit");
-    assert_string_equal(rt_parse_time("24:00:00", 8, RT_MICROS, &v), "not a time of day");
-    assert_string_equal(rt_parse_time("12:00", 5, RT_MICROS, &v),
+    assert_string_equal(rt_parse_time("24:00:00", 8, ROWS_MICROS, &v), "not a time of day");
+    assert_string_equal(rt_parse_time("12:00", 5, ROWS_MICROS, &v),
                         "expected a time HH:MM:SS[.ffffff]");
-    assert_string_equal(rt_parse_time("12:00:00.", 9, RT_MICROS, &v),
+    assert_string_equal(rt_parse_time("12:00:00.", 9, ROWS_MICROS, &v),
                         "expected a time HH:MM:SS[.ffffff]");
 
 #define TS(text, unit, utc, want)                                                                  \
@@ -387,33 +390,33 @@ static void parse_temporal(void **state)
         if (e_ || v != (want))                                                                     \
             fail_msg("'%s': %s (%lld)", text, e_ ? e_ : "wrong value", (long long)v);              \
     } while (0)
-    TS("2024-01-02T03:04:05.123456", RT_MICROS, false, 1704164645123456);
-    TS("2024-01-02 03:04:05.123456", RT_MICROS, false, 1704164645123456);
-    TS("2024-01-02T03:04:05.123456Z", RT_MICROS, true, 1704164645123456);
-    TS("2024-01-02T05:34:05.123456+02:30", RT_MICROS, true, 1704164645123456);
-    TS("2024-01-01T22:04:05.123456-0500", RT_MICROS, true, 1704164645123456);
-    TS("2024-01-02T04:04:05.123456+01", RT_MICROS, true, 1704164645123456);
-    TS("1969-12-31T23:59:59.999", RT_MILLIS, false, -1);
-    TS("1969-12-31T23:59:59.999999", RT_MICROS, false, -1);
-    TS("1969-12-31T23:59:59", RT_SECONDS, false, -1);
-    TS("1677-09-21T00:12:43.145224192", RT_NANOS, false, INT64_MIN);
-    TS("2262-04-11T23:47:16.854775807", RT_NANOS, false, INT64_MAX);
-    TS("2024-01-02T03:04:05.1", RT_NANOS, false, 1704164645100000000);
+    TS("2024-01-02T03:04:05.123456", ROWS_MICROS, false, 1704164645123456);
+    TS("2024-01-02 03:04:05.123456", ROWS_MICROS, false, 1704164645123456);
+    TS("2024-01-02T03:04:05.123456Z", ROWS_MICROS, true, 1704164645123456);
+    TS("2024-01-02T05:34:05.123456+02:30", ROWS_MICROS, true, 1704164645123456);
+    TS("2024-01-01T22:04:05.123456-0500", ROWS_MICROS, true, 1704164645123456);
+    TS("2024-01-02T04:04:05.123456+01", ROWS_MICROS, true, 1704164645123456);
+    TS("1969-12-31T23:59:59.999", ROWS_MILLIS, false, -1);
+    TS("1969-12-31T23:59:59.999999", ROWS_MICROS, false, -1);
+    TS("1969-12-31T23:59:59", ROWS_SECONDS, false, -1);
+    TS("1677-09-21T00:12:43.145224192", ROWS_NANOS, false, INT64_MIN);
+    TS("2262-04-11T23:47:16.854775807", ROWS_NANOS, false, INT64_MAX);
+    TS("2024-01-02T03:04:05.1", ROWS_NANOS, false, 1704164645100000000);
 #undef TS
     assert_string_equal(
-        rt_parse_timestamp("1677-09-21T00:12:43.145224191", 29, RT_NANOS, false, &v),
+        rt_parse_timestamp("1677-09-21T00:12:43.145224191", 29, ROWS_NANOS, false, &v),
         "out of range for the column's time unit");
-    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05Z", 20, RT_MICROS, false, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05Z", 20, ROWS_MICROS, false, &v),
                         "a timestamp without time zone takes no offset");
-    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05", 19, RT_MICROS, true, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05", 19, ROWS_MICROS, true, &v),
                         "a timestamptz needs a UTC offset (Z or +HH:MM)");
-    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05.0001", 24, RT_MILLIS, false, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05.0001", 24, ROWS_MILLIS, false, &v),
                         "has digits below the column's time unit");
-    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05+19:00", 25, RT_MICROS, true, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05+19:00", 25, ROWS_MICROS, true, &v),
                         "bad UTC offset");
-    assert_string_equal(rt_parse_timestamp("2024-01-02", 10, RT_MICROS, false, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02", 10, ROWS_MICROS, false, &v),
                         "expected a timestamp YYYY-MM-DDTHH:MM:SS[.ffffff]");
-    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05Zx", 21, RT_MICROS, true, &v),
+    assert_string_equal(rt_parse_timestamp("2024-01-02T03:04:05Zx", 21, ROWS_MICROS, true, &v),
                         "unexpected text after the timestamp");
 }
 
@@ -586,7 +589,7 @@ static void tbl_init(struct tbl *x, const char *spec)
     lake_table_init(&x->t, &x->arena);
     x->t.name = "t";
     struct error err;
-    if (rows_table_from_spec(spec, &x->t, &err) != 0)
+    if (textio_table_from_spec(spec, &x->t, &err) != 0)
         fail_msg("schema '%s': %s", spec, err.msg);
 }
 
@@ -603,7 +606,7 @@ static void expect_spec_error(const char *spec, const char *needle)
     struct lake_table t;
     lake_table_init(&t, &a);
     struct error err;
-    assert_int_equal(rows_table_from_spec(spec, &t, &err), -1);
+    assert_int_equal(textio_table_from_spec(spec, &t, &err), -1);
     if (!strstr(err.msg, needle))
         fail_msg("'%s': '%s' lacks '%s'", spec, err.msg, needle);
     lake_table_release(&t);
@@ -669,13 +672,13 @@ static void schema_specs_and_field_ids(void **state)
 /* ---- rows through Parquet ---- */
 
 /* Moves the parser's pending rows into the writer. */
-static void flush_rows(struct rows_parser *p, struct pq_writer *w)
+static void flush_rows(struct textio_parser *p, struct pq_writer *w)
 {
     struct error err;
     struct ArrowSchema s;
     struct ArrowArray b;
     struct error perr = {0};
-    assert_int_equal(rows_parser_take(p, &s, &b, &err), 0);
+    assert_int_equal(textio_parser_take(p, &s, &b, &err), 0);
     if (pq_writer_write(w, &s, &b, &perr) != 0)
         fail_msg("write: %s", perr.msg);
     b.release(&b);
@@ -685,26 +688,26 @@ static void flush_rows(struct rows_parser *p, struct pq_writer *w)
 /* Feeds text (CSV from its header on, or JSON Lines) to p, handing rows to
  * w (when given) every batch_rows rows. Returns 0, or -1 with the first
  * error in err. */
-static int feed(struct rows_parser *p, enum rows_format in, const char *text, size_t len,
+static int feed(struct textio_parser *p, enum textio_format in, const char *text, size_t len,
                 struct pq_writer *w, int64_t batch_rows, struct error *err)
 {
     int rc = 0;
-    if (in == ROWS_CSV) {
+    if (in == TEXTIO_CSV) {
         FILE *f = fmemopen((void *)text, len, "r");
         assert_non_null(f);
         struct csv_reader r;
         csv_reader_init(&r, f);
         assert_int_equal(csv_read_record(&r), 1);
-        rc = rows_parser_csv_header(p, &r, err);
+        rc = textio_parser_csv_header(p, &r, err);
         int got;
         while (rc == 0 && (got = csv_read_record(&r)) != 0) {
             if (got < 0) {
                 error_fail(err, ERR_MALFORMED, "%s", r.err);
                 rc = -1;
             } else {
-                rc = rows_parser_csv_row(p, &r, err);
+                rc = textio_parser_csv_row(p, &r, err);
             }
-            if (rc == 0 && w && rows_parser_pending(p) >= batch_rows)
+            if (rc == 0 && w && textio_parser_pending(p) >= batch_rows)
                 flush_rows(p, w);
         }
         csv_reader_free(&r);
@@ -714,9 +717,9 @@ static int feed(struct rows_parser *p, enum rows_format in, const char *text, si
     for (const char *line = text, *end = text + len; rc == 0 && line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-        rc = rows_parser_json_row(p, line, n, err);
+        rc = textio_parser_json_row(p, line, n, err);
         line += n + (nl != NULL);
-        if (rc == 0 && w && rows_parser_pending(p) >= batch_rows)
+        if (rc == 0 && w && textio_parser_pending(p) >= batch_rows)
             flush_rows(p, w);
     }
     return rc;
@@ -724,12 +727,12 @@ static int feed(struct rows_parser *p, enum rows_format in, const char *text, si
 
 /* Text rows into a Parquet file in memory under t, batch_rows rows to a
  * batch (0: one batch), with small row groups and pages. */
-static void text_to_parquet(const struct lake_table *t, enum rows_format in, const char *text,
+static void text_to_parquet(const struct lake_table *t, enum textio_format in, const char *text,
                             int64_t batch_rows, struct buf *file)
 {
     struct error err;
-    struct rows_parser *p;
-    if (rows_parser_new(t, &p, &err) != 0)
+    struct textio_parser *p;
+    if (textio_parser_new(t, &p, &err) != 0)
         fail_msg("%s", err.msg);
     struct pq_sink sink = {test_sink_buf_write, file};
     struct pq_write_options o;
@@ -742,9 +745,9 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
         fail_msg("%s", perr.msg);
     if (feed(p, in, text, strlen(text), w, batch_rows ? batch_rows : INT64_MAX, &err) != 0)
         fail_msg("row: %s", err.msg);
-    if (rows_parser_pending(p) > 0)
+    if (textio_parser_pending(p) > 0)
         flush_rows(p, w);
-    rows_parser_free(p);
+    textio_parser_free(p);
     struct pq_write_result res;
     if (pq_writer_close(w, &res, &perr) != 0)
         fail_msg("close: %s", perr.msg);
@@ -752,7 +755,7 @@ static void text_to_parquet(const struct lake_table *t, enum rows_format in, con
 }
 
 /* A Parquet file's rows as `out` text, row group by row group. */
-static char *parquet_to_text(const struct buf *file, enum rows_format out)
+static char *parquet_to_text(const struct buf *file, enum textio_format out)
 {
     struct error err;
     struct pq_source src;
@@ -764,28 +767,28 @@ static char *parquet_to_text(const struct buf *file, enum rows_format out)
     struct ArrowSchema schema;
     assert_int_equal(pq_reader_arrow_schema(rd, &schema, &perr), 0);
     assert_int_equal(rows_schema_mark_file_uuids(&schema, pq_reader_schema(rd)), 0);
-    struct rows_render *render;
-    if (rows_render_new(&schema, out, &render, &err) != 0)
+    struct textio_render *render;
+    if (textio_render_new(&schema, out, &render, &err) != 0)
         fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
-    rows_render_header(render, &text);
+    textio_render_header(render, &text);
     for (size_t g = 0; g < pq_reader_meta(rd)->nrow_groups; g++) {
         struct ArrowArray b;
         if (pq_reader_read_row_group(rd, g, &b, &perr) != 0)
             fail_msg("%s", perr.msg);
         for (int64_t i = 0; i < b.length; i++)
-            if (rows_render_row(render, &b, i, &text, &err) != 0)
+            if (textio_render_row(render, &b, i, &text, &err) != 0)
                 fail_msg("render: %s", err.msg);
         b.release(&b);
     }
-    rows_render_free(render);
+    textio_render_free(render);
     schema.release(&schema);
     pq_reader_free(rd);
     return buf_take(&text);
 }
 
-static char *through_parquet(const struct lake_table *t, enum rows_format in, const char *text,
-                             enum rows_format out, int64_t batch_rows)
+static char *through_parquet(const struct lake_table *t, enum textio_format in, const char *text,
+                             enum textio_format out, int64_t batch_rows)
 {
     struct buf file = BUF_INIT;
     text_to_parquet(t, in, text, batch_rows, &file);
@@ -794,8 +797,8 @@ static char *through_parquet(const struct lake_table *t, enum rows_format in, co
     return got;
 }
 
-static void expect_through(const char *spec, enum rows_format in, const char *text,
-                           enum rows_format out, const char *want)
+static void expect_through(const char *spec, enum textio_format in, const char *text,
+                           enum textio_format out, const char *want)
 {
     struct tbl x;
     tbl_init(&x, spec);
@@ -850,7 +853,7 @@ static const char all_types_jsonl[] =
 static void jsonl_round_trip_all_types(void **state)
 {
     (void)state;
-    expect_through(all_types, ROWS_JSONL, all_types_jsonl, ROWS_JSONL, all_types_jsonl);
+    expect_through(all_types, TEXTIO_JSONL, all_types_jsonl, TEXTIO_JSONL, all_types_jsonl);
 }
 
 static const char all_types_csv[] =
@@ -874,7 +877,7 @@ static const char all_types_csv[] =
 static void csv_round_trip_all_types(void **state)
 {
     (void)state;
-    expect_through(all_types, ROWS_CSV, all_types_csv, ROWS_CSV, all_types_csv);
+    expect_through(all_types, TEXTIO_CSV, all_types_csv, TEXTIO_CSV, all_types_csv);
 }
 
 static const char nested[] =
@@ -894,7 +897,7 @@ static const char nested_jsonl[] =
 static void jsonl_round_trip_nested(void **state)
 {
     (void)state;
-    expect_through(nested, ROWS_JSONL, nested_jsonl, ROWS_JSONL, nested_jsonl);
+    expect_through(nested, TEXTIO_JSONL, nested_jsonl, TEXTIO_JSONL, nested_jsonl);
 }
 
 static const char nested_csv[] =
@@ -908,7 +911,7 @@ static const char nested_csv[] =
 static void csv_round_trip_nested(void **state)
 {
     (void)state;
-    expect_through(nested, ROWS_CSV, nested_csv, ROWS_CSV, nested_csv);
+    expect_through(nested, TEXTIO_CSV, nested_csv, TEXTIO_CSV, nested_csv);
 }
 
 /* Input forms that are accepted but not canonical come out canonical. */
@@ -917,12 +920,12 @@ static void jsonl_normalised(void **state)
     (void)state;
     expect_through("d:double, f:float, dec:decimal(6,3), tz:timestamptz, t:timestamp, u:uuid, "
                    "i:long, s:struct<a:int,b:string>",
-                   ROWS_JSONL,
+                   TEXTIO_JSONL,
                    "{\"s\":{\"b\":\"x\"},\"i\":-0,\"d\":1E2,\"f\":\"Infinity\",\"dec\":1.5,"
                    "\"tz\":\"2024-01-02 05:34:05.1+02:30\",\"t\":\"2024-01-02 03:04:05\","
                    "\"u\":\"0123ABCD-0000-4000-8000-0000FFEE000F\"}\n"
                    "  {\"dec\":\"-0.000\"}  \n",
-                   ROWS_JSONL,
+                   TEXTIO_JSONL,
                    "{\"d\":100.0,\"f\":\"Infinity\",\"dec\":\"1.500\","
                    "\"tz\":\"2024-01-02T03:04:05.100000Z\",\"t\":\"2024-01-02T03:04:05.000000\","
                    "\"u\":\"0123abcd-0000-4000-8000-0000ffee000f\",\"i\":0,"
@@ -930,30 +933,30 @@ static void jsonl_normalised(void **state)
                    "{\"d\":null,\"f\":null,\"dec\":\"0.000\",\"tz\":null,\"t\":null,\"u\":null,"
                    "\"i\":null,\"s\":null}\n");
     /* CSV: the header in any order, a nullable column left out. */
-    expect_through("a:int, b:string, c:date", ROWS_CSV, "c,a\n2024-02-29,5\n,\n", ROWS_JSONL,
+    expect_through("a:int, b:string, c:date", TEXTIO_CSV, "c,a\n2024-02-29,5\n,\n", TEXTIO_JSONL,
                    "{\"a\":5,\"b\":null,\"c\":\"2024-02-29\"}\n"
                    "{\"a\":null,\"b\":null,\"c\":null}\n");
     /* json map keys are text too: an object. */
-    expect_through("mj:map<json,int>", ROWS_JSONL, "{\"mj\":{\"[1]\":1,\"{}\":null}}\n", ROWS_JSONL,
-                   "{\"mj\":{\"[1]\":1,\"{}\":null}}\n");
+    expect_through("mj:map<json,int>", TEXTIO_JSONL, "{\"mj\":{\"[1]\":1,\"{}\":null}}\n",
+                   TEXTIO_JSONL, "{\"mj\":{\"[1]\":1,\"{}\":null}}\n");
     /* JSON Lines to CSV and back. */
-    expect_through("a:int, s:string, l:list<int>", ROWS_JSONL,
-                   "{\"a\":1,\"s\":\"\",\"l\":[1]}\n{\"a\":null,\"s\":null,\"l\":[]}\n", ROWS_CSV,
+    expect_through("a:int, s:string, l:list<int>", TEXTIO_JSONL,
+                   "{\"a\":1,\"s\":\"\",\"l\":[1]}\n{\"a\":null,\"s\":null,\"l\":[]}\n", TEXTIO_CSV,
                    "a,s,l\r\n1,\"\",[1]\r\n,,[]\r\n");
 }
 
 /* ---- rows that do not parse ---- */
 
-static void expect_row_error(const char *spec, enum rows_format in, const char *text,
+static void expect_row_error(const char *spec, enum textio_format in, const char *text,
                              const char *needle)
 {
     struct tbl x;
     tbl_init(&x, spec);
     struct error err = {0};
-    struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&x.t, &p, &err), 0);
+    struct textio_parser *p;
+    assert_int_equal(textio_parser_new(&x.t, &p, &err), 0);
     int rc = feed(p, in, text, strlen(text), NULL, 0, &err);
-    rows_parser_free(p);
+    textio_parser_free(p);
     if (rc == 0)
         fail_msg("'%s' was accepted for '%s'", text, spec);
     if (!strstr(err.msg, needle))
@@ -964,7 +967,7 @@ static void expect_row_error(const char *spec, enum rows_format in, const char *
 static void row_errors(void **state)
 {
     (void)state;
-    const enum rows_format J = ROWS_JSONL, C = ROWS_CSV;
+    const enum textio_format J = TEXTIO_JSONL, C = TEXTIO_CSV;
     expect_row_error("id:long", J, "{\"id\":\"12\"}",
                      "column 'id': expected an integer, got a string");
     expect_row_error("id:long", J, "{\"id\":1.0}",
@@ -1045,8 +1048,8 @@ static void refused_tables(void **state)
     struct tbl x;
     tbl_init(&x, "a:int, v:variant");
     struct error err;
-    struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&x.t, &p, &err), -1);
+    struct textio_parser *p;
+    assert_int_equal(textio_parser_new(&x.t, &p, &err), -1);
     assert_string_equal(err.msg, "column 'v' is a variant, which cannot be converted");
     assert_int_equal(err.code, ERR_UNSUPPORTED);
     tbl_free(&x);
@@ -1089,7 +1092,7 @@ static void sanitize(const struct lake_column *c, struct ArrowArray *a)
     }
 }
 
-static void random_round_trip(const char *columns, enum rows_format fmt, uint64_t seed)
+static void random_round_trip(const char *columns, enum textio_format fmt, uint64_t seed)
 {
     struct test_table tt;
     test_table_init(&tt, columns);
@@ -1105,27 +1108,27 @@ static void random_round_trip(const char *columns, enum rows_format fmt, uint64_
     /* Render the generated batch. */
     struct ArrowSchema schema;
     assert_int_equal(rows_table_arrow_schema(&tt.t, &schema), 0);
-    struct rows_render *render;
+    struct textio_render *render;
     struct error err;
-    if (rows_render_new(&schema, fmt, &render, &err) != 0)
+    if (textio_render_new(&schema, fmt, &render, &err) != 0)
         fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
-    rows_render_header(render, &text);
+    textio_render_header(render, &text);
     for (int64_t i = 0; i < batch.length; i++)
-        if (rows_render_row(render, &batch, i, &text, &err) != 0)
+        if (textio_render_row(render, &batch, i, &text, &err) != 0)
             fail_msg("render: %s", err.msg);
-    rows_render_free(render);
+    textio_render_free(render);
 
     /* Parse the text back and write it. */
-    struct rows_parser *p;
-    assert_int_equal(rows_parser_new(&tt.t, &p, &err), 0);
+    struct textio_parser *p;
+    assert_int_equal(textio_parser_new(&tt.t, &p, &err), 0);
     if (feed(p, fmt, text.data, text.len, NULL, 0, &err) != 0)
         fail_msg("%s", err.msg);
-    assert_int_equal(rows_parser_pending(p), batch.length);
+    assert_int_equal(textio_parser_pending(p), batch.length);
     struct ArrowSchema ps;
     struct ArrowArray parsed;
-    assert_int_equal(rows_parser_take(p, &ps, &parsed, &err), 0);
-    rows_parser_free(p);
+    assert_int_equal(textio_parser_take(p, &ps, &parsed, &err), 0);
+    textio_parser_free(p);
     struct buf file = BUF_INIT;
     struct pq_write_result res;
     struct pq_write_options wo;
@@ -1171,15 +1174,15 @@ static const char random_nested[] =
 static void random_jsonl(void **state)
 {
     (void)state;
-    random_round_trip(random_flat, ROWS_JSONL, 1);
-    random_round_trip(random_nested, ROWS_JSONL, 2);
+    random_round_trip(random_flat, TEXTIO_JSONL, 1);
+    random_round_trip(random_nested, TEXTIO_JSONL, 2);
 }
 
 static void random_csv(void **state)
 {
     (void)state;
-    random_round_trip(random_flat, ROWS_CSV, 3);
-    random_round_trip(random_nested, ROWS_CSV, 4);
+    random_round_trip(random_flat, TEXTIO_CSV, 3);
+    random_round_trip(random_nested, TEXTIO_CSV, 4);
 }
 
 /* ---- Parquet columns into other schema types ---- */
@@ -1193,7 +1196,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, s
     tbl_init(&a, from);
     tbl_init(&b, to);
     struct buf file = BUF_INIT, file2 = BUF_INIT;
-    text_to_parquet(&a.t, ROWS_JSONL, rows, 0, &file);
+    text_to_parquet(&a.t, TEXTIO_JSONL, rows, 0, &file);
     struct pq_source src;
     pq_source_memory(&src, file.data, file.len);
     struct pq_reader *rd;
@@ -1220,7 +1223,7 @@ static char *adapt_through(const char *from, const char *rows, const char *to, s
         if (ok) {
             assert_int_equal(pq_writer_close(w, &res, &perr), 0);
             pq_write_result_release(&res);
-            out = parquet_to_text(&file2, ROWS_JSONL);
+            out = parquet_to_text(&file2, TEXTIO_JSONL);
         } else {
             pq_writer_free(w);
         }

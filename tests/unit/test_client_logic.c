@@ -17,6 +17,7 @@
 #include "pq_testlib.h"
 #include "parquet/writer.h"
 #include "rows/rows_schema.h"
+#include "textio/textio_schema.h"
 #include "util/arena.h"
 #include "util/arrow.h"
 #include "util/random.h"
@@ -188,7 +189,7 @@ static void test_null_arrays(void **state)
                        "tm:time, ts0:timestamp_s, ts3:timestamp_ms, ts6:timestamp, "
                        "ts9:timestamp_ns, tz:timestamptz, s:string, j:json, u:uuid, bin:binary, "
                        "li:list<long>, st:struct<x:int,y:string>, m:map<string,long>";
-    if (rows_table_from_spec(spec, &t, &err) != 0)
+    if (textio_table_from_spec(spec, &t, &err) != 0)
         fail_msg("%s", err.msg);
     struct ArrowSchema schema;
     assert_int_equal(rows_table_arrow_schema(&t, &schema), 0);

@@ -16,7 +16,7 @@
 
 #include "parquet/reader.h"
 #include "pq_shapes.h"
-#include "rows/rows_render.h"
+#include "textio/textio_render.h"
 #include "util/arrow.h"
 #include "util/buf.h"
 
@@ -80,8 +80,8 @@ static char *read_jsonl(const struct buf *file)
         fail_msg("open: %s", err.msg);
     struct ArrowSchema s;
     assert_int_equal(pq_reader_arrow_schema(r, &s, &err), 0);
-    struct rows_render *render;
-    if (rows_render_new(&s, ROWS_JSONL, &render, &err) != 0)
+    struct textio_render *render;
+    if (textio_render_new(&s, TEXTIO_JSONL, &render, &err) != 0)
         fail_msg("render: %s", err.msg);
     struct buf text = BUF_INIT;
     for (size_t g = 0; g < (size_t)pq_reader_meta(r)->nrow_groups; g++) {
@@ -89,12 +89,12 @@ static char *read_jsonl(const struct buf *file)
         if (pq_reader_read_row_group(r, g, &a, &err) != 0)
             fail_msg("row group %zu: %s", g, err.msg);
         for (int64_t i = 0; i < a.length; i++)
-            if (rows_render_row(render, &a, i, &text, &err) != 0)
+            if (textio_render_row(render, &a, i, &text, &err) != 0)
                 fail_msg("row %lld: %s", (long long)i, err.msg);
         a.release(&a);
     }
     assert_int_equal(buf_append(&text, "", 1), 0);
-    rows_render_free(render);
+    textio_render_free(render);
     s.release(&s);
     pq_reader_free(r);
     return text.data;

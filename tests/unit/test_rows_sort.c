@@ -17,10 +17,11 @@
 #include <cmocka.h>
 
 #include "pq_testlib.h"
-#include "rows/rows_parse.h"
-#include "rows/rows_render.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_sort.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_render.h"
+#include "textio/textio_schema.h"
 #include "util/arrow.h"
 
 /* ---- batches from text, and back ---- */
@@ -29,14 +30,14 @@
 static char *render(const struct ArrowSchema *schema, const struct ArrowArray *batch)
 {
     struct error err;
-    struct rows_render *r;
-    if (rows_render_new(schema, ROWS_JSONL, &r, &err) != 0)
+    struct textio_render *r;
+    if (textio_render_new(schema, TEXTIO_JSONL, &r, &err) != 0)
         fail_msg("%s", err.msg);
     struct buf text = BUF_INIT;
     for (int64_t i = 0; i < batch->length; i++)
-        if (rows_render_row(r, batch, i, &text, &err) != 0)
+        if (textio_render_row(r, batch, i, &text, &err) != 0)
             fail_msg("render: %s", err.msg);
-    rows_render_free(r);
+    textio_render_free(r);
     char *s = buf_take(&text);
     return s ? s : strdup("");
 }
@@ -217,7 +218,7 @@ static void fix_open(struct fix *f, const char *spec, uint64_t seed)
         lake_table_init(&f->tt.t, &f->tt.arena);
         f->tt.t.name = "t";
         struct error err;
-        if (rows_table_from_spec(spec, &f->tt.t, &err) != 0)
+        if (textio_table_from_spec(spec, &f->tt.t, &err) != 0)
             fail_msg("schema '%s': %s", spec, err.msg);
     }
     assert_int_equal(rows_table_arrow_schema(&f->tt.t, &f->schema), 0);
@@ -238,21 +239,21 @@ static void fix_add(struct fix *f, struct ArrowArray *batch)
 static void fix_rows(struct fix *f, const char *text)
 {
     struct error err;
-    struct rows_parser *p;
-    if (rows_parser_new(&f->tt.t, &p, &err) != 0)
+    struct textio_parser *p;
+    if (textio_parser_new(&f->tt.t, &p, &err) != 0)
         fail_msg("%s", err.msg);
     for (const char *line = text; *line;) {
         const char *nl = strchr(line, '\n');
         assert_non_null(nl);
-        if (rows_parser_json_row(p, line, (size_t)(nl - line), &err) != 0)
+        if (textio_parser_json_row(p, line, (size_t)(nl - line), &err) != 0)
             fail_msg("row: %s", err.msg);
         line = nl + 1;
     }
     struct ArrowSchema s;
     struct ArrowArray b;
-    if (rows_parser_take(p, &s, &b, &err) != 0)
+    if (textio_parser_take(p, &s, &b, &err) != 0)
         fail_msg("take: %s", err.msg);
-    rows_parser_free(p);
+    textio_parser_free(p);
     s.release(&s);
     fix_add(f, &b);
 }

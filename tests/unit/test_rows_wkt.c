@@ -1,5 +1,5 @@
-/* rows_wkb_to_wkt (src/rows/rows_wkt.c): WKB built here, in both byte orders, against the text
- * DuckDB 1.5.6 prints for the same bytes (ST_GeomFromWKB(...)::VARCHAR, and a Parquet GEOMETRY
+/* textio_wkb_to_wkt (src/textio/textio_wkt.c): WKB built here, in both byte orders, against the
+ * text DuckDB 1.5.6 prints for the same bytes (ST_GeomFromWKB(...)::VARCHAR, and a Parquet GEOMETRY
  * column read back, agree); EWKB flags; and the refusals: every truncation of valid input,
  * counts past the end, deep nesting, bad byte orders and types, trailing bytes, mixed dimensions
  * and wrong children, plus random corruption. Inputs sit in exactly-sized heap blocks so that
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "rows/rows_wkt.h"
+#include "textio/textio_wkt.h"
 
 /* ---- building WKB ---- */
 
@@ -104,7 +104,7 @@ static const char *render(const uint8_t *p, size_t n, struct buf *out)
     assert_int_equal(buf_puts(out, "kept|"), 0);
     uint8_t *copy = exact_copy(p, n);
     err = (struct error){0};
-    int rc = rows_wkb_to_wkt(copy, n, out, &err);
+    int rc = textio_wkb_to_wkt(copy, n, out, &err);
     free(copy);
     if (rc == 0)
         return NULL;
@@ -593,22 +593,22 @@ static void test_nesting(void **state)
     /* The one expectation DuckDB cannot confirm: it refuses more than 16 levels. The layout is
      * the one it prints at 16. */
     struct wkb b = {.len = 0};
-    build_nested(&b, ROWS_WKT_MAX_DEPTH);
+    build_nested(&b, TEXTIO_WKT_MAX_DEPTH);
     char want[2048] = "";
-    for (unsigned i = 1; i < ROWS_WKT_MAX_DEPTH; i++)
+    for (unsigned i = 1; i < TEXTIO_WKT_MAX_DEPTH; i++)
         strcat(want, "GEOMETRYCOLLECTION (");
     strcat(want, "GEOMETRYCOLLECTION EMPTY");
-    for (unsigned i = 1; i < ROWS_WKT_MAX_DEPTH; i++)
+    for (unsigned i = 1; i < TEXTIO_WKT_MAX_DEPTH; i++)
         strcat(want, ")");
     expect_wkt(&b, want);
 
     b.len = 0;
-    build_nested(&b, ROWS_WKT_MAX_DEPTH + 1);
+    build_nested(&b, TEXTIO_WKT_MAX_DEPTH + 1);
     expect_refused(&b, "WKB geometries nest deeper than 32 levels at byte 288");
 
     /* A point is a level too. */
     b.len = 0;
-    for (unsigned i = 1; i < ROWS_WKT_MAX_DEPTH + 1; i++)
+    for (unsigned i = 1; i < TEXTIO_WKT_MAX_DEPTH + 1; i++)
         head_n(&b, LE, GC, 1);
     point(&b, LE, 1, 2);
     expect_refused(&b, "nest deeper than 32 levels");

@@ -6,9 +6,9 @@
  * SRID is skipped), in either byte order at every level. The bytes are untrusted: anything that
  * is not exactly one well-formed geometry is refused with a message saying what and where (byte
  * offset), after reading no byte outside [wkb, wkb + len). The output grows by at most a small
- * constant times len, and nesting is bounded (ROWS_WKT_MAX_DEPTH). */
-#ifndef HL_ROWS_WKT_H
-#define HL_ROWS_WKT_H
+ * constant times len, and nesting is bounded (TEXTIO_WKT_MAX_DEPTH). */
+#ifndef HL_TEXTIO_WKT_H
+#define HL_TEXTIO_WKT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,11 +18,11 @@
 
 /* Geometry levels allowed, the top-level geometry being level 1. (DuckDB 1.5 itself refuses
  * more than 16.) */
-enum { ROWS_WKT_MAX_DEPTH = 32 };
+enum { TEXTIO_WKT_MAX_DEPTH = 32 };
 
 /* Appends the WKT of one WKB geometry to out. -1 when the bytes are not one well-formed geometry
  * (ERR_MALFORMED; ERR_UNSUPPORTED for a geometry type outside 1..7, ERR_LIMIT past
- * ROWS_WKT_MAX_DEPTH) or memory runs out; out keeps what it had before the call. */
-int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err);
+ * TEXTIO_WKT_MAX_DEPTH) or memory runs out; out keeps what it had before the call. */
+int textio_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err);
 
 #endif

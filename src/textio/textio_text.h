@@ -7,26 +7,20 @@
  * bad character) and returns NULL on success or a static sentence saying
  * what is wrong ("expected an integer"). Nothing here allocates except the
  * base64 and hex helpers, which append to a struct buf. */
-#ifndef HL_ROWS_TEXT_H
-#define HL_ROWS_TEXT_H
+#ifndef HL_TEXTIO_TEXT_H
+#define HL_TEXTIO_TEXT_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rows/rows_value.h"
 #include "util/buf.h"
-#include "util/error.h"
 
 enum { RT_TEXT_MAX = 96 };
 
 __extension__ typedef __int128 rt_i128;
 __extension__ typedef unsigned __int128 rt_u128;
-
-/* Sub-second digits of a time unit: 0 seconds, 3 millis, 6 micros, 9 nanos. */
-enum rt_unit { RT_SECONDS = 0, RT_MILLIS = 3, RT_MICROS = 6, RT_NANOS = 9 };
-/* 10^digits for a unit (1, 1000, 1000000, 1000000000). */
-int64_t rt_unit_per_second(enum rt_unit u);
 
 /* ---- formatting ---- */
 
@@ -48,10 +42,10 @@ size_t rt_format_decimal(rt_i128 unscaled, int scale, char *out);
 size_t rt_format_date(int64_t days, char *out);
 /* A time of day in `unit` since midnight as "HH:MM:SS" plus the unit's
  * sub-second digits; 0 when the value is outside a day. */
-size_t rt_format_time(int64_t v, enum rt_unit unit, char *out);
+size_t rt_format_time(int64_t v, enum rows_unit unit, char *out);
 /* An instant in `unit` since the epoch as "YYYY-MM-DDTHH:MM:SS" plus the
  * unit's sub-second digits, and "Z" when utc. */
-size_t rt_format_timestamp(int64_t v, enum rt_unit unit, bool utc, char *out);
+size_t rt_format_timestamp(int64_t v, enum rows_unit unit, bool utc, char *out);
 /* An interval (Arrow's month_day_nano) as DuckDB prints one: "1 year
  * 2 months 3 days 04:05:06.007", "49:00:00", "00:00:00" for zero; each part
  * only when not zero, the fraction without trailing zeros. */
@@ -61,27 +55,6 @@ size_t rt_format_uuid(const uint8_t *b, char *out);
 /* Standard base64 with padding / lowercase hex, appended. 0 or -1. */
 int rt_base64_encode(struct buf *out, const void *data, size_t len);
 int rt_hex_encode(struct buf *out, const void *data, size_t len);
-
-/* A little-endian integer of 1, 2, 4 or 8 bytes (an Arrow value), sign-
- * or zero-extended. */
-int64_t rt_load_signed(const void *p, int width);
-uint64_t rt_load_unsigned(const void *p, int width);
-
-/* Where a conversion is (the column path, "addr.zip", "tags[2]") and where
- * its error goes. */
-struct rt_where {
-    char path[800];
-    size_t path_len;
-    struct error *err;
-};
-void rt_where_init(struct rt_where *w, struct error *err);
-/* Fails with "column '<path>': <message>" (no prefix at an empty path) and
- * returns -1, for `return rt_fail(...)`. */
-int rt_fail(struct rt_where *w, enum error_code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* An IEEE half-precision value (float16) as a float (exact). */
-float rt_half_to_float(uint16_t h);
 
 /* ---- parsing ---- */
 
@@ -101,11 +74,12 @@ const char *rt_parse_bool(const char *s, size_t n, bool *out);
 /* "YYYY-MM-DD" (or an expanded year: a sign and 4 to 12 digits). */
 const char *rt_parse_date(const char *s, size_t n, int32_t *days);
 /* "HH:MM:SS[.f{1,9}]" in `unit`; digits below the unit must be zeros. */
-const char *rt_parse_time(const char *s, size_t n, enum rt_unit unit, int64_t *out);
+const char *rt_parse_time(const char *s, size_t n, enum rows_unit unit, int64_t *out);
 /* "YYYY-MM-DD(T| )HH:MM:SS[.f{1,9}]" in `unit`. With utc, an offset (Z,
  * +HH:MM, +HHMM or +HH) is required and the value is taken to UTC;
  * without, none may be given. */
-const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool utc, int64_t *out);
+const char *rt_parse_timestamp(const char *s, size_t n, enum rows_unit unit, bool utc,
+                               int64_t *out);
 /* 8-4-4-4-12 hex digits, either case, into 16 big-endian bytes. */
 const char *rt_parse_uuid(const char *s, size_t n, uint8_t *out);
 /* Standard base64 with padding (canonical: unused bits zero), appended. */

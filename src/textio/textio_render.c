@@ -1,14 +1,15 @@
-#include "rows/rows_render.h"
+#include "textio/textio_render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rows/csv.h"
-#include "rows/rows_json.h"
 #include "rows/rows_schema.h"
-#include "rows/rows_text.h"
-#include "rows/rows_wkt.h"
+#include "rows/rows_value.h"
+#include "textio/csv.h"
+#include "textio/textio_json.h"
+#include "textio/textio_text.h"
+#include "textio/textio_wkt.h"
 #include "util/arrow.h"
 
 enum kind {
@@ -44,17 +45,17 @@ enum kind {
 struct plan {
     enum kind kind;
     char *name;
-    int scale;         /* K_DECIMAL */
-    enum rt_unit unit; /* times and timestamps */
-    bool utc;          /* K_TIMESTAMP */
-    int width;         /* K_FIXED */
-    bool string_keys;  /* K_MAP: rendered as an object */
-    struct plan *kids; /* struct fields; list: [element]; map: [key, value] */
+    int scale;           /* K_DECIMAL */
+    enum rows_unit unit; /* times and timestamps */
+    bool utc;            /* K_TIMESTAMP */
+    int width;           /* K_FIXED */
+    bool string_keys;    /* K_MAP: rendered as an object */
+    struct plan *kids;   /* struct fields; list: [element]; map: [key, value] */
     size_t nkids;
 };
 
-struct rows_render {
-    enum rows_format format;
+struct textio_render {
+    enum textio_format format;
     bool wkt; /* geometries as WKT (else their WKB in hex) */
     struct plan top;
     struct buf tmp;  /* scalar text (base64) */
@@ -70,13 +71,13 @@ static void plan_free(struct plan *p)
     free(p->name);
 }
 
-static bool unit_of(char c, enum rt_unit *u)
+static bool unit_of(char c, enum rows_unit *u)
 {
     switch (c) {
-    case 's': *u = RT_SECONDS; return true;
-    case 'm': *u = RT_MILLIS; return true;
-    case 'u': *u = RT_MICROS; return true;
-    case 'n': *u = RT_NANOS; return true;
+    case 's': *u = ROWS_SECONDS; return true;
+    case 'm': *u = ROWS_MILLIS; return true;
+    case 'u': *u = ROWS_MICROS; return true;
+    case 'n': *u = ROWS_NANOS; return true;
     default: return false;
     }
 }
@@ -131,7 +132,7 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error 
             return 0;
         }
     } else if (f[0] == 't' && f[1] == 't' && unit_of(f[2], &p->unit) && !f[3]) {
-        p->kind = p->unit <= RT_MILLIS ? K_TIME32 : K_TIME64;
+        p->kind = p->unit <= ROWS_MILLIS ? K_TIME32 : K_TIME64;
         return 0;
     } else if (f[0] == 't' && f[1] == 's' && unit_of(f[2], &p->unit) && f[3] == ':') {
         p->kind = K_TIMESTAMP;
@@ -157,30 +158,30 @@ bad:
                       p->name, f);
 }
 
-int rows_render_new(const struct ArrowSchema *schema, enum rows_format format,
-                    struct rows_render **out, struct error *err)
+int textio_render_new(const struct ArrowSchema *schema, enum textio_format format,
+                      struct textio_render **out, struct error *err)
 {
     *out = NULL;
     if (strcmp(schema->format, "+s") != 0)
         return error_fail(err, ERR_INVALID, "rows must be an Arrow struct");
-    struct rows_render *r = calloc(1, sizeof *r);
+    struct textio_render *r = calloc(1, sizeof *r);
     if (!r)
         return error_nomem(err);
     r->format = format;
     if (plan_build(schema, &r->top, err) != 0) {
-        rows_render_free(r);
+        textio_render_free(r);
         return -1;
     }
     *out = r;
     return 0;
 }
 
-void rows_render_geometry_as_wkt(struct rows_render *r, bool wkt)
+void textio_render_geometry_as_wkt(struct textio_render *r, bool wkt)
 {
     r->wkt = wkt;
 }
 
-void rows_render_free(struct rows_render *r)
+void textio_render_free(struct textio_render *r)
 {
     if (!r)
         return;
@@ -190,9 +191,9 @@ void rows_render_free(struct rows_render *r)
     free(r);
 }
 
-void rows_render_header(struct rows_render *r, struct buf *out)
+void textio_render_header(struct textio_render *r, struct buf *out)
 {
-    if (r->format != ROWS_CSV)
+    if (r->format != TEXTIO_CSV)
         return;
     for (size_t i = 0; i < r->top.nkids; i++)
         csv_write_field(out, i == 0, r->top.kids[i].name, strlen(r->top.kids[i].name));
@@ -216,12 +217,12 @@ static const uint8_t *value_at(const struct ArrowArray *a, int64_t i, int width)
 
 static int64_t signed_at(const struct ArrowArray *a, int64_t i, int width)
 {
-    return rt_load_signed(value_at(a, i, width), width);
+    return rows_load_signed(value_at(a, i, width), width);
 }
 
 static uint64_t unsigned_at(const struct ArrowArray *a, int64_t i, int width)
 {
-    return rt_load_unsigned(value_at(a, i, width), width);
+    return rows_load_unsigned(value_at(a, i, width), width);
 }
 
 static void bytes_at(const struct ArrowArray *a, int64_t i, const char **p, size_t *n)
@@ -232,14 +233,14 @@ static void bytes_at(const struct ArrowArray *a, int64_t i, const char **p, size
     *n = (size_t)(off[k + 1] - off[k]);
 }
 
-static int fail(struct rows_render *r, const struct plan *p, enum error_code code, const char *what,
-                long long v)
+static int fail(struct textio_render *r, const struct plan *p, enum error_code code,
+                const char *what, long long v)
 {
     return error_fail(r->err, code, "column '%s': %s (%lld)", p->name, what, v);
 }
 
 /* WKB as WKT, or as lower-case hex (the form geometry tools take). */
-static int geometry_text(struct rows_render *r, const struct plan *p, const struct ArrowArray *a,
+static int geometry_text(struct textio_render *r, const struct plan *p, const struct ArrowArray *a,
                          int64_t i, const char **s, size_t *n)
 {
     const char *b;
@@ -247,7 +248,7 @@ static int geometry_text(struct rows_render *r, const struct plan *p, const stru
     bytes_at(a, i, &b, &len);
     buf_reset(&r->tmp);
     if (r->wkt) {
-        if (rows_wkb_to_wkt((const uint8_t *)b, len, &r->tmp, r->err) != 0)
+        if (textio_wkb_to_wkt((const uint8_t *)b, len, &r->tmp, r->err) != 0)
             return error_prefix(r->err, "column '%s': a geometry that is not WKB", p->name);
     } else if (rt_hex_encode(&r->tmp, b, len) != 0) {
         return fail(r, p, ERR_NOMEM, "out of memory", 0);
@@ -259,7 +260,7 @@ static int geometry_text(struct rows_render *r, const struct plan *p, const stru
 
 /* A scalar's text. *quote: JSON carries it as a string. The text lives in
  * buf (or in the array for strings). */
-static int scalar_text(struct rows_render *r, const struct plan *p, const struct ArrowArray *a,
+static int scalar_text(struct textio_render *r, const struct plan *p, const struct ArrowArray *a,
                        int64_t i, char *buf, const char **s, size_t *n, bool *quote)
 {
     *s = buf;
@@ -290,7 +291,7 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
     case K_F32: {
         float v;
         if (p->kind == K_F16)
-            v = rt_half_to_float((uint16_t)unsigned_at(a, i, 2));
+            v = rows_half_to_float((uint16_t)unsigned_at(a, i, 2));
         else
             memcpy(&v, value_at(a, i, 4), 4);
         *n = rt_format_float(v, buf);
@@ -351,10 +352,10 @@ static int scalar_text(struct rows_render *r, const struct plan *p, const struct
     return fail(r, p, ERR_INTERNAL, "not a scalar", 0);
 }
 
-static int render_json(struct rows_render *r, struct jw *w, const struct plan *p,
+static int render_json(struct textio_render *r, struct jw *w, const struct plan *p,
                        const struct ArrowArray *a, int64_t i);
 
-static int render_map(struct rows_render *r, struct jw *w, const struct plan *p,
+static int render_map(struct textio_render *r, struct jw *w, const struct plan *p,
                       const struct ArrowArray *a, int64_t i)
 {
     const int32_t *off = a->buffers[1];
@@ -393,7 +394,7 @@ static int render_map(struct rows_render *r, struct jw *w, const struct plan *p,
     return 0;
 }
 
-static int render_json(struct rows_render *r, struct jw *w, const struct plan *p,
+static int render_json(struct textio_render *r, struct jw *w, const struct plan *p,
                        const struct ArrowArray *a, int64_t i)
 {
     if (is_null(p, a, i)) {
@@ -436,7 +437,7 @@ static int render_json(struct rows_render *r, struct jw *w, const struct plan *p
     }
 }
 
-static int render_cell(struct rows_render *r, const struct plan *p, const struct ArrowArray *a,
+static int render_cell(struct textio_render *r, const struct plan *p, const struct ArrowArray *a,
                        int64_t i, bool first, struct buf *out)
 {
     if (is_null(p, a, i)) {
@@ -462,12 +463,12 @@ static int render_cell(struct rows_render *r, const struct plan *p, const struct
     return 0;
 }
 
-int rows_render_row(struct rows_render *r, const struct ArrowArray *batch, int64_t row,
-                    struct buf *out, struct error *err)
+int textio_render_row(struct textio_render *r, const struct ArrowArray *batch, int64_t row,
+                      struct buf *out, struct error *err)
 {
     r->err = err;
     int64_t i = batch->offset + row;
-    if (r->format == ROWS_CSV) {
+    if (r->format == TEXTIO_CSV) {
         for (size_t k = 0; k < r->top.nkids; k++)
             if (render_cell(r, &r->top.kids[k], batch->children[k], i, k == 0, out) != 0)
                 return -1;

@@ -1,4 +1,4 @@
-#include "rows/rows_wkt.h"
+#include "textio/textio_wkt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -284,9 +284,9 @@ static int put_children(struct wkt *w, const struct geom *g, unsigned depth)
 static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth)
 {
     struct geom g = {0}; /* (read_header fills it; -O3 cannot tell) */
-    if (depth > ROWS_WKT_MAX_DEPTH)
+    if (depth > TEXTIO_WKT_MAX_DEPTH)
         return fail(w, ERR_LIMIT, "WKB geometries nest deeper than %d levels at byte %zu",
-                    ROWS_WKT_MAX_DEPTH, w->pos);
+                    TEXTIO_WKT_MAX_DEPTH, w->pos);
     if (read_header(w, &g) != 0 || (parent && check_child(w, parent, &g) != 0))
         return -1;
     bool tagged = !parent || parent->type == WKB_COLLECTION;
@@ -300,7 +300,7 @@ static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth
     }
 }
 
-int rows_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err)
+int textio_wkb_to_wkt(const uint8_t *wkb, size_t len, struct buf *out, struct error *err)
 {
     struct wkt w = {wkb, len, 0, out, err};
     size_t start = out->len;

@@ -7,7 +7,7 @@
  *   partition team_id, month(ts), bucket(16, id), truncate(4, name)
  *   sort      ts desc, id asc nulls last
  */
-#include "rows/colspec.h"
+#include "textio/colspec.h"
 
 #include <ctype.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-#include "rows/rows_text.h"
+#include "textio/textio_text.h"
 #include "util/strutil.h"
 
 #include <errno.h>
@@ -11,14 +11,6 @@
 #include "util/numfmt.h"
 #include "util/timefmt.h"
 #include "util/jsonnum.h"
-
-int64_t rt_unit_per_second(enum rt_unit u)
-{
-    int64_t p = 1;
-    for (int i = 0; i < (int)u; i++)
-        p *= 10;
-    return p;
-}
 
 /* ---- formatting ---- */
 
@@ -83,11 +75,11 @@ size_t rt_format_date(int64_t days, char *out)
     return format_civil(days, out);
 }
 
-static size_t format_clock(int64_t secs, int64_t frac, enum rt_unit unit, char *out)
+static size_t format_clock(int64_t secs, int64_t frac, enum rows_unit unit, char *out)
 {
     int n = snprintf(out, RT_TEXT_MAX, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
                      (long long)(secs / 60 % 60), (long long)(secs % 60));
-    if (unit != RT_SECONDS)
+    if (unit != ROWS_SECONDS)
         n += snprintf(out + n, (size_t)(RT_TEXT_MAX - n), ".%0*lld", (int)unit, (long long)frac);
     return (size_t)n;
 }
@@ -128,9 +120,9 @@ size_t rt_format_interval(int32_t months, int32_t days, int64_t nanos, char *out
     return (size_t)n;
 }
 
-size_t rt_format_time(int64_t v, enum rt_unit unit, char *out)
+size_t rt_format_time(int64_t v, enum rows_unit unit, char *out)
 {
-    int64_t per = rt_unit_per_second(unit);
+    int64_t per = rows_unit_per_second(unit);
     if (v < 0 || v / per >= 86400) {
         out[0] = '\0';
         return 0;
@@ -138,9 +130,9 @@ size_t rt_format_time(int64_t v, enum rt_unit unit, char *out)
     return format_clock(v / per, v % per, unit, out);
 }
 
-size_t rt_format_timestamp(int64_t v, enum rt_unit unit, bool utc, char *out)
+size_t rt_format_timestamp(int64_t v, enum rows_unit unit, bool utc, char *out)
 {
-    int64_t per = rt_unit_per_second(unit);
+    int64_t per = rows_unit_per_second(unit);
     int64_t secs = v / per, frac = v % per;
     if (frac < 0) {
         frac += per;
@@ -187,49 +179,6 @@ int rt_hex_encode(struct buf *out, const void *data, size_t len)
     str_hex_encode(data, len, out->data + out->len);
     out->len += len * 2;
     return 0;
-}
-
-int64_t rt_load_signed(const void *p, int width)
-{
-    uint64_t u = rt_load_unsigned(p, width);
-    int shift = 64 - 8 * width;
-    return shift ? (int64_t)(u << shift) >> shift : (int64_t)u;
-}
-
-uint64_t rt_load_unsigned(const void *p, int width)
-{
-    uint64_t v = 0;
-    memcpy(&v, p, (size_t)width); /* little-endian */
-    return v;
-}
-
-void rt_where_init(struct rt_where *w, struct error *err)
-{
-    w->path[0] = '\0';
-    w->path_len = 0;
-    w->err = err;
-}
-
-int rt_fail(struct rt_where *w, enum error_code code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    error_failv(w->err, code, fmt, ap);
-    va_end(ap);
-    return w->path[0] ? error_prefix(w->err, "column '%s'", w->path) : -1;
-}
-
-float rt_half_to_float(uint16_t h)
-{
-    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    float v;
-    if (exp == 0)
-        v = ldexpf((float)mant, -24);
-    else if (exp == 31)
-        v = mant ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(mant | 0x400), exp - 25);
-    return (h & 0x8000) ? -v : v;
 }
 
 /* ---- parsing ---- */
@@ -491,7 +440,7 @@ const char *rt_parse_date(const char *s, size_t n, int32_t *days)
 }
 
 /* HH:MM:SS[.f{1,9}] into seconds of the day and the fraction in `unit`. */
-static const char *parse_clock(const char *s, size_t n, size_t *pos, enum rt_unit unit,
+static const char *parse_clock(const char *s, size_t n, size_t *pos, enum rows_unit unit,
                                int64_t *secs, int64_t *frac)
 {
     static const char *const bad = "expected a time HH:MM:SS[.ffffff]";
@@ -524,7 +473,7 @@ static const char *parse_clock(const char *s, size_t n, size_t *pos, enum rt_uni
     return NULL;
 }
 
-const char *rt_parse_time(const char *s, size_t n, enum rt_unit unit, int64_t *out)
+const char *rt_parse_time(const char *s, size_t n, enum rows_unit unit, int64_t *out)
 {
     size_t pos = 0;
     int64_t secs, frac;
@@ -533,11 +482,11 @@ const char *rt_parse_time(const char *s, size_t n, enum rt_unit unit, int64_t *o
         return e;
     if (pos != n)
         return "expected a time HH:MM:SS[.ffffff]";
-    *out = secs * rt_unit_per_second(unit) + frac;
+    *out = secs * rows_unit_per_second(unit) + frac;
     return NULL;
 }
 
-const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool utc, int64_t *out)
+const char *rt_parse_timestamp(const char *s, size_t n, enum rows_unit unit, bool utc, int64_t *out)
 {
     size_t pos = 0;
     int64_t days, secs, frac;
@@ -573,7 +522,7 @@ const char *rt_parse_timestamp(const char *s, size_t n, enum rt_unit unit, bool 
     }
     if (pos != n)
         return "unexpected text after the timestamp";
-    int64_t t, v, per = rt_unit_per_second(unit);
+    int64_t t, v, per = rows_unit_per_second(unit);
     if (__builtin_mul_overflow(days, 86400, &t) || __builtin_add_overflow(t, secs, &t) ||
         __builtin_sub_overflow(t, offset_min * 60, &t))
         return "out of range for the column's time unit";

@@ -1,8 +1,8 @@
 /* Rows as text (CSV records, JSON Lines objects) into Arrow batches for a
  * catalog table definition, in the formats the Parquet writer takes.
  *
- * Values follow the conventions of docs/cli-parquet.md (rows_text.h for
- * scalars). Rows accumulate until rows_parser_take() moves them out as a
+ * Values follow the conventions of docs/cli-parquet.md (textio_text.h for
+ * scalars). Rows accumulate until textio_parser_take() moves them out as a
  * batch. A failed row leaves the parser unusable for further rows (a
  * conversion stops at the first bad row). Messages name the column by its
  * path ("addr.zip", "tags[2]", "attrs{k}") and quote the offending text;
@@ -10,40 +10,42 @@
  * not fit the table fails with ERR_INVALID, JSON text that does not parse
  * with rj_parse's code (ERR_MALFORMED), a column past 2 GiB in one batch
  * with ERR_LIMIT. */
-#ifndef HL_ROWS_PARSE_H
-#define HL_ROWS_PARSE_H
+#ifndef HL_TEXTIO_PARSE_H
+#define HL_TEXTIO_PARSE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rows/csv.h"
+#include "textio/csv.h"
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "util/error.h"
 
-struct rows_parser;
+struct textio_parser;
 
 /* The table must outlive the parser. Refuses tables the writer cannot
  * take (variant columns: ERR_UNSUPPORTED). */
-int rows_parser_new(const struct lake_table *t, struct rows_parser **out, struct error *err);
-void rows_parser_free(struct rows_parser *p);
+int textio_parser_new(const struct lake_table *t, struct textio_parser **out, struct error *err);
+void textio_parser_free(struct textio_parser *p);
 
 /* CSV: binds the header record's names to columns (any order; a nullable
  * column may be left out and reads as null). */
-int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, struct error *err);
+int textio_parser_csv_header(struct textio_parser *p, const struct csv_reader *r,
+                             struct error *err);
 /* CSV: the same, for a header whose names the caller gives (renamed). */
-int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n,
-                          struct error *err);
+int textio_parser_csv_names(struct textio_parser *p, const char *const *names, size_t n,
+                            struct error *err);
 /* CSV: appends the reader's current record as a row. */
-int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, struct error *err);
+int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, struct error *err);
 /* JSON Lines: appends one line (a JSON object) as a row. */
-int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, struct error *err);
+int textio_parser_json_row(struct textio_parser *p, const char *text, size_t len,
+                           struct error *err);
 
 /* Rows appended since the last take. */
-int64_t rows_parser_pending(const struct rows_parser *p);
+int64_t textio_parser_pending(const struct textio_parser *p);
 /* Moves the pending rows into a batch: *schema and *batch are the
  * caller's to release. */
-int rows_parser_take(struct rows_parser *p, struct ArrowSchema *schema, struct ArrowArray *batch,
-                     struct error *err);
+int textio_parser_take(struct textio_parser *p, struct ArrowSchema *schema,
+                       struct ArrowArray *batch, struct error *err);
 
 #endif

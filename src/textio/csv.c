@@ -1,4 +1,4 @@
-#include "rows/csv.h"
+#include "textio/csv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "rows/rows_parse.h"
+#include "textio/textio_parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,7 +7,8 @@
 
 #include "rows/rows_json.h"
 #include "rows/rows_schema.h"
-#include "rows/rows_text.h"
+#include "rows/rows_value.h"
+#include "textio/textio_text.h"
 #include "util/strutil.h"
 #include "util/arrow.h"
 
@@ -27,7 +28,7 @@ struct colb {
     size_t nkids;
 };
 
-struct rows_parser {
+struct textio_parser {
     const struct lake_table *t;
     struct colb *cols;
     size_t ncols;
@@ -40,13 +41,13 @@ struct rows_parser {
 
 /* The column being filled and where messages go. */
 struct ctx {
-    struct rows_parser *p;
-    struct rt_where at;
+    struct textio_parser *p;
+    struct rows_where at;
 };
 
 static int nomem(struct ctx *x)
 {
-    return rt_fail(&x->at, ERR_NOMEM, "out of memory");
+    return rows_fail(&x->at, ERR_NOMEM, "out of memory");
 }
 
 static size_t path_push(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -266,8 +267,8 @@ static int close_offsets(struct ctx *x, struct colb *b)
 {
     int rc = offset_push(b, child_end(b));
     if (rc == -2)
-        return rt_fail(&x->at, ERR_LIMIT,
-                       "more than 2 GiB in one batch of this column (lower --batch-rows)");
+        return rows_fail(&x->at, ERR_LIMIT,
+                         "more than 2 GiB in one batch of this column (lower --batch-rows)");
     if (rc != 0)
         return nomem(x);
     b->len++;
@@ -288,8 +289,8 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
 static int put_null(struct ctx *x, struct colb *b, bool missing)
 {
     if (!b->col->nullable)
-        return rt_fail(&x->at, ERR_INVALID,
-                       missing ? "a required value is missing" : "null in a required column");
+        return rows_fail(&x->at, ERR_INVALID,
+                         missing ? "a required value is missing" : "null in a required column");
     if (append_empty(b, false) != 0)
         return nomem(x);
     return 0;
@@ -299,7 +300,7 @@ static int bad_value(struct ctx *x, const struct colb *b, const char *why, const
 {
     char t[64], v[80];
     type_text(b->col, t, sizeof t);
-    return rt_fail(&x->at, ERR_INVALID, "%s: '%s' (%s)", why, shown(s, n, v, sizeof v), t);
+    return rows_fail(&x->at, ERR_INVALID, "%s: '%s' (%s)", why, shown(s, n, v, sizeof v), t);
 }
 
 static int put_int(struct ctx *x, struct colb *b, const char *s, size_t n)
@@ -335,12 +336,12 @@ static int put_temporal(struct ctx *x, struct colb *b, const char *s, size_t n)
         why = rt_parse_date(s, n, &d);
         v = d;
         break;
-    case LT_TIME: why = rt_parse_time(s, n, RT_MICROS, &v); break;
-    case LT_TIMESTAMP_S: why = rt_parse_timestamp(s, n, RT_SECONDS, false, &v); break;
-    case LT_TIMESTAMP_MS: why = rt_parse_timestamp(s, n, RT_MILLIS, false, &v); break;
-    case LT_TIMESTAMP: why = rt_parse_timestamp(s, n, RT_MICROS, false, &v); break;
-    case LT_TIMESTAMP_NS: why = rt_parse_timestamp(s, n, RT_NANOS, false, &v); break;
-    default: why = rt_parse_timestamp(s, n, RT_MICROS, true, &v); break;
+    case LT_TIME: why = rt_parse_time(s, n, ROWS_MICROS, &v); break;
+    case LT_TIMESTAMP_S: why = rt_parse_timestamp(s, n, ROWS_SECONDS, false, &v); break;
+    case LT_TIMESTAMP_MS: why = rt_parse_timestamp(s, n, ROWS_MILLIS, false, &v); break;
+    case LT_TIMESTAMP: why = rt_parse_timestamp(s, n, ROWS_MICROS, false, &v); break;
+    case LT_TIMESTAMP_NS: why = rt_parse_timestamp(s, n, ROWS_NANOS, false, &v); break;
+    default: why = rt_parse_timestamp(s, n, ROWS_MICROS, true, &v); break;
     }
     if (why)
         return bad_value(x, b, why, s, n);
@@ -398,13 +399,13 @@ static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int 
     case LT_STRING: {
         size_t at;
         if (!str_utf8_valid(s, n, &at))
-            return rt_fail(&x->at, ERR_INVALID, "invalid UTF-8 at byte %zu of the text", at + 1);
+            return rows_fail(&x->at, ERR_INVALID, "invalid UTF-8 at byte %zu of the text", at + 1);
         return append_bytes(x, b, s, n);
     }
     case LT_JSON: {
         struct error je;
         if (!rj_parse(s, n, NULL, &je))
-            return rt_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
+            return rows_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
         return append_bytes(x, b, s, n);
     }
     case LT_BINARY: {
@@ -419,7 +420,7 @@ static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int 
         struct error je;
         const struct rj_value *v = rj_parse(s, n, &x->p->scratch, &je);
         if (!v)
-            return rt_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
+            return rows_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
         return put_json(x, b, v, false);
     }
     }
@@ -453,10 +454,10 @@ static int bind_members(struct ctx *x, const struct rj_value *obj, const struct 
             k++;
         char v[80];
         if (k == nfields)
-            return rt_fail(&x->at, ERR_INVALID, "unknown %s '%s'", what,
-                           shown(obj->keys[i], obj->key_lens[i], v, sizeof v));
+            return rows_fail(&x->at, ERR_INVALID, "unknown %s '%s'", what,
+                             shown(obj->keys[i], obj->key_lens[i], v, sizeof v));
         if (slots[k])
-            return rt_fail(&x->at, ERR_INVALID, "%s '%s' given twice", what, fields[k].col->name);
+            return rows_fail(&x->at, ERR_INVALID, "%s '%s' given twice", what, fields[k].col->name);
         slots[k] = &obj->items[i];
     }
     return 0;
@@ -484,8 +485,8 @@ static int put_fields(struct ctx *x, struct colb *fields, size_t nfields,
 static int put_entry(struct ctx *x, struct colb *b, const struct rj_value *e)
 {
     if (e->type != RJ_OBJECT)
-        return rt_fail(&x->at, ERR_INVALID, "expected a {\"key\":..,\"value\":..} object, got %s",
-                       rj_type_name(e->type));
+        return rows_fail(&x->at, ERR_INVALID, "expected a {\"key\":..,\"value\":..} object, got %s",
+                         rj_type_name(e->type));
     const struct rj_value *k = NULL, *value = NULL;
     for (size_t m = 0; m < e->n; m++) {
         if (rj_key_is(e, m, "key") && !k)
@@ -493,7 +494,8 @@ static int put_entry(struct ctx *x, struct colb *b, const struct rj_value *e)
         else if (rj_key_is(e, m, "value") && !value)
             value = &e->items[m];
         else
-            return rt_fail(&x->at, ERR_INVALID, "a map entry holds exactly \"key\" and \"value\"");
+            return rows_fail(&x->at, ERR_INVALID,
+                             "a map entry holds exactly \"key\" and \"value\"");
     }
     size_t saved = path_push(x, ".key");
     int rc = put_json(x, &b->kids[0], k, k == NULL);
@@ -556,8 +558,8 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
     enum lake_type t = b->col->type;
     enum rj_type jt = v->type;
     if (!json_type_fits(b, jt))
-        return rt_fail(&x->at, ERR_INVALID, "expected %s, got %s", expected_json(b->col),
-                       rj_type_name(jt));
+        return rows_fail(&x->at, ERR_INVALID, "expected %s, got %s", expected_json(b->col),
+                         rj_type_name(jt));
     switch (t) {
     case LT_BOOLEAN: return append_bool(x, b, jt == RJ_TRUE);
     case LT_STRUCT:
@@ -587,10 +589,10 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
 
 /* ---- the parser ---- */
 
-int rows_parser_new(const struct lake_table *t, struct rows_parser **out, struct error *err)
+int textio_parser_new(const struct lake_table *t, struct textio_parser **out, struct error *err)
 {
     *out = NULL;
-    struct rows_parser *p = calloc(1, sizeof *p);
+    struct textio_parser *p = calloc(1, sizeof *p);
     if (!p)
         return error_nomem(err);
     p->t = t;
@@ -598,12 +600,12 @@ int rows_parser_new(const struct lake_table *t, struct rows_parser **out, struct
     p->ncols = t->root.nchildren;
     p->cols = calloc(p->ncols ? p->ncols : 1, sizeof *p->cols);
     if (!p->cols) {
-        rows_parser_free(p);
+        textio_parser_free(p);
         return error_nomem(err);
     }
     for (size_t i = 0; i < p->ncols; i++) {
         if (builder_init(&p->cols[i], t->root.children[i], err) != 0) {
-            rows_parser_free(p);
+            textio_parser_free(p);
             return -1;
         }
     }
@@ -611,7 +613,7 @@ int rows_parser_new(const struct lake_table *t, struct rows_parser **out, struct
     return 0;
 }
 
-void rows_parser_free(struct rows_parser *p)
+void textio_parser_free(struct textio_parser *p)
 {
     if (!p)
         return;
@@ -625,14 +627,14 @@ void rows_parser_free(struct rows_parser *p)
     free(p);
 }
 
-static void ctx_init(struct ctx *x, struct rows_parser *p, struct error *err)
+static void ctx_init(struct ctx *x, struct textio_parser *p, struct error *err)
 {
     x->p = p;
-    rt_where_init(&x->at, err);
+    rows_where_init(&x->at, err);
 }
 
 /* Readies the CSV binding for a header of n fields. */
-static int header_begin(struct rows_parser *p, size_t n, struct error *err)
+static int header_begin(struct textio_parser *p, size_t n, struct error *err)
 {
     free(p->csv_map);
     free(p->csv_seen);
@@ -643,7 +645,7 @@ static int header_begin(struct rows_parser *p, size_t n, struct error *err)
 }
 
 /* Binds header field i, named name (len bytes), to its column. */
-static int header_bind(struct rows_parser *p, size_t i, const char *name, size_t len,
+static int header_bind(struct textio_parser *p, size_t i, const char *name, size_t len,
                        struct error *err)
 {
     size_t k = 0;
@@ -663,7 +665,7 @@ static int header_bind(struct rows_parser *p, size_t i, const char *name, size_t
 }
 
 /* Checks that every required column got a header field. */
-static int header_end(struct rows_parser *p, struct error *err)
+static int header_end(struct textio_parser *p, struct error *err)
 {
     for (size_t k = 0; k < p->ncols; k++)
         if (!p->csv_seen[k] && !p->cols[k].col->nullable)
@@ -672,7 +674,7 @@ static int header_end(struct rows_parser *p, struct error *err)
     return 0;
 }
 
-int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, struct error *err)
+int textio_parser_csv_header(struct textio_parser *p, const struct csv_reader *r, struct error *err)
 {
     if (header_begin(p, r->nfields, err) != 0)
         return -1;
@@ -685,8 +687,8 @@ int rows_parser_csv_header(struct rows_parser *p, const struct csv_reader *r, st
     return header_end(p, err);
 }
 
-int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_t n,
-                          struct error *err)
+int textio_parser_csv_names(struct textio_parser *p, const char *const *names, size_t n,
+                            struct error *err)
 {
     if (header_begin(p, n, err) != 0)
         return -1;
@@ -696,7 +698,7 @@ int rows_parser_csv_names(struct rows_parser *p, const char *const *names, size_
     return header_end(p, err);
 }
 
-int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, struct error *err)
+int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, struct error *err)
 {
     if (!p->csv_map)
         return error_fail(err, ERR_INVALID, "no header");
@@ -729,7 +731,7 @@ int rows_parser_csv_row(struct rows_parser *p, const struct csv_reader *r, struc
     return rc;
 }
 
-int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, struct error *err)
+int textio_parser_json_row(struct textio_parser *p, const char *text, size_t len, struct error *err)
 {
     struct error je;
     const struct rj_value *v = rj_parse(text, len, &p->scratch, &je);
@@ -748,7 +750,7 @@ int rows_parser_json_row(struct rows_parser *p, const char *text, size_t len, st
     return rc;
 }
 
-int64_t rows_parser_pending(const struct rows_parser *p)
+int64_t textio_parser_pending(const struct textio_parser *p)
 {
     return p->ncols ? p->cols[0].len : 0;
 }
@@ -791,12 +793,12 @@ static int finish(struct colb *b, struct ArrowArray *a)
     return (a->buffers[1] || b->store == ST_STRUCT) ? 0 : -1;
 }
 
-int rows_parser_take(struct rows_parser *p, struct ArrowSchema *schema, struct ArrowArray *batch,
-                     struct error *err)
+int textio_parser_take(struct textio_parser *p, struct ArrowSchema *schema,
+                       struct ArrowArray *batch, struct error *err)
 {
     if (rows_table_arrow_schema(p->t, schema) != 0)
         return error_nomem(err);
-    int64_t n = rows_parser_pending(p);
+    int64_t n = textio_parser_pending(p);
     if (arrow_array_init(batch, 1, (int64_t)p->ncols) != 0)
         goto nomem;
     batch->length = n;
