@@ -13,6 +13,7 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "server/storage_guard.h"
+#include "server/store/catalogs.h"
 #include "server/store/compaction.h"
 #include "server/store/tables.h"
 #include "util/failpoint.h"
@@ -33,7 +34,7 @@ static int load_layout(struct srv_ctx *ctx, const struct catalog_row *cat,
                        const struct cpt_group *g, struct lake_table *live,
                        struct lake_table *layout, int64_t *at, struct error *err)
 {
-    if (store_compaction_head(ctx->db, cat->id, at, err) != 0)
+    if (store_catalog_head(ctx->db, cat->id, at, err) != 0)
         return error_prefix(err, "catalog head");
     struct table_ref ref = {.table_id = g->table_id, .name = g->table_name, .properties = "{}"};
     if (store_table_load(ctx, cat, &ref, *at, false, live, err) != 0 ||

@@ -9,6 +9,7 @@
 #include "server/maintenance/maintenance.h"
 #include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
+#include "server/store/catalogs.h"
 #include "server/store/retention.h"
 #include "util/failpoint.h"
 #include "util/timefmt.h"
@@ -106,7 +107,7 @@ static int phase_b(PGconn *pg, int64_t catalog_id, const struct expiry_options *
                    struct expiry_result *out, struct error *err)
 {
     int64_t floor;
-    if (store_retention_earliest(pg, catalog_id, &floor, err) != 0)
+    if (store_catalog_earliest(pg, catalog_id, &floor, err) != 0)
         return -1;
     if (floor == 0)
         return 0;

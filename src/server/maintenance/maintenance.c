@@ -10,6 +10,7 @@
 #include "server/auth/audit.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
+#include "server/store/catalogs.h"
 #include "server/store/maintenance_runs.h"
 #include "util/log.h"
 #include "util/timefmt.h"
@@ -136,14 +137,14 @@ static void sweep(struct loop *l)
         db_pool_release(conn);
         return;
     }
-    struct store_runs_catalogs cats;
-    if (store_runs_list_catalogs(conn->pg, &cats, &err) != 0) {
+    struct store_catalog_ids cats;
+    if (store_catalog_ids_list(conn->pg, &cats, &err) != 0) {
         log_warn("maintenance %s: cannot list catalogs: %s", l->task->name, err.msg);
         db_pool_release(conn);
         return;
     }
-    for (int i = 0; i < store_runs_catalogs_count(&cats) && !stopping(m); i++) {
-        int64_t id = store_runs_catalogs_id(&cats, i);
+    for (int i = 0; i < store_catalog_ids_count(&cats) && !stopping(m); i++) {
+        int64_t id = store_catalog_ids_at(&cats, i);
         int got = store_runs_try_lock(conn->pg, l->task->name, id, &err);
         if (got < 0) {
             log_warn("maintenance %s: lock attempt failed: %s", l->task->name, err.msg);
@@ -156,7 +157,7 @@ static void sweep(struct loop *l)
         json_decref(result);
         unlock(conn->pg, l->task->name, id);
     }
-    store_runs_catalogs_free(&cats);
+    store_catalog_ids_free(&cats);
     db_pool_release(conn);
 }
 

@@ -192,3 +192,60 @@ int store_catalog_lock(struct db_conn *db, int64_t catalog_id, int64_t lock_budg
     PQclear(r);
     return found;
 }
+
+int store_catalog_ids_list(PGconn *pg, struct store_catalog_ids *out, struct error *err)
+{
+    out->r = db_exec(pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, err);
+    return out->r ? 0 : -1;
+}
+
+int store_catalog_ids_count(const struct store_catalog_ids *v)
+{
+    return PQntuples(v->r);
+}
+
+int64_t store_catalog_ids_at(const struct store_catalog_ids *v, int i)
+{
+    return db_i64(v->r, i, 0);
+}
+
+void store_catalog_ids_free(struct store_catalog_ids *v)
+{
+    PQclear(v->r);
+    v->r = NULL;
+}
+
+/* One bigint of the catalog's row: 1 with *out set, 0 when it is gone. */
+static int catalog_i64(PGconn *pg, const char *sql, int64_t catalog_id, int64_t *out,
+                       struct error *err)
+{
+    struct db_params p;
+    DB_PARAMS_IDS(&p, catalog_id);
+    PGresult *r = db_exec(pg, sql, &p, err);
+    if (!r)
+        return -1;
+    int found = PQntuples(r) > 0;
+    *out = found ? db_i64(r, 0, 0) : 0;
+    PQclear(r);
+    return found;
+}
+
+int store_catalog_head(struct db_conn *db, int64_t catalog_id, int64_t *head, struct error *err)
+{
+    int found =
+        catalog_i64(db->pg, "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1",
+                    catalog_id, head, err);
+    if (found == 0)
+        return error_fail(err, ERR_NOT_FOUND, "catalog %lld is gone", (long long)catalog_id);
+    return found < 0 ? -1 : 0;
+}
+
+int store_catalog_earliest(PGconn *pg, int64_t catalog_id, int64_t *floor, struct error *err)
+{
+    return catalog_i64(pg,
+                       "SELECT coalesce(earliest_snapshot_id, 0) FROM hog_catalog"
+                       " WHERE catalog_id = $1",
+                       catalog_id, floor, err) < 0
+               ? -1
+               : 0;
+}

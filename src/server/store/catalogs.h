@@ -9,6 +9,7 @@
 #ifndef HL_SERVER_STORE_CATALOGS_H
 #define HL_SERVER_STORE_CATALOGS_H
 
+#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,5 +86,19 @@ struct store_catalog_options {
 /* Updates the catalog's options in one statement. 0 or -1. */
 int store_catalog_update_options(struct db_conn *db, int64_t catalog_id,
                                  const struct store_catalog_options *o, struct error *err);
+
+/* Every catalog id, ascending (a sweep's order), over the query's result. */
+struct store_catalog_ids {
+    PGresult *r;
+};
+int store_catalog_ids_list(PGconn *pg, struct store_catalog_ids *out, struct error *err);
+int store_catalog_ids_count(const struct store_catalog_ids *v);
+int64_t store_catalog_ids_at(const struct store_catalog_ids *v, int i);
+void store_catalog_ids_free(struct store_catalog_ids *v);
+
+/* The catalog's last snapshot id: ERR_NOT_FOUND when it is gone. */
+int store_catalog_head(struct db_conn *db, int64_t catalog_id, int64_t *head, struct error *err);
+/* The catalog's current expiry floor (0 when none or gone). */
+int store_catalog_earliest(PGconn *pg, int64_t catalog_id, int64_t *floor, struct error *err);
 
 #endif

@@ -366,20 +366,6 @@ int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t tabl
                   &p, err);
 }
 
-int store_compaction_head(struct db_conn *db, int64_t catalog_id, int64_t *head, struct error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    PGresult *r =
-        db_exec(db->pg, "SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = $1", &p, err);
-    if (!r)
-        return -1;
-    *head = db_i64(r, 0, 0);
-    PQclear(r);
-    return 0;
-}
-
 int store_compaction_backlog(PGconn *pg, int64_t catalog_id, int64_t target_bytes,
                              int64_t *small_files, struct error *err)
 {

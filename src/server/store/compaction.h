@@ -160,8 +160,6 @@ int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t tabl
 
 /* ---- reads ---- */
 
-/* The catalog's last snapshot id. */
-int store_compaction_head(struct db_conn *db, int64_t catalog_id, int64_t *head, struct error *err);
 /* Live files under target_bytes of the catalog's live tables. */
 int store_compaction_backlog(PGconn *pg, int64_t catalog_id, int64_t target_bytes,
                              int64_t *small_files, struct error *err);

@@ -6,28 +6,6 @@
 
 #include "server/db/db.h"
 
-int store_runs_list_catalogs(PGconn *pg, struct store_runs_catalogs *out, struct error *err)
-{
-    out->r = db_exec(pg, "SELECT catalog_id FROM hog_catalog ORDER BY catalog_id", NULL, err);
-    return out->r ? 0 : -1;
-}
-
-int store_runs_catalogs_count(const struct store_runs_catalogs *v)
-{
-    return PQntuples(v->r);
-}
-
-int64_t store_runs_catalogs_id(const struct store_runs_catalogs *v, int i)
-{
-    return db_i64(v->r, i, 0);
-}
-
-void store_runs_catalogs_free(struct store_runs_catalogs *v)
-{
-    PQclear(v->r);
-    v->r = NULL;
-}
-
 /* Advisory lock on (task, catalog) in the two-int4 key space, which never
  * collides with the bigint catalog locks commits take. */
 #define MAINT_LOCK_ARGS "hashtext('hoglake.maint.' || $1), ($2::bigint % 2147483648)::int"

@@ -14,15 +14,6 @@
 
 struct error;
 
-/* Every catalog id, ascending (a sweep's order), over the query's result. */
-struct store_runs_catalogs {
-    PGresult *r;
-};
-int store_runs_list_catalogs(PGconn *pg, struct store_runs_catalogs *out, struct error *err);
-int store_runs_catalogs_count(const struct store_runs_catalogs *v);
-int64_t store_runs_catalogs_id(const struct store_runs_catalogs *v, int i);
-void store_runs_catalogs_free(struct store_runs_catalogs *v);
-
 /* Takes the (task, catalog) session lock if free: 1 taken, 0 held
  * elsewhere, -1. */
 int store_runs_try_lock(PGconn *pg, const char *task, int64_t catalog_id, struct error *err);

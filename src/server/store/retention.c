@@ -124,20 +124,6 @@ int store_retention_advance(PGconn *pg, int64_t catalog_id, int64_t from, int64_
     return 0;
 }
 
-int store_retention_earliest(PGconn *pg, int64_t catalog_id, int64_t *floor, struct error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    PGresult *r =
-        db_exec(pg, "SELECT earliest_snapshot_id FROM hog_catalog WHERE catalog_id = $1", &p, err);
-    if (!r)
-        return -1;
-    *floor = PQntuples(r) > 0 && !db_isnull(r, 0, 0) ? db_i64(r, 0, 0) : 0;
-    PQclear(r);
-    return 0;
-}
-
 /* One page of ended data files (end_snapshot <= floor) with every one of
  * their deletion vectors; returns the data files taken and the DVs. */
 static const char purge_data_page_sql[] =

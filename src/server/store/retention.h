@@ -57,9 +57,6 @@ int store_retention_read_floor(PGconn *pg, int64_t catalog_id, struct store_rete
 int store_retention_advance(PGconn *pg, int64_t catalog_id, int64_t from, int64_t floor,
                             int64_t *expired, struct error *err);
 
-/* The catalog's current floor (0 when none or gone). */
-int store_retention_earliest(PGconn *pg, int64_t catalog_id, int64_t *floor, struct error *err);
-
 /* The two arms of the purge, in the order expiry runs them. */
 enum store_retention_arm {
     STORE_RETENTION_ENDED_FILES, /* ended data files with all their DVs */
