@@ -739,6 +739,16 @@ static bool arrow_valid(const struct ArrowArray *a, int64_t i)
     return (bits[p >> 3] >> (p & 7)) & 1;
 }
 
+/* Stores element p of an array of `from` values, widened to `to`, in out
+ * (both read and written unaligned). */
+#define WIDEN_INTO(out, data, p, from, to)                                                         \
+    do {                                                                                           \
+        from s_;                                                                                   \
+        memcpy(&s_, (data) + (p) * (int64_t)sizeof s_, sizeof s_);                                 \
+        to x_ = s_;                                                                                \
+        memcpy((out), &x_, sizeof x_);                                                             \
+    } while (0)
+
 /* Reads element i of a leaf array in physical form: fixed values into tmp,
  * byte arrays as a pointer into the array. 0, or -1 with err filled. */
 static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t i, uint8_t *tmp,
@@ -751,37 +761,11 @@ static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t 
     switch (c->conv) {
     case CONV_COPY: *v = data + p * c->width; return 0;
     case CONV_BOOL: tmp[0] = (data[p >> 3] >> (p & 7)) & 1; return 0;
-    case CONV_I8_TO_I32: {
-        int32_t x = ((const int8_t *)data)[p];
-        memcpy(tmp, &x, 4);
-        return 0;
-    }
-    case CONV_I16_TO_I32: {
-        int16_t s;
-        memcpy(&s, data + p * 2, 2);
-        int32_t x = s;
-        memcpy(tmp, &x, 4);
-        return 0;
-    }
-    case CONV_U8_TO_I32: {
-        int32_t x = data[p];
-        memcpy(tmp, &x, 4);
-        return 0;
-    }
-    case CONV_U16_TO_I32: {
-        uint16_t s;
-        memcpy(&s, data + p * 2, 2);
-        int32_t x = s;
-        memcpy(tmp, &x, 4);
-        return 0;
-    }
-    case CONV_U32_TO_I64: {
-        uint32_t s;
-        memcpy(&s, data + p * 4, 4);
-        int64_t x = s;
-        memcpy(tmp, &x, 8);
-        return 0;
-    }
+    case CONV_I8_TO_I32: WIDEN_INTO(tmp, data, p, int8_t, int32_t); return 0;
+    case CONV_I16_TO_I32: WIDEN_INTO(tmp, data, p, int16_t, int32_t); return 0;
+    case CONV_U8_TO_I32: WIDEN_INTO(tmp, data, p, uint8_t, int32_t); return 0;
+    case CONV_U16_TO_I32: WIDEN_INTO(tmp, data, p, uint16_t, int32_t); return 0;
+    case CONV_U32_TO_I64: WIDEN_INTO(tmp, data, p, uint32_t, int64_t); return 0;
     case CONV_SEC_TO_MILLIS: {
         int64_t s;
         memcpy(&s, data + p * 8, 8);
@@ -830,6 +814,7 @@ static int load_value(const struct colw *c, const struct ArrowArray *a, int64_t 
     }
     return error_fail(err, ERR_INVALID, "unsupported conversion");
 }
+#undef WIDEN_INTO
 
 static int nomem(struct error *err)
 {
