@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "server/commit/commit_req.h"
+#include "server/http/api.h"
 #include "util/sha256.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -882,10 +883,21 @@ static void test_fingerprint_changes(void **state)
 
 /* ---- paths ---- */
 
+/* commit_check_path as the commit answers it: its struct error through
+ * the HTTP edge. */
+static int check_path(const char *data_path, const char *path, const char *what,
+                      struct api_error *err)
+{
+    struct error e;
+    if (commit_check_path(data_path, path, what, &e) == 0)
+        return 0;
+    return api_from_error(err, &e, "path");
+}
+
 static void expect_path(const char *data_path, const char *path, bool ok)
 {
     struct api_error err = {0};
-    int rc = commit_check_path(data_path, path, "file path", &err);
+    int rc = check_path(data_path, path, "file path", &err);
     if (ok && rc != 0)
         fail_msg("'%s' under '%s' refused: %s", path, data_path, err.detail);
     if (!ok) {
@@ -963,16 +975,16 @@ static void test_check_path(void **state)
                 "file:///var/lib/hoglake/warehouse/demo/../demo2/f.parquet", false);
     /* The detail says which rule and quotes the path; `what` names it. */
     struct api_error err = {0};
-    assert_int_equal(commit_check_path("s3://b/p", "s3://b/q/x", "deletion vector path", &err), -1);
+    assert_int_equal(check_path("s3://b/p", "s3://b/q/x", "deletion vector path", &err), -1);
     assert_non_null(strstr(err.detail, "deletion vector path 's3://b/q/x' is not under the "
                                        "catalog's data_path 's3://b/p'"));
-    assert_int_equal(commit_check_path("s3://b/p", "s3://b/p/a b", "file path", &err), -1);
+    assert_int_equal(check_path("s3://b/p", "s3://b/p/a b", "file path", &err), -1);
     assert_non_null(strstr(err.detail, "whitespace or a control character"));
-    assert_int_equal(commit_check_path("s3://b/p", "s3://b/p/", "file path", &err), -1);
+    assert_int_equal(check_path("s3://b/p", "s3://b/p/", "file path", &err), -1);
     assert_non_null(strstr(err.detail, "names no file"));
-    assert_int_equal(commit_check_path("s3://b/p", "s3://b/p/a/../b", "file path", &err), -1);
+    assert_int_equal(check_path("s3://b/p", "s3://b/p/a/../b", "file path", &err), -1);
     assert_non_null(strstr(err.detail, "empty, '.' or '..' segment"));
-    assert_int_equal(commit_check_path("s3://b/p", "s3://b/p/a/", "file path", &err), -1);
+    assert_int_equal(check_path("s3://b/p", "s3://b/p/a/", "file path", &err), -1);
     assert_non_null(strstr(err.detail, "ends with '/'"));
     json_decref(err.extra);
 }

@@ -10,124 +10,135 @@
 #include "server/commit/commit_internal.h"
 #include "server/server.h"
 #include "util/base64.h"
+#include "util/timefmt.h"
 
-/* Fills x->live from the live-tables result, by ordinality. */
-static int take_live_tables(struct commit_ctx *x, struct api_error *err)
+/* Fills x->live from the live tables read, by ordinal. */
+static int take_live_tables(struct commit_ctx *x, struct error *err)
 {
-    const PGresult *r = x->reads.b.results[x->slot.live];
-    for (int row = 0; row < PQntuples(r); row++) {
-        int64_t ord = db_i64(r, row, 0);
-        if (ord < 1 || (uint64_t)ord > x->c->ntables)
+    int rows = store_commit_live_count(&x->reads, x->slot.live);
+    for (int row = 0; row < rows; row++) {
+        struct store_commit_live_table t;
+        store_commit_live_table(&x->reads, x->slot.live, row, &t);
+        if (t.ordinal < 1 || (uint64_t)t.ordinal > x->c->ntables)
             continue;
-        struct table_live *l = &x->live[ord - 1];
+        struct table_live *l = &x->live[t.ordinal - 1];
         l->found = true;
-        l->table_id = db_i64(r, row, 1);
-        l->uuid = arena_strdup(&x->req->arena, db_str(r, row, 2));
+        l->table_id = t.table_id;
+        l->uuid = arena_strdup(x->ctx->arena, t.uuid);
         if (!l->uuid)
-            return api_nomem(err);
-        l->has_spec = !db_isnull(r, row, 3);
-        l->spec_id = l->has_spec ? db_i64(r, row, 3) : 0;
-        l->nspec_fields = db_i64(r, row, 4);
-        if (db_isnull(r, row, 5))
-            return api_fail(err, 500, "internal_error", "table %lld has no row-id allocator",
-                            (long long)l->table_id);
-        l->next_row_id = db_i64(r, row, 5);
-        l->stats_bytes = db_i64(r, row, 6);
-        l->ddl_since_read = db_bool(r, row, 7);
+            return error_nomem(err);
+        l->has_spec = t.has_spec;
+        l->spec_id = t.spec_id;
+        l->nspec_fields = t.nspec_fields;
+        if (!t.has_allocator)
+            return error_fail(err, ERR_INTERNAL, "table %lld has no row-id allocator",
+                              (long long)l->table_id);
+        l->next_row_id = t.next_row_id;
+        l->stats_bytes = t.stats_bytes;
+        l->ddl_since_read = t.ddl_since_read;
     }
     return 0;
 }
 
 /* ---- step 7: the live tables ---- */
 
-static int resolve_table(struct commit_ctx *x, size_t i, struct api_error *err)
+/* The conflict names table i and asks the writer to re-prepare. */
+static void name_table(struct commit_ctx *x, size_t i)
+{
+    const char **tables = arena_calloc(x->ctx->arena, 1, sizeof *tables);
+    if (tables && (tables[0] = commit_table_label(x, i)) != NULL) {
+        x->out->tables = tables;
+        x->out->ntables = 1;
+    }
+    x->out->re_prepare = true;
+}
+
+static int resolve_table(struct commit_ctx *x, size_t i, struct error *err)
 {
     const struct commit_table *t = &x->c->tables[i];
     const struct table_live *l = &x->live[i];
     if (l->found) {
         for (size_t k = 0; k < t->nexpected; k++) {
             if (strcmp(t->expected_uuids[k], l->uuid) != 0) {
-                json_t *tables = json_pack("[s]", commit_table_label(x, i));
-                if (tables)
-                    api_error_set_extra(err, "tables", tables);
-                api_error_set_extra(err, "retry", json_string("re-prepare"));
-                return api_conflict(err, "table_recreated",
-                                    "table '%s.%s' is now incarnation %s, not the expected %s",
-                                    t->namespace_name, t->name, l->uuid, t->expected_uuids[k]);
+                name_table(x, i);
+                return error_fail_reason(err, ERR_CONFLICT, "table_recreated",
+                                         "table '%s.%s' is now incarnation %s, not the expected %s",
+                                         t->namespace_name, t->name, l->uuid, t->expected_uuids[k]);
             }
         }
         return 0;
     }
     /* Dropped (a version row ended by the drop) or never there: a refusal,
      * so one more round trip costs nothing that matters. */
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, x->cat.id);
-    db_param_str(&p, t->namespace_name);
-    db_param_str(&p, t->name);
-    PGresult *r =
-        req_query(x->req,
-                  "SELECT max(t.dropped_snapshot) FROM hog_namespace n"
-                  " JOIN hog_table_version v ON v.catalog_id = n.catalog_id"
-                  "  AND v.namespace_id = n.namespace_id"
-                  " JOIN hog_table t ON t.catalog_id = v.catalog_id AND t.table_id = v.table_id"
-                  " WHERE n.catalog_id = $1 AND n.name = $2 AND v.name = $3"
-                  "  AND t.dropped_snapshot IS NOT NULL AND v.end_snapshot = t.dropped_snapshot",
-                  &p, "dropped table lookup", err);
-    if (!r)
+    int64_t at = 0;
+    int dropped =
+        store_commit_dropped_at(x->ctx->db, x->cat.id, t->namespace_name, t->name, &at, err);
+    if (dropped < 0) {
+        x->out->failed_step = "dropped table lookup";
         return -1;
-    bool dropped = !db_isnull(r, 0, 0);
-    int64_t at = dropped ? db_i64(r, 0, 0) : 0;
-    PQclear(r);
+    }
     if (dropped)
-        return api_conflict(err, "table_dropped", "table '%s.%s' was dropped at snapshot %lld",
-                            t->namespace_name, t->name, (long long)at);
-    return api_validation(err, "unknown table '%s.%s' in catalog '%s'", t->namespace_name, t->name,
-                          x->cat.name);
+        return error_fail_reason(err, ERR_CONFLICT, "table_dropped",
+                                 "table '%s.%s' was dropped at snapshot %lld", t->namespace_name,
+                                 t->name, (long long)at);
+    return error_fail(err, ERR_INVALID, "unknown table '%s.%s' in catalog '%s'", t->namespace_name,
+                      t->name, x->cat.name);
 }
 
 /* ---- step 8: conflicts since read_snapshot ---- */
 
-static int conflict_check(struct commit_ctx *x, struct api_error *err)
+static int cmp_labels(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The 410 of a read_snapshot below the floor, as every time-travel path
+ * words it. */
+static int read_snapshot_expired(struct commit_ctx *x, int64_t rs, struct error *err)
+{
+    char when[80] = "";
+    if (x->cat.has_earliest_time) {
+        char ts[48];
+        time_format_iso8601(x->cat.earliest_time_us, ts, sizeof ts);
+        snprintf(when, sizeof when, ", reached at %s", ts);
+    }
+    return error_fail(err, ERR_EXPIRED,
+                      "read_snapshot %lld is below the expiry floor (earliest retained snapshot is "
+                      "%lld%s) for catalog '%s'",
+                      (long long)rs, (long long)x->earliest, when, x->cat.name);
+}
+
+static int conflict_check(struct commit_ctx *x, struct error *err)
 {
     int64_t rs = x->c->read_snapshot;
     if (rs > x->head)
-        return api_validation(err, "read_snapshot %lld is after the catalog's head %lld",
-                              (long long)rs, (long long)x->head);
-    if (rs < x->earliest) {
-        x->cat.earliest = x->earliest;
-        return timetravel_expired(err, &x->cat, rs, "read_snapshot");
-    }
+        return error_fail(err, ERR_INVALID, "read_snapshot %lld is after the catalog's head %lld",
+                          (long long)rs, (long long)x->head);
+    if (rs < x->earliest)
+        return read_snapshot_expired(x, rs, err);
     /* Only DDL conflicts with an append (appends never conflict with
      * appends), so every conflict here is ddl_since_read_snapshot; the
      * data conflicts of deletion vectors are checked with their targets. */
-    json_t *tables = json_array();
+    const char **tables = arena_calloc(x->ctx->arena, x->c->ntables, sizeof *tables);
     if (!tables)
-        return api_nomem(err);
+        return error_nomem(err);
+    size_t n = 0;
     for (size_t i = 0; i < x->c->ntables; i++)
-        if (x->live[i].ddl_since_read)
-            json_array_append_new(tables, json_string(commit_table_label(x, i)));
-    if (json_array_size(tables) == 0) {
-        json_decref(tables);
+        if (x->live[i].ddl_since_read && !(tables[n++] = commit_table_label(x, i)))
+            return error_nomem(err);
+    if (n == 0)
         return 0;
-    }
     /* Sorted, so the answer does not depend on the request's order. */
-    size_t nt = json_array_size(tables);
-    for (size_t a = 1; a < nt; a++)
-        for (size_t b = a; b > 0 && strcmp(json_string_value(json_array_get(tables, b - 1)),
-                                           json_string_value(json_array_get(tables, b))) > 0;
-             b--) {
-            json_t *tmp = json_incref(json_array_get(tables, b));
-            json_array_set(tables, b, json_array_get(tables, b - 1));
-            json_array_set_new(tables, b - 1, tmp);
-        }
-    api_error_set_extra(err, "tables", tables);
-    api_error_set_extra(err, "read_snapshot", json_integer(rs));
-    api_error_set_extra(err, "retry", json_string("re-prepare"));
-    return api_conflict(err, "ddl_since_read_snapshot",
-                        "a touched table's definition changed after read_snapshot %lld; "
-                        "re-prepare against the new definition",
-                        (long long)rs);
+    qsort(tables, n, sizeof *tables, cmp_labels);
+    x->out->tables = tables;
+    x->out->ntables = n;
+    x->out->has_read_snapshot = true;
+    x->out->read_snapshot = rs;
+    x->out->re_prepare = true;
+    return error_fail_reason(err, ERR_CONFLICT, "ddl_since_read_snapshot",
+                             "a touched table's definition changed after read_snapshot %lld; "
+                             "re-prepare against the new definition",
+                             (long long)rs);
 }
 
 /* ---- step 9: validating appends ---- */
@@ -147,33 +158,25 @@ static const struct column_info *find_column(const struct table_live *l, int64_t
     return NULL;
 }
 
-/* Takes table i's live columns from the batch's column rows (ordered by
- * table, then field id). */
-static int load_columns(struct commit_ctx *x, size_t i, struct api_error *err)
+/* Takes table i's live columns from the columns read. */
+static int load_columns(struct commit_ctx *x, size_t i, struct error *err)
 {
     struct table_live *l = &x->live[i];
-    const PGresult *r = x->reads.b.results[x->slot.columns];
-    int first = 0, rows = PQntuples(r);
-    while (first < rows && db_i64(r, first, 0) != l->table_id)
-        first++;
-    int end = first;
-    while (end < rows && db_i64(r, end, 0) == l->table_id)
-        end++;
-    int n = end - first;
-    l->cols = arena_calloc(&x->req->arena, (size_t)(n ? n : 1), sizeof *l->cols);
+    int first, n = store_commit_columns_of(&x->reads, x->slot.columns, l->table_id, &first);
+    l->cols = arena_calloc(x->ctx->arena, (size_t)(n ? n : 1), sizeof *l->cols);
     if (!l->cols)
-        return api_nomem(err);
+        return error_nomem(err);
     for (int k = 0; k < n; k++) {
-        int row = first + k;
+        struct store_commit_column col;
+        store_commit_column(&x->reads, x->slot.columns, first + k, &col);
         struct column_info *c = &l->cols[k];
-        c->field_id = db_i64(r, row, 1);
+        c->field_id = col.field_id;
         const char *why;
-        if (lake_type_lookup(db_str(r, row, 2), &c->type, &why) != LAKE_TYPE_OK)
-            return api_fail(err, 500, "internal_error", "stored column type '%s' is unknown",
-                            db_str(r, row, 2));
-        c->precision = (int)db_i64(r, row, 3);
-        c->scale = (int)db_i64(r, row, 4);
-        c->parent_field_id = db_i64(r, row, 5);
+        if (lake_type_lookup(col.type, &c->type, &why) != LAKE_TYPE_OK)
+            return error_fail(err, ERR_INTERNAL, "stored column type '%s' is unknown", col.type);
+        c->precision = col.precision;
+        c->scale = col.scale;
+        c->parent_field_id = col.parent_field_id;
     }
     l->ncols = (size_t)n;
     /* Parents have lower field ids, so one pass in id order settles each
@@ -191,7 +194,7 @@ static int load_columns(struct commit_ctx *x, size_t i, struct api_error *err)
 /* Decodes a base64 bound into the request arena; *out stays NULL (and
  * the repair is counted) when it is not base64 at all. */
 static int decode_bound(struct commit_ctx *x, const char *b64, uint8_t **out, size_t *out_len,
-                        struct api_error *err)
+                        struct error *err)
 {
     *out = NULL;
     *out_len = 0;
@@ -203,10 +206,10 @@ static int decode_bound(struct commit_ctx *x, const char *b64, uint8_t **out, si
         x->repaired++;
         return 0;
     }
-    *out = arena_alloc(&x->req->arena, raw.len ? raw.len : 1);
+    *out = arena_alloc(x->ctx->arena, raw.len ? raw.len : 1);
     if (!*out) {
         buf_free(&raw);
-        return api_nomem(err);
+        return error_nomem(err);
     }
     if (raw.len)
         memcpy(*out, raw.data, raw.len);
@@ -218,7 +221,7 @@ static int decode_bound(struct commit_ctx *x, const char *b64, uint8_t **out, si
 /* Sanitizes a stat's bounds as the contract asks (bounds.h): undecodable,
  * NaN and inverted bounds are dropped, zero bounds canonicalised. */
 static int take_bounds(struct commit_ctx *x, const struct column_info *col, struct commit_stat *s,
-                       struct api_error *err)
+                       struct error *err)
 {
     uint8_t *lo, *hi;
     size_t lo_len, hi_len;
@@ -241,37 +244,38 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct api_error *err)
+static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error *err)
 {
     const struct commit_table *t = &x->c->tables[ti];
     struct commit_file *f = &t->files[fi];
     const struct table_live *l = &x->live[ti];
     if (f->nstats == 0)
         return 0;
-    int64_t *ids = arena_calloc(&x->req->arena, f->nstats, sizeof *ids);
+    int64_t *ids = arena_calloc(x->ctx->arena, f->nstats, sizeof *ids);
     if (!ids)
-        return api_nomem(err);
+        return error_nomem(err);
     for (size_t i = 0; i < f->nstats; i++)
         ids[i] = f->stats[i].field_id;
     qsort(ids, f->nstats, sizeof *ids, cmp_i64);
     for (size_t i = 1; i < f->nstats; i++)
         if (ids[i] == ids[i - 1])
-            return api_validation(err, "%s.%s: file '%.300s' has two statistics for field id %lld",
-                                  t->namespace_name, t->name, f->path, (long long)ids[i]);
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s: file '%.300s' has two statistics for field id %lld",
+                              t->namespace_name, t->name, f->path, (long long)ids[i]);
     for (size_t i = 0; i < f->nstats; i++) {
         struct commit_stat *s = &f->stats[i];
         const struct column_info *col = find_column(l, s->field_id);
         if (!col)
-            return api_validation(err,
-                                  "%s.%s: file '%.300s' has statistics for field id %lld, "
-                                  "which is not a live column",
-                                  t->namespace_name, t->name, f->path, (long long)s->field_id);
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s: file '%.300s' has statistics for field id %lld, "
+                              "which is not a live column",
+                              t->namespace_name, t->name, f->path, (long long)s->field_id);
         if (lake_type_is_container(col->type) || col->type == LT_VARIANT)
-            return api_validation(err,
-                                  "%s.%s: file '%.300s' has statistics for field id %lld, a "
-                                  "%s column, which has none",
-                                  t->namespace_name, t->name, f->path, (long long)s->field_id,
-                                  lake_type_name(col->type));
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s: file '%.300s' has statistics for field id %lld, a "
+                              "%s column, which has none",
+                              t->namespace_name, t->name, f->path, (long long)s->field_id,
+                              lake_type_name(col->type));
         /* Impossible counts are clamped rather than refused: a column
          * outside any list or map has one value per row. */
         if (!col->repeated && s->value_count > f->record_count) {
@@ -296,7 +300,7 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct api_er
     return 0;
 }
 
-static int validate_appends(struct commit_ctx *x, size_t ti, struct api_error *err)
+static int validate_appends(struct commit_ctx *x, size_t ti, struct error *err)
 {
     const struct commit_table *t = &x->c->tables[ti];
     struct table_live *l = &x->live[ti];
@@ -312,20 +316,20 @@ static int validate_appends(struct commit_ctx *x, size_t ti, struct api_error *e
         const struct commit_file *f = &t->files[i];
         if (partitioned &&
             (!f->has_partition_values || (int64_t)f->npartition_values != l->nspec_fields))
-            return api_validation(err,
-                                  "%s.%s is partitioned by %lld field(s); file '%.300s' carries "
-                                  "%zu partition value(s)",
-                                  t->namespace_name, t->name, (long long)l->nspec_fields, f->path,
-                                  f->has_partition_values ? f->npartition_values : 0);
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s is partitioned by %lld field(s); file '%.300s' carries "
+                              "%zu partition value(s)",
+                              t->namespace_name, t->name, (long long)l->nspec_fields, f->path,
+                              f->has_partition_values ? f->npartition_values : 0);
         if (!partitioned && f->has_partition_values)
-            return api_validation(err,
-                                  "%s.%s is not partitioned; file '%.300s' carries partition "
-                                  "values",
-                                  t->namespace_name, t->name, f->path);
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s is not partitioned; file '%.300s' carries partition "
+                              "values",
+                              t->namespace_name, t->name, f->path);
         if (__builtin_add_overflow(l->records, f->record_count, &l->records) ||
             __builtin_add_overflow(l->bytes, f->file_size_bytes, &l->bytes))
-            return api_validation(err, "%s.%s: the files' record counts or sizes overflow",
-                                  t->namespace_name, t->name);
+            return error_fail(err, ERR_INVALID, "%s.%s: the files' record counts or sizes overflow",
+                              t->namespace_name, t->name);
         if (check_stats(x, ti, i, err) != 0)
             return -1;
     }
@@ -336,8 +340,8 @@ static int validate_appends(struct commit_ctx *x, size_t ti, struct api_error *e
 
 /* Checks every DV against its target (contract §4.5); fills targets[]
  * parallel to the table's DVs. */
-static int validate_dvs(struct commit_ctx *x, size_t ti, struct dv_target *targets,
-                        struct api_error *err)
+static int validate_dvs(struct commit_ctx *x, size_t ti, struct store_commit_dv_target *targets,
+                        struct error *err)
 {
     const struct commit_table *t = &x->c->tables[ti];
     if (t->ndvs == 0)
@@ -345,102 +349,88 @@ static int validate_dvs(struct commit_ctx *x, size_t ti, struct dv_target *targe
     for (size_t i = 0; i < t->ndvs; i++)
         for (size_t k = 0; k < i; k++)
             if (t->dvs[i].data_file_id == t->dvs[k].data_file_id)
-                return api_validation(err,
-                                      "%s.%s: two deletion vectors for data file %lld in one "
-                                      "commit; merge them",
-                                      t->namespace_name, t->name,
-                                      (long long)t->dvs[i].data_file_id);
-    const PGresult *r = x->reads.b.results[x->slot.dv_targets];
-    int rows = PQntuples(r);
+                return error_fail(err, ERR_INVALID,
+                                  "%s.%s: two deletion vectors for data file %lld in one "
+                                  "commit; merge them",
+                                  t->namespace_name, t->name, (long long)t->dvs[i].data_file_id);
     int64_t rs = x->c->read_snapshot;
     int rc = 0;
     for (size_t i = 0; i < t->ndvs && rc == 0; i++) {
         const struct commit_dv *d = &t->dvs[i];
-        struct dv_target *g = &targets[i];
-        int row = -1;
-        for (int k = 0; k < rows; k++)
-            if (db_i64(r, k, 0) == d->data_file_id)
-                row = k;
-        if (row < 0) {
-            rc = api_validation(err,
-                                "%s.%s: deletion vector '%.300s' targets unknown data file "
-                                "%lld",
-                                t->namespace_name, t->name, d->path, (long long)d->data_file_id);
+        struct store_commit_dv_target *g = &targets[i];
+        if (!store_commit_dv_target(&x->reads, x->slot.dv_targets, d->data_file_id, g)) {
+            rc = error_fail(err, ERR_INVALID,
+                            "%s.%s: deletion vector '%.300s' targets unknown data file "
+                            "%lld",
+                            t->namespace_name, t->name, d->path, (long long)d->data_file_id);
             break;
         }
-        g->table_id = db_i64(r, row, 1);
-        g->begin = db_i64(r, row, 2);
-        g->ended = !db_isnull(r, row, 3);
-        g->end = g->ended ? db_i64(r, row, 3) : 0;
-        g->records = db_i64(r, row, 4);
-        g->has_live_dv = !db_isnull(r, row, 5);
-        if (g->has_live_dv) {
-            g->dv_id = db_i64(r, row, 5);
-            g->dv_begin = db_i64(r, row, 6);
-            g->dv_count = db_i64(r, row, 7);
-        }
         if (g->begin > rs)
-            rc = api_conflict(err, "commit_conflict",
-                              "data file %lld was added after read_snapshot %lld",
-                              (long long)d->data_file_id, (long long)rs);
+            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                   "data file %lld was added after read_snapshot %lld",
+                                   (long long)d->data_file_id, (long long)rs);
         else if (g->table_id != x->live[ti].table_id)
-            rc = api_validation(err, "data file %lld does not belong to %s.%s",
-                                (long long)d->data_file_id, t->namespace_name, t->name);
+            rc = error_fail(err, ERR_INVALID, "data file %lld does not belong to %s.%s",
+                            (long long)d->data_file_id, t->namespace_name, t->name);
         else if (g->ended && g->end > rs)
-            rc = api_conflict(err, "commit_conflict",
-                              "data file %lld was retired at snapshot %lld, after read_snapshot "
-                              "%lld",
-                              (long long)d->data_file_id, (long long)g->end, (long long)rs);
+            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                   "data file %lld was retired at snapshot %lld, after "
+                                   "read_snapshot %lld",
+                                   (long long)d->data_file_id, (long long)g->end, (long long)rs);
         else if (g->ended)
-            rc = api_validation(err, "data file %lld was already retired at read_snapshot %lld",
-                                (long long)d->data_file_id, (long long)rs);
+            rc = error_fail(err, ERR_INVALID,
+                            "data file %lld was already retired at read_snapshot %lld",
+                            (long long)d->data_file_id, (long long)rs);
         else if (d->delete_count > g->records)
-            rc = api_validation(err,
-                                "deletion vector '%.300s' deletes %lld rows of a %lld-row "
-                                "file",
-                                d->path, (long long)d->delete_count, (long long)g->records);
+            rc = error_fail(err, ERR_INVALID,
+                            "deletion vector '%.300s' deletes %lld rows of a %lld-row "
+                            "file",
+                            d->path, (long long)d->delete_count, (long long)g->records);
         else if (g->has_live_dv && g->dv_begin > rs)
-            rc = api_conflict(err, "commit_conflict",
-                              "data file %lld got a new deletion vector after read_snapshot "
-                              "%lld",
-                              (long long)d->data_file_id, (long long)rs);
+            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                   "data file %lld got a new deletion vector after read_snapshot "
+                                   "%lld",
+                                   (long long)d->data_file_id, (long long)rs);
         else if (g->has_live_dv && g->dv_count > d->delete_count)
-            rc = api_validation(err,
-                                "deletion vector '%.300s' deletes %lld rows, fewer than the %lld "
-                                "its predecessor deletes",
-                                d->path, (long long)d->delete_count, (long long)g->dv_count);
+            rc = error_fail(err, ERR_INVALID,
+                            "deletion vector '%.300s' deletes %lld rows, fewer than the %lld "
+                            "its predecessor deletes",
+                            d->path, (long long)d->delete_count, (long long)g->dv_count);
     }
     return rc;
 }
 
 /* ---- step 11: paths queued for removal or already registered ---- */
 
-int commit_path_guard(struct commit_ctx *x, struct api_error *err)
+int commit_path_guard(struct commit_ctx *x, struct error *err)
 {
-    const PGresult *r = x->reads.b.results[x->slot.paths];
-    if (PQntuples(r) == 0)
-        return 0;
-    if (db_i64(r, 0, 0) == 1)
-        return api_conflict(err, "commit_conflict",
-                            "path '%.300s' is queued for removal and cannot be registered until "
-                            "the queue drains",
-                            db_str(r, 0, 1));
-    return api_validation(err,
-                          "path '%.300s' is already registered in this catalog; every object is "
-                          "registered once",
-                          db_str(r, 0, 1));
+    const char *path = NULL;
+    switch (store_commit_path_guard(&x->reads, x->slot.paths, &path)) {
+    case STORE_COMMIT_PATH_FREE: return 0;
+    case STORE_COMMIT_PATH_QUEUED:
+        return error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                 "path '%.300s' is queued for removal and cannot be registered "
+                                 "until the queue drains",
+                                 path);
+    case STORE_COMMIT_PATH_REGISTERED: break;
+    }
+    return error_fail(err, ERR_INVALID,
+                      "path '%.300s' is already registered in this catalog; every object is "
+                      "registered once",
+                      path);
 }
 
 /* Steps 10 to 13 against what x->reads holds: the blind-append policy, the
  * live tables, the conflict check and every file and deletion vector. */
-int commit_check_tables(struct commit_ctx *x, struct dv_target ***targets_out,
-                        struct api_error *err)
+int commit_check_tables(struct commit_ctx *x, struct store_commit_dv_target ***targets_out,
+                        struct error *err)
 {
     struct commit_request *c = x->c;
     if (c->has_partition_values && !c->has_read_snapshot &&
-        x->req->srv->cfg.refuse_blind_partitioned_appends)
-        return api_validation(err, "partition values without a read_snapshot are refused on "
-                                   "this server: pin the spec you partitioned by");
+        x->ctx->srv->cfg.refuse_blind_partitioned_appends)
+        return error_fail(err, ERR_INVALID,
+                          "partition values without a read_snapshot are refused on "
+                          "this server: pin the spec you partitioned by");
     memset(x->live, 0, c->ntables * sizeof *x->live);
     if (take_live_tables(x, err) != 0)
         return -1;
@@ -449,15 +439,16 @@ int commit_check_tables(struct commit_ctx *x, struct dv_target ***targets_out,
             return -1;
     if (c->has_read_snapshot && conflict_check(x, err) != 0)
         return -1;
-    struct dv_target **targets = arena_calloc(&x->req->arena, c->ntables, sizeof *targets);
+    struct store_commit_dv_target **targets =
+        arena_calloc(x->ctx->arena, c->ntables, sizeof *targets);
     if (!targets)
-        return api_nomem(err);
+        return error_nomem(err);
     x->repaired = 0;
     for (size_t i = 0; i < c->ntables; i++) {
-        targets[i] = arena_calloc(&x->req->arena, c->tables[i].ndvs ? c->tables[i].ndvs : 1,
+        targets[i] = arena_calloc(x->ctx->arena, c->tables[i].ndvs ? c->tables[i].ndvs : 1,
                                   sizeof **targets);
         if (!targets[i])
-            return api_nomem(err);
+            return error_nomem(err);
         if (validate_appends(x, i, err) != 0 || validate_dvs(x, i, targets[i], err) != 0)
             return -1;
     }

@@ -20,7 +20,7 @@
 #include "server/server.h"
 
 /* Entries one batch carries, at most: DB_BATCH_MAX bounds the statements. */
-enum { GROUP_MAX = (DB_BATCH_MAX - 4) / COMMIT_STMTS_MAX };
+enum { GROUP_MAX = (DB_BATCH_MAX - STORE_COMMIT_TXN_STMTS) / STORE_COMMIT_RECORD_MAX };
 
 enum entry_state { WAITING, SENDING, COMMITTED, STALE, FAILED };
 
@@ -28,7 +28,8 @@ struct entry {
     struct commit_ctx *x;
     struct write_batch *w;
     enum entry_state state;
-    struct api_error err; /* FAILED: the answer, moved to the waiter */
+    struct error err;        /* FAILED: the error, copied to the waiter */
+    const char *failed_step; /* and what failed (commit_outcome) */
     struct entry *next;
 };
 
@@ -81,21 +82,33 @@ static void unlink_entry(struct group *g, struct entry *e)
 
 /* Settles every entry with the same error (a failure of the group's own
  * statements: BEGIN, the lock, COMMIT, the connection). */
-static void fail_all(struct entry **batch, int n, const struct api_error *err,
+static void fail_all(struct entry **batch, int n, const struct error *err, const char *failed_step,
                      enum entry_state *out)
 {
     for (int i = 0; i < n; i++) {
         batch[i]->err = *err;
-        batch[i]->err.extra = json_incref(err->extra);
+        batch[i]->failed_step = failed_step;
         out[i] = FAILED;
     }
 }
 
-static void rollback(struct srv_req *req)
+/* Queues the group's round into s: BEGIN and the lock, each entry's
+ * statements in turn (the first of entry i at first[i]), COMMIT. Returns
+ * the COMMIT's index, or -1. */
+static int queue_round(struct commit_ctx *leader, struct entry **batch, int n,
+                       struct store_commit_batch *s, int *first, struct error *err)
 {
-    struct api_error ignored = {0};
-    req_exec(req, "ROLLBACK", NULL, "rollback", &ignored);
-    json_decref(ignored.extra);
+    leader->lock_at = -1;
+    if (store_commit_batch_begin(s, leader->ctx->db, err) != 0 ||
+        commit_queue_lock(leader, s, err) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        first[i] = store_commit_batch_size(s);
+        if (store_commit_batch_replay(s, &batch[i]->w->s, err) != 0)
+            return -1;
+    }
+    first[n] = store_commit_batch_size(s);
+    return store_commit_queue_commit(s, err);
 }
 
 /* Sends one round for batch[0..n) on the leader's connection, without
@@ -108,71 +121,49 @@ static void send_round(struct commit_ctx *leader, struct entry **batch, int n,
 {
     for (int i = 0; i < n; i++)
         out[i] = SENDING;
-    struct api_error err = {0};
-    struct db_conn *db = req_db(leader->req, &err);
-    struct stmt_batch s = {0};
-    struct error dberr;
+    struct store_commit_batch s = {0};
+    struct error err;
     int first[GROUP_MAX + 1];
-    int commit_at = -1, rc = db ? 0 : -1;
-    if (rc == 0 && db_batch_begin(&s.b, db, &dberr) != 0)
-        rc = api_from_error(&err, &dberr, "commit group");
-    leader->lock_at = -1;
-    if (rc == 0)
-        rc = commit_queue_lock(leader, &s, &err);
-    for (int i = 0; i < n && rc == 0; i++) {
-        first[i] = s.b.n;
-        const struct stmt_batch *mine = &batch[i]->w->s;
-        for (int k = 0; k < mine->nrec && rc == 0; k++) {
-            const struct stmt_record *r = &mine->rec[k];
-            struct db_params p;
-            db_params_init(&p);
-            for (int v = 0; v < r->n; v++)
-                db_param_str(&p, r->values[v]);
-            if (commit_queue(&s, r->sql, &p, r->context, &err) < 0)
-                rc = -1;
-        }
-    }
-    first[n] = s.b.n;
-    if (rc == 0 && (commit_at = commit_queue(&s, "COMMIT", NULL, "commit", &err)) < 0)
-        rc = -1;
+    int commit_at = queue_round(leader, batch, n, &s, first, &err);
     int failed = -1;
-    if (rc == 0 && commit_run_locked(leader, &s, &failed, &dberr) == 0) {
+    if (commit_at >= 0 && commit_run_locked(leader, &s, &failed, &err) == 0) {
         leader->in_txn = false;
         for (int i = 0; i < n; i++) {
-            const struct write_batch *w = batch[i]->w;
-            const PGresult *a = s.b.results[first[i] + w->alloc];
-            batch[i]->x->snapshot_id = db_i64(a, 0, 0);
-            batch[i]->x->schema_version = db_i64(a, 0, 1);
+            struct commit_outcome *o = batch[i]->x->out;
+            store_commit_allocated(&s, first[i] + batch[i]->w->at.alloc, &o->snapshot_id,
+                                   &o->schema_version);
             out[i] = COMMITTED;
         }
-        db_batch_free(&s.b);
-        metrics_counter_add(leader->req->srv->metrics, "hoglake_commit_groups_total", "", 1);
+        store_commit_batch_free(&s);
+        metrics_counter_add(leader->ctx->srv->metrics, "hoglake_commit_groups_total", "", 1);
         return;
     }
     /* Whose statement failed: an entry's (settle it, and the others go
      * again), or the group's own. */
     int owner = -1;
-    for (int i = 0; i < n && rc == 0 && failed >= 0; i++)
+    for (int i = 0; i < n && commit_at >= 0 && failed >= 0; i++)
         if (failed >= first[i] && failed < first[i + 1])
             owner = i;
-    db_batch_free(&s.b);
+    const char *step = store_commit_batch_failed(&s, "commit group");
+    store_commit_batch_free(&s);
     if (leader->in_txn) {
-        rollback(leader->req);
+        commit_rollback(leader);
         leader->in_txn = false;
     }
     if (owner < 0) {
-        if (rc == 0)
-            api_from_error(&err, &dberr, failed == commit_at ? "commit" : "commit group");
-        fail_all(batch, n, &err, out);
-        json_decref(err.extra);
+        if (commit_at >= 0)
+            step = failed == commit_at ? "commit" : "commit group";
+        fail_all(batch, n, &err, step, out);
         return;
     }
     struct entry *e = batch[owner];
     int at = failed - first[owner];
-    if (db_error_is(&dberr, SQLSTATE_HOG_ASSERT) && (at == e->w->checks || at == e->w->row_ids)) {
+    if (db_error_is(&err, SQLSTATE_HOG_ASSERT) &&
+        (at == e->w->at.checks || at == e->w->at.row_ids)) {
         out[owner] = STALE;
     } else {
-        api_from_error(&e->err, &dberr, e->w->s.rec[at].context);
+        e->err = err;
+        e->failed_step = step;
         out[owner] = FAILED;
     }
 }
@@ -204,8 +195,7 @@ static void lead(struct group *g, struct commit_ctx *leader)
     }
 }
 
-int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
-                     struct api_error *err)
+int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale, struct error *err)
 {
     *stale = false;
     struct entry me = {.x = x, .w = w, .state = WAITING};
@@ -213,14 +203,14 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
     struct group *g = group_for(x->cat.id);
     if (!g) {
         pthread_mutex_unlock(&groups_mu);
-        return api_nomem(err);
+        return error_nomem(err);
     }
     if (g->tail)
         g->tail->next = &me;
     else
         g->head = &me;
     g->tail = &me;
-    count_queued(x->req->srv->metrics, 1);
+    count_queued(x->ctx->srv->metrics, 1);
     while (me.state == WAITING || me.state == SENDING) {
         if (me.state == WAITING && !g->leading) {
             g->leading = true;
@@ -232,7 +222,7 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
         }
     }
     unlink_entry(g, &me);
-    count_queued(x->req->srv->metrics, -1);
+    count_queued(x->ctx->srv->metrics, -1);
     pthread_mutex_unlock(&groups_mu);
     if (me.state == COMMITTED)
         return 0;
@@ -241,5 +231,6 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale,
         return -1;
     }
     *err = me.err;
+    x->out->failed_step = me.failed_step;
     return -1;
 }

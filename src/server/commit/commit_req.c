@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/http/api.h"
 #include "util/buf.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
@@ -569,42 +570,42 @@ static bool path_text_ok(const char *s)
     return true;
 }
 
-int commit_check_path(const char *data_path, const char *path, const char *what,
-                      struct api_error *err)
+int commit_check_path(const char *data_path, const char *path, const char *what, struct error *err)
 {
     size_t dl = strlen(data_path);
     while (dl > 0 && data_path[dl - 1] == '/')
         dl--; /* a data_path may end in '/' */
     if (strncmp(path, data_path, dl) != 0 || path[dl] != '/')
-        return api_validation(err, "%s '%.300s' is not under the catalog's data_path '%s'", what,
-                              path, data_path);
+        return error_fail(err, ERR_INVALID, "%s '%.300s' is not under the catalog's data_path '%s'",
+                          what, path, data_path);
     if (!path_text_ok(path))
-        return api_validation(err, "%s '%.300s' contains whitespace or a control character", what,
-                              path);
+        return error_fail(err, ERR_INVALID,
+                          "%s '%.300s' contains whitespace or a control character", what, path);
     /* One spelling per object: nothing a URL or path layer could decode
      * or split into another name (percent-escapes, backslashes, query and
      * fragment marks). */
     if (strpbrk(path + dl, "%\\?#"))
-        return api_validation(err,
-                              "%s '%.300s' contains '%%', '\\', '?' or '#': object paths are "
-                              "taken literally and must have one spelling",
-                              what, path);
+        return error_fail(err, ERR_INVALID,
+                          "%s '%.300s' contains '%%', '\\', '?' or '#': object paths are "
+                          "taken literally and must have one spelling",
+                          what, path);
     const char *rel = path + dl + 1;
     if (!*rel)
-        return api_validation(err, "%s '%.300s' names no file under the data_path", what, path);
+        return error_fail(err, ERR_INVALID, "%s '%.300s' names no file under the data_path", what,
+                          path);
     for (const char *seg = rel; *seg;) {
         const char *end = strchr(seg, '/');
         size_t n = end ? (size_t)(end - seg) : strlen(seg);
         if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-            return api_validation(err,
-                                  "%s '%.300s' has an empty, '.' or '..' segment after the "
-                                  "data_path",
-                                  what, path);
+            return error_fail(err, ERR_INVALID,
+                              "%s '%.300s' has an empty, '.' or '..' segment after the "
+                              "data_path",
+                              what, path);
         if (!end)
             break;
         seg = end + 1;
         if (!*seg)
-            return api_validation(err, "%s '%.300s' ends with '/'", what, path);
+            return error_fail(err, ERR_INVALID, "%s '%.300s' ends with '/'", what, path);
     }
     return 0;
 }

@@ -11,8 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server/http/api.h"
+#include "util/arena.h"
+#include "util/error.h"
 #include "util/sha256.h"
+
+struct api_error;
 
 enum {
     COMMIT_MAX_SPLITS = 100000,
@@ -82,7 +85,8 @@ struct commit_request {
     uint8_t fingerprint[COMMIT_FINGERPRINT_BYTES];
 };
 
-/* Reads and checks a CommitRequest body. Shape errors (unknown or missing
+/* Reads and checks a CommitRequest body, for the handler (commits.c),
+ * which answers with what it fills in err. Shape errors (unknown or missing
  * members, wrong JSON types, a key that is not a UUID) are 400; values out
  * of range (record_count, sizes, split offsets, footer_size) and requests
  * with nothing to commit or deletes without read_snapshot are 422. Paths
@@ -92,8 +96,8 @@ int commit_request_parse(const json_t *body, struct arena *a, struct commit_requ
 
 /* 0 when `path` lies under data_path as the contract requires (prefix plus
  * '/', no whitespace or control characters, a non-empty relative part
- * without empty, "." or ".." segments); 422 naming `what` otherwise. */
-int commit_check_path(const char *data_path, const char *path, const char *what,
-                      struct api_error *err);
+ * without empty, "." or ".." segments); ERR_INVALID naming `what`
+ * otherwise. The commit checks its paths against its catalog with it. */
+int commit_check_path(const char *data_path, const char *path, const char *what, struct error *err);
 
 #endif

@@ -1,0 +1,372 @@
+/* What a commit writes (commit_writes.h). */
+#include "server/store/commit_writes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/db/db.h"
+
+/* The allocation as the statements after it see it: the new snapshot, the
+ * first of the commit's file ids ($2 is how many it took) and the schema
+ * version. */
+#define ALLOCATED                                                                                  \
+    " (SELECT last_snapshot_id AS snap, next_file_id - $2 AS first_id, schema_version AS version"  \
+    " FROM hog_catalog WHERE catalog_id = $1) AS a"
+
+/* What the optimistic path asserts under the lock: the head has not passed
+ * any DDL on a touched table ($2 the head it read, $3 the tables), the
+ * expiry floor is not above read_snapshot ($4), the key has no receipt
+ * ($5) and no path is queued for removal or registered ($6). */
+static const char optimistic_checks_sql[] =
+    "SELECT hog_assert(count(*) = 1 AND bool_and(c.last_snapshot_id >= $2"
+    "  AND ($4::bigint IS NULL OR c.earliest_snapshot_id <= $4)), 'the catalog moved')"
+    " AND hog_assert(NOT EXISTS (SELECT 1 FROM hog_snapshot_change ch"
+    "  WHERE ch.catalog_id = $1 AND ch.object_id = ANY($3::bigint[])"
+    "  AND ch.kind IN ('table_dropped', 'table_altered') AND ch.snapshot_id > $2),"
+    "  'a touched table changed')"
+    " AND hog_assert($5::uuid IS NULL OR NOT EXISTS (SELECT 1 FROM hog_commit_receipt r"
+    "  WHERE r.catalog_id = $1 AND r.idempotency_key = $5::uuid), 'the key has a receipt')"
+    " AND hog_assert(NOT EXISTS (SELECT 1 FROM hog_file_removal WHERE catalog_id = $1"
+    "  AND drained_at IS NULL AND path = ANY($6::text[]))"
+    "  AND NOT EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1"
+    "  AND path = ANY($6::text[]))"
+    "  AND NOT EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1"
+    "  AND path = ANY($6::text[])), 'a path is taken')"
+    " FROM hog_catalog c WHERE c.catalog_id = $1";
+
+/* ---- building ---- */
+
+/* Every array of w, for init and free. */
+enum { WRITES_ARRAYS = 35 };
+static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
+{
+    struct pg_array *list[] = {
+        &w->touched,   &w->change_kinds, &w->change_ids,    &w->row_tids,     &w->row_recs,
+        &w->row_bytes, &w->f_rel,        &w->f_tid,         &w->f_path,       &w->f_recs,
+        &w->f_size,    &w->f_footer,     &w->f_rows_before, &w->f_table_recs, &w->f_state,
+        &w->f_spec,    &w->f_splits,     &w->s_file,        &w->s_field,      &w->s_values,
+        &w->s_nulls,   &w->s_nans,       &w->s_size,        &w->s_lower,      &w->s_upper,
+        &w->p_file,    &w->p_key,        &w->p_value,       &w->ended,        &w->d_rel,
+        &w->d_tid,     &w->d_target,     &w->d_path,        &w->d_count,      &w->d_size,
+    };
+    _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
+    memcpy(all, list, sizeof list);
+    return sizeof list / sizeof list[0];
+}
+
+void store_commit_writes_init(struct store_commit_writes *w, int64_t catalog_id)
+{
+    memset(w, 0, sizeof *w);
+    w->catalog_id = catalog_id;
+    struct pg_array *all[WRITES_ARRAYS];
+    size_t n = writes_arrays(w, all);
+    for (size_t i = 0; i < n; i++)
+        pg_array_init(all[i]);
+}
+
+void store_commit_writes_free(struct store_commit_writes *w)
+{
+    struct pg_array *all[WRITES_ARRAYS];
+    size_t n = writes_arrays(w, all);
+    for (size_t i = 0; i < n; i++)
+        pg_array_free(all[i]);
+}
+
+void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id)
+{
+    pg_array_i64(&w->touched, table_id);
+}
+
+void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id)
+{
+    pg_array_str(&w->change_kinds, kind);
+    pg_array_i64(&w->change_ids, table_id);
+}
+
+void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
+                                 int64_t bytes)
+{
+    pg_array_i64(&w->row_tids, table_id);
+    pg_array_i64(&w->row_recs, records);
+    pg_array_i64(&w->row_bytes, bytes);
+}
+
+static void i64_or_null(struct pg_array *a, bool present, int64_t v)
+{
+    if (present)
+        pg_array_i64(a, v);
+    else
+        pg_array_null(a);
+}
+
+void store_commit_writes_file(struct store_commit_writes *w, const struct store_commit_file *f)
+{
+    pg_array_i64(&w->f_rel, (int64_t)w->nfiles++);
+    pg_array_i64(&w->f_tid, f->table_id);
+    pg_array_str(&w->f_path, f->path);
+    pg_array_i64(&w->f_recs, f->records);
+    pg_array_i64(&w->f_size, f->size);
+    i64_or_null(&w->f_footer, f->has_footer_size, f->footer_size);
+    pg_array_i64(&w->f_rows_before, f->rows_before);
+    pg_array_i64(&w->f_table_recs, f->table_records);
+    pg_array_str(&w->f_state, f->stats_provided ? "provided" : "pending");
+    i64_or_null(&w->f_spec, f->has_spec, f->spec_id);
+    pg_array_i64_list(&w->f_splits, f->split_offsets, f->nsplit_offsets);
+}
+
+void store_commit_writes_stat(struct store_commit_writes *w, const struct store_commit_stat *s)
+{
+    pg_array_i64(&w->s_file, (int64_t)w->nfiles - 1);
+    pg_array_i64(&w->s_field, s->field_id);
+    pg_array_i64(&w->s_values, s->value_count);
+    pg_array_i64(&w->s_nulls, s->null_count);
+    i64_or_null(&w->s_nans, s->has_nan_count, s->nan_count);
+    i64_or_null(&w->s_size, s->has_size_bytes, s->size_bytes);
+    pg_array_bytes(&w->s_lower, s->lower, s->lower_len);
+    pg_array_bytes(&w->s_upper, s->upper, s->upper_len);
+    w->nstats++;
+}
+
+void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t key_index,
+                                         const char *value)
+{
+    pg_array_i64(&w->p_file, (int64_t)w->nfiles - 1);
+    pg_array_i64(&w->p_key, key_index);
+    pg_array_str(&w->p_value, value);
+    w->nparts++;
+}
+
+void store_commit_writes_dv(struct store_commit_writes *w, const struct store_commit_dv *d)
+{
+    pg_array_i64(&w->d_rel, (int64_t)(w->nfiles + w->ndvs++));
+    pg_array_i64(&w->d_tid, d->table_id);
+    pg_array_i64(&w->d_target, d->data_file_id);
+    pg_array_str(&w->d_path, d->path);
+    pg_array_i64(&w->d_count, d->delete_count);
+    pg_array_i64(&w->d_size, d->file_size_bytes);
+}
+
+void store_commit_writes_superseded(struct store_commit_writes *w, int64_t delete_file_id)
+{
+    pg_array_i64(&w->ended, delete_file_id);
+    w->nended++;
+}
+
+/* ---- queueing ---- */
+
+/* Queues `sql` with the catalog as $1, then, when it reads ALLOCATED, the
+ * number of file ids the commit allocates as $2, then the text parameters
+ * and the arrays. Returns its index, or -1. */
+static int queue_rows(struct store_commit_batch *s, const struct store_commit_writes *w,
+                      const char *sql, bool allocated, const char *const *texts, size_t ntexts,
+                      struct pg_array *const *arrays, size_t narrays, const char *context,
+                      struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, w->catalog_id);
+    if (allocated)
+        db_param_i64(&p, (int64_t)(w->nfiles + w->ndvs));
+    for (size_t i = 0; i < ntexts; i++)
+        db_param_str(&p, texts[i]);
+    for (size_t i = 0; i < narrays; i++) {
+        const char *t = pg_array_text(arrays[i]);
+        if (!t)
+            return error_nomem(err);
+        db_param_str(&p, t);
+    }
+    return store_commit_batch_add(s, sql, &p, context, err);
+}
+
+static int queue_checks(struct store_commit_batch *s, struct store_commit_writes *w,
+                        const struct store_commit_expect *e, struct error *err)
+{
+    const char *ids = pg_array_text(&w->touched), *paths = pg_array_text(&w->f_path);
+    if (!ids || !paths)
+        return error_nomem(err);
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, w->catalog_id);
+    db_param_i64(&p, e->head);
+    db_param_str(&p, ids);
+    if (e->has_read_snapshot)
+        db_param_i64(&p, e->read_snapshot);
+    else
+        db_param_null(&p);
+    db_param_str(&p, w->key);
+    db_param_str(&p, paths);
+    return store_commit_batch_add(s, optimistic_checks_sql, &p, "commit checks", err);
+}
+
+/* One snapshot and the file ids; a data commit does not change the schema
+ * version. Returns the allocation's index, or -1. */
+static int queue_snapshot(struct store_commit_batch *s, struct store_commit_writes *w,
+                          struct error *err)
+{
+    int alloc = queue_rows(s, w,
+                           "UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,"
+                           " next_file_id = next_file_id + $2 WHERE catalog_id = $1"
+                           " RETURNING last_snapshot_id, schema_version",
+                           true, NULL, 0, NULL, 0, "allocation", err);
+    const char *texts[] = {w->author, w->message};
+    struct pg_array *changes[] = {&w->change_kinds, &w->change_ids};
+    if (alloc < 0 ||
+        queue_rows(s, w,
+                   "INSERT INTO hog_snapshot (catalog_id, snapshot_id, snapshot_time,"
+                   " schema_version, author, commit_message)"
+                   " SELECT $1, a.snap, clock_timestamp(), a.version, $3, $4 FROM" ALLOCATED,
+                   true, texts, 2, NULL, 0, "snapshot row", err) < 0 ||
+        queue_rows(s, w,
+                   "INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind,"
+                   " object_id) SELECT $1, a.snap, u.kind, u.id FROM" ALLOCATED
+                   ", unnest($3::text[], $4::bigint[]) AS u(kind, id)",
+                   true, NULL, 0, changes, 2, "change rows", err) < 0)
+        return -1;
+    return alloc;
+}
+
+/* Advances each appended table's row-id allocator and gross counters; a
+ * counter that would overflow int64 fails the assertion. Returns its
+ * index, or -1. */
+static int queue_row_ids(struct store_commit_batch *s, struct store_commit_writes *w,
+                         struct error *err)
+{
+    struct pg_array *arrays[] = {&w->row_tids, &w->row_recs, &w->row_bytes};
+    return queue_rows(s, w,
+                      "WITH t AS (UPDATE hog_table_stats s"
+                      " SET next_row_id = s.next_row_id + u.recs,"
+                      " record_count = s.record_count + u.recs,"
+                      " file_size_bytes = s.file_size_bytes + u.bytes"
+                      " FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])"
+                      "  AS u(tid, recs, bytes)"
+                      " WHERE s.catalog_id = $1 AND s.table_id = u.tid"
+                      "  AND s.next_row_id <= 9223372036854775807 - u.recs"
+                      "  AND s.file_size_bytes <= 9223372036854775807 - u.bytes RETURNING 1)"
+                      " SELECT hog_assert(count(*) = cardinality($2::bigint[]),"
+                      " 'a row-id or byte counter would overflow') FROM t",
+                      false, NULL, 0, arrays, 3, "row ids", err);
+}
+
+/* The files, their statistics and partition values. A file's rows start
+ * where its table's allocator stood before this commit (the allocator
+ * advanced by row ids, less the table's records) plus the records of the
+ * table's files before it. */
+static int queue_appends(struct store_commit_batch *s, struct store_commit_writes *w,
+                         struct error *err)
+{
+    struct pg_array *files[] = {&w->f_rel,   &w->f_tid,    &w->f_path,        &w->f_recs,
+                                &w->f_size,  &w->f_footer, &w->f_rows_before, &w->f_table_recs,
+                                &w->f_state, &w->f_spec,   &w->f_splits};
+    struct pg_array *stats[] = {&w->s_file, &w->s_field, &w->s_values, &w->s_nulls,
+                                &w->s_nans, &w->s_size,  &w->s_lower,  &w->s_upper};
+    struct pg_array *parts[] = {&w->p_file, &w->p_key, &w->p_value};
+    int rc = queue_rows(
+        s, w,
+        "INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,"
+        " record_count, file_size_bytes, footer_size, row_id_start, stats_state, spec_id,"
+        " split_offsets)"
+        " SELECT $1, a.first_id + u.rel, u.tid, a.snap, u.path, u.recs, u.size, u.footer,"
+        " ts.next_row_id - u.table_recs + u.rel_row, u.state, u.spec, u.splits::bigint[]"
+        " FROM" ALLOCATED ", unnest($3::bigint[], $4::bigint[], $5::text[], $6::bigint[],"
+        "  $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[],"
+        "  $13::text[]) AS u(rel, tid, path, recs, size, footer, rel_row, table_recs, state,"
+        "  spec, splits)"
+        " JOIN hog_table_stats ts ON ts.catalog_id = $1 AND ts.table_id = u.tid",
+        true, NULL, 0, files, sizeof files / sizeof files[0], "data files", err);
+    if (rc >= 0 && w->nstats)
+        rc = queue_rows(s, w,
+                        "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
+                        " value_count, null_count, nan_count, size_bytes, lower_bound,"
+                        " upper_bound)"
+                        " SELECT $1, a.first_id + u.rel, u.field, u.vals, u.nulls, u.nans,"
+                        " u.size, u.lower, u.upper FROM" ALLOCATED
+                        ", unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
+                        "  $7::bigint[], $8::bigint[], $9::bytea[], $10::bytea[])"
+                        " AS u(rel, field, vals, nulls, nans, size, lower, upper)",
+                        true, NULL, 0, stats, sizeof stats / sizeof stats[0], "file statistics",
+                        err);
+    if (rc >= 0 && w->nparts)
+        rc = queue_rows(s, w,
+                        "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
+                        " key_index, value)"
+                        " SELECT $1, a.first_id + u.rel, u.key, u.value FROM" ALLOCATED
+                        ", unnest($3::bigint[], $4::int[], $5::text[]) AS u(rel, key, value)",
+                        true, NULL, 0, parts, sizeof parts / sizeof parts[0], "partition values",
+                        err);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The superseded vectors end first: one live DV per data file. */
+static int queue_deletes(struct store_commit_batch *s, struct store_commit_writes *w,
+                         struct error *err)
+{
+    struct pg_array *ends[] = {&w->ended};
+    struct pg_array *rows[] = {&w->d_rel,  &w->d_tid,   &w->d_target,
+                               &w->d_path, &w->d_count, &w->d_size};
+    if (w->nended && queue_rows(s, w,
+                                "UPDATE hog_delete_file d SET end_snapshot = a.snap FROM" ALLOCATED
+                                " WHERE d.catalog_id = $1 AND d.delete_file_id = ANY($3::bigint[])"
+                                " AND d.end_snapshot IS NULL",
+                                true, NULL, 0, ends, 1, "superseded deletion vectors", err) < 0)
+        return -1;
+    int at = queue_rows(s, w,
+                        "INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id,"
+                        " data_file_id, begin_snapshot, path, delete_count, file_size_bytes)"
+                        " SELECT $1, a.first_id + u.rel, u.tid, u.target, a.snap, u.path, u.count,"
+                        " u.size FROM" ALLOCATED
+                        ", unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::text[],"
+                        "  $7::bigint[], $8::bigint[]) AS u(rel, tid, target, path, count, size)",
+                        true, NULL, 0, rows, sizeof rows / sizeof rows[0], "deletion vectors", err);
+    return at < 0 ? -1 : 0;
+}
+
+static int queue_receipt(struct store_commit_batch *s, struct store_commit_writes *w,
+                         struct error *err)
+{
+    if (w->fingerprint_len > STORE_COMMIT_FINGERPRINT_MAX)
+        return error_fail(err, ERR_INTERNAL, "a %zu-byte request digest", w->fingerprint_len);
+    /* bytea's hex input form. */
+    char hex[3 + 2 * STORE_COMMIT_FINGERPRINT_MAX];
+    static const char digits[] = "0123456789abcdef";
+    hex[0] = '\\';
+    hex[1] = 'x';
+    for (size_t i = 0; i < w->fingerprint_len; i++) {
+        hex[2 + 2 * i] = digits[w->fingerprint[i] >> 4];
+        hex[3 + 2 * i] = digits[w->fingerprint[i] & 15];
+    }
+    hex[2 + 2 * w->fingerprint_len] = '\0';
+    const char *texts[] = {w->key, hex};
+    int at = queue_rows(s, w,
+                        "INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint,"
+                        " snapshot_id, schema_version) SELECT $1, $3::uuid, $4::bytea, a.snap,"
+                        " a.version FROM" ALLOCATED,
+                        true, texts, 2, NULL, 0, "receipt", err);
+    return at < 0 ? -1 : 0;
+}
+
+int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
+                              const struct store_commit_expect *expect,
+                              struct store_commit_write_slots *at, struct error *err)
+{
+    *at = (struct store_commit_write_slots){-1, -1, -1};
+    if (expect && (at->checks = queue_checks(s, w, expect, err)) < 0)
+        return -1;
+    if ((at->alloc = queue_snapshot(s, w, err)) < 0)
+        return -1;
+    if (w->nfiles &&
+        ((at->row_ids = queue_row_ids(s, w, err)) < 0 || queue_appends(s, w, err) != 0))
+        return -1;
+    if (w->ndvs && queue_deletes(s, w, err) != 0)
+        return -1;
+    if (w->key && queue_receipt(s, w, err) != 0)
+        return -1;
+    return 0;
+}
+
+void store_commit_allocated(const struct store_commit_batch *s, int at, int64_t *snapshot_id,
+                            int64_t *schema_version)
+{
+    const PGresult *a = s->b.results[at];
+    *snapshot_id = db_i64(a, 0, 0);
+    *schema_version = db_i64(a, 0, 1);
+}

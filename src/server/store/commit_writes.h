@@ -1,0 +1,131 @@
+/* What a commit writes (server/commit/), queued into its batch
+ * (commit_batch.h): the allocation of its snapshot and file ids
+ * (hog_catalog), the snapshot and its change rows (hog_snapshot,
+ * hog_snapshot_change), the appended tables' row-id allocators and gross
+ * counters (hog_table_stats), the files with their statistics and
+ * partition values (hog_data_file, hog_file_column_stats,
+ * hog_file_partition_value), the deletion vectors, ending the ones they
+ * supersede (hog_delete_file), and the receipt (hog_commit_receipt). On
+ * the optimistic path, one assertion first: nothing the commit validated
+ * before the lock has moved.
+ *
+ * Every id a commit writes is derived from the allocators in SQL, inside
+ * the transaction that advanced them, so the rows cannot disagree with the
+ * allocators whatever the engine computed: file k of the commit (in the
+ * order the files were added) gets the first allocated file id plus k, the
+ * deletion vectors the ids after the files', and a file's rows start where
+ * its table's allocator stood before the commit, plus the records of the
+ * table's files before it. */
+#ifndef HL_SERVER_STORE_COMMIT_WRITES_H
+#define HL_SERVER_STORE_COMMIT_WRITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/db/pgarray.h"
+#include "server/store/commit_batch.h"
+#include "util/error.h"
+
+/* An appended data file. */
+struct store_commit_file {
+    int64_t table_id;
+    const char *path;
+    int64_t records, size;
+    bool has_footer_size;
+    int64_t footer_size;
+    int64_t rows_before;   /* the records of the table's files added before it */
+    int64_t table_records; /* every record the commit appends to the table */
+    bool stats_provided;   /* it came with column_stats (else they are pending) */
+    bool has_spec;
+    int64_t spec_id;
+    const int64_t *split_offsets; /* NULL: none */
+    size_t nsplit_offsets;
+};
+
+/* One column's statistics in the file added last. */
+struct store_commit_stat {
+    int64_t field_id;
+    int64_t value_count, null_count;
+    bool has_nan_count, has_size_bytes;
+    int64_t nan_count, size_bytes;
+    const uint8_t *lower, *upper; /* NULL: no bound */
+    size_t lower_len, upper_len;
+};
+
+/* A deletion vector. */
+struct store_commit_dv {
+    int64_t table_id;
+    int64_t data_file_id; /* its target */
+    const char *path;
+    int64_t delete_count, file_size_bytes;
+};
+
+/* Everything one commit writes, filled with the functions below. */
+struct store_commit_writes {
+    int64_t catalog_id;
+    const char *author, *message;  /* NULL: none */
+    const char *key;               /* NULL: no receipt */
+    const uint8_t *fingerprint;    /* with key: the request's digest */
+    size_t fingerprint_len;        /* at most STORE_COMMIT_FINGERPRINT_MAX */
+    size_t nfiles, nstats, nparts; /* appended so far */
+    size_t ndvs, nended;
+    struct pg_array touched;
+    struct pg_array change_kinds, change_ids;
+    struct pg_array row_tids, row_recs, row_bytes;
+    struct pg_array f_rel, f_tid, f_path, f_recs, f_size, f_footer, f_rows_before, f_table_recs,
+        f_state, f_spec, f_splits;
+    struct pg_array s_file, s_field, s_values, s_nulls, s_nans, s_size, s_lower, s_upper;
+    struct pg_array p_file, p_key, p_value;
+    struct pg_array ended;
+    struct pg_array d_rel, d_tid, d_target, d_path, d_count, d_size;
+};
+
+enum { STORE_COMMIT_FINGERPRINT_MAX = 64 };
+
+void store_commit_writes_init(struct store_commit_writes *w, int64_t catalog_id);
+void store_commit_writes_free(struct store_commit_writes *w);
+/* A table the commit touches (the optimistic assertion's DDL check). */
+void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id);
+/* A change row of the new snapshot ("table_inserted_into", ...). */
+void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id);
+/* Advances table_id's row-id allocator and gross counters. */
+void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
+                                 int64_t bytes);
+void store_commit_writes_file(struct store_commit_writes *w, const struct store_commit_file *f);
+/* Statistics and partition values belong to the file added last. */
+void store_commit_writes_stat(struct store_commit_writes *w, const struct store_commit_stat *s);
+void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t key_index,
+                                         const char *value);
+/* Deletion vectors come after every file. */
+void store_commit_writes_dv(struct store_commit_writes *w, const struct store_commit_dv *d);
+/* A live deletion vector that a new one supersedes: it ends at the new
+ * snapshot. */
+void store_commit_writes_superseded(struct store_commit_writes *w, int64_t delete_file_id);
+
+/* What the optimistic assertion holds the catalog to. */
+struct store_commit_expect {
+    int64_t head;           /* the head the commit read; no DDL on a touched table since */
+    bool has_read_snapshot; /* then the expiry floor is not above read_snapshot */
+    int64_t read_snapshot;
+};
+
+/* The statements whose answers or failures mean something (-1: none). */
+struct store_commit_write_slots {
+    int checks;  /* the optimistic assertion: fails (SQLSTATE_HOG_ASSERT) when stale */
+    int alloc;   /* the allocation: store_commit_allocated reads the result */
+    int row_ids; /* fails (SQLSTATE_HOG_ASSERT) when a counter would overflow */
+};
+
+/* Queues w's writes (not the COMMIT), after the optimistic assertion when
+ * `expect` is given: it also holds that the key has no receipt and no path
+ * of a file is queued for removal or registered. 0 or -1. */
+int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
+                              const struct store_commit_expect *expect,
+                              struct store_commit_write_slots *at, struct error *err);
+
+/* The allocation's answer: the new snapshot and the schema version. */
+void store_commit_allocated(const struct store_commit_batch *s, int at, int64_t *snapshot_id,
+                            int64_t *schema_version);
+
+#endif
