@@ -10,8 +10,10 @@
 set -euo pipefail
 src=${1:?usage: check_sql.sh SRC_DIR}
 
-# A string literal that starts a statement, or names a catalog table.
-statement='"[[:space:]]*(SELECT|INSERT|UPDATE|DELETE|WITH|LOCK)[[:space:]]|(FROM|INTO|UPDATE|JOIN|TABLE)[[:space:]]+hog_[a-z_]+'
+# A string literal that starts a statement or ends a transaction (the
+# store's callers own transactions through db_begin/db_commit/db_rollback),
+# or names a catalog table.
+statement='"[[:space:]]*(SELECT|INSERT|UPDATE|DELETE|WITH|LOCK)[[:space:]]|"(BEGIN|COMMIT|ROLLBACK)[" ]|(FROM|INTO|UPDATE|JOIN|TABLE)[[:space:]]+hog_[a-z_]+'
 
 not_yet_moved=()
 

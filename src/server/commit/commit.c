@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "server/commit/commit_internal.h"
+#include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "util/log.h"
@@ -51,9 +52,7 @@ static int failed_in(struct commit_ctx *x, const struct store_commit_batch *s, c
 
 void commit_rollback(struct commit_ctx *x)
 {
-    struct error e;
-    if (store_commit_rollback(x->ctx->db, &e) != 0)
-        log_warn("commit rollback failed: %s", e.msg);
+    db_rollback(x->ctx->db->pg);
 }
 
 /* ---- step 3: replays ---- */

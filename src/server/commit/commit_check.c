@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "lake/bounds.h"
+#include "server/catalog/catalog.h"
 #include "server/commit/commit_internal.h"
 #include "server/server.h"
 #include "util/base64.h"
-#include "util/timefmt.h"
 
 /* Fills x->live from the live tables read, by ordinal. */
 static int take_live_tables(struct commit_ctx *x, struct error *err)
@@ -94,18 +94,12 @@ static int cmp_labels(const void *a, const void *b)
 
 /* The 410 of a read_snapshot below the floor, as every time-travel path
  * words it. */
+/* The floor read under the lock, not the one the catalog was loaded with. */
 static int read_snapshot_expired(struct commit_ctx *x, int64_t rs, struct error *err)
 {
-    char when[80] = "";
-    if (x->cat.has_earliest_time) {
-        char ts[48];
-        time_format_iso8601(x->cat.earliest_time_us, ts, sizeof ts);
-        snprintf(when, sizeof when, ", reached at %s", ts);
-    }
-    return error_fail(err, ERR_EXPIRED,
-                      "read_snapshot %lld is below the expiry floor (earliest retained snapshot is "
-                      "%lld%s) for catalog '%s'",
-                      (long long)rs, (long long)x->earliest, when, x->cat.name);
+    struct catalog_row locked = x->cat;
+    locked.earliest = x->earliest;
+    return snapshot_expired(err, &locked, rs, "read_snapshot");
 }
 
 static int conflict_check(struct commit_ctx *x, struct error *err)

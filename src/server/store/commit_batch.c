@@ -133,8 +133,3 @@ bool store_commit_lock_waited(const struct store_commit_batch *s, int at, double
     *seconds = strtod(PQgetvalue(r, 0, 0), NULL);
     return true;
 }
-
-int store_commit_rollback(struct db_conn *db, struct error *err)
-{
-    return db_run(db->pg, "ROLLBACK", NULL, err);
-}

@@ -85,8 +85,5 @@ int store_commit_queue_commit(struct store_commit_batch *s, struct error *err);
 /* The lock's answer (at: store_commit_queue_lock's index): true with
  * *seconds the time it waited, false when the lock did not answer. */
 bool store_commit_lock_waited(const struct store_commit_batch *s, int at, double *seconds);
-/* Rolls back the connection's transaction (a replay, a refusal or a failed
- * group round: nothing may stay written). 0 or -1. */
-int store_commit_rollback(struct db_conn *db, struct error *err);
 
 #endif
