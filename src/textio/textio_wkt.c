@@ -181,38 +181,49 @@ static int read_count(struct wkt *w, const struct geom *g, size_t unit, const ch
                 type_names[g->type], at, (unsigned long)*count, items, left(w));
 }
 
-/* A LINESTRING's or a ring's points: "EMPTY" or "(x y, x y)". */
-static int put_points(struct wkt *w, const struct geom *g)
-{
-    uint32_t count;
-    if (read_count(w, g, dims(g) * 8, "points", &count) != 0)
-        return -1;
-    if (count == 0)
-        return put(w, "EMPTY");
-    if (put(w, "(") != 0)
-        return -1;
-    for (uint32_t i = 0; i < count; i++) {
-        double c[4];
-        take_position(w, g, c);
-        if ((i > 0 && put(w, ", ") != 0) || put_position(w, g, c) != 0)
-            return -1;
-    }
-    return put(w, ")");
-}
+/* The item lists of WKT, "EMPTY" or "(item, item)": a LINESTRING's or a
+ * ring's points, a POLYGON's rings, a MULTI*'s or a collection's children.
+ * The count is checked first (each item takes at least `unit` bytes). */
+typedef int (*put_item_fn)(struct wkt *w, const struct geom *g, unsigned depth);
 
-static int put_polygon(struct wkt *w, const struct geom *g)
+static int put_list(struct wkt *w, const struct geom *g, size_t unit, const char *items,
+                    put_item_fn item, unsigned depth)
 {
     uint32_t count;
-    if (read_count(w, g, 4, "rings", &count) != 0)
+    if (read_count(w, g, unit, items, &count) != 0)
         return -1;
     if (count == 0)
         return put(w, "EMPTY");
     if (put(w, "(") != 0)
         return -1;
     for (uint32_t i = 0; i < count; i++)
-        if ((i > 0 && put(w, ", ") != 0) || put_points(w, g) != 0)
+        if ((i > 0 && put(w, ", ") != 0) || item(w, g, depth) != 0)
             return -1;
     return put(w, ")");
+}
+
+static int put_list_position(struct wkt *w, const struct geom *g, unsigned depth)
+{
+    (void)depth;
+    double c[4];
+    take_position(w, g, c);
+    return put_position(w, g, c);
+}
+
+static int put_points(struct wkt *w, const struct geom *g)
+{
+    return put_list(w, g, dims(g) * 8, "points", put_list_position, 0);
+}
+
+static int put_ring(struct wkt *w, const struct geom *g, unsigned depth)
+{
+    (void)depth;
+    return put_points(w, g);
+}
+
+static int put_polygon(struct wkt *w, const struct geom *g)
+{
+    return put_list(w, g, 4, "rings", put_ring, 0);
 }
 
 /* Byte order, type, and the EWKB SRID skipped. The type word follows DuckDB: the ISO code is its
@@ -263,20 +274,9 @@ static int check_child(struct wkt *w, const struct geom *parent, const struct ge
 
 static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth);
 
-/* A MULTI*'s or a collection's children: "EMPTY" or "(child, child)". */
-static int put_children(struct wkt *w, const struct geom *g, unsigned depth)
+static int put_child(struct wkt *w, const struct geom *g, unsigned depth)
 {
-    uint32_t count;
-    if (read_count(w, g, MIN_GEOMETRY_BYTES, "geometries", &count) != 0)
-        return -1;
-    if (count == 0)
-        return put(w, "EMPTY");
-    if (put(w, "(") != 0)
-        return -1;
-    for (uint32_t i = 0; i < count; i++)
-        if ((i > 0 && put(w, ", ") != 0) || put_geometry(w, g, depth + 1) != 0)
-            return -1;
-    return put(w, ")");
+    return put_geometry(w, g, depth + 1);
 }
 
 /* One geometry at nesting level depth (the top is 1). It carries its type name and dimensions
@@ -296,7 +296,7 @@ static int put_geometry(struct wkt *w, const struct geom *parent, unsigned depth
     case WKB_POINT: return put_point(w, &g, tagged);
     case WKB_LINESTRING: return put_points(w, &g);
     case WKB_POLYGON: return put_polygon(w, &g);
-    default: return put_children(w, &g, depth);
+    default: return put_list(w, &g, MIN_GEOMETRY_BYTES, "geometries", put_child, depth);
     }
 }
 
