@@ -1544,33 +1544,25 @@ static int flush_row_group(struct pq_writer *w, struct error *err)
 
 /* ---- validating a batch ---- */
 
-static bool offsets_ok32(const struct ArrowArray *a)
-{
-    const int32_t *off = a->buffers[1];
-    if (!off)
-        return a->length == 0;
-    int64_t b = a->offset;
-    if (off[b] < 0)
-        return false;
-    for (int64_t i = b; i < b + a->length; i++)
-        if (off[i + 1] < off[i])
-            return false;
-    return true;
-}
-
-static bool offsets_ok64(const struct ArrowArray *a)
-{
-    const int64_t *off = a->buffers[1];
-    if (!off)
-        return a->length == 0;
-    int64_t b = a->offset;
-    if (off[b] < 0)
-        return false;
-    for (int64_t i = b; i < b + a->length; i++)
-        if (off[i + 1] < off[i])
-            return false;
-    return true;
-}
+/* An offsets buffer starts at or above 0 and never decreases; one
+ * definition for Arrow's 32- and 64-bit offsets. */
+#define DEFINE_OFFSETS_OK(name, type)                                                              \
+    static bool name(const struct ArrowArray *a)                                                   \
+    {                                                                                              \
+        const type *off = a->buffers[1];                                                           \
+        if (!off)                                                                                  \
+            return a->length == 0;                                                                 \
+        int64_t b = a->offset;                                                                     \
+        if (off[b] < 0)                                                                            \
+            return false;                                                                          \
+        for (int64_t i = b; i < b + a->length; i++)                                                \
+            if (off[i + 1] < off[i])                                                               \
+                return false;                                                                      \
+        return true;                                                                               \
+    }
+DEFINE_OFFSETS_OK(offsets_ok32, int32_t)
+DEFINE_OFFSETS_OK(offsets_ok64, int64_t)
+#undef DEFINE_OFFSETS_OK
 
 /* ---- what the values say: required columns and child ranges ---- */
 

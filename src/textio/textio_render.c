@@ -352,6 +352,20 @@ static int scalar_text(struct textio_render *r, const struct plan *p, const stru
     return fail(r, p, ERR_INTERNAL, "not a scalar", 0);
 }
 
+/* A scalar as scalar_text renders it. */
+struct scalar {
+    char buf[RT_TEXT_MAX];
+    const char *s;
+    size_t n;
+    bool quote;
+};
+
+static int scalar_of(struct textio_render *r, const struct plan *p, const struct ArrowArray *a,
+                     int64_t i, struct scalar *v)
+{
+    return scalar_text(r, p, a, i, v->buf, &v->s, &v->n, &v->quote);
+}
+
 static int render_json(struct textio_render *r, struct jw *w, const struct plan *p,
                        const struct ArrowArray *a, int64_t i);
 
@@ -422,16 +436,13 @@ static int render_json(struct textio_render *r, struct jw *w, const struct plan 
     }
     case K_MAP: return render_map(r, w, p, a, i);
     default: {
-        char buf[RT_TEXT_MAX];
-        const char *s;
-        size_t n;
-        bool quote;
-        if (scalar_text(r, p, a, i, buf, &s, &n, &quote) != 0)
+        struct scalar v;
+        if (scalar_of(r, p, a, i, &v) != 0)
             return -1;
-        if (quote)
-            jw_string(w, s, n);
+        if (v.quote)
+            jw_string(w, v.s, v.n);
         else
-            jw_raw(w, s, n);
+            jw_raw(w, v.s, v.n);
         return 0;
     }
     }
@@ -453,13 +464,10 @@ static int render_cell(struct textio_render *r, const struct plan *p, const stru
         csv_write_field(out, first, r->cell.data, r->cell.len);
         return 0;
     }
-    char buf[RT_TEXT_MAX];
-    const char *s;
-    size_t n;
-    bool quote;
-    if (scalar_text(r, p, a, i, buf, &s, &n, &quote) != 0)
+    struct scalar v;
+    if (scalar_of(r, p, a, i, &v) != 0)
         return -1;
-    csv_write_field(out, first, s, n);
+    csv_write_field(out, first, v.s, v.n);
     return 0;
 }
 
