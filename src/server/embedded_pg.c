@@ -285,15 +285,36 @@ static int start_postmaster(struct embedded_pg *pg, const atomic_bool *cancel)
     return run_tool(pg, argv, pg->log_path, cancel);
 }
 
-struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
+int embedded_pg_claim(const char *data_dir, struct error *err)
+{
+    if (datadir_make_dirs(data_dir, 0755) != 0)
+        return error_fail(err, ERR_IO, "cannot create data dir %s: %s", data_dir, strerror(errno));
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/hoglaked.lock", data_dir) >= (int)sizeof path)
+        return error_fail(err, ERR_INVALID, "data dir path %s is too long", data_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return error_fail(err, ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return error_fail(err, ERR_IO,
+                          "another hoglaked is using data dir %s (embedded mode runs one server "
+                          "per data dir; share a --database-url to run several)",
+                          data_dir);
+    }
+    return fd;
+}
+
+struct embedded_pg *embedded_pg_start(const struct config *cfg, int claim_fd, char *conninfo,
                                       size_t conninfo_size, struct error *err)
 {
     struct embedded_pg *pg = calloc(1, sizeof *pg);
     if (!pg) {
+        close(claim_fd);
         error_nomem(err);
         return NULL;
     }
-    pg->lock_fd = -1;
+    pg->lock_fd = claim_fd;
     const char *data_dir = cfg->data_dir;
     if (strpbrk(data_dir, "'\"\\ \t\n")) {
         error_fail(err, ERR_INVALID, "data dir '%s' must not contain quotes, spaces or backslashes",
@@ -328,20 +349,7 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
         pg->gid = pw->pw_gid;
     }
 
-    if (datadir_make_dirs(data_dir, 0755) != 0) {
-        error_fail(err, ERR_IO, "cannot create data dir %s: %s", data_dir, strerror(errno));
-        goto fail;
-    }
     char path[700];
-    snprintf(path, sizeof path, "%s/hoglaked.lock", data_dir);
-    pg->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (pg->lock_fd < 0 || flock(pg->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        error_fail(err, ERR_IO,
-                   "another hoglaked is using data dir %s (embedded mode runs one server per data "
-                   "dir; share a --database-url to run several)",
-                   data_dir);
-        goto fail;
-    }
 
     snprintf(pg->pg_dir, sizeof pg->pg_dir, "%s/pg", data_dir);
     struct sockaddr_un sun;

@@ -25,9 +25,19 @@ struct config;
 struct embedded_pg;
 struct metrics;
 
-/* Writes the libpq conninfo of the cluster's `hoglake` database into
+/* Claims data_dir for this process (made when missing): the exclusive lock
+ * of its hoglaked.lock, held for the server's life, since embedded mode runs
+ * one server per data dir. Taken first, before anything in the data dir is
+ * touched (handed to the server's user, or the cluster started), so a
+ * second server refused here changes nothing. Returns the lock's fd, or -1
+ * with a message. */
+int embedded_pg_claim(const char *data_dir, struct error *err);
+
+/* Starts (creating when missing) the cluster under the data dir claimed by
+ * claim_fd, which it takes over (closed with the cluster, or on failure).
+ * Writes the libpq conninfo of the cluster's `hoglake` database into
  * conninfo. Returns NULL with a message in err on failure. */
-struct embedded_pg *embedded_pg_start(const struct config *cfg, char *conninfo,
+struct embedded_pg *embedded_pg_start(const struct config *cfg, int claim_fd, char *conninfo,
                                       size_t conninfo_size, struct error *err);
 /* Starts the supervisor, which counts restarts in metrics (kept until
  * embedded_pg_unsupervise). When the postmaster cannot be watched (its pid

@@ -146,11 +146,15 @@ int main(int argc, char **argv)
     char *tls_cert = NULL, *tls_key = NULL;
     int listen_fd = -1; /* bound while root (a port below 1024), served from later */
     int port_fd = -1;
+    int claim_fd = -1; /* the embedded data dir's lock, until the cluster takes it */
     struct error fault = {0};
     char conninfo[1200];
-    /* Everything that needs root happens here, then root is gone. */
+    bool embedded = !srv.cfg.database_url[0];
+    /* Everything that needs root happens here, then root is gone. The data
+     * dir is claimed before anything in it changes hands. */
     struct run_as as;
     if (privileges_resolve(&srv.cfg, &as, &fault) != 0 ||
+        (embedded && (claim_fd = embedded_pg_claim(srv.cfg.data_dir, &fault)) < 0) ||
         privileges_prepare(&srv.cfg, &as, &fault) != 0 ||
         load_tls(&srv.cfg, &tls_cert, &tls_key) != 0 ||
         (listen_fd = http_bind(srv.cfg.listen, srv.cfg.port, NULL, &fault)) < 0 ||
@@ -162,14 +166,16 @@ int main(int argc, char **argv)
             close(listen_fd);
         if (port_fd >= 0)
             close(port_fd);
+        if (claim_fd >= 0)
+            close(claim_fd);
         free_pem(tls_cert);
         free_pem(tls_key);
         return 1;
     }
-    if (srv.cfg.database_url[0]) {
+    if (!embedded) {
         snprintf(conninfo, sizeof conninfo, "%s", srv.cfg.database_url);
     } else {
-        epg = embedded_pg_start(&srv.cfg, conninfo, sizeof conninfo, &fault);
+        epg = embedded_pg_start(&srv.cfg, claim_fd, conninfo, sizeof conninfo, &fault);
         if (!epg) {
             log_error("%s", fault.msg);
             goto out;

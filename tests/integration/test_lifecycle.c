@@ -246,7 +246,14 @@ static void embedded_default_runs_and_persists(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 1);
     (void)port_file;
+    /* The refused server changed nothing: the running one still answers
+     * and its cluster still goes down with it (a refused start that handed
+     * the data dir to its own user left a cluster nobody could stop). */
+    api_get(&r, &again, "/v1/catalogs/local/namespaces");
+    expect_status(&r, 200);
+    http_result_free(&r);
     test_server_stop(&again);
+    assert_int_equal(stat(pidfile, &st), -1);
 }
 
 static void healthz_follows_the_database(void **state)
