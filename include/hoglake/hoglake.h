@@ -355,9 +355,10 @@ HL_API void hl_append_options_init(struct hl_append_options *o);
  * table's by name (a missing nullable column reads as nulls; an unknown
  * column, a missing required one or a type that does not convert exactly
  * is an error naming the column). A partitioned table gets one file per
- * partition tuple. The stream is consumed and released. *result (may be
- * NULL) is the caller's to free with hl_append_result_free, on success and
- * on failure. */
+ * partition tuple. The stream is consumed and released. An input that
+ * holds no rows writes and commits nothing: HL_OK with snapshot_id -1 and
+ * no files. *result (may be NULL) is the caller's to free with
+ * hl_append_result_free, on success and on failure. */
 HL_API hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
                                  const struct hl_append_options *options,
                                  struct hl_append_result **result, struct hl_error *err);

@@ -317,6 +317,10 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
         json_decref(doc);
         return;
     }
+    if (r->snapshot_id < 0) {
+        printf("nothing appended: the input holds no rows\n");
+        return;
+    }
     int64_t rows = 0;
     for (size_t i = 0; i < r->nfiles; i++)
         rows += r->files[i].record_count;

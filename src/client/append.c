@@ -282,17 +282,20 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
     return st;
 }
 
-/* Reads the streams into files and uploads them all. */
+/* Reads the streams into files and uploads them all; *rows gets how many
+ * rows they held (none: nothing was written). */
 static hl_status job_run(struct job *j, struct ArrowArrayStream *const *streams, size_t nstreams,
-                         struct hl_error *err)
+                         int64_t *rows, struct hl_error *err)
 {
-    int64_t rows = 0;
+    *rows = 0;
     hl_status st = HL_OK;
     for (size_t i = 0; st == HL_OK && i < nstreams; i++)
-        st = read_stream(j, streams[i], &rows, err);
-    if (st == HL_OK && rows == 0 && (j->table.partitioned || j->prepared_key))
+        st = read_stream(j, streams[i], rows, err);
+    /* A prepared payload with no files would commit nothing anyone could
+     * tell from a lost one. */
+    if (st == HL_OK && *rows == 0 && j->prepared_key)
         st = client_fail(err, HL_ERR_VALIDATION, "validation",
-                         "the input holds no rows (a partitioned or prepared append needs some)");
+                         "the input holds no rows (a prepared append needs some)");
     return st == HL_OK ? fanout_finish(j->fanout, err) : st;
 }
 
@@ -440,10 +443,12 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
         st = job_init(&j, t, info, o, NULL, res, err);
         job_ready = true;
     }
+    int64_t rows = 0;
     if (st == HL_OK)
-        st = job_run(&j, streams, nstreams, err);
+        st = job_run(&j, streams, nstreams, &rows, err);
     release_streams(streams, nstreams);
-    if (st == HL_OK) {
+    /* An input that holds no rows commits nothing: no snapshot, no file. */
+    if (st == HL_OK && rows > 0) {
         int64_t read_snapshot = o->read_snapshot >= 0 ? o->read_snapshot
                                 : j.table.partitioned ? basis
                                                       : -1;
@@ -528,8 +533,9 @@ hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
         st = job_init(&j, t, info, NULL, idempotency_key, res, err);
         job_ready = true;
     }
+    int64_t rows = 0;
     if (st == HL_OK)
-        st = job_run(&j, &stream, 1, err);
+        st = job_run(&j, &stream, 1, &rows, err);
     release_streams(&stream, 1);
     if (st == HL_OK) {
         json_t *body = commit_body(&j, t->uuid, basis, idempotency_key);

@@ -353,12 +353,13 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
 {
     const struct lake_table *t = fo->cfg.table;
     size_t i = 0;
+    /* No file is begun for no rows: an input that holds none writes nothing. */
+    if (batch->length == 0)
+        return HL_OK;
     if (!t->partitioned) {
         hl_status st = file_for(fo, NULL, &i, err);
         return st == HL_OK ? write_rows(fo, i, batch, 0, batch->length, err) : st;
     }
-    if (batch->length == 0)
-        return HL_OK;
     struct lake_partition_groups g;
     struct error lerr;
     if (lake_partition_group_rows(t, fo->cfg.schema, batch, &g, &lerr) != 0)
@@ -382,12 +383,7 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
 
 hl_status fanout_finish(struct fanout *fo, struct hl_error *err)
 {
-    size_t i = 0;
     hl_status st = HL_OK;
-    /* An unpartitioned append of nothing still registers one empty file. */
-    if (fo->nopen == 0 && fo->res->nfiles == 0 && !fo->cfg.table->partitioned &&
-        (st = file_for(fo, NULL, &i, err)) == HL_OK)
-        st = file_start(fo, fo->open[i], err);
     while (st == HL_OK && fo->nopen > 0)
         st = file_close(fo, 0, err);
     return st;

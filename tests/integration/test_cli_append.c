@@ -204,6 +204,50 @@ static void refusals_change_nothing(void **state)
     assert_int_equal(data_files("local"), before);
 }
 
+/* Files below dir (0 when there is none). */
+static int64_t objects_under(const char *path)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "find '%s' -type f 2>/dev/null | wc -l", path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    long long n = 0;
+    assert_int_equal(fscanf(p, "%lld", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* An input that holds no rows (a header-only CSV, a blank JSON Lines
+ * file) appends nothing, partitioned or not: no snapshot, no file row, no
+ * object, and the command says so and succeeds. */
+static void empty_input_appends_nothing(void **state)
+{
+    (void)state;
+    struct cli_out o;
+    run(&o, "table create local.ns.flat --columns 'id:long!, name:string'");
+    cli_out_expect(&o, 0, "table create");
+    cli_out_free(&o);
+    test_write_file(dir, "header.csv", "id,name,amount,ts\n");
+    test_write_file(dir, "flat.csv", "id,name\n");
+    test_write_file(dir, "blank.jsonl", "\n\n");
+    static const char *const runs[] = {"local.ns.ev header.csv", "local.ns.ev blank.jsonl",
+                                       "local.ns.flat flat.csv", "local.ns.flat blank.jsonl"};
+    char wh[400];
+    snprintf(wh, sizeof wh, "%s/wh", dir);
+    int64_t objects = objects_under(wh);
+    int64_t files = data_files("local");
+    int64_t head = sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = 'local'");
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        run(&o, "append %s", runs[i]);
+        cli_out_expect(&o, 0, runs[i]);
+        expect_text_eq(o.out, "nothing appended: the input holds no rows\n");
+        cli_out_free(&o);
+    }
+    assert_int_equal(sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = 'local'"), head);
+    assert_int_equal(data_files("local"), files);
+    assert_int_equal(objects_under(wh), objects);
+}
+
 /* To moto, with the object store configured by the environment. */
 static void append_to_s3(void **state)
 {
@@ -291,8 +335,11 @@ static void append_reads_the_table_once(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(append_three_formats),        cmocka_unit_test(refusals_change_nothing),
-        cmocka_unit_test(append_reads_the_table_once), cmocka_unit_test(append_to_s3),
+        cmocka_unit_test(append_three_formats),
+        cmocka_unit_test(refusals_change_nothing),
+        cmocka_unit_test(empty_input_appends_nothing),
+        cmocka_unit_test(append_reads_the_table_once),
+        cmocka_unit_test(append_to_s3),
         cmocka_unit_test(server_disappears),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -630,13 +630,20 @@ static void partitioned_fanout(void **state)
                      6);
     hl_append_result_free(res);
 
-    /* An empty batch cannot be partitioned: refused before any upload. */
+    /* No rows append nothing: no snapshot, no file, no upload. */
+    int64_t head = sqli("SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = %lld",
+                        (long long)cat_id("fanout"));
     static const char *const none[] = {""};
     make_stream(&s, "id:long!, team_id:long!, ts:timestamp", none, 1);
     struct hl_error err;
-    assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_ERR_VALIDATION);
+    assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_OK);
+    assert_int_equal(res->snapshot_id, -1);
+    assert_int_equal(res->nfiles, 0);
     assert_int_equal(res->nuploaded, 0);
     hl_append_result_free(res);
+    assert_int_equal(sqli("SELECT last_snapshot_id FROM hog_catalog WHERE catalog_id = %lld",
+                          (long long)cat_id("fanout")),
+                     head);
     fixture_free(&f);
 }
 
