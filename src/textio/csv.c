@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 void csv_reader_init(struct csv_reader *r, FILE *f)
 {
     memset(r, 0, sizeof *r);
@@ -55,14 +57,8 @@ static int bad(struct csv_reader *r, const char *what)
 
 static int end_field(struct csv_reader *r, size_t start, bool quoted)
 {
-    if (r->nfields == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        struct csv_field *f = realloc(r->fields, cap * sizeof *f);
-        if (!f)
-            return bad(r, "out of memory");
-        r->fields = f;
-        r->cap = cap;
-    }
+    if (ARRAY_RESERVE(r->fields, r->cap, r->nfields + 1, 16) != 0)
+        return bad(r, "out of memory");
     r->fields[r->nfields++] = (struct csv_field){start, r->data.len - start, quoted};
     if (buf_putc(&r->data, '\0') != 0)
         return bad(r, "out of memory");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "textio/colspec.h"
+#include "util/array.h"
 
 struct ids {
     int64_t *v; /* per column, depth-first; 0 = not given */
@@ -13,14 +14,8 @@ struct ids {
 
 static int ids_push(struct ids *ids, int64_t id)
 {
-    if (ids->n == ids->cap) {
-        size_t cap = ids->cap ? ids->cap * 2 : 32;
-        int64_t *v = realloc(ids->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        ids->v = v;
-        ids->cap = cap;
-    }
+    if (ARRAY_RESERVE(ids->v, ids->cap, ids->n + 1, 32) != 0)
+        return -1;
     ids->v[ids->n++] = id;
     return 0;
 }
@@ -65,15 +60,9 @@ struct collect {
 static void collect_column(struct lake_column *c, void *ctx)
 {
     struct collect *k = ctx;
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 32;
-        struct lake_column **v = realloc(k->cols, cap * sizeof *v);
-        if (!v) {
-            k->nomem = true;
-            return;
-        }
-        k->cols = v;
-        k->cap = cap;
+    if (ARRAY_RESERVE(k->cols, k->cap, k->n + 1, 32) != 0) {
+        k->nomem = true;
+        return;
     }
     k->cols[k->n++] = c;
 }

@@ -16,6 +16,7 @@
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "util/array.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -176,15 +177,7 @@ static bool first_blind_append(int64_t catalog_id, int64_t table_id)
     pthread_mutex_lock(&blind_mu);
     for (size_t i = 0; i < blind_n && first; i++)
         first = !(blind_seen[i][0] == catalog_id && blind_seen[i][1] == table_id);
-    if (first && blind_n == blind_cap) {
-        size_t cap = blind_cap ? blind_cap * 2 : 16;
-        void *p = realloc(blind_seen, cap * sizeof *blind_seen);
-        if (p) {
-            blind_seen = p;
-            blind_cap = cap;
-        }
-    }
-    if (first && blind_n < blind_cap) {
+    if (first && ARRAY_RESERVE(blind_seen, blind_cap, blind_n + 1, 16) == 0) {
         blind_seen[blind_n][0] = catalog_id;
         blind_seen[blind_n][1] = table_id;
         blind_n++;

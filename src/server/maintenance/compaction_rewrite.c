@@ -15,6 +15,7 @@
 #include "rows/rows_schema.h"
 #include "rows/rows_sort.h"
 #include "server/maintenance/file_stats.h"
+#include "util/array.h"
 #include "util/arrow.h"
 
 /* Rows gathered into one output batch at a time. */
@@ -49,14 +50,8 @@ static void rows_in_free(struct rows_in *in)
 
 static int rows_in_push(struct rows_in *in, struct ArrowArray *b)
 {
-    if (in->n == in->cap) {
-        size_t cap = in->cap ? in->cap * 2 : 16;
-        struct ArrowArray *p = realloc(in->batches, cap * sizeof *p);
-        if (!p)
-            return -1;
-        in->batches = p;
-        in->cap = cap;
-    }
+    if (ARRAY_RESERVE(in->batches, in->cap, in->n + 1, 16) != 0)
+        return -1;
     arrow_array_move(b, &in->batches[in->n++]);
     return 0;
 }
