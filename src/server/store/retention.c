@@ -1,6 +1,5 @@
 #include "server/store/retention.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "server/db/db.h"
@@ -8,15 +7,10 @@
 
 int store_retention_lock(PGconn *pg, int64_t lock_key, int lock_timeout_ms, struct error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    char timeout[32];
-    snprintf(timeout, sizeof timeout, "%d", lock_timeout_ms);
-    db_param_str(&p, timeout);
-    if (db_run(pg, "SELECT set_config('lock_timeout', $1, true)", &p, err) != 0)
+    if (db_set_lock_timeout(pg, lock_timeout_ms, err) != 0)
         return -1;
-    db_params_init(&p);
-    db_param_i64(&p, lock_key);
+    struct db_params p;
+    DB_PARAMS_IDS(&p, lock_key);
     return db_run(pg, "SELECT pg_advisory_xact_lock($1::bigint)", &p, err);
 }
 
