@@ -287,6 +287,10 @@ static int start_postmaster(struct embedded_pg *pg, const atomic_bool *cancel)
 
 int embedded_pg_claim(const char *data_dir, struct error *err)
 {
+    /* Refused before anything is made, so a refused start leaves no trace. */
+    if (strpbrk(data_dir, "'\"\\ \t\n"))
+        return error_fail(err, ERR_INVALID,
+                          "data dir '%s' must not contain quotes, spaces or backslashes", data_dir);
     if (datadir_make_dirs(data_dir, 0755) != 0)
         return error_fail(err, ERR_IO, "cannot create data dir %s: %s", data_dir, strerror(errno));
     char path[PATH_MAX];
@@ -316,11 +320,6 @@ struct embedded_pg *embedded_pg_start(const struct config *cfg, int claim_fd, ch
     }
     pg->lock_fd = claim_fd;
     const char *data_dir = cfg->data_dir;
-    if (strpbrk(data_dir, "'\"\\ \t\n")) {
-        error_fail(err, ERR_INVALID, "data dir '%s' must not contain quotes, spaces or backslashes",
-                   data_dir);
-        goto fail;
-    }
     char bin[512];
     if (cfg->pg_bin[0])
         snprintf(bin, sizeof bin, "%s", cfg->pg_bin);

@@ -254,6 +254,16 @@ static void embedded_default_runs_and_persists(void **state)
     http_result_free(&r);
     test_server_stop(&again);
     assert_int_equal(stat(pidfile, &st), -1);
+
+    /* A data dir the embedded mode refuses is refused before it is made. */
+    char refused[400];
+    snprintf(refused, sizeof refused, "%s/with space", dir);
+    snprintf(cmd, sizeof cmd, "%s --port 0 --data-dir '%s' >%s/refused.log 2>&1", HOGLAKED_BIN,
+             refused, dir);
+    status = system(cmd);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_int_equal(stat(refused, &st), -1);
 }
 
 static void healthz_follows_the_database(void **state)
