@@ -18,4 +18,7 @@ struct srv_ctx {
     struct arena *arena;
 };
 
+/* The most a context's arena may hold: a request's, a maintenance pass's. */
+enum { REQUEST_ARENA_LIMIT = 512 * 1024 * 1024 };
+
 #endif

@@ -29,8 +29,6 @@ struct query_arg {
     const char *value; /* "" for "?key" without '=' */
 };
 
-/* The most a request's arena may hold (a maintenance pass's too). */
-enum { REQUEST_ARENA_LIMIT = 512 * 1024 * 1024 };
 
 struct srv_req {
     struct server *srv;

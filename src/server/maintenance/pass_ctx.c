@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "server/db/db.h"
-#include "server/http/api.h"
 #include "server/server.h"
 
 int pass_engine_failed(struct error *err)
