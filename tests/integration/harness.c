@@ -1,7 +1,9 @@
+#define _XOPEN_SOURCE 700 /* nftw: the FTW_ flags are XSI */
 #include "harness.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -794,6 +796,28 @@ void test_remove_tree(const char *dir)
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     (void)system(cmd);
+}
+
+/* nftw has no context argument: the walk in progress. */
+static const char *count_suffix;
+static int64_t counted;
+
+static int count_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)ftw;
+    size_t n = strlen(path), k = strlen(count_suffix);
+    if (type == FTW_F && S_ISREG(st->st_mode) && n >= k && strcmp(path + n - k, count_suffix) == 0)
+        counted++;
+    return 0;
+}
+
+int64_t test_count_files(const char *dir, const char *suffix)
+{
+    count_suffix = suffix;
+    counted = 0;
+    if (nftw(dir, count_one, 16, FTW_PHYS) != 0 && errno != ENOENT)
+        fail_msg("cannot walk %s: %s", dir, strerror(errno));
+    return counted;
 }
 
 void test_write_file(const char *dir, const char *name, const char *text)

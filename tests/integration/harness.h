@@ -201,6 +201,9 @@ void cli_out_free(struct cli_out *o);
  * it cannot be made), and its removal with everything in it. */
 void test_scratch_dir(char *out, size_t size, const char *label);
 void test_remove_tree(const char *dir);
+/* Regular files below dir whose names end with suffix ("" for any),
+ * links not followed; 0 when dir does not exist. */
+int64_t test_count_files(const char *dir, const char *suffix);
 
 /* A whole file as a string (malloc'd); an empty string when it cannot be
  * read. */

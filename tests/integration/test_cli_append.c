@@ -204,19 +204,6 @@ static void refusals_change_nothing(void **state)
     assert_int_equal(data_files("local"), before);
 }
 
-/* Files below dir (0 when there is none). */
-static int64_t objects_under(const char *path)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "find '%s' -type f 2>/dev/null | wc -l", path);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    long long n = 0;
-    assert_int_equal(fscanf(p, "%lld", &n), 1);
-    pclose(p);
-    return n;
-}
-
 /* An input that holds no rows (a header-only CSV, a blank JSON Lines
  * file) appends nothing, partitioned or not: no snapshot, no file row, no
  * object, and the command says so and succeeds. */
@@ -234,7 +221,7 @@ static void empty_input_appends_nothing(void **state)
                                        "local.ns.flat flat.csv", "local.ns.flat blank.jsonl"};
     char wh[400];
     snprintf(wh, sizeof wh, "%s/wh", dir);
-    int64_t objects = objects_under(wh);
+    int64_t objects = test_count_files(wh, "");
     int64_t files = data_files("local");
     int64_t head = sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = 'local'");
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
@@ -245,7 +232,7 @@ static void empty_input_appends_nothing(void **state)
     }
     assert_int_equal(sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = 'local'"), head);
     assert_int_equal(data_files("local"), files);
-    assert_int_equal(objects_under(wh), objects);
+    assert_int_equal(test_count_files(wh, ""), objects);
 }
 
 /* To moto, with the object store configured by the environment. */

@@ -647,20 +647,6 @@ static void partitioned_fanout(void **state)
     fixture_free(&f);
 }
 
-/* Files in a directory whose names end with suffix (0 when there is no
- * directory). */
-static int count_files(const char *dir, const char *suffix)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "find '%s' -type f -name '*%s' 2>/dev/null | wc -l", dir, suffix);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    int n = 0;
-    assert_int_equal(fscanf(p, "%d", &n), 1);
-    pclose(p);
-    return n;
-}
-
 /* Files roll over past file_bytes; past memory_bytes the largest open file
  * is finished early; every row still lands, and a tuple may have several
  * files. */
@@ -722,7 +708,7 @@ static void failure_mid_stream_leaves_nothing(void **state)
     hl_append_result_free(res);
     char dir[512];
     snprintf(dir, sizeof dir, "%s/midway", warehouse);
-    assert_int_equal(count_files(dir, ""), 0);
+    assert_int_equal(test_count_files(dir, ""), 0);
     assert_int_equal(data_files("midway"), 0);
     fixture_free(&f);
 }

@@ -149,14 +149,9 @@ static int count_versions(const char *table_dir)
 /* Parquet data files under a table directory. */
 static int count_files(const char *table_dir)
 {
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "find '%s/data' -name '*.parquet' 2>/dev/null | wc -l", table_dir);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    int n = -1;
-    assert_int_equal(fscanf(p, "%d", &n), 1);
-    pclose(p);
-    return n;
+    char data[700];
+    snprintf(data, sizeof data, "%s/data", table_dir);
+    return (int)test_count_files(data, ".parquet");
 }
 
 static int setup(void **state)

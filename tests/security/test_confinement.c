@@ -144,18 +144,6 @@ static void swap_for_link(const struct lake *l, const char *to)
         fail_msg("symlink %s: %s", l->dir, strerror(errno));
 }
 
-static int64_t files_in(const char *dir)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "find '%s' -type f | wc -l", dir);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    long long n = -1;
-    assert_int_equal(fscanf(p, "%lld", &n), 1);
-    pclose(p);
-    return n;
-}
-
 static void truncate_table(const char *catalog)
 {
     json_t *t = api_get_json(&srv, "/v1/catalogs/%s/namespaces/ns/tables/t", catalog);
@@ -210,7 +198,7 @@ static void cleanup_never_deletes_through_a_link(void **state)
     struct lake victim, evil;
     lake_up(&victim, "victim", 3);
     lake_up(&evil, "evil", 3);
-    int64_t victim_files = files_in(victim.dir);
+    int64_t victim_files = test_count_files(victim.dir, "");
     assert_int_equal(victim_files, 3);
     /* The attacker's table directory becomes a link to the victim's
      * (same file names do not matter: the link is refused, whatever it
@@ -230,8 +218,8 @@ static void cleanup_never_deletes_through_a_link(void **state)
     assert_int_equal(jint(r, "removed"), 0);
     assert_int_equal(jint(r, "refused"), 3);
     json_decref(r);
-    assert_int_equal(files_in(victim.dir), victim_files);
-    assert_int_equal(files_in(moved), 3);
+    assert_int_equal(test_count_files(victim.dir, ""), victim_files);
+    assert_int_equal(test_count_files(moved, ""), 3);
     expect_sql("3",
                "SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
                " AND drained_outcome = 'refused'",
@@ -268,10 +256,10 @@ static void compaction_reads_nothing_through_a_link(void **state)
     assert_int_equal(jint(r, "storage_refused"), 1);
     json_decref(r);
     /* Nothing was written beside the link, nor through it. */
-    assert_int_equal(files_in(moved), 6);
+    assert_int_equal(test_count_files(moved, ""), 6);
     char parent[700];
     snprintf(parent, sizeof parent, "%s/compactlink", roots);
-    assert_int_equal(files_in(parent), 0);
+    assert_int_equal(test_count_files(parent, ""), 0);
     lake_down(&l);
 }
 
@@ -290,7 +278,7 @@ static void compaction_refuses_size_lies(void **state)
     assert_int_equal(jint(r, "storage_refused"), 1);
     json_decref(r);
     assert_true(metric("hoglake_storage_refusals_total{reason=\"size_mismatch\"}") >= before + 1);
-    assert_int_equal(files_in(l.dir), 6);
+    assert_int_equal(test_count_files(l.dir, ""), 6);
     lake_down(&l);
 }
 
@@ -356,7 +344,7 @@ static void background_loops_leave_canaries(void **state)
                "SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
                " AND drained_outcome = 'refused'",
                (long long)cat_id("loops"));
-    assert_int_equal(files_in(moved), 3);
+    assert_int_equal(test_count_files(moved, ""), 3);
     lake_down(&l);
 }
 

@@ -162,17 +162,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static int64_t count_files(const char *under)
-{
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "find '%s' -name '*.parquet' -type f | wc -l", under);
-    FILE *p = popen(cmd, "r");
-    long long n = -1;
-    assert_int_equal(fscanf(p, "%lld", &n), 1);
-    pclose(p);
-    return n;
-}
-
 static void root_becomes_hoglake_and_the_cli_still_works(void **state)
 {
     (void)state;
@@ -220,7 +209,7 @@ static void root_becomes_hoglake_and_the_cli_still_works(void **state)
     }
     char table_dir[600];
     snprintf(table_dir, sizeof table_dir, "%s/warehouse/demo", data);
-    assert_int_equal(count_files(table_dir), 6);
+    assert_int_equal(test_count_files(table_dir, ".parquet"), 6);
     struct cli_out o;
     hl(&o, "read demo.app.events");
     cli_out_expect(&o, 0, "read");
@@ -244,7 +233,7 @@ static void root_becomes_hoglake_and_the_cli_still_works(void **state)
     expect_contains(o.out, "\"removed\": 6", "the six inputs deleted");
     expect_contains(o.out, "\"refused\": 0", "nothing refused");
     cli_out_free(&o);
-    assert_int_equal(count_files(table_dir), 1);
+    assert_int_equal(test_count_files(table_dir, ".parquet"), 1);
     stop();
 }
 
