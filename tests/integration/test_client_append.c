@@ -738,6 +738,21 @@ static void prepared_replay_and_recreate(void **state)
     json_decref(p);
     assert_int_equal(data_files("prepared"), 0);
 
+    /* No rows: no payload (it would commit nothing) and no upload. */
+    struct ArrowArrayStream empty;
+    static const char *const none[] = {""};
+    make_stream(&empty, events_spec, none, 1);
+    char *no_payload = NULL;
+    struct hl_append_result *no_up = NULL;
+    assert_int_equal(hl_table_prepare_append(f.table, &empty,
+                                             "0d4c7a8e-5b6f-4a3e-8d2c-1b0a9f8e7d6c", &no_payload,
+                                             &no_up, &err),
+                     HL_ERR_VALIDATION);
+    expect_contains(err.message, "the input holds no rows", "an empty prepare's refusal");
+    assert_null(no_payload);
+    assert_int_equal(no_up->nuploaded, 0);
+    hl_append_result_free(no_up);
+
     int64_t first, again;
     test_check(hl_catalog_commit_prepared(f.catalog, payload, &first, &err), &err, "commit");
     test_check(hl_table_commit_prepared(f.table, payload, &again, &err), &err, "replay");
