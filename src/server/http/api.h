@@ -29,7 +29,6 @@ struct query_arg {
     const char *value; /* "" for "?key" without '=' */
 };
 
-
 struct srv_req {
     struct server *srv;
     const struct route *route;
