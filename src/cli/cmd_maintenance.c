@@ -1,4 +1,4 @@
-/* hoglake maintenance expire|runs|status|compact|hydrate|rehydrate:
+/* hoglake maintenance expire|retire|runs|status|compact|hydrate|rehydrate|cleanup:
  * server-owned maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +48,30 @@ static void print_expiry(const json_t *r, const char *catalog)
 static int run_expire(struct cli *cli, const struct cli_args *a)
 {
     return cli_maintenance_pass(cli, a, "expire", print_expiry);
+}
+
+static const struct cli_opt retire_opts[] = {
+    {"batch", true, false, "N  most file rows per batch (default: the server's, 8000)"},
+};
+
+static void print_retirement(const json_t *r, const char *catalog)
+{
+    (void)catalog;
+    printf("tables retired       %lld\n", (long long)cli_json_i64(r, "tables_retired"));
+    printf("files queued         %lld data, %lld delete\n",
+           (long long)cli_json_i64(r, "data_files_queued"),
+           (long long)cli_json_i64(r, "delete_files_queued"));
+    int64_t pending = cli_json_i64(r, "tables_pending");
+    if (pending > 0)
+        printf("tables pending       %lld (%s)\n", (long long)pending,
+               json_is_true(json_object_get(r, "queue_ceiling_reached"))
+                   ? "the removal queue is full: run cleanup"
+                   : "the next run continues");
+}
+
+static int run_retire(struct cli *cli, const struct cli_args *a)
+{
+    return cli_maintenance_pass(cli, a, "retire", print_retirement);
 }
 
 static void print_run(const json_t *run)
@@ -142,6 +166,8 @@ static int run_status(struct cli *cli, const struct cli_args *a)
 static const struct cli_verb verbs[] = {
     {"expire", "expire snapshots past the catalog's retention now",
      "maintenance expire CATALOG [--batch N]", expire_opts, 1, 1, 1, run_expire},
+    {"retire", "reclaim the files and rows of tables dropped before the expiry floor now",
+     "maintenance retire CATALOG [--batch N]", retire_opts, 1, 1, 1, run_retire},
     {"runs", "the maintenance runs ledger, newest first",
      "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
     {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",

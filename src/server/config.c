@@ -157,6 +157,23 @@ static const struct option_def options[] = {
               3600000,
               "time one expiry run spends purging file rows before leaving the rest to the next\n"
               "(default 10000)"),
+    INT64_OPT(
+        "retirement-interval-ms", "HOGLAKE_RETIREMENT_INTERVAL_MS", retirement_interval_ms, 0,
+        31LL * 86400000,
+        "retirement loop interval: reclaims the files and rows of tables dropped at or below\n"
+        "the expiry floor (default 3600000; 0 disables the loop, POST .../maintenance/retire\n"
+        "still works)"),
+    INT64_OPT("retirement-batch", "HOGLAKE_RETIREMENT_BATCH", retirement_batch, 1, 100000,
+              "file rows one retirement batch retires, under the catalog lock (default 8000)"),
+    INT64_OPT(
+        "retirement-pause-ms", "HOGLAKE_RETIREMENT_PAUSE_MS", retirement_pause_ms, 0, 60000,
+        "pause between retirement batches, leaving the catalog lock to commits (default 750)"),
+    INT64_OPT("retirement-budget-ms", "HOGLAKE_RETIREMENT_RUN_BUDGET_MS", retirement_budget_ms, 1,
+              3600000, "time after which a retirement run starts no batch (default 60000)"),
+    INT64_OPT("retirement-queue-ceiling", "HOGLAKE_RETIREMENT_QUEUE_CEILING",
+              retirement_queue_ceiling, 1, 100000000,
+              "retirement starts no batch while the catalog's removal queue holds this many\n"
+              "undrained paths (default 500000)"),
     INT64_OPT("hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", hydrator_interval_ms, 0,
               31LL * 86400000,
               "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
@@ -212,6 +229,11 @@ static void set_defaults(struct config *cfg)
     cfg->compaction_max_group_bytes = (int64_t)1 << 30;
     cfg->expire_purge_page = 1000;
     cfg->expire_purge_budget_ms = 10000;
+    cfg->retirement_interval_ms = 3600000;
+    cfg->retirement_batch = 8000;
+    cfg->retirement_pause_ms = 750;
+    cfg->retirement_budget_ms = 60000;
+    cfg->retirement_queue_ceiling = 500000;
     cfg->hydrator_interval_ms = 900000;
     cfg->hydrator_batch = 1000;
     cfg->metrics_interval_ms = 15000;

@@ -80,6 +80,11 @@ struct config {
     int64_t expire_batch;
     int64_t expire_purge_page;
     int64_t expire_purge_budget_ms;
+    int64_t retirement_interval_ms;
+    int64_t retirement_batch;
+    int64_t retirement_pause_ms;
+    int64_t retirement_budget_ms;
+    int64_t retirement_queue_ceiling;
     /* Hydrator (contract 7.4): loop interval (0 = no loop), files per
      * catalog per looped pass. */
     int64_t hydrator_interval_ms;

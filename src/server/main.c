@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "server/maintenance/cleanup.h"
 #include "server/maintenance/compaction.h"
 #include "server/maintenance/expiry.h"
+#include "server/maintenance/retire.h"
 #include "server/maintenance/hydrate.h"
 #include "server/maintenance/maintenance.h"
 #include "server/metrics.h"
@@ -39,6 +41,10 @@ extern const size_t hl_openapi_count;
 
 /* A PEM file's text (malloc'd, NUL-terminated), at most 1 MiB. NULL with
  * errno set on failure. */
+/* Set once shutdown begins: long maintenance runs (retirement) poll it
+ * between batches so they do not hold up the stop. */
+static atomic_bool maintenance_stop_requested;
+
 static char *read_pem(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -257,6 +263,16 @@ int main(int argc, char **argv)
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
         .metrics = srv.metrics,
     };
+    static struct retirement_task retirement;
+    retirement = (struct retirement_task){
+        .opt = {.batch = srv.cfg.retirement_batch,
+                .pause_ms = srv.cfg.retirement_pause_ms,
+                .budget_ms = srv.cfg.retirement_budget_ms,
+                .queue_ceiling = srv.cfg.retirement_queue_ceiling,
+                .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
+        .metrics = srv.metrics,
+        .stop = &maintenance_stop_requested,
+    };
     static struct hydrate_task hydrator;
     hydrator = (struct hydrate_task){.srv = &srv, .batch = srv.cfg.hydrator_batch};
     static struct cleanup_task cleanup;
@@ -268,6 +284,8 @@ int main(int argc, char **argv)
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
+        {"retirement", srv.cfg.retirement_interval_ms, retirement_pass, retirement_backlog,
+         &retirement},
         {"hydrator", srv.cfg.hydrator_interval_ms, hydrate_task_pass, hydrate_task_backlog,
          &hydrator},
         {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
@@ -338,6 +356,7 @@ int main(int argc, char **argv)
     log_info("received %s: draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     exit_code = 0;
 out:
+    atomic_store(&maintenance_stop_requested, true);
     http_server_stop(srv.http, srv.cfg.shutdown_timeout_ms);
     srv.http = NULL;
     if (listen_fd >= 0)

@@ -80,6 +80,7 @@ static const struct route routes[] = {
      0, no_args},
 
     {"POST", CAT "/maintenance/expire", ACCESS_OWNER, h_maintenance_expire, 0, maint_batch},
+    {"POST", CAT "/maintenance/retire", ACCESS_OWNER, h_maintenance_retire, 0, maint_batch},
     {"POST", CAT "/maintenance/compact", ACCESS_OWNER, h_maintenance_compact, 0, maint_batch},
     {"GET", CAT "/maintenance/status", ACCESS_READER, h_maintenance_status, 0, no_args},
     {"GET", CAT "/maintenance/runs", ACCESS_READER, h_maintenance_runs, 0, maint_runs},

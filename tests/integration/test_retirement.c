@@ -1,0 +1,471 @@
+/* Retirement (POST /v1/catalogs/{c}/maintenance/retire, `hoglake
+ * maintenance retire`, the retirement loop) against real hoglaked
+ * processes, PostgreSQL and a file:// warehouse written by `hoglake
+ * append`.
+ *
+ * A dropped table is retired only once its drop is at or below the expiry
+ * floor: then its deletion vectors, then its data files are deleted and
+ * queued (table_drop_gc), its catalog rows purged, and cleanup deletes the
+ * objects; a live table beside it keeps every file. Batches are bounded
+ * (DVs first), a full removal queue stops a run, and two servers' loops
+ * retiring while appends commit never delete a referenced object. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+#ifndef HOGLAKE_CLI_BIN
+#error "HOGLAKE_CLI_BIN must be defined by the build"
+#endif
+
+#define CAT "rt"
+
+static struct test_db db;
+static struct test_server srv;
+static PGconn *pg;
+static char dir[256]; /* scratch: inputs, and the warehouse under wh/ */
+
+#define cli(o, ...) cli_run((o), HOGLAKE_CLI_BIN, srv.base, dir, __VA_ARGS__)
+
+static void cli_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cli_ok(const char *fmt, ...)
+{
+    char args[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    struct cli_out o;
+    cli(&o, "%s", args);
+    cli_out_expect(&o, 0, args);
+    cli_out_free(&o);
+}
+
+static void make_table_cli(const char *name)
+{
+    cli_ok("table create " CAT ".ns.%s --columns 'id:long!, ts:timestamptz' --partition-by "
+           "'day(ts)'",
+           name);
+}
+
+/* Three rows over three days: three files per append. */
+static void append_rows(const char *name, int first_id)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv,
+             "id,ts\n%d,2026-03-01T10:00:00Z\n%d,2026-03-02T10:00:00Z\n%d,2026-03-03T10:00:00Z\n",
+             first_id, first_id + 1, first_id + 2);
+    test_write_file(dir, "rows.csv", csv);
+    cli_ok("append " CAT ".ns.%s rows.csv", name);
+}
+
+static bool object_exists(const char *uri)
+{
+    struct stat st;
+    assert_true(strncmp(uri, "file://", 7) == 0);
+    return stat(uri + 7, &st) == 0;
+}
+
+/* The paths of a table's file rows (data and DVs), newline-separated
+ * (malloc'd). */
+static char *paths_of(int64_t table_id)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT path FROM hog_data_file WHERE catalog_id = %lld AND table_id = %lld"
+             " UNION ALL SELECT path FROM hog_delete_file WHERE catalog_id = %lld"
+             " AND table_id = %lld",
+             (long long)cat_id(CAT), (long long)table_id, (long long)cat_id(CAT),
+             (long long)table_id);
+    PGresult *r = PQexec(pg, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    size_t cap = 1, len = 0;
+    for (int i = 0; i < PQntuples(r); i++)
+        cap += strlen(PQgetvalue(r, i, 0)) + 1;
+    char *out = calloc(1, cap);
+    assert_non_null(out);
+    for (int i = 0; i < PQntuples(r); i++)
+        len += (size_t)sprintf(out + len, "%s\n", PQgetvalue(r, i, 0));
+    PQclear(r);
+    return out;
+}
+
+/* How many of the newline-separated paths exist. */
+static int existing(const char *paths)
+{
+    char *copy = strdup(paths);
+    int n = 0;
+    for (char *p = strtok(copy, "\n"); p; p = strtok(NULL, "\n"))
+        n += object_exists(p);
+    free(copy);
+    return n;
+}
+
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (const char *c = text; *c; c++)
+        n += *c == '\n';
+    return n;
+}
+
+/* Every snapshot an hour old and a 60 s retention: expiry then moves the
+ * floor to head. */
+static void expire_to_head(void)
+{
+    cli_ok("catalog set-retention " CAT " 60");
+    sql_exec("UPDATE hog_snapshot SET snapshot_time = now() - interval '1 hour'"
+             " WHERE catalog_id = %lld",
+             (long long)cat_id(CAT));
+    cli_ok("maintenance expire " CAT);
+    assert_int_equal(sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = '" CAT "'"),
+                     head_of(CAT));
+}
+
+static json_t *retire_on(const struct test_server *s, const char *query)
+{
+    char url[400];
+    snprintf(url, sizeof url, "%s/v1/catalogs/" CAT "/maintenance/retire%s", s->base, query);
+    struct http_result r;
+    http_call(&r, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&r, 200);
+    json_t *out = json_incref(r.json);
+    http_result_free(&r);
+    return out;
+}
+
+static int64_t rows_of_table(const char *relation, int64_t table_id)
+{
+    return sqli("SELECT count(*) FROM %s WHERE catalog_id = %lld AND table_id = %lld", relation,
+                (long long)cat_id(CAT), (long long)table_id);
+}
+
+/* ---- setup ---- */
+
+static int setup(void **state)
+{
+    (void)state;
+    test_db_create(&db, "retirement");
+    const char *const extra[] = {"--retirement-pause-ms", "10", NULL};
+    test_server_start(&srv, &db, extra);
+    pg = test_db_connect(&db);
+    test_sql_use(pg);
+    setenv("HOGLAKE_TOKEN", srv.token, 1);
+    test_scratch_dir(dir, sizeof dir, "retirement");
+    cli_ok("catalog create " CAT " --data-path file://%s/wh", dir);
+    cli_ok("namespace create " CAT ".ns");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_stack_down(&db, &srv, &pg);
+    test_remove_tree(dir);
+    return 0;
+}
+
+/* ---- tests ---- */
+
+/* Finding 1: after the drop passed the floor, the files of the dropped
+ * table stayed on disk and its rows stayed live. Now retire + cleanup
+ * reclaim exactly them. */
+static void dropped_table_is_retired(void **state)
+{
+    (void)state;
+    make_table_cli("gone");
+    make_table_cli("kept");
+    append_rows("gone", 1);
+    append_rows("gone", 10);
+    append_rows("kept", 100);
+    int64_t gone = table_id_of(CAT, "ns", "gone"), kept = table_id_of(CAT, "ns", "kept");
+    char *kept_paths = paths_of(kept);
+    assert_int_equal(count_lines(kept_paths), 3);
+    /* A deletion vector on one of gone's files (its object beside them). */
+    char dv[400];
+    snprintf(dv, sizeof dv, "file://%s/wh/gone-dv.puffin", dir);
+    test_write_file(dir, "wh/gone-dv.puffin", "puffin-ish");
+    sql_exec("INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id, data_file_id,"
+             " begin_snapshot, path, delete_count, file_size_bytes)"
+             " SELECT catalog_id, 900001, table_id, min(data_file_id), max(begin_snapshot), '%s',"
+             " 1, 10 FROM hog_data_file WHERE catalog_id = %lld AND table_id = %lld"
+             " GROUP BY catalog_id, table_id",
+             dv, (long long)cat_id(CAT), (long long)gone);
+    char *gone_paths = paths_of(gone);
+    assert_int_equal(count_lines(gone_paths), 7);
+    assert_int_equal(existing(gone_paths), 7);
+
+    cli_ok("table drop " CAT ".ns.gone");
+    /* A consumer that read gone up to its drop (an offset below the drop
+     * would rightly hold the floor, and so the retirement, back). */
+    sql_exec("INSERT INTO hog_consumer_offset (catalog_id, consumer_id, table_uuid,"
+             " committed_snapshot) SELECT catalog_id, 'c1', table_uuid, dropped_snapshot"
+             " FROM hog_table WHERE catalog_id = %lld AND table_id = %lld",
+             (long long)cat_id(CAT), (long long)gone);
+    /* Not eligible while the floor is below the drop. */
+    json_t *r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "tables_retired"), 0);
+    assert_int_equal(jint(r, "tables_pending"), 0);
+    assert_int_equal(jint(r, "batches"), 0);
+    json_decref(r);
+    assert_int_equal(rows_of_table("hog_data_file", gone), 6);
+
+    expire_to_head();
+    /* Expiry alone leaves them: the state the finding reported. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld AND"
+                          " table_id = %lld AND end_snapshot IS NULL",
+                          (long long)cat_id(CAT), (long long)gone),
+                     6);
+    json_t *st = api_get_json(&srv, "/v1/catalogs/" CAT "/maintenance/status");
+    size_t i;
+    json_t *task;
+    bool seen = false;
+    json_array_foreach (json_object_get(st, "tasks"), i, task) {
+        if (strcmp(jstr(task, "task"), "retirement") == 0) {
+            assert_int_equal(jint(json_object_get(task, "backlog"), "eligible_tables"), 1);
+            seen = true;
+        }
+    }
+    assert_true(seen);
+    json_decref(st);
+
+    struct cli_out o;
+    cli(&o, "maintenance retire " CAT);
+    cli_out_expect(&o, 0, "maintenance retire");
+    expect_contains(o.out, "tables retired       1", "retire output");
+    expect_contains(o.out, "files queued         6 data, 1 delete", "retire output");
+    cli_out_free(&o);
+
+    /* The catalog rows went, DVs were queued before the data files. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_table WHERE catalog_id = %lld AND"
+                          " table_id = %lld",
+                          (long long)cat_id(CAT), (long long)gone),
+                     0);
+    const char *const relations[] = {"hog_data_file",     "hog_delete_file",    "hog_column",
+                                     "hog_table_version", "hog_partition_spec", "hog_table_stats"};
+    for (size_t k = 0; k < sizeof relations / sizeof relations[0]; k++)
+        assert_int_equal(rows_of_table(relations[k], gone), 0);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_consumer_offset WHERE catalog_id = %lld",
+                          (long long)cat_id(CAT)),
+                     0);
+    expect_sql("delete:1,data:6",
+               "SELECT string_agg(file_kind || ':' || n, ',' ORDER BY first_id) FROM"
+               " (SELECT file_kind, count(*) n, min(removal_id) first_id FROM hog_file_removal"
+               "  WHERE catalog_id = %lld AND reason = 'table_drop_gc' AND drained_at IS NULL"
+               "  GROUP BY file_kind) k",
+               (long long)cat_id(CAT));
+    assert_true(sqli("SELECT max(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
+                     " AND file_kind = 'delete'",
+                     (long long)cat_id(CAT)) <
+                sqli("SELECT min(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
+                     " AND file_kind = 'data'",
+                     (long long)cat_id(CAT)));
+
+    cli(&o, "maintenance cleanup " CAT);
+    cli_out_expect(&o, 0, "maintenance cleanup");
+    expect_contains(o.out, "removed 7, missing 0, still referenced 0", "cleanup output");
+    cli_out_free(&o);
+    assert_int_equal(existing(gone_paths), 0);
+    assert_int_equal(existing(kept_paths), 3);
+    char wh[300];
+    snprintf(wh, sizeof wh, "%s/wh", dir);
+    assert_int_equal(test_count_files(wh, ".parquet"), 3);
+    assert_int_equal(test_count_files(wh, ".puffin"), 0);
+    /* The live table still reads whole. */
+    cli(&o, "read " CAT ".ns.kept --format csv");
+    cli_out_expect(&o, 0, "read kept");
+    assert_int_equal(count_lines(o.out), 4);
+    cli_out_free(&o);
+
+    /* Recorded, counted, and a second run finds nothing. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld"
+                          " AND task = 'retirement' AND run_trigger = 'manual' AND status = 'ok'"
+                          " AND (result->>'tables_retired')::int = 1",
+                          (long long)cat_id(CAT)),
+                     1);
+    struct http_result h;
+    api_get(&h, &srv, "/metrics");
+    expect_status(&h, 200);
+    expect_contains(h.body, "hoglake_tables_retired_total 1", "metrics");
+    expect_contains(h.body, "hoglake_files_retired_total{file_kind=\"data\"} 6", "metrics");
+    http_result_free(&h);
+    r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "tables_retired"), 0);
+    assert_int_equal(jint(r, "batches"), 0);
+    json_decref(r);
+    free(gone_paths);
+    free(kept_paths);
+}
+
+/* A table of n file rows (SQL; no objects) with `dvs` DVs, dropped past
+ * the floor. Returns its id. */
+static int64_t dropped_table_with_rows(const char *name, int n, int dvs)
+{
+    json_t *t = make_table(&srv, CAT, "ns", name, "[{\"name\":\"id\",\"type\":\"long\"}]");
+    json_decref(t);
+    int64_t c = cat_id(CAT), tid = table_id_of(CAT, "ns", name);
+    int64_t base = sqli("UPDATE hog_catalog SET next_file_id = next_file_id + %d"
+                        " WHERE catalog_id = %lld RETURNING next_file_id - %d",
+                        n + dvs, (long long)c, n + dvs);
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
+             " path, record_count, file_size_bytes, row_id_start)"
+             " SELECT %lld, %lld + g, %lld, %lld, 'file:///nowhere/%s-' || g || '.parquet', 1, 1, g"
+             " FROM generate_series(0, %d) g",
+             (long long)c, (long long)base, (long long)tid, (long long)head_of(CAT), name, n - 1);
+    sql_exec("INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id, data_file_id,"
+             " begin_snapshot, path, delete_count, file_size_bytes)"
+             " SELECT %lld, %lld + %d + g, %lld, %lld + g, %lld,"
+             " 'file:///nowhere/%s-' || g || '.puffin', 1, 1 FROM generate_series(0, %d) g",
+             (long long)c, (long long)base, n, (long long)tid, (long long)base,
+             (long long)head_of(CAT), name, dvs - 1);
+    struct http_result r;
+    api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/ns/tables/%s", name);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    return tid;
+}
+
+static void batches_dvs_first_and_queue_ceiling(void **state)
+{
+    (void)state;
+    int64_t big = dropped_table_with_rows("big", 25, 5);
+    expire_to_head();
+    /* Retire with a busy queue: a server whose ceiling is below the queue's
+     * depth starts no batch. */
+    sql_exec("INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
+             " SELECT %lld, 'file:///nowhere/q' || g, 'data', 'snapshot_expiry'"
+             " FROM generate_series(1, 5) g",
+             (long long)cat_id(CAT));
+    struct test_server tight;
+    const char *const extra[] = {"--retirement-queue-ceiling", "5", NULL};
+    test_server_start(&tight, &db, extra);
+    json_t *r = retire_on(&tight, "");
+    test_server_stop(&tight);
+    assert_true(json_is_true(json_object_get(r, "queue_ceiling_reached")));
+    assert_int_equal(jint(r, "batches"), 0);
+    assert_int_equal(jint(r, "tables_pending"), 1);
+    json_decref(r);
+    assert_int_equal(rows_of_table("hog_data_file", big), 25);
+
+    /* 30 rows in batches of 4: DVs (5) first, the table's rows once no
+     * file row is left, in the eighth batch. */
+    r = retire_on(&srv, "?batch=4");
+    assert_int_equal(jint(r, "delete_files_queued"), 5);
+    assert_int_equal(jint(r, "data_files_queued"), 25);
+    assert_int_equal(jint(r, "batches"), 8);
+    assert_int_equal(jint(r, "tables_retired"), 1);
+    assert_int_equal(jint(r, "tables_pending"), 0);
+    assert_false(json_is_true(json_object_get(r, "queue_ceiling_reached")));
+    json_decref(r);
+    assert_true(sqli("SELECT max(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
+                     " AND reason = 'table_drop_gc' AND path LIKE '%%big-%%.puffin'",
+                     (long long)cat_id(CAT)) <
+                sqli("SELECT min(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
+                     " AND reason = 'table_drop_gc' AND path LIKE '%%big-%%.parquet'",
+                     (long long)cat_id(CAT)));
+
+    /* Bad input changes nothing. */
+    struct http_result h;
+    char url[300];
+    snprintf(url, sizeof url, "%s/v1/catalogs/" CAT "/maintenance/retire?batch=0", srv.base);
+    http_call(&h, "POST", url, NULL, NULL, 0, NULL);
+    expect_error(&h, 422, "validation");
+    http_result_free(&h);
+    snprintf(url, sizeof url, "%s/v1/catalogs/nope/maintenance/retire", srv.base);
+    http_call(&h, "POST", url, NULL, NULL, 0, NULL);
+    expect_status(&h, 404);
+    http_result_free(&h);
+    struct cli_out o;
+    cli(&o, "maintenance retire " CAT " --batch x");
+    assert_int_equal(o.code, 2);
+    cli_out_free(&o);
+}
+
+/* Two servers' loops retire and clean up while appends commit to a live
+ * table: the dropped tables' objects all go, every live file stays, and no
+ * two retirement runs on the catalog overlap. */
+static void loops_retire_beside_appends(void **state)
+{
+    (void)state;
+    const char *const dropped[] = {"d1", "d2", "d3"};
+    char *paths[3];
+    make_table_cli("live");
+    for (int i = 0; i < 3; i++) {
+        make_table_cli(dropped[i]);
+        append_rows(dropped[i], 1000 * (i + 1));
+        append_rows(dropped[i], 1000 * (i + 1) + 10);
+        paths[i] = paths_of(table_id_of(CAT, "ns", dropped[i]));
+        assert_int_equal(existing(paths[i]), 6);
+        cli_ok("table drop " CAT ".ns.%s", dropped[i]);
+    }
+    expire_to_head();
+    int64_t live = table_id_of(CAT, "ns", "live");
+    const char *const extra[] = {"--retirement-interval-ms",
+                                 "30",
+                                 "--retirement-batch",
+                                 "2",
+                                 "--retirement-pause-ms",
+                                 "0",
+                                 "--cleanup-interval-ms",
+                                 "30",
+                                 NULL};
+    struct test_server a, b;
+    test_server_start(&a, &db, extra);
+    test_server_start(&b, &db, extra);
+    for (int k = 0; k < 4; k++)
+        append_rows("live", 50000 + 10 * k);
+    int64_t c = cat_id(CAT);
+    for (int i = 0; i < 400; i++) {
+        if (sqli("SELECT count(*) FROM hog_table WHERE catalog_id = %lld AND dropped_snapshot"
+                 " IS NOT NULL",
+                 (long long)c) == 0 &&
+            sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
+                 " AND drained_at IS NULL AND reason = 'table_drop_gc'",
+                 (long long)c) == 0)
+            break;
+        sleep_ms(50);
+    }
+    test_server_stop(&a);
+    test_server_stop(&b);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(existing(paths[i]), 0);
+        free(paths[i]);
+    }
+    char *live_paths = paths_of(live);
+    assert_int_equal(count_lines(live_paths), 12);
+    assert_int_equal(existing(live_paths), 12);
+    free(live_paths);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld"
+                          " AND drained_outcome = 'registered'",
+                          (long long)c),
+                     0);
+    assert_true(sqli("SELECT count(*) FROM hog_maintenance_run WHERE catalog_id = %lld"
+                     " AND task = 'retirement' AND run_trigger = 'loop' AND status = 'ok'"
+                     " AND (result->>'tables_retired')::int > 0",
+                     (long long)c) >= 1);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_maintenance_run r1, hog_maintenance_run r2"
+                          " WHERE r1.catalog_id = %lld AND r2.catalog_id = r1.catalog_id"
+                          " AND r1.run_id < r2.run_id AND r1.task = 'retirement'"
+                          " AND r2.task = 'retirement'"
+                          " AND r1.started_at < r2.finished_at AND r2.started_at < r1.finished_at",
+                          (long long)c),
+                     0);
+    struct cli_out o;
+    cli(&o, "read " CAT ".ns.live --format csv");
+    cli_out_expect(&o, 0, "read live");
+    assert_int_equal(count_lines(o.out), 13);
+    cli_out_free(&o);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dropped_table_is_retired),
+        cmocka_unit_test(batches_dvs_first_and_queue_ceiling),
+        cmocka_unit_test(loops_retire_beside_appends),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
