@@ -20,15 +20,24 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
             "to_snapshot", (json_int_t)r->to_snapshot, "rows", (json_int_t)r->rows,
             "partition_spec", r->partition_spec, "sort_order", r->sort_order);
         json_object_set_new(doc, "files", json_integer(r->files));
+        json_object_set_new(doc, "bootstrapped", json_boolean(r->bootstrapped));
+        json_object_set_new(doc, "bootstrap_snapshot", json_integer(r->bootstrap_snapshot));
+        json_object_set_new(doc, "adopted", json_boolean(r->adopted));
         cli_print_json(doc);
         json_decref(doc);
         return;
     }
     if (r->nothing_new) {
-        printf("nothing new since snapshot %lld: %s is up to date%s\n", (long long)r->from_snapshot,
-               to, r->reconciled ? " (the offset caught up with an export that had landed)" : "");
+        printf("nothing new since snapshot %lld: %s is up to date%s%s\n",
+               (long long)r->from_snapshot, to,
+               r->reconciled ? " (the offset caught up with an export that had landed)" : "",
+               r->offset_advanced ? " (the offset moved to the head)" : "");
         return;
     }
+    if (r->bootstrapped)
+        printf("bootstrapped from the live rows at snapshot %lld%s\n",
+               (long long)r->bootstrap_snapshot,
+               r->adopted ? " (the location was adopted from another table)" : "");
     printf("%s %lld rows in %lld files (snapshots %lld..%lld] to %s\n",
            r->created ? "created the Iceberg table with" : "exported", (long long)r->rows,
            (long long)r->files, (long long)r->from_snapshot, (long long)r->to_snapshot, to);
@@ -91,17 +100,23 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     int rc = open_export(cli, a, &run);
     if (rc != EXIT_OK)
         return rc;
-    struct ice_export_options o = {
-        .location = to, .format_version = (int)version, .tracer = run.tracer};
+    struct ice_export_options o = {.location = to,
+                                   .format_version = (int)version,
+                                   .tracer = run.tracer,
+                                   .restart = cli_opt_given(a, "restart"),
+                                   .adopt = cli_opt_given(a, "adopt")};
     struct ice_export_result r;
     if (run.st == HL_OK)
         run.st = ice_export_run(run.table.table, &o, &r, &run.err);
     if (run.st == HL_OK) {
         print_result(cli, to, &r);
-    } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0) {
+    } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0 ||
+               strcmp(run.err.code, "iceberg_target_owned_by_other_table") == 0 ||
+               strcmp(run.err.code, "export_offset_expired") == 0) {
         /* The stable error kind leads, for scripts; a refusal of the
-         * layout, not a race, so not the conflict exit code. */
-        fprintf(stderr, "hoglake: iceberg_partition_spec_drift: %s\n", run.err.message);
+         * layout, the location or the offset, not a race, so not the
+         * conflict exit code. */
+        fprintf(stderr, "hoglake: %s: %s\n", run.err.code, run.err.message);
         rc = EXIT_FAILURE_OTHER;
     } else {
         rc = cli_report(run.st, &run.err);
@@ -167,6 +182,11 @@ static const struct cli_opt maintain_opts[] = {
 static const struct cli_opt iceberg_opts[] = {
     {"to", true, false, "URI  the Iceberg table's location (file:///dir or s3://bucket/prefix)"},
     {"format-version", true, false, "2|3  for a new table (default 3)"},
+    {"restart", false, false,
+     "when the offset fell below the expiry floor, re-export the live rows (they replace the "
+     "Iceberg table's)"},
+    {"adopt", false, false,
+     "take over a location another table (e.g. this one before it was recreated) exported to"},
     {"trace", true, false,
      "FILE  write spans as OpenTelemetry JSON lines ('-': stderr; default "
      "$HOGLAKE_TRACE_FILE)"},

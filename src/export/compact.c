@@ -435,6 +435,8 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     /* The layout as the export derives it; the rows with their lineage. */
     bool lineage = m.format_version >= 3;
     st = xp_load_table(x, err);
+    if (st == HL_OK) /* the files record the order they are sorted by */
+        st = xp_apply_sort_order(x, &m, err);
     if (st == HL_OK && lineage)
         st = add_lineage_columns(x, err);
     if (st == HL_OK && !(info = info_with_lineage(t, lineage, err)))

@@ -149,6 +149,9 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
         if (strcmp(c->name, primary) == 0 && lake_type_is_temporal(c->type))
             x->day_col = c;
     }
+    const char *ns = json_string_value(json_object_get(info, "namespace"));
+    snprintf(x->qualified, sizeof x->qualified, "%s.%s.%s", hl_catalog_name(hl_table_catalog(x->t)),
+             ns ? ns : "?", hl_table_name(x->t));
     json_decref(info);
     char why[300];
     if (st == HL_OK && !exportable(&x->table.root, why, sizeof why))
@@ -178,6 +181,26 @@ hl_status xp_load_table(struct exporter *x, struct hl_error *err)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
     ice_spec_describe(x->spec_json, &x->table, x->partition_spec, sizeof x->partition_spec);
     ice_sort_describe(x->order_json, &x->table, x->sort_order, sizeof x->sort_order);
+    return HL_OK;
+}
+
+hl_status xp_apply_sort_order(struct exporter *x, struct ice_meta *m, struct hl_error *err)
+{
+    struct error ie;
+    bool changed;
+    if (m && ice_meta_set_sort_order(m, x->order_json, &changed, &ie) != 0)
+        return error_publish(err, HL_OK, &ie, "iceberg metadata");
+    const json_t *order = m ? m->default_sort_order : x->order_json;
+    int32_t id = (int32_t)json_integer_value(json_object_get(order, "order-id"));
+    if (!x->order_chosen) {
+        x->order_chosen = true;
+        x->sort_order_id = id;
+    } else if (id != x->sort_order_id) {
+        return xp_fail(err, HL_ERR_CONFLICT, "conflict",
+                       "the Iceberg table's sort orders changed while this run wrote files "
+                       "sorted by order %d (now %d); run it again",
+                       (int)x->sort_order_id, (int)id);
+    }
     return HL_OK;
 }
 
@@ -452,7 +475,7 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
                                   g->day,
                                   stats,
                                   nstats,
-                                  x->nkeys ? 1 : 0,
+                                  x->sort_order_id,
                                   (const int64_t(*)[2])nans,
                                   nnan};
         if (!f.path || !nans || add_file(x, &f) != 0)

@@ -52,6 +52,11 @@ struct exporter {
     json_t *schema_json, *spec_json, *order_json;
     char partition_spec[160]; /* "day(message_created_at)" or "unpartitioned" */
     char sort_order[320];     /* "session_id,conversation_id" or "" */
+    char qualified[700];      /* "catalog.namespace.table" */
+    /* The Iceberg sort order id the run's files are sorted by (set by
+     * xp_apply_sort_order; 0: unsorted). */
+    bool order_chosen;
+    int32_t sort_order_id;
     /* the source rows */
     struct ArrowSchema schema;
     struct ArrowArray *batches;
@@ -97,6 +102,11 @@ void xp_unstage(struct exporter *x);
 /* Reads the table at the head: its definition, the day column, the lookup
  * key, and their Iceberg forms (schema, spec, sort order). */
 hl_status xp_load_table(struct exporter *x, struct hl_error *err);
+/* Makes the lookup key the default sort order of m (NULL: a table not
+ * created yet, which starts with it) and records its order id as the one
+ * the run's files are sorted by; once recorded, a different id (another
+ * writer changed the orders meanwhile) is a conflict. */
+hl_status xp_apply_sort_order(struct exporter *x, struct ice_meta *m, struct hl_error *err);
 /* Puts every row of x->batches into its day's group (one group when
  * unpartitioned), groups in day order. */
 hl_status xp_group_rows(struct exporter *x, struct hl_error *err);

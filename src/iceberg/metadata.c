@@ -564,6 +564,9 @@ static int check_counts(const struct ice_meta *m, const struct ice_snapshot_add 
         if (in->removed_data_files < 1 || in->added_records != in->deleted_records)
             return error_fail(err, ERR_INVALID,
                               "a replace removes files and keeps the record count");
+    } else if (in->operation == ICE_OP_OVERWRITE) {
+        if (in->added_data_files < 1)
+            return error_fail(err, ERR_INVALID, "an overwrite adds at least one file");
     } else {
         return error_fail(err, ERR_INVALID, "unknown snapshot operation");
     }
@@ -608,8 +611,9 @@ static int put_total(json_t *summary, const json_t *parent, const char *key, int
 static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot_add *in,
                              struct error *err)
 {
-    json_t *s =
-        json_pack("{s:s}", "operation", in->operation == ICE_OP_APPEND ? "append" : "replace");
+    static const char *const names[] = {
+        [ICE_OP_APPEND] = "append", [ICE_OP_REPLACE] = "replace", [ICE_OP_OVERWRITE] = "overwrite"};
+    json_t *s = json_pack("{s:s}", "operation", names[in->operation]);
     bool ok = s && put_count(s, "added-data-files", in->added_data_files) &&
               put_count(s, "added-records", in->added_records) &&
               put_count(s, "added-files-size", in->added_files_size);
@@ -842,6 +846,44 @@ int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed,
         return -1;
     *changed = moved;
     return 0;
+}
+
+int ice_meta_set_properties(struct ice_meta *m, const json_t *props, bool *changed,
+                            struct error *err)
+{
+    if (json_object_get(props, "format-version"))
+        return error_fail(err, ERR_INVALID, "\"format-version\" is not a table property");
+    if (check_properties(props, err) != 0)
+        return error_fail(err, ERR_INVALID, "table properties must be strings");
+    json_t *doc = json_deep_copy(m->doc);
+    json_t *have = doc ? json_object_get(doc, "properties") : NULL;
+    if (doc && !have && json_object_set_new(doc, "properties", have = json_object()) != 0)
+        have = NULL;
+    bool moved = false;
+    const char *k;
+    json_t *v;
+    json_object_foreach ((json_t *)props, k, v) {
+        if (!have)
+            break;
+        if (json_equal(json_object_get(have, k), v))
+            continue;
+        moved = true;
+        if (json_object_set(have, k, v) != 0)
+            have = NULL;
+    }
+    if (!have) {
+        json_decref(doc);
+        return error_fail(err, ERR_NOMEM, "out of memory");
+    }
+    if (adopt(m, doc, err) != 0)
+        return -1;
+    *changed = moved;
+    return 0;
+}
+
+const char *ice_meta_property(const struct ice_meta *m, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(m->doc, "properties"), key));
 }
 
 const json_t *ice_meta_find_summary_key(const struct ice_meta *m, const char *key)

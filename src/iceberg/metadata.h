@@ -86,7 +86,10 @@ int64_t ice_meta_next_sequence_number(const struct ice_meta *m);
 /* A random snapshot id in [1, 2^53) used by no snapshot of m. */
 int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct error *err);
 
-enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE };
+/* append: adds files; replace: rewrites files, same rows (compaction);
+ * overwrite: replaces the table's contents (an export's bootstrap onto an
+ * existing table). */
+enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE, ICE_OP_OVERWRITE };
 
 struct ice_summary_kv {
     const char *key, *value;
@@ -139,6 +142,12 @@ int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *chang
  * rule (hoglake only evolves schemas in Iceberg-compatible ways). */
 int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed, struct error *err);
 
+/* Sets table properties (string values; other keys are kept). *changed
+ * says whether any value moved. Refuses "format-version" (reserved). */
+int ice_meta_set_properties(struct ice_meta *m, const json_t *props, bool *changed,
+                            struct error *err);
+/* A table property's value, or NULL. */
+const char *ice_meta_property(const struct ice_meta *m, const char *key);
 /* The snapshot's summary value for key, or NULL. */
 const char *ice_snapshot_summary(const json_t *snapshot, const char *key);
 

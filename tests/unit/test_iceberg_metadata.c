@@ -754,6 +754,53 @@ static void test_set_sort_order(void **state)
     ice_meta_free(&m);
 }
 
+/* Owner properties: set, merged with others, unchanged when equal;
+ * format-version and non-strings refused. An overwrite replaces the
+ * totals. */
+static void test_properties_and_overwrite(void **state)
+{
+    (void)state;
+    struct ice_meta m;
+    json_t *props = sq("{'owner.team':'data'}");
+    make_meta(&m, 3, true, props);
+    json_decref(props);
+    struct error err = {0};
+    bool changed = false;
+    json_t *owner = sq("{'hoglake.table-uuid':'u1','hoglake.catalog':'ai'}");
+    assert_int_equal(ice_meta_set_properties(&m, owner, &changed, &err), 0);
+    assert_true(changed);
+    assert_string_equal(ice_meta_property(&m, "hoglake.table-uuid"), "u1");
+    assert_string_equal(ice_meta_property(&m, "owner.team"), "data");
+    assert_int_equal(ice_meta_set_properties(&m, owner, &changed, &err), 0);
+    assert_false(changed);
+    json_decref(owner);
+    assert_null(ice_meta_property(&m, "hoglake.table"));
+    json_t *bad = sq("{'format-version':'3'}");
+    assert_int_equal(ice_meta_set_properties(&m, bad, &changed, &err), -1);
+    json_decref(bad);
+    bad = sq("{'hoglake.table-uuid':7}");
+    assert_int_equal(ice_meta_set_properties(&m, bad, &changed, &err), -1);
+    json_decref(bad);
+    assert_string_equal(ice_meta_property(&m, "hoglake.table-uuid"), "u1");
+
+    struct ice_snapshot_add a = append_of(42, 2, 10);
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    a = append_of(43, 1, 4);
+    a.operation = ICE_OP_OVERWRITE;
+    a.removed_data_files = 2;
+    a.deleted_records = 10;
+    a.added_rows = 4;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    assert_string_equal(summary_of(m.current_snapshot, "operation"), "overwrite");
+    assert_string_equal(summary_of(m.current_snapshot, "total-records"), "4");
+    assert_string_equal(summary_of(m.current_snapshot, "total-data-files"), "1");
+    assert_int_equal(m.next_row_id, 14); /* row ids are never reused */
+    a = append_of(44, 0, 0);
+    a.operation = ICE_OP_OVERWRITE; /* an overwrite adds a file */
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1);
+    ice_meta_free(&m);
+}
+
 static void test_set_schema(void **state)
 {
     (void)state;
@@ -1030,6 +1077,7 @@ int main(void)
         cmocka_unit_test(test_metadata_log_trimmed),
         cmocka_unit_test(test_set_sort_order),
         cmocka_unit_test(test_set_schema),
+        cmocka_unit_test(test_properties_and_overwrite),
         cmocka_unit_test(test_load_round_trip),
         cmocka_unit_test(test_load_refusals),
         cmocka_unit_test(test_load_v3_needs_next_row_id),
