@@ -132,15 +132,16 @@ static int run_maintain(struct cli *cli, const struct cli_args *a)
         return cli_usage_error("--to URI is required (file:///dir or s3://bucket/prefix)");
     if (!cli_opt_given(a, "compact"))
         return cli_usage_error("nothing to do: maintenance today is --compact");
-    int64_t file_count = 0, max_bytes = 0;
+    int64_t file_count = 0, max_bytes = 0, target_bytes = 0;
     if (cli_opt_i64(a, "compact-file-count", 2, &file_count) != EXIT_OK ||
-        cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK)
+        cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK ||
+        cli_opt_i64(a, "compact-target-bytes", 1, &target_bytes) != EXIT_OK)
         return EXIT_USAGE;
     struct export_run run;
     int rc = open_export(cli, a, &run);
     if (rc != EXIT_OK)
         return rc;
-    struct ice_compact_options o = {to, file_count, max_bytes, run.tracer};
+    struct ice_compact_options o = {to, file_count, max_bytes, target_bytes, run.tracer};
     struct ice_compact_result r = {.outcome = ICE_ERROR};
     if (run.st == HL_OK)
         run.st = ice_compact_run(run.table.table, &o, &r, &run.err);
@@ -176,6 +177,8 @@ static const struct cli_opt maintain_opts[] = {
     {"compact-max-bytes", true, false,
      "N  compact only up to N bytes of live files (default "
      "134217728)"},
+    {"compact-target-bytes", true, false,
+     "N  a file this large is compacted already (default 134217728)"},
     {"trace", true, false, "FILE  write spans as OpenTelemetry JSON lines ('-': stderr)"},
 };
 

@@ -17,6 +17,7 @@
 
 #define DEFAULT_FILE_COUNT 32
 #define DEFAULT_MAX_BYTES ((int64_t)128 << 20)
+#define DEFAULT_TARGET_BYTES ((int64_t)128 << 20)
 
 const char *ice_compact_outcome_name(enum ice_compact_outcome o)
 {
@@ -35,6 +36,7 @@ const char *ice_compact_outcome_name(enum ice_compact_outcome o)
  * inherit (Iceberg's rules: null values come from the manifest list). */
 struct live_file {
     char *path;
+    json_t *partition; /* the entry's partition tuple (owned; NULL: unpartitioned) */
     int64_t rows, size;
     int64_t first_row_id; /* -1: none (v2) */
     int64_t sequence_number;
@@ -42,8 +44,10 @@ struct live_file {
 
 static void live_free(struct live_file *f, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(f[i].path);
+        json_decref(f[i].partition);
+    }
     free(f);
 }
 
@@ -102,7 +106,9 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
                 st = xp_nomem(err);
             if (st == HL_OK) {
                 struct live_file *f = &(*files)[*n];
-                *f = (struct live_file){strdup(file), rows, size, first, eseq};
+                *f = (struct live_file){strdup(file), json_incref(json_object_get(df, "partition")),
+                                        rows,         size,
+                                        first,        eseq};
                 if (!f->path)
                     st = xp_nomem(err);
                 else
@@ -142,6 +148,22 @@ static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct
     }
     json_decref(records);
     return st;
+}
+
+/* Whether a rewrite would change anything: some partition holds two or
+ * more files below the target size. A partition of one file, or of files
+ * at the target size, is as compact as a rewrite would make it. */
+static bool worth_rewriting(const struct live_file *live, size_t n, int64_t target)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (live[i].size >= target)
+            continue;
+        for (size_t j = i + 1; j < n; j++) {
+            if (live[j].size < target && json_equal(live[i].partition, live[j].partition))
+                return true;
+        }
+    }
+    return false;
 }
 
 /* ---- rows, with their lineage ---- */
@@ -399,6 +421,7 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     snprintf(x->loc, sizeof x->loc, "%.*s", n, o->location);
     int64_t min_files = o->file_count > 0 ? o->file_count : DEFAULT_FILE_COUNT;
     int64_t max_bytes = o->max_bytes > 0 ? o->max_bytes : DEFAULT_MAX_BYTES;
+    int64_t target = o->target_bytes > 0 ? o->target_bytes : DEFAULT_TARGET_BYTES;
     arena_init(&x->arena, 0);
     lake_table_init(&x->table, &x->arena);
     struct ice_meta m;
@@ -424,7 +447,7 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
         res->bytes_before += live[i].size;
     if (st != HL_OK)
         goto out;
-    if ((int64_t)nlive < min_files || nlive < 2) {
+    if ((int64_t)nlive < min_files || !worth_rewriting(live, nlive, target)) {
         res->outcome = ICE_BELOW_THRESHOLD;
         goto out;
     }
