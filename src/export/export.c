@@ -462,25 +462,16 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     res->iceberg_snapshot_id = -1;
     res->to_snapshot = -1;
     res->bootstrap_snapshot = -1;
-    if (!t || !o || !o->location)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                       "a table and a target location are required");
-    int n = (int)strlen(o->location);
-    while (n > 0 && o->location[n - 1] == '/')
-        n--;
-    struct export_run e = {.x = {.t = t, .tracer = o->tracer}, .o = o, .res = res};
-    struct exporter *x = &e.x;
-    if (n == 0 || (size_t)n >= sizeof x->loc)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a bad target location");
-    snprintf(x->loc, sizeof x->loc, "%.*s", n, o->location);
+    if (!o)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "no options");
     if (o->format_version != 0 && o->format_version != 2 && o->format_version != 3)
         return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                        "format version %d: 2 or 3", o->format_version);
-    arena_init(&x->arena, 0);
-    lake_table_init(&x->table, &x->arena);
-    hl_status st = ice_export_consumer_id(x->loc, e.consumer) == 0
-                       ? hl_table_object_store(t, &x->store, err)
-                       : xp_nomem(err);
+    struct export_run e = {.x = {.t = t, .tracer = o->tracer}, .o = o, .res = res};
+    struct exporter *x = &e.x;
+    hl_status st = xp_open(x, o->location, err);
+    if (st == HL_OK && ice_export_consumer_id(x->loc, e.consumer) != 0)
+        st = xp_nomem(err);
 
     /* The target first: its format version, its owner, and its record of
      * the last window exported (which wins over a lagging offset). */

@@ -38,6 +38,60 @@ hl_status xp_nomem(struct hl_error *err)
     return xp_fail(err, HL_ERR_NOMEM, "out_of_memory", "out of memory");
 }
 
+hl_status xp_open(struct exporter *x, const char *location, struct hl_error *err)
+{
+    arena_init(&x->arena, 0);
+    lake_table_init(&x->table, &x->arena);
+    if (!x->t || !location)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                       "a table and a target location are required");
+    int n = (int)strlen(location);
+    while (n > 0 && location[n - 1] == '/')
+        n--;
+    if (n == 0 || (size_t)n >= sizeof x->loc)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a bad target location");
+    snprintf(x->loc, sizeof x->loc, "%.*s", n, location);
+    return hl_table_object_store(x->t, &x->store, err);
+}
+
+hl_status xp_get(struct exporter *x, const char *uri, struct buf *b, struct hl_error *err)
+{
+    if (objstore_get(x->store, uri, 0, UINT64_MAX, b, err) != 0)
+        return err ? err->status : HL_ERR_IO;
+    return HL_OK;
+}
+
+hl_status xp_manifest_entries(struct exporter *x, const char *uri, xp_entry_fn fn, void *ctx,
+                              struct hl_error *err)
+{
+    struct buf b = BUF_INIT;
+    hl_status st = xp_get(x, uri, &b, err);
+    struct avro_reader *r = NULL;
+    struct error ae;
+    if (st == HL_OK && avro_reader_open(b.data, b.len, NULL, &r, &ae) != 0)
+        st = error_publish(err, HL_ERR_PROTOCOL, &ae, "iceberg manifest");
+    json_t *e;
+    int got = 0;
+    while (st == HL_OK && (got = avro_reader_next(r, &e, &ae)) == 1) {
+        st = fn(ctx, uri, e, err);
+        json_decref(e);
+    }
+    if (st == HL_OK && got < 0)
+        st = error_publish(err, HL_ERR_PROTOCOL, &ae, "iceberg manifest");
+    avro_reader_free(r);
+    buf_free(&b);
+    return st;
+}
+
+bool xp_json_long(const json_t *o, const char *key, int64_t *out)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v))
+        return false;
+    *out = (int64_t)json_integer_value(v);
+    return true;
+}
+
 int64_t xp_now_ms(void)
 {
     struct timespec ts;

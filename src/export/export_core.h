@@ -72,6 +72,20 @@ struct exporter {
 };
 
 hl_status xp_nomem(struct hl_error *err);
+/* Starts a run on table's target `location` (a trailing '/' dropped):
+ * x->loc, its arena, table definition and object store. x must be zeroed
+ * but for t and tracer; xp_exporter_free it whatever this returns. */
+hl_status xp_open(struct exporter *x, const char *location, struct hl_error *err);
+/* The whole object at uri into b. */
+hl_status xp_get(struct exporter *x, const char *uri, struct buf *b, struct hl_error *err);
+/* Calls fn for each entry of the manifest at uri (as the Avro reader
+ * decodes it), in order, while it returns HL_OK. */
+typedef hl_status (*xp_entry_fn)(void *ctx, const char *manifest, const json_t *entry,
+                                 struct hl_error *err);
+hl_status xp_manifest_entries(struct exporter *x, const char *uri, xp_entry_fn fn, void *ctx,
+                              struct hl_error *err);
+/* o[key] as an integer into *out; false (out untouched) when it is not one. */
+bool xp_json_long(const json_t *o, const char *key, int64_t *out);
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int64_t xp_now_ms(void);

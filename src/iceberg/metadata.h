@@ -127,6 +127,17 @@ struct ice_snapshot_add {
  * may not reuse a summary key this function writes. */
 int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in, struct error *err);
 
+/* Whether the snapshot is the current one or a ref (branch, tag) names
+ * it: never expired. */
+bool ice_meta_snapshot_pinned(const struct ice_meta *m, int64_t id);
+/* Expires snapshots: removes them from "snapshots" and "snapshot-log"
+ * (other snapshots' parent-snapshot-id may still name them, as Iceberg
+ * allows), sets last-updated-ms (now, or later) and logs the replaced
+ * version (previous_metadata_file; NULL: none). Refuses the current
+ * snapshot and any a ref names. The files they referenced are the
+ * caller's to delete, once no retained snapshot references them. */
+int ice_meta_remove_snapshots(struct ice_meta *m, const int64_t *ids, size_t n, int64_t now_ms,
+                              const char *previous_metadata_file, struct error *err);
 /* Makes order (from ice_sort_order_json; its order-id is ignored) the
  * default sort order: an existing order with the same fields is reused,
  * otherwise it is added under max(order-id) + 1 (an unsorted order under

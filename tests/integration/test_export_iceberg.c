@@ -7,7 +7,9 @@
  * nothing new is a no-op, a crash between the Iceberg commit and the offset
  * commit never duplicates rows, a drifted partitioning is refused writing
  * nothing, and the spans record the layout. */
+#define _XOPEN_SOURCE 700 /* nftw: the FTW_ flags are XSI */
 #include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -895,6 +897,140 @@ static void ownership(void **state)
     free(fresh);
 }
 
+/* The paths (without file://) every snapshot of the table's current
+ * metadata references: manifest lists, manifests, data files; as a set. */
+static json_t *referenced_paths(const char *table_dir)
+{
+    json_t *meta = current_metadata(table_dir), *set = json_object();
+    size_t i, k, len;
+    json_t *snap, *mf;
+    struct error ae;
+    json_array_foreach (json_object_get(meta, "snapshots"), i, snap) {
+        const char *list = jstr(snap, "manifest-list") + 7;
+        json_object_set_new(set, list, json_true());
+        char *data = slurp(list, &len);
+        json_t *manifests;
+        if (ice_manifest_list_read(data, len, &manifests, &ae) != 0)
+            fail_msg("manifest list: %s", ae.msg);
+        free(data);
+        json_array_foreach (manifests, k, mf)
+            json_object_set_new(set, jstr(mf, "manifest_path") + 7, json_true());
+        json_decref(manifests);
+        json_t *entries = snapshot_entries(snap), *e;
+        json_array_foreach (entries, k, e)
+            json_object_set_new(set, jstr(json_object_get(e, "data_file"), "file_path") + 7,
+                                json_true());
+        json_decref(entries);
+    }
+    json_decref(meta);
+    return set;
+}
+
+static json_t *walked; /* the files nftw found */
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(path);
+    if (type == FTW_F && ((n > 8 && strcmp(path + n - 8, ".parquet") == 0) ||
+                          (n > 5 && strcmp(path + n - 5, ".avro") == 0)))
+        json_object_set_new(walked, path, json_true());
+    return 0;
+}
+
+/* Every data file, manifest and manifest list under the table directory
+ * is referenced by a snapshot of its current metadata, and every one
+ * referenced is there. */
+static void expect_no_unreferenced(const char *table_dir)
+{
+    json_t *want = referenced_paths(table_dir);
+    walked = json_object();
+    assert_int_equal(nftw(table_dir, walk_one, 16, FTW_PHYS), 0);
+    const char *path;
+    json_t *v;
+    json_object_foreach (walked, path, v) {
+        if (!json_object_get(want, path))
+            fail_msg("%s is left, but no snapshot references it", path);
+    }
+    json_object_foreach (want, path, v) {
+        if (!json_object_get(walked, path))
+            fail_msg("%s is referenced, but gone", path);
+    }
+    json_decref(walked);
+    json_decref(want);
+}
+
+/* `export maintain --to URL ARGS --json`, which must succeed: its expire
+ * counts. */
+static json_t *expire_ok(const char *qualified, const char *url, const char *args)
+{
+    struct cli_out o;
+    run(&o, "--json export maintain %s --to %s %s", qualified, url, args);
+    cli_out_expect(&o, 0, "export maintain");
+    json_t *r = jparse(o.out);
+    json_t *counts = json_incref(json_object_get(r, "expire"));
+    assert_non_null(counts);
+    json_decref(r);
+    cli_out_free(&o);
+    return counts;
+}
+
+/* Three exports and a compaction, then --expire-snapshots: the three
+ * older snapshots go, with the files only they referenced (the exports'
+ * data files, their manifests and lists); icebird still reads the table
+ * and nothing unreferenced is left. The same on S3 (moto). */
+static void expire_snapshots(void **state)
+{
+    (void)state;
+    create_catalog("exp");
+    create_messages("exp.gw.messages");
+    char url[1024], table_dir[512], s3[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/exp", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    const char *endpoint = moto_location("expire", s3, sizeof s3);
+    int64_t exported_files = 0;
+    for (int b = 0; b < 6; b += 2) {
+        append_to("exp.gw.messages", b, b + 2);
+        json_t *r = export_ok("exp.gw.messages", url, "", "an export");
+        exported_files += jint(r, "files");
+        json_decref(r);
+        json_decref(export_ok("exp.gw.messages", s3, "", "an export to S3"));
+    }
+    json_t *r = expire_ok("exp.gw.messages", url, "--expire-snapshots");
+    assert_int_equal(jint(r, "snapshots_expired"), 0); /* none is 7 days old */
+    json_decref(r);
+    struct cli_out o;
+    run(&o, "export maintain exp.gw.messages --to %s --compact --compact-file-count 2", url);
+    cli_out_expect(&o, 0, "compaction");
+    expect_contains(o.out, "compacted", "compaction");
+    cli_out_free(&o);
+    sleep_ms(1100);
+    r = expire_ok("exp.gw.messages", url, "--expire-snapshots --older-than 1s --retain-last 1");
+    assert_int_equal(jint(r, "snapshots_expired"), 3);
+    assert_int_equal(jint(r, "snapshots_retained"), 1);
+    assert_int_equal(jint(r, "manifest_lists_deleted"), 3);
+    assert_int_equal(jint(r, "manifests_deleted"), 3);
+    assert_int_equal(jint(r, "data_files_deleted"), exported_files);
+    assert_true(jint(r, "bytes_deleted") > 0);
+    json_decref(r);
+    rows_upto(6);
+    verify(url, 3, NULL, true);
+    expect_no_unreferenced(table_dir);
+    /* Nothing more to expire: the current snapshot always stays. */
+    r = expire_ok("exp.gw.messages", url, "--expire-snapshots --older-than 1s");
+    assert_int_equal(jint(r, "snapshots_expired"), 0);
+    json_decref(r);
+
+    /* S3: compaction and expiry in one run. */
+    r = expire_ok("exp.gw.messages", s3,
+                  "--compact --compact-file-count 2 --expire-snapshots --older-than 1s");
+    assert_int_equal(jint(r, "snapshots_expired"), 3);
+    assert_int_equal(jint(r, "manifest_lists_deleted"), 3);
+    assert_int_equal(jint(r, "data_files_deleted"), exported_files);
+    json_decref(r);
+    verify(s3, 3, endpoint, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -907,6 +1043,7 @@ int main(void)
         cmocka_unit_test(bootstrap_after_expiry),
         cmocka_unit_test(quiet_table_advances),
         cmocka_unit_test(ownership),
+        cmocka_unit_test(expire_snapshots),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -801,6 +801,53 @@ static void test_properties_and_overwrite(void **state)
     ice_meta_free(&m);
 }
 
+/* Expired snapshots leave "snapshots" and "snapshot-log"; the replaced
+ * version is logged; the current snapshot is refused, changing nothing. */
+static void test_remove_snapshots(void **state)
+{
+    (void)state;
+    struct ice_meta m;
+    make_meta(&m, 3, true, NULL);
+    struct error err = {0};
+    for (int64_t id = 41; id <= 43; id++) {
+        struct ice_snapshot_add a = append_of(id, 1, 5);
+        assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    }
+    assert_true(ice_meta_snapshot_pinned(&m, 43));
+    assert_false(ice_meta_snapshot_pinned(&m, 42));
+    char *before = ice_meta_dumps(&m);
+    const int64_t current[] = {42, 43};
+    assert_int_equal(
+        ice_meta_remove_snapshots(&m, current, 2, 1700000009000, LOC "/metadata/v1", &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
+    char *after = ice_meta_dumps(&m);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    const int64_t old[] = {41, 42};
+    assert_int_equal(ice_meta_remove_snapshots(&m, old, 2, 1700000009000,
+                                               LOC "/metadata/v4.metadata.json", &err),
+                     0);
+    assert_int_equal(json_array_size(json_object_get(m.doc, "snapshots")), 1);
+    const json_t *log = json_object_get(m.doc, "snapshot-log");
+    assert_int_equal(json_array_size(log), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(log, 0), "snapshot-id")),
+                     43);
+    assert_int_equal(m.current_snapshot_id, 43);
+    assert_int_equal(m.last_updated_ms, 1700000009000);
+    const json_t *mlog = json_object_get(m.doc, "metadata-log");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(mlog, json_array_size(mlog) - 1), "metadata-file")),
+                        LOC "/metadata/v4.metadata.json");
+    /* The survivor names an expired parent: the model still loads. */
+    char *text = ice_meta_dumps(&m);
+    struct ice_meta again;
+    assert_int_equal(ice_meta_load(&again, text, strlen(text), &err), 0);
+    ice_meta_free(&again);
+    free(text);
+    ice_meta_free(&m);
+}
+
 static void test_set_schema(void **state)
 {
     (void)state;
@@ -1078,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_set_sort_order),
         cmocka_unit_test(test_set_schema),
         cmocka_unit_test(test_properties_and_overwrite),
+        cmocka_unit_test(test_remove_snapshots),
         cmocka_unit_test(test_load_round_trip),
         cmocka_unit_test(test_load_refusals),
         cmocka_unit_test(test_load_v3_needs_next_row_id),
