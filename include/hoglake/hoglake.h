@@ -141,6 +141,9 @@ HL_API const char *hl_catalog_data_path(const hl_catalog *catalog);
 
 /* The catalog's current Catalog object (head_snapshot_id...) as JSON. */
 HL_API hl_status hl_catalog_info(hl_catalog *catalog, char **json, struct hl_error *err);
+/* The catalog's CatalogOptions (retention, consumer_floor and the expiry
+ * floor earliest_snapshot_id) as JSON. */
+HL_API hl_status hl_catalog_options(hl_catalog *catalog, char **json, struct hl_error *err);
 /* Sets the snapshot retention (seconds; < 0 disables it) and, when
  * consumer_floor is 0 or 1, whether consumer offsets hold the expiry floor
  * (-1 leaves it). Returns the CatalogOptions JSON (json may be NULL). */

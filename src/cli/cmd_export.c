@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "export/compact.h"
+#include "export/expire.h"
 #include "export/export.h"
 #include "util/spans.h"
 
@@ -20,15 +21,24 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
             "to_snapshot", (json_int_t)r->to_snapshot, "rows", (json_int_t)r->rows,
             "partition_spec", r->partition_spec, "sort_order", r->sort_order);
         json_object_set_new(doc, "files", json_integer(r->files));
+        json_object_set_new(doc, "bootstrapped", json_boolean(r->bootstrapped));
+        json_object_set_new(doc, "bootstrap_snapshot", json_integer(r->bootstrap_snapshot));
+        json_object_set_new(doc, "adopted", json_boolean(r->adopted));
         cli_print_json(doc);
         json_decref(doc);
         return;
     }
     if (r->nothing_new) {
-        printf("nothing new since snapshot %lld: %s is up to date%s\n", (long long)r->from_snapshot,
-               to, r->reconciled ? " (the offset caught up with an export that had landed)" : "");
+        printf("nothing new since snapshot %lld: %s is up to date%s%s\n",
+               (long long)r->from_snapshot, to,
+               r->reconciled ? " (the offset caught up with an export that had landed)" : "",
+               r->offset_advanced ? " (the offset moved to the head)" : "");
         return;
     }
+    if (r->bootstrapped)
+        printf("bootstrapped from the live rows at snapshot %lld%s\n",
+               (long long)r->bootstrap_snapshot,
+               r->adopted ? " (the location was adopted from another table)" : "");
     printf("%s %lld rows in %lld files (snapshots %lld..%lld] to %s\n",
            r->created ? "created the Iceberg table with" : "exported", (long long)r->rows,
            (long long)r->files, (long long)r->from_snapshot, (long long)r->to_snapshot, to);
@@ -91,17 +101,23 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     int rc = open_export(cli, a, &run);
     if (rc != EXIT_OK)
         return rc;
-    struct ice_export_options o = {
-        .location = to, .format_version = (int)version, .tracer = run.tracer};
+    struct ice_export_options o = {.location = to,
+                                   .format_version = (int)version,
+                                   .tracer = run.tracer,
+                                   .restart = cli_opt_given(a, "restart"),
+                                   .adopt = cli_opt_given(a, "adopt")};
     struct ice_export_result r;
     if (run.st == HL_OK)
         run.st = ice_export_run(run.table.table, &o, &r, &run.err);
     if (run.st == HL_OK) {
         print_result(cli, to, &r);
-    } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0) {
+    } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0 ||
+               strcmp(run.err.code, "iceberg_target_owned_by_other_table") == 0 ||
+               strcmp(run.err.code, "export_offset_expired") == 0) {
         /* The stable error kind leads, for scripts; a refusal of the
-         * layout, not a race, so not the conflict exit code. */
-        fprintf(stderr, "hoglake: iceberg_partition_spec_drift: %s\n", run.err.message);
+         * layout, the location or the offset, not a race, so not the
+         * conflict exit code. */
+        fprintf(stderr, "hoglake: %s: %s\n", run.err.code, run.err.message);
         rc = EXIT_FAILURE_OTHER;
     } else {
         rc = cli_report(run.st, &run.err);
@@ -110,44 +126,94 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
     return rc;
 }
 
+/* --compact: its result into doc (JSON) or printed. */
+static void maintain_compact(const struct cli *cli, const char *to, struct export_run *run,
+                             const struct ice_compact_options *o, json_t *doc)
+{
+    struct ice_compact_result r = {.outcome = ICE_ERROR};
+    run->st = ice_compact_run(run->table.table, o, &r, &run->err);
+    const char *outcome = ice_compact_outcome_name(r.outcome);
+    if (cli->json) {
+        json_object_update_new(
+            doc, json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "outcome", outcome, "files_before",
+                           (json_int_t)r.files_before, "files_after", (json_int_t)r.files_after,
+                           "rows", (json_int_t)r.rows, "snapshot_id", (json_int_t)r.snapshot_id,
+                           "staged_files_left", r.staged_files_left));
+    } else if (r.outcome == ICE_COMPACTED) {
+        printf("compacted: %lld files (%lld bytes) into %lld, %lld rows, Iceberg snapshot %lld\n",
+               (long long)r.files_before, (long long)r.bytes_before, (long long)r.files_after,
+               (long long)r.rows, (long long)r.snapshot_id);
+    } else if (run->st == HL_OK) {
+        printf("not compacted: %s (%lld live files, %lld bytes) at %s\n", outcome,
+               (long long)r.files_before, (long long)r.bytes_before, to);
+    }
+}
+
+/* --expire-snapshots: its counts into doc["expire"] (JSON) or printed. */
+static void maintain_expire(const struct cli *cli, struct export_run *run,
+                            const struct ice_expire_options *o, json_t *doc)
+{
+    struct ice_expire_result r;
+    run->st = ice_expire_run(run->table.table, o, &r, &run->err);
+    if (cli->json) {
+        json_object_set_new(
+            doc, "expire",
+            json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "no_table", r.no_table,
+                      "snapshots_expired", (json_int_t)r.snapshots_expired, "snapshots_retained",
+                      (json_int_t)r.snapshots_retained, "data_files_deleted",
+                      (json_int_t)r.data_files_deleted, "manifests_deleted",
+                      (json_int_t)r.manifests_deleted, "manifest_lists_deleted",
+                      (json_int_t)r.manifest_lists_deleted, "bytes_deleted",
+                      (json_int_t)r.bytes_deleted, "version", (json_int_t)r.version));
+    } else if (run->st == HL_OK && r.no_table) {
+        printf("no snapshots expired: no Iceberg table at %s\n", o->location);
+    } else if (run->st == HL_OK) {
+        printf("expired %lld snapshots (%lld retained); deleted %lld data files, %lld manifests, "
+               "%lld manifest lists, %lld bytes\n",
+               (long long)r.snapshots_expired, (long long)r.snapshots_retained,
+               (long long)r.data_files_deleted, (long long)r.manifests_deleted,
+               (long long)r.manifest_lists_deleted, (long long)r.bytes_deleted);
+    }
+}
+
 static int run_maintain(struct cli *cli, const struct cli_args *a)
 {
     const char *to = cli_opt_value(a, "to");
     if (!to || !*to)
         return cli_usage_error("--to URI is required (file:///dir or s3://bucket/prefix)");
-    if (!cli_opt_given(a, "compact"))
-        return cli_usage_error("nothing to do: maintenance today is --compact");
-    int64_t file_count = 0, max_bytes = 0;
+    bool compact = cli_opt_given(a, "compact"), expire = cli_opt_given(a, "expire-snapshots");
+    if (!compact && !expire)
+        return cli_usage_error("nothing to do: give --compact and/or --expire-snapshots");
+    int64_t file_count = 0, max_bytes = 0, target_bytes = 0, retain_last = 0, older_than = 0;
     if (cli_opt_i64(a, "compact-file-count", 2, &file_count) != EXIT_OK ||
-        cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK)
+        cli_opt_i64(a, "compact-max-bytes", 1, &max_bytes) != EXIT_OK ||
+        cli_opt_i64(a, "compact-target-bytes", 1, &target_bytes) != EXIT_OK ||
+        cli_opt_i64(a, "retain-last", 1, &retain_last) != EXIT_OK)
         return EXIT_USAGE;
+    const char *older = cli_opt_value(a, "older-than");
+    if (older && !cli_parse_duration(older, &older_than))
+        return cli_usage_error("--older-than must be a duration like 7d, 12h, 45m, 90s, 2w or a "
+                               "number of seconds, got '%s'",
+                               older);
     struct export_run run;
     int rc = open_export(cli, a, &run);
     if (rc != EXIT_OK)
         return rc;
-    struct ice_compact_options o = {to, file_count, max_bytes, run.tracer};
-    struct ice_compact_result r = {.outcome = ICE_ERROR};
-    if (run.st == HL_OK)
-        run.st = ice_compact_run(run.table.table, &o, &r, &run.err);
-    const char *outcome = ice_compact_outcome_name(r.outcome);
+    json_t *doc = json_pack("{s:s}", "location", to);
+    struct ice_compact_options co = {to, file_count, max_bytes, target_bytes, run.tracer};
+    struct ice_expire_options eo = {to, older_than * 1000, retain_last, run.tracer};
+    /* Compaction first: the files it replaces can go in the same run once
+     * their snapshots expire. */
+    if (run.st == HL_OK && compact)
+        maintain_compact(cli, to, &run, &co, doc);
+    if (run.st == HL_OK && expire)
+        maintain_expire(cli, &run, &eo, doc);
     if (cli->json) {
-        json_t *doc =
-            json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:b}", "location", to, "outcome", outcome,
-                      "files_before", (json_int_t)r.files_before, "files_after",
-                      (json_int_t)r.files_after, "rows", (json_int_t)r.rows, "snapshot_id",
-                      (json_int_t)r.snapshot_id, "staged_files_left", r.staged_files_left);
         if (run.st != HL_OK)
             json_object_set_new(doc, "error", json_string(run.err.message));
         cli_print_json(doc);
-        json_decref(doc);
-    } else if (r.outcome == ICE_COMPACTED) {
-        printf("compacted: %lld files (%lld bytes) into %lld, %lld rows, Iceberg snapshot %lld\n",
-               (long long)r.files_before, (long long)r.bytes_before, (long long)r.files_after,
-               (long long)r.rows, (long long)r.snapshot_id);
-    } else if (run.st == HL_OK) {
-        printf("not compacted: %s (%lld live files, %lld bytes)\n", outcome,
-               (long long)r.files_before, (long long)r.bytes_before);
     }
+    json_decref(doc);
     if (run.st != HL_OK)
         rc = cli_report(run.st, &run.err);
     close_export(&run);
@@ -161,12 +227,23 @@ static const struct cli_opt maintain_opts[] = {
     {"compact-max-bytes", true, false,
      "N  compact only up to N bytes of live files (default "
      "134217728)"},
+    {"compact-target-bytes", true, false,
+     "N  a file this large is compacted already (default 134217728)"},
+    {"expire-snapshots", false, false,
+     "expire old Iceberg snapshots and delete the files only they referenced"},
+    {"older-than", true, false, "DURATION  expire snapshots older than this (default 7d)"},
+    {"retain-last", true, false, "N  always keep the newest N snapshots (default 1)"},
     {"trace", true, false, "FILE  write spans as OpenTelemetry JSON lines ('-': stderr)"},
 };
 
 static const struct cli_opt iceberg_opts[] = {
     {"to", true, false, "URI  the Iceberg table's location (file:///dir or s3://bucket/prefix)"},
     {"format-version", true, false, "2|3  for a new table (default 3)"},
+    {"restart", false, false,
+     "when the offset fell below the expiry floor, re-export the live rows (they replace the "
+     "Iceberg table's)"},
+    {"adopt", false, false,
+     "take over a location another table (e.g. this one before it was recreated) exported to"},
     {"trace", true, false,
      "FILE  write spans as OpenTelemetry JSON lines ('-': stderr; default "
      "$HOGLAKE_TRACE_FILE)"},
@@ -178,9 +255,10 @@ int cmd_export(struct cli *cli, int argc, char **argv)
         {"iceberg", "export the rows committed since the last run to an Iceberg table",
          "export iceberg CATALOG.NAMESPACE.TABLE --to URI [options]", iceberg_opts,
          sizeof iceberg_opts / sizeof iceberg_opts[0], 1, 1, run_iceberg},
-        {"maintain", "maintain an exported Iceberg table (compaction)",
-         "export maintain CATALOG.NAMESPACE.TABLE --to URI --compact [options]", maintain_opts,
-         sizeof maintain_opts / sizeof maintain_opts[0], 1, 1, run_maintain},
+        {"maintain", "maintain an exported Iceberg table (compaction, snapshot expiry)",
+         "export maintain CATALOG.NAMESPACE.TABLE --to URI [--compact] [--expire-snapshots] "
+         "[options]",
+         maintain_opts, sizeof maintain_opts / sizeof maintain_opts[0], 1, 1, run_maintain},
     };
     return cli_run_verbs(cli, "export", verbs, sizeof verbs / sizeof verbs[0], argc, argv);
 }

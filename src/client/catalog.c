@@ -102,6 +102,16 @@ hl_status hl_catalog_info(hl_catalog *c, char **json, struct hl_error *err)
     return client_request_text(c->client, "GET", &path, NULL, json, err);
 }
 
+hl_status hl_catalog_options(hl_catalog *c, char **json, struct hl_error *err)
+{
+    struct buf path = BUF_INIT;
+    if (client_catalog_path(&path, c) != 0 || buf_puts(&path, "/options") != 0) {
+        buf_free(&path);
+        return client_nomem(err);
+    }
+    return client_request_text(c->client, "GET", &path, NULL, json, err);
+}
+
 hl_status hl_catalog_set_retention(hl_catalog *c, int64_t seconds, int consumer_floor, char **json,
                                    struct hl_error *err)
 {

@@ -17,6 +17,7 @@
 
 #define DEFAULT_FILE_COUNT 32
 #define DEFAULT_MAX_BYTES ((int64_t)128 << 20)
+#define DEFAULT_TARGET_BYTES ((int64_t)128 << 20)
 
 const char *ice_compact_outcome_name(enum ice_compact_outcome o)
 {
@@ -35,6 +36,7 @@ const char *ice_compact_outcome_name(enum ice_compact_outcome o)
  * inherit (Iceberg's rules: null values come from the manifest list). */
 struct live_file {
     char *path;
+    json_t *partition; /* the entry's partition tuple (owned; NULL: unpartitioned) */
     int64_t rows, size;
     int64_t first_row_id; /* -1: none (v2) */
     int64_t sequence_number;
@@ -42,25 +44,51 @@ struct live_file {
 
 static void live_free(struct live_file *f, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(f[i].path);
+        json_decref(f[i].partition);
+    }
     free(f);
 }
 
-static hl_status fetch(struct exporter *x, const char *uri, struct buf *b, struct hl_error *err)
-{
-    if (objstore_get(x->store, uri, 0, UINT64_MAX, b, err) != 0)
-        return err ? err->status : HL_ERR_IO;
-    return HL_OK;
-}
+/* Collects the live entries of one manifest, with the lineage they
+ * inherit from its manifest list record. */
+struct live_collector {
+    struct live_file **files;
+    size_t *n, *cap;
+    int64_t seq;     /* the manifest's sequence number */
+    int64_t next_id; /* the next inherited first_row_id (-1: none, v2) */
+};
 
-static bool json_long(const json_t *o, const char *key, int64_t *out)
+static hl_status collect_live(void *ctx, const char *manifest, const json_t *e,
+                              struct hl_error *err)
 {
-    const json_t *v = json_object_get(o, key);
-    if (!json_is_integer(v))
-        return false;
-    *out = (int64_t)json_integer_value(v);
-    return true;
+    struct live_collector *c = ctx;
+    int64_t status = -1, rows = 0, size = 0, first = -1, eseq = c->seq;
+    const json_t *df = json_object_get(e, "data_file");
+    const char *file = json_string_value(json_object_get(df, "file_path"));
+    xp_json_long(e, "status", &status);
+    xp_json_long(e, "sequence_number", &eseq);
+    if (!file || !xp_json_long(df, "record_count", &rows) ||
+        !xp_json_long(df, "file_size_in_bytes", &size))
+        return xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s: a malformed entry", manifest);
+    if (status == 2)
+        return HL_OK; /* DELETED */
+    if (!xp_json_long(df, "first_row_id", &first) && c->next_id >= 0) {
+        first = c->next_id;
+        c->next_id += rows;
+    }
+    if (array_reserve(c->files, c->cap, *c->n + 1, sizeof **c->files, 64) != 0)
+        return xp_nomem(err);
+    struct live_file *f = &(*c->files)[*c->n];
+    *f = (struct live_file){
+        strdup(file), json_incref(json_object_get(df, "partition")), rows, size, first, eseq};
+    if (!f->path) {
+        json_decref(f->partition);
+        return xp_nomem(err);
+    }
+    (*c->n)++;
+    return HL_OK;
 }
 
 /* The live entries of one data manifest. */
@@ -68,54 +96,16 @@ static hl_status manifest_files(struct exporter *x, const json_t *mf, struct liv
                                 size_t *n, size_t *cap, struct hl_error *err)
 {
     const char *path = json_string_value(json_object_get(mf, "manifest_path"));
-    int64_t content = 0, seq = 0, next_id = -1;
-    json_long(mf, "content", &content);
-    if (!path || !json_long(mf, "sequence_number", &seq))
+    int64_t content = 0;
+    struct live_collector c = {files, n, cap, 0, -1};
+    xp_json_long(mf, "content", &content);
+    if (!path || !xp_json_long(mf, "sequence_number", &c.seq))
         return xp_fail(err, HL_ERR_PROTOCOL, "protocol", "a manifest list entry without a path");
     if (content != 0)
         return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
                        "the table has delete files, which compaction does not apply yet");
-    json_long(mf, "first_row_id", &next_id);
-    struct buf b = BUF_INIT;
-    hl_status st = fetch(x, path, &b, err);
-    struct avro_reader *r = NULL;
-    struct error ae;
-    if (st == HL_OK && avro_reader_open(b.data, b.len, NULL, &r, &ae) != 0)
-        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
-    json_t *e;
-    int got = 0;
-    while (st == HL_OK && (got = avro_reader_next(r, &e, &ae)) == 1) {
-        int64_t status = -1, rows = 0, size = 0, first = -1, eseq = seq;
-        const json_t *df = json_object_get(e, "data_file");
-        const char *file = json_string_value(json_object_get(df, "file_path"));
-        json_long(e, "status", &status);
-        json_long(e, "sequence_number", &eseq);
-        if (!file || !json_long(df, "record_count", &rows) ||
-            !json_long(df, "file_size_in_bytes", &size))
-            st = xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s: a malformed entry", path);
-        else if (status != 2) {
-            if (!json_long(df, "first_row_id", &first) && next_id >= 0) {
-                first = next_id;
-                next_id += rows;
-            }
-            if (array_reserve(files, cap, *n + 1, sizeof **files, 64) != 0)
-                st = xp_nomem(err);
-            if (st == HL_OK) {
-                struct live_file *f = &(*files)[*n];
-                *f = (struct live_file){strdup(file), rows, size, first, eseq};
-                if (!f->path)
-                    st = xp_nomem(err);
-                else
-                    (*n)++;
-            }
-        }
-        json_decref(e);
-    }
-    if (st == HL_OK && got < 0)
-        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
-    avro_reader_free(r);
-    buf_free(&b);
-    return st;
+    xp_json_long(mf, "first_row_id", &c.next_id);
+    return xp_manifest_entries(x, path, collect_live, &c, err);
 }
 
 static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct live_file **files,
@@ -130,7 +120,7 @@ static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct
     struct buf b = BUF_INIT;
     json_t *records = NULL;
     struct error ae;
-    hl_status st = fetch(x, list, &b, err);
+    hl_status st = xp_get(x, list, &b, err);
     if (st == HL_OK && ice_manifest_list_read(b.data, b.len, &records, &ae) != 0)
         st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
     buf_free(&b);
@@ -142,6 +132,22 @@ static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct
     }
     json_decref(records);
     return st;
+}
+
+/* Whether a rewrite would change anything: some partition holds two or
+ * more files below the target size. A partition of one file, or of files
+ * at the target size, is as compact as a rewrite would make it. */
+static bool worth_rewriting(const struct live_file *live, size_t n, int64_t target)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (live[i].size >= target)
+            continue;
+        for (size_t j = i + 1; j < n; j++) {
+            if (live[j].size < target && json_equal(live[i].partition, live[j].partition))
+                return true;
+        }
+    }
+    return false;
 }
 
 /* ---- rows, with their lineage ---- */
@@ -279,9 +285,9 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
         json_array_size(fields) > 0
             ? json_string_value(json_object_get(json_array_get(fields, 0), "name"))
             : NULL;
-    json_long(m->current_schema, "schema-id", &spec.schema_id);
+    xp_json_long(m->current_schema, "schema-id", &spec.schema_id);
     int64_t spec_id = 0;
-    json_long(m->default_spec, "spec-id", &spec_id);
+    xp_json_long(m->default_spec, "spec-id", &spec_id);
     spec.spec_id = (int32_t)spec_id;
     hl_status st = schema_text && fields_text ? HL_OK : xp_nomem(err);
     struct ice_manifest_summary summary;
@@ -386,28 +392,20 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     memset(res, 0, sizeof *res);
     res->outcome = ICE_ERROR;
     res->snapshot_id = -1;
-    if (!t || !o || !o->location)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                       "a table and a location are required");
+    if (!o)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "no options");
     struct exporter xs = {.t = t, .tracer = o->tracer};
     struct exporter *x = &xs;
-    int n = (int)strlen(o->location);
-    while (n > 0 && o->location[n - 1] == '/')
-        n--;
-    if (n == 0 || (size_t)n >= sizeof x->loc)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a bad location");
-    snprintf(x->loc, sizeof x->loc, "%.*s", n, o->location);
     int64_t min_files = o->file_count > 0 ? o->file_count : DEFAULT_FILE_COUNT;
     int64_t max_bytes = o->max_bytes > 0 ? o->max_bytes : DEFAULT_MAX_BYTES;
-    arena_init(&x->arena, 0);
-    lake_table_init(&x->table, &x->arena);
+    int64_t target = o->target_bytes > 0 ? o->target_bytes : DEFAULT_TARGET_BYTES;
     struct ice_meta m;
     memset(&m, 0, sizeof m);
     int64_t version = 0;
     struct live_file *live = NULL;
     size_t nlive = 0;
     json_t *info = NULL;
-    hl_status st = hl_table_object_store(t, &x->store, err);
+    hl_status st = xp_open(x, o->location, err);
     if (st == HL_OK)
         st = xp_load_iceberg(x, &m, &version, err);
     if (st != HL_OK)
@@ -424,7 +422,7 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
         res->bytes_before += live[i].size;
     if (st != HL_OK)
         goto out;
-    if ((int64_t)nlive < min_files || nlive < 2) {
+    if ((int64_t)nlive < min_files || !worth_rewriting(live, nlive, target)) {
         res->outcome = ICE_BELOW_THRESHOLD;
         goto out;
     }
@@ -435,6 +433,8 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     /* The layout as the export derives it; the rows with their lineage. */
     bool lineage = m.format_version >= 3;
     st = xp_load_table(x, err);
+    if (st == HL_OK) /* the files record the order they are sorted by */
+        st = xp_apply_sort_order(x, &m, err);
     if (st == HL_OK && lineage)
         st = add_lineage_columns(x, err);
     if (st == HL_OK && !(info = info_with_lineage(t, lineage, err)))

@@ -3,7 +3,9 @@
  * loop): when the current snapshot has at least `file_count` live data files
  * and at most `max_bytes` of them, their rows are read, sorted globally by
  * the lookup key under the table's day partitioning, written as one file per
- * partition, and committed as a `replace` snapshot. On format version 3 the
+ * partition, and committed as a `replace` snapshot. When no partition has
+ * two or more files below the target size, there is nothing to gain: the
+ * outcome is below-threshold, nothing is written. On format version 3 the
  * rows keep their lineage (_row_id, _last_updated_sequence_number).
  *
  * Every file it writes is tracked. A failed commit re-loads the table: if
@@ -25,6 +27,9 @@ struct ice_compact_options {
     const char *location;
     int64_t file_count; /* minimum live data files (0: 32) */
     int64_t max_bytes;  /* cap on the live files' total size (0: 128 MB) */
+    /* a file of at least this size is compacted already (0: 128 MB): only
+     * partitions with two or more smaller files are worth a rewrite */
+    int64_t target_bytes;
     struct tracer *tracer;
 };
 

@@ -27,6 +27,7 @@
 /* An export run: the shared state, and this run's own. */
 struct export_run {
     struct exporter x;
+    const struct ice_export_options *o;
     struct ice_export_result *res;
     char consumer[48];
 };
@@ -34,6 +35,11 @@ struct export_run {
 #define SUMMARY_TABLE "hoglake.table-uuid"
 #define SUMMARY_FROM "hoglake.source-snapshot-from"
 #define SUMMARY_TO "hoglake.source-snapshot-to"
+#define SUMMARY_BOOTSTRAP "hoglake.bootstrap-snapshot"
+/* Who the Iceberg table belongs to (its properties). */
+#define PROP_TABLE_UUID "hoglake.table-uuid"
+#define PROP_TABLE "hoglake.table"
+#define PROP_CATALOG "hoglake.catalog"
 
 int ice_export_consumer_id(const char *location, char out[48])
 {
@@ -51,21 +57,19 @@ int ice_export_consumer_id(const char *location, char out[48])
 
 /* ---- the rows since the last export ---- */
 
-static hl_status read_rows(struct export_run *e, struct hl_error *err)
+/* Moves every batch of s into x (the first stream read gives the schema),
+ * and releases s. */
+static hl_status drain(struct exporter *x, struct ArrowArrayStream *stream, struct hl_error *err)
 {
-    struct exporter *x = &e->x;
-    struct ArrowArrayStream s;
-    hl_status st =
-        hl_table_scan_changes(x->t, e->res->from_snapshot, -1, &s, &e->res->to_snapshot, err);
-    if (st != HL_OK)
-        return st;
-    if (s.get_schema(&s, &x->schema) != 0)
-        st = xp_fail(err, HL_ERR_IO, "io", "reading the changes: %s",
+    struct ArrowArrayStream s = *stream;
+    hl_status st = HL_OK;
+    if (!x->schema.release && s.get_schema(&s, &x->schema) != 0)
+        st = xp_fail(err, HL_ERR_IO, "io", "reading the rows: %s",
                      s.get_last_error(&s) ? s.get_last_error(&s) : "no schema");
     while (st == HL_OK) {
         struct ArrowArray b;
         if (s.get_next(&s, &b) != 0) {
-            st = xp_fail(err, HL_ERR_IO, "io", "reading the changes: %s",
+            st = xp_fail(err, HL_ERR_IO, "io", "reading the rows: %s",
                          s.get_last_error(&s) ? s.get_last_error(&s) : "failed");
             break;
         }
@@ -84,6 +88,161 @@ static hl_status read_rows(struct export_run *e, struct hl_error *err)
     return st;
 }
 
+/* An offset the changefeed can no longer serve: a typed error that says
+ * what to do. */
+static hl_status offset_expired(struct export_run *e, int64_t offset, int64_t floor,
+                                struct hl_error *err)
+{
+    snprintf(e->res->error_kind, sizeof e->res->error_kind, "export_offset_expired");
+    return xp_fail(err, HL_ERR_EXPIRED, "export_offset_expired",
+                   "the export's offset (snapshot %lld) is below the catalog's expiry floor "
+                   "(snapshot %lld): the rows in between are gone from the changefeed; run again "
+                   "with --restart to re-export the table's live rows to %s",
+                   (long long)offset, (long long)floor, e->x.loc);
+}
+
+/* The rows committed after `from` (up to the head, which sets to_snapshot). */
+static hl_status read_changes(struct export_run *e, int64_t from, struct hl_error *err)
+{
+    struct ArrowArrayStream s;
+    hl_status st = hl_table_scan_changes(e->x.t, from, -1, &s, &e->res->to_snapshot, err);
+    return st == HL_OK ? drain(&e->x, &s, err) : st;
+}
+
+/* The table's expiry floor: the earliest snapshot reads can still see. */
+static hl_status expiry_floor(hl_table *t, int64_t *floor, struct hl_error *err)
+{
+    char *text = NULL;
+    hl_status st = hl_catalog_options(hl_table_catalog(t), &text, err);
+    if (st != HL_OK)
+        return st;
+    json_t *o = json_loads(text, 0, NULL);
+    free(text);
+    const json_t *v = json_object_get(o, "earliest_snapshot_id");
+    if (json_is_integer(v))
+        *floor = (int64_t)json_integer_value(v);
+    else
+        st = xp_fail(err, HL_ERR_PROTOCOL, "protocol", "the catalog options lack the floor");
+    json_decref(o);
+    return st;
+}
+
+/* The Table object at `snapshot` (NULL with *absent set when no table of
+ * that name existed there). */
+static hl_status table_at(hl_table *t, int64_t snapshot, json_t **info, bool *absent,
+                          struct hl_error *err)
+{
+    *info = NULL;
+    *absent = false;
+    struct hl_at at = {snapshot, NULL};
+    char *text = NULL;
+    hl_status st = hl_table_info(t, &at, &text, err);
+    if (st == HL_ERR_NOT_FOUND) {
+        *absent = true;
+        return HL_OK;
+    }
+    if (st != HL_OK)
+        return st;
+    *info = json_loads(text, 0, NULL);
+    free(text);
+    return *info ? HL_OK : xp_nomem(err);
+}
+
+/* A bootstrap: the rows live at the floor (when this incarnation of the
+ * table existed there; created later, it had none), read with the table's
+ * definition at the head, then the changefeed from the floor. Nothing of
+ * the history before the floor is needed. */
+static hl_status read_bootstrap(struct export_run *e, int64_t floor, struct hl_error *err)
+{
+    struct exporter *x = &e->x;
+    e->res->bootstrapped = true;
+    e->res->bootstrap_snapshot = floor;
+    hl_status st = read_changes(e, floor, err);
+    json_t *then = NULL, *now = NULL;
+    bool absent = false, gone_now = false;
+    if (st == HL_OK)
+        st = table_at(x->t, floor, &then, &absent, err);
+    const char *uuid_then = json_string_value(json_object_get(then, "table_uuid"));
+    if (st != HL_OK || absent || !uuid_then || strcmp(uuid_then, hl_table_uuid(x->t)) != 0) {
+        json_decref(then);
+        return st; /* created after the floor: the changefeed holds every row */
+    }
+    json_decref(then);
+    st = table_at(x->t, e->res->to_snapshot, &now, &gone_now, err);
+    if (st == HL_OK && gone_now)
+        st = xp_fail(err, HL_ERR_NOT_FOUND, "not_found", "%s was dropped during the export",
+                     x->qualified);
+    char *plan_text = NULL;
+    struct hl_at at = {floor, NULL};
+    if (st == HL_OK)
+        st = hl_table_scan_plan(x->t, &at, &plan_text, err);
+    json_t *plan = plan_text ? json_loads(plan_text, 0, NULL) : NULL;
+    free(plan_text);
+    if (st == HL_OK && !plan)
+        st = xp_nomem(err);
+    size_t i;
+    const json_t *f;
+    json_array_foreach (plan, i, f) {
+        const json_t *dv = json_object_get(f, "delete_file");
+        if (st == HL_OK && dv && !json_is_null(dv))
+            st = xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                         "rows of %s live at snapshot %lld are deleted by deletion vectors, which "
+                         "the export does not apply yet",
+                         x->qualified, (long long)floor);
+    }
+    struct ArrowArrayStream s;
+    if (st == HL_OK) {
+        st = hl_table_read_plan(x->t, now, plan, &s, err); /* takes the plan */
+        plan = NULL;
+        if (st == HL_OK)
+            st = drain(x, &s, err);
+    }
+    json_decref(plan);
+    json_decref(now);
+    return st;
+}
+
+/* ---- ownership: an Iceberg location belongs to one hoglake table ---- */
+
+/* The table uuid the Iceberg table belongs to: its properties, else (an
+ * export from before they were written) its newest export's summary. */
+static const char *owner_of(const struct ice_meta *m)
+{
+    const char *uuid = ice_meta_property(m, PROP_TABLE_UUID);
+    const json_t *snap = uuid ? NULL : ice_meta_find_summary_key(m, SUMMARY_TABLE);
+    return uuid ? uuid : snap ? ice_snapshot_summary(snap, SUMMARY_TABLE) : NULL;
+}
+
+/* HL_OK when m is this table's, has no owner yet, or is being adopted
+ * (*adopting then set); else the typed refusal, with nothing written. */
+static hl_status check_owner(struct export_run *e, const struct ice_meta *m, bool *adopting,
+                             struct hl_error *err)
+{
+    const char *owner = owner_of(m), *ours = hl_table_uuid(e->x.t);
+    *adopting = false;
+    if (!owner || strcmp(owner, ours) == 0)
+        return HL_OK;
+    if (e->o->adopt) {
+        *adopting = true;
+        return HL_OK;
+    }
+    const char *name = ice_meta_property(m, PROP_TABLE);
+    snprintf(e->res->error_kind, sizeof e->res->error_kind, "iceberg_target_owned_by_other_table");
+    return xp_fail(err, HL_ERR_CONFLICT, "iceberg_target_owned_by_other_table",
+                   "the Iceberg table at %s belongs to hoglake table %s (uuid %s), not to %s (uuid "
+                   "%s); export to another location, or, if %s was recreated, pass --adopt to "
+                   "re-export it there",
+                   e->x.loc, name ? name : "(name not recorded)", owner, e->x.qualified, ours,
+                   e->x.qualified);
+}
+
+/* The properties that record the owner. */
+static json_t *owner_properties(const struct exporter *x)
+{
+    return json_pack("{s:s, s:s, s:s}", PROP_TABLE_UUID, hl_table_uuid(x->t), PROP_TABLE,
+                     x->qualified, PROP_CATALOG, hl_catalog_name(hl_table_catalog(x->t)));
+}
+
 /* ---- the commit ---- */
 
 /* The source window a loaded table's newest export recorded, when it is
@@ -98,6 +257,14 @@ static void recorded_window(const struct ice_meta *m, const char *table_uuid, in
         *to = strtoll(text, NULL, 10);
 }
 
+/* A count of the snapshot's summary (0 when it has none). */
+static int64_t summary_count(const json_t *snapshot, const char *key)
+{
+    const char *text = ice_snapshot_summary(snapshot, key);
+    long long n = text ? strtoll(text, NULL, 10) : 0;
+    return n > 0 ? (int64_t)n : 0;
+}
+
 /* One attempt: the manifest list and version+1 on top of what is there. */
 static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_t version,
                                 int attempt, const char *manifest_uri,
@@ -107,27 +274,37 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
 {
     struct exporter *x = &e->x;
     struct error ie;
+    json_t *props = owner_properties(x);
+    if (!props)
+        return xp_nomem(err);
+    hl_status st = HL_OK;
+    bool adopting, changed;
     if (version == 0) {
         char uuid[37];
-        if (random_uuid4(uuid) != 0)
-            return xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a table uuid");
         struct ice_new_table nt = {x->format_version, uuid,          x->loc, x->schema_json,
-                                   x->spec_json,      x->order_json, NULL,   xp_now_ms()};
-        if (ice_meta_create(m, &nt, &ie) != 0)
-            return error_publish(err, HL_OK, &ie, "iceberg metadata");
-    } else {
-        bool changed;
-        if (ice_meta_set_schema(m, x->schema_json, &changed, &ie) != 0 ||
-            ice_meta_set_sort_order(m, x->order_json, &changed, &ie) != 0)
-            return error_publish(err, HL_OK, &ie, "iceberg metadata");
+                                   x->spec_json,      x->order_json, props,  xp_now_ms()};
+        if (random_uuid4(uuid) != 0)
+            st = xp_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a table uuid");
+        else if (ice_meta_create(m, &nt, &ie) != 0)
+            st = error_publish(err, HL_OK, &ie, "iceberg metadata");
+    } else if ((st = check_owner(e, m, &adopting, err)) == HL_OK &&
+               (ice_meta_set_schema(m, x->schema_json, &changed, &ie) != 0 ||
+                ice_meta_set_properties(m, props, &changed, &ie) != 0)) {
+        st = error_publish(err, HL_OK, &ie, "iceberg metadata");
     }
+    json_decref(props);
+    if (st == HL_OK)
+        st = xp_apply_sort_order(x, m, err);
+    if (st != HL_OK)
+        return st;
+    /* A bootstrap onto a table that has rows replaces them all. */
+    bool overwrite = e->res->bootstrapped && m->current_snapshot;
     int64_t snapshot_id, seq = ice_meta_next_sequence_number(m);
     if (ice_meta_pick_snapshot_id(m, &snapshot_id, &ie) != 0)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
     json_t *parent = NULL;
-    hl_status st = HL_OK;
     const char *parent_list =
-        m->current_snapshot
+        m->current_snapshot && !overwrite
             ? json_string_value(json_object_get(m->current_snapshot, "manifest-list"))
             : NULL;
     if (parent_list) {
@@ -166,19 +343,27 @@ static hl_status commit_attempt(struct export_run *e, struct ice_meta *m, int64_
     if (st != HL_OK)
         return st;
 
-    char from[24], to[24], previous[4096];
+    char from[24], to[24], boot[24], previous[4096];
     snprintf(from, sizeof from, "%" PRId64, e->res->from_snapshot);
     snprintf(to, sizeof to, "%" PRId64, e->res->to_snapshot);
-    struct ice_summary_kv extra[] = {
-        {SUMMARY_TABLE, hl_table_uuid(x->t)}, {SUMMARY_FROM, from}, {SUMMARY_TO, to}};
+    snprintf(boot, sizeof boot, "%" PRId64, e->res->bootstrap_snapshot);
+    struct ice_summary_kv extra[] = {{SUMMARY_TABLE, hl_table_uuid(x->t)},
+                                     {SUMMARY_FROM, from},
+                                     {SUMMARY_TO, to},
+                                     {SUMMARY_BOOTSTRAP, boot}};
     struct ice_snapshot_add add;
     st = xp_snapshot_add(x, version, snapshot_id, list_uri, previous, sizeof previous, &add, err);
     if (st != HL_OK)
         return st;
-    add.operation = ICE_OP_APPEND;
+    add.operation = overwrite ? ICE_OP_OVERWRITE : ICE_OP_APPEND;
+    if (overwrite) {
+        add.removed_data_files = summary_count(m->current_snapshot, "total-data-files");
+        add.deleted_records = summary_count(m->current_snapshot, "total-records");
+        add.removed_files_size = summary_count(m->current_snapshot, "total-files-size");
+    }
     add.added_rows = x->rows;
     add.extra = extra;
-    add.nextra = sizeof extra / sizeof extra[0];
+    add.nextra = sizeof extra / sizeof extra[0] - (e->res->bootstrapped ? 0 : 1);
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
     char *text = ice_meta_dumps(m);
@@ -276,28 +461,20 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     memset(res, 0, sizeof *res);
     res->iceberg_snapshot_id = -1;
     res->to_snapshot = -1;
-    if (!t || !o || !o->location)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                       "a table and a target location are required");
-    int n = (int)strlen(o->location);
-    while (n > 0 && o->location[n - 1] == '/')
-        n--;
-    struct export_run e = {.x = {.t = t, .tracer = o->tracer}, .res = res};
-    struct exporter *x = &e.x;
-    if (n == 0 || (size_t)n >= sizeof x->loc)
-        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a bad target location");
-    snprintf(x->loc, sizeof x->loc, "%.*s", n, o->location);
+    res->bootstrap_snapshot = -1;
+    if (!o)
+        return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "no options");
     if (o->format_version != 0 && o->format_version != 2 && o->format_version != 3)
         return xp_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                        "format version %d: 2 or 3", o->format_version);
-    arena_init(&x->arena, 0);
-    lake_table_init(&x->table, &x->arena);
-    hl_status st = ice_export_consumer_id(x->loc, e.consumer) == 0
-                       ? hl_table_object_store(t, &x->store, err)
-                       : xp_nomem(err);
+    struct export_run e = {.x = {.t = t, .tracer = o->tracer}, .o = o, .res = res};
+    struct exporter *x = &e.x;
+    hl_status st = xp_open(x, o->location, err);
+    if (st == HL_OK && ice_export_consumer_id(x->loc, e.consumer) != 0)
+        st = xp_nomem(err);
 
-    /* The target first: its format version, and its record of the last
-     * window exported (which wins over a lagging offset). */
+    /* The target first: its format version, its owner, and its record of
+     * the last window exported (which wins over a lagging offset). */
     struct ice_meta m;
     int64_t version = 0;
     memset(&m, 0, sizeof m);
@@ -311,7 +488,11 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
         st = xp_load_table(x, err);
     snprintf(res->partition_spec, sizeof res->partition_spec, "%s", x->partition_spec);
     snprintf(res->sort_order, sizeof res->sort_order, "%s", x->sort_order);
-    int64_t offset = -1, landed = -1;
+    bool adopting = false;
+    if (st == HL_OK && version > 0)
+        st = check_owner(&e, &m, &adopting, err);
+    res->adopted = adopting;
+    int64_t offset = -1, landed = -1, floor = 0;
     if (st == HL_OK)
         st = hl_catalog_offset(hl_table_catalog(t), e.consumer, hl_table_uuid(t), &offset, err);
     if (st == HL_OK && version > 0) {
@@ -337,10 +518,27 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
                          describe);
         }
     }
-    ice_meta_free(&m);
-    res->from_snapshot = offset < 0 ? 0 : offset;
+    /* The order the files are sorted by, as the table will record it. */
     if (st == HL_OK)
-        st = read_rows(&e, err);
+        st = xp_apply_sort_order(x, version > 0 ? &m : NULL, err);
+    ice_meta_free(&m);
+    if (st == HL_OK)
+        st = expiry_floor(t, &floor, err);
+    /* A new export, an adopted location, or (asked for) an offset the
+     * changefeed no longer serves: the live rows first. */
+    bool expired = offset >= 0 && offset < floor;
+    if (st == HL_OK && expired && !o->restart && !adopting)
+        st = offset_expired(&e, offset, floor, err);
+    res->from_snapshot = offset < 0 ? floor : offset;
+    if (st == HL_OK && (offset < 0 || adopting || expired)) {
+        res->from_snapshot = floor;
+        st = read_bootstrap(&e, floor, err);
+    } else if (st == HL_OK) {
+        st = read_changes(&e, offset, err);
+        /* The floor moved past the offset meanwhile. */
+        if (st == HL_ERR_EXPIRED && expiry_floor(t, &floor, err) == HL_OK)
+            st = offset_expired(&e, offset, floor, err);
+    }
     res->rows = x->rows;
     if (st == HL_OK && res->rows == 0)
         res->nothing_new = true;
@@ -354,10 +552,14 @@ hl_status ice_export_run(hl_table *t, const struct ice_export_options *o,
     if (st != HL_OK && !res->nothing_new && res->iceberg_snapshot_id < 0)
         xp_unstage(x);
     /* The offset follows the Iceberg commit; should it fail now, the next
-     * run reconciles from the snapshot summary. */
-    if (st == HL_OK && !res->nothing_new)
+     * run reconciles from the snapshot summary. A run with nothing new
+     * moves it too, so a quiet table never holds the catalog's consumer
+     * floor longer than its own schedule. */
+    if (st == HL_OK && res->to_snapshot > offset) {
         st = hl_catalog_commit_offset(hl_table_catalog(t), e.consumer, hl_table_uuid(t),
                                       res->to_snapshot, err);
+        res->offset_advanced = st == HL_OK && res->nothing_new;
+    }
     xp_exporter_free(x);
     return st;
 }

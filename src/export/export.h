@@ -26,13 +26,29 @@ struct ice_export_options {
     /* 2 or 3 (0: 3) for a new table; an existing table keeps its own. */
     int format_version;
     struct tracer *tracer; /* spans iceberg.table.create / iceberg.snapshot.commit; may be NULL */
+    /* An offset below the catalog's expiry floor: bootstrap again (the
+     * table's live rows replace the Iceberg table's) instead of failing
+     * with export_offset_expired. */
+    bool restart;
+    /* A location another hoglake table (e.g. this one's earlier
+     * incarnation) exported to: take it over and bootstrap, instead of
+     * failing with iceberg_target_owned_by_other_table. */
+    bool adopt;
 };
 
 struct ice_export_result {
-    bool nothing_new;   /* no rows since the last run: no Iceberg commit */
-    bool created;       /* this run created the Iceberg table */
-    bool reconciled;    /* the offset was behind an export that had landed */
-    int format_version; /* the table's */
+    bool nothing_new; /* no rows since the last run: no Iceberg commit */
+    bool created;     /* this run created the Iceberg table */
+    bool reconciled;  /* the offset was behind an export that had landed */
+    /* A bootstrap: the rows live at bootstrap_snapshot (the catalog's
+     * expiry floor; none when the table was created after it), then the
+     * changefeed from there. On an Iceberg table with rows it is an
+     * overwrite snapshot. */
+    bool bootstrapped;
+    int64_t bootstrap_snapshot;
+    bool adopted;         /* the location was another table's (--adopt) */
+    bool offset_advanced; /* nothing new, and the offset moved to the head */
+    int format_version;   /* the table's */
     int64_t iceberg_snapshot_id;
     int64_t from_snapshot, to_snapshot; /* the source window (from, to] */
     int64_t rows, files;
@@ -44,7 +60,12 @@ struct ice_export_result {
 };
 
 /* Runs one export of table to options->location. The consumer id is
- * derived from the location ("iceberg-" and a digest of it). */
+ * derived from the location ("iceberg-" and a digest of it). The Iceberg
+ * table records its owner in its properties (hoglake.table-uuid,
+ * hoglake.table, hoglake.catalog). Typed failures (err->code and
+ * result->error_kind): iceberg_partition_spec_drift,
+ * iceberg_target_owned_by_other_table (HL_ERR_CONFLICT; nothing written),
+ * export_offset_expired (HL_ERR_EXPIRED; --restart). */
 hl_status ice_export_run(hl_table *table, const struct ice_export_options *options,
                          struct ice_export_result *result, struct hl_error *err);
 

@@ -52,6 +52,11 @@ struct exporter {
     json_t *schema_json, *spec_json, *order_json;
     char partition_spec[160]; /* "day(message_created_at)" or "unpartitioned" */
     char sort_order[320];     /* "session_id,conversation_id" or "" */
+    char qualified[700];      /* "catalog.namespace.table" */
+    /* The Iceberg sort order id the run's files are sorted by (set by
+     * xp_apply_sort_order; 0: unsorted). */
+    bool order_chosen;
+    int32_t sort_order_id;
     /* the source rows */
     struct ArrowSchema schema;
     struct ArrowArray *batches;
@@ -67,6 +72,20 @@ struct exporter {
 };
 
 hl_status xp_nomem(struct hl_error *err);
+/* Starts a run on table's target `location` (a trailing '/' dropped):
+ * x->loc, its arena, table definition and object store. x must be zeroed
+ * but for t and tracer; xp_exporter_free it whatever this returns. */
+hl_status xp_open(struct exporter *x, const char *location, struct hl_error *err);
+/* The whole object at uri into b. */
+hl_status xp_get(struct exporter *x, const char *uri, struct buf *b, struct hl_error *err);
+/* Calls fn for each entry of the manifest at uri (as the Avro reader
+ * decodes it), in order, while it returns HL_OK. */
+typedef hl_status (*xp_entry_fn)(void *ctx, const char *manifest, const json_t *entry,
+                                 struct hl_error *err);
+hl_status xp_manifest_entries(struct exporter *x, const char *uri, xp_entry_fn fn, void *ctx,
+                              struct hl_error *err);
+/* o[key] as an integer into *out; false (out untouched) when it is not one. */
+bool xp_json_long(const json_t *o, const char *key, int64_t *out);
 hl_status xp_fail(struct hl_error *err, hl_status st, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int64_t xp_now_ms(void);
@@ -97,6 +116,11 @@ void xp_unstage(struct exporter *x);
 /* Reads the table at the head: its definition, the day column, the lookup
  * key, and their Iceberg forms (schema, spec, sort order). */
 hl_status xp_load_table(struct exporter *x, struct hl_error *err);
+/* Makes the lookup key the default sort order of m (NULL: a table not
+ * created yet, which starts with it) and records its order id as the one
+ * the run's files are sorted by; once recorded, a different id (another
+ * writer changed the orders meanwhile) is a conflict. */
+hl_status xp_apply_sort_order(struct exporter *x, struct ice_meta *m, struct hl_error *err);
 /* Puts every row of x->batches into its day's group (one group when
  * unpartitioned), groups in day order. */
 hl_status xp_group_rows(struct exporter *x, struct hl_error *err);

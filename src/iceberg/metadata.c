@@ -564,6 +564,9 @@ static int check_counts(const struct ice_meta *m, const struct ice_snapshot_add 
         if (in->removed_data_files < 1 || in->added_records != in->deleted_records)
             return error_fail(err, ERR_INVALID,
                               "a replace removes files and keeps the record count");
+    } else if (in->operation == ICE_OP_OVERWRITE) {
+        if (in->added_data_files < 1)
+            return error_fail(err, ERR_INVALID, "an overwrite adds at least one file");
     } else {
         return error_fail(err, ERR_INVALID, "unknown snapshot operation");
     }
@@ -608,8 +611,9 @@ static int put_total(json_t *summary, const json_t *parent, const char *key, int
 static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot_add *in,
                              struct error *err)
 {
-    json_t *s =
-        json_pack("{s:s}", "operation", in->operation == ICE_OP_APPEND ? "append" : "replace");
+    static const char *const names[] = {
+        [ICE_OP_APPEND] = "append", [ICE_OP_REPLACE] = "replace", [ICE_OP_OVERWRITE] = "overwrite"};
+    json_t *s = json_pack("{s:s}", "operation", names[in->operation]);
     bool ok = s && put_count(s, "added-data-files", in->added_data_files) &&
               put_count(s, "added-records", in->added_records) &&
               put_count(s, "added-files-size", in->added_files_size);
@@ -677,6 +681,73 @@ static size_t metadata_log_max(const json_t *doc)
     return METADATA_LOG_DEFAULT_MAX;
 }
 
+/* Appends the version a change replaces to doc's metadata-log (written at
+ * `at`), trimmed to write.metadata.previous-versions-max, oldest first. */
+static bool log_previous(json_t *doc, int64_t at, const char *previous)
+{
+    bool ok = append_to(
+        doc, "metadata-log",
+        json_pack("{s:I,s:s}", "timestamp-ms", (json_int_t)at, "metadata-file", previous));
+    json_t *log = json_object_get(doc, "metadata-log");
+    size_t max = metadata_log_max(doc);
+    while (ok && json_array_size(log) > max)
+        ok = json_array_remove(log, 0) == 0;
+    return ok;
+}
+
+/* Removes from doc[key] every object whose id_key is in `ids`. */
+static bool drop_listed(json_t *doc, const char *key, const char *id_key, const int64_t *ids,
+                        size_t n)
+{
+    json_t *list = json_object_get(doc, key);
+    for (size_t i = json_array_size(list); i-- > 0;) {
+        int64_t id = json_integer_value(json_object_get(json_array_get(list, i), id_key));
+        for (size_t k = 0; k < n; k++) {
+            if (ids[k] == id) {
+                if (json_array_remove(list, i) != 0)
+                    return false;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+bool ice_meta_snapshot_pinned(const struct ice_meta *m, int64_t id)
+{
+    if (m->has_current_snapshot && id == m->current_snapshot_id)
+        return true;
+    const char *name;
+    const json_t *ref;
+    json_object_foreach ((json_t *)json_object_get(m->doc, "refs"), name, ref) {
+        if (json_integer_value(json_object_get(ref, "snapshot-id")) == id)
+            return true;
+    }
+    return false;
+}
+
+int ice_meta_remove_snapshots(struct ice_meta *m, const int64_t *ids, size_t n, int64_t now_ms,
+                              const char *previous_metadata_file, struct error *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (ice_meta_snapshot_pinned(m, ids[k]))
+            return error_fail(err, ERR_INVALID, "snapshot %" PRId64 " is current or named by a ref",
+                              ids[k]);
+    }
+    json_t *doc = json_deep_copy(m->doc);
+    int64_t ts = now_ms > m->last_updated_ms ? now_ms : m->last_updated_ms;
+    bool ok =
+        doc && drop_listed(doc, "snapshots", "snapshot-id", ids, n) &&
+        drop_listed(doc, "snapshot-log", "snapshot-id", ids, n) &&
+        json_object_set_new(doc, "last-updated-ms", json_integer(ts)) == 0 &&
+        (!previous_metadata_file || log_previous(doc, m->last_updated_ms, previous_metadata_file));
+    if (!ok) {
+        json_decref(doc);
+        return error_fail(err, ERR_NOMEM, "out of memory (or a path is not UTF-8)");
+    }
+    return adopt(m, doc, err);
+}
+
 int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in, struct error *err)
 {
     if (check_counts(m, in, err) != 0)
@@ -728,15 +799,8 @@ int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in,
     if (ok && m->format_version >= 3)
         ok = json_object_set_new(doc, "next-row-id",
                                  json_integer(m->next_row_id + in->added_rows)) == 0;
-    if (ok && in->previous_metadata_file) {
-        ok = append_to(doc, "metadata-log",
-                       json_pack("{s:I,s:s}", "timestamp-ms", (json_int_t)m->last_updated_ms,
-                                 "metadata-file", in->previous_metadata_file));
-        json_t *log = json_object_get(doc, "metadata-log");
-        size_t max = metadata_log_max(doc);
-        while (ok && json_array_size(log) > max)
-            ok = json_array_remove(log, 0) == 0;
-    }
+    if (ok && in->previous_metadata_file)
+        ok = log_previous(doc, m->last_updated_ms, in->previous_metadata_file);
     if (!ok) {
         json_decref(doc);
         return error_fail(err, ERR_NOMEM, "out of memory (or a path is not UTF-8)");
@@ -842,6 +906,44 @@ int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed,
         return -1;
     *changed = moved;
     return 0;
+}
+
+int ice_meta_set_properties(struct ice_meta *m, const json_t *props, bool *changed,
+                            struct error *err)
+{
+    if (json_object_get(props, "format-version"))
+        return error_fail(err, ERR_INVALID, "\"format-version\" is not a table property");
+    if (check_properties(props, err) != 0)
+        return error_fail(err, ERR_INVALID, "table properties must be strings");
+    json_t *doc = json_deep_copy(m->doc);
+    json_t *have = doc ? json_object_get(doc, "properties") : NULL;
+    if (doc && !have && json_object_set_new(doc, "properties", have = json_object()) != 0)
+        have = NULL;
+    bool moved = false;
+    const char *k;
+    json_t *v;
+    json_object_foreach ((json_t *)props, k, v) {
+        if (!have)
+            break;
+        if (json_equal(json_object_get(have, k), v))
+            continue;
+        moved = true;
+        if (json_object_set(have, k, v) != 0)
+            have = NULL;
+    }
+    if (!have) {
+        json_decref(doc);
+        return error_fail(err, ERR_NOMEM, "out of memory");
+    }
+    if (adopt(m, doc, err) != 0)
+        return -1;
+    *changed = moved;
+    return 0;
+}
+
+const char *ice_meta_property(const struct ice_meta *m, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(m->doc, "properties"), key));
 }
 
 const json_t *ice_meta_find_summary_key(const struct ice_meta *m, const char *key)

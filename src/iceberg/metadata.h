@@ -86,7 +86,10 @@ int64_t ice_meta_next_sequence_number(const struct ice_meta *m);
 /* A random snapshot id in [1, 2^53) used by no snapshot of m. */
 int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct error *err);
 
-enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE };
+/* append: adds files; replace: rewrites files, same rows (compaction);
+ * overwrite: replaces the table's contents (an export's bootstrap onto an
+ * existing table). */
+enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE, ICE_OP_OVERWRITE };
 
 struct ice_summary_kv {
     const char *key, *value;
@@ -124,6 +127,17 @@ struct ice_snapshot_add {
  * may not reuse a summary key this function writes. */
 int ice_meta_add_snapshot(struct ice_meta *m, const struct ice_snapshot_add *in, struct error *err);
 
+/* Whether the snapshot is the current one or a ref (branch, tag) names
+ * it: never expired. */
+bool ice_meta_snapshot_pinned(const struct ice_meta *m, int64_t id);
+/* Expires snapshots: removes them from "snapshots" and "snapshot-log"
+ * (other snapshots' parent-snapshot-id may still name them, as Iceberg
+ * allows), sets last-updated-ms (now, or later) and logs the replaced
+ * version (previous_metadata_file; NULL: none). Refuses the current
+ * snapshot and any a ref names. The files they referenced are the
+ * caller's to delete, once no retained snapshot references them. */
+int ice_meta_remove_snapshots(struct ice_meta *m, const int64_t *ids, size_t n, int64_t now_ms,
+                              const char *previous_metadata_file, struct error *err);
 /* Makes order (from ice_sort_order_json; its order-id is ignored) the
  * default sort order: an existing order with the same fields is reused,
  * otherwise it is added under max(order-id) + 1 (an unsorted order under
@@ -139,6 +153,12 @@ int ice_meta_set_sort_order(struct ice_meta *m, const json_t *order, bool *chang
  * rule (hoglake only evolves schemas in Iceberg-compatible ways). */
 int ice_meta_set_schema(struct ice_meta *m, const json_t *schema, bool *changed, struct error *err);
 
+/* Sets table properties (string values; other keys are kept). *changed
+ * says whether any value moved. Refuses "format-version" (reserved). */
+int ice_meta_set_properties(struct ice_meta *m, const json_t *props, bool *changed,
+                            struct error *err);
+/* A table property's value, or NULL. */
+const char *ice_meta_property(const struct ice_meta *m, const char *key);
 /* The snapshot's summary value for key, or NULL. */
 const char *ice_snapshot_summary(const json_t *snapshot, const char *key);
 

@@ -89,6 +89,7 @@ struct colw {
     /* GEOMETRY and GEOGRAPHY: bytes have no order the format defines, so
      * no min/max (nor a ColumnIndex) is written */
     bool no_bounds;
+    bool delta; /* values DELTA_BINARY_PACKED (INT64 only) */
 
     /* the page being filled */
     uint16_t *def, *rep;
@@ -330,7 +331,9 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, 
     c->no_bounds = pq_logical_is_geo(&leaf->el->logical);
     c->max_def = leaf->def_level;
     c->max_rep = leaf->rep_level;
-    c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN;
+    for (size_t k = 0; k < w->opt.ndelta && c->phys == PQ_INT64; k++)
+        c->delta = c->delta || w->opt.delta_field_ids[k] == lc->field_id;
+    c->dict_on = w->opt.dictionary && c->phys != PQ_BOOLEAN && !c->delta;
     switch (lc->type) {
     case LT_BOOLEAN: plan_leaf(c, 1, CONV_BOOL, CMP_BOOL); break;
     case LT_INT8: plan_leaf(c, 4, CONV_I8_TO_I32, CMP_I32); break;
@@ -1196,6 +1199,14 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
             return nomem(err);
         page = w->body.data;
         page_len = w->body.len;
+    } else if (c->delta) {
+        /* (values sit after PLAIN_HEADROOM bytes of a malloc'd buffer:
+         * aligned for int64) */
+        if (pq_delta_encode_i64((const int64_t *)(const void *)values, nvalues_bytes / 8,
+                                &w->body) != 0)
+            return nomem(err);
+        page = w->body.data;
+        page_len = w->body.len;
     } else if (head && w->body.len <= head) {
         char *start = c->plain.data + head - w->body.len;
         if (w->body.len)
@@ -1213,6 +1224,7 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
         .num_values = (int32_t)c->nlev,
         .encoding = dict                   ? PQ_ENC_RLE_DICTIONARY
                     : c->conv == CONV_BOOL ? PQ_ENC_RLE
+                    : c->delta             ? PQ_ENC_DELTA_BINARY_PACKED
                                            : PQ_ENC_PLAIN,
         .def_encoding = PQ_ENC_RLE,
         .rep_encoding = PQ_ENC_RLE,
@@ -1444,7 +1456,7 @@ static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chu
         encodings[ne++] = PQ_ENC_RLE_DICTIONARY;
     }
     if (c->chunk_plain_pages && !c->chunk_dict_pages && c->conv != CONV_BOOL)
-        encodings[ne++] = PQ_ENC_PLAIN;
+        encodings[ne++] = c->delta ? PQ_ENC_DELTA_BINARY_PACKED : PQ_ENC_PLAIN;
     encodings[ne++] = PQ_ENC_RLE; /* levels */
     m->encodings = arena_alloc(&w->arena, ne * sizeof *m->encodings);
     m->path = leaf_path(&w->arena, c->leaf, &m->npath);

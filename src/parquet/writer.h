@@ -40,6 +40,12 @@ struct pq_write_options {
      * (pq_infer_table_with hands them back from a file being converted) */
     const struct pq_column_logical *logicals;
     size_t nlogicals;
+    /* INT64 columns, by field id, whose values are written
+     * DELTA_BINARY_PACKED instead of through a dictionary or PLAIN (ids
+     * and counters, such as Iceberg's lineage columns, shrink to their
+     * deltas' bit width). */
+    const int32_t *delta_field_ids;
+    size_t ndelta;
 };
 
 void pq_write_options_default(struct pq_write_options *o);

@@ -7,7 +7,9 @@
  * nothing new is a no-op, a crash between the Iceberg commit and the offset
  * commit never duplicates rows, a drifted partitioning is refused writing
  * nothing, and the spans record the layout. */
+#define _XOPEN_SOURCE 700 /* nftw: the FTW_ flags are XSI */
 #include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,14 +100,81 @@ static void rows_upto(int upto)
     assert_int_equal(system(cmd), 0);
 }
 
-static void append_batches_to(const char *table, int from, int to)
+/* Appends batches [from, to) to a table (CATALOG.NS.TABLE), one commit
+ * each. */
+static void append_to(const char *qualified, int from, int to)
 {
     for (int b = from; b < to; b++) {
         struct cli_out o;
-        run(&o, "append ai.gw.%s batch-%02d.jsonl", table, b);
+        run(&o, "append %s batch-%02d.jsonl", qualified, b);
         cli_out_expect(&o, 0, "append");
         cli_out_free(&o);
     }
+}
+
+static void append_batches_to(const char *table, int from, int to)
+{
+    char qualified[256];
+    snprintf(qualified, sizeof qualified, "ai.gw.%s", table);
+    append_to(qualified, from, to);
+}
+
+/* A messages table (CATALOG.NS.TABLE) sorted by the lookup key and
+ * partitioned for export by day(message_created_at). */
+static void create_messages(const char *qualified)
+{
+    struct cli_out o;
+    run(&o,
+        "table create %s --columns 'session_id:string!, conversation_id:string, cwd:string, "
+        "date:string, message_created_at:timestamptz, payload:string' --sort-by 'session_id, "
+        "conversation_id, cwd, date' --primary-timestamp message_created_at",
+        qualified);
+    cli_out_expect(&o, 0, "table create");
+    cli_out_free(&o);
+}
+
+/* `export iceberg QUALIFIED --to URL EXTRA --json`, which must succeed:
+ * its result. */
+static json_t *export_ok(const char *qualified, const char *url, const char *extra,
+                         const char *what)
+{
+    struct cli_out o;
+    run(&o, "--json export iceberg %s --to %s %s", qualified, url, extra);
+    cli_out_expect(&o, 0, what);
+    json_t *r = jparse(o.out);
+    cli_out_free(&o);
+    return r;
+}
+
+/* A catalog of its own (its floor is not held by the other tests'
+ * exports), with namespace CATALOG.gw. */
+static void create_catalog(const char *name)
+{
+    struct cli_out o;
+    run(&o, "catalog create %s --data-path file://%s/wh-%s", name, dir, name);
+    cli_out_expect(&o, 0, "catalog create");
+    cli_out_free(&o);
+    run(&o, "namespace create %s.gw", name);
+    cli_out_expect(&o, 0, "namespace create");
+    cli_out_free(&o);
+}
+
+/* Expires every snapshot the retention (1 second) allows: the floor moves
+ * to the head unless a consumer offset holds it. Returns the new floor. */
+static int64_t expire_all(const char *catalog, const char *consumer_floor)
+{
+    struct cli_out o;
+    run(&o, "catalog set-options %s --retention 1 --consumer-floor %s", catalog, consumer_floor);
+    cli_out_expect(&o, 0, "set-options");
+    cli_out_free(&o);
+    sleep_ms(1200);
+    run(&o, "--json maintenance expire %s", catalog);
+    cli_out_expect(&o, 0, "expire");
+    json_t *r = jparse(o.out);
+    int64_t floor = jint(r, "new_earliest_snapshot_id");
+    json_decref(r);
+    cli_out_free(&o);
+    return floor;
 }
 
 static void append_batches(int from, int to)
@@ -113,22 +182,49 @@ static void append_batches(int from, int to)
     append_batches_to("messages", from, to);
 }
 
-/* icebird reads the table at `url` and checks it against rows.jsonl. */
-static void verify(const char *url, int version, const char *s3_endpoint, bool by_day)
+/* icebird reads the table at `url` and checks it against rows.jsonl; on
+ * v3 next-row-id must be `assigned` (< 0: the number of rows, as when no
+ * rows were ever replaced). */
+static void verify_assigned(const char *url, int version, const char *s3_endpoint, bool by_day,
+                            int64_t assigned)
 {
-    char cmd[2048];
+    char cmd[2048], rows_assigned[64] = "";
+    if (assigned >= 0)
+        snprintf(rows_assigned, sizeof rows_assigned, "--rows-assigned %lld", (long long)assigned);
     snprintf(cmd, sizeof cmd,
              "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
              "payload %s --sort-keys session_id,conversation_id,cwd,date --format-version %d "
-             "%s%s > verify.out 2>&1",
+             "%s%s %s > verify.out 2>&1",
              dir, HL_NODE, HL_INTEROP_DIR, url, by_day ? "--day-column message_created_at" : "",
-             version, s3_endpoint ? "--s3-endpoint " : "", s3_endpoint ? s3_endpoint : "");
+             version, s3_endpoint ? "--s3-endpoint " : "", s3_endpoint ? s3_endpoint : "",
+             rows_assigned);
     if (system(cmd) != 0) {
         char out[600];
         snprintf(out, sizeof out, "cat '%s/verify.out'", dir);
         (void)system(out);
         fail_msg("icebird does not read %s as the source rows", url);
     }
+}
+
+static void verify(const char *url, int version, const char *s3_endpoint, bool by_day)
+{
+    verify_assigned(url, version, s3_endpoint, by_day, -1);
+}
+
+/* Points the object store at moto (through the environment) and makes a
+ * fresh s3:// table location under `label`; returns moto's endpoint. */
+static const char *moto_location(const char *label, char *url, size_t size)
+{
+    const char *endpoint = getenv("HOGLAKE_TEST_MOTO_ENDPOINT");
+    if (!endpoint)
+        fail_msg("HOGLAKE_TEST_MOTO_ENDPOINT is not set: run the suite through scripts/test.sh");
+    setenv("AWS_ENDPOINT_URL", endpoint, 1);
+    setenv("AWS_ACCESS_KEY_ID", getenv("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", getenv("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
+    setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
+    snprintf(url, size, "s3://%s/%s-%ld-%d/messages", getenv("HOGLAKE_TEST_S3_BUCKET"), label,
+             (long)time(NULL), (int)getpid());
+    return endpoint;
 }
 
 static int count_versions(const char *table_dir)
@@ -166,11 +262,7 @@ static int setup(void **state)
     run(&o, "namespace create ai.gw");
     cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
-    run(&o, "table create ai.gw.messages --columns 'session_id:string!, conversation_id:string, "
-            "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
-            "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
-    cli_out_expect(&o, 0, "table create");
-    cli_out_free(&o);
+    create_messages("ai.gw.messages");
     for (int b = 0; b < BATCHES; b++)
         write_batch(b);
     return 0;
@@ -255,15 +347,7 @@ static void version_2_and_s3(void **state)
     rows_upto(BATCHES);
     verify(url, 2, NULL, true);
 
-    const char *endpoint = getenv("HOGLAKE_TEST_MOTO_ENDPOINT");
-    if (!endpoint)
-        fail_msg("HOGLAKE_TEST_MOTO_ENDPOINT is not set: run the suite through scripts/test.sh");
-    setenv("AWS_ENDPOINT_URL", endpoint, 1);
-    setenv("AWS_ACCESS_KEY_ID", getenv("HOGLAKE_TEST_S3_ACCESS_KEY"), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", getenv("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
-    setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
-    snprintf(url, sizeof url, "s3://%s/export-%ld-%d/messages", getenv("HOGLAKE_TEST_S3_BUCKET"),
-             (long)time(NULL), (int)getpid());
+    const char *endpoint = moto_location("export", url, sizeof url);
     run(&o, "export iceberg ai.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "an export to S3");
     cli_out_free(&o);
@@ -335,9 +419,8 @@ static char *slurp(const char *path, size_t *len)
     return b.data ? buf_take(&b) : strdup("");
 }
 
-/* The data files of the table's current snapshot, as a DuckDB list
- * literal ['a', 'b']. */
-static void current_files(const char *table_dir, struct buf *list)
+/* The table's current vN.metadata.json (through version-hint.text). */
+static json_t *current_metadata(const char *table_dir)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/metadata/version-hint.text", table_dir);
@@ -348,22 +431,20 @@ static void current_files(const char *table_dir, struct buf *list)
     char *text = slurp(path, &len);
     json_t *meta = jparse(text);
     free(text);
-    int64_t current = jint(meta, "current-snapshot-id");
-    const char *list_uri = NULL;
-    size_t i;
-    json_t *snap;
-    json_array_foreach (json_object_get(meta, "snapshots"), i, snap) {
-        if (jint(snap, "snapshot-id") == current)
-            list_uri = jstr(snap, "manifest-list");
-    }
-    assert_non_null(list_uri);
-    char *data = slurp(list_uri + 7, &len);
-    json_t *manifests;
+    return meta;
+}
+
+/* The live manifest entries (status != DELETED) of the snapshot's
+ * manifests, as a JSON array. */
+static json_t *snapshot_entries(const json_t *snap)
+{
+    size_t len, i;
+    char *data = slurp(jstr(snap, "manifest-list") + 7, &len);
+    json_t *manifests, *entries = json_array();
     struct error ae;
     if (ice_manifest_list_read(data, len, &manifests, &ae) != 0)
         fail_msg("manifest list: %s", ae.msg);
     free(data);
-    assert_int_equal(buf_putc(list, '['), 0);
     json_t *mf;
     json_array_foreach (manifests, i, mf) {
         char *m = slurp(jstr(mf, "manifest_path") + 7, &len);
@@ -373,16 +454,47 @@ static void current_files(const char *table_dir, struct buf *list)
         json_t *e;
         while (avro_reader_next(r, &e, &ae) == 1) {
             if (jint(e, "status") != 2)
-                buf_printf(list, "%s'%s'", list->len > 1 ? ", " : "",
-                           jstr(json_object_get(e, "data_file"), "file_path") + 7);
+                json_array_append(entries, e);
             json_decref(e);
         }
         avro_reader_free(r);
         free(m);
     }
-    assert_int_equal(buf_putc(list, ']'), 0);
     json_decref(manifests);
+    return entries;
+}
+
+/* The live manifest entries of the table's current snapshot. */
+static json_t *current_entries(const char *table_dir)
+{
+    json_t *meta = current_metadata(table_dir);
+    int64_t current = jint(meta, "current-snapshot-id");
+    const json_t *found = NULL;
+    size_t i;
+    json_t *snap;
+    json_array_foreach (json_object_get(meta, "snapshots"), i, snap) {
+        if (jint(snap, "snapshot-id") == current)
+            found = snap;
+    }
+    assert_non_null(found);
+    json_t *entries = snapshot_entries(found);
     json_decref(meta);
+    return entries;
+}
+
+/* The data files of the table's current snapshot, as a DuckDB list
+ * literal ['a', 'b']. */
+static void current_files(const char *table_dir, struct buf *list)
+{
+    json_t *entries = current_entries(table_dir);
+    assert_int_equal(buf_putc(list, '['), 0);
+    size_t i;
+    json_t *e;
+    json_array_foreach (entries, i, e)
+        buf_printf(list, "%s'%s'", list->len > 1 ? ", " : "",
+                   jstr(json_object_get(e, "data_file"), "file_path") + 7);
+    assert_int_equal(buf_putc(list, ']'), 0);
+    json_decref(entries);
 }
 
 static char *duckdb(const char *sql)
@@ -411,6 +523,13 @@ static void compaction(void **state)
      * commit race deletes what it staged and says so (exit 0). */
     int before = count_versions(table_dir);
     int data_files = count_files(table_dir);
+    /* Files all at the target size: nothing to gain, nothing written. */
+    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-target-bytes 1", url);
+    cli_out_expect(&o, 0, "files at the target size");
+    expect_contains(o.out, "below-threshold", "files at the target size");
+    cli_out_free(&o);
+    assert_int_equal(count_files(table_dir), data_files);
+    assert_int_equal(count_versions(table_dir), before);
     setenv("HOGLAKE_FAILPOINTS", "iceberg-die-mid-stage", 1);
     run(&o, "export maintain ai.gw.messages --to %s --compact", url);
     unsetenv("HOGLAKE_FAILPOINTS");
@@ -474,6 +593,15 @@ static void compaction(void **state)
     assert_non_null(strstr(o.out, "below-threshold"));
     cli_out_free(&o);
     assert_int_equal(count_versions(table_dir), before + 1);
+    /* Every partition is one file: even with the file-count gate down, a
+     * rewrite would change nothing, so none happens (finding 6). */
+    data_files = count_files(table_dir);
+    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-file-count 2", url);
+    cli_out_expect(&o, 0, "already compact");
+    expect_contains(o.out, "below-threshold", "already compact");
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), before + 1);
+    assert_int_equal(count_files(table_dir), data_files);
 }
 
 /* Without a sort order the lookup key is the identity partition sources;
@@ -499,6 +627,7 @@ static void lookup_key(void **state)
     cli_out_expect(&o, 0, "export");
     json_t *r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "session_id");
+    int64_t first_files = jint(r, "files");
     json_decref(r);
     cli_out_free(&o);
     rows_upto(3);
@@ -519,8 +648,23 @@ static void lookup_key(void **state)
     cli_out_expect(&o, 0, "an export after the sort order changed");
     r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "cwd");
+    int64_t second_files = jint(r, "files");
     json_decref(r);
     cli_out_free(&o);
+    /* Each data file records the order it was sorted by: the first
+     * export's keep order 1, the new ones say 2. */
+    json_t *entries = current_entries(table_dir);
+    int64_t by_order[3] = {0};
+    size_t i;
+    json_t *e;
+    json_array_foreach (entries, i, e) {
+        int64_t id = jint(json_object_get(e, "data_file"), "sort_order_id");
+        assert_true(id >= 1 && id <= 2);
+        by_order[id]++;
+    }
+    json_decref(entries);
+    assert_int_equal(by_order[1], first_files);
+    assert_int_equal(by_order[2], second_files);
     snprintf(cmd, sizeof cmd,
              "grep -o '\"default-sort-order-id\":[0-9]*' '%s/metadata/v2.metadata.json' | grep -qx "
              "'\"default-sort-order-id\":2'",
@@ -535,11 +679,7 @@ static void server_compaction(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "table create ai.gw.compacted --columns 'session_id:string!, conversation_id:string, "
-            "cwd:string, date:string, message_created_at:timestamptz, payload:string' --sort-by "
-            "'session_id, conversation_id, cwd, date' --primary-timestamp message_created_at");
-    cli_out_expect(&o, 0, "table create");
-    cli_out_free(&o);
+    create_messages("ai.gw.compacted");
     append_batches_to("compacted", 0, 5);
     char url[1024], fresh[1024];
     snprintf(url, sizeof url, "file://%s/iceberg/compacted", dir);
@@ -569,12 +709,341 @@ static void server_compaction(void **state)
     verify(fresh, 3, NULL, true);
 }
 
+/* The consumer offset of the export of `location` for table uuid. */
+static int64_t offset_of(const char *table_uuid)
+{
+    return sqli("SELECT committed_snapshot FROM hog_consumer_offset WHERE table_uuid = '%s'",
+                table_uuid);
+}
+
+static char *table_uuid_of(const char *qualified)
+{
+    struct cli_out o;
+    run(&o, "--json table show %s", qualified);
+    cli_out_expect(&o, 0, "table show");
+    json_t *r = jparse(o.out);
+    char *uuid = strdup(jstr(r, "table_uuid"));
+    json_decref(r);
+    cli_out_free(&o);
+    return uuid;
+}
+
+/* A new export after expiry passed the table's creation bootstraps from the
+ * live rows at the floor (finding 3), to file:// and to S3; later runs go
+ * on with the changefeed. An offset the floor passed fails, naming
+ * --restart; with it the live rows replace the Iceberg table's. */
+static void bootstrap_after_expiry(void **state)
+{
+    (void)state;
+    create_catalog("boot");
+    create_messages("boot.gw.messages");
+    int64_t created = head_of("boot");
+    append_to("boot.gw.messages", 0, 4);
+    int64_t floor = expire_all("boot", "on");
+    assert_int_equal(floor, head_of("boot"));
+    assert_true(floor > created);
+
+    char url[1024], table_dir[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/boot", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    struct cli_out o;
+    json_t *r = export_ok("boot.gw.messages", url, "", "a new export after expiry");
+    assert_true(json_is_true(json_object_get(r, "bootstrapped")));
+    assert_int_equal(jint(r, "bootstrap_snapshot"), floor);
+    assert_int_equal(jint(r, "rows"), 4 * ROWS_PER_BATCH);
+    json_decref(r);
+    rows_upto(4);
+    verify(url, 3, NULL, true);
+
+    /* The same to S3 (moto). */
+    char s3[512];
+    const char *endpoint = moto_location("boot", s3, sizeof s3);
+    run(&o, "export iceberg boot.gw.messages --to %s", s3);
+    cli_out_expect(&o, 0, "a bootstrap to S3");
+    expect_contains(o.out, "bootstrapped", "the S3 export");
+    cli_out_free(&o);
+    verify(s3, 3, endpoint, true);
+
+    /* More rows: the changefeed goes on from the bootstrap. */
+    append_to("boot.gw.messages", 4, 6);
+    r = export_ok("boot.gw.messages", url, "", "the export after the bootstrap");
+    assert_false(json_is_true(json_object_get(r, "bootstrapped")));
+    assert_int_equal(jint(r, "rows"), 2 * ROWS_PER_BATCH);
+    json_decref(r);
+    rows_upto(6);
+    verify(url, 3, NULL, true);
+
+    /* Without the consumer floor, expiry passes the offset: the run fails
+     * with a typed error that names --restart, and writes nothing. */
+    append_to("boot.gw.messages", 6, 7);
+    assert_true(expire_all("boot", "off") > floor);
+    int versions = count_versions(table_dir), files = count_files(table_dir);
+    run(&o, "export iceberg boot.gw.messages --to %s", url);
+    assert_int_equal(o.code, 1);
+    expect_contains(o.err, "export_offset_expired", "an expired offset");
+    expect_contains(o.err, "--restart", "an expired offset");
+    cli_out_free(&o);
+    assert_int_equal(count_versions(table_dir), versions);
+    assert_int_equal(count_files(table_dir), files);
+    /* --restart: the live rows replace the Iceberg table's (each once). */
+    r = export_ok("boot.gw.messages", url, "--restart", "a restart");
+    assert_true(json_is_true(json_object_get(r, "bootstrapped")));
+    assert_int_equal(jint(r, "rows"), 7 * ROWS_PER_BATCH);
+    json_decref(r);
+    rows_upto(7);
+    verify_assigned(url, 3, NULL, true, (6 + 7) * ROWS_PER_BATCH); /* ids are never reused */
+    json_t *meta = current_metadata(table_dir);
+    json_t *snaps = json_object_get(meta, "snapshots");
+    json_t *last = json_array_get(snaps, json_array_size(snaps) - 1);
+    assert_string_equal(jstr(json_object_get(last, "summary"), "operation"), "overwrite");
+    json_decref(meta);
+}
+
+/* A catalog of its own with tables CATALOG.gw.messages and
+ * CATALOG.gw.<second>. */
+static void two_tables(const char *catalog, const char *second)
+{
+    char name[256];
+    create_catalog(catalog);
+    snprintf(name, sizeof name, "%s.gw.messages", catalog);
+    create_messages(name);
+    snprintf(name, sizeof name, "%s.gw.%s", catalog, second);
+    create_messages(name);
+}
+
+/* A run with nothing new moves its offset to the head (finding 4): a quiet
+ * table's export no longer holds the catalog's consumer floor. */
+static void quiet_table_advances(void **state)
+{
+    (void)state;
+    two_tables("quiet", "busy");
+    append_to("quiet.gw.messages", 0, 1);
+    char url[1024];
+    snprintf(url, sizeof url, "file://%s/iceberg/quiet", dir);
+    json_decref(export_ok("quiet.gw.messages", url, "", "the first export"));
+    struct cli_out o;
+    char *uuid = table_uuid_of("quiet.gw.messages");
+    int64_t first = offset_of(uuid);
+    append_to("quiet.gw.busy", 0, 2); /* another table's commits */
+    int64_t head = head_of("quiet");
+    assert_true(head > first);
+    run(&o, "export iceberg quiet.gw.messages --to %s", url);
+    cli_out_expect(&o, 0, "a run with nothing new");
+    expect_contains(o.out, "nothing new", "a quiet run");
+    cli_out_free(&o);
+    assert_int_equal(offset_of(uuid), head);
+    /* With the consumer floor on, expiry reaches the head. */
+    assert_int_equal(expire_all("quiet", "on"), head);
+    free(uuid);
+}
+
+/* An Iceberg location belongs to one table (finding 5): another table's
+ * export there fails, naming both, and writes nothing; a recreated table
+ * needs --adopt, which records the new owner and bootstraps. */
+static void ownership(void **state)
+{
+    (void)state;
+    two_tables("own", "other");
+    append_to("own.gw.messages", 0, 2);
+    append_to("own.gw.other", 2, 3);
+    char url[1024], table_dir[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/own", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    json_decref(export_ok("own.gw.messages", url, "", "the owner's export"));
+    struct cli_out o;
+    char *uuid = table_uuid_of("own.gw.messages");
+    json_t *meta = current_metadata(table_dir);
+    json_t *props = json_object_get(meta, "properties");
+    assert_string_equal(jstr(props, "hoglake.table-uuid"), uuid);
+    assert_string_equal(jstr(props, "hoglake.catalog"), "own");
+    json_decref(meta);
+
+    int64_t objects = test_count_files(table_dir, "");
+    run(&o, "export iceberg own.gw.other --to %s", url);
+    assert_int_equal(o.code, 1);
+    expect_contains(o.err, "iceberg_target_owned_by_other_table", "another table's export");
+    expect_contains(o.err, "own.gw.messages", "the owner named");
+    expect_contains(o.err, "own.gw.other", "the exporter named");
+    cli_out_free(&o);
+    assert_int_equal(test_count_files(table_dir, ""), objects);
+
+    /* Recreated under the same name: a new uuid, refused without --adopt. */
+    run(&o, "table drop own.gw.messages");
+    cli_out_expect(&o, 0, "drop");
+    cli_out_free(&o);
+    create_messages("own.gw.messages");
+    append_to("own.gw.messages", 3, 4);
+    run(&o, "export iceberg own.gw.messages --to %s", url);
+    assert_int_equal(o.code, 1);
+    expect_contains(o.err, "iceberg_target_owned_by_other_table", "a recreated table");
+    expect_contains(o.err, "--adopt", "a recreated table");
+    cli_out_free(&o);
+    assert_int_equal(test_count_files(table_dir, ""), objects);
+    json_t *r = export_ok("own.gw.messages", url, "--adopt", "an adopting export");
+    assert_true(json_is_true(json_object_get(r, "adopted")));
+    assert_true(json_is_true(json_object_get(r, "bootstrapped")));
+    json_decref(r);
+    char *fresh = table_uuid_of("own.gw.messages");
+    assert_string_not_equal(fresh, uuid);
+    meta = current_metadata(table_dir);
+    assert_string_equal(jstr(json_object_get(meta, "properties"), "hoglake.table-uuid"), fresh);
+    json_decref(meta);
+    /* Only the new incarnation's rows. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && cp batch-03.jsonl rows.jsonl", dir);
+    assert_int_equal(system(cmd), 0);
+    verify_assigned(url, 3, NULL, true, 3 * ROWS_PER_BATCH);
+    free(uuid);
+    free(fresh);
+}
+
+/* The paths (without file://) every snapshot of the table's current
+ * metadata references: manifest lists, manifests, data files; as a set. */
+static json_t *referenced_paths(const char *table_dir)
+{
+    json_t *meta = current_metadata(table_dir), *set = json_object();
+    size_t i, k, len;
+    json_t *snap, *mf;
+    struct error ae;
+    json_array_foreach (json_object_get(meta, "snapshots"), i, snap) {
+        const char *list = jstr(snap, "manifest-list") + 7;
+        json_object_set_new(set, list, json_true());
+        char *data = slurp(list, &len);
+        json_t *manifests;
+        if (ice_manifest_list_read(data, len, &manifests, &ae) != 0)
+            fail_msg("manifest list: %s", ae.msg);
+        free(data);
+        json_array_foreach (manifests, k, mf)
+            json_object_set_new(set, jstr(mf, "manifest_path") + 7, json_true());
+        json_decref(manifests);
+        json_t *entries = snapshot_entries(snap), *e;
+        json_array_foreach (entries, k, e)
+            json_object_set_new(set, jstr(json_object_get(e, "data_file"), "file_path") + 7,
+                                json_true());
+        json_decref(entries);
+    }
+    json_decref(meta);
+    return set;
+}
+
+static json_t *walked; /* the files nftw found */
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(path);
+    if (type == FTW_F && ((n > 8 && strcmp(path + n - 8, ".parquet") == 0) ||
+                          (n > 5 && strcmp(path + n - 5, ".avro") == 0)))
+        json_object_set_new(walked, path, json_true());
+    return 0;
+}
+
+/* Every data file, manifest and manifest list under the table directory
+ * is referenced by a snapshot of its current metadata, and every one
+ * referenced is there. */
+static void expect_no_unreferenced(const char *table_dir)
+{
+    json_t *want = referenced_paths(table_dir);
+    walked = json_object();
+    assert_int_equal(nftw(table_dir, walk_one, 16, FTW_PHYS), 0);
+    const char *path;
+    json_t *v;
+    json_object_foreach (walked, path, v) {
+        if (!json_object_get(want, path))
+            fail_msg("%s is left, but no snapshot references it", path);
+    }
+    json_object_foreach (want, path, v) {
+        if (!json_object_get(walked, path))
+            fail_msg("%s is referenced, but gone", path);
+    }
+    json_decref(walked);
+    json_decref(want);
+}
+
+/* `export maintain --to URL ARGS --json`, which must succeed: its expire
+ * counts. */
+static json_t *expire_ok(const char *qualified, const char *url, const char *args)
+{
+    struct cli_out o;
+    run(&o, "--json export maintain %s --to %s %s", qualified, url, args);
+    cli_out_expect(&o, 0, "export maintain");
+    json_t *r = jparse(o.out);
+    json_t *counts = json_incref(json_object_get(r, "expire"));
+    assert_non_null(counts);
+    json_decref(r);
+    cli_out_free(&o);
+    return counts;
+}
+
+/* Three exports and a compaction, then --expire-snapshots: the three
+ * older snapshots go, with the files only they referenced (the exports'
+ * data files, their manifests and lists); icebird still reads the table
+ * and nothing unreferenced is left. The same on S3 (moto). */
+static void expire_snapshots(void **state)
+{
+    (void)state;
+    create_catalog("exp");
+    create_messages("exp.gw.messages");
+    char url[1024], table_dir[512], s3[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/exp", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    const char *endpoint = moto_location("expire", s3, sizeof s3);
+    int64_t exported_files = 0;
+    for (int b = 0; b < 6; b += 2) {
+        append_to("exp.gw.messages", b, b + 2);
+        json_t *r = export_ok("exp.gw.messages", url, "", "an export");
+        exported_files += jint(r, "files");
+        json_decref(r);
+        json_decref(export_ok("exp.gw.messages", s3, "", "an export to S3"));
+    }
+    json_t *r = expire_ok("exp.gw.messages", url, "--expire-snapshots");
+    assert_int_equal(jint(r, "snapshots_expired"), 0); /* none is 7 days old */
+    json_decref(r);
+    struct cli_out o;
+    run(&o, "export maintain exp.gw.messages --to %s --compact --compact-file-count 2", url);
+    cli_out_expect(&o, 0, "compaction");
+    expect_contains(o.out, "compacted", "compaction");
+    cli_out_free(&o);
+    sleep_ms(1100);
+    r = expire_ok("exp.gw.messages", url, "--expire-snapshots --older-than 1s --retain-last 1");
+    assert_int_equal(jint(r, "snapshots_expired"), 3);
+    assert_int_equal(jint(r, "snapshots_retained"), 1);
+    assert_int_equal(jint(r, "manifest_lists_deleted"), 3);
+    assert_int_equal(jint(r, "manifests_deleted"), 3);
+    assert_int_equal(jint(r, "data_files_deleted"), exported_files);
+    assert_true(jint(r, "bytes_deleted") > 0);
+    json_decref(r);
+    rows_upto(6);
+    verify(url, 3, NULL, true);
+    expect_no_unreferenced(table_dir);
+    /* Nothing more to expire: the current snapshot always stays. */
+    r = expire_ok("exp.gw.messages", url, "--expire-snapshots --older-than 1s");
+    assert_int_equal(jint(r, "snapshots_expired"), 0);
+    json_decref(r);
+
+    /* S3: compaction and expiry in one run. */
+    r = expire_ok("exp.gw.messages", s3,
+                  "--compact --compact-file-count 2 --expire-snapshots --older-than 1s");
+    assert_int_equal(jint(r, "snapshots_expired"), 3);
+    assert_int_equal(jint(r, "manifest_lists_deleted"), 3);
+    assert_int_equal(jint(r, "data_files_deleted"), exported_files);
+    json_decref(r);
+    verify(s3, 3, endpoint, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(incremental_v3),   cmocka_unit_test(version_2_and_s3),
-        cmocka_unit_test(drift_is_refused), cmocka_unit_test(compaction),
-        cmocka_unit_test(lookup_key),       cmocka_unit_test(server_compaction),
+        cmocka_unit_test(incremental_v3),
+        cmocka_unit_test(version_2_and_s3),
+        cmocka_unit_test(drift_is_refused),
+        cmocka_unit_test(compaction),
+        cmocka_unit_test(lookup_key),
+        cmocka_unit_test(server_compaction),
+        cmocka_unit_test(bootstrap_after_expiry),
+        cmocka_unit_test(quiet_table_advances),
+        cmocka_unit_test(ownership),
+        cmocka_unit_test(expire_snapshots),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

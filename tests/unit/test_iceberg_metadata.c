@@ -754,6 +754,100 @@ static void test_set_sort_order(void **state)
     ice_meta_free(&m);
 }
 
+/* Owner properties: set, merged with others, unchanged when equal;
+ * format-version and non-strings refused. An overwrite replaces the
+ * totals. */
+static void test_properties_and_overwrite(void **state)
+{
+    (void)state;
+    struct ice_meta m;
+    json_t *props = sq("{'owner.team':'data'}");
+    make_meta(&m, 3, true, props);
+    json_decref(props);
+    struct error err = {0};
+    bool changed = false;
+    json_t *owner = sq("{'hoglake.table-uuid':'u1','hoglake.catalog':'ai'}");
+    assert_int_equal(ice_meta_set_properties(&m, owner, &changed, &err), 0);
+    assert_true(changed);
+    assert_string_equal(ice_meta_property(&m, "hoglake.table-uuid"), "u1");
+    assert_string_equal(ice_meta_property(&m, "owner.team"), "data");
+    assert_int_equal(ice_meta_set_properties(&m, owner, &changed, &err), 0);
+    assert_false(changed);
+    json_decref(owner);
+    assert_null(ice_meta_property(&m, "hoglake.table"));
+    json_t *bad = sq("{'format-version':'3'}");
+    assert_int_equal(ice_meta_set_properties(&m, bad, &changed, &err), -1);
+    json_decref(bad);
+    bad = sq("{'hoglake.table-uuid':7}");
+    assert_int_equal(ice_meta_set_properties(&m, bad, &changed, &err), -1);
+    json_decref(bad);
+    assert_string_equal(ice_meta_property(&m, "hoglake.table-uuid"), "u1");
+
+    struct ice_snapshot_add a = append_of(42, 2, 10);
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    a = append_of(43, 1, 4);
+    a.operation = ICE_OP_OVERWRITE;
+    a.removed_data_files = 2;
+    a.deleted_records = 10;
+    a.added_rows = 4;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    assert_string_equal(summary_of(m.current_snapshot, "operation"), "overwrite");
+    assert_string_equal(summary_of(m.current_snapshot, "total-records"), "4");
+    assert_string_equal(summary_of(m.current_snapshot, "total-data-files"), "1");
+    assert_int_equal(m.next_row_id, 14); /* row ids are never reused */
+    a = append_of(44, 0, 0);
+    a.operation = ICE_OP_OVERWRITE; /* an overwrite adds a file */
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1);
+    ice_meta_free(&m);
+}
+
+/* Expired snapshots leave "snapshots" and "snapshot-log"; the replaced
+ * version is logged; the current snapshot is refused, changing nothing. */
+static void test_remove_snapshots(void **state)
+{
+    (void)state;
+    struct ice_meta m;
+    make_meta(&m, 3, true, NULL);
+    struct error err = {0};
+    for (int64_t id = 41; id <= 43; id++) {
+        struct ice_snapshot_add a = append_of(id, 1, 5);
+        assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    }
+    assert_true(ice_meta_snapshot_pinned(&m, 43));
+    assert_false(ice_meta_snapshot_pinned(&m, 42));
+    char *before = ice_meta_dumps(&m);
+    const int64_t current[] = {42, 43};
+    assert_int_equal(
+        ice_meta_remove_snapshots(&m, current, 2, 1700000009000, LOC "/metadata/v1", &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
+    char *after = ice_meta_dumps(&m);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    const int64_t old[] = {41, 42};
+    assert_int_equal(ice_meta_remove_snapshots(&m, old, 2, 1700000009000,
+                                               LOC "/metadata/v4.metadata.json", &err),
+                     0);
+    assert_int_equal(json_array_size(json_object_get(m.doc, "snapshots")), 1);
+    const json_t *log = json_object_get(m.doc, "snapshot-log");
+    assert_int_equal(json_array_size(log), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(log, 0), "snapshot-id")),
+                     43);
+    assert_int_equal(m.current_snapshot_id, 43);
+    assert_int_equal(m.last_updated_ms, 1700000009000);
+    const json_t *mlog = json_object_get(m.doc, "metadata-log");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(mlog, json_array_size(mlog) - 1), "metadata-file")),
+                        LOC "/metadata/v4.metadata.json");
+    /* The survivor names an expired parent: the model still loads. */
+    char *text = ice_meta_dumps(&m);
+    struct ice_meta again;
+    assert_int_equal(ice_meta_load(&again, text, strlen(text), &err), 0);
+    ice_meta_free(&again);
+    free(text);
+    ice_meta_free(&m);
+}
+
 static void test_set_schema(void **state)
 {
     (void)state;
@@ -1030,6 +1124,8 @@ int main(void)
         cmocka_unit_test(test_metadata_log_trimmed),
         cmocka_unit_test(test_set_sort_order),
         cmocka_unit_test(test_set_schema),
+        cmocka_unit_test(test_properties_and_overwrite),
+        cmocka_unit_test(test_remove_snapshots),
         cmocka_unit_test(test_load_round_trip),
         cmocka_unit_test(test_load_refusals),
         cmocka_unit_test(test_load_v3_needs_next_row_id),

@@ -591,6 +591,65 @@ static void test_unique_values_skip_dictionary(void **state)
     test_table_release(&tt);
 }
 
+/* A column asked for DELTA_BINARY_PACKED (by field id) is written so,
+ * every page, with no dictionary; nulls and a shuffled permutation read
+ * back; an INT64 column not asked for keeps its dictionary. */
+static void test_delta_columns(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt, "[{'name':'row_id','type':'long'},{'name':'k','type':'long'}]");
+    enum { ROWS = 50000 };
+    int64_t *id = malloc(ROWS * sizeof *id), *k = malloc(ROWS * sizeof *k);
+    bool *valid = malloc(ROWS * sizeof *valid);
+    uint64_t rng = 42;
+    for (int i = 0; i < ROWS; i++) {
+        id[i] = i;
+        k[i] = i % 10;
+        valid[i] = i % 97 != 0;
+    }
+    for (int i = ROWS - 1; i > 0; i--) { /* a permutation, as row ids after a sort */
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((rng >> 33) % (uint64_t)(i + 1));
+        int64_t t = id[i];
+        id[i] = id[j];
+        id[j] = t;
+    }
+    struct ArrowSchema cs[2], s;
+    struct ArrowArray ca[2], a;
+    col_fixed(&cs[0], &ca[0], "row_id", "l", id, 8, ROWS, valid);
+    col_fixed(&cs[1], &ca[1], "k", "l", k, 8, ROWS, NULL);
+    batch_of(&s, &a, cs, ca, 2, ROWS);
+    struct pq_write_options o;
+    pq_write_options_default(&o);
+    o.page_bytes = 64 * 1024;
+    const int32_t delta[] = {(int32_t)tt.t.root.children[0]->field_id};
+    o.delta_field_ids = delta;
+    o.ndelta = 1;
+    struct buf file = BUF_INIT;
+    struct pq_write_result res;
+    write_batches(&tt.t, &o, &s, &a, 1, &file, &res);
+    const struct pq_column_meta *m = &chunk_of(&res.meta, 0, "row_id")->meta;
+    assert_true(has_encoding(m, PQ_ENC_DELTA_BINARY_PACKED));
+    assert_false(has_encoding(m, PQ_ENC_PLAIN));
+    assert_false(m->has_dictionary_page_offset);
+    int dict_pages, plain_pages;
+    count_pages(&file, m, &dict_pages, &plain_pages);
+    assert_int_equal(dict_pages + plain_pages, 0);
+    /* 16-bit deltas: well under the 8 bytes a PLAIN value takes. */
+    assert_true(m->total_uncompressed_size < ROWS * 4);
+    assert_true(chunk_of(&res.meta, 0, "k")->meta.has_dictionary_page_offset);
+    expect_file_equals(&tt.t, &file, &s, &a, 1);
+    pq_write_result_release(&res);
+    buf_free(&file);
+    a.release(&a);
+    s.release(&s);
+    free(id);
+    free(k);
+    free(valid);
+    test_table_release(&tt);
+}
+
 /* A chunk with no values has no dictionary page and PLAIN-labelled
  * pages of levels only. */
 static void test_all_null_chunk(void **state)
@@ -917,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_unique_values_skip_dictionary),
         cmocka_unit_test(test_boolean_rle),
         cmocka_unit_test(test_all_null_chunk),
+        cmocka_unit_test(test_delta_columns),
         cmocka_unit_test(test_row_group_sizing),
         cmocka_unit_test(test_wide_rows),
         cmocka_unit_test(test_refusals),
