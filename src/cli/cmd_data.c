@@ -495,7 +495,10 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     o.author = cli_opt_value(a, "author");
     o.message = cli_opt_value(a, "message");
     o.deferred_stats = cli_opt_given(a, "deferred-stats");
+    /* Row groups no larger than the files they are in: a file rolls over
+     * only once its row groups reach storage. */
     o.file_bytes = file_bytes;
+    o.row_group_bytes = file_bytes;
     o.cancelled = append_cancelled;
     if (rc == EXIT_OK && interrupted) {
         /* Interrupted before the append began: nothing was written. */
@@ -632,8 +635,8 @@ static const struct cli_opt append_opts[] = {
      "register the files without statistics (the server "
      "computes them)"},
     {"file-bytes", true, false,
-     "N  start a new file past N bytes of a partition's Parquet "
-     "(default 512 MiB)"},
+     "N  start a new file past N bytes of a partition's Parquet, in row groups of at most N "
+     "bytes of data (default 512 MiB, row groups 128 MiB)"},
 };
 
 static const struct cli_opt read_opts[] = {
