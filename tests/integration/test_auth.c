@@ -149,6 +149,7 @@ static void fill_path(const char *pattern, const char *table_uuid, char *out, si
                   {"{operation}", "op1"},
                   {"{consumer}", "c1"},
                   {"{publication}", "p1"},
+                  {"{upload}", "00000000-0000-4000-8000-000000000001"},
                   {"{token_id}", "00000000-0000-4000-8000-000000000000"}};
     size_t n = 0;
     out[0] = '\0';

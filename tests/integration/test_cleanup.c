@@ -234,10 +234,11 @@ static void test_file_store(void **state)
              " begin_snapshot, end_snapshot, path, delete_count, file_size_bytes)"
              " VALUES (%lld, 1000000, %lld, %lld, 1, 3, '%s', 1, 11)",
              (long long)cat_id(CAT), (long long)table_id, (long long)fid, dv);
+    /* The abandoned claim was queued when it was abandoned (below). */
     sql_exec("INSERT INTO hog_upload (catalog_id, upload_id, owner, prefix, path, file_kind,"
-             " state) VALUES (%lld, gen_random_uuid(), gen_random_uuid(), 'a/', '%s', 'data',"
-             " 'active'), (%lld, gen_random_uuid(), gen_random_uuid(), 'a/', '%s', 'data',"
-             " 'abandoned')",
+             " state, last_scheduled_at) VALUES (%lld, gen_random_uuid(), gen_random_uuid(), 'a/',"
+             " '%s', 'data', 'active', NULL), (%lld, gen_random_uuid(), gen_random_uuid(), 'a/',"
+             " '%s', 'data', 'abandoned', now())",
              (long long)cat_id(CAT), upload, (long long)cat_id(CAT), done_upload);
     queue(missing, "snapshot_expiry");
     int64_t bad[4];

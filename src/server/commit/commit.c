@@ -126,6 +126,7 @@ static void reads_plan(struct commit_ctx *x, bool locked, struct store_commit_re
     r->columns = x->any_stats;
     r->dv_targets = locked && x->c->ndvs;
     r->path_guard = locked;
+    r->upload_owner = x->c->has_upload_owner ? x->c->upload_owner : NULL;
     for (size_t t = 0; t < x->c->ntables; t++) {
         const struct commit_table *ct = &x->c->tables[t];
         store_commit_reads_table(r, ct->namespace_name, ct->name);

@@ -406,6 +406,11 @@ int commit_path_guard(struct commit_ctx *x, struct error *err)
                                  "path '%.300s' is queued for removal and cannot be registered "
                                  "until the queue drains",
                                  path);
+    case STORE_COMMIT_PATH_CLAIMED:
+        return error_fail_reason(err, ERR_CONFLICT, "upload_not_owned",
+                                 "path '%.300s' is an upload claim this commit does not own (its "
+                                 "upload_owner differs, or the claim was abandoned or registered)",
+                                 path);
     case STORE_COMMIT_PATH_REGISTERED: break;
     }
     return error_fail(err, ERR_INVALID,

@@ -497,9 +497,10 @@ int commit_request_parse(const json_t *body, struct arena *a, struct commit_requ
 {
     memset(out, 0, sizeof *out);
     struct reader r = {.a = a, .err = err};
-    json_t *key, *read, *appends, *deletes, *author, *message;
+    json_t *key, *read, *appends, *deletes, *author, *message, *owner;
     const struct jfield fields[] = {
         {"idempotency_key", JF_STRING, false, true, &key},
+        {"upload_owner", JF_STRING, false, true, &owner},
         {"read_snapshot", JF_INT, false, true, &read},
         {"appends", JF_ARRAY, false, true, &appends},
         {"deletes", JF_ARRAY, false, true, &deletes},
@@ -513,6 +514,12 @@ int commit_request_parse(const json_t *body, struct arena *a, struct commit_requ
             return api_bad_request(err, "idempotency_key must be a UUID");
         out->has_key = true;
         str_lower(out->key, sizeof out->key, json_string_value(key));
+    }
+    if (owner && json_is_string(owner)) {
+        if (!str_is_uuid(json_string_value(owner)))
+            return api_bad_request(err, "upload_owner must be a UUID");
+        out->has_upload_owner = true;
+        str_lower(out->upload_owner, sizeof out->upload_owner, json_string_value(owner));
     }
     if (read && json_is_integer(read)) {
         out->has_read_snapshot = true;

@@ -78,6 +78,10 @@ struct commit_request {
     bool has_read_snapshot;
     int64_t read_snapshot;
     const char *author, *message; /* NULL when absent */
+    /* The writer's upload-claim owner (contract 2.7): its claimed paths are
+     * consumed, its other active claims released. */
+    bool has_upload_owner;
+    char upload_owner[37]; /* lowercase canonical UUID */
     struct commit_table *tables;
     size_t ntables;
     size_t nfiles, ndvs;       /* over all tables */

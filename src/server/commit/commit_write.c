@@ -120,6 +120,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     store_commit_writes_init(&rows, x->cat.id);
     rows.author = c->author;
     rows.message = c->message;
+    rows.upload_owner = c->has_upload_owner ? c->upload_owner : NULL;
     if (c->has_key) {
         rows.key = c->key;
         rows.fingerprint = c->fingerprint;

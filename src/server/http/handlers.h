@@ -71,6 +71,11 @@ int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_e
 int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_maintenance_status(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_maintenance_expire(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_upload_claim(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_upload_claim_batch(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_upload_renew(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_upload_abandon(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_upload_schedule_expired(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_maintenance_retire(struct srv_req *req, struct srv_res *res, struct api_error *err);
 /* The catalog named by path parameter 0 (404) and the request's
  * connection (503), for the per-catalog maintenance routes. */

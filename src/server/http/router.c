@@ -28,6 +28,7 @@ static const char *const maint_runs[] = {"task", "before", "limit", NULL};
 static const char *const hydrate_args[] = {"batch", NULL};
 static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 static const char *const cleanup_args[] = {"batch", NULL};
+static const char *const upload_schedule[] = {"limit", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", ACCESS_PUBLIC, h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -70,6 +71,13 @@ static const struct route routes[] = {
     {"POST", CAT "/commit", ACCESS_WRITER, h_commit, ROUTE_LARGE_BODY, no_args},
     {"POST", CAT "/commit/prepared", ACCESS_WRITER, h_commit_prepared, ROUTE_LARGE_BODY, no_args},
     {"GET", CAT "/commit/receipts/{operation}", ACCESS_WRITER, h_commit_receipt, 0, no_args},
+
+    {"POST", CAT "/uploads", ACCESS_WRITER, h_upload_claim_batch, 0, no_args},
+    {"PUT", CAT "/uploads/{upload}", ACCESS_WRITER, h_upload_claim, 0, no_args},
+    {"POST", CAT "/uploads/renew", ACCESS_WRITER, h_upload_renew, 0, no_args},
+    {"POST", CAT "/uploads/abandon", ACCESS_WRITER, h_upload_abandon, ROUTE_LARGE_BODY, no_args},
+    {"POST", CAT "/uploads/schedule-expired", ACCESS_WRITER, h_upload_schedule_expired, 0,
+     upload_schedule},
 
     {"GET", CAT "/consumers", ACCESS_READER, h_consumers_list, 0, no_args},
     {"GET", CAT "/consumers/{consumer}/offsets", ACCESS_READER, h_consumer_offsets_list, 0,

@@ -18,6 +18,7 @@
 #include "server/store/maintenance_runs.h"
 #include "server/store/removals.h"
 #include "server/store/retention.h"
+#include "server/store/uploads.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/strutil.h"
@@ -484,8 +485,12 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
                     json_t **result, struct error *err)
 {
     struct cleanup_result res;
-    int64_t ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
-    if (cleanup_pass(t->srv, pg, cat, t->batch, &res, err) != 0 ||
+    int64_t uploads = 0, ledger = 0, runs = 0, receipts = 0, receipt_failures = 0;
+    /* Claims whose writer vanished are queued first, so this pass can
+     * already drain them. */
+    if (store_uploads_schedule_expired(pg, cat->id, CLEANUP_UPLOAD_SCHEDULE_LIMIT, &uploads, err) !=
+            0 ||
+        cleanup_pass(t->srv, pg, cat, t->batch, &res, err) != 0 ||
         cleanup_purge_ledger(pg, CLEANUP_LEDGER_RETENTION_SECONDS, CLEANUP_LEDGER_PURGE_LIMIT,
                              &ledger, err) != 0)
         return pass_engine_failed(err);
@@ -502,7 +507,8 @@ static int task_run(const struct cleanup_task *t, PGconn *pg, const struct catal
     }
     json_t *o = cleanup_result_json(&res);
     *result = o;
-    if (!o || json_object_set_new(o, "ledger_purged", json_integer(ledger)) != 0 ||
+    if (!o || json_object_set_new(o, "uploads_scheduled", json_integer(uploads)) != 0 ||
+        json_object_set_new(o, "ledger_purged", json_integer(ledger)) != 0 ||
         json_object_set_new(o, "runs_purged", json_integer(runs)) != 0 ||
         json_object_set_new(o, "receipts_purged", json_integer(receipts)) != 0 ||
         json_object_set_new(o, "receipts_purge_failures", json_integer(receipt_failures)) != 0)

@@ -81,6 +81,9 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
 /* CleanupResult as the API returns it (new reference, NULL without memory). */
 json_t *cleanup_result_json(const struct cleanup_result *r);
 
+/* Expired or abandoned upload claims one run queues at most. */
+enum { CLEANUP_UPLOAD_SCHEDULE_LIMIT = 1000 };
+
 /* Ledger rows one run purges at most. */
 enum { CLEANUP_LEDGER_PURGE_LIMIT = 10000 };
 
@@ -91,8 +94,9 @@ enum { CLEANUP_RUNS_RETENTION_SECONDS = 7 * 86400 };
 enum { CLEANUP_RECEIPT_FLOOR_CAP_SECONDS = 30 * 86400 };
 
 /* The cleanup maintenance task (maintenance.h): one pass of `batch` rows
- * over a catalog, then bounded purges (at most CLEANUP_LEDGER_PURGE_LIMIT
- * rows each) of old ledger rows (all catalogs), of the catalog's
+ * over a catalog, after queueing up to CLEANUP_UPLOAD_SCHEDULE_LIMIT expired
+ * or abandoned upload claims (`uploads_scheduled`), then bounded purges (at most
+ * CLEANUP_LEDGER_PURGE_LIMIT rows each) of old ledger rows (all catalogs), of the catalog's
  * maintenance runs older than 7 days and of its commit receipts older than
  * its effective receipt retention. The result is cleanup_result_json's
  * plus `ledger_purged`, `runs_purged`, `receipts_purged` and

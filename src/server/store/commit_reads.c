@@ -56,7 +56,10 @@ static const char path_guard_sql[] =
     " UNION ALL (SELECT 2, path FROM hog_data_file WHERE catalog_id = $1"
     "  AND path = ANY($2::text[]) LIMIT 1)"
     " UNION ALL (SELECT 2, path FROM hog_delete_file WHERE catalog_id = $1"
-    "  AND path = ANY($2::text[]) LIMIT 1)";
+    "  AND path = ANY($2::text[]) LIMIT 1)"
+    " UNION ALL (SELECT 3, path FROM hog_upload WHERE catalog_id = $1"
+    "  AND path = ANY($2::text[]) AND (state <> 'active' OR owner IS DISTINCT FROM $3::uuid)"
+    "  LIMIT 1)";
 
 void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id)
 {
@@ -143,6 +146,7 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
         db_params_init(&p);
         db_param_i64(&p, r->catalog_id);
         db_param_str(&p, paths);
+        db_param_str(&p, r->upload_owner);
         if ((at->paths = store_commit_batch_add(s, path_guard_sql, &p, "path checks", err)) < 0)
             return -1;
     }
@@ -266,7 +270,11 @@ enum store_commit_path_state store_commit_path_guard(const struct store_commit_b
     if (PQntuples(r) == 0)
         return STORE_COMMIT_PATH_FREE;
     *path = db_str(r, 0, 1);
-    return db_i64(r, 0, 0) == 1 ? STORE_COMMIT_PATH_QUEUED : STORE_COMMIT_PATH_REGISTERED;
+    switch (db_i64(r, 0, 0)) {
+    case 1: return STORE_COMMIT_PATH_QUEUED;
+    case 2: return STORE_COMMIT_PATH_REGISTERED;
+    default: return STORE_COMMIT_PATH_CLAIMED;
+    }
 }
 
 int store_commit_dropped_at(struct db_conn *db, int64_t catalog_id, const char *namespace_name,

@@ -30,11 +30,12 @@ struct store_commit_reads {
     int64_t catalog_id;
     const char *key; /* with `receipt`: the idempotency key */
     bool has_read_snapshot;
-    int64_t read_snapshot; /* DDL after it is flagged on each live table */
-    bool receipt;          /* the key's receipt */
-    bool columns;          /* the live tables' columns */
-    bool dv_targets;       /* the deletion vectors' target files */
-    bool path_guard;       /* whether a path is queued for removal or taken */
+    int64_t read_snapshot;    /* DDL after it is flagged on each live table */
+    bool receipt;             /* the key's receipt */
+    bool columns;             /* the live tables' columns */
+    bool dv_targets;          /* the deletion vectors' target files */
+    bool path_guard;          /* whether a path is queued for removal or taken */
+    const char *upload_owner; /* with path_guard: whose upload claims it may consume */
     struct pg_array namespaces, names, dv_ids, paths;
 };
 
@@ -116,6 +117,7 @@ enum store_commit_path_state {
     STORE_COMMIT_PATH_FREE,
     STORE_COMMIT_PATH_QUEUED,     /* queued for removal: the drain may still delete it */
     STORE_COMMIT_PATH_REGISTERED, /* a file or deletion vector row, live or ended, names it */
+    STORE_COMMIT_PATH_CLAIMED,    /* an upload claim not the commit's to consume names it */
 };
 enum store_commit_path_state store_commit_path_guard(const struct store_commit_batch *s, int at,
                                                      const char **path);

@@ -16,7 +16,8 @@
 /* What the optimistic path asserts under the lock: the head has not passed
  * any DDL on a touched table ($2 the head it read, $3 the tables), the
  * expiry floor is not above read_snapshot ($4), the key has no receipt
- * ($5) and no path is queued for removal or registered ($6). */
+ * ($5) and no path is queued for removal, registered or claimed by another
+ * than the commit's upload owner ($6, $7). */
 static const char optimistic_checks_sql[] =
     "SELECT hog_assert(count(*) = 1 AND bool_and(c.last_snapshot_id >= $2"
     "  AND ($4::bigint IS NULL OR c.earliest_snapshot_id <= $4)), 'the catalog moved')"
@@ -31,7 +32,10 @@ static const char optimistic_checks_sql[] =
     "  AND NOT EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1"
     "  AND path = ANY($6::text[]))"
     "  AND NOT EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1"
-    "  AND path = ANY($6::text[])), 'a path is taken')"
+    "  AND path = ANY($6::text[]))"
+    "  AND NOT EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1"
+    "  AND path = ANY($6::text[]) AND (state <> 'active' OR owner IS DISTINCT FROM $7::uuid)),"
+    "  'a path is taken')"
     " FROM hog_catalog c WHERE c.catalog_id = $1";
 
 /* ---- building ---- */
@@ -195,6 +199,7 @@ static int queue_checks(struct store_commit_batch *s, struct store_commit_writes
         db_param_null(&p);
     db_param_str(&p, w->key);
     db_param_str(&p, paths);
+    db_param_str(&p, w->upload_owner);
     return store_commit_batch_add(s, optimistic_checks_sql, &p, "commit checks", err);
 }
 
@@ -344,6 +349,24 @@ static int queue_receipt(struct store_commit_batch *s, struct store_commit_write
     return at < 0 ? -1 : 0;
 }
 
+/* The owner's claims on the commit's paths become registered; its other
+ * active claims are released: the writer wrote nothing there (an object
+ * there anyway is the orphan sweep's, after its grace). */
+static int queue_claims(struct store_commit_batch *s, struct store_commit_writes *w,
+                        struct error *err)
+{
+    const char *texts[] = {w->upload_owner};
+    struct pg_array *paths[] = {&w->f_path, &w->d_path};
+    int at = queue_rows(s, w,
+                        "WITH used AS (UPDATE hog_upload SET state = 'registered'"
+                        "  WHERE catalog_id = $1 AND owner = $2::uuid AND state = 'active'"
+                        "  AND path = ANY($3::text[] || $4::text[]) RETURNING 1)"
+                        " DELETE FROM hog_upload WHERE catalog_id = $1 AND owner = $2::uuid"
+                        " AND state = 'active' AND NOT path = ANY($3::text[] || $4::text[])",
+                        false, texts, 1, paths, 2, "upload claims", err);
+    return at < 0 ? -1 : 0;
+}
+
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
                               const struct store_commit_expect *expect,
                               struct store_commit_write_slots *at, struct error *err)
@@ -359,6 +382,8 @@ int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_
     if (w->ndvs && queue_deletes(s, w, err) != 0)
         return -1;
     if (w->key && queue_receipt(s, w, err) != 0)
+        return -1;
+    if (w->upload_owner && queue_claims(s, w, err) != 0)
         return -1;
     return 0;
 }

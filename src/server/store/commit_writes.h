@@ -66,6 +66,7 @@ struct store_commit_writes {
     int64_t catalog_id;
     const char *author, *message;  /* NULL: none */
     const char *key;               /* NULL: no receipt */
+    const char *upload_owner;      /* NULL: no upload claims to consume */
     const uint8_t *fingerprint;    /* with key: the request's digest */
     size_t fingerprint_len;        /* at most STORE_COMMIT_FINGERPRINT_MAX */
     size_t nfiles, nstats, nparts; /* appended so far */
