@@ -323,7 +323,8 @@ static void cancelled_append_leaves_nothing(void **state)
 
 enum { BIG_ROWS = 500000, BIG_DAYS = 6 };
 
-/* 500k rows over six days, into dir/big.csv. */
+/* 500k rows over six days, in runs of a thousand rows a day (as a log
+ * shipped in batches reads), into dir/big.csv. */
 static void write_big_input(const char *dir)
 {
     char path[512];
@@ -332,8 +333,8 @@ static void write_big_input(const char *dir)
     assert_non_null(out);
     fputs("id,name,ts\n", out);
     for (int i = 0; i < BIG_ROWS; i++)
-        fprintf(out, "%d,row %d,2026-03-%02dT%02d:%02d:00Z\n", i, i * 7919 % 100003,
-                1 + i % BIG_DAYS, i / 60 % 24, i % 60);
+        fprintf(out, "%d,row %lld,2026-03-%02dT%02d:%02d:00Z\n", i, (long long)i * 7919 % 100003,
+                1 + i / 1000 % BIG_DAYS, i / 60 % 24, i % 60);
     assert_int_equal(fclose(out), 0);
 }
 
@@ -379,7 +380,7 @@ static void run_append(struct run *r, const char *dir, const char *table, int de
             _exit(99);
         setenv("HOGLAKE_TOKEN", srv.token, 1);
         execl(HOGLAKE_CLI_BIN, HOGLAKE_CLI_BIN, "--server", srv.base, "append", table, "big.csv",
-              "--file-bytes", "131072", (char *)NULL);
+              "--file-bytes", "32768", (char *)NULL);
         _exit(98);
     }
     if (delay_ms >= 0) {
