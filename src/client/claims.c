@@ -149,6 +149,8 @@ static hl_status claim_batch(struct claims *c, struct hl_error *err)
     if (st == HL_OK) {
         c->budget -= n;
         c->batch = claims_next_batch(c->batch);
+    } else {
+        client_error_prefix(err, "claiming upload paths under %s", c->prefix);
     }
     json_decref(answer);
     json_decref(list);

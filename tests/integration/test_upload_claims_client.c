@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client/claims.h"
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
@@ -225,6 +226,48 @@ static void append_registers_its_claims(void **state)
     fixture_free(&f);
 }
 
+/* A prepared payload names its owner: the claims are active until the
+ * payload is committed, which registers the ones it lists under that
+ * owner and releases the rest; a replay changes nothing. */
+static void prepared_payload_names_its_owner(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, moto_client, "prepared", true);
+    struct ArrowArrayStream s;
+    test_rows_stream(spec, rows, &s);
+    char *payload;
+    struct hl_append_result *up;
+    struct hl_error err;
+    const char *key = "4c2d9e1a-7b3f-4e5d-9a8c-1f2e3d4c5b6a";
+    test_check(hl_table_prepare_append(f.table, &s, key, &payload, &up, &err), &err, "prepare");
+    assert_int_equal(up->nuploaded, 3);
+    json_t *p = jparse(payload);
+    char owner[64];
+    snprintf(owner, sizeof owner, "%s", jstr(p, "upload_owner"));
+    json_decref(p);
+    long long catalog = (long long)cat_id(f.name);
+    static const char by_owner[] = "SELECT count(*) FROM hog_upload WHERE catalog_id = %lld AND "
+                                   "owner = '%s'::uuid AND state = '%s'";
+    assert_int_equal(sqli(by_owner, catalog, owner, "active"), 8);
+    for (size_t i = 0; i < up->nuploaded; i++) {
+        char dir[700];
+        snprintf(dir, sizeof dir, "%s%s/", f.table_prefix, key);
+        expect_contains(up->uploaded[i], dir, "a prepared object under its key");
+    }
+    int64_t snap, again;
+    test_check(hl_table_commit_prepared(f.table, payload, &snap, &err), &err, "commit");
+    assert_int_equal(sqli(by_owner, catalog, owner, "registered"), 3);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_upload WHERE catalog_id = %lld", catalog), 3);
+    test_check(hl_table_commit_prepared(f.table, payload, &again, &err), &err, "replay");
+    assert_int_equal(again, snap);
+    assert_int_equal(sqli(by_owner, catalog, owner, "registered"), 3);
+    assert_int_equal(file_rows(f.name), 3);
+    free(payload);
+    hl_append_result_free(up);
+    fixture_free(&f);
+}
+
 /* ---- appends that do not commit ---- */
 
 /* Finding 2: the table is dropped and recreated between the handle's read
@@ -317,6 +360,40 @@ static void cancelled_append_leaves_nothing(void **state)
         hl_append_result_free(res);
         fixture_free(&f);
     }
+}
+
+/* Active claims of the catalog with most of a lease ahead. */
+static int64_t fresh_claims(long long catalog)
+{
+    return sqli("SELECT count(*) FROM hog_upload WHERE catalog_id = %lld AND state = 'active' AND "
+                "expires_at > now() + interval '23 hours'",
+                catalog);
+}
+
+/* An append that reads its input for longer than a while renews its
+ * claims between batches: nothing before renew_after (6 h), then every
+ * active claim of the owner gets a fresh 24 h lease. */
+static void long_appends_renew_their_claims(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "renew", false);
+    struct claims c;
+    struct hl_error err;
+    test_check(claims_init(&c, f.catalog, f.table_prefix, 2, 0, &err), &err, "claims");
+    char path[4096];
+    test_check(claims_take(&c, path, sizeof path, &err), &err, "take");
+    expect_contains(path, f.table_prefix, "a claimed path");
+    long long catalog = (long long)cat_id(f.name);
+    sql_exec("UPDATE hog_upload SET expires_at = now() + interval '1 hour' WHERE catalog_id = %lld",
+             catalog);
+    claims_keep_alive(&c);
+    assert_int_equal(fresh_claims(catalog), 0);
+    c.renew_after = 0;
+    claims_keep_alive(&c);
+    assert_int_equal(fresh_claims(catalog), 2);
+    claims_free(&c);
+    fixture_free(&f);
 }
 
 /* ---- hoglake append interrupted ---- */
@@ -519,9 +596,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(append_registers_its_claims),
+        cmocka_unit_test(prepared_payload_names_its_owner),
         cmocka_unit_test(refused_file),
         cmocka_unit_test(refused_moto),
         cmocka_unit_test(cancelled_append_leaves_nothing),
+        cmocka_unit_test(long_appends_renew_their_claims),
         cmocka_unit_test(interrupted_cli_append),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
