@@ -43,6 +43,7 @@ typedef enum hl_status {
     HL_ERR_NOT_IMPLEMENTED = -17, /* 501 not_implemented */
     HL_ERR_UNAUTHENTICATED = -18, /* 401: no token, or one that is unknown, revoked or expired */
     HL_ERR_FORBIDDEN = -19,       /* 403: the token's role does not allow the request */
+    HL_ERR_CANCELLED = -20,       /* the caller's cancel callback stopped the call */
 } hl_status;
 
 enum { HL_ERROR_CODE_MAX = 48, HL_ERROR_MESSAGE_MAX = 1024 };

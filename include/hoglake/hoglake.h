@@ -307,8 +307,13 @@ HL_API hl_status hl_table_scan_changes(hl_table *table, int64_t from_snapshot, i
 /* ---- the writer path ---- */
 
 /* What one append wrote. Filled on failure too, as far as it got:
- * `uploaded` then lists every object left in storage (for cleanup), and
- * snapshot_id is -1. */
+ * snapshot_id is -1, `uploaded` lists the objects still in storage and
+ * `nremoved` counts those the append deleted. An append the server refused,
+ * or that failed or was cancelled before its commit was sent, deletes what
+ * it wrote (what it could not delete stays listed); one whose commit's
+ * outcome is unknown (a timeout, a transport failure, a 5xx) deletes
+ * nothing, as the commit may have landed. Either way its upload claims are
+ * abandoned, so the server's cleanup reclaims what is left. */
 struct hl_appended_file {
     char *path;
     int64_t record_count;
@@ -322,7 +327,8 @@ struct hl_append_result {
     size_t nfiles;
     struct hl_appended_file *files;
     size_t nuploaded;
-    char **uploaded; /* objects written, committed or not */
+    char **uploaded; /* objects written and still in storage, committed or not */
+    size_t nremoved; /* objects written, then deleted after a failure */
 };
 HL_API void hl_append_result_free(struct hl_append_result *result);
 
@@ -350,6 +356,13 @@ struct hl_append_options {
      * NULL). */
     void (*progress)(void *ctx, int64_t rows);
     void *progress_ctx;
+    /* Polled after each input batch and before the commit is sent (may be
+     * NULL): returning true stops the append, which aborts its open
+     * uploads, deletes the objects it finished, abandons its upload claims
+     * and returns HL_ERR_CANCELLED. A commit already sent is not
+     * interrupted. Runs on the calling thread. */
+    bool (*cancelled)(void *ctx);
+    void *cancel_ctx;
 };
 /* Zeroes o and sets read_snapshot to -1. */
 HL_API void hl_append_options_init(struct hl_append_options *o);
@@ -375,7 +388,10 @@ HL_API hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStrea
  * with one idempotent commit. The payload is JSON text (caller frees):
  * persist it durably before committing, and on any uncertain outcome
  * replay the same bytes. idempotency_key must be a UUID. *uploaded (may be
- * NULL) gets the objects written, on success and on failure. */
+ * NULL) gets the objects written, on success and on failure (a failed
+ * prepare deletes what it wrote, as a failed append does). The objects are
+ * upload claims of the payload's upload_owner, leased for 24 h: commit
+ * within that, or the server's cleanup reclaims them. */
 HL_API hl_status hl_table_prepare_append(hl_table *table, struct ArrowArrayStream *stream,
                                          const char *idempotency_key, char **payload,
                                          struct hl_append_result **uploaded, struct hl_error *err);

@@ -2,6 +2,7 @@
  * libhoglake (Parquet in object storage, registered by one commit; read
  * back through the scan plan). */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,6 +297,66 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
 
 /* ---- append ---- */
 
+/* SIGINT and SIGTERM during an append: the library polls this between
+ * batches and stops, removing what it wrote. A second signal while it
+ * cleans up changes nothing. */
+static volatile sig_atomic_t interrupted;
+/* The exit status of an interrupted append: 128 + SIGINT, as shells say. */
+enum { EXIT_INTERRUPTED = 130 };
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static bool append_cancelled(void *ctx)
+{
+    (void)ctx;
+    return interrupted != 0;
+}
+
+struct interrupt_handlers {
+    struct sigaction old_int, old_term;
+};
+
+static void interrupts_catch(struct interrupt_handlers *h)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &h->old_int);
+    sigaction(SIGTERM, &sa, &h->old_term);
+}
+
+static void interrupts_restore(const struct interrupt_handlers *h)
+{
+    sigaction(SIGINT, &h->old_int, NULL);
+    sigaction(SIGTERM, &h->old_term, NULL);
+}
+
+/* What an append that committed nothing left behind, on stderr. */
+static void print_leftovers(const struct hl_append_result *r, bool cancelled)
+{
+    size_t left = r ? r->nuploaded : 0, removed = r ? r->nremoved : 0;
+    if (cancelled)
+        fprintf(stderr, "interrupted: removed %zu object%s written by this append\n", removed,
+                removed == 1 ? "" : "s");
+    else if (removed && !left)
+        fprintf(stderr, "hoglake: nothing was committed; removed the %zu object%s it wrote\n",
+                removed, removed == 1 ? "" : "s");
+    else if (!left)
+        fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
+    if (left)
+        fprintf(stderr, "%s objects left in storage:\n",
+                cancelled ? "interrupted: could not remove these"
+                          : "hoglake: nothing was committed;");
+    for (size_t i = 0; i < left; i++)
+        fprintf(stderr, "  %s\n", r->uploaded[i]);
+}
+
 static void print_result(const struct cli *cli, const struct hl_append_result *r)
 {
     if (cli->json) {
@@ -391,9 +452,17 @@ static int run_append(struct cli *cli, const struct cli_args *a)
                                             path);
         }
     }
+    int64_t file_bytes = 0;
+    if (cli_opt_i64(a, "file-bytes", 1, &file_bytes) != EXIT_OK) {
+        free(formats);
+        return EXIT_USAGE;
+    }
+    struct interrupt_handlers handlers;
+    interrupts_catch(&handlers);
     struct cli_table h;
     int rc = open_table(cli, a->positional[0], &h);
     if (rc != EXIT_OK) {
+        interrupts_restore(&handlers);
         free(formats);
         return rc;
     }
@@ -421,12 +490,21 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         opened++;
     }
     progress.on = isatty(STDERR_FILENO) && progress.total >= PROGRESS_MIN_BYTES;
-    if (rc == EXIT_OK) {
-        struct hl_append_options o;
-        hl_append_options_init(&o);
-        o.author = cli_opt_value(a, "author");
-        o.message = cli_opt_value(a, "message");
-        o.deferred_stats = cli_opt_given(a, "deferred-stats");
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.author = cli_opt_value(a, "author");
+    o.message = cli_opt_value(a, "message");
+    o.deferred_stats = cli_opt_given(a, "deferred-stats");
+    /* Row groups no larger than the files they are in: a file rolls over
+     * only once its row groups reach storage. */
+    o.file_bytes = file_bytes;
+    o.row_group_bytes = file_bytes;
+    o.cancelled = append_cancelled;
+    if (rc == EXIT_OK && interrupted) {
+        /* Interrupted before the append began: nothing was written. */
+        print_leftovers(NULL, true);
+        rc = EXIT_INTERRUPTED;
+    } else if (rc == EXIT_OK) {
         struct hl_append_result *res = NULL;
         struct hl_error err;
         hl_status st = hl_table_append_streams(h.table, ptrs, (size_t)nfiles, &o, &res, &err);
@@ -434,15 +512,12 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         progress_show(&progress, 0, true);
         if (st == HL_OK) {
             print_result(cli, res);
+        } else if (st == HL_ERR_CANCELLED) {
+            print_leftovers(res, true);
+            rc = EXIT_INTERRUPTED;
         } else {
             rc = cli_report(st, &err);
-            if (res && res->nuploaded) {
-                fprintf(stderr, "hoglake: nothing was committed; objects left in storage:\n");
-                for (size_t i = 0; i < res->nuploaded; i++)
-                    fprintf(stderr, "  %s\n", res->uploaded[i]);
-            } else {
-                fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
-            }
+            print_leftovers(res, false);
         }
         hl_append_result_free(res);
     }
@@ -455,6 +530,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     lake_table_release(&def);
     arena_free(&arena);
     cli_table_close(&h);
+    interrupts_restore(&handlers);
     return rc;
 }
 
@@ -558,6 +634,9 @@ static const struct cli_opt append_opts[] = {
     {"deferred-stats", false, false,
      "register the files without statistics (the server "
      "computes them)"},
+    {"file-bytes", true, false,
+     "N  start a new file past N bytes of a partition's Parquet, in row groups of at most N "
+     "bytes of data (default 512 MiB, row groups 128 MiB)"},
 };
 
 static const struct cli_opt read_opts[] = {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "client/append.h"
+#include "client/claims.h"
 #include "client/fanout.h"
 #include "client/tableinfo.h"
 #include "parquet/writer.h"
@@ -37,6 +38,7 @@ struct job {
     struct lake_table table;
     struct ArrowSchema target; /* the writer's Arrow schema for the table */
     struct pq_write_options wopt;
+    struct claims claims; /* where the files go */
     struct fanout *fanout;
     json_t *files; /* FileRegistration objects */
     struct hl_append_result *res;
@@ -172,6 +174,16 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
 
 /* ---- the job ---- */
 
+int client_data_prefix(struct buf *out, const hl_table *t, const char *key)
+{
+    const char *dp = t->ns->catalog->data_path;
+    size_t dl = strlen(dp);
+    while (dl > 0 && dp[dl - 1] == '/')
+        dl--;
+    int rc = buf_printf(out, "%.*s/data/%s/%s/", (int)dl, dp, t->ns->name, t->name);
+    return rc == 0 && key ? buf_printf(out, "%s/", key) : rc;
+}
+
 static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
                           const struct hl_append_options *o, const char *prepared_key,
                           struct hl_append_result *res, struct hl_error *err)
@@ -207,40 +219,55 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     if (st != HL_OK)
         return st;
     struct buf p = BUF_INIT;
-    const char *dp = t->ns->catalog->data_path;
-    size_t dl = strlen(dp);
-    int rc = buf_printf(&p, "%s%sdata/%s/%s/", dp, dl && dp[dl - 1] == '/' ? "" : "/", t->ns->name,
-                        t->name);
-    if (rc == 0 && prepared_key)
-        rc = buf_printf(&p, "%s/", prepared_key);
-    if (rc != 0) {
+    if (client_data_prefix(&p, t, prepared_key) != 0) {
         buf_free(&p);
         return client_nomem(err);
     }
+    /* One claim request covers the usual append: its one file, or the
+     * first tuples of a partitioned one. */
+    st = claims_init(&j->claims, t->ns->catalog, p.data, j->table.partitioned ? 8 : 1, 0, err);
+    buf_free(&p);
+    if (st != HL_OK)
+        return st;
     struct fanout_config fc = {
         .table = &j->table,
         .schema = &j->target,
         .wopt = &j->wopt,
         .store = store,
-        .prefix = p.data,
-        .prepared_key = prepared_key,
+        .claims = &j->claims,
         .deferred_stats = o && o->deferred_stats,
         .file_bytes = o ? o->file_bytes : 0,
         .memory_bytes = o ? o->memory_bytes : 0,
     };
-    st = fanout_new(&fc, res, j->files, &j->fanout, err);
-    buf_free(&p);
-    return st;
+    return fanout_new(&fc, res, j->files, &j->fanout, err);
 }
 
-static void job_release(struct job *j)
+/* Frees the job. One that did not commit (st) first aborts the uploads
+ * still open, deletes its finished objects when the outcome is known
+ * (nothing was sent, or the server refused the commit) and abandons its
+ * claims. */
+static void job_release(struct job *j, hl_status st, bool commit_sent, const struct hl_error *err)
 {
     fanout_free(j->fanout);
+    if (st != HL_OK)
+        claims_discard(&j->claims, j->res, !commit_sent || claims_refused(st, err));
+    claims_free(&j->claims);
     if (j->target.release)
         j->target.release(&j->target);
     json_decref(j->files);
     lake_table_release(&j->table);
     arena_free(&j->arena);
+}
+
+/* Between batches and before the commit: stops a cancelled append, and
+ * keeps a long one's claims alive. */
+static hl_status job_poll(struct job *j, struct hl_error *err)
+{
+    if (j->o && j->o->cancelled && j->o->cancelled(j->o->cancel_ctx))
+        return client_fail(err, HL_ERR_CANCELLED, "cancelled",
+                           "the append was cancelled before its commit was sent");
+    claims_keep_alive(&j->claims);
+    return HL_OK;
 }
 
 /* Reads one stream's batches into the open files. */
@@ -275,6 +302,8 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
         batch.release(&batch);
         if (st == HL_OK && j->o && j->o->progress)
             j->o->progress(j->o->progress_ctx, *rows);
+        if (st == HL_OK)
+            st = job_poll(j, err);
     }
     free(map);
     if (projected.release)
@@ -331,6 +360,8 @@ static json_t *commit_body(struct job *j, const char *expected_uuid, int64_t rea
     }
     if (ok && key)
         ok = json_object_set_new(body, "idempotency_key", json_string(key)) == 0;
+    if (ok)
+        ok = claims_name_owner(&j->claims, body) == 0;
     if (ok && read_snapshot >= 0)
         ok = json_object_set_new(body, "read_snapshot", json_integer(read_snapshot)) == 0;
     json_decref(entry);
@@ -340,6 +371,34 @@ static json_t *commit_body(struct job *j, const char *expected_uuid, int64_t rea
         return NULL;
     }
     return body;
+}
+
+/* Sends the commit of the job's files; *sent tells whether it went out
+ * (its outcome is then the server's, maybe unknown). */
+static hl_status job_commit(struct job *j, const char *expected, int64_t read_snapshot, bool *sent,
+                            struct hl_error *err)
+{
+    const struct hl_append_options *o = j->o;
+    json_t *body = commit_body(j, expected, read_snapshot, NULL);
+    struct buf path = BUF_INIT;
+    hl_status st = HL_OK;
+    if (!body || (o->author && json_object_set_new(body, "author", json_string(o->author)) != 0) ||
+        (o->message && json_object_set_new(body, "message", json_string(o->message)) != 0) ||
+        client_catalog_path(&path, j->t->ns->catalog) != 0 || buf_puts(&path, "/commit") != 0)
+        st = client_nomem(err);
+    json_t *ans = NULL;
+    if (st == HL_OK) {
+        *sent = true;
+        st = client_json(j->t->ns->catalog->client, "POST", path.data, body, &ans, err);
+    }
+    if (st == HL_OK) {
+        client_json_int(ans, "snapshot_id", &j->res->snapshot_id);
+        client_json_int(ans, "schema_version", &j->res->schema_version);
+    }
+    buf_free(&path);
+    json_decref(body);
+    json_decref(ans);
+    return st;
 }
 
 struct hl_append_result *client_append_result_new(void)
@@ -427,12 +486,16 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
         release_streams(streams, nstreams);
         return client_nomem(err);
     }
+    /* What the clean-up after a failure decides on is read from the error. */
+    struct hl_error local;
+    if (!err)
+        err = &local;
     const char *expected = o->unguarded             ? NULL
                            : o->expected_table_uuid ? o->expected_table_uuid
                                                     : t->uuid;
     json_t *info = NULL;
     int64_t basis = -1;
-    bool from_cache = false;
+    bool from_cache = false, commit_sent = false;
     /* Unguarded appends check no incarnation: the handle's own uuid only
      * selects the cache. */
     hl_status st =
@@ -448,36 +511,21 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
         st = job_run(&j, streams, nstreams, &rows, err);
     release_streams(streams, nstreams);
     /* An input that holds no rows commits nothing: no snapshot, no file. */
+    if (st == HL_OK && rows > 0)
+        st = job_poll(&j, err);
     if (st == HL_OK && rows > 0) {
         int64_t read_snapshot = o->read_snapshot >= 0 ? o->read_snapshot
                                 : j.table.partitioned ? basis
                                                       : -1;
-        json_t *body = commit_body(&j, expected, read_snapshot, NULL);
-        if (!body ||
-            (o->author && json_object_set_new(body, "author", json_string(o->author)) != 0) ||
-            (o->message && json_object_set_new(body, "message", json_string(o->message)) != 0))
-            st = client_nomem(err);
-        struct buf path = BUF_INIT;
-        json_t *ans = NULL;
-        if (st == HL_OK &&
-            (client_catalog_path(&path, t->ns->catalog) != 0 || buf_puts(&path, "/commit") != 0))
-            st = client_nomem(err);
-        if (st == HL_OK)
-            st = client_json(t->ns->catalog->client, "POST", path.data, body, &ans, err);
-        buf_free(&path);
-        json_decref(body);
-        if (st == HL_OK) {
-            client_json_int(ans, "snapshot_id", &res->snapshot_id);
-            client_json_int(ans, "schema_version", &res->schema_version);
-        } else {
-            if (st == HL_ERR_EXPIRED && err)
+        st = job_commit(&j, expected, read_snapshot, &commit_sent, err);
+        if (commit_sent && st != HL_OK) {
+            if (st == HL_ERR_EXPIRED)
                 err->re_prepare = true;
             table_cache_after_refusal(t, err, from_cache);
         }
-        json_decref(ans);
     }
     if (job_ready)
-        job_release(&j);
+        job_release(&j, st, commit_sent, err);
     json_decref(info);
     if (st != HL_OK) {
         /* Nothing was committed: the files listed are not the table's. */
@@ -544,7 +592,7 @@ hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
         json_decref(body);
     }
     if (job_ready)
-        job_release(&j);
+        job_release(&j, st, false, err);
     json_decref(info);
     give_result(res, uploaded);
     return st;

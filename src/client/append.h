@@ -12,6 +12,10 @@
 struct hl_append_result *client_append_result_new(void);
 /* Records an object written to storage. 0 or -1 (out of memory). */
 int client_result_uploaded(struct hl_append_result *res, const char *uri);
+/* "<data_path>/data/<ns>/<table>/[<key>/]": where the table's new objects
+ * go (a prepared append's under its idempotency key). 0 or -1 (out of
+ * memory). */
+int client_data_prefix(struct buf *out, const hl_table *t, const char *key);
 /* Whether s is a UUID in its 8-4-4-4-12 hexadecimal form. */
 bool client_is_uuid(const char *s);
 

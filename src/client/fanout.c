@@ -1,6 +1,5 @@
 /* One append's open Parquet files, by partition tuple, streamed to storage
  * as they are encoded (see fanout.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include "util/array.h"
 #include "util/base64.h"
 #include "util/error.h"
-#include "util/random.h"
 
 #define DEFAULT_FILE_BYTES ((int64_t)512 << 20)
 #define DEFAULT_MEMORY_BYTES ((int64_t)1 << 30)
@@ -34,9 +32,7 @@ struct out_file {
 
 struct fanout {
     struct fanout_config cfg;
-    char *prefix;
     size_t nfields; /* partition spec fields */
-    size_t nnamed;  /* files named so far (prepared names count them) */
     struct out_file **open;
     size_t nopen, open_cap;
     struct hl_append_result *res;
@@ -86,20 +82,13 @@ static void file_free(struct fanout *fo, struct out_file *f)
     free(f);
 }
 
-/* Starts the file's next object: a fresh name, its upload and its writer. */
+/* Starts the file's next object: a claimed path, its upload and its
+ * writer. */
 static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_error *err)
 {
-    char uuid[37];
-    if (random_uuid4(uuid) != 0)
-        return client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
-                           strerror(errno));
-    int n = fo->cfg.prepared_key
-                ? snprintf(f->uri, sizeof f->uri, "%s%s-%zu.parquet", fo->prefix, uuid, fo->nnamed)
-                : snprintf(f->uri, sizeof f->uri, "%s%s.parquet", fo->prefix, uuid);
-    if (n < 0 || (size_t)n >= sizeof f->uri)
-        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "the catalog's data path is too long");
-    fo->nnamed++;
+    hl_status st = claims_take(fo->cfg.claims, f->uri, sizeof f->uri, err);
+    if (st != HL_OK)
+        return st;
     f->bytes = 0;
     f->rows = 0;
     f->upload_failed = false;
@@ -394,12 +383,9 @@ hl_status fanout_new(const struct fanout_config *cfg, struct hl_append_result *r
 {
     *out = NULL;
     struct fanout *fo = calloc(1, sizeof *fo);
-    if (!fo || !(fo->prefix = strdup(cfg->prefix))) {
-        free(fo);
+    if (!fo)
         return client_nomem(err);
-    }
     fo->cfg = *cfg;
-    fo->cfg.prefix = fo->prefix;
     if (fo->cfg.file_bytes <= 0)
         fo->cfg.file_bytes = DEFAULT_FILE_BYTES;
     if (fo->cfg.memory_bytes <= 0)
@@ -419,7 +405,6 @@ void fanout_free(struct fanout *fo)
     for (size_t i = 0; i < fo->nopen; i++)
         file_free(fo, fo->open[i]);
     free(fo->open);
-    free(fo->prefix);
     arena_free(&fo->arena);
     free(fo);
 }

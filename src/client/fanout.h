@@ -5,6 +5,7 @@
  *   - a file rolls over to a new one past `file_bytes` of Parquet;
  *   - when the row groups being built in all open files together hold more
  *     than `memory_bytes`, the largest file is finished early.
+ * Each object is written at the next path the append's upload claims give.
  * Finishing a file commits its upload and adds its FileRegistration (path,
  * counts, sizes, footer statistics unless deferred, partition values) to
  * the caller's array, and the file to the result. Not thread-safe. */
@@ -13,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "client/claims.h"
 #include "client/internal.h"
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
@@ -23,8 +25,7 @@ struct fanout_config {
     const struct ArrowSchema *schema;    /* the batches' (the writer's) schema; borrowed */
     const struct pq_write_options *wopt; /* borrowed */
     struct objstore *store;
-    const char *prefix;       /* "<data_path>/data/<ns>/<table>/"; copied */
-    const char *prepared_key; /* names "<uuid>-<n>.parquet" when set, else "<uuid>.parquet" */
+    struct claims *claims; /* where each object goes (claims_take); borrowed */
     bool deferred_stats;
     int64_t file_bytes;   /* 0: 512 MiB */
     int64_t memory_bytes; /* 0: 1 GiB */

@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "client/append.h"
+#include "client/claims.h"
 #include "client/tableinfo.h"
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/infer.h"
 #include "parquet/reader.h"
 #include "util/arena.h"
-#include "util/random.h"
 
 /* One input file, mapped. */
 struct input {
@@ -223,29 +223,16 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
     return st;
 }
 
-static hl_status upload_all(hl_table *t, struct input *in, size_t n, const char *key,
+/* Uploads every file at a path claimed under the key. */
+static hl_status upload_all(hl_table *t, struct input *in, size_t n, struct claims *claims,
                             struct hl_append_result *res, json_t *files, struct hl_error *err)
 {
     struct objstore *store;
     hl_status st = client_store(t->ns->catalog->client, &store, err);
-    const char *dp = t->ns->catalog->data_path;
-    size_t dl = strlen(dp);
-    while (dl > 0 && dp[dl - 1] == '/')
-        dl--;
     for (size_t i = 0; st == HL_OK && i < n; i++) {
-        char uuid[37], uri[4096];
-        if (random_uuid4(uuid) != 0) {
-            st = client_fail(err, HL_ERR_INTERNAL, "internal", "no randomness for a file name: %s",
-                             strerror(errno));
+        char uri[4096];
+        if ((st = claims_take(claims, uri, sizeof uri, err)) != HL_OK)
             break;
-        }
-        int len = snprintf(uri, sizeof uri, "%.*s/data/%s/%s/%s/%s-%zu.parquet", (int)dl, dp,
-                           t->ns->name, t->name, key, uuid, i);
-        if (len < 0 || (size_t)len >= sizeof uri) {
-            st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                             "the catalog's data path is too long");
-            break;
-        }
         if (objstore_put(store, uri, in[i].data, in[i].size, 0, err) != 0) {
             client_error_prefix(err, "uploading %s", in[i].path);
             st = err ? err->status : HL_ERR_IO;
@@ -308,18 +295,32 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
         }
         st = check_file(&in[i], &table, pv, err);
     }
+    /* Claimed in as few requests as the server takes: the count is known. */
+    struct claims claims;
+    struct buf prefix = BUF_INIT;
+    memset(&claims, 0, sizeof claims);
+    if (st == HL_OK && client_data_prefix(&prefix, t, idempotency_key) != 0)
+        st = client_nomem(err);
     if (st == HL_OK)
-        st = upload_all(t, in, nfiles, idempotency_key, res, files, err);
+        st = claims_init(&claims, t->ns->catalog, prefix.data, nfiles, nfiles, err);
+    buf_free(&prefix);
+    if (st == HL_OK)
+        st = upload_all(t, in, nfiles, &claims, res, files, err);
     if (st == HL_OK) {
         json_t *entry = json_pack("{s:s, s:s, s:s, s:O}", "namespace", t->ns->name, "table",
                                   t->name, "expected_table_uuid", t->uuid, "files", files);
         json_t *body = entry ? json_pack("{s:s, s:I, s:[o]}", "idempotency_key", idempotency_key,
                                          "read_snapshot", (json_int_t)basis, "appends", entry)
                              : NULL;
-        if (!body || !(*payload = json_dumps(body, JSON_COMPACT)))
+        if (!body || claims_name_owner(&claims, body) != 0 ||
+            !(*payload = json_dumps(body, JSON_COMPACT)))
             st = client_nomem(err);
         json_decref(body);
     }
+    /* Nothing of a failed prepare can have been committed. */
+    if (st != HL_OK)
+        claims_discard(&claims, res, true);
+    claims_free(&claims);
     for (size_t i = 0; i < nfiles; i++)
         unmap_file(&in[i]);
     free(in);

@@ -121,6 +121,7 @@ const char *hl_status_name(hl_status s)
     case HL_ERR_NOT_IMPLEMENTED: return "not_implemented";
     case HL_ERR_UNAUTHENTICATED: return "unauthenticated";
     case HL_ERR_FORBIDDEN: return "forbidden";
+    case HL_ERR_CANCELLED: return "cancelled";
     }
     return "unknown";
 }

@@ -268,14 +268,23 @@ static void append_to_s3(void **state)
     cli_out_free(&o);
 }
 
-/* The input comes through a pipe; the server stops before it ends. */
+static int64_t active_claims(void)
+{
+    return sqli("SELECT count(*) FROM hog_upload WHERE catalog_id = %lld AND state = 'active'",
+                (long long)cat_id("local"));
+}
+
+/* The input comes through a pipe; the server stops before it ends, once
+ * the append has claimed the objects its first batch goes to. The commit's
+ * outcome is then unknown: the object stays, listed, and its claim (which
+ * the append could not abandon) is left to expire. */
 static void server_disappears(void **state)
 {
     (void)state;
     char fifo[512];
     snprintf(fifo, sizeof fifo, "%s/pipe.csv", dir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    int64_t before = data_files("local");
+    int64_t before = data_files("local"), claims = active_claims();
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' --server %s append local.ns.ev pipe.csv 2>&1", dir,
              HOGLAKE_CLI_BIN, srv.base);
@@ -283,8 +292,17 @@ static void server_disappears(void **state)
     assert_non_null(p);
     FILE *w = fopen(fifo, "w"); /* waits for the command to open its input */
     assert_non_null(w);
-    fputs("id,name,ts\n1,a,2026-05-01T00:00:00Z\n", w);
+    /* More than two of the command's batches (65536 rows): its reader
+     * waits for whole blocks of input, so the first batch goes out once
+     * the second is under way. */
+    fputs("id,name,ts\n", w);
+    for (int i = 0; i < 140000; i++)
+        fprintf(w, "%d,a,2026-05-01T00:00:00Z\n", i);
     fflush(w);
+    for (int i = 0; i < 1000 && active_claims() == claims; i++)
+        sleep_ms(10);
+    int64_t claimed = active_claims(); /* 8 for a partitioned table's first batch */
+    assert_true(claimed > claims);
     test_server_stop(&srv);
     fclose(w);
     char out[8192];
@@ -296,6 +314,7 @@ static void server_disappears(void **state)
     expect_contains(out, "/wh/data/ns/ev/", "the object's path");
     test_server_start(&srv, &db, NULL);
     assert_int_equal(data_files("local"), before);
+    assert_int_equal(active_claims(), claimed);
 }
 
 static int64_t table_gets(void)

@@ -8,7 +8,9 @@
  *     prepare and commit is refused as recreated;
  *   - bad input (unknown columns, wrong types, missing required columns, a
  *     server that disappears mid-append) gets a clear error, leaves no
- *     catalog rows, and reports every object left in storage;
+ *     catalog rows, and reports every object left in storage (a refused
+ *     commit's objects are deleted: tests/integration/
+ *     test_upload_claims_client.c);
  *   - the writer cache commits without a GET and recovers from a DDL
  *     refusal by re-reading once. */
 #include <errno.h>
@@ -981,7 +983,8 @@ static void writer_cache(void **state)
     assert_int_equal(metadata_gets(), gets);
 
     /* Another writer changes the spec: the cached basis is refused (the
-     * uploads reported), the cache dropped, and the next append re-reads. */
+     * uploads removed, as the server definitely refused them), the cache
+     * dropped, and the next append re-reads. */
     hl_table *other;
     struct hl_error err;
     test_check(hl_table_open(f.ns, "events", &other, &err), &err, "open");
@@ -990,9 +993,11 @@ static void writer_cache(void **state)
     make_stream(&s, "id:long!, team_id:long!", rows, 1);
     assert_int_equal(hl_table_append(f.table, &s, NULL, &res, &err), HL_ERR_DDL_SINCE_READ);
     assert_true(err.re_prepare);
-    assert_int_equal(res->nuploaded, 2);
-    for (size_t i = 0; i < res->nuploaded; i++)
-        assert_true(exists_in_storage(file_client, res->uploaded[i]));
+    assert_int_equal(res->nuploaded, 0);
+    assert_int_equal(res->nremoved, 2);
+    assert_int_equal(res->nfiles, 2);
+    for (size_t i = 0; i < res->nfiles; i++)
+        assert_false(exists_in_storage(file_client, res->files[i].path));
     assert_int_equal(data_files("cache"), before);
     hl_append_result_free(res);
     gets = metadata_gets();

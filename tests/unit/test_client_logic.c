@@ -1,7 +1,8 @@
 /* libhoglake's logic without a server: a Table answer as a table definition
  * (and every way an answer can be malformed), idempotency keys, paths and
- * time-travel queries, and Arrow arrays of nulls for every type the writer
- * takes (the columns an append's input leaves out). */
+ * time-travel queries, Arrow arrays of nulls for every type the writer
+ * takes (the columns an append's input leaves out), and upload claims: the
+ * sizes of the claim requests and the answers a writer accepts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "client/append.h"
+#include "client/claims.h"
 #include "client/tableinfo.h"
 #include "pq_testlib.h"
 #include "parquet/writer.h"
@@ -227,12 +229,100 @@ static void test_null_arrays(void **state)
     arena_free(&a);
 }
 
+/* Claim requests double from the first, up to the server's bound. */
+static void test_claim_batches(void **state)
+{
+    (void)state;
+    static const size_t from_one[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1000};
+    static const size_t from_eight[] = {8, 16, 32, 64, 128, 256, 512, 1000, 1000};
+    size_t b = from_one[0];
+    for (size_t i = 1; i < sizeof from_one / sizeof *from_one; i++)
+        assert_int_equal(b = claims_next_batch(b), from_one[i]);
+    b = from_eight[0];
+    for (size_t i = 1; i < sizeof from_eight / sizeof *from_eight; i++)
+        assert_int_equal(b = claims_next_batch(b), from_eight[i]);
+    assert_int_equal(claims_next_batch(700), CLAIMS_MAX_BATCH);
+}
+
+static const char claim_prefix[] = "s3://b/wh/data/ns/t/";
+
+/* An answer of two claims with these paths (NULL: the well-formed one). */
+static json_t *claim_answer(char (*ids)[37], const char *path0, const char *path1)
+{
+    char good[2][128];
+    for (int i = 0; i < 2; i++)
+        snprintf(good[i], sizeof good[i], "%s%s.parquet", claim_prefix, ids[i]);
+    json_t *a =
+        json_pack("{s:[{s:s, s:s}, {s:s, s:s}]}", "uploads", "upload_id", ids[0], "path",
+                  path0 ? path0 : good[0], "upload_id", ids[1], "path", path1 ? path1 : good[1]);
+    assert_non_null(a);
+    return a;
+}
+
+/* The writer takes the paths the server answers in the order it asked,
+ * and only inside the prefix it claimed: one segment ending .parquet. */
+static void test_claim_answers(void **state)
+{
+    (void)state;
+    hl_catalog cat = {.name = "c"};
+    struct claims c;
+    struct hl_error err;
+    assert_int_equal(claims_init(&c, &cat, claim_prefix, 1, 0, &err), HL_OK);
+    assert_true(client_is_uuid(c.owner));
+    char ids[2][37];
+    assert_int_equal(random_uuid4(ids[0]), 0);
+    assert_int_equal(random_uuid4(ids[1]), 0);
+
+    char path0[128];
+    snprintf(path0, sizeof path0, "%s%s.parquet", claim_prefix, ids[0]);
+    static const char *const outside[] = {
+        "s3://b/wh/data/ns/other/x.parquet", /* another table's prefix */
+        "s3://b/wh/data/ns/t/../u/x.parquet",
+        "s3://b/wh/data/ns/t/a/x.parquet",
+        "s3://b/wh/data/ns/t/x.puffin",
+        "s3://b/wh/data/ns/t/.parquet",
+        "file:///etc/x.parquet",
+        "s3://b/wh/data/ns/t"};
+    for (size_t i = 0; i < sizeof outside / sizeof *outside; i++) {
+        json_t *a = claim_answer(ids, NULL, outside[i]);
+        if (claims_accept(&c, a, ids, 2, &err) != HL_ERR_PROTOCOL)
+            fail_msg("accepted a claim at %s", outside[i]);
+        json_decref(a);
+    }
+    /* The ids in another order, or fewer uploads than asked for. */
+    char swapped[2][37];
+    memcpy(swapped[0], ids[1], 37);
+    memcpy(swapped[1], ids[0], 37);
+    json_t *a = claim_answer(ids, NULL, NULL);
+    assert_int_equal(claims_accept(&c, a, swapped, 2, &err), HL_ERR_PROTOCOL);
+    assert_int_equal(claims_accept(&c, a, ids, 1, &err), HL_ERR_PROTOCOL);
+    json_t *none = json_object();
+    assert_int_equal(claims_accept(&c, none, ids, 2, &err), HL_ERR_PROTOCOL);
+    json_decref(none);
+
+    /* The well-formed answer: its paths are taken in order, without a
+     * request while the pool holds some. */
+    assert_int_equal(c.npaths, 0); /* nothing of a refused answer was kept */
+    assert_int_equal(claims_accept(&c, a, ids, 2, &err), HL_OK);
+    json_decref(a);
+    assert_int_equal(c.npaths, 2);
+    assert_false(c.requested);
+    char out[256];
+    assert_int_equal(claims_take(&c, out, sizeof out, &err), HL_OK);
+    assert_string_equal(out, path0);
+    assert_int_equal(claims_take(&c, out, 8, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(claims_take(&c, out, sizeof out, &err), HL_OK);
+    assert_non_null(strstr(out, ids[1]));
+    claims_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_from_info), cmocka_unit_test(test_malformed_answers),
         cmocka_unit_test(test_uuids),           cmocka_unit_test(test_paths_and_travel),
-        cmocka_unit_test(test_null_arrays),
+        cmocka_unit_test(test_null_arrays),     cmocka_unit_test(test_claim_batches),
+        cmocka_unit_test(test_claim_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
