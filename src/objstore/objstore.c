@@ -295,9 +295,9 @@ int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl
     return s3_head(s->s3, u.bucket, u.key, size, err);
 }
 
-int objstore_list(struct objstore *s, const char *prefix_uri,
-                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
-                  struct hl_error *err)
+int objstore_list_entries(struct objstore *s, const char *prefix_uri, unsigned flags,
+                          int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx,
+                          struct hl_error *err)
 {
     struct objstore_uri u;
     if (need_handle(s, err) != 0 || objstore_uri_parse(prefix_uri, true, &u, err) != 0)
@@ -309,8 +309,28 @@ int objstore_list(struct objstore *s, const char *prefix_uri,
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "list needs a callback");
     if (u.scheme == OBJSTORE_FILE)
-        return file_list(u.key, fn, ctx, err);
+        return file_list(u.key, flags, fn, ctx, err);
     return s3_list(s->s3, u.bucket, u.key, s->list_page_size, fn, ctx, err);
+}
+
+/* objstore_list's callback over objstore_list_entries'. */
+struct list_plain {
+    int (*fn)(void *ctx, const char *uri, uint64_t size);
+    void *ctx;
+};
+
+static int list_plain_one(void *ctx, const struct objstore_entry *e)
+{
+    const struct list_plain *l = ctx;
+    return l->fn(l->ctx, e->uri, e->size);
+}
+
+int objstore_list(struct objstore *s, const char *prefix_uri,
+                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+                  struct hl_error *err)
+{
+    struct list_plain l = {fn, ctx};
+    return objstore_list_entries(s, prefix_uri, 0, fn ? list_plain_one : NULL, &l, err);
 }
 
 /* Deletes keys[0..n) of one bucket, S3_DELETE_BATCH per request; every

@@ -37,9 +37,10 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t of
 int s3_head(struct s3_client *c, const char *bucket, const char *key, uint64_t *size,
             struct hl_error *err);
 /* ListObjectsV2 pages of page_size keys, following continuation tokens;
- * fn gets "s3://bucket/key". */
+ * fn gets "s3://bucket/key", its size and LastModified. */
+struct objstore_entry;
 int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
-            int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx, struct hl_error *err);
+            int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx, struct hl_error *err);
 /* One DeleteObjects request (n <= 1000, quiet mode); *deleted gets the keys
  * not reported as errors. The first reported error fails the call. */
 int s3_delete_keys(struct s3_client *c, const char *bucket, const char *const *keys, size_t n,

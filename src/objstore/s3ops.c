@@ -92,25 +92,26 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t of
 
 struct list_ctx {
     const char *bucket;
-    int (*fn)(void *ctx, const char *uri, uint64_t size);
+    int (*fn)(void *ctx, const struct objstore_entry *e);
     void *ctx;
     struct buf uri;
     bool oom;
 };
 
-static int list_one(void *ud, const char *key, uint64_t size)
+static int list_one(void *ud, const struct s3xml_object *o)
 {
     struct list_ctx *l = ud;
     buf_reset(&l->uri);
-    if (buf_printf(&l->uri, "s3://%s/%s", l->bucket, key) != 0) {
+    if (buf_printf(&l->uri, "s3://%s/%s", l->bucket, o->key) != 0) {
         l->oom = true;
         return 1;
     }
-    return l->fn(l->ctx, l->uri.data, size);
+    struct objstore_entry e = {l->uri.data, o->size, o->mtime_s, false};
+    return l->fn(l->ctx, &e);
 }
 
 int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
-            int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx, struct hl_error *err)
+            int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx, struct hl_error *err)
 {
     char max_keys[16];
     snprintf(max_keys, sizeof max_keys, "%d", page_size);

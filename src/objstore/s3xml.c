@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/strutil.h"
+#include "util/timefmt.h"
 
 const char *s3xml_find(const char *hay, size_t n, const char *needle, size_t m)
 {
@@ -164,9 +165,24 @@ static int parse_size(const char *t, size_t n, uint64_t *out)
     return S3XML_OK;
 }
 
-int s3xml_list_page(const char *doc, size_t len,
-                    int (*fn)(void *ctx, const char *key, uint64_t size), void *ctx,
-                    bool *truncated, struct buf *next_token)
+/* <LastModified> of a <Contents> block in seconds, 0 when it is missing or
+ * unreadable: a listing does not fail over a date it only reports. */
+static int64_t last_modified(const char *block, size_t block_len)
+{
+    size_t p = 0;
+    const char *t;
+    size_t tl;
+    char text[64];
+    int64_t micros;
+    if (!s3xml_next(block, block_len, &p, "LastModified", &t, &tl) || tl >= sizeof text)
+        return 0;
+    memcpy(text, t, tl);
+    text[tl] = '\0';
+    return time_parse_iso8601(text, &micros) ? micros / 1000000 : 0;
+}
+
+int s3xml_list_page(const char *doc, size_t len, int (*fn)(void *ctx, const struct s3xml_object *o),
+                    void *ctx, bool *truncated, struct buf *next_token)
 {
     struct buf key = BUF_INIT;
     size_t pos = 0;
@@ -189,7 +205,9 @@ int s3xml_list_page(const char *doc, size_t len,
                                                                    : S3XML_BAD;
         if (rc == S3XML_OK && strlen(key.data) != key.len)
             rc = S3XML_BAD; /* a NUL inside a key */
-        if (rc == S3XML_OK && fn(ctx, key.data, size) != 0)
+        struct s3xml_object o = {key.data, size,
+                                 rc == S3XML_OK ? last_modified(block, block_len) : 0};
+        if (rc == S3XML_OK && fn(ctx, &o) != 0)
             rc = S3XML_STOP;
     }
     buf_free(&key);

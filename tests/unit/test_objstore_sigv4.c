@@ -226,16 +226,52 @@ static void test_uri_parsing(void **state)
     assert_int_equal(err.status, HL_ERR_INVALID_ARGUMENT);
 }
 
-static int collect(void *ctx, const char *key, uint64_t size)
+static int collect(void *ctx, const struct s3xml_object *o)
 {
     struct buf *b = ctx;
-    return buf_printf(b, "%s=%llu;", key, (unsigned long long)size);
+    return buf_printf(b, "%s=%llu;", o->key, (unsigned long long)o->size);
 }
 
-static int stop_after_first(void *ctx, const char *key, uint64_t size)
+static int stop_after_first(void *ctx, const struct s3xml_object *o)
 {
-    (void)size;
-    return buf_printf(ctx, "%s;", key) == 0 ? 1 : -1;
+    return buf_printf(ctx, "%s;", o->key) == 0 ? 1 : -1;
+}
+
+static int note_mtime(void *ctx, const struct s3xml_object *o)
+{
+    *(int64_t *)ctx = o->mtime_s;
+    return 0;
+}
+
+/* LastModified becomes seconds since the epoch; a missing or unreadable
+ * one is 0 (unknown), never a refused page. */
+static void test_xml_last_modified(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *element;
+        int64_t seconds;
+    } cases[] = {
+        {"<LastModified>2009-10-12T17:50:30.000Z</LastModified>", 1255369830},
+        {"<LastModified>1970-01-01T00:01:00Z</LastModified>", 60},
+        {"<LastModified>2009-10-12T19:50:30+02:00</LastModified>", 1255369830},
+        {"<LastModified>yesterday</LastModified>", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char page[300];
+        snprintf(page, sizeof page, "<Contents><Key>k</Key>%s<Size>1</Size></Contents>",
+                 cases[i].element);
+        struct buf token = BUF_INIT;
+        bool truncated = true;
+        int64_t got = -1;
+        assert_int_equal(s3xml_list_page(page, strlen(page), note_mtime, &got, &truncated, &token),
+                         S3XML_OK);
+        if (got != cases[i].seconds)
+            fail_msg("%s: want %lld, got %lld", cases[i].element, (long long)cases[i].seconds,
+                     (long long)got);
+        buf_free(&token);
+    }
 }
 
 static void test_xml(void **state)
@@ -319,7 +355,7 @@ int main(void)
         cmocka_unit_test(test_get_object_example), cmocka_unit_test(test_put_object_example),
         cmocka_unit_test(test_bucket_examples),    cmocka_unit_test(test_uri_encoding),
         cmocka_unit_test(test_uri_parsing),        cmocka_unit_test(test_xml),
-        cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_xml_last_modified),  cmocka_unit_test(test_redaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
