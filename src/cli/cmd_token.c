@@ -4,36 +4,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/duration.h"
 #include "cli/output.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
-
-/* "30d", "12h", "45m", "90s", "2w" or plain seconds, into seconds > 0. */
-static bool parse_duration(const char *s, int64_t *seconds)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 20)
-        return false;
-    static const struct {
-        char unit;
-        int64_t seconds;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
-    int64_t scale = 1;
-    char digits[24];
-    memcpy(digits, s, n + 1);
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (digits[n - 1] == units[i].unit) {
-            scale = units[i].seconds;
-            digits[n - 1] = '\0';
-            break;
-        }
-    }
-    int64_t v;
-    if (!str_parse_int64(digits, &v) || v <= 0 || v > INT64_MAX / scale)
-        return false;
-    *seconds = v * scale;
-    return true;
-}
 
 static const struct cli_opt create_opts[] = {
     {"role", true, false, "ROLE  reader, writer, owner or admin (required)"},
@@ -68,7 +42,7 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     const char *expires = cli_opt_value(a, "expires");
     if (expires) {
         int64_t seconds;
-        if (!parse_duration(expires, &seconds)) {
+        if (!cli_parse_duration(expires, &seconds)) {
             json_decref(body);
             return cli_usage_error("--expires must be a duration like 30d, 12h, 45m, 90s, 2w or "
                                    "a number of seconds, got '%s'",
