@@ -40,6 +40,10 @@ static void print_orphans(const json_t *r, const char *catalog)
     if (failed > 0 || refused > 0)
         printf("failed %lld (left queued for cleanup), refused %lld\n", (long long)failed,
                (long long)refused);
+    int64_t uploads = cli_json_i64(r, dry ? "uploads_orphaned" : "uploads_aborted");
+    if (uploads > 0)
+        printf("incomplete multipart uploads %s %lld\n", dry ? "to abort" : "aborted",
+               (long long)uploads);
     if (json_is_true(json_object_get(r, "truncated")))
         printf("truncated: the run stopped at its limit or time budget; run it again\n");
 }

@@ -153,6 +153,28 @@ int objstore_list_entries(struct objstore *s, const char *prefix_uri, unsigned f
                           int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx,
                           struct hl_error *err);
 
+/* An incomplete S3 multipart upload, as objstore_list_uploads reports it. */
+struct objstore_upload {
+    const char *uri;       /* the object it would create (valid during the call only) */
+    const char *upload_id; /* likewise */
+    int64_t initiated_s;   /* seconds since the epoch; 0 when the store did not say */
+};
+
+/* Calls fn for each incomplete multipart upload whose key starts with
+ * prefix_uri (S3 ListMultipartUploads, page by page; file:// has none and
+ * returns 0 at once); fn returning nonzero stops the listing. Not
+ * available through a view. A writer that died mid-upload leaves one
+ * behind, holding its parts' bytes until it is aborted. */
+int objstore_list_uploads(struct objstore *s, const char *prefix_uri,
+                          int (*fn)(void *ctx, const struct objstore_upload *u), void *ctx,
+                          struct hl_error *err);
+
+/* Aborts the multipart upload upload_id of uri (S3 only: a file:// uri is
+ * HL_ERR_INVALID_ARGUMENT), freeing its parts; one already gone is not an
+ * error. Through a view, uri must lie beneath the view's root. */
+int objstore_abort_upload(struct objstore *s, const char *uri, const char *upload_id,
+                          struct hl_error *err);
+
 /* Deletes the objects (any mix of schemes and buckets; S3 in batches of up
  * to 1000 keys per request). A missing object counts as deleted on S3,
  * which cannot tell; file:// does not count it. *deleted (may be NULL)

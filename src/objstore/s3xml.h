@@ -48,4 +48,18 @@ struct s3xml_object {
 int s3xml_list_page(const char *doc, size_t len, int (*fn)(void *ctx, const struct s3xml_object *o),
                     void *ctx, bool *truncated, struct buf *next_token);
 
+/* One <Upload> of a ListMultipartUploads page. */
+struct s3xml_upload {
+    const char *key; /* decoded */
+    const char *upload_id;
+    int64_t initiated_s; /* <Initiated> in seconds since the epoch; 0 when missing */
+};
+
+/* One ListMultipartUploads page: calls fn for every <Upload> in order;
+ * fills *truncated, next_key (<NextKeyMarker>) and next_upload_id
+ * (<NextUploadIdMarker>). Returns as s3xml_list_page. */
+int s3xml_uploads_page(const char *doc, size_t len,
+                       int (*fn)(void *ctx, const struct s3xml_upload *u), void *ctx,
+                       bool *truncated, struct buf *next_key, struct buf *next_upload_id);
+
 #endif

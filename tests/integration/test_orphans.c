@@ -672,6 +672,41 @@ static void test_cli(void **state)
     cli_out_free(&o);
 }
 
+/* moto, unsigned (it checks no signature): starts a multipart upload of
+ * uri (s3://bucket/key) that nobody completes, or counts those under
+ * prefix (s3://bucket/prefix). */
+static void moto_call(struct http_result *r, const char *method, const char *uri, const char *query)
+{
+    char url[900];
+    const char *key = strchr(uri + 5, '/');
+    snprintf(url, sizeof url, "%s/%.*s%s%s", test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT"),
+             (int)(key - (uri + 5)), uri + 5, key, query);
+    http_call(r, method, url, NULL, strcmp(method, "POST") == 0 ? "" : NULL, 0, NULL);
+    expect_status(r, 200);
+}
+
+static void start_upload(const char *uri)
+{
+    struct http_result r;
+    moto_call(&r, "POST", uri, "?uploads");
+    http_result_free(&r);
+}
+
+static int uploads_under(const char *bucket, const char *prefix)
+{
+    char uri[600];
+    snprintf(uri, sizeof uri, "s3://%s/", bucket);
+    char query[400];
+    snprintf(query, sizeof query, "?uploads&prefix=%s", prefix);
+    struct http_result r;
+    moto_call(&r, "GET", uri, query);
+    int n = 0;
+    for (const char *p = r.body; (p = strstr(p, "<Upload>")) != NULL; p++)
+        n++;
+    http_result_free(&r);
+    return n;
+}
+
 /* S3 (moto): the core case once. moto cannot back-date, so the objects
  * age 61 s for real, and a run's older_than_seconds=60 lets them go. */
 static void test_s3(void **state)
@@ -694,12 +729,37 @@ static void test_s3(void **state)
     put_sized(sibling, 10);
     file_row("o_s3", live, false, 10);
     claim_row("o_s3", claimed, "active", "1 day");
+    /* Incomplete multipart uploads: a dead writer's, a claimed writer's,
+     * and another catalog's. moto dates every upload in 2010: all are old. */
+    char partial[400], partial_claimed[400], partial_sibling[400], prefix[300];
+    snprintf(partial, sizeof partial, "%s/data/ns/t/partial.parquet", dp);
+    snprintf(partial_claimed, sizeof partial_claimed, "%s/data/ns/t/claimed-partial.parquet", dp);
+    snprintf(partial_sibling, sizeof partial_sibling, "s3://%s/%s/cat2/partial.parquet", st.bucket,
+             s3run);
+    start_upload(partial);
+    start_upload(partial_claimed);
+    start_upload(partial_sibling);
+    claim_row("o_s3", partial_claimed, "active", "1 day");
+    snprintf(prefix, sizeof prefix, "%s/", s3run);
+    assert_int_equal(uploads_under(st.bucket, prefix), 3);
     sleep_ms(61500);
     put_sized(young, 10);
     expect_sweep("o_s3", "?older_than_seconds=60&dry_run=true",
                  (struct counts){5, 0, 1, 1, 0, 1, 2, 0});
     assert_true(object_exists(orphan));
-    expect_sweep("o_s3", "?older_than_seconds=60", (struct counts){5, 2, 1, 1, 0, 1, 2, 123});
+    assert_int_equal(uploads_under(st.bucket, prefix), 3);
+    json_t *res = sweep("o_s3", "?older_than_seconds=60");
+    expect_counts(res, (struct counts){5, 2, 1, 1, 0, 1, 2, 123});
+    assert_int_equal(jint(res, "uploads_listed"), 2);
+    assert_int_equal(jint(res, "uploads_orphaned"), 1);
+    assert_int_equal(jint(res, "uploads_aborted"), 1);
+    json_decref(res);
+    /* The dead writer's upload is gone; the claimed one and the other
+     * catalog's stay. */
+    assert_int_equal(uploads_under(st.bucket, prefix), 2);
+    char sibling_prefix[300];
+    snprintf(sibling_prefix, sizeof sibling_prefix, "%s/cat2/", s3run);
+    assert_int_equal(uploads_under(st.bucket, sibling_prefix), 1);
     assert_false(object_exists(orphan));
     assert_false(object_exists(orphan2));
     assert_true(object_exists(live));
@@ -707,6 +767,42 @@ static void test_s3(void **state)
     assert_true(object_exists(young));
     assert_true(object_exists(sibling));
     expect_sweep("o_s3", "?older_than_seconds=60", (struct counts){3, 0, 1, 1, 0, 1, 0, 0});
+}
+
+/* The loop is off by default; turned on, it sweeps every catalog, and its
+ * ledger runs name no paths. Runs last: it sweeps the other tests'
+ * catalogs too. */
+static void test_loop(void **state)
+{
+    (void)state;
+    json_t *status = api_get_json(&st.srv, "/v1/catalogs/o_core/maintenance/status");
+    const json_t *tasks = json_object_get(status, "tasks");
+    bool found = false;
+    for (size_t i = 0; i < json_array_size(tasks); i++) {
+        const json_t *t = json_array_get(tasks, i);
+        if (strcmp(jstr(t, "task"), "orphans") == 0) {
+            found = true;
+            assert_true(json_is_null(json_object_get(t, "loop")));
+        }
+    }
+    assert_true(found);
+    json_decref(status);
+
+    char dir[300], orphan[400];
+    file_catalog("o_loop", dir, sizeof dir);
+    old_file(orphan, sizeof orphan, dir, "x.parquet", 9);
+    struct test_server looping;
+    const char *extra[] = {"--orphan-interval-ms", "200", NULL};
+    test_server_start(&looping, &st.db, extra);
+    for (int i = 0; i < 200 && object_exists(orphan); i++)
+        sleep_ms(50);
+    test_server_stop(&looping);
+    assert_false(object_exists(orphan));
+    expect_sql("1|0|[]",
+               "SELECT (result->>'deleted') || '|' || (result->>'failed') || '|' ||"
+               " (result->'paths')::text FROM hog_maintenance_run WHERE catalog_id = %lld"
+               " AND task = 'orphans' AND run_trigger = 'loop' AND (result->>'deleted')::int > 0",
+               (long long)cat_id("o_loop"));
 }
 
 int main(void)
@@ -721,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_concurrent),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_s3),
+        cmocka_unit_test(test_loop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -274,6 +274,47 @@ static void test_xml_last_modified(void **state)
     }
 }
 
+static int collect_upload(void *ctx, const struct s3xml_upload *u)
+{
+    return buf_printf(ctx, "%s|%s|%lld;", u->key, u->upload_id, (long long)u->initiated_s);
+}
+
+/* ListMultipartUploads pages: key, upload id and Initiated of each upload,
+ * and the two markers of a truncated page; a page without them, or an
+ * upload without its key or id, is refused. */
+static void test_xml_uploads(void **state)
+{
+    (void)state;
+    const char *page = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated>"
+                       "<NextKeyMarker>p/b&amp;c</NextKeyMarker>"
+                       "<NextUploadIdMarker>id2</NextUploadIdMarker>"
+                       "<Upload><Key>p/a</Key><UploadId>id1</UploadId>"
+                       "<Initiated>1970-01-01T00:02:00.000Z</Initiated></Upload>"
+                       "<Upload><UploadId>id2</UploadId><Key>p/b&amp;c</Key></Upload>"
+                       "</ListMultipartUploadsResult>";
+    struct buf got = BUF_INIT, key = BUF_INIT, id = BUF_INIT;
+    bool truncated = false;
+    assert_int_equal(
+        s3xml_uploads_page(page, strlen(page), collect_upload, &got, &truncated, &key, &id),
+        S3XML_OK);
+    assert_string_equal(got.data, "p/a|id1|120;p/b&c|id2|0;");
+    assert_true(truncated);
+    assert_string_equal(key.data, "p/b&c");
+    assert_string_equal(id.data, "id2");
+    const char *bad[] = {
+        "<IsTruncated>true</IsTruncated>",
+        "<Upload><UploadId>x</UploadId></Upload>",
+        "<Upload><Key>k</Key></Upload>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(
+            s3xml_uploads_page(bad[i], strlen(bad[i]), collect_upload, &got, &truncated, &key, &id),
+            S3XML_BAD);
+    buf_free(&got);
+    buf_free(&key);
+    buf_free(&id);
+}
+
 static void test_xml(void **state)
 {
     (void)state;
@@ -355,7 +396,8 @@ int main(void)
         cmocka_unit_test(test_get_object_example), cmocka_unit_test(test_put_object_example),
         cmocka_unit_test(test_bucket_examples),    cmocka_unit_test(test_uri_encoding),
         cmocka_unit_test(test_uri_parsing),        cmocka_unit_test(test_xml),
-        cmocka_unit_test(test_xml_last_modified),  cmocka_unit_test(test_redaction),
+        cmocka_unit_test(test_xml_last_modified),  cmocka_unit_test(test_xml_uploads),
+        cmocka_unit_test(test_redaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

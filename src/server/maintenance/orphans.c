@@ -13,6 +13,7 @@
 #include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
 #include "server/server.h"
+#include "server/storage_guard.h"
 #include "server/store/catalogs.h"
 #include "server/store/removals.h"
 #include "server/store/retention.h"
@@ -27,6 +28,7 @@ struct object {
     int64_t mtime_s;
     bool temp;
     int64_t removal_id; /* once queued */
+    char *upload_id;    /* an incomplete multipart upload's, not an object */
 };
 
 struct sweep {
@@ -46,14 +48,16 @@ struct sweep {
 
 static void page_clear(struct sweep *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         free(s->page[i].uri);
+        free(s->page[i].upload_id);
+    }
     s->n = 0;
 }
 
 static int note_path(struct sweep *s, const char *uri)
 {
-    if (json_array_size(s->paths) >= ORPHANS_LISTED_PATHS)
+    if (!s->opt->list_paths || json_array_size(s->paths) >= ORPHANS_LISTED_PATHS)
         return 0;
     return json_array_append_new(s->paths, json_string(uri)) == 0 ? 0 : error_nomem(s->err);
 }
@@ -84,9 +88,9 @@ static int classify(struct sweep *s, bool *orphan, size_t *norphans)
     if (rc != 0)
         return error_prefix(s->err, "orphan classification");
     *norphans = 0;
+    memset(orphan, 0, s->n * sizeof *orphan);
     for (size_t i = 0; i < s->n && (int)i < store_removals_classes_count(&c); i++) {
         const struct object *o = &s->page[i];
-        orphan[i] = false;
         switch (store_removals_classes_class(&c, (int)i)) {
         case STORE_ORPHAN_REFERENCED: s->res->referenced++; break;
         case STORE_ORPHAN_CLAIMED: s->res->claimed++; break;
@@ -270,13 +274,101 @@ static int on_entry(void *ctx, const struct objstore_entry *e)
         s->rc = error_nomem(s->err);
         return 1;
     }
-    s->page[s->n++] = (struct object){uri, e->size, e->mtime_s, e->temp, 0};
+    s->page[s->n++] = (struct object){uri, e->size, e->mtime_s, e->temp, 0, NULL};
     s->res->listed++;
     if (s->n == ORPHANS_SUB_BATCH && process_page(s) != 0) {
         s->rc = -1;
         return 1;
     }
     return 0;
+}
+
+/* ---- incomplete multipart uploads (S3) ---- */
+
+/* Aborts the page's orphaned uploads (old, and no row names the object
+ * they would create) through the confined view: an abort deletes no
+ * object, only the parts nobody will complete. */
+static int process_uploads(struct sweep *s, struct objstore *view)
+{
+    if (s->n == 0)
+        return 0;
+    /* An upload's class counts apart from the objects'. */
+    struct orphans_result *objects = s->res, scratch;
+    memset(&scratch, 0, sizeof scratch);
+    s->res = &scratch;
+    bool orphan[ORPHANS_SUB_BATCH];
+    size_t norphans = 0;
+    int rc = classify(s, orphan, &norphans);
+    s->res = objects;
+    s->res->uploads_orphaned += (int64_t)norphans;
+    for (size_t i = 0; rc == 0 && !s->opt->dry_run && i < s->n; i++) {
+        const struct object *o = &s->page[i];
+        struct hl_error e;
+        if (!orphan[i]) {
+            continue;
+        } else if (objstore_abort_upload(view, o->uri, o->upload_id, &e) == 0) {
+            s->res->uploads_aborted++;
+        } else if (storage_refusal(&e)) {
+            storage_record_refusal(s->srv, s->cat->name, "delete", o->uri, NULL, &e);
+            s->res->refused++;
+        } else {
+            log_warn("orphans: catalog '%s': aborting the upload of %s: %s", s->cat->name, o->uri,
+                     e.message);
+            s->res->failed++;
+        }
+    }
+    page_clear(s);
+    return rc;
+}
+
+struct upload_walk {
+    struct sweep *s;
+    struct objstore *view;
+};
+
+static int on_upload(void *ctx, const struct objstore_upload *u)
+{
+    struct upload_walk *w = ctx;
+    struct sweep *s = w->s;
+    if (s->res->uploads_listed >= s->opt->limit || time_mono_ns() > s->deadline_ns) {
+        s->res->truncated = true;
+        return 1;
+    }
+    char *uri = strdup(u->uri), *id = strdup(u->upload_id);
+    if (!uri || !id) {
+        free(uri);
+        free(id);
+        s->rc = error_nomem(s->err);
+        return 1;
+    }
+    s->page[s->n++] = (struct object){uri, 0, u->initiated_s, false, 0, id};
+    s->res->uploads_listed++;
+    if (s->n == ORPHANS_SUB_BATCH && process_uploads(s, w->view) != 0) {
+        s->rc = -1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Lists the incomplete multipart uploads under prefix (S3 only; file://
+ * lists none) and aborts the orphaned ones. */
+static int sweep_uploads(struct sweep *s, const char *prefix)
+{
+    struct hl_error e;
+    struct upload_walk w = {s, storage_view(s->srv, s->cat->data_path, &e)};
+    if (!w.view)
+        return error_fail(s->err, ERR_INTERNAL, "orphans: %s", e.message);
+    int rc = 0;
+    if (objstore_list_uploads(s->srv->objstore, prefix, on_upload, &w, &e) != 0)
+        rc = error_fail(s->err, e.retryable ? ERR_UNAVAILABLE : ERR_IO,
+                        "listing the multipart uploads of catalog '%s': %s", s->cat->name,
+                        e.message);
+    else if (s->rc != 0)
+        rc = -1;
+    else
+        rc = process_uploads(s, w.view);
+    objstore_free(w.view);
+    return rc;
 }
 
 int orphans_sweep(struct server *srv, PGconn *pg, const struct catalog_row *cat,
@@ -318,6 +410,8 @@ int orphans_sweep(struct server *srv, PGconn *pg, const struct catalog_row *cat,
         else
             rc = process_page(s);
     }
+    if (rc == 0 && !out->truncated)
+        rc = sweep_uploads(s, prefix);
     page_clear(s);
     free(prefix);
     free(s);
@@ -328,14 +422,16 @@ json_t *orphans_result_json(const struct orphans_result *r, const struct orphans
                             json_t *paths)
 {
     json_t *o = json_pack(
-        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:I}", "listed",
+        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:I}", "listed",
         (json_int_t)r->listed, "deleted", (json_int_t)r->deleted, "referenced",
         (json_int_t)r->referenced, "claimed", (json_int_t)r->claimed, "queued",
         (json_int_t)r->queued, "young", (json_int_t)r->young, "orphans", (json_int_t)r->orphans,
         "orphan_bytes", (json_int_t)r->orphan_bytes, "temp_files", (json_int_t)r->temp_files,
         "bytes_deleted", (json_int_t)r->bytes_deleted, "missing", (json_int_t)r->missing, "refused",
-        (json_int_t)r->refused, "failed", (json_int_t)r->failed, "truncated", r->truncated,
-        "dry_run", opt->dry_run, "grace_seconds", (json_int_t)opt->grace_s);
+        (json_int_t)r->refused, "failed", (json_int_t)r->failed, "uploads_listed",
+        (json_int_t)r->uploads_listed, "uploads_orphaned", (json_int_t)r->uploads_orphaned,
+        "uploads_aborted", (json_int_t)r->uploads_aborted, "truncated", r->truncated, "dry_run",
+        opt->dry_run, "grace_seconds", (json_int_t)opt->grace_s);
     json_t *list = paths ? paths : json_array();
     if (o && (!list || json_object_set(o, "paths", list) != 0)) {
         json_decref(o);

@@ -18,7 +18,12 @@
  * registered) keep a path registered meanwhile from being deleted, and
  * deletes go through the view confined to the data path.
  *
- * Bounded: at most `limit` objects are listed and the pass stops at its
+ * On S3 the pass then lists the incomplete multipart uploads under the
+ * same prefix and aborts, through the confined view, the orphaned ones
+ * (old, and nothing names the object they would create): an abort
+ * deletes no object, so it needs no queue row.
+ *
+ * Bounded: at most `limit` objects (and uploads) are listed and the pass stops at its
  * time budget; either sets `truncated`. A dry run lists and classifies,
  * and queues and deletes nothing. */
 #ifndef HL_SERVER_MAINTENANCE_ORPHANS_H
@@ -51,6 +56,8 @@ struct orphans_options {
     int64_t limit;       /* objects listed at most, 1..ORPHANS_MAX_LIMIT */
     int64_t budget_ms;   /* > 0 */
     bool dry_run;        /* classify only */
+    bool list_paths;     /* name the paths in the result (manual runs; the loop's
+                            ledger rows and audit lines stay small) */
     int lock_timeout_ms; /* the catalog lock's wait when queueing (0: forever) */
 };
 
@@ -61,11 +68,15 @@ struct orphans_options {
 struct orphans_result {
     int64_t listed, referenced, claimed, queued, young, orphans, orphan_bytes, temp_files;
     int64_t deleted, bytes_deleted, missing, refused, failed;
+    /* Incomplete S3 multipart uploads: listed, orphaned (old, and no row
+     * names their object) and aborted (0 on a dry run). */
+    int64_t uploads_listed, uploads_orphaned, uploads_aborted;
     bool truncated;
 };
 
 /* One sweep of cat's storage. *paths gets a new JSON array of the first
- * ORPHANS_LISTED_PATHS paths deleted (would be, on a dry run). Returns 0,
+ * ORPHANS_LISTED_PATHS paths deleted (would be, on a dry run), empty
+ * unless opt->list_paths. Returns 0,
  * or -1 with err filled (out and *paths then say what was done). */
 int orphans_sweep(struct server *srv, PGconn *pg, const struct catalog_row *cat,
                   const struct orphans_options *opt, struct orphans_result *out, json_t **paths,

@@ -26,6 +26,7 @@ int h_maintenance_orphans(struct srv_req *req, struct srv_res *res, struct api_e
         return api_validation(err, "limit must be between 1 and %d, got %lld", ORPHANS_MAX_LIMIT,
                               (long long)limit);
     ot.opt.dry_run = dry_run;
+    ot.opt.list_paths = true;
     ot.opt.grace_s = older;
     ot.opt.limit = limit;
     struct maint_task task = *registered;
