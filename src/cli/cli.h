@@ -75,8 +75,6 @@ bool cli_opt_given(const struct cli_args *a, const char *name);
  * alone when the option was not given. Prints a usage error and returns
  * EXIT_USAGE when the value is not such an integer, else EXIT_OK. */
 int cli_opt_i64(const struct cli_args *a, const char *name, int64_t min, int64_t *out);
-/* "30d", "12h", "45m", "90s", "2w" or plain seconds, into seconds > 0. */
-bool cli_parse_duration(const char *s, int64_t *seconds);
 /* All values of a repeatable option, in order; returns the count. */
 int cli_opt_values(const struct cli_args *a, const char *name, const char **out, int max);
 /* Prints "usage: ..." and the option list. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/duration.h"
 #include "export/compact.h"
 #include "export/expire.h"
 #include "export/export.h"

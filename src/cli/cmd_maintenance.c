@@ -1,4 +1,4 @@
-/* hoglake maintenance expire|retire|runs|status|compact|hydrate|rehydrate|cleanup:
+/* hoglake maintenance expire|retire|runs|status|compact|hydrate|rehydrate|cleanup|orphans:
  * server-owned maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include "cli/cmd_maintenance_cleanup.h"
 #include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
+#include "cli/cmd_maintenance_orphans.h"
 
 static const struct cli_opt expire_opts[] = {
     {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
@@ -181,6 +182,9 @@ static const struct cli_verb verbs[] = {
      cli_run_rehydrate},
     {"cleanup", "delete the objects in the removal queue that nothing references",
      "maintenance cleanup CATALOG [--batch N]", cli_cleanup_opts, 1, 1, 1, cli_run_cleanup},
+    {"orphans", "delete the objects in the catalog's storage that nothing references",
+     "maintenance orphans CATALOG [--older-than DURATION] [--dry-run] [--limit N]",
+     cli_orphans_opts, 3, 1, 1, cli_run_orphans},
 };
 
 int cmd_maintenance(struct cli *cli, int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/duration.h"
 #include "cli/output.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"

@@ -321,23 +321,27 @@ int file_delete(const char *root, const char *path, bool *existed, struct hl_err
 struct entry {
     char *path;
     uint64_t size;
+    int64_t mtime_s;
+    bool temp;
 };
 
 struct walk {
     const char *prefix;
     size_t prefix_len;
+    bool with_temp;
     struct entry *e;
     size_t n, cap;
     struct hl_error *err;
 };
 
-static int add_entry(struct walk *w, const char *path, uint64_t size)
+static int add_entry(struct walk *w, const char *path, const struct stat *st, bool temp)
 {
     if (ARRAY_RESERVE(w->e, w->cap, w->n + 1, 256) != 0)
         return os_nomem(w->err);
-    if (!(w->e[w->n].path = strdup(path)))
+    char *copy = strdup(path);
+    if (!copy)
         return os_nomem(w->err);
-    w->e[w->n++].size = size;
+    w->e[w->n++] = (struct entry){copy, (uint64_t)st->st_size, (int64_t)st->st_mtime, temp};
     return 0;
 }
 
@@ -349,11 +353,28 @@ static bool may_match(const struct walk *w, const char *dir, size_t len)
     return memcmp(dir, w->prefix, n) == 0;
 }
 
-static int walk_dir(struct walk *w, char *path, size_t len)
+/* Opens a directory to walk. Below the start, one that lstat saw as a
+ * directory is opened without following a link (a directory swapped for a
+ * link since is not entered), and so is the start when no_links. NULL with
+ * errno set when it cannot be. */
+static DIR *open_dir(const char *path, bool no_links)
 {
-    DIR *d = opendir(path);
+    if (!no_links)
+        return opendir(path);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    DIR *d = fdopendir(fd);
+    if (!d)
+        close(fd);
+    return d;
+}
+
+static int walk_dir(struct walk *w, char *path, size_t len, bool no_links)
+{
+    DIR *d = open_dir(path, no_links);
     if (!d) {
-        if (errno == ENOENT || errno == ENOTDIR)
+        if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
             return 0;
         return io_fail(w->err, "list", path, errno);
     }
@@ -361,8 +382,8 @@ static int walk_dir(struct walk *w, char *path, size_t len)
     struct dirent *de;
     while (rc == 0 && (de = readdir(d)) != NULL) {
         const char *name = de->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-            str_starts_with(name, FILESTORE_TEMP_PREFIX))
+        bool temp = str_starts_with(name, FILESTORE_TEMP_PREFIX);
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || (temp && !w->with_temp))
             continue;
         size_t nl = strlen(name);
         if (len + 1 + nl >= PATH_MAX)
@@ -383,10 +404,10 @@ static int walk_dir(struct walk *w, char *path, size_t len)
             bool go = may_match(w, path, plen + 1);
             path[plen] = '\0';
             if (go)
-                rc = walk_dir(w, path, plen);
+                rc = walk_dir(w, path, plen, true);
         } else if (S_ISREG(st.st_mode) && plen >= w->prefix_len &&
                    memcmp(path, w->prefix, w->prefix_len) == 0) {
-            rc = add_entry(w, path, (uint64_t)st.st_size);
+            rc = add_entry(w, path, &st, temp);
         }
         path[len] = '\0';
     }
@@ -399,26 +420,29 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
 }
 
-int file_list(const char *prefix, int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
-              struct hl_error *err)
+int file_list(const char *prefix, unsigned flags,
+              int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx, struct hl_error *err)
 {
-    struct walk w = {prefix, strlen(prefix), NULL, 0, 0, err};
+    struct walk w = {prefix, strlen(prefix), (flags & OBJSTORE_LIST_TEMP) != 0, NULL, 0, 0, err};
     /* Start at the directory holding the prefix's last segment. */
     char path[PATH_MAX];
     const char *slash = strrchr(prefix, '/');
     size_t len = slash == prefix ? 1 : (size_t)(slash - prefix);
     memcpy(path, prefix, len);
     path[len] = '\0';
-    int rc = walk_dir(&w, path, len);
+    int rc = walk_dir(&w, path, len, (flags & OBJSTORE_LIST_NO_LINKS) != 0);
     if (rc == 0) {
         if (w.n)
             qsort(w.e, w.n, sizeof *w.e, cmp_entry);
         struct buf uri = BUF_INIT;
         for (size_t i = 0; i < w.n && rc == 0; i++) {
             buf_reset(&uri);
-            if (buf_printf(&uri, "file://%s", w.e[i].path) != 0)
+            if (buf_printf(&uri, "file://%s", w.e[i].path) != 0) {
                 rc = os_nomem(err);
-            else if (fn(ctx, uri.data, w.e[i].size) != 0)
+                break;
+            }
+            struct objstore_entry e = {uri.data, w.e[i].size, w.e[i].mtime_s, w.e[i].temp};
+            if (fn(ctx, &e) != 0)
                 break;
         }
         buf_free(&uri);

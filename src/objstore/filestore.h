@@ -37,8 +37,13 @@ void file_writer_abort(struct file_writer *w);
 int file_get(const char *root, const char *path, uint64_t offset, uint64_t length, struct buf *out,
              struct hl_error *err);
 int file_head(const char *root, const char *path, uint64_t *size, struct hl_error *err);
-/* Every regular file whose path starts with `prefix`, in byte order. */
-int file_list(const char *prefix, int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+/* Every regular file whose path starts with `prefix`, in byte order, and
+ * the temp files of puts in progress with OBJSTORE_LIST_TEMP. Links below
+ * the prefix's directory are never followed, nor that directory itself
+ * with OBJSTORE_LIST_NO_LINKS. */
+struct objstore_entry;
+int file_list(const char *prefix, unsigned flags,
+              int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx,
               struct hl_error *err);
 /* Unlinks path; *existed says whether there was a file. Confined, only a
  * regular file is deleted: a link or anything else is refused. */

@@ -295,22 +295,76 @@ int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl
     return s3_head(s->s3, u.bucket, u.key, size, err);
 }
 
-int objstore_list(struct objstore *s, const char *prefix_uri,
-                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
-                  struct hl_error *err)
+/* What every listing checks: a handle, not a view, a prefix and a callback. */
+static int list_prefix(const struct objstore *s, const char *prefix_uri, bool has_fn,
+                       struct objstore_uri *u, struct hl_error *err)
 {
-    struct objstore_uri u;
-    if (need_handle(s, err) != 0 || objstore_uri_parse(prefix_uri, true, &u, err) != 0)
+    if (need_handle(s, err) != 0 || objstore_uri_parse(prefix_uri, true, u, err) != 0)
         return -1;
     if (s->root)
         return os_fail(err, HL_ERR_FORBIDDEN, 0, false, "outside_root",
                        "listing through a confined view is not supported");
-    if (!fn)
+    if (!has_fn)
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "list needs a callback");
+    return 0;
+}
+
+int objstore_list_entries(struct objstore *s, const char *prefix_uri, unsigned flags,
+                          int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx,
+                          struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (list_prefix(s, prefix_uri, fn != NULL, &u, err) != 0)
+        return -1;
     if (u.scheme == OBJSTORE_FILE)
-        return file_list(u.key, fn, ctx, err);
+        return file_list(u.key, flags, fn, ctx, err);
     return s3_list(s->s3, u.bucket, u.key, s->list_page_size, fn, ctx, err);
+}
+
+int objstore_list_uploads(struct objstore *s, const char *prefix_uri,
+                          int (*fn)(void *ctx, const struct objstore_upload *u), void *ctx,
+                          struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (list_prefix(s, prefix_uri, fn != NULL, &u, err) != 0)
+        return -1;
+    if (u.scheme == OBJSTORE_FILE)
+        return 0;
+    return s3_list_uploads(s->s3, u.bucket, u.key, fn, ctx, err);
+}
+
+int objstore_abort_upload(struct objstore *s, const char *uri, const char *upload_id,
+                          struct hl_error *err)
+{
+    struct objstore_uri u;
+    if (need_handle(s, err) != 0 || objstore_uri_parse(uri, false, &u, err) != 0 ||
+        check_root(s, &u, uri, err) != 0)
+        return -1;
+    if (u.scheme == OBJSTORE_FILE || !upload_id || !*upload_id)
+        return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
+                       "%s: only an S3 object has multipart uploads to abort", uri);
+    return s3_abort_upload(s->s3, u.bucket, u.key, upload_id, err);
+}
+
+/* objstore_list's callback over objstore_list_entries'. */
+struct list_plain {
+    int (*fn)(void *ctx, const char *uri, uint64_t size);
+    void *ctx;
+};
+
+static int list_plain_one(void *ctx, const struct objstore_entry *e)
+{
+    const struct list_plain *l = ctx;
+    return l->fn(l->ctx, e->uri, e->size);
+}
+
+int objstore_list(struct objstore *s, const char *prefix_uri,
+                  int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
+                  struct hl_error *err)
+{
+    struct list_plain l = {fn, ctx};
+    return objstore_list_entries(s, prefix_uri, 0, fn ? list_plain_one : NULL, &l, err);
 }
 
 /* Deletes keys[0..n) of one bucket, S3_DELETE_BATCH per request; every

@@ -23,6 +23,7 @@
 #ifndef HL_OBJSTORE_OBJSTORE_H
 #define HL_OBJSTORE_OBJSTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -125,6 +126,54 @@ int objstore_head(struct objstore *s, const char *uri, uint64_t *size, struct hl
 int objstore_list(struct objstore *s, const char *prefix_uri,
                   int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx,
                   struct hl_error *err);
+
+/* One listed object, as objstore_list_entries reports it. */
+struct objstore_entry {
+    const char *uri; /* the full URI (valid during the call only) */
+    uint64_t size;
+    int64_t mtime_s; /* last modified, seconds since the epoch (S3 LastModified,
+                        file:// st_mtime); 0 when the store did not say */
+    bool temp;       /* a temp file of a file:// put in progress (OBJSTORE_LIST_TEMP) */
+};
+
+/* Listing flags (file:// only; S3 has neither temp files nor links):
+ * OBJSTORE_LIST_TEMP also lists the temp files of puts in progress (a
+ * writer that died leaves them behind); OBJSTORE_LIST_NO_LINKS does not
+ * follow a symbolic link at the directory holding the prefix either (the
+ * listing is then empty), where objstore_list follows it. */
+enum { OBJSTORE_LIST_TEMP = 1, OBJSTORE_LIST_NO_LINKS = 2 };
+
+/* objstore_list with each object's age: fn gets every object under
+ * prefix_uri as objstore_list would, and the temp files with
+ * OBJSTORE_LIST_TEMP (temp set). file:// never follows a symbolic link
+ * below the directory holding the prefix: a linked directory is neither
+ * listed nor entered, a linked file is not listed. S3 lists page by page
+ * (ListObjectsV2), calling fn as each page arrives. */
+int objstore_list_entries(struct objstore *s, const char *prefix_uri, unsigned flags,
+                          int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx,
+                          struct hl_error *err);
+
+/* An incomplete S3 multipart upload, as objstore_list_uploads reports it. */
+struct objstore_upload {
+    const char *uri;       /* the object it would create (valid during the call only) */
+    const char *upload_id; /* likewise */
+    int64_t initiated_s;   /* seconds since the epoch; 0 when the store did not say */
+};
+
+/* Calls fn for each incomplete multipart upload whose key starts with
+ * prefix_uri (S3 ListMultipartUploads, page by page; file:// has none and
+ * returns 0 at once); fn returning nonzero stops the listing. Not
+ * available through a view. A writer that died mid-upload leaves one
+ * behind, holding its parts' bytes until it is aborted. */
+int objstore_list_uploads(struct objstore *s, const char *prefix_uri,
+                          int (*fn)(void *ctx, const struct objstore_upload *u), void *ctx,
+                          struct hl_error *err);
+
+/* Aborts the multipart upload upload_id of uri (S3 only: a file:// uri is
+ * HL_ERR_INVALID_ARGUMENT), freeing its parts; one already gone is not an
+ * error. Through a view, uri must lie beneath the view's root. */
+int objstore_abort_upload(struct objstore *s, const char *uri, const char *upload_id,
+                          struct hl_error *err);
 
 /* Deletes the objects (any mix of schemes and buckets; S3 in batches of up
  * to 1000 keys per request). A missing object counts as deleted on S3,

@@ -37,9 +37,21 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t of
 int s3_head(struct s3_client *c, const char *bucket, const char *key, uint64_t *size,
             struct hl_error *err);
 /* ListObjectsV2 pages of page_size keys, following continuation tokens;
- * fn gets "s3://bucket/key". */
+ * fn gets "s3://bucket/key", its size and LastModified. */
+struct objstore_entry;
 int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
-            int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx, struct hl_error *err);
+            int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx, struct hl_error *err);
+/* ListMultipartUploads of the keys under prefix, page by page (following
+ * the key and upload-id markers); fn gets each incomplete upload with
+ * its "s3://bucket/key". */
+struct objstore_upload;
+int s3_list_uploads(struct s3_client *c, const char *bucket, const char *prefix,
+                    int (*fn)(void *ctx, const struct objstore_upload *u), void *ctx,
+                    struct hl_error *err);
+/* AbortMultipartUpload; an upload already gone (NoSuchUpload) is not an
+ * error. */
+int s3_abort_upload(struct s3_client *c, const char *bucket, const char *key, const char *upload_id,
+                    struct hl_error *err);
 /* One DeleteObjects request (n <= 1000, quiet mode); *deleted gets the keys
  * not reported as errors. The first reported error fails the call. */
 int s3_delete_keys(struct s3_client *c, const char *bucket, const char *const *keys, size_t n,

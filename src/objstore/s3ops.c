@@ -90,62 +90,165 @@ int s3_get(struct s3_client *c, const char *bucket, const char *key, uint64_t of
 
 /* ---- list ---- */
 
-struct list_ctx {
+/* One kind of bucket listing (ListObjectsV2, ListMultipartUploads): its
+ * query from the continuation markers the last page gave, and its page
+ * parser, which hands each item to the caller's callback. */
+struct lister {
+    const char *what; /* the operation, for errors */
     const char *bucket;
-    int (*fn)(void *ctx, const char *uri, uint64_t size);
-    void *ctx;
-    struct buf uri;
+    const char *prefix;
+    struct buf marker[2]; /* the continuation the last page gave */
+    struct buf uri;       /* the current item's URI */
     bool oom;
+    size_t (*query)(struct lister *l, struct sigv4_kv *q); /* q holds 5 */
+    int (*parse)(struct lister *l, const char *doc, size_t len, bool *truncated);
 };
 
-static int list_one(void *ud, const char *key, uint64_t size)
+/* "s3://bucket/key" of the current item, or NULL (l->oom) without memory. */
+static const char *item_uri(struct lister *l, const char *key)
 {
-    struct list_ctx *l = ud;
     buf_reset(&l->uri);
     if (buf_printf(&l->uri, "s3://%s/%s", l->bucket, key) != 0) {
         l->oom = true;
-        return 1;
+        return NULL;
     }
-    return l->fn(l->ctx, l->uri.data, size);
+    return l->uri.data;
 }
 
-int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
-            int (*fn)(void *ctx, const char *uri, uint64_t size), void *ctx, struct hl_error *err)
+/* Requests page after page until one is not truncated or a callback
+ * stops; frees what the lister holds. */
+static int list_pages(struct s3_client *c, struct lister *l, struct hl_error *err)
 {
-    char max_keys[16];
-    snprintf(max_keys, sizeof max_keys, "%d", page_size);
-    struct buf token = BUF_INIT, page = BUF_INIT;
-    struct list_ctx l = {bucket, fn, ctx, BUF_INIT, false};
+    struct buf page = BUF_INIT;
     int rc = 0;
     for (;;) {
-        struct sigv4_kv q[4] = {{"list-type", "2"}, {"max-keys", max_keys}, {"prefix", prefix}};
-        size_t nq = 3;
-        if (token.len)
-            q[nq++] = (struct sigv4_kv){"continuation-token", token.data};
+        struct sigv4_kv q[5];
+        size_t nq = l->query(l, q);
         buf_reset(&page);
-        struct s3_request r = s3_request_for("GET", bucket, "", q, nq);
+        struct s3_request r = s3_request_for("GET", l->bucket, "", q, nq);
         r.out = &page;
         r.out_max = 64u << 20;
         if ((rc = s3_call(c, &r, NULL, err)) != 0)
             break;
         bool truncated = false;
-        int x =
-            s3xml_list_page(page.data ? page.data : "", page.len, list_one, &l, &truncated, &token);
-        if (l.oom || x == S3XML_NOMEM) {
+        int x = l->parse(l, page.data ? page.data : "", page.len, &truncated);
+        if (l->oom || x == S3XML_NOMEM) {
             rc = os_nomem(err);
             break;
         }
         if (x == S3XML_BAD) {
-            rc = s3_bad_answer(err, "ListObjectsV2", bucket, prefix);
+            rc = s3_bad_answer(err, l->what, l->bucket, l->prefix);
             break;
         }
         if (x == S3XML_STOP || !truncated)
             break;
     }
-    buf_free(&token);
     buf_free(&page);
-    buf_free(&l.uri);
+    buf_free(&l->marker[0]);
+    buf_free(&l->marker[1]);
+    buf_free(&l->uri);
     return rc;
+}
+
+struct object_lister {
+    struct lister l; /* first: the parser gets it back */
+    char max_keys[16];
+    int (*fn)(void *ctx, const struct objstore_entry *e);
+    void *ctx;
+};
+
+static size_t objects_query(struct lister *l, struct sigv4_kv *q)
+{
+    const struct object_lister *ol = (const struct object_lister *)l;
+    q[0] = (struct sigv4_kv){"list-type", "2"};
+    q[1] = (struct sigv4_kv){"max-keys", ol->max_keys};
+    q[2] = (struct sigv4_kv){"prefix", l->prefix};
+    if (!l->marker[0].len)
+        return 3;
+    q[3] = (struct sigv4_kv){"continuation-token", l->marker[0].data};
+    return 4;
+}
+
+static int object_one(void *ud, const struct s3xml_object *o)
+{
+    struct object_lister *ol = ud;
+    const char *uri = item_uri(&ol->l, o->key);
+    if (!uri)
+        return 1;
+    struct objstore_entry e = {uri, o->size, o->mtime_s, false};
+    return ol->fn(ol->ctx, &e);
+}
+
+static int objects_parse(struct lister *l, const char *doc, size_t len, bool *truncated)
+{
+    return s3xml_list_page(doc, len, object_one, l, truncated, &l->marker[0]);
+}
+
+int s3_list(struct s3_client *c, const char *bucket, const char *prefix, int page_size,
+            int (*fn)(void *ctx, const struct objstore_entry *e), void *ctx, struct hl_error *err)
+{
+    struct object_lister ol = {.l = {.what = "ListObjectsV2",
+                                     .bucket = bucket,
+                                     .prefix = prefix,
+                                     .marker = {BUF_INIT, BUF_INIT},
+                                     .uri = BUF_INIT,
+                                     .query = objects_query,
+                                     .parse = objects_parse},
+                               .fn = fn,
+                               .ctx = ctx};
+    snprintf(ol.max_keys, sizeof ol.max_keys, "%d", page_size);
+    return list_pages(c, &ol.l, err);
+}
+
+/* ---- incomplete multipart uploads ---- */
+
+struct upload_lister {
+    struct lister l; /* first: the parser gets it back */
+    int (*fn)(void *ctx, const struct objstore_upload *u);
+    void *ctx;
+};
+
+static size_t uploads_query(struct lister *l, struct sigv4_kv *q)
+{
+    size_t n = 0;
+    q[n++] = (struct sigv4_kv){"uploads", ""};
+    q[n++] = (struct sigv4_kv){"prefix", l->prefix};
+    if (l->marker[0].len)
+        q[n++] = (struct sigv4_kv){"key-marker", l->marker[0].data};
+    if (l->marker[1].len)
+        q[n++] = (struct sigv4_kv){"upload-id-marker", l->marker[1].data};
+    return n;
+}
+
+static int upload_one(void *ud, const struct s3xml_upload *x)
+{
+    struct upload_lister *ul = ud;
+    const char *uri = item_uri(&ul->l, x->key);
+    if (!uri)
+        return 1;
+    struct objstore_upload u = {uri, x->upload_id, x->initiated_s};
+    return ul->fn(ul->ctx, &u);
+}
+
+static int uploads_parse(struct lister *l, const char *doc, size_t len, bool *truncated)
+{
+    return s3xml_uploads_page(doc, len, upload_one, l, truncated, &l->marker[0], &l->marker[1]);
+}
+
+int s3_list_uploads(struct s3_client *c, const char *bucket, const char *prefix,
+                    int (*fn)(void *ctx, const struct objstore_upload *u), void *ctx,
+                    struct hl_error *err)
+{
+    struct upload_lister ul = {.l = {.what = "ListMultipartUploads",
+                                     .bucket = bucket,
+                                     .prefix = prefix,
+                                     .marker = {BUF_INIT, BUF_INIT},
+                                     .uri = BUF_INIT,
+                                     .query = uploads_query,
+                                     .parse = uploads_parse},
+                               .fn = fn,
+                               .ctx = ctx};
+    return list_pages(c, &ul.l, err);
 }
 
 /* ---- delete ---- */

@@ -24,13 +24,24 @@ static int put_single(struct s3_client *c, const char *bucket, const char *key, 
     return s3_call(c, &r, NULL, err);
 }
 
-static void abort_upload(struct s3_client *c, const char *bucket, const char *key,
-                         const char *upload_id)
+int s3_abort_upload(struct s3_client *c, const char *bucket, const char *key, const char *upload_id,
+                    struct hl_error *err)
 {
     struct sigv4_kv q[] = {{"uploadId", upload_id}};
     struct s3_request r = s3_request_for("DELETE", bucket, key, q, 1);
     struct hl_error e;
-    if (s3_call(c, &r, NULL, &e) != 0 && e.status != HL_ERR_NOT_FOUND)
+    if (s3_call(c, &r, NULL, &e) == 0 || e.status == HL_ERR_NOT_FOUND)
+        return 0;
+    if (err)
+        *err = e;
+    return -1;
+}
+
+static void abort_upload(struct s3_client *c, const char *bucket, const char *key,
+                         const char *upload_id)
+{
+    struct hl_error e;
+    if (s3_abort_upload(c, bucket, key, upload_id, &e) != 0)
         s3_client_warn(c, "objstore: aborting a failed multipart upload: %s", e.message);
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/strutil.h"
+#include "util/timefmt.h"
 
 const char *s3xml_find(const char *hay, size_t n, const char *needle, size_t m)
 {
@@ -164,9 +165,58 @@ static int parse_size(const char *t, size_t n, uint64_t *out)
     return S3XML_OK;
 }
 
-int s3xml_list_page(const char *doc, size_t len,
-                    int (*fn)(void *ctx, const char *key, uint64_t size), void *ctx,
-                    bool *truncated, struct buf *next_token)
+/* The instant in <tag> of a block in seconds, 0 when it is missing or
+ * unreadable: a listing does not fail over a date it only reports. */
+static int64_t instant(const char *block, size_t block_len, const char *tag)
+{
+    size_t p = 0;
+    const char *t;
+    size_t tl;
+    char text[64];
+    int64_t micros;
+    if (!s3xml_next(block, block_len, &p, tag, &t, &tl) || tl >= sizeof text)
+        return 0;
+    memcpy(text, t, tl);
+    text[tl] = '\0';
+    return time_parse_iso8601(text, &micros) ? micros / 1000000 : 0;
+}
+
+/* The decoded text of a block's <tag> into out (reset first): S3XML_BAD
+ * when it is missing or holds a NUL. */
+static int leaf(const char *block, size_t block_len, const char *tag, struct buf *out)
+{
+    buf_reset(out);
+    int rc = s3xml_first(block, block_len, tag, out);
+    if (rc == S3XML_STOP || (rc == S3XML_OK && strlen(out->data) != out->len))
+        return S3XML_BAD;
+    return rc;
+}
+
+/* A page's <IsTruncated> into *truncated and its continuation (the n
+ * elements of tags into outs, reset first; the first one required when
+ * truncated). */
+static int page_end(const char *doc, size_t len, bool *truncated, const char *const *tags,
+                    struct buf *const *outs, size_t n)
+{
+    struct buf flag = BUF_INIT;
+    int rc = s3xml_first(doc, len, "IsTruncated", &flag);
+    *truncated = rc == S3XML_OK && strcmp(flag.data, "true") == 0;
+    buf_free(&flag);
+    if (rc == S3XML_NOMEM || rc == S3XML_BAD)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        buf_reset(outs[i]);
+        rc = s3xml_first(doc, len, tags[i], outs[i]);
+        if (rc == S3XML_STOP && i == 0 && *truncated)
+            return S3XML_BAD; /* truncated needs a marker to go on */
+        if (rc == S3XML_NOMEM || rc == S3XML_BAD)
+            return rc;
+    }
+    return S3XML_OK;
+}
+
+int s3xml_list_page(const char *doc, size_t len, int (*fn)(void *ctx, const struct s3xml_object *o),
+                    void *ctx, bool *truncated, struct buf *next_token)
 {
     struct buf key = BUF_INIT;
     size_t pos = 0;
@@ -178,32 +228,46 @@ int s3xml_list_page(const char *doc, size_t len,
         const char *t;
         size_t tl;
         uint64_t size = 0;
-        buf_reset(&key);
-        if (!s3xml_next(block, block_len, &p, "Key", &t, &tl))
-            rc = S3XML_BAD;
-        if (rc == S3XML_OK)
-            rc = s3xml_decode(&key, t, tl);
-        p = 0;
+        rc = leaf(block, block_len, "Key", &key);
         if (rc == S3XML_OK)
             rc = s3xml_next(block, block_len, &p, "Size", &t, &tl) ? parse_size(t, tl, &size)
                                                                    : S3XML_BAD;
-        if (rc == S3XML_OK && strlen(key.data) != key.len)
-            rc = S3XML_BAD; /* a NUL inside a key */
-        if (rc == S3XML_OK && fn(ctx, key.data, size) != 0)
+        struct s3xml_object o = {key.data, size,
+                                 rc == S3XML_OK ? instant(block, block_len, "LastModified") : 0};
+        if (rc == S3XML_OK && fn(ctx, &o) != 0)
             rc = S3XML_STOP;
     }
     buf_free(&key);
     if (rc != S3XML_OK)
         return rc;
-    struct buf flag = BUF_INIT;
-    rc = s3xml_first(doc, len, "IsTruncated", &flag);
-    *truncated = rc == S3XML_OK && strcmp(flag.data, "true") == 0;
-    buf_free(&flag);
-    if (rc == S3XML_NOMEM || rc == S3XML_BAD)
+    static const char *const tags[] = {"NextContinuationToken"};
+    struct buf *const outs[] = {next_token};
+    return page_end(doc, len, truncated, tags, outs, 1);
+}
+
+int s3xml_uploads_page(const char *doc, size_t len,
+                       int (*fn)(void *ctx, const struct s3xml_upload *u), void *ctx,
+                       bool *truncated, struct buf *next_key, struct buf *next_upload_id)
+{
+    struct buf key = BUF_INIT, id = BUF_INIT;
+    size_t pos = 0;
+    const char *block;
+    size_t block_len;
+    int rc = S3XML_OK;
+    while (rc == S3XML_OK && s3xml_next(doc, len, &pos, "Upload", &block, &block_len)) {
+        rc = leaf(block, block_len, "Key", &key);
+        if (rc == S3XML_OK)
+            rc = leaf(block, block_len, "UploadId", &id);
+        struct s3xml_upload u = {key.data, id.data,
+                                 rc == S3XML_OK ? instant(block, block_len, "Initiated") : 0};
+        if (rc == S3XML_OK && fn(ctx, &u) != 0)
+            rc = S3XML_STOP;
+    }
+    buf_free(&key);
+    buf_free(&id);
+    if (rc != S3XML_OK)
         return rc;
-    buf_reset(next_token);
-    rc = s3xml_first(doc, len, "NextContinuationToken", next_token);
-    if (rc == S3XML_STOP)
-        return *truncated ? S3XML_BAD : S3XML_OK; /* truncated needs a token to go on */
-    return rc;
+    static const char *const tags[] = {"NextKeyMarker", "NextUploadIdMarker"};
+    struct buf *const outs[] = {next_key, next_upload_id};
+    return page_end(doc, len, truncated, tags, outs, 2);
 }

@@ -33,12 +33,33 @@ int s3xml_first(const char *doc, size_t len, const char *tag, struct buf *out);
 /* Appends s escaped for element text (& < > " '). */
 int s3xml_escape(struct buf *out, const char *s);
 
-/* One ListObjectsV2 page: calls fn for every <Contents> (its Key and Size)
- * in order; fills *truncated from <IsTruncated> and next_token (reset
- * first) from <NextContinuationToken>. S3XML_OK, S3XML_STOP when fn
- * returned nonzero, _NOMEM or _BAD. */
-int s3xml_list_page(const char *doc, size_t len,
-                    int (*fn)(void *ctx, const char *key, uint64_t size), void *ctx,
-                    bool *truncated, struct buf *next_token);
+/* One <Contents> of a listing page. */
+struct s3xml_object {
+    const char *key; /* decoded */
+    uint64_t size;
+    int64_t mtime_s; /* <LastModified> in seconds since the epoch; 0 when it is
+                        missing or not an ISO-8601 instant */
+};
+
+/* One ListObjectsV2 page: calls fn for every <Contents> (its Key, Size and
+ * LastModified) in order; fills *truncated from <IsTruncated> and
+ * next_token (reset first) from <NextContinuationToken>. S3XML_OK,
+ * S3XML_STOP when fn returned nonzero, _NOMEM or _BAD. */
+int s3xml_list_page(const char *doc, size_t len, int (*fn)(void *ctx, const struct s3xml_object *o),
+                    void *ctx, bool *truncated, struct buf *next_token);
+
+/* One <Upload> of a ListMultipartUploads page. */
+struct s3xml_upload {
+    const char *key; /* decoded */
+    const char *upload_id;
+    int64_t initiated_s; /* <Initiated> in seconds since the epoch; 0 when missing */
+};
+
+/* One ListMultipartUploads page: calls fn for every <Upload> in order;
+ * fills *truncated, next_key (<NextKeyMarker>) and next_upload_id
+ * (<NextUploadIdMarker>). Returns as s3xml_list_page. */
+int s3xml_uploads_page(const char *doc, size_t len,
+                       int (*fn)(void *ctx, const struct s3xml_upload *u), void *ctx,
+                       bool *truncated, struct buf *next_key, struct buf *next_upload_id);
 
 #endif

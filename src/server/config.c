@@ -193,6 +193,14 @@ static const struct option_def options[] = {
         compaction_max_group_bytes, 1, (int64_t)1 << 40,
         "a compaction group whose input files hold more bytes is refused (heap_budget_exceeded;\n"
         "the rewrite holds its rows in memory; default 1073741824)"),
+    INT64_OPT("orphan-interval-ms", "HOGLAKE_ORPHAN_INTERVAL_MS", orphan_interval_ms, 0,
+              31LL * 86400000,
+              "orphan sweep loop interval; each sweep lists every catalog's storage in turn\n"
+              "(default 0: no loop, POST .../maintenance/orphans still works)"),
+    INT64_OPT("orphan-grace-seconds", "HOGLAKE_ORPHAN_GRACE_SECONDS", orphan_grace_s, 60,
+              100LL * 365 * 86400,
+              "the orphan sweep deletes an unreferenced object only once it is older than this\n"
+              "(default 86400, at least 60)"),
     {"log-level", "HOGLAKE_LOG_LEVEL", OPT_LOG_LEVEL, offsetof(struct config, log_level), 0, 0, 0,
      "debug, info, warn or error (default info)"},
 };
@@ -225,6 +233,7 @@ static void set_defaults(struct config *cfg)
     cfg->expire_batch = 10000;
     cfg->cleanup_interval_ms = 1800000;
     cfg->cleanup_batch = 2000;
+    cfg->orphan_grace_s = 86400;
     cfg->receipt_retention_s = 7 * 86400;
     cfg->compaction_max_group_bytes = (int64_t)1 << 30;
     cfg->expire_purge_page = 1000;

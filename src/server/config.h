@@ -95,6 +95,10 @@ struct config {
      * default) and the input bytes one group may hold in memory. */
     int64_t compaction_interval_ms;
     int64_t compaction_max_group_bytes;
+    /* Orphan sweep: loop interval (0 = no loop, the default) and the age
+     * below which an unreferenced object is kept. */
+    int64_t orphan_interval_ms;
+    int64_t orphan_grace_s;
 };
 
 enum config_result { CONFIG_OK, CONFIG_EXIT_OK, CONFIG_EXIT_USAGE };

@@ -26,6 +26,7 @@
 #include "server/maintenance/retire.h"
 #include "server/maintenance/hydrate.h"
 #include "server/maintenance/maintenance.h"
+#include "server/maintenance/orphans.h"
 #include "server/metrics.h"
 #include "server/metrics_sampler.h"
 #include "server/privileges.h"
@@ -281,6 +282,12 @@ int main(int argc, char **argv)
                                     .receipt_retention_s = srv.cfg.receipt_retention_s};
     static struct compaction_task compaction;
     compaction_task_init(&compaction, &srv);
+    static struct orphans_task orphans;
+    orphans = (struct orphans_task){.srv = &srv,
+                                    .opt = {.grace_s = srv.cfg.orphan_grace_s,
+                                            .limit = ORPHANS_DEFAULT_LIMIT,
+                                            .budget_ms = ORPHANS_BUDGET_MS,
+                                            .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms}};
     /* Every maintenance task, looped or manual-only (interval 0). */
     const struct maint_task tasks[] = {
         {"expiry", srv.cfg.expire_interval_ms, expiry_pass, expiry_backlog, &expiry},
@@ -291,6 +298,7 @@ int main(int argc, char **argv)
         {"cleanup", srv.cfg.cleanup_interval_ms, cleanup_task_pass, cleanup_backlog, &cleanup},
         {"compaction", srv.cfg.compaction_interval_ms, compaction_pass, compaction_backlog,
          &compaction},
+        {"orphans", srv.cfg.orphan_interval_ms, orphans_task_pass, NULL, &orphans},
     };
     srv.maint = maintenance_start(srv.pool, srv.metrics, srv.audit, tasks,
                                   sizeof tasks / sizeof tasks[0], &fault);

@@ -115,6 +115,10 @@ static const struct family_def families[] = {
     {"hoglake_files_removed_total", COUNTER,
      "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
      "deleted), failed (retried later)."},
+    {"hoglake_orphans_deleted_total", COUNTER,
+     "Unreferenced objects the orphan sweep deleted (through the removal queue)."},
+    {"hoglake_orphan_bytes_deleted_total", COUNTER,
+     "Bytes of the objects the orphan sweep deleted."},
     {"hoglake_commit_receipt_purge_failures_total", COUNTER,
      "Cleanup runs whose purge of old commit receipts failed (the run goes on)."},
 };

@@ -582,7 +582,7 @@ void api_send_text(struct http_result *r, const struct test_server *s, const cha
     http_call(r, method, url, "application/json", body, strlen(body), NULL);
 }
 
-json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
+json_t *api_call_json(const struct test_server *s, const char *method, const char *fmt, ...)
 {
     char url[2048];
     va_list ap;
@@ -590,12 +590,12 @@ json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
     vurl(url, sizeof url, s, fmt, ap);
     va_end(ap);
     struct http_result r;
-    http_call(&r, "GET", url, NULL, NULL, 0, NULL);
+    http_call(&r, method, url, NULL, NULL, 0, NULL);
     expect_status(&r, 200);
     json_t *out = json_incref(r.json);
     http_result_free(&r);
     if (!out)
-        fail_msg("GET %s: the body is not JSON", url);
+        fail_msg("%s %s: the body is not JSON", method, url);
     return out;
 }
 

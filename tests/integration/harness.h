@@ -120,13 +120,17 @@ void api_send(struct http_result *r, const struct test_server *s, const char *me
 void api_send_text(struct http_result *r, const struct test_server *s, const char *method,
                    const char *body, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* GET expecting 200; returns the parsed body (caller json_decref's). */
 /* Requests the server has answered on `route` (its router pattern, e.g.
  * "/v1/catalogs/{catalog}") with `method`, summed over statuses, from its
  * hoglake_http_requests_total counter. */
 int64_t test_route_requests(const struct test_server *s, const char *method, const char *route);
-json_t *api_get_json(const struct test_server *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* A `method` request without a body expecting 200; returns the parsed
+ * body (caller json_decref's). */
+json_t *api_call_json(const struct test_server *s, const char *method, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* GET; and POST without a body (a manual maintenance run). */
+#define api_get_json(s, ...) api_call_json((s), "GET", __VA_ARGS__)
+#define api_post_json(s, ...) api_call_json((s), "POST", __VA_ARGS__)
 
 /* head_snapshot_id and schema_version as GET /v1/catalogs/{c} reports them,
  * and the assertion that they are exactly the given values. */

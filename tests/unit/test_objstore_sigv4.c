@@ -226,16 +226,93 @@ static void test_uri_parsing(void **state)
     assert_int_equal(err.status, HL_ERR_INVALID_ARGUMENT);
 }
 
-static int collect(void *ctx, const char *key, uint64_t size)
+static int collect(void *ctx, const struct s3xml_object *o)
 {
     struct buf *b = ctx;
-    return buf_printf(b, "%s=%llu;", key, (unsigned long long)size);
+    return buf_printf(b, "%s=%llu;", o->key, (unsigned long long)o->size);
 }
 
-static int stop_after_first(void *ctx, const char *key, uint64_t size)
+static int stop_after_first(void *ctx, const struct s3xml_object *o)
 {
-    (void)size;
-    return buf_printf(ctx, "%s;", key) == 0 ? 1 : -1;
+    return buf_printf(ctx, "%s;", o->key) == 0 ? 1 : -1;
+}
+
+static int note_mtime(void *ctx, const struct s3xml_object *o)
+{
+    *(int64_t *)ctx = o->mtime_s;
+    return 0;
+}
+
+/* LastModified becomes seconds since the epoch; a missing or unreadable
+ * one is 0 (unknown), never a refused page. */
+static void test_xml_last_modified(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *element;
+        int64_t seconds;
+    } cases[] = {
+        {"<LastModified>2009-10-12T17:50:30.000Z</LastModified>", 1255369830},
+        {"<LastModified>1970-01-01T00:01:00Z</LastModified>", 60},
+        {"<LastModified>2009-10-12T19:50:30+02:00</LastModified>", 1255369830},
+        {"<LastModified>yesterday</LastModified>", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char page[300];
+        snprintf(page, sizeof page, "<Contents><Key>k</Key>%s<Size>1</Size></Contents>",
+                 cases[i].element);
+        struct buf token = BUF_INIT;
+        bool truncated = true;
+        int64_t got = -1;
+        assert_int_equal(s3xml_list_page(page, strlen(page), note_mtime, &got, &truncated, &token),
+                         S3XML_OK);
+        if (got != cases[i].seconds)
+            fail_msg("%s: want %lld, got %lld", cases[i].element, (long long)cases[i].seconds,
+                     (long long)got);
+        buf_free(&token);
+    }
+}
+
+static int collect_upload(void *ctx, const struct s3xml_upload *u)
+{
+    return buf_printf(ctx, "%s|%s|%lld;", u->key, u->upload_id, (long long)u->initiated_s);
+}
+
+/* ListMultipartUploads pages: key, upload id and Initiated of each upload,
+ * and the two markers of a truncated page; a page without them, or an
+ * upload without its key or id, is refused. */
+static void test_xml_uploads(void **state)
+{
+    (void)state;
+    const char *page = "<ListMultipartUploadsResult><IsTruncated>true</IsTruncated>"
+                       "<NextKeyMarker>p/b&amp;c</NextKeyMarker>"
+                       "<NextUploadIdMarker>id2</NextUploadIdMarker>"
+                       "<Upload><Key>p/a</Key><UploadId>id1</UploadId>"
+                       "<Initiated>1970-01-01T00:02:00.000Z</Initiated></Upload>"
+                       "<Upload><UploadId>id2</UploadId><Key>p/b&amp;c</Key></Upload>"
+                       "</ListMultipartUploadsResult>";
+    struct buf got = BUF_INIT, key = BUF_INIT, id = BUF_INIT;
+    bool truncated = false;
+    assert_int_equal(
+        s3xml_uploads_page(page, strlen(page), collect_upload, &got, &truncated, &key, &id),
+        S3XML_OK);
+    assert_string_equal(got.data, "p/a|id1|120;p/b&c|id2|0;");
+    assert_true(truncated);
+    assert_string_equal(key.data, "p/b&c");
+    assert_string_equal(id.data, "id2");
+    const char *bad[] = {
+        "<IsTruncated>true</IsTruncated>",
+        "<Upload><UploadId>x</UploadId></Upload>",
+        "<Upload><Key>k</Key></Upload>",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(
+            s3xml_uploads_page(bad[i], strlen(bad[i]), collect_upload, &got, &truncated, &key, &id),
+            S3XML_BAD);
+    buf_free(&got);
+    buf_free(&key);
+    buf_free(&id);
 }
 
 static void test_xml(void **state)
@@ -319,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_get_object_example), cmocka_unit_test(test_put_object_example),
         cmocka_unit_test(test_bucket_examples),    cmocka_unit_test(test_uri_encoding),
         cmocka_unit_test(test_uri_parsing),        cmocka_unit_test(test_xml),
+        cmocka_unit_test(test_xml_last_modified),  cmocka_unit_test(test_xml_uploads),
         cmocka_unit_test(test_redaction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

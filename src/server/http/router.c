@@ -29,6 +29,7 @@ static const char *const hydrate_args[] = {"batch", NULL};
 static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 static const char *const cleanup_args[] = {"batch", NULL};
 static const char *const upload_schedule[] = {"limit", NULL};
+static const char *const orphans_args[] = {"dry_run", "older_than_seconds", "limit", NULL};
 
 static const struct route routes[] = {
     {"GET", "/livez", ACCESS_PUBLIC, h_livez, ROUTE_INLINE | ROUTE_NO_SHED, NULL},
@@ -96,6 +97,7 @@ static const struct route routes[] = {
     {"POST", CAT "/maintenance/rehydrate", ACCESS_OWNER, h_maintenance_rehydrate, 0,
      rehydrate_args},
     {"POST", CAT "/maintenance/cleanup", ACCESS_OWNER, h_maintenance_cleanup, 0, cleanup_args},
+    {"POST", CAT "/maintenance/orphans", ACCESS_OWNER, h_maintenance_orphans, 0, orphans_args},
 
     {"GET", CAT "/publications", ACCESS_READER, h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", ACCESS_OWNER, h_publications_stub, ROUTE_INLINE, NULL},

@@ -38,7 +38,8 @@ struct pass {
     PGconn *pg;
     int64_t catalog_id;
     const char *catalog_name;
-    char token[96]; /* claimed_by: this pass only */
+    const char *only_ids; /* a bigint[] literal: drain only these rows; NULL: any */
+    char token[96];       /* claimed_by: this pass only */
     struct cleanup_result *res;
     struct error *err;
 };
@@ -63,7 +64,7 @@ static int make_token(struct pass *p)
 static int claim(struct pass *p, int64_t limit, struct store_removals_claimed *out)
 {
     if (store_removals_claim(p->pg, p->catalog_id, p->token, limit, CLEANUP_CLAIM_LEASE_SECONDS,
-                             CLEANUP_STAGING_GRACE_SECONDS, out, p->err) != 0)
+                             CLEANUP_STAGING_GRACE_SECONDS, p->only_ids, out, p->err) != 0)
         return error_prefix(p->err, "cleanup claim");
     return 0;
 }
@@ -435,19 +436,18 @@ static int queue_depth(struct pass *p)
     return 0;
 }
 
-int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
-                 struct cleanup_result *out, struct error *err)
+/* cleanup_pass, or cleanup_drain_ids when only_ids is not NULL. */
+static int run_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
+                    const char *only_ids, struct cleanup_result *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
     struct pass p = {.srv = srv,
                      .pg = pg,
                      .catalog_id = cat->id,
                      .catalog_name = cat->name,
+                     .only_ids = only_ids,
                      .res = out,
                      .err = err};
-    if (batch < 1 || batch > CLEANUP_MAX_BATCH)
-        return error_fail(err, ERR_INVALID, "batch must be between 1 and %d, got %lld",
-                          CLEANUP_MAX_BATCH, (long long)batch);
     if (make_token(&p) != 0)
         return -1;
     struct hl_error e;
@@ -456,6 +456,28 @@ int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, 
     int rc = drain(&p, batch) != 0 ? -1 : queue_depth(&p);
     objstore_free(p.store);
     return rc;
+}
+
+int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
+                 struct cleanup_result *out, struct error *err)
+{
+    if (batch < 1 || batch > CLEANUP_MAX_BATCH) {
+        memset(out, 0, sizeof *out);
+        return error_fail(err, ERR_INVALID, "batch must be between 1 and %d, got %lld",
+                          CLEANUP_MAX_BATCH, (long long)batch);
+    }
+    return run_pass(srv, pg, cat, batch, NULL, out, err);
+}
+
+int cleanup_drain_ids(struct server *srv, PGconn *pg, const struct catalog_row *cat,
+                      const char *ids_array, int64_t n, struct cleanup_result *out,
+                      struct error *err)
+{
+    if (n < 1) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    return run_pass(srv, pg, cat, n, ids_array, out, err);
 }
 
 int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,

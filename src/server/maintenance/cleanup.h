@@ -66,6 +66,14 @@ struct catalog_row;
 int cleanup_pass(struct server *srv, PGconn *pg, const struct catalog_row *cat, int64_t batch,
                  struct cleanup_result *out, struct error *err);
 
+/* The same claim, work and settle, on exactly the n undrained rows of
+ * ids_array (a PostgreSQL bigint[] literal) of the catalog: the orphan
+ * sweep drains the rows it queued. Rows another pass holds under a live
+ * lease are left to it. Returns as cleanup_pass. */
+int cleanup_drain_ids(struct server *srv, PGconn *pg, const struct catalog_row *cat,
+                      const char *ids_array, int64_t n, struct cleanup_result *out,
+                      struct error *err);
+
 /* Drained queue rows are the removal ledger; they are kept this long. */
 enum { CLEANUP_LEDGER_RETENTION_SECONDS = 30 * 86400 };
 

@@ -14,7 +14,7 @@
 enum { RUNS_DEFAULT_LIMIT = 50, RUNS_MAX_LIMIT = 500 };
 
 static const char *const ledger_tasks[] = {"hydrator", "expiry",     "cleanup", "compaction",
-                                           "verify",   "retirement", "reindex"};
+                                           "verify",   "retirement", "reindex", "orphans"};
 
 int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
@@ -34,7 +34,7 @@ int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_erro
         if (!known)
             return api_validation(err,
                                   "unknown task '%.40s' (hydrator, expiry, cleanup, compaction, "
-                                  "verify, retirement or reindex)",
+                                  "verify, retirement, reindex or orphans)",
                                   task);
     }
     struct catalog_row cat;

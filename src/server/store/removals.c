@@ -12,6 +12,7 @@ static const char claim_sql[] =
     "  AND (last_attempt_at IS NULL OR last_attempt_at <"
     "   now() - make_interval(secs => power(2, least(attempts, 12))))"
     "  AND (reason <> 'compaction_staging' OR scheduled_at < now() - make_interval(secs => $5))"
+    "  AND ($6::bigint[] IS NULL OR removal_id = ANY($6::bigint[]))"
     "  ORDER BY removal_id LIMIT $3 FOR UPDATE SKIP LOCKED)"
     " RETURNING removal_id, path";
 
@@ -45,6 +46,17 @@ static const char release_sql[] =
 static const char depth_sql[] =
     "SELECT count(*) FROM hog_file_removal WHERE catalog_id = $1 AND drained_at IS NULL";
 
+/* A statement over the catalog ($1) and one array literal ($2). */
+static PGresult *catalog_paths(PGconn *pg, const char *sql, int64_t catalog_id, const char *array,
+                               struct error *err)
+{
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_str(&p, array);
+    return db_exec(pg, sql, &p, err);
+}
+
 int store_removals_claimed_count(const struct store_removals_claimed *v)
 {
     return PQntuples(v->r);
@@ -67,8 +79,8 @@ void store_removals_claimed_free(struct store_removals_claimed *v)
 }
 
 int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int64_t limit,
-                         int64_t lease_s, int64_t grace_s, struct store_removals_claimed *out,
-                         struct error *err)
+                         int64_t lease_s, int64_t grace_s, const char *only_ids,
+                         struct store_removals_claimed *out, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
@@ -77,6 +89,7 @@ int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int6
     db_param_i64(&p, limit);
     db_param_i64(&p, lease_s);
     db_param_i64(&p, grace_s);
+    db_param_str(&p, only_ids);
     out->r = db_exec(pg, claim_sql, &p, err);
     return out->r ? 0 : -1;
 }
@@ -84,11 +97,7 @@ int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int6
 int store_removals_referenced(PGconn *pg, int64_t catalog_id, const char *paths_array,
                               struct store_removals_paths *out, struct error *err)
 {
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_str(&p, paths_array);
-    out->r = db_exec(pg, referenced_sql, &p, err);
+    out->r = catalog_paths(pg, referenced_sql, catalog_id, paths_array, err);
     return out->r ? 0 : -1;
 }
 
@@ -166,6 +175,96 @@ int store_removals_backlog(PGconn *pg, int64_t catalog_id, struct store_removals
     out->oldest_age_s = db_i64(r, 0, 1);
     PQclear(r);
     return 0;
+}
+
+/* ---- the orphan sweep ---- */
+
+/* Each listed path ($2, in order) with why it is kept, NULL for an orphan:
+ * index lookups on (catalog_id, path) as in referenced_sql. An ended file
+ * row keeps its object (time travel reads it until expiry purges the row);
+ * an active upload claim keeps it, as cleanup's re-check does (a claim past
+ * its lease is abandoned and queued by cleanup's runs, and so deleted
+ * there); an undrained queue row (a compaction staging ticket too) already
+ * owns its fate. */
+#define ORPHAN_CLASS_SQL                                                                           \
+    "SELECT u.p, CASE"                                                                             \
+    " WHEN EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1 AND path = u.p)"              \
+    "  OR EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1 AND path = u.p)"             \
+    "  THEN 1"                                                                                     \
+    " WHEN EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1 AND path = u.p"                  \
+    "  AND state = 'active') THEN 2"                                                               \
+    " WHEN EXISTS (SELECT 1 FROM hog_file_removal WHERE catalog_id = $1 AND path = u.p"            \
+    "  AND drained_at IS NULL) THEN 3"                                                             \
+    " ELSE 0 END AS class, u.i"                                                                    \
+    " FROM unnest($2::text[]) WITH ORDINALITY AS u(p, i)"
+
+_Static_assert(STORE_ORPHAN_NONE == 0 && STORE_ORPHAN_REFERENCED == 1 &&
+                   STORE_ORPHAN_CLAIMED == 2 && STORE_ORPHAN_QUEUED == 3,
+               "ORPHAN_CLASS_SQL's class numbers");
+
+int store_removals_classify(PGconn *pg, int64_t catalog_id, const char *paths_array,
+                            struct store_removals_classes *out, struct error *err)
+{
+    out->r = catalog_paths(pg, ORPHAN_CLASS_SQL " ORDER BY u.i", catalog_id, paths_array, err);
+    return out->r ? 0 : -1;
+}
+
+int store_removals_classes_count(const struct store_removals_classes *v)
+{
+    return PQntuples(v->r);
+}
+
+enum store_orphan_class store_removals_classes_class(const struct store_removals_classes *v, int i)
+{
+    return (enum store_orphan_class)db_i64(v->r, i, 1);
+}
+
+void store_removals_classes_free(struct store_removals_classes *v)
+{
+    PQclear(v->r);
+    v->r = NULL;
+}
+
+int store_removals_queue_orphans(PGconn *pg, int64_t catalog_id, const char *paths_array,
+                                 struct store_removals_claimed *out, struct error *err)
+{
+    out->r = catalog_paths(pg,
+                           "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
+                           " SELECT $1, c.p, 'data', 'orphan_sweep' FROM (" ORPHAN_CLASS_SQL
+                           ") c WHERE c.class = 0 ORDER BY c.i RETURNING removal_id, path",
+                           catalog_id, paths_array, err);
+    return out->r ? 0 : -1;
+}
+
+int store_removals_outcomes(PGconn *pg, int64_t catalog_id, const char *ids_array,
+                            struct store_removals_outcomes *out, struct error *err)
+{
+    out->r = catalog_paths(pg,
+                           "SELECT removal_id, drained_outcome FROM hog_file_removal"
+                           " WHERE catalog_id = $1 AND removal_id = ANY($2::bigint[])",
+                           catalog_id, ids_array, err);
+    return out->r ? 0 : -1;
+}
+
+int store_removals_outcomes_count(const struct store_removals_outcomes *v)
+{
+    return PQntuples(v->r);
+}
+
+int64_t store_removals_outcomes_id(const struct store_removals_outcomes *v, int i)
+{
+    return db_i64(v->r, i, 0);
+}
+
+const char *store_removals_outcomes_outcome(const struct store_removals_outcomes *v, int i)
+{
+    return db_isnull(v->r, i, 1) ? NULL : db_str(v->r, i, 1);
+}
+
+void store_removals_outcomes_free(struct store_removals_outcomes *v)
+{
+    PQclear(v->r);
+    v->r = NULL;
 }
 
 int store_removals_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t *purged,

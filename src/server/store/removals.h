@@ -26,10 +26,11 @@ void store_removals_claimed_free(struct store_removals_claimed *v);
 
 /* Leases up to limit claimable rows of the catalog to `token`: undrained,
  * not under a live lease (lease_s), past their retry backoff and, for
- * compaction staging, past grace_s. */
+ * compaction staging, past grace_s; only rows of only_ids (a bigint[]
+ * literal) unless it is NULL. */
 int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int64_t limit,
-                         int64_t lease_s, int64_t grace_s, struct store_removals_claimed *out,
-                         struct error *err);
+                         int64_t lease_s, int64_t grace_s, const char *only_ids,
+                         struct store_removals_claimed *out, struct error *err);
 
 /* The paths (of paths_array) a file row, a DV row or an active upload
  * still names, over the query's result. */
@@ -61,6 +62,51 @@ struct store_removals_backlog {
 };
 int store_removals_backlog(PGconn *pg, int64_t catalog_id, struct store_removals_backlog *out,
                            struct error *err);
+
+/* ---- the orphan sweep ---- */
+
+/* Why a listed path is kept: a data or deletion-vector row names it (live
+ * or ended), an active unexpired upload claim names it, or an undrained
+ * queue row (a staging ticket included) already holds it. NONE: an
+ * orphan. */
+enum store_orphan_class {
+    STORE_ORPHAN_NONE,
+    STORE_ORPHAN_REFERENCED,
+    STORE_ORPHAN_CLAIMED,
+    STORE_ORPHAN_QUEUED
+};
+
+/* The class of each path of paths_array, in its order, over the result. */
+struct store_removals_classes {
+    PGresult *r;
+};
+int store_removals_classify(PGconn *pg, int64_t catalog_id, const char *paths_array,
+                            struct store_removals_classes *out, struct error *err);
+int store_removals_classes_count(const struct store_removals_classes *v);
+enum store_orphan_class store_removals_classes_class(const struct store_removals_classes *v, int i);
+void store_removals_classes_free(struct store_removals_classes *v);
+
+/* Queues the paths of paths_array that are still orphans (the classes
+ * above, checked again in the same statement) with reason orphan_sweep.
+ * The caller holds the catalog's transaction lock, so no commit registers
+ * one of them between that check and the insert; once queued, the path
+ * guard keeps commits off them. Returns the queued rows (removal id and
+ * path) in out, whose view is store_removals_claimed's. */
+int store_removals_queue_orphans(PGconn *pg, int64_t catalog_id, const char *paths_array,
+                                 struct store_removals_claimed *out, struct error *err);
+
+/* The drained outcome of each row of ids_array (removal id, then the
+ * outcome or NULL while undrained), over the result. */
+struct store_removals_outcomes {
+    PGresult *r;
+};
+int store_removals_outcomes(PGconn *pg, int64_t catalog_id, const char *ids_array,
+                            struct store_removals_outcomes *out, struct error *err);
+int store_removals_outcomes_count(const struct store_removals_outcomes *v);
+int64_t store_removals_outcomes_id(const struct store_removals_outcomes *v, int i);
+/* "deleted", "absent", "registered", "refused", or NULL (undrained). */
+const char *store_removals_outcomes_outcome(const struct store_removals_outcomes *v, int i);
+void store_removals_outcomes_free(struct store_removals_outcomes *v);
 
 /* Deletes the ledger rows (any catalog) drained more than retention_s
  * seconds ago among the limit oldest rows; *purged how many. */
