@@ -120,21 +120,24 @@ static void dv_row(const char *cat, int64_t file_id, const char *path)
              (long long)file_id, path);
 }
 
+/* The owner of the upload claims this test makes. */
+#define CLAIM_OWNER "99999999-9999-4999-8999-999999999999"
+
 static void claim_row(const char *cat, const char *path, const char *state, const char *expires)
 {
     sql_exec("INSERT INTO hog_upload (catalog_id, upload_id, owner, prefix, path, file_kind,"
-             " state, expires_at) VALUES (%lld, gen_random_uuid(), gen_random_uuid(), 'p/',"
+             " state, expires_at) VALUES (%lld, gen_random_uuid(), '" CLAIM_OWNER "', 'p/',"
              " '%s', 'data', '%s', now() + interval '%s')",
              (long long)cat_id(cat), path, state, expires);
 }
 
-/* A real commit appending one file at path. */
+/* A real commit appending one file at path, consuming its claim (if any). */
 static void commit_path(const struct test_server *s, const char *cat, const char *path, long want)
 {
     char body[1200];
     snprintf(body, sizeof body,
-             "{'appends':[{'namespace':'" NS "','table':'t','files':[{'path':'%s',"
-             "'record_count':1,'file_size_bytes':10}]}]}",
+             "{'upload_owner':'" CLAIM_OWNER "','appends':[{'namespace':'" NS "','table':'t',"
+             "'files':[{'path':'%s','record_count':1,'file_size_bytes':10}]}]}",
              path);
     char *q = dq(body);
     struct http_result r;
@@ -598,8 +601,6 @@ static void test_concurrent(void **state)
             backdate(paths[i], OLD_AGE);
         sleep_ms(20);
         commit_path(i % 3 ? &st.srv : &st.srv2, "o_conc", paths[i], 200);
-        if (old)
-            sql_exec("UPDATE hog_upload SET state = 'registered' WHERE path = '%s'", paths[i]);
     }
     stop = true;
     pthread_join(t1, NULL);
