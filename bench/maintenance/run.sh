@@ -3,6 +3,8 @@
 # (docs/benchmarks.md has the figures and how each one works):
 #   expiry      expire_bench.sh   snapshots/s, against the bare SQL of the same expiry
 #   cleanup     run_cleanup.sh    paths/s on file:// and moto, against rm -rf
+#   month       month_bench.sh    a simulated month: unreferenced bytes (must be 0) and the
+#                                 orphan sweep's s per 10,000 objects, against find -delete
 #   compaction  compact_bench.sh  MB/s of input Parquet, against DuckDB's same rewrite
 # then a summary with the issue's targets (expiry >= 50,000 snapshots/s,
 # cleanup >= 5,000 paths/s on file://). Targets are reported, not enforced:
@@ -32,6 +34,8 @@ echo "== expiry"
 bash "$here/expire_bench.sh" --hoglaked "$build/src/hoglaked" | tee "$out/expiry"
 echo "== cleanup"
 bash "$here/run_cleanup.sh" --build-dir "$build" --stores "$stores" | tee "$out/cleanup"
+echo "== a month of storage"
+bash "$here/month_bench.sh" --bin-dir "$build/src" | tee "$out/month"
 echo "== compaction"
 bash "$here/compact_bench.sh" --hoglaked "$build/src/hoglaked" --hoglake "$build/src/hoglake" |
   tee "$out/compaction"
@@ -50,3 +54,4 @@ echo "expiry:     ${expiry} snapshots/s (target 50,000: $(verdict "$expiry" 5000
 echo "cleanup:    file:// ${file_paths} paths/s (target 5,000: $(verdict "$file_paths" 5000));" \
   "${rm_ratio} rm -rf; moto ${s3_paths:-skipped} paths/s"
 grep -E '^run [0-9]+: hoglaked|ratio \(DuckDB' "$out/compaction" | sed 's/^/compaction: /'
+grep -E '^unreferenced bytes|^sweep:|^ratio sweep' "$out/month" | sed 's/^/month:      /'
