@@ -34,7 +34,7 @@ cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWith
   echo "fuzz.sh: configuring failed; log in $build/configure.log" >&2
   exit 1
 }
-if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds \
+if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds fuzz_dv_reader \
   >"$build/build.log" 2>&1; then
   grep -E -A5 "error" "$build/build.log" | head -60 >&2
   echo "fuzz.sh: the build failed; log in $build/build.log" >&2
@@ -74,3 +74,21 @@ if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzz
   exit 1
 fi
 echo "fuzz.sh: no crash in ${secs}s; corpus $(find "$corpus" -type f | wc -l) inputs" >&2
+
+# The deletion-vector decoder, a quarter of the time, from an empty corpus
+# (its inputs are small: the fuzzer finds the container shapes itself).
+dv_secs=$((secs / 4 > 5 ? secs / 4 : 5))
+dv_corpus="$build/corpus-dv"
+mkdir -p "$dv_corpus"
+dv_log="$build/fuzz-dv.log"
+echo "fuzz.sh: fuzzing the deletion-vector decoder for ${dv_secs}s" >&2
+rc=0
+"$build/fuzz/fuzz_dv_reader" "$dv_corpus" -max_total_time="$dv_secs" -rss_limit_mb=2048 \
+  -max_len=65536 -timeout=30 -artifact_prefix="$artifacts/dv-" -print_final_stats=1 \
+  >"$dv_log" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$dv_log"; then
+  grep -E -B2 -A30 "ERROR:|runtime error:" "$dv_log" | head -80 >&2 || tail -40 "$dv_log" >&2
+  echo "fuzz.sh: the deletion-vector fuzzer found a bug (exit $rc); log in $dv_log" >&2
+  exit 1
+fi
+echo "fuzz.sh: deletion vectors: no crash in ${dv_secs}s" >&2
