@@ -63,13 +63,6 @@ int store_retirement_batch(PGconn *pg, int64_t catalog_id, int64_t table_id, int
 {
     *out = (struct store_retirement_batch){0};
     struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id, table_id);
-    int still = db_exists(pg,
-                          "SELECT 1 FROM hog_table t WHERE t.catalog_id = $1 AND t.table_id = $2"
-                          " AND" ELIGIBLE,
-                          &p, err);
-    if (still <= 0)
-        return still;
     DB_PARAMS_IDS(&p, catalog_id, table_id, limit);
     if (db_scalar_i64(pg, dv_sql, &p, &out->delete_files, err) < 0)
         return -1;

@@ -33,10 +33,10 @@ struct store_retirement_batch {
     bool purged;          /* no file row was left: the table's rows went */
 };
 
-/* Retires up to `limit` (>= 1) file rows of the eligible table table_id:
- * DVs first, data files once no DV is left, and the table's own rows once
- * no file row is left. A table that is not eligible (any more) is left
- * alone: nothing done. */
+/* Retires up to `limit` (>= 1) file rows of table_id, which
+ * store_retirement_next returned in the same transaction (so it is
+ * eligible: the lock held since keeps it so): DVs first, data files once
+ * no DV is left, and the table's own rows once no file row is left. */
 int store_retirement_batch(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
                            struct store_retirement_batch *out, struct error *err);
 
