@@ -289,9 +289,11 @@ HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, i
  * fetched from storage and its columns matched to the table's by field id
  * (a column added since a file was written reads as nulls). The schema is
  * the table's at that snapshot. The plan is held a page at a time, the
- * next page read (at the same snapshot) when the stream reaches it. Files
- * with deletion vectors are not supported yet (HL_ERR_NOT_IMPLEMENTED).
- * The caller releases the stream; the table must outlive it. */
+ * next page read (at the same snapshot) when the stream reaches it. The
+ * rows a file's deletion vector (the one visible at that snapshot) deletes
+ * are left out: its Puffin file is fetched with the data file, and a
+ * vector that disagrees with the catalog's count fails the stream. The
+ * caller releases the stream; the table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
 /* The rows the changefeed appended in (from_snapshot, to_snapshot] (to < 0:

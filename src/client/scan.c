@@ -2,7 +2,9 @@
  * of the plan and one data file are held at a time: the plan's next page
  * is read when a page runs out, and each file is fetched whole, then read
  * a row group per batch, its columns matched to the table's by field id
- * and converted to the table's types. */
+ * and converted to the table's types. A file the plan pairs with a
+ * deletion vector has the vector's Puffin file fetched with it, and the
+ * rows it deletes dropped from each batch. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +12,10 @@
 #include <string.h>
 
 #include "client/tableinfo.h"
+#include "lake/puffin.h"
 #include "objstore/objstore.h"
 #include "parquet/reader.h"
+#include "rows/rows_filter.h"
 #include "rows/rows_project.h"
 #include "rows/rows_schema.h"
 #include "util/arena.h"
@@ -35,6 +39,9 @@ struct scan {
     struct pq_reader *reader;
     size_t next_group;
     struct rows_projection proj; /* the file's columns in table order, by field id */
+    struct lake_dv dv;           /* the file's deleted positions (empty: none) */
+    uint64_t group_pos;          /* the next row group's first position in the file */
+    struct ArrowSchema schema;   /* the batches' (the table's Arrow schema) */
     char last_error[HL_ERROR_MESSAGE_MAX];
 };
 
@@ -54,6 +61,37 @@ static void close_file(struct scan *s)
     s->reader = NULL;
     buf_free(&s->data);
     rows_project_free(&s->proj);
+    lake_dv_free(&s->dv);
+}
+
+/* Reads the deletion vector the plan pairs with data file `path` (of
+ * `rows` rows) into s->dv. The catalog's count must be the vector's: a
+ * Puffin file that disagrees with the catalog is not trusted. */
+static int load_dv(struct scan *s, const json_t *dv, const char *path, uint64_t rows)
+{
+    const char *dv_path = json_string_value(json_object_get(dv, "path"));
+    json_int_t size = json_integer_value(json_object_get(dv, "file_size_bytes"));
+    json_int_t count = json_integer_value(json_object_get(dv, "delete_count"));
+    if (!dv_path || size <= 0 || count <= 0)
+        return scan_fail(s,
+                         "the scan plan gives %s a deletion vector without a path, size or "
+                         "count",
+                         path);
+    struct buf file = {0};
+    struct hl_error e;
+    if (objstore_get_sized(s->store, dv_path, (uint64_t)size, &file, &e) != 0)
+        return scan_fail(s, "fetching %s: %s", dv_path, e.message);
+    struct error pe;
+    int rc = lake_puffin_load_dv((const uint8_t *)file.data, file.len, path, rows, &s->dv, &pe);
+    buf_free(&file);
+    if (rc != 0)
+        return scan_fail(s, "%s: %s", dv_path, pe.msg);
+    if (s->dv.n != (uint64_t)count)
+        return scan_fail(s,
+                         "%s: the deletion vector of %s holds %zu positions, the catalog says "
+                         "%lld",
+                         dv_path, path, s->dv.n, (long long)count);
+    return 0;
 }
 
 /* Opens the next file of the plan: fetches it, selects the table's columns
@@ -64,12 +102,13 @@ static int open_file(struct scan *s, const json_t *scan_file)
     const char *path = json_string_value(json_object_get(df, "path"));
     if (!path)
         return scan_fail(s, "the scan plan has a file without a path");
-    const json_t *dv = json_object_get(scan_file, "delete_file");
-    if (dv && !json_is_null(dv))
-        return scan_fail(s, "%s has a deletion vector, which this client cannot apply yet", path);
     json_int_t size = json_integer_value(json_object_get(df, "file_size_bytes"));
-    if (size <= 0)
-        return scan_fail(s, "the scan plan gives %s no file_size_bytes", path);
+    json_int_t rows = json_integer_value(json_object_get(df, "record_count"));
+    if (size <= 0 || rows < 0)
+        return scan_fail(s, "the scan plan gives %s no file_size_bytes or record_count", path);
+    const json_t *dv = json_object_get(scan_file, "delete_file");
+    if (dv && !json_is_null(dv) && load_dv(s, dv, path, (uint64_t)rows) != 0)
+        return -1;
     /* Read no more than the catalog promised: an object that grew or was
      * replaced is refused, not buffered whole. */
     struct hl_error e;
@@ -83,6 +122,7 @@ static int open_file(struct scan *s, const json_t *scan_file)
     if (rows_project_open(s->reader, &s->table, &s->proj, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
     s->next_group = 0;
+    s->group_pos = 0;
     return 0;
 }
 
@@ -94,12 +134,19 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
     return 0;
 }
 
-/* A row group of the open file, in the table's shape. */
+/* A row group of the open file, in the table's shape, without the rows
+ * its deletion vector deletes. */
 static int next_batch(struct scan *s, struct ArrowArray *out)
 {
     struct error e;
     if (rows_project_read(s->reader, s->next_group++, &s->proj, &s->table, out, &e) != 0)
         return scan_fail(s, "%s", e.msg);
+    uint64_t first = s->group_pos, dropped = 0;
+    s->group_pos += (uint64_t)out->length;
+    if (s->dv.n > 0 && rows_drop_deleted(&s->schema, out, first, &s->dv, &dropped, &e) != 0) {
+        out->release(out);
+        return scan_fail(s, "%s", e.msg);
+    }
     return 0;
 }
 
@@ -126,8 +173,14 @@ static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out
     struct scan *s = stream->private_data;
     memset(out, 0, sizeof *out);
     for (;;) {
-        if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups)
-            return next_batch(s, out) == 0 ? 0 : EIO;
+        if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups) {
+            if (next_batch(s, out) != 0)
+                return EIO;
+            if (out->length > 0)
+                return 0;
+            out->release(out); /* every row of the group deleted */
+            continue;
+        }
         close_file(s);
         if (s->next_file >= json_array_size(s->plan)) {
             if (!s->next_token)
@@ -155,6 +208,8 @@ static void scan_release(struct ArrowArrayStream *stream)
     close_file(s);
     json_decref(s->plan);
     free(s->next_token);
+    if (s->schema.release)
+        s->schema.release(&s->schema);
     lake_table_release(&s->table);
     arena_free(&s->arena);
     free(s);
@@ -177,6 +232,8 @@ hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
     if (v)
         st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
                          "column '%s' is a variant, which this client cannot read yet", v->name);
+    if (st == HL_OK && rows_table_arrow_schema(&s->table, &s->schema) != 0)
+        st = client_nomem(err);
     if (st == HL_OK)
         st = client_store(t->ns->catalog->client, &s->store, err);
     if (st != HL_OK) {

@@ -69,7 +69,7 @@ int lake_dv_add(struct lake_dv *v, const uint64_t *pos, size_t n, struct error *
     return 0;
 }
 
-bool lake_dv_contains(const struct lake_dv *v, uint64_t pos)
+size_t lake_dv_lower_bound(const struct lake_dv *v, uint64_t pos)
 {
     size_t lo = 0, hi = v->n;
     while (lo < hi) {
@@ -79,7 +79,13 @@ bool lake_dv_contains(const struct lake_dv *v, uint64_t pos)
         else
             hi = mid;
     }
-    return lo < v->n && v->pos[lo] == pos;
+    return lo;
+}
+
+bool lake_dv_contains(const struct lake_dv *v, uint64_t pos)
+{
+    size_t i = lake_dv_lower_bound(v, pos);
+    return i < v->n && v->pos[i] == pos;
 }
 
 /* ---- decoding ---- */

@@ -184,3 +184,28 @@ int lake_puffin_read_dv(const uint8_t *file, size_t len, const struct lake_puffi
     }
     return 0;
 }
+
+int lake_puffin_load_dv(const uint8_t *file, size_t len, const char *data_file, uint64_t rows,
+                        struct lake_dv *out, struct error *err)
+{
+    lake_dv_init(out);
+    struct lake_puffin_footer f;
+    if (lake_puffin_read_footer(file, len, &f, err) != 0)
+        return -1;
+    const struct lake_puffin_dv_blob *found = NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < f.ndvs; i++) {
+        if (strcmp(f.dvs[i].referenced_data_file, data_file) != 0)
+            continue;
+        if (found)
+            rc =
+                error_fail(err, ERR_CORRUPT, "puffin file: two deletion vectors for %s", data_file);
+        found = &f.dvs[i];
+    }
+    if (rc == 0 && !found)
+        rc = error_fail(err, ERR_CORRUPT, "puffin file: no deletion vector for %s", data_file);
+    if (rc == 0)
+        rc = lake_puffin_read_dv(file, len, found, rows, out, err);
+    lake_puffin_footer_free(&f);
+    return rc;
+}

@@ -66,5 +66,12 @@ void lake_puffin_footer_free(struct lake_puffin_footer *f);
  * blob's cardinality. */
 int lake_puffin_read_dv(const uint8_t *file, size_t len, const struct lake_puffin_dv_blob *b,
                         uint64_t rows, struct lake_dv *out, struct error *err);
+/* The deletion vector a whole Puffin file holds for data_file (a path, as
+ * the blob's referenced-data-file names it), decoded into the empty *out
+ * with rows the data file's row count. A file with no blob for it, or with
+ * two, is ERR_CORRUPT: a catalog's delete file names the data file it
+ * deletes from, so its vector must be there, once. */
+int lake_puffin_load_dv(const uint8_t *file, size_t len, const char *data_file, uint64_t rows,
+                        struct lake_dv *out, struct error *err);
 
 #endif

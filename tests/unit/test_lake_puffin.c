@@ -167,12 +167,52 @@ static void other_blob_types(void **state)
     lake_puffin_footer_free(&ft);
 }
 
+/* A data file's vector, found by the path its blob names. */
+static void load_by_data_file(void **state)
+{
+    (void)state;
+    struct buf f;
+    struct lake_puffin_blob_pos pos[2];
+    two_vectors(&f, pos);
+    const uint8_t *p = (const uint8_t *)f.data;
+    struct lake_dv v;
+    struct error e;
+    assert_int_equal(lake_puffin_load_dv(p, f.len, "s3://b/t/a.parquet", 10, &v, &e), 0);
+    assert_int_equal(v.n, 3);
+    assert_int_equal(v.pos[2], 9);
+    lake_dv_free(&v);
+    assert_int_equal(lake_puffin_load_dv(p, f.len, "s3://b/t/b.parquet", 15000, &v, &e), 0);
+    assert_int_equal(v.n, 5000);
+    lake_dv_free(&v);
+    /* No blob for the file, a position past its rows, a second blob. */
+    assert_int_equal(lake_puffin_load_dv(p, f.len, "s3://b/t/c.parquet", 10, &v, &e), -1);
+    assert_int_equal(e.code, ERR_CORRUPT);
+    assert_non_null(strstr(e.msg, "no deletion vector for s3://b/t/c.parquet"));
+    assert_int_equal(v.n, 0);
+    assert_int_equal(lake_puffin_load_dv(p, f.len, "s3://b/t/a.parquet", 9, &v, &e), -1);
+    assert_int_equal(e.code, ERR_CORRUPT);
+    assert_int_equal(v.n, 0);
+    buf_free(&f);
+    struct lake_dv one;
+    lake_dv_init(&one);
+    const uint64_t p1 = 1;
+    assert_int_equal(lake_dv_add(&one, &p1, 1, &e), 0);
+    const struct lake_puffin_dv_in twice[2] = {{"a", &one}, {"a", &one}};
+    f = (struct buf)BUF_INIT;
+    assert_int_equal(lake_puffin_write_dvs(twice, 2, NULL, &f, pos, &e), 0);
+    assert_int_equal(lake_puffin_load_dv((const uint8_t *)f.data, f.len, "a", 5, &v, &e), -1);
+    assert_non_null(strstr(e.msg, "two deletion vectors for a"));
+    buf_free(&f);
+    lake_dv_free(&one);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(write_and_read),
         cmocka_unit_test(hostile),
         cmocka_unit_test(other_blob_types),
+        cmocka_unit_test(load_by_data_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "pq_testlib.h"
+#include "rows/rows_filter.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_sort.h"
 #include "textio/textio_parse.h"
@@ -941,6 +942,64 @@ static void sort_many_rows(void **state)
     fix_close(&f);
 }
 
+/* rows_filter and rows_drop_deleted keep exactly the rows they should,
+ * in order, from a batch with offsets at every level; keeping every row
+ * leaves the batch itself in place. */
+static void filter_and_drop(void **state)
+{
+    (void)state;
+    struct rng g = {7};
+    for (int round = 0; round < 20; round++) {
+        struct fix f;
+        fix_open(&f, every_type, rng_next(&g));
+        fix_rows(&f, every_rows);
+        char *all = render(&f.schema, &f.plain[0]);
+        uint8_t keep[5];
+        struct buf want = BUF_INIT;
+        struct lake_dv dv;
+        lake_dv_init(&dv);
+        struct error err;
+        const uint64_t first = 1000 * (uint64_t)round; /* the batch's first position */
+        for (size_t i = 0; i < 5; i++) {
+            keep[i] = (uint8_t)rng_below(&g, 2);
+            char *line = line_of(all, i);
+            if (keep[i]) {
+                assert_int_equal(buf_puts(&want, line), 0);
+                assert_int_equal(buf_puts(&want, "\n"), 0);
+            } else {
+                uint64_t pos = first + i;
+                assert_int_equal(lake_dv_add(&dv, &pos, 1, &err), 0);
+            }
+            free(line);
+        }
+        const char *want_text = want.data ? want.data : "";
+        struct ArrowArray b;
+        pad_copy(&f.schema, &f.plain[0], 0, &f.g, &b);
+        const void *before = b.private_data;
+        assert_int_equal(rows_filter(&f.schema, &b, keep, &err), 0);
+        char *got = render(&f.schema, &b);
+        assert_string_equal(got, want_text);
+        assert_true((b.private_data == before) == (dv.n == 0));
+        free(got);
+        b.release(&b);
+        /* Positions outside the batch are not its rows. */
+        const uint64_t outside[2] = {first + 5, first ? first - 1 : first + 6};
+        assert_int_equal(lake_dv_add(&dv, outside, 2, &err), 0);
+        pad_copy(&f.schema, &f.plain[0], 0, &f.g, &b);
+        uint64_t dropped = 0;
+        assert_int_equal(rows_drop_deleted(&f.schema, &b, first, &dv, &dropped, &err), 0);
+        got = render(&f.schema, &b);
+        assert_string_equal(got, want_text);
+        assert_int_equal(dropped, dv.n - 2);
+        free(got);
+        b.release(&b);
+        lake_dv_free(&dv);
+        buf_free(&want);
+        free(all);
+        fix_close(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -949,6 +1008,7 @@ int main(void)
         cmocka_unit_test(sort_across_batches), cmocka_unit_test(sort_float_order),
         cmocka_unit_test(sort_refusals),       cmocka_unit_test(keys_from_fields),
         cmocka_unit_test(sort_take_parquet),   cmocka_unit_test(sort_many_rows),
+        cmocka_unit_test(filter_and_drop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
