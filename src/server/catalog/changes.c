@@ -4,7 +4,10 @@
  * (they rewrite rows the feed already delivered), and a window that
  * crosses a TRUNCATE is refused with 409 reconciliation_required: the
  * truncate removed rows the feed cannot express, so the consumer must
- * re-read the table. */
+ * re-read the table. Each vector carries its target data file and the
+ * vector it superseded, so that a reader can tell which rows the window
+ * deleted: the target's newest vector in the window minus the vector its
+ * oldest one there superseded. */
 #include <stdio.h>
 #include <string.h>
 
@@ -151,10 +154,10 @@ static void resume_after_vectors(struct changes_page *cp)
     cp->next.variant = PHASE_VECTORS;
     cp->next.nkeys = cp->ndvs > 0 ? 2 : 0;
     if (cp->ndvs > 0) {
-        struct store_delete_file last;
+        struct store_changed_dv last;
         store_dv_row(&cp->dvs, cp->ndvs - 1, &last);
-        cp->next.keys[0] = last.begin_snapshot;
-        cp->next.keys[1] = last.delete_file_id;
+        cp->next.keys[0] = last.dv.begin_snapshot;
+        cp->next.keys[1] = last.dv.delete_file_id;
     }
 }
 
@@ -191,6 +194,28 @@ static int read_page(struct srv_req *req, const struct window *w, const struct p
     return 0;
 }
 
+/* A DataFile object, as `files` and a vector's `data_file` render it. */
+static void data_file_object(struct page_text *w, const char *key, const struct store_data_file *f)
+{
+    pt_open(w, key, '{');
+    data_file_members(w, f);
+    pt_close(w, '}');
+}
+
+/* A vector of the window: the DeleteFile, its target, and the vector it
+ * superseded (null for the target's first). */
+static void changed_dv_object(struct page_text *w, const struct store_changed_dv *c)
+{
+    pt_open(w, NULL, '{');
+    delete_file_members(w, &c->dv);
+    data_file_object(w, "data_file", &c->target);
+    if (c->has_superseded)
+        delete_file_object(w, "superseded_delete_file", &c->superseded);
+    else
+        pt_null(w, "superseded_delete_file");
+    pt_close(w, '}');
+}
+
 /* The ChangesPlan page: the window, its files, its vectors, the token. */
 static void changes_page_text(struct page_text *w, const struct window *win,
                               const struct changes_page *cp)
@@ -203,16 +228,14 @@ static void changes_page_text(struct page_text *w, const struct window *win,
     for (int i = 0; i < cp->nfiles && !w->bad; i++) {
         struct store_data_file f;
         store_file_row(&cp->files, i, &f);
-        pt_open(w, NULL, '{');
-        data_file_members(w, &f);
-        pt_close(w, '}');
+        data_file_object(w, NULL, &f);
     }
     pt_close(w, ']');
     pt_open(w, "delete_files", '[');
     for (int i = 0; i < cp->ndvs && !w->bad; i++) {
-        struct store_delete_file v;
-        store_dv_row(&cp->dvs, i, &v);
-        delete_file_object(w, NULL, &v);
+        struct store_changed_dv c;
+        store_dv_row(&cp->dvs, i, &c);
+        changed_dv_object(w, &c);
     }
     pt_close(w, ']');
     page_token_member(w, cp->more ? &cp->next : NULL);
@@ -233,7 +256,8 @@ int h_table_changes(struct srv_req *req, struct srv_res *res, struct api_error *
     int rc = read_page(req, &w, &pg, &cp, err);
     if (rc == 0) {
         struct page_text text;
-        pt_init(&text, (size_t)(cp.nfiles + cp.ndvs) * PAGE_TEXT_PER_FILE);
+        /* A vector's entry holds a data file and up to two vectors. */
+        pt_init(&text, (size_t)(cp.nfiles + 2 * cp.ndvs) * PAGE_TEXT_PER_FILE);
         changes_page_text(&text, &w, &cp);
         rc = pt_respond(&text, res, err);
     }

@@ -333,11 +333,16 @@ void data_file_members(struct page_text *w, const struct store_data_file *f)
     struct_members(w, data_file_fields, sizeof data_file_fields / sizeof data_file_fields[0], f);
 }
 
+void delete_file_members(struct page_text *w, const struct store_delete_file *v)
+{
+    struct_members(w, delete_file_fields, sizeof delete_file_fields / sizeof delete_file_fields[0],
+                   v);
+}
+
 void delete_file_object(struct page_text *w, const char *key, const struct store_delete_file *v)
 {
     pt_open(w, key, '{');
-    struct_members(w, delete_file_fields, sizeof delete_file_fields / sizeof delete_file_fields[0],
-                   v);
+    delete_file_members(w, v);
     pt_close(w, '}');
 }
 

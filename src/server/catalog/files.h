@@ -92,6 +92,8 @@ int pt_respond(struct page_text *w, struct srv_res *res, struct api_error *err);
 /* The DataFile members, inside an object the caller opened (so it can add
  * members). */
 void data_file_members(struct page_text *w, const struct store_data_file *f);
+/* The DeleteFile members, inside an object the caller opened. */
+void delete_file_members(struct page_text *w, const struct store_delete_file *v);
 /* A DeleteFile object. */
 void delete_file_object(struct page_text *w, const char *key, const struct store_delete_file *v);
 

@@ -464,9 +464,26 @@ static const char changed_files_sql[] =
     "  AND c.snapshot_id = d.begin_snapshot)";
 /* clang-format on */
 
+/* Column positions of the vectors' statement. */
+enum { CD_DV = DATA_FILE_NCOLS, CD_SUPERSEDED = CD_DV + DELETE_FILE_NCOLS };
+
+/* $1 catalog, $2 table, $3 from, $4 to. Each vector comes with its target
+ * (d, through the primary key) and the vector it superseded (p): a file
+ * has at most one live vector, and a vector's span never shares a
+ * snapshot with another's, so the only vector of the target that can end
+ * where this one begins is the one begun last before it. The lateral walks
+ * hog_delete_file_target backwards from this vector's begin and reads that
+ * one row, however many vectors the target has had; it is the superseded
+ * one when it ended exactly there, else (the target's first vector) none. */
 /* clang-format off */
 static const char changed_dvs_sql[] =
-    "SELECT " DELETE_FILE_COLUMNS("v") " FROM hog_delete_file v"
+    "SELECT " DATA_FILE_COLUMNS ", " DELETE_FILE_COLUMNS("v") ", " DELETE_FILE_COLUMNS("p")
+    " FROM hog_delete_file v"
+    " JOIN hog_data_file d ON d.catalog_id = v.catalog_id AND d.data_file_id = v.data_file_id"
+    " LEFT JOIN LATERAL (SELECT " DELETE_FILE_COLUMNS("o") ", o.end_snapshot"
+    "  FROM hog_delete_file o WHERE o.catalog_id = v.catalog_id"
+    "  AND o.data_file_id = v.data_file_id AND o.begin_snapshot < v.begin_snapshot"
+    "  ORDER BY o.begin_snapshot DESC LIMIT 1) p ON p.end_snapshot = v.begin_snapshot"
     " WHERE v.catalog_id = $1 AND v.table_id = $2 AND" IN_WINDOW("v");
 /* clang-format on */
 
@@ -511,9 +528,15 @@ int store_dv_rows_count(const struct store_dv_rows *rows)
     return PQntuples(rows->r);
 }
 
-void store_dv_row(const struct store_dv_rows *rows, int i, struct store_delete_file *out)
+void store_dv_row(const struct store_dv_rows *rows, int i, struct store_changed_dv *out)
 {
-    delete_file_from(rows->r, i, 0, out);
+    data_file_from(rows->r, i, &out->target);
+    delete_file_from(rows->r, i, CD_DV, &out->dv);
+    out->has_superseded = !db_isnull(rows->r, i, CD_SUPERSEDED);
+    if (out->has_superseded)
+        delete_file_from(rows->r, i, CD_SUPERSEDED, &out->superseded);
+    else
+        out->superseded = (struct store_delete_file){0};
 }
 
 void store_dv_rows_free(struct store_dv_rows *rows)

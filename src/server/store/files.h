@@ -209,18 +209,30 @@ struct store_window {
 int store_files_page_changed(struct db_conn *db, const struct store_window *w, const int64_t *after,
                              int64_t limit, struct store_file_rows *out, struct error *err);
 
+/* A deletion vector begun in the window, with what a reader needs to
+ * tell what it deleted: the data file it deletes from, whatever that
+ * file's state now (ended or not, appended before the window or in it, a
+ * compaction output), and the vector it replaced on that file. */
+struct store_changed_dv {
+    struct store_delete_file dv;
+    struct store_data_file target;
+    bool has_superseded; /* false: the vector was its target's first */
+    struct store_delete_file superseded;
+};
+
 /* Deletion vectors. */
 struct store_dv_rows {
     PGresult *r;
 };
 /* The deletion vectors appended in the window, in (begin_snapshot,
  * delete_file_id) order after `after` (two keys; NULL: from the start),
- * up to limit + 1 rows. 0 or -1. */
+ * up to limit + 1 rows, each with its target and the vector it
+ * superseded. 0 or -1. */
 int store_files_page_changed_dvs(struct db_conn *db, const struct store_window *w,
                                  const int64_t *after, int64_t limit, struct store_dv_rows *out,
                                  struct error *err);
 int store_dv_rows_count(const struct store_dv_rows *rows);
-void store_dv_row(const struct store_dv_rows *rows, int i, struct store_delete_file *out);
+void store_dv_row(const struct store_dv_rows *rows, int i, struct store_changed_dv *out);
 void store_dv_rows_free(struct store_dv_rows *rows);
 
 #endif
