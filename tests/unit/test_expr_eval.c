@@ -13,6 +13,7 @@
 
 #include "expr_testlib.h"
 #include "pq_testlib.h"
+#include "util/arrow.h"
 
 static const char columns[] =
     "[{'name':'id','type':'long','nullable':false},"
@@ -485,6 +486,90 @@ static void test_batch_mismatch(void **state)
     arena_free(&a);
 }
 
+/* A variable-size column with 64-bit offsets ("U", "Z"). */
+static void col_large(struct ArrowSchema *s, struct ArrowArray *a, const char *name,
+                      const char *format, const char *const *values, int64_t n)
+{
+    assert_int_equal(arrow_schema_init(s, format, name, ARROW_FLAG_NULLABLE, 0), 0);
+    assert_int_equal(arrow_array_init(a, 3, 0), 0);
+    a->length = n;
+    uint8_t *valid = calloc(1, 1);
+    int64_t *off = calloc((size_t)n + 1, sizeof *off);
+    struct buf data = BUF_INIT;
+    assert_non_null(valid);
+    assert_non_null(off);
+    for (int64_t i = 0; i < n; i++) {
+        if (values[i]) {
+            arrow_set_bit(valid, i, true);
+            buf_puts(&data, values[i]);
+        } else {
+            a->null_count++;
+        }
+        off[i + 1] = (int64_t)data.len;
+    }
+    arrow_array_own_buffer(a, 0, valid);
+    arrow_array_own_buffer(a, 1, off);
+    char *bytes = buf_take(&data);
+    arrow_array_own_buffer(a, 2, bytes ? bytes : calloc(1, 1));
+}
+
+/* The other formats the writer takes: large strings and binary, a
+ * timestamptz in another zone (values are UTC), a decimal of smaller
+ * precision with the 128-bit suffix. */
+static void test_writer_formats(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt,
+                    "[{'name':'s','type':'string'},{'name':'bin','type':'binary'},"
+                    "{'name':'tz','type':'timestamptz'},"
+                    "{'name':'dec','type':'decimal','type_params':{'precision':10,'scale':2}}]");
+    static const char *const strings[] = {"abc", NULL, "", "zz"};
+    static const char *const bins[] = {"\x01", "hi", NULL, ""};
+    static const int64_t micros[] = {0, 1767225600000000, -1, 5};
+    static const __int128 cents[] = {150, -1, 0, 99999};
+    static const bool all[] = {true, true, true, false};
+    struct ArrowSchema cols[4];
+    struct ArrowArray arrays[4];
+    col_large(&cols[0], &arrays[0], "s", "U", strings, 4);
+    col_large(&cols[1], &arrays[1], "bin", "Z", bins, 4);
+    col_fixed(&cols[2], &arrays[2], "tz", "tsu:Europe/Paris", micros, 8, 4, NULL);
+    col_fixed(&cols[3], &arrays[3], "dec", "d:9,2,128", cents, 16, 4, all);
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    batch_of(&schema, &batch, cols, arrays, 4, 4);
+    assert_string_equal(xt_select(&tt.t, "s >= 'abc'", &schema, &batch), "0,3");
+    assert_string_equal(xt_select(&tt.t, "s = ''", &schema, &batch), "2");
+    assert_string_equal(xt_select(&tt.t, "s IN ('zz', 'abc')", &schema, &batch), "0,3");
+    assert_string_equal(xt_select(&tt.t, "s IS NULL", &schema, &batch), "1");
+    assert_string_equal(xt_select(&tt.t, "bin = 'hi'", &schema, &batch), "1");
+    assert_string_equal(xt_select(&tt.t, "bin < X'02'", &schema, &batch), "0,3");
+    assert_string_equal(xt_select(&tt.t, "tz = '2026-01-01T01:00:00+01:00'", &schema, &batch), "1");
+    assert_string_equal(xt_select(&tt.t, "tz < '1970-01-01'", &schema, &batch), "2");
+    assert_string_equal(xt_select(&tt.t, "dec > 0", &schema, &batch), "0");
+    assert_string_equal(xt_select(&tt.t, "dec IS NULL", &schema, &batch), "3");
+    /* An update keeps the rows it does not assign, in the writer's "u". */
+    struct arena a;
+    arena_init(&a, 0);
+    struct expr_update *u;
+    struct error err;
+    assert_int_equal(expr_compile_assignments(&a, &tt.t, "s = 'new'", 9, &u, &err), 0);
+    const uint8_t assigned[4] = {0, 1, 0, 1};
+    struct ArrowArray out;
+    assert_int_equal(expr_update_eval(u, 0, &schema, &batch, assigned, &out, &err), 0);
+    const int32_t *off = out.buffers[1];
+    const char *data = out.buffers[2];
+    assert_int_equal(off[4], 9);
+    assert_memory_equal(data, "abcnewnew", 9);
+    assert_int_equal(off[3] - off[2], 0);
+    assert_int_equal(out.null_count, 0);
+    out.release(&out);
+    arena_free(&a);
+    schema.release(&schema);
+    batch.release(&batch);
+    test_table_release(&tt);
+}
+
 /* Larger than a chunk: every chunk boundary, AND/OR short cuts. */
 static void test_many_rows(void **state)
 {
@@ -566,6 +651,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_columns_used, setup_plain, teardown),
         cmocka_unit_test(test_ambiguous_names),
         cmocka_unit_test_setup_teardown(test_batch_mismatch, setup_plain, teardown),
+        cmocka_unit_test(test_writer_formats),
         cmocka_unit_test(test_many_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
