@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the Parquet reader for a bounded time: builds the libFuzzer target
+# Fuzzes the Parquet reader for a bounded time, then the deletion-vector
+# decoder and the expression language: builds the libFuzzer targets
 # with clang, ASan and UBSan in build-fuzz/, writes the seed corpus (valid
 # files of several shapes, and metadata structures cut from them), and runs
 # the target on it and on the regression inputs in tests/unit/corpus/.
@@ -35,7 +36,7 @@ cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWith
   exit 1
 }
 if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds fuzz_dv_reader \
-  >"$build/build.log" 2>&1; then
+  fuzz_expr_parse >"$build/build.log" 2>&1; then
   grep -E -A5 "error" "$build/build.log" | head -60 >&2
   echo "fuzz.sh: the build failed; log in $build/build.log" >&2
   exit 1
@@ -75,20 +76,49 @@ if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzz
 fi
 echo "fuzz.sh: no crash in ${secs}s; corpus $(find "$corpus" -type f | wc -l) inputs" >&2
 
-# The deletion-vector decoder, a quarter of the time, from an empty corpus
-# (its inputs are small: the fuzzer finds the container shapes itself).
-dv_secs=$((secs / 4 > 5 ? secs / 4 : 5))
-dv_corpus="$build/corpus-dv"
-mkdir -p "$dv_corpus"
-dv_log="$build/fuzz-dv.log"
-echo "fuzz.sh: fuzzing the deletion-vector decoder for ${dv_secs}s" >&2
-rc=0
-"$build/fuzz/fuzz_dv_reader" "$dv_corpus" -max_total_time="$dv_secs" -rss_limit_mb=2048 \
-  -max_len=65536 -timeout=30 -artifact_prefix="$artifacts/dv-" -print_final_stats=1 \
-  >"$dv_log" 2>&1 || rc=$?
-if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$dv_log"; then
-  grep -E -B2 -A30 "ERROR:|runtime error:" "$dv_log" | head -80 >&2 || tail -40 "$dv_log" >&2
-  echo "fuzz.sh: the deletion-vector fuzzer found a bug (exit $rc); log in $dv_log" >&2
-  exit 1
-fi
-echo "fuzz.sh: deletion vectors: no crash in ${dv_secs}s" >&2
+# The small decoders share a quarter of the time (at least 5 s): the
+# deletion-vector decoder and the expression language, each from its own
+# corpus (their inputs are small: the fuzzer finds the shapes itself).
+small_secs=$((secs / 4 > 5 ? secs / 4 : 5))
+expr_secs=$((small_secs / 2))
+dv_secs=$((small_secs - expr_secs))
+
+# run_small NAME LABEL TARGET SECONDS MAX_LEN CORPUS [SEEDS]: log fuzz-NAME.log,
+# artifacts NAME-*.
+run_small() {
+  local name=$1 label=$2 target=$3 t=$4 len=$5 dir=$6 seeds=${7:-}
+  local slog="$build/fuzz-$name.log" src=()
+  mkdir -p "$dir"
+  [ -n "$seeds" ] && src=("$seeds")
+  echo "fuzz.sh: fuzzing the $label for ${t}s" >&2
+  local status=0
+  "$build/fuzz/$target" "$dir" ${src[@]+"${src[@]}"} -max_total_time="$t" -rss_limit_mb=2048 \
+    -max_len="$len" -timeout=30 -artifact_prefix="$artifacts/$name-" -print_final_stats=1 \
+    >"$slog" 2>&1 || status=$?
+  if [ "$status" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$slog"; then
+    grep -E -B2 -A30 "ERROR:|runtime error:" "$slog" | head -80 >&2 || tail -40 "$slog" >&2
+    echo "fuzz.sh: the $label fuzzer found a bug (exit $status); log in $slog" >&2
+    exit 1
+  fi
+  echo "fuzz.sh: $label: no crash in ${t}s" >&2
+}
+
+run_small dv "deletion-vector decoder" fuzz_dv_reader "$dv_secs" 65536 "$build/corpus-dv"
+
+# Seeds for the expression language: one of each construct.
+expr_seeds="$build/seeds-expr"
+rm -rf "$expr_seeds"
+mkdir -p "$expr_seeds"
+k=0
+while IFS= read -r line; do
+  printf '%s' "$line" >"$expr_seeds/seed-$k"
+  k=$((k + 1))
+done <<'SEEDS'
+i = 1 AND (s != 'x' OR NOT d > 1.5e3)
+st.x IN (1, 2, NULL) OR u8 NOT BETWEEN 1 AND 200
+ts >= TIMESTAMP '2026-01-02 03:04:05.5+01:00' AND "dec" IS NOT NULL
+u = UUID '00000000-0000-0000-0000-000000000001' OR b
+i = i * 2 - 1, s = CASE WHEN b THEN 'y' ELSE NULL END, dec = dec / 3
+SEEDS
+run_small expr "expression language" fuzz_expr_parse "$expr_secs" 4096 "$build/corpus-expr" \
+  "$expr_seeds"

@@ -388,6 +388,7 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
 
 struct ctx {
     const struct pq_file_meta *meta;
+    size_t g0, g1; /* the row groups summed: [g0, g1) */
     struct arena *arena;
     struct pq_col_stats *out;
     size_t n;
@@ -410,7 +411,7 @@ static int leaf_stats(struct ctx *x, const struct lake_column *c, const struct p
     enum val_kind kind = kind_of(c->type);
     struct val lo = {0}, hi = {0}, v;
     bool any = false;
-    for (size_t g = 0; g < x->meta->nrow_groups; g++) {
+    for (size_t g = x->g0; g < x->g1; g++) {
         const struct pq_column_chunk *cc = &x->meta->row_groups[g].columns[node->leaf_index];
         if (!cc->has_meta)
             return 0;
@@ -514,9 +515,10 @@ static size_t count_leaves(const struct lake_column *c)
     return n;
 }
 
-int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
-                           const struct lake_table *table, struct arena *arena,
-                           struct pq_col_stats **out, size_t *n, struct error *err)
+/* Stats of row groups [g0, g1) of the file. */
+static int range_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                       const struct lake_table *table, size_t g0, size_t g1, struct arena *arena,
+                       struct pq_col_stats **out, size_t *n, struct error *err)
 {
     *out = NULL;
     *n = 0;
@@ -526,9 +528,9 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
             return -1;
         schema = &built;
     }
-    if (meta->nrow_groups == 0)
+    if (g0 >= g1)
         return 0;
-    for (size_t g = 0; g < meta->nrow_groups; g++)
+    for (size_t g = g0; g < g1; g++)
         if (meta->row_groups[g].ncolumns != (size_t)schema->nleaves)
             return error_fail(err, ERR_CORRUPT,
                               "row group %zu has %zu columns for %d schema leaves", g,
@@ -538,7 +540,7 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
         cap += count_leaves(table->root.children[i]);
     if (cap == 0)
         return 0;
-    struct ctx x = {meta, arena, arena_calloc(arena, cap, sizeof *x.out), 0, err};
+    struct ctx x = {meta, g0, g1, arena, arena_calloc(arena, cap, sizeof *x.out), 0, err};
     if (!x.out)
         return error_fail(err, ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < table->root.nchildren; i++) {
@@ -549,4 +551,23 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
     *out = x.n ? x.out : NULL;
     *n = x.n;
     return 0;
+}
+
+int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                           const struct lake_table *table, struct arena *arena,
+                           struct pq_col_stats **out, size_t *n, struct error *err)
+{
+    return range_stats(meta, schema, table, 0, meta->nrow_groups, arena, out, n, err);
+}
+
+int pq_row_group_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                              const struct lake_table *table, size_t g, struct arena *arena,
+                              struct pq_col_stats **out, size_t *n, struct error *err)
+{
+    if (g >= meta->nrow_groups) {
+        *out = NULL;
+        *n = 0;
+        return error_fail(err, ERR_INVALID, "row group %zu of %zu", g, meta->nrow_groups);
+    }
+    return range_stats(meta, schema, table, g, g + 1, arena, out, n, err);
 }

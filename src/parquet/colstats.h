@@ -70,4 +70,11 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
                            const struct lake_table *table, struct arena *arena,
                            struct pq_col_stats **out, size_t *n, struct error *err);
 
+/* The same for row group g alone (the row-group pruning of a scan): its
+ * chunks' counts and bounds, under the same rules. g beyond the file's
+ * row groups is ERR_INVALID. */
+int pq_row_group_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
+                              const struct lake_table *table, size_t g, struct arena *arena,
+                              struct pq_col_stats **out, size_t *n, struct error *err);
+
 #endif

@@ -43,16 +43,18 @@ check() { # target allowed-header forbidden-header...
   done
 }
 
-check hl_util util/buf.h lake/schema.h parquet/pq.h server/auth/auth_cache.h
-check hl_lake lake/schema.h parquet/pq.h objstore/objstore.h rows/rows_value.h textio/csv.h
-check hl_parquet parquet/reader.h rows/rows_value.h textio/csv.h objstore/objstore.h server/auth/auth_cache.h client/internal.h
+check hl_util util/buf.h lake/schema.h parquet/pq.h server/auth/auth_cache.h expr/expr.h
+check hl_lake lake/schema.h parquet/pq.h objstore/objstore.h rows/rows_value.h textio/csv.h expr/expr.h
+check hl_parquet parquet/reader.h rows/rows_value.h textio/csv.h objstore/objstore.h server/auth/auth_cache.h client/internal.h expr/expr.h
 check hl_objstore objstore/objstore.h parquet/pq.h lake/schema.h server/auth/auth_cache.h
-check hl_rows rows/rows_adapt.h textio/textio_text.h textio/csv.h objstore/objstore.h client/internal.h server/auth/auth_cache.h iceberg/avro.h
+check hl_rows rows/rows_adapt.h textio/textio_text.h textio/csv.h objstore/objstore.h client/internal.h server/auth/auth_cache.h iceberg/avro.h expr/expr.h
+check hl_expr expr/expr.h objstore/objstore.h iceberg/avro.h textio/csv.h client/internal.h server/auth/auth_cache.h
 check hl_textio textio/textio_parse.h objstore/objstore.h client/internal.h server/auth/auth_cache.h iceberg/avro.h cli/cli.h
-check hl_iceberg iceberg/avro.h rows/rows_schema.h textio/textio_parse.h client/internal.h server/auth/auth_cache.h export/export_core.h
+check hl_iceberg iceberg/avro.h rows/rows_schema.h textio/textio_parse.h client/internal.h server/auth/auth_cache.h export/export_core.h expr/expr.h
 check hl_client client/internal.h server/auth/auth_cache.h iceberg/avro.h cli/cli.h textio/textio_parse.h textio/csv.h
-check hl_server server/auth/auth_cache.h client/internal.h iceberg/avro.h cli/cli.h textio/textio_parse.h textio/csv.h
-check hoglaked server/auth/auth_cache.h client/internal.h cli/cli.h textio/textio_parse.h
+check hl_client expr/expr.h
+check hl_server server/auth/auth_cache.h client/internal.h iceberg/avro.h cli/cli.h textio/textio_parse.h textio/csv.h expr/expr.h
+check hoglaked server/auth/auth_cache.h client/internal.h cli/cli.h textio/textio_parse.h expr/expr.h
 check hl_export export/export_core.h server/auth/auth_cache.h cli/cli.h client/internal.h client/tableinfo.h textio/textio_parse.h textio/csv.h
 check hl_export hoglake/sys/table.h
 check hl_cli textio/textio_parse.h

@@ -1,0 +1,461 @@
+/* Pruning: whether any row of a file, a row group or a partition can
+ * satisfy a bound predicate, from column statistics or partition values.
+ * In negation normal form a predicate is TRUE only when its AND/OR tree
+ * over the tests' TRUE is, so a test that cannot be TRUE anywhere decides
+ * the way an AND or OR combines it. Unknown is always "maybe". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "expr/expr_internal.h"
+#include "lake/bounds.h"
+#include "parquet/colstats.h"
+#include "util/bytes.h"
+#include "util/jsonnum.h"
+
+/* ---- statistics ---- */
+
+/* A column's statistics as the tests read them. */
+struct range {
+    bool all_null;
+    bool has_lo, has_hi;
+    const uint8_t *lo, *hi;
+    size_t lo_len, hi_len;
+    int64_t flo, fhi; /* floats: the bounds' keys */
+    bool nan;         /* floats: NaN may be there (it sorts above the upper bound) */
+};
+
+static bool float_bound(enum lake_type t, const uint8_t *b, size_t n, int64_t *key)
+{
+    double d;
+    if (t == LT_FLOAT && n == 4) {
+        uint32_t bits = le_load32(b);
+        float f;
+        memcpy(&f, &bits, 4);
+        d = f;
+    } else if (t == LT_DOUBLE && n == 8) {
+        uint64_t bits = le_load64(b);
+        memcpy(&d, &bits, 8);
+    } else {
+        return false;
+    }
+    *key = expr_float_key(d);
+    return !isnan(d);
+}
+
+static void range_of(const struct colref *r, const struct expr_field_stats *s, struct range *g)
+{
+    memset(g, 0, sizeof *g);
+    g->all_null = s->null_count >= 0 && s->value_count >= 0 && s->null_count >= s->value_count;
+    g->has_lo = s->lower != NULL;
+    g->has_hi = s->upper != NULL;
+    g->lo = s->lower, g->lo_len = s->lower_len;
+    g->hi = s->upper, g->hi_len = s->upper_len;
+    if (expr_vkind(r->type) != VK_FLOAT)
+        return;
+    g->has_lo = g->has_lo && float_bound(r->type, g->lo, g->lo_len, &g->flo);
+    g->has_hi = g->has_hi && float_bound(r->type, g->hi, g->hi_len, &g->fhi);
+    /* NaN bounds are never stored: NaN values sit above the upper bound. */
+    g->nan = s->nan_count != 0;
+}
+
+static bool is_nan(const struct colref *r, const struct bval *lit)
+{
+    return expr_vkind(r->type) == VK_FLOAT && isnan(lit->v.d);
+}
+
+/* The bound against the literal: <0, 0, >0. */
+static int bound_vs(const struct colref *r, const struct range *g, bool upper,
+                    const struct bval *lit)
+{
+    if (expr_vkind(r->type) == VK_FLOAT) {
+        int64_t b = upper ? g->fhi : g->flo, c = expr_float_key(lit->v.d);
+        return (b > c) - (b < c);
+    }
+    return upper ? bound_compare(r->type, g->hi, g->hi_len, lit->bound, lit->bound_len)
+                 : bound_compare(r->type, g->lo, g->lo_len, lit->bound, lit->bound_len);
+}
+
+static bool may_equal(const struct colref *r, const struct range *g, const struct bval *lit)
+{
+    if (is_nan(r, lit))
+        return g->nan;
+    return (!g->has_lo || bound_vs(r, g, false, lit) <= 0) &&
+           (!g->has_hi || bound_vs(r, g, true, lit) >= 0);
+}
+
+/* Whether every non-null value is the literal. */
+static bool all_equal(const struct colref *r, const struct range *g, const struct bval *lit)
+{
+    return g->has_lo && g->has_hi && !g->nan && bound_vs(r, g, false, lit) == 0 &&
+           bound_vs(r, g, true, lit) == 0;
+}
+
+static bool may_compare(const struct colref *r, const struct range *g, enum expr_op op,
+                        const struct bval *lit)
+{
+    if (g->all_null)
+        return false;
+    if (!lit->bound && expr_vkind(r->type) != VK_FLOAT)
+        return true; /* no bound form to compare with */
+    switch (op) {
+    case OP_EQ: return may_equal(r, g, lit);
+    case OP_NE: return !all_equal(r, g, lit);
+    case OP_LT: return !g->has_lo || bound_vs(r, g, false, lit) < 0;
+    case OP_LE: return !g->has_lo || bound_vs(r, g, false, lit) <= 0;
+    /* NaN is above every value but itself. */
+    case OP_GT: return !g->has_hi || (g->nan && !is_nan(r, lit)) || bound_vs(r, g, true, lit) > 0;
+    default: return !g->has_hi || g->nan || bound_vs(r, g, true, lit) >= 0;
+    }
+}
+
+static bool may_in(const struct colref *r, const struct range *g, const struct pnode *p)
+{
+    if (g->all_null)
+        return false;
+    /* IN: some item may be there. NOT IN: unless every value is one item. */
+    for (size_t k = 0; k < p->in.n; k++) {
+        const struct bval *item = &p->in.items[k];
+        if (!item->bound && expr_vkind(r->type) != VK_FLOAT)
+            return true;
+        if (p->negated ? all_equal(r, g, item) : may_equal(r, g, item))
+            return !p->negated;
+    }
+    return p->negated;
+}
+
+struct prune {
+    const struct expr_pred *p;
+    const struct expr_field_stats *stats;
+    size_t n;
+};
+
+static const struct expr_field_stats *stats_for(const struct prune *x, int64_t field_id)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (x->stats[k].field_id == field_id)
+            return &x->stats[k];
+    return NULL;
+}
+
+static bool may_test(const struct prune *x, const struct pnode *p)
+{
+    const struct colref *r = &x->p->cols.refs[p->col];
+    const struct expr_field_stats *s = stats_for(x, r->field_id);
+    if (!s || p->kind == PN_CMP_COLS)
+        return true;
+    if (p->kind == PN_NULL)
+        return p->negated
+                   ? s->null_count < 0 || s->value_count < 0 || s->null_count < s->value_count
+                   : s->null_count != 0;
+    struct range g;
+    range_of(r, s, &g);
+    return p->kind == PN_IN ? may_in(r, &g, p) : may_compare(r, &g, p->op, &p->lit);
+}
+
+/* The tree with a test's verdict from `test`. */
+static bool may_tree(const struct pnode *p, bool (*test)(const void *, const struct pnode *),
+                     const void *ctx)
+{
+    switch (p->kind) {
+    case PN_CONST: return p->value;
+    case PN_AND:
+        for (size_t k = 0; k < p->nkids; k++)
+            if (!may_tree(p->kids[k], test, ctx))
+                return false;
+        return true;
+    case PN_OR:
+        for (size_t k = 0; k < p->nkids; k++)
+            if (may_tree(p->kids[k], test, ctx))
+                return true;
+        return false;
+    default: return test(ctx, p);
+    }
+}
+
+static bool stats_test(const void *ctx, const struct pnode *p)
+{
+    return may_test(ctx, p);
+}
+
+bool expr_pred_may_match(const struct expr_pred *p, const struct expr_field_stats *stats, size_t n)
+{
+    struct prune x = {p, stats, n};
+    return may_tree(p->root, stats_test, &x);
+}
+
+/* ---- statistics from the scan plan's JSON ---- */
+
+static int malformed(struct error *err, size_t i, const char *what)
+{
+    return error_fail(err, ERR_MALFORMED, "column_stats[%zu]: %s", i, what);
+}
+
+/* A JSON integer, or a real holding one (a reader that took every
+ * integer as a real, JSON_DECODE_INT_AS_REAL, to read uint64 bounds). */
+static bool integer_of(const json_t *v, int64_t *out)
+{
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return true;
+    }
+    double d = json_is_real(v) ? json_real_value(v) : NAN;
+    if (!(fabs(d) < 9007199254740992.0) || d != floor(d))
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+static bool count_of(const json_t *v, int64_t *out)
+{
+    if (!v || json_is_null(v)) {
+        *out = -1;
+        return true;
+    }
+    return integer_of(v, out) && *out >= 0;
+}
+
+/* A real as the column's value when it holds it exactly: floats (a float
+ * bound widened by one step outwards, as the text may have been rounded
+ * twice), integers below 2^53, decimals of at most 15 digits. */
+static bool real_value(const struct expr_type *t, double d, bool upper, struct lake_value *v)
+{
+    char text[64];
+    switch (expr_vkind(t->type)) {
+    case VK_FLOAT:
+        v->d = t->type == LT_FLOAT ? nextafterf((float)d, upper ? INFINITY : -INFINITY) : d;
+        return true;
+    case VK_DEC:
+        if (t->precision > 15)
+            return false;
+        snprintf(text, sizeof text, "%.*f", t->scale, d);
+        return expr_parse_bound_text(NULL, t, text, strlen(text), v);
+    case VK_INT:
+    case VK_UINT64:
+        if (!(fabs(d) < 9007199254740992.0) || d != floor(d) || lake_type_is_temporal(t->type) ||
+            t->type == LT_TIME)
+            return false;
+        snprintf(text, sizeof text, "%.0f", d);
+        return expr_parse_bound_text(NULL, t, text, strlen(text), v);
+    default: return false;
+    }
+}
+
+/* One decoded bound as bytes of the column's type; absent when it does
+ * not decode exactly. */
+static int bound_from_json(struct arena *a, const struct expr_type *t, const json_t *j, bool upper,
+                           const uint8_t **out, size_t *len)
+{
+    struct bval b = {0};
+    bool ok;
+    char text[32];
+    *out = NULL;
+    *len = 0;
+    if (!j || json_is_null(j))
+        return 0;
+    if (json_is_boolean(j)) {
+        ok = t->type == LT_BOOLEAN;
+        b.v.b = json_is_true(j);
+    } else if (jsonnum_is(j)) {
+        size_t n;
+        const char *s = jsonnum_text(j, &n);
+        ok = expr_parse_bound_text(a, t, s, n, &b.v);
+    } else if (json_is_string(j)) {
+        ok = expr_parse_bound_text(a, t, json_string_value(j), json_string_length(j), &b.v);
+    } else if (json_is_integer(j)) {
+        snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+        ok = expr_parse_bound_text(a, t, text, strlen(text), &b.v);
+    } else if (json_is_real(j)) {
+        ok = real_value(t, json_real_value(j), upper, &b.v);
+    } else {
+        ok = false;
+    }
+    if (!ok || (expr_vkind(t->type) == VK_FLOAT && isnan(b.v.d)))
+        return 0;
+    if (expr_value_bound(a, t, &b) != 0)
+        return -1;
+    *out = b.bound;
+    *len = b.bound_len;
+    return 0;
+}
+
+int expr_stats_from_json(const struct lake_table *t, const json_t *column_stats, struct arena *a,
+                         struct expr_field_stats **out, size_t *n, struct error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!json_is_array(column_stats))
+        return error_fail(err, ERR_MALFORMED, "column_stats is not an array");
+    size_t total = json_array_size(column_stats), m = 0;
+    struct expr_field_stats *s = arena_calloc(a, total ? total : 1, sizeof *s);
+    if (!s)
+        return error_nomem(err);
+    for (size_t i = 0; i < total; i++) {
+        const json_t *e = json_array_get(column_stats, i);
+        struct expr_field_stats *f = &s[m];
+        int64_t id;
+        if (!json_is_object(e) || !integer_of(json_object_get(e, "field_id"), &id))
+            return malformed(err, i, "an entry is an object with an integer field_id");
+        if (!count_of(json_object_get(e, "value_count"), &f->value_count) ||
+            !count_of(json_object_get(e, "null_count"), &f->null_count) ||
+            !count_of(json_object_get(e, "nan_count"), &f->nan_count))
+            return malformed(err, i, "counts are non-negative integers");
+        const struct lake_column *c = lake_table_find_field(t, id);
+        if (!c || !bound_type_has_bounds(c->type))
+            continue;
+        struct expr_type type = {c->type, c->precision, c->scale, c->name};
+        f->field_id = c->field_id;
+        if (bound_from_json(a, &type, json_object_get(e, "lower_bound"), false, &f->lower,
+                            &f->lower_len) != 0 ||
+            bound_from_json(a, &type, json_object_get(e, "upper_bound"), true, &f->upper,
+                            &f->upper_len) != 0)
+            return error_nomem(err);
+        m++;
+    }
+    *out = s;
+    *n = m;
+    return 0;
+}
+
+int expr_stats_from_row_group(const struct lake_table *t, const struct pq_file_meta *meta,
+                              const struct pq_schema *schema, size_t g, struct arena *a,
+                              struct expr_field_stats **out, size_t *n, struct error *err)
+{
+    struct pq_col_stats *cs;
+    size_t m;
+    *out = NULL;
+    *n = 0;
+    if (pq_row_group_column_stats(meta, schema, t, g, a, &cs, &m, err) != 0)
+        return -1;
+    struct expr_field_stats *s = arena_calloc(a, m ? m : 1, sizeof *s);
+    if (!s)
+        return error_nomem(err);
+    for (size_t k = 0; k < m; k++)
+        s[k] = (struct expr_field_stats){
+            cs[k].field_id,  cs[k].lower,       cs[k].upper,      cs[k].lower_len,
+            cs[k].upper_len, cs[k].value_count, cs[k].null_count, -1};
+    *out = s;
+    *n = m;
+    return 0;
+}
+
+/* ---- partitions ---- */
+
+struct pvalue {
+    bool known, null;
+    struct lake_value v;
+};
+
+struct partition {
+    const struct expr_pred *p;
+    const struct lake_partition_field *spec;
+    const struct pvalue *values;
+    size_t n;
+};
+
+/* T(v) for the column r, in the result type's terms. */
+static bool transformed(const struct colref *r, const struct lake_partition_field *f,
+                        const struct lake_value *v, struct lake_value *out)
+{
+    struct error ignored;
+    return lake_partition_apply(f->transform, f->param, r->type, v, out, &ignored) == 0;
+}
+
+static bool may_cmp_partition(const struct colref *r, const struct lake_partition_field *f,
+                              const struct pvalue *pv, enum expr_op op,
+                              const struct lake_value *lit)
+{
+    enum vkind k = expr_vkind(lake_partition_result_type(f->transform, r->type));
+    if (f->transform == LTR_IDENTITY)
+        return expr_op_holds(op, expr_value_compare(k, &pv->v, lit));
+    /* year, month, day, hour and truncate keep order (x <= y gives T(x) <=
+     * T(y)); bucket keeps equality only. */
+    struct lake_value tv;
+    if ((f->transform == LTR_BUCKET && op != OP_EQ) || op == OP_NE || !transformed(r, f, lit, &tv))
+        return true;
+    int c = expr_value_compare(k, &pv->v, &tv);
+    /* x < lit gives T(x) <= T(lit): the bounds close over the transform. */
+    switch (op) {
+    case OP_EQ: return c == 0;
+    case OP_LT:
+    case OP_LE: return c <= 0;
+    default: return c >= 0;
+    }
+}
+
+static bool may_in_partition(const struct colref *r, const struct lake_partition_field *f,
+                             const struct pvalue *pv, const struct pnode *p)
+{
+    if (p->negated && f->transform != LTR_IDENTITY)
+        return true;
+    for (size_t k = 0; k < p->in.n; k++) {
+        bool eq = may_cmp_partition(r, f, pv, OP_EQ, &p->in.items[k].v);
+        if (eq)
+            return !p->negated;
+    }
+    return p->negated;
+}
+
+/* Whether the test can be TRUE given one partition field's value. */
+static bool may_field(const struct partition *x, const struct pnode *p, size_t i)
+{
+    const struct colref *r = &x->p->cols.refs[p->col];
+    const struct pvalue *pv = &x->values[i];
+    /* Transforms keep nulls and only nulls null. */
+    if (pv->null)
+        return p->kind == PN_NULL && !p->negated;
+    switch (p->kind) {
+    case PN_NULL: return p->negated;
+    case PN_CMP: return may_cmp_partition(r, &x->spec[i], pv, p->op, &p->lit.v);
+    case PN_IN: return may_in_partition(r, &x->spec[i], pv, p);
+    default: return true;
+    }
+}
+
+static bool partition_test(const void *ctx, const struct pnode *p)
+{
+    const struct partition *x = ctx;
+    for (size_t i = 0; i < x->n; i++) {
+        if (!x->values[i].known)
+            continue;
+        int64_t source = x->spec[i].source_field_id;
+        bool first = x->p->cols.refs[p->col].field_id == source;
+        bool second = p->kind == PN_CMP_COLS && x->p->cols.refs[p->col2].field_id == source;
+        /* Two columns: a null on either side makes the test unknown. */
+        if (p->kind == PN_CMP_COLS && (first || second) && x->values[i].null)
+            return false;
+        if (first && !may_field(x, p, i))
+            return false;
+    }
+    return true;
+}
+
+bool expr_pred_may_match_partition(const struct expr_pred *p,
+                                   const struct lake_partition_field *spec, size_t nspec,
+                                   const char *const *values, size_t nvalues)
+{
+    if (nspec != nvalues || nspec == 0)
+        return true;
+    struct arena a;
+    arena_init(&a, 0);
+    struct pvalue *pv = arena_calloc(&a, nspec, sizeof *pv);
+    bool may = true;
+    if (pv) {
+        for (size_t i = 0; i < nspec; i++) {
+            const struct colref *r = NULL;
+            for (size_t k = 0; k < p->cols.n && !r; k++)
+                if (p->cols.refs[k].field_id == spec[i].source_field_id)
+                    r = &p->cols.refs[k];
+            if (!r || expr_vkind(r->type) == VK_NONE)
+                continue;
+            struct expr_type t = {lake_partition_result_type(spec[i].transform, r->type),
+                                  r->precision, r->scale, NULL};
+            pv[i].null = values[i] == NULL;
+            pv[i].known = pv[i].null || expr_parse_wire(&a, &t, values[i], &pv[i].v);
+        }
+        struct partition x = {p, spec, pv, nspec};
+        may = may_tree(p->root, partition_test, &x);
+    }
+    arena_free(&a);
+    return may;
+}
