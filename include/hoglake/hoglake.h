@@ -296,15 +296,68 @@ HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, i
  * caller releases the stream; the table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
-/* The rows the changefeed appended in (from_snapshot, to_snapshot] (to < 0:
+/* The rows the changefeed reports in (from_snapshot, to_snapshot] (to < 0:
  * the head), as an Arrow stream in the table's shape as of the window's
- * end; *resolved_to (may be NULL) gets that end. A window that deletes rows
- * (deletion vectors) is HL_ERR_NOT_IMPLEMENTED for now; below the expiry
- * floor it is HL_ERR_EXPIRED, across a truncate HL_ERR_CONFLICT
- * (reconciliation_required). */
+ * end plus two trailing columns: `_row_id` (int64, the row's id: never
+ * reused, kept by compaction) and `_change_type` (utf8, "insert" or
+ * "delete"). First the rows the window inserted (each appended file less
+ * the rows its newest vector in the window deletes), then the rows it
+ * deleted from files older than the window (or compaction outputs): the
+ * positions of each file's newest vector in the window that its vector
+ * before the window did not hold. Applied in order, the stream takes a
+ * copy of the table at from_snapshot to the table at the window's end; a
+ * row inserted and deleted inside the window is not reported, except one
+ * whose file a compaction inside the window rewrote, which is reported
+ * inserted and then deleted. *resolved_to (may be NULL) gets the window's
+ * end. Below the expiry floor the call is HL_ERR_EXPIRED, across a
+ * truncate HL_ERR_CONFLICT (reconciliation_required). */
 HL_API hl_status hl_table_scan_changes(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
                                        struct ArrowArrayStream *out, int64_t *resolved_to,
                                        struct hl_error *err);
+
+/* ---- row-level deletes ---- */
+
+struct hl_delete_options {
+    const char *author;  /* NULL: none */
+    const char *message; /* NULL: none */
+    /* Find the rows and count them; write and commit nothing. */
+    bool dry_run;
+    /* Attempts in all when a concurrent commit on the table conflicts
+     * (each reads the table again); 0: 5. */
+    int max_attempts;
+};
+/* Zeroes o. */
+HL_API void hl_delete_options_init(struct hl_delete_options *o);
+
+struct hl_delete_result {
+    int64_t snapshot_id;        /* the delete's snapshot; -1 when nothing was committed */
+    int64_t read_snapshot;      /* the snapshot the rows were found at */
+    int64_t rows_deleted;       /* live rows the predicate selected (deleted, unless dry_run) */
+    int64_t files_affected;     /* data files whose deletion vector grew */
+    int64_t files_scanned;      /* data files read */
+    int64_t files_pruned;       /* ruled out by partition values or file statistics */
+    int64_t row_groups_scanned; /* row groups decoded */
+    int64_t row_groups_pruned;  /* ruled out by their statistics */
+    int64_t bytes_written;      /* the Puffin files of the new vectors */
+    int attempts;               /* 1, or more after conflicts */
+};
+
+/* Deletes the rows `predicate` selects at the table's head (the predicate
+ * language: src/expr/expr.h and docs/client.md; "true" selects every row)
+ * as deletion vectors, in one commit (POST /commit/prepared: idempotent,
+ * guarded by the snapshot read and the table's uuid). Files
+ * whose partition values or statistics cannot match are not read; of the
+ * others only the columns the predicate reads are decoded. Each affected
+ * file's vector holds its earlier positions and the new ones, in a Puffin
+ * file of its own written at an upload claim. A concurrent vector on one
+ * of the files makes the delete read and try again (max_attempts). A
+ * predicate that selects no live row commits nothing (snapshot_id -1). A
+ * predicate that does not parse or bind is HL_ERR_INVALID_ARGUMENT
+ * (code invalid_predicate) naming the position and token at fault.
+ * result (may be NULL) is filled whatever the outcome. */
+HL_API hl_status hl_table_delete(hl_table *table, const char *predicate,
+                                 const struct hl_delete_options *options,
+                                 struct hl_delete_result *result, struct hl_error *err);
 
 /* ---- the writer path ---- */
 

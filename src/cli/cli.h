@@ -99,6 +99,11 @@ struct cli_table {
 hl_status cli_table_open(struct cli *cli, char parts[3][200], struct cli_table *t,
                          struct hl_error *err);
 void cli_table_close(struct cli_table *t);
+/* Prints the rows the changefeed of CATALOG.NAMESPACE.TABLE reports in
+ * (from, to] (to -1: the head), each with its _row_id and _change_type,
+ * as JSON Lines or CSV (fmt: "jsonl", "csv", NULL for jsonl). */
+int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from, int64_t to,
+                           const char *fmt);
 /* Appends the URL-encoded segment to a path buffer. */
 bool cli_path_append(char *path, size_t size, const char *segment);
 /* Builds an object's API path from a qualified name of `nparts` parts
@@ -186,6 +191,7 @@ int64_t cli_json_i64(const json_t *o, const char *key);
 /* Rows in and out through libhoglake (cmd_data.c). */
 int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
+int cmd_delete(struct cli *cli, int argc, char **argv);
 /* The Iceberg export (cmd_export.c). */
 int cmd_export(struct cli *cli, int argc, char **argv);
 /* API tokens: create, list, revoke (cmd_token.c). */

@@ -594,13 +594,22 @@ out:
     return rc;
 }
 
+/* --format as the row printers take it (jsonl when absent). */
+static bool row_format(const char *fmt, enum textio_format *out)
+{
+    *out = TEXTIO_JSONL;
+    if (fmt && strcmp(fmt, "csv") == 0)
+        *out = TEXTIO_CSV;
+    else if (fmt && strcmp(fmt, "jsonl") != 0)
+        return false;
+    return true;
+}
+
 static int run_read(struct cli *cli, const struct cli_args *a)
 {
     const char *fmt = cli_opt_value(a, "format");
-    enum textio_format format = TEXTIO_JSONL;
-    if (fmt && strcmp(fmt, "csv") == 0)
-        format = TEXTIO_CSV;
-    else if (fmt && strcmp(fmt, "jsonl") != 0)
+    enum textio_format format;
+    if (!row_format(fmt, &format))
         return cli_usage_error("--format takes csv or jsonl, not '%s'", fmt);
     int64_t limit = INT64_MAX, snapshot = -1;
     if (cli_opt_i64(a, "limit", 0, &limit) != EXIT_OK ||
@@ -621,6 +630,29 @@ static int run_read(struct cli *cli, const struct cli_args *a)
         rc = cli_report(st, &err);
     } else {
         rc = render_stream(&s, format, limit);
+        s.release(&s);
+    }
+    cli_table_close(&h);
+    return rc;
+}
+
+int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from, int64_t to,
+                           const char *fmt)
+{
+    enum textio_format format;
+    if (!row_format(fmt, &format))
+        return cli_usage_error("--format takes csv or jsonl, not '%s'", fmt);
+    struct cli_table h;
+    int rc = open_table(cli, qualified, &h);
+    if (rc != EXIT_OK)
+        return rc;
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    hl_status st = hl_table_scan_changes(h.table, from, to, &s, NULL, &err);
+    if (st != HL_OK) {
+        rc = cli_report(st, &err);
+    } else {
+        rc = render_stream(&s, format, INT64_MAX);
         s.release(&s);
     }
     cli_table_close(&h);

@@ -172,6 +172,10 @@ static int run_files(struct cli *cli, const struct cli_args *a)
 static const struct cli_opt changes_opts[] = {
     {"from", true, false, "N  changes after snapshot N (required; exclusive)"},
     {"to", true, false, "M  up to and including snapshot M (default: the head)"},
+    {"rows", false, false,
+     "print the rows instead of the plan: those inserted, then those deleted, each with its "
+     "_row_id and _change_type (insert|delete)"},
+    {"format", true, false, "csv|jsonl  the rows' format with --rows (default jsonl)"},
 };
 
 static void print_change_plan(const char *qualified, const json_t *plan)
@@ -205,6 +209,11 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
     if ((rc = cli_opt_i64(a, "from", 0, &from)) != EXIT_OK ||
         (rc = cli_opt_i64(a, "to", 0, &to)) != EXIT_OK)
         return rc;
+    if (cli_opt_given(a, "format") && !cli_opt_given(a, "rows"))
+        return cli_usage_error("--format goes with --rows");
+    if (cli_opt_given(a, "rows"))
+        return cli_print_changed_rows(cli, a->positional[0], from, cli_opt_given(a, "to") ? to : -1,
+                                      cli_opt_value(a, "format"));
     char path[1300], query[80];
     if ((rc = cli_object_path(path, sizeof path, a->positional[0], 3, "tables", "/changes")) !=
         EXIT_OK)
@@ -273,7 +282,7 @@ int cmd_changes(struct cli *cli, int argc, char **argv)
         "changes",
         "show a table's changefeed plan: the files and deletion vectors added in "
         "(from, to]",
-        "changes CATALOG.NAMESPACE.TABLE --from N [--to M]",
+        "changes CATALOG.NAMESPACE.TABLE --from N [--to M] [--rows [--format csv|jsonl]]",
         changes_opts,
         sizeof changes_opts / sizeof changes_opts[0],
         1,

@@ -16,6 +16,7 @@ static void print_help(void)
            "  view        list, create, show, drop\n"
            "  append      append rows from CSV, JSON Lines or Parquet files (one commit)\n"
            "  read        print a table's rows as JSON Lines or CSV (time travel too)\n"
+           "  delete      delete the rows a predicate selects (deletion vectors)\n"
            "  export      iceberg: export a table's new rows to an Iceberg table\n"
            "  snapshots   list a catalog's snapshots and their changes\n"
            "  files       list a table's data files (time travel with --snapshot/--at)\n"
@@ -91,19 +92,13 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(struct cli *, int, char **);
     } commands[] = {
-        {"catalog", cmd_catalog},
-        {"namespace", cmd_namespace},
-        {"table", cmd_table},
-        {"view", cmd_view},
-        {"snapshots", cmd_snapshots},
-        {"files", cmd_files},
-        {"changes", cmd_changes},
-        {"offsets", cmd_offsets},
-        {"parquet", cmd_parquet},
-        {"append", cmd_append},
-        {"read", cmd_read},
-        {"export", cmd_export},
-        {"maintenance", cmd_maintenance},
+        {"catalog", cmd_catalog},     {"namespace", cmd_namespace},
+        {"table", cmd_table},         {"view", cmd_view},
+        {"snapshots", cmd_snapshots}, {"files", cmd_files},
+        {"changes", cmd_changes},     {"offsets", cmd_offsets},
+        {"parquet", cmd_parquet},     {"append", cmd_append},
+        {"read", cmd_read},           {"delete", cmd_delete},
+        {"export", cmd_export},       {"maintenance", cmd_maintenance},
         {"token", cmd_token},
     };
     const char *command = argv[i];

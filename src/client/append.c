@@ -225,7 +225,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     }
     /* One claim request covers the usual append: its one file, or the
      * first tuples of a partitioned one. */
-    st = claims_init(&j->claims, t->ns->catalog, p.data, j->table.partitioned ? 8 : 1, 0, err);
+    st = claims_init(&j->claims, t->ns->catalog, CLAIMS_DATA, p.data, j->table.partitioned ? 8 : 1,
+                     0, err);
     buf_free(&p);
     if (st != HL_OK)
         return st;

@@ -16,13 +16,17 @@
 /* Leases last 24 h; an append renews its claims well before. */
 #define RENEW_AFTER_SECONDS (6.0 * 3600)
 
-static const char data_suffix[] = ".parquet";
+static const char *suffix_of(enum claims_kind kind)
+{
+    return kind == CLAIMS_DELETES ? ".puffin" : ".parquet";
+}
 
-hl_status claims_init(struct claims *c, hl_catalog *catalog, const char *prefix, size_t first_batch,
-                      size_t total, struct hl_error *err)
+hl_status claims_init(struct claims *c, hl_catalog *catalog, enum claims_kind kind,
+                      const char *prefix, size_t first_batch, size_t total, struct hl_error *err)
 {
     memset(c, 0, sizeof *c);
     c->catalog = catalog;
+    c->kind = kind;
     c->batch = first_batch < 1                  ? 1
                : first_batch > CLAIMS_MAX_BATCH ? CLAIMS_MAX_BATCH
                                                 : first_batch;
@@ -51,14 +55,14 @@ size_t claims_next_batch(size_t previous)
 }
 
 /* Whether path is prefix followed by one segment ending in the suffix. */
-static bool path_in_prefix(const char *path, const char *prefix)
+static bool path_in_prefix(const char *path, const char *prefix, const char *suffix)
 {
-    size_t pl = strlen(prefix), sl = strlen(data_suffix);
+    size_t pl = strlen(prefix), sl = strlen(suffix);
     if (strncmp(path, prefix, pl) != 0)
         return false;
     const char *name = path + pl;
     size_t nl = strlen(name);
-    return nl > sl && !strchr(name, '/') && strcmp(name + nl - sl, data_suffix) == 0;
+    return nl > sl && !strchr(name, '/') && strcmp(name + nl - sl, suffix) == 0;
 }
 
 hl_status claims_accept(struct claims *c, const json_t *answer, char (*ids)[37], size_t n,
@@ -72,10 +76,11 @@ hl_status claims_accept(struct claims *c, const json_t *answer, char (*ids)[37],
         json_t *u = json_array_get(uploads, i);
         const char *id = json_string_value(json_object_get(u, "upload_id"));
         const char *path = json_string_value(json_object_get(u, "path"));
-        if (!id || strcasecmp(id, ids[i]) != 0 || !path || !path_in_prefix(path, c->prefix))
+        if (!id || strcasecmp(id, ids[i]) != 0 || !path ||
+            !path_in_prefix(path, c->prefix, suffix_of(c->kind)))
             return client_fail(err, HL_ERR_PROTOCOL, "protocol",
                                "claim %zu of the answer is not upload %s at a '%s' path under %s",
-                               i, ids[i], data_suffix, c->prefix);
+                               i, ids[i], suffix_of(c->kind), c->prefix);
     }
     char **grown = realloc(c->paths, (c->npaths + n) * sizeof *grown);
     if (!grown)
@@ -133,8 +138,9 @@ static hl_status claim_batch(struct claims *c, struct hl_error *err)
             st = client_nomem(err);
     }
     json_t *body = NULL, *answer = NULL;
-    if (st == HL_OK && !(body = json_pack("{s:s, s:s, s:O}", "prefix", c->prefix, "file_kind",
-                                          "data", "upload_ids", list)))
+    if (st == HL_OK &&
+        !(body = json_pack("{s:s, s:s, s:O}", "prefix", c->prefix, "file_kind",
+                           c->kind == CLAIMS_DELETES ? "delete" : "data", "upload_ids", list)))
         st = client_nomem(err);
     if (st == HL_OK) {
         if (!c->requested)

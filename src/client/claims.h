@@ -17,8 +17,13 @@
 /* The server's bound on upload_ids per claim request. */
 enum { CLAIMS_MAX_BATCH = 1000 };
 
+/* What the claimed paths will hold: data files (.parquet) or deletion
+ * vectors (.puffin), the claim's file_kind. */
+enum claims_kind { CLAIMS_DATA, CLAIMS_DELETES };
+
 struct claims {
     hl_catalog *catalog;
+    enum claims_kind kind;
     char owner[37];
     char *prefix; /* "<data_path>/data/<ns>/<table>/[<key>/]" */
     char **paths; /* claimed, not yet taken */
@@ -33,8 +38,8 @@ struct claims {
 /* A fresh owner for the objects written under prefix (copied). The first
  * request claims first_batch ids, each later one twice the one before, up
  * to CLAIMS_MAX_BATCH; total bounds the claims in all (0: no bound). */
-hl_status claims_init(struct claims *c, hl_catalog *catalog, const char *prefix, size_t first_batch,
-                      size_t total, struct hl_error *err);
+hl_status claims_init(struct claims *c, hl_catalog *catalog, enum claims_kind kind,
+                      const char *prefix, size_t first_batch, size_t total, struct hl_error *err);
 void claims_free(struct claims *c);
 
 /* The path of the next object to write (into out), claiming a batch when
@@ -46,7 +51,8 @@ size_t claims_next_batch(size_t previous);
 
 /* Checks a claim answer against the ids asked for (in that order) and the
  * prefix: each path must be the prefix followed by one segment, ending in
- * ".parquet". Appends the paths to c's pool. HL_ERR_PROTOCOL otherwise. */
+ * ".parquet" (".puffin" for deletion vectors). Appends the paths to c's pool. HL_ERR_PROTOCOL
+ * otherwise. */
 hl_status claims_accept(struct claims *c, const json_t *answer, char (*ids)[37], size_t n,
                         struct hl_error *err);
 

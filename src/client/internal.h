@@ -105,14 +105,28 @@ void client_store_free(hl_client *c);
  * the table as `info` (a Table object) describes it: files' columns matched
  * by field id, absent ones read as nulls (scan.c). A file of another size
  * than file_size_bytes is refused. */
+/* Reads deletion vector `dv` (a DeleteFile of a plan) of data file `path`
+ * (of `rows` rows) into *out (scan.c). The catalog's delete_count must be
+ * the vector's: a Puffin file that disagrees with the catalog is not
+ * trusted (HL_ERR_IO, corrupt_delete_file). */
+struct lake_dv;
+struct objstore;
+hl_status client_dv_load(struct objstore *store, const json_t *dv, const char *path, uint64_t rows,
+                         struct lake_dv *out, struct hl_error *err);
+/* The scan entries of a changefeed window's ChangePlan (changes_plan.c):
+ * {data_file, change "insert"|"delete", delete_file?,
+ * baseline_delete_file?}, the inserts first. */
+hl_status client_changes_plan(const json_t *changes, json_t **plan, struct hl_error *err);
 hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
                            struct ArrowArrayStream *out, struct hl_error *err);
 
-/* One page of a table's scan plan as `at` names it (table.c): *files is its
- * ScanFile array (a new reference), *next_page_token (malloc'd) the token
- * of the page after it, NULL on the last. */
-hl_status client_plan_page(hl_table *t, const struct hl_at *at, const char *page_token,
-                           json_t **files, char **next_page_token, struct hl_error *err);
+/* One page of a table's scan plan as `at` names it (table.c), its files'
+ * column_stats included when with_stats: *files is its ScanFile array (a
+ * new reference), *next_page_token (malloc'd) the token of the page after
+ * it, NULL on the last. */
+hl_status client_plan_page(hl_table *t, const struct hl_at *at, bool with_stats,
+                           const char *page_token, json_t **files, char **next_page_token,
+                           struct hl_error *err);
 
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);

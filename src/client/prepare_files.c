@@ -302,7 +302,7 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
     if (st == HL_OK && client_data_prefix(&prefix, t, idempotency_key) != 0)
         st = client_nomem(err);
     if (st == HL_OK)
-        st = claims_init(&claims, t->ns->catalog, prefix.data, nfiles, nfiles, err);
+        st = claims_init(&claims, t->ns->catalog, CLAIMS_DATA, prefix.data, nfiles, nfiles, err);
     buf_free(&prefix);
     if (st == HL_OK)
         st = upload_all(t, in, nfiles, &claims, res, files, err);

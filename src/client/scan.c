@@ -22,6 +22,15 @@
 #include "util/arrow.h"
 #include "hoglake/sys/table.h"
 
+/* The changefeed stream's two trailing columns (hl_table_scan_changes):
+ * each row's id, read from an explicit-row-id file's _hog_row_id (by its
+ * field id, contract invariant 2) or computed from the file's
+ * row_id_start, and the change the row is. _change_type's field id is the
+ * client's own: no data file holds it, so the projection reads it as
+ * nulls, which are then replaced. */
+#define ROW_ID_FIELD_ID 2147483646
+#define CHANGE_TYPE_FIELD_ID 2147483000
+
 struct scan {
     struct arena arena;
     struct lake_table table;
@@ -42,6 +51,13 @@ struct scan {
     struct lake_dv dv;           /* the file's deleted positions (empty: none) */
     uint64_t group_pos;          /* the next row group's first position in the file */
     struct ArrowSchema schema;   /* the batches' (the table's Arrow schema) */
+    /* A changefeed: the stream adds _row_id and _change_type, and the open
+     * file's rows are the ones it inserted (its vector's positions left
+     * out) or the ones it deleted (only its vector's positions). */
+    bool changes;
+    bool deleted_rows;
+    bool explicit_ids;
+    int64_t row_id_start;
     char last_error[HL_ERROR_MESSAGE_MAX];
 };
 
@@ -64,33 +80,82 @@ static void close_file(struct scan *s)
     lake_dv_free(&s->dv);
 }
 
-/* Reads the deletion vector the plan pairs with data file `path` (of
- * `rows` rows) into s->dv. The catalog's count must be the vector's: a
- * Puffin file that disagrees with the catalog is not trusted. */
-static int load_dv(struct scan *s, const json_t *dv, const char *path, uint64_t rows)
+hl_status client_dv_load(struct objstore *store, const json_t *dv, const char *path, uint64_t rows,
+                         struct lake_dv *out, struct hl_error *err)
 {
+    lake_dv_init(out);
     const char *dv_path = json_string_value(json_object_get(dv, "path"));
     json_int_t size = json_integer_value(json_object_get(dv, "file_size_bytes"));
     json_int_t count = json_integer_value(json_object_get(dv, "delete_count"));
     if (!dv_path || size <= 0 || count <= 0)
-        return scan_fail(s,
-                         "the scan plan gives %s a deletion vector without a path, size or "
-                         "count",
-                         path);
+        return client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                           "the plan gives %s a deletion vector without a path, size or count",
+                           path);
     struct buf file = {0};
-    struct hl_error e;
-    if (objstore_get_sized(s->store, dv_path, (uint64_t)size, &file, &e) != 0)
-        return scan_fail(s, "fetching %s: %s", dv_path, e.message);
+    if (objstore_get_sized(store, dv_path, (uint64_t)size, &file, err) != 0) {
+        client_error_prefix(err, "fetching %s", dv_path);
+        return err ? err->status : HL_ERR_IO;
+    }
     struct error pe;
-    int rc = lake_puffin_load_dv((const uint8_t *)file.data, file.len, path, rows, &s->dv, &pe);
+    int rc = lake_puffin_load_dv((const uint8_t *)file.data, file.len, path, rows, out, &pe);
     buf_free(&file);
     if (rc != 0)
-        return scan_fail(s, "%s: %s", dv_path, pe.msg);
-    if (s->dv.n != (uint64_t)count)
-        return scan_fail(s,
-                         "%s: the deletion vector of %s holds %zu positions, the catalog says "
-                         "%lld",
-                         dv_path, path, s->dv.n, (long long)count);
+        return pe.code == ERR_NOMEM
+                   ? client_nomem(err)
+                   : client_fail(err, HL_ERR_IO, "corrupt_delete_file", "%s: %s", dv_path, pe.msg);
+    if (out->n != (uint64_t)count) {
+        size_t n = out->n;
+        lake_dv_free(out);
+        return client_fail(err, HL_ERR_IO, "corrupt_delete_file",
+                           "%s: the deletion vector of %s holds %zu positions, the catalog says "
+                           "%lld",
+                           dv_path, path, n, (long long)count);
+    }
+    return HL_OK;
+}
+
+/* client_dv_load for the stream, its failure the stream's error. */
+static int load_dv(struct scan *s, const json_t *dv, const char *path, uint64_t rows,
+                   struct lake_dv *out)
+{
+    struct hl_error e;
+    if (client_dv_load(s->store, dv, path, rows, out, &e) != HL_OK)
+        return scan_fail(s, "%s", e.message);
+    return 0;
+}
+
+/* The open file's vector: the one the plan pairs it with; for the rows a
+ * changefeed deleted, without the positions its vector before the window
+ * (baseline_delete_file) already held. */
+static int load_vectors(struct scan *s, const json_t *scan_file, const char *path, uint64_t rows)
+{
+    const json_t *dv = json_object_get(scan_file, "delete_file");
+    if (dv && !json_is_null(dv) && load_dv(s, dv, path, rows, &s->dv) != 0)
+        return -1;
+    const json_t *base = json_object_get(scan_file, "baseline_delete_file");
+    if (!s->deleted_rows || !base || json_is_null(base))
+        return 0;
+    struct lake_dv before;
+    lake_dv_init(&before);
+    int rc = load_dv(s, base, path, rows, &before);
+    if (rc == 0)
+        lake_dv_subtract(&s->dv, &before);
+    lake_dv_free(&before);
+    return rc;
+}
+
+/* What a changefeed needs of the open file: whether its rows are
+ * reported deleted, and where its row ids come from. */
+static int read_change_entry(struct scan *s, const json_t *scan_file, const json_t *df,
+                             const char *path)
+{
+    const char *change = json_string_value(json_object_get(scan_file, "change"));
+    s->deleted_rows = change && strcmp(change, "delete") == 0;
+    s->explicit_ids = json_is_true(json_object_get(df, "explicit_row_ids"));
+    const json_t *start = json_object_get(df, "row_id_start");
+    if (s->changes && !s->explicit_ids && !json_is_integer(start))
+        return scan_fail(s, "the changes plan gives %s no row_id_start", path);
+    s->row_id_start = json_integer_value(start);
     return 0;
 }
 
@@ -106,8 +171,8 @@ static int open_file(struct scan *s, const json_t *scan_file)
     json_int_t rows = json_integer_value(json_object_get(df, "record_count"));
     if (size <= 0 || rows < 0)
         return scan_fail(s, "the scan plan gives %s no file_size_bytes or record_count", path);
-    const json_t *dv = json_object_get(scan_file, "delete_file");
-    if (dv && !json_is_null(dv) && load_dv(s, dv, path, (uint64_t)rows) != 0)
+    if (read_change_entry(s, scan_file, df, path) != 0 ||
+        load_vectors(s, scan_file, path, (uint64_t)rows) != 0)
         return -1;
     /* Read no more than the catalog promised: an object that grew or was
      * replaced is refused, not buffered whole. */
@@ -134,8 +199,61 @@ static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *
     return 0;
 }
 
+/* Replaces column c of batch with fresh. */
+static void replace_column(struct ArrowArray *batch, int64_t c, struct ArrowArray *fresh)
+{
+    struct ArrowArray *old = batch->children[c];
+    if (old->release)
+        old->release(old);
+    arrow_array_move(fresh, old);
+}
+
+/* Fills the changefeed's columns of a batch whose row 0 is at file
+ * position first: row ids computed from row_id_start unless the file's own
+ * were read, and the change each row is. */
+static int annotate_changes(struct scan *s, struct ArrowArray *b, uint64_t first)
+{
+    int64_t n = b->length, id_col = b->n_children - 2;
+    const char *kind = s->deleted_rows ? "delete" : "insert";
+    size_t klen = strlen(kind);
+    if (s->explicit_ids && b->children[id_col]->null_count != 0)
+        return scan_fail(s, "a file with explicit row ids lacks _hog_row_id values");
+    struct ArrowArray ids = {0}, kinds = {0};
+    int64_t *v = NULL;
+    int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
+    char *text = malloc((size_t)n * klen + 1);
+    bool ok = off && text && arrow_array_init(&kinds, 3, 0) == 0;
+    if (ok && !s->explicit_ids)
+        ok = (v = malloc((size_t)n * sizeof *v + 1)) && arrow_array_init(&ids, 2, 0) == 0;
+    if (!ok) {
+        free(off);
+        free(text);
+        free(v);
+        if (kinds.release)
+            kinds.release(&kinds);
+        return scan_fail(s, "out of memory");
+    }
+    for (int64_t i = 0; i <= n; i++)
+        off[i] = (int32_t)((size_t)i * klen);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(text + (size_t)i * klen, kind, klen);
+    kinds.length = n;
+    arrow_array_own_buffer(&kinds, 1, off);
+    arrow_array_own_buffer(&kinds, 2, text);
+    replace_column(b, b->n_children - 1, &kinds);
+    if (!s->explicit_ids) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = s->row_id_start + (int64_t)first + i;
+        ids.length = n;
+        arrow_array_own_buffer(&ids, 1, v);
+        replace_column(b, id_col, &ids);
+    }
+    return 0;
+}
+
 /* A row group of the open file, in the table's shape, without the rows
- * its deletion vector deletes. */
+ * its deletion vector deletes (or, for a changefeed's deleted rows, only
+ * those). */
 static int next_batch(struct scan *s, struct ArrowArray *out)
 {
     struct error e;
@@ -143,11 +261,17 @@ static int next_batch(struct scan *s, struct ArrowArray *out)
         return scan_fail(s, "%s", e.msg);
     uint64_t first = s->group_pos, dropped = 0;
     s->group_pos += (uint64_t)out->length;
-    if (s->dv.n > 0 && rows_drop_deleted(&s->schema, out, first, &s->dv, &dropped, &e) != 0) {
-        out->release(out);
-        return scan_fail(s, "%s", e.msg);
+    int rc = s->changes ? annotate_changes(s, out, first) : 0;
+    if (rc == 0 && s->deleted_rows) {
+        if (rows_keep_listed(&s->schema, out, first, &s->dv, &e) != 0)
+            rc = scan_fail(s, "%s", e.msg);
+    } else if (rc == 0 && s->dv.n > 0) {
+        if (rows_drop_deleted(&s->schema, out, first, &s->dv, &dropped, &e) != 0)
+            rc = scan_fail(s, "%s", e.msg);
     }
-    return 0;
+    if (rc != 0)
+        out->release(out);
+    return rc;
 }
 
 /* Replaces the page read to its end with the plan's next page. */
@@ -157,7 +281,7 @@ static int next_plan_page(struct scan *s)
     json_t *files = NULL;
     char *next = NULL;
     struct hl_error e;
-    hl_status st = client_plan_page(s->handle, &at, s->next_token, &files, &next, &e);
+    hl_status st = client_plan_page(s->handle, &at, false, s->next_token, &files, &next, &e);
     free(s->next_token);
     s->next_token = next;
     if (st != HL_OK)
@@ -216,7 +340,26 @@ static void scan_release(struct ArrowArrayStream *stream)
     stream->release = NULL;
 }
 
-hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
+/* The changefeed's trailing columns join the table read. */
+static hl_status add_change_columns(struct lake_table *t, struct hl_error *err)
+{
+    int ordinal = (int)t->root.nchildren;
+    struct error le;
+    if (lake_table_load_column(t, ROW_ID_FIELD_ID, 0, "_row_id", LT_LONG, 0, 0, false, ordinal,
+                               NULL, &le) != 0 ||
+        lake_table_load_column(t, CHANGE_TYPE_FIELD_ID, 0, "_change_type", LT_STRING, 0, 0, false,
+                               ordinal + 1, NULL, &le) != 0)
+        return le.code == ERR_NOMEM ? client_nomem(err)
+                                    : client_fail(err, HL_ERR_PROTOCOL, "protocol",
+                                                  "the table has a column named like the "
+                                                  "changefeed's: %s",
+                                                  le.msg);
+    return HL_OK;
+}
+
+/* A stream over plan (taken), read as info describes the table; a
+ * changefeed's (changes) adds _row_id and _change_type. */
+static hl_status scan_open(hl_table *t, const json_t *info, json_t *plan, bool changes,
                            struct ArrowArrayStream *out, struct hl_error *err)
 {
     struct scan *s = calloc(1, sizeof *s);
@@ -227,7 +370,10 @@ hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
     arena_init(&s->arena, 0);
     lake_table_init(&s->table, &s->arena);
     s->plan = plan;
+    s->changes = changes;
     hl_status st = client_table_from_info(info, &s->table, err);
+    if (st == HL_OK && changes)
+        st = add_change_columns(&s->table, err);
     const struct lake_column *v = st == HL_OK ? client_table_variant(&s->table) : NULL;
     if (v)
         st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
@@ -247,6 +393,12 @@ hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
     out->release = scan_release;
     out->private_data = s;
     return HL_OK;
+}
+
+hl_status client_scan_plan(hl_table *t, const json_t *info, json_t *plan,
+                           struct ArrowArrayStream *out, struct hl_error *err)
+{
+    return scan_open(t, info, plan, false, out, err);
 }
 
 /* The Table object at `at` (parsed), and the snapshot it resolved at. */
@@ -291,7 +443,7 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     struct hl_at at_read = {snapshot, NULL};
     json_t *plan = NULL;
     char *next = NULL;
-    st = client_plan_page(t, &at_read, NULL, &plan, &next, err);
+    st = client_plan_page(t, &at_read, false, NULL, &plan, &next, err);
     if (st == HL_OK)
         st = client_scan_plan(t, info, plan, out, err);
     json_decref(info);
@@ -320,38 +472,22 @@ hl_status hl_table_scan_changes(hl_table *t, int64_t from_snapshot, int64_t to_s
     json_t *changes = json_loads(text, 0, NULL);
     free(text);
     int64_t to = -1;
-    const json_t *files = json_object_get(changes, "files");
-    const json_t *deletes = json_object_get(changes, "delete_files");
-    if (!json_is_array(files) || !client_json_int(changes, "to_snapshot", &to))
-        st = client_fail(err, HL_ERR_PROTOCOL, "protocol",
-                         "the changes plan lacks files or to_snapshot");
-    else if (json_array_size(deletes) > 0)
-        st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                         "snapshots %lld..%lld delete rows (deletion vectors), which this client "
-                         "cannot stream yet",
-                         (long long)from_snapshot, (long long)to);
-    /* The data files as scan entries, read with the table as of `to`. */
-    json_t *plan = st == HL_OK ? json_array() : NULL;
-    size_t i;
-    const json_t *df;
-    if (plan) {
-        json_array_foreach (files, i, df) {
-            if (json_array_append_new(plan, json_pack("{s:O}", "data_file", df)) != 0) {
-                st = client_nomem(err);
-                break;
-            }
-        }
-    } else if (st == HL_OK) {
+    json_t *plan = NULL;
+    if (!changes)
         st = client_nomem(err);
-    }
+    else if (!client_json_int(changes, "to_snapshot", &to))
+        st = client_fail(err, HL_ERR_PROTOCOL, "protocol", "the changes plan lacks to_snapshot");
+    else
+        st = client_changes_plan(changes, &plan, err);
     json_decref(changes);
+    /* Read with the table as of `to`. */
     json_t *info = NULL;
     int64_t snapshot;
     struct hl_at at = {to, NULL};
     if (st == HL_OK)
         st = table_info_at(t, &at, &info, &snapshot, err);
     if (st == HL_OK)
-        st = client_scan_plan(t, info, plan, out, err);
+        st = scan_open(t, info, plan, true, out, err);
     else
         json_decref(plan);
     json_decref(info);

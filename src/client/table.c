@@ -140,7 +140,7 @@ static hl_status table_read_path(hl_table *t, const char *sub, const struct hl_a
     struct hl_at pinned = {t->ddl_snapshot, NULL};
     bool travel = at && (at->snapshot >= 0 || at->at_timestamp);
     const struct hl_at *use = travel ? at : pin && t->ddl_snapshot >= 0 ? &pinned : NULL;
-    bool has_query = false;
+    bool has_query = strchr(sub, '?') != NULL;
     if (client_table_path(path, t) != 0 || buf_puts(path, sub) != 0 ||
         client_query_at(path, use, &has_query) != 0) {
         buf_free(path);
@@ -431,14 +431,16 @@ static hl_status whole_file_listing(hl_table *t, const char *sub, const struct h
     return dump_to(files, json, err);
 }
 
-hl_status client_plan_page(hl_table *t, const struct hl_at *at, const char *page_token,
-                           json_t **files, char **next_page_token, struct hl_error *err)
+hl_status client_plan_page(hl_table *t, const struct hl_at *at, bool with_stats,
+                           const char *page_token, json_t **files, char **next_page_token,
+                           struct hl_error *err)
 {
     *files = NULL;
     *next_page_token = NULL;
     json_t *page = NULL;
+    const char *sub = with_stats ? "/scan?include=column_stats" : "/scan";
     hl_status st =
-        listing_page_json(t, &(struct listing){"/scan", at, 0, 0}, 0, page_token, &page, err);
+        listing_page_json(t, &(struct listing){sub, at, 0, 0}, 0, page_token, &page, err);
     const char *next = NULL;
     if (st == HL_OK)
         st = page_next(page, &next, err);

@@ -18,6 +18,7 @@
 #include "rows/rows_schema.h"
 #include "rows/rows_sort.h"
 #include "util/arena.h"
+#include "util/arrow.h"
 #include "util/sha256.h"
 #include "util/spans.h"
 #include "util/timefmt.h"
@@ -57,15 +58,52 @@ int ice_export_consumer_id(const char *location, char out[48])
 
 /* ---- the rows since the last export ---- */
 
+/* The changefeed's trailing columns (_row_id, _change_type: hoglake.h):
+ * the export does not write them, and does not export deletes yet. */
+static void drop_change_schema(struct ArrowSchema *s)
+{
+    for (int64_t c = s->n_children - 2; c < s->n_children; c++)
+        s->children[c]->release(s->children[c]);
+    s->n_children -= 2;
+}
+
+static hl_status drop_change_columns(struct exporter *x, struct ArrowArray *b, struct hl_error *err)
+{
+    const struct ArrowArray *kind = b->children[b->n_children - 1];
+    const int32_t *off = kind->buffers[1];
+    const char *text = kind->buffers[2];
+    for (int64_t i = 0; i < kind->length; i++) {
+        int64_t k = kind->offset + i;
+        if (off[k + 1] - off[k] == 6 && memcmp(text + off[k], "delete", 6) == 0)
+            return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
+                           "the changes to export delete rows of %s (deletion vectors), which "
+                           "the export does not apply yet",
+                           x->qualified);
+    }
+    for (int64_t c = b->n_children - 2; c < b->n_children; c++)
+        b->children[c]->release(b->children[c]);
+    b->n_children -= 2;
+    return HL_OK;
+}
+
 /* Moves every batch of s into x (the first stream read gives the schema),
- * and releases s. */
-static hl_status drain(struct exporter *x, struct ArrowArrayStream *stream, struct hl_error *err)
+ * and releases s. A changefeed's stream (changes) loses its change
+ * columns. */
+static hl_status drain(struct exporter *x, struct ArrowArrayStream *stream, bool changes,
+                       struct hl_error *err)
 {
     struct ArrowArrayStream s = *stream;
     hl_status st = HL_OK;
-    if (!x->schema.release && s.get_schema(&s, &x->schema) != 0)
+    struct ArrowSchema schema = {0};
+    if (s.get_schema(&s, &schema) != 0)
         st = xp_fail(err, HL_ERR_IO, "io", "reading the rows: %s",
                      s.get_last_error(&s) ? s.get_last_error(&s) : "no schema");
+    if (st == HL_OK && changes)
+        drop_change_schema(&schema);
+    if (st == HL_OK && !x->schema.release)
+        arrow_schema_move(&schema, &x->schema);
+    else if (schema.release)
+        schema.release(&schema);
     while (st == HL_OK) {
         struct ArrowArray b;
         if (s.get_next(&s, &b) != 0) {
@@ -75,6 +113,10 @@ static hl_status drain(struct exporter *x, struct ArrowArrayStream *stream, stru
         }
         if (!b.release)
             break;
+        if (changes && (st = drop_change_columns(x, &b, err)) != HL_OK) {
+            b.release(&b);
+            break;
+        }
         if (b.length == 0) {
             b.release(&b);
             continue;
@@ -106,7 +148,7 @@ static hl_status read_changes(struct export_run *e, int64_t from, struct hl_erro
 {
     struct ArrowArrayStream s;
     hl_status st = hl_table_scan_changes(e->x.t, from, -1, &s, &e->res->to_snapshot, err);
-    return st == HL_OK ? drain(&e->x, &s, err) : st;
+    return st == HL_OK ? drain(&e->x, &s, true, err) : st;
 }
 
 /* The table's expiry floor: the earliest snapshot reads can still see. */
@@ -180,22 +222,13 @@ static hl_status read_bootstrap(struct export_run *e, int64_t floor, struct hl_e
     free(plan_text);
     if (st == HL_OK && !plan)
         st = xp_nomem(err);
-    size_t i;
-    const json_t *f;
-    json_array_foreach (plan, i, f) {
-        const json_t *dv = json_object_get(f, "delete_file");
-        if (st == HL_OK && dv && !json_is_null(dv))
-            st = xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                         "rows of %s live at snapshot %lld are deleted by deletion vectors, which "
-                         "the export does not apply yet",
-                         x->qualified, (long long)floor);
-    }
+    /* The read applies each file's deletion vector at the floor. */
     struct ArrowArrayStream s;
     if (st == HL_OK) {
         st = hl_table_read_plan(x->t, now, plan, &s, err); /* takes the plan */
         plan = NULL;
         if (st == HL_OK)
-            st = drain(x, &s, err);
+            st = drain(x, &s, false, err);
     }
     json_decref(plan);
     json_decref(now);

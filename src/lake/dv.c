@@ -82,6 +82,18 @@ size_t lake_dv_lower_bound(const struct lake_dv *v, uint64_t pos)
     return lo;
 }
 
+void lake_dv_subtract(struct lake_dv *v, const struct lake_dv *other)
+{
+    size_t kept = 0, j = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        while (j < other->n && other->pos[j] < v->pos[i])
+            j++;
+        if (j == other->n || other->pos[j] != v->pos[i])
+            v->pos[kept++] = v->pos[i];
+    }
+    v->n = kept;
+}
+
 bool lake_dv_contains(const struct lake_dv *v, uint64_t pos)
 {
     size_t i = lake_dv_lower_bound(v, pos);

@@ -38,6 +38,8 @@ void lake_dv_free(struct lake_dv *v);
  * distinct. 0, or -1 with err filled (ERR_NOMEM). */
 int lake_dv_add(struct lake_dv *v, const uint64_t *pos, size_t n, struct error *err);
 bool lake_dv_contains(const struct lake_dv *v, uint64_t pos);
+/* Removes from v every position other holds. */
+void lake_dv_subtract(struct lake_dv *v, const struct lake_dv *other);
 /* The index of the first position >= pos (v->n when there is none). */
 size_t lake_dv_lower_bound(const struct lake_dv *v, uint64_t pos);
 

@@ -1,5 +1,6 @@
 #include "rows/rows_filter.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "rows/rows_sort.h"
@@ -46,30 +47,45 @@ int rows_filter(const struct ArrowSchema *schema, struct ArrowArray *batch, cons
     return rc;
 }
 
-int rows_drop_deleted(const struct ArrowSchema *schema, struct ArrowArray *batch,
-                      uint64_t first_pos, const struct lake_dv *dv, uint64_t *dropped,
-                      struct error *err)
+/* Keeps the rows of *batch whose file positions dv lists (listed) or does
+ * not list (!listed); *moved gets how many it left out (!listed) or kept. */
+static int by_positions(const struct ArrowSchema *schema, struct ArrowArray *batch,
+                        uint64_t first_pos, const struct lake_dv *dv, bool listed, uint64_t *moved,
+                        struct error *err)
 {
     uint64_t end = first_pos + (uint64_t)batch->length;
     size_t d = lake_dv_lower_bound(dv, first_pos);
-    if (d == dv->n || dv->pos[d] >= end)
+    if (!listed && (d == dv->n || dv->pos[d] >= end))
         return 0; /* nothing deleted here */
     struct rows_ref *refs = refs_for(batch, err);
     if (!refs)
         return -1;
     size_t n = 0;
-    uint64_t gone = 0;
+    uint64_t hits = 0;
     for (uint64_t p = first_pos; p < end; p++) {
-        if (d < dv->n && dv->pos[d] == p) {
-            d++;
-            gone++;
-        } else {
+        bool in = d < dv->n && dv->pos[d] == p;
+        d += in;
+        hits += in;
+        if (in == listed)
             refs[n++] = (struct rows_ref){0, (uint32_t)(p - first_pos)};
-        }
     }
     int rc = keep_refs(schema, batch, refs, n, err);
     free(refs);
     if (rc == 0)
-        *dropped += gone;
+        *moved += hits;
     return rc;
+}
+
+int rows_drop_deleted(const struct ArrowSchema *schema, struct ArrowArray *batch,
+                      uint64_t first_pos, const struct lake_dv *dv, uint64_t *dropped,
+                      struct error *err)
+{
+    return by_positions(schema, batch, first_pos, dv, false, dropped, err);
+}
+
+int rows_keep_listed(const struct ArrowSchema *schema, struct ArrowArray *batch, uint64_t first_pos,
+                     const struct lake_dv *dv, struct error *err)
+{
+    uint64_t kept = 0;
+    return by_positions(schema, batch, first_pos, dv, true, &kept, err);
 }

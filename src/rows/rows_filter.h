@@ -24,4 +24,9 @@ int rows_drop_deleted(const struct ArrowSchema *schema, struct ArrowArray *batch
                       uint64_t first_pos, const struct lake_dv *dv, uint64_t *dropped,
                       struct error *err);
 
+/* The reverse: keeps only the rows of *batch whose positions dv holds (the
+ * rows a changefeed reports deleted). */
+int rows_keep_listed(const struct ArrowSchema *schema, struct ArrowArray *batch, uint64_t first_pos,
+                     const struct lake_dv *dv, struct error *err);
+
 #endif

@@ -21,6 +21,12 @@ void rows_project_free(struct rows_projection *p)
 int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct rows_projection *p,
                       struct error *err)
 {
+    return rows_project_open_some(r, t, NULL, p, err);
+}
+
+int rows_project_open_some(struct pq_reader *r, const struct lake_table *t, const bool *wanted,
+                           struct rows_projection *p, struct error *err)
+{
     memset(p, 0, sizeof *p);
     size_t n = t->root.nchildren;
     int32_t *ids = calloc(n ? n : 1, sizeof *ids);
@@ -35,7 +41,8 @@ int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct ro
     const struct pq_schema *ps = pq_reader_schema(r);
     for (size_t c = 0; c < n; c++) {
         int32_t id = (int32_t)t->root.children[c]->field_id;
-        p->map[c] = pq_schema_find_top_by_id(ps, id) ? (int64_t)nids : -1;
+        bool read = !wanted || wanted[c];
+        p->map[c] = read && pq_schema_find_top_by_id(ps, id) ? (int64_t)nids : -1;
         if (p->map[c] >= 0)
             ids[nids++] = id;
     }

@@ -13,6 +13,7 @@
 #ifndef HL_ROWS_PROJECT_H
 #define HL_ROWS_PROJECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,11 @@ struct rows_projection {
  * caller or freed before). On failure p is left empty. */
 int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct rows_projection *p,
                       struct error *err);
+/* The same, reading only the columns c with wanted[c] (wanted has one
+ * entry per top-level column; NULL: all): the others read as nulls, as if
+ * the file lacked them. */
+int rows_project_open_some(struct pq_reader *r, const struct lake_table *t, const bool *wanted,
+                           struct rows_projection *p, struct error *err);
 /* Whether table column c (top-level index) is in the file. */
 static inline int rows_project_has(const struct rows_projection *p, size_t c)
 {

@@ -28,8 +28,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#ifndef HL_NODE
-#error "HL_NODE and HL_INTEROP_DIR must be defined by the build"
+#if !defined(HL_NODE) || !defined(HOGLAKE_CLI_BIN)
+#error "HL_NODE, HL_INTEROP_DIR and HOGLAKE_CLI_BIN must be defined by the build"
 #endif
 
 static struct client_stack stack;
@@ -227,14 +227,24 @@ static char *scan_text(struct ArrowArrayStream *s, int64_t *nrows)
             break;
         assert_true(b.length > 0); /* an emptied row group is skipped */
         const struct ArrowArray *id = b.children[0], *team = b.children[1], *name = b.children[2];
+        /* A changefeed's rows carry _row_id and _change_type. */
+        const struct ArrowArray *row_id = b.n_children == 5 ? b.children[3] : NULL,
+                                *kind = b.n_children == 5 ? b.children[4] : NULL;
         for (int64_t i = 0; i < b.length; i++) {
             const int32_t *off = name->buffers[1];
             int64_t k = name->offset + i;
-            char line[256];
-            snprintf(line, sizeof line, "%" PRId64 "\t%d\t%.*s\n",
+            char line[256], extra[64] = "";
+            if (row_id) {
+                const int32_t *ko = kind->buffers[1];
+                int64_t j = kind->offset + i;
+                snprintf(extra, sizeof extra, "\t%" PRId64 "\t%.*s",
+                         ((const int64_t *)row_id->buffers[1])[row_id->offset + i],
+                         ko[j + 1] - ko[j], (const char *)kind->buffers[2] + ko[j]);
+            }
+            snprintf(line, sizeof line, "%" PRId64 "\t%d\t%.*s%s\n",
                      ((const int64_t *)id->buffers[1])[id->offset + i],
                      ((const int32_t *)team->buffers[1])[team->offset + i], off[k + 1] - off[k],
-                     (const char *)name->buffers[2] + off[k]);
+                     (const char *)name->buffers[2] + off[k], extra);
             if (n == cap) {
                 cap = cap ? 2 * cap : 1024;
                 lines = realloc(lines, cap * sizeof *lines);
@@ -466,12 +476,347 @@ static void vectors_that_disagree(void **state)
     lake_dv_free(&dv);
 }
 
+/* The changefeed's rows of file `df` as DuckDB reads them: `where` over
+ * file_row_number, with the row id row_id_start + position and `kind`. */
+static char *duckdb_changes(struct fixture *f, const json_t *df, const char *where,
+                            const char *kind)
+{
+    char *local = local_copy(f, jstr(df, "path"));
+    char sql[2000];
+    snprintf(sql, sizeof sql,
+             "SELECT id, team_id, name, %lld + file_row_number, '%s' FROM read_parquet('%s', "
+             "file_row_number=true) WHERE %s ORDER BY id",
+             (long long)jint(df, "row_id_start"), kind, local, where);
+    free(local);
+    return test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql);
+}
+
+/* Every line of want is a line of got. */
+static void expect_lines_in(const char *got, const char *want)
+{
+    for (const char *p = want; *p;) {
+        const char *nl = strchr(p, '\n');
+        char line[300]; /* "\n<row>\n": a whole line of got, or its first */
+        snprintf(line, sizeof line, "\n%.*s\n", (int)(nl - p), p);
+        if (!strstr(got, line) && strncmp(got, line + 1, strlen(line + 1)) != 0)
+            fail_msg("the changefeed lacks the row '%.*s'", (int)(nl - p), p);
+        p = nl + 1;
+    }
+}
+
+static char *changes_text(struct fixture *f, int64_t from, int64_t *n)
+{
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    test_check(hl_table_scan_changes(f->table, from, -1, &s, NULL, &err), &err, "scan changes");
+    return scan_text(&s, n);
+}
+
+/* Lines of text that hold `needle`. */
+static int64_t lines_with(const char *text, const char *needle)
+{
+    int64_t n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+static void changes_report_deletes(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, stack.file_client, "dvchanges", "events");
+    int64_t s_appends = append_rows(&f);
+    json_t *plan = scan_plan(&f);
+    json_t *old_file = json_incref(json_object_get(json_array_get(plan, 0), "data_file"));
+    json_decref(plan);
+    /* A first vector on an old file, then a new file with a vector of its
+     * own, then a second vector on the old file. */
+    struct rule first = {11, -1, -1, false}, second = {11, 300, 900, false},
+                young = {5, -1, -1, false};
+    struct lake_dv dv;
+    rule_dv(&first, (uint64_t)jint(old_file, "record_count"), &dv);
+    assert_int_equal(commit_dv(&f, "events", old_file, jstr(old_file, "path"), &dv, (int64_t)dv.n),
+                     200);
+    lake_dv_free(&dv);
+    int64_t s_first = head_of("dvchanges");
+    append_rows(&f);
+    plan = scan_plan(&f);
+    json_t *new_file = NULL;
+    size_t i;
+    const json_t *sf;
+    json_array_foreach (plan, i, sf) {
+        const json_t *df = json_object_get(sf, "data_file");
+        if (jint(df, "begin_snapshot") > s_first && !new_file)
+            new_file = json_incref((json_t *)df);
+    }
+    json_decref(plan);
+    assert_non_null(new_file);
+    rule_dv(&young, (uint64_t)jint(new_file, "record_count"), &dv);
+    assert_int_equal(commit_dv(&f, "events", new_file, jstr(new_file, "path"), &dv, (int64_t)dv.n),
+                     200);
+    lake_dv_free(&dv);
+    rule_dv(&second, (uint64_t)jint(old_file, "record_count"), &dv);
+    assert_int_equal(commit_dv(&f, "events", old_file, jstr(old_file, "path"), &dv, (int64_t)dv.n),
+                     200);
+    lake_dv_free(&dv);
+
+    /* From before the first vector: the old file's rows of the second
+     * vector are deleted; every appended file's rows less its vector are
+     * inserted. */
+    char y[256], o1[256], o2[256], where[800];
+    rule_sql(&young, y, sizeof y);
+    rule_sql(&first, o1, sizeof o1);
+    rule_sql(&second, o2, sizeof o2);
+    int64_t n;
+    char *got = changes_text(&f, s_first, &n);
+    char *want_deleted = duckdb_changes(&f, old_file, o2, "delete");
+    snprintf(where, sizeof where, "%s AND NOT %s", o2, o1);
+    char *want_deleted_since = duckdb_changes(&f, old_file, where, "delete");
+    snprintf(where, sizeof where, "NOT %s", y);
+    char *want_inserted_young = duckdb_changes(&f, new_file, where, "insert");
+    /* Only the window's delta of the old file: the first vector was before
+     * it. */
+    expect_lines_in(got, want_deleted_since);
+    assert_int_equal(lines_with(got, "\tdelete\n"), lines_with(want_deleted_since, "\n"));
+    expect_lines_in(got, want_inserted_young);
+    assert_int_equal(lines_with(got, "\tinsert\n"),
+                     NROWS - (NROWS / NFILES - lines_with(want_inserted_young, "\n")));
+    free(got);
+
+    /* From before every vector: the second vector's rows all, and the
+     * appends' rows. */
+    got = changes_text(&f, s_appends, &n);
+    assert_int_equal(lines_with(got, "\tdelete\n"), lines_with(want_deleted, "\n"));
+    expect_lines_in(got, want_deleted);
+    int64_t young_deleted = NROWS / NFILES - lines_with(want_inserted_young, "\n");
+    assert_int_equal(lines_with(got, "\tinsert\n"), NROWS - young_deleted);
+    free(got);
+
+    /* The CLI prints the same rows. */
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "changes dvchanges.ns.events --from %lld --rows --format csv", (long long)s_first);
+    cli_out_expect(&o, 0, "changes --rows");
+    expect_contains(o.out, "_row_id,_change_type", "the CSV header");
+    assert_int_equal(lines_with(o.out, ",delete"), lines_with(want_deleted_since, "\n"));
+    assert_int_equal(lines_with(o.out, ",insert"),
+                     NROWS - (NROWS / NFILES - lines_with(want_inserted_young, "\n")));
+    cli_out_free(&o);
+    free(want_deleted);
+    free(want_deleted_since);
+    free(want_inserted_young);
+    json_decref(old_file);
+    json_decref(new_file);
+    fixture_free(&f);
+}
+
+/* ---- hl_table_delete and hoglake delete ---- */
+
+/* A random predicate both DuckDB and hoglake read the same way. */
+static void random_atom(unsigned *seed, char *out, size_t size)
+{
+    int k = rand_r(seed) % NROWS;
+    switch (rand_r(seed) % 7) {
+    case 0: snprintf(out, size, "id < %d", k / 20); break;
+    case 1: snprintf(out, size, "id BETWEEN %d AND %d", k, k + rand_r(seed) % 3000); break;
+    case 2: snprintf(out, size, "team_id = %d", rand_r(seed) % 5); break;
+    case 3: snprintf(out, size, "team_id IN (%d, %d)", rand_r(seed) % 5, rand_r(seed) % 5); break;
+    case 4:
+        snprintf(out, size, "name IN ('n%d', '\xc3\xa9t\xc3\xa9-%d', 'x')", k | 1, k / 3 * 3);
+        break;
+    case 5: snprintf(out, size, "id = %d", k); break;
+    default: snprintf(out, size, "name IS NULL"); break;
+    }
+}
+
+static void random_predicate(unsigned *seed, char *out, size_t size)
+{
+    char a[160], b[160];
+    random_atom(seed, a, sizeof a);
+    random_atom(seed, b, sizeof b);
+    switch (rand_r(seed) % 4) {
+    case 0: snprintf(out, size, "%s", a); break;
+    case 1: snprintf(out, size, "%s AND %s", a, b); break;
+    case 2: snprintf(out, size, "(%s) OR %s", a, b); break;
+    default: snprintf(out, size, "NOT (%s) AND id < %d", a, rand_r(seed) % NROWS); break;
+    }
+}
+
+/* The rows of the plan's files DuckDB keeps when the predicates deleted
+ * (each deletes where it is TRUE), and how many the last one deleted. */
+static char *duckdb_after(struct fixture *f, const json_t *files, const struct buf *kept,
+                          const char *last, int64_t *last_count)
+{
+    struct buf list = BUF_INIT;
+    size_t i;
+    const json_t *sf;
+    json_array_foreach (files, i, sf) {
+        char *local = local_copy(f, jstr(json_object_get(sf, "data_file"), "path"));
+        assert_int_equal(buf_printf(&list, "%s'%s'", i ? ", " : "", local), 0);
+        free(local);
+    }
+    struct buf sql = BUF_INIT;
+    assert_int_equal(buf_printf(&sql,
+                                "SELECT count(*) FROM read_parquet([%s]) WHERE %s AND "
+                                "coalesce(%s, false)",
+                                list.data, kept->data, last),
+                     0);
+    char *n = test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql.data);
+    *last_count = strtoll(n, NULL, 10);
+    free(n);
+    buf_free(&sql);
+    assert_int_equal(buf_printf(&sql,
+                                "SELECT id, team_id, name FROM read_parquet([%s]) WHERE %s AND "
+                                "coalesce(NOT (%s), true) ORDER BY id",
+                                list.data, kept->data, last),
+                     0);
+    char *rows = test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql.data);
+    buf_free(&sql);
+    buf_free(&list);
+    return rows;
+}
+
+static void deletes_match_duckdb(hl_client *c, const char *catalog)
+{
+    struct fixture f;
+    fixture_up(&f, c, catalog, "events");
+    struct hl_error err;
+    test_check(hl_table_alter(f.table,
+                              "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
+                              "id\":2,\"transform\":\"identity\"}]}]",
+                              NULL, &err),
+               &err, "partition by team");
+    hl_table_free(f.table); /* a handle that reads the head, not the alter's snapshot */
+    test_check(hl_table_open(f.ns, "events", &f.table, &err), &err, "table open");
+    append_rows(&f);
+    json_t *plan = scan_plan(&f); /* every data file the deletes can touch */
+    struct buf kept = BUF_INIT;   /* what DuckDB keeps: no predicate TRUE so far */
+    assert_int_equal(buf_puts(&kept, "true"), 0);
+    unsigned seed = (unsigned)time(NULL);
+    print_message("seed %u\n", seed);
+    int64_t total = 0;
+    for (int round = 0; round < 6; round++) {
+        char pred[400];
+        if (round == 0)
+            snprintf(pred, sizeof pred, "team_id = 3 AND id BETWEEN 1000 AND 1999");
+        else
+            random_predicate(&seed, pred, sizeof pred);
+        int64_t head = head_of(catalog), want_count;
+        char *want = duckdb_after(&f, plan, &kept, pred, &want_count);
+        struct hl_delete_options o;
+        hl_delete_options_init(&o);
+        struct hl_delete_result r;
+        /* A dry run counts and commits nothing. */
+        o.dry_run = true;
+        test_check(hl_table_delete(f.table, pred, &o, &r, &err), &err, pred);
+        assert_int_equal(head_of(catalog), head);
+        if (r.rows_deleted != want_count)
+            fail_msg("dry run of '%s': %lld rows, DuckDB %lld", pred, (long long)r.rows_deleted,
+                     (long long)want_count);
+        o.dry_run = false;
+        test_check(hl_table_delete(f.table, pred, &o, &r, &err), &err, pred);
+        print_message("'%s': %lld rows, %lld files read, %lld pruned, %lld/%lld row groups "
+                      "pruned\n",
+                      pred, (long long)r.rows_deleted, (long long)r.files_scanned,
+                      (long long)r.files_pruned, (long long)r.row_groups_pruned,
+                      (long long)(r.row_groups_pruned + r.row_groups_scanned));
+        assert_int_equal(r.rows_deleted, want_count);
+        /* A delete that matches nothing commits nothing. */
+        assert_int_equal(head_of(catalog), want_count > 0 ? head + 1 : head);
+        assert_int_equal(r.snapshot_id, want_count > 0 ? head + 1 : -1);
+        if (round == 0) {
+            /* Partition values rule out the other teams' files, the id
+             * range the team's files of later appends, and the row groups
+             * of the one file read that hold other ids. */
+            assert_int_equal(r.files_scanned, 1);
+            assert_int_equal(r.files_pruned, (int64_t)json_array_size(plan) - 1);
+            assert_true(r.row_groups_pruned > 0);
+        }
+        int64_t n;
+        char *got = read_at(&f, -1, &n);
+        expect_same(got, want, pred);
+        total += want_count;
+        assert_int_equal(n, NROWS - total);
+        free(got);
+        free(want);
+        assert_int_equal(buf_printf(&kept, " AND coalesce(NOT (%s), true)", pred), 0);
+    }
+    buf_free(&kept);
+    json_decref(plan);
+    fixture_free(&f);
+}
+
+static void delete_file(void **state)
+{
+    (void)state;
+    deletes_match_duckdb(stack.file_client, "deletefile");
+}
+
+static void delete_moto(void **state)
+{
+    (void)state;
+    deletes_match_duckdb(stack.moto_client, "deletemoto");
+}
+
+/* hoglake delete as a user runs it: a dry run, the delete, one that
+ * matches nothing, and a predicate that does not parse. */
+static void delete_cli(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, stack.file_client, "deletecli", "events");
+    append_rows(&f);
+    int64_t head = head_of("deletecli");
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "delete deletecli.ns.events --where \"id < 100 OR name = 'n101'\" --dry-run");
+    cli_out_expect(&o, 0, "delete --dry-run");
+    expect_contains(o.out, "would delete 101 rows from 1 files", "the dry run");
+    cli_out_free(&o);
+    assert_int_equal(head_of("deletecli"), head);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "--json delete deletecli.ns.events --where \"id < 100 OR name = 'n101'\"");
+    cli_out_expect(&o, 0, "delete");
+    json_t *doc = jparse(o.out);
+    assert_int_equal(jint(doc, "rows_deleted"), 101);
+    assert_int_equal(jint(doc, "snapshot_id"), head + 1);
+    json_decref(doc);
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "delete deletecli.ns.events --where \"id < 100\"");
+    cli_out_expect(&o, 0, "delete again");
+    expect_contains(o.out, "nothing deleted", "a delete of deleted rows");
+    cli_out_free(&o);
+    assert_int_equal(head_of("deletecli"), head + 1);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "delete deletecli.ns.events --where \"id < 100 AND AND\"");
+    assert_int_not_equal(o.code, 0);
+    expect_contains(o.err, "'AND'", "the offending token");
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "delete deletecli.ns.events --where \"nope = 1\"");
+    assert_int_not_equal(o.code, 0);
+    expect_contains(o.err, "nope", "the unknown column");
+    cli_out_free(&o);
+    assert_int_equal(head_of("deletecli"), head + 1);
+    int64_t n;
+    char *got = read_at(&f, -1, &n);
+    assert_int_equal(n, NROWS - 101);
+    free(got);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scan_file),
         cmocka_unit_test(scan_moto),
         cmocka_unit_test(vectors_that_disagree),
+        cmocka_unit_test(changes_report_deletes),
+        cmocka_unit_test(delete_file),
+        cmocka_unit_test(delete_moto),
+        cmocka_unit_test(delete_cli),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -380,7 +380,7 @@ static void long_appends_renew_their_claims(void **state)
     fixture_up(&f, file_client, "renew", false);
     struct claims c;
     struct hl_error err;
-    test_check(claims_init(&c, f.catalog, f.table_prefix, 2, 0, &err), &err, "claims");
+    test_check(claims_init(&c, f.catalog, CLAIMS_DATA, f.table_prefix, 2, 0, &err), &err, "claims");
     char path[4096];
     test_check(claims_take(&c, path, sizeof path, &err), &err, "take");
     expect_contains(path, f.table_prefix, "a claimed path");

@@ -267,7 +267,7 @@ static void test_claim_answers(void **state)
     hl_catalog cat = {.name = "c"};
     struct claims c;
     struct hl_error err;
-    assert_int_equal(claims_init(&c, &cat, claim_prefix, 1, 0, &err), HL_OK);
+    assert_int_equal(claims_init(&c, &cat, CLAIMS_DATA, claim_prefix, 1, 0, &err), HL_OK);
     assert_true(client_is_uuid(c.owner));
     char ids[2][37];
     assert_int_equal(random_uuid4(ids[0]), 0);
@@ -316,13 +316,35 @@ static void test_claim_answers(void **state)
     claims_free(&c);
 }
 
+/* Claims for deletion vectors take .puffin paths, never .parquet ones. */
+static void test_delete_claims(void **state)
+{
+    (void)state;
+    hl_catalog cat = {.name = "c"};
+    struct claims c;
+    struct hl_error err;
+    assert_int_equal(claims_init(&c, &cat, CLAIMS_DELETES, claim_prefix, 1, 0, &err), HL_OK);
+    char ids[2][37], p0[128], p1[128];
+    assert_int_equal(random_uuid4(ids[0]), 0);
+    assert_int_equal(random_uuid4(ids[1]), 0);
+    snprintf(p0, sizeof p0, "%s%s.puffin", claim_prefix, ids[0]);
+    snprintf(p1, sizeof p1, "%s%s.puffin", claim_prefix, ids[1]);
+    json_t *a = claim_answer(ids, NULL, NULL); /* .parquet paths */
+    assert_int_equal(claims_accept(&c, a, ids, 2, &err), HL_ERR_PROTOCOL);
+    json_decref(a);
+    a = claim_answer(ids, p0, p1);
+    assert_int_equal(claims_accept(&c, a, ids, 2, &err), HL_OK);
+    json_decref(a);
+    claims_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_from_info), cmocka_unit_test(test_malformed_answers),
-        cmocka_unit_test(test_uuids),           cmocka_unit_test(test_paths_and_travel),
-        cmocka_unit_test(test_null_arrays),     cmocka_unit_test(test_claim_batches),
-        cmocka_unit_test(test_claim_answers),
+        cmocka_unit_test(test_delete_claims),     cmocka_unit_test(test_table_from_info),
+        cmocka_unit_test(test_malformed_answers), cmocka_unit_test(test_uuids),
+        cmocka_unit_test(test_paths_and_travel),  cmocka_unit_test(test_null_arrays),
+        cmocka_unit_test(test_claim_batches),     cmocka_unit_test(test_claim_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,90 @@
+/* hoglake delete: the rows a predicate selects become deletion vectors, in
+ * one commit (hl_table_delete). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct cli_opt delete_opts[] = {
+    {"where", true, false,
+     "EXPR  the rows to delete: comparisons (= != < <= > >=), IN, IS [NOT] NULL, BETWEEN, "
+     "AND/OR/NOT, literals such as 'text', 42, DATE '2026-01-02', TIMESTAMP '...' (required; "
+     "'true' deletes every row)"},
+    {"dry-run", false, false, "count the rows; write and commit nothing"},
+    {"author", true, false, "NAME  recorded on the snapshot"},
+    {"message", true, false, "TEXT  recorded on the snapshot"},
+};
+
+static void print_result(const struct cli *cli, const struct hl_delete_result *r, bool dry_run)
+{
+    if (cli->json) {
+        json_t *doc =
+            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "snapshot_id",
+                      (json_int_t)r->snapshot_id, "read_snapshot", (json_int_t)r->read_snapshot,
+                      "rows_deleted", (json_int_t)r->rows_deleted, "files_affected",
+                      (json_int_t)r->files_affected, "files_scanned", (json_int_t)r->files_scanned,
+                      "files_pruned", (json_int_t)r->files_pruned, "row_groups_scanned",
+                      (json_int_t)r->row_groups_scanned, "row_groups_pruned",
+                      (json_int_t)r->row_groups_pruned, "bytes_written",
+                      (json_int_t)r->bytes_written, "attempts", r->attempts, "dry_run", dry_run);
+        cli_print_json(doc);
+        json_decref(doc);
+        return;
+    }
+    if (dry_run)
+        printf("would delete %lld rows from %lld files (at snapshot %lld)\n",
+               (long long)r->rows_deleted, (long long)r->files_affected,
+               (long long)r->read_snapshot);
+    else if (r->snapshot_id < 0)
+        printf("nothing deleted: no live row matches (at snapshot %lld)\n",
+               (long long)r->read_snapshot);
+    else
+        printf("snapshot %lld: deleted %lld rows from %lld files\n", (long long)r->snapshot_id,
+               (long long)r->rows_deleted, (long long)r->files_affected);
+    printf("read %lld files (%lld pruned), %lld row groups (%lld pruned)\n",
+           (long long)r->files_scanned, (long long)r->files_pruned,
+           (long long)r->row_groups_scanned, (long long)r->row_groups_pruned);
+}
+
+static int run_delete(struct cli *cli, const struct cli_args *a)
+{
+    const char *where = cli_opt_value(a, "where");
+    if (!where)
+        return cli_usage_error("--where EXPR is required ('true' deletes every row)");
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    struct cli_table h;
+    struct hl_error err;
+    hl_status st = cli_table_open(cli, parts, &h, &err);
+    if (st != HL_OK)
+        return cli_report(st, &err);
+    struct hl_delete_options o;
+    hl_delete_options_init(&o);
+    o.dry_run = cli_opt_given(a, "dry-run");
+    o.author = cli_opt_value(a, "author");
+    o.message = cli_opt_value(a, "message");
+    struct hl_delete_result r;
+    st = hl_table_delete(h.table, where, &o, &r, &err);
+    int rc = EXIT_OK;
+    if (st == HL_OK)
+        print_result(cli, &r, o.dry_run);
+    else
+        rc = cli_report(st, &err);
+    cli_table_close(&h);
+    return rc;
+}
+
+int cmd_delete(struct cli *cli, int argc, char **argv)
+{
+    static const struct cli_verb v = {"delete",
+                                      "delete the rows a predicate selects (deletion vectors, one "
+                                      "commit)",
+                                      "delete CATALOG.NAMESPACE.TABLE --where EXPR [--dry-run]",
+                                      delete_opts,
+                                      sizeof delete_opts / sizeof delete_opts[0],
+                                      1,
+                                      1,
+                                      run_delete};
+    return cli_run_command(cli, &v, argc, argv);
+}
