@@ -56,24 +56,31 @@ static json_t *js(const char *fmt, ...)
     return v;
 }
 
-/* Parses a body that must be accepted. */
-static void parse_ok(json_t *body, struct commit_request *c)
+/* Parses a body sent to the endpoint of `rules` that must be accepted. */
+static void parse_ok_at(const struct commit_rules *rules, json_t *body, struct commit_request *c)
 {
     struct api_error err = {0};
-    int rc = commit_request_parse(body, &arena, c, &err);
+    int rc = commit_request_parse(body, rules, &arena, c, &err);
     json_decref(body);
     if (rc != 0)
         fail_msg("refused with %d %s: %s", err.status, err.code, err.detail);
     assert_null(err.extra);
 }
 
-/* Parses a body that must be refused with `status` and a detail holding
- * `needle`. */
-static void parse_fails(int status, const char *needle, json_t *body)
+/* The same for POST /commit. */
+static void parse_ok(json_t *body, struct commit_request *c)
+{
+    parse_ok_at(&commit_rules_plain, body, c);
+}
+
+/* Parses a body sent to the endpoint of `rules` that must be refused with
+ * `status` and a detail holding `needle`. */
+static void parse_fails_at(const struct commit_rules *rules, int status, const char *needle,
+                           json_t *body)
 {
     struct api_error err = {0};
     struct commit_request c;
-    int rc = commit_request_parse(body, &arena, &c, &err);
+    int rc = commit_request_parse(body, rules, &arena, &c, &err);
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
     if (rc == 0)
@@ -84,6 +91,12 @@ static void parse_fails(int status, const char *needle, json_t *body)
     assert_string_equal(err.code, status == 400 ? "bad_request" : "validation");
     free(text);
     json_decref(err.extra);
+}
+
+/* The same for POST /commit. */
+static void parse_fails(int status, const char *needle, json_t *body)
+{
+    parse_fails_at(&commit_rules_plain, status, needle, body);
 }
 
 /* The fingerprint of a body that must be accepted. */
@@ -894,6 +907,188 @@ static int check_path(const char *data_path, const char *path, const char *what,
     return api_from_error(err, &e, "path");
 }
 
+/* ---- the endpoints' rules ---- */
+
+#define KEY "'idempotency_key':'0b9f1a6e-5c7d-4e1b-9a2f-3c4d5e6f7a8b'"
+#define UUID_T "'expected_table_uuid':'11111111-1111-4111-8111-111111111111'"
+/* A deletes group of ns.t with the table's uuid and `files`. */
+#define DEL_GROUP(files) "{" NS_T "," UUID_T ",'files':[" files "]}"
+#define DV7 "{'data_file_id':7,'path':'s3://b/p/d.puffin','delete_count':2,'file_size_bytes':5}"
+#define APPEND_F "{" NS_T "," UUID_T ",'files':[" F1 "]}"
+
+/* Each guarded endpoint needs a key, read_snapshot and the table's uuid
+ * on every group; what it refuses is refused with the endpoint's
+ * reason. */
+static void test_endpoint_requirements(void **state)
+{
+    (void)state;
+    const struct commit_rules *guarded[] = {&commit_rules_deletes, &commit_rules_mutations,
+                                            &commit_rules_uploads, &commit_rules_transaction};
+    for (size_t i = 0; i < ARRAY_LEN(guarded); i++) {
+        const struct commit_rules *r = guarded[i];
+        parse_fails_at(r, 422, "this endpoint needs an idempotency_key",
+                       js("{'read_snapshot':3,'deletes':[" DEL_GROUP(DV7) "]}"));
+        /* Without read_snapshot, something else to commit than deletion
+         * vectors (which need one anyway). */
+        parse_fails_at(r, 422, "this endpoint needs read_snapshot",
+                       r->refuses_appends ? js("{" KEY ",'deletes':[" DEL_GROUP("") "]}")
+                                          : js("{" KEY ",'appends':[" APPEND_F
+                                               "],'deletes':[" DEL_GROUP("") "]}"));
+        parse_fails_at(r, 422, "deletes[0].expected_table_uuid is required by this endpoint",
+                       js("{" KEY ",'read_snapshot':3,'deletes':[{" NS_T ",'files':[" DV7 "]}]}"));
+        /* Every group, even when another group of the table has it. */
+        parse_fails_at(
+            r, 422, "deletes[1].expected_table_uuid is required by this endpoint",
+            js("{" KEY ",'read_snapshot':3,'deletes':[" DEL_GROUP(DV7) ",{" NS_T ",'files':[]}]}"));
+        struct commit_request c;
+        parse_ok_at(r, js("{" KEY ",'read_snapshot':3,'deletes':[" DEL_GROUP(DV7) "]}"), &c);
+        assert_ptr_equal(c.rules, r);
+        assert_true(c.tables[0].in_deletes);
+    }
+    /* /commit/prepared needs the key only; /commit nothing. */
+    parse_fails_at(&commit_rules_prepared, 422, "this endpoint needs an idempotency_key",
+                   js("{'appends':[{" NS_T ",'files':[" F1 "]}]}"));
+    struct commit_request c;
+    parse_ok_at(&commit_rules_prepared, js("{" KEY ",'appends':[{" NS_T ",'files':[" F1 "]}]}"),
+                &c);
+    parse_ok(js("{'appends':[{" NS_T ",'files':[" F1 "]}]}"), &c);
+    assert_false(c.tables[0].in_deletes);
+
+    /* Deletes: no appends, at least a deletes group, which may be empty
+     * (a statement that deleted nothing). */
+    parse_fails_at(
+        &commit_rules_deletes, 422, "this endpoint takes no appends",
+        js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "],'deletes':[" DEL_GROUP(DV7) "]}"));
+    parse_ok_at(&commit_rules_deletes,
+                js("{" KEY ",'read_snapshot':3,'appends':[],'deletes':[" DEL_GROUP(DV7) "]}"), &c);
+    parse_fails_at(&commit_rules_deletes, 422, "nothing to commit",
+                   js("{" KEY ",'read_snapshot':3}"));
+    parse_ok_at(&commit_rules_deletes,
+                js("{" KEY ",'read_snapshot':3,'deletes':[" DEL_GROUP("") "]}"), &c);
+    assert_int_equal(c.ndvs, 0);
+    assert_int_equal(c.ntables, 1);
+    /* Elsewhere an empty group alone is still nothing to commit. */
+    parse_fails_at(&commit_rules_mutations, 422, "nothing to commit",
+                   js("{" KEY ",'read_snapshot':3,'deletes':[" DEL_GROUP("") "]}"));
+    parse_fails_at(&commit_rules_transaction, 422, "nothing to commit",
+                   js("{" KEY ",'read_snapshot':3,'deletes':[" DEL_GROUP("") "]}"));
+
+    /* Mutations need a deletes group; transactions and uploads do not. */
+    parse_fails_at(&commit_rules_mutations, 422, "this endpoint needs at least one deletes group",
+                   js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "]}"));
+    parse_ok_at(
+        &commit_rules_mutations,
+        js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "],'deletes':[" DEL_GROUP("") "]}"),
+        &c);
+    parse_ok_at(&commit_rules_transaction,
+                js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "]}"), &c);
+    parse_ok_at(&commit_rules_uploads, js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "]}"),
+                &c);
+}
+
+/* /commit/uploads: the claims' owner is the key; upload_owner is refused
+ * there and kept elsewhere. */
+static void test_uploads_owner_is_the_key(void **state)
+{
+    (void)state;
+    struct commit_request c;
+    parse_ok_at(&commit_rules_uploads,
+                js("{'idempotency_key':'0B9F1A6E-5C7D-4E1B-9A2F-3C4D5E6F7A8B','read_snapshot':3,"
+                   "'appends':[" APPEND_F "]}"),
+                &c);
+    assert_true(c.has_upload_owner);
+    assert_string_equal(c.upload_owner, "0b9f1a6e-5c7d-4e1b-9a2f-3c4d5e6f7a8b");
+    parse_fails_at(&commit_rules_uploads, 422, "upload_owner is not accepted by this endpoint",
+                   js("{" KEY ",'upload_owner':'0b9f1a6e-5c7d-4e1b-9a2f-3c4d5e6f7a8b',"
+                      "'read_snapshot':3,'appends':[" APPEND_F "]}"));
+    parse_ok_at(&commit_rules_transaction,
+                js("{" KEY ",'upload_owner':'22222222-2222-4222-8222-222222222222',"
+                   "'read_snapshot':3,'appends':[" APPEND_F "]}"),
+                &c);
+    assert_string_equal(c.upload_owner, "22222222-2222-4222-8222-222222222222");
+    parse_ok_at(&commit_rules_transaction,
+                js("{" KEY ",'read_snapshot':3,'appends':[" APPEND_F "]}"), &c);
+    assert_false(c.has_upload_owner);
+}
+
+/* data_file_path: the transaction endpoint's only, with data_file_id 0,
+ * naming a file the same commit appends to the same table. */
+static void test_pending_delete_targets(void **state)
+{
+    (void)state;
+#define PENDING_DV(id, path)                                                                       \
+    "{'data_file_id':" id ",'data_file_path':'" path "','path':'s3://b/p/d.puffin',"               \
+    "'delete_count':1,'file_size_bytes':5}"
+#define TXN(appends, dv) "{" KEY ",'read_snapshot':3,'appends':[" appends "],'deletes':[" dv "]}"
+#define APPEND2                                                                                    \
+    "{" NS_T "," UUID_T ",'files':[" F1 ",{'path':'s3://b/p/2','record_count':4,"                  \
+    "'file_size_bytes':10}]}"
+    struct commit_request c;
+    parse_ok_at(&commit_rules_transaction,
+                js(TXN(APPEND2, DEL_GROUP(PENDING_DV("0", "s3://b/p/2")))), &c);
+    const struct commit_table *t = &c.tables[0];
+    assert_int_equal(t->ndvs, 1);
+    assert_true(t->dvs[0].targets_append);
+    assert_int_equal(t->dvs[0].append_index, 1);
+    assert_int_equal(t->dvs[0].data_file_id, 0);
+    /* Other endpoints: refused, as on /commit. */
+    const struct commit_rules *others[] = {&commit_rules_plain, &commit_rules_prepared,
+                                           &commit_rules_mutations, &commit_rules_uploads};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        parse_fails_at(others[i], 422,
+                       "deletes[0].files[0].data_file_path is only accepted by the transaction "
+                       "endpoint",
+                       js(TXN(APPEND2, DEL_GROUP(PENDING_DV("0", "s3://b/p/2")))));
+    parse_fails_at(&commit_rules_transaction, 422, "its data_file_id must be 0, got 7",
+                   js(TXN(APPEND2, DEL_GROUP(PENDING_DV("7", "s3://b/p/2")))));
+    parse_fails_at(&commit_rules_transaction, 422,
+                   "deletes[0].files[0].data_file_path 's3://b/p/9' is not a file this commit "
+                   "appends to ns.t",
+                   js(TXN(APPEND2, DEL_GROUP(PENDING_DV("0", "s3://b/p/9")))));
+    /* Another table's append is not this table's. */
+    parse_fails_at(&commit_rules_transaction, 422, "is not a file this commit appends to ns.u",
+                   js(TXN(APPEND2, "{'namespace':'ns','table':'u'," UUID_T
+                                   ",'files':[" PENDING_DV("0", "s3://b/p/2") "]}")));
+    /* Nor is a path only given as another deletion vector's. */
+    parse_fails_at(&commit_rules_transaction, 422, "is not a file this commit appends to ns.t",
+                   js(TXN(APPEND2, DEL_GROUP(DV7 "," PENDING_DV("0", "s3://b/p/d.puffin")))));
+}
+
+/* explicit_row_ids: accepted by mutations and transaction only; false is
+ * the default everywhere. */
+static void test_explicit_row_ids_endpoints(void **state)
+{
+    (void)state;
+#define EXPLICIT_APPEND(v)                                                                         \
+    "{" NS_T "," UUID_T ",'files':[{'path':'s3://b/p/e','record_count':2,'file_size_bytes':10,"    \
+    "'explicit_row_ids':" v "}]}"
+    struct commit_request c;
+    const struct commit_rules *takes[] = {&commit_rules_mutations, &commit_rules_transaction};
+    for (size_t i = 0; i < ARRAY_LEN(takes); i++) {
+        parse_ok_at(takes[i], js(TXN(EXPLICIT_APPEND("true"), DEL_GROUP(DV7))), &c);
+        assert_true(c.tables[0].files[0].explicit_row_ids);
+    }
+    const struct commit_rules *refuse[] = {&commit_rules_plain, &commit_rules_prepared,
+                                           &commit_rules_uploads};
+    for (size_t i = 0; i < ARRAY_LEN(refuse); i++) {
+        parse_fails_at(refuse[i], 422,
+                       "appends[0].files[0].explicit_row_ids is only accepted by the mutations "
+                       "and transaction endpoints",
+                       js(TXN(EXPLICIT_APPEND("true"), DEL_GROUP(DV7))));
+        parse_ok_at(refuse[i], js(TXN(EXPLICIT_APPEND("false"), DEL_GROUP(DV7))), &c);
+        assert_false(c.tables[0].files[0].explicit_row_ids);
+    }
+    parse_fails(400, "field 'appends[0].files[0].explicit_row_ids' must be",
+                js(TXN(EXPLICIT_APPEND("1"), DEL_GROUP(DV7))));
+    /* Part of the request: it changes the fingerprint. */
+    uint8_t a[COMMIT_FINGERPRINT_BYTES], b[COMMIT_FINGERPRINT_BYTES];
+    parse_ok_at(&commit_rules_mutations, js(TXN(EXPLICIT_APPEND("true"), DEL_GROUP(DV7))), &c);
+    memcpy(a, c.fingerprint, sizeof a);
+    parse_ok_at(&commit_rules_mutations, js(TXN(EXPLICIT_APPEND("false"), DEL_GROUP(DV7))), &c);
+    memcpy(b, c.fingerprint, sizeof b);
+    expect_other_fp(a, b, "explicit_row_ids");
+}
+
 static void expect_path(const char *data_path, const char *path, bool ok)
 {
     struct api_error err = {0};
@@ -1112,6 +1307,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_problem_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_many_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_endpoint_requirements, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_uploads_owner_is_the_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_delete_targets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explicit_row_ids_endpoints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fingerprint_format, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fingerprint_invariances, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fingerprint_changes, setup, teardown),

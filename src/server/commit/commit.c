@@ -113,6 +113,22 @@ int commit_run_locked(struct commit_ctx *x, struct store_commit_batch *s, int *f
     return rc;
 }
 
+/* Whether table i's rows must be as the writer read them
+ * (requireUnchangedTables): a table the request deletes from, on an
+ * endpoint that guards them. */
+static bool guarded(const struct commit_request *c, size_t i)
+{
+    return c->rules->unchanged_tables && c->tables[i].in_deletes;
+}
+
+static bool any_guarded(const struct commit_request *c)
+{
+    for (size_t i = 0; i < c->ntables; i++)
+        if (guarded(c, i))
+            return true;
+    return false;
+}
+
 /* What the reads ask about: the request's tables, its paths and the data
  * files its deletion vectors target. Locked, the receipt, the DV targets
  * and the path guard too. */
@@ -127,14 +143,16 @@ static void reads_plan(struct commit_ctx *x, bool locked, struct store_commit_re
     r->dv_targets = locked && x->c->ndvs;
     r->path_guard = locked;
     r->upload_owner = x->c->has_upload_owner ? x->c->upload_owner : NULL;
+    r->claims_required = x->c->rules->claims_by_key;
     for (size_t t = 0; t < x->c->ntables; t++) {
         const struct commit_table *ct = &x->c->tables[t];
-        store_commit_reads_table(r, ct->namespace_name, ct->name);
+        store_commit_reads_table(r, ct->namespace_name, ct->name, guarded(x->c, t));
         for (size_t i = 0; i < ct->nfiles; i++)
-            store_commit_reads_path(r, ct->files[i].path);
+            store_commit_reads_path(r, ct->files[i].path, "data");
         for (size_t i = 0; i < ct->ndvs; i++) {
-            store_commit_reads_path(r, ct->dvs[i].path);
-            store_commit_reads_dv_target(r, ct->dvs[i].data_file_id);
+            store_commit_reads_path(r, ct->dvs[i].path, "delete");
+            if (!ct->dvs[i].targets_append)
+                store_commit_reads_dv_target(r, ct->dvs[i].data_file_id);
         }
     }
 }
@@ -283,9 +301,9 @@ static int run(struct commit_ctx *x, struct error *err)
         for (size_t i = 0; i < c->tables[t].nfiles; i++)
             x->any_stats |= c->tables[t].files[i].nstats > 0;
     bool stale = true;
-    /* Deletion vectors depend on other commits' data, not only on DDL:
-     * they are always checked under the lock. */
-    if (c->ndvs == 0 && run_optimistic(x, &stale, err) == 0)
+    /* Deletion vectors and guarded tables depend on other commits' data,
+     * not only on DDL: they are always checked under the lock. */
+    if (c->ndvs == 0 && !any_guarded(c) && run_optimistic(x, &stale, err) == 0)
         goto committed;
     if (!stale)
         return -1;

@@ -9,8 +9,10 @@
 #include "lake/bounds.h"
 #include "server/catalog/catalog.h"
 #include "server/commit/commit_internal.h"
+#include "server/maintenance/compaction_rewrite.h"
 #include "server/server.h"
 #include "util/base64.h"
+#include "util/bytes.h"
 
 /* Fills x->live from the live tables read, by ordinal. */
 static int take_live_tables(struct commit_ctx *x, struct error *err)
@@ -36,6 +38,7 @@ static int take_live_tables(struct commit_ctx *x, struct error *err)
         l->next_row_id = t.next_row_id;
         l->stats_bytes = t.stats_bytes;
         l->ddl_since_read = t.ddl_since_read;
+        l->data_since_read = t.data_since_read;
     }
     return 0;
 }
@@ -110,9 +113,24 @@ static int conflict_check(struct commit_ctx *x, struct error *err)
                           (long long)rs, (long long)x->head);
     if (rs < x->earliest)
         return read_snapshot_expired(x, rs, err);
-    /* Only DDL conflicts with an append (appends never conflict with
-     * appends), so every conflict here is ddl_since_read_snapshot; the
-     * data conflicts of deletion vectors are checked with their targets. */
+    /* A guarded table's rows changed since the read: the writer's delete
+     * or update was computed on rows that are no longer all there is.
+     * Any such change makes the conflict a retryable one, whatever DDL
+     * came with it (contract §4.3 step 8). */
+    for (size_t i = 0; i < x->c->ntables; i++) {
+        if (!x->live[i].data_since_read)
+            continue;
+        const char *label = commit_table_label(x, i);
+        if (!label)
+            return error_nomem(err);
+        return error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                 "%s had rows inserted or deleted after read_snapshot %lld; "
+                                 "read it again and retry",
+                                 label, (long long)rs);
+    }
+    /* Otherwise only DDL conflicts (appends never conflict with appends),
+     * so every conflict here is ddl_since_read_snapshot; the data
+     * conflicts of deletion vectors are checked with their targets. */
     const char **tables = arena_calloc(x->ctx->arena, x->c->ntables, sizeof *tables);
     if (!tables)
         return error_nomem(err);
@@ -232,10 +250,69 @@ static int take_bounds(struct commit_ctx *x, const struct column_info *col, stru
     return 0;
 }
 
+static bool has_stat(const struct commit_file *f, int64_t field_id)
+{
+    for (size_t i = 0; i < f->nstats; i++)
+        if (f->stats[i].field_id == field_id)
+            return true;
+    return false;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* ---- explicit row ids ---- */
+
+/* The row-id column a file whose rows keep their ids carries (compaction
+ * outputs' too): a long, one value per row. */
+static const struct column_info row_id_column = {.field_id = CPT_ROW_ID_FIELD, .type = LT_LONG};
+
+/* The file's _hog_row_id statistics as sent: a value for every row and no
+ * null (checked before any repair, which would hide a wrong count). */
+static int check_row_id_counts(const struct commit_table *t, const struct commit_file *f,
+                               const struct commit_stat *s, struct error *err)
+{
+    if (s->value_count != f->record_count || s->null_count != 0)
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: file '%.300s' keeps explicit row ids, so its " CPT_ROW_ID_NAME
+                          " statistics (field id %lld) must count %lld values and no null, got "
+                          "%lld values and %lld nulls",
+                          t->namespace_name, t->name, f->path, (long long)CPT_ROW_ID_FIELD,
+                          (long long)f->record_count, (long long)s->value_count,
+                          (long long)s->null_count);
+    return 0;
+}
+
+/* The sanitized bounds of the file's _hog_row_id: ids the table has given
+ * out ([0, next_row_id)), in a range wide enough for its rows. The server
+ * never opens the file, so this is what it can hold the writer to. */
+static int check_row_id_bounds(const struct commit_table *t, const struct table_live *l,
+                               struct commit_file *f, const struct commit_stat *s,
+                               struct error *err)
+{
+    if (s->lower_len != 8 || s->upper_len != 8)
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: file '%.300s' keeps explicit row ids, so its " CPT_ROW_ID_NAME
+                          " statistics need lower and upper bounds (8-byte little-endian longs)",
+                          t->namespace_name, t->name, f->path);
+    int64_t lo = (int64_t)le_load64(s->lower), hi = (int64_t)le_load64(s->upper);
+    if (lo < 0 || hi >= l->next_row_id)
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: file '%.300s' keeps row ids %lld to %lld, outside the ids the "
+                          "table has given out [0, %lld)",
+                          t->namespace_name, t->name, f->path, (long long)lo, (long long)hi,
+                          (long long)l->next_row_id);
+    if (f->record_count > 0 && (uint64_t)(hi - lo) < (uint64_t)(f->record_count - 1))
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: file '%.300s' has %lld rows but its row ids %lld to %lld "
+                          "cannot all differ",
+                          t->namespace_name, t->name, f->path, (long long)f->record_count,
+                          (long long)lo, (long long)hi);
+    f->row_id_min = lo;
+    return 0;
 }
 
 static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error *err)
@@ -243,6 +320,11 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error 
     const struct commit_table *t = &x->c->tables[ti];
     struct commit_file *f = &t->files[fi];
     const struct table_live *l = &x->live[ti];
+    if (f->explicit_row_ids && !has_stat(f, CPT_ROW_ID_FIELD))
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: file '%.300s' keeps explicit row ids but has no statistics "
+                          "for " CPT_ROW_ID_NAME " (field id %lld), which bound them",
+                          t->namespace_name, t->name, f->path, (long long)CPT_ROW_ID_FIELD);
     if (f->nstats == 0)
         return 0;
     int64_t *ids = arena_calloc(x->ctx->arena, f->nstats, sizeof *ids);
@@ -258,7 +340,10 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error 
                               t->namespace_name, t->name, f->path, (long long)ids[i]);
     for (size_t i = 0; i < f->nstats; i++) {
         struct commit_stat *s = &f->stats[i];
-        const struct column_info *col = find_column(l, s->field_id);
+        bool row_ids = f->explicit_row_ids && s->field_id == CPT_ROW_ID_FIELD;
+        const struct column_info *col = row_ids ? &row_id_column : find_column(l, s->field_id);
+        if (row_ids && check_row_id_counts(t, f, s, err) != 0)
+            return -1;
         if (!col)
             return error_fail(err, ERR_INVALID,
                               "%s.%s: file '%.300s' has statistics for field id %lld, "
@@ -288,7 +373,8 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error 
             s->nan_count = s->value_count - s->null_count;
             x->repaired++;
         }
-        if (take_bounds(x, col, s, err) != 0)
+        if (take_bounds(x, col, s, err) != 0 ||
+            (row_ids && check_row_id_bounds(t, l, f, s, err) != 0))
             return -1;
     }
     return 0;
@@ -320,7 +406,9 @@ static int validate_appends(struct commit_ctx *x, size_t ti, struct error *err)
                               "%s.%s is not partitioned; file '%.300s' carries partition "
                               "values",
                               t->namespace_name, t->name, f->path);
-        if (__builtin_add_overflow(l->records, f->record_count, &l->records) ||
+        /* Rows that keep their ids take none from the allocator. */
+        int64_t new_ids = f->explicit_row_ids ? 0 : f->record_count;
+        if (__builtin_add_overflow(l->records, new_ids, &l->records) ||
             __builtin_add_overflow(l->bytes, f->file_size_bytes, &l->bytes))
             return error_fail(err, ERR_INVALID, "%s.%s: the files' record counts or sizes overflow",
                               t->namespace_name, t->name);
@@ -332,66 +420,137 @@ static int validate_appends(struct commit_ctx *x, size_t ti, struct error *err)
 
 /* ---- steps 10 and 15: deletion vectors ---- */
 
-/* Checks every DV against its target (contract §4.5); fills targets[]
- * parallel to the table's DVs. */
+/* Whether two deletion vectors of a table name the same data file. */
+static bool same_target(const struct commit_dv *a, const struct commit_dv *b)
+{
+    if (a->targets_append != b->targets_append)
+        return false;
+    return a->targets_append ? a->append_index == b->append_index
+                             : a->data_file_id == b->data_file_id;
+}
+
+/* A deletion vector on a file this commit appends (the transaction
+ * endpoint): nothing to conflict with, no vector to supersede; it deletes
+ * at most the file's rows. */
+static int validate_append_dv(const struct commit_table *t, const struct commit_dv *d,
+                              struct error *err)
+{
+    const struct commit_file *f = &t->files[d->append_index];
+    if (d->delete_count > f->record_count)
+        return error_fail(err, ERR_INVALID,
+                          "deletion vector '%.300s' deletes %lld rows of a %lld-row file", d->path,
+                          (long long)d->delete_count, (long long)f->record_count);
+    return 0;
+}
+
+/* Checks a DV against its target, an existing data file (contract §4.5),
+ * read into *g. */
+static int validate_dv(struct commit_ctx *x, size_t ti, const struct commit_dv *d,
+                       struct store_commit_dv_target *g, struct error *err)
+{
+    const struct commit_table *t = &x->c->tables[ti];
+    int64_t rs = x->c->read_snapshot;
+    if (!store_commit_dv_target(&x->reads, x->slot.dv_targets, d->data_file_id, g))
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: deletion vector '%.300s' targets unknown data file "
+                          "%lld",
+                          t->namespace_name, t->name, d->path, (long long)d->data_file_id);
+    if (g->begin > rs)
+        return error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                 "data file %lld was added after read_snapshot %lld",
+                                 (long long)d->data_file_id, (long long)rs);
+    if (g->table_id != x->live[ti].table_id)
+        return error_fail(err, ERR_INVALID, "data file %lld does not belong to %s.%s",
+                          (long long)d->data_file_id, t->namespace_name, t->name);
+    if (g->ended && g->end > rs)
+        return error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                 "data file %lld was retired at snapshot %lld, after "
+                                 "read_snapshot %lld",
+                                 (long long)d->data_file_id, (long long)g->end, (long long)rs);
+    if (g->ended)
+        return error_fail(err, ERR_INVALID,
+                          "data file %lld was already retired at read_snapshot %lld",
+                          (long long)d->data_file_id, (long long)rs);
+    if (d->delete_count > g->records)
+        return error_fail(err, ERR_INVALID,
+                          "deletion vector '%.300s' deletes %lld rows of a %lld-row "
+                          "file",
+                          d->path, (long long)d->delete_count, (long long)g->records);
+    if (g->has_live_dv && g->dv_begin > rs)
+        return error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
+                                 "data file %lld got a new deletion vector after read_snapshot "
+                                 "%lld",
+                                 (long long)d->data_file_id, (long long)rs);
+    if (g->has_live_dv && g->dv_count > d->delete_count)
+        return error_fail(err, ERR_INVALID,
+                          "deletion vector '%.300s' deletes %lld rows, fewer than the %lld "
+                          "its predecessor deletes",
+                          d->path, (long long)d->delete_count, (long long)g->dv_count);
+    return 0;
+}
+
+/* Checks every DV against its target; fills targets[] parallel to the
+ * table's DVs (left empty for a target this commit appends). */
 static int validate_dvs(struct commit_ctx *x, size_t ti, struct store_commit_dv_target *targets,
                         struct error *err)
 {
     const struct commit_table *t = &x->c->tables[ti];
-    if (t->ndvs == 0)
-        return 0;
-    for (size_t i = 0; i < t->ndvs; i++)
-        for (size_t k = 0; k < i; k++)
-            if (t->dvs[i].data_file_id == t->dvs[k].data_file_id)
-                return error_fail(err, ERR_INVALID,
-                                  "%s.%s: two deletion vectors for data file %lld in one "
-                                  "commit; merge them",
-                                  t->namespace_name, t->name, (long long)t->dvs[i].data_file_id);
-    int64_t rs = x->c->read_snapshot;
-    int rc = 0;
-    for (size_t i = 0; i < t->ndvs && rc == 0; i++) {
+    for (size_t i = 0; i < t->ndvs; i++) {
         const struct commit_dv *d = &t->dvs[i];
-        struct store_commit_dv_target *g = &targets[i];
-        if (!store_commit_dv_target(&x->reads, x->slot.dv_targets, d->data_file_id, g)) {
-            rc = error_fail(err, ERR_INVALID,
-                            "%s.%s: deletion vector '%.300s' targets unknown data file "
-                            "%lld",
-                            t->namespace_name, t->name, d->path, (long long)d->data_file_id);
-            break;
+        for (size_t k = 0; k < i; k++) {
+            if (!same_target(d, &t->dvs[k]))
+                continue;
+            if (d->targets_append)
+                return error_fail(err, ERR_INVALID,
+                                  "%s.%s: two deletion vectors for appended file '%.300s' in "
+                                  "one commit; merge them",
+                                  t->namespace_name, t->name, t->files[d->append_index].path);
+            return error_fail(err, ERR_INVALID,
+                              "%s.%s: two deletion vectors for data file %lld in one "
+                              "commit; merge them",
+                              t->namespace_name, t->name, (long long)d->data_file_id);
         }
-        if (g->begin > rs)
-            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
-                                   "data file %lld was added after read_snapshot %lld",
-                                   (long long)d->data_file_id, (long long)rs);
-        else if (g->table_id != x->live[ti].table_id)
-            rc = error_fail(err, ERR_INVALID, "data file %lld does not belong to %s.%s",
-                            (long long)d->data_file_id, t->namespace_name, t->name);
-        else if (g->ended && g->end > rs)
-            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
-                                   "data file %lld was retired at snapshot %lld, after "
-                                   "read_snapshot %lld",
-                                   (long long)d->data_file_id, (long long)g->end, (long long)rs);
-        else if (g->ended)
-            rc = error_fail(err, ERR_INVALID,
-                            "data file %lld was already retired at read_snapshot %lld",
-                            (long long)d->data_file_id, (long long)rs);
-        else if (d->delete_count > g->records)
-            rc = error_fail(err, ERR_INVALID,
-                            "deletion vector '%.300s' deletes %lld rows of a %lld-row "
-                            "file",
-                            d->path, (long long)d->delete_count, (long long)g->records);
-        else if (g->has_live_dv && g->dv_begin > rs)
-            rc = error_fail_reason(err, ERR_CONFLICT, "commit_conflict",
-                                   "data file %lld got a new deletion vector after read_snapshot "
-                                   "%lld",
-                                   (long long)d->data_file_id, (long long)rs);
-        else if (g->has_live_dv && g->dv_count > d->delete_count)
-            rc = error_fail(err, ERR_INVALID,
-                            "deletion vector '%.300s' deletes %lld rows, fewer than the %lld "
-                            "its predecessor deletes",
-                            d->path, (long long)d->delete_count, (long long)g->dv_count);
     }
-    return rc;
+    for (size_t i = 0; i < t->ndvs; i++) {
+        const struct commit_dv *d = &t->dvs[i];
+        if (d->targets_append ? validate_append_dv(t, d, err) != 0
+                              : validate_dv(x, ti, d, &targets[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Rows that keep their ids are an update's rewrite of rows the same
+ * commit deletes: the table must lose at least as many rows of its
+ * existing files (new vectors' counts less the ones they supersede) as
+ * it gains with kept ids, or ids could be live twice. */
+static int check_explicit_rows(struct commit_ctx *x, size_t ti,
+                               const struct store_commit_dv_target *targets, struct error *err)
+{
+    const struct commit_table *t = &x->c->tables[ti];
+    int64_t kept = 0, deleted = 0;
+    for (size_t i = 0; i < t->nfiles; i++)
+        if (t->files[i].explicit_row_ids &&
+            __builtin_add_overflow(kept, t->files[i].record_count, &kept))
+            return error_fail(err, ERR_INVALID, "%s.%s: the files' record counts overflow",
+                              t->namespace_name, t->name);
+    if (kept == 0)
+        return 0;
+    for (size_t i = 0; i < t->ndvs; i++) {
+        if (t->dvs[i].targets_append)
+            continue;
+        /* validate_dv: a vector deletes at least its predecessor's rows. */
+        int64_t before = targets[i].has_live_dv ? targets[i].dv_count : 0;
+        if (__builtin_add_overflow(deleted, t->dvs[i].delete_count - before, &deleted))
+            deleted = INT64_MAX;
+    }
+    if (deleted < kept)
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: %lld appended rows keep explicit row ids, but the commit "
+                          "deletes only %lld rows of the table's files: an update deletes the "
+                          "rows it rewrites",
+                          t->namespace_name, t->name, (long long)kept, (long long)deleted);
+    return 0;
 }
 
 /* ---- step 11: paths queued for removal or already registered ---- */
@@ -410,6 +569,12 @@ int commit_path_guard(struct commit_ctx *x, struct error *err)
         return error_fail_reason(err, ERR_CONFLICT, "upload_not_owned",
                                  "path '%.300s' is an upload claim this commit does not own (its "
                                  "upload_owner differs, or the claim was abandoned or registered)",
+                                 path);
+    case STORE_COMMIT_PATH_UNCLAIMED:
+        return error_fail_reason(err, ERR_CONFLICT, "upload_not_owned",
+                                 "path '%.300s' is not an active upload claim of this commit's "
+                                 "idempotency_key (of its kind: data for a file, delete for a "
+                                 "deletion vector)",
                                  path);
     case STORE_COMMIT_PATH_REGISTERED: break;
     }
@@ -448,7 +613,8 @@ int commit_check_tables(struct commit_ctx *x, struct store_commit_dv_target ***t
                                   sizeof **targets);
         if (!targets[i])
             return error_nomem(err);
-        if (validate_appends(x, i, err) != 0 || validate_dvs(x, i, targets[i], err) != 0)
+        if (validate_appends(x, i, err) != 0 || validate_dvs(x, i, targets[i], err) != 0 ||
+            check_explicit_rows(x, i, targets[i], err) != 0)
             return -1;
     }
     *targets_out = targets;

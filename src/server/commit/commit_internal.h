@@ -33,11 +33,12 @@ struct table_live {
     int64_t spec_id;
     int64_t nspec_fields;
     bool ddl_since_read;      /* dropped or altered after read_snapshot */
+    bool data_since_read;     /* guarded: created, inserted into or deleted from after it */
     int64_t next_row_id;      /* the table's row-id allocator, read under the lock */
     int64_t stats_bytes;      /* its gross byte counter */
     struct column_info *cols; /* sorted by field id; loaded when stats are sent */
     size_t ncols;
-    int64_t records, bytes;
+    int64_t records, bytes; /* appended: records given new ids, bytes of every file */
 };
 
 struct commit_ctx {

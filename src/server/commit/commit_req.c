@@ -12,9 +12,46 @@
 /* ---- reading ---- */
 
 struct reader {
+    const struct commit_rules *rules;
     struct arena *a;
     struct api_error *err;
     char where[160];
+};
+
+/* ---- the endpoints ---- */
+
+const struct commit_rules commit_rules_plain = {0};
+const struct commit_rules commit_rules_prepared = {.needs_key = true};
+const struct commit_rules commit_rules_deletes = {
+    .needs_key = true,
+    .needs_read_snapshot = true,
+    .needs_table_uuids = true,
+    .needs_deletes = true,
+    .refuses_appends = true,
+    .zero_row_deletes = true,
+    .unchanged_tables = true,
+};
+const struct commit_rules commit_rules_mutations = {
+    .needs_key = true,
+    .needs_read_snapshot = true,
+    .needs_table_uuids = true,
+    .needs_deletes = true,
+    .unchanged_tables = true,
+    .explicit_row_ids = true,
+};
+const struct commit_rules commit_rules_uploads = {
+    .needs_key = true,
+    .needs_read_snapshot = true,
+    .needs_table_uuids = true,
+    .claims_by_key = true,
+};
+const struct commit_rules commit_rules_transaction = {
+    .needs_key = true,
+    .needs_read_snapshot = true,
+    .needs_table_uuids = true,
+    .unchanged_tables = true,
+    .pending_deletes = true,
+    .explicit_row_ids = true,
 };
 
 static int shape(struct reader *r, const json_t *obj, const struct jfield *fields, size_t n)
@@ -86,7 +123,7 @@ static int read_stat(struct reader *r, const json_t *obj, struct commit_stat *s)
 
 static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
 {
-    json_t *path, *records, *size, *footer, *stats, *parts, *splits;
+    json_t *path, *records, *size, *footer, *stats, *parts, *splits, *explicit_ids;
     const struct jfield fields[] = {
         {"path", JF_STRING, true, false, &path},
         {"record_count", JF_INT, true, false, &records},
@@ -95,6 +132,7 @@ static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
         {"column_stats", JF_ARRAY, false, true, &stats},
         {"partition_values", JF_ARRAY, false, true, &parts},
         {"split_offsets", JF_ARRAY, false, true, &splits},
+        {"explicit_row_ids", JF_BOOL, false, true, &explicit_ids},
     };
     if (shape(r, obj, fields, sizeof fields / sizeof fields[0]) != 0)
         return -1;
@@ -104,6 +142,14 @@ static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
     if (count(r, records, "record_count", COMMIT_MAX_RECORD_COUNT, &f->record_count) != 0 ||
         count(r, size, "file_size_bytes", INT64_MAX, &f->file_size_bytes) != 0)
         return -1;
+    f->explicit_row_ids = explicit_ids && json_is_true(explicit_ids);
+    /* Rows that keep their ids are an update's rewrite: only endpoints
+     * that delete the old rows in the same snapshot take them. */
+    if (f->explicit_row_ids && !r->rules->explicit_row_ids)
+        return api_validation(r->err,
+                              "%s.explicit_row_ids is only accepted by the mutations and "
+                              "transaction endpoints",
+                              r->where);
     if (footer && !json_is_null(footer)) {
         f->has_footer_size = true;
         if (count(r, footer, "footer_size", INT64_MAX, &f->footer_size) != 0)
@@ -172,7 +218,29 @@ static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
     return 0;
 }
 
-static int read_dv(struct reader *r, const json_t *obj, struct commit_dv *d)
+/* A deletion vector naming its target by data_file_path: the file this
+ * commit appends to the same table at that path (contract §4.5 step 1). */
+static int resolve_append_target(struct reader *r, const struct commit_table *t,
+                                 const char *target_path, struct commit_dv *d)
+{
+    if (d->data_file_id != 0)
+        return api_validation(r->err,
+                              "%s names its target by data_file_path, so its data_file_id must be "
+                              "0, got %lld",
+                              r->where, (long long)d->data_file_id);
+    for (size_t i = 0; i < t->nfiles; i++)
+        if (strcmp(t->files[i].path, target_path) == 0) {
+            d->targets_append = true;
+            d->append_index = i;
+            return 0;
+        }
+    return api_validation(r->err,
+                          "%s.data_file_path '%.300s' is not a file this commit appends to %s.%s",
+                          r->where, target_path, t->namespace_name, t->name);
+}
+
+static int read_dv(struct reader *r, const json_t *obj, const struct commit_table *t,
+                   struct commit_dv *d)
 {
     json_t *target, *target_path, *path, *deletes, *size;
     const struct jfield fields[] = {
@@ -185,8 +253,9 @@ static int read_dv(struct reader *r, const json_t *obj, struct commit_dv *d)
     if (shape(r, obj, fields, sizeof fields / sizeof fields[0]) != 0)
         return -1;
     /* Naming the target by path is for a DV on a file added by the same
-     * transaction (the transaction endpoint), which /commit is not. */
-    if (target_path && !json_is_null(target_path))
+     * transaction (the transaction endpoint). */
+    bool by_path = target_path && !json_is_null(target_path);
+    if (by_path && !r->rules->pending_deletes)
         return api_validation(r->err,
                               "%s.data_file_path is only accepted by the transaction "
                               "endpoint",
@@ -200,6 +269,10 @@ static int read_dv(struct reader *r, const json_t *obj, struct commit_dv *d)
         return -1;
     if (d->delete_count == 0)
         return api_validation(r->err, "%s.delete_count must be positive", r->where);
+    /* Every appends group is read before the deletes groups, so the
+     * table's appended files are all known here. */
+    if (by_path && resolve_append_target(r, t, json_string_value(target_path), d) != 0)
+        return -1;
     return 0;
 }
 
@@ -262,6 +335,11 @@ static int read_groups(struct reader *r, const json_t *groups, bool deletes,
         const char *uuid_s = uuid && json_is_string(uuid) ? json_string_value(uuid) : NULL;
         if (uuid_s && !str_is_uuid(uuid_s))
             return api_bad_request(r->err, "%s.expected_table_uuid must be a UUID", r->where);
+        if (!uuid_s && r->rules->needs_table_uuids)
+            return api_validation(r->err,
+                                  "%s.expected_table_uuid is required by this endpoint: every "
+                                  "group names the table incarnation it read",
+                                  r->where);
         size_t nf = json_array_size(files);
         if (nf == 0 && !deletes)
             return api_validation(r->err, "%s.files must hold at least one file", r->where);
@@ -284,12 +362,13 @@ static int read_groups(struct reader *r, const json_t *groups, bool deletes,
         }
         size_t base = strlen(r->where);
         if (deletes) {
+            t->in_deletes = true;
             struct commit_dv *dvs = arena_calloc(r->a, nf ? nf : 1, sizeof *dvs);
             if (!dvs)
                 return nomem(r);
             for (size_t i = 0; i < nf; i++) {
                 snprintf(r->where + base, sizeof r->where - base, ".files[%zu]", i);
-                if (read_dv(r, json_array_get(files, i), &dvs[i]) != 0)
+                if (read_dv(r, json_array_get(files, i), t, &dvs[i]) != 0)
                     return -1;
             }
             if (append_items(r, (void **)&t->dvs, &t->ndvs, dvs, nf, sizeof *dvs) != 0)
@@ -492,11 +571,47 @@ static int fingerprint(const json_t *body, uint8_t out[COMMIT_FINGERPRINT_BYTES]
     return rc;
 }
 
-int commit_request_parse(const json_t *body, struct arena *a, struct commit_request *out,
-                         struct api_error *err)
+/* Whether some deletes group names a table (even with no files). */
+static bool any_deletes_group(const struct commit_request *c)
+{
+    for (size_t i = 0; i < c->ntables; i++)
+        if (c->tables[i].in_deletes)
+            return true;
+    return false;
+}
+
+/* Something to commit (a statement that deleted nothing is something
+ * where the endpoint takes one), and read_snapshot with deletes. */
+static int check_contents(const struct commit_request *c, struct api_error *err)
+{
+    bool statement = c->rules->zero_row_deletes && any_deletes_group(c);
+    if (c->nfiles + c->ndvs == 0 && !statement)
+        return api_validation(err, "the commit has nothing to commit: no appended files and no "
+                                   "deletion vectors");
+    if (c->ndvs && !c->has_read_snapshot)
+        return api_validation(err, "a commit with deletes needs read_snapshot");
+    return 0;
+}
+
+/* What the endpoint requires of a valid body (contract §4.3 step 0). */
+static int check_endpoint(const struct commit_request *c, struct api_error *err)
+{
+    const struct commit_rules *rules = c->rules;
+    if (rules->needs_key && !c->has_key)
+        return api_validation(err, "this endpoint needs an idempotency_key");
+    if (rules->needs_read_snapshot && !c->has_read_snapshot)
+        return api_validation(err, "this endpoint needs read_snapshot");
+    if (rules->needs_deletes && !any_deletes_group(c))
+        return api_validation(err, "this endpoint needs at least one deletes group");
+    return 0;
+}
+
+int commit_request_parse(const json_t *body, const struct commit_rules *rules, struct arena *a,
+                         struct commit_request *out, struct api_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct reader r = {.a = a, .err = err};
+    out->rules = rules;
+    struct reader r = {.rules = rules, .a = a, .err = err};
     json_t *key, *read, *appends, *deletes, *author, *message, *owner;
     const struct jfield fields[] = {
         {"idempotency_key", JF_STRING, false, true, &key},
@@ -518,6 +633,9 @@ int commit_request_parse(const json_t *body, struct arena *a, struct commit_requ
     if (owner && json_is_string(owner)) {
         if (!str_is_uuid(json_string_value(owner)))
             return api_bad_request(err, "upload_owner must be a UUID");
+        if (rules->claims_by_key)
+            return api_validation(err, "upload_owner is not accepted by this endpoint: the upload "
+                                       "claims' owner is the idempotency_key");
         out->has_upload_owner = true;
         str_lower(out->upload_owner, sizeof out->upload_owner, json_string_value(owner));
     }
@@ -530,17 +648,21 @@ int commit_request_parse(const json_t *body, struct arena *a, struct commit_requ
     if ((author && json_is_string(author) && !(out->author = dup_string(&r, author))) ||
         (message && json_is_string(message) && !(out->message = dup_string(&r, message))))
         return api_nomem(err);
+    if (rules->refuses_appends && json_array_size(appends) > 0)
+        return api_validation(err, "this endpoint takes no appends: it registers deletion "
+                                   "vectors only");
     size_t cap = 0;
     if ((appends && json_is_array(appends) && read_groups(&r, appends, false, out, &cap) != 0) ||
         (deletes && json_is_array(deletes) && read_groups(&r, deletes, true, out, &cap) != 0))
         return -1;
-    if (out->nfiles + out->ndvs == 0)
-        return api_validation(err, "the commit has nothing to commit: no appended files and no "
-                                   "deletion vectors");
-    if (out->ndvs && !out->has_read_snapshot)
-        return api_validation(err, "a commit with deletes needs read_snapshot");
-    if (check_duplicate_paths(&r, out) != 0)
+    if (check_contents(out, err) != 0 || check_duplicate_paths(&r, out) != 0 ||
+        check_endpoint(out, err) != 0)
         return -1;
+    /* The claims this commit consumes are its key's. */
+    if (rules->claims_by_key) {
+        out->has_upload_owner = true;
+        memcpy(out->upload_owner, out->key, sizeof out->upload_owner);
+    }
     if (fingerprint(body, out->fingerprint) != 0)
         return api_nomem(err);
     return 0;

@@ -42,6 +42,10 @@ struct commit_stat {
 struct commit_file {
     const char *path;
     int64_t record_count, file_size_bytes;
+    /* Its rows keep the ids they had (an update's rewrite): each row's id
+     * is in its _hog_row_id column, whose statistics bound them. */
+    bool explicit_row_ids;
+    int64_t row_id_min; /* with explicit_row_ids: the lower bound, once checked */
     bool has_footer_size;
     int64_t footer_size;
     bool has_stats; /* column_stats present (possibly empty): stats_state 'provided' */
@@ -56,6 +60,11 @@ struct commit_file {
 
 struct commit_dv {
     int64_t data_file_id;
+    /* Its target is a file this commit appends to the same table, named
+     * by data_file_path (the transaction endpoint): the index in the
+     * table's files. */
+    bool targets_append;
+    size_t append_index;
     const char *path;
     int64_t delete_count, file_size_bytes;
 };
@@ -70,9 +79,40 @@ struct commit_table {
     size_t nfiles;
     struct commit_dv *dvs;
     size_t ndvs;
+    bool in_deletes; /* some deletes group names it (possibly with no files) */
 };
 
+/* What an endpoint requires of a request and lets it do (contract §2.5,
+ * §4.1): the endpoint sets these, never the client. */
+struct commit_rules {
+    bool needs_key;
+    bool needs_read_snapshot;
+    bool needs_table_uuids; /* expected_table_uuid on every group */
+    bool needs_deletes;     /* at least one deletes group */
+    bool refuses_appends;
+    /* Deletes groups without files are a statement that deleted nothing:
+     * committed (checked and recorded) though nothing is registered. */
+    bool zero_row_deletes;
+    /* requireUnchangedTables: a table a deletes group names must have had
+     * no insert or delete (nor creation) since read_snapshot. */
+    bool unchanged_tables;
+    /* allowPendingDeletes: a deletion vector may name its target by
+     * data_file_path, a file the same commit appends. */
+    bool pending_deletes;
+    bool explicit_row_ids; /* FileRegistration.explicit_row_ids */
+    /* Every path is an active upload claim of its kind whose owner is the
+     * idempotency key (upload_owner is then refused). */
+    bool claims_by_key;
+};
+
+/* The commit endpoints: /commit, /commit/prepared,
+ * /commit/deletes/prepared, /commit/mutations/prepared, /commit/uploads
+ * and /commit/transaction. */
+extern const struct commit_rules commit_rules_plain, commit_rules_prepared, commit_rules_deletes,
+    commit_rules_mutations, commit_rules_uploads, commit_rules_transaction;
+
 struct commit_request {
+    const struct commit_rules *rules; /* the endpoint's */
     bool has_key;
     char key[37]; /* lowercase canonical UUID */
     bool has_read_snapshot;
@@ -89,14 +129,16 @@ struct commit_request {
     uint8_t fingerprint[COMMIT_FINGERPRINT_BYTES];
 };
 
-/* Reads and checks a CommitRequest body, for the handler (commits.c),
- * which answers with what it fills in err. Shape errors (unknown or missing
- * members, wrong JSON types, a key that is not a UUID) are 400; values out
- * of range (record_count, sizes, split offsets, footer_size) and requests
- * with nothing to commit or deletes without read_snapshot are 422. Paths
- * are not checked here (commit_check_path, against the catalog). */
-int commit_request_parse(const json_t *body, struct arena *a, struct commit_request *out,
-                         struct api_error *err);
+/* Reads and checks a CommitRequest body sent to the endpoint whose rules
+ * are given, for the handler (commits.c), which answers with what it fills
+ * in err. Shape errors (unknown or missing members, wrong JSON types, a
+ * key that is not a UUID) are 400; values out of range (record_count,
+ * sizes, split offsets, footer_size), requests with nothing to commit or
+ * deletes without read_snapshot, and what the endpoint refuses or lacks
+ * are 422. Paths are not checked here (commit_check_path, against the
+ * catalog). */
+int commit_request_parse(const json_t *body, const struct commit_rules *rules, struct arena *a,
+                         struct commit_request *out, struct api_error *err);
 
 /* 0 when `path` lies under data_path as the contract requires (prefix plus
  * '/', no whitespace or control characters, a non-empty relative part

@@ -64,12 +64,15 @@ static void add_files(struct commit_ctx *x, struct store_commit_writes *w)
                                             .rows_before = rows_before,
                                             .table_records = l->records,
                                             .stats_provided = cf->has_stats,
+                                            .explicit_row_ids = cf->explicit_row_ids,
+                                            .row_id_start = cf->row_id_min,
                                             .has_spec = l->has_spec,
                                             .spec_id = l->spec_id,
                                             .split_offsets = cf->split_offsets,
                                             .nsplit_offsets = cf->nsplit_offsets,
                                         });
-            rows_before += cf->record_count;
+            if (!cf->explicit_row_ids)
+                rows_before += cf->record_count;
             add_stats(w, cf);
             for (size_t k = 0; k < cf->npartition_values; k++)
                 store_commit_writes_partition_value(w, (int64_t)k, cf->partition_values[k]);
@@ -82,6 +85,7 @@ static void add_files(struct commit_ctx *x, struct store_commit_writes *w)
 static void add_deletes(struct commit_ctx *x, struct store_commit_writes *w,
                         struct store_commit_dv_target **targets)
 {
+    size_t files_before = 0; /* the files of the tables before (add_files' order) */
     for (size_t t = 0; t < x->c->ntables; t++) {
         const struct commit_table *ct = &x->c->tables[t];
         for (size_t i = 0; i < ct->ndvs; i++) {
@@ -91,11 +95,14 @@ static void add_deletes(struct commit_ctx *x, struct store_commit_writes *w,
             store_commit_writes_dv(w, &(struct store_commit_dv){
                                           .table_id = x->live[t].table_id,
                                           .data_file_id = d->data_file_id,
+                                          .targets_append = d->targets_append,
+                                          .append_rel = (int64_t)(files_before + d->append_index),
                                           .path = d->path,
                                           .delete_count = d->delete_count,
                                           .file_size_bytes = d->file_size_bytes,
                                       });
         }
+        files_before += ct->nfiles;
     }
 }
 
@@ -121,6 +128,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     rows.author = c->author;
     rows.message = c->message;
     rows.upload_owner = c->has_upload_owner ? c->upload_owner : NULL;
+    rows.claims_required = c->rules->claims_by_key;
     if (c->has_key) {
         rows.key = c->key;
         rows.fingerprint = c->fingerprint;

@@ -1,7 +1,9 @@
-/* POST /commit, POST /commit/prepared and GET /commit/receipts/{operation}:
- * the HTTP side of the commit protocol (commit.c does the work). The
- * answers, their counts in hoglake_commits_total and the audit detail are
- * written here. */
+/* POST /commit and its guarded variants (/commit/prepared,
+ * /commit/deletes/prepared, /commit/mutations/prepared, /commit/uploads,
+ * /commit/transaction: each sets its rules, commit_req.h) and GET
+ * /commit/receipts/{operation}: the HTTP side of the commit protocol
+ * (commit.c does the work). The answers, their counts in
+ * hoglake_commits_total and the audit detail are written here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -88,7 +90,7 @@ static int commit(struct srv_req *req, struct commit_request *c, json_t **result
     return rc;
 }
 
-static int commit_common(struct srv_req *req, struct srv_res *res, bool key_required,
+static int commit_common(struct srv_req *req, struct srv_res *res, const struct commit_rules *rules,
                          struct api_error *err)
 {
     json_t *body = req_json_body(req, err);
@@ -98,9 +100,7 @@ static int commit_common(struct srv_req *req, struct srv_res *res, bool key_requ
     }
     struct commit_request c;
     json_t *result = NULL;
-    int rc = commit_request_parse(body, &req->arena, &c, err);
-    if (rc == 0 && key_required && !c.has_key)
-        rc = api_validation(err, "this endpoint needs an idempotency_key");
+    int rc = commit_request_parse(body, rules, &req->arena, &c, err);
     if (rc == 0)
         rc = commit(req, &c, &result, err);
     else
@@ -113,12 +113,32 @@ static int commit_common(struct srv_req *req, struct srv_res *res, bool key_requ
 
 int h_commit(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    return commit_common(req, res, false, err);
+    return commit_common(req, res, &commit_rules_plain, err);
 }
 
 int h_commit_prepared(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    return commit_common(req, res, true, err);
+    return commit_common(req, res, &commit_rules_prepared, err);
+}
+
+int h_commit_deletes(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    return commit_common(req, res, &commit_rules_deletes, err);
+}
+
+int h_commit_mutations(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    return commit_common(req, res, &commit_rules_mutations, err);
+}
+
+int h_commit_uploads(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    return commit_common(req, res, &commit_rules_uploads, err);
+}
+
+int h_commit_transaction(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    return commit_common(req, res, &commit_rules_transaction, err);
 }
 
 int h_commit_receipt(struct srv_req *req, struct srv_res *res, struct api_error *err)

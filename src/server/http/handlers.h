@@ -58,6 +58,10 @@ int h_snapshot_resolve(struct srv_req *req, struct srv_res *res, struct api_erro
 /* commit/commits.c */
 int h_commit(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_commit_prepared(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_deletes(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_mutations(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_uploads(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_commit_transaction(struct srv_req *req, struct srv_res *res, struct api_error *err);
 int h_commit_receipt(struct srv_req *req, struct srv_res *res, struct api_error *err);
 
 /* catalog/consumers.c */

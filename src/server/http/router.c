@@ -71,6 +71,13 @@ static const struct route routes[] = {
 
     {"POST", CAT "/commit", ACCESS_WRITER, h_commit, ROUTE_LARGE_BODY, no_args},
     {"POST", CAT "/commit/prepared", ACCESS_WRITER, h_commit_prepared, ROUTE_LARGE_BODY, no_args},
+    {"POST", CAT "/commit/deletes/prepared", ACCESS_WRITER, h_commit_deletes, ROUTE_LARGE_BODY,
+     no_args},
+    {"POST", CAT "/commit/mutations/prepared", ACCESS_WRITER, h_commit_mutations, ROUTE_LARGE_BODY,
+     no_args},
+    {"POST", CAT "/commit/uploads", ACCESS_WRITER, h_commit_uploads, ROUTE_LARGE_BODY, no_args},
+    {"POST", CAT "/commit/transaction", ACCESS_WRITER, h_commit_transaction, ROUTE_LARGE_BODY,
+     no_args},
     {"GET", CAT "/commit/receipts/{operation}", ACCESS_WRITER, h_commit_receipt, 0, no_args},
 
     {"POST", CAT "/uploads", ACCESS_WRITER, h_upload_claim_batch, 0, no_args},

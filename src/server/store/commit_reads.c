@@ -13,7 +13,8 @@
     " JOIN hog_table_version v ON v.catalog_id = $1 AND v.namespace_id = n.namespace_id"           \
     "  AND v.name = u.name AND v.end_snapshot IS NULL"
 
-/* $1 catalog, $2/$3 the tables' names, $4 read_snapshot (NULL: none). */
+/* $1 catalog, $2/$3 the tables' names, $4 read_snapshot (NULL: none), $5
+ * the ordinals of the guarded tables. */
 static const char live_tables_sql[] =
     "SELECT u.ord, t.table_id, t.table_uuid::text, s.spec_id,"
     " (SELECT count(*) FROM hog_partition_field f WHERE f.catalog_id = $1"
@@ -23,6 +24,13 @@ static const char live_tables_sql[] =
      * invalidates what the writer read. */
     " EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
     "   AND c.object_id = t.table_id AND c.kind IN ('table_dropped', 'table_altered')"
+    "   AND c.snapshot_id > $4),"
+    /* A guarded table's rows must be as the writer read them: any insert
+     * or delete since conflicts (compaction keeps the rows: it never
+     * does). */
+    " u.ord = ANY($5::bigint[]) AND EXISTS (SELECT 1 FROM hog_snapshot_change c"
+    "   WHERE c.catalog_id = $1 AND c.object_id = t.table_id"
+    "   AND c.kind IN ('table_created', 'table_inserted_into', 'table_deleted_from')"
     "   AND c.snapshot_id > $4)" LIVE_TABLES_FROM
     " JOIN hog_table t ON t.catalog_id = $1 AND t.table_id = v.table_id"
     "  AND t.dropped_snapshot IS NULL"
@@ -49,9 +57,12 @@ static const char dv_targets_sql[] =
 /* A queued path may still be deleted by the drain (retryable); a path any
  * file or DV row names, live or ended, is one object registered twice:
  * its rows would count twice, and the expiry of one row would delete the
- * other's data. The first column is enum store_commit_path_state. */
+ * other's data. A claimed path is the owner's ($3) alone; with claims
+ * required ($4), every path ($2, of kind $5) must be an active claim of
+ * the owner of its kind. The first column is enum
+ * store_commit_path_state, and the first state found answers. */
 static const char path_guard_sql[] =
-    "(SELECT 1, path FROM hog_file_removal WHERE catalog_id = $1"
+    "SELECT * FROM ((SELECT 1, path FROM hog_file_removal WHERE catalog_id = $1"
     "  AND drained_at IS NULL AND path = ANY($2::text[]) LIMIT 1)"
     " UNION ALL (SELECT 2, path FROM hog_data_file WHERE catalog_id = $1"
     "  AND path = ANY($2::text[]) LIMIT 1)"
@@ -59,7 +70,11 @@ static const char path_guard_sql[] =
     "  AND path = ANY($2::text[]) LIMIT 1)"
     " UNION ALL (SELECT 3, path FROM hog_upload WHERE catalog_id = $1"
     "  AND path = ANY($2::text[]) AND (state <> 'active' OR owner IS DISTINCT FROM $3::uuid)"
-    "  LIMIT 1)";
+    "  LIMIT 1)"
+    " UNION ALL (SELECT 4, u.path FROM unnest($2::text[], $5::text[]) AS u(path, kind)"
+    "  WHERE $4::boolean AND NOT EXISTS (SELECT 1 FROM hog_upload h WHERE h.catalog_id = $1"
+    "   AND h.path = u.path AND h.state = 'active' AND h.owner = $3::uuid"
+    "   AND h.file_kind = u.kind) LIMIT 1)) g(state, path) ORDER BY state LIMIT 1";
 
 void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id)
 {
@@ -67,28 +82,36 @@ void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id)
     r->catalog_id = catalog_id;
     pg_array_init(&r->namespaces);
     pg_array_init(&r->names);
+    pg_array_init(&r->guarded);
     pg_array_init(&r->dv_ids);
     pg_array_init(&r->paths);
+    pg_array_init(&r->kinds);
 }
 
 void store_commit_reads_free(struct store_commit_reads *r)
 {
     pg_array_free(&r->namespaces);
     pg_array_free(&r->names);
+    pg_array_free(&r->guarded);
     pg_array_free(&r->dv_ids);
     pg_array_free(&r->paths);
+    pg_array_free(&r->kinds);
 }
 
 void store_commit_reads_table(struct store_commit_reads *r, const char *namespace_name,
-                              const char *name)
+                              const char *name, bool guarded)
 {
     pg_array_str(&r->namespaces, namespace_name);
     pg_array_str(&r->names, name);
+    r->ntables++;
+    if (guarded)
+        pg_array_i64(&r->guarded, (int64_t)r->ntables);
 }
 
-void store_commit_reads_path(struct store_commit_reads *r, const char *path)
+void store_commit_reads_path(struct store_commit_reads *r, const char *path, const char *kind)
 {
     pg_array_str(&r->paths, path);
+    pg_array_str(&r->kinds, kind);
 }
 
 void store_commit_reads_dv_target(struct store_commit_reads *r, int64_t data_file_id)
@@ -101,8 +124,9 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
 {
     *at = (struct store_commit_read_slots){-1, -1, -1, -1, -1, -1};
     const char *namespaces = pg_array_text(&r->namespaces), *names = pg_array_text(&r->names);
-    const char *dv_ids = pg_array_text(&r->dv_ids), *paths = pg_array_text(&r->paths);
-    if (!namespaces || !names || !dv_ids || !paths)
+    const char *guarded = pg_array_text(&r->guarded), *dv_ids = pg_array_text(&r->dv_ids);
+    const char *paths = pg_array_text(&r->paths), *kinds = pg_array_text(&r->kinds);
+    if (!namespaces || !names || !guarded || !dv_ids || !paths || !kinds)
         return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
@@ -132,6 +156,7 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
         db_param_i64(&p, r->read_snapshot);
     else
         db_param_null(&p);
+    db_param_str(&p, guarded);
     if ((at->live = store_commit_batch_add(s, live_tables_sql, &p, "table lookup", err)) < 0)
         return -1;
     if (r->dv_targets) {
@@ -147,6 +172,8 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
         db_param_i64(&p, r->catalog_id);
         db_param_str(&p, paths);
         db_param_str(&p, r->upload_owner);
+        db_param_bool(&p, r->claims_required);
+        db_param_str(&p, kinds);
         if ((at->paths = store_commit_batch_add(s, path_guard_sql, &p, "path checks", err)) < 0)
             return -1;
     }
@@ -216,6 +243,7 @@ void store_commit_live_table(const struct store_commit_batch *s, int at, int i,
     out->has_allocator = optional_i64(r, i, 5, &out->next_row_id);
     out->stats_bytes = db_i64(r, i, 6);
     out->ddl_since_read = db_bool(r, i, 7);
+    out->data_since_read = db_bool(r, i, 8);
 }
 
 int store_commit_columns_of(const struct store_commit_batch *s, int at, int64_t table_id,
@@ -273,7 +301,8 @@ enum store_commit_path_state store_commit_path_guard(const struct store_commit_b
     switch (db_i64(r, 0, 0)) {
     case 1: return STORE_COMMIT_PATH_QUEUED;
     case 2: return STORE_COMMIT_PATH_REGISTERED;
-    default: return STORE_COMMIT_PATH_CLAIMED;
+    case 3: return STORE_COMMIT_PATH_CLAIMED;
+    default: return STORE_COMMIT_PATH_UNCLAIMED;
     }
 }
 

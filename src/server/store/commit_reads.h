@@ -3,10 +3,11 @@
  * receipt (hog_commit_receipt), the request's live tables with their
  * partition spec, row-id allocator and DDL since read_snapshot
  * (hog_namespace, hog_table_version, hog_table, hog_partition_spec/field,
- * hog_table_stats, hog_snapshot_change), their live columns (hog_column),
+ * hog_table_stats, hog_snapshot_change; for a guarded table, also its
+ * inserts and deletes since), their live columns (hog_column),
  * the data files its deletion vectors target with their live vectors
  * (hog_data_file, hog_delete_file) and the path guard (hog_file_removal,
- * hog_data_file, hog_delete_file). Then, one statement each: a dropped
+ * hog_data_file, hog_delete_file, hog_upload). Then, one statement each: a dropped
  * table's drop, for the refusal, and a receipt for its endpoint.
  *
  * The batch's answers stay in the batch until it is freed; the readers
@@ -36,16 +37,21 @@ struct store_commit_reads {
     bool dv_targets;          /* the deletion vectors' target files */
     bool path_guard;          /* whether a path is queued for removal or taken */
     const char *upload_owner; /* with path_guard: whose upload claims it may consume */
-    struct pg_array namespaces, names, dv_ids, paths;
+    bool claims_required;     /* with path_guard: every path must be one of its active claims */
+    struct pg_array namespaces, names, guarded, dv_ids, paths, kinds;
+    size_t ntables;
 };
 
 void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id);
 void store_commit_reads_free(struct store_commit_reads *r);
-/* A table of the request: its position in this list is its ordinal. */
+/* A table of the request: its position in this list is its ordinal.
+ * Guarded: an insert or delete on it after read_snapshot (or its
+ * creation) is flagged too. */
 void store_commit_reads_table(struct store_commit_reads *r, const char *namespace_name,
-                              const char *name);
-/* A path the commit registers (a file's or a deletion vector's). */
-void store_commit_reads_path(struct store_commit_reads *r, const char *path);
+                              const char *name, bool guarded);
+/* A path the commit registers, of kind "data" (a file's) or "delete" (a
+ * deletion vector's): an upload claim must be of the same kind. */
+void store_commit_reads_path(struct store_commit_reads *r, const char *path, const char *kind);
 /* A data file a deletion vector targets. */
 void store_commit_reads_dv_target(struct store_commit_reads *r, int64_t data_file_id);
 
@@ -82,7 +88,8 @@ struct store_commit_live_table {
     bool has_allocator; /* its hog_table_stats row exists */
     int64_t next_row_id;
     int64_t stats_bytes;
-    bool ddl_since_read; /* dropped or altered after read_snapshot */
+    bool ddl_since_read;  /* dropped or altered after read_snapshot */
+    bool data_since_read; /* guarded: created, inserted into or deleted from after it */
 };
 int store_commit_live_count(const struct store_commit_batch *s, int at);
 void store_commit_live_table(const struct store_commit_batch *s, int at, int i,
@@ -118,6 +125,7 @@ enum store_commit_path_state {
     STORE_COMMIT_PATH_QUEUED,     /* queued for removal: the drain may still delete it */
     STORE_COMMIT_PATH_REGISTERED, /* a file or deletion vector row, live or ended, names it */
     STORE_COMMIT_PATH_CLAIMED,    /* an upload claim not the commit's to consume names it */
+    STORE_COMMIT_PATH_UNCLAIMED,  /* claims required: no active claim of the owner and kind */
 };
 enum store_commit_path_state store_commit_path_guard(const struct store_commit_batch *s, int at,
                                                      const char **path);

@@ -16,8 +16,9 @@
 /* What the optimistic path asserts under the lock: the head has not passed
  * any DDL on a touched table ($2 the head it read, $3 the tables), the
  * expiry floor is not above read_snapshot ($4), the key has no receipt
- * ($5) and no path is queued for removal, registered or claimed by another
- * than the commit's upload owner ($6, $7). */
+ * ($5), no path is queued for removal, registered or claimed by another
+ * than the commit's upload owner ($6, $7), and, with claims required
+ * ($8), each is an active data claim of that owner. */
 static const char optimistic_checks_sql[] =
     "SELECT hog_assert(count(*) = 1 AND bool_and(c.last_snapshot_id >= $2"
     "  AND ($4::bigint IS NULL OR c.earliest_snapshot_id <= $4)), 'the catalog moved')"
@@ -36,22 +37,26 @@ static const char optimistic_checks_sql[] =
     "  AND NOT EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1"
     "  AND path = ANY($6::text[]) AND (state <> 'active' OR owner IS DISTINCT FROM $7::uuid)),"
     "  'a path is taken')"
+    " AND hog_assert(NOT $8::boolean OR (SELECT count(*) FROM hog_upload WHERE catalog_id = $1"
+    "  AND path = ANY($6::text[]) AND state = 'active' AND owner = $7::uuid"
+    "  AND file_kind = 'data') = cardinality($6::text[]), 'a path is not claimed')"
     " FROM hog_catalog c WHERE c.catalog_id = $1";
 
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 35 };
+enum { WRITES_ARRAYS = 37 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
         &w->touched,   &w->change_kinds, &w->change_ids,    &w->row_tids,     &w->row_recs,
         &w->row_bytes, &w->f_rel,        &w->f_tid,         &w->f_path,       &w->f_recs,
         &w->f_size,    &w->f_footer,     &w->f_rows_before, &w->f_table_recs, &w->f_state,
-        &w->f_spec,    &w->f_splits,     &w->s_file,        &w->s_field,      &w->s_values,
-        &w->s_nulls,   &w->s_nans,       &w->s_size,        &w->s_lower,      &w->s_upper,
-        &w->p_file,    &w->p_key,        &w->p_value,       &w->ended,        &w->d_rel,
-        &w->d_tid,     &w->d_target,     &w->d_path,        &w->d_count,      &w->d_size,
+        &w->f_spec,    &w->f_splits,     &w->f_row_start,   &w->s_file,       &w->s_field,
+        &w->s_values,  &w->s_nulls,      &w->s_nans,        &w->s_size,       &w->s_lower,
+        &w->s_upper,   &w->p_file,       &w->p_key,         &w->p_value,      &w->ended,
+        &w->d_rel,     &w->d_tid,        &w->d_target,      &w->d_target_rel, &w->d_path,
+        &w->d_count,   &w->d_size,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -116,6 +121,7 @@ void store_commit_writes_file(struct store_commit_writes *w, const struct store_
     pg_array_str(&w->f_state, f->stats_provided ? "provided" : "pending");
     i64_or_null(&w->f_spec, f->has_spec, f->spec_id);
     pg_array_i64_list(&w->f_splits, f->split_offsets, f->nsplit_offsets);
+    i64_or_null(&w->f_row_start, f->explicit_row_ids, f->row_id_start);
 }
 
 void store_commit_writes_stat(struct store_commit_writes *w, const struct store_commit_stat *s)
@@ -144,7 +150,8 @@ void store_commit_writes_dv(struct store_commit_writes *w, const struct store_co
 {
     pg_array_i64(&w->d_rel, (int64_t)(w->nfiles + w->ndvs++));
     pg_array_i64(&w->d_tid, d->table_id);
-    pg_array_i64(&w->d_target, d->data_file_id);
+    i64_or_null(&w->d_target, !d->targets_append, d->data_file_id);
+    i64_or_null(&w->d_target_rel, d->targets_append, d->append_rel);
     pg_array_str(&w->d_path, d->path);
     pg_array_i64(&w->d_count, d->delete_count);
     pg_array_i64(&w->d_size, d->file_size_bytes);
@@ -200,6 +207,7 @@ static int queue_checks(struct store_commit_batch *s, struct store_commit_writes
     db_param_str(&p, w->key);
     db_param_str(&p, paths);
     db_param_str(&p, w->upload_owner);
+    db_param_bool(&p, w->claims_required);
     return store_commit_batch_add(s, optimistic_checks_sql, &p, "commit checks", err);
 }
 
@@ -255,13 +263,14 @@ static int queue_row_ids(struct store_commit_batch *s, struct store_commit_write
 /* The files, their statistics and partition values. A file's rows start
  * where its table's allocator stood before this commit (the allocator
  * advanced by row ids, less the table's records) plus the records of the
- * table's files before it. */
+ * table's files before it; a file whose rows keep their ids starts at
+ * their minimum. */
 static int queue_appends(struct store_commit_batch *s, struct store_commit_writes *w,
                          struct error *err)
 {
     struct pg_array *files[] = {&w->f_rel,   &w->f_tid,    &w->f_path,        &w->f_recs,
                                 &w->f_size,  &w->f_footer, &w->f_rows_before, &w->f_table_recs,
-                                &w->f_state, &w->f_spec,   &w->f_splits};
+                                &w->f_state, &w->f_spec,   &w->f_splits,      &w->f_row_start};
     struct pg_array *stats[] = {&w->s_file, &w->s_field, &w->s_values, &w->s_nulls,
                                 &w->s_nans, &w->s_size,  &w->s_lower,  &w->s_upper};
     struct pg_array *parts[] = {&w->p_file, &w->p_key, &w->p_value};
@@ -269,13 +278,14 @@ static int queue_appends(struct store_commit_batch *s, struct store_commit_write
         s, w,
         "INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,"
         " record_count, file_size_bytes, footer_size, row_id_start, stats_state, spec_id,"
-        " split_offsets)"
+        " split_offsets, explicit_row_ids)"
         " SELECT $1, a.first_id + u.rel, u.tid, a.snap, u.path, u.recs, u.size, u.footer,"
-        " ts.next_row_id - u.table_recs + u.rel_row, u.state, u.spec, u.splits::bigint[]"
+        " coalesce(u.row_start, ts.next_row_id - u.table_recs + u.rel_row), u.state, u.spec,"
+        " u.splits::bigint[], u.row_start IS NOT NULL"
         " FROM" ALLOCATED ", unnest($3::bigint[], $4::bigint[], $5::text[], $6::bigint[],"
         "  $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[],"
-        "  $13::text[]) AS u(rel, tid, path, recs, size, footer, rel_row, table_recs, state,"
-        "  spec, splits)"
+        "  $13::text[], $14::bigint[]) AS u(rel, tid, path, recs, size, footer, rel_row,"
+        "  table_recs, state, spec, splits, row_start)"
         " JOIN hog_table_stats ts ON ts.catalog_id = $1 AND ts.table_id = u.tid",
         true, NULL, 0, files, sizeof files / sizeof files[0], "data files", err);
     if (rc >= 0 && w->nstats)
@@ -306,7 +316,7 @@ static int queue_deletes(struct store_commit_batch *s, struct store_commit_write
                          struct error *err)
 {
     struct pg_array *ends[] = {&w->ended};
-    struct pg_array *rows[] = {&w->d_rel,  &w->d_tid,   &w->d_target,
+    struct pg_array *rows[] = {&w->d_rel,  &w->d_tid,   &w->d_target, &w->d_target_rel,
                                &w->d_path, &w->d_count, &w->d_size};
     if (w->nended && queue_rows(s, w,
                                 "UPDATE hog_delete_file d SET end_snapshot = a.snap FROM" ALLOCATED
@@ -317,10 +327,12 @@ static int queue_deletes(struct store_commit_batch *s, struct store_commit_write
     int at = queue_rows(s, w,
                         "INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id,"
                         " data_file_id, begin_snapshot, path, delete_count, file_size_bytes)"
-                        " SELECT $1, a.first_id + u.rel, u.tid, u.target, a.snap, u.path, u.count,"
+                        " SELECT $1, a.first_id + u.rel, u.tid,"
+                        " coalesce(u.target, a.first_id + u.target_rel), a.snap, u.path, u.count,"
                         " u.size FROM" ALLOCATED
-                        ", unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::text[],"
-                        "  $7::bigint[], $8::bigint[]) AS u(rel, tid, target, path, count, size)",
+                        ", unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
+                        "  $7::text[], $8::bigint[], $9::bigint[])"
+                        " AS u(rel, tid, target, target_rel, path, count, size)",
                         true, NULL, 0, rows, sizeof rows / sizeof rows[0], "deletion vectors", err);
     return at < 0 ? -1 : 0;
 }

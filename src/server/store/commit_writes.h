@@ -37,6 +37,11 @@ struct store_commit_file {
     int64_t rows_before;   /* the records of the table's files added before it */
     int64_t table_records; /* every record the commit appends to the table */
     bool stats_provided;   /* it came with column_stats (else they are pending) */
+    /* Its rows keep their ids (in its _hog_row_id column): row_id_start is
+     * their minimum, and the table's allocator does not advance for it
+     * (rows_before and table_records count only the other files). */
+    bool explicit_row_ids;
+    int64_t row_id_start;
     bool has_spec;
     int64_t spec_id;
     const int64_t *split_offsets; /* NULL: none */
@@ -57,6 +62,10 @@ struct store_commit_stat {
 struct store_commit_dv {
     int64_t table_id;
     int64_t data_file_id; /* its target */
+    /* Or a file of the same commit: the append_rel-th file added (from
+     * 0), whose id is allocated with it. */
+    bool targets_append;
+    int64_t append_rel;
     const char *path;
     int64_t delete_count, file_size_bytes;
 };
@@ -67,6 +76,7 @@ struct store_commit_writes {
     const char *author, *message;  /* NULL: none */
     const char *key;               /* NULL: no receipt */
     const char *upload_owner;      /* NULL: no upload claims to consume */
+    bool claims_required;          /* every file path is an active claim of upload_owner */
     const uint8_t *fingerprint;    /* with key: the request's digest */
     size_t fingerprint_len;        /* at most STORE_COMMIT_FINGERPRINT_MAX */
     size_t nfiles, nstats, nparts; /* appended so far */
@@ -75,11 +85,11 @@ struct store_commit_writes {
     struct pg_array change_kinds, change_ids;
     struct pg_array row_tids, row_recs, row_bytes;
     struct pg_array f_rel, f_tid, f_path, f_recs, f_size, f_footer, f_rows_before, f_table_recs,
-        f_state, f_spec, f_splits;
+        f_state, f_spec, f_splits, f_row_start;
     struct pg_array s_file, s_field, s_values, s_nulls, s_nans, s_size, s_lower, s_upper;
     struct pg_array p_file, p_key, p_value;
     struct pg_array ended;
-    struct pg_array d_rel, d_tid, d_target, d_path, d_count, d_size;
+    struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
 };
 
 enum { STORE_COMMIT_FINGERPRINT_MAX = 64 };
@@ -119,8 +129,10 @@ struct store_commit_write_slots {
 };
 
 /* Queues w's writes (not the COMMIT), after the optimistic assertion when
- * `expect` is given: it also holds that the key has no receipt and no path
- * of a file is queued for removal or registered. 0 or -1. */
+ * `expect` is given: it also holds that the key has no receipt, no path of
+ * a file is queued for removal, registered or another's claim, and, when
+ * claims are required, every one is an active data claim of the owner. 0
+ * or -1. */
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
                               const struct store_commit_expect *expect,
                               struct store_commit_write_slots *at, struct error *err);
