@@ -11,8 +11,17 @@
  *     held elsewhere is respected;
  *   - a server dying before its commit leaves an undrained, unreferenced
  *     staging ticket and nothing else;
- *   - a bad batch is refused; a variant table and a file with a deletion
- *     vector are left alone. */
+ *   - a bad batch is refused; a variant table is left alone;
+ *   - files with deletion vectors (Puffin files written here with
+ *     lake/puffin, registered with /commit) are compacted without their
+ *     deleted rows, the others keeping their ids (DuckDB reading the
+ *     sources minus the same positions, EXCEPT ALL both ways, and our
+ *     scan); a group whose rows are all deleted ends without an output; a
+ *     file mostly deleted is rewritten alone; a vector committed between
+ *     plan and commit skips the group (dv_superseded) and the next pass
+ *     applies it; a vector that disagrees with the catalog, is missing, a
+ *     symbolic link, outside the data path or in another catalog's skips
+ *     the group and changes nothing. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,8 +33,13 @@
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
+#include "hoglake/sys/table.h"
+#include "lake/dv.h"
+#include "lake/puffin.h"
+#include "objstore/objstore.h"
 #include "textio/colspec.h"
 #include "util/buf.h"
+#include "util/error.h"
 
 static struct client_stack st;
 
@@ -46,6 +60,7 @@ static int teardown(void **state)
 /* ---- fixtures ---- */
 
 struct fixture {
+    hl_client *client;
     hl_catalog *catalog;
     hl_namespace *ns;
     hl_table *table;
@@ -57,6 +72,7 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name, const 
                        const char *ops)
 {
     memset(f, 0, sizeof *f);
+    f->client = c;
     f->name = name;
     char data_path[512];
     client_stack_data_path(&st, c, name, data_path, sizeof data_path);
@@ -161,37 +177,70 @@ static char *duckdb(const char *sql)
     return test_duckdb(HL_NODE, HL_INTEROP_DIR, st.warehouse, sql);
 }
 
-/* A SELECT over every live file of the table as DuckDB reads it, each row
- * with its row id: _hog_row_id for explicit files, row_id_start + position
- * otherwise. `cols` are the table columns to select. */
-static char *rows_with_ids(const struct fixture *f, const char *cols, const char *order)
+/* A live file of the table, as the catalog has it. */
+struct live_file {
+    int64_t id, rows, row_id_start;
+    bool explicit_ids;
+    char path[600];
+};
+
+/* The table's live files by id: the first max of them into out; returns
+ * how many there are. */
+static int list_live_files(const struct fixture *f, struct live_file *out, int max)
 {
-    char sql[512];
+    char sql[400];
     snprintf(sql, sizeof sql,
-             "SELECT substr(path, 8), row_id_start, explicit_row_ids FROM hog_data_file"
-             " WHERE catalog_id = %lld AND table_id = %lld AND end_snapshot IS NULL"
-             " ORDER BY data_file_id",
+             "SELECT data_file_id, record_count, row_id_start, explicit_row_ids, path"
+             " FROM hog_data_file WHERE catalog_id = %lld AND table_id = %lld"
+             " AND end_snapshot IS NULL ORDER BY data_file_id",
              (long long)f->cat, (long long)f->tid);
     PGresult *r = PQexec(st.pg, sql);
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
-    struct buf q = BUF_INIT;
-    assert_int_equal(buf_printf(&q, "SELECT * FROM ("), 0);
-    for (int i = 0; i < PQntuples(r); i++) {
-        bool explicit_ids = strcmp(PQgetvalue(r, i, 2), "t") == 0;
-        if (explicit_ids)
-            assert_int_equal(buf_printf(&q,
-                                        "%sSELECT %s, _hog_row_id AS rid FROM read_parquet('%s')",
-                                        i ? " UNION ALL " : "", cols, PQgetvalue(r, i, 0)),
-                             0);
-        else
-            assert_int_equal(
-                buf_printf(&q,
-                           "%sSELECT %s, file_row_number + %s AS rid FROM read_parquet('%s',"
-                           " file_row_number = true)",
-                           i ? " UNION ALL " : "", cols, PQgetvalue(r, i, 1), PQgetvalue(r, i, 0)),
-                0);
+    int n = PQntuples(r);
+    for (int i = 0; i < n && i < max; i++) {
+        out[i].id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        out[i].rows = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+        out[i].row_id_start = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+        out[i].explicit_ids = strcmp(PQgetvalue(r, i, 3), "t") == 0;
+        snprintf(out[i].path, sizeof out[i].path, "%s", PQgetvalue(r, i, 4));
     }
     PQclear(r);
+    return n;
+}
+
+/* The same, failing unless there are exactly n. */
+static void live_inputs(const struct fixture *f, struct live_file *out, int n)
+{
+    assert_int_equal(list_live_files(f, out, n), n);
+}
+
+/* A SELECT over every live file of the table as DuckDB reads it (file://),
+ * each row with its row id: _hog_row_id for explicit files, row_id_start +
+ * position otherwise. `cols` are the table columns to select. */
+static char *rows_with_ids(const struct fixture *f, const char *cols, const char *order)
+{
+    int n = list_live_files(f, NULL, 0);
+    struct live_file *files = calloc((size_t)n + 1, sizeof *files);
+    assert_non_null(files);
+    assert_int_equal(list_live_files(f, files, n), n);
+    struct buf q = BUF_INIT;
+    assert_int_equal(buf_printf(&q, "SELECT * FROM ("), 0);
+    for (int i = 0; i < n; i++) {
+        const char *path = files[i].path + strlen("file://");
+        if (files[i].explicit_ids)
+            assert_int_equal(buf_printf(&q,
+                                        "%sSELECT %s, _hog_row_id AS rid FROM read_parquet('%s')",
+                                        i ? " UNION ALL " : "", cols, path),
+                             0);
+        else
+            assert_int_equal(buf_printf(&q,
+                                        "%sSELECT %s, file_row_number + %lld AS rid FROM"
+                                        " read_parquet('%s', file_row_number = true)",
+                                        i ? " UNION ALL " : "", cols,
+                                        (long long)files[i].row_id_start, path),
+                             0);
+    }
+    free(files);
     assert_int_equal(buf_printf(&q, ") ORDER BY %s", order), 0);
     char *out = duckdb(q.data);
     buf_free(&q);
@@ -199,12 +248,12 @@ static char *rows_with_ids(const struct fixture *f, const char *cols, const char
 }
 
 /* Rows and the sum of the first (long) column through our own scan, at
- * the catalog's head. */
-static void scan_totals(hl_table *t, const char *catalog, int64_t *rows, int64_t *sum)
+ * `snapshot`. */
+static void scan_totals_at(hl_table *t, int64_t snapshot, int64_t *rows, int64_t *sum)
 {
     struct ArrowArrayStream s;
     struct hl_error err;
-    struct hl_at at = {.snapshot = head_of(catalog)};
+    struct hl_at at = {.snapshot = snapshot};
     test_check(hl_table_scan(t, &at, &s, &err), &err, "scan");
     *rows = *sum = 0;
     for (;;) {
@@ -225,7 +274,210 @@ static void scan_totals(hl_table *t, const char *catalog, int64_t *rows, int64_t
     s.release(&s);
 }
 
+/* The same at the catalog's head. */
+static void scan_totals(hl_table *t, const char *catalog, int64_t *rows, int64_t *sum)
+{
+    scan_totals_at(t, head_of(catalog), rows, sum);
+}
+
 static const char spec[] = "id:long!, k:string, v:long";
+
+/* ---- deletion vectors ---- */
+
+/* The positions a test deletes from a file: p with (p + seed) % every == 0
+ * (every 0: none), and lo..hi (lo -1: none). The same as SQL over DuckDB's
+ * file_row_number (deletes_sql). */
+struct deletes {
+    int every, seed;
+    int64_t lo, hi;
+};
+static const struct deletes no_deletes = {0, 0, -1, -1};
+
+static bool deletes_has(const struct deletes *d, int64_t p)
+{
+    return (d->every > 0 && (p + d->seed) % d->every == 0) ||
+           (d->lo >= 0 && p >= d->lo && p <= d->hi);
+}
+
+static void deletes_sql(const struct deletes *d, char *out, size_t size)
+{
+    int n = snprintf(out, size, "(false");
+    if (d->every > 0)
+        n += snprintf(out + n, size - (size_t)n, " OR (file_row_number + %d) %% %d = 0", d->seed,
+                      d->every);
+    if (d->lo >= 0)
+        n += snprintf(out + n, size - (size_t)n, " OR file_row_number BETWEEN %lld AND %lld",
+                      (long long)d->lo, (long long)d->hi);
+    snprintf(out + n, size - (size_t)n, ")");
+}
+
+static void deletes_dv(const struct deletes *d, int64_t rows, struct lake_dv *out)
+{
+    lake_dv_init(out);
+    struct error e;
+    for (uint64_t p = 0; p < (uint64_t)rows; p++)
+        if (deletes_has(d, (int64_t)p))
+            assert_int_equal(lake_dv_add(out, &p, 1, &e), 0);
+}
+
+/* One vector to register: its Puffin file, size and delete_count. */
+struct dv_ref {
+    char uri[700];
+    int64_t size, count;
+};
+
+/* The object store the table's client writes through. */
+static struct objstore *table_store(const struct fixture *f)
+{
+    struct objstore *store;
+    struct hl_error err;
+    test_check(hl_table_object_store(f->table, &store, &err), &err, "object store");
+    return store;
+}
+
+/* Writes a Puffin file, at `name` under the catalog's data path, holding
+ * the vector of del over `file` (its blob naming `named`, normally the
+ * file's own path); fills dv but for its count. */
+static void put_puffin(const struct fixture *f, const char *name, const struct live_file *file,
+                       const struct deletes *del, const char *named, struct dv_ref *dv)
+{
+    struct lake_dv positions;
+    deletes_dv(del, file->rows, &positions);
+    struct lake_puffin_dv_in in = {named, &positions};
+    struct lake_puffin_blob_pos pos;
+    struct buf puffin = BUF_INIT;
+    struct error e;
+    assert_int_equal(lake_puffin_write_dvs(&in, 1, "test_compaction", &puffin, &pos, &e), 0);
+    lake_dv_free(&positions);
+    char data_path[512];
+    client_stack_data_path(&st, f->client, f->name, data_path, sizeof data_path);
+    snprintf(dv->uri, sizeof dv->uri, "%s/%s", data_path, name);
+    struct hl_error err;
+    if (objstore_put(table_store(f), dv->uri, puffin.data, puffin.len, 0, &err) != 0)
+        fail_msg("put %s: %s", dv->uri, err.message);
+    dv->size = (int64_t)puffin.len;
+    buf_free(&puffin);
+}
+
+/* Registers dvs[i] as the vector of files[i], for each of the n files, in
+ * one commit read at the head. Returns the commit's status. */
+static long commit_puffins(const struct fixture *f, const struct dv_ref *dvs,
+                           const struct live_file *files, size_t n)
+{
+    int64_t read_snapshot = head_of(f->name);
+    json_t *targets = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(targets,
+                              jpack("{s:I,s:s,s:I,s:I}", "data_file_id", (json_int_t)files[i].id,
+                                    "path", dvs[i].uri, "delete_count", (json_int_t)dvs[i].count,
+                                    "file_size_bytes", (json_int_t)dvs[i].size));
+    json_t *body = jpack("{s:I,s:[{s:s,s:s,s:o}]}", "read_snapshot", (json_int_t)read_snapshot,
+                         "deletes", "namespace", "ns", "table", "t", "files", targets);
+    struct http_result r;
+    api_send(&r, &st.srv, "POST", body, "/v1/catalogs/%s/commit", f->name); /* takes body */
+    long code = r.status;
+    if (code != 200)
+        print_message("deletes commit: %ld %s\n", code, r.body);
+    http_result_free(&r);
+    return code;
+}
+
+/* Writes the vectors of dels[i] over files[i], each in its own Puffin file
+ * (`prefix`-i.puffin: the server takes a path once per commit), and
+ * registers them in one commit; returns how many rows they delete. */
+static int64_t commit_deletes(const struct fixture *f, const char *prefix,
+                              const struct live_file *files, const struct deletes *dels, size_t n)
+{
+    struct dv_ref dvs[8];
+    int64_t total = 0;
+    assert_true(n <= 8);
+    for (size_t i = 0; i < n; i++) {
+        char name[200];
+        snprintf(name, sizeof name, "%s-%zu.puffin", prefix, i);
+        put_puffin(f, name, &files[i], &dels[i], files[i].path, &dvs[i]);
+        dvs[i].count = 0;
+        for (int64_t p = 0; p < files[i].rows; p++)
+            dvs[i].count += deletes_has(&dels[i], p);
+        total += dvs[i].count;
+    }
+    assert_int_equal(commit_puffins(f, dvs, files, n), 200);
+    return total;
+}
+
+/* A path DuckDB can read for a table's object: the file itself on
+ * file://, else a copy in the warehouse. */
+static void duckdb_path(const struct fixture *f, const char *uri, char *out, size_t size)
+{
+    if (strncmp(uri, "file://", 7) == 0) {
+        snprintf(out, size, "%s", uri + 7);
+        return;
+    }
+    struct buf object = BUF_INIT;
+    struct hl_error err;
+    if (objstore_get(table_store(f), uri, 0, UINT64_MAX, &object, &err) != 0)
+        fail_msg("fetching %s: %s", uri, err.message);
+    snprintf(out, size, "%s/local-%s", st.warehouse, strrchr(uri, '/') + 1);
+    FILE *copy = fopen(out, "wb");
+    assert_true(copy && fwrite(object.data, 1, object.len, copy) == object.len);
+    assert_int_equal(fclose(copy), 0);
+    buf_free(&object);
+}
+
+/* DuckDB's reading of files[0..n) without the rows dels[i] deletes, each
+ * row with its id (_hog_row_id in a file with explicit ids, else
+ * row_id_start + position), as one SELECT into q. */
+static void sources_sql(const struct fixture *f, const struct live_file *files,
+                        const struct deletes *dels, int n, struct buf *q)
+{
+    for (int i = 0; i < n; i++) {
+        char local[700], where[300];
+        duckdb_path(f, files[i].path, local, sizeof local);
+        deletes_sql(&dels[i], where, sizeof where);
+        char rid[100] = "_hog_row_id";
+        if (!files[i].explicit_ids)
+            snprintf(rid, sizeof rid, "file_row_number + %lld", (long long)files[i].row_id_start);
+        assert_int_equal(buf_printf(q,
+                                    "%sSELECT id, k, v, %s AS rid"
+                                    " FROM read_parquet('%s', file_row_number = true)"
+                                    " WHERE NOT %s",
+                                    i ? " UNION ALL " : "", rid, local, where),
+                         0);
+    }
+}
+
+/* The rows of the table's one live file (a compaction output) with their
+ * _hog_row_id, in DuckDB, are exactly `want` (a SELECT of the same
+ * columns), as multisets both ways, n rows each. */
+static void expect_output_rows(const struct fixture *f, const char *want, int64_t n)
+{
+    struct live_file out;
+    live_inputs(f, &out, 1);
+    char local[700];
+    duckdb_path(f, out.path, local, sizeof local);
+    struct buf q = BUF_INIT;
+    assert_int_equal(buf_printf(&q,
+                                "WITH w AS (%s), g AS (SELECT id, k, v, _hog_row_id AS rid"
+                                " FROM read_parquet('%s')) SELECT (SELECT count(*) FROM w),"
+                                " (SELECT count(*) FROM g), (SELECT count(*) FROM"
+                                " (SELECT * FROM w EXCEPT ALL SELECT * FROM g)),"
+                                " (SELECT count(*) FROM (SELECT * FROM g EXCEPT ALL"
+                                " SELECT * FROM w))",
+                                want, local),
+                     0);
+    char *got = duckdb(q.data);
+    buf_free(&q);
+    char expect[100];
+    snprintf(expect, sizeof expect, "%lld\t%lld\t0\t0\n", (long long)n, (long long)n);
+    assert_string_equal(got, expect);
+    free(got);
+}
+
+static int64_t live_dvs(const struct fixture *f)
+{
+    return sqli("SELECT count(*) FROM hog_delete_file WHERE catalog_id = %lld AND table_id = %lld"
+                " AND end_snapshot IS NULL",
+                (long long)f->cat, (long long)f->tid);
+}
 
 /* ---- tests ---- */
 
@@ -362,16 +614,151 @@ static void compacts_sorted_with_ids(hl_client *c, const char *name)
     fixture_free(&f);
 }
 
+/* ---- compaction with deletion vectors ---- */
+
+/* A fresh table `name` on file:// with n files of 10 rows, listed in
+ * files. */
+static void fixture_files(struct fixture *f, const char *name, struct live_file *files, int n)
+{
+    fixture_up(f, st.file_client, name, spec, NULL);
+    for (int i = 0; i < n; i++)
+        append_rows(f->table, spec, i * 10, 10);
+    live_inputs(f, files, n);
+}
+
+/* The smallest id and the count of the rows dels leave in files. */
+static void survivors(const struct live_file *files, const struct deletes *dels, int n,
+                      int64_t *min_id, int64_t *count)
+{
+    *min_id = INT64_MAX;
+    *count = 0;
+    for (int i = 0; i < n; i++)
+        for (int64_t p = 0; p < files[i].rows; p++)
+            if (!deletes_has(&dels[i], p)) {
+                (*count)++;
+                if (files[i].row_id_start + p < *min_id)
+                    *min_id = files[i].row_id_start + p;
+            }
+}
+
+/* Six files, vectors on three of them (two in one Puffin file, one
+ * superseded before the pass), the table sorted: one output without the
+ * deleted rows, the others with their own ids. */
+static void drops_deleted_rows(hl_client *c, const char *name)
+{
+    struct fixture f;
+    fixture_up(&f, c, name, spec,
+               "[{'op':'set_sort_order','sort_fields':[{'source_field_id':2,"
+               "'direction':'asc','null_order':'nulls_last'}]}]");
+    for (int i = 0; i < 6; i++)
+        append_rows(f.table, spec, i * 100, 40 + i);
+    struct live_file files[6];
+    live_inputs(&f, files, 6);
+    struct deletes dels[6];
+    for (int i = 0; i < 6; i++)
+        dels[i] = no_deletes;
+    /* File 0 loses its first row: the smallest id left is 1. */
+    dels[0] = (struct deletes){3, 0, -1, -1};
+    dels[1] = (struct deletes){4, 1, 10, 20};
+    commit_deletes(&f, "dv-a", files, dels, 2);
+    /* File 1's vector superseded by a larger one; file 3 mostly gone. */
+    dels[1].hi = 25;
+    commit_deletes(&f, "dv-b", &files[1], &dels[1], 1);
+    dels[3] = (struct deletes){0, 0, 0, 30};
+    commit_deletes(&f, "dv-c", &files[3], &dels[3], 1);
+    int64_t min_id, kept, total = 0;
+    survivors(files, dels, 6, &min_id, &kept);
+    for (int i = 0; i < 6; i++)
+        total += files[i].rows;
+    assert_int_equal(min_id, 1);
+    struct buf want = BUF_INIT;
+    sources_sql(&f, files, dels, 6, &want);
+    int64_t rows_before, sum_before;
+    scan_totals(f.table, f.name, &rows_before, &sum_before);
+    assert_int_equal(rows_before, kept);
+    int64_t next_row_id = sqli("SELECT next_row_id FROM hog_table_stats WHERE catalog_id = %lld"
+                               " AND table_id = %lld",
+                               (long long)f.cat, (long long)f.tid);
+
+    json_t *res = compact(&st.srv, name, 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "files_in"), 6);
+    assert_int_equal(jint(res, "files_out"), 1);
+    assert_int_equal(jint(res, "candidates_with_dv"), 3);
+    assert_int_equal(jint(res, "dvs_applied"), 3);
+    assert_int_equal(jint(res, "rows_dropped"), total - kept);
+    json_decref(res);
+    /* The output: the rows left, from the smallest id left; the inputs'
+     * vectors ended with them. */
+    int64_t head = head_of(name);
+    expect_sql("1|1|true",
+               "SELECT count(*) || '|' || min(row_id_start) || '|' || bool_and(explicit_row_ids)"
+               " FROM hog_data_file WHERE catalog_id = %lld AND table_id = %lld"
+               " AND end_snapshot IS NULL",
+               (long long)f.cat, (long long)f.tid);
+    assert_int_equal(sqli("SELECT record_count FROM hog_data_file WHERE catalog_id = %lld"
+                          " AND table_id = %lld AND end_snapshot IS NULL",
+                          (long long)f.cat, (long long)f.tid),
+                     kept);
+    assert_int_equal(live_dvs(&f), 0);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_delete_file WHERE catalog_id = %lld"
+                          " AND end_snapshot = %lld",
+                          (long long)f.cat, (long long)head),
+                     3);
+    assert_int_equal(change_rows(name, head, "table_compacted", f.tid), 1);
+    /* DuckDB: the sources minus the same positions are the output's rows,
+     * each with its own id. */
+    expect_output_rows(&f, want.data, kept);
+    buf_free(&want);
+    int64_t rows_after, sum_after;
+    scan_totals(f.table, f.name, &rows_after, &sum_after);
+    assert_int_equal(rows_after, rows_before);
+    assert_int_equal(sum_after, sum_before);
+    assert_int_equal(sqli("SELECT next_row_id FROM hog_table_stats WHERE catalog_id = %lld"
+                          " AND table_id = %lld",
+                          (long long)f.cat, (long long)f.tid),
+                     next_row_id);
+    /* Before the compaction, the inputs and their vectors as they were. */
+    int64_t rows_then, sum_then;
+    scan_totals_at(f.table, head - 1, &rows_then, &sum_then);
+    assert_int_equal(rows_then, kept);
+    assert_int_equal(sum_then, sum_before);
+
+    /* Again over the output (explicit ids) with a vector of its own and
+     * four new files: every row left keeps its id. */
+    struct live_file second[5];
+    for (int i = 0; i < 4; i++)
+        append_rows(f.table, spec, 1000 + i * 100, 30);
+    live_inputs(&f, second, 5);
+    assert_true(second[0].explicit_ids);
+    struct deletes again[5] = {{2, 1, -1, -1}, {0, 0, 5, 9}};
+    for (int i = 2; i < 5; i++)
+        again[i] = no_deletes;
+    int64_t dropped = commit_deletes(&f, "dv-d", second, again, 2);
+    struct buf want2 = BUF_INIT;
+    sources_sql(&f, second, again, 5, &want2);
+    res = compact(&st.srv, name, 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "files_in"), 5);
+    assert_int_equal(jint(res, "rows_dropped"), dropped);
+    json_decref(res);
+    expect_output_rows(&f, want2.data, kept + 4 * 30 - dropped);
+    buf_free(&want2);
+    fixture_free(&f);
+}
+
 static void file_store(void **state)
 {
     (void)state;
     compacts_sorted_with_ids(st.file_client, "cfile");
+    drops_deleted_rows(st.file_client, "cdvfile");
 }
 
 static void moto_store(void **state)
 {
     (void)state;
     compacts_sorted_with_ids(st.moto_client, "cmoto");
+    drops_deleted_rows(st.moto_client, "cdvmoto");
 }
 
 /* Files written before an added column and before promotions. */
@@ -700,40 +1087,10 @@ static void cli_verb(void **state)
     fixture_free(&f);
 }
 
-/* A file with a live deletion vector stays; a variant table is skipped. */
-static void dv_and_variant(void **state)
+/* A variant table is skipped. */
+static void variant_table(void **state)
 {
     (void)state;
-    struct fixture f;
-    fixture_up(&f, st.file_client, "cdv", spec, NULL);
-    for (int i = 0; i < 6; i++)
-        append_rows(f.table, spec, i * 10, 10);
-    int64_t target = sqli("SELECT min(data_file_id) FROM hog_data_file WHERE catalog_id = %lld",
-                          (long long)f.cat);
-    char body[600];
-    snprintf(body, sizeof body,
-             "{'read_snapshot':%lld,'deletes':[{'namespace':'ns','table':'t','files':"
-             "[{'data_file_id':%lld,'path':'file://%s/cdv/dv.puffin','delete_count':1,"
-             "'file_size_bytes':10}]}]}",
-             (long long)head_of("cdv"), (long long)target, st.warehouse);
-    char *q = dq(body);
-    struct http_result r;
-    api_send_text(&r, &st.srv, "POST", q, "/v1/catalogs/cdv/commit");
-    expect_status(&r, 200);
-    http_result_free(&r);
-    free(q);
-    json_t *res = compact(&st.srv, "cdv", 1);
-    assert_int_equal(jint(res, "groups_compacted"), 1);
-    assert_int_equal(jint(res, "files_in"), 5);
-    assert_int_equal(jint(res, "candidates_with_dv"), 1);
-    json_decref(res);
-    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld"
-                          " AND data_file_id = %lld AND end_snapshot IS NULL",
-                          (long long)f.cat, (long long)target),
-                     1);
-    fixture_free(&f);
-
-    /* Variant: the table is skipped whatever its files. */
     struct fixture v;
     fixture_up(&v, st.file_client, "cvariant", spec, NULL);
     for (int i = 0; i < 5; i++)
@@ -743,7 +1100,7 @@ static void dv_and_variant(void **state)
         dq("[{'op':'add_column','column':{'name':'doc','type':'variant','nullable':true}}]");
     test_check(hl_table_alter(v.table, ops, NULL, &err), &err, "alter");
     free(ops);
-    res = compact(&st.srv, "cvariant", 1);
+    json_t *res = compact(&st.srv, "cvariant", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "tables_variant_skipped"), 1);
     json_decref(res);
@@ -804,44 +1161,44 @@ static void changed_before_commit(void **state)
     test_server_start(&slow, &st.db, NULL);
     unsetenv("HOGLAKE_FAILPOINTS");
 
-    /* A deletion vector lands on an input: dv_superseded. */
+    /* A deletion vector lands on an input that had none, another
+     * supersedes the one an input had: dv_superseded. */
     struct fixture f;
-    fixture_up(&f, st.file_client, "csuper", spec, NULL);
+    struct live_file files[5];
+    fixture_files(&f, "csuper", files, 5);
+    struct deletes dels[5];
     for (int i = 0; i < 5; i++)
-        append_rows(f.table, spec, i * 10, 10);
+        dels[i] = no_deletes;
+    dels[0] = (struct deletes){0, 0, 2, 3};
+    commit_deletes(&f, "planned", files, dels, 1);
     struct background b = {&slow, "csuper", {0}};
     pthread_t th;
     start_pass(&b, &th, &f);
-    char data_path[512], body[1200];
-    client_stack_data_path(&st, st.file_client, "csuper", data_path, sizeof data_path);
-    snprintf(body, sizeof body,
-             "{'read_snapshot':%lld,'deletes':[{'namespace':'ns','table':'t','files':"
-             "[{'data_file_id':%lld,'path':'%s/dv.puffin','delete_count':1,"
-             "'file_size_bytes':10}]}]}",
-             (long long)head_of("csuper"),
-             (long long)sqli("SELECT min(data_file_id) FROM hog_data_file WHERE catalog_id = %lld",
-                             (long long)f.cat),
-             data_path);
-    char *q = dq(body);
-    struct http_result r;
-    api_send_text(&r, &st.srv, "POST", q, "/v1/catalogs/csuper/commit");
-    expect_status(&r, 200);
-    http_result_free(&r);
-    free(q);
+    dels[0].hi = 7;
+    dels[1] = (struct deletes){2, 0, -1, -1};
+    commit_deletes(&f, "late", files, dels, 2);
     assert_int_equal(finish_pass(&b, th, "dv_superseded"), 1);
     assert_int_equal(live_files(&f), 5);
+    assert_int_equal(live_dvs(&f), 2);
     /* The output is cleanup's: its ticket undrained, no row names it. */
     assert_int_equal(sqli("SELECT count(*) FROM hog_file_removal r WHERE catalog_id = %lld"
                           " AND drained_at IS NULL AND NOT EXISTS (SELECT 1 FROM hog_data_file d"
                           "  WHERE d.catalog_id = r.catalog_id AND d.path = r.path)",
                           (long long)f.cat),
                      1);
-    /* The claim was given back: without the DV file there are 4 left, too
-     * few for a group, and none is reported as claimed. */
+    /* The claim was given back: the next pass compacts the same files
+     * with the vectors now live, and neither loses a delete nor
+     * resurrects a row. */
+    struct buf want = BUF_INIT;
+    sources_sql(&f, files, dels, 5, &want);
     json_t *res = compact(&st.srv, "csuper", 1);
     assert_int_equal(jint(res, "candidates_claimed"), 0);
-    assert_int_equal(jint(res, "candidates_with_dv"), 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "dvs_applied"), 2);
+    assert_int_equal(jint(res, "rows_dropped"), 6 + 5);
     json_decref(res);
+    expect_output_rows(&f, want.data, 50 - 6 - 5);
+    buf_free(&want);
     fixture_free(&f);
 
     /* The table is altered: skipped_conflicts. */
@@ -870,6 +1227,156 @@ static void changed_before_commit(void **state)
         strstr(m.body, "hoglake_compaction_skipped_total{reason=\"skipped_conflicts\"} 1\n"));
     http_result_free(&m);
     test_server_stop(&slow);
+}
+
+/* A group whose every row is deleted ends its inputs and writes nothing;
+ * a file mostly deleted is rewritten alone, one less so is not. */
+static void every_row_deleted(void **state)
+{
+    (void)state;
+    struct fixture f;
+    struct live_file files[5];
+    fixture_files(&f, "cgone", files, 5);
+    struct deletes all[5];
+    for (int i = 0; i < 5; i++)
+        all[i] = (struct deletes){1, 0, -1, -1};
+    commit_deletes(&f, "all", files, all, 5);
+    int64_t head_before = head_of("cgone");
+    json_t *res = compact(&st.srv, "cgone", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "files_in"), 5);
+    assert_int_equal(jint(res, "files_out"), 0);
+    assert_int_equal(jint(res, "bytes_out"), 0);
+    assert_int_equal(jint(res, "rows_dropped"), 50);
+    json_decref(res);
+    int64_t head = head_of("cgone");
+    assert_int_equal(head, head_before + 1);
+    assert_int_equal(change_rows("cgone", head, "table_compacted", f.tid), 1);
+    assert_int_equal(live_files(&f), 0);
+    assert_int_equal(live_dvs(&f), 0);
+    /* Nothing was written: the catalog's directory holds the 5 inputs and
+     * no output, the staged path's ticket is settled absent. */
+    char data_path[512];
+    client_stack_data_path(&st, f.client, "cgone", data_path, sizeof data_path);
+    assert_int_equal(test_count_files(data_path + strlen("file://"), ".parquet"), 5);
+    expect_sql("absent",
+               "SELECT drained_outcome FROM hog_file_removal WHERE catalog_id = %lld"
+               " AND reason = 'compaction_staging'",
+               (long long)f.cat);
+    int64_t rows, sum;
+    scan_totals(f.table, f.name, &rows, &sum);
+    assert_int_equal(rows, 0);
+    fixture_free(&f);
+
+    /* One file alone: 4 of 10 rows deleted is not worth a rewrite, 6 is. */
+    struct live_file one;
+    fixture_files(&f, "calone", &one, 1);
+    struct deletes some = {0, 0, 0, 3};
+    commit_deletes(&f, "four", &one, &some, 1);
+    res = compact(&st.srv, "calone", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 0);
+    json_decref(res);
+    some.hi = 5;
+    commit_deletes(&f, "six", &one, &some, 1);
+    struct buf want = BUF_INIT;
+    sources_sql(&f, &one, &some, 1, &want);
+    res = compact(&st.srv, "calone", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "files_in"), 1);
+    assert_int_equal(jint(res, "files_out"), 1);
+    json_decref(res);
+    expect_output_rows(&f, want.data, 4);
+    buf_free(&want);
+    expect_sql("6|4",
+               "SELECT row_id_start || '|' || record_count FROM hog_data_file"
+               " WHERE catalog_id = %lld AND end_snapshot IS NULL",
+               (long long)f.cat);
+    fixture_free(&f);
+}
+
+/* One pass that is expected to skip its group for `counter`, changing
+ * nothing. */
+static void expect_skipped(const struct fixture *f, const char *counter)
+{
+    int64_t head = head_of(f->name), files = live_files(f), dvs = live_dvs(f);
+    json_t *res = compact(&st.srv, f->name, 1);
+    assert_int_equal(jint(res, "groups_compacted"), 0);
+    if (jint(res, counter) != 1)
+        fail_msg("expected %s 1: %s", counter, json_dumps(res, JSON_COMPACT));
+    json_decref(res);
+    assert_int_equal(head_of(f->name), head);
+    assert_int_equal(live_files(f), files);
+    assert_int_equal(live_dvs(f), dvs);
+}
+
+/* Vectors the rewrite must not trust: each skips the group and changes
+ * nothing; a sound one then compacts. */
+static void untrusted_vectors(void **state)
+{
+    (void)state;
+    struct fixture f;
+    struct live_file files[5];
+    fixture_files(&f, "cbad", files, 5);
+    struct deletes two = {0, 0, 0, 1};
+    struct dv_ref dv;
+    /* Its Puffin file holds two positions, the catalog says three. */
+    put_puffin(&f, "count.puffin", files, &two, files[0].path, &dv);
+    dv.count = 3;
+    assert_int_equal(commit_puffins(&f, &dv, files, 1), 200);
+    expect_skipped(&f, "invalid_data");
+    /* Its blob is another file's. */
+    struct deletes four = {0, 0, 0, 3};
+    put_puffin(&f, "other.puffin", files, &four, files[1].path, &dv);
+    dv.count = 4;
+    assert_int_equal(commit_puffins(&f, &dv, files, 1), 200);
+    expect_skipped(&f, "invalid_data");
+    /* Missing. */
+    char data_path[512];
+    client_stack_data_path(&st, f.client, "cbad", data_path, sizeof data_path);
+    snprintf(dv.uri, sizeof dv.uri, "%s/missing.puffin", data_path);
+    dv.count = 5;
+    assert_int_equal(commit_puffins(&f, &dv, files, 1), 200);
+    expect_skipped(&f, "failed_groups");
+    /* A symbolic link in the data path to a sound Puffin file outside it. */
+    struct deletes six = {0, 0, 0, 5};
+    put_puffin(&f, "six.puffin", files, &six, files[0].path, &dv);
+    char outside[600];
+    snprintf(outside, sizeof outside, "%s/outside-six.puffin", st.warehouse);
+    assert_int_equal(rename(dv.uri + 7, outside), 0);
+    snprintf(dv.uri, sizeof dv.uri, "%s/link.puffin", data_path);
+    assert_int_equal(symlink(outside, dv.uri + 7), 0);
+    dv.count = 6;
+    assert_int_equal(commit_puffins(&f, &dv, files, 1), 200);
+    expect_skipped(&f, "storage_refused");
+    /* A catalog whose row points outside its data path, or into another
+     * catalog's (as an edited catalog might): refused as well. */
+    sql_exec("UPDATE hog_delete_file SET path = 'file://%s' WHERE catalog_id = %lld"
+             " AND end_snapshot IS NULL",
+             outside, (long long)f.cat);
+    expect_skipped(&f, "storage_refused");
+    struct fixture g;
+    struct live_file gfile;
+    fixture_files(&g, "cbad2", &gfile, 1);
+    struct dv_ref theirs;
+    put_puffin(&g, "theirs.puffin", &gfile, &six, gfile.path, &theirs);
+    sql_exec("UPDATE hog_delete_file SET path = '%s', file_size_bytes = %lld"
+             " WHERE catalog_id = %lld AND end_snapshot IS NULL",
+             theirs.uri, (long long)theirs.size, (long long)f.cat);
+    expect_skipped(&f, "storage_refused");
+    fixture_free(&g);
+    /* A sound vector: compacted without its rows. */
+    struct deletes seven = {0, 0, 0, 6};
+    struct buf want = BUF_INIT;
+    sources_sql(&f, files,
+                (struct deletes[]){seven, no_deletes, no_deletes, no_deletes, no_deletes}, 5,
+                &want);
+    commit_deletes(&f, "seven", files, &seven, 1);
+    json_t *res = compact(&st.srv, "cbad", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    json_decref(res);
+    expect_output_rows(&f, want.data, 43);
+    buf_free(&want);
+    fixture_free(&f);
 }
 
 /* A group over the memory budget is refused, not read. */
@@ -937,9 +1444,11 @@ int main(void)
         cmocka_unit_test(claimed_elsewhere),
         cmocka_unit_test(crash_before_commit),
         cmocka_unit_test(bad_batch),
-        cmocka_unit_test(dv_and_variant),
+        cmocka_unit_test(variant_table),
         cmocka_unit_test(cli_verb),
         cmocka_unit_test(changed_before_commit),
+        cmocka_unit_test(every_row_deleted),
+        cmocka_unit_test(untrusted_vectors),
         cmocka_unit_test(heap_budget),
         cmocka_unit_test(loop_and_status),
     };

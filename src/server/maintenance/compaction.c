@@ -76,14 +76,26 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
     }
     res->groups_compacted++;
     res->files_in += (int64_t)g->ninputs;
-    res->files_out++;
+    res->files_out += out->path ? 1 : 0;
     res->bytes_in += g->bytes;
     res->bytes_out += out->file_size;
+    /* The rewrite checked each vector holds exactly its catalog count of
+     * positions, all in the file: those are the rows it dropped. */
+    int64_t dvs = 0, dropped = 0;
+    for (size_t i = 0; i < g->ninputs; i++)
+        if (g->inputs[i].dv.id != 0) {
+            dvs++;
+            dropped += g->inputs[i].dv.count;
+        }
+    res->dvs_applied += dvs;
+    res->rows_dropped += dropped;
     metrics_counter_add(m, "hoglake_compaction_groups_total", "", 1);
     metrics_counter_add(m, "hoglake_compaction_files_rewritten_total", "", (double)g->ninputs);
     metrics_counter_add(m, "hoglake_compaction_bytes_total", "", (double)g->bytes);
-    log_info("compaction: table %s.%s: %zu files (%lld bytes) -> %s (%lld bytes) at snapshot %lld",
-             g->ns_name, g->table_name, g->ninputs, (long long)g->bytes, out->path,
+    log_info("compaction: table %s.%s: %zu files (%lld bytes, %lld rows deleted by %lld deletion"
+             " vectors) -> %s (%lld bytes) at snapshot %lld",
+             g->ns_name, g->table_name, g->ninputs, (long long)g->bytes, (long long)dropped,
+             (long long)dvs, out->path ? out->path : "no file, every row deleted",
              (long long)out->file_size, (long long)snapshot);
 }
 
@@ -180,15 +192,16 @@ int compaction_run(struct srv_ctx *ctx, const struct catalog_row *cat, const cha
 
 json_t *compaction_result_json(const struct compaction_result *r)
 {
-    json_t *o =
-        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "groups_compacted",
-                  (json_int_t)r->groups_compacted, "files_in", (json_int_t)r->files_in, "files_out",
-                  (json_int_t)r->files_out, "bytes_in", (json_int_t)r->bytes_in, "bytes_out",
-                  (json_int_t)r->bytes_out, "skipped_conflicts", (json_int_t)r->skipped_conflicts,
-                  "dv_superseded", (json_int_t)r->dv_superseded, "unconvertible_schema",
-                  (json_int_t)r->unconvertible_schema, "invalid_data", (json_int_t)r->invalid_data,
-                  "heap_budget_exceeded", (json_int_t)r->heap_budget_exceeded, "failed_groups",
-                  (json_int_t)r->failed_groups, "storage_refused", (json_int_t)r->storage_refused);
+    json_t *o = json_pack(
+        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "groups_compacted",
+        (json_int_t)r->groups_compacted, "files_in", (json_int_t)r->files_in, "files_out",
+        (json_int_t)r->files_out, "bytes_in", (json_int_t)r->bytes_in, "bytes_out",
+        (json_int_t)r->bytes_out, "skipped_conflicts", (json_int_t)r->skipped_conflicts,
+        "dv_superseded", (json_int_t)r->dv_superseded, "unconvertible_schema",
+        (json_int_t)r->unconvertible_schema, "invalid_data", (json_int_t)r->invalid_data,
+        "heap_budget_exceeded", (json_int_t)r->heap_budget_exceeded, "failed_groups",
+        (json_int_t)r->failed_groups, "storage_refused", (json_int_t)r->storage_refused,
+        "dvs_applied", (json_int_t)r->dvs_applied, "rows_dropped", (json_int_t)r->rows_dropped);
     json_t *planner = json_pack(
         "{s:I,s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
         "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",

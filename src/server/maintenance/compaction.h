@@ -4,22 +4,26 @@
  *
  * A pass over one catalog:
  *  - plans (compaction_plan.h): tables in name order; candidates are live
- *    files under the target size, by size; a group closes at the target
- *    bytes or COMPACTION_MAX_INPUT_FILES files and is kept with at least
- *    max(2, min(COMPACTION_MIN_INPUT_FILES, target / largest)) files. Files
- *    with a live deletion vector are not candidates (our readers do not
- *    apply deletion vectors yet, so a rewrite could not drop the deleted
- *    rows); tables holding a variant column are skipped. Each group is
- *    claimed in hog_compaction_claim, so replicas never rewrite the same
+ *    files whose live bytes (size scaled by the share of rows their
+ *    deletion vector leaves) are under the target, by live bytes; a group
+ *    closes at the target bytes or COMPACTION_MAX_INPUT_FILES files and is
+ *    kept with at least max(2, min(COMPACTION_MIN_INPUT_FILES,
+ *    target / largest)) files, or when it holds a file at least half of
+ *    whose rows are deleted; tables holding a variant column are skipped.
+ *    Each input's deletion vector (or none) is part of the plan. Each group
+ *    is claimed in hog_compaction_claim, so replicas never rewrite the same
  *    files;
  *  - rewrites each group outside every transaction (compaction_rewrite.h)
  *    after queueing its output path as a compaction_staging removal
  *    ticket, so a crash at any point leaves only objects cleanup removes;
+ *    the rows the planned deletion vectors delete are dropped, the others
+ *    keep their ids; a group with no row left writes nothing;
  *  - commits under the catalog lock (compaction_commit.h): inputs
- *    re-verified, ended, the output registered with explicit row ids and
- *    footer statistics, a table_compacted snapshot, the ticket settled
- *    'registered'. Any mismatch skips the group. Row-lineage counters do
- *    not move: rows keep their ids.
+ *    re-verified (with the planned deletion vector: another one since is
+ *    dv_superseded), ended with their deletion vectors, the output (if
+ *    any) registered with explicit row ids and footer statistics, a
+ *    table_compacted snapshot, the ticket settled. Any mismatch skips the
+ *    group. Row-lineage counters do not move: rows keep their ids.
  *
  * Metrics: hoglake_compaction_groups_total,
  * hoglake_compaction_files_rewritten_total, hoglake_compaction_bytes_total,
@@ -57,10 +61,13 @@ struct compaction_result {
     int64_t skipped_conflicts, dv_superseded, unconvertible_schema, invalid_data;
     int64_t heap_budget_exceeded, failed_groups;
     int64_t storage_refused; /* groups whose object the confined store refused */
+    /* Deletion vectors applied by committed groups, and the rows they
+     * dropped. */
+    int64_t dvs_applied, rows_dropped;
     /* Planner counters. */
     int64_t claimed_elsewhere;
-    int64_t candidates_files;   /* live files under the target considered */
-    int64_t candidates_dv;      /* ... left out for a live deletion vector */
+    int64_t candidates_files;   /* live files under the target (by live bytes) considered */
+    int64_t candidates_dv;      /* ... with a live deletion vector */
     int64_t candidates_claimed; /* ... left out for another unexpired claim */
     int64_t tables_variant;     /* tables skipped for a variant column */
     int64_t plan_ms;

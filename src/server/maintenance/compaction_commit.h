@@ -22,15 +22,17 @@ enum cpt_commit_outcome {
     CPT_COMMITTED,
     CPT_CONFLICT,      /* an input changed, the table was altered or dropped, the ticket
                           or the claim was touched */
-    CPT_DV_SUPERSEDED, /* an input got a deletion vector since the plan */
+    CPT_DV_SUPERSEDED, /* an input's live deletion vector is not the planned one */
 };
 
 /* One transaction under the catalog lock: re-verifies g's inputs (live,
- * same path and rows, no deletion vector), that the table has not been
- * altered or dropped since schema_snapshot, that the ticket is untouched
- * and the claim still `claimant`'s; then ends the inputs and registers
- * `out` at a new table_compacted snapshot (*snapshot_id), settles the
- * ticket 'registered' and keeps the claim COMPACTION_COMMITTED_TTL_S.
+ * same path and rows, the planned deletion vector or none), that the table
+ * has not been altered or dropped since schema_snapshot, that the ticket
+ * is untouched and the claim still `claimant`'s; then ends the inputs and
+ * their deletion vectors and registers `out` (none when out->path is NULL:
+ * every row was deleted) at a new table_compacted snapshot
+ * (*snapshot_id), settles the ticket ('registered', or 'absent' when
+ * nothing was written) and keeps the claim COMPACTION_COMMITTED_TTL_S.
  * Anything off: rolled back, *o says why. Returns 0, or -1 with err. */
 int cpt_commit(struct srv_ctx *ctx, const struct catalog_row *cat, const char *claimant,
                const struct cpt_group *g, int64_t schema_snapshot, int64_t ticket,

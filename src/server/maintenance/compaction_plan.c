@@ -13,13 +13,15 @@
 /* Candidates read per table at most: a bound on one pass's memory. */
 enum { CPT_MAX_CANDIDATES = 100000 };
 
-size_t cpt_plan_bucket(const int64_t *sizes, size_t n, int64_t target, size_t max_files,
-                       size_t min_files, struct cpt_span *out)
+size_t cpt_plan_bucket(const int64_t *sizes, const bool *reclaim, size_t n, int64_t target,
+                       size_t max_files, size_t min_files, struct cpt_span *out)
 {
     size_t kept = 0, start = 0;
     int64_t bytes = 0;
+    bool reclaims = false;
     for (size_t i = 0; i < n; i++) {
         bytes += sizes[i];
+        reclaims = reclaims || (reclaim && reclaim[i]);
         size_t count = i - start + 1;
         bool closes = bytes >= target || count >= max_files || i + 1 == n;
         if (!closes)
@@ -30,12 +32,18 @@ size_t cpt_plan_bucket(const int64_t *sizes, size_t n, int64_t target, size_t ma
         size_t need = fit < (int64_t)min_files ? (size_t)(fit < 0 ? 0 : fit) : min_files;
         if (need < 2)
             need = 2;
-        if (count >= need)
+        if (count >= need || reclaims)
             out[kept++] = (struct cpt_span){start, count};
         start = i + 1;
         bytes = 0;
+        reclaims = false;
     }
     return kept;
+}
+
+bool cpt_worth_reclaiming(int64_t records, int64_t deleted)
+{
+    return deleted > 0 && deleted >= records - deleted;
 }
 
 static int cmp_input_id(const void *a, const void *b)
@@ -143,17 +151,22 @@ static int plan_bucket(struct planner *pl, const struct store_compaction_table *
                        struct error *err)
 {
     int64_t *sizes = calloc(n ? n : 1, sizeof *sizes);
+    bool *reclaim = calloc(n ? n : 1, sizeof *reclaim);
     struct cpt_span *spans = calloc(n ? n : 1, sizeof *spans);
-    int rc = sizes && spans ? 0 : error_nomem(err);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        sizes[i] = store_compaction_candidates_size(c, rows[i]);
-    size_t kept = rc == 0
-                      ? cpt_plan_bucket(sizes, n, pl->opt->target_bytes, COMPACTION_MAX_INPUT_FILES,
-                                        COMPACTION_MIN_INPUT_FILES, spans)
-                      : 0;
+    int rc = sizes && reclaim && spans ? 0 : error_nomem(err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        sizes[i] = store_compaction_candidates_live_bytes(c, rows[i]);
+        reclaim[i] = cpt_worth_reclaiming(store_compaction_candidates_records(c, rows[i]),
+                                          store_compaction_candidates_deleted(c, rows[i]));
+    }
+    size_t kept =
+        rc == 0 ? cpt_plan_bucket(sizes, reclaim, n, pl->opt->target_bytes,
+                                  COMPACTION_MAX_INPUT_FILES, COMPACTION_MIN_INPUT_FILES, spans)
+                : 0;
     for (size_t k = 0; rc == 0 && k < kept && pl->ngroups < (size_t)pl->opt->batch; k++)
         rc = take_group(pl, t, c, rows + spans[k].start, spans[k].count, err);
     free(sizes);
+    free(reclaim);
     free(spans);
     return rc;
 }
@@ -181,9 +194,9 @@ static int plan_table(struct planner *pl, const struct store_compaction_table *t
             rc = plan_bucket(pl, t, &c, rows, n, err);
             n = 0;
         }
-        if (store_compaction_candidates_has_dv(&c, i))
+        if (store_compaction_candidates_deleted(&c, i) > 0)
             pl->res->candidates_dv++;
-        else if (store_compaction_candidates_claimed(&c, i))
+        if (store_compaction_candidates_claimed(&c, i))
             pl->res->candidates_claimed++;
         else
             rows[n++] = i;

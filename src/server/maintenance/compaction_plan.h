@@ -3,6 +3,7 @@
 #ifndef HL_SERVER_MAINTENANCE_COMPACTION_PLAN_H
 #define HL_SERVER_MAINTENANCE_COMPACTION_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,13 +17,22 @@ struct cpt_span {
     size_t start, count;
 };
 
-/* The grouping rule over one bucket's file sizes, ascending: files join the
- * open group in order; it closes once it holds target bytes or max_files
- * files; a group (the last one too, closed or not) is kept when it has at
- * least max(2, min(min_files, target / its largest size)) files. Fills
- * out (room for n spans) and returns how many were kept. */
-size_t cpt_plan_bucket(const int64_t *sizes, size_t n, int64_t target, size_t max_files,
-                       size_t min_files, struct cpt_span *out);
+/* The grouping rule over one bucket's files, by planning size ascending
+ * (a file's live bytes: its size scaled by the share of its rows no
+ * deletion vector deletes): files join the open group in order; it closes
+ * once it holds target bytes or max_files files; a group (the last one
+ * too, closed or not) is kept when it has at least
+ * max(2, min(min_files, target / its largest size)) files, or when it
+ * holds a file marked in reclaim (a file most of whose rows are deleted:
+ * rewriting it frees more than it writes, so it is worth a group of its
+ * own). reclaim may be NULL (none marked). Fills out (room for n spans)
+ * and returns how many were kept. */
+size_t cpt_plan_bucket(const int64_t *sizes, const bool *reclaim, size_t n, int64_t target,
+                       size_t max_files, size_t min_files, struct cpt_span *out);
+
+/* Whether a file of `records` rows, `deleted` of them deleted, is marked
+ * for reclaim: at least half its rows are deleted. */
+bool cpt_worth_reclaiming(int64_t records, int64_t deleted);
 
 /* Plans and claims up to opt->batch groups of cat for `claimant`, tables in
  * name order, into *groups (in a). Counts the planner's counters and the

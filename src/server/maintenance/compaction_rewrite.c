@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/puffin.h"
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
+#include "rows/rows_filter.h"
 #include "rows/rows_project.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_sort.h"
@@ -69,8 +71,10 @@ static enum cpt_rewrite_outcome fail(enum cpt_rewrite_outcome o, char *msg, size
 }
 
 /* The row-id child of a batch: checked (explicit ids: no nulls) or made
- * (implicit: start + position). *min tracks the smallest id. Returns 0,
- * 1 when an explicit id is null, -1 out of memory. */
+ * (implicit: start + position). *min tracks the smallest id, deleted rows'
+ * too: this is before any row is dropped, while a row's position in the
+ * batch is its position in the file. Returns 0, 1 when an explicit id is
+ * null, -1 out of memory. */
 static int row_ids(struct ArrowArray *col, bool explicit_ids, int64_t first, int64_t *min)
 {
     int64_t n = col->length;
@@ -111,24 +115,39 @@ static int row_ids(struct ArrowArray *col, bool explicit_ids, int64_t first, int
  * input opens). */
 enum { CPT_PARALLEL_FETCHES = 8 };
 
-/* The whole objects of a group's inputs, fetched by a few threads. */
+/* An input's objects, fetched whole: its data file and, when it has one,
+ * its deletion vector's Puffin file. */
+struct fetched {
+    struct buf data, dv;
+    struct hl_error data_err, dv_err; /* status 0: fetched */
+};
+
+/* The objects of a group's inputs, fetched by a few threads. */
 struct fetch {
     struct objstore *os;
     const struct cpt_group *g;
-    struct buf *data;     /* one per input */
-    struct hl_error *err; /* one per input; status 0: fetched */
+    struct fetched *got; /* one per input */
     pthread_mutex_t mu;
     size_t next; /* the next input to fetch (under mu) */
 };
 
-/* One input, read up to its registered size plus a byte: a larger or
+/* One object, read up to its registered size plus a byte: a larger or
  * smaller object is refused (size_mismatch) having cost no more memory
  * than its registration promised. */
-static void fetch_one(struct objstore *os, const struct store_compaction_input *in,
-                      struct buf *data, struct hl_error *e)
+static void fetch_sized(struct objstore *os, const char *path, int64_t size, struct buf *data,
+                        struct hl_error *e)
 {
     e->status = HL_OK;
-    objstore_get_sized(os, in->path, in->size > 0 ? (uint64_t)in->size : 0, data, e);
+    objstore_get_sized(os, path, size > 0 ? (uint64_t)size : 0, data, e);
+}
+
+static void fetch_one(struct objstore *os, const struct store_compaction_input *in,
+                      struct fetched *got)
+{
+    fetch_sized(os, in->path, in->size, &got->data, &got->data_err);
+    got->dv_err.status = HL_OK;
+    if (in->dv.id != 0 && got->data_err.status == HL_OK)
+        fetch_sized(os, in->dv.path, in->dv.size, &got->dv, &got->dv_err);
 }
 
 static void *fetch_main(void *arg)
@@ -140,7 +159,7 @@ static void *fetch_main(void *arg)
         pthread_mutex_unlock(&f->mu);
         if (i >= f->g->ninputs)
             return NULL;
-        fetch_one(f->os, &f->g->inputs[i], &f->data[i], &f->err[i]);
+        fetch_one(f->os, &f->g->inputs[i], &f->got[i]);
     }
 }
 
@@ -172,29 +191,112 @@ static int project_failed(const struct error *e, const struct store_compaction_i
     return 0;
 }
 
-/* Reads one fetched input (its bytes in data, or its fetch error in e)
- * into in. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
-static int read_input(const struct buf *data, const struct hl_error *e,
-                      const struct lake_table *layout, const struct store_compaction_input *f,
+/* A failed fetch of `path`: -1 out of memory, else 0 with *o (CPT_REFUSED
+ * with *refusal when the confined store refused it). */
+static int fetch_failed(const struct hl_error *e, const char *path, enum cpt_rewrite_outcome *o,
+                        struct cpt_refusal *refusal, char *msg, size_t msg_size)
+{
+    if (e->status == HL_ERR_NOMEM)
+        return -1;
+    if (e->status == HL_ERR_FORBIDDEN)
+        *refusal = (struct cpt_refusal){path, "read", *e};
+    *o = fail(e->status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
+              "reading %s: %s", path, e->message);
+    return 0;
+}
+
+/* The deletion vector the plan pairs with input f, decoded from its
+ * fetched Puffin file into the empty *dv (left empty when f has none). A
+ * vector that is not for f, holds a position past its rows or disagrees
+ * with the catalog's count is invalid_data: dropping rows by it could
+ * lose some or resurrect others. Returns 0 with *o, or -1 out of memory. */
+static int load_dv(const struct fetched *got, const struct store_compaction_input *f,
+                   struct lake_dv *dv, enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal,
+                   char *msg, size_t msg_size)
+{
+    *o = CPT_REWRITTEN;
+    if (f->dv.id == 0)
+        return 0;
+    if (got->dv_err.status != HL_OK)
+        return fetch_failed(&got->dv_err, f->dv.path, o, refusal, msg, msg_size);
+    struct error e;
+    if (lake_puffin_load_dv((const uint8_t *)got->dv.data, got->dv.len, f->path,
+                            (uint64_t)(f->record_count > 0 ? f->record_count : 0), dv, &e) != 0) {
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->dv.path, e.msg);
+        return e.code == ERR_NOMEM ? -1 : 0;
+    }
+    if (dv->n != (uint64_t)f->dv.count)
+        *o = fail(CPT_INVALID_DATA, msg, msg_size,
+                  "%s: the deletion vector of %s holds %zu positions, the catalog says %lld",
+                  f->dv.path, f->path, dv->n, (long long)f->dv.count);
+    return 0;
+}
+
+/* Lowers *min to the smallest id of a row-id column without nulls. */
+static void lower_min(const struct ArrowArray *col, int64_t *min)
+{
+    const int64_t *v = col->n_buffers > 1 ? col->buffers[1] : NULL;
+    for (int64_t i = 0; v && i < col->length; i++)
+        if (v[col->offset + i] < *min)
+            *min = v[col->offset + i];
+}
+
+/* One row group of input f read at file position *position: its row ids
+ * set from the positions, then the rows dv deletes dropped; the rows left
+ * go to in, their smallest id to *min. Returns 0 with *o, or -1 out of
+ * memory. */
+static int read_group(struct pq_reader *r, size_t group, struct rows_projection *proj,
+                      const struct lake_table *layout, const struct ArrowSchema *schema,
+                      const struct store_compaction_input *f, const struct lake_dv *dv,
+                      int64_t *position, int64_t *file_min, struct rows_in *in, int64_t *min,
+                      enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
+{
+    struct ArrowArray b;
+    struct error pe;
+    if (rows_project_read(r, group, proj, layout, &b, &pe) != 0)
+        return project_failed(&pe, f, o, msg, msg_size);
+    size_t rid = layout->root.nchildren - 1;
+    int64_t first = *position;
+    *position += b.length;
+    int rc = row_ids(b.children[rid], f->explicit_row_ids, f->row_id_start + first, file_min);
+    if (rc == 1)
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: a null %s", f->path, CPT_ROW_ID_NAME);
+    uint64_t dropped = 0;
+    if (rc == 0 && dv->n > 0 &&
+        rows_drop_deleted(schema, &b, (uint64_t)first, dv, &dropped, &pe) != 0) {
+        rc = pe.code == ERR_NOMEM ? -1 : 1;
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, pe.msg);
+    }
+    if (rc == 0 && b.length > 0) {
+        lower_min(b.children[rid], min);
+        in->rows += b.length;
+        rc = rows_in_push(in, &b);
+    }
+    if (b.release)
+        b.release(&b);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Reads one fetched input into in, without the rows its deletion vector
+ * deletes. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
+static int read_input(const struct fetched *got, const struct lake_table *layout,
+                      const struct ArrowSchema *schema, const struct store_compaction_input *f,
                       struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
                       struct cpt_refusal *refusal, char *msg, size_t msg_size)
 {
     *o = CPT_REWRITTEN;
-    if (e->status != 0) {
-        if (e->status == HL_ERR_NOMEM)
-            return -1;
-        if (e->status == HL_ERR_FORBIDDEN)
-            *refusal = (struct cpt_refusal){f->path, "read", *e};
-        *o = fail(e->status == HL_ERR_FORBIDDEN ? CPT_REFUSED : CPT_STORAGE, msg, msg_size,
-                  "reading %s: %s", f->path, e->message);
-        return 0;
-    }
+    if (got->data_err.status != 0)
+        return fetch_failed(&got->data_err, f->path, o, refusal, msg, msg_size);
+    struct lake_dv dv;
+    lake_dv_init(&dv);
     struct pq_source src;
-    pq_source_memory(&src, data->data, data->len);
+    pq_source_memory(&src, got->data.data, got->data.len);
     struct pq_reader *r = NULL;
     struct error pe;
     struct rows_projection proj = {0};
-    int rc = 0;
+    int rc = load_dv(got, f, &dv, o, refusal, msg, msg_size);
+    if (rc != 0 || *o != CPT_REWRITTEN)
+        goto out;
     if (pq_reader_open(&src, &r, &pe) != 0) {
         rc = pe.code == ERR_NOMEM ? -1 : 0;
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s", f->path, pe.msg);
@@ -213,35 +315,20 @@ static int read_input(const struct buf *data, const struct hl_error *e,
     }
     int64_t position = 0, file_min = INT64_MAX;
     size_t groups = pq_reader_meta(r)->nrow_groups;
-    for (size_t g = 0; g < groups && *o == CPT_REWRITTEN && rc == 0; g++) {
-        struct ArrowArray b;
-        if (rows_project_read(r, g, &proj, layout, &b, &pe) != 0) {
-            rc = project_failed(&pe, f, o, msg, msg_size);
-            continue;
-        }
-        int ids =
-            row_ids(b.children[rid], f->explicit_row_ids, f->row_id_start + position, &file_min);
-        position += b.length;
-        if (ids == 1)
-            *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: a null %s", f->path, CPT_ROW_ID_NAME);
-        if (ids < 0 || (ids == 0 && rows_in_push(in, &b) != 0))
-            rc = -1;
-        if (b.release)
-            b.release(&b);
-    }
+    for (size_t g = 0; g < groups && *o == CPT_REWRITTEN && rc == 0; g++)
+        rc = read_group(r, g, &proj, layout, schema, f, &dv, &position, &file_min, in, min, o, msg,
+                        msg_size);
     if (rc == 0 && *o == CPT_REWRITTEN && position != f->record_count)
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s holds %lld rows, the catalog says %lld",
                   f->path, (long long)position, (long long)f->record_count);
-    /* Explicit ids: row_id_start is their minimum. */
+    /* Explicit ids: row_id_start is their minimum, deleted rows' too. */
     if (rc == 0 && *o == CPT_REWRITTEN && f->explicit_row_ids && position > 0 &&
         file_min != f->row_id_start)
         *o = fail(CPT_INVALID_DATA, msg, msg_size,
                   "%s: its smallest %s is %lld, the catalog says %lld", f->path, CPT_ROW_ID_NAME,
                   (long long)file_min, (long long)f->row_id_start);
-    if (file_min < *min)
-        *min = file_min;
-    in->rows += position;
 out:
+    lake_dv_free(&dv);
     rows_project_free(&proj);
     pq_reader_free(r);
     return rc;
@@ -358,6 +445,61 @@ out:
     return rc;
 }
 
+/* Fetches and reads every input of g into in (the rows left by their
+ * deletion vectors), the smallest id left in *min. Returns 0 with *o, or
+ * -1 out of memory. */
+static int read_inputs(struct objstore *os, const struct cpt_group *g,
+                       const struct lake_table *layout, const struct ArrowSchema *schema,
+                       struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
+                       struct cpt_refusal *refusal, char *msg, size_t msg_size)
+{
+    struct fetch f = {.os = os, .g = g};
+    f.got = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.got);
+    if (!f.got || pthread_mutex_init(&f.mu, NULL) != 0) {
+        free(f.got);
+        return -1;
+    }
+    fetch_all(&f);
+    pthread_mutex_destroy(&f.mu);
+    int rc = 0;
+    *o = CPT_REWRITTEN;
+    for (size_t i = 0; i < g->ninputs; i++) {
+        if (rc == 0 && *o == CPT_REWRITTEN)
+            rc = read_input(&f.got[i], layout, schema, &g->inputs[i], in, min, o, refusal, msg,
+                            msg_size);
+        buf_free(&f.got[i].data); /* decoded: the bytes can go */
+        buf_free(&f.got[i].dv);
+    }
+    free(f.got);
+    return rc;
+}
+
+/* Writes in's rows, in the order the live sort order gives them, to
+ * out_path. Returns 0 with *o, or -1 out of memory. */
+static int sort_and_write(struct objstore *os, const struct lake_table *live,
+                          const struct lake_table *layout, const struct ArrowSchema *schema,
+                          const struct rows_in *in, const char *out_path, struct arena *a,
+                          struct store_compaction_output *out, enum cpt_rewrite_outcome *o,
+                          struct cpt_refusal *refusal, char *msg, size_t msg_size)
+{
+    const struct ArrowArray **ptrs = calloc(in->n ? in->n : 1, sizeof *ptrs);
+    struct rows_ref *refs = calloc(in->rows ? (size_t)in->rows : 1, sizeof *refs);
+    int rc = ptrs && refs ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < in->n; i++)
+        ptrs[i] = &in->batches[i];
+    int sorted = rc == 0 ? order_rows(live, layout, schema, in, ptrs, refs, msg, msg_size) : -1;
+    if (sorted < 0)
+        rc = -1;
+    else if (sorted > 0)
+        *o = CPT_INVALID_DATA; /* a malformed batch: msg says which */
+    else
+        rc = write_output(os, live, layout, schema, ptrs, in->n, refs, (size_t)in->rows, out_path,
+                          a, out, o, refusal, msg, msg_size);
+    free(ptrs);
+    free(refs);
+    return rc;
+}
+
 int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
                 const struct cpt_group *g, const char *out_path, struct arena *a,
                 struct store_compaction_output *out, enum cpt_rewrite_outcome *o,
@@ -366,56 +508,22 @@ int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct
     memset(out, 0, sizeof *out);
     struct rows_in in = {0};
     int64_t min = INT64_MAX;
-    int rc = 0;
     *o = CPT_REWRITTEN;
-    struct fetch f = {.os = os, .g = g};
-    f.data = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.data);
-    f.err = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.err);
-    if (!f.data || !f.err || pthread_mutex_init(&f.mu, NULL) != 0) {
-        free(f.data);
-        free(f.err);
-        return -1;
-    }
-    fetch_all(&f);
-    pthread_mutex_destroy(&f.mu);
-    for (size_t i = 0; i < g->ninputs; i++) {
-        if (rc == 0 && *o == CPT_REWRITTEN)
-            rc = read_input(&f.data[i], &f.err[i], layout, &g->inputs[i], &in, &min, o, refusal,
-                            msg, msg_size);
-        buf_free(&f.data[i]); /* decoded: the bytes can go */
-    }
-    free(f.data);
-    free(f.err);
-    if (rc != 0 || *o != CPT_REWRITTEN) {
-        rows_in_free(&in);
-        return rc;
-    }
-    if (in.n > UINT32_MAX || in.rows > UINT32_MAX) {
-        rows_in_free(&in);
-        *o = fail(CPT_INVALID_DATA, msg, msg_size, "too many rows for one rewrite");
-        return 0;
-    }
-    out->records = in.rows;
-    out->min_row_id = min == INT64_MAX ? g->inputs[0].row_id_start : min;
     struct ArrowSchema schema = {0};
-    const struct ArrowArray **ptrs = calloc(in.n ? in.n : 1, sizeof *ptrs);
-    struct rows_ref *refs = calloc(in.rows ? (size_t)in.rows : 1, sizeof *refs);
-    if (!ptrs || !refs || rows_table_arrow_schema(layout, &schema) != 0)
-        rc = -1;
-    for (size_t i = 0; rc == 0 && i < in.n; i++)
-        ptrs[i] = &in.batches[i];
-    int sorted = rc == 0 ? order_rows(live, layout, &schema, &in, ptrs, refs, msg, msg_size) : -1;
-    if (sorted < 0)
-        rc = -1;
-    else if (sorted > 0)
-        *o = CPT_INVALID_DATA; /* a malformed batch: msg says which */
-    else
-        rc = write_output(os, live, layout, &schema, ptrs, in.n, refs, (size_t)in.rows, out_path, a,
-                          out, o, refusal, msg, msg_size);
+    int rc = rows_table_arrow_schema(layout, &schema) == 0 ? 0 : -1;
+    if (rc == 0)
+        rc = read_inputs(os, g, layout, &schema, &in, &min, o, refusal, msg, msg_size);
+    if (rc == 0 && *o == CPT_REWRITTEN && (in.n > UINT32_MAX || in.rows > UINT32_MAX))
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "too many rows for one rewrite");
+    /* Every row deleted: nothing to write, the inputs just end. */
+    if (rc == 0 && *o == CPT_REWRITTEN && in.rows > 0) {
+        out->records = in.rows;
+        out->min_row_id = min;
+        rc = sort_and_write(os, live, layout, &schema, &in, out_path, a, out, o, refusal, msg,
+                            msg_size);
+    }
     if (schema.release)
         schema.release(&schema);
-    free(ptrs);
-    free(refs);
     rows_in_free(&in);
     return rc;
 }

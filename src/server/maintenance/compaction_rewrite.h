@@ -21,7 +21,8 @@ struct objstore;
 enum cpt_rewrite_outcome {
     CPT_REWRITTEN,
     CPT_UNCONVERTIBLE, /* an input column does not convert to its live type */
-    CPT_INVALID_DATA,  /* an input is not what the catalog says (rows, row ids, Parquet) */
+    CPT_INVALID_DATA,  /* an input is not what the catalog says (rows, row ids, Parquet, its
+                          deletion vector) */
     CPT_STORAGE,       /* reading or writing an object failed */
     CPT_REFUSED,       /* storage confinement refused an object, or an input is not its size */
 };
@@ -38,18 +39,24 @@ struct cpt_refusal {
 int cpt_add_row_id_column(struct lake_table *t, char *msg, size_t msg_size);
 
 /* Rewrites g into out_path, through `os` (confined to the catalog's data
- * path). Each input is read only up to its registered size (plus one
- * byte, to see it is no larger): an input of another size is refused, so
- * the memory a group takes is what its registered sizes promised. `live` is the table's live
- * definition (binding by field id, sort order, statistics), `layout` the same plus the row-id
- * column (cpt_add_row_id_column). Inputs bind by field id: columns added
- * since are null, promotions are applied. Row ids: an input with explicit
- * row ids gives them in its _hog_row_id column, any other has
- * row_id_start + position (and must not have the column). Rows are sorted
- * stably by the live sort order, if any. On CPT_REWRITTEN *out describes
- * the file (statistics from the footer written, none for the row ids; in
- * a). Returns 0 with *o set (msg says why when not rewritten; *refusal
- * what was refused on CPT_REFUSED), or -1 out of memory. */
+ * path). Each input, and the Puffin file of its planned deletion vector,
+ * is read only up to its registered size (plus one byte, to see it is no
+ * larger): an object of another size is refused, so the memory a group
+ * takes is what its registered sizes promised. `live` is the table's live
+ * definition (binding by field id, sort order, statistics), `layout` the
+ * same plus the row-id column (cpt_add_row_id_column). Inputs bind by
+ * field id: columns added since are null, promotions are applied. Row ids:
+ * an input with explicit row ids gives them in its _hog_row_id column, any
+ * other has row_id_start + position (and must not have the column). The
+ * rows an input's deletion vector deletes (by position in the file) are
+ * dropped after each row's id is set, so the rows left keep theirs; a
+ * vector that is not the input's, or whose count is not the catalog's, is
+ * invalid data. Rows are sorted stably by the live sort order, if any. On
+ * CPT_REWRITTEN *out describes the file (statistics from the footer
+ * written, none for the row ids; min_row_id the smallest id left; in a),
+ * or has a NULL path when no row is left and nothing was written. Returns
+ * 0 with *o set (msg says why when not rewritten; *refusal what was
+ * refused on CPT_REFUSED), or -1 out of memory. */
 int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct lake_table *layout,
                 const struct cpt_group *g, const char *out_path, struct arena *a,
                 struct store_compaction_output *out, enum cpt_rewrite_outcome *o,

@@ -50,20 +50,33 @@ int store_compaction_candidates(struct db_conn *db, int64_t catalog_id, int64_t 
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id, target, limit);
+    /* Small files through hog_data_file_by_size, plus every file with a
+     * live deletion vector (hog_delete_file_live), whatever its size: its
+     * live bytes decide. */
     out->r = db_exec(
         db->pg,
-        "SELECT d.data_file_id, d.path, d.record_count, d.file_size_bytes, d.row_id_start,"
-        " d.explicit_row_ids, coalesce(d.spec_id, -1),"
+        "WITH c AS (SELECT data_file_id FROM hog_data_file WHERE catalog_id = $1"
+        "  AND table_id = $2 AND end_snapshot IS NULL AND file_size_bytes < $3"
+        " UNION SELECT data_file_id FROM hog_delete_file WHERE catalog_id = $1"
+        "  AND table_id = $2 AND end_snapshot IS NULL),"
+        " f AS (SELECT d.*, x.delete_file_id, x.path AS dv_path, x.delete_count,"
+        "  x.file_size_bytes AS dv_size, (d.file_size_bytes::numeric"
+        "   * greatest(d.record_count - coalesce(x.delete_count, 0), 0)"
+        "   / greatest(d.record_count, 1))::bigint AS live_bytes"
+        "  FROM c JOIN hog_data_file d ON d.catalog_id = $1 AND d.data_file_id = c.data_file_id"
+        "  AND d.end_snapshot IS NULL LEFT JOIN hog_delete_file x ON x.catalog_id = $1"
+        "  AND x.data_file_id = d.data_file_id AND x.end_snapshot IS NULL)"
+        "SELECT f.data_file_id, f.path, f.record_count, f.file_size_bytes, f.row_id_start,"
+        " f.explicit_row_ids, coalesce(f.spec_id, -1),"
         " coalesce((SELECT json_agg(v.value ORDER BY v.key_index) FROM hog_file_partition_value v"
-        "  WHERE v.catalog_id = d.catalog_id AND v.data_file_id = d.data_file_id)::text, '[]'),"
-        " EXISTS (SELECT 1 FROM hog_delete_file x WHERE x.catalog_id = d.catalog_id"
-        "  AND x.data_file_id = d.data_file_id AND x.end_snapshot IS NULL),"
-        " EXISTS (SELECT 1 FROM hog_compaction_claim c WHERE c.catalog_id = d.catalog_id"
-        "  AND c.table_id = d.table_id AND c.expires_at > now()"
-        "  AND d.data_file_id = ANY (c.input_file_ids))"
-        " FROM hog_data_file d WHERE d.catalog_id = $1 AND d.table_id = $2"
-        " AND d.end_snapshot IS NULL AND d.file_size_bytes < $3"
-        " ORDER BY 7, 8, d.file_size_bytes, d.data_file_id LIMIT $4",
+        "  WHERE v.catalog_id = f.catalog_id AND v.data_file_id = f.data_file_id)::text, '[]'),"
+        " coalesce(f.delete_file_id, 0),"
+        " EXISTS (SELECT 1 FROM hog_compaction_claim c WHERE c.catalog_id = f.catalog_id"
+        "  AND c.table_id = f.table_id AND c.expires_at > now()"
+        "  AND f.data_file_id = ANY (c.input_file_ids)),"
+        " f.dv_path, coalesce(f.delete_count, 0), coalesce(f.dv_size, 0), f.live_bytes"
+        " FROM f WHERE f.live_bytes < $3"
+        " ORDER BY 7, 8, f.live_bytes, f.data_file_id LIMIT $4",
         &p, err);
     return out->r ? 0 : -1;
 }
@@ -73,9 +86,19 @@ int store_compaction_candidates_count(const struct store_compaction_candidates *
     return PQntuples(v->r);
 }
 
-int64_t store_compaction_candidates_size(const struct store_compaction_candidates *v, int row)
+int64_t store_compaction_candidates_live_bytes(const struct store_compaction_candidates *v, int row)
 {
-    return db_i64(v->r, row, 3);
+    return db_i64(v->r, row, 13);
+}
+
+int64_t store_compaction_candidates_records(const struct store_compaction_candidates *v, int row)
+{
+    return db_i64(v->r, row, 2);
+}
+
+int64_t store_compaction_candidates_deleted(const struct store_compaction_candidates *v, int row)
+{
+    return db_i64(v->r, row, 11);
 }
 
 int64_t store_compaction_candidates_spec_id(const struct store_compaction_candidates *v, int row)
@@ -87,11 +110,6 @@ const char *store_compaction_candidates_partition(const struct store_compaction_
                                                   int row)
 {
     return db_str(v->r, row, 7);
-}
-
-bool store_compaction_candidates_has_dv(const struct store_compaction_candidates *v, int row)
-{
-    return db_bool(v->r, row, 8);
 }
 
 bool store_compaction_candidates_claimed(const struct store_compaction_candidates *v, int row)
@@ -108,6 +126,14 @@ int store_compaction_candidates_input(const struct store_compaction_candidates *
     in->size = db_i64(v->r, row, 3);
     in->row_id_start = db_i64(v->r, row, 4);
     in->explicit_row_ids = db_bool(v->r, row, 5);
+    in->dv = (struct store_compaction_dv){.id = db_i64(v->r, row, 8)};
+    if (in->dv.id != 0) {
+        in->dv.path = arena_strdup(a, db_str(v->r, row, 10));
+        in->dv.count = db_i64(v->r, row, 11);
+        in->dv.size = db_i64(v->r, row, 12);
+        if (!in->dv.path)
+            return -1;
+    }
     return in->path ? 0 : -1;
 }
 
@@ -227,15 +253,18 @@ int store_compaction_inputs_init(struct store_compaction_inputs *x,
     pg_array_init(&x->ids);
     pg_array_init(&x->paths);
     pg_array_init(&x->recs);
+    pg_array_init(&x->dvs);
     for (size_t i = 0; i < n; i++) {
         pg_array_i64(&x->ids, in[i].id);
         pg_array_str(&x->paths, in[i].path);
         pg_array_i64(&x->recs, in[i].record_count);
+        pg_array_i64(&x->dvs, in[i].dv.id);
     }
     x->ids_text = pg_array_text(&x->ids);
     x->paths_text = pg_array_text(&x->paths);
     x->recs_text = pg_array_text(&x->recs);
-    return x->ids_text && x->paths_text && x->recs_text ? 0 : error_nomem(err);
+    x->dvs_text = pg_array_text(&x->dvs);
+    return x->ids_text && x->paths_text && x->recs_text && x->dvs_text ? 0 : error_nomem(err);
 }
 
 void store_compaction_inputs_free(struct store_compaction_inputs *x)
@@ -243,6 +272,7 @@ void store_compaction_inputs_free(struct store_compaction_inputs *x)
     pg_array_free(&x->ids);
     pg_array_free(&x->paths);
     pg_array_free(&x->recs);
+    pg_array_free(&x->dvs);
 }
 
 int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t table_id,
@@ -259,14 +289,17 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
     db_param_i64(&p, ticket);
     db_param_str(&p, group_key);
     db_param_str(&p, claimant);
+    db_param_str(&p, x->dvs_text);
     PGresult *r =
         db_exec(db->pg,
                 "SELECT (SELECT count(*) FROM unnest($3::bigint[], $4::text[], $5::bigint[])"
                 "   AS u(id, path, recs) JOIN hog_data_file d ON d.catalog_id = $1"
                 "   AND d.table_id = $2 AND d.data_file_id = u.id AND d.end_snapshot IS NULL"
                 "   AND d.path = u.path AND d.record_count = u.recs),"
-                " (SELECT count(*) FROM hog_delete_file x WHERE x.catalog_id = $1"
-                "   AND x.data_file_id = ANY ($3::bigint[]) AND x.end_snapshot IS NULL),"
+                " (SELECT count(*) FROM unnest($3::bigint[], $10::bigint[]) AS u(id, dv)"
+                "   WHERE u.dv <> coalesce((SELECT x.delete_file_id FROM hog_delete_file x"
+                "   WHERE x.catalog_id = $1 AND x.data_file_id = u.id"
+                "   AND x.end_snapshot IS NULL), 0)),"
                 " EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
                 "   AND c.object_id = $2 AND c.kind IN ('table_altered', 'table_dropped')"
                 "   AND c.snapshot_id > $6),"
@@ -278,7 +311,7 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
     if (!r)
         return -1;
     out->live = db_i64(r, 0, 0);
-    out->dvs = db_i64(r, 0, 1);
+    out->dvs_changed = db_i64(r, 0, 1);
     out->altered = db_bool(r, 0, 2);
     out->ticket_untouched = db_bool(r, 0, 3);
     out->claim_held = db_bool(r, 0, 4);
@@ -294,8 +327,12 @@ int store_compaction_end_inputs(struct db_conn *db, int64_t catalog_id, int64_t 
     DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, x->ids_text);
     db_param_i64(&p, snapshot);
+    /* A deletion vector ends with its data file, as a truncate ends them. */
     return db_run_count(db->pg,
-                        "UPDATE hog_data_file SET end_snapshot = $4 WHERE catalog_id = $1"
+                        "WITH dv AS (UPDATE hog_delete_file SET end_snapshot = $4"
+                        "  WHERE catalog_id = $1 AND table_id = $2"
+                        "  AND data_file_id = ANY ($3::bigint[]) AND end_snapshot IS NULL)"
+                        " UPDATE hog_data_file SET end_snapshot = $4 WHERE catalog_id = $1"
                         " AND table_id = $2 AND data_file_id = ANY ($3::bigint[])"
                         " AND end_snapshot IS NULL",
                         &p, ended, err);
@@ -345,13 +382,14 @@ int store_compaction_insert_output(struct db_conn *db, int64_t catalog_id, int64
 }
 
 int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t table_id,
-                            int64_t ticket, const char *group_key, const char *claimant,
-                            int64_t ttl_s, struct error *err)
+                            int64_t ticket, bool registered, const char *group_key,
+                            const char *claimant, int64_t ttl_s, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, ticket);
+    db_param_str(&p, registered ? "registered" : "absent");
     if (db_run(db->pg,
-               "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = 'registered'"
+               "UPDATE hog_file_removal SET drained_at = now(), drained_outcome = $3"
                " WHERE catalog_id = $1 AND removal_id = $2",
                &p, err) != 0)
         return -1;

@@ -3,11 +3,13 @@
  * same files, and compaction's statements over the tables it shares: the
  * planner's reads (live tables with hog_table, hog_table_version,
  * hog_namespace and hog_column; candidate files with hog_data_file,
- * hog_file_partition_value and hog_delete_file), the staging ticket in
- * hog_file_removal, the commit's verify query, the replace of the inputs
- * by the output (hog_data_file, hog_file_partition_value; its statistics
- * go through store/hydration.h), the settling of ticket and claim, the
- * catalog's head (hog_catalog) and the backlog.
+ * hog_file_partition_value and their live deletion vectors in
+ * hog_delete_file), the staging ticket in hog_file_removal, the commit's
+ * verify query, the replace of the inputs (and the end of their deletion
+ * vectors) by the output (hog_data_file, hog_delete_file,
+ * hog_file_partition_value; its statistics go through store/hydration.h),
+ * the settling of ticket and claim, the catalog's head (hog_catalog) and
+ * the backlog.
  *
  * The commit's statements run inside the DDL transaction the caller holds
  * (catalog.h: ddl_begin_ctx ... ddl_commit); the claim runs its own. Every
@@ -36,15 +38,25 @@
 
 struct db_conn;
 
-/* A planned input: the identity the commit re-verifies (id, path, rows). */
+/* A planned input's live deletion vector, as the catalog registers it. */
+struct store_compaction_dv {
+    int64_t id;          /* delete_file_id; 0: the file has none (ids start at 1) */
+    const char *path;    /* its Puffin file (NULL when none) */
+    int64_t count, size; /* delete_count, file_size_bytes */
+};
+
+/* A planned input: the identity the commit re-verifies (id, path, rows,
+ * which deletion vector). */
 struct store_compaction_input {
     int64_t id;
     const char *path;
     int64_t record_count, size, row_id_start;
     bool explicit_row_ids;
+    struct store_compaction_dv dv;
 };
 
-/* The rewritten file, as registered. */
+/* The rewritten file, as registered. path NULL: every input row was
+ * deleted, nothing was written and nothing is registered. */
 struct store_compaction_output {
     const char *path;
     int64_t file_size, footer_size, records, min_row_id;
@@ -66,9 +78,11 @@ struct store_compaction_table {
 int store_compaction_tables(struct db_conn *db, int64_t catalog_id, struct arena *a,
                             struct store_compaction_table **out, size_t *n, struct error *err);
 
-/* The candidate files of one table: live, under target bytes, at most
- * limit rows, ordered by spec, partition values, size and id (so equal
- * buckets are adjacent and ascend by size). */
+/* The candidate files of one table: live files whose live bytes (their
+ * size times the share of rows their deletion vector leaves, when they
+ * have one) are under target, at most limit rows, ordered by spec,
+ * partition values, live bytes and id (so equal buckets are adjacent and
+ * ascend by live bytes). */
 struct store_compaction_candidates {
     PGresult *r;
 };
@@ -76,17 +90,20 @@ int store_compaction_candidates(struct db_conn *db, int64_t catalog_id, int64_t 
                                 int64_t target, int64_t limit,
                                 struct store_compaction_candidates *out, struct error *err);
 int store_compaction_candidates_count(const struct store_compaction_candidates *v);
-int64_t store_compaction_candidates_size(const struct store_compaction_candidates *v, int row);
+/* The file's bytes scaled by the share of its rows not deleted. */
+int64_t store_compaction_candidates_live_bytes(const struct store_compaction_candidates *v,
+                                               int row);
+/* Its rows, and how many of them its live deletion vector deletes. */
+int64_t store_compaction_candidates_records(const struct store_compaction_candidates *v, int row);
+int64_t store_compaction_candidates_deleted(const struct store_compaction_candidates *v, int row);
 /* -1: a file without a spec. */
 int64_t store_compaction_candidates_spec_id(const struct store_compaction_candidates *v, int row);
 /* The partition values as a JSON array ("[]" when none), borrowed. */
 const char *store_compaction_candidates_partition(const struct store_compaction_candidates *v,
                                                   int row);
-/* Whether the file has a live deletion vector. */
-bool store_compaction_candidates_has_dv(const struct store_compaction_candidates *v, int row);
 /* Whether another unexpired claim holds the file. */
 bool store_compaction_candidates_claimed(const struct store_compaction_candidates *v, int row);
-/* Fills *in from the row, its path copied into a: 0, or -1 out of memory. */
+/* Fills *in from the row, its paths copied into a: 0, or -1 out of memory. */
 int store_compaction_candidates_input(const struct store_compaction_candidates *v, int row,
                                       struct arena *a, struct store_compaction_input *in);
 void store_compaction_candidates_free(struct store_compaction_candidates *v);
@@ -117,11 +134,11 @@ int store_compaction_stage(struct db_conn *db, int64_t catalog_id, const char *d
                            int64_t *ticket, struct error *err);
 
 /* A group's inputs as the commit's statements take them: array literals of
- * their ids, paths and record counts, built once per commit. _free after
- * _init, whether it failed or not. */
+ * their ids, paths, record counts and deletion vector ids (0: none), built
+ * once per commit. _free after _init, whether it failed or not. */
 struct store_compaction_inputs {
-    struct pg_array ids, paths, recs;
-    const char *ids_text, *paths_text, *recs_text;
+    struct pg_array ids, paths, recs, dvs;
+    const char *ids_text, *paths_text, *recs_text, *dvs_text;
 };
 int store_compaction_inputs_init(struct store_compaction_inputs *x,
                                  const struct store_compaction_input *in, size_t n,
@@ -131,7 +148,7 @@ void store_compaction_inputs_free(struct store_compaction_inputs *x);
 /* What the commit re-checks, read in one statement under the lock. */
 struct store_compaction_check {
     int64_t live;          /* inputs still live with their planned path and rows */
-    int64_t dvs;           /* live deletion vectors on the inputs */
+    int64_t dvs_changed;   /* inputs whose live deletion vector is not the planned one */
     bool altered;          /* the table altered or dropped after schema_snapshot */
     bool ticket_untouched; /* undrained and unclaimed by cleanup */
     bool claim_held;       /* the group's claim still claimant's */
@@ -140,7 +157,8 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
                             const struct store_compaction_inputs *x, int64_t schema_snapshot,
                             int64_t ticket, const char *group_key, const char *claimant,
                             struct store_compaction_check *out, struct error *err);
-/* Ends the live inputs at snapshot; *ended how many. */
+/* Ends the live inputs and their live deletion vectors at snapshot;
+ * *ended how many inputs. */
 int store_compaction_end_inputs(struct db_conn *db, int64_t catalog_id, int64_t table_id,
                                 const struct store_compaction_inputs *x, int64_t snapshot,
                                 int64_t *ended, struct error *err);
@@ -152,11 +170,12 @@ int store_compaction_insert_output(struct db_conn *db, int64_t catalog_id, int64
                                    int64_t file_id, int64_t snapshot, int64_t spec_id,
                                    const struct store_compaction_output *out,
                                    int64_t partition_from, struct error *err);
-/* Settles the ticket 'registered' and keeps claimant's claim on the group
+/* Settles the ticket 'registered' (its path is the output's) or, when
+ * nothing was written there, 'absent'; keeps claimant's claim on the group
  * ttl_s more seconds. */
 int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t table_id,
-                            int64_t ticket, const char *group_key, const char *claimant,
-                            int64_t ttl_s, struct error *err);
+                            int64_t ticket, bool registered, const char *group_key,
+                            const char *claimant, int64_t ttl_s, struct error *err);
 
 /* ---- reads ---- */
 
