@@ -344,13 +344,13 @@ struct hl_delete_result {
 
 /* Deletes the rows `predicate` selects at the table's head (the predicate
  * language: src/expr/expr.h and docs/client.md; "true" selects every row)
- * as deletion vectors, in one commit (POST /commit/prepared: idempotent,
- * guarded by the snapshot read and the table's uuid). Files
+ * as deletion vectors, in one commit (POST /commit/deletes/prepared:
+ * idempotent, guarded by the snapshot read and the table's uuid). Files
  * whose partition values or statistics cannot match are not read; of the
  * others only the columns the predicate reads are decoded. Each affected
  * file's vector holds its earlier positions and the new ones, in a Puffin
- * file of its own written at an upload claim. A concurrent vector on one
- * of the files makes the delete read and try again (max_attempts). A
+ * file of its own written at an upload claim. A concurrent insert or delete
+ * on the table makes the delete read and try again (max_attempts). A
  * predicate that selects no live row commits nothing (snapshot_id -1). A
  * predicate that does not parse or bind is HL_ERR_INVALID_ARGUMENT
  * (code invalid_predicate) naming the position and token at fault.

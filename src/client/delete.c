@@ -14,10 +14,11 @@
  *     one vector per delete-file path), at an upload claim of kind delete,
  *     so a delete that does not commit leaves nothing the server will not
  *     reclaim.
- *  5. POST /commit/prepared: guarded by the snapshot read and the table's
- *     uuid, idempotent by its key. A concurrent vector on one of the files
- *     is a 409 commit_conflict: the vectors are discarded and the delete
- *     runs again from step 1 (options.max_attempts in all).
+ *  5. POST /commit/deletes/prepared: guarded by the snapshot read and the
+ *     table's uuid, idempotent by its key. A concurrent insert or delete on
+ *     the table is a 409 commit_conflict: the vectors are discarded and the
+ *     delete runs again from step 1 (options.max_attempts in all); a
+ *     compaction never conflicts.
  * A predicate that matches no live row commits nothing. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +41,10 @@
 
 enum { DEFAULT_ATTEMPTS = 5 };
 
-/* The commit endpoint: a prepared commit (idempotent by its key) guarded
- * by read_snapshot (a vector written on one of our files since the read is
- * a 409) and expected_table_uuid. */
-#define DELETE_COMMIT_PATH "/commit/prepared"
+/* The commit endpoint: idempotent by its key, guarded by read_snapshot
+ * (any insert or delete on the table since the read is a 409
+ * commit_conflict: the rows found may be stale) and expected_table_uuid. */
+#define DELETE_COMMIT_PATH "/commit/deletes/prepared"
 
 /* A data file the delete takes rows from. */
 struct matched {
