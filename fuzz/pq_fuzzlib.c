@@ -193,6 +193,94 @@ static void decode_pointed_structs(const struct pq_file_meta *m, const uint8_t *
     arena_free(&a);
 }
 
+/* ---- the page index through the reader, and reads of row ranges ---- */
+
+static void touch_page_index(const struct pq_page_index *pi)
+{
+    if (pi->has_offsets)
+        touch(pi->offsets.pages, pi->offsets.npages * sizeof *pi->offsets.pages);
+    if (!pi->has_bounds)
+        return;
+    const struct pq_column_index *ci = &pi->bounds;
+    for (size_t p = 0; p < ci->npages; p++) {
+        touch(&ci->null_pages[p], sizeof ci->null_pages[p]);
+        touch(ci->min_values[p], ci->min_lens[p]);
+        touch(ci->max_values[p], ci->max_lens[p]);
+        if (ci->null_counts)
+            touch(&ci->null_counts[p], sizeof ci->null_counts[p]);
+    }
+}
+
+/* The rows of the first and the last page of chosen (pages between them
+ * skipped; or, without an indexed chunk, the middle row), read and checked
+ * against the schema and their count. Two pages keep the cost of a
+ * mutant low while reaching every path: the pages before the first listed
+ * one, runs, skips. */
+static void read_some_ranges(struct pq_reader *r, size_t g, const struct pq_page_index *chosen,
+                             int64_t rows, const struct ArrowSchema *schema,
+                             struct pq_exercise_result *res)
+{
+    size_t np = chosen ? chosen->offsets.npages : 0;
+    bool *keep = calloc(np ? np : 1, sizeof *keep);
+    struct pq_row_range *ranges = calloc(np ? np : 1, sizeof *ranges);
+    size_t n = 0;
+    if (keep && ranges) {
+        if (np) {
+            keep[0] = true;
+            keep[np - 1] = true;
+        }
+        if (chosen)
+            n = pq_page_index_ranges(chosen, keep, ranges);
+        else if (rows > 0)
+            ranges[n++] = (struct pq_row_range){rows / 2, rows / 2 + 1};
+        int64_t want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += ranges[i].end - ranges[i].begin;
+        struct ArrowArray out;
+        struct error err;
+        if (pq_reader_read_row_ranges(r, g, ranges, n, &out, NULL, &err) == 0) {
+            if (out.length != want)
+                bad_array("(row ranges)", "a row count other than the ranges'");
+            check_array(schema, &out, "(row ranges)");
+            out.release(&out);
+            res->range_reads++;
+        } else if (out.release) {
+            bad_array("(row ranges)", "an error left an unreleased array");
+        }
+    }
+    free(keep);
+    free(ranges);
+}
+
+static void exercise_page_index(struct pq_reader *r, struct pq_exercise_result *res)
+{
+    const struct pq_file_meta *m = pq_reader_meta(r);
+    int nleaves = pq_reader_schema(r)->nleaves;
+    struct ArrowSchema schema;
+    struct error err;
+    if (pq_reader_arrow_schema(r, &schema, &err) != 0)
+        return;
+    for (size_t g = 0; g < m->nrow_groups && g < 64; g++) {
+        struct arena a;
+        arena_init(&a, 64 << 20);
+        struct pq_page_index pi, chosen;
+        bool have = false;
+        for (int l = 0; l < nleaves && l < 64; l++) {
+            if (pq_reader_page_index(r, g, l, &a, &pi, &err) != 0)
+                continue;
+            res->indexes_read++;
+            touch_page_index(&pi);
+            if (!have && pi.has_offsets) {
+                chosen = pi;
+                have = true;
+            }
+        }
+        read_some_ranges(r, g, have ? &chosen : NULL, m->row_groups[g].num_rows, &schema, res);
+        arena_free(&a);
+    }
+    schema.release(&schema);
+}
+
 /* ---- reading a whole file ---- */
 
 static void note(struct pq_exercise_result *res, const struct error *err)
@@ -234,7 +322,7 @@ struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
                                            const struct pq_read_limits *limits, int flags,
                                            struct error *err)
 {
-    struct pq_exercise_result res = {ERR_OK, 0, 0};
+    struct pq_exercise_result res = {ERR_OK, 0, 0, 0, 0};
     memset(err, 0, sizeof *err);
     struct pq_source src;
     pq_source_memory(&src, data, len);
@@ -272,6 +360,8 @@ struct pq_exercise_result pq_exercise_file(const uint8_t *data, size_t len,
     }
     if (flags & PQ_EXERCISE_POINTED)
         decode_pointed_structs(pq_reader_meta(r), data, len);
+    if (flags & PQ_EXERCISE_PAGE_INDEX)
+        exercise_page_index(r, &res);
     pq_reader_free(r);
     if (res.code != ERR_OK && err->code == ERR_OK)
         err->code = res.code;

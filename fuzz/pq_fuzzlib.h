@@ -18,6 +18,10 @@ struct pq_exercise_result {
     enum error_code code; /* ERR_OK, or the first error met */
     size_t groups_read;   /* row groups read without error */
     int64_t rows_read;
+    /* PQ_EXERCISE_PAGE_INDEX: page indexes read and checked, and reads of
+     * row ranges that succeeded (their errors are not the file's code: a
+     * whole read does not use the index) */
+    size_t indexes_read, range_reads;
 };
 
 enum {
@@ -26,7 +30,11 @@ enum {
     /* Decode every page header, column index and offset index the footer
      * points at. */
     PQ_EXERCISE_POINTED = 2,
-    PQ_EXERCISE_ALL = 3,
+    /* Read every chunk's page index through the reader, and each row
+     * group's rows in the first and last pages of an indexed chunk (or
+     * one row, without one), checking the arrays. */
+    PQ_EXERCISE_PAGE_INDEX = 4,
+    PQ_EXERCISE_ALL = 7,
 };
 
 /* Opens data as a Parquet file held in memory, builds its Arrow schema,

@@ -1026,9 +1026,11 @@ static int add_unsized_dictionary_header(struct pq_reader *r, const struct pq_co
     return 0;
 }
 
-/* Decodes every page of one column chunk into d. */
-static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int64_t num_rows,
-                      struct leaf_data *d, struct error *err)
+/* What any read of a column chunk checks first: the chunk is in this
+ * file, described, of the leaf's type, of a value count its row group and
+ * the reader's limit allow, and in a codec this reader decodes. */
+static int check_chunk(const struct pq_reader *r, const struct pq_column_chunk *cc,
+                       int64_t num_rows, const struct leaf_data *d, struct error *err)
 {
     const char *path = d->leaf->path;
     const struct pq_column_meta *m = &cc->meta;
@@ -1056,29 +1058,83 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
             "column '%s' is compressed with %s, which is not supported (ZSTD, SNAPPY, "
             "GZIP, LZ4_RAW, LZ4, BROTLI and UNCOMPRESSED are)",
             path, pq_codec_name((int)m->codec));
+    return 0;
+}
 
-    if (empty_chunk_inside_magic(m, num_rows))
-        return seed_leaf(r, d, m, err);
-    int64_t start = m->data_page_offset;
+/* Where the pages before the footer end. */
+static uint64_t data_end(const struct pq_reader *r)
+{
+    return r->src.size - 8 - r->footer_len;
+}
+
+/* The bytes a column chunk's pages take, [*start, *start + *len), checked
+ * to lie between the leading magic and the footer. */
+static int chunk_extent(const struct pq_reader *r, const struct pq_column_meta *m, const char *path,
+                        uint64_t *start, size_t *len, struct error *err)
+{
+    int64_t first = m->data_page_offset;
     /* Writers that got this field wrong left 0 in it; a dictionary page
      * always precedes the data pages. */
     if (m->has_dictionary_page_offset && m->dictionary_page_offset > 0 &&
-        m->dictionary_page_offset < start)
-        start = m->dictionary_page_offset;
-    uint64_t data_end = r->src.size - 8 - r->footer_len;
-    if (start < 4 || m->total_compressed_size < 0 || (uint64_t)start > data_end ||
-        (uint64_t)m->total_compressed_size > data_end - (uint64_t)start)
+        m->dictionary_page_offset < first)
+        first = m->dictionary_page_offset;
+    uint64_t end = data_end(r);
+    if (first < 4 || m->total_compressed_size < 0 || (uint64_t)first > end ||
+        (uint64_t)m->total_compressed_size > end - (uint64_t)first)
         return error_fail(err, ERR_CORRUPT, "column '%s': its pages lie outside the data", path);
-    size_t len = (size_t)m->total_compressed_size;
-    if (seed_leaf(r, d, m, err) != 0)
+    *start = (uint64_t)first;
+    *len = (size_t)m->total_compressed_size;
+    return 0;
+}
+
+/* Decodes the page header at base + *pos and steps *pos past the page,
+ * whose body must end by len (`end` names that place in the error). */
+static int next_page(const uint8_t *base, size_t len, size_t *pos, struct pq_page_header *h,
+                     const uint8_t **body, const char *path, const char *end, struct error *err)
+{
+    size_t hl;
+    if (pq_decode_page_header(base + *pos, len - *pos, NULL, h, &hl, err) != 0)
+        return -1;
+    *pos += hl;
+    if ((size_t)h->compressed_size > len - *pos)
+        return error_fail(err, ERR_CORRUPT, "column '%s': a page runs past %s", path, end);
+    *body = base + *pos;
+    *pos += (size_t)h->compressed_size;
+    return 0;
+}
+
+static int decode_dictionary_page(struct pq_reader *r, struct leaf_data *d, enum pq_codec codec,
+                                  const struct pq_page_header *h, const uint8_t *body,
+                                  struct error *err)
+{
+    const uint8_t *p = decompress_into(r, &r->page, codec, body, (size_t)h->compressed_size,
+                                       (size_t)h->uncompressed_size, d->leaf->path, err);
+    if (!p)
+        return -1;
+    return read_dictionary(r, d, p, (size_t)h->uncompressed_size, h, err);
+}
+
+/* Decodes every page of one column chunk into d. */
+static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int64_t num_rows,
+                      struct leaf_data *d, struct error *err)
+{
+    const char *path = d->leaf->path;
+    const struct pq_column_meta *m = &cc->meta;
+    if (check_chunk(r, cc, num_rows, d, err) != 0)
+        return -1;
+    if (empty_chunk_inside_magic(m, num_rows))
+        return seed_leaf(r, d, m, err);
+    uint64_t start = 0;
+    size_t len = 0;
+    if (chunk_extent(r, m, path, &start, &len, err) != 0 || seed_leaf(r, d, m, err) != 0)
         return -1;
     buf_reset(&r->chunk);
     if (buf_reserve(&r->chunk, len) != 0)
         return nomem(err);
-    if (read_range(&r->src, (uint64_t)start, r->chunk.data, len, err) != 0)
+    if (read_range(&r->src, start, r->chunk.data, len, err) != 0)
         return -1;
     size_t declared = len;
-    if (add_unsized_dictionary_header(r, m, (uint64_t)start, data_end, &len, err) != 0)
+    if (add_unsized_dictionary_header(r, m, start, data_end(r), &len, err) != 0)
         return -1;
     const uint8_t *base = (const uint8_t *)r->chunk.data;
 
@@ -1089,22 +1145,14 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
                               "column '%s': its pages hold %zu values, the chunk claims %zu", path,
                               d->nlev, want);
         struct pq_page_header h;
-        size_t hl;
-        if (pq_decode_page_header(base + pos, len - pos, NULL, &h, &hl, err) != 0)
+        const uint8_t *body = NULL;
+        if (next_page(base, len, &pos, &h, &body, path, "its chunk", err) != 0)
             return -1;
-        pos += hl;
-        if ((size_t)h.compressed_size > len - pos)
-            return error_fail(err, ERR_CORRUPT, "column '%s': a page runs past its chunk", path);
-        const uint8_t *body = base + pos;
-        pos += (size_t)h.compressed_size;
         if (h.type == PQ_DICTIONARY_PAGE) {
             if (d->nlev > 0)
                 return error_fail(err, ERR_CORRUPT,
                                   "column '%s': a dictionary page after data pages", path);
-            const uint8_t *p =
-                decompress_into(r, &r->page, m->codec, body, (size_t)h.compressed_size,
-                                (size_t)h.uncompressed_size, path, err);
-            if (!p || read_dictionary(r, d, p, (size_t)h.uncompressed_size, &h, err) != 0)
+            if (decode_dictionary_page(r, d, m->codec, &h, body, err) != 0)
                 return -1;
         } else if (h.type == PQ_DATA_PAGE || h.type == PQ_DATA_PAGE_V2) {
             size_t n = (size_t)h.num_values;
@@ -1127,6 +1175,462 @@ static int read_chunk(struct pq_reader *r, const struct pq_column_chunk *cc, int
                           "dictionary page header of %zu bytes does not explain",
                           path, pos - declared, len - declared);
     return 0;
+}
+
+/* ---- the page index ---- */
+
+/* Reads a page index structure, which lies between the leading magic and
+ * the footer, into a buffer the caller frees. */
+static int read_index_bytes(const struct pq_reader *r, int64_t off, int32_t len, const char *what,
+                            const char *path, uint8_t **out, struct error *err)
+{
+    uint64_t end = data_end(r);
+    if (off < 4 || len <= 0 || (uint64_t)off > end || (uint64_t)len > end - (uint64_t)off ||
+        len > PQ_MAX_FOOTER_BYTES)
+        return error_fail(err, ERR_CORRUPT, "column '%s': its %s [%lld, +%d) lies outside the data",
+                          path, what, (long long)off, (int)len);
+    uint8_t *b = malloc((size_t)len);
+    if (!b)
+        return nomem(err);
+    if (read_range(&r->src, (uint64_t)off, b, (size_t)len, err) != 0) {
+        free(b);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+
+/* An offset index the reader may follow: a page for each run of rows,
+ * first rows rising strictly from 0 and below the row group's count, each
+ * page inside the chunk, in file order and apart. */
+static int check_offset_index(const struct pq_offset_index *oi, int64_t num_rows, uint64_t start,
+                              size_t len, const char *path, struct error *err)
+{
+    if ((num_rows == 0) != (oi->npages == 0))
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': its offset index lists %zu pages for %lld rows", path,
+                          oi->npages, (long long)num_rows);
+    uint64_t end = start + len;
+    for (size_t i = 0; i < oi->npages; i++) {
+        const struct pq_page_location *pl = &oi->pages[i], *prev = i ? pl - 1 : NULL;
+        if (pl->compressed_page_size <= 0 || pl->offset < 0 || (uint64_t)pl->offset < start ||
+            (uint64_t)pl->offset > end ||
+            (uint64_t)pl->compressed_page_size > end - (uint64_t)pl->offset)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': page %zu of its offset index [%lld, +%d) is empty or "
+                              "outside its chunk [%llu, +%zu)",
+                              path, i, (long long)pl->offset, (int)pl->compressed_page_size,
+                              (unsigned long long)start, len);
+        if (prev && pl->offset < prev->offset + prev->compressed_page_size)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': page %zu of its offset index overlaps or precedes "
+                              "page %zu",
+                              path, i, i - 1);
+        if (!prev && pl->first_row_index != 0)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': the first page of its offset index starts at row %lld",
+                              path, (long long)pl->first_row_index);
+        if (prev && pl->first_row_index <= prev->first_row_index)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': page %zu of its offset index starts at row %lld, page "
+                              "%zu at %lld",
+                              path, i, (long long)pl->first_row_index, i - 1,
+                              (long long)prev->first_row_index);
+        if (pl->first_row_index >= num_rows)
+            return error_fail(
+                err, ERR_CORRUPT,
+                "column '%s': page %zu of its offset index starts at row %lld of %lld", path, i,
+                (long long)pl->first_row_index, (long long)num_rows);
+    }
+    return 0;
+}
+
+/* Decodes and checks the offset index of column chunk l of rg into a;
+ * *has is false when the chunk has none. */
+static int load_offset_index(const struct pq_reader *r, const struct pq_row_group *rg, int l,
+                             struct arena *a, bool *has, struct pq_offset_index *oi,
+                             struct error *err)
+{
+    const struct pq_column_chunk *cc = &rg->columns[l];
+    const char *path = r->schema.leaves[l]->path;
+    *has = false;
+    memset(oi, 0, sizeof *oi);
+    if (!cc->has_offset_index)
+        return 0;
+    if (!cc->has_meta)
+        return error_fail(err, ERR_CORRUPT, "column '%s' has no metadata", path);
+    uint8_t *bytes;
+    if (read_index_bytes(r, cc->offset_index_offset, cc->offset_index_length, "offset index", path,
+                         &bytes, err) != 0)
+        return -1;
+    int rc = pq_decode_offset_index(bytes, (size_t)cc->offset_index_length, a, oi, err);
+    free(bytes);
+    if (rc != 0)
+        return error_prefix(err, "column '%s': ", path);
+    uint64_t start = 0;
+    size_t len = 0;
+    if (oi->npages && chunk_extent(r, &cc->meta, path, &start, &len, err) != 0)
+        return -1;
+    if (check_offset_index(oi, rg->num_rows, start, len, path, err) != 0)
+        return -1;
+    *has = true;
+    return 0;
+}
+
+/* A column index the reader hands out: an entry per page of the offset
+ * index in every list, a boundary order the format knows, bounds of the
+ * physical type's width where a page holds values, and null counts that
+ * are counts. */
+static int check_column_index(const struct pq_column_index *ci, size_t npages, size_t width,
+                              const char *path, struct error *err)
+{
+    if (ci->npages != npages)
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': its column index lists %zu pages, its offset index %zu",
+                          path, ci->npages, npages);
+    if (ci->boundary_order != PQ_UNORDERED && ci->boundary_order != PQ_ASCENDING &&
+        ci->boundary_order != PQ_DESCENDING)
+        return error_fail(err, ERR_CORRUPT, "column '%s': its column index has boundary order %d",
+                          path, (int)ci->boundary_order);
+    for (size_t i = 0; i < npages; i++) {
+        if (!ci->null_pages[i] && width && (ci->min_lens[i] != width || ci->max_lens[i] != width))
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': page %zu of its column index has bounds of %u and %u "
+                              "bytes for %zu-byte values",
+                              path, i, ci->min_lens[i], ci->max_lens[i], width);
+        if (ci->null_counts && ci->null_counts[i] < 0)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': page %zu of its column index has %lld nulls", path, i,
+                              (long long)ci->null_counts[i]);
+    }
+    return 0;
+}
+
+int pq_reader_page_index(struct pq_reader *r, size_t g, int leaf, struct arena *a,
+                         struct pq_page_index *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (g >= r->meta.nrow_groups || leaf < 0 || leaf >= r->schema.nleaves)
+        return error_fail(err, ERR_INVALID, "row group %zu, column %d: the file has %zu and %d", g,
+                          leaf, r->meta.nrow_groups, r->schema.nleaves);
+    const struct pq_row_group *rg = &r->meta.row_groups[g];
+    const struct pq_column_chunk *cc = &rg->columns[leaf];
+    const char *path = r->schema.leaves[leaf]->path;
+    out->num_rows = rg->num_rows;
+    if (load_offset_index(r, rg, leaf, a, &out->has_offsets, &out->offsets, err) != 0)
+        return -1;
+    /* Bounds are of use only for pages the offset index places in rows. */
+    if (!out->has_offsets || !cc->has_column_index)
+        return 0;
+    uint8_t *bytes;
+    if (read_index_bytes(r, cc->column_index_offset, cc->column_index_length, "column index", path,
+                         &bytes, err) != 0)
+        return -1;
+    int rc = pq_decode_column_index(bytes, (size_t)cc->column_index_length, a, &out->bounds, err);
+    free(bytes);
+    if (rc != 0)
+        return error_prefix(err, "column '%s': ", path);
+    if (check_column_index(&out->bounds, out->offsets.npages, (size_t)r->types[leaf].width, path,
+                           err) != 0)
+        return -1;
+    out->has_bounds = true;
+    return 0;
+}
+
+void pq_page_index_rows(const struct pq_page_index *pi, size_t p, struct pq_row_range *rows)
+{
+    const struct pq_offset_index *oi = &pi->offsets;
+    rows->begin = oi->pages[p].first_row_index;
+    rows->end = p + 1 < oi->npages ? oi->pages[p + 1].first_row_index : pi->num_rows;
+}
+
+size_t pq_page_index_ranges(const struct pq_page_index *pi, const bool *keep,
+                            struct pq_row_range *out)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < pi->offsets.npages; p++) {
+        if (!keep[p])
+            continue;
+        struct pq_row_range rows;
+        pq_page_index_rows(pi, p, &rows);
+        if (n && out[n - 1].end == rows.begin)
+            out[n - 1].end = rows.end;
+        else
+            out[n++] = rows;
+    }
+    return n;
+}
+
+/* ---- reading selected rows ---- */
+
+/* The rows of a row group a read keeps: sorted, disjoint ranges. */
+struct row_selection {
+    const struct pq_row_range *ranges;
+    size_t n;
+    int64_t rows; /* their total */
+};
+
+/* A page as decoded into a leaf: its first row, and where its level
+ * entries start. */
+struct decoded_page {
+    int64_t row;
+    size_t lev;
+};
+
+/* Keeps, of the entries decoded into d (pages in row order), those of the
+ * selected rows: levels and values move down in place, as each moves to
+ * an index at most its own. */
+static void keep_selected(struct leaf_data *d, const struct decoded_page *pages, size_t npages,
+                          const struct row_selection *sel)
+{
+    bool bytes = d->leaf->el->type == PQ_BYTE_ARRAY;
+    size_t width = (size_t)d->type.width;
+    uint16_t max_def = (uint16_t)d->leaf->def_level;
+    char *fixed = d->fixed.data, *data = d->bytes.data;
+    size_t kept = 0, value = 0, kept_values = 0, k = 0;
+    int64_t at = bytes ? d->offsets[0] : 0; /* where the next kept bytes go */
+    for (size_t p = 0; p < npages; p++) {
+        size_t end = p + 1 < npages ? pages[p + 1].lev : d->nlev;
+        int64_t row = pages[p].row - 1;
+        for (size_t i = pages[p].lev; i < end; i++) {
+            if (!d->rep || d->rep[i] == 0)
+                row++;
+            while (k < sel->n && sel->ranges[k].end <= row)
+                k++;
+            bool keep = k < sel->n && sel->ranges[k].begin <= row;
+            bool has_value = !d->def || d->def[i] == max_def;
+            if (keep) {
+                if (d->def)
+                    d->def[kept] = d->def[i];
+                if (d->rep)
+                    d->rep[kept] = d->rep[i];
+                kept++;
+            }
+            if (keep && has_value) {
+                if (bytes) {
+                    int64_t b = d->offsets[value], e = d->offsets[value + 1];
+                    memmove(data + at, data + b, (size_t)(e - b));
+                    at += e - b;
+                    d->offsets[kept_values + 1] = at;
+                } else if (kept_values != value) {
+                    memmove(fixed + kept_values * width, fixed + value * width, width);
+                }
+                kept_values++;
+            }
+            value += has_value;
+        }
+    }
+    d->nlev = kept;
+    d->nvalues = kept_values;
+    if (bytes)
+        d->bytes.len = (size_t)at;
+    else
+        d->fixed.len = kept_values * width;
+}
+
+/* Marks the pages that hold a selected row; returns how many do. */
+static size_t pages_touched(const struct pq_page_index *pi, const struct row_selection *sel,
+                            bool *touched)
+{
+    size_t k = 0, n = 0;
+    for (size_t p = 0; p < pi->offsets.npages; p++) {
+        struct pq_row_range rows;
+        pq_page_index_rows(pi, p, &rows);
+        while (k < sel->n && sel->ranges[k].end <= rows.begin)
+            k++;
+        touched[p] = k < sel->n && sel->ranges[k].begin < rows.end;
+        n += touched[p];
+    }
+    return n;
+}
+
+/* Decodes what a chunk holds before its first listed data page: its
+ * dictionary page, if any. Index pages and page types added after this
+ * reader are skipped; a data page there is one the offset index left
+ * out. */
+static int read_leading_pages(struct pq_reader *r, const struct pq_column_meta *m, uint64_t start,
+                              uint64_t first_page, struct leaf_data *d, struct error *err)
+{
+    const char *path = d->leaf->path;
+    size_t len = (size_t)(first_page - start);
+    buf_reset(&r->chunk);
+    if (len == 0)
+        return 0;
+    if (buf_reserve(&r->chunk, len) != 0)
+        return nomem(err);
+    if (read_range(&r->src, start, r->chunk.data, len, err) != 0)
+        return -1;
+    const uint8_t *base = (const uint8_t *)r->chunk.data;
+    for (size_t pos = 0; pos < len;) {
+        struct pq_page_header h;
+        const uint8_t *body = NULL;
+        if (next_page(base, len, &pos, &h, &body, path, "the first page its offset index lists",
+                      err) != 0)
+            return -1;
+        if (h.type == PQ_DICTIONARY_PAGE) {
+            if (decode_dictionary_page(r, d, m->codec, &h, body, err) != 0)
+                return -1;
+        } else if (h.type == PQ_DATA_PAGE || h.type == PQ_DATA_PAGE_V2) {
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': a data page its offset index does not list", path);
+        }
+    }
+    return 0;
+}
+
+/* Decodes one data page the offset index lists (page, its bytes in full)
+ * and checks it against the index: it is a data page, of the size listed,
+ * starting a row and holding exactly the rows listed. */
+static int read_listed_page(struct pq_reader *r, const struct pq_column_meta *m,
+                            const uint8_t *page, size_t size, const struct pq_row_range *rows,
+                            struct leaf_data *d, struct error *err)
+{
+    const char *path = d->leaf->path;
+    struct pq_page_header h;
+    size_t hl;
+    if (pq_decode_page_header(page, size, NULL, &h, &hl, err) != 0)
+        return -1;
+    if (h.type != PQ_DATA_PAGE && h.type != PQ_DATA_PAGE_V2)
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': the page its offset index lists at row %lld is not a data "
+                          "page",
+                          path, (long long)rows->begin);
+    if ((size_t)h.compressed_size != size - hl)
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': the page at row %lld takes %zu bytes, its offset index "
+                          "says %zu",
+                          path, (long long)rows->begin, hl + (size_t)h.compressed_size, size);
+    size_t n = (size_t)h.num_values, first = d->nlev;
+    if (n > (size_t)m->num_values - d->nlev)
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': its pages hold more values than the chunk claims", path);
+    if (read_data_page(r, d, m->codec, &h, page + hl, n, err) != 0)
+        return -1;
+    int64_t held = (int64_t)n;
+    if (d->rep) {
+        held = 0;
+        for (size_t i = first; i < d->nlev; i++)
+            held += d->rep[i] == 0;
+        if (n && d->rep[first] != 0)
+            return error_fail(err, ERR_CORRUPT,
+                              "column '%s': the page at row %lld starts inside a row", path,
+                              (long long)rows->begin);
+    }
+    if (held != rows->end - rows->begin)
+        return error_fail(err, ERR_CORRUPT,
+                          "column '%s': the page at row %lld holds %lld rows, its offset index "
+                          "says %lld",
+                          path, (long long)rows->begin, (long long)held,
+                          (long long)(rows->end - rows->begin));
+    return 0;
+}
+
+/* Sizes the leaf's buffers for the share of the chunk the touched pages
+ * take, rather than for all of it. */
+static int seed_for_pages(struct pq_reader *r, struct leaf_data *d, const struct pq_column_meta *m,
+                          const struct pq_offset_index *oi, const bool *touched, struct error *err)
+{
+    uint64_t all = 0, some = 0;
+    for (size_t p = 0; p < oi->npages; p++) {
+        all += (uint64_t)oi->pages[p].compressed_page_size;
+        some += touched[p] ? (uint64_t)oi->pages[p].compressed_page_size : 0;
+    }
+    double share = all ? (double)some / (double)all : 1.0;
+    struct pq_column_meta part = *m;
+    part.num_values = (int64_t)((double)m->num_values * share) + 1;
+    part.total_compressed_size = (int64_t)((double)m->total_compressed_size * share) + 1;
+    part.total_uncompressed_size = (int64_t)((double)m->total_uncompressed_size * share) + 1;
+    return seed_leaf(r, d, &part, err);
+}
+
+/* Decodes the pages of chunk cc that hold selected rows, by its offset
+ * index, then keeps the selected rows. Consecutive pages are read at
+ * once. */
+static int read_indexed_pages(struct pq_reader *r, const struct pq_column_chunk *cc,
+                              const struct pq_page_index *pi, const struct row_selection *sel,
+                              struct leaf_data *d, struct pq_range_read_stats *st,
+                              struct error *err)
+{
+    const struct pq_column_meta *m = &cc->meta;
+    const struct pq_offset_index *oi = &pi->offsets;
+    size_t np = oi->npages;
+    bool *touched = calloc(np ? np : 1, sizeof *touched);
+    struct decoded_page *decoded = calloc(np ? np : 1, sizeof *decoded);
+    if (!touched || !decoded) {
+        free(touched);
+        free(decoded);
+        return nomem(err);
+    }
+    size_t ndecoded = 0, ntouched = pages_touched(pi, sel, touched);
+    uint64_t start = 0;
+    size_t len = 0;
+    int rc = seed_for_pages(r, d, m, oi, touched, err);
+    if (rc == 0 && ntouched &&
+        (chunk_extent(r, m, d->leaf->path, &start, &len, err) != 0 ||
+         read_leading_pages(r, m, start, (uint64_t)oi->pages[0].offset, d, err) != 0))
+        rc = -1;
+    for (size_t p = 0; rc == 0 && p < np; p++) {
+        if (!touched[p])
+            continue;
+        size_t q = p;
+        while (q + 1 < np && touched[q + 1])
+            q++;
+        uint64_t from = (uint64_t)oi->pages[p].offset;
+        size_t span = (size_t)((uint64_t)oi->pages[q].offset +
+                               (uint64_t)oi->pages[q].compressed_page_size - from);
+        buf_reset(&r->chunk);
+        if (buf_reserve(&r->chunk, span) != 0) {
+            rc = nomem(err);
+            break;
+        }
+        if (read_range(&r->src, from, r->chunk.data, span, err) != 0) {
+            rc = -1;
+            break;
+        }
+        for (; rc == 0 && p <= q; p++) {
+            struct pq_row_range rows;
+            pq_page_index_rows(pi, p, &rows);
+            decoded[ndecoded++] = (struct decoded_page){rows.begin, d->nlev};
+            const uint8_t *page = (const uint8_t *)r->chunk.data + (oi->pages[p].offset - from);
+            rc = read_listed_page(r, m, page, (size_t)oi->pages[p].compressed_page_size, &rows, d,
+                                  err);
+        }
+    }
+    if (rc == 0) {
+        keep_selected(d, decoded, ndecoded, sel);
+        st->pages_read += ntouched;
+        st->pages_skipped += np - ntouched;
+    }
+    free(touched);
+    free(decoded);
+    return rc;
+}
+
+/* Decodes the selected rows of column chunk l of rg into d: by its offset
+ * index when it has one, else the whole chunk. */
+static int read_leaf_rows(struct pq_reader *r, const struct pq_row_group *rg, int l,
+                          const struct row_selection *sel, struct leaf_data *d,
+                          struct pq_range_read_stats *st, struct error *err)
+{
+    const struct pq_column_chunk *cc = &rg->columns[l];
+    if (check_chunk(r, cc, rg->num_rows, d, err) != 0)
+        return -1;
+    struct arena a;
+    arena_init(&a, PQ_MAX_FOOTER_ARENA_BYTES);
+    struct pq_page_index pi = {.num_rows = rg->num_rows};
+    int rc = load_offset_index(r, rg, l, &a, &pi.has_offsets, &pi.offsets, err);
+    if (rc == 0 && pi.has_offsets) {
+        rc = read_indexed_pages(r, cc, &pi, sel, d, st, err);
+    } else if (rc == 0) {
+        struct decoded_page whole = {0, 0};
+        rc = read_chunk(r, cc, rg->num_rows, d, err);
+        if (rc == 0) {
+            keep_selected(d, &whole, 1, sel);
+            st->chunks_read_whole++;
+        }
+    }
+    arena_free(&a);
+    return rc;
 }
 
 /* ---- assembling Arrow arrays from levels ---- */
@@ -1852,29 +2356,33 @@ static void reset_leaves(struct pq_reader *r)
         leaf_data_free(r->pool, &r->leaf[i]);
 }
 
-static int read_columns(struct pq_reader *r, const struct pq_row_group *rg, struct ArrowArray *out,
-                        struct error *err)
+/* Reads the selected columns of rg: every row, or those of sel (with st
+ * counting pages) when sel is not NULL. */
+static int read_columns(struct pq_reader *r, const struct pq_row_group *rg,
+                        const struct row_selection *sel, struct pq_range_read_stats *st,
+                        struct ArrowArray *out, struct error *err)
 {
     if (settle_int96_units(r, err) != 0)
         return -1;
     if (init_array(r, out, 1, (int64_t)r->nselect, err) != 0)
         return -1;
-    out->length = rg->num_rows;
+    out->length = sel ? sel->rows : rg->num_rows;
     for (size_t i = 0; i < r->nselect; i++) {
         const struct pq_node *c = r->schema.root->children[r->select[i]];
         for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++) {
             struct leaf_data *d = &r->leaf[l];
             d->leaf = r->schema.leaves[l];
             d->type = r->types[l];
-            if (read_chunk(r, &rg->columns[l], rg->num_rows, d, err) != 0)
+            int rc = sel ? read_leaf_rows(r, rg, l, sel, d, st, err)
+                         : read_chunk(r, &rg->columns[l], rg->num_rows, d, err);
+            if (rc != 0)
                 return -1;
         }
         if (build_node(r, c, out->children[i], err) != 0)
             return -1;
-        if (out->children[i]->length != rg->num_rows)
-            return error_fail(err, ERR_CORRUPT,
-                              "column '%s' has %lld rows where the row group has %lld", c->path,
-                              (long long)out->children[i]->length, (long long)rg->num_rows);
+        if (out->children[i]->length != out->length)
+            return error_fail(err, ERR_CORRUPT, "column '%s' has %lld rows where %lld belong",
+                              c->path, (long long)out->children[i]->length, (long long)out->length);
         /* Free the column's decoded pages before the next column's. */
         for (int l = c->first_leaf; l < c->first_leaf + c->nleaves; l++)
             leaf_data_free(r->pool, &r->leaf[l]);
@@ -1889,7 +2397,35 @@ int pq_reader_read_row_group(struct pq_reader *r, size_t g, struct ArrowArray *o
     if (g >= r->meta.nrow_groups)
         return error_fail(err, ERR_INVALID, "row group %zu of %zu", g, r->meta.nrow_groups);
     const struct pq_row_group *rg = &r->meta.row_groups[g];
-    int rc = read_columns(r, rg, out, err);
+    int rc = read_columns(r, rg, NULL, NULL, out, err);
+    reset_leaves(r);
+    if (rc != 0 && out->release)
+        out->release(out);
+    return rc;
+}
+
+int pq_reader_read_row_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
+                              size_t n, struct ArrowArray *out, struct pq_range_read_stats *stats,
+                              struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct pq_range_read_stats ignored;
+    struct pq_range_read_stats *st = stats ? stats : &ignored;
+    memset(st, 0, sizeof *st);
+    if (g >= r->meta.nrow_groups)
+        return error_fail(err, ERR_INVALID, "row group %zu of %zu", g, r->meta.nrow_groups);
+    const struct pq_row_group *rg = &r->meta.row_groups[g];
+    struct row_selection sel = {ranges, n, 0};
+    for (size_t i = 0; i < n; i++) {
+        const struct pq_row_range *k = &ranges[i];
+        if (k->begin < (i ? ranges[i - 1].end : 0) || k->end <= k->begin || k->end > rg->num_rows)
+            return error_fail(err, ERR_INVALID,
+                              "row range %zu [%lld, %lld) is empty, out of order or past the row "
+                              "group's %lld rows",
+                              i, (long long)k->begin, (long long)k->end, (long long)rg->num_rows);
+        sel.rows += k->end - k->begin;
+    }
+    int rc = read_columns(r, rg, &sel, st, out, err);
     reset_leaves(r);
     if (rc != 0 && out->release)
         out->release(out);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parquet/bound.h"
 #include "parquet/compress.h"
 #include "parquet/encoding.h"
 #include "util/array.h"
@@ -14,8 +15,10 @@
 #include "util/hash.h"
 
 enum {
-    STAT_MAX_BYTES = 4096, /* longer byte-array bounds are omitted, never truncated */
-    ROWS_PER_STEP = 1024,  /* at most this many rows between row-group-size checks */
+    /* Byte-array bounds longer than this are omitted from a chunk's
+     * statistics, never truncated; the page index cuts them to it. */
+    STAT_MAX_BYTES = 4096,
+    ROWS_PER_STEP = 1024, /* at most this many rows between row-group-size checks */
     /* After this many values a chunk whose values are mostly distinct
      * stops dictionary encoding: the dictionary would cost hashing and
      * space and save nothing. */
@@ -166,6 +169,7 @@ void pq_write_options_default(struct pq_write_options *o)
     o->codec = PQ_ZSTD;
     o->row_group_bytes = 128 * 1024 * 1024;
     o->page_bytes = 1024 * 1024;
+    o->page_rows = 20000;
     o->dictionary_bytes = 1024 * 1024;
     o->dictionary = true;
     o->page_index = true;
@@ -451,8 +455,11 @@ static int mm_update(struct minmax *m, const struct colw *c, const uint8_t *v, s
     if (is_nan(c, v))
         return 0; /* NaN is never a bound */
     if (!c->width && len > STAT_MAX_BYTES) {
+        /* The chunk's statistics are omitted, but the page index still
+         * bounds the page: by the value's prefix, which orders as the
+         * value does against every other value's (see page_bounds). */
         m->too_long = true;
-        return 0;
+        len = STAT_MAX_BYTES;
     }
     if (!m->has) {
         m->has = true;
@@ -945,6 +952,26 @@ static int run_bounds(struct colw *c, const uint8_t *vals, size_t n)
 static int close_page(struct pq_writer *w, struct colw *c, struct error *err);
 static bool dict_gives_up(const struct pq_writer *w, const struct colw *c);
 
+/* Whether the open page is done: its values have reached page_bytes or
+ * its rows page_rows. Pages close only between rows, so each starts a row
+ * as the offset index says. */
+static bool page_full(const struct pq_writer *w, const struct colw *c)
+{
+    return c->page_plain_bytes >= w->opt.page_bytes ||
+           (w->opt.page_rows > 0 && c->page_rows >= w->opt.page_rows);
+}
+
+/* How many of `left` rows a run adds to the open page: at most `room`
+ * (what its bytes allow), at most what its row count allows, at least 1. */
+static int64_t run_rows(const struct pq_writer *w, const struct colw *c, int64_t left, int64_t room)
+{
+    if (w->opt.page_rows > 0 && w->opt.page_rows - c->page_rows < room)
+        room = w->opt.page_rows - c->page_rows;
+    if (room < 1)
+        room = 1;
+    return left < room ? left : room;
+}
+
 /* Rows [i0, i1) of a flat_plain() column: levels, values and bounds go in
  * runs that end where a page fills. *added counts the value bytes. */
 static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct ArrowArray *a,
@@ -958,7 +985,7 @@ static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct Ar
     for (int64_t i = i0; i < i1;) {
         int64_t room =
             (w->opt.page_bytes - c->page_plain_bytes + (int64_t)width - 1) / (int64_t)width;
-        int64_t n = i1 - i < room ? i1 - i : room < 1 ? 1 : room;
+        int64_t n = run_rows(w, c, i1 - i, room);
         if (reserve_levels(c, (size_t)n) != 0)
             return nomem(err);
         if (start_plain(c) != 0)
@@ -993,7 +1020,7 @@ static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct Ar
         c->page_plain_bytes += (int64_t)(copied * width);
         *added += (int64_t)(copied * width);
         i += n;
-        if (c->page_plain_bytes >= w->opt.page_bytes && close_page(w, c, err) != 0)
+        if (page_full(w, c) && close_page(w, c, err) != 0)
             return -1;
     }
     return 0;
@@ -1016,7 +1043,7 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
     const uint8_t *data = a->buffers[2];
     const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
     for (int64_t i = i0; i < i1;) {
-        int64_t n = i1 - i;
+        int64_t n = run_rows(w, c, i1 - i, i1 - i);
         if (reserve_levels(c, (size_t)n) != 0)
             return nomem(err);
         int64_t p0 = a->offset + i;
@@ -1045,17 +1072,20 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
             memcpy(out + copied + 4, v, len);
             copied += 4 + (size_t)len;
             values++;
+            size_t blen = len; /* the bytes that bound (see mm_update) */
             if (len > STAT_MAX_BYTES) {
                 too_long = true;
-            } else if (!lo) {
+                blen = STAT_MAX_BYTES;
+            }
+            if (!lo) {
                 lo = hi = v;
-                lo_len = hi_len = len;
-            } else if (cmp_bytes(v, len, lo, lo_len) < 0) {
+                lo_len = hi_len = blen;
+            } else if (cmp_bytes(v, blen, lo, lo_len) < 0) {
                 lo = v;
-                lo_len = len;
-            } else if (cmp_bytes(v, len, hi, hi_len) > 0) {
+                lo_len = blen;
+            } else if (cmp_bytes(v, blen, hi, hi_len) > 0) {
                 hi = v;
-                hi_len = len;
+                hi_len = blen;
             }
             if (c->page_plain_bytes + (int64_t)copied >= w->opt.page_bytes)
                 break;
@@ -1071,7 +1101,7 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
         c->page_plain_bytes += (int64_t)copied;
         *added += (int64_t)copied;
         i += k;
-        if (c->page_plain_bytes >= w->opt.page_bytes && close_page(w, c, err) != 0)
+        if (page_full(w, c) && close_page(w, c, err) != 0)
             return -1;
     }
     return 0;
@@ -1104,8 +1134,7 @@ static int shred_flat_dict(struct pq_writer *w, struct colw *c, const struct Arr
                 return nomem(err);
             *added += c->page_plain_bytes - before;
         }
-        if ((c->page_plain_bytes >= w->opt.page_bytes || dict_gives_up(w, c)) &&
-            close_page(w, c, err) != 0)
+        if ((page_full(w, c) || dict_gives_up(w, c)) && close_page(w, c, err) != 0)
             return -1;
     }
     return 0;
@@ -1159,6 +1188,38 @@ static bool dict_gives_up(const struct pq_writer *w, const struct colw *c)
 {
     return c->dict_bytes > w->opt.dictionary_bytes ||
            (c->dict_values >= DICT_PROBE_VALUES && (int64_t)c->dict_n * 2 > c->dict_values);
+}
+
+/* Records the open page's bounds for its ColumnIndex entry in
+ * c->pidx_bounds. They are exact unless a value of the page was longer
+ * than STAT_MAX_BYTES: its bounds then hold prefixes of that length (see
+ * mm_update), and the lower bound keeps whole characters while the upper
+ * one, if it may be such a prefix, is raised past every value it starts.
+ * 0, 1 when no upper bound of bounded length exists, -1 out of memory. */
+static int page_bounds(struct colw *c, struct page_entry *pe)
+{
+    bool utf8 = c->ltype == LT_STRING || c->ltype == LT_JSON;
+    bool cut = c->page_mm.too_long;
+    const uint8_t *v;
+    size_t len;
+    mm_get(&c->page_mm, true, c, &v, &len);
+    if (cut)
+        len = pq_bound_cut_min(v, len, STAT_MAX_BYTES, utf8);
+    pe->min_off = c->pidx_bounds.len;
+    pe->min_len = len;
+    if (buf_append(&c->pidx_bounds, v, len) != 0)
+        return -1;
+    mm_get(&c->page_mm, false, c, &v, &len);
+    pe->max_off = c->pidx_bounds.len;
+    if (cut && len == STAT_MAX_BYTES) {
+        int rc = pq_bound_raise(v, len, utf8, &c->pidx_bounds);
+        if (rc != 0)
+            return rc;
+    } else if (buf_append(&c->pidx_bounds, v, len) != 0) {
+        return -1;
+    }
+    pe->max_len = c->pidx_bounds.len - pe->max_off;
+    return 0;
 }
 
 static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
@@ -1242,22 +1303,11 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
     pe->nulls = (int64_t)c->nlev - c->page_values;
     pe->null_page = c->page_values == 0;
     mm_signed_zeros(&c->page_mm, c);
-    if (c->page_mm.has && !c->page_mm.too_long && !c->no_bounds) {
-        const uint8_t *v;
-        size_t len;
-        mm_get(&c->page_mm, true, c, &v, &len);
-        pe->min_off = c->pidx_bounds.len;
-        pe->min_len = len;
-        if (buf_append(&c->pidx_bounds, v, len) != 0)
-            return nomem(err);
-        mm_get(&c->page_mm, false, c, &v, &len);
-        pe->max_off = c->pidx_bounds.len;
-        pe->max_len = len;
-        if (buf_append(&c->pidx_bounds, v, len) != 0)
-            return nomem(err);
-    } else if (!pe->null_page) {
+    int bounded = c->page_mm.has && !c->no_bounds ? page_bounds(c, pe) : 1;
+    if (bounded < 0)
+        return nomem(err);
+    if (bounded > 0 && !pe->null_page)
         pe->max_len = SIZE_MAX; /* no usable bound: this chunk gets no ColumnIndex */
-    }
     if (buf_append(&c->chunk, w->header.data, w->header.len) != 0 ||
         buf_append(&c->chunk, w->comp.data, w->comp.len) != 0)
         return nomem(err);
@@ -1790,7 +1840,7 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
     else
         pq_write_options_default(&w->opt);
     if (w->opt.page_bytes <= 0 || w->opt.row_group_bytes <= 0 || w->opt.dictionary_bytes < 0 ||
-        w->opt.row_group_rows < 0) {
+        w->opt.row_group_rows < 0 || w->opt.page_rows < 0) {
         pq_writer_free(w);
         return error_fail(err, ERR_INVALID,
                           "page, row group and dictionary sizes must be positive");
@@ -1933,8 +1983,7 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
                     w->failed = true;
                     return -1;
                 }
-                if (c->page_plain_bytes >= w->opt.page_bytes ||
-                    (c->dict_on && dict_gives_up(w, c))) {
+                if (page_full(w, c) || (c->dict_on && dict_gives_up(w, c))) {
                     step_bytes += c->page_plain_bytes - before;
                     before = 0;
                     if (close_page(w, c, err) != 0) {

@@ -31,6 +31,7 @@ struct pq_write_options {
     int64_t row_group_bytes;  /* cut a row group past this much data (default 128 MiB) */
     int64_t row_group_rows;   /* and at this many rows (0, the default: no row limit) */
     int64_t page_bytes;       /* cut a data page past this much data (default 1 MiB) */
+    int64_t page_rows;        /* and at this many rows (default 20,000; 0: no row limit) */
     int64_t dictionary_bytes; /* fall back to PLAIN past this dictionary size (default 1 MiB) */
     bool dictionary;          /* use dictionary encoding (default true) */
     bool page_index;          /* write ColumnIndex and OffsetIndex (default true) */

@@ -294,6 +294,7 @@ static void test_mutants_of_every_shape(void **state)
         if (ok.code != ERR_OK)
             fail_msg("shape %s does not read: %s", pq_shape_name(i), err.msg);
         assert_true(ok.rows_read > 0);
+        assert_int_equal(ok.range_reads, ok.groups_read);
         struct layout l;
         map_file(d, file.len, &l);
         struct stats st = {0};
