@@ -27,10 +27,10 @@
 #include "client/append.h"
 #include "client/claims.h"
 #include "client/internal.h"
+#include "client/prune.h"
 #include "client/tableinfo.h"
 #include "expr/expr.h"
 #include "lake/dv.h"
-#include "lake/partition.h"
 #include "lake/puffin.h"
 #include "objstore/objstore.h"
 #include "parquet/reader.h"
@@ -133,30 +133,6 @@ static hl_status del_open(struct del *d, const char *predicate, struct hl_error 
     return client_store(d->t->ns->catalog->client, &d->store, err);
 }
 
-/* Whether the file's partition values or statistics rule it out. */
-static bool pruned(struct del *d, const json_t *df, struct arena *scratch)
-{
-    int64_t spec_id = -1;
-    const json_t *pv = json_object_get(df, "partition_values");
-    if (d->table.partitioned && client_json_int(df, "spec_id", &spec_id) &&
-        spec_id == d->table.spec_id && json_is_array(pv) &&
-        json_array_size(pv) == d->table.nspec_fields) {
-        const char *values[LAKE_MAX_SPEC_FIELDS];
-        for (size_t i = 0; i < d->table.nspec_fields; i++)
-            values[i] = json_string_value(json_array_get(pv, i)); /* NULL: a null value */
-        if (!expr_pred_may_match_partition(d->pred, d->table.spec_fields, d->table.nspec_fields,
-                                           values, d->table.nspec_fields))
-            return true;
-    }
-    const json_t *stats = json_object_get(df, "column_stats");
-    struct expr_field_stats *fs = NULL;
-    size_t n = 0;
-    struct error e;
-    if (!json_is_array(stats) || expr_stats_from_json(&d->table, stats, scratch, &fs, &n, &e) != 0)
-        return false; /* no statistics: read it */
-    return !expr_pred_may_match(d->pred, fs, n);
-}
-
 /* Adds to *dv the positions of the batch (its row 0 at file position
  * first) the predicate selects that *old does not hold; counts them. */
 static hl_status select_rows(struct del *d, const struct ArrowArray *batch, uint64_t first,
@@ -225,11 +201,7 @@ static hl_status scan_file(struct del *d, const json_t *scan_file, struct arena 
     int64_t added = 0;
     for (size_t g = 0; st == HL_OK && g < meta->nrow_groups; g++) {
         int64_t group_rows = meta->row_groups[g].num_rows;
-        struct expr_field_stats *fs = NULL;
-        size_t n = 0;
-        if (expr_stats_from_row_group(&d->table, meta, pq_reader_schema(r), g, scratch, &fs, &n,
-                                      &e) == 0 &&
-            !expr_pred_may_match(d->pred, fs, n)) {
+        if (!client_row_group_may_match(&d->table, d->pred, r, g, scratch)) {
             d->res->row_groups_pruned++;
             first += (uint64_t)group_rows;
             continue;
@@ -290,7 +262,8 @@ static hl_status find_rows(struct del *d, struct hl_error *err)
                 break;
             struct arena scratch;
             arena_init(&scratch, 0);
-            if (pruned(d, json_object_get(sf, "data_file"), &scratch))
+            if (!client_file_may_match(&d->table, d->pred, json_object_get(sf, "data_file"),
+                                       &scratch))
                 d->res->files_pruned++;
             else
                 st = scan_file(d, sf, &scratch, err);
