@@ -25,11 +25,9 @@
 /* The changefeed stream's two trailing columns (hl_table_scan_changes):
  * each row's id, read from an explicit-row-id file's _hog_row_id (by its
  * field id, contract invariant 2) or computed from the file's
- * row_id_start, and the change the row is. _change_type's field id is the
- * client's own: no data file holds it, so the projection reads it as
- * nulls, which are then replaced. */
-#define ROW_ID_FIELD_ID 2147483646
-#define CHANGE_TYPE_FIELD_ID 2147483000
+ * row_id_start, and the change the row is. No data file holds
+ * _change_type, so the projection reads it as nulls, which are then
+ * replaced. */
 
 struct scan {
     struct arena arena;
@@ -345,10 +343,10 @@ static hl_status add_change_columns(struct lake_table *t, struct hl_error *err)
 {
     int ordinal = (int)t->root.nchildren;
     struct error le;
-    if (lake_table_load_column(t, ROW_ID_FIELD_ID, 0, "_row_id", LT_LONG, 0, 0, false, ordinal,
+    if (lake_table_load_column(t, LAKE_ROW_ID_FIELD_ID, 0, "_row_id", LT_LONG, 0, 0, false, ordinal,
                                NULL, &le) != 0 ||
-        lake_table_load_column(t, CHANGE_TYPE_FIELD_ID, 0, "_change_type", LT_STRING, 0, 0, false,
-                               ordinal + 1, NULL, &le) != 0)
+        lake_table_load_column(t, LAKE_CHANGE_TYPE_FIELD_ID, 0, "_change_type", LT_STRING, 0, 0,
+                               false, ordinal + 1, NULL, &le) != 0)
         return le.code == ERR_NOMEM ? client_nomem(err)
                                     : client_fail(err, HL_ERR_PROTOCOL, "protocol",
                                                   "the table has a column named like the "

@@ -13,6 +13,14 @@
 #ifndef HL_LAKE_SCHEMA_H
 #define HL_LAKE_SCHEMA_H
 
+/* Reserved field ids, above any a table assigns. A data file that keeps its
+ * rows' ids (compaction outputs, updates: explicit_row_ids) holds them in a
+ * required long column _hog_row_id; the changefeed's stream adds _row_id
+ * (the same id) and _change_type, which exist only client-side. */
+#define LAKE_ROW_ID_FIELD_ID ((int64_t)2147483646)
+#define LAKE_ROW_ID_COLUMN "_hog_row_id"
+#define LAKE_CHANGE_TYPE_FIELD_ID ((int64_t)2147483000)
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -268,7 +268,7 @@ static int cmp_i64(const void *a, const void *b)
 
 /* The row-id column a file whose rows keep their ids carries (compaction
  * outputs' too): a long, one value per row. */
-static const struct column_info row_id_column = {.field_id = CPT_ROW_ID_FIELD, .type = LT_LONG};
+static const struct column_info row_id_column = {.field_id = LAKE_ROW_ID_FIELD_ID, .type = LT_LONG};
 
 /* The file's _hog_row_id statistics as sent: a value for every row and no
  * null (checked before any repair, which would hide a wrong count). */
@@ -277,10 +277,10 @@ static int check_row_id_counts(const struct commit_table *t, const struct commit
 {
     if (s->value_count != f->record_count || s->null_count != 0)
         return error_fail(err, ERR_INVALID,
-                          "%s.%s: file '%.300s' keeps explicit row ids, so its " CPT_ROW_ID_NAME
+                          "%s.%s: file '%.300s' keeps explicit row ids, so its " LAKE_ROW_ID_COLUMN
                           " statistics (field id %lld) must count %lld values and no null, got "
                           "%lld values and %lld nulls",
-                          t->namespace_name, t->name, f->path, (long long)CPT_ROW_ID_FIELD,
+                          t->namespace_name, t->name, f->path, (long long)LAKE_ROW_ID_FIELD_ID,
                           (long long)f->record_count, (long long)s->value_count,
                           (long long)s->null_count);
     return 0;
@@ -295,7 +295,7 @@ static int check_row_id_bounds(const struct commit_table *t, const struct table_
 {
     if (s->lower_len != 8 || s->upper_len != 8)
         return error_fail(err, ERR_INVALID,
-                          "%s.%s: file '%.300s' keeps explicit row ids, so its " CPT_ROW_ID_NAME
+                          "%s.%s: file '%.300s' keeps explicit row ids, so its " LAKE_ROW_ID_COLUMN
                           " statistics need lower and upper bounds (8-byte little-endian longs)",
                           t->namespace_name, t->name, f->path);
     int64_t lo = (int64_t)le_load64(s->lower), hi = (int64_t)le_load64(s->upper);
@@ -320,11 +320,11 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error 
     const struct commit_table *t = &x->c->tables[ti];
     struct commit_file *f = &t->files[fi];
     const struct table_live *l = &x->live[ti];
-    if (f->explicit_row_ids && !has_stat(f, CPT_ROW_ID_FIELD))
+    if (f->explicit_row_ids && !has_stat(f, LAKE_ROW_ID_FIELD_ID))
         return error_fail(err, ERR_INVALID,
                           "%s.%s: file '%.300s' keeps explicit row ids but has no statistics "
-                          "for " CPT_ROW_ID_NAME " (field id %lld), which bound them",
-                          t->namespace_name, t->name, f->path, (long long)CPT_ROW_ID_FIELD);
+                          "for " LAKE_ROW_ID_COLUMN " (field id %lld), which bound them",
+                          t->namespace_name, t->name, f->path, (long long)LAKE_ROW_ID_FIELD_ID);
     if (f->nstats == 0)
         return 0;
     int64_t *ids = arena_calloc(x->ctx->arena, f->nstats, sizeof *ids);
@@ -340,7 +340,7 @@ static int check_stats(struct commit_ctx *x, size_t ti, size_t fi, struct error 
                               t->namespace_name, t->name, f->path, (long long)ids[i]);
     for (size_t i = 0; i < f->nstats; i++) {
         struct commit_stat *s = &f->stats[i];
-        bool row_ids = f->explicit_row_ids && s->field_id == CPT_ROW_ID_FIELD;
+        bool row_ids = f->explicit_row_ids && s->field_id == LAKE_ROW_ID_FIELD_ID;
         const struct column_info *col = row_ids ? &row_id_column : find_column(l, s->field_id);
         if (row_ids && check_row_id_counts(t, f, s, err) != 0)
             return -1;

@@ -26,7 +26,7 @@ enum { TAKE_ROWS = 65536 };
 int cpt_add_row_id_column(struct lake_table *t, char *msg, size_t msg_size)
 {
     struct error le;
-    if (lake_table_load_column(t, CPT_ROW_ID_FIELD, 0, CPT_ROW_ID_NAME, LT_LONG, 0, 0, false,
+    if (lake_table_load_column(t, LAKE_ROW_ID_FIELD_ID, 0, LAKE_ROW_ID_COLUMN, LT_LONG, 0, 0, false,
                                (int)t->root.nchildren, NULL, &le) != 0) {
         snprintf(msg, msg_size, "%s", le.msg);
         return -1;
@@ -260,7 +260,7 @@ static int read_group(struct pq_reader *r, size_t group, struct rows_projection 
     *position += b.length;
     int rc = row_ids(b.children[rid], f->explicit_row_ids, f->row_id_start + first, file_min);
     if (rc == 1)
-        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: a null %s", f->path, CPT_ROW_ID_NAME);
+        *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: a null %s", f->path, LAKE_ROW_ID_COLUMN);
     uint64_t dropped = 0;
     if (rc == 0 && dv->n > 0 &&
         rows_drop_deleted(schema, &b, (uint64_t)first, dv, &dropped, &pe) != 0) {
@@ -309,7 +309,7 @@ static int read_input(const struct fetched *got, const struct lake_table *layout
     size_t rid = layout->root.nchildren - 1;
     if ((bool)rows_project_has(&proj, rid) != f->explicit_row_ids) {
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s a %s column, but explicit_row_ids is %s",
-                  f->path, f->explicit_row_ids ? "lacks" : "has", CPT_ROW_ID_NAME,
+                  f->path, f->explicit_row_ids ? "lacks" : "has", LAKE_ROW_ID_COLUMN,
                   f->explicit_row_ids ? "true" : "false");
         goto out;
     }
@@ -325,7 +325,7 @@ static int read_input(const struct fetched *got, const struct lake_table *layout
     if (rc == 0 && *o == CPT_REWRITTEN && f->explicit_row_ids && position > 0 &&
         file_min != f->row_id_start)
         *o = fail(CPT_INVALID_DATA, msg, msg_size,
-                  "%s: its smallest %s is %lld, the catalog says %lld", f->path, CPT_ROW_ID_NAME,
+                  "%s: its smallest %s is %lld, the catalog says %lld", f->path, LAKE_ROW_ID_COLUMN,
                   (long long)file_min, (long long)f->row_id_start);
 out:
     lake_dv_free(&dv);

@@ -15,8 +15,6 @@ struct objstore;
 
 /* The physical row-id column of compaction outputs (contract §5,
  * invariant 2); the _hog prefix is reserved, so no table column has it. */
-#define CPT_ROW_ID_FIELD ((int64_t)2147483646)
-#define CPT_ROW_ID_NAME "_hog_row_id"
 
 enum cpt_rewrite_outcome {
     CPT_REWRITTEN,
