@@ -117,54 +117,14 @@ else
   dir=$(mktemp -d "${TMPDIR:-/tmp}/append-bench.XXXXXX")
   chmod 755 "$dir" # hoglaked runs as its own user when started as root
 fi
-srv_pid=""
-pg_started=0
-s3_started=0
+. "$root/bench/common/stack.sh"
 cleanup() {
-  if [ -n "$srv_pid" ]; then
-    kill -TERM "$srv_pid" 2>/dev/null || true
-    wait "$srv_pid" 2>/dev/null || true
-  fi
-  [ "$s3_started" = 1 ] && "$root/scripts/s3.sh" stop "$dir/s3" || true
-  [ "$pg_started" = 1 ] && "$root/scripts/pg.sh" stop "$dir/pg" || true
+  bench_stack_down
   if [ -z "$out" ]; then rm -rf "$dir"; fi
 }
 trap cleanup EXIT
 trap 'exit 5' INT TERM
-
-pg_url=""
-for try in 1 2 3 4 5; do
-  pgport=$((20000 + RANDOM % 20000))
-  if pg_url=$("$root/scripts/pg.sh" start "$dir/pg" "$pgport" 2>>"$dir/pg-start.log"); then
-    pg_started=1
-    break
-  fi
-done
-[ "$pg_started" = 1 ] || { log "PostgreSQL did not start; see $dir/pg-start.log $dir/pg/log"; exit 5; }
-"$pgbin/psql" -X -q -v ON_ERROR_STOP=1 "$pg_url" -c "CREATE DATABASE hoglake" >/dev/null
-db_url=${pg_url%/postgres}/hoglake
-
-s3_env=$("$root/scripts/s3.sh" start "$dir/s3") || skip_or_die "moto did not start: see $dir/s3/*.log"
-s3_started=1
-eval "$s3_env"
-
-"$hoglaked" --database-url "$db_url" --data-dir "$dir/hoglaked" --port 0 --port-file "$dir/port" \
-  --warehouse "file://$dir/warehouse" \
-  >"$dir/hoglaked.log" 2>&1 &
-srv_pid=$!
-for _ in $(seq 1 200); do
-  [ -s "$dir/port" ] && break
-  kill -0 "$srv_pid" 2>/dev/null || { log "hoglaked exited; see $dir/hoglaked.log"; exit 5; }
-  sleep 0.05
-done
-[ -s "$dir/port" ] || { log "hoglaked did not start; see $dir/hoglaked.log"; exit 5; }
-url="http://127.0.0.1:$(cat "$dir/port")"
-# The admin secret hoglaked wrote before listening (the database is new):
-# libhoglake sends HOGLAKE_TOKEN as the bearer token.
-[ -s "$dir/hoglaked/admin.token" ] ||
-  { log "hoglaked wrote no $dir/hoglaked/admin.token; see $dir/hoglaked.log"; exit 5; }
-HOGLAKE_TOKEN=$(head -1 "$dir/hoglaked/admin.token")
-export HOGLAKE_TOKEN
+bench_stack_up "$dir" "$hoglaked" s3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 {

@@ -452,6 +452,80 @@ static void zero_row_statements(void **state)
     refused_at("commit/deletes/prepared", 409, "table_recreated", "ns.z", "%s", body);
 }
 
+/* A vector of every row with removes_file ends its data file at the
+ * vector's snapshot: the scan plan no longer lists it, time travel before
+ * does, the changefeed still sees the vector; a vector short of every row,
+ * or one removing a file the same commit appends, is refused. */
+static void removes_file(void **state)
+{
+    (void)state;
+    make("rm");
+    char u[64], body[2048];
+    uuid_of("rm", u);
+    int64_t a = append("rm", "rm/a.parquet", 10);
+    int64_t b = append("rm", "rm/b.parquet", 10);
+    int64_t rs = head_of(CAT);
+    int64_t partial = put_dv("rm/a-part.puffin", "rm/a.parquet", 9);
+#define REMOVE_FMT                                                                                 \
+    "{'idempotency_key':'%s','read_snapshot':%lld,'deletes':[{'namespace':'" NS "','table':'rm',"  \
+    "'expected_table_uuid':'%s','files':[{'data_file_id':%lld,'path':'@/%s','delete_count':%lld,"  \
+    "'file_size_bytes':%lld,'removes_file':true}]}]}"
+    snprintf(body, sizeof body, REMOVE_FMT, key(30), (long long)rs, u, (long long)a,
+             "rm/a-part.puffin", 9LL, (long long)partial);
+    refused_at("commit/deletes/prepared", 422, "validation", "needs every row deleted", "%s", body);
+    int64_t whole = put_dv("rm/a-all.puffin", "rm/a.parquet", 10);
+    snprintf(body, sizeof body, REMOVE_FMT, key(30), (long long)rs, u, (long long)a,
+             "rm/a-all.puffin", 10LL, (long long)whole);
+    int64_t snap = commit_at("commit/deletes/prepared", "%s", body);
+    /* Its replay answers the same snapshot and ends nothing more. */
+    assert_int_equal(commit_at("commit/deletes/prepared", "%s", body), snap);
+    expect_sql("1",
+               "SELECT count(*) FROM hog_data_file WHERE data_file_id = %lld"
+               " AND end_snapshot = %lld",
+               (long long)a, (long long)snap);
+    expect_sql("1",
+               "SELECT count(*) FROM hog_delete_file WHERE data_file_id = %lld"
+               " AND begin_snapshot = %lld AND end_snapshot IS NULL AND delete_count = 10",
+               (long long)a, (long long)snap);
+    assert_int_equal(change_rows(CAT, snap, "table_deleted_from", table_id_of(CAT, NS, "rm")), 1);
+    /* The scan plan at the head lists b alone; before the delete, both. */
+    json_t *plan = api_get_json(&st.srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/rm/scan");
+    const json_t *files = json_object_get(plan, "files");
+    assert_int_equal(json_array_size(files), 1);
+    assert_int_equal(jint(json_object_get(json_array_get(files, 0), "data_file"), "data_file_id"),
+                     b);
+    json_decref(plan);
+    plan =
+        api_get_json(&st.srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/rm/scan?snapshot=%lld",
+                     (long long)(snap - 1));
+    assert_int_equal(json_array_size(json_object_get(plan, "files")), 2);
+    json_decref(plan);
+    /* The changefeed over the delete lists the vector with its target. */
+    json_t *ch = api_get_json(&st.srv,
+                              "/v1/catalogs/" CAT "/namespaces/" NS
+                              "/tables/rm/changes?from_snapshot=%lld&to_snapshot=%lld",
+                              (long long)(snap - 1), (long long)snap);
+    const json_t *dvs = json_object_get(ch, "delete_files");
+    assert_int_equal(json_array_size(dvs), 1);
+    assert_int_equal(jint(json_array_get(dvs, 0), "data_file_id"), a);
+    json_decref(ch);
+    /* A removed file takes no more vectors (it was retired). */
+    int64_t again = put_dv("rm/a-again.puffin", "rm/a.parquet", 10);
+    snprintf(body, sizeof body, REMOVE_FMT, key(31), (long long)head_of(CAT), u, (long long)a,
+             "rm/a-again.puffin", 10LL, (long long)again);
+    refused_at("commit/deletes/prepared", 422, "validation", "already retired", "%s", body);
+#undef REMOVE_FMT
+    /* Not a file the same transaction appends. */
+    refused_at("commit/transaction", 422, "validation", "removes_file cannot remove",
+               "{'idempotency_key':'%s','read_snapshot':%lld,'appends':[{'namespace':'" NS
+               "','table':'rm','expected_table_uuid':'%s','files':[{'path':'@/rm/n.parquet',"
+               "'record_count':2,'file_size_bytes':100}]}],'deletes':[{'namespace':'" NS
+               "','table':'rm','expected_table_uuid':'%s','files':[{'data_file_id':0,"
+               "'data_file_path':'@/rm/n.parquet','path':'@/rm/n.puffin','delete_count':2,"
+               "'file_size_bytes':10,'removes_file':true}]}]}",
+               key(32), (long long)head_of(CAT), u, u);
+}
+
 /* Sends body (single quotes) to catalog cc's deletes endpoint, expecting
  * 200. */
 static void cc_deletes(const char *body)
@@ -884,6 +958,7 @@ int main(void)
         cmocka_unit_test(endpoints_refuse_what_they_lack),
         cmocka_unit_test(guard_refuses_changed_tables),
         cmocka_unit_test(zero_row_statements),
+        cmocka_unit_test(removes_file),
         cmocka_unit_test(compaction_does_not_conflict),
         cmocka_unit_test(transaction_deletes_its_own_append),
         cmocka_unit_test(explicit_row_ids),

@@ -481,6 +481,12 @@ static int validate_dv(struct commit_ctx *x, size_t ti, const struct commit_dv *
                                  "data file %lld got a new deletion vector after read_snapshot "
                                  "%lld",
                                  (long long)d->data_file_id, (long long)rs);
+    if (d->removes_file && d->delete_count != g->records)
+        return error_fail(err, ERR_INVALID,
+                          "deletion vector '%.300s' removes data file %lld but deletes %lld of "
+                          "its %lld rows: removes_file needs every row deleted",
+                          d->path, (long long)d->data_file_id, (long long)d->delete_count,
+                          (long long)g->records);
     if (g->has_live_dv && g->dv_count > d->delete_count)
         return error_fail(err, ERR_INVALID,
                           "deletion vector '%.300s' deletes %lld rows, fewer than the %lld "

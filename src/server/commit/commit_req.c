@@ -242,13 +242,14 @@ static int resolve_append_target(struct reader *r, const struct commit_table *t,
 static int read_dv(struct reader *r, const json_t *obj, const struct commit_table *t,
                    struct commit_dv *d)
 {
-    json_t *target, *target_path, *path, *deletes, *size;
+    json_t *target, *target_path, *path, *deletes, *size, *removes;
     const struct jfield fields[] = {
         {"data_file_id", JF_INT, true, false, &target},
         {"data_file_path", JF_STRING, false, true, &target_path},
         {"path", JF_STRING, true, false, &path},
         {"delete_count", JF_INT, true, false, &deletes},
         {"file_size_bytes", JF_INT, true, false, &size},
+        {"removes_file", JF_BOOL, false, true, &removes},
     };
     if (shape(r, obj, fields, sizeof fields / sizeof fields[0]) != 0)
         return -1;
@@ -261,6 +262,11 @@ static int read_dv(struct reader *r, const json_t *obj, const struct commit_tabl
                               "endpoint",
                               r->where);
     memset(d, 0, sizeof *d);
+    d->removes_file = removes && json_is_true(removes);
+    /* A file this commit appends and deletes whole is better not appended. */
+    if (d->removes_file && by_path)
+        return api_validation(
+            r->err, "%s.removes_file cannot remove a file the same commit appends", r->where);
     if (!(d->path = dup_string(r, path)))
         return nomem(r);
     if (count(r, target, "data_file_id", INT64_MAX, &d->data_file_id) != 0 ||

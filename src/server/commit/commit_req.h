@@ -67,6 +67,9 @@ struct commit_dv {
     size_t append_index;
     const char *path;
     int64_t delete_count, file_size_bytes;
+    /* The vector holds every row of its target, which the commit ends:
+     * the file leaves the table (its vector stays, for the changefeed). */
+    bool removes_file;
 };
 
 /* Everything the request does to one table: its append and delete groups

@@ -92,6 +92,8 @@ static void add_deletes(struct commit_ctx *x, struct store_commit_writes *w,
             const struct commit_dv *d = &ct->dvs[i];
             if (targets[t][i].has_live_dv)
                 store_commit_writes_superseded(w, targets[t][i].dv_id);
+            if (d->removes_file)
+                store_commit_writes_removed(w, d->data_file_id);
             store_commit_writes_dv(w, &(struct store_commit_dv){
                                           .table_id = x->live[t].table_id,
                                           .data_file_id = d->data_file_id,

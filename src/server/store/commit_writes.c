@@ -45,7 +45,7 @@ static const char optimistic_checks_sql[] =
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 37 };
+enum { WRITES_ARRAYS = 38 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
@@ -56,7 +56,7 @@ static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all
         &w->s_values,  &w->s_nulls,      &w->s_nans,        &w->s_size,       &w->s_lower,
         &w->s_upper,   &w->p_file,       &w->p_key,         &w->p_value,      &w->ended,
         &w->d_rel,     &w->d_tid,        &w->d_target,      &w->d_target_rel, &w->d_path,
-        &w->d_count,   &w->d_size,
+        &w->d_count,   &w->d_size,       &w->removed,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -155,6 +155,12 @@ void store_commit_writes_dv(struct store_commit_writes *w, const struct store_co
     pg_array_str(&w->d_path, d->path);
     pg_array_i64(&w->d_count, d->delete_count);
     pg_array_i64(&w->d_size, d->file_size_bytes);
+}
+
+void store_commit_writes_removed(struct store_commit_writes *w, int64_t data_file_id)
+{
+    pg_array_i64(&w->removed, data_file_id);
+    w->nremoved++;
 }
 
 void store_commit_writes_superseded(struct store_commit_writes *w, int64_t delete_file_id)
@@ -311,7 +317,8 @@ static int queue_appends(struct store_commit_batch *s, struct store_commit_write
     return rc < 0 ? -1 : 0;
 }
 
-/* The superseded vectors end first: one live DV per data file. */
+/* The superseded vectors end first: one live DV per data file. A data
+ * file whose new vector removes it ends at the same snapshot. */
 static int queue_deletes(struct store_commit_batch *s, struct store_commit_writes *w,
                          struct error *err)
 {
@@ -323,6 +330,13 @@ static int queue_deletes(struct store_commit_batch *s, struct store_commit_write
                                 " WHERE d.catalog_id = $1 AND d.delete_file_id = ANY($3::bigint[])"
                                 " AND d.end_snapshot IS NULL",
                                 true, NULL, 0, ends, 1, "superseded deletion vectors", err) < 0)
+        return -1;
+    struct pg_array *removed[] = {&w->removed};
+    if (w->nremoved && queue_rows(s, w,
+                                  "UPDATE hog_data_file f SET end_snapshot = a.snap FROM" ALLOCATED
+                                  " WHERE f.catalog_id = $1 AND f.data_file_id = ANY($3::bigint[])"
+                                  " AND f.end_snapshot IS NULL",
+                                  true, NULL, 0, removed, 1, "removed data files", err) < 0)
         return -1;
     int at = queue_rows(s, w,
                         "INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id,"

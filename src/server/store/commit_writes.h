@@ -80,7 +80,7 @@ struct store_commit_writes {
     const uint8_t *fingerprint;    /* with key: the request's digest */
     size_t fingerprint_len;        /* at most STORE_COMMIT_FINGERPRINT_MAX */
     size_t nfiles, nstats, nparts; /* appended so far */
-    size_t ndvs, nended;
+    size_t ndvs, nended, nremoved;
     struct pg_array touched;
     struct pg_array change_kinds, change_ids;
     struct pg_array row_tids, row_recs, row_bytes;
@@ -90,6 +90,7 @@ struct store_commit_writes {
     struct pg_array p_file, p_key, p_value;
     struct pg_array ended;
     struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
+    struct pg_array removed;
 };
 
 enum { STORE_COMMIT_FINGERPRINT_MAX = 64 };
@@ -110,6 +111,9 @@ void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t 
                                          const char *value);
 /* Deletion vectors come after every file. */
 void store_commit_writes_dv(struct store_commit_writes *w, const struct store_commit_dv *d);
+/* A data file a vector of every row removes: it ends at the new
+ * snapshot. */
+void store_commit_writes_removed(struct store_commit_writes *w, int64_t data_file_id);
 /* A live deletion vector that a new one supersedes: it ends at the new
  * snapshot. */
 void store_commit_writes_superseded(struct store_commit_writes *w, int64_t delete_file_id);
