@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Row-level deletes against DuckDB (issue 17). See bench/deletes/README.md.
 #
-#   bench/deletes/run.sh [--rows N] [--repeat N] [--out DIR] [--build-dir DIR]
+#   bench/deletes/run.sh [--rows N] [--repeat N] [--out DIR] [--build-dir DIR] [--perf]
 #
 #   --rows N        rows in the table (default 10,000,000)
 #   --repeat N      deletes of 1% each, and DuckDB DELETEs of the same (default 3)
 #   --out DIR       keep the warehouse, logs and JSON results in DIR (default: a
 #                   temporary directory, removed at the end)
 #   --build-dir DIR the Release build (default build-release; configured and built here)
+#   --perf          profile deletes_bench with perf record (call graphs) into DIR/perf
 #
 # The table: bench/parquet's event table (pq_bench gen-and-write), ordered by
 # (session_id, ts) by DuckDB, appended with `hoglake append` (our writer:
@@ -27,13 +28,15 @@ rows=10000000
 repeat=3
 out=""
 build_dir="$root/build-release"
+perf=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --perf) perf=1; shift ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
@@ -87,7 +90,12 @@ log "loading the table"
 rm -f "$dir/sorted.parquet"
 
 log "hoglake: $repeat deletes of 1%, one point lookup"
-"$build_dir/bench/deletes/deletes_bench" --server "$url" --catalog bench --namespace b \
+profile=()
+if [ "$perf" = 1 ]; then
+  mkdir -p "$dir/perf"
+  profile=(perf record -q -F 999 --call-graph dwarf,16384 -o "$dir/perf/deletes.data" --)
+fi
+"${profile[@]}" "$build_dir/bench/deletes/deletes_bench" --server "$url" --catalog bench --namespace b \
   --table events --repeat "$repeat" --lookup "$lookup" >"$dir/ours.json"
 log "DuckDB, threads=1 and threads=$(nproc)"
 "${peer[@]}" --ours "$dir/ours.json" --db "$dir/peer1.duckdb" --threads 1 --repeat "$repeat" \
@@ -95,6 +103,10 @@ log "DuckDB, threads=1 and threads=$(nproc)"
 "${peer[@]}" --ours "$dir/ours.json" --db "$dir/peerN.duckdb" --threads "$(nproc)" \
   --repeat "$repeat" >"$dir/duckN.json"
 rm -f "$dir"/peer*.duckdb*
+if [ "$perf" = 1 ]; then
+  perf report -i "$dir/perf/deletes.data" --no-children --sort dso,sym --stdio -g none \
+    --percent-limit 0.5 >"$dir/perf/deletes.self.txt" 2>/dev/null || true
+fi
 
 printf '{"cpu":"%s","nproc":%s,"load_start":"%s","load_end":"%s","rows":%s}\n' \
   "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/"//g')" "$(nproc)" "$load_start" \

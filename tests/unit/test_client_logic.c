@@ -2,7 +2,8 @@
  * (and every way an answer can be malformed), idempotency keys, paths and
  * time-travel queries, Arrow arrays of nulls for every type the writer
  * takes (the columns an append's input leaves out), and upload claims: the
- * sizes of the claim requests and the answers a writer accepts. */
+ * sizes of the claim requests and the answers a writer accepts; ranged
+ * reads of a stored Parquet file (client/object_source). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,14 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "client/append.h"
 #include "client/claims.h"
+#include "client/object_source.h"
 #include "client/tableinfo.h"
 #include "pq_testlib.h"
 #include "parquet/writer.h"
+#include "objstore/objstore.h"
+#include "rows/rows_project.h"
 #include "rows/rows_schema.h"
 #include "textio/textio_schema.h"
 #include "util/arena.h"
@@ -338,13 +343,98 @@ static void test_delete_claims(void **state)
     claims_free(&c);
 }
 
+/* A Parquet file read through ranged reads of its object: the footer and
+ * the chunks of the columns decoded, equal to reading it from memory; an
+ * object shorter than its recorded size fails the open. */
+static void test_object_source(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt, "[{'name':'a','type':'long','nullable':false},"
+                         "{'name':'b','type':'string'},{'name':'c','type':'double'}]");
+    struct rng g = {7};
+    struct gen_options go = {.null_per_mille = 100, .max_string_len = 200};
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    gen_batch(&tt.t, 20000, &go, &g, &schema, &batch);
+    struct pq_write_options wo;
+    pq_write_options_default(&wo);
+    wo.row_group_bytes = 64 * 1024;
+    struct buf file = BUF_INIT;
+    struct pq_write_result wr;
+    write_batches(&tt.t, &wo, &schema, &batch, 1, &file, &wr);
+    pq_write_result_release(&wr);
+    char dir[] = "/tmp/hl-objsrc-XXXXXX", path[64], uri[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f.parquet", dir);
+    snprintf(uri, sizeof uri, "file://%s", path);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(file.data, 1, file.len, f), file.len);
+    assert_int_equal(fclose(f), 0);
+
+    struct objstore *store;
+    struct hl_error herr;
+    assert_int_equal(objstore_open(NULL, &store, &herr), 0);
+    struct client_object_source os;
+    struct pq_source ranged, whole;
+    client_object_source_init(&os, &ranged, store, uri, file.len);
+    pq_source_memory(&whole, file.data, file.len);
+    struct pq_reader *rr, *rw;
+    struct error e;
+    assert_int_equal(pq_reader_open(&ranged, &rr, &e), 0);
+    assert_int_equal(pq_reader_open(&whole, &rw, &e), 0);
+    const struct pq_file_meta *meta = pq_reader_meta(rr);
+    assert_true(meta->nrow_groups > 2);
+    bool wanted[3] = {true, false, false};
+    struct rows_projection pr, pw;
+    assert_int_equal(rows_project_open_some(rr, &tt.t, wanted, &pr, &e), 0);
+    assert_int_equal(rows_project_open_some(rw, &tt.t, wanted, &pw, &e), 0);
+    for (size_t rg = 0; rg < meta->nrow_groups; rg++) {
+        struct ArrowArray a, b;
+        assert_int_equal(rows_project_read(rr, rg, &pr, &tt.t, &a, &e), 0);
+        assert_int_equal(rows_project_read(rw, rg, &pw, &tt.t, &b, &e), 0);
+        assert_int_equal(a.length, b.length);
+        const struct ArrowArray *ca = a.children[0], *cb = b.children[0];
+        assert_memory_equal((const int64_t *)ca->buffers[1] + ca->offset,
+                            (const int64_t *)cb->buffers[1] + cb->offset,
+                            (size_t)a.length * sizeof(int64_t));
+        a.release(&a);
+        b.release(&b);
+    }
+    /* Only column a's chunks (and the footer) were fetched. */
+    assert_true(os.reads >= meta->nrow_groups);
+    assert_true(os.bytes_read < file.len / 2);
+    rows_project_free(&pr);
+    rows_project_free(&pw);
+    pq_reader_free(rr);
+    pq_reader_free(rw);
+    client_object_source_free(&os);
+
+    /* Shorter than recorded: the footer read fails, typed. */
+    assert_int_equal(truncate(path, (off_t)file.len - 100), 0);
+    client_object_source_init(&os, &ranged, store, uri, file.len);
+    assert_int_equal(pq_reader_open(&ranged, &rr, &e), -1);
+    assert_true(e.code == ERR_CORRUPT || e.code == ERR_IO);
+    client_object_source_free(&os);
+
+    objstore_free(store);
+    unlink(path);
+    rmdir(dir);
+    buf_free(&file);
+    schema.release(&schema);
+    batch.release(&batch);
+    test_table_release(&tt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_delete_claims),     cmocka_unit_test(test_table_from_info),
-        cmocka_unit_test(test_malformed_answers), cmocka_unit_test(test_uuids),
-        cmocka_unit_test(test_paths_and_travel),  cmocka_unit_test(test_null_arrays),
-        cmocka_unit_test(test_claim_batches),     cmocka_unit_test(test_claim_answers),
+        cmocka_unit_test(test_object_source),   cmocka_unit_test(test_delete_claims),
+        cmocka_unit_test(test_table_from_info), cmocka_unit_test(test_malformed_answers),
+        cmocka_unit_test(test_uuids),           cmocka_unit_test(test_paths_and_travel),
+        cmocka_unit_test(test_null_arrays),     cmocka_unit_test(test_claim_batches),
+        cmocka_unit_test(test_claim_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
