@@ -145,6 +145,21 @@ static void expect_capabilities(const json_t *cat)
         for (size_t j = 0; j < i; j++)
             assert_string_not_equal(c, json_string_value(json_array_get(caps, j)));
     }
+    /* What this server implements is advertised (each has its endpoints'
+     * tests: test_commits, test_commit_endpoints, test_upload_claims). */
+    static const char *const implemented[] = {
+        "idempotent-append-v1",       "idempotent-delete-v1",        "idempotent-mutation-v1",
+        "guarded-table-lifecycle-v1", "guarded-schema-evolution-v1", "versioned-table-metadata-v1",
+        "claimed-uploads-v1",         "atomic-dml-transactions-v1",
+    };
+    for (size_t k = 0; k < sizeof implemented / sizeof implemented[0]; k++) {
+        bool found = false;
+        for (size_t i = 0; i < json_array_size(caps); i++)
+            found =
+                found || strcmp(json_string_value(json_array_get(caps, i)), implemented[k]) == 0;
+        if (!found)
+            fail_msg("capability '%s' is not advertised", implemented[k]);
+    }
 }
 
 /* ---- create ---- */

@@ -51,10 +51,9 @@ int catalog_load_all(struct srv_req *req, struct catalog_row **out, size_t *coun
 /* Only what this server implements is advertised: clients choose code paths
  * by these strings and must not fall back. */
 static const char *const capabilities[] = {
-    "idempotent-append-v1",
-    "guarded-table-lifecycle-v1",
-    "guarded-schema-evolution-v1",
-    "versioned-table-metadata-v1",
+    "idempotent-append-v1",       "idempotent-delete-v1",        "idempotent-mutation-v1",
+    "guarded-table-lifecycle-v1", "guarded-schema-evolution-v1", "versioned-table-metadata-v1",
+    "claimed-uploads-v1",         "atomic-dml-transactions-v1",
 };
 
 json_t *catalog_to_json(const struct catalog_row *c)
