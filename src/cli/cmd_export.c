@@ -25,6 +25,8 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
         json_object_set_new(doc, "bootstrapped", json_boolean(r->bootstrapped));
         json_object_set_new(doc, "bootstrap_snapshot", json_integer(r->bootstrap_snapshot));
         json_object_set_new(doc, "adopted", json_boolean(r->adopted));
+        json_object_set_new(doc, "rows_deleted", json_integer(r->rows_deleted));
+        json_object_set_new(doc, "delete_files", json_integer(r->delete_files));
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -43,6 +45,9 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
     printf("%s %lld rows in %lld files (snapshots %lld..%lld] to %s\n",
            r->created ? "created the Iceberg table with" : "exported", (long long)r->rows,
            (long long)r->files, (long long)r->from_snapshot, (long long)r->to_snapshot, to);
+    if (r->rows_deleted)
+        printf("  deleted %lld rows of earlier exports (%lld delete files)\n",
+               (long long)r->rows_deleted, (long long)r->delete_files);
     printf("  Iceberg snapshot %lld, format version %d, partitioned %s, sorted by %s\n",
            (long long)r->iceberg_snapshot_id, r->format_version, r->partition_spec,
            r->sort_order[0] ? r->sort_order : "nothing");
@@ -114,7 +119,9 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
         print_result(cli, to, &r);
     } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0 ||
                strcmp(run.err.code, "iceberg_target_owned_by_other_table") == 0 ||
-               strcmp(run.err.code, "export_offset_expired") == 0) {
+               strcmp(run.err.code, "export_offset_expired") == 0 ||
+               strcmp(run.err.code, "iceberg_export_lacks_row_ids") == 0 ||
+               strcmp(run.err.code, "iceberg_row_not_found") == 0) {
         /* The stable error kind leads, for scripts; a refusal of the
          * layout, the location or the offset, not a race, so not the
          * conflict exit code. */
@@ -241,8 +248,8 @@ static const struct cli_opt iceberg_opts[] = {
     {"to", true, false, "URI  the Iceberg table's location (file:///dir or s3://bucket/prefix)"},
     {"format-version", true, false, "2|3  for a new table (default 3)"},
     {"restart", false, false,
-     "when the offset fell below the expiry floor, re-export the live rows (they replace the "
-     "Iceberg table's)"},
+     "re-export the live rows (they replace the Iceberg table's): after the offset fell below "
+     "the expiry floor, or to export deletes from files exported before they carried row ids"},
     {"adopt", false, false,
      "take over a location another table (e.g. this one before it was recreated) exported to"},
     {"trace", true, false,

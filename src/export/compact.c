@@ -6,6 +6,8 @@
 
 #include "export/compact.h"
 #include "export/export_core.h"
+#include "export/live.h"
+#include "rows/rows_filter.h"
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
 #include "util/array.h"
@@ -32,112 +34,10 @@ const char *ice_compact_outcome_name(enum ice_compact_outcome o)
     return "error";
 }
 
-/* A live data file of the current snapshot, with the lineage its rows
- * inherit (Iceberg's rules: null values come from the manifest list). */
-struct live_file {
-    char *path;
-    json_t *partition; /* the entry's partition tuple (owned; NULL: unpartitioned) */
-    int64_t rows, size;
-    int64_t first_row_id; /* -1: none (v2) */
-    int64_t sequence_number;
-};
-
-static void live_free(struct live_file *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(f[i].path);
-        json_decref(f[i].partition);
-    }
-    free(f);
-}
-
-/* Collects the live entries of one manifest, with the lineage they
- * inherit from its manifest list record. */
-struct live_collector {
-    struct live_file **files;
-    size_t *n, *cap;
-    int64_t seq;     /* the manifest's sequence number */
-    int64_t next_id; /* the next inherited first_row_id (-1: none, v2) */
-};
-
-static hl_status collect_live(void *ctx, const char *manifest, const json_t *e,
-                              struct hl_error *err)
-{
-    struct live_collector *c = ctx;
-    int64_t status = -1, rows = 0, size = 0, first = -1, eseq = c->seq;
-    const json_t *df = json_object_get(e, "data_file");
-    const char *file = json_string_value(json_object_get(df, "file_path"));
-    xp_json_long(e, "status", &status);
-    xp_json_long(e, "sequence_number", &eseq);
-    if (!file || !xp_json_long(df, "record_count", &rows) ||
-        !xp_json_long(df, "file_size_in_bytes", &size))
-        return xp_fail(err, HL_ERR_PROTOCOL, "protocol", "%s: a malformed entry", manifest);
-    if (status == 2)
-        return HL_OK; /* DELETED */
-    if (!xp_json_long(df, "first_row_id", &first) && c->next_id >= 0) {
-        first = c->next_id;
-        c->next_id += rows;
-    }
-    if (array_reserve(c->files, c->cap, *c->n + 1, sizeof **c->files, 64) != 0)
-        return xp_nomem(err);
-    struct live_file *f = &(*c->files)[*c->n];
-    *f = (struct live_file){
-        strdup(file), json_incref(json_object_get(df, "partition")), rows, size, first, eseq};
-    if (!f->path) {
-        json_decref(f->partition);
-        return xp_nomem(err);
-    }
-    (*c->n)++;
-    return HL_OK;
-}
-
-/* The live entries of one data manifest. */
-static hl_status manifest_files(struct exporter *x, const json_t *mf, struct live_file **files,
-                                size_t *n, size_t *cap, struct hl_error *err)
-{
-    const char *path = json_string_value(json_object_get(mf, "manifest_path"));
-    int64_t content = 0;
-    struct live_collector c = {files, n, cap, 0, -1};
-    xp_json_long(mf, "content", &content);
-    if (!path || !xp_json_long(mf, "sequence_number", &c.seq))
-        return xp_fail(err, HL_ERR_PROTOCOL, "protocol", "a manifest list entry without a path");
-    if (content != 0)
-        return xp_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                       "the table has delete files, which compaction does not apply yet");
-    xp_json_long(mf, "first_row_id", &c.next_id);
-    return xp_manifest_entries(x, path, collect_live, &c, err);
-}
-
-static hl_status live_files(struct exporter *x, const struct ice_meta *m, struct live_file **files,
-                            size_t *n, struct hl_error *err)
-{
-    *files = NULL;
-    *n = 0;
-    const char *list = json_string_value(json_object_get(m->current_snapshot, "manifest-list"));
-    if (!list)
-        return xp_fail(err, HL_ERR_PROTOCOL, "protocol",
-                       "the current snapshot has no manifest list");
-    struct buf b = BUF_INIT;
-    json_t *records = NULL;
-    struct error ae;
-    hl_status st = xp_get(x, list, &b, err);
-    if (st == HL_OK && ice_manifest_list_read(b.data, b.len, &records, &ae) != 0)
-        st = error_publish(err, HL_ERR_INTERNAL, &ae, "iceberg manifest");
-    buf_free(&b);
-    size_t cap = 0, i;
-    const json_t *mf;
-    json_array_foreach (records, i, mf) {
-        if (st == HL_OK)
-            st = manifest_files(x, mf, files, n, &cap, err);
-    }
-    json_decref(records);
-    return st;
-}
-
 /* Whether a rewrite would change anything: some partition holds two or
  * more files below the target size. A partition of one file, or of files
  * at the target size, is as compact as a rewrite would make it. */
-static bool worth_rewriting(const struct live_file *live, size_t n, int64_t target)
+static bool worth_rewriting(const struct xp_data_file *live, size_t n, int64_t target)
 {
     for (size_t i = 0; i < n; i++) {
         if (live[i].size >= target)
@@ -152,67 +52,33 @@ static bool worth_rewriting(const struct live_file *live, size_t n, int64_t targ
 
 /* ---- rows, with their lineage ---- */
 
-/* The Table object with the two lineage columns after the table's own. */
-static json_t *info_with_lineage(hl_table *t, bool lineage, struct hl_error *err)
+/* The Table object with the lineage columns after the table's own:
+ * _row_id, and on v3 _last_updated_sequence_number. */
+static json_t *info_with_lineage(hl_table *t, bool sequence, struct hl_error *err)
 {
     char *text = NULL;
     if (hl_table_info(t, NULL, &text, err) != HL_OK)
         return NULL;
     json_t *info = json_loads(text, 0, NULL);
     free(text);
-    json_t *cols = json_object_get(info, "columns");
-    if (!json_is_array(cols)) {
-        json_decref(info);
+    if (!info) {
         xp_nomem(err);
         return NULL;
     }
-    if (lineage &&
-        (json_array_append_new(cols,
-                               json_pack("{s:s, s:s, s:I, s:i, s:b}", "name", "_row_id", "type",
-                                         "long", "field_id", (json_int_t)ICE_FIELD_ROW_ID,
-                                         "ordinal", 1 << 20, "nullable", true)) != 0 ||
-         json_array_append_new(cols, json_pack("{s:s, s:s, s:I, s:i, s:b}", "name",
-                                               "_last_updated_sequence_number", "type", "long",
-                                               "field_id", (json_int_t)ICE_FIELD_LAST_UPDATED_SEQ,
-                                               "ordinal", (1 << 20) + 1, "nullable", true)) != 0)) {
+    if (xp_info_add_long(info, "_row_id", ICE_FIELD_ROW_ID, 1 << 20, err) != HL_OK ||
+        (sequence && xp_info_add_long(info, "_last_updated_sequence_number",
+                                      ICE_FIELD_LAST_UPDATED_SEQ, (1 << 20) + 1, err) != HL_OK)) {
         json_decref(info);
-        xp_nomem(err);
         return NULL;
     }
     return info;
 }
 
-/* Replaces child k of a batch by an int64 array whose nulls are filled:
- * value(row) for the rows a file did not store lineage for. */
-static int fill_lineage(struct ArrowArray *batch, int64_t k, int64_t first, int64_t step,
-                        int64_t *min)
-{
-    struct ArrowArray *a = batch->children[k];
-    int64_t n = batch->length;
-    int64_t *values = malloc((size_t)(n ? n : 1) * sizeof *values);
-    if (!values)
-        return -1;
-    const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
-    const int64_t *old = a->n_buffers > 1 ? a->buffers[1] : NULL;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t p = a->offset + i;
-        bool present = a->null_count != a->length && old && (!valid || arrow_bit(valid, p));
-        values[i] = present ? old[p] : first + step * i;
-        if (values[i] < *min)
-            *min = values[i];
-    }
-    a->release(a);
-    if (arrow_array_init(a, 2, 0) != 0) {
-        free(values);
-        return -1;
-    }
-    arrow_array_own_buffer(a, 1, values);
-    a->length = n;
-    return 0;
-}
-
-static hl_status read_file(struct exporter *x, const json_t *info, const struct live_file *f,
-                           bool lineage, int64_t *min_row_id, struct hl_error *err)
+/* The rows of a live file with their lineage (v2: _row_id as stored),
+ * less the rows its delete files delete (deleted: their positions). */
+static hl_status read_file(struct exporter *x, const json_t *info, const struct xp_data_file *f,
+                           const struct lake_dv *deleted, bool sequence, int64_t *min_row_id,
+                           struct hl_error *err)
 {
     json_t *plan = json_pack("[{s:{s:s,s:I}}]", "data_file", "path", f->path, "file_size_bytes",
                              (json_int_t)f->size);
@@ -234,15 +100,28 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
         }
         if (!b.release)
             break;
-        int64_t nc = b.n_children;
+        int64_t ids = b.n_children - (sequence ? 2 : 1);
         int64_t unused = INT64_MAX;
-        if (lineage && (fill_lineage(&b, nc - 2, f->first_row_id + position, 1, min_row_id) != 0 ||
-                        fill_lineage(&b, nc - 1, f->sequence_number, 0, &unused) != 0)) {
+        /* v2 has no inheritance: _row_id is what the file stores (nulls
+         * in a file exported before files carried their rows' ids). */
+        bool ok = !sequence ||
+                  (xp_fill_long(&b, ids, f->first_row_id + position, 1, min_row_id, NULL) == 0 &&
+                   xp_fill_long(&b, ids + 1, f->sequence_number, 0, &unused, NULL) == 0);
+        uint64_t dropped = 0;
+        struct error fe;
+        if (ok && deleted->n > 0 &&
+            rows_drop_deleted(&x->schema, &b, (uint64_t)position, deleted, &dropped, &fe) != 0)
+            ok = false;
+        if (!ok) {
             b.release(&b);
             st = xp_nomem(err);
             break;
         }
-        position += b.length;
+        position += b.length + (int64_t)dropped;
+        if (b.length == 0) {
+            b.release(&b);
+            continue;
+        }
         if (xp_add_batch(x, &b) != 0) {
             st = xp_nomem(err);
             break;
@@ -255,24 +134,10 @@ static hl_status read_file(struct exporter *x, const json_t *info, const struct 
     return st;
 }
 
-/* The lineage columns join the table definition the new files are written
- * from (after xp_load_table made the Iceberg schema without them). */
-static hl_status add_lineage_columns(struct exporter *x, struct hl_error *err)
-{
-    struct error le;
-    if (lake_table_load_column(&x->table, ICE_FIELD_ROW_ID, 0, "_row_id", LT_LONG, 0, 0, true,
-                               1 << 20, NULL, &le) != 0 ||
-        lake_table_load_column(&x->table, ICE_FIELD_LAST_UPDATED_SEQ, 0,
-                               "_last_updated_sequence_number", LT_LONG, 0, 0, true, (1 << 20) + 1,
-                               NULL, &le) != 0)
-        return xp_fail(err, HL_ERR_INTERNAL, "internal", "lineage columns: %s", le.msg);
-    return HL_OK;
-}
-
 /* ---- the replace commit ---- */
 
 static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t version,
-                              const struct live_file *live, size_t nlive, int64_t min_row_id,
+                              const struct xp_live *live, int64_t min_row_id,
                               struct ice_compact_result *res, struct hl_error *err)
 {
     struct ice_manifest_spec spec = {.format_version = x->format_version, .day_field_id = 1000};
@@ -304,7 +169,8 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
     /* The rows carry their _row_id: the manifest starts at the smallest, as
      * icebird does, so no new ids are handed out. */
     int64_t first_row_id = min_row_id == INT64_MAX ? m->next_row_id : min_row_id;
-    /* Only the new manifest: every replaced file's manifest is left out. */
+    /* Only the new manifest: every replaced file's manifest (and every
+     * delete manifest) is left out. */
     json_t *added = st == HL_OK ? ice_manifest_file_record(&spec, manifest_uri, manifest_len,
                                                            snapshot_id, seq, first_row_id, &summary)
                                 : NULL;
@@ -330,12 +196,16 @@ static hl_status stage_commit(struct exporter *x, struct ice_meta *m, int64_t ve
                               err)) != HL_OK)
         return st;
     int64_t removed_rows = 0;
-    for (size_t i = 0; i < nlive; i++)
-        removed_rows += live[i].rows;
+    for (size_t i = 0; i < live->ndata; i++)
+        removed_rows += live->data[i].rows;
     add.operation = ICE_OP_REPLACE;
-    add.removed_data_files = (int64_t)nlive;
+    add.removed_data_files = (int64_t)live->ndata;
     add.deleted_records = removed_rows;
     add.removed_files_size = res->bytes_before;
+    /* The delete files are applied: they leave with the files they name. */
+    add.removed_delete_files = (int64_t)live->ndels;
+    add.removed_position_deletes = live->delete_positions;
+    add.removed_dvs = live->dvs;
     add.added_rows = 0; /* the rows keep their ids: next-row-id does not move */
     if (ice_meta_add_snapshot(m, &add, &ie) != 0)
         return error_publish(err, HL_OK, &ie, "iceberg metadata");
@@ -402,8 +272,9 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     struct ice_meta m;
     memset(&m, 0, sizeof m);
     int64_t version = 0;
-    struct live_file *live = NULL;
-    size_t nlive = 0;
+    struct xp_live live;
+    memset(&live, 0, sizeof live);
+    struct lake_dv *deleted = NULL;
     json_t *info = NULL;
     hl_status st = xp_open(x, o->location, err);
     if (st == HL_OK)
@@ -416,13 +287,15 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     }
     x->format_version = m.format_version;
     if (m.has_current_snapshot)
-        st = live_files(x, &m, &live, &nlive, err);
-    res->files_before = (int64_t)nlive;
-    for (size_t i = 0; i < nlive; i++)
-        res->bytes_before += live[i].size;
+        st = xp_live_load(x, &m, &live, err);
+    res->files_before = (int64_t)live.ndata;
+    for (size_t i = 0; i < live.ndata; i++)
+        res->bytes_before += live.data[i].size;
     if (st != HL_OK)
         goto out;
-    if ((int64_t)nlive < min_files || !worth_rewriting(live, nlive, target)) {
+    /* Delete files are worth applying whatever the files' sizes. */
+    if (live.ndels == 0 &&
+        ((int64_t)live.ndata < min_files || !worth_rewriting(live.data, live.ndata, target))) {
         res->outcome = ICE_BELOW_THRESHOLD;
         goto out;
     }
@@ -430,18 +303,27 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
         res->outcome = ICE_ABOVE_BYTE_CAP;
         goto out;
     }
-    /* The layout as the export derives it; the rows with their lineage. */
-    bool lineage = m.format_version >= 3;
+    /* The layout as the export derives it; the rows with their lineage
+     * (v3 also the sequence numbers), less the rows the delete files
+     * delete. The ids are hoglake's, and bounded, when every input's was. */
+    bool sequence = m.format_version >= 3;
+    x->row_id_bounds = true;
+    for (size_t i = 0; i < live.ndata; i++)
+        x->row_id_bounds = x->row_id_bounds && live.data[i].has_ids;
     st = xp_load_table(x, err);
     if (st == HL_OK) /* the files record the order they are sorted by */
         st = xp_apply_sort_order(x, &m, err);
-    if (st == HL_OK && lineage)
-        st = add_lineage_columns(x, err);
-    if (st == HL_OK && !(info = info_with_lineage(t, lineage, err)))
+    if (st == HL_OK)
+        st = xp_add_lineage_columns(x, sequence, err);
+    if (st == HL_OK && !(info = info_with_lineage(t, sequence, err)))
         st = err ? err->status : HL_ERR_NOMEM;
+    if (st == HL_OK && !(deleted = calloc(live.ndata + 1, sizeof *deleted)))
+        st = xp_nomem(err);
+    if (st == HL_OK)
+        st = xp_live_deleted(x, &live, deleted, err);
     int64_t min_row_id = INT64_MAX;
-    for (size_t i = 0; st == HL_OK && i < nlive; i++)
-        st = read_file(x, info, &live[i], lineage, &min_row_id, err);
+    for (size_t i = 0; st == HL_OK && i < live.ndata; i++)
+        st = read_file(x, info, &live.data[i], &deleted[i], sequence, &min_row_id, err);
     res->rows = x->rows;
     if (st == HL_OK)
         st = xp_group_rows(x, err);
@@ -454,7 +336,7 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
     xp_span_layout(x, span);
     span_attr_str(span, "iceberg.operation", "replace");
     if (st == HL_OK) {
-        st = stage_commit(x, &m, version, live, nlive, min_row_id, res, err);
+        st = stage_commit(x, &m, version, &live, min_row_id, res, err);
         if (st == HL_OK)
             res->outcome = ICE_COMPACTED;
         else if (res->snapshot_id >= 0)
@@ -468,7 +350,8 @@ hl_status ice_compact_run(hl_table *t, const struct ice_compact_options *o,
         xp_unstage(x);
 out:
     json_decref(info);
-    live_free(live, nlive);
+    xp_dvs_free(deleted, live.ndata);
+    xp_live_free(&live);
     ice_meta_free(&m);
     xp_exporter_free(x);
     return st;

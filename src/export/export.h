@@ -26,9 +26,11 @@ struct ice_export_options {
     /* 2 or 3 (0: 3) for a new table; an existing table keeps its own. */
     int format_version;
     struct tracer *tracer; /* spans iceberg.table.create / iceberg.snapshot.commit; may be NULL */
-    /* An offset below the catalog's expiry floor: bootstrap again (the
-     * table's live rows replace the Iceberg table's) instead of failing
-     * with export_offset_expired. */
+    /* Bootstrap again (the table's live rows replace the Iceberg
+     * table's): what an offset below the catalog's expiry floor needs
+     * (instead of failing with export_offset_expired), and what a table
+     * exported before files carried their rows' ids needs to export
+     * deletes. */
     bool restart;
     /* A location another hoglake table (e.g. this one's earlier
      * incarnation) exported to: take it over and bootstrap, instead of
@@ -52,6 +54,9 @@ struct ice_export_result {
     int64_t iceberg_snapshot_id;
     int64_t from_snapshot, to_snapshot; /* the source window (from, to] */
     int64_t rows, files;
+    /* Rows of the Iceberg table's files deleted (v3: deletion vectors; v2:
+     * position delete files), and the delete files written. */
+    int64_t rows_deleted, delete_files;
     char partition_spec[160]; /* "day(message_created_at)" or "unpartitioned" */
     char sort_order[320];     /* "session_id,conversation_id" or "" */
     /* On failure: a stable machine-readable kind, such as

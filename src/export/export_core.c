@@ -290,18 +290,13 @@ static int cmp_groups(const void *a, const void *b)
     return x->day < y->day ? -1 : x->day > y->day;
 }
 
-/* Puts every row into its day's group (one group when unpartitioned). */
-hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
+hl_status xp_row_days(struct exporter *x, const struct ArrowArray *b, bool *null_day, int32_t *day,
+                      struct hl_error *err)
 {
     if (!x->day_col) {
-        struct day_group *g = group_for(x, true, 0);
-        for (size_t b = 0; g && b < x->nbatches; b++) {
-            for (int64_t r = 0; r < x->batches[b].length; r++) {
-                if (group_add(g, (uint32_t)b, (uint32_t)r) != 0)
-                    return xp_nomem(err);
-            }
-        }
-        return g ? HL_OK : xp_nomem(err);
+        for (int64_t r = 0; r < b->length; r++)
+            null_day[r] = true;
+        return HL_OK;
     }
     /* The day transform of the partition code, on a spec of one field. */
     struct lake_table by_day = x->table;
@@ -309,32 +304,40 @@ hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
     by_day.partitioned = true;
     by_day.spec_fields = &field;
     by_day.nspec_fields = 1;
-    for (size_t b = 0; b < x->nbatches; b++) {
-        struct lake_partition_groups pg;
-        struct error le;
-        if (lake_partition_group_rows(&by_day, &x->schema, &x->batches[b], &pg, &le) != 0)
-            return xp_fail(err, le.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
-                           "validation", "partitioning by day: %s", le.msg);
-        /* Groups are made first and indexed after: making one may move
-         * the others. */
-        size_t *index = calloc(pg.ngroups ? pg.ngroups : 1, sizeof *index);
-        bool ok = index != NULL;
-        for (size_t k = 0; ok && k < pg.ngroups; k++) {
-            const char *v = pg.values[k];
-            struct day_group *g = group_for(x, v == NULL, v ? (int32_t)strtol(v, NULL, 10) : 0);
-            ok = g != NULL;
-            if (ok)
-                index[k] = (size_t)(g - x->groups);
-        }
-        for (int64_t r = 0; ok && r < pg.nrows; r++)
-            ok = group_add(&x->groups[index[pg.group_of_row[r]]], (uint32_t)b, (uint32_t)r) == 0;
-        free(index);
-        lake_partition_groups_free(&pg);
-        if (!ok)
-            return xp_nomem(err);
+    struct lake_partition_groups pg;
+    struct error le;
+    if (lake_partition_group_rows(&by_day, &x->schema, b, &pg, &le) != 0)
+        return xp_fail(err, le.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION, "validation",
+                       "partitioning by day: %s", le.msg);
+    for (int64_t r = 0; r < pg.nrows; r++) {
+        const char *v = pg.values[pg.group_of_row[r]];
+        null_day[r] = v == NULL;
+        day[r] = v ? (int32_t)strtol(v, NULL, 10) : 0;
     }
-    qsort(x->groups, x->ngroups, sizeof *x->groups, cmp_groups);
+    lake_partition_groups_free(&pg);
     return HL_OK;
+}
+
+/* Puts every row into its day's group (one group when unpartitioned). */
+hl_status xp_group_rows(struct exporter *x, struct hl_error *err)
+{
+    hl_status st = HL_OK;
+    for (size_t b = 0; st == HL_OK && b < x->nbatches; b++) {
+        size_t n = (size_t)x->batches[b].length;
+        bool *null_day = malloc(n ? n : 1);
+        int32_t *day = malloc((n ? n : 1) * sizeof *day);
+        st = null_day && day ? xp_row_days(x, &x->batches[b], null_day, day, err) : xp_nomem(err);
+        for (size_t r = 0; st == HL_OK && r < n; r++) {
+            struct day_group *g = group_for(x, null_day[r], day[r]);
+            if (!g || group_add(g, (uint32_t)b, (uint32_t)r) != 0)
+                st = xp_nomem(err);
+        }
+        free(null_day);
+        free(day);
+    }
+    if (x->ngroups > 1)
+        qsort(x->groups, x->ngroups, sizeof *x->groups, cmp_groups);
+    return st;
 }
 
 /* ---- data files ---- */
@@ -375,6 +378,59 @@ int xp_add_batch(struct exporter *x, struct ArrowArray *b)
     }
     x->batches[x->nbatches++] = *b;
     x->rows += b->length;
+    return 0;
+}
+
+hl_status xp_add_lineage_columns(struct exporter *x, bool sequence, struct hl_error *err)
+{
+    struct error le;
+    if (lake_table_load_column(&x->table, ICE_FIELD_ROW_ID, 0, "_row_id", LT_LONG, 0, 0, true,
+                               1 << 20, NULL, &le) != 0 ||
+        (sequence && lake_table_load_column(&x->table, ICE_FIELD_LAST_UPDATED_SEQ, 0,
+                                            "_last_updated_sequence_number", LT_LONG, 0, 0, true,
+                                            (1 << 20) + 1, NULL, &le) != 0))
+        return xp_fail(err, HL_ERR_INTERNAL, "internal", "lineage columns: %s", le.msg);
+    return HL_OK;
+}
+
+hl_status xp_info_add_long(json_t *info, const char *name, int64_t field_id, int ordinal,
+                           struct hl_error *err)
+{
+    json_t *cols = json_object_get(info, "columns");
+    if (!json_is_array(cols))
+        return xp_fail(err, HL_ERR_PROTOCOL, "protocol", "the Table object has no columns");
+    json_t *c = json_pack("{s:s, s:s, s:I, s:i, s:b}", "name", name, "type", "long", "field_id",
+                          (json_int_t)field_id, "ordinal", ordinal, "nullable", true);
+    return json_array_append_new(cols, c) == 0 && c ? HL_OK : xp_nomem(err);
+}
+
+/* (Batches here come from a reader or rows_take: their offset is 0.) */
+int xp_fill_long(struct ArrowArray *batch, int64_t k, int64_t first, int64_t step, int64_t *min,
+                 int64_t *max)
+{
+    struct ArrowArray *a = batch->children[k];
+    int64_t n = batch->length;
+    int64_t *values = malloc((size_t)(n ? n : 1) * sizeof *values);
+    if (!values)
+        return -1;
+    const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    const int64_t *old = a->n_buffers > 1 ? a->buffers[1] : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = a->offset + i;
+        bool present = a->null_count != a->length && old && (!valid || arrow_bit(valid, p));
+        values[i] = present ? old[p] : first + step * i;
+        if (min && values[i] < *min)
+            *min = values[i];
+        if (max && values[i] > *max)
+            *max = values[i];
+    }
+    a->release(a);
+    if (arrow_array_init(a, 2, 0) != 0) {
+        free(values);
+        return -1;
+    }
+    arrow_array_own_buffer(a, 1, values);
+    a->length = n;
     return 0;
 }
 
@@ -511,10 +567,13 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     if (st == HL_OK && pq_footer_column_stats(&res.meta, &res.schema, &x->table, &x->arena, &stats,
                                               &nstats, &pe) != 0)
         st = xp_fail(err, HL_ERR_INTERNAL, "internal", "statistics: %s", pe.msg);
-    /* Lineage columns are not the Iceberg schema's: no statistics. */
+    /* Lineage columns are not the Iceberg schema's: no statistics, but for
+     * _row_id holding hoglake row ids, whose bounds find a delete's files. */
     size_t kept = 0;
     for (size_t i = 0; st == HL_OK && i < nstats; i++) {
-        if (stats[i].field_id < ICE_FIELD_LAST_UPDATED_SEQ)
+        bool ids = stats[i].field_id == ICE_FIELD_ROW_ID && x->row_id_bounds &&
+                   stats[i].null_count == 0 && stats[i].lower && stats[i].upper;
+        if (stats[i].field_id < ICE_FIELD_LAST_UPDATED_SEQ || ids)
             stats[kept++] = stats[i];
     }
     nstats = kept;
@@ -527,16 +586,16 @@ hl_status xp_write_group(struct exporter *x, struct day_group *g, struct hl_erro
     if (st == HL_OK) {
         size_t nnan;
         int64_t(*nans)[2] = count_nans(x, g, &nnan);
-        struct ice_data_file f = {arena_strdup(&x->arena, uri),
-                                  (int64_t)g->n,
-                                  (int64_t)res.file_size,
-                                  g->null_day,
-                                  g->day,
-                                  stats,
-                                  nstats,
-                                  x->sort_order_id,
-                                  (const int64_t(*)[2])nans,
-                                  nnan};
+        struct ice_data_file f = {.path = arena_strdup(&x->arena, uri),
+                                  .record_count = (int64_t)g->n,
+                                  .file_size = (int64_t)res.file_size,
+                                  .partition_null = g->null_day,
+                                  .partition_day = g->day,
+                                  .stats = stats,
+                                  .nstats = nstats,
+                                  .sort_order_id = x->sort_order_id,
+                                  .nan_counts = (const int64_t(*)[2])nans,
+                                  .nnan = nnan};
         if (!f.path || !nans || add_file(x, &f) != 0)
             st = xp_nomem(err);
     }

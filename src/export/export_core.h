@@ -24,8 +24,11 @@ struct tracer;
  * often a commit is retried after losing a race. */
 enum { TAKE_ROWS = 65536, COMMIT_ATTEMPTS = 8 };
 
-/* Iceberg v3 row lineage, carried in rewritten files as columns of their
- * own (reserved field ids; no statistics are kept for them). */
+/* Iceberg v3 row lineage, carried in files as columns of their own
+ * (reserved field ids). Every exported file holds _row_id, the rows'
+ * hoglake row ids (on v3 they are the Iceberg row ids; v2 readers ignore
+ * the column), with bounds in the manifest; _last_updated_sequence_number
+ * only in compaction outputs, without statistics. */
 #define ICE_FIELD_ROW_ID 2147483540
 #define ICE_FIELD_LAST_UPDATED_SEQ 2147483539
 
@@ -57,6 +60,10 @@ struct exporter {
      * xp_apply_sort_order; 0: unsorted). */
     bool order_chosen;
     int32_t sort_order_id;
+    /* The files' _row_id values are hoglake row ids: their bounds go into
+     * the manifest (a delete finds its candidate files by them). */
+    bool row_id_bounds;
+    int64_t max_row_id; /* the largest _row_id read (-1: none) */
     /* the source rows */
     struct ArrowSchema schema;
     struct ArrowArray *batches;
@@ -107,6 +114,23 @@ hl_status xp_snapshot_add(const struct exporter *x, int64_t version, int64_t sna
 /* Moves b into x->batches and counts its rows; on failure (no memory) b
  * is released and -1 returned. */
 int xp_add_batch(struct exporter *x, struct ArrowArray *b);
+
+/* The _row_id column (ICE_FIELD_ROW_ID) joins x->table, after the columns
+ * of the Iceberg schema xp_load_table made; with sequence, the
+ * _last_updated_sequence_number column too. */
+hl_status xp_add_lineage_columns(struct exporter *x, bool sequence, struct hl_error *err);
+/* Appends a nullable long column to a Table object's columns. */
+hl_status xp_info_add_long(json_t *info, const char *name, int64_t field_id, int ordinal,
+                           struct hl_error *err);
+/* Replaces child k of a batch by an int64 array whose nulls are filled:
+ * first + step * row for the rows that have no value. Raises *max to the
+ * largest value (max may be NULL). 0, or -1 (no memory). */
+int xp_fill_long(struct ArrowArray *batch, int64_t k, int64_t first, int64_t step, int64_t *min,
+                 int64_t *max);
+/* The day of each row of b (a batch of x->schema's shape): null_day[r]
+ * when it has none (or the table is unpartitioned), else day[r]. */
+hl_status xp_row_days(struct exporter *x, const struct ArrowArray *b, bool *null_day, int32_t *day,
+                      struct hl_error *err);
 
 /* Remembers an object this run wrote; removes them all (they never became
  * part of the table). */

@@ -43,6 +43,23 @@ static int map_add(json_t *map, int64_t key, json_t *value)
                                  json_pack("{s:I, s:o}", "key", (json_int_t)key, "value", value));
 }
 
+/* What a delete file's entry adds to (and a data file's sort order):
+ * position deletes are sorted by file and position, never by a table order
+ * (sort_order_id stays null). */
+static int delete_fields(const struct ice_manifest_spec *spec, const struct ice_data_file *f,
+                         json_t *rec)
+{
+    if (f->content == 0)
+        return json_object_set_new(rec, "sort_order_id", json_integer(f->sort_order_id));
+    int rc = 0;
+    if (f->referenced_data_file)
+        rc = json_object_set_new(rec, "referenced_data_file", json_string(f->referenced_data_file));
+    if (rc == 0 && spec->format_version >= 3 && f->format && strcmp(f->format, "PUFFIN") == 0)
+        rc = json_object_set_new(rec, "content_offset", json_integer(f->content_offset)) ||
+             json_object_set_new(rec, "content_size_in_bytes", json_integer(f->content_size));
+    return rc;
+}
+
 static json_t *data_file_record(const struct ice_manifest_spec *spec, const struct ice_data_file *f)
 {
     json_t *sizes = json_array(), *values = json_array(), *nulls = json_array(),
@@ -65,13 +82,12 @@ static json_t *data_file_record(const struct ice_manifest_spec *spec, const stru
                                                    : json_integer(f->partition_day)) == 0;
     json_t *rec = NULL;
     if (ok)
-        rec =
-            json_pack("{s:i, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
-                      "content", 0, "file_path", f->path, "file_format", "PARQUET", "partition",
-                      partition, "record_count", (json_int_t)f->record_count, "file_size_in_bytes",
-                      (json_int_t)f->file_size, "column_sizes", sizes, "value_counts", values,
-                      "null_value_counts", nulls, "nan_value_counts", nans, "lower_bounds", lower,
-                      "upper_bounds", upper, "sort_order_id", (int)f->sort_order_id);
+        rec = json_pack("{s:i, s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "content",
+                        f->content, "file_path", f->path, "file_format",
+                        f->format ? f->format : "PARQUET", "partition", partition, "record_count",
+                        (json_int_t)f->record_count, "file_size_in_bytes", (json_int_t)f->file_size,
+                        "column_sizes", sizes, "value_counts", values, "null_value_counts", nulls,
+                        "nan_value_counts", nans, "lower_bounds", lower, "upper_bounds", upper);
     else {
         json_decref(sizes);
         json_decref(values);
@@ -81,22 +97,59 @@ static json_t *data_file_record(const struct ice_manifest_spec *spec, const stru
         json_decref(upper);
         json_decref(partition);
     }
-    return rec;
+    return rec && delete_fields(spec, f, rec) != 0 ? (json_decref(rec), NULL) : rec;
+}
+
+static void summarize_partition(bool null_day, int32_t day, struct ice_manifest_summary *s)
+{
+    if (null_day) {
+        s->contains_null = true;
+        return;
+    }
+    if (!s->has_bounds || day < s->min_day)
+        s->min_day = day;
+    if (!s->has_bounds || day > s->max_day)
+        s->max_day = day;
+    s->has_bounds = true;
 }
 
 static void summarize(const struct ice_data_file *f, struct ice_manifest_summary *s)
 {
     s->added_files++;
     s->added_rows += f->record_count;
-    if (f->partition_null) {
-        s->contains_null = true;
-        return;
+    summarize_partition(f->partition_null, f->partition_day, s);
+}
+
+/* An existing entry carried into the manifest: EXISTING, counted, its
+ * partition summarized. A copy (the caller's stays as it was). */
+static json_t *existing_entry(const struct ice_manifest_spec *spec, const json_t *e,
+                              struct ice_manifest_summary *s, struct error *err)
+{
+    const json_t *df = json_object_get(e, "data_file");
+    const json_t *seq = json_object_get(e, "sequence_number");
+    if (!json_is_integer(json_object_get(e, "snapshot_id")) || !json_is_integer(seq) ||
+        !json_is_integer(json_object_get(e, "file_sequence_number")) || !json_is_object(df)) {
+        error_fail(err, ERR_INVALID,
+                   "an existing manifest entry without its snapshot id and "
+                   "sequence numbers");
+        return NULL;
     }
-    if (!s->has_bounds || f->partition_day < s->min_day)
-        s->min_day = f->partition_day;
-    if (!s->has_bounds || f->partition_day > s->max_day)
-        s->max_day = f->partition_day;
-    s->has_bounds = true;
+    json_t *copy = json_deep_copy(e);
+    if (!copy || json_object_set_new(copy, "status", json_integer(0)) != 0) {
+        json_decref(copy);
+        nomem(err);
+        return NULL;
+    }
+    s->existing_files++;
+    s->existing_rows += json_integer_value(json_object_get(df, "record_count"));
+    int64_t v = json_integer_value(seq);
+    if (s->min_sequence_number < 0 || v < s->min_sequence_number)
+        s->min_sequence_number = v;
+    if (spec->day_field_name) {
+        const json_t *day = json_object_get(json_object_get(df, "partition"), spec->day_field_name);
+        summarize_partition(!json_is_integer(day), (int32_t)json_integer_value(day), s);
+    }
+    return copy;
 }
 
 static int set_meta_int(struct avro_writer *w, const char *key, int64_t v, struct error *err)
@@ -122,7 +175,15 @@ int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_da
                        size_t n, struct buf *out, struct ice_manifest_summary *summary,
                        struct error *err)
 {
+    return ice_manifest_write_existing(spec, NULL, files, n, out, summary, err);
+}
+
+int ice_manifest_write_existing(const struct ice_manifest_spec *spec, const json_t *existing,
+                                const struct ice_data_file *files, size_t n, struct buf *out,
+                                struct ice_manifest_summary *summary, struct error *err)
+{
     memset(summary, 0, sizeof *summary);
+    summary->min_sequence_number = -1;
     struct avro_partition_field pf = {spec->day_field_name, "date", spec->day_field_id};
     struct avro_writer *w = writer_for(
         iceberg_manifest_entry_schema(spec->format_version, &pf, spec->day_field_name ? 1 : 0, err),
@@ -137,9 +198,19 @@ int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_da
                 avro_writer_set_meta_str(w, "partition-spec", spec->spec_fields_json, err) == 0 &&
                 set_meta_int(w, "partition-spec-id", spec->spec_id, err) == 0 &&
                 avro_writer_set_meta_str(w, "format-version", version, err) == 0 &&
-                avro_writer_set_meta_str(w, "content", "data", err) == 0
+                avro_writer_set_meta_str(w, "content", spec->deletes ? "deletes" : "data", err) == 0
             ? 0
             : -1;
+    size_t k;
+    const json_t *old;
+    json_array_foreach (existing, k, old) {
+        json_t *entry = rc == 0 ? existing_entry(spec, old, summary, err) : NULL;
+        if (!entry)
+            rc = -1;
+        else
+            rc = avro_writer_append(w, entry, err);
+        json_decref(entry);
+    }
     for (size_t i = 0; rc == 0 && i < n; i++) {
         json_t *df = data_file_record(spec, &files[i]);
         json_t *entry = df ? json_pack("{s:i, s:n, s:n, s:n, s:o}", "status", 1, "snapshot_id",
@@ -178,16 +249,19 @@ json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const cha
     }
     if (!partitions)
         return NULL;
-    json_t *rec =
-        json_pack("{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:i, s:i, s:I, s:I, s:I, s:o}",
-                  "manifest_path", path, "manifest_length", (json_int_t)length, "partition_spec_id",
-                  (int)spec->spec_id, "content", 0, "sequence_number", (json_int_t)sequence_number,
-                  "min_sequence_number", (json_int_t)sequence_number, "added_snapshot_id",
-                  (json_int_t)snapshot_id, "added_files_count", (json_int_t)s->added_files,
-                  "existing_files_count", 0, "deleted_files_count", 0, "added_rows_count",
-                  (json_int_t)s->added_rows, "existing_rows_count", (json_int_t)0,
-                  "deleted_rows_count", (json_int_t)0, "partitions", partitions);
-    if (rec && spec->format_version >= 3 &&
+    int64_t min_seq = s->min_sequence_number >= 0 && s->min_sequence_number < sequence_number
+                          ? s->min_sequence_number
+                          : sequence_number;
+    json_t *rec = json_pack(
+        "{s:s, s:I, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:i, s:I, s:I, s:I, s:o}", "manifest_path",
+        path, "manifest_length", (json_int_t)length, "partition_spec_id", (int)spec->spec_id,
+        "content", spec->deletes ? 1 : 0, "sequence_number", (json_int_t)sequence_number,
+        "min_sequence_number", (json_int_t)min_seq, "added_snapshot_id", (json_int_t)snapshot_id,
+        "added_files_count", (json_int_t)s->added_files, "existing_files_count",
+        (json_int_t)s->existing_files, "deleted_files_count", 0, "added_rows_count",
+        (json_int_t)s->added_rows, "existing_rows_count", (json_int_t)s->existing_rows,
+        "deleted_rows_count", (json_int_t)0, "partitions", partitions);
+    if (rec && spec->format_version >= 3 && !spec->deletes &&
         json_object_set_new(rec, "first_row_id", json_integer(first_row_id)) != 0) {
         json_decref(rec);
         rec = NULL;

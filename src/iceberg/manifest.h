@@ -32,6 +32,14 @@ struct ice_data_file {
      * footer has none, so the writer counts them. */
     const int64_t (*nan_counts)[2];
     size_t nnan;
+    /* A delete file (content 1, position deletes): a Parquet file of
+     * (file_path, pos), or (format "PUFFIN") one deletion vector of a
+     * Puffin file at content_offset, content_size bytes. Data files leave
+     * these zero. */
+    int content;
+    const char *format;               /* NULL: "PARQUET" */
+    const char *referenced_data_file; /* NULL: none (several) */
+    int64_t content_offset, content_size;
 };
 
 /* The partition field of the manifest (NULL name: unpartitioned). */
@@ -43,11 +51,14 @@ struct ice_manifest_spec {
     const char *spec_fields_json; /* the spec's "fields" array, for the header */
     const char *day_field_name;   /* e.g. "message_created_at_day"; NULL: none */
     int32_t day_field_id;         /* 1000 */
+    bool deletes;                 /* a delete manifest (content 1) */
 };
 
 /* What a manifest list says of a manifest's partitions. */
 struct ice_manifest_summary {
     int64_t added_files, added_rows;
+    int64_t existing_files, existing_rows;
+    int64_t min_sequence_number; /* of the existing entries; -1: none */
     bool contains_null;
     bool has_bounds;
     int32_t min_day, max_day;
@@ -57,8 +68,16 @@ struct ice_manifest_summary {
 int ice_manifest_write(const struct ice_manifest_spec *spec, const struct ice_data_file *files,
                        size_t n, struct buf *out, struct ice_manifest_summary *summary,
                        struct error *err);
+/* The same, after the entries of `existing` (a JSON array of manifest
+ * entries as the Avro reader decodes them, carried from another manifest:
+ * their status is written EXISTING, and each must hold its snapshot id and
+ * sequence numbers, since an EXISTING entry inherits none). */
+int ice_manifest_write_existing(const struct ice_manifest_spec *spec, const json_t *existing,
+                                const struct ice_data_file *files, size_t n, struct buf *out,
+                                struct ice_manifest_summary *summary, struct error *err);
 
-/* The manifest list record of a manifest this snapshot adds. */
+/* The manifest list record of a manifest this snapshot adds (content 1
+ * for a delete manifest, which gets no first_row_id). */
 json_t *ice_manifest_file_record(const struct ice_manifest_spec *spec, const char *path,
                                  int64_t length, int64_t snapshot_id, int64_t sequence_number,
                                  int64_t first_row_id, const struct ice_manifest_summary *s);

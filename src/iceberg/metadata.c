@@ -533,6 +533,14 @@ static const char *const summary_keys[] = {
     "deleted-records",
     "removed-files-size",
     "changed-partition-count",
+    "added-delete-files",
+    "removed-delete-files",
+    "added-position-deletes",
+    "removed-position-deletes",
+    "added-position-delete-files",
+    "removed-position-delete-files",
+    "added-dvs",
+    "removed-dvs",
     "total-records",
     "total-files-size",
     "total-data-files",
@@ -553,20 +561,26 @@ static int check_counts(const struct ice_meta *m, const struct ice_snapshot_add 
         return error_fail(err, ERR_INVALID, "the manifest list must be a full URI");
     if (in->added_data_files < 0 || in->added_records < 0 || in->added_files_size < 0 ||
         in->removed_data_files < 0 || in->deleted_records < 0 || in->removed_files_size < 0 ||
-        in->added_rows < 0)
+        in->added_rows < 0 || in->added_delete_files < 0 || in->removed_delete_files < 0 ||
+        in->added_position_deletes < 0 || in->removed_position_deletes < 0 || in->added_dvs < 0 ||
+        in->removed_dvs < 0 || in->added_dvs > in->added_delete_files ||
+        in->removed_dvs > in->removed_delete_files)
         return error_fail(err, ERR_INVALID, "snapshot counts must not be negative");
     if (in->operation == ICE_OP_APPEND) {
         if (in->added_data_files < 1 || in->removed_data_files || in->deleted_records ||
-            in->removed_files_size)
+            in->removed_files_size || in->added_delete_files || in->removed_delete_files)
             return error_fail(err, ERR_INVALID,
                               "an append adds at least one file and removes none");
     } else if (in->operation == ICE_OP_REPLACE) {
-        if (in->removed_data_files < 1 || in->added_records != in->deleted_records)
-            return error_fail(err, ERR_INVALID,
-                              "a replace removes files and keeps the record count");
+        if (in->removed_data_files < 1 ||
+            in->added_records != in->deleted_records - in->removed_position_deletes)
+            return error_fail(err, ERR_INVALID, "a replace removes files and keeps the live rows");
     } else if (in->operation == ICE_OP_OVERWRITE) {
-        if (in->added_data_files < 1)
+        if (in->added_data_files < 1 && in->added_delete_files < 1)
             return error_fail(err, ERR_INVALID, "an overwrite adds at least one file");
+    } else if (in->operation == ICE_OP_DELETE) {
+        if (in->added_data_files || in->added_delete_files < 1)
+            return error_fail(err, ERR_INVALID, "a delete adds delete files and no data file");
     } else {
         return error_fail(err, ERR_INVALID, "unknown snapshot operation");
     }
@@ -611,8 +625,10 @@ static int put_total(json_t *summary, const json_t *parent, const char *key, int
 static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot_add *in,
                              struct error *err)
 {
-    static const char *const names[] = {
-        [ICE_OP_APPEND] = "append", [ICE_OP_REPLACE] = "replace", [ICE_OP_OVERWRITE] = "overwrite"};
+    static const char *const names[] = {[ICE_OP_APPEND] = "append",
+                                        [ICE_OP_REPLACE] = "replace",
+                                        [ICE_OP_OVERWRITE] = "overwrite",
+                                        [ICE_OP_DELETE] = "delete"};
     json_t *s = json_pack("{s:s}", "operation", names[in->operation]);
     bool ok = s && put_count(s, "added-data-files", in->added_data_files) &&
               put_count(s, "added-records", in->added_records) &&
@@ -621,6 +637,19 @@ static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot
         ok = put_count(s, "deleted-data-files", in->removed_data_files) &&
              put_count(s, "deleted-records", in->deleted_records) &&
              put_count(s, "removed-files-size", in->removed_files_size);
+    if (ok && in->added_delete_files)
+        ok = put_count(s, "added-delete-files", in->added_delete_files) &&
+             put_count(s, "added-position-delete-files", in->added_delete_files - in->added_dvs) &&
+             put_count(s, "added-position-deletes", in->added_position_deletes);
+    if (ok && in->added_dvs)
+        ok = put_count(s, "added-dvs", in->added_dvs);
+    if (ok && in->removed_delete_files)
+        ok = put_count(s, "removed-delete-files", in->removed_delete_files) &&
+             put_count(s, "removed-position-delete-files",
+                       in->removed_delete_files - in->removed_dvs) &&
+             put_count(s, "removed-position-deletes", in->removed_position_deletes);
+    if (ok && in->removed_dvs)
+        ok = put_count(s, "removed-dvs", in->removed_dvs);
     if (ok && in->changed_partition_count >= 0)
         ok = put_count(s, "changed-partition-count", in->changed_partition_count);
     if (!ok) {
@@ -634,8 +663,10 @@ static json_t *build_summary(const struct ice_meta *m, const struct ice_snapshot
                   err) != 0 ||
         put_total(s, parent, "total-data-files", in->added_data_files - in->removed_data_files,
                   err) != 0 ||
-        put_total(s, parent, "total-delete-files", 0, err) != 0 ||
-        put_total(s, parent, "total-position-deletes", 0, err) != 0 ||
+        put_total(s, parent, "total-delete-files",
+                  in->added_delete_files - in->removed_delete_files, err) != 0 ||
+        put_total(s, parent, "total-position-deletes",
+                  in->added_position_deletes - in->removed_position_deletes, err) != 0 ||
         put_total(s, parent, "total-equality-deletes", 0, err) != 0)
         goto fail;
     for (size_t i = 0; i < in->nextra; i++) {

@@ -86,10 +86,12 @@ int64_t ice_meta_next_sequence_number(const struct ice_meta *m);
 /* A random snapshot id in [1, 2^53) used by no snapshot of m. */
 int ice_meta_pick_snapshot_id(const struct ice_meta *m, int64_t *out, struct error *err);
 
-/* append: adds files; replace: rewrites files, same rows (compaction);
- * overwrite: replaces the table's contents (an export's bootstrap onto an
- * existing table). */
-enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE, ICE_OP_OVERWRITE };
+/* append: adds files; replace: rewrites files, same rows (compaction,
+ * which may apply delete files: the rows they delete leave with them);
+ * overwrite: adds data files and deletes rows (a window that inserts and
+ * deletes), or replaces the table's contents (an export's bootstrap onto
+ * an existing table); delete: only deletes rows (delete files). */
+enum ice_operation { ICE_OP_APPEND, ICE_OP_REPLACE, ICE_OP_OVERWRITE, ICE_OP_DELETE };
 
 struct ice_summary_kv {
     const char *key, *value;
@@ -101,9 +103,18 @@ struct ice_snapshot_add {
     const char *manifest_list; /* full URI */
     enum ice_operation operation;
     /* append: added_data_files >= 1, removed/deleted 0. replace: removes at
-     * least one file and keeps the record count (added == deleted records). */
+     * least one file and keeps the live rows (added records == deleted
+     * records - removed position deletes). delete: adds no data file, adds
+     * delete files. overwrite: adds a data file or a delete file. */
     int64_t added_data_files, added_records, added_files_size;
     int64_t removed_data_files, deleted_records, removed_files_size;
+    /* Position delete files (v2 Parquet files, v3 deletion vectors: one
+     * entry per vector) added and removed, and the positions they hold;
+     * dvs counts the deletion vectors among them (summary added-dvs,
+     * removed-dvs). */
+    int64_t added_delete_files, removed_delete_files;
+    int64_t added_position_deletes, removed_position_deletes;
+    int64_t added_dvs, removed_dvs;
     int64_t changed_partition_count; /* < 0: not written */
     int64_t added_rows;              /* v3: rows given row ids by this commit */
     /* The full URI of the metadata file m was loaded from (the version this

@@ -5,12 +5,25 @@
 //   - every row comes back exactly once, with its values;
 //   - from the decoded manifests: each file's day partition is the day of
 //     every row in it, its rows are ordered by the lookup key, and its
-//     bounds contain its values.
+//     bounds contain its values;
+//   - deletes: v2 position delete files are applied by icebird itself (and
+//     checked here: sorted by file and position, a count that matches, no
+//     position past its file's rows, never older than the file they
+//     delete from); v3 deletion vectors, which icebird 0.3.1 does not read,
+//     are decoded here from the Puffin files against the spec (blob length,
+//     magic, 64-bit portable roaring bitmap, CRC-32; at most one vector per
+//     data file, its cardinality the entry's record_count) and the data
+//     files read with hyparquet, the vectors' positions left out;
+//   - with --row-ids: every data file holds _row_id (field 2147483540) with
+//     no null, its values within the manifest's bounds for that field, no
+//     id twice among the live rows, and on v3 every id below next-row-id.
 //
 //   node verify_iceberg.mjs --table-url file:///abs/table --rows SOURCE.jsonl
 //        [--day-column COL] [--sort-keys a,b,c] [--format-version 2|3] [--key id]
 //        [--s3-endpoint http://host:port]   (s3:// URLs read through the test S3 server)
 //        [--rows-assigned N]   (v3: next-row-id is N, not the row count: rows were replaced)
+//        [--row-ids]           (check the _row_id column of every data file)
+//        [--expect-deletes]    (the table must have live delete files)
 //
 // SOURCE.jsonl holds the source rows (strings, integers, ISO instants for
 // timestamps). --key names the column that identifies a row. Exits 1 with
@@ -34,6 +47,8 @@ const { values: opt } = parseArgs({
     key: { type: 'string' },
     's3-endpoint': { type: 'string' },
     'rows-assigned': { type: 'string' },
+    'row-ids': { type: 'boolean' },
+    'expect-deletes': { type: 'boolean' },
   },
 });
 if (!opt['table-url'] || !opt.rows || !opt.key) {
@@ -79,6 +94,8 @@ if (opt['s3-endpoint']) {
 }
 
 const icebird = await import(path.join(TOOLS, 'node_modules', 'icebird', 'src', 'index.js'));
+const hyparquet = await import(path.join(TOOLS, 'node_modules', 'hyparquet', 'src', 'index.js'));
+const { compressors } = await import(path.join(TOOLS, 'node_modules', 'hyparquet-compressors', 'src', 'index.js'));
 const problems = [];
 const fail = (msg) => {
   if (problems.length < 50) problems.push(msg);
@@ -93,8 +110,10 @@ const current = metadata['current-snapshot-id'];
 if (metadata.refs?.main?.['snapshot-id'] !== current) fail('refs.main is not the current snapshot');
 
 const source = fs.readFileSync(opt.rows, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-const assigned = opt['rows-assigned'] ? Number(opt['rows-assigned']) : source.length;
-if (metadata['format-version'] === 3 && Number(metadata['next-row-id']) !== assigned)
+// With --row-ids (rows deleted: fewer than the ids handed out) the ids are
+// checked against next-row-id one by one instead, unless N is given.
+const assigned = opt['rows-assigned'] ? Number(opt['rows-assigned']) : opt['row-ids'] ? null : source.length;
+if (metadata['format-version'] === 3 && assigned !== null && Number(metadata['next-row-id']) !== assigned)
   fail(`next-row-id ${metadata['next-row-id']}, expected ${assigned} rows assigned`);
 
 // ---- values ----
@@ -107,8 +126,168 @@ const canon = (v) => {
   if (typeof v === 'number' && Number.isInteger(v)) return String(v);
   return v;
 };
+// ---- deletes ----
+const manifests = await icebird.icebergManifests(metadata);
+const entries = manifests.flatMap((m) => m.entries).filter((e) => e.status !== 2);
+const dataEntries = entries.filter((e) => Number(e.data_file.content ?? 0) === 0);
+const deleteEntries = entries.filter((e) => Number(e.data_file.content ?? 0) !== 0);
+if (opt['expect-deletes'] && deleteEntries.length === 0) fail('the table has no live delete file');
+
+const fileBytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
+const asyncBuffer = (bytes) => ({ byteLength: bytes.byteLength, slice: async (s, e) => bytes.slice(s, e).buffer });
+
+// CRC-32 (IEEE), as the deletion-vector blob ends with.
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (b) => {
+  let c = 0xffffffff;
+  for (const x of b) c = CRC_TABLE[(c ^ x) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+
+// A 32-bit roaring bitmap in the portable format at b[at...]: its values
+// (high bits added by the caller) and where it ends.
+function roaring32(b, at) {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const cookie = dv.getUint32(at, true);
+  let size, runs = null, p = at + 4;
+  if ((cookie & 0xffff) === 12347) {
+    size = (cookie >>> 16) + 1;
+    runs = b.subarray(p, p + Math.ceil(size / 8));
+    p += Math.ceil(size / 8);
+  } else if (cookie === 12346) {
+    size = dv.getUint32(p, true);
+    p += 4;
+  } else throw new Error(`bad roaring cookie ${cookie}`);
+  const keys = [], cards = [];
+  for (let i = 0; i < size; i++, p += 4) {
+    keys.push(dv.getUint16(p, true));
+    cards.push(dv.getUint16(p + 2, true) + 1);
+  }
+  if (!runs || size >= 4) p += 4 * size; // the offset header
+  const out = [];
+  for (let i = 0; i < size; i++) {
+    const hi = keys[i] << 16;
+    if (runs && runs[i >> 3] & (1 << (i & 7))) {
+      const n = dv.getUint16(p, true);
+      p += 2;
+      for (let r = 0; r < n; r++, p += 4) {
+        const start = dv.getUint16(p, true), len = dv.getUint16(p + 2, true);
+        for (let v = start; v <= start + len; v++) out.push(hi + v);
+      }
+    } else if (cards[i] <= 4096) {
+      for (let k = 0; k < cards[i]; k++, p += 2) out.push(hi + dv.getUint16(p, true));
+    } else {
+      for (let w = 0; w < 8192; w++, p++)
+        for (let bit = 0; bit < 8; bit++) if (b[p] & (1 << bit)) out.push(hi + w * 8 + bit);
+    }
+  }
+  return { values: out, end: p };
+}
+
+// A deletion-vector-v1 blob: its positions.
+function decodeVector(blob, where) {
+  const dv = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const len = dv.getUint32(0, false);
+  if (len + 8 !== blob.length) throw new Error(`${where}: blob length ${len} for ${blob.length} bytes`);
+  if (blob[4] !== 0xd1 || blob[5] !== 0xd3 || blob[6] !== 0x39 || blob[7] !== 0x64) throw new Error(`${where}: bad magic`);
+  if (crc32(blob.subarray(4, 4 + len)) !== dv.getUint32(4 + len, false)) throw new Error(`${where}: bad CRC-32`);
+  const vec = blob.subarray(8, 4 + len);
+  const vdv = new DataView(vec.buffer, vec.byteOffset, vec.byteLength);
+  const buckets = Number(vdv.getBigUint64(0, true));
+  const out = [];
+  let p = 8;
+  for (let i = 0; i < buckets; i++) {
+    const high = vdv.getUint32(p, true);
+    const r = roaring32(vec, p + 4);
+    for (const v of r.values) out.push(high * 2 ** 32 + v);
+    p = r.end;
+  }
+  if (p !== vec.length) throw new Error(`${where}: ${vec.length - p} bytes after the bitmap`);
+  return out;
+}
+
+const dataByPath = new Map(dataEntries.map((e) => [e.data_file.file_path, e]));
+const deleted = new Map(); // data file path -> Set of positions
+const addDeleted = (file, pos, where) => {
+  const target = dataByPath.get(file);
+  if (!target) return fail(`${where}: deletes from ${file}, which is not a live data file`);
+  if (pos < 0 || pos >= Number(target.data_file.record_count)) fail(`${where}: position ${pos} past the rows of ${file}`);
+  if (!deleted.has(file)) deleted.set(file, new Set());
+  deleted.get(file).add(pos);
+};
+let dvs = 0;
+const vectorOf = new Set();
+for (const e of deleteEntries) {
+  const df = e.data_file, where = df.file_path;
+  if (Number(df.content) !== 1) {
+    fail(`${where}: content ${df.content} (equality deletes are never written)`);
+    continue;
+  }
+  const bytes = await fileBytes(df.file_path);
+  if (bytes.length !== Number(df.file_size_in_bytes)) fail(`${where}: ${bytes.length} bytes, the manifest says ${df.file_size_in_bytes}`);
+  if (String(df.file_format).toUpperCase() === 'PUFFIN') {
+    dvs++;
+    if (metadata['format-version'] < 3) fail(`${where}: a deletion vector in a v2 table`);
+    const magic = (o) => String.fromCharCode(...bytes.subarray(o, o + 4));
+    if (magic(0) !== 'PFA1' || magic(bytes.length - 4) !== 'PFA1') fail(`${where}: not a Puffin file`);
+    const ref = df.referenced_data_file;
+    if (vectorOf.has(ref)) fail(`${ref} has two deletion vectors`);
+    vectorOf.add(ref);
+    const off = Number(df.content_offset), len = Number(df.content_size_in_bytes);
+    let positions = [];
+    try {
+      positions = decodeVector(bytes.subarray(off, off + len), where);
+    } catch (err) {
+      fail(String(err.message));
+    }
+    if (positions.length !== Number(df.record_count)) fail(`${where}: ${positions.length} positions for ${ref}, record_count ${df.record_count}`);
+    for (const p of positions) addDeleted(ref, p, where);
+  } else {
+    const rows = await hyparquet.parquetReadObjects({ file: asyncBuffer(bytes), compressors });
+    if (rows.length !== Number(df.record_count)) fail(`${where}: ${rows.length} rows, record_count ${df.record_count}`);
+    for (let i = 0; i < rows.length; i++) {
+      const { file_path, pos } = rows[i];
+      const prev = rows[i - 1];
+      if (prev && (prev.file_path > file_path || (prev.file_path === file_path && prev.pos >= pos))) fail(`${where}: rows ${i - 1} and ${i} are not sorted by file and position`);
+      addDeleted(file_path, Number(pos), where);
+      const target = dataByPath.get(file_path);
+      if (target && BigInt(target.sequence_number) > BigInt(e.sequence_number)) fail(`${where}: deletes from the newer ${file_path}`);
+    }
+  }
+}
+
+// ---- values ----
+const readOwn = async () => {
+  // Data files read directly (icebird cannot apply deletion vectors):
+  // columns mapped by field id through the file's iceberg.schema.
+  const out = [];
+  for (const e of dataEntries) {
+    const bytes = await fileBytes(e.data_file.file_path);
+    const file = asyncBuffer(bytes);
+    const meta = await hyparquet.parquetMetadataAsync(file);
+    const kv = meta.key_value_metadata?.find((k) => k.key === 'iceberg.schema');
+    const fileSchema = kv ? JSON.parse(kv.value) : schemaNow;
+    const rows = await hyparquet.parquetReadObjects({ file, metadata: meta, compressors });
+    const gone = deleted.get(e.data_file.file_path) ?? new Set();
+    rows.forEach((r, i) => {
+      if (gone.has(i)) return;
+      const o = {};
+      for (const f of schemaNow.fields) {
+        const pf = fileSchema.fields.find((x) => x.id === f.id);
+        o[f.name] = pf ? r[pf.name] : undefined;
+      }
+      out.push(o);
+    });
+  }
+  return out;
+};
+const schemaNow = metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']);
 const key = opt.key;
-const rows = await icebird.icebergRead({ tableUrl, metadata });
+const rows = dvs ? await readOwn() : await icebird.icebergRead({ tableUrl, metadata });
 if (rows.length !== source.length) fail(`${rows.length} rows read, ${source.length} in the source`);
 const byKey = new Map(source.map((r) => [String(canon(r[key])), r]));
 const seen = new Set();
@@ -127,8 +306,6 @@ for (const r of rows) {
 }
 
 // ---- per file: partition, order, bounds ----
-const manifests = await icebird.icebergManifests(metadata);
-const entries = manifests.flatMap((m) => m.entries).filter((e) => e.status !== 2);
 const schema = metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']);
 const idOf = (name) => schema.fields.find((f) => f.name === name)?.id;
 const dayCol = opt['day-column'];
@@ -149,8 +326,26 @@ const boundLong = (bytes) => (bytes ? new DataView(bytes.buffer, bytes.byteOffse
 const bound = (map, id) => map?.find((e) => Number(e.key) === id)?.value;
 let at = 0;
 const partitionValues = new Set();
-for (const e of entries) {
-  const n = Number(e.data_file.record_count);
+const ROW_ID = 2147483540;
+const rowIds = new Set();
+for (const e of dataEntries) {
+  const n = Number(e.data_file.record_count) - (deleted.get(e.data_file.file_path)?.size ?? 0);
+  if (opt['row-ids']) {
+    const bytes = await fileBytes(e.data_file.file_path);
+    const ids = await hyparquet.parquetReadObjects({ file: asyncBuffer(bytes), columns: ['_row_id'], compressors });
+    const lo = boundLong(bound(e.data_file.lower_bounds, ROW_ID)), hi = boundLong(bound(e.data_file.upper_bounds, ROW_ID));
+    if (lo === null || hi === null) fail(`${e.data_file.file_path}: no _row_id bounds`);
+    const gone = deleted.get(e.data_file.file_path) ?? new Set();
+    ids.forEach(({ _row_id: id }, i) => {
+      if (id === null || id === undefined) return fail(`${e.data_file.file_path}: row ${i} has no _row_id`);
+      const v = BigInt(id);
+      if (lo !== null && (v < lo || v > hi)) fail(`${e.data_file.file_path}: _row_id ${v} outside [${lo}, ${hi}]`);
+      if (metadata['format-version'] === 3 && v >= BigInt(metadata['next-row-id'])) fail(`_row_id ${v} is not below next-row-id`);
+      if (gone.has(i)) return;
+      if (rowIds.has(v)) fail(`_row_id ${v} is live twice`);
+      rowIds.add(v);
+    });
+  }
   const fileRows = rows.slice(at, at + n);
   at += n;
   if (dayCol) {
@@ -196,7 +391,9 @@ if (problems.length) {
 console.log(JSON.stringify({
   format_version: metadata['format-version'],
   snapshots: metadata.snapshots.length,
-  files: entries.length,
+  files: dataEntries.length,
+  delete_files: deleteEntries.length,
+  deletion_vectors: dvs,
   rows: rows.length,
   partitions: partitionValues.size,
 }));

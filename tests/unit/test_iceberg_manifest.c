@@ -33,6 +33,16 @@ static json_t *read_all(const struct buf *b, struct avro_reader **r)
     return all;
 }
 
+/* A manifest's entries, its header's content being `content`. */
+static json_t *read_manifest(const struct buf *b, const char *content, struct avro_reader **r)
+{
+    json_t *all = read_all(b, r);
+    size_t len;
+    const char *got = avro_reader_meta(*r, "content", &len);
+    assert_true(got && len == strlen(content) && memcmp(got, content, len) == 0);
+    return all;
+}
+
 static void test_manifest(void **state)
 {
     (void)state;
@@ -44,11 +54,15 @@ static void test_manifest(void **state)
                                          "[{\"name\":\"ts_day\",\"transform\":\"day\","
                                          "\"source-id\":5,\"field-id\":1000}]",
                                          "ts_day",
-                                         1000};
+                                         1000,
+                                         false};
         struct ice_data_file files[] = {
-            {"file:///t/data/a.parquet", 10, 1234, false, 20454, stats, 2, 1, nans, 1},
-            {"file:///t/data/b.parquet", 3, 200, true, 0, stats, 1, 1, NULL, 0},
-            {"file:///t/data/c.parquet", 5, 300, false, 20450, NULL, 0, 1, NULL, 0},
+            {"file:///t/data/a.parquet", 10, 1234, false, 20454, stats, 2, 1, nans, 1, 0, NULL,
+             NULL, 0, 0},
+            {"file:///t/data/b.parquet", 3, 200, true, 0, stats, 1, 1, NULL, 0, 0, NULL, NULL, 0,
+             0},
+            {"file:///t/data/c.parquet", 5, 300, false, 20450, NULL, 0, 1, NULL, 0, 0, NULL, NULL,
+             0, 0},
         };
         struct buf b = BUF_INIT;
         struct ice_manifest_summary s;
@@ -62,10 +76,8 @@ static void test_manifest(void **state)
         assert_int_equal(s.min_day, 20450);
         assert_int_equal(s.max_day, 20454);
         struct avro_reader *r;
-        json_t *all = read_all(&b, &r);
+        json_t *all = read_manifest(&b, "data", &r);
         size_t len;
-        const char *content = avro_reader_meta(r, "content", &len);
-        assert_true(content && len == 4 && memcmp(content, "data", 4) == 0);
         assert_int_equal(json_array_size(all), 3);
         json_t *e = json_array_get(all, 0);
         assert_int_equal(json_integer_value(json_object_get(e, "status")), 1);
@@ -132,8 +144,91 @@ static void test_manifest(void **state)
     }
 }
 
+/* A delete manifest: the live delete entries carried EXISTING (their
+ * snapshot id and sequence numbers kept, counted as existing, the lowest
+ * sequence number the list's min_sequence_number), then the new ones:
+ * deletion vectors (v3: Puffin, the referenced file and the blob's range)
+ * and position delete files; content 1 everywhere, no first_row_id, no
+ * sort order. An existing entry that lacks its sequence numbers is
+ * refused. */
+static void test_delete_manifest(void **state)
+{
+    (void)state;
+    struct ice_manifest_spec spec = {
+        3, "{\"type\":\"struct\",\"fields\":[]}", 0, 0, "[]", "ts_day", 1000, true};
+    json_t *existing =
+        json_pack("[{s:i, s:I, s:I, s:I, s:{s:i, s:s, s:s, s:{s:i}, s:I, s:I}}]", "status", 1,
+                  "snapshot_id", (json_int_t)11, "sequence_number", (json_int_t)2,
+                  "file_sequence_number", (json_int_t)2, "data_file", "content", 1, "file_path",
+                  "file:///t/data/old.parquet", "file_format", "PARQUET", "partition", "ts_day",
+                  20450, "record_count", (json_int_t)4, "file_size_in_bytes", (json_int_t)99);
+    assert_non_null(existing);
+    struct ice_data_file files[] = {
+        {.path = "file:///t/data/x-deletes.puffin",
+         .record_count = 3,
+         .file_size = 500,
+         .partition_day = 20454,
+         .content = 1,
+         .format = "PUFFIN",
+         .referenced_data_file = "file:///t/data/a.parquet",
+         .content_offset = 4,
+         .content_size = 60},
+    };
+    struct buf b = BUF_INIT;
+    struct ice_manifest_summary s;
+    struct error err;
+    if (ice_manifest_write_existing(&spec, existing, files, 1, &b, &s, &err) != 0)
+        fail_msg("write: %s", err.msg);
+    assert_int_equal(s.added_files, 1);
+    assert_int_equal(s.added_rows, 3);
+    assert_int_equal(s.existing_files, 1);
+    assert_int_equal(s.existing_rows, 4);
+    assert_int_equal(s.min_sequence_number, 2);
+    assert_int_equal(s.min_day, 20450);
+    assert_int_equal(s.max_day, 20454);
+    struct avro_reader *r;
+    json_t *all = read_manifest(&b, "deletes", &r);
+    assert_int_equal(json_array_size(all), 2);
+    json_t *old = json_array_get(all, 0), *dv = json_array_get(all, 1);
+    assert_int_equal(json_integer_value(json_object_get(old, "status")), 0);
+    assert_int_equal(json_integer_value(json_object_get(old, "sequence_number")), 2);
+    assert_int_equal(json_integer_value(json_object_get(old, "snapshot_id")), 11);
+    json_t *df = json_object_get(dv, "data_file");
+    assert_int_equal(json_integer_value(json_object_get(dv, "status")), 1);
+    assert_int_equal(json_integer_value(json_object_get(df, "content")), 1);
+    assert_string_equal(json_string_value(json_object_get(df, "file_format")), "PUFFIN");
+    assert_string_equal(json_string_value(json_object_get(df, "referenced_data_file")),
+                        "file:///t/data/a.parquet");
+    assert_int_equal(json_integer_value(json_object_get(df, "content_offset")), 4);
+    assert_int_equal(json_integer_value(json_object_get(df, "content_size_in_bytes")), 60);
+    assert_true(json_is_null(json_object_get(df, "sort_order_id")));
+    json_decref(all);
+    avro_reader_free(r);
+
+    json_t *rec = ice_manifest_file_record(&spec, "file:///t/metadata/d.avro", (int64_t)b.len, 77,
+                                           5, 100, &s);
+    assert_non_null(rec);
+    assert_int_equal(json_integer_value(json_object_get(rec, "content")), 1);
+    assert_int_equal(json_integer_value(json_object_get(rec, "min_sequence_number")), 2);
+    assert_int_equal(json_integer_value(json_object_get(rec, "existing_files_count")), 1);
+    assert_int_equal(json_integer_value(json_object_get(rec, "existing_rows_count")), 4);
+    assert_null(json_object_get(rec, "first_row_id"));
+    json_decref(rec);
+    buf_free(&b);
+
+    /* An existing entry must carry its sequence numbers. */
+    json_object_del(json_array_get(existing, 0), "sequence_number");
+    struct buf c = BUF_INIT;
+    err.code = ERR_OK;
+    assert_int_equal(ice_manifest_write_existing(&spec, existing, files, 1, &c, &s, &err), -1);
+    assert_int_equal(err.code, ERR_INVALID);
+    buf_free(&c);
+    json_decref(existing);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_manifest)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_manifest),
+                                       cmocka_unit_test(test_delete_manifest)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -798,6 +798,57 @@ static void test_properties_and_overwrite(void **state)
     a = append_of(44, 0, 0);
     a.operation = ICE_OP_OVERWRITE; /* an overwrite adds a file */
     assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1);
+
+    /* A delete adds delete files and no data file; its counts go into the
+     * summary and the totals. */
+    a = append_of(45, 0, 0);
+    a.operation = ICE_OP_DELETE;
+    a.added_rows = 0;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1); /* no delete file */
+    a.added_delete_files = 2;
+    a.added_dvs = 2;
+    a.added_position_deletes = 3;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    assert_string_equal(summary_of(m.current_snapshot, "operation"), "delete");
+    assert_string_equal(summary_of(m.current_snapshot, "added-dvs"), "2");
+    assert_string_equal(summary_of(m.current_snapshot, "added-position-delete-files"), "0");
+    assert_string_equal(summary_of(m.current_snapshot, "total-delete-files"), "2");
+    assert_string_equal(summary_of(m.current_snapshot, "total-position-deletes"), "3");
+    assert_string_equal(summary_of(m.current_snapshot, "total-records"), "4");
+    assert_int_equal(m.next_row_id, 14);
+    /* A vector replaced by a larger one: an overwrite that adds no data. */
+    a = append_of(46, 0, 0);
+    a.operation = ICE_OP_OVERWRITE;
+    a.added_rows = 0;
+    a.added_delete_files = 1;
+    a.added_dvs = 1;
+    a.added_position_deletes = 2;
+    a.removed_delete_files = 1;
+    a.removed_dvs = 1;
+    a.removed_position_deletes = 1;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    assert_string_equal(summary_of(m.current_snapshot, "removed-dvs"), "1");
+    assert_string_equal(summary_of(m.current_snapshot, "total-delete-files"), "2");
+    assert_string_equal(summary_of(m.current_snapshot, "total-position-deletes"), "4");
+    /* A replace that applies them: the live rows stay (4 - 4 deleted). */
+    a = append_of(47, 1, 1);
+    a.operation = ICE_OP_REPLACE;
+    a.added_rows = 0;
+    a.removed_data_files = 1;
+    a.deleted_records = 4;
+    a.removed_delete_files = 2;
+    a.removed_dvs = 2;
+    a.removed_position_deletes = 4;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1); /* 1 != 4 - 4 */
+    a.added_records = 0;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), 0);
+    assert_string_equal(summary_of(m.current_snapshot, "total-delete-files"), "0");
+    assert_string_equal(summary_of(m.current_snapshot, "total-position-deletes"), "0");
+    /* More vectors removed than delete files: refused. */
+    a = append_of(48, 1, 1);
+    a.removed_delete_files = 0;
+    a.removed_dvs = 1;
+    assert_int_equal(ice_meta_add_snapshot(&m, &a, &err), -1);
     ice_meta_free(&m);
 }
 
