@@ -339,6 +339,39 @@ int expr_stats_from_row_group(const struct lake_table *t, const struct pq_file_m
     return 0;
 }
 
+int expr_stats_from_page(const struct lake_table *t, const struct pq_schema *schema, int leaf,
+                         const struct pq_page_index *pi, size_t p, struct arena *a,
+                         struct expr_field_stats *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (leaf < 0 || leaf >= schema->nleaves || !pi->has_offsets || !pi->has_bounds ||
+        p >= pi->bounds.npages || p >= pi->offsets.npages)
+        return 1;
+    const struct pq_node *node = schema->leaves[leaf];
+    const struct lake_column *c =
+        node->el->has_field_id ? lake_table_find_field(t, node->el->field_id) : NULL;
+    if (!c)
+        return 1;
+    const struct pq_column_index *ci = &pi->bounds;
+    struct pq_row_range rows;
+    pq_page_index_rows(pi, p, &rows);
+    int64_t nrows = rows.end - rows.begin;
+    *out = (struct expr_field_stats){.field_id = c->field_id,
+                                     .value_count = node->rep_level == 0 ? nrows : -1,
+                                     .null_count = ci->null_counts ? ci->null_counts[p] : -1,
+                                     .nan_count = -1};
+    if (ci->null_pages[p]) {
+        out->null_count = out->value_count;
+        return 0;
+    }
+    bool oom = false;
+    out->lower = pq_stat_bound(c, node->el, ci->min_values[p], ci->min_lens[p], true, a,
+                               &out->lower_len, &oom);
+    out->upper = pq_stat_bound(c, node->el, ci->max_values[p], ci->max_lens[p], false, a,
+                               &out->upper_len, &oom);
+    return oom ? error_nomem(err) : 0;
+}
+
 /* ---- partitions ---- */
 
 struct pvalue {
