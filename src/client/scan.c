@@ -4,7 +4,10 @@
  * a row group per batch, its columns matched to the table's by field id
  * and converted to the table's types. A file the plan pairs with a
  * deletion vector has the vector's Puffin file fetched with it, and the
- * rows it deletes dropped from each batch. */
+ * rows it deletes dropped from each batch. hl_table_scan_with adds a
+ * projection, a predicate (files, row groups and pages pruned by
+ * client/prune.c, the rows left selected by expr_pred_eval), a limit and
+ * counters. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

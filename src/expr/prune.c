@@ -403,11 +403,22 @@ static bool may_cmp_partition(const struct colref *r, const struct lake_partitio
         return expr_op_holds(op, expr_value_compare(k, &pv->v, lit));
     /* year, month, day, hour and truncate keep order (x <= y gives T(x) <=
      * T(y)); bucket keeps equality only. */
-    struct lake_value tv;
-    if ((f->transform == LTR_BUCKET && op != OP_EQ) || op == OP_NE || !transformed(r, f, lit, &tv))
+    struct lake_value tv, edge = *lit;
+    if ((f->transform == LTR_BUCKET && op != OP_EQ) || op == OP_NE)
+        return true;
+    /* A strict bound on a date or timestamp is the next value inclusive:
+     * ts < '2026-01-03' is ts <= its last instant before, whose day is the
+     * 2nd, so day(ts) <= the 2nd. */
+    bool temporal = f->transform == LTR_YEAR || f->transform == LTR_MONTH ||
+                    f->transform == LTR_DAY || f->transform == LTR_HOUR;
+    if (temporal && op == OP_LT && !lit->null && lit->i > INT64_MIN)
+        edge.i = lit->i - 1, op = OP_LE;
+    else if (temporal && op == OP_GT && !lit->null && lit->i < INT64_MAX)
+        edge.i = lit->i + 1, op = OP_GE;
+    if (!transformed(r, f, &edge, &tv))
         return true;
     int c = expr_value_compare(k, &pv->v, &tv);
-    /* x < lit gives T(x) <= T(lit): the bounds close over the transform. */
+    /* x <= lit gives T(x) <= T(lit): the bounds close over the transform. */
     switch (op) {
     case OP_EQ: return c == 0;
     case OP_LT:
