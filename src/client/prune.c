@@ -182,12 +182,12 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
     return 0;
 }
 
-void client_mask_positions(const struct lake_dv *dv, bool listed, uint64_t first,
+void client_mask_positions(const struct lake_dv *dv, uint64_t first,
                            const struct pq_row_range *ranges, size_t n, uint8_t *keep)
 {
     size_t i = 0;
     for (size_t k = 0; k < n; k++)
         for (int64_t row = ranges[k].begin; row < ranges[k].end; row++, i++)
-            if (lake_dv_contains(dv, first + (uint64_t)row) != listed)
+            if (lake_dv_contains(dv, first + (uint64_t)row))
                 keep[i] = 0;
 }

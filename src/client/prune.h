@@ -44,9 +44,8 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
 
 /* Clears keep[i] for each row i of a read of ranges[0..n) of a row group
  * whose first row is at file position first (row i being the i-th row of
- * the ranges) when dv holds its position; with listed, clears it when dv
- * does not hold it (a changefeed's deleted rows). */
-void client_mask_positions(const struct lake_dv *dv, bool listed, uint64_t first,
+ * the ranges) when dv holds its position. */
+void client_mask_positions(const struct lake_dv *dv, uint64_t first,
                            const struct pq_row_range *ranges, size_t n, uint8_t *keep);
 
 #endif

@@ -64,8 +64,8 @@ struct scan {
     /* hl_table_scan_with's options: the predicate (NULL: none; the plan is
      * then read with its statistics), the top-level columns decoded, the
      * columns handed out (out_cols[i]: a table column; NULL: all, in
-     * order) and their schema, the rows still to hand out (< 0: no
-     * limit), the counters and where the caller wants them. */
+     * order), the rows still to hand out (< 0: no limit), the counters
+     * and where the caller wants them. */
     struct expr_pred *pred;
     bool *wanted;
     size_t *out_cols;
@@ -321,7 +321,7 @@ static int filter_batch(struct scan *s, struct ArrowArray *b, uint64_t first,
     else
         memset(keep, 1, (size_t)b->length);
     if (rc == 0 && s->dv.n > 0)
-        client_mask_positions(&s->dv, false, first, ranges, nranges, keep);
+        client_mask_positions(&s->dv, first, ranges, nranges, keep);
     if (rc == 0)
         rc = rows_filter(&s->schema, b, keep, &e);
     free(keep);

@@ -190,16 +190,11 @@ static void positions_of_ranges(void **state)
     memset(keep, 1, sizeof keep);
     memset(want, 1, sizeof want);
     want[2] = want[5 + 3] = want[5 + 9] = 0;
-    client_mask_positions(&dv, false, 1000, ranges, 2, keep);
+    client_mask_positions(&dv, 1000, ranges, 2, keep);
     assert_memory_equal(keep, want, sizeof keep);
-    /* Listed: only the deleted rows stay. */
-    memset(keep, 1, sizeof keep);
-    client_mask_positions(&dv, true, 1000, ranges, 2, keep);
-    for (size_t i = 0; i < sizeof keep; i++)
-        assert_int_equal(keep[i], !want[i]);
     /* A row already dropped stays dropped. */
     memset(keep, 0, sizeof keep);
-    client_mask_positions(&dv, false, 1000, ranges, 2, keep);
+    client_mask_positions(&dv, 1000, ranges, 2, keep);
     for (size_t i = 0; i < sizeof keep; i++)
         assert_int_equal(keep[i], 0);
     lake_dv_free(&dv);
