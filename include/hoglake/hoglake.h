@@ -296,6 +296,54 @@ HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, i
  * caller releases the stream; the table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
+/* What a filtered scan did, counted as the stream goes (final once it has
+ * ended). Files and row groups are counted once each: read, or ruled out
+ * unread. Pages are the data pages of the decoded columns in row groups
+ * read through the page index: pages_pruned those it let the read skip. */
+struct hl_scan_stats {
+    int64_t files_scanned;      /* data files fetched and read */
+    int64_t files_pruned;       /* ruled out by partition values or the plan's statistics */
+    int64_t row_groups_scanned; /* row groups decoded */
+    int64_t row_groups_pruned;  /* ruled out by footer statistics or the page index */
+    int64_t pages_scanned;      /* data pages decoded through the page index */
+    int64_t pages_pruned;       /* data pages the page index let the read skip */
+    int64_t rows_matched;       /* rows the stream handed out */
+};
+
+struct hl_scan_options {
+    /* The stream's columns, by top-level name (exact), in this order; NULL
+     * (ncolumns 0): every column, in the table's order. An unknown or
+     * repeated name is HL_ERR_INVALID_ARGUMENT (code unknown_column). */
+    const char *const *columns;
+    size_t ncolumns;
+    /* Only the rows it selects (the predicate language of hl_table_delete;
+     * NULL: every row). A predicate that does not parse or bind is
+     * HL_ERR_INVALID_ARGUMENT (code invalid_predicate). Columns it reads
+     * but the projection lacks are decoded, not handed out. */
+    const char *predicate;
+    /* Stop after this many rows; < 0 (the default): no limit. */
+    int64_t limit;
+    /* Counters (may be NULL); the caller keeps them alive with the
+     * stream. */
+    struct hl_scan_stats *stats;
+};
+/* No projection, predicate or limit (-1), no stats. */
+HL_API void hl_scan_options_init(struct hl_scan_options *o);
+
+/* hl_table_scan with options (NULL: the defaults, which is hl_table_scan).
+ * Only the projected columns and those the predicate reads are decoded.
+ * With a predicate, nothing is read that cannot hold a selected row, in
+ * this order: files by their partition values (through the partition
+ * transforms: identity, year, month, day, hour and truncate for ranges,
+ * bucket for = and IN) and the scan plan's per-file statistics, row groups
+ * by their footer statistics, then pages by the page index of the
+ * predicate's columns, where a file has one: only the rows of the pages
+ * that may match are decoded. Deletion vectors apply as in hl_table_scan.
+ * The stream's schema is the projection. */
+HL_API hl_status hl_table_scan_with(hl_table *table, const struct hl_at *at,
+                                    const struct hl_scan_options *options,
+                                    struct ArrowArrayStream *out, struct hl_error *err);
+
 /* The rows the changefeed reports in (from_snapshot, to_snapshot] (to < 0:
  * the head), as an Arrow stream in the table's shape as of the window's
  * end plus two trailing columns: `_row_id` (int64, the row's id: never

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "parquet/reader.h"
+#include "parquet/writer.h"
 #include "rows/rows_schema.h"
 #include "textio/csv.h"
 #include "textio/textio_parse.h"
@@ -536,9 +537,9 @@ static int run_append(struct cli *cli, const struct cli_args *a)
 
 /* ---- read ---- */
 
-static int flush_stdout(struct buf *out)
+static int flush_to(FILE *f, struct buf *out)
 {
-    if (out->len && fwrite(out->data, 1, out->len, stdout) != out->len) {
+    if (out->len && fwrite(out->data, 1, out->len, f) != out->len) {
         fprintf(stderr, "hoglake: writing the output: %s\n", strerror(errno));
         return -1;
     }
@@ -546,7 +547,18 @@ static int flush_stdout(struct buf *out)
     return 0;
 }
 
-static int render_stream(struct ArrowArrayStream *s, enum textio_format format, int64_t limit)
+/* The stream's next batch into *batch (released at the end); prints the
+ * stream's error. */
+static int next_rows(struct ArrowArrayStream *s, struct ArrowArray *batch)
+{
+    if (s->get_next(s, batch) == 0)
+        return 0;
+    const char *why = s->get_last_error(s);
+    fprintf(stderr, "hoglake: %s\n", why ? why : "reading the table failed");
+    return -1;
+}
+
+static int render_stream(struct ArrowArrayStream *s, enum textio_format format, FILE *f)
 {
     struct ArrowSchema schema;
     if (s->get_schema(s, &schema) != 0) {
@@ -562,22 +574,18 @@ static int render_stream(struct ArrowArrayStream *s, enum textio_format format, 
         goto out;
     }
     textio_render_header(render, &out);
-    int64_t done = 0;
-    while (done < limit) {
+    for (;;) {
         struct ArrowArray batch;
-        if (s->get_next(s, &batch) != 0) {
-            const char *why = s->get_last_error(s);
-            fprintf(stderr, "hoglake: %s\n", why ? why : "reading the table failed");
+        if (next_rows(s, &batch) != 0)
             goto out;
-        }
         if (!batch.release)
             break;
         bool ok = true;
-        for (int64_t i = 0; ok && i < batch.length && done < limit; i++, done++) {
+        for (int64_t i = 0; ok && i < batch.length; i++) {
             if (textio_render_row(render, &batch, i, &out, &err) != 0) {
                 fprintf(stderr, "hoglake: %s\n", err.msg);
                 ok = false;
-            } else if (out.len >= (1 << 20) && flush_stdout(&out) != 0) {
+            } else if (out.len >= (1 << 20) && flush_to(f, &out) != 0) {
                 ok = false;
             }
         }
@@ -585,12 +593,100 @@ static int render_stream(struct ArrowArrayStream *s, enum textio_format format, 
         if (!ok)
             goto out;
     }
-    if (flush_stdout(&out) == 0 && fflush(stdout) == 0)
+    if (flush_to(f, &out) == 0 && fflush(f) == 0)
         rc = EXIT_OK;
 out:
     textio_render_free(render);
     schema.release(&schema);
     buf_free(&out);
+    return rc;
+}
+
+/* The definition of the stream's columns, with their field ids: the
+ * columns of the table at `at` the stream's schema names, in its order. */
+static int output_definition(hl_table *t, const struct hl_at *at, const struct ArrowSchema *schema,
+                             struct lake_table *def)
+{
+    char *text = NULL;
+    struct hl_error err;
+    hl_status st = hl_table_info(t, at, &text, &err);
+    if (st != HL_OK)
+        return cli_report(st, &err);
+    json_t *info = json_loads(text, 0, NULL);
+    free(text);
+    const json_t *all = json_object_get(info, "columns");
+    json_t *cols = json_array();
+    for (int64_t i = 0; cols && i < schema->n_children; i++) {
+        size_t k;
+        const json_t *c;
+        json_array_foreach (all, k, c) {
+            const char *name = json_string_value(json_object_get(c, "name"));
+            if (name && strcmp(name, schema->children[i]->name) == 0)
+                json_array_append(cols, (json_t *)c);
+        }
+    }
+    struct error e;
+    int rc = cols ? textio_table_from_columns(cols, def, &e) : -1;
+    json_decref(cols);
+    json_decref(info);
+    if (rc != 0) {
+        fprintf(stderr, "hoglake: the table's definition: %s\n", cols ? e.msg : "out of memory");
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
+/* The stream as one Parquet file, its columns carrying the table's field
+ * ids, into fd. */
+static int write_parquet(struct ArrowArrayStream *s, hl_table *t, const struct hl_at *at, int fd)
+{
+    struct ArrowSchema schema;
+    if (s->get_schema(s, &schema) != 0) {
+        fprintf(stderr, "hoglake: %s\n", s->get_last_error(s) ? s->get_last_error(s) : "no schema");
+        return EXIT_FAILURE_OTHER;
+    }
+    struct arena arena;
+    arena_init(&arena, 0);
+    struct lake_table def;
+    lake_table_init(&def, &arena);
+    int rc = output_definition(t, at, &schema, &def);
+    struct pq_write_options o;
+    pq_write_options_default(&o);
+    struct pq_sink sink = {pq_sink_fd_write, &fd};
+    struct pq_writer *w = NULL;
+    struct error err;
+    if (rc == EXIT_OK && pq_writer_open(&def, &o, &sink, &w, &err) != 0) {
+        fprintf(stderr, "hoglake: %s\n", err.msg);
+        rc = EXIT_FAILURE_OTHER;
+    }
+    while (rc == EXIT_OK) {
+        struct ArrowArray batch;
+        if (next_rows(s, &batch) != 0) {
+            rc = EXIT_FAILURE_OTHER;
+            break;
+        }
+        if (!batch.release)
+            break;
+        if (pq_writer_write(w, &schema, &batch, &err) != 0) {
+            fprintf(stderr, "hoglake: writing Parquet: %s\n", err.msg);
+            rc = EXIT_FAILURE_OTHER;
+        }
+        batch.release(&batch);
+    }
+    if (w && rc == EXIT_OK) {
+        struct pq_write_result res;
+        if (pq_writer_close(w, &res, &err) != 0) {
+            fprintf(stderr, "hoglake: writing Parquet: %s\n", err.msg);
+            rc = EXIT_FAILURE_OTHER;
+        } else {
+            pq_write_result_release(&res);
+        }
+    } else if (w) {
+        pq_writer_free(w);
+    }
+    lake_table_release(&def);
+    arena_free(&arena);
+    schema.release(&schema);
     return rc;
 }
 
@@ -605,34 +701,123 @@ static bool row_format(const char *fmt, enum textio_format *out)
     return true;
 }
 
-static int run_read(struct cli *cli, const struct cli_args *a)
+/* --columns a,b,c split in place into names (at most CLI_MAX_VALUES). */
+static int split_columns(char *list, const char **names, size_t *n)
 {
-    const char *fmt = cli_opt_value(a, "format");
+    *n = 0;
+    for (char *name = list, *end; name; name = end) {
+        end = strchr(name, ',');
+        if (end)
+            *end++ = '\0';
+        if (!*name)
+            return cli_usage_error("--columns takes names separated by commas, without empty ones");
+        if (*n == CLI_MAX_VALUES)
+            return cli_usage_error("--columns takes at most %d names", CLI_MAX_VALUES);
+        names[(*n)++] = name;
+    }
+    return EXIT_OK;
+}
+
+static void print_scan_stats(const struct hl_scan_stats *st)
+{
+    fprintf(stderr,
+            "files: %lld read, %lld pruned; row groups: %lld read, %lld pruned; pages: %lld "
+            "read, %lld pruned; rows: %lld\n",
+            (long long)st->files_scanned, (long long)st->files_pruned,
+            (long long)st->row_groups_scanned, (long long)st->row_groups_pruned,
+            (long long)st->pages_scanned, (long long)st->pages_pruned, (long long)st->rows_matched);
+}
+
+/* Where the rows go: --output, else stdout (which must not be a terminal
+ * for Parquet). *f is NULL for Parquet, *fd the descriptor. */
+static int open_output(const char *path, bool parquet, FILE **f, int *fd)
+{
+    *f = stdout;
+    *fd = STDOUT_FILENO;
+    if (!path) {
+        if (parquet && isatty(STDOUT_FILENO))
+            return cli_usage_error("--format parquet writes binary: give --output FILE or "
+                                   "redirect stdout");
+        return EXIT_OK;
+    }
+    *f = fopen(path, "wb");
+    if (!*f) {
+        fprintf(stderr, "hoglake: %s: %s\n", path, strerror(errno));
+        return EXIT_FAILURE_OTHER;
+    }
+    *fd = fileno(*f);
+    return EXIT_OK;
+}
+
+struct read_request {
+    struct hl_at at;
+    struct hl_scan_options options;
+    const char *names[CLI_MAX_VALUES];
+    char *columns; /* --columns, split in place */
+    bool parquet;
     enum textio_format format;
-    if (!row_format(fmt, &format))
-        return cli_usage_error("--format takes csv or jsonl, not '%s'", fmt);
-    int64_t limit = INT64_MAX, snapshot = -1;
-    if (cli_opt_i64(a, "limit", 0, &limit) != EXIT_OK ||
+};
+
+static int parse_read(const struct cli_args *a, struct read_request *q)
+{
+    memset(q, 0, sizeof *q);
+    hl_scan_options_init(&q->options);
+    const char *fmt = cli_opt_value(a, "format");
+    q->parquet = fmt && strcmp(fmt, "parquet") == 0;
+    if (!q->parquet && !row_format(fmt, &q->format))
+        return cli_usage_error("--format takes csv, jsonl or parquet, not '%s'", fmt);
+    int64_t snapshot = -1;
+    if (cli_opt_i64(a, "limit", 0, &q->options.limit) != EXIT_OK ||
         cli_opt_i64(a, "snapshot", 0, &snapshot) != EXIT_OK)
         return EXIT_USAGE;
-    const char *at_ts = cli_opt_value(a, "at");
-    if (snapshot >= 0 && at_ts)
+    if (!cli_opt_given(a, "limit"))
+        q->options.limit = -1;
+    q->at = (struct hl_at){snapshot, cli_opt_value(a, "at")};
+    if (snapshot >= 0 && q->at.at_timestamp)
         return cli_usage_error("give --snapshot or --at, not both");
-    struct cli_table h;
-    int rc = open_table(cli, a->positional[0], &h);
-    if (rc != EXIT_OK)
+    q->options.predicate = cli_opt_value(a, "where");
+    if (cli_opt_given(a, "columns")) {
+        q->columns = strdup(cli_opt_value(a, "columns"));
+        if (!q->columns)
+            return cli_usage_error("out of memory");
+        int rc = split_columns(q->columns, q->names, &q->options.ncolumns);
+        q->options.columns = q->names;
         return rc;
-    struct hl_at at = {snapshot, at_ts};
+    }
+    return EXIT_OK;
+}
+
+static int run_read(struct cli *cli, const struct cli_args *a)
+{
+    struct read_request q;
+    int rc = parse_read(a, &q);
+    struct hl_scan_stats stats;
+    q.options.stats = &stats;
+    FILE *f = NULL;
+    int fd = -1;
+    if (rc == EXIT_OK)
+        rc = open_output(cli_opt_value(a, "output"), q.parquet, &f, &fd);
+    struct cli_table h = {0};
+    if (rc == EXIT_OK)
+        rc = open_table(cli, a->positional[0], &h);
     struct ArrowArrayStream s;
     struct hl_error err;
-    hl_status st = hl_table_scan(h.table, &at, &s, &err);
+    hl_status st = rc == EXIT_OK ? hl_table_scan_with(h.table, &q.at, &q.options, &s, &err) : HL_OK;
     if (st != HL_OK) {
         rc = cli_report(st, &err);
-    } else {
-        rc = render_stream(&s, format, limit);
+    } else if (rc == EXIT_OK) {
+        rc = q.parquet ? write_parquet(&s, h.table, &q.at, fd) : render_stream(&s, q.format, f);
         s.release(&s);
+        if (rc == EXIT_OK && cli_opt_given(a, "stats"))
+            print_scan_stats(&stats);
     }
-    cli_table_close(&h);
+    if (h.table)
+        cli_table_close(&h);
+    if (f && f != stdout && fclose(f) != 0 && rc == EXIT_OK) {
+        fprintf(stderr, "hoglake: %s: %s\n", cli_opt_value(a, "output"), strerror(errno));
+        rc = EXIT_FAILURE_OTHER;
+    }
+    free(q.columns);
     return rc;
 }
 
@@ -652,7 +837,7 @@ int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from,
     if (st != HL_OK) {
         rc = cli_report(st, &err);
     } else {
-        rc = render_stream(&s, format, INT64_MAX);
+        rc = render_stream(&s, format, stdout);
         s.release(&s);
     }
     cli_table_close(&h);
@@ -674,8 +859,14 @@ static const struct cli_opt append_opts[] = {
 static const struct cli_opt read_opts[] = {
     {"snapshot", true, false, "N  read as of snapshot N"},
     {"at", true, false, "TIME  read as of an ISO-8601 instant"},
-    {"format", true, false, "csv|jsonl  the output (default jsonl)"},
-    {"limit", true, false, "N  print at most N rows"},
+    {"format", true, false,
+     "csv|jsonl|parquet  the output (default jsonl; parquet: one file with the table's field "
+     "ids)"},
+    {"limit", true, false, "N  stop after N rows"},
+    {"columns", true, false, "A,B,...  only these columns, in this order"},
+    {"where", true, false, "EXPR  only the rows the predicate selects (see hoglake delete)"},
+    {"output", true, false, "FILE  write there instead of stdout"},
+    {"stats", false, false, "print the pruning counters on stderr"},
 };
 
 int cmd_append(struct cli *cli, int argc, char **argv)
@@ -695,7 +886,8 @@ int cmd_append(struct cli *cli, int argc, char **argv)
 int cmd_read(struct cli *cli, int argc, char **argv)
 {
     static const struct cli_verb v = {"read",
-                                      "print a table's rows (through its scan plan)",
+                                      "print a table's rows, or some of them (through its scan "
+                                      "plan, pruned by the predicate)",
                                       "read CATALOG.NAMESPACE.TABLE [options]",
                                       read_opts,
                                       sizeof read_opts / sizeof read_opts[0],

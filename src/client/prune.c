@@ -1,8 +1,12 @@
 /* Pruning by partition values and statistics: see prune.h. */
 #include "client/prune.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "client/internal.h"
 #include "expr/expr.h"
+#include "lake/dv.h"
 #include "lake/partition.h"
 #include "parquet/reader.h"
 #include "util/error.h"
@@ -46,4 +50,144 @@ bool client_row_group_may_match(const struct lake_table *t, const struct expr_pr
                                   &e) != 0)
         return true;
     return expr_pred_may_match(pred, fs, n);
+}
+
+/* One predicate column's page index in a row group, and each page's
+ * statistics. */
+struct column_pages {
+    struct pq_page_index pi;
+    struct expr_field_stats *stats;
+    bool *known; /* stats[p] says something */
+    size_t next; /* the page of the segment being judged */
+};
+
+static int leaf_of(const struct pq_schema *schema, int64_t field_id)
+{
+    for (int l = 0; l < schema->nleaves; l++) {
+        const struct pq_schema_element *el = schema->leaves[l]->el;
+        if (el->has_field_id && el->field_id == field_id)
+            return l;
+    }
+    return -1;
+}
+
+/* The page index of field_id's chunk in row group g with its pages'
+ * statistics; false when there is none to use. */
+static bool read_column_pages(const struct lake_table *t, struct pq_reader *r, size_t g,
+                              int64_t field_id, struct arena *a, struct column_pages *out)
+{
+    const struct pq_schema *schema = pq_reader_schema(r);
+    int leaf = leaf_of(schema, field_id);
+    struct error e;
+    memset(out, 0, sizeof *out);
+    if (leaf < 0 || pq_reader_page_index(r, g, leaf, a, &out->pi, &e) != 0 ||
+        !out->pi.has_offsets || !out->pi.has_bounds)
+        return false;
+    size_t np = out->pi.offsets.npages;
+    out->stats = arena_calloc(a, np ? np : 1, sizeof *out->stats);
+    out->known = arena_calloc(a, np ? np : 1, sizeof *out->known);
+    if (!out->stats || !out->known)
+        return false;
+    bool any = false;
+    for (size_t p = 0; p < np; p++) {
+        int rc = expr_stats_from_page(t, schema, leaf, &out->pi, p, a, &out->stats[p], &e);
+        if (rc < 0)
+            return false;
+        out->known[p] = rc == 0;
+        any = any || rc == 0;
+    }
+    return any;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every page start of the columns and the row group's end, sorted and
+ * distinct: the segments' bounds. */
+static int64_t *segment_bounds(const struct column_pages *cols, size_t ncols, int64_t num_rows,
+                               struct arena *a, size_t *nbounds)
+{
+    size_t cap = 1;
+    for (size_t k = 0; k < ncols; k++)
+        cap += cols[k].pi.offsets.npages;
+    int64_t *b = arena_calloc(a, cap, sizeof *b);
+    if (!b)
+        return NULL;
+    size_t n = 0;
+    for (size_t k = 0; k < ncols; k++)
+        for (size_t p = 0; p < cols[k].pi.offsets.npages; p++)
+            b[n++] = cols[k].pi.offsets.pages[p].first_row_index;
+    b[n++] = num_rows;
+    qsort(b, n, sizeof *b, cmp_i64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || b[i] != b[m - 1])
+            b[m++] = b[i];
+    *nbounds = m;
+    return b;
+}
+
+/* Whether the rows from `begin` may match: each column's page holding
+ * begin judged together. */
+static bool segment_may_match(const struct expr_pred *pred, struct column_pages *cols, size_t ncols,
+                              int64_t begin, struct expr_field_stats *stats)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < ncols; k++) {
+        struct column_pages *c = &cols[k];
+        while (c->next + 1 < c->pi.offsets.npages &&
+               c->pi.offsets.pages[c->next + 1].first_row_index <= begin)
+            c->next++;
+        if (c->known[c->next])
+            stats[m++] = c->stats[c->next];
+    }
+    return expr_pred_may_match(pred, stats, m);
+}
+
+int client_row_group_pages(const struct lake_table *t, const struct expr_pred *pred,
+                           struct pq_reader *r, size_t g, struct arena *scratch,
+                           struct pq_row_range **ranges, size_t *n)
+{
+    *ranges = NULL;
+    *n = 0;
+    const struct expr_columns *want = expr_pred_columns(pred);
+    const struct pq_file_meta *meta = pq_reader_meta(r);
+    if (g >= meta->nrow_groups || want->nfield_ids == 0)
+        return 1;
+    int64_t num_rows = meta->row_groups[g].num_rows;
+    struct column_pages *cols = arena_calloc(scratch, want->nfield_ids, sizeof *cols);
+    struct expr_field_stats *stats = arena_calloc(scratch, want->nfield_ids, sizeof *stats);
+    if (!cols || !stats)
+        return 1;
+    size_t ncols = 0;
+    for (size_t i = 0; i < want->nfield_ids; i++)
+        ncols += read_column_pages(t, r, g, want->field_ids[i], scratch, &cols[ncols]);
+    size_t nbounds = 0;
+    int64_t *bounds = ncols ? segment_bounds(cols, ncols, num_rows, scratch, &nbounds) : NULL;
+    struct pq_row_range *out = bounds ? arena_calloc(scratch, nbounds, sizeof *out) : NULL;
+    if (!out)
+        return 1;
+    for (size_t i = 0; i + 1 < nbounds; i++) {
+        if (!segment_may_match(pred, cols, ncols, bounds[i], stats))
+            continue;
+        if (*n > 0 && out[*n - 1].end == bounds[i])
+            out[*n - 1].end = bounds[i + 1];
+        else
+            out[(*n)++] = (struct pq_row_range){bounds[i], bounds[i + 1]};
+    }
+    *ranges = out;
+    return 0;
+}
+
+void client_mask_positions(const struct lake_dv *dv, uint64_t first,
+                           const struct pq_row_range *ranges, size_t n, uint8_t *keep)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < n; k++)
+        for (int64_t row = ranges[k].begin; row < ranges[k].end; row++, i++)
+            if (lake_dv_contains(dv, first + (uint64_t)row))
+                keep[i] = 0;
 }

@@ -8,10 +8,13 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct arena;
 struct expr_pred;
+struct lake_dv;
 struct lake_table;
+struct pq_row_range;
 struct pq_reader;
 
 /* Whether the DataFile df (a scan plan's, with column_stats when the plan
@@ -25,5 +28,24 @@ bool client_file_may_match(const struct lake_table *t, const struct expr_pred *p
  * statistics (none: it may). */
 bool client_row_group_may_match(const struct lake_table *t, const struct expr_pred *pred,
                                 struct pq_reader *r, size_t g, struct arena *scratch);
+
+/* The rows of row group g that may hold a selected row by the page index
+ * of the predicate's columns (the pages of every column meet in segments,
+ * each with one page of each column, judged by those pages' statistics
+ * with expr_pred_may_match, so AND, OR and NOT need no special case), as
+ * sorted, disjoint ranges in the scratch arena, adjacent ones merged.
+ * Returns 0 with the ranges (*n 0: no row may match), or 1 when no column
+ * of the predicate has a page index with bounds (read the row group
+ * whole). A column whose index is missing or does not read constrains
+ * nothing. Out of memory is also 1: pruning only ever saves work. */
+int client_row_group_pages(const struct lake_table *t, const struct expr_pred *pred,
+                           struct pq_reader *r, size_t g, struct arena *scratch,
+                           struct pq_row_range **ranges, size_t *n);
+
+/* Clears keep[i] for each row i of a read of ranges[0..n) of a row group
+ * whose first row is at file position first (row i being the i-th row of
+ * the ranges) when dv holds its position. */
+void client_mask_positions(const struct lake_dv *dv, uint64_t first,
+                           const struct pq_row_range *ranges, size_t n, uint8_t *keep);
 
 #endif

@@ -4,14 +4,19 @@
  * a row group per batch, its columns matched to the table's by field id
  * and converted to the table's types. A file the plan pairs with a
  * deletion vector has the vector's Puffin file fetched with it, and the
- * rows it deletes dropped from each batch. */
+ * rows it deletes dropped from each batch. hl_table_scan_with adds a
+ * projection, a predicate (files, row groups and pages pruned by
+ * client/prune.c, the rows left selected by expr_pred_eval), a limit and
+ * counters. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/prune.h"
 #include "client/tableinfo.h"
+#include "expr/expr.h"
 #include "lake/puffin.h"
 #include "objstore/objstore.h"
 #include "parquet/reader.h"
@@ -56,6 +61,17 @@ struct scan {
     bool deleted_rows;
     bool explicit_ids;
     int64_t row_id_start;
+    /* hl_table_scan_with's options: the predicate (NULL: none; the plan is
+     * then read with its statistics), the top-level columns decoded, the
+     * columns handed out (out_cols[i]: a table column; NULL: all, in
+     * order), the rows still to hand out (< 0: no limit), the counters
+     * and where the caller wants them. */
+    struct expr_pred *pred;
+    bool *wanted;
+    size_t *out_cols;
+    size_t nout;
+    int64_t left;
+    struct hl_scan_stats stats, *stats_out;
     char last_error[HL_ERROR_MESSAGE_MAX];
 };
 
@@ -182,17 +198,34 @@ static int open_file(struct scan *s, const json_t *scan_file)
     struct error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
-    if (rows_project_open(s->reader, &s->table, &s->proj, &pe) != 0)
+    if (rows_project_open_some(s->reader, &s->table, s->wanted, &s->proj, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);
     s->next_group = 0;
     s->group_pos = 0;
     return 0;
 }
 
+/* The stream's schema: the table's, or its projected columns in order. */
+static int output_schema(const struct scan *s, struct ArrowSchema *out)
+{
+    if (rows_table_arrow_schema(&s->table, out) != 0)
+        return -1;
+    if (!s->out_cols)
+        return 0;
+    struct ArrowSchema shaped;
+    int rc = arrow_schema_init(&shaped, "+s", "", 0, (int64_t)s->nout);
+    for (size_t i = 0; rc == 0 && i < s->nout; i++)
+        arrow_schema_move(out->children[s->out_cols[i]], shaped.children[i]);
+    out->release(out);
+    if (rc == 0)
+        arrow_schema_move(&shaped, out);
+    return rc;
+}
+
 static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)
 {
     struct scan *s = stream->private_data;
-    if (rows_table_arrow_schema(&s->table, out) != 0)
+    if (output_schema(s, out) != 0)
         return scan_fail(s, "out of memory"), ENOMEM;
     return 0;
 }
@@ -272,6 +305,119 @@ static int next_batch(struct scan *s, struct ArrowArray *out)
     return rc;
 }
 
+/* The rows of the batch (read from ranges of a row group at file position
+ * first) the predicate selects and the deletion vector leaves, the rest
+ * dropped. */
+static int filter_batch(struct scan *s, struct ArrowArray *b, uint64_t first,
+                        const struct pq_row_range *ranges, size_t nranges)
+{
+    uint8_t *keep = malloc((size_t)b->length + 1);
+    if (!keep)
+        return scan_fail(s, "out of memory");
+    struct error e;
+    int rc = 0;
+    if (s->pred)
+        rc = expr_pred_eval(s->pred, &s->schema, b, keep, NULL, &e);
+    else
+        memset(keep, 1, (size_t)b->length);
+    if (rc == 0 && s->dv.n > 0)
+        client_mask_positions(&s->dv, first, ranges, nranges, keep);
+    if (rc == 0)
+        rc = rows_filter(&s->schema, b, keep, &e);
+    free(keep);
+    return rc == 0 ? 0 : scan_fail(s, "%s", e.msg);
+}
+
+/* The rows of row group g that may match: every row without a predicate
+ * or a page index; none when its statistics rule it out. */
+static int group_ranges(struct scan *s, size_t g, struct arena *scratch,
+                        struct pq_row_range **ranges, size_t *n, bool *by_pages)
+{
+    const struct pq_file_meta *meta = pq_reader_meta(s->reader);
+    *by_pages = false;
+    if (s->pred && !client_row_group_may_match(&s->table, s->pred, s->reader, g, scratch)) {
+        *n = 0;
+        return 0;
+    }
+    if (s->pred &&
+        client_row_group_pages(&s->table, s->pred, s->reader, g, scratch, ranges, n) == 0) {
+        *by_pages = true;
+        return 0;
+    }
+    *ranges = arena_calloc(scratch, 1, sizeof **ranges);
+    if (!*ranges)
+        return scan_fail(s, "out of memory");
+    **ranges = (struct pq_row_range){0, meta->row_groups[g].num_rows};
+    *n = 1;
+    return 0;
+}
+
+/* A row group of the open file read for hl_table_scan_with: pruned (out
+ * left released), or its pages that may match decoded and filtered. */
+static int next_filtered_batch(struct scan *s, struct ArrowArray *out)
+{
+    size_t g = s->next_group++;
+    uint64_t first = s->group_pos;
+    s->group_pos += (uint64_t)pq_reader_meta(s->reader)->row_groups[g].num_rows;
+    struct arena scratch;
+    arena_init(&scratch, 0);
+    struct pq_row_range *ranges = NULL;
+    size_t n = 0;
+    bool by_pages = false;
+    int rc = group_ranges(s, g, &scratch, &ranges, &n, &by_pages);
+    struct pq_range_read_stats read = {0};
+    struct error e;
+    if (rc == 0 && n == 0)
+        s->stats.row_groups_pruned++;
+    else if (rc == 0 &&
+             (by_pages ? rows_project_read_ranges(s->reader, g, ranges, n, &s->proj, &s->table, out,
+                                                  &read, &e)
+                       : rows_project_read(s->reader, g, &s->proj, &s->table, out, &e)) != 0)
+        rc = scan_fail(s, "%s", e.msg);
+    else if (rc == 0) {
+        s->stats.row_groups_scanned++;
+        s->stats.pages_scanned += (int64_t)read.pages_read;
+        s->stats.pages_pruned += (int64_t)read.pages_skipped;
+        if (filter_batch(s, out, first, ranges, n) != 0) {
+            out->release(out);
+            rc = -1;
+        }
+    }
+    arena_free(&scratch);
+    return rc;
+}
+
+/* The batch as handed out: at most the rows still wanted, the projected
+ * columns in their order. */
+static int shape_output(struct scan *s, struct ArrowArray *b)
+{
+    struct error e;
+    if (s->left >= 0 && b->length > s->left) {
+        uint8_t *keep = calloc((size_t)b->length, 1);
+        if (!keep)
+            return scan_fail(s, "out of memory");
+        memset(keep, 1, (size_t)s->left);
+        int rc = rows_filter(&s->schema, b, keep, &e);
+        free(keep);
+        if (rc != 0)
+            return scan_fail(s, "%s", e.msg);
+    }
+    if (s->left >= 0)
+        s->left -= b->length;
+    s->stats.rows_matched += b->length;
+    if (!s->out_cols)
+        return 0;
+    struct ArrowArray shaped;
+    if (arrow_array_init(&shaped, 1, (int64_t)s->nout) != 0)
+        return scan_fail(s, "out of memory");
+    shaped.length = b->length;
+    for (size_t i = 0; i < s->nout; i++)
+        arrow_array_move(b->children[s->out_cols[i]], shaped.children[i]);
+    b->release(b);
+    arrow_array_move(&shaped, b);
+    return 0;
+}
+
 /* Replaces the page read to its end with the plan's next page. */
 static int next_plan_page(struct scan *s)
 {
@@ -279,7 +425,8 @@ static int next_plan_page(struct scan *s)
     json_t *files = NULL;
     char *next = NULL;
     struct hl_error e;
-    hl_status st = client_plan_page(s->handle, &at, false, s->next_token, &files, &next, &e);
+    hl_status st =
+        client_plan_page(s->handle, &at, s->pred != NULL, s->next_token, &files, &next, &e);
     free(s->next_token);
     s->next_token = next;
     if (st != HL_OK)
@@ -290,32 +437,72 @@ static int next_plan_page(struct scan *s)
     return 0;
 }
 
+/* The next row group's batch of the open file (out left released when
+ * none of its rows is handed out). */
+static int read_group(struct scan *s, struct ArrowArray *out)
+{
+    bool options = s->pred || s->out_cols || s->left >= 0 || s->stats_out;
+    int rc = options ? next_filtered_batch(s, out) : next_batch(s, out);
+    if (rc == 0 && out->release && out->length == 0)
+        out->release(out); /* every row of the group deleted or filtered out */
+    if (rc == 0 && out->release && options && shape_output(s, out) != 0) {
+        out->release(out);
+        rc = -1;
+    }
+    if (s->stats_out)
+        *s->stats_out = s->stats;
+    return rc;
+}
+
+/* Opens the plan's next file, or counts it pruned. */
+static int next_file(struct scan *s)
+{
+    const json_t *sf = json_array_get(s->plan, s->next_file++);
+    if (s->pred) {
+        struct arena scratch;
+        arena_init(&scratch, 0);
+        bool may =
+            client_file_may_match(&s->table, s->pred, json_object_get(sf, "data_file"), &scratch);
+        arena_free(&scratch);
+        if (!may) {
+            s->stats.files_pruned++;
+            return 0;
+        }
+    }
+    if (open_file(s, sf) != 0) {
+        close_file(s);
+        return -1;
+    }
+    s->stats.files_scanned++;
+    return 0;
+}
+
 static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out)
 {
     struct scan *s = stream->private_data;
     memset(out, 0, sizeof *out);
-    for (;;) {
+    while (s->left != 0) {
         if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups) {
-            if (next_batch(s, out) != 0)
+            if (read_group(s, out) != 0)
                 return EIO;
-            if (out->length > 0)
+            if (out->release)
                 return 0;
-            out->release(out); /* every row of the group deleted */
             continue;
         }
         close_file(s);
         if (s->next_file >= json_array_size(s->plan)) {
             if (!s->next_token)
-                return 0; /* the end: out stays released */
+                break;
             if (next_plan_page(s) != 0)
                 return EIO;
             continue;
         }
-        if (open_file(s, json_array_get(s->plan, s->next_file++)) != 0) {
-            close_file(s);
+        if (next_file(s) != 0)
             return EIO;
-        }
     }
+    if (s->stats_out)
+        *s->stats_out = s->stats;
+    return 0; /* the end: out stays released */
 }
 
 static const char *scan_last_error(struct ArrowArrayStream *stream)
@@ -369,6 +556,7 @@ static hl_status scan_open(hl_table *t, const json_t *info, json_t *plan, bool c
     lake_table_init(&s->table, &s->arena);
     s->plan = plan;
     s->changes = changes;
+    s->left = -1;
     hl_status st = client_table_from_info(info, &s->table, err);
     if (st == HL_OK && changes)
         st = add_change_columns(&s->table, err);
@@ -420,8 +608,78 @@ static hl_status table_info_at(hl_table *t, const struct hl_at *at, json_t **inf
     return HL_OK;
 }
 
+void hl_scan_options_init(struct hl_scan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->limit = -1;
+}
+
+/* The projection's table columns, in the order asked, into s. */
+static hl_status resolve_columns(struct scan *s, const struct hl_scan_options *o,
+                                 struct hl_error *err)
+{
+    size_t n = s->table.root.nchildren;
+    s->out_cols = arena_calloc(&s->arena, o->ncolumns, sizeof *s->out_cols);
+    if (!s->out_cols)
+        return client_nomem(err);
+    s->nout = o->ncolumns;
+    for (size_t i = 0; i < o->ncolumns; i++) {
+        const char *name = o->columns[i];
+        size_t c = 0;
+        while (c < n && (!name || strcmp(s->table.root.children[c]->name, name) != 0))
+            c++;
+        if (c == n)
+            return client_fail(err, HL_ERR_INVALID_ARGUMENT, "unknown_column",
+                               "the table has no column '%s'", name ? name : "(null)");
+        if (s->wanted[c])
+            return client_fail(err, HL_ERR_INVALID_ARGUMENT, "unknown_column",
+                               "column '%s' is asked for twice", name);
+        s->wanted[c] = true;
+        s->out_cols[i] = c;
+    }
+    return HL_OK;
+}
+
+/* The options into s: the columns to decode and hand out, the predicate
+ * bound to the table read, the limit and the counters. */
+static hl_status apply_options(struct scan *s, const struct hl_scan_options *o,
+                               struct hl_error *err)
+{
+    size_t n = s->table.root.nchildren;
+    s->left = o->limit < 0 ? -1 : o->limit;
+    s->stats_out = o->stats;
+    if (o->stats)
+        memset(o->stats, 0, sizeof *o->stats);
+    s->wanted = arena_calloc(&s->arena, n ? n : 1, sizeof *s->wanted);
+    if (!s->wanted)
+        return client_nomem(err);
+    if (o->ncolumns == 0)
+        memset(s->wanted, 1, n * sizeof *s->wanted);
+    else if (resolve_columns(s, o, err) != HL_OK)
+        return err->status;
+    if (!o->predicate)
+        return HL_OK;
+    struct error e;
+    if (expr_compile_predicate(&s->arena, &s->table, o->predicate, strlen(o->predicate), &s->pred,
+                               &e) != 0)
+        return e.code == ERR_NOMEM
+                   ? client_nomem(err)
+                   : client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_predicate", "%s", e.msg);
+    const struct expr_columns *cols = expr_pred_columns(s->pred);
+    for (size_t i = 0; i < cols->ntop; i++)
+        s->wanted[cols->top[i]] = true;
+    return HL_OK;
+}
+
 hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArrayStream *out,
                         struct hl_error *err)
+{
+    return hl_table_scan_with(t, at, NULL, out, err);
+}
+
+hl_status hl_table_scan_with(hl_table *t, const struct hl_at *at,
+                             const struct hl_scan_options *options, struct ArrowArrayStream *out,
+                             struct hl_error *err)
 {
     memset(out, 0, sizeof *out);
     hl_status st = client_check_at(at, err);
@@ -436,23 +694,22 @@ hl_status hl_table_scan(hl_table *t, const struct hl_at *at, struct ArrowArraySt
     st = table_info_at(t, travel ? at : t->ddl_snapshot >= 0 ? &pin : NULL, &info, &snapshot, err);
     if (st != HL_OK)
         return st;
+    /* The options bind to the table read, before the plan is asked for. */
+    st = scan_open(t, info, NULL, false, out, err);
+    json_decref(info);
+    struct scan *s = st == HL_OK ? out->private_data : NULL;
+    if (s && options)
+        st = apply_options(s, options, err);
     /* The plan's first page now (its errors are this call's); the rest as
      * the stream reaches them, at the same snapshot. */
     struct hl_at at_read = {snapshot, NULL};
-    json_t *plan = NULL;
-    char *next = NULL;
-    st = client_plan_page(t, &at_read, false, NULL, &plan, &next, err);
-    if (st == HL_OK)
-        st = client_scan_plan(t, info, plan, out, err);
-    json_decref(info);
     if (st == HL_OK) {
-        struct scan *s = out->private_data;
         s->handle = t;
         s->snapshot = snapshot;
-        s->next_token = next;
-    } else {
-        free(next);
+        st = client_plan_page(t, &at_read, s->pred != NULL, NULL, &s->plan, &s->next_token, err);
     }
+    if (st != HL_OK && out->release)
+        out->release(out);
     return st;
 }
 

@@ -83,6 +83,7 @@
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "parquet/meta.h"
+#include "parquet/reader.h"
 #include "parquet/schema.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -211,6 +212,20 @@ int expr_stats_from_json(const struct lake_table *t, const json_t *column_stats,
 int expr_stats_from_row_group(const struct lake_table *t, const struct pq_file_meta *meta,
                               const struct pq_schema *schema, size_t g, struct arena *a,
                               struct expr_field_stats **out, size_t *n, struct error *err);
+
+/* Page p's statistics of leaf `leaf` of a Parquet file (pi: that column
+ * chunk's page index, read with pq_reader_page_index; schema: the file's
+ * schema tree), as statistics of the column of t with the leaf's field id:
+ * its PLAIN min and max as bounds (colstats' rules: absent when the leaf
+ * cannot bound the column's type or a value does not decode; a byte
+ * array's cut bounds still bound), its null count when the index has one,
+ * and as value count the page's rows when the leaf is not repeated. A
+ * page of nulls only (null_pages) has every value null. Returns 1 when
+ * there is nothing to say (no bounds in the index, a leaf without a field
+ * id or one t does not have), 0 with *out filled, -1 for ERR_NOMEM. */
+int expr_stats_from_page(const struct lake_table *t, const struct pq_schema *schema, int leaf,
+                         const struct pq_page_index *pi, size_t p, struct arena *a,
+                         struct expr_field_stats *out, struct error *err);
 
 /* False only when no row of a file with these partition values can
  * satisfy the predicate. spec is the partition spec the file was written

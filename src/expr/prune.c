@@ -339,6 +339,39 @@ int expr_stats_from_row_group(const struct lake_table *t, const struct pq_file_m
     return 0;
 }
 
+int expr_stats_from_page(const struct lake_table *t, const struct pq_schema *schema, int leaf,
+                         const struct pq_page_index *pi, size_t p, struct arena *a,
+                         struct expr_field_stats *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (leaf < 0 || leaf >= schema->nleaves || !pi->has_offsets || !pi->has_bounds ||
+        p >= pi->bounds.npages || p >= pi->offsets.npages)
+        return 1;
+    const struct pq_node *node = schema->leaves[leaf];
+    const struct lake_column *c =
+        node->el->has_field_id ? lake_table_find_field(t, node->el->field_id) : NULL;
+    if (!c)
+        return 1;
+    const struct pq_column_index *ci = &pi->bounds;
+    struct pq_row_range rows;
+    pq_page_index_rows(pi, p, &rows);
+    int64_t nrows = rows.end - rows.begin;
+    *out = (struct expr_field_stats){.field_id = c->field_id,
+                                     .value_count = node->rep_level == 0 ? nrows : -1,
+                                     .null_count = ci->null_counts ? ci->null_counts[p] : -1,
+                                     .nan_count = -1};
+    if (ci->null_pages[p]) {
+        out->null_count = out->value_count;
+        return 0;
+    }
+    bool oom = false;
+    out->lower = pq_stat_bound(c, node->el, ci->min_values[p], ci->min_lens[p], true, a,
+                               &out->lower_len, &oom);
+    out->upper = pq_stat_bound(c, node->el, ci->max_values[p], ci->max_lens[p], false, a,
+                               &out->upper_len, &oom);
+    return oom ? error_nomem(err) : 0;
+}
+
 /* ---- partitions ---- */
 
 struct pvalue {
@@ -370,11 +403,22 @@ static bool may_cmp_partition(const struct colref *r, const struct lake_partitio
         return expr_op_holds(op, expr_value_compare(k, &pv->v, lit));
     /* year, month, day, hour and truncate keep order (x <= y gives T(x) <=
      * T(y)); bucket keeps equality only. */
-    struct lake_value tv;
-    if ((f->transform == LTR_BUCKET && op != OP_EQ) || op == OP_NE || !transformed(r, f, lit, &tv))
+    struct lake_value tv, edge = *lit;
+    if ((f->transform == LTR_BUCKET && op != OP_EQ) || op == OP_NE)
+        return true;
+    /* A strict bound on a date or timestamp is the next value inclusive:
+     * ts < '2026-01-03' is ts <= its last instant before, whose day is the
+     * 2nd, so day(ts) <= the 2nd. */
+    bool temporal = f->transform == LTR_YEAR || f->transform == LTR_MONTH ||
+                    f->transform == LTR_DAY || f->transform == LTR_HOUR;
+    if (temporal && op == OP_LT && !lit->null && lit->i > INT64_MIN)
+        edge.i = lit->i - 1, op = OP_LE;
+    else if (temporal && op == OP_GT && !lit->null && lit->i < INT64_MAX)
+        edge.i = lit->i + 1, op = OP_GE;
+    if (!transformed(r, f, &edge, &tv))
         return true;
     int c = expr_value_compare(k, &pv->v, &tv);
-    /* x < lit gives T(x) <= T(lit): the bounds close over the transform. */
+    /* x <= lit gives T(x) <= T(lit): the bounds close over the transform. */
     switch (op) {
     case OP_EQ: return c == 0;
     case OP_LT:

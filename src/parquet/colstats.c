@@ -384,6 +384,19 @@ static const uint8_t *encode(const struct lake_column *c, const struct val *v, b
     return out;
 }
 
+const uint8_t *pq_stat_bound(const struct lake_column *c, const struct pq_schema_element *el,
+                             const uint8_t *plain, size_t len, bool lower, struct arena *arena,
+                             size_t *bound_len, bool *oom)
+{
+    struct leaf_shape shape;
+    struct val v;
+    shape_of(el, &shape);
+    *bound_len = 0;
+    if (!readable(c, &shape) || !decode(c, &shape, plain, len, &v))
+        return NULL;
+    return encode(c, &v, lower, arena, bound_len, oom);
+}
+
 /* ---- one leaf ---- */
 
 struct ctx {

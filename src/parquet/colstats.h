@@ -47,6 +47,7 @@
 #ifndef HL_PARQUET_COLSTATS_H
 #define HL_PARQUET_COLSTATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -76,5 +77,15 @@ int pq_footer_column_stats(const struct pq_file_meta *meta, const struct pq_sche
 int pq_row_group_column_stats(const struct pq_file_meta *meta, const struct pq_schema *schema,
                               const struct lake_table *table, size_t g, struct arena *arena,
                               struct pq_col_stats **out, size_t *n, struct error *err);
+
+/* One PLAIN-encoded statistic of footer leaf el (a footer's or a page
+ * index's min or max) as an Iceberg single-value bound of catalog column c
+ * (a lower bound when lower, which decides a zero's sign), into the arena,
+ * under the rules above: NULL when the leaf cannot honestly bound c or the
+ * value does not decode or is not representable, and *oom set when the
+ * arena ran out. */
+const uint8_t *pq_stat_bound(const struct lake_column *c, const struct pq_schema_element *el,
+                             const uint8_t *plain, size_t len, bool lower, struct arena *arena,
+                             size_t *bound_len, bool *oom);
 
 #endif

@@ -75,26 +75,23 @@ int rows_project_open_some(struct pq_reader *r, const struct lake_table *t, cons
     return 0;
 }
 
-int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
-                      const struct lake_table *t, struct ArrowArray *out, struct error *err)
+/* The reader's batch in (taken) through the projection into *out. */
+static int project_batch(struct ArrowArray *in, const struct rows_projection *p,
+                         const struct lake_table *t, struct ArrowArray *out, struct error *err)
 {
-    struct ArrowArray in;
-    memset(out, 0, sizeof *out);
-    if (pq_reader_read_row_group(r, g, &in, err) != 0)
-        return -1;
     if (arrow_array_init(out, 1, (int64_t)p->ncols) != 0) {
-        in.release(&in);
+        in->release(in);
         return error_nomem(err);
     }
-    out->length = in.length;
+    out->length = in->length;
     int rc = 0;
     for (size_t c = 0; c < p->ncols && rc == 0; c++) {
         if (p->map[c] >= 0)
-            arrow_array_move(in.children[p->map[c]], out->children[c]);
+            arrow_array_move(in->children[p->map[c]], out->children[c]);
         else
-            rc = arrow_array_nulls(p->projected.children[c], in.length, out->children[c]);
+            rc = arrow_array_nulls(p->projected.children[c], in->length, out->children[c]);
     }
-    in.release(&in);
+    in->release(in);
     if (rc != 0)
         rc = error_nomem(err);
     else
@@ -102,4 +99,26 @@ int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projectio
     if (rc != 0)
         out->release(out);
     return rc;
+}
+
+int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
+                      const struct lake_table *t, struct ArrowArray *out, struct error *err)
+{
+    struct ArrowArray in;
+    memset(out, 0, sizeof *out);
+    if (pq_reader_read_row_group(r, g, &in, err) != 0)
+        return -1;
+    return project_batch(&in, p, t, out, err);
+}
+
+int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
+                             size_t n, const struct rows_projection *p, const struct lake_table *t,
+                             struct ArrowArray *out, struct pq_range_read_stats *stats,
+                             struct error *err)
+{
+    struct ArrowArray in;
+    memset(out, 0, sizeof *out);
+    if (pq_reader_read_row_ranges(r, g, ranges, n, &in, stats, err) != 0)
+        return -1;
+    return project_batch(&in, p, t, out, err);
 }

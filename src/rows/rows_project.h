@@ -46,6 +46,13 @@ static inline int rows_project_has(const struct rows_projection *p, size_t c)
  * struct of t's top-level columns in t's types. */
 int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
                       const struct lake_table *t, struct ArrowArray *out, struct error *err);
+/* The rows of row group g in ranges[0..n) only, through the projection
+ * (pq_reader_read_row_ranges: only the pages holding them are decoded, and
+ * the batch's row i is the i-th row of the ranges). stats may be NULL. */
+int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
+                             size_t n, const struct rows_projection *p, const struct lake_table *t,
+                             struct ArrowArray *out, struct pq_range_read_stats *stats,
+                             struct error *err);
 void rows_project_free(struct rows_projection *p);
 
 #endif

@@ -154,3 +154,16 @@ void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStre
                                    .release = ob_release,
                                    .private_data = b};
 }
+
+int64_t test_append(hl_table *t, struct ArrowArrayStream *rows, int64_t row_group_bytes)
+{
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.row_group_bytes = row_group_bytes;
+    struct hl_append_result *res = NULL;
+    struct hl_error err;
+    test_check(hl_table_append(t, rows, &o, &res, &err), &err, "append");
+    int64_t snapshot = res->snapshot_id;
+    hl_append_result_free(res);
+    return snapshot;
+}

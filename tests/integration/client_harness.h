@@ -47,4 +47,8 @@ void client_stack_data_path(const struct client_stack *st, const hl_client *c, c
 struct ArrowArrayStream;
 void test_rows_stream(const char *spec, const char *jsonl, struct ArrowArrayStream *out);
 
+/* Appends the stream (taken) to t in one commit, in row groups of about
+ * row_group_bytes; returns its snapshot. Fails the test on an error. */
+int64_t test_append(hl_table *t, struct ArrowArrayStream *rows, int64_t row_group_bytes);
+
 #endif

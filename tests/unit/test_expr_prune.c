@@ -749,6 +749,11 @@ static void test_partition_temporal(void **state)
     PART_KEPT("ts >= '2026-01-15 23:00'", day, dv);
     PART_KEPT("ts < '2026-01-15 00:00:01'", day, dv);
     PART_PRUNED("ts < '2026-01-14 23:59:59'", day, dv);
+    /* A strict bound at a transform's edge: the day before, the day after. */
+    PART_PRUNED("ts < '2026-01-15'", day, dv);
+    PART_KEPT("ts < '2026-01-15 00:00:00.000001'", day, dv);
+    PART_PRUNED("ts > '2026-01-15 23:59:59.999999'", day, dv);
+    PART_KEPT("ts > '2026-01-15 23:59:59.999998'", day, dv);
     PART_KEPT("ts = '2026-01-15 12:00'", day, dv);
     PART_PRUNED("ts = '2026-01-16 00:00'", day, dv);
     PART_PRUNED("ts BETWEEN '2026-01-01' AND '2026-01-10'", day, dv);
@@ -779,6 +784,8 @@ static void test_partition_temporal(void **state)
     assert_string_equal(yv[0], "56");
     PART_KEPT("d < '2026-01-02'", year, yv);
     PART_PRUNED("d < '2025-06-01'", year, yv);
+    PART_PRUNED("d < '2026-01-01'", year, yv);
+    PART_PRUNED("d > '2026-12-31'", year, yv);
     PART_KEPT("d > '2026-12-30'", year, yv);
     PART_PRUNED("d > '2027-01-01'", year, yv);
     /* Timestamps of other units project through the same transform. */

@@ -1,0 +1,585 @@
+/* Reads that select and filter (hl_table_scan_with, hoglake read) end to
+ * end against a real hoglaked, PostgreSQL and a local warehouse, on
+ * designed data: a table partitioned by day(ts), a file a day, each of
+ * several row groups of several pages, k sorted (k = id = the row's
+ * number), so that a predicate on ts prunes partitions and one on k prunes
+ * files, row groups and pages. The counters are checked against the files'
+ * own layout (their footers and page indexes, read here), the rows against
+ * DuckDB running the same filter over the same Parquet files: with a
+ * deletion vector on one file, time travel, a limit, a projection, random
+ * predicates; and hoglake read's flags, its Parquet output read by DuckDB
+ * with its field ids. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/prune.h"
+#include "client/tableinfo.h"
+#include "client_harness.h"
+#include "expr/expr.h"
+#include "harness.h"
+#include "hoglake/hoglake.h"
+#include "parquet/reader.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#if !defined(HL_NODE) || !defined(HOGLAKE_CLI_BIN)
+#error "HL_NODE, HL_INTEROP_DIR and HOGLAKE_CLI_BIN must be defined by the build"
+#endif
+
+enum { DAYS = 3, DAY_ROWS = 100000, DELETED_FROM = 150000, DELETED_TO = 150999 };
+
+static struct client_stack stack;
+static hl_catalog *catalog;
+static hl_namespace *ns;
+static hl_table *table;
+static int64_t s_appended, s_deleted;
+static char files_sql[2048]; /* DuckDB's list of the data files: ['a', 'b', 'c'] */
+static char file_of_day[DAYS][600];
+
+/* The data file holding day d's rows, as DuckDB's list holds it. */
+static void local_files(void)
+{
+    char *text = NULL;
+    struct hl_error err;
+    test_check(hl_table_scan_plan(table, NULL, &text, &err), &err, "scan plan");
+    json_t *plan = jparse(text);
+    free(text);
+    assert_int_equal(json_array_size(plan), DAYS);
+    size_t i;
+    const json_t *sf;
+    struct buf list = BUF_INIT;
+    json_array_foreach (plan, i, sf) {
+        const json_t *df = json_object_get(sf, "data_file");
+        const char *uri = jstr(df, "path");
+        assert_true(strncmp(uri, "file://", 7) == 0);
+        const char *day =
+            json_string_value(json_array_get(json_object_get(df, "partition_values"), 0));
+        assert_non_null(day);
+        int d = (int)strtol(day, NULL, 10) - 20454; /* days since 1970: 2026-01-01 is 20454 */
+        assert_true(d >= 0 && d < DAYS);
+        snprintf(file_of_day[d], sizeof file_of_day[d], "%s", uri + 7);
+        assert_int_equal(buf_printf(&list, "%s'%s'", i ? ", " : "[", uri + 7), 0);
+    }
+    assert_int_equal(buf_puts(&list, "]"), 0);
+    snprintf(files_sql, sizeof files_sql, "%s", list.data);
+    buf_free(&list);
+    json_decref(plan);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    client_stack_up(&stack, "scanfilter");
+    hl_client *c = stack.file_client;
+    char data_path[512];
+    client_stack_data_path(&stack, c, "scanf", data_path, sizeof data_path);
+    struct hl_error err;
+    test_check(hl_catalog_create(c, "scanf", data_path, &catalog, &err), &err, "catalog");
+    test_check(hl_namespace_create(catalog, "ns", &ns, &err), &err, "namespace");
+    test_check(hl_table_create(ns, "events",
+                               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"ts\",\"type\":\"timestamp\",\"nullable\":false},"
+                               "{\"name\":\"k\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"s\",\"type\":\"string\"}]",
+                               NULL, &table, &err),
+               &err, "table create");
+    test_check(hl_table_alter(table,
+                              "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
+                              "id\":2,\"transform\":\"day\"}]}]",
+                              NULL, &err),
+               &err, "partition by day(ts)");
+    hl_table_free(table);
+    test_check(hl_table_open(ns, "events", &table, &err), &err, "table open");
+    /* Row i: day i / DAY_ROWS, 864 ms apart; s null every 10th row. */
+    struct buf jsonl = BUF_INIT;
+    for (int i = 0; i < DAYS * DAY_ROWS; i++) {
+        int d = i / DAY_ROWS;
+        long ms = (long)(i % DAY_ROWS) * 864;
+        char s[32] = "null";
+        if (i % 10)
+            snprintf(s, sizeof s, "\"s%d\"", i % 1000);
+        assert_int_equal(buf_printf(&jsonl,
+                                    "{\"id\":%d,\"ts\":\"2026-01-%02d %02ld:%02ld:%02ld.%03ld\","
+                                    "\"k\":%d,\"s\":%s}\n",
+                                    i, d + 1, ms / 3600000, ms / 60000 % 60, ms / 1000 % 60,
+                                    ms % 1000, i, s),
+                         0);
+    }
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!, ts:timestamp!, k:long!, s:string", jsonl.data, &in);
+    buf_free(&jsonl);
+    s_appended = test_append(table, &in, 1536 * 1024);
+    local_files();
+    /* A deletion vector on the second day's file. */
+    struct hl_delete_options d;
+    hl_delete_options_init(&d);
+    struct hl_delete_result dr;
+    char pred[96];
+    snprintf(pred, sizeof pred, "k BETWEEN %d AND %d", DELETED_FROM, DELETED_TO);
+    test_check(hl_table_delete(table, pred, &d, &dr, &err), &err, "delete");
+    assert_int_equal(dr.rows_deleted, DELETED_TO - DELETED_FROM + 1);
+    s_deleted = dr.snapshot_id;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hl_table_free(table);
+    hl_namespace_free(ns);
+    hl_catalog_free(catalog);
+    client_stack_down(&stack);
+    return 0;
+}
+
+static int by_number(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The values of the stream's column `name` (int64), sorted, a line each;
+ * the stream is released. */
+static char *column_text(struct ArrowArrayStream *s, const char *name, int64_t *nrows)
+{
+    struct ArrowSchema schema;
+    assert_int_equal(s->get_schema(s, &schema), 0);
+    int64_t col = -1;
+    for (int64_t i = 0; i < schema.n_children; i++)
+        if (strcmp(schema.children[i]->name, name) == 0)
+            col = i;
+    schema.release(&schema);
+    assert_true(col >= 0);
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        struct ArrowArray b;
+        if (s->get_next(s, &b) != 0)
+            fail_msg("reading the scan: %s", s->get_last_error(s));
+        if (!b.release)
+            break;
+        assert_true(b.length > 0);
+        const struct ArrowArray *a = b.children[col];
+        for (int64_t i = 0; i < b.length; i++) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                v = realloc(v, cap * sizeof *v);
+                assert_non_null(v);
+            }
+            v[n++] = ((const int64_t *)a->buffers[1])[a->offset + i];
+        }
+        b.release(&b);
+    }
+    s->release(s);
+    if (n)
+        qsort(v, n, sizeof *v, by_number);
+    struct buf out = BUF_INIT;
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(buf_printf(&out, "%" PRId64 "\n", v[i]), 0);
+    free(v);
+    *nrows = (int64_t)n;
+    return out.data ? buf_take(&out) : strdup("");
+}
+
+/* The ids hl_table_scan_with hands out for `where` at snapshot (-1: the
+ * head), with its counters. */
+static char *scan_ids(const char *where, int64_t snapshot, int64_t limit,
+                      struct hl_scan_stats *stats, int64_t *n)
+{
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.predicate = where;
+    o.limit = limit;
+    o.stats = stats;
+    struct hl_at at = {snapshot, NULL};
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    test_check(hl_table_scan_with(table, &at, &o, &s, &err), &err, where);
+    return column_text(&s, "id", n);
+}
+
+/* The ids DuckDB selects with `where` from the data files, less the rows
+ * deleted (unless before_delete). */
+static char *duckdb_ids(const char *where, bool before_delete)
+{
+    char sql[4096];
+    snprintf(sql, sizeof sql, "SELECT id FROM read_parquet(%s) WHERE (%s) AND %s ORDER BY id",
+             files_sql, where, before_delete ? "true" : "NOT (k BETWEEN 150000 AND 150999)");
+    return test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql);
+}
+
+static void expect_as_duckdb(const char *where, int64_t snapshot, struct hl_scan_stats *stats)
+{
+    int64_t n;
+    char *got = scan_ids(where, snapshot, -1, stats, &n);
+    char *want = duckdb_ids(where, snapshot == s_appended);
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s': the scan (%lld rows) and DuckDB disagree", where, (long long)n);
+    assert_int_equal(stats->rows_matched, n);
+    print_message("'%s': %lld rows; files %lld/%lld pruned, row groups %lld/%lld, pages "
+                  "%lld/%lld\n",
+                  where, (long long)n, (long long)stats->files_pruned,
+                  (long long)(stats->files_pruned + stats->files_scanned),
+                  (long long)stats->row_groups_pruned,
+                  (long long)(stats->row_groups_pruned + stats->row_groups_scanned),
+                  (long long)stats->pages_pruned,
+                  (long long)(stats->pages_pruned + stats->pages_scanned));
+    free(got);
+    free(want);
+}
+
+/* The layout of a data file: its row groups' sizes and, per column, the
+ * pages of each row group. */
+struct layout {
+    struct pq_source src;
+    struct pq_reader *r;
+    struct arena a;
+};
+
+static void layout_open(struct layout *l, int day)
+{
+    struct error err;
+    assert_int_equal(pq_source_file(&l->src, file_of_day[day], &err), 0);
+    assert_int_equal(pq_reader_open(&l->src, &l->r, &err), 0);
+    arena_init(&l->a, 0);
+}
+
+static void layout_close(struct layout *l)
+{
+    arena_free(&l->a);
+    pq_reader_free(l->r);
+    pq_source_close(&l->src);
+}
+
+/* The row group holding file row `row`, and that row's place in it. */
+static size_t group_of(const struct layout *l, int64_t row, int64_t *in_group)
+{
+    const struct pq_file_meta *m = pq_reader_meta(l->r);
+    for (size_t g = 0; g < m->nrow_groups; g++) {
+        if (row < m->row_groups[g].num_rows) {
+            *in_group = row;
+            return g;
+        }
+        row -= m->row_groups[g].num_rows;
+    }
+    fail_msg("row past the file");
+    return 0;
+}
+
+/* Of column leaf's pages in row group g: how many hold a row of [b, e). */
+static void pages_over(struct layout *l, size_t g, int leaf, int64_t b, int64_t e, int64_t *hit,
+                       int64_t *total)
+{
+    struct pq_page_index pi;
+    struct error err;
+    assert_int_equal(pq_reader_page_index(l->r, g, leaf, &l->a, &pi, &err), 0);
+    assert_true(pi.has_offsets);
+    *total = (int64_t)pi.offsets.npages;
+    *hit = 0;
+    for (size_t p = 0; p < pi.offsets.npages; p++) {
+        struct pq_row_range rows;
+        pq_page_index_rows(&pi, p, &rows);
+        *hit += rows.begin < e && b < rows.end;
+    }
+}
+
+/* A point lookup on k reads one file, one row group and, of each column,
+ * the one page holding the row. */
+static void point_lookup_prunes_pages(void **state)
+{
+    (void)state;
+    const int64_t key = 123456; /* day 1 */
+    struct layout l;
+    layout_open(&l, 1);
+    const struct pq_file_meta *m = pq_reader_meta(l.r);
+    assert_true(m->nrow_groups >= 2); /* the design: several row groups... */
+    int64_t in_group;
+    size_t g = group_of(&l, key - DAY_ROWS, &in_group);
+    /* ...each of several pages; the row's page of k bounds what is read. */
+    struct pq_page_index ki;
+    struct error err;
+    assert_int_equal(pq_reader_page_index(l.r, g, 2, &l.a, &ki, &err), 0);
+    assert_true(ki.offsets.npages >= 2);
+    struct pq_row_range page = {0, 0};
+    for (size_t p = 0; p < ki.offsets.npages; p++) {
+        struct pq_row_range rows;
+        pq_page_index_rows(&ki, p, &rows);
+        if (rows.begin <= in_group && in_group < rows.end)
+            page = rows;
+    }
+    int64_t want_read = 0, want_skipped = 0;
+    for (int leaf = 0; leaf < 4; leaf++) {
+        int64_t hit, total;
+        pages_over(&l, g, leaf, page.begin, page.end, &hit, &total);
+        want_read += hit;
+        want_skipped += total - hit;
+    }
+    struct hl_scan_stats st;
+    char where[64];
+    snprintf(where, sizeof where, "k = %lld", (long long)key);
+    expect_as_duckdb(where, -1, &st);
+    assert_int_equal(st.rows_matched, 1);
+    assert_int_equal(st.files_scanned, 1);
+    assert_int_equal(st.files_pruned, DAYS - 1);
+    assert_int_equal(st.row_groups_scanned, 1);
+    assert_int_equal(st.row_groups_pruned, (int64_t)m->nrow_groups - 1);
+    assert_int_equal(st.pages_scanned, want_read);
+    assert_int_equal(st.pages_pruned, want_skipped);
+    layout_close(&l);
+}
+
+/* A predicate on ts prunes the day(ts) partitions by their values alone
+ * (the plan's statistics taken away), and the scan reads one file. */
+static void ts_prunes_day_partitions(void **state)
+{
+    (void)state;
+    const char *where = "ts >= TIMESTAMP '2026-01-02 00:00:00' AND ts < TIMESTAMP '2026-01-03'";
+    char *text = NULL;
+    struct hl_error err;
+    test_check(hl_table_info(table, NULL, &text, &err), &err, "table info");
+    json_t *info = jparse(text);
+    free(text);
+    struct arena a;
+    arena_init(&a, 0);
+    struct lake_table t;
+    lake_table_init(&t, &a);
+    test_check(client_table_from_info(info, &t, &err), &err, "the table");
+    struct expr_pred *p;
+    struct error e;
+    assert_int_equal(expr_compile_predicate(&a, &t, where, strlen(where), &p, &e), 0);
+    test_check(hl_table_scan_plan(table, NULL, &text, &err), &err, "scan plan");
+    json_t *plan = jparse(text);
+    free(text);
+    size_t i, may = 0;
+    const json_t *sf;
+    json_array_foreach (plan, i, sf) {
+        json_t *df = json_object_get(sf, "data_file");
+        json_object_del(df, "column_stats");
+        may += client_file_may_match(&t, p, df, &a);
+    }
+    assert_int_equal(may, 1);
+    json_decref(plan);
+    lake_table_release(&t);
+    arena_free(&a);
+    json_decref(info);
+    struct hl_scan_stats st;
+    expect_as_duckdb(where, -1, &st);
+    assert_int_equal(st.rows_matched, DAY_ROWS - (DELETED_TO - DELETED_FROM + 1));
+    assert_int_equal(st.files_scanned, 1);
+    assert_int_equal(st.files_pruned, DAYS - 1);
+    assert_int_equal(st.row_groups_pruned, 0);
+}
+
+/* The deletion vector applies to rows read by ranges, and time travel
+ * reads the rows as they were before it. */
+static void vectors_and_time_travel(void **state)
+{
+    (void)state;
+    const char *where = "k BETWEEN 149990 AND 151010";
+    struct hl_scan_stats st;
+    expect_as_duckdb(where, -1, &st);
+    assert_int_equal(st.rows_matched, 10 + 11);
+    assert_true(st.pages_pruned > 0);
+    expect_as_duckdb(where, s_appended, &st);
+    assert_int_equal(st.rows_matched, 1021);
+    /* The rows deleted are gone at the delete's snapshot, and only those. */
+    expect_as_duckdb("k >= 149000 AND k < 152000 AND s IS NOT NULL", s_deleted, &st);
+}
+
+/* The limit stops the read; the projection hands out its columns in its
+ * order, and not the predicate's. */
+static void limit_and_projection(void **state)
+{
+    (void)state;
+    struct hl_scan_stats st;
+    int64_t n;
+    char *ids = scan_ids("k >= 1000", -1, 7, &st, &n);
+    assert_int_equal(n, 7);
+    assert_int_equal(st.rows_matched, 7);
+    assert_int_equal(st.files_scanned, 1); /* stopped in the first file */
+    free(ids);
+    ids = scan_ids("k >= 1000", -1, 0, &st, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(st.files_scanned, 0);
+    free(ids);
+    const char *cols[] = {"s", "id"};
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.columns = cols;
+    o.ncolumns = 2;
+    o.predicate = "k < 5";
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    test_check(hl_table_scan_with(table, NULL, &o, &s, &err), &err, "projection");
+    struct ArrowSchema schema;
+    assert_int_equal(s.get_schema(&s, &schema), 0);
+    assert_int_equal(schema.n_children, 2);
+    assert_string_equal(schema.children[0]->name, "s");
+    assert_string_equal(schema.children[1]->name, "id");
+    schema.release(&schema);
+    struct ArrowArray b;
+    assert_int_equal(s.get_next(&s, &b), 0);
+    assert_int_equal(b.length, 5);
+    assert_int_equal(b.n_children, 2);
+    const int32_t *off = b.children[0]->buffers[1];
+    const char *text = b.children[0]->buffers[2];
+    for (int64_t i = 0; i < 5; i++) {
+        int64_t id = ((const int64_t *)b.children[1]->buffers[1])[i];
+        char want[16] = "";
+        if (id % 10)
+            snprintf(want, sizeof want, "s%d", (int)id);
+        assert_int_equal(off[i + 1] - off[i], (int32_t)strlen(want));
+        assert_memory_equal(text + off[i], want, strlen(want));
+    }
+    b.release(&b);
+    assert_int_equal(s.get_next(&s, &b), 0);
+    assert_null(b.release);
+    s.release(&s);
+}
+
+static void expect_refused(const char *const *cols, size_t ncols, const char *where,
+                           const char *code, const char *needle)
+{
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.columns = cols;
+    o.ncolumns = ncols;
+    o.predicate = where;
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    assert_int_equal(hl_table_scan_with(table, NULL, &o, &s, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.code, code);
+    expect_contains(err.message, needle, code);
+    assert_null(s.release);
+}
+
+static void bad_options(void **state)
+{
+    (void)state;
+    const char *unknown[] = {"id", "nope"}, *twice[] = {"k", "k"}, *nested[] = {"id.x"};
+    expect_refused(unknown, 2, NULL, "unknown_column", "nope");
+    expect_refused(twice, 2, NULL, "unknown_column", "'k'");
+    expect_refused(nested, 1, NULL, "unknown_column", "id.x");
+    expect_refused(NULL, 0, "k = = 1", "invalid_predicate", "'='");
+    expect_refused(NULL, 0, "nope = 1", "invalid_predicate", "nope");
+}
+
+/* A random predicate over k, id, ts and s, both readers reading it alike. */
+static void random_test(unsigned *seed, char *out, size_t size)
+{
+    int k = rand_r(seed) % (DAYS * DAY_ROWS), w = rand_r(seed) % 40000;
+    switch (rand_r(seed) % 6) {
+    case 0: snprintf(out, size, "k BETWEEN %d AND %d", k, k + w); break;
+    case 1: snprintf(out, size, "id %s %d", rand_r(seed) % 2 ? "<" : ">=", k); break;
+    case 2: snprintf(out, size, "k IN (%d, %d, %d)", k, k + w, w); break;
+    case 3:
+        snprintf(out, size, "ts < TIMESTAMP '2026-01-%02d %02d:00:00'", 1 + rand_r(seed) % DAYS,
+                 rand_r(seed) % 24);
+        break;
+    case 4: snprintf(out, size, "s = 's%d'", k % 1000); break;
+    default: snprintf(out, size, "s IS NULL"); break;
+    }
+}
+
+static void random_predicates(void **state)
+{
+    (void)state;
+    unsigned seed = (unsigned)time(NULL);
+    print_message("seed %u\n", seed);
+    for (int round = 0; round < 12; round++) {
+        char a[128], b[128], where[300];
+        random_test(&seed, a, sizeof a);
+        random_test(&seed, b, sizeof b);
+        switch (round % 4) {
+        case 0: snprintf(where, sizeof where, "%s", a); break;
+        case 1: snprintf(where, sizeof where, "%s AND %s", a, b); break;
+        case 2: snprintf(where, sizeof where, "(%s) OR (%s)", a, b); break;
+        default: snprintf(where, sizeof where, "NOT (%s) AND %s", a, b); break;
+        }
+        struct hl_scan_stats st;
+        expect_as_duckdb(where, -1, &st);
+    }
+}
+
+/* ---- hoglake read ---- */
+
+/* hoglake read with `flags` exits with `code`, says `needle` and prints
+ * no row. */
+static void expect_read_fails(const char *flags, int code, const char *needle)
+{
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse, "read scanf.ns.events %s", flags);
+    if (o.code != code)
+        fail_msg("read %s: exit %d, not %d (%s)", flags, o.code, code, o.err);
+    expect_contains(o.err, needle, flags);
+    assert_string_equal(o.out, "");
+    cli_out_free(&o);
+}
+
+static void cli_read(void **state)
+{
+    (void)state;
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "read scanf.ns.events --columns k,id --where \"k BETWEEN 10 AND 12\" --format csv "
+            "--stats");
+    cli_out_expect(&o, 0, "read --columns --where");
+    assert_string_equal(o.out, "k,id\r\n10,10\r\n11,11\r\n12,12\r\n"); /* RFC 4180 */
+    expect_contains(o.err, "files: 1 read, 2 pruned", "the counters");
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "read scanf.ns.events --where \"k >= 5\" --limit 2 --columns id");
+    cli_out_expect(&o, 0, "read --limit");
+    assert_string_equal(o.out, "{\"id\":5}\n{\"id\":6}\n");
+    cli_out_free(&o);
+    /* Parquet: one file with the table's field ids, as DuckDB reads it. */
+    char path[600], sql[4096];
+    snprintf(path, sizeof path, "%s/out.parquet", stack.warehouse);
+    cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
+            "read scanf.ns.events --columns s,k --where \"k BETWEEN 149995 AND 151004\" "
+            "--format parquet --output %s",
+            path);
+    cli_out_expect(&o, 0, "read --format parquet");
+    cli_out_free(&o);
+    snprintf(sql, sizeof sql, "SELECT count(*), min(k), max(k), count(s) FROM read_parquet('%s')",
+             path);
+    char *got = test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*), min(k), max(k), count(s) FROM read_parquet(%s) WHERE k BETWEEN "
+             "149995 AND 151004 AND NOT (k BETWEEN 150000 AND 150999)",
+             files_sql);
+    char *want = test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    snprintf(sql, sizeof sql,
+             "SELECT name, field_id FROM parquet_schema('%s') WHERE field_id IS NOT NULL", path);
+    got = test_duckdb(HL_NODE, HL_INTEROP_DIR, stack.warehouse, sql);
+    assert_string_equal(got, "s\t4\nk\t3\n");
+    free(got);
+    /* Bad flags: a clear error, nothing printed. */
+    expect_read_fails("--columns id,nope", 1, "nope");
+    expect_read_fails("--columns id,,k", 2, "--columns");
+    expect_read_fails("--where \"k < 3 AND AND\"", 1, "'AND'");
+    expect_read_fails("--limit -1", 2, "--limit");
+    expect_read_fails("--format xml", 2, "parquet");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(point_lookup_prunes_pages),
+        cmocka_unit_test(ts_prunes_day_partitions),
+        cmocka_unit_test(vectors_and_time_travel),
+        cmocka_unit_test(limit_and_projection),
+        cmocka_unit_test(bad_options),
+        cmocka_unit_test(random_predicates),
+        cmocka_unit_test(cli_read),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
