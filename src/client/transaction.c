@@ -85,12 +85,22 @@ static void discard(hl_transaction *tx, bool delete_objects)
         mut_discard(tx->catalog, tx->owner, tx->uploads, delete_objects);
 }
 
+/* A failed operation fails the open transaction: what it wrote goes. */
+static hl_status fail_open(hl_transaction *tx, hl_status st)
+{
+    if (tx && tx->state == TX_OPEN) {
+        discard(tx, true);
+        tx->state = TX_FAILED;
+    }
+    return st;
+}
+
 /* An operation may start: the transaction is open, and a delete or update
  * (reads) comes before anything else the transaction does to its table,
  * since an operation sees the tables at the read snapshot, not the
  * transaction's own writes. */
-static hl_status may_start(hl_transaction *tx, hl_table *t, bool reads, char *key, size_t size,
-                           struct hl_error *err)
+static hl_status check_start(hl_transaction *tx, hl_table *t, bool reads, char *key, size_t size,
+                             struct hl_error *err)
 {
     if (!tx || !t)
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
@@ -114,6 +124,13 @@ static hl_status may_start(hl_transaction *tx, hl_table *t, bool reads, char *ke
     return HL_OK;
 }
 
+static hl_status may_start(hl_transaction *tx, hl_table *t, bool reads, char *key, size_t size,
+                           struct hl_error *err)
+{
+    hl_status st = check_start(tx, t, reads, key, size, err);
+    return st == HL_OK ? st : fail_open(tx, st);
+}
+
 /* After an operation: its groups join the commit's (taken), or, when it
  * failed, the transaction fails. */
 static hl_status finish_op(hl_transaction *tx, const char *key, hl_status st, json_t *append,
@@ -127,11 +144,7 @@ static hl_status finish_op(hl_transaction *tx, const char *key, hl_status st, js
         json_decref(append);
         json_decref(delete);
     }
-    if (st != HL_OK) {
-        discard(tx, true);
-        tx->state = TX_FAILED;
-    }
-    return st;
+    return st == HL_OK ? st : fail_open(tx, st);
 }
 
 hl_status hl_transaction_append(hl_transaction *tx, hl_table *t, struct ArrowArrayStream *stream,
@@ -144,7 +157,8 @@ hl_status hl_transaction_append(hl_transaction *tx, hl_table *t, struct ArrowArr
     char key[1024];
     hl_status st = may_start(tx, t, false, key, sizeof key, err);
     if (st == HL_OK && (!stream || !stream->release))
-        st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument", "a stream is required");
+        st = fail_open(tx, client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                                       "a stream is required"));
     if (st != HL_OK) {
         if (stream && stream->release)
             stream->release(stream);
@@ -191,8 +205,8 @@ hl_status hl_transaction_update(hl_transaction *tx, hl_table *t, const char *set
     char key[1024];
     hl_status st = may_start(tx, t, true, key, sizeof key, err);
     if (st == HL_OK && !predicate)
-        st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                         "a predicate is required (\"true\" selects every row)");
+        st = fail_open(tx, client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                                       "a predicate is required (\"true\" selects every row)"));
     if (st != HL_OK)
         return st;
     struct mut_stats stats;
