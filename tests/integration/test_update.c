@@ -32,9 +32,17 @@
 
 static struct client_stack stack;
 
+/* The oracle's table size: 20,000 rows (several files and row groups,
+ * quick under the sanitizers); HOGLAKE_TEST_UPDATE_ROWS sets another (the
+ * bench.update_1m run: 1,000,000). */
+static int table_rows = 20000;
+
 static int setup(void **state)
 {
     (void)state;
+    const char *rows = getenv("HOGLAKE_TEST_UPDATE_ROWS");
+    if (rows && atoi(rows) >= 10000)
+        table_rows = atoi(rows);
     client_stack_up(&stack, "update");
     return 0;
 }
@@ -46,7 +54,7 @@ static int teardown(void **state)
     return 0;
 }
 
-enum { NROWS = 20000, NTEAMS = 5 };
+enum { NTEAMS = 5 };
 
 static const char *const columns = "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
                                    "{\"name\":\"team_id\",\"type\":\"int\",\"nullable\":false},"
@@ -113,7 +121,7 @@ static int64_t append_range(hl_table *t, int from, int to, bool deferred_stats)
     buf_free(&jsonl);
     struct hl_append_options o;
     hl_append_options_init(&o);
-    o.row_group_bytes = 16 * 1024;
+    o.row_group_bytes = table_rows > 100000 ? 1 << 20 : 16 * 1024;
     o.deferred_stats = deferred_stats;
     struct hl_append_result *res = NULL;
     struct hl_error err;
@@ -234,7 +242,10 @@ static char *duckdb_run(const char *db, const char *sql)
             "const conn = await (await duckdb.DuckDBInstance.create(db, { threads: '1' }))"
             ".connect();\n"
             "for (const sql of fs.readFileSync(file, 'utf8').split('\\n;\\n')) {\n"
+            "  const t0 = performance.now();\n"
             "  const r = await conn.runAndReadAll(sql);\n"
+            "  if (/^UPDATE/.test(sql))\n"
+            "    console.error(`DuckDB: ${(performance.now() - t0).toFixed(1)} ms`);\n"
             "  for (const row of r.getRows())\n"
             "    process.stdout.write(row.map((v) => (v === null ? '\\\\N' : String(v)))"
             ".join('\\t') + '\\n');\n"
@@ -292,7 +303,7 @@ static void duckdb_load(struct fixture *f, const char *db)
 
 static void random_where(unsigned *seed, char *out, size_t size)
 {
-    int k = rand_r(seed) % NROWS;
+    int k = rand_r(seed) % table_rows;
     char a[200];
     switch (rand_r(seed) % 7) {
     case 0: snprintf(a, sizeof a, "id < %d", k / 10); break;
@@ -355,13 +366,13 @@ static void expect_ids_kept(hl_table *t, int64_t before, int64_t updated, const 
     int64_t n;
     char *changes = changes_since(t, before, &n);
     assert_int_equal(n, 2 * updated);
-    int64_t *del = malloc(NROWS * sizeof *del), *ins = malloc(NROWS * sizeof *ins);
+    int64_t *del = malloc(table_rows * sizeof *del), *ins = malloc(table_rows * sizeof *ins);
     assert_non_null(del);
     assert_non_null(ins);
-    row_ids_of(changes, "delete", del, NROWS);
-    row_ids_of(changes, "insert", ins, NROWS);
+    row_ids_of(changes, "delete", del, table_rows);
+    row_ids_of(changes, "insert", ins, table_rows);
     int64_t pairs = 0;
-    for (int64_t id = 0; id < NROWS; id++) {
+    for (int64_t id = 0; id < table_rows; id++) {
         if (del[id] != ins[id] || (del[id] != -1 && del[id] != original[id]))
             fail_msg("id %" PRId64 ": deleted as row %" PRId64 ", inserted as %" PRId64
                      ", appended as %" PRId64,
@@ -380,18 +391,18 @@ static void updates_match_duckdb(void **state)
     struct fixture f;
     fixture_up(&f, stack.file_client, "updfile");
     int64_t s0 = head_of("updfile");
-    append_range(f.table, 0, NROWS / 2, false);
-    append_range(f.table, NROWS / 2, NROWS, false);
+    append_range(f.table, 0, table_rows / 2, false);
+    append_range(f.table, table_rows / 2, table_rows, false);
     char db[600];
     snprintf(db, sizeof db, "%s/oracle.duckdb", stack.warehouse);
     duckdb_load(&f, db);
     /* Every row's id as appended. */
     int64_t n;
     char *appended = changes_since(f.table, s0, &n);
-    assert_int_equal(n, NROWS);
-    int64_t *original = malloc(NROWS * sizeof *original);
+    assert_int_equal(n, table_rows);
+    int64_t *original = malloc(table_rows * sizeof *original);
     assert_non_null(original);
-    row_ids_of(appended, "insert", original, NROWS);
+    row_ids_of(appended, "insert", original, table_rows);
     free(appended);
     unsigned seed = (unsigned)time(NULL);
     print_message("seed %u\n", seed);
@@ -414,13 +425,17 @@ static void updates_match_duckdb(void **state)
         test_check(hl_table_update(f.table, set, where, &o, &dry, &err), &err, where);
         assert_int_equal(head_of("updfile"), head);
         o.dry_run = false;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         test_check(hl_table_update(f.table, set, where, &o, &r, &err), &err, where);
-        print_message("SET %s WHERE %s: %lld rows, %lld files read (%lld pruned), %lld/%lld row "
-                      "groups pruned, %lld files written\n",
-                      set, where, (long long)r.rows_updated, (long long)r.files_scanned,
-                      (long long)r.files_pruned, (long long)r.row_groups_pruned,
-                      (long long)(r.row_groups_pruned + r.row_groups_scanned),
-                      (long long)r.files_written);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        print_message(
+            "SET %s WHERE %s: %lld rows in %.1f ms, %lld files read (%lld pruned), "
+            "%lld/%lld row groups pruned, %lld files written\n",
+            set, where, (long long)r.rows_updated,
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+            (long long)r.files_scanned, (long long)r.files_pruned, (long long)r.row_groups_pruned,
+            (long long)(r.row_groups_pruned + r.row_groups_scanned), (long long)r.files_written);
         char sql[1200];
         snprintf(sql, sizeof sql, "UPDATE t SET %s WHERE %s\n;\n" DUCKDB_ROWS, set, where);
         char *want = duckdb_run(db, sql);
@@ -435,7 +450,7 @@ static void updates_match_duckdb(void **state)
         if (strcmp(got, rows) != 0)
             fail_msg("SET %s WHERE %s: the table and DuckDB disagree (%zu vs %zu bytes)", set,
                      where, strlen(got), strlen(rows));
-        assert_int_equal(n, NROWS);
+        assert_int_equal(n, table_rows);
         /* Time travel: the snapshot before reads the rows before. */
         char *before = read_at(f.table, head, &n);
         assert_string_equal(before, previous);
