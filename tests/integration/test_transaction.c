@@ -260,6 +260,17 @@ static void refused_operation_fails_it(void **state)
     hl_transaction_free(tx);
     assert_int_equal(head_of("txrefused"), head);
     assert_int_equal(claims_in("txrefused", "active"), 0);
+    /* A table of another catalog: refused. */
+    struct fixture other;
+    fixture_up(&other, "txother");
+    test_check(hl_transaction_begin(f.catalog, &tx, &err), &err, "begin");
+    rows(0, 10, &s);
+    assert_int_equal(hl_transaction_append(tx, other.carts, &s, NULL, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    expect_contains(err.message, "not in the transaction's catalog", "why");
+    hl_transaction_free(tx);
+    assert_int_equal(test_count_files(other.carts_dir, ""), 0);
+    fixture_free(&other);
     /* A predicate that does not bind fails it likewise. */
     test_check(hl_transaction_begin(f.catalog, &tx, &err), &err, "begin");
     assert_int_equal(hl_transaction_delete(tx, f.carts, "nope = 1", NULL, &err),

@@ -559,6 +559,15 @@ static void null_into_required(void **state)
     assert_int_equal(hl_table_update(f.table, "amount = 'text'", "true", NULL, &r, &err),
                      HL_ERR_INVALID_ARGUMENT);
     expect_contains(err.message, "'text'", "the token at fault");
+    /* The row ids are the update's to keep: no clause may name them. */
+    assert_int_equal(hl_table_update(f.table, "_hog_row_id = 5", "true", NULL, &r, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.code, "invalid_set");
+    assert_int_equal(hl_table_update(f.table, "amount = _hog_row_id", "true", NULL, &r, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(hl_table_update(f.table, "amount = 1", "_hog_row_id = 3", NULL, &r, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.code, "invalid_predicate");
     assert_int_equal(head_of("updnull"), head);
     assert_int_equal(test_count_files(f.prefix + 7, ""), objects);
     assert_int_equal(claims_in("updnull", "active"), 0);
