@@ -365,10 +365,13 @@ HL_API hl_status hl_table_scan_changes(hl_table *table, int64_t from_snapshot, i
 
 /* ---- row-level deletes ---- */
 
+/* The options of a row-level change: hl_table_delete and hl_table_update. */
 struct hl_delete_options {
     const char *author;  /* NULL: none */
     const char *message; /* NULL: none */
-    /* Find the rows and count them; write and commit nothing. */
+    /* Find the rows and count them (an update also computes their new
+     * values, so that an assignment that fails fails here); write and
+     * commit nothing. */
     bool dry_run;
     /* Attempts in all when a concurrent commit on the table conflicts
      * (each reads the table again); 0: 5. */
@@ -406,6 +409,113 @@ struct hl_delete_result {
 HL_API hl_status hl_table_delete(hl_table *table, const char *predicate,
                                  const struct hl_delete_options *options,
                                  struct hl_delete_result *result, struct hl_error *err);
+
+/* ---- row-level updates ---- */
+
+struct hl_update_result {
+    int64_t snapshot_id;        /* the update's snapshot; -1 when nothing was committed */
+    int64_t read_snapshot;      /* the snapshot the rows were found at */
+    int64_t rows_updated;       /* live rows the predicate selected (updated, unless dry_run) */
+    int64_t files_affected;     /* data files whose deletion vector grew */
+    int64_t files_scanned;      /* data files read */
+    int64_t files_pruned;       /* ruled out by partition values or file statistics */
+    int64_t row_groups_scanned; /* row groups decoded */
+    int64_t row_groups_pruned;  /* ruled out by their statistics */
+    int64_t files_written;      /* data files of the rewritten rows */
+    int64_t bytes_written;      /* those files and the new vectors' Puffin files */
+    int attempts;               /* 1, or more after conflicts */
+};
+
+/* Updates the rows `predicate` selects at the table's head (options as
+ * hl_table_delete's):
+ * `set_clause` is "col = value, ..." (literals, columns, + - * /, CASE
+ * WHEN, NULL; every value computed from the row before the update:
+ * docs/expressions.md). The selected rows are read whole (files and row
+ * groups pruned as hl_table_delete prunes), given their new values, and
+ * written as new Parquet files partitioned as an append partitions them
+ * (a row whose partition column changed moves to its new partition), each
+ * row keeping its row id (the files carry it in _hog_row_id and are
+ * registered with explicit_row_ids); the old rows are deleted with grown
+ * deletion vectors. Everything commits in one snapshot (POST
+ * /commit/mutations/prepared: idempotent, guarded by the snapshot read and
+ * the table's uuid), which the changefeed reports as a delete and an
+ * insert of each row's _row_id. A concurrent insert or delete on the table
+ * makes the update discard what it wrote and run again from a fresh read
+ * (max_attempts). A predicate that selects no live row commits nothing.
+ * A clause that does not parse or bind (an unknown column, a value of
+ * another type, NULL for a required column) is HL_ERR_INVALID_ARGUMENT
+ * (code invalid_predicate or invalid_set) naming the token at fault, as is
+ * a value that fails for some row (overflow, division by zero, NULL for a
+ * required column from a CASE), which fails the update before any file is
+ * finished. An update that does not commit deletes what it wrote and
+ * abandons its upload claims. result (may be NULL) is filled whatever the
+ * outcome. */
+HL_API hl_status hl_table_update(hl_table *table, const char *set_clause, const char *predicate,
+                                 const struct hl_delete_options *options,
+                                 struct hl_update_result *result, struct hl_error *err);
+
+/* ---- multi-table transactions ----
+ *
+ * Appends, deletes and updates on several tables of one catalog, made
+ * visible together in one snapshot (POST /commit/transaction, with one
+ * idempotency key):
+ *
+ *     hl_transaction *tx;
+ *     hl_transaction_begin(catalog, &tx, &err);
+ *     hl_transaction_append(tx, orders, stream, NULL, &err);
+ *     hl_transaction_delete(tx, carts, "session_id = 'abc'", NULL, &err);
+ *     hl_transaction_commit(tx, NULL, NULL, &snapshot, &err);
+ *     hl_transaction_free(tx);
+ *
+ * Every operation reads its table as of the catalog's head when the
+ * transaction began (its read snapshot), not the transaction's own
+ * writes: a delete or update of a table must therefore come before any
+ * other operation of the transaction on that table (else
+ * HL_ERR_INVALID_ARGUMENT). Each operation writes its files and deletion
+ * vectors at once, at upload claims of the transaction; nothing is
+ * visible before the commit. An operation that fails fails the
+ * transaction: what it wrote is deleted, its claims abandoned, and every
+ * later call but hl_transaction_free is refused (code
+ * transaction_closed).
+ *
+ * The commit is refused with HL_ERR_CONFLICT (code commit_conflict) when
+ * a table the transaction deleted from or updated saw an insert or delete
+ * after the read snapshot: the transaction's objects are then deleted and
+ * the caller runs the whole transaction again (a new one), since its
+ * appends consumed their streams. A commit whose outcome is unknown (a
+ * timeout, a transport failure, a 5xx) may be called again: it resends
+ * the same request with the same key, which the server replays. Not
+ * thread-safe. */
+typedef struct hl_transaction hl_transaction;
+
+HL_API hl_status hl_transaction_begin(hl_catalog *catalog, hl_transaction **tx,
+                                      struct hl_error *err);
+/* Appends the stream's rows (consumed and released) to the table, as
+ * hl_table_append does; *rows (may be NULL) gets how many. An input
+ * without rows adds nothing. */
+HL_API hl_status hl_transaction_append(hl_transaction *tx, hl_table *table,
+                                       struct ArrowArrayStream *stream, int64_t *rows,
+                                       struct hl_error *err);
+/* Deletes the rows predicate selects, as hl_table_delete does; *rows_deleted
+ * (may be NULL) gets how many. */
+HL_API hl_status hl_transaction_delete(hl_transaction *tx, hl_table *table, const char *predicate,
+                                       int64_t *rows_deleted, struct hl_error *err);
+/* Updates the rows predicate selects, as hl_table_update does;
+ * *rows_updated (may be NULL) gets how many. */
+HL_API hl_status hl_transaction_update(hl_transaction *tx, hl_table *table, const char *set_clause,
+                                       const char *predicate, int64_t *rows_updated,
+                                       struct hl_error *err);
+/* Commits every operation in one snapshot (*snapshot_id; -1 when the
+ * operations changed nothing, and nothing is sent). author and message
+ * (may be NULL) are recorded on the snapshot; a resend keeps the first
+ * call's. Called again after success, answers the same snapshot. */
+HL_API hl_status hl_transaction_commit(hl_transaction *tx, const char *author, const char *message,
+                                       int64_t *snapshot_id, struct hl_error *err);
+/* Frees the transaction. One never committed deletes what it wrote and
+ * abandons its claims; one whose commit's outcome is unknown abandons its
+ * claims (a committed file's claim is never touched) and leaves its
+ * objects to the server's cleanup. */
+HL_API void hl_transaction_free(hl_transaction *tx);
 
 /* ---- the writer path ---- */
 

@@ -192,6 +192,12 @@ int64_t cli_json_i64(const json_t *o, const char *key);
 int cmd_append(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
 int cmd_delete(struct cli *cli, int argc, char **argv);
+int cmd_update(struct cli *cli, int argc, char **argv);
+/* Opens the table a delete or an update names (its one positional) and
+ * reads their shared options (--dry-run, --author, --message): EXIT_OK, or
+ * the exit code of a failure already reported (cmd_delete.c). */
+int cli_change_open(struct cli *cli, const struct cli_args *a, struct cli_table *h,
+                    struct hl_delete_options *o);
 /* The Iceberg export (cmd_export.c). */
 int cmd_export(struct cli *cli, int argc, char **argv);
 /* API tokens: create, list, revoke (cmd_token.c). */

@@ -46,27 +46,36 @@ static void print_result(const struct cli *cli, const struct hl_delete_result *r
            (long long)r->row_groups_scanned, (long long)r->row_groups_pruned);
 }
 
+int cli_change_open(struct cli *cli, const struct cli_args *a, struct cli_table *h,
+                    struct hl_delete_options *o)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    struct hl_error err;
+    hl_status st = cli_table_open(cli, parts, h, &err);
+    if (st != HL_OK)
+        return cli_report(st, &err);
+    hl_delete_options_init(o);
+    o->dry_run = cli_opt_given(a, "dry-run");
+    o->author = cli_opt_value(a, "author");
+    o->message = cli_opt_value(a, "message");
+    return EXIT_OK;
+}
+
 static int run_delete(struct cli *cli, const struct cli_args *a)
 {
     const char *where = cli_opt_value(a, "where");
     if (!where)
         return cli_usage_error("--where EXPR is required ('true' deletes every row)");
-    char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
     struct cli_table h;
-    struct hl_error err;
-    hl_status st = cli_table_open(cli, parts, &h, &err);
-    if (st != HL_OK)
-        return cli_report(st, &err);
     struct hl_delete_options o;
-    hl_delete_options_init(&o);
-    o.dry_run = cli_opt_given(a, "dry-run");
-    o.author = cli_opt_value(a, "author");
-    o.message = cli_opt_value(a, "message");
+    int rc = cli_change_open(cli, a, &h, &o);
+    if (rc != EXIT_OK)
+        return rc;
     struct hl_delete_result r;
-    st = hl_table_delete(h.table, where, &o, &r, &err);
-    int rc = EXIT_OK;
+    struct hl_error err;
+    hl_status st = hl_table_delete(h.table, where, &o, &r, &err);
     if (st == HL_OK)
         print_result(cli, &r, o.dry_run);
     else

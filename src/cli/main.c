@@ -17,6 +17,7 @@ static void print_help(void)
            "  append      append rows from CSV, JSON Lines or Parquet files (one commit)\n"
            "  read        print a table's rows as JSON Lines or CSV (time travel too)\n"
            "  delete      delete the rows a predicate selects (deletion vectors)\n"
+           "  update      set columns of the rows a predicate selects (row ids kept)\n"
            "  export      iceberg: export a table's new rows to an Iceberg table\n"
            "  snapshots   list a catalog's snapshots and their changes\n"
            "  files       list a table's data files (time travel with --snapshot/--at)\n"
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
         {"parquet", cmd_parquet},     {"append", cmd_append},
         {"read", cmd_read},           {"delete", cmd_delete},
         {"export", cmd_export},       {"maintenance", cmd_maintenance},
-        {"token", cmd_token},
+        {"token", cmd_token},         {"update", cmd_update},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {

@@ -550,6 +550,26 @@ bool client_is_uuid(const char *s)
     return true;
 }
 
+hl_status client_append_stage(hl_table *t, const json_t *info, struct ArrowArrayStream *stream,
+                              const char *owner, struct hl_append_result *res, json_t **files,
+                              int64_t *rows, struct hl_error *err)
+{
+    *files = NULL;
+    *rows = 0;
+    struct job j;
+    hl_status st = job_init(&j, t, info, NULL, NULL, res, err);
+    /* No claim was asked for yet: the owner's claims are the caller's. */
+    if (st == HL_OK)
+        memcpy(j.claims.owner, owner, sizeof j.claims.owner);
+    if (st == HL_OK)
+        st = job_run(&j, &stream, 1, rows, err);
+    release_streams(&stream, 1);
+    if (st == HL_OK)
+        *files = json_incref(j.files);
+    job_release(&j, st, false, err);
+    return st;
+}
+
 hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
                                   const char *idempotency_key, char **payload,
                                   struct hl_append_result **uploaded, struct hl_error *err)

@@ -16,6 +16,15 @@ int client_result_uploaded(struct hl_append_result *res, const char *uri);
  * go (a prepared append's under its idempotency key). 0 or -1 (out of
  * memory). */
 int client_data_prefix(struct buf *out, const hl_table *t, const char *key);
+/* Writes the stream's rows (consumed) as files of the table `info` (a
+ * Table object) describes, at upload claims of `owner` (a uuid the caller
+ * names on its commit), and commits nothing: *files gets their
+ * FileRegistrations (a new reference), *rows how many rows they hold, res
+ * what was uploaded. On failure, as a failed append, what res lists is
+ * deleted and owner's claims are abandoned. */
+hl_status client_append_stage(hl_table *t, const json_t *info, struct ArrowArrayStream *stream,
+                              const char *owner, struct hl_append_result *res, json_t **files,
+                              int64_t *rows, struct hl_error *err);
 /* Whether s is a UUID in its 8-4-4-4-12 hexadecimal form. */
 bool client_is_uuid(const char *s);
 
