@@ -21,6 +21,7 @@
 
 #include "client/append.h"
 #include "client/mutate.h"
+#include "client/object_source.h"
 #include "client/prune.h"
 #include "client/tableinfo.h"
 #include "lake/puffin.h"
@@ -226,17 +227,14 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct a
     hl_status st = HL_OK;
     if (old_json && !json_is_null(old_json))
         st = client_dv_load(m->store, old_json, path, (uint64_t)rows, &old, err);
-    struct buf data = BUF_INIT;
-    if (st == HL_OK && objstore_get_sized(m->store, path, (uint64_t)size, &data, err) != 0) {
-        client_error_prefix(err, "fetching %s", path);
-        st = err->status;
-    }
+    /* Ranged reads: the footer and the chunks of the columns decoded. */
+    struct client_object_source os;
+    struct pq_source src;
+    client_object_source_init(&os, &src, m->store, path, (uint64_t)size);
     struct pq_reader *r = NULL;
     struct rows_projection proj = {0};
     struct error e;
     if (st == HL_OK) {
-        struct pq_source src;
-        pq_source_memory(&src, data.data, data.len);
         if (pq_reader_open(&src, &r, &e) != 0 ||
             rows_project_open_some(r, &m->table, m->wanted, &proj, &e) != 0)
             st = e.code == ERR_NOMEM ? client_nomem(err)
@@ -256,7 +254,7 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct a
     }
     rows_project_free(&proj);
     pq_reader_free(r);
-    buf_free(&data);
+    client_object_source_free(&os);
     /* The file's vector: what it held, and the new positions. */
     if (st == HL_OK && added > 0 && lake_dv_add(&dv, old.pos, old.n, &e) != 0)
         st = client_nomem(err);
@@ -356,10 +354,15 @@ json_t *mut_deletes_group(const struct mutation *m)
 {
     json_t *files = json_array();
     for (size_t i = 0; files && i < m->nm; i++) {
-        json_t *f = json_pack("{s:O,s:s,s:I,s:I}", "data_file_id",
-                              json_object_get(m->m[i].data_file, "data_file_id"), "path",
-                              m->m[i].uri, "delete_count", (json_int_t)m->m[i].dv.n,
-                              "file_size_bytes", (json_int_t)m->m[i].size);
+        int64_t rows = -1;
+        client_json_int(m->m[i].data_file, "record_count", &rows);
+        /* A file left with no live row leaves the table (its vector stays
+         * registered, for the changefeed): docs/commits.md. */
+        json_t *f =
+            json_pack("{s:O,s:s,s:I,s:I,s:b}", "data_file_id",
+                      json_object_get(m->m[i].data_file, "data_file_id"), "path", m->m[i].uri,
+                      "delete_count", (json_int_t)m->m[i].dv.n, "file_size_bytes",
+                      (json_int_t)m->m[i].size, "removes_file", (int64_t)m->m[i].dv.n == rows);
         if (!f || json_array_append_new(files, f) != 0) {
             json_decref(files);
             return NULL;

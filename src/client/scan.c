@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "client/prune.h"
+#include "client/object_source.h"
 #include "client/tableinfo.h"
 #include "expr/expr.h"
 #include "lake/puffin.h"
@@ -47,7 +48,10 @@ struct scan {
     int64_t snapshot;
     char *next_token;
     /* The file being read. */
-    struct buf data;
+    /* The open file, read by ranged reads (its URI copied: the plan page
+     * may be replaced while it is open). */
+    struct client_object_source source;
+    char *path;
     struct pq_reader *reader;
     size_t next_group;
     struct rows_projection proj; /* the file's columns in table order, by field id */
@@ -89,7 +93,9 @@ static void close_file(struct scan *s)
 {
     pq_reader_free(s->reader);
     s->reader = NULL;
-    buf_free(&s->data);
+    client_object_source_free(&s->source);
+    free(s->path);
+    s->path = NULL;
     rows_project_free(&s->proj);
     lake_dv_free(&s->dv);
 }
@@ -188,13 +194,12 @@ static int open_file(struct scan *s, const json_t *scan_file)
     if (read_change_entry(s, scan_file, df, path) != 0 ||
         load_vectors(s, scan_file, path, (uint64_t)rows) != 0)
         return -1;
-    /* Read no more than the catalog promised: an object that grew or was
-     * replaced is refused, not buffered whole. */
-    struct hl_error e;
-    if (objstore_get_sized(s->store, path, (uint64_t)size, &s->data, &e) != 0)
-        return scan_fail(s, "fetching %s: %s", path, e.message);
+    /* Ranged reads within the size the catalog recorded: the footer and
+     * the chunks (or pages) of the columns decoded, never the whole file. */
+    if (!(s->path = strdup(path)))
+        return scan_fail(s, "out of memory");
     struct pq_source src;
-    pq_source_memory(&src, s->data.data, s->data.len);
+    client_object_source_init(&s->source, &src, s->store, s->path, (uint64_t)size);
     struct error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);

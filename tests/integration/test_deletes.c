@@ -743,6 +743,31 @@ static void deletes_match_duckdb(hl_client *c, const char *catalog)
         assert_int_equal(buf_printf(&kept, " AND coalesce(NOT (%s), true)", pred), 0);
     }
     buf_free(&kept);
+    /* Deleting what is left empties every file, which the delete then
+     * removes (removes_file): the plan at the head lists none, the
+     * snapshot before lists them all, and the changefeed reports every
+     * row deleted. */
+    int64_t before = head_of(catalog);
+    json_t *live = scan_plan(&f);
+    struct hl_delete_options o;
+    hl_delete_options_init(&o);
+    struct hl_delete_result r;
+    test_check(hl_table_delete(f.table, "true", &o, &r, &err), &err, "true");
+    assert_int_equal(r.rows_deleted, NROWS - total);
+    json_t *empty = scan_plan(&f);
+    assert_int_equal(json_array_size(empty), 0);
+    json_decref(empty);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld"
+                          " AND end_snapshot = %lld",
+                          (long long)cat_id(catalog), (long long)r.snapshot_id),
+                     (int64_t)json_array_size(live));
+    json_decref(live);
+    int64_t n = 0;
+    free(changes_text(&f, before, &n));
+    assert_int_equal(n, r.rows_deleted);
+    char *none = read_at(&f, -1, &n);
+    assert_int_equal(n, 0);
+    free(none);
     json_decref(plan);
     fixture_free(&f);
 }
