@@ -16,6 +16,7 @@
 
 #include "client/prune.h"
 #include "client/object_source.h"
+#include "client/row_ids.h"
 #include "client/tableinfo.h"
 #include "expr/expr.h"
 #include "lake/puffin.h"
@@ -171,11 +172,11 @@ static int read_change_entry(struct scan *s, const json_t *scan_file, const json
 {
     const char *change = json_string_value(json_object_get(scan_file, "change"));
     s->deleted_rows = change && strcmp(change, "delete") == 0;
-    s->explicit_ids = json_is_true(json_object_get(df, "explicit_row_ids"));
-    const json_t *start = json_object_get(df, "row_id_start");
-    if (s->changes && !s->explicit_ids && !json_is_integer(start))
-        return scan_fail(s, "the changes plan gives %s no row_id_start", path);
-    s->row_id_start = json_integer_value(start);
+    if (!s->changes)
+        return 0;
+    struct error e;
+    if (client_row_id_source(df, &s->explicit_ids, &s->row_id_start, &e) != 0)
+        return scan_fail(s, "%s: %s", path, e.msg);
     return 0;
 }
 
@@ -249,24 +250,18 @@ static void replace_column(struct ArrowArray *batch, int64_t c, struct ArrowArra
  * were read, and the change each row is. */
 static int annotate_changes(struct scan *s, struct ArrowArray *b, uint64_t first)
 {
-    int64_t n = b->length, id_col = b->n_children - 2;
+    int64_t n = b->length;
+    struct error e;
+    if (client_row_ids_fill(b, b->n_children - 2, s->explicit_ids, s->row_id_start, first, &e) != 0)
+        return scan_fail(s, "%s", e.msg);
     const char *kind = s->deleted_rows ? "delete" : "insert";
     size_t klen = strlen(kind);
-    if (s->explicit_ids && b->children[id_col]->null_count != 0)
-        return scan_fail(s, "a file with explicit row ids lacks _hog_row_id values");
-    struct ArrowArray ids = {0}, kinds = {0};
-    int64_t *v = NULL;
+    struct ArrowArray kinds = {0};
     int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
     char *text = malloc((size_t)n * klen + 1);
-    bool ok = off && text && arrow_array_init(&kinds, 3, 0) == 0;
-    if (ok && !s->explicit_ids)
-        ok = (v = malloc((size_t)n * sizeof *v + 1)) && arrow_array_init(&ids, 2, 0) == 0;
-    if (!ok) {
+    if (!off || !text || arrow_array_init(&kinds, 3, 0) != 0) {
         free(off);
         free(text);
-        free(v);
-        if (kinds.release)
-            kinds.release(&kinds);
         return scan_fail(s, "out of memory");
     }
     for (int64_t i = 0; i <= n; i++)
@@ -277,13 +272,6 @@ static int annotate_changes(struct scan *s, struct ArrowArray *b, uint64_t first
     arrow_array_own_buffer(&kinds, 1, off);
     arrow_array_own_buffer(&kinds, 2, text);
     replace_column(b, b->n_children - 1, &kinds);
-    if (!s->explicit_ids) {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = s->row_id_start + (int64_t)first + i;
-        ids.length = n;
-        arrow_array_own_buffer(&ids, 1, v);
-        replace_column(b, id_col, &ids);
-    }
     return 0;
 }
 
