@@ -10,9 +10,10 @@
  * its 0..99,999.99 range; 10% of values are null, so a slice holds 1.0% of
  * the rows), with one hl_table_delete, timed (wall and this process's CPU:
  * reading, decoding, evaluating, writing the vectors; the server's commit
- * is in the wall time only). With --lookup, a dry-run delete of
- * `session_id = '<id>'` reports how many files and row groups a point
- * lookup on the sort key reads.
+ * is in the wall time only). With --lookup, a point lookup on the sort
+ * key, `session_id = '<id>'`, twice: a dry-run delete (files and row
+ * groups read), and a read of the matching rows' event_id through
+ * hl_table_scan_with (files, row groups and pages read: the page index).
  *
  * Prints one JSON object on stdout: the table's data files (for the DuckDB
  * peer), the predicates, and per repetition the timings and the delete's
@@ -129,6 +130,41 @@ static json_t *result_json(const struct hl_delete_result *r, double wall, double
                      "attempts", r->attempts);
 }
 
+/* A point lookup through the read path: the rows' event_id, counted. */
+static json_t *lookup_scan(hl_table *t, const char *predicate)
+{
+    const char *cols[] = {"event_id"};
+    struct hl_scan_stats stats = {0};
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.columns = cols;
+    o.ncolumns = 1;
+    o.predicate = predicate;
+    o.stats = &stats;
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    check(hl_table_scan_with(t, NULL, &o, &s, &err), &err, predicate);
+    int64_t rows = 0;
+    for (;;) {
+        struct ArrowArray b;
+        if (s.get_next(&s, &b) != 0)
+            die("lookup: %s", s.get_last_error(&s));
+        if (!b.release)
+            break;
+        rows += b.length;
+        b.release(&b);
+    }
+    s.release(&s);
+    double wall = now_s(CLOCK_MONOTONIC) - w0, cpu = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    return json_pack(
+        "{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "wall_s", wall, "cpu_s", cpu, "rows",
+        (json_int_t)rows, "files_scanned", (json_int_t)stats.files_scanned, "files_pruned",
+        (json_int_t)stats.files_pruned, "row_groups_scanned", (json_int_t)stats.row_groups_scanned,
+        "row_groups_pruned", (json_int_t)stats.row_groups_pruned, "pages_scanned",
+        (json_int_t)stats.pages_scanned, "pages_pruned", (json_int_t)stats.pages_pruned);
+}
+
 static json_t *delete_once(hl_table *t, const char *predicate, bool dry_run)
 {
     struct hl_delete_options o;
@@ -169,6 +205,7 @@ int main(int argc, char **argv)
         snprintf(pred, sizeof pred, "session_id = '%s'", o.lookup);
         json_object_set_new(out, "lookup_predicate", json_string(pred));
         json_object_set_new(out, "lookup", delete_once(t, pred, true));
+        json_object_set_new(out, "lookup_scan", lookup_scan(t, pred));
     }
     json_t *preds = json_array(), *runs = json_array();
     for (int r = 0; r < o.repeat; r++) {

@@ -40,6 +40,12 @@ if (ours.lookup) {
   out.push(`## Point lookup \`${ours.lookup_predicate}\` (table sorted by session_id)`)
   out.push('')
   out.push(`hoglake (dry-run delete: plan, prune, decode the predicate column): ${ms(l.wall_s)} ms, ${l.rows_deleted} rows; files read ${l.files_scanned} of ${l.files_scanned + l.files_pruned}; row groups read ${l.row_groups_scanned} of ${groups} (${((100 * l.row_groups_scanned) / Math.max(1, groups)).toFixed(1)}%, target ≤ 5%).`)
+  const ls = ours.lookup_scan
+  if (ls) {
+    const pages = ls.pages_scanned + ls.pages_pruned
+    out.push(`hoglake read (hl_table_scan_with, event_id of the matching rows): ${ms(ls.wall_s)} ms (CPU ${ms(ls.cpu_s)} ms), ${ls.rows} rows; row groups read ${ls.row_groups_scanned} of ${ls.row_groups_scanned + ls.row_groups_pruned}; pages read ${ls.pages_scanned} of ${pages} (${((100 * ls.pages_scanned) / Math.max(1, pages)).toFixed(1)}%).`)
+    if (ls.rows !== l.rows_deleted) { console.error(`lookup: the read found ${ls.rows} rows, the delete ${l.rows_deleted}`); process.exitCode = 1 }
+  }
   out.push(`DuckDB count over read_parquet, threads=1: ${range(duck1.lookup.wall_s, ms)} ms; threads=${duckN.threads}: ${range(duckN.lookup.wall_s, ms)} ms.`)
 }
 console.log(out.join('\n'))
