@@ -230,7 +230,12 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct a
     /* Ranged reads: the footer and the chunks of the columns decoded. */
     struct client_object_source os;
     struct pq_source src;
-    client_object_source_init(&os, &src, m->store, path, (uint64_t)size);
+    if (client_object_source_open(&os, &src, m->store, path, (uint64_t)size,
+                                  st == HL_OK ? err : NULL) != 0 &&
+        st == HL_OK) {
+        client_error_prefix(err, "fetching %s", path);
+        st = err->status;
+    }
     struct pq_reader *r = NULL;
     struct rows_projection proj = {0};
     struct error e;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "client/internal.h"
 #include "objstore/objstore.h"
 #include "util/error.h"
 
@@ -26,11 +27,22 @@ static int object_read_at(void *ctx, uint64_t offset, void *dst, size_t len, str
     return 0;
 }
 
-void client_object_source_init(struct client_object_source *os, struct pq_source *src,
-                               struct objstore *store, const char *uri, uint64_t size)
+int client_object_source_open(struct client_object_source *os, struct pq_source *src,
+                              struct objstore *store, const char *uri, uint64_t size,
+                              struct hl_error *err)
 {
     *os = (struct client_object_source){.store = store, .uri = uri, .chunk = BUF_INIT};
     *src = (struct pq_source){.read_at = object_read_at, .size = size, .ctx = os, .fd = -1};
+    uint64_t held = 0;
+    if (objstore_head(store, uri, &held, err) != 0)
+        return -1;
+    if (held == size)
+        return 0;
+    client_fail(err, HL_ERR_FORBIDDEN, "size_mismatch",
+                "%s: the object holds %s%llu bytes, %llu were recorded", uri,
+                held > size ? "more than " : "", (unsigned long long)(held > size ? size : held),
+                (unsigned long long)size);
+    return -1;
 }
 
 void client_object_source_free(struct client_object_source *os)

@@ -21,12 +21,15 @@ struct client_object_source {
     unsigned reads;
 };
 
-/* Sets up os and src to read `uri`, whose size the catalog recorded
- * (reads past it are refused before any request; an object that is
- * shorter fails the read that reaches its end). store and uri must
- * outlive both; free with client_object_source_free. */
-void client_object_source_init(struct client_object_source *os, struct pq_source *src,
-                               struct objstore *store, const char *uri, uint64_t size);
+/* Sets up os and src to read `uri`, whose size the catalog recorded,
+ * after checking the object still has that size (one HEAD: an object
+ * that grew or shrank since it was registered was replaced behind the
+ * catalog's back, HL_ERR_FORBIDDEN code size_mismatch). Reads past the
+ * size are refused before any request. store and uri must outlive both;
+ * free with client_object_source_free (also after a failure). */
+int client_object_source_open(struct client_object_source *os, struct pq_source *src,
+                              struct objstore *store, const char *uri, uint64_t size,
+                              struct hl_error *err);
 void client_object_source_free(struct client_object_source *os);
 
 #endif

@@ -200,7 +200,9 @@ static int open_file(struct scan *s, const json_t *scan_file)
     if (!(s->path = strdup(path)))
         return scan_fail(s, "out of memory");
     struct pq_source src;
-    client_object_source_init(&s->source, &src, s->store, s->path, (uint64_t)size);
+    struct hl_error e;
+    if (client_object_source_open(&s->source, &src, s->store, s->path, (uint64_t)size, &e) != 0)
+        return scan_fail(s, "fetching %s: %s", path, e.message);
     struct error pe;
     if (pq_reader_open(&src, &s->reader, &pe) != 0)
         return scan_fail(s, "%s: %s", path, pe.msg);

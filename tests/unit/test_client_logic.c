@@ -378,7 +378,7 @@ static void test_object_source(void **state)
     assert_int_equal(objstore_open(NULL, &store, &herr), 0);
     struct client_object_source os;
     struct pq_source ranged, whole;
-    client_object_source_init(&os, &ranged, store, uri, file.len);
+    assert_int_equal(client_object_source_open(&os, &ranged, store, uri, file.len, &herr), 0);
     pq_source_memory(&whole, file.data, file.len);
     struct pq_reader *rr, *rw;
     struct error e;
@@ -411,9 +411,20 @@ static void test_object_source(void **state)
     pq_reader_free(rw);
     client_object_source_free(&os);
 
-    /* Shorter than recorded: the footer read fails, typed. */
+    /* Shorter or longer than recorded: refused at the open, typed. */
     assert_int_equal(truncate(path, (off_t)file.len - 100), 0);
-    client_object_source_init(&os, &ranged, store, uri, file.len);
+    assert_int_equal(client_object_source_open(&os, &ranged, store, uri, file.len, &herr), -1);
+    assert_int_equal(herr.status, HL_ERR_FORBIDDEN);
+    assert_non_null(strstr(herr.message, "were recorded"));
+    client_object_source_free(&os);
+    assert_int_equal(truncate(path, (off_t)file.len + 100), 0);
+    assert_int_equal(client_object_source_open(&os, &ranged, store, uri, file.len, &herr), -1);
+    assert_non_null(strstr(herr.message, "holds more than"));
+    client_object_source_free(&os);
+    /* Changed after the open: a short read fails the reader, typed. */
+    assert_int_equal(truncate(path, (off_t)file.len), 0);
+    assert_int_equal(client_object_source_open(&os, &ranged, store, uri, file.len, &herr), 0);
+    assert_int_equal(truncate(path, (off_t)file.len - 100), 0);
     assert_int_equal(pq_reader_open(&ranged, &rr, &e), -1);
     assert_true(e.code == ERR_CORRUPT || e.code == ERR_IO);
     client_object_source_free(&os);
