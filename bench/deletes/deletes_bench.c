@@ -120,14 +120,15 @@ static json_t *data_files(hl_table *t, int64_t *rows)
 
 static json_t *result_json(const struct hl_delete_result *r, double wall, double cpu)
 {
-    return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "wall_s", wall,
-                     "cpu_s", cpu, "rows_deleted", (json_int_t)r->rows_deleted, "files_affected",
-                     (json_int_t)r->files_affected, "files_scanned", (json_int_t)r->files_scanned,
-                     "files_pruned", (json_int_t)r->files_pruned, "row_groups_scanned",
-                     (json_int_t)r->row_groups_scanned, "row_groups_pruned",
-                     (json_int_t)r->row_groups_pruned, "bytes_written",
-                     (json_int_t)r->bytes_written, "snapshot_id", (json_int_t)r->snapshot_id,
-                     "attempts", r->attempts);
+    return json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "wall_s",
+                     wall, "cpu_s", cpu, "rows_deleted", (json_int_t)r->rows_deleted,
+                     "files_affected", (json_int_t)r->files_affected, "files_scanned",
+                     (json_int_t)r->files_scanned, "files_pruned", (json_int_t)r->files_pruned,
+                     "row_groups_scanned", (json_int_t)r->row_groups_scanned, "row_groups_pruned",
+                     (json_int_t)r->row_groups_pruned, "pages_scanned",
+                     (json_int_t)r->pages_scanned, "pages_pruned", (json_int_t)r->pages_pruned,
+                     "bytes_written", (json_int_t)r->bytes_written, "snapshot_id",
+                     (json_int_t)r->snapshot_id, "attempts", r->attempts);
 }
 
 /* A point lookup through the read path: the rows' event_id, counted. */

@@ -389,6 +389,8 @@ struct hl_delete_result {
     int64_t files_pruned;       /* ruled out by partition values or file statistics */
     int64_t row_groups_scanned; /* row groups decoded */
     int64_t row_groups_pruned;  /* ruled out by their statistics */
+    int64_t pages_scanned;      /* data pages decoded by the page index (none without one) */
+    int64_t pages_pruned;       /* data pages the page index ruled out */
     int64_t bytes_written;      /* the Puffin files of the new vectors */
     int attempts;               /* 1, or more after conflicts */
 };
@@ -421,6 +423,8 @@ struct hl_update_result {
     int64_t files_pruned;       /* ruled out by partition values or file statistics */
     int64_t row_groups_scanned; /* row groups decoded */
     int64_t row_groups_pruned;  /* ruled out by their statistics */
+    int64_t pages_scanned;      /* data pages decoded by the page index (none without one) */
+    int64_t pages_pruned;       /* data pages the page index ruled out */
     int64_t files_written;      /* data files of the rewritten rows */
     int64_t bytes_written;      /* those files and the new vectors' Puffin files */
     int attempts;               /* 1, or more after conflicts */

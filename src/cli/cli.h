@@ -198,6 +198,9 @@ int cmd_update(struct cli *cli, int argc, char **argv);
  * the exit code of a failure already reported (cmd_delete.c). */
 int cli_change_open(struct cli *cli, const struct cli_args *a, struct cli_table *h,
                     struct hl_delete_options *o);
+/* What a delete or an update read and pruned, as one line of text. */
+void cli_print_change_reads(int64_t files_scanned, int64_t files_pruned, int64_t row_groups_scanned,
+                            int64_t row_groups_pruned, int64_t pages_scanned, int64_t pages_pruned);
 /* The Iceberg export (cmd_export.c). */
 int cmd_export(struct cli *cli, int argc, char **argv);
 /* API tokens: create, list, revoke (cmd_token.c). */

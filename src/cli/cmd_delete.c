@@ -15,18 +15,28 @@ static const struct cli_opt delete_opts[] = {
     {"message", true, false, "TEXT  recorded on the snapshot"},
 };
 
+void cli_print_change_reads(int64_t files_scanned, int64_t files_pruned, int64_t row_groups_scanned,
+                            int64_t row_groups_pruned, int64_t pages_scanned, int64_t pages_pruned)
+{
+    printf("read %lld files (%lld pruned), %lld row groups (%lld pruned), %lld pages (%lld "
+           "pruned)\n",
+           (long long)files_scanned, (long long)files_pruned, (long long)row_groups_scanned,
+           (long long)row_groups_pruned, (long long)pages_scanned, (long long)pages_pruned);
+}
+
 static void print_result(const struct cli *cli, const struct hl_delete_result *r, bool dry_run)
 {
     if (cli->json) {
-        json_t *doc =
-            json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "snapshot_id",
-                      (json_int_t)r->snapshot_id, "read_snapshot", (json_int_t)r->read_snapshot,
-                      "rows_deleted", (json_int_t)r->rows_deleted, "files_affected",
-                      (json_int_t)r->files_affected, "files_scanned", (json_int_t)r->files_scanned,
-                      "files_pruned", (json_int_t)r->files_pruned, "row_groups_scanned",
-                      (json_int_t)r->row_groups_scanned, "row_groups_pruned",
-                      (json_int_t)r->row_groups_pruned, "bytes_written",
-                      (json_int_t)r->bytes_written, "attempts", r->attempts, "dry_run", dry_run);
+        json_t *doc = json_pack(
+            "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "snapshot_id",
+            (json_int_t)r->snapshot_id, "read_snapshot", (json_int_t)r->read_snapshot,
+            "rows_deleted", (json_int_t)r->rows_deleted, "files_affected",
+            (json_int_t)r->files_affected, "files_scanned", (json_int_t)r->files_scanned,
+            "files_pruned", (json_int_t)r->files_pruned, "row_groups_scanned",
+            (json_int_t)r->row_groups_scanned, "row_groups_pruned",
+            (json_int_t)r->row_groups_pruned, "pages_scanned", (json_int_t)r->pages_scanned,
+            "pages_pruned", (json_int_t)r->pages_pruned, "bytes_written",
+            (json_int_t)r->bytes_written, "attempts", r->attempts, "dry_run", dry_run);
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -41,9 +51,8 @@ static void print_result(const struct cli *cli, const struct hl_delete_result *r
     else
         printf("snapshot %lld: deleted %lld rows from %lld files\n", (long long)r->snapshot_id,
                (long long)r->rows_deleted, (long long)r->files_affected);
-    printf("read %lld files (%lld pruned), %lld row groups (%lld pruned)\n",
-           (long long)r->files_scanned, (long long)r->files_pruned,
-           (long long)r->row_groups_scanned, (long long)r->row_groups_pruned);
+    cli_print_change_reads(r->files_scanned, r->files_pruned, r->row_groups_scanned,
+                           r->row_groups_pruned, r->pages_scanned, r->pages_pruned);
 }
 
 int cli_change_open(struct cli *cli, const struct cli_args *a, struct cli_table *h,

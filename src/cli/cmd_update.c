@@ -21,12 +21,13 @@ static const struct cli_opt update_opts[] = {
 static void print_json(const struct hl_update_result *r, bool dry_run)
 {
     json_t *doc = json_pack(
-        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "snapshot_id",
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:b}", "snapshot_id",
         (json_int_t)r->snapshot_id, "read_snapshot", (json_int_t)r->read_snapshot, "rows_updated",
         (json_int_t)r->rows_updated, "files_affected", (json_int_t)r->files_affected,
         "files_scanned", (json_int_t)r->files_scanned, "files_pruned", (json_int_t)r->files_pruned,
         "row_groups_scanned", (json_int_t)r->row_groups_scanned, "row_groups_pruned",
-        (json_int_t)r->row_groups_pruned, "files_written", (json_int_t)r->files_written,
+        (json_int_t)r->row_groups_pruned, "pages_scanned", (json_int_t)r->pages_scanned,
+        "pages_pruned", (json_int_t)r->pages_pruned, "files_written", (json_int_t)r->files_written,
         "bytes_written", (json_int_t)r->bytes_written, "attempts", r->attempts, "dry_run", dry_run);
     cli_print_json(doc);
     json_decref(doc);
@@ -45,9 +46,8 @@ static void print_text(const struct hl_update_result *r, bool dry_run)
         printf("snapshot %lld: updated %lld rows of %lld files, written to %lld new files\n",
                (long long)r->snapshot_id, (long long)r->rows_updated, (long long)r->files_affected,
                (long long)r->files_written);
-    printf("read %lld files (%lld pruned), %lld row groups (%lld pruned)\n",
-           (long long)r->files_scanned, (long long)r->files_pruned,
-           (long long)r->row_groups_scanned, (long long)r->row_groups_pruned);
+    cli_print_change_reads(r->files_scanned, r->files_pruned, r->row_groups_scanned,
+                           r->row_groups_pruned, r->pages_scanned, r->pages_pruned);
 }
 
 static int run_update(struct cli *cli, const struct cli_args *a)

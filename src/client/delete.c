@@ -61,6 +61,8 @@ hl_status hl_table_delete(hl_table *t, const char *predicate, const struct hl_de
     res->row_groups_scanned = s.row_groups_scanned;
     res->files_pruned = s.files_pruned;
     res->row_groups_pruned = s.row_groups_pruned;
+    res->pages_scanned = s.pages_scanned;
+    res->pages_pruned = s.pages_pruned;
     res->bytes_written = s.bytes_written;
     return st;
 }

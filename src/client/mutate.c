@@ -8,7 +8,8 @@
  *     pruned unread.
  *  3. Each other file is fetched and the columns needed are decoded, row
  *     group by row group (a group whose statistics cannot match is
- *     skipped); the positions the predicate selects, less those the file's
+ *     skipped, and of the others only the pages whose page index may
+ *     match are decoded); the positions the predicate selects, less those the file's
  *     vector already holds, join that vector (and go to on_rows).
  *  4. Each new vector goes to a Puffin file of its own at an upload claim
  *     of kind delete, so a change that does not commit leaves nothing the
@@ -134,56 +135,87 @@ hl_status mut_open(struct mutation *m, hl_table *t, int64_t at, const char *pred
     return client_store(t->ns->catalog->client, &m->store, err);
 }
 
-/* Marks in sel the rows of the batch (its row 0 at file position first)
- * the predicate selects that *old does not hold, and adds their positions
- * to *dv; *added counts them. */
-static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch, uint64_t first,
-                             const struct lake_dv *old, uint8_t *sel, struct lake_dv *dv,
-                             int64_t *added, struct hl_error *err)
+/* Marks in sel the rows of the batch (read as `at` says) the predicate
+ * selects that *old does not hold, and adds their positions to *dv;
+ * *added counts them. */
+static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
+                             const struct client_rows_at *at, const struct lake_dv *old,
+                             uint8_t *sel, struct lake_dv *dv, int64_t *added, struct hl_error *err)
 {
-    uint64_t *pos = malloc(((size_t)batch->length + 1) * sizeof *pos);
+    uint64_t *picked = malloc(((size_t)batch->length + 1) * sizeof *picked);
     struct error e;
-    hl_status st = pos ? HL_OK : client_nomem(err);
+    hl_status st = picked ? HL_OK : client_nomem(err);
     int64_t nsel = 0;
     if (st == HL_OK && expr_pred_eval(m->pred, &m->schema, batch, sel, &nsel, &e) != 0)
         st = e.code == ERR_NOMEM
                  ? client_nomem(err)
                  : client_fail(err, HL_ERR_IO, "io", "evaluating the predicate: %s", e.msg);
-    size_t n = 0;
-    for (int64_t i = 0; st == HL_OK && i < batch->length; i++) {
-        if (sel[i] && lake_dv_contains(old, first + (uint64_t)i))
-            sel[i] = 0;
-        else if (sel[i])
-            pos[n++] = first + (uint64_t)i;
+    size_t n = 0, i = 0;
+    for (size_t k = 0; st == HL_OK && nsel > 0 && k < at->n; k++) {
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++) {
+            uint64_t pos = at->first + (uint64_t)row;
+            if (sel[i] && lake_dv_contains(old, pos))
+                sel[i] = 0;
+            else if (sel[i])
+                picked[n++] = pos;
+        }
     }
-    if (st == HL_OK && n > 0 && lake_dv_add(dv, pos, n, &e) != 0)
+    if (st == HL_OK && n > 0 && lake_dv_add(dv, picked, n, &e) != 0)
         st = client_nomem(err);
     *added = (int64_t)n;
-    free(pos);
+    free(picked);
     return st;
 }
 
-/* Row group g of the open file: its selected live rows join dv (and go to
- * on_rows). */
+/* Reads the rows of row group g that may match into batch: the pages the
+ * page index leaves, or the whole group; at->ranges (in scratch) say
+ * which, at->n 0 when none may match (batch left released). */
+static int read_group(struct mutation *m, struct pq_reader *r, size_t g,
+                      struct rows_projection *proj, struct arena *scratch, struct ArrowArray *batch,
+                      struct client_rows_at *at, struct error *e)
+{
+    batch->release = NULL;
+    struct pq_row_range *ranges = NULL;
+    bool by_pages = false;
+    if (client_row_group_ranges(&m->table, m->pred, r, g, scratch, &ranges, &at->n, &by_pages) != 0)
+        return error_nomem(e);
+    at->ranges = ranges;
+    if (at->n == 0)
+        return 0;
+    struct pq_range_read_stats read = {0};
+    if ((by_pages ? rows_project_read_ranges(r, g, ranges, at->n, proj, &m->table, batch, &read, e)
+                  : rows_project_read(r, g, proj, &m->table, batch, e)) != 0)
+        return -1;
+    m->stats->pages_scanned += (int64_t)read.pages_read;
+    m->stats->pages_pruned += (int64_t)read.pages_skipped;
+    return 0;
+}
+
+/* Row group g of the open file (its first row at file position first):
+ * its selected live rows join dv (and go to on_rows). */
 static hl_status scan_group(struct mutation *m, const json_t *df, struct pq_reader *r, size_t g,
-                            const struct rows_projection *proj, uint64_t *first,
+                            struct rows_projection *proj, uint64_t first, struct arena *scratch,
                             const struct lake_dv *old, struct lake_dv *dv, int64_t *added,
                             struct hl_error *err)
 {
     struct ArrowArray batch;
+    struct client_rows_at at = {.first = first};
     struct error e;
-    if (rows_project_read(r, g, proj, &m->table, &batch, &e) != 0)
+    if (read_group(m, r, g, proj, scratch, &batch, &at, &e) != 0)
         return e.code == ERR_NOMEM
                    ? client_nomem(err)
                    : client_fail(err, HL_ERR_IO, "io", "%s: %s",
                                  json_string_value(json_object_get(df, "path")), e.msg);
+    if (at.n == 0) {
+        m->stats->row_groups_pruned++;
+        return HL_OK;
+    }
     m->stats->row_groups_scanned++;
     uint8_t *sel = malloc((size_t)batch.length + 1);
-    int64_t n = 0, length = batch.length; /* on_rows may leave fewer rows */
-    hl_status st = sel ? select_rows(m, &batch, *first, old, sel, dv, &n, err) : client_nomem(err);
+    int64_t n = 0;
+    hl_status st = sel ? select_rows(m, &batch, &at, old, sel, dv, &n, err) : client_nomem(err);
     if (st == HL_OK && n > 0 && m->on_rows)
-        st = m->on_rows(m, df, &batch, sel, *first, err);
-    *first += (uint64_t)length;
+        st = m->on_rows(m, df, &batch, sel, &at, err);
     *added += n;
     free(sel);
     if (batch.release)
@@ -227,12 +259,11 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct a
     hl_status st = HL_OK;
     if (old_json && !json_is_null(old_json))
         st = client_dv_load(m->store, old_json, path, (uint64_t)rows, &old, err);
-    /* Ranged reads: the footer and the chunks of the columns decoded. */
-    struct client_object_source os;
+    /* Ranged reads: the footer, the page indexes and the pages decoded. */
+    struct client_object_source os = {.chunk = BUF_INIT};
     struct pq_source src;
-    if (client_object_source_open(&os, &src, m->store, path, (uint64_t)size,
-                                  st == HL_OK ? err : NULL) != 0 &&
-        st == HL_OK) {
+    if (st == HL_OK &&
+        client_object_source_open(&os, &src, m->store, path, (uint64_t)size, err) != 0) {
         client_error_prefix(err, "fetching %s", path);
         st = err->status;
     }
@@ -250,11 +281,7 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct a
     uint64_t first = 0;
     int64_t added = 0;
     for (size_t g = 0; st == HL_OK && g < meta->nrow_groups; g++) {
-        if (client_row_group_may_match(&m->table, m->pred, r, g, scratch)) {
-            st = scan_group(m, df, r, g, &proj, &first, &old, &dv, &added, err);
-            continue;
-        }
-        m->stats->row_groups_pruned++;
+        st = scan_group(m, df, r, g, &proj, first, scratch, &old, &dv, &added, err);
         first += (uint64_t)meta->row_groups[g].num_rows;
     }
     rows_project_free(&proj);

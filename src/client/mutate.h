@@ -19,6 +19,7 @@
 
 #include "client/claims.h"
 #include "client/internal.h"
+#include "client/prune.h"
 #include "expr/expr.h"
 #include "lake/dv.h"
 #include "lake/schema.h"
@@ -33,6 +34,8 @@ struct mut_stats {
     int64_t files_pruned;       /* ruled out by partition values or file statistics */
     int64_t row_groups_scanned; /* row groups decoded */
     int64_t row_groups_pruned;  /* ruled out by their statistics */
+    int64_t pages_scanned;      /* data pages decoded by their offset index */
+    int64_t pages_pruned;       /* ruled out by the page index */
     int64_t files_written;      /* data files of rewritten rows (updates) */
     int64_t bytes_written;      /* vectors and data files */
 };
@@ -47,13 +50,13 @@ struct mut_matched {
 
 struct mutation;
 
-/* Called with each row group read that holds selected live rows: the
- * batch (in m->schema's shape; the callee may replace it), sel (batch
+/* Called with each read of a row group that holds selected live rows:
+ * the batch (in m->schema's shape; the callee may replace it), sel (batch
  * length bytes, 1 for a selected live row), the DataFile it comes from and
- * the file position of row 0. */
+ * where its rows sit in the file (the read may have skipped pages). */
 typedef hl_status (*mut_rows_fn)(struct mutation *m, const json_t *data_file,
-                                 struct ArrowArray *batch, const uint8_t *sel, uint64_t first,
-                                 struct hl_error *err);
+                                 struct ArrowArray *batch, const uint8_t *sel,
+                                 const struct client_rows_at *at, struct hl_error *err);
 
 struct mutation {
     hl_table *t;

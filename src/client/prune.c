@@ -182,12 +182,31 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
     return 0;
 }
 
-void client_mask_positions(const struct lake_dv *dv, uint64_t first,
-                           const struct pq_row_range *ranges, size_t n, uint8_t *keep)
+void client_mask_positions(const struct lake_dv *dv, const struct client_rows_at *at, uint8_t *keep)
 {
     size_t i = 0;
-    for (size_t k = 0; k < n; k++)
-        for (int64_t row = ranges[k].begin; row < ranges[k].end; row++, i++)
-            if (lake_dv_contains(dv, first + (uint64_t)row))
+    for (size_t k = 0; k < at->n; k++)
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++)
+            if (lake_dv_contains(dv, at->first + (uint64_t)row))
                 keep[i] = 0;
+}
+
+int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *pred,
+                            struct pq_reader *r, size_t g, struct arena *scratch,
+                            struct pq_row_range **ranges, size_t *n, bool *by_pages)
+{
+    *by_pages = false;
+    *n = 0;
+    if (pred && !client_row_group_may_match(t, pred, r, g, scratch))
+        return 0;
+    if (pred && client_row_group_pages(t, pred, r, g, scratch, ranges, n) == 0) {
+        *by_pages = true;
+        return 0;
+    }
+    *ranges = arena_calloc(scratch, 1, sizeof **ranges);
+    if (!*ranges)
+        return -1;
+    **ranges = (struct pq_row_range){0, pq_reader_meta(r)->row_groups[g].num_rows};
+    *n = 1;
+    return 0;
 }

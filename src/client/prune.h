@@ -42,10 +42,26 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
                            struct pq_reader *r, size_t g, struct arena *scratch,
                            struct pq_row_range **ranges, size_t *n);
 
-/* Clears keep[i] for each row i of a read of ranges[0..n) of a row group
- * whose first row is at file position first (row i being the i-th row of
- * the ranges) when dv holds its position. */
-void client_mask_positions(const struct lake_dv *dv, uint64_t first,
-                           const struct pq_row_range *ranges, size_t n, uint8_t *keep);
+/* The rows of row group g that may hold a row pred selects (NULL: every
+ * row): none (*n 0) when its statistics rule it out, the pages the page
+ * index leaves (*by_pages: read them with rows_project_read_ranges), or
+ * else the whole group; as ranges in the scratch arena. -1 when out of
+ * memory. */
+int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *pred,
+                            struct pq_reader *r, size_t g, struct arena *scratch,
+                            struct pq_row_range **ranges, size_t *n, bool *by_pages);
+
+/* Where the rows of a read of a row group sit in their file: row i of the
+ * read is the i-th row of ranges[0..n) of the group, whose first row is at
+ * file position first. */
+struct client_rows_at {
+    uint64_t first;
+    const struct pq_row_range *ranges;
+    size_t n;
+};
+
+/* Clears keep[i] for each row i of the read `at` whose position dv holds. */
+void client_mask_positions(const struct lake_dv *dv, const struct client_rows_at *at,
+                           uint8_t *keep);
 
 #endif

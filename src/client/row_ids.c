@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "lake/schema.h"
+#include "parquet/reader.h"
 #include "util/arrow.h"
 
 int client_row_id_source(const json_t *data_file, bool *explicit_ids, int64_t *row_id_start,
@@ -32,7 +33,7 @@ static bool has_null(const struct ArrowArray *col)
 }
 
 int client_row_ids_fill(struct ArrowArray *batch, int64_t c, bool explicit_ids,
-                        int64_t row_id_start, uint64_t first, struct error *err)
+                        int64_t row_id_start, const struct client_rows_at *at, struct error *err)
 {
     struct ArrowArray *col = batch->children[c];
     if (explicit_ids)
@@ -47,8 +48,11 @@ int client_row_ids_fill(struct ArrowArray *batch, int64_t c, bool explicit_ids,
         free(v);
         return error_nomem(err);
     }
-    for (int64_t i = 0; i < n; i++)
-        v[i] = row_id_start + (int64_t)first + i;
+    /* The ranges hold the batch's rows (rows_project_read_ranges). */
+    int64_t i = 0;
+    for (size_t k = 0; k < at->n; k++)
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end && i < n; row++)
+            v[i++] = row_id_start + (int64_t)at->first + row;
     ids.length = n;
     arrow_array_own_buffer(&ids, 1, v);
     if (col->release)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client/prune.h"
 #include "hoglake/arrow_abi.h"
 #include "util/error.h"
 
@@ -20,11 +21,11 @@ int client_row_id_source(const json_t *data_file, bool *explicit_ids, int64_t *r
                          struct error *err);
 
 /* Makes column c of batch (an int64 column read through the file's
- * projection, whose row 0 is at file position first) hold the rows' ids:
+ * projection, its rows where `at` says) hold the rows' ids:
  * a file with explicit ids must have them all (a null is ERR_CORRUPT),
  * any other's column is replaced by row_id_start + position. 0, or -1 with
  * err (the batch unchanged). */
 int client_row_ids_fill(struct ArrowArray *batch, int64_t c, bool explicit_ids,
-                        int64_t row_id_start, uint64_t first, struct error *err);
+                        int64_t row_id_start, const struct client_rows_at *at, struct error *err);
 
 #endif

@@ -254,7 +254,9 @@ static int annotate_changes(struct scan *s, struct ArrowArray *b, uint64_t first
 {
     int64_t n = b->length;
     struct error e;
-    if (client_row_ids_fill(b, b->n_children - 2, s->explicit_ids, s->row_id_start, first, &e) != 0)
+    struct pq_row_range whole = {0, n};
+    struct client_rows_at at = {first, &whole, 1};
+    if (client_row_ids_fill(b, b->n_children - 2, s->explicit_ids, s->row_id_start, &at, &e) != 0)
         return scan_fail(s, "%s", e.msg);
     const char *kind = s->deleted_rows ? "delete" : "insert";
     size_t klen = strlen(kind);
@@ -316,35 +318,11 @@ static int filter_batch(struct scan *s, struct ArrowArray *b, uint64_t first,
     else
         memset(keep, 1, (size_t)b->length);
     if (rc == 0 && s->dv.n > 0)
-        client_mask_positions(&s->dv, first, ranges, nranges, keep);
+        client_mask_positions(&s->dv, &(struct client_rows_at){first, ranges, nranges}, keep);
     if (rc == 0)
         rc = rows_filter(&s->schema, b, keep, &e);
     free(keep);
     return rc == 0 ? 0 : scan_fail(s, "%s", e.msg);
-}
-
-/* The rows of row group g that may match: every row without a predicate
- * or a page index; none when its statistics rule it out. */
-static int group_ranges(struct scan *s, size_t g, struct arena *scratch,
-                        struct pq_row_range **ranges, size_t *n, bool *by_pages)
-{
-    const struct pq_file_meta *meta = pq_reader_meta(s->reader);
-    *by_pages = false;
-    if (s->pred && !client_row_group_may_match(&s->table, s->pred, s->reader, g, scratch)) {
-        *n = 0;
-        return 0;
-    }
-    if (s->pred &&
-        client_row_group_pages(&s->table, s->pred, s->reader, g, scratch, ranges, n) == 0) {
-        *by_pages = true;
-        return 0;
-    }
-    *ranges = arena_calloc(scratch, 1, sizeof **ranges);
-    if (!*ranges)
-        return scan_fail(s, "out of memory");
-    **ranges = (struct pq_row_range){0, meta->row_groups[g].num_rows};
-    *n = 1;
-    return 0;
 }
 
 /* A row group of the open file read for hl_table_scan_with: pruned (out
@@ -359,7 +337,10 @@ static int next_filtered_batch(struct scan *s, struct ArrowArray *out)
     struct pq_row_range *ranges = NULL;
     size_t n = 0;
     bool by_pages = false;
-    int rc = group_ranges(s, g, &scratch, &ranges, &n, &by_pages);
+    int rc = client_row_group_ranges(&s->table, s->pred, s->reader, g, &scratch, &ranges, &n,
+                                     &by_pages) == 0
+                 ? 0
+                 : scan_fail(s, "out of memory");
     struct pq_range_read_stats read = {0};
     struct error e;
     if (rc == 0 && n == 0)

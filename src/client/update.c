@@ -33,13 +33,13 @@ struct rewrite {
 
 /* The ids of the batch's rows in its last column. */
 static hl_status fill_row_ids(struct mutation *m, const json_t *df, struct ArrowArray *batch,
-                              uint64_t first, struct hl_error *err)
+                              const struct client_rows_at *at, struct hl_error *err)
 {
     bool explicit_ids;
     int64_t start;
     struct error e;
     if (client_row_id_source(df, &explicit_ids, &start, &e) == 0 &&
-        client_row_ids_fill(batch, (int64_t)m->table.root.nchildren - 1, explicit_ids, start, first,
+        client_row_ids_fill(batch, (int64_t)m->table.root.nchildren - 1, explicit_ids, start, at,
                             &e) == 0)
         return HL_OK;
     return e.code == ERR_NOMEM ? client_nomem(err)
@@ -80,10 +80,11 @@ static hl_status assign(struct mutation *m, struct ArrowArray *batch, const uint
 
 /* mut_find's callback: the selected rows of a row group, rewritten. */
 static hl_status rewrite_rows(struct mutation *m, const json_t *df, struct ArrowArray *batch,
-                              const uint8_t *sel, uint64_t first, struct hl_error *err)
+                              const uint8_t *sel, const struct client_rows_at *at,
+                              struct hl_error *err)
 {
     struct rewrite *w = m->ctx;
-    hl_status st = fill_row_ids(m, df, batch, first, err);
+    hl_status st = fill_row_ids(m, df, batch, at, err);
     if (st == HL_OK)
         st = assign(m, batch, sel, err);
     struct error e;
@@ -208,6 +209,8 @@ hl_status hl_table_update(hl_table *t, const char *set_clause, const char *predi
     res->files_pruned = s.files_pruned;
     res->row_groups_scanned = s.row_groups_scanned;
     res->row_groups_pruned = s.row_groups_pruned;
+    res->pages_scanned = s.pages_scanned;
+    res->pages_pruned = s.pages_pruned;
     res->files_written = s.files_written;
     res->bytes_written = s.bytes_written;
     return st;

@@ -1,5 +1,6 @@
 #include "lake/dv.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -52,17 +53,52 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static bool is_sorted(const uint64_t *p, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (p[i] < p[i - 1])
+            return false;
+    return true;
+}
+
+/* Merges the sorted runs p[0..a) and p[a..a+b) in place, from the back
+ * (b slots of scratch hold the second run meanwhile). */
+static void merge_runs(uint64_t *p, size_t a, size_t b, uint64_t *scratch)
+{
+    memcpy(scratch, p + a, b * sizeof *p);
+    size_t i = a, j = b, k = a + b;
+    while (j > 0) {
+        if (i > 0 && p[i - 1] > scratch[j - 1])
+            p[--k] = p[--i];
+        else
+            p[--k] = scratch[--j];
+    }
+}
+
 int lake_dv_add(struct lake_dv *v, const uint64_t *pos, size_t n, struct error *err)
 {
     if (n == 0)
         return 0;
     if (n > SIZE_MAX - v->n || reserve(v, v->n + n, err) != 0)
         return n > SIZE_MAX - v->n ? error_nomem(err) : -1;
-    memcpy(v->pos + v->n, pos, n * sizeof *pos);
-    v->n += n;
-    qsort(v->pos, v->n, sizeof *v->pos, cmp_u64);
-    size_t k = 0;
-    for (size_t i = 0; i < v->n; i++)
+    /* Positions mostly come in order, after those held: then they are
+     * appended, not the whole set sorted again. */
+    size_t old = v->n;
+    uint64_t *added = v->pos + old;
+    memcpy(added, pos, n * sizeof *pos);
+    if (!is_sorted(added, n))
+        qsort(added, n, sizeof *added, cmp_u64);
+    size_t from = old;
+    if (old > 0 && added[0] <= v->pos[old - 1]) {
+        uint64_t *scratch = malloc(n * sizeof *scratch);
+        if (!scratch)
+            return error_nomem(err);
+        merge_runs(v->pos, old, n, scratch);
+        free(scratch);
+        from = 0;
+    }
+    size_t k = from;
+    for (size_t i = from; i < old + n; i++)
         if (k == 0 || v->pos[i] != v->pos[k - 1])
             v->pos[k++] = v->pos[i];
     v->n = k;

@@ -1562,6 +1562,7 @@ static int read_indexed_pages(struct pq_reader *r, const struct pq_column_chunk 
         return nomem(err);
     }
     size_t ndecoded = 0, ntouched = pages_touched(pi, sel, touched);
+    int64_t rows_decoded = 0; /* of the pages touched */
     uint64_t start = 0;
     size_t len = 0;
     int rc = seed_for_pages(r, d, m, oi, touched, err);
@@ -1591,13 +1592,17 @@ static int read_indexed_pages(struct pq_reader *r, const struct pq_column_chunk 
             struct pq_row_range rows;
             pq_page_index_rows(pi, p, &rows);
             decoded[ndecoded++] = (struct decoded_page){rows.begin, d->nlev};
+            rows_decoded += rows.end - rows.begin;
             const uint8_t *page = (const uint8_t *)r->chunk.data + (oi->pages[p].offset - from);
             rc = read_listed_page(r, m, page, (size_t)oi->pages[p].compressed_page_size, &rows, d,
                                   err);
         }
     }
     if (rc == 0) {
-        keep_selected(d, decoded, ndecoded, sel);
+        /* The selection is within the pages touched: when it has as many
+         * rows, it is those pages whole and every entry stays. */
+        if (rows_decoded != sel->rows)
+            keep_selected(d, decoded, ndecoded, sel);
         st->pages_read += ntouched;
         st->pages_skipped += np - ntouched;
     }

@@ -16,6 +16,8 @@ void rows_project_free(struct rows_projection *p)
     free(p->map);
     p->map = NULL;
     p->ncols = 0;
+    arrow_zeros_unref(p->zeros);
+    p->zeros = NULL;
 }
 
 int rows_project_open(struct pq_reader *r, const struct lake_table *t, struct rows_projection *p,
@@ -76,10 +78,18 @@ int rows_project_open_some(struct pq_reader *r, const struct lake_table *t, cons
 }
 
 /* The reader's batch in (taken) through the projection into *out. */
-static int project_batch(struct ArrowArray *in, const struct rows_projection *p,
+static int project_batch(struct ArrowArray *in, struct rows_projection *p,
                          const struct lake_table *t, struct ArrowArray *out, struct error *err)
 {
-    if (arrow_array_init(out, 1, (int64_t)p->ncols) != 0) {
+    /* The absent columns share one zeroed block, kept for the next batch:
+     * no buffers to zero per column and per batch. */
+    size_t zeros = 0;
+    for (size_t c = 0; c < p->ncols; c++) {
+        size_t need = p->map[c] < 0 ? arrow_nulls_size(p->projected.children[c], in->length) : 0;
+        zeros = need > zeros ? need : zeros;
+    }
+    if ((zeros > 0 && arrow_zeros_reserve(&p->zeros, zeros) != 0) ||
+        arrow_array_init(out, 1, (int64_t)p->ncols) != 0) {
         in->release(in);
         return error_nomem(err);
     }
@@ -89,7 +99,8 @@ static int project_batch(struct ArrowArray *in, const struct rows_projection *p,
         if (p->map[c] >= 0)
             arrow_array_move(in->children[p->map[c]], out->children[c]);
         else
-            rc = arrow_array_nulls(p->projected.children[c], in->length, out->children[c]);
+            rc = arrow_array_nulls_in(p->projected.children[c], in->length, p->zeros,
+                                      out->children[c]);
     }
     in->release(in);
     if (rc != 0)
@@ -101,7 +112,7 @@ static int project_batch(struct ArrowArray *in, const struct rows_projection *p,
     return rc;
 }
 
-int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
+int rows_project_read(struct pq_reader *r, size_t g, struct rows_projection *p,
                       const struct lake_table *t, struct ArrowArray *out, struct error *err)
 {
     struct ArrowArray in;
@@ -112,7 +123,7 @@ int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projectio
 }
 
 int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
-                             size_t n, const struct rows_projection *p, const struct lake_table *t,
+                             size_t n, struct rows_projection *p, const struct lake_table *t,
                              struct ArrowArray *out, struct pq_range_read_stats *stats,
                              struct error *err)
 {

@@ -26,6 +26,7 @@ struct rows_projection {
     struct ArrowSchema projected; /* the file's columns in table order, nulls' for the absent */
     int64_t *map;                 /* table column -> the reader's selected column, or -1 */
     size_t ncols;
+    struct arrow_zeros *zeros; /* the absent columns' nulls, batch after batch */
 };
 
 /* Selects on r the columns of t the file holds and builds p (zeroed by the
@@ -44,13 +45,13 @@ static inline int rows_project_has(const struct rows_projection *p, size_t c)
 }
 /* Row group g through the projection: *out (the caller's to release) is a
  * struct of t's top-level columns in t's types. */
-int rows_project_read(struct pq_reader *r, size_t g, const struct rows_projection *p,
+int rows_project_read(struct pq_reader *r, size_t g, struct rows_projection *p,
                       const struct lake_table *t, struct ArrowArray *out, struct error *err);
 /* The rows of row group g in ranges[0..n) only, through the projection
  * (pq_reader_read_row_ranges: only the pages holding them are decoded, and
  * the batch's row i is the i-th row of the ranges). stats may be NULL. */
 int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
-                             size_t n, const struct rows_projection *p, const struct lake_table *t,
+                             size_t n, struct rows_projection *p, const struct lake_table *t,
                              struct ArrowArray *out, struct pq_range_read_stats *stats,
                              struct error *err);
 void rows_project_free(struct rows_projection *p);

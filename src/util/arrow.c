@@ -25,9 +25,42 @@
         free((p)->children);                                                                       \
     } while (0)
 
+struct arrow_zeros {
+    size_t refs; /* atomic: arrays may be released on any thread */
+    size_t size;
+    void *bytes;
+};
+
+void arrow_zeros_unref(struct arrow_zeros *z)
+{
+    if (z && __atomic_sub_fetch(&z->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        free(z->bytes);
+        free(z);
+    }
+}
+
+int arrow_zeros_reserve(struct arrow_zeros **z, size_t size)
+{
+    if (*z && (*z)->size >= size)
+        return 0;
+    struct arrow_zeros *fresh = malloc(sizeof *fresh);
+    void *bytes = calloc(size ? size : 1, 1);
+    if (!fresh || !bytes) {
+        free(fresh);
+        free(bytes);
+        return -1;
+    }
+    *fresh = (struct arrow_zeros){1, size, bytes};
+    arrow_zeros_unref(*z);
+    *z = fresh;
+    return 0;
+}
+
 struct array_private {
     const void *buffers[ARROW_MAX_BUFFERS];
     size_t caps[ARROW_MAX_BUFFERS]; /* pooled buffers' sizes; 0: free() it */
+    unsigned borrowed;              /* bit i: buffers[i] is in zeros, not owned */
+    struct arrow_zeros *zeros;      /* a reference, when any buffer is in it */
     struct block_pool *pool;
     struct ArrowArray *kids;
     struct ArrowArray **children;
@@ -39,12 +72,15 @@ static void release_array(struct ArrowArray *a)
     if (p) {
         CHILDREN_RELEASE(p, a->n_children);
         for (int i = 0; i < ARROW_MAX_BUFFERS; i++) {
+            if (p->borrowed & (1u << i))
+                continue;
             if (p->caps[i])
                 block_pool_put(p->pool, (void *)p->buffers[i], p->caps[i]);
             else
                 free((void *)p->buffers[i]);
         }
         block_pool_unref(p->pool);
+        arrow_zeros_unref(p->zeros);
         free(p);
     }
     a->release = NULL;
@@ -76,7 +112,9 @@ int arrow_array_init(struct ArrowArray *a, int64_t n_buffers, int64_t n_children
 
 static void drop_buffer(struct array_private *p, int i)
 {
-    if (p->caps[i])
+    if (p->borrowed & (1u << i))
+        p->borrowed &= ~(1u << i);
+    else if (p->caps[i])
         block_pool_put(p->pool, (void *)p->buffers[i], p->caps[i]);
     else
         free((void *)p->buffers[i]);
@@ -252,53 +290,101 @@ static size_t fixed_width(const char *f)
     }
 }
 
-int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out)
+/* What an array of nulls of format f is made of (false: unsupported). */
+struct nulls_shape {
+    bool nested, struct_like, list_like, var, is_bool;
+    size_t width, off_width;
+};
+
+static bool nulls_shape(const char *f, struct nulls_shape *k)
 {
-    const char *f = s->format;
-    bool nested = f[0] == '+';
-    if (n < 0 || (nested && strcmp(f, "+s") != 0 && strcmp(f, "+l") != 0 && strcmp(f, "+L") != 0 &&
-                  strcmp(f, "+m") != 0))
+    memset(k, 0, sizeof *k);
+    k->nested = f[0] == '+';
+    if (k->nested && strcmp(f, "+s") != 0 && strcmp(f, "+l") != 0 && strcmp(f, "+L") != 0 &&
+        strcmp(f, "+m") != 0)
+        return false;
+    k->var = !k->nested && (strcmp(f, "u") == 0 || strcmp(f, "z") == 0 || strcmp(f, "U") == 0 ||
+                            strcmp(f, "Z") == 0);
+    k->is_bool = strcmp(f, "b") == 0;
+    k->width = k->nested || k->var || k->is_bool ? 0 : fixed_width(f);
+    k->struct_like = strcmp(f, "+s") == 0;
+    k->list_like = k->nested && !k->struct_like;
+    k->off_width = strcmp(f, "U") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "+L") == 0 ? 8 : 4;
+    return k->nested || k->var || k->is_bool || k->width > 0;
+}
+
+/* The bytes of the values (or offsets) buffer of n nulls. */
+static size_t values_size(const struct nulls_shape *k, int64_t n)
+{
+    size_t bitmap = (size_t)(n + 7) / 8;
+    return k->is_bool               ? bitmap
+           : k->var || k->list_like ? ((size_t)n + 1) * k->off_width
+                                    : (size_t)n * k->width;
+}
+
+size_t arrow_nulls_size(const struct ArrowSchema *s, int64_t n)
+{
+    struct nulls_shape k;
+    if (n < 0 || !nulls_shape(s->format, &k))
+        return 0;
+    size_t size = (size_t)(n + 7) / 8;
+    if (!k.struct_like && values_size(&k, n) > size)
+        size = values_size(&k, n);
+    for (int64_t i = 0; k.nested && i < s->n_children; i++) {
+        size_t child = arrow_nulls_size(s->children[i], k.struct_like ? n : 0);
+        size = child > size ? child : size;
+    }
+    return size;
+}
+
+/* Buffer i of out: zeroed bytes, in z when they fit. */
+static bool zero_buffer(struct ArrowArray *out, int i, size_t bytes, struct arrow_zeros *z)
+{
+    struct array_private *p = out->private_data;
+    if (!z || bytes > z->size) {
+        void *own = calloc(bytes ? bytes : 1, 1);
+        arrow_array_own_buffer(out, i, own);
+        return own != NULL;
+    }
+    if (!p->zeros) {
+        __atomic_add_fetch(&z->refs, 1, __ATOMIC_RELAXED);
+        p->zeros = z;
+    }
+    drop_buffer(p, i);
+    p->buffers[i] = z->bytes;
+    p->borrowed |= 1u << i;
+    return true;
+}
+
+int arrow_array_nulls_in(const struct ArrowSchema *s, int64_t n, struct arrow_zeros *z,
+                         struct ArrowArray *out)
+{
+    struct nulls_shape k;
+    if (n < 0 || !nulls_shape(s->format, &k))
         return -1;
-    bool var = !nested && (strcmp(f, "u") == 0 || strcmp(f, "z") == 0 || strcmp(f, "U") == 0 ||
-                           strcmp(f, "Z") == 0);
-    bool is_bool = strcmp(f, "b") == 0;
-    size_t width = nested || var || is_bool ? 0 : fixed_width(f);
-    if (!nested && !var && !is_bool && width == 0)
-        return -1;
-    bool struct_like = strcmp(f, "+s") == 0;
-    bool list_like = nested && !struct_like;
-    int64_t nbuf = struct_like ? 1 : var ? 3 : 2;
-    int64_t nkids = nested ? s->n_children : 0;
+    int64_t nbuf = k.struct_like ? 1 : k.var ? 3 : 2;
+    int64_t nkids = k.nested ? s->n_children : 0;
     if (arrow_array_init(out, nbuf, nkids) != 0)
         return -1;
     out->length = n;
     out->null_count = n;
-    size_t bitmap = (size_t)(n + 7) / 8;
-    void *validity = calloc(bitmap ? bitmap : 1, 1);
-    arrow_array_own_buffer(out, 0, validity);
-    bool ok = validity != NULL;
-    if (ok && !struct_like) {
-        /* Zeroed values or offsets: every slot is empty. */
-        size_t off_width =
-            strcmp(f, "U") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "+L") == 0 ? 8 : 4;
-        size_t bytes = is_bool            ? bitmap
-                       : var || list_like ? ((size_t)n + 1) * off_width
-                                          : (size_t)n * width;
-        void *values = calloc(bytes ? bytes : 1, 1);
-        arrow_array_own_buffer(out, 1, values);
-        ok = values != NULL;
-        if (ok && var) {
-            void *data = calloc(1, 1);
-            arrow_array_own_buffer(out, 2, data);
-            ok = data != NULL;
-        }
-    }
+    /* Zeroed validity, values or offsets: every slot is null and empty. */
+    bool ok = zero_buffer(out, 0, (size_t)(n + 7) / 8, z);
+    if (ok && !k.struct_like)
+        ok = zero_buffer(out, 1, values_size(&k, n), z);
+    if (ok && k.var)
+        ok = zero_buffer(out, 2, 1, z);
     /* A struct's children have its length; a list's child holds nothing. */
     for (int64_t i = 0; ok && i < nkids; i++)
-        ok = arrow_array_nulls(s->children[i], struct_like ? n : 0, out->children[i]) == 0;
+        ok = arrow_array_nulls_in(s->children[i], k.struct_like ? n : 0, z, out->children[i]) == 0;
     if (!ok) {
         out->release(out);
         return -1;
     }
     return 0;
+}
+
+int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out)
+{
+    return arrow_array_nulls_in(s, n, NULL, out);
 }

@@ -47,6 +47,22 @@ bool arrow_metadata_get(const char *metadata, const char *key, char *out, size_t
  * unsupported format or when out of memory. */
 int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray *out);
 
+/* A zeroed block that the null arrays of many batches share instead of
+ * each zeroing buffers of its own (a projection's absent columns, batch
+ * after batch): never written, freed with its last reference. */
+struct arrow_zeros;
+/* Makes *z (NULL: none yet) a block of at least size bytes: kept when
+ * large enough, else replaced (the old one lives on in the arrays using
+ * it). 0, or -1 when out of memory (*z unchanged). */
+int arrow_zeros_reserve(struct arrow_zeros **z, size_t size);
+void arrow_zeros_unref(struct arrow_zeros *z);
+/* The size of the largest buffer an array of n nulls of s has. */
+size_t arrow_nulls_size(const struct ArrowSchema *s, int64_t n);
+/* As arrow_array_nulls, its buffers (and its children's) in z when they
+ * fit (z NULL: its own). */
+int arrow_array_nulls_in(const struct ArrowSchema *s, int64_t n, struct arrow_zeros *z,
+                         struct ArrowArray *out);
+
 /* Moves src into dst (dst must be released or uninitialised); src is left
  * released. */
 void arrow_array_move(struct ArrowArray *src, struct ArrowArray *dst);

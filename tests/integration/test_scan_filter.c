@@ -288,6 +288,26 @@ static void pages_over(struct layout *l, size_t g, int leaf, int64_t b, int64_t 
     }
 }
 
+/* The rows of the page of k (leaf 2) holding key in day d's file, in its
+ * row group *g where key is row *in_group; the layout is left open. */
+static struct pq_row_range page_of_key(struct layout *l, int d, int64_t key, size_t *g,
+                                       int64_t *in_group)
+{
+    layout_open(l, d);
+    *g = group_of(l, key - (int64_t)d * DAY_ROWS, in_group);
+    struct pq_page_index ki;
+    struct error err;
+    assert_int_equal(pq_reader_page_index(l->r, *g, 2, &l->a, &ki, &err), 0);
+    for (size_t p = 0; p < ki.offsets.npages; p++) {
+        struct pq_row_range rows;
+        pq_page_index_rows(&ki, p, &rows);
+        if (rows.begin <= *in_group && *in_group < rows.end)
+            return rows;
+    }
+    fail_msg("no page of k holds %lld", (long long)key);
+    return (struct pq_row_range){0, 0};
+}
+
 /* A point lookup on k reads one file, one row group and, of each column,
  * the one page holding the row. */
 static void point_lookup_prunes_pages(void **state)
@@ -295,23 +315,12 @@ static void point_lookup_prunes_pages(void **state)
     (void)state;
     const int64_t key = 123456; /* day 1 */
     struct layout l;
-    layout_open(&l, 1);
+    size_t g;
+    int64_t in_group;
+    struct pq_row_range page = page_of_key(&l, 1, key, &g, &in_group);
     const struct pq_file_meta *m = pq_reader_meta(l.r);
     assert_true(m->nrow_groups >= 2); /* the design: several row groups... */
-    int64_t in_group;
-    size_t g = group_of(&l, key - DAY_ROWS, &in_group);
-    /* ...each of several pages; the row's page of k bounds what is read. */
-    struct pq_page_index ki;
-    struct error err;
-    assert_int_equal(pq_reader_page_index(l.r, g, 2, &l.a, &ki, &err), 0);
-    assert_true(ki.offsets.npages >= 2);
-    struct pq_row_range page = {0, 0};
-    for (size_t p = 0; p < ki.offsets.npages; p++) {
-        struct pq_row_range rows;
-        pq_page_index_rows(&ki, p, &rows);
-        if (rows.begin <= in_group && in_group < rows.end)
-            page = rows;
-    }
+    assert_true(page.end - page.begin < m->row_groups[g].num_rows); /* ...of several pages */
     int64_t want_read = 0, want_skipped = 0;
     for (int leaf = 0; leaf < 4; leaf++) {
         int64_t hit, total;
@@ -331,6 +340,117 @@ static void point_lookup_prunes_pages(void **state)
     assert_int_equal(st.pages_scanned, want_read);
     assert_int_equal(st.pages_pruned, want_skipped);
     layout_close(&l);
+}
+
+/* The row id the scan plan gives row `pos` of day d's file (its
+ * row_id_start + pos), and the plan's snapshot. */
+static int64_t planned_row_id(int d, int64_t pos)
+{
+    char *text = NULL;
+    struct hl_error err;
+    test_check(hl_table_scan_plan(table, NULL, &text, &err), &err, "scan plan");
+    json_t *plan = jparse(text);
+    free(text);
+    int64_t start = -1;
+    size_t i;
+    const json_t *sf;
+    json_array_foreach (plan, i, sf) {
+        const json_t *df = json_object_get(sf, "data_file");
+        if (strcmp(jstr(df, "path") + 7, file_of_day[d]) == 0)
+            start = json_integer_value(json_object_get(df, "row_id_start"));
+    }
+    json_decref(plan);
+    assert_true(start >= 0);
+    return start + pos;
+}
+
+/* Deletes and updates read by the page index as the scan does: a dry-run
+ * delete of one key reads one page of k (the only column it decodes), and
+ * an update of rows in a page amid a row group keeps their row ids (their
+ * positions in the file, not in the pages read). Runs last: it changes
+ * the table. */
+static void changes_read_by_pages(void **state)
+{
+    (void)state;
+    const int64_t key = 163456; /* day 1 */
+    struct layout l;
+    size_t g;
+    int64_t in_group;
+    struct pq_row_range page = page_of_key(&l, 1, key, &g, &in_group);
+    const struct pq_file_meta *m = pq_reader_meta(l.r);
+    assert_true(page.begin > 0); /* a page after the row group's first */
+    assert_true(in_group + 1 < page.end);
+    int64_t hit, total;
+    pages_over(&l, g, 2, page.begin, page.end, &hit, &total);
+    size_t nrow_groups = m->nrow_groups;
+    layout_close(&l);
+
+    char where[96];
+    snprintf(where, sizeof where, "k = %lld", (long long)key);
+    struct hl_delete_options o;
+    hl_delete_options_init(&o);
+    o.dry_run = true;
+    struct hl_delete_result d;
+    struct hl_error err;
+    test_check(hl_table_delete(table, where, &o, &d, &err), &err, "dry-run delete");
+    assert_int_equal(d.rows_deleted, 1);
+    assert_int_equal(d.files_scanned, 1);
+    assert_int_equal(d.files_pruned, DAYS - 1);
+    assert_int_equal(d.row_groups_scanned, 1);
+    assert_int_equal(d.row_groups_pruned, (int64_t)nrow_groups - 1);
+    assert_int_equal(d.pages_scanned, hit);
+    assert_int_equal(d.pages_pruned, total - hit);
+    assert_int_equal(d.snapshot_id, -1);
+
+    int64_t want_id = planned_row_id(1, key - DAY_ROWS);
+    snprintf(where, sizeof where, "k = %lld OR k = %lld", (long long)key, (long long)key + 1);
+    struct hl_update_result u;
+    o.dry_run = false;
+    test_check(hl_table_update(table, "s = 'paged'", where, &o, &u, &err), &err, "update");
+    assert_int_equal(u.rows_updated, 2);
+    assert_int_equal(u.row_groups_scanned, 1);
+    assert_true(u.pages_pruned > 0);
+    /* The changefeed: each row deleted and inserted with its own id. */
+    struct ArrowArrayStream s;
+    test_check(hl_table_scan_changes(table, u.read_snapshot, -1, &s, NULL, &err), &err, "changes");
+    struct ArrowSchema schema;
+    assert_int_equal(s.get_schema(&s, &schema), 0);
+    int64_t kc = -1, rc = -1, cc = -1, sc = -1;
+    for (int64_t i = 0; i < schema.n_children; i++) {
+        const char *name = schema.children[i]->name;
+        kc = strcmp(name, "k") == 0 ? i : kc;
+        sc = strcmp(name, "s") == 0 ? i : sc;
+        rc = strcmp(name, "_row_id") == 0 ? i : rc;
+        cc = strcmp(name, "_change_type") == 0 ? i : cc;
+    }
+    schema.release(&schema);
+    assert_true(kc >= 0 && rc >= 0 && cc >= 0 && sc >= 0);
+    int seen = 0;
+    for (;;) {
+        struct ArrowArray b;
+        assert_int_equal(s.get_next(&s, &b), 0);
+        if (!b.release)
+            break;
+        for (int64_t i = 0; i < b.length; i++, seen++) {
+            const struct ArrowArray *kcol = b.children[kc], *rcol = b.children[rc],
+                                    *ccol = b.children[cc], *scol = b.children[sc];
+            int64_t k = ((const int64_t *)kcol->buffers[1])[kcol->offset + i];
+            int64_t rid = ((const int64_t *)rcol->buffers[1])[rcol->offset + i];
+            const int32_t *off = (const int32_t *)ccol->buffers[1] + ccol->offset;
+            const char *kind = (const char *)ccol->buffers[2] + off[i];
+            const int32_t *soff = (const int32_t *)scol->buffers[1] + scol->offset;
+            bool inserted = strncmp(kind, "insert", 6) == 0;
+            assert_true(k == key || k == key + 1);
+            assert_int_equal(rid, want_id + (k - key));
+            /* The insert carries the new value, the delete the old. */
+            assert_int_equal(inserted,
+                             soff[i + 1] - soff[i] == 5 &&
+                                 memcmp((const char *)scol->buffers[2] + soff[i], "paged", 5) == 0);
+        }
+        b.release(&b);
+    }
+    s.release(&s);
+    assert_int_equal(seen, 4);
 }
 
 /* A predicate on ts prunes the day(ts) partitions by their values alone
@@ -580,6 +700,7 @@ int main(void)
         cmocka_unit_test(bad_options),
         cmocka_unit_test(random_predicates),
         cmocka_unit_test(cli_read),
+        cmocka_unit_test(changes_read_by_pages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -223,6 +223,41 @@ static void test_null_arrays(void **state)
     pq_write_result_release(&res);
     buf_free(&out);
     batch.release(&batch);
+    /* The same nulls with their buffers in one shared zeroed block (a
+     * block too small for the largest: that column's buffers are its
+     * own); the holder's reference goes first, the block lives on in the
+     * arrays, the writer reads them alike, and they are released in
+     * reverse order. */
+    size_t largest = 0;
+    for (int64_t c = 0; c < schema.n_children; c++) {
+        size_t need = arrow_nulls_size(schema.children[c], 37);
+        assert_true(need >= 37 / 8 + 1);
+        largest = need > largest ? need : largest;
+    }
+    struct arrow_zeros *zeros = NULL;
+    assert_int_equal(arrow_zeros_reserve(&zeros, largest - 1), 0);
+    struct arrow_zeros *kept = zeros;
+    assert_int_equal(arrow_zeros_reserve(&zeros, largest - 2), 0);
+    assert_ptr_equal(zeros, kept); /* large enough: kept */
+    struct ArrowArray shared;
+    assert_int_equal(arrow_array_init(&shared, 1, schema.n_children), 0);
+    shared.length = 37;
+    for (int64_t c = 0; c < schema.n_children; c++)
+        assert_int_equal(arrow_array_nulls_in(schema.children[c], 37, zeros, shared.children[c]),
+                         0);
+    arrow_zeros_unref(zeros);
+    out = (struct buf)BUF_INIT;
+    assert_int_equal(pq_writer_open(&t, &wo, &sink, &w, &pe), 0);
+    if (pq_writer_write(w, &schema, &shared, &pe) != 0)
+        fail_msg("write of shared nulls: %s", pe.msg);
+    assert_int_equal(pq_writer_close(w, &res, &pe), 0);
+    assert_int_equal(res.meta.num_rows, 37);
+    assert_int_equal(res.meta.row_groups[0].columns[0].meta.statistics.null_count, 37);
+    pq_write_result_release(&res);
+    buf_free(&out);
+    for (int64_t c = schema.n_children - 1; c >= 0; c--)
+        shared.children[c]->release(shared.children[c]);
+    shared.release(&shared);
     /* A format it does not know. */
     struct ArrowSchema odd;
     assert_int_equal(arrow_schema_init(&odd, "+ud:0,1", "u", 0, 0), 0);

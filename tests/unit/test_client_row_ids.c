@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "client/row_ids.h"
+#include "parquet/reader.h"
 #include "util/arrow.h"
 
 /* A batch of one int64 column of n rows: values[i], null where
@@ -50,11 +51,32 @@ static void implicit_ids_are_start_plus_position(void **state)
     struct ArrowArray b;
     batch_of(&b, NULL, nulls, 4);
     struct error e;
-    assert_int_equal(client_row_ids_fill(&b, 0, false, 1000, 30, &e), 0);
+    struct pq_row_range whole = {0, 4};
+    struct client_rows_at at = {30, &whole, 1};
+    assert_int_equal(client_row_ids_fill(&b, 0, false, 1000, &at, &e), 0);
     for (int64_t i = 0; i < 4; i++)
         assert_int_equal(value(&b, i), 1030 + i);
     assert_int_equal(b.children[0]->null_count, 0);
     assert_null(b.children[0]->buffers[0]);
+    b.release(&b);
+}
+
+/* A read that skipped pages: each row's id is row_id_start + its own
+ * position, not its place in the batch. */
+static void implicit_ids_follow_positions(void **state)
+{
+    (void)state;
+    bool nulls[3] = {true, true, true};
+    struct ArrowArray b;
+    batch_of(&b, NULL, nulls, 3);
+    /* Rows 5, 6 and 4066 of a row group at file position 30. */
+    struct pq_row_range ranges[] = {{5, 7}, {4066, 4067}};
+    struct client_rows_at at = {30, ranges, 2};
+    struct error e;
+    assert_int_equal(client_row_ids_fill(&b, 0, false, 1000, &at, &e), 0);
+    assert_int_equal(value(&b, 0), 1035);
+    assert_int_equal(value(&b, 1), 1036);
+    assert_int_equal(value(&b, 2), 5096);
     b.release(&b);
 }
 
@@ -65,14 +87,16 @@ static void explicit_ids_are_kept(void **state)
     struct ArrowArray b;
     batch_of(&b, ids, NULL, 3);
     struct error e;
-    assert_int_equal(client_row_ids_fill(&b, 0, true, -1, 500, &e), 0);
+    struct pq_row_range whole = {0, 3};
+    struct client_rows_at at = {500, &whole, 1};
+    assert_int_equal(client_row_ids_fill(&b, 0, true, -1, &at, &e), 0);
     for (int64_t i = 0; i < 3; i++)
         assert_int_equal(value(&b, i), ids[i]);
     b.release(&b);
     /* One null: the file lies about its ids. */
     bool nulls[3] = {false, true, false};
     batch_of(&b, ids, nulls, 3);
-    assert_int_equal(client_row_ids_fill(&b, 0, true, -1, 0, &e), -1);
+    assert_int_equal(client_row_ids_fill(&b, 0, true, -1, &at, &e), -1);
     assert_int_equal(e.code, ERR_CORRUPT);
     assert_non_null(strstr(e.msg, "_hog_row_id"));
     b.release(&b);
@@ -104,6 +128,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(implicit_ids_are_start_plus_position),
+        cmocka_unit_test(implicit_ids_follow_positions),
         cmocka_unit_test(explicit_ids_are_kept),
         cmocka_unit_test(where_ids_come_from),
     };

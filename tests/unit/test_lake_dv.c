@@ -81,6 +81,48 @@ static void contains_and_add(void **state)
     lake_dv_free(&v);
 }
 
+/* Batches in order (the fast path), interleaved, unsorted, repeating
+ * earlier positions or themselves: the set is always sorted and distinct,
+ * as a bitmap oracle says. */
+static void add_batches_of_every_shape(void **state)
+{
+    (void)state;
+    enum { SPAN = 5000 };
+    unsigned seed = 17;
+    for (int round = 0; round < 40; round++) {
+        struct lake_dv v;
+        struct error e;
+        lake_dv_init(&v);
+        bool *oracle = calloc(SPAN, sizeof *oracle);
+        assert_non_null(oracle);
+        uint64_t next = 0;
+        for (int batch = 0; batch < 12; batch++) {
+            uint64_t pos[64];
+            size_t n = (size_t)(rand_r(&seed) % 64);
+            int shape = rand_r(&seed) % 3;
+            for (size_t i = 0; i < n; i++) {
+                if (shape == 0) /* ascending, past what is held */
+                    next += 1 + (uint64_t)(rand_r(&seed) % 7);
+                else /* anywhere, repeats likely */
+                    next = (uint64_t)(rand_r(&seed) % (shape == 1 ? SPAN : 50));
+                next %= SPAN;
+                pos[i] = next;
+                oracle[next] = true;
+            }
+            assert_int_equal(lake_dv_add(&v, pos, n, &e), 0);
+            size_t k = 0;
+            for (uint64_t p = 0; p < SPAN; p++)
+                if (oracle[p]) {
+                    assert_true(k < v.n);
+                    assert_int_equal(v.pos[k++], p);
+                }
+            assert_int_equal(k, v.n);
+        }
+        free(oracle);
+        lake_dv_free(&v);
+    }
+}
+
 /* ---- blobs by hand ---- */
 
 static size_t put16(uint8_t *p, uint16_t v)
@@ -309,7 +351,7 @@ int main(void)
         cmocka_unit_test(roundtrips),        cmocka_unit_test(contains_and_add),
         cmocka_unit_test(hand_written_runs), cmocka_unit_test(hand_written_offsets),
         cmocka_unit_test(hostile),           cmocka_unit_test(cardinality_bounded_by_rows),
-        cmocka_unit_test(random_mutations),
+        cmocka_unit_test(random_mutations),  cmocka_unit_test(add_batches_of_every_shape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -186,15 +186,16 @@ static void positions_of_ranges(void **state)
     struct error err;
     assert_int_equal(lake_dv_add(&dv, del, 4, &err), 0);
     struct pq_row_range ranges[] = {{0, 5}, {100, 110}};
+    struct client_rows_at at = {1000, ranges, 2};
     uint8_t keep[15], want[15];
     memset(keep, 1, sizeof keep);
     memset(want, 1, sizeof want);
     want[2] = want[5 + 3] = want[5 + 9] = 0;
-    client_mask_positions(&dv, 1000, ranges, 2, keep);
+    client_mask_positions(&dv, &at, keep);
     assert_memory_equal(keep, want, sizeof keep);
     /* A row already dropped stays dropped. */
     memset(keep, 0, sizeof keep);
-    client_mask_positions(&dv, 1000, ranges, 2, keep);
+    client_mask_positions(&dv, &at, keep);
     for (size_t i = 0; i < sizeof keep; i++)
         assert_int_equal(keep[i], 0);
     lake_dv_free(&dv);
