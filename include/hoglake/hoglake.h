@@ -69,6 +69,10 @@ struct hl_client_options {
     const char *s3_secret_key;
     const char *s3_session_token;
     int storage_retries; /* retries of a failed storage request; 0 = 3, -1 = none */
+    /* Threads that read one data file's row groups at once when a delete
+     * looks for its rows (0 = the online CPUs, at most 8; 1 = only the
+     * calling thread). Updates read on the calling thread. */
+    int read_threads;
     /* The bearer token sent with every request (NULL: $HOGLAKE_TOKEN, else
      * none). Copied, wiped from memory when the client is freed, never put
      * in an error message. */

@@ -7,7 +7,9 @@
 
 static void print_help(void)
 {
-    printf("usage: hoglake [--server URL] [--token SECRET] [--cacert FILE] [--json] COMMAND ...\n\n"
+    printf("usage: hoglake [--server URL] [--token SECRET] [--cacert FILE] [--read-threads N] "
+           "[--json]\n"
+           "               COMMAND ...\n\n"
            "The command-line client of a hoglake catalog server.\n\n"
            "commands:\n"
            "  catalog     list, create, show, options, set-options, set-retention\n"
@@ -34,6 +36,8 @@ static void print_help(void)
            "                 its data dir's admin.token when readable)\n"
            "  --cacert FILE  PEM authorities an https:// server's certificate must chain to\n"
            "                 (default $HOGLAKE_CACERT, else the system's)\n"
+           "  --read-threads N  threads reading one data file's row groups when a delete\n"
+           "                 looks for its rows (default: the CPUs, at most 8)\n"
            "  --json         print the server's JSON instead of a human view\n"
            "  --version      print the version\n"
            "  --help         this text; 'hoglake COMMAND --help' for a command's\n\n"
@@ -54,7 +58,7 @@ static void warn_on_stderr(void *ctx, hl_log_level level, const char *message)
 int main(int argc, char **argv)
 {
     const char *server = getenv("HOGLAKE_URL");
-    const char *token = NULL, *cacert = NULL;
+    const char *token = NULL, *cacert = NULL, *threads = NULL;
     bool json = false;
     int i = 1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
@@ -81,6 +85,10 @@ int main(int argc, char **argv)
             cacert = argv[++i];
         } else if (strncmp(a, "--cacert=", 9) == 0) {
             cacert = a + 9;
+        } else if (strcmp(a, "--read-threads") == 0 && i + 1 < argc) {
+            threads = argv[++i];
+        } else if (strncmp(a, "--read-threads=", 15) == 0) {
+            threads = a + 15;
         } else {
             return cli_usage_error("unknown option '%s'", a);
         }
@@ -88,6 +96,14 @@ int main(int argc, char **argv)
     if (i >= argc) {
         print_help();
         return EXIT_USAGE;
+    }
+    int read_threads = 0;
+    if (threads) {
+        char *end;
+        long n = strtol(threads, &end, 10);
+        if (!*threads || *end || n < 1 || n > 64)
+            return cli_usage_error("--read-threads takes a number from 1 to 64, got '%s'", threads);
+        read_threads = (int)n;
     }
     static const struct {
         const char *name;
@@ -117,8 +133,11 @@ int main(int argc, char **argv)
         int rc = cli_credentials(token, server, &secret);
         if (rc != EXIT_OK)
             return rc;
-        struct hl_client_options opts = {
-            .server_url = server, .token = secret, .ca_file = cacert, .log = warn_on_stderr};
+        struct hl_client_options opts = {.server_url = server,
+                                         .token = secret,
+                                         .ca_file = cacert,
+                                         .read_threads = read_threads,
+                                         .log = warn_on_stderr};
         struct cli cli = {NULL, json};
         struct hl_error err;
         hl_status st = hl_client_new(&opts, &cli.client, &err);

@@ -137,6 +137,9 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
         return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
                          "server URL must start with http:// or https://, got '%.200s'",
                          o->server_url);
+    if (o->read_threads < 0)
+        return set_error(err, HL_ERR_INVALID_ARGUMENT, 0, "invalid_argument",
+                         "read_threads is %d: give 0 (the online CPUs) or more", o->read_threads);
     char *authz;
     hl_status st = auth_header(opt_or_env(o->token, "HOGLAKE_TOKEN"), &authz, err);
     if (st != HL_OK)
@@ -165,6 +168,7 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
     c->storage_retries = o->storage_retries;
+    c->read_threads = o->read_threads;
     c->log = o->log;
     c->log_ctx = o->log_ctx;
     c->log_level = o->log_level ? o->log_level : HL_LOG_WARN;

@@ -1,20 +1,15 @@
-/* Row-level changes: finding the rows, writing the vectors, the commit
+/* Row-level changes: reading the table, writing the vectors, the commit
  * (mutate.h).
  *
  *  1. The table is read at a snapshot (its definition, uuid and snapshot
  *     id), and the predicate (and an update's assignments) bound to it.
- *  2. The scan plan at that snapshot, with column statistics, page by
- *     page: a file whose partition values or statistics cannot match is
- *     pruned unread.
- *  3. Each other file is fetched and the columns needed are decoded, row
- *     group by row group (a group whose statistics cannot match is
- *     skipped, and of the others only the pages whose page index may
- *     match are decoded); the positions the predicate selects, less those the file's
- *     vector already holds, join that vector (and go to on_rows).
- *  4. Each new vector goes to a Puffin file of its own at an upload claim
+ *  2. The rows are found (mutate_find.c): files and row groups pruned,
+ *     the others read, the positions selected joining each file's vector
+ *     (and going to on_rows).
+ *  3. Each new vector goes to a Puffin file of its own at an upload claim
  *     of kind delete, so a change that does not commit leaves nothing the
  *     server will not reclaim.
- *  5. One guarded commit: the snapshot read and the tables' uuids, and an
+ *  4. One guarded commit: the snapshot read and the tables' uuids, and an
  *     idempotency key. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +17,9 @@
 
 #include "client/append.h"
 #include "client/mutate.h"
-#include "client/object_source.h"
-#include "client/prune.h"
 #include "client/tableinfo.h"
 #include "lake/puffin.h"
 #include "objstore/objstore.h"
-#include "parquet/reader.h"
-#include "rows/rows_project.h"
 #include "rows/rows_schema.h"
 #include "util/random.h"
 
@@ -133,201 +124,6 @@ hl_status mut_open(struct mutation *m, hl_table *t, int64_t at, const char *pred
     for (size_t i = 0; i < cols->ntop; i++)
         m->wanted[cols->top[i]] = true;
     return client_store(t->ns->catalog->client, &m->store, err);
-}
-
-/* Marks in sel the rows of the batch (read as `at` says) the predicate
- * selects that *old does not hold, and adds their positions to *dv;
- * *added counts them. */
-static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
-                             const struct client_rows_at *at, const struct lake_dv *old,
-                             uint8_t *sel, struct lake_dv *dv, int64_t *added, struct hl_error *err)
-{
-    uint64_t *picked = malloc(((size_t)batch->length + 1) * sizeof *picked);
-    struct error e;
-    hl_status st = picked ? HL_OK : client_nomem(err);
-    int64_t nsel = 0;
-    if (st == HL_OK && expr_pred_eval(m->pred, &m->schema, batch, sel, &nsel, &e) != 0)
-        st = e.code == ERR_NOMEM
-                 ? client_nomem(err)
-                 : client_fail(err, HL_ERR_IO, "io", "evaluating the predicate: %s", e.msg);
-    size_t n = 0, i = 0;
-    for (size_t k = 0; st == HL_OK && nsel > 0 && k < at->n; k++) {
-        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++) {
-            uint64_t pos = at->first + (uint64_t)row;
-            if (sel[i] && lake_dv_contains(old, pos))
-                sel[i] = 0;
-            else if (sel[i])
-                picked[n++] = pos;
-        }
-    }
-    if (st == HL_OK && n > 0 && lake_dv_add(dv, picked, n, &e) != 0)
-        st = client_nomem(err);
-    *added = (int64_t)n;
-    free(picked);
-    return st;
-}
-
-/* Reads the rows of row group g that may match into batch: the pages the
- * page index leaves, or the whole group; at->ranges (in scratch) say
- * which, at->n 0 when none may match (batch left released). */
-static int read_group(struct mutation *m, struct pq_reader *r, size_t g,
-                      struct rows_projection *proj, struct arena *scratch, struct ArrowArray *batch,
-                      struct client_rows_at *at, struct error *e)
-{
-    batch->release = NULL;
-    struct pq_row_range *ranges = NULL;
-    bool by_pages = false;
-    if (client_row_group_ranges(&m->table, m->pred, r, g, scratch, &ranges, &at->n, &by_pages) != 0)
-        return error_nomem(e);
-    at->ranges = ranges;
-    if (at->n == 0)
-        return 0;
-    struct pq_range_read_stats read = {0};
-    if ((by_pages ? rows_project_read_ranges(r, g, ranges, at->n, proj, &m->table, batch, &read, e)
-                  : rows_project_read(r, g, proj, &m->table, batch, e)) != 0)
-        return -1;
-    m->stats->pages_scanned += (int64_t)read.pages_read;
-    m->stats->pages_pruned += (int64_t)read.pages_skipped;
-    return 0;
-}
-
-/* Row group g of the open file (its first row at file position first):
- * its selected live rows join dv (and go to on_rows). */
-static hl_status scan_group(struct mutation *m, const json_t *df, struct pq_reader *r, size_t g,
-                            struct rows_projection *proj, uint64_t first, struct arena *scratch,
-                            const struct lake_dv *old, struct lake_dv *dv, int64_t *added,
-                            struct hl_error *err)
-{
-    struct ArrowArray batch;
-    struct client_rows_at at = {.first = first};
-    struct error e;
-    if (read_group(m, r, g, proj, scratch, &batch, &at, &e) != 0)
-        return e.code == ERR_NOMEM
-                   ? client_nomem(err)
-                   : client_fail(err, HL_ERR_IO, "io", "%s: %s",
-                                 json_string_value(json_object_get(df, "path")), e.msg);
-    if (at.n == 0) {
-        m->stats->row_groups_pruned++;
-        return HL_OK;
-    }
-    m->stats->row_groups_scanned++;
-    uint8_t *sel = malloc((size_t)batch.length + 1);
-    int64_t n = 0;
-    hl_status st = sel ? select_rows(m, &batch, &at, old, sel, dv, &n, err) : client_nomem(err);
-    if (st == HL_OK && n > 0 && m->on_rows)
-        st = m->on_rows(m, df, &batch, sel, &at, err);
-    *added += n;
-    free(sel);
-    if (batch.release)
-        batch.release(&batch);
-    return st;
-}
-
-/* Adds a file and its grown vector (taken) to m->m. */
-static hl_status add_matched(struct mutation *m, const json_t *df, struct lake_dv *dv,
-                             struct hl_error *err)
-{
-    if (m->nm == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 16;
-        struct mut_matched *grown = realloc(m->m, cap * sizeof *grown);
-        if (!grown)
-            return client_nomem(err);
-        m->m = grown;
-        m->cap = cap;
-    }
-    m->m[m->nm++] = (struct mut_matched){.data_file = json_incref((json_t *)df), .dv = *dv};
-    lake_dv_init(dv);
-    return HL_OK;
-}
-
-/* Reads one file's needed columns and finds the rows it loses; a file
- * with some joins m->m. */
-static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct arena *scratch,
-                           struct hl_error *err)
-{
-    const json_t *df = json_object_get(scan_file, "data_file");
-    const char *path = json_string_value(json_object_get(df, "path"));
-    int64_t size = -1, rows = -1;
-    if (!path || !client_json_int(df, "file_size_bytes", &size) ||
-        !client_json_int(df, "record_count", &rows) || size <= 0 || rows < 0)
-        return client_fail(err, HL_ERR_PROTOCOL, "protocol",
-                           "the scan plan has a file without path, size or record_count");
-    struct lake_dv old, dv;
-    lake_dv_init(&old);
-    lake_dv_init(&dv);
-    const json_t *old_json = json_object_get(scan_file, "delete_file");
-    hl_status st = HL_OK;
-    if (old_json && !json_is_null(old_json))
-        st = client_dv_load(m->store, old_json, path, (uint64_t)rows, &old, err);
-    /* Ranged reads: the footer, the page indexes and the pages decoded. */
-    struct client_object_source os = {.chunk = BUF_INIT};
-    struct pq_source src;
-    if (st == HL_OK &&
-        client_object_source_open(&os, &src, m->store, path, (uint64_t)size, err) != 0) {
-        client_error_prefix(err, "fetching %s", path);
-        st = err->status;
-    }
-    struct pq_reader *r = NULL;
-    struct rows_projection proj = {0};
-    struct error e;
-    if (st == HL_OK) {
-        if (pq_reader_open(&src, &r, &e) != 0 ||
-            rows_project_open_some(r, &m->table, m->wanted, &proj, &e) != 0)
-            st = e.code == ERR_NOMEM ? client_nomem(err)
-                                     : client_fail(err, HL_ERR_IO, "io", "%s: %s", path, e.msg);
-    }
-    m->stats->files_scanned += st == HL_OK;
-    const struct pq_file_meta *meta = r ? pq_reader_meta(r) : NULL;
-    uint64_t first = 0;
-    int64_t added = 0;
-    for (size_t g = 0; st == HL_OK && g < meta->nrow_groups; g++) {
-        st = scan_group(m, df, r, g, &proj, first, scratch, &old, &dv, &added, err);
-        first += (uint64_t)meta->row_groups[g].num_rows;
-    }
-    rows_project_free(&proj);
-    pq_reader_free(r);
-    client_object_source_free(&os);
-    /* The file's vector: what it held, and the new positions. */
-    if (st == HL_OK && added > 0 && lake_dv_add(&dv, old.pos, old.n, &e) != 0)
-        st = client_nomem(err);
-    if (st == HL_OK && added > 0 && (st = add_matched(m, df, &dv, err)) == HL_OK) {
-        m->stats->rows += added;
-        m->stats->files_affected++;
-    }
-    lake_dv_free(&old);
-    lake_dv_free(&dv);
-    return st;
-}
-
-hl_status mut_find(struct mutation *m, struct hl_error *err)
-{
-    struct hl_at at = {m->read_snapshot, NULL};
-    char *token = NULL;
-    hl_status st = HL_OK;
-    do {
-        json_t *files = NULL;
-        char *next = NULL;
-        st = client_plan_page(m->t, &at, true, token, &files, &next, err);
-        free(token);
-        token = next;
-        size_t i;
-        const json_t *sf;
-        json_array_foreach (files, i, sf) {
-            if (st != HL_OK)
-                break;
-            struct arena scratch;
-            arena_init(&scratch, 0);
-            if (!client_file_may_match(&m->table, m->pred, json_object_get(sf, "data_file"),
-                                       &scratch))
-                m->stats->files_pruned++;
-            else
-                st = scan_file(m, sf, &scratch, err);
-            arena_free(&scratch);
-        }
-        json_decref(files);
-    } while (st == HL_OK && token);
-    free(token);
-    return st;
 }
 
 hl_status mut_write_vectors(struct mutation *m, struct claims *claims,

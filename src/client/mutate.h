@@ -5,7 +5,8 @@
  *    predicate selects (pruning files and row groups first), grows the
  *    deletion vector of each file they are in, writes the new vectors (and,
  *    for an update, the rewritten rows) at upload claims of one owner, and
- *    hands back the commit's groups (mutate.c, delete.c, update.c);
+ *    hands back the commit's groups (mutate.c, mutate_find.c, delete.c,
+ *    update.c);
  *  - the commit sends the groups of one or several stages in one guarded
  *    request (mut_commit), and a change that does not commit discards what
  *    its owner wrote (mut_discard).
@@ -88,7 +89,9 @@ hl_status mut_open(struct mutation *m, hl_table *t, int64_t at, const char *pred
 void mut_free(struct mutation *m);
 
 /* Every page of the scan plan at the snapshot read: the selected live rows
- * of each file not pruned join m->m. */
+ * of each file not pruned join m->m (mutate_find.c: a delete reads a
+ * file's row groups on the client's read_threads, an update on the
+ * calling thread). */
 hl_status mut_find(struct mutation *m, struct hl_error *err);
 
 /* A Puffin file of each new vector at a path of claims (the server takes

@@ -27,12 +27,18 @@ static int object_read_at(void *ctx, uint64_t offset, void *dst, size_t len, str
     return 0;
 }
 
+void client_object_source_init(struct client_object_source *os, struct pq_source *src,
+                               struct objstore *store, const char *uri, uint64_t size)
+{
+    *os = (struct client_object_source){.store = store, .uri = uri, .chunk = BUF_INIT};
+    *src = (struct pq_source){.read_at = object_read_at, .size = size, .ctx = os, .fd = -1};
+}
+
 int client_object_source_open(struct client_object_source *os, struct pq_source *src,
                               struct objstore *store, const char *uri, uint64_t size,
                               struct hl_error *err)
 {
-    *os = (struct client_object_source){.store = store, .uri = uri, .chunk = BUF_INIT};
-    *src = (struct pq_source){.read_at = object_read_at, .size = size, .ctx = os, .fd = -1};
+    client_object_source_init(os, src, store, uri, size);
     uint64_t held = 0;
     if (objstore_head(store, uri, &held, err) != 0)
         return -1;

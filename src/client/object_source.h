@@ -30,6 +30,10 @@ struct client_object_source {
 int client_object_source_open(struct client_object_source *os, struct pq_source *src,
                               struct objstore *store, const char *uri, uint64_t size,
                               struct hl_error *err);
+/* The same without the HEAD, for one more reader of an object another
+ * has just opened (and so checked). */
+void client_object_source_init(struct client_object_source *os, struct pq_source *src,
+                               struct objstore *store, const char *uri, uint64_t size);
 void client_object_source_free(struct client_object_source *os);
 
 #endif

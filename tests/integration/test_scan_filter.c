@@ -8,7 +8,10 @@
  * DuckDB running the same filter over the same Parquet files: with a
  * deletion vector on one file, time travel, a limit, a projection, random
  * predicates; and hoglake read's flags, its Parquet output read by DuckDB
- * with its field ids. */
+ * with its field ids. Deletes and updates prune pages alike and keep row
+ * ids; a delete finds the same rows on one thread or several, and a page
+ * that does not decode fails it whichever thread reads it. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -340,6 +343,186 @@ static void point_lookup_prunes_pages(void **state)
     assert_int_equal(st.pages_scanned, want_read);
     assert_int_equal(st.pages_pruned, want_skipped);
     layout_close(&l);
+}
+
+/* A client of the stack's server reading a file on `threads` threads,
+ * and the test table through it. */
+static hl_client *client_with_threads(int threads, hl_catalog **cat, hl_namespace **n, hl_table **t)
+{
+    struct hl_client_options o = {.server_url = stack.srv.base,
+                                  .token = test_token_for(stack.srv.base),
+                                  .read_threads = threads};
+    hl_client *c;
+    struct hl_error err;
+    test_check(hl_client_new(&o, &c, &err), &err, "client");
+    test_check(hl_catalog_open(c, "scanf", cat, &err), &err, "catalog");
+    test_check(hl_namespace_open(*cat, "ns", n, &err), &err, "namespace");
+    test_check(hl_table_open(*n, "events", t, &err), &err, "table");
+    return c;
+}
+
+/* A delete finds the same rows, and counts the same reads, on one thread
+ * or several sharing a file's row groups out; a delete on three threads
+ * removes exactly the rows DuckDB selects. */
+static void threads_find_alike(void **state)
+{
+    (void)state;
+    struct hl_client_options bad = {.server_url = stack.srv.base, .read_threads = -1};
+    hl_client *none = NULL;
+    struct hl_error err;
+    assert_int_equal(hl_client_new(&bad, &none, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_null(none);
+    hl_catalog *cat[3];
+    hl_namespace *n[3];
+    hl_table *t[3];
+    hl_client *c[3] = {client_with_threads(1, &cat[0], &n[0], &t[0]),
+                       client_with_threads(3, &cat[1], &n[1], &t[1]),
+                       client_with_threads(0, &cat[2], &n[2], &t[2])};
+    const char *const wheres[] = {
+        "s IN ('s17', 's18') OR k BETWEEN 20000 AND 20100",
+        "s IS NULL AND k < 250000",
+        "ts >= TIMESTAMP '2026-01-02 12:00:00' AND k != 200001",
+        "k BETWEEN 150500 AND 151500",
+    };
+    struct hl_delete_options o;
+    hl_delete_options_init(&o);
+    o.dry_run = true;
+    for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+        struct hl_delete_result r[3];
+        for (int i = 0; i < 3; i++)
+            test_check(hl_table_delete(t[i], wheres[w], &o, &r[i], &err), &err, wheres[w]);
+        print_message("'%s': %lld rows, %lld row groups read, %lld pages\n", wheres[w],
+                      (long long)r[0].rows_deleted, (long long)r[0].row_groups_scanned,
+                      (long long)r[0].pages_scanned);
+        assert_true(r[0].rows_deleted > 0);
+        for (int i = 1; i < 3; i++) {
+            assert_int_equal(r[i].rows_deleted, r[0].rows_deleted);
+            assert_int_equal(r[i].files_scanned, r[0].files_scanned);
+            assert_int_equal(r[i].files_pruned, r[0].files_pruned);
+            assert_int_equal(r[i].row_groups_scanned, r[0].row_groups_scanned);
+            assert_int_equal(r[i].row_groups_pruned, r[0].row_groups_pruned);
+            assert_int_equal(r[i].pages_scanned, r[0].pages_scanned);
+            assert_int_equal(r[i].pages_pruned, r[0].pages_pruned);
+        }
+    }
+    /* Every 1000th row from k 777 below 160,000: across days 0 and 1 and
+     * their row groups (150,777 was deleted already). */
+    o.dry_run = false;
+    struct hl_delete_result r;
+    test_check(hl_table_delete(t[1], "s = 's777' AND k < 160000", &o, &r, &err), &err,
+               "the threaded delete");
+    assert_int_equal(r.rows_deleted, 159);
+    assert_int_equal(r.files_affected, 2);
+    assert_true(r.row_groups_scanned > 2);
+    int64_t nrows;
+    char *got = scan_ids("s = 's777'", -1, -1, &(struct hl_scan_stats){0}, &nrows);
+    char *want = duckdb_ids("s = 's777' AND k >= 160000", false);
+    if (strcmp(got, want) != 0)
+        fail_msg("after the threaded delete, the scan (%lld rows) and DuckDB disagree",
+                 (long long)nrows);
+    free(got);
+    free(want);
+    for (int i = 0; i < 3; i++) {
+        hl_table_free(t[i]);
+        hl_namespace_free(n[i]);
+        hl_catalog_free(cat[i]);
+        hl_client_free(c[i]);
+    }
+}
+
+/* A page that does not decode, in a row group another thread reads: the
+ * delete fails with the file named, commits nothing and leaves nothing
+ * behind, on three threads as on one. */
+static void thread_failure_is_the_delete_s(void **state)
+{
+    (void)state;
+    struct hl_error err;
+    hl_table *broken;
+    test_check(hl_table_create(ns, "broken",
+                               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false}]", NULL,
+                               &broken, &err),
+               &err, "table");
+    struct buf jsonl = BUF_INIT;
+    for (int i = 0; i < 40000; i++)
+        assert_int_equal(buf_printf(&jsonl, "{\"id\":%d}\n", i), 0);
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!", jsonl.data, &in);
+    buf_free(&jsonl);
+    test_append(broken, &in, 32 * 1024);
+    hl_table_free(broken); /* a handle that reads the head */
+    test_check(hl_table_open(ns, "broken", &broken, &err), &err, "table open");
+    char *text = NULL;
+    test_check(hl_table_scan_plan(broken, NULL, &text, &err), &err, "scan plan");
+    json_t *plan = jparse(text);
+    free(text);
+    assert_int_equal(json_array_size(plan), 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s",
+             jstr(json_object_get(json_array_get(plan, 0), "data_file"), "path") + 7);
+    json_decref(plan);
+    /* The first page of the last row group: its header overwritten. */
+    struct pq_source src;
+    struct pq_reader *r;
+    struct error e;
+    assert_int_equal(pq_source_file(&src, path, &e), 0);
+    assert_int_equal(pq_reader_open(&src, &r, &e), 0);
+    size_t ngroups = pq_reader_meta(r)->nrow_groups;
+    assert_true(ngroups >= 4);
+    struct arena a;
+    arena_init(&a, 0);
+    struct pq_page_index pi;
+    assert_int_equal(pq_reader_page_index(r, ngroups - 1, 0, &a, &pi, &e), 0);
+    int64_t at = pi.offsets.pages[0].offset;
+    arena_free(&a);
+    pq_reader_free(r);
+    pq_source_close(&src);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)at, SEEK_SET), 0);
+    static const uint8_t junk[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+    assert_int_equal(fclose(f), 0);
+    const int threads[] = {3, 1};
+    for (size_t i = 0; i < 2; i++) {
+        struct hl_client_options o = {.server_url = stack.srv.base,
+                                      .token = test_token_for(stack.srv.base),
+                                      .read_threads = threads[i]};
+        hl_client *c;
+        hl_catalog *cat;
+        hl_namespace *n;
+        hl_table *t;
+        test_check(hl_client_new(&o, &c, &err), &err, "client");
+        test_check(hl_catalog_open(c, "scanf", &cat, &err), &err, "catalog");
+        test_check(hl_namespace_open(cat, "ns", &n, &err), &err, "namespace");
+        test_check(hl_table_open(n, "broken", &t, &err), &err, "table");
+        struct hl_delete_result res;
+        hl_status st = hl_table_delete(t, "id >= 0", NULL, &res, &err);
+        print_message("%d threads: %s (%s)\n", threads[i], hl_status_name(st), err.message);
+        assert_int_equal(st, HL_ERR_IO);
+        assert_non_null(strstr(err.message, path));
+        assert_int_equal(res.snapshot_id, -1);
+        hl_table_free(t);
+        hl_namespace_free(n);
+        hl_catalog_free(cat);
+        hl_client_free(c);
+    }
+    /* Nothing registered, and no vector left in the table's directory. */
+    test_check(hl_table_scan_plan(broken, NULL, &text, &err), &err, "scan plan after");
+    plan = jparse(text);
+    free(text);
+    json_t *dv = json_object_get(json_array_get(plan, 0), "delete_file");
+    assert_true(!dv || json_is_null(dv));
+    json_decref(plan);
+    *strrchr(path, '/') = '\0';
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int entries = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        entries += de->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(entries, 1); /* the data file alone */
+    hl_table_free(broken);
 }
 
 /* The row id the scan plan gives row `pos` of day d's file (its
@@ -700,6 +883,8 @@ int main(void)
         cmocka_unit_test(bad_options),
         cmocka_unit_test(random_predicates),
         cmocka_unit_test(cli_read),
+        cmocka_unit_test(threads_find_alike),
+        cmocka_unit_test(thread_failure_is_the_delete_s),
         cmocka_unit_test(changes_read_by_pages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
