@@ -1102,7 +1102,7 @@ static void verify_both(char urls[2][1024], const char *extra)
  * an independent reader applying them reads exactly the live rows (v2:
  * icebird; v3: the Puffin files decoded against the spec in the verifier,
  * icebird 0.3.1 having no deletion vectors), and every row keeps its
- * hoglake row id. Then compaction applies and drops the delete files,
+ * hoglake row id; the same to S3 (moto). Then compaction applies and drops the delete files,
  * expiry removes what nothing references any more, a bootstrap reads
  * files with deletion vectors, and --restart replaces the table. */
 static void deletes(void **state)
@@ -1120,6 +1120,10 @@ static void deletes(void **state)
     json_decref(export_ok("del.gw.messages", urls[1], "--format-version 2", "the first v2 export"));
     rows_upto(4);
     verify_both(urls, "--row-ids");
+    /* The same windows go to S3 (moto) as v3 too. */
+    char s3[512];
+    const char *endpoint = moto_location("del", s3, sizeof s3);
+    json_decref(export_ok("del.gw.messages", s3, "", "the first v3 export to S3"));
 
     /* A window that appends and deletes (also some of its own rows, which
      * it then never reports): an overwrite. */
@@ -1136,6 +1140,10 @@ static void deletes(void **state)
     }
     rows_without(6, gone);
     verify_both(urls, "--row-ids --expect-deletes --rows-assigned 1500");
+    json_t *r3 = export_ok("del.gw.messages", s3, "", "an export to S3 that deletes");
+    assert_true(jint(r3, "rows_deleted") > 0 && jint(r3, "delete_files") > 0);
+    json_decref(r3);
+    verify_args(s3, 3, endpoint, true, -1, "--row-ids --expect-deletes --rows-assigned 1500");
 
     /* A window that only deletes, some rows from files that have a vector
      * already (v3: the new vector replaces it). */
@@ -1153,6 +1161,36 @@ static void deletes(void **state)
     free(dvs);
     rows_without(6, gone);
     verify_both(urls, "--row-ids --expect-deletes");
+    r3 = export_ok("del.gw.messages", s3, "", "an export to S3 that only deletes");
+    assert_int_equal(jint(r3, "rows"), 0);
+    json_decref(r3);
+    verify_args(s3, 3, endpoint, true, -1, "--row-ids --expect-deletes");
+
+    /* A window in which the server compacts the table (files with
+     * vectors among them) between two deletes: the export leaves the
+     * compaction's output out and deletes the rows of both, those deleted
+     * after the compaction found by their row ids in the files it
+     * exported before. */
+    delete_rows("del.gw.messages", "cwd = '/work/1'");
+    struct cli_out co;
+    run(&co, "--json maintenance compact del");
+    cli_out_expect(&co, 0, "the server's compaction");
+    json_t *cr = jparse(co.out);
+    assert_true(jint(cr, "groups_compacted") >= 1);
+    json_decref(cr);
+    cli_out_free(&co);
+    delete_rows("del.gw.messages", "cwd = '/work/2'");
+    for (int v = 0; v < 2; v++) {
+        json_t *r = export_ok("del.gw.messages", urls[v], "", "an export over a compaction");
+        assert_int_equal(jint(r, "rows"), 0);
+        assert_true(jint(r, "rows_deleted") > 0);
+        json_decref(r);
+    }
+    json_decref(export_ok("del.gw.messages", s3, "", "an export to S3 over a compaction"));
+    gone = "\"session_id\":\"s0[0-9][0-9]\"|\"cwd\":\"/work/[123]\"";
+    rows_without(6, gone);
+    verify_both(urls, "--row-ids --expect-deletes");
+    verify_args(s3, 3, endpoint, true, -1, "--row-ids --expect-deletes");
 
     /* Compaction applies the delete files and drops them. */
     for (int v = 0; v < 2; v++) {
@@ -1184,7 +1222,7 @@ static void deletes(void **state)
     delete_rows("del.gw.messages", "cwd = '/work/5'");
     for (int v = 0; v < 2; v++)
         json_decref(export_ok("del.gw.messages", urls[v], "", "an export after compaction"));
-    gone = "\"session_id\":\"s0[0-9][0-9]\"|\"cwd\":\"/work/[35]\"";
+    gone = "\"session_id\":\"s0[0-9][0-9]\"|\"cwd\":\"/work/[1235]\"";
     rows_without(6, gone);
     verify_both(urls, "--row-ids --expect-deletes");
     expire_all("del", "off");

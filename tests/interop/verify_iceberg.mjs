@@ -133,7 +133,14 @@ const dataEntries = entries.filter((e) => Number(e.data_file.content ?? 0) === 0
 const deleteEntries = entries.filter((e) => Number(e.data_file.content ?? 0) !== 0);
 if (opt['expect-deletes'] && deleteEntries.length === 0) fail('the table has no live delete file');
 
-const fileBytes = async (url) => new Uint8Array(await (await fetch(url)).arrayBuffer());
+// s3:// paths are fetched as icebird fetches them (the --s3-endpoint shim
+// above sends those to the test server).
+const fetchable = (url) => url.replace(/^s3:\/\/([^/]+)\//, 'https://$1.s3.amazonaws.com/');
+const fileBytes = async (url) => {
+  const res = await fetch(fetchable(url));
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+};
 const asyncBuffer = (bytes) => ({ byteLength: bytes.byteLength, slice: async (s, e) => bytes.slice(s, e).buffer });
 
 // CRC-32 (IEEE), as the deletion-vector blob ends with.
