@@ -579,6 +579,11 @@ static void interrupted_cli_append(void **state)
         } else if (r.code == 0) {
             expect_contains(r.out, "snapshot ", "a committed append's report");
             assert_true(file_rows(f.name) > rows_before);
+        } else if (r.code == -1 && strstr(r.out, "snapshot ")) {
+            /* The signal landed after the commit, while the report was
+             * printed (the handler is gone by then): committed all the
+             * same, and storage must still match the catalog. */
+            assert_true(file_rows(f.name) > rows_before);
         } else {
             fail_msg("an interrupted append exited %d:\n%s%s", r.code, r.out, r.err);
         }
