@@ -12,6 +12,10 @@ const duckN = read('duckN.json')
 const range = (xs, f = (x) => x.toFixed(3)) =>
   `${f(Math.min(...xs))}–${f(Math.max(...xs))}`
 const ms = (x) => (x * 1000).toFixed(0)
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
 
 const ourWall = ours.deletes.map((d) => d.wall_s)
 const ratio = (peer) => ours.deletes.map((d, i) => d.wall_s / peer.deletes[i].wall_s)
@@ -33,6 +37,11 @@ out.push('')
 const r1 = ratio(duck1)
 const rN = ratio(duckN)
 out.push(`Ratio hoglake / DuckDB (threads=1): ${range(r1, (x) => x.toFixed(2))}x; (threads=${duckN.threads}): ${range(rN, (x) => x.toFixed(2))}x. Target ≤ 1.0x: ${Math.max(...rN) <= 1 ? 'met' : 'NOT met'} against threads=${duckN.threads} (met on ${rN.filter((x) => x <= 1).length} of ${rN.length} repetitions; per repetition: ${rN.map((x) => x.toFixed(2)).join(', ')}).`)
+// The peer's time for the same statement varies several-fold between
+// repetitions here: the medians say where each side usually lands.
+const med = (peer) => median(peer.deletes.map((d) => d.wall_s))
+out.push('')
+out.push(`Medians: hoglake ${ms(median(ourWall))} ms, DuckDB threads=1 ${ms(med(duck1))} ms, threads=${duckN.threads} ${ms(med(duckN))} ms; hoglake / DuckDB: ${(median(ourWall) / med(duck1)).toFixed(2)}x (threads=1), ${(median(ourWall) / med(duckN)).toFixed(2)}x (threads=${duckN.threads}).`)
 if (ours.lookup) {
   const l = ours.lookup
   const groups = l.row_groups_scanned + l.row_groups_pruned

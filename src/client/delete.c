@@ -22,6 +22,7 @@ hl_status client_delete_stage(hl_table *t, int64_t at, const char *predicate, co
     *deletes = NULL;
     struct mutation m;
     hl_status st = mut_open(&m, t, at, predicate, NULL, stats, err);
+    m.count_only = dry_run;
     if (st == HL_OK)
         st = mut_find(&m, err);
     if (st != HL_OK || m.nm == 0 || dry_run) {

@@ -74,6 +74,7 @@ struct mutation {
     struct objstore *store;
     struct mut_matched *m;
     size_t nm, cap;
+    bool count_only; /* a dry run: m's vectors hold the new positions only */
     struct mut_stats *stats;
     mut_rows_fn on_rows; /* NULL: none */
     void *ctx;

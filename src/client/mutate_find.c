@@ -68,32 +68,6 @@ struct group_hits {
     size_t n;
 };
 
-/* Reads the rows of row group g that may match into batch: the pages the
- * page index leaves, or the whole group; at->ranges (in scratch) say
- * which, at->n 0 when none may match (batch left released). */
-static int read_group(struct mutation *m, struct file_reader *fr, size_t g, struct arena *scratch,
-                      struct mut_stats *counts, struct ArrowArray *batch, struct client_rows_at *at,
-                      struct error *e)
-{
-    batch->release = NULL;
-    struct pq_row_range *ranges = NULL;
-    bool by_pages = false;
-    if (client_row_group_ranges(&m->table, m->pred, fr->r, g, scratch, &ranges, &at->n,
-                                &by_pages) != 0)
-        return error_nomem(e);
-    at->ranges = ranges;
-    if (at->n == 0)
-        return 0;
-    struct pq_range_read_stats read = {0};
-    if ((by_pages ? rows_project_read_ranges(fr->r, g, ranges, at->n, &fr->proj, &m->table, batch,
-                                             &read, e)
-                  : rows_project_read(fr->r, g, &fr->proj, &m->table, batch, e)) != 0)
-        return -1;
-    counts->pages_scanned += (int64_t)read.pages_read;
-    counts->pages_pruned += (int64_t)read.pages_skipped;
-    return 0;
-}
-
 /* Marks in sel the rows of the batch (read as `at` says) the predicate
  * selects that *old does not hold, and puts their positions in *hits. */
 static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
@@ -110,13 +84,18 @@ static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
         return HL_OK;
     if (!(hits->pos = malloc((size_t)nsel * sizeof *hits->pos)))
         return client_nomem(err);
-    size_t i = 0;
+    /* The rows come in position order: one cursor walks old. */
+    size_t i = 0, held = lake_dv_lower_bound(old, at->first);
     for (size_t k = 0; k < at->n; k++) {
         for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++) {
+            if (!sel[i])
+                continue;
             uint64_t pos = at->first + (uint64_t)row;
-            if (sel[i] && lake_dv_contains(old, pos))
+            while (held < old->n && old->pos[held] < pos)
+                held++;
+            if (held < old->n && old->pos[held] == pos)
                 sel[i] = 0;
-            else if (sel[i])
+            else
                 hits->pos[hits->n++] = pos;
         }
     }
@@ -134,23 +113,28 @@ static hl_status group_find(struct mutation *m, const json_t *df, struct file_re
     struct arena scratch; /* this group's page indexes */
     arena_init(&scratch, 0);
     struct ArrowArray batch;
-    struct client_rows_at at = {.first = first};
+    struct client_group_read got;
+    const struct client_rows_at *at = &got.at;
     struct error e;
     hl_status st = HL_OK;
-    if (read_group(m, fr, g, &scratch, counts, &batch, &at, &e) != 0)
+    if (client_row_group_read(&m->table, m->pred, fr->r, g, first, &fr->proj, &scratch, &batch,
+                              &got, &e) != 0)
         st = e.code == ERR_NOMEM
                  ? client_nomem(err)
                  : client_fail(err, HL_ERR_IO, "io", "%s: %s",
                                json_string_value(json_object_get(df, "path")), e.msg);
-    else if (at.n == 0)
+    else if (at->n == 0)
         counts->row_groups_pruned++;
-    else
+    else {
         counts->row_groups_scanned++;
-    uint8_t *sel = st == HL_OK && at.n > 0 ? malloc((size_t)batch.length + 1) : NULL;
-    if (st == HL_OK && at.n > 0)
-        st = sel ? select_rows(m, &batch, &at, old, sel, hits, err) : client_nomem(err);
+        counts->pages_scanned += got.pages_read;
+        counts->pages_pruned += got.pages_skipped;
+    }
+    uint8_t *sel = st == HL_OK && at->n > 0 ? malloc((size_t)batch.length + 1) : NULL;
+    if (st == HL_OK && at->n > 0)
+        st = sel ? select_rows(m, &batch, at, old, sel, hits, err) : client_nomem(err);
     if (st == HL_OK && hand_rows && hits->n > 0 && m->on_rows)
-        st = m->on_rows(m, df, &batch, sel, &at, err);
+        st = m->on_rows(m, df, &batch, sel, at, err);
     free(sel);
     if (batch.release)
         batch.release(&batch);
@@ -353,7 +337,7 @@ static hl_status scan_file(struct mutation *m, const json_t *scan_file, struct h
     reader_close(&fr);
     /* The file's vector: what it held, and the new positions. */
     struct error e;
-    if (st == HL_OK && added > 0 && lake_dv_add(&dv, old.pos, old.n, &e) != 0)
+    if (st == HL_OK && added > 0 && !m->count_only && lake_dv_add(&dv, old.pos, old.n, &e) != 0)
         st = client_nomem(err);
     if (st == HL_OK && added > 0 && (st = add_matched(m, df, &dv, err)) == HL_OK) {
         m->stats->rows += added;

@@ -9,6 +9,7 @@
 #include "lake/dv.h"
 #include "lake/partition.h"
 #include "parquet/reader.h"
+#include "rows/rows_project.h"
 #include "util/error.h"
 
 static bool partition_may_match(const struct lake_table *t, const struct expr_pred *pred,
@@ -208,5 +209,29 @@ int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *
         return -1;
     **ranges = (struct pq_row_range){0, pq_reader_meta(r)->row_groups[g].num_rows};
     *n = 1;
+    return 0;
+}
+
+int client_row_group_read(const struct lake_table *t, const struct expr_pred *pred,
+                          struct pq_reader *r, size_t g, uint64_t first,
+                          struct rows_projection *proj, struct arena *scratch,
+                          struct ArrowArray *batch, struct client_group_read *got, struct error *e)
+{
+    batch->release = NULL;
+    *got = (struct client_group_read){.at.first = first};
+    struct pq_row_range *ranges = NULL;
+    bool by_pages = false;
+    if (client_row_group_ranges(t, pred, r, g, scratch, &ranges, &got->at.n, &by_pages) != 0)
+        return error_nomem(e);
+    got->at.ranges = ranges;
+    if (got->at.n == 0)
+        return 0;
+    if (!by_pages)
+        return rows_project_read(r, g, proj, t, batch, e);
+    struct pq_range_read_stats read = {0};
+    if (rows_project_read_ranges(r, g, ranges, got->at.n, proj, t, batch, &read, e) != 0)
+        return -1;
+    got->pages_read = (int64_t)read.pages_read;
+    got->pages_skipped = (int64_t)read.pages_skipped;
     return 0;
 }

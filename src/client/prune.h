@@ -1,6 +1,7 @@
 /* What a predicate's bounds rule out before any data is read: a data file
  * by its partition values and its scan-plan statistics, a row group by its
- * footer statistics. Shared by the scan, deletes and updates so they prune
+ * footer statistics, its pages by their index; and the read of what is
+ * left. Shared by the scan, deletes and updates so they prune and read
  * alike. Not installed. */
 #ifndef HL_CLIENT_PRUNE_H
 #define HL_CLIENT_PRUNE_H
@@ -16,6 +17,9 @@ struct lake_dv;
 struct lake_table;
 struct pq_row_range;
 struct pq_reader;
+struct rows_projection;
+struct ArrowArray;
+struct error;
 
 /* Whether the DataFile df (a scan plan's, with column_stats when the plan
  * was read with them) may hold a row the predicate selects: false when its
@@ -59,6 +63,24 @@ struct client_rows_at {
     const struct pq_row_range *ranges;
     size_t n;
 };
+
+/* What client_row_group_read read: where its rows sit in the file (at.n
+ * 0: the group was pruned, nothing read) and the pages read and skipped. */
+struct client_group_read {
+    struct client_rows_at at;
+    int64_t pages_read;
+    int64_t pages_skipped;
+};
+
+/* Reads into batch, through proj, the rows of row group g of r (its first
+ * row at file position first) that may hold a row pred selects, as
+ * client_row_group_ranges finds them (the ranges in scratch). A pruned
+ * group leaves batch released and got->at.n 0. -1 with e when out of
+ * memory or the read fails. */
+int client_row_group_read(const struct lake_table *t, const struct expr_pred *pred,
+                          struct pq_reader *r, size_t g, uint64_t first,
+                          struct rows_projection *proj, struct arena *scratch,
+                          struct ArrowArray *batch, struct client_group_read *got, struct error *e);
 
 /* Clears keep[i] for each row i of the read `at` whose position dv holds. */
 void client_mask_positions(const struct lake_dv *dv, const struct client_rows_at *at,

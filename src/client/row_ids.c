@@ -41,17 +41,21 @@ int client_row_ids_fill(struct ArrowArray *batch, int64_t c, bool explicit_ids,
                    ? error_fail(err, ERR_CORRUPT,
                                 "a file with explicit row ids lacks " LAKE_ROW_ID_COLUMN " values")
                    : 0;
-    int64_t n = batch->length;
+    int64_t n = batch->length, ranged = 0;
+    for (size_t k = 0; k < at->n; k++)
+        ranged += at->ranges[k].end - at->ranges[k].begin;
+    if (ranged != n)
+        return error_fail(err, ERR_INTERNAL, "a read of %lld rows has ranges of %lld", (long long)n,
+                          (long long)ranged);
     struct ArrowArray ids = {0};
     int64_t *v = malloc((size_t)n * sizeof *v + 1);
     if (!v || arrow_array_init(&ids, 2, 0) != 0) {
         free(v);
         return error_nomem(err);
     }
-    /* The ranges hold the batch's rows (rows_project_read_ranges). */
     int64_t i = 0;
     for (size_t k = 0; k < at->n; k++)
-        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end && i < n; row++)
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++)
             v[i++] = row_id_start + (int64_t)at->first + row;
     ids.length = n;
     arrow_array_own_buffer(&ids, 1, v);

@@ -302,11 +302,9 @@ static int next_batch(struct scan *s, struct ArrowArray *out)
     return rc;
 }
 
-/* The rows of the batch (read from ranges of a row group at file position
- * first) the predicate selects and the deletion vector leaves, the rest
- * dropped. */
-static int filter_batch(struct scan *s, struct ArrowArray *b, uint64_t first,
-                        const struct pq_row_range *ranges, size_t nranges)
+/* The rows of the batch (read as `at` says) the predicate selects and the
+ * deletion vector leaves, the rest dropped. */
+static int filter_batch(struct scan *s, struct ArrowArray *b, const struct client_rows_at *at)
 {
     uint8_t *keep = malloc((size_t)b->length + 1);
     if (!keep)
@@ -318,7 +316,7 @@ static int filter_batch(struct scan *s, struct ArrowArray *b, uint64_t first,
     else
         memset(keep, 1, (size_t)b->length);
     if (rc == 0 && s->dv.n > 0)
-        client_mask_positions(&s->dv, &(struct client_rows_at){first, ranges, nranges}, keep);
+        client_mask_positions(&s->dv, at, keep);
     if (rc == 0)
         rc = rows_filter(&s->schema, b, keep, &e);
     free(keep);
@@ -334,27 +332,19 @@ static int next_filtered_batch(struct scan *s, struct ArrowArray *out)
     s->group_pos += (uint64_t)pq_reader_meta(s->reader)->row_groups[g].num_rows;
     struct arena scratch;
     arena_init(&scratch, 0);
-    struct pq_row_range *ranges = NULL;
-    size_t n = 0;
-    bool by_pages = false;
-    int rc = client_row_group_ranges(&s->table, s->pred, s->reader, g, &scratch, &ranges, &n,
-                                     &by_pages) == 0
-                 ? 0
-                 : scan_fail(s, "out of memory");
-    struct pq_range_read_stats read = {0};
+    struct client_group_read got;
     struct error e;
-    if (rc == 0 && n == 0)
-        s->stats.row_groups_pruned++;
-    else if (rc == 0 &&
-             (by_pages ? rows_project_read_ranges(s->reader, g, ranges, n, &s->proj, &s->table, out,
-                                                  &read, &e)
-                       : rows_project_read(s->reader, g, &s->proj, &s->table, out, &e)) != 0)
+    int rc = 0;
+    if (client_row_group_read(&s->table, s->pred, s->reader, g, first, &s->proj, &scratch, out,
+                              &got, &e) != 0)
         rc = scan_fail(s, "%s", e.msg);
-    else if (rc == 0) {
+    else if (got.at.n == 0)
+        s->stats.row_groups_pruned++;
+    else {
         s->stats.row_groups_scanned++;
-        s->stats.pages_scanned += (int64_t)read.pages_read;
-        s->stats.pages_pruned += (int64_t)read.pages_skipped;
-        if (filter_batch(s, out, first, ranges, n) != 0) {
+        s->stats.pages_scanned += got.pages_read;
+        s->stats.pages_pruned += got.pages_skipped;
+        if (filter_batch(s, out, &got.at) != 0) {
             out->release(out);
             rc = -1;
         }

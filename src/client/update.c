@@ -169,6 +169,7 @@ hl_status client_update_stage(hl_table *t, int64_t at, const char *set_clause,
         st = rewrite_open(&w, &m, owner, uploads, err);
     m.on_rows = rewrite_rows;
     m.ctx = &w;
+    m.count_only = dry_run;
     if (st == HL_OK)
         st = mut_find(&m, err);
     if (st == HL_OK && writing && m.nm > 0)

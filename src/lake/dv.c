@@ -61,46 +61,57 @@ static bool is_sorted(const uint64_t *p, size_t n)
     return true;
 }
 
-/* Merges the sorted runs p[0..a) and p[a..a+b) in place, from the back
- * (b slots of scratch hold the second run meanwhile). */
-static void merge_runs(uint64_t *p, size_t a, size_t b, uint64_t *scratch)
+/* Drops repeats from the sorted p[from..n), which follows the distinct
+ * p[0..from); returns the new count. */
+static size_t drop_repeats(uint64_t *p, size_t from, size_t n)
 {
-    memcpy(scratch, p + a, b * sizeof *p);
-    size_t i = a, j = b, k = a + b;
-    while (j > 0) {
-        if (i > 0 && p[i - 1] > scratch[j - 1])
-            p[--k] = p[--i];
-        else
-            p[--k] = scratch[--j];
-    }
+    size_t k = from;
+    for (size_t i = from; i < n; i++)
+        if (k == 0 || p[i] != p[k - 1])
+            p[k++] = p[i];
+    return k;
 }
 
 int lake_dv_add(struct lake_dv *v, const uint64_t *pos, size_t n, struct error *err)
 {
     if (n == 0)
         return 0;
-    if (n > SIZE_MAX - v->n || reserve(v, v->n + n, err) != 0)
-        return n > SIZE_MAX - v->n ? error_nomem(err) : -1;
+    if (n > SIZE_MAX / sizeof *v->pos - v->n)
+        return error_nomem(err);
+    bool sorted = is_sorted(pos, n);
     /* Positions mostly come in order, after those held: then they are
      * appended, not the whole set sorted again. */
-    size_t old = v->n;
-    uint64_t *added = v->pos + old;
-    memcpy(added, pos, n * sizeof *pos);
-    if (!is_sorted(added, n))
-        qsort(added, n, sizeof *added, cmp_u64);
-    size_t from = old;
-    if (old > 0 && added[0] <= v->pos[old - 1]) {
-        uint64_t *scratch = malloc(n * sizeof *scratch);
-        if (!scratch)
-            return error_nomem(err);
-        merge_runs(v->pos, old, n, scratch);
-        free(scratch);
-        from = 0;
+    if (sorted && (v->n == 0 || pos[0] > v->pos[v->n - 1])) {
+        if (reserve(v, v->n + n, err) != 0)
+            return -1;
+        memcpy(v->pos + v->n, pos, n * sizeof *pos);
+        v->n = drop_repeats(v->pos, v->n, v->n + n);
+        return 0;
     }
-    size_t k = from;
-    for (size_t i = from; i < old + n; i++)
-        if (k == 0 || v->pos[i] != v->pos[k - 1])
-            v->pos[k++] = v->pos[i];
+    /* Else one merge into a vector of the exact size. */
+    uint64_t *out = malloc((v->n + n) * sizeof *out);
+    uint64_t *copy = sorted ? NULL : malloc(n * sizeof *copy);
+    if (!out || (!sorted && !copy)) {
+        free(out);
+        free(copy);
+        return error_nomem(err);
+    }
+    const uint64_t *in = pos;
+    if (copy) {
+        memcpy(copy, pos, n * sizeof *copy);
+        qsort(copy, n, sizeof *copy, cmp_u64);
+        in = copy;
+    }
+    size_t i = 0, j = 0, k = 0;
+    while (i < v->n || j < n) {
+        uint64_t next = j == n || (i < v->n && v->pos[i] <= in[j]) ? v->pos[i++] : in[j++];
+        if (k == 0 || next != out[k - 1])
+            out[k++] = next;
+    }
+    free(copy);
+    free(v->pos);
+    v->pos = out;
+    v->cap = v->n + n;
     v->n = k;
     return 0;
 }
@@ -178,7 +189,7 @@ static uint32_t be32(const uint8_t *p)
 
 /* Room for a container of `card` more positions: never more than the file
  * has rows, so a hostile cardinality costs no memory. */
-static int make_room(struct reader *r, uint32_t card)
+static int make_room(struct reader *r, uint64_t card)
 {
     if (card > r->rows - r->out->n)
         return corrupt(r, "more deleted positions than the data file has rows");
@@ -224,16 +235,20 @@ static int bitmap_container(struct reader *r, uint64_t base, uint32_t card)
     const uint8_t *bits = take(r, BITMAP_BYTES);
     if (!bits)
         return corrupt(r, "truncated bitmap container");
+    uint64_t words[BITMAP_BYTES / 8];
     uint32_t seen = 0;
-    for (uint32_t v = 0; v < 65536; v++) {
-        if (!(bits[v >> 3] & (1u << (v & 7))))
-            continue;
-        if (++seen > card)
-            return corrupt(r, "a bitmap container holds more values than its cardinality");
-        if (emit(r, base | v) != 0)
-            return -1;
+    for (size_t w = 0; w < BITMAP_BYTES / 8; w++) {
+        words[w] = (uint64_t)le32(bits + 8 * w) | (uint64_t)le32(bits + 8 * w + 4) << 32;
+        seen += (uint32_t)__builtin_popcountll(words[w]);
     }
-    return seen == card ? 0 : corrupt(r, "a bitmap container's cardinality differs from its bits");
+    if (seen != card)
+        return corrupt(r, "a bitmap container's cardinality differs from its bits");
+    /* make_room left room for card positions. */
+    for (size_t w = 0; w < BITMAP_BYTES / 8; w++)
+        for (uint64_t word = words[w]; word; word &= word - 1)
+            if (emit(r, base | (w * 64 + (uint64_t)__builtin_ctzll(word))) != 0)
+                return -1;
+    return 0;
 }
 
 static int array_container(struct reader *r, uint64_t base, uint32_t card)
@@ -282,6 +297,12 @@ static int decode32(struct reader *r, uint64_t high)
     const uint8_t *desc = take(r, (size_t)n * 4);
     if (!desc || (offsets && !take(r, (size_t)n * 4)))
         return corrupt(r, "truncated container headers");
+    /* Room for the bucket's positions at once, not container by container. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += (uint64_t)le16(desc + 4 * i + 2) + 1;
+    if (make_room(r, total) != 0)
+        return -1;
     int32_t prev_key = -1;
     for (uint32_t i = 0; i < n; i++) {
         uint16_t key = le16(desc + 4 * i);
@@ -289,8 +310,6 @@ static int decode32(struct reader *r, uint64_t high)
         if ((int32_t)key <= prev_key)
             return corrupt(r, "container keys are not strictly rising");
         prev_key = key;
-        if (make_room(r, card) != 0)
-            return -1;
         uint64_t base = high << 32 | (uint64_t)key << 16;
         bool run = run_flags && (run_flags[i / 8] >> (i % 8) & 1);
         int rc = run                ? run_container(r, base, card)
@@ -405,9 +424,14 @@ static int encode32(const struct lake_dv *v, size_t from, size_t to, struct buf 
             if (buf_append(out, bits, sizeof bits) != 0)
                 return -1;
         } else {
-            for (size_t k = i; k < end; k++)
-                if (put_le(out, (uint16_t)v->pos[k], 2) != 0)
-                    return -1;
+            if (buf_reserve(out, 2 * (end - i)) != 0)
+                return -1;
+            uint8_t *p = (uint8_t *)out->data + out->len;
+            for (size_t k = i; k < end; k++, p += 2) {
+                p[0] = (uint8_t)v->pos[k];
+                p[1] = (uint8_t)(v->pos[k] >> 8);
+            }
+            out->len += 2 * (end - i);
         }
         i = end;
     }

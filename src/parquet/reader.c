@@ -1834,6 +1834,29 @@ static int convert_fixed(const struct leaf_data *d, size_t k, uint8_t *out, size
     return error_fail(err, ERR_INVALID, "column '%s': internal conversion error", d->leaf->path);
 }
 
+/* Lays the dense values of width w out one per slot of out, present[]
+ * saying which slots hold one, the others zeroed: each run of present
+ * slots is one copy (a column with few nulls has long runs). */
+static void scatter_fixed(uint8_t *out, const uint8_t *values, const uint8_t *present,
+                          size_t nslots, size_t w)
+{
+    size_t s = 0, k = 0;
+    while (s < nslots) {
+        size_t end = s;
+        while (end < nslots && arrow_bit(present, (int64_t)end))
+            end++;
+        if (end > s) { /* values is NULL when there are none */
+            memcpy(out + s * w, values + k * w, (end - s) * w);
+            k += end - s;
+        }
+        s = end;
+        while (end < nslots && !arrow_bit(present, (int64_t)end))
+            end++;
+        memset(out + s * w, 0, (end - s) * w);
+        s = end;
+    }
+}
+
 /* The leaf's values laid out one per slot (present[] says which slots hold
  * one; NULL: all). */
 static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8_t *present,
@@ -1886,8 +1909,12 @@ static int leaf_values(struct block_pool *pool, struct leaf_data *d, const uint8
     uint8_t *out = block_pool_get(pool, bytes, &cap);
     if (!out)
         return nomem(err);
-    memset(out, 0, bytes);
     arrow_array_own_pooled(a, 1, out, cap);
+    if (lt->conv == LC_COPY) {
+        scatter_fixed(out, (const uint8_t *)d->fixed.data, present, nslots, (size_t)lt->width);
+        return 0;
+    }
+    memset(out, 0, bytes);
     if (lt->conv == LC_BYTES_TO_DEC && d->leaf->el->type == PQ_BYTE_ARRAY) {
         size_t k = 0;
         for (size_t s = 0; s < nslots; s++) {

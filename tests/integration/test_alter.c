@@ -1198,13 +1198,12 @@ static void comments(void **state)
     alter_fails("cm", "{'ops':[{'op':'set_table_comment','comment':5}]}", 400, "bad_request", NULL);
     /* The limit counts characters, not bytes: 16384 two-byte characters. */
     for (int count = 16384; count <= 16385; count++) {
-        char *u = malloc((size_t)count * 2 + 1);
+        size_t bytes = (size_t)count * 2;
+        char *u = malloc(bytes + 1);
         assert_non_null(u);
-        for (int k = 0; k < count; k++) {
-            u[2 * k] = (char)0xc3;
-            u[2 * k + 1] = (char)0xa9;
-        }
-        u[2 * count] = '\0';
+        for (size_t k = 0; k < bytes; k += 2)
+            memcpy(u + k, "\xc3\xa9", 2);
+        u[bytes] = '\0';
         int64_t h0 = head_of(CAT);
         struct http_result r;
         api_send(&r, &srv, "POST",

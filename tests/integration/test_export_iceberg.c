@@ -192,13 +192,14 @@ static void verify_args(const char *url, int version, const char *s3_endpoint, b
     char cmd[2048], rows_assigned[64] = "";
     if (assigned >= 0)
         snprintf(rows_assigned, sizeof rows_assigned, "--rows-assigned %lld", (long long)assigned);
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
-             "payload %s --sort-keys session_id,conversation_id,cwd,date --format-version %d "
-             "%s%s %s %s > verify.out 2>&1",
-             dir, HL_NODE, HL_INTEROP_DIR, url, by_day ? "--day-column message_created_at" : "",
-             version, s3_endpoint ? "--s3-endpoint " : "", s3_endpoint ? s3_endpoint : "",
-             rows_assigned, extra);
+    int n = snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
+        "payload %s --sort-keys session_id,conversation_id,cwd,date --format-version %d "
+        "%s%s %s %s > verify.out 2>&1",
+        dir, HL_NODE, HL_INTEROP_DIR, url, by_day ? "--day-column message_created_at" : "", version,
+        s3_endpoint ? "--s3-endpoint " : "", s3_endpoint ? s3_endpoint : "", rows_assigned, extra);
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
     if (system(cmd) != 0) {
         char out[600];
         snprintf(out, sizeof out, "cat '%s/verify.out'", dir);
@@ -639,10 +640,12 @@ static void lookup_key(void **state)
     cli_out_free(&o);
     rows_upto(3);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
-             "payload --day-column message_created_at --sort-keys session_id > verify.out 2>&1",
-             dir, HL_NODE, HL_INTEROP_DIR, url);
+    int n =
+        snprintf(cmd, sizeof cmd,
+                 "cd '%s' && '%s' '%s/verify_iceberg.mjs' --table-url '%s' --rows rows.jsonl --key "
+                 "payload --day-column message_created_at --sort-keys session_id > verify.out 2>&1",
+                 dir, HL_NODE, HL_INTEROP_DIR, url);
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
     assert_int_equal(system(cmd), 0);
 
     run(&o, "table alter ai.gw.byteam --sort-by 'cwd'");

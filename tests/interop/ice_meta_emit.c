@@ -52,7 +52,9 @@ static void mkdirs(const char *path)
 static void write_text(const char *dir, const char *name, const char *text)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof path)
+        die(dir, "path too long");
     FILE *f = fopen(path, "wb");
     if (!f || fputs(text, f) == EOF || fclose(f) != 0)
         die(path, strerror(errno));
