@@ -9,7 +9,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjansson-dev
             libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
-            libbrotli-dev
+            libbrotli-dev libicu-dev
             curl ca-certificates)
 run_pkgs=(postgresql)
 test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev)

@@ -220,6 +220,16 @@ HL_API hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_erro
  * NULL). The handle keeps the creation's snapshot as its DDL snapshot. */
 HL_API hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
                                  const char *properties_json, hl_table **out, struct hl_error *err);
+/* Checks a variant column's shredding declaration (JSON text, as a
+ * ColumnDef's type_params.shredding carries it; "null" declares nothing)
+ * against the catalog's grammar, with no request: HL_OK, or
+ * HL_ERR_VALIDATION (code "validation") in the server's own words,
+ * "variant column '<column>' has an invalid type_params.shredding: <path>
+ * <problem>", the path naming the node at fault ($.price, $.tags[*]).
+ * hl_table_create and hl_table_alter run the same check on the columns
+ * they create or add, before any request. */
+HL_API hl_status hl_shredding_validate(const char *column, const char *declaration_json,
+                                       struct hl_error *err);
 /* Opens an existing table at the head; the handle has no DDL snapshot. */
 HL_API hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out,
                                struct hl_error *err);

@@ -147,4 +147,13 @@ void table_cache_after_refusal(hl_table *t, const struct hl_error *err, bool bas
 /* Forgets the catalog's retention (after a 410 or a change of it). */
 void catalog_forget_retention(hl_catalog *c);
 
+/* Shredding declarations in ColumnDefs (client/shredding.c): those of the
+ * columns (a JSON array; parent: the dotted path they are added under,
+ * NULL at the top) checked as the server checks them, HL_ERR_VALIDATION in
+ * its words. */
+hl_status client_check_columns(const json_t *columns, const char *parent, struct hl_error *err);
+/* Refuses (HL_ERR_INVALID_ARGUMENT, naming `what` and the path) a string
+ * holding a NUL or a lone surrogate, which the request could not carry. */
+hl_status client_check_unstorable(const json_t *v, const char *what, struct hl_error *err);
+
 #endif

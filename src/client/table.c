@@ -6,6 +6,7 @@
 
 #include "client/internal.h"
 #include "hoglake/sys/table.h"
+#include "util/jsonx.h"
 #include "util/strutil.h"
 
 static hl_status table_handle(hl_namespace *ns, const char *name, const json_t *info,
@@ -36,11 +37,19 @@ hl_status hl_table_create(hl_namespace *ns, const char *name, const char *column
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "a table needs a name and columns");
     json_error_t jerr;
-    json_t *columns = json_loads(columns_json, 0, &jerr);
+    json_t *columns =
+        jsonx_loadb_lenient(columns_json, strlen(columns_json), JSON_ALLOW_NUL, &jerr, NULL);
     if (!json_is_array(columns)) {
         json_decref(columns);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "columns must be a JSON array of ColumnDef objects");
+    }
+    hl_status checked = client_check_columns(columns, NULL, err);
+    if (checked == HL_OK)
+        checked = client_check_unstorable(columns, "columns", err);
+    if (checked != HL_OK) {
+        json_decref(columns);
+        return checked;
     }
     json_t *props = properties_json ? json_loads(properties_json, 0, &jerr) : NULL;
     if (properties_json && !json_is_object(props)) {
@@ -500,16 +509,46 @@ hl_status hl_table_changes_page(hl_table *t, int64_t from_snapshot, int64_t to_s
                         page_token, json, next_page_token, err);
 }
 
+/* The columns the ops add, checked as the server checks them. */
+static hl_status check_added_columns(const json_t *ops, struct hl_error *err)
+{
+    size_t i;
+    const json_t *op;
+    json_array_foreach (ops, i, op) {
+        const json_t *column = json_object_get(op, "column");
+        if (!json_is_object(column))
+            continue;
+        json_t *one = json_pack("[O]", column);
+        if (!one)
+            return client_nomem(err);
+        hl_status st =
+            client_check_columns(one, json_string_value(json_object_get(op, "parent")), err);
+        json_decref(one);
+        if (st != HL_OK)
+            return st;
+    }
+    return HL_OK;
+}
+
 hl_status hl_table_alter(hl_table *t, const char *ops_json, char **json, struct hl_error *err)
 {
     if (json)
         *json = NULL;
     json_error_t jerr;
-    json_t *ops = ops_json ? json_loads(ops_json, 0, &jerr) : NULL;
+    json_t *ops = ops_json
+                      ? jsonx_loadb_lenient(ops_json, strlen(ops_json), JSON_ALLOW_NUL, &jerr, NULL)
+                      : NULL;
     if (!json_is_array(ops)) {
         json_decref(ops);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "ops must be a JSON array of alter op objects");
+    }
+    hl_status checked = check_added_columns(ops, err);
+    if (checked == HL_OK)
+        checked = client_check_unstorable(ops, "ops", err);
+    if (checked != HL_OK) {
+        json_decref(ops);
+        return checked;
     }
     json_t *body = json_pack("{s:o}", "ops", ops);
     struct buf path = BUF_INIT;

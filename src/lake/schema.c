@@ -2,11 +2,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lake/ident.h"
 #include "lake/partition.h"
+#include "lake/shredding.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 
@@ -216,6 +218,46 @@ static int parse_decimal_params(const json_t *params, const char *path, int *pre
     return 0;
 }
 
+/* A declaration as the column keeps it: compact JSON text in the arena. */
+static int keep_shredding(struct lake_table *t, struct lake_column *c, const json_t *decl,
+                          struct error *err)
+{
+    char *text = json_dumps(decl, JSON_COMPACT | JSON_ENCODE_ANY);
+    c->shredding = text ? arena_strdup(t->arena, text) : NULL;
+    free(text);
+    return c->shredding ? 0 : nomem(err);
+}
+
+static int check_shredding(const json_t *decl, const char *path, struct error *err)
+{
+    if (lake_shredding_check(decl, err) == 0)
+        return 0;
+    if (err && err->code == ERR_INVALID)
+        error_prefix(err, "variant column '%s' has an invalid type_params.shredding", path);
+    return -1;
+}
+
+/* A variant column's type_params: {"shredding": declaration or null}, the
+ * declaration only on a top-level column. */
+static int parse_variant_params(struct lake_table *t, struct lake_column *c, const json_t *params,
+                                const char *path, bool nested, struct error *err)
+{
+    json_t *decl = NULL;
+    const struct jfield fields[] = {{"shredding", JF_ANY, false, true, &decl}};
+    if (jsonx_read_object(params, "type_params", fields, 1, err) != 0)
+        return error_prefix(err, "variant column '%s'", path);
+    if (!decl || json_is_null(decl))
+        return 0;
+    if (nested)
+        return error_fail(err, ERR_INVALID,
+                          "variant column '%s' is nested in a struct, list or map: only a "
+                          "top-level variant column declares type_params.shredding",
+                          path);
+    if (check_shredding(decl, path, err) != 0)
+        return -1;
+    return keep_shredding(t, c, decl, err);
+}
+
 static int check_column_name(const char *name, const char *path, struct error *err)
 {
     char shown[80];
@@ -246,6 +288,20 @@ static int check_comment(const json_t *comment, struct error *err)
         return error_fail(err, ERR_INVALID, "comment must contain at most %d characters and no NUL",
                           LAKE_COMMENT_MAX);
     return 0;
+}
+
+/* Whether a struct's children are exactly those of a VARIANT group as a
+ * Parquet reader hands it out (metadata, value, optionally typed_value):
+ * such a column was meant to be a variant, and as a struct it would hold
+ * bytes no engine reads as one. */
+static bool shaped_as_variant_storage(const struct lake_column *c)
+{
+    if (c->nchildren != 2 && c->nchildren != 3)
+        return false;
+    const struct lake_column *m = c->children[0], *v = c->children[1];
+    return strcmp(m->name, "metadata") == 0 && m->type == LT_BINARY && !m->nullable &&
+           strcmp(v->name, "value") == 0 && v->type == LT_BINARY &&
+           (c->nchildren == 2 || strcmp(c->children[2]->name, "typed_value") == 0);
 }
 
 /* Parses one ColumnDef into a new node under `parent` (not yet attached).
@@ -343,16 +399,12 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         c->precision = LAKE_DECIMAL_MAX_PRECISION;
         if (jparams && parse_decimal_params(jparams, path, &c->precision, &c->scale, err) != 0)
             return NULL;
+    } else if (type == LT_VARIANT && jparams) {
+        if (parse_variant_params(t, c, jparams, path, parent_path[0] != '\0', err) != 0)
+            return NULL;
     } else if (jparams) {
-        if (type == LT_VARIANT)
-            error_fail(
-                err, ERR_INVALID,
-                "variant column '%s': type_params (shredding declarations) are not supported by "
-                "this server yet; declare the column without type_params",
-                path);
-        else
-            error_fail(err, ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
-                       lake_type_name(type));
+        error_fail(err, ERR_INVALID, "column '%s' of type '%s' takes no type_params", path,
+                   lake_type_name(type));
         return NULL;
     }
 
@@ -403,6 +455,14 @@ static struct lake_column *parse_column(struct lake_table *t, const json_t *def,
         if (attach_child(t, c, child, err) != 0)
             return NULL;
         child->parent = c;
+    }
+    if (type == LT_STRUCT && shaped_as_variant_storage(c)) {
+        error_fail(err, ERR_INVALID,
+                   "struct column '%s' is shaped as VARIANT storage (metadata binary not null, "
+                   "value binary[, typed_value]): declare it as type 'variant', with "
+                   "type_params.shredding for a shredded layout",
+                   path);
+        return NULL;
     }
     return c;
 }
@@ -1270,10 +1330,34 @@ int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct error *
     return 0;
 }
 
+int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const char *decl,
+                              struct error *err)
+{
+    struct lake_column *c = lake_table_find_field(t, field_id);
+    if (!c || c->type != LT_VARIANT || c->parent)
+        return error_fail(err, ERR_INVALID,
+                          "column %lld holds a shredding declaration but is no top-level variant",
+                          (long long)field_id);
+    json_error_t jerr;
+    json_t *v = json_loads(decl, JSON_DECODE_ANY, &jerr);
+    if (!v)
+        return error_fail(err, ERR_INVALID, "column %lld: its shredding declaration is not JSON",
+                          (long long)field_id);
+    int rc = check_shredding(v, c->name, err);
+    if (rc == 0)
+        rc = keep_shredding(t, c, v, err);
+    json_decref(v);
+    return rc;
+}
+
 /* ---- JSON rendering ---- */
 
 json_t *lake_column_type_params(const struct lake_column *c)
 {
+    if (c->type == LT_VARIANT && c->shredding) {
+        json_t *decl = json_loads(c->shredding, JSON_DECODE_ANY, NULL);
+        return decl ? json_pack("{s:o}", "shredding", decl) : NULL;
+    }
     if (c->type != LT_DECIMAL)
         return NULL;
     return json_pack("{s:i,s:i}", "precision", c->precision, "scale", c->scale);

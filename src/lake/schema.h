@@ -44,6 +44,9 @@ struct lake_column {
     const char *name;
     enum lake_type type;
     int precision, scale; /* decimal only */
+    /* A top-level variant column's shredding declaration, as compact JSON
+     * text (lake/shredding.h); NULL when it declares none. */
+    const char *shredding;
     bool nullable;
     const char *comment;        /* NULL = none */
     int ordinal;                /* among siblings */
@@ -118,6 +121,10 @@ int lake_table_add_columns(struct lake_table *t, const json_t *columns, struct e
 int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t parent_field_id,
                            const char *name, enum lake_type type, int precision, int scale,
                            bool nullable, int ordinal, const char *comment, struct error *err);
+/* Gives the loaded column field_id its stored shredding declaration
+ * (JSON text, checked again: stored rows the grammar refuses are ERR_INVALID). */
+int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const char *decl,
+                              struct error *err);
 /* Loader entries for the live partition spec and sort order. */
 int lake_table_load_partition_field(struct lake_table *t, const struct lake_partition_field *f,
                                     struct error *err);

@@ -53,40 +53,6 @@ static int raise_bytes(const uint8_t *p, size_t len, struct buf *out)
     return 0;
 }
 
-static uint32_t utf8_decode(const uint8_t *p, size_t n)
-{
-    if (n == 1)
-        return p[0];
-    uint32_t cp = p[0] & (0xffu >> (n + 1));
-    for (size_t i = 1; i < n; i++)
-        cp = cp << 6 | (p[i] & 0x3fu);
-    return cp;
-}
-
-static size_t utf8_encode(uint32_t cp, uint8_t *out)
-{
-    if (cp < 0x80) {
-        out[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (uint8_t)(0xc0 | cp >> 6);
-        out[1] = (uint8_t)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (uint8_t)(0xe0 | cp >> 12);
-        out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-        out[2] = (uint8_t)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    out[0] = (uint8_t)(0xf0 | cp >> 18);
-    out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-    out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-    out[3] = (uint8_t)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 int pq_bound_raise(const uint8_t *prefix, size_t len, bool utf8, struct buf *out)
 {
     size_t n;
@@ -98,11 +64,11 @@ int pq_bound_raise(const uint8_t *prefix, size_t len, bool utf8, struct buf *out
         size_t start = n - 1;
         while (start > 0 && (prefix[start] & 0xc0) == 0x80)
             start--;
-        uint32_t cp = utf8_decode(prefix + start, n - start);
+        uint32_t cp = str_utf8_decode(prefix + start, n - start);
         if (cp < 0x10ffff) {
             cp = cp + 1 == 0xd800 ? 0xe000 : cp + 1; /* surrogates are not characters */
-            uint8_t enc[4];
-            size_t k = utf8_encode(cp, enc);
+            char enc[4];
+            size_t k = str_utf8_encode(cp, enc);
             if (buf_append(out, prefix, start) != 0 || buf_append(out, enc, k) != 0)
                 return -1;
             return 0;

@@ -73,32 +73,6 @@ static int hex4(const char *s)
     return v;
 }
 
-static void put_utf8(struct buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t k;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xc0 | cp >> 6);
-        u[1] = (char)(0x80 | (cp & 0x3f));
-        k = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xe0 | cp >> 12);
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[2] = (char)(0x80 | (cp & 0x3f));
-        k = 3;
-    } else {
-        u[0] = (char)(0xf0 | cp >> 18);
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        u[3] = (char)(0x80 | (cp & 0x3f));
-        k = 4;
-    }
-    buf_append(b, u, k);
-}
-
 /* An escape after the backslash at p->pos; appends its bytes. */
 static bool escape(struct rjp *p, struct buf *b)
 {
@@ -129,7 +103,8 @@ static bool escape(struct rjp *p, struct buf *b)
         p->pos += 6;
         cp = 0x10000 + ((cp - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
     }
-    put_utf8(b, cp);
+    char u[4];
+    buf_append(b, u, str_utf8_encode(cp, u));
     return true;
 }
 

@@ -2,7 +2,11 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/buf.h"
+#include "util/strutil.h"
 
 static const char *type_name(enum jfield_type t)
 {
@@ -104,35 +108,200 @@ static size_t push_step(char *path, size_t size, size_t len, const char *fmt, ..
     return len + (size_t)n;
 }
 
-static bool find_nul(const json_t *v, char *path, size_t size, size_t len)
+/* Whether the UTF-8 text holds a lone surrogate's stand-in (F4 8F A0..BF:
+ * U+10F800..U+10FFFF). */
+static bool has_stand_in(const char *s, size_t n)
 {
-    if (json_is_string(v))
-        return strlen(json_string_value(v)) != json_string_length(v);
+    for (const char *p = memchr(s, 0xF4, n); p && (size_t)(p - s) + 3 < n;
+         p = memchr(p + 1, 0xF4, n - (size_t)(p + 1 - s)))
+        if ((unsigned char)p[1] == 0x8F && (unsigned char)p[2] >= 0xA0)
+            return true;
+    return false;
+}
+
+struct unstorable_walk {
+    const char *under, *key; /* left out: key members under an `under` member */
+    char *path;
+    size_t size;
+};
+
+static enum jsonx_unstorable find_unstorable(const struct unstorable_walk *w, const json_t *v,
+                                             size_t len, bool exempt_keys)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        size_t n = json_string_length(v);
+        return strlen(s) != n       ? JSONX_NUL
+               : has_stand_in(s, n) ? JSONX_LONE_SURROGATE
+                                    : JSONX_STORABLE;
+    }
+    enum jsonx_unstorable found = JSONX_STORABLE;
     if (json_is_array(v)) {
         size_t i;
         const json_t *item;
         json_array_foreach ((json_t *)v, i, item) {
-            if (find_nul(item, path, size, push_step(path, size, len, "[%zu]", i)))
-                return true;
-            path[len] = '\0';
+            found =
+                find_unstorable(w, item, push_step(w->path, w->size, len, "[%zu]", i), exempt_keys);
+            if (found != JSONX_STORABLE)
+                return found;
+            w->path[len] = '\0';
         }
     } else if (json_is_object(v)) {
         const char *key;
         const json_t *item;
         json_object_foreach ((json_t *)v, key, item) {
-            if (find_nul(item, path, size, push_step(path, size, len, ".%s", key)))
-                return true;
-            path[len] = '\0';
+            if (exempt_keys && json_is_string(item) && strcmp(key, w->key) == 0)
+                continue;
+            bool under = exempt_keys || (w->under && strcmp(key, w->under) == 0);
+            found = find_unstorable(w, item, push_step(w->path, w->size, len, ".%s", key), under);
+            if (found != JSONX_STORABLE)
+                return found;
+            w->path[len] = '\0';
         }
     }
-    return false;
+    return JSONX_STORABLE;
 }
 
-bool jsonx_find_nul(const json_t *v, char *path, size_t path_size)
+enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, const char *under, const char *key,
+                                            char *path, size_t path_size)
 {
     if (path_size < 2)
-        return false;
+        return JSONX_STORABLE;
     path[0] = '$';
     path[1] = '\0';
-    return find_nul(v, path, path_size, 1);
+    struct unstorable_walk w = {under, key, path, path_size};
+    return find_unstorable(&w, v, 1, false);
+}
+
+/* The value of the \uXXXX escape at p (6 bytes available), or -1. */
+static long escape_unit(const char *p, size_t avail)
+{
+    if (avail < 6 || p[0] != '\\' || p[1] != 'u')
+        return -1;
+    long v = 0;
+    for (int k = 2; k < 6; k++) {
+        int d = str_hex_digit(p[k]);
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Whether the integer literal t[0..n) (an optional '-', digits) lies
+ * outside int64. */
+static bool beyond_int64(const char *t, size_t n)
+{
+    bool neg = n > 0 && t[0] == '-';
+    const char *d = t + neg;
+    size_t nd = n - neg;
+    const char *max = neg ? "9223372036854775808" : "9223372036854775807";
+    return nd > 19 || (nd == 19 && memcmp(d, max, 19) > 0);
+}
+
+/* Rewrites what jansson cannot read into out (see jsonx.h); returns
+ * whether anything changed, -1 when out of memory. */
+static int rewrite_for_jansson(const char *text, size_t len, struct buf *out, bool *lone)
+{
+    size_t copied = 0; /* text[0..copied) is in out */
+    bool changed = false;
+    for (size_t i = 0; i < len;) {
+        if (text[i] == '"') {
+            for (i++; i < len && text[i] != '"'; i++) {
+                if (text[i] != '\\')
+                    continue;
+                long u = escape_unit(text + i, len - i);
+                if (u < 0xD800 || u > 0xDFFF) {
+                    i++; /* an escape of one character: the next cannot start one */
+                    continue;
+                }
+                long low = u <= 0xDBFF ? escape_unit(text + i + 6, len - i - 6) : -1;
+                if (low >= 0xDC00 && low <= 0xDFFF) {
+                    i += 11; /* a pair, as jansson reads it */
+                    continue;
+                }
+                /* A lone one: written as the pair of its stand-in. */
+                unsigned long cp =
+                    JSONX_LONE_SURROGATE_BASE + (unsigned long)(u - 0xD800) - 0x10000;
+                char pair[16];
+                snprintf(pair, sizeof pair, "\\u%04lX\\u%04lX", 0xD800 + (cp >> 10),
+                         0xDC00 + (cp & 0x3FF));
+                if (buf_append(out, text + copied, i - copied) != 0 ||
+                    buf_append(out, pair, 12) != 0)
+                    return -1;
+                i += 5;
+                copied = i + 1;
+                changed = *lone = true;
+            }
+            i++;
+        } else if (text[i] == '-' || (text[i] >= '0' && text[i] <= '9')) {
+            size_t start = i++;
+            while (i < len && text[i] >= '0' && text[i] <= '9')
+                i++;
+            bool integer = i == len || (text[i] != '.' && text[i] != 'e' && text[i] != 'E');
+            if (integer && beyond_int64(text + start, i - start)) {
+                /* Read as a real, as a value that is no int64 is. */
+                if (buf_append(out, text + copied, i - copied) != 0 ||
+                    buf_append(out, ".0", 2) != 0)
+                    return -1;
+                copied = i;
+                changed = true;
+            }
+        } else {
+            i++;
+        }
+    }
+    if (changed && buf_append(out, text + copied, len - copied) != 0)
+        return -1;
+    return changed;
+}
+
+json_t *jsonx_loadb_lenient(const char *text, size_t len, size_t flags, json_error_t *jerr,
+                            bool *lone)
+{
+    bool had = false;
+    struct buf out = BUF_INIT;
+    int changed = rewrite_for_jansson(text, len, &out, &had);
+    if (lone)
+        *lone = had;
+    if (changed < 0) {
+        buf_free(&out);
+        if (jerr)
+            snprintf(jerr->text, sizeof jerr->text, "out of memory");
+        return NULL;
+    }
+    json_t *v =
+        changed ? json_loadb(out.data, out.len, flags, jerr) : json_loadb(text, len, flags, jerr);
+    buf_free(&out);
+    return v;
+}
+
+char *jsonx_escape_stand_ins(char *text)
+{
+    if (!text)
+        return NULL;
+    size_t n = strlen(text);
+    if (!has_stand_in(text, n))
+        return text;
+    struct buf out = BUF_INIT;
+    int rc = buf_reserve(&out, n + n / 2);
+    for (size_t i = 0; rc == 0 && i < n;) {
+        const unsigned char *p = (const unsigned char *)text + i;
+        if (i + 3 < n && p[0] == 0xF4 && p[1] == 0x8F && p[2] >= 0xA0) {
+            unsigned long cp = (unsigned long)(p[1] & 0x3F) << 12 |
+                               (unsigned long)(p[2] & 0x3F) << 6 | (p[3] & 0x3F);
+            cp |= 4ul << 18;
+            rc = buf_printf(&out, "\\u%04lx", 0xD800 + (cp - JSONX_LONE_SURROGATE_BASE));
+            i += 4;
+        } else {
+            rc = buf_putc(&out, (char)p[0]);
+            i++;
+        }
+    }
+    free(text);
+    if (rc != 0) {
+        buf_free(&out);
+        return NULL;
+    }
+    return buf_take(&out);
 }

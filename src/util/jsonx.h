@@ -29,9 +29,33 @@ struct jfield {
 int jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
                       size_t nfields, struct error *err);
 
-/* Finds the first string value holding a NUL character (parsed with
- * JSON_ALLOW_NUL) and writes its path ("$.ops[0].comment") into path.
- * Returns false when there is none. */
-bool jsonx_find_nul(const json_t *v, char *path, size_t path_size);
+/* What jsonx_find_unstorable found. */
+enum jsonx_unstorable { JSONX_STORABLE, JSONX_NUL, JSONX_LONE_SURROGATE };
+
+/* Finds the first string value that C strings and PostgreSQL text cannot
+ * hold: one with a NUL character (parsed with JSON_ALLOW_NUL) or a lone
+ * surrogate's stand-in (jsonx_loadb_lenient), and writes its path
+ * ("$.ops[0].comment") into path. The string `key` members of objects
+ * anywhere under a member named `under` are left out (under NULL: none),
+ * for a validator that names what is wrong with them. */
+enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, const char *under, const char *key,
+                                            char *path, size_t path_size);
+
+/* json_loadb of JSON text with two things jansson refuses read as a
+ * validator can name them:
+ *  - a lone UTF-16 surrogate in a \u escape (JSON text may hold one, UTF-8
+ *    cannot) stands as the code point JSONX_LONE_SURROGATE_BASE +
+ *    (unit - 0xD800) (U+10F800..U+10FFFF, private use); *lone (when not
+ *    NULL) tells whether there was one;
+ *  - an integer outside int64 is read as a real.
+ * A text without either is parsed as it is. */
+#define JSONX_LONE_SURROGATE_BASE 0x10F800u
+/* JSON text (from json_dumps) with each stand-in written back as the
+ * \u escape of its lone surrogate, so a message naming one shows it as it
+ * came. Takes text; returns it, or a new string in its place (text freed),
+ * or NULL when out of memory (text freed). */
+char *jsonx_escape_stand_ins(char *text);
+json_t *jsonx_loadb_lenient(const char *text, size_t len, size_t flags, json_error_t *jerr,
+                            bool *lone);
 
 #endif

@@ -219,3 +219,37 @@ size_t str_utf8_length(const char *s)
         n += (*p & 0xc0) != 0x80;
     return n;
 }
+
+size_t str_utf8_encode(uint32_t cp, char out[4])
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+uint32_t str_utf8_decode(const unsigned char *p, size_t n)
+{
+    if (n == 1)
+        return p[0];
+    uint32_t cp = p[0] & (0xFFu >> (n + 1));
+    for (size_t i = 1; i < n; i++)
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    return cp;
+}

@@ -40,6 +40,12 @@ size_t str_utf8_seq(const unsigned char *p, size_t avail);
  * NULL, receives the first bad offset. */
 bool str_utf8_valid(const char *s, size_t n, size_t *bad);
 
+/* The code point of the n-byte sequence at p (n from str_utf8_seq). */
+uint32_t str_utf8_decode(const unsigned char *p, size_t n);
+/* The UTF-8 bytes of code point cp (at most U+10FFFF) into out; returns
+ * how many (1 to 4). */
+size_t str_utf8_encode(uint32_t cp, char out[4]);
+
 /* Number of UTF-8 code points in s (continuation bytes not counted). */
 size_t str_utf8_length(const char *s);
 

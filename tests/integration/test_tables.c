@@ -625,7 +625,8 @@ static void create_enforces_shape_rules(void **state)
         {"{'name':'i','type':'string','type_params':{}}", "takes no type_params"},
         {"{'name':'i','type':'timestamp','type_params':{'unit':'us'}}", "takes no type_params"},
         {"{'name':'v','type':'variant','type_params':{'shredding':[]}}", "variant column 'v'"},
-        {"{'name':'v','type':'variant','type_params':{}}", "variant column 'v'"},
+        {"{'name':'v','type':'variant','type_params':{'shredding':{'type':'text'}}}",
+         "variant column 'v' has an invalid type_params.shredding: $ has an unknown type 'text'"},
         /* The same rules deep inside a tree name the full path. */
         {"{'name':'s','type':'struct','children':[{'name':'t','type':'struct','children':["
          "{'name':'l','type':'list'}]}]}",

@@ -792,8 +792,23 @@ static void test_type_params_forbidden(void **state)
     INVALID(f, create(f, "[{'name':'t','type':'timestamp','type_params':{'precision':6}}]"),
             "takes no type_params");
     fx_reset(f);
-    INVALID(f, create(f, "[{'name':'v','type':'variant','type_params':{}}]"),
-            "variant column 'v': type_params (shredding declarations) are not supported");
+    /* A variant takes a shredding declaration, checked by its grammar, on
+     * top-level columns only; {} declares nothing. */
+    INVALID(f, create(f, "[{'name':'v','type':'variant','type_params':{'shredding':'x'}}]"),
+            "variant column 'v' has an invalid type_params.shredding: $ is not a JSON object");
+    fx_reset(f);
+    INVALID(f,
+            create(f, "[{'name':'s','type':'struct','children':[{'name':'v','type':'variant',"
+                      "'type_params':{'shredding':{'type':'string'}}}]}]"),
+            "variant column 's.v' is nested in a struct, list or map");
+    fx_reset(f);
+    OK(f, create(f, "[{'name':'v','type':'variant','type_params':{}},"
+                    " {'name':'w','type':'variant','type_params':{'shredding':{'type':'array',"
+                    "'element':{'type':'decimal8','precision':18,'scale':2}}}}]"));
+    assert_null(lake_table_find_field(&f->t, 1)->shredding);
+    assert_string_equal(lake_table_find_field(&f->t, 2)->shredding,
+                        "{\"type\":\"array\",\"element\":{\"type\":\"decimal8\","
+                        "\"precision\":18,\"scale\":2}}");
     /* null type_params is the same as absent. */
     fx_reset(f);
     OK(f, create(f, "[{'name':'i','type':'int','type_params':null},"

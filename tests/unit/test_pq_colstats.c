@@ -1228,9 +1228,17 @@ static void test_variant_skipped(void **state)
 {
     (void)state;
     struct test_table file_t, cat_t;
-    test_table_init(&file_t, "[{'name':'id','type':'long'},{'name':'v','type':'struct','children':["
-                             "  {'name':'metadata','type':'binary','nullable':false},"
-                             "  {'name':'value','type':'binary'}]}]");
+    /* The file's VARIANT group as its storage struct: loaded as stored
+     * columns, since a create refuses a struct of that shape. */
+    test_table_init(&file_t, "[{'name':'id','type':'long'}]");
+    struct error e;
+    assert_int_equal(
+        lake_table_load_column(&file_t.t, 2, 0, "v", LT_STRUCT, 0, 0, true, 1, NULL, &e), 0);
+    assert_int_equal(
+        lake_table_load_column(&file_t.t, 3, 2, "metadata", LT_BINARY, 0, 0, false, 0, NULL, &e),
+        0);
+    assert_int_equal(
+        lake_table_load_column(&file_t.t, 4, 2, "value", LT_BINARY, 0, 0, true, 1, NULL, &e), 0);
     test_table_init(&cat_t, "[{'name':'id','type':'long'},{'name':'v','type':'variant'}]");
     struct gen_options gen = {.null_per_mille = 100, .max_string_len = 4};
     struct rng g = {4};

@@ -1023,24 +1023,50 @@ static json_t *parse_with_nul(const char *text)
     return v;
 }
 
-static void test_jsonx_find_nul(void **state)
+static void test_jsonx_find_unstorable(void **state)
 {
     (void)state;
     char path[64];
     json_t *v = parse_with_nul("{\"a\":[1,\"x\",{\"b\":\"ok\",\"c\":\"n\\u0000ul\"}]}");
-    assert_true(jsonx_find_nul(v, path, sizeof path));
+    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_NUL);
     assert_string_equal(path, "$.a[2].c");
     json_decref(v);
     v = parse_with_nul("{\"a\":[\"x\"],\"b\":{\"c\":\"d\"}}");
-    assert_false(jsonx_find_nul(v, path, sizeof path));
+    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_STORABLE);
     json_decref(v);
     /* A path longer than the buffer is cut, never the detection. */
     char text[600];
     snprintf(text, sizeof text, "{\"%0300d\":{\"k\":\"\\u0000\"}}", 7);
     v = parse_with_nul(text);
-    assert_true(jsonx_find_nul(v, path, sizeof path));
+    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_NUL);
     assert_int_equal(strlen(path), sizeof path - 1);
     assert_string_equal(path + sizeof path - 4, "...");
+    json_decref(v);
+    /* A lone surrogate reads as its stand-in and is found; the names under
+     * "s" are left to their validator, nothing else there is. */
+    const char *lone = "{\"s\":{\"f\":[{\"name\":\"\\ud800\"}]},\"t\":\"a\\udc00\"}";
+    json_error_t e;
+    bool had = false;
+    v = jsonx_loadb_lenient(lone, strlen(lone), 0, &e, &had);
+    assert_non_null(v);
+    assert_true(had);
+    assert_int_equal(jsonx_find_unstorable(v, "s", "name", path, sizeof path),
+                     JSONX_LONE_SURROGATE);
+    assert_string_equal(path, "$.t");
+    assert_int_equal(json_object_del(v, "t"), 0);
+    assert_int_equal(jsonx_find_unstorable(v, "s", "name", path, sizeof path), JSONX_STORABLE);
+    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_LONE_SURROGATE);
+    assert_string_equal(path, "$.s.f[0].name");
+    json_decref(v);
+    /* Pairs stay characters; an integer past int64 reads as a real. */
+    const char *big =
+        "{\"p\":\"\\ud83d\\ude00\",\"n\":18446744073709551616,\"m\":-9223372036854775808}";
+    v = jsonx_loadb_lenient(big, strlen(big), 0, &e, &had);
+    assert_non_null(v);
+    assert_false(had);
+    assert_string_equal(json_string_value(json_object_get(v, "p")), "\xf0\x9f\x98\x80");
+    assert_true(json_is_real(json_object_get(v, "n")));
+    assert_true(json_is_integer(json_object_get(v, "m")));
     json_decref(v);
 }
 
@@ -1144,7 +1170,7 @@ int main(void)
         cmocka_unit_test(test_error_publish_statuses),
         cmocka_unit_test(test_array_reserve),
         cmocka_unit_test(test_jsonx_message_is_bounded),
-        cmocka_unit_test(test_jsonx_find_nul),
+        cmocka_unit_test(test_jsonx_find_unstorable),
         cmocka_unit_test(test_bytes_le_and_zigzag),
         cmocka_unit_test(test_bytes_varints),
     };

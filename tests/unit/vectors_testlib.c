@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "util/buf.h"
+#include "util/jsonx.h"
 
 /* jansson cannot load 18446744073709551615 or a 38-digit integer, and would
  * turn 0.1 into a double. Every number token outside a string is rewritten
@@ -55,17 +56,23 @@ static char *wrap_numbers(const char *s, size_t n)
     return buf_take(&out);
 }
 
-json_t *vectors_load_exact(const char *path)
+static void read_whole(const char *path, struct buf *text)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         fail_msg("cannot open %s", path);
-    struct buf text = BUF_INIT;
-    char chunk[4096];
+    char chunk[65536];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&text, chunk, got);
+        if (buf_append(text, chunk, got) != 0)
+            fail_msg("out of memory reading %s", path);
     fclose(f);
+}
+
+json_t *vectors_load_exact(const char *path)
+{
+    struct buf text = BUF_INIT;
+    read_whole(path, &text);
     char *wrapped = wrap_numbers(text.data, text.len);
     buf_free(&text);
     json_error_t e;
@@ -81,4 +88,16 @@ const char *vectors_num_token(const json_t *v)
     if (!json_is_object(v) || json_object_size(v) != 1)
         return NULL;
     return json_string_value(json_object_get(v, "$num"));
+}
+
+json_t *vectors_load_lenient(const char *path)
+{
+    struct buf text = BUF_INIT;
+    read_whole(path, &text);
+    json_error_t e;
+    json_t *root = jsonx_loadb_lenient(text.data, text.len, JSON_ALLOW_NUL, &e, NULL);
+    buf_free(&text);
+    if (!root)
+        fail_msg("cannot load %s: %s (line %d)", path, e.text, e.line);
+    return root;
 }

@@ -10,6 +10,9 @@
 
 /* The file's JSON with numbers wrapped (a new reference). */
 json_t *vectors_load_exact(const char *path);
+/* The file's JSON as the server reads a request (jsonx_loadb_lenient: a
+ * lone surrogate as its stand-in, an integer past int64 as a real). */
+json_t *vectors_load_lenient(const char *path);
 /* The exact token of a wrapped number, or NULL when v is not one. */
 const char *vectors_num_token(const json_t *v);
 

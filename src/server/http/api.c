@@ -258,11 +258,12 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
     if (check_json_budget(req, err) != 0)
         return NULL;
     json_error_t jerr;
-    /* NULs are parsed so they can be refused by name below: C strings and
-     * PostgreSQL text cannot hold them, and a silently cut value is worse
-     * than a refusal. */
-    json_t *v = json_loadb(req->body, req->body_len,
-                           JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    /* NULs and lone surrogates are parsed so they can be refused by name
+     * below: C strings and PostgreSQL text cannot hold them, and a
+     * silently cut value is worse than a refusal. */
+    json_t *v =
+        jsonx_loadb_lenient(req->body, req->body_len,
+                            JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, NULL);
     if (!v) {
         api_bad_request(err, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
                         jerr.text);
@@ -273,13 +274,22 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
         api_bad_request(err, "the request body must be a JSON object");
         return NULL;
     }
+    /* The field names of a variant column's shredding declaration are
+     * left to its grammar, which names the field at fault. */
     char where[256];
-    if (jsonx_find_nul(v, where, sizeof where)) {
+    switch (jsonx_find_unstorable(v, "shredding", "name", where, sizeof where)) {
+    case JSONX_STORABLE: break;
+    case JSONX_NUL:
         json_decref(v);
         api_validation(err,
                        "the text at %s contains a NUL character, which hoglake does not "
                        "store",
                        where);
+        return NULL;
+    case JSONX_LONE_SURROGATE:
+        json_decref(v);
+        api_bad_request(err, "the text at %s holds a lone UTF-16 surrogate, which is not Unicode",
+                        where);
         return NULL;
     }
     return v;

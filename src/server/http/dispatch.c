@@ -14,6 +14,7 @@
 #include "server/metrics.h"
 #include "server/server.h"
 #include "util/jsonnum.h"
+#include "util/jsonx.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
@@ -57,7 +58,7 @@ static void reply_from_response(struct srv_res *res, struct http_reply *reply)
     if (res->json) {
         /* jsonnum_dumps: byte-identical to json_dumps, and it also prints the
          * exact raw numbers (uint64 and decimal bounds) that json_dumps refuses. */
-        char *body = jsonnum_dumps(res->json, JSON_COMPACT);
+        char *body = jsonx_escape_stand_ins(jsonnum_dumps(res->json, JSON_COMPACT));
         if (!body) {
             reply->status = 500;
             body = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");

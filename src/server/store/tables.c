@@ -50,7 +50,8 @@ static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int6
     PGresult *r = db_exec(ctx->db->pg,
                           "SELECT field_id, coalesce(parent_field_id, 0), name, col_type,"
                           " coalesce((type_params->>'precision')::int, 0),"
-                          " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment"
+                          " coalesce((type_params->>'scale')::int, 0), nullable, ordinal, comment,"
+                          " type_params->'shredding'"
                           " FROM hog_column WHERE catalog_id = $1 AND table_id = $2"
                           " AND hog_visible(begin_snapshot, end_snapshot, $3) ORDER BY field_id",
                           &p, err);
@@ -67,7 +68,9 @@ static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int6
         }
         if (lake_table_load_column(t, db_i64(r, i, 0), db_i64(r, i, 1), db_str(r, i, 2), type,
                                    (int)db_i64(r, i, 4), (int)db_i64(r, i, 5), db_bool(r, i, 6),
-                                   (int)db_i64(r, i, 7), db_str(r, i, 8), &lerr) != 0) {
+                                   (int)db_i64(r, i, 7), db_str(r, i, 8), &lerr) != 0 ||
+            (!PQgetisnull(r, i, 9) &&
+             lake_table_load_shredding(t, db_i64(r, i, 0), db_str(r, i, 9), &lerr) != 0)) {
             PQclear(r);
             /* Stored rows the model cannot hold are our corruption, not the
              * client's mistake. */
