@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the Parquet reader for a bounded time, then the deletion-vector
-# decoder and the expression language: builds the libFuzzer targets
+# decoder, the expression language and the Variant codec: builds the libFuzzer targets
 # with clang, ASan and UBSan in build-fuzz/, writes the seed corpus (valid
 # files of several shapes, and metadata structures cut from them), and runs
 # the target on it and on the regression inputs in tests/unit/corpus/.
@@ -36,7 +36,7 @@ cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWith
   exit 1
 }
 if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds fuzz_dv_reader \
-  fuzz_expr_parse >"$build/build.log" 2>&1; then
+  fuzz_expr_parse fuzz_variant >"$build/build.log" 2>&1; then
   grep -E -A5 "error" "$build/build.log" | head -60 >&2
   echo "fuzz.sh: the build failed; log in $build/build.log" >&2
   exit 1
@@ -76,12 +76,14 @@ if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzz
 fi
 echo "fuzz.sh: no crash in ${secs}s; corpus $(find "$corpus" -type f | wc -l) inputs" >&2
 
-# The small decoders share a quarter of the time (at least 5 s): the
-# deletion-vector decoder and the expression language, each from its own
-# corpus (their inputs are small: the fuzzer finds the shapes itself).
-small_secs=$((secs / 4 > 5 ? secs / 4 : 5))
-expr_secs=$((small_secs / 2))
-dv_secs=$((small_secs - expr_secs))
+# The small decoders share a quarter of the time (at least 6 s): the
+# deletion-vector decoder, the expression language and the Variant codec,
+# each from its own corpus (their inputs are small: the fuzzer finds the
+# shapes itself).
+small_secs=$((secs / 4 > 6 ? secs / 4 : 6))
+expr_secs=$((small_secs / 3))
+variant_secs=$((small_secs / 3))
+dv_secs=$((small_secs - expr_secs - variant_secs))
 
 # run_small NAME LABEL TARGET SECONDS MAX_LEN CORPUS [SEEDS]: log fuzz-NAME.log,
 # artifacts NAME-*.
@@ -105,15 +107,20 @@ run_small() {
 
 run_small dv "deletion-vector decoder" fuzz_dv_reader "$dv_secs" 65536 "$build/corpus-dv"
 
+# write_seeds DIR PREFIX: one seed file per line of stdin, PREFIX before it.
+write_seeds() {
+  local dir=$1 prefix=$2 k=0 line
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  while IFS= read -r line; do
+    printf '%s%s' "$prefix" "$line" >"$dir/seed-$k"
+    k=$((k + 1))
+  done
+}
+
 # Seeds for the expression language: one of each construct.
 expr_seeds="$build/seeds-expr"
-rm -rf "$expr_seeds"
-mkdir -p "$expr_seeds"
-k=0
-while IFS= read -r line; do
-  printf '%s' "$line" >"$expr_seeds/seed-$k"
-  k=$((k + 1))
-done <<'SEEDS'
+write_seeds "$expr_seeds" "" <<'SEEDS'
 i = 1 AND (s != 'x' OR NOT d > 1.5e3)
 st.x IN (1, 2, NULL) OR u8 NOT BETWEEN 1 AND 200
 ts >= TIMESTAMP '2026-01-02 03:04:05.5+01:00' AND "dec" IS NOT NULL
@@ -122,3 +129,14 @@ i = i * 2 - 1, s = CASE WHEN b THEN 'y' ELSE NULL END, dec = dec / 3
 SEEDS
 run_small expr "expression language" fuzz_expr_parse "$expr_secs" 4096 "$build/corpus-expr" \
   "$expr_seeds"
+
+# Seeds for the Variant codec: JSON texts to encode (a first byte that is
+# odd); the fuzzer reaches the decoder's side from there.
+variant_seeds="$build/seeds-variant"
+write_seeds "$variant_seeds" 1 <<'SEEDS'
+{"$browser":"Chrome","price":9.99,"tags":["a","b"],"n":{"x":null,"y":[1,-129,70000]}}
+[true,false,null,18446744073709551616,1e300,"\u00e9\ud83d\ude00"]
+"0123456789012345678901234567890123456789012345678901234567890123"
+SEEDS
+run_small variant "Variant codec" fuzz_variant "$variant_secs" 8192 "$build/corpus-variant" \
+  "$variant_seeds"

@@ -1,0 +1,48 @@
+/* The Variant binary encoding (Parquet's VariantEncoding.md): a value's
+ * metadata (a dictionary of object keys) and its value bytes.
+ *
+ * The encoder takes JSON text and writes the canonical encoding:
+ *  - metadata: version 1, sorted_strings set, each key once, sorted by its
+ *    UTF-8 bytes, with the smallest offset size that holds them;
+ *  - an integer within int64 is the smallest of int8/16/32/64 that holds
+ *    it; a larger one of at most 38 digits is decimal16 with scale 0 (no
+ *    other decimal, no float); a number with a fraction or an exponent is
+ *    a double; a string under 64 bytes is a short string, else a string;
+ *  - objects list their fields, and lay out their values, in key order;
+ *    arrays and objects use the smallest id and offset sizes, and a 4-byte
+ *    element count only past 255 elements.
+ * The decoder reads any valid encoding (whatever its sizes and value
+ * order), checking every length, offset and id against the bytes it has:
+ * each nested value must end exactly where the next begins and the last
+ * where its container says, strings must be UTF-8, an object may not name
+ * a key twice. It writes JSON text, an object's fields in key order.
+ *
+ * Nesting past VARIANT_MAX_DEPTH levels is refused both ways
+ * (nesting_too_deep). Errors are ERR_INVALID with a typed reason (error.h's
+ * reason): "invalid_json", "nesting_too_deep", "duplicate_key",
+ * "number_out_of_range" encoding; "variant_encoding" decoding; ERR_NOMEM.
+ * Not installed. */
+#ifndef HL_VARIANT_VARIANT_H
+#define HL_VARIANT_VARIANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+enum { VARIANT_MAX_DEPTH = 128 };
+
+/* The Variant of one JSON text, appended to metadata and value. On failure
+ * both are left as they were. */
+int variant_from_json(const char *json, size_t len, struct buf *metadata, struct buf *value,
+                      struct error *err);
+
+/* The JSON text of a Variant, appended to out (left as it was on
+ * failure). Dates and times are ISO-8601 strings, binary is base64, a
+ * uuid its canonical text, a non-finite double the string "NaN",
+ * "Infinity" or "-Infinity". */
+int variant_to_json(const uint8_t *metadata, size_t metadata_len, const uint8_t *value,
+                    size_t value_len, struct buf *out, struct error *err);
+
+#endif
