@@ -153,7 +153,9 @@ void catalog_forget_retention(hl_catalog *c);
  * its words. */
 hl_status client_check_columns(const json_t *columns, const char *parent, struct hl_error *err);
 /* Refuses (HL_ERR_INVALID_ARGUMENT, naming `what` and the path) a string
- * holding a NUL or a lone surrogate, which the request could not carry. */
-hl_status client_check_unstorable(const json_t *v, const char *what, struct hl_error *err);
+ * holding a NUL or, when lone (jsonx_loadb_lenient met one), a lone
+ * surrogate's stand-in: the request could not carry either. */
+hl_status client_check_unstorable(const json_t *v, bool lone, const char *what,
+                                  struct hl_error *err);
 
 #endif

@@ -84,21 +84,12 @@ static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
         return HL_OK;
     if (!(hits->pos = malloc((size_t)nsel * sizeof *hits->pos)))
         return client_nomem(err);
-    /* The rows come in position order: one cursor walks old. */
-    size_t i = 0, held = lake_dv_lower_bound(old, at->first);
-    for (size_t k = 0; k < at->n; k++) {
-        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++) {
-            if (!sel[i])
-                continue;
-            uint64_t pos = at->first + (uint64_t)row;
-            while (held < old->n && old->pos[held] < pos)
-                held++;
-            if (held < old->n && old->pos[held] == pos)
-                sel[i] = 0;
-            else
-                hits->pos[hits->n++] = pos;
-        }
-    }
+    client_mask_positions(old, at, sel);
+    size_t i = 0;
+    for (size_t k = 0; k < at->n; k++)
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++)
+            if (sel[i])
+                hits->pos[hits->n++] = at->first + (uint64_t)row;
     return HL_OK;
 }
 

@@ -185,11 +185,20 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
 
 void client_mask_positions(const struct lake_dv *dv, const struct client_rows_at *at, uint8_t *keep)
 {
-    size_t i = 0;
-    for (size_t k = 0; k < at->n; k++)
-        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++)
-            if (lake_dv_contains(dv, at->first + (uint64_t)row))
+    /* The rows come in position order: one cursor walks the vector, and
+     * rows already dropped cost nothing. */
+    size_t i = 0, held = lake_dv_lower_bound(dv, at->first);
+    for (size_t k = 0; k < at->n; k++) {
+        for (int64_t row = at->ranges[k].begin; row < at->ranges[k].end; row++, i++) {
+            if (!keep[i])
+                continue;
+            uint64_t pos = at->first + (uint64_t)row;
+            while (held < dv->n && dv->pos[held] < pos)
+                held++;
+            if (held < dv->n && dv->pos[held] == pos)
                 keep[i] = 0;
+        }
+    }
 }
 
 int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *pred,

@@ -82,7 +82,8 @@ int client_row_group_read(const struct lake_table *t, const struct expr_pred *pr
                           struct rows_projection *proj, struct arena *scratch,
                           struct ArrowArray *batch, struct client_group_read *got, struct error *e);
 
-/* Clears keep[i] for each row i of the read `at` whose position dv holds. */
+/* Clears keep[i] for each row i of the read `at` whose position dv holds
+ * (rows whose keep[i] is already 0 are skipped). */
 void client_mask_positions(const struct lake_dv *dv, const struct client_rows_at *at,
                            uint8_t *keep);
 

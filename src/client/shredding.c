@@ -78,10 +78,11 @@ hl_status client_check_columns(const json_t *columns, const char *parent, struct
     return HL_OK;
 }
 
-hl_status client_check_unstorable(const json_t *v, const char *what, struct hl_error *err)
+hl_status client_check_unstorable(const json_t *v, bool lone, const char *what,
+                                  struct hl_error *err)
 {
     char where[256];
-    switch (jsonx_find_unstorable(v, NULL, NULL, where, sizeof where)) {
+    switch (jsonx_find_unstorable(v, lone, NULL, NULL, where, sizeof where)) {
     case JSONX_STORABLE: return HL_OK;
     case JSONX_NUL:
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",

@@ -37,8 +37,9 @@ hl_status hl_table_create(hl_namespace *ns, const char *name, const char *column
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "a table needs a name and columns");
     json_error_t jerr;
+    bool lone = false;
     json_t *columns =
-        jsonx_loadb_lenient(columns_json, strlen(columns_json), JSON_ALLOW_NUL, &jerr, NULL);
+        jsonx_loadb_lenient(columns_json, strlen(columns_json), JSON_ALLOW_NUL, &jerr, &lone);
     if (!json_is_array(columns)) {
         json_decref(columns);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
@@ -46,7 +47,7 @@ hl_status hl_table_create(hl_namespace *ns, const char *name, const char *column
     }
     hl_status checked = client_check_columns(columns, NULL, err);
     if (checked == HL_OK)
-        checked = client_check_unstorable(columns, "columns", err);
+        checked = client_check_unstorable(columns, lone, "columns", err);
     if (checked != HL_OK) {
         json_decref(columns);
         return checked;
@@ -535,9 +536,10 @@ hl_status hl_table_alter(hl_table *t, const char *ops_json, char **json, struct 
     if (json)
         *json = NULL;
     json_error_t jerr;
-    json_t *ops = ops_json
-                      ? jsonx_loadb_lenient(ops_json, strlen(ops_json), JSON_ALLOW_NUL, &jerr, NULL)
-                      : NULL;
+    bool lone = false;
+    json_t *ops =
+        ops_json ? jsonx_loadb_lenient(ops_json, strlen(ops_json), JSON_ALLOW_NUL, &jerr, &lone)
+                 : NULL;
     if (!json_is_array(ops)) {
         json_decref(ops);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
@@ -545,7 +547,7 @@ hl_status hl_table_alter(hl_table *t, const char *ops_json, char **json, struct 
     }
     hl_status checked = check_added_columns(ops, err);
     if (checked == HL_OK)
-        checked = client_check_unstorable(ops, "ops", err);
+        checked = client_check_unstorable(ops, lone, "ops", err);
     if (checked != HL_OK) {
         json_decref(ops);
         return checked;

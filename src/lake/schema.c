@@ -1330,7 +1330,7 @@ int lake_table_apply_ops(struct lake_table *t, const json_t *ops, struct error *
     return 0;
 }
 
-int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const char *decl,
+int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const json_t *decl,
                               struct error *err)
 {
     struct lake_column *c = lake_table_find_field(t, field_id);
@@ -1338,16 +1338,9 @@ int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const char
         return error_fail(err, ERR_INVALID,
                           "column %lld holds a shredding declaration but is no top-level variant",
                           (long long)field_id);
-    json_error_t jerr;
-    json_t *v = json_loads(decl, JSON_DECODE_ANY, &jerr);
-    if (!v)
-        return error_fail(err, ERR_INVALID, "column %lld: its shredding declaration is not JSON",
-                          (long long)field_id);
-    int rc = check_shredding(v, c->name, err);
-    if (rc == 0)
-        rc = keep_shredding(t, c, v, err);
-    json_decref(v);
-    return rc;
+    if (check_shredding(decl, c->name, err) != 0)
+        return -1;
+    return keep_shredding(t, c, decl, err);
 }
 
 /* ---- JSON rendering ---- */

@@ -122,8 +122,8 @@ int lake_table_load_column(struct lake_table *t, int64_t field_id, int64_t paren
                            const char *name, enum lake_type type, int precision, int scale,
                            bool nullable, int ordinal, const char *comment, struct error *err);
 /* Gives the loaded column field_id its stored shredding declaration
- * (JSON text, checked again: stored rows the grammar refuses are ERR_INVALID). */
-int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const char *decl,
+ * (checked again: a stored one the grammar refuses is ERR_INVALID). */
+int lake_table_load_shredding(struct lake_table *t, int64_t field_id, const json_t *decl,
                               struct error *err);
 /* Loader entries for the live partition spec and sort order. */
 int lake_table_load_partition_field(struct lake_table *t, const struct lake_partition_field *f,

@@ -174,7 +174,10 @@ static int check_fields(struct check *c, const json_t *node, int depth, size_t b
     size_t n = json_array_size(fields);
     if (n == 0)
         return fail(c, "has no fields");
-    struct seen_name *seen = calloc(n, sizeof *seen);
+    /* The count fails past LAKE_SHRED_MAX_NODES fields, so no more names
+     * than that are ever kept, however long the array. */
+    size_t kept = n < LAKE_SHRED_MAX_NODES ? n : LAKE_SHRED_MAX_NODES;
+    struct seen_name *seen = calloc(kept, sizeof *seen);
     if (!seen)
         return error_nomem(c->err);
     struct buf lower = BUF_INIT;
@@ -187,13 +190,13 @@ static int check_fields(struct check *c, const json_t *node, int depth, size_t b
             rc = fail(c, "has a field without a name");
             break;
         }
-        struct seen_name *s = &seen[i];
-        s->name = json_string_value(jname);
-        s->len = json_string_length(jname);
         if (++c->nodes > LAKE_SHRED_MAX_NODES) {
             rc = fail_root(c, "has more than 1000 fields and arrays");
             break;
         }
+        struct seen_name *s = &seen[i];
+        s->name = json_string_value(jname);
+        s->len = json_string_length(jname);
         if ((rc = check_name(c, s->name, s->len, bytes_above)) != 0)
             break;
         if (buf_append(&lower, "", 0) != 0 || lake_name_lower(s->name, s->len, &lower) != 0) {
@@ -215,7 +218,7 @@ static int check_fields(struct check *c, const json_t *node, int depth, size_t b
         c->path.len = path_len;
         c->path.data[path_len] = '\0';
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < kept; i++)
         free(seen[i].lower);
     free(seen);
     buf_free(&lower);

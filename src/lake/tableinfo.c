@@ -3,7 +3,6 @@
  * libhoglake's writer path encodes for and the exporter maps to Iceberg. */
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lake/tableinfo.h"
@@ -69,13 +68,8 @@ static int load_columns(struct lake_table *t, const json_t *columns, int64_t par
                                    json_string_value(json_object_get(c, "comment")), err) != 0)
             return answer_error(err);
         const json_t *decl = json_object_get(params, "shredding");
-        if (decl && !json_is_null(decl)) {
-            char *text = json_dumps(decl, JSON_COMPACT | JSON_ENCODE_ANY);
-            int rc = text ? lake_table_load_shredding(t, field_id, text, err) : error_nomem(err);
-            free(text);
-            if (rc != 0)
-                return answer_error(err);
-        }
+        if (decl && !json_is_null(decl) && lake_table_load_shredding(t, field_id, decl, err) != 0)
+            return answer_error(err);
         const json_t *children = json_object_get(c, "children");
         if (children && !json_is_null(children)) {
             if (load_columns(t, children, field_id, depth + 1, err) != 0)

@@ -61,18 +61,6 @@ static bool number(struct rjp *p, struct rj_value *out)
     return out->str != NULL || fail(p, ERR_NOMEM, "out of memory");
 }
 
-static int hex4(const char *s)
-{
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = str_hex_digit(s[i]);
-        if (d < 0)
-            return -1;
-        v = v << 4 | d;
-    }
-    return v;
-}
-
 /* An escape after the backslash at p->pos; appends its bytes. */
 static bool escape(struct rjp *p, struct buf *b)
 {
@@ -87,7 +75,7 @@ static bool escape(struct rjp *p, struct buf *b)
     }
     if (c != 'u')
         return fail(p, ERR_MALFORMED, "bad escape in a string");
-    int v = p->n - p->pos >= 6 ? hex4(s + p->pos + 2) : -1;
+    int v = p->n - p->pos >= 6 ? str_hex4(s + p->pos + 2) : -1;
     if (v < 0)
         return fail(p, ERR_MALFORMED, "bad \\u escape");
     p->pos += 6;
@@ -96,7 +84,7 @@ static bool escape(struct rjp *p, struct buf *b)
         return fail(p, ERR_MALFORMED, "a lone low surrogate in a \\u escape");
     if (cp >= 0xd800 && cp <= 0xdbff) {
         int lo = p->n - p->pos >= 6 && s[p->pos] == '\\' && s[p->pos + 1] == 'u'
-                     ? hex4(s + p->pos + 2)
+                     ? str_hex4(s + p->pos + 2)
                      : -1;
         if (lo < 0xdc00 || lo > 0xdfff)
             return fail(p, ERR_MALFORMED, "a high surrogate not followed by a low one");

@@ -120,6 +120,7 @@ static bool has_stand_in(const char *s, size_t n)
 }
 
 struct unstorable_walk {
+    bool stand_ins;          /* whether to look for them */
     const char *under, *key; /* left out: key members under an `under` member */
     char *path;
     size_t size;
@@ -131,9 +132,9 @@ static enum jsonx_unstorable find_unstorable(const struct unstorable_walk *w, co
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
         size_t n = json_string_length(v);
-        return strlen(s) != n       ? JSONX_NUL
-               : has_stand_in(s, n) ? JSONX_LONE_SURROGATE
-                                    : JSONX_STORABLE;
+        return strlen(s) != n                       ? JSONX_NUL
+               : w->stand_ins && has_stand_in(s, n) ? JSONX_LONE_SURROGATE
+                                                    : JSONX_STORABLE;
     }
     enum jsonx_unstorable found = JSONX_STORABLE;
     if (json_is_array(v)) {
@@ -162,30 +163,21 @@ static enum jsonx_unstorable find_unstorable(const struct unstorable_walk *w, co
     return JSONX_STORABLE;
 }
 
-enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, const char *under, const char *key,
-                                            char *path, size_t path_size)
+enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, bool stand_ins, const char *under,
+                                            const char *key, char *path, size_t path_size)
 {
     if (path_size < 2)
         return JSONX_STORABLE;
     path[0] = '$';
     path[1] = '\0';
-    struct unstorable_walk w = {under, key, path, path_size};
+    struct unstorable_walk w = {stand_ins, under, key, path, path_size};
     return find_unstorable(&w, v, 1, false);
 }
 
-/* The value of the \uXXXX escape at p (6 bytes available), or -1. */
+/* The value of the \uXXXX escape at p (avail bytes readable), or -1. */
 static long escape_unit(const char *p, size_t avail)
 {
-    if (avail < 6 || p[0] != '\\' || p[1] != 'u')
-        return -1;
-    long v = 0;
-    for (int k = 2; k < 6; k++) {
-        int d = str_hex_digit(p[k]);
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
+    return avail >= 6 && p[0] == '\\' && p[1] == 'u' ? str_hex4(p + 2) : -1;
 }
 
 /* Whether the integer literal t[0..n) (an optional '-', digits) lies
@@ -288,10 +280,8 @@ char *jsonx_escape_stand_ins(char *text)
     for (size_t i = 0; rc == 0 && i < n;) {
         const unsigned char *p = (const unsigned char *)text + i;
         if (i + 3 < n && p[0] == 0xF4 && p[1] == 0x8F && p[2] >= 0xA0) {
-            unsigned long cp = (unsigned long)(p[1] & 0x3F) << 12 |
-                               (unsigned long)(p[2] & 0x3F) << 6 | (p[3] & 0x3F);
-            cp |= 4ul << 18;
-            rc = buf_printf(&out, "\\u%04lx", 0xD800 + (cp - JSONX_LONE_SURROGATE_BASE));
+            uint32_t cp = str_utf8_decode(p, 4);
+            rc = buf_printf(&out, "\\u%04x", (unsigned)(0xD800 + (cp - JSONX_LONE_SURROGATE_BASE)));
             i += 4;
         } else {
             rc = buf_putc(&out, (char)p[0]);
@@ -304,4 +294,30 @@ char *jsonx_escape_stand_ins(char *text)
         return NULL;
     }
     return buf_take(&out);
+}
+
+int jsonx_put_string(struct buf *b, const char *s, size_t n)
+{
+    int bad = buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        bad |= buf_append(b, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': bad |= buf_puts(b, "\\\""); break;
+        case '\\': bad |= buf_puts(b, "\\\\"); break;
+        case '\b': bad |= buf_puts(b, "\\b"); break;
+        case '\f': bad |= buf_puts(b, "\\f"); break;
+        case '\n': bad |= buf_puts(b, "\\n"); break;
+        case '\r': bad |= buf_puts(b, "\\r"); break;
+        case '\t': bad |= buf_puts(b, "\\t"); break;
+        default: bad |= buf_printf(b, "\\u%04X", c);
+        }
+    }
+    bad |= buf_append(b, s + run, n - run);
+    bad |= buf_putc(b, '"');
+    return bad ? -1 : 0;
 }

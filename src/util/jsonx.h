@@ -14,6 +14,8 @@
 
 #include "util/error.h"
 
+struct buf;
+
 enum jfield_type { JF_STRING, JF_INT, JF_BOOL, JF_OBJECT, JF_ARRAY, JF_ANY };
 
 struct jfield {
@@ -29,17 +31,24 @@ struct jfield {
 int jsonx_read_object(const json_t *obj, const char *where, const struct jfield *fields,
                       size_t nfields, struct error *err);
 
+/* Appends s[0..n) as a JSON string, quoted and escaped as json_dumps
+ * escapes it (control characters, '"' and '\\'; the rest as UTF-8).
+ * -1 when out of memory. */
+int jsonx_put_string(struct buf *b, const char *s, size_t n);
+
 /* What jsonx_find_unstorable found. */
 enum jsonx_unstorable { JSONX_STORABLE, JSONX_NUL, JSONX_LONE_SURROGATE };
 
 /* Finds the first string value that C strings and PostgreSQL text cannot
- * hold: one with a NUL character (parsed with JSON_ALLOW_NUL) or a lone
- * surrogate's stand-in (jsonx_loadb_lenient), and writes its path
- * ("$.ops[0].comment") into path. The string `key` members of objects
- * anywhere under a member named `under` are left out (under NULL: none),
- * for a validator that names what is wrong with them. */
-enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, const char *under, const char *key,
-                                            char *path, size_t path_size);
+ * hold: one with a NUL character (parsed with JSON_ALLOW_NUL) or, when
+ * stand_ins (jsonx_loadb_lenient met a lone surrogate), a lone
+ * surrogate's stand-in; and writes its path ("$.ops[0].comment") into
+ * path. Without stand_ins, U+10F800..U+10FFFF are characters like any
+ * other. The string `key` members of objects anywhere under a member
+ * named `under` are left out (under NULL: none), for a validator that
+ * names what is wrong with them. */
+enum jsonx_unstorable jsonx_find_unstorable(const json_t *v, bool stand_ins, const char *under,
+                                            const char *key, char *path, size_t path_size);
 
 /* json_loadb of JSON text with two things jansson refuses read as a
  * validator can name them:

@@ -253,3 +253,15 @@ uint32_t str_utf8_decode(const unsigned char *p, size_t n)
         cp = cp << 6 | (p[i] & 0x3Fu);
     return cp;
 }
+
+int str_hex4(const char *s)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = str_hex_digit(s[i]);
+        if (d < 0)
+            return -1;
+        v = v << 4 | d;
+    }
+    return v;
+}

@@ -29,6 +29,8 @@ bool str_lower(char *dst, size_t dst_size, const char *src);
 
 /* A hex digit's value, or -1. */
 int str_hex_digit(char c);
+/* The value of the 4 hex digits at s (4 bytes readable), or -1. */
+int str_hex4(const char *s);
 /* The n bytes as 2n lower-case hex digits into out, then a terminator
  * (out holds 2n + 1 bytes). */
 void str_hex_encode(const void *bytes, size_t n, char *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/base64.h"
+#include "util/jsonx.h"
 #include "util/numfmt.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
@@ -77,28 +78,7 @@ static void key_at(const struct decoder *d, uint32_t id, const char **s, size_t 
 
 static int put_json_string(struct decoder *d, const char *s, size_t n)
 {
-    struct buf *o = d->out;
-    if (buf_reserve(o, n + 2) != 0 || buf_putc(o, '"') != 0)
-        return error_nomem(d->err);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        char esc[8];
-        int k = c == '"'    ? snprintf(esc, sizeof esc, "\\\"")
-                : c == '\\' ? snprintf(esc, sizeof esc, "\\\\")
-                : c == '\n' ? snprintf(esc, sizeof esc, "\\n")
-                : c == '\t' ? snprintf(esc, sizeof esc, "\\t")
-                : c == '\r' ? snprintf(esc, sizeof esc, "\\r")
-                            : snprintf(esc, sizeof esc, "\\u%04x", c);
-        if (buf_append(o, s + run, i - run) != 0 || buf_append(o, esc, (size_t)k) != 0)
-            return error_nomem(d->err);
-        run = i + 1;
-    }
-    if (buf_append(o, s + run, n - run) != 0 || buf_putc(o, '"') != 0)
-        return error_nomem(d->err);
-    return 0;
+    return jsonx_put_string(d->out, s, n) == 0 ? 0 : error_nomem(d->err);
 }
 
 static int put_text(struct decoder *d, const char *s, size_t n, bool quoted)

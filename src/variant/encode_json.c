@@ -81,19 +81,10 @@ static struct node *new_node(struct encoder *e, enum node_kind kind)
 
 /* ---- strings ---- */
 
-static int hex4(const char *p, const char *end, uint32_t *out)
+/* The value of the four hex digits at p (end bounds them), or -1. */
+static long hex4(const char *p, const char *end)
 {
-    if (end - p < 4)
-        return -1;
-    uint32_t v = 0;
-    for (int k = 0; k < 4; k++) {
-        int d = str_hex_digit(p[k]);
-        if (d < 0)
-            return -1;
-        v = v << 4 | (uint32_t)d;
-    }
-    *out = v;
-    return 0;
+    return end - p >= 4 ? str_hex4(p) : -1;
 }
 
 /* The string at e->p (its opening quote), unescaped into e->scratch. */
@@ -137,14 +128,14 @@ static int read_string(struct encoder *e)
         case 'r': out = '\r'; break;
         case 't': out = '\t'; break;
         case 'u': {
-            uint32_t cp, low;
-            if (hex4(p, e->end, &cp) != 0) {
+            long cp = hex4(p, e->end), low;
+            if (cp < 0) {
                 e->p = p;
                 return bad_json(e, "a bad \\u escape");
             }
             p += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF && e->end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
-                hex4(p + 2, e->end, &low) == 0 && low >= 0xDC00 && low <= 0xDFFF) {
+                (low = hex4(p + 2, e->end)) >= 0xDC00 && low <= 0xDFFF) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                 p += 6;
             } else if (cp >= 0xD800 && cp <= 0xDFFF) {
@@ -152,7 +143,7 @@ static int read_string(struct encoder *e)
                 return bad_json(e, "a lone surrogate, which UTF-8 cannot hold");
             }
             char u[4];
-            if (buf_append(&e->scratch, u, str_utf8_encode(cp, u)) != 0)
+            if (buf_append(&e->scratch, u, str_utf8_encode((uint32_t)cp, u)) != 0)
                 return error_nomem(e->err);
             continue;
         }

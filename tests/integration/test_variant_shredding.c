@@ -280,6 +280,17 @@ static void lone_surrogates_elsewhere(void **state)
     expect_error(&r, 400, "bad_request");
     http_result_free(&r);
     assert_int_equal(head_of(CAT), head);
+    /* U+10F800, a private-use character written as its surrogate pair,
+     * is text like any other: stored and answered as it came. */
+    api_send_text(&r, &srv, "POST",
+                  "{\"name\":\"pua\",\"comment\":\"a\\udbfe\\udc00\",\"columns\":[{\"name\":"
+                  "\"id\",\"type\":\"long\"}]}",
+                  "/v1/catalogs/%s/namespaces/%s/tables", CAT, NS);
+    expect_status(&r, 201);
+    http_result_free(&r);
+    json_t *t = api_get_json(&srv, "/v1/catalogs/%s/namespaces/%s/tables/pua", CAT, NS);
+    assert_string_equal(jstr(t, "comment"), "a\xf4\x8f\xa0\x80");
+    json_decref(t);
 }
 
 static void client_every_vector(void **state)

@@ -1028,17 +1028,17 @@ static void test_jsonx_find_unstorable(void **state)
     (void)state;
     char path[64];
     json_t *v = parse_with_nul("{\"a\":[1,\"x\",{\"b\":\"ok\",\"c\":\"n\\u0000ul\"}]}");
-    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_NUL);
+    assert_int_equal(jsonx_find_unstorable(v, true, NULL, NULL, path, sizeof path), JSONX_NUL);
     assert_string_equal(path, "$.a[2].c");
     json_decref(v);
     v = parse_with_nul("{\"a\":[\"x\"],\"b\":{\"c\":\"d\"}}");
-    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_STORABLE);
+    assert_int_equal(jsonx_find_unstorable(v, true, NULL, NULL, path, sizeof path), JSONX_STORABLE);
     json_decref(v);
     /* A path longer than the buffer is cut, never the detection. */
     char text[600];
     snprintf(text, sizeof text, "{\"%0300d\":{\"k\":\"\\u0000\"}}", 7);
     v = parse_with_nul(text);
-    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_NUL);
+    assert_int_equal(jsonx_find_unstorable(v, true, NULL, NULL, path, sizeof path), JSONX_NUL);
     assert_int_equal(strlen(path), sizeof path - 1);
     assert_string_equal(path + sizeof path - 4, "...");
     json_decref(v);
@@ -1050,13 +1050,22 @@ static void test_jsonx_find_unstorable(void **state)
     v = jsonx_loadb_lenient(lone, strlen(lone), 0, &e, &had);
     assert_non_null(v);
     assert_true(had);
-    assert_int_equal(jsonx_find_unstorable(v, "s", "name", path, sizeof path),
+    assert_int_equal(jsonx_find_unstorable(v, true, "s", "name", path, sizeof path),
                      JSONX_LONE_SURROGATE);
     assert_string_equal(path, "$.t");
     assert_int_equal(json_object_del(v, "t"), 0);
-    assert_int_equal(jsonx_find_unstorable(v, "s", "name", path, sizeof path), JSONX_STORABLE);
-    assert_int_equal(jsonx_find_unstorable(v, NULL, NULL, path, sizeof path), JSONX_LONE_SURROGATE);
+    assert_int_equal(jsonx_find_unstorable(v, true, "s", "name", path, sizeof path),
+                     JSONX_STORABLE);
+    assert_int_equal(jsonx_find_unstorable(v, true, NULL, NULL, path, sizeof path),
+                     JSONX_LONE_SURROGATE);
     assert_string_equal(path, "$.s.f[0].name");
+    json_decref(v);
+    /* Without lone surrogates in the text, U+10F800.. are characters. */
+    const char *pua = "{\"c\":\"\\udbfe\\udc00\"}";
+    v = jsonx_loadb_lenient(pua, strlen(pua), 0, &e, &had);
+    assert_non_null(v);
+    assert_false(had);
+    assert_int_equal(jsonx_find_unstorable(v, had, NULL, NULL, path, sizeof path), JSONX_STORABLE);
     json_decref(v);
     /* Pairs stay characters; an integer past int64 reads as a real. */
     const char *big =

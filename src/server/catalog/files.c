@@ -15,6 +15,7 @@
 #include "server/http/handlers.h"
 #include "server/server.h"
 #include "server/store/tables.h"
+#include "util/jsonx.h"
 #include "util/bytes.h"
 #include "util/jsonnum.h"
 #include "util/sha256.h"
@@ -206,28 +207,7 @@ void pt_null(struct page_text *w, const char *key)
 void pt_str(struct page_text *w, const char *key, const char *s)
 {
     pt_key(w, key);
-    struct buf *b = &w->out;
-    w->bad |= buf_putc(b, '"');
-    const char *run = s;
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c != '"' && c != '\\' && c >= 0x20)
-            continue;
-        w->bad |= buf_append(b, run, (size_t)(p - run));
-        run = p + 1;
-        switch (c) {
-        case '"': w->bad |= buf_puts(b, "\\\""); break;
-        case '\\': w->bad |= buf_puts(b, "\\\\"); break;
-        case '\b': w->bad |= buf_puts(b, "\\b"); break;
-        case '\f': w->bad |= buf_puts(b, "\\f"); break;
-        case '\n': w->bad |= buf_puts(b, "\\n"); break;
-        case '\r': w->bad |= buf_puts(b, "\\r"); break;
-        case '\t': w->bad |= buf_puts(b, "\\t"); break;
-        default: w->bad |= buf_printf(b, "\\u%04X", c);
-        }
-    }
-    w->bad |= buf_puts(b, run);
-    w->bad |= buf_putc(b, '"');
+    w->bad |= jsonx_put_string(&w->out, s, strlen(s));
 }
 
 void pt_json(struct page_text *w, const char *key, const json_t *v)

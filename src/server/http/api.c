@@ -261,9 +261,10 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
     /* NULs and lone surrogates are parsed so they can be refused by name
      * below: C strings and PostgreSQL text cannot hold them, and a
      * silently cut value is worse than a refusal. */
-    json_t *v =
-        jsonx_loadb_lenient(req->body, req->body_len,
-                            JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, NULL);
+    bool lone = false;
+    json_t *v = jsonx_loadb_lenient(req->body, req->body_len,
+                                    JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                                    &jerr, &lone);
     if (!v) {
         api_bad_request(err, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
                         jerr.text);
@@ -277,7 +278,7 @@ json_t *req_json_body(const struct srv_req *req, struct api_error *err)
     /* The field names of a variant column's shredding declaration are
      * left to its grammar, which names the field at fault. */
     char where[256];
-    switch (jsonx_find_unstorable(v, "shredding", "name", where, sizeof where)) {
+    switch (jsonx_find_unstorable(v, lone, "shredding", "name", where, sizeof where)) {
     case JSONX_STORABLE: break;
     case JSONX_NUL:
         json_decref(v);

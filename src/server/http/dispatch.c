@@ -58,7 +58,11 @@ static void reply_from_response(struct srv_res *res, struct http_reply *reply)
     if (res->json) {
         /* jsonnum_dumps: byte-identical to json_dumps, and it also prints the
          * exact raw numbers (uint64 and decimal bounds) that json_dumps refuses. */
-        char *body = jsonx_escape_stand_ins(jsonnum_dumps(res->json, JSON_COMPACT));
+        char *body = jsonnum_dumps(res->json, JSON_COMPACT);
+        /* A refusal may quote a lone surrogate the request held (as its
+         * stand-in): it shows as the escape it came as. */
+        if (res->status >= 400)
+            body = jsonx_escape_stand_ins(body);
         if (!body) {
             reply->status = 500;
             body = strdup("{\"error\":\"internal_error\",\"detail\":\"internal server error\"}");

@@ -42,6 +42,22 @@ int store_table_find(struct db_conn *db, struct arena *arena, int64_t catalog_id
     return 1;
 }
 
+/* A stored shredding declaration (jsonb as text; NULL: none) onto its
+ * loaded column. */
+static int load_shredding(struct lake_table *t, int64_t field_id, const char *text,
+                          struct error *err)
+{
+    if (!text)
+        return 0;
+    json_t *decl = json_loads(text, JSON_DECODE_ANY, NULL);
+    if (!decl)
+        return error_fail(err, ERR_INVALID, "column %lld: its shredding declaration is not JSON",
+                          (long long)field_id);
+    int rc = lake_table_load_shredding(t, field_id, decl, err);
+    json_decref(decl);
+    return rc;
+}
+
 static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
                         int64_t snapshot, struct lake_table *t, struct error *err)
 {
@@ -69,8 +85,7 @@ static int load_columns(struct srv_ctx *ctx, const struct catalog_row *cat, int6
         if (lake_table_load_column(t, db_i64(r, i, 0), db_i64(r, i, 1), db_str(r, i, 2), type,
                                    (int)db_i64(r, i, 4), (int)db_i64(r, i, 5), db_bool(r, i, 6),
                                    (int)db_i64(r, i, 7), db_str(r, i, 8), &lerr) != 0 ||
-            (!PQgetisnull(r, i, 9) &&
-             lake_table_load_shredding(t, db_i64(r, i, 0), db_str(r, i, 9), &lerr) != 0)) {
+            load_shredding(t, db_i64(r, i, 0), db_str(r, i, 9), &lerr) != 0) {
             PQclear(r);
             /* Stored rows the model cannot hold are our corruption, not the
              * client's mistake. */
