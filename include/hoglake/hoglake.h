@@ -306,8 +306,12 @@ HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, i
  * next page read (at the same snapshot) when the stream reaches it. The
  * rows a file's deletion vector (the one visible at that snapshot) deletes
  * are left out: its Puffin file is fetched with the data file, and a
- * vector that disagrees with the catalog's count fails the stream. The
- * caller releases the stream; the table must outlive it. */
+ * vector that disagrees with the catalog's count fails the stream. A
+ * variant column reads, whatever layout each file stores it in, as Arrow's
+ * canonical "arrow.parquet.variant" struct<metadata: binary, value:
+ * binary> of unshredded Variant bytes, each row checked (or as JSON text:
+ * hl_scan_options.variant_as_json). The caller releases the stream; the
+ * table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);
 /* What a filtered scan did, counted as the stream goes (final once it has
@@ -340,6 +344,9 @@ struct hl_scan_options {
     /* Counters (may be NULL); the caller keeps them alive with the
      * stream. */
     struct hl_scan_stats *stats;
+    /* Variant columns as JSON text (utf8 marked "arrow.json"), not as
+     * their "arrow.parquet.variant" storage struct<metadata, value>. */
+    bool variant_as_json;
 };
 /* No projection, predicate or limit (-1), no stats. */
 HL_API void hl_scan_options_init(struct hl_scan_options *o);
@@ -560,8 +567,18 @@ struct hl_append_result {
     size_t nuploaded;
     char **uploaded; /* objects written and still in storage, committed or not */
     size_t nremoved; /* objects written, then deleted after a failure */
+    /* Rows whose variant JSON text was not a JSON value, written as SQL
+     * NULL (HL_VARIANT_INVALID_NULL). */
+    int64_t variant_invalid_rows;
 };
 HL_API void hl_append_result_free(struct hl_append_result *result);
+
+/* What an append does with a variant column's JSON text that is not one
+ * JSON value. */
+enum hl_variant_on_invalid {
+    HL_VARIANT_INVALID_ERROR = 0, /* the append fails (HL_ERR_VALIDATION, code invalid_json) */
+    HL_VARIANT_INVALID_NULL = 1,  /* the row's value is SQL NULL, counted in the result */
+};
 
 struct hl_append_options {
     const char *author;  /* NULL: none */
@@ -594,6 +611,8 @@ struct hl_append_options {
      * interrupted. Runs on the calling thread. */
     bool (*cancelled)(void *ctx);
     void *cancel_ctx;
+    /* A variant column's text that is not one JSON value. */
+    enum hl_variant_on_invalid variant_on_invalid;
 };
 /* Zeroes o and sets read_snapshot to -1. */
 HL_API void hl_append_options_init(struct hl_append_options *o);
@@ -605,7 +624,16 @@ HL_API void hl_append_options_init(struct hl_append_options *o);
  * partition tuple. The stream is consumed and released. An input that
  * holds no rows writes and commits nothing: HL_OK with snapshot_id -1 and
  * no files. *result (may be NULL) is the caller's to free with
- * hl_append_result_free, on success and on failure. */
+ * hl_append_result_free, on success and on failure.
+ *
+ * A variant column takes JSON text (utf8, large utf8 or binary: one JSON
+ * value a row, encoded as Parquet's Variant; a null slot is SQL NULL, the
+ * text `null` a Variant null) or Variant bytes in Arrow's canonical
+ * "arrow.parquet.variant" storage, struct<metadata: binary, value:
+ * binary>, whose every row is checked to decode. Text that is not JSON
+ * fails with code invalid_json (or duplicate_key, nesting_too_deep past
+ * 128 levels, number_out_of_range) naming the column and row, unless
+ * options->variant_on_invalid makes it NULL. */
 HL_API hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
                                  const struct hl_append_options *options,
                                  struct hl_append_result **result, struct hl_error *err);

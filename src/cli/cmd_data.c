@@ -99,11 +99,11 @@ static int input_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
     struct input *in = s->private_data;
     if (in->format != IN_PARQUET)
-        return rows_table_arrow_schema(in->table, out) == 0 ? 0 : ENOMEM;
+        return textio_arrow_schema(in->table, out) == 0 ? 0 : ENOMEM;
     struct error pe;
     if (pq_reader_arrow_schema(in->reader, out, &pe) != 0)
         return input_fail(in, "%s: %s", in->path, pe.msg);
-    if (rows_schema_mark_file_uuids(out, pq_reader_schema(in->reader)) != 0) {
+    if (rows_schema_mark_file_extensions(out, pq_reader_schema(in->reader)) != 0) {
         out->release(out);
         return ENOMEM;
     }
@@ -374,7 +374,8 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
                                  (json_int_t)f->file_size_bytes, "partition_values", pv));
         }
         json_t *doc =
-            json_pack("{s:I, s:o}", "snapshot_id", (json_int_t)r->snapshot_id, "files", files);
+            json_pack("{s:I, s:o, s:I}", "snapshot_id", (json_int_t)r->snapshot_id, "files", files,
+                      "variant_invalid_rows", (json_int_t)r->variant_invalid_rows);
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -388,6 +389,9 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
         rows += r->files[i].record_count;
     printf("snapshot %lld: %lld rows in %zu file%s\n", (long long)r->snapshot_id, (long long)rows,
            r->nfiles, r->nfiles == 1 ? "" : "s");
+    if (r->variant_invalid_rows)
+        printf("  %lld row%s of variant text that is not JSON written as NULL\n",
+               (long long)r->variant_invalid_rows, r->variant_invalid_rows == 1 ? "" : "s");
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct hl_appended_file *f = &r->files[i];
         printf("  %s  %lld rows  %lld bytes", f->path, (long long)f->record_count,
@@ -458,6 +462,11 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         free(formats);
         return EXIT_USAGE;
     }
+    const char *on_invalid = cli_opt_value(a, "variant-on-invalid");
+    if (on_invalid && strcmp(on_invalid, "error") != 0 && strcmp(on_invalid, "null") != 0) {
+        free(formats);
+        return cli_usage_error("--variant-on-invalid takes error or null");
+    }
     struct interrupt_handlers handlers;
     interrupts_catch(&handlers);
     struct cli_table h;
@@ -501,6 +510,8 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     o.file_bytes = file_bytes;
     o.row_group_bytes = file_bytes;
     o.cancelled = append_cancelled;
+    if (on_invalid && strcmp(on_invalid, "null") == 0)
+        o.variant_on_invalid = HL_VARIANT_INVALID_NULL;
     if (rc == EXIT_OK && interrupted) {
         /* Interrupted before the append began: nothing was written. */
         print_leftovers(NULL, true);
@@ -854,6 +865,9 @@ static const struct cli_opt append_opts[] = {
     {"file-bytes", true, false,
      "N  start a new file past N bytes of a partition's Parquet, in row groups of at most N "
      "bytes of data (default 512 MiB, row groups 128 MiB)"},
+    {"variant-on-invalid", true, false,
+     "error|null  a variant column's text that is not one JSON value fails the append "
+     "(default) or is written as NULL, counted"},
 };
 
 static const struct cli_opt read_opts[] = {

@@ -105,7 +105,7 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
         fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
         goto out;
     }
-    if (rows_schema_mark_file_uuids(&schema, pq_reader_schema(r)) != 0) {
+    if (rows_schema_mark_file_extensions(&schema, pq_reader_schema(r)) != 0) {
         fprintf(stderr, "hoglake: out of memory\n");
         goto out;
     }

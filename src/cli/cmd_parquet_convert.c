@@ -144,7 +144,12 @@ static int flush_rows(struct convert *c, struct textio_parser *p)
         fprintf(stderr, "hoglake: %s\n", err.msg);
         return -1;
     }
-    int rc = write_batch(c, &b);
+    /* The parser's variant text is encoded here, as an append encodes it. */
+    int rc = rows_adapt_batch(&s, &b, c->t, &err);
+    if (rc != 0)
+        fprintf(stderr, "hoglake: %s\n", err.msg);
+    else
+        rc = write_batch(c, &b);
     b.release(&b);
     s.release(&s);
     return rc;

@@ -165,8 +165,13 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
      * that count (top-level rows are never null). */
     in->release(in);
     struct error e;
-    if (st == HL_OK && rows_adapt_batch(projected, out, &j->table, &e) != 0)
+    struct rows_adapt_options ao = {.variant_on_invalid =
+                                        j->o && j->o->variant_on_invalid == HL_VARIANT_INVALID_NULL
+                                            ? ROWS_VARIANT_INVALID_NULL
+                                            : ROWS_VARIANT_INVALID_ERROR};
+    if (st == HL_OK && rows_adapt_batch_with(projected, out, &j->table, &ao, &e) != 0)
         st = error_publish(err, HL_ERR_VALIDATION, &e, NULL);
+    j->res->variant_invalid_rows += ao.variant_invalid;
     if (st != HL_OK)
         out->release(out);
     return st;
@@ -198,15 +203,6 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     hl_status st = client_table_from_info(info, &j->table, err);
     if (st != HL_OK)
         return st;
-    const struct lake_column *v = client_table_variant(&j->table);
-    if (v) {
-        char path[512];
-        lake_column_path(v, path, sizeof path);
-        return client_fail(err, HL_ERR_VALIDATION, "validation",
-                           "column '%s' is a variant: Arrow data cannot carry it; publish native "
-                           "Parquet VARIANT files with hl_table_prepare_files",
-                           path);
-    }
     if (rows_table_arrow_schema(&j->table, &j->target) != 0)
         return client_nomem(err);
     pq_write_options_default(&j->wopt);

@@ -101,10 +101,6 @@ hl_status mut_open(struct mutation *m, hl_table *t, int64_t at, const char *pred
     stats->read_snapshot = m->read_snapshot;
     if (st != HL_OK)
         return st;
-    const struct lake_column *v = client_table_variant(&m->table);
-    if (v)
-        return client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                           "column '%s' is a variant, which this client cannot read yet", v->name);
     struct error e;
     if (expr_compile_predicate(&m->arena, &m->table, predicate, strlen(predicate), &m->pred, &e) !=
         0)

@@ -25,6 +25,7 @@
 #include "rows/rows_filter.h"
 #include "rows/rows_project.h"
 #include "rows/rows_schema.h"
+#include "rows/rows_variant.h"
 #include "util/arena.h"
 #include "util/arrow.h"
 #include "hoglake/sys/table.h"
@@ -75,6 +76,7 @@ struct scan {
     bool *wanted;
     size_t *out_cols;
     size_t nout;
+    bool variant_json; /* variant columns handed out as JSON text */
     int64_t left;
     struct hl_scan_stats stats, *stats_out;
     char last_error[HL_ERROR_MESSAGE_MAX];
@@ -213,13 +215,43 @@ static int open_file(struct scan *s, const json_t *scan_file)
     return 0;
 }
 
+/* The table column handed out at position i. */
+static size_t output_column(const struct scan *s, size_t i)
+{
+    return s->out_cols ? s->out_cols[i] : i;
+}
+
+static size_t output_count(const struct scan *s)
+{
+    return s->out_cols ? s->nout : s->table.root.nchildren;
+}
+
+/* Variant fields made JSON text, where asked for. */
+static int variant_json_schema(const struct scan *s, struct ArrowSchema *out)
+{
+    if (!s->variant_json)
+        return 0;
+    const char *key = "ARROW:extension:name", *value = "arrow.json";
+    for (size_t i = 0; i < output_count(s); i++) {
+        const struct lake_column *c = s->table.root.children[output_column(s, i)];
+        if (c->type != LT_VARIANT)
+            continue;
+        struct ArrowSchema *f = out->children[i];
+        f->release(f);
+        if (arrow_schema_init(f, "u", c->name, c->nullable ? ARROW_FLAG_NULLABLE : 0, 0) != 0 ||
+            arrow_schema_set_metadata(f, &key, &value, 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The stream's schema: the table's, or its projected columns in order. */
 static int output_schema(const struct scan *s, struct ArrowSchema *out)
 {
     if (rows_table_arrow_schema(&s->table, out) != 0)
         return -1;
     if (!s->out_cols)
-        return 0;
+        return variant_json_schema(s, out);
     struct ArrowSchema shaped;
     int rc = arrow_schema_init(&shaped, "+s", "", 0, (int64_t)s->nout);
     for (size_t i = 0; rc == 0 && i < s->nout; i++)
@@ -227,7 +259,7 @@ static int output_schema(const struct scan *s, struct ArrowSchema *out)
     out->release(out);
     if (rc == 0)
         arrow_schema_move(&shaped, out);
-    return rc;
+    return rc == 0 ? variant_json_schema(s, out) : rc;
 }
 
 static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)
@@ -384,6 +416,23 @@ static int shape_output(struct scan *s, struct ArrowArray *b)
     return 0;
 }
 
+/* The batch's variant columns as JSON text, where asked for. */
+static int variant_json_batch(struct scan *s, struct ArrowArray *b)
+{
+    for (size_t i = 0; s->variant_json && i < output_count(s); i++) {
+        if (s->table.root.children[output_column(s, i)]->type != LT_VARIANT)
+            continue;
+        struct ArrowArray text;
+        struct error e;
+        if (rows_variant_to_json(b->children[i], &text, &e) != 0)
+            return scan_fail(s, "column '%s': %s",
+                             s->table.root.children[output_column(s, i)]->name, e.msg);
+        b->children[i]->release(b->children[i]);
+        arrow_array_move(&text, b->children[i]);
+    }
+    return 0;
+}
+
 /* Replaces the page read to its end with the plan's next page. */
 static int next_plan_page(struct scan *s)
 {
@@ -412,6 +461,10 @@ static int read_group(struct scan *s, struct ArrowArray *out)
     if (rc == 0 && out->release && out->length == 0)
         out->release(out); /* every row of the group deleted or filtered out */
     if (rc == 0 && out->release && options && shape_output(s, out) != 0) {
+        out->release(out);
+        rc = -1;
+    }
+    if (rc == 0 && out->release && variant_json_batch(s, out) != 0) {
         out->release(out);
         rc = -1;
     }
@@ -526,10 +579,6 @@ static hl_status scan_open(hl_table *t, const json_t *info, json_t *plan, bool c
     hl_status st = client_table_from_info(info, &s->table, err);
     if (st == HL_OK && changes)
         st = add_change_columns(&s->table, err);
-    const struct lake_column *v = st == HL_OK ? client_table_variant(&s->table) : NULL;
-    if (v)
-        st = client_fail(err, HL_ERR_NOT_IMPLEMENTED, "not_implemented",
-                         "column '%s' is a variant, which this client cannot read yet", v->name);
     if (st == HL_OK && rows_table_arrow_schema(&s->table, &s->schema) != 0)
         st = client_nomem(err);
     if (st == HL_OK)
@@ -613,6 +662,7 @@ static hl_status apply_options(struct scan *s, const struct hl_scan_options *o,
 {
     size_t n = s->table.root.nchildren;
     s->left = o->limit < 0 ? -1 : o->limit;
+    s->variant_json = o->variant_as_json;
     s->stats_out = o->stats;
     if (o->stats)
         memset(o->stats, 0, sizeof *o->stats);

@@ -12,9 +12,4 @@
  * HL_ERR_PROTOCOL. */
 hl_status client_table_from_info(const json_t *info, struct lake_table *t, struct hl_error *err);
 
-/* The table's first variant column (depth-first), or NULL. Arrow data
- * cannot be encoded into one: variant files come from their producers
- * (hl_table_prepare_files). */
-const struct lake_column *client_table_variant(const struct lake_table *t);
-
 #endif

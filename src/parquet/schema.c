@@ -306,6 +306,29 @@ static void set_int(struct pq_schema_element *e, enum pq_type phys, int bits, bo
     e->converted = ct;
 }
 
+static void set_decimal(struct pq_schema_element *e, const struct lake_column *c)
+{
+    e->logical.kind = PQ_LT_DECIMAL;
+    e->logical.precision = c->precision;
+    e->logical.scale = c->scale;
+    e->has_converted = true;
+    e->converted = PQ_CT_DECIMAL;
+    e->has_decimal = true;
+    e->precision = c->precision;
+    e->scale = c->scale;
+}
+
+/* A shredded Variant decimal4/decimal8 leaf (parquet/variant_layout.h) is
+ * an int or long storage column with a precision: its unscaled INT32 or
+ * INT64 is stamped DECIMAL(p, s). Catalog columns of those types have
+ * none. */
+static int set_int_decimal(struct pq_schema_element *e, const struct lake_column *c)
+{
+    if (c->precision > 0 && c->field_id <= 0)
+        set_decimal(e, c);
+    return 0;
+}
+
 static void set_time(struct pq_schema_element *e, enum pq_logical_kind kind, enum pq_time_unit unit,
                      bool utc)
 {
@@ -336,7 +359,9 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
     struct pq_schema_element *e = emit(em, name, rep);
     if (!e)
         return -1;
-    e->has_field_id = true;
+    /* A variant's storage fields (metadata, value, typed_value and below)
+     * are the encoding's, not the table's: they carry no field id. */
+    e->has_field_id = c->field_id > 0;
     e->field_id = (int32_t)c->field_id;
     switch (c->type) {
     case LT_BOOLEAN:
@@ -351,12 +376,12 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
     case LT_INT:
         e->has_type = true;
         e->type = PQ_INT32;
-        return 0;
+        return set_int_decimal(e, c);
     case LT_LONG:
     case LT_UINT32: /* INT64: Iceberg readers take an unsigned INT32 as signed */
         e->has_type = true;
         e->type = PQ_INT64;
-        return 0;
+        return set_int_decimal(e, c);
     case LT_FLOAT:
         e->has_type = true;
         e->type = PQ_FLOAT;
@@ -369,14 +394,7 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
         e->has_type = true;
         e->type = PQ_FIXED_LEN_BYTE_ARRAY;
         e->type_length = pq_decimal_bytes(c->precision);
-        e->logical.kind = PQ_LT_DECIMAL;
-        e->logical.precision = c->precision;
-        e->logical.scale = c->scale;
-        e->has_converted = true;
-        e->converted = PQ_CT_DECIMAL;
-        e->has_decimal = true;
-        e->precision = c->precision;
-        e->scale = c->scale;
+        set_decimal(e, c);
         return 0;
     case LT_DATE:
         e->has_type = true;
@@ -458,10 +476,20 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
         return emit_column(em, v, "value", v->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
     }
     case LT_VARIANT:
-        return error_fail(em->err, ERR_UNSUPPORTED,
-                          "column '%s' is a variant: variant files are written by their producers "
-                          "(native Parquet VARIANT), not by this writer",
-                          c->name);
+        /* The group of its storage fields (parquet/variant_layout.h). */
+        if (c->nchildren == 0)
+            return error_fail(em->err, ERR_INVALID, "variant column '%s' has no storage layout",
+                              c->name);
+        e->has_num_children = true;
+        e->num_children = (int32_t)c->nchildren;
+        e->logical.kind = PQ_LT_VARIANT;
+        e->logical.variant_version = 1;
+        for (size_t i = 0; i < c->nchildren; i++) {
+            const struct lake_column *k = c->children[i];
+            if (emit_column(em, k, k->name, k->nullable ? PQ_OPTIONAL : PQ_REQUIRED) != 0)
+                return -1;
+        }
+        return 0;
     case LT__COUNT: break;
     }
     return error_fail(em->err, ERR_INVALID, "column '%s' has an unknown type", c->name);

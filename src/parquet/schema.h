@@ -69,8 +69,9 @@ struct pq_schema {
 int pq_schema_from_file(const struct pq_file_meta *m, struct arena *a, struct pq_schema *out,
                         struct error *err);
 
-/* Builds the Parquet schema for a catalog table. Refuses types the writer
- * does not produce (variant). */
+/* Builds the Parquet schema for a catalog table. A variant column must
+ * carry its storage fields as children (parquet/variant_layout.h), written
+ * under a VARIANT(1) group without field ids. */
 int pq_schema_from_table(const struct lake_table *t, struct arena *a, struct pq_schema *out,
                          struct error *err);
 

@@ -10,6 +10,8 @@
 #include "parquet/bound.h"
 #include "parquet/compress.h"
 #include "parquet/encoding.h"
+#include "parquet/variant_layout.h"
+#include "parquet/variant_shred.h"
 #include "util/array.h"
 #include "util/arrow.h"
 #include "util/hash.h"
@@ -145,6 +147,10 @@ struct pq_writer {
     struct pq_sink sink;
     struct pq_codec_ctx *codec;
     struct lake_column **top; /* the table's top-level columns (a private copy) */
+    /* Per top-level column: the Arrow schema of a shredded variant's
+     * storage, into which its table-form batches are shredded; NULL for
+     * every other column. */
+    struct ArrowSchema **shredded;
     struct colw *cols;
     int ncols;
     int ntop;
@@ -225,7 +231,7 @@ const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t s
     case LT_LIST: return "+l";
     case LT_STRUCT: return "+s";
     case LT_MAP: return "+m";
-    case LT_VARIANT:
+    case LT_VARIANT: return "+s"; /* its storage struct (variant_layout.h) */
     case LT__COUNT: break;
     }
     return "?";
@@ -275,10 +281,21 @@ static int find_path(const struct pq_node *from, const struct pq_node *leaf,
     return -1;
 }
 
-static const struct lake_column *column_for_leaf(const struct lake_table *t,
-                                                 const struct pq_node *leaf)
+/* The writer's column (w->top, variant storage included) that a leaf's
+ * path steps lead to. */
+static const struct lake_column *column_for_steps(const struct pq_writer *w, const struct colw *c)
 {
-    return lake_table_find_field(t, leaf->el->field_id);
+    const struct lake_column *col = w->top[c->top];
+    for (int k = 0; k < c->nsteps - 1 && col; k++) {
+        const struct path_step *st = &c->steps[k];
+        if (st->node->kind == PQN_STRUCT)
+            col = (size_t)st->child < col->nchildren ? col->children[st->child] : NULL;
+        else if (st->node->kind == PQN_LIST)
+            col = col->nchildren == 1 ? col->children[0] : NULL;
+        /* a MAP step leads to its key_value struct, whose step picks the
+         * key or the value among the map column's two children */
+    }
+    return col;
 }
 
 /* Puts the options' GEOMETRY/GEOGRAPHY annotations on the binary leaves
@@ -291,7 +308,8 @@ static int annotate_leaves(struct pq_writer *w, const struct lake_table *t, stru
             return error_fail(err, ERR_INVALID, "only GEOMETRY and GEOGRAPHY annotate a column");
         for (int i = 0; i < w->schema.nleaves; i++) {
             const struct pq_node *leaf = w->schema.leaves[i];
-            const struct lake_column *lc = column_for_leaf(t, leaf);
+            const struct lake_column *lc =
+                leaf->el->has_field_id ? lake_table_find_field(t, leaf->el->field_id) : NULL;
             if (!leaf->el->has_field_id || leaf->el->field_id != cl->field_id || !lc ||
                 lc->type != LT_BINARY)
                 continue;
@@ -314,7 +332,7 @@ static void plan_leaf(struct colw *c, int width, enum conv conv, enum cmp_kind c
     c->cmp = cmp;
 }
 
-static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, struct error *err)
+static int setup_column(struct pq_writer *w, int i, struct error *err)
 {
     struct colw *c = &w->cols[i];
     const struct pq_node *leaf = w->schema.leaves[i];
@@ -327,7 +345,7 @@ static int setup_column(struct pq_writer *w, const struct lake_table *t, int i, 
             c->top = k;
     if (find_path(top, leaf, c->steps, &c->nsteps) != 0)
         return error_fail(err, ERR_INVALID, "cannot find the path to column '%s'", leaf->path);
-    const struct lake_column *lc = column_for_leaf(t, leaf);
+    const struct lake_column *lc = column_for_steps(w, c);
     if (!lc)
         return error_fail(err, ERR_INVALID, "no column for leaf '%s'", leaf->path);
     c->ltype = lc->type;
@@ -1660,7 +1678,7 @@ static int check_values(const struct lake_column *col, const struct ArrowSchema 
         return 0;
 
     /* The children's range (in the parent's terms) and its live slots. */
-    bool list = col->type != LT_STRUCT;
+    bool list = col->type == LT_LIST || col->type == LT_MAP;
     bool large = strcmp(s->format, "+L") == 0;
     const int32_t *off32 = list && !large ? a->buffers[1] : NULL;
     const int64_t *off64 = list && large ? a->buffers[1] : NULL;
@@ -1727,6 +1745,7 @@ static int check_field(const struct lake_column *col, const struct ArrowSchema *
         want_children = 1;
         break;
     case LT_STRUCT:
+    case LT_VARIANT: /* its storage struct */
         want_buffers = 1;
         want_children = (int64_t)col->nchildren;
         break;
@@ -1747,7 +1766,7 @@ static int check_field(const struct lake_column *col, const struct ArrowSchema *
          col->type == LT_LIST || col->type == LT_MAP) &&
         !(large ? offsets_ok64(a) : offsets_ok32(a)))
         return error_fail(err, ERR_INVALID, "column '%s': offsets are not increasing", path);
-    if (col->type == LT_STRUCT) {
+    if (col->type == LT_STRUCT || col->type == LT_VARIANT) {
         for (size_t i = 0; i < col->nchildren; i++) {
             const struct lake_column *k = col->children[i];
             char kp[600];
@@ -1806,24 +1825,31 @@ static void bind_batch(struct pq_writer *w, const struct ArrowSchema *schema)
 
 /* ---- the public entry points ---- */
 
-/* A private copy of the table's column tree: batches are checked against
- * it for the writer's whole life. */
+/* A private copy of the table's column tree, a variant column with its
+ * storage fields: batches are checked against it for the writer's whole
+ * life, and its leaves plan the column chunks. */
 static struct lake_column *copy_column(struct arena *a, const struct lake_column *c,
-                                       struct lake_column *parent)
+                                       struct lake_column *parent, struct error *err)
 {
     struct lake_column *k = arena_alloc(a, sizeof *k);
-    if (!k)
+    if (!k) {
+        error_nomem(err);
         return NULL;
+    }
     *k = *c;
     k->parent = parent;
     k->name = arena_strdup(a, c->name);
     k->comment = NULL;
     k->children = c->nchildren ? arena_calloc(a, c->nchildren, sizeof *k->children) : NULL;
-    if (!k->name || (c->nchildren && !k->children))
+    if (!k->name || (c->nchildren && !k->children)) {
+        error_nomem(err);
         return NULL;
+    }
     for (size_t i = 0; i < c->nchildren; i++)
-        if (!(k->children[i] = copy_column(a, c->children[i], k)))
+        if (!(k->children[i] = copy_column(a, c->children[i], k, err)))
             return NULL;
+    if (k->type == LT_VARIANT && pq_variant_layout(a, k, err) != 0)
+        return NULL;
     return k;
 }
 
@@ -1878,12 +1904,39 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         }
     }
     w->opt.kv = w->kv;
-    if (pq_schema_from_table(table, &w->arena, &w->schema, err) != 0 ||
+    w->ntop = (int)table->root.nchildren;
+    w->top = arena_calloc(&w->arena, (size_t)(w->ntop ? w->ntop : 1), sizeof *w->top);
+    if (!w->top) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
+    for (int i = 0; i < w->ntop; i++) {
+        if (!(w->top[i] = copy_column(&w->arena, table->root.children[i], NULL, err))) {
+            pq_writer_free(w);
+            return -1;
+        }
+    }
+    if (!(w->shredded = calloc((size_t)(w->ntop ? w->ntop : 1), sizeof *w->shredded))) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
+    for (int i = 0; i < w->ntop; i++) {
+        if (!pq_variant_is_shredded(w->top[i]))
+            continue;
+        if (!(w->shredded[i] = calloc(1, sizeof *w->shredded[i])) ||
+            pq_variant_shred_schema(w->top[i], w->shredded[i]) != 0) {
+            pq_writer_free(w);
+            return nomem(err);
+        }
+    }
+    /* The file's schema is the copy's: variant columns as their storage. */
+    struct lake_table laid_out = {
+        .root = {.type = LT_STRUCT, .children = w->top, .nchildren = (size_t)w->ntop}};
+    if (pq_schema_from_table(&laid_out, &w->arena, &w->schema, err) != 0 ||
         annotate_leaves(w, table, err) != 0) {
         pq_writer_free(w);
         return -1;
     }
-    w->ntop = w->schema.root->nchildren;
     w->ncols = w->schema.nleaves;
     w->cols = calloc((size_t)(w->ncols ? w->ncols : 1), sizeof *w->cols);
     if (!w->cols) {
@@ -1891,20 +1944,9 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         return nomem(err);
     }
     for (int i = 0; i < w->ncols; i++) {
-        if (setup_column(w, table, i, err) != 0) {
+        if (setup_column(w, i, err) != 0) {
             pq_writer_free(w);
             return -1;
-        }
-    }
-    w->top = arena_calloc(&w->arena, (size_t)(w->ntop ? w->ntop : 1), sizeof *w->top);
-    if (!w->top) {
-        pq_writer_free(w);
-        return nomem(err);
-    }
-    for (int i = 0; i < w->ntop; i++) {
-        if (!(w->top[i] = copy_column(&w->arena, table->root.children[i], NULL))) {
-            pq_writer_free(w);
-            return nomem(err);
         }
     }
     if (write_out(w, "PAR1", 4, err) != 0) {
@@ -1915,8 +1957,8 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
     return 0;
 }
 
-int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
-                    const struct ArrowArray *batch, struct error *err)
+static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
+                         const struct ArrowArray *batch, struct error *err)
 {
     if (w->failed)
         return error_fail(err, ERR_INVALID, "the writer failed earlier and cannot continue");
@@ -2009,6 +2051,69 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
         r0 = r1;
     }
     return 0;
+}
+
+/* Batches arrive in the table's form; a shredded variant column's values
+ * are shredded into its storage first. The writer then reads a view of
+ * the batch (offset 0): the other columns as they are (their offsets
+ * moved by the batch's), the shredded ones freshly built. */
+int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
+                    const struct ArrowArray *batch, struct error *err)
+{
+    bool any = false;
+    for (int i = 0; i < w->ntop; i++)
+        any = any || w->shredded[i];
+    if (!any || w->failed || !schema || !batch || schema->n_children != w->ntop ||
+        batch->n_children != w->ntop || batch->offset < 0 || batch->length < 0)
+        return write_checked(w, schema, batch, err);
+    size_t n = (size_t)w->ntop;
+    struct ArrowArray *cols = calloc(n, sizeof *cols), **kids = calloc(n, sizeof *kids);
+    struct ArrowSchema **skids = calloc(n, sizeof *skids);
+    int rc = cols && kids && skids ? 0 : nomem(err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const struct ArrowArray *ca = batch->children[i];
+        skids[i] = w->shredded[i] ? w->shredded[i] : schema->children[i];
+        kids[i] = &cols[i];
+        if (!ca) {
+            rc = error_fail(err, ERR_INVALID, "column '%s' is missing", w->top[i]->name);
+        } else if (w->shredded[i]) {
+            if (!schema->children[i] || strcmp(schema->children[i]->format, "+s") != 0)
+                rc = error_fail(err, ERR_INVALID,
+                                "column '%s' takes a variant's unshredded storage struct",
+                                w->top[i]->name);
+            else
+                rc = pq_variant_shred(w->top[i], ca, batch->offset, batch->length, &cols[i], err);
+        } else {
+            cols[i] = *ca; /* borrowed: never released through the view */
+            cols[i].offset += batch->offset;
+            cols[i].release = NULL;
+        }
+    }
+    if (rc == 0) {
+        struct ArrowSchema sview = *schema;
+        sview.children = skids;
+        struct ArrowArray view = *batch;
+        view.offset = 0;
+        view.null_count = 0; /* rows are never null; checked on the original */
+        view.children = kids;
+        for (int64_t i = 0; rc == 0 && batch->null_count != 0 && batch->buffers &&
+                            batch->n_buffers > 0 && batch->buffers[0] && i < batch->length;
+             i++)
+            if (!arrow_bit(batch->buffers[0], batch->offset + i))
+                rc = error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
+        view.n_buffers = 1;
+        const void *no_validity[1] = {NULL};
+        view.buffers = no_validity;
+        if (rc == 0)
+            rc = write_checked(w, &sview, &view, err);
+    }
+    for (size_t i = 0; cols && i < n; i++)
+        if (w->shredded[i] && cols[i].release)
+            cols[i].release(&cols[i]);
+    free(cols);
+    free(kids);
+    free(skids);
+    return rc;
 }
 
 static int write_footer(struct pq_writer *w, struct pq_write_result *result, struct error *err)
@@ -2121,6 +2226,12 @@ void pq_writer_free(struct pq_writer *w)
     for (int i = 0; w->cols && i < w->ncols; i++)
         free_column(&w->cols[i]);
     free(w->cols);
+    for (int i = 0; w->shredded && i < w->ntop; i++) {
+        if (w->shredded[i] && w->shredded[i]->release)
+            w->shredded[i]->release(w->shredded[i]);
+        free(w->shredded[i]);
+    }
+    free(w->shredded);
     free(w->rgs);
     free(w->refs);
     free(w->bools);

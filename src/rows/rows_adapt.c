@@ -5,27 +5,33 @@
 #include <string.h>
 
 #include "rows/rows_json.h"
+#include "rows/rows_schema.h"
 #include "rows/rows_value.h"
+#include "rows/rows_variant.h"
 #include "util/strutil.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
 
 enum conv {
     CV_NONE,
-    CV_INT,        /* integer width or signedness, range-checked */
-    CV_FLOAT,      /* float32 or float16 to a wider float */
-    CV_TIME,       /* time of day to microseconds */
-    CV_TIMESTAMP,  /* timestamp unit, exact */
-    CV_FIXED,      /* fixed-size binary to binary */
-    CV_CHECK_UTF8, /* binary into a string column */
-    CV_CHECK_JSON, /* text into a json column */
-    CV_NULLS,      /* an Arrow null array (Parquet's UNKNOWN) into a nullable column */
+    CV_INT,             /* integer width or signedness, range-checked */
+    CV_FLOAT,           /* float32 or float16 to a wider float */
+    CV_TIME,            /* time of day to microseconds */
+    CV_TIMESTAMP,       /* timestamp unit, exact */
+    CV_FIXED,           /* fixed-size binary to binary */
+    CV_CHECK_UTF8,      /* binary into a string column */
+    CV_CHECK_JSON,      /* text into a json column */
+    CV_NULLS,           /* an Arrow null array (Parquet's UNKNOWN) into a nullable column */
+    CV_VARIANT_JSON,    /* JSON text into a variant column, encoded */
+    CV_VARIANT_STORAGE, /* a VARIANT's storage (any layout), checked and unshredded */
     CV_BAD,
 };
 
 struct ctx {
     bool dry;        /* check only */
     bool trust_utf8; /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
+    const struct rows_adapt_options *opt;
+    int64_t variant_invalid;
     struct rows_where at;
 };
 
@@ -85,6 +91,11 @@ static enum conv classify(const struct lake_column *c, const char *f, bool trust
     }
     switch (c->type) {
     case LT_JSON: return strcmp(f, "u") == 0 || strcmp(f, "z") == 0 ? CV_CHECK_JSON : CV_BAD;
+    case LT_VARIANT:
+        if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "z") == 0 ||
+            strcmp(f, "Z") == 0)
+            return CV_VARIANT_JSON;
+        return CV_BAD; /* storage structs are told apart in adapt() */
     case LT_STRING:
         if (strcmp(f, "u") == 0)
             return trust_utf8 ? CV_NONE : CV_CHECK_UTF8;
@@ -287,10 +298,8 @@ static int check_text(struct ctx *x, enum conv cv, const struct ArrowArray *a)
 /* The same number of nulls, in the layout of c's type. */
 static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArray *a)
 {
-    char buf[32];
     struct ArrowSchema s;
-    if (arrow_schema_init(&s, pq_arrow_format_for(c, buf, sizeof buf), c->name, ARROW_FLAG_NULLABLE,
-                          0) != 0)
+    if (rows_column_arrow_schema(c, c->name, &s) != 0)
         return rows_fail(&x->at, ERR_NOMEM, "out of memory");
     struct ArrowArray out;
     int rc = arrow_array_nulls(&s, a->length, &out);
@@ -300,6 +309,33 @@ static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArra
     a->release(a);
     arrow_array_move(&out, a);
     return 0;
+}
+
+/* A variant column's input made its unshredded storage. */
+static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv cv,
+                           struct ArrowArray *a)
+{
+    struct error e = {0};
+    if (cv == CV_VARIANT_STORAGE) {
+        if (rows_variant_unshred(s, a, &e) != 0)
+            goto fail;
+        return 0;
+    }
+    enum rows_variant_on_invalid on =
+        x->opt ? x->opt->variant_on_invalid : ROWS_VARIANT_INVALID_ERROR;
+    int64_t bad = 0;
+    struct ArrowArray out;
+    if (rows_variant_from_json(s->format, a, on, &out, &bad, &e) != 0)
+        goto fail;
+    x->variant_invalid += bad;
+    a->release(a);
+    arrow_array_move(&out, a);
+    return 0;
+fail:
+    rows_fail(&x->at, e.code, "%s", e.msg);
+    if (x->at.err)
+        x->at.err->reason = e.reason; /* the codec's typed reason survives the prefix */
+    return -1;
 }
 
 static int convert(struct ctx *x, const struct lake_column *c, const char *f, enum conv cv,
@@ -397,6 +433,15 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
         return adapt_child(x, c->children[1], ".value", e->children[1],
                            ea ? ea->children[1] : NULL);
     }
+    case LT_VARIANT:
+        if (strcmp(f, "+s") == 0) {
+            if (!rows_variant_is_storage(s))
+                return rows_fail(&x->at, ERR_INVALID,
+                                 "a variant column takes JSON text or a VARIANT's storage struct "
+                                 "(binary metadata and value), not this struct");
+            return x->dry ? 0 : convert_variant(x, s, CV_VARIANT_STORAGE, a);
+        }
+        break;
     default: break;
     }
     enum conv cv = classify(c, f, x->trust_utf8);
@@ -413,13 +458,16 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     }
     if (x->dry || cv == CV_NONE)
         return 0;
+    if (cv == CV_VARIANT_JSON)
+        return convert_variant(x, s, cv, a);
     return convert(x, c, f, cv, a);
 }
 
 static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
-                     struct ArrowArray *batch, const struct lake_table *t, struct error *err)
+                     struct ArrowArray *batch, const struct lake_table *t,
+                     struct rows_adapt_options *opt, struct error *err)
 {
-    struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8};
+    struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8, .opt = opt};
     rows_where_init(&x.at, err);
     if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren)
         return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
@@ -430,22 +478,31 @@ static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
         if (adapt(&x, c, from->children[i], dry ? NULL : batch->children[i]) != 0)
             return -1;
     }
+    if (opt)
+        opt->variant_invalid += x.variant_invalid;
     return 0;
 }
 
 int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, struct error *err)
 {
-    return adapt_top(true, true, from, NULL, t, err);
+    return adapt_top(true, true, from, NULL, t, NULL, err);
 }
 
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
                      const struct lake_table *t, struct error *err)
 {
-    return adapt_top(false, true, from, batch, t, err);
+    return adapt_top(false, true, from, batch, t, NULL, err);
+}
+
+int rows_adapt_batch_with(const struct ArrowSchema *from, struct ArrowArray *batch,
+                          const struct lake_table *t, struct rows_adapt_options *opt,
+                          struct error *err)
+{
+    return adapt_top(false, true, from, batch, t, opt, err);
 }
 
 int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
                              const struct lake_table *t, struct error *err)
 {
-    return adapt_top(false, false, from, batch, t, err);
+    return adapt_top(false, false, from, batch, t, NULL, err);
 }

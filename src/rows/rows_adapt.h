@@ -7,8 +7,10 @@
  * converted (integers to a type that holds them, float to double, float16,
  * time and timestamp units, fixed-size to variable binary); strings and
  * binaries going into json or string columns are checked (valid JSON,
- * valid UTF-8). Anything else is refused, naming the column: ERR_INVALID
- * (ERR_LIMIT for a column past 2 GiB, ERR_NOMEM). */
+ * valid UTF-8). A variant column takes JSON text (encoded) or a VARIANT's
+ * storage struct in any layout (checked, and unshredded to the table's
+ * form: rows_variant.h). Anything else is refused, naming the column:
+ * ERR_INVALID (ERR_LIMIT for a column past 2 GiB, ERR_NOMEM). */
 #ifndef HL_ROWS_ADAPT_H
 #define HL_ROWS_ADAPT_H
 
@@ -16,7 +18,14 @@
 
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
+#include "rows/rows_variant.h"
 #include "util/error.h"
+
+struct rows_adapt_options {
+    /* A variant column's JSON text that is not a JSON value. */
+    enum rows_variant_on_invalid variant_on_invalid;
+    int64_t variant_invalid; /* out: rows made SQL NULL by it, added to */
+};
 
 /* Whether batches described by `from` (a struct of the table's top-level
  * columns, in order) can feed t. */
@@ -24,6 +33,10 @@ int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t,
 /* Converts, in place, the columns of a batch described by `from`. */
 int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
                      const struct lake_table *t, struct error *err);
+/* rows_adapt_batch with options. */
+int rows_adapt_batch_with(const struct ArrowSchema *from, struct ArrowArray *batch,
+                          const struct lake_table *t, struct rows_adapt_options *opt,
+                          struct error *err);
 /* The same for a batch read from a file another tool wrote: its strings,
  * though typed utf8, are checked to be UTF-8 before a string column takes
  * them (a Parquet writer's STRING may hold any bytes). */

@@ -7,18 +7,22 @@
 
 static const char *const extension_name_key = "ARROW:extension:name";
 
-bool rows_schema_is_uuid(const struct ArrowSchema *s)
+/* Whether a field carries this extension name. */
+static bool has_extension(const struct ArrowSchema *s, const char *name)
 {
     char v[32];
     return s->metadata && arrow_metadata_get(s->metadata, extension_name_key, v, sizeof v) &&
-           strcmp(v, "arrow.uuid") == 0;
+           strcmp(v, name) == 0;
+}
+
+bool rows_schema_is_uuid(const struct ArrowSchema *s)
+{
+    return has_extension(s, "arrow.uuid");
 }
 
 bool rows_schema_is_wkb(const struct ArrowSchema *s)
 {
-    char v[32];
-    return s->metadata && arrow_metadata_get(s->metadata, extension_name_key, v, sizeof v) &&
-           strcmp(v, "geoarrow.wkb") == 0;
+    return has_extension(s, "geoarrow.wkb");
 }
 
 int rows_schema_mark_uuid(struct ArrowSchema *s)
@@ -30,6 +34,16 @@ int rows_schema_mark_uuid(struct ArrowSchema *s)
     return arrow_schema_set_metadata(s, keys, values, has_id ? 2 : 1);
 }
 
+/* Marks a VARIANT group read as a struct, keeping a "PARQUET:field_id". */
+static int mark_variant(struct ArrowSchema *s)
+{
+    char id[32];
+    const char *keys[3] = {extension_name_key, "ARROW:extension:metadata", "PARQUET:field_id"};
+    const char *values[3] = {"arrow.parquet.variant", "", id};
+    bool has_id = s->metadata && arrow_metadata_get(s->metadata, keys[2], id, sizeof id);
+    return arrow_schema_set_metadata(s, keys, values, has_id ? 3 : 2);
+}
+
 static int mark_node(struct ArrowSchema *s, const struct pq_node *x)
 {
     switch (x->kind) {
@@ -38,6 +52,8 @@ static int mark_node(struct ArrowSchema *s, const struct pq_node *x)
             return rows_schema_mark_uuid(s);
         return 0;
     case PQN_STRUCT:
+        if (x->el->logical.kind == PQ_LT_VARIANT && strcmp(s->format, "+s") == 0)
+            return mark_variant(s);
         for (int i = 0; i < x->nchildren && i < s->n_children; i++)
             if (mark_node(s->children[i], x->children[i]) != 0)
                 return -1;
@@ -50,7 +66,7 @@ static int mark_node(struct ArrowSchema *s, const struct pq_node *x)
     return 0;
 }
 
-int rows_schema_mark_file_uuids(struct ArrowSchema *schema, const struct pq_schema *ps)
+int rows_schema_mark_file_extensions(struct ArrowSchema *schema, const struct pq_schema *ps)
 {
     for (int64_t i = 0; i < schema->n_children; i++) {
         const struct pq_node *x = pq_schema_find_top(ps, schema->children[i]->name);
@@ -60,8 +76,32 @@ int rows_schema_mark_file_uuids(struct ArrowSchema *schema, const struct pq_sche
     return 0;
 }
 
-static int field_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s)
+bool rows_schema_is_json(const struct ArrowSchema *s)
 {
+    return has_extension(s, "arrow.json");
+}
+
+bool rows_schema_is_variant(const struct ArrowSchema *s)
+{
+    return has_extension(s, "arrow.parquet.variant");
+}
+
+/* The unshredded storage struct, under Arrow's canonical extension name. */
+static int variant_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s)
+{
+    const char *keys[2] = {extension_name_key, "ARROW:extension:metadata"};
+    const char *values[2] = {"arrow.parquet.variant", ""};
+    if (arrow_schema_init(s, "+s", name, c->nullable ? ARROW_FLAG_NULLABLE : 0, 2) != 0 ||
+        arrow_schema_set_metadata(s, keys, values, 2) != 0 ||
+        arrow_schema_init(s->children[0], "z", "metadata", 0, 0) != 0)
+        return -1;
+    return arrow_schema_init(s->children[1], "z", "value", 0, 0);
+}
+
+int rows_column_arrow_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s)
+{
+    if (c->type == LT_VARIANT)
+        return variant_schema(c, name, s);
     char fmt[32];
     int64_t nkids = c->type == LT_STRUCT                      ? (int64_t)c->nchildren
                     : c->type == LT_LIST || c->type == LT_MAP ? 1
@@ -73,16 +113,16 @@ static int field_schema(const struct lake_column *c, const char *name, struct Ar
         return -1;
     if (c->type == LT_STRUCT) {
         for (size_t i = 0; i < c->nchildren; i++)
-            if (field_schema(c->children[i], c->children[i]->name, s->children[i]) != 0)
+            if (rows_column_arrow_schema(c->children[i], c->children[i]->name, s->children[i]) != 0)
                 return -1;
     } else if (c->type == LT_LIST) {
-        return field_schema(c->children[0], "element", s->children[0]);
+        return rows_column_arrow_schema(c->children[0], "element", s->children[0]);
     } else if (c->type == LT_MAP) {
         struct ArrowSchema *e = s->children[0];
         if (arrow_schema_init(e, "+s", "entries", 0, 2) != 0 ||
-            field_schema(c->children[0], "key", e->children[0]) != 0)
+            rows_column_arrow_schema(c->children[0], "key", e->children[0]) != 0)
             return -1;
-        return field_schema(c->children[1], "value", e->children[1]);
+        return rows_column_arrow_schema(c->children[1], "value", e->children[1]);
     }
     return 0;
 }
@@ -94,7 +134,7 @@ int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
         return -1;
     for (size_t i = 0; i < n; i++) {
         const struct lake_column *c = t->root.children[i];
-        if (field_schema(c, c->name, out->children[i]) != 0) {
+        if (rows_column_arrow_schema(c, c->name, out->children[i]) != 0) {
             out->release(out);
             return -1;
         }

@@ -11,20 +11,31 @@
 
 /* The Arrow schema (a struct of the top-level columns) the Parquet writer
  * takes for t: each column's pq_arrow_format_for, nullability, Iceberg's
- * element/entries/key/value child names, and uuid columns marked with the
- * Arrow extension name "arrow.uuid". Returns 0 or -1 (out of memory). */
+ * element/entries/key/value child names, uuid columns marked with the
+ * Arrow extension name "arrow.uuid", and variant columns as their
+ * unshredded storage, struct<metadata: binary, value: binary> (both not
+ * null), marked "arrow.parquet.variant". Returns 0 or -1 (out of memory). */
 int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out);
+
+/* One column's field of that schema, named name. 0 or -1. */
+int rows_column_arrow_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s);
 
 /* Whether an Arrow field carries the "arrow.uuid" extension name. */
 bool rows_schema_is_uuid(const struct ArrowSchema *s);
+/* Whether a field carries Arrow's canonical "arrow.parquet.variant"
+ * extension name (a variant column's storage struct). */
+bool rows_schema_is_variant(const struct ArrowSchema *s);
+/* Whether a field carries Arrow's canonical "arrow.json" extension name. */
+bool rows_schema_is_json(const struct ArrowSchema *s);
 /* Whether a field carries the GeoArrow extension name "geoarrow.wkb". */
 bool rows_schema_is_wkb(const struct ArrowSchema *s);
 /* Marks a field with the "arrow.uuid" extension name, keeping a
  * "PARQUET:field_id" entry it has. 0 or -1. */
 int rows_schema_mark_uuid(struct ArrowSchema *s);
 /* Marks the fields of a reader's Arrow schema (a struct of top-level
- * columns of the file schema ps, found by name) that were read from
- * UUID-annotated leaves. 0 or -1. */
-int rows_schema_mark_file_uuids(struct ArrowSchema *schema, const struct pq_schema *ps);
+ * columns of the file schema ps, found by name) with the extension names
+ * their annotations call for: "arrow.uuid" on UUID leaves,
+ * "arrow.parquet.variant" on VARIANT groups. 0 or -1. */
+int rows_schema_mark_file_extensions(struct ArrowSchema *schema, const struct pq_schema *ps);
 
 #endif

@@ -172,3 +172,28 @@ void jw_null(struct jw *w)
 {
     jw_raw(w, "null", 4);
 }
+
+void jw_value(struct jw *w, const struct rj_value *v)
+{
+    switch (v->type) {
+    case RJ_NULL: jw_null(w); return;
+    case RJ_FALSE: jw_bool(w, false); return;
+    case RJ_TRUE: jw_bool(w, true); return;
+    case RJ_NUMBER: jw_raw(w, v->str, v->len); return;
+    case RJ_STRING: jw_string(w, v->str, v->len); return;
+    case RJ_ARRAY:
+        jw_begin_array(w);
+        for (size_t i = 0; i < v->n; i++)
+            jw_value(w, &v->items[i]);
+        jw_end_array(w);
+        return;
+    case RJ_OBJECT:
+        jw_begin_object(w);
+        for (size_t i = 0; i < v->n; i++) {
+            jw_keyn(w, v->keys[i], v->key_lens[i]);
+            jw_value(w, &v->items[i]);
+        }
+        jw_end_object(w);
+        return;
+    }
+}

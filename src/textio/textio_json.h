@@ -37,6 +37,9 @@ void jw_int(struct jw *w, int64_t v);
 void jw_float(struct jw *w, double v, bool single);
 void jw_bool(struct jw *w, bool v);
 void jw_null(struct jw *w);
+/* A value read by rows/rows_json.h, written back (numbers as their text,
+ * object members in their order). */
+void jw_value(struct jw *w, const struct rj_value *v);
 /* Appends s as a quoted, escaped JSON string to out (no separators). */
 void jw_escape(struct buf *out, const char *s, size_t len);
 

@@ -8,6 +8,7 @@
 #include "rows/rows_json.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_value.h"
+#include "textio/textio_json.h"
 #include "textio/textio_text.h"
 #include "util/strutil.h"
 #include "util/arrow.h"
@@ -134,11 +135,11 @@ static int builder_init(struct colb *b, const struct lake_column *c, struct erro
     case LT_UUID: b->store = ST_FIXED, b->width = 16; break;
     case LT_STRING:
     case LT_JSON:
-    case LT_BINARY: b->store = ST_VARLEN; break;
+    case LT_BINARY:
+    case LT_VARIANT: /* its JSON text, encoded by the append */ b->store = ST_VARLEN; break;
     case LT_STRUCT: b->store = ST_STRUCT; break;
     case LT_LIST: b->store = ST_LIST; break;
     case LT_MAP: b->store = ST_MAP; break;
-    case LT_VARIANT:
     case LT__COUNT:
         return error_fail(err, ERR_UNSUPPORTED, "column '%s' is a %s, which cannot be converted",
                           c->name, lake_type_name(c->type));
@@ -408,6 +409,7 @@ static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int 
             return rows_fail(&x->at, je.code, "invalid JSON text %s", je.msg);
         return append_bytes(x, b, s, n);
     }
+    case LT_VARIANT: return append_bytes(x, b, s, n); /* checked as it is encoded */
     case LT_BINARY: {
         struct buf *tmp = &x->p->tmp;
         buf_reset(tmp);
@@ -557,6 +559,14 @@ static int put_json(struct ctx *x, struct colb *b, const struct rj_value *v, boo
         return put_null(x, b, missing);
     enum lake_type t = b->col->type;
     enum rj_type jt = v->type;
+    if (t == LT_VARIANT) {
+        struct buf *tmp = &x->p->tmp;
+        buf_reset(tmp);
+        struct jw w;
+        jw_init(&w, tmp, false);
+        jw_value(&w, v);
+        return append_bytes(x, b, tmp->data ? tmp->data : "", tmp->len);
+    }
     if (!json_type_fits(b, jt))
         return rows_fail(&x->at, ERR_INVALID, "expected %s, got %s", expected_json(b->col),
                          rj_type_name(jt));
@@ -793,10 +803,42 @@ static int finish(struct colb *b, struct ArrowArray *a)
     return (a->buffers[1] || b->store == ST_STRUCT) ? 0 : -1;
 }
 
+static int variants_as_text(const struct lake_column *c, struct ArrowSchema *s)
+{
+    if (c->type == LT_VARIANT) {
+        const char *key = "ARROW:extension:name", *value = "arrow.json";
+        char *name = s->name ? strdup(s->name) : NULL;
+        if (s->name && !name)
+            return -1;
+        s->release(s);
+        int rc = arrow_schema_init(s, "u", name, c->nullable ? ARROW_FLAG_NULLABLE : 0, 0);
+        free(name);
+        return rc == 0 ? arrow_schema_set_metadata(s, &key, &value, 1) : -1;
+    }
+    if (c->type == LT_MAP)
+        s = s->children[0]; /* the entries struct: key and value */
+    for (size_t i = 0; i < c->nchildren; i++)
+        if (variants_as_text(c->children[i], s->children[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int textio_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
+{
+    if (rows_table_arrow_schema(t, out) != 0)
+        return -1;
+    for (size_t i = 0; i < t->root.nchildren; i++)
+        if (variants_as_text(t->root.children[i], out->children[i]) != 0) {
+            out->release(out);
+            return -1;
+        }
+    return 0;
+}
+
 int textio_parser_take(struct textio_parser *p, struct ArrowSchema *schema,
                        struct ArrowArray *batch, struct error *err)
 {
-    if (rows_table_arrow_schema(p->t, schema) != 0)
+    if (textio_arrow_schema(p->t, schema) != 0)
         return error_nomem(err);
     int64_t n = textio_parser_pending(p);
     if (arrow_array_init(batch, 1, (int64_t)p->ncols) != 0)

@@ -23,8 +23,7 @@
 
 struct textio_parser;
 
-/* The table must outlive the parser. Refuses tables the writer cannot
- * take (variant columns: ERR_UNSUPPORTED). */
+/* The table must outlive the parser. */
 int textio_parser_new(const struct lake_table *t, struct textio_parser **out, struct error *err);
 void textio_parser_free(struct textio_parser *p);
 
@@ -47,5 +46,13 @@ int64_t textio_parser_pending(const struct textio_parser *p);
  * caller's to release. */
 int textio_parser_take(struct textio_parser *p, struct ArrowSchema *schema,
                        struct ArrowArray *batch, struct error *err);
+
+/* The Arrow schema of the parser's batches: rows_table_arrow_schema's,
+ * except that a variant column (at any depth) holds each value's JSON
+ * text, utf8 marked "arrow.json", for the append to encode: a CSV cell's
+ * text as it is (empty and unquoted: NULL), a JSON Lines member's value
+ * written back compactly (JSON null: SQL NULL). 0, or -1 when out of
+ * memory. */
+int textio_arrow_schema(const struct lake_table *t, struct ArrowSchema *out);
 
 #endif

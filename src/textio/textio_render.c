@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "rows/rows_schema.h"
+#include "rows/rows_unshred.h"
 #include "rows/rows_value.h"
 #include "textio/csv.h"
 #include "textio/textio_json.h"
 #include "textio/textio_text.h"
 #include "textio/textio_wkt.h"
 #include "util/arrow.h"
+#include "variant/variant.h"
 
 enum kind {
     K_BOOL,
@@ -35,7 +37,9 @@ enum kind {
     K_BINARY,
     K_FIXED,
     K_UUID,
-    K_WKB, /* binary that the field's extension name says is a geometry */
+    K_WKB,     /* binary that the field's extension name says is a geometry */
+    K_JSON,    /* utf8 marked "arrow.json": JSON text, carried as JSON */
+    K_VARIANT, /* an "arrow.parquet.variant" storage struct: its value as JSON */
     K_NULL,
     K_STRUCT,
     K_LIST,
@@ -45,12 +49,13 @@ enum kind {
 struct plan {
     enum kind kind;
     char *name;
-    int scale;           /* K_DECIMAL */
-    enum rows_unit unit; /* times and timestamps */
-    bool utc;            /* K_TIMESTAMP */
-    int width;           /* K_FIXED */
-    bool string_keys;    /* K_MAP: rendered as an object */
-    struct plan *kids;   /* struct fields; list: [element]; map: [key, value] */
+    int scale;                    /* K_DECIMAL */
+    enum rows_unit unit;          /* times and timestamps */
+    bool utc;                     /* K_TIMESTAMP */
+    int width;                    /* K_FIXED */
+    bool string_keys;             /* K_MAP: rendered as an object */
+    struct unshred_plan *variant; /* K_VARIANT: how its storage reads */
+    struct plan *kids;            /* struct fields; list: [element]; map: [key, value] */
     size_t nkids;
 };
 
@@ -58,13 +63,15 @@ struct textio_render {
     enum textio_format format;
     bool wkt; /* geometries as WKT (else their WKB in hex) */
     struct plan top;
-    struct buf tmp;  /* scalar text (base64) */
-    struct buf cell; /* CSV: a nested value's JSON */
+    struct buf tmp;         /* scalar text (base64) */
+    struct buf cell;        /* CSV: a nested value's JSON */
+    struct buf meta, value; /* a variant's bytes, unshredded */
     struct error *err;
 };
 
 static void plan_free(struct plan *p)
 {
+    unshred_plan_free(p->variant);
     for (size_t i = 0; i < p->nkids; i++)
         plan_free(&p->kids[i]);
     free(p->kids);
@@ -96,6 +103,15 @@ static int plan_kids(const struct ArrowSchema *s, struct plan *p, struct error *
     return 0;
 }
 
+/* A VARIANT's storage in any layout, shredded or not. */
+static int plan_variant(const struct ArrowSchema *s, struct plan *p, struct error *err)
+{
+    p->kind = K_VARIANT;
+    if (!(p->variant = unshred_plan_new(s, err)))
+        return error_prefix(err, "column '%s'", p->name);
+    return 0;
+}
+
 static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error *err)
 {
     const char *f = s->format;
@@ -111,6 +127,12 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error 
         {"f", K_F32},  {"g", K_F64},        {"u", K_STRING}, {"z", K_BINARY}, {"tdD", K_DATE},
         {"n", K_NULL}, {"tin", K_INTERVAL},
     };
+    if (strcmp(f, "+s") == 0 && rows_schema_is_variant(s))
+        return plan_variant(s, p, err);
+    if (strcmp(f, "u") == 0 && rows_schema_is_json(s)) {
+        p->kind = K_JSON;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
         if (strcmp(f, simple[i].format) == 0) {
             p->kind = simple[i].kind == K_BINARY && rows_schema_is_wkb(s) ? K_WKB : simple[i].kind;
@@ -188,6 +210,8 @@ void textio_render_free(struct textio_render *r)
     plan_free(&r->top);
     buf_free(&r->tmp);
     buf_free(&r->cell);
+    buf_free(&r->meta);
+    buf_free(&r->value);
     free(r);
 }
 
@@ -330,7 +354,8 @@ static int scalar_text(struct textio_render *r, const struct plan *p, const stru
         *n = rt_format_interval(months, days, nanos, buf);
         return 0;
     }
-    case K_STRING: bytes_at(a, i, s, n); return 0;
+    case K_STRING:
+    case K_JSON: bytes_at(a, i, s, n); return 0;
     case K_WKB: return geometry_text(r, p, a, i, s, n);
     case K_BINARY:
     case K_FIXED: {
@@ -368,6 +393,22 @@ static int scalar_of(struct textio_render *r, const struct plan *p, const struct
 
 static int render_json(struct textio_render *r, struct jw *w, const struct plan *p,
                        const struct ArrowArray *a, int64_t i);
+
+/* A variant's value as JSON text, into r->tmp. */
+static int variant_text(struct textio_render *r, const struct plan *p, const struct ArrowArray *a,
+                        int64_t i, const char **s, size_t *n)
+{
+    buf_reset(&r->meta);
+    buf_reset(&r->value);
+    buf_reset(&r->tmp);
+    if (unshred_row(p->variant, a, i, &r->meta, &r->value, r->err) != 0 ||
+        variant_to_json((const uint8_t *)r->meta.data, r->meta.len, (const uint8_t *)r->value.data,
+                        r->value.len, &r->tmp, r->err) != 0)
+        return error_prefix(r->err, "column '%s'", p->name);
+    *s = r->tmp.data;
+    *n = r->tmp.len;
+    return 0;
+}
 
 static int render_map(struct textio_render *r, struct jw *w, const struct plan *p,
                       const struct ArrowArray *a, int64_t i)
@@ -435,6 +476,21 @@ static int render_json(struct textio_render *r, struct jw *w, const struct plan 
         return 0;
     }
     case K_MAP: return render_map(r, w, p, a, i);
+    case K_JSON: {
+        const char *t;
+        size_t n;
+        bytes_at(a, i, &t, &n);
+        jw_raw(w, t, n);
+        return 0;
+    }
+    case K_VARIANT: {
+        const char *t;
+        size_t n;
+        if (variant_text(r, p, a, i, &t, &n) != 0)
+            return -1;
+        jw_raw(w, t, n);
+        return 0;
+    }
     default: {
         struct scalar v;
         if (scalar_of(r, p, a, i, &v) != 0)
@@ -453,6 +509,14 @@ static int render_cell(struct textio_render *r, const struct plan *p, const stru
 {
     if (is_null(p, a, i)) {
         csv_write_null(out, first);
+        return 0;
+    }
+    if (p->kind == K_VARIANT) {
+        const char *t;
+        size_t n;
+        if (variant_text(r, p, a, i, &t, &n) != 0)
+            return -1;
+        csv_write_field(out, first, t, n);
         return 0;
     }
     if (p->kind == K_STRUCT || p->kind == K_LIST || p->kind == K_MAP) {

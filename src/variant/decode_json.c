@@ -28,14 +28,6 @@ static int corrupt(struct decoder *d, const char *what)
     return error_fail_reason(d->err, ERR_INVALID, "variant_encoding", "variant: %s", what);
 }
 
-static uint64_t get_le(const uint8_t *p, int width)
-{
-    uint64_t v = 0;
-    for (int k = width - 1; k >= 0; k--)
-        v = v << 8 | p[k];
-    return v;
-}
-
 static int open_metadata(struct decoder *d, const uint8_t *m, size_t len)
 {
     if (len < 1 || (m[0] & 0x0F) != VARIANT_VERSION)
@@ -43,7 +35,7 @@ static int open_metadata(struct decoder *d, const uint8_t *m, size_t len)
     int w = (m[0] >> 6) + 1;
     if (len < 1 + (size_t)w)
         return corrupt(d, "truncated metadata");
-    uint64_t n = get_le(m + 1, w);
+    uint64_t n = variant_get_le(m + 1, w);
     size_t rest = len - 1 - (size_t)w; /* the offsets and the strings */
     if (n >= rest / (size_t)w)
         return corrupt(d, "a dictionary larger than its metadata");
@@ -53,10 +45,10 @@ static int open_metadata(struct decoder *d, const uint8_t *m, size_t len)
     d->ow = w;
     size_t room = len - (size_t)(d->bytes - m);
     uint64_t prev = 0;
-    if (get_le(d->offsets, w) != 0)
+    if (variant_get_le(d->offsets, w) != 0)
         return corrupt(d, "a dictionary whose first offset is not 0");
     for (uint64_t k = 1; k <= n; k++) {
-        uint64_t at = get_le(d->offsets + k * (size_t)w, w);
+        uint64_t at = variant_get_le(d->offsets + k * (size_t)w, w);
         if (at < prev || at > room)
             return corrupt(d, "a dictionary offset out of order or past its bytes");
         if (!str_utf8_valid((const char *)d->bytes + prev, (size_t)(at - prev), NULL))
@@ -70,8 +62,8 @@ static int open_metadata(struct decoder *d, const uint8_t *m, size_t len)
 
 static void key_at(const struct decoder *d, uint32_t id, const char **s, size_t *len)
 {
-    uint64_t a = get_le(d->offsets + (size_t)id * (size_t)d->ow, d->ow);
-    uint64_t b = get_le(d->offsets + ((size_t)id + 1) * (size_t)d->ow, d->ow);
+    uint64_t a = variant_get_le(d->offsets + (size_t)id * (size_t)d->ow, d->ow);
+    uint64_t b = variant_get_le(d->offsets + ((size_t)id + 1) * (size_t)d->ow, d->ow);
     *s = (const char *)d->bytes + a;
     *len = (size_t)(b - a);
 }
@@ -132,7 +124,7 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
     if (avail < need)
         return corrupt(d, "a truncated primitive");
     if (fixed[type] < 0) {
-        uint64_t n = get_le(p, 4);
+        uint64_t n = variant_get_le(p, 4);
         if (n > avail - 4)
             return corrupt(d, "a string or binary longer than its value");
         need = 4 + (size_t)n;
@@ -145,21 +137,25 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
     case VT_TRUE: return put_text(d, "true", 4, false);
     case VT_FALSE: return put_text(d, "false", 5, false);
     case VT_INT8: k = (size_t)snprintf(text, sizeof text, "%d", (int8_t)p[0]); break;
-    case VT_INT16: k = (size_t)snprintf(text, sizeof text, "%d", (int16_t)get_le(p, 2)); break;
-    case VT_INT32: k = (size_t)snprintf(text, sizeof text, "%d", (int32_t)get_le(p, 4)); break;
+    case VT_INT16:
+        k = (size_t)snprintf(text, sizeof text, "%d", (int16_t)variant_get_le(p, 2));
+        break;
+    case VT_INT32:
+        k = (size_t)snprintf(text, sizeof text, "%d", (int32_t)variant_get_le(p, 4));
+        break;
     case VT_INT64:
-        k = (size_t)snprintf(text, sizeof text, "%lld", (long long)(int64_t)get_le(p, 8));
+        k = (size_t)snprintf(text, sizeof text, "%lld", (long long)(int64_t)variant_get_le(p, 8));
         break;
     case VT_FLOAT:
     case VT_DOUBLE: {
         double v;
         if (type == VT_FLOAT) {
-            uint32_t bits = (uint32_t)get_le(p, 4);
+            uint32_t bits = (uint32_t)variant_get_le(p, 4);
             float f;
             memcpy(&f, &bits, 4);
             v = f;
         } else {
-            uint64_t bits = get_le(p, 8);
+            uint64_t bits = variant_get_le(p, 8);
             memcpy(&v, &bits, 8);
         }
         if (!isfinite(v))
@@ -180,12 +176,12 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
         int scale = p[0];
         i128 v;
         if (type == VT_DECIMAL4)
-            v = (int32_t)get_le(p + 1, 4);
+            v = (int32_t)variant_get_le(p + 1, 4);
         else if (type == VT_DECIMAL8)
-            v = (int64_t)get_le(p + 1, 8);
+            v = (int64_t)variant_get_le(p + 1, 8);
         else
-            v = (i128)((__extension__(unsigned __int128) get_le(p + 9, 8) << 64) |
-                       get_le(p + 1, 8));
+            v = (i128)((__extension__(unsigned __int128) variant_get_le(p + 9, 8) << 64) |
+                       variant_get_le(p + 1, 8));
         int digits = type == VT_DECIMAL4 ? 9 : type == VT_DECIMAL8 ? 18 : 38;
         if (scale > 38 || !decimal_fits(v, digits))
             return corrupt(d, "a decimal beyond its precision or scale");
@@ -193,20 +189,20 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
         break;
     }
     case VT_DATE:
-        k = time_format_local_date((int32_t)get_le(p, 4), text, sizeof text);
+        k = time_format_local_date((int32_t)variant_get_le(p, 4), text, sizeof text);
         return put_text(d, text, k, true);
     case VT_TIMESTAMP:
     case VT_TIMESTAMP_NANOS:
-        k = time_format_instant((int64_t)get_le(p, 8), type == VT_TIMESTAMP ? 6 : 9, text,
+        k = time_format_instant((int64_t)variant_get_le(p, 8), type == VT_TIMESTAMP ? 6 : 9, text,
                                 sizeof text);
         return put_text(d, text, k, true);
     case VT_TIMESTAMP_NTZ:
     case VT_TIMESTAMP_NTZ_NANOS:
-        k = time_format_local_datetime((int64_t)get_le(p, 8), type == VT_TIMESTAMP_NTZ ? 6 : 9,
-                                       text, sizeof text);
+        k = time_format_local_datetime((int64_t)variant_get_le(p, 8),
+                                       type == VT_TIMESTAMP_NTZ ? 6 : 9, text, sizeof text);
         return put_text(d, text, k, true);
     case VT_TIME_NTZ:
-        k = time_format_local_time((int64_t)get_le(p, 8), 6, text, sizeof text);
+        k = time_format_local_time((int64_t)variant_get_le(p, 8), 6, text, sizeof text);
         if (k == 0)
             return corrupt(d, "a time outside a day");
         return put_text(d, text, k, true);
@@ -280,7 +276,7 @@ static int container(struct decoder *d, int basic, int header, const uint8_t *p,
     int cw = (header >> (object ? 4 : 2)) & 1 ? 4 : 1;
     if (avail < (size_t)cw)
         return corrupt(d, "a truncated element count");
-    uint64_t n = get_le(p, cw);
+    uint64_t n = variant_get_le(p, cw);
     size_t head = (size_t)cw;
     /* Each element takes at least its id, its offset and one byte. */
     if (n > (avail - head) / ((size_t)iw + (size_t)ow + 1))
@@ -290,7 +286,7 @@ static int container(struct decoder *d, int basic, int header, const uint8_t *p,
     if ((size_t)(values - p) > avail)
         return corrupt(d, "truncated element offsets");
     size_t room = avail - (size_t)(values - p);
-    uint64_t total = get_le(offsets + n * (size_t)ow, ow);
+    uint64_t total = variant_get_le(offsets + n * (size_t)ow, ow);
     if (total > room)
         return corrupt(d, "elements past the end of their value");
     *size = 1 + (size_t)(values - p) + (size_t)total;
@@ -299,10 +295,10 @@ static int container(struct decoder *d, int basic, int header, const uint8_t *p,
         return error_nomem(d->err);
     int rc = 0;
     for (uint64_t i = 0; i < n && rc == 0; i++) {
-        slots[i] =
-            (struct slot){.offset = get_le(offsets + i * (size_t)ow, ow), .index = (uint32_t)i};
+        slots[i] = (struct slot){.offset = variant_get_le(offsets + i * (size_t)ow, ow),
+                                 .index = (uint32_t)i};
         if (object) {
-            uint64_t id = get_le(ids + i * (size_t)iw, iw);
+            uint64_t id = variant_get_le(ids + i * (size_t)iw, iw);
             if (id >= d->nkeys)
                 rc = corrupt(d, "a field id past the dictionary");
             else

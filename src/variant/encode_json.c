@@ -560,12 +560,6 @@ static int measure(struct encoder *e, struct node *n)
 
 /* ---- writing ---- */
 
-static void put_le(uint8_t *p, uint64_t v, int width)
-{
-    for (int k = 0; k < width; k++)
-        p[k] = (uint8_t)(v >> (8 * k));
-}
-
 static void write_node(const struct encoder *e, const struct node *n, uint8_t *p)
 {
     switch (n->kind) {
@@ -575,22 +569,22 @@ static void write_node(const struct encoder *e, const struct node *n, uint8_t *p
     case N_INT: {
         int w = int_width(n->u.i);
         *p = VARIANT_PRIMITIVE(w == 1 ? VT_INT8 : w == 2 ? VT_INT16 : w == 4 ? VT_INT32 : VT_INT64);
-        put_le(p + 1, (uint64_t)n->u.i, w);
+        variant_put_le(p + 1, (uint64_t)n->u.i, w);
         return;
     }
     case N_DOUBLE: {
         uint64_t bits;
         memcpy(&bits, &n->u.d, 8);
         *p = VARIANT_PRIMITIVE(VT_DOUBLE);
-        put_le(p + 1, bits, 8);
+        variant_put_le(p + 1, bits, 8);
         return;
     }
     case N_DECIMAL: {
         __extension__ unsigned __int128 v = (unsigned __int128)n->u.dec;
         *p = VARIANT_PRIMITIVE(VT_DECIMAL16);
         p[1] = 0; /* scale */
-        put_le(p + 2, (uint64_t)v, 8);
-        put_le(p + 10, (uint64_t)(v >> 64), 8);
+        variant_put_le(p + 2, (uint64_t)v, 8);
+        variant_put_le(p + 10, (uint64_t)(v >> 64), 8);
         return;
     }
     case N_STRING:
@@ -599,7 +593,7 @@ static void write_node(const struct encoder *e, const struct node *n, uint8_t *p
             memcpy(p + 1, n->u.s, n->n);
         } else {
             *p = VARIANT_PRIMITIVE(VT_STRING);
-            put_le(p + 1, n->n, 4);
+            variant_put_le(p + 1, n->n, 4);
             memcpy(p + 5, n->u.s, n->n);
         }
         return;
@@ -615,20 +609,20 @@ static void write_node(const struct encoder *e, const struct node *n, uint8_t *p
                           ? (unsigned)(VB_ARRAY | (large << 2 | (ow - 1)) << 2)
                           : (unsigned)(VB_OBJECT | (large << 4 | (iw - 1) << 2 | (ow - 1)) << 2);
     *p++ = (uint8_t)header;
-    put_le(p, n->n, large ? 4 : 1);
+    variant_put_le(p, n->n, large ? 4 : 1);
     p += large ? 4 : 1;
     if (n->kind == N_OBJECT)
         for (uint32_t i = 0; i < n->n; i++, p += iw)
-            put_le(p, n->u.fields[i].key, iw);
+            variant_put_le(p, n->u.fields[i].key, iw);
     uint8_t *values = p + (size_t)ow * (n->n + 1u);
     size_t at = 0;
     for (uint32_t i = 0; i < n->n; i++, p += ow) {
         const struct node *child = n->kind == N_ARRAY ? n->u.items[i] : n->u.fields[i].value;
-        put_le(p, at, ow);
+        variant_put_le(p, at, ow);
         write_node(e, child, values + at);
         at += child->size;
     }
-    put_le(p, at, ow);
+    variant_put_le(p, at, ow);
 }
 
 static int write_metadata(struct encoder *e, struct key **order, struct buf *out)
@@ -645,14 +639,14 @@ static int write_metadata(struct encoder *e, struct key **order, struct buf *out
         return error_nomem(e->err);
     uint8_t *p = (uint8_t *)out->data + out->len;
     *p++ = (uint8_t)(VARIANT_VERSION | VARIANT_SORTED_STRINGS | (w - 1) << 6);
-    put_le(p, e->nkeys, w);
+    variant_put_le(p, e->nkeys, w);
     p += w;
     size_t at = 0;
     for (size_t k = 0; k < e->nkeys; k++, p += w) {
-        put_le(p, at, w);
+        variant_put_le(p, at, w);
         at += order[k]->len;
     }
-    put_le(p, at, w);
+    variant_put_le(p, at, w);
     p += w;
     for (size_t k = 0; k < e->nkeys; k++) {
         memcpy(p, order[k]->s, order[k]->len);

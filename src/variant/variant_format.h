@@ -3,6 +3,8 @@
 #ifndef HL_VARIANT_FORMAT_H
 #define HL_VARIANT_FORMAT_H
 
+#include <stdint.h>
+
 enum variant_basic {
     VB_PRIMITIVE = 0,
     VB_SHORT_STRING = 1,
@@ -39,6 +41,22 @@ enum {
     VARIANT_SORTED_STRINGS = 0x10,
     VARIANT_SHORT_STRING_MAX = 64, /* a short string holds fewer bytes */
 };
+
+/* Little-endian unsigned integers of 1 to 8 bytes, as every size,
+ * offset and id of the encoding is stored. */
+static inline uint64_t variant_get_le(const uint8_t *p, int width)
+{
+    uint64_t v = 0;
+    for (int k = width - 1; k >= 0; k--)
+        v = v << 8 | p[k];
+    return v;
+}
+
+static inline void variant_put_le(uint8_t *p, uint64_t v, int width)
+{
+    for (int k = 0; k < width; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
 
 /* The value_metadata byte of a primitive. */
 #define VARIANT_PRIMITIVE(t) ((uint8_t)(VB_PRIMITIVE | (t) << 2))

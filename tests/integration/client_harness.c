@@ -98,7 +98,7 @@ struct one_batch {
 static int ob_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
     struct one_batch *b = s->private_data;
-    return rows_table_arrow_schema(&b->table, out) != 0 ? ENOMEM : 0;
+    return textio_arrow_schema(&b->table, out) != 0 ? ENOMEM : 0;
 }
 
 static int ob_next(struct ArrowArrayStream *s, struct ArrowArray *out)

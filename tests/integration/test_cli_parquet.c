@@ -628,8 +628,8 @@ static void conversion_errors(void **state)
                          "--schema: unknown column type 'lung'");
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:long,'", 2, "--schema: expected a name");
     expect_convert_error("e.csv", "id\n1\n", "--schema @nope.json", 2, "nope.json");
-    expect_convert_error("e.csv", "id\n1\n", "--schema 'v:variant'", 1,
-                         "column 'v' is a variant, which cannot be converted");
+    expect_convert_error("e.csv", "v\n{oops\n", "--schema 'v:variant'", 1,
+                         "column 'v': row 0: invalid JSON at byte 1");
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:long' --compression lzo", 2,
                          "--compression takes zstd, snappy, gzip, lz4_raw or uncompressed");
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:long' --compression snappy --level 3", 2,

@@ -946,10 +946,10 @@ static void prepare_native_variant(void **state)
     static const char *const rows[] = {"{\"id\":9}\n"};
     struct ArrowArrayStream s;
     make_stream(&s, "id:long!", rows, 1);
+    /* Arrow rows that leave the variant out: it is NULL in them. */
     struct hl_append_result *res;
-    assert_int_equal(hl_table_append(vt, &s, NULL, &res, &err), HL_ERR_VALIDATION);
-    assert_non_null(strstr(err.message, "column 'v' is a variant"));
-    assert_int_equal(res->nuploaded, 0);
+    test_check(hl_table_append(vt, &s, NULL, &res, &err), &err, "append without the variant");
+    assert_int_equal(res->nuploaded, 1);
     hl_append_result_free(res);
     hl_table_free(vt);
     fixture_free(&f);

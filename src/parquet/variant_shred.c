@@ -1,0 +1,652 @@
+#include "parquet/variant_shred.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parquet/writer.h"
+#include "util/arrow.h"
+#include "util/buf.h"
+#include "variant/variant_format.h"
+
+__extension__ typedef __int128 i128;
+
+/* ---- builders, one per storage field ---- */
+
+struct builder {
+    const struct lake_column *col;
+    int width;        /* fixed-width leaves: bytes a value; 0: bytes or nested */
+    struct buf valid; /* validity bits */
+    bool any_null;
+    int64_t len;
+    struct buf data;    /* fixed values, bits (boolean) or bytes */
+    struct buf offsets; /* int32: byte arrays and lists */
+    struct builder *kids;
+    size_t nkids;
+    int value, typed; /* groups: the value and typed_value fields, -1 when absent */
+};
+
+static int fixed_width(const struct lake_column *c)
+{
+    switch (c->type) {
+    case LT_INT8: return 1;
+    case LT_INT16: return 2;
+    case LT_INT:
+    case LT_DATE:
+    case LT_FLOAT: return 4;
+    case LT_LONG:
+    case LT_DOUBLE:
+    case LT_TIME:
+    case LT_TIMESTAMP:
+    case LT_TIMESTAMP_NS:
+    case LT_TIMESTAMPTZ: return 8;
+    case LT_DECIMAL:
+    case LT_UUID: return 16;
+    default: return 0;
+    }
+}
+
+static bool has_offsets(const struct builder *b)
+{
+    enum lake_type t = b->col->type;
+    return t == LT_BINARY || t == LT_STRING || t == LT_LIST;
+}
+
+static void builder_free(struct builder *b)
+{
+    for (size_t i = 0; i < b->nkids; i++)
+        builder_free(&b->kids[i]);
+    free(b->kids);
+    buf_free(&b->valid);
+    buf_free(&b->data);
+    buf_free(&b->offsets);
+}
+
+static int builder_init(struct builder *b, const struct lake_column *c, struct error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->col = c;
+    b->width = fixed_width(c);
+    b->value = b->typed = -1;
+    int32_t zero = 0;
+    if (has_offsets(b) && buf_append(&b->offsets, &zero, sizeof zero) != 0)
+        return error_nomem(err);
+    if (!c->nchildren)
+        return 0;
+    if (!(b->kids = calloc(c->nchildren, sizeof *b->kids)))
+        return error_nomem(err);
+    b->nkids = c->nchildren;
+    for (size_t i = 0; i < c->nchildren; i++) {
+        if (builder_init(&b->kids[i], c->children[i], err) != 0)
+            return -1;
+        if (strcmp(c->children[i]->name, "value") == 0 && c->type != LT_LIST)
+            b->value = (int)i;
+        else if (strcmp(c->children[i]->name, "typed_value") == 0 && c->type != LT_LIST)
+            b->typed = (int)i;
+    }
+    return 0;
+}
+
+static int push_valid(struct builder *b, bool v, struct error *err)
+{
+    if ((b->len & 7) == 0 && buf_putc(&b->valid, 0) != 0)
+        return error_nomem(err);
+    if (v)
+        arrow_set_bit((uint8_t *)b->valid.data, b->len, true);
+    else
+        b->any_null = true;
+    b->len++;
+    return 0;
+}
+
+static int push_offset(struct builder *b, size_t end, struct error *err)
+{
+    if (end > INT32_MAX)
+        return error_fail(err, ERR_LIMIT, "a variant batch holds more than 2 GiB in one column");
+    int32_t o = (int32_t)end;
+    return buf_append(&b->offsets, &o, sizeof o) == 0 ? 0 : error_nomem(err);
+}
+
+/* A null slot (with an entry in every field below it). */
+static int push_null(struct builder *b, struct error *err)
+{
+    if (push_valid(b, false, err) != 0)
+        return -1;
+    if (b->col->type == LT_BOOLEAN) {
+        if (((b->len - 1) & 7) == 0 && buf_putc(&b->data, 0) != 0)
+            return error_nomem(err);
+        return 0;
+    }
+    if (b->width) {
+        static const uint8_t zeros[16];
+        return buf_append(&b->data, zeros, (size_t)b->width) == 0 ? 0 : error_nomem(err);
+    }
+    if (b->col->type == LT_LIST)
+        return push_offset(b, (size_t)b->kids[0].len, err);
+    if (has_offsets(b))
+        return push_offset(b, b->data.len, err);
+    for (size_t i = 0; i < b->nkids; i++)
+        if (push_null(&b->kids[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+static int push_bytes(struct builder *b, const void *p, size_t n, struct error *err)
+{
+    if (push_valid(b, true, err) != 0 || (n && buf_append(&b->data, p, n) != 0))
+        return error_nomem(err);
+    return push_offset(b, b->data.len, err);
+}
+
+static int push_fixed(struct builder *b, const void *p, struct error *err)
+{
+    if (push_valid(b, true, err) != 0)
+        return -1;
+    return buf_append(&b->data, p, (size_t)b->width) == 0 ? 0 : error_nomem(err);
+}
+
+static int push_bool(struct builder *b, bool v, struct error *err)
+{
+    if (push_valid(b, true, err) != 0)
+        return -1;
+    if (((b->len - 1) & 7) == 0 && buf_putc(&b->data, 0) != 0)
+        return error_nomem(err);
+    if (v)
+        arrow_set_bit((uint8_t *)b->data.data, b->len - 1, true);
+    return 0;
+}
+
+static int finish(struct builder *b, struct ArrowArray *out, struct error *err)
+{
+    enum lake_type t = b->col->type;
+    bool nested = t == LT_STRUCT || t == LT_VARIANT || t == LT_LIST;
+    int64_t nbuf = t == LT_STRUCT || t == LT_VARIANT ? 1 : has_offsets(b) && t != LT_LIST ? 3 : 2;
+    if (arrow_array_init(out, nbuf, nested ? (int64_t)b->nkids : 0) != 0)
+        return error_nomem(err);
+    out->length = b->len;
+    out->null_count = 0;
+    if (b->any_null) {
+        for (int64_t i = 0; i < b->len; i++)
+            out->null_count += !arrow_bit((const uint8_t *)b->valid.data, i);
+        arrow_array_own_buffer(out, 0, buf_take(&b->valid));
+    }
+    if (t == LT_LIST || (has_offsets(b) && t != LT_LIST))
+        arrow_array_own_buffer(out, 1, buf_take(&b->offsets));
+    if (t != LT_LIST && has_offsets(b))
+        arrow_array_own_buffer(out, 2, b->data.data ? buf_take(&b->data) : calloc(1, 1));
+    else if (!nested)
+        arrow_array_own_buffer(out, 1, b->data.data ? buf_take(&b->data) : calloc(1, 16));
+    for (size_t i = 0; i < b->nkids; i++)
+        if (finish(&b->kids[i], out->children[i], err) != 0) {
+            out->release(out);
+            return -1;
+        }
+    return 0;
+}
+
+/* ---- reading Variant values ---- */
+
+struct dict {
+    const uint8_t *offsets, *strings;
+    int off_size;
+    uint64_t n, strings_len;
+};
+
+static int corrupt(struct error *err, const char *what)
+{
+    return error_fail_reason(err, ERR_INVALID, "variant_encoding", "variant: %s", what);
+}
+
+static int open_dict(const uint8_t *m, size_t len, struct dict *d, struct error *err)
+{
+    if (len < 1 || (m[0] & 0x0f) != VARIANT_VERSION)
+        return corrupt(err, "metadata of an unknown version");
+    d->off_size = ((m[0] >> 6) & 3) + 1;
+    if (len < 1 + (size_t)d->off_size)
+        return corrupt(err, "truncated metadata");
+    d->n = variant_get_le(m + 1, d->off_size);
+    size_t head = 1 + (size_t)d->off_size;
+    if (d->n >= (len - head) / (size_t)d->off_size)
+        return corrupt(err, "truncated metadata");
+    d->offsets = m + head;
+    d->strings = d->offsets + (d->n + 1) * (size_t)d->off_size;
+    d->strings_len = len - (size_t)(d->strings - m);
+    return 0;
+}
+
+static bool key_at(const struct dict *d, uint64_t id, const uint8_t **s, size_t *n)
+{
+    if (id >= d->n)
+        return false;
+    uint64_t b = variant_get_le(d->offsets + id * (size_t)d->off_size, d->off_size);
+    uint64_t e = variant_get_le(d->offsets + (id + 1) * (size_t)d->off_size, d->off_size);
+    if (b > e || e > d->strings_len)
+        return false;
+    *s = d->strings + b;
+    *n = (size_t)(e - b);
+    return true;
+}
+
+/* A container's elements: bytes [start[k], end[k]) of data. */
+struct container {
+    bool object;
+    uint64_t n;
+    int id_size, off_size;
+    const uint8_t *ids, *offsets, *data;
+    size_t data_len;
+};
+
+static int open_container(const uint8_t *v, size_t len, struct container *c, struct error *err)
+{
+    int basic = v[0] & 3, vh = v[0] >> 2;
+    c->object = basic == VB_OBJECT;
+    c->off_size = (vh & 3) + 1;
+    c->id_size = c->object ? ((vh >> 2) & 3) + 1 : 0;
+    bool large = c->object ? (vh >> 4) & 1 : (vh >> 2) & 1;
+    size_t count = large ? 4 : 1;
+    if (len < 1 + count)
+        return corrupt(err, "a truncated container");
+    c->n = variant_get_le(v + 1, (int)count);
+    size_t per = (size_t)(c->id_size + c->off_size);
+    size_t head = 1 + count;
+    if (c->n > (len - head) / per)
+        return corrupt(err, "a container with more elements than bytes");
+    c->ids = v + head;
+    c->offsets = c->ids + c->n * (size_t)c->id_size;
+    c->data = c->offsets + (c->n + 1) * (size_t)c->off_size;
+    if ((size_t)(c->data - v) > len)
+        return corrupt(err, "a truncated container");
+    c->data_len = len - (size_t)(c->data - v);
+    if (variant_get_le(c->offsets + c->n * (size_t)c->off_size, c->off_size) != c->data_len)
+        return corrupt(err, "a value that does not end where its container says");
+    return 0;
+}
+
+/* Element k's bytes: from its offset to the next offset above it. */
+static int element(const struct container *c, uint64_t k, const uint8_t **p, size_t *n,
+                   struct error *err)
+{
+    uint64_t start = variant_get_le(c->offsets + k * (size_t)c->off_size, c->off_size);
+    uint64_t end = c->data_len;
+    if (!c->object) {
+        end = variant_get_le(c->offsets + (k + 1) * (size_t)c->off_size, c->off_size);
+    } else {
+        for (uint64_t j = 0; j < c->n; j++) {
+            uint64_t o = variant_get_le(c->offsets + j * (size_t)c->off_size, c->off_size);
+            if (o > start && o < end)
+                end = o;
+        }
+    }
+    if (start >= end || end > c->data_len)
+        return corrupt(err, "an element outside its container");
+    *p = c->data + start;
+    *n = (size_t)(end - start);
+    return 0;
+}
+
+/* ---- placement ---- */
+
+static bool int_value(const uint8_t *v, size_t n, int64_t *out)
+{
+    int prim = v[0] >> 2;
+    int w = prim == VT_INT8    ? 1
+            : prim == VT_INT16 ? 2
+            : prim == VT_INT32 ? 4
+            : prim == VT_INT64 ? 8
+                               : 0;
+    if ((v[0] & 3) != VB_PRIMITIVE || !w || n != 1 + (size_t)w)
+        return false;
+    uint64_t u = variant_get_le(v + 1, w);
+    if (w < 8 && (u >> (8 * w - 1)) & 1)
+        u |= ~0ULL << (8 * w); /* sign-extend */
+    *out = (int64_t)u;
+    return true;
+}
+
+static bool decimal_value(const uint8_t *v, size_t n, int *scale, i128 *out)
+{
+    int prim = v[0] >> 2;
+    int w = prim == VT_DECIMAL4 ? 4 : prim == VT_DECIMAL8 ? 8 : prim == VT_DECIMAL16 ? 16 : 0;
+    if ((v[0] & 3) != VB_PRIMITIVE || !w || n != 2 + (size_t)w)
+        return false;
+    *scale = v[1];
+    uint8_t bytes[16];
+    memcpy(bytes, v + 2, (size_t)w);
+    memset(bytes + w, (v[1 + w] & 0x80) ? 0xff : 0, (size_t)(16 - w));
+    memcpy(out, bytes, 16);
+    return true;
+}
+
+static bool fits_digits(i128 v, int digits)
+{
+    i128 limit = 1;
+    for (int k = 0; k < digits; k++)
+        limit *= 10;
+    return v < limit && v > -limit;
+}
+
+/* The Variant primitive a leaf type holds exactly (timestamps, floats...). */
+static int exact_primitive(const struct lake_column *c)
+{
+    switch (c->type) {
+    case LT_FLOAT: return VT_FLOAT;
+    case LT_DOUBLE: return VT_DOUBLE;
+    case LT_DATE: return VT_DATE;
+    case LT_TIME: return VT_TIME_NTZ;
+    case LT_TIMESTAMP: return VT_TIMESTAMP_NTZ;
+    case LT_TIMESTAMP_NS: return VT_TIMESTAMP_NTZ_NANOS;
+    case LT_TIMESTAMPTZ: return VT_TIMESTAMP;
+    case LT_UUID: return VT_UUID;
+    default: return -1;
+    }
+}
+
+/* Puts v into typed leaf b when its type is the leaf's; *taken says. */
+static int typed_leaf(struct builder *b, const uint8_t *v, size_t n, bool *taken, struct error *err)
+{
+    const struct lake_column *c = b->col;
+    int basic = v[0] & 3, prim = v[0] >> 2;
+    *taken = false;
+    switch (c->type) {
+    case LT_BOOLEAN:
+        if (basic != VB_PRIMITIVE || (prim != VT_TRUE && prim != VT_FALSE) || n != 1)
+            return 0;
+        *taken = true;
+        return push_bool(b, prim == VT_TRUE, err);
+    case LT_STRING:
+        if (basic == VB_SHORT_STRING && n == 1 + (size_t)prim) {
+            *taken = true;
+            return push_bytes(b, v + 1, (size_t)prim, err);
+        }
+        if (basic == VB_PRIMITIVE && prim == VT_STRING && n >= 5 &&
+            variant_get_le(v + 1, 4) == n - 5) {
+            *taken = true;
+            return push_bytes(b, v + 5, n - 5, err);
+        }
+        return 0;
+    case LT_BINARY:
+        if (basic == VB_PRIMITIVE && prim == VT_BINARY && n >= 5 &&
+            variant_get_le(v + 1, 4) == n - 5) {
+            *taken = true;
+            return push_bytes(b, v + 5, n - 5, err);
+        }
+        return 0;
+    case LT_INT8:
+    case LT_INT16:
+    case LT_INT:
+    case LT_LONG:
+        if (c->precision == 0) {
+            int64_t x;
+            if (!int_value(v, n, &x))
+                return 0;
+            int bits = 8 * b->width;
+            if (bits < 64 && (x < -(INT64_C(1) << (bits - 1)) || x >= (INT64_C(1) << (bits - 1))))
+                return 0;
+            *taken = true;
+            return push_fixed(b, &x, err); /* little-endian: the low bytes */
+        }
+        /* decimal4 and decimal8: their unscaled ints */
+        __attribute__((fallthrough));
+    case LT_DECIMAL: {
+        int scale;
+        i128 x;
+        if (!decimal_value(v, n, &scale, &x) || scale != c->scale || !fits_digits(x, c->precision))
+            return 0;
+        *taken = true;
+        return push_fixed(b, &x, err);
+    }
+    default: {
+        int want = exact_primitive(c);
+        if (want < 0 || basic != VB_PRIMITIVE || prim != want || n != 1 + (size_t)b->width)
+            return 0;
+        *taken = true;
+        return push_fixed(b, v + 1, err);
+    }
+    }
+}
+
+/* ---- shredding ---- */
+
+static int shred_group(struct builder *g, const struct dict *d, const uint8_t *v, size_t n,
+                       int depth, struct error *err);
+
+/* A group with neither value nor typed_value: a missing object field. */
+static int missing(struct builder *g, struct error *err)
+{
+    if (push_valid(g, true, err) != 0)
+        return -1;
+    for (size_t i = 0; i < g->nkids; i++)
+        if (push_null(&g->kids[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+/* The residual object: the fields of c not shredded (keep[k]), in their
+ * order, with their ids (of the row's dictionary). */
+static int residual(const struct container *c, const bool *keep, struct buf *out, struct error *err)
+{
+    uint64_t n = 0, bytes = 0, max_id = 0;
+    for (uint64_t k = 0; k < c->n; k++) {
+        if (!keep[k])
+            continue;
+        const uint8_t *p;
+        size_t len;
+        if (element(c, k, &p, &len, err) != 0)
+            return -1;
+        uint64_t id = variant_get_le(c->ids + k * (size_t)c->id_size, c->id_size);
+        max_id = id > max_id ? id : max_id;
+        bytes += len;
+        n++;
+    }
+    int id_size = max_id <= 0xff ? 1 : max_id <= 0xffff ? 2 : max_id <= 0xffffff ? 3 : 4;
+    int off_size = bytes <= 0xff ? 1 : bytes <= 0xffff ? 2 : bytes <= 0xffffff ? 3 : 4;
+    bool large = n > 0xff;
+    size_t need = 1 + (large ? 4 : 1) + n * (size_t)(id_size + off_size) + (size_t)off_size + bytes;
+    if (buf_reserve(out, need) != 0)
+        return error_nomem(err);
+    uint8_t *h = (uint8_t *)out->data + out->len;
+    h[0] = (uint8_t)(VB_OBJECT | ((off_size - 1) | (id_size - 1) << 2 | (large ? 1 : 0) << 4) << 2);
+    variant_put_le(h + 1, n, large ? 4 : 1);
+    uint8_t *ids = h + 1 + (large ? 4 : 1);
+    uint8_t *offs = ids + n * (size_t)id_size;
+    uint8_t *data = offs + (n + 1) * (size_t)off_size;
+    uint64_t at = 0, j = 0;
+    for (uint64_t k = 0; k < c->n; k++) {
+        if (!keep[k])
+            continue;
+        const uint8_t *p;
+        size_t len;
+        element(c, k, &p, &len, err); /* checked above */
+        variant_put_le(ids + j * (size_t)id_size,
+                       variant_get_le(c->ids + k * (size_t)c->id_size, c->id_size), id_size);
+        variant_put_le(offs + j * (size_t)off_size, at, off_size);
+        memcpy(data + at, p, len);
+        at += len;
+        j++;
+    }
+    variant_put_le(offs + n * (size_t)off_size, at, off_size);
+    out->len += need;
+    return 0;
+}
+
+static int typed_object(struct builder *g, struct builder *t, const struct dict *d,
+                        const uint8_t *v, size_t n, int depth, struct error *err)
+{
+    struct container c;
+    if (open_container(v, n, &c, err) != 0)
+        return -1;
+    bool *keep = malloc((size_t)(c.n ? c.n : 1));
+    int *field_of = malloc((t->nkids ? t->nkids : 1) * sizeof *field_of);
+    int rc = keep && field_of ? 0 : error_nomem(err);
+    for (size_t f = 0; f < t->nkids; f++)
+        if (field_of)
+            field_of[f] = -1;
+    uint64_t kept = 0;
+    for (uint64_t k = 0; rc == 0 && k < c.n; k++) {
+        const uint8_t *name;
+        size_t len;
+        if (!key_at(d, variant_get_le(c.ids + k * (size_t)c.id_size, c.id_size), &name, &len)) {
+            rc = corrupt(err, "a field id past the dictionary");
+            break;
+        }
+        keep[k] = true;
+        for (size_t f = 0; f < t->nkids; f++) {
+            const char *want = t->kids[f].col->name;
+            if (strlen(want) == len && memcmp(want, name, len) == 0) {
+                field_of[f] = (int)k;
+                keep[k] = false;
+            }
+        }
+        kept += keep[k];
+    }
+    if (rc == 0 && (rc = push_valid(t, true, err)) == 0) {
+        for (size_t f = 0; rc == 0 && f < t->nkids; f++) {
+            if (field_of[f] < 0) {
+                rc = missing(&t->kids[f], err);
+                continue;
+            }
+            const uint8_t *p;
+            size_t len;
+            rc = element(&c, (uint64_t)field_of[f], &p, &len, err);
+            if (rc == 0)
+                rc = shred_group(&t->kids[f], d, p, len, depth + 1, err);
+        }
+    }
+    if (rc == 0) {
+        struct builder *val = &g->kids[g->value];
+        if (kept == 0) {
+            rc = push_null(val, err);
+        } else {
+            size_t mark = val->data.len;
+            rc = push_valid(val, true, err);
+            if (rc == 0)
+                rc = residual(&c, keep, &val->data, err);
+            if (rc == 0)
+                rc = push_offset(val, val->data.len, err);
+            else
+                val->data.len = mark;
+        }
+    }
+    free(keep);
+    free(field_of);
+    return rc;
+}
+
+static int typed_array(struct builder *g, struct builder *t, const struct dict *d, const uint8_t *v,
+                       size_t n, int depth, struct error *err)
+{
+    struct container c;
+    if (open_container(v, n, &c, err) != 0)
+        return -1;
+    struct builder *el = &t->kids[0];
+    for (uint64_t k = 0; k < c.n; k++) {
+        const uint8_t *p;
+        size_t len;
+        if (element(&c, k, &p, &len, err) != 0 || shred_group(el, d, p, len, depth + 1, err) != 0)
+            return -1;
+    }
+    if (push_valid(t, true, err) != 0 || push_offset(t, (size_t)el->len, err) != 0)
+        return -1;
+    return push_null(&g->kids[g->value], err);
+}
+
+/* Value v into group g: typed where its layout takes it, else in value. */
+static int shred_group(struct builder *g, const struct dict *d, const uint8_t *v, size_t n,
+                       int depth, struct error *err)
+{
+    (void)depth; /* bounded by the layout's nesting (16 levels) */
+    if (n == 0)
+        return corrupt(err, "an empty value");
+    bool is_group = g->col->type == LT_STRUCT; /* field and element groups have validity */
+    if (is_group && push_valid(g, true, err) != 0)
+        return -1;
+    if (g->typed >= 0) {
+        struct builder *t = &g->kids[g->typed];
+        int basic = v[0] & 3;
+        if (t->col->type == LT_STRUCT && basic == VB_OBJECT)
+            return typed_object(g, t, d, v, n, depth, err);
+        if (t->col->type == LT_LIST && basic == VB_ARRAY)
+            return typed_array(g, t, d, v, n, depth, err);
+        if (t->col->type != LT_STRUCT && t->col->type != LT_LIST) {
+            bool taken;
+            if (typed_leaf(t, v, n, &taken, err) != 0)
+                return -1;
+            if (taken)
+                return push_null(&g->kids[g->value], err);
+        }
+        if (push_null(t, err) != 0)
+            return -1;
+    }
+    return push_bytes(&g->kids[g->value], v, n, err);
+}
+
+static void bytes_of(const struct ArrowArray *a, int64_t i, const uint8_t **p, size_t *n)
+{
+    const int32_t *off = a->buffers[1];
+    int64_t k = a->offset + i;
+    *p = (const uint8_t *)(a->buffers[2] ? a->buffers[2] : "") + off[k];
+    *n = (size_t)(off[k + 1] - off[k]);
+}
+
+int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, int64_t begin,
+                     int64_t n, struct ArrowArray *out, struct error *err)
+{
+    if (in->n_children != 2 || in->children[0]->n_buffers != 3 || in->children[1]->n_buffers != 3)
+        return error_fail(err, ERR_INVALID, "column '%s': not a variant's unshredded storage",
+                          v->name);
+    struct builder top;
+    if (builder_init(&top, v, err) != 0) {
+        builder_free(&top);
+        return -1;
+    }
+    const uint8_t *valid = in->n_buffers > 0 ? in->buffers[0] : NULL;
+    int rc = 0;
+    for (int64_t r = 0; r < n && rc == 0; r++) {
+        int64_t i = begin + r;
+        if (valid && in->null_count != 0 && !arrow_bit(valid, in->offset + i)) {
+            rc = push_null(&top, err);
+            continue;
+        }
+        const uint8_t *m, *val;
+        size_t mn, vn;
+        bytes_of(in->children[0], in->offset + i, &m, &mn);
+        bytes_of(in->children[1], in->offset + i, &val, &vn);
+        struct dict d;
+        rc = open_dict(m, mn, &d, err);
+        if (rc == 0)
+            rc = push_valid(&top, true, err);
+        if (rc == 0)
+            rc = push_bytes(&top.kids[0], m, mn, err);
+        if (rc == 0)
+            rc = shred_group(&top, &d, val, vn, 0, err);
+        if (rc != 0)
+            error_prefix(err, "column '%s', row %lld", v->name, (long long)i);
+    }
+    if (rc == 0)
+        rc = finish(&top, out, err);
+    builder_free(&top);
+    return rc;
+}
+
+static int field_schema(const struct lake_column *c, struct ArrowSchema *s)
+{
+    char fmt[32];
+    const char *f = c->type == LT_VARIANT ? "+s" : pq_arrow_format_for(c, fmt, sizeof fmt);
+    bool nested = c->type == LT_STRUCT || c->type == LT_VARIANT || c->type == LT_LIST;
+    if (arrow_schema_init(s, f, c->name, c->nullable ? ARROW_FLAG_NULLABLE : 0,
+                          nested ? (int64_t)c->nchildren : 0) != 0)
+        return -1;
+    for (size_t i = 0; nested && i < c->nchildren; i++)
+        if (field_schema(c->children[i], s->children[i]) != 0)
+            return -1;
+    return 0;
+}
+
+int pq_variant_shred_schema(const struct lake_column *v, struct ArrowSchema *out)
+{
+    if (field_schema(v, out) != 0) {
+        if (out->release)
+            out->release(out);
+        return -1;
+    }
+    return 0;
+}

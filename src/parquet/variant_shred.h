@@ -1,0 +1,36 @@
+/* Shredding variant values into a declared layout (parquet/variant_layout.h)
+ * as the writer takes them: the table's form of a variant column,
+ * struct<metadata, value> of Variant bytes (rows/rows_variant.h), becomes
+ * Arrow arrays shaped like the column's storage fields.
+ *
+ * Placement: a value goes to its group's typed_value when its Variant type
+ * is the leaf's (an integer of any width that fits an int leaf; a decimal
+ * of the leaf's scale whose digits fit its precision, whatever its width;
+ * a short or long string to a string leaf; otherwise the same primitive),
+ * an object to a shredded object (each declared field to its group, the
+ * others left in value as an object of the row's dictionary), an array to
+ * a shredded array; anything else stays in value. A declared field the
+ * object lacks has neither value nor typed_value. The metadata is the
+ * row's, unchanged. The input is trusted to be valid Variant (every path
+ * into the writer checks it); a value that does not parse as one is still
+ * refused (ERR_INVALID, variant_encoding), never read past. */
+#ifndef HL_PARQUET_VARIANT_SHRED_H
+#define HL_PARQUET_VARIANT_SHRED_H
+
+#include <stdint.h>
+
+#include "hoglake/arrow_abi.h"
+#include "lake/schema.h"
+#include "util/error.h"
+
+/* Rows [begin, begin + n) (logical indexes of in) of the table-form array
+ * in, shredded into *out (n rows, the caller's to release) for laid-out
+ * column v. */
+int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, int64_t begin,
+                     int64_t n, struct ArrowArray *out, struct error *err);
+
+/* The Arrow schema of v's storage fields, as pq_variant_shred builds them
+ * (named v's name). 0, or -1 when out of memory. */
+int pq_variant_shred_schema(const struct lake_column *v, struct ArrowSchema *out);
+
+#endif

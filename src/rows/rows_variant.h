@@ -1,0 +1,53 @@
+/* Variant columns in Arrow. A table's Arrow form of a variant column is its
+ * unshredded storage, struct<metadata: binary, value: binary> (both not
+ * null; the struct null for SQL NULL), marked "arrow.parquet.variant"
+ * (rows_schema.h). These convert to and from it:
+ *
+ * - JSON text, one value a row, encoded by variant/variant.h: what CSV and
+ *   JSON Lines input and callers without a Variant encoder hand in;
+ * - the storage a file's VARIANT group reads as (from any writer), checked
+ *   and made the table's form;
+ * - back to JSON text, for output that has no Variant type.
+ *
+ * A SQL NULL (a null slot) stays one; the JSON text `null` is a Variant
+ * null, a value. Failures are ERR_INVALID with the row (0-based within the
+ * array) and the codec's typed reason (invalid_json, duplicate_key,
+ * nesting_too_deep, number_out_of_range, variant_encoding), ERR_NOMEM,
+ * ERR_LIMIT past 2 GiB of encoded bytes in one array. */
+#ifndef HL_ROWS_VARIANT_H
+#define HL_ROWS_VARIANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hoglake/arrow_abi.h"
+#include "util/error.h"
+
+/* What to do with a row whose text is not a JSON value (the seed's
+ * on_invalid). */
+enum rows_variant_on_invalid {
+    ROWS_VARIANT_INVALID_ERROR, /* fail the whole array */
+    ROWS_VARIANT_INVALID_NULL,  /* the row becomes SQL NULL, counted */
+};
+
+/* Encodes `in`, an array of format "u", "U", "z" or "Z" holding JSON texts,
+ * into *out (the caller's to release): the unshredded storage struct.
+ * *invalid (may be NULL) receives the number of rows made null. */
+int rows_variant_from_json(const char *format, const struct ArrowArray *in,
+                           enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
+                           int64_t *invalid, struct error *err);
+
+/* Whether s, a struct field, is shaped as a VARIANT's storage: a binary
+ * `metadata`, and a binary `value`, a `typed_value` or both. */
+bool rows_variant_is_storage(const struct ArrowSchema *s);
+
+/* Makes *a, storage of shape s (rows_variant_is_storage), the table's
+ * unshredded form, in place: every row's bytes are checked to be a valid
+ * Variant. */
+int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, struct error *err);
+
+/* The JSON text of each row of a (the table's form) into *out, a "u" array
+ * (null where a is). */
+int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, struct error *err);
+
+#endif

@@ -1,0 +1,418 @@
+/* Variant storage in Arrow (rows/rows_variant.h): JSON text encoded into
+ * the unshredded struct, shredded storage read back (partially shredded
+ * objects merged with their residual, arrays of element groups, typed
+ * primitives), and storage the spec calls invalid refused with its reason.
+ *
+ * Storage is written as JSON Lines against a struct column shaped like
+ * VARIANT storage, its binaries in base64: the bytes below are built by
+ * hand from VariantEncoding.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pq_testlib.h"
+#include "rows/rows_schema.h"
+#include "rows/rows_variant.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_schema.h"
+#include "util/arena.h"
+#include "util/arrow.h"
+
+/* Metadata: dictionaries ["b"], ["a"] (sorted) and none. */
+#define M_B "\"EQEAAWI=\""
+#define M_A "\"EQEAAWE=\""
+#define M_EMPTY "\"AQAA\""
+/* Values: {<key 0>: int8 5}, int8 5, null. */
+#define V_OBJ5 "\"AgEAAAIMBQ==\""
+#define V_INT5 "\"DAU=\""
+#define V_NULL "\"AA==\""
+
+/* (metadata nullable: the catalog refuses a struct shaped exactly as
+ * VARIANT storage, and the reader does not look at nullability) */
+static const char storage_spec[] =
+    "v:struct<metadata:binary, value:binary, typed_value:struct<"
+    "a:struct<value:binary, typed_value:long>, "
+    "s:struct<value:binary, typed_value:string>, "
+    "d:struct<value:binary, typed_value:decimal(9,2)>, "
+    "l:struct<value:binary, typed_value:list<struct<value:binary, typed_value:long>!>>>>";
+
+struct parsed {
+    struct arena arena;
+    struct lake_table t;
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+};
+
+/* JSON Lines rows of a one-column table, as Arrow. */
+static void parse_rows(struct parsed *x, const char *spec, const char *jsonl)
+{
+    arena_init(&x->arena, 0);
+    lake_table_init(&x->t, &x->arena);
+    x->t.name = "t";
+    struct error err;
+    if (textio_table_from_spec(spec, &x->t, &err) != 0)
+        fail_msg("spec: %s", err.msg);
+    struct textio_parser *p;
+    assert_int_equal(textio_parser_new(&x->t, &p, &err), 0);
+    for (const char *line = jsonl; *line;) {
+        const char *nl = strchr(line, '\n');
+        assert_non_null(nl);
+        if (textio_parser_json_row(p, line, (size_t)(nl - line), &err) != 0)
+            fail_msg("row: %s", err.msg);
+        line = nl + 1;
+    }
+    assert_int_equal(textio_parser_take(p, &x->schema, &x->batch, &err), 0);
+    textio_parser_free(p);
+}
+
+static void parsed_free(struct parsed *x)
+{
+    if (x->batch.release)
+        x->batch.release(&x->batch);
+    x->schema.release(&x->schema);
+    lake_table_release(&x->t);
+    arena_free(&x->arena);
+}
+
+/* The rows' JSON, one a line ("SQL NULL" for a null). */
+static char *as_json(const struct ArrowArray *storage)
+{
+    struct ArrowArray text;
+    struct error err;
+    if (rows_variant_to_json(storage, &text, &err) != 0)
+        fail_msg("to_json: %s", err.msg);
+    struct buf out = BUF_INIT;
+    const int32_t *off = text.buffers[1];
+    for (int64_t i = 0; i < text.length; i++) {
+        const uint8_t *valid = text.buffers[0];
+        if (valid && !arrow_bit(valid, i))
+            buf_puts(&out, "SQL NULL");
+        else
+            buf_append(&out, (const char *)text.buffers[2] + off[i], (size_t)(off[i + 1] - off[i]));
+        buf_putc(&out, '\n');
+    }
+    text.release(&text);
+    return buf_take(&out);
+}
+
+/* Storage rows unshredded: their JSON, or the error (reason: message). */
+static char *unshred(const char *spec, const char *jsonl)
+{
+    struct parsed x;
+    parse_rows(&x, spec, jsonl);
+    struct error err = {0};
+    char *got;
+    if (rows_variant_unshred(x.schema.children[0], x.batch.children[0], &err) != 0) {
+        struct buf b = BUF_INIT;
+        buf_printf(&b, "%s: %s", err.reason ? err.reason : "-", err.msg);
+        got = buf_take(&b);
+    } else {
+        got = as_json(x.batch.children[0]);
+    }
+    parsed_free(&x);
+    return got;
+}
+
+static void expect_unshred(const char *jsonl, const char *want)
+{
+    char *got = unshred(storage_spec, jsonl);
+    if (strcmp(got, want) != 0)
+        fail_msg("got:\n%s\nwant:\n%s", got, want);
+    free(got);
+}
+
+static void expect_refused(const char *jsonl, const char *needle)
+{
+    char *got = unshred(storage_spec, jsonl);
+    if (!strstr(got, needle))
+        fail_msg("got:\n%s\nwant a refusal with: %s", got, needle);
+    free(got);
+}
+
+static void shredded_storage_reads(void **state)
+{
+    (void)state;
+    expect_unshred(
+        /* a partially shredded object: the residual's "b" and the typed
+         * "a", a name the row's dictionary lacks */
+        "{\"v\":{\"metadata\":" M_B ",\"value\":" V_OBJ5
+        ",\"typed_value\":{\"a\":{\"typed_value\":7}}}}\n"
+        /* typed fields only: a long string, a decimal(9,2) */
+        "{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"s\":{\"typed_value\":"
+        "\"0123456789012345678901234567890123456789012345678901234567890123456789\"},"
+        "\"d\":{\"typed_value\":\"-12.34\"}}}}\n"
+        /* an array of element groups, one typed and one in value */
+        "{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"l\":{\"typed_value\":"
+        "[{\"typed_value\":1},{\"value\":" V_NULL "}]}}}}\n"
+        "{\"v\":null}\n"
+        /* not shredded at all */
+        "{\"v\":{\"metadata\":" M_EMPTY ",\"value\":" V_INT5 "}}\n"
+        /* a null field group reads as a missing field (DuckDB's optional
+         * groups), and a field group with neither is missing too */
+        "{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"a\":{},\"s\":null}}}\n",
+        "{\"a\":7,\"b\":5}\n"
+        "{\"d\":-12.34,\"s\":"
+        "\"0123456789012345678901234567890123456789012345678901234567890123456789\"}\n"
+        "{\"l\":[1,null]}\n"
+        "SQL NULL\n"
+        "5\n"
+        "{}\n");
+}
+
+static void invalid_storage_refused(void **state)
+{
+    (void)state;
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"a\":{\"value\":" V_INT5
+                   ",\"typed_value\":7}}}}\n",
+                   "variant_encoding: row 0: shredded storage: both a value and a typed primitive");
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY ",\"value\":" V_INT5
+                   ",\"typed_value\":{\"a\":{\"typed_value\":7}}}}\n",
+                   "a value beside a shredded object that is not an object");
+    expect_refused("{\"v\":{\"metadata\":" M_A ",\"value\":" V_OBJ5
+                   ",\"typed_value\":{\"a\":{\"typed_value\":7}}}}\n",
+                   "a value that repeats a shredded field");
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY
+                   ",\"typed_value\":{\"l\":{\"typed_value\":[{}]}}}}\n",
+                   "an array element with neither value nor typed_value");
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY "}}\n",
+                   "a row with neither value nor typed_value");
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY ",\"value\":" V_OBJ5
+                   ",\"typed_value\":{\"a\":{\"typed_value\":7}}}}\n",
+                   "a field id past the dictionary");
+    /* An object value whose field id the dictionary lacks, unshredded:
+     * the decoder's check. */
+    expect_refused("{\"v\":{\"metadata\":" M_EMPTY ",\"value\":" V_OBJ5 "}}\n",
+                   "variant_encoding: row 0:");
+    /* A typed leaf no Variant type shreds to. */
+    char *got = unshred("v:struct<metadata:binary, value:binary, typed_value:uint32>",
+                        "{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":1}}\n");
+    assert_non_null(strstr(got, "$: a typed_value of Arrow type 'I'"));
+    free(got);
+}
+
+/* JSON text to storage: nulls stay SQL NULL, `null` is a Variant null, and
+ * bad text fails or becomes NULL as asked. */
+static void json_text_encoded(void **state)
+{
+    (void)state;
+    struct parsed x;
+    parse_rows(&x, "j:string",
+               "{\"j\":\"{\\\"b\\\":1,\\\"a\\\":[true]}\"}\n{\"j\":null}\n{\"j\":\"null\"}\n"
+               "{\"j\":\"{oops\"}\n");
+    struct ArrowArray out;
+    struct error err = {0};
+    int64_t invalid = -1;
+    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_ERROR,
+                                            &out, &invalid, &err),
+                     -1);
+    assert_string_equal(err.reason, "invalid_json");
+    assert_non_null(strstr(err.msg, "row 3"));
+    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_NULL,
+                                            &out, &invalid, &err),
+                     0);
+    assert_int_equal(invalid, 1);
+    char *got = as_json(&out);
+    assert_string_equal(got, "{\"a\":[true],\"b\":1}\nSQL NULL\nnull\nSQL NULL\n");
+    free(got);
+    out.release(&out);
+    parsed_free(&x);
+}
+
+/* ---- property: shredded and unshredded storage read alike ---- */
+
+static const char *const keys[] = {"s",   "n",   "i8", "big", "b",       "f",
+                                   "arr", "obj", "v",  "x",   "\xc3\xa9"};
+
+static void gen_json(struct rng *g, struct buf *out, int depth)
+{
+    /* Mostly objects at the top, as event properties are. */
+    uint64_t pick = depth == 0 && rng_below(g, 10) < 7 ? 10 : rng_below(g, depth >= 4 ? 8 : 11);
+    switch (pick) {
+    case 0: buf_puts(out, "null"); break;
+    case 1: buf_puts(out, rng_below(g, 2) ? "true" : "false"); break;
+    case 2: buf_printf(out, "%lld", (long long)rng_below(g, 300) - 150); break;
+    case 3:
+        buf_printf(out, "%lld", (long long)(rng_next(g) >> 1) * (rng_below(g, 2) ? 1 : -1));
+        break;
+    case 4: buf_puts(out, "123456789012345678901234567890"); break;
+    case 5: buf_printf(out, "%d.5", (int)rng_below(g, 100)); break;
+    case 6:
+        buf_puts(
+            out,
+            rng_below(g, 2)
+                ? "\"short\""
+                : "\"0123456789012345678901234567890123456789012345678901234567890123456789\"");
+        break;
+    case 7: buf_printf(out, "\"k%d\"", (int)rng_below(g, 5)); break;
+    case 8:
+    case 9: {
+        buf_putc(out, '[');
+        uint64_t n = rng_below(g, 4);
+        for (uint64_t i = 0; i < n; i++) {
+            if (i)
+                buf_putc(out, ',');
+            gen_json(g, out, depth + 1);
+        }
+        buf_putc(out, ']');
+        break;
+    }
+    default: {
+        buf_putc(out, '{');
+        bool used[sizeof keys / sizeof keys[0]] = {false};
+        uint64_t n = rng_below(g, 6);
+        bool first = true;
+        for (uint64_t i = 0; i < n; i++) {
+            size_t k = (size_t)rng_below(g, sizeof keys / sizeof keys[0]);
+            if (used[k])
+                continue;
+            used[k] = true;
+            buf_printf(out, "%s\"%s\":", first ? "" : ",", keys[k]);
+            first = false;
+            gen_json(g, out, depth + 1);
+        }
+        buf_putc(out, '}');
+    }
+    }
+}
+
+/* A "u" array of the texts. */
+static void text_array(const struct buf *texts, const int32_t *ends, int64_t n,
+                       struct ArrowArray *out)
+{
+    assert_int_equal(arrow_array_init(out, 3, 0), 0);
+    int32_t *off = malloc((size_t)(n + 1) * sizeof *off);
+    char *data = malloc(texts->len + 1);
+    assert_non_null(off);
+    assert_non_null(data);
+    off[0] = 0;
+    memcpy(off + 1, ends, (size_t)n * sizeof *off);
+    memcpy(data, texts->data, texts->len);
+    out->length = n;
+    out->null_count = 0;
+    arrow_array_own_buffer(out, 1, off);
+    arrow_array_own_buffer(out, 2, data);
+}
+
+static int64_t count_valid(const struct ArrowArray *a)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < a->length; i++)
+        n += !a->buffers[0] || arrow_bit(a->buffers[0], a->offset + i);
+    return n;
+}
+
+static void shredded_round_trip(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(
+        &tt, "[{'name':'v','type':'variant','type_params':{'shredding':{'type':'object','fields':["
+             "{'name':'s','type':'string'},{'name':'n','type':'int32'},{'name':'i8','type':'int8'},"
+             "{'name':'big','type':'decimal16','precision':38,'scale':0},"
+             "{'name':'b','type':'boolean'},{'name':'f','type':'double'},"
+             "{'name':'arr','type':'array','element':{'type':'int64'}},"
+             "{'name':'obj','type':'object','fields':[{'name':'s','type':'string'},"
+             "{'name':'v','type':'variant'},{'name':'x','type':'array','element':"
+             "{'type':'variant'}}]}]}}}]");
+    struct rng g = {0x5eed};
+    enum { ROWS = 3000 };
+    struct buf texts = BUF_INIT;
+    int32_t *ends = malloc(ROWS * sizeof *ends);
+    assert_non_null(ends);
+    for (int i = 0; i < ROWS; i++) {
+        gen_json(&g, &texts, 0);
+        ends[i] = (int32_t)texts.len;
+    }
+    struct ArrowArray text;
+    text_array(&texts, ends, ROWS, &text);
+    struct ArrowArray table_form;
+    struct error err;
+    assert_int_equal(
+        rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err), 0);
+    char *want = as_json(&table_form);
+
+    /* Written through the declared layout, in small row groups. */
+    struct ArrowSchema schema;
+    assert_int_equal(rows_table_arrow_schema(&tt.t, &schema), 0);
+    struct ArrowArray batch;
+    assert_int_equal(arrow_array_init(&batch, 1, 1), 0);
+    batch.length = ROWS;
+    arrow_array_move(&table_form, batch.children[0]);
+    struct buf file = BUF_INIT;
+    struct pq_sink sink = {test_sink_buf_write, &file};
+    struct pq_write_options o;
+    pq_write_options_default(&o);
+    o.row_group_bytes = 64 * 1024;
+    struct pq_writer *w;
+    if (pq_writer_open(&tt.t, &o, &sink, &w, &err) != 0 ||
+        pq_writer_write(w, &schema, &batch, &err) != 0)
+        fail_msg("write: %s", err.msg);
+    struct pq_write_result res;
+    assert_int_equal(pq_writer_close(w, &res, &err), 0);
+    pq_write_result_release(&res);
+    batch.release(&batch);
+    schema.release(&schema);
+
+    /* Read back: the storage is shredded, and unshreds to the same JSON. */
+    struct pq_source src;
+    pq_source_memory(&src, file.data, file.len);
+    struct pq_reader *rd;
+    assert_int_equal(pq_reader_open(&src, &rd, &err), 0);
+    const struct pq_schema *ps = pq_reader_schema(rd);
+    assert_true(ps->nleaves > 20); /* every declared leaf has a column */
+    struct ArrowSchema rs;
+    assert_int_equal(pq_reader_arrow_schema(rd, &rs, &err), 0);
+    struct buf got = BUF_INIT;
+    int64_t typed_s = 0, typed_arr = 0;
+    for (size_t k = 0; k < pq_reader_meta(rd)->nrow_groups; k++) {
+        struct ArrowArray b;
+        assert_int_equal(pq_reader_read_row_group(rd, k, &b, &err), 0);
+        /* v.typed_value.s.typed_value and v.typed_value.arr.typed_value */
+        const struct ArrowArray *typed = b.children[0]->children[2];
+        typed_s += count_valid(typed->children[0]->children[1]);
+        typed_arr += count_valid(typed->children[6]->children[1]);
+        if (rows_variant_unshred(rs.children[0], b.children[0], &err) != 0)
+            fail_msg("unshred: %s", err.msg);
+        char *part = as_json(b.children[0]);
+        buf_puts(&got, part);
+        free(part);
+        b.release(&b);
+    }
+    assert_true(pq_reader_meta(rd)->nrow_groups > 1);
+    /* Strings and arrays were shredded, not all left in value. */
+    assert_true(typed_s > ROWS / 100);
+    assert_true(typed_arr > ROWS / 100);
+    buf_putc(&got, '\0');
+    if (strcmp(got.data, want) != 0) {
+        const char *a = got.data, *b = want;
+        while (*a && *a == *b)
+            a++, b++;
+        fail_msg("differs at byte %zu: got ...%.80s want ...%.80s", (size_t)(a - got.data), a, b);
+    }
+    rs.release(&rs);
+    pq_reader_free(rd);
+    buf_free(&got);
+    buf_free(&file);
+    free(want);
+    free(ends);
+    buf_free(&texts);
+    text.release(&text);
+    test_table_release(&tt);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shredded_storage_reads),
+        cmocka_unit_test(invalid_storage_refused),
+        cmocka_unit_test(json_text_encoded),
+        cmocka_unit_test(shredded_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
