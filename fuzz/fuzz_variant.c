@@ -41,7 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mlen = size - 3;
     struct buf out = BUF_INIT;
     struct error e;
-    if (variant_to_json(data + 3, mlen, data + 3 + mlen, size - 3 - mlen, &out, &e) == 0) {
+    int decoded = variant_to_json(data + 3, mlen, data + 3 + mlen, size - 3 - mlen, &out, &e);
+    if ((variant_check(data + 3, mlen, data + 3 + mlen, size - 3 - mlen, &e) == 0) !=
+        (decoded == 0))
+        abort(); /* checking agrees with decoding */
+    if (decoded == 0) {
         struct buf m = BUF_INIT, v = BUF_INIT, again = BUF_INIT;
         if (variant_from_json(out.data, out.len, &m, &v, &e) != 0 ||
             variant_to_json((const uint8_t *)m.data, m.len, (const uint8_t *)v.data, v.len, &again,

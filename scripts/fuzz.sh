@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the Parquet reader for a bounded time, then the deletion-vector
-# decoder, the expression language and the Variant codec: builds the libFuzzer targets
+# decoder, the expression language, the Variant codec and Variant
+# shredding: builds the libFuzzer targets
 # with clang, ASan and UBSan in build-fuzz/, writes the seed corpus (valid
 # files of several shapes, and metadata structures cut from them), and runs
 # the target on it and on the regression inputs in tests/unit/corpus/.
@@ -36,7 +37,7 @@ cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWith
   exit 1
 }
 if ! cmake --build "$build" -j"$(nproc)" --target fuzz_pq_reader fuzz_pq_seeds fuzz_dv_reader \
-  fuzz_expr_parse fuzz_variant >"$build/build.log" 2>&1; then
+  fuzz_expr_parse fuzz_variant fuzz_variant_shred >"$build/build.log" 2>&1; then
   grep -E -A5 "error" "$build/build.log" | head -60 >&2
   echo "fuzz.sh: the build failed; log in $build/build.log" >&2
   exit 1
@@ -76,14 +77,15 @@ if [ "$rc" -ne 0 ] || grep -q -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzz
 fi
 echo "fuzz.sh: no crash in ${secs}s; corpus $(find "$corpus" -type f | wc -l) inputs" >&2
 
-# The small decoders share a quarter of the time (at least 6 s): the
-# deletion-vector decoder, the expression language and the Variant codec,
-# each from its own corpus (their inputs are small: the fuzzer finds the
-# shapes itself).
-small_secs=$((secs / 4 > 6 ? secs / 4 : 6))
-expr_secs=$((small_secs / 3))
-variant_secs=$((small_secs / 3))
-dv_secs=$((small_secs - expr_secs - variant_secs))
+# The small decoders share a quarter of the time (at least 8 s): the
+# deletion-vector decoder, the expression language, the Variant codec and
+# Variant shredding, each from its own corpus (their inputs are small: the
+# fuzzer finds the shapes itself).
+small_secs=$((secs / 4 > 8 ? secs / 4 : 8))
+expr_secs=$((small_secs / 4))
+variant_secs=$((small_secs / 4))
+shred_secs=$((small_secs / 4))
+dv_secs=$((small_secs - expr_secs - variant_secs - shred_secs))
 
 # run_small NAME LABEL TARGET SECONDS MAX_LEN CORPUS [SEEDS]: log fuzz-NAME.log,
 # artifacts NAME-*.
@@ -140,3 +142,14 @@ write_seeds "$variant_seeds" 1 <<'SEEDS'
 SEEDS
 run_small variant "Variant codec" fuzz_variant "$variant_secs" 8192 "$build/corpus-variant" \
   "$variant_seeds"
+
+# Seeds for shredding: JSON rows that fill the fuzz target's layout, and
+# some that do not.
+shred_seeds="$build/seeds-shred"
+write_seeds "$shred_seeds" 1 <<'SEEDS'
+{"a":1,"s":"x","d":1.5,"l":[{"x":2.5,"i":3},{"x":"no"},7],"b":true,"v":{"k":[null]},"z":0}
+{"a":"one","s":99,"l":{"x":1},"b":null}
+[{"a":1},"0123456789012345678901234567890123456789012345678901234567890123"]
+SEEDS
+run_small shred "Variant shredding" fuzz_variant_shred "$shred_secs" 8192 "$build/corpus-shred" \
+  "$shred_seeds"

@@ -230,6 +230,18 @@ HL_API hl_status hl_table_create(hl_namespace *ns, const char *name, const char 
  * they create or add, before any request. */
 HL_API hl_status hl_shredding_validate(const char *column, const char *declaration_json,
                                        struct hl_error *err);
+/* The leaves of a declaration that values libhoglake encodes from JSON
+ * text fill rarely or never, so that their columns would stay empty: JSON
+ * has no float, temporal, binary or uuid values; an integer within int64
+ * is an integer, never a decimal or a double; a fraction is a double,
+ * never a decimal; an integer past int64 fills only decimal16 with scale 0
+ * and a precision of at least 19. *paths_json (the caller's to free()) is
+ * a JSON array of their paths in document order ("$.price",
+ * "$.tags[*]"). Other writers type JSON their own way, so the list speaks
+ * for this encoder only. A declaration hl_shredding_validate refuses is
+ * HL_ERR_VALIDATION with its words. */
+HL_API hl_status hl_shredding_unshreddable_paths(const char *declaration_json, char **paths_json,
+                                                 struct hl_error *err);
 /* Opens an existing table at the head; the handle has no DDL snapshot. */
 HL_API hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out,
                                struct hl_error *err);

@@ -94,21 +94,56 @@ hl_status client_check_unstorable(const json_t *v, bool lone, const char *what,
                        what, where);
 }
 
+/* A caller's declaration text as the server reads a request's (lone
+ * surrogates kept as stand-ins, integers past int64 as reals). */
+static hl_status load_declaration(const char *text, json_t **decl, struct hl_error *err)
+{
+    json_error_t jerr;
+    *decl = jsonx_loadb_lenient(text, strlen(text), JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, NULL);
+    if (!*decl)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "the declaration is not JSON: %s", jerr.text);
+    return HL_OK;
+}
+
 hl_status hl_shredding_validate(const char *column, const char *declaration_json,
                                 struct hl_error *err)
 {
     if (!column || !declaration_json)
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "hl_shredding_validate needs a column name and a declaration");
-    json_error_t jerr;
-    json_t *decl = jsonx_loadb_lenient(declaration_json, strlen(declaration_json),
-                                       JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr, NULL);
-    if (!decl)
-        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "the declaration is not JSON: %s", jerr.text);
+    json_t *decl;
+    hl_status loaded = load_declaration(declaration_json, &decl, err);
+    if (loaded != HL_OK)
+        return loaded;
     struct error e;
     hl_status st =
         json_is_null(decl) || lake_shredding_check(decl, &e) == 0 ? HL_OK : refuse(err, column, &e);
+    json_decref(decl);
+    return st;
+}
+
+hl_status hl_shredding_unshreddable_paths(const char *declaration_json, char **paths_json,
+                                          struct hl_error *err)
+{
+    if (!declaration_json || !paths_json)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "hl_shredding_unshreddable_paths needs a declaration and an output");
+    *paths_json = NULL;
+    json_t *decl;
+    hl_status loaded = load_declaration(declaration_json, &decl, err);
+    if (loaded != HL_OK)
+        return loaded;
+    struct error e;
+    json_t *paths = NULL;
+    hl_status st = HL_OK;
+    if (lake_shredding_unshreddable(decl, &paths, &e) != 0)
+        st = e.code == ERR_NOMEM ? client_nomem(err)
+                                 : client_fail(err, HL_ERR_VALIDATION, "validation",
+                                               "invalid shredding declaration: %s", e.msg);
+    else if (!(*paths_json = json_dumps(paths, JSON_COMPACT)))
+        st = client_nomem(err);
+    json_decref(paths);
     json_decref(decl);
     return st;
 }

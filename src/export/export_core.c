@@ -168,9 +168,8 @@ static bool exportable(const struct lake_column *c, char *why, size_t size)
     case LT_UINT64:
     case LT_TIMESTAMP_S:
     case LT_TIMESTAMP_MS:
-    case LT_VARIANT:
-        /* Their Parquet form (unsigned INT64, milliseconds, native VARIANT)
-         * is not the Iceberg type's. */
+        /* Their Parquet form (unsigned INT64, milliseconds) is not the
+         * Iceberg type's. */
         snprintf(why, size, "column '%s' is %s, which the Iceberg export does not write yet",
                  c->name, lake_type_name(c->type));
         return false;

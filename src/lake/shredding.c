@@ -278,3 +278,72 @@ int lake_shredding_check(const json_t *decl, struct error *err)
     buf_free(&c.msg);
     return rc;
 }
+
+/* ---- leaves JSON text does not fill ---- */
+
+/* Whether values encoded from JSON text (variant/variant.h) can land in a
+ * leaf of this type: booleans, integers (of any width, when they fit),
+ * doubles (fractions), strings, and decimal16 with scale 0 and at least 19
+ * digits (integers past int64). */
+static bool json_fills(const json_t *node, const char *type)
+{
+    static const char *const filled[] = {"variant", "boolean", "int8",   "int16",
+                                         "int32",   "int64",   "double", "string"};
+    for (size_t i = 0; i < sizeof filled / sizeof filled[0]; i++)
+        if (strcmp(type, filled[i]) == 0)
+            return true;
+    return strcmp(type, "decimal16") == 0 &&
+           json_integer_value(json_object_get(node, "scale")) == 0 &&
+           json_integer_value(json_object_get(node, "precision")) >= 19;
+}
+
+static int unshreddable(const json_t *node, struct buf *path, json_t *out, struct error *err)
+{
+    const char *type = json_string_value(json_object_get(node, "type"));
+    size_t len = path->len;
+    int rc = 0;
+    if (strcmp(type, "object") == 0) {
+        size_t i;
+        const json_t *f;
+        json_array_foreach (json_object_get(node, "fields"), i, f) {
+            const json_t *name = json_object_get(f, "name");
+            char *q = quoted(json_string_value(name), json_string_length(name));
+            rc = q && buf_putc(path, '.') == 0 && buf_puts(path, q) == 0 ? 0 : error_nomem(err);
+            free(q);
+            if (rc == 0)
+                rc = unshreddable(f, path, out, err);
+            path->len = len;
+            path->data[len] = '\0';
+            if (rc != 0)
+                return rc;
+        }
+        return 0;
+    }
+    if (strcmp(type, "array") == 0) {
+        if (buf_puts(path, "[*]") != 0)
+            return error_nomem(err);
+        rc = unshreddable(json_object_get(node, "element"), path, out, err);
+        path->len = len;
+        path->data[len] = '\0';
+        return rc;
+    }
+    if (json_fills(node, type))
+        return 0;
+    return json_array_append_new(out, json_string(path->data)) == 0 ? 0 : error_nomem(err);
+}
+
+int lake_shredding_unshreddable(const json_t *decl, json_t **out, struct error *err)
+{
+    if (lake_shredding_check(decl, err) != 0)
+        return -1;
+    struct buf path = BUF_INIT;
+    *out = json_array();
+    int rc =
+        *out && buf_putc(&path, '$') == 0 ? unshreddable(decl, &path, *out, err) : error_nomem(err);
+    buf_free(&path);
+    if (rc != 0) {
+        json_decref(*out);
+        *out = NULL;
+    }
+    return rc;
+}

@@ -40,4 +40,14 @@ enum {
  * or ERR_NOMEM. The first fault in document order is the one named. */
 int lake_shredding_check(const json_t *decl, struct error *err);
 
+/* The paths (named as lake_shredding_check names nodes: "$.price",
+ * "$.tags[*]") of the leaves that values encoded from JSON text
+ * (variant/variant.h) fill rarely or never, in document order, as a JSON
+ * array into *out (the caller's): JSON has no float, temporal, binary or
+ * uuid values; an integer within int64 is an integer, never a decimal or a
+ * double; a fraction is a double, never a decimal; an integer past int64
+ * fills only decimal16 with scale 0 and at least 19 digits. A declaration
+ * lake_shredding_check refuses is refused as it refuses it. */
+int lake_shredding_unshreddable(const json_t *decl, json_t **out, struct error *err);
+
 #endif

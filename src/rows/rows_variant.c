@@ -47,6 +47,18 @@ static void bytes_at(const struct bytes_in *in, int64_t i, const uint8_t **p, si
     *n = (size_t)(e - b);
 }
 
+/* The bytes of values [first, first + n) (laid out in order). */
+static size_t span_bytes(const struct bytes_in *in, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    const uint8_t *p0, *p1;
+    size_t n0, n1;
+    bytes_at(in, first, &p0, &n0);
+    bytes_at(in, first + n - 1, &p1, &n1);
+    return p1 + n1 >= p0 ? (size_t)(p1 + n1 - p0) : 0;
+}
+
 /* ---- building binary arrays ---- */
 
 struct bytes_out {
@@ -164,9 +176,23 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
         return error_fail(err, ERR_INVALID, "variant values come as JSON text, not Arrow '%s'",
                           format);
     struct storage_out s;
-    if (storage_init(&s, in->length, err) != 0) {
+    struct variant_encoder *enc = variant_encoder_new();
+    if (!enc || storage_init(&s, in->length, err) != 0) {
+        if (enc)
+            storage_free(&s);
+        variant_encoder_free(enc);
+        return enc ? -1 : error_nomem(err);
+    }
+    /* A Variant is about as long as its JSON text, and rarely longer;
+     * its dictionary about half. Reserved, not touched: no copy as the
+     * buffers grow. */
+    int64_t text_bytes = (int64_t)span_bytes(&text, 0, in->length);
+    if (text_bytes > 0 && text_bytes < INT32_MAX &&
+        (buf_reserve(&s.value.data, (size_t)text_bytes) != 0 ||
+         buf_reserve(&s.metadata.data, (size_t)text_bytes / 2) != 0)) {
         storage_free(&s);
-        return -1;
+        variant_encoder_free(enc);
+        return error_nomem(err);
     }
     int64_t bad = 0;
     for (int64_t i = 0; i < in->length; i++) {
@@ -179,7 +205,8 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
         size_t n;
         bytes_at(&text, i, &p, &n);
         struct error e = {0};
-        if (variant_from_json((const char *)p, n, &s.metadata.data, &s.value.data, &e) != 0) {
+        if (variant_encoder_encode(enc, (const char *)p, n, &s.metadata.data, &s.value.data, &e) !=
+            0) {
             if (e.code == ERR_NOMEM || on_invalid == ROWS_VARIANT_INVALID_ERROR) {
                 *err = e;
                 at_row(err, i);
@@ -196,11 +223,13 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
     if (storage_finish(&s, out, err) != 0)
         goto fail;
     storage_free(&s);
+    variant_encoder_free(enc);
     if (invalid)
         *invalid = bad;
     return 0;
 fail:
     storage_free(&s);
+    variant_encoder_free(enc);
     return -1;
 }
 
@@ -238,7 +267,6 @@ int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, stru
     if (!plan)
         return -1;
     struct storage_out out;
-    struct buf scratch = {0};
     if (storage_init(&out, a->length, err) != 0)
         goto fail;
     const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
@@ -253,11 +281,10 @@ int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, stru
             at_row(err, i);
             goto fail;
         }
-        /* Decoding checks every offset, id and length of the row. */
-        buf_reset(&scratch);
-        if (variant_to_json((const uint8_t *)out.metadata.data.data + m0,
-                            out.metadata.data.len - m0, (const uint8_t *)out.value.data.data + v0,
-                            out.value.data.len - v0, &scratch, err) != 0) {
+        /* Checks every offset, id and length of the row. */
+        if (variant_check((const uint8_t *)out.metadata.data.data + m0, out.metadata.data.len - m0,
+                          (const uint8_t *)out.value.data.data + v0, out.value.data.len - v0,
+                          err) != 0) {
             at_row(err, i);
             goto fail;
         }
@@ -268,14 +295,12 @@ int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, stru
     if (storage_finish(&out, &fresh, err) != 0)
         goto fail;
     storage_free(&out);
-    buf_free(&scratch);
     unshred_plan_free(plan);
     a->release(a);
     arrow_array_move(&fresh, a);
     return 0;
 fail:
     storage_free(&out);
-    buf_free(&scratch);
     unshred_plan_free(plan);
     return -1;
 }
@@ -290,6 +315,14 @@ int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, str
     uint8_t *validity = NULL;
     if (bytes_out_init(&text, a->length, err) != 0)
         goto fail;
+    /* JSON text is about as long as a value's bytes and its dictionary's
+     * together: reserved once rather than grown by copies. */
+    size_t guess =
+        span_bytes(&meta, a->offset, a->length) + span_bytes(&value, a->offset, a->length);
+    if (guess < INT32_MAX && buf_reserve(&text.data, guess) != 0) {
+        error_nomem(err);
+        goto fail;
+    }
     const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
     int64_t nulls = 0;
     for (int64_t i = 0; i < a->length; i++) {

@@ -33,6 +33,20 @@ void arena_free(struct arena *a)
     a->used_bytes = 0;
 }
 
+void arena_reset(struct arena *a)
+{
+    struct arena_chunk *keep = a->head;
+    if (!keep)
+        return;
+    for (struct arena_chunk *c = keep->next, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    keep->next = NULL;
+    keep->used = 0;
+    a->used_bytes = keep->cap;
+}
+
 static size_t align_up(size_t n)
 {
     const size_t al = _Alignof(max_align_t);

@@ -20,6 +20,9 @@ struct arena {
 void arena_init(struct arena *a, size_t limit_bytes);
 /* Frees every allocation made from `a`; `a` may be reused afterwards. */
 void arena_free(struct arena *a);
+/* The same, keeping the newest chunk for the allocations to come: for an
+ * arena reused by many small operations in turn. */
+void arena_reset(struct arena *a);
 
 void *arena_alloc(struct arena *a, size_t size);            /* uninitialised */
 void *arena_calloc(struct arena *a, size_t n, size_t size); /* zeroed, overflow-checked */

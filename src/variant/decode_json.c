@@ -68,13 +68,25 @@ static void key_at(const struct decoder *d, uint32_t id, const char **s, size_t 
     *len = (size_t)(b - a);
 }
 
+/* Output, unless only checking (d->out NULL). */
 static int put_json_string(struct decoder *d, const char *s, size_t n)
 {
+    if (!d->out)
+        return 0;
     return jsonx_put_string(d->out, s, n) == 0 ? 0 : error_nomem(d->err);
+}
+
+static int put_char(struct decoder *d, char c)
+{
+    if (!d->out)
+        return 0;
+    return buf_putc(d->out, c) == 0 ? 0 : error_nomem(d->err);
 }
 
 static int put_text(struct decoder *d, const char *s, size_t n, bool quoted)
 {
+    if (!d->out)
+        return 0;
     if (quoted)
         return put_json_string(d, s, n);
     return buf_append(d->out, s, n) == 0 ? 0 : error_nomem(d->err);
@@ -90,6 +102,42 @@ static bool decimal_fits(i128 v, int digits)
     for (int k = 0; k < digits; k++)
         limit *= 10;
     return v < limit && v > -limit;
+}
+
+static i128 decimal_value(int type, const uint8_t *p)
+{
+    if (type == VT_DECIMAL4)
+        return (int32_t)variant_get_le(p + 1, 4);
+    if (type == VT_DECIMAL8)
+        return (int64_t)variant_get_le(p + 1, 8);
+    return (i128)((__extension__(unsigned __int128) variant_get_le(p + 9, 8) << 64) |
+                  variant_get_le(p + 1, 8));
+}
+
+static bool decimal_ok(int type, const uint8_t *p)
+{
+    int digits = type == VT_DECIMAL4 ? 9 : type == VT_DECIMAL8 ? 18 : 38;
+    return p[0] <= 38 && decimal_fits(decimal_value(type, p), digits);
+}
+
+/* The checks formatting a primitive makes, without the formatting. */
+static int check_primitive(struct decoder *d, int type, const uint8_t *p, size_t need)
+{
+    switch (type) {
+    case VT_DECIMAL4:
+    case VT_DECIMAL8:
+    case VT_DECIMAL16:
+        return decimal_ok(type, p) ? 0 : corrupt(d, "a decimal beyond its precision or scale");
+    case VT_TIME_NTZ: {
+        int64_t t = (int64_t)variant_get_le(p, 8);
+        return t >= 0 && t < INT64_C(86400000000) ? 0 : corrupt(d, "a time outside a day");
+    }
+    case VT_STRING:
+        return str_utf8_valid((const char *)p + 4, need - 4, NULL)
+                   ? 0
+                   : corrupt(d, "a string that is not UTF-8");
+    default: return 0;
+    }
 }
 
 /* A primitive's value_data at p (avail bytes); *size its whole encoding. */
@@ -130,6 +178,8 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
         need = 4 + (size_t)n;
     }
     *size = 1 + need;
+    if (!d->out) /* checking only: what formatting would refuse */
+        return check_primitive(d, type, p, need);
     char text[NUMFMT_TEXT_MAX + 64];
     size_t k = 0;
     switch (type) {
@@ -173,19 +223,9 @@ static int primitive(struct decoder *d, int type, const uint8_t *p, size_t avail
     case VT_DECIMAL4:
     case VT_DECIMAL8:
     case VT_DECIMAL16: {
-        int scale = p[0];
-        i128 v;
-        if (type == VT_DECIMAL4)
-            v = (int32_t)variant_get_le(p + 1, 4);
-        else if (type == VT_DECIMAL8)
-            v = (int64_t)variant_get_le(p + 1, 8);
-        else
-            v = (i128)((__extension__(unsigned __int128) variant_get_le(p + 9, 8) << 64) |
-                       variant_get_le(p + 1, 8));
-        int digits = type == VT_DECIMAL4 ? 9 : type == VT_DECIMAL8 ? 18 : 38;
-        if (scale > 38 || !decimal_fits(v, digits))
+        if (!decimal_ok(type, p))
             return corrupt(d, "a decimal beyond its precision or scale");
-        k = numfmt_decimal(v, scale, text);
+        k = numfmt_decimal(decimal_value(type, p), p[0], text);
         break;
     }
     case VT_DATE:
@@ -237,7 +277,7 @@ static int decode(struct decoder *d, const uint8_t *p, size_t avail, int depth, 
 /* One element or field value at p, which must fill exactly len bytes. */
 static int decode_exact(struct decoder *d, const uint8_t *p, size_t len, int depth)
 {
-    size_t size;
+    size_t size = 0;
     if (decode(d, p, len, depth, &size) != 0)
         return -1;
     return size == len ? 0 : corrupt(d, "a value that does not end where the next one begins");
@@ -325,18 +365,18 @@ static int container(struct decoder *d, int basic, int header, const uint8_t *p,
             if (cmp_key(&slots[i - 1], &slots[i]) == 0)
                 rc = corrupt(d, "an object that names a key twice");
     }
-    if (rc == 0 && buf_putc(d->out, object ? '{' : '[') != 0)
+    if (rc == 0 && put_char(d, object ? '{' : '[') != 0)
         rc = error_nomem(d->err);
     for (uint64_t i = 0; i < n && rc == 0; i++) {
-        if (i && buf_putc(d->out, ',') != 0)
+        if (i && put_char(d, ',') != 0)
             rc = error_nomem(d->err);
         if (rc == 0 && object &&
-            (put_json_string(d, slots[i].key, slots[i].key_len) != 0 || buf_putc(d->out, ':') != 0))
+            (put_json_string(d, slots[i].key, slots[i].key_len) != 0 || put_char(d, ':') != 0))
             rc = -1;
         if (rc == 0)
             rc = decode_exact(d, values + slots[i].offset, (size_t)slots[i].len, depth + 1);
     }
-    if (rc == 0 && buf_putc(d->out, object ? '}' : ']') != 0)
+    if (rc == 0 && put_char(d, object ? '}' : ']') != 0)
         rc = error_nomem(d->err);
     free(slots);
     return rc;
@@ -358,6 +398,14 @@ static int decode(struct decoder *d, const uint8_t *p, size_t avail, int depth, 
         return put_json_string(d, (const char *)p + 1, (size_t)header);
     default: return container(d, basic, header, p + 1, avail - 1, depth, size);
     }
+}
+
+int variant_check(const uint8_t *metadata, size_t metadata_len, const uint8_t *value,
+                  size_t value_len, struct error *err)
+{
+    struct decoder d = {.out = NULL, .err = err};
+    int rc = open_metadata(&d, metadata, metadata_len);
+    return rc == 0 ? decode_exact(&d, value, value_len, 0) : rc;
 }
 
 int variant_to_json(const uint8_t *metadata, size_t metadata_len, const uint8_t *value,

@@ -45,6 +45,9 @@ struct key {
     uint32_t id; /* in the sorted dictionary */
 };
 
+/* Kept from one value to the next (variant_encoder): its memory, and the
+ * last dictionary's keys and order, which the next value reuses when it
+ * has the same keys in the same order (rows of one source mostly do). */
 struct encoder {
     const char *p, *end, *start;
     struct arena arena;
@@ -54,6 +57,10 @@ struct encoder {
     size_t nslots;
     struct buf scratch; /* a string being unescaped */
     struct key **order; /* the dictionary, sorted */
+    size_t order_cap;
+    struct buf last_keys; /* the last value's keys, in the order met */
+    uint32_t *last_ranks; /* and each one's rank in its sorted dictionary */
+    size_t nlast, last_cap;
     struct error *err;
 };
 
@@ -474,22 +481,69 @@ static int cmp_keys(const void *x, const void *y)
     return cmp_key_bytes(a->s, a->len, b->s, b->len);
 }
 
-/* Sorts the dictionary: each key's id is its rank. Returns the sorted
- * order (the caller frees it). */
-static struct key **sort_dictionary(struct encoder *e)
+/* Whether this value's keys, in the order met, are the last value's. */
+static bool same_keys(const struct encoder *e)
 {
-    struct key **order = malloc((e->nkeys + 1) * sizeof *order);
-    if (!order) {
-        error_nomem(e->err);
-        return NULL;
+    if (e->nkeys != e->nlast)
+        return false;
+    const char *p = e->last_keys.data;
+    for (size_t k = 0; k < e->nkeys; k++) {
+        uint32_t len;
+        memcpy(&len, p, sizeof len);
+        if (len != e->keys[k].len || memcmp(p + sizeof len, e->keys[k].s, len) != 0)
+            return false;
+        p += sizeof len + len;
+    }
+    return true;
+}
+
+/* Keeps this value's keys and ranks for the next value. */
+static int remember_keys(struct encoder *e)
+{
+    if (e->nkeys > e->last_cap) {
+        uint32_t *r = realloc(e->last_ranks, e->nkeys * sizeof *r);
+        if (!r)
+            return error_nomem(e->err);
+        e->last_ranks = r;
+        e->last_cap = e->nkeys;
+    }
+    buf_reset(&e->last_keys);
+    for (size_t k = 0; k < e->nkeys; k++) {
+        uint32_t len = e->keys[k].len;
+        if (buf_append(&e->last_keys, &len, sizeof len) != 0 ||
+            buf_append(&e->last_keys, e->keys[k].s, len) != 0)
+            return error_nomem(e->err);
+        e->last_ranks[k] = e->keys[k].id;
+    }
+    e->nlast = e->nkeys;
+    return 0;
+}
+
+/* Sorts the dictionary: each key's id is its rank, and e->order the keys
+ * by rank. */
+static int sort_dictionary(struct encoder *e)
+{
+    if (e->nkeys + 1 > e->order_cap) {
+        struct key **order = realloc(e->order, (e->nkeys + 1) * sizeof *order);
+        if (!order)
+            return error_nomem(e->err);
+        e->order = order;
+        e->order_cap = e->nkeys + 1;
+    }
+    if (same_keys(e)) {
+        for (size_t k = 0; k < e->nkeys; k++) {
+            e->keys[k].id = e->last_ranks[k];
+            e->order[e->last_ranks[k]] = &e->keys[k];
+        }
+        return 0;
     }
     for (size_t k = 0; k < e->nkeys; k++)
-        order[k] = &e->keys[k];
+        e->order[k] = &e->keys[k];
     if (e->nkeys > 1)
-        qsort(order, e->nkeys, sizeof *order, cmp_keys);
+        qsort(e->order, e->nkeys, sizeof *e->order, cmp_keys);
     for (size_t k = 0; k < e->nkeys; k++)
-        order[k]->id = (uint32_t)k;
-    return order;
+        e->order[k]->id = (uint32_t)k;
+    return remember_keys(e);
 }
 
 /* ---- sizes ---- */
@@ -657,40 +711,81 @@ static int write_metadata(struct encoder *e, struct key **order, struct buf *out
     return 0;
 }
 
-int variant_from_json(const char *json, size_t len, struct buf *metadata, struct buf *value,
-                      struct error *err)
+struct variant_encoder *variant_encoder_new(void)
 {
-    struct encoder e = {
-        .p = json, .end = json + len, .start = json, .scratch = BUF_INIT, .err = err};
-    arena_init(&e.arena, 0);
+    struct encoder *e = calloc(1, sizeof *e);
+    if (e)
+        arena_init(&e->arena, 0);
+    return (struct variant_encoder *)e;
+}
+
+void variant_encoder_free(struct variant_encoder *ve)
+{
+    struct encoder *e = (struct encoder *)ve;
+    if (!e)
+        return;
+    free(e->order);
+    free(e->keys);
+    free(e->slots);
+    free(e->last_ranks);
+    buf_free(&e->last_keys);
+    buf_free(&e->scratch);
+    arena_free(&e->arena);
+    free(e);
+}
+
+int variant_encoder_encode(struct variant_encoder *ve, const char *json, size_t len,
+                           struct buf *metadata, struct buf *value, struct error *err)
+{
+    struct encoder *e = (struct encoder *)ve;
+    e->p = e->start = json;
+    e->end = json + len;
+    e->err = err;
+    e->nkeys = 0;
+    if (e->slots)
+        memset(e->slots, 0, e->nslots * sizeof *e->slots);
+    buf_reset(&e->scratch);
+    arena_reset(&e->arena);
     size_t mlen = metadata->len, vlen = value->len;
-    struct node *root = read_value(&e, 0);
+    struct node *root = read_value(e, 0);
     int rc = root ? 0 : -1;
     if (rc == 0) {
-        skip_ws(&e);
-        if (e.p != e.end)
-            rc = bad_json(&e, "text after the value");
+        skip_ws(e);
+        if (e->p != e->end)
+            rc = bad_json(e, "text after the value");
     }
-    if (rc == 0 && !(e.order = sort_dictionary(&e)))
-        rc = -1;
     if (rc == 0)
-        rc = measure(&e, root);
+        rc = sort_dictionary(e);
     if (rc == 0)
-        rc = write_metadata(&e, e.order, metadata);
+        rc = measure(e, root);
+    if (rc == 0)
+        rc = write_metadata(e, e->order, metadata);
     if (rc == 0 && buf_reserve(value, root->size) != 0)
         rc = error_nomem(err);
     if (rc == 0) {
-        write_node(&e, root, (uint8_t *)value->data + value->len);
+        write_node(e, root, (uint8_t *)value->data + value->len);
         value->len += root->size;
         value->data[value->len] = '\0';
     } else {
         metadata->len = mlen;
         value->len = vlen;
     }
-    free(e.order);
-    free(e.keys);
-    free(e.slots);
-    buf_free(&e.scratch);
-    arena_free(&e.arena);
+    /* A value with very many keys leaves no table behind it to clear. */
+    if (e->nslots > 4096) {
+        free(e->slots);
+        e->slots = NULL;
+        e->nslots = 0;
+    }
+    return rc;
+}
+
+int variant_from_json(const char *json, size_t len, struct buf *metadata, struct buf *value,
+                      struct error *err)
+{
+    struct variant_encoder *e = variant_encoder_new();
+    if (!e)
+        return error_nomem(err);
+    int rc = variant_encoder_encode(e, json, len, metadata, value, err);
+    variant_encoder_free(e);
     return rc;
 }

@@ -105,12 +105,59 @@ static void quoting(void **state)
     buf_free(&b);
 }
 
+static void expect_unshreddable(const char *decl_text, const char *want)
+{
+    json_error_t je;
+    json_t *decl = json_loads(decl_text, JSON_DECODE_ANY, &je);
+    assert_non_null(decl);
+    json_t *paths = NULL;
+    struct error err;
+    if (lake_shredding_unshreddable(decl, &paths, &err) != 0)
+        fail_msg("%s", err.msg);
+    char *got = json_dumps(paths, JSON_COMPACT);
+    if (strcmp(got, want) != 0)
+        fail_msg("got %s, want %s", got, want);
+    free(got);
+    json_decref(paths);
+    json_decref(decl);
+}
+
+/* Leaves JSON text never fills, by the encoder's typing. */
+static void unshreddable_paths(void **state)
+{
+    (void)state;
+    expect_unshreddable(
+        "{\"type\":\"object\",\"fields\":["
+        "{\"name\":\"$browser\",\"type\":\"string\"},"
+        "{\"name\":\"price\",\"type\":\"decimal8\",\"precision\":18,\"scale\":2},"
+        "{\"name\":\"n\",\"type\":\"int8\"},{\"name\":\"f\",\"type\":\"float\"},"
+        "{\"name\":\"d\",\"type\":\"double\"},{\"name\":\"at\",\"type\":\"timestamptz\"},"
+        "{\"name\":\"big\",\"type\":\"decimal16\",\"precision\":38,\"scale\":0},"
+        "{\"name\":\"small\",\"type\":\"decimal16\",\"precision\":18,\"scale\":0},"
+        "{\"name\":\"frac\",\"type\":\"decimal16\",\"precision\":38,\"scale\":2},"
+        "{\"name\":\"tags\",\"type\":\"array\",\"element\":{\"type\":\"uuid\"}},"
+        "{\"name\":\"o\",\"type\":\"object\",\"fields\":[{\"name\":\"b\",\"type\":\"binary\"},"
+        "{\"name\":\"v\",\"type\":\"variant\"},{\"name\":\"ok\",\"type\":\"boolean\"}]}]}",
+        "[\"$.price\",\"$.f\",\"$.at\",\"$.small\",\"$.frac\",\"$.tags[*]\",\"$.o.b\"]");
+    expect_unshreddable("{\"type\":\"variant\"}", "[]");
+    expect_unshreddable("{\"type\":\"date\"}", "[\"$\"]");
+    /* A declaration the grammar refuses is refused in its words. */
+    json_t *bad = json_loads("{\"type\":\"array\"}", 0, NULL);
+    json_t *paths = NULL;
+    struct error err;
+    assert_int_equal(lake_shredding_unshreddable(bad, &paths, &err), -1);
+    assert_string_equal(err.msg, "$ has no element");
+    assert_null(paths);
+    json_decref(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_vector),
         cmocka_unit_test(lowercase_as_java),
         cmocka_unit_test(quoting),
+        cmocka_unit_test(unshreddable_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,11 +202,11 @@ json_t *compaction_result_json(const struct compaction_result *r)
         "heap_budget_exceeded", (json_int_t)r->heap_budget_exceeded, "failed_groups",
         (json_int_t)r->failed_groups, "storage_refused", (json_int_t)r->storage_refused,
         "dvs_applied", (json_int_t)r->dvs_applied, "rows_dropped", (json_int_t)r->rows_dropped);
-    json_t *planner = json_pack(
-        "{s:I,s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
-        "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",
-        (json_int_t)r->candidates_dv, "candidates_claimed", (json_int_t)r->candidates_claimed,
-        "tables_variant_skipped", (json_int_t)r->tables_variant, "plan_ms", (json_int_t)r->plan_ms);
+    json_t *planner =
+        json_pack("{s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
+                  "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",
+                  (json_int_t)r->candidates_dv, "candidates_claimed",
+                  (json_int_t)r->candidates_claimed, "plan_ms", (json_int_t)r->plan_ms);
     if (!o || !planner || json_object_update(o, planner) != 0) {
         json_decref(o);
         o = NULL;

@@ -9,7 +9,8 @@
  *    closes at the target bytes or COMPACTION_MAX_INPUT_FILES files and is
  *    kept with at least max(2, min(COMPACTION_MIN_INPUT_FILES,
  *    target / largest)) files, or when it holds a file at least half of
- *    whose rows are deleted; tables holding a variant column are skipped.
+ *    whose rows are deleted. A variant column's values are read from any
+ *    layout and written as the table declares it.
  *    Each input's deletion vector (or none) is part of the plan. Each group
  *    is claimed in hog_compaction_claim, so replicas never rewrite the same
  *    files;
@@ -69,7 +70,6 @@ struct compaction_result {
     int64_t candidates_files;   /* live files under the target (by live bytes) considered */
     int64_t candidates_dv;      /* ... with a live deletion vector */
     int64_t candidates_claimed; /* ... left out for another unexpired claim */
-    int64_t tables_variant;     /* tables skipped for a variant column */
     int64_t plan_ms;
 };
 

@@ -225,14 +225,9 @@ int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *cla
     size_t ntables = 0;
     if (store_compaction_tables(ctx->db, cat->id, a, &tables, &ntables, err) != 0)
         return error_prefix(err, "compaction tables");
-    for (size_t i = 0; i < ntables && pl.ngroups < (size_t)opt->batch; i++) {
-        if (tables[i].variant) {
-            res->tables_variant++;
-            continue;
-        }
+    for (size_t i = 0; i < ntables && pl.ngroups < (size_t)opt->batch; i++)
         if (plan_table(&pl, &tables[i], err) != 0)
             return -1;
-    }
     *groups = pl.groups;
     *ngroups = pl.ngroups;
     return 0;

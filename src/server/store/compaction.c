@@ -17,9 +17,7 @@ int store_compaction_tables(struct db_conn *db, int64_t catalog_id, struct arena
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
     PGresult *r = db_exec(db->pg,
-                          "SELECT t.table_id, n.name, v.name, EXISTS (SELECT 1 FROM hog_column c"
-                          "  WHERE c.catalog_id = t.catalog_id AND c.table_id = t.table_id"
-                          "  AND c.end_snapshot IS NULL AND c.col_type = 'variant')"
+                          "SELECT t.table_id, n.name, v.name"
                           " FROM hog_table t JOIN hog_table_version v ON v.catalog_id ="
                           "  t.catalog_id AND v.table_id = t.table_id AND v.end_snapshot IS NULL"
                           " JOIN hog_namespace n ON n.catalog_id = v.catalog_id"
@@ -37,7 +35,6 @@ int store_compaction_tables(struct db_conn *db, int64_t catalog_id, struct arena
         t->id = db_i64(r, (int)i, 0);
         t->ns = arena_strdup(a, db_str(r, (int)i, 1));
         t->name = arena_strdup(a, db_str(r, (int)i, 2));
-        t->variant = db_bool(r, (int)i, 3);
         ok = t->ns && t->name;
     }
     PQclear(r);

@@ -72,7 +72,6 @@ struct store_compaction_output {
 struct store_compaction_table {
     int64_t id;
     const char *ns, *name; /* in the arena */
-    bool variant;          /* holds a live variant column */
 };
 /* The catalog's live tables in (namespace, name) order, array in a. */
 int store_compaction_tables(struct db_conn *db, int64_t catalog_id, struct arena *a,
