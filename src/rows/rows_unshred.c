@@ -10,6 +10,20 @@
 
 enum shape { SH_NONE, SH_PRIMITIVE, SH_ARRAY, SH_OBJECT };
 
+/* One field of a rebuilt object: its name and value bytes. */
+struct field {
+    const char *name;
+    size_t len;
+    uint32_t id;
+    const uint8_t *bytes; /* residual fields: in the row's value */
+    size_t start, size;   /* shredded fields: in a scratch buffer */
+};
+
+struct span {
+    uint64_t start;
+    size_t index;
+};
+
 /* A {value, typed_value} group of the storage. */
 struct group {
     int value, typed; /* child positions in the group's struct; -1: absent */
@@ -26,10 +40,27 @@ struct group {
     size_t nfields;
 };
 
+/* Scratch of one nesting depth, kept from row to row: a container's
+ * fields (or element ends) and its shredded children's bytes. */
+struct level {
+    struct buf bytes;
+    struct field *fields;
+    struct span *spans;
+    size_t cap; /* of fields and spans */
+    size_t *ends;
+    size_t ends_cap;
+};
+
 struct unshred_plan {
     int metadata;
     bool metadata_large;
     struct group top;
+    struct level **levels; /* by depth, each allocated once: callers hold them */
+    size_t nlevels;
+    /* names the row's dictionary lacks, kept from row to row */
+    const char **extra;
+    size_t *extra_len;
+    size_t extra_cap;
 };
 
 /* ---- the plan ---- */
@@ -54,6 +85,16 @@ void unshred_plan_free(struct unshred_plan *p)
     if (!p)
         return;
     group_free(&p->top);
+    for (size_t k = 0; k < p->nlevels; k++) {
+        buf_free(&p->levels[k]->bytes);
+        free(p->levels[k]->fields);
+        free(p->levels[k]->spans);
+        free(p->levels[k]->ends);
+        free(p->levels[k]);
+    }
+    free(p->levels);
+    free(p->extra);
+    free(p->extra_len);
     free(p);
 }
 
@@ -240,17 +281,50 @@ static void list_range(const struct ArrowArray *a, bool large, int64_t i, int64_
 /* ---- one row ---- */
 
 struct row {
+    struct unshred_plan *plan; /* its scratch */
     const uint8_t *meta;
     size_t meta_len;
     uint32_t dict_n;
     int off_size;
     const uint8_t *offsets, *strings;
-    /* names the row's dictionary lacks, appended to it */
-    const char **extra;
-    size_t *extra_len;
-    size_t nextra, extra_cap;
+    size_t nextra; /* names the row's dictionary lacks, appended to it (plan->extra) */
     struct error *err;
 };
+
+/* The scratch of depth d. */
+static struct level *level_at(struct row *r, int depth)
+{
+    struct unshred_plan *p = r->plan;
+    size_t d = (size_t)depth;
+    if (d >= p->nlevels) {
+        struct level **l = realloc(p->levels, (d + 1) * sizeof *l);
+        if (!l)
+            return NULL;
+        p->levels = l;
+        for (; p->nlevels <= d; p->nlevels++)
+            if (!(l[p->nlevels] = calloc(1, sizeof **l)))
+                return NULL;
+    }
+    return p->levels[d];
+}
+
+/* Room for n fields (and spans) in a level. */
+static int level_fields(struct level *lv, size_t n)
+{
+    if (n <= lv->cap)
+        return 0;
+    size_t cap = n > 2 * lv->cap ? n : 2 * lv->cap;
+    struct field *f = realloc(lv->fields, cap * sizeof *f);
+    if (!f)
+        return -1;
+    lv->fields = f;
+    struct span *s = realloc(lv->spans, cap * sizeof *s);
+    if (!s)
+        return -1;
+    lv->spans = s;
+    lv->cap = cap;
+    return 0;
+}
 
 static int bad(struct row *r, const char *what)
 {
@@ -291,26 +365,27 @@ static int key_id(struct row *r, const char *name, size_t len, uint32_t *id)
             return 0;
         }
     }
+    struct unshred_plan *p = r->plan;
     for (size_t k = 0; k < r->nextra; k++) {
-        if (r->extra_len[k] == len && memcmp(r->extra[k], name, len) == 0) {
+        if (p->extra_len[k] == len && memcmp(p->extra[k], name, len) == 0) {
             *id = r->dict_n + (uint32_t)k;
             return 0;
         }
     }
-    if (r->nextra == r->extra_cap) {
-        size_t cap = r->extra_cap ? 2 * r->extra_cap : 8;
-        const char **e = realloc(r->extra, cap * sizeof *e);
+    if (r->nextra == p->extra_cap) {
+        size_t cap = p->extra_cap ? 2 * p->extra_cap : 8;
+        const char **e = realloc(p->extra, cap * sizeof *e);
         if (!e)
             return error_nomem(r->err);
-        r->extra = e;
-        size_t *l = realloc(r->extra_len, cap * sizeof *l);
+        p->extra = e;
+        size_t *l = realloc(p->extra_len, cap * sizeof *l);
         if (!l)
             return error_nomem(r->err);
-        r->extra_len = l;
-        r->extra_cap = cap;
+        p->extra_len = l;
+        p->extra_cap = cap;
     }
-    r->extra[r->nextra] = name;
-    r->extra_len[r->nextra] = len;
+    p->extra[r->nextra] = name;
+    p->extra_len[r->nextra] = len;
     *id = r->dict_n + (uint32_t)r->nextra++;
     return 0;
 }
@@ -392,36 +467,27 @@ static int typed_primitive(struct row *r, const struct group *g, const struct Ar
 static int group_value(struct row *r, const struct group *g, const struct ArrowArray *a, int64_t i,
                        int depth, bool *missing, struct buf *out);
 
-/* A container's header, ids or offsets, then its values (in data). */
-static int write_container(struct row *r, bool object, const uint32_t *ids, const size_t *ends,
-                           size_t n, const struct buf *data, struct buf *out)
+/* A container's header, then its ids (objects) and offsets: the values
+ * (total bytes) follow. */
+static uint8_t *container_head(struct row *r, bool object, uint32_t max_id, size_t n, size_t total,
+                               struct buf *out, int *off_size, int *id_size)
 {
-    uint32_t max_id = 0;
-    for (size_t k = 0; object && k < n; k++)
-        max_id = ids[k] > max_id ? ids[k] : max_id;
-    int id_size = width_for(max_id), off_size = width_for(data->len);
+    *id_size = object ? width_for(max_id) : 0;
+    *off_size = width_for(total);
     bool large = n > 0xff;
-    uint8_t header = (uint8_t)((off_size - 1) | (large ? 1 : 0) << (object ? 4 : 2));
+    uint8_t header = (uint8_t)((*off_size - 1) | (large ? 1 : 0) << (object ? 4 : 2));
     if (object)
-        header = (uint8_t)(header | (id_size - 1) << 2);
-    size_t need = 1 + (large ? 4 : 1) + (object ? n * (size_t)id_size : 0) +
-                  (n + 1) * (size_t)off_size + data->len;
-    if (buf_reserve(out, need) != 0)
-        return error_nomem(r->err);
+        header = (uint8_t)(header | (*id_size - 1) << 2);
+    size_t need = 1 + (large ? 4 : 1) + n * (size_t)*id_size + (n + 1) * (size_t)*off_size + total;
+    if (buf_reserve(out, need) != 0) {
+        error_nomem(r->err);
+        return NULL;
+    }
     uint8_t *p = (uint8_t *)out->data + out->len;
+    out->len += need;
     *p++ = (uint8_t)((object ? VB_OBJECT : VB_ARRAY) | header << 2);
     variant_put_le(p, n, large ? 4 : 1);
-    p += large ? 4 : 1;
-    for (size_t k = 0; object && k < n; k++, p += id_size)
-        variant_put_le(p, ids[k], id_size);
-    variant_put_le(p, 0, off_size);
-    p += off_size;
-    for (size_t k = 0; k < n; k++, p += off_size)
-        variant_put_le(p, ends[k], off_size);
-    if (data->len)
-        memcpy(p, data->data, data->len);
-    out->len += need;
-    return 0;
+    return p + (large ? 4 : 1);
 }
 
 static int typed_array(struct row *r, const struct group *g, const struct ArrowArray *a, int64_t i,
@@ -430,31 +496,38 @@ static int typed_array(struct row *r, const struct group *g, const struct ArrowA
     int64_t b, e;
     list_range(a, g->large, i, &b, &e);
     size_t n = (size_t)(e - b);
-    struct buf data = BUF_INIT;
-    size_t *ends = malloc((n ? n : 1) * sizeof *ends);
-    int rc = ends ? 0 : error_nomem(r->err);
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        bool missing;
-        rc = group_value(r, g->element, a->children[0], b + (int64_t)k, depth + 1, &missing, &data);
-        if (rc == 0 && missing)
-            rc = bad(r, "an array element with neither value nor typed_value");
-        ends[k] = data.len;
+    struct level *lv = level_at(r, depth);
+    if (!lv)
+        return error_nomem(r->err);
+    if (n > lv->ends_cap) {
+        size_t *ends = realloc(lv->ends, n * sizeof *ends);
+        if (!ends)
+            return error_nomem(r->err);
+        lv->ends = ends;
+        lv->ends_cap = n;
     }
-    if (rc == 0)
-        rc = write_container(r, false, NULL, ends, n, &data, out);
-    free(ends);
-    buf_free(&data);
-    return rc;
+    buf_reset(&lv->bytes);
+    for (size_t k = 0; k < n; k++) {
+        bool missing;
+        if (group_value(r, g->element, a->children[0], b + (int64_t)k, depth + 1, &missing,
+                        &lv->bytes) != 0)
+            return -1;
+        if (missing)
+            return bad(r, "an array element with neither value nor typed_value");
+        lv->ends[k] = lv->bytes.len;
+    }
+    int off_size, id_size;
+    uint8_t *p = container_head(r, false, 0, n, lv->bytes.len, out, &off_size, &id_size);
+    if (!p)
+        return -1;
+    variant_put_le(p, 0, off_size);
+    p += off_size;
+    for (size_t k = 0; k < n; k++, p += off_size)
+        variant_put_le(p, lv->ends[k], off_size);
+    if (lv->bytes.len)
+        memcpy(p, lv->bytes.data, lv->bytes.len);
+    return 0;
 }
-
-/* One field of a rebuilt object: its name and value bytes. */
-struct field {
-    const char *name;
-    size_t len;
-    uint32_t id;
-    const uint8_t *bytes; /* residual fields: in the row's value */
-    size_t start, size;   /* shredded fields: in a scratch buffer */
-};
 
 static int cmp_field(const void *x, const void *y)
 {
@@ -464,22 +537,16 @@ static int cmp_field(const void *x, const void *y)
     return c ? c : (a->len > b->len) - (a->len < b->len);
 }
 
-struct span {
-    uint64_t start;
-    size_t index;
-};
-
 static int cmp_span(const void *x, const void *y)
 {
     const struct span *a = x, *b = y;
     return (a->start > b->start) - (a->start < b->start);
 }
 
-/* The fields of a residual object (value bytes v) into *fields. */
-static int residual_fields(struct row *r, const uint8_t *v, size_t len, struct field **fields,
-                           size_t *n)
+/* The fields of a residual object (value bytes v) into lv's fields. */
+static int residual_fields(struct row *r, struct level *lv, const uint8_t *v, size_t len,
+                           size_t extra, size_t *n)
 {
-    *fields = NULL;
     *n = 0;
     if (len < 2 || (v[0] & 3) != VB_OBJECT)
         return bad(r, "a value beside a shredded object that is not an object");
@@ -500,39 +567,28 @@ static int residual_fields(struct row *r, const uint8_t *v, size_t len, struct f
     uint64_t total = variant_get_le(offs + count * (size_t)off_size, off_size);
     if (total > avail)
         return bad(r, "an object's values past its end");
-    struct field *f = calloc(count ? count : 1, sizeof *f);
-    struct span *sp = calloc(count ? count : 1, sizeof *sp);
-    if (!f || !sp) {
-        free(f);
-        free(sp);
+    if (level_fields(lv, (size_t)count + extra) != 0)
         return error_nomem(r->err);
-    }
-    int rc = 0;
-    for (size_t k = 0; k < count && rc == 0; k++) {
+    struct field *f = lv->fields;
+    struct span *sp = lv->spans;
+    for (size_t k = 0; k < count; k++) {
         uint64_t id = variant_get_le(ids + k * (size_t)id_size, id_size);
         sp[k].start = variant_get_le(offs + k * (size_t)off_size, off_size);
         sp[k].index = k;
-        f[k].id = (uint32_t)id;
-        rc = key_name(r, id, &f[k].name, &f[k].len);
-        if (rc == 0 && sp[k].start >= total)
-            rc = bad(r, "an object's field offset past its values");
+        f[k] = (struct field){.id = (uint32_t)id};
+        if (key_name(r, id, &f[k].name, &f[k].len) != 0)
+            return -1;
+        if (sp[k].start >= total)
+            return bad(r, "an object's field offset past its values");
     }
-    if (rc == 0) {
-        /* Each value ends where the next one up begins (the decoder
-         * checks that they tile). */
-        qsort(sp, count, sizeof *sp, cmp_span);
-        for (size_t k = 0; k < count; k++) {
-            uint64_t end = k + 1 < count ? sp[k + 1].start : total;
-            f[sp[k].index].bytes = data + sp[k].start;
-            f[sp[k].index].size = (size_t)(end - sp[k].start);
-        }
+    /* Each value ends where the next one up begins (the decoder checks
+     * that they tile). */
+    qsort(sp, count, sizeof *sp, cmp_span);
+    for (size_t k = 0; k < count; k++) {
+        uint64_t end = k + 1 < count ? sp[k + 1].start : total;
+        f[sp[k].index].bytes = data + sp[k].start;
+        f[sp[k].index].size = (size_t)(end - sp[k].start);
     }
-    free(sp);
-    if (rc != 0) {
-        free(f);
-        return -1;
-    }
-    *fields = f;
     *n = count;
     return 0;
 }
@@ -540,60 +596,62 @@ static int residual_fields(struct row *r, const uint8_t *v, size_t len, struct f
 static int typed_object(struct row *r, const struct group *g, const struct ArrowArray *a, int64_t i,
                         const uint8_t *residual, size_t residual_len, int depth, struct buf *out)
 {
-    struct field *rest = NULL;
+    struct level *lv = level_at(r, depth);
+    if (!lv)
+        return error_nomem(r->err);
     size_t nrest = 0;
-    if (residual && residual_fields(r, residual, residual_len, &rest, &nrest) != 0)
-        return -1;
-    struct field *all = calloc(nrest + g->nfields + 1, sizeof *all);
-    struct buf shredded = BUF_INIT, data = BUF_INIT;
-    uint32_t *ids = NULL;
-    size_t *ends = NULL;
+    if (residual) {
+        if (residual_fields(r, lv, residual, residual_len, g->nfields, &nrest) != 0)
+            return -1;
+    } else if (level_fields(lv, g->nfields) != 0) {
+        return error_nomem(r->err);
+    }
+    buf_reset(&lv->bytes);
     size_t n = nrest;
-    int rc = all ? 0 : error_nomem(r->err);
-    if (rc == 0 && nrest)
-        memcpy(all, rest, nrest * sizeof *all);
-    for (size_t k = 0; rc == 0 && k < g->nfields; k++) {
-        for (size_t j = 0; rc == 0 && j < nrest; j++)
-            if (rest[j].len == g->name_lens[k] &&
-                memcmp(rest[j].name, g->names[k], rest[j].len) == 0)
-                rc = bad(r, "a value that repeats a shredded field");
+    for (size_t k = 0; k < g->nfields; k++) {
+        for (size_t j = 0; j < nrest; j++)
+            if (lv->fields[j].len == g->name_lens[k] &&
+                memcmp(lv->fields[j].name, g->names[k], g->name_lens[k]) == 0)
+                return bad(r, "a value that repeats a shredded field");
         bool missing;
-        size_t start = shredded.len;
-        if (rc == 0)
-            rc = group_value(r, &g->fields[k], a->children[k], a->offset + i, depth + 1, &missing,
-                             &shredded);
-        if (rc != 0 || missing)
+        size_t start = lv->bytes.len;
+        if (group_value(r, &g->fields[k], a->children[k], a->offset + i, depth + 1, &missing,
+                        &lv->bytes) != 0)
+            return -1;
+        if (missing)
             continue;
-        all[n] = (struct field){.name = g->names[k],
-                                .len = g->name_lens[k],
-                                .start = start,
-                                .size = shredded.len - start};
-        rc = key_id(r, g->names[k], g->name_lens[k], &all[n].id);
+        lv->fields[n] = (struct field){.name = g->names[k],
+                                       .len = g->name_lens[k],
+                                       .start = start,
+                                       .size = lv->bytes.len - start};
+        if (key_id(r, g->names[k], g->name_lens[k], &lv->fields[n].id) != 0)
+            return -1;
         n++;
     }
-    if (rc == 0) {
-        qsort(all, n, sizeof *all, cmp_field);
-        ids = malloc((n ? n : 1) * sizeof *ids);
-        ends = malloc((n ? n : 1) * sizeof *ends);
-        rc = ids && ends ? 0 : error_nomem(r->err);
+    qsort(lv->fields, n, sizeof *lv->fields, cmp_field);
+    uint32_t max_id = 0;
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        max_id = lv->fields[k].id > max_id ? lv->fields[k].id : max_id;
+        total += lv->fields[k].size;
     }
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        const uint8_t *p =
-            all[k].bytes ? all[k].bytes : (const uint8_t *)shredded.data + all[k].start;
-        if (all[k].size && buf_append(&data, p, all[k].size) != 0)
-            rc = error_nomem(r->err);
-        ids[k] = all[k].id;
-        ends[k] = data.len;
+    int off_size, id_size;
+    uint8_t *p = container_head(r, true, max_id, n, total, out, &off_size, &id_size);
+    if (!p)
+        return -1;
+    for (size_t k = 0; k < n; k++, p += id_size)
+        variant_put_le(p, lv->fields[k].id, id_size);
+    uint8_t *offs = p, *data = p + (n + 1) * (size_t)off_size;
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct field *f = &lv->fields[k];
+        variant_put_le(offs + k * (size_t)off_size, at, off_size);
+        memcpy(data + at, f->bytes ? f->bytes : (const uint8_t *)lv->bytes.data + f->start,
+               f->size);
+        at += f->size;
     }
-    if (rc == 0)
-        rc = write_container(r, true, ids, ends, n, &data, out);
-    free(rest);
-    free(all);
-    free(ids);
-    free(ends);
-    buf_free(&shredded);
-    buf_free(&data);
-    return rc;
+    variant_put_le(offs + n * (size_t)off_size, at, off_size);
+    return 0;
 }
 
 /* The Variant of group g at row i of its struct array a (*missing when it
@@ -648,7 +706,7 @@ static int write_metadata(struct row *r, struct buf *out)
     uint64_t old_end = variant_get_le(r->offsets + r->dict_n * (size_t)r->off_size, r->off_size);
     uint64_t total = old_end;
     for (size_t k = 0; k < r->nextra; k++)
-        total += r->extra_len[k];
+        total += r->plan->extra_len[k];
     uint64_t n = r->dict_n + r->nextra;
     int off_size = width_for(total > n ? total : n);
     size_t need = 1 + (size_t)off_size * (n + 2) + (size_t)total;
@@ -663,23 +721,23 @@ static int write_metadata(struct row *r, struct buf *out)
                        off_size);
     uint64_t at = old_end;
     for (size_t k = 0; k < r->nextra; k++, p += off_size) {
-        at += r->extra_len[k];
+        at += r->plan->extra_len[k];
         variant_put_le(p, at, off_size);
     }
     memcpy(p, r->strings, (size_t)old_end);
     p += old_end;
     for (size_t k = 0; k < r->nextra; k++) {
-        memcpy(p, r->extra[k], r->extra_len[k]);
-        p += r->extra_len[k];
+        memcpy(p, r->plan->extra[k], r->plan->extra_len[k]);
+        p += r->plan->extra_len[k];
     }
     out->len += need;
     return 0;
 }
 
-int unshred_row(const struct unshred_plan *p, const struct ArrowArray *a, int64_t i,
-                struct buf *metadata, struct buf *value, struct error *err)
+int unshred_row(struct unshred_plan *p, const struct ArrowArray *a, int64_t i, struct buf *metadata,
+                struct buf *value, struct error *err)
 {
-    struct row r = {.err = err};
+    struct row r = {.plan = p, .err = err};
     bytes_of(a->children[p->metadata], p->metadata_large, a->offset + i, &r.meta, &r.meta_len);
     size_t mark = value->len;
     bool missing;
@@ -692,7 +750,5 @@ int unshred_row(const struct unshred_plan *p, const struct ArrowArray *a, int64_
         rc = write_metadata(&r, metadata);
     if (rc != 0)
         value->len = mark;
-    free(r.extra);
-    free(r.extra_len);
     return rc;
 }

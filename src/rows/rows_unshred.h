@@ -8,7 +8,8 @@
  * from its element groups, a shredded object from its field groups and the
  * residual object in value (whose bytes are reused as they are; field
  * names the row's dictionary lacks are appended to it). The result is
- * valid if its parts are; the caller checks it by decoding. */
+ * valid if its parts are; the caller checks it by decoding. The plan
+ * keeps scratch memory from row to row: one plan per thread. */
 #ifndef HL_ROWS_UNSHRED_H
 #define HL_ROWS_UNSHRED_H
 
@@ -33,7 +34,7 @@ void unshred_plan_free(struct unshred_plan *p);
  * and no typed_value at the top or in an array, a value beside a typed
  * primitive or array, a residual that is not an object or repeats a
  * shredded field, nesting past 128 levels (nesting_too_deep). */
-int unshred_row(const struct unshred_plan *p, const struct ArrowArray *a, int64_t i,
-                struct buf *metadata, struct buf *value, struct error *err);
+int unshred_row(struct unshred_plan *p, const struct ArrowArray *a, int64_t i, struct buf *metadata,
+                struct buf *value, struct error *err);
 
 #endif

@@ -248,6 +248,21 @@ static bool is_binary(const char *f)
     return strcmp(f, "z") == 0 || strcmp(f, "Z") == 0;
 }
 
+/* About how many bytes an array of the storage holds (its byte arrays'
+ * data, 8 a fixed-width value), for sizing what it unshreds into. */
+static size_t storage_bytes(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    struct bytes_in in;
+    size_t n = 0;
+    if (bytes_in_open(&in, s->format, a))
+        n = span_bytes(&in, 0, a->length);
+    else if (a->n_children == 0)
+        n = (size_t)a->length * 8;
+    for (int64_t c = 0; c < a->n_children && c < s->n_children; c++)
+        n += storage_bytes(s->children[c], a->children[c]);
+    return n < INT32_MAX / 4 ? n : INT32_MAX / 4;
+}
+
 bool rows_variant_is_storage(const struct ArrowSchema *s)
 {
     if (!s || strcmp(s->format, "+s") != 0)
@@ -269,6 +284,15 @@ int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, stru
     struct storage_out out;
     if (storage_init(&out, a->length, err) != 0)
         goto fail;
+    /* Unshredded, a row takes its dictionary (perhaps with a few names
+     * more) and its value with the typed columns' values folded back in:
+     * reserved from what the storage holds rather than grown by copies. */
+    int64_t mi = child_named(s, "metadata");
+    if (buf_reserve(&out.value.data, storage_bytes(s, a)) != 0 ||
+        buf_reserve(&out.metadata.data, storage_bytes(s->children[mi], a->children[mi])) != 0) {
+        error_nomem(err);
+        goto fail;
+    }
     const uint8_t *valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
     for (int64_t i = 0; i < a->length; i++) {
         if (valid && a->null_count != 0 && !arrow_bit(valid, a->offset + i)) {
@@ -315,10 +339,11 @@ int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, str
     uint8_t *validity = NULL;
     if (bytes_out_init(&text, a->length, err) != 0)
         goto fail;
-    /* JSON text is about as long as a value's bytes and its dictionary's
-     * together: reserved once rather than grown by copies. */
+    /* JSON text is somewhat longer than a value's bytes and its
+     * dictionary's together: reserved once rather than grown by copies. */
     size_t guess =
-        span_bytes(&meta, a->offset, a->length) + span_bytes(&value, a->offset, a->length);
+        (span_bytes(&meta, a->offset, a->length) + span_bytes(&value, a->offset, a->length)) / 2 *
+        3;
     if (guess < INT32_MAX && buf_reserve(&text.data, guess) != 0) {
         error_nomem(err);
         goto fail;

@@ -56,6 +56,17 @@ struct encoder {
     uint32_t *slots; /* open addressing over keys: index + 1, 0 empty */
     size_t nslots;
     struct buf scratch; /* a string being unescaped */
+    /* The string read last: in the input when it has no escape (which is
+     * alive for the whole call), else in scratch. */
+    const char *str;
+    size_t str_len;
+    bool str_in_input;
+    /* Elements and fields of the containers being read, innermost last:
+     * each container pops its own into the arena when it closes. */
+    struct node **items;
+    size_t nitems, items_cap;
+    struct field *fields;
+    size_t nfields, fields_cap;
     struct key **order; /* the dictionary, sorted */
     size_t order_cap;
     struct buf last_keys; /* the last value's keys, in the order met */
@@ -94,13 +105,32 @@ static long hex4(const char *p, const char *end)
     return end - p >= 4 ? str_hex4(p) : -1;
 }
 
-/* The string at e->p (its opening quote), unescaped into e->scratch. */
+/* The string at e->p (its opening quote), into e->str: in place when it
+ * has no escape (the common case), else unescaped into e->scratch. */
 static int read_string(struct encoder *e)
 {
+    const char *p = e->p + 1, *run = p;
+    while (p < e->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    if (p < e->end && *p == '"') {
+        size_t bad;
+        if (!str_utf8_valid(run, (size_t)(p - run), &bad)) {
+            e->p = run + bad;
+            return bad_json(e, "a string that is not UTF-8");
+        }
+        if ((size_t)(p - run) > UINT32_MAX)
+            return error_fail_reason(e->err, ERR_INVALID, "number_out_of_range",
+                                     "a string of more than 4 GiB");
+        e->str = run;
+        e->str_len = (size_t)(p - run);
+        e->str_in_input = true;
+        e->p = p + 1;
+        return 0;
+    }
     buf_reset(&e->scratch);
-    const char *p = e->p + 1;
+    p = e->p + 1;
     for (;;) {
-        const char *run = p;
+        run = p;
         while (p < e->end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
             p++;
         size_t bad;
@@ -163,14 +193,17 @@ static int read_string(struct encoder *e)
     if (e->scratch.len > UINT32_MAX)
         return error_fail_reason(e->err, ERR_INVALID, "number_out_of_range",
                                  "a string of more than 4 GiB");
+    e->str = e->scratch.data ? e->scratch.data : "";
+    e->str_len = e->scratch.len;
+    e->str_in_input = false;
     return 0;
 }
 
-/* The index of the key in e->scratch, interned on first sight. */
+/* The index of the key in e->str, interned on first sight. */
 static int intern_key(struct encoder *e, uint32_t *index)
 {
-    const char *s = e->scratch.data ? e->scratch.data : "";
-    size_t len = e->scratch.len;
+    const char *s = e->str;
+    size_t len = e->str_len;
     if (e->nkeys * 2 >= e->nslots) {
         size_t nslots = e->nslots ? e->nslots * 2 : 64;
         uint32_t *slots = calloc(nslots, sizeof *slots);
@@ -202,12 +235,15 @@ static int intern_key(struct encoder *e, uint32_t *index)
         e->keys = keys;
         e->keys_cap = cap;
     }
-    char *copy = arena_alloc(&e->arena, len + 1);
-    if (!copy)
-        return error_nomem(e->err);
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    e->keys[e->nkeys] = (struct key){copy, (uint32_t)len, 0};
+    const char *kept = s;
+    if (!e->str_in_input) { /* scratch is reused by the next string */
+        char *copy = arena_alloc(&e->arena, len + 1);
+        if (!copy)
+            return error_nomem(e->err);
+        memcpy(copy, s, len);
+        kept = copy;
+    }
+    e->keys[e->nkeys] = (struct key){kept, (uint32_t)len, 0};
     e->slots[at] = (uint32_t)++e->nkeys;
     *index = (uint32_t)e->nkeys - 1;
     return 0;
@@ -338,6 +374,7 @@ static int ends(struct encoder *e, char close, bool first)
 static struct node *container_node(struct encoder *e, enum node_kind kind, const void *items,
                                    size_t n, size_t size)
 {
+    /* (items may be NULL when n is 0: nothing was ever stacked) */
     struct node *c = new_node(e, kind);
     if (!c || n == 0)
         return c;
@@ -358,29 +395,29 @@ static struct node *container_node(struct encoder *e, enum node_kind kind, const
 static struct node *read_array(struct encoder *e, int depth)
 {
     e->p++;
-    struct node **items = NULL;
-    size_t n = 0, cap = 0;
+    size_t base = e->nitems;
     int end;
-    while ((end = ends(e, ']', n == 0)) == 0) {
+    while ((end = ends(e, ']', e->nitems == base)) == 0) {
         struct node *v = read_value(e, depth + 1);
-        if (!v || grow(e, (void **)&items, n, &cap, sizeof *items) != 0) {
+        if (!v || grow(e, (void **)&e->items, e->nitems, &e->items_cap, sizeof *e->items) != 0) {
             end = -1;
             break;
         }
-        items[n++] = v;
+        e->items[e->nitems++] = v;
     }
-    struct node *a = end == 1 ? container_node(e, N_ARRAY, items, n, sizeof *items) : NULL;
-    free(items);
+    struct node *a = end == 1 ? container_node(e, N_ARRAY, e->items ? e->items + base : NULL,
+                                               e->nitems - base, sizeof *e->items)
+                              : NULL;
+    e->nitems = base;
     return a;
 }
 
 static struct node *read_object(struct encoder *e, int depth)
 {
     e->p++;
-    struct field *fields = NULL;
-    size_t n = 0, cap = 0;
+    size_t base = e->nfields;
     int end;
-    while ((end = ends(e, '}', n == 0)) == 0) {
+    while ((end = ends(e, '}', e->nfields == base)) == 0) {
         skip_ws(e);
         uint32_t key = 0;
         struct node *v = NULL;
@@ -395,14 +432,17 @@ static struct node *read_object(struct encoder *e, int depth)
                 v = read_value(e, depth + 1);
             }
         }
-        if (!v || grow(e, (void **)&fields, n, &cap, sizeof *fields) != 0) {
+        if (!v ||
+            grow(e, (void **)&e->fields, e->nfields, &e->fields_cap, sizeof *e->fields) != 0) {
             end = -1;
             break;
         }
-        fields[n++] = (struct field){key, v};
+        e->fields[e->nfields++] = (struct field){key, v};
     }
-    struct node *o = end == 1 ? container_node(e, N_OBJECT, fields, n, sizeof *fields) : NULL;
-    free(fields);
+    struct node *o = end == 1 ? container_node(e, N_OBJECT, e->fields ? e->fields + base : NULL,
+                                               e->nfields - base, sizeof *e->fields)
+                              : NULL;
+    e->nfields = base;
     return o;
 }
 
@@ -435,15 +475,18 @@ static struct node *read_value(struct encoder *e, int depth)
         if (read_string(e) != 0)
             return NULL;
         struct node *n = new_node(e, N_STRING);
-        char *s = n ? arena_alloc(&e->arena, e->scratch.len + 1) : NULL;
-        if (n && !s) {
-            error_nomem(e->err);
+        if (!n)
             return NULL;
-        }
-        if (n) {
-            memcpy(s, e->scratch.data ? e->scratch.data : "", e->scratch.len);
+        n->u.s = e->str;
+        n->n = (uint32_t)e->str_len;
+        if (!e->str_in_input) {
+            char *s = arena_alloc(&e->arena, e->str_len + 1);
+            if (!s) {
+                error_nomem(e->err);
+                return NULL;
+            }
+            memcpy(s, e->str, e->str_len);
             n->u.s = s;
-            n->n = (uint32_t)e->scratch.len;
         }
         return n;
     }
@@ -602,10 +645,12 @@ static int measure(struct encoder *e, struct node *n)
         if (n->n > 1)
             qsort(n->u.fields, n->n, sizeof *n->u.fields, cmp_fields);
         for (uint32_t i = 1; i < n->n; i++)
-            if (n->u.fields[i].key == n->u.fields[i - 1].key)
+            if (n->u.fields[i].key == n->u.fields[i - 1].key) {
+                const struct key *k = e->order[n->u.fields[i].key]; /* not NUL-terminated */
                 return error_fail_reason(e->err, ERR_INVALID, "duplicate_key",
-                                         "an object names the key '%.64s' twice",
-                                         e->order[n->u.fields[i].key]->s);
+                                         "an object names the key '%.*s' twice",
+                                         (int)(k->len < 64 ? k->len : 64), k->s);
+            }
         count += (size_t)width_for(e->nkeys ? e->nkeys - 1 : 0) * n->n;
     }
     n->size = 1 + count + offsets + data;
@@ -727,6 +772,8 @@ void variant_encoder_free(struct variant_encoder *ve)
     free(e->order);
     free(e->keys);
     free(e->slots);
+    free(e->items);
+    free(e->fields);
     free(e->last_ranks);
     buf_free(&e->last_keys);
     buf_free(&e->scratch);
@@ -742,6 +789,7 @@ int variant_encoder_encode(struct variant_encoder *ve, const char *json, size_t 
     e->end = json + len;
     e->err = err;
     e->nkeys = 0;
+    e->nitems = e->nfields = 0;
     if (e->slots)
         memset(e->slots, 0, e->nslots * sizeof *e->slots);
     buf_reset(&e->scratch);
