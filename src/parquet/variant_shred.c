@@ -6,6 +6,7 @@
 #include "parquet/writer.h"
 #include "util/arrow.h"
 #include "util/buf.h"
+#include "variant/variant.h"
 #include "variant/variant_format.h"
 
 __extension__ typedef __int128 i128;
@@ -185,45 +186,9 @@ static int finish(struct builder *b, struct ArrowArray *out, struct error *err)
 
 /* ---- reading Variant values ---- */
 
-struct dict {
-    const uint8_t *offsets, *strings;
-    int off_size;
-    uint64_t n, strings_len;
-};
-
 static int corrupt(struct error *err, const char *what)
 {
     return error_fail_reason(err, ERR_INVALID, "variant_encoding", "variant: %s", what);
-}
-
-static int open_dict(const uint8_t *m, size_t len, struct dict *d, struct error *err)
-{
-    if (len < 1 || (m[0] & 0x0f) != VARIANT_VERSION)
-        return corrupt(err, "metadata of an unknown version");
-    d->off_size = ((m[0] >> 6) & 3) + 1;
-    if (len < 1 + (size_t)d->off_size)
-        return corrupt(err, "truncated metadata");
-    d->n = variant_get_le(m + 1, d->off_size);
-    size_t head = 1 + (size_t)d->off_size;
-    if (d->n >= (len - head) / (size_t)d->off_size)
-        return corrupt(err, "truncated metadata");
-    d->offsets = m + head;
-    d->strings = d->offsets + (d->n + 1) * (size_t)d->off_size;
-    d->strings_len = len - (size_t)(d->strings - m);
-    return 0;
-}
-
-static bool key_at(const struct dict *d, uint64_t id, const uint8_t **s, size_t *n)
-{
-    if (id >= d->n)
-        return false;
-    uint64_t b = variant_get_le(d->offsets + id * (size_t)d->off_size, d->off_size);
-    uint64_t e = variant_get_le(d->offsets + (id + 1) * (size_t)d->off_size, d->off_size);
-    if (b > e || e > d->strings_len)
-        return false;
-    *s = d->strings + b;
-    *n = (size_t)(e - b);
-    return true;
 }
 
 /* A container's elements: bytes [start[k], end[k]) of data. */
@@ -406,7 +371,7 @@ static int typed_leaf(struct builder *b, const uint8_t *v, size_t n, bool *taken
 
 /* ---- shredding ---- */
 
-static int shred_group(struct builder *g, const struct dict *d, const uint8_t *v, size_t n,
+static int shred_group(struct builder *g, const struct variant_dict *d, const uint8_t *v, size_t n,
                        int depth, struct error *err);
 
 /* A group with neither value nor typed_value: a missing object field. */
@@ -468,7 +433,7 @@ static int residual(const struct container *c, const bool *keep, struct buf *out
     return 0;
 }
 
-static int typed_object(struct builder *g, struct builder *t, const struct dict *d,
+static int typed_object(struct builder *g, struct builder *t, const struct variant_dict *d,
                         const uint8_t *v, size_t n, int depth, struct error *err)
 {
     struct container c;
@@ -482,9 +447,10 @@ static int typed_object(struct builder *g, struct builder *t, const struct dict 
             field_of[f] = -1;
     uint64_t kept = 0;
     for (uint64_t k = 0; rc == 0 && k < c.n; k++) {
-        const uint8_t *name;
+        const char *name;
         size_t len;
-        if (!key_at(d, variant_get_le(c.ids + k * (size_t)c.id_size, c.id_size), &name, &len)) {
+        if (!variant_dict_key(d, variant_get_le(c.ids + k * (size_t)c.id_size, c.id_size), &name,
+                              &len)) {
             rc = corrupt(err, "a field id past the dictionary");
             break;
         }
@@ -531,8 +497,8 @@ static int typed_object(struct builder *g, struct builder *t, const struct dict 
     return rc;
 }
 
-static int typed_array(struct builder *g, struct builder *t, const struct dict *d, const uint8_t *v,
-                       size_t n, int depth, struct error *err)
+static int typed_array(struct builder *g, struct builder *t, const struct variant_dict *d,
+                       const uint8_t *v, size_t n, int depth, struct error *err)
 {
     struct container c;
     if (open_container(v, n, &c, err) != 0)
@@ -550,7 +516,7 @@ static int typed_array(struct builder *g, struct builder *t, const struct dict *
 }
 
 /* Value v into group g: typed where its layout takes it, else in value. */
-static int shred_group(struct builder *g, const struct dict *d, const uint8_t *v, size_t n,
+static int shred_group(struct builder *g, const struct variant_dict *d, const uint8_t *v, size_t n,
                        int depth, struct error *err)
 {
     (void)depth; /* bounded by the layout's nesting (16 levels) */
@@ -610,8 +576,8 @@ int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, i
         size_t mn, vn;
         bytes_of(in->children[0], in->offset + i, &m, &mn);
         bytes_of(in->children[1], in->offset + i, &val, &vn);
-        struct dict d;
-        rc = open_dict(m, mn, &d, err);
+        struct variant_dict d;
+        rc = variant_dict_open(m, mn, &d, err);
         if (rc == 0)
             rc = push_valid(&top, true, err);
         if (rc == 0)

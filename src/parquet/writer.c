@@ -1957,6 +1957,16 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
     return 0;
 }
 
+static bool has_null_row(const struct ArrowArray *batch)
+{
+    if (batch->null_count == 0 || batch->n_buffers < 1 || !batch->buffers || !batch->buffers[0])
+        return false;
+    for (int64_t i = 0; i < batch->length; i++)
+        if (!arrow_bit(batch->buffers[0], batch->offset + i))
+            return true;
+    return false;
+}
+
 static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
                          const struct ArrowArray *batch, struct error *err)
 {
@@ -1969,14 +1979,8 @@ static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
                           (long long)batch->n_children, w->ntop);
     if (batch->length < 0 || batch->offset < 0)
         return error_fail(err, ERR_INVALID, "a negative batch length or offset");
-    if (batch->null_count != 0 && batch->n_buffers > 0 && batch->buffers && batch->buffers[0]) {
-        const uint8_t *bits = batch->buffers[0];
-        for (int64_t i = 0; i < batch->length; i++) {
-            int64_t p = batch->offset + i;
-            if (!((bits[p >> 3] >> (p & 7)) & 1))
-                return error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
-        }
-    }
+    if (has_null_row(batch))
+        return error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
     for (int i = 0; i < w->ntop; i++) {
         const struct lake_column *col = w->top[i];
         const struct ArrowSchema *cs = schema->children[i];
@@ -2096,14 +2100,11 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
         view.offset = 0;
         view.null_count = 0; /* rows are never null; checked on the original */
         view.children = kids;
-        for (int64_t i = 0; rc == 0 && batch->null_count != 0 && batch->buffers &&
-                            batch->n_buffers > 0 && batch->buffers[0] && i < batch->length;
-             i++)
-            if (!arrow_bit(batch->buffers[0], batch->offset + i))
-                rc = error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
         view.n_buffers = 1;
         const void *no_validity[1] = {NULL};
         view.buffers = no_validity;
+        if (has_null_row(batch))
+            rc = error_fail(err, ERR_INVALID, "a batch row is null; rows cannot be null");
         if (rc == 0)
             rc = write_checked(w, &sview, &view, err);
     }

@@ -284,9 +284,7 @@ struct row {
     struct unshred_plan *plan; /* its scratch */
     const uint8_t *meta;
     size_t meta_len;
-    uint32_t dict_n;
-    int off_size;
-    const uint8_t *offsets, *strings;
+    struct variant_dict dict;
     size_t nextra; /* names the row's dictionary lacks, appended to it (plan->extra) */
     struct error *err;
 };
@@ -331,44 +329,22 @@ static int bad(struct row *r, const char *what)
     return error_fail_reason(r->err, ERR_INVALID, "variant_encoding", "shredded storage: %s", what);
 }
 
-static int open_metadata(struct row *r)
-{
-    if (r->meta_len < 1 || (r->meta[0] & 0x0f) != VARIANT_VERSION)
-        return bad(r, "metadata of an unknown version");
-    r->off_size = ((r->meta[0] >> 6) & 3) + 1;
-    size_t need = 1 + (size_t)r->off_size;
-    if (r->meta_len < need)
-        return bad(r, "truncated metadata");
-    uint64_t n = variant_get_le(r->meta + 1, r->off_size);
-    if (n > (r->meta_len - need) / (size_t)r->off_size)
-        return bad(r, "metadata claims more keys than it has bytes");
-    r->dict_n = (uint32_t)n;
-    r->offsets = r->meta + need;
-    r->strings = r->offsets + (n + 1) * (size_t)r->off_size;
-    if ((size_t)(r->strings - r->meta) > r->meta_len)
-        return bad(r, "truncated metadata");
-    uint64_t last = variant_get_le(r->offsets + n * (size_t)r->off_size, r->off_size);
-    if (last > r->meta_len - (size_t)(r->strings - r->meta))
-        return bad(r, "metadata strings past its end");
-    return 0;
-}
-
 /* The id of a name in the row's dictionary (with the names added), adding
  * it when absent. */
 static int key_id(struct row *r, const char *name, size_t len, uint32_t *id)
 {
-    for (uint32_t k = 0; k < r->dict_n; k++) {
-        uint64_t b = variant_get_le(r->offsets + k * (size_t)r->off_size, r->off_size);
-        uint64_t e = variant_get_le(r->offsets + (k + 1) * (size_t)r->off_size, r->off_size);
-        if (e >= b && e - b == len && memcmp(r->strings + b, name, len) == 0) {
-            *id = k;
+    for (uint64_t k = 0; k < r->dict.n; k++) {
+        const char *s;
+        size_t n;
+        if (variant_dict_key(&r->dict, k, &s, &n) && n == len && memcmp(s, name, len) == 0) {
+            *id = (uint32_t)k;
             return 0;
         }
     }
     struct unshred_plan *p = r->plan;
     for (size_t k = 0; k < r->nextra; k++) {
         if (p->extra_len[k] == len && memcmp(p->extra[k], name, len) == 0) {
-            *id = r->dict_n + (uint32_t)k;
+            *id = (uint32_t)r->dict.n + (uint32_t)k;
             return 0;
         }
     }
@@ -386,22 +362,14 @@ static int key_id(struct row *r, const char *name, size_t len, uint32_t *id)
     }
     p->extra[r->nextra] = name;
     p->extra_len[r->nextra] = len;
-    *id = r->dict_n + (uint32_t)r->nextra++;
+    *id = (uint32_t)r->dict.n + (uint32_t)r->nextra++;
     return 0;
 }
 
 /* The name of dictionary entry id (of the row's own dictionary). */
 static int key_name(struct row *r, uint64_t id, const char **name, size_t *len)
 {
-    if (id >= r->dict_n)
-        return bad(r, "a field id past the dictionary");
-    uint64_t b = variant_get_le(r->offsets + id * (size_t)r->off_size, r->off_size);
-    uint64_t e = variant_get_le(r->offsets + (id + 1) * (size_t)r->off_size, r->off_size);
-    if (e < b)
-        return bad(r, "dictionary offsets out of order");
-    *name = (const char *)r->strings + b;
-    *len = (size_t)(e - b);
-    return 0;
+    return variant_dict_key(&r->dict, id, name, len) ? 0 : bad(r, "a field id past the dictionary");
 }
 
 static int width_for(uint64_t max)
@@ -703,11 +671,11 @@ static int write_metadata(struct row *r, struct buf *out)
 {
     if (r->nextra == 0)
         return buf_append(out, r->meta, r->meta_len) == 0 ? 0 : error_nomem(r->err);
-    uint64_t old_end = variant_get_le(r->offsets + r->dict_n * (size_t)r->off_size, r->off_size);
+    uint64_t old_end = variant_dict_offset(&r->dict, r->dict.n);
     uint64_t total = old_end;
     for (size_t k = 0; k < r->nextra; k++)
         total += r->plan->extra_len[k];
-    uint64_t n = r->dict_n + r->nextra;
+    uint64_t n = r->dict.n + r->nextra;
     int off_size = width_for(total > n ? total : n);
     size_t need = 1 + (size_t)off_size * (n + 2) + (size_t)total;
     if (buf_reserve(out, need) != 0)
@@ -716,15 +684,14 @@ static int write_metadata(struct row *r, struct buf *out)
     *p++ = (uint8_t)(VARIANT_VERSION | (off_size - 1) << 6);
     variant_put_le(p, n, off_size);
     p += off_size;
-    for (uint32_t k = 0; k <= r->dict_n; k++, p += off_size)
-        variant_put_le(p, variant_get_le(r->offsets + k * (size_t)r->off_size, r->off_size),
-                       off_size);
+    for (uint64_t k = 0; k <= r->dict.n; k++, p += off_size)
+        variant_put_le(p, variant_dict_offset(&r->dict, k), off_size);
     uint64_t at = old_end;
     for (size_t k = 0; k < r->nextra; k++, p += off_size) {
         at += r->plan->extra_len[k];
         variant_put_le(p, at, off_size);
     }
-    memcpy(p, r->strings, (size_t)old_end);
+    memcpy(p, r->dict.strings, (size_t)old_end);
     p += old_end;
     for (size_t k = 0; k < r->nextra; k++) {
         memcpy(p, r->plan->extra[k], r->plan->extra_len[k]);
@@ -741,7 +708,7 @@ int unshred_row(struct unshred_plan *p, const struct ArrowArray *a, int64_t i, s
     bytes_of(a->children[p->metadata], p->metadata_large, a->offset + i, &r.meta, &r.meta_len);
     size_t mark = value->len;
     bool missing;
-    int rc = open_metadata(&r);
+    int rc = variant_dict_open(r.meta, r.meta_len, &r.dict, err);
     if (rc == 0)
         rc = group_value(&r, &p->top, a, i, 0, &missing, value);
     if (rc == 0 && missing)

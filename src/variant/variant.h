@@ -25,6 +25,7 @@
 #ifndef HL_VARIANT_VARIANT_H
 #define HL_VARIANT_VARIANT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,23 @@ struct variant_encoder *variant_encoder_new(void);
 void variant_encoder_free(struct variant_encoder *e);
 int variant_encoder_encode(struct variant_encoder *e, const char *json, size_t len,
                            struct buf *metadata, struct buf *value, struct error *err);
+
+/* A metadata's dictionary, read in place. Opening checks its header and
+ * that its offsets and strings lie within its bytes, not that they rise,
+ * are sorted or are UTF-8 (variant_check does). */
+struct variant_dict {
+    const uint8_t *offsets, *strings;
+    uint64_t n, strings_len;
+    int off_size;
+};
+/* 0, or -1 with ERR_INVALID, reason "variant_encoding". */
+int variant_dict_open(const uint8_t *metadata, size_t len, struct variant_dict *d,
+                      struct error *err);
+/* Offset k (0..n) into the strings. */
+uint64_t variant_dict_offset(const struct variant_dict *d, uint64_t k);
+/* Key id's bytes; false when id is past the dictionary or its offsets
+ * are out of order or of bounds. */
+bool variant_dict_key(const struct variant_dict *d, uint64_t id, const char **s, size_t *n);
 
 /* Whether a Variant is valid, as variant_to_json would find it, without
  * writing its JSON: 0, or -1 with variant_to_json's error. */
