@@ -60,9 +60,16 @@ static void check_row(const struct lake_column *layout, const uint8_t *m, size_t
     struct error e;
     bool valid = variant_to_json(m, mn, v, vn, &want, &e) == 0;
     struct ArrowArray shredded;
-    int rc = pq_variant_shred(layout, &row, 0, 1, &shredded, &e);
+    size_t ngroups = pq_variant_groups(layout);
+    struct pq_shred_counts *counts = calloc(ngroups, sizeof *counts);
+    if (!counts)
+        abort();
+    int rc = pq_variant_shred(layout, &row, 0, 1, &shredded, counts, &e);
     if (valid && rc != 0)
         abort(); /* a valid row always shreds */
+    if (rc == 0 && counts[0].typed + counts[0].fallback + counts[0].variant_null != 1)
+        abort(); /* the row's value went one place */
+    free(counts);
     if (rc == 0 && valid) {
         struct ArrowSchema s;
         struct ArrowArray text;

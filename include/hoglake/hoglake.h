@@ -571,6 +571,30 @@ struct hl_appended_file {
     size_t npartition_values;
     char **partition_values; /* wire strings; NULL entries are null values */
 };
+/* Where the values at one node of a variant column's shredding
+ * declaration went in an append (the encoding report). */
+struct hl_variant_path_counts {
+    char *path;           /* "$", "$.os", "$.tags[*]": hl_shredding_validate's syntax */
+    int64_t typed;        /* into the node's typed column (or object or array shredded on) */
+    int64_t fallback;     /* present, of another type: left in its Variant bytes */
+    int64_t variant_null; /* a Variant null */
+    int64_t missing;      /* an object without the field */
+};
+
+/* One variant column's encoding report. Every row is counted once in rows;
+ * a node's counts add up to the times its parent was shredded (an object
+ * for a field, each element of an array for its element). */
+struct hl_variant_report {
+    char *column;
+    int64_t field_id;
+    int64_t rows;     /* rows appended */
+    int64_t sql_null; /* of them SQL NULL, invalid text made NULL included */
+    /* Text made NULL (HL_VARIANT_INVALID_NULL), by reason. */
+    int64_t invalid_json, duplicate_key, nesting_too_deep, number_out_of_range;
+    size_t npaths; /* a declared column's nodes, depth first; 0 when undeclared */
+    struct hl_variant_path_counts *paths;
+};
+
 struct hl_append_result {
     int64_t snapshot_id; /* -1 when nothing was committed */
     int64_t schema_version;
@@ -582,6 +606,10 @@ struct hl_append_result {
     /* Rows whose variant JSON text was not a JSON value, written as SQL
      * NULL (HL_VARIANT_INVALID_NULL). */
     int64_t variant_invalid_rows;
+    /* Per top-level variant column, in table order: what became of its
+     * values. */
+    size_t nvariant;
+    struct hl_variant_report *variant;
 };
 HL_API void hl_append_result_free(struct hl_append_result *result);
 

@@ -358,7 +358,71 @@ static void print_leftovers(const struct hl_append_result *r, bool cancelled)
         fprintf(stderr, "  %s\n", r->uploaded[i]);
 }
 
-static void print_result(const struct cli *cli, const struct hl_append_result *r)
+/* The encoding report as JSON: per variant column, its rows, NULLs, text
+ * made NULL by reason, and each declared node's counts. */
+static json_t *variant_report_json(const struct hl_append_result *r)
+{
+    json_t *cols = json_array();
+    for (size_t k = 0; cols && k < r->nvariant; k++) {
+        const struct hl_variant_report *v = &r->variant[k];
+        json_t *paths = json_array();
+        for (size_t g = 0; paths && g < v->npaths; g++) {
+            const struct hl_variant_path_counts *p = &v->paths[g];
+            json_array_append_new(paths, json_pack("{s:s, s:I, s:I, s:I, s:I}", "path", p->path,
+                                                   "typed", (json_int_t)p->typed, "fallback",
+                                                   (json_int_t)p->fallback, "variant_null",
+                                                   (json_int_t)p->variant_null, "missing",
+                                                   (json_int_t)p->missing));
+        }
+        json_array_append_new(
+            cols,
+            json_pack("{s:s, s:I, s:I, s:{s:I, s:I, s:I, s:I}, s:o}", "column", v->column, "rows",
+                      (json_int_t)v->rows, "sql_null", (json_int_t)v->sql_null, "invalid",
+                      "invalid_json", (json_int_t)v->invalid_json, "duplicate_key",
+                      (json_int_t)v->duplicate_key, "nesting_too_deep",
+                      (json_int_t)v->nesting_too_deep, "number_out_of_range",
+                      (json_int_t)v->number_out_of_range, "paths", paths ? paths : json_array()));
+    }
+    return cols;
+}
+
+/* The encoding report as text: a line per column, a row per declared
+ * node. */
+static void print_variant_report(const struct hl_append_result *r)
+{
+    for (size_t k = 0; k < r->nvariant; k++) {
+        const struct hl_variant_report *v = &r->variant[k];
+        printf("variant column %s: %lld rows, %lld NULL", v->column, (long long)v->rows,
+               (long long)v->sql_null);
+        int64_t invalid =
+            v->invalid_json + v->duplicate_key + v->nesting_too_deep + v->number_out_of_range;
+        if (invalid)
+            printf(" (%lld from invalid text: invalid_json %lld, duplicate_key %lld, "
+                   "nesting_too_deep %lld, number_out_of_range %lld)",
+                   (long long)invalid, (long long)v->invalid_json, (long long)v->duplicate_key,
+                   (long long)v->nesting_too_deep, (long long)v->number_out_of_range);
+        printf("\n");
+        if (v->npaths == 0) {
+            printf("  no shredding declared: every value in value\n");
+            continue;
+        }
+        size_t width = 4;
+        for (size_t g = 0; g < v->npaths; g++) {
+            size_t n = strlen(v->paths[g].path);
+            width = n > width ? n : width;
+        }
+        printf("  %-*s %12s %12s %12s %12s\n", (int)width, "PATH", "TYPED", "FALLBACK",
+               "VARIANT NULL", "MISSING");
+        for (size_t g = 0; g < v->npaths; g++) {
+            const struct hl_variant_path_counts *p = &v->paths[g];
+            printf("  %-*s %12lld %12lld %12lld %12lld\n", (int)width, p->path, (long long)p->typed,
+                   (long long)p->fallback, (long long)p->variant_null, (long long)p->missing);
+        }
+    }
+}
+
+static void print_result(const struct cli *cli, const struct hl_append_result *r,
+                         bool variant_report)
 {
     if (cli->json) {
         json_t *files = json_array();
@@ -374,8 +438,9 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
                                  (json_int_t)f->file_size_bytes, "partition_values", pv));
         }
         json_t *doc =
-            json_pack("{s:I, s:o, s:I}", "snapshot_id", (json_int_t)r->snapshot_id, "files", files,
-                      "variant_invalid_rows", (json_int_t)r->variant_invalid_rows);
+            json_pack("{s:I, s:o, s:I, s:o}", "snapshot_id", (json_int_t)r->snapshot_id, "files",
+                      files, "variant_invalid_rows", (json_int_t)r->variant_invalid_rows, "variant",
+                      variant_report_json(r));
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -405,6 +470,8 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
         }
         printf("\n");
     }
+    if (variant_report)
+        print_variant_report(r);
 }
 
 /* The table's definition, for parsing text inputs into its types: the one
@@ -523,7 +590,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         opened = 0; /* the library released every stream */
         progress_show(&progress, 0, true);
         if (st == HL_OK) {
-            print_result(cli, res);
+            print_result(cli, res, cli_opt_given(a, "variant-report"));
         } else if (st == HL_ERR_CANCELLED) {
             print_leftovers(res, true);
             rc = EXIT_INTERRUPTED;
@@ -868,6 +935,10 @@ static const struct cli_opt append_opts[] = {
     {"variant-on-invalid", true, false,
      "error|null  a variant column's text that is not one JSON value fails the append "
      "(default) or is written as NULL, counted"},
+    {"variant-report", false, false,
+     "print where each variant column's values went: rows, NULLs, invalid text by reason, and "
+     "per declared path the values typed, left in value (another type), Variant nulls and "
+     "missing"},
 };
 
 static const struct cli_opt read_opts[] = {

@@ -12,6 +12,7 @@
 #include "client/fanout.h"
 #include "client/tableinfo.h"
 #include "parquet/writer.h"
+#include "client/variant_report.h"
 #include "rows/rows_adapt.h"
 #include "rows/rows_schema.h"
 #include "util/arena.h"
@@ -165,13 +166,20 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
      * that count (top-level rows are never null). */
     in->release(in);
     struct error e;
+    struct rows_variant_invalid *invalid = NULL;
+    if (st == HL_OK && j->res->nvariant && !(invalid = calloc(n ? n : 1, sizeof *invalid)))
+        st = client_nomem(err);
     struct rows_adapt_options ao = {.variant_on_invalid =
                                         j->o && j->o->variant_on_invalid == HL_VARIANT_INVALID_NULL
                                             ? ROWS_VARIANT_INVALID_NULL
-                                            : ROWS_VARIANT_INVALID_ERROR};
+                                            : ROWS_VARIANT_INVALID_ERROR,
+                                    .variant_invalid_by_column = invalid};
     if (st == HL_OK && rows_adapt_batch_with(projected, out, &j->table, &ao, &e) != 0)
         st = error_publish(err, HL_ERR_VALIDATION, &e, NULL);
     j->res->variant_invalid_rows += ao.variant_invalid;
+    if (st == HL_OK)
+        client_variant_report_batch(j->res, &j->table, out, invalid);
+    free(invalid);
     if (st != HL_OK)
         out->release(out);
     return st;
@@ -205,6 +213,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
         return st;
     if (rows_table_arrow_schema(&j->table, &j->target) != 0)
         return client_nomem(err);
+    if ((st = client_variant_report_init(res, &j->table, err)) != HL_OK)
+        return st;
     pq_write_options_default(&j->wopt);
     if (o && o->row_group_bytes > 0)
         j->wopt.row_group_bytes = o->row_group_bytes;
@@ -422,6 +432,7 @@ void hl_append_result_free(struct hl_append_result *r)
     for (size_t i = 0; i < r->nuploaded; i++)
         free(r->uploaded[i]);
     free(r->uploaded);
+    client_variant_report_free(r);
     free(r);
 }
 

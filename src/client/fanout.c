@@ -6,6 +6,7 @@
 
 #include "client/append.h"
 #include "client/fanout.h"
+#include "client/variant_report.h"
 #include "lake/partition.h"
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
@@ -259,6 +260,7 @@ static hl_status file_finish(struct fanout *fo, struct out_file *f, struct hl_er
     if (pq_writer_close(writer, &w, &pe) != 0)
         return writer_failure(f, &pe, "finishing a Parquet file", err);
     json_t *reg = registration(fo, f, &w, err);
+    client_variant_report_file(fo->res, &w);
     pq_write_result_release(&w);
     if (!reg)
         return err ? err->status : HL_ERR_NOMEM;

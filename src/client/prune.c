@@ -44,13 +44,23 @@ bool client_file_may_match(const struct lake_table *t, const struct expr_pred *p
 bool client_row_group_may_match(const struct lake_table *t, const struct expr_pred *pred,
                                 struct pq_reader *r, size_t g, struct arena *scratch)
 {
-    struct expr_field_stats *fs = NULL;
-    size_t n = 0;
+    struct expr_field_stats *fs = NULL, *vs = NULL;
+    size_t n = 0, nv = 0;
     struct error e;
     if (expr_stats_from_row_group(t, pq_reader_meta(r), pq_reader_schema(r), g, scratch, &fs, &n,
-                                  &e) != 0)
+                                  &e) != 0 ||
+        expr_stats_variant_leaves(pred, pq_reader_meta(r), pq_reader_schema(r), g, scratch, &vs,
+                                  &nv, &e) != 0)
         return true;
-    return expr_pred_may_match(pred, fs, n);
+    if (nv == 0)
+        return expr_pred_may_match(pred, fs, n);
+    struct expr_field_stats *all = arena_calloc(scratch, n + nv, sizeof *all);
+    if (!all)
+        return true;
+    if (n)
+        memcpy(all, fs, n * sizeof *all);
+    memcpy(all + n, vs, nv * sizeof *all);
+    return expr_pred_may_match(pred, all, n + nv);
 }
 
 /* One predicate column's page index in a row group, and each page's

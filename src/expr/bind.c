@@ -1,5 +1,6 @@
 /* Binding: column paths to the table's columns, literals to their
  * columns' types, and predicates into negation normal form. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -43,6 +44,48 @@ static int find_child(const struct lake_column *parent, const struct expr *col, 
     return 0;
 }
 
+static bool same_variant_path(const struct colref *x, const struct colref *y)
+{
+    if (x->nvkeys != y->nvkeys)
+        return false;
+    for (size_t k = 0; k < x->nvkeys; k++)
+        if (x->vkey_lens[k] != y->vkey_lens[k] ||
+            memcmp(x->vkeys[k], y->vkeys[k], x->vkey_lens[k]) != 0)
+            return false;
+    return true;
+}
+
+/* A bound predicate outlives the parse tree: the keys move into a. */
+static int copy_variant_path(struct arena *a, struct colref *r)
+{
+    if (r->nvkeys == 0)
+        return 0;
+    const char **keys = arena_alloc(a, r->nvkeys * sizeof *keys);
+    size_t *lens = arena_alloc(a, r->nvkeys * sizeof *lens);
+    if (!keys || !lens)
+        return -1;
+    for (size_t k = 0; k < r->nvkeys; k++) {
+        lens[k] = r->vkey_lens[k];
+        if (!(keys[k] = arena_strndup(a, r->vkeys[k], lens[k])))
+            return -1;
+    }
+    r->vkeys = keys;
+    r->vkey_lens = lens;
+    return 0;
+}
+
+/* The column's dotted path, a variant path's keys after it (for messages). */
+static const char *column_name(struct arena *a, const char *path, const struct colref *r)
+{
+    struct buf b = BUF_INIT;
+    int rc = buf_append(&b, path, strlen(path));
+    for (size_t k = 0; k < r->nvkeys && rc == 0; k++)
+        rc = buf_append(&b, ".", 1) != 0 ? -1 : buf_append(&b, r->vkeys[k], r->vkey_lens[k]);
+    const char *name = rc == 0 ? arena_strndup(a, b.data, b.len) : NULL;
+    buf_free(&b);
+    return name;
+}
+
 int expr_resolve_column(struct arena *a, const struct lake_table *t, struct colset *cs,
                         const struct expr *col, size_t *index, struct error *err)
 {
@@ -50,6 +93,12 @@ int expr_resolve_column(struct arena *a, const struct lake_table *t, struct cols
     const struct lake_column *c = &t->root;
     r.required = true;
     for (size_t k = 0; k < col->nnames; k++) {
+        if (k > 0 && c->type == LT_VARIANT) {
+            r.vkeys = col->names + k;
+            r.vkey_lens = col->name_lens + k;
+            r.nvkeys = col->nnames - k;
+            break;
+        }
         if (k > 0 && c->type != LT_STRUCT) {
             char path[400];
             lake_column_path(c, path, sizeof path);
@@ -66,7 +115,7 @@ int expr_resolve_column(struct arena *a, const struct lake_table *t, struct cols
         r.required = r.required && !c->nullable;
     }
     for (size_t k = 0; k < cs->n; k++)
-        if (cs->refs[k].field_id == c->field_id) {
+        if (cs->refs[k].field_id == c->field_id && same_variant_path(&cs->refs[k], &r)) {
             *index = k;
             return 0;
         }
@@ -76,7 +125,7 @@ int expr_resolve_column(struct arena *a, const struct lake_table *t, struct cols
     r.type = c->type;
     r.precision = c->precision;
     r.scale = c->scale;
-    if (!(r.name = arena_strdup(a, path)))
+    if (!(r.name = column_name(a, path, &r)) || copy_variant_path(a, &r) != 0)
         return error_nomem(err);
     if (cs->n == cs->cap) {
         size_t cap = cs->cap ? cs->cap * 2 : 8;
@@ -118,7 +167,9 @@ int expr_colset_finish(struct arena *a, struct colset *cs, struct error *err)
     size_t nids = 0;
     for (size_t k = 0; k < cs->n; k++) {
         top[k] = cs->refs[k].path[0];
-        if (!lake_type_is_container(cs->refs[k].type)) {
+        /* A variant has no statistics by field id (its paths' leaves have
+         * their own: expr_stats_variant_leaves). */
+        if (!lake_type_is_container(cs->refs[k].type) && cs->refs[k].type != LT_VARIANT) {
             /* Insertion keeps them ascending; field ids are distinct. */
             size_t j = nids++;
             for (; j > 0 && ids[j - 1] > cs->refs[k].field_id; j--)
@@ -233,12 +284,66 @@ static int comparable_column(struct binder *b, const struct expr *e, size_t *col
     if (expr_resolve_column(b->a, b->t, b->cs, e, col, b->err) != 0)
         return -1;
     const struct colref *r = &b->cs->refs[*col];
-    if (expr_vkind(r->type) == VK_NONE)
+    if (r->nvkeys == 0 && expr_vkind(r->type) == VK_NONE)
         return expr_fail_at(b->err, &e->at, "'%s' is a %s; compare %s", r->name,
                             lake_type_name(r->type),
-                            r->type == LT_STRUCT ? "one of its fields (a.b), or test IS NULL"
-                                                 : "it with IS NULL only");
+                            r->type == LT_STRUCT    ? "one of its fields (a.b), or test IS NULL"
+                            : r->type == LT_VARIANT ? "a path into it (v.key), or test IS NULL"
+                                                    : "it with IS NULL only");
     return 0;
+}
+
+/* A literal a variant path compares with: its family and value. */
+static int variant_literal(struct binder *b, const struct colref *r, const struct expr *lit,
+                           struct vlit *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (lit->lit) {
+    case LIT_STRING: {
+        char *copy = arena_alloc(b->a, lit->len + 1); /* outlives the parse tree */
+        if (!copy)
+            return error_nomem(b->err);
+        if (lit->len)
+            memcpy(copy, lit->text, lit->len);
+        out->kind = VS_STRING;
+        out->s = copy;
+        out->len = lit->len;
+        return 0;
+    }
+    case LIT_TRUE:
+    case LIT_FALSE:
+        out->kind = VS_BOOL;
+        out->b = lit->lit == LIT_TRUE;
+        return 0;
+    case LIT_NUMBER: {
+        char text[128];
+        if (lit->len >= sizeof text)
+            return expr_fail_at(b->err, &lit->at, "a number too long to compare with '%s'",
+                                r->name);
+        memcpy(text, lit->text, lit->len);
+        text[lit->len] = '\0';
+        out->kind = VS_DECIMAL;
+        out->exact = expr_number_exact(lit->text, lit->len, &out->unscaled, &out->scale);
+        out->d = strtod(text, NULL);
+        return 0;
+    }
+    default:
+        return expr_fail_at(b->err, &lit->at,
+                            "'%s' is a variant path: compare it with a string, a number or "
+                            "TRUE/FALSE",
+                            r->name);
+    }
+}
+
+static struct pnode *compare_variant(struct binder *b, size_t col, enum expr_op op,
+                                     const struct expr *lit)
+{
+    struct pnode *n = pnode_new(b, PN_VCMP);
+    if (!n || variant_literal(b, &b->cs->refs[col], lit, &n->vlit) != 0)
+        return NULL;
+    n->op = op;
+    n->col = col;
+    return n;
 }
 
 static struct expr_type type_of(const struct colref *r)
@@ -312,9 +417,18 @@ static struct pnode *compare(struct binder *b, const struct expr *at, const stru
     size_t x, y;
     if (comparable_column(b, lcol ? lhs : rhs, &x) != 0)
         return NULL;
-    if (lcol && rcol)
-        return comparable_column(b, rhs, &y) == 0 ? compare_columns(b, at, x, y, op) : NULL;
+    if (lcol && rcol) {
+        if (comparable_column(b, rhs, &y) != 0)
+            return NULL;
+        if (b->cs->refs[x].nvkeys || b->cs->refs[y].nvkeys) {
+            expr_fail_at(b->err, &at->at, "a variant path compares with a literal only");
+            return NULL;
+        }
+        return compare_columns(b, at, x, y, op);
+    }
     const struct expr *lit = lcol ? rhs : lhs;
+    if (b->cs->refs[x].nvkeys)
+        return compare_variant(b, x, lcol ? op : mirrored(op), lit);
     struct expr_type type = type_of(&b->cs->refs[x]);
     struct pnode *n = pnode_new(b, PN_CMP);
     if (!n || expr_literal_convert(b->a, lit, &type, &n->lit, b->err) != 0)
@@ -380,12 +494,14 @@ static struct pnode *in_list(struct binder *b, const struct expr *e, bool negate
         expr_fail_at(b->err, &e->args[0]->at, "IN needs a column on its left");
         return NULL;
     }
-    for (size_t k = 1; k < e->nargs; k++)
-        if (e->args[k]->kind == EK_COLUMN)
-            return in_as_comparisons(b, e, negated);
     size_t col;
     if (comparable_column(b, e->args[0], &col) != 0)
         return NULL;
+    bool list_names_columns = b->cs->refs[col].nvkeys > 0; /* a variant path: each its own */
+    for (size_t k = 1; k < e->nargs; k++)
+        list_names_columns = list_names_columns || e->args[k]->kind == EK_COLUMN;
+    if (list_names_columns)
+        return in_as_comparisons(b, e, negated);
     struct expr_type type = type_of(&b->cs->refs[col]);
     struct bval *items = arena_alloc(b->a, e->nargs * sizeof *items);
     struct bval *tmp = arena_alloc(b->a, e->nargs * sizeof *tmp);
@@ -475,11 +591,6 @@ static struct pnode *null_test(struct binder *b, const struct expr *e, bool nega
     size_t col;
     if (expr_resolve_column(b->a, b->t, b->cs, x, &col, b->err) != 0)
         return NULL;
-    if (b->cs->refs[col].type == LT_VARIANT) {
-        expr_fail_at(b->err, &x->at, "'%s' is a variant, which cannot be read here",
-                     b->cs->refs[col].name);
-        return NULL;
-    }
     struct pnode *n = pnode_new(b, PN_NULL);
     if (n) {
         n->col = col;
@@ -503,6 +614,15 @@ static struct pnode *standalone(struct binder *b, const struct expr *e, bool neg
     if (expr_resolve_column(b->a, b->t, b->cs, e, &col, b->err) != 0)
         return NULL;
     const struct colref *r = &b->cs->refs[col];
+    if (r->nvkeys) { /* props.flag: props.flag = TRUE */
+        struct pnode *n = pnode_new(b, PN_VCMP);
+        if (n) {
+            n->op = OP_EQ;
+            n->col = col;
+            n->vlit = (struct vlit){.kind = VS_BOOL, .b = !negate};
+        }
+        return n;
+    }
     if (r->type != LT_BOOLEAN) {
         expr_fail_at(b->err, &e->at, "'%s' is a %s, not a boolean: compare it with a value",
                      r->name, lake_type_name(r->type));

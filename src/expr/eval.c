@@ -62,6 +62,7 @@ bool expr_store_of(const struct colref *r, const char *f, enum store *st)
         {LT_LIST, "+l", ST_NONE},
         {LT_LIST, "+L", ST_NONE},
         {LT_MAP, "+m", ST_NONE},
+        {LT_VARIANT, "+s", ST_NONE},
     };
     for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
         if (fixed[k].type == r->type && strcmp(fixed[k].format, f) == 0) {
@@ -76,7 +77,7 @@ bool expr_store_of(const struct colref *r, const char *f, enum store *st)
 
 size_t expr_store_width(enum store st)
 {
-    static const unsigned char width[] = {
+    static const unsigned char width[ST_NONE + 1] = {
         [ST_I8] = 1,  [ST_U8] = 1,  [ST_I16] = 2, [ST_U16] = 2, [ST_I32] = 4,   [ST_U32] = 4,
         [ST_F32] = 4, [ST_I64] = 8, [ST_U64] = 8, [ST_F64] = 8, [ST_D128] = 16, [ST_FIX16] = 16,
     };
@@ -85,7 +86,42 @@ size_t expr_store_width(enum store st)
 
 static int buffers_of(enum store st)
 {
-    return st == ST_NONE ? 1 : st == ST_STR32 || st == ST_STR64 ? 3 : 2;
+    return st == ST_NONE || st == ST_VARIANT ? 1 : st == ST_STR32 || st == ST_STR64 ? 3 : 2;
+}
+
+/* The binary child `name` of a variant's storage struct s / arr, whose row
+ * 0 is at physical index lo. */
+static bool open_binary_child(const struct ArrowSchema *s, const struct ArrowArray *arr, int64_t lo,
+                              int64_t length, const char *name, struct binview *out)
+{
+    for (int64_t k = 0; k < s->n_children && k < arr->n_children; k++) {
+        const struct ArrowSchema *cs = s->children[k];
+        const struct ArrowArray *ca = arr->children[k];
+        if (!cs->name || strcmp(cs->name, name) != 0)
+            continue;
+        bool wide = strcmp(cs->format, "Z") == 0;
+        if ((!wide && strcmp(cs->format, "z") != 0) || ca->offset < 0 || ca->n_buffers < 3 ||
+            ca->length < lo + length || !ca->buffers ||
+            (length > 0 && (!ca->buffers[1] || !ca->buffers[2])))
+            return false;
+        *out = (struct binview){ca->buffers[1], ca->buffers[2], wide, lo + ca->offset};
+        return true;
+    }
+    return false;
+}
+
+/* A variant path's column: the storage struct's metadata and value. */
+static int open_variant(const struct colref *r, const struct ArrowSchema *s,
+                        const struct ArrowArray *arr, int64_t lo, int64_t length, struct colview *v,
+                        struct error *err)
+{
+    if (strcmp(s->format, "+s") != 0 ||
+        !open_binary_child(s, arr, lo, length, "metadata", &v->vmeta) ||
+        !open_binary_child(s, arr, lo, length, "value", &v->vvalue))
+        return batch_fail(err, r, "has no variant storage (metadata, value binary) for it",
+                          s->format);
+    v->st = ST_VARIANT;
+    return 0;
 }
 
 static int open_view(const struct colref *r, const struct ArrowSchema *schema,
@@ -111,6 +147,8 @@ static int open_view(const struct colref *r, const struct ArrowSchema *schema,
             v->valid_off[v->nvalid++] = lo;
         }
     }
+    if (r->nvkeys)
+        return open_variant(r, s, arr, lo, batch->length, v, err);
     if (!expr_store_of(r, s->format, &v->st))
         return batch_fail(err, r, "array's format does not fit", s->format);
     if (arr->n_buffers < buffers_of(v->st) ||
@@ -163,6 +201,24 @@ bool expr_view_valid(const struct colview *v, int64_t r0, int64_t n, uint8_t *ok
     return true;
 }
 
+/* Value i of a binary array's offsets (32- or 64-bit) and data. */
+static const uint8_t *offsets_bytes(const uint8_t *offsets, const uint8_t *data, bool wide,
+                                    int64_t i, size_t *len)
+{
+    int64_t a, b;
+    if (wide) {
+        int64_t o[2];
+        memcpy(o, offsets + 8 * i, sizeof o);
+        a = o[0], b = o[1];
+    } else {
+        int32_t o[2];
+        memcpy(o, offsets + 4 * i, sizeof o);
+        a = o[0], b = o[1];
+    }
+    *len = b > a ? (size_t)(b - a) : 0;
+    return data + a;
+}
+
 const uint8_t *expr_view_bytes(const struct colview *v, int64_t row, size_t *len)
 {
     int64_t i = v->off + row;
@@ -170,18 +226,7 @@ const uint8_t *expr_view_bytes(const struct colview *v, int64_t row, size_t *len
         *len = 16;
         return v->values + 16 * i;
     }
-    int64_t a, b;
-    if (v->st == ST_STR32) {
-        int32_t o[2];
-        memcpy(o, v->values + 4 * i, sizeof o);
-        a = o[0], b = o[1];
-    } else {
-        int64_t o[2];
-        memcpy(o, v->values + 8 * i, sizeof o);
-        a = o[0], b = o[1];
-    }
-    *len = b > a ? (size_t)(b - a) : 0;
-    return v->data + a;
+    return offsets_bytes(v->values, v->data, v->st == ST_STR64, i, len);
 }
 
 #define LOAD(T, v, i)                                                                              \
@@ -533,6 +578,102 @@ static int compare_rows(const struct pnode *p, const struct colref *rx, const st
     return 0;
 }
 
+/* ---- variant paths ---- */
+
+static void and_mask(uint8_t *restrict out, const uint8_t *restrict mask, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        out[i] &= mask[i];
+}
+
+static const uint8_t *binview_bytes(const struct binview *b, int64_t row, size_t *len)
+{
+    return offsets_bytes(b->offsets, b->data, b->wide, b->off + row, len);
+}
+
+/* The scalar at r's path in row `row`; false when the path is missing
+ * (a key absent, a value on the way not an object) or the bytes do not
+ * read. A null row's bytes read as whatever they are: its result is
+ * masked out. */
+static bool variant_at(const struct colref *r, const struct colview *v, int64_t row,
+                       struct variant_scalar *x)
+{
+    size_t mlen, vlen;
+    const uint8_t *m = binview_bytes(&v->vmeta, row, &mlen);
+    const uint8_t *p = binview_bytes(&v->vvalue, row, &vlen);
+    struct variant_dict d;
+    struct error e;
+    if (variant_dict_open(m, mlen, &d, &e) != 0)
+        return false;
+    for (size_t k = 0; k < r->nvkeys; k++)
+        if (variant_object_field(&d, p, vlen, r->vkeys[k], r->vkey_lens[k], &p, &vlen) != 1)
+            return false;
+    return variant_scalar_read(p, vlen, x);
+}
+
+static int cmp_doubles(double a, double b)
+{
+    int64_t ka = expr_float_key(a), kb = expr_float_key(b);
+    return (ka > kb) - (ka < kb);
+}
+
+bool expr_vlit_compare(const struct variant_scalar *x, const struct vlit *l, int *c)
+{
+    switch (l->kind) {
+    case VS_STRING:
+        if (x->kind != VS_STRING)
+            return false;
+        *c = cmp_mem((const uint8_t *)x->s, x->len, (const uint8_t *)l->s, l->len);
+        return true;
+    case VS_BOOL:
+        if (x->kind != VS_BOOL)
+            return false;
+        *c = (int)x->b - (int)l->b;
+        return true;
+    default: /* a number */
+        if (x->kind == VS_DOUBLE || (!l->exact && (x->kind == VS_INT || x->kind == VS_DECIMAL)))
+            *c = cmp_doubles(x->kind == VS_DOUBLE ? x->d
+                             : x->kind == VS_INT
+                                 ? (double)x->i
+                                 : (double)x->unscaled / (double)expr_pow10(x->scale),
+                             l->d);
+        else if (x->kind == VS_INT)
+            *c = cmp_scaled(x->i, 0, l->unscaled, l->scale);
+        else if (x->kind == VS_DECIMAL)
+            *c = cmp_scaled(x->unscaled, x->scale, l->unscaled, l->scale);
+        else
+            return false;
+        return true;
+    }
+}
+
+static void variant_compare(const struct pnode *p, const struct colref *r, const struct colview *v,
+                            int64_t r0, int64_t n, uint8_t *out)
+{
+    for (int64_t i = 0; i < n; i++) {
+        struct variant_scalar x;
+        int c = 0;
+        out[i] = variant_at(r, v, r0 + i, &x) && expr_vlit_compare(&x, &p->vlit, &c) &&
+                 expr_op_holds(p->op, c);
+    }
+}
+
+/* IS [NOT] NULL of a variant path: null when the row is, when the path is
+ * missing, or when it holds a Variant null. */
+static void variant_null(const struct pnode *p, const struct colref *r, const struct colview *v,
+                         int64_t r0, int64_t n, uint8_t *out, uint8_t *tmp)
+{
+    for (int64_t i = 0; i < n; i++) {
+        struct variant_scalar x;
+        out[i] = variant_at(r, v, r0 + i, &x) && x.kind != VS_NULL; /* present */
+    }
+    if (expr_view_valid(v, r0, n, tmp))
+        and_mask(out, tmp, n);
+    if (!p->negated)
+        for (int64_t i = 0; i < n; i++)
+            out[i] ^= 1;
+}
+
 /* ---- the tree ---- */
 
 struct eval_ctx {
@@ -540,12 +681,6 @@ struct eval_ctx {
     const struct colview *views;
     uint8_t *scratch;
 };
-
-static void and_mask(uint8_t *restrict out, const uint8_t *restrict mask, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        out[i] &= mask[i];
-}
 
 static void eval_node(const struct pnode *p, const struct eval_ctx *c, int64_t r0, int64_t n,
                       uint8_t *out, size_t level)
@@ -572,6 +707,10 @@ static void eval_node(const struct pnode *p, const struct eval_ctx *c, int64_t r
         return;
     }
     case PN_NULL:
+        if (c->refs[p->col].nvkeys) {
+            variant_null(p, &c->refs[p->col], v, r0, n, out, tmp);
+            return;
+        }
         if (!expr_view_valid(v, r0, n, out))
             memset(out, p->negated, (size_t)n);
         else if (!p->negated)
@@ -579,6 +718,7 @@ static void eval_node(const struct pnode *p, const struct eval_ctx *c, int64_t r
                 out[i] ^= 1;
         return;
     case PN_CMP: cmp_literal(p, v, r0, n, out); break;
+    case PN_VCMP: variant_compare(p, &c->refs[p->col], v, r0, n, out); break;
     case PN_IN: in_set(p, v, r0, n, out); break;
     case PN_CMP_COLS: {
         const struct colview *w = &c->views[p->col2];

@@ -14,7 +14,8 @@
  *                          | [NOT] IN '(' operand (',' operand)* ')'
  *                          | [NOT] BETWEEN operand AND operand ]
  *   operand     := column | literal
- *   column      := name ('.' name)*      a struct field by its path: a.b.c
+ *   column      := name ('.' name)*      a struct field by its path: a.b.c;
+ *                                        past a variant column, object keys
  *   name        := bare | '"' text '"'   bare: a letter or _ first, then letters,
  *                                        digits, _ and $; quoted: any text, "" for "
  *   literal     := ['-' | '+'] number | 'text' | TRUE | FALSE | NULL
@@ -126,7 +127,12 @@ struct expr_columns {
 /* Resolves every column path against t (top-level columns and struct
  * fields; a name matches exactly first, then case-insensitively when only
  * one sibling matches), converts every literal to its column's type and
- * refuses comparisons of struct, list, map and variant columns. */
+ * refuses comparisons of struct, list, map and whole variant columns. A
+ * path that goes on past a variant column names object keys inside it
+ * (exactly, case included): props."$os" = 'Mac' compares the value at
+ * $.$os with a string, number or boolean literal; a value of another
+ * family, a missing key or a Variant null compares as NULL (unknown),
+ * and IS NULL holds for all three. */
 int expr_bind_predicate(struct arena *a, const struct lake_table *t, const struct expr *e,
                         struct expr_pred **out, struct error *err);
 /* expr_parse_predicate, then expr_bind_predicate. */
@@ -210,6 +216,18 @@ int expr_stats_from_json(const struct lake_table *t, const json_t *column_stats,
 /* Row group g's statistics of t's columns, from a Parquet footer and its
  * schema tree (pq_row_group_column_stats; nan counts unknown). */
 int expr_stats_from_row_group(const struct lake_table *t, const struct pq_file_meta *meta,
+                              const struct pq_schema *schema, size_t g, struct arena *a,
+                              struct expr_field_stats **out, size_t *n, struct error *err);
+
+/* Row group g's statistics of the shredded leaves p's variant paths reach
+ * (props."$os" = 'Mac' reads typed_value.$os.typed_value), as entries
+ * only p's pruning understands (negative field ids, bounds as Variant
+ * primitives): for a file hoglake wrote (whose writer places every value
+ * its declaration takes in the typed leaf), a path that is shredded to a
+ * string, signed integer, decimal, float or boolean leaf, and whose field
+ * holds nothing in its residual value in this row group. Paths without
+ * such a leaf get no entry. */
+int expr_stats_variant_leaves(const struct expr_pred *p, const struct pq_file_meta *meta,
                               const struct pq_schema *schema, size_t g, struct arena *a,
                               struct expr_field_stats **out, size_t *n, struct error *err);
 

@@ -10,6 +10,7 @@
 
 #include "expr/expr.h"
 #include "lake/partition.h"
+#include "variant/access.h"
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -192,6 +193,11 @@ struct colref {
     uint32_t depth;
     uint32_t path[LAKE_MAX_DEPTH]; /* child indexes, path[0] the top-level column */
     const char *name;              /* dotted path */
+    /* A path into a variant column (props."$os"): the object keys after
+     * the column, matched exactly; none for any other column. */
+    const char *const *vkeys;
+    const size_t *vkey_lens;
+    size_t nvkeys;
 };
 
 struct colset {
@@ -209,7 +215,31 @@ int expr_colset_finish(struct arena *a, struct colset *cs, struct error *err);
 
 /* ---- bound predicates ---- */
 
-enum pn_kind { PN_CONST, PN_AND, PN_OR, PN_CMP, PN_CMP_COLS, PN_IN, PN_NULL };
+enum pn_kind { PN_CONST, PN_AND, PN_OR, PN_CMP, PN_CMP_COLS, PN_IN, PN_NULL, PN_VCMP };
+
+/* What a variant path is compared with (PN_VCMP): a string, a number or a
+ * boolean literal. A value of another family never compares (unknown). */
+struct vlit {
+    enum variant_scalar_kind kind; /* VS_STRING, VS_DECIMAL (any number) or VS_BOOL */
+    const char *s;                 /* VS_STRING */
+    size_t len;
+    bool exact; /* VS_DECIMAL: unscaled and scale hold the number exactly */
+    i128 unscaled;
+    int scale;
+    double d; /* VS_DECIMAL as a double */
+    bool b;
+};
+
+/* Compares a variant scalar with a literal: true with *c (<0, 0, >0) when
+ * they are of one family (strings as unsigned bytes; numbers exactly, as
+ * doubles when either is a float; booleans false < true). */
+bool expr_vlit_compare(const struct variant_scalar *x, const struct vlit *l, int *c);
+
+/* The statistics id of colref k's variant path leaf (expr_stats_variant_leaves). */
+static inline int64_t expr_variant_leaf_id(size_t k)
+{
+    return -1 - (int64_t)k;
+}
 
 /* How two columns compare (PN_CMP_COLS). */
 enum cmp_family {
@@ -245,6 +275,7 @@ struct pnode {
     struct bval lit;
     enum cmp_family family;
     struct in_set in;
+    struct vlit vlit;    /* PN_VCMP */
     struct pnode **kids; /* PN_AND, PN_OR */
     size_t nkids;
 };
@@ -281,7 +312,15 @@ enum store {
     ST_STR32,
     ST_STR64,
     ST_FIX16,
-    ST_NONE /* a struct, list or map: its validity only */
+    ST_VARIANT, /* a variant path: the storage struct's metadata and value */
+    ST_NONE     /* a struct, list, map or whole variant: its validity only */
+};
+
+/* A binary child array read in place (ST_VARIANT's metadata and value). */
+struct binview {
+    const uint8_t *offsets, *data;
+    bool wide; /* 64-bit offsets */
+    int64_t off;
 };
 
 /* One column of a batch: its leaf array's buffers, the physical index of
@@ -294,6 +333,7 @@ struct colview {
     int nvalid;
     const uint8_t *valid[LAKE_MAX_DEPTH + 1];
     int64_t valid_off[LAKE_MAX_DEPTH + 1];
+    struct binview vmeta, vvalue; /* ST_VARIANT */
 };
 
 /* The store a column of r's type has in an array of format f; false when

@@ -9,6 +9,7 @@
 
 #include "expr/expr_internal.h"
 #include "lake/bounds.h"
+#include "parquet/schema.h"
 #include "parquet/colstats.h"
 #include "util/bytes.h"
 #include "util/jsonnum.h"
@@ -138,9 +139,38 @@ static const struct expr_field_stats *stats_for(const struct prune *x, int64_t f
     return NULL;
 }
 
+/* A variant path's comparison against its shredded leaf's statistics,
+ * whose bounds are Variant primitives (expr_stats_variant_leaves). */
+static bool may_compare_variant(const struct expr_field_stats *s, const struct pnode *p)
+{
+    if (s->null_count >= 0 && s->value_count >= 0 && s->null_count >= s->value_count)
+        return false; /* the path holds nothing in these rows */
+    struct variant_scalar lo, hi;
+    bool has_lo = s->lower && variant_scalar_read(s->lower, s->lower_len, &lo),
+         has_hi = s->upper && variant_scalar_read(s->upper, s->upper_len, &hi);
+    int clo = 0, chi = 0;
+    /* Every value is of the leaf's type: one the literal does not compare
+     * with can never be TRUE. */
+    if ((has_lo && !expr_vlit_compare(&lo, &p->vlit, &clo)) ||
+        (has_hi && !expr_vlit_compare(&hi, &p->vlit, &chi)))
+        return false;
+    switch (p->op) {
+    case OP_EQ: return (!has_lo || clo <= 0) && (!has_hi || chi >= 0);
+    case OP_NE: return !(has_lo && has_hi && clo == 0 && chi == 0);
+    case OP_LT: return !has_lo || clo < 0;
+    case OP_LE: return !has_lo || clo <= 0;
+    case OP_GT: return !has_hi || chi > 0;
+    default: return !has_hi || chi >= 0;
+    }
+}
+
 static bool may_test(const struct prune *x, const struct pnode *p)
 {
     const struct colref *r = &x->p->cols.refs[p->col];
+    if (r->nvkeys) {
+        const struct expr_field_stats *s = stats_for(x, expr_variant_leaf_id(p->col));
+        return !s || p->kind != PN_VCMP || may_compare_variant(s, p);
+    }
     const struct expr_field_stats *s = stats_for(x, r->field_id);
     if (!s || p->kind == PN_CMP_COLS)
         return true;
@@ -502,4 +532,168 @@ bool expr_pred_may_match_partition(const struct expr_pred *p,
     }
     arena_free(&a);
     return may;
+}
+
+/* ---- the shredded leaves of variant paths ---- */
+
+static const struct pq_node *child_named(const struct pq_node *n, const char *name, size_t len)
+{
+    for (int k = 0; n && k < n->nchildren; k++) {
+        const char *cn = n->children[k]->el->name;
+        if (cn && strlen(cn) == len && memcmp(cn, name, len) == 0)
+            return n->children[k];
+    }
+    return NULL;
+}
+
+/* What a shredded leaf holds, as a variant scalar kind (VS_OTHER: nothing
+ * a literal compares with: temporal, binary, uuid, unsigned). */
+static enum variant_scalar_kind leaf_kind(const struct pq_schema_element *el, int *scale)
+{
+    const struct pq_logical *l = &el->logical;
+    bool decimal = l->kind == PQ_LT_DECIMAL;
+    *scale = decimal ? l->scale : 0;
+    switch (el->type) {
+    case PQ_BOOLEAN: return VS_BOOL;
+    case PQ_INT32:
+    case PQ_INT64:
+        if (decimal)
+            return VS_DECIMAL;
+        return l->kind == PQ_LT_NONE || (l->kind == PQ_LT_INTEGER && l->is_signed) ? VS_INT
+                                                                                   : VS_OTHER;
+    case PQ_FLOAT:
+    case PQ_DOUBLE: return VS_DOUBLE;
+    case PQ_BYTE_ARRAY: return l->kind == PQ_LT_STRING ? VS_STRING : VS_OTHER;
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+        return decimal && el->type_length > 0 && el->type_length <= 16 ? VS_DECIMAL : VS_OTHER;
+    default: return VS_OTHER;
+    }
+}
+
+/* One PLAIN statistic of a leaf of kind k as a Variant primitive in the
+ * arena; NULL when it does not decode. */
+static const uint8_t *leaf_bound(struct arena *a, const struct pq_schema_element *el,
+                                 enum variant_scalar_kind k, int scale, const uint8_t *b, size_t n,
+                                 size_t *len, bool *oom)
+{
+    struct variant_scalar v = {.kind = k, .scale = scale};
+    switch (el->type) {
+    case PQ_BOOLEAN:
+        if (n != 1)
+            return NULL;
+        v.b = b[0] != 0;
+        break;
+    case PQ_INT32:
+    case PQ_INT64:
+        if (n != (el->type == PQ_INT32 ? 4u : 8u))
+            return NULL;
+        v.i = n == 4 ? (int32_t)le_load32(b) : (int64_t)le_load64(b);
+        v.unscaled = v.i;
+        break;
+    case PQ_FLOAT:
+    case PQ_DOUBLE:
+        if (n != (el->type == PQ_FLOAT ? 4u : 8u))
+            return NULL;
+        if (n == 4) {
+            uint32_t bits = le_load32(b);
+            float f;
+            memcpy(&f, &bits, 4);
+            v.d = f;
+        } else {
+            uint64_t bits = le_load64(b);
+            memcpy(&v.d, &bits, 8);
+        }
+        if (isnan(v.d))
+            return NULL;
+        break;
+    case PQ_BYTE_ARRAY:
+        v.s = (const char *)b;
+        v.len = n;
+        break;
+    default: /* a big-endian two's complement decimal */
+        if (n == 0 || n > 16)
+            return NULL;
+        v.unscaled = (int8_t)b[0];
+        for (size_t i = 1; i < n; i++)
+            v.unscaled = v.unscaled * 256 + b[i];
+        break;
+    }
+    *len = variant_scalar_size(&v);
+    uint8_t *out = arena_alloc(a, *len);
+    if (out)
+        variant_scalar_write(&v, out);
+    *oom = *oom || !out;
+    return out;
+}
+
+/* Row group g's statistics of colref k's leaf, into *out; false when there
+ * is nothing to say. */
+static bool variant_leaf_stats(const struct colref *r, size_t k, const struct pq_file_meta *meta,
+                               const struct pq_schema *schema, size_t g, struct arena *a,
+                               struct expr_field_stats *out, bool *oom)
+{
+    const struct pq_node *n = pq_schema_find_top_by_id(schema, (int32_t)r->field_id);
+    for (size_t i = 0; n && i < r->nvkeys; i++)
+        n = child_named(child_named(n, "typed_value", 11), r->vkeys[i], r->vkey_lens[i]);
+    const struct pq_node *leaf = child_named(n, "typed_value", 11),
+                         *value = child_named(n, "value", 5);
+    if (!leaf || !value || leaf->leaf_index < 0 || value->leaf_index < 0 ||
+        (size_t)leaf->leaf_index >= meta->row_groups[g].ncolumns ||
+        (size_t)value->leaf_index >= meta->row_groups[g].ncolumns)
+        return false;
+    const struct pq_column_chunk *lc = &meta->row_groups[g].columns[leaf->leaf_index];
+    const struct pq_column_chunk *vc = &meta->row_groups[g].columns[value->leaf_index];
+    /* Values of another type sit in the field's value: only when it holds
+     * none does the typed leaf say everything about the path. */
+    if (!lc->has_meta || !vc->has_meta || !vc->meta.statistics.has_null_count ||
+        vc->meta.statistics.null_count != vc->meta.num_values ||
+        !lc->meta.statistics.has_null_count)
+        return false;
+    int scale;
+    enum variant_scalar_kind kind = leaf_kind(leaf->el, &scale);
+    if (kind == VS_OTHER)
+        return false;
+    const struct pq_statistics *st = &lc->meta.statistics;
+    *out = (struct expr_field_stats){.field_id = expr_variant_leaf_id(k),
+                                     .value_count = lc->meta.num_values,
+                                     .null_count = st->null_count,
+                                     .nan_count = -1};
+    if (st->has_min && st->has_max) {
+        out->lower =
+            leaf_bound(a, leaf->el, kind, scale, st->min, st->min_len, &out->lower_len, oom);
+        out->upper =
+            leaf_bound(a, leaf->el, kind, scale, st->max, st->max_len, &out->upper_len, oom);
+        /* NaN sorts above every number but is never a bound. */
+        if (kind == VS_DOUBLE)
+            out->upper = NULL;
+    }
+    return true;
+}
+
+int expr_stats_variant_leaves(const struct expr_pred *p, const struct pq_file_meta *meta,
+                              const struct pq_schema *schema, size_t g, struct arena *a,
+                              struct expr_field_stats **out, size_t *n, struct error *err)
+{
+    *out = NULL;
+    *n = 0;
+    /* Only hoglake's writer is known to place values as its declaration
+     * says: every object in typed_value, no shredded key in a residual. */
+    if (g >= meta->nrow_groups || !meta->created_by ||
+        strncmp(meta->created_by, "hoglake ", 8) != 0)
+        return 0;
+    struct expr_field_stats *s = arena_calloc(a, p->cols.n ? p->cols.n : 1, sizeof *s);
+    if (!s)
+        return error_nomem(err);
+    size_t m = 0;
+    for (size_t k = 0; k < p->cols.n; k++) {
+        bool oom = false;
+        if (p->cols.refs[k].nvkeys &&
+            variant_leaf_stats(&p->cols.refs[k], k, meta, schema, g, a, &s[m], &oom))
+            m++;
+        if (oom)
+            return error_nomem(err);
+    }
+    *out = s;
+    *n = m;
+    return 0;
 }

@@ -47,6 +47,10 @@ struct lake_column {
     /* A top-level variant column's shredding declaration, as compact JSON
      * text (lake/shredding.h); NULL when it declares none. */
     const char *shredding;
+    /* A variant storage leaf of type timestamp_ns that holds instants (a
+     * timestamptz_ns declaration): written adjusted to UTC. Catalog
+     * columns never set it. */
+    bool instant;
     bool nullable;
     const char *comment;        /* NULL = none */
     int ordinal;                /* among siblings */

@@ -297,12 +297,18 @@ static bool json_fills(const json_t *node, const char *type)
            json_integer_value(json_object_get(node, "precision")) >= 19;
 }
 
-static int unshreddable(const json_t *node, struct buf *path, json_t *out, struct error *err)
+/* Visits every node of a declaration depth first, parents before their
+ * fields and elements, with its path ("$", "$.a", "$.tags[*]"). */
+typedef int (*node_visit)(const json_t *node, const char *type, const char *path, json_t *out,
+                          struct error *err);
+
+static int walk(const json_t *node, struct buf *path, node_visit visit, json_t *out,
+                struct error *err)
 {
     const char *type = json_string_value(json_object_get(node, "type"));
     size_t len = path->len;
-    int rc = 0;
-    if (strcmp(type, "object") == 0) {
+    int rc = visit(node, type, path->data, out, err);
+    if (rc == 0 && strcmp(type, "object") == 0) {
         size_t i;
         const json_t *f;
         json_array_foreach (json_object_get(node, "fields"), i, f) {
@@ -311,39 +317,65 @@ static int unshreddable(const json_t *node, struct buf *path, json_t *out, struc
             rc = q && buf_putc(path, '.') == 0 && buf_puts(path, q) == 0 ? 0 : error_nomem(err);
             free(q);
             if (rc == 0)
-                rc = unshreddable(f, path, out, err);
+                rc = walk(f, path, visit, out, err);
             path->len = len;
             path->data[len] = '\0';
             if (rc != 0)
                 return rc;
         }
-        return 0;
-    }
-    if (strcmp(type, "array") == 0) {
+    } else if (rc == 0 && strcmp(type, "array") == 0) {
         if (buf_puts(path, "[*]") != 0)
             return error_nomem(err);
-        rc = unshreddable(json_object_get(node, "element"), path, out, err);
+        rc = walk(json_object_get(node, "element"), path, visit, out, err);
         path->len = len;
         path->data[len] = '\0';
-        return rc;
     }
-    if (json_fills(node, type))
-        return 0;
-    return json_array_append_new(out, json_string(path->data)) == 0 ? 0 : error_nomem(err);
+    return rc;
 }
 
-int lake_shredding_unshreddable(const json_t *decl, json_t **out, struct error *err)
+static int append_path(json_t *out, const char *path, struct error *err)
+{
+    return json_array_append_new(out, json_string(path)) == 0 ? 0 : error_nomem(err);
+}
+
+static int visit_unshreddable(const json_t *node, const char *type, const char *path, json_t *out,
+                              struct error *err)
+{
+    if (strcmp(type, "object") == 0 || strcmp(type, "array") == 0 || json_fills(node, type))
+        return 0;
+    return append_path(out, path, err);
+}
+
+static int visit_any(const json_t *node, const char *type, const char *path, json_t *out,
+                     struct error *err)
+{
+    (void)node, (void)type;
+    return append_path(out, path, err);
+}
+
+/* The paths of the nodes visit keeps, into *out, once decl is checked. */
+static int node_paths(const json_t *decl, node_visit visit, json_t **out, struct error *err)
 {
     if (lake_shredding_check(decl, err) != 0)
         return -1;
     struct buf path = BUF_INIT;
     *out = json_array();
     int rc =
-        *out && buf_putc(&path, '$') == 0 ? unshreddable(decl, &path, *out, err) : error_nomem(err);
+        *out && buf_putc(&path, '$') == 0 ? walk(decl, &path, visit, *out, err) : error_nomem(err);
     buf_free(&path);
     if (rc != 0) {
         json_decref(*out);
         *out = NULL;
     }
     return rc;
+}
+
+int lake_shredding_unshreddable(const json_t *decl, json_t **out, struct error *err)
+{
+    return node_paths(decl, visit_unshreddable, out, err);
+}
+
+int lake_shredding_node_paths(const json_t *decl, json_t **out, struct error *err)
+{
+    return node_paths(decl, visit_any, out, err);
 }

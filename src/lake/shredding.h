@@ -50,4 +50,10 @@ int lake_shredding_check(const json_t *decl, struct error *err);
  * lake_shredding_check refuses is refused as it refuses it. */
 int lake_shredding_unshreddable(const json_t *decl, json_t **out, struct error *err);
 
+/* The paths of every node of a declaration, depth first, each node before
+ * its fields or element ("$", "$.a", "$.a.b", "$.tags", "$.tags[*]"): the
+ * order of the groups of its storage layout. Refused as
+ * lake_shredding_unshreddable refuses. */
+int lake_shredding_node_paths(const json_t *decl, json_t **out, struct error *err);
+
 #endif

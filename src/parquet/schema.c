@@ -410,7 +410,7 @@ static int emit_column(struct emitter *em, const struct lake_column *c, const ch
     case LT_TIMESTAMP_S: /* Parquet has no seconds: written as millis */
     case LT_TIMESTAMP_MS: set_time(e, PQ_LT_TIMESTAMP, PQ_MILLIS, false); return 0;
     case LT_TIMESTAMP: set_time(e, PQ_LT_TIMESTAMP, PQ_MICROS, false); return 0;
-    case LT_TIMESTAMP_NS: set_time(e, PQ_LT_TIMESTAMP, PQ_NANOS, false); return 0;
+    case LT_TIMESTAMP_NS: set_time(e, PQ_LT_TIMESTAMP, PQ_NANOS, c->instant); return 0;
     case LT_TIMESTAMPTZ: set_time(e, PQ_LT_TIMESTAMP, PQ_MICROS, true); return 0;
     case LT_STRING:
         e->has_type = true;

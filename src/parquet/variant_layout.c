@@ -32,25 +32,27 @@ static bool make_room(struct arena *a, struct lake_column *c, size_t n)
 static const struct {
     const char *name;
     enum lake_type type;
+    bool instant;
 } primitives[] = {
-    {"boolean", LT_BOOLEAN},
-    {"int8", LT_INT8},
-    {"int16", LT_INT16},
-    {"int32", LT_INT},
-    {"int64", LT_LONG},
-    {"float", LT_FLOAT},
-    {"double", LT_DOUBLE},
-    {"date", LT_DATE},
-    {"time", LT_TIME},
-    {"timestamp", LT_TIMESTAMP},
-    {"timestamp_ns", LT_TIMESTAMP_NS},
-    {"timestamptz", LT_TIMESTAMPTZ},
-    {"binary", LT_BINARY},
-    {"string", LT_STRING},
-    {"uuid", LT_UUID},
-    {"decimal4", LT_INT},
-    {"decimal8", LT_LONG},
-    {"decimal16", LT_DECIMAL},
+    {"boolean", LT_BOOLEAN, false},
+    {"int8", LT_INT8, false},
+    {"int16", LT_INT16, false},
+    {"int32", LT_INT, false},
+    {"int64", LT_LONG, false},
+    {"float", LT_FLOAT, false},
+    {"double", LT_DOUBLE, false},
+    {"date", LT_DATE, false},
+    {"time", LT_TIME, false},
+    {"timestamp", LT_TIMESTAMP, false},
+    {"timestamp_ns", LT_TIMESTAMP_NS, false},
+    {"timestamptz", LT_TIMESTAMPTZ, false},
+    {"timestamptz_ns", LT_TIMESTAMP_NS, true},
+    {"binary", LT_BINARY, false},
+    {"string", LT_STRING, false},
+    {"uuid", LT_UUID, false},
+    {"decimal4", LT_INT, false},
+    {"decimal8", LT_LONG, false},
+    {"decimal16", LT_DECIMAL, false},
 };
 
 static int unsupported(struct error *err, const struct lake_column *v, const char *what)
@@ -103,14 +105,14 @@ static int add_typed(struct arena *a, const struct lake_column *v, struct lake_c
         struct lake_column *t = storage_field(a, g, "typed_value", primitives[i].type, true);
         if (!t)
             return error_nomem(err);
+        t->instant = primitives[i].instant;
         if (strncmp(type, "decimal", 7) == 0) {
             t->precision = (int)json_integer_value(json_object_get(node, "precision"));
             t->scale = (int)json_integer_value(json_object_get(node, "scale"));
         }
         return 0;
     }
-    /* timestamptz_ns has no storage column type yet; any other name is
-     * one this version does not know. */
+    /* A name this version does not know. */
     char what[96];
     snprintf(what, sizeof what, "a %.40s leaf", type);
     return unsupported(err, v, what);

@@ -12,9 +12,10 @@
  * arrays as lists of required `element` groups, a "variant" node a group
  * of `value` alone; a primitive leaf is the column of its type, decimal4
  * and decimal8 as int and long columns with the precision and scale (an
- * unscaled INT32/INT64 stamped DECIMAL(p, s)), decimal16 a decimal column.
- * A declaration this writer cannot honour (a timestamptz_ns leaf, a node
- * type it does not know, one that fails the grammar) is ERR_UNSUPPORTED
+ * unscaled INT32/INT64 stamped DECIMAL(p, s)), decimal16 a decimal column,
+ * timestamptz_ns a timestamp_ns column marked `instant` (INT64
+ * TIMESTAMP(NANOS) adjusted to UTC). A declaration this writer cannot
+ * honour (a node type it does not know, one that fails the grammar) is ERR_UNSUPPORTED
  * with reason "unsupported_shredding": it never writes another layout. */
 #ifndef HL_PARQUET_VARIANT_LAYOUT_H
 #define HL_PARQUET_VARIANT_LAYOUT_H

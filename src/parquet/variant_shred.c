@@ -23,7 +23,8 @@ struct builder {
     struct buf offsets; /* int32: byte arrays and lists */
     struct builder *kids;
     size_t nkids;
-    int value, typed; /* groups: the value and typed_value fields, -1 when absent */
+    int value, typed;              /* groups: the value and typed_value fields, -1 when absent */
+    struct pq_shred_counts counts; /* groups */
 };
 
 static int fixed_width(const struct lake_column *c)
@@ -62,7 +63,12 @@ static void builder_free(struct builder *b)
     buf_free(&b->offsets);
 }
 
-static int builder_init(struct builder *b, const struct lake_column *c, struct error *err)
+/* A builder for c and its fields. group: c is a group (the column, a field
+ * or an element group), whose value and typed_value the shredder fills;
+ * the fields of an object's typed_value and the element of an array's are
+ * groups in turn, whatever their names. */
+static int builder_init(struct builder *b, const struct lake_column *c, bool group,
+                        struct error *err)
 {
     memset(b, 0, sizeof *b);
     b->col = c;
@@ -77,12 +83,14 @@ static int builder_init(struct builder *b, const struct lake_column *c, struct e
         return error_nomem(err);
     b->nkids = c->nchildren;
     for (size_t i = 0; i < c->nchildren; i++) {
-        if (builder_init(&b->kids[i], c->children[i], err) != 0)
-            return -1;
-        if (strcmp(c->children[i]->name, "value") == 0 && c->type != LT_LIST)
+        const char *name = c->children[i]->name;
+        if (group && strcmp(name, "value") == 0)
             b->value = (int)i;
-        else if (strcmp(c->children[i]->name, "typed_value") == 0 && c->type != LT_LIST)
+        else if (group && strcmp(name, "typed_value") == 0)
             b->typed = (int)i;
+        bool kid_group = !group && (c->type == LT_STRUCT || c->type == LT_LIST);
+        if (builder_init(&b->kids[i], c->children[i], kid_group, err) != 0)
+            return -1;
     }
     return 0;
 }
@@ -298,7 +306,7 @@ static int exact_primitive(const struct lake_column *c)
     case LT_DATE: return VT_DATE;
     case LT_TIME: return VT_TIME_NTZ;
     case LT_TIMESTAMP: return VT_TIMESTAMP_NTZ;
-    case LT_TIMESTAMP_NS: return VT_TIMESTAMP_NTZ_NANOS;
+    case LT_TIMESTAMP_NS: return c->instant ? VT_TIMESTAMP_NANOS : VT_TIMESTAMP_NTZ_NANOS;
     case LT_TIMESTAMPTZ: return VT_TIMESTAMP;
     case LT_UUID: return VT_UUID;
     default: return -1;
@@ -377,6 +385,7 @@ static int shred_group(struct builder *g, const struct variant_dict *d, const ui
 /* A group with neither value nor typed_value: a missing object field. */
 static int missing(struct builder *g, struct error *err)
 {
+    g->counts.missing++;
     if (push_valid(g, true, err) != 0)
         return -1;
     for (size_t i = 0; i < g->nkids; i++)
@@ -528,20 +537,30 @@ static int shred_group(struct builder *g, const struct variant_dict *d, const ui
     if (g->typed >= 0) {
         struct builder *t = &g->kids[g->typed];
         int basic = v[0] & 3;
-        if (t->col->type == LT_STRUCT && basic == VB_OBJECT)
+        if (t->col->type == LT_STRUCT && basic == VB_OBJECT) {
+            g->counts.typed++;
             return typed_object(g, t, d, v, n, depth, err);
-        if (t->col->type == LT_LIST && basic == VB_ARRAY)
+        }
+        if (t->col->type == LT_LIST && basic == VB_ARRAY) {
+            g->counts.typed++;
             return typed_array(g, t, d, v, n, depth, err);
+        }
         if (t->col->type != LT_STRUCT && t->col->type != LT_LIST) {
             bool taken;
             if (typed_leaf(t, v, n, &taken, err) != 0)
                 return -1;
-            if (taken)
+            if (taken) {
+                g->counts.typed++;
                 return push_null(&g->kids[g->value], err);
+            }
         }
         if (push_null(t, err) != 0)
             return -1;
     }
+    if (n == 1 && v[0] == VARIANT_PRIMITIVE(VT_NULL))
+        g->counts.variant_null++;
+    else
+        g->counts.fallback++;
     return push_bytes(&g->kids[g->value], v, n, err);
 }
 
@@ -553,14 +572,48 @@ static void bytes_of(const struct ArrowArray *a, int64_t i, const uint8_t **p, s
     *n = (size_t)(off[k + 1] - off[k]);
 }
 
+/* The groups under builder g (g included when it is one), depth first. */
+static bool is_group(const struct builder *g)
+{
+    return g->value >= 0 || g->typed >= 0;
+}
+
+static size_t add_counts(const struct builder *g, struct pq_shred_counts *out, size_t at)
+{
+    if (is_group(g)) {
+        out[at].typed += g->counts.typed;
+        out[at].fallback += g->counts.fallback;
+        out[at].variant_null += g->counts.variant_null;
+        out[at].missing += g->counts.missing;
+        at++;
+    }
+    for (size_t i = 0; i < g->nkids; i++)
+        at = add_counts(&g->kids[i], out, at);
+    return at;
+}
+
+static size_t groups_of(const struct lake_column *c, bool group)
+{
+    size_t n = group;
+    for (size_t i = 0; i < c->nchildren; i++)
+        n += groups_of(c->children[i], !group && (c->type == LT_STRUCT || c->type == LT_LIST));
+    return n;
+}
+
+size_t pq_variant_groups(const struct lake_column *v)
+{
+    return groups_of(v, true);
+}
+
 int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, int64_t begin,
-                     int64_t n, struct ArrowArray *out, struct error *err)
+                     int64_t n, struct ArrowArray *out, struct pq_shred_counts *counts,
+                     struct error *err)
 {
     if (in->n_children != 2 || in->children[0]->n_buffers != 3 || in->children[1]->n_buffers != 3)
         return error_fail(err, ERR_INVALID, "column '%s': not a variant's unshredded storage",
                           v->name);
     struct builder top;
-    if (builder_init(&top, v, err) != 0) {
+    if (builder_init(&top, v, true, err) != 0) {
         builder_free(&top);
         return -1;
     }
@@ -589,6 +642,8 @@ int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, i
     }
     if (rc == 0)
         rc = finish(&top, out, err);
+    if (rc == 0 && counts)
+        add_counts(&top, counts, 0);
     builder_free(&top);
     return rc;
 }

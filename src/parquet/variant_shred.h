@@ -23,11 +23,26 @@
 #include "lake/schema.h"
 #include "util/error.h"
 
+/* Where the values of one group of a layout went (the seed's encoding
+ * report): into its typed_value (a primitive of the leaf's type, or an
+ * object or array shredded further), left in value (another type), a
+ * Variant null (in value), or missing (an object without the field). */
+struct pq_shred_counts {
+    int64_t typed, fallback, variant_null, missing;
+};
+
+/* The groups of laid-out column v: the column itself, then depth first
+ * every field group and element group, the order of
+ * lake_shredding_node_paths over its declaration. */
+size_t pq_variant_groups(const struct lake_column *v);
+
 /* Rows [begin, begin + n) (logical indexes of in) of the table-form array
  * in, shredded into *out (n rows, the caller's to release) for laid-out
- * column v. */
+ * column v. counts (may be NULL; pq_variant_groups(v) entries) is added
+ * to. */
 int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, int64_t begin,
-                     int64_t n, struct ArrowArray *out, struct error *err);
+                     int64_t n, struct ArrowArray *out, struct pq_shred_counts *counts,
+                     struct error *err);
 
 /* The Arrow schema of v's storage fields, as pq_variant_shred builds them
  * (named v's name). 0, or -1 when out of memory. */

@@ -151,6 +151,10 @@ struct pq_writer {
      * storage, into which its table-form batches are shredded; NULL for
      * every other column. */
     struct ArrowSchema **shredded;
+    /* Where the shredded columns' values went, in the arena (the result
+     * takes it). */
+    struct pq_variant_counts *variant;
+    size_t nvariant;
     struct colw *cols;
     int ncols;
     int ntop;
@@ -222,7 +226,7 @@ const char *pq_arrow_format_for(const struct lake_column *c, char *buf, size_t s
     case LT_TIMESTAMP_S: return "tss:";
     case LT_TIMESTAMP_MS: return "tsm:";
     case LT_TIMESTAMP: return "tsu:";
-    case LT_TIMESTAMP_NS: return "tsn:";
+    case LT_TIMESTAMP_NS: return c->instant ? "tsn:UTC" : "tsn:";
     case LT_TIMESTAMPTZ: return "tsu:UTC";
     case LT_STRING:
     case LT_JSON: return "u";
@@ -1920,10 +1924,19 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         pq_writer_free(w);
         return nomem(err);
     }
+    w->variant = arena_calloc(&w->arena, (size_t)(w->ntop ? w->ntop : 1), sizeof *w->variant);
+    if (!w->variant) {
+        pq_writer_free(w);
+        return nomem(err);
+    }
     for (int i = 0; i < w->ntop; i++) {
         if (!pq_variant_is_shredded(w->top[i]))
             continue;
-        if (!(w->shredded[i] = calloc(1, sizeof *w->shredded[i])) ||
+        struct pq_variant_counts *vc = &w->variant[w->nvariant++];
+        vc->field_id = w->top[i]->field_id;
+        vc->ngroups = pq_variant_groups(w->top[i]);
+        vc->groups = arena_calloc(&w->arena, vc->ngroups, sizeof *vc->groups);
+        if (!vc->groups || !(w->shredded[i] = calloc(1, sizeof *w->shredded[i])) ||
             pq_variant_shred_schema(w->top[i], w->shredded[i]) != 0) {
             pq_writer_free(w);
             return nomem(err);
@@ -2061,6 +2074,14 @@ static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
  * are shredded into its storage first. The writer then reads a view of
  * the batch (offset 0): the other columns as they are (their offsets
  * moved by the batch's), the shredded ones freshly built. */
+static struct pq_shred_counts *counts_of(struct pq_writer *w, int64_t field_id)
+{
+    for (size_t k = 0; k < w->nvariant; k++)
+        if (w->variant[k].field_id == field_id)
+            return w->variant[k].groups;
+    return NULL;
+}
+
 int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
                     const struct ArrowArray *batch, struct error *err)
 {
@@ -2086,7 +2107,8 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
                                 "column '%s' takes a variant's unshredded storage struct",
                                 w->top[i]->name);
             else
-                rc = pq_variant_shred(w->top[i], ca, batch->offset, batch->length, &cols[i], err);
+                rc = pq_variant_shred(w->top[i], ca, batch->offset, batch->length, &cols[i],
+                                      counts_of(w, w->top[i]->field_id), err);
         } else {
             cols[i] = *ca; /* borrowed: never released through the view */
             cols[i].offset += batch->offset;
@@ -2184,6 +2206,8 @@ int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct 
         /* The result takes the arena, and with it the footer and schema. */
         result->arena = w->arena;
         result->schema = w->schema;
+        result->variant = w->variant;
+        result->nvariant = w->nvariant;
         arena_init(&w->arena, 0);
         rc = 0;
     }

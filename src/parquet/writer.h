@@ -24,6 +24,7 @@
 #include "lake/schema.h"
 #include "parquet/meta.h"
 #include "parquet/schema.h"
+#include "parquet/variant_shred.h"
 
 struct pq_write_options {
     enum pq_codec codec;      /* default ZSTD */
@@ -57,6 +58,14 @@ struct pq_sink {
     void *ctx;
 };
 
+/* Where a shredded variant column's values went in a file: one entry per
+ * group of its layout (parquet/variant_shred.h, pq_variant_groups). */
+struct pq_variant_counts {
+    int64_t field_id;
+    size_t ngroups;
+    struct pq_shred_counts *groups;
+};
+
 /* What a closed file holds, owned by the result's arena. */
 struct pq_write_result {
     struct arena arena;
@@ -64,6 +73,8 @@ struct pq_write_result {
     struct pq_schema schema;  /* leaves map column chunks to field ids */
     uint64_t file_size;
     uint32_t footer_size; /* the Thrift FileMetaData length (the 8-byte tail excluded) */
+    struct pq_variant_counts *variant; /* the shredded variant columns, in table order */
+    size_t nvariant;
 };
 
 struct pq_writer;

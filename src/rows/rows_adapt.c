@@ -32,6 +32,7 @@ struct ctx {
     bool trust_utf8; /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
     const struct rows_adapt_options *opt;
     int64_t variant_invalid;
+    struct rows_variant_invalid *by_column; /* the current top-level column's; NULL */
     struct rows_where at;
 };
 
@@ -323,11 +324,13 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
     }
     enum rows_variant_on_invalid on =
         x->opt ? x->opt->variant_on_invalid : ROWS_VARIANT_INVALID_ERROR;
-    int64_t bad = 0;
+    struct rows_variant_invalid bad = {{0}};
     struct ArrowArray out;
     if (rows_variant_from_json(s->format, a, on, &out, &bad, &e) != 0)
         goto fail;
-    x->variant_invalid += bad;
+    x->variant_invalid += rows_variant_invalid_total(&bad);
+    for (int r = 0; x->by_column && r < RV__COUNT; r++)
+        x->by_column->by_reason[r] += bad.by_reason[r];
     a->release(a);
     arrow_array_move(&out, a);
     return 0;
@@ -475,6 +478,8 @@ static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
     for (size_t i = 0; i < t->root.nchildren; i++) {
         const struct lake_column *c = t->root.children[i];
         snprintf(x.at.path, sizeof x.at.path, "%s", c->name);
+        x.by_column =
+            opt && opt->variant_invalid_by_column ? &opt->variant_invalid_by_column[i] : NULL;
         if (adapt(&x, c, from->children[i], dry ? NULL : batch->children[i]) != 0)
             return -1;
     }

@@ -25,6 +25,9 @@ struct rows_adapt_options {
     /* A variant column's JSON text that is not a JSON value. */
     enum rows_variant_on_invalid variant_on_invalid;
     int64_t variant_invalid; /* out: rows made SQL NULL by it, added to */
+    /* out (may be NULL): the same by reason, per top-level column of the
+     * table (its nchildren entries), added to */
+    struct rows_variant_invalid *variant_invalid_by_column;
 };
 
 /* Whether batches described by `from` (a struct of the table's top-level

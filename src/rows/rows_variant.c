@@ -167,9 +167,38 @@ static int at_row(struct error *err, int64_t i)
     return error_prefix(err, "row %lld", (long long)i);
 }
 
+static const char *const reason_names[RV__COUNT] = {
+    [RV_INVALID_JSON] = "invalid_json",
+    [RV_DUPLICATE_KEY] = "duplicate_key",
+    [RV_NESTING_TOO_DEEP] = "nesting_too_deep",
+    [RV_NUMBER_OUT_OF_RANGE] = "number_out_of_range",
+};
+
+const char *rows_variant_reason_name(enum rows_variant_reason r)
+{
+    return r < RV__COUNT ? reason_names[r] : "invalid_json";
+}
+
+int64_t rows_variant_invalid_total(const struct rows_variant_invalid *v)
+{
+    int64_t n = 0;
+    for (int r = 0; r < RV__COUNT; r++)
+        n += v->by_reason[r];
+    return n;
+}
+
+/* The encoder's reason as one of ours; invalid_json for any other. */
+static enum rows_variant_reason reason_of(const struct error *e)
+{
+    for (int r = 0; r < RV__COUNT; r++)
+        if (e->reason && strcmp(e->reason, reason_names[r]) == 0)
+            return (enum rows_variant_reason)r;
+    return RV_INVALID_JSON;
+}
+
 int rows_variant_from_json(const char *format, const struct ArrowArray *in,
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
-                           int64_t *invalid, struct error *err)
+                           struct rows_variant_invalid *invalid, struct error *err)
 {
     struct bytes_in text;
     if (!bytes_in_open(&text, format, in))
@@ -194,7 +223,7 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
         variant_encoder_free(enc);
         return error_nomem(err);
     }
-    int64_t bad = 0;
+    struct rows_variant_invalid bad = {{0}};
     for (int64_t i = 0; i < in->length; i++) {
         if (!bytes_valid(&text, i)) {
             if (storage_null(&s, i, err) != 0)
@@ -212,7 +241,7 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
                 at_row(err, i);
                 goto fail;
             }
-            bad++;
+            bad.by_reason[reason_of(&e)]++;
             if (storage_null(&s, i, err) != 0)
                 goto fail;
             continue;
@@ -224,8 +253,8 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
         goto fail;
     storage_free(&s);
     variant_encoder_free(enc);
-    if (invalid)
-        *invalid = bad;
+    for (int r = 0; invalid && r < RV__COUNT; r++)
+        invalid->by_reason[r] += bad.by_reason[r];
     return 0;
 fail:
     storage_free(&s);

@@ -30,12 +30,28 @@ enum rows_variant_on_invalid {
     ROWS_VARIANT_INVALID_NULL,  /* the row becomes SQL NULL, counted */
 };
 
+/* Rows made SQL NULL by ROWS_VARIANT_INVALID_NULL, by the encoder's
+ * reason. */
+enum rows_variant_reason {
+    RV_INVALID_JSON,
+    RV_DUPLICATE_KEY,
+    RV_NESTING_TOO_DEEP,
+    RV_NUMBER_OUT_OF_RANGE,
+    RV__COUNT
+};
+struct rows_variant_invalid {
+    int64_t by_reason[RV__COUNT];
+};
+/* The reason's name (the error's reason: "invalid_json"...). */
+const char *rows_variant_reason_name(enum rows_variant_reason r);
+int64_t rows_variant_invalid_total(const struct rows_variant_invalid *v);
+
 /* Encodes `in`, an array of format "u", "U", "z" or "Z" holding JSON texts,
  * into *out (the caller's to release): the unshredded storage struct.
- * *invalid (may be NULL) receives the number of rows made null. */
+ * *invalid (may be NULL) is added the rows made null. */
 int rows_variant_from_json(const char *format, const struct ArrowArray *in,
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
-                           int64_t *invalid, struct error *err);
+                           struct rows_variant_invalid *invalid, struct error *err);
 
 /* Whether s, a struct field, is shaped as a VARIANT's storage: a binary
  * `metadata`, and a binary `value`, a `typed_value` or both. */

@@ -511,6 +511,16 @@ static void expect_row(const struct ArrowArray *v, int64_t i, const char *want)
     free(got);
 }
 
+/* Appends rows of (id, v as JSON text) given as JSON Lines, which it frees. */
+static void append_jsonl(hl_table *t, struct buf *jsonl)
+{
+    buf_putc(jsonl, '\0');
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!, v:string", jsonl->data, &in);
+    buf_free(jsonl);
+    test_append(t, &in, 0);
+}
+
 /* JSON text as Arrow utf8 in; the canonical storage struct out, or JSON
  * text when asked. */
 static void library_round_trip(void **state)
@@ -639,26 +649,103 @@ static void library_refusals(void **state)
     assert_int_equal(hl_table_append(req, &in, &o, &res, &err), HL_ERR_VALIDATION);
     hl_append_result_free(res);
 
-    /* A declaration this writer cannot honour is refused, never written
-     * in another layout. */
-    hl_table *decl = create(
-        &f, "ref_decl",
-        "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
-        "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":"
-        "{\"type\":\"object\",\"fields\":[{\"name\":\"a\",\"type\":\"timestamptz_ns\"}]}}}]");
-    before = data_files();
-    test_rows_stream("id:long!, v:string", "{\"id\":1,\"v\":\"{\\\"a\\\":\\\"x\\\"}\"}\n", &in);
-    res = NULL;
-    hl_status st = hl_table_append(decl, &in, NULL, &res, &err);
-    assert_int_not_equal(st, HL_OK);
-    assert_string_equal(err.code, "unsupported_shredding");
-    hl_append_result_free(res);
-    assert_int_equal(data_files(), before);
-
-    hl_table_free(decl);
     hl_table_free(req);
     hl_table_free(dst);
     hl_table_free(src);
+    fixture_down(&f);
+}
+
+/* A timestamptz_ns leaf is an INT64 TIMESTAMP(NANOS) adjusted to UTC,
+ * which DuckDB reads; JSON text never fills it (its values stay in
+ * value). */
+static void nanosecond_instant_leaf(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    hl_table *t = create(
+        &f, "tsns",
+        "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+        "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":"
+        "{\"type\":\"object\",\"fields\":[{\"name\":\"a\",\"type\":\"timestamptz_ns\"}]}}}]");
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!, v:string",
+                     "{\"id\":1,\"v\":\"{\\\"a\\\":\\\"2026-01-01T00:00:00Z\\\"}\"}\n", &in);
+    test_append(t, &in, 0);
+    char *path = latest_file("tsns");
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT type, logical_type FROM parquet_schema('%s') WHERE name = 'typed_value' "
+             "AND type = 'INT64'",
+             path);
+    char *got = test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql);
+    expect_contains(got, "isAdjustedToUTC=1", "adjusted to UTC");
+    expect_contains(got, "NANOS", "nanoseconds");
+    free(got);
+    snprintf(sql, sizeof sql, "SELECT id, v::JSON FROM read_parquet('%s')", path);
+    got = test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql);
+    expect_text_eq(got, "1\t{\"a\":\"2026-01-01T00:00:00Z\"}\n", "the value, a string in value");
+    free(got);
+    free(path);
+    hl_table_free(t);
+    fixture_down(&f);
+}
+
+/* The encoding report: `append --variant-report` says where each declared
+ * node's values went, and how many rows were NULL or invalid text. */
+static void encoding_report(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    hl_table *t = create(
+        &f, "report",
+        "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+        "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":{\"type\":\"object\","
+        "\"fields\":[{\"name\":\"os\",\"type\":\"string\"},{\"name\":\"n\",\"type\":\"int64\"},"
+        "{\"name\":\"tags\",\"type\":\"array\",\"element\":{\"type\":\"string\"}},"
+        "{\"name\":\"o\",\"type\":\"object\",\"fields\":[{\"name\":\"k\",\"type\":\"string\"}]}]"
+        "}}}]");
+    test_write_file(dir, "report.csv",
+                    "id,v\n"
+                    "1,\"{\"\"os\"\":\"\"Mac\"\",\"\"n\"\":1,\"\"tags\"\":[\"\"a\"\",\"\"b\"\"],"
+                    "\"\"o\"\":{\"\"k\"\":\"\"x\"\"}}\"\n"
+                    "2,\"{\"\"os\"\":5,\"\"n\"\":null,\"\"tags\"\":[\"\"c\"\",1]}\"\n"
+                    "3,\n"
+                    "4,\"\"\"not an object\"\"\"\n"
+                    "5,{oops\n"
+                    "6,\"{\"\"a\"\":1,\"\"a\"\":2}\"\n");
+    struct cli_out o;
+    run(&o, "append local.ns.report report.csv --variant-on-invalid null --variant-report");
+    cli_out_expect(&o, 0, "append with a report");
+    expect_contains(o.out,
+                    "variant column v: 6 rows, 3 NULL (2 from invalid text: invalid_json 1, "
+                    "duplicate_key 1, nesting_too_deep 0, number_out_of_range 0)\n"
+                    "  PATH             TYPED     FALLBACK VARIANT NULL      MISSING\n"
+                    "  $                    2            1            0            0\n"
+                    "  $.os                 1            1            0            0\n"
+                    "  $.n                  1            0            1            0\n"
+                    "  $.tags               2            0            0            0\n"
+                    "  $.tags[*]            3            1            0            0\n"
+                    "  $.o                  1            0            0            1\n"
+                    "  $.o.k                1            0            0            0\n",
+                    "the report");
+    cli_out_free(&o);
+    /* Machine output carries it too. */
+    run(&o, "--json append local.ns.report report.csv --variant-on-invalid null");
+    cli_out_expect(&o, 0, "append --json");
+    json_t *doc = json_loads(o.out, 0, NULL);
+    assert_non_null(doc);
+    json_t *col = json_array_get(json_object_get(doc, "variant"), 0);
+    assert_string_equal(json_string_value(json_object_get(col, "column")), "v");
+    assert_int_equal(json_integer_value(json_object_get(col, "sql_null")), 3);
+    json_t *tags = json_array_get(json_object_get(col, "paths"), 4);
+    assert_string_equal(json_string_value(json_object_get(tags, "path")), "$.tags[*]");
+    assert_int_equal(json_integer_value(json_object_get(tags, "typed")), 3);
+    assert_int_equal(json_integer_value(json_object_get(tags, "fallback")), 1);
+    json_decref(doc);
+    cli_out_free(&o);
+    hl_table_free(t);
     fixture_down(&f);
 }
 
@@ -724,11 +811,7 @@ static void declared_layout_written(void **state)
         }
         buf_puts(&jsonl, "}\n");
     }
-    buf_putc(&jsonl, '\0');
-    struct ArrowArrayStream in;
-    test_rows_stream("id:long!, v:string", jsonl.data, &in);
-    buf_free(&jsonl);
-    test_append(t, &in, 0);
+    append_jsonl(t, &jsonl);
 
     struct ArrowSchema schema;
     struct ArrowArray batch;
@@ -772,13 +855,103 @@ static void declared_layout_written(void **state)
     fixture_down(&f);
 }
 
+/* One appended file of rows lo..hi-1 of the where table: os by file, n the
+ * row number, and in the last file a string n in one row. */
+static void append_where_rows(hl_table *t, int lo, int hi, const char *os, bool odd_n)
+{
+    struct buf jsonl = BUF_INIT;
+    for (int i = lo; i < hi; i++) {
+        char v[160];
+        if (odd_n && i == hi - 1)
+            snprintf(v, sizeof v, "{\"os\":\"%s\",\"n\":\"many\",\"o\":{\"k\":\"k%d\"}}", os, i);
+        else
+            snprintf(v, sizeof v, "{\"os\":\"%s\",\"n\":%d,\"o\":{\"k\":\"k%d\"}}", os, i, i);
+        buf_printf(&jsonl, "{\"id\":%d,\"v\":", i);
+        jw_escape(&jsonl, v, strlen(v));
+        buf_puts(&jsonl, "}\n");
+    }
+    append_jsonl(t, &jsonl);
+}
+
+/* The ids `read --where` prints, one a line, with its --stats line. */
+static char *read_ids(const char *where, char **stats)
+{
+    struct cli_out o;
+    run(&o, "read local.ns.vwhere --columns id --format csv --stats --where \"%s\"", where);
+    cli_out_expect(&o, 0, where);
+    char *ids = strdup(o.out);
+    *stats = strdup(o.err);
+    assert_non_null(ids);
+    /* CSV lines end in CRLF. */
+    char *w = ids;
+    for (const char *r = ids; *r; r++)
+        if (*r != '\r')
+            *w++ = *r;
+    *w = '\0';
+    cli_out_free(&o);
+    return ids;
+}
+
+static void expect_where(const char *where, const char *ids, const char *row_groups)
+{
+    char *stats;
+    char *got = read_ids(where, &stats);
+    expect_text_eq(got, ids, where);
+    expect_contains(stats, row_groups, "the row groups read and pruned");
+    free(got);
+    free(stats);
+}
+
+/* Predicates on variant paths: read --where and delete --where select by
+ * the values inside, and the shredded leaves' statistics rule out the
+ * files whose row groups cannot match. */
+static void where_on_variant_paths(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    hl_table *t = create(
+        &f, "vwhere",
+        "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+        "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":{\"type\":\"object\","
+        "\"fields\":[{\"name\":\"os\",\"type\":\"string\"},{\"name\":\"n\",\"type\":\"int64\"},"
+        "{\"name\":\"o\",\"type\":\"object\",\"fields\":[{\"name\":\"k\",\"type\":\"string\"}]}]"
+        "}}}]");
+    append_where_rows(t, 0, 4, "Linux", false);
+    append_where_rows(t, 4, 8, "Mac", false);
+    append_where_rows(t, 8, 12, "Windows", true); /* n of row 11 is "many" */
+
+    expect_where("v.os = 'Mac'", "id\n4\n5\n6\n7\n", "row groups: 1 read, 2 pruned");
+    /* The third file's n holds a string in one row: its leaf cannot rule
+     * it out. */
+    expect_where("v.os IN ('Linux', 'Windows') AND v.n < 2", "id\n0\n1\n",
+                 "row groups: 2 read, 1 pruned");
+    expect_where("v.n >= 6", "id\n6\n7\n8\n9\n10\n", "row groups: 2 read, 1 pruned");
+    expect_where("v.n = 'many'", "id\n11\n", "row groups: 1 read, 2 pruned");
+    expect_where("v.o.k = 'k9'", "id\n9\n", "row groups: 1 read, 2 pruned");
+    expect_where("v.o.k IS NULL OR v.nope = 1", "id\n", "row groups: 3 read, 0 pruned");
+
+    struct cli_out o;
+    run(&o, "read local.ns.vwhere --where \"v.os = DATE '2026-01-01'\"");
+    cli_out_expect(&o, 1, "a literal of no variant family");
+    expect_contains(o.err, "compare it with a string, a number or TRUE/FALSE", "the refusal");
+    cli_out_free(&o);
+
+    run_ok("delete", "delete local.ns.vwhere --where \"v.os = 'Mac' AND v.n > 5\"");
+    expect_where("v.os = 'Mac'", "id\n4\n5\n", "pruned");
+    hl_table_free(t);
+    fixture_down(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jsonl_in_json_out),     cmocka_unit_test(iceberg_export),
-        cmocka_unit_test(mutations_keep_values), cmocka_unit_test(csv_and_invalid_text),
-        cmocka_unit_test(duckdb_shredded_files), cmocka_unit_test(library_round_trip),
-        cmocka_unit_test(library_refusals),      cmocka_unit_test(declared_layout_written),
+        cmocka_unit_test(jsonl_in_json_out),      cmocka_unit_test(iceberg_export),
+        cmocka_unit_test(mutations_keep_values),  cmocka_unit_test(csv_and_invalid_text),
+        cmocka_unit_test(duckdb_shredded_files),  cmocka_unit_test(library_round_trip),
+        cmocka_unit_test(library_refusals),       cmocka_unit_test(declared_layout_written),
+        cmocka_unit_test(where_on_variant_paths), cmocka_unit_test(nanosecond_instant_leaf),
+        cmocka_unit_test(encoding_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -204,10 +204,11 @@ static void json_text_encoded(void **state)
     struct parsed x;
     parse_rows(&x, "j:string",
                "{\"j\":\"{\\\"b\\\":1,\\\"a\\\":[true]}\"}\n{\"j\":null}\n{\"j\":\"null\"}\n"
-               "{\"j\":\"{oops\"}\n");
+               "{\"j\":\"{oops\"}\n{\"j\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}\n"
+               "{\"j\":\"1e999\"}\n{\"j\":\"[]\"}\n");
     struct ArrowArray out;
     struct error err = {0};
-    int64_t invalid = -1;
+    struct rows_variant_invalid invalid = {{0}};
     assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_ERROR,
                                             &out, &invalid, &err),
                      -1);
@@ -216,9 +217,16 @@ static void json_text_encoded(void **state)
     assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_NULL,
                                             &out, &invalid, &err),
                      0);
-    assert_int_equal(invalid, 1);
+    /* Counted by reason: text that is not JSON, a key named twice, a
+     * number beyond a double. */
+    assert_int_equal(invalid.by_reason[RV_INVALID_JSON], 1);
+    assert_int_equal(invalid.by_reason[RV_DUPLICATE_KEY], 1);
+    assert_int_equal(invalid.by_reason[RV_NUMBER_OUT_OF_RANGE], 1);
+    assert_int_equal(rows_variant_invalid_total(&invalid), 3);
+    assert_string_equal(rows_variant_reason_name(RV_DUPLICATE_KEY), "duplicate_key");
     char *got = as_json(&out);
-    assert_string_equal(got, "{\"a\":[true],\"b\":1}\nSQL NULL\nnull\nSQL NULL\n");
+    assert_string_equal(got, "{\"a\":[true],\"b\":1}\nSQL NULL\nnull\nSQL NULL\nSQL NULL\n"
+                             "SQL NULL\n[]\n");
     free(got);
     out.release(&out);
     parsed_free(&x);
@@ -307,6 +315,63 @@ static int64_t count_valid(const struct ArrowArray *a)
     return n;
 }
 
+/* A file written from one column's table form (moved in) through a
+ * declared layout, open for reading. */
+struct written {
+    struct buf file;
+    struct pq_write_result res;
+    struct pq_reader *rd;
+    struct ArrowSchema rs; /* the file's Arrow schema: the storage as laid out */
+};
+
+static void written_open(struct written *w, const struct lake_table *t, struct ArrowArray *column,
+                         int64_t row_group_bytes)
+{
+    struct ArrowSchema schema;
+    assert_int_equal(rows_table_arrow_schema(t, &schema), 0);
+    struct ArrowArray batch;
+    assert_int_equal(arrow_array_init(&batch, 1, 1), 0);
+    batch.length = column->length;
+    arrow_array_move(column, batch.children[0]);
+    struct pq_write_options o;
+    pq_write_options_default(&o);
+    if (row_group_bytes)
+        o.row_group_bytes = row_group_bytes;
+    w->file = (struct buf)BUF_INIT;
+    write_batches(t, &o, &schema, &batch, 1, &w->file, &w->res);
+    batch.release(&batch);
+    schema.release(&schema);
+    struct pq_source src;
+    pq_source_memory(&src, w->file.data, w->file.len);
+    struct error err;
+    assert_int_equal(pq_reader_open(&src, &w->rd, &err), 0);
+    assert_int_equal(pq_reader_arrow_schema(w->rd, &w->rs, &err), 0);
+}
+
+/* Row group g as stored (the caller's to release). */
+static void written_read(struct written *w, size_t g, struct ArrowArray *b)
+{
+    struct error err;
+    assert_int_equal(pq_reader_read_row_group(w->rd, g, b, &err), 0);
+}
+
+/* A row group's rows as JSON, unshredded in place. */
+static char *written_json(struct written *w, struct ArrowArray *b)
+{
+    struct error err;
+    if (rows_variant_unshred(w->rs.children[0], b->children[0], &err) != 0)
+        fail_msg("unshred: %s", err.msg);
+    return as_json(b->children[0]);
+}
+
+static void written_close(struct written *w)
+{
+    w->rs.release(&w->rs);
+    pq_reader_free(w->rd);
+    pq_write_result_release(&w->res);
+    buf_free(&w->file);
+}
+
 static void shredded_round_trip(void **state)
 {
     (void)state;
@@ -338,53 +403,26 @@ static void shredded_round_trip(void **state)
     char *want = as_json(&table_form);
 
     /* Written through the declared layout, in small row groups. */
-    struct ArrowSchema schema;
-    assert_int_equal(rows_table_arrow_schema(&tt.t, &schema), 0);
-    struct ArrowArray batch;
-    assert_int_equal(arrow_array_init(&batch, 1, 1), 0);
-    batch.length = ROWS;
-    arrow_array_move(&table_form, batch.children[0]);
-    struct buf file = BUF_INIT;
-    struct pq_sink sink = {test_sink_buf_write, &file};
-    struct pq_write_options o;
-    pq_write_options_default(&o);
-    o.row_group_bytes = 64 * 1024;
-    struct pq_writer *w;
-    if (pq_writer_open(&tt.t, &o, &sink, &w, &err) != 0 ||
-        pq_writer_write(w, &schema, &batch, &err) != 0)
-        fail_msg("write: %s", err.msg);
-    struct pq_write_result res;
-    assert_int_equal(pq_writer_close(w, &res, &err), 0);
-    pq_write_result_release(&res);
-    batch.release(&batch);
-    schema.release(&schema);
+    struct written w;
+    written_open(&w, &tt.t, &table_form, 64 * 1024);
 
     /* Read back: the storage is shredded, and unshreds to the same JSON. */
-    struct pq_source src;
-    pq_source_memory(&src, file.data, file.len);
-    struct pq_reader *rd;
-    assert_int_equal(pq_reader_open(&src, &rd, &err), 0);
-    const struct pq_schema *ps = pq_reader_schema(rd);
-    assert_true(ps->nleaves > 20); /* every declared leaf has a column */
-    struct ArrowSchema rs;
-    assert_int_equal(pq_reader_arrow_schema(rd, &rs, &err), 0);
+    assert_true(pq_reader_schema(w.rd)->nleaves > 20); /* every declared leaf has a column */
     struct buf got = BUF_INIT;
     int64_t typed_s = 0, typed_arr = 0;
-    for (size_t k = 0; k < pq_reader_meta(rd)->nrow_groups; k++) {
+    for (size_t k = 0; k < pq_reader_meta(w.rd)->nrow_groups; k++) {
         struct ArrowArray b;
-        assert_int_equal(pq_reader_read_row_group(rd, k, &b, &err), 0);
+        written_read(&w, k, &b);
         /* v.typed_value.s.typed_value and v.typed_value.arr.typed_value */
         const struct ArrowArray *typed = b.children[0]->children[2];
         typed_s += count_valid(typed->children[0]->children[1]);
         typed_arr += count_valid(typed->children[6]->children[1]);
-        if (rows_variant_unshred(rs.children[0], b.children[0], &err) != 0)
-            fail_msg("unshred: %s", err.msg);
-        char *part = as_json(b.children[0]);
+        char *part = written_json(&w, &b);
         buf_puts(&got, part);
         free(part);
         b.release(&b);
     }
-    assert_true(pq_reader_meta(rd)->nrow_groups > 1);
+    assert_true(pq_reader_meta(w.rd)->nrow_groups > 1);
     /* Strings and arrays were shredded, not all left in value. */
     assert_true(typed_s > ROWS / 100);
     assert_true(typed_arr > ROWS / 100);
@@ -395,12 +433,104 @@ static void shredded_round_trip(void **state)
             a++, b++;
         fail_msg("differs at byte %zu: got ...%.80s want ...%.80s", (size_t)(a - got.data), a, b);
     }
-    rs.release(&rs);
-    pq_reader_free(rd);
+    written_close(&w);
     buf_free(&got);
-    buf_free(&file);
     free(want);
     free(ends);
+    buf_free(&texts);
+    text.release(&text);
+    test_table_release(&tt);
+}
+
+/* timestamptz_ns leaves: a Variant timestamp with time zone in
+ * nanoseconds fills an INT64 TIMESTAMP(NANOS) adjusted to UTC, one without
+ * a zone the timestamp_ns leaf beside it, and a microsecond timestamp
+ * stays in value; all read back as they went in. */
+static void nanosecond_instants(void **state)
+{
+    (void)state;
+    /* Keys ["n", "t"]; {n: ntz nanos, t: tz nanos}, {t: tz micros},
+     * {t: tz nanos -1}. */
+    static const char rows[] =
+        "{\"v\":{\"metadata\":\"EQIAAQJudA==\",\"value\":\"AgIAAQAJEkwVzYU9/"
+        "pyXF0ixaJLOduL6GA==\"}}\n"
+        "{\"v\":{\"metadata\":\"EQIAAQJudA==\",\"value\":\"AgEBAAkwQCIgGCQKBgA=\"}}\n"
+        "{\"v\":{\"metadata\":\"EQIAAQJudA==\",\"value\":\"AgEBAAlI//////////8=\"}}\n";
+    struct parsed x;
+    parse_rows(&x, "v:struct<metadata:binary, value:binary>", rows);
+    char *want = as_json(x.batch.children[0]);
+    assert_string_equal(want, "{\"n\":\"2023-11-14T22:13:20.123456789\",\"t\":"
+                              "\"2027-01-15T08:00:00.987654321Z\"}\n"
+                              "{\"t\":\"2023-11-14T22:13:20.123456Z\"}\n"
+                              "{\"t\":\"1969-12-31T23:59:59.999999999Z\"}\n");
+
+    struct test_table tt;
+    test_table_init(
+        &tt, "[{'name':'v','type':'variant','type_params':{'shredding':{'type':'object','fields':["
+             "{'name':'t','type':'timestamptz_ns'},{'name':'n','type':'timestamp_ns'}]}}}]");
+    struct written w;
+    written_open(&w, &tt.t, x.batch.children[0], 0);
+    /* v.typed_value.{t,n}.typed_value */
+    const struct ArrowSchema *typed = w.rs.children[0]->children[2];
+    assert_string_equal(typed->children[0]->children[1]->format, "tsn:UTC");
+    assert_string_equal(typed->children[1]->children[1]->format, "tsn:");
+    struct ArrowArray b;
+    written_read(&w, 0, &b);
+    const struct ArrowArray *tv = b.children[0]->children[2];
+    assert_int_equal(count_valid(tv->children[0]->children[1]), 2); /* rows 0 and 2 */
+    assert_int_equal(count_valid(tv->children[0]->children[0]), 1); /* row 1's micros */
+    assert_int_equal(count_valid(tv->children[1]->children[1]), 1);
+    char *got = written_json(&w, &b);
+    assert_string_equal(got, want);
+    free(got);
+    b.release(&b);
+    written_close(&w);
+    free(want);
+    test_table_release(&tt);
+    parsed_free(&x);
+}
+
+/* Fields named like storage fields ("value", "typed_value") are fields
+ * like any other; the writer's counts say where each node's values went
+ * (the encoding report). */
+static void storage_named_fields_counted(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(
+        &tt, "[{'name':'v','type':'variant','type_params':{'shredding':{'type':'object','fields':["
+             "{'name':'value','type':'string'},{'name':'typed_value','type':'int64'}]}}}]");
+    static const char *const rows[] = {"{\"value\":\"a\",\"typed_value\":1}",
+                                       "{\"value\":2,\"typed_value\":null}", "[1]", "{}"};
+    struct buf texts = BUF_INIT;
+    int32_t ends[4];
+    for (int i = 0; i < 4; i++) {
+        buf_puts(&texts, rows[i]);
+        ends[i] = (int32_t)texts.len;
+    }
+    struct ArrowArray text, table_form;
+    text_array(&texts, ends, 4, &text);
+    struct error err;
+    assert_int_equal(
+        rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err), 0);
+    char *want = as_json(&table_form);
+    struct written w;
+    written_open(&w, &tt.t, &table_form, 0);
+    /* $, $.value, $.typed_value */
+    assert_int_equal(w.res.nvariant, 1);
+    assert_int_equal(w.res.variant[0].ngroups, 3);
+    const struct pq_shred_counts *c = w.res.variant[0].groups;
+    assert_true(c[0].typed == 3 && c[0].fallback == 1); /* three objects, an array */
+    assert_true(c[1].typed == 1 && c[1].fallback == 1 && c[1].missing == 1);
+    assert_true(c[2].typed == 1 && c[2].variant_null == 1 && c[2].missing == 1);
+    struct ArrowArray b;
+    written_read(&w, 0, &b);
+    char *got = written_json(&w, &b);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    b.release(&b);
+    written_close(&w);
     buf_free(&texts);
     text.release(&text);
     test_table_release(&tt);
@@ -409,10 +539,9 @@ static void shredded_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(shredded_storage_reads),
-        cmocka_unit_test(invalid_storage_refused),
-        cmocka_unit_test(json_text_encoded),
-        cmocka_unit_test(shredded_round_trip),
+        cmocka_unit_test(shredded_storage_reads), cmocka_unit_test(invalid_storage_refused),
+        cmocka_unit_test(json_text_encoded),      cmocka_unit_test(shredded_round_trip),
+        cmocka_unit_test(nanosecond_instants),    cmocka_unit_test(storage_named_fields_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
