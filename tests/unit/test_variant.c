@@ -246,6 +246,101 @@ static void refusals(void **state)
     }
 }
 
+/* One encoder kept across values (as a column's) against a fresh one per
+ * value: the same bytes and the same refusals, while values repeat their
+ * keys in order, drop or add one, reorder them, spell one key two ways,
+ * or change how many there are past 256 (the ids' width). */
+static void persistent_encoder(void **state)
+{
+    (void)state;
+    struct buf docs[12];
+    static const char *const fixed[] = {
+        "{\"b\":1,\"a\":[1,{\"c\":2,\"a\":3}],\"\\u00e9\":\"x\",\"d\":{\"e\":null}}",
+        "{\"b\":2,\"a\":[],\"\\u00e9\":\"y\",\"d\":{\"e\":true}}",
+        "{\"b\":3,\"a\":[1,{\"c\":2,\"a\":3}],\"\xc3\xa9\":\"z\",\"d\":{\"e\":1.5}}",
+        "{\"b\":4,\"a\":[1,{\"c\":2,\"a\":3}],\"\xc3\xa9\":\"z\"}",
+        "{\"b\":5,\"a\":[1,{\"c\":2,\"a\":3}],\"new\":0,\"\xc3\xa9\":\"z\",\"d\":{}}",
+        "{\"d\":{\"e\":[]},\"\xc3\xa9\":1,\"a\":2,\"b\":3,\"new\":{\"a\\\"b\":4}}",
+        "{\"b\":1,\"a\":2,\"b\":3}",
+        "{\"b\":1,\"a\":[1,{\"c\":2,\"c\":3}],\"\xc3\xa9\":\"z\",\"a\":2}",
+        "{\"b\":1,\"a\":[1,{\"c\":2,\"a\":3}],\"\xc3\xa9\":\"z\",\"d\":{\"e\":1}",
+        "7",
+    };
+    size_t n = 0;
+    for (; n < sizeof fixed / sizeof fixed[0]; n++) {
+        docs[n] = (struct buf)BUF_INIT;
+        buf_puts(&docs[n], fixed[n]);
+    }
+    for (int keys = 300; n < 12; n++, keys = 70000) { /* ids of 2, then 3 bytes */
+        docs[n] = (struct buf)BUF_INIT;
+        buf_putc(&docs[n], '{');
+        for (int k = 0; k < keys; k++)
+            buf_printf(&docs[n], "%s\"k%d\":%d", k ? "," : "", (k * 7919) % keys, k);
+        buf_putc(&docs[n], '}');
+    }
+    static const int order[] = {0, 0, 1,  2, 2,  3,  2, 4,  2,  5, 5, 6, 2, 7, 2, 8, 2,
+                                9, 2, 10, 2, 10, 10, 0, 11, 11, 1, 3, 0, 4, 4, 0, 9, 0};
+    struct variant_encoder *enc = variant_encoder_new();
+    assert_non_null(enc);
+    struct buf m = BUF_INIT, v = BUF_INIT;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const struct buf *d = &docs[order[i]];
+        struct encoded want = {BUF_INIT, BUF_INIT};
+        struct error e1, e2;
+        int rc1 = variant_from_json(d->data, d->len, &want.m, &want.v, &e1);
+        size_t mlen = m.len, vlen = v.len;
+        int rc2 = variant_encoder_encode(enc, d->data, d->len, &m, &v, &e2);
+        assert_int_equal(rc1, rc2);
+        if (rc1 != 0) {
+            assert_string_equal(e1.reason, e2.reason);
+            assert_string_equal(e1.msg, e2.msg);
+            assert_int_equal(m.len, mlen);
+            assert_int_equal(v.len, vlen);
+        } else {
+            assert_int_equal(m.len - mlen, want.m.len);
+            assert_int_equal(v.len - vlen, want.v.len);
+            assert_memory_equal(m.data + mlen, want.m.data, want.m.len);
+            assert_memory_equal(v.data + vlen, want.v.data, want.v.len);
+        }
+        encoded_free(&want);
+    }
+    variant_encoder_free(enc);
+    buf_free(&m);
+    buf_free(&v);
+    for (size_t i = 0; i < n; i++)
+        buf_free(&docs[i]);
+}
+
+/* Which refusal a text with several problems gets: an error in the text
+ * before a key named twice; of keys named twice, the object that closes
+ * first, and in it the first key in order. */
+static void refusal_precedence(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json, *msg;
+    } cases[] = {
+        {"{\"a\":1,\"a\":2", "invalid JSON at byte 12: expected ',' or '}'"},
+        {"{\"a\":1,\"a\":2,\"x\":1e999}", "1e999 is beyond a double's range"},
+        {"[{\"b\":1,\"b\":2},{\"a\":1,\"a\":2}]", "an object names the key 'b' twice"},
+        {"{\"a\":1,\"a\":2,\"x\":{\"b\":1,\"b\":2}}", "an object names the key 'b' twice"},
+        {"{\"b\":1,\"a\":1,\"b\":2,\"a\":2}", "an object names the key 'a' twice"},
+        {"{\"\\u00e9\":1,\"\xc3\xa9\":2}", "an object names the key '\xc3\xa9' twice"},
+        {"\"ab\xff\\n\"", "invalid JSON at byte 3: a string that is not UTF-8"},
+        {"\"ab\\n\xff\"", "invalid JSON at byte 5: a string that is not UTF-8"},
+        {"\"ab\x01\xff\"", "invalid JSON at byte 3: a control character in a string"},
+        {"\"ab\xc3\x01\"", "invalid JSON at byte 3: a string that is not UTF-8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct encoded x = {BUF_INIT, BUF_INIT};
+        struct error e;
+        if (variant_from_json(cases[i].json, strlen(cases[i].json), &x.m, &x.v, &e) == 0)
+            fail_msg("accepted %s", cases[i].json);
+        assert_string_equal(e.msg, cases[i].msg);
+        encoded_free(&x);
+    }
+}
+
 static int decode_raw(const uint8_t *m, size_t mlen, const uint8_t *v, size_t vlen, struct error *e)
 {
     struct buf out = BUF_INIT;
@@ -340,6 +435,7 @@ int main(void)
         cmocka_unit_test(canonical_bytes),       cmocka_unit_test(round_trips),
         cmocka_unit_test(generated_round_trips), cmocka_unit_test(refusals),
         cmocka_unit_test(hostile_bytes),         cmocka_unit_test(foreign_encodings),
+        cmocka_unit_test(persistent_encoder),    cmocka_unit_test(refusal_precedence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
