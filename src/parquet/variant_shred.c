@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parquet/variant_layout.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
 #include "util/buf.h"
@@ -670,4 +671,21 @@ int pq_variant_shred_schema(const struct lake_column *v, struct ArrowSchema *out
         return -1;
     }
     return 0;
+}
+
+int pq_variant_storage_schema(const struct lake_column *c, struct ArrowSchema *out,
+                              struct error *err)
+{
+    struct arena a;
+    arena_init(&a, 0);
+    struct lake_column copy = {.field_id = c->field_id,
+                               .name = c->name,
+                               .type = c->type,
+                               .shredding = c->shredding,
+                               .nullable = c->nullable};
+    int rc = pq_variant_layout(&a, &copy, err);
+    if (rc == 0 && pq_variant_shred_schema(&copy, out) != 0)
+        rc = error_nomem(err);
+    arena_free(&a);
+    return rc;
 }

@@ -48,4 +48,10 @@ int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, i
  * (named v's name). 0, or -1 when out of memory. */
 int pq_variant_shred_schema(const struct lake_column *v, struct ArrowSchema *out);
 
+/* The same for a table's variant column c (not laid out): the storage the
+ * writer writes it as, shredded or not. ERR_UNSUPPORTED for a declaration
+ * the writer cannot honour (pq_variant_layout). */
+int pq_variant_storage_schema(const struct lake_column *c, struct ArrowSchema *out,
+                              struct error *err);
+
 #endif

@@ -2101,6 +2101,13 @@ int pq_writer_write(struct pq_writer *w, const struct ArrowSchema *schema,
         kids[i] = &cols[i];
         if (!ca) {
             rc = error_fail(err, ERR_INVALID, "column '%s' is missing", w->top[i]->name);
+        } else if (w->shredded[i] && schema->children[i] &&
+                   arrow_schema_same_shape(schema->children[i], w->shredded[i])) {
+            /* Already its storage, as laid out (compaction carrying a
+             * file's groups through): written as it is. */
+            cols[i] = *ca;
+            cols[i].offset += batch->offset;
+            cols[i].release = NULL;
         } else if (w->shredded[i]) {
             if (!schema->children[i] || strcmp(schema->children[i]->format, "+s") != 0)
                 rc = error_fail(err, ERR_INVALID,

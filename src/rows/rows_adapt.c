@@ -33,6 +33,7 @@ struct ctx {
     const struct rows_adapt_options *opt;
     int64_t variant_invalid;
     struct rows_variant_invalid *by_column; /* the current top-level column's; NULL */
+    bool keep_storage;                      /* the current top-level column's */
     struct rows_where at;
 };
 
@@ -317,6 +318,8 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
                            struct ArrowArray *a)
 {
     struct error e = {0};
+    if (cv == CV_VARIANT_STORAGE && x->keep_storage)
+        return 0;
     if (cv == CV_VARIANT_STORAGE) {
         if (rows_variant_unshred(s, a, &e) != 0)
             goto fail;
@@ -480,6 +483,7 @@ static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
         snprintf(x.at.path, sizeof x.at.path, "%s", c->name);
         x.by_column =
             opt && opt->variant_invalid_by_column ? &opt->variant_invalid_by_column[i] : NULL;
+        x.keep_storage = opt && opt->variant_keep_storage && opt->variant_keep_storage[i];
         if (adapt(&x, c, from->children[i], dry ? NULL : batch->children[i]) != 0)
             return -1;
     }

@@ -28,6 +28,10 @@ struct rows_adapt_options {
     /* out (may be NULL): the same by reason, per top-level column of the
      * table (its nchildren entries), added to */
     struct rows_variant_invalid *variant_invalid_by_column;
+    /* (may be NULL) per top-level column: a variant's storage is left as
+     * it is, unchecked: the caller knows it is already in the layout it
+     * writes (compaction carrying a file's groups through). */
+    const bool *variant_keep_storage;
 };
 
 /* Whether batches described by `from` (a struct of the table's top-level

@@ -106,7 +106,9 @@ static int project_batch(struct ArrowArray *in, struct rows_projection *p,
     if (rc != 0)
         rc = error_nomem(err);
     else
-        rc = rows_adapt_batch(&p->projected, out, t, err);
+        rc = rows_adapt_batch_with(
+            &p->projected, out, t,
+            &(struct rows_adapt_options){.variant_keep_storage = p->keep_variant_storage}, err);
     if (rc != 0)
         out->release(out);
     return rc;

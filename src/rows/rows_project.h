@@ -27,6 +27,10 @@ struct rows_projection {
     int64_t *map;                 /* table column -> the reader's selected column, or -1 */
     size_t ncols;
     struct arrow_zeros *zeros; /* the absent columns' nulls, batch after batch */
+    /* Set by the caller (NULL: none): top-level variant columns whose
+     * storage the file holds in the layout the writer writes, read as it
+     * is, neither checked nor unshredded (rows_adapt_options). */
+    const bool *keep_variant_storage;
 };
 
 /* Selects on r the columns of t the file holds and builds p (zeroed by the

@@ -388,3 +388,16 @@ int arrow_array_nulls(const struct ArrowSchema *s, int64_t n, struct ArrowArray 
 {
     return arrow_array_nulls_in(s, n, NULL, out);
 }
+
+bool arrow_schema_same_shape(const struct ArrowSchema *a, const struct ArrowSchema *b)
+{
+    if (!a->format || !b->format || strcmp(a->format, b->format) != 0 ||
+        strcmp(a->name ? a->name : "", b->name ? b->name : "") != 0 ||
+        (a->flags & ARROW_FLAG_NULLABLE) != (b->flags & ARROW_FLAG_NULLABLE) ||
+        a->n_children != b->n_children)
+        return false;
+    for (int64_t i = 0; i < a->n_children; i++)
+        if (!arrow_schema_same_shape(a->children[i], b->children[i]))
+            return false;
+    return true;
+}

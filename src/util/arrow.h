@@ -41,6 +41,9 @@ int arrow_schema_set_metadata(struct ArrowSchema *s, const char *const *keys,
                               const char *const *values, int n);
 /* Looks up a metadata value (NUL-terminated copy into out). */
 bool arrow_metadata_get(const char *metadata, const char *key, char *out, size_t out_size);
+/* Whether two schemas have one shape: the same formats, field names and
+ * nullability, node for node (other flags and metadata aside). */
+bool arrow_schema_same_shape(const struct ArrowSchema *a, const struct ArrowSchema *b);
 
 /* An array of n nulls of the schema's type (nested types included: a
  * struct's children are null too, lists and maps empty). 0, or -1 for an

@@ -1097,7 +1097,10 @@ static void variant_table(void **state)
                "[{'op':'add_column','column':{'name':'doc','type':'variant','nullable':true}},"
                "{'op':'add_column','column':{'name':'props','type':'variant','nullable':true,"
                "'type_params':{'shredding':{'type':'object','fields':["
-               "{'name':'a','type':'int64'},{'name':'s','type':'string'}]}}}}]");
+               "{'name':'a','type':'int64'},{'name':'s','type':'string'},"
+               "{'name':'d','type':'decimal8','precision':18,'scale':2},"
+               "{'name':'t','type':'timestamptz_ns'},{'name':'l','type':'array','element':"
+               "{'type':'string'}}]}}}}]");
     const char *vspec = "id:long!, k:string, v:long, doc:variant, props:variant";
     for (int i = 0; i < 5; i++) {
         struct buf b = BUF_INIT;
@@ -1114,28 +1117,175 @@ static void variant_table(void **state)
         struct hl_error err;
         test_check(hl_table_append(v.table, &s, NULL, NULL, &err), &err, "append");
     }
+    /* A sixth file from Variant bytes: {"d": 12.34} as a decimal8, which
+     * fills d's INT64 DECIMAL(18, 2) leaf (JSON text never does). */
+    struct buf b = BUF_INIT;
+    for (int j = 0; j < 5; j++)
+        buf_printf(&b,
+                   "{\"id\":%d,\"k\":\"k\",\"v\":0,\"props\":{\"metadata\":\"EQEAAWQ=\","
+                   "\"value\":\"AgEAAAokAtIEAAAAAAAA\"}}\n",
+                   50 + j);
+    struct ArrowArrayStream s;
+    test_rows_stream("id:long!, k:string, v:long, props:struct<metadata:binary, value:binary>",
+                     b.data, &s);
+    buf_free(&b);
+    struct hl_error err;
+    test_check(hl_table_append(v.table, &s, NULL, NULL, &err), &err, "append");
     const char *cols = "id, doc::JSON AS doc, props::JSON AS props";
     char *before = rows_with_ids(&v, cols, "rid");
     json_t *res = compact(&st.srv, "cvariant", 1);
     assert_int_equal(jint(res, "groups_compacted"), 1);
+    /* Every input holds both columns as they are written: their groups
+     * are carried through, nothing is decoded or shredded again. */
+    assert_int_equal(jint(res, "variant_columns_carried"), 2);
+    assert_int_equal(jint(res, "variant_columns_reencoded"), 0);
     json_decref(res);
     assert_int_equal(live_files(&v), 1);
     char *after = rows_with_ids(&v, cols, "rid");
     if (strcmp(before, after) != 0)
         fail_msg("compaction changed the values:\n--- before\n%s--- after\n%s", before, after);
     assert_non_null(strstr(after, "{\"a\":21,\"s\":\"s7\",\"z\":true}"));
+    assert_non_null(strstr(after, "52\tnull\t{\"d\":12.34}")); /* DuckDB: NULL doc as null */
     free(before);
     free(after);
     struct live_file out;
     live_inputs(&v, &out, 1);
     char sql[900];
     snprintf(sql, sizeof sql,
-             "SELECT count(*) FROM parquet_metadata('%s') WHERE path_in_schema = "
-             "'props, typed_value, a, typed_value' AND stats_null_count = 0",
+             "SELECT path_in_schema, stats_null_count, stats_min_value FROM parquet_metadata('%s') "
+             "WHERE path_in_schema IN ('props, typed_value, a, typed_value', "
+             "'props, typed_value, d, typed_value') ORDER BY 1",
              out.path + strlen("file://"));
     char *got = duckdb(sql);
-    assert_string_equal(got, "1\n"); /* every row's a in its typed column */
+    /* a in its typed column for the 50 rows from JSON; d for the 5 from
+     * bytes, carried through as INT64 DECIMAL */
+    assert_string_equal(got, "props, typed_value, a, typed_value\t5\t0\n"
+                             "props, typed_value, d, typed_value\t50\t12.34\n");
     free(got);
+    fixture_free(&v);
+}
+
+/* The table's id, doc and props as our reader reads them (JSON text), a
+ * line per row in id order: rows hold at most 64 ids. */
+static char *variant_rows(hl_table *t)
+{
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.variant_as_json = true;
+    struct ArrowArrayStream s;
+    struct hl_error err;
+    test_check(hl_table_scan_with(t, NULL, &o, &s, &err), &err, "scan");
+    struct ArrowSchema schema;
+    assert_int_equal(s.get_schema(&s, &schema), 0);
+    int64_t ci[3] = {-1, -1, -1};
+    static const char *const names[] = {"id", "doc", "props"};
+    for (int64_t c = 0; c < schema.n_children; c++)
+        for (int k = 0; k < 3; k++)
+            if (strcmp(schema.children[c]->name, names[k]) == 0)
+                ci[k] = c;
+    char *line[64] = {0};
+    for (;;) {
+        struct ArrowArray b;
+        assert_int_equal(s.get_next(&s, &b), 0);
+        if (!b.release)
+            break;
+        for (int64_t r = 0; r < b.length; r++) {
+            int64_t id =
+                ((const int64_t *)b.children[ci[0]]->buffers[1])[b.children[ci[0]]->offset + r];
+            assert_true(id >= 0 && id < 64 && !line[id]);
+            struct buf l = BUF_INIT;
+            buf_printf(&l, "%lld", (long long)id);
+            for (int k = 1; k < 3; k++) {
+                const struct ArrowArray *a = ci[k] >= 0 ? b.children[ci[k]] : NULL;
+                int64_t i = a ? a->offset + r : 0;
+                const uint8_t *valid = a ? a->buffers[0] : NULL;
+                if (!a || (valid && !((valid[i / 8] >> (i % 8)) & 1))) {
+                    buf_puts(&l, "\tNULL");
+                    continue;
+                }
+                const int32_t *off = a->buffers[1];
+                buf_printf(&l, "\t%.*s", (int)(off[i + 1] - off[i]),
+                           (const char *)a->buffers[2] + off[i]);
+            }
+            line[id] = buf_take(&l);
+        }
+        b.release(&b);
+    }
+    s.release(&s);
+    schema.release(&schema);
+    struct buf all = BUF_INIT;
+    for (int i = 0; i < 64; i++)
+        if (line[i]) {
+            buf_printf(&all, "%s\n", line[i]);
+            free(line[i]);
+        }
+    return buf_take(&all);
+}
+
+/* An input written before its declared variant column existed does not
+ * hold it: that column is read and shredded again, the other carried;
+ * every value reads the same. */
+static void variant_layouts_differ(void **state)
+{
+    (void)state;
+    struct fixture v;
+    fixture_up(&v, st.file_client, "cvariant2", spec,
+               "[{'op':'add_column','column':{'name':'doc','type':'variant','nullable':true}}]");
+    /* Three files before the column is added, two after (a group takes
+     * five). */
+    for (int i = 0; i < 3; i++) {
+        struct buf b = BUF_INIT;
+        for (int j = 0; j < 5; j++)
+            buf_printf(&b, "{\"id\":%d,\"k\":\"k\",\"v\":1,\"doc\":[%d,{\"x\":\"y\"}]}\n",
+                       i * 5 + j, j);
+        struct ArrowArrayStream s;
+        test_rows_stream("id:long!, k:string, v:long, doc:variant", b.data, &s);
+        buf_free(&b);
+        struct hl_error err;
+        test_check(hl_table_append(v.table, &s, NULL, NULL, &err), &err, "append");
+    }
+    char *ops = dq("[{'op':'add_column','column':{'name':'props','type':'variant','nullable':true,"
+                   "'type_params':{'shredding':{'type':'object','fields':["
+                   "{'name':'a','type':'int64'},{'name':'d','type':'decimal8','precision':18,"
+                   "'scale':2}]}}}}]");
+    struct hl_error err;
+    hl_table *t2;
+    test_check(hl_table_open(v.ns, "t", &t2, &err), &err, "reopen");
+    test_check(hl_table_alter(t2, ops, NULL, &err), &err, "alter");
+    free(ops);
+    hl_table_free(t2);
+    test_check(hl_table_open(v.ns, "t", &t2, &err), &err, "reopen");
+    for (int i = 0; i < 2; i++) {
+        struct buf b = BUF_INIT;
+        for (int j = 0; j < 5; j++)
+            buf_printf(&b,
+                       "{\"id\":%d,\"k\":\"k\",\"v\":1,\"doc\":null,"
+                       "\"props\":{\"a\":%d,\"b\":true}}\n",
+                       15 + i * 5 + j, i * 5 + j);
+        struct ArrowArrayStream s;
+        test_rows_stream("id:long!, k:string, v:long, doc:variant, props:variant", b.data, &s);
+        buf_free(&b);
+        test_check(hl_table_append(t2, &s, NULL, NULL, &err), &err, "append");
+    }
+    hl_table_free(t2);
+
+    test_check(hl_table_open(v.ns, "t", &t2, &err), &err, "reopen");
+    char *before = variant_rows(t2);
+    hl_table_free(t2);
+    json_t *res = compact(&st.srv, "cvariant2", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_int_equal(jint(res, "variant_columns_carried"), 1);
+    assert_int_equal(jint(res, "variant_columns_reencoded"), 1);
+    json_decref(res);
+    test_check(hl_table_open(v.ns, "t", &t2, &err), &err, "reopen");
+    char *after = variant_rows(t2);
+    hl_table_free(t2);
+    if (strcmp(before, after) != 0)
+        fail_msg("compaction changed the values:\n--- before\n%s--- after\n%s", before, after);
+    assert_non_null(strstr(after, "18\tNULL\t{\"a\":3,\"b\":true}\n"));
+    assert_non_null(strstr(after, "6\t[1,{\"x\":\"y\"}]\tNULL\n"));
+    free(before);
+    free(after);
     fixture_free(&v);
 }
 
@@ -1476,6 +1626,7 @@ int main(void)
         cmocka_unit_test(crash_before_commit),
         cmocka_unit_test(bad_batch),
         cmocka_unit_test(variant_table),
+        cmocka_unit_test(variant_layouts_differ),
         cmocka_unit_test(cli_verb),
         cmocka_unit_test(changed_before_commit),
         cmocka_unit_test(every_row_deleted),

@@ -89,6 +89,8 @@ static void count_outcome(struct metrics *m, const struct cpt_group *g, enum cpt
         }
     res->dvs_applied += dvs;
     res->rows_dropped += dropped;
+    res->variant_columns_carried += out->variant_carried;
+    res->variant_columns_reencoded += out->variant_reencoded;
     metrics_counter_add(m, "hoglake_compaction_groups_total", "", 1);
     metrics_counter_add(m, "hoglake_compaction_files_rewritten_total", "", (double)g->ninputs);
     metrics_counter_add(m, "hoglake_compaction_bytes_total", "", (double)g->bytes);
@@ -202,11 +204,13 @@ json_t *compaction_result_json(const struct compaction_result *r)
         "heap_budget_exceeded", (json_int_t)r->heap_budget_exceeded, "failed_groups",
         (json_int_t)r->failed_groups, "storage_refused", (json_int_t)r->storage_refused,
         "dvs_applied", (json_int_t)r->dvs_applied, "rows_dropped", (json_int_t)r->rows_dropped);
-    json_t *planner =
-        json_pack("{s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
-                  "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",
-                  (json_int_t)r->candidates_dv, "candidates_claimed",
-                  (json_int_t)r->candidates_claimed, "plan_ms", (json_int_t)r->plan_ms);
+    json_t *planner = json_pack(
+        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "claimed_elsewhere", (json_int_t)r->claimed_elsewhere,
+        "candidates_files", (json_int_t)r->candidates_files, "candidates_with_dv",
+        (json_int_t)r->candidates_dv, "candidates_claimed", (json_int_t)r->candidates_claimed,
+        "plan_ms", (json_int_t)r->plan_ms, "variant_columns_carried",
+        (json_int_t)r->variant_columns_carried, "variant_columns_reencoded",
+        (json_int_t)r->variant_columns_reencoded);
     if (!o || !planner || json_object_update(o, planner) != 0) {
         json_decref(o);
         o = NULL;

@@ -65,6 +65,9 @@ struct compaction_result {
     /* Deletion vectors applied by committed groups, and the rows they
      * dropped. */
     int64_t dvs_applied, rows_dropped;
+    /* Variant columns of committed groups carried through as stored, and
+     * re-encoded (an input's layout not the declared one). */
+    int64_t variant_columns_carried, variant_columns_reencoded;
     /* Planner counters. */
     int64_t claimed_elsewhere;
     int64_t candidates_files;   /* live files under the target (by live bytes) considered */

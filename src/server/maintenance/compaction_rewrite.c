@@ -11,6 +11,7 @@
 #include "objstore/objstore.h"
 #include "parquet/colstats.h"
 #include "parquet/reader.h"
+#include "parquet/variant_shred.h"
 #include "parquet/writer.h"
 #include "rows/rows_filter.h"
 #include "rows/rows_project.h"
@@ -241,6 +242,131 @@ static void lower_min(const struct ArrowArray *col, int64_t *min)
             *min = v[col->offset + i];
 }
 
+/* A decimal4 or decimal8 leaf: the writer takes its unscaled int32 or
+ * int64 ("i", "l"), the reader gives a decimal128 ("d:p,s") of the same
+ * values (narrow_decimals converts). */
+static bool narrowed_decimal(const char *file_format, const char *storage_format)
+{
+    return strncmp(file_format, "d:", 2) == 0 &&
+           (strcmp(storage_format, "i") == 0 || strcmp(storage_format, "l") == 0);
+}
+
+/* Whether a file's storage s of a variant column is the layout's (storage,
+ * named after the column): field names and nullability below the top (a
+ * writer's optional field group is a missing field, never in ours), and
+ * formats, node for node, decimal4/8 leaves as read. */
+static bool storage_is(const struct ArrowSchema *s, const struct ArrowSchema *storage, bool top)
+{
+    if ((!top && (strcmp(s->name ? s->name : "", storage->name ? storage->name : "") != 0 ||
+                  (s->flags & ARROW_FLAG_NULLABLE) != (storage->flags & ARROW_FLAG_NULLABLE))) ||
+        s->n_children != storage->n_children)
+        return false;
+    if (strcmp(s->format, storage->format) != 0 && !narrowed_decimal(s->format, storage->format))
+        return false;
+    for (int64_t i = 0; i < s->n_children; i++)
+        if (!storage_is(s->children[i], storage->children[i], false))
+            return false;
+    return true;
+}
+
+/* Converts, in place, the decimal4/8 leaves of a as the file holds them
+ * (schema file) to the unscaled ints the layout's storage takes. The
+ * values fit: the file's DECIMAL(p, s) has p <= 18. Returns 0, or -1 out
+ * of memory. */
+static int narrow_decimals(const struct ArrowSchema *file, const struct ArrowSchema *storage,
+                           struct ArrowArray *a)
+{
+    for (int64_t i = 0; i < file->n_children && i < a->n_children; i++)
+        if (narrow_decimals(file->children[i], storage->children[i], a->children[i]) != 0)
+            return -1;
+    if (!narrowed_decimal(file->format, storage->format))
+        return 0;
+    size_t width = strcmp(storage->format, "i") == 0 ? 4 : 8;
+    int64_t n = a->length;
+    struct ArrowArray out;
+    if (arrow_array_init(&out, 2, 0) != 0)
+        return -1;
+    uint8_t *values = malloc((size_t)(n ? n : 1) * width);
+    uint8_t *valid = NULL;
+    const uint8_t *in_valid = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    if (in_valid && a->null_count != 0)
+        valid = calloc((size_t)(n / 8 + 1), 1);
+    if (!values || (in_valid && a->null_count != 0 && !valid)) {
+        free(values);
+        free(valid);
+        out.release(&out);
+        return -1;
+    }
+    const uint8_t *d = a->n_buffers > 1 ? a->buffers[1] : NULL;
+    int64_t nulls = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t at = a->offset + k;
+        bool ok = !in_valid || arrow_bit(in_valid, at);
+        if (valid && ok)
+            arrow_set_bit(valid, k, true);
+        nulls += !ok;
+        uint64_t low = 0; /* little-endian: the low bytes of the 128-bit value */
+        if (ok && d)
+            memcpy(&low, d + 16 * at, 8);
+        memcpy(values + (size_t)k * width, &low, width);
+    }
+    arrow_array_own_buffer(&out, 0, valid);
+    arrow_array_own_buffer(&out, 1, values);
+    out.length = n;
+    out.null_count = valid ? nulls : 0;
+    a->release(a);
+    arrow_array_move(&out, a);
+    return 0;
+}
+
+/* The variant columns every input holds in the layout the output is
+ * written in: their groups are carried through as they are (neither
+ * checked, which their writing did, nor unshredded and shredded again),
+ * and *schema's fields for them become their storage. keep[c] says, for
+ * each top-level column; *carried and *reencoded count the variant
+ * columns each way. Returns 0, or -1 out of memory. */
+static int carry_variants(const struct fetched *got, const struct cpt_group *g,
+                          const struct lake_table *layout, struct ArrowSchema *schema, bool *keep,
+                          int64_t *carried, int64_t *reencoded)
+{
+    for (size_t c = 0; c < layout->root.nchildren; c++) {
+        const struct lake_column *col = layout->root.children[c];
+        keep[c] = false;
+        if (col->type != LT_VARIANT)
+            continue;
+        struct ArrowSchema storage;
+        struct error e;
+        if (pq_variant_storage_schema(col, &storage, &e) != 0) {
+            if (e.code == ERR_NOMEM)
+                return -1;
+            ++*reencoded; /* the writer refuses it: the rewrite fails there */
+            continue;
+        }
+        bool all = true;
+        for (size_t i = 0; all && i < g->ninputs; i++) {
+            struct pq_source src;
+            struct pq_reader *r = NULL;
+            struct rows_projection proj = {0};
+            pq_source_memory(&src, got[i].data.data, got[i].data.len);
+            all = got[i].data_err.status == HL_OK && pq_reader_open(&src, &r, &e) == 0 &&
+                  rows_project_open(r, layout, &proj, &e) == 0 && rows_project_has(&proj, c) &&
+                  storage_is(proj.projected.children[c], &storage, true);
+            rows_project_free(&proj);
+            pq_reader_free(r);
+        }
+        if (all) {
+            schema->children[c]->release(schema->children[c]);
+            arrow_schema_move(&storage, schema->children[c]);
+            keep[c] = true;
+            ++*carried;
+        } else {
+            storage.release(&storage);
+            ++*reencoded;
+        }
+    }
+    return 0;
+}
+
 /* One row group of input f read at file position *position: its row ids
  * set from the positions, then the rows dv deletes dropped; the rows left
  * go to in, their smallest id to *min. Returns 0 with *o, or -1 out of
@@ -255,6 +381,12 @@ static int read_group(struct pq_reader *r, size_t group, struct rows_projection 
     struct error pe;
     if (rows_project_read(r, group, proj, layout, &b, &pe) != 0)
         return project_failed(&pe, f, o, msg, msg_size);
+    for (size_t c = 0; proj->keep_variant_storage && c < layout->root.nchildren; c++)
+        if (proj->keep_variant_storage[c] &&
+            narrow_decimals(proj->projected.children[c], schema->children[c], b.children[c]) != 0) {
+            b.release(&b);
+            return -1;
+        }
     size_t rid = layout->root.nchildren - 1;
     int64_t first = *position;
     *position += b.length;
@@ -278,11 +410,13 @@ static int read_group(struct pq_reader *r, size_t group, struct rows_projection 
 }
 
 /* Reads one fetched input into in, without the rows its deletion vector
- * deletes. Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
+ * deletes; keep: the variant columns read as stored (carry_variants).
+ * Returns 0 with *o (CPT_REWRITTEN: read), or -1 out of memory. */
 static int read_input(const struct fetched *got, const struct lake_table *layout,
-                      const struct ArrowSchema *schema, const struct store_compaction_input *f,
-                      struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
-                      struct cpt_refusal *refusal, char *msg, size_t msg_size)
+                      const struct ArrowSchema *schema, const bool *keep,
+                      const struct store_compaction_input *f, struct rows_in *in, int64_t *min,
+                      enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal, char *msg,
+                      size_t msg_size)
 {
     *o = CPT_REWRITTEN;
     if (got->data_err.status != 0)
@@ -306,6 +440,7 @@ static int read_input(const struct fetched *got, const struct lake_table *layout
         rc = project_failed(&pe, f, o, msg, msg_size);
         goto out;
     }
+    proj.keep_variant_storage = keep;
     size_t rid = layout->root.nchildren - 1;
     if ((bool)rows_project_has(&proj, rid) != f->explicit_row_ids) {
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "%s: %s a %s column, but explicit_row_ids is %s",
@@ -449,9 +584,10 @@ out:
  * deletion vectors), the smallest id left in *min. Returns 0 with *o, or
  * -1 out of memory. */
 static int read_inputs(struct objstore *os, const struct cpt_group *g,
-                       const struct lake_table *layout, const struct ArrowSchema *schema,
-                       struct rows_in *in, int64_t *min, enum cpt_rewrite_outcome *o,
-                       struct cpt_refusal *refusal, char *msg, size_t msg_size)
+                       const struct lake_table *layout, struct ArrowSchema *schema,
+                       struct rows_in *in, int64_t *min, struct store_compaction_output *out,
+                       enum cpt_rewrite_outcome *o, struct cpt_refusal *refusal, char *msg,
+                       size_t msg_size)
 {
     struct fetch f = {.os = os, .g = g};
     f.got = calloc(g->ninputs ? g->ninputs : 1, sizeof *f.got);
@@ -461,15 +597,19 @@ static int read_inputs(struct objstore *os, const struct cpt_group *g,
     }
     fetch_all(&f);
     pthread_mutex_destroy(&f.mu);
-    int rc = 0;
+    bool *keep = calloc(layout->root.nchildren ? layout->root.nchildren : 1, sizeof *keep);
+    int rc = keep ? carry_variants(f.got, g, layout, schema, keep, &out->variant_carried,
+                                   &out->variant_reencoded)
+                  : -1;
     *o = CPT_REWRITTEN;
     for (size_t i = 0; i < g->ninputs; i++) {
         if (rc == 0 && *o == CPT_REWRITTEN)
-            rc = read_input(&f.got[i], layout, schema, &g->inputs[i], in, min, o, refusal, msg,
-                            msg_size);
+            rc = read_input(&f.got[i], layout, schema, keep, &g->inputs[i], in, min, o, refusal,
+                            msg, msg_size);
         buf_free(&f.got[i].data); /* decoded: the bytes can go */
         buf_free(&f.got[i].dv);
     }
+    free(keep);
     free(f.got);
     return rc;
 }
@@ -512,7 +652,7 @@ int cpt_rewrite(struct objstore *os, const struct lake_table *live, const struct
     struct ArrowSchema schema = {0};
     int rc = rows_table_arrow_schema(layout, &schema) == 0 ? 0 : -1;
     if (rc == 0)
-        rc = read_inputs(os, g, layout, &schema, &in, &min, o, refusal, msg, msg_size);
+        rc = read_inputs(os, g, layout, &schema, &in, &min, out, o, refusal, msg, msg_size);
     if (rc == 0 && *o == CPT_REWRITTEN && (in.n > UINT32_MAX || in.rows > UINT32_MAX))
         *o = fail(CPT_INVALID_DATA, msg, msg_size, "too many rows for one rewrite");
     /* Every row deleted: nothing to write, the inputs just end. */

@@ -64,6 +64,9 @@ struct store_compaction_output {
     size_t nstats;
     int64_t *splits;
     size_t nsplits;
+    /* Variant columns whose groups were carried through as stored, and
+     * those read and shredded again (the run report's counts). */
+    int64_t variant_carried, variant_reencoded;
 };
 
 /* ---- planning ---- */
