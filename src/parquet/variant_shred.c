@@ -7,6 +7,7 @@
 #include "parquet/writer.h"
 #include "util/arrow.h"
 #include "util/buf.h"
+#include "variant/access.h"
 #include "variant/variant.h"
 #include "variant/variant_format.h"
 
@@ -26,6 +27,16 @@ struct builder {
     size_t nkids;
     int value, typed;              /* groups: the value and typed_value fields, -1 when absent */
     struct pq_shred_counts counts; /* groups */
+    /* An object's typed_value: its fields' indexes by name bytes, and what
+     * a row's object needs, kept from row to row. */
+    uint32_t *by_name;
+    struct object_scratch {
+        bool *keep;        /* per field of the row's object: left in the residual */
+        uint64_t *end;     /* per field: where its value ends */
+        uint64_t *order;   /* the fields by offset */
+        int64_t *field_of; /* per declared field: its index in the object, -1 none */
+        size_t cap;
+    } scratch;
 };
 
 static int fixed_width(const struct lake_column *c)
@@ -59,9 +70,52 @@ static void builder_free(struct builder *b)
     for (size_t i = 0; i < b->nkids; i++)
         builder_free(&b->kids[i]);
     free(b->kids);
+    free(b->by_name);
+    free(b->scratch.keep);
+    free(b->scratch.end);
+    free(b->scratch.order);
+    free(b->scratch.field_of);
     buf_free(&b->valid);
     buf_free(&b->data);
     buf_free(&b->offsets);
+}
+
+/* An object's declared fields sorted by name (insertion: at most 1000,
+ * once a batch), for finding a row's keys among them in log time. */
+static int index_names(struct builder *b)
+{
+    if (!(b->by_name = malloc((b->nkids ? b->nkids : 1) * sizeof *b->by_name)) ||
+        !(b->scratch.field_of = malloc((b->nkids ? b->nkids : 1) * sizeof *b->scratch.field_of)))
+        return -1;
+    for (size_t i = 0; i < b->nkids; i++) {
+        uint32_t k = (uint32_t)i;
+        size_t j = i;
+        for (; j > 0 && strcmp(b->kids[b->by_name[j - 1]].col->name, b->kids[k].col->name) > 0; j--)
+            b->by_name[j] = b->by_name[j - 1];
+        b->by_name[j] = k;
+    }
+    return 0;
+}
+
+/* The declared field named name, or -1. */
+static int64_t declared_field(const struct builder *t, const char *name, size_t len)
+{
+    size_t lo = 0, hi = t->nkids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *f = t->kids[t->by_name[mid]].col->name;
+        size_t flen = strlen(f);
+        int c = memcmp(f, name, flen < len ? flen : len);
+        if (c == 0)
+            c = (flen > len) - (flen < len);
+        if (c == 0)
+            return t->by_name[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
 }
 
 /* A builder for c and its fields. group: c is a group (the column, a field
@@ -93,6 +147,8 @@ static int builder_init(struct builder *b, const struct lake_column *c, bool gro
         if (builder_init(&b->kids[i], c->children[i], kid_group, err) != 0)
             return -1;
     }
+    if (!group && c->type == LT_STRUCT && index_names(b) != 0)
+        return error_nomem(err);
     return 0;
 }
 
@@ -200,61 +256,76 @@ static int corrupt(struct error *err, const char *what)
     return error_fail_reason(err, ERR_INVALID, "variant_encoding", "variant: %s", what);
 }
 
-/* A container's elements: bytes [start[k], end[k]) of data. */
-struct container {
-    bool object;
-    uint64_t n;
-    int id_size, off_size;
-    const uint8_t *ids, *offsets, *data;
-    size_t data_len;
-};
-
-static int open_container(const uint8_t *v, size_t len, struct container *c, struct error *err)
+/* A container whose values fill exactly its len bytes (as the unshredded
+ * storage the shredder takes always does). */
+static int open_container(const uint8_t *v, size_t len, struct variant_container *c,
+                          struct error *err)
 {
-    int basic = v[0] & 3, vh = v[0] >> 2;
-    c->object = basic == VB_OBJECT;
-    c->off_size = (vh & 3) + 1;
-    c->id_size = c->object ? ((vh >> 2) & 3) + 1 : 0;
-    bool large = c->object ? (vh >> 4) & 1 : (vh >> 2) & 1;
-    size_t count = large ? 4 : 1;
-    if (len < 1 + count)
+    if (!variant_container_open(v, len, c))
         return corrupt(err, "a truncated container");
-    c->n = variant_get_le(v + 1, (int)count);
-    size_t per = (size_t)(c->id_size + c->off_size);
-    size_t head = 1 + count;
-    if (c->n > (len - head) / per)
-        return corrupt(err, "a container with more elements than bytes");
-    c->ids = v + head;
-    c->offsets = c->ids + c->n * (size_t)c->id_size;
-    c->data = c->offsets + (c->n + 1) * (size_t)c->off_size;
-    if ((size_t)(c->data - v) > len)
-        return corrupt(err, "a truncated container");
-    c->data_len = len - (size_t)(c->data - v);
-    if (variant_get_le(c->offsets + c->n * (size_t)c->off_size, c->off_size) != c->data_len)
+    if ((size_t)(c->values - v) + c->values_len != len)
         return corrupt(err, "a value that does not end where its container says");
     return 0;
 }
 
-/* Element k's bytes: from its offset to the next offset above it. */
-static int element(const struct container *c, uint64_t k, const uint8_t **p, size_t *n,
-                   struct error *err)
+static uint64_t offset_at(const struct variant_container *c, uint64_t k)
 {
-    uint64_t start = variant_get_le(c->offsets + k * (size_t)c->off_size, c->off_size);
-    uint64_t end = c->data_len;
-    if (!c->object) {
-        end = variant_get_le(c->offsets + (k + 1) * (size_t)c->off_size, c->off_size);
-    } else {
-        for (uint64_t j = 0; j < c->n; j++) {
-            uint64_t o = variant_get_le(c->offsets + j * (size_t)c->off_size, c->off_size);
-            if (o > start && o < end)
-                end = o;
-        }
-    }
-    if (start >= end || end > c->data_len)
+    return variant_get_le(c->offsets + k * (size_t)c->offset_size, c->offset_size);
+}
+
+/* Array element k's bytes: from its offset to the next one. */
+static int array_element(const struct variant_container *c, uint64_t k, const uint8_t **p,
+                         size_t *n, struct error *err)
+{
+    uint64_t start = offset_at(c, k), end = offset_at(c, k + 1);
+    if (start >= end || end > c->values_len)
         return corrupt(err, "an element outside its container");
-    *p = c->data + start;
+    *p = c->values + start;
     *n = (size_t)(end - start);
     return 0;
+}
+
+/* Where each field of object c ends: at the next offset above its own
+ * (an object's values may lie in any order), into s->end. Fields sorted
+ * by offset once: n log n, never a scan per field. */
+static int object_ends(const struct variant_container *c, struct object_scratch *s,
+                       struct error *err)
+{
+    uint64_t *order = s->order;
+    for (uint64_t k = 0; k < c->n; k++) {
+        uint64_t o = offset_at(c, k);
+        if (o >= c->values_len)
+            return corrupt(err, "an element outside its container");
+        order[k] = o << 32 | k; /* offsets and counts fit 32 bits: values are < 4 GiB */
+    }
+    for (uint64_t w = 1; w < c->n; w *= 2) /* bottom-up merge sort through end */
+        for (uint64_t lo = 0; lo < c->n; lo += 2 * w) {
+            uint64_t mid = lo + w < c->n ? lo + w : c->n,
+                     hi = lo + 2 * w < c->n ? lo + 2 * w : c->n;
+            uint64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                s->end[o++] = order[j] < order[i] ? order[j++] : order[i++];
+            while (i < mid)
+                s->end[o++] = order[i++];
+            while (j < hi)
+                s->end[o++] = order[j++];
+            memcpy(order + lo, s->end + lo, (size_t)(hi - lo) * sizeof *order);
+        }
+    for (uint64_t r = 0; r < c->n; r++) {
+        uint64_t start = order[r] >> 32, next = r + 1 < c->n ? order[r + 1] >> 32 : c->values_len;
+        if (next <= start)
+            return corrupt(err, "two fields at one offset");
+        s->end[order[r] & 0xffffffffu] = next;
+    }
+    return 0;
+}
+
+static void object_field(const struct variant_container *c, const struct object_scratch *s,
+                         uint64_t k, const uint8_t **p, size_t *n)
+{
+    uint64_t start = offset_at(c, k);
+    *p = c->values + start;
+    *n = (size_t)(s->end[k] - start);
 }
 
 /* ---- placement ---- */
@@ -397,19 +468,16 @@ static int missing(struct builder *g, struct error *err)
 
 /* The residual object: the fields of c not shredded (keep[k]), in their
  * order, with their ids (of the row's dictionary). */
-static int residual(const struct container *c, const bool *keep, struct buf *out, struct error *err)
+static int residual(const struct variant_container *c, const struct object_scratch *s,
+                    struct buf *out, struct error *err)
 {
     uint64_t n = 0, bytes = 0, max_id = 0;
     for (uint64_t k = 0; k < c->n; k++) {
-        if (!keep[k])
+        if (!s->keep[k])
             continue;
-        const uint8_t *p;
-        size_t len;
-        if (element(c, k, &p, &len, err) != 0)
-            return -1;
         uint64_t id = variant_get_le(c->ids + k * (size_t)c->id_size, c->id_size);
         max_id = id > max_id ? id : max_id;
-        bytes += len;
+        bytes += s->end[k] - offset_at(c, k);
         n++;
     }
     int id_size = max_id <= 0xff ? 1 : max_id <= 0xffff ? 2 : max_id <= 0xffffff ? 3 : 4;
@@ -426,11 +494,11 @@ static int residual(const struct container *c, const bool *keep, struct buf *out
     uint8_t *data = offs + (n + 1) * (size_t)off_size;
     uint64_t at = 0, j = 0;
     for (uint64_t k = 0; k < c->n; k++) {
-        if (!keep[k])
+        if (!s->keep[k])
             continue;
         const uint8_t *p;
         size_t len;
-        element(c, k, &p, &len, err); /* checked above */
+        object_field(c, s, k, &p, &len);
         variant_put_le(ids + j * (size_t)id_size,
                        variant_get_le(c->ids + k * (size_t)c->id_size, c->id_size), id_size);
         variant_put_le(offs + j * (size_t)off_size, at, off_size);
@@ -443,81 +511,87 @@ static int residual(const struct container *c, const bool *keep, struct buf *out
     return 0;
 }
 
+/* Room in t's scratch for an object of n fields. */
+static int scratch_reserve(struct object_scratch *s, uint64_t n, struct error *err)
+{
+    if (n <= s->cap)
+        return 0;
+    size_t cap = (size_t)n;
+    bool *keep = realloc(s->keep, cap * sizeof *keep);
+    if (keep)
+        s->keep = keep;
+    uint64_t *end = realloc(s->end, cap * sizeof *end);
+    if (end)
+        s->end = end;
+    uint64_t *order = realloc(s->order, cap * sizeof *order);
+    if (order)
+        s->order = order;
+    if (!keep || !end || !order)
+        return error_nomem(err);
+    s->cap = cap;
+    return 0;
+}
+
 static int typed_object(struct builder *g, struct builder *t, const struct variant_dict *d,
                         const uint8_t *v, size_t n, int depth, struct error *err)
 {
-    struct container c;
-    if (open_container(v, n, &c, err) != 0)
+    struct variant_container c;
+    struct object_scratch *s = &t->scratch;
+    if (open_container(v, n, &c, err) != 0 || scratch_reserve(s, c.n, err) != 0 ||
+        object_ends(&c, s, err) != 0)
         return -1;
-    bool *keep = malloc((size_t)(c.n ? c.n : 1));
-    int *field_of = malloc((t->nkids ? t->nkids : 1) * sizeof *field_of);
-    int rc = keep && field_of ? 0 : error_nomem(err);
     for (size_t f = 0; f < t->nkids; f++)
-        if (field_of)
-            field_of[f] = -1;
+        s->field_of[f] = -1;
     uint64_t kept = 0;
-    for (uint64_t k = 0; rc == 0 && k < c.n; k++) {
+    for (uint64_t k = 0; k < c.n; k++) {
         const char *name;
         size_t len;
         if (!variant_dict_key(d, variant_get_le(c.ids + k * (size_t)c.id_size, c.id_size), &name,
-                              &len)) {
-            rc = corrupt(err, "a field id past the dictionary");
-            break;
-        }
-        keep[k] = true;
-        for (size_t f = 0; f < t->nkids; f++) {
-            const char *want = t->kids[f].col->name;
-            if (strlen(want) == len && memcmp(want, name, len) == 0) {
-                field_of[f] = (int)k;
-                keep[k] = false;
-            }
-        }
-        kept += keep[k];
+                              &len))
+            return corrupt(err, "a field id past the dictionary");
+        int64_t f = declared_field(t, name, len);
+        s->keep[k] = f < 0;
+        if (f >= 0)
+            s->field_of[f] = (int64_t)k;
+        kept += s->keep[k];
     }
-    if (rc == 0 && (rc = push_valid(t, true, err)) == 0) {
-        for (size_t f = 0; rc == 0 && f < t->nkids; f++) {
-            if (field_of[f] < 0) {
-                rc = missing(&t->kids[f], err);
-                continue;
-            }
-            const uint8_t *p;
-            size_t len;
-            rc = element(&c, (uint64_t)field_of[f], &p, &len, err);
-            if (rc == 0)
-                rc = shred_group(&t->kids[f], d, p, len, depth + 1, err);
+    if (push_valid(t, true, err) != 0)
+        return -1;
+    for (size_t f = 0; f < t->nkids; f++) {
+        if (s->field_of[f] < 0) {
+            if (missing(&t->kids[f], err) != 0)
+                return -1;
+            continue;
         }
+        const uint8_t *p;
+        size_t len;
+        object_field(&c, s, (uint64_t)s->field_of[f], &p, &len);
+        if (shred_group(&t->kids[f], d, p, len, depth + 1, err) != 0)
+            return -1;
     }
-    if (rc == 0) {
-        struct builder *val = &g->kids[g->value];
-        if (kept == 0) {
-            rc = push_null(val, err);
-        } else {
-            size_t mark = val->data.len;
-            rc = push_valid(val, true, err);
-            if (rc == 0)
-                rc = residual(&c, keep, &val->data, err);
-            if (rc == 0)
-                rc = push_offset(val, val->data.len, err);
-            else
-                val->data.len = mark;
-        }
+    struct builder *val = &g->kids[g->value];
+    if (kept == 0)
+        return push_null(val, err);
+    size_t mark = val->data.len;
+    if (push_valid(val, true, err) != 0 || residual(&c, s, &val->data, err) != 0) {
+        val->data.len = mark;
+        return -1;
     }
-    free(keep);
-    free(field_of);
-    return rc;
+    return push_offset(val, val->data.len, err);
 }
 
 static int typed_array(struct builder *g, struct builder *t, const struct variant_dict *d,
                        const uint8_t *v, size_t n, int depth, struct error *err)
 {
-    struct container c;
+    struct variant_container c;
     if (open_container(v, n, &c, err) != 0)
         return -1;
     struct builder *el = &t->kids[0];
     for (uint64_t k = 0; k < c.n; k++) {
         const uint8_t *p;
         size_t len;
-        if (element(&c, k, &p, &len, err) != 0 || shred_group(el, d, p, len, depth + 1, err) != 0)
+        if (array_element(&c, k, &p, &len, err) != 0 ||
+            shred_group(el, d, p, len, depth + 1, err) != 0)
             return -1;
     }
     if (push_valid(t, true, err) != 0 || push_offset(t, (size_t)el->len, err) != 0)

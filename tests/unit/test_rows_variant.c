@@ -22,7 +22,9 @@
 #include "textio/textio_parse.h"
 #include "textio/textio_schema.h"
 #include "util/arena.h"
+#include "util/base64.h"
 #include "util/arrow.h"
+#include "variant/variant.h"
 
 /* Metadata: dictionaries ["b"], ["a"] (sorted) and none. */
 #define M_B "\"EQEAAWI=\""
@@ -536,12 +538,91 @@ static void storage_named_fields_counted(void **state)
     test_table_release(&tt);
 }
 
+/* An object of 300 fields whose values lie in reverse order (as another
+ * writer may lay them out), shredded through a declaration that takes
+ * three of them: each field's bytes found by the next offset above its
+ * own, the rest kept in the residual, all read back as they went in. */
+static void fields_laid_out_backwards(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    struct buf m = BUF_INIT, v = BUF_INIT;
+    /* metadata: version 1, sorted, 2-byte offsets; keys k000..k299 */
+    buf_putc(&m, 0x51);
+    uint8_t le[4];
+    le[0] = N & 0xff, le[1] = N >> 8;
+    buf_append(&m, le, 2);
+    for (int k = 0; k <= N; k++) {
+        le[0] = (uint8_t)((4 * k) & 0xff), le[1] = (uint8_t)((4 * k) >> 8);
+        buf_append(&m, le, 2);
+    }
+    for (int k = 0; k < N; k++)
+        buf_printf(&m, "k%03d", k);
+    /* value: an object, 4-byte count, 2-byte ids and offsets; field k an
+     * int8 k % 100 at offset (N - 1 - k) * 2 */
+    buf_putc(&v, (uint8_t)(2 | (1 | 1 << 2 | 1 << 4) << 2));
+    le[0] = N & 0xff, le[1] = N >> 8, le[2] = 0, le[3] = 0;
+    buf_append(&v, le, 4);
+    for (int k = 0; k < N; k++) {
+        le[0] = (uint8_t)(k & 0xff), le[1] = (uint8_t)(k >> 8);
+        buf_append(&v, le, 2);
+    }
+    for (int k = 0; k <= N; k++) {
+        int off = k < N ? (N - 1 - k) * 2 : N * 2;
+        le[0] = (uint8_t)(off & 0xff), le[1] = (uint8_t)(off >> 8);
+        buf_append(&v, le, 2);
+    }
+    for (int slot = 0; slot < N; slot++) { /* slot i holds field N - 1 - i */
+        buf_putc(&v, 0x0c);
+        buf_putc(&v, (uint8_t)((N - 1 - slot) % 100));
+    }
+    struct buf want = BUF_INIT;
+    struct error err;
+    assert_int_equal(variant_to_json((const uint8_t *)m.data, m.len, (const uint8_t *)v.data, v.len,
+                                     &want, &err),
+                     0);
+    buf_putc(&want, '\n');
+
+    /* One row of table form, written through the declaration. */
+    struct buf row = BUF_INIT;
+    buf_puts(&row, "{\"v\":{\"metadata\":\"");
+    base64_encode(&row, (const uint8_t *)m.data, m.len);
+    buf_puts(&row, "\",\"value\":\"");
+    base64_encode(&row, (const uint8_t *)v.data, v.len);
+    buf_puts(&row, "\"}}\n");
+    struct parsed x;
+    parse_rows(&x, "v:struct<metadata:binary, value:binary>", row.data);
+    struct test_table tt;
+    test_table_init(
+        &tt, "[{'name':'v','type':'variant','type_params':{'shredding':{'type':'object','fields':["
+             "{'name':'k299','type':'int64'},{'name':'k000','type':'int64'},"
+             "{'name':'k150','type':'string'}]}}}]");
+    struct written w;
+    written_open(&w, &tt.t, x.batch.children[0], 0);
+    const struct pq_shred_counts *c = w.res.variant[0].groups;
+    assert_true(c[1].typed == 1 && c[2].typed == 1 && c[3].fallback == 1);
+    struct ArrowArray b;
+    written_read(&w, 0, &b);
+    char *got = written_json(&w, &b);
+    assert_string_equal(got, want.data);
+    free(got);
+    b.release(&b);
+    written_close(&w);
+    test_table_release(&tt);
+    parsed_free(&x);
+    buf_free(&row);
+    buf_free(&want);
+    buf_free(&m);
+    buf_free(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(shredded_storage_reads), cmocka_unit_test(invalid_storage_refused),
-        cmocka_unit_test(json_text_encoded),      cmocka_unit_test(shredded_round_trip),
-        cmocka_unit_test(nanosecond_instants),    cmocka_unit_test(storage_named_fields_counted),
+        cmocka_unit_test(shredded_storage_reads),    cmocka_unit_test(invalid_storage_refused),
+        cmocka_unit_test(json_text_encoded),         cmocka_unit_test(shredded_round_trip),
+        cmocka_unit_test(nanosecond_instants),       cmocka_unit_test(storage_named_fields_counted),
+        cmocka_unit_test(fields_laid_out_backwards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
