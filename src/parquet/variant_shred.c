@@ -588,8 +588,8 @@ static int typed_array(struct builder *g, struct builder *t, const struct varian
         return -1;
     struct builder *el = &t->kids[0];
     for (uint64_t k = 0; k < c.n; k++) {
-        const uint8_t *p;
-        size_t len;
+        const uint8_t *p = NULL;
+        size_t len = 0;
         if (array_element(&c, k, &p, &len, err) != 0 ||
             shred_group(el, d, p, len, depth + 1, err) != 0)
             return -1;
