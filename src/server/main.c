@@ -345,14 +345,16 @@ int main(int argc, char **argv)
         goto out;
     }
     int port = http_server_port(srv.http);
-    if (port_fd >= 0 && write_port_file(port_fd, port) != 0) {
-        log_error("cannot write port file %s: %s", srv.cfg.port_file, strerror(errno));
-        goto out;
-    }
+    /* The start line before the port file: whoever waits for the file
+     * (a supervisor, the tests) finds the line in the log with it. */
     log_info("hoglaked %s listening on %s://%s:%d (%s; warehouse %s)", HOGLAKE_VERSION,
              srv.cfg.tls_cert[0] ? "https" : "http", srv.cfg.listen, port,
              epg ? "embedded PostgreSQL" : "external PostgreSQL",
              srv.cfg.warehouse[0] ? srv.cfg.warehouse : "none");
+    if (port_fd >= 0 && write_port_file(port_fd, port) != 0) {
+        log_error("cannot write port file %s: %s", srv.cfg.port_file, strerror(errno));
+        goto out;
+    }
     if (!srv.cfg.tls_cert[0] && !auth_listen_is_loopback(srv.cfg.listen))
         log_warn("listening on %s without TLS: bearer tokens and data travel in clear text; "
                  "serve HTTPS with --tls-cert and --tls-key",
