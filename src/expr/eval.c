@@ -541,6 +541,14 @@ static int cmp_scaled(i128 a, int sa, i128 b, int sb)
     return (a > x) - (a < x);
 }
 
+/* Doubles in the language's order (expr_float_key: NaN above all, -0.0
+ * as 0.0). */
+static int cmp_doubles(double a, double b)
+{
+    int64_t ka = expr_float_key(a), kb = expr_float_key(b);
+    return (ka > kb) - (ka < kb);
+}
+
 static int column_scale(const struct colref *r)
 {
     return r->type == LT_DECIMAL ? r->scale : 0;
@@ -560,8 +568,7 @@ static int compare_rows(const struct pnode *p, const struct colref *rx, const st
         double b = y->st == ST_F32 || y->st == ST_F64
                        ? expr_view_double(y, row)
                        : (double)expr_view_dec(y, row) / (double)expr_pow10(column_scale(ry));
-        int64_t ka = expr_float_key(a), kb = expr_float_key(b);
-        return (ka > kb) - (ka < kb);
+        return cmp_doubles(a, b);
     }
     case CF_TIME: {
         i128 a = (i128)expr_view_int(x, row) * expr_nanos_per_tick(rx->type);
@@ -609,12 +616,6 @@ static bool variant_at(const struct colref *r, const struct colview *v, int64_t 
         if (variant_object_field(&d, p, vlen, r->vkeys[k], r->vkey_lens[k], &p, &vlen) != 1)
             return false;
     return variant_scalar_read(p, vlen, x);
-}
-
-static int cmp_doubles(double a, double b)
-{
-    int64_t ka = expr_float_key(a), kb = expr_float_key(b);
-    return (ka > kb) - (ka < kb);
 }
 
 bool expr_vlit_compare(const struct variant_scalar *x, const struct vlit *l, int *c)
