@@ -74,7 +74,7 @@ static void check_row(const struct lake_column *layout, const uint8_t *m, size_t
         struct ArrowSchema s;
         struct ArrowArray text;
         if (pq_variant_shred_schema(layout, &s) != 0 ||
-            rows_variant_unshred(&s, &shredded, &e) != 0 ||
+            rows_variant_unshred(&s, &shredded, 0, &e) != 0 ||
             rows_variant_to_json(&shredded, &text, &e) != 0)
             abort(); /* and reads back */
         const int32_t *off = text.buffers[1];

@@ -194,7 +194,8 @@ static double time_encode(const struct lines *l)
         text_batch(l, first, n, &text);
         struct error e;
         double t0 = now(CLOCK_PROCESS_CPUTIME_ID);
-        if (rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, &storage, NULL, &e) != 0)
+        if (rows_variant_from_json("u", &text, 0, ROWS_VARIANT_INVALID_ERROR, &storage, NULL, &e) !=
+            0)
             die("encode", &e);
         cpu += now(CLOCK_PROCESS_CPUTIME_ID) - t0;
         storage.release(&storage);
@@ -233,8 +234,8 @@ static struct phase time_write(const char *in, const struct lake_table *t, const
         text_batch(&l, first, n, &text);
         arrow_array_init(&batch, 1, 1);
         batch.length = n;
-        if (rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, batch.children[0], NULL,
-                                   &e) != 0 ||
+        if (rows_variant_from_json("u", &text, 0, ROWS_VARIANT_INVALID_ERROR, batch.children[0],
+                                   NULL, &e) != 0 ||
             pq_writer_write(w, &schema, &batch, &e) != 0)
             die("write", &e);
         batch.release(&batch);
@@ -269,7 +270,7 @@ static struct phase time_read(const char *path, const struct lake_table *t, int6
     for (size_t g = 0; g < pq_reader_meta(r)->nrow_groups; g++) {
         struct ArrowArray b, text;
         if (pq_reader_read_row_group(r, g, &b, &e) != 0 ||
-            rows_variant_unshred(s.children[0], b.children[0], &e) != 0 ||
+            rows_variant_unshred(s.children[0], b.children[0], 0, &e) != 0 ||
             rows_variant_to_json(b.children[0], &text, &e) != 0)
             die("read", &e);
         *rows += text.length;

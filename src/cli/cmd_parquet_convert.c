@@ -135,6 +135,35 @@ static int write_batch(struct convert *c, const struct ArrowArray *batch)
     return 0;
 }
 
+/* A converted chunk (rows_adapt_chunks' sink), --batch-rows at a time. */
+static int write_chunk(void *ctx, const struct ArrowArray *chunk, struct error *err)
+{
+    struct convert *c = ctx;
+    for (int64_t at = 0; at < chunk->length; at += c->batch_rows) {
+        struct ArrowArray slice = *chunk;
+        slice.offset = chunk->offset + at;
+        slice.length = chunk->length - at < c->batch_rows ? chunk->length - at : c->batch_rows;
+        if (write_batch(c, &slice) != 0)
+            return error_fail(err, ERR_IO, "written"); /* reported by write_batch */
+    }
+    return 0;
+}
+
+/* Converts a batch (the parser's variant text is encoded here, as an
+ * append encodes it) and writes it; prints a conversion's error after
+ * `where`. */
+static int convert_batch(struct convert *c, const struct ArrowSchema *s, struct ArrowArray *b,
+                         bool foreign, const char *where)
+{
+    struct error err = {0};
+    struct rows_adapt_options ao = {.check_utf8 = foreign};
+    if (rows_adapt_chunks(s, b, c->t, &ao, write_chunk, c, &err) == 0)
+        return 0;
+    if (err.code != ERR_IO)
+        fprintf(stderr, "hoglake: %s%s\n", where, err.msg);
+    return -1;
+}
+
 static int flush_rows(struct convert *c, struct textio_parser *p)
 {
     struct ArrowSchema s;
@@ -144,12 +173,7 @@ static int flush_rows(struct convert *c, struct textio_parser *p)
         fprintf(stderr, "hoglake: %s\n", err.msg);
         return -1;
     }
-    /* The parser's variant text is encoded here, as an append encodes it. */
-    int rc = rows_adapt_batch(&s, &b, c->t, &err);
-    if (rc != 0)
-        fprintf(stderr, "hoglake: %s\n", err.msg);
-    else
-        rc = write_batch(c, &b);
+    int rc = convert_batch(c, &s, &b, false, "");
     b.release(&b);
     s.release(&s);
     return rc;
@@ -284,15 +308,9 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
             fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
             goto out;
         }
-        bool ok = rows_adapt_foreign_batch(&from, &batch, c->t, &err) == 0;
-        if (!ok)
-            fprintf(stderr, "hoglake: %s: row group %zu: %s\n", c->in_path, g, err.msg);
-        for (int64_t at = 0; ok && at < batch.length; at += c->batch_rows) {
-            struct ArrowArray slice = batch;
-            slice.offset = batch.offset + at;
-            slice.length = batch.length - at < c->batch_rows ? batch.length - at : c->batch_rows;
-            ok = write_batch(c, &slice) == 0;
-        }
+        char where[1100];
+        snprintf(where, sizeof where, "%.1000s: row group %zu: ", c->in_path, g);
+        bool ok = convert_batch(c, &from, &batch, true, where) == 0;
         batch.release(&batch);
         if (!ok)
             goto out;

@@ -133,8 +133,8 @@ static hl_status project_schema(struct job *j, struct ArrowSchema *in, struct Ar
     return HL_OK;
 }
 
-/* The batch with the table's column order, nulls for absent columns, and
- * values converted to the writer's types. Consumes in. */
+/* The batch with the table's column order, nulls for absent columns.
+ * Consumes in. */
 static hl_status project_batch(struct job *j, const struct ArrowSchema *projected,
                                const int64_t *map, struct ArrowArray *in, struct ArrowArray *out,
                                struct hl_error *err)
@@ -165,23 +165,62 @@ static hl_status project_batch(struct job *j, const struct ArrowSchema *projecte
     /* A parent's validity would hide rows; a stream's batches have none
      * that count (top-level rows are never null). */
     in->release(in);
-    struct error e;
-    struct rows_variant_invalid *invalid = NULL;
-    if (st == HL_OK && j->res->nvariant && !(invalid = calloc(n ? n : 1, sizeof *invalid)))
-        st = client_nomem(err);
+    if (st != HL_OK)
+        out->release(out);
+    return st;
+}
+
+/* Where the chunks of one batch go (rows_adapt_chunks' sink). */
+struct chunk_sink {
+    struct job *j;
+    struct rows_variant_invalid *invalid; /* per column, this chunk's; NULL: no variant */
+    int64_t *rows;
+    hl_status st;
+    struct hl_error *err;
+};
+
+/* One converted chunk: counted, reported and written to its files. */
+static int write_chunk(void *ctx, const struct ArrowArray *chunk, struct error *e)
+{
+    struct chunk_sink *k = ctx;
+    struct job *j = k->j;
+    client_variant_report_batch(j->res, &j->table, chunk, k->invalid);
+    if (k->invalid)
+        memset(k->invalid, 0, j->table.root.nchildren * sizeof *k->invalid);
+    if ((k->st = fanout_write(j->fanout, chunk, k->err)) != HL_OK)
+        return error_fail(e, ERR_IO, "%s", k->err->message);
+    *k->rows += chunk->length;
+    if (j->o && j->o->progress)
+        j->o->progress(j->o->progress_ctx, *k->rows);
+    return 0;
+}
+
+/* The batch's values converted to the writer's types, a chunk at a time
+ * (rows_adapt_chunks), into the open files. Consumes in. */
+static hl_status write_batch(struct job *j, const struct ArrowSchema *projected, const int64_t *map,
+                             struct ArrowArray *in, int64_t *rows, struct hl_error *err)
+{
+    struct ArrowArray batch;
+    hl_status st = project_batch(j, projected, map, in, &batch, err);
+    if (st != HL_OK)
+        return st;
+    size_t n = j->table.root.nchildren;
+    struct chunk_sink sink = {.j = j, .rows = rows, .err = err};
+    if (j->res->nvariant && !(sink.invalid = calloc(n ? n : 1, sizeof *sink.invalid))) {
+        batch.release(&batch);
+        return client_nomem(err);
+    }
     struct rows_adapt_options ao = {.variant_on_invalid =
                                         j->o && j->o->variant_on_invalid == HL_VARIANT_INVALID_NULL
                                             ? ROWS_VARIANT_INVALID_NULL
                                             : ROWS_VARIANT_INVALID_ERROR,
-                                    .variant_invalid_by_column = invalid};
-    if (st == HL_OK && rows_adapt_batch_with(projected, out, &j->table, &ao, &e) != 0)
-        st = error_publish(err, HL_ERR_VALIDATION, &e, NULL);
+                                    .variant_invalid_by_column = sink.invalid};
+    struct error e;
+    if (rows_adapt_chunks(projected, &batch, &j->table, &ao, write_chunk, &sink, &e) != 0)
+        st = sink.st != HL_OK ? sink.st : error_publish(err, HL_ERR_VALIDATION, &e, NULL);
     j->res->variant_invalid_rows += ao.variant_invalid;
-    if (st == HL_OK)
-        client_variant_report_batch(j->res, &j->table, out, invalid);
-    free(invalid);
-    if (st != HL_OK)
-        out->release(out);
+    free(sink.invalid);
+    batch.release(&batch);
     return st;
 }
 
@@ -293,7 +332,7 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
     hl_status st = map ? project_schema(j, &in_schema, &projected, map, err) : client_nomem(err);
     in_schema.release(&in_schema);
     while (st == HL_OK) {
-        struct ArrowArray in, batch;
+        struct ArrowArray in;
         if (stream->get_next(stream, &in) != 0) {
             const char *why = stream->get_last_error ? stream->get_last_error(stream) : NULL;
             st = client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
@@ -302,14 +341,7 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
         }
         if (!in.release)
             break;
-        if ((st = project_batch(j, &projected, map, &in, &batch, err)) != HL_OK)
-            break;
-        st = fanout_write(j->fanout, &batch, err);
-        *rows += batch.length;
-        batch.release(&batch);
-        if (st == HL_OK && j->o && j->o->progress)
-            j->o->progress(j->o->progress_ctx, *rows);
-        if (st == HL_OK)
+        if ((st = write_batch(j, &projected, map, &in, rows, err)) == HL_OK)
             st = job_poll(j, err);
     }
     free(map);

@@ -876,7 +876,8 @@ static int shred(struct colw *c, int s, const struct ArrowArray *a, int64_t i, u
             return nomem(err);
         return 0;
     }
-    case PQN_STRUCT: return shred(c, s + 1, a->children[step->child], i, d, r, err);
+    /* A struct's offset applies to its children's slots too. */
+    case PQN_STRUCT: return shred(c, s + 1, a->children[step->child], a->offset + i, d, r, err);
     case PQN_LIST:
     case PQN_MAP: {
         int64_t p = a->offset + i, start, end;

@@ -34,6 +34,8 @@ struct ctx {
     int64_t variant_invalid;
     struct rows_variant_invalid *by_column; /* the current top-level column's; NULL */
     bool keep_storage;                      /* the current top-level column's */
+    const bool *skip;  /* top-level columns left for later (the chunked variants), or NULL */
+    int64_t first_row; /* of the rows converted, within the caller's batch (for errors) */
     struct rows_where at;
 };
 
@@ -321,7 +323,7 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
     if (cv == CV_VARIANT_STORAGE && x->keep_storage)
         return 0;
     if (cv == CV_VARIANT_STORAGE) {
-        if (rows_variant_unshred(s, a, &e) != 0)
+        if (rows_variant_unshred(s, a, x->first_row, &e) != 0)
             goto fail;
         return 0;
     }
@@ -329,7 +331,7 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
         x->opt ? x->opt->variant_on_invalid : ROWS_VARIANT_INVALID_ERROR;
     struct rows_variant_invalid bad = {{0}};
     struct ArrowArray out;
-    if (rows_variant_from_json(s->format, a, on, &out, &bad, &e) != 0)
+    if (rows_variant_from_json(s->format, a, x->first_row, on, &out, &bad, &e) != 0)
         goto fail;
     x->variant_invalid += rows_variant_invalid_total(&bad);
     for (int r = 0; x->by_column && r < RV__COUNT; r++)
@@ -469,29 +471,45 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
     return convert(x, c, f, cv, a);
 }
 
+/* Top-level column i of t, from input s into a (NULL: a dry run). */
+static int adapt_column(struct ctx *x, const struct lake_table *t, size_t i,
+                        const struct ArrowSchema *s, struct ArrowArray *a)
+{
+    const struct lake_column *c = t->root.children[i];
+    snprintf(x->at.path, sizeof x->at.path, "%s", c->name);
+    x->by_column =
+        x->opt && x->opt->variant_invalid_by_column ? &x->opt->variant_invalid_by_column[i] : NULL;
+    x->keep_storage = x->opt && x->opt->variant_keep_storage && x->opt->variant_keep_storage[i];
+    return adapt(x, c, s, a);
+}
+
+/* The batch's columns but those x->skip names. */
+static int adapt_columns(struct ctx *x, const struct ArrowSchema *from, struct ArrowArray *batch,
+                         const struct lake_table *t)
+{
+    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren ||
+        (batch && batch->n_children != from->n_children))
+        return error_fail(x->at.err, ERR_INVALID,
+                          "the input's columns do not match the schema's %zu", t->root.nchildren);
+    for (size_t i = 0; i < t->root.nchildren; i++)
+        if (!(x->skip && x->skip[i]) &&
+            adapt_column(x, t, i, from->children[i], x->dry ? NULL : batch->children[i]) != 0)
+            return -1;
+    return 0;
+}
+
 static int adapt_top(bool dry, bool trust_utf8, const struct ArrowSchema *from,
                      struct ArrowArray *batch, const struct lake_table *t,
                      struct rows_adapt_options *opt, struct error *err)
 {
     struct ctx x = {.dry = dry, .trust_utf8 = trust_utf8, .opt = opt};
     rows_where_init(&x.at, err);
-    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)t->root.nchildren)
-        return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
-                          t->root.nchildren);
-    for (size_t i = 0; i < t->root.nchildren; i++) {
-        const struct lake_column *c = t->root.children[i];
-        snprintf(x.at.path, sizeof x.at.path, "%s", c->name);
-        x.by_column =
-            opt && opt->variant_invalid_by_column ? &opt->variant_invalid_by_column[i] : NULL;
-        x.keep_storage = opt && opt->variant_keep_storage && opt->variant_keep_storage[i];
-        if (adapt(&x, c, from->children[i], dry ? NULL : batch->children[i]) != 0)
-            return -1;
-    }
+    if (adapt_columns(&x, from, batch, t) != 0)
+        return -1;
     if (opt)
         opt->variant_invalid += x.variant_invalid;
     return 0;
 }
-
 int rows_adapt_check(const struct ArrowSchema *from, const struct lake_table *t, struct error *err)
 {
     return adapt_top(true, true, from, NULL, t, NULL, err);
@@ -510,8 +528,207 @@ int rows_adapt_batch_with(const struct ArrowSchema *from, struct ArrowArray *bat
     return adapt_top(false, true, from, batch, t, opt, err);
 }
 
-int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                             const struct lake_table *t, struct error *err)
+/* ---- adapting in chunks ---- */
+
+/* Whether top-level column i is converted into a binary child of its own,
+ * whose size follows its input's: a variant column, unless its storage is
+ * kept as it is (or it holds only nulls). */
+static bool chunked_column(const struct lake_column *c, const struct ArrowSchema *s,
+                           const struct rows_adapt_options *opt, size_t i)
 {
-    return adapt_top(false, false, from, batch, t, NULL, err);
+    bool keep = opt && opt->variant_keep_storage && opt->variant_keep_storage[i];
+    return c->type == LT_VARIANT && strcmp(s->format, "n") != 0 &&
+           !(keep && strcmp(s->format, "+s") == 0);
+}
+
+static bool is_bytes_format(const char *f, bool *large)
+{
+    *large = strcmp(f, "U") == 0 || strcmp(f, "Z") == 0;
+    return *large || strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
+}
+
+/* Offset k of a byte array with 32- or 64-bit offsets. */
+static int64_t bytes_offset(const struct ArrowArray *a, bool large, int64_t k)
+{
+    return large ? ((const int64_t *)a->buffers[1])[k] : ((const int32_t *)a->buffers[1])[k];
+}
+
+/* About how many bytes the input's values take: the bytes of its byte
+ * arrays with their offsets, 8 a fixed-width value (bits too: a Variant
+ * takes bytes for each), 4 a list's or struct's slot. */
+static double input_bytes(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    bool large;
+    double n;
+    if (is_bytes_format(s->format, &large) && a->n_buffers == 3 && a->buffers[1])
+        n = (double)(bytes_offset(a, large, a->offset + a->length) -
+                     bytes_offset(a, large, a->offset)) +
+            (large ? 8.0 : 4.0) * (double)a->length;
+    else
+        n = (a->n_children == 0 ? 8.0 : 4.0) * (double)a->length;
+    for (int64_t c = 0; c < a->n_children && c < s->n_children; c++)
+        n += input_bytes(s->children[c], a->children[c]);
+    return n;
+}
+
+/* One chunked column's row sizes: the exact bytes of up to two byte
+ * arrays the column's rows own one-to-one (JSON text; a storage's
+ * metadata and value), plus an even share of the rest. */
+struct row_sizer {
+    const struct ArrowArray *part[2];
+    bool large[2];
+    int64_t base[2]; /* a row's index in the part = base + row */
+    int nparts;
+    double share; /* of the rest, a row */
+};
+
+static void sizer_add(struct row_sizer *z, const struct ArrowSchema *s, const struct ArrowArray *a,
+                      int64_t base)
+{
+    bool large;
+    if (z->nparts < 2 && is_bytes_format(s->format, &large) && a->n_buffers == 3 && a->buffers[1]) {
+        z->part[z->nparts] = a;
+        z->large[z->nparts] = large;
+        z->base[z->nparts++] = base + a->offset;
+    }
+}
+
+/* Sizes rows [0, rows) of a, the column of a batch whose offset is base. */
+static void sizer_init(struct row_sizer *z, const struct ArrowSchema *s, const struct ArrowArray *a,
+                       int64_t base, int64_t rows)
+{
+    memset(z, 0, sizeof *z);
+    double total = input_bytes(s, a), owned = 0;
+    if (strcmp(s->format, "+s") == 0) {
+        for (int64_t c = 0; c < s->n_children && c < a->n_children; c++)
+            if (s->children[c]->name && (strcmp(s->children[c]->name, "metadata") == 0 ||
+                                         strcmp(s->children[c]->name, "value") == 0))
+                sizer_add(z, s->children[c], a->children[c], base + a->offset);
+    } else {
+        sizer_add(z, s, a, base);
+    }
+    for (int k = 0; k < z->nparts; k++)
+        owned += (double)(bytes_offset(z->part[k], z->large[k], z->base[k] + rows) -
+                          bytes_offset(z->part[k], z->large[k], z->base[k]));
+    z->share = rows > 0 && total > owned ? (total - owned) / (double)rows : 0;
+}
+
+static double sizer_row(const struct row_sizer *z, int64_t i)
+{
+    double n = z->share;
+    for (int k = 0; k < z->nparts; k++)
+        n += (double)(bytes_offset(z->part[k], z->large[k], z->base[k] + i + 1) -
+                      bytes_offset(z->part[k], z->large[k], z->base[k] + i));
+    return n;
+}
+
+static void borrowed_release(struct ArrowArray *a)
+{
+    a->release = NULL;
+}
+
+/* Rows [start, start + n) of a, lent: out shares a's buffers and children
+ * and its release leaves them be. */
+static void lend_rows(const struct ArrowArray *a, int64_t start, int64_t n, struct ArrowArray *out)
+{
+    *out = *a;
+    out->offset = a->offset + start;
+    out->length = n;
+    out->null_count = a->null_count == 0 ? 0 : -1;
+    out->private_data = NULL;
+    out->release = borrowed_release;
+}
+
+/* Rows [start, start + n) of the batch to fn: the chunked columns
+ * converted for these rows alone, the others lent as they are. */
+static int adapt_chunk(struct ctx *x, const struct ArrowSchema *from,
+                       const struct ArrowArray *batch, const struct lake_table *t,
+                       const bool *chunked, int64_t start, int64_t n, rows_chunk_fn fn,
+                       void *fn_ctx)
+{
+    size_t ncols = t->root.nchildren;
+    struct ArrowArray chunk;
+    if (arrow_array_init(&chunk, 1, (int64_t)ncols) != 0)
+        return error_nomem(x->at.err);
+    chunk.length = n;
+    chunk.null_count = 0;
+    x->first_row = start;
+    int rc = 0;
+    for (size_t i = 0; i < ncols && rc == 0; i++) {
+        lend_rows(batch->children[i], batch->offset + start, n, chunk.children[i]);
+        if (chunked[i])
+            rc = adapt_column(x, t, i, from->children[i], chunk.children[i]);
+    }
+    if (rc == 0)
+        rc = fn(fn_ctx, &chunk, x->at.err);
+    chunk.release(&chunk);
+    return rc;
+}
+
+/* Where the chunk beginning at row start ends: at max_rows rows, or at the
+ * row that brings the chunked columns' input to max_bytes. */
+static int64_t chunk_end(const struct row_sizer *sizers, const bool *chunked, size_t ncols,
+                         int64_t start, int64_t length, int64_t max_rows, double max_bytes)
+{
+    int64_t end = start;
+    double bytes = 0;
+    while (end < length && end - start < max_rows && bytes < max_bytes) {
+        for (size_t i = 0; i < ncols; i++)
+            if (chunked[i])
+                bytes += sizer_row(&sizers[i], end);
+        end++;
+    }
+    return end;
+}
+
+int rows_adapt_chunks(const struct ArrowSchema *from, struct ArrowArray *batch,
+                      const struct lake_table *t, struct rows_adapt_options *opt, rows_chunk_fn fn,
+                      void *fn_ctx, struct error *err)
+{
+    struct ctx x = {.trust_utf8 = !(opt && opt->check_utf8), .opt = opt};
+    rows_where_init(&x.at, err);
+    size_t ncols = t->root.nchildren;
+    if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)ncols ||
+        batch->n_children != (int64_t)ncols)
+        return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
+                          ncols);
+    int64_t max_rows = opt && opt->chunk_rows > 0 ? opt->chunk_rows : ROWS_CHUNK_ROWS;
+    double max_bytes = opt && opt->chunk_bytes > 0 ? (double)opt->chunk_bytes : ROWS_CHUNK_BYTES;
+    bool *chunked = calloc(ncols ? ncols : 1, sizeof *chunked);
+    struct row_sizer *sizers = calloc(ncols ? ncols : 1, sizeof *sizers);
+    if (!chunked || !sizers) {
+        free(chunked);
+        free(sizers);
+        return error_nomem(err);
+    }
+    double total = 0;
+    bool any = false;
+    for (size_t i = 0; i < ncols; i++) {
+        if (!chunked_column(t->root.children[i], from->children[i], opt, i))
+            continue;
+        chunked[i] = any = true;
+        sizer_init(&sizers[i], from->children[i], batch->children[i], batch->offset, batch->length);
+        total += input_bytes(from->children[i], batch->children[i]);
+    }
+    int rc;
+    if (!any || (batch->length <= max_rows && total < max_bytes)) {
+        /* One chunk: the batch converted in place, as rows_adapt_batch. */
+        rc = adapt_columns(&x, from, batch, t);
+        if (rc == 0)
+            rc = fn(fn_ctx, batch, err);
+    } else {
+        x.skip = chunked;
+        rc = adapt_columns(&x, from, batch, t);
+        for (int64_t start = 0; rc == 0 && start < batch->length;) {
+            int64_t end =
+                chunk_end(sizers, chunked, ncols, start, batch->length, max_rows, max_bytes);
+            rc = adapt_chunk(&x, from, batch, t, chunked, start, end - start, fn, fn_ctx);
+            start = end;
+        }
+    }
+    if (opt)
+        opt->variant_invalid += x.variant_invalid;
+    free(chunked);
+    free(sizers);
+    return rc;
 }

@@ -32,6 +32,11 @@ struct rows_adapt_options {
      * it is, unchecked: the caller knows it is already in the layout it
      * writes (compaction carrying a file's groups through). */
     const bool *variant_keep_storage;
+    /* rows_adapt_chunks: strings are checked to be UTF-8 (a file another
+     * tool wrote) rather than trusted (Arrow utf8 from a caller). */
+    bool check_utf8;
+    /* rows_adapt_chunks' bounds (0: ROWS_CHUNK_ROWS, ROWS_CHUNK_BYTES). */
+    int64_t chunk_rows, chunk_bytes;
 };
 
 /* Whether batches described by `from` (a struct of the table's top-level
@@ -44,10 +49,28 @@ int rows_adapt_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
 int rows_adapt_batch_with(const struct ArrowSchema *from, struct ArrowArray *batch,
                           const struct lake_table *t, struct rows_adapt_options *opt,
                           struct error *err);
-/* The same for a batch read from a file another tool wrote: its strings,
- * though typed utf8, are checked to be UTF-8 before a string column takes
- * them (a Parquet writer's STRING may hold any bytes). */
-int rows_adapt_foreign_batch(const struct ArrowSchema *from, struct ArrowArray *batch,
-                             const struct lake_table *t, struct error *err);
+/* Variant columns are converted a chunk of rows at a time so that no
+ * binary child nears the 2 GiB its 32-bit offsets can address, and a
+ * chunk's memory is gone before the next is made: a chunk ends at 8192
+ * rows, or at the row that brings its variant columns' input (JSON text,
+ * storage bytes) to 512 MiB. A Variant takes at most about 3 times its
+ * JSON text's bytes, so a chunk's binary stays under 2 GiB; one that does
+ * not (a single value past it) is refused with ERR_LIMIT. */
+enum { ROWS_CHUNK_ROWS = 8192 };
+#define ROWS_CHUNK_BYTES ((int64_t)512 << 20)
+
+/* Given each chunk: valid only during the call (borrowed from the batch);
+ * 0, or -1 with err filled to stop. */
+typedef int (*rows_chunk_fn)(void *ctx, const struct ArrowArray *chunk, struct error *err);
+
+/* rows_adapt_batch_with, handing the converted rows to fn in chunks. A
+ * batch with no variant column to convert, or within one chunk's bounds,
+ * is converted in place and given whole; otherwise its other columns are
+ * converted in place, and each chunk lends them and converts its rows of
+ * the variant columns. Errors number rows within the batch. The batch
+ * stays the caller's. */
+int rows_adapt_chunks(const struct ArrowSchema *from, struct ArrowArray *batch,
+                      const struct lake_table *t, struct rows_adapt_options *opt, rows_chunk_fn fn,
+                      void *fn_ctx, struct error *err);
 
 #endif

@@ -196,7 +196,7 @@ static enum rows_variant_reason reason_of(const struct error *e)
     return RV_INVALID_JSON;
 }
 
-int rows_variant_from_json(const char *format, const struct ArrowArray *in,
+int rows_variant_from_json(const char *format, const struct ArrowArray *in, int64_t first_row,
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
                            struct rows_variant_invalid *invalid, struct error *err)
 {
@@ -238,7 +238,7 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in,
             0) {
             if (e.code == ERR_NOMEM || on_invalid == ROWS_VARIANT_INVALID_ERROR) {
                 *err = e;
-                at_row(err, i);
+                at_row(err, first_row + i);
                 goto fail;
             }
             bad.by_reason[reason_of(&e)]++;
@@ -303,7 +303,8 @@ bool rows_variant_is_storage(const struct ArrowSchema *s)
     return v < 0 || is_binary(s->children[v]->format);
 }
 
-int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, struct error *err)
+int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, int64_t first_row,
+                         struct error *err)
 {
     if (!rows_variant_is_storage(s) || a->n_children != s->n_children)
         return error_fail(err, ERR_INVALID, "not a VARIANT's storage struct");
@@ -331,14 +332,14 @@ int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, stru
         }
         size_t m0 = out.metadata.data.len, v0 = out.value.data.len;
         if (unshred_row(plan, a, i, &out.metadata.data, &out.value.data, err) != 0) {
-            at_row(err, i);
+            at_row(err, first_row + i);
             goto fail;
         }
         /* Checks every offset, id and length of the row. */
         if (variant_check((const uint8_t *)out.metadata.data.data + m0, out.metadata.data.len - m0,
                           (const uint8_t *)out.value.data.data + v0, out.value.data.len - v0,
                           err) != 0) {
-            at_row(err, i);
+            at_row(err, first_row + i);
             goto fail;
         }
         if (bytes_out_seal(&out.metadata, err) != 0 || bytes_out_seal(&out.value, err) != 0)

@@ -48,8 +48,9 @@ int64_t rows_variant_invalid_total(const struct rows_variant_invalid *v);
 
 /* Encodes `in`, an array of format "u", "U", "z" or "Z" holding JSON texts,
  * into *out (the caller's to release): the unshredded storage struct.
- * *invalid (may be NULL) is added the rows made null. */
-int rows_variant_from_json(const char *format, const struct ArrowArray *in,
+ * *invalid (may be NULL) is added the rows made null. Errors number rows
+ * from first_row (`in` may be a chunk of a larger batch). */
+int rows_variant_from_json(const char *format, const struct ArrowArray *in, int64_t first_row,
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
                            struct rows_variant_invalid *invalid, struct error *err);
 
@@ -59,8 +60,9 @@ bool rows_variant_is_storage(const struct ArrowSchema *s);
 
 /* Makes *a, storage of shape s (rows_variant_is_storage), the table's
  * unshredded form, in place: every row's bytes are checked to be a valid
- * Variant. */
-int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, struct error *err);
+ * Variant. Errors number rows from first_row. */
+int rows_variant_unshred(const struct ArrowSchema *s, struct ArrowArray *a, int64_t first_row,
+                         struct error *err);
 
 /* The JSON text of each row of a (the table's form) into *out, a "u" array
  * (null where a is). */

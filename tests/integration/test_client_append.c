@@ -649,6 +649,67 @@ static void partitioned_fanout(void **state)
     fixture_free(&f);
 }
 
+/* A batch of 20,000 rows into a partitioned table with a variant column
+ * is encoded in chunks of 8,192 rows (rows_adapt_chunks): every row lands
+ * in its partition's file with its own struct and Variant values, as
+ * DuckDB reads them, and the encoding report counts every row. */
+static void variant_batch_in_chunks(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, file_client, "vchunks");
+    hl_table *t;
+    struct hl_error err;
+    test_check(hl_table_create(f.ns, "ev",
+                               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"team\",\"type\":\"long\",\"nullable\":false},"
+                               "{\"name\":\"s\",\"type\":\"struct\",\"children\":"
+                               "[{\"name\":\"a\",\"type\":\"long\"}]},"
+                               "{\"name\":\"v\",\"type\":\"variant\"}]",
+                               NULL, &t, &err),
+               &err, "create");
+    set_spec(t, "[{\"source_field_id\":2,\"transform\":\"identity\"}]");
+    enum { ROWS = 20000 };
+    struct buf rows = BUF_INIT;
+    for (int i = 0; i < ROWS; i++)
+        assert_int_equal(buf_printf(&rows,
+                                    "{\"id\":%d,\"team\":%d,\"s\":{\"a\":%d},"
+                                    "\"v\":\"{\\\"n\\\":%d,\\\"tag\\\":\\\"t%d\\\"}\"}\n",
+                                    i, i % 3, i * 2, i, i % 7),
+                         0);
+    const char *batches[] = {rows.data};
+    struct ArrowArrayStream in;
+    make_stream(&in, "id:long!, team:long!, s:struct<a:long>, v:string", batches, 1);
+    struct hl_append_result *res;
+    append_ok(t, &in, NULL, &res);
+    buf_free(&rows);
+    assert_int_equal(res->nfiles, 3);
+    int64_t total = 0;
+    for (size_t i = 0; i < res->nfiles; i++) {
+        total += res->files[i].record_count;
+        char *local = local_copy(file_client, res->files[i].path);
+        char *got =
+            duckdb("SELECT count(DISTINCT team), count(*) FILTER (WHERE s.a = id * 2), "
+                   "count(*) FILTER (WHERE json_extract_string(v::JSON, '$.n') = id::VARCHAR "
+                   "AND json_extract_string(v::JSON, '$.tag') = 't' || (id %% 7)::VARCHAR "
+                   "AND team = id %% 3) = "
+                   "count(*) FROM read_parquet('%s')",
+                   local);
+        char want[64];
+        snprintf(want, sizeof want, "1\t%lld\ttrue\n", (long long)res->files[i].record_count);
+        expect_text(got, want, "a partition's rows");
+        free(got);
+        free(local);
+    }
+    assert_int_equal(total, ROWS);
+    assert_int_equal(res->nvariant, 1);
+    assert_int_equal(res->variant[0].rows, ROWS);
+    assert_int_equal(res->variant[0].sql_null, 0);
+    hl_append_result_free(res);
+    hl_table_free(t);
+    fixture_free(&f);
+}
+
 /* Files roll over past file_bytes; past memory_bytes the largest open file
  * is finished early; every row still lands, and a tuple may have several
  * files. */
@@ -1311,6 +1372,7 @@ int main(void)
         cmocka_unit_test(scan_refuses_a_file_that_changed),
         cmocka_unit_test(bad_input_changes_nothing),
         cmocka_unit_test(partitioned_fanout),
+        cmocka_unit_test(variant_batch_in_chunks),
         cmocka_unit_test(rollover_and_memory_budget),
         cmocka_unit_test(failure_mid_stream_leaves_nothing),
         cmocka_unit_test(prepared_replay_and_recreate),

@@ -482,6 +482,17 @@ static void compare_slot(const struct lake_column *c, const char *path, const st
         }
         return;
     }
+    case LT_VARIANT: /* unshredded storage: the same bytes */
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *pa, *pb;
+            int64_t la, lb;
+            bytes_at(in->children[k], in->offset + i, &pa, &la);
+            bytes_at(out->children[k], out->offset + j, &pb, &lb);
+            if (la != lb || memcmp(pa, pb, (size_t)la) != 0)
+                fail_msg("%s, row %lld: variant %s bytes differ", path, (long long)row,
+                         k ? "value" : "metadata");
+        }
+        return;
     case LT_BOOLEAN: {
         bool a = arrow_bit(in->buffers[1], in->offset + i);
         bool b = arrow_bit(out->buffers[1], out->offset + j);

@@ -243,7 +243,7 @@ static void read_group(struct pruned_file *pf, size_t g, struct ArrowArray *out)
     struct ArrowSchema fs;
     assert_int_equal(pq_reader_arrow_schema(pf->rd, &fs, &err), 0);
     if (pq_reader_read_row_group(pf->rd, g, out, &err) != 0 ||
-        rows_variant_unshred(fs.children[1], out->children[1], &err) != 0)
+        rows_variant_unshred(fs.children[1], out->children[1], 0, &err) != 0)
         fail_msg("read group %zu: %s", g, err.msg);
     fs.release(&fs);
 }

@@ -110,7 +110,7 @@ static char *unshred(const char *spec, const char *jsonl)
     parse_rows(&x, spec, jsonl);
     struct error err = {0};
     char *got;
-    if (rows_variant_unshred(x.schema.children[0], x.batch.children[0], &err) != 0) {
+    if (rows_variant_unshred(x.schema.children[0], x.batch.children[0], 0, &err) != 0) {
         struct buf b = BUF_INIT;
         buf_printf(&b, "%s: %s", err.reason ? err.reason : "-", err.msg);
         got = buf_take(&b);
@@ -211,12 +211,12 @@ static void json_text_encoded(void **state)
     struct ArrowArray out;
     struct error err = {0};
     struct rows_variant_invalid invalid = {{0}};
-    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_ERROR,
+    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], 0, ROWS_VARIANT_INVALID_ERROR,
                                             &out, &invalid, &err),
                      -1);
     assert_string_equal(err.reason, "invalid_json");
     assert_non_null(strstr(err.msg, "row 3"));
-    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], ROWS_VARIANT_INVALID_NULL,
+    assert_int_equal(rows_variant_from_json("u", x.batch.children[0], 0, ROWS_VARIANT_INVALID_NULL,
                                             &out, &invalid, &err),
                      0);
     /* Counted by reason: text that is not JSON, a key named twice, a
@@ -361,7 +361,7 @@ static void written_read(struct written *w, size_t g, struct ArrowArray *b)
 static char *written_json(struct written *w, struct ArrowArray *b)
 {
     struct error err;
-    if (rows_variant_unshred(w->rs.children[0], b->children[0], &err) != 0)
+    if (rows_variant_unshred(w->rs.children[0], b->children[0], 0, &err) != 0)
         fail_msg("unshred: %s", err.msg);
     return as_json(b->children[0]);
 }
@@ -401,7 +401,8 @@ static void shredded_round_trip(void **state)
     struct ArrowArray table_form;
     struct error err;
     assert_int_equal(
-        rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err), 0);
+        rows_variant_from_json("u", &text, 0, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err),
+        0);
     char *want = as_json(&table_form);
 
     /* Written through the declared layout, in small row groups. */
@@ -514,7 +515,8 @@ static void storage_named_fields_counted(void **state)
     text_array(&texts, ends, 4, &text);
     struct error err;
     assert_int_equal(
-        rows_variant_from_json("u", &text, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err), 0);
+        rows_variant_from_json("u", &text, 0, ROWS_VARIANT_INVALID_ERROR, &table_form, NULL, &err),
+        0);
     char *want = as_json(&table_form);
     struct written w;
     written_open(&w, &tt.t, &table_form, 0);
