@@ -20,13 +20,16 @@
 #include "lake/schema.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
+#include "rows/rows_adapt.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_variant.h"
 #include "util/arena.h"
 #include "util/arrow.h"
 #include "util/buf.h"
 
-enum { BATCH_ROWS = 8192 };
+/* Rows encoded at a time (the product's chunk), and rows a batch of the
+ * write phase's input (the CLI's parser's). */
+enum { BATCH_ROWS = ROWS_CHUNK_ROWS, INPUT_ROWS = 65536 };
 
 /* The declaration: 12 of the 26 keys, as a PostHog team would shred. */
 static const char declaration[] =
@@ -208,6 +211,17 @@ struct phase {
     double wall, cpu;
 };
 
+struct chunk_writer {
+    struct pq_writer *w;
+    const struct ArrowSchema *schema;
+};
+
+static int write_chunk(void *ctx, const struct ArrowArray *chunk, struct error *e)
+{
+    struct chunk_writer *cw = ctx;
+    return pq_writer_write(cw->w, cw->schema, chunk, e);
+}
+
 /* Read, encode, shred, write: the whole path, timed as a whole. */
 static struct phase time_write(const char *in, const struct lake_table *t, const char *out,
                                uint64_t *file_size)
@@ -228,19 +242,26 @@ static struct phase time_write(const char *in, const struct lake_table *t, const
     struct ArrowSchema schema;
     if (pq_writer_open(t, &o, &sink, &w, &e) != 0 || rows_table_arrow_schema(t, &schema) != 0)
         die("open the writer", &e);
-    for (int64_t first = 0; first < l.n; first += BATCH_ROWS) {
-        int64_t n = l.n - first < BATCH_ROWS ? l.n - first : BATCH_ROWS;
-        struct ArrowArray text, batch;
-        text_batch(&l, first, n, &text);
+    /* The product's path: batches as the CLI parses them, encoded a chunk
+     * at a time by rows_adapt_chunks. */
+    struct ArrowSchema input;
+    if (arrow_schema_init(&input, "+s", "", 0, 1) != 0 ||
+        arrow_schema_init(input.children[0], "u", t->root.children[0]->name, ARROW_FLAG_NULLABLE,
+                          0) != 0)
+        die("schema", NULL);
+    struct chunk_writer cw = {w, &schema};
+    for (int64_t first = 0; first < l.n; first += INPUT_ROWS) {
+        int64_t n = l.n - first < INPUT_ROWS ? l.n - first : INPUT_ROWS;
+        struct ArrowArray batch;
         arrow_array_init(&batch, 1, 1);
         batch.length = n;
-        if (rows_variant_from_json("u", &text, 0, ROWS_VARIANT_INVALID_ERROR, batch.children[0],
-                                   NULL, &e) != 0 ||
-            pq_writer_write(w, &schema, &batch, &e) != 0)
+        text_batch(&l, first, n, batch.children[0]);
+        struct rows_adapt_options ao = {0};
+        if (rows_adapt_chunks(&input, &batch, t, &ao, write_chunk, &cw, &e) != 0)
             die("write", &e);
         batch.release(&batch);
-        text.release(&text);
     }
+    input.release(&input);
     struct pq_write_result res;
     if (pq_writer_close(w, &res, &e) != 0)
         die("close", &e);
