@@ -78,18 +78,30 @@ static bool format_matches(const struct lake_column *c, const char *f)
            (bits == 128 || bits == (c->type == LT_INT ? 32 : 64));
 }
 
+/* The refusal: head (where, and the rule) then what, formatted. */
+static int refuse(struct error *err, const char *reason, const char *head, const char *tail,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int refuse(struct error *err, const char *reason, const char *head, const char *tail,
+                  const char *fmt, va_list ap)
+{
+    char what[256];
+    vsnprintf(what, sizeof what, fmt, ap);
+    return error_fail_reason(err, ERR_INVALID, reason, "%s%s%s", head, what, tail);
+}
+
 static int form_fault(struct error *err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int form_fault(struct error *err, const char *path, const char *fmt, ...)
 {
-    char what[256];
+    char head[PATH_BYTES + 32];
+    snprintf(head, sizeof head, "storage field %s: ", path);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int rc = refuse(err, "invalid_shredding", head, ", not the declaration's layout", fmt, ap);
     va_end(ap);
-    return error_fail_reason(err, ERR_INVALID, "invalid_shredding",
-                             "storage field %s: %s, not the declaration's layout", path, what);
+    return rc;
 }
 
 /* Storage field s (at path) against laid-out column c: type, nullability
@@ -177,13 +189,13 @@ static int fault(struct verify_ctx *x, const char *rule, const char *fmt, ...)
 
 static int fault(struct verify_ctx *x, const char *rule, const char *fmt, ...)
 {
-    char what[256];
+    char head[PATH_BYTES + 96];
+    snprintf(head, sizeof head, "row %lld, %s: %s: ", (long long)x->row, x->path, rule);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int rc = refuse(x->err, "variant_encoding", head, "", fmt, ap);
     va_end(ap);
-    return error_fail_reason(x->err, ERR_INVALID, "variant_encoding", "row %lld, %s: %s: %s",
-                             (long long)x->row, x->path, rule, what);
+    return rc;
 }
 
 /* ---- placement ---- */
