@@ -242,6 +242,33 @@ HL_API hl_status hl_shredding_validate(const char *column, const char *declarati
  * HL_ERR_VALIDATION with its words. */
 HL_API hl_status hl_shredding_unshreddable_paths(const char *declaration_json, char **paths_json,
                                                  struct hl_error *err);
+/* What hl_variant_verify checks beyond the writer rules. Zeroed (or
+ * NULL): the canonical encoding too, SQL NULL rows allowed. */
+struct hl_variant_verify_options {
+    bool no_canonical; /* only validity, the writer rules and placement */
+    bool not_null;     /* refuse a SQL NULL row (a NOT NULL column) */
+};
+/* Verifies a variant column's storage, opt-in and byte by byte: Arrow's
+ * VARIANT storage struct (metadata, value and/or typed_value, in any
+ * layout a Parquet VARIANT group reads as), every row. Beyond the validity
+ * every read checks: the spec's writer rules (no null field or element
+ * group, no element with neither value nor typed_value, a value beside
+ * typed_value only as a non-empty residual object that repeats no shredded
+ * field, every key in the row's dictionary, a sorted flag only on a
+ * sorted dictionary, fields in key order); placement (no value left in
+ * value that its group's typed_value takes); unless no_canonical, the
+ * canonical encoding libhoglake writes (docs/variant.md). shredding_json:
+ * NULL checks no form; "null" (a column declaring nothing) the unshredded
+ * form; a declaration, the layout libhoglake writes for it. HL_OK, or
+ * HL_ERR_VALIDATION with the reason as code ("variant_encoding",
+ * "invalid_shredding", "not_null", or "validation" for a declaration the
+ * grammar refuses) and a message naming the row and the path ("row 3,
+ * $.a[2].b: misplaced: ..."); HL_ERR_INVALID_ARGUMENT for storage that is
+ * not a VARIANT's. */
+HL_API hl_status hl_variant_verify(const struct ArrowSchema *storage_schema,
+                                   const struct ArrowArray *storage, const char *shredding_json,
+                                   const struct hl_variant_verify_options *options,
+                                   struct hl_error *err);
 /* Opens an existing table at the head; the handle has no DDL snapshot. */
 HL_API hl_status hl_table_open(hl_namespace *ns, const char *name, hl_table **out,
                                struct hl_error *err);

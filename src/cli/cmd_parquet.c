@@ -6,6 +6,9 @@
  *   convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [--rename OLD=NEW,...]
  *                  [--unknown-as TYPE]
  *                  [writer options]
+ *   verify FILE [--column NAME] [--shredding JSON] [--no-canonical] [--not-null]
+ *                                 variant columns as stored: writer rules,
+ *                                 placement, canonical encoding, form
  *
  * Value conventions and the inspect document are in docs/cli-parquet.md. */
 #include <errno.h>
@@ -61,6 +64,12 @@ int cmd_parquet(struct cli *cli, int argc, char **argv)
          "[--level N] [--row-group-bytes N] [--page-bytes N] [--no-dictionary] [--batch-rows N] "
          "[--force]",
          cli_parquet_convert_opts, NOPTS(cli_parquet_convert_opts), 2, 2, cli_run_parquet_convert},
+        {"verify",
+         "check a Parquet file's variant columns as stored, row by row: the spec's writer rules, "
+         "placement and (unless --no-canonical) the canonical encoding; with --shredding, that "
+         "the storage is that declaration's layout ('null': the unshredded form)",
+         "parquet verify FILE [--column NAME] [--shredding JSON] [--no-canonical] [--not-null]",
+         cli_parquet_verify_opts, NOPTS(cli_parquet_verify_opts), 1, 1, cli_run_parquet_verify},
     };
     return cli_run_verbs(cli, "parquet", verbs, NOPTS(verbs), argc, argv);
 }

@@ -1,6 +1,7 @@
 /* The verbs of `hoglake parquet` (cmd_parquet.c lists them), one file
- * each: inspect (cmd_parquet_inspect.c), cat (cmd_parquet_cat.c) and
- * convert (cmd_parquet_convert.c), and what they share. */
+ * each: inspect (cmd_parquet_inspect.c), cat (cmd_parquet_cat.c),
+ * convert (cmd_parquet_convert.c) and verify (cmd_parquet_verify.c), and
+ * what they share. */
 #ifndef HL_CLI_CMD_PARQUET_H
 #define HL_CLI_CMD_PARQUET_H
 
@@ -19,8 +20,10 @@ bool cli_parse_count(const char *opt, const char *v, int64_t min, int64_t *out);
 extern const struct cli_opt cli_parquet_inspect_opts[1];
 extern const struct cli_opt cli_parquet_cat_opts[4];
 extern const struct cli_opt cli_parquet_convert_opts[11];
+extern const struct cli_opt cli_parquet_verify_opts[4];
 int cli_run_parquet_inspect(struct cli *cli, const struct cli_args *a);
 int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a);
 int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a);
+int cli_run_parquet_verify(struct cli *cli, const struct cli_args *a);
 
 #endif

@@ -7,6 +7,8 @@
 
 #include "client/internal.h"
 #include "lake/shredding.h"
+#include "rows/rows_variant.h"
+#include "rows/rows_variant_verify.h"
 #include "util/jsonx.h"
 
 /* The check's refusal as the server's 422 says it. */
@@ -145,5 +147,56 @@ hl_status hl_shredding_unshreddable_paths(const char *declaration_json, char **p
         st = client_nomem(err);
     json_decref(paths);
     json_decref(decl);
+    return st;
+}
+
+/* The declaration as rows_variant_verify takes it: *text NULL for none
+ * ("null"), else its compact JSON (the caller's to free()). */
+static hl_status verify_declaration(const char *column, const char *json, char **text,
+                                    struct hl_error *err)
+{
+    *text = NULL;
+    json_t *decl;
+    hl_status st = load_declaration(json, &decl, err);
+    if (st != HL_OK)
+        return st;
+    struct error e;
+    if (!json_is_null(decl) && lake_shredding_check(decl, &e) != 0)
+        st = refuse(err, column, &e);
+    else if (!json_is_null(decl) && !(*text = json_dumps(decl, JSON_COMPACT | JSON_ENCODE_ANY)))
+        st = client_nomem(err);
+    json_decref(decl);
+    return st;
+}
+
+hl_status hl_variant_verify(const struct ArrowSchema *storage_schema,
+                            const struct ArrowArray *storage, const char *shredding_json,
+                            const struct hl_variant_verify_options *options, struct hl_error *err)
+{
+    if (!storage_schema || !storage || !storage_schema->format ||
+        strcmp(storage_schema->format, "+s") != 0 || !rows_variant_is_storage(storage_schema) ||
+        storage->n_children != storage_schema->n_children)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "hl_variant_verify needs a VARIANT's storage struct (binary metadata, "
+                           "value and/or typed_value) and its array");
+    struct rows_variant_verify_options o = {
+        .check_form = shredding_json != NULL,
+        .canonical = !(options && options->no_canonical),
+        .not_null = options && options->not_null,
+    };
+    char *text = NULL;
+    if (shredding_json) {
+        hl_status st = verify_declaration(
+            storage_schema->name && *storage_schema->name ? storage_schema->name : "variant",
+            shredding_json, &text, err);
+        if (st != HL_OK)
+            return st;
+    }
+    o.shredding = text;
+    struct error e = {0};
+    hl_status st = rows_variant_verify(storage_schema, storage, &o, &e) == 0
+                       ? HL_OK
+                       : error_publish(err, HL_ERR_VALIDATION, &e, NULL);
+    free(text);
     return st;
 }

@@ -385,67 +385,78 @@ static int exact_primitive(const struct lake_column *c)
     }
 }
 
-/* Puts v into typed leaf b when its type is the leaf's; *taken says. */
-static int typed_leaf(struct builder *b, const uint8_t *v, size_t n, bool *taken, struct error *err)
+bool pq_variant_leaf_takes(const struct lake_column *c, const uint8_t *v, size_t n)
 {
-    const struct lake_column *c = b->col;
+    if (n == 0)
+        return false;
     int basic = v[0] & 3, prim = v[0] >> 2;
-    *taken = false;
     switch (c->type) {
     case LT_BOOLEAN:
-        if (basic != VB_PRIMITIVE || (prim != VT_TRUE && prim != VT_FALSE) || n != 1)
-            return 0;
-        *taken = true;
-        return push_bool(b, prim == VT_TRUE, err);
+        return basic == VB_PRIMITIVE && (prim == VT_TRUE || prim == VT_FALSE) && n == 1;
     case LT_STRING:
-        if (basic == VB_SHORT_STRING && n == 1 + (size_t)prim) {
-            *taken = true;
-            return push_bytes(b, v + 1, (size_t)prim, err);
-        }
-        if (basic == VB_PRIMITIVE && prim == VT_STRING && n >= 5 &&
-            variant_get_le(v + 1, 4) == n - 5) {
-            *taken = true;
-            return push_bytes(b, v + 5, n - 5, err);
-        }
-        return 0;
-    case LT_BINARY:
-        if (basic == VB_PRIMITIVE && prim == VT_BINARY && n >= 5 &&
-            variant_get_le(v + 1, 4) == n - 5) {
-            *taken = true;
-            return push_bytes(b, v + 5, n - 5, err);
-        }
-        return 0;
+        if (basic == VB_SHORT_STRING)
+            return n == 1 + (size_t)prim;
+        __attribute__((fallthrough));
+    case LT_BINARY: {
+        int want = c->type == LT_STRING ? VT_STRING : VT_BINARY;
+        return basic == VB_PRIMITIVE && prim == want && n >= 5 && variant_get_le(v + 1, 4) == n - 5;
+    }
     case LT_INT8:
     case LT_INT16:
     case LT_INT:
     case LT_LONG:
         if (c->precision == 0) {
             int64_t x;
-            if (!int_value(v, n, &x))
-                return 0;
-            int bits = 8 * b->width;
-            if (bits < 64 && (x < -(INT64_C(1) << (bits - 1)) || x >= (INT64_C(1) << (bits - 1))))
-                return 0;
-            *taken = true;
-            return push_fixed(b, &x, err); /* little-endian: the low bytes */
+            int bits = 8 * fixed_width(c);
+            return int_value(v, n, &x) && (bits == 64 || (x >= -(INT64_C(1) << (bits - 1)) &&
+                                                          x < (INT64_C(1) << (bits - 1))));
         }
         /* decimal4 and decimal8: their unscaled ints */
         __attribute__((fallthrough));
     case LT_DECIMAL: {
         int scale;
         i128 x;
-        if (!decimal_value(v, n, &scale, &x) || scale != c->scale || !fits_digits(x, c->precision))
-            return 0;
-        *taken = true;
-        return push_fixed(b, &x, err);
+        return decimal_value(v, n, &scale, &x) && scale == c->scale && fits_digits(x, c->precision);
     }
     default: {
         int want = exact_primitive(c);
-        if (want < 0 || basic != VB_PRIMITIVE || prim != want || n != 1 + (size_t)b->width)
-            return 0;
-        *taken = true;
-        return push_fixed(b, v + 1, err);
+        return want >= 0 && basic == VB_PRIMITIVE && prim == want &&
+               n == 1 + (size_t)fixed_width(c);
     }
+    }
+}
+
+/* Puts v into typed leaf b when its type is the leaf's; *taken says. */
+static int typed_leaf(struct builder *b, const uint8_t *v, size_t n, bool *taken, struct error *err)
+{
+    const struct lake_column *c = b->col;
+    *taken = pq_variant_leaf_takes(c, v, n);
+    if (!*taken)
+        return 0;
+    switch (c->type) {
+    case LT_BOOLEAN: return push_bool(b, (v[0] >> 2) == VT_TRUE, err);
+    case LT_STRING:
+        if ((v[0] & 3) == VB_SHORT_STRING)
+            return push_bytes(b, v + 1, n - 1, err);
+        __attribute__((fallthrough));
+    case LT_BINARY: return push_bytes(b, v + 5, n - 5, err);
+    case LT_INT8:
+    case LT_INT16:
+    case LT_INT:
+    case LT_LONG:
+        if (c->precision == 0) {
+            int64_t x = 0;
+            int_value(v, n, &x);
+            return push_fixed(b, &x, err); /* little-endian: the low bytes */
+        }
+        __attribute__((fallthrough));
+    case LT_DECIMAL: {
+        int scale;
+        i128 x = 0;
+        decimal_value(v, n, &scale, &x);
+        return push_fixed(b, &x, err);
+    }
+    default: return push_fixed(b, v + 1, err);
     }
 }
 

@@ -17,6 +17,8 @@
 #ifndef HL_PARQUET_VARIANT_SHRED_H
 #define HL_PARQUET_VARIANT_SHRED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hoglake/arrow_abi.h"
@@ -43,6 +45,12 @@ size_t pq_variant_groups(const struct lake_column *v);
 int pq_variant_shred(const struct lake_column *v, const struct ArrowArray *in, int64_t begin,
                      int64_t n, struct ArrowArray *out, struct pq_shred_counts *counts,
                      struct error *err);
+
+/* Whether the shredder puts Variant value v (n bytes) into a typed_value
+ * leaf of column type c (a laid-out leaf: decimal4/8 an int or long with
+ * a precision): the placement rule above. A value it takes and a writer
+ * left in value is a second spelling of the row (verify's "misplaced"). */
+bool pq_variant_leaf_takes(const struct lake_column *c, const uint8_t *v, size_t n);
 
 /* The Arrow schema of v's storage fields, as pq_variant_shred builds them
  * (named v's name). 0, or -1 when out of memory. */

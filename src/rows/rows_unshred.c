@@ -53,6 +53,7 @@ struct level {
 
 struct unshred_plan {
     int metadata;
+    bool canonical_numbers; /* unshred_plan_canonical_numbers */
     bool metadata_large;
     struct group top;
     struct level **levels; /* by depth, each allocated once: callers hold them */
@@ -243,6 +244,11 @@ struct unshred_plan *unshred_plan_new(const struct ArrowSchema *s, struct error 
     return p;
 }
 
+void unshred_plan_canonical_numbers(struct unshred_plan *p)
+{
+    p->canonical_numbers = true;
+}
+
 /* ---- reading Arrow arrays (logical indexes: a->offset applied here) ---- */
 
 static bool is_valid(const struct ArrowArray *a, int64_t i)
@@ -377,6 +383,38 @@ static int width_for(uint64_t max)
     return max <= 0xff ? 1 : max <= 0xffff ? 2 : max <= 0xffffff ? 3 : 4;
 }
 
+/* An int leaf's value as the smallest of int8/16/32/64 that holds it, as
+ * the encoder spells it (the shredder takes an integer of any width that
+ * fits the leaf). */
+static int canonical_int(struct row *r, const struct group *g, const uint8_t *fixed,
+                         struct buf *out)
+{
+    uint64_t u = variant_get_le(fixed, g->width);
+    if (g->width < 8 && (u >> (8 * g->width - 1)) & 1)
+        u |= ~UINT64_C(0) << (8 * g->width);
+    int64_t x = (int64_t)u;
+    int w = x >= INT8_MIN && x <= INT8_MAX     ? 1
+            : x >= INT16_MIN && x <= INT16_MAX ? 2
+            : x >= INT32_MIN && x <= INT32_MAX ? 4
+                                               : 8;
+    uint8_t head[9];
+    head[0] = VARIANT_PRIMITIVE(w == 1   ? VT_INT8
+                                : w == 2 ? VT_INT16
+                                : w == 4 ? VT_INT32
+                                         : VT_INT64);
+    variant_put_le(head + 1, u, w);
+    return buf_append(out, head, 1 + (size_t)w) == 0 ? 0 : error_nomem(r->err);
+}
+
+__extension__ typedef __int128 i128;
+
+/* The narrowest decimal width whose precision (9, 18, 38) holds v. */
+static int decimal_bytes(i128 v)
+{
+    i128 e9 = 1000000000, e18 = e9 * e9;
+    return v < e9 && v > -e9 ? 4 : v < e18 && v > -e18 ? 8 : 16;
+}
+
 static int typed_primitive(struct row *r, const struct group *g, const struct ArrowArray *a,
                            int64_t i, struct buf *out)
 {
@@ -385,6 +423,8 @@ static int typed_primitive(struct row *r, const struct group *g, const struct Ar
     const uint8_t *fixed =
         g->width ? (const uint8_t *)a->buffers[1] + (size_t)(a->offset + i) * (size_t)g->width
                  : NULL;
+    if (r->plan->canonical_numbers && g->primitive >= VT_INT8 && g->primitive <= VT_INT64)
+        return canonical_int(r, g, fixed, out);
     switch (g->primitive) {
     case VT_TRUE: {
         bool v = arrow_bit(a->buffers[1], a->offset + i);
@@ -414,11 +454,14 @@ static int typed_primitive(struct row *r, const struct group *g, const struct Ar
     case VT_DECIMAL16: {
         __extension__ __int128 v;
         memcpy(&v, fixed, 16);
-        int w = g->primitive == VT_DECIMAL4 ? 4 : g->primitive == VT_DECIMAL8 ? 8 : 16;
+        int w = r->plan->canonical_numbers    ? decimal_bytes(v)
+                : g->primitive == VT_DECIMAL4 ? 4
+                : g->primitive == VT_DECIMAL8 ? 8
+                                              : 16;
         if ((w == 4 && (v < INT32_MIN || v > INT32_MAX)) ||
             (w == 8 && (v < INT64_MIN || v > INT64_MAX)))
             return bad(r, "a decimal past its precision");
-        head[0] = VARIANT_PRIMITIVE(g->primitive);
+        head[0] = VARIANT_PRIMITIVE(w == 4 ? VT_DECIMAL4 : w == 8 ? VT_DECIMAL8 : VT_DECIMAL16);
         head[1] = (uint8_t)g->scale;
         memcpy(head + 2, fixed, (size_t)w); /* little-endian: the low bytes */
         n = 2 + (size_t)w;

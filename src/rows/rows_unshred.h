@@ -28,6 +28,12 @@ struct unshred_plan;
 struct unshred_plan *unshred_plan_new(const struct ArrowSchema *s, struct error *err);
 void unshred_plan_free(struct unshred_plan *p);
 
+/* From now on, rebuilds a typed int leaf's value as the smallest integer
+ * type that holds it and a decimal leaf's as the narrowest decimal, as the
+ * encoder spells them: the row as it was before it was shredded, which
+ * verify's canonical check reads. */
+void unshred_plan_canonical_numbers(struct unshred_plan *p);
+
 /* Row i (logical, within a) of storage array a: its metadata and value
  * appended to the two buffers. The row must not be null. ERR_INVALID
  * (reason variant_encoding) for storage the spec calls invalid: no value

@@ -19,6 +19,7 @@
 #include "pq_testlib.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_variant.h"
+#include "rows/rows_variant_verify.h"
 #include "textio/textio_parse.h"
 #include "textio/textio_schema.h"
 #include "util/arena.h"
@@ -420,6 +421,11 @@ static void shredded_round_trip(void **state)
         const struct ArrowArray *typed = b.children[0]->children[2];
         typed_s += count_valid(typed->children[0]->children[1]);
         typed_arr += count_valid(typed->children[6]->children[1]);
+        /* what our writer wrote verifies: its declared form, canonical */
+        struct rows_variant_verify_options vo = {
+            .check_form = true, .shredding = tt.t.root.children[0]->shredding, .canonical = true};
+        if (rows_variant_verify(w.rs.children[0], b.children[0], &vo, &err) != 0)
+            fail_msg("verify: %s", err.msg);
         char *part = written_json(&w, &b);
         buf_puts(&got, part);
         free(part);
@@ -618,13 +624,96 @@ static void fields_laid_out_backwards(void **state)
     buf_free(&v);
 }
 
+/* ---- verify (rows/rows_variant_verify.h) ---- */
+
+/* ["a", "b"] sorted; {"b": int16 5} over it (not canonical). */
+#define M_AB "\"EQIAAQJhYg==\""
+#define V_B_INT16 "\"AgEBAAMQBQA=\""
+/* Every field group present and empty (missing fields). */
+/* The empty dictionary as the encoder writes it: flagged sorted. */
+#define M_NONE "\"EQAA\""
+
+/* "ok", or the refusal as "reason: message". */
+static char *verify_rows(const char *jsonl, const struct rows_variant_verify_options *o)
+{
+    struct parsed x;
+    parse_rows(&x, storage_spec, jsonl);
+    struct error err = {0};
+    struct buf b = BUF_INIT;
+    if (rows_variant_verify(x.schema.children[0], x.batch.children[0], o, &err) != 0)
+        buf_printf(&b, "%s: %s", err.reason ? err.reason : "-", err.msg);
+    else
+        buf_puts(&b, "ok");
+    parsed_free(&x);
+    return buf_take(&b);
+}
+
+static void expect_verify(const char *jsonl, const struct rows_variant_verify_options *o,
+                          const char *want)
+{
+    char *got = verify_rows(jsonl, o);
+    if (!strstr(got, want))
+        fail_msg("got: %s\nwant: %s", got, want);
+    free(got);
+}
+
+static void storage_verified(void **state)
+{
+    (void)state;
+    struct rows_variant_verify_options o = {.canonical = true};
+    /* a typed int and a missing field pass */
+    expect_verify("{\"v\":{\"metadata\":" M_A ",\"typed_value\":{\"a\":{\"typed_value\":7},"
+                  "\"s\":{},\"d\":{},\"l\":{}}}}\n{\"v\":null}\n",
+                  &o, "ok");
+    /* int8 5 left in value under an int64 leaf */
+    expect_verify("{\"v\":{\"metadata\":" M_A ",\"typed_value\":{\"a\":{\"value\":" V_INT5
+                  "},\"s\":{},\"d\":{},\"l\":{}}}}\n",
+                  &o, "variant_encoding: row 0, $.a: misplaced");
+    /* a null field group */
+    expect_verify("{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"a\":null,\"s\":{},"
+                  "\"d\":{},\"l\":{}}}}\n",
+                  &o, "row 0, $.a: null_group");
+    /* an element with neither value nor typed_value, in row 1 */
+    expect_verify("{\"v\":null}\n{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"a\":{},"
+                  "\"s\":{},\"d\":{},\"l\":{\"typed_value\":[{\"typed_value\":1},{}]}}}}\n",
+                  &o, "row 1, $.l[1]: missing_element");
+    /* a residual repeating the shredded "a" */
+    expect_verify("{\"v\":{\"metadata\":" M_A ",\"value\":" V_OBJ5 ",\"typed_value\":{\"a\":{"
+                  "\"typed_value\":7},\"s\":{},\"d\":{},\"l\":{}}}}\n",
+                  &o, "row 0, $: residual_repeats");
+    /* a shredded name the row's dictionary lacks */
+    expect_verify("{\"v\":{\"metadata\":" M_EMPTY ",\"typed_value\":{\"a\":{\"typed_value\":7},"
+                  "\"s\":{},\"d\":{},\"l\":{}}}}\n",
+                  &o, "key_not_in_dictionary");
+    /* a non-canonical residual ({"b": int16 5}): refused, and passed
+     * with canonical checking off */
+    const char *residual = "{\"v\":{\"metadata\":" M_AB ",\"value\":" V_B_INT16
+                           ",\"typed_value\":{\"a\":{\"typed_value\":7},\"s\":{},\"d\":{},"
+                           "\"l\":{}}}}\n";
+    expect_verify(residual, &o, "row 0: variant: $.b: canonical_int");
+    struct rows_variant_verify_options loose = {.canonical = false};
+    expect_verify(residual, &loose, "ok");
+    /* SQL NULL under NOT NULL */
+    struct rows_variant_verify_options not_null = {.canonical = true, .not_null = true};
+    expect_verify("{\"v\":{\"metadata\":" M_NONE ",\"value\":" V_INT5 "}}\n{\"v\":null}\n",
+                  &not_null, "not_null: row 1");
+    /* a form that is not the declaration's layout; nor the unshredded one */
+    struct rows_variant_verify_options form = {
+        .canonical = true,
+        .check_form = true,
+        .shredding = "{\"type\":\"object\",\"fields\":[{\"name\":\"a\",\"type\":\"int32\"}]}"};
+    expect_verify("{\"v\":null}\n", &form, "invalid_shredding: storage field v");
+    form.shredding = NULL;
+    expect_verify("{\"v\":null}\n", &form, "invalid_shredding");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shredded_storage_reads),    cmocka_unit_test(invalid_storage_refused),
         cmocka_unit_test(json_text_encoded),         cmocka_unit_test(shredded_round_trip),
         cmocka_unit_test(nanosecond_instants),       cmocka_unit_test(storage_named_fields_counted),
-        cmocka_unit_test(fields_laid_out_backwards),
+        cmocka_unit_test(fields_laid_out_backwards), cmocka_unit_test(storage_verified),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
