@@ -655,6 +655,65 @@ static void library_refusals(void **state)
     fixture_down(&f);
 }
 
+/* hl_variant_verify on a scan's storage: the writer's values pass, as
+ * the unshredded form or with no form; a declaration they are not a form
+ * of, a SQL NULL under not_null, a dictionary no longer flagged sorted
+ * (canonical only), a bad declaration and a struct that is no storage are
+ * refused with their codes. */
+static void library_verify(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    hl_table *t = create(&f, "verified",
+                         "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                         "{\"name\":\"v\",\"type\":\"variant\"}]");
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!, v:string",
+                     "{\"id\":1,\"v\":\"{\\\"b\\\":[1,\\\"x\\\"],\\\"a\\\":2.5}\"}\n"
+                     "{\"id\":2,\"v\":null}\n",
+                     &in);
+    test_append(t, &in, 0);
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    scan_one(&f, t, false, &schema, &batch);
+    const struct ArrowSchema *vs = schema.children[1];
+    const struct ArrowArray *va = batch.children[1];
+    struct hl_error err;
+    test_check(hl_variant_verify(vs, va, NULL, NULL, &err), &err, "verify, no form");
+    test_check(hl_variant_verify(vs, va, "null", NULL, &err), &err, "verify, unshredded form");
+    assert_int_equal(hl_variant_verify(vs, va,
+                                       "{\"type\":\"object\",\"fields\":"
+                                       "[{\"name\":\"a\",\"type\":\"double\"}]}",
+                                       NULL, &err),
+                     HL_ERR_VALIDATION);
+    assert_string_equal(err.code, "invalid_shredding");
+    struct hl_variant_verify_options o = {.not_null = true};
+    assert_int_equal(hl_variant_verify(vs, va, NULL, &o, &err), HL_ERR_VALIDATION);
+    assert_string_equal(err.code, "not_null");
+    expect_contains(err.message, "row 1", "the row");
+    assert_int_equal(hl_variant_verify(vs, va, "{\"type\":\"object\"}", NULL, &err),
+                     HL_ERR_VALIDATION);
+    assert_string_equal(err.code, "validation");
+    assert_int_equal(hl_variant_verify(&schema, &batch, NULL, NULL, &err), HL_ERR_INVALID_ARGUMENT);
+
+    /* Row 0's dictionary no longer flagged sorted: valid, not canonical. */
+    const uint8_t *m;
+    size_t n;
+    bytes_at(va->children[0], 0, &m, &n);
+    assert_int_equal(m[0] & 0x10, 0x10);
+    ((uint8_t *)m)[0] &= (uint8_t)~0x10;
+    assert_int_equal(hl_variant_verify(vs, va, NULL, NULL, &err), HL_ERR_VALIDATION);
+    assert_string_equal(err.code, "variant_encoding");
+    expect_contains(err.message, "row 0", "the row");
+    struct hl_variant_verify_options lax = {.no_canonical = true};
+    test_check(hl_variant_verify(vs, va, NULL, &lax, &err), &err, "verify, not canonical");
+    schema.release(&schema);
+    batch.release(&batch);
+    hl_table_free(t);
+    fixture_down(&f);
+}
+
 /* A timestamptz_ns leaf is an INT64 TIMESTAMP(NANOS) adjusted to UTC,
  * which DuckDB reads; JSON text never fills it (its values stay in
  * value). */
@@ -946,12 +1005,12 @@ static void where_on_variant_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jsonl_in_json_out),      cmocka_unit_test(iceberg_export),
-        cmocka_unit_test(mutations_keep_values),  cmocka_unit_test(csv_and_invalid_text),
-        cmocka_unit_test(duckdb_shredded_files),  cmocka_unit_test(library_round_trip),
-        cmocka_unit_test(library_refusals),       cmocka_unit_test(declared_layout_written),
-        cmocka_unit_test(where_on_variant_paths), cmocka_unit_test(nanosecond_instant_leaf),
-        cmocka_unit_test(encoding_report),
+        cmocka_unit_test(jsonl_in_json_out),       cmocka_unit_test(iceberg_export),
+        cmocka_unit_test(mutations_keep_values),   cmocka_unit_test(csv_and_invalid_text),
+        cmocka_unit_test(duckdb_shredded_files),   cmocka_unit_test(library_round_trip),
+        cmocka_unit_test(library_refusals),        cmocka_unit_test(library_verify),
+        cmocka_unit_test(declared_layout_written), cmocka_unit_test(where_on_variant_paths),
+        cmocka_unit_test(nanosecond_instant_leaf), cmocka_unit_test(encoding_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
