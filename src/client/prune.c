@@ -82,13 +82,14 @@ static int leaf_of(const struct pq_schema *schema, int64_t field_id)
     return -1;
 }
 
-/* The page index of field_id's chunk in row group g with its pages'
- * statistics; false when there is none to use. */
-static bool read_column_pages(const struct lake_table *t, struct pq_reader *r, size_t g,
-                              int64_t field_id, struct arena *a, struct column_pages *out)
+/* The page index of leaf `leaf`'s chunk in row group g with its pages'
+ * statistics, as a table column's (t) or, given vl, as a variant path's;
+ * false when there is none to use. */
+static bool read_column_pages(const struct lake_table *t, const struct expr_variant_leaf *vl,
+                              struct pq_reader *r, size_t g, int leaf, struct arena *a,
+                              struct column_pages *out)
 {
     const struct pq_schema *schema = pq_reader_schema(r);
-    int leaf = leaf_of(schema, field_id);
     struct error e;
     memset(out, 0, sizeof *out);
     if (leaf < 0 || pq_reader_page_index(r, g, leaf, a, &out->pi, &e) != 0 ||
@@ -101,7 +102,8 @@ static bool read_column_pages(const struct lake_table *t, struct pq_reader *r, s
         return false;
     bool any = false;
     for (size_t p = 0; p < np; p++) {
-        int rc = expr_stats_from_page(t, schema, leaf, &out->pi, p, a, &out->stats[p], &e);
+        int rc = vl ? expr_stats_variant_page(vl, schema, &out->pi, p, a, &out->stats[p], &e)
+                    : expr_stats_from_page(t, schema, leaf, &out->pi, p, a, &out->stats[p], &e);
         if (rc < 0)
             return false;
         out->known[p] = rc == 0;
@@ -166,16 +168,26 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
     *n = 0;
     const struct expr_columns *want = expr_pred_columns(pred);
     const struct pq_file_meta *meta = pq_reader_meta(r);
-    if (g >= meta->nrow_groups || want->nfield_ids == 0)
+    if (g >= meta->nrow_groups)
         return 1;
     int64_t num_rows = meta->row_groups[g].num_rows;
-    struct column_pages *cols = arena_calloc(scratch, want->nfield_ids, sizeof *cols);
-    struct expr_field_stats *stats = arena_calloc(scratch, want->nfield_ids, sizeof *stats);
+    /* The table's columns, and the shredded leaves of variant paths. */
+    struct expr_variant_leaf *vls = NULL;
+    size_t nvl = 0;
+    struct error e;
+    if (expr_variant_page_leaves(pred, meta, pq_reader_schema(r), g, scratch, &vls, &nvl, &e) != 0)
+        return 1;
+    size_t cap = want->nfield_ids + nvl;
+    struct column_pages *cols = arena_calloc(scratch, cap, sizeof *cols);
+    struct expr_field_stats *stats = arena_calloc(scratch, cap, sizeof *stats);
     if (!cols || !stats)
         return 1;
     size_t ncols = 0;
     for (size_t i = 0; i < want->nfield_ids; i++)
-        ncols += read_column_pages(t, r, g, want->field_ids[i], scratch, &cols[ncols]);
+        ncols += read_column_pages(t, NULL, r, g, leaf_of(pq_reader_schema(r), want->field_ids[i]),
+                                   scratch, &cols[ncols]);
+    for (size_t i = 0; i < nvl; i++)
+        ncols += read_column_pages(t, &vls[i], r, g, vls[i].leaf, scratch, &cols[ncols]);
     size_t nbounds = 0;
     int64_t *bounds = ncols ? segment_bounds(cols, ncols, num_rows, scratch, &nbounds) : NULL;
     struct pq_row_range *out = bounds ? arena_calloc(scratch, nbounds, sizeof *out) : NULL;

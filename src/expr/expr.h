@@ -231,6 +231,26 @@ int expr_stats_variant_leaves(const struct expr_pred *p, const struct pq_file_me
                               const struct pq_schema *schema, size_t g, struct arena *a,
                               struct expr_field_stats **out, size_t *n, struct error *err);
 
+/* A variant path of a predicate whose shredded leaf's statistics (the row
+ * group's, its page index's) can prune: expr_stats_variant_leaves'
+ * conditions (a file hoglake wrote, the field's residual value empty in
+ * the row group). */
+struct expr_variant_leaf {
+    int leaf;   /* in the file's schema */
+    size_t col; /* the predicate's column reference */
+};
+/* Row group g's such paths, in the arena. 0, or -1 for ERR_NOMEM. */
+int expr_variant_page_leaves(const struct expr_pred *p, const struct pq_file_meta *meta,
+                             const struct pq_schema *schema, size_t g, struct arena *a,
+                             struct expr_variant_leaf **out, size_t *n, struct error *err);
+/* Page p of such a leaf's page index (pi) as statistics p's pruning reads
+ * as the path's (bounds as Variant primitives). 1 when the index says
+ * nothing, 0 with *out, -1 for ERR_NOMEM. The leaf is not repeated (a
+ * path runs through objects only), so a page's rows are its values. */
+int expr_stats_variant_page(const struct expr_variant_leaf *vl, const struct pq_schema *schema,
+                            const struct pq_page_index *pi, size_t p, struct arena *a,
+                            struct expr_field_stats *out, struct error *err);
+
 /* Page p's statistics of leaf `leaf` of a Parquet file (pi: that column
  * chunk's page index, read with pq_reader_page_index; schema: the file's
  * schema tree), as statistics of the column of t with the leaf's field id:

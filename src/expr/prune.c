@@ -626,11 +626,13 @@ static const uint8_t *leaf_bound(struct arena *a, const struct pq_schema_element
     return out;
 }
 
-/* Row group g's statistics of colref k's leaf, into *out; false when there
- * is nothing to say. */
-static bool variant_leaf_stats(const struct colref *r, size_t k, const struct pq_file_meta *meta,
-                               const struct pq_schema *schema, size_t g, struct arena *a,
-                               struct expr_field_stats *out, bool *oom)
+/* The shredded leaf colref r's path reaches in row group g when its
+ * statistics say everything about the path there: a typed leaf of a kind a
+ * literal compares with, and the field's residual value empty in the row
+ * group (values of another type would sit there). NULL otherwise. */
+static const struct pq_node *variant_path_leaf(const struct colref *r,
+                                               const struct pq_file_meta *meta,
+                                               const struct pq_schema *schema, size_t g)
 {
     const struct pq_node *n = pq_schema_find_top_by_id(schema, (int32_t)r->field_id);
     for (size_t i = 0; n && i < r->nvkeys; i++)
@@ -640,60 +642,112 @@ static bool variant_leaf_stats(const struct colref *r, size_t k, const struct pq
     if (!leaf || !value || leaf->leaf_index < 0 || value->leaf_index < 0 ||
         (size_t)leaf->leaf_index >= meta->row_groups[g].ncolumns ||
         (size_t)value->leaf_index >= meta->row_groups[g].ncolumns)
-        return false;
+        return NULL;
     const struct pq_column_chunk *lc = &meta->row_groups[g].columns[leaf->leaf_index];
     const struct pq_column_chunk *vc = &meta->row_groups[g].columns[value->leaf_index];
-    /* Values of another type sit in the field's value: only when it holds
-     * none does the typed leaf say everything about the path. */
     if (!lc->has_meta || !vc->has_meta || !vc->meta.statistics.has_null_count ||
         vc->meta.statistics.null_count != vc->meta.num_values ||
         !lc->meta.statistics.has_null_count)
-        return false;
+        return NULL;
     int scale;
-    enum variant_scalar_kind kind = leaf_kind(leaf->el, &scale);
-    if (kind == VS_OTHER)
-        return false;
-    const struct pq_statistics *st = &lc->meta.statistics;
-    *out = (struct expr_field_stats){.field_id = expr_variant_leaf_id(k),
-                                     .value_count = lc->meta.num_values,
-                                     .null_count = st->null_count,
-                                     .nan_count = -1};
-    if (st->has_min && st->has_max) {
-        out->lower =
-            leaf_bound(a, leaf->el, kind, scale, st->min, st->min_len, &out->lower_len, oom);
-        out->upper =
-            leaf_bound(a, leaf->el, kind, scale, st->max, st->max_len, &out->upper_len, oom);
+    return leaf_kind(leaf->el, &scale) == VS_OTHER ? NULL : leaf;
+}
+
+/* Statistics of a variant path's leaf (a row group's or a page's) under
+ * colref k's id: bounds as Variant primitives (min and max NULL: none). */
+static struct expr_field_stats variant_stats(size_t k, const struct pq_schema_element *el,
+                                             int64_t value_count, int64_t null_count,
+                                             const uint8_t *min, size_t min_len, const uint8_t *max,
+                                             size_t max_len, struct arena *a, bool *oom)
+{
+    int scale;
+    enum variant_scalar_kind kind = leaf_kind(el, &scale);
+    struct expr_field_stats out = {.field_id = expr_variant_leaf_id(k),
+                                   .value_count = value_count,
+                                   .null_count = null_count,
+                                   .nan_count = -1};
+    if (min && max) {
+        out.lower = leaf_bound(a, el, kind, scale, min, min_len, &out.lower_len, oom);
+        out.upper = leaf_bound(a, el, kind, scale, max, max_len, &out.upper_len, oom);
         /* NaN sorts above every number but is never a bound. */
         if (kind == VS_DOUBLE)
-            out->upper = NULL;
+            out.upper = NULL;
     }
-    return true;
+    return out;
+}
+
+/* Only hoglake's writer is known to place values as its declaration says:
+ * every object in typed_value, no shredded key in a residual. */
+static bool placed_by_hoglake(const struct pq_file_meta *meta)
+{
+    return meta->created_by && strncmp(meta->created_by, "hoglake ", 8) == 0;
+}
+
+int expr_variant_page_leaves(const struct expr_pred *p, const struct pq_file_meta *meta,
+                             const struct pq_schema *schema, size_t g, struct arena *a,
+                             struct expr_variant_leaf **out, size_t *n, struct error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (g >= meta->nrow_groups || !placed_by_hoglake(meta))
+        return 0;
+    struct expr_variant_leaf *v = arena_calloc(a, p->cols.n ? p->cols.n : 1, sizeof *v);
+    if (!v)
+        return error_nomem(err);
+    for (size_t k = 0; k < p->cols.n; k++) {
+        const struct pq_node *leaf =
+            p->cols.refs[k].nvkeys ? variant_path_leaf(&p->cols.refs[k], meta, schema, g) : NULL;
+        if (leaf)
+            v[(*n)++] = (struct expr_variant_leaf){.leaf = leaf->leaf_index, .col = k};
+    }
+    *out = v;
+    return 0;
 }
 
 int expr_stats_variant_leaves(const struct expr_pred *p, const struct pq_file_meta *meta,
                               const struct pq_schema *schema, size_t g, struct arena *a,
                               struct expr_field_stats **out, size_t *n, struct error *err)
 {
+    struct expr_variant_leaf *v;
     *out = NULL;
-    *n = 0;
-    /* Only hoglake's writer is known to place values as its declaration
-     * says: every object in typed_value, no shredded key in a residual. */
-    if (g >= meta->nrow_groups || !meta->created_by ||
-        strncmp(meta->created_by, "hoglake ", 8) != 0)
-        return 0;
-    struct expr_field_stats *s = arena_calloc(a, p->cols.n ? p->cols.n : 1, sizeof *s);
+    if (expr_variant_page_leaves(p, meta, schema, g, a, &v, n, err) != 0)
+        return -1;
+    struct expr_field_stats *s = arena_calloc(a, *n ? *n : 1, sizeof *s);
     if (!s)
         return error_nomem(err);
-    size_t m = 0;
-    for (size_t k = 0; k < p->cols.n; k++) {
-        bool oom = false;
-        if (p->cols.refs[k].nvkeys &&
-            variant_leaf_stats(&p->cols.refs[k], k, meta, schema, g, a, &s[m], &oom))
-            m++;
+    for (size_t i = 0; i < *n; i++) {
+        const struct pq_column_chunk *lc = &meta->row_groups[g].columns[v[i].leaf];
+        const struct pq_statistics *st = &lc->meta.statistics;
+        bool bounded = st->has_min && st->has_max, oom = false;
+        s[i] = variant_stats(v[i].col, schema->leaves[v[i].leaf]->el, lc->meta.num_values,
+                             st->null_count, bounded ? st->min : NULL, st->min_len,
+                             bounded ? st->max : NULL, st->max_len, a, &oom);
         if (oom)
             return error_nomem(err);
     }
     *out = s;
-    *n = m;
     return 0;
+}
+
+int expr_stats_variant_page(const struct expr_variant_leaf *vl, const struct pq_schema *schema,
+                            const struct pq_page_index *pi, size_t p, struct arena *a,
+                            struct expr_field_stats *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (vl->leaf < 0 || vl->leaf >= schema->nleaves || !pi->has_offsets || !pi->has_bounds ||
+        p >= pi->bounds.npages || p >= pi->offsets.npages)
+        return 1;
+    const struct pq_column_index *ci = &pi->bounds;
+    struct pq_row_range rows;
+    pq_page_index_rows(pi, p, &rows);
+    int64_t nrows = rows.end - rows.begin;
+    int64_t nulls = ci->null_counts ? ci->null_counts[p] : -1;
+    bool oom = false;
+    if (ci->null_pages[p])
+        *out = variant_stats(vl->col, schema->leaves[vl->leaf]->el, nrows, nrows, NULL, 0, NULL, 0,
+                             a, &oom);
+    else
+        *out = variant_stats(vl->col, schema->leaves[vl->leaf]->el, nrows, nulls, ci->min_values[p],
+                             ci->min_lens[p], ci->max_values[p], ci->max_lens[p], a, &oom);
+    return oom ? error_nomem(err) : 0;
 }
