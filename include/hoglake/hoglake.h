@@ -700,7 +700,21 @@ HL_API void hl_append_options_init(struct hl_append_options *o);
  * binary>, whose every row is checked to decode. Text that is not JSON
  * fails with code invalid_json (or duplicate_key, nesting_too_deep past
  * 128 levels, number_out_of_range) naming the column and row, unless
- * options->variant_on_invalid makes it NULL. */
+ * options->variant_on_invalid makes it NULL. Any other Arrow type is
+ * encoded value by value (a null slot at the top is SQL NULL, a null
+ * inside a Variant null): bool; integers the smallest Variant integer
+ * (uint64 past int64 a decimal of scale 0); float16/float a float,
+ * double a double; decimal32/64/128 (decimal256 within 38 digits) a
+ * decimal of the same scale; date32/date64 a date; time32/time64 a time
+ * (µs; nanoseconds only when whole); timestamps a timestamp in µs, or ns
+ * for a ns unit, UTC-adjusted when the type has a time zone; utf8 inside
+ * a value, large utf8 and string view a string; binary types a binary,
+ * fixed_size_binary(16) marked arrow.uuid a uuid; struct an object; list,
+ * large list and fixed-size list an array; a map of string keys an
+ * object; the null type a null; dictionary-encoded arrays their values.
+ * Other types (unions, run-end encoded, ...) fail naming the type; a
+ * value that does not convert exactly fails with number_out_of_range,
+ * a key twice with duplicate_key (variant_on_invalid does not apply). */
 HL_API hl_status hl_table_append(hl_table *table, struct ArrowArrayStream *stream,
                                  const struct hl_append_options *options,
                                  struct hl_append_result **result, struct hl_error *err);

@@ -24,6 +24,7 @@ enum conv {
     CV_NULLS,           /* an Arrow null array (Parquet's UNKNOWN) into a nullable column */
     CV_VARIANT_JSON,    /* JSON text into a variant column, encoded */
     CV_VARIANT_STORAGE, /* a VARIANT's storage (any layout), checked and unshredded */
+    CV_VARIANT_ARROW,   /* typed Arrow values into a variant column, encoded */
     CV_BAD,
 };
 
@@ -99,7 +100,7 @@ static enum conv classify(const struct lake_column *c, const char *f, bool trust
         if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "z") == 0 ||
             strcmp(f, "Z") == 0)
             return CV_VARIANT_JSON;
-        return CV_BAD; /* storage structs are told apart in adapt() */
+        return CV_VARIANT_ARROW; /* storage structs are told apart in adapt() */
     case LT_STRING:
         if (strcmp(f, "u") == 0)
             return trust_utf8 ? CV_NONE : CV_CHECK_UTF8;
@@ -315,6 +316,14 @@ static int nulls_of(struct ctx *x, const struct lake_column *c, struct ArrowArra
     return 0;
 }
 
+static int fail_variant(struct ctx *x, const struct error *e)
+{
+    rows_fail(&x->at, e->code, "%s", e->msg);
+    if (x->at.err)
+        x->at.err->reason = e->reason; /* the codec's typed reason survives the prefix */
+    return -1;
+}
+
 /* A variant column's input made its unshredded storage. */
 static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv cv,
                            struct ArrowArray *a)
@@ -327,11 +336,16 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
             goto fail;
         return 0;
     }
+    /* A type the typed encoder refuses is refused by a check as well. */
+    if (cv == CV_VARIANT_ARROW && x->dry)
+        return rows_variant_arrow_check(s, &e) == 0 ? 0 : fail_variant(x, &e);
     enum rows_variant_on_invalid on =
         x->opt ? x->opt->variant_on_invalid : ROWS_VARIANT_INVALID_ERROR;
     struct rows_variant_invalid bad = {{0}};
     struct ArrowArray out;
-    if (rows_variant_from_json(s->format, a, x->first_row, on, &out, &bad, &e) != 0)
+    if (cv == CV_VARIANT_ARROW
+            ? rows_variant_from_arrow(s, a, x->first_row, &out, &e) != 0
+            : rows_variant_from_json(s->format, a, x->first_row, on, &out, &bad, &e) != 0)
         goto fail;
     x->variant_invalid += rows_variant_invalid_total(&bad);
     for (int r = 0; x->by_column && r < RV__COUNT; r++)
@@ -340,10 +354,7 @@ static int convert_variant(struct ctx *x, const struct ArrowSchema *s, enum conv
     arrow_array_move(&out, a);
     return 0;
 fail:
-    rows_fail(&x->at, e.code, "%s", e.msg);
-    if (x->at.err)
-        x->at.err->reason = e.reason; /* the codec's typed reason survives the prefix */
-    return -1;
+    return fail_variant(x, &e);
 }
 
 static int convert(struct ctx *x, const struct lake_column *c, const char *f, enum conv cv,
@@ -442,13 +453,8 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
                            ea ? ea->children[1] : NULL);
     }
     case LT_VARIANT:
-        if (strcmp(f, "+s") == 0) {
-            if (!rows_variant_is_storage(s))
-                return rows_fail(&x->at, ERR_INVALID,
-                                 "a variant column takes JSON text or a VARIANT's storage struct "
-                                 "(binary metadata and value), not this struct");
+        if (strcmp(f, "+s") == 0 && rows_variant_is_storage(s))
             return x->dry ? 0 : convert_variant(x, s, CV_VARIANT_STORAGE, a);
-        }
         break;
     default: break;
     }
@@ -464,6 +470,8 @@ static int adapt(struct ctx *x, const struct lake_column *c, const struct ArrowS
                          "the input's values (Arrow '%s') cannot be written as %s (Arrow '%s')", f,
                          lake_type_name(c->type), pq_arrow_format_for(c, want, sizeof want));
     }
+    if (cv == CV_VARIANT_ARROW)
+        return convert_variant(x, s, cv, a);
     if (x->dry || cv == CV_NONE)
         return 0;
     if (cv == CV_VARIANT_JSON)

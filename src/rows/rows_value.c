@@ -12,6 +12,17 @@ int64_t rows_unit_per_second(enum rows_unit u)
     return p;
 }
 
+bool rows_unit_of(char c, enum rows_unit *u)
+{
+    switch (c) {
+    case 's': *u = ROWS_SECONDS; return true;
+    case 'm': *u = ROWS_MILLIS; return true;
+    case 'u': *u = ROWS_MICROS; return true;
+    case 'n': *u = ROWS_NANOS; return true;
+    default: return false;
+    }
+}
+
 int64_t rows_load_signed(const void *p, int width)
 {
     uint64_t u = rows_load_unsigned(p, width);

@@ -5,6 +5,7 @@
 #ifndef HL_ROWS_VALUE_H
 #define HL_ROWS_VALUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,9 @@
 enum rows_unit { ROWS_SECONDS = 0, ROWS_MILLIS = 3, ROWS_MICROS = 6, ROWS_NANOS = 9 };
 /* 10^digits for a unit (1, 1000, 1000000, 1000000000). */
 int64_t rows_unit_per_second(enum rows_unit u);
+/* The unit an Arrow time or timestamp format names by its letter (the
+ * third of "tts", "tsu:..."): 's', 'm', 'u' or 'n'; false for another. */
+bool rows_unit_of(char c, enum rows_unit *u);
 
 /* A little-endian integer of 1, 2, 4 or 8 bytes (an Arrow value), sign-
  * or zero-extended. */

@@ -262,6 +262,33 @@ fail:
     return -1;
 }
 
+int rows_variant_build(int64_t rows, int64_t first_row, rows_variant_row_fn fn, void *ctx,
+                       struct ArrowArray *out, struct error *err)
+{
+    struct storage_out s;
+    if (storage_init(&s, rows, err) != 0)
+        goto fail;
+    for (int64_t i = 0; i < rows; i++) {
+        bool null = false;
+        if (fn(ctx, i, &s.metadata.data, &s.value.data, &null, err) != 0) {
+            at_row(err, first_row + i);
+            goto fail;
+        }
+        int rc = null                                    ? storage_null(&s, i, err)
+                 : bytes_out_seal(&s.metadata, err) != 0 ? -1
+                                                         : bytes_out_seal(&s.value, err);
+        if (rc != 0)
+            goto fail;
+    }
+    if (storage_finish(&s, out, err) != 0)
+        goto fail;
+    storage_free(&s);
+    return 0;
+fail:
+    storage_free(&s);
+    return -1;
+}
+
 /* ---- storage read from a file ---- */
 
 static int64_t child_named(const struct ArrowSchema *s, const char *name)

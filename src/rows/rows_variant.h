@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "hoglake/arrow_abi.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 /* What to do with a row whose text is not a JSON value (the seed's
@@ -53,6 +54,42 @@ int64_t rows_variant_invalid_total(const struct rows_variant_invalid *v);
 int rows_variant_from_json(const char *format, const struct ArrowArray *in, int64_t first_row,
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
                            struct rows_variant_invalid *invalid, struct error *err);
+
+/* Typed Arrow values encoded as Variants (variant/builder.h), into *out
+ * (the caller's to release): the storage struct. A null slot of `in`
+ * itself is SQL NULL; a null anywhere inside (a struct's field, a list's
+ * element, a map's value) is a Variant null. Mapping: bool; int8 to
+ * int64 and uint8 to uint32 the smallest integer, uint64 past int64 a
+ * decimal16 of scale 0; float16 and float a float, double a double;
+ * decimal32/64/128 (and decimal256 within 38 digits) the narrowest
+ * decimal holding the value, scale kept; date32/date64 (whole days) a
+ * date; time32/time64 a time in microseconds (nanoseconds only when
+ * whole); timestamps in s, ms or µs a timestamp in µs (with a time zone:
+ * UTC-adjusted, else _ntz), in ns a timestamp_nanos; utf8, large utf8
+ * and string view a string; binary, large binary, binary view and
+ * fixed-size binary a binary, fixed_size_binary(16) marked "arrow.uuid" a
+ * uuid; struct an object of its fields; list, large list and fixed-size
+ * list an array; a map of string keys an object; the null type a null; a
+ * dictionary-encoded array its values. Anything else (unions, run-end
+ * encoded, list views, maps of other keys) is refused naming its format.
+ * Errors carry the row (numbered from first_row) and the codec's reason
+ * (number_out_of_range for a value that does not convert exactly,
+ * duplicate_key, nesting_too_deep, variant_encoding). */
+int rows_variant_from_arrow(const struct ArrowSchema *s, const struct ArrowArray *in,
+                            int64_t first_row, struct ArrowArray *out, struct error *err);
+/* Whether rows_variant_from_arrow takes arrays of s: 0, or -1 naming what
+ * it refuses. A top-level dictionary of text is refused: it is ambiguous
+ * between JSON text (what plain text means there) and strings. */
+int rows_variant_arrow_check(const struct ArrowSchema *s, struct error *err);
+
+/* One row's Variant appended to metadata and value, or *null set for SQL
+ * NULL (nothing appended): 0, or -1 with err filled. */
+typedef int (*rows_variant_row_fn)(void *ctx, int64_t i, struct buf *metadata, struct buf *value,
+                                   bool *null, struct error *err);
+/* The storage struct of `rows` rows given by fn, into *out; a failure is
+ * prefixed with its row, numbered from first_row. */
+int rows_variant_build(int64_t rows, int64_t first_row, rows_variant_row_fn fn, void *ctx,
+                       struct ArrowArray *out, struct error *err);
 
 /* Whether s, a struct field, is shaped as a VARIANT's storage: a binary
  * `metadata`, and a binary `value`, a `typed_value` or both. */

@@ -78,17 +78,6 @@ static void plan_free(struct plan *p)
     free(p->name);
 }
 
-static bool unit_of(char c, enum rows_unit *u)
-{
-    switch (c) {
-    case 's': *u = ROWS_SECONDS; return true;
-    case 'm': *u = ROWS_MILLIS; return true;
-    case 'u': *u = ROWS_MICROS; return true;
-    case 'n': *u = ROWS_NANOS; return true;
-    default: return false;
-    }
-}
-
 static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error *err);
 
 static int plan_kids(const struct ArrowSchema *s, struct plan *p, struct error *err)
@@ -153,10 +142,10 @@ static int plan_build(const struct ArrowSchema *s, struct plan *p, struct error 
             p->kind = p->width == 16 && rows_schema_is_uuid(s) ? K_UUID : K_FIXED;
             return 0;
         }
-    } else if (f[0] == 't' && f[1] == 't' && unit_of(f[2], &p->unit) && !f[3]) {
+    } else if (f[0] == 't' && f[1] == 't' && rows_unit_of(f[2], &p->unit) && !f[3]) {
         p->kind = p->unit <= ROWS_MILLIS ? K_TIME32 : K_TIME64;
         return 0;
-    } else if (f[0] == 't' && f[1] == 's' && unit_of(f[2], &p->unit) && f[3] == ':') {
+    } else if (f[0] == 't' && f[1] == 's' && rows_unit_of(f[2], &p->unit) && f[3] == ':') {
         p->kind = K_TIMESTAMP;
         p->utc = f[4] != '\0';
         return 0;

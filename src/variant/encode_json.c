@@ -209,21 +209,13 @@ static int put_byte(struct encoder *e, uint8_t byte)
     return 0;
 }
 
-static int int_width(int64_t v)
-{
-    return v >= INT8_MIN && v <= INT8_MAX     ? 1
-           : v >= INT16_MIN && v <= INT16_MAX ? 2
-           : v >= INT32_MIN && v <= INT32_MAX ? 4
-                                              : 8;
-}
-
 static int put_int(struct encoder *e, int64_t v)
 {
     uint8_t *p = room(e, 9);
     if (!p)
         return -1;
-    int w = int_width(v);
-    *p = VARIANT_PRIMITIVE(w == 1 ? VT_INT8 : w == 2 ? VT_INT16 : w == 4 ? VT_INT32 : VT_INT64);
+    int w = variant_int_width(v);
+    *p = VARIANT_PRIMITIVE(variant_int_type(w));
     variant_put_le(p + 1, (uint64_t)v, w);
     e->cur += 1 + (size_t)w;
     return 0;
@@ -769,11 +761,6 @@ static int read_number(struct encoder *e)
 
 /* ---- containers ---- */
 
-static int width_for(uint64_t max)
-{
-    return max <= 0xFF ? 1 : max <= 0xFFFF ? 2 : max <= 0xFFFFFF ? 3 : 4;
-}
-
 /* The element just written, from `at` on, to its container. */
 static int push_elem(struct encoder *e, size_t at, uint32_t key)
 {
@@ -795,19 +782,16 @@ static void check_size(struct encoder *e, size_t data)
  * returns where the rest of its header goes. */
 static uint8_t *open_header(struct encoder *e, size_t start, uint8_t first, size_t n)
 {
-    uint8_t *p = (uint8_t *)e->out->data + start;
-    *p++ = first;
-    variant_put_le(p, n, n > 255 ? 4 : 1);
-    return p + (n > 255 ? 4 : 1);
+    return variant_put_count((uint8_t *)e->out->data + start, first, n);
 }
 
 static int close_array(struct encoder *e, size_t base, size_t start)
 {
     size_t n = e->nelems - base, data = e->cur - start;
     check_size(e, data);
-    int large = n > 255, ow = width_for(data);
+    int large = n > 255, ow = variant_width_for(data);
     size_t head = 1 + (large ? 4 : 1) + (size_t)ow * (n + 1);
-    uint8_t first = (uint8_t)(VB_ARRAY | (large << 2 | (ow - 1)) << 2);
+    uint8_t first = variant_array_head(large, ow);
     if (!room(e, head))
         return -1;
     uint8_t *values = (uint8_t *)e->out->data + start + head;
@@ -898,9 +882,9 @@ static int close_object(struct encoder *e, size_t base, size_t start)
     bool in_order = true;
     for (size_t j = 0; j < n && in_order; j++)
         in_order = e->order[j] == j;
-    int large = n > 255, iw = e->id_width, ow = width_for(data);
+    int large = n > 255, iw = e->id_width, ow = variant_width_for(data);
     size_t head = 1 + (large ? 4 : 1) + (size_t)iw * n + (size_t)ow * (n + 1);
-    uint8_t first = (uint8_t)(VB_OBJECT | (large << 4 | (iw - 1) << 2 | (ow - 1)) << 2);
+    uint8_t first = variant_object_head(large, iw, ow);
     /* The values move behind the header: in one piece when already in key
      * order, else each from a copy. */
     const char *from = NULL;
@@ -1070,13 +1054,13 @@ static int write_metadata(struct encoder *e, const struct ranked *r, size_t n)
     if (bytes > UINT32_MAX || n > UINT32_MAX)
         return error_fail_reason(e->err, ERR_INVALID, "number_out_of_range",
                                  "a dictionary of more than 4 GiB");
-    int w = width_for(bytes > n ? bytes : n);
+    int w = variant_width_for(bytes > n ? bytes : n);
     size_t size = 1 + (size_t)w * (n + 2) + bytes;
     buf_reset(&e->dict_meta);
     if (buf_reserve(&e->dict_meta, size) != 0)
         return error_nomem(e->err);
     uint8_t *p = (uint8_t *)e->dict_meta.data;
-    *p++ = (uint8_t)(VARIANT_VERSION | VARIANT_SORTED_STRINGS | (w - 1) << 6);
+    *p++ = variant_metadata_head(w);
     variant_put_le(p, n, w);
     p += w;
     size_t at = 0;
@@ -1137,7 +1121,8 @@ static int encode_pass(struct encoder *e, const char *json, size_t len, struct b
     e->cur = value->len;
     e->nelems = e->nrow = e->at = 0;
     e->same = true;
-    e->ids_ranked = e->dict_meta.len > 0 && width_for(e->ndict ? e->ndict - 1 : 0) == e->id_width;
+    e->ids_ranked =
+        e->dict_meta.len > 0 && variant_width_for(e->ndict ? e->ndict - 1 : 0) == e->id_width;
     e->late = false;
     e->pass++;
     int rc = read_value(e, 0);
@@ -1149,7 +1134,7 @@ static int encode_pass(struct encoder *e, const char *json, size_t len, struct b
     e->nseq = e->at;
     if (rc != 0)
         return -1;
-    int iw = width_for(e->nrow ? e->nrow - 1 : 0);
+    int iw = variant_width_for(e->nrow ? e->nrow - 1 : 0);
     if (iw != e->id_width) {
         e->id_width = iw;
         return 1;
