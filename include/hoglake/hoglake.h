@@ -707,8 +707,9 @@ HL_API void hl_append_options_init(struct hl_append_options *o);
  * double a double; decimal32/64/128 (decimal256 within 38 digits) a
  * decimal of the same scale; date32/date64 a date; time32/time64 a time
  * (µs; nanoseconds only when whole); timestamps a timestamp in µs, or ns
- * for a ns unit, UTC-adjusted when the type has a time zone; utf8 inside
- * a value, large utf8 and string view a string; binary types a binary,
+ * for a ns unit, UTC-adjusted when the type has a time zone; utf8 and
+ * large utf8 inside a value (at the top they are JSON text) and string
+ * view a string, binary types (binary at the top: JSON text) a binary;
  * fixed_size_binary(16) marked arrow.uuid a uuid; struct an object; list,
  * large list and fixed-size list an array; a map of string keys an
  * object; the null type a null; dictionary-encoded arrays their values.

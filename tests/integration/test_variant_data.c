@@ -714,6 +714,93 @@ static void library_verify(void **state)
     fixture_down(&f);
 }
 
+/* Typed Arrow values for a variant column (a struct with an int, a
+ * double, a string, a list, a nested struct, a UTC timestamp and a
+ * decimal): encoded value by value, a null field a Variant null, a null
+ * struct SQL NULL. They read back as JSON and in DuckDB; in a declared
+ * layout the timestamp, decimal and double fill their typed leaves, which
+ * JSON text never does. */
+static const char typed_spec[] =
+    "id:long!, v:struct<a:long, d:double, s:string, l:list<long>, o:struct<x:string>, "
+    "ts:timestamptz, dec:decimal(10,2)>";
+static const char typed_rows[] =
+    "{\"id\":1,\"v\":{\"a\":5,\"d\":2.5,\"s\":\"hi\",\"l\":[1,2],\"o\":{\"x\":\"y\"},"
+    "\"ts\":\"2026-01-02T03:04:05Z\",\"dec\":\"12.34\"}}\n"
+    "{\"id\":2,\"v\":{\"a\":null,\"d\":-1.0,\"s\":null,\"l\":[],\"o\":null,\"ts\":null,"
+    "\"dec\":null}}\n"
+    "{\"id\":3,\"v\":null}\n";
+
+static void typed_arrow_values(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    const char *decl =
+        "{\"type\":\"object\",\"fields\":[{\"name\":\"ts\",\"type\":\"timestamptz\"},"
+        "{\"name\":\"dec\",\"type\":\"decimal8\",\"precision\":10,\"scale\":2},"
+        "{\"name\":\"d\",\"type\":\"double\"},{\"name\":\"a\",\"type\":\"int64\"}]}";
+    char cols[1024];
+    snprintf(cols, sizeof cols,
+             "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+             "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":%s}}]",
+             decl);
+    hl_table *plain = create(&f, "typed",
+                             "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+                             "{\"name\":\"v\",\"type\":\"variant\"}]");
+    hl_table *declared = create(&f, "typed_decl", cols);
+    hl_table *tables[] = {plain, declared};
+    for (int k = 0; k < 2; k++) {
+        struct ArrowArrayStream in;
+        test_rows_stream(typed_spec, typed_rows, &in);
+        struct hl_append_result *res = NULL;
+        struct hl_error err;
+        test_check(hl_table_append(tables[k], &in, NULL, &res, &err), &err, "append typed");
+        assert_int_equal(res->nvariant, 1);
+        assert_int_equal(res->variant[0].rows, 3);
+        assert_int_equal(res->variant[0].sql_null, 1);
+        if (k == 1) {
+            /* $, then $.ts, $.dec, $.d, $.a: every present value typed. */
+            const struct hl_variant_report *r = &res->variant[0];
+            assert_int_equal(r->npaths, 5);
+            static const int64_t typed[] = {2, 1, 1, 2, 1}, vnull[] = {0, 1, 1, 0, 1};
+            for (size_t i = 0; i < 5; i++) {
+                assert_int_equal(r->paths[i].typed, typed[i]);
+                assert_int_equal(r->paths[i].fallback, 0);
+                assert_int_equal(r->paths[i].variant_null, vnull[i]);
+            }
+        }
+        hl_append_result_free(res);
+        struct ArrowSchema schema;
+        struct ArrowArray batch;
+        scan_one(&f, tables[k], false, &schema, &batch);
+        expect_row(batch.children[1], 0,
+                   "{\"a\":5,\"d\":2.5,\"dec\":12.34,\"l\":[1,2],\"o\":{\"x\":\"y\"},\"s\":\"hi\","
+                   "\"ts\":\"2026-01-02T03:04:05Z\"}");
+        expect_row(batch.children[1], 1,
+                   "{\"a\":null,\"d\":-1.0,\"dec\":null,\"l\":[],\"o\":null,\"s\":null,"
+                   "\"ts\":null}");
+        expect_row(batch.children[1], 2, "SQL NULL");
+        schema.release(&schema);
+        batch.release(&batch);
+        char *path = latest_file(k ? "typed_decl" : "typed");
+        char sql[1024];
+        snprintf(sql, sizeof sql, "SELECT id, v::JSON FROM read_parquet('%s') ORDER BY id", path);
+        char *got = test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql);
+        expect_text_eq(got,
+                       "1\t{\"a\":5,\"d\":2.5,\"dec\":12.34,\"l\":[1,2],\"o\":{\"x\":\"y\"},"
+                       "\"s\":\"hi\",\"ts\":\"2026-01-02 03:04:05+00\"}\n"
+                       "2\t{\"a\":null,\"d\":-1.0,\"dec\":null,\"l\":[],\"o\":null,\"s\":null,"
+                       "\"ts\":null}\n"
+                       "3\tnull\n",
+                       "DuckDB reads the typed values");
+        free(got);
+        free(path);
+    }
+    hl_table_free(declared);
+    hl_table_free(plain);
+    fixture_down(&f);
+}
+
 /* A timestamptz_ns leaf is an INT64 TIMESTAMP(NANOS) adjusted to UTC,
  * which DuckDB reads; JSON text never fills it (its values stay in
  * value). */
@@ -1005,12 +1092,13 @@ static void where_on_variant_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jsonl_in_json_out),       cmocka_unit_test(iceberg_export),
-        cmocka_unit_test(mutations_keep_values),   cmocka_unit_test(csv_and_invalid_text),
-        cmocka_unit_test(duckdb_shredded_files),   cmocka_unit_test(library_round_trip),
-        cmocka_unit_test(library_refusals),        cmocka_unit_test(library_verify),
-        cmocka_unit_test(declared_layout_written), cmocka_unit_test(where_on_variant_paths),
-        cmocka_unit_test(nanosecond_instant_leaf), cmocka_unit_test(encoding_report),
+        cmocka_unit_test(jsonl_in_json_out),      cmocka_unit_test(iceberg_export),
+        cmocka_unit_test(mutations_keep_values),  cmocka_unit_test(csv_and_invalid_text),
+        cmocka_unit_test(duckdb_shredded_files),  cmocka_unit_test(library_round_trip),
+        cmocka_unit_test(library_refusals),       cmocka_unit_test(library_verify),
+        cmocka_unit_test(typed_arrow_values),     cmocka_unit_test(declared_layout_written),
+        cmocka_unit_test(where_on_variant_paths), cmocka_unit_test(nanosecond_instant_leaf),
+        cmocka_unit_test(encoding_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
