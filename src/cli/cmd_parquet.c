@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli/cmd_parquet.h"
+#include "rows/rows_schema.h"
 #include "util/strutil.h"
 
 int cli_parquet_open_source(const char *path, struct pq_source *src)
@@ -32,6 +33,23 @@ int cli_parquet_open_source(const char *path, struct pq_source *src)
         return EXIT_FAILURE_OTHER;
     }
     return EXIT_OK;
+}
+
+int cli_parquet_open_reader(const char *path, struct pq_source *src, const char *const *names,
+                            size_t nnames, struct pq_reader **r, struct ArrowSchema *schema)
+{
+    struct error err = {0};
+    if (pq_reader_open(src, r, &err) != 0 ||
+        (nnames && pq_reader_select_names(*r, names, nnames, &err) != 0) ||
+        pq_reader_arrow_schema(*r, schema, &err) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
+        return -1;
+    }
+    if (rows_schema_mark_file_extensions(schema, pq_reader_schema(*r)) != 0) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return -1;
+    }
+    return 0;
 }
 
 bool cli_parse_count(const char *opt, const char *v, int64_t min, int64_t *out)

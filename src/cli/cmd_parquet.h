@@ -13,6 +13,12 @@
 
 /* Opens a Parquet file for reading; a missing file is EXIT_NOT_FOUND. */
 int cli_parquet_open_source(const char *path, struct pq_source *src);
+/* Opens a reader on src (path: for messages) with the named top-level
+ * columns selected (nnames 0: all) and their Arrow schema, file-level
+ * extension types marked (rows_schema_mark_file_extensions); a failure is
+ * printed. 0, or -1 with *r and *schema left for the caller to free. */
+int cli_parquet_open_reader(const char *path, struct pq_source *src, const char *const *names,
+                            size_t nnames, struct pq_reader **r, struct ArrowSchema *schema);
 /* Parses option --opt's value as a whole number of at least min; false
  * (the usage error printed) when it is not one. */
 bool cli_parse_count(const char *opt, const char *v, int64_t min, int64_t *out);

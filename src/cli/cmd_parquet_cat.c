@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/cmd_parquet.h"
-#include "rows/rows_schema.h"
 #include "textio/textio_render.h"
 
 enum { OUT_FLUSH_BYTES = 1 << 20 };
@@ -99,16 +98,8 @@ int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a)
     struct buf out = BUF_INIT;
     struct error err = {0};
     rc = EXIT_FAILURE_OTHER;
-    if (pq_reader_open(&src, &r, &err) != 0 ||
-        (nnames && pq_reader_select_names(r, names, nnames, &err) != 0) ||
-        pq_reader_arrow_schema(r, &schema, &err) != 0) {
-        fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
+    if (cli_parquet_open_reader(path, &src, names, nnames, &r, &schema) != 0)
         goto out;
-    }
-    if (rows_schema_mark_file_extensions(&schema, pq_reader_schema(r)) != 0) {
-        fprintf(stderr, "hoglake: out of memory\n");
-        goto out;
-    }
     if (textio_render_new(&schema, format, &render, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
         goto out;

@@ -125,18 +125,9 @@ int cli_run_parquet_verify(struct cli *cli, const struct cli_args *a)
     struct pq_reader *r = NULL;
     struct ArrowSchema schema = {0};
     struct verified *cols = NULL;
-    struct error err = {0};
     rc = EXIT_FAILURE_OTHER;
-    if (pq_reader_open(&src, &r, &err) != 0 ||
-        (only && pq_reader_select_names(r, &only, 1, &err) != 0) ||
-        pq_reader_arrow_schema(r, &schema, &err) != 0) {
-        fprintf(stderr, "hoglake: %s: %s\n", path, err.msg);
+    if (cli_parquet_open_reader(path, &src, &only, only ? 1 : 0, &r, &schema) != 0)
         goto out;
-    }
-    if (rows_schema_mark_file_extensions(&schema, pq_reader_schema(r)) != 0) {
-        fprintf(stderr, "hoglake: out of memory\n");
-        goto out;
-    }
     int ncols = variant_columns(path, &schema, only, &cols);
     if (ncols < 0 || verify_rows(path, r, &schema, cols, ncols, &o) != EXIT_OK)
         goto out;
