@@ -259,7 +259,6 @@ static struct phase time_write(const char *in, const struct lake_table *t, const
         struct rows_adapt_options ao = {0};
         if (rows_adapt_chunks(&input, &batch, t, &ao, write_chunk, &cw, &e) != 0)
             die("write", &e);
-        batch.release(&batch);
     }
     input.release(&input);
     struct pq_write_result res;

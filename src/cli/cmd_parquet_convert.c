@@ -149,8 +149,8 @@ static int write_chunk(void *ctx, const struct ArrowArray *chunk, struct error *
     return 0;
 }
 
-/* Converts a batch (the parser's variant text is encoded here, as an
- * append encodes it) and writes it; prints a conversion's error after
+/* Converts a batch (taken; the parser's variant text is encoded here, as
+ * an append encodes it) and writes it; prints a conversion's error after
  * `where`. */
 static int convert_batch(struct convert *c, const struct ArrowSchema *s, struct ArrowArray *b,
                          bool foreign, const char *where)
@@ -174,7 +174,6 @@ static int flush_rows(struct convert *c, struct textio_parser *p)
         return -1;
     }
     int rc = convert_batch(c, &s, &b, false, "");
-    b.release(&b);
     s.release(&s);
     return rc;
 }
@@ -311,7 +310,6 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
         char where[1100];
         snprintf(where, sizeof where, "%.1000s: row group %zu: ", c->in_path, g);
         bool ok = convert_batch(c, &from, &batch, true, where) == 0;
-        batch.release(&batch);
         if (!ok)
             goto out;
     }

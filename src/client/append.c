@@ -220,7 +220,6 @@ static hl_status write_batch(struct job *j, const struct ArrowSchema *projected,
         st = sink.st != HL_OK ? sink.st : error_publish(err, HL_ERR_VALIDATION, &e, NULL);
     j->res->variant_invalid_rows += ao.variant_invalid;
     free(sink.invalid);
-    batch.release(&batch);
     return st;
 }
 

@@ -93,42 +93,84 @@ static hl_status select_rows(struct mutation *m, const struct ArrowArray *batch,
     return HL_OK;
 }
 
-/* Row group g of the file (its first row at file position first): the
- * positions of its selected live rows into *hits and, with hand_rows, the
- * rows to on_rows. */
+/* A read failure of the file's, as the mutation reports it. */
+static hl_status read_failed(const json_t *df, const struct error *e, struct hl_error *err)
+{
+    return e->code == ERR_NOMEM
+               ? client_nomem(err)
+               : client_fail(err, HL_ERR_IO, "io", "%s: %s",
+                             json_string_value(json_object_get(df, "path")), e->msg);
+}
+
+/* One chunk of a group's read (its rows at `at`): its selected live rows'
+ * positions added to *hits and, with hand_rows, the rows to on_rows. */
+static hl_status chunk_find(struct mutation *m, const json_t *df, struct ArrowArray *batch,
+                            const struct client_rows_at *at, const struct lake_dv *old,
+                            struct group_hits *hits, bool hand_rows, struct hl_error *err)
+{
+    struct group_hits h = {NULL, 0};
+    uint8_t *sel = malloc((size_t)batch->length + 1);
+    hl_status st = sel ? select_rows(m, batch, at, old, sel, &h, err) : client_nomem(err);
+    if (st == HL_OK && hand_rows && h.n > 0 && m->on_rows)
+        st = m->on_rows(m, df, batch, sel, at, err);
+    if (st == HL_OK && h.n > 0) {
+        uint64_t *all = hits->n ? realloc(hits->pos, (hits->n + h.n) * sizeof *all) : h.pos;
+        if (!all) {
+            st = client_nomem(err);
+        } else if (hits->n) {
+            memcpy(all + hits->n, h.pos, h.n * sizeof *all);
+            free(h.pos);
+        }
+        if (all) {
+            hits->pos = all;
+            hits->n += h.n;
+            h.pos = NULL;
+        }
+    }
+    free(h.pos);
+    free(sel);
+    return st;
+}
+
+/* Row group g of the file (its first row at file position first), a
+ * chunk at a time: the positions of its selected live rows into *hits
+ * and, with hand_rows, the rows to on_rows. */
 static hl_status group_find(struct mutation *m, const json_t *df, struct file_reader *fr, size_t g,
                             uint64_t first, const struct lake_dv *old, struct mut_stats *counts,
                             struct group_hits *hits, bool hand_rows, struct hl_error *err)
 {
     *hits = (struct group_hits){NULL, 0};
-    struct arena scratch; /* this group's page indexes */
+    struct arena scratch; /* this group's page indexes and ranges */
     arena_init(&scratch, 0);
-    struct ArrowArray batch;
+    struct rows_chunks *chunks = NULL;
     struct client_group_read got;
-    const struct client_rows_at *at = &got.at;
     struct error e;
     hl_status st = HL_OK;
-    if (client_row_group_read(&m->table, m->pred, fr->r, g, first, &fr->proj, &scratch, &batch,
-                              &got, &e) != 0)
-        st = e.code == ERR_NOMEM
-                 ? client_nomem(err)
-                 : client_fail(err, HL_ERR_IO, "io", "%s: %s",
-                               json_string_value(json_object_get(df, "path")), e.msg);
-    else if (at->n == 0)
+    if (client_row_group_chunks(&m->table, m->pred, fr->r, g, first, &fr->proj, &scratch, &chunks,
+                                &got, &e) != 0)
+        st = read_failed(df, &e, err);
+    else if (got.at.n == 0)
         counts->row_groups_pruned++;
     else {
         counts->row_groups_scanned++;
         counts->pages_scanned += got.pages_read;
         counts->pages_pruned += got.pages_skipped;
     }
-    uint8_t *sel = st == HL_OK && at->n > 0 ? malloc((size_t)batch.length + 1) : NULL;
-    if (st == HL_OK && at->n > 0)
-        st = sel ? select_rows(m, &batch, at, old, sel, hits, err) : client_nomem(err);
-    if (st == HL_OK && hand_rows && hits->n > 0 && m->on_rows)
-        st = m->on_rows(m, df, &batch, sel, at, err);
-    free(sel);
-    if (batch.release)
+    while (st == HL_OK && chunks) {
+        struct ArrowArray batch;
+        int64_t at;
+        int rc = rows_chunks_next(chunks, &batch, &at, &e);
+        if (rc <= 0) {
+            st = rc < 0 ? read_failed(df, &e, err) : HL_OK;
+            break;
+        }
+        struct client_rows_at part;
+        st = client_rows_at_part(&got.at, at, batch.length, &scratch, &part) != 0
+                 ? client_nomem(err)
+                 : chunk_find(m, df, &batch, &part, old, hits, hand_rows, err);
         batch.release(&batch);
+    }
+    rows_chunks_free(chunks);
     arena_free(&scratch);
     return st;
 }

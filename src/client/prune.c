@@ -243,12 +243,13 @@ int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *
     return 0;
 }
 
-int client_row_group_read(const struct lake_table *t, const struct expr_pred *pred,
-                          struct pq_reader *r, size_t g, uint64_t first,
-                          struct rows_projection *proj, struct arena *scratch,
-                          struct ArrowArray *batch, struct client_group_read *got, struct error *e)
+int client_row_group_chunks(const struct lake_table *t, const struct expr_pred *pred,
+                            struct pq_reader *r, size_t g, uint64_t first,
+                            struct rows_projection *proj, struct arena *scratch,
+                            struct rows_chunks **chunks, struct client_group_read *got,
+                            struct error *e)
 {
-    batch->release = NULL;
+    *chunks = NULL;
     *got = (struct client_group_read){.at.first = first};
     struct pq_row_range *ranges = NULL;
     bool by_pages = false;
@@ -258,11 +259,35 @@ int client_row_group_read(const struct lake_table *t, const struct expr_pred *pr
     if (got->at.n == 0)
         return 0;
     if (!by_pages)
-        return rows_project_read(r, g, proj, t, batch, e);
+        return rows_project_chunks(r, g, proj, t, chunks, e);
     struct pq_range_read_stats read = {0};
-    if (rows_project_read_ranges(r, g, ranges, got->at.n, proj, t, batch, &read, e) != 0)
+    if (rows_project_chunks_ranges(r, g, ranges, got->at.n, proj, t, chunks, &read, e) != 0)
         return -1;
     got->pages_read = (int64_t)read.pages_read;
     got->pages_skipped = (int64_t)read.pages_skipped;
+    return 0;
+}
+
+int client_rows_at_part(const struct client_rows_at *at, int64_t first_row, int64_t n,
+                        struct arena *a, struct client_rows_at *out)
+{
+    struct pq_row_range *r = arena_calloc(a, at->n ? at->n : 1, sizeof *r);
+    if (!r)
+        return -1;
+    size_t m = 0;
+    int64_t skip = first_row, left = n;
+    for (size_t k = 0; k < at->n && left > 0; k++) {
+        int64_t len = at->ranges[k].end - at->ranges[k].begin;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        int64_t begin = at->ranges[k].begin + skip;
+        int64_t take = len - skip < left ? len - skip : left;
+        r[m++] = (struct pq_row_range){begin, begin + take};
+        left -= take;
+        skip = 0;
+    }
+    *out = (struct client_rows_at){at->first, r, m};
     return 0;
 }

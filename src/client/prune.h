@@ -17,6 +17,7 @@ struct lake_dv;
 struct lake_table;
 struct pq_row_range;
 struct pq_reader;
+struct rows_chunks;
 struct rows_projection;
 struct ArrowArray;
 struct error;
@@ -48,7 +49,7 @@ int client_row_group_pages(const struct lake_table *t, const struct expr_pred *p
 
 /* The rows of row group g that may hold a row pred selects (NULL: every
  * row): none (*n 0) when its statistics rule it out, the pages the page
- * index leaves (*by_pages: read them with rows_project_read_ranges), or
+ * index leaves (*by_pages: read them with rows_project_chunks_ranges), or
  * else the whole group; as ranges in the scratch arena. -1 when out of
  * memory. */
 int client_row_group_ranges(const struct lake_table *t, const struct expr_pred *pred,
@@ -72,15 +73,21 @@ struct client_group_read {
     int64_t pages_skipped;
 };
 
-/* Reads into batch, through proj, the rows of row group g of r (its first
- * row at file position first) that may hold a row pred selects, as
- * client_row_group_ranges finds them (the ranges in scratch). A pruned
- * group leaves batch released and got->at.n 0. -1 with e when out of
+/* Reads through proj the rows of row group g of r (its first row at file
+ * position first) that may hold a row pred selects, as
+ * client_row_group_ranges finds them (the ranges in scratch), into
+ * *chunks (rows_project_chunks: the read's rows a chunk at a time). A
+ * pruned group leaves *chunks NULL and got->at.n 0. -1 with e when out of
  * memory or the read fails. */
-int client_row_group_read(const struct lake_table *t, const struct expr_pred *pred,
-                          struct pq_reader *r, size_t g, uint64_t first,
-                          struct rows_projection *proj, struct arena *scratch,
-                          struct ArrowArray *batch, struct client_group_read *got, struct error *e);
+int client_row_group_chunks(const struct lake_table *t, const struct expr_pred *pred,
+                            struct pq_reader *r, size_t g, uint64_t first,
+                            struct rows_projection *proj, struct arena *scratch,
+                            struct rows_chunks **chunks, struct client_group_read *got,
+                            struct error *e);
+/* Where rows [first_row, first_row + n) of a read `at` sit: *out, its
+ * ranges in a. -1 when out of memory. */
+int client_rows_at_part(const struct client_rows_at *at, int64_t first_row, int64_t n,
+                        struct arena *a, struct client_rows_at *out);
 
 /* Clears keep[i] for each row i of the read `at` whose position dv holds
  * (rows whose keep[i] is already 0 are skipped). */

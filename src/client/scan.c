@@ -59,7 +59,14 @@ struct scan {
     struct rows_projection proj; /* the file's columns in table order, by field id */
     struct lake_dv dv;           /* the file's deleted positions (empty: none) */
     uint64_t group_pos;          /* the next row group's first position in the file */
-    struct ArrowSchema schema;   /* the batches' (the table's Arrow schema) */
+    /* The row group being read, a chunk at a time (rows_project_chunks):
+     * its chunks (NULL: none open), its first position, where its read's
+     * rows sit (filtered reads), and the memory of those. */
+    struct rows_chunks *chunks;
+    uint64_t chunk_base;
+    struct client_group_read got;
+    struct arena group_scratch;
+    struct ArrowSchema schema; /* the batches' (the table's Arrow schema) */
     /* A changefeed: the stream adds _row_id and _change_type, and the open
      * file's rows are the ones it inserted (its vector's positions left
      * out) or the ones it deleted (only its vector's positions). */
@@ -92,8 +99,18 @@ static int scan_fail(struct scan *s, const char *fmt, ...)
     return -1;
 }
 
+/* Ends the row group being read. */
+static void close_group(struct scan *s)
+{
+    rows_chunks_free(s->chunks);
+    s->chunks = NULL;
+    arena_free(&s->group_scratch);
+    arena_init(&s->group_scratch, 0);
+}
+
 static void close_file(struct scan *s)
 {
+    close_group(s);
     pq_reader_free(s->reader);
     s->reader = NULL;
     client_object_source_free(&s->source);
@@ -311,16 +328,44 @@ static int annotate_changes(struct scan *s, struct ArrowArray *b, uint64_t first
     return 0;
 }
 
-/* A row group of the open file, in the table's shape, without the rows
- * its deletion vector deletes (or, for a changefeed's deleted rows, only
- * those). */
+/* Takes the next row group to read: its index, its first position
+ * (chunk_base). */
+static size_t take_group(struct scan *s)
+{
+    size_t g = s->next_group++;
+    s->chunk_base = s->group_pos;
+    s->group_pos += (uint64_t)pq_reader_meta(s->reader)->row_groups[g].num_rows;
+    return g;
+}
+
+/* The open row group's next chunk into out: 1, or 0 (out released) when
+ * it has no more, the group then closed; -1 failed. *first: the chunk's
+ * first row within the read. */
+static int next_chunk(struct scan *s, struct ArrowArray *out, int64_t *first)
+{
+    struct error e;
+    int rc = rows_chunks_next(s->chunks, out, first, &e);
+    if (rc <= 0) {
+        out->release = NULL;
+        close_group(s);
+    }
+    return rc < 0 ? scan_fail(s, "%s", e.msg) : rc;
+}
+
+/* A chunk of a row group of the open file, in the table's shape, without
+ * the rows its deletion vector deletes (or, for a changefeed's deleted
+ * rows, only those); out left released at a row group's end. */
 static int next_batch(struct scan *s, struct ArrowArray *out)
 {
     struct error e;
-    if (rows_project_read(s->reader, s->next_group++, &s->proj, &s->table, out, &e) != 0)
+    if (!s->chunks &&
+        rows_project_chunks(s->reader, take_group(s), &s->proj, &s->table, &s->chunks, &e) != 0)
         return scan_fail(s, "%s", e.msg);
-    uint64_t first = s->group_pos, dropped = 0;
-    s->group_pos += (uint64_t)out->length;
+    int64_t at;
+    int got = next_chunk(s, out, &at);
+    if (got <= 0)
+        return got;
+    uint64_t first = s->chunk_base + (uint64_t)at, dropped = 0;
     int rc = s->changes ? annotate_changes(s, out, first) : 0;
     if (rc == 0 && s->deleted_rows) {
         if (rows_keep_listed(&s->schema, out, first, &s->dv, &e) != 0)
@@ -355,34 +400,43 @@ static int filter_batch(struct scan *s, struct ArrowArray *b, const struct clien
     return rc == 0 ? 0 : scan_fail(s, "%s", e.msg);
 }
 
-/* A row group of the open file read for hl_table_scan_with: pruned (out
- * left released), or its pages that may match decoded and filtered. */
+/* A chunk of a row group of the open file read for hl_table_scan_with
+ * (out left released at a group's end, or for a pruned group): the pages
+ * that may match decoded and filtered. */
 static int next_filtered_batch(struct scan *s, struct ArrowArray *out)
 {
-    size_t g = s->next_group++;
-    uint64_t first = s->group_pos;
-    s->group_pos += (uint64_t)pq_reader_meta(s->reader)->row_groups[g].num_rows;
-    struct arena scratch;
-    arena_init(&scratch, 0);
-    struct client_group_read got;
     struct error e;
-    int rc = 0;
-    if (client_row_group_read(&s->table, s->pred, s->reader, g, first, &s->proj, &scratch, out,
-                              &got, &e) != 0)
-        rc = scan_fail(s, "%s", e.msg);
-    else if (got.at.n == 0)
-        s->stats.row_groups_pruned++;
-    else {
-        s->stats.row_groups_scanned++;
-        s->stats.pages_scanned += got.pages_read;
-        s->stats.pages_pruned += got.pages_skipped;
-        if (filter_batch(s, out, &got.at) != 0) {
-            out->release(out);
-            rc = -1;
+    out->release = NULL;
+    if (!s->chunks) {
+        size_t g = take_group(s);
+        if (client_row_group_chunks(&s->table, s->pred, s->reader, g, s->chunk_base, &s->proj,
+                                    &s->group_scratch, &s->chunks, &s->got, &e) != 0) {
+            close_group(s);
+            return scan_fail(s, "%s", e.msg);
         }
+        if (s->got.at.n == 0) {
+            s->stats.row_groups_pruned++;
+            close_group(s);
+            return 0;
+        }
+        s->stats.row_groups_scanned++;
+        s->stats.pages_scanned += s->got.pages_read;
+        s->stats.pages_pruned += s->got.pages_skipped;
     }
-    arena_free(&scratch);
-    return rc;
+    int64_t first;
+    int got = next_chunk(s, out, &first);
+    if (got <= 0)
+        return got;
+    struct client_rows_at part;
+    if (client_rows_at_part(&s->got.at, first, out->length, &s->group_scratch, &part) != 0) {
+        out->release(out);
+        return scan_fail(s, "out of memory");
+    }
+    if (filter_batch(s, out, &part) != 0) {
+        out->release(out);
+        return -1;
+    }
+    return 0;
 }
 
 /* The batch as handed out: at most the rows still wanted, the projected
@@ -501,7 +555,7 @@ static int scan_get_next(struct ArrowArrayStream *stream, struct ArrowArray *out
     struct scan *s = stream->private_data;
     memset(out, 0, sizeof *out);
     while (s->left != 0) {
-        if (s->reader && s->next_group < pq_reader_meta(s->reader)->nrow_groups) {
+        if (s->reader && (s->chunks || s->next_group < pq_reader_meta(s->reader)->nrow_groups)) {
             if (read_group(s, out) != 0)
                 return EIO;
             if (out->release)
@@ -534,6 +588,7 @@ static void scan_release(struct ArrowArrayStream *stream)
 {
     struct scan *s = stream->private_data;
     close_file(s);
+    arena_free(&s->group_scratch);
     json_decref(s->plan);
     free(s->next_token);
     if (s->schema.release)
@@ -572,6 +627,7 @@ static hl_status scan_open(hl_table *t, const json_t *info, json_t *plan, bool c
         return client_nomem(err);
     }
     arena_init(&s->arena, 0);
+    arena_init(&s->group_scratch, 0);
     lake_table_init(&s->table, &s->arena);
     s->plan = plan;
     s->changes = changes;

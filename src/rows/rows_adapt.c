@@ -11,6 +11,7 @@
 #include "util/strutil.h"
 #include "parquet/writer.h"
 #include "util/arrow.h"
+#include "util/failpoint.h"
 
 enum conv {
     CV_NONE,
@@ -29,9 +30,9 @@ enum conv {
 };
 
 struct ctx {
-    bool dry;        /* check only */
-    bool trust_utf8; /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
-    const struct rows_adapt_options *opt;
+    bool dry;                       /* check only */
+    bool trust_utf8;                /* Arrow utf8 values are taken as valid UTF-8 (else checked) */
+    struct rows_adapt_options *opt; /* may be NULL; its counts are added to */
     int64_t variant_invalid;
     struct rows_variant_invalid *by_column; /* the current top-level column's; NULL */
     bool keep_storage;                      /* the current top-level column's */
@@ -630,49 +631,6 @@ static double sizer_row(const struct row_sizer *z, int64_t i)
     return n;
 }
 
-static void borrowed_release(struct ArrowArray *a)
-{
-    a->release = NULL;
-}
-
-/* Rows [start, start + n) of a, lent: out shares a's buffers and children
- * and its release leaves them be. */
-static void lend_rows(const struct ArrowArray *a, int64_t start, int64_t n, struct ArrowArray *out)
-{
-    *out = *a;
-    out->offset = a->offset + start;
-    out->length = n;
-    out->null_count = a->null_count == 0 ? 0 : -1;
-    out->private_data = NULL;
-    out->release = borrowed_release;
-}
-
-/* Rows [start, start + n) of the batch to fn: the chunked columns
- * converted for these rows alone, the others lent as they are. */
-static int adapt_chunk(struct ctx *x, const struct ArrowSchema *from,
-                       const struct ArrowArray *batch, const struct lake_table *t,
-                       const bool *chunked, int64_t start, int64_t n, rows_chunk_fn fn,
-                       void *fn_ctx)
-{
-    size_t ncols = t->root.nchildren;
-    struct ArrowArray chunk;
-    if (arrow_array_init(&chunk, 1, (int64_t)ncols) != 0)
-        return error_nomem(x->at.err);
-    chunk.length = n;
-    chunk.null_count = 0;
-    x->first_row = start;
-    int rc = 0;
-    for (size_t i = 0; i < ncols && rc == 0; i++) {
-        lend_rows(batch->children[i], batch->offset + start, n, chunk.children[i]);
-        if (chunked[i])
-            rc = adapt_column(x, t, i, from->children[i], chunk.children[i]);
-    }
-    if (rc == 0)
-        rc = fn(fn_ctx, &chunk, x->at.err);
-    chunk.release(&chunk);
-    return rc;
-}
-
 /* Where the chunk beginning at row start ends: at max_rows rows, or at the
  * row that brings the chunked columns' input to max_bytes. */
 static int64_t chunk_end(const struct row_sizer *sizers, const bool *chunked, size_t ncols,
@@ -689,54 +647,167 @@ static int64_t chunk_end(const struct row_sizer *sizers, const bool *chunked, si
     return end;
 }
 
-int rows_adapt_chunks(const struct ArrowSchema *from, struct ArrowArray *batch,
-                      const struct lake_table *t, struct rows_adapt_options *opt, rows_chunk_fn fn,
-                      void *fn_ctx, struct error *err)
+/* The rows made NULL so far, to the caller's count. */
+static void flush_invalid(struct ctx *x)
 {
-    struct ctx x = {.trust_utf8 = !(opt && opt->check_utf8), .opt = opt};
-    rows_where_init(&x.at, err);
+    if (x->opt)
+        x->opt->variant_invalid += x->variant_invalid;
+    x->variant_invalid = 0;
+}
+
+struct rows_chunks {
+    struct ctx x;
+    const struct ArrowSchema *from;
+    const struct lake_table *t;
+    bool *chunked;            /* top-level columns converted a chunk at a time */
+    struct row_sizer *sizers; /* theirs */
+    int64_t max_rows;
+    double max_bytes;
+    struct ArrowArray whole;   /* the batch converted whole, until handed out */
+    struct arrow_share *share; /* or the batch whose rows the chunks view */
+    int64_t next, length;
+};
+
+void rows_chunks_free(struct rows_chunks *c)
+{
+    if (!c)
+        return;
+    if (c->whole.release)
+        c->whole.release(&c->whole);
+    arrow_share_unref(c->share);
+    free(c->chunked);
+    free(c->sizers);
+    free(c);
+}
+
+/* The bounds: the options', or failpoint variant_small_chunks' (which
+ * makes any batch one of many chunks, as a huge one is), or the
+ * defaults. */
+static void chunk_bounds(const struct rows_adapt_options *opt, int64_t *rows, double *bytes)
+{
+    *rows = opt && opt->chunk_rows > 0 ? opt->chunk_rows : ROWS_CHUNK_ROWS;
+    *bytes = opt && opt->chunk_bytes > 0 ? (double)opt->chunk_bytes : (double)ROWS_CHUNK_BYTES;
+    if (failpoint_on("variant_small_chunks")) {
+        *rows = *rows < 7 ? *rows : 7;
+        *bytes = *bytes < 4096 ? *bytes : 4096;
+    }
+}
+
+int rows_chunks_open(const struct ArrowSchema *from, struct ArrowArray *batch,
+                     const struct lake_table *t, struct rows_adapt_options *opt,
+                     struct rows_chunks **out, struct error *err)
+{
+    *out = NULL;
     size_t ncols = t->root.nchildren;
+    struct rows_chunks *c = calloc(1, sizeof *c);
+    if (c) {
+        c->chunked = calloc(ncols ? ncols : 1, sizeof *c->chunked);
+        c->sizers = calloc(ncols ? ncols : 1, sizeof *c->sizers);
+    }
+    if (!c || !c->chunked || !c->sizers) {
+        rows_chunks_free(c);
+        batch->release(batch);
+        return error_nomem(err);
+    }
+    c->x = (struct ctx){.trust_utf8 = !(opt && opt->check_utf8), .opt = opt};
+    rows_where_init(&c->x.at, err);
+    c->from = from;
+    c->t = t;
+    c->length = batch->length;
+    chunk_bounds(opt, &c->max_rows, &c->max_bytes);
     if (strcmp(from->format, "+s") != 0 || from->n_children != (int64_t)ncols ||
-        batch->n_children != (int64_t)ncols)
+        batch->n_children != (int64_t)ncols) {
+        rows_chunks_free(c);
+        batch->release(batch);
         return error_fail(err, ERR_INVALID, "the input's columns do not match the schema's %zu",
                           ncols);
-    int64_t max_rows = opt && opt->chunk_rows > 0 ? opt->chunk_rows : ROWS_CHUNK_ROWS;
-    double max_bytes = opt && opt->chunk_bytes > 0 ? (double)opt->chunk_bytes : ROWS_CHUNK_BYTES;
-    bool *chunked = calloc(ncols ? ncols : 1, sizeof *chunked);
-    struct row_sizer *sizers = calloc(ncols ? ncols : 1, sizeof *sizers);
-    if (!chunked || !sizers) {
-        free(chunked);
-        free(sizers);
-        return error_nomem(err);
     }
     double total = 0;
     bool any = false;
     for (size_t i = 0; i < ncols; i++) {
         if (!chunked_column(t->root.children[i], from->children[i], opt, i))
             continue;
-        chunked[i] = any = true;
-        sizer_init(&sizers[i], from->children[i], batch->children[i], batch->offset, batch->length);
+        c->chunked[i] = any = true;
+        sizer_init(&c->sizers[i], from->children[i], batch->children[i], batch->offset,
+                   batch->length);
         total += input_bytes(from->children[i], batch->children[i]);
     }
-    int rc;
-    if (!any || (batch->length <= max_rows && total < max_bytes)) {
-        /* One chunk: the batch converted in place, as rows_adapt_batch. */
-        rc = adapt_columns(&x, from, batch, t);
-        if (rc == 0)
-            rc = fn(fn_ctx, batch, err);
-    } else {
-        x.skip = chunked;
-        rc = adapt_columns(&x, from, batch, t);
-        for (int64_t start = 0; rc == 0 && start < batch->length;) {
-            int64_t end =
-                chunk_end(sizers, chunked, ncols, start, batch->length, max_rows, max_bytes);
-            rc = adapt_chunk(&x, from, batch, t, chunked, start, end - start, fn, fn_ctx);
-            start = end;
-        }
+    bool whole = !any || (batch->length <= c->max_rows && total < c->max_bytes);
+    /* The columns converted whole: all of them, or those not chunked. */
+    c->x.skip = whole ? NULL : c->chunked;
+    int rc = adapt_columns(&c->x, from, batch, t);
+    flush_invalid(&c->x);
+    if (rc == 0 && whole)
+        arrow_array_move(batch, &c->whole);
+    else if (rc == 0 && !(c->share = arrow_share_new(batch)))
+        rc = error_nomem(err);
+    if (batch->release)
+        batch->release(batch);
+    if (rc != 0) {
+        rows_chunks_free(c);
+        return -1;
     }
-    if (opt)
-        opt->variant_invalid += x.variant_invalid;
-    free(chunked);
-    free(sizers);
+    *out = c;
+    return 0;
+}
+
+int rows_chunks_next(struct rows_chunks *c, struct ArrowArray *out, int64_t *first_row,
+                     struct error *err)
+{
+    struct ctx *x = &c->x;
+    rows_where_init(&x->at, err);
+    if (!c->share) {
+        if (!c->whole.release)
+            return 0;
+        *first_row = 0;
+        c->next = c->length;
+        arrow_array_move(&c->whole, out);
+        return 1;
+    }
+    if (c->next >= c->length)
+        return 0;
+    size_t ncols = c->t->root.nchildren;
+    int64_t start = c->next;
+    int64_t end =
+        chunk_end(c->sizers, c->chunked, ncols, start, c->length, c->max_rows, c->max_bytes);
+    if (arrow_array_init(out, 1, (int64_t)ncols) != 0)
+        return error_nomem(err);
+    out->length = end - start;
+    out->null_count = 0;
+    x->first_row = start;
+    int rc = 0;
+    for (size_t i = 0; i < ncols && rc == 0; i++) {
+        if (arrow_share_view(c->share, (int64_t)i, start, end - start, out->children[i]) != 0)
+            rc = error_nomem(err);
+        else if (c->chunked[i])
+            rc = adapt_column(x, c->t, i, c->from->children[i], out->children[i]);
+    }
+    flush_invalid(x);
+    if (rc != 0) {
+        out->release(out);
+        return -1;
+    }
+    c->next = end;
+    *first_row = start;
+    return 1;
+}
+
+int rows_adapt_chunks(const struct ArrowSchema *from, struct ArrowArray *batch,
+                      const struct lake_table *t, struct rows_adapt_options *opt, rows_chunk_fn fn,
+                      void *fn_ctx, struct error *err)
+{
+    struct rows_chunks *c;
+    if (rows_chunks_open(from, batch, t, opt, &c, err) != 0)
+        return -1;
+    int rc;
+    struct ArrowArray chunk;
+    int64_t first;
+    while ((rc = rows_chunks_next(c, &chunk, &first, err)) == 1) {
+        rc = fn(fn_ctx, &chunk, err);
+        chunk.release(&chunk);
+        if (rc != 0)
+            break;
+    }
+    rows_chunks_free(c);
     return rc;
 }

@@ -32,10 +32,13 @@ struct rows_adapt_options {
      * it is, unchecked: the caller knows it is already in the layout it
      * writes (compaction carrying a file's groups through). */
     const bool *variant_keep_storage;
-    /* rows_adapt_chunks: strings are checked to be UTF-8 (a file another
-     * tool wrote) rather than trusted (Arrow utf8 from a caller). */
+    /* Chunked adapting (rows_chunks_open): strings are checked to be UTF-8
+     * (a file another tool wrote) rather than trusted (Arrow utf8 from a
+     * caller). */
     bool check_utf8;
-    /* rows_adapt_chunks' bounds (0: ROWS_CHUNK_ROWS, ROWS_CHUNK_BYTES). */
+    /* Chunked adapting's bounds (0: ROWS_CHUNK_ROWS, ROWS_CHUNK_BYTES;
+     * failpoint variant_small_chunks makes them tiny, as for a huge
+     * batch). */
     int64_t chunk_rows, chunk_bytes;
 };
 
@@ -59,16 +62,28 @@ int rows_adapt_batch_with(const struct ArrowSchema *from, struct ArrowArray *bat
 enum { ROWS_CHUNK_ROWS = 8192 };
 #define ROWS_CHUNK_BYTES ((int64_t)512 << 20)
 
-/* Given each chunk: valid only during the call (borrowed from the batch);
- * 0, or -1 with err filled to stop. */
-typedef int (*rows_chunk_fn)(void *ctx, const struct ArrowArray *chunk, struct error *err);
+/* A batch's chunks, converted one at a time: rows_chunks_open takes the
+ * batch (released on failure too) and converts in place the columns not
+ * chunked (all of them when the batch is within one chunk's bounds);
+ * rows_chunks_next gives the next chunk, the caller's to release whenever
+ * it likes: its variant columns converted for its rows alone, its other
+ * columns views of the batch's (util/arrow.h arrow_share: no copy). opt
+ * (may be NULL) must outlive the chunks; its counts are added to as
+ * chunks are made. */
+struct rows_chunks;
+int rows_chunks_open(const struct ArrowSchema *from, struct ArrowArray *batch,
+                     const struct lake_table *t, struct rows_adapt_options *opt,
+                     struct rows_chunks **out, struct error *err);
+/* 1 with *out and the chunk's first row within the batch, 0 after the
+ * last, -1 on failure (errors number rows within the batch). */
+int rows_chunks_next(struct rows_chunks *c, struct ArrowArray *out, int64_t *first_row,
+                     struct error *err);
+void rows_chunks_free(struct rows_chunks *c);
 
-/* rows_adapt_batch_with, handing the converted rows to fn in chunks. A
- * batch with no variant column to convert, or within one chunk's bounds,
- * is converted in place and given whole; otherwise its other columns are
- * converted in place, and each chunk lends them and converts its rows of
- * the variant columns. Errors number rows within the batch. The batch
- * stays the caller's. */
+/* Given each chunk, to read during the call; 0, or -1 with err filled to
+ * stop. */
+typedef int (*rows_chunk_fn)(void *ctx, const struct ArrowArray *chunk, struct error *err);
+/* Every chunk of the batch (taken) to fn, in order. */
 int rows_adapt_chunks(const struct ArrowSchema *from, struct ArrowArray *batch,
                       const struct lake_table *t, struct rows_adapt_options *opt, rows_chunk_fn fn,
                       void *fn_ctx, struct error *err);

@@ -77,9 +77,10 @@ int rows_project_open_some(struct pq_reader *r, const struct lake_table *t, cons
     return 0;
 }
 
-/* The reader's batch in (taken) through the projection into *out. */
-static int project_batch(struct ArrowArray *in, struct rows_projection *p,
-                         const struct lake_table *t, struct ArrowArray *out, struct error *err)
+/* The reader's batch in (taken) through the projection into *out: the
+ * file's columns in table order, nulls for the absent, not yet converted. */
+static int project_columns(struct ArrowArray *in, struct rows_projection *p, struct ArrowArray *out,
+                           struct error *err)
 {
     /* The absent columns share one zeroed block, kept for the next batch:
      * no buffers to zero per column and per batch. */
@@ -103,15 +104,61 @@ static int project_batch(struct ArrowArray *in, struct rows_projection *p,
                                       out->children[c]);
     }
     in->release(in);
-    if (rc != 0)
-        rc = error_nomem(err);
-    else
-        rc = rows_adapt_batch_with(
-            &p->projected, out, t,
-            &(struct rows_adapt_options){.variant_keep_storage = p->keep_variant_storage}, err);
+    if (rc != 0) {
+        out->release(out);
+        return error_nomem(err);
+    }
+    return 0;
+}
+
+/* The reader's batch in (taken) through the projection into *out. */
+static int project_batch(struct ArrowArray *in, struct rows_projection *p,
+                         const struct lake_table *t, struct ArrowArray *out, struct error *err)
+{
+    if (project_columns(in, p, out, err) != 0)
+        return -1;
+    int rc = rows_adapt_batch_with(
+        &p->projected, out, t,
+        &(struct rows_adapt_options){.variant_keep_storage = p->keep_variant_storage}, err);
     if (rc != 0)
         out->release(out);
     return rc;
+}
+
+/* The reader's batch in (taken) through the projection, in chunks. */
+static int project_chunks(struct ArrowArray *in, struct rows_projection *p,
+                          const struct lake_table *t, struct rows_chunks **out, struct error *err)
+{
+    struct ArrowArray b;
+    if (project_columns(in, p, &b, err) != 0)
+        return -1;
+    /* A row group is read whole unless its variant values would near the
+     * byte bound: rows alone never cut it. */
+    p->chunk_opt = (struct rows_adapt_options){.variant_keep_storage = p->keep_variant_storage,
+                                               .chunk_rows = INT64_MAX};
+    return rows_chunks_open(&p->projected, &b, t, &p->chunk_opt, out, err);
+}
+
+int rows_project_chunks(struct pq_reader *r, size_t g, struct rows_projection *p,
+                        const struct lake_table *t, struct rows_chunks **out, struct error *err)
+{
+    struct ArrowArray in;
+    *out = NULL;
+    if (pq_reader_read_row_group(r, g, &in, err) != 0)
+        return -1;
+    return project_chunks(&in, p, t, out, err);
+}
+
+int rows_project_chunks_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
+                               size_t n, struct rows_projection *p, const struct lake_table *t,
+                               struct rows_chunks **out, struct pq_range_read_stats *stats,
+                               struct error *err)
+{
+    struct ArrowArray in;
+    *out = NULL;
+    if (pq_reader_read_row_ranges(r, g, ranges, n, &in, stats, err) != 0)
+        return -1;
+    return project_chunks(&in, p, t, out, err);
 }
 
 int rows_project_read(struct pq_reader *r, size_t g, struct rows_projection *p,
@@ -120,18 +167,6 @@ int rows_project_read(struct pq_reader *r, size_t g, struct rows_projection *p,
     struct ArrowArray in;
     memset(out, 0, sizeof *out);
     if (pq_reader_read_row_group(r, g, &in, err) != 0)
-        return -1;
-    return project_batch(&in, p, t, out, err);
-}
-
-int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
-                             size_t n, struct rows_projection *p, const struct lake_table *t,
-                             struct ArrowArray *out, struct pq_range_read_stats *stats,
-                             struct error *err)
-{
-    struct ArrowArray in;
-    memset(out, 0, sizeof *out);
-    if (pq_reader_read_row_ranges(r, g, ranges, n, &in, stats, err) != 0)
         return -1;
     return project_batch(&in, p, t, out, err);
 }

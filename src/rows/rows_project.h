@@ -20,6 +20,7 @@
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "parquet/reader.h"
+#include "rows/rows_adapt.h"
 #include "util/error.h"
 
 struct rows_projection {
@@ -31,6 +32,7 @@ struct rows_projection {
      * storage the file holds in the layout the writer writes, read as it
      * is, neither checked nor unshredded (rows_adapt_options). */
     const bool *keep_variant_storage;
+    struct rows_adapt_options chunk_opt; /* the chunks being read's (rows_project_chunks) */
 };
 
 /* Selects on r the columns of t the file holds and builds p (zeroed by the
@@ -51,13 +53,21 @@ static inline int rows_project_has(const struct rows_projection *p, size_t c)
  * struct of t's top-level columns in t's types. */
 int rows_project_read(struct pq_reader *r, size_t g, struct rows_projection *p,
                       const struct lake_table *t, struct ArrowArray *out, struct error *err);
-/* The rows of row group g in ranges[0..n) only, through the projection
- * (pq_reader_read_row_ranges: only the pages holding them are decoded, and
- * the batch's row i is the i-th row of the ranges). stats may be NULL. */
-int rows_project_read_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
-                             size_t n, struct rows_projection *p, const struct lake_table *t,
-                             struct ArrowArray *out, struct pq_range_read_stats *stats,
-                             struct error *err);
+/* Row group g through the projection a chunk at a time (rows_adapt.h's
+ * rows_chunks): one chunk, the whole row group, unless its variant values
+ * would unshred near the byte bound, when each chunk unshreds its own
+ * rows. For a row group of big documents another writer made huge, which
+ * whole would pass the 2 GiB a binary array holds. */
+int rows_project_chunks(struct pq_reader *r, size_t g, struct rows_projection *p,
+                        const struct lake_table *t, struct rows_chunks **out, struct error *err);
+/* The same for the rows of row group g in ranges[0..n) only
+ * (pq_reader_read_row_ranges: only the pages holding them are decoded,
+ * and the read's row i is the i-th row of the ranges). stats may be
+ * NULL. */
+int rows_project_chunks_ranges(struct pq_reader *r, size_t g, const struct pq_row_range *ranges,
+                               size_t n, struct rows_projection *p, const struct lake_table *t,
+                               struct rows_chunks **out, struct pq_range_read_stats *stats,
+                               struct error *err);
 void rows_project_free(struct rows_projection *p);
 
 #endif

@@ -401,3 +401,112 @@ bool arrow_schema_same_shape(const struct ArrowSchema *a, const struct ArrowSche
             return false;
     return true;
 }
+
+/* ---- views of a shared batch ---- */
+
+struct arrow_share {
+    size_t refs; /* atomic: views may be released on any thread */
+    struct ArrowArray batch;
+};
+
+struct arrow_share *arrow_share_new(struct ArrowArray *batch)
+{
+    struct arrow_share *s = malloc(sizeof *s);
+    if (!s) {
+        batch->release(batch);
+        return NULL;
+    }
+    s->refs = 1;
+    arrow_array_move(batch, &s->batch);
+    return s;
+}
+
+const struct ArrowArray *arrow_share_batch(const struct arrow_share *s)
+{
+    return &s->batch;
+}
+
+void arrow_share_unref(struct arrow_share *s)
+{
+    if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        s->batch.release(&s->batch);
+        free(s);
+    }
+}
+
+/* A view node: the buffer pointers and children of its source, its own. */
+struct view_private {
+    struct arrow_share *share;
+    const void **buffers;
+    struct ArrowArray *kids;
+    struct ArrowArray **children;
+    struct ArrowArray dictionary;
+};
+
+static void release_view(struct ArrowArray *a)
+{
+    struct view_private *p = a->private_data;
+    CHILDREN_RELEASE(p, a->n_children);
+    if (p->dictionary.release)
+        p->dictionary.release(&p->dictionary);
+    free(p->buffers);
+    arrow_share_unref(p->share);
+    free(p);
+    a->release = NULL;
+    a->private_data = NULL;
+}
+
+/* out: a view of src (a node of s's batch), recursively. */
+static int view_node(struct arrow_share *s, const struct ArrowArray *src, struct ArrowArray *out)
+{
+    memset(out, 0, sizeof *out);
+    struct view_private *p = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    if (!CHILDREN_ALLOC(p, src->n_children) ||
+        (src->n_buffers > 0 &&
+         !(p->buffers = calloc((size_t)src->n_buffers, sizeof *p->buffers)))) {
+        free(p->kids);
+        free(p->children);
+        free(p);
+        return -1;
+    }
+    CHILDREN_LINK(p, src->n_children);
+    for (int64_t i = 0; i < src->n_buffers; i++)
+        p->buffers[i] = src->buffers[i];
+    __atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+    p->share = s;
+    *out = (struct ArrowArray){.length = src->length,
+                               .null_count = src->null_count,
+                               .offset = src->offset,
+                               .n_buffers = src->n_buffers,
+                               .n_children = src->n_children,
+                               .buffers = p->buffers,
+                               .children = p->children,
+                               .private_data = p,
+                               .release = release_view};
+    int rc = 0;
+    for (int64_t i = 0; i < src->n_children && rc == 0; i++)
+        rc = view_node(s, src->children[i], &p->kids[i]);
+    if (rc == 0 && src->dictionary) {
+        rc = view_node(s, src->dictionary, &p->dictionary);
+        out->dictionary = &p->dictionary;
+    }
+    if (rc != 0)
+        out->release(out);
+    return rc;
+}
+
+int arrow_share_view(struct arrow_share *s, int64_t c, int64_t start, int64_t n,
+                     struct ArrowArray *out)
+{
+    const struct ArrowArray *b = &s->batch;
+    if (c < 0 || c >= b->n_children || start < 0 || n < 0 || start + n > b->length ||
+        view_node(s, b->children[c], out) != 0)
+        return -1;
+    out->offset += b->offset + start;
+    out->length = n;
+    if (out->null_count != 0)
+        out->null_count = -1; /* unknown within the rows */
+    return 0;
+}

@@ -71,6 +71,23 @@ int arrow_array_nulls_in(const struct ArrowSchema *s, int64_t n, struct arrow_ze
 void arrow_array_move(struct ArrowArray *src, struct ArrowArray *dst);
 void arrow_schema_move(struct ArrowSchema *src, struct ArrowSchema *dst);
 
+/* A batch (a struct array) shared by views of its rows, so that its rows
+ * can go out a chunk at a time without a copy: each view is an ArrowArray
+ * of its own (released, or its children moved out, independently, on any
+ * thread) pointing into the batch's buffers, which live until the share
+ * and every view are released. */
+struct arrow_share;
+/* Takes the batch (moved in). NULL when out of memory (batch released). */
+struct arrow_share *arrow_share_new(struct ArrowArray *batch);
+/* The batch, to read (its columns may be replaced until views are made). */
+const struct ArrowArray *arrow_share_batch(const struct arrow_share *s);
+void arrow_share_unref(struct arrow_share *s);
+/* Rows [start, start + n) of column c of the batch: the column's offset
+ * moved, its null count unknown (-1) unless it has none. 0, or -1 when
+ * out of memory or out of range. */
+int arrow_share_view(struct arrow_share *s, int64_t c, int64_t start, int64_t n,
+                     struct ArrowArray *out);
+
 /* Validity helpers. */
 static inline bool arrow_bit(const uint8_t *bits, int64_t i)
 {

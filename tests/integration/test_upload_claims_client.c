@@ -474,7 +474,10 @@ static void run_append(struct run *r, const char *dir, const char *table, int de
     assert_int_equal(waitpid(pid, &status, 0), pid);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    r->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    /* Killed by a signal: minus its number. */
+    r->code = WIFEXITED(status)     ? WEXITSTATUS(status)
+              : WIFSIGNALED(status) ? -WTERMSIG(status)
+                                    : -1;
     r->out = test_read_text(outf);
     r->err = test_read_text(errf);
 }
@@ -570,7 +573,12 @@ static void interrupted_cli_append(void **state)
         int64_t rows_before = file_rows(f.name);
         run_append(&r, dir, table, delay, i % 2 == 1);
         print_message("SIGINT after %d ms: exit %d in %.2f s\n", delay, r.code, r.seconds);
-        if (r.code == 130) {
+        /* The second signal of a pair can land after the first one's
+         * cleanup ended and the handlers were put back (a loaded machine
+         * delays the sender): the append was still interrupted and
+         * cleaned up, and the late signal only ended the exit. */
+        bool late_term = r.code == -SIGTERM && i % 2 == 1 && strstr(r.err, "interrupted: removed ");
+        if (r.code == 130 || late_term) {
             expect_contains(r.err, "interrupted: removed ", "the interruption's report");
             expect_contains(r.err, " written by this append", "the interruption's report");
             assert_null(strstr(r.err, "could not remove"));
@@ -579,7 +587,7 @@ static void interrupted_cli_append(void **state)
         } else if (r.code == 0) {
             expect_contains(r.out, "snapshot ", "a committed append's report");
             assert_true(file_rows(f.name) > rows_before);
-        } else if (r.code == -1 && strstr(r.out, "snapshot ")) {
+        } else if (r.code < 0 && strstr(r.out, "snapshot ")) {
             /* The signal landed after the commit, while the report was
              * printed (the handler is gone by then): committed all the
              * same, and storage must still match the catalog. */

@@ -801,6 +801,118 @@ static void typed_arrow_values(void **state)
     fixture_down(&f);
 }
 
+/* The rows a scan gives (id, s.a, v as JSON), one a line, read through
+ * every offset the batches carry (a chunk's columns are views). */
+static char *scan_text(struct fixture *f, hl_table *t, const char *predicate)
+{
+    hl_table *h;
+    struct hl_error err;
+    test_check(hl_table_open(f->ns, hl_table_name(t), &h, &err), &err, "reopen");
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.variant_as_json = true;
+    o.predicate = predicate;
+    struct ArrowArrayStream st;
+    test_check(hl_table_scan_with(h, NULL, &o, &st, &err), &err, "scan");
+    struct buf out = BUF_INIT;
+    for (;;) {
+        struct ArrowArray b;
+        assert_int_equal(st.get_next(&st, &b), 0);
+        if (!b.release)
+            break;
+        const struct ArrowArray *id = b.children[0], *s = b.children[1], *v = b.children[2];
+        const struct ArrowArray *a = s->children[0];
+        for (int64_t i = 0; i < b.length; i++) {
+            int64_t ai = s->offset + a->offset + i;
+            const int32_t *off = v->buffers[1];
+            int64_t k = v->offset + i;
+            bool vnull = v->buffers[0] && !arrow_bit(v->buffers[0], k);
+            buf_printf(&out, "%lld|", (long long)((const int64_t *)id->buffers[1])[id->offset + i]);
+            if (a->buffers[0] && !arrow_bit(a->buffers[0], ai))
+                buf_puts(&out, "null|");
+            else
+                buf_printf(&out, "%lld|", (long long)((const int64_t *)a->buffers[1])[ai]);
+            if (vnull)
+                buf_puts(&out, "SQL NULL\n");
+            else
+                buf_printf(&out, "%.*s\n", (int)(off[k + 1] - off[k]),
+                           (const char *)v->buffers[2] + off[k]);
+        }
+        b.release(&b);
+    }
+    st.release(&st);
+    hl_table_free(h);
+    buf_putc(&out, '\0');
+    return buf_take(&out);
+}
+
+/* Reads, deletes, updates and compaction a chunk at a time (failpoint
+ * variant_small_chunks makes every row group of a variant table many
+ * chunks, as a row group of big documents is): the same rows as read
+ * whole, deleted rows (a vector's positions across chunks) left out,
+ * predicates on a variant path and a struct field alike. */
+static void reads_in_chunks(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f);
+    hl_table *t =
+        create(&f, "chunked",
+               "[{\"name\":\"id\",\"type\":\"long\",\"nullable\":false},"
+               "{\"name\":\"s\",\"type\":\"struct\",\"children\":"
+               "[{\"name\":\"a\",\"type\":\"long\"}]},"
+               "{\"name\":\"v\",\"type\":\"variant\",\"type_params\":{\"shredding\":"
+               "{\"type\":\"object\",\"fields\":[{\"name\":\"n\",\"type\":\"int64\"}]}}}]");
+    struct buf rows = BUF_INIT;
+    for (int i = 0; i < 300; i++)
+        buf_printf(
+            &rows,
+            "{\"id\":%d,\"s\":{\"a\":%d},\"v\":\"{\\\"n\\\":%d,\\\"pad\\\":\\\"%.*s\\\"}\"}\n", i,
+            i % 10 ? i * 3 : -1, i, i % 40, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    struct ArrowArrayStream in;
+    test_rows_stream("id:long!, s:struct<a:long>, v:string", rows.data, &in);
+    buf_free(&rows);
+    test_append(t, &in, 0);
+    struct hl_error err;
+    struct hl_delete_result dr;
+    /* Every eleventh row deleted: a vector whose positions fall in most
+     * chunks, at other places in each. */
+    struct buf del = BUF_INIT;
+    buf_puts(&del, "id IN (3");
+    for (int i = 14; i < 300; i += 11)
+        buf_printf(&del, ", %d", i);
+    buf_puts(&del, ")");
+    test_check(hl_table_delete(t, del.data, NULL, &dr, &err), &err, "delete");
+    buf_free(&del);
+    assert_true(dr.rows_deleted > 0);
+
+    static const char *const preds[] = {NULL, "v.n >= 100 AND v.n < 211", "s.a > 500",
+                                        "id < 20 OR v.n = 299"};
+    char *whole[4];
+    for (int k = 0; k < 4; k++)
+        whole[k] = scan_text(&f, t, preds[k]);
+    assert_non_null(strstr(whole[0], "\n299|897|{\"n\":299,"));
+    assert_null(strstr(whole[0], "\n3|9|"));
+    setenv("HOGLAKE_FAILPOINTS", "variant_small_chunks", 1);
+    for (int k = 0; k < 4; k++) {
+        char *chunked = scan_text(&f, t, preds[k]);
+        expect_text_eq(chunked, whole[k], "a scan in chunks");
+        free(chunked);
+    }
+    /* A delete and an update find their rows a chunk at a time. */
+    test_check(hl_table_delete(t, "v.n BETWEEN 20 AND 40", NULL, &dr, &err), &err,
+               "delete in chunks");
+    unsetenv("HOGLAKE_FAILPOINTS");
+    char *after = scan_text(&f, t, NULL);
+    assert_null(strstr(after, "\n30|90|"));
+    assert_non_null(strstr(after, "\n41|123|"));
+    free(after);
+    for (int k = 0; k < 4; k++)
+        free(whole[k]);
+    hl_table_free(t);
+    fixture_down(&f);
+}
+
 /* A timestamptz_ns leaf is an INT64 TIMESTAMP(NANOS) adjusted to UTC,
  * which DuckDB reads; JSON text never fills it (its values stay in
  * value). */
@@ -1092,13 +1204,13 @@ static void where_on_variant_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(jsonl_in_json_out),      cmocka_unit_test(iceberg_export),
-        cmocka_unit_test(mutations_keep_values),  cmocka_unit_test(csv_and_invalid_text),
-        cmocka_unit_test(duckdb_shredded_files),  cmocka_unit_test(library_round_trip),
-        cmocka_unit_test(library_refusals),       cmocka_unit_test(library_verify),
-        cmocka_unit_test(typed_arrow_values),     cmocka_unit_test(declared_layout_written),
-        cmocka_unit_test(where_on_variant_paths), cmocka_unit_test(nanosecond_instant_leaf),
-        cmocka_unit_test(encoding_report),
+        cmocka_unit_test(jsonl_in_json_out),       cmocka_unit_test(iceberg_export),
+        cmocka_unit_test(mutations_keep_values),   cmocka_unit_test(csv_and_invalid_text),
+        cmocka_unit_test(duckdb_shredded_files),   cmocka_unit_test(library_round_trip),
+        cmocka_unit_test(library_refusals),        cmocka_unit_test(library_verify),
+        cmocka_unit_test(typed_arrow_values),      cmocka_unit_test(reads_in_chunks),
+        cmocka_unit_test(declared_layout_written), cmocka_unit_test(where_on_variant_paths),
+        cmocka_unit_test(nanosecond_instant_leaf), cmocka_unit_test(encoding_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -247,8 +247,12 @@ static void variant_path_pages(void **state)
     struct ArrowArray b;
     struct error err;
     assert_int_equal(rows_project_open(f->r, &f->tt.t, &proj, &err), 0);
-    if (rows_project_read_ranges(f->r, 0, &range, 1, &proj, &f->tt.t, &b, NULL, &err) != 0)
+    struct rows_chunks *chunks;
+    int64_t first;
+    if (rows_project_chunks_ranges(f->r, 0, &range, 1, &proj, &f->tt.t, &chunks, NULL, &err) != 0 ||
+        rows_chunks_next(chunks, &b, &first, &err) != 1)
         fail_msg("%s", err.msg);
+    rows_chunks_free(chunks);
     assert_int_equal(b.length, 200);
     struct ArrowArray text;
     assert_int_equal(rows_variant_to_json(b.children[1], &text, &err), 0);

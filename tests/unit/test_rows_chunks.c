@@ -154,14 +154,27 @@ static void collect_close(struct collect *c, bool ok)
 /* Adapts (and writes) a batch made from seed with the options; *out is
  * the file. Returns rows_adapt_chunks' result. */
 static int adapt_into(struct fixture *f, int64_t n, uint64_t seed, struct rows_adapt_options *ao,
-                      struct ArrowSchema *schema, struct ArrowArray *batch, struct buf *out,
-                      struct collect *c, struct error *err)
+                      struct buf *out, struct collect *c, struct error *err)
 {
-    make_batch(&f->plain.t, n, seed, schema, batch);
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    make_batch(&f->plain.t, n, seed, &schema, &batch);
     collect_open(f, c, out);
-    int rc = rows_adapt_chunks(schema, batch, &f->tt.t, ao, write_to_file, c, err);
+    int rc = rows_adapt_chunks(&schema, &batch, &f->tt.t, ao, write_to_file, c, err);
     collect_close(c, rc == 0);
+    schema.release(&schema);
     return rc;
+}
+
+/* The batch made from seed, converted whole in place: the reference. */
+static void whole_batch(struct fixture *f, int64_t n, uint64_t seed, struct ArrowArray *out)
+{
+    struct ArrowSchema schema;
+    make_batch(&f->plain.t, n, seed, &schema, out);
+    struct error err;
+    if (rows_adapt_batch(&schema, out, &f->tt.t, &err) != 0)
+        fail_msg("%s", err.msg);
+    schema.release(&schema);
 }
 
 /* 5000 rows in chunks of 777: the same file as the batch in one piece. */
@@ -171,15 +184,14 @@ static void chunks_write_the_whole_batch(void **state)
     struct fixture f;
     fixture_init(&f);
     struct error err = {0};
-    struct ArrowSchema s1, s2;
-    struct ArrowArray whole, chunked;
+    struct ArrowArray whole;
+    whole_batch(&f, 5000, 42, &whole);
     struct buf file1 = BUF_INIT, file2 = BUF_INIT;
     struct collect c1, c2;
     struct rows_adapt_options one = {0}, many = {.chunk_rows = 777};
-    assert_int_equal(adapt_into(&f, 5000, 42, &one, &s1, &whole, &file1, &c1, &err), 0);
+    assert_int_equal(adapt_into(&f, 5000, 42, &one, &file1, &c1, &err), 0);
     assert_int_equal(c1.nchunks, 1);
-    assert_ptr_equal(c1.first, &whole); /* converted in place, given whole */
-    if (adapt_into(&f, 5000, 42, &many, &s2, &chunked, &file2, &c2, &err) != 0)
+    if (adapt_into(&f, 5000, 42, &many, &file2, &c2, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(c2.nchunks, 7);
     for (int k = 0; k < 6; k++)
@@ -190,22 +202,78 @@ static void chunks_write_the_whole_batch(void **state)
     expect_file_equals(&f.tt.t, &file1, &f.wschema, &whole, 1);
     /* Storage input (the table's form, as a file's VARIANT group reads)
      * is unshredded a chunk at a time too. */
+    struct ArrowArray storage_in;
+    whole_batch(&f, 5000, 42, &storage_in);
     struct buf file3 = BUF_INIT;
     struct collect c3;
     struct rows_adapt_options storage = {.chunk_rows = 1500};
     collect_open(&f, &c3, &file3);
-    if (rows_adapt_chunks(&f.wschema, &whole, &f.tt.t, &storage, write_to_file, &c3, &err) != 0)
+    if (rows_adapt_chunks(&f.wschema, &storage_in, &f.tt.t, &storage, write_to_file, &c3, &err) !=
+        0)
         fail_msg("%s", err.msg);
     collect_close(&c3, true);
     assert_int_equal(c3.nchunks, 4);
     expect_file_equals(&f.tt.t, &file3, &f.wschema, &whole, 1);
     buf_free(&file3);
     whole.release(&whole);
-    chunked.release(&chunked);
-    s1.release(&s1);
-    s2.release(&s2);
     buf_free(&file1);
     buf_free(&file2);
+    fixture_free(&f);
+}
+
+/* Chunks are the caller's: kept past the iterator (which releases the
+ * batch's own hold), released out of order, a child moved out of one,
+ * they still hold their rows (the views keep the batch's buffers). */
+static void chunks_outlive_the_iterator(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_init(&f);
+    struct ArrowArray whole;
+    whole_batch(&f, 2000, 9, &whole);
+    struct ArrowSchema schema;
+    struct ArrowArray batch;
+    make_batch(&f.plain.t, 2000, 9, &schema, &batch);
+    struct rows_adapt_options ao = {.chunk_rows = 600};
+    struct rows_chunks *c;
+    struct error err;
+    assert_int_equal(rows_chunks_open(&schema, &batch, &f.tt.t, &ao, &c, &err), 0);
+    struct ArrowArray chunks[4];
+    int64_t first[4];
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(rows_chunks_next(c, &chunks[k], &first[k], &err), 1);
+    struct ArrowArray none;
+    int64_t at;
+    assert_int_equal(rows_chunks_next(c, &none, &at, &err), 0);
+    rows_chunks_free(c);
+    schema.release(&schema);
+    assert_int_equal(first[3], 1800);
+    assert_int_equal(chunks[3].length, 200);
+    /* Column s of chunk 1 moved out and chunk 0 released first. */
+    struct ArrowArray s1;
+    arrow_array_move(chunks[1].children[1], &s1);
+    struct buf file = BUF_INIT;
+    struct collect col;
+    collect_open(&f, &col, &file);
+    chunks[0].release(&chunks[0]);
+    s1.release(&s1);
+    for (int k = 2; k < 4; k++)
+        assert_int_equal(write_to_file(&col, &chunks[k], &err), 0);
+    collect_close(&col, true);
+    /* The last two chunks' rows: rows 1200..1999 of the batch. */
+    struct arrow_share *ws = arrow_share_new(&whole);
+    assert_non_null(ws);
+    struct ArrowArray tail;
+    assert_int_equal(arrow_array_init(&tail, 1, 4), 0);
+    tail.length = 800;
+    for (int64_t k = 0; k < 4; k++)
+        assert_int_equal(arrow_share_view(ws, k, 1200, 800, tail.children[k]), 0);
+    arrow_share_unref(ws);
+    expect_file_equals(&f.tt.t, &file, &f.wschema, &tail, 1);
+    tail.release(&tail);
+    for (int k = 1; k < 4; k++)
+        chunks[k].release(&chunks[k]);
+    buf_free(&file);
     fixture_free(&f);
 }
 
@@ -216,17 +284,18 @@ static void chunks_end_at_the_byte_bound(void **state)
     struct fixture f;
     fixture_init(&f);
     struct error err = {0};
-    struct ArrowSchema s;
-    struct ArrowArray b;
     struct buf file = BUF_INIT;
     struct collect c;
     const int64_t bound = 20000;
     struct rows_adapt_options ao = {.chunk_bytes = bound};
-    if (adapt_into(&f, 3000, 7, &ao, &s, &b, &file, &c, &err) != 0)
+    if (adapt_into(&f, 3000, 7, &ao, &file, &c, &err) != 0)
         fail_msg("%s", err.msg);
     assert_true(c.nchunks > 3);
     /* Each chunk's rows, their text and offsets: under the bound without
      * its last row, at or past it with (the last chunk may fall short). */
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    make_batch(&f.plain.t, 3000, 7, &s, &b);
     const struct ArrowArray *v = b.children[3];
     const int32_t *off = v->buffers[1];
     int64_t start = 0;
@@ -284,7 +353,6 @@ static void chunk_errors_speak_of_the_batch(void **state)
         /* Row 701 is in the fourth chunk: three were written. */
         assert_int_equal(c.nchunks, break5 ? 0 : 3);
         collect_close(&c, false);
-        b.release(&b);
         s.release(&s);
         buf_free(&file);
     }
@@ -301,7 +369,6 @@ static void chunk_errors_speak_of_the_batch(void **state)
     assert_int_equal(lenient.variant_invalid, 2);
     assert_int_equal(by_column[3].by_reason[RV_INVALID_JSON], 2);
     assert_int_equal(c.nchunks, 5);
-    b.release(&b);
     s.release(&s);
     buf_free(&file);
     fixture_free(&f);
@@ -311,6 +378,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunks_write_the_whole_batch),
+        cmocka_unit_test(chunks_outlive_the_iterator),
         cmocka_unit_test(chunks_end_at_the_byte_bound),
         cmocka_unit_test(chunk_errors_speak_of_the_batch),
     };

@@ -367,11 +367,11 @@ static int carry_variants(const struct fetched *got, const struct cpt_group *g,
     return 0;
 }
 
-/* One row group of input f read at file position *position: its row ids
- * set from the positions, then the rows dv deletes dropped; the rows left
- * go to in, their smallest id to *min. Returns 0 with *o, or -1 out of
- * memory. */
-static int read_group(struct pq_reader *r, size_t group, struct rows_projection *proj,
+/* One chunk b (taken) of a row group of input f, read at file position
+ * *position: its row ids set from the positions, then the rows dv deletes
+ * dropped; the rows left go to in, their smallest id to *min. Returns 0
+ * with *o, or -1 out of memory. */
+static int read_chunk(struct ArrowArray *b_in, struct rows_projection *proj,
                       const struct lake_table *layout, const struct ArrowSchema *schema,
                       const struct store_compaction_input *f, const struct lake_dv *dv,
                       int64_t *position, int64_t *file_min, struct rows_in *in, int64_t *min,
@@ -379,8 +379,7 @@ static int read_group(struct pq_reader *r, size_t group, struct rows_projection 
 {
     struct ArrowArray b;
     struct error pe;
-    if (rows_project_read(r, group, proj, layout, &b, &pe) != 0)
-        return project_failed(&pe, f, o, msg, msg_size);
+    arrow_array_move(b_in, &b);
     for (size_t c = 0; proj->keep_variant_storage && c < layout->root.nchildren; c++)
         if (proj->keep_variant_storage[c] &&
             narrow_decimals(proj->projected.children[c], schema->children[c], b.children[c]) != 0) {
@@ -407,6 +406,34 @@ static int read_group(struct pq_reader *r, size_t group, struct rows_projection 
     if (b.release)
         b.release(&b);
     return rc < 0 ? -1 : 0;
+}
+
+/* One row group of input f, a chunk at a time (rows_project_chunks: a row
+ * group of big documents unshreds in parts), as read_chunk reads it. */
+static int read_group(struct pq_reader *r, size_t group, struct rows_projection *proj,
+                      const struct lake_table *layout, const struct ArrowSchema *schema,
+                      const struct store_compaction_input *f, const struct lake_dv *dv,
+                      int64_t *position, int64_t *file_min, struct rows_in *in, int64_t *min,
+                      enum cpt_rewrite_outcome *o, char *msg, size_t msg_size)
+{
+    struct rows_chunks *chunks;
+    struct error pe;
+    if (rows_project_chunks(r, group, proj, layout, &chunks, &pe) != 0)
+        return project_failed(&pe, f, o, msg, msg_size);
+    int rc = 0;
+    while (rc == 0 && *o == CPT_REWRITTEN) {
+        struct ArrowArray b;
+        int64_t at;
+        int got = rows_chunks_next(chunks, &b, &at, &pe);
+        if (got <= 0) {
+            rc = got < 0 ? project_failed(&pe, f, o, msg, msg_size) : 0;
+            break;
+        }
+        rc = read_chunk(&b, proj, layout, schema, f, dv, position, file_min, in, min, o, msg,
+                        msg_size);
+    }
+    rows_chunks_free(chunks);
+    return rc;
 }
 
 /* Reads one fetched input into in, without the rows its deletion vector
