@@ -11,6 +11,7 @@
 
 #include "util/arena.h"
 #include "util/array.h"
+#include "util/arrow.h"
 #include "util/buf.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
@@ -1142,9 +1143,85 @@ static void test_bytes_varints(void **state)
     assert_int_equal(varint_decode(eleven, sizeof eleven, 64, &v), 0);
 }
 
+/* ---- arrow_share ---- */
+
+/* An int32 array of n values v[i], or a list's offsets. */
+static void ints(struct ArrowArray *a, const int32_t *v, int64_t n, int64_t nvalues)
+{
+    assert_int_equal(arrow_array_init(a, 2, 0), 0);
+    int32_t *copy = malloc((size_t)nvalues * sizeof *copy);
+    assert_non_null(copy);
+    memcpy(copy, v, (size_t)nvalues * sizeof *copy);
+    arrow_array_own_buffer(a, 1, copy);
+    a->length = n;
+}
+
+/* Views of a batch {k: dictionary-encoded int32, l: list<int32>} outlive
+ * the share and each other, see the rows they were cut at, and free the
+ * batch with the last (the sanitizers check that nothing leaks or is
+ * read after it is freed). */
+static void test_arrow_share_views(void **state)
+{
+    (void)state;
+    static const int32_t idx[] = {1, 0, 1, 1, 0, 1};
+    static const int32_t dict[] = {70, 80};
+    static const int32_t offs[] = {0, 1, 3, 3, 4, 6, 7};
+    static const int32_t elems[] = {1, 2, 3, 4, 5, 6, 7};
+    struct ArrowArray batch;
+    assert_int_equal(arrow_array_init(&batch, 1, 2), 0);
+    batch.length = 6;
+    ints(batch.children[0], idx, 6, 6);
+    struct ArrowArray *d = malloc(sizeof *d);
+    assert_non_null(d);
+    ints(d, dict, 2, 2);
+    batch.children[0]->dictionary = d; /* freed below: the batch's own release does not */
+    struct ArrowArray *l = batch.children[1];
+    assert_int_equal(arrow_array_init(l, 2, 1), 0);
+    int32_t *o = malloc(sizeof offs);
+    assert_non_null(o);
+    memcpy(o, offs, sizeof offs);
+    arrow_array_own_buffer(l, 1, o);
+    l->length = 6;
+    ints(l->children[0], elems, 7, 7);
+
+    struct arrow_share *s = arrow_share_new(&batch);
+    assert_non_null(s);
+    assert_null(batch.release); /* moved in */
+    struct ArrowArray k_view, l_view;
+    assert_int_equal(arrow_share_view(s, 0, 2, 3, &k_view), 0);
+    assert_int_equal(arrow_share_view(s, 1, 4, 2, &l_view), 0);
+    struct ArrowArray out_of_range;
+    assert_int_equal(arrow_share_view(s, 1, 5, 2, &out_of_range), -1);
+    assert_int_equal(arrow_share_view(s, 2, 0, 1, &out_of_range), -1);
+    arrow_share_unref(s); /* the views hold the batch now */
+
+    assert_int_equal(k_view.length, 3);
+    assert_int_equal(k_view.offset, 2);
+    assert_non_null(k_view.dictionary);
+    const int32_t *ki = k_view.buffers[1], *kd = k_view.dictionary->buffers[1];
+    assert_int_equal(kd[ki[k_view.offset + 0]], 80);
+    assert_int_equal(kd[ki[k_view.offset + 1]], 80);
+    assert_int_equal(kd[ki[k_view.offset + 2]], 70);
+    /* Row 0 of the list view is the batch's row 4: [5, 6]. */
+    const int32_t *lo = l_view.buffers[1];
+    const int32_t *le = l_view.children[0]->buffers[1];
+    assert_int_equal(lo[l_view.offset + 1] - lo[l_view.offset], 2);
+    assert_int_equal(le[lo[l_view.offset]], 5);
+    /* A child moved out lives on after its parent view goes. */
+    struct ArrowArray elements;
+    arrow_array_move(l_view.children[0], &elements);
+    l_view.release(&l_view);
+    k_view.release(&k_view);
+    assert_int_equal(((const int32_t *)elements.buffers[1])[6], 7);
+    elements.release(&elements);
+    d->release(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arrow_share_views),
         cmocka_unit_test(test_arena_many_allocations),
         cmocka_unit_test(test_arena_large_and_zero_sizes),
         cmocka_unit_test(test_arena_calloc),
