@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/text_input.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "rows/rows_schema.h"
@@ -26,8 +27,6 @@
 enum { BATCH_ROWS = 65536 };
 /* Inputs smaller than this finish before a progress bar would help. */
 #define PROGRESS_MIN_BYTES ((uint64_t)16 << 20)
-
-enum input_format { IN_CSV, IN_JSONL, IN_PARQUET };
 
 /* ---- progress on a terminal ---- */
 
@@ -66,14 +65,18 @@ static void progress_show(struct progress *p, uint64_t in_file, bool final)
 /* ---- one input file as an Arrow stream ---- */
 
 struct input {
-    const char *path;
-    enum input_format format;
+    const char *path;  /* as given ("-": standard input) */
+    const char *shown; /* in messages */
+    enum text_format format;
+    bool tab; /* TSV */
     const struct lake_table *table;
+    struct text_options *opts;
+    struct arena *arena; /* the append's, for the input's names */
     struct progress *progress;
     uint64_t size;
     FILE *f;
     struct csv_reader csv;
-    bool csv_open, header_done;
+    bool csv_open, first_is_row;
     struct textio_parser *parser;
     int64_t line;
     char *text;
@@ -98,11 +101,11 @@ static int input_fail(struct input *in, const char *fmt, ...)
 static int input_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
 {
     struct input *in = s->private_data;
-    if (in->format != IN_PARQUET)
+    if (in->format != TEXT_PARQUET)
         return textio_arrow_schema(in->table, out) == 0 ? 0 : ENOMEM;
     struct error pe;
     if (pq_reader_arrow_schema(in->reader, out, &pe) != 0)
-        return input_fail(in, "%s: %s", in->path, pe.msg);
+        return input_fail(in, "%s: %s", in->shown, pe.msg);
     if (rows_schema_mark_file_extensions(out, pq_reader_schema(in->reader)) != 0) {
         out->release(out);
         return ENOMEM;
@@ -123,25 +126,21 @@ static bool blank(const char *s, size_t n)
 static int read_text_rows(struct input *in)
 {
     struct error err;
-    if (in->format == IN_CSV) {
-        if (!in->header_done) {
-            int got = csv_read_record(&in->csv);
-            if (got == 0)
-                return input_fail(in, "%s: empty input (CSV needs a header row)", in->path);
-            if (got < 0)
-                return input_fail(in, "%s %s", in->path, in->csv.err);
-            if (textio_parser_csv_header(in->parser, &in->csv, &err) != 0)
-                return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
+    if (in->format == TEXT_CSV) {
+        /* A header-less file's first record, read when the input opened. */
+        if (in->first_is_row) {
+            in->first_is_row = false;
+            if (textio_parser_csv_row(in->parser, &in->csv, &err) != 0)
+                return input_fail(in, "%s line %lld: %s", in->shown, (long long)in->csv.record_line,
                                   err.msg);
-            in->header_done = true;
         }
         int got;
         while (textio_parser_pending(in->parser) < BATCH_ROWS &&
                (got = csv_read_record(&in->csv)) != 0) {
             if (got < 0)
-                return input_fail(in, "%s %s", in->path, in->csv.err);
+                return input_fail(in, "%s %s", in->shown, in->csv.err);
             if (textio_parser_csv_row(in->parser, &in->csv, &err) != 0)
-                return input_fail(in, "%s line %lld: %s", in->path, (long long)in->csv.record_line,
+                return input_fail(in, "%s line %lld: %s", in->shown, (long long)in->csv.record_line,
                                   err.msg);
         }
         return 0;
@@ -153,10 +152,10 @@ static int read_text_rows(struct input *in)
         if (blank(in->text, (size_t)len))
             continue;
         if (textio_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
-            return input_fail(in, "%s line %lld: %s", in->path, (long long)in->line, err.msg);
+            return input_fail(in, "%s line %lld: %s", in->shown, (long long)in->line, err.msg);
     }
     if (ferror(in->f))
-        return input_fail(in, "%s: %s", in->path, strerror(errno));
+        return input_fail(in, "%s: %s", in->shown, strerror(errno));
     return 0;
 }
 
@@ -164,13 +163,13 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
 {
     struct input *in = s->private_data;
     memset(out, 0, sizeof *out);
-    if (in->format == IN_PARQUET) {
+    if (in->format == TEXT_PARQUET) {
         const struct pq_file_meta *m = pq_reader_meta(in->reader);
         if (in->next_group >= m->nrow_groups)
             return 0;
         struct error pe;
         if (pq_reader_read_row_group(in->reader, in->next_group, out, &pe) != 0)
-            return input_fail(in, "%s: row group %zu: %s", in->path, in->next_group, pe.msg);
+            return input_fail(in, "%s: row group %zu: %s", in->shown, in->next_group, pe.msg);
         in->next_group++;
         in->progress->rows += out->length;
         progress_show(in->progress, in->size * in->next_group / m->nrow_groups, false);
@@ -182,7 +181,7 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     struct ArrowSchema schema;
     struct error err;
     if (textio_parser_take(in->parser, &schema, out, &err) != 0)
-        return input_fail(in, "%s: %s", in->path, err.msg);
+        return input_fail(in, "%s: %s", in->shown, err.msg);
     schema.release(&schema);
     in->progress->rows += out->length;
     long pos = ftell(in->f);
@@ -203,8 +202,7 @@ static void input_close(struct input *in)
     in->csv_open = false;
     textio_parser_free(in->parser);
     in->parser = NULL;
-    if (in->f)
-        fclose(in->f);
+    text_close(in->f);
     in->f = NULL;
     free(in->text);
     in->text = NULL;
@@ -224,68 +222,60 @@ static void input_release(struct ArrowArrayStream *s)
     s->release = NULL;
 }
 
-static bool format_of(const char *path, const char *forced, enum input_format *out)
+/* Opens a text input and starts it: a CSV header is read and bound now,
+ * so bad names are refused before anything is written. */
+static int text_input_open(struct input *in)
 {
-    static const struct {
-        const char *name, *ext;
-        enum input_format f;
-    } fmts[] = {{"csv", ".csv", IN_CSV},
-                {"jsonl", ".jsonl", IN_JSONL},
-                {"jsonl", ".ndjson", IN_JSONL},
-                {"parquet", ".parquet", IN_PARQUET}};
-    size_t n = strlen(path);
-    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
-        size_t k = strlen(fmts[i].ext);
-        if (forced ? strcasecmp(forced, fmts[i].name) == 0
-                   : n > k && strcasecmp(path + n - k, fmts[i].ext) == 0) {
-            *out = fmts[i].f;
-            return true;
-        }
+    struct error pe;
+    if (!(in->f = text_open(in->path)))
+        return EXIT_FAILURE_OTHER;
+    if (textio_parser_new(in->table, &in->parser, &pe) != 0) {
+        fprintf(stderr, "hoglake: %s\n", pe.msg);
+        return EXIT_FAILURE_OTHER;
     }
-    return false;
+    if (in->format == TEXT_JSONL)
+        return text_json_begin(in->opts, in->parser, in->table, in->arena);
+    csv_reader_init(&in->csv, in->f);
+    in->csv_open = true;
+    return text_csv_begin(in->opts, in->tab, &in->csv, in->parser, in->table, 0, "the table",
+                          in->shown, in->arena, &in->first_is_row);
 }
 
-/* Opens one input and makes it a stream. Prints the problem on failure. */
-static bool input_open(struct input *in, struct ArrowArrayStream *s)
+/* Opens one input and makes it a stream. Prints the problem on failure
+ * and returns its exit code. */
+static int input_open(struct input *in, struct ArrowArrayStream *s)
 {
     struct stat st;
-    if (stat(in->path, &st) != 0) {
-        fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
-        return false;
+    in->shown = text_shown_path(in->path);
+    bool from_stdin = text_is_stdin(in->path);
+    if ((from_stdin ? fstat(STDIN_FILENO, &st) : stat(in->path, &st)) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", in->shown, strerror(errno));
+        return EXIT_FAILURE_OTHER;
     }
-    /* Text may come from a pipe (/dev/stdin); Parquet is read at offsets. */
+    /* Text may come from a pipe (stdin); Parquet is read at offsets. */
     bool regular = S_ISREG(st.st_mode);
-    if (!regular && (in->format == IN_PARQUET || S_ISDIR(st.st_mode))) {
-        fprintf(stderr, "hoglake: %s: not a regular file\n", in->path);
-        return false;
+    if (!regular && (in->format == TEXT_PARQUET || S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "hoglake: %s: not a regular file\n", in->shown);
+        return EXIT_FAILURE_OTHER;
     }
-    in->size = regular ? (uint64_t)st.st_size : 0;
+    in->size = regular && !from_stdin ? (uint64_t)st.st_size : 0;
     struct error pe;
-    if (in->format == IN_PARQUET) {
-        if (pq_source_file(&in->src, in->path, &pe) != 0) {
-            fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
-            return false;
-        }
+    int rc = EXIT_OK;
+    if (in->format != TEXT_PARQUET) {
+        rc = text_input_open(in);
+    } else if (pq_source_file(&in->src, in->path, &pe) != 0) {
+        fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
+        rc = EXIT_FAILURE_OTHER;
+    } else {
         in->src_open = true;
         if (pq_reader_open(&in->src, &in->reader, &pe) != 0) {
             fprintf(stderr, "hoglake: %s: %s\n", in->path, pe.msg);
-            input_close(in);
-            return false;
+            rc = EXIT_FAILURE_OTHER;
         }
-    } else {
-        if (!(in->f = fopen(in->path, "rb"))) {
-            fprintf(stderr, "hoglake: %s: %s\n", in->path, strerror(errno));
-            return false;
-        }
-        if (textio_parser_new(in->table, &in->parser, &pe) != 0) {
-            fprintf(stderr, "hoglake: %s\n", pe.msg);
-            input_close(in);
-            return false;
-        }
-        if (in->format == IN_CSV) {
-            csv_reader_init(&in->csv, in->f);
-            in->csv_open = true;
-        }
+    }
+    if (rc != EXIT_OK) {
+        input_close(in);
+        return rc;
     }
     memset(s, 0, sizeof *s);
     s->get_schema = input_get_schema;
@@ -293,7 +283,7 @@ static bool input_open(struct input *in, struct ArrowArrayStream *s)
     s->get_last_error = input_last_error;
     s->release = input_release;
     s->private_data = in;
-    return true;
+    return EXIT_OK;
 }
 
 /* ---- append ---- */
@@ -507,44 +497,66 @@ static int open_table(struct cli *cli, const char *qualified, struct cli_table *
     return st == HL_OK ? EXIT_OK : cli_report(st, &err);
 }
 
-static int run_append(struct cli *cli, const struct cli_args *a)
+/* Each input's format (from --format or its name) into formats and
+ * tabs; at most one input is standard input, and the CSV options need a
+ * CSV input. */
+static int input_formats(const struct cli_args *a, enum text_format *formats, bool *tabs)
 {
     const char *forced = cli_opt_value(a, "format");
-    int nfiles = a->npositional - 1;
-    enum input_format *formats = calloc((size_t)nfiles, sizeof *formats);
-    if (!formats)
-        return EXIT_FAILURE_OTHER;
+    int nfiles = a->npositional - 1, nstdin = 0;
+    bool csv = false;
     for (int i = 0; i < nfiles; i++) {
         const char *path = a->positional[i + 1];
-        if (!format_of(path, forced, &formats[i])) {
-            free(formats);
-            return forced ? cli_usage_error("--format takes csv, jsonl or parquet")
-                          : cli_usage_error("%s: cannot tell its format from its name; give "
-                                            "--format csv|jsonl|parquet",
-                                            path);
-        }
+        int rc = text_format_of(path, forced, "--format", &formats[i], &tabs[i]);
+        if (rc != EXIT_OK)
+            return rc;
+        nstdin += text_is_stdin(path);
+        csv |= formats[i] == TEXT_CSV;
     }
+    if (nstdin > 1)
+        return cli_usage_error("standard input (-) can be read once");
+    static const char *const csv_only[] = {"delimiter", "null", "no-header"};
+    for (size_t i = 0; !csv && i < sizeof csv_only / sizeof *csv_only; i++)
+        if (cli_opt_given(a, csv_only[i]))
+            return cli_usage_error("--%s applies to CSV input, and none is given", csv_only[i]);
+    return EXIT_OK;
+}
+
+static int run_append(struct cli *cli, const struct cli_args *a)
+{
+    int nfiles = a->npositional - 1;
+    enum text_format *formats = calloc((size_t)nfiles, sizeof *formats);
+    bool *tabs = calloc((size_t)nfiles, sizeof *tabs);
+    struct arena arena;
+    arena_init(&arena, 0);
+    struct text_options text;
+    int rc = formats && tabs ? input_formats(a, formats, tabs) : EXIT_FAILURE_OTHER;
+    if (rc == EXIT_OK)
+        rc = text_options_parse(a, false, &arena, &text);
     int64_t file_bytes = 0;
-    if (cli_opt_i64(a, "file-bytes", 1, &file_bytes) != EXIT_OK) {
-        free(formats);
-        return EXIT_USAGE;
-    }
+    if (rc == EXIT_OK)
+        rc = cli_opt_i64(a, "file-bytes", 1, &file_bytes);
     const char *on_invalid = cli_opt_value(a, "variant-on-invalid");
-    if (on_invalid && strcmp(on_invalid, "error") != 0 && strcmp(on_invalid, "null") != 0) {
+    if (rc == EXIT_OK && on_invalid && strcmp(on_invalid, "error") != 0 &&
+        strcmp(on_invalid, "null") != 0)
+        rc = cli_usage_error("--variant-on-invalid takes error or null");
+    if (rc != EXIT_OK) {
         free(formats);
-        return cli_usage_error("--variant-on-invalid takes error or null");
+        free(tabs);
+        arena_free(&arena);
+        return rc;
     }
     struct interrupt_handlers handlers;
     interrupts_catch(&handlers);
     struct cli_table h;
-    int rc = open_table(cli, a->positional[0], &h);
+    rc = open_table(cli, a->positional[0], &h);
     if (rc != EXIT_OK) {
         interrupts_restore(&handlers);
         free(formats);
+        free(tabs);
+        arena_free(&arena);
         return rc;
     }
-    struct arena arena;
-    arena_init(&arena, 0);
     struct lake_table def;
     lake_table_init(&def, &arena);
     struct input *inputs = calloc((size_t)nfiles, sizeof *inputs);
@@ -553,15 +565,18 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     struct progress progress = {0};
     int opened = 0;
     rc = inputs && streams && ptrs ? load_definition(h.table, &def) : EXIT_FAILURE_OTHER;
+    if (rc == EXIT_OK)
+        rc = text_options_check(&text, &def, "the table");
     for (int i = 0; rc == EXIT_OK && i < nfiles; i++) {
         inputs[i] = (struct input){.path = a->positional[i + 1],
                                    .format = formats[i],
+                                   .tab = tabs[i],
                                    .table = &def,
+                                   .opts = &text,
+                                   .arena = &arena,
                                    .progress = &progress};
-        if (!input_open(&inputs[i], &streams[i])) {
-            rc = EXIT_FAILURE_OTHER;
+        if ((rc = input_open(&inputs[i], &streams[i])) != EXIT_OK)
             break;
-        }
         ptrs[i] = &streams[i];
         progress.total += inputs[i].size;
         opened++;
@@ -606,6 +621,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     free(streams);
     free(ptrs);
     free(formats);
+    free(tabs);
     lake_table_release(&def);
     arena_free(&arena);
     cli_table_close(&h);
@@ -779,23 +795,6 @@ static bool row_format(const char *fmt, enum textio_format *out)
     return true;
 }
 
-/* --columns a,b,c split in place into names (at most CLI_MAX_VALUES). */
-static int split_columns(char *list, const char **names, size_t *n)
-{
-    *n = 0;
-    for (char *name = list, *end; name; name = end) {
-        end = strchr(name, ',');
-        if (end)
-            *end++ = '\0';
-        if (!*name)
-            return cli_usage_error("--columns takes names separated by commas, without empty ones");
-        if (*n == CLI_MAX_VALUES)
-            return cli_usage_error("--columns takes at most %d names", CLI_MAX_VALUES);
-        names[(*n)++] = name;
-    }
-    return EXIT_OK;
-}
-
 static void print_scan_stats(const struct hl_scan_stats *st)
 {
     fprintf(stderr,
@@ -858,7 +857,8 @@ static int parse_read(const struct cli_args *a, struct read_request *q)
         q->columns = strdup(cli_opt_value(a, "columns"));
         if (!q->columns)
             return cli_usage_error("out of memory");
-        int rc = split_columns(q->columns, q->names, &q->options.ncolumns);
+        int rc = text_split_names(q->columns, "--columns", q->names, CLI_MAX_VALUES,
+                                  &q->options.ncolumns);
         q->options.columns = q->names;
         return rc;
     }
@@ -923,7 +923,21 @@ int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from,
 }
 
 static const struct cli_opt append_opts[] = {
-    {"format", true, false, "csv|jsonl|parquet  the inputs' format (default: from each name)"},
+    {"format", true, false,
+     "csv|tsv|jsonl|parquet  the inputs' format (default: from each name: .csv, .tsv, .jsonl, "
+     ".ndjson, .parquet; required for - , standard input)"},
+    {"delimiter", true, false,
+     "C  CSV's field separator: one ASCII character, or tab (\\t) (default ',', a tab for "
+     ".tsv)"},
+    {"no-header", false, false,
+     "CSV inputs have no header row: their fields are the table's columns in order, or "
+     "--columns"},
+    {"columns", true, false, "A,B,...  with --no-header: the table's columns in the file's order"},
+    {"null", true, false,
+     "STRING  an unquoted CSV field equal to STRING is NULL (an empty one always is)"},
+    {"map", true, true,
+     "'Source Header=column,...'  CSV header or JSON Lines member names to the table's columns "
+     "(\\ escapes , = \\)"},
     {"author", true, false, "NAME  recorded on the snapshot"},
     {"message", true, false, "TEXT  recorded on the snapshot"},
     {"deferred-stats", false, false,
@@ -959,7 +973,7 @@ int cmd_append(struct cli *cli, int argc, char **argv)
     static const struct cli_verb v = {
         "append",
         "append rows from CSV, JSON Lines or Parquet files in one commit",
-        "append CATALOG.NAMESPACE.TABLE FILE... [options]",
+        "append CATALOG.NAMESPACE.TABLE FILE...|- [options]",
         append_opts,
         sizeof append_opts / sizeof append_opts[0],
         2,

@@ -3,7 +3,7 @@
  *
  *   inspect FILE [--json]         the footer: schema, row groups, chunks, stats
  *   cat FILE [--format jsonl|csv] [--columns A,B] [--limit N] [--geometry hex|wkt]
- *   convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] [--rename OLD=NEW,...]
+ *   convert IN OUT [--from csv|tsv|jsonl|parquet] [--schema SPEC] [--rename OLD=NEW,...]
  *                  [--unknown-as TYPE]
  *                  [writer options]
  *   verify FILE [--column NAME] [--shredding JSON] [--no-canonical] [--not-null]
@@ -77,8 +77,9 @@ int cmd_parquet(struct cli *cli, int argc, char **argv)
          "hex|wkt]",
          cli_parquet_cat_opts, NOPTS(cli_parquet_cat_opts), 1, 1, cli_run_parquet_cat},
         {"convert", "convert rows between CSV, JSON Lines and Parquet, into Parquet",
-         "parquet convert IN OUT [--from csv|jsonl|parquet] [--schema SPEC] "
-         "[--rename OLD=NEW[,OLD=NEW...]] [--unknown-as TYPE] [--compression C] "
+         "parquet convert IN|- OUT [--from csv|tsv|jsonl|parquet] [--schema SPEC] "
+         "[--rename OLD=NEW[,OLD=NEW...]] [--map 'Header=col,...'] [--delimiter C] "
+         "[--null STRING] [--no-header [--columns A,B,...]] [--unknown-as TYPE] [--compression C] "
          "[--level N] [--row-group-bytes N] [--page-bytes N] [--no-dictionary] [--batch-rows N] "
          "[--force]",
          cli_parquet_convert_opts, NOPTS(cli_parquet_convert_opts), 2, 2, cli_run_parquet_convert},

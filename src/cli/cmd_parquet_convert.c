@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "cli/cmd_parquet.h"
-#include "cli/convert_rename.h"
+#include "cli/name_map.h"
+#include "cli/text_input.h"
 #include "parquet/infer.h"
 #include "parquet/writer.h"
 #include "rows/rows_adapt.h"
@@ -21,7 +22,20 @@
 enum { DEFAULT_BATCH_ROWS = 65536 };
 
 const struct cli_opt cli_parquet_convert_opts[] = {
-    {"from", true, false, "csv|jsonl|parquet  IN's format (default: from its extension)"},
+    {"from", true, false,
+     "csv|tsv|jsonl|parquet  IN's format (default: from its extension; required for -, "
+     "standard input)"},
+    {"delimiter", true, false,
+     "C  CSV's field separator: one ASCII character, or tab (\\t) (default ',', a tab for "
+     ".tsv)"},
+    {"no-header", false, false,
+     "the CSV has no header row: its fields are the --schema's columns in order, or --columns"},
+    {"columns", true, false, "A,B,...  with --no-header: the schema's columns in the file's order"},
+    {"null", true, false,
+     "STRING  an unquoted CSV field equal to STRING is NULL (an empty one always is)"},
+    {"map", true, true,
+     "'Source Header=column,...'  input names (taken as they are) to columns (\\ escapes , = "
+     "\\)"},
     {"schema", true, false,
      "SPEC  'id:long!, name:string', ColumnDef JSON (may set field_id), or @FILE"},
     {"compression", true, false, "zstd|snappy|gzip|lz4_raw|uncompressed (default zstd)"},
@@ -36,8 +50,6 @@ const struct cli_opt cli_parquet_convert_opts[] = {
      "TYPE  the type of Parquet columns of the null (UNKNOWN) type (they hold only nulls)"},
     {"force", false, false, "overwrite OUT when it exists"},
 };
-
-enum input_format { IN_CSV, IN_JSONL, IN_PARQUET };
 
 /* An output written to a temporary file next to OUT and renamed into place
  * only on success, so a failed conversion leaves nothing behind. */
@@ -113,12 +125,15 @@ static int output_publish(struct output *o)
 
 struct convert {
     const char *in_path;
-    enum input_format from;
+    const char *shown; /* in_path in messages */
+    enum text_format from;
+    bool tab; /* TSV */
+    struct text_options *text;
     int64_t batch_rows;
     struct lake_table *t;
     struct pq_writer *w;
-    struct ArrowSchema wschema; /* the batches the writer takes */
-    struct convert_renames *renames;
+    struct ArrowSchema wschema;       /* the batches the writer takes */
+    struct name_map *renames;         /* text->map */
     const char *unknown_as;           /* --unknown-as: the type of null-only columns */
     struct pq_infer_result annotated; /* GEOMETRY/GEOGRAPHY columns the output keeps */
     struct arena *arena;              /* lives as long as the conversion */
@@ -178,58 +193,24 @@ static int flush_rows(struct convert *c, struct textio_parser *p)
     return rc;
 }
 
-/* Binds the header's names, renamed, to the schema's columns: a header
- * name that cannot be a column is reported with the --rename to give. */
-static int bind_csv_header(struct convert *c, struct textio_parser *p, const struct csv_reader *r)
-{
-    const char **in = arena_calloc(c->arena, r->nfields ? r->nfields : 1, sizeof *in);
-    const char **names = NULL;
-    struct error err;
-    if (!in) {
-        fprintf(stderr, "hoglake: out of memory\n");
-        return -1;
-    }
-    for (size_t i = 0; i < r->nfields; i++) {
-        size_t len;
-        in[i] = csv_field_text(r, i, &len, NULL);
-        if (strlen(in[i]) != len) {
-            fprintf(stderr, "hoglake: %s line %lld: header field %zu holds a NUL byte\n",
-                    c->in_path, (long long)r->record_line, i + 1);
-            return -1;
-        }
-    }
-    int rc = convert_renames_header(c->renames, in, r->nfields, c->in_path, c->arena, &names);
-    if (rc != EXIT_OK) {
-        c->fail_code = rc;
-        return -1;
-    }
-    if (textio_parser_csv_names(p, names, r->nfields, &err) != 0) {
-        fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r->record_line,
-                err.msg);
-        return -1;
-    }
-    return 0;
-}
-
 static int convert_csv(struct convert *c, FILE *f, struct textio_parser *p)
 {
     struct csv_reader r;
     csv_reader_init(&r, f);
     struct error err;
-    int rc = -1, got = csv_read_record(&r);
-    if (got == 0) {
-        fprintf(stderr, "hoglake: %s: empty input (CSV needs a header row)\n", c->in_path);
+    int rc = -1, got = 1;
+    bool row;
+    int code =
+        text_csv_begin(c->text, c->tab, &r, p, c->t, NAME_MAP_CHECK_UNUSED | NAME_MAP_CHECK_IDENTS,
+                       "the schema", c->shown, c->arena, &row);
+    if (code != EXIT_OK) {
+        c->fail_code = code;
         goto out;
     }
-    if (got < 0) {
-        fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
-        goto out;
-    }
-    if (bind_csv_header(c, p, &r) != 0)
-        goto out;
-    while ((got = csv_read_record(&r)) > 0) {
+    /* A header-less file's first record is a row. */
+    for (got = row ? 1 : csv_read_record(&r); got > 0; got = csv_read_record(&r)) {
         if (textio_parser_csv_row(p, &r, &err) != 0) {
-            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)r.record_line,
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->shown, (long long)r.record_line,
                     err.msg);
             goto out;
         }
@@ -237,7 +218,7 @@ static int convert_csv(struct convert *c, FILE *f, struct textio_parser *p)
             goto out;
     }
     if (got < 0) {
-        fprintf(stderr, "hoglake: %s %s\n", c->in_path, r.err);
+        fprintf(stderr, "hoglake: %s %s\n", c->shown, r.err);
         goto out;
     }
     rc = textio_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
@@ -262,19 +243,21 @@ static int convert_jsonl(struct convert *c, FILE *f, struct textio_parser *p)
     int64_t lineno = 0;
     struct error err;
     int rc = -1;
+    if (text_json_begin(c->text, p, c->t, c->arena) != EXIT_OK)
+        return -1;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (blank(line, (size_t)len))
             continue;
         if (textio_parser_json_row(p, line, (size_t)len, &err) != 0) {
-            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->in_path, (long long)lineno, err.msg);
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->shown, (long long)lineno, err.msg);
             goto out;
         }
         if (textio_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
             goto out;
     }
     if (ferror(f)) {
-        fprintf(stderr, "hoglake: %s: %s\n", c->in_path, strerror(errno));
+        fprintf(stderr, "hoglake: %s: %s\n", c->shown, strerror(errno));
         goto out;
     }
     rc = textio_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
@@ -292,7 +275,7 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
         return -1;
     }
     int rc = -1;
-    if (convert_renames_arrow(c->renames, &from, c->arena) != 0) {
+    if (name_map_arrow(c->renames, &from, c->arena) != 0) {
         fprintf(stderr, "hoglake: out of memory\n");
         goto out;
     }
@@ -317,24 +300,6 @@ static int convert_parquet(struct convert *c, struct pq_reader *r)
 out:
     from.release(&from);
     return rc;
-}
-
-static bool format_from_name(const char *path, enum input_format *out)
-{
-    static const struct {
-        const char *ext;
-        enum input_format f;
-    } exts[] = {
-        {".csv", IN_CSV}, {".jsonl", IN_JSONL}, {".ndjson", IN_JSONL}, {".parquet", IN_PARQUET}};
-    size_t n = strlen(path);
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
-        size_t k = strlen(exts[i].ext);
-        if (n > k && strcasecmp(path + n - k, exts[i].ext) == 0) {
-            *out = exts[i].f;
-            return true;
-        }
-    }
-    return false;
 }
 
 /* The writer options from the command line. */
@@ -388,16 +353,13 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         fprintf(stderr, "hoglake: out of memory\n");
         return -1;
     }
-    if (c->from != IN_PARQUET) {
+    if (c->from != TEXT_PARQUET) {
         if (textio_parser_new(c->t, &p, &err) != 0) {
             fprintf(stderr, "hoglake: %s\n", err.msg);
             goto out;
         }
-        f = fopen(c->in_path, "rb");
-        if (!f) {
-            fprintf(stderr, "hoglake: %s: %s\n", c->in_path, strerror(errno));
+        if (!(f = text_open(c->in_path)))
             goto out;
-        }
     }
     struct pq_sink sink = {pq_sink_fd_write, &o->fd};
     struct pq_write_options keep = *wo;
@@ -407,9 +369,9 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         fprintf(stderr, "hoglake: %s\n", err.msg);
         goto out;
     }
-    if (c->from == IN_CSV)
+    if (c->from == TEXT_CSV)
         rc = convert_csv(c, f, p);
-    else if (c->from == IN_JSONL)
+    else if (c->from == TEXT_JSONL)
         rc = convert_jsonl(c, f, p);
     else
         rc = convert_parquet(c, r);
@@ -425,18 +387,10 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
 out:
     if (c->w)
         pq_writer_free(c->w);
-    if (f)
-        fclose(f);
+    text_close(f);
     textio_parser_free(p);
     c->wschema.release(&c->wschema);
     return rc;
-}
-
-static int parse_renames(const struct cli_args *a, struct arena *arena, struct convert_renames *out)
-{
-    const char *values[CLI_MAX_VALUES];
-    int n = cli_opt_values(a, "rename", values, CLI_MAX_VALUES);
-    return convert_renames_parse(values, (size_t)n, arena, out);
 }
 
 /* INT96 infers as timestamp_ns, but a column holding instants past the
@@ -475,8 +429,8 @@ static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
 {
     struct pq_schema renamed;
     struct error err = {0};
-    int rc = convert_renames_parquet(c->renames, pq_reader_schema(r), !have_spec, c->in_path,
-                                     c->arena, &renamed);
+    int rc = name_map_parquet(c->renames, pq_reader_schema(r), !have_spec, c->in_path, c->arena,
+                              &renamed);
     if (rc != EXIT_OK)
         return rc;
     if (!have_spec) {
@@ -494,7 +448,7 @@ static int parquet_table(struct convert *c, struct pq_reader *r, bool have_spec)
         return EXIT_FAILURE_OTHER;
     }
     for (size_t i = 0; i < n; i++)
-        names[i] = convert_renames_source_of(c->renames, c->t->root.children[i]->name);
+        names[i] = name_map_source_of(c->renames, c->t->root.children[i]->name);
     if (pq_reader_select_names(r, names, n, &err) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c->in_path, err.msg);
         return EXIT_FAILURE_OTHER;
@@ -517,25 +471,19 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     (void)cli;
     struct convert c = {0};
     c.in_path = a->positional[0];
+    c.shown = text_shown_path(c.in_path);
     const char *out_path = a->positional[1];
-    const char *from = cli_opt_value(a, "from");
-    if (from) {
-        if (strcmp(from, "csv") == 0)
-            c.from = IN_CSV;
-        else if (strcmp(from, "jsonl") == 0)
-            c.from = IN_JSONL;
-        else if (strcmp(from, "parquet") == 0)
-            c.from = IN_PARQUET;
-        else
-            return cli_usage_error("--from takes csv, jsonl or parquet, not '%s'", from);
-    } else if (!format_from_name(c.in_path, &c.from)) {
-        return cli_usage_error("cannot tell the format of '%s' from its name: give --from",
-                               c.in_path);
-    }
+    int code = text_format_of(c.in_path, cli_opt_value(a, "from"), "--from", &c.from, &c.tab);
+    if (code != EXIT_OK)
+        return code;
     const char *spec = cli_opt_value(a, "schema");
-    if (!spec && c.from != IN_PARQUET)
+    if (!spec && c.from != TEXT_PARQUET)
         return cli_usage_error("--schema is required for %s input",
-                               c.from == IN_CSV ? "CSV" : "JSON Lines");
+                               c.from == TEXT_CSV ? "CSV" : "JSON Lines");
+    static const char *const csv_only[] = {"delimiter", "null", "no-header"};
+    for (size_t i = 0; c.from != TEXT_CSV && i < sizeof csv_only / sizeof *csv_only; i++)
+        if (cli_opt_given(a, csv_only[i]))
+            return cli_usage_error("--%s applies to CSV input", csv_only[i]);
     c.batch_rows = DEFAULT_BATCH_ROWS;
     if (cli_opt_given(a, "batch-rows") &&
         !cli_parse_count("batch-rows", cli_opt_value(a, "batch-rows"), 1, &c.batch_rows))
@@ -543,10 +491,10 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     struct pq_write_options wo;
     if (!write_options(a, &wo))
         return EXIT_USAGE;
-    if (c.from == IN_JSONL && cli_opt_given(a, "rename"))
+    if (c.from == TEXT_JSONL && cli_opt_given(a, "rename"))
         return cli_usage_error("--rename applies to CSV and Parquet input, not JSON Lines");
     c.unknown_as = cli_opt_value(a, "unknown-as");
-    if (c.unknown_as && (c.from != IN_PARQUET || spec))
+    if (c.unknown_as && (c.from != TEXT_PARQUET || spec))
         return cli_usage_error("--unknown-as applies to Parquet input converted without --schema");
     if (c.unknown_as && !null_column_type(c.unknown_as))
         return cli_usage_error("--unknown-as takes a scalar type without parameters (string, long, "
@@ -558,7 +506,7 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
         return EXIT_CONFLICT;
     }
     struct stat st;
-    if (stat(c.in_path, &st) != 0) {
+    if (!text_is_stdin(c.in_path) && stat(c.in_path, &st) != 0) {
         fprintf(stderr, "hoglake: %s: %s\n", c.in_path, strerror(errno));
         return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_FAILURE_OTHER;
     }
@@ -571,8 +519,9 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     c.t = &t;
     c.arena = &arena;
     c.fail_code = EXIT_FAILURE_OTHER;
-    struct convert_renames renames = {0};
-    c.renames = &renames;
+    struct text_options text;
+    c.text = &text;
+    c.renames = &text.map;
     struct pq_source src = {0};
     src.fd = -1;
     struct pq_reader *r = NULL;
@@ -580,14 +529,17 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     o.fd = -1;
     struct error err = {0};
     int rc = EXIT_FAILURE_OTHER;
-    if ((rc = parse_renames(a, &arena, &renames)) != EXIT_OK)
+    if ((rc = text_options_parse(a, true, &arena, &text)) != EXIT_OK)
         goto out;
     rc = EXIT_FAILURE_OTHER;
     if (spec && textio_table_from_spec(spec, &t, &err) != 0) {
         rc = cli_usage_error("--schema: %s", err.msg);
         goto out;
     }
-    if (c.from == IN_PARQUET) {
+    if (c.from != TEXT_PARQUET && (rc = text_options_check(&text, &t, "the schema")) != EXIT_OK)
+        goto out;
+    rc = EXIT_FAILURE_OTHER;
+    if (c.from == TEXT_PARQUET) {
         if ((rc = cli_parquet_open_source(c.in_path, &src)) != EXIT_OK)
             goto out;
         rc = EXIT_FAILURE_OTHER;

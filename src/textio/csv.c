@@ -10,7 +10,13 @@ void csv_reader_init(struct csv_reader *r, FILE *f)
 {
     memset(r, 0, sizeof *r);
     r->f = f;
+    r->delim = ',';
     r->line = 1;
+}
+
+bool csv_delimiter_valid(int c)
+{
+    return c > 0 && c < 0x80 && c != '"' && c != '\r' && c != '\n';
 }
 
 void csv_reader_free(struct csv_reader *r)
@@ -115,12 +121,12 @@ int csv_read_record(struct csv_reader *r)
             buf_putc(&r->data, (char)c);
             continue;
         }
-        if (c == ',' || c == '\n' || c == '\r' || c == -1) {
+        if (c == r->delim || c == '\n' || c == '\r' || c == -1) {
             if (end_field(r, start, quoted) != 0)
                 return -1;
             if (c == '\r' && line_end_after_cr(r) != 0)
                 return -1;
-            if (c != ',') {
+            if (c != r->delim) {
                 if (c != -1)
                     r->line++;
                 return 1;

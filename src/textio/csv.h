@@ -22,6 +22,7 @@ struct csv_field {
 
 struct csv_reader {
     FILE *f;
+    char delim;     /* the field separator: ',' unless the caller sets another */
     char in[65536]; /* read buffer */
     size_t in_len, in_pos;
     bool eof, started;
@@ -33,8 +34,11 @@ struct csv_reader {
     char err[256];
 };
 
-/* Reads from f (not closed by the reader). */
+/* Reads from f (not closed by the reader), fields separated by ','. */
 void csv_reader_init(struct csv_reader *r, FILE *f);
+/* Whether c can separate fields: one ASCII byte that is not a quote, CR,
+ * LF or NUL (those would make records ambiguous). */
+bool csv_delimiter_valid(int c);
 void csv_reader_free(struct csv_reader *r);
 /* Reads the next record: 1 when there is one, 0 at the end of the input,
  * -1 on malformed input or a read error (r->err says what and where). */

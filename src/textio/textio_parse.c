@@ -38,6 +38,9 @@ struct textio_parser {
     int *csv_map;         /* CSV field index -> column */
     size_t csv_nfields;
     bool *csv_seen;
+    size_t csv_unknown;            /* header names the schema lacks */
+    const char *csv_null;          /* an unquoted field equal to it is NULL */
+    const char *const *json_names; /* each column's member name (NULL: its own) */
 };
 
 /* The column being filled and where messages go. */
@@ -445,24 +448,45 @@ static const char *expected_json(const struct lake_column *c)
     }
 }
 
-/* An object's members bound to fields by exact name: slots[k] is the
- * value of field k, or NULL. */
-static int bind_members(struct ctx *x, const struct rj_value *obj, const struct colb *fields,
-                        size_t nfields, const struct rj_value **slots, const char *what)
+/* The member name that fills field k: its own, or at the top level the
+ * input's name for the column when the caller gave one. */
+static const char *member_name(const struct ctx *x, const struct colb *fields, size_t k, bool top)
 {
-    for (size_t i = 0; i < obj->n; i++) {
+    const char *const *names = x->p->json_names;
+    return top && names && names[k] ? names[k] : fields[k].col->name;
+}
+
+/* An object's members bound to fields by exact name: slots[k] is the
+ * value of field k, or NULL. Every unknown member is named in one
+ * message, so one run shows all the names to map. */
+static int bind_members(struct ctx *x, const struct rj_value *obj, const struct colb *fields,
+                        size_t nfields, const struct rj_value **slots, bool top)
+{
+    const char *what = top ? "column" : "field";
+    struct buf unknown = BUF_INIT;
+    size_t nunknown = 0;
+    int rc = 0;
+    for (size_t i = 0; i < obj->n && rc == 0; i++) {
         size_t k = 0;
-        while (k < nfields && !rj_key_is(obj, i, fields[k].col->name))
+        while (k < nfields && !rj_key_is(obj, i, member_name(x, fields, k, top)))
             k++;
         char v[80];
-        if (k == nfields)
-            return rows_fail(&x->at, ERR_INVALID, "unknown %s '%s'", what,
-                             shown(obj->keys[i], obj->key_lens[i], v, sizeof v));
-        if (slots[k])
-            return rows_fail(&x->at, ERR_INVALID, "%s '%s' given twice", what, fields[k].col->name);
-        slots[k] = &obj->items[i];
+        if (k == nfields) {
+            if (buf_printf(&unknown, "%s'%s'", nunknown++ ? ", " : "",
+                           shown(obj->keys[i], obj->key_lens[i], v, sizeof v)) != 0)
+                rc = nomem(x);
+        } else if (slots[k]) {
+            rc = rows_fail(&x->at, ERR_INVALID, "%s '%s' given twice", what,
+                           member_name(x, fields, k, top));
+        } else {
+            slots[k] = &obj->items[i];
+        }
     }
-    return 0;
+    if (rc == 0 && nunknown)
+        rc = rows_fail(&x->at, ERR_INVALID, "unknown %s%s %s", what, nunknown > 1 ? "s" : "",
+                       unknown.data);
+    buf_free(&unknown);
+    return rc;
 }
 
 static int put_fields(struct ctx *x, struct colb *fields, size_t nfields,
@@ -471,7 +495,7 @@ static int put_fields(struct ctx *x, struct colb *fields, size_t nfields,
     const struct rj_value **slots = arena_calloc(&x->p->scratch, nfields, sizeof *slots);
     if (!slots)
         return nomem(x);
-    if (bind_members(x, obj, fields, nfields, slots, top ? "column" : "field") != 0)
+    if (bind_members(x, obj, fields, nfields, slots, top) != 0)
         return -1;
     for (size_t k = 0; k < nfields; k++) {
         size_t saved = path_push(x, top ? "%s" : ".%s", fields[k].col->name);
@@ -649,23 +673,29 @@ static int header_begin(struct textio_parser *p, size_t n, struct error *err)
     free(p->csv_map);
     free(p->csv_seen);
     p->csv_nfields = n;
+    p->csv_unknown = 0;
     p->csv_map = calloc(n ? n : 1, sizeof *p->csv_map);
     p->csv_seen = calloc(p->ncols ? p->ncols : 1, sizeof *p->csv_seen);
     return !p->csv_map || !p->csv_seen ? error_nomem(err) : 0;
 }
 
-/* Binds header field i, named name (len bytes), to its column. */
+/* Binds header field i, named name (len bytes), to its column. A name the
+ * schema lacks is added to *unknown (reported by header_end with the
+ * others). */
 static int header_bind(struct textio_parser *p, size_t i, const char *name, size_t len,
-                       struct error *err)
+                       struct buf *unknown, struct error *err)
 {
     size_t k = 0;
     while (k < p->ncols &&
            !(strlen(p->cols[k].col->name) == len && memcmp(p->cols[k].col->name, name, len) == 0))
         k++;
     char v[80];
-    if (k == p->ncols)
-        return error_fail(err, ERR_INVALID, "the header names column '%s', which the schema lacks",
-                          shown(name, len, v, sizeof v));
+    if (k == p->ncols) {
+        if (buf_printf(unknown, "%s'%s'", p->csv_unknown++ ? ", " : "",
+                       shown(name, len, v, sizeof v)))
+            return error_nomem(err);
+        return 0;
+    }
     if (p->csv_seen[k])
         return error_fail(err, ERR_INVALID, "the header names column '%s' twice",
                           p->cols[k].col->name);
@@ -674,9 +704,16 @@ static int header_bind(struct textio_parser *p, size_t i, const char *name, size
     return 0;
 }
 
-/* Checks that every required column got a header field. */
-static int header_end(struct textio_parser *p, struct error *err)
+/* Checks that the header named no unknown column and every required
+ * column got a field. */
+static int header_end(struct textio_parser *p, const struct buf *unknown, struct error *err)
 {
+    if (p->csv_unknown == 1)
+        return error_fail(err, ERR_INVALID, "the header names column %s, which the schema lacks",
+                          unknown->data);
+    if (p->csv_unknown)
+        return error_fail(err, ERR_INVALID, "the header names columns the schema lacks: %s",
+                          unknown->data);
     for (size_t k = 0; k < p->ncols; k++)
         if (!p->csv_seen[k] && !p->cols[k].col->nullable)
             return error_fail(err, ERR_INVALID, "the header lacks column '%s', which is required",
@@ -688,13 +725,17 @@ int textio_parser_csv_header(struct textio_parser *p, const struct csv_reader *r
 {
     if (header_begin(p, r->nfields, err) != 0)
         return -1;
-    for (size_t i = 0; i < r->nfields; i++) {
+    struct buf unknown = BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < r->nfields && rc == 0; i++) {
         size_t len;
         const char *name = csv_field_text(r, i, &len, NULL);
-        if (header_bind(p, i, name, len, err) != 0)
-            return -1;
+        rc = header_bind(p, i, name, len, &unknown, err);
     }
-    return header_end(p, err);
+    if (rc == 0)
+        rc = header_end(p, &unknown, err);
+    buf_free(&unknown);
+    return rc;
 }
 
 int textio_parser_csv_names(struct textio_parser *p, const char *const *names, size_t n,
@@ -702,10 +743,33 @@ int textio_parser_csv_names(struct textio_parser *p, const char *const *names, s
 {
     if (header_begin(p, n, err) != 0)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        if (header_bind(p, i, names[i], strlen(names[i]), err) != 0)
-            return -1;
-    return header_end(p, err);
+    struct buf unknown = BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = header_bind(p, i, names[i], strlen(names[i]), &unknown, err);
+    if (rc == 0)
+        rc = header_end(p, &unknown, err);
+    buf_free(&unknown);
+    return rc;
+}
+
+void textio_parser_csv_null(struct textio_parser *p, const char *marker)
+{
+    p->csv_null = marker;
+}
+
+void textio_parser_json_names(struct textio_parser *p, const char *const *names)
+{
+    p->json_names = names;
+}
+
+/* Whether an unquoted CSV field says NULL: empty, or the caller's marker. */
+static bool csv_is_null(const struct textio_parser *p, const char *s, size_t len, bool quoted)
+{
+    if (quoted)
+        return false;
+    return len == 0 ||
+           (p->csv_null && strlen(p->csv_null) == len && memcmp(s, p->csv_null, len) == 0);
 }
 
 int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, struct error *err)
@@ -724,7 +788,7 @@ int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, s
         bool quoted;
         const char *s = csv_field_text(r, i, &len, &quoted);
         path_push(&x, "%s", b->col->name);
-        if (len == 0 && !quoted)
+        if (csv_is_null(p, s, len, quoted))
             rc = put_null(&x, b, false);
         else
             rc = put_text(&x, b, s, len, RT_FLOAT_NUMBER | RT_FLOAT_WORDS);

@@ -28,12 +28,20 @@ int textio_parser_new(const struct lake_table *t, struct textio_parser **out, st
 void textio_parser_free(struct textio_parser *p);
 
 /* CSV: binds the header record's names to columns (any order; a nullable
- * column may be left out and reads as null). */
+ * column may be left out and reads as null). Every name the schema lacks
+ * is listed in one message. */
 int textio_parser_csv_header(struct textio_parser *p, const struct csv_reader *r,
                              struct error *err);
 /* CSV: the same, for a header whose names the caller gives (renamed). */
 int textio_parser_csv_names(struct textio_parser *p, const char *const *names, size_t n,
                             struct error *err);
+/* CSV: an unquoted field equal to marker (which must outlive the parser)
+ * is NULL, as an empty unquoted field always is. NULL: no marker. */
+void textio_parser_csv_null(struct textio_parser *p, const char *marker);
+/* JSON Lines: the member name that fills each top-level column (names[k]
+ * for column k; NULL, or a NULL entry, for the column's own name). The
+ * array must outlive the parser. */
+void textio_parser_json_names(struct textio_parser *p, const char *const *names);
 /* CSV: appends the reader's current record as a row. */
 int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, struct error *err);
 /* JSON Lines: appends one line (a JSON object) as a row. */

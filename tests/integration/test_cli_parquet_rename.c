@@ -216,6 +216,51 @@ static void bad_rename_arguments(void **state)
     expect(&r, 2, "not JSON Lines");
 }
 
+static void write_text(const char *name, const char *text)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The text input options convert shares with append: --map with a .tsv
+ * and --null; --no-header with --columns from standard input; unknown
+ * headers listed together; - without --from. */
+static void text_input_options(void **state)
+{
+    (void)state;
+    write_text("m.tsv", "Order ID\tPrice $\n1\tNA\n2\t2.5\n");
+    struct run r;
+    hl(&r, "parquet convert m.tsv m.parquet --schema 'order_id:long, price:double' --map "
+           "'Order ID=order_id,Price $=price' --null NA");
+    expect(&r, 0, "");
+    expect_duckdb("2\t1\t2.5\n",
+                  "SELECT count(*), count(*) FILTER (WHERE price IS NULL), max(price) FROM "
+                  "read_parquet('%s/m.parquet')",
+                  dir);
+    write_text("n.csv", "3;x\n4;y\n");
+    hl(&r, "parquet convert - n.parquet --from csv --delimiter ';' --no-header --columns id,name "
+           "--schema 'name:string, id:long' < n.csv");
+    expect(&r, 0, "");
+    expect_duckdb("3\tx\n4\ty\n", "SELECT id, name FROM read_parquet('%s/n.parquet') ORDER BY id",
+                  dir);
+    hl(&r, "parquet convert - e.parquet --schema 'a:int' < n.csv");
+    expect(&r, 2, "reading standard input (-) needs --from");
+    hl(&r, "parquet convert m.tsv e.parquet --schema 'order_id:long, price:double, Zone:string'");
+    expect(&r, 1, "rename them, for example with --rename 'Order ID=Order_ID,Price $=Price_'");
+    write_text("k.csv", "id,Zone,extra\n1,a,b\n");
+    hl(&r, "parquet convert k.csv e.parquet --schema 'id:long, zone:string'");
+    expect(&r, 1, "the header names 2 columns the schema lacks: 'Zone', 'extra'");
+    hl(&r, "parquet convert k.csv e.parquet --schema 'id:long, zone:string'");
+    expect(&r, 1, "--map 'Zone=zone,extra=COLUMN'");
+    hl(&r, "parquet convert k.csv e.parquet --schema 'id:long' --delimiter ';;'");
+    expect(&r, 2, "--delimiter takes one ASCII character");
+    assert_false(exists("e.parquet"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +269,7 @@ int main(void)
         cmocka_unit_test(with_a_schema_columns_are_picked_by_input_name),
         cmocka_unit_test(csv_header_names),
         cmocka_unit_test(bad_rename_arguments),
+        cmocka_unit_test(text_input_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "textio/csv.h"
+#include "textio/textio_parse.h"
+#include "textio/textio_schema.h"
 
 struct reading {
     FILE *f;
@@ -293,6 +295,119 @@ static void writer_then_reader(void **state)
     buf_free(&b);
 }
 
+/* Another delimiter: it separates fields, a quoted field may hold it
+ * (and commas, now plain text). */
+static void other_delimiters(void **state)
+{
+    (void)state;
+    static const char text[] = "a;\"b;c\";d,e\n1;;x\n";
+    struct reading rd;
+    open_text(&rd, text, sizeof text - 1);
+    rd.r.delim = ';';
+    expect_record(&rd, 1, 3, "a", "\001b;c", "d,e");
+    expect_record(&rd, 2, 3, "1", "", "x");
+    expect_end(&rd);
+    close_text(&rd);
+    static const char tsv[] = "a b\tc,d\n\t\n";
+    open_text(&rd, tsv, sizeof tsv - 1);
+    rd.r.delim = '\t';
+    expect_record(&rd, 1, 2, "a b", "c,d");
+    expect_record(&rd, 2, 2, "", "");
+    expect_end(&rd);
+    close_text(&rd);
+}
+
+static void delimiters_that_cannot_be(void **state)
+{
+    (void)state;
+    assert_true(csv_delimiter_valid(','));
+    assert_true(csv_delimiter_valid('\t'));
+    assert_true(csv_delimiter_valid('|'));
+    assert_false(csv_delimiter_valid('"'));
+    assert_false(csv_delimiter_valid('\n'));
+    assert_false(csv_delimiter_valid('\r'));
+    assert_false(csv_delimiter_valid(0));
+    assert_false(csv_delimiter_valid(0xa7)); /* not ASCII: one byte of a character */
+}
+
+/* A parser for spec with one record of text read as its header. */
+struct parsing {
+    struct arena arena;
+    struct lake_table t;
+    struct textio_parser *p;
+    struct reading rd;
+};
+
+static void parse_open(struct parsing *x, const char *spec, const char *text)
+{
+    arena_init(&x->arena, 0);
+    lake_table_init(&x->t, &x->arena);
+    struct error err;
+    assert_int_equal(textio_table_from_spec(spec, &x->t, &err), 0);
+    assert_int_equal(textio_parser_new(&x->t, &x->p, &err), 0);
+    open_text(&x->rd, text, strlen(text));
+}
+
+static void parse_close(struct parsing *x)
+{
+    close_text(&x->rd);
+    textio_parser_free(x->p);
+    lake_table_release(&x->t);
+    arena_free(&x->arena);
+}
+
+/* Every name the schema lacks is in the one message. */
+static void unknown_header_names_together(void **state)
+{
+    (void)state;
+    struct parsing x;
+    parse_open(&x, "id:long!, name:string", "Flight Date,id,Price $\n");
+    assert_int_equal(csv_read_record(&x.rd.r), 1);
+    struct error err;
+    assert_int_equal(textio_parser_csv_header(x.p, &x.rd.r, &err), -1);
+    assert_string_equal(err.msg,
+                        "the header names columns the schema lacks: 'Flight Date', 'Price $'");
+    parse_close(&x);
+}
+
+/* Reads the next record as a row, expecting success (want_ok) or not. */
+static void row(struct parsing *x, bool want_ok)
+{
+    struct error err;
+    assert_int_equal(csv_read_record(&x->rd.r), 1);
+    int rc = textio_parser_csv_row(x->p, &x->rd.r, &err);
+    if ((rc == 0) != want_ok)
+        fail_msg("row on line %lld: got %d (%s)", (long long)x->rd.r.record_line, rc,
+                 rc ? err.msg : "");
+}
+
+/* --null: an unquoted field equal to the marker is NULL, a quoted one is
+ * text; an empty field stays NULL; a required column refuses the marker. */
+static void null_marker(void **state)
+{
+    (void)state;
+    struct parsing x;
+    parse_open(&x, "id:long!, name:string", "id,name\n1,NA\n2,\"NA\"\n3,\n4,NAN\nNA,x\n");
+    textio_parser_csv_null(x.p, "NA");
+    struct error err;
+    assert_int_equal(csv_read_record(&x.rd.r), 1);
+    assert_int_equal(textio_parser_csv_header(x.p, &x.rd.r, &err), 0);
+    for (int i = 0; i < 4; i++)
+        row(&x, true);
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    assert_int_equal(textio_parser_take(x.p, &s, &b, &err), 0);
+    const struct ArrowArray *name = b.children[1];
+    assert_int_equal(b.length, 4);
+    assert_int_equal(name->null_count, 2);
+    const uint8_t *valid = name->buffers[0];
+    assert_int_equal(valid[0] & 0x0f, 0x0a); /* rows 2 and 4 hold text */
+    b.release(&b);
+    s.release(&s);
+    row(&x, false); /* NA for the required id */
+    parse_close(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +422,10 @@ int main(void)
         cmocka_unit_test(long_field_across_the_buffer),
         cmocka_unit_test(writer),
         cmocka_unit_test(writer_then_reader),
+        cmocka_unit_test(other_delimiters),
+        cmocka_unit_test(delimiters_that_cannot_be),
+        cmocka_unit_test(unknown_header_names_together),
+        cmocka_unit_test(null_marker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

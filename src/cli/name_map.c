@@ -1,5 +1,6 @@
-#include "cli/convert_rename.h"
+#include "cli/name_map.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,13 @@
 
 enum { IDENT_MAX = 128, MAX_DEPTH = 64 };
 
-/* ---- parsing --rename values ---- */
+/* ---- parsing --rename and --map values ---- */
 
 /* Reads OLD from *p up to an unescaped '=' (or the end of the pair),
- * splitting it at unescaped dots. Returns false with *why set. */
-static bool parse_old(const char **p, const char *end, struct arena *a, struct convert_rename *r,
-                      const char **why)
+ * splitting it at unescaped dots when `paths`. Returns false with *why
+ * set. */
+static bool parse_old(const char **p, const char *end, bool paths, struct arena *a,
+                      struct name_map_entry *r, const char **why)
 {
     char *seg[MAX_DEPTH];
     size_t depth = 0;
@@ -25,7 +27,7 @@ static bool parse_old(const char **p, const char *end, struct arena *a, struct c
     bool ok = false;
     const char *s = *p;
     for (;; s++) {
-        bool at_end = s == end || *s == '=' || *s == '.';
+        bool at_end = s == end || *s == '=' || (paths && *s == '.');
         if (at_end) {
             if (cur.len == 0) {
                 *why = "an empty name in OLD";
@@ -72,7 +74,7 @@ out:
     return ok;
 }
 
-static bool same_path(const struct convert_rename *x, const struct convert_rename *y)
+static bool same_path(const struct name_map_entry *x, const struct name_map_entry *y)
 {
     if (x->depth != y->depth)
         return false;
@@ -82,34 +84,36 @@ static bool same_path(const struct convert_rename *x, const struct convert_renam
     return true;
 }
 
-/* One OLD=NEW pair, [start, end) of a value. */
-static int parse_pair(const char *start, const char *end, struct arena *a,
-                      struct convert_renames *out)
+/* One OLD=NEW pair, [start, end) of a value of option o. */
+static int parse_pair(const struct name_map_option *o, const char *start, const char *end,
+                      struct arena *a, struct name_map *out)
 {
-    struct convert_rename *r = &out->items[out->n];
+    struct name_map_entry *r = &out->items[out->n];
     memset(r, 0, sizeof *r);
+    r->option = o->option;
     r->old_text = arena_strndup(a, start, (size_t)(end - start));
     const char *why = NULL, *p = start;
     if (!r->old_text)
         return cli_usage_error("out of memory");
-    if (!parse_old(&p, end, a, r, &why))
-        return cli_usage_error("--rename '%s': %s", r->old_text, why);
+    const char *opt = o->option, *old = r->old_text;
+    if (!parse_old(&p, end, o->paths, a, r, &why))
+        return cli_usage_error("%s '%s': %s", opt, old, why);
     r->new_name = arena_strndup(a, p, (size_t)(end - p));
     if (!r->new_name)
         return cli_usage_error("out of memory");
     char shown[80];
     lake_ident_shown(r->new_name, shown, sizeof shown);
     if (!r->new_name[0])
-        return cli_usage_error("--rename '%s': NEW is empty", r->old_text);
+        return cli_usage_error("%s '%s': NEW is empty", opt, old);
     if (!lake_ident_valid(r->new_name))
-        return cli_usage_error("--rename '%s': '%s' is not a valid column name (must match %s)",
-                               r->old_text, shown, LAKE_IDENT_PATTERN);
+        return cli_usage_error("%s '%s': '%s' is not a valid column name (must match %s)", opt, old,
+                               shown, LAKE_IDENT_PATTERN);
     if (lake_ident_reserved(r->new_name))
-        return cli_usage_error("--rename '%s': '%s' starts with the reserved prefix '%s'",
-                               r->old_text, shown, LAKE_RESERVED_PREFIX);
+        return cli_usage_error("%s '%s': '%s' starts with the reserved prefix '%s'", opt, old,
+                               shown, LAKE_RESERVED_PREFIX);
     for (size_t i = 0; i < out->n; i++)
         if (same_path(&out->items[i], r))
-            return cli_usage_error("--rename '%s': that column is renamed twice", r->old_text);
+            return cli_usage_error("%s '%s': that column is renamed twice", opt, old);
     out->n++;
     return EXIT_OK;
 }
@@ -131,29 +135,39 @@ static size_t count_pairs(const char *s)
     return n;
 }
 
-int convert_renames_parse(const char *const *values, size_t nvalues, struct arena *a,
-                          struct convert_renames *out)
+/* The pairs of one value of option o. */
+static int parse_value(const struct name_map_option *o, const char *value, struct arena *a,
+                       struct name_map *out)
+{
+    if (!value[0])
+        return cli_usage_error("%s takes OLD=NEW[,OLD=NEW...], not an empty value", o->option);
+    for (const char *s = value;; s++) {
+        const char *e = pair_end(s);
+        if (e == s)
+            return cli_usage_error("%s '%s': an empty OLD=NEW pair", o->option, value);
+        int rc = parse_pair(o, s, e, a, out);
+        if (rc != EXIT_OK || !*e)
+            return rc;
+        s = e;
+    }
+}
+
+int name_map_parse(const struct name_map_option *opts, size_t nopts, struct arena *a,
+                   struct name_map *out)
 {
     size_t cap = 0;
-    for (size_t i = 0; i < nvalues; i++)
-        cap += count_pairs(values[i]);
+    for (size_t k = 0; k < nopts; k++)
+        for (size_t i = 0; i < opts[k].nvalues; i++)
+            cap += count_pairs(opts[k].values[i]);
     out->n = 0;
     out->items = arena_calloc(a, cap ? cap : 1, sizeof *out->items);
     if (!out->items)
         return cli_usage_error("out of memory");
-    for (size_t i = 0; i < nvalues; i++) {
-        if (!values[i][0])
-            return cli_usage_error("--rename takes OLD=NEW[,OLD=NEW...], not an empty value");
-        for (const char *s = values[i];; s++) {
-            const char *e = pair_end(s);
-            if (e == s)
-                return cli_usage_error("--rename '%s': an empty OLD=NEW pair", values[i]);
-            int rc = parse_pair(s, e, a, out);
+    for (size_t k = 0; k < nopts; k++) {
+        for (size_t i = 0; i < opts[k].nvalues; i++) {
+            int rc = parse_value(&opts[k], opts[k].values[i], a, out);
             if (rc != EXIT_OK)
                 return rc;
-            if (!*e)
-                break;
-            s = e;
         }
     }
     return EXIT_OK;
@@ -163,16 +177,15 @@ int convert_renames_parse(const char *const *values, size_t nvalues, struct aren
 
 /* The walk's position: the names from the top down to the current field. */
 struct walk {
-    struct convert_renames *r;
+    struct name_map *r;
     const char *path[MAX_DEPTH];
     size_t depth;
 };
 
-static struct convert_rename *rename_for(struct convert_renames *r, const char *const *path,
-                                         size_t depth)
+static struct name_map_entry *rename_for(struct name_map *r, const char *const *path, size_t depth)
 {
     for (size_t i = 0; i < r->n; i++) {
-        struct convert_rename *x = &r->items[i];
+        struct name_map_entry *x = &r->items[i];
         if (x->depth != depth)
             continue;
         size_t k = 0;
@@ -184,15 +197,20 @@ static struct convert_rename *rename_for(struct convert_renames *r, const char *
     return NULL;
 }
 
-/* Appends a name as OLD is written: dots, commas, '=' and backslashes
- * escaped. */
-static void put_escaped(struct buf *b, const char *name)
+/* Appends a name as OLD is written: commas, '=', backslashes and, where
+ * dots separate names (--rename), dots escaped. */
+static void put_name(struct buf *b, const char *name, bool paths)
 {
     for (const char *s = name; *s; s++) {
-        if (strchr(".,=\\", *s))
+        if (strchr(",=\\", *s) || (paths && *s == '.'))
             buf_putc(b, '\\');
         buf_putc(b, *s);
     }
+}
+
+static void put_escaped(struct buf *b, const char *name)
+{
+    put_name(b, name, true);
 }
 
 static void put_path(struct buf *b, const char *const *path, size_t depth)
@@ -213,7 +231,7 @@ static int rename_kids(struct walk *w, struct rename_field *f)
     for (size_t i = 0; i < f->nkids; i++) {
         struct rename_field *k = &f->kids[i];
         w->path[w->depth++] = k->in_name;
-        struct convert_rename *x = rename_for(w->r, w->path, w->depth);
+        struct name_map_entry *x = rename_for(w->r, w->path, w->depth);
         k->name = k->in_name;
         if (x) {
             x->used = true;
@@ -232,20 +250,23 @@ static int rename_kids(struct walk *w, struct rename_field *f)
     return EXIT_OK;
 }
 
-static int report_unused(const struct convert_renames *r, const char *in_path)
+static int report_unused(const struct name_map *r, const char *in_path)
 {
     struct buf b = BUF_INIT;
     size_t n = 0;
+    const char *option = "--rename";
     for (size_t i = 0; i < r->n; i++) {
         if (r->items[i].used)
             continue;
+        if (!n)
+            option = r->items[i].option;
         buf_printf(&b, "%s'", n++ ? ", " : "");
         put_path(&b, (const char *const *)r->items[i].path, r->items[i].depth);
         buf_putc(&b, '\'');
     }
     int rc = EXIT_OK;
     if (n)
-        rc = cli_usage_error("--rename: %s has no column %s", in_path, b.data ? b.data : "");
+        rc = cli_usage_error("%s: %s has no column %s", option, in_path, b.data ? b.data : "");
     buf_free(&b);
     return rc;
 }
@@ -390,16 +411,12 @@ static int check_kids(struct walk *w, struct report *rep, struct rename_field *f
     return EXIT_OK;
 }
 
-static void print_report(const struct report *rep, const char *in_path)
+/* Prints text quoted for a POSIX shell ('...', a quote inside written
+ * '\''), then a line end. */
+static void print_shell_quoted(const char *text)
 {
-    fprintf(stderr,
-            "hoglake: %s: column names a catalog table cannot have (names must match %s and not "
-            "start with %s; names at one level must differ beyond case):%s\n"
-            "hoglake: rename them, for example with --rename '",
-            in_path, LAKE_IDENT_PATTERN, LAKE_RESERVED_PREFIX,
-            rep->problems.data ? rep->problems.data : "");
-    /* Quoted for a POSIX shell: a quote inside is written '\''. */
-    for (const char *s = rep->fix.data ? rep->fix.data : ""; *s; s++)
+    fputc('\'', stderr);
+    for (const char *s = text; *s; s++)
         if (*s == '\'')
             fputs("'\\''", stderr);
         else
@@ -407,14 +424,25 @@ static void print_report(const struct report *rep, const char *in_path)
     fputs("'\n", stderr);
 }
 
-int convert_renames_apply(struct convert_renames *r, struct rename_field *root, bool check_names,
-                          const char *in_path, struct arena *a)
+static void print_report(const struct report *rep, const char *in_path)
+{
+    fprintf(stderr,
+            "hoglake: %s: column names a catalog table cannot have (names must match %s and not "
+            "start with %s; names at one level must differ beyond case):%s\n"
+            "hoglake: rename them, for example with --rename ",
+            in_path, LAKE_IDENT_PATTERN, LAKE_RESERVED_PREFIX,
+            rep->problems.data ? rep->problems.data : "");
+    print_shell_quoted(rep->fix.data ? rep->fix.data : "");
+}
+
+int name_map_apply(struct name_map *r, struct rename_field *root, int checks, const char *in_path,
+                   struct arena *a)
 {
     struct walk w = {.r = r};
     int rc = rename_kids(&w, root);
-    if (rc == EXIT_OK)
+    if (rc == EXIT_OK && (checks & NAME_MAP_CHECK_UNUSED))
         rc = report_unused(r, in_path);
-    if (rc != EXIT_OK || !check_names)
+    if (rc != EXIT_OK || !(checks & NAME_MAP_CHECK_IDENTS))
         return rc;
     struct report rep = {BUF_INIT, BUF_INIT, 0, a, false};
     rc = check_kids(&w, &rep, root);
@@ -430,7 +458,7 @@ int convert_renames_apply(struct convert_renames *r, struct rename_field *root, 
     return rc;
 }
 
-const char *convert_renames_source_of(const struct convert_renames *r, const char *new_name)
+const char *name_map_source_of(const struct name_map *r, const char *new_name)
 {
     for (size_t i = 0; i < r->n; i++)
         if (r->items[i].depth == 1 && strcmp(r->items[i].new_name, new_name) == 0)
@@ -459,7 +487,7 @@ static int arrow_kids(struct walk *w, struct ArrowSchema *s, struct arena *a)
         struct ArrowSchema *k = s->children[i];
         const char *seg = is_struct ? k->name : is_list ? "element" : kv[i];
         w->path[w->depth++] = seg ? seg : "";
-        const struct convert_rename *x = is_struct ? rename_for(w->r, w->path, w->depth) : NULL;
+        const struct name_map_entry *x = is_struct ? rename_for(w->r, w->path, w->depth) : NULL;
         int rc = arrow_kids(w, k, a);
         w->depth--;
         if (rc != 0)
@@ -476,9 +504,9 @@ static int arrow_kids(struct walk *w, struct ArrowSchema *s, struct arena *a)
     return 0;
 }
 
-int convert_renames_arrow(const struct convert_renames *r, struct ArrowSchema *s, struct arena *a)
+int name_map_arrow(const struct name_map *r, struct ArrowSchema *s, struct arena *a)
 {
-    struct walk w = {.r = (struct convert_renames *)r};
+    struct walk w = {.r = (struct name_map *)r};
     return arrow_kids(&w, s, a);
 }
 
@@ -582,15 +610,16 @@ static bool same_shape(const struct pq_schema *a, const struct pq_node *x,
     return true;
 }
 
-int convert_renames_parquet(struct convert_renames *r, const struct pq_schema *s, bool check_names,
-                            const char *in_path, struct arena *a, struct pq_schema *out)
+int name_map_parquet(struct name_map *r, const struct pq_schema *s, bool check_names,
+                     const char *in_path, struct arena *a, struct pq_schema *out)
 {
     struct rename_field root = {0};
     if (pq_field(s, s->root, "", false, &root, a) != 0) {
         fprintf(stderr, "hoglake: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
-    int rc = convert_renames_apply(r, &root, check_names, in_path, a);
+    int checks = NAME_MAP_CHECK_UNUSED | (check_names ? NAME_MAP_CHECK_IDENTS : 0);
+    int rc = name_map_apply(r, &root, checks, in_path, a);
     if (rc != EXIT_OK)
         return rc;
     struct pq_schema_element *el = arena_calloc(a, s->nelements, sizeof *el);
@@ -623,8 +652,8 @@ int convert_renames_parquet(struct convert_renames *r, const struct pq_schema *s
 
 /* ---- CSV headers ---- */
 
-int convert_renames_header(struct convert_renames *r, const char *const *names, size_t n,
-                           const char *in_path, struct arena *a, const char ***out)
+int name_map_header(struct name_map *r, const char *const *names, size_t n, int checks,
+                    const char *in_path, struct arena *a, const char ***out)
 {
     struct rename_field root = {0};
     root.nkids = n;
@@ -638,8 +667,128 @@ int convert_renames_header(struct convert_renames *r, const char *const *names, 
         root.kids[i].in_name = root.kids[i].name = names[i];
         root.kids[i].renamable = true;
     }
-    int rc = convert_renames_apply(r, &root, true, in_path, a);
+    int rc = name_map_apply(r, &root, checks, in_path, a);
     for (size_t i = 0; rc == EXIT_OK && i < n; i++)
         (*out)[i] = root.kids[i].name;
     return rc;
+}
+
+/* ---- names against a table's columns ---- */
+
+static const struct lake_column *column_named(const struct lake_table *t, const char *name)
+{
+    for (size_t k = 0; k < t->root.nchildren; k++)
+        if (strcmp(t->root.children[k]->name, name) == 0)
+            return t->root.children[k];
+    return NULL;
+}
+
+int name_map_check_targets(const struct name_map *r, const struct lake_table *t, const char *what)
+{
+    struct buf b = BUF_INIT;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct name_map_entry *x = &r->items[i];
+        if (x->depth == 1 && !column_named(t, x->new_name))
+            buf_printf(&b, "%s'%s' (%s '%s')", n++ ? ", " : "", x->new_name, x->option,
+                       x->old_text);
+    }
+    int rc = EXIT_OK;
+    if (n)
+        rc = cli_usage_error("%s has no column%s %s", what, n > 1 ? "s" : "",
+                             b.data ? b.data : "out of memory");
+    buf_free(&b);
+    return rc;
+}
+
+/* Whether two names have the same letters and digits, ignoring case and
+ * everything else ("Flight Date" and flight_date): a likely mapping. */
+static bool same_letters(const char *x, const char *y)
+{
+    for (;;) {
+        while (*x && (unsigned char)*x < 0x80 && !isalnum((unsigned char)*x))
+            x++;
+        while (*y && (unsigned char)*y < 0x80 && !isalnum((unsigned char)*y))
+            y++;
+        if (!*x || !*y)
+            return !*x && !*y;
+        if (tolower((unsigned char)*x++) != tolower((unsigned char)*y++))
+            return false;
+    }
+}
+
+/* Whether some input name (final) is already the column's. */
+static bool bound(const char *const *names, size_t n, const char *column)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], column) == 0)
+            return true;
+    return false;
+}
+
+/* A column of t, not bound yet, that in_name likely means; or NULL. */
+static const char *likely_column(const char *in_name, const char *const *names, size_t n,
+                                 const struct lake_table *t)
+{
+    for (size_t k = 0; k < t->root.nchildren; k++) {
+        const char *c = t->root.children[k]->name;
+        if (same_letters(in_name, c) && !bound(names, n, c))
+            return c;
+    }
+    return NULL;
+}
+
+static void print_columns(const struct lake_table *t, const char *what)
+{
+    fprintf(stderr, "hoglake: %s's columns:", what);
+    for (size_t k = 0; k < t->root.nchildren; k++)
+        fprintf(stderr, "%s %s", k ? "," : "", t->root.children[k]->name);
+    fputc('\n', stderr);
+}
+
+int name_map_check_known(const char *const *in_names, const char *const *names, size_t n,
+                         const struct lake_table *t, const char *what, const char *in_path)
+{
+    struct buf unknown = BUF_INIT, fix = BUF_INIT;
+    size_t nunknown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (column_named(t, names[i]))
+            continue;
+        const char *to = likely_column(in_names[i], names, n, t);
+        buf_printf(&unknown, "%s'%s'", nunknown++ ? ", " : "", in_names[i]);
+        buf_puts(&fix, nunknown > 1 ? "," : "");
+        put_name(&fix, in_names[i], false);
+        buf_printf(&fix, "=%s", to ? to : "COLUMN");
+    }
+    int rc = EXIT_OK;
+    if (nunknown && (!unknown.data || !fix.data)) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        rc = EXIT_FAILURE_OTHER;
+    } else if (nunknown) {
+        fprintf(stderr, "hoglake: %s: the header names %zu column%s %s lacks: %s\n", in_path,
+                nunknown, nunknown > 1 ? "s" : "", what, unknown.data);
+        print_columns(t, what);
+        fputs("hoglake: map them to columns with --map ", stderr);
+        print_shell_quoted(fix.data);
+        rc = EXIT_FAILURE_OTHER;
+    }
+    buf_free(&unknown);
+    buf_free(&fix);
+    return rc;
+}
+
+int name_map_columns_sources(const struct name_map *r, const struct lake_table *t, struct arena *a,
+                             const char *const **out)
+{
+    size_t n = t->root.nchildren;
+    const char **names = arena_calloc(a, n ? n : 1, sizeof *names);
+    if (!names)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        const char *own = t->root.children[k]->name;
+        const char *src = name_map_source_of(r, own);
+        names[k] = src == own ? NULL : src;
+    }
+    *out = names;
+    return 0;
 }
