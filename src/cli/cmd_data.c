@@ -925,7 +925,7 @@ int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from,
 static const struct cli_opt append_opts[] = {
     {"format", true, false,
      "csv|tsv|jsonl|parquet  the inputs' format (default: from each name: .csv, .tsv, .jsonl, "
-     ".ndjson, .parquet; required for - , standard input)"},
+     ".ndjson, .parquet; required for standard input, -)"},
     {"delimiter", true, false,
      "C  CSV's field separator: one ASCII character, or tab (\\t) (default ',', a tab for "
      ".tsv)"},
