@@ -348,6 +348,7 @@ static const struct cli_opt alter_opts[] = {
     {"drop-column", true, true, "PATH  drop a column (and everything inside it)"},
     {"rename-column", true, true, "PATH=NAME  rename a column, keeping its field id"},
     {"promote-column", true, true, "PATH=TYPE  widen a column's type (int -> long...)"},
+    {"drop-not-null", true, true, "PATH  make a required column nullable"},
     {"column-comment", true, true, "PATH=TEXT  set a column's comment (PATH= removes it)"},
     {"comment", true, false, "TEXT  set the table comment"},
     {"no-comment", false, false, "remove the table comment"},
@@ -410,9 +411,19 @@ static int sugar_ops(const struct cli_args *a, json_t *ops, const json_t *table)
                                    primary_ts);
         json_array_append_new(ops, op);
     }
-    n = cli_opt_values(a, "drop-column", vals, CLI_MAX_VALUES);
-    for (int i = 0; i < n; i++)
-        json_array_append_new(ops, json_pack("{s:s,s:s}", "op", "drop_column", "name", vals[i]));
+    /* Ops naming one column, by its path as the table has it now. */
+    static const struct {
+        const char *opt, *op;
+    } singles[] = {
+        {"drop-column", "drop_column"},
+        {"drop-not-null", "drop_not_null"},
+    };
+    for (size_t s = 0; s < sizeof singles / sizeof singles[0]; s++) {
+        n = cli_opt_values(a, singles[s].opt, vals, CLI_MAX_VALUES);
+        for (int i = 0; i < n; i++)
+            json_array_append_new(ops,
+                                  json_pack("{s:s,s:s}", "op", singles[s].op, "name", vals[i]));
+    }
     static const struct {
         const char *opt, *op, *k1, *k2;
     } pairs[] = {

@@ -935,6 +935,22 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
     return 0;
 }
 
+/* Making a column nullable never invalidates a file: a required Parquet
+ * column reads as an optional one with no nulls, so no file check is
+ * needed. An already-nullable column is a no-op, as renaming a column to
+ * its own name is: a retried alter (after a lost answer) then succeeds. */
+static int op_drop_not_null(struct lake_table *t, const char *path, struct error *err)
+{
+    struct lake_column *c = lake_table_find_path(t, path, err);
+    if (!c)
+        return -1;
+    if (c->nullable)
+        return 0;
+    c->nullable = true;
+    c->changed = true;
+    return 0;
+}
+
 /* The rules shared by partition and sort sources: a live leaf that is not a
  * variant and has no list or map above it. */
 static struct lake_column *source_column(struct lake_table *t, const json_t *jid, const char *what,
@@ -1207,6 +1223,7 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct error *er
         "rename_column",      "promote_column",           "rename_table",
         "set_partition_spec", "set_sort_order",           "set_table_comment",
         "set_column_comment", "set_properties",           "set_primary_timestamp_column",
+        "drop_not_null",
     };
     bool known = false;
     for (size_t i = 0; i < sizeof known_ops / sizeof known_ops[0]; i++)
@@ -1247,6 +1264,10 @@ int lake_table_apply_op(struct lake_table *t, const json_t *op, struct error *er
     if (strcmp(kind, "promote_column") == 0) {
         READ_OP({"name", JF_STRING, true, false, &f.name}, {"to", JF_STRING, true, false, &f.to});
         return op_promote_column(t, json_string_value(f.name), json_string_value(f.to), err);
+    }
+    if (strcmp(kind, "drop_not_null") == 0) {
+        READ_OP({"name", JF_STRING, true, false, &f.name});
+        return op_drop_not_null(t, json_string_value(f.name), err);
     }
     if (strcmp(kind, "rename_table") == 0) {
         READ_OP({"new_name", JF_STRING, true, false, &f.new_name});

@@ -1860,6 +1860,108 @@ static void required_columns_over_live_files(void **state)
     json_decref(t);
 }
 
+/* The table's column rows: name, nullable and whether live, by field id. */
+#define DNN_ROWS_SQL                                                                               \
+    "SELECT string_agg(field_id || ':' || nullable || CASE WHEN end_snapshot IS NULL THEN"         \
+    " '@live' ELSE '@ended' END, ',' ORDER BY field_id, begin_snapshot) FROM hog_column"           \
+    " WHERE catalog_id = %lld AND table_id = %lld"
+
+static void drop_not_null_relaxes_required_columns(void **state)
+{
+    (void)state;
+    create_quiet("{'name':'dnn','columns':[{'name':'id','type':'long','nullable':false},"
+                 "{'name':'title','type':'string','nullable':false},"
+                 "{'name':'s','type':'struct','nullable':false,'children':[{'name':'x','type':"
+                 "'int','nullable':false},{'name':'y','type':'int','nullable':false}]},"
+                 "{'name':'note','type':'string'},"
+                 "{'name':'m','type':'map','nullable':false,'children':[{'name':'key','type':"
+                 "'string','nullable':false},{'name':'value','type':'int','nullable':false}]},"
+                 "{'name':'l','type':'list','children':[{'name':'element','type':'int',"
+                 "'nullable':false}]}],"
+                 "'partition_fields':[{'source_field_id':1,'transform':'identity'}],"
+                 "'sort_fields':[{'source_field_id':2}]}");
+    /* Unlike adding a required column, relaxing one is fine over live files. */
+    insert_file("dnn", "provided", false);
+    int64_t cid = cat_id(CAT), t_id = tid("dnn");
+    json_t *t = alter_ok("dnn", "{'ops':[{'op':'drop_not_null','name':'title'}]}");
+    int64_t s1 = jint(t, "snapshot_id");
+    json_t *title = colpath(t, "title");
+    assert_true(json_is_true(jget(title, "nullable")));
+    assert_int_equal(jint(title, "field_id"), 2);
+    assert_string_equal(jstr(title, "type"), "string");
+    assert_true(json_is_false(jget(colpath(t, "id"), "nullable")));
+    json_decref(t);
+    /* Only that column's row is re-versioned. */
+    expect_sql("2:false@ended,2:true@live",
+               "SELECT string_agg(field_id || ':' || nullable || CASE WHEN end_snapshot = %lld"
+               " THEN '@ended' WHEN end_snapshot IS NULL AND begin_snapshot = %lld THEN '@live'"
+               " ELSE '@?' END, ',' ORDER BY begin_snapshot) FROM hog_column WHERE catalog_id ="
+               " %lld AND table_id = %lld AND field_id = 2",
+               (long long)s1, (long long)s1, (long long)cid, (long long)t_id);
+    assert_int_equal(column_rows("dnn", 1), 1);
+    /* A read before the alter still sees it required. */
+    json_t *g = api_get_json(
+        &srv, "/v1/catalogs/" CAT "/namespaces/" NS "/tables/dnn?snapshot=%lld", (long long)s1 - 1);
+    assert_true(json_is_false(jget(colpath(g, "title"), "nullable")));
+    json_decref(g);
+
+    /* A nested field by its path, a struct, and a partition source at once;
+     * the specs are untouched. */
+    t = alter_ok("dnn", "{'ops':[{'op':'drop_not_null','name':'s.x'},"
+                        "{'op':'drop_not_null','name':'s'},{'op':'drop_not_null','name':'id'},"
+                        "{'op':'drop_not_null','name':'m'}]}");
+    assert_true(json_is_true(jget(colpath(t, "s.x"), "nullable")));
+    assert_true(json_is_false(jget(colpath(t, "s.y"), "nullable")));
+    assert_true(json_is_true(jget(colpath(t, "s"), "nullable")));
+    assert_true(json_is_true(jget(colpath(t, "id"), "nullable")));
+    assert_true(json_is_true(jget(colpath(t, "m"), "nullable")));
+    assert_true(json_is_false(jget(colpath(t, "m.key"), "nullable")));
+    assert_int_equal(jint(jget(t, "partition_spec"), "spec_id"), 1);
+    assert_int_equal(jint(jget(t, "sort_spec"), "sort_id"), 1);
+    json_decref(t);
+    assert_int_equal(column_rows("dnn", 5), 1); /* s.y */
+
+    /* Already nullable: accepted as a no-op (a retry succeeds), no new row. */
+    static const char after[] = "1:false@ended,1:true@live,2:false@ended,2:true@live,"
+                                "3:false@ended,3:true@live,4:false@ended,4:true@live,"
+                                "5:false@live,6:true@live,7:false@ended,7:true@live,"
+                                "8:false@live,9:false@live,10:true@live,11:false@live";
+    expect_sql(after, DNN_ROWS_SQL, (long long)cid, (long long)t_id);
+    alter_quiet("dnn", "{'ops':[{'op':'drop_not_null','name':'note'},"
+                       "{'op':'drop_not_null','name':'title'}]}");
+    expect_sql(after, DNN_ROWS_SQL, (long long)cid, (long long)t_id);
+
+    /* Refusals: typed, and nothing changes (an earlier valid op included). */
+    static const struct {
+        const char *ops;
+        long status;
+        const char *code, *needle;
+    } refused[] = {
+        {"{'op':'drop_not_null','name':'nope'}", 422, "validation", "column 'nope' does not exist"},
+        {"{'op':'drop_not_null','name':'_hog_row_id'}", 422, "validation",
+         "column '_hog_row_id' does not exist"},
+        {"{'op':'drop_not_null','name':'s.nope'}", 422, "validation",
+         "struct 's' has no field 'nope'"},
+        {"{'op':'drop_not_null','name':'m.key'}", 422, "validation",
+         "cannot address 'm.key': 'm' is a 'map'"},
+        {"{'op':'drop_not_null','name':'m.value'}", 422, "validation", "'m' is a 'map'"},
+        {"{'op':'drop_not_null','name':'l.element'}", 422, "validation", "'l' is a 'list'"},
+        {"{'op':'drop_not_null','name':''}", 422, "validation", "none empty"},
+        {"{'op':'drop_not_null','name':'s.y','parent':'s'}", 422, "validation",
+         "does not take 'parent'"},
+        {"{'op':'drop_not_null'}", 400, "bad_request", "missing required field 'name'"},
+        {"{'op':'drop_not_null','name':7}", 400, "bad_request", "name"},
+        {"{'op':'drop_not_null','name':'s.y','to':'x'}", 400, "bad_request", "unknown field 'to'"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body, "{'ops':[{'op':'drop_not_null','name':'s.y'},%s]}",
+                 refused[i].ops);
+        alter_fails("dnn", body, refused[i].status, refused[i].code, refused[i].needle);
+    }
+    expect_sql(after, DNN_ROWS_SQL, (long long)cid, (long long)t_id);
+}
+
 static void caps_count_existing_columns(void **state)
 {
     (void)state;
@@ -2155,6 +2257,7 @@ int main(void)
         cmocka_unit_test(read_snapshot_below_the_floor),
         cmocka_unit_test(idless_files_guard),
         cmocka_unit_test(required_columns_over_live_files),
+        cmocka_unit_test(drop_not_null_relaxes_required_columns),
         cmocka_unit_test(caps_count_existing_columns),
         cmocka_unit_test(alter_response_equals_get),
         cmocka_unit_test(op_count_limit),

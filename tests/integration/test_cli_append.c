@@ -235,6 +235,71 @@ static void empty_input_appends_nothing(void **state)
     assert_int_equal(test_count_files(wh, ""), objects);
 }
 
+/* Runs the command and checks its exit code and, unless NULL, that its
+ * standard error holds `err_has`. */
+static void run_expect(int code, const char *what, const char *args, const char *err_has)
+{
+    struct cli_out o;
+    run(&o, "%s", args);
+    cli_out_expect(&o, code, what);
+    if (err_has)
+        expect_contains(o.err, err_has, what);
+    cli_out_free(&o);
+}
+
+/* A NOT NULL column relaxed with `table alter --drop-not-null`: the null
+ * row refused before is appended after, and the earlier file's rows read
+ * back unchanged. */
+static void drop_not_null_then_append_nulls(void **state)
+{
+    (void)state;
+    run_expect(0, "table create",
+               "table create local.ns.books --columns 'id:long!, title:string!, pages:int!'", NULL);
+    test_write_file(dir, "books1.csv", "id,title,pages\n1,Dune,412\n2,Emma,474\n");
+    run_expect(0, "append books1", "append local.ns.books books1.csv", NULL);
+    int64_t files = data_files("local");
+    int64_t before_alter = head_of("local");
+
+    test_write_file(dir, "books2.csv", "id,title,pages\n3,,\n");
+    run_expect(1, "a null in a required column", "append local.ns.books books2.csv", "title");
+    assert_int_equal(data_files("local"), files);
+    run_expect(1, "an unknown column", "table alter local.ns.books --drop-not-null nope",
+               "column 'nope' does not exist");
+    assert_int_equal(head_of("local"), before_alter);
+
+    run_expect(0, "table alter --drop-not-null",
+               "table alter local.ns.books --drop-not-null title --drop-not-null pages", NULL);
+    struct cli_out o;
+    run(&o, "--json table show local.ns.books --no-totals");
+    cli_out_expect(&o, 0, "table show");
+    json_t *t = jparse(o.out);
+    json_t *cols = json_object_get(t, "columns");
+    assert_true(json_is_false(json_object_get(json_array_get(cols, 0), "nullable")));
+    assert_true(json_is_true(json_object_get(json_array_get(cols, 1), "nullable")));
+    assert_true(json_is_true(json_object_get(json_array_get(cols, 2), "nullable")));
+    json_decref(t);
+    cli_out_free(&o);
+
+    run_expect(0, "append books2 after the alter", "append local.ns.books books2.csv", NULL);
+    assert_int_equal(data_files("local"), files + 1);
+    run(&o, "read local.ns.books --format jsonl");
+    cli_out_expect(&o, 0, "read");
+    char *got = sorted_lines(o.out);
+    expect_text_eq(got, "{\"id\":1,\"title\":\"Dune\",\"pages\":412}\n"
+                        "{\"id\":2,\"title\":\"Emma\",\"pages\":474}\n"
+                        "{\"id\":3,\"title\":null,\"pages\":null}\n");
+    free(got);
+    cli_out_free(&o);
+    /* The first file, read as of before the alter, is as it was. */
+    run(&o, "read local.ns.books --snapshot %lld --format jsonl", (long long)before_alter);
+    cli_out_expect(&o, 0, "read before the alter");
+    got = sorted_lines(o.out);
+    expect_text_eq(got, "{\"id\":1,\"title\":\"Dune\",\"pages\":412}\n"
+                        "{\"id\":2,\"title\":\"Emma\",\"pages\":474}\n");
+    free(got);
+    cli_out_free(&o);
+}
+
 /* To moto, with the object store configured by the environment. */
 static void append_to_s3(void **state)
 {
@@ -345,6 +410,7 @@ int main(void)
         cmocka_unit_test(refusals_change_nothing),
         cmocka_unit_test(empty_input_appends_nothing),
         cmocka_unit_test(append_reads_the_table_once),
+        cmocka_unit_test(drop_not_null_then_append_nulls),
         cmocka_unit_test(append_to_s3),
         cmocka_unit_test(server_disappears),
     };

@@ -1477,6 +1477,85 @@ static void test_promote_misc(void **state)
     BAD(f, op(f, "{'op':'promote_column','name':'s.a'}"), "missing required field 'to'");
 }
 
+/* --------------------------------------------------------- drop_not_null */
+
+static void test_drop_not_null(void **state)
+{
+    struct fx *f = *state;
+    make_loaded(f);
+    struct error *e = &f->err;
+    OK(f, lake_table_load_column(&f->t, 8, 4, "w", LT_INT, 0, 0, false, 2, NULL, e));
+    OK(f, op(f, "{'op':'drop_not_null','name':'id'}"));
+    struct lake_column *c = COL(f, "id");
+    assert_true(c->nullable);
+    assert_true(c->changed); /* its row is re-versioned, keeping its id and type */
+    assert_int_equal(c->field_id, 1);
+    assert_int_equal(c->type, LT_LONG);
+    assert_int_equal(f->t.nended, 0);
+    assert_false(COL(f, "s")->changed);
+
+    /* A nested struct field by its dotted path: only that node changes. */
+    OK(f, op(f, "{'op':'drop_not_null','name':'s.b.w'}"));
+    assert_true(COL(f, "s.b.w")->nullable);
+    assert_true(COL(f, "s.b.w")->changed);
+    assert_false(COL(f, "s.b")->changed);
+    assert_false(COL(f, "s.b.x")->changed);
+
+    /* Already nullable: a no-op that marks nothing for rewriting. */
+    OK(f, op(f, "{'op':'drop_not_null','name':'z'}"));
+    assert_true(COL(f, "z")->nullable);
+    assert_false(COL(f, "z")->changed);
+
+    /* The response shows the column as nullable. */
+    json_t *cols = lake_columns_to_json(&f->t);
+    assert_non_null(cols);
+    assert_true(json_is_true(json_object_get(json_array_get(cols, 0), "nullable")));
+    json_decref(cols);
+}
+
+static void test_drop_not_null_refusals(void **state)
+{
+    struct fx *f = *state;
+    OK(f, create(f, "[{'name':'id','type':'long','nullable':false},"
+                    " {'name':'m','type':'map','nullable':false,'children':["
+                    "   {'name':'key','type':'string','nullable':false},"
+                    "   {'name':'value','type':'int','nullable':false}]},"
+                    " {'name':'l','type':'list','children':["
+                    "   {'name':'element','type':'int','nullable':false}]}]"));
+    static const struct {
+        const char *op;
+        enum error_code code;
+        const char *needle;
+    } refused[] = {
+        {"{'op':'drop_not_null','name':'nope'}", ERR_INVALID, "column 'nope' does not exist"},
+        {"{'op':'drop_not_null','name':'_hog_row_id'}", ERR_INVALID,
+         "column '_hog_row_id' does not exist"},
+        {"{'op':'drop_not_null','name':'id.x'}", ERR_INVALID,
+         "cannot address 'id.x': 'id' is 'long', not a struct"},
+        /* Iceberg map keys are required; list/map internals are not addressable. */
+        {"{'op':'drop_not_null','name':'m.key'}", ERR_INVALID, "cannot address 'm.key'"},
+        {"{'op':'drop_not_null','name':'l.element'}", ERR_INVALID, "cannot address 'l.element'"},
+        {"{'op':'drop_not_null','name':''}", ERR_INVALID, "invalid column path ''"},
+        {"{'op':'drop_not_null'}", ERR_MALFORMED,
+         "op 'drop_not_null': missing required field 'name'"},
+        {"{'op':'drop_not_null','name':'id','to':'x'}", ERR_MALFORMED,
+         "op 'drop_not_null': unknown field 'to'"},
+        {"{'op':'drop_not_null','name':true}", ERR_MALFORMED, "field 'name' must be a string"},
+        {"{'op':'drop_not_null','name':'id','parent':'m'}", ERR_INVALID,
+         "op 'drop_not_null' does not take 'parent'"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(refused); i++)
+        check_err(f, op(f, refused[i].op), refused[i].code, refused[i].needle, __FILE__, __LINE__);
+    /* Nothing changed. */
+    assert_false(COL(f, "id")->nullable);
+    assert_false(COL(f, "m")->nullable);
+
+    /* The map itself is a column and may become nullable; its key stays required. */
+    OK(f, op(f, "{'op':'drop_not_null','name':'m'}"));
+    assert_true(COL(f, "m")->nullable);
+    assert_false(COL(f, "m")->children[0]->nullable);
+}
+
 /* ----------------------------------------------------------- rename_table */
 
 static void test_rename_table(void **state)
@@ -2514,6 +2593,8 @@ int main(void)
         TEST(test_rename_column_idless_guard),
         TEST(test_promote_matrix_through_op),
         TEST(test_promote_misc),
+        TEST(test_drop_not_null),
+        TEST(test_drop_not_null_refusals),
         TEST(test_rename_table),
         TEST(test_partition_spec_every_transform),
         TEST(test_partition_spec_params),
