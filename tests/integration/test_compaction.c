@@ -761,7 +761,8 @@ static void moto_store(void **state)
     drops_deleted_rows(st.moto_client, "cdvmoto");
 }
 
-/* Files written before an added column and before promotions. */
+/* Files written before an added column, before promotions and while `id`
+ * was still required. */
 static void schema_evolution(void **state)
 {
     (void)state;
@@ -782,7 +783,8 @@ static void schema_evolution(void **state)
     }
     char *ops = dq("[{'op':'add_column','column':{'name':'extra','type':'string','nullable':true}},"
                    "{'op':'promote_column','name':'id','to':'long'},"
-                   "{'op':'promote_column','name':'f','to':'double'}]");
+                   "{'op':'promote_column','name':'f','to':'double'},"
+                   "{'op':'drop_not_null','name':'id'}]");
     struct hl_error err;
     test_check(hl_table_alter(f.table, ops, NULL, &err), &err, "alter");
     free(ops);
@@ -796,14 +798,21 @@ static void schema_evolution(void **state)
              " AND end_snapshot IS NULL",
              (long long)f.cat);
     PGresult *r = PQexec(st.pg, sql);
-    char q[900];
+    char path[600], q[900];
+    snprintf(path, sizeof path, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
     snprintf(q, sizeof q,
              "SELECT typeof(id), typeof(f), count(*), count(extra), sum(id), sum(f),"
              " min(_hog_row_id), max(_hog_row_id) FROM read_parquet('%s') GROUP BY ALL",
-             PQgetvalue(r, 0, 0));
-    PQclear(r);
+             path);
     char *got = duckdb(q);
     assert_string_equal(got, "BIGINT\tDOUBLE\t10\t0\t45\t7.5\t0\t9\n");
+    free(got);
+    /* The rewritten file follows the relaxed schema. */
+    snprintf(q, sizeof q, "SELECT repetition_type FROM parquet_schema('%s') WHERE name = 'id'",
+             path);
+    got = duckdb(q);
+    assert_string_equal(got, "OPTIONAL\n");
     free(got);
     /* Unsorted: the ordering bounds are the row-id span, open above. */
     json_t *files = api_get_json(&st.srv, "/v1/catalogs/cevolve/namespaces/ns/tables/t/files");
