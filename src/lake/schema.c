@@ -615,7 +615,69 @@ int lake_table_load_primary_ts(struct lake_table *t, int64_t field_id, struct er
 
 /* ---- paths ---- */
 
-struct lake_column *lake_table_find_path(struct lake_table *t, const char *path, struct error *err)
+/* The child of list or map `c` that segment [seg, seg+len) names by its
+ * fixed name ("element"; "key" or "value"), or NULL. */
+static struct lake_column *internal_child(struct lake_column *c, const char *seg, size_t len)
+{
+    static const char *const list_names[] = {"element"}, *const map_names[] = {"key", "value"};
+    const char *const *names = c->type == LT_LIST ? list_names : map_names;
+    size_t n = c->type == LT_LIST ? 1 : c->type == LT_MAP ? 2 : 0;
+    for (size_t i = 0; i < n && i < c->nchildren; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], seg, len) == 0)
+            return c->children[i];
+    return NULL;
+}
+
+/* One path step below a non-struct `cur` (shown as `prefix`). */
+static struct lake_column *step_into_container(struct lake_column *cur, const char *seg, size_t len,
+                                               bool internals, const char *shown,
+                                               const char *prefix, struct error *err)
+{
+    struct lake_column *next = internals ? internal_child(cur, seg, len) : NULL;
+    if (next)
+        return next;
+    if (internals && (cur->type == LT_LIST || cur->type == LT_MAP))
+        error_fail(err, ERR_INVALID, "cannot address '%s': '%s' is a '%s', whose children are %s",
+                   shown, prefix, lake_type_name(cur->type),
+                   cur->type == LT_LIST ? "'element'" : "'key' and 'value'");
+    else if (cur->type == LT_LIST || cur->type == LT_MAP)
+        error_fail(err, ERR_INVALID,
+                   "cannot address '%s': '%s' is a '%s', and list/map internals (element, key, "
+                   "value) cannot be added, dropped or renamed; only struct fields can",
+                   shown, prefix, lake_type_name(cur->type));
+    else
+        error_fail(err, ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct", shown,
+                   prefix, lake_type_name(cur->type));
+    return NULL;
+}
+
+/* One path step below the root or a struct `cur` (shown as `prefix`). */
+static struct lake_column *step_into_struct(struct lake_table *t, struct lake_column *cur,
+                                            const char *seg, size_t len, const char *shown,
+                                            const char *prefix, struct error *err)
+{
+    char name[130];
+    if (len >= sizeof name) {
+        error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
+        return NULL;
+    }
+    memcpy(name, seg, len);
+    name[len] = '\0';
+    for (size_t i = 0; i < cur->nchildren; i++)
+        if (strcmp(cur->children[i]->name, name) == 0)
+            return cur->children[i];
+    if (cur == &t->root)
+        error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
+    else
+        error_fail(err, ERR_INVALID, "column '%s' does not exist: struct '%s' has no field '%s'",
+                   shown, prefix, name);
+    return NULL;
+}
+
+/* `internals`: whether the path may step into a list's element or a map's
+ * key or value (only ops that change a node in place, never its shape). */
+static struct lake_column *find_path_in(struct lake_table *t, const char *path, bool internals,
+                                        struct error *err)
 {
     char shown[160];
     snprintf(shown, sizeof shown, "%.150s", path);
@@ -637,48 +699,24 @@ struct lake_column *lake_table_find_path(struct lake_table *t, const char *path,
                        shown);
             return NULL;
         }
-        if (cur != &t->root && cur->type != LT_STRUCT) {
-            if (cur->type == LT_LIST || cur->type == LT_MAP)
-                error_fail(
-                    err, ERR_INVALID,
-                    "cannot address '%s': '%s' is a '%s', and list/map internals (element, key, "
-                    "value) cannot be added, dropped or renamed; only struct fields can",
-                    shown, prefix, lake_type_name(cur->type));
-            else
-                error_fail(err, ERR_INVALID, "cannot address '%s': '%s' is '%s', not a struct",
-                           shown, prefix, lake_type_name(cur->type));
+        struct lake_column *next =
+            cur != &t->root && cur->type != LT_STRUCT
+                ? step_into_container(cur, seg, len, internals, shown, prefix, err)
+                : step_into_struct(t, cur, seg, len, shown, prefix, err);
+        if (!next)
             return NULL;
-        }
-        char name[130];
-        if (len >= sizeof name) {
-            error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
-            return NULL;
-        }
-        memcpy(name, seg, len);
-        name[len] = '\0';
-        struct lake_column *next = NULL;
-        for (size_t i = 0; i < cur->nchildren; i++) {
-            if (strcmp(cur->children[i]->name, name) == 0) {
-                next = cur->children[i];
-                break;
-            }
-        }
-        if (!next) {
-            if (cur == &t->root)
-                error_fail(err, ERR_INVALID, "column '%s' does not exist", shown);
-            else
-                error_fail(err, ERR_INVALID,
-                           "column '%s' does not exist: struct '%s' has no field '%s'", shown,
-                           prefix, name);
-            return NULL;
-        }
         size_t plen = strlen(prefix);
-        snprintf(prefix + plen, sizeof prefix - plen, "%s%s", plen ? "." : "", name);
+        snprintf(prefix + plen, sizeof prefix - plen, "%s%s", plen ? "." : "", next->name);
         cur = next;
         if (!dot)
             return cur;
         seg = dot + 1;
     }
+}
+
+struct lake_column *lake_table_find_path(struct lake_table *t, const char *path, struct error *err)
+{
+    return find_path_in(t, path, false, err);
 }
 
 /* ---- alter ops ---- */
@@ -938,12 +976,22 @@ static int op_promote_column(struct lake_table *t, const char *path, const char 
 /* Making a column nullable never invalidates a file: a required Parquet
  * column reads as an optional one with no nulls, so no file check is
  * needed. An already-nullable column is a no-op, as renaming a column to
- * its own name is: a retried alter (after a lost answer) then succeeds. */
+ * its own name is: a retried alter (after a lost answer) then succeeds.
+ * A list's element and a map's value may be relaxed too; a map key may
+ * not (Iceberg map keys are required). */
 static int op_drop_not_null(struct lake_table *t, const char *path, struct error *err)
 {
-    struct lake_column *c = lake_table_find_path(t, path, err);
+    struct lake_column *c = find_path_in(t, path, true, err);
     if (!c)
         return -1;
+    if (c->parent && c->parent->type == LT_MAP && c == c->parent->children[0]) {
+        char p[1200];
+        lake_column_path(c, p, sizeof p);
+        return error_fail(err, ERR_INVALID,
+                          "cannot make '%s' nullable: it is a map key, and Iceberg map keys are "
+                          "always required",
+                          p);
+    }
     if (c->nullable)
         return 0;
     c->nullable = true;

@@ -1905,17 +1905,20 @@ static void drop_not_null_relaxes_required_columns(void **state)
     assert_true(json_is_false(jget(colpath(g, "title"), "nullable")));
     json_decref(g);
 
-    /* A nested field by its path, a struct, and a partition source at once;
-     * the specs are untouched. */
+    /* A nested field by its path, a struct, a partition source, a map's
+     * value and a list's element at once; the specs are untouched. */
     t = alter_ok("dnn", "{'ops':[{'op':'drop_not_null','name':'s.x'},"
                         "{'op':'drop_not_null','name':'s'},{'op':'drop_not_null','name':'id'},"
-                        "{'op':'drop_not_null','name':'m'}]}");
+                        "{'op':'drop_not_null','name':'m'},{'op':'drop_not_null','name':'m.value'},"
+                        "{'op':'drop_not_null','name':'l.element'}]}");
     assert_true(json_is_true(jget(colpath(t, "s.x"), "nullable")));
     assert_true(json_is_false(jget(colpath(t, "s.y"), "nullable")));
     assert_true(json_is_true(jget(colpath(t, "s"), "nullable")));
     assert_true(json_is_true(jget(colpath(t, "id"), "nullable")));
     assert_true(json_is_true(jget(colpath(t, "m"), "nullable")));
     assert_true(json_is_false(jget(colpath(t, "m.key"), "nullable")));
+    assert_true(json_is_true(jget(colpath(t, "m.value"), "nullable")));
+    assert_true(json_is_true(jget(colpath(t, "l.element"), "nullable")));
     assert_int_equal(jint(jget(t, "partition_spec"), "spec_id"), 1);
     assert_int_equal(jint(jget(t, "sort_spec"), "sort_id"), 1);
     json_decref(t);
@@ -1925,7 +1928,8 @@ static void drop_not_null_relaxes_required_columns(void **state)
     static const char after[] = "1:false@ended,1:true@live,2:false@ended,2:true@live,"
                                 "3:false@ended,3:true@live,4:false@ended,4:true@live,"
                                 "5:false@live,6:true@live,7:false@ended,7:true@live,"
-                                "8:false@live,9:false@live,10:true@live,11:false@live";
+                                "8:false@live,9:false@ended,9:true@live,10:true@live,"
+                                "11:false@ended,11:true@live";
     expect_sql(after, DNN_ROWS_SQL, (long long)cid, (long long)t_id);
     alter_quiet("dnn", "{'ops':[{'op':'drop_not_null','name':'note'},"
                        "{'op':'drop_not_null','name':'title'}]}");
@@ -1943,9 +1947,10 @@ static void drop_not_null_relaxes_required_columns(void **state)
         {"{'op':'drop_not_null','name':'s.nope'}", 422, "validation",
          "struct 's' has no field 'nope'"},
         {"{'op':'drop_not_null','name':'m.key'}", 422, "validation",
-         "cannot address 'm.key': 'm' is a 'map'"},
-        {"{'op':'drop_not_null','name':'m.value'}", 422, "validation", "'m' is a 'map'"},
-        {"{'op':'drop_not_null','name':'l.element'}", 422, "validation", "'l' is a 'list'"},
+         "cannot make 'm.key' nullable: it is a map key, and Iceberg map keys are always "
+         "required"},
+        {"{'op':'drop_not_null','name':'l.item'}", 422, "validation",
+         "'l' is a 'list', whose children are 'element'"},
         {"{'op':'drop_not_null','name':''}", 422, "validation", "none empty"},
         {"{'op':'drop_not_null','name':'s.y','parent':'s'}", 422, "validation",
          "does not take 'parent'"},

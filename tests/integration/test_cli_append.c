@@ -298,6 +298,19 @@ static void drop_not_null_then_append_nulls(void **state)
                         "{\"id\":2,\"title\":\"Emma\",\"pages\":474}\n");
     free(got);
     cli_out_free(&o);
+
+    /* A list's required element, relaxed by its path. */
+    run_expect(0, "table create tagged",
+               "table create local.ns.tagged --columns 'id:long!, tags:list<string!>'", NULL);
+    test_write_file(dir, "tags.jsonl", "{\"id\":1,\"tags\":[\"a\",null]}\n");
+    run_expect(1, "a null element", "append local.ns.tagged tags.jsonl", "tags");
+    run_expect(0, "table alter --drop-not-null tags.element",
+               "table alter local.ns.tagged --drop-not-null tags.element", NULL);
+    run_expect(0, "append tags", "append local.ns.tagged tags.jsonl", NULL);
+    run(&o, "read local.ns.tagged --format jsonl");
+    cli_out_expect(&o, 0, "read tagged");
+    expect_text_eq(o.out, "{\"id\":1,\"tags\":[\"a\",null]}\n");
+    cli_out_free(&o);
 }
 
 /* To moto, with the object store configured by the environment. */

@@ -1521,7 +1521,8 @@ static void test_drop_not_null_refusals(void **state)
                     "   {'name':'key','type':'string','nullable':false},"
                     "   {'name':'value','type':'int','nullable':false}]},"
                     " {'name':'l','type':'list','children':["
-                    "   {'name':'element','type':'int','nullable':false}]}]"));
+                    "   {'name':'element','type':'struct','nullable':false,'children':["
+                    "     {'name':'x','type':'int','nullable':false}]}]}]"));
     static const struct {
         const char *op;
         enum error_code code;
@@ -1532,9 +1533,15 @@ static void test_drop_not_null_refusals(void **state)
          "column '_hog_row_id' does not exist"},
         {"{'op':'drop_not_null','name':'id.x'}", ERR_INVALID,
          "cannot address 'id.x': 'id' is 'long', not a struct"},
-        /* Iceberg map keys are required; list/map internals are not addressable. */
-        {"{'op':'drop_not_null','name':'m.key'}", ERR_INVALID, "cannot address 'm.key'"},
-        {"{'op':'drop_not_null','name':'l.element'}", ERR_INVALID, "cannot address 'l.element'"},
+        /* Iceberg map keys are always required. */
+        {"{'op':'drop_not_null','name':'m.key'}", ERR_INVALID,
+         "cannot make 'm.key' nullable: it is a map key"},
+        {"{'op':'drop_not_null','name':'l.item'}", ERR_INVALID,
+         "cannot address 'l.item': 'l' is a 'list', whose children are 'element'"},
+        {"{'op':'drop_not_null','name':'m.k'}", ERR_INVALID,
+         "'m' is a 'map', whose children are 'key' and 'value'"},
+        {"{'op':'drop_not_null','name':'l.element.nope'}", ERR_INVALID,
+         "struct 'l.element' has no field 'nope'"},
         {"{'op':'drop_not_null','name':''}", ERR_INVALID, "invalid column path ''"},
         {"{'op':'drop_not_null'}", ERR_MALFORMED,
          "op 'drop_not_null': missing required field 'name'"},
@@ -1550,10 +1557,21 @@ static void test_drop_not_null_refusals(void **state)
     assert_false(COL(f, "id")->nullable);
     assert_false(COL(f, "m")->nullable);
 
-    /* The map itself is a column and may become nullable; its key stays required. */
+    /* The map itself, its value and a list's element (and fields inside it)
+     * may become nullable; the key stays required. */
     OK(f, op(f, "{'op':'drop_not_null','name':'m'}"));
-    assert_true(COL(f, "m")->nullable);
-    assert_false(COL(f, "m")->children[0]->nullable);
+    OK(f, op(f, "{'op':'drop_not_null','name':'m.value'}"));
+    OK(f, op(f, "{'op':'drop_not_null','name':'l.element'}"));
+    OK(f, op(f, "{'op':'drop_not_null','name':'l.element.x'}"));
+    struct lake_column *m = COL(f, "m"), *l = COL(f, "l");
+    assert_true(m->nullable);
+    assert_false(m->children[0]->nullable);
+    assert_true(m->children[1]->nullable);
+    assert_true(l->children[0]->nullable);
+    assert_true(l->children[0]->children[0]->nullable);
+    assert_true(l->children[0]->children[0]->changed);
+    /* Other ops still cannot address list/map internals. */
+    INVALID(f, op(f, "{'op':'drop_column','name':'l.element.x'}"), "cannot address 'l.element.x'");
 }
 
 /* ----------------------------------------------------------- rename_table */
