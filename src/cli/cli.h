@@ -58,6 +58,7 @@ struct cli_args {
     int value_opt[CLI_MAX_VALUES];
     int nvalues;
     bool help;
+    bool json; /* the global --json, given after the command */
 };
 
 /* --snapshot and --at, for verbs that read as of a snapshot. */

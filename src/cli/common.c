@@ -66,6 +66,12 @@ bool cli_parse(int argc, char **argv, const struct cli_opt *spec, size_t nspec,
             const char *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             int o = find_opt(spec, nspec, name, len);
+            /* The global --json, anywhere on the line as after the
+             * command (a verb with a --json of its own takes it first). */
+            if (o < 0 && strcmp(a, "--json") == 0) {
+                out->json = true;
+                continue;
+            }
             if (o < 0) {
                 cli_usage_error("unknown option '%.*s'", (int)len + 2, a);
                 return false;
@@ -383,6 +389,7 @@ int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **
     }
     if (args.npositional < v->min_args || args.npositional > v->max_args)
         return cli_usage_error("usage: %s", usage);
+    cli->json = cli->json || args.json;
     return v->run(cli, &args);
 }
 

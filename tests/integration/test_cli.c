@@ -1,5 +1,6 @@
 /* The hoglake command against a real server: every command group, human
  * and --json output, and the exit codes scripts rely on. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,11 +252,78 @@ static void snapshots(void **state)
     assert_int_equal(json_array_size(list), 3);
     assert_int_equal(jint(json_array_get(list, 0), "snapshot_id"), 2);
     assert_int_equal(jint(json_array_get(list, 2), "snapshot_id"), 0);
+    /* --json after the command, among its options or last, says the
+     * same as before it. */
+    char *before = strdup(r.out);
+    assert_non_null(before);
+    static const char *const anywhere[] = {"snapshots shop --before 3 --json",
+                                           "snapshots --json shop --before 3",
+                                           "snapshots shop --json --before 3"};
+    for (size_t k = 0; k < sizeof anywhere / sizeof anywhere[0]; k++) {
+        cli(&r, "%s", anywhere[k]);
+        expect_cli(&r, 0);
+        assert_string_equal(r.out, before);
+    }
+    free(before);
+    /* A value that reads like the option stays the option's value. */
+    cli(&r, "snapshots shop --before --json");
+    expect_cli(&r, 2);
     json_decref(list);
+}
+
+/* The end of a command's entry in the top-level help that starts at
+ * line: the next line that starts another entry (two spaces, then a
+ * word), or an empty one. Its continuation lines are indented further. */
+static const char *entry_end(const char *line)
+{
+    const char *p = strchr(line, '\n');
+    while (p && p[1] != '\n' && !(p[1] == ' ' && p[2] == ' ' && p[3] != ' '))
+        p = strchr(p + 1, '\n');
+    return p ? p : line + strlen(line);
+}
+
+/* Whether [from, end) holds word as a whole word ("hydrate" is not in
+ * "rehydrate"). */
+static bool lists_word(const char *from, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *hit = strstr(from, word); hit && hit + n <= end; hit = strstr(hit + 1, word))
+        if (!isalnum((unsigned char)hit[-1]) && hit[-1] != '-' && !isalnum((unsigned char)hit[n]) &&
+            hit[n] != '-')
+            return true;
+    return false;
 }
 
 static void usage_and_help(void **state)
 {
+    /* The top-level help names every verb of every group, on the group's
+     * lines: a verb added to a group must be added there too. */
+    static const char *const groups[] = {"catalog", "namespace",   "table",  "view",
+                                         "token",   "maintenance", "parquet"};
+    struct run top;
+    cli(&top, "--help");
+    expect_cli(&top, 0);
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        struct run h;
+        cli(&h, "%s --help", groups[g]);
+        expect_cli(&h, 0);
+        char head[32];
+        snprintf(head, sizeof head, "\n  %s ", groups[g]);
+        const char *line = strstr(top.out, head);
+        assert_non_null(line);
+        const char *end = entry_end(line + 1);
+        const char *verbs = strstr(h.out, "verbs:\n");
+        assert_non_null(verbs);
+        for (const char *p = verbs + 7; strncmp(p, "  ", 2) == 0;) {
+            char name[32];
+            size_t n = strcspn(p + 2, " \n");
+            snprintf(name, sizeof name, "%.*s", (int)n, p + 2);
+            if (!lists_word(line, end, name))
+                fail_msg("'hoglake --help' does not list %s's verb %s", groups[g], name);
+            p = strchr(p, '\n') + 1;
+        }
+    }
+
     (void)state;
     struct run r;
     static const char *const helps[] = {
