@@ -20,9 +20,15 @@ enum cli_exit {
     EXIT_AUTH = 5,     /* 401 or 403: no valid token, or too little role */
 };
 
+struct cli_command_info;
+
 struct cli {
     hl_client *client;
     bool json; /* print the server's JSON instead of a human view */
+    /* When set, a command fills it and returns instead of running: the
+     * help, the shell completion and the man page are derived from the
+     * very tables the parser reads (commands.h). */
+    struct cli_command_info *describe;
 };
 
 /* ---- credentials ---- */
@@ -160,6 +166,14 @@ struct cli_verb {
     size_t nopts;
     int min_args, max_args; /* positional arguments */
     int (*run)(struct cli *cli, const struct cli_args *args);
+};
+
+/* What a command is made of: a group's verbs, or the one verb of a
+ * command without verbs (group NULL). Borrowed from static tables. */
+struct cli_command_info {
+    const char *group;
+    const struct cli_verb *verbs;
+    size_t nverbs;
 };
 
 /* Picks the verb named by argv[0], parses its options, checks arity and

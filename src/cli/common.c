@@ -362,6 +362,10 @@ json_t *cli_read_json_arg(const char *arg)
 int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
                   int argc, char **argv)
 {
+    if (cli->describe) {
+        *cli->describe = (struct cli_command_info){group, verbs, n};
+        return EXIT_OK;
+    }
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         printf("usage: hoglake %s VERB ...\n\nverbs:\n", group);
         for (size_t i = 0; i < n; i++)
@@ -377,6 +381,10 @@ int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *ver
 
 int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv)
 {
+    if (cli->describe) {
+        *cli->describe = (struct cli_command_info){NULL, v, 1};
+        return EXIT_OK;
+    }
     char usage[300];
     snprintf(usage, sizeof usage, "hoglake %s", v->usage);
     struct cli_args args;
