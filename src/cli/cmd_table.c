@@ -310,33 +310,6 @@ static void show_create(const json_t *resp, const char *name)
     print_table(name, resp);
 }
 
-static int create_table(struct cli *cli, const struct cli_args *a, const char *spec,
-                        const char *spec_json);
-
-static int run_create(struct cli *cli, const struct cli_args *a)
-{
-    char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
-    const char *spec = cli_opt_value(a, "columns");
-    const char *spec_json = cli_opt_value(a, "columns-json");
-    const char *from = cli_opt_value(a, "from");
-    if ((!spec + !spec_json + !from) != 2)
-        return cli_usage_error("give exactly one of --columns, --columns-json and --from");
-    for (size_t i = 0; !from && i < sizeof from_only / sizeof *from_only; i++)
-        if (cli_opt_given(a, from_only[i]))
-            return cli_usage_error("--%s applies to --from", from_only[i]);
-    if (!from)
-        return create_table(cli, a, spec, spec_json);
-    struct arena ar;
-    arena_init(&ar, 0);
-    int rc = columns_from_file(cli, a, from, &ar, &spec);
-    if (rc == EXIT_OK && !cli_opt_given(a, "dry-run"))
-        rc = create_table(cli, a, spec, NULL);
-    arena_free(&ar);
-    return rc;
-}
-
 /* Creates the table from a column spec or ColumnDef JSON (one is NULL). */
 static int create_table(struct cli *cli, const struct cli_args *a, const char *spec,
                         const char *spec_json)
@@ -394,6 +367,30 @@ static int create_table(struct cli *cli, const struct cli_args *a, const char *s
     if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
         return rc;
     return cli_show(cli, resp, show_create, a->positional[0]);
+}
+
+static int run_create(struct cli *cli, const struct cli_args *a)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    const char *spec = cli_opt_value(a, "columns");
+    const char *spec_json = cli_opt_value(a, "columns-json");
+    const char *from = cli_opt_value(a, "from");
+    if ((!spec + !spec_json + !from) != 2)
+        return cli_usage_error("give exactly one of --columns, --columns-json and --from");
+    for (size_t i = 0; !from && i < sizeof from_only / sizeof *from_only; i++)
+        if (cli_opt_given(a, from_only[i]))
+            return cli_usage_error("--%s applies to --from", from_only[i]);
+    if (!from)
+        return create_table(cli, a, spec, spec_json);
+    struct arena ar;
+    arena_init(&ar, 0);
+    int rc = columns_from_file(cli, a, from, &ar, &spec);
+    if (rc == EXIT_OK && !cli_opt_given(a, "dry-run"))
+        rc = create_table(cli, a, spec, NULL);
+    arena_free(&ar);
+    return rc;
 }
 
 /* ---- drop ---- */
