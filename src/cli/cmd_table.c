@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "textio/colspec.h"
 #include "cli/output.h"
+#include "cli/text_infer.h"
+#include "cli/text_input.h"
+#include "textio/colspec.h"
 #include "util/strutil.h"
 
 static void add_query(char *path, size_t size, const char *key, const char *value)
@@ -220,7 +222,64 @@ static const struct cli_opt create_opts[] = {
     {"comment", true, false, "TEXT  table comment"},
     {"property", true, true, "KEY=VALUE  a custom property (repeatable)"},
     {"primary-timestamp", true, false, "COL  the primary timestamp column (date or timestamp)"},
+    {"from", true, false,
+     "FILE  the columns of a CSV, TSV, JSON Lines or Parquet file (CSV and JSON Lines: "
+     "inferred from a sample)"},
+    {"format", true, false, "csv|tsv|jsonl|parquet  --from's format (default: its extension)"},
+    {"sample-rows", true, false,
+     "N  rows of a CSV or JSON Lines --from the inferred types must read (default 20480; 0: "
+     "all)"},
+    {"not-null-from-sample", false, false,
+     "make NOT NULL the columns the sample has no null in (a later null fails the append)"},
+    {"dry-run", false, false, "print the columns --from gives and create nothing"},
+    {"delimiter", true, false, "C  CSV's field separator (default ',', a tab for .tsv)"},
+    {"no-header", false, false, "the CSV has no header row: columns column0, column1, ..."},
+    {"null", true, false, "STRING  an unquoted CSV field equal to STRING is NULL"},
+    {"map", true, true, "'Source Header=column,...'  input names to column names"},
 };
+
+/* The text-input options that only make sense with --from. */
+static const char *const from_only[] = {"format",  "sample-rows", "not-null-from-sample",
+                                        "dry-run", "delimiter",   "no-header",
+                                        "null",    "map"};
+
+/* Infers the columns of --from into *spec (in ar), printing them: on
+ * standard output for --dry-run (JSON with --json), else on standard
+ * error so the created table's output stays as it was. */
+static int columns_from_file(const struct cli *cli, const struct cli_args *a, const char *path,
+                             struct arena *ar, const char **spec)
+{
+    enum text_format fmt;
+    bool tab;
+    struct text_options o;
+    struct text_infer ti;
+    int rc = text_format_of(path, cli_opt_value(a, "format"), "--format", &fmt, &tab);
+    if (rc != EXIT_OK || (rc = text_infer_options(a, &ti)) != EXIT_OK ||
+        (rc = text_options_parse(a, false, ar, &o)) != EXIT_OK)
+        return rc;
+    static const char *const text_only[] = {"sample-rows", "not-null-from-sample", "map"};
+    static const char *const csv_only[] = {"delimiter", "no-header", "null"};
+    for (size_t i = 0; fmt == TEXT_PARQUET && i < sizeof text_only / sizeof *text_only; i++)
+        if (cli_opt_given(a, text_only[i]))
+            return cli_usage_error("--%s applies to CSV and JSON Lines, not Parquet", text_only[i]);
+    for (size_t i = 0; fmt != TEXT_CSV && i < sizeof csv_only / sizeof *csv_only; i++)
+        if (cli_opt_given(a, csv_only[i]))
+            return cli_usage_error("--%s applies to CSV input", csv_only[i]);
+    if ((rc = text_infer_columns(path, fmt, tab, &o, &ti, ar)) != EXIT_OK)
+        return rc;
+    bool dry = cli_opt_given(a, "dry-run");
+    if (dry && cli->json) {
+        json_t *out = json_pack("{s:s,s:s?}", "columns", ti.spec, "map", ti.map);
+        if (ti.rows >= 0)
+            json_object_set_new(out, "rows_sampled", json_integer(ti.rows));
+        cli_print_json(out);
+        json_decref(out);
+    } else {
+        text_infer_print(dry ? stdout : stderr, path, "--columns", &ti);
+    }
+    *spec = ti.spec;
+    return EXIT_OK;
+}
 
 static int parse_properties(const struct cli_args *a, const char *opt, json_t **out)
 {
@@ -251,15 +310,12 @@ static void show_create(const json_t *resp, const char *name)
     print_table(name, resp);
 }
 
-static int run_create(struct cli *cli, const struct cli_args *a)
+/* Creates the table from a column spec or ColumnDef JSON (one is NULL). */
+static int create_table(struct cli *cli, const struct cli_args *a, const char *spec,
+                        const char *spec_json)
 {
     char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
-    const char *spec = cli_opt_value(a, "columns");
-    const char *spec_json = cli_opt_value(a, "columns-json");
-    if (!spec == !spec_json)
-        return cli_usage_error("give exactly one of --columns and --columns-json");
+    cli_split_name(a->positional[0], 3, parts);
     struct error err;
     json_t *cols = spec ? colspec_parse_columns(spec, &err) : cli_read_json_arg(spec_json);
     if (!cols) {
@@ -311,6 +367,30 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
         return rc;
     return cli_show(cli, resp, show_create, a->positional[0]);
+}
+
+static int run_create(struct cli *cli, const struct cli_args *a)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    const char *spec = cli_opt_value(a, "columns");
+    const char *spec_json = cli_opt_value(a, "columns-json");
+    const char *from = cli_opt_value(a, "from");
+    if ((!spec + !spec_json + !from) != 2)
+        return cli_usage_error("give exactly one of --columns, --columns-json and --from");
+    for (size_t i = 0; !from && i < sizeof from_only / sizeof *from_only; i++)
+        if (cli_opt_given(a, from_only[i]))
+            return cli_usage_error("--%s applies to --from", from_only[i]);
+    if (!from)
+        return create_table(cli, a, spec, spec_json);
+    struct arena ar;
+    arena_init(&ar, 0);
+    int rc = columns_from_file(cli, a, from, &ar, &spec);
+    if (rc == EXIT_OK && !cli_opt_given(a, "dry-run"))
+        rc = create_table(cli, a, spec, NULL);
+    arena_free(&ar);
+    return rc;
 }
 
 /* ---- drop ---- */
@@ -574,8 +654,9 @@ static const struct cli_verb verbs[] = {
      "table list CATALOG.NAMESPACE [--snapshot N | --at TIME]", cli_time_travel_opts, 2, 1, 1,
      run_list},
     {"create", "create a table",
-     "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON) "
-     "[--partition-by SPEC] [--sort-by SPEC] [--comment TEXT] [--property K=V]... "
+     "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON | --from FILE "
+     "[--dry-run] [--sample-rows N] [CSV options]) [--partition-by SPEC] [--sort-by SPEC] "
+     "[--comment TEXT] [--property K=V]... "
      "[--primary-timestamp COL]",
      create_opts, sizeof create_opts / sizeof create_opts[0], 1, 1, run_create},
     {"show", "show a table's schema, specs and totals",
