@@ -174,7 +174,8 @@ HL_API hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot 
 HL_API void hl_snapshot_iter_free(hl_snapshot_iter *it);
 
 /* The snapshot an instant resolves to (the largest with snapshot_time <=
- * t; HL_ERR_EXPIRED below the floor), with its recorded time. */
+ * t; HL_ERR_EXPIRED below the floor, HL_ERR_NOT_FOUND with code
+ * before_catalog before the catalog was created), with its recorded time. */
 HL_API hl_status hl_catalog_resolve_snapshot(hl_catalog *catalog, const char *at_timestamp,
                                              struct hl_snapshot *out, struct hl_error *err);
 HL_API void hl_snapshot_clear(struct hl_snapshot *snap);
