@@ -21,10 +21,12 @@ static void print_help(void)
            "  delete      delete the rows a predicate selects (deletion vectors)\n"
            "  update      set columns of the rows a predicate selects (row ids kept)\n"
            "  export      iceberg: export a table's new rows to an Iceberg table\n"
-           "  snapshots   list a catalog's snapshots and their changes\n"
+           "  snapshots   list, resolve: a catalog's snapshots and their changes, the snapshot\n"
+           "              an instant resolves to\n"
            "  files       list a table's data files (time travel with --snapshot/--at)\n"
            "  changes     a table's changefeed plan between two snapshots\n"
-           "  offsets     a changefeed consumer's committed offsets\n"
+           "  consumers   a catalog's changefeed consumers, their offsets and lag\n"
+           "  offsets     list, commit: a changefeed consumer's committed offsets\n"
            "  maintenance expire, retire, runs, status, compact, hydrate, rehydrate, cleanup,\n"
            "              orphans: server-owned maintenance of a catalog\n"
            "  parquet     inspect, cat, convert, verify: local Parquet files (no server)\n"
@@ -119,6 +121,7 @@ int main(int argc, char **argv)
         {"read", cmd_read},           {"delete", cmd_delete},
         {"export", cmd_export},       {"maintenance", cmd_maintenance},
         {"token", cmd_token},         {"update", cmd_update},
+        {"consumers", cmd_consumers},
     };
     const char *command = argv[i];
     for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
