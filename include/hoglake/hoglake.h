@@ -681,6 +681,13 @@ struct hl_append_options {
     void *cancel_ctx;
     /* A variant column's text that is not one JSON value. */
     enum hl_variant_on_invalid variant_on_invalid;
+    /* NULL: none. Else a UUID naming this append: the commit carries it,
+     * so that its receipt answers a repeat with the same files (the server
+     * never commits one key twice), the objects go under a directory of
+     * that name, and GET .../commit/receipts/{key} tells whether it
+     * committed. A repeat whose files differ (re-encoded: new paths) is
+     * refused 422 and its uploads deleted. */
+    const char *idempotency_key;
 };
 /* Zeroes o and sets read_snapshot to -1. */
 HL_API void hl_append_options_init(struct hl_append_options *o);
