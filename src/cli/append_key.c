@@ -35,15 +35,16 @@ int append_key_parse(const struct cli_args *a, struct append_key *k)
     return EXIT_OK;
 }
 
-/* The receipt of the key in the table's catalog: 1 with *receipt set, 0
- * when the key has not committed, or -(exit code) after reporting. */
+/* The receipt of the key in the catalog of the table `qualified` names: 1
+ * with *receipt set, 0 when the key has not committed, or -(exit code)
+ * after reporting (a name of the wrong shape is a usage error, as it is
+ * without a key). */
 static int find_receipt(struct cli *cli, const char *qualified, const char *key, json_t **receipt)
 {
-    char catalog[200], path[800];
-    size_t n = strcspn(qualified, ".");
-    snprintf(catalog, sizeof catalog, "%.*s", (int)(n < sizeof catalog ? n : sizeof catalog - 1),
-             qualified);
-    int rc = cli_object_path(path, sizeof path, catalog, 1, NULL, "/commit/receipts/");
+    char parts[3][200], path[800];
+    if (!cli_split_name(qualified, 3, parts))
+        return -cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", qualified);
+    int rc = cli_object_path(path, sizeof path, parts[0], 1, NULL, "/commit/receipts/");
     if (rc != EXIT_OK)
         return -rc;
     strncat(path, key, sizeof path - strlen(path) - 1);
