@@ -180,6 +180,12 @@ struct cli_command_info {
  * runs it; handles --help at every level. */
 int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
                   int argc, char **argv);
+/* The same for a group whose first verb is its default: when argv[0] names
+ * no verb, the arguments are the first verb's ("hoglake snapshots CATALOG"
+ * is "hoglake snapshots list CATALOG"; a catalog named like a verb needs
+ * the verb spelled out). */
+int cli_run_verbs_default(struct cli *cli, const char *group, const struct cli_verb *verbs,
+                          size_t n, int argc, char **argv);
 /* Runs one verb on its own arguments (argv after the command's name):
  * parses, answers --help, checks arity. For commands without verbs. */
 int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv);
@@ -191,9 +197,11 @@ int cmd_namespace(struct cli *cli, int argc, char **argv);
 int cmd_table(struct cli *cli, int argc, char **argv);
 int cmd_view(struct cli *cli, int argc, char **argv);
 int cmd_snapshots(struct cli *cli, int argc, char **argv);
-/* Reads of table data and changefeed state (cmd_reads.c). */
+/* Reads of table data and changefeed plans (cmd_reads.c). */
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_changes(struct cli *cli, int argc, char **argv);
+/* Changefeed consumers and their offsets (cmd_consumers.c). */
+int cmd_consumers(struct cli *cli, int argc, char **argv);
 int cmd_offsets(struct cli *cli, int argc, char **argv);
 int cmd_maintenance(struct cli *cli, int argc, char **argv);
 /* A maintenance verb's run: POSTs /v1/catalogs/{positional[0]}/maintenance/

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/append_key.h"
 #include "cli/cli.h"
 #include "cli/text_input.h"
 #include "parquet/reader.h"
@@ -540,7 +541,11 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     if (rc == EXIT_OK && on_invalid && strcmp(on_invalid, "error") != 0 &&
         strcmp(on_invalid, "null") != 0)
         rc = cli_usage_error("--variant-on-invalid takes error or null");
-    if (rc != EXIT_OK) {
+    struct append_key key;
+    bool committed_before = false;
+    if (rc == EXIT_OK && (rc = append_key_parse(a, &key)) == EXIT_OK)
+        rc = append_key_check(cli, a->positional[0], &key, &committed_before);
+    if (rc != EXIT_OK || committed_before) {
         free(formats);
         free(tabs);
         arena_free(&arena);
@@ -592,6 +597,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     o.file_bytes = file_bytes;
     o.row_group_bytes = file_bytes;
     o.cancelled = append_cancelled;
+    o.idempotency_key = key.key[0] ? key.key : NULL;
     if (on_invalid && strcmp(on_invalid, "null") == 0)
         o.variant_on_invalid = HL_VARIANT_INVALID_NULL;
     if (rc == EXIT_OK && interrupted) {
@@ -612,6 +618,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         } else {
             rc = cli_report(st, &err);
             print_leftovers(res, false);
+            rc = append_key_after_failure(cli, a->positional[0], &key, st, rc);
         }
         hl_append_result_free(res);
     }
@@ -940,6 +947,11 @@ static const struct cli_opt append_opts[] = {
      "(\\ escapes , = \\)"},
     {"author", true, false, "NAME  recorded on the snapshot"},
     {"message", true, false, "TEXT  recorded on the snapshot"},
+    {"idempotency-key", true, false,
+     "UUID  commit under this key: re-running with it after an unknown outcome finishes the "
+     "append or reports the snapshot it made, never appends twice"},
+    {"prepared", false, false,
+     "pick a fresh idempotency key, print it on stderr before uploading, and commit under it"},
     {"deferred-stats", false, false,
      "register the files without statistics (the server "
      "computes them)"},

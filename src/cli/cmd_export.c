@@ -11,7 +11,10 @@
 #include "export/export.h"
 #include "util/spans.h"
 
-static void print_result(const struct cli *cli, const char *to, const struct ice_export_result *r)
+/* The changefeed consumer whose offset the export of `to` moves, so that
+ * `hoglake offsets` and `hoglake consumers` can be read against it. */
+static void print_result(const struct cli *cli, const char *to, const char *consumer,
+                         const struct ice_export_result *r)
 {
     if (cli->json) {
         json_t *doc = json_pack(
@@ -27,6 +30,7 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
         json_object_set_new(doc, "adopted", json_boolean(r->adopted));
         json_object_set_new(doc, "rows_deleted", json_integer(r->rows_deleted));
         json_object_set_new(doc, "delete_files", json_integer(r->delete_files));
+        json_object_set_new(doc, "consumer", json_string(consumer));
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -36,6 +40,7 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
                (long long)r->from_snapshot, to,
                r->reconciled ? " (the offset caught up with an export that had landed)" : "",
                r->offset_advanced ? " (the offset moved to the head)" : "");
+        printf("consumer: %s\n", consumer);
         return;
     }
     if (r->bootstrapped)
@@ -51,6 +56,7 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
     printf("  Iceberg snapshot %lld, format version %d, partitioned %s, sorted by %s\n",
            (long long)r->iceberg_snapshot_id, r->format_version, r->partition_spec,
            r->sort_order[0] ? r->sort_order : "nothing");
+    printf("consumer: %s\n", consumer);
 }
 
 /* The tracer of --trace FILE, else of HOGLAKE_TRACE_FILE (none: no spans). */
@@ -113,10 +119,16 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
                                    .restart = cli_opt_given(a, "restart"),
                                    .adopt = cli_opt_given(a, "adopt")};
     struct ice_export_result r;
+    char consumer[48];
+    if (ice_export_consumer_id(to, consumer) != 0) {
+        close_export(&run);
+        fprintf(stderr, "hoglake: cannot derive the export's consumer id\n");
+        return EXIT_FAILURE_OTHER;
+    }
     if (run.st == HL_OK)
         run.st = ice_export_run(run.table.table, &o, &r, &run.err);
     if (run.st == HL_OK) {
-        print_result(cli, to, &r);
+        print_result(cli, to, consumer, &r);
     } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0 ||
                strcmp(run.err.code, "iceberg_target_owned_by_other_table") == 0 ||
                strcmp(run.err.code, "export_offset_expired") == 0 ||

@@ -98,3 +98,22 @@ void out_table_free(struct out_table *t)
     t->cells = NULL;
     t->nrows = t->cap = 0;
 }
+
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size)
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%llu",
+                       (unsigned long long)(n < 0 ? -(uint64_t)n : (uint64_t)n));
+    char grouped[32];
+    size_t g = 0;
+    if (n < 0)
+        grouped[g++] = '-';
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            grouped[g++] = ',';
+        grouped[g++] = digits[i];
+    }
+    grouped[g] = '\0';
+    snprintf(buf, size, "%s %s", grouped, n == 1 ? one : many);
+    return buf;
+}

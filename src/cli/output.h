@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum { OUT_MAX_COLS = 8, OUT_CELL_MAX = 96 };
 
@@ -27,5 +28,9 @@ void out_table_add(struct out_table *t, const char *const *cells);
 void out_table_row(struct out_table *t, ...);
 void out_table_print(const struct out_table *t);
 void out_table_free(struct out_table *t);
+
+/* "1 row", "1,024 rows": n with thousands separators and the noun's
+ * singular or plural, into buf; returns buf. */
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size);
 
 #endif
