@@ -146,78 +146,20 @@ static enum rows_variant_reason reason_of(const struct error *e)
     return RV_INVALID_JSON;
 }
 
-int rows_variant_from_json(const char *format, const struct ArrowArray *in, int64_t first_row,
-                           enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
-                           struct rows_variant_invalid *invalid, struct error *err)
-{
-    struct arrow_bytes text;
-    if (!arrow_bytes_open(&text, format, in))
-        return error_fail(err, ERR_INVALID, "variant values come as JSON text, not Arrow '%s'",
-                          format);
-    struct storage_out s;
-    struct variant_encoder *enc = variant_encoder_new();
-    if (!enc || storage_init(&s, in->length, err) != 0) {
-        if (enc)
-            storage_free(&s);
-        variant_encoder_free(enc);
-        return enc ? -1 : error_nomem(err);
-    }
-    /* A Variant is about as long as its JSON text, and rarely longer;
-     * its dictionary about half. Reserved, not touched: no copy as the
-     * buffers grow. */
-    int64_t text_bytes = (int64_t)arrow_bytes_span(&text, 0, in->length);
-    if (text_bytes > 0 && text_bytes < INT32_MAX &&
-        (buf_reserve(&s.value.data, (size_t)text_bytes) != 0 ||
-         buf_reserve(&s.metadata.data, (size_t)text_bytes / 2) != 0)) {
-        storage_free(&s);
-        variant_encoder_free(enc);
-        return error_nomem(err);
-    }
-    struct rows_variant_invalid bad = {{0}};
-    for (int64_t i = 0; i < in->length; i++) {
-        if (!arrow_bytes_valid(&text, i)) {
-            if (storage_null(&s, i, err) != 0)
-                goto fail;
-            continue;
-        }
-        const uint8_t *p;
-        size_t n;
-        arrow_bytes_at(&text, i, &p, &n);
-        struct error e = {0};
-        if (variant_encoder_encode(enc, (const char *)p, n, &s.metadata.data, &s.value.data, &e) !=
-            0) {
-            if (e.code == ERR_NOMEM || on_invalid == ROWS_VARIANT_INVALID_ERROR) {
-                *err = e;
-                at_row(err, first_row + i);
-                goto fail;
-            }
-            bad.by_reason[reason_of(&e)]++;
-            if (storage_null(&s, i, err) != 0)
-                goto fail;
-            continue;
-        }
-        if (bytes_out_seal(&s.metadata, err) != 0 || bytes_out_seal(&s.value, err) != 0)
-            goto fail;
-    }
-    if (storage_finish(&s, out, err) != 0)
-        goto fail;
-    storage_free(&s);
-    variant_encoder_free(enc);
-    for (int r = 0; invalid && r < RV__COUNT; r++)
-        invalid->by_reason[r] += bad.by_reason[r];
-    return 0;
-fail:
-    storage_free(&s);
-    variant_encoder_free(enc);
-    return -1;
-}
-
-int rows_variant_build(int64_t rows, int64_t first_row, rows_variant_row_fn fn, void *ctx,
-                       struct ArrowArray *out, struct error *err)
+int rows_variant_build(int64_t rows, int64_t first_row, size_t reserve, rows_variant_row_fn fn,
+                       void *ctx, struct ArrowArray *out, struct error *err)
 {
     struct storage_out s;
     if (storage_init(&s, rows, err) != 0)
         goto fail;
+    /* A value's dictionary is about half its bytes. Reserved, not
+     * touched: no copy as the buffers grow. */
+    if (reserve > 0 && reserve < INT32_MAX &&
+        (buf_reserve(&s.value.data, reserve) != 0 ||
+         buf_reserve(&s.metadata.data, reserve / 2) != 0)) {
+        error_nomem(err);
+        goto fail;
+    }
     for (int64_t i = 0; i < rows; i++) {
         bool null = false;
         if (fn(ctx, i, &s.metadata.data, &s.value.data, &null, err) != 0) {
@@ -237,6 +179,56 @@ int rows_variant_build(int64_t rows, int64_t first_row, rows_variant_row_fn fn, 
 fail:
     storage_free(&s);
     return -1;
+}
+
+/* Encoding JSON texts: each row one text, or SQL NULL. */
+struct json_rows {
+    struct arrow_bytes text;
+    struct variant_encoder *enc;
+    enum rows_variant_on_invalid on_invalid;
+    struct rows_variant_invalid bad;
+};
+
+static int json_row(void *ctx, int64_t i, struct buf *metadata, struct buf *value, bool *null,
+                    struct error *err)
+{
+    struct json_rows *j = ctx;
+    if (!arrow_bytes_valid(&j->text, i)) {
+        *null = true;
+        return 0;
+    }
+    const uint8_t *p;
+    size_t n;
+    arrow_bytes_at(&j->text, i, &p, &n);
+    struct error e = {0};
+    if (variant_encoder_encode(j->enc, (const char *)p, n, metadata, value, &e) == 0)
+        return 0;
+    if (e.code == ERR_NOMEM || j->on_invalid == ROWS_VARIANT_INVALID_ERROR) {
+        *err = e;
+        return -1;
+    }
+    j->bad.by_reason[reason_of(&e)]++;
+    *null = true;
+    return 0;
+}
+
+int rows_variant_from_json(const char *format, const struct ArrowArray *in, int64_t first_row,
+                           enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
+                           struct rows_variant_invalid *invalid, struct error *err)
+{
+    struct json_rows j = {.on_invalid = on_invalid};
+    if (!arrow_bytes_open(&j.text, format, in))
+        return error_fail(err, ERR_INVALID, "variant values come as JSON text, not Arrow '%s'",
+                          format);
+    if (!(j.enc = variant_encoder_new()))
+        return error_nomem(err);
+    /* A Variant is about as long as its JSON text, and rarely longer. */
+    int rc = rows_variant_build(in->length, first_row, arrow_bytes_span(&j.text, 0, in->length),
+                                json_row, &j, out, err);
+    variant_encoder_free(j.enc);
+    for (int r = 0; rc == 0 && invalid && r < RV__COUNT; r++)
+        invalid->by_reason[r] += j.bad.by_reason[r];
+    return rc;
 }
 
 /* ---- storage read from a file ---- */

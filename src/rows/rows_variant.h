@@ -86,10 +86,11 @@ int rows_variant_arrow_check(const struct ArrowSchema *s, struct error *err);
  * NULL (nothing appended): 0, or -1 with err filled. */
 typedef int (*rows_variant_row_fn)(void *ctx, int64_t i, struct buf *metadata, struct buf *value,
                                    bool *null, struct error *err);
-/* The storage struct of `rows` rows given by fn, into *out; a failure is
+/* The storage struct of `rows` rows given by fn, into *out, its value
+ * buffer reserved for about `reserve` bytes (0: none); a failure is
  * prefixed with its row, numbered from first_row. */
-int rows_variant_build(int64_t rows, int64_t first_row, rows_variant_row_fn fn, void *ctx,
-                       struct ArrowArray *out, struct error *err);
+int rows_variant_build(int64_t rows, int64_t first_row, size_t reserve, rows_variant_row_fn fn,
+                       void *ctx, struct ArrowArray *out, struct error *err);
 
 /* Whether s, a struct field, is shaped as a VARIANT's storage: a binary
  * `metadata`, and a binary `value`, a `typed_value` or both. */

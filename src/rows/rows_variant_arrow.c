@@ -565,7 +565,7 @@ int rows_variant_from_arrow(const struct ArrowSchema *s, const struct ArrowArray
         error_nomem(err);
         goto done;
     }
-    rc = rows_variant_build(in->length, first_row, column_row, &c, out, err);
+    rc = rows_variant_build(in->length, first_row, 0, column_row, &c, out, err);
 done:
     variant_builder_free(c.w.b);
     node_free(&root);
