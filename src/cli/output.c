@@ -1,5 +1,6 @@
 #include "cli/output.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,4 +98,47 @@ void out_table_free(struct out_table *t)
     free(t->cells);
     t->cells = NULL;
     t->nrows = t->cap = 0;
+}
+
+const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(buf, OUT_NUM_MAX, "%" PRIu64 " B", n);
+        return buf;
+    }
+    double v = (double)n / 1024.0;
+    size_t u = 0;
+    /* 1023.95 KiB would print as "1024.0 KiB": that is 1.0 MiB. */
+    while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, OUT_NUM_MAX, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *out_count(char buf[OUT_NUM_MAX], int64_t n)
+{
+    char digits[24];
+    /* The magnitude as unsigned, so INT64_MIN has one too. */
+    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, mag);
+    char *w = buf;
+    if (n < 0)
+        *w++ = '-';
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            *w++ = ',';
+        *w++ = digits[i];
+    }
+    *w = '\0';
+    return buf;
+}
+
+const char *out_count_noun(char buf[OUT_NUM_MAX], int64_t n, const char *noun)
+{
+    char count[OUT_NUM_MAX];
+    snprintf(buf, OUT_NUM_MAX, "%s %s%s", out_count(count, n), noun, n == 1 ? "" : "s");
+    return buf;
 }

@@ -1,9 +1,24 @@
-/* Human-readable output: aligned text tables. */
+/* Human-readable output: aligned text tables, sizes, counts. --json output
+ * never goes through these: it keeps raw numbers. */
 #ifndef HL_CLI_OUTPUT_H
 #define HL_CLI_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* Room for any text the number helpers below write, with its NUL. */
+enum { OUT_NUM_MAX = 64 };
+
+/* A byte size in binary units, one decimal above bytes: "0 B", "512 B",
+ * "1.5 KiB", "1.0 MiB", "16.0 EiB". Returns buf. */
+const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n);
+/* A count with thousands separators: "0", "1,024", "-12,345". Returns buf. */
+const char *out_count(char buf[OUT_NUM_MAX], int64_t n);
+/* The count and its noun, plural unless the count is 1: ("row") "1 row",
+ * "0 rows", "1,024 rows". For nouns made plural by an "s" ("row group",
+ * "file", "object"); a longer noun is cut. Returns buf. */
+const char *out_count_noun(char buf[OUT_NUM_MAX], int64_t n, const char *noun);
 
 enum { OUT_MAX_COLS = 8, OUT_CELL_MAX = 96 };
 
