@@ -619,8 +619,9 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         hl_status st = hl_table_append_streams(h.table, ptrs, (size_t)nfiles, &o, &res, &err);
         opened = 0; /* the library released every stream */
         progress_finish(&progress, progress_now());
-        if (st == HL_OK && !quiet) {
-            print_result(cli, res, &spec, cli_opt_given(a, "variant-report"));
+        if (st == HL_OK) {
+            if (!quiet)
+                print_result(cli, res, &spec, cli_opt_given(a, "variant-report"));
         } else if (st == HL_ERR_CANCELLED) {
             print_leftovers(res, true);
             rc = EXIT_INTERRUPTED;
