@@ -328,12 +328,12 @@ static void interrupts_restore(const struct interrupt_handlers *h)
 static void print_leftovers(const struct hl_append_result *r, bool cancelled)
 {
     size_t left = r ? r->nuploaded : 0, removed = r ? r->nremoved : 0;
+    char objects[OUT_NUM_MAX];
+    out_count_noun(objects, (int64_t)removed, "object");
     if (cancelled)
-        fprintf(stderr, "interrupted: removed %zu object%s written by this append\n", removed,
-                removed == 1 ? "" : "s");
+        fprintf(stderr, "interrupted: removed %s written by this append\n", objects);
     else if (removed && !left)
-        fprintf(stderr, "hoglake: nothing was committed; removed the %zu object%s it wrote\n",
-                removed, removed == 1 ? "" : "s");
+        fprintf(stderr, "hoglake: nothing was committed; removed the %s it wrote\n", objects);
     else if (!left)
         fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
     if (left)
@@ -378,8 +378,9 @@ static void print_variant_report(const struct hl_append_result *r)
 {
     for (size_t k = 0; k < r->nvariant; k++) {
         const struct hl_variant_report *v = &r->variant[k];
-        printf("variant column %s: %lld rows, %lld NULL", v->column, (long long)v->rows,
-               (long long)v->sql_null);
+        char rows[OUT_NUM_MAX], nulls[OUT_NUM_MAX];
+        printf("variant column %s: %s, %s NULL", v->column, out_count_noun(rows, v->rows, "row"),
+               out_count(nulls, v->sql_null));
         int64_t invalid =
             v->invalid_json + v->duplicate_key + v->nesting_too_deep + v->number_out_of_range;
         if (invalid)
@@ -814,12 +815,14 @@ static bool row_format(const char *fmt, enum textio_format *out)
 
 static void print_scan_stats(const struct hl_scan_stats *st)
 {
+    char n[7][OUT_NUM_MAX];
     fprintf(stderr,
-            "files: %lld read, %lld pruned; row groups: %lld read, %lld pruned; pages: %lld "
-            "read, %lld pruned; rows: %lld\n",
-            (long long)st->files_scanned, (long long)st->files_pruned,
-            (long long)st->row_groups_scanned, (long long)st->row_groups_pruned,
-            (long long)st->pages_scanned, (long long)st->pages_pruned, (long long)st->rows_matched);
+            "files: %s read, %s pruned; row groups: %s read, %s pruned; pages: %s read, %s "
+            "pruned; rows: %s\n",
+            out_count(n[0], st->files_scanned), out_count(n[1], st->files_pruned),
+            out_count(n[2], st->row_groups_scanned), out_count(n[3], st->row_groups_pruned),
+            out_count(n[4], st->pages_scanned), out_count(n[5], st->pages_pruned),
+            out_count(n[6], st->rows_matched));
 }
 
 /* Where the rows go: --output, else stdout (which must not be a terminal
