@@ -25,6 +25,17 @@ struct specs {
     size_t n;
 };
 
+/* Room for one more spec: the new last one, not yet counted; NULL when
+ * memory runs out. */
+static struct part_spec *specs_room(struct specs *s)
+{
+    struct part_spec *grown = realloc(s->list, (s->n + 1) * sizeof *s->list);
+    if (!grown)
+        return NULL;
+    s->list = grown;
+    return &s->list[s->n];
+}
+
 /* Reads the table at `query` ("?snapshot=N", "" for the head) and keeps
  * its spec. A table that cannot be read adds nothing: its files' values
  * then show unnamed. */
@@ -38,12 +49,9 @@ static void specs_load(struct specs *s, const char *query)
         return;
     json_t *table = json_loads(text, 0, NULL);
     free(text);
-    struct part_spec *grown = realloc(s->list, (s->n + 1) * sizeof *s->list);
-    if (grown) {
-        s->list = grown;
-        if (part_spec_from_table(table, &s->list[s->n]) == 0)
-            s->n++;
-    }
+    struct part_spec *room = specs_room(s);
+    if (room && part_spec_from_table(table, room) == 0)
+        s->n++;
     json_decref(table);
 }
 
@@ -56,19 +64,27 @@ static const struct part_spec *specs_find(const struct specs *s, json_int_t id)
 }
 
 /* The spec of a file: one already read, else the table's as of the
- * snapshot that wrote the file (the spec then current). */
+ * snapshot that wrote the file (the spec then current). A spec that
+ * cannot be found so is remembered empty, asked for once: its files'
+ * values show unnamed. */
 static const struct part_spec *specs_of_file(struct specs *s, const json_t *file)
 {
     json_int_t id = json_integer_value(json_object_get(file, "spec_id"));
     const struct part_spec *spec = specs_find(s, id);
-    if (!spec) {
-        char query[64];
-        snprintf(query, sizeof query, "?snapshot=%" JSON_INTEGER_FORMAT,
-                 json_integer_value(json_object_get(file, "begin_snapshot")));
-        specs_load(s, query);
-        spec = specs_find(s, id);
-    }
-    return spec;
+    if (spec)
+        return spec;
+    char query[64];
+    snprintf(query, sizeof query, "?snapshot=%" JSON_INTEGER_FORMAT,
+             json_integer_value(json_object_get(file, "begin_snapshot")));
+    specs_load(s, query);
+    if ((spec = specs_find(s, id)) != NULL)
+        return spec;
+    struct part_spec *room = specs_room(s);
+    if (!room)
+        return NULL;
+    *room = (struct part_spec){.spec_id = id};
+    s->n++;
+    return room;
 }
 
 static void specs_free(struct specs *s)
