@@ -13,7 +13,8 @@ build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjans
             libbrotli-dev libicu-dev
             curl ca-certificates)
 run_pkgs=(postgresql)
-test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev tmux)
+test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev bash zsh groff-base bsdextrautils
+           tmux)
 
 case "${1:-}" in
   build) want=("${build_pkgs[@]}") ;;

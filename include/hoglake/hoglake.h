@@ -174,7 +174,8 @@ HL_API hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot 
 HL_API void hl_snapshot_iter_free(hl_snapshot_iter *it);
 
 /* The snapshot an instant resolves to (the largest with snapshot_time <=
- * t; HL_ERR_EXPIRED below the floor), with its recorded time. */
+ * t; HL_ERR_EXPIRED below the floor, HL_ERR_NOT_FOUND with code
+ * before_catalog before the catalog was created), with its recorded time. */
 HL_API hl_status hl_catalog_resolve_snapshot(hl_catalog *catalog, const char *at_timestamp,
                                              struct hl_snapshot *out, struct hl_error *err);
 HL_API void hl_snapshot_clear(struct hl_snapshot *snap);
@@ -680,6 +681,13 @@ struct hl_append_options {
     void *cancel_ctx;
     /* A variant column's text that is not one JSON value. */
     enum hl_variant_on_invalid variant_on_invalid;
+    /* NULL: none. Else a UUID naming this append: the commit carries it,
+     * so that its receipt answers a repeat with the same files (the server
+     * never commits one key twice), the objects go under a directory of
+     * that name, and GET .../commit/receipts/{key} tells whether it
+     * committed. A repeat whose files differ (re-encoded: new paths) is
+     * refused 422 and its uploads deleted. */
+    const char *idempotency_key;
 };
 /* Zeroes o and sets read_snapshot to -1. */
 HL_API void hl_append_options_init(struct hl_append_options *o);

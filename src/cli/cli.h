@@ -20,9 +20,15 @@ enum cli_exit {
     EXIT_AUTH = 5,     /* 401 or 403: no valid token, or too little role */
 };
 
+struct cli_command_info;
+
 struct cli {
     hl_client *client;
     bool json; /* print the server's JSON instead of a human view */
+    /* When set, a command fills it and returns instead of running: the
+     * help, the shell completion and the man page are derived from the
+     * very tables the parser reads (commands.h). */
+    struct cli_command_info *describe;
 };
 
 /* ---- credentials ---- */
@@ -162,10 +168,24 @@ struct cli_verb {
     int (*run)(struct cli *cli, const struct cli_args *args);
 };
 
+/* What a command is made of: a group's verbs, or the one verb of a
+ * command without verbs (group NULL). Borrowed from static tables. */
+struct cli_command_info {
+    const char *group;
+    const struct cli_verb *verbs;
+    size_t nverbs;
+};
+
 /* Picks the verb named by argv[0], parses its options, checks arity and
  * runs it; handles --help at every level. */
 int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
                   int argc, char **argv);
+/* The same for a group whose first verb is its default: when argv[0] names
+ * no verb, the arguments are the first verb's ("hoglake snapshots CATALOG"
+ * is "hoglake snapshots list CATALOG"; a catalog named like a verb needs
+ * the verb spelled out). */
+int cli_run_verbs_default(struct cli *cli, const char *group, const struct cli_verb *verbs,
+                          size_t n, int argc, char **argv);
 /* Runs one verb on its own arguments (argv after the command's name):
  * parses, answers --help, checks arity. For commands without verbs. */
 int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv);
@@ -177,9 +197,11 @@ int cmd_namespace(struct cli *cli, int argc, char **argv);
 int cmd_table(struct cli *cli, int argc, char **argv);
 int cmd_view(struct cli *cli, int argc, char **argv);
 int cmd_snapshots(struct cli *cli, int argc, char **argv);
-/* Reads of table data and changefeed state (cmd_reads.c). */
+/* Reads of table data and changefeed plans (cmd_reads.c). */
 int cmd_files(struct cli *cli, int argc, char **argv);
 int cmd_changes(struct cli *cli, int argc, char **argv);
+/* Changefeed consumers and their offsets (cmd_consumers.c). */
+int cmd_consumers(struct cli *cli, int argc, char **argv);
 int cmd_offsets(struct cli *cli, int argc, char **argv);
 int cmd_maintenance(struct cli *cli, int argc, char **argv);
 /* A maintenance verb's run: POSTs /v1/catalogs/{positional[0]}/maintenance/

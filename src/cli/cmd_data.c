@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/append_key.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/partition_text.h"
@@ -329,7 +330,7 @@ static void print_leftovers(const struct hl_append_result *r, bool cancelled)
 {
     size_t left = r ? r->nuploaded : 0, removed = r ? r->nremoved : 0;
     char objects[OUT_NUM_MAX];
-    out_count_noun(objects, (int64_t)removed, "object");
+    out_count((int64_t)removed, "object", "objects", objects, sizeof objects);
     if (cancelled)
         fprintf(stderr, "interrupted: removed %s written by this append\n", objects);
     else if (removed && !left)
@@ -379,8 +380,9 @@ static void print_variant_report(const struct hl_append_result *r)
     for (size_t k = 0; k < r->nvariant; k++) {
         const struct hl_variant_report *v = &r->variant[k];
         char rows[OUT_NUM_MAX], nulls[OUT_NUM_MAX];
-        printf("variant column %s: %s, %s NULL", v->column, out_count_noun(rows, v->rows, "row"),
-               out_count(nulls, v->sql_null));
+        printf("variant column %s: %s, %s NULL", v->column,
+               out_count(v->rows, "row", "rows", rows, sizeof rows),
+               out_number(nulls, v->sql_null));
         int64_t invalid =
             v->invalid_json + v->duplicate_key + v->nesting_too_deep + v->number_out_of_range;
         if (invalid)
@@ -440,15 +442,16 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
     for (size_t i = 0; i < r->nfiles; i++)
         rows += r->files[i].record_count;
     char a[OUT_NUM_MAX], b[OUT_NUM_MAX];
-    printf("snapshot %lld: %s in %s\n", (long long)r->snapshot_id, out_count_noun(a, rows, "row"),
-           out_count_noun(b, (int64_t)r->nfiles, "file"));
+    printf("snapshot %lld: %s in %s\n", (long long)r->snapshot_id,
+           out_count(rows, "row", "rows", a, sizeof a),
+           out_count((int64_t)r->nfiles, "file", "files", b, sizeof b));
     if (r->variant_invalid_rows)
         printf("  %s of variant text that is not JSON written as NULL\n",
-               out_count_noun(a, r->variant_invalid_rows, "row"));
+               out_count(r->variant_invalid_rows, "row", "rows", a, sizeof a));
     struct buf part = BUF_INIT;
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct hl_appended_file *f = &r->files[i];
-        printf("  %s  %s  %s", f->path, out_count_noun(a, f->record_count, "row"),
+        printf("  %s  %s  %s", f->path, out_count(f->record_count, "row", "rows", a, sizeof a),
                out_bytes(b, (uint64_t)f->file_size_bytes));
         buf_reset(&part);
         if (f->partition_values && part_text(spec, (const char *const *)f->partition_values,
@@ -552,7 +555,11 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     if (rc == EXIT_OK && on_invalid && strcmp(on_invalid, "error") != 0 &&
         strcmp(on_invalid, "null") != 0)
         rc = cli_usage_error("--variant-on-invalid takes error or null");
-    if (rc != EXIT_OK) {
+    struct append_key key;
+    bool committed_before = false;
+    if (rc == EXIT_OK && (rc = append_key_parse(a, &key)) == EXIT_OK)
+        rc = append_key_check(cli, a->positional[0], &key, &committed_before);
+    if (rc != EXIT_OK || committed_before) {
         free(formats);
         free(tabs);
         arena_free(&arena);
@@ -608,6 +615,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     o.file_bytes = file_bytes;
     o.row_group_bytes = file_bytes;
     o.cancelled = append_cancelled;
+    o.idempotency_key = key.key[0] ? key.key : NULL;
     if (on_invalid && strcmp(on_invalid, "null") == 0)
         o.variant_on_invalid = HL_VARIANT_INVALID_NULL;
     if (rc == EXIT_OK && interrupted) {
@@ -629,6 +637,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         } else {
             rc = cli_report(st, &err);
             print_leftovers(res, false);
+            rc = append_key_after_failure(cli, a->positional[0], &key, st, rc);
         }
         hl_append_result_free(res);
     }
@@ -819,10 +828,10 @@ static void print_scan_stats(const struct hl_scan_stats *st)
     fprintf(stderr,
             "files: %s read, %s pruned; row groups: %s read, %s pruned; pages: %s read, %s "
             "pruned; rows: %s\n",
-            out_count(n[0], st->files_scanned), out_count(n[1], st->files_pruned),
-            out_count(n[2], st->row_groups_scanned), out_count(n[3], st->row_groups_pruned),
-            out_count(n[4], st->pages_scanned), out_count(n[5], st->pages_pruned),
-            out_count(n[6], st->rows_matched));
+            out_number(n[0], st->files_scanned), out_number(n[1], st->files_pruned),
+            out_number(n[2], st->row_groups_scanned), out_number(n[3], st->row_groups_pruned),
+            out_number(n[4], st->pages_scanned), out_number(n[5], st->pages_pruned),
+            out_number(n[6], st->rows_matched));
 }
 
 /* Where the rows go: --output, else stdout (which must not be a terminal
@@ -960,6 +969,11 @@ static const struct cli_opt append_opts[] = {
      "(\\ escapes , = \\)"},
     {"author", true, false, "NAME  recorded on the snapshot"},
     {"message", true, false, "TEXT  recorded on the snapshot"},
+    {"idempotency-key", true, false,
+     "UUID  commit under this key: re-running with it after an unknown outcome finishes the "
+     "append or reports the snapshot it made, never appends twice"},
+    {"prepared", false, false,
+     "pick a fresh idempotency key, print it on stderr before uploading, and commit under it"},
     {"deferred-stats", false, false,
      "register the files without statistics (the server "
      "computes them)"},

@@ -22,9 +22,10 @@ void cli_print_change_reads(int64_t files_scanned, int64_t files_pruned, int64_t
     char f[OUT_NUM_MAX], fp[OUT_NUM_MAX], g[OUT_NUM_MAX], gp[OUT_NUM_MAX], p[OUT_NUM_MAX],
         pp[OUT_NUM_MAX];
     printf("read %s (%s pruned), %s (%s pruned), %s (%s pruned)\n",
-           out_count_noun(f, files_scanned, "file"), out_count(fp, files_pruned),
-           out_count_noun(g, row_groups_scanned, "row group"), out_count(gp, row_groups_pruned),
-           out_count_noun(p, pages_scanned, "page"), out_count(pp, pages_pruned));
+           out_count(files_scanned, "file", "files", f, sizeof f), out_number(fp, files_pruned),
+           out_count(row_groups_scanned, "row group", "row groups", g, sizeof g),
+           out_number(gp, row_groups_pruned),
+           out_count(pages_scanned, "page", "pages", p, sizeof p), out_number(pp, pages_pruned));
 }
 
 static void print_result(const struct cli *cli, const struct hl_delete_result *r, bool dry_run)
@@ -45,8 +46,8 @@ static void print_result(const struct cli *cli, const struct hl_delete_result *r
         return;
     }
     char rows[OUT_NUM_MAX], files[OUT_NUM_MAX];
-    out_count_noun(rows, r->rows_deleted, "row");
-    out_count_noun(files, r->files_affected, "file");
+    out_count(r->rows_deleted, "row", "rows", rows, sizeof rows);
+    out_count(r->files_affected, "file", "files", files, sizeof files);
     if (dry_run)
         printf("would delete %s from %s (at snapshot %lld)\n", rows, files,
                (long long)r->read_snapshot);

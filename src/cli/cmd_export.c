@@ -12,7 +12,10 @@
 #include "export/export.h"
 #include "util/spans.h"
 
-static void print_result(const struct cli *cli, const char *to, const struct ice_export_result *r)
+/* The changefeed consumer whose offset the export of `to` moves, so that
+ * `hoglake offsets` and `hoglake consumers` can be read against it. */
+static void print_result(const struct cli *cli, const char *to, const char *consumer,
+                         const struct ice_export_result *r)
 {
     if (cli->json) {
         json_t *doc = json_pack(
@@ -28,6 +31,7 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
         json_object_set_new(doc, "adopted", json_boolean(r->adopted));
         json_object_set_new(doc, "rows_deleted", json_integer(r->rows_deleted));
         json_object_set_new(doc, "delete_files", json_integer(r->delete_files));
+        json_object_set_new(doc, "consumer", json_string(consumer));
         cli_print_json(doc);
         json_decref(doc);
         return;
@@ -37,6 +41,7 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
                (long long)r->from_snapshot, to,
                r->reconciled ? " (the offset caught up with an export that had landed)" : "",
                r->offset_advanced ? " (the offset moved to the head)" : "");
+        printf("consumer: %s\n", consumer);
         return;
     }
     if (r->bootstrapped)
@@ -46,14 +51,17 @@ static void print_result(const struct cli *cli, const char *to, const struct ice
     char a[OUT_NUM_MAX], b[OUT_NUM_MAX];
     printf("%s %s in %s (snapshots %lld..%lld] to %s\n",
            r->created ? "created the Iceberg table with" : "exported",
-           out_count_noun(a, r->rows, "row"), out_count_noun(b, r->files, "file"),
-           (long long)r->from_snapshot, (long long)r->to_snapshot, to);
+           out_count(r->rows, "row", "rows", a, sizeof a),
+           out_count(r->files, "file", "files", b, sizeof b), (long long)r->from_snapshot,
+           (long long)r->to_snapshot, to);
     if (r->rows_deleted)
-        printf("  deleted %s of earlier exports (%s)\n", out_count_noun(a, r->rows_deleted, "row"),
-               out_count_noun(b, r->delete_files, "delete file"));
+        printf("  deleted %s of earlier exports (%s)\n",
+               out_count(r->rows_deleted, "row", "rows", a, sizeof a),
+               out_count(r->delete_files, "delete file", "delete files", b, sizeof b));
     printf("  Iceberg snapshot %lld, format version %d, partitioned %s, sorted by %s\n",
            (long long)r->iceberg_snapshot_id, r->format_version, r->partition_spec,
            r->sort_order[0] ? r->sort_order : "nothing");
+    printf("consumer: %s\n", consumer);
 }
 
 /* The tracer of --trace FILE, else of HOGLAKE_TRACE_FILE (none: no spans). */
@@ -116,10 +124,16 @@ static int run_iceberg(struct cli *cli, const struct cli_args *a)
                                    .restart = cli_opt_given(a, "restart"),
                                    .adopt = cli_opt_given(a, "adopt")};
     struct ice_export_result r;
+    char consumer[48];
+    if (ice_export_consumer_id(to, consumer) != 0) {
+        close_export(&run);
+        fprintf(stderr, "hoglake: cannot derive the export's consumer id\n");
+        return EXIT_FAILURE_OTHER;
+    }
     if (run.st == HL_OK)
         run.st = ice_export_run(run.table.table, &o, &r, &run.err);
     if (run.st == HL_OK) {
-        print_result(cli, to, &r);
+        print_result(cli, to, consumer, &r);
     } else if (strcmp(run.err.code, "iceberg_partition_spec_drift") == 0 ||
                strcmp(run.err.code, "iceberg_target_owned_by_other_table") == 0 ||
                strcmp(run.err.code, "export_offset_expired") == 0 ||
@@ -153,13 +167,13 @@ static void maintain_compact(const struct cli *cli, const char *to, struct expor
     } else if (r.outcome == ICE_COMPACTED) {
         char files[OUT_NUM_MAX], bytes[OUT_NUM_MAX], after[OUT_NUM_MAX], rows[OUT_NUM_MAX];
         printf("compacted: %s (%s) into %s, %s, Iceberg snapshot %lld\n",
-               out_count_noun(files, r.files_before, "file"),
-               out_bytes(bytes, (uint64_t)r.bytes_before), out_count(after, r.files_after),
-               out_count_noun(rows, r.rows, "row"), (long long)r.snapshot_id);
+               out_count(r.files_before, "file", "files", files, sizeof files),
+               out_bytes(bytes, (uint64_t)r.bytes_before), out_number(after, r.files_after),
+               out_count(r.rows, "row", "rows", rows, sizeof rows), (long long)r.snapshot_id);
     } else if (run->st == HL_OK) {
         char files[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
         printf("not compacted: %s (%s, %s) at %s\n", outcome,
-               out_count_noun(files, r.files_before, "live file"),
+               out_count(r.files_before, "live file", "live files", files, sizeof files),
                out_bytes(bytes, (uint64_t)r.bytes_before), to);
     }
 }
@@ -186,11 +200,12 @@ static void maintain_expire(const struct cli *cli, struct export_run *run,
         char snaps[OUT_NUM_MAX], kept[OUT_NUM_MAX], files[OUT_NUM_MAX], manifests[OUT_NUM_MAX],
             lists[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
         printf("expired %s (%s retained); deleted %s, %s, %s, %s\n",
-               out_count_noun(snaps, r.snapshots_expired, "snapshot"),
-               out_count(kept, r.snapshots_retained),
-               out_count_noun(files, r.data_files_deleted, "data file"),
-               out_count_noun(manifests, r.manifests_deleted, "manifest"),
-               out_count_noun(lists, r.manifest_lists_deleted, "manifest list"),
+               out_count(r.snapshots_expired, "snapshot", "snapshots", snaps, sizeof snaps),
+               out_number(kept, r.snapshots_retained),
+               out_count(r.data_files_deleted, "data file", "data files", files, sizeof files),
+               out_count(r.manifests_deleted, "manifest", "manifests", manifests, sizeof manifests),
+               out_count(r.manifest_lists_deleted, "manifest list", "manifest lists", lists,
+                         sizeof lists),
                out_bytes(bytes, (uint64_t)r.bytes_deleted));
     }
 }

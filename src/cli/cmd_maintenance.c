@@ -9,6 +9,7 @@
 #include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
 #include "cli/cmd_maintenance_orphans.h"
+#include "cli/output.h"
 
 static const struct cli_opt expire_opts[] = {
     {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
@@ -125,6 +126,29 @@ static int run_runs(struct cli *cli, const struct cli_args *a)
     return EXIT_OK;
 }
 
+/* Compaction's backlog says why small files may stay (nothing to group
+ * them with); other tasks' backlogs are shown as the server sends them. */
+static void print_backlog(const char *task, const json_t *backlog)
+{
+    if (task && strcmp(task, "compaction") == 0 && json_is_object(backlog)) {
+        int64_t small = cli_json_i64(backlog, "small_files");
+        int64_t alone = cli_json_i64(backlog, "alone_files");
+        char files[OUT_NUM_MAX], parts[OUT_NUM_MAX];
+        printf("  backlog      %s in %s",
+               out_count(small, "small file", "small files", files, sizeof files),
+               out_count(cli_json_i64(backlog, "small_file_partitions"), "partition", "partitions",
+                         parts, sizeof parts));
+        if (alone > 0)
+            printf("; %lld alone in their partition (no group can take %s)", (long long)alone,
+                   alone == 1 ? "it" : "them");
+        printf("\n");
+        return;
+    }
+    char *text = json_dumps(backlog, JSON_COMPACT);
+    printf("  backlog      %s\n", text ? text : "{}");
+    free(text);
+}
+
 static int run_status(struct cli *cli, const struct cli_args *a)
 {
     json_t *r;
@@ -155,9 +179,8 @@ static int run_status(struct cli *cli, const struct cli_args *a)
                        json_string_value(json_object_get(last, "trigger")));
             else
                 printf("  last run     never\n");
-            char *backlog = json_dumps(json_object_get(t, "backlog"), JSON_COMPACT);
-            printf("  backlog      %s\n", backlog ? backlog : "{}");
-            free(backlog);
+            print_backlog(json_string_value(json_object_get(t, "task")),
+                          json_object_get(t, "backlog"));
         }
     }
     json_decref(r);

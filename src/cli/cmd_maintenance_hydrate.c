@@ -33,7 +33,8 @@ static void print_requeued(const json_t *r, const char *catalog)
 {
     (void)catalog;
     char files[OUT_NUM_MAX];
-    printf("requeued %s\n", out_count_noun(files, cli_json_i64(r, "requeued"), "failed file"));
+    printf("requeued %s\n", out_count(cli_json_i64(r, "requeued"), "failed file", "failed files",
+                                      files, sizeof files));
 }
 
 int cli_run_rehydrate(struct cli *cli, const struct cli_args *a)

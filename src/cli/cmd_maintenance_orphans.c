@@ -34,7 +34,7 @@ static void print_orphans(const json_t *r, const char *catalog)
     int64_t size = cli_json_i64(r, dry ? "orphan_bytes" : "bytes_deleted");
     printf("%s %s (%s), listed %lld, referenced %lld, claimed %lld, queued %lld, "
            "young %lld\n",
-           dry ? "would delete" : "deleted", out_count(count, total),
+           dry ? "would delete" : "deleted", out_number(count, total),
            out_bytes(bytes, size < 0 ? 0 : (uint64_t)size), (long long)cli_json_i64(r, "listed"),
            (long long)cli_json_i64(r, "referenced"), (long long)cli_json_i64(r, "claimed"),
            (long long)cli_json_i64(r, "queued"), (long long)cli_json_i64(r, "young"));

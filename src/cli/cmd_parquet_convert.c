@@ -10,6 +10,7 @@
 
 #include "cli/cmd_parquet.h"
 #include "cli/name_map.h"
+#include "cli/text_infer.h"
 #include "cli/text_input.h"
 #include "parquet/infer.h"
 #include "parquet/writer.h"
@@ -37,7 +38,13 @@ const struct cli_opt cli_parquet_convert_opts[] = {
      "'Source Header=column,...'  input names (taken as they are) to columns (\\ escapes , = "
      "\\)"},
     {"schema", true, false,
-     "SPEC  'id:long!, name:string', ColumnDef JSON (may set field_id), or @FILE"},
+     "SPEC  'id:long!, name:string', ColumnDef JSON (may set field_id), or @FILE (default: "
+     "inferred from the input)"},
+    {"sample-rows", true, false,
+     "N  without --schema: rows of a CSV or JSON Lines input the inferred types must read "
+     "(default 20480; 0: all)"},
+    {"not-null-from-sample", false, false,
+     "without --schema: make NOT NULL the columns the sample has no null in"},
     {"compression", true, false, "zstd|snappy|gzip|lz4_raw|uncompressed (default zstd)"},
     {"level", true, false, "N  zstd level, 1 to 22 (default 3)"},
     {"row-group-bytes", true, false, "N  cut row groups past N bytes (default 128 MiB)"},
@@ -227,14 +234,6 @@ out:
     return rc;
 }
 
-static bool blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return false;
-    return true;
-}
-
 static int convert_jsonl(struct convert *c, FILE *f, struct textio_parser *p)
 {
     char *line = NULL;
@@ -247,7 +246,7 @@ static int convert_jsonl(struct convert *c, FILE *f, struct textio_parser *p)
         return -1;
     while ((len = getline(&line, &cap, f)) >= 0) {
         lineno++;
-        if (blank(line, (size_t)len))
+        if (text_line_blank(line, (size_t)len))
             continue;
         if (textio_parser_json_row(p, line, (size_t)len, &err) != 0) {
             fprintf(stderr, "hoglake: %s line %lld: %s\n", c->shown, (long long)lineno, err.msg);
@@ -477,9 +476,18 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     if (code != EXIT_OK)
         return code;
     const char *spec = cli_opt_value(a, "schema");
-    if (!spec && c.from != TEXT_PARQUET)
-        return cli_usage_error("--schema is required for %s input",
-                               c.from == TEXT_CSV ? "CSV" : "JSON Lines");
+    bool infer = !spec && c.from != TEXT_PARQUET;
+    if (infer && text_is_stdin(c.in_path))
+        return cli_usage_error("standard input (-) needs --schema: inferring one reads the input "
+                               "twice");
+    static const char *const infer_only[] = {"sample-rows", "not-null-from-sample"};
+    for (size_t i = 0; !infer && i < sizeof infer_only / sizeof *infer_only; i++)
+        if (cli_opt_given(a, infer_only[i]))
+            return cli_usage_error("--%s applies to CSV and JSON Lines input without --schema",
+                                   infer_only[i]);
+    struct text_infer ti;
+    if ((code = text_infer_options(a, &ti)) != EXIT_OK)
+        return code;
     static const char *const csv_only[] = {"delimiter", "null", "no-header"};
     for (size_t i = 0; c.from != TEXT_CSV && i < sizeof csv_only / sizeof *csv_only; i++)
         if (cli_opt_given(a, csv_only[i]))
@@ -531,6 +539,12 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     int rc = EXIT_FAILURE_OTHER;
     if ((rc = text_options_parse(a, true, &arena, &text)) != EXIT_OK)
         goto out;
+    if (infer) {
+        if ((rc = text_infer_columns(c.in_path, c.from, c.tab, &text, &ti, &arena)) != EXIT_OK)
+            goto out;
+        text_infer_print(stderr, c.in_path, "--schema", &ti);
+        spec = ti.spec;
+    }
     rc = EXIT_FAILURE_OTHER;
     if (spec && textio_table_from_spec(spec, &t, &err) != 0) {
         rc = cli_usage_error("--schema: %s", err.msg);
@@ -554,6 +568,11 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     if (output_open(&o, out_path, force) != 0)
         goto out;
     if (convert_into(&c, &o, &wo, r) != 0) {
+        if (infer)
+            fprintf(stderr,
+                    "hoglake: the schema was inferred from the first %lld rows: give --schema, "
+                    "or a larger --sample-rows (0: all)\n",
+                    (long long)ti.rows);
         rc = c.fail_code;
         goto out;
     }

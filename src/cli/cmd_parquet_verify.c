@@ -135,7 +135,7 @@ int cli_run_parquet_verify(struct cli *cli, const struct cli_args *a)
     char rows[OUT_NUM_MAX];
     for (int k = 0; k < ncols; k++)
         printf("%s: column '%s': %s verified (%s%s)\n", path, cols[k].name,
-               out_count_noun(rows, cols[k].rows, "row"),
+               out_count(cols[k].rows, "row", "rows", rows, sizeof rows),
                o.canonical ? "canonical" : "writer rules",
                !o.check_form ? ", form not checked"
                : o.shredding ? ", declared layout"

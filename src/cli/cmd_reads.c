@@ -1,8 +1,7 @@
-/* hoglake files, changes and offsets: a table's data files as of a
- * snapshot, its changefeed plan between two snapshots, and a changefeed
- * consumer's committed offsets. Read-only. Files and changes come in
+/* hoglake files and changes: a table's data files as of a snapshot and
+ * its changefeed plan between two snapshots. Read-only. Both come in
  * pages: every page is read (all at the first page's snapshot) and the
- * whole listing shown; offsets are one GET. */
+ * whole listing shown. (Consumers' offsets: cmd_consumers.c.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +144,7 @@ static void print_rows(const json_t *rows, const struct column *cols, int ncols,
                 snprintf(nums[c], sizeof nums[c], "%lld", (long long)num);
                 cells[c] = nums[c];
             } else if (cols[c].kind == CELL_COUNT && json_is_integer(v)) {
-                cells[c] = out_count(nums[c], num);
+                cells[c] = out_number(nums[c], num);
             } else if (cols[c].kind == CELL_BYTES && json_is_integer(v)) {
                 cells[c] = out_bytes(nums[c], num < 0 ? 0 : (uint64_t)num);
             } else if (cols[c].kind == CELL_TEXT && json_is_string(v)) {
@@ -181,13 +180,6 @@ static const struct column delete_file_columns[] = {
     {"BYTES", "file_size_bytes", CELL_BYTES},
     {"BEGIN_SNAPSHOT", "begin_snapshot", CELL_INT},
     {"PATH", "path", CELL_TEXT},
-};
-
-static const struct column offset_columns[] = {
-    {"CONSUMER", "consumer_id", CELL_TEXT},
-    {"TABLE_UUID", "table_uuid", CELL_TEXT},
-    {"COMMITTED_SNAPSHOT", "committed_snapshot", CELL_INT},
-    {"UPDATED_AT", "updated_at", CELL_TEXT},
 };
 
 #define NCOLS(cols) ((int)(sizeof cols / sizeof cols[0]))
@@ -243,8 +235,9 @@ static void print_file_totals(const json_t *files)
         bytes += json_integer_value(json_object_get(f, "file_size_bytes"));
     }
     char a[OUT_NUM_MAX], b[OUT_NUM_MAX], c[OUT_NUM_MAX];
-    printf("%s, %s, %s\n", out_count_noun(a, (int64_t)json_array_size(files), "file"),
-           out_count_noun(b, rows, "row"), out_bytes(c, bytes < 0 ? 0 : (uint64_t)bytes));
+    printf("%s, %s, %s\n", out_count((int64_t)json_array_size(files), "file", "files", a, sizeof a),
+           out_count(rows, "row", "rows", b, sizeof b),
+           out_bytes(c, bytes < 0 ? 0 : (uint64_t)bytes));
 }
 
 /* The specs of a table's listing, starting with the table's at `query`. */
@@ -362,36 +355,6 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
     return rc;
 }
 
-/* ---- offsets ---- */
-
-static int run_offsets(struct cli *cli, const struct cli_args *a)
-{
-    char path[1200];
-    int rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, "/consumers");
-    if (rc != EXIT_OK)
-        return rc;
-    bool one = a->npositional == 3;
-    if (!cli_path_append(path, sizeof path, a->positional[1]) ||
-        strlen(path) + sizeof "/offsets" > sizeof path)
-        return cli_usage_error("consumer id too long");
-    strcat(path, "/offsets");
-    if (one && !cli_path_append(path, sizeof path, a->positional[2]))
-        return cli_usage_error("table uuid too long");
-    json_t *resp;
-    if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
-        return rc;
-    if (cli->json) {
-        cli_print_json(resp);
-    } else {
-        /* One offset prints as a table of one. */
-        json_t *rows = one ? json_pack("[O]", resp) : json_incref(resp);
-        print_rows(rows, offset_columns, NCOLS(offset_columns), NULL);
-        json_decref(rows);
-    }
-    json_decref(resp);
-    return EXIT_OK;
-}
-
 /* ---- commands ---- */
 
 int cmd_files(struct cli *cli, int argc, char **argv)
@@ -420,19 +383,5 @@ int cmd_changes(struct cli *cli, int argc, char **argv)
         1,
         1,
         run_changes};
-    return cli_run_command(cli, &command, argc, argv);
-}
-
-int cmd_offsets(struct cli *cli, int argc, char **argv)
-{
-    static const struct cli_verb command = {
-        "offsets",
-        "show a changefeed consumer's committed offsets (all, or one table's)",
-        "offsets CATALOG CONSUMER [TABLE_UUID]",
-        NULL,
-        0,
-        2,
-        3,
-        run_offsets};
     return cli_run_command(cli, &command, argc, argv);
 }

@@ -1,11 +1,13 @@
-/* hoglake table list|create|show|drop|alter, and hoglake snapshots. */
+/* hoglake table list|create|show|drop|alter. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "textio/colspec.h"
 #include "cli/output.h"
+#include "cli/text_infer.h"
+#include "cli/text_input.h"
+#include "textio/colspec.h"
 #include "util/strutil.h"
 
 static void add_query(char *path, size_t size, const char *key, const char *value)
@@ -157,8 +159,10 @@ static void print_table(const char *qualified, const json_t *t)
         char rows[OUT_NUM_MAX], files[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
         json_int_t size = json_integer_value(json_object_get(t, "file_size_bytes"));
         printf("totals          %s in %s, %s\n",
-               out_count_noun(rows, json_integer_value(json_object_get(t, "record_count")), "row"),
-               out_count_noun(files, json_integer_value(json_object_get(t, "file_count")), "file"),
+               out_count(json_integer_value(json_object_get(t, "record_count")), "row", "rows",
+                         rows, sizeof rows),
+               out_count(json_integer_value(json_object_get(t, "file_count")), "file", "files",
+                         files, sizeof files),
                out_bytes(bytes, size < 0 ? 0 : (uint64_t)size));
     }
     const char *comment = json_string_value(json_object_get(t, "comment"));
@@ -223,7 +227,64 @@ static const struct cli_opt create_opts[] = {
     {"comment", true, false, "TEXT  table comment"},
     {"property", true, true, "KEY=VALUE  a custom property (repeatable)"},
     {"primary-timestamp", true, false, "COL  the primary timestamp column (date or timestamp)"},
+    {"from", true, false,
+     "FILE  the columns of a CSV, TSV, JSON Lines or Parquet file (CSV and JSON Lines: "
+     "inferred from a sample)"},
+    {"format", true, false, "csv|tsv|jsonl|parquet  --from's format (default: its extension)"},
+    {"sample-rows", true, false,
+     "N  rows of a CSV or JSON Lines --from the inferred types must read (default 20480; 0: "
+     "all)"},
+    {"not-null-from-sample", false, false,
+     "make NOT NULL the columns the sample has no null in (a later null fails the append)"},
+    {"dry-run", false, false, "print the columns --from gives and create nothing"},
+    {"delimiter", true, false, "C  CSV's field separator (default ',', a tab for .tsv)"},
+    {"no-header", false, false, "the CSV has no header row: columns column0, column1, ..."},
+    {"null", true, false, "STRING  an unquoted CSV field equal to STRING is NULL"},
+    {"map", true, true, "'Source Header=column,...'  input names to column names"},
 };
+
+/* The text-input options that only make sense with --from. */
+static const char *const from_only[] = {"format",  "sample-rows", "not-null-from-sample",
+                                        "dry-run", "delimiter",   "no-header",
+                                        "null",    "map"};
+
+/* Infers the columns of --from into *spec (in ar), printing them: on
+ * standard output for --dry-run (JSON with --json), else on standard
+ * error so the created table's output stays as it was. */
+static int columns_from_file(const struct cli *cli, const struct cli_args *a, const char *path,
+                             struct arena *ar, const char **spec)
+{
+    enum text_format fmt;
+    bool tab;
+    struct text_options o;
+    struct text_infer ti;
+    int rc = text_format_of(path, cli_opt_value(a, "format"), "--format", &fmt, &tab);
+    if (rc != EXIT_OK || (rc = text_infer_options(a, &ti)) != EXIT_OK ||
+        (rc = text_options_parse(a, false, ar, &o)) != EXIT_OK)
+        return rc;
+    static const char *const text_only[] = {"sample-rows", "not-null-from-sample", "map"};
+    static const char *const csv_only[] = {"delimiter", "no-header", "null"};
+    for (size_t i = 0; fmt == TEXT_PARQUET && i < sizeof text_only / sizeof *text_only; i++)
+        if (cli_opt_given(a, text_only[i]))
+            return cli_usage_error("--%s applies to CSV and JSON Lines, not Parquet", text_only[i]);
+    for (size_t i = 0; fmt != TEXT_CSV && i < sizeof csv_only / sizeof *csv_only; i++)
+        if (cli_opt_given(a, csv_only[i]))
+            return cli_usage_error("--%s applies to CSV input", csv_only[i]);
+    if ((rc = text_infer_columns(path, fmt, tab, &o, &ti, ar)) != EXIT_OK)
+        return rc;
+    bool dry = cli_opt_given(a, "dry-run");
+    if (dry && cli->json) {
+        json_t *out = json_pack("{s:s,s:s?}", "columns", ti.spec, "map", ti.map);
+        if (ti.rows >= 0)
+            json_object_set_new(out, "rows_sampled", json_integer(ti.rows));
+        cli_print_json(out);
+        json_decref(out);
+    } else {
+        text_infer_print(dry ? stdout : stderr, path, "--columns", &ti);
+    }
+    *spec = ti.spec;
+    return EXIT_OK;
+}
 
 static int parse_properties(const struct cli_args *a, const char *opt, json_t **out)
 {
@@ -254,15 +315,12 @@ static void show_create(const json_t *resp, const char *name)
     print_table(name, resp);
 }
 
-static int run_create(struct cli *cli, const struct cli_args *a)
+/* Creates the table from a column spec or ColumnDef JSON (one is NULL). */
+static int create_table(struct cli *cli, const struct cli_args *a, const char *spec,
+                        const char *spec_json)
 {
     char parts[3][200];
-    if (!cli_split_name(a->positional[0], 3, parts))
-        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
-    const char *spec = cli_opt_value(a, "columns");
-    const char *spec_json = cli_opt_value(a, "columns-json");
-    if (!spec == !spec_json)
-        return cli_usage_error("give exactly one of --columns and --columns-json");
+    cli_split_name(a->positional[0], 3, parts);
     struct error err;
     json_t *cols = spec ? colspec_parse_columns(spec, &err) : cli_read_json_arg(spec_json);
     if (!cols) {
@@ -314,6 +372,30 @@ static int run_create(struct cli *cli, const struct cli_args *a)
     if ((rc = cli_request(cli, "POST", path, body, &resp)) != EXIT_OK)
         return rc;
     return cli_show(cli, resp, show_create, a->positional[0]);
+}
+
+static int run_create(struct cli *cli, const struct cli_args *a)
+{
+    char parts[3][200];
+    if (!cli_split_name(a->positional[0], 3, parts))
+        return cli_usage_error("expected CATALOG.NAMESPACE.TABLE, got '%s'", a->positional[0]);
+    const char *spec = cli_opt_value(a, "columns");
+    const char *spec_json = cli_opt_value(a, "columns-json");
+    const char *from = cli_opt_value(a, "from");
+    if ((!spec + !spec_json + !from) != 2)
+        return cli_usage_error("give exactly one of --columns, --columns-json and --from");
+    for (size_t i = 0; !from && i < sizeof from_only / sizeof *from_only; i++)
+        if (cli_opt_given(a, from_only[i]))
+            return cli_usage_error("--%s applies to --from", from_only[i]);
+    if (!from)
+        return create_table(cli, a, spec, spec_json);
+    struct arena ar;
+    arena_init(&ar, 0);
+    int rc = columns_from_file(cli, a, from, &ar, &spec);
+    if (rc == EXIT_OK && !cli_opt_given(a, "dry-run"))
+        rc = create_table(cli, a, spec, NULL);
+    arena_free(&ar);
+    return rc;
 }
 
 /* ---- drop ---- */
@@ -577,8 +659,9 @@ static const struct cli_verb verbs[] = {
      "table list CATALOG.NAMESPACE [--snapshot N | --at TIME]", cli_time_travel_opts, 2, 1, 1,
      run_list},
     {"create", "create a table",
-     "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON) "
-     "[--partition-by SPEC] [--sort-by SPEC] [--comment TEXT] [--property K=V]... "
+     "table create CATALOG.NAMESPACE.TABLE (--columns SPEC | --columns-json JSON | --from FILE "
+     "[--dry-run] [--sample-rows N] [CSV options]) [--partition-by SPEC] [--sort-by SPEC] "
+     "[--comment TEXT] [--property K=V]... "
      "[--primary-timestamp COL]",
      create_opts, sizeof create_opts / sizeof create_opts[0], 1, 1, run_create},
     {"show", "show a table's schema, specs and totals",
@@ -594,124 +677,4 @@ static const struct cli_verb verbs[] = {
 int cmd_table(struct cli *cli, int argc, char **argv)
 {
     return cli_run_verbs(cli, "table", verbs, sizeof verbs / sizeof verbs[0], argc, argv);
-}
-
-/* ---- snapshots ---- */
-
-static const struct cli_opt snapshot_opts[] = {
-    {"after", true, false, "N  snapshots after N, ascending (default 0)"},
-    {"before", true, false, "N  snapshots before N, descending"},
-    {"limit", true, false, "N  snapshots per request (default 1000; the server caps it at 10000)"},
-};
-
-static void print_snapshots(const json_t *snaps)
-{
-    static const char *const headers[] = {"SNAPSHOT", "TIME",   "SCHEMA",
-                                          "CHANGES",  "AUTHOR", "MESSAGE"};
-    struct out_table t;
-    out_table_init(&t, 6, headers);
-    size_t i;
-    json_t *s;
-    json_array_foreach (snaps, i, s) {
-        char id[24], sv[24], changes[OUT_CELL_MAX] = "";
-        size_t k;
-        json_t *c;
-        json_array_foreach (json_object_get(s, "changes"), k, c) {
-            size_t n = strlen(changes);
-            snprintf(changes + n, sizeof changes - n, "%s%s:%lld", k ? " " : "",
-                     json_string_value(json_object_get(c, "kind")),
-                     (long long)json_integer_value(json_object_get(c, "object_id")));
-        }
-        const char *author = json_string_value(json_object_get(s, "author"));
-        const char *message = json_string_value(json_object_get(s, "message"));
-        out_table_row(&t, int_str(s, "snapshot_id", id, sizeof id),
-                      json_string_value(json_object_get(s, "snapshot_time")),
-                      int_str(s, "schema_version", sv, sizeof sv), changes, author ? author : "",
-                      message ? message : "");
-    }
-    out_table_print(&t);
-    out_table_free(&t);
-}
-
-/* Appends one page's snapshots to `all` and moves the cursor to the page's
- * last id. Returns false (having said why) when the server claims more but
- * the cursor would not move, which would loop forever. */
-static bool take_page(json_t *all, json_t *page, bool descending, int64_t *cursor)
-{
-    json_t *snaps = json_object_get(page, "snapshots");
-    if (!json_is_array(snaps)) {
-        fprintf(stderr, "hoglake: the server's snapshot page has no 'snapshots' array\n");
-        return false;
-    }
-    json_array_extend(all, snaps);
-    if (!json_is_true(json_object_get(page, "has_more")))
-        return true;
-    const json_t *last =
-        json_object_get(json_array_get(snaps, json_array_size(snaps) - 1), "snapshot_id");
-    int64_t next = json_is_integer(last) ? json_integer_value(last) : *cursor;
-    if (descending ? next >= *cursor : next <= *cursor) {
-        fprintf(stderr,
-                "hoglake: the server reported more snapshots but its page did not move "
-                "past snapshot %lld\n",
-                (long long)*cursor);
-        return false;
-    }
-    *cursor = next;
-    return true;
-}
-
-/* Every snapshot from the cursor on, one request per page (next cursor =
- * the page's last id), printed as one table or one JSON array. */
-static int run_snapshots(struct cli *cli, const struct cli_args *a)
-{
-    int64_t after = 0, before = 0, limit = 1000;
-    int rc;
-    if ((rc = cli_opt_i64(a, "after", 0, &after)) != EXIT_OK ||
-        (rc = cli_opt_i64(a, "before", 0, &before)) != EXIT_OK ||
-        (rc = cli_opt_i64(a, "limit", 1, &limit)) != EXIT_OK)
-        return rc;
-    bool descending = cli_opt_given(a, "before");
-    if (descending && after != 0)
-        return cli_usage_error("--before and a non-zero --after are mutually exclusive");
-    char base[600];
-    if ((rc = cli_object_path(base, sizeof base, a->positional[0], 1, NULL, "/snapshots")) !=
-        EXIT_OK)
-        return rc;
-    json_t *all = json_array();
-    int64_t cursor = descending ? before : after;
-    bool more = true;
-    while (more && rc == EXIT_OK) {
-        char path[700];
-        snprintf(path, sizeof path, "%s?%s=%lld&limit=%lld", base, descending ? "before" : "after",
-                 (long long)cursor, (long long)limit);
-        json_t *page;
-        if ((rc = cli_request(cli, "GET", path, NULL, &page)) != EXIT_OK)
-            break;
-        more = json_is_true(json_object_get(page, "has_more"));
-        if (!take_page(all, page, descending, &cursor))
-            rc = EXIT_FAILURE_OTHER;
-        json_decref(page);
-    }
-    if (rc == EXIT_OK) {
-        if (cli->json)
-            cli_print_json(all);
-        else
-            print_snapshots(all);
-    }
-    json_decref(all);
-    return rc;
-}
-
-int cmd_snapshots(struct cli *cli, int argc, char **argv)
-{
-    static const struct cli_verb command = {
-        "snapshots",
-        "list a catalog's snapshots with their changes (every page)",
-        "snapshots CATALOG [--after N | --before N] [--limit N]",
-        snapshot_opts,
-        sizeof snapshot_opts / sizeof snapshot_opts[0],
-        1,
-        1,
-        run_snapshots};
-    return cli_run_command(cli, &command, argc, argv);
 }

@@ -37,8 +37,8 @@ static void print_json(const struct hl_update_result *r, bool dry_run)
 static void print_text(const struct hl_update_result *r, bool dry_run)
 {
     char rows[OUT_NUM_MAX], files[OUT_NUM_MAX], written[OUT_NUM_MAX];
-    out_count_noun(rows, r->rows_updated, "row");
-    out_count_noun(files, r->files_affected, "file");
+    out_count(r->rows_updated, "row", "rows", rows, sizeof rows);
+    out_count(r->files_affected, "file", "files", files, sizeof files);
     if (dry_run)
         printf("would update %s of %s (at snapshot %lld)\n", rows, files,
                (long long)r->read_snapshot);
@@ -47,7 +47,8 @@ static void print_text(const struct hl_update_result *r, bool dry_run)
                (long long)r->read_snapshot);
     else
         printf("snapshot %lld: updated %s of %s, written to %s\n", (long long)r->snapshot_id, rows,
-               files, out_count_noun(written, r->files_written, "new file"));
+               files,
+               out_count(r->files_written, "new file", "new files", written, sizeof written));
     cli_print_change_reads(r->files_scanned, r->files_pruned, r->row_groups_scanned,
                            r->row_groups_pruned, r->pages_scanned, r->pages_pruned);
 }

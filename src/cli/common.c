@@ -362,6 +362,10 @@ json_t *cli_read_json_arg(const char *arg)
 int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *verbs, size_t n,
                   int argc, char **argv)
 {
+    if (cli->describe) {
+        *cli->describe = (struct cli_command_info){group, verbs, n};
+        return EXIT_OK;
+    }
     if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
         printf("usage: hoglake %s VERB ...\n\nverbs:\n", group);
         for (size_t i = 0; i < n; i++)
@@ -375,8 +379,30 @@ int cli_run_verbs(struct cli *cli, const char *group, const struct cli_verb *ver
     return cli_usage_error("unknown verb '%s' for '%s'", argv[0], group);
 }
 
+int cli_run_verbs_default(struct cli *cli, const char *group, const struct cli_verb *verbs,
+                          size_t n, int argc, char **argv)
+{
+    if (argc >= 1 && argv[0][0] != '-')
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(argv[0], verbs[i].name) == 0)
+                return cli_run_command(cli, &verbs[i], argc - 1, argv + 1);
+    if (cli->describe || argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        int rc = cli_run_verbs(cli, group, verbs, n, argc, argv);
+        if (cli->describe)
+            return rc;
+        printf("Without a verb, 'hoglake %s ARGS...' is 'hoglake %s %s ARGS...'.\n", group, group,
+               verbs[0].name);
+        return rc;
+    }
+    return cli_run_command(cli, &verbs[0], argc, argv);
+}
+
 int cli_run_command(struct cli *cli, const struct cli_verb *v, int argc, char **argv)
 {
+    if (cli->describe) {
+        *cli->describe = (struct cli_command_info){NULL, v, 1};
+        return EXIT_OK;
+    }
     char usage[300];
     snprintf(usage, sizeof usage, "hoglake %s", v->usage);
     struct cli_args args;

@@ -282,12 +282,12 @@ struct report {
     bool nomem;
 };
 
-/* A usable name derived from `name`: other characters become '_' (a
- * UTF-8 sequence one '_'), a leading digit or '-' gets '_' before it, the
- * reserved prefix gets 'x' before it. */
-static char *suggest_base(const char *name, struct arena *a)
+/* A usable name derived from `name` into out (NUL-terminated): other
+ * characters become '_' (a UTF-8 sequence one '_'), a leading digit or '-'
+ * gets '_' before it, the reserved prefix gets 'x' before it; "column"
+ * when nothing is left. */
+static void sanitize(const char *name, char out[IDENT_MAX + 2])
 {
-    char out[IDENT_MAX + 2];
     size_t n = 0;
     bool lead = name[0] == '-' || (name[0] >= '0' && name[0] <= '9');
     if (lead || lake_ident_reserved(name))
@@ -301,9 +301,14 @@ static char *suggest_base(const char *name, struct arena *a)
             if (n == 0 || out[n - 1] != '_')
                 out[n++] = '_';
     }
-    if (n == 0)
-        return arena_strdup(a, "column");
-    return arena_strndup(a, out, n);
+    snprintf(out + n, IDENT_MAX + 2 - n, "%s", n ? "" : "column");
+}
+
+static char *suggest_base(const char *name, struct arena *a)
+{
+    char out[IDENT_MAX + 2];
+    sanitize(name, out);
+    return arena_strdup(a, out);
 }
 
 /* Whether `name` equals, ignoring case, a final name of f's kids other
@@ -363,6 +368,19 @@ static const struct rename_field *case_twin(const struct rename_field *f, size_t
     return NULL;
 }
 
+/* Why kid i of f, as named now, cannot be a column's name, or NULL. */
+static const char *name_problem(const struct rename_field *f, size_t i)
+{
+    const char *name = f->kids[i].name;
+    if (case_twin(f, i))
+        return "differs from another name only in case";
+    if (!lake_ident_valid(name))
+        return "not a valid identifier";
+    if (lake_ident_reserved(name))
+        return "starts with the reserved prefix " LAKE_RESERVED_PREFIX;
+    return NULL;
+}
+
 static int check_kids(struct walk *w, struct report *rep, struct rename_field *f);
 
 /* Renames that make two fields' names equal but for case. */
@@ -386,12 +404,9 @@ static int check_kid(struct walk *w, struct report *rep, struct rename_field *f,
         const struct rename_field *twin = case_twin(f, i);
         if (twin && (twin->renamed || k->renamed))
             return collision(w, twin, k);
-        if (twin)
-            add_problem(w, rep, f, i, "differs from another name only in case");
-        else if (!lake_ident_valid(k->name))
-            add_problem(w, rep, f, i, "not a valid identifier");
-        else if (lake_ident_reserved(k->name))
-            add_problem(w, rep, f, i, "starts with the reserved prefix " LAKE_RESERVED_PREFIX);
+        const char *why = name_problem(f, i);
+        if (why)
+            add_problem(w, rep, f, i, why);
     }
     if (w->depth == MAX_DEPTH)
         return EXIT_OK;
@@ -652,25 +667,102 @@ int name_map_parquet(struct name_map *r, const struct pq_schema *s, bool check_n
 
 /* ---- CSV headers ---- */
 
-int name_map_header(struct name_map *r, const char *const *names, size_t n, int checks,
-                    const char *in_path, struct arena *a, const char ***out)
+/* The root of a header's names, each renamable. NULL out of memory
+ * (printed). */
+static struct rename_field *header_root(const char *const *names, size_t n, struct arena *a)
 {
-    struct rename_field root = {0};
-    root.nkids = n;
-    root.kids = arena_calloc(a, n ? n : 1, sizeof *root.kids);
-    *out = arena_calloc(a, n ? n : 1, sizeof **out);
-    if (!root.kids || !*out) {
+    struct rename_field *root = arena_calloc(a, 1, sizeof *root);
+    if (root)
+        root->kids = arena_calloc(a, n ? n : 1, sizeof *root->kids);
+    if (!root || !root->kids) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        return NULL;
+    }
+    root->nkids = n;
+    for (size_t i = 0; i < n; i++) {
+        root->kids[i].in_name = root->kids[i].name = names[i];
+        root->kids[i].renamable = true;
+    }
+    return root;
+}
+
+/* The final names of root's kids into a new array *out. */
+static int final_names(const struct rename_field *root, struct arena *a, const char ***out)
+{
+    *out = arena_calloc(a, root->nkids ? root->nkids : 1, sizeof **out);
+    if (!*out) {
         fprintf(stderr, "hoglake: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
-    for (size_t i = 0; i < n; i++) {
-        root.kids[i].in_name = root.kids[i].name = names[i];
-        root.kids[i].renamable = true;
+    for (size_t i = 0; i < root->nkids; i++)
+        (*out)[i] = root->kids[i].name;
+    return EXIT_OK;
+}
+
+int name_map_header(struct name_map *r, const char *const *names, size_t n, int checks,
+                    const char *in_path, struct arena *a, const char ***out)
+{
+    struct rename_field *root = header_root(names, n, a);
+    if (!root)
+        return EXIT_FAILURE_OTHER;
+    int rc = name_map_apply(r, root, checks, in_path, a);
+    return rc == EXIT_OK ? final_names(root, a, out) : rc;
+}
+
+/* Adds the --map entry OLD=new_name to r. */
+static int add_entry(struct name_map *r, const char *old, const char *new_name, struct arena *a)
+{
+    struct name_map_entry *items = arena_calloc(a, r->n + 1, sizeof *items);
+    char **path = arena_calloc(a, 1, sizeof *path);
+    if (!items || !path)
+        return -1;
+    if (r->n)
+        memcpy(items, r->items, r->n * sizeof *items);
+    path[0] = (char *)old;
+    items[r->n] = (struct name_map_entry){path, 1, old, "--map", new_name, true};
+    r->items = items;
+    r->n++;
+    return 0;
+}
+
+int name_map_header_fixed(struct name_map *r, const char *const *names, size_t n, int checks,
+                          const char *in_path, struct arena *a, const char ***out)
+{
+    struct rename_field *root = header_root(names, n, a);
+    if (!root)
+        return EXIT_FAILURE_OTHER;
+    int rc = name_map_apply(r, root, checks & NAME_MAP_CHECK_UNUSED, in_path, a);
+    for (size_t i = 0; rc == EXIT_OK && i < n; i++) {
+        struct rename_field *k = &root->kids[i];
+        const struct rename_field *twin = case_twin(root, i);
+        struct walk w = {.r = r};
+        if (twin && (twin->renamed || k->renamed))
+            return collision(&w, twin, k);
+        if (!name_problem(root, i))
+            continue;
+        const char *fix = suggest(root, i, a);
+        if (!fix || add_entry(r, k->in_name, fix, a) != 0) {
+            fprintf(stderr, "hoglake: out of memory\n");
+            return EXIT_FAILURE_OTHER;
+        }
     }
-    int rc = name_map_apply(r, &root, checks, in_path, a);
-    for (size_t i = 0; rc == EXIT_OK && i < n; i++)
-        (*out)[i] = root.kids[i].name;
-    return rc;
+    return rc == EXIT_OK ? final_names(root, a, out) : rc;
+}
+
+int name_map_text(const struct name_map *r, struct buf *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct name_map_entry *x = &r->items[i];
+        if (x->depth != 1)
+            continue;
+        if (n++)
+            buf_putc(out, ',');
+        put_name(out, x->path[0], false);
+        if (buf_printf(out, "=%s", x->new_name) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* ---- names against a table's columns ---- */
@@ -746,7 +838,18 @@ static void print_columns(const struct lake_table *t, const char *what)
     fputc('\n', stderr);
 }
 
-int name_map_check_known(const char *const *in_names, const char *const *names, size_t n,
+/* The column of t, not bound yet, named as `name` sanitized (how table
+ * create --from names a header that cannot be a column's), or NULL. */
+static const char *sanitized_column(const char *name, const char *const *names, size_t n,
+                                    const struct lake_table *t)
+{
+    char s[IDENT_MAX + 2];
+    sanitize(name, s);
+    const struct lake_column *c = column_named(t, s);
+    return c && !bound(names, n, c->name) ? c->name : NULL;
+}
+
+int name_map_check_known(const char *const *in_names, const char **names, size_t n,
                          const struct lake_table *t, const char *what, const char *in_path)
 {
     struct buf unknown = BUF_INIT, fix = BUF_INIT;
@@ -754,6 +857,11 @@ int name_map_check_known(const char *const *in_names, const char *const *names, 
     for (size_t i = 0; i < n; i++) {
         if (column_named(t, names[i]))
             continue;
+        const char *own = sanitized_column(names[i], names, n, t);
+        if (own) {
+            names[i] = own;
+            continue;
+        }
         const char *to = likely_column(in_names[i], names, n, t);
         buf_printf(&unknown, "%s'%s'", nunknown++ ? ", " : "", in_names[i]);
         buf_puts(&fix, nunknown > 1 ? "," : "");

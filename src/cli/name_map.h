@@ -23,6 +23,7 @@
 #include "lake/schema.h"
 #include "parquet/schema.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 struct name_map_entry {
     char **path; /* OLD split into names */
@@ -98,17 +99,33 @@ int name_map_parquet(struct name_map *r, const struct pq_schema *s, bool check_n
 int name_map_header(struct name_map *r, const char *const *names, size_t n, int checks,
                     const char *in_path, struct arena *a, const char ***out);
 
+/* Renames (r) a CSV header's or a JSON Lines input's top-level names as
+ * name_map_header does, checking as `checks` says (only
+ * NAME_MAP_CHECK_UNUSED counts), then gives each final name a table
+ * cannot take the name --rename reports suggest, and adds that mapping to
+ * r as a --map entry, so reading the input through r yields the names in
+ * *out. Returns EXIT_OK, or the exit code of the problem printed. */
+int name_map_header_fixed(struct name_map *r, const char *const *names, size_t n, int checks,
+                          const char *in_path, struct arena *a, const char ***out);
+
+/* Appends r's top-level mappings as a --map value ("In Name=in_name,...").
+ * 0, or -1 out of memory. */
+int name_map_text(const struct name_map *r, struct buf *out);
+
 /* Checks that every NEW of the map is a column of t (`what` names t in
  * messages: "the table"). Returns EXIT_OK, or EXIT_USAGE after printing
  * every NEW that is not. */
 int name_map_check_targets(const struct name_map *r, const struct lake_table *t, const char *what);
 
 /* Checks an input's final names (names[i], read as in_names[i]) against
- * the columns of t. Every name t lacks is reported in one message, with
- * t's columns and the --map that would fix them (a column whose name the
- * input's differs from only by case or punctuation is suggested).
- * Returns EXIT_OK, or EXIT_FAILURE_OTHER after printing. */
-int name_map_check_known(const char *const *in_names, const char *const *names, size_t n,
+ * the columns of t. A name t lacks whose sanitized form (the name `table
+ * create --from` gave it: other characters '_') is a column no other name
+ * binds is replaced by that column's name, so a file a table was created
+ * from appends without a --map. Every other name t lacks is reported in
+ * one message, with t's columns and the --map that would fix them (a
+ * column whose name the input's differs from only by case or punctuation
+ * is suggested). Returns EXIT_OK, or EXIT_FAILURE_OTHER after printing. */
+int name_map_check_known(const char *const *in_names, const char **names, size_t n,
                          const struct lake_table *t, const char *what, const char *in_path);
 
 /* The input's name of each top-level column of t, as a JSON Lines parser

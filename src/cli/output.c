@@ -118,7 +118,7 @@ const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n)
     return buf;
 }
 
-const char *out_count(char buf[OUT_NUM_MAX], int64_t n)
+const char *out_number(char buf[OUT_NUM_MAX], int64_t n)
 {
     char digits[24];
     /* The magnitude as unsigned, so INT64_MIN has one too. */
@@ -136,9 +136,9 @@ const char *out_count(char buf[OUT_NUM_MAX], int64_t n)
     return buf;
 }
 
-const char *out_count_noun(char buf[OUT_NUM_MAX], int64_t n, const char *noun)
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size)
 {
-    char count[OUT_NUM_MAX];
-    snprintf(buf, OUT_NUM_MAX, "%s %s%s", out_count(count, n), noun, n == 1 ? "" : "s");
+    char number[OUT_NUM_MAX];
+    snprintf(buf, size, "%s %s", out_number(number, n), n == 1 ? one : many);
     return buf;
 }

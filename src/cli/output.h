@@ -13,12 +13,12 @@ enum { OUT_NUM_MAX = 64 };
 /* A byte size in binary units, one decimal above bytes: "0 B", "512 B",
  * "1.5 KiB", "1.0 MiB", "16.0 EiB". Returns buf. */
 const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n);
-/* A count with thousands separators: "0", "1,024", "-12,345". Returns buf. */
-const char *out_count(char buf[OUT_NUM_MAX], int64_t n);
-/* The count and its noun, plural unless the count is 1: ("row") "1 row",
- * "0 rows", "1,024 rows". For nouns made plural by an "s" ("row group",
- * "file", "object"); a longer noun is cut. Returns buf. */
-const char *out_count_noun(char buf[OUT_NUM_MAX], int64_t n, const char *noun);
+/* A number with thousands separators: "0", "1,024", "-12,345". Returns
+ * buf. */
+const char *out_number(char buf[OUT_NUM_MAX], int64_t n);
+/* "1 row", "1,024 rows": n with thousands separators and the noun's
+ * singular or plural, into buf; returns buf. */
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size);
 
 enum { OUT_MAX_COLS = 8, OUT_CELL_MAX = 96 };
 

@@ -68,7 +68,7 @@ static bool shows_bytes(const struct progress *p)
 static void add_rates(const struct progress *p, double elapsed, char *out, size_t size, size_t *len)
 {
     char rows[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
-    add(out, size, len, "%s rows/s", out_count(rows, (int64_t)((double)p->rows / elapsed)));
+    add(out, size, len, "%s rows/s", out_number(rows, (int64_t)((double)p->rows / elapsed)));
     if (shows_bytes(p))
         add(out, size, len, ", %s/s", out_bytes(bytes, (uint64_t)((double)p->bytes / elapsed)));
 }
@@ -85,7 +85,7 @@ size_t progress_format(const struct progress *p, double now, char *out, size_t s
         add(out, size, &len, "[%.*s%*s] %3d%%  ", fill, "########################",
             BAR_WIDTH - fill, "", pct);
     }
-    add(out, size, &len, "%s", out_count_noun(a, p->rows, "row"));
+    add(out, size, &len, "%s", out_count(p->rows, "row", "rows", a, sizeof a));
     if (shows_bytes(p))
         add(out, size, &len, "  %s", out_bytes(b, done));
     if (p->sized)
@@ -112,7 +112,7 @@ size_t progress_format_final(const struct progress *p, double now, char *out, si
     size_t len = 0;
     char a[OUT_NUM_MAX], b[OUT_NUM_MAX];
     double elapsed = now - p->start;
-    add(out, size, &len, "read %s", out_count_noun(a, p->rows, "row"));
+    add(out, size, &len, "read %s", out_count(p->rows, "row", "rows", a, sizeof a));
     if (shows_bytes(p))
         add(out, size, &len, ", %s", out_bytes(b, p->bytes));
     add(out, size, &len, " in ");

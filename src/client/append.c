@@ -17,6 +17,7 @@
 #include "rows/rows_schema.h"
 #include "util/arena.h"
 #include "util/arrow.h"
+#include "util/failpoint.h"
 #include "util/strutil.h"
 
 int client_result_uploaded(struct hl_append_result *res, const char *uri)
@@ -263,7 +264,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     if (st != HL_OK)
         return st;
     struct buf p = BUF_INIT;
-    if (client_data_prefix(&p, t, prepared_key) != 0) {
+    const char *key = prepared_key ? prepared_key : o ? o->idempotency_key : NULL;
+    if (client_data_prefix(&p, t, key) != 0) {
         buf_free(&p);
         return client_nomem(err);
     }
@@ -417,7 +419,7 @@ static hl_status job_commit(struct job *j, const char *expected, int64_t read_sn
                             struct hl_error *err)
 {
     const struct hl_append_options *o = j->o;
-    json_t *body = commit_body(j, expected, read_snapshot, NULL);
+    json_t *body = commit_body(j, expected, read_snapshot, o->idempotency_key);
     struct buf path = BUF_INIT;
     hl_status st = HL_OK;
     if (!body || (o->author && json_object_set_new(body, "author", json_string(o->author)) != 0) ||
@@ -433,6 +435,11 @@ static hl_status job_commit(struct job *j, const char *expected, int64_t read_sn
         client_json_int(ans, "snapshot_id", &j->res->snapshot_id);
         client_json_int(ans, "schema_version", &j->res->schema_version);
     }
+    /* Tests of retries after an unknown outcome: the commit landed, the
+     * answer did not. */
+    if (st == HL_OK && failpoint_on("append-commit-answer-lost"))
+        st = client_fail(err, HL_ERR_TIMEOUT, "timeout",
+                         "the commit's answer was lost (failpoint): its outcome is unknown");
     buf_free(&path);
     json_decref(body);
     json_decref(ans);
@@ -519,6 +526,11 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
         release_streams(streams, nstreams);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "a table and at least one stream are required");
+    }
+    if (o->idempotency_key && !client_is_uuid(o->idempotency_key)) {
+        release_streams(streams, nstreams);
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "the idempotency key must be a UUID");
     }
     struct hl_append_result *res = client_append_result_new();
     if (!res) {

@@ -550,43 +550,12 @@ static bool chunked_column(const struct lake_column *c, const struct ArrowSchema
            !(keep && strcmp(s->format, "+s") == 0);
 }
 
-static bool is_bytes_format(const char *f, bool *large)
-{
-    *large = strcmp(f, "U") == 0 || strcmp(f, "Z") == 0;
-    return *large || strcmp(f, "u") == 0 || strcmp(f, "z") == 0;
-}
-
-/* Offset k of a byte array with 32- or 64-bit offsets. */
-static int64_t bytes_offset(const struct ArrowArray *a, bool large, int64_t k)
-{
-    return large ? ((const int64_t *)a->buffers[1])[k] : ((const int32_t *)a->buffers[1])[k];
-}
-
-/* About how many bytes the input's values take: the bytes of its byte
- * arrays with their offsets, 8 a fixed-width value (bits too: a Variant
- * takes bytes for each), 4 a list's or struct's slot. */
-static double input_bytes(const struct ArrowSchema *s, const struct ArrowArray *a)
-{
-    bool large;
-    double n;
-    if (is_bytes_format(s->format, &large) && a->n_buffers == 3 && a->buffers[1])
-        n = (double)(bytes_offset(a, large, a->offset + a->length) -
-                     bytes_offset(a, large, a->offset)) +
-            (large ? 8.0 : 4.0) * (double)a->length;
-    else
-        n = (a->n_children == 0 ? 8.0 : 4.0) * (double)a->length;
-    for (int64_t c = 0; c < a->n_children && c < s->n_children; c++)
-        n += input_bytes(s->children[c], a->children[c]);
-    return n;
-}
-
 /* One chunked column's row sizes: the exact bytes of up to two byte
  * arrays the column's rows own one-to-one (JSON text; a storage's
  * metadata and value), plus an even share of the rest. */
 struct row_sizer {
-    const struct ArrowArray *part[2];
-    bool large[2];
-    int64_t base[2]; /* a row's index in the part = base + row */
+    struct arrow_bytes part[2];
+    int64_t base[2]; /* a row's value in the part = base + row */
     int nparts;
     double share; /* of the rest, a row */
 };
@@ -594,12 +563,8 @@ struct row_sizer {
 static void sizer_add(struct row_sizer *z, const struct ArrowSchema *s, const struct ArrowArray *a,
                       int64_t base)
 {
-    bool large;
-    if (z->nparts < 2 && is_bytes_format(s->format, &large) && a->n_buffers == 3 && a->buffers[1]) {
-        z->part[z->nparts] = a;
-        z->large[z->nparts] = large;
-        z->base[z->nparts++] = base + a->offset;
-    }
+    if (z->nparts < 2 && arrow_bytes_open(&z->part[z->nparts], s->format, a))
+        z->base[z->nparts++] = base;
 }
 
 /* Sizes rows [0, rows) of a, the column of a batch whose offset is base. */
@@ -607,7 +572,7 @@ static void sizer_init(struct row_sizer *z, const struct ArrowSchema *s, const s
                        int64_t base, int64_t rows)
 {
     memset(z, 0, sizeof *z);
-    double total = input_bytes(s, a), owned = 0;
+    double total = arrow_approx_bytes(s, a), owned = 0;
     if (strcmp(s->format, "+s") == 0) {
         for (int64_t c = 0; c < s->n_children && c < a->n_children; c++)
             if (s->children[c]->name && (strcmp(s->children[c]->name, "metadata") == 0 ||
@@ -617,8 +582,7 @@ static void sizer_init(struct row_sizer *z, const struct ArrowSchema *s, const s
         sizer_add(z, s, a, base);
     }
     for (int k = 0; k < z->nparts; k++)
-        owned += (double)(bytes_offset(z->part[k], z->large[k], z->base[k] + rows) -
-                          bytes_offset(z->part[k], z->large[k], z->base[k]));
+        owned += (double)arrow_bytes_span(&z->part[k], z->base[k], rows);
     z->share = rows > 0 && total > owned ? (total - owned) / (double)rows : 0;
 }
 
@@ -626,8 +590,7 @@ static double sizer_row(const struct row_sizer *z, int64_t i)
 {
     double n = z->share;
     for (int k = 0; k < z->nparts; k++)
-        n += (double)(bytes_offset(z->part[k], z->large[k], z->base[k] + i + 1) -
-                      bytes_offset(z->part[k], z->large[k], z->base[k] + i));
+        n += (double)arrow_bytes_span(&z->part[k], z->base[k] + i, 1);
     return n;
 }
 
@@ -730,7 +693,7 @@ int rows_chunks_open(const struct ArrowSchema *from, struct ArrowArray *batch,
         c->chunked[i] = any = true;
         sizer_init(&c->sizers[i], from->children[i], batch->children[i], batch->offset,
                    batch->length);
-        total += input_bytes(from->children[i], batch->children[i]);
+        total += arrow_approx_bytes(from->children[i], batch->children[i]);
     }
     bool whole = !any || (batch->length <= c->max_rows && total < c->max_bytes);
     /* The columns converted whole: all of them, or those not chunked. */

@@ -9,56 +9,6 @@
 #include "util/buf.h"
 #include "variant/variant.h"
 
-/* ---- reading binary and string arrays ---- */
-
-struct bytes_in {
-    const struct ArrowArray *a;
-    const int32_t *o32; /* "u", "z" */
-    const int64_t *o64; /* "U", "Z" */
-    const uint8_t *data;
-};
-
-static bool bytes_in_open(struct bytes_in *in, const char *format, const struct ArrowArray *a)
-{
-    bool large = strcmp(format, "U") == 0 || strcmp(format, "Z") == 0;
-    if (!large && strcmp(format, "u") != 0 && strcmp(format, "z") != 0)
-        return false;
-    if (a->n_buffers != 3 || a->n_children != 0 || (a->length > 0 && !a->buffers[1]))
-        return false;
-    in->a = a;
-    in->o32 = large ? NULL : a->buffers[1];
-    in->o64 = large ? a->buffers[1] : NULL;
-    in->data = a->buffers[2] ? a->buffers[2] : (const uint8_t *)"";
-    return true;
-}
-
-static bool bytes_valid(const struct bytes_in *in, int64_t i)
-{
-    const uint8_t *v = in->a->buffers[0];
-    return !v || in->a->null_count == 0 || arrow_bit(v, in->a->offset + i);
-}
-
-static void bytes_at(const struct bytes_in *in, int64_t i, const uint8_t **p, size_t *n)
-{
-    int64_t k = in->a->offset + i;
-    int64_t b = in->o64 ? in->o64[k] : in->o32[k];
-    int64_t e = in->o64 ? in->o64[k + 1] : in->o32[k + 1];
-    *p = in->data + b;
-    *n = (size_t)(e - b);
-}
-
-/* The bytes of values [first, first + n) (laid out in order). */
-static size_t span_bytes(const struct bytes_in *in, int64_t first, int64_t n)
-{
-    if (n <= 0)
-        return 0;
-    const uint8_t *p0, *p1;
-    size_t n0, n1;
-    bytes_at(in, first, &p0, &n0);
-    bytes_at(in, first + n - 1, &p1, &n1);
-    return p1 + n1 >= p0 ? (size_t)(p1 + n1 - p0) : 0;
-}
-
 /* ---- building binary arrays ---- */
 
 struct bytes_out {
@@ -200,8 +150,8 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in, int6
                            enum rows_variant_on_invalid on_invalid, struct ArrowArray *out,
                            struct rows_variant_invalid *invalid, struct error *err)
 {
-    struct bytes_in text;
-    if (!bytes_in_open(&text, format, in))
+    struct arrow_bytes text;
+    if (!arrow_bytes_open(&text, format, in))
         return error_fail(err, ERR_INVALID, "variant values come as JSON text, not Arrow '%s'",
                           format);
     struct storage_out s;
@@ -215,7 +165,7 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in, int6
     /* A Variant is about as long as its JSON text, and rarely longer;
      * its dictionary about half. Reserved, not touched: no copy as the
      * buffers grow. */
-    int64_t text_bytes = (int64_t)span_bytes(&text, 0, in->length);
+    int64_t text_bytes = (int64_t)arrow_bytes_span(&text, 0, in->length);
     if (text_bytes > 0 && text_bytes < INT32_MAX &&
         (buf_reserve(&s.value.data, (size_t)text_bytes) != 0 ||
          buf_reserve(&s.metadata.data, (size_t)text_bytes / 2) != 0)) {
@@ -225,14 +175,14 @@ int rows_variant_from_json(const char *format, const struct ArrowArray *in, int6
     }
     struct rows_variant_invalid bad = {{0}};
     for (int64_t i = 0; i < in->length; i++) {
-        if (!bytes_valid(&text, i)) {
+        if (!arrow_bytes_valid(&text, i)) {
             if (storage_null(&s, i, err) != 0)
                 goto fail;
             continue;
         }
         const uint8_t *p;
         size_t n;
-        bytes_at(&text, i, &p, &n);
+        arrow_bytes_at(&text, i, &p, &n);
         struct error e = {0};
         if (variant_encoder_encode(enc, (const char *)p, n, &s.metadata.data, &s.value.data, &e) !=
             0) {
@@ -304,19 +254,13 @@ static bool is_binary(const char *f)
     return strcmp(f, "z") == 0 || strcmp(f, "Z") == 0;
 }
 
-/* About how many bytes an array of the storage holds (its byte arrays'
- * data, 8 a fixed-width value), for sizing what it unshreds into. */
+/* A reservation for what an array of the storage unshreds into: about
+ * its bytes, capped so a reservation never asks for more than a binary
+ * array can hold. */
 static size_t storage_bytes(const struct ArrowSchema *s, const struct ArrowArray *a)
 {
-    struct bytes_in in;
-    size_t n = 0;
-    if (bytes_in_open(&in, s->format, a))
-        n = span_bytes(&in, 0, a->length);
-    else if (a->n_children == 0)
-        n = (size_t)a->length * 8;
-    for (int64_t c = 0; c < a->n_children && c < s->n_children; c++)
-        n += storage_bytes(s->children[c], a->children[c]);
-    return n < INT32_MAX / 4 ? n : INT32_MAX / 4;
+    double n = arrow_approx_bytes(s, a);
+    return n < (double)(INT32_MAX / 4) ? (size_t)n : INT32_MAX / 4;
 }
 
 bool rows_variant_is_storage(const struct ArrowSchema *s)
@@ -388,9 +332,9 @@ fail:
 
 int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, struct error *err)
 {
-    struct bytes_in meta, value;
-    if (a->n_children != 2 || !bytes_in_open(&meta, "z", a->children[0]) ||
-        !bytes_in_open(&value, "z", a->children[1]))
+    struct arrow_bytes meta, value;
+    if (a->n_children != 2 || !arrow_bytes_open(&meta, "z", a->children[0]) ||
+        !arrow_bytes_open(&value, "z", a->children[1]))
         return error_fail(err, ERR_INVALID, "not a variant column's unshredded storage");
     struct bytes_out text;
     uint8_t *validity = NULL;
@@ -398,9 +342,9 @@ int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, str
         goto fail;
     /* JSON text is somewhat longer than a value's bytes and its
      * dictionary's together: reserved once rather than grown by copies. */
-    size_t guess =
-        (span_bytes(&meta, a->offset, a->length) + span_bytes(&value, a->offset, a->length)) / 2 *
-        3;
+    size_t guess = (arrow_bytes_span(&meta, a->offset, a->length) +
+                    arrow_bytes_span(&value, a->offset, a->length)) /
+                   2 * 3;
     if (guess < INT32_MAX && buf_reserve(&text.data, guess) != 0) {
         error_nomem(err);
         goto fail;
@@ -423,8 +367,8 @@ int rows_variant_to_json(const struct ArrowArray *a, struct ArrowArray *out, str
         } else {
             const uint8_t *m, *v;
             size_t mn, vn;
-            bytes_at(&meta, k, &m, &mn);
-            bytes_at(&value, k, &v, &vn);
+            arrow_bytes_at(&meta, k, &m, &mn);
+            arrow_bytes_at(&value, k, &v, &vn);
             if (variant_to_json(m, mn, v, vn, &text.data, err) != 0) {
                 at_row(err, i);
                 goto fail;

@@ -510,3 +510,58 @@ int arrow_share_view(struct arrow_share *s, int64_t c, int64_t start, int64_t n,
         out->null_count = -1; /* unknown within the rows */
     return 0;
 }
+
+/* ---- reading string and binary arrays in place ---- */
+
+bool arrow_bytes_open(struct arrow_bytes *in, const char *format, const struct ArrowArray *a)
+{
+    bool large = strcmp(format, "U") == 0 || strcmp(format, "Z") == 0;
+    if (!large && strcmp(format, "u") != 0 && strcmp(format, "z") != 0)
+        return false;
+    if (a->n_buffers != 3 || a->n_children != 0 || (a->length > 0 && !a->buffers[1]))
+        return false;
+    in->a = a;
+    in->o32 = large ? NULL : a->buffers[1];
+    in->o64 = large ? a->buffers[1] : NULL;
+    in->data = a->buffers[2] ? a->buffers[2] : (const uint8_t *)"";
+    return true;
+}
+
+bool arrow_bytes_valid(const struct arrow_bytes *in, int64_t i)
+{
+    const uint8_t *v = in->a->buffers[0];
+    return !v || in->a->null_count == 0 || arrow_bit(v, in->a->offset + i);
+}
+
+void arrow_bytes_at(const struct arrow_bytes *in, int64_t i, const uint8_t **p, size_t *n)
+{
+    int64_t k = in->a->offset + i;
+    int64_t b = in->o64 ? in->o64[k] : in->o32[k];
+    int64_t e = in->o64 ? in->o64[k + 1] : in->o32[k + 1];
+    *p = in->data + b;
+    *n = (size_t)(e - b);
+}
+
+size_t arrow_bytes_span(const struct arrow_bytes *in, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    const uint8_t *p0, *p1;
+    size_t n0, n1;
+    arrow_bytes_at(in, first, &p0, &n0);
+    arrow_bytes_at(in, first + n - 1, &p1, &n1);
+    return p1 + n1 >= p0 ? (size_t)(p1 + n1 - p0) : 0;
+}
+
+double arrow_approx_bytes(const struct ArrowSchema *s, const struct ArrowArray *a)
+{
+    struct arrow_bytes in;
+    double n;
+    if (arrow_bytes_open(&in, s->format, a))
+        n = (double)arrow_bytes_span(&in, 0, a->length) + (in.o64 ? 8.0 : 4.0) * (double)a->length;
+    else
+        n = (a->n_children == 0 ? 8.0 : 4.0) * (double)a->length;
+    for (int64_t c = 0; c < a->n_children && c < s->n_children; c++)
+        n += arrow_approx_bytes(s->children[c], a->children[c]);
+    return n;
+}

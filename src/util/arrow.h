@@ -88,6 +88,30 @@ void arrow_share_unref(struct arrow_share *s);
 int arrow_share_view(struct arrow_share *s, int64_t c, int64_t start, int64_t n,
                      struct ArrowArray *out);
 
+/* ---- reading string and binary arrays in place ---- */
+
+/* A "u", "z", "U" or "Z" array; value i is row a->offset + i. */
+struct arrow_bytes {
+    const struct ArrowArray *a;
+    const int32_t *o32; /* "u", "z" */
+    const int64_t *o64; /* "U", "Z" */
+    const uint8_t *data;
+};
+/* Opens a for reading as `format`: false when it is not such an array
+ * (another format, or buffers missing). */
+bool arrow_bytes_open(struct arrow_bytes *in, const char *format, const struct ArrowArray *a);
+bool arrow_bytes_valid(const struct arrow_bytes *in, int64_t i);
+/* Value i's bytes, borrowed (null values are empty). */
+void arrow_bytes_at(const struct arrow_bytes *in, int64_t i, const uint8_t **p, size_t *n);
+/* The bytes of values [first, first + n), which lie in order. */
+size_t arrow_bytes_span(const struct arrow_bytes *in, int64_t first, int64_t n);
+
+/* About how many bytes an array's values take, for sizing chunks and
+ * buffers: its byte arrays' data with their offsets, 8 a fixed-width
+ * value (a bit too: what it turns into takes bytes), 4 a list's or
+ * struct's slot, children included. */
+double arrow_approx_bytes(const struct ArrowSchema *s, const struct ArrowArray *a);
+
 /* Validity helpers. */
 static inline bool arrow_bit(const uint8_t *bits, int64_t i)
 {

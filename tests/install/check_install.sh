@@ -15,6 +15,11 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 pkg-config --exists hoglake
+# The CLI's man page and completion scripts, generated from its help tables.
+grep -q '^\.TH HOGLAKE 1' "$work/prefix/share/man/man1/hoglake.1"
+grep -q '^complete -o default -F _hoglake hoglake$' \
+  "$work/prefix/share/bash-completion/completions/hoglake"
+head -1 "$work/prefix/share/zsh/site-functions/_hoglake" | grep -qx '#compdef hoglake'
 
 cat >"$work/use.c" <<'C'
 #include <stdio.h>

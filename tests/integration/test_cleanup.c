@@ -471,7 +471,7 @@ static void test_concurrent_passes(void **state)
 static int run_verb(int argc, char **argv)
 {
     struct hl_client_options opts = {.server_url = srv.base, .token = srv.token};
-    struct cli cli = {NULL, false};
+    struct cli cli = {.client = NULL, .json = false};
     struct hl_error err;
     if (hl_client_new(&opts, &cli.client, &err) != HL_OK)
         fail_msg("hl_client_new: %s", err.message);

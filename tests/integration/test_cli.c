@@ -243,8 +243,8 @@ static void snapshots(void **state)
      * checks the paging in detail). */
     cli(&r, "snapshots shop --limit 2");
     expect_cli(&r, 0);
-    assert_non_null(strstr(r.out, "namespace_created:1"));
-    assert_non_null(strstr(r.out, "table_dropped:"));
+    assert_non_null(strstr(r.out, "created namespace core"));
+    assert_non_null(strstr(r.out, "dropped table "));
     cli(&r, "--json snapshots shop --before 3");
     expect_cli(&r, 0);
     json_t *list = jparse(r.out);

@@ -621,8 +621,10 @@ static void conversion_errors(void **state)
     expect_convert_error("e.jsonl", "[1]\n", s, 1,
                          "e.jsonl line 1: a row must be a JSON object, not an array");
     /* Usage errors and missing inputs. */
-    expect_convert_error("e.csv", "id\n1\n", "", 2, "--schema is required for CSV input");
-    expect_convert_error("e.jsonl", "{}\n", "", 2, "--schema is required for JSON Lines input");
+    /* Without --schema the columns are inferred (docs/inference.md). */
+    expect_convert_error("e.csv", "id\n1\nx\n", "--sample-rows 1", 1,
+                         "give --schema, or a larger --sample-rows");
+    expect_convert_error("e.jsonl", "{}\n", "", 1, "no member in the sampled rows");
     expect_convert_error("e.dat", "id\n1\n", s, 2, "cannot tell the format of 'e.dat'");
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:lung'", 2,
                          "--schema: unknown column type 'lung'");

@@ -1132,8 +1132,10 @@ static void snapshots_offsets_resolve(void **state)
     assert_int_equal(got.snapshot_id, snaps[2]);
     hl_snapshot_clear(&got);
     hl_snapshot_clear(&snap);
+    /* Before the catalog existed: not found, not expired. */
     assert_int_equal(hl_catalog_resolve_snapshot(f.catalog, "1970-01-01T00:00:00Z", &got, &err),
-                     HL_ERR_EXPIRED);
+                     HL_ERR_NOT_FOUND);
+    assert_string_equal(err.code, "before_catalog");
 
     /* Offsets: none, then committed, never backwards. */
     int64_t off;

@@ -129,6 +129,19 @@ static void append_rows(hl_table *t, const char *spec, int64_t first_id, int n)
     test_check(hl_table_append(t, &s, &o, NULL, &err), &err, "append");
 }
 
+/* Appends JSON Lines rows of a column spec as one file, read at snapshot
+ * read_snapshot (-1: none). */
+static void append_text(hl_table *t, const char *colspec, const char *rows, int64_t read_snapshot)
+{
+    struct ArrowArrayStream s;
+    test_rows_stream(colspec, rows, &s);
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.read_snapshot = read_snapshot;
+    struct hl_error err;
+    test_check(hl_table_append(t, &s, &o, NULL, &err), &err, "append");
+}
+
 /* A POST without a body. */
 static void post(struct http_result *r, const struct test_server *s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -924,13 +937,7 @@ static void two_servers(void **state)
                      "{\"id\":%lld,\"k\":\"x\",\"v\":1,\"p\":%d}\n"
                      "{\"id\":%lld,\"k\":\"y\",\"v\":2,\"p\":%d}\n",
                      (long long)id, part, (long long)id + 1, part);
-            struct ArrowArrayStream s;
-            test_rows_stream(pspec, rows, &s);
-            struct hl_append_options o;
-            hl_append_options_init(&o);
-            o.read_snapshot = head_of("ctwo");
-            struct hl_error err;
-            test_check(hl_table_append(f.table, &s, &o, NULL, &err), &err, "append");
+            append_text(f.table, pspec, rows, head_of("ctwo"));
         }
     assert_int_equal(live_files(&f), 24);
     struct compactor a = {&st.srv, 0, 0}, b = {&st.srv2, 0, 0};
@@ -977,6 +984,7 @@ static void claimed_elsewhere(void **state)
     json_t *res = compact(&st.srv, "cclaim", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "candidates_claimed"), 5);
+    assert_int_equal(jint(res, "left_claimed_files"), 5);
     json_decref(res);
     /* Once it expires, the files are fair game. */
     sql_exec("UPDATE hog_compaction_claim SET expires_at = now() - interval '1 second'"
@@ -1028,6 +1036,7 @@ static void crash_before_commit(void **state)
     json_t *res = compact(&st.srv, "ccrash", 1);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     assert_int_equal(jint(res, "candidates_claimed"), 5);
+    assert_int_equal(jint(res, "left_claimed_files"), 5);
     json_decref(res);
     assert_int_equal(head_of("ccrash"), head);
     /* The run is in the ledger as failed. */
@@ -1582,10 +1591,89 @@ static void heap_budget(void **state)
     test_server_start(&small, &st.db, extra);
     json_t *res = compact(&small, "cbudget", 1);
     assert_int_equal(jint(res, "heap_budget_exceeded"), 1);
+    assert_int_equal(jint(res, "left_over_budget_files"), 5);
     assert_int_equal(jint(res, "groups_compacted"), 0);
     json_decref(res);
     test_server_stop(&small);
     assert_int_equal(live_files(&f), 5);
+    fixture_free(&f);
+}
+
+/* The backlog member of the compaction task in a status answer. */
+static json_t *compaction_backlog_of(const char *catalog)
+{
+    json_t *status = api_get_json(&st.srv, "/v1/catalogs/%s/maintenance/status", catalog);
+    const json_t *tasks = json_object_get(status, "tasks");
+    json_t *backlog = NULL;
+    for (size_t i = 0; i < json_array_size(tasks); i++) {
+        const json_t *t = json_array_get(tasks, i);
+        if (strcmp(json_string_value(json_object_get(t, "task")), "compaction") == 0)
+            backlog = json_incref(json_object_get(t, "backlog"));
+    }
+    json_decref(status);
+    assert_non_null(backlog);
+    return backlog;
+}
+
+/* One small file in each of a table's day-like partitions makes no group:
+ * the pass says why in its counters and its human report, and status
+ * counts the files no group can take. */
+static void explains_nothing_compacted(void **state)
+{
+    (void)state;
+    const char *pspec = "id:long!, k:string, v:long, p:int";
+    struct fixture f;
+    fixture_up(&f, st.file_client, "cwhy", pspec,
+               "[{'op':'set_partition_spec','fields':[{'source_field_id':4,"
+               "'transform':'identity'}]}]");
+    /* p = 0, 1, 2, 3, then a second file in p = 0. */
+    for (int i = 0; i < 5; i++) {
+        char rows[200];
+        snprintf(rows, sizeof rows, "{\"id\":%d,\"k\":\"x\",\"v\":1,\"p\":%d}\n", i, i % 4);
+        append_text(f.table, pspec, rows, -1);
+    }
+    json_t *res = compact(&st.srv, "cwhy", 10);
+    assert_int_equal(jint(res, "groups_compacted"), 0);
+    assert_int_equal(jint(res, "candidates_files"), 5);
+    assert_int_equal(jint(res, "left_too_few_files"), 5);
+    assert_int_equal(jint(res, "left_too_few_partitions"), 4);
+    assert_int_equal(jint(res, "left_over_budget_files"), 0);
+    assert_int_equal(jint(res, "left_claimed_files"), 0);
+    assert_false(json_is_true(json_object_get(res, "batch_reached")));
+    json_decref(res);
+
+    json_t *backlog = compaction_backlog_of("cwhy");
+    assert_int_equal(jint(backlog, "small_files"), 5);
+    assert_int_equal(jint(backlog, "small_file_partitions"), 4);
+    assert_int_equal(jint(backlog, "alone_files"), 3);
+    json_decref(backlog);
+
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance compact cwhy");
+    assert_int_equal(o.code, 0);
+    if (!strstr(o.out, "left                 5 files with too few small files in their "
+                       "partition to make a group (4 partitions)\n"))
+        fail_msg("compact says:\n%s", o.out);
+    assert_null(strstr(o.out, "more "));
+    cli_out_free(&o);
+    cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance status cwhy");
+    assert_int_equal(o.code, 0);
+    if (!strstr(o.out, "  backlog      5 small files in 4 partitions; 3 alone in their "
+                       "partition (no group can take them)\n"))
+        fail_msg("status says:\n%s", o.out);
+    cli_out_free(&o);
+
+    /* Enough files in one partition: the group compacts, and a pass held
+     * to one group says more may wait. */
+    for (int i = 0; i < 5; i++) {
+        char rows[200];
+        snprintf(rows, sizeof rows, "{\"id\":%d,\"k\":\"y\",\"v\":2,\"p\":1}\n", 100 + i);
+        append_text(f.table, pspec, rows, -1);
+    }
+    res = compact(&st.srv, "cwhy", 1);
+    assert_int_equal(jint(res, "groups_compacted"), 1);
+    assert_true(json_is_true(json_object_get(res, "batch_reached")));
+    json_decref(res);
     fixture_free(&f);
 }
 
@@ -1641,6 +1729,7 @@ int main(void)
         cmocka_unit_test(every_row_deleted),
         cmocka_unit_test(untrusted_vectors),
         cmocka_unit_test(heap_budget),
+        cmocka_unit_test(explains_nothing_compacted),
         cmocka_unit_test(loop_and_status),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

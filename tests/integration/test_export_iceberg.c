@@ -809,6 +809,71 @@ static void bootstrap_after_expiry(void **state)
     json_decref(meta);
 }
 
+/* The required flag of a field of the current Iceberg schema. */
+static bool iceberg_required(const char *table_dir, const char *field)
+{
+    json_t *meta = current_metadata(table_dir);
+    int64_t current = jint(meta, "current-schema-id");
+    size_t i, j;
+    json_t *schema, *f;
+    int found = -1;
+    json_array_foreach (json_object_get(meta, "schemas"), i, schema) {
+        if (jint(schema, "schema-id") != current)
+            continue;
+        json_array_foreach (json_object_get(schema, "fields"), j, f)
+            if (strcmp(jstr(f, "name"), field) == 0)
+                found = json_is_true(json_object_get(f, "required"));
+    }
+    json_decref(meta);
+    if (found < 0)
+        fail_msg("no field %s in the current Iceberg schema", field);
+    return found == 1;
+}
+
+/* A required column made nullable after an export: the next export adds
+ * a schema where the field is optional, and readers see the null. */
+static void drop_not_null_after_export(void **state)
+{
+    (void)state;
+    create_catalog("nn");
+    create_messages("nn.gw.messages");
+    append_to("nn.gw.messages", 0, 2);
+    char url[1024], table_dir[512];
+    snprintf(table_dir, sizeof table_dir, "%s/iceberg/nn", dir);
+    snprintf(url, sizeof url, "file://%s", table_dir);
+    json_decref(export_ok("nn.gw.messages", url, "", "the first export"));
+    assert_true(iceberg_required(table_dir, "session_id"));
+
+    struct cli_out o;
+    run(&o, "table alter nn.gw.messages --drop-not-null session_id");
+    cli_out_expect(&o, 0, "drop not null");
+    cli_out_free(&o);
+    char path[600];
+    snprintf(path, sizeof path, "%s/null-session.jsonl", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"session_id\":null,\"conversation_id\":null,\"cwd\":\"/work/0\",\"date\":"
+          "\"2026-05-05\",\"message_created_at\":\"2026-05-05T10:00:00.000Z\",\"payload\":"
+          "\"no session\"}\n",
+          f);
+    fclose(f);
+    run(&o, "append nn.gw.messages null-session.jsonl");
+    cli_out_expect(&o, 0, "append a null session");
+    cli_out_free(&o);
+    json_t *r = export_ok("nn.gw.messages", url, "", "the export after drop_not_null");
+    assert_int_equal(jint(r, "rows"), 1);
+    json_decref(r);
+    assert_false(iceberg_required(table_dir, "session_id"));
+    json_t *meta = current_metadata(table_dir);
+    assert_int_equal(json_array_size(json_object_get(meta, "schemas")), 2);
+    json_decref(meta);
+    rows_upto(2);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cat '%s' >> '%s/rows.jsonl'", path, dir);
+    assert_int_equal(system(cmd), 0);
+    verify(url, 3, NULL, true);
+}
+
 /* A catalog of its own with tables CATALOG.gw.messages and
  * CATALOG.gw.<second>. */
 static void two_tables(const char *catalog, const char *second)
@@ -1301,6 +1366,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lookup_key),
         cmocka_unit_test(server_compaction),
         cmocka_unit_test(bootstrap_after_expiry),
+        cmocka_unit_test(drop_not_null_after_export),
         cmocka_unit_test(quiet_table_advances),
         cmocka_unit_test(ownership),
         cmocka_unit_test(expire_snapshots),

@@ -422,8 +422,9 @@ static void list_at_timestamp(void **state)
     expect_list_at("nsts", q, only_first, first_ids);
     /* After head resolves to head. */
     expect_list_at("nsts", "?at_timestamp=2999-01-01T00:00:00Z", both, both_ids);
-    /* Before snapshot 0 nothing is retained. */
-    expect_list_error("nsts", "?at_timestamp=2000-01-01T00:00:00Z", 410, "expired", NULL);
+    /* Before snapshot 0 the catalog did not exist: nothing ever expired. */
+    expect_list_error("nsts", "?at_timestamp=2000-01-01T00:00:00Z", 404, "before_catalog",
+                      "catalog 'nsts' did not exist at 2000-01-01T00:00:00Z (created ");
     /* GET of one namespace. */
     iso(between, 0, ts, sizeof ts);
     struct http_result r;

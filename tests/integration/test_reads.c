@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -1217,8 +1218,24 @@ static void reads_below_the_floor_are_410(void **state)
     get_fails(410, "expired", "below the expiry floor", OLD "files/%lld/stats?snapshot=%lld", f,
               (long long)s - 1);
     get_fails(410, "expired", "from_snapshot", OLD "changes?from_snapshot=%lld", (long long)s - 1);
-    get_fails(410, "expired", NULL, OLD "files?at_timestamp=2000-01-01T00:00:00Z");
-    get_fails(410, "expired", NULL, OLD "scan?at_timestamp=2000-01-01T00:00:00Z");
+    /* An instant after the catalog's creation whose snapshots are gone is
+     * expired; one before its creation never had any (404). */
+    long long before_floor =
+        sqli("SELECT (extract(epoch FROM snapshot_time) * 1000000)::bigint - 1 FROM hog_snapshot"
+             " WHERE catalog_id = %lld AND snapshot_id = %lld",
+             (long long)cat_id("old"), (long long)s);
+    time_t secs = (time_t)(before_floor / 1000000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char at[64], base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(at, sizeof at, "%s.%06lldZ", base, before_floor % 1000000);
+    get_fails(410, "expired", "before the earliest retained snapshot", OLD "files?at_timestamp=%s",
+              at);
+    get_fails(410, "expired", NULL, OLD "scan?at_timestamp=%s", at);
+    get_fails(404, "before_catalog", "catalog 'old' did not exist at 2000-01-01T00:00:00Z",
+              OLD "files?at_timestamp=2000-01-01T00:00:00Z");
+    get_fails(404, "before_catalog", NULL, OLD "scan?at_timestamp=2000-01-01T00:00:00Z");
     /* At the floor itself everything reads. */
     json_t *a = get_ok(OLD "files?snapshot=%lld", (long long)s);
     expect_ids(a, 1, f);

@@ -16,6 +16,9 @@ static PGconn *pg;
 enum { HEAD = 12 };
 static const char *want_kind[HEAD + 1];
 static int64_t want_object[HEAD + 1];
+/* The name each change carries: the object's as of its snapshot. */
+static const char *const want_name[HEAD + 1] = {NULL, "a",  "b", "t1", "v1", "t1", "t2",
+                                                "v1", "t1", "c", "c",  "v2", "d"};
 
 /* ---- helpers ---- */
 
@@ -287,7 +290,8 @@ static void changes_match_each_ddl(void **state)
             fail_msg("snapshot %lld: expected one change, got %zu", (long long)id,
                      json_array_size(changes));
         json_t *c = json_array_get(changes, 0);
-        assert_int_equal(json_object_size(c), 2);
+        assert_int_equal(json_object_size(c), 3);
+        assert_string_equal(jstr(c, "name"), want_name[id]);
         if (strcmp(jstr(c, "kind"), want_kind[id]) != 0 || jint(c, "object_id") != want_object[id])
             fail_msg("snapshot %lld: expected %s/%lld, got %s/%lld", (long long)id, want_kind[id],
                      (long long)want_object[id], jstr(c, "kind"), (long long)jint(c, "object_id"));
@@ -504,6 +508,117 @@ static void ids_are_dense(void **state)
                      6 - 4 + 1);
 }
 
+/* An ISO-8601 text of µs since the epoch, in UTC. */
+static void iso_us(int64_t us, char *out, size_t size)
+{
+    time_t secs = (time_t)(us / 1000000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, size, "%s.%06lldZ", base, (long long)(us % 1000000));
+}
+
+static void resolve_fails(const char *cat, const char *at, long status, const char *code,
+                          const char *needle)
+{
+    struct http_result r;
+    api_get(&r, &srv, "/v1/catalogs/%s/snapshots/resolve?at_timestamp=%s", cat, at);
+    expect_error(&r, status, code);
+    if (needle)
+        expect_detail_contains(&r, needle);
+    http_result_free(&r);
+}
+
+/* Before the catalog was created is 404 before_catalog (it never had a
+ * snapshot there); after its creation but below the expiry floor is 410. */
+static void resolve_before_catalog_or_expired(void **state)
+{
+    (void)state;
+    int64_t born = sqli("SELECT (extract(epoch FROM s.snapshot_time) * 1000000)::bigint FROM"
+                        " hog_snapshot s JOIN hog_catalog c USING (catalog_id)"
+                        " WHERE c.name = 'snap' AND s.snapshot_id = 0");
+    char at[64], born_text[64], needle[200];
+    iso_us(born - 1, at, sizeof at);
+    iso_us(born, born_text, sizeof born_text);
+    snprintf(needle, sizeof needle, "catalog 'snap' did not exist at %s (created %s)", at,
+             born_text);
+    resolve_fails("snap", at, 404, "before_catalog", needle);
+    resolve_fails("snap", "2000-01-01T00:00:00Z", 404, "before_catalog", NULL);
+    /* Snapshot 0's own instant resolves to it. */
+    json_t *zero =
+        api_get_json(&srv, "/v1/catalogs/snap/snapshots/resolve?at_timestamp=%s", born_text);
+    assert_int_equal(jint(zero, "snapshot_id"), 0);
+    json_decref(zero);
+    /* The same reads through time travel. */
+    struct http_result r;
+    api_get(&r, &srv, "/v1/catalogs/snap/namespaces?at_timestamp=%s", at);
+    expect_error(&r, 404, "before_catalog");
+    http_result_free(&r);
+
+    /* A catalog whose first snapshots expired: between its creation and
+     * the floor is expired, before its creation still before_catalog. */
+    make_catalog(&srv, "snap-gone");
+    for (int i = 0; i < 3; i++) {
+        char n[8];
+        snprintf(n, sizeof n, "g%d", i);
+        make_namespace(&srv, "snap-gone", n);
+    }
+    int64_t id = cat_id("snap-gone");
+    int64_t t2 = sqli("SELECT (extract(epoch FROM snapshot_time) * 1000000)::bigint FROM"
+                      " hog_snapshot WHERE catalog_id = %lld AND snapshot_id = 2",
+                      (long long)id);
+    int64_t created = sqli("SELECT (extract(epoch FROM created_at) * 1000000)::bigint FROM"
+                           " hog_catalog WHERE catalog_id = %lld",
+                           (long long)id);
+    sql_exec("BEGIN");
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 2, earliest_snapshot_time = now()"
+             " WHERE catalog_id = %lld",
+             (long long)id);
+    sql_exec("DELETE FROM hog_snapshot WHERE catalog_id = %lld AND snapshot_id < 2", (long long)id);
+    sql_exec("COMMIT");
+    iso_us(t2 - 1, at, sizeof at);
+    resolve_fails("snap-gone", at, 410, "expired", "before the earliest retained snapshot");
+    iso_us(created - 1, at, sizeof at);
+    resolve_fails("snap-gone", at, 404, "before_catalog", "catalog 'snap-gone' did not exist at");
+}
+
+/* A data commit's change rows carry the table's name and what it added. */
+static void data_changes_carry_names_and_counts(void **state)
+{
+    (void)state;
+    make_catalog(&srv, "snap-data");
+    make_namespace(&srv, "snap-data", "web");
+    json_decref(
+        make_table(&srv, "snap-data", "web", "events", "[{\"name\":\"x\",\"type\":\"int\"}]"));
+    char *b =
+        dq("{'appends':[{'namespace':'web','table':'events','files':["
+           "{'path':'s3://hoglake-test/snap-data/1','record_count':1000,'file_size_bytes':9},"
+           "{'path':'s3://hoglake-test/snap-data/2','record_count':24,'file_size_bytes':9}]}]}");
+    struct http_result r;
+    api_send_text(&r, &srv, "POST", b, "/v1/catalogs/snap-data/commit");
+    free(b);
+    expect_status(&r, 200);
+    int64_t s = jint(r.json, "snapshot_id");
+    http_result_free(&r);
+    json_t *p = page("snap-data", "");
+    json_t *last = json_array_get(json_object_get(p, "snapshots"), (size_t)s - 1);
+    assert_int_equal(jint(last, "snapshot_id"), s);
+    json_t *c = json_array_get(json_object_get(last, "changes"), 0);
+    assert_string_equal(jstr(c, "kind"), "table_inserted_into");
+    assert_string_equal(jstr(c, "name"), "events");
+    assert_int_equal(jint(c, "files_added"), 2);
+    assert_int_equal(jint(c, "rows_added"), 1024);
+    assert_null(json_object_get(c, "delete_files_added"));
+    /* The table's creation has no counts. */
+    json_t *created = json_array_get(
+        json_object_get(json_array_get(json_object_get(p, "snapshots"), (size_t)s - 2), "changes"),
+        0);
+    assert_string_equal(jstr(created, "kind"), "table_created");
+    assert_null(json_object_get(created, "files_added"));
+    json_decref(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +630,8 @@ int main(void)
         cmocka_unit_test(default_limit_and_cap),
         cmocka_unit_test(times_are_iso_and_ordered),
         cmocka_unit_test(ids_are_dense),
+        cmocka_unit_test(resolve_before_catalog_or_expired),
+        cmocka_unit_test(data_changes_carry_names_and_counts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -477,7 +477,7 @@ static void list_and_get_time_travel(void **state)
     }
     expect_views("vtt", "ns", "?at_timestamp=2999-01-01T00:00:00%2B01:00",
                  (const json_t *const[]){vb, NULL});
-    expect_list_error("vtt", "ns", "?at_timestamp=1999-01-01T00:00:00Z", 410, "expired");
+    expect_list_error("vtt", "ns", "?at_timestamp=1999-01-01T00:00:00Z", 404, "before_catalog");
 
     /* Parameter errors on list and get. */
     expect_list_error("vtt", "ns", "?snapshot=7", 422, "validation");

@@ -99,17 +99,18 @@ static void counts_with_separators_and_plurals(void **state)
 {
     (void)state;
     char b[OUT_NUM_MAX];
-    assert_string_equal(out_count(b, 0), "0");
-    assert_string_equal(out_count(b, 999), "999");
-    assert_string_equal(out_count(b, 1000), "1,000");
-    assert_string_equal(out_count(b, 1024), "1,024");
-    assert_string_equal(out_count(b, 1234567), "1,234,567");
-    assert_string_equal(out_count(b, -12345), "-12,345");
-    assert_string_equal(out_count(b, INT64_MIN), "-9,223,372,036,854,775,808");
-    assert_string_equal(out_count_noun(b, 1, "row"), "1 row");
-    assert_string_equal(out_count_noun(b, 0, "row"), "0 rows");
-    assert_string_equal(out_count_noun(b, 2, "file"), "2 files");
-    assert_string_equal(out_count_noun(b, 1024, "row group"), "1,024 row groups");
+    assert_string_equal(out_number(b, 0), "0");
+    assert_string_equal(out_number(b, 999), "999");
+    assert_string_equal(out_number(b, 1000), "1,000");
+    assert_string_equal(out_number(b, 1024), "1,024");
+    assert_string_equal(out_number(b, 1234567), "1,234,567");
+    assert_string_equal(out_number(b, -12345), "-12,345");
+    assert_string_equal(out_number(b, INT64_MIN), "-9,223,372,036,854,775,808");
+    assert_string_equal(out_count(1, "row", "rows", b, sizeof b), "1 row");
+    assert_string_equal(out_count(0, "row", "rows", b, sizeof b), "0 rows");
+    assert_string_equal(out_count(2, "file", "files", b, sizeof b), "2 files");
+    assert_string_equal(out_count(1024, "row group", "row groups", b, sizeof b),
+                        "1,024 row groups");
 }
 
 /* A table document of columns ts (timestamp), d (date), team (string),

@@ -1143,6 +1143,51 @@ static void test_bytes_varints(void **state)
     assert_int_equal(varint_decode(eleven, sizeof eleven, 64, &v), 0);
 }
 
+/* ---- arrow_bytes ---- */
+
+/* String arrays read in place at an offset, in both offset widths, and
+ * the approximate size of a struct of them. */
+static void test_arrow_bytes(void **state)
+{
+    (void)state;
+    static const int32_t o32[] = {0, 2, 5, 5, 9};
+    static const int64_t o64[] = {0, 3, 3, 10};
+    static const uint8_t valid = 0x0b; /* values 0, 1, 3 */
+    struct ArrowArray small = {.length = 3,
+                               .offset = 1,
+                               .null_count = 1,
+                               .n_buffers = 3,
+                               .buffers = (const void *[]){&valid, o32, "abcdefghi"}};
+    struct arrow_bytes in;
+    assert_false(arrow_bytes_open(&in, "i", &small));
+    assert_true(arrow_bytes_open(&in, "u", &small));
+    const uint8_t *p;
+    size_t n;
+    arrow_bytes_at(&in, 0, &p, &n); /* row 1 of the buffers: "cde" */
+    assert_int_equal(n, 3);
+    assert_memory_equal(p, "cde", 3);
+    assert_true(arrow_bytes_valid(&in, 0));
+    assert_false(arrow_bytes_valid(&in, 1));
+    assert_int_equal(arrow_bytes_span(&in, 0, 3), 7); /* "cde" "" "fghi" */
+    assert_int_equal(arrow_bytes_span(&in, 2, 1), 4);
+    assert_int_equal(arrow_bytes_span(&in, 1, 0), 0);
+    struct ArrowArray large = {
+        .length = 3, .n_buffers = 3, .buffers = (const void *[]){NULL, o64, "xyz0123456"}};
+    assert_true(arrow_bytes_open(&in, "Z", &large));
+    arrow_bytes_at(&in, 2, &p, &n);
+    assert_int_equal(n, 7);
+    assert_memory_equal(p, "0123456", 7);
+    /* A struct of both, plus an int column: bytes with their offsets, 8
+     * a fixed-width value, 4 the struct's slot. */
+    struct ArrowArray ints = {.length = 3, .n_buffers = 2};
+    struct ArrowArray *kids[] = {&small, &large, &ints};
+    struct ArrowArray row = {.length = 3, .n_buffers = 1, .n_children = 3, .children = kids};
+    struct ArrowSchema su = {.format = "u"}, sz = {.format = "Z"}, si = {.format = "i"};
+    struct ArrowSchema *skids[] = {&su, &sz, &si};
+    struct ArrowSchema srow = {.format = "+s", .n_children = 3, .children = skids};
+    assert_true(arrow_approx_bytes(&srow, &row) == 4 * 3 + (7 + 4 * 3) + (10 + 8 * 3) + 8 * 3);
+}
+
 /* ---- arrow_share ---- */
 
 /* An int32 array of n values v[i], or a list's offsets. */
@@ -1221,6 +1266,7 @@ static void test_arrow_share_views(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arrow_bytes),
         cmocka_unit_test(test_arrow_share_views),
         cmocka_unit_test(test_arena_many_allocations),
         cmocka_unit_test(test_arena_large_and_zero_sizes),

@@ -95,6 +95,28 @@ int timetravel_expired(struct api_error *err, const struct catalog_row *cat, int
     return api_from_error(err, &e, what);
 }
 
+/* No retained snapshot is as old as `ts`: 404 before_catalog when the
+ * catalog did not exist yet (nothing was there to expire), else 410. */
+static int timetravel_too_early(struct db_conn *db, const struct catalog_row *cat, int64_t ts,
+                                struct api_error *err)
+{
+    struct error e;
+    int64_t created = 0;
+    if (store_snapshot_catalog_created(db, cat->id, &created, &e) < 0)
+        return api_from_error(err, &e, "time travel");
+    char t[48], c[48];
+    time_format_iso8601(ts, t, sizeof t);
+    if (ts < created) {
+        time_format_iso8601(created, c, sizeof c);
+        return api_fail(err, 404, "before_catalog", "catalog '%s' did not exist at %s (created %s)",
+                        cat->name, t, c);
+    }
+    return api_fail(err, 410, "expired",
+                    "at_timestamp %s is before the earliest retained snapshot "
+                    "(earliest_snapshot_id %lld) of catalog '%s'",
+                    t, (long long)cat->earliest, cat->name);
+}
+
 int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64_t *snapshot,
                        bool *at_head, struct api_error *err)
 {
@@ -135,15 +157,8 @@ int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64
     int rc = store_snapshot_at(db, cat->id, ts, cat->earliest, &found, &e);
     if (rc < 0)
         return api_from_error(err, &e, "time travel");
-    bool none = rc == 0;
-    if (none) {
-        char t[48];
-        time_format_iso8601(ts, t, sizeof t);
-        return api_fail(err, 410, "expired",
-                        "at_timestamp %s is before the earliest retained snapshot "
-                        "(earliest_snapshot_id %lld) of catalog '%s'",
-                        t, (long long)cat->earliest, cat->name);
-    }
+    if (rc == 0)
+        return timetravel_too_early(db, cat, ts, err);
     /* The head read above may be older than a snapshot committed since;
      * never resolve past the head this request is working from. */
     *snapshot = found > cat->head ? cat->head : found;

@@ -32,7 +32,8 @@ json_t *catalog_to_json(const struct catalog_row *c);
 
 /* Resolves ?snapshot= / ?at_timestamp= against the catalog. Neither ->
  * head, with *at_head set. Both -> 422; malformed -> 400; outside
- * [0, head] -> 422; below the retention floor -> 410 expired. */
+ * [0, head] -> 422; below the retention floor -> 410 expired; an instant
+ * before the catalog was created -> 404 before_catalog. */
 int timetravel_resolve(struct srv_req *req, const struct catalog_row *cat, int64_t *snapshot,
                        bool *at_head, struct api_error *err);
 /* ERR_EXPIRED for a snapshot below the floor (`what` names it: "snapshot",

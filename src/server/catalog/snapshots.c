@@ -10,6 +10,26 @@
 
 enum { SNAPSHOT_PAGE_DEFAULT = 1000, SNAPSHOT_PAGE_MAX = 10000 };
 
+/* One change row as JSON, with its object's name and what a data change
+ * added when the store knows them. 0 or -1 (out of memory). */
+static int change_append(json_t *changes, const struct store_snapshot_row *row)
+{
+    json_t *c = json_pack("{s:s,s:I}", "kind", row->kind, "object_id", (json_int_t)row->object_id);
+    int rc = c ? 0 : -1;
+    if (rc == 0 && row->name)
+        rc = json_object_set_new(c, "name", json_string(row->name));
+    if (rc == 0 && row->files_added >= 0)
+        rc = json_object_set_new(c, "files_added", json_integer(row->files_added)) ||
+             json_object_set_new(c, "rows_added", json_integer(row->rows_added));
+    if (rc == 0 && row->delete_files_added >= 0)
+        rc = json_object_set_new(c, "delete_files_added", json_integer(row->delete_files_added));
+    if (rc != 0) {
+        json_decref(c);
+        return -1;
+    }
+    return json_array_append_new(changes, c);
+}
+
 /* Up to limit snapshots from a cursor (ascending past `from`, or
  * descending below it), each with its change rows; *has_more says whether
  * the log goes on. NULL with err filled on failure. */
@@ -55,10 +75,11 @@ static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat,
             current_id = id;
             count++;
         }
-        if (row.kind)
-            json_array_append_new(
-                json_object_get(current, "changes"),
-                json_pack("{s:s,s:I}", "kind", row.kind, "object_id", (json_int_t)row.object_id));
+        if (row.kind && change_append(json_object_get(current, "changes"), &row) != 0) {
+            json_decref(snaps);
+            snaps = NULL;
+            break;
+        }
     }
     store_snapshot_rows_free(&rows);
     if (!snaps)

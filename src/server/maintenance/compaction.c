@@ -211,11 +211,18 @@ json_t *compaction_result_json(const struct compaction_result *r)
         "plan_ms", (json_int_t)r->plan_ms, "variant_columns_carried",
         (json_int_t)r->variant_columns_carried, "variant_columns_reencoded",
         (json_int_t)r->variant_columns_reencoded);
-    if (!o || !planner || json_object_update(o, planner) != 0) {
+    json_t *left = json_pack("{s:I,s:I,s:I,s:I,s:b}", "left_too_few_files",
+                             (json_int_t)r->left_too_few_files, "left_too_few_partitions",
+                             (json_int_t)r->left_too_few_partitions, "left_over_budget_files",
+                             (json_int_t)r->left_over_budget_files, "left_claimed_files",
+                             (json_int_t)r->left_claimed_files, "batch_reached", r->batch_reached);
+    if (!o || !planner || !left || json_object_update(o, planner) != 0 ||
+        json_object_update(o, left) != 0) {
         json_decref(o);
         o = NULL;
     }
     json_decref(planner);
+    json_decref(left);
     return o;
 }
 
@@ -256,10 +263,11 @@ int compaction_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, 
 json_t *compaction_backlog(void *ctx, PGconn *pg, int64_t catalog_id)
 {
     const struct compaction_task *t = ctx;
-    int64_t small_files = 0;
+    struct store_compaction_backlog b;
     struct error err;
-    if (store_compaction_backlog(pg, catalog_id, t->opt.target_bytes, &small_files, &err) != 0)
+    if (store_compaction_backlog(pg, catalog_id, t->opt.target_bytes, &b, &err) != 0)
         return NULL;
-    return json_pack("{s:I,s:I}", "small_files", (json_int_t)small_files, "target_bytes",
-                     (json_int_t)t->opt.target_bytes);
+    return json_pack("{s:I,s:I,s:I,s:I}", "small_files", (json_int_t)b.small_files,
+                     "small_file_partitions", (json_int_t)b.partitions, "alone_files",
+                     (json_int_t)b.alone_files, "target_bytes", (json_int_t)t->opt.target_bytes);
 }

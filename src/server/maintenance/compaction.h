@@ -34,6 +34,7 @@
 
 #include <jansson.h>
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "server/catalog/catalog.h"
@@ -73,6 +74,13 @@ struct compaction_result {
     int64_t candidates_files;   /* live files under the target (by live bytes) considered */
     int64_t candidates_dv;      /* ... with a live deletion vector */
     int64_t candidates_claimed; /* ... left out for another unexpired claim */
+    /* Why candidates were not planned, in files (the answer to "why was
+     * nothing compacted"): their partition held too few of them to make a
+     * group (and in how many partitions), their group was over the memory
+     * budget, or another pass holds a claim on them. */
+    int64_t left_too_few_files, left_too_few_partitions;
+    int64_t left_over_budget_files, left_claimed_files;
+    bool batch_reached; /* planning stopped at the batch: more groups may wait */
     int64_t plan_ms;
 };
 

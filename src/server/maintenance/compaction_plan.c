@@ -129,6 +129,7 @@ static int take_group(struct planner *pl, const struct store_compaction_table *t
     qsort(g.inputs, count, sizeof *g.inputs, cmp_input_id);
     if (g.bytes > pl->opt->max_group_bytes) {
         pl->res->heap_budget_exceeded++;
+        pl->res->left_over_budget_files += (int64_t)count;
         return 0;
     }
     if (group_key(&g) != 0)
@@ -138,6 +139,7 @@ static int take_group(struct planner *pl, const struct store_compaction_table *t
         return -1;
     if (!claimed) {
         pl->res->claimed_elsewhere++;
+        pl->res->left_claimed_files += (int64_t)count;
         return 0;
     }
     pl->groups[pl->ngroups++] = g;
@@ -163,6 +165,13 @@ static int plan_bucket(struct planner *pl, const struct store_compaction_table *
         rc == 0 ? cpt_plan_bucket(sizes, reclaim, n, pl->opt->target_bytes,
                                   COMPACTION_MAX_INPUT_FILES, COMPACTION_MIN_INPUT_FILES, spans)
                 : 0;
+    size_t grouped = 0;
+    for (size_t k = 0; k < kept; k++)
+        grouped += spans[k].count;
+    if (rc == 0 && grouped < n) {
+        pl->res->left_too_few_files += (int64_t)(n - grouped);
+        pl->res->left_too_few_partitions++;
+    }
     for (size_t k = 0; rc == 0 && k < kept && pl->ngroups < (size_t)pl->opt->batch; k++)
         rc = take_group(pl, t, c, rows + spans[k].start, spans[k].count, err);
     free(sizes);
@@ -196,9 +205,10 @@ static int plan_table(struct planner *pl, const struct store_compaction_table *t
         }
         if (store_compaction_candidates_deleted(&c, i) > 0)
             pl->res->candidates_dv++;
-        if (store_compaction_candidates_claimed(&c, i))
+        if (store_compaction_candidates_claimed(&c, i)) {
             pl->res->candidates_claimed++;
-        else
+            pl->res->left_claimed_files++;
+        } else
             rows[n++] = i;
     }
     if (rc == 0 && n > 0 && pl->ngroups < (size_t)pl->opt->batch)
@@ -228,6 +238,7 @@ int cpt_plan(struct srv_ctx *ctx, const struct catalog_row *cat, const char *cla
     for (size_t i = 0; i < ntables && pl.ngroups < (size_t)opt->batch; i++)
         if (plan_table(&pl, &tables[i], err) != 0)
             return -1;
+    pl.res->batch_reached = pl.ngroups == (size_t)opt->batch;
     *groups = pl.groups;
     *ngroups = pl.ngroups;
     return 0;

@@ -402,19 +402,28 @@ int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t tabl
 }
 
 int store_compaction_backlog(PGconn *pg, int64_t catalog_id, int64_t target_bytes,
-                             int64_t *small_files, struct error *err)
+                             struct store_compaction_backlog *out, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, target_bytes);
-    PGresult *r = db_exec(pg,
-                          "SELECT count(*) FROM hog_data_file d JOIN hog_table t"
-                          " ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
-                          " WHERE d.catalog_id = $1 AND d.end_snapshot IS NULL"
-                          " AND t.dropped_snapshot IS NULL AND d.file_size_bytes < $2",
-                          &p, err);
+    PGresult *r = db_exec(
+        pg,
+        "WITH s AS (SELECT d.table_id, d.spec_id,"
+        "  (SELECT json_agg(v.value ORDER BY v.key_index) FROM hog_file_partition_value v"
+        "   WHERE v.catalog_id = d.catalog_id AND v.data_file_id = d.data_file_id)::text AS part"
+        "  FROM hog_data_file d JOIN hog_table t"
+        "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
+        "  WHERE d.catalog_id = $1 AND d.end_snapshot IS NULL"
+        "  AND t.dropped_snapshot IS NULL AND d.file_size_bytes < $2),"
+        " g AS (SELECT count(*) AS n FROM s GROUP BY table_id, spec_id, part)"
+        "SELECT coalesce(sum(n), 0)::bigint, count(*),"
+        " coalesce(sum(n) FILTER (WHERE n = 1), 0)::bigint FROM g",
+        &p, err);
     if (!r)
         return -1;
-    *small_files = db_i64(r, 0, 0);
+    out->small_files = db_i64(r, 0, 0);
+    out->partitions = db_i64(r, 0, 1);
+    out->alone_files = db_i64(r, 0, 2);
     PQclear(r);
     return 0;
 }

@@ -181,8 +181,14 @@ int store_compaction_settle(struct db_conn *db, int64_t catalog_id, int64_t tabl
 
 /* ---- reads ---- */
 
-/* Live files under target_bytes of the catalog's live tables. */
+/* The catalog's small files (live, of live tables, under target_bytes):
+ * how many, how many partitions (table, spec and partition values) hold
+ * them, and how many are the only small file of their partition (no
+ * compaction group can take those). */
+struct store_compaction_backlog {
+    int64_t small_files, partitions, alone_files;
+};
 int store_compaction_backlog(PGconn *pg, int64_t catalog_id, int64_t target_bytes,
-                             int64_t *small_files, struct error *err);
+                             struct store_compaction_backlog *out, struct error *err);
 
 #endif

@@ -19,14 +19,32 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
                    : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
                      " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
                      " ORDER BY snapshot_id LIMIT $3)";
-    char query[1200];
-    snprintf(query, sizeof query,
-             "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
-             " p.schema_version, p.author, p.commit_message, c.kind, c.object_id"
-             " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
-             " AND c.snapshot_id = p.snapshot_id"
-             " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
-             sql, descending ? "DESC" : "ASC");
+    /* Each change row also carries its object's name as of the snapshot
+     * (a dropped table: its last name) and, for a data change, what that
+     * snapshot added to the table: index probes per row, never a scan. */
+    char query[3000];
+    snprintf(
+        query, sizeof query,
+        "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
+        " p.schema_version, p.author, p.commit_message, c.kind, c.object_id,"
+        " CASE WHEN c.kind LIKE 'table%%' THEN (SELECT v.name FROM hog_table_version v"
+        "  WHERE v.catalog_id = $1 AND v.table_id = c.object_id"
+        "  AND v.begin_snapshot <= c.snapshot_id ORDER BY v.begin_snapshot DESC LIMIT 1)"
+        " WHEN c.kind LIKE 'namespace%%' THEN (SELECT n.name FROM hog_namespace n"
+        "  WHERE n.catalog_id = $1 AND n.namespace_id = c.object_id)"
+        " WHEN c.kind LIKE 'view%%' THEN (SELECT w.name FROM hog_view w"
+        "  WHERE w.catalog_id = $1 AND w.view_id = c.object_id) END,"
+        " a.files, a.rows, d.files"
+        " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
+        " AND c.snapshot_id = p.snapshot_id"
+        " LEFT JOIN LATERAL (SELECT count(*) AS files, coalesce(sum(f.record_count), 0) AS rows"
+        "  FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = c.object_id"
+        "  AND f.begin_snapshot = c.snapshot_id) a ON c.kind = 'table_inserted_into'"
+        " LEFT JOIN LATERAL (SELECT count(*) AS files FROM hog_delete_file x"
+        "  WHERE x.catalog_id = $1 AND x.table_id = c.object_id"
+        "  AND x.begin_snapshot = c.snapshot_id) d ON c.kind = 'table_deleted_from'"
+        " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
+        sql, descending ? "DESC" : "ASC");
     out->r = db_exec(db->pg, query, &p, err);
     return out->r ? 0 : -1;
 }
@@ -47,6 +65,10 @@ void store_snapshot_row(const struct store_snapshot_rows *rows, int i,
     out->message = db_str(r, i, 4);
     out->kind = db_str(r, i, 5);
     out->object_id = out->kind ? db_i64(r, i, 6) : 0;
+    out->name = db_str(r, i, 7);
+    out->files_added = db_isnull(r, i, 8) ? -1 : db_i64(r, i, 8);
+    out->rows_added = db_isnull(r, i, 9) ? -1 : db_i64(r, i, 9);
+    out->delete_files_added = db_isnull(r, i, 10) ? -1 : db_i64(r, i, 10);
 }
 
 void store_snapshot_rows_free(struct store_snapshot_rows *rows)
@@ -89,6 +111,19 @@ int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int
                          "microsecond'"
                          " AND snapshot_id >= $3",
                          &p, snapshot, err);
+}
+
+int store_snapshot_catalog_created(struct db_conn *db, int64_t catalog_id, int64_t *created_us,
+                                   struct error *err)
+{
+    struct db_params p;
+    DB_PARAMS_IDS(&p, catalog_id);
+    return db_scalar_i64(db->pg,
+                         "SELECT (extract(epoch FROM coalesce((SELECT s.snapshot_time FROM"
+                         " hog_snapshot s WHERE s.catalog_id = $1 AND s.snapshot_id = 0),"
+                         " c.created_at)) * 1000000)::bigint FROM hog_catalog c"
+                         " WHERE c.catalog_id = $1",
+                         &p, created_us, err);
 }
 
 int store_snapshot_allocate(struct db_conn *db, int64_t catalog_id, bool ddl, int64_t nfile_ids,

@@ -30,6 +30,10 @@ struct store_snapshot_row {
     const char *message; /* NULL: none */
     const char *kind;    /* the change row's kind; NULL: the snapshot has none */
     int64_t object_id;   /* the change row's object */
+    const char *name;    /* its name at the snapshot; NULL: unknown (its rows are gone) */
+    /* What a table_inserted_into added (data files, their rows) and what a
+     * table_deleted_from added (deletion vectors); -1 for other kinds. */
+    int64_t files_added, rows_added, delete_files_added;
 };
 
 /* Up to limit + 1 snapshots of the catalog after `from` ascending, or
@@ -54,6 +58,12 @@ int store_snapshots_find_truncate(struct db_conn *db, int64_t catalog_id, int64_
  * not below `floor`: 1 with *snapshot set, 0 when there is none, -1. */
 int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int64_t floor,
                       int64_t *snapshot, struct error *err);
+
+/* When the catalog came to be: snapshot 0's time while it is retained,
+ * else the catalog row's created_at. 1 with *created_us set, 0 when the
+ * catalog is gone, -1. */
+int store_snapshot_catalog_created(struct db_conn *db, int64_t catalog_id, int64_t *created_us,
+                                   struct error *err);
 
 /* What store_snapshot_allocate hands out. */
 struct store_snapshot_allocation {
