@@ -4,6 +4,7 @@
 #   scripts/deps.sh build    compilers' libraries and headers
 #   scripts/deps.sh run      build + the PostgreSQL server (embedded default)
 #   scripts/deps.sh test     run + cmocka, clang and its libFuzzer runtime (scripts/fuzz.sh),
+#                            tmux (the progress line on a terminal, test_cli_progress),
 #                            and Node.js/npm for the test-only tools
 set -euo pipefail
 
@@ -12,7 +13,8 @@ build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjans
             libbrotli-dev libicu-dev
             curl ca-certificates)
 run_pkgs=(postgresql)
-test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev bash zsh groff-base bsdextrautils)
+test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev bash zsh groff-base bsdextrautils
+           tmux)
 
 case "${1:-}" in
   build) want=("${build_pkgs[@]}") ;;

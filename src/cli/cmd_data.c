@@ -8,12 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/append_key.h"
 #include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/partition_text.h"
+#include "cli/progress.h"
 #include "cli/text_input.h"
 #include "parquet/reader.h"
 #include "parquet/writer.h"
@@ -24,44 +27,9 @@
 #include "textio/textio_schema.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/failpoint.h"
 
 enum { BATCH_ROWS = 65536 };
-/* Inputs smaller than this finish before a progress bar would help. */
-#define PROGRESS_MIN_BYTES ((uint64_t)16 << 20)
-
-/* ---- progress on a terminal ---- */
-
-struct progress {
-    bool on;
-    uint64_t total, done_before; /* bytes of all inputs; of inputs finished */
-    int64_t rows;
-    double last;
-};
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void progress_show(struct progress *p, uint64_t in_file, bool final)
-{
-    if (!p->on)
-        return;
-    double t = now_seconds();
-    if (!final && t - p->last < 0.2)
-        return;
-    p->last = t;
-    uint64_t done = p->done_before + in_file;
-    int pct = p->total ? (int)(done * 100 / p->total) : 100;
-    int width = 30, fill = pct * width / 100;
-    fprintf(stderr, "\r[%.*s%*s] %3d%%  %lld rows  %.1f of %.1f MiB", fill,
-            "##############################", width - fill, "", pct, (long long)p->rows,
-            (double)done / 1048576.0, (double)p->total / 1048576.0);
-    if (final)
-        fputc('\n', stderr);
-}
 
 /* ---- one input file as an Arrow stream ---- */
 
@@ -74,7 +42,10 @@ struct input {
     struct text_options *opts;
     struct arena *arena; /* the append's, for the input's names */
     struct progress *progress;
+    bool sized; /* a regular file: size is its length */
     uint64_t size;
+    uint64_t reported;    /* bytes of it the progress has counted */
+    uint64_t piped_bytes; /* JSON Lines read, for a pipe's position */
     FILE *f;
     struct csv_reader csv;
     bool csv_open, first_is_row;
@@ -150,6 +121,7 @@ static int read_text_rows(struct input *in)
     while (textio_parser_pending(in->parser) < BATCH_ROWS &&
            (len = getline(&in->text, &in->text_cap, in->f)) >= 0) {
         in->line++;
+        in->piped_bytes += (uint64_t)len;
         if (blank(in->text, (size_t)len))
             continue;
         if (textio_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
@@ -158,6 +130,31 @@ static int read_text_rows(struct input *in)
     if (ferror(in->f))
         return input_fail(in, "%s: %s", in->shown, strerror(errno));
     return 0;
+}
+
+/* Bytes of the input consumed so far: the file position of text (the
+ * lines read from a pipe, which has none), the share of the row groups
+ * read of Parquet. */
+static uint64_t input_consumed(const struct input *in)
+{
+    if (in->format == TEXT_PARQUET) {
+        size_t groups = pq_reader_meta(in->reader)->nrow_groups;
+        return groups ? in->size * in->next_group / groups : in->size;
+    }
+    long pos = ftell(in->f);
+    return pos >= 0 ? (uint64_t)pos : in->piped_bytes;
+}
+
+/* The input has consumed `consumed` bytes of its own and read `rows` more
+ * rows: the progress gets the increments, so it only moves forward. */
+static void input_progress(struct input *in, uint64_t consumed, int64_t rows)
+{
+    uint64_t more = consumed > in->reported ? consumed - in->reported : 0;
+    in->reported += more;
+    /* A test's view of a long append: the bar has time to show. */
+    if (failpoint_on("append-slow-batches"))
+        usleep(300 * 1000);
+    progress_advance(in->progress, more, rows, progress_now());
 }
 
 static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
@@ -172,8 +169,7 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
         if (pq_reader_read_row_group(in->reader, in->next_group, out, &pe) != 0)
             return input_fail(in, "%s: row group %zu: %s", in->shown, in->next_group, pe.msg);
         in->next_group++;
-        in->progress->rows += out->length;
-        progress_show(in->progress, in->size * in->next_group / m->nrow_groups, false);
+        input_progress(in, input_consumed(in), out->length);
         return 0;
     }
     int rc = read_text_rows(in);
@@ -184,9 +180,7 @@ static int input_get_next(struct ArrowArrayStream *s, struct ArrowArray *out)
     if (textio_parser_take(in->parser, &schema, out, &err) != 0)
         return input_fail(in, "%s: %s", in->shown, err.msg);
     schema.release(&schema);
-    in->progress->rows += out->length;
-    long pos = ftell(in->f);
-    progress_show(in->progress, pos > 0 ? (uint64_t)pos : 0, false);
+    input_progress(in, input_consumed(in), out->length);
     return 0;
 }
 
@@ -218,7 +212,8 @@ static void input_close(struct input *in)
 static void input_release(struct ArrowArrayStream *s)
 {
     struct input *in = s->private_data;
-    in->progress->done_before += in->size;
+    if (in->sized)
+        input_progress(in, in->size, 0);
     input_close(in);
     s->release = NULL;
 }
@@ -259,7 +254,8 @@ static int input_open(struct input *in, struct ArrowArrayStream *s)
         fprintf(stderr, "hoglake: %s: not a regular file\n", in->shown);
         return EXIT_FAILURE_OTHER;
     }
-    in->size = regular && !from_stdin ? (uint64_t)st.st_size : 0;
+    in->sized = regular && !from_stdin;
+    in->size = in->sized ? (uint64_t)st.st_size : 0;
     struct error pe;
     int rc = EXIT_OK;
     if (in->format != TEXT_PARQUET) {
@@ -333,12 +329,12 @@ static void interrupts_restore(const struct interrupt_handlers *h)
 static void print_leftovers(const struct hl_append_result *r, bool cancelled)
 {
     size_t left = r ? r->nuploaded : 0, removed = r ? r->nremoved : 0;
+    char objects[OUT_NUM_MAX];
+    out_count((int64_t)removed, "object", "objects", objects, sizeof objects);
     if (cancelled)
-        fprintf(stderr, "interrupted: removed %zu object%s written by this append\n", removed,
-                removed == 1 ? "" : "s");
+        fprintf(stderr, "interrupted: removed %s written by this append\n", objects);
     else if (removed && !left)
-        fprintf(stderr, "hoglake: nothing was committed; removed the %zu object%s it wrote\n",
-                removed, removed == 1 ? "" : "s");
+        fprintf(stderr, "hoglake: nothing was committed; removed the %s it wrote\n", objects);
     else if (!left)
         fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
     if (left)
@@ -383,8 +379,10 @@ static void print_variant_report(const struct hl_append_result *r)
 {
     for (size_t k = 0; k < r->nvariant; k++) {
         const struct hl_variant_report *v = &r->variant[k];
-        printf("variant column %s: %lld rows, %lld NULL", v->column, (long long)v->rows,
-               (long long)v->sql_null);
+        char rows[OUT_NUM_MAX], nulls[OUT_NUM_MAX];
+        printf("variant column %s: %s, %s NULL", v->column,
+               out_count(v->rows, "row", "rows", rows, sizeof rows),
+               out_number(nulls, v->sql_null));
         int64_t invalid =
             v->invalid_json + v->duplicate_key + v->nesting_too_deep + v->number_out_of_range;
         if (invalid)
@@ -413,7 +411,7 @@ static void print_variant_report(const struct hl_append_result *r)
 }
 
 static void print_result(const struct cli *cli, const struct hl_append_result *r,
-                         bool variant_report)
+                         const struct part_spec *spec, bool variant_report)
 {
     if (cli->json) {
         json_t *files = json_array();
@@ -443,31 +441,32 @@ static void print_result(const struct cli *cli, const struct hl_append_result *r
     int64_t rows = 0;
     for (size_t i = 0; i < r->nfiles; i++)
         rows += r->files[i].record_count;
-    printf("snapshot %lld: %lld rows in %zu file%s\n", (long long)r->snapshot_id, (long long)rows,
-           r->nfiles, r->nfiles == 1 ? "" : "s");
+    char a[OUT_NUM_MAX], b[OUT_NUM_MAX];
+    printf("snapshot %lld: %s in %s\n", (long long)r->snapshot_id,
+           out_count(rows, "row", "rows", a, sizeof a),
+           out_count((int64_t)r->nfiles, "file", "files", b, sizeof b));
     if (r->variant_invalid_rows)
-        printf("  %lld row%s of variant text that is not JSON written as NULL\n",
-               (long long)r->variant_invalid_rows, r->variant_invalid_rows == 1 ? "" : "s");
+        printf("  %s of variant text that is not JSON written as NULL\n",
+               out_count(r->variant_invalid_rows, "row", "rows", a, sizeof a));
+    struct buf part = BUF_INIT;
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct hl_appended_file *f = &r->files[i];
-        printf("  %s  %lld rows  %lld bytes", f->path, (long long)f->record_count,
-               (long long)f->file_size_bytes);
-        if (f->partition_values) {
-            printf("  partition (");
-            for (size_t k = 0; k < f->npartition_values; k++)
-                printf("%s%s", k ? ", " : "",
-                       f->partition_values[k] ? f->partition_values[k] : "null");
-            printf(")");
-        }
+        printf("  %s  %s  %s", f->path, out_count(f->record_count, "row", "rows", a, sizeof a),
+               out_bytes(b, (uint64_t)f->file_size_bytes));
+        buf_reset(&part);
+        if (f->partition_values && part_text(spec, (const char *const *)f->partition_values,
+                                             f->npartition_values, &part) == 0)
+            printf("  %.*s", (int)part.len, part.data);
         printf("\n");
     }
+    buf_free(&part);
     if (variant_report)
         print_variant_report(r);
 }
 
 /* The table's definition, for parsing text inputs into its types: the one
  * opening the table read, which the append then commits against. */
-static int load_definition(hl_table *t, struct lake_table *def)
+static int load_definition(hl_table *t, struct lake_table *def, struct part_spec *spec)
 {
     char *text = NULL;
     struct hl_error err;
@@ -478,9 +477,17 @@ static int load_definition(hl_table *t, struct lake_table *def)
     free(text);
     struct error e;
     int rc = info ? textio_table_from_columns(json_object_get(info, "columns"), def, &e) : -1;
-    json_decref(info);
     if (rc != 0) {
         fprintf(stderr, "hoglake: the server's table definition: %s\n", info ? e.msg : "not JSON");
+        json_decref(info);
+        return EXIT_FAILURE_OTHER;
+    }
+    /* The files are written under this spec: the summary names their
+     * partitions by it. */
+    rc = part_spec_from_table(info, spec);
+    json_decref(info);
+    if (rc != 0) {
+        fprintf(stderr, "hoglake: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
     return EXIT_OK;
@@ -521,6 +528,13 @@ static int input_formats(const struct cli_args *a, enum text_format *formats, bo
         if (cli_opt_given(a, csv_only[i]))
             return cli_usage_error("--%s applies to CSV input, and none is given", csv_only[i]);
     return EXIT_OK;
+}
+
+/* The width of the terminal on fd (80 when it does not say). */
+static int terminal_columns(int fd)
+{
+    struct winsize ws;
+    return ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
 }
 
 static int run_append(struct cli *cli, const struct cli_args *a)
@@ -567,9 +581,14 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     struct input *inputs = calloc((size_t)nfiles, sizeof *inputs);
     struct ArrowArrayStream *streams = calloc((size_t)nfiles, sizeof *streams);
     struct ArrowArrayStream **ptrs = calloc((size_t)nfiles, sizeof *ptrs);
-    struct progress progress = {0};
+    /* The line is for a person watching: a terminal, and not --quiet. */
+    bool quiet = cli_opt_given(a, "quiet");
+    struct progress progress;
+    progress_start(&progress, !quiet && isatty(STDERR_FILENO) ? stderr : NULL,
+                   terminal_columns(STDERR_FILENO), progress_now());
+    struct part_spec spec = {0};
     int opened = 0;
-    rc = inputs && streams && ptrs ? load_definition(h.table, &def) : EXIT_FAILURE_OTHER;
+    rc = inputs && streams && ptrs ? load_definition(h.table, &def, &spec) : EXIT_FAILURE_OTHER;
     if (rc == EXIT_OK)
         rc = text_options_check(&text, &def, "the table");
     for (int i = 0; rc == EXIT_OK && i < nfiles; i++) {
@@ -583,10 +602,9 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         if ((rc = input_open(&inputs[i], &streams[i])) != EXIT_OK)
             break;
         ptrs[i] = &streams[i];
-        progress.total += inputs[i].size;
+        progress_add_input(&progress, inputs[i].sized, inputs[i].size);
         opened++;
     }
-    progress.on = isatty(STDERR_FILENO) && progress.total >= PROGRESS_MIN_BYTES;
     struct hl_append_options o;
     hl_append_options_init(&o);
     o.author = cli_opt_value(a, "author");
@@ -609,9 +627,10 @@ static int run_append(struct cli *cli, const struct cli_args *a)
         struct hl_error err;
         hl_status st = hl_table_append_streams(h.table, ptrs, (size_t)nfiles, &o, &res, &err);
         opened = 0; /* the library released every stream */
-        progress_show(&progress, 0, true);
+        progress_finish(&progress, progress_now());
         if (st == HL_OK) {
-            print_result(cli, res, cli_opt_given(a, "variant-report"));
+            if (!quiet)
+                print_result(cli, res, &spec, cli_opt_given(a, "variant-report"));
         } else if (st == HL_ERR_CANCELLED) {
             print_leftovers(res, true);
             rc = EXIT_INTERRUPTED;
@@ -629,6 +648,7 @@ static int run_append(struct cli *cli, const struct cli_args *a)
     free(ptrs);
     free(formats);
     free(tabs);
+    part_spec_free(&spec);
     lake_table_release(&def);
     arena_free(&arena);
     cli_table_close(&h);
@@ -804,12 +824,14 @@ static bool row_format(const char *fmt, enum textio_format *out)
 
 static void print_scan_stats(const struct hl_scan_stats *st)
 {
+    char n[7][OUT_NUM_MAX];
     fprintf(stderr,
-            "files: %lld read, %lld pruned; row groups: %lld read, %lld pruned; pages: %lld "
-            "read, %lld pruned; rows: %lld\n",
-            (long long)st->files_scanned, (long long)st->files_pruned,
-            (long long)st->row_groups_scanned, (long long)st->row_groups_pruned,
-            (long long)st->pages_scanned, (long long)st->pages_pruned, (long long)st->rows_matched);
+            "files: %s read, %s pruned; row groups: %s read, %s pruned; pages: %s read, %s "
+            "pruned; rows: %s\n",
+            out_number(n[0], st->files_scanned), out_number(n[1], st->files_pruned),
+            out_number(n[2], st->row_groups_scanned), out_number(n[3], st->row_groups_pruned),
+            out_number(n[4], st->pages_scanned), out_number(n[5], st->pages_pruned),
+            out_number(n[6], st->rows_matched));
 }
 
 /* Where the rows go: --output, else stdout (which must not be a terminal
@@ -961,6 +983,8 @@ static const struct cli_opt append_opts[] = {
     {"variant-on-invalid", true, false,
      "error|null  a variant column's text that is not one JSON value fails the append "
      "(default) or is written as NULL, counted"},
+    {"quiet", false, false,
+     "no progress line and no summary (nor --json's): only errors, on stderr"},
     {"variant-report", false, false,
      "print where each variant column's values went: rows, NULLs, invalid text by reason, and "
      "per declared path the values typed, left in value (another type), Variant nulls and "

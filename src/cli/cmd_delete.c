@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 static const struct cli_opt delete_opts[] = {
     {"where", true, false,
@@ -18,10 +19,13 @@ static const struct cli_opt delete_opts[] = {
 void cli_print_change_reads(int64_t files_scanned, int64_t files_pruned, int64_t row_groups_scanned,
                             int64_t row_groups_pruned, int64_t pages_scanned, int64_t pages_pruned)
 {
-    printf("read %lld files (%lld pruned), %lld row groups (%lld pruned), %lld pages (%lld "
-           "pruned)\n",
-           (long long)files_scanned, (long long)files_pruned, (long long)row_groups_scanned,
-           (long long)row_groups_pruned, (long long)pages_scanned, (long long)pages_pruned);
+    char f[OUT_NUM_MAX], fp[OUT_NUM_MAX], g[OUT_NUM_MAX], gp[OUT_NUM_MAX], p[OUT_NUM_MAX],
+        pp[OUT_NUM_MAX];
+    printf("read %s (%s pruned), %s (%s pruned), %s (%s pruned)\n",
+           out_count(files_scanned, "file", "files", f, sizeof f), out_number(fp, files_pruned),
+           out_count(row_groups_scanned, "row group", "row groups", g, sizeof g),
+           out_number(gp, row_groups_pruned),
+           out_count(pages_scanned, "page", "pages", p, sizeof p), out_number(pp, pages_pruned));
 }
 
 static void print_result(const struct cli *cli, const struct hl_delete_result *r, bool dry_run)
@@ -41,16 +45,17 @@ static void print_result(const struct cli *cli, const struct hl_delete_result *r
         json_decref(doc);
         return;
     }
+    char rows[OUT_NUM_MAX], files[OUT_NUM_MAX];
+    out_count(r->rows_deleted, "row", "rows", rows, sizeof rows);
+    out_count(r->files_affected, "file", "files", files, sizeof files);
     if (dry_run)
-        printf("would delete %lld rows from %lld files (at snapshot %lld)\n",
-               (long long)r->rows_deleted, (long long)r->files_affected,
+        printf("would delete %s from %s (at snapshot %lld)\n", rows, files,
                (long long)r->read_snapshot);
     else if (r->snapshot_id < 0)
         printf("nothing deleted: no live row matches (at snapshot %lld)\n",
                (long long)r->read_snapshot);
     else
-        printf("snapshot %lld: deleted %lld rows from %lld files\n", (long long)r->snapshot_id,
-               (long long)r->rows_deleted, (long long)r->files_affected);
+        printf("snapshot %lld: deleted %s from %s\n", (long long)r->snapshot_id, rows, files);
     cli_print_change_reads(r->files_scanned, r->files_pruned, r->row_groups_scanned,
                            r->row_groups_pruned, r->pages_scanned, r->pages_pruned);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/duration.h"
 #include "export/compact.h"
 #include "export/expire.h"
@@ -47,12 +48,16 @@ static void print_result(const struct cli *cli, const char *to, const char *cons
         printf("bootstrapped from the live rows at snapshot %lld%s\n",
                (long long)r->bootstrap_snapshot,
                r->adopted ? " (the location was adopted from another table)" : "");
-    printf("%s %lld rows in %lld files (snapshots %lld..%lld] to %s\n",
-           r->created ? "created the Iceberg table with" : "exported", (long long)r->rows,
-           (long long)r->files, (long long)r->from_snapshot, (long long)r->to_snapshot, to);
+    char a[OUT_NUM_MAX], b[OUT_NUM_MAX];
+    printf("%s %s in %s (snapshots %lld..%lld] to %s\n",
+           r->created ? "created the Iceberg table with" : "exported",
+           out_count(r->rows, "row", "rows", a, sizeof a),
+           out_count(r->files, "file", "files", b, sizeof b), (long long)r->from_snapshot,
+           (long long)r->to_snapshot, to);
     if (r->rows_deleted)
-        printf("  deleted %lld rows of earlier exports (%lld delete files)\n",
-               (long long)r->rows_deleted, (long long)r->delete_files);
+        printf("  deleted %s of earlier exports (%s)\n",
+               out_count(r->rows_deleted, "row", "rows", a, sizeof a),
+               out_count(r->delete_files, "delete file", "delete files", b, sizeof b));
     printf("  Iceberg snapshot %lld, format version %d, partitioned %s, sorted by %s\n",
            (long long)r->iceberg_snapshot_id, r->format_version, r->partition_spec,
            r->sort_order[0] ? r->sort_order : "nothing");
@@ -160,12 +165,16 @@ static void maintain_compact(const struct cli *cli, const char *to, struct expor
                            "rows", (json_int_t)r.rows, "snapshot_id", (json_int_t)r.snapshot_id,
                            "staged_files_left", r.staged_files_left));
     } else if (r.outcome == ICE_COMPACTED) {
-        printf("compacted: %lld files (%lld bytes) into %lld, %lld rows, Iceberg snapshot %lld\n",
-               (long long)r.files_before, (long long)r.bytes_before, (long long)r.files_after,
-               (long long)r.rows, (long long)r.snapshot_id);
+        char files[OUT_NUM_MAX], bytes[OUT_NUM_MAX], after[OUT_NUM_MAX], rows[OUT_NUM_MAX];
+        printf("compacted: %s (%s) into %s, %s, Iceberg snapshot %lld\n",
+               out_count(r.files_before, "file", "files", files, sizeof files),
+               out_bytes(bytes, (uint64_t)r.bytes_before), out_number(after, r.files_after),
+               out_count(r.rows, "row", "rows", rows, sizeof rows), (long long)r.snapshot_id);
     } else if (run->st == HL_OK) {
-        printf("not compacted: %s (%lld live files, %lld bytes) at %s\n", outcome,
-               (long long)r.files_before, (long long)r.bytes_before, to);
+        char files[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
+        printf("not compacted: %s (%s, %s) at %s\n", outcome,
+               out_count(r.files_before, "live file", "live files", files, sizeof files),
+               out_bytes(bytes, (uint64_t)r.bytes_before), to);
     }
 }
 
@@ -188,11 +197,16 @@ static void maintain_expire(const struct cli *cli, struct export_run *run,
     } else if (run->st == HL_OK && r.no_table) {
         printf("no snapshots expired: no Iceberg table at %s\n", o->location);
     } else if (run->st == HL_OK) {
-        printf("expired %lld snapshots (%lld retained); deleted %lld data files, %lld manifests, "
-               "%lld manifest lists, %lld bytes\n",
-               (long long)r.snapshots_expired, (long long)r.snapshots_retained,
-               (long long)r.data_files_deleted, (long long)r.manifests_deleted,
-               (long long)r.manifest_lists_deleted, (long long)r.bytes_deleted);
+        char snaps[OUT_NUM_MAX], kept[OUT_NUM_MAX], files[OUT_NUM_MAX], manifests[OUT_NUM_MAX],
+            lists[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
+        printf("expired %s (%s retained); deleted %s, %s, %s, %s\n",
+               out_count(r.snapshots_expired, "snapshot", "snapshots", snaps, sizeof snaps),
+               out_number(kept, r.snapshots_retained),
+               out_count(r.data_files_deleted, "data file", "data files", files, sizeof files),
+               out_count(r.manifests_deleted, "manifest", "manifests", manifests, sizeof manifests),
+               out_count(r.manifest_lists_deleted, "manifest list", "manifest lists", lists,
+                         sizeof lists),
+               out_bytes(bytes, (uint64_t)r.bytes_deleted));
     }
 }
 

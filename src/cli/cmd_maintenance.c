@@ -9,6 +9,7 @@
 #include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
 #include "cli/cmd_maintenance_orphans.h"
+#include "cli/output.h"
 
 static const struct cli_opt expire_opts[] = {
     {"batch", true, false, "N  most snapshots to expire (default: the server's)"},
@@ -132,9 +133,11 @@ static void print_backlog(const char *task, const json_t *backlog)
     if (task && strcmp(task, "compaction") == 0 && json_is_object(backlog)) {
         int64_t small = cli_json_i64(backlog, "small_files");
         int64_t alone = cli_json_i64(backlog, "alone_files");
-        printf("  backlog      %lld small file%s in %lld partition%s", (long long)small,
-               small == 1 ? "" : "s", (long long)cli_json_i64(backlog, "small_file_partitions"),
-               cli_json_i64(backlog, "small_file_partitions") == 1 ? "" : "s");
+        char files[OUT_NUM_MAX], parts[OUT_NUM_MAX];
+        printf("  backlog      %s in %s",
+               out_count(small, "small file", "small files", files, sizeof files),
+               out_count(cli_json_i64(backlog, "small_file_partitions"), "partition", "partitions",
+                         parts, sizeof parts));
         if (alone > 0)
             printf("; %lld alone in their partition (no group can take %s)", (long long)alone,
                    alone == 1 ? "it" : "them");

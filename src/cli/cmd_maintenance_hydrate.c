@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/output.h"
+
 const struct cli_opt cli_hydrate_opts[] = {
     {"batch", true, false, "N  settle at most N files in this pass (default 100, at most 10000)"},
 };
@@ -30,7 +32,9 @@ const struct cli_opt cli_rehydrate_opts[] = {
 static void print_requeued(const json_t *r, const char *catalog)
 {
     (void)catalog;
-    printf("requeued %" PRId64 " failed file(s)\n", cli_json_i64(r, "requeued"));
+    char files[OUT_NUM_MAX];
+    printf("requeued %s\n", out_count(cli_json_i64(r, "requeued"), "failed file", "failed files",
+                                      files, sizeof files));
 }
 
 int cli_run_rehydrate(struct cli *cli, const struct cli_args *a)

@@ -6,6 +6,7 @@
 
 #include "cli/cmd_maintenance_orphans.h"
 #include "cli/duration.h"
+#include "cli/output.h"
 
 /* The server refuses less; saying so here spares the round trip. */
 enum { ORPHANS_MIN_OLDER_THAN = 60 };
@@ -29,13 +30,14 @@ static void print_orphans(const json_t *r, const char *catalog)
     int64_t total = cli_json_i64(r, dry ? "orphans" : "deleted");
     if (total > shown)
         printf("... and %lld more\n", (long long)(total - shown));
-    printf("%s %lld (%lld bytes), listed %lld, referenced %lld, claimed %lld, queued %lld, "
+    char count[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
+    int64_t size = cli_json_i64(r, dry ? "orphan_bytes" : "bytes_deleted");
+    printf("%s %s (%s), listed %lld, referenced %lld, claimed %lld, queued %lld, "
            "young %lld\n",
-           dry ? "would delete" : "deleted", (long long)total,
-           (long long)cli_json_i64(r, dry ? "orphan_bytes" : "bytes_deleted"),
-           (long long)cli_json_i64(r, "listed"), (long long)cli_json_i64(r, "referenced"),
-           (long long)cli_json_i64(r, "claimed"), (long long)cli_json_i64(r, "queued"),
-           (long long)cli_json_i64(r, "young"));
+           dry ? "would delete" : "deleted", out_number(count, total),
+           out_bytes(bytes, size < 0 ? 0 : (uint64_t)size), (long long)cli_json_i64(r, "listed"),
+           (long long)cli_json_i64(r, "referenced"), (long long)cli_json_i64(r, "claimed"),
+           (long long)cli_json_i64(r, "queued"), (long long)cli_json_i64(r, "young"));
     int64_t failed = cli_json_i64(r, "failed"), refused = cli_json_i64(r, "refused");
     if (failed > 0 || refused > 0)
         printf("failed %lld (left queued for cleanup), refused %lld\n", (long long)failed,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cmd_parquet.h"
+#include "cli/output.h"
 #include "rows/rows_value.h"
 #include "textio/textio_json.h"
 #include "textio/textio_text.h"
@@ -442,8 +443,9 @@ static bool rows_warning(const struct pq_file_meta *m, char *out, size_t size)
     int64_t rows;
     if (!pq_meta_rows_only_in_groups(m, &rows))
         return false;
-    snprintf(out, size, "the footer says 0 rows but its row groups hold %lld: read as %lld rows",
-             (long long)rows, (long long)rows);
+    char n[OUT_NUM_MAX], counted[OUT_NUM_MAX];
+    snprintf(out, size, "the footer says 0 rows but its row groups hold %s: read as %s",
+             out_number(n, rows), out_count(rows, "row", "rows", counted, sizeof counted));
     return true;
 }
 
@@ -629,8 +631,11 @@ static void inspect_human(const char *path, uint64_t size, uint32_t footer_len,
                           const struct pq_file_meta *m, const struct pq_schema *s)
 {
     printf("%-12s %s\n", "file", path);
-    printf("%-12s %llu bytes (footer %u)\n", "size", (unsigned long long)size, footer_len);
-    printf("%-12s %lld\n", "rows", (long long)m->num_rows);
+    /* Exact sizes: this is where a file's layout is checked. */
+    char n1[OUT_NUM_MAX], n2[OUT_NUM_MAX];
+    printf("%-12s %s (footer %s)\n", "size",
+           out_count((int64_t)size, "byte", "bytes", n1, sizeof n1), out_number(n2, footer_len));
+    printf("%-12s %s\n", "rows", out_number(n1, m->num_rows));
     char warning[160];
     if (rows_warning(m, warning, sizeof warning))
         printf("%-12s %s\n", "warning", warning);
@@ -647,10 +652,10 @@ static void inspect_human(const char *path, uint64_t size, uint32_t footer_len,
     struct buf tmp = BUF_INIT;
     for (size_t g = 0; g < m->nrow_groups; g++) {
         const struct pq_row_group *rg = &m->row_groups[g];
-        printf("\nrow group %zu: %lld rows, %lld bytes", g, (long long)rg->num_rows,
-               (long long)rg->total_byte_size);
+        printf("\nrow group %zu: %s, %s", g, out_count(rg->num_rows, "row", "rows", n1, sizeof n1),
+               out_count(rg->total_byte_size, "byte", "bytes", n2, sizeof n2));
         if (rg->has_total_compressed_size)
-            printf(" (%lld compressed)", (long long)rg->total_compressed_size);
+            printf(" (%s compressed)", out_number(n1, rg->total_compressed_size));
         printf("\n");
         for (size_t c = 0; c < rg->ncolumns; c++)
             human_chunk(&rg->columns[c], chunk_leaf(s, rg, c), &tmp);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cmd_parquet.h"
+#include "cli/output.h"
 #include "lake/shredding.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_variant_verify.h"
@@ -131,9 +132,11 @@ int cli_run_parquet_verify(struct cli *cli, const struct cli_args *a)
     int ncols = variant_columns(path, &schema, only, &cols);
     if (ncols < 0 || verify_rows(path, r, &schema, cols, ncols, &o) != EXIT_OK)
         goto out;
+    char rows[OUT_NUM_MAX];
     for (int k = 0; k < ncols; k++)
-        printf("%s: column '%s': %lld rows verified (%s%s)\n", path, cols[k].name,
-               (long long)cols[k].rows, o.canonical ? "canonical" : "writer rules",
+        printf("%s: column '%s': %s verified (%s%s)\n", path, cols[k].name,
+               out_count(cols[k].rows, "row", "rows", rows, sizeof rows),
+               o.canonical ? "canonical" : "writer rules",
                !o.check_form ? ", form not checked"
                : o.shredding ? ", declared layout"
                              : ", unshredded form");

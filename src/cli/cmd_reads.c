@@ -8,11 +8,109 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/partition_text.h"
 #include "util/timefmt.h"
 
-/* How a column shows its member: a number, text, or compact JSON (which
- * keeps a NULL partition value apart from the string "null"). */
-enum cell_kind { CELL_INT, CELL_TEXT, CELL_JSON };
+/* How a column shows its member: an id, a count, a size, text, or a
+ * file's partition values (named by its spec, see partition_text.h). */
+enum cell_kind { CELL_INT, CELL_COUNT, CELL_BYTES, CELL_TEXT, CELL_PARTITION };
+
+/* The partition specs files of a listing were written under, by spec id,
+ * read from the table as the listing needs them. */
+struct specs {
+    struct cli *cli;
+    char table_path[1200]; /* the table's GET, without a query */
+    struct part_spec *list;
+    size_t n;
+};
+
+/* Room for one more spec: the new last one, not yet counted; NULL when
+ * memory runs out. */
+static struct part_spec *specs_room(struct specs *s)
+{
+    struct part_spec *grown = realloc(s->list, (s->n + 1) * sizeof *s->list);
+    if (!grown)
+        return NULL;
+    s->list = grown;
+    return &s->list[s->n];
+}
+
+/* Reads the table at `query` ("?snapshot=N", "" for the head) and keeps
+ * its spec. A table that cannot be read adds nothing: its files' values
+ * then show unnamed. */
+static void specs_load(struct specs *s, const char *query)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s%s%stotals=false", s->table_path, query, *query ? "&" : "?");
+    char *text = NULL;
+    struct hl_error err;
+    if (hl_client_request(s->cli->client, "GET", path, NULL, &text, &err) != HL_OK)
+        return;
+    json_t *table = json_loads(text, 0, NULL);
+    free(text);
+    struct part_spec *room = specs_room(s);
+    if (room && part_spec_from_table(table, room) == 0)
+        s->n++;
+    json_decref(table);
+}
+
+static const struct part_spec *specs_find(const struct specs *s, json_int_t id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->list[i].spec_id == id)
+            return &s->list[i];
+    return NULL;
+}
+
+/* The spec of a file: one already read, else the table's as of the
+ * snapshot that wrote the file (the spec then current). A spec that
+ * cannot be found so is remembered empty, asked for once: its files'
+ * values show unnamed. */
+static const struct part_spec *specs_of_file(struct specs *s, const json_t *file)
+{
+    json_int_t id = json_integer_value(json_object_get(file, "spec_id"));
+    const struct part_spec *spec = specs_find(s, id);
+    if (spec)
+        return spec;
+    char query[64];
+    snprintf(query, sizeof query, "?snapshot=%" JSON_INTEGER_FORMAT,
+             json_integer_value(json_object_get(file, "begin_snapshot")));
+    specs_load(s, query);
+    if ((spec = specs_find(s, id)) != NULL)
+        return spec;
+    struct part_spec *room = specs_room(s);
+    if (!room)
+        return NULL;
+    *room = (struct part_spec){.spec_id = id};
+    s->n++;
+    return room;
+}
+
+static void specs_free(struct specs *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        part_spec_free(&s->list[i]);
+    free(s->list);
+}
+
+/* A file's partition values as text (NULL when it has none; caller frees). */
+static char *partition_cell(struct specs *s, const json_t *file)
+{
+    const json_t *values = json_object_get(file, "partition_values");
+    size_t n = json_array_size(values);
+    if (!s || n == 0)
+        return NULL;
+    const char **v = calloc(n, sizeof *v);
+    if (!v)
+        return NULL;
+    for (size_t k = 0; k < n; k++)
+        v[k] = json_string_value(json_array_get(values, k));
+    struct buf out = BUF_INIT;
+    char *text = part_text(specs_of_file(s, file), v, n, &out) == 0 ? buf_take(&out) : NULL;
+    buf_free(&out);
+    free(v);
+    return text;
+}
 
 struct column {
     const char *header;
@@ -21,8 +119,10 @@ struct column {
 };
 
 /* One row per object of `rows`; a missing member is an empty cell. The
- * last column is never cut: it holds what a reader copies (paths). */
-static void print_rows(const json_t *rows, const struct column *cols, int ncols)
+ * last column is never cut: it holds what a reader copies (paths). Data
+ * files' partitions are named by `specs`. */
+static void print_rows(const json_t *rows, const struct column *cols, int ncols,
+                       struct specs *specs)
 {
     const char *headers[OUT_MAX_COLS];
     for (int c = 0; c < ncols; c++)
@@ -34,18 +134,23 @@ static void print_rows(const json_t *rows, const struct column *cols, int ncols)
     json_t *row;
     json_array_foreach (rows, i, row) {
         const char *cells[OUT_MAX_COLS];
-        char nums[OUT_MAX_COLS][24];
+        char nums[OUT_MAX_COLS][OUT_NUM_MAX];
         char *owned[OUT_MAX_COLS] = {NULL};
         for (int c = 0; c < ncols; c++) {
             const json_t *v = json_object_get(row, cols[c].key);
+            json_int_t num = json_integer_value(v);
             cells[c] = "";
             if (cols[c].kind == CELL_INT && json_is_integer(v)) {
-                snprintf(nums[c], sizeof nums[c], "%lld", (long long)json_integer_value(v));
+                snprintf(nums[c], sizeof nums[c], "%lld", (long long)num);
                 cells[c] = nums[c];
+            } else if (cols[c].kind == CELL_COUNT && json_is_integer(v)) {
+                cells[c] = out_number(nums[c], num);
+            } else if (cols[c].kind == CELL_BYTES && json_is_integer(v)) {
+                cells[c] = out_bytes(nums[c], num < 0 ? 0 : (uint64_t)num);
             } else if (cols[c].kind == CELL_TEXT && json_is_string(v)) {
                 cells[c] = json_string_value(v);
-            } else if (cols[c].kind == CELL_JSON && v) {
-                owned[c] = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            } else if (cols[c].kind == CELL_PARTITION) {
+                owned[c] = partition_cell(specs, row);
                 cells[c] = owned[c];
             }
         }
@@ -59,20 +164,20 @@ static void print_rows(const json_t *rows, const struct column *cols, int ncols)
 
 static const struct column data_file_columns[] = {
     {"ID", "data_file_id", CELL_INT},
-    {"ROWS", "record_count", CELL_INT},
-    {"BYTES", "file_size_bytes", CELL_INT},
+    {"ROWS", "record_count", CELL_COUNT},
+    {"BYTES", "file_size_bytes", CELL_BYTES},
     {"STATS", "stats_state", CELL_TEXT},
     {"ROW_ID_START", "row_id_start", CELL_INT},
     {"BEGIN_SNAPSHOT", "begin_snapshot", CELL_INT},
-    {"PARTITION", "partition_values", CELL_JSON},
+    {"PARTITION", "partition_values", CELL_PARTITION},
     {"PATH", "path", CELL_TEXT},
 };
 
 static const struct column delete_file_columns[] = {
     {"ID", "delete_file_id", CELL_INT},
     {"DATA_FILE", "data_file_id", CELL_INT},
-    {"DELETES", "delete_count", CELL_INT},
-    {"BYTES", "file_size_bytes", CELL_INT},
+    {"DELETES", "delete_count", CELL_COUNT},
+    {"BYTES", "file_size_bytes", CELL_BYTES},
     {"BEGIN_SNAPSHOT", "begin_snapshot", CELL_INT},
     {"PATH", "path", CELL_TEXT},
 };
@@ -119,18 +224,31 @@ static int time_travel_path(char *path, size_t size, const struct cli_args *a)
 
 /* ---- data files ---- */
 
-/* "N files, R rows, B bytes" under a listing. */
+/* "N files, R rows, B MiB" under a listing. */
 static void print_file_totals(const json_t *files)
 {
-    long long rows = 0, bytes = 0;
+    int64_t rows = 0, bytes = 0;
     size_t i;
     json_t *f;
     json_array_foreach (files, i, f) {
-        rows += (long long)json_integer_value(json_object_get(f, "record_count"));
-        bytes += (long long)json_integer_value(json_object_get(f, "file_size_bytes"));
+        rows += json_integer_value(json_object_get(f, "record_count"));
+        bytes += json_integer_value(json_object_get(f, "file_size_bytes"));
     }
-    printf("%zu file%s, %lld rows, %lld bytes\n", json_array_size(files),
-           json_array_size(files) == 1 ? "" : "s", rows, bytes);
+    char a[OUT_NUM_MAX], b[OUT_NUM_MAX], c[OUT_NUM_MAX];
+    printf("%s, %s, %s\n", out_count((int64_t)json_array_size(files), "file", "files", a, sizeof a),
+           out_count(rows, "row", "rows", b, sizeof b),
+           out_bytes(c, bytes < 0 ? 0 : (uint64_t)bytes));
+}
+
+/* The specs of a table's listing, starting with the table's at `query`. */
+static int specs_start(struct specs *s, struct cli *cli, const char *qualified, const char *query)
+{
+    memset(s, 0, sizeof *s);
+    s->cli = cli;
+    int rc = cli_object_path(s->table_path, sizeof s->table_path, qualified, 3, "tables", "");
+    if (rc == EXIT_OK)
+        specs_load(s, query);
+    return rc;
 }
 
 static int run_files(struct cli *cli, const struct cli_args *a)
@@ -152,8 +270,16 @@ static int run_files(struct cli *cli, const struct cli_args *a)
     if (cli->json) {
         cli_print_json(files);
     } else {
-        print_rows(files, data_file_columns, NCOLS(data_file_columns));
-        print_file_totals(files);
+        /* The table as of the listing's snapshot: its spec names most
+         * files' partitions. */
+        char query[200] = "";
+        cli_add_time_travel(query, sizeof query, a);
+        struct specs specs;
+        if ((rc = specs_start(&specs, cli, a->positional[0], query)) == EXIT_OK) {
+            print_rows(files, data_file_columns, NCOLS(data_file_columns), &specs);
+            print_file_totals(files);
+        }
+        specs_free(&specs);
     }
     json_decref(listing);
     return EXIT_OK;
@@ -170,7 +296,7 @@ static const struct cli_opt changes_opts[] = {
     {"format", true, false, "csv|jsonl  the rows' format with --rows (default jsonl)"},
 };
 
-static void print_change_plan(const char *qualified, const json_t *plan)
+static void print_change_plan(const char *qualified, const json_t *plan, struct specs *specs)
 {
     const json_t *files = json_object_get(plan, "files");
     const json_t *deletes = json_object_get(plan, "delete_files");
@@ -182,14 +308,9 @@ static void print_change_plan(const char *qualified, const json_t *plan)
            (long long)json_integer_value(json_object_get(plan, "to_snapshot")));
     printf("data files      %zu\n", json_array_size(files));
     printf("delete files    %zu\n\n", json_array_size(deletes));
-    print_rows(files, data_file_columns, NCOLS(data_file_columns));
+    print_rows(files, data_file_columns, NCOLS(data_file_columns), specs);
     printf("\n");
-    print_rows(deletes, delete_file_columns, NCOLS(delete_file_columns));
-}
-
-static void show_changes(const json_t *resp, const char *name)
-{
-    print_change_plan(name, resp);
+    print_rows(deletes, delete_file_columns, NCOLS(delete_file_columns), NULL);
 }
 
 static int run_changes(struct cli *cli, const struct cli_args *a)
@@ -219,7 +340,19 @@ static int run_changes(struct cli *cli, const struct cli_args *a)
     json_t *resp = NULL;
     if ((rc = get_all_pages(cli, path, &resp)) != EXIT_OK)
         return rc;
-    return cli_show(cli, resp, show_changes, a->positional[0]);
+    if (cli->json) {
+        cli_print_json(resp);
+    } else {
+        /* The table as of the plan's last snapshot names its partitions. */
+        snprintf(query, sizeof query, "?snapshot=%" JSON_INTEGER_FORMAT,
+                 json_integer_value(json_object_get(resp, "to_snapshot")));
+        struct specs specs;
+        if ((rc = specs_start(&specs, cli, a->positional[0], query)) == EXIT_OK)
+            print_change_plan(a->positional[0], resp, &specs);
+        specs_free(&specs);
+    }
+    json_decref(resp);
+    return rc;
 }
 
 /* ---- commands ---- */

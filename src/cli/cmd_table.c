@@ -155,11 +155,16 @@ static void print_table(const char *qualified, const json_t *t)
     printf("uuid            %s\n", json_string_value(json_object_get(t, "table_uuid")));
     printf("read snapshot   %lld\n",
            (long long)json_integer_value(json_object_get(t, "read_snapshot_id")));
-    if (json_object_get(t, "record_count"))
-        printf("totals          %lld rows in %lld files, %lld bytes\n",
-               (long long)json_integer_value(json_object_get(t, "record_count")),
-               (long long)json_integer_value(json_object_get(t, "file_count")),
-               (long long)json_integer_value(json_object_get(t, "file_size_bytes")));
+    if (json_object_get(t, "record_count")) {
+        char rows[OUT_NUM_MAX], files[OUT_NUM_MAX], bytes[OUT_NUM_MAX];
+        json_int_t size = json_integer_value(json_object_get(t, "file_size_bytes"));
+        printf("totals          %s in %s, %s\n",
+               out_count(json_integer_value(json_object_get(t, "record_count")), "row", "rows",
+                         rows, sizeof rows),
+               out_count(json_integer_value(json_object_get(t, "file_count")), "file", "files",
+                         files, sizeof files),
+               out_bytes(bytes, size < 0 ? 0 : (uint64_t)size));
+    }
     const char *comment = json_string_value(json_object_get(t, "comment"));
     if (comment)
         printf("comment         %s\n", comment);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/output.h"
 
 static const struct cli_opt update_opts[] = {
     {"set", true, false,
@@ -35,17 +36,19 @@ static void print_json(const struct hl_update_result *r, bool dry_run)
 
 static void print_text(const struct hl_update_result *r, bool dry_run)
 {
+    char rows[OUT_NUM_MAX], files[OUT_NUM_MAX], written[OUT_NUM_MAX];
+    out_count(r->rows_updated, "row", "rows", rows, sizeof rows);
+    out_count(r->files_affected, "file", "files", files, sizeof files);
     if (dry_run)
-        printf("would update %lld rows of %lld files (at snapshot %lld)\n",
-               (long long)r->rows_updated, (long long)r->files_affected,
+        printf("would update %s of %s (at snapshot %lld)\n", rows, files,
                (long long)r->read_snapshot);
     else if (r->snapshot_id < 0)
         printf("nothing updated: no live row matches (at snapshot %lld)\n",
                (long long)r->read_snapshot);
     else
-        printf("snapshot %lld: updated %lld rows of %lld files, written to %lld new files\n",
-               (long long)r->snapshot_id, (long long)r->rows_updated, (long long)r->files_affected,
-               (long long)r->files_written);
+        printf("snapshot %lld: updated %s of %s, written to %s\n", (long long)r->snapshot_id, rows,
+               files,
+               out_count(r->files_written, "new file", "new files", written, sizeof written));
     cli_print_change_reads(r->files_scanned, r->files_pruned, r->row_groups_scanned,
                            r->row_groups_pruned, r->pages_scanned, r->pages_pruned);
 }

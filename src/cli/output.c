@@ -1,5 +1,6 @@
 #include "cli/output.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,21 +100,45 @@ void out_table_free(struct out_table *t)
     t->nrows = t->cap = 0;
 }
 
-const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size)
+const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(buf, OUT_NUM_MAX, "%" PRIu64 " B", n);
+        return buf;
+    }
+    double v = (double)n / 1024.0;
+    size_t u = 0;
+    /* 1023.95 KiB would print as "1024.0 KiB": that is 1.0 MiB. */
+    while (v >= 1023.95 && u + 1 < sizeof units / sizeof *units) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, OUT_NUM_MAX, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+const char *out_number(char buf[OUT_NUM_MAX], int64_t n)
 {
     char digits[24];
-    int len = snprintf(digits, sizeof digits, "%llu",
-                       (unsigned long long)(n < 0 ? -(uint64_t)n : (uint64_t)n));
-    char grouped[32];
-    size_t g = 0;
+    /* The magnitude as unsigned, so INT64_MIN has one too. */
+    uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, mag);
+    char *w = buf;
     if (n < 0)
-        grouped[g++] = '-';
+        *w++ = '-';
     for (int i = 0; i < len; i++) {
         if (i > 0 && (len - i) % 3 == 0)
-            grouped[g++] = ',';
-        grouped[g++] = digits[i];
+            *w++ = ',';
+        *w++ = digits[i];
     }
-    grouped[g] = '\0';
-    snprintf(buf, size, "%s %s", grouped, n == 1 ? one : many);
+    *w = '\0';
+    return buf;
+}
+
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size)
+{
+    char number[OUT_NUM_MAX];
+    snprintf(buf, size, "%s %s", out_number(number, n), n == 1 ? one : many);
     return buf;
 }

@@ -1,10 +1,24 @@
-/* Human-readable output: aligned text tables. */
+/* Human-readable output: aligned text tables, sizes, counts. --json output
+ * never goes through these: it keeps raw numbers. */
 #ifndef HL_CLI_OUTPUT_H
 #define HL_CLI_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Room for any text the number helpers below write, with its NUL. */
+enum { OUT_NUM_MAX = 64 };
+
+/* A byte size in binary units, one decimal above bytes: "0 B", "512 B",
+ * "1.5 KiB", "1.0 MiB", "16.0 EiB". Returns buf. */
+const char *out_bytes(char buf[OUT_NUM_MAX], uint64_t n);
+/* A number with thousands separators: "0", "1,024", "-12,345". Returns
+ * buf. */
+const char *out_number(char buf[OUT_NUM_MAX], int64_t n);
+/* "1 row", "1,024 rows": n with thousands separators and the noun's
+ * singular or plural, into buf; returns buf. */
+const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size);
 
 enum { OUT_MAX_COLS = 8, OUT_CELL_MAX = 96 };
 
@@ -28,9 +42,5 @@ void out_table_add(struct out_table *t, const char *const *cells);
 void out_table_row(struct out_table *t, ...);
 void out_table_print(const struct out_table *t);
 void out_table_free(struct out_table *t);
-
-/* "1 row", "1,024 rows": n with thousands separators and the noun's
- * singular or plural, into buf; returns buf. */
-const char *out_count(int64_t n, const char *one, const char *many, char *buf, size_t size);
 
 #endif

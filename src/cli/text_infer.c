@@ -6,6 +6,7 @@
 
 #include "cli/cmd_parquet.h"
 #include "cli/name_map.h"
+#include "cli/output.h"
 #include "lake/ident.h"
 #include "parquet/infer.h"
 #include "parquet/reader.h"
@@ -265,11 +266,13 @@ static void put_quoted(FILE *out, const char *text)
 
 void text_infer_print(FILE *out, const char *path, const char *opt, const struct text_infer *ti)
 {
-    if (ti->rows < 0)
+    if (ti->rows < 0) {
         fprintf(out, "# the columns of %s's Parquet schema\n", path);
-    else
-        fprintf(out, "# columns inferred from %s (%lld row%s sampled)\n", text_shown_path(path),
-                (long long)ti->rows, ti->rows == 1 ? "" : "s");
+    } else {
+        char rows[OUT_NUM_MAX];
+        fprintf(out, "# columns inferred from %s (%s sampled)\n", text_shown_path(path),
+                out_count(ti->rows, "row", "rows", rows, sizeof rows));
+    }
     fprintf(out, "%s ", opt);
     put_quoted(out, ti->spec);
     fputc('\n', out);

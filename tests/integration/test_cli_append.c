@@ -129,9 +129,10 @@ static void append_three_formats(void **state)
     run(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
     cli_out_expect(&o, 0, "append");
     expect_contains(o.out, "6 rows in 3 files", "the summary");
-    expect_contains(o.out, "partition (20454)", "day 2026-01-01");
-    expect_contains(o.out, "partition (20455)", "day 2026-01-02");
-    expect_contains(o.out, "partition (null)", "null days");
+    /* Partitions as dates, named as Iceberg names the day field. */
+    expect_contains(o.out, "  ts_day=2026-01-01\n", "day 2026-01-01");
+    expect_contains(o.out, "  ts_day=2026-01-02\n", "day 2026-01-02");
+    expect_contains(o.out, "  ts_day=null\n", "null days");
     cli_out_free(&o);
     assert_int_equal(data_files("local"), 3);
 

@@ -227,7 +227,7 @@ static void standard_input(void **state)
               "append local.ns.piped - --format csv --map "
               "'Origin Airport=origin'");
     cli_out_expect(&o, 0, "CSV through a pipe");
-    expect_contains(o.out, "1 rows in 1 file", "the summary");
+    expect_contains(o.out, "1 row in 1 file", "the summary");
     cli_out_free(&o);
     run_piped(&o, "{\"id\":2,\"Origin $\":\"JFK\"}\\n",
               "append local.ns.piped - --format jsonl --map 'Origin $=origin'");

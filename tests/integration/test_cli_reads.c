@@ -252,29 +252,37 @@ static void files_at_head(void **state)
     json_array_foreach (files, i, f) {
         line_with(o.text, jstr(f, "path"), row, sizeof row);
         expect_aligned(header, row, file_headers, 8);
+        /* Sizes in binary units (these files are under 1 KiB). */
+        assert_true(jint(f, "file_size_bytes") < 1024);
         static const char *const keys[] = {"data_file_id", "record_count", "file_size_bytes",
                                            NULL,           "row_id_start", "begin_snapshot"};
         for (int c = 0; c < 6; c++) {
             column(row, c, cell, sizeof cell);
             if (keys[c])
-                snprintf(want, sizeof want, "%lld", (long long)jint(f, keys[c]));
+                snprintf(want, sizeof want, c == 2 ? "%lld B" : "%lld",
+                         (long long)jint(f, keys[c]));
             else
                 snprintf(want, sizeof want, "%s", jstr(f, "stats_state"));
             assert_string_equal(cell, want);
         }
-        char *pv = json_dumps(json_object_get(f, "partition_values"), JSON_COMPACT);
+        /* Named by the spec (identity on kind), the text quoted. */
+        const json_t *pv = json_array_get(json_object_get(f, "partition_values"), 0);
+        if (json_is_string(pv))
+            snprintf(want, sizeof want, "kind=\"%s\"", json_string_value(pv));
+        else
+            snprintf(want, sizeof want, "kind=null");
         column(row, 6, cell, sizeof cell);
-        assert_string_equal(cell, pv);
-        free(pv);
+        assert_string_equal(cell, want);
         column(row, 7, cell, sizeof cell);
         assert_string_equal(cell, jstr(f, "path"));
         rows += jint(f, "record_count");
         bytes += jint(f, "file_size_bytes");
     }
     /* A NULL partition value stays apart from the text "null". */
-    assert_non_null(strstr(o.text, "[null]"));
+    assert_non_null(strstr(o.text, " kind=null "));
     char totals[100];
-    snprintf(totals, sizeof totals, "3 files, %lld rows, %lld bytes\n", rows, bytes);
+    assert_true(bytes >= 1024 && bytes < 1024 * 1024);
+    snprintf(totals, sizeof totals, "3 files, %lld rows, %.1f KiB\n", rows, (double)bytes / 1024);
     assert_non_null(strstr(o.text, totals));
     json_decref(files);
 }
@@ -315,7 +323,7 @@ static void files_time_travel(void **state)
     expect_exit(&o, 0);
     assert_non_null(strstr(o.text, DATA "/events/b.parquet"));
     assert_null(strstr(o.text, DATA "/events/c.parquet"));
-    assert_non_null(strstr(o.text, "2 files, 15 rows, 1300 bytes"));
+    assert_non_null(strstr(o.text, "2 files, 15 rows, 1.3 KiB"));
     /* Before the table existed it is not found. */
     hl_to(&o, srv.base, "files " CAT "." NS ".events --snapshot 1");
     expect_exit(&o, 3);
@@ -420,7 +428,7 @@ static void listings_page_through(void **state)
 
     cli_run(&c, HOGLAKE_CLI_BIN, srv.base, srv.dir, "files " CAT "." NS ".many");
     cli_out_expect(&c, 0, "files");
-    expect_contains(c.out, "2500 files, 5000 rows, 25000 bytes\n", "files");
+    expect_contains(c.out, "2,500 files, 5,000 rows, 24.4 KiB\n", "files");
     expect_contains(c.out, DATA "/many/2499.parquet", "files");
     cli_out_free(&c);
 

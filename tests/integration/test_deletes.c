@@ -815,7 +815,7 @@ static void delete_cli(void **state)
     cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
             "delete deletecli.ns.events --where \"id < 100 OR name = 'n101'\" --dry-run");
     cli_out_expect(&o, 0, "delete --dry-run");
-    expect_contains(o.out, "would delete 101 rows from 1 files", "the dry run");
+    expect_contains(o.out, "would delete 101 rows from 1 file", "the dry run");
     cli_out_free(&o);
     for (int threads = 1; threads <= 3; threads += 2) {
         cli_run(&o, HOGLAKE_CLI_BIN, stack.srv.base, stack.warehouse,
@@ -823,7 +823,7 @@ static void delete_cli(void **state)
                 "'n101'\" --dry-run",
                 threads);
         cli_out_expect(&o, 0, "delete --dry-run on threads");
-        expect_contains(o.out, "would delete 101 rows from 1 files", "the dry run on threads");
+        expect_contains(o.out, "would delete 101 rows from 1 file", "the dry run on threads");
         cli_out_free(&o);
     }
     const char *const bad_threads[] = {"0", "-2", "x", "65", ""};

@@ -295,7 +295,7 @@ static void incremental_v3(void **state)
     struct cli_out o;
     run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
     cli_out_expect(&o, 0, "the first export");
-    assert_non_null(strstr(o.out, "created the Iceberg table with 2500 rows"));
+    assert_non_null(strstr(o.out, "created the Iceberg table with 2,500 rows"));
     cli_out_free(&o);
     rows_upto(10);
     verify(url, 3, NULL, true);

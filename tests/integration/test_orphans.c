@@ -652,14 +652,14 @@ static void test_cli(void **state)
     cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance orphans o_cli --dry-run");
     cli_out_expect(&o, 0, "dry run");
     char want[1200];
-    snprintf(want, sizeof want, "%s\n%s\nwould delete 2 (11 bytes), listed 3, referenced 1", a, b);
+    snprintf(want, sizeof want, "%s\n%s\nwould delete 2 (11 B), listed 3, referenced 1", a, b);
     expect_contains(o.out, want, "dry run output");
     cli_out_free(&o);
     assert_true(object_exists(a) && object_exists(b));
 
     cli_run(&o, HOGLAKE_CLI_BIN, st.srv.base, "/tmp", "maintenance orphans o_cli --older-than 1h");
     cli_out_expect(&o, 0, "run");
-    snprintf(want, sizeof want, "%s\n%s\ndeleted 2 (11 bytes), listed 3, referenced 1", a, b);
+    snprintf(want, sizeof want, "%s\n%s\ndeleted 2 (11 B), listed 3, referenced 1", a, b);
     expect_contains(o.out, want, "run output");
     cli_out_free(&o);
     assert_false(object_exists(a) || object_exists(b));
