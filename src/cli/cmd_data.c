@@ -337,10 +337,13 @@ static void print_leftovers(const struct hl_append_result *r, bool cancelled)
         fprintf(stderr, "hoglake: nothing was committed; removed the %s it wrote\n", objects);
     else if (!left)
         fprintf(stderr, "hoglake: nothing was committed or uploaded\n");
+    /* Objects the library kept may belong to a commit whose answer was
+     * lost: not "nothing was committed". */
     if (left)
-        fprintf(stderr, "%s objects left in storage:\n",
-                cancelled ? "interrupted: could not remove these"
-                          : "hoglake: nothing was committed;");
+        fprintf(stderr, "%s\n",
+                cancelled ? "interrupted: could not remove these objects left in storage:"
+                          : "hoglake: these objects stay in storage (the table's if the commit "
+                            "landed, else reclaimed by the server's cleanup):");
     for (size_t i = 0; i < left; i++)
         fprintf(stderr, "  %s\n", r->uploaded[i]);
 }
