@@ -273,7 +273,7 @@ static void bad_options(void **state)
             "append local.ns.bad ok.csv --delimiter \"$(printf '\\302\\247')\"");
     refused(2, "--null applies to CSV input", "append local.ns.bad ok.jsonl --null NA");
     refused(2, "--map 'a': no '=' (expected OLD=NEW)", "append local.ns.bad ok.csv --map a");
-    refused(2, "--format takes csv, tsv, jsonl or parquet, not 'xml'",
+    refused(2, "--format takes csv, tsv, json, jsonl or parquet, not 'xml'",
             "append local.ns.bad ok.csv --format xml");
     assert_int_equal(data_files(), before);
 }
