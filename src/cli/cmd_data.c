@@ -44,15 +44,13 @@ struct input {
     struct progress *progress;
     bool sized; /* a regular file: size is its length */
     uint64_t size;
-    uint64_t reported;    /* bytes of it the progress has counted */
-    uint64_t piped_bytes; /* JSON Lines read, for a pipe's position */
-    FILE *f;
+    uint64_t reported; /* bytes of it the progress has counted */
+    struct text_in text;
     struct csv_reader csv;
     bool csv_open, first_is_row;
+    struct jsonrows json;
+    bool json_open;
     struct textio_parser *parser;
-    int64_t line;
-    char *text;
-    size_t text_cap;
     struct pq_source src;
     bool src_open;
     struct pq_reader *reader;
@@ -85,15 +83,6 @@ static int input_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out)
     return 0;
 }
 
-static bool blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return false;
-    }
-    return true;
-}
-
 /* Parses rows until a batch is full or the input ends. */
 static int read_text_rows(struct input *in)
 {
@@ -117,18 +106,17 @@ static int read_text_rows(struct input *in)
         }
         return 0;
     }
-    ssize_t len;
+    const char *row;
+    size_t len;
+    int got;
     while (textio_parser_pending(in->parser) < BATCH_ROWS &&
-           (len = getline(&in->text, &in->text_cap, in->f)) >= 0) {
-        in->line++;
-        in->piped_bytes += (uint64_t)len;
-        if (blank(in->text, (size_t)len))
-            continue;
-        if (textio_parser_json_row(in->parser, in->text, (size_t)len, &err) != 0)
-            return input_fail(in, "%s line %lld: %s", in->shown, (long long)in->line, err.msg);
+           (got = jsonrows_next(&in->json, &row, &len)) != 0) {
+        if (got < 0)
+            return input_fail(in, "%s %s", in->shown, in->json.err);
+        if (textio_parser_json_row(in->parser, row, len, &err) != 0)
+            return input_fail(in, "%s line %lld: %s", in->shown, (long long)in->json.row_line,
+                              err.msg);
     }
-    if (ferror(in->f))
-        return input_fail(in, "%s: %s", in->shown, strerror(errno));
     return 0;
 }
 
@@ -141,8 +129,11 @@ static uint64_t input_consumed(const struct input *in)
         size_t groups = pq_reader_meta(in->reader)->nrow_groups;
         return groups ? in->size * in->next_group / groups : in->size;
     }
-    long pos = ftell(in->f);
-    return pos >= 0 ? (uint64_t)pos : in->piped_bytes;
+    /* A file's position as stored (a compressed file's compressed bytes),
+     * else the bytes its reader took from the pipe. */
+    if (in->sized)
+        return text_in_position(&in->text);
+    return byte_reader_consumed(in->json_open ? &in->json.src : &in->csv.src);
 }
 
 /* The input has consumed `consumed` bytes of its own and read `rows` more
@@ -195,12 +186,12 @@ static void input_close(struct input *in)
     if (in->csv_open)
         csv_reader_free(&in->csv);
     in->csv_open = false;
+    if (in->json_open)
+        jsonrows_free(&in->json);
+    in->json_open = false;
     textio_parser_free(in->parser);
     in->parser = NULL;
-    text_close(in->f);
-    in->f = NULL;
-    free(in->text);
-    in->text = NULL;
+    text_close(&in->text);
     pq_reader_free(in->reader);
     in->reader = NULL;
     if (in->src_open)
@@ -223,15 +214,19 @@ static void input_release(struct ArrowArrayStream *s)
 static int text_input_open(struct input *in)
 {
     struct error pe;
-    if (!(in->f = text_open(in->path)))
-        return EXIT_FAILURE_OTHER;
+    int rc = text_open(in->path, in->opts, &in->text);
+    if (rc != EXIT_OK)
+        return rc;
     if (textio_parser_new(in->table, &in->parser, &pe) != 0) {
         fprintf(stderr, "hoglake: %s\n", pe.msg);
         return EXIT_FAILURE_OTHER;
     }
-    if (in->format == TEXT_JSONL)
+    if (in->format != TEXT_CSV) {
+        text_json_init(&in->json, &in->text, in->format);
+        in->json_open = true;
         return text_json_begin(in->opts, in->parser, in->table, in->arena);
-    csv_reader_init(&in->csv, in->f);
+    }
+    text_csv_init(&in->csv, &in->text);
     in->csv_open = true;
     return text_csv_begin(in->opts, in->tab, &in->csv, in->parser, in->table, 0, "the table",
                           in->shown, in->arena, &in->first_is_row);
@@ -956,8 +951,8 @@ int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from,
 
 static const struct cli_opt append_opts[] = {
     {"format", true, false,
-     "csv|tsv|jsonl|parquet  the inputs' format (default: from each name: .csv, .tsv, .jsonl, "
-     ".ndjson, .parquet; required for standard input, -)"},
+     "csv|tsv|json|jsonl|parquet  the inputs' format (default: from each name: .csv, .tsv, "
+     ".json, .jsonl, .ndjson, .parquet, each also .gz or .zst; required for standard input, -)"},
     {"delimiter", true, false,
      "C  CSV's field separator: one ASCII character, or tab (\\t) (default ',', a tab for "
      ".tsv)"},
@@ -970,6 +965,7 @@ static const struct cli_opt append_opts[] = {
     {"map", true, true,
      "'Source Header=column,...'  CSV header or JSON Lines member names to the table's columns "
      "(\\ escapes , = \\)"},
+    TEXT_INPUT_OPTS,
     {"author", true, false, "NAME  recorded on the snapshot"},
     {"message", true, false, "TEXT  recorded on the snapshot"},
     {"idempotency-key", true, false,

@@ -25,7 +25,7 @@ bool cli_parse_count(const char *opt, const char *v, int64_t min, int64_t *out);
 
 extern const struct cli_opt cli_parquet_inspect_opts[1];
 extern const struct cli_opt cli_parquet_cat_opts[4];
-extern const struct cli_opt cli_parquet_convert_opts[18];
+extern const struct cli_opt cli_parquet_convert_opts[21];
 extern const struct cli_opt cli_parquet_verify_opts[4];
 int cli_run_parquet_inspect(struct cli *cli, const struct cli_args *a);
 int cli_run_parquet_cat(struct cli *cli, const struct cli_args *a);

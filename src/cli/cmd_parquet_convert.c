@@ -1,4 +1,4 @@
-/* hoglake parquet convert IN OUT: CSV, JSON Lines or Parquet rows into a
+/* hoglake parquet convert IN OUT: CSV, JSON or Parquet rows into a
  * Parquet file a catalog table accepts (docs/cli-parquet.md, "convert"). */
 #include <errno.h>
 #include <stdio.h>
@@ -24,8 +24,8 @@ enum { DEFAULT_BATCH_ROWS = 65536 };
 
 const struct cli_opt cli_parquet_convert_opts[] = {
     {"from", true, false,
-     "csv|tsv|jsonl|parquet  IN's format (default: from its extension; required for -, "
-     "standard input)"},
+     "csv|tsv|json|jsonl|parquet  IN's format (default: from its extension, before a .gz or "
+     ".zst; required for -, standard input)"},
     {"delimiter", true, false,
      "C  CSV's field separator: one ASCII character, or tab (\\t) (default ',', a tab for "
      ".tsv)"},
@@ -37,6 +37,7 @@ const struct cli_opt cli_parquet_convert_opts[] = {
     {"map", true, true,
      "'Source Header=column,...'  input names (taken as they are) to columns (\\ escapes , = "
      "\\)"},
+    TEXT_INPUT_OPTS,
     {"schema", true, false,
      "SPEC  'id:long!, name:string', ColumnDef JSON (may set field_id), or @FILE (default: "
      "inferred from the input)"},
@@ -200,10 +201,10 @@ static int flush_rows(struct convert *c, struct textio_parser *p)
     return rc;
 }
 
-static int convert_csv(struct convert *c, FILE *f, struct textio_parser *p)
+static int convert_csv(struct convert *c, const struct text_in *in, struct textio_parser *p)
 {
     struct csv_reader r;
-    csv_reader_init(&r, f);
+    text_csv_init(&r, in);
     struct error err;
     int rc = -1, got = 1;
     bool row;
@@ -234,34 +235,32 @@ out:
     return rc;
 }
 
-static int convert_jsonl(struct convert *c, FILE *f, struct textio_parser *p)
+static int convert_json(struct convert *c, const struct text_in *in, struct textio_parser *p)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int64_t lineno = 0;
+    struct jsonrows r;
+    const char *row;
+    size_t len;
     struct error err;
-    int rc = -1;
+    int rc = -1, got;
     if (text_json_begin(c->text, p, c->t, c->arena) != EXIT_OK)
         return -1;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (text_line_blank(line, (size_t)len))
-            continue;
-        if (textio_parser_json_row(p, line, (size_t)len, &err) != 0) {
-            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->shown, (long long)lineno, err.msg);
+    text_json_init(&r, in, c->from);
+    while ((got = jsonrows_next(&r, &row, &len)) > 0) {
+        if (textio_parser_json_row(p, row, len, &err) != 0) {
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", c->shown, (long long)r.row_line,
+                    err.msg);
             goto out;
         }
         if (textio_parser_pending(p) >= c->batch_rows && flush_rows(c, p) != 0)
             goto out;
     }
-    if (ferror(f)) {
-        fprintf(stderr, "hoglake: %s: %s\n", c->shown, strerror(errno));
+    if (got < 0) {
+        fprintf(stderr, "hoglake: %s %s\n", c->shown, r.err);
         goto out;
     }
     rc = textio_parser_pending(p) > 0 ? flush_rows(c, p) : 0;
 out:
-    free(line);
+    jsonrows_free(&r);
     return rc;
 }
 
@@ -346,7 +345,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
 {
     struct error err = {0};
     struct textio_parser *p = NULL;
-    FILE *f = NULL;
+    struct text_in in = {0};
     int rc = -1;
     if (rows_table_arrow_schema(c->t, &c->wschema) != 0) {
         fprintf(stderr, "hoglake: out of memory\n");
@@ -357,7 +356,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
             fprintf(stderr, "hoglake: %s\n", err.msg);
             goto out;
         }
-        if (!(f = text_open(c->in_path)))
+        if (text_open(c->in_path, c->text, &in) != EXIT_OK)
             goto out;
     }
     struct pq_sink sink = {pq_sink_fd_write, &o->fd};
@@ -369,9 +368,9 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
         goto out;
     }
     if (c->from == TEXT_CSV)
-        rc = convert_csv(c, f, p);
-    else if (c->from == TEXT_JSONL)
-        rc = convert_jsonl(c, f, p);
+        rc = convert_csv(c, &in, p);
+    else if (c->from != TEXT_PARQUET)
+        rc = convert_json(c, &in, p);
     else
         rc = convert_parquet(c, r);
     if (rc == 0) {
@@ -386,7 +385,7 @@ static int convert_into(struct convert *c, struct output *o, const struct pq_wri
 out:
     if (c->w)
         pq_writer_free(c->w);
-    text_close(f);
+    text_close(&in);
     textio_parser_free(p);
     c->wschema.release(&c->wschema);
     return rc;
@@ -499,7 +498,7 @@ int cli_run_parquet_convert(struct cli *cli, const struct cli_args *a)
     struct pq_write_options wo;
     if (!write_options(a, &wo))
         return EXIT_USAGE;
-    if (c.from == TEXT_JSONL && cli_opt_given(a, "rename"))
+    if ((c.from == TEXT_JSONL || c.from == TEXT_JSON) && cli_opt_given(a, "rename"))
         return cli_usage_error("--rename applies to CSV and Parquet input, not JSON Lines");
     c.unknown_as = cli_opt_value(a, "unknown-as");
     if (c.unknown_as && (c.from != TEXT_PARQUET || spec))

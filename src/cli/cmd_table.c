@@ -228,9 +228,9 @@ static const struct cli_opt create_opts[] = {
     {"property", true, true, "KEY=VALUE  a custom property (repeatable)"},
     {"primary-timestamp", true, false, "COL  the primary timestamp column (date or timestamp)"},
     {"from", true, false,
-     "FILE  the columns of a CSV, TSV, JSON Lines or Parquet file (CSV and JSON Lines: "
-     "inferred from a sample)"},
-    {"format", true, false, "csv|tsv|jsonl|parquet  --from's format (default: its extension)"},
+     "FILE  the columns of a CSV, TSV, JSON, JSON Lines or Parquet file (text: inferred from a "
+     "sample)"},
+    {"format", true, false, "csv|tsv|json|jsonl|parquet  --from's format (default: its extension)"},
     {"sample-rows", true, false,
      "N  rows of a CSV or JSON Lines --from the inferred types must read (default 20480; 0: "
      "all)"},
@@ -241,12 +241,13 @@ static const struct cli_opt create_opts[] = {
     {"no-header", false, false, "the CSV has no header row: columns column0, column1, ..."},
     {"null", true, false, "STRING  an unquoted CSV field equal to STRING is NULL"},
     {"map", true, true, "'Source Header=column,...'  input names to column names"},
+    TEXT_INPUT_OPTS,
 };
 
 /* The text-input options that only make sense with --from. */
-static const char *const from_only[] = {"format",  "sample-rows", "not-null-from-sample",
-                                        "dry-run", "delimiter",   "no-header",
-                                        "null",    "map"};
+static const char *const from_only[] = {
+    "format", "sample-rows", "not-null-from-sample", "dry-run",  "delimiter",        "no-header",
+    "null",   "map",         "timestamp-format",     "timezone", "input-compression"};
 
 /* Infers the columns of --from into *spec (in ar), printing them: on
  * standard output for --dry-run (JSON with --json), else on standard

@@ -74,11 +74,11 @@ static int csv_names(const struct csv_reader *r, int got, struct text_options *o
     return name_map_header_fixed(&o->map, in, r->nfields, NAME_MAP_CHECK_UNUSED, shown, ar, names);
 }
 
-static int sample_csv(FILE *f, const char *shown, bool tab, struct text_options *o,
+static int sample_csv(const struct text_in *in, const char *shown, bool tab, struct text_options *o,
                       const struct text_infer *ti, struct textio_infer *inf, struct arena *ar)
 {
     struct csv_reader r;
-    csv_reader_init(&r, f);
+    text_csv_init(&r, in);
     r.delim = (char)(o->delimiter ? o->delimiter : tab ? '\t' : ',');
     struct error err;
     const char **names = NULL;
@@ -109,36 +109,26 @@ static int sample_csv(FILE *f, const char *shown, bool tab, struct text_options 
     return rc;
 }
 
-bool text_line_blank(const char *s, size_t n)
+/* JSON rows: JSON Lines, or a JSON array's elements (fmt). */
+static int sample_json(const struct text_in *in, enum text_format fmt, const char *shown,
+                       const struct text_infer *ti, struct textio_infer *inf)
 {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-            return false;
-    return true;
-}
-
-static int sample_jsonl(FILE *f, const char *shown, const struct text_infer *ti,
-                        struct textio_infer *inf)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int64_t lineno = 0;
+    struct jsonrows r;
+    text_json_init(&r, in, fmt);
+    const char *row;
+    size_t len;
     struct error err;
-    int rc = EXIT_OK;
-    while (rc == EXIT_OK && !sample_full(ti, inf) && (len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        if (!text_line_blank(line, (size_t)len) &&
-            textio_infer_json_row(inf, line, (size_t)len, &err) != 0) {
-            fprintf(stderr, "hoglake: %s line %lld: %s\n", shown, (long long)lineno, err.msg);
+    int rc = EXIT_OK, got = 0;
+    while (rc == EXIT_OK && !sample_full(ti, inf) && (got = jsonrows_next(&r, &row, &len)) > 0)
+        if (textio_infer_json_row(inf, row, len, &err) != 0) {
+            fprintf(stderr, "hoglake: %s line %lld: %s\n", shown, (long long)r.row_line, err.msg);
             rc = EXIT_FAILURE_OTHER;
         }
-    }
-    if (rc == EXIT_OK && ferror(f)) {
-        fprintf(stderr, "hoglake: %s: %s\n", shown, strerror(errno));
+    if (rc == EXIT_OK && got < 0) {
+        fprintf(stderr, "hoglake: %s %s\n", shown, r.err);
         rc = EXIT_FAILURE_OTHER;
     }
-    free(line);
+    jsonrows_free(&r);
     if (rc == EXIT_OK && textio_infer_ncolumns(inf) == 0) {
         fprintf(stderr, "hoglake: %s: no member in the sampled rows to infer columns from\n",
                 shown);
@@ -197,13 +187,14 @@ static int infer_text(const char *path, enum text_format fmt, bool tab, struct t
         fprintf(stderr, "hoglake: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
-    FILE *f = text_open(path);
-    int rc = !f                ? EXIT_FAILURE_OTHER
-             : fmt == TEXT_CSV ? sample_csv(f, shown, tab, o, ti, inf, ar)
-                               : sample_jsonl(f, shown, ti, inf);
-    text_close(f);
+    struct text_in in;
+    int rc = text_open(path, o, &in);
+    if (rc == EXIT_OK)
+        rc = fmt == TEXT_CSV ? sample_csv(&in, shown, tab, o, ti, inf, ar)
+                             : sample_json(&in, fmt, shown, ti, inf);
+    text_close(&in);
     const char **names = NULL;
-    if (rc == EXIT_OK && fmt == TEXT_JSONL)
+    if (rc == EXIT_OK && fmt != TEXT_CSV)
         rc = jsonl_names(inf, o, shown, ar, &names);
     if (rc == EXIT_OK)
         rc = text_result(inf, names, o, ti, ar);

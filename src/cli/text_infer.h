@@ -26,9 +26,6 @@ struct text_infer {
     int64_t rows;     /* rows sampled; -1 for a Parquet schema */
 };
 
-/* Whether a JSON Lines line holds only white space (readers skip it). */
-bool text_line_blank(const char *s, size_t n);
-
 /* Reads --sample-rows and --not-null-from-sample into *ti. EXIT_OK, or
  * EXIT_USAGE (printed). */
 int text_infer_options(const struct cli_args *a, struct text_infer *ti);

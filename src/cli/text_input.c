@@ -17,6 +17,26 @@ const char *text_shown_path(const char *path)
     return text_is_stdin(path) ? "stdin" : path;
 }
 
+/* The compression a name's last extension says, and that extension's
+ * length (0: none). */
+static size_t compression_suffix(const char *path, enum textio_compression *c)
+{
+    static const struct {
+        const char *ext;
+        enum textio_compression c;
+    } exts[] = {{".gz", TEXTIO_GZIP}, {".zst", TEXTIO_ZSTD}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t k = strlen(exts[i].ext);
+        if (n > k && strcasecmp(path + n - k, exts[i].ext) == 0) {
+            *c = exts[i].c;
+            return k;
+        }
+    }
+    *c = TEXTIO_PLAIN;
+    return 0;
+}
+
 int text_format_of(const char *path, const char *forced, const char *opt, enum text_format *fmt,
                    bool *tab)
 {
@@ -24,30 +44,32 @@ int text_format_of(const char *path, const char *forced, const char *opt, enum t
         const char *name, *ext;
         enum text_format f;
         bool tab;
-    } fmts[] = {{"csv", ".csv", TEXT_CSV, false},
-                {"tsv", ".tsv", TEXT_CSV, true},
-                {"jsonl", ".jsonl", TEXT_JSONL, false},
-                {"jsonl", ".ndjson", TEXT_JSONL, false},
-                {"parquet", ".parquet", TEXT_PARQUET, false}};
-    size_t n = strlen(path);
+    } fmts[] = {
+        {"csv", ".csv", TEXT_CSV, false},       {"tsv", ".tsv", TEXT_CSV, true},
+        {"jsonl", ".jsonl", TEXT_JSONL, false}, {"jsonl", ".ndjson", TEXT_JSONL, false},
+        {"json", ".json", TEXT_JSON, false},    {"parquet", ".parquet", TEXT_PARQUET, false}};
+    enum textio_compression c;
+    size_t n = strlen(path) - compression_suffix(path, &c);
     bool in = text_is_stdin(path);
     if (in && !forced)
-        return cli_usage_error("reading standard input (-) needs %s csv|tsv|jsonl", opt);
+        return cli_usage_error("reading standard input (-) needs %s csv|tsv|json|jsonl", opt);
     for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
         size_t k = strlen(fmts[i].ext);
         if (forced ? strcasecmp(forced, fmts[i].name) == 0
-                   : n > k && strcasecmp(path + n - k, fmts[i].ext) == 0) {
+                   : n > k && strncasecmp(path + n - k, fmts[i].ext, k) == 0) {
             *fmt = fmts[i].f;
             *tab = fmts[i].tab;
             if (in && *fmt == TEXT_PARQUET)
                 return cli_usage_error("Parquet is read at offsets: give a file, not -");
+            if (c != TEXTIO_PLAIN && *fmt == TEXT_PARQUET)
+                return cli_usage_error("Parquet is read at offsets: decompress '%s' first", path);
             return EXIT_OK;
         }
     }
     if (forced)
-        return cli_usage_error("%s takes csv, tsv, jsonl or parquet, not '%s'", opt, forced);
+        return cli_usage_error("%s takes csv, tsv, json, jsonl or parquet, not '%s'", opt, forced);
     return cli_usage_error("cannot tell the format of '%s' from its name: give %s "
-                           "csv|tsv|jsonl|parquet",
+                           "csv|tsv|json|jsonl|parquet",
                            path, opt);
 }
 
@@ -91,10 +113,61 @@ static int parse_columns(const char *v, struct arena *ar, struct text_options *o
     return text_split_names(list, "--columns", o->columns, max, &o->ncolumns);
 }
 
+/* --timestamp-format, each compiled once. */
+static int parse_time_formats(const struct cli_args *a, struct arena *ar, struct text_options *o)
+{
+    const char *values[CLI_MAX_VALUES];
+    int n = cli_opt_values(a, "timestamp-format", values, CLI_MAX_VALUES);
+    if (n == 0)
+        return EXIT_OK;
+    struct textio_timefmt *fmts = arena_calloc(ar, (size_t)n, sizeof *fmts);
+    if (!fmts)
+        return cli_usage_error("out of memory");
+    struct error err;
+    for (int i = 0; i < n; i++)
+        if (textio_timefmt_compile(values[i], &fmts[i], &err) != 0)
+            return cli_usage_error("--timestamp-format %s", err.msg);
+    o->time_fmts = fmts;
+    o->ntime_fmts = (size_t)n;
+    return EXIT_OK;
+}
+
+/* --timezone and --input-compression. */
+static int parse_zone_and_compression(const struct cli_args *a, struct arena *ar,
+                                      struct text_options *o)
+{
+    const char *zone = cli_opt_value(a, "timezone");
+    struct error err;
+    if (zone && textio_tz_open(zone, ar, &o->tz, &err) != 0) {
+        if (err.code == ERR_NOT_FOUND || err.code == ERR_INVALID)
+            return cli_usage_error("--timezone: %s", err.msg);
+        fprintf(stderr, "hoglake: --timezone: %s\n", err.msg);
+        return EXIT_FAILURE_OTHER;
+    }
+    const char *c = cli_opt_value(a, "input-compression");
+    if (!c)
+        return EXIT_OK;
+    o->compression_given = true;
+    if (strcmp(c, "gzip") == 0)
+        o->compression = TEXTIO_GZIP;
+    else if (strcmp(c, "zstd") == 0)
+        o->compression = TEXTIO_ZSTD;
+    else if (strcmp(c, "none") == 0)
+        o->compression = TEXTIO_PLAIN;
+    else
+        return cli_usage_error("--input-compression takes gzip, zstd or none, not '%s'", c);
+    return EXIT_OK;
+}
+
 int text_options_parse(const struct cli_args *a, bool rename, struct arena *ar,
                        struct text_options *o)
 {
     memset(o, 0, sizeof *o);
+    int rc = parse_time_formats(a, ar, o);
+    if (rc == EXIT_OK)
+        rc = parse_zone_and_compression(a, ar, o);
+    if (rc != EXIT_OK)
+        return rc;
     const char *d = cli_opt_value(a, "delimiter");
     if (d && parse_delimiter(d, &o->delimiter) != EXIT_OK)
         return EXIT_USAGE;
@@ -145,20 +218,53 @@ int text_options_check(const struct text_options *o, const struct lake_table *t,
     return name_map_check_targets(&o->map, t, what);
 }
 
-FILE *text_open(const char *path)
+int text_open(const char *path, const struct text_options *o, struct text_in *in)
 {
-    if (text_is_stdin(path))
-        return stdin;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    memset(in, 0, sizeof *in);
+    enum textio_compression c;
+    compression_suffix(path, &c);
+    if (o->compression_given)
+        c = o->compression;
+    in->raw = text_is_stdin(path) ? stdin : fopen(path, "rb");
+    if (!in->raw) {
         fprintf(stderr, "hoglake: %s: %s\n", path, strerror(errno));
-    return f;
+        return EXIT_FAILURE_OTHER;
+    }
+    in->f = c == TEXTIO_PLAIN ? in->raw : textio_decompress_open(in->raw, c, &in->read_error);
+    if (!in->f) {
+        fprintf(stderr, "hoglake: out of memory\n");
+        text_close(in);
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
 }
 
-void text_close(FILE *f)
+void text_close(struct text_in *in)
 {
-    if (f && f != stdin)
-        fclose(f);
+    if (in->f && in->f != in->raw)
+        fclose(in->f);
+    if (in->raw && in->raw != stdin)
+        fclose(in->raw);
+    memset(in, 0, sizeof *in);
+}
+
+uint64_t text_in_position(const struct text_in *in)
+{
+    long pos = in->raw ? ftell(in->raw) : -1;
+    return pos > 0 ? (uint64_t)pos : 0;
+}
+
+void text_csv_init(struct csv_reader *r, const struct text_in *in)
+{
+    csv_reader_init(r, in->f);
+    r->src.read_error = in->read_error;
+}
+
+void text_json_init(struct jsonrows *r, const struct text_in *in, enum text_format fmt)
+{
+    jsonrows_init(r, in->f);
+    r->lines_only = fmt == TEXT_JSONL;
+    r->src.read_error = in->read_error;
 }
 
 /* Binds a header record's names, mapped, to t's columns. */
@@ -238,6 +344,7 @@ int text_csv_begin(struct text_options *o, bool tab, struct csv_reader *r, struc
     *first_is_row = false;
     r->delim = (char)(o->delimiter ? o->delimiter : tab ? '\t' : ',');
     textio_parser_csv_null(p, o->null_marker);
+    textio_parser_times(p, o->time_fmts, o->ntime_fmts, o->tz);
     int got = csv_read_record(r);
     if (got < 0) {
         fprintf(stderr, "hoglake: %s %s\n", in_path, r->err);
@@ -266,5 +373,6 @@ int text_json_begin(const struct text_options *o, struct textio_parser *p,
         return EXIT_FAILURE_OTHER;
     }
     textio_parser_json_names(p, names);
+    textio_parser_times(p, o->time_fmts, o->ntime_fmts, o->tz);
     return EXIT_OK;
 }

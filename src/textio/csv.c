@@ -9,7 +9,7 @@
 void csv_reader_init(struct csv_reader *r, FILE *f)
 {
     memset(r, 0, sizeof *r);
-    r->f = f;
+    byte_reader_init(&r->src, f);
     r->delim = ',';
     r->line = 1;
 }
@@ -26,33 +26,24 @@ void csv_reader_free(struct csv_reader *r)
     r->fields = NULL;
 }
 
-/* The next byte, or -1 at the end (-2 on a read error). */
+/* c, and on a read error (-2) the message in r->err. */
+static int read_result(struct csv_reader *r, int c)
+{
+    if (c == -2)
+        snprintf(r->err, sizeof r->err, "line %lld: read error: %s", (long long)r->line,
+                 r->src.why);
+    return c;
+}
+
+/* The next byte, or -1 at the end (-2 on a read error, r->err set). */
 static int next_byte(struct csv_reader *r)
 {
-    if (r->in_pos == r->in_len) {
-        if (r->eof)
-            return -1;
-        r->in_len = fread(r->in, 1, sizeof r->in, r->f);
-        r->in_pos = 0;
-        if (r->in_len == 0) {
-            r->eof = true;
-            if (ferror(r->f)) {
-                snprintf(r->err, sizeof r->err, "line %lld: read error: %s", (long long)r->line,
-                         strerror(errno));
-                return -2;
-            }
-            return -1;
-        }
-    }
-    return (unsigned char)r->in[r->in_pos++];
+    return read_result(r, byte_reader_next(&r->src));
 }
 
 static int peek_byte(struct csv_reader *r)
 {
-    int c = next_byte(r);
-    if (c >= 0)
-        r->in_pos--;
-    return c;
+    return read_result(r, byte_reader_peek(&r->src));
 }
 
 static int bad(struct csv_reader *r, const char *what)

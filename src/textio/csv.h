@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "textio/byte_reader.h"
 #include "util/buf.h"
 
 struct csv_field {
@@ -21,11 +22,9 @@ struct csv_field {
 };
 
 struct csv_reader {
-    FILE *f;
-    char delim;     /* the field separator: ',' unless the caller sets another */
-    char in[65536]; /* read buffer */
-    size_t in_len, in_pos;
-    bool eof, started;
+    struct byte_reader src; /* src.read_error: the caller's, for a decompressed stream */
+    char delim;             /* the field separator: ',' unless the caller sets another */
+    bool started;
     int64_t line;        /* physical line the next character is on (1-based) */
     int64_t record_line; /* line the last record started on */
     struct buf data;     /* the last record's field bytes, each NUL-terminated */

@@ -10,7 +10,10 @@
 #include "rows/rows_value.h"
 #include "textio/textio_json.h"
 #include "textio/textio_text.h"
+#include "textio/textio_timefmt.h"
+#include "textio/textio_tz.h"
 #include "util/strutil.h"
+#include "util/timefmt.h"
 #include "util/arrow.h"
 
 /* How a column's values are stored in Arrow. */
@@ -38,9 +41,12 @@ struct textio_parser {
     int *csv_map;         /* CSV field index -> column */
     size_t csv_nfields;
     bool *csv_seen;
-    size_t csv_unknown;            /* header names the schema lacks */
-    const char *csv_null;          /* an unquoted field equal to it is NULL */
-    const char *const *json_names; /* each column's member name (NULL: its own) */
+    size_t csv_unknown;                     /* header names the schema lacks */
+    const char *csv_null;                   /* an unquoted field equal to it is NULL */
+    const char *const *json_names;          /* each column's member name (NULL: its own) */
+    const struct textio_timefmt *time_fmts; /* tried in order on dates and timestamps */
+    size_t ntime_fmts;
+    const struct textio_tz *tz; /* of timestamptz text without an offset (NULL: refused) */
 };
 
 /* The column being filled and where messages go. */
@@ -330,26 +336,107 @@ static int put_int(struct ctx *x, struct colb *b, const char *s, size_t n)
     return append_fixed(x, b, &v);
 }
 
+/* The unit of a timestamp column's values. */
+static enum rows_unit timestamp_unit(enum lake_type t)
+{
+    switch (t) {
+    case LT_TIMESTAMP_S: return ROWS_SECONDS;
+    case LT_TIMESTAMP_MS: return ROWS_MILLIS;
+    case LT_TIMESTAMP_NS: return ROWS_NANOS;
+    default: return ROWS_MICROS;
+    }
+}
+
+/* Why no format matched: the one format's reason, or the formats tried. */
+static int no_format_matched(struct ctx *x, const struct colb *b, const char *why, const char *s,
+                             size_t n)
+{
+    const struct textio_parser *p = x->p;
+    char tried[512];
+    size_t k = 0;
+    if (p->ntime_fmts == 1) {
+        snprintf(tried, sizeof tried, "does not match the format '%s' (%s)", p->time_fmts[0].text,
+                 why);
+        return bad_value(x, b, tried, s, n);
+    }
+    k += (size_t)snprintf(tried, sizeof tried, "matches none of the formats ");
+    for (size_t i = 0; i < p->ntime_fmts && k < sizeof tried; i++)
+        k += (size_t)snprintf(tried + k, sizeof tried - k, "%s'%s'", i ? ", " : "",
+                              p->time_fmts[i].text);
+    return bad_value(x, b, tried, s, n);
+}
+
+/* A date or timestamp in one of the caller's formats. */
+static int put_formatted(struct ctx *x, struct colb *b, const char *s, size_t n)
+{
+    const struct textio_parser *p = x->p;
+    struct textio_civil c;
+    const char *why = NULL;
+    size_t i = 0;
+    while (i < p->ntime_fmts && (why = textio_timefmt_parse(&p->time_fmts[i], s, n, &c)) != NULL)
+        i++;
+    if (i == p->ntime_fmts)
+        return no_format_matched(x, b, why, s, n);
+    enum lake_type t = b->col->type;
+    if (t == LT_DATE) {
+        if (c.has_offset || c.hour || c.minute || c.second || c.nanos)
+            return bad_value(x, b, "a date takes no time of day or offset", s, n);
+        /* Four-digit years: always within int32 days. */
+        int32_t d = (int32_t)time_days_from_civil(c.year, (unsigned)c.month, (unsigned)c.day);
+        return append_fixed(x, b, &d);
+    }
+    int64_t secs = textio_civil_seconds(&c), v;
+    if (t != LT_TIMESTAMPTZ && c.has_offset)
+        return bad_value(x, b, "a timestamp without time zone takes no offset", s, n);
+    if (t == LT_TIMESTAMPTZ && c.has_offset)
+        secs -= c.offset;
+    else if (t == LT_TIMESTAMPTZ && p->tz)
+        secs = textio_tz_to_utc(p->tz, secs);
+    else if (t == LT_TIMESTAMPTZ)
+        return bad_value(x, b, "a timestamptz needs a UTC offset (%z in the format) or --timezone",
+                         s, n);
+    if ((why = textio_time_in_unit(secs, c.nanos, timestamp_unit(t), &v)) != NULL)
+        return bad_value(x, b, why, s, n);
+    return append_fixed(x, b, &v);
+}
+
+/* An ISO timestamptz without an offset, in the caller's time zone: NULL,
+ * or why not. */
+static const char *local_iso_instant(const struct textio_parser *p, const char *s, size_t n,
+                                     int64_t *out)
+{
+    int64_t local;
+    if (!p->tz || rt_parse_timestamp(s, n, ROWS_MICROS, false, &local) != NULL)
+        return "not local";
+    int64_t secs = local / 1000000 - (local % 1000000 < 0);
+    int32_t micros = (int32_t)(local - secs * 1000000);
+    return textio_time_in_unit(textio_tz_to_utc(p->tz, secs), micros * 1000, ROWS_MICROS, out);
+}
+
 static int put_temporal(struct ctx *x, struct colb *b, const char *s, size_t n)
 {
     int64_t v = 0;
     int32_t d;
     const char *why;
-    switch (b->col->type) {
+    enum lake_type t = b->col->type;
+    if (x->p->ntime_fmts && t != LT_TIME)
+        return put_formatted(x, b, s, n);
+    switch (t) {
     case LT_DATE:
         why = rt_parse_date(s, n, &d);
         v = d;
         break;
     case LT_TIME: why = rt_parse_time(s, n, ROWS_MICROS, &v); break;
-    case LT_TIMESTAMP_S: why = rt_parse_timestamp(s, n, ROWS_SECONDS, false, &v); break;
-    case LT_TIMESTAMP_MS: why = rt_parse_timestamp(s, n, ROWS_MILLIS, false, &v); break;
-    case LT_TIMESTAMP: why = rt_parse_timestamp(s, n, ROWS_MICROS, false, &v); break;
-    case LT_TIMESTAMP_NS: why = rt_parse_timestamp(s, n, ROWS_NANOS, false, &v); break;
-    default: why = rt_parse_timestamp(s, n, ROWS_MICROS, true, &v); break;
+    case LT_TIMESTAMPTZ:
+        why = rt_parse_timestamp(s, n, ROWS_MICROS, true, &v);
+        if (why && local_iso_instant(x->p, s, n, &v) == NULL)
+            why = NULL;
+        break;
+    default: why = rt_parse_timestamp(s, n, timestamp_unit(t), false, &v); break;
     }
     if (why)
         return bad_value(x, b, why, s, n);
-    if (b->col->type == LT_DATE)
+    if (t == LT_DATE)
         return append_fixed(x, b, &d);
     return append_fixed(x, b, &v);
 }
@@ -761,6 +848,14 @@ void textio_parser_csv_null(struct textio_parser *p, const char *marker)
 void textio_parser_json_names(struct textio_parser *p, const char *const *names)
 {
     p->json_names = names;
+}
+
+void textio_parser_times(struct textio_parser *p, const struct textio_timefmt *fmts, size_t n,
+                         const struct textio_tz *tz)
+{
+    p->time_fmts = fmts;
+    p->ntime_fmts = n;
+    p->tz = tz;
 }
 
 /* Whether an unquoted CSV field says NULL: empty, or the caller's marker. */

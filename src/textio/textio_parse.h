@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "textio/csv.h"
+#include "textio/textio_timefmt.h"
+#include "textio/textio_tz.h"
 #include "hoglake/arrow_abi.h"
 #include "lake/schema.h"
 #include "util/error.h"
@@ -42,6 +44,11 @@ void textio_parser_csv_null(struct textio_parser *p, const char *marker);
  * for column k; NULL, or a NULL entry, for the column's own name). The
  * array must outlive the parser. */
 void textio_parser_json_names(struct textio_parser *p, const char *const *names);
+/* Dates and timestamps (CSV fields, JSON strings) in the n formats fmts,
+ * tried in order, instead of ISO 8601; a timestamptz value without an
+ * offset taken in zone tz (NULL: refused). Both must outlive the parser. */
+void textio_parser_times(struct textio_parser *p, const struct textio_timefmt *fmts, size_t n,
+                         const struct textio_tz *tz);
 /* CSV: appends the reader's current record as a row. */
 int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, struct error *err);
 /* JSON Lines: appends one line (a JSON object) as a row. */

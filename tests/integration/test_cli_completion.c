@@ -249,8 +249,10 @@ static void bash_positions(void **state)
     expect_offers_list("bash", "hoglake t", "table token");
     expect_offers_list("bash", "hoglake ta", "table");
     expect_offers_list("bash", "hoglake table cr", "create");
-    expect_offers_list("bash", "hoglake append c.n.t f.csv --format ", "csv tsv jsonl parquet");
-    expect_offers_list("bash", "hoglake append c.n.t f.csv --format j", "jsonl");
+    expect_offers_list("bash", "hoglake append c.n.t f.csv --format ",
+                       "csv tsv json jsonl parquet");
+    expect_offers_list("bash", "hoglake append c.n.t f.csv --format j", "json jsonl");
+    expect_offers_list("bash", "hoglake append c.n.t f.csv --format p", "parquet");
     /* A global option's value is not the command. */
     expect_offers_list("bash", "hoglake --server http://h:1 maintenance comp", "compact");
     /* An option's value is not the verb. */
@@ -265,7 +267,7 @@ static void zsh_positions(void **state)
     (void)state;
     expect_offers_list("zsh", "hoglake table ", "list create show drop alter");
     expect_offers_list("zsh", "hoglake --server http://h:1 parquet ", "inspect cat convert verify");
-    expect_offers_list("zsh", "hoglake append c.n.t f.csv --format ", "csv tsv jsonl parquet");
+    expect_offers_list("zsh", "hoglake append c.n.t f.csv --format ", "csv tsv json jsonl parquet");
     expect_offers_list("zsh", "hoglake append c.n.t ", "<files>");
     struct words opts = {0};
     verb_options("maintenance compact", &opts);

@@ -639,7 +639,7 @@ static void conversion_errors(void **state)
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:long' --batch-rows 0", 2,
                          "--batch-rows takes a whole number of at least 1");
     expect_convert_error("e.csv", "id\n1\n", "--schema 'id:long' --from xml", 2,
-                         "--from takes csv, tsv, jsonl or parquet");
+                         "--from takes csv, tsv, json, jsonl or parquet");
     expect_convert_error("e.parquet", "not parquet at all", "", 1, "e.parquet");
     struct run r;
     hl(&r, "parquet convert absent.csv out.parquet --schema 'id:long'");

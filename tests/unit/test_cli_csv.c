@@ -199,7 +199,7 @@ static void long_field_across_the_buffer(void **state)
     /* A quoted field of 200000 bytes with doubled quotes spread through it,
      * so quote pairs straddle the reader's 64 KiB buffer. */
     struct csv_reader probe;
-    size_t buffer = sizeof probe.in;
+    size_t buffer = sizeof probe.src.in;
     size_t n = 200000;
     char *want = malloc(n + 1);
     char *text = malloc(2 * n + 16);
