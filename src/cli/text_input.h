@@ -48,7 +48,7 @@ struct text_options {
 #define TEXT_INPUT_OPTS                                                                            \
     {"timestamp-format", true, true,                                                               \
      "FMT  date and timestamp text in this layout: %Y %m %d %H %I %M %S %f %p %b %z %F %T "        \
-     "(repeat to try several in order; default ISO 8601)"},                                        \
+     "(repeat to try several in order; ISO 8601 text still reads after them)"},                    \
     {"timezone", true, false,                                                                      \
      "TZ  the zone of timestamptz text without an offset: UTC, +05:30 or an IANA name "            \
      "(America/New_York) (default: such text is refused)"},                                        \

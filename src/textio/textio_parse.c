@@ -355,28 +355,37 @@ static int no_format_matched(struct ctx *x, const struct colb *b, const char *wh
     char tried[512];
     size_t k = 0;
     if (p->ntime_fmts == 1) {
-        snprintf(tried, sizeof tried, "does not match the format '%s' (%s)", p->time_fmts[0].text,
-                 why);
+        snprintf(tried, sizeof tried, "does not match the format '%s' (%s), nor ISO 8601",
+                 p->time_fmts[0].text, why);
         return bad_value(x, b, tried, s, n);
     }
     k += (size_t)snprintf(tried, sizeof tried, "matches none of the formats ");
     for (size_t i = 0; i < p->ntime_fmts && k < sizeof tried; i++)
         k += (size_t)snprintf(tried + k, sizeof tried - k, "%s'%s'", i ? ", " : "",
                               p->time_fmts[i].text);
+    if (k < sizeof tried)
+        snprintf(tried + k, sizeof tried - k, ", nor ISO 8601");
     return bad_value(x, b, tried, s, n);
 }
 
-/* A date or timestamp in one of the caller's formats. */
-static int put_formatted(struct ctx *x, struct colb *b, const char *s, size_t n)
+/* Whether s matches one of the caller's formats, tried in order: *c is
+ * its value; else *why says why the last one did not. */
+static bool match_format(const struct textio_parser *p, const char *s, size_t n,
+                         struct textio_civil *c, const char **why)
+{
+    for (size_t i = 0; i < p->ntime_fmts; i++)
+        if ((*why = textio_timefmt_parse(&p->time_fmts[i], s, n, c)) == NULL)
+            return true;
+    return false;
+}
+
+/* A date or timestamp read by one of the caller's formats. */
+static int put_formatted(struct ctx *x, struct colb *b, const struct textio_civil *cv,
+                         const char *s, size_t n)
 {
     const struct textio_parser *p = x->p;
-    struct textio_civil c;
-    const char *why = NULL;
-    size_t i = 0;
-    while (i < p->ntime_fmts && (why = textio_timefmt_parse(&p->time_fmts[i], s, n, &c)) != NULL)
-        i++;
-    if (i == p->ntime_fmts)
-        return no_format_matched(x, b, why, s, n);
+    struct textio_civil c = *cv;
+    const char *why;
     enum lake_type t = b->col->type;
     if (t == LT_DATE) {
         if (c.has_offset || c.hour || c.minute || c.second || c.nanos)
@@ -419,8 +428,15 @@ static int put_temporal(struct ctx *x, struct colb *b, const char *s, size_t n)
     int32_t d;
     const char *why;
     enum lake_type t = b->col->type;
-    if (x->p->ntime_fmts && t != LT_TIME)
-        return put_formatted(x, b, s, n);
+    /* The caller's formats first; ISO 8601 text still reads after them,
+     * so one list of formats serves a table whose other temporal columns
+     * are ISO. */
+    const char *fmt_why = NULL;
+    if (x->p->ntime_fmts && t != LT_TIME) {
+        struct textio_civil c;
+        if (match_format(x->p, s, n, &c, &fmt_why))
+            return put_formatted(x, b, &c, s, n);
+    }
     switch (t) {
     case LT_DATE:
         why = rt_parse_date(s, n, &d);
@@ -434,6 +450,8 @@ static int put_temporal(struct ctx *x, struct colb *b, const char *s, size_t n)
         break;
     default: why = rt_parse_timestamp(s, n, timestamp_unit(t), false, &v); break;
     }
+    if (why && fmt_why)
+        return no_format_matched(x, b, fmt_why, s, n);
     if (why)
         return bad_value(x, b, why, s, n);
     if (t == LT_DATE)

@@ -358,8 +358,11 @@ static void timestamp_formats_in_order(void **state)
     snprintf(args, sizeof args, "append local.ns.fmts bad.csv %s", fmts);
     refused(1,
             "bad.csv line 3: column 'd': matches none of the formats '%m/%d/%Y', '%Y-%m-%d', "
-            "'%Y/%m/%d %H:%M', '%b %d %Y %I:%M:%S.%f %p': '2015-02-30' (date)",
+            "'%Y/%m/%d %H:%M', '%b %d %Y %I:%M:%S.%f %p', nor ISO 8601: '2015-02-30' (date)",
             args);
+    /* ISO text still reads after the formats: a T-separated instant none
+     * of them matches. */
+    test_write_file(dir, "iso.csv", "id,d,t\n7,2015-03-01,2015-03-01T10:00:00\n");
     test_write_file(dir, "frac.csv", "id,t\n6,2015-01-01 00:00:00.0001\n");
     refused(1, "frac.csv line 2: column 't': has digits below the column's time unit",
             "append local.ns.fmts frac.csv --timestamp-format '%Y-%m-%d %H:%M:%S.%f'");
@@ -368,6 +371,9 @@ static void timestamp_formats_in_order(void **state)
     refused(2, "needs a year (%Y), a month (%m or %b) and a day (%d)",
             "append local.ns.fmts fmts.csv --timestamp-format '%H:%M'");
     assert_int_equal(data_files(), before);
+    snprintf(args, sizeof args, "append local.ns.fmts iso.csv %s", fmts);
+    ok(args);
+    assert_int_equal(data_files(), before + 1);
 }
 
 /* timestamptz text without an offset: refused by default, taken in
@@ -467,7 +473,7 @@ static void json_arrays(void **state)
     snprintf(args, sizeof args, "append local.ns.movies bad-element.json %s", opts);
     refused(1,
             "bad-element.json line 3: column 'released': does not match the format '%b %d %Y' "
-            "(day out of range for the month)",
+            "(day out of range for the month), nor ISO 8601",
             args);
     test_write_file(dir, "garbage.json", "[{\"Title\": \"a\"}]\n{\"Title\": \"b\"}\n");
     snprintf(args, sizeof args, "append local.ns.movies garbage.json %s", opts);
