@@ -275,7 +275,15 @@ static int columns_from_file(const struct cli *cli, const struct cli_args *a, co
         return rc;
     bool dry = cli_opt_given(a, "dry-run");
     if (dry && cli->json) {
-        json_t *out = json_pack("{s:s,s:s?}", "columns", ti.spec, "map", ti.map);
+        json_t *layouts = json_array();
+        for (size_t i = 0; layouts && i < ti.nformats; i++)
+            json_array_append_new(layouts, json_string(ti.formats[i].text));
+        json_t *out = json_pack("{s:s,s:s?,s:o}", "columns", ti.spec, "map", ti.map,
+                                "timestamp_formats", layouts);
+        if (!out) {
+            fprintf(stderr, "hoglake: out of memory\n");
+            return EXIT_FAILURE_OTHER;
+        }
         if (ti.rows >= 0)
             json_object_set_new(out, "rows_sampled", json_integer(ti.rows));
         cli_print_json(out);

@@ -157,15 +157,62 @@ static int jsonl_names(const struct textio_infer *inf, struct text_options *o, c
     return name_map_header_fixed(&o->map, in, n, 0, shown, ar, names);
 }
 
-/* The spec and --map of a text input sampled into inf. */
+/* Date and time layouts tried when the user names none, after ISO 8601,
+ * in this order: the first one all of a column's values match is its
+ * type's. Month-first before day-first, as DuckDB's sniffer prefers. */
+static const char *const default_layouts[] = {
+    "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M", "%Y/%m/%d",  "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M",
+    "%m/%d/%Y %H:%M:%S", "%m/%d/%Y %H:%M", "%m/%d/%Y",  "%d/%m/%Y",       "%d.%m.%Y",
+    "%b %d %Y",          "%d %b %Y",       "%b %d, %Y",
+};
+
+/* The layouts inference tries: --timestamp-format's, else the defaults
+ * (compiled into ar). EXIT_OK, or EXIT_FAILURE_OTHER out of memory. */
+static int infer_layouts(struct textio_infer *inf, struct text_options *o, struct arena *ar)
+{
+    const struct textio_timefmt *fmts = o->time_fmts;
+    size_t n = o->ntime_fmts;
+    struct error err;
+    if (n == 0) {
+        n = sizeof default_layouts / sizeof *default_layouts;
+        struct textio_timefmt *own = arena_calloc(ar, n, sizeof *own);
+        for (size_t i = 0; own && i < n; i++)
+            if (textio_timefmt_compile(default_layouts[i], &own[i], &err) != 0)
+                own = NULL; /* a fixed list that compiles: only out of memory */
+        fmts = own;
+    }
+    if (!fmts || textio_infer_formats(inf, fmts, n, &err) != 0) {
+        fprintf(stderr, "hoglake: %s\n", fmts ? err.msg : "out of memory");
+        return EXIT_FAILURE_OTHER;
+    }
+    return EXIT_OK;
+}
+
+/* The spec, --map and layouts of a text input sampled into inf; o then
+ * reads the input with the layouts the columns rely on. */
 static int text_result(const struct textio_infer *inf, const char *const *names,
-                       const struct text_options *o, struct text_infer *ti, struct arena *ar)
+                       struct text_options *o, struct text_infer *ti, struct arena *ar)
 {
     struct buf spec = BUF_INIT, map = BUF_INIT;
-    int rc =
-        textio_infer_spec(inf, names, ti->not_null, &spec) == 0 && name_map_text(&o->map, &map) == 0
-            ? EXIT_OK
-            : EXIT_FAILURE_OTHER;
+    uint32_t used = 0;
+    int rc = textio_infer_spec(inf, names, ti->not_null, &spec, &used) == 0 &&
+                     name_map_text(&o->map, &map) == 0
+                 ? EXIT_OK
+                 : EXIT_FAILURE_OTHER;
+    const struct textio_timefmt *tried = textio_infer_tried_formats(inf);
+    struct textio_timefmt *keep = used ? arena_calloc(ar, 32, sizeof *keep) : NULL;
+    ti->nformats = 0;
+    for (int f = 0; rc == EXIT_OK && keep && f < 32; f++)
+        if (used & (1u << f))
+            keep[ti->nformats++] = tried[f];
+    if (used && !keep)
+        rc = EXIT_FAILURE_OTHER;
+    ti->formats = keep;
+    /* Without layouts of the user's, reading the input needs these. */
+    if (keep && o->ntime_fmts == 0) {
+        o->time_fmts = keep;
+        o->ntime_fmts = ti->nformats;
+    }
     ti->spec = rc == EXIT_OK ? arena_strndup(ar, spec.data ? spec.data : "", spec.len) : NULL;
     ti->map = rc == EXIT_OK && map.len ? arena_strndup(ar, map.data, map.len) : NULL;
     ti->rows = textio_infer_rows(inf);
@@ -187,8 +234,10 @@ static int infer_text(const char *path, enum text_format fmt, bool tab, struct t
         fprintf(stderr, "hoglake: out of memory\n");
         return EXIT_FAILURE_OTHER;
     }
-    struct text_in in;
-    int rc = text_open(path, o, &in);
+    struct text_in in = {0};
+    int rc = infer_layouts(inf, o, ar);
+    if (rc == EXIT_OK)
+        rc = text_open(path, o, &in);
     if (rc == EXIT_OK)
         rc = fmt == TEXT_CSV ? sample_csv(&in, shown, tab, o, ti, inf, ar)
                              : sample_json(&in, fmt, shown, ti, inf);
@@ -270,6 +319,11 @@ void text_infer_print(FILE *out, const char *path, const char *opt, const struct
     if (ti->map) {
         fputs("--map ", out);
         put_quoted(out, ti->map);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < ti->nformats; i++) {
+        fputs("--timestamp-format ", out);
+        put_quoted(out, ti->formats[i].text);
         fputc('\n', out);
     }
 }

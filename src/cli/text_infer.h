@@ -23,7 +23,10 @@ struct text_infer {
     /* The result, in the caller's arena: */
     const char *spec; /* the columns, as a column spec */
     const char *map;  /* the --map reading the input needs, or NULL */
-    int64_t rows;     /* rows sampled; -1 for a Parquet schema */
+    /* The date and time layouts (--timestamp-format) reading it needs. */
+    const struct textio_timefmt *formats;
+    size_t nformats;
+    int64_t rows; /* rows sampled; -1 for a Parquet schema */
 };
 
 /* Reads --sample-rows and --not-null-from-sample into *ti. EXIT_OK, or
@@ -32,15 +35,16 @@ int text_infer_options(const struct cli_args *a, struct text_infer *ti);
 
 /* Infers the columns of input `path` in format fmt (tab: TSV) into ti.
  * Names the input has that a table cannot take are renamed, and the
- * renames added to o->map, so reading the input through o yields
- * ti->spec's columns. Returns EXIT_OK, or the exit code of the problem
- * printed. */
+ * renames added to o->map, and the date and time layouts the columns rely
+ * on (from --timestamp-format, else a built-in list) become o's when it
+ * had none, so reading the input through o yields ti->spec's columns. Returns EXIT_OK, or the exit
+ * code of the problem printed. */
 int text_infer_columns(const char *path, enum text_format fmt, bool tab, struct text_options *o,
                        struct text_infer *ti, struct arena *ar);
 
 /* Prints the result for a person to copy: a comment line, then `opt`
- * ("--columns", "--schema") and the spec, and the --map when there is
- * one, shell-quoted. */
+ * ("--columns", "--schema") and the spec, the --map when there is one,
+ * and a --timestamp-format per layout the columns rely on, shell-quoted. */
 void text_infer_print(FILE *out, const char *path, const char *opt, const struct text_infer *ti);
 
 #endif

@@ -7,6 +7,7 @@
 #include "lake/ident.h"
 #include "rows/rows_json.h"
 #include "textio/textio_text.h"
+#include "textio/textio_timefmt.h"
 #include "util/arena.h"
 #include "util/strutil.h"
 
@@ -43,9 +44,15 @@ static bool is_bool(const char *s, size_t n)
     return rt_parse_bool(s, n, &v) == NULL;
 }
 
+/* Numbers are read as append reads CSV's (+1, .5 too); JSON numbers
+ * need no respelling. */
+enum { RESPELL_MAX = 128 };
+
 static bool is_long(const char *s, size_t n)
 {
     int64_t v;
+    char b[RESPELL_MAX];
+    s = rt_number_respell(s, &n, b, sizeof b);
     return rt_parse_i64(s, n, INT64_MIN, INT64_MAX, &v) == NULL;
 }
 
@@ -55,6 +62,8 @@ static bool is_long(const char *s, size_t n)
 static bool is_wide_integer(const char *s, size_t n)
 {
     rt_i128 v;
+    char b[RESPELL_MAX];
+    s = rt_number_respell(s, &n, b, sizeof b);
     return memchr(s, '.', n) == NULL && memchr(s, 'e', n) == NULL && memchr(s, 'E', n) == NULL &&
            rt_parse_decimal(s, n, 38, 0, &v) == NULL;
 }
@@ -62,6 +71,8 @@ static bool is_wide_integer(const char *s, size_t n)
 static bool is_double(const char *s, size_t n)
 {
     double v;
+    char b[RESPELL_MAX];
+    s = rt_number_respell(s, &n, b, sizeof b);
     return rt_parse_double(s, n, RT_FLOAT_NUMBER | RT_FLOAT_WORDS, &v) == NULL;
 }
 
@@ -130,6 +141,7 @@ enum { MAX_NESTING = 8 };
 struct node {
     char *name;          /* NULL for a list's element */
     unsigned cands;      /* candidates every scalar value so far fits */
+    uint32_t fmt_fails;  /* the caller's layouts some value did not match */
     unsigned shapes;     /* SHAPE_* */
     int64_t present;     /* non-null values */
     struct node *fields; /* members seen in objects, in first-seen order */
@@ -138,7 +150,9 @@ struct node {
 };
 
 struct textio_infer {
-    struct node root; /* its fields are the columns */
+    struct node root;                  /* its fields are the columns */
+    const struct textio_timefmt *fmts; /* the caller's, tried after ISO 8601 */
+    size_t nfmts;
     int64_t rows;
     struct arena scratch; /* one JSON row */
 };
@@ -212,24 +226,33 @@ static struct node *field(struct node *n, const char *name, size_t len, struct e
     return &n->fields[n->nfields++];
 }
 
-/* A scalar value: the candidates that cannot read it drop out. */
-static void see_scalar(struct node *n, unsigned kind, const char *s, size_t len)
+/* A scalar value: the candidates that cannot read it drop out, and the
+ * layouts that do not match it (a layout reads text only). */
+static void see_scalar(const struct textio_infer *inf, struct node *n, unsigned kind, const char *s,
+                       size_t len)
 {
     n->shapes |= SHAPE_SCALAR;
     n->present++;
     for (int c = 0; c < C__COUNT; c++)
         if ((n->cands & (1u << c)) && (!(cands[c].kinds & kind) || !cands[c].reads(s, len)))
             n->cands &= ~(1u << c);
+    struct textio_civil civil;
+    for (size_t f = 0; f < inf->nfmts; f++)
+        if (!(n->fmt_fails & (1u << f)) &&
+            (!(kind & (VK_TEXT | VK_STRING)) ||
+             textio_timefmt_parse(&inf->fmts[f], s, len, &civil) != NULL))
+            n->fmt_fails |= 1u << f;
 }
 
-static int see_json(struct node *n, const struct rj_value *v, int depth, struct error *err)
+static int see_json(const struct textio_infer *inf, struct node *n, const struct rj_value *v,
+                    int depth, struct error *err)
 {
     switch (v->type) {
     case RJ_NULL: return 0;
-    case RJ_TRUE: see_scalar(n, VK_BOOL, "true", 4); return 0;
-    case RJ_FALSE: see_scalar(n, VK_BOOL, "false", 5); return 0;
-    case RJ_NUMBER: see_scalar(n, VK_NUMBER, v->str, v->len); return 0;
-    case RJ_STRING: see_scalar(n, VK_STRING, v->str, v->len); return 0;
+    case RJ_TRUE: see_scalar(inf, n, VK_BOOL, "true", 4); return 0;
+    case RJ_FALSE: see_scalar(inf, n, VK_BOOL, "false", 5); return 0;
+    case RJ_NUMBER: see_scalar(inf, n, VK_NUMBER, v->str, v->len); return 0;
+    case RJ_STRING: see_scalar(inf, n, VK_STRING, v->str, v->len); return 0;
     case RJ_ARRAY:
     case RJ_OBJECT: break;
     }
@@ -242,7 +265,7 @@ static int see_json(struct node *n, const struct rj_value *v, int depth, struct 
         n->shapes |= SHAPE_OBJECT;
         for (size_t i = 0; i < v->n; i++) {
             struct node *f = field(n, v->keys[i], v->key_lens[i], err);
-            if (!f || see_json(f, &v->items[i], depth + 1, err) != 0)
+            if (!f || see_json(inf, f, &v->items[i], depth + 1, err) != 0)
                 return -1;
         }
         return 0;
@@ -254,7 +277,7 @@ static int see_json(struct node *n, const struct rj_value *v, int depth, struct 
         node_init(n->element, NULL);
     }
     for (size_t i = 0; i < v->n; i++)
-        if (see_json(n->element, &v->items[i], depth + 1, err) != 0)
+        if (see_json(inf, n->element, &v->items[i], depth + 1, err) != 0)
             return -1;
     return 0;
 }
@@ -294,7 +317,7 @@ int textio_infer_csv_row(struct textio_infer *inf, const struct csv_reader *r,
         if (!str_utf8_valid(s, len, &at))
             return error_fail(err, ERR_INVALID, "%s: invalid UTF-8 at byte %zu of the text",
                               inf->root.fields[i].name, at + 1);
-        see_scalar(&inf->root.fields[i], VK_TEXT, s, len);
+        see_scalar(inf, &inf->root.fields[i], VK_TEXT, s, len);
     }
     inf->rows++;
     return 0;
@@ -311,7 +334,7 @@ int textio_infer_json_row(struct textio_infer *inf, const char *text, size_t len
         rc = error_fail(err, ERR_INVALID, "a row must be a JSON object, not %s",
                         rj_type_name(v->type));
     else
-        rc = see_json(&inf->root, v, 0, err);
+        rc = see_json(inf, &inf->root, v, 0, err);
     arena_reset(&inf->scratch);
     if (rc == 0)
         inf->rows++;
@@ -351,17 +374,35 @@ static bool struct_names_ok(const struct node *n)
     return true;
 }
 
-static int put_type(const struct node *n, struct buf *out)
+/* The type a layout's values take: timestamptz with an offset (%z), a
+ * timestamp with a time of day, else a date. */
+static const char *layout_type(const struct textio_timefmt *f)
+{
+    if (memchr(f->items, 'z', f->nitems))
+        return "timestamptz";
+    return f->has_time ? "timestamp" : "date";
+}
+
+/* Puts n's type; *used gains the layouts a column's type relies on. */
+static int put_type(const struct textio_infer *inf, const struct node *n, uint32_t *used,
+                    struct buf *out)
 {
     switch (n->shapes) {
     case 0: return buf_puts(out, "string"); /* only nulls: any type reads them */
     case SHAPE_SCALAR:
-        for (int c = 0; c < C__COUNT; c++)
+        for (int c = 0; c < C__COUNT; c++) {
+            /* A layout every value matched comes before string. */
+            for (size_t f = 0; c == C_STRING && f < inf->nfmts; f++)
+                if (!(n->fmt_fails & (1u << f))) {
+                    *used |= 1u << f;
+                    return buf_puts(out, layout_type(&inf->fmts[f]));
+                }
             if (n->cands & (1u << c))
                 return buf_puts(out, cands[c].type);
+        }
         break; /* kinds no one type reads */
     case SHAPE_ARRAY:
-        if (buf_puts(out, "list<") != 0 || put_type(n->element, out) != 0)
+        if (buf_puts(out, "list<") != 0 || put_type(inf, n->element, used, out) != 0)
             return -1;
         return buf_putc(out, '>');
     case SHAPE_OBJECT:
@@ -371,7 +412,7 @@ static int put_type(const struct node *n, struct buf *out)
             return -1;
         for (size_t i = 0; i < n->nfields; i++)
             if (buf_printf(out, "%s%s:", i ? ", " : "", n->fields[i].name) != 0 ||
-                put_type(&n->fields[i], out) != 0)
+                put_type(inf, &n->fields[i], used, out) != 0)
                 return -1;
         return buf_putc(out, '>');
     default: break;
@@ -379,16 +420,35 @@ static int put_type(const struct node *n, struct buf *out)
     return buf_puts(out, "variant");
 }
 
-int textio_infer_spec(const struct textio_infer *inf, const char *const *names, bool not_null,
-                      struct buf *out)
+int textio_infer_formats(struct textio_infer *inf, const struct textio_timefmt *fmts, size_t n,
+                         struct error *err)
 {
+    if (n > TEXTIO_INFER_MAX_FORMATS)
+        return error_fail(err, ERR_LIMIT, "more than %d timestamp layouts",
+                          TEXTIO_INFER_MAX_FORMATS);
+    inf->fmts = fmts;
+    inf->nfmts = n;
+    return 0;
+}
+
+const struct textio_timefmt *textio_infer_tried_formats(const struct textio_infer *inf)
+{
+    return inf->fmts;
+}
+
+int textio_infer_spec(const struct textio_infer *inf, const char *const *names, bool not_null,
+                      struct buf *out, uint32_t *formats_used)
+{
+    uint32_t used = 0;
     for (size_t i = 0; i < inf->root.nfields; i++) {
         const struct node *c = &inf->root.fields[i];
         const char *name = names && names[i] ? names[i] : c->name;
-        if (buf_printf(out, "%s%s:", i ? ", " : "", name) != 0 || put_type(c, out) != 0)
+        if (buf_printf(out, "%s%s:", i ? ", " : "", name) != 0 || put_type(inf, c, &used, out) != 0)
             return -1;
         if (not_null && inf->rows > 0 && c->present == inf->rows && buf_putc(out, '!') != 0)
             return -1;
     }
+    if (formats_used)
+        *formats_used = used;
     return 0;
 }

@@ -60,11 +60,25 @@ int64_t textio_infer_rows(const struct textio_infer *inf);
 size_t textio_infer_ncolumns(const struct textio_infer *inf);
 const char *textio_infer_column_name(const struct textio_infer *inf, size_t i);
 
+/* Date and timestamp layouts (textio/textio_timefmt.h, borrowed) tried on
+ * text after ISO 8601, before string: a column whose every value matches
+ * one is a date, a timestamp, or with %z a timestamptz, read by the first
+ * such layout in the list. At most TEXTIO_INFER_MAX_FORMATS (ERR_LIMIT);
+ * once, before the first row. */
+enum { TEXTIO_INFER_MAX_FORMATS = 32 };
+struct textio_timefmt;
+int textio_infer_formats(struct textio_infer *inf, const struct textio_timefmt *fmts, size_t n,
+                         struct error *err);
+/* The layouts given, which formats_used's bits index. */
+const struct textio_timefmt *textio_infer_tried_formats(const struct textio_infer *inf);
+
 /* Appends the columns as a column spec, column i named names[i] (the
  * caller's final name; NULL, or a NULL entry: its own). not_null marks
  * "!" the top-level columns that had a value in every sampled row (none
- * when no row was sampled). Returns 0, or -1 out of memory. */
+ * when no row was sampled). *formats_used (may be NULL) gets a bit per
+ * layout some column relies on: the --timestamp-format an append of the
+ * input needs. Returns 0, or -1 out of memory. */
 int textio_infer_spec(const struct textio_infer *inf, const char *const *names, bool not_null,
-                      struct buf *out);
+                      struct buf *out, uint32_t *formats_used);
 
 #endif

@@ -108,6 +108,12 @@ static bool is_integer(enum lake_type t)
     return t >= LT_INT8 && t <= LT_UINT64;
 }
 
+/* Integers, floats and decimals. */
+static bool is_number(enum lake_type t)
+{
+    return is_integer(t) || t == LT_FLOAT || t == LT_DOUBLE || t == LT_DECIMAL;
+}
+
 /* Maps whose keys are text (string or json) are JSON objects. */
 static bool text_keys(const struct lake_column *map)
 {
@@ -464,6 +470,12 @@ static int put_temporal(struct ctx *x, struct colb *b, const char *s, size_t n)
 static int put_text(struct ctx *x, struct colb *b, const char *s, size_t n, int float_forms)
 {
     const char *why;
+    /* CSV's number spellings (+1, .5) read as JSON's; JSON's own are
+     * numbers already. */
+    char respelled[128];
+    if ((float_forms & RT_TEXT_CSV) && is_number(b->col->type))
+        s = rt_number_respell(s, &n, respelled, sizeof respelled);
+    float_forms &= RT_FLOAT_NUMBER | RT_FLOAT_WORDS;
     if (is_integer(b->col->type))
         return put_int(x, b, s, n);
     switch (b->col->type) {
@@ -904,7 +916,7 @@ int textio_parser_csv_row(struct textio_parser *p, const struct csv_reader *r, s
         if (csv_is_null(p, s, len, quoted))
             rc = put_null(&x, b, false);
         else
-            rc = put_text(&x, b, s, len, RT_FLOAT_NUMBER | RT_FLOAT_WORDS);
+            rc = put_text(&x, b, s, len, RT_FLOAT_NUMBER | RT_FLOAT_WORDS | RT_TEXT_CSV);
         path_pop(&x, 0);
     }
     for (size_t k = 0; k < p->ncols && rc == 0; k++) {

@@ -196,6 +196,36 @@ static bool number_syntax(const char *s, size_t n, bool integer_only)
     return !integer_only || (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n));
 }
 
+const char *rt_number_respell(const char *s, size_t *len, char *buf, size_t cap)
+{
+    size_t n = *len, i = 0, k = 0;
+    if (n == 0 || n + 3 > cap || jsonnum_valid(s, n))
+        return s;
+    if (s[0] == '+')
+        i = 1;
+    else if (s[0] == '-')
+        buf[k++] = s[i++];
+    /* A digit, or a point and a digit, after the sign: "+-1", ".e5" stay
+     * refused. */
+    bool digit_next = i < n && s[i] >= '0' && s[i] <= '9';
+    bool point_digit = i + 1 < n && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9';
+    if (!digit_next && !point_digit)
+        return s;
+    if (point_digit)
+        buf[k++] = '0';
+    while (i < n) {
+        buf[k++] = s[i];
+        /* '5.' and '5.e3': a fraction digit after the point. */
+        if (s[i] == '.' && (i + 1 == n || s[i + 1] == 'e' || s[i + 1] == 'E'))
+            buf[k++] = '0';
+        i++;
+    }
+    if (!jsonnum_valid(buf, k))
+        return s;
+    *len = k;
+    return buf;
+}
+
 /* Magnitude of a syntactically valid integer; false on overflow. */
 static bool magnitude(const char *s, size_t n, uint64_t *out)
 {

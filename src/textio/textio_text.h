@@ -65,6 +65,14 @@ const char *rt_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* Which float forms to accept: a JSON number, and/or the words NaN,
  * Infinity, -Infinity. */
 enum { RT_FLOAT_NUMBER = 1, RT_FLOAT_WORDS = 2 };
+/* With the float forms, for the text parser: the text is a CSV field. */
+enum { RT_TEXT_CSV = 4 };
+/* A number as CSV files spell it beyond JSON's grammar, in JSON's: a
+ * leading '+' dropped, a missing integer digit ('.5', '-.5') or fraction
+ * digit ('5.') added as 0. Returns s itself when it needs no change (or
+ * is not such a number: the strict parse then says why), else buf (cap
+ * bytes) holding the respelling, its length in *len. */
+const char *rt_number_respell(const char *s, size_t *len, char *buf, size_t cap);
 const char *rt_parse_double(const char *s, size_t n, int forms, double *out);
 const char *rt_parse_float(const char *s, size_t n, int forms, float *out);
 /* A number in JSON's grammar, exactly, as decimal(precision, scale):

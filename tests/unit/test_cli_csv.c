@@ -408,10 +408,48 @@ static void null_marker(void **state)
     parse_close(&x);
 }
 
+/* CSV's number spellings beyond JSON's grammar read as numbers in
+ * numeric columns ('+1', '.5', '-.5', '5.', decimals too); a string
+ * column keeps the text as written; malformed ones stay refused. */
+static void csv_number_spellings(void **state)
+{
+    (void)state;
+    struct parsing x;
+    parse_open(&x, "n:long, d:double, m:decimal(5,2), s:string",
+               "n,d,m,s\n+1,.5,-.25,+1\n-2,5.,+3.,.5\n+-1,1,1,x\n1,.e5,1,x\n007,1,1,x\n");
+    struct error err;
+    assert_int_equal(csv_read_record(&x.rd.r), 1);
+    assert_int_equal(textio_parser_csv_header(x.p, &x.rd.r, &err), 0);
+    row(&x, true);
+    row(&x, true);
+    struct ArrowSchema s;
+    struct ArrowArray b;
+    assert_int_equal(textio_parser_take(x.p, &s, &b, &err), 0);
+    const int64_t *n = b.children[0]->buffers[1];
+    const double *d = b.children[1]->buffers[1];
+    const int64_t *m = b.children[2]->buffers[1]; /* decimal128 low words, little-endian */
+    assert_int_equal(n[0], 1);
+    assert_int_equal(n[1], -2);
+    assert_true(d[0] == 0.5 && d[1] == 5.0);
+    assert_int_equal(m[0], -25);
+    assert_int_equal(m[2], 300);
+    const int32_t *so = b.children[3]->buffers[1];
+    const char *sd = b.children[3]->buffers[2];
+    assert_int_equal(so[1] - so[0], 2);
+    assert_memory_equal(sd, "+1", 2);
+    b.release(&b);
+    s.release(&s);
+    row(&x, false); /* +-1 */
+    row(&x, false); /* .e5 */
+    row(&x, false); /* 007 */
+    parse_close(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_records),
+        cmocka_unit_test(csv_number_spellings),
         cmocka_unit_test(crlf_and_lf),
         cmocka_unit_test(quoting),
         cmocka_unit_test(empty_lines_and_bom),

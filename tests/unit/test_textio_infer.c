@@ -16,6 +16,7 @@
 #include "textio/colspec_format.h"
 #include "textio/csv.h"
 #include "textio/textio_infer.h"
+#include "textio/textio_timefmt.h"
 #include "textio/textio_parse.h"
 #include "textio/textio_schema.h"
 #include "util/arena.h"
@@ -70,7 +71,7 @@ static char *csv_spec_with(const char *csv, const char *null_marker, bool not_nu
         if (textio_infer_csv_row(inf, &r, null_marker, &err) != 0)
             fail_msg("%s", err.msg);
     struct buf out = BUF_INIT;
-    assert_int_equal(textio_infer_spec(inf, NULL, not_null, &out), 0);
+    assert_int_equal(textio_infer_spec(inf, NULL, not_null, &out, NULL), 0);
     textio_infer_free(inf);
     csv_reader_free(&r);
     fclose(f);
@@ -122,15 +123,64 @@ static void integers_past_long(void **state)
 static void spellings_the_readers_refuse(void **state)
 {
     (void)state;
-    /* The readers take true/false only, JSON's number grammar, and
-     * timestamps with seconds: what they refuse stays a string. */
+    /* The readers take true/false only, JSON's number grammar with CSV's
+     * spellings (+1, .5, 5.), and, without layouts, ISO timestamps with
+     * seconds: what they refuse stays a string. */
     expect_values("T\nF\n", "string");
     expect_values("TRUE\nFalse\n", "string");
     expect_values("007\n010\n", "string");
-    expect_values(".5\n1\n", "string");
-    expect_values("+1\n", "string");
+    expect_values(".5\n1\n", "double");
+    expect_values("-.5\n5.\n+2.5e3\n", "double");
+    expect_values("+1\n-3\n", "long");
+    expect_values("+-1\n", "string");
+    expect_values(".e5\n", "string");
+    expect_values("1.2.3\n", "string");
     expect_values("2024-01-01 10:00\n", "string");
     expect_values("2024/01/01 10:00:00\n", "string");
+}
+
+/* Layouts given: a column all of whose values one matches takes its
+ * type (the first such layout), ISO still first; formats_used names the
+ * layouts the columns rely on. */
+static void layouts(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"%Y/%m/%d %H:%M:%S", "%m/%d/%Y", "%d/%m/%Y",
+                                        "%Y-%m-%d %H:%M%z"};
+    struct textio_timefmt fmts[4];
+    struct error err;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(textio_timefmt_compile(texts[i], &fmts[i], &err), 0);
+    struct textio_infer *inf = textio_infer_new();
+    assert_non_null(inf);
+    assert_int_equal(textio_infer_formats(inf, fmts, 4, &err), 0);
+    const char *names[] = {"a", "b", "c", "d", "e"};
+    assert_int_equal(textio_infer_csv_columns(inf, names, 5, &err), 0);
+    const char *rows = "2015/01/01 01:00:00,01/02/2015,13/02/2015,2024-01-01,2024-01-01 10:00+02\n"
+                       "2015/12/31 23:59:59,12/31/2015,01/02/2015,2024-01-02,2024-01-01 10:00Z\n";
+    FILE *f = fmemopen((void *)rows, strlen(rows), "r");
+    assert_non_null(f);
+    struct csv_reader r;
+    csv_reader_init(&r, f);
+    while (csv_read_record(&r) > 0)
+        assert_int_equal(textio_infer_csv_row(inf, &r, NULL, &err), 0);
+    struct buf out = BUF_INIT;
+    uint32_t used = 0;
+    assert_int_equal(textio_infer_spec(inf, NULL, false, &out, &used), 0);
+    /* c: 13/02 is no month first: the day-first layout. d: ISO dates. */
+    assert_string_equal(out.data, "a:timestamp, b:date, c:date, d:date, e:timestamptz");
+    assert_int_equal(used, 0xf);
+    buf_free(&out);
+    csv_reader_free(&r);
+    fclose(f);
+    textio_infer_free(inf);
+    /* More layouts than a mask holds. */
+    struct textio_timefmt many[TEXTIO_INFER_MAX_FORMATS + 1];
+    inf = textio_infer_new();
+    assert_non_null(inf);
+    assert_int_equal(textio_infer_formats(inf, many, TEXTIO_INFER_MAX_FORMATS + 1, &err), -1);
+    assert_int_equal(err.code, ERR_LIMIT);
+    textio_infer_free(inf);
 }
 
 static void nulls_and_empty_strings(void **state)
@@ -181,7 +231,7 @@ static char *jsonl_spec(const char *lines, bool not_null)
         s += len + (nl != NULL);
     }
     struct buf out = BUF_INIT;
-    assert_int_equal(textio_infer_spec(inf, NULL, not_null, &out), 0);
+    assert_int_equal(textio_infer_spec(inf, NULL, not_null, &out, NULL), 0);
     textio_infer_free(inf);
     return buf_take(&out);
 }
@@ -246,7 +296,7 @@ static void caller_names(void **state)
     assert_int_equal(textio_infer_rows(inf), 1);
     const char *names[] = {"Order_Id", NULL};
     struct buf out = BUF_INIT;
-    assert_int_equal(textio_infer_spec(inf, names, false, &out), 0);
+    assert_int_equal(textio_infer_spec(inf, names, false, &out, NULL), 0);
     assert_string_equal(out.data, "Order_Id:long, ok:boolean");
     buf_free(&out);
     textio_infer_free(inf);
@@ -320,6 +370,7 @@ int main(void)
         cmocka_unit_test(widening_order),
         cmocka_unit_test(integers_past_long),
         cmocka_unit_test(spellings_the_readers_refuse),
+        cmocka_unit_test(layouts),
         cmocka_unit_test(nulls_and_empty_strings),
         cmocka_unit_test(temporal_forms),
         cmocka_unit_test(not_null_from_the_sample),
