@@ -11,7 +11,7 @@
 #include "parquet/schema.h"
 #include "util/buf.h"
 
-enum { IDENT_MAX = 128, MAX_DEPTH = 64 };
+enum { IDENT_MAX = LAKE_IDENT_MAX, MAX_DEPTH = 64 };
 
 /* ---- parsing --rename and --map values ---- */
 
@@ -282,32 +282,10 @@ struct report {
     bool nomem;
 };
 
-/* A usable name derived from `name` into out (NUL-terminated): other
- * characters become '_' (a UTF-8 sequence one '_'), a leading digit or '-'
- * gets '_' before it, the reserved prefix gets 'x' before it; "column"
- * when nothing is left. */
-static void sanitize(const char *name, char out[IDENT_MAX + 2])
-{
-    size_t n = 0;
-    bool lead = name[0] == '-' || (name[0] >= '0' && name[0] <= '9');
-    if (lead || lake_ident_reserved(name))
-        out[n++] = lead ? '_' : 'x';
-    for (const unsigned char *s = (const unsigned char *)name; *s && n < IDENT_MAX; s++) {
-        bool plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                     (*s >= '0' && *s <= '9') || *s == '_' || *s == '-';
-        if (plain)
-            out[n++] = (char)*s;
-        else if (*s < 0x80 || *s >= 0xC0) /* not a UTF-8 continuation byte */
-            if (n == 0 || out[n - 1] != '_')
-                out[n++] = '_';
-    }
-    snprintf(out + n, IDENT_MAX + 2 - n, "%s", n ? "" : "column");
-}
-
 static char *suggest_base(const char *name, struct arena *a)
 {
     char out[IDENT_MAX + 2];
-    sanitize(name, out);
+    lake_ident_sanitize(name, out);
     return arena_strdup(a, out);
 }
 
@@ -844,7 +822,7 @@ static const char *sanitized_column(const char *name, const char *const *names, 
                                     const struct lake_table *t)
 {
     char s[IDENT_MAX + 2];
-    sanitize(name, s);
+    lake_ident_sanitize(name, s);
     const struct lake_column *c = column_named(t, s);
     return c && !bound(names, n, c->name) ? c->name : NULL;
 }

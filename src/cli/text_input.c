@@ -373,6 +373,7 @@ int text_json_begin(const struct text_options *o, struct textio_parser *p,
         return EXIT_FAILURE_OTHER;
     }
     textio_parser_json_names(p, names);
+    textio_parser_json_sanitized(p, true);
     textio_parser_times(p, o->time_fmts, o->ntime_fmts, o->tz);
     return EXIT_OK;
 }

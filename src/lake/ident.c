@@ -75,3 +75,21 @@ void lake_ident_shown(const char *s, char *out, size_t out_size)
     else
         snprintf(out, out_size, "%s", s);
 }
+
+void lake_ident_sanitize(const char *name, char out[LAKE_IDENT_MAX + 2])
+{
+    size_t n = 0;
+    bool lead = name[0] == '-' || (name[0] >= '0' && name[0] <= '9');
+    if (lead || lake_ident_reserved(name))
+        out[n++] = lead ? '_' : 'x';
+    for (const unsigned char *s = (const unsigned char *)name; *s && n < LAKE_IDENT_MAX; s++) {
+        bool plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                     (*s >= '0' && *s <= '9') || *s == '_' || *s == '-';
+        if (plain)
+            out[n++] = (char)*s;
+        else if (*s < 0x80 || *s >= 0xC0) /* not a UTF-8 continuation byte */
+            if (n == 0 || out[n - 1] != '_')
+                out[n++] = '_';
+    }
+    snprintf(out + n, LAKE_IDENT_MAX + 2 - n, "%s", n ? "" : "column");
+}

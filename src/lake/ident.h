@@ -20,6 +20,13 @@ bool lake_catalog_name_valid(const char *s);
 bool lake_ident_reserved(const char *s);
 /* Custom table property keys: pattern, and not a reserved key or prefix. */
 bool lake_property_key_valid(const char *key);
+/* A usable name derived from `name` (how `table create --from` names a
+ * header that cannot be a column's), into out: other characters become
+ * '_' (a UTF-8 sequence one '_', runs one), a leading digit or '-' gets
+ * '_' before it, the reserved prefix gets 'x' before it; "column" when
+ * nothing is left. At most LAKE_IDENT_MAX characters plus one. */
+enum { LAKE_IDENT_MAX = 128 };
+void lake_ident_sanitize(const char *name, char out[LAKE_IDENT_MAX + 2]);
 /* Writes a name for an error message, shortened to 64 characters. */
 void lake_ident_shown(const char *s, char *out, size_t out_size);
 

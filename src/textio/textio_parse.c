@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lake/ident.h"
 #include "rows/rows_json.h"
 #include "rows/rows_schema.h"
 #include "rows/rows_value.h"
@@ -44,6 +45,7 @@ struct textio_parser {
     size_t csv_unknown;                     /* header names the schema lacks */
     const char *csv_null;                   /* an unquoted field equal to it is NULL */
     const char *const *json_names;          /* each column's member name (NULL: its own) */
+    bool json_sanitized;                    /* an unknown member may name a column once sanitized */
     const struct textio_timefmt *time_fmts; /* tried in order on dates and timestamps */
     size_t ntime_fmts;
     const struct textio_tz *tz; /* of timestamptz text without an offset (NULL: refused) */
@@ -565,12 +567,42 @@ static const char *expected_json(const struct lake_column *c)
     }
 }
 
+/* Whether obj has a member named name. */
+static bool has_member(const struct rj_value *obj, const char *name)
+{
+    for (size_t i = 0; i < obj->n; i++)
+        if (rj_key_is(obj, i, name))
+            return true;
+    return false;
+}
+
 /* The member name that fills field k: its own, or at the top level the
  * input's name for the column when the caller gave one. */
 static const char *member_name(const struct ctx *x, const struct colb *fields, size_t k, bool top)
 {
     const char *const *names = x->p->json_names;
     return top && names && names[k] ? names[k] : fields[k].col->name;
+}
+
+/* The column that member i of a top-level object names once sanitized
+ * (lake_ident_sanitize: how `table create --from` named it), when no
+ * member named it exactly and the caller mapped no other name to it; else
+ * nfields. */
+static size_t sanitized_field(const struct ctx *x, const struct rj_value *obj, size_t i,
+                              const struct colb *fields, size_t nfields,
+                              const struct rj_value **slots)
+{
+    char name[LAKE_IDENT_MAX + 2], own[LAKE_IDENT_MAX + 2];
+    if (obj->key_lens[i] > LAKE_IDENT_MAX || memchr(obj->keys[i], '\0', obj->key_lens[i]))
+        return nfields;
+    memcpy(name, obj->keys[i], obj->key_lens[i]);
+    name[obj->key_lens[i]] = '\0';
+    lake_ident_sanitize(name, own);
+    for (size_t k = 0; k < nfields; k++)
+        if (!slots[k] && strcmp(fields[k].col->name, own) == 0 &&
+            strcmp(member_name(x, fields, k, true), own) == 0 && !has_member(obj, own))
+            return k;
+    return nfields;
 }
 
 /* An object's members bound to fields by exact name: slots[k] is the
@@ -587,6 +619,8 @@ static int bind_members(struct ctx *x, const struct rj_value *obj, const struct 
         size_t k = 0;
         while (k < nfields && !rj_key_is(obj, i, member_name(x, fields, k, top)))
             k++;
+        if (k == nfields && top && x->p->json_sanitized)
+            k = sanitized_field(x, obj, i, fields, nfields, slots);
         char v[80];
         if (k == nfields) {
             if (buf_printf(&unknown, "%s'%s'", nunknown++ ? ", " : "",
@@ -873,6 +907,11 @@ int textio_parser_csv_names(struct textio_parser *p, const char *const *names, s
 void textio_parser_csv_null(struct textio_parser *p, const char *marker)
 {
     p->csv_null = marker;
+}
+
+void textio_parser_json_sanitized(struct textio_parser *p, bool on)
+{
+    p->json_sanitized = on;
 }
 
 void textio_parser_json_names(struct textio_parser *p, const char *const *names)

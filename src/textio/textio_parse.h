@@ -44,6 +44,12 @@ void textio_parser_csv_null(struct textio_parser *p, const char *marker);
  * for column k; NULL, or a NULL entry, for the column's own name). The
  * array must outlive the parser. */
 void textio_parser_json_names(struct textio_parser *p, const char *const *names);
+/* JSON: a top-level member no column is named as binds the column named
+ * as the member sanitized (lake_ident_sanitize: "Release Date" fills
+ * Release_Date), unless a member names that column exactly or the caller
+ * mapped another name to it. What `table create --from` infers from a
+ * file then appends from it with no --map, as for CSV headers. */
+void textio_parser_json_sanitized(struct textio_parser *p, bool on);
 /* Dates and timestamps (CSV fields, JSON strings) in the n formats fmts,
  * tried in order, instead of ISO 8601; a timestamptz value without an
  * offset taken in zone tz (NULL: refused). Both must outlive the parser. */

@@ -156,13 +156,23 @@ static void jsonl_nested(void **state)
                               "at:timestamptz, Score_:double, extra:boolean");
     free(spec);
     ok("table create local.ns.events --from events.jsonl");
+    /* No --map: "Score %" fills Score_, as a CSV header would. */
+    ok("append local.ns.events events.jsonl");
     ok("append local.ns.events events.jsonl --map 'Score %=Score_'");
     struct cli_out o;
     run(&o, "read local.ns.events --format jsonl");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "\"user\":{\"name\":\"b\",\"tags\":[]}", "nested");
-    expect_contains(o.out, "\"Score_\":0.5", "mapped");
+    const char *first = strstr(o.out, "\"Score_\":0.5");
+    assert_non_null(first);
+    assert_non_null(strstr(first + 1, "\"Score_\":0.5")); /* both appends */
     cli_out_free(&o);
+    /* A member that is neither a column nor one sanitized stays unknown;
+     * one naming the column exactly wins over its sanitized twin. */
+    test_write_file(dir, "odd.jsonl", "{\"id\":3,\"Score #\":1,\"Scor\":2}\n");
+    refused(1, "unknown column 'Scor'", "append local.ns.events odd.jsonl");
+    test_write_file(dir, "twins.jsonl", "{\"id\":4,\"Score_\":1,\"Score %\":2}\n");
+    refused(1, "unknown column 'Score %'", "append local.ns.events twins.jsonl");
 }
 
 static void convert_without_schema_then_parquet(void **state)
