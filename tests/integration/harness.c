@@ -845,6 +845,62 @@ void cli_out_free(struct cli_out *o)
     o->out = o->err = NULL;
 }
 
+static struct {
+    const char *bin, *server, *cwd;
+} session;
+
+void cli_session(const char *bin, const char *server, const char *cwd)
+{
+    session.bin = bin;
+    session.server = server;
+    session.cwd = cwd;
+}
+
+/* Runs args (already formatted) in the session. */
+static void session_run(struct cli_out *o, const char *args)
+{
+    if (!session.bin)
+        fail_msg("a CLI run before cli_session");
+    cli_run(o, session.bin, session.server, session.cwd, "%s", args);
+}
+
+void cli_do(struct cli_out *o, const char *fmt, ...)
+{
+    char args[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    session_run(o, args);
+}
+
+void cli_ok(const char *fmt, ...)
+{
+    char args[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    struct cli_out o;
+    session_run(&o, args);
+    cli_out_expect(&o, 0, args);
+    cli_out_free(&o);
+}
+
+void cli_refused(int code, const char *needle, const char *fmt, ...)
+{
+    char args[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    struct cli_out o;
+    session_run(&o, args);
+    cli_out_expect(&o, code, args);
+    expect_contains(o.err, needle, args);
+    cli_out_free(&o);
+}
+
 void cli_out_expect(const struct cli_out *o, int code, const char *what)
 {
     if (o->code != code)

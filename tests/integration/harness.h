@@ -199,6 +199,17 @@ void cli_run(struct cli_out *o, const char *bin, const char *server, const char 
              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void cli_out_free(struct cli_out *o);
 
+/* A test's runs of the command, against one server from one directory
+ * (set once, in setup; the strings must outlive the runs), each given
+ * printf-formatted, already shell-quoted arguments: cli_do runs them;
+ * cli_ok fails the test unless they exit 0; cli_refused unless they exit
+ * `code` with `needle` in stderr. */
+void cli_session(const char *bin, const char *server, const char *cwd);
+void cli_do(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_refused(int code, const char *needle, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* ---- files and text ---- */
 
 /* A new directory $TMPDIR/hl-<label>-XXXXXX into out (fails the test when

@@ -26,17 +26,6 @@ static struct test_server srv;
 static PGconn *pg;
 static char dir[256];
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
 static void expect_text_eq(const char *got, const char *want)
 {
     if (strcmp(got, want) != 0)
@@ -84,15 +73,16 @@ static int setup(void **state)
     /* The commands this program runs act as the server's admin. */
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "cli-append");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
     struct cli_out o;
-    run(&o, "catalog create local --data-path file://%s/wh", dir);
+    cli_do(&o, "catalog create local --data-path file://%s/wh", dir);
     cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
-    run(&o, "namespace create local.ns");
+    cli_do(&o, "namespace create local.ns");
     cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
-    run(&o, "table create local.ns.ev --columns 'id:long!, name:string, amount:decimal(10,2), "
-            "ts:timestamptz' --partition-by 'day(ts)'");
+    cli_do(&o, "table create local.ns.ev --columns 'id:long!, name:string, amount:decimal(10,2), "
+               "ts:timestamptz' --partition-by 'day(ts)'");
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     return 0;
@@ -122,11 +112,11 @@ static void append_three_formats(void **state)
     struct cli_out o;
     /* A Parquet input written by another tool (here our own converter,
      * with its own field ids: columns match by name). */
-    run(&o, "parquet convert c.csv c.parquet --schema 'name:string, id:long!'");
+    cli_do(&o, "parquet convert c.csv c.parquet --schema 'name:string, id:long!'");
     cli_out_expect(&o, 0, "convert");
     cli_out_free(&o);
 
-    run(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
+    cli_do(&o, "append local.ns.ev a.csv b.jsonl c.parquet --author cli --message three");
     cli_out_expect(&o, 0, "append");
     expect_contains(o.out, "6 rows in 3 files", "the summary");
     /* Partitions as dates, named as Iceberg names the day field. */
@@ -136,7 +126,7 @@ static void append_three_formats(void **state)
     cli_out_free(&o);
     assert_int_equal(data_files("local"), 3);
 
-    run(&o, "read local.ns.ev --format csv");
+    cli_do(&o, "read local.ns.ev --format csv");
     cli_out_expect(&o, 0, "read");
     char *got = sorted_lines(o.out);
     expect_text_eq(got, "1,a,1.50,2026-01-01T10:00:00.000000Z\n"
@@ -151,7 +141,7 @@ static void append_three_formats(void **state)
 
     /* --json: the snapshot and every file; time travel to before it. */
     test_write_file(dir, "d.jsonl", "{\"id\":7}\n");
-    run(&o, "--json append local.ns.ev d.jsonl");
+    cli_do(&o, "--json append local.ns.ev d.jsonl");
     cli_out_expect(&o, 0, "append --json");
     json_t *doc = jparse(o.out);
     int64_t snap = jint(doc, "snapshot_id");
@@ -159,14 +149,14 @@ static void append_three_formats(void **state)
     assert_int_equal(json_array_size(json_object_get(doc, "files")), 1);
     json_decref(doc);
     cli_out_free(&o);
-    run(&o, "read local.ns.ev --snapshot %lld --format jsonl", (long long)snap - 1);
+    cli_do(&o, "read local.ns.ev --snapshot %lld --format jsonl", (long long)snap - 1);
     cli_out_expect(&o, 0, "read --snapshot");
     int lines = 0;
     for (const char *p = o.out; (p = strchr(p, '\n')); p++)
         lines++;
     assert_int_equal(lines, 6);
     cli_out_free(&o);
-    run(&o, "read local.ns.ev --limit 2");
+    cli_do(&o, "read local.ns.ev --limit 2");
     cli_out_expect(&o, 0, "read --limit");
     lines = 0;
     for (const char *p = o.out; (p = strchr(p, '\n')); p++)
@@ -181,25 +171,25 @@ static void refusals_change_nothing(void **state)
     int64_t before = data_files("local");
     struct cli_out o;
     test_write_file(dir, "wrong.csv", "id,name\n1,a\nx,b\n");
-    run(&o, "append local.ns.ev wrong.csv");
+    cli_do(&o, "append local.ns.ev wrong.csv");
     cli_out_expect(&o, 1, "a wrong type");
     expect_contains(o.err, "wrong.csv line 3: column 'id'", "the wrong type's message");
     expect_contains(o.err, "nothing was committed or uploaded", "what is left");
     cli_out_free(&o);
 
     test_write_file(dir, "noid.csv", "name\na\n");
-    run(&o, "append local.ns.ev noid.csv");
+    cli_do(&o, "append local.ns.ev noid.csv");
     cli_out_expect(&o, 1, "a missing required column");
     expect_contains(o.err, "id", "the missing column's name");
     cli_out_free(&o);
 
-    run(&o, "append local.ns.nope noid.csv");
+    cli_do(&o, "append local.ns.nope noid.csv");
     cli_out_expect(&o, 3, "an unknown table");
     cli_out_free(&o);
-    run(&o, "append local.ns.ev noid.txt");
+    cli_do(&o, "append local.ns.ev noid.txt");
     cli_out_expect(&o, 2, "an unknown format");
     cli_out_free(&o);
-    run(&o, "append local.ns.ev");
+    cli_do(&o, "append local.ns.ev");
     cli_out_expect(&o, 2, "no input");
     cli_out_free(&o);
     assert_int_equal(data_files("local"), before);
@@ -212,7 +202,7 @@ static void empty_input_appends_nothing(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "table create local.ns.flat --columns 'id:long!, name:string'");
+    cli_do(&o, "table create local.ns.flat --columns 'id:long!, name:string'");
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     test_write_file(dir, "header.csv", "id,name,amount,ts\n");
@@ -226,7 +216,7 @@ static void empty_input_appends_nothing(void **state)
     int64_t files = data_files("local");
     int64_t head = sqli("SELECT last_snapshot_id FROM hog_catalog WHERE name = 'local'");
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
-        run(&o, "append %s", runs[i]);
+        cli_do(&o, "append %s", runs[i]);
         cli_out_expect(&o, 0, runs[i]);
         expect_text_eq(o.out, "nothing appended: the input holds no rows\n");
         cli_out_free(&o);
@@ -241,7 +231,7 @@ static void empty_input_appends_nothing(void **state)
 static void run_expect(int code, const char *what, const char *args, const char *err_has)
 {
     struct cli_out o;
-    run(&o, "%s", args);
+    cli_do(&o, "%s", args);
     cli_out_expect(&o, code, what);
     if (err_has)
         expect_contains(o.err, err_has, what);
@@ -271,7 +261,7 @@ static void drop_not_null_then_append_nulls(void **state)
     run_expect(0, "table alter --drop-not-null",
                "table alter local.ns.books --drop-not-null title --drop-not-null pages", NULL);
     struct cli_out o;
-    run(&o, "--json table show local.ns.books --no-totals");
+    cli_do(&o, "--json table show local.ns.books --no-totals");
     cli_out_expect(&o, 0, "table show");
     json_t *t = jparse(o.out);
     json_t *cols = json_object_get(t, "columns");
@@ -283,7 +273,7 @@ static void drop_not_null_then_append_nulls(void **state)
 
     run_expect(0, "append books2 after the alter", "append local.ns.books books2.csv", NULL);
     assert_int_equal(data_files("local"), files + 1);
-    run(&o, "read local.ns.books --format jsonl");
+    cli_do(&o, "read local.ns.books --format jsonl");
     cli_out_expect(&o, 0, "read");
     char *got = sorted_lines(o.out);
     expect_text_eq(got, "{\"id\":1,\"title\":\"Dune\",\"pages\":412}\n"
@@ -292,7 +282,7 @@ static void drop_not_null_then_append_nulls(void **state)
     free(got);
     cli_out_free(&o);
     /* The first file, read as of before the alter, is as it was. */
-    run(&o, "read local.ns.books --snapshot %lld --format jsonl", (long long)before_alter);
+    cli_do(&o, "read local.ns.books --snapshot %lld --format jsonl", (long long)before_alter);
     cli_out_expect(&o, 0, "read before the alter");
     got = sorted_lines(o.out);
     expect_text_eq(got, "{\"id\":1,\"title\":\"Dune\",\"pages\":412}\n"
@@ -308,7 +298,7 @@ static void drop_not_null_then_append_nulls(void **state)
     run_expect(0, "table alter --drop-not-null tags.element",
                "table alter local.ns.tagged --drop-not-null tags.element", NULL);
     run_expect(0, "append tags", "append local.ns.tagged tags.jsonl", NULL);
-    run(&o, "read local.ns.tagged --format jsonl");
+    cli_do(&o, "read local.ns.tagged --format jsonl");
     cli_out_expect(&o, 0, "read tagged");
     expect_text_eq(o.out, "{\"id\":1,\"tags\":[\"a\",null]}\n");
     cli_out_free(&o);
@@ -326,20 +316,20 @@ static void append_to_s3(void **state)
     setenv("AWS_SECRET_ACCESS_KEY", getenv("HOGLAKE_TEST_S3_SECRET_KEY"), 1);
     setenv("AWS_REGION", getenv("HOGLAKE_TEST_S3_REGION"), 1);
     struct cli_out o;
-    run(&o, "catalog create remote --data-path s3://%s/cli", getenv("HOGLAKE_TEST_S3_BUCKET"));
+    cli_do(&o, "catalog create remote --data-path s3://%s/cli", getenv("HOGLAKE_TEST_S3_BUCKET"));
     cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
-    run(&o, "namespace create remote.ns");
+    cli_do(&o, "namespace create remote.ns");
     cli_out_free(&o);
-    run(&o, "table create remote.ns.t --columns 'id:long!, name:string'");
+    cli_do(&o, "table create remote.ns.t --columns 'id:long!, name:string'");
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     test_write_file(dir, "s3.jsonl", "{\"id\":1,\"name\":\"x\"}\n{\"id\":2}\n");
-    run(&o, "append remote.ns.t s3.jsonl");
+    cli_do(&o, "append remote.ns.t s3.jsonl");
     cli_out_expect(&o, 0, "append to S3");
     expect_contains(o.out, "s3://", "an s3 path");
     cli_out_free(&o);
-    run(&o, "read remote.ns.t");
+    cli_do(&o, "read remote.ns.t");
     cli_out_expect(&o, 0, "read from S3");
     char *got = sorted_lines(o.out);
     expect_text_eq(got, "{\"id\":1,\"name\":\"x\"}\n{\"id\":2,\"name\":null}\n");
@@ -411,7 +401,7 @@ static void append_reads_the_table_once(void **state)
     test_write_file(dir, "once.csv", "id,name\n100,once\n");
     int64_t before = table_gets();
     struct cli_out o;
-    run(&o, "append local.ns.ev once.csv");
+    cli_do(&o, "append local.ns.ev once.csv");
     cli_out_expect(&o, 0, "append");
     cli_out_free(&o);
     assert_int_equal(table_gets() - before, 1);

@@ -22,34 +22,6 @@ static struct test_server srv;
 static PGconn *pg;
 static char dir[256];
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
-static void ok(const char *args)
-{
-    struct cli_out o;
-    run(&o, "%s", args);
-    cli_out_expect(&o, 0, args);
-    cli_out_free(&o);
-}
-
-static void refused(int code, const char *needle, const char *args)
-{
-    struct cli_out o;
-    run(&o, "%s", args);
-    cli_out_expect(&o, code, args);
-    expect_contains(o.err, needle, args);
-    cli_out_free(&o);
-}
-
 /* The spec of a "--columns '...'" or "--schema '...'" line in text. */
 static char *spec_in(const char *text, const char *opt)
 {
@@ -68,7 +40,7 @@ static char *spec_in(const char *text, const char *opt)
 static char *dry_run(const char *file, const char *extra)
 {
     struct cli_out o;
-    run(&o, "table create local.ns.never --from '%s' --dry-run %s", file, extra);
+    cli_do(&o, "table create local.ns.never --from '%s' --dry-run %s", file, extra);
     cli_out_expect(&o, 0, file);
     char *spec = spec_in(o.out, "--columns");
     cli_out_free(&o);
@@ -81,8 +53,9 @@ static int setup(void **state)
     test_stack_up(&db, &srv, &pg, "cli_infer", NULL, NULL);
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "cli-infer");
-    ok("catalog create local --data-path file://$PWD/wh");
-    ok("namespace create local.ns");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
+    cli_ok("catalog create local --data-path file://$PWD/wh");
+    cli_ok("namespace create local.ns");
     return 0;
 }
 
@@ -104,7 +77,7 @@ static void csv_dry_run_creates_nothing(void **state)
     (void)state;
     test_write_file(dir, "flights.csv", flights_csv);
     struct cli_out o;
-    run(&o, "table create local.ns.flights --from flights.csv --dry-run");
+    cli_do(&o, "table create local.ns.flights --from flights.csv --dry-run");
     cli_out_expect(&o, 0, "dry run");
     expect_contains(o.out, "# columns inferred from flights.csv (3 rows sampled)\n", "comment");
     expect_contains(o.out,
@@ -113,10 +86,10 @@ static void csv_dry_run_creates_nothing(void **state)
                     "spec");
     expect_contains(o.out, "--map 'Flight Date=Flight_Date,Price $=Price_'\n", "map");
     cli_out_free(&o);
-    refused(3, "", "table show local.ns.flights");
+    cli_refused(3, "", "table show local.ns.flights");
     /* --json: the same, as an object. */
-    run(&o, "--json table create local.ns.flights --from flights.csv --dry-run "
-            "--not-null-from-sample");
+    cli_do(&o, "--json table create local.ns.flights --from flights.csv --dry-run "
+               "--not-null-from-sample");
     cli_out_expect(&o, 0, "json dry run");
     expect_contains(o.out, "\"columns\": \"Flight_Date:date!, Price_:double, id:long!", "json");
     expect_contains(o.out, "\"rows_sampled\": 3", "json rows");
@@ -128,14 +101,15 @@ static void csv_created_and_appended_as_is(void **state)
     (void)state;
     test_write_file(dir, "flights.csv", flights_csv);
     struct cli_out o;
-    run(&o, "table create local.ns.flights --from flights.csv --partition-by 'month(Flight_Date)'");
+    cli_do(&o,
+           "table create local.ns.flights --from flights.csv --partition-by 'month(Flight_Date)'");
     cli_out_expect(&o, 0, "create");
     expect_contains(o.err, "--columns 'Flight_Date:date, Price_:double", "spec on stderr");
     expect_contains(o.out, "created table local.ns.flights", "created");
     cli_out_free(&o);
     /* No --map: headers match their sanitized columns. */
-    ok("append local.ns.flights flights.csv");
-    run(&o, "read local.ns.flights --format csv");
+    cli_ok("append local.ns.flights flights.csv");
+    cli_do(&o, "read local.ns.flights --format csv");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "2024-01-02,,2,false,2024-01-02T11:30:00.250000,", "row 2");
     expect_contains(o.out, "2024-01-03,3.0,3,,2024-01-03T00:00:00.000000,010", "row 3");
@@ -155,12 +129,12 @@ static void jsonl_nested(void **state)
     assert_string_equal(spec, "id:long, user:struct<name:string, tags:list<string>>, "
                               "at:timestamptz, Score_:double, extra:boolean");
     free(spec);
-    ok("table create local.ns.events --from events.jsonl");
+    cli_ok("table create local.ns.events --from events.jsonl");
     /* No --map: "Score %" fills Score_, as a CSV header would. */
-    ok("append local.ns.events events.jsonl");
-    ok("append local.ns.events events.jsonl --map 'Score %=Score_'");
+    cli_ok("append local.ns.events events.jsonl");
+    cli_ok("%s", "append local.ns.events events.jsonl --map 'Score %=Score_'");
     struct cli_out o;
-    run(&o, "read local.ns.events --format jsonl");
+    cli_do(&o, "read local.ns.events --format jsonl");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "\"user\":{\"name\":\"b\",\"tags\":[]}", "nested");
     const char *first = strstr(o.out, "\"Score_\":0.5");
@@ -170,9 +144,9 @@ static void jsonl_nested(void **state)
     /* A member that is neither a column nor one sanitized stays unknown;
      * one naming the column exactly wins over its sanitized twin. */
     test_write_file(dir, "odd.jsonl", "{\"id\":3,\"Score #\":1,\"Scor\":2}\n");
-    refused(1, "unknown column 'Scor'", "append local.ns.events odd.jsonl");
+    cli_refused(1, "unknown column 'Scor'", "append local.ns.events odd.jsonl");
     test_write_file(dir, "twins.jsonl", "{\"id\":4,\"Score_\":1,\"Score %\":2}\n");
-    refused(1, "unknown column 'Score %'", "append local.ns.events twins.jsonl");
+    cli_refused(1, "unknown column 'Score %'", "append local.ns.events twins.jsonl");
 }
 
 static void convert_without_schema_then_parquet(void **state)
@@ -180,7 +154,7 @@ static void convert_without_schema_then_parquet(void **state)
     (void)state;
     test_write_file(dir, "flights.csv", flights_csv);
     struct cli_out o;
-    run(&o, "parquet convert flights.csv flights.parquet");
+    cli_do(&o, "parquet convert flights.csv flights.parquet");
     cli_out_expect(&o, 0, "convert");
     char *converted = spec_in(o.err, "--schema");
     cli_out_free(&o);
@@ -189,18 +163,18 @@ static void convert_without_schema_then_parquet(void **state)
     assert_string_equal(spec, converted);
     free(spec);
     free(converted);
-    ok("table create local.ns.pq --from flights.parquet");
-    ok("append local.ns.pq flights.parquet");
-    run(&o, "read local.ns.pq --format csv");
+    cli_ok("table create local.ns.pq --from flights.parquet");
+    cli_ok("append local.ns.pq flights.parquet");
+    cli_do(&o, "read local.ns.pq --format csv");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "2024-01-01,1.5,1,true,2024-01-01T10:00:00.000000,007", "row");
     cli_out_free(&o);
     /* A value past the sample that the inferred type cannot read. */
     test_write_file(dir, "late.csv", "a\n1\n2\nx\n");
-    refused(1, "give --schema, or a larger --sample-rows",
-            "parquet convert late.csv late.parquet --sample-rows 2");
+    cli_refused(1, "give --schema, or a larger --sample-rows",
+                "parquet convert late.csv late.parquet --sample-rows 2");
     assert_int_not_equal(access("late.parquet", F_OK), 0);
-    ok("parquet convert late.csv late.parquet --sample-rows 0");
+    cli_ok("parquet convert late.csv late.parquet --sample-rows 0");
 }
 
 static void refusals(void **state)
@@ -208,21 +182,23 @@ static void refusals(void **state)
     (void)state;
     test_write_file(dir, "f.csv", "a\n1\n");
     test_write_file(dir, "e.jsonl", "[1]\n");
-    refused(2, "exactly one of --columns", "table create local.ns.x --from f.csv --columns a:long");
-    refused(2, "--dry-run applies to --from", "table create local.ns.x --columns a:long --dry-run");
-    refused(2, "--sample-rows takes an integer >= 0",
-            "table create local.ns.x --from f.csv --sample-rows -1");
-    refused(2, "--delimiter applies to CSV",
-            "table create local.ns.x --from e.jsonl --delimiter ';'");
-    refused(2, "cannot tell the format", "table create local.ns.x --from f.txt");
-    refused(1, "No such file", "table create local.ns.x --from missing.csv");
-    refused(1, "e.jsonl line 1: a row must be a JSON object",
-            "table create local.ns.x --from e.jsonl");
-    refused(2, "needs --schema", "parquet convert - out.parquet --from csv");
-    refused(2, "--sample-rows applies",
-            "parquet convert f.csv out.parquet --schema a:long "
-            "--sample-rows 5");
-    refused(3, "", "table show local.ns.x");
+    cli_refused(2, "exactly one of --columns",
+                "table create local.ns.x --from f.csv --columns a:long");
+    cli_refused(2, "--dry-run applies to --from",
+                "table create local.ns.x --columns a:long --dry-run");
+    cli_refused(2, "--sample-rows takes an integer >= 0",
+                "table create local.ns.x --from f.csv --sample-rows -1");
+    cli_refused(2, "--delimiter applies to CSV",
+                "table create local.ns.x --from e.jsonl --delimiter ';'");
+    cli_refused(2, "cannot tell the format", "table create local.ns.x --from f.txt");
+    cli_refused(1, "No such file", "table create local.ns.x --from missing.csv");
+    cli_refused(1, "e.jsonl line 1: a row must be a JSON object",
+                "table create local.ns.x --from e.jsonl");
+    cli_refused(2, "needs --schema", "parquet convert - out.parquet --from csv");
+    cli_refused(2, "--sample-rows applies",
+                "parquet convert f.csv out.parquet --schema a:long "
+                "--sample-rows 5");
+    cli_refused(3, "", "table show local.ns.x");
 }
 
 /* ---- DuckDB's types next to ours ---- */

@@ -31,35 +31,6 @@ static struct test_server srv;
 static PGconn *pg;
 static char dir[256];
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
-static void ok(const char *args)
-{
-    struct cli_out o;
-    run(&o, "%s", args);
-    cli_out_expect(&o, 0, args);
-    cli_out_free(&o);
-}
-
-/* Runs the command and checks its exit code and a piece of stderr. */
-static void refused(int code, const char *needle, const char *args)
-{
-    struct cli_out o;
-    run(&o, "%s", args);
-    cli_out_expect(&o, code, args);
-    expect_contains(o.err, needle, args);
-    cli_out_free(&o);
-}
-
 static int64_t data_files(void)
 {
     return sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld",
@@ -76,7 +47,7 @@ static int cmp_lines(const void *a, const void *b)
 static void expect_rows(const char *table, const char *want)
 {
     struct cli_out o;
-    run(&o, "read local.ns.%s --format csv", table);
+    cli_do(&o, "read local.ns.%s --format csv", table);
     cli_out_expect(&o, 0, "read");
     char *lines[64], got[4096] = "";
     size_t n = 0;
@@ -96,8 +67,9 @@ static int setup(void **state)
     test_stack_up(&db, &srv, &pg, "cli_input", NULL, NULL);
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "cli-input");
-    ok("catalog create local --data-path file://$PWD/wh");
-    ok("namespace create local.ns");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
+    cli_ok("catalog create local --data-path file://$PWD/wh");
+    cli_ok("namespace create local.ns");
     return 0;
 }
 
@@ -116,7 +88,7 @@ static void make_flights(const char *name)
              "table create local.ns.%s --columns 'id:long!, flight_date:date, price:double, "
              "origin:string'",
              name);
-    ok(args);
+    cli_ok("%s", args);
 }
 
 /* Headers with spaces and '$', a ';' delimiter, a null marker: mapped. */
@@ -129,8 +101,8 @@ static void mapped_headers_and_null_marker(void **state)
                     "2024-01-01;1.5;1;\"NA\"\n"
                     "2024-01-02;NA;2;SFO\n"
                     "2024-01-03;;3;NA\n");
-    ok("append local.ns.flights flights.csv --delimiter ';' --null NA "
-       "--map 'Flight Date=flight_date' --map 'Price $=price'");
+    cli_ok("append local.ns.flights flights.csv --delimiter ';' --null NA "
+           "--map 'Flight Date=flight_date' --map 'Price $=price'");
     /* A quoted "NA" stays text; unquoted NA and an empty field are NULL. */
     expect_rows("flights", "1,2024-01-01,1.5,NA\n"
                            "2,2024-01-02,,SFO\n"
@@ -146,7 +118,7 @@ static void unknown_headers_listed_together(void **state)
     test_write_file(dir, "u.csv", "Flight Date,id,Price $,Zone\n2024-01-01,1,2.5,x\n");
     int64_t before = data_files();
     struct cli_out o;
-    run(&o, "append local.ns.unknown u.csv");
+    cli_do(&o, "append local.ns.unknown u.csv");
     cli_out_expect(&o, 1, "unknown headers");
     expect_contains(o.err,
                     "u.csv: the header names 3 columns the table lacks: 'Flight Date', "
@@ -158,10 +130,11 @@ static void unknown_headers_listed_together(void **state)
     cli_out_free(&o);
     assert_int_equal(data_files(), before);
     /* A --map to a column the table lacks is a usage error. */
-    refused(2, "the table has no column 'nope' (--map 'Zone=nope')",
-            "append local.ns.unknown u.csv --map 'Zone=nope'");
+    cli_refused(2, "the table has no column 'nope' (--map 'Zone=nope')",
+                "append local.ns.unknown u.csv --map 'Zone=nope'");
     /* The suggested map, with Zone given a real column, goes through. */
-    ok("append local.ns.unknown u.csv --map 'Flight Date=flight_date,Price $=price,Zone=origin'");
+    cli_ok(
+        "append local.ns.unknown u.csv --map 'Flight Date=flight_date,Price $=price,Zone=origin'");
     expect_rows("unknown", "1,2024-01-01,2.5,x\n"
                            "id,flight_date,price,origin\n");
 }
@@ -174,9 +147,9 @@ static void tsv_by_extension(void **state)
     test_write_file(dir, "a.tsv", "id\torigin\n1\tSan Jose, CA\n");
     test_write_file(dir, "b.txt", "id\torigin\n2\tx\n");
     test_write_file(dir, "c.csv", "id\torigin\n3\ty\n");
-    ok("append local.ns.tsv a.tsv");
-    ok("append local.ns.tsv b.txt --format tsv");
-    ok("append local.ns.tsv c.csv --delimiter '\\t'");
+    cli_ok("append local.ns.tsv a.tsv");
+    cli_ok("append local.ns.tsv b.txt --format tsv");
+    cli_ok("append local.ns.tsv c.csv --delimiter '\\t'");
     expect_rows("tsv", "1,,,\"San Jose, CA\"\n"
                        "2,,,x\n"
                        "3,,,y\n"
@@ -190,26 +163,26 @@ static void header_less(void **state)
     make_flights("nohead");
     test_write_file(dir, "all.csv", "1,2024-05-01,9.5,LAX\n");
     test_write_file(dir, "some.csv", "LAX,2\nSJC,3\n");
-    ok("append local.ns.nohead all.csv --no-header");
-    ok("append local.ns.nohead some.csv --no-header --columns origin,id");
+    cli_ok("append local.ns.nohead all.csv --no-header");
+    cli_ok("append local.ns.nohead some.csv --no-header --columns origin,id");
     expect_rows("nohead", "1,2024-05-01,9.5,LAX\n"
                           "2,,,LAX\n"
                           "3,,,SJC\n"
                           "id,flight_date,price,origin\n");
     int64_t before = data_files();
-    refused(2, "--columns: the table has no column 'zz'",
-            "append local.ns.nohead some.csv --no-header --columns origin,zz");
-    refused(2, "--columns lacks column 'id', which is required",
-            "append local.ns.nohead some.csv --no-header --columns origin");
-    refused(2, "--columns names 'id' twice",
-            "append local.ns.nohead some.csv --no-header --columns id,id");
-    refused(1, "some.csv line 1: 2 fields, but --columns names 3",
-            "append local.ns.nohead some.csv --no-header --columns origin,id,price");
-    refused(1, "some.csv line 1: 2 fields, but the table has 4 columns",
-            "append local.ns.nohead some.csv --no-header");
-    refused(2, "give --no-header too", "append local.ns.nohead some.csv --columns origin,id");
-    refused(2, "the file has no names to map",
-            "append local.ns.nohead some.csv --no-header --map 'a=id'");
+    cli_refused(2, "--columns: the table has no column 'zz'",
+                "append local.ns.nohead some.csv --no-header --columns origin,zz");
+    cli_refused(2, "--columns lacks column 'id', which is required",
+                "append local.ns.nohead some.csv --no-header --columns origin");
+    cli_refused(2, "--columns names 'id' twice",
+                "append local.ns.nohead some.csv --no-header --columns id,id");
+    cli_refused(1, "some.csv line 1: 2 fields, but --columns names 3",
+                "append local.ns.nohead some.csv --no-header --columns origin,id,price");
+    cli_refused(1, "some.csv line 1: 2 fields, but the table has 4 columns",
+                "append local.ns.nohead some.csv --no-header");
+    cli_refused(2, "give --no-header too", "append local.ns.nohead some.csv --columns origin,id");
+    cli_refused(2, "the file has no names to map",
+                "append local.ns.nohead some.csv --no-header --map 'a=id'");
     assert_int_equal(data_files(), before);
 }
 
@@ -265,8 +238,8 @@ static void standard_input(void **state)
     cli_out_expect(&o, 2, "- without --format");
     expect_contains(o.err, "reading standard input (-) needs --format", "the message");
     cli_out_free(&o);
-    refused(2, "Parquet is read at offsets", "append local.ns.piped - --format parquet");
-    refused(2, "can be read once", "append local.ns.piped - - --format csv");
+    cli_refused(2, "Parquet is read at offsets", "append local.ns.piped - --format parquet");
+    cli_refused(2, "can be read once", "append local.ns.piped - - --format csv");
     /* Unknown JSON Lines members: all of a row's, in one message. */
     run_piped(&o, "{\"id\":5,\"A B\":1,\"c$\":2}\\n", "append local.ns.piped - --format jsonl");
     cli_out_expect(&o, 1, "unknown members");
@@ -283,16 +256,16 @@ static void bad_options(void **state)
     test_write_file(dir, "ok.csv", "id\n1\n");
     test_write_file(dir, "ok.jsonl", "{\"id\":1}\n");
     int64_t before = data_files();
-    refused(2, "--delimiter takes one ASCII character",
-            "append local.ns.bad ok.csv --delimiter ';;'");
-    refused(2, "--delimiter takes one ASCII character",
-            "append local.ns.bad ok.csv --delimiter '\"'");
-    refused(2, "--delimiter takes one ASCII character",
-            "append local.ns.bad ok.csv --delimiter \"$(printf '\\302\\247')\"");
-    refused(2, "--null applies to CSV input", "append local.ns.bad ok.jsonl --null NA");
-    refused(2, "--map 'a': no '=' (expected OLD=NEW)", "append local.ns.bad ok.csv --map a");
-    refused(2, "--format takes csv, tsv, json, jsonl or parquet, not 'xml'",
-            "append local.ns.bad ok.csv --format xml");
+    cli_refused(2, "--delimiter takes one ASCII character",
+                "append local.ns.bad ok.csv --delimiter ';;'");
+    cli_refused(2, "--delimiter takes one ASCII character",
+                "append local.ns.bad ok.csv --delimiter '\"'");
+    cli_refused(2, "--delimiter takes one ASCII character",
+                "append local.ns.bad ok.csv --delimiter \"$(printf '\\302\\247')\"");
+    cli_refused(2, "--null applies to CSV input", "append local.ns.bad ok.jsonl --null NA");
+    cli_refused(2, "--map 'a': no '=' (expected OLD=NEW)", "append local.ns.bad ok.csv --map a");
+    cli_refused(2, "--format takes csv, tsv, json, jsonl or parquet, not 'xml'",
+                "append local.ns.bad ok.csv --format xml");
     assert_int_equal(data_files(), before);
 }
 
@@ -312,14 +285,14 @@ static const char *vega(const char *name)
 static void timestamp_format_real_csv(void **state)
 {
     (void)state;
-    ok("table create local.ns.github --columns 'time:timestamp!, count:int'");
+    cli_ok("table create local.ns.github --columns 'time:timestamp!, count:int'");
     struct cli_out o;
-    run(&o, "append local.ns.github '%s' --timestamp-format '%%Y/%%m/%%d %%H:%%M:%%S'",
-        vega("github.csv"));
+    cli_do(&o, "append local.ns.github '%s' --timestamp-format '%%Y/%%m/%%d %%H:%%M:%%S'",
+           vega("github.csv"));
     cli_out_expect(&o, 0, "github.csv");
     expect_contains(o.out, "955 rows in 1 file", "every row");
     cli_out_free(&o);
-    run(&o, "read local.ns.github --format csv --where \"time < '2015-01-01T05:00:00'\"");
+    cli_do(&o, "read local.ns.github --format csv --where \"time < '2015-01-01T05:00:00'\"");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "2015-01-01T01:00:00.000000,2", "the first row");
     expect_contains(o.out, "2015-01-01T04:00:00.000000,3", "the second row");
@@ -328,7 +301,7 @@ static void timestamp_format_real_csv(void **state)
     int64_t before = data_files();
     char args[1200];
     snprintf(args, sizeof args, "append local.ns.github '%s'", vega("github.csv"));
-    refused(1, "github.csv line 2: column 'time': expected a timestamp", args);
+    cli_refused(1, "github.csv line 2: column 'time': expected a timestamp", "%s", args);
     assert_int_equal(data_files(), before);
 }
 
@@ -337,7 +310,7 @@ static void timestamp_format_real_csv(void **state)
 static void timestamp_formats_in_order(void **state)
 {
     (void)state;
-    ok("table create local.ns.fmts --columns 'id:long!, d:date, t:timestamp_ms'");
+    cli_ok("table create local.ns.fmts --columns 'id:long!, d:date, t:timestamp_ms'");
     test_write_file(dir, "fmts.csv",
                     "id,d,t\n"
                     "1,01/02/2015,2015/01/01 01:00\n"
@@ -348,7 +321,7 @@ static void timestamp_formats_in_order(void **state)
                        "--timestamp-format '%b %d %Y %I:%M:%S.%f %p'";
     char args[1024];
     snprintf(args, sizeof args, "append local.ns.fmts fmts.csv %s", fmts);
-    ok(args);
+    cli_ok("%s", args);
     expect_rows("fmts", "1,2015-01-02,2015-01-01T01:00:00.000\n"
                         "2,2016-02-29,2016-02-29T23:59:58.250\n"
                         "3,,\n"
@@ -356,23 +329,23 @@ static void timestamp_formats_in_order(void **state)
     int64_t before = data_files();
     test_write_file(dir, "bad.csv", "id,d,t\n4,2015-01-01,\n5,2015-02-30,\n");
     snprintf(args, sizeof args, "append local.ns.fmts bad.csv %s", fmts);
-    refused(1,
-            "bad.csv line 3: column 'd': matches none of the formats '%m/%d/%Y', '%Y-%m-%d', "
-            "'%Y/%m/%d %H:%M', '%b %d %Y %I:%M:%S.%f %p', nor ISO 8601: '2015-02-30' (date)",
-            args);
+    cli_refused(1,
+                "bad.csv line 3: column 'd': matches none of the formats '%m/%d/%Y', '%Y-%m-%d', "
+                "'%Y/%m/%d %H:%M', '%b %d %Y %I:%M:%S.%f %p', nor ISO 8601: '2015-02-30' (date)",
+                "%s", args);
     /* ISO text still reads after the formats: a T-separated instant none
      * of them matches. */
     test_write_file(dir, "iso.csv", "id,d,t\n7,2015-03-01,2015-03-01T10:00:00\n");
     test_write_file(dir, "frac.csv", "id,t\n6,2015-01-01 00:00:00.0001\n");
-    refused(1, "frac.csv line 2: column 't': has digits below the column's time unit",
-            "append local.ns.fmts frac.csv --timestamp-format '%Y-%m-%d %H:%M:%S.%f'");
-    refused(2, "--timestamp-format '%Y-%q': unknown directive %q",
-            "append local.ns.fmts fmts.csv --timestamp-format '%Y-%q'");
-    refused(2, "needs a year (%Y), a month (%m or %b) and a day (%d)",
-            "append local.ns.fmts fmts.csv --timestamp-format '%H:%M'");
+    cli_refused(1, "frac.csv line 2: column 't': has digits below the column's time unit", "%s",
+                "append local.ns.fmts frac.csv --timestamp-format '%Y-%m-%d %H:%M:%S.%f'");
+    cli_refused(2, "--timestamp-format '%Y-%q': unknown directive %q", "%s",
+                "append local.ns.fmts fmts.csv --timestamp-format '%Y-%q'");
+    cli_refused(2, "needs a year (%Y), a month (%m or %b) and a day (%d)", "%s",
+                "append local.ns.fmts fmts.csv --timestamp-format '%H:%M'");
     assert_int_equal(data_files(), before);
     snprintf(args, sizeof args, "append local.ns.fmts iso.csv %s", fmts);
-    ok(args);
+    cli_ok("%s", args);
     assert_int_equal(data_files(), before + 1);
 }
 
@@ -382,7 +355,7 @@ static void timestamp_formats_in_order(void **state)
 static void timezones(void **state)
 {
     (void)state;
-    ok("table create local.ns.zoned --columns 'id:long!, at:timestamptz'");
+    cli_ok("table create local.ns.zoned --columns 'id:long!, at:timestamptz'");
     test_write_file(dir, "ny.csv",
                     "id,at\n"
                     "1,2018-03-11 02:30:00\n"
@@ -390,17 +363,17 @@ static void timezones(void **state)
                     "3,2018-07-01T12:00:00-07:00\n"
                     "4,2045-07-01 12:00:00\n");
     int64_t before = data_files();
-    refused(1, "ny.csv line 2: column 'at': a timestamptz needs a UTC offset",
-            "append local.ns.zoned ny.csv");
-    refused(2, "--timezone: unknown time zone 'America/Nowhere'",
-            "append local.ns.zoned ny.csv --timezone America/Nowhere");
-    refused(2, "--timezone: '+5' is not a UTC offset",
-            "append local.ns.zoned ny.csv --timezone +5");
+    cli_refused(1, "ny.csv line 2: column 'at': a timestamptz needs a UTC offset",
+                "append local.ns.zoned ny.csv");
+    cli_refused(2, "--timezone: unknown time zone 'America/Nowhere'",
+                "append local.ns.zoned ny.csv --timezone America/Nowhere");
+    cli_refused(2, "--timezone: '+5' is not a UTC offset",
+                "append local.ns.zoned ny.csv --timezone +5");
     assert_int_equal(data_files(), before);
-    ok("append local.ns.zoned ny.csv --timezone America/New_York");
+    cli_ok("append local.ns.zoned ny.csv --timezone America/New_York");
     test_write_file(dir, "kolkata.jsonl", "{\"id\":5,\"at\":\"2015/01/01 00:00\"}\n");
-    ok("append local.ns.zoned kolkata.jsonl --timezone +05:30 "
-       "--timestamp-format '%Y/%m/%d %H:%M'");
+    cli_ok("%s", "append local.ns.zoned kolkata.jsonl --timezone +05:30 "
+                 "--timestamp-format '%Y/%m/%d %H:%M'");
     expect_rows("zoned", "1,2018-03-11T07:30:00.000000Z\n"
                          "2,2018-11-04T06:30:00.000000Z\n"
                          "3,2018-07-01T19:00:00.000000Z\n"
@@ -415,27 +388,27 @@ static void timezones(void **state)
 static void json_array_real(void **state)
 {
     (void)state;
-    ok("table create local.ns.flights2k --columns 'date:timestamp, delay:int, distance:int, "
-       "origin:string, destination:string'");
+    cli_ok("table create local.ns.flights2k --columns 'date:timestamp, delay:int, distance:int, "
+           "origin:string, destination:string'");
     struct cli_out o;
-    run(&o, "append local.ns.flights2k '%s' --timestamp-format '%%Y/%%m/%%d %%H:%%M'",
-        vega("flights-2k.json"));
+    cli_do(&o, "append local.ns.flights2k '%s' --timestamp-format '%%Y/%%m/%%d %%H:%%M'",
+           vega("flights-2k.json"));
     cli_out_expect(&o, 0, "flights-2k.json");
     expect_contains(o.out, "2,000 rows in 1 file", "every element");
     cli_out_free(&o);
-    run(&o, "read local.ns.flights2k --format csv --where \"date = '2001-01-01T06:55:00'\"");
+    cli_do(&o, "read local.ns.flights2k --format csv --where \"date = '2001-01-01T06:55:00'\"");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "2001-01-01T06:55:00.000000,-19,1797,LAX,BNA", "the first element");
     cli_out_free(&o);
     /* convert: the same file into Parquet, read back. */
-    run(&o,
-        "parquet convert '%s' flights.parquet --schema 'date:timestamp, delay:int, "
-        "distance:int, origin:string, destination:string' --timestamp-format "
-        "'%%Y/%%m/%%d %%H:%%M'",
-        vega("flights-2k.json"));
+    cli_do(&o,
+           "parquet convert '%s' flights.parquet --schema 'date:timestamp, delay:int, "
+           "distance:int, origin:string, destination:string' --timestamp-format "
+           "'%%Y/%%m/%%d %%H:%%M'",
+           vega("flights-2k.json"));
     cli_out_expect(&o, 0, "convert flights-2k.json");
     cli_out_free(&o);
-    run(&o, "parquet cat flights.parquet --limit 1");
+    cli_do(&o, "parquet cat flights.parquet --limit 1");
     cli_out_expect(&o, 0, "cat");
     expect_contains(o.out, "\"date\":\"2001-01-01T06:55:00.000000\",\"delay\":-19", "row one");
     cli_out_free(&o);
@@ -447,7 +420,7 @@ static void json_array_real(void **state)
 static void json_arrays(void **state)
 {
     (void)state;
-    ok("table create local.ns.movies --columns 'title:string!, released:date, gross:long'");
+    cli_ok("table create local.ns.movies --columns 'title:string!, released:date, gross:long'");
     test_write_file(dir, "movies.json",
                     "[\n"
                     "  {\"Title\": \"The Land Girls\", \"Release Date\": \"Jun 12 1998\",\n"
@@ -460,7 +433,7 @@ static void json_arrays(void **state)
                        "--timestamp-format '%b %d %Y'";
     char args[1024];
     snprintf(args, sizeof args, "append local.ns.movies movies.json lines.json %s", opts);
-    ok(args);
+    cli_ok("%s", args);
     expect_rows("movies", "\"Pi, [a \"\"bracket\"\"]\",1998-07-10,\n"
                           "Lines,2000-01-01,\n"
                           "The Land Girls,1998-06-12,146083\n"
@@ -471,24 +444,24 @@ static void json_arrays(void **state)
                     "\n"
                     " {\"Title\": \"b\", \"Release Date\": \"Jun 31 1998\"}]\n");
     snprintf(args, sizeof args, "append local.ns.movies bad-element.json %s", opts);
-    refused(1,
-            "bad-element.json line 3: column 'released': does not match the format '%b %d %Y' "
-            "(day out of range for the month), nor ISO 8601",
-            args);
+    cli_refused(1,
+                "bad-element.json line 3: column 'released': does not match the format '%b %d %Y' "
+                "(day out of range for the month), nor ISO 8601",
+                "%s", args);
     test_write_file(dir, "garbage.json", "[{\"Title\": \"a\"}]\n{\"Title\": \"b\"}\n");
     snprintf(args, sizeof args, "append local.ns.movies garbage.json %s", opts);
-    refused(1, "garbage.json line 2: text after the array's closing ']'", args);
+    cli_refused(1, "garbage.json line 2: text after the array's closing ']'", "%s", args);
     test_write_file(dir, "comma.json", "[{\"Title\": \"a\"},\n]\n");
     snprintf(args, sizeof args, "append local.ns.movies comma.json %s", opts);
-    refused(1, "comma.json line 2: expected an element after ','", args);
+    cli_refused(1, "comma.json line 2: expected an element after ','", "%s", args);
     test_write_file(dir, "open.json", "[{\"Title\": \"a\"},\n {\"Title\": \"b\"}\n");
     snprintf(args, sizeof args, "append local.ns.movies open.json %s", opts);
-    refused(1, "open.json line 3: the input ends before the array's closing ']'", args);
+    cli_refused(1, "open.json line 3: the input ends before the array's closing ']'", "%s", args);
     assert_int_equal(data_files(), before);
     /* convert refuses the same, leaving no output. */
     snprintf(args, sizeof args,
              "parquet convert garbage.json g.parquet --schema 'title:string!' --map Title=title");
-    refused(1, "garbage.json line 2: text after the array's closing ']'", args);
+    cli_refused(1, "garbage.json line 2: text after the array's closing ']'", "%s", args);
     char out[600];
     snprintf(out, sizeof out, "%s/g.parquet", dir);
     assert_int_not_equal(access(out, F_OK), 0);
@@ -540,8 +513,8 @@ static void compressed_inputs(void **state)
     write_zstd("c.jsonl.zst", "{\"id\":3,\"origin\":\"BOS\"}\n", 0);
     write_zstd("d.json.zst", "[{\"id\":4,\"origin\":\"SEA\"}]", 0);
     write_gzip("e.dat", "id,origin\n5,LAX\n");
-    ok("append local.ns.packed a.csv.gz b.tsv.gz c.jsonl.zst d.json.zst");
-    ok("append local.ns.packed e.dat --format csv --input-compression gzip");
+    cli_ok("append local.ns.packed a.csv.gz b.tsv.gz c.jsonl.zst d.json.zst");
+    cli_ok("append local.ns.packed e.dat --format csv --input-compression gzip");
     struct cli_out o;
     run_fed(&o, "cat a.csv.gz", "append local.ns.packed - --format csv --input-compression gzip");
     cli_out_expect(&o, 0, "gzip through a pipe");
@@ -555,28 +528,29 @@ static void compressed_inputs(void **state)
                           "id,flight_date,price,origin\n");
     int64_t before = data_files();
     test_write_file(dir, "corrupt.csv.gz", "id,origin\n6,SJC\n");
-    refused(1, "corrupt.csv.gz line 1: read error: gzip data is corrupt (incorrect header check)",
-            "append local.ns.packed a.csv.gz corrupt.csv.gz");
+    cli_refused(1,
+                "corrupt.csv.gz line 1: read error: gzip data is corrupt (incorrect header check)",
+                "append local.ns.packed a.csv.gz corrupt.csv.gz");
     /* A zstd frame cut short: nothing of it decodes, and the append fails. */
     char text[4096] = "{\"id\":7,\"origin\":\"PDX\"}\n";
     for (int i = 0; i < 100; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "{\"id\":%d}\n", 8 + i);
     write_zstd("cut.jsonl.zst", text, 40);
-    refused(1, "cut.jsonl.zst line 1: read error: truncated zstd data",
-            "append local.ns.packed cut.jsonl.zst");
-    refused(2, "--input-compression takes gzip, zstd or none, not 'bzip2'",
-            "append local.ns.packed a.csv.gz --input-compression bzip2");
-    refused(2, "Parquet is read at offsets: decompress 'x.parquet.gz' first",
-            "append local.ns.packed x.parquet.gz");
+    cli_refused(1, "cut.jsonl.zst line 1: read error: truncated zstd data",
+                "append local.ns.packed cut.jsonl.zst");
+    cli_refused(2, "--input-compression takes gzip, zstd or none, not 'bzip2'",
+                "append local.ns.packed a.csv.gz --input-compression bzip2");
+    cli_refused(2, "Parquet is read at offsets: decompress 'x.parquet.gz' first",
+                "append local.ns.packed x.parquet.gz");
     assert_int_equal(data_files(), before);
     /* convert reads them too, and leaves nothing after a truncated input. */
-    ok("parquet convert d.json.zst d.parquet --schema 'id:long!, origin:string'");
-    run(&o, "parquet cat d.parquet");
+    cli_ok("parquet convert d.json.zst d.parquet --schema 'id:long!, origin:string'");
+    cli_do(&o, "parquet cat d.parquet");
     cli_out_expect(&o, 0, "cat");
     expect_contains(o.out, "{\"id\":4,\"origin\":\"SEA\"}", "the converted row");
     cli_out_free(&o);
-    refused(1, "cut.jsonl.zst line 1: read error: truncated zstd data",
-            "parquet convert cut.jsonl.zst cut.parquet --schema 'id:long!, origin:string'");
+    cli_refused(1, "cut.jsonl.zst line 1: read error: truncated zstd data",
+                "parquet convert cut.jsonl.zst cut.parquet --schema 'id:long!, origin:string'");
     char out[600];
     path_in_dir(out, sizeof out, "cut.parquet");
     assert_int_not_equal(access(out, F_OK), 0);
@@ -589,7 +563,7 @@ static void help_lists_input_options(void **state)
     static const char *const verbs[] = {"append --help", "parquet convert --help"};
     for (size_t i = 0; i < 2; i++) {
         struct cli_out o;
-        run(&o, "%s", verbs[i]);
+        cli_do(&o, "%s", verbs[i]);
         cli_out_expect(&o, 0, verbs[i]);
         expect_contains(o.out, "--timestamp-format", verbs[i]);
         expect_contains(o.out, "--timezone", verbs[i]);

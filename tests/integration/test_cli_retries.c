@@ -27,17 +27,6 @@ static char dir[256];
 #define KEY_LOST "0b6a3a4e-52d7-4c8e-9a51-7c2f1e0d9a03"
 #define KEY_LIB "0b6a3a4e-52d7-4c8e-9a51-7c2f1e0d9a04"
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
 static void expect_has(const char *text, const char *needle)
 {
     if (!strstr(text, needle))
@@ -48,7 +37,7 @@ static void expect_has(const char *text, const char *needle)
 static int64_t rows_read(const char *table)
 {
     struct cli_out o;
-    run(&o, "read %s", table);
+    cli_do(&o, "read %s", table);
     cli_out_expect(&o, 0, "read");
     int64_t n = 0;
     for (const char *p = o.out; (p = strchr(p, '\n')); p++)
@@ -72,17 +61,18 @@ static int setup(void **state)
     test_stack_up(&db, &srv, &pg, "cli_retries", NULL, NULL);
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "cli-retries");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
     test_write_file(dir, "batch.csv", "id,name\n1,a\n2,b\n3,c\n");
     struct cli_out o;
-    run(&o, "catalog create rt --data-path file://%s/wh", dir);
+    cli_do(&o, "catalog create rt --data-path file://%s/wh", dir);
     cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
-    run(&o, "namespace create rt.ns");
+    cli_do(&o, "namespace create rt.ns");
     cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
     static const char *const tables[] = {"same", "other", "lost", "prep", "lib"};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-        run(&o, "table create rt.ns.%s --columns 'id:long!, name:string'", tables[i]);
+        cli_do(&o, "table create rt.ns.%s --columns 'id:long!, name:string'", tables[i]);
         cli_out_expect(&o, 0, "table create");
         cli_out_free(&o);
     }
@@ -101,7 +91,7 @@ static void same_key_twice_commits_once(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "append rt.ns.same batch.csv --idempotency-key " KEY_A);
+    cli_do(&o, "append rt.ns.same batch.csv --idempotency-key " KEY_A);
     cli_out_expect(&o, 0, "first run");
     int64_t first = reported_snapshot(o.out);
     expect_has(o.out, "3 rows in 1 file");
@@ -110,14 +100,14 @@ static void same_key_twice_commits_once(void **state)
     int64_t objects = test_count_files(dir, ".parquet");
 
     /* The re-run: the batch is in, nothing is uploaded or committed. */
-    run(&o, "append rt.ns.same batch.csv --idempotency-key " KEY_A);
+    cli_do(&o, "append rt.ns.same batch.csv --idempotency-key " KEY_A);
     cli_out_expect(&o, 0, "second run");
     expect_has(o.out, "already committed: snapshot");
     assert_int_equal(reported_snapshot(o.out), first);
     cli_out_free(&o);
     /* Keys compare case-insensitively, and --json says the same. */
-    run(&o, "append rt.ns.same batch.csv --json --idempotency-key %s",
-        "0B6A3A4E-52D7-4C8E-9A51-7C2F1E0D9A01");
+    cli_do(&o, "append rt.ns.same batch.csv --json --idempotency-key %s",
+           "0B6A3A4E-52D7-4C8E-9A51-7C2F1E0D9A01");
     cli_out_expect(&o, 0, "upper-case key");
     json_t *doc = jparse(o.out);
     assert_int_equal(jint(doc, "snapshot_id"), first);
@@ -136,16 +126,16 @@ static void another_key_appends_again(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "append rt.ns.other batch.csv --idempotency-key " KEY_A);
+    cli_do(&o, "append rt.ns.other batch.csv --idempotency-key " KEY_A);
     /* KEY_A is the catalog's already: the batch counts as in. */
     cli_out_expect(&o, 0, "key of another table's batch");
     expect_has(o.out, "already committed");
     cli_out_free(&o);
     assert_int_equal(rows_read("rt.ns.other"), 0);
-    run(&o, "append rt.ns.other batch.csv --idempotency-key " KEY_B);
+    cli_do(&o, "append rt.ns.other batch.csv --idempotency-key " KEY_B);
     cli_out_expect(&o, 0, "key B");
     cli_out_free(&o);
-    run(&o, "append rt.ns.other batch.csv");
+    cli_do(&o, "append rt.ns.other batch.csv");
     cli_out_expect(&o, 0, "no key");
     cli_out_free(&o);
     assert_int_equal(rows_read("rt.ns.other"), 6);
@@ -164,11 +154,11 @@ static void bad_keys_are_usage_errors(void **state)
         "--prepared --idempotency-key " KEY_B,
     };
     /* The table's name is checked before the key is looked up. */
-    run(&o, "append rt.same batch.csv --idempotency-key " KEY_B);
+    cli_do(&o, "append rt.same batch.csv --idempotency-key " KEY_B);
     assert_int_equal(o.code, 2);
     cli_out_free(&o);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        run(&o, "append rt.ns.same batch.csv %s", bad[i]);
+        cli_do(&o, "append rt.ns.same batch.csv %s", bad[i]);
         if (o.code != 2)
             fail_msg("'%s': exit %d, expected 2\n%s", bad[i], o.code, o.err);
         expect_has(o.err, "hoglake: ");
@@ -185,7 +175,7 @@ static void lost_answer_then_rerun(void **state)
     struct cli_out o;
     int64_t head = head_of("rt");
     setenv("HOGLAKE_FAILPOINTS", "append-commit-answer-lost", 1);
-    run(&o, "append rt.ns.lost batch.csv --idempotency-key " KEY_LOST);
+    cli_do(&o, "append rt.ns.lost batch.csv --idempotency-key " KEY_LOST);
     unsetenv("HOGLAKE_FAILPOINTS");
     assert_int_not_equal(o.code, 0);
     expect_has(o.err, "outcome is unknown");
@@ -193,7 +183,7 @@ static void lost_answer_then_rerun(void **state)
     cli_out_free(&o);
     /* It did commit. */
     assert_int_equal(head_of("rt"), head + 1);
-    run(&o, "append rt.ns.lost batch.csv --idempotency-key " KEY_LOST);
+    cli_do(&o, "append rt.ns.lost batch.csv --idempotency-key " KEY_LOST);
     cli_out_expect(&o, 0, "re-run");
     expect_has(o.out, "already committed");
     assert_int_equal(reported_snapshot(o.out), head + 1);
@@ -207,7 +197,7 @@ static void prepared_prints_its_key(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "append rt.ns.prep batch.csv --prepared");
+    cli_do(&o, "append rt.ns.prep batch.csv --prepared");
     cli_out_expect(&o, 0, "prepared");
     const char *k = strstr(o.err, "idempotency key: ");
     assert_non_null(k);
@@ -220,7 +210,7 @@ static void prepared_prints_its_key(void **state)
                           " = '%s'",
                           key),
                      1);
-    run(&o, "append rt.ns.prep batch.csv --idempotency-key %s", key);
+    cli_do(&o, "append rt.ns.prep batch.csv --idempotency-key %s", key);
     cli_out_expect(&o, 0, "re-run of prepared");
     assert_int_equal(reported_snapshot(o.out), snapshot);
     cli_out_free(&o);

@@ -33,17 +33,6 @@ static char dir[256];
 
 enum { BATCHES = 16, ROWS_PER_BATCH = 250, DAYS = 21 };
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t next_random(void)
 {
@@ -107,7 +96,7 @@ static void append_to(const char *qualified, int from, int to)
 {
     for (int b = from; b < to; b++) {
         struct cli_out o;
-        run(&o, "append %s batch-%02d.jsonl", qualified, b);
+        cli_do(&o, "append %s batch-%02d.jsonl", qualified, b);
         cli_out_expect(&o, 0, "append");
         cli_out_free(&o);
     }
@@ -125,11 +114,11 @@ static void append_batches_to(const char *table, int from, int to)
 static void create_messages(const char *qualified)
 {
     struct cli_out o;
-    run(&o,
-        "table create %s --columns 'session_id:string!, conversation_id:string, cwd:string, "
-        "date:string, message_created_at:timestamptz, payload:string' --sort-by 'session_id, "
-        "conversation_id, cwd, date' --primary-timestamp message_created_at",
-        qualified);
+    cli_do(&o,
+           "table create %s --columns 'session_id:string!, conversation_id:string, cwd:string, "
+           "date:string, message_created_at:timestamptz, payload:string' --sort-by 'session_id, "
+           "conversation_id, cwd, date' --primary-timestamp message_created_at",
+           qualified);
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
 }
@@ -140,7 +129,7 @@ static json_t *export_ok(const char *qualified, const char *url, const char *ext
                          const char *what)
 {
     struct cli_out o;
-    run(&o, "--json export iceberg %s --to %s %s", qualified, url, extra);
+    cli_do(&o, "--json export iceberg %s --to %s %s", qualified, url, extra);
     cli_out_expect(&o, 0, what);
     json_t *r = jparse(o.out);
     cli_out_free(&o);
@@ -152,10 +141,10 @@ static json_t *export_ok(const char *qualified, const char *url, const char *ext
 static void create_catalog(const char *name)
 {
     struct cli_out o;
-    run(&o, "catalog create %s --data-path file://%s/wh-%s", name, dir, name);
+    cli_do(&o, "catalog create %s --data-path file://%s/wh-%s", name, dir, name);
     cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
-    run(&o, "namespace create %s.gw", name);
+    cli_do(&o, "namespace create %s.gw", name);
     cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
 }
@@ -165,11 +154,11 @@ static void create_catalog(const char *name)
 static int64_t expire_all(const char *catalog, const char *consumer_floor)
 {
     struct cli_out o;
-    run(&o, "catalog set-options %s --retention 1 --consumer-floor %s", catalog, consumer_floor);
+    cli_do(&o, "catalog set-options %s --retention 1 --consumer-floor %s", catalog, consumer_floor);
     cli_out_expect(&o, 0, "set-options");
     cli_out_free(&o);
     sleep_ms(1200);
-    run(&o, "--json maintenance expire %s", catalog);
+    cli_do(&o, "--json maintenance expire %s", catalog);
     cli_out_expect(&o, 0, "expire");
     json_t *r = jparse(o.out);
     int64_t floor = jint(r, "new_earliest_snapshot_id");
@@ -263,11 +252,12 @@ static int setup(void **state)
     (void)state;
     test_stack_up(&db, &srv, &pg, stack_name, NULL, NULL);
     test_scratch_dir(dir, sizeof dir, "export");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
     struct cli_out o;
-    run(&o, "catalog create ai --data-path file://%s/warehouse", dir);
+    cli_do(&o, "catalog create ai --data-path file://%s/warehouse", dir);
     cli_out_expect(&o, 0, "catalog create");
     cli_out_free(&o);
-    run(&o, "namespace create ai.gw");
+    cli_do(&o, "namespace create ai.gw");
     cli_out_expect(&o, 0, "namespace create");
     cli_out_free(&o);
     create_messages("ai.gw.messages");
@@ -293,7 +283,7 @@ static void incremental_v3(void **state)
     snprintf(spans, sizeof spans, "%s/spans.jsonl", dir);
     append_batches(0, 10);
     struct cli_out o;
-    run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
     cli_out_expect(&o, 0, "the first export");
     assert_non_null(strstr(o.out, "created the Iceberg table with 2,500 rows"));
     cli_out_free(&o);
@@ -310,7 +300,7 @@ static void incremental_v3(void **state)
     assert_int_equal(system(cmd), 0);
 
     /* Nothing new: no commit. */
-    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "a run with nothing new");
     assert_non_null(strstr(o.out, "nothing new"));
     cli_out_free(&o);
@@ -320,7 +310,7 @@ static void incremental_v3(void **state)
      * first (a failpoint): the export reloads and commits after it. */
     append_batches(10, BATCHES);
     setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
-    run(&o, "--json export iceberg ai.gw.messages --to %s", url);
+    cli_do(&o, "--json export iceberg ai.gw.messages --to %s", url);
     unsetenv("HOGLAKE_FAILPOINTS");
     cli_out_expect(&o, 0, "the second export");
     json_t *r = jparse(o.out);
@@ -335,7 +325,7 @@ static void incremental_v3(void **state)
     /* A crash after the Iceberg commit but before the offset's: the next
      * run reconciles from the snapshot summary and exports nothing twice. */
     sql_exec("DELETE FROM hog_consumer_offset");
-    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "a run after a lost offset");
     assert_non_null(strstr(o.out, "caught up"));
     cli_out_free(&o);
@@ -349,14 +339,14 @@ static void version_2_and_s3(void **state)
     char url[512];
     snprintf(url, sizeof url, "file://%s/iceberg/v2", dir);
     struct cli_out o;
-    run(&o, "export iceberg ai.gw.messages --to %s --format-version 2", url);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s --format-version 2", url);
     cli_out_expect(&o, 0, "a v2 export");
     cli_out_free(&o);
     rows_upto(BATCHES);
     verify(url, 2, NULL, true);
 
     const char *endpoint = moto_location("export", url, sizeof url);
-    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "an export to S3");
     cli_out_free(&o);
     verify(url, 3, endpoint, true);
@@ -370,13 +360,13 @@ static void drift_is_refused(void **state)
     snprintf(url, sizeof url, "file://%s", table_dir);
     snprintf(spans, sizeof spans, "%s/drift-spans.jsonl", dir);
     struct cli_out o;
-    run(&o, "table alter ai.gw.messages --primary-timestamp none");
+    cli_do(&o, "table alter ai.gw.messages --primary-timestamp none");
     cli_out_expect(&o, 0, "clear the primary timestamp");
     cli_out_free(&o);
     write_batch(BATCHES);
     append_batches(BATCHES, BATCHES + 1);
     int before = count_versions(table_dir);
-    run(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s --trace %s", url, spans);
     assert_int_equal(o.code, 1);
     assert_non_null(strstr(o.err, "iceberg_partition_spec_drift"));
     cli_out_free(&o);
@@ -391,21 +381,21 @@ static void drift_is_refused(void **state)
      * by the same key. */
     char flat[1024];
     snprintf(flat, sizeof flat, "file://%s/iceberg/unpartitioned", dir);
-    run(&o, "export iceberg ai.gw.messages --to %s", flat);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", flat);
     cli_out_expect(&o, 0, "an unpartitioned export");
     assert_non_null(strstr(o.out, "partitioned unpartitioned"));
     cli_out_free(&o);
     rows_upto(BATCHES + 1);
     verify(flat, 3, NULL, false);
     /* Declared again, the export goes on where it stopped. */
-    run(&o, "table alter ai.gw.messages --primary-timestamp message_created_at");
+    cli_do(&o, "table alter ai.gw.messages --primary-timestamp message_created_at");
     cli_out_expect(&o, 0, "declare it again");
     cli_out_free(&o);
-    run(&o, "export iceberg ai.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "the export after the drift");
     cli_out_free(&o);
     /* ... while the unpartitioned target now drifts the other way. */
-    run(&o, "export iceberg ai.gw.messages --to %s", flat);
+    cli_do(&o, "export iceberg ai.gw.messages --to %s", flat);
     assert_int_equal(o.code, 1);
     assert_non_null(strstr(o.err, "iceberg_partition_spec_drift"));
     cli_out_free(&o);
@@ -519,11 +509,11 @@ static void compaction(void **state)
     snprintf(table_dir, sizeof table_dir, "%s/iceberg/messages", dir);
     snprintf(url, sizeof url, "file://%s", table_dir);
     struct cli_out o;
-    run(&o, "export maintain ai.gw.messages --to file://%s/iceberg/none --compact", dir);
+    cli_do(&o, "export maintain ai.gw.messages --to file://%s/iceberg/none --compact", dir);
     cli_out_expect(&o, 0, "no table");
     assert_non_null(strstr(o.out, "no-table"));
     cli_out_free(&o);
-    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-max-bytes 1", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact --compact-max-bytes 1", url);
     cli_out_expect(&o, 0, "above the byte cap");
     assert_non_null(strstr(o.out, "above-byte-cap"));
     cli_out_free(&o);
@@ -532,21 +522,21 @@ static void compaction(void **state)
     int before = count_versions(table_dir);
     int data_files = count_files(table_dir);
     /* Files all at the target size: nothing to gain, nothing written. */
-    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-target-bytes 1", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact --compact-target-bytes 1", url);
     cli_out_expect(&o, 0, "files at the target size");
     expect_contains(o.out, "below-threshold", "files at the target size");
     cli_out_free(&o);
     assert_int_equal(count_files(table_dir), data_files);
     assert_int_equal(count_versions(table_dir), before);
     setenv("HOGLAKE_FAILPOINTS", "iceberg-die-mid-stage", 1);
-    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact", url);
     unsetenv("HOGLAKE_FAILPOINTS");
     assert_int_equal(o.code, 1);
     cli_out_free(&o);
     assert_int_equal(count_files(table_dir), data_files);
     assert_int_equal(count_versions(table_dir), before);
     setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race", 1);
-    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact", url);
     unsetenv("HOGLAKE_FAILPOINTS");
     cli_out_expect(&o, 0, "a lost race");
     assert_non_null(strstr(o.out, "conflict"));
@@ -556,14 +546,14 @@ static void compaction(void **state)
     /* A failed commit whose outcome cannot be verified leaves the staged
      * files where they are, and says so. */
     setenv("HOGLAKE_FAILPOINTS", "iceberg-lost-race,iceberg-unverifiable", 1);
-    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact", url);
     unsetenv("HOGLAKE_FAILPOINTS");
     assert_int_equal(o.code, 1);
     assert_non_null(strstr(o.err, "left in place"));
     cli_out_free(&o);
     assert_true(count_files(table_dir) > data_files);
     assert_int_equal(count_versions(table_dir), ++before);
-    run(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
+    cli_do(&o, "--json export maintain ai.gw.messages --to %s --compact", url);
     cli_out_expect(&o, 0, "compaction");
     json_t *r = jparse(o.out);
     assert_string_equal(jstr(r, "outcome"), "compacted");
@@ -596,7 +586,7 @@ static void compaction(void **state)
     buf_free(&files);
 
     /* Now below the threshold: nothing to do. */
-    run(&o, "export maintain ai.gw.messages --to %s --compact", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact", url);
     cli_out_expect(&o, 0, "below the threshold");
     assert_non_null(strstr(o.out, "below-threshold"));
     cli_out_free(&o);
@@ -604,7 +594,7 @@ static void compaction(void **state)
     /* Every partition is one file: even with the file-count gate down, a
      * rewrite would change nothing, so none happens (finding 6). */
     data_files = count_files(table_dir);
-    run(&o, "export maintain ai.gw.messages --to %s --compact --compact-file-count 2", url);
+    cli_do(&o, "export maintain ai.gw.messages --to %s --compact --compact-file-count 2", url);
     cli_out_expect(&o, 0, "already compact");
     expect_contains(o.out, "below-threshold", "already compact");
     cli_out_free(&o);
@@ -618,20 +608,20 @@ static void lookup_key(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "table create ai.gw.byteam --columns 'session_id:string!, conversation_id:string, "
-            "cwd:string, date:string, message_created_at:timestamptz, payload:string' "
-            "--partition-by 'session_id' --primary-timestamp message_created_at");
+    cli_do(&o, "table create ai.gw.byteam --columns 'session_id:string!, conversation_id:string, "
+               "cwd:string, date:string, message_created_at:timestamptz, payload:string' "
+               "--partition-by 'session_id' --primary-timestamp message_created_at");
     cli_out_expect(&o, 0, "table create");
     cli_out_free(&o);
     for (int b = 0; b < 3; b++) {
-        run(&o, "append ai.gw.byteam batch-%02d.jsonl", b);
+        cli_do(&o, "append ai.gw.byteam batch-%02d.jsonl", b);
         cli_out_expect(&o, 0, "append");
         cli_out_free(&o);
     }
     char url[1024], table_dir[512];
     snprintf(table_dir, sizeof table_dir, "%s/iceberg/byteam", dir);
     snprintf(url, sizeof url, "file://%s", table_dir);
-    run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
+    cli_do(&o, "--json export iceberg ai.gw.byteam --to %s", url);
     cli_out_expect(&o, 0, "export");
     json_t *r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "session_id");
@@ -648,13 +638,13 @@ static void lookup_key(void **state)
     assert_true(n > 0 && (size_t)n < sizeof cmd);
     assert_int_equal(system(cmd), 0);
 
-    run(&o, "table alter ai.gw.byteam --sort-by 'cwd'");
+    cli_do(&o, "table alter ai.gw.byteam --sort-by 'cwd'");
     cli_out_expect(&o, 0, "a new sort order");
     cli_out_free(&o);
-    run(&o, "append ai.gw.byteam batch-03.jsonl");
+    cli_do(&o, "append ai.gw.byteam batch-03.jsonl");
     cli_out_expect(&o, 0, "append");
     cli_out_free(&o);
-    run(&o, "--json export iceberg ai.gw.byteam --to %s", url);
+    cli_do(&o, "--json export iceberg ai.gw.byteam --to %s", url);
     cli_out_expect(&o, 0, "an export after the sort order changed");
     r = jparse(o.out);
     assert_string_equal(jstr(r, "sort_order"), "cwd");
@@ -694,10 +684,10 @@ static void server_compaction(void **state)
     char url[1024], fresh[1024];
     snprintf(url, sizeof url, "file://%s/iceberg/compacted", dir);
     snprintf(fresh, sizeof fresh, "file://%s/iceberg/compacted-fresh", dir);
-    run(&o, "export iceberg ai.gw.compacted --to %s", url);
+    cli_do(&o, "export iceberg ai.gw.compacted --to %s", url);
     cli_out_expect(&o, 0, "the first export");
     cli_out_free(&o);
-    run(&o, "--json maintenance compact ai");
+    cli_do(&o, "--json maintenance compact ai");
     cli_out_expect(&o, 0, "compact");
     json_t *r = jparse(o.out);
     assert_int_equal(jint(r, "groups_compacted"), 1);
@@ -705,7 +695,7 @@ static void server_compaction(void **state)
     json_decref(r);
     cli_out_free(&o);
     append_batches_to("compacted", 5, 8);
-    run(&o, "--json export iceberg ai.gw.compacted --to %s", url);
+    cli_do(&o, "--json export iceberg ai.gw.compacted --to %s", url);
     cli_out_expect(&o, 0, "the export after the compaction");
     r = jparse(o.out);
     assert_int_equal(jint(r, "rows"), 3 * ROWS_PER_BATCH);
@@ -713,7 +703,7 @@ static void server_compaction(void **state)
     cli_out_free(&o);
     rows_upto(8);
     verify(url, 3, NULL, true);
-    run(&o, "export iceberg ai.gw.compacted --to %s", fresh);
+    cli_do(&o, "export iceberg ai.gw.compacted --to %s", fresh);
     cli_out_expect(&o, 0, "a fresh export");
     cli_out_free(&o);
     verify(fresh, 3, NULL, true);
@@ -729,7 +719,7 @@ static int64_t offset_of(const char *table_uuid)
 static char *table_uuid_of(const char *qualified)
 {
     struct cli_out o;
-    run(&o, "--json table show %s", qualified);
+    cli_do(&o, "--json table show %s", qualified);
     cli_out_expect(&o, 0, "table show");
     json_t *r = jparse(o.out);
     char *uuid = strdup(jstr(r, "table_uuid"));
@@ -768,7 +758,7 @@ static void bootstrap_after_expiry(void **state)
     /* The same to S3 (moto). */
     char s3[512];
     const char *endpoint = moto_location("boot", s3, sizeof s3);
-    run(&o, "export iceberg boot.gw.messages --to %s", s3);
+    cli_do(&o, "export iceberg boot.gw.messages --to %s", s3);
     cli_out_expect(&o, 0, "a bootstrap to S3");
     expect_contains(o.out, "bootstrapped", "the S3 export");
     cli_out_free(&o);
@@ -788,7 +778,7 @@ static void bootstrap_after_expiry(void **state)
     append_to("boot.gw.messages", 6, 7);
     assert_true(expire_all("boot", "off") > floor);
     int versions = count_versions(table_dir), files = count_files(table_dir);
-    run(&o, "export iceberg boot.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg boot.gw.messages --to %s", url);
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "export_offset_expired", "an expired offset");
     expect_contains(o.err, "--restart", "an expired offset");
@@ -845,7 +835,7 @@ static void drop_not_null_after_export(void **state)
     assert_true(iceberg_required(table_dir, "session_id"));
 
     struct cli_out o;
-    run(&o, "table alter nn.gw.messages --drop-not-null session_id");
+    cli_do(&o, "table alter nn.gw.messages --drop-not-null session_id");
     cli_out_expect(&o, 0, "drop not null");
     cli_out_free(&o);
     char path[600];
@@ -857,7 +847,7 @@ static void drop_not_null_after_export(void **state)
           "\"no session\"}\n",
           f);
     fclose(f);
-    run(&o, "append nn.gw.messages null-session.jsonl");
+    cli_do(&o, "append nn.gw.messages null-session.jsonl");
     cli_out_expect(&o, 0, "append a null session");
     cli_out_free(&o);
     json_t *r = export_ok("nn.gw.messages", url, "", "the export after drop_not_null");
@@ -902,7 +892,7 @@ static void quiet_table_advances(void **state)
     append_to("quiet.gw.busy", 0, 2); /* another table's commits */
     int64_t head = head_of("quiet");
     assert_true(head > first);
-    run(&o, "export iceberg quiet.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg quiet.gw.messages --to %s", url);
     cli_out_expect(&o, 0, "a run with nothing new");
     expect_contains(o.out, "nothing new", "a quiet run");
     cli_out_free(&o);
@@ -934,7 +924,7 @@ static void ownership(void **state)
     json_decref(meta);
 
     int64_t objects = test_count_files(table_dir, "");
-    run(&o, "export iceberg own.gw.other --to %s", url);
+    cli_do(&o, "export iceberg own.gw.other --to %s", url);
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "iceberg_target_owned_by_other_table", "another table's export");
     expect_contains(o.err, "own.gw.messages", "the owner named");
@@ -943,12 +933,12 @@ static void ownership(void **state)
     assert_int_equal(test_count_files(table_dir, ""), objects);
 
     /* Recreated under the same name: a new uuid, refused without --adopt. */
-    run(&o, "table drop own.gw.messages");
+    cli_do(&o, "table drop own.gw.messages");
     cli_out_expect(&o, 0, "drop");
     cli_out_free(&o);
     create_messages("own.gw.messages");
     append_to("own.gw.messages", 3, 4);
-    run(&o, "export iceberg own.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg own.gw.messages --to %s", url);
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "iceberg_target_owned_by_other_table", "a recreated table");
     expect_contains(o.err, "--adopt", "a recreated table");
@@ -1041,7 +1031,7 @@ static void expect_no_unreferenced(const char *table_dir)
 static json_t *expire_ok(const char *qualified, const char *url, const char *args)
 {
     struct cli_out o;
-    run(&o, "--json export maintain %s --to %s %s", qualified, url, args);
+    cli_do(&o, "--json export maintain %s --to %s %s", qualified, url, args);
     cli_out_expect(&o, 0, "export maintain");
     json_t *r = jparse(o.out);
     json_t *counts = json_incref(json_object_get(r, "expire"));
@@ -1076,7 +1066,7 @@ static void expire_snapshots(void **state)
     assert_int_equal(jint(r, "snapshots_expired"), 0); /* none is 7 days old */
     json_decref(r);
     struct cli_out o;
-    run(&o, "export maintain exp.gw.messages --to %s --compact --compact-file-count 2", url);
+    cli_do(&o, "export maintain exp.gw.messages --to %s --compact --compact-file-count 2", url);
     cli_out_expect(&o, 0, "compaction");
     expect_contains(o.out, "compacted", "compaction");
     cli_out_free(&o);
@@ -1113,7 +1103,7 @@ static void expire_snapshots(void **state)
 static void delete_rows(const char *qualified, const char *where)
 {
     struct cli_out o;
-    run(&o, "--json delete %s --where \"%s\"", qualified, where);
+    cli_do(&o, "--json delete %s --where \"%s\"", qualified, where);
     cli_out_expect(&o, 0, "delete");
     json_t *r = jparse(o.out);
     assert_true(jint(r, "rows_deleted") > 0);
@@ -1241,7 +1231,7 @@ static void deletes(void **state)
      * exported before. */
     delete_rows("del.gw.messages", "cwd = '/work/1'");
     struct cli_out co;
-    run(&co, "--json maintenance compact del");
+    cli_do(&co, "--json maintenance compact del");
     cli_out_expect(&co, 0, "the server's compaction");
     json_t *cr = jparse(co.out);
     assert_true(jint(cr, "groups_compacted") >= 1);
@@ -1263,8 +1253,8 @@ static void deletes(void **state)
     /* Compaction applies the delete files and drops them. */
     for (int v = 0; v < 2; v++) {
         struct cli_out o;
-        run(&o, "export maintain del.gw.messages --to %s --compact --compact-file-count 2",
-            urls[v]);
+        cli_do(&o, "export maintain del.gw.messages --to %s --compact --compact-file-count 2",
+               urls[v]);
         cli_out_expect(&o, 0, "compaction");
         expect_contains(o.out, "compacted", "compaction");
         cli_out_free(&o);
@@ -1329,7 +1319,7 @@ static void deletes_before_row_ids(void **state)
     int versions = count_versions(table_dir);
     int objects = (int)test_count_files(table_dir, "");
     struct cli_out o;
-    run(&o, "export iceberg old.gw.messages --to %s", url);
+    cli_do(&o, "export iceberg old.gw.messages --to %s", url);
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "iceberg_export_lacks_row_ids", "a delete from old files");
     expect_contains(o.err, "--restart", "a delete from old files");

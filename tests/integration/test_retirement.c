@@ -30,20 +30,6 @@ static char dir[256]; /* scratch: inputs, and the warehouse under wh/ */
 
 #define cli(o, ...) cli_run((o), HOGLAKE_CLI_BIN, srv.base, dir, __VA_ARGS__)
 
-static void cli_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void cli_ok(const char *fmt, ...)
-{
-    char args[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    struct cli_out o;
-    cli(&o, "%s", args);
-    cli_out_expect(&o, 0, args);
-    cli_out_free(&o);
-}
-
 static void make_table_cli(const char *name)
 {
     cli_ok("table create " CAT ".ns.%s --columns 'id:long!, ts:timestamptz' --partition-by "
@@ -116,11 +102,11 @@ static int count_lines(const char *text)
  * floor to head. */
 static void expire_to_head(void)
 {
-    cli_ok("catalog set-retention " CAT " 60");
+    cli_ok("%s", "catalog set-retention " CAT " 60");
     sql_exec("UPDATE hog_snapshot SET snapshot_time = now() - interval '1 hour'"
              " WHERE catalog_id = %lld",
              (long long)cat_id(CAT));
-    cli_ok("maintenance expire " CAT);
+    cli_ok("%s", "maintenance expire " CAT);
     assert_int_equal(sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = '" CAT "'"),
                      head_of(CAT));
 }
@@ -155,8 +141,9 @@ static int setup(void **state)
     test_sql_use(pg);
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "retirement");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
     cli_ok("catalog create " CAT " --data-path file://%s/wh", dir);
-    cli_ok("namespace create " CAT ".ns");
+    cli_ok("%s", "namespace create " CAT ".ns");
     return 0;
 }
 
@@ -198,7 +185,7 @@ static void dropped_table_is_retired(void **state)
     assert_int_equal(count_lines(gone_paths), 7);
     assert_int_equal(existing(gone_paths), 7);
 
-    cli_ok("table drop " CAT ".ns.gone");
+    cli_ok("%s", "table drop " CAT ".ns.gone");
     /* A consumer that read gone up to its drop (an offset below the drop
      * would rightly hold the floor, and so the retirement, back). */
     sql_exec("INSERT INTO hog_consumer_offset (catalog_id, consumer_id, table_uuid,"

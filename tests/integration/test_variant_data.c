@@ -33,17 +33,6 @@ static PGconn *pg;
 static char dir[256];
 static hl_client *client;
 
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, srv.base, dir, "%s", args);
-}
-
 static void run_ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void run_ok(const char *what, const char *fmt, ...)
 {
@@ -75,6 +64,7 @@ static int setup(void **state)
     test_stack_up(&db, &srv, &pg, "variant_data", NULL, NULL);
     setenv("HOGLAKE_TOKEN", srv.token, 1);
     test_scratch_dir(dir, sizeof dir, "variant-data");
+    cli_session(HOGLAKE_CLI_BIN, srv.base, dir);
     client = test_client_new(srv.base, NULL);
     run_ok("catalog create", "catalog create local --data-path file://%s/wh", dir);
     run_ok("namespace create", "namespace create local.ns");
@@ -141,7 +131,7 @@ static void jsonl_in_json_out(void **state)
     run_ok("append", "append local.ns.ev ev.jsonl");
 
     struct cli_out o;
-    run(&o, "read local.ns.ev --format jsonl");
+    cli_do(&o, "read local.ns.ev --format jsonl");
     cli_out_expect(&o, 0, "read");
     expect_text_eq(o.out, events_read, "the rows read back");
     cli_out_free(&o);
@@ -149,11 +139,11 @@ static void jsonl_in_json_out(void **state)
     /* The file holds a VARIANT(1) group of required binary metadata and
      * value, the table's field id on the group alone. */
     char *path = latest_file("ev");
-    run(&o, "parquet inspect '%s' --json", path);
+    cli_do(&o, "parquet inspect '%s' --json", path);
     cli_out_expect(&o, 0, "inspect");
     expect_contains(o.out, "VARIANT", "the annotation");
     cli_out_free(&o);
-    run(&o, "parquet cat '%s'", path);
+    cli_do(&o, "parquet cat '%s'", path);
     cli_out_expect(&o, 0, "parquet cat");
     expect_text_eq(o.out, events_read, "parquet cat of our file");
     cli_out_free(&o);
@@ -198,7 +188,7 @@ static void mutations_keep_values(void **state)
     run_ok("delete", "delete local.ns.mut --where 'id = 3'");
     run_ok("update", "update local.ns.mut --set 'id = id + 100' --where 'id >= 5'");
     struct cli_out o;
-    run(&o, "read local.ns.mut --format jsonl --where 'id >= 100'");
+    cli_do(&o, "read local.ns.mut --format jsonl --where 'id >= 100'");
     cli_out_expect(&o, 0, "read");
     expect_text_eq(o.out,
                    "{\"id\":105,\"props\":-9223372036854775808}\n"
@@ -207,7 +197,7 @@ static void mutations_keep_values(void **state)
                    "{\"id\":107,\"props\":null}\n",
                    "the updated rows");
     cli_out_free(&o);
-    run(&o, "read local.ns.mut --format jsonl --where 'id < 100'");
+    cli_do(&o, "read local.ns.mut --format jsonl --where 'id < 100'");
     cli_out_expect(&o, 0, "read");
     expect_contains(o.out, "{\"id\":4,\"props\":{\"e\xf0\x9f\x98\x80\":true", "an untouched row");
     assert_null(strstr(o.out, "\"id\":3,"));
@@ -223,7 +213,7 @@ static void csv_and_invalid_text(void **state)
     test_write_file(dir, "ok.csv", "id,v\n1,\"{\"\"k\"\":[true,false]}\"\n2,\n3,null\n4,42\n");
     run_ok("append", "append local.ns.csvv ok.csv");
     struct cli_out o;
-    run(&o, "read local.ns.csvv --format csv");
+    cli_do(&o, "read local.ns.csvv --format csv");
     cli_out_expect(&o, 0, "read csv");
     expect_text_eq(o.out, "id,v\r\n1,\"{\"\"k\"\":[true,false]}\"\r\n2,\r\n3,null\r\n4,42\r\n",
                    "CSV round trip");
@@ -234,7 +224,7 @@ static void csv_and_invalid_text(void **state)
     int64_t before = data_files();
     test_write_file(dir, "bad.csv",
                     "id,v\n5,\"{\"\"a\"\":1}\"\n6,{oops\n7,\"{\"\"a\"\":1,\"\"a\"\":2}\"\n");
-    run(&o, "append local.ns.csvv bad.csv");
+    cli_do(&o, "append local.ns.csvv bad.csv");
     assert_int_not_equal(o.code, 0);
     expect_contains(o.err, "invalid JSON", "the codec's words");
     expect_contains(o.err, "column 'v'", "the column");
@@ -242,17 +232,17 @@ static void csv_and_invalid_text(void **state)
     cli_out_free(&o);
     assert_int_equal(data_files(), before);
 
-    run(&o, "append local.ns.csvv bad.csv --variant-on-invalid maybe");
+    cli_do(&o, "append local.ns.csvv bad.csv --variant-on-invalid maybe");
     assert_int_equal(o.code, 2);
     cli_out_free(&o);
 
     /* --variant-on-invalid null: both bad rows (bad text, a key named
      * twice) become NULL, and the summary counts them. */
-    run(&o, "append local.ns.csvv bad.csv --variant-on-invalid null");
+    cli_do(&o, "append local.ns.csvv bad.csv --variant-on-invalid null");
     cli_out_expect(&o, 0, "append, invalid as null");
     expect_contains(o.out, "2 rows of variant text that is not JSON written as NULL", "the count");
     cli_out_free(&o);
-    run(&o, "read local.ns.csvv --where 'id >= 5' --format jsonl");
+    cli_do(&o, "read local.ns.csvv --where 'id >= 5' --format jsonl");
     cli_out_expect(&o, 0, "read back");
     expect_text_eq(o.out,
                    "{\"id\":5,\"v\":{\"a\":1}}\n{\"id\":6,\"v\":null}\n{\"id\":7,\"v\":null}\n",
@@ -267,7 +257,7 @@ static void iceberg_export(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "export iceberg local.ns.ev --to file://%s/ice2 --format-version 2", dir);
+    cli_do(&o, "export iceberg local.ns.ev --to file://%s/ice2 --format-version 2", dir);
     assert_int_not_equal(o.code, 0);
     expect_contains(o.err, "export with format version 3", "the v2 refusal");
     cli_out_free(&o);
@@ -325,13 +315,13 @@ static void duckdb_shredded_files(void **state)
              duckdb_values, path);
     free(test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql));
     struct cli_out o;
-    run(&o, "parquet inspect duck.parquet");
+    cli_do(&o, "parquet inspect duck.parquet");
     cli_out_expect(&o, 0, "inspect");
     expect_contains(o.out, "typed_value", "DuckDB shredded the column");
     cli_out_free(&o);
 
     /* Read as it lies, and DuckDB's own reading agrees value for value. */
-    run(&o, "parquet cat duck.parquet");
+    cli_do(&o, "parquet cat duck.parquet");
     cli_out_expect(&o, 0, "parquet cat");
     expect_text_eq(o.out, duckdb_read, "the shredded file unshredded");
     cli_out_free(&o);
@@ -349,7 +339,7 @@ static void duckdb_shredded_files(void **state)
     /* Appended to a table: unshredded on the way in, written as ours. */
     run_ok("create", "table create local.ns.duck --columns 'id:long!, v:variant'");
     run_ok("append", "append local.ns.duck duck.parquet");
-    run(&o, "read local.ns.duck --format jsonl");
+    cli_do(&o, "read local.ns.duck --format jsonl");
     cli_out_expect(&o, 0, "read");
     expect_text_eq(o.out, duckdb_read, "the table's rows");
     cli_out_free(&o);
@@ -363,12 +353,12 @@ static void duckdb_shredded_files(void **state)
         "TO '%s/duck64.parquet' (FORMAT parquet)",
         dir);
     free(test_duckdb(HL_NODE, HL_INTEROP_DIR, dir, sql));
-    run(&o, "parquet cat duck64.parquet");
+    cli_do(&o, "parquet cat duck64.parquet");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "does not end where the next one begins", "the misencoding named");
     cli_out_free(&o);
     int64_t before = data_files();
-    run(&o, "append local.ns.duck duck64.parquet");
+    cli_do(&o, "append local.ns.duck duck64.parquet");
     assert_int_not_equal(o.code, 0);
     expect_contains(o.err, "row 1", "the row");
     cli_out_free(&o);
@@ -974,7 +964,7 @@ static void encoding_report(void **state)
                     "5,{oops\n"
                     "6,\"{\"\"a\"\":1,\"\"a\"\":2}\"\n");
     struct cli_out o;
-    run(&o, "append local.ns.report report.csv --variant-on-invalid null --variant-report");
+    cli_do(&o, "append local.ns.report report.csv --variant-on-invalid null --variant-report");
     cli_out_expect(&o, 0, "append with a report");
     expect_contains(o.out,
                     "variant column v: 6 rows, 3 NULL (2 from invalid text: invalid_json 1, "
@@ -990,7 +980,7 @@ static void encoding_report(void **state)
                     "the report");
     cli_out_free(&o);
     /* Machine output carries it too. */
-    run(&o, "--json append local.ns.report report.csv --variant-on-invalid null");
+    cli_do(&o, "--json append local.ns.report report.csv --variant-on-invalid null");
     cli_out_expect(&o, 0, "append --json");
     json_t *doc = json_loads(o.out, 0, NULL);
     assert_non_null(doc);
@@ -1135,7 +1125,7 @@ static void append_where_rows(hl_table *t, int lo, int hi, const char *os, bool 
 static char *read_ids(const char *where, char **stats)
 {
     struct cli_out o;
-    run(&o, "read local.ns.vwhere --columns id --format csv --stats --where \"%s\"", where);
+    cli_do(&o, "read local.ns.vwhere --columns id --format csv --stats --where \"%s\"", where);
     cli_out_expect(&o, 0, where);
     char *ids = strdup(o.out);
     *stats = strdup(o.err);
@@ -1190,7 +1180,7 @@ static void where_on_variant_paths(void **state)
     expect_where("v.o.k IS NULL OR v.nope = 1", "id\n", "row groups: 3 read, 0 pruned");
 
     struct cli_out o;
-    run(&o, "read local.ns.vwhere --where \"v.os = DATE '2026-01-01'\"");
+    cli_do(&o, "read local.ns.vwhere --where \"v.os = DATE '2026-01-01'\"");
     cli_out_expect(&o, 1, "a literal of no variant family");
     expect_contains(o.err, "compare it with a string, a number or TRUE/FALSE", "the refusal");
     cli_out_free(&o);

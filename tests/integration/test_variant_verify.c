@@ -24,18 +24,6 @@
 
 static char dir[256];
 
-/* The verb needs no server: any address will do. */
-static void run(struct cli_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void run(struct cli_out *o, const char *fmt, ...)
-{
-    char args[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_run(o, HOGLAKE_CLI_BIN, "http://127.0.0.1:9", dir, "%s", args);
-}
-
 static void duckdb_file(const char *name, const char *values)
 {
     char sql[2048];
@@ -50,6 +38,7 @@ static int setup(void **state)
 {
     (void)state;
     test_scratch_dir(dir, sizeof dir, "variant-verify");
+    cli_session(HOGLAKE_CLI_BIN, "http://127.0.0.1:9", dir);
     test_write_file(
         dir, "in.jsonl",
         "{\"id\":1,\"v\":{\"b\":1,\"a\":2,\"t\":[1,\"x\",{\"z\":1,\"y\":2}]}}\n"
@@ -70,26 +59,26 @@ static void our_files_pass(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "parquet convert in.jsonl plain.parquet --schema 'id:long, v:variant'");
+    cli_do(&o, "parquet convert in.jsonl plain.parquet --schema 'id:long, v:variant'");
     cli_out_expect(&o, 0, "convert");
     cli_out_free(&o);
-    run(&o, "parquet verify plain.parquet");
+    cli_do(&o, "parquet verify plain.parquet");
     cli_out_expect(&o, 0, "verify");
     assert_string_equal(
         o.out, "plain.parquet: column 'v': 4 rows verified (canonical, form not checked)\n");
     cli_out_free(&o);
-    run(&o, "parquet verify plain.parquet --column v --shredding null --not-null");
+    cli_do(&o, "parquet verify plain.parquet --column v --shredding null --not-null");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "column 'v': row 2: SQL NULL in a NOT NULL variant column (not_null)",
                     "NOT NULL");
     cli_out_free(&o);
-    run(&o, "parquet verify plain.parquet --shredding null");
+    cli_do(&o, "parquet verify plain.parquet --shredding null");
     cli_out_expect(&o, 0, "the unshredded form");
     expect_contains(o.out, "4 rows verified (canonical, unshredded form)", "summary");
     cli_out_free(&o);
     /* a declaration the plain file is not a form of */
-    run(&o, "parquet verify plain.parquet --shredding "
-            "'{\"type\":\"object\",\"fields\":[{\"name\":\"a\",\"type\":\"int64\"}]}'");
+    cli_do(&o, "parquet verify plain.parquet --shredding "
+               "'{\"type\":\"object\",\"fields\":[{\"name\":\"a\",\"type\":\"int64\"}]}'");
     assert_int_equal(o.code, 1);
     expect_contains(o.err,
                     "plain.parquet: column 'v': storage field v: has 2 fields where the "
@@ -106,24 +95,24 @@ static void duckdb_files_refused(void **state)
      * no --no-canonical excuses */
     duckdb_file("duck.parquet", "(1, '{\"b\":\"x\",\"a\":\"y\"}'), (2, '[1]'), (3, 'true')");
     struct cli_out o;
-    run(&o, "parquet verify duck.parquet");
+    cli_do(&o, "parquet verify duck.parquet");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "duck.parquet: column 'v': row 0", "the row");
     expect_contains(o.err, "field_order", "the rule");
     expect_contains(o.err, "(variant_encoding)", "the reason");
     cli_out_free(&o);
-    run(&o, "parquet verify duck.parquet --no-canonical");
+    cli_do(&o, "parquet verify duck.parquet --no-canonical");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "field_order", "a writer rule");
     cli_out_free(&o);
     /* one key: only canonicity is broken (DuckDB leaves the dictionary
      * unflagged), which --no-canonical lets pass */
     duckdb_file("duck1.parquet", "(1, '{\"a\":\"y\"}'), (2, '[1]'), (3, '\"s\"')");
-    run(&o, "parquet verify duck1.parquet");
+    cli_do(&o, "parquet verify duck1.parquet");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "canonical_dictionary", "canonical");
     cli_out_free(&o);
-    run(&o, "parquet verify duck1.parquet --no-canonical");
+    cli_do(&o, "parquet verify duck1.parquet --no-canonical");
     cli_out_expect(&o, 0, "writer rules only");
     assert_string_equal(
         o.out, "duck1.parquet: column 'v': 3 rows verified (writer rules, form not checked)\n");
@@ -134,14 +123,14 @@ static void usage_errors(void **state)
 {
     (void)state;
     struct cli_out o;
-    run(&o, "parquet verify plain.parquet --shredding '{\"type\":\"nope\"}'");
+    cli_do(&o, "parquet verify plain.parquet --shredding '{\"type\":\"nope\"}'");
     assert_int_equal(o.code, 2);
     cli_out_free(&o);
-    run(&o, "parquet verify plain.parquet --column id");
+    cli_do(&o, "parquet verify plain.parquet --column id");
     assert_int_equal(o.code, 1);
     expect_contains(o.err, "column 'id' is not a variant column", "not a variant");
     cli_out_free(&o);
-    run(&o, "parquet verify missing.parquet");
+    cli_do(&o, "parquet verify missing.parquet");
     assert_int_equal(o.code, 3);
     cli_out_free(&o);
 }
