@@ -58,9 +58,10 @@ static void print_result(const struct cli *cli, const char *to, const char *cons
         printf("  deleted %s of earlier exports (%s)\n",
                out_count(r->rows_deleted, "row", "rows", a, sizeof a),
                out_count(r->delete_files, "delete file", "delete files", b, sizeof b));
-    printf("  Iceberg snapshot %lld, format version %d, partitioned %s, sorted by %s\n",
-           (long long)r->iceberg_snapshot_id, r->format_version, r->partition_spec,
-           r->sort_order[0] ? r->sort_order : "nothing");
+    bool flat = strcmp(r->partition_spec, "unpartitioned") == 0;
+    printf("  Iceberg snapshot %lld, format version %d, %s%s, %s%s\n",
+           (long long)r->iceberg_snapshot_id, r->format_version, flat ? "" : "partitioned by ",
+           r->partition_spec, r->sort_order[0] ? "sorted by " : "unsorted", r->sort_order);
     printf("consumer: %s\n", consumer);
 }
 
