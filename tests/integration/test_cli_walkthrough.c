@@ -143,9 +143,8 @@ static void five_datasets(void **state)
         cli_out_expect(&o, 0, datasets[i].table);
         expect_contains(o.out, datasets[i].layout, datasets[i].table);
         const char *c = strstr(o.out, "consumer: ");
-        if (!c)
+        if (!c || sscanf(c, "consumer: %127s", consumers[i]) != 1)
             fail_msg("no consumer in:\n%s", o.out);
-        snprintf(consumers[i], sizeof consumers[i], "%.*s", (int)strcspn(c + 10, "\n"), c + 10);
         cli_out_free(&o);
     }
     /* ... and `consumers` lists each one, caught up with its table. */
