@@ -154,6 +154,109 @@ HL_API hl_status hl_catalog_options(hl_catalog *catalog, char **json, struct hl_
 HL_API hl_status hl_catalog_set_retention(hl_catalog *catalog, int64_t seconds, int consumer_floor,
                                           char **json, struct hl_error *err);
 
+/* ---- catalog settings and maintenance, typed ----
+ *
+ * The same requests as the JSON calls above and the server's maintenance
+ * routes, with the answers decoded into structs. Options structs are set
+ * up by their _init function before the caller changes a field, so that a
+ * later release can add fields with defaults. Result structs are the
+ * caller's (any storage, nothing to free); a counter the server did not
+ * report reads 0. On failure *out is zeroed. */
+
+/* The catalog's CatalogOptions. */
+struct hl_catalog_settings {
+    int64_t retention_seconds;    /* snapshot retention; -1: none (expiry disabled) */
+    bool consumer_floor;          /* consumer offsets hold back expiry */
+    int64_t earliest_snapshot_id; /* the expiry floor: snapshots below it are gone */
+};
+HL_API hl_status hl_catalog_get_settings(hl_catalog *catalog, struct hl_catalog_settings *out,
+                                         struct hl_error *err);
+
+/* A change of the settings; what is left as _init set it is unchanged. */
+struct hl_catalog_settings_change {
+    bool set_retention;        /* send retention_seconds */
+    int64_t retention_seconds; /* 1..3153600000; <= 0 disables expiry */
+    int consumer_floor;        /* 0 or 1; -1 leaves it */
+};
+/* Changes nothing: set_retention false, consumer_floor -1. */
+HL_API void hl_catalog_settings_change_init(struct hl_catalog_settings_change *change);
+/* Applies the change (one PATCH; a change of nothing reads the settings)
+ * and returns the settings after it in *out (may be NULL). A retention out
+ * of range is HL_ERR_VALIDATION in the server's words. */
+HL_API hl_status hl_catalog_change_settings(hl_catalog *catalog,
+                                            const struct hl_catalog_settings_change *change,
+                                            struct hl_catalog_settings *out, struct hl_error *err);
+
+/* One maintenance pass run now (the server's POST .../maintenance/<task>,
+ * recorded with trigger manual; HL_ERR_UNAVAILABLE, code
+ * maintenance_busy, while another run holds the task). */
+struct hl_maintenance_options {
+    int64_t batch; /* the pass's bound (snapshots, queue rows, groups, files); 0: the server's */
+};
+/* Zeroes o. */
+HL_API void hl_maintenance_options_init(struct hl_maintenance_options *o);
+
+/* Expires the snapshots below the retention window (docs/openapi.yaml
+ * ExpiryResult). */
+struct hl_expire_result {
+    int64_t snapshots_expired;
+    int64_t data_files_queued;   /* ended data files queued for removal */
+    int64_t delete_files_queued; /* ended deletion vectors queued for removal */
+    int64_t new_earliest_snapshot_id;
+    bool floored_by_consumer; /* the lowest consumer offset was the binding bound */
+    int64_t offsets_released; /* offsets on replaced incarnations released */
+    int64_t purge_pages;
+    bool purge_truncated; /* ended file rows are left for the next pass */
+    int64_t advance_halvings, purge_failures, purge_halvings, purge_page;
+};
+HL_API hl_status hl_catalog_expire(hl_catalog *catalog,
+                                   const struct hl_maintenance_options *options,
+                                   struct hl_expire_result *out, struct hl_error *err);
+
+/* Deletes the queued objects nothing references (CleanupResult). */
+struct hl_cleanup_result {
+    int64_t removed;          /* objects deleted */
+    int64_t missing;          /* already gone (file:// only) */
+    int64_t still_referenced; /* never deleted: anything but 0 is a queue writer's bug */
+    int64_t refused;          /* outside the data path, a symbolic link, not a file */
+    int64_t settled_elsewhere, failed, ledger_purged, runs_purged, receipts_purged;
+    int64_t receipts_purge_failures;
+};
+HL_API hl_status hl_catalog_cleanup(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_cleanup_result *out, struct hl_error *err);
+
+/* Rewrites groups of small files into one (CompactionResult). */
+struct hl_compact_result {
+    int64_t groups_compacted, files_in, files_out, bytes_in, bytes_out;
+    /* Groups not compacted, by reason. */
+    int64_t skipped_conflicts, dv_superseded, unconvertible_schema, invalid_data;
+    int64_t heap_budget_exceeded, failed_groups, storage_refused, claimed_elsewhere;
+    int64_t dvs_applied, rows_dropped; /* deletion vectors applied by committed groups */
+    int64_t variant_columns_carried, variant_columns_reencoded;
+    /* What the planner saw and left. */
+    int64_t candidates_files, candidates_with_dv, candidates_claimed;
+    int64_t left_too_few_files, left_too_few_partitions, left_over_budget_files;
+    int64_t left_claimed_files;
+    bool batch_reached; /* more groups may be waiting */
+    int64_t plan_ms;
+};
+HL_API hl_status hl_catalog_compact(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_compact_result *out, struct hl_error *err);
+
+/* Fills the statistics of files appended with deferred_stats
+ * (HydrateResult). */
+struct hl_hydrate_result {
+    int64_t hydrated;         /* files whose statistics were filled */
+    int64_t failed;           /* files whose footer disagrees or is gone */
+    int64_t transient_errors; /* files left pending after a storage error */
+    int64_t still_pending;    /* pending live files of the catalog after the pass */
+};
+HL_API hl_status hl_catalog_hydrate(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_hydrate_result *out, struct hl_error *err);
+
 /* One snapshot of the log. */
 struct hl_snapshot {
     int64_t snapshot_id;
