@@ -324,6 +324,34 @@ HL_API hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_erro
  * NULL). The handle keeps the creation's snapshot as its DDL snapshot. */
 HL_API hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
                                  const char *properties_json, hl_table **out, struct hl_error *err);
+/* How hl_namespace_create_table_arrow creates a table. */
+struct hl_table_create_options {
+    const char *properties_json; /* a JSON object of table properties; NULL: none */
+};
+/* Zeroes o. */
+HL_API void hl_table_create_options_init(struct hl_table_create_options *o);
+/* Creates a table whose columns are the fields of an Arrow schema (a
+ * struct; borrowed, not released), as hl_table_create does (options may be
+ * NULL). Each field's type maps to a catalog type, both directions
+ * agreeing with what appends and reads use: bool boolean; int8/16/32/64
+ * int8, int16, int, long; uint8/16/32/64 uint8 ... uint64; float float;
+ * double double; decimal128(p, s) (p <= 38) decimal(p, s); date32 date;
+ * time64[us] time; timestamp[s], [ms], [us], [ns] without a time zone
+ * timestamp_s, timestamp_ms, timestamp, timestamp_ns; timestamp[us] with
+ * any time zone timestamptz; utf8 and large utf8 string, or json when
+ * marked "arrow.json"; binary and large binary binary;
+ * fixed_size_binary(16) marked "arrow.uuid" uuid; Variant storage, a
+ * struct marked "arrow.parquet.variant", variant (no shredding declared); list and large
+ * list list (its child named element); struct struct; map map (key and
+ * value; the key not null). A field's nullability is the column's; a field
+ * id in its metadata (PARQUET:field_id) is not sent: the server assigns
+ * ids depth first from 1. Any other type (dictionary-encoded included) is
+ * HL_ERR_INVALID_ARGUMENT naming the field's dotted path and its format,
+ * before any request. */
+HL_API hl_status hl_namespace_create_table_arrow(hl_namespace *ns, const char *name,
+                                                 const struct ArrowSchema *schema,
+                                                 const struct hl_table_create_options *options,
+                                                 hl_table **out, struct hl_error *err);
 /* Checks a variant column's shredding declaration (JSON text, as a
  * ColumnDef's type_params.shredding carries it; "null" declares nothing)
  * against the catalog's grammar, with no request: HL_OK, or

@@ -6,7 +6,12 @@
  *     recreated;
  *   - the typed settings and maintenance calls (get and change the
  *     settings, hydrate, compact, expire, cleanup) return the server's
- *     counters, which agree with what the catalog and storage then hold. */
+ *     counters, which agree with what the catalog and storage then hold;
+ *   - a table created from an Arrow schema has every catalog type an Arrow
+ *     type maps to (the 26 of the 27 the writer takes as plain Arrow, plus
+ *     variant by its extension name), nested and with the fields'
+ *     nullability; a batch of that schema appended reads back equal; an
+ *     Arrow type with no catalog type is refused naming field and format. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,8 @@
 #include "client_harness.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
+#include "textio/textio_render.h"
+#include "util/arrow.h"
 #include "util/buf.h"
 
 static struct client_stack stack;
@@ -346,12 +353,297 @@ static void test_maintenance(void **state)
     fixture_free(&f);
 }
 
+/* ---- tables from Arrow schemas ---- */
+
+/* Every catalog type, nested ones and required fields among them. */
+static const char *const all_spec =
+    "b:boolean!, i8:int8, i16:int16, i32:int!, i64:long, u8:uint8, u16:uint16, u32:uint32, "
+    "u64:uint64, f32:float, f64:double, dec:decimal(10,2)!, d:date, t:time, ts_s:timestamp_s, "
+    "ts_ms:timestamp_ms, ts:timestamp, ts_ns:timestamp_ns, tstz:timestamptz, s:string, "
+    "j:json, id:uuid, bin:binary, tags:list<string>, "
+    "pt:struct<x:double!,y:list<long!>>, attrs:map<string,struct<n:long,u:uuid>>";
+
+/* The type each column of the table made from all_spec's Arrow schema
+ * must have, in order ("j" is marked arrow.json by the test). */
+static const char *const all_types[][2] = {
+    {"b", "boolean"},        {"i8", "int8"},
+    {"i16", "int16"},        {"i32", "int"},
+    {"i64", "long"},         {"u8", "uint8"},
+    {"u16", "uint16"},       {"u32", "uint32"},
+    {"u64", "uint64"},       {"f32", "float"},
+    {"f64", "double"},       {"dec", "decimal"},
+    {"d", "date"},           {"t", "time"},
+    {"ts_s", "timestamp_s"}, {"ts_ms", "timestamp_ms"},
+    {"ts", "timestamp"},     {"ts_ns", "timestamp_ns"},
+    {"tstz", "timestamptz"}, {"s", "string"},
+    {"j", "json"},           {"id", "uuid"},
+    {"bin", "binary"},       {"tags", "list"},
+    {"pt", "struct"},        {"attrs", "map"},
+};
+
+static const char *const all_rows =
+    "{\"b\":true,\"i8\":-128,\"i16\":-32768,\"i32\":-2147483648,"
+    "\"i64\":-9223372036854775808,\"u8\":255,\"u16\":65535,\"u32\":4294967295,"
+    "\"u64\":18446744073709551615,\"f32\":1.5,\"f64\":-0.25,\"dec\":\"-123.45\","
+    "\"d\":\"1969-12-31\",\"t\":\"23:59:59.000001\",\"ts_s\":\"2024-01-02T03:04:05\","
+    "\"ts_ms\":\"2024-01-02T03:04:05.123\",\"ts\":\"2024-01-02T03:04:05.123456\","
+    "\"ts_ns\":\"2024-01-02T03:04:05.123456789\",\"tstz\":\"2024-01-02T03:04:05.123456Z\","
+    "\"s\":\"h\u00e9llo\",\"j\":\"{\\\"a\\\":1}\","
+    "\"id\":\"0123abcd-0000-4000-8000-00000000000f\",\"bin\":\"aGVsbG8=\","
+    "\"tags\":[\"a\",null],\"pt\":{\"x\":1.0,\"y\":[1,2]},"
+    "\"attrs\":{\"p\":{\"n\":7,\"u\":null}}}\n"
+    "{\"b\":false,\"i8\":null,\"i16\":null,\"i32\":0,\"i64\":null,\"u8\":null,"
+    "\"u16\":null,\"u32\":null,\"u64\":null,\"f32\":null,\"f64\":null,\"dec\":\"0.00\","
+    "\"d\":null,\"t\":null,\"ts_s\":null,\"ts_ms\":null,\"ts\":null,\"ts_ns\":null,"
+    "\"tstz\":null,\"s\":null,\"j\":null,\"id\":null,\"bin\":null,"
+    "\"tags\":null,\"pt\":null,\"attrs\":null}\n";
+
+/* Marks the top-level field `name` of schema with an extension name. */
+static void mark_extension(struct ArrowSchema *schema, const char *name, const char *extension)
+{
+    for (int64_t i = 0; i < schema->n_children; i++)
+        if (strcmp(schema->children[i]->name, name) == 0) {
+            const char *key = "ARROW:extension:name";
+            assert_int_equal(arrow_schema_set_metadata(schema->children[i], &key, &extension, 1),
+                             0);
+            return;
+        }
+    fail_msg("no field %s", name);
+}
+
+/* Every row of the stream (released) as JSON Lines. */
+static char *render_all(struct ArrowArrayStream *s)
+{
+    struct ArrowSchema schema;
+    assert_int_equal(s->get_schema(s, &schema), 0);
+    struct textio_render *r;
+    struct error e;
+    if (textio_render_new(&schema, TEXTIO_JSONL, &r, &e) != 0)
+        fail_msg("render: %s", e.msg);
+    struct buf out = BUF_INIT;
+    for (;;) {
+        struct ArrowArray batch;
+        assert_int_equal(s->get_next(s, &batch), 0);
+        if (!batch.release)
+            break;
+        for (int64_t i = 0; i < batch.length; i++)
+            if (textio_render_row(r, &batch, i, &out, &e) != 0)
+                fail_msg("render row: %s", e.msg);
+        batch.release(&batch);
+    }
+    textio_render_free(r);
+    schema.release(&schema);
+    s->release(s);
+    assert_int_equal(buf_putc(&out, '\0'), 0);
+    return buf_take(&out);
+}
+
+static void test_create_from_arrow(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, "arrow_create");
+    struct hl_error err;
+    struct ArrowArrayStream in;
+    test_rows_stream(all_spec, all_rows, &in);
+    struct ArrowSchema schema;
+    assert_int_equal(in.get_schema(&in, &schema), 0);
+    /* A json column's text is plain utf8 in the stream: pa.json_() marks it. */
+    mark_extension(&schema, "j", "arrow.json");
+    struct hl_table_create_options o;
+    hl_table_create_options_init(&o);
+    o.properties_json = "{\"owner\":\"arrow\"}";
+    hl_table *t;
+    test_check(hl_namespace_create_table_arrow(f.ns, "all", &schema, &o, &t, &err), &err,
+               "create from arrow");
+    schema.release(&schema);
+    hl_table_free(t);
+    test_check(hl_table_open(f.ns, "all", &t, &err), &err, "open");
+
+    /* The columns: every type, nullability and nesting as the fields say. */
+    char *info = NULL;
+    test_check(hl_table_info(t, NULL, &info, &err), &err, "info");
+    json_t *doc = json_loads(info, 0, NULL);
+    assert_non_null(doc);
+    json_t *cols = json_object_get(doc, "columns");
+    size_t ntypes = sizeof all_types / sizeof all_types[0];
+    assert_int_equal(json_array_size(cols), ntypes);
+    for (size_t i = 0; i < ntypes; i++) {
+        json_t *c = json_array_get(cols, i);
+        assert_string_equal(json_string_value(json_object_get(c, "name")), all_types[i][0]);
+        assert_string_equal(json_string_value(json_object_get(c, "type")), all_types[i][1]);
+        bool required = strstr(all_spec, all_types[i][0]) &&
+                        (strcmp(all_types[i][0], "b") == 0 || strcmp(all_types[i][0], "i32") == 0 ||
+                         strcmp(all_types[i][0], "dec") == 0);
+        assert_int_equal(json_is_true(json_object_get(c, "nullable")), !required);
+    }
+    json_t *dec = json_object_get(json_array_get(cols, 11), "type_params");
+    assert_int_equal(json_integer_value(json_object_get(dec, "precision")), 10);
+    assert_int_equal(json_integer_value(json_object_get(dec, "scale")), 2);
+    /* pt: struct<x: double not null, y: list<long not null>> */
+    json_t *pt = json_object_get(json_array_get(cols, 24), "children");
+    json_t *x = json_array_get(pt, 0), *y = json_array_get(pt, 1);
+    assert_string_equal(json_string_value(json_object_get(x, "type")), "double");
+    assert_false(json_is_true(json_object_get(x, "nullable")));
+    json_t *y_el = json_array_get(json_object_get(y, "children"), 0);
+    assert_string_equal(json_string_value(json_object_get(y_el, "name")), "element");
+    assert_string_equal(json_string_value(json_object_get(y_el, "type")), "long");
+    assert_false(json_is_true(json_object_get(y_el, "nullable")));
+    /* attrs: map<string, struct<n: long, u: uuid>>, the key required. */
+    json_t *kv = json_object_get(json_array_get(cols, 25), "children");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(kv, 0), "name")), "key");
+    assert_false(json_is_true(json_object_get(json_array_get(kv, 0), "nullable")));
+    json_t *value = json_array_get(kv, 1);
+    assert_string_equal(json_string_value(json_object_get(value, "type")), "struct");
+    json_t *u = json_array_get(json_object_get(value, "children"), 1);
+    assert_string_equal(json_string_value(json_object_get(u, "type")), "uuid");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(doc, "properties"), "owner")), "arrow");
+    json_decref(doc);
+    free(info);
+
+    /* Round trip: the batch appended reads back equal, value for value. */
+    test_check(hl_table_append(t, &in, NULL, NULL, &err), &err, "append");
+    struct ArrowArrayStream src, back;
+    test_rows_stream(all_spec, all_rows, &src);
+    test_check(hl_table_scan(t, NULL, &back, &err), &err, "scan");
+    char *want = render_all(&src), *got = render_all(&back);
+    assert_non_null(strstr(want, "18446744073709551615"));
+    assert_non_null(strstr(want, "\"ts_ns\":\"2024-01-02T03:04:05.123456789\""));
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    hl_table_free(t);
+    fixture_free(&f);
+}
+
+/* A struct schema of one field: format, name and flags given. */
+static void one_field(struct ArrowSchema *s, const char *format, int64_t n_children)
+{
+    assert_int_equal(arrow_schema_init(s, "+s", NULL, 0, 1), 0);
+    assert_int_equal(
+        arrow_schema_init(s->children[0], format, "f", ARROW_FLAG_NULLABLE, n_children), 0);
+}
+
+/* The wider Arrow input and the types with no catalog type. */
+static void test_create_from_arrow_edges(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, "arrow_edges");
+    struct hl_error err;
+    hl_table *t;
+
+    /* Large types, any time zone, Arrow's own child names. */
+    struct ArrowSchema s;
+    assert_int_equal(arrow_schema_init(&s, "+s", NULL, 0, 6), 0);
+    assert_int_equal(arrow_schema_init(s.children[0], "U", "big_text", 0, 0), 0);
+    assert_int_equal(arrow_schema_init(s.children[1], "Z", "big_bin", ARROW_FLAG_NULLABLE, 0), 0);
+    assert_int_equal(arrow_schema_init(s.children[2], "tsu:America/New_York", "at", 0, 0), 0);
+    assert_int_equal(arrow_schema_init(s.children[3], "+L", "items", ARROW_FLAG_NULLABLE, 1), 0);
+    assert_int_equal(arrow_schema_init(s.children[3]->children[0], "i", "item", 0, 0), 0);
+    struct ArrowSchema *m = s.children[4];
+    assert_int_equal(arrow_schema_init(m, "+m", "m", ARROW_FLAG_NULLABLE, 1), 0);
+    assert_int_equal(arrow_schema_init(m->children[0], "+s", "entries", 0, 2), 0);
+    assert_int_equal(arrow_schema_init(m->children[0]->children[0], "u", "k", 0, 0), 0);
+    assert_int_equal(
+        arrow_schema_init(m->children[0]->children[1], "g", "v", ARROW_FLAG_NULLABLE, 0), 0);
+    struct ArrowSchema *v = s.children[5];
+    assert_int_equal(arrow_schema_init(v, "+s", "v", ARROW_FLAG_NULLABLE, 2), 0);
+    assert_int_equal(arrow_schema_init(v->children[0], "z", "metadata", 0, 0), 0);
+    assert_int_equal(arrow_schema_init(v->children[1], "z", "value", 0, 0), 0);
+    const char *ext_key = "ARROW:extension:name", *ext = "arrow.parquet.variant";
+    assert_int_equal(arrow_schema_set_metadata(v, &ext_key, &ext, 1), 0);
+    test_check(hl_namespace_create_table_arrow(f.ns, "wide", &s, NULL, &t, &err), &err, "wide");
+    s.release(&s);
+    char *info = NULL;
+    test_check(hl_table_info(t, NULL, &info, &err), &err, "info");
+    json_t *doc = json_loads(info, 0, NULL);
+    json_t *cols = json_object_get(doc, "columns");
+    static const char *const want[] = {"string", "binary", "timestamptz", "list", "map", "variant"};
+    assert_int_equal(json_array_size(cols), 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(cols, i), "type")),
+                            want[i]);
+    assert_false(json_is_true(json_object_get(json_array_get(cols, 0), "nullable")));
+    json_t *el = json_array_get(json_object_get(json_array_get(cols, 3), "children"), 0);
+    assert_string_equal(json_string_value(json_object_get(el, "name")), "element");
+    assert_string_equal(json_string_value(json_object_get(el, "type")), "int");
+    json_decref(doc);
+    free(info);
+    hl_table_free(t);
+
+    /* Refused before any request, naming the field and its format. */
+    static const char *const refused[] = {"tsn:UTC", "tsm:UTC", "ttm", "w:8", "d:10,2,256",
+                                          "d:40,2",  "e",       "n",   "+w:3"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        one_field(&s, refused[i], strcmp(refused[i], "+w:3") == 0 ? 1 : 0);
+        if (s.children[0]->n_children)
+            assert_int_equal(arrow_schema_init(s.children[0]->children[0], "i", "item", 0, 0), 0);
+        assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                         HL_ERR_INVALID_ARGUMENT);
+        assert_null(t);
+        char want_text[64];
+        snprintf(want_text, sizeof want_text, "'f' has format '%s'", refused[i]);
+        if (!strstr(err.message, want_text) || !strstr(err.message, "supported:"))
+            fail_msg("%s: %s", refused[i], err.message);
+        s.release(&s);
+    }
+    /* A bare fixed_size_binary(16) is not a uuid; a dictionary is refused;
+     * the path names a nested field. */
+    one_field(&s, "w:16", 0);
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    s.release(&s);
+    one_field(&s, "i", 0);
+    struct ArrowSchema dict;
+    assert_int_equal(arrow_schema_init(&dict, "u", NULL, 0, 0), 0);
+    s.children[0]->dictionary = &dict;
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "dictionary-encoded"));
+    s.children[0]->dictionary = NULL;
+    dict.release(&dict);
+    s.release(&s);
+    one_field(&s, "+s", 1);
+    assert_int_equal(arrow_schema_init(s.children[0]->children[0], "+l", "inner", 0, 1), 0);
+    assert_int_equal(
+        arrow_schema_init(s.children[0]->children[0]->children[0], "tsn:UTC", "item", 0, 0), 0);
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "'f.inner.element' has format 'tsn:UTC'"));
+    s.release(&s);
+    /* Deeper than the catalog nests: refused by the library. */
+    one_field(&s, "+l", 1);
+    struct ArrowSchema *node = s.children[0];
+    for (int depth = 2; depth <= 9; depth++) {
+        assert_int_equal(arrow_schema_init(node->children[0], depth < 9 ? "+l" : "i", "item", 0,
+                                           depth < 9 ? 1 : 0),
+                         0);
+        node = node->children[0];
+    }
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "deeper"));
+    s.release(&s);
+    /* Not a struct at the top. */
+    assert_int_equal(arrow_schema_init(&s, "i", NULL, 0, 0), 0);
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    s.release(&s);
+    /* Nothing was created. */
+    assert_int_equal(hl_table_open(f.ns, "bad", &t, &err), HL_ERR_NOT_FOUND);
+    fixture_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unguarded_after_recreate),
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_maintenance),
+        cmocka_unit_test(test_create_from_arrow),
+        cmocka_unit_test(test_create_from_arrow_edges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
