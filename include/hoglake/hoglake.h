@@ -19,7 +19,8 @@
  *
  * Metadata reads (lists, infos, file lists, scan plans, change plans)
  * return the server's JSON text as documented in docs/openapi.yaml. The
- * writer path returns typed results. */
+ * writer path returns typed results, as do the file listing, the catalog
+ * settings and the maintenance passes. */
 #ifndef HOGLAKE_H
 #define HOGLAKE_H
 
@@ -468,6 +469,34 @@ HL_API hl_status hl_table_scan_plan_page(hl_table *table, const struct hl_at *at
 HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
                                        int limit, const char *page_token, char **json,
                                        char **next_page_token, struct hl_error *err);
+
+/* One data file of a listing, typed (docs/openapi.yaml DataFile). */
+enum hl_stats_state {
+    HL_STATS_PROVIDED = 0, /* statistics came with the commit or were collected */
+    HL_STATS_PENDING = 1,  /* not collected yet (deferred_stats) */
+    HL_STATS_FAILED = 2,   /* collecting them failed */
+};
+struct hl_data_file {
+    int64_t data_file_id;
+    char *path;           /* the object's full path, under the catalog's data_path */
+    int64_t record_count; /* rows, before deletion vectors */
+    int64_t file_size_bytes;
+    int64_t row_id_start;   /* the first row id */
+    int64_t begin_snapshot; /* the snapshot that added the file */
+    enum hl_stats_state stats_state;
+    bool explicit_row_ids; /* row ids stored in the file (compaction outputs) */
+    int64_t footer_size;   /* -1 when the writer did not give it */
+    int64_t spec_id;       /* -1 when unpartitioned */
+    size_t npartition_values;
+    char **partition_values; /* stored (transformed) values in key order; NULL entries are null */
+};
+/* The live data files at `at`, as hl_table_files reads them (every page,
+ * one snapshot), decoded: *files (an array of *nfiles, NULL when none) is
+ * the caller's to free with hl_data_files_free. */
+HL_API hl_status hl_table_files_list(hl_table *table, const struct hl_at *at,
+                                     struct hl_data_file **files, size_t *nfiles,
+                                     struct hl_error *err);
+HL_API void hl_data_files_free(struct hl_data_file *files, size_t nfiles);
 
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is

@@ -1,70 +1,17 @@
 /* Typed catalog settings and maintenance passes: the server's
  * CatalogOptions and maintenance results decoded into the structs of
- * include/hoglake/hoglake.h, by tables of member names and offsets so that
- * each struct is described once. */
+ * include/hoglake/hoglake.h by member tables (client_decode). */
 #include <inttypes.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "client/internal.h"
-
-/* One member of an answer: its JSON name and where it goes. */
-struct member {
-    const char *name;
-    size_t offset;
-    bool is_bool; /* else int64_t */
-    bool required;
-};
-
-#define I64(type, field)                                                                           \
-    {                                                                                              \
-#field, offsetof(type, field), false, false                                                \
-    }
-#define I64_REQ(type, field)                                                                       \
-    {                                                                                              \
-#field, offsetof(type, field), false, true                                                 \
-    }
-#define FLAG(type, field)                                                                          \
-    {                                                                                              \
-#field, offsetof(type, field), true, false                                                 \
-    }
-
-/* Fills out (size bytes, zeroed first) from obj's members. A required
- * member that is missing, or any member of the wrong type, is
- * HL_ERR_PROTOCOL naming it; out is then zeroed. */
-static hl_status decode(const json_t *obj, const char *what, const struct member *members,
-                        size_t nmembers, void *out, size_t size, struct hl_error *err)
-{
-    memset(out, 0, size);
-    if (!json_is_object(obj))
-        return client_fail(err, HL_ERR_PROTOCOL, "protocol", "the %s answer is not an object",
-                           what);
-    for (size_t i = 0; i < nmembers; i++) {
-        const struct member *m = &members[i];
-        json_t *v = json_object_get(obj, m->name);
-        bool ok = m->is_bool ? json_is_boolean(v) : json_is_integer(v);
-        if (!v && !m->required)
-            continue;
-        if (!ok) {
-            memset(out, 0, size);
-            return client_fail(err, HL_ERR_PROTOCOL, "protocol",
-                               "the %s answer's '%s' is missing or not %s", what, m->name,
-                               m->is_bool ? "a boolean" : "an integer");
-        }
-        char *at = (char *)out + m->offset;
-        if (m->is_bool)
-            *(bool *)at = json_is_true(v);
-        else
-            *(int64_t *)at = (int64_t)json_integer_value(v);
-    }
-    return HL_OK;
-}
+#include "client/decode.h"
 
 /* ---- settings ---- */
 
-static const struct member settings_members[] = {
-    I64_REQ(struct hl_catalog_settings, earliest_snapshot_id),
-    {"consumer_floor", offsetof(struct hl_catalog_settings, consumer_floor), true, true},
+static const struct client_member settings_members[] = {
+    CM(struct hl_catalog_settings, earliest_snapshot_id, CM_I64, true),
+    CM(struct hl_catalog_settings, consumer_floor, CM_BOOL, true),
 };
 
 /* Sends method to the catalog's /options with body (may be NULL) and
@@ -81,8 +28,8 @@ static hl_status settings_request(hl_catalog *c, const char *method, const json_
     struct hl_catalog_settings local;
     struct hl_catalog_settings *s = out ? out : &local;
     if (st == HL_OK)
-        st = decode(answer, "CatalogOptions", settings_members,
-                    sizeof settings_members / sizeof settings_members[0], s, sizeof *s, err);
+        st = client_decode(answer, "CatalogOptions", settings_members,
+                           sizeof settings_members / sizeof settings_members[0], s, sizeof *s, err);
     else
         memset(s, 0, sizeof *s);
     if (st == HL_OK) {
@@ -146,7 +93,7 @@ void hl_maintenance_options_init(struct hl_maintenance_options *o)
 
 /* POSTs .../maintenance/<task>[?batch=N] and decodes the answer. */
 static hl_status run_pass(hl_catalog *c, const char *task, const struct hl_maintenance_options *o,
-                          const char *what, const struct member *members, size_t nmembers,
+                          const char *what, const struct client_member *members, size_t nmembers,
                           void *out, size_t size, struct hl_error *err)
 {
     if (out)
@@ -167,7 +114,7 @@ static hl_status run_pass(hl_catalog *c, const char *task, const struct hl_maint
         built ? client_json(c->client, "POST", path.data, NULL, &answer, err) : client_nomem(err);
     buf_free(&path);
     if (st == HL_OK)
-        st = decode(answer, what, members, nmembers, out, size, err);
+        st = client_decode(answer, what, members, nmembers, out, size, err);
     json_decref(answer);
     return st;
 }
@@ -176,19 +123,13 @@ static hl_status run_pass(hl_catalog *c, const char *task, const struct hl_maint
     run_pass(c, task, o, what, members, sizeof members / sizeof members[0], out, sizeof *(out), err)
 
 #define E struct hl_expire_result
-static const struct member expire_members[] = {
-    I64_REQ(E, snapshots_expired),
-    I64_REQ(E, data_files_queued),
-    I64_REQ(E, delete_files_queued),
-    I64_REQ(E, new_earliest_snapshot_id),
-    FLAG(E, floored_by_consumer),
-    I64(E, offsets_released),
-    I64(E, purge_pages),
-    FLAG(E, purge_truncated),
-    I64(E, advance_halvings),
-    I64(E, purge_failures),
-    I64(E, purge_halvings),
-    I64(E, purge_page),
+static const struct client_member expire_members[] = {
+    CM(E, snapshots_expired, CM_I64, true),     CM(E, data_files_queued, CM_I64, true),
+    CM(E, delete_files_queued, CM_I64, true),   CM(E, new_earliest_snapshot_id, CM_I64, true),
+    CM(E, floored_by_consumer, CM_BOOL, false), CM(E, offsets_released, CM_I64, false),
+    CM(E, purge_pages, CM_I64, false),          CM(E, purge_truncated, CM_BOOL, false),
+    CM(E, advance_halvings, CM_I64, false),     CM(E, purge_failures, CM_I64, false),
+    CM(E, purge_halvings, CM_I64, false),       CM(E, purge_page, CM_I64, false),
 };
 #undef E
 
@@ -203,12 +144,17 @@ hl_status hl_catalog_expire(hl_catalog *c, const struct hl_maintenance_options *
 }
 
 #define C struct hl_cleanup_result
-static const struct member cleanup_members[] = {
-    I64_REQ(C, removed),          I64_REQ(C, missing),
-    I64_REQ(C, still_referenced), I64_REQ(C, refused),
-    I64(C, settled_elsewhere),    I64(C, failed),
-    I64(C, ledger_purged),        I64(C, runs_purged),
-    I64(C, receipts_purged),      I64(C, receipts_purge_failures),
+static const struct client_member cleanup_members[] = {
+    CM(C, removed, CM_I64, true),
+    CM(C, missing, CM_I64, true),
+    CM(C, still_referenced, CM_I64, true),
+    CM(C, refused, CM_I64, true),
+    CM(C, settled_elsewhere, CM_I64, false),
+    CM(C, failed, CM_I64, false),
+    CM(C, ledger_purged, CM_I64, false),
+    CM(C, runs_purged, CM_I64, false),
+    CM(C, receipts_purged, CM_I64, false),
+    CM(C, receipts_purge_failures, CM_I64, false),
 };
 #undef C
 
@@ -219,33 +165,33 @@ hl_status hl_catalog_cleanup(hl_catalog *c, const struct hl_maintenance_options 
 }
 
 #define K struct hl_compact_result
-static const struct member compact_members[] = {
-    I64_REQ(K, groups_compacted),
-    I64_REQ(K, files_in),
-    I64_REQ(K, files_out),
-    I64_REQ(K, bytes_in),
-    I64_REQ(K, bytes_out),
-    I64_REQ(K, skipped_conflicts),
-    I64_REQ(K, dv_superseded),
-    I64_REQ(K, unconvertible_schema),
-    I64_REQ(K, invalid_data),
-    I64_REQ(K, heap_budget_exceeded),
-    I64_REQ(K, failed_groups),
-    I64_REQ(K, storage_refused),
-    I64(K, claimed_elsewhere),
-    I64(K, dvs_applied),
-    I64(K, rows_dropped),
-    I64(K, variant_columns_carried),
-    I64(K, variant_columns_reencoded),
-    I64(K, candidates_files),
-    I64(K, candidates_with_dv),
-    I64(K, candidates_claimed),
-    I64(K, left_too_few_files),
-    I64(K, left_too_few_partitions),
-    I64(K, left_over_budget_files),
-    I64(K, left_claimed_files),
-    FLAG(K, batch_reached),
-    I64(K, plan_ms),
+static const struct client_member compact_members[] = {
+    CM(K, groups_compacted, CM_I64, true),
+    CM(K, files_in, CM_I64, true),
+    CM(K, files_out, CM_I64, true),
+    CM(K, bytes_in, CM_I64, true),
+    CM(K, bytes_out, CM_I64, true),
+    CM(K, skipped_conflicts, CM_I64, true),
+    CM(K, dv_superseded, CM_I64, true),
+    CM(K, unconvertible_schema, CM_I64, true),
+    CM(K, invalid_data, CM_I64, true),
+    CM(K, heap_budget_exceeded, CM_I64, true),
+    CM(K, failed_groups, CM_I64, true),
+    CM(K, storage_refused, CM_I64, true),
+    CM(K, claimed_elsewhere, CM_I64, false),
+    CM(K, dvs_applied, CM_I64, false),
+    CM(K, rows_dropped, CM_I64, false),
+    CM(K, variant_columns_carried, CM_I64, false),
+    CM(K, variant_columns_reencoded, CM_I64, false),
+    CM(K, candidates_files, CM_I64, false),
+    CM(K, candidates_with_dv, CM_I64, false),
+    CM(K, candidates_claimed, CM_I64, false),
+    CM(K, left_too_few_files, CM_I64, false),
+    CM(K, left_too_few_partitions, CM_I64, false),
+    CM(K, left_over_budget_files, CM_I64, false),
+    CM(K, left_claimed_files, CM_I64, false),
+    CM(K, batch_reached, CM_BOOL, false),
+    CM(K, plan_ms, CM_I64, false),
 };
 #undef K
 
@@ -256,11 +202,11 @@ hl_status hl_catalog_compact(hl_catalog *c, const struct hl_maintenance_options 
 }
 
 #define H struct hl_hydrate_result
-static const struct member hydrate_members[] = {
-    I64_REQ(H, hydrated),
-    I64_REQ(H, failed),
-    I64_REQ(H, transient_errors),
-    I64_REQ(H, still_pending),
+static const struct client_member hydrate_members[] = {
+    CM(H, hydrated, CM_I64, true),
+    CM(H, failed, CM_I64, true),
+    CM(H, transient_errors, CM_I64, true),
+    CM(H, still_pending, CM_I64, true),
 };
 #undef H
 

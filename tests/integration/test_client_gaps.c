@@ -7,6 +7,8 @@
  *   - the typed settings and maintenance calls (get and change the
  *     settings, hydrate, compact, expire, cleanup) return the server's
  *     counters, which agree with what the catalog and storage then hold;
+ *   - typed file listings (hl_table_files_list) follow appends,
+ *     hydration, compaction, time travel and partition values with nulls;
  *   - a table created from an Arrow schema has every catalog type an Arrow
  *     type maps to (the 26 of the 27 the writer takes as plain Arrow, plus
  *     variant by its extension name), nested and with the fields'
@@ -283,6 +285,23 @@ static void test_maintenance(void **state)
     for (int i = 0; i < 5; i++)
         test_check(append(t, i * 10, i * 10 + 10, &deferred, &err), &err, "append");
 
+    struct hl_data_file *files;
+    size_t nfiles;
+    test_check(hl_table_files_list(t, NULL, &files, &nfiles, &err), &err, "files");
+    assert_int_equal(nfiles, 5);
+    for (size_t i = 0; i < nfiles; i++) {
+        assert_int_equal(files[i].stats_state, HL_STATS_PENDING);
+        assert_int_equal(files[i].record_count, 10);
+        assert_true(files[i].file_size_bytes > 0);
+        assert_false(files[i].explicit_row_ids);
+        assert_int_equal(files[i].spec_id, -1);
+        assert_int_equal(files[i].npartition_values, 0);
+        assert_non_null(strstr(files[i].path, f.data_dir));
+        assert_true(i == 0 || files[i].begin_snapshot > files[i - 1].begin_snapshot);
+    }
+    int64_t last_append = files[4].begin_snapshot;
+    hl_data_files_free(files, nfiles);
+
     struct hl_maintenance_options o;
     hl_maintenance_options_init(&o);
     o.batch = 2;
@@ -307,6 +326,21 @@ static void test_maintenance(void **state)
     int64_t sum;
     assert_int_equal(count_rows(t, &sum), 50);
     assert_int_equal(sum, 49 * 50 / 2);
+    /* The typed listing sees the compaction, and the files before it. */
+    test_check(hl_table_files_list(t, NULL, &files, &nfiles, &err), &err, "files after");
+    assert_int_equal(nfiles, 1);
+    assert_int_equal(files[0].record_count, 50);
+    assert_true(files[0].explicit_row_ids);
+    assert_int_equal(files[0].stats_state, HL_STATS_PROVIDED);
+    assert_int_equal(files[0].file_size_bytes, k.bytes_out);
+    hl_data_files_free(files, nfiles);
+    struct hl_at before_compaction = {last_append, NULL};
+    test_check(hl_table_files_list(t, &before_compaction, &files, &nfiles, &err), &err,
+               "files before");
+    assert_int_equal(nfiles, 5);
+    for (size_t i = 0; i < nfiles; i++)
+        assert_int_equal(files[i].stats_state, HL_STATS_PROVIDED);
+    hl_data_files_free(files, nfiles);
 
     /* Expiry with the retention at one second: the floor goes to the head
      * and the five ended inputs are queued for removal. */
@@ -349,6 +383,61 @@ static void test_maintenance(void **state)
     o.batch = 2000;
     assert_int_equal(hl_catalog_compact(f.catalog, &o, &k, &err), HL_ERR_VALIDATION);
     assert_int_equal(hl_catalog_compact(f.catalog, &o, NULL, &err), HL_ERR_INVALID_ARGUMENT);
+    hl_table_free(t);
+    fixture_free(&f);
+}
+
+/* ---- typed file listings ---- */
+
+static void test_files_list_partitioned(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, "files_list");
+    struct hl_error err;
+    hl_table *t = table_new(&f, "events");
+    test_check(hl_table_alter(t,
+                              "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
+                              "id\":2,\"transform\":\"identity\"}]}]",
+                              NULL, &err),
+               &err, "partition by name");
+    struct ArrowArrayStream s;
+    test_rows_stream("id:long!, name:string",
+                     "{\"id\":1,\"name\":\"a\"}\n"
+                     "{\"id\":2,\"name\":null}\n{\"id\":3,\"name\":\"a\"}\n",
+                     &s);
+    test_check(hl_table_append(t, &s, NULL, NULL, &err), &err, "append");
+    hl_table_free(t);
+    test_check(hl_table_open(f.ns, "events", &t, &err), &err, "open");
+    struct hl_data_file *files;
+    size_t nfiles;
+    test_check(hl_table_files_list(t, NULL, &files, &nfiles, &err), &err, "files");
+    assert_int_equal(nfiles, 2);
+    int seen_a = 0, seen_null = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        assert_true(files[i].spec_id >= 1);
+        assert_int_equal(files[i].npartition_values, 1);
+        assert_true(files[i].footer_size > 0);
+        if (files[i].partition_values[0]) {
+            assert_string_equal(files[i].partition_values[0], "a");
+            assert_int_equal(files[i].record_count, 2);
+            seen_a++;
+        } else {
+            assert_int_equal(files[i].record_count, 1);
+            seen_null++;
+        }
+    }
+    assert_int_equal(seen_a + seen_null * 10, 11);
+    hl_data_files_free(files, nfiles);
+    /* An empty table lists nothing; a bad travel argument is refused. */
+    hl_table *empty = table_new(&f, "empty");
+    test_check(hl_table_files_list(empty, NULL, &files, &nfiles, &err), &err, "empty");
+    assert_null(files);
+    assert_int_equal(nfiles, 0);
+    struct hl_at both = {1, "2024-01-01T00:00:00Z"};
+    assert_int_equal(hl_table_files_list(empty, &both, &files, &nfiles, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    hl_table_free(empty);
     hl_table_free(t);
     fixture_free(&f);
 }
@@ -642,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_unguarded_after_recreate),
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_maintenance),
+        cmocka_unit_test(test_files_list_partitioned),
         cmocka_unit_test(test_create_from_arrow),
         cmocka_unit_test(test_create_from_arrow_edges),
     };
