@@ -271,8 +271,9 @@ typedef struct hl_snapshot_iter hl_snapshot_iter;
  * limit is the page size (0 = the server's default). */
 HL_API hl_status hl_snapshot_iter_new(hl_catalog *catalog, int64_t after, int64_t before, int limit,
                                       hl_snapshot_iter **out, struct hl_error *err);
-/* Gives the next snapshot in *snap (its json owned by the iterator until
- * the next call), or sets *done at the end. */
+/* Gives the next snapshot in *snap, or sets *done at the end. *snap must
+ * be zeroed before the first call: each call clears what it held (its
+ * json), and the caller clears the last with hl_snapshot_clear. */
 HL_API hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot *snap, bool *done,
                                        struct hl_error *err);
 HL_API void hl_snapshot_iter_free(hl_snapshot_iter *it);

@@ -259,13 +259,14 @@ static void test_settings(void **state)
 static int64_t head_snapshot(hl_catalog *c)
 {
     struct hl_snapshot_iter *it;
-    struct hl_snapshot snap = {0}; /* the iterator clears it first */
+    struct hl_snapshot snap = {0}; /* each call clears what it held */
     bool done;
     struct hl_error err;
     test_check(hl_snapshot_iter_new(c, 0, INT64_MAX, 1, &it, &err), &err, "snapshots");
     test_check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "head snapshot");
     assert_false(done);
     int64_t id = snap.snapshot_id;
+    hl_snapshot_clear(&snap);
     hl_snapshot_iter_free(it);
     return id;
 }
