@@ -19,8 +19,8 @@
  *
  * Metadata reads (lists, infos, file lists, scan plans, change plans)
  * return the server's JSON text as documented in docs/openapi.yaml. The
- * writer path returns typed results, as do the file listing, the catalog
- * settings and the maintenance passes. */
+ * writer path returns typed results, as do the file listing, the Table
+ * object, the catalog settings and the maintenance passes. */
 #ifndef HOGLAKE_H
 #define HOGLAKE_H
 
@@ -428,6 +428,54 @@ HL_API hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **j
  * types): the append then commits against the same read, without another
  * GET. */
 HL_API hl_status hl_table_definition(hl_table *table, char **json, struct hl_error *err);
+/* The Table object, typed (docs/openapi.yaml Table, Column,
+ * PartitionSpec, SortSpec). Strings are NULL when the server omits them. */
+struct hl_column {
+    int64_t field_id;
+    char *name;
+    char *type; /* the wire name, lower case: "long", "decimal", "list", ... */
+    bool nullable;
+    int precision, scale; /* a decimal's; 0 otherwise */
+    char *type_params;    /* the type_params object as JSON text (decimal, variant) */
+    char *comment;
+    size_t nchildren; /* a list's element, a map's key and value, a struct's fields */
+    struct hl_column *children;
+};
+struct hl_partition_field {
+    int64_t source_field_id;
+    char *transform;         /* identity, bucket, truncate, year, month, day, hour */
+    int64_t transform_param; /* bucket N, truncate W; 0 otherwise */
+};
+struct hl_sort_field {
+    int64_t source_field_id;
+    bool descending;
+    bool nulls_first; /* the server's, or Iceberg's default for the direction */
+};
+struct hl_table_details {
+    char *name;
+    char *namespace_name;
+    char *table_uuid;
+    char *comment;
+    char *primary_timestamp_column;
+    char *properties; /* the TableProperties object as JSON text */
+    int64_t read_snapshot_id;
+    /* The totals of the files visible at read_snapshot_id; each -1 when the
+     * server omits it (totals_snapshot_id under time travel). */
+    int64_t record_count, file_count, file_size_bytes, totals_snapshot_id;
+    size_t ncolumns;
+    struct hl_column *columns;
+    int64_t spec_id; /* -1 when unpartitioned */
+    size_t npartition_fields;
+    struct hl_partition_field *partition_fields;
+    int64_t sort_id; /* -1 when unsorted */
+    size_t nsort_fields;
+    struct hl_sort_field *sort_fields;
+};
+/* hl_table_info decoded into *out (the caller's; zeroed on failure), to be
+ * released with hl_table_details_clear. */
+HL_API hl_status hl_table_describe(hl_table *table, const struct hl_at *at,
+                                   struct hl_table_details *out, struct hl_error *err);
+HL_API void hl_table_details_clear(struct hl_table_details *details);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */
@@ -815,7 +863,9 @@ struct hl_append_options {
     /* Register the files without statistics (the server hydrates them). */
     bool deferred_stats;
     /* The incarnation guard: NULL = the handle's uuid; unguarded = true
-     * omits it (name-only resolution). */
+     * omits it and checks none before uploading: the append writes into
+     * whatever table has the name (after a drop and recreate, the new
+     * one). */
     const char *expected_table_uuid;
     bool unguarded;
     /* The snapshot the data was derived from (conflict window); -1 = none

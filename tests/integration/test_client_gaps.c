@@ -8,7 +8,9 @@
  *     settings, hydrate, compact, expire, cleanup) return the server's
  *     counters, which agree with what the catalog and storage then hold;
  *   - typed file listings (hl_table_files_list) follow appends,
- *     hydration, compaction, time travel and partition values with nulls;
+ *     hydration, compaction, time travel and partition values with nulls,
+ *     and the typed Table object (hl_table_describe) its columns, specs,
+ *     sort order and totals, at the head and in the past;
  *   - a table created from an Arrow schema has every catalog type an Arrow
  *     type maps to (the 26 of the 27 the writer takes as plain Arrow, plus
  *     variant by its extension name), nested and with the fields'
@@ -399,9 +401,11 @@ static void test_files_list_partitioned(void **state)
     hl_table *t = table_new(&f, "events");
     test_check(hl_table_alter(t,
                               "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
-                              "id\":2,\"transform\":\"identity\"}]}]",
+                              "id\":2,\"transform\":\"identity\"}]},"
+                              "{\"op\":\"set_sort_order\",\"sort_fields\":[{\"source_field_"
+                              "id\":1,\"direction\":\"desc\"}]}]",
                               NULL, &err),
-               &err, "partition by name");
+               &err, "partition by name, sort by id");
     struct ArrowArrayStream s;
     test_rows_stream("id:long!, name:string",
                      "{\"id\":1,\"name\":\"a\"}\n"
@@ -430,6 +434,45 @@ static void test_files_list_partitioned(void **state)
     }
     assert_int_equal(seen_a + seen_null * 10, 11);
     hl_data_files_free(files, nfiles);
+
+    /* The Table object, typed: identity, columns, specs and totals. */
+    struct hl_table_details d;
+    test_check(hl_table_describe(t, NULL, &d, &err), &err, "describe");
+    assert_string_equal(d.name, "events");
+    assert_string_equal(d.namespace_name, "ns");
+    assert_string_equal(d.table_uuid, hl_table_uuid(t));
+    assert_null(d.comment);
+    assert_string_equal(d.properties, "{}");
+    assert_int_equal(d.ncolumns, 2);
+    assert_int_equal(d.columns[0].field_id, 1);
+    assert_string_equal(d.columns[0].name, "id");
+    assert_string_equal(d.columns[0].type, "long");
+    assert_false(d.columns[0].nullable);
+    assert_true(d.columns[1].nullable);
+    assert_int_equal(d.columns[1].nchildren, 0);
+    assert_true(d.spec_id >= 1);
+    assert_int_equal(d.npartition_fields, 1);
+    assert_int_equal(d.partition_fields[0].source_field_id, 2);
+    assert_string_equal(d.partition_fields[0].transform, "identity");
+    assert_int_equal(d.nsort_fields, 1);
+    assert_true(d.sort_fields[0].descending);
+    assert_false(d.sort_fields[0].nulls_first); /* Iceberg's default for desc */
+    assert_int_equal(d.record_count, 3);
+    assert_int_equal(d.file_count, 2);
+    assert_int_equal(d.totals_snapshot_id, d.read_snapshot_id);
+    int64_t appended = d.read_snapshot_id;
+    hl_table_details_clear(&d);
+    /* Under time travel: the totals of then, with no totals snapshot;
+     * before the alter, no specs. */
+    struct hl_at before_alter = {appended - 2, NULL};
+    test_check(hl_table_describe(t, &before_alter, &d, &err), &err, "describe at");
+    assert_int_equal(d.read_snapshot_id, appended - 2);
+    assert_int_equal(d.record_count, 0);
+    assert_int_equal(d.totals_snapshot_id, -1);
+    assert_int_equal(d.spec_id, -1);
+    assert_int_equal(d.sort_id, -1);
+    assert_int_equal(d.npartition_fields + d.nsort_fields, 0);
+    hl_table_details_clear(&d);
     /* An empty table lists nothing; a bad travel argument is refused. */
     hl_table *empty = table_new(&f, "empty");
     test_check(hl_table_files_list(empty, NULL, &files, &nfiles, &err), &err, "empty");
@@ -438,6 +481,8 @@ static void test_files_list_partitioned(void **state)
     struct hl_at both = {1, "2024-01-01T00:00:00Z"};
     assert_int_equal(hl_table_files_list(empty, &both, &files, &nfiles, &err),
                      HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(hl_table_describe(empty, &both, &d, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_null(d.name);
     hl_table_free(empty);
     hl_table_free(t);
     fixture_free(&f);
@@ -591,6 +636,19 @@ static void test_create_from_arrow(void **state)
         json_string_value(json_object_get(json_object_get(doc, "properties"), "owner")), "arrow");
     json_decref(doc);
     free(info);
+    /* The same through the typed Table object. */
+    struct hl_table_details d;
+    test_check(hl_table_describe(t, NULL, &d, &err), &err, "describe");
+    assert_int_equal(d.ncolumns, ntypes);
+    assert_int_equal(d.columns[11].precision, 10);
+    assert_int_equal(d.columns[11].scale, 2);
+    assert_string_equal(d.columns[11].type_params, "{\"precision\":10,\"scale\":2}");
+    const struct hl_column *attrs = &d.columns[25];
+    assert_int_equal(attrs->nchildren, 2);
+    assert_string_equal(attrs->children[1].children[1].type, "uuid");
+    assert_int_equal(attrs->children[1].children[1].field_id,
+                     attrs->children[1].children[0].field_id + 1);
+    hl_table_details_clear(&d);
 
     /* Round trip: the batch appended reads back equal, value for value. */
     test_check(hl_table_append(t, &in, NULL, NULL, &err), &err, "append");
