@@ -264,6 +264,8 @@ struct hl_snapshot {
     int64_t schema_version;
     char snapshot_time[40]; /* ISO-8601, as the server wrote it */
     char *json;             /* the whole Snapshot object (author, message, changes) */
+    char *author;           /* NULL: none recorded */
+    char *message;          /* NULL: none recorded */
 };
 typedef struct hl_snapshot_iter hl_snapshot_iter;
 /* Walks the snapshot log, paging as needed: ascending from after (> after)

@@ -285,8 +285,24 @@ static void test_maintenance(void **state)
     struct hl_append_options deferred;
     hl_append_options_init(&deferred);
     deferred.deferred_stats = true;
-    for (int i = 0; i < 5; i++)
+    deferred.author = "loader";
+    for (int i = 0; i < 5; i++) {
+        deferred.message = i == 4 ? "the last one" : NULL;
         test_check(append(t, i * 10, i * 10 + 10, &deferred, &err), &err, "append");
+    }
+    /* The snapshot log, typed: the last append's author and message. */
+    struct hl_snapshot_iter *it;
+    struct hl_snapshot snap = {0};
+    bool done;
+    test_check(hl_snapshot_iter_new(f.catalog, 0, INT64_MAX, 2, &it, &err), &err, "log");
+    test_check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "newest");
+    assert_string_equal(snap.author, "loader");
+    assert_string_equal(snap.message, "the last one");
+    test_check(hl_snapshot_iter_next(it, &snap, &done, &err), &err, "the one before");
+    assert_string_equal(snap.author, "loader");
+    assert_null(snap.message);
+    hl_snapshot_clear(&snap);
+    hl_snapshot_iter_free(it);
 
     struct hl_data_file *files;
     size_t nfiles;
