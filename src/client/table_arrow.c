@@ -52,11 +52,11 @@ static hl_status children_defs(json_t *def, const struct ArrowSchema *s, const c
         return client_nomem(err);
     size_t mark = path->len;
     for (int64_t i = 0; i < s->n_children; i++) {
-        const struct ArrowSchema *c = s->children[i];
-        const char *child_name = names ? names[i] : c->name;
+        const struct ArrowSchema *c = s->children ? s->children[i] : NULL;
+        const char *child_name = !c ? NULL : names ? names[i] : c->name;
         if (!child_name || !*child_name)
             return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                               "Arrow field %lld of %s%s%s has no name", (long long)i,
+                               "Arrow field %lld of %s%s%s is missing or has no name", (long long)i,
                                path->len ? "'" : "the schema", path->len ? path->data : "",
                                path->len ? "'" : "");
         /* Iceberg map keys are required; Arrow's are never null. */
