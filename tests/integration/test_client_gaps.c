@@ -790,6 +790,13 @@ static void test_create_from_arrow_edges(void **state)
                      HL_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "deeper"));
     s.release(&s);
+    /* A field without a name. */
+    assert_int_equal(arrow_schema_init(&s, "+s", NULL, 0, 1), 0);
+    assert_int_equal(arrow_schema_init(s.children[0], "l", NULL, 0, 0), 0);
+    assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
+                     HL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "field 0 of the schema is missing or has no name"));
+    s.release(&s);
     /* Not a struct at the top. */
     assert_int_equal(arrow_schema_init(&s, "i", NULL, 0, 0), 0);
     assert_int_equal(hl_namespace_create_table_arrow(f.ns, "bad", &s, NULL, &t, &err),
