@@ -957,6 +957,42 @@ HL_API hl_status hl_table_append_streams(hl_table *table, struct ArrowArrayStrea
 HL_API hl_status hl_table_prepare_append(hl_table *table, struct ArrowArrayStream *stream,
                                          const char *idempotency_key, char **payload,
                                          struct hl_append_result **uploaded, struct hl_error *err);
+/* What a prepare checks before it uploads. */
+struct hl_prepare_options {
+    /* The incarnation the payload is for (the commit's guard): NULL = the
+     * handle's uuid. Another one is refused before any upload when the
+     * table read says otherwise (HL_ERR_TABLE_RECREATED, re_prepare). */
+    const char *expected_table_uuid;
+    /* NULL: prepare against the writer cache. Else the layout the caller
+     * shaped its rows for (as hl_table_describe gave it; its columns,
+     * partition spec and sort order are compared, nothing else): the
+     * table is read afresh, whatever the cache holds, and a different
+     * layout is refused before any upload with HL_ERR_DDL_SINCE_READ (code
+     * ddl_since_read_snapshot, re_prepare) naming what changed. */
+    const struct hl_table_details *expected_table_info;
+};
+/* One group of rows a writer partitioned itself. */
+struct hl_prepare_group {
+    struct ArrowArrayStream *stream;
+    /* The group's partition tuple: npartition_values wire strings, in the
+     * spec's field order (NULL entries: a null value), as the server
+     * spells them (month 672 = 2026-01). NULL: computed per row as an
+     * append does. The arity must be the table's (0 when unpartitioned);
+     * every row is checked to be in the tuple, and one that is not refuses
+     * the prepare (HL_ERR_VALIDATION naming both tuples). */
+    const char *const *partition_values;
+    size_t npartition_values;
+};
+/* hl_table_prepare_append over several groups, all in one payload: each
+ * group's rows go to files of their own tuple (one or more per group;
+ * groups of one tuple may share a file). options may be NULL. Every
+ * stream is released. */
+HL_API hl_status hl_table_prepare_append_groups(hl_table *table,
+                                                const struct hl_prepare_group *groups,
+                                                size_t ngroups, const char *idempotency_key,
+                                                const struct hl_prepare_options *options,
+                                                char **payload, struct hl_append_result **uploaded,
+                                                struct hl_error *err);
 /* The same from existing Parquet files (local paths): each footer is read
  * and checked against the table (field ids, types, nullability; a required
  * column must prove it holds no nulls), and the original bytes uploaded.

@@ -36,6 +36,8 @@ struct job {
     hl_table *t;
     const struct hl_append_options *o;
     const char *prepared_key; /* prepared appends: the idempotency key */
+    /* The caller's group being read (prepared appends), or NULL. */
+    const struct hl_prepare_group *group;
     struct arena arena;
     struct lake_table table;
     struct ArrowSchema target; /* the writer's Arrow schema for the table */
@@ -188,7 +190,11 @@ static int write_chunk(void *ctx, const struct ArrowArray *chunk, struct error *
     client_variant_report_batch(j->res, &j->table, chunk, k->invalid);
     if (k->invalid)
         memset(k->invalid, 0, j->table.root.nchildren * sizeof *k->invalid);
-    if ((k->st = fanout_write(j->fanout, chunk, k->err)) != HL_OK)
+    const struct hl_prepare_group *g = j->group;
+    k->st = g && g->partition_values ? fanout_write_as(j->fanout, chunk, g->partition_values,
+                                                       g->npartition_values, k->err)
+                                     : fanout_write(j->fanout, chunk, k->err);
+    if (k->st != HL_OK)
         return error_fail(e, ERR_IO, "%s", k->err->message);
     *k->rows += chunk->length;
     if (j->o && j->o->progress)
@@ -351,8 +357,20 @@ static hl_status read_stream(struct job *j, struct ArrowArrayStream *stream, int
     return st;
 }
 
+/* Finishes the files the streams read went into and uploads them all;
+ * rows is how many rows they held (none: nothing was written). */
+static hl_status job_finish(struct job *j, int64_t rows, hl_status st, struct hl_error *err)
+{
+    /* A prepared payload with no files would commit nothing anyone could
+     * tell from a lost one. */
+    if (st == HL_OK && rows == 0 && j->prepared_key)
+        st = client_fail(err, HL_ERR_VALIDATION, "validation",
+                         "the input holds no rows (a prepared append needs some)");
+    return st == HL_OK ? fanout_finish(j->fanout, err) : st;
+}
+
 /* Reads the streams into files and uploads them all; *rows gets how many
- * rows they held (none: nothing was written). */
+ * rows they held. */
 static hl_status job_run(struct job *j, struct ArrowArrayStream *const *streams, size_t nstreams,
                          int64_t *rows, struct hl_error *err)
 {
@@ -360,12 +378,7 @@ static hl_status job_run(struct job *j, struct ArrowArrayStream *const *streams,
     hl_status st = HL_OK;
     for (size_t i = 0; st == HL_OK && i < nstreams; i++)
         st = read_stream(j, streams[i], rows, err);
-    /* A prepared payload with no files would commit nothing anyone could
-     * tell from a lost one. */
-    if (st == HL_OK && *rows == 0 && j->prepared_key)
-        st = client_fail(err, HL_ERR_VALIDATION, "validation",
-                         "the input holds no rows (a prepared append needs some)");
-    return st == HL_OK ? fanout_finish(j->fanout, err) : st;
+    return job_finish(j, *rows, st, err);
 }
 
 /* The append entry: namespace, table, the guard and the files. */
@@ -618,51 +631,110 @@ hl_status client_append_stage(hl_table *t, const json_t *info, struct ArrowArray
     return st;
 }
 
-hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
-                                  const char *idempotency_key, char **payload,
-                                  struct hl_append_result **uploaded, struct hl_error *err)
+static void release_groups(const struct hl_prepare_group *groups, size_t n)
+{
+    for (size_t i = 0; groups && i < n; i++)
+        release_streams(&groups[i].stream, 1);
+}
+
+static bool groups_ok(const struct hl_prepare_group *groups, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!groups[i].stream || !groups[i].stream->release)
+            return false;
+    }
+    return groups && n > 0;
+}
+
+/* The basis a prepare works against: the writer cache, or a fresh read
+ * when the caller pins another incarnation than the handle's (the cache
+ * holds the handle's, and cannot tell whether it is still current) or
+ * gives the layout it expects (expected_table_info), which must be the
+ * read's. */
+static hl_status prepare_basis(hl_table *t, const struct hl_prepare_options *o,
+                               const char *expected, json_t **info, int64_t *basis,
+                               struct hl_error *err)
+{
+    bool from_cache;
+    bool pinned_other = strcmp(expected, t->uuid) != 0;
+    if (!pinned_other && (!o || !o->expected_table_info))
+        return table_cache_basis(t, expected, info, basis, &from_cache, err);
+    hl_status st = table_fresh_basis(t, expected, info, basis, err);
+    if (st == HL_OK && o->expected_table_info)
+        st = client_layout_check(*info, o->expected_table_info, err);
+    return st;
+}
+
+/* The groups read into files and uploaded; *payload the commit for them. */
+static hl_status prepare_groups(struct job *j, const struct hl_prepare_group *groups,
+                                size_t ngroups, const char *expected, int64_t basis, char **payload,
+                                struct hl_error *err)
+{
+    int64_t rows = 0;
+    hl_status st = HL_OK;
+    for (size_t i = 0; st == HL_OK && i < ngroups; i++) {
+        j->group = &groups[i];
+        st = read_stream(j, groups[i].stream, &rows, err);
+    }
+    j->group = NULL;
+    if ((st = job_finish(j, rows, st, err)) != HL_OK)
+        return st;
+    json_t *body = commit_body(j, expected, basis, j->prepared_key);
+    if (!body || !(*payload = json_dumps(body, JSON_COMPACT)))
+        st = client_nomem(err);
+    json_decref(body);
+    return st;
+}
+
+hl_status hl_table_prepare_append_groups(hl_table *t, const struct hl_prepare_group *groups,
+                                         size_t ngroups, const char *idempotency_key,
+                                         const struct hl_prepare_options *options, char **payload,
+                                         struct hl_append_result **uploaded, struct hl_error *err)
 {
     *payload = NULL;
     if (uploaded)
         *uploaded = NULL;
-    if (!t || !streams_ok(&stream, 1)) {
-        release_streams(&stream, 1);
+    if (!t || !groups_ok(groups, ngroups)) {
+        release_groups(groups, ngroups);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "a table and a stream are required");
+                           "a table and at least one group with a stream are required");
     }
-    if (!client_is_uuid(idempotency_key)) {
-        release_streams(&stream, 1);
+    const char *expected =
+        options && options->expected_table_uuid ? options->expected_table_uuid : t->uuid;
+    if (!client_is_uuid(idempotency_key) || !client_is_uuid(expected)) {
+        release_groups(groups, ngroups);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "the idempotency key must be a UUID");
+                           "the idempotency key and the expected table uuid must be UUIDs");
     }
     struct hl_append_result *res = client_append_result_new();
     if (!res) {
-        release_streams(&stream, 1);
+        release_groups(groups, ngroups);
         return client_nomem(err);
     }
     json_t *info = NULL;
     int64_t basis = -1;
-    bool from_cache = false;
-    hl_status st = table_cache_basis(t, t->uuid, &info, &basis, &from_cache, err);
+    hl_status st = prepare_basis(t, options, expected, &info, &basis, err);
     struct job j;
     bool job_ready = false;
     if (st == HL_OK) {
         st = job_init(&j, t, info, NULL, idempotency_key, res, err);
         job_ready = true;
     }
-    int64_t rows = 0;
     if (st == HL_OK)
-        st = job_run(&j, &stream, 1, &rows, err);
-    release_streams(&stream, 1);
-    if (st == HL_OK) {
-        json_t *body = commit_body(&j, t->uuid, basis, idempotency_key);
-        if (!body || !(*payload = json_dumps(body, JSON_COMPACT)))
-            st = client_nomem(err);
-        json_decref(body);
-    }
+        st = prepare_groups(&j, groups, ngroups, expected, basis, payload, err);
+    release_groups(groups, ngroups);
     if (job_ready)
         job_release(&j, st, false, err);
     json_decref(info);
     give_result(res, uploaded);
     return st;
+}
+
+hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
+                                  const char *idempotency_key, char **payload,
+                                  struct hl_append_result **uploaded, struct hl_error *err)
+{
+    struct hl_prepare_group one = {.stream = stream};
+    return hl_table_prepare_append_groups(t, &one, 1, idempotency_key, NULL, payload, uploaded,
+                                          err);
 }

@@ -102,7 +102,7 @@ static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_err
     return HL_OK;
 }
 
-static bool tuple_equal(char *const *a, char *const *b, size_t n)
+static bool tuple_equal(const char *const *a, const char *const *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (!a[i] != !b[i] || (a[i] && strcmp(a[i], b[i]) != 0))
@@ -117,7 +117,8 @@ static hl_status file_for(struct fanout *fo, char *const *tuple, size_t *index,
                           struct hl_error *err)
 {
     for (size_t i = 0; i < fo->nopen; i++) {
-        if (!tuple || tuple_equal(fo->open[i]->tuple, tuple, fo->nfields)) {
+        if (!tuple || tuple_equal((const char *const *)fo->open[i]->tuple,
+                                  (const char *const *)tuple, fo->nfields)) {
             *index = i;
             return HL_OK;
         }
@@ -340,6 +341,18 @@ static hl_status within_budget(struct fanout *fo, struct hl_error *err)
     }
 }
 
+/* Each row's partition tuple (to be freed with lake_partition_groups_free
+ * on success). */
+static hl_status group_rows(struct fanout *fo, const struct ArrowArray *batch,
+                            struct lake_partition_groups *g, struct hl_error *err)
+{
+    struct error lerr;
+    if (lake_partition_group_rows(fo->cfg.table, fo->cfg.schema, batch, g, &lerr) != 0)
+        return client_fail(err, lerr.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
+                           "validation", "partitioning: %s", lerr.msg);
+    return HL_OK;
+}
+
 hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct hl_error *err)
 {
     const struct lake_table *t = fo->cfg.table;
@@ -352,11 +365,9 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
         return st == HL_OK ? write_rows(fo, i, batch, 0, batch->length, err) : st;
     }
     struct lake_partition_groups g;
-    struct error lerr;
-    if (lake_partition_group_rows(t, fo->cfg.schema, batch, &g, &lerr) != 0)
-        return client_fail(err, lerr.code == ERR_NOMEM ? HL_ERR_NOMEM : HL_ERR_VALIDATION,
-                           "validation", "partitioning: %s", lerr.msg);
-    hl_status st = HL_OK;
+    hl_status st = group_rows(fo, batch, &g, err);
+    if (st != HL_OK)
+        return st;
     /* Runs of consecutive rows of one tuple go to its file as one slice. */
     for (int64_t r = 0; st == HL_OK && r < g.nrows;) {
         uint32_t k = g.group_of_row[r];
@@ -368,6 +379,53 @@ hl_status fanout_write(struct fanout *fo, const struct ArrowArray *batch, struct
             st = write_rows(fo, i, batch, r, e - r, err);
         r = e;
     }
+    lake_partition_groups_free(&g);
+    return st == HL_OK ? within_budget(fo, err) : st;
+}
+
+/* A tuple as the server spells it, for messages: (a, null, c). */
+static void tuple_text(char *out, size_t cap, const char *const *tuple, size_t n)
+{
+    size_t len = (size_t)snprintf(out, cap, "(");
+    for (size_t i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? ", " : "",
+                                tuple[i] ? tuple[i] : "null");
+    if (len < cap)
+        snprintf(out + len, cap - len, ")");
+}
+
+hl_status fanout_write_as(struct fanout *fo, const struct ArrowArray *batch,
+                          const char *const *tuple, size_t nfields, struct hl_error *err)
+{
+    const struct lake_table *t = fo->cfg.table;
+    if (nfields != fo->nfields)
+        return client_fail(err, HL_ERR_VALIDATION, "validation",
+                           "prepared group partition arity differs from destination (the group "
+                           "has %zu values, the table %zu partition fields)",
+                           nfields, fo->nfields);
+    if (!t->partitioned || batch->length == 0)
+        return fanout_write(fo, batch, err);
+    struct lake_partition_groups g;
+    hl_status st = group_rows(fo, batch, &g, err);
+    if (st != HL_OK)
+        return st;
+    for (int64_t r = 0; r < g.nrows; r++) {
+        const char *const *row = (const char *const *)&g.values[g.group_of_row[r] * g.nfields];
+        if (!tuple_equal(row, tuple, nfields)) {
+            char want[256], got[256];
+            tuple_text(want, sizeof want, tuple, nfields);
+            tuple_text(got, sizeof got, row, nfields);
+            st = client_fail(err, HL_ERR_VALIDATION, "validation",
+                             "a row of the group for partition %s is in partition %s", want, got);
+            break;
+        }
+    }
+    size_t i = 0;
+    /* Every row is in the caller's tuple: one slice, to that tuple's file. */
+    if (st == HL_OK && g.nrows > 0)
+        st = file_for(fo, &g.values[g.group_of_row[0] * g.nfields], &i, err);
+    if (st == HL_OK && g.nrows > 0)
+        st = write_rows(fo, i, batch, 0, batch->length, err);
     lake_partition_groups_free(&g);
     return st == HL_OK ? within_budget(fo, err) : st;
 }

@@ -39,6 +39,13 @@ hl_status fanout_new(const struct fanout_config *cfg, struct hl_append_result *r
                      struct fanout **out, struct hl_error *err);
 /* Writes a batch of the configured schema, by partition tuple. */
 hl_status fanout_write(struct fanout *f, const struct ArrowArray *batch, struct hl_error *err);
+/* Writes a batch whose rows the caller grouped under one partition tuple
+ * (nfields wire strings, NULL entries for nulls; nfields is 0 when the
+ * table is unpartitioned, or the batch is refused). Each row's tuple is computed all the same, and
+ * a row outside the caller's refuses the batch: a file registered under the wrong tuple would hide
+ * its rows from pruned scans. */
+hl_status fanout_write_as(struct fanout *f, const struct ArrowArray *batch,
+                          const char *const *tuple, size_t nfields, struct hl_error *err);
 /* Finishes every open file (an unpartitioned append with no rows at all
  * still gets one, empty). */
 hl_status fanout_finish(struct fanout *f, struct hl_error *err);

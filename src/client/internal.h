@@ -142,6 +142,17 @@ json_t *table_cache_fresh(hl_table *t);
  * later guarded call refuses it). *info is a new reference. */
 hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **info,
                             int64_t *read_snapshot, bool *from_cache, struct hl_error *err);
+/* The same from a fresh read, whatever the cache holds (which adopts it). */
+hl_status table_fresh_basis(hl_table *t, const char *expected_uuid, json_t **info,
+                            int64_t *read_snapshot, struct hl_error *err);
+/* The layout (columns, partition spec, sort order) of a Table object equals
+ * the caller's, else HL_ERR_DDL_SINCE_READ naming what differs
+ * (layout.c). */
+hl_status client_layout_check(const json_t *info, const struct hl_table_details *expected,
+                              struct hl_error *err);
+/* A Table object decoded (table_details.c). */
+hl_status client_details_decode(const json_t *doc, struct hl_table_details *out,
+                                struct hl_error *err);
 /* A commit made against a basis was refused: drops the cache when the
  * refusal says re-prepare, or when a non-retryable refusal hit a cached
  * basis. */

@@ -187,7 +187,16 @@ hl_status hl_table_describe(hl_table *t, const struct hl_at *at, struct hl_table
         return st;
     json_t *doc = json_loads(text, 0, NULL);
     free(text);
-    st =
+    st = client_details_decode(doc, out, err);
+    json_decref(doc);
+    return st;
+}
+
+hl_status client_details_decode(const json_t *doc, struct hl_table_details *out,
+                                struct hl_error *err)
+{
+    memset(out, 0, sizeof *out);
+    hl_status st =
         client_decode(doc, "Table", details_members, NMEMB(details_members), out, sizeof *out, err);
     if (st == HL_OK) {
         /* Totals are omitted under time travel. */
@@ -206,7 +215,6 @@ hl_status hl_table_describe(hl_table *t, const struct hl_at *at, struct hl_table
         st = partition_decode(json_object_get(doc, "partition_spec"), out, err);
     if (st == HL_OK)
         st = sort_decode(json_object_get(doc, "sort_spec"), out, err);
-    json_decref(doc);
     if (st != HL_OK)
         hl_table_details_clear(out);
     return st;

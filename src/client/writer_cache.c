@@ -144,9 +144,16 @@ hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **inf
         return HL_OK;
     }
     pthread_mutex_unlock(&t->lock);
+    return table_fresh_basis(t, expected_uuid, info, read_snapshot, err);
+}
 
-    /* Cold: the catalog's head first, so that the basis can never be newer
-     * than what the table read saw. */
+hl_status table_fresh_basis(hl_table *t, const char *want, json_t **info, int64_t *read_snapshot,
+                            struct hl_error *err)
+{
+    *info = NULL;
+    *read_snapshot = -1;
+    /* The catalog's head first, so that the basis can never be newer than
+     * what the table read saw. */
     hl_client *client = t->ns->catalog->client;
     struct buf path = BUF_INIT;
     json_t *cat = NULL;
