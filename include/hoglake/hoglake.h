@@ -70,6 +70,13 @@ struct hl_client_options {
     const char *s3_secret_key;
     const char *s3_session_token;
     int storage_retries; /* retries of a failed storage request; 0 = 3, -1 = none */
+    /* The seed's single_request_uploads=False. false (the default): a data
+     * object of up to 8 MiB goes to S3 in one PUT, larger ones as a
+     * multipart upload. true: every data object is a multipart upload
+     * (create, parts, complete: three requests for a small one), the
+     * streaming path, chosen deliberately; it logs nothing. file:// data
+     * paths are written the same either way. */
+    bool streaming_uploads;
     /* Threads that read one data file's row groups at once when a delete
      * looks for its rows (0 = the online CPUs, at most 8; 1 = only the
      * calling thread). Updates read on the calling thread. */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "client/internal.h"
+#include "objstore/objstore.h"
 #include "util/strutil.h"
 #include "util/error.h"
 
@@ -168,6 +169,7 @@ hl_status hl_client_new(const struct hl_client_options *o, hl_client **out, stru
     c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 60000;
     c->connect_timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 10000;
     c->storage_retries = o->storage_retries;
+    c->upload_flags = o->streaming_uploads ? OBJSTORE_MULTIPART : 0;
     c->read_threads = o->read_threads;
     c->log = o->log;
     c->log_ctx = o->log_ctx;

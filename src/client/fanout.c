@@ -93,7 +93,7 @@ static hl_status file_start(struct fanout *fo, struct out_file *f, struct hl_err
     f->bytes = 0;
     f->rows = 0;
     f->upload_failed = false;
-    if (objstore_writer_open(fo->cfg.store, f->uri, 0, &f->upload, err) != 0)
+    if (objstore_writer_open(fo->cfg.store, f->uri, fo->cfg.upload_flags, &f->upload, err) != 0)
         return err ? err->status : HL_ERR_IO;
     struct pq_sink sink = {sink_upload, f};
     struct error pe;

@@ -26,6 +26,7 @@ struct fanout_config {
     const struct pq_write_options *wopt; /* borrowed */
     struct objstore *store;
     struct claims *claims; /* where each object goes (claims_take); borrowed */
+    unsigned upload_flags; /* objstore_writer_open's */
     bool deferred_stats;
     int64_t file_bytes;   /* 0: 512 MiB */
     int64_t memory_bytes; /* 0: 1 GiB */

@@ -19,6 +19,7 @@ struct hl_client {
     /* Object store settings (copied strings; NULL = the environment's). */
     char *s3_endpoint, *s3_region, *s3_access_key, *s3_secret_key, *s3_session_token;
     int storage_retries;
+    unsigned upload_flags;      /* objstore put flags of data objects (streaming_uploads) */
     int read_threads;           /* hl_client_options.read_threads */
     char *auth_header;          /* "Authorization: Bearer <token>", NULL = none; wiped on free */
     char *ca_file;              /* NULL = the system's authorities */

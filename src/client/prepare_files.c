@@ -233,7 +233,8 @@ static hl_status upload_all(hl_table *t, struct input *in, size_t n, struct clai
         char uri[4096];
         if ((st = claims_take(claims, uri, sizeof uri, err)) != HL_OK)
             break;
-        if (objstore_put(store, uri, in[i].data, in[i].size, 0, err) != 0) {
+        if (objstore_put(store, uri, in[i].data, in[i].size, t->ns->catalog->client->upload_flags,
+                         err) != 0) {
             client_error_prefix(err, "uploading %s", in[i].path);
             st = err ? err->status : HL_ERR_IO;
             break;

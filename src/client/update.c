@@ -111,6 +111,7 @@ static hl_status rewrite_open(struct rewrite *w, struct mutation *m, const char 
         .wopt = &w->wopt,
         .store = m->store,
         .claims = &w->claims,
+        .upload_flags = m->t->ns->catalog->client->upload_flags,
     };
     return st == HL_OK ? fanout_new(&fc, uploads, w->files, &w->fanout, err) : st;
 }

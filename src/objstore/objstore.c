@@ -158,7 +158,7 @@ void objstore_set_list_page_size(struct objstore *s, int keys)
 
 static int check_flags(unsigned flags, struct hl_error *err)
 {
-    if (flags & ~(unsigned)OBJSTORE_IF_NONE_MATCH)
+    if (flags & ~(unsigned)(OBJSTORE_IF_NONE_MATCH | OBJSTORE_MULTIPART))
         return os_fail(err, HL_ERR_INVALID_ARGUMENT, 0, false, "invalid_argument",
                        "unknown put flags 0x%x", flags);
     return 0;

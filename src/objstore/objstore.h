@@ -43,7 +43,10 @@ struct objstore_config {
     struct log_sink log;
 };
 
-enum { OBJSTORE_IF_NONE_MATCH = 1 };
+/* OBJSTORE_MULTIPART: on S3, every object goes up as a multipart upload
+ * (create, parts, complete: three requests for a small one) where one PUT
+ * would do; file:// ignores it. */
+enum { OBJSTORE_IF_NONE_MATCH = 1, OBJSTORE_MULTIPART = 2 };
 
 /* Objects up to this size go in one PUT; larger ones as a multipart upload
  * of parts this size (the last one shorter), by objstore_put and

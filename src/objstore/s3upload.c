@@ -254,7 +254,7 @@ int s3_writer_commit(struct s3_writer *w, uint64_t *size, struct hl_error *err)
     int rc;
     if (w->failed) {
         rc = report_failure(w, err);
-    } else if (w->parts == 0) {
+    } else if (w->parts == 0 && !(w->flags & OBJSTORE_MULTIPART)) {
         rc = put_single(w->c, w->bucket, w->key, w->part, w->part_len, w->flags, err);
     } else {
         rc = upload_part(w, w->part, w->part_len);
@@ -284,7 +284,7 @@ void s3_writer_abort(struct s3_writer *w)
 int s3_put(struct s3_client *c, const char *bucket, const char *key, const void *data, size_t len,
            unsigned flags, struct hl_error *err)
 {
-    if (len <= OBJSTORE_PART_SIZE)
+    if (len <= OBJSTORE_PART_SIZE && !(flags & OBJSTORE_MULTIPART))
         return put_single(c, bucket, key, data, len, flags, err);
     struct s3_writer *w;
     if (s3_writer_open(c, bucket, key, flags, &w, err) != 0)

@@ -14,12 +14,16 @@
  *     uploading nothing;
  *   - the writer cache: a warm cache prepares with no GET; a payload
  *     prepared on a stale cache is refused at commit with re_prepare, the
- *     cache is dropped, and the next prepare reads the table once. */
+ *     cache is dropped, and the next prepare reads the table once;
+ *   - streaming_uploads (the seed's single_request_uploads=False): a small
+ *     object goes to S3 as create, part, complete instead of one PUT
+ *     (counted at a recording S3 stand-in). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_harness.h"
+#include "fake_http.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
 
@@ -359,6 +363,80 @@ static void test_warm_cache(void **state)
     fixture_free(&f);
 }
 
+/* ---- streaming_uploads ---- */
+
+/* An S3 that takes every upload: one PUT, or a multipart upload. */
+static void s3_accepts(void *ctx, size_t i, const struct fake_request *r, struct fake_answer *a)
+{
+    (void)ctx;
+    (void)i;
+    a->status = 200;
+    if (strcmp(r->method, "POST") == 0 && strstr(r->target, "?uploads="))
+        snprintf(a->body, sizeof a->body,
+                 "<InitiateMultipartUploadResult><UploadId>up1</UploadId>"
+                 "</InitiateMultipartUploadResult>");
+    else if (strcmp(r->method, "POST") == 0)
+        snprintf(a->body, sizeof a->body,
+                 "<CompleteMultipartUploadResult><ETag>\"e\"</ETag>"
+                 "</CompleteMultipartUploadResult>");
+    else
+        snprintf(a->headers, sizeof a->headers, "ETag: \"e\"\r\n");
+}
+
+/* Prepares one row into an s3:// catalog whose storage is f, through a
+ * client with streaming_uploads as given; the requests f got are left in f. */
+static void prepare_to(struct fake_http *f, bool streaming, const char *name)
+{
+    struct hl_client_options o = {.server_url = stack.srv.base,
+                                  .s3_endpoint = f->base,
+                                  .s3_region = "us-east-1",
+                                  .s3_access_key = "AKIDRECORDING",
+                                  .s3_secret_key = "recording",
+                                  .token = test_token_for(stack.srv.base),
+                                  .streaming_uploads = streaming};
+    hl_client *c;
+    struct hl_error err;
+    test_check(hl_client_new(&o, &c, &err), &err, "client");
+    char data_path[512];
+    client_stack_data_path(&stack, stack.moto_client, name, data_path, sizeof data_path);
+    struct fixture fx;
+    memset(&fx, 0, sizeof fx);
+    test_check(hl_catalog_create(c, name, data_path, &fx.catalog, &err), &err, "catalog");
+    test_check(hl_namespace_create(fx.catalog, "ns", &fx.ns, &err), &err, "namespace");
+    create_table(&fx, NULL);
+    fx.table = open_table(&fx);
+    char *payload;
+    test_check(prepare_rows(fx.table, key1, &payload, &err), &err, "prepare");
+    free(payload);
+    fixture_free(&fx);
+    hl_client_free(c);
+}
+
+static void test_streaming_uploads(void **state)
+{
+    (void)state;
+    struct fake_http f;
+    fake_http_start(&f, s3_accepts, NULL);
+    prepare_to(&f, false, "single_put");
+    assert_int_equal(fake_http_count(&f), 1);
+    assert_string_equal(fake_http_request(&f, 0).method, "PUT");
+    fake_http_stop(&f);
+
+    fake_http_start(&f, s3_accepts, NULL);
+    prepare_to(&f, true, "streamed");
+    assert_int_equal(fake_http_count(&f), 3);
+    struct fake_request create = fake_http_request(&f, 0), part = fake_http_request(&f, 1),
+                        complete = fake_http_request(&f, 2);
+    assert_string_equal(create.method, "POST");
+    assert_non_null(strstr(create.target, "?uploads="));
+    assert_string_equal(part.method, "PUT");
+    assert_non_null(strstr(part.target, "partNumber=1&uploadId=up1"));
+    assert_true(part.body_len > 0);
+    assert_string_equal(complete.method, "POST");
+    assert_non_null(strstr(complete.target, "?uploadId=up1"));
+    fake_http_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_pinned_uuid),
         cmocka_unit_test(test_expected_info),
         cmocka_unit_test(test_warm_cache),
+        cmocka_unit_test(test_streaming_uploads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
