@@ -977,6 +977,11 @@ struct hl_prepare_options {
      * layout is refused before any upload with HL_ERR_DDL_SINCE_READ (code
      * ddl_since_read_snapshot, re_prepare) naming what changed. */
     const struct hl_table_details *expected_table_info;
+    /* hl_table_prepare_files only: a column the table requires, written
+     * OPTIONAL in a file, is accepted when the file's statistics prove it
+     * holds no nulls; without this it is refused. Arrow prepares check
+     * the values themselves and ignore it. */
+    bool allow_optional_fields;
 };
 /* One group of rows a writer partitioned itself. */
 struct hl_prepare_group {
@@ -1001,13 +1006,14 @@ HL_API hl_status hl_table_prepare_append_groups(hl_table *table,
                                                 char **payload, struct hl_append_result **uploaded,
                                                 struct hl_error *err);
 /* The same from existing Parquet files (local paths): each footer is read
- * and checked against the table (field ids, types, nullability; a required
- * column must prove it holds no nulls), and the original bytes uploaded.
+ * and checked against the table (field ids, types, nullability: see
+ * allow_optional_fields), and the original bytes uploaded.
  * partition_values: per file, the spec's wire strings (NULL when the table
- * is unpartitioned). */
+ * is unpartitioned). options (may be NULL) as for the groups above. */
 HL_API hl_status hl_table_prepare_files(hl_table *table, const char *const *paths, size_t nfiles,
                                         const char *const *const *partition_values,
-                                        const char *idempotency_key, char **payload,
+                                        const char *idempotency_key,
+                                        const struct hl_prepare_options *options, char **payload,
                                         struct hl_append_result **uploaded, struct hl_error *err);
 /* Publishes a prepared payload; safe to retry with the same payload. The
  * table form also drops its writer cache on a refusal marked re_prepare. */

@@ -647,20 +647,20 @@ static bool groups_ok(const struct hl_prepare_group *groups, size_t n)
     return groups && n > 0;
 }
 
-/* The basis a prepare works against: the writer cache, or a fresh read
- * when the caller pins another incarnation than the handle's (the cache
- * holds the handle's, and cannot tell whether it is still current) or
- * gives the layout it expects (expected_table_info), which must be the
- * read's. */
-static hl_status prepare_basis(hl_table *t, const struct hl_prepare_options *o,
-                               const char *expected, json_t **info, int64_t *basis,
+hl_status client_prepare_basis(hl_table *t, const struct hl_prepare_options *o,
+                               const char **expected, json_t **info, int64_t *basis,
                                struct hl_error *err)
 {
+    *info = NULL;
+    *expected = o && o->expected_table_uuid ? o->expected_table_uuid : t->uuid;
+    if (!client_is_uuid(*expected))
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "the expected table uuid must be a UUID");
     bool from_cache;
-    bool pinned_other = strcmp(expected, t->uuid) != 0;
+    bool pinned_other = strcmp(*expected, t->uuid) != 0;
     if (!pinned_other && (!o || !o->expected_table_info))
-        return table_cache_basis(t, expected, info, basis, &from_cache, err);
-    hl_status st = table_fresh_basis(t, expected, info, basis, err);
+        return table_cache_basis(t, *expected, info, basis, &from_cache, err);
+    hl_status st = table_fresh_basis(t, *expected, info, basis, err);
     if (st == HL_OK && o->expected_table_info)
         st = client_layout_check(*info, o->expected_table_info, err);
     return st;
@@ -700,12 +700,10 @@ hl_status hl_table_prepare_append_groups(hl_table *t, const struct hl_prepare_gr
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
                            "a table and at least one group with a stream are required");
     }
-    const char *expected =
-        options && options->expected_table_uuid ? options->expected_table_uuid : t->uuid;
-    if (!client_is_uuid(idempotency_key) || !client_is_uuid(expected)) {
+    if (!client_is_uuid(idempotency_key)) {
         release_groups(groups, ngroups);
         return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
-                           "the idempotency key and the expected table uuid must be UUIDs");
+                           "the idempotency key must be a UUID");
     }
     struct hl_append_result *res = client_append_result_new();
     if (!res) {
@@ -714,7 +712,8 @@ hl_status hl_table_prepare_append_groups(hl_table *t, const struct hl_prepare_gr
     }
     json_t *info = NULL;
     int64_t basis = -1;
-    hl_status st = prepare_basis(t, options, expected, &info, &basis, err);
+    const char *expected;
+    hl_status st = client_prepare_basis(t, options, &expected, &info, &basis, err);
     struct job j;
     bool job_ready = false;
     if (st == HL_OK) {

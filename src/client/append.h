@@ -25,6 +25,14 @@ int client_data_prefix(struct buf *out, const hl_table *t, const char *key);
 hl_status client_append_stage(hl_table *t, const json_t *info, struct ArrowArrayStream *stream,
                               const char *owner, struct hl_append_result *res, json_t **files,
                               int64_t *rows, struct hl_error *err);
+/* The incarnation a prepare expects (options' or the handle's) and the
+ * basis it works against: the writer cache, or a fresh read when another
+ * incarnation than the handle's is pinned (the cache holds the handle's
+ * and cannot tell whether it is current) or an expected layout is given,
+ * which must be the read's. *info is a new reference. */
+hl_status client_prepare_basis(hl_table *t, const struct hl_prepare_options *o,
+                               const char **expected, json_t **info, int64_t *basis,
+                               struct hl_error *err);
 /* Whether s is a UUID in its 8-4-4-4-12 hexadecimal form. */
 bool client_is_uuid(const char *s);
 

@@ -137,7 +137,7 @@ static hl_status mismatch(struct hl_error *err, const char *file, const struct l
 
 static hl_status compare_columns(const struct lake_column *want, const struct lake_column *got,
                                  const struct pq_schema *s, const struct pq_file_meta *m,
-                                 const char *file, struct hl_error *err)
+                                 const char *file, bool allow_optional, struct hl_error *err)
 {
     if (want->nchildren != got->nchildren)
         return mismatch(err, file, want, "a different number of fields");
@@ -154,12 +154,16 @@ static hl_status compare_columns(const struct lake_column *want, const struct la
             return mismatch(err, file, w, "another field id, or none");
         if (!type_fits(w, g, node))
             return mismatch(err, file, w, lake_type_name(g->type));
+        if (!w->nullable && g->nullable && !allow_optional)
+            return mismatch(err, file, w,
+                            "required in the table, optional in the file (allow_optional_fields "
+                            "accepts it when the file's statistics prove it holds no nulls)");
         if (!w->nullable && g->nullable && !proves_no_nulls(m, node))
             return mismatch(err, file, w,
                             "required in the table, optional in the file, and the file's "
                             "statistics do not prove it holds no nulls");
         if (container) {
-            hl_status st = compare_columns(w, g, s, m, file, err);
+            hl_status st = compare_columns(w, g, s, m, file, allow_optional, err);
             if (st != HL_OK)
                 return st;
         }
@@ -169,7 +173,8 @@ static hl_status compare_columns(const struct lake_column *want, const struct la
 
 /* Reads, checks and registers one file (nothing uploaded yet). */
 static hl_status check_file(struct input *in, const struct lake_table *t,
-                            const char *const *partition_values, struct hl_error *err)
+                            const char *const *partition_values, bool allow_optional,
+                            struct hl_error *err)
 {
     hl_status st = map_file(in, err);
     if (st != HL_OK)
@@ -190,7 +195,7 @@ static hl_status check_file(struct input *in, const struct lake_table *t,
     if (pq_infer_table_with(s, &got, &variants, NULL, &pe) != 0)
         st = client_fail(err, HL_ERR_VALIDATION, "validation", "%s: %s", in->path, pe.msg);
     if (st == HL_OK)
-        st = compare_columns(&t->root, &got.root, s, m, in->path, err);
+        st = compare_columns(&t->root, &got.root, s, m, in->path, allow_optional, err);
     if (st == HL_OK && m->num_rows <= 0)
         st = client_fail(err, HL_ERR_VALIDATION, "validation",
                          "%s: a prepared file must contain rows", in->path);
@@ -249,7 +254,8 @@ static hl_status upload_all(hl_table *t, struct input *in, size_t n, struct clai
 
 hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t nfiles,
                                  const char *const *const *partition_values,
-                                 const char *idempotency_key, char **payload,
+                                 const char *idempotency_key,
+                                 const struct hl_prepare_options *options, char **payload,
                                  struct hl_append_result **uploaded, struct hl_error *err)
 {
     *payload = NULL;
@@ -275,8 +281,8 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
     }
     json_t *info = NULL;
     int64_t basis = -1;
-    bool from_cache = false;
-    hl_status st = table_cache_basis(t, t->uuid, &info, &basis, &from_cache, err);
+    const char *expected;
+    hl_status st = client_prepare_basis(t, options, &expected, &info, &basis, err);
     struct arena a;
     arena_init(&a, 0);
     struct lake_table table;
@@ -294,7 +300,7 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
                              paths[i], arity);
             break;
         }
-        st = check_file(&in[i], &table, pv, err);
+        st = check_file(&in[i], &table, pv, options && options->allow_optional_fields, err);
     }
     /* Claimed in as few requests as the server takes: the count is known. */
     struct claims claims;
@@ -309,7 +315,7 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
         st = upload_all(t, in, nfiles, &claims, res, files, err);
     if (st == HL_OK) {
         json_t *entry = json_pack("{s:s, s:s, s:s, s:O}", "namespace", t->ns->name, "table",
-                                  t->name, "expected_table_uuid", t->uuid, "files", files);
+                                  t->name, "expected_table_uuid", expected, "files", files);
         json_t *body = entry ? json_pack("{s:s, s:I, s:[o]}", "idempotency_key", idempotency_key,
                                          "read_snapshot", (json_int_t)basis, "appends", entry)
                              : NULL;

@@ -865,8 +865,8 @@ static void prepare_existing_files(void **state)
     char *payload;
     struct hl_append_result *up;
     struct hl_error err;
-    test_check(hl_table_prepare_files(f.table, paths, 1, NULL, key, &payload, &up, &err), &err,
-               "prepare files");
+    test_check(hl_table_prepare_files(f.table, paths, 1, NULL, key, NULL, &payload, &up, &err),
+               &err, "prepare files");
     json_t *p = jparse(payload);
     json_t *reg = json_array_get(
         json_object_get(json_array_get(json_object_get(p, "appends"), 0), "files"), 0);
@@ -899,13 +899,13 @@ static void prepare_existing_files(void **state)
                                NULL, &other, &err),
                &err, "create reordered");
     const char *key2 = "1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
-    assert_int_equal(hl_table_prepare_files(other, paths, 1, NULL, key2, &payload, &up, &err),
+    assert_int_equal(hl_table_prepare_files(other, paths, 1, NULL, key2, NULL, &payload, &up, &err),
                      HL_ERR_VALIDATION);
     assert_non_null(strstr(err.message, "schema/field IDs"));
     assert_int_equal(up->nuploaded, 0);
     hl_append_result_free(up);
-    /* A required column written OPTIONAL: accepted when the statistics
-     * prove it holds no nulls, refused otherwise. */
+    /* A required column written OPTIONAL: refused, unless the caller
+     * allows optional fields and the statistics prove it holds no nulls. */
     hl_table *opt, *req;
     test_check(hl_table_create(f.ns, "opt",
                                "[{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"team_id\","
@@ -926,7 +926,14 @@ static void prepare_existing_files(void **state)
         append_ok(opt, &s, NULL, &written);
         char *optional = local_copy(file_client, written->files[0].path);
         const char *one[] = {optional};
-        hl_status st = hl_table_prepare_files(req, one, 1, NULL, key2, &payload, &up, &err);
+        /* Refused unless the caller allows optional fields. */
+        assert_int_equal(hl_table_prepare_files(req, one, 1, NULL, key2, NULL, &payload, &up, &err),
+                         HL_ERR_VALIDATION);
+        assert_non_null(strstr(err.message, "optional in the file (allow_optional_fields"));
+        assert_int_equal(up->nuploaded, 0);
+        hl_append_result_free(up);
+        struct hl_prepare_options allow = {.allow_optional_fields = true};
+        hl_status st = hl_table_prepare_files(req, one, 1, NULL, key2, &allow, &payload, &up, &err);
         if (i == 0) {
             test_check(st, &err, "prepare a proven-complete optional column");
             free(payload);
@@ -943,7 +950,7 @@ static void prepare_existing_files(void **state)
     hl_table_free(req);
     /* A bad key is refused before anything else. */
     assert_int_equal(
-        hl_table_prepare_files(f.table, paths, 1, NULL, "not-a-uuid", &payload, &up, &err),
+        hl_table_prepare_files(f.table, paths, 1, NULL, "not-a-uuid", NULL, &payload, &up, &err),
         HL_ERR_INVALID_ARGUMENT);
     hl_table_free(other);
     free(local);
@@ -977,7 +984,9 @@ static void prepare_native_variant(void **state)
     const char *paths[] = {good};
     char *payload;
     struct hl_append_result *up;
-    test_check(hl_table_prepare_files(vt, paths, 1, NULL, key, &payload, &up, &err), &err,
+    /* DuckDB writes every column OPTIONAL, the required id too. */
+    struct hl_prepare_options allow = {.allow_optional_fields = true};
+    test_check(hl_table_prepare_files(vt, paths, 1, NULL, key, &allow, &payload, &up, &err), &err,
                "prepare a variant file");
     json_t *p = jparse(payload);
     json_t *reg = json_array_get(
@@ -998,7 +1007,7 @@ static void prepare_native_variant(void **state)
 
     paths[0] = wrong;
     const char *key2 = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
-    assert_int_equal(hl_table_prepare_files(vt, paths, 1, NULL, key2, &payload, &up, &err),
+    assert_int_equal(hl_table_prepare_files(vt, paths, 1, NULL, key2, &allow, &payload, &up, &err),
                      HL_ERR_VALIDATION);
     assert_non_null(strstr(err.message, "column 'v'"));
     assert_int_equal(up->nuploaded, 0);

@@ -11,7 +11,7 @@
  *   - expected_table_info reads the table afresh even with a warm cache,
  *     and a layout changed since the caller's read (columns, partition
  *     spec, sort order) is refused as ddl_since_read_snapshot, re-prepare,
- *     uploading nothing;
+ *     uploading nothing; hl_table_prepare_files takes both options too;
  *   - the writer cache: a warm cache prepares with no GET; a payload
  *     prepared on a stale cache is refused at commit with re_prepare, the
  *     cache is dropped, and the next prepare reads the table once;
@@ -312,6 +312,45 @@ static void test_expected_info(void **state)
     fixture_free(&f);
 }
 
+/* Files another writer produced take the same options. */
+static void test_files_options(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, "files_options", NULL);
+    struct ArrowArrayStream s;
+    test_rows_stream(row_spec, "{\"id\":1,\"team_id\":101,\"ts\":null}\n", &s);
+    struct hl_append_result *res;
+    struct hl_error err;
+    test_check(hl_table_append(f.table, &s, NULL, &res, &err), &err, "append");
+    const char *paths[] = {res->files[0].path + strlen("file://")};
+    struct hl_table_details info;
+    test_check(hl_table_describe(f.table, NULL, &info, &err), &err, "describe");
+    struct hl_prepare_options o = {.expected_table_uuid = "00000000-0000-4000-8000-000000000000"};
+    char *payload;
+    assert_int_equal(
+        hl_table_prepare_files(f.table, paths, 1, NULL, key1, &o, &payload, NULL, &err),
+        HL_ERR_TABLE_RECREATED);
+    o = (struct hl_prepare_options){.expected_table_info = &info};
+    test_check(hl_table_prepare_files(f.table, paths, 1, NULL, key1, &o, &payload, NULL, &err),
+               &err, "prepare files with the current layout");
+    free(payload);
+    hl_table *other = open_table(&f);
+    test_check(hl_table_alter(other,
+                              "[{\"op\":\"set_sort_order\",\"sort_fields\":[{\"source_field_id\":1,"
+                              "\"direction\":\"desc\"}]}]",
+                              NULL, &err),
+               &err, "alter");
+    hl_table_free(other);
+    assert_int_equal(
+        hl_table_prepare_files(f.table, paths, 1, NULL, key2, &o, &payload, NULL, &err),
+        HL_ERR_DDL_SINCE_READ);
+    assert_non_null(strstr(err.message, "its sort order changed"));
+    hl_table_details_clear(&info);
+    hl_append_result_free(res);
+    fixture_free(&f);
+}
+
 /* ---- the writer cache ---- */
 
 static hl_status prepare_rows(hl_table *t, const char *key, char **payload, struct hl_error *err)
@@ -440,11 +479,9 @@ static void test_streaming_uploads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups),
-        cmocka_unit_test(test_pinned_uuid),
-        cmocka_unit_test(test_expected_info),
-        cmocka_unit_test(test_warm_cache),
-        cmocka_unit_test(test_streaming_uploads),
+        cmocka_unit_test(test_groups),        cmocka_unit_test(test_pinned_uuid),
+        cmocka_unit_test(test_expected_info), cmocka_unit_test(test_files_options),
+        cmocka_unit_test(test_warm_cache),    cmocka_unit_test(test_streaming_uploads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
