@@ -1,0 +1,143 @@
+/* hoglake._hoglake.Catalog: one hl_catalog, its namespaces, snapshots and
+ * consumer offsets. */
+#include "hlpy.h"
+
+PyObject *hlpy_catalog_wrap(hl_catalog *catalog, PyObject *client)
+{
+    HlCatalog *self = PyObject_New(HlCatalog, &HlCatalog_Type);
+    if (!self) {
+        hl_catalog_free(catalog);
+        return NULL;
+    }
+    self->catalog = catalog;
+    self->client = Py_NewRef(client);
+    return (PyObject *)self;
+}
+
+static void catalog_dealloc(HlCatalog *self)
+{
+    hl_catalog_free(self->catalog);
+    Py_DECREF(self->client);
+    PyObject_Free(self);
+}
+
+static PyObject *catalog_get_name(HlCatalog *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_catalog_name(self->catalog));
+}
+
+static PyObject *catalog_get_data_path(HlCatalog *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_catalog_data_path(self->catalog));
+}
+
+/* create_namespace and namespace: one handle call, the same wrapping. */
+static PyObject *catalog_ns_call(HlCatalog *self, PyObject *args, PyObject *kwargs,
+                                 hl_status (*call)(hl_catalog *, const char *, hl_namespace **,
+                                                   struct hl_error *))
+{
+    static char *kwlist[] = {"name", NULL};
+    PyObject *name;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "U", kwlist, &name))
+        return NULL;
+    const char *s = PyUnicode_AsUTF8(name);
+    if (!s)
+        return NULL;
+    hl_namespace *ns = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = call(self->catalog, s, &ns, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_namespace_wrap(ns, name, (PyObject *)self);
+}
+
+static PyObject *catalog_create_namespace(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    return catalog_ns_call(self, args, kwargs, hl_namespace_create);
+}
+
+static PyObject *catalog_namespace(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    return catalog_ns_call(self, args, kwargs, hl_namespace_open);
+}
+
+static PyObject *catalog_refresh(HlCatalog *self, PyObject *unused)
+{
+    (void)unused;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_info(self->catalog, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *catalog_commit_offset(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"consumer_id", "table_uuid", "snapshot_id", NULL};
+    const char *consumer, *table_uuid;
+    long long snapshot;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ssL", kwlist, &consumer, &table_uuid,
+                                     &snapshot))
+        return NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(
+        st = hl_catalog_commit_offset(self->catalog, consumer, table_uuid, snapshot, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    Py_RETURN_NONE;
+}
+
+static PyObject *catalog_offset(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"consumer_id", "table_uuid", NULL};
+    const char *consumer, *table_uuid;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "ss", kwlist, &consumer, &table_uuid))
+        return NULL;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_offset(self->catalog, consumer, table_uuid, &snapshot, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    if (snapshot < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong(snapshot);
+}
+
+static PyMethodDef catalog_methods[] = {
+    {"create_namespace", (PyCFunction)(void (*)(void))catalog_create_namespace,
+     METH_VARARGS | METH_KEYWORDS, "create_namespace(name) -> Namespace"},
+    {"namespace", (PyCFunction)(void (*)(void))catalog_namespace, METH_VARARGS | METH_KEYWORDS,
+     "namespace(name) -> Namespace\n\nOpens an existing namespace (NotFoundError when missing)."},
+    {"refresh", (PyCFunction)catalog_refresh, METH_NOARGS,
+     "refresh() -> Record\n\nThe catalog as the server has it now (head_snapshot_id, ...)."},
+    {"commit_offset", (PyCFunction)(void (*)(void))catalog_commit_offset,
+     METH_VARARGS | METH_KEYWORDS,
+     "commit_offset(consumer_id, table_uuid, snapshot_id)\n\nRecords a consumer's offset; a "
+     "regression raises CommitConflictError, a snapshot below the expiry floor ExpiredError."},
+    {"offset", (PyCFunction)(void (*)(void))catalog_offset, METH_VARARGS | METH_KEYWORDS,
+     "offset(consumer_id, table_uuid) -> int | None\n\nThe consumer's offset; None if unset."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef catalog_getset[] = {
+    {"name", (getter)catalog_get_name, NULL, "The catalog's name.", NULL},
+    {"data_path", (getter)catalog_get_data_path, NULL, "Where the catalog's data goes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject HlCatalog_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hoglake._hoglake.Catalog",
+    .tp_basicsize = sizeof(HlCatalog),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A catalog, from Client.create_catalog or Client.catalog.",
+    .tp_dealloc = (destructor)catalog_dealloc,
+    .tp_methods = catalog_methods,
+    .tp_getset = catalog_getset,
+};

@@ -1,0 +1,364 @@
+/* hoglake._hoglake.Table: one hl_table; metadata reads, appends and row
+ * reads. */
+#include "hlpy.h"
+
+#include <string.h>
+
+PyObject *hlpy_table_wrap(hl_table *table, PyObject *ns)
+{
+    HlTable *self = PyObject_New(HlTable, &HlTable_Type);
+    if (!self) {
+        hl_table_free(table);
+        return NULL;
+    }
+    self->table = table;
+    self->ns = Py_NewRef(ns);
+    return (PyObject *)self;
+}
+
+static void table_dealloc(HlTable *self)
+{
+    hl_table_free(self->table);
+    Py_DECREF(self->ns);
+    PyObject_Free(self);
+}
+
+int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, PyObject **ts_hold)
+{
+    at->snapshot = -1;
+    at->at_timestamp = NULL;
+    *ts_hold = NULL;
+    if (snapshot != Py_None && at_timestamp != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "pass at most one of snapshot and at_timestamp");
+        return -1;
+    }
+    if (snapshot != Py_None) {
+        long long id = PyLong_AsLongLong(snapshot);
+        if (id == -1 && PyErr_Occurred())
+            return -1;
+        if (id < 0) {
+            PyErr_SetString(PyExc_ValueError, "snapshot must be >= 0");
+            return -1;
+        }
+        at->snapshot = id;
+    }
+    if (at_timestamp == Py_None)
+        return 0;
+    if (PyUnicode_Check(at_timestamp)) {
+        *ts_hold = Py_NewRef(at_timestamp);
+    } else {
+        /* A datetime: the instant must be unambiguous, so naive is refused. */
+        PyObject *tz = PyObject_GetAttrString(at_timestamp, "tzinfo");
+        if (!tz)
+            return -1;
+        int naive = tz == Py_None;
+        Py_DECREF(tz);
+        if (naive) {
+            PyErr_SetString(PyExc_ValueError, "at_timestamp needs a time zone (an aware datetime)");
+            return -1;
+        }
+        *ts_hold = PyObject_CallMethod(at_timestamp, "isoformat", NULL);
+        if (!*ts_hold)
+            return -1;
+    }
+    at->at_timestamp = PyUnicode_AsUTF8(*ts_hold);
+    if (!at->at_timestamp) {
+        Py_CLEAR(*ts_hold);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *table_get_name(HlTable *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_table_name(self->table));
+}
+
+static PyObject *table_get_uuid(HlTable *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_table_uuid(self->table));
+}
+
+static PyObject *table_get_ddl_snapshot(HlTable *self, void *closure)
+{
+    (void)closure;
+    int64_t id = hl_table_ddl_snapshot(self->table);
+    if (id < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong(id);
+}
+
+typedef hl_status (*at_read_fn)(hl_table *, const struct hl_at *, char **, struct hl_error *);
+
+/* info, files and scan_plan: a read at snapshot= or at_timestamp=, as
+ * records. */
+static PyObject *table_at_read(HlTable *self, PyObject *args, PyObject *kwargs, at_read_fn read)
+{
+    static char *kwlist[] = {"snapshot", "at_timestamp", NULL};
+    PyObject *snapshot = Py_None, *at_timestamp = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OO", kwlist, &snapshot, &at_timestamp))
+        return NULL;
+    struct hl_at at;
+    PyObject *hold;
+    if (hlpy_at_parse(snapshot, at_timestamp, &at, &hold) < 0)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = read(self->table, &at, &json, &err));
+    Py_XDECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_info(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_info);
+}
+
+static PyObject *table_files(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_files);
+}
+
+static PyObject *table_scan_plan(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_scan_plan);
+}
+
+static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"from_snapshot", "to_snapshot", NULL};
+    long long from = 0;
+    PyObject *to_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|LO", kwlist, &from, &to_obj))
+        return NULL;
+    long long to = -1;
+    if (to_obj != Py_None && (to = PyLong_AsLongLong(to_obj)) == -1 && PyErr_Occurred())
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_changes(self->table, from, to, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_alter(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"ops", NULL};
+    PyObject *ops;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", kwlist, &ops))
+        return NULL;
+    PyObject *text = hlpy_json_dumps(ops);
+    if (!text)
+        return NULL;
+    const char *ops_json = PyBytes_AS_STRING(text);
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_alter(self->table, ops_json, &json, &err));
+    Py_DECREF(text);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_drop(HlTable *self, PyObject *unused)
+{
+    (void)unused;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_drop(self->table, &snapshot, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return PyLong_FromLongLong(snapshot);
+}
+
+static PyObject *table_invalidate(HlTable *self, PyObject *unused)
+{
+    (void)unused;
+    hl_table_invalidate(self->table);
+    Py_RETURN_NONE;
+}
+
+/* A str argument's UTF-8, or NULL for None; -1 with an exception otherwise. */
+static int optional_text(PyObject *obj, const char *what, const char **out)
+{
+    *out = NULL;
+    if (obj == Py_None)
+        return 0;
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str or None", what);
+        return -1;
+    }
+    *out = PyUnicode_AsUTF8(obj);
+    return *out ? 0 : -1;
+}
+
+static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {
+        "data",      "author",          "message", "deferred_stats", "expected_table_uuid",
+        "unguarded", "idempotency_key", NULL};
+    PyObject *data, *author = Py_None, *message = Py_None, *expected = Py_None, *key = Py_None;
+    int deferred = 0, unguarded = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOpOpO", kwlist, &data, &author, &message,
+                                     &deferred, &expected, &unguarded, &key))
+        return NULL;
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.deferred_stats = deferred;
+    o.unguarded = unguarded;
+    if (optional_text(author, "author", &o.author) < 0 ||
+        optional_text(message, "message", &o.message) < 0 ||
+        optional_text(expected, "expected_table_uuid", &o.expected_table_uuid) < 0 ||
+        optional_text(key, "idempotency_key", &o.idempotency_key) < 0)
+        return NULL;
+    if (o.unguarded && o.expected_table_uuid) {
+        PyErr_SetString(PyExc_ValueError, "expected_table_uuid and unguarded exclude each other");
+        return NULL;
+    }
+    struct ArrowArrayStream stream;
+    if (hlpy_stream_from_object(data, &stream) < 0)
+        return NULL;
+    struct hl_append_result *result = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_append(self->table, &stream, &o, &result, &err));
+    PyObject *out = st == HL_OK ? hlpy_append_result(result) : hlpy_raise(&err);
+    hl_append_result_free(result);
+    return out;
+}
+
+/* The columns= list as C strings borrowed from the list's items. */
+static int column_names(PyObject *columns, PyObject **hold, const char ***names, size_t *n)
+{
+    *hold = NULL;
+    *names = NULL;
+    *n = 0;
+    if (columns == Py_None)
+        return 0;
+    *hold = PySequence_Fast(columns, "columns must be a sequence of str");
+    if (!*hold)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(*hold);
+    *names = PyMem_Calloc(len ? (size_t)len : 1, sizeof **names);
+    if (!*names) {
+        Py_CLEAR(*hold);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(*hold, i);
+        (*names)[i] = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+        if (!(*names)[i]) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "columns must be a sequence of str");
+            PyMem_Free(*names);
+            *names = NULL;
+            Py_CLEAR(*hold);
+            return -1;
+        }
+    }
+    *n = (size_t)len;
+    return 0;
+}
+
+static PyObject *table_read(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"snapshot", "at_timestamp", "columns", "where", "limit", NULL};
+    PyObject *snapshot = Py_None, *at_timestamp = Py_None, *columns = Py_None, *where = Py_None;
+    long long limit = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOL", kwlist, &snapshot, &at_timestamp,
+                                     &columns, &where, &limit))
+        return NULL;
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    o.limit = limit < 0 ? -1 : limit;
+    if (optional_text(where, "where", &o.predicate) < 0)
+        return NULL;
+    struct hl_at at;
+    PyObject *ts_hold, *cols_hold;
+    const char **names;
+    if (hlpy_at_parse(snapshot, at_timestamp, &at, &ts_hold) < 0)
+        return NULL;
+    if (column_names(columns, &cols_hold, &names, &o.ncolumns) < 0) {
+        Py_XDECREF(ts_hold);
+        return NULL;
+    }
+    o.columns = names;
+    struct ArrowArrayStream stream;
+    memset(&stream, 0, sizeof stream);
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_scan_with(self->table, &at, &o, &stream, &err));
+    PyMem_Free(names);
+    Py_XDECREF(cols_hold);
+    Py_XDECREF(ts_hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_reader_new(&stream, (PyObject *)self);
+}
+
+#define KW_METHOD(fn) (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS
+
+static PyMethodDef table_methods[] = {
+    {"info", KW_METHOD(table_info),
+     "info(*, snapshot=None, at_timestamp=None) -> Record\n\nThe table (columns, specs, "
+     "totals) at a snapshot or an instant; default: the DDL snapshot, else the head."},
+    {"files", KW_METHOD(table_files),
+     "files(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe live data files."},
+    {"scan_plan", KW_METHOD(table_scan_plan),
+     "scan_plan(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe files a reader "
+     "reads, with their deletion vectors."},
+    {"changes", KW_METHOD(table_changes),
+     "changes(from_snapshot=0, to_snapshot=None) -> Record\n\nThe change plan of the window "
+     "(from_snapshot, to_snapshot]; to_snapshot None: the head."},
+    {"alter", KW_METHOD(table_alter),
+     "alter(ops) -> Record\n\nApplies alter ops (hoglake.ops builds them); the handle adopts "
+     "the new DDL snapshot."},
+    {"drop", (PyCFunction)table_drop, METH_NOARGS,
+     "drop() -> int\n\nDrops the table; returns "
+     "the drop's snapshot."},
+    {"invalidate", (PyCFunction)table_invalidate, METH_NOARGS,
+     "invalidate()\n\nForgets the writer cache: the next append reads the table."},
+    {"append", KW_METHOD(table_append),
+     "append(data, *, author=None, message=None, deferred_stats=False, "
+     "expected_table_uuid=None, unguarded=False, idempotency_key=None) -> AppendResult\n\n"
+     "Appends data in one commit. data: any object with __arrow_c_stream__ or "
+     "__arrow_c_array__ (pyarrow, polars, DuckDB, a Reader), a dict of lists or a list of "
+     "dicts. Columns match the table's by name. The commit is guarded by the handle's "
+     "table_uuid (or expected_table_uuid): a table dropped and recreated meanwhile raises "
+     "IncarnationChangedError; unguarded=True writes by name."},
+    {"read", KW_METHOD(table_read),
+     "read(*, snapshot=None, at_timestamp=None, columns=None, where=None, limit=None) -> "
+     "Reader\n\nThe table's rows at a snapshot or an instant (default: the DDL snapshot, "
+     "else the head), projected to columns and filtered by a predicate (where='id > 3')."},
+    {"scan", KW_METHOD(table_read), "scan(...) -> Reader\n\nThe same as read()."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef table_getset[] = {
+    {"name", (getter)table_get_name, NULL, "The table's name.", NULL},
+    {"table_uuid", (getter)table_get_uuid, NULL, "The incarnation the handle was resolved as.",
+     NULL},
+    {"ddl_snapshot", (getter)table_get_ddl_snapshot, NULL,
+     "The snapshot of the handle's own create or alter, or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject HlTable_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hoglake._hoglake.Table",
+    .tp_basicsize = sizeof(HlTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A table, from Namespace.create_table or Namespace.table.",
+    .tp_dealloc = (destructor)table_dealloc,
+    .tp_methods = table_methods,
+    .tp_getset = table_getset,
+};
