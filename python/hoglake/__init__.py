@@ -203,6 +203,18 @@ class ops:
     def add_column(name: str, type: str, nullable: bool = True, **extra: _Any) -> dict:
         return {"op": "add_column", "column": column(name, type, nullable, **extra)}
 
+    @staticmethod
+    def partition_field(source_field_id: int, transform: str,
+                        transform_param: _Optional[int] = None) -> dict:
+        field = {"source_field_id": source_field_id, "transform": transform}
+        if transform_param is not None:
+            field["transform_param"] = transform_param
+        return field
+
+    @staticmethod
+    def set_partition_spec(fields: list) -> dict:
+        return {"op": "set_partition_spec", "fields": list(fields)}
+
 
 @_dataclass(frozen=True)
 class S3Config:

@@ -273,14 +273,22 @@ static int column_names(PyObject *columns, PyObject **hold, const char ***names,
 static PyObject *table_read(HlTable *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"snapshot", "at_timestamp", "columns", "where", "limit", NULL};
-    PyObject *snapshot = Py_None, *at_timestamp = Py_None, *columns = Py_None, *where = Py_None;
-    long long limit = -1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOL", kwlist, &snapshot, &at_timestamp,
+    PyObject *snapshot = Py_None, *at_timestamp = Py_None, *columns = Py_None, *where = Py_None,
+             *limit = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOO", kwlist, &snapshot, &at_timestamp,
                                      &columns, &where, &limit))
         return NULL;
     struct hl_scan_options o;
     hl_scan_options_init(&o);
-    o.limit = limit < 0 ? -1 : limit;
+    if (limit != Py_None) {
+        o.limit = PyLong_AsLongLong(limit);
+        if (o.limit == -1 && PyErr_Occurred())
+            return NULL;
+        if (o.limit < 0) {
+            PyErr_SetString(PyExc_ValueError, "limit must be >= 0");
+            return NULL;
+        }
+    }
     if (optional_text(where, "where", &o.predicate) < 0)
         return NULL;
     struct hl_at at;

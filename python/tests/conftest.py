@@ -17,9 +17,18 @@ import pytest
 import hoglake
 
 
+def _child_env():
+    """The environment of the programs the tests start: without the
+    interpreter's libasan preload (a sanitized run), which psql does not
+    survive and hoglaked does not need, nor anything configuring the server."""
+    drop = ("LD_PRELOAD", "HOGLAKE_DATABASE_URL", "HOGLAKE_PORT", "HOGLAKE_DATA_DIR",
+            "HOGLAKE_AUTH")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
 def _psql(url, sql):
     subprocess.run(["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", url, "-c", sql], check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, env=_child_env(), timeout=60)
 
 
 def _db_url(admin, name):
@@ -66,11 +75,8 @@ def server():
             "--database-url", _db_url(admin, db), "--file-roots", workdir]
     if os.geteuid() == 0:
         args.append("--allow-root")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("HOGLAKE_DATABASE_URL", "HOGLAKE_PORT", "HOGLAKE_DATA_DIR",
-                        "HOGLAKE_AUTH", "LD_PRELOAD")}
     log = open(os.path.join(workdir, "hoglaked.log"), "w")
-    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=_child_env())
     try:
         port = None
         for _ in range(3000):

@@ -55,6 +55,9 @@ def test_append_and_read_plain_data(catalog):
     got = fresh.read(columns=["name", "id"], where="id >= 4").to_pylist()
     assert sorted(got, key=lambda r: r["id"]) == [{"name": "d", "id": 4}, {"name": None, "id": 5}]
     assert list(got[0]) == ["name", "id"]
+    assert len(fresh.read(limit=2).to_pylist()) == 2
+    with pytest.raises(ValueError, match="limit"):
+        fresh.read(limit=-1)
     # Metadata reads are records with attributes.
     files = fresh.files()
     assert sum(f.record_count for f in files) == 5
