@@ -23,11 +23,11 @@ from dataclasses import dataclass as _dataclass
 from typing import Any as _Any, Optional as _Optional
 
 from . import _hoglake
-from ._hoglake import AppendedFile, AppendResult, Catalog, Namespace, Reader, Table
+from ._hoglake import AppendedFile, AppendResult, Catalog, Namespace, Reader, Snapshots, Table
 
 __all__ = [
     "HoglakeClient", "Client", "S3Config", "Catalog", "Namespace", "Table", "Reader",
-    "AppendResult", "AppendedFile", "Record", "column", "ops",
+    "Snapshots", "AppendResult", "AppendedFile", "Record", "column", "ops",
     "HoglakeError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "CommitConflictError", "DdlSinceReadSnapshotError", "IncarnationChangedError",
     "TableDroppedError", "ExpiredError", "ValidationError", "BadRequestError",

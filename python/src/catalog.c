@@ -110,7 +110,101 @@ static PyObject *catalog_offset(HlCatalog *self, PyObject *args, PyObject *kwarg
     return PyLong_FromLongLong(snapshot);
 }
 
+static PyObject *catalog_snapshots(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"after", "before", "limit", NULL};
+    long long after = 0;
+    PyObject *before_obj = Py_None;
+    int limit = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$LOi", kwlist, &after, &before_obj, &limit))
+        return NULL;
+    long long before = -1;
+    if (hlpy_optional_count(before_obj, "before", &before) < 0)
+        return NULL;
+    if (before >= 0 && after != 0) {
+        PyErr_SetString(PyExc_ValueError, "before excludes a non-zero after");
+        return NULL;
+    }
+    if (after < 0 || limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "after and limit must be >= 0");
+        return NULL;
+    }
+    hl_snapshot_iter *it = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_snapshot_iter_new(self->catalog, after, before, limit, &it, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_snapshots_new(it, (PyObject *)self);
+}
+
+static PyObject *catalog_resolve_snapshot(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"at_timestamp", NULL};
+    PyObject *ts;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", kwlist, &ts))
+        return NULL;
+    struct hl_at at;
+    PyObject *hold;
+    if (ts == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "resolve_snapshot needs an instant");
+        return NULL;
+    }
+    if (hlpy_at_parse(Py_None, ts, &at, &hold) < 0)
+        return NULL;
+    struct hl_snapshot snap = {0};
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_resolve_snapshot(self->catalog, at.at_timestamp, &snap, &err));
+    Py_DECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *d =
+        Py_BuildValue("{s:L,s:L,s:s}", "snapshot_id", (long long)snap.snapshot_id, "schema_version",
+                      (long long)snap.schema_version, "snapshot_time", snap.snapshot_time);
+    hl_snapshot_clear(&snap);
+    if (!d)
+        return NULL;
+    PyObject *rec = hlpy_record(d);
+    Py_DECREF(d);
+    return rec;
+}
+
+static PyObject *catalog_set_retention(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"seconds", "consumer_floor", NULL};
+    PyObject *seconds_obj, *floor_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O", kwlist, &seconds_obj, &floor_obj))
+        return NULL;
+    long long seconds = -1; /* None disables retention */
+    if (hlpy_optional_count(seconds_obj, "seconds", &seconds) < 0)
+        return NULL;
+    int floor = -1;
+    if (floor_obj != Py_None && (floor = PyObject_IsTrue(floor_obj)) < 0)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_set_retention(self->catalog, seconds, floor, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
 static PyMethodDef catalog_methods[] = {
+    {"snapshots", (PyCFunction)(void (*)(void))catalog_snapshots, METH_VARARGS | METH_KEYWORDS,
+     "snapshots(*, after=0, before=None, limit=0) -> Snapshots\n\nThe snapshot log, paged as "
+     "it is iterated: ascending past after, or, given before, descending below it. limit is "
+     "the page size (0: the server's)."},
+    {"resolve_snapshot", (PyCFunction)(void (*)(void))catalog_resolve_snapshot,
+     METH_VARARGS | METH_KEYWORDS,
+     "resolve_snapshot(at_timestamp) -> Record\n\nThe snapshot an instant resolves to "
+     "(snapshot_id, snapshot_time, schema_version); ExpiredError below the expiry floor."},
+    {"set_retention", (PyCFunction)(void (*)(void))catalog_set_retention,
+     METH_VARARGS | METH_KEYWORDS,
+     "set_retention(seconds, consumer_floor=None) -> Record\n\nSets the snapshot retention "
+     "(None disables it) and whether consumer offsets hold the expiry floor (None: unchanged). "
+     "Returns the catalog's options."},
     {"create_namespace", (PyCFunction)(void (*)(void))catalog_create_namespace,
      METH_VARARGS | METH_KEYWORDS, "create_namespace(name) -> Namespace"},
     {"namespace", (PyCFunction)(void (*)(void))catalog_namespace, METH_VARARGS | METH_KEYWORDS,

@@ -63,15 +63,13 @@ PyObject *hlpy_raise(const struct hl_error *err)
     return NULL;
 }
 
-PyObject *hlpy_json_take(char *text)
+PyObject *hlpy_json_parse(const char *text)
 {
     if (!json_loads) {
-        free(text);
         PyErr_SetString(PyExc_RuntimeError, "hoglake._hoglake is not initialised");
         return NULL;
     }
     PyObject *s = PyUnicode_FromString(text ? text : "null");
-    free(text);
     if (!s)
         return NULL;
     PyObject *args = PyTuple_Pack(1, s);
@@ -80,6 +78,22 @@ PyObject *hlpy_json_take(char *text)
     PyObject *out = args && kw ? PyObject_Call(json_loads, args, kw) : NULL;
     Py_XDECREF(args);
     Py_XDECREF(kw);
+    return out;
+}
+
+PyObject *hlpy_record(PyObject *dict)
+{
+    if (!record_type) {
+        PyErr_SetString(PyExc_RuntimeError, "hoglake._hoglake is not initialised");
+        return NULL;
+    }
+    return PyObject_CallOneArg(record_type, dict);
+}
+
+PyObject *hlpy_json_take(char *text)
+{
+    PyObject *out = hlpy_json_parse(text);
+    free(text);
     return out;
 }
 

@@ -46,17 +46,27 @@ extern PyTypeObject HlCatalog_Type;
 extern PyTypeObject HlNamespace_Type;
 extern PyTypeObject HlTable_Type;
 extern PyTypeObject HlReader_Type;
+extern PyTypeObject HlSnapshots_Type;
 
 /* errors.c: the exception classes and record type hoglake/__init__.py
  * defines, handed over once by _register. */
 PyObject *hlpy_register(PyObject *module, PyObject *args, PyObject *kwargs);
 /* Raises the exception class mapped from err->status; returns NULL. */
 PyObject *hlpy_raise(const struct hl_error *err);
-/* Parses JSON text the library returned (and frees it) into Python values,
- * objects becoming records (attribute access). NULL with an exception. */
+/* Parses JSON text into Python values, objects becoming records (attribute
+ * access). NULL with an exception. _take also frees the text (the
+ * library's, returned to the caller). */
+PyObject *hlpy_json_parse(const char *text);
 PyObject *hlpy_json_take(char *text);
+/* A dict as a record. */
+PyObject *hlpy_record(PyObject *dict);
 /* json.dumps(obj) as a new bytes object, or a str passed through as UTF-8. */
 PyObject *hlpy_json_dumps(PyObject *obj);
+
+/* args.c: None leaves *out as it is (a count) or NULL (text); else a
+ * count must be an int >= 0, text a str. -1 with an exception. */
+int hlpy_optional_count(PyObject *obj, const char *what, long long *out);
+int hlpy_optional_text(PyObject *obj, const char *what, const char **out);
 
 /* catalog.c, namespace.c, table.c: wrapping library handles in Python
  * objects (the wrapper owns the handle; on failure the handle is freed). */
@@ -66,6 +76,9 @@ PyObject *hlpy_table_wrap(hl_table *table, PyObject *ns);
 /* table.c: fills *at from snapshot= and at_timestamp= (None, int; None, str or an
  * aware datetime). *ts_hold keeps the timestamp's text alive. -1 on error. */
 int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, PyObject **ts_hold);
+
+/* snapshots.c: an iterator over the snapshot log (owns it). */
+PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
 
 /* arrow_in.c: any object with __arrow_c_stream__ or __arrow_c_array__, a
  * dict of lists or a list of dicts, as a stream the caller owns. */

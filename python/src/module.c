@@ -19,9 +19,9 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__hoglake(void)
 {
-    PyTypeObject *types[] = {&HlClient_Type, &HlCatalog_Type, &HlNamespace_Type, &HlTable_Type,
-                             &HlReader_Type};
-    const char *names[] = {"Client", "Catalog", "Namespace", "Table", "Reader"};
+    PyTypeObject *types[] = {&HlClient_Type, &HlCatalog_Type, &HlNamespace_Type,
+                             &HlTable_Type,  &HlReader_Type,  &HlSnapshots_Type};
+    const char *names[] = {"Client", "Catalog", "Namespace", "Table", "Reader", "Snapshots"};
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;

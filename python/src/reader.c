@@ -167,8 +167,12 @@ static PyObject *reader_to_pylist(HlReader *self, PyObject *unused)
     PyObject *rows = PyList_New(0);
     if (!rows)
         return NULL;
-    int rc = read_rows(&self->stream, rows);
-    self->stream.release(&self->stream);
+    /* Moved out first: another thread finds the reader consumed while this
+     * one reads with the GIL released. */
+    struct ArrowArrayStream stream = self->stream;
+    self->stream.release = NULL;
+    int rc = read_rows(&stream, rows);
+    stream.release(&stream);
     if (rc < 0) {
         Py_DECREF(rows);
         return NULL;

@@ -32,16 +32,10 @@ int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, 
         PyErr_SetString(PyExc_ValueError, "pass at most one of snapshot and at_timestamp");
         return -1;
     }
-    if (snapshot != Py_None) {
-        long long id = PyLong_AsLongLong(snapshot);
-        if (id == -1 && PyErr_Occurred())
-            return -1;
-        if (id < 0) {
-            PyErr_SetString(PyExc_ValueError, "snapshot must be >= 0");
-            return -1;
-        }
-        at->snapshot = id;
-    }
+    long long id = -1;
+    if (hlpy_optional_count(snapshot, "snapshot", &id) < 0)
+        return -1;
+    at->snapshot = id;
     if (at_timestamp == Py_None)
         return 0;
     if (PyUnicode_Check(at_timestamp)) {
@@ -137,7 +131,7 @@ static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|LO", kwlist, &from, &to_obj))
         return NULL;
     long long to = -1;
-    if (to_obj != Py_None && (to = PyLong_AsLongLong(to_obj)) == -1 && PyErr_Occurred())
+    if (hlpy_optional_count(to_obj, "to_snapshot", &to) < 0)
         return NULL;
     char *json = NULL;
     struct hl_error err;
@@ -187,20 +181,6 @@ static PyObject *table_invalidate(HlTable *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-/* A str argument's UTF-8, or NULL for None; -1 with an exception otherwise. */
-static int optional_text(PyObject *obj, const char *what, const char **out)
-{
-    *out = NULL;
-    if (obj == Py_None)
-        return 0;
-    if (!PyUnicode_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a str or None", what);
-        return -1;
-    }
-    *out = PyUnicode_AsUTF8(obj);
-    return *out ? 0 : -1;
-}
-
 static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {
@@ -215,10 +195,10 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
     hl_append_options_init(&o);
     o.deferred_stats = deferred;
     o.unguarded = unguarded;
-    if (optional_text(author, "author", &o.author) < 0 ||
-        optional_text(message, "message", &o.message) < 0 ||
-        optional_text(expected, "expected_table_uuid", &o.expected_table_uuid) < 0 ||
-        optional_text(key, "idempotency_key", &o.idempotency_key) < 0)
+    if (hlpy_optional_text(author, "author", &o.author) < 0 ||
+        hlpy_optional_text(message, "message", &o.message) < 0 ||
+        hlpy_optional_text(expected, "expected_table_uuid", &o.expected_table_uuid) < 0 ||
+        hlpy_optional_text(key, "idempotency_key", &o.idempotency_key) < 0)
         return NULL;
     if (o.unguarded && o.expected_table_uuid) {
         PyErr_SetString(PyExc_ValueError, "expected_table_uuid and unguarded exclude each other");
@@ -280,16 +260,11 @@ static PyObject *table_read(HlTable *self, PyObject *args, PyObject *kwargs)
         return NULL;
     struct hl_scan_options o;
     hl_scan_options_init(&o);
-    if (limit != Py_None) {
-        o.limit = PyLong_AsLongLong(limit);
-        if (o.limit == -1 && PyErr_Occurred())
-            return NULL;
-        if (o.limit < 0) {
-            PyErr_SetString(PyExc_ValueError, "limit must be >= 0");
-            return NULL;
-        }
-    }
-    if (optional_text(where, "where", &o.predicate) < 0)
+    long long max_rows = -1;
+    if (hlpy_optional_count(limit, "limit", &max_rows) < 0)
+        return NULL;
+    o.limit = max_rows;
+    if (hlpy_optional_text(where, "where", &o.predicate) < 0)
         return NULL;
     struct hl_at at;
     PyObject *ts_hold, *cols_hold;

@@ -56,7 +56,7 @@ def test_append_and_read_plain_data(catalog):
     assert sorted(got, key=lambda r: r["id"]) == [{"name": "d", "id": 4}, {"name": None, "id": 5}]
     assert list(got[0]) == ["name", "id"]
     assert len(fresh.read(limit=2).to_pylist()) == 2
-    with pytest.raises(ValueError, match="limit"):
+    with pytest.raises(ValueError, match="limit must be"):
         fresh.read(limit=-1)
     # Metadata reads are records with attributes.
     files = fresh.files()
@@ -180,3 +180,22 @@ def test_reader_is_read_once(catalog):
         reader.to_pylist()
     with pytest.raises(ValueError, match="consumed"):
         reader.__arrow_c_stream__()
+
+
+def test_snapshot_log_and_retention(catalog):
+    table = events(catalog.create_namespace("ns"))
+    ids = [table.append({"id": [i]}).snapshot_id for i in range(5)]
+    log = [s.snapshot_id for s in catalog.snapshots(limit=2)]  # three pages and more
+    assert log == sorted(log) and set(ids) <= set(log)
+    assert [s.snapshot_id for s in catalog.snapshots(after=ids[2])] == ids[3:]
+    down = [s.snapshot_id for s in catalog.snapshots(before=ids[4] + 1, limit=2)]
+    assert down[:5] == ids[::-1]
+    with pytest.raises(ValueError, match="excludes"):
+        catalog.snapshots(after=1, before=5)
+    last = list(catalog.snapshots(after=ids[3]))[0]
+    pin = catalog.resolve_snapshot(last.snapshot_time)
+    assert pin.snapshot_id == ids[4]
+    with pytest.raises(hoglake.NotFoundError):
+        catalog.resolve_snapshot("1999-01-01T00:00:00Z")
+    opts = catalog.set_retention(7 * 86400, consumer_floor=True)
+    assert opts.snapshot_retention_seconds == 7 * 86400 and opts.consumer_floor is True
