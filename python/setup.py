@@ -52,7 +52,7 @@ setup(
                 if f.endswith(".c")
             ),
             depends=[os.path.join("src", "hlpy.h")],
-            extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra"] + extra,
+            extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Wno-sign-conversion"] + extra,
             extra_link_args=libs + extra,
             # The installed module finds libhoglake where pkg-config did.
             runtime_library_dirs=[libdir],

@@ -7,6 +7,7 @@
 #include <datetime.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,12 +215,22 @@ static int from_array_capsules(PyObject *data, struct ArrowArrayStream *out)
 
 /* ---- plain Python data ---- */
 
-enum kind { K_NONE, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_DATE, K_TS, K_TSZ };
+enum kind { K_NONE, K_BOOL, K_INT, K_FLOAT, K_STR, K_BYTES, K_DATE, K_TS, K_TSZ, K_DEC };
 
+/* The Arrow format of a kind; a decimal column's (decimal128 of precision
+ * 38, at the largest scale of its values, which libhoglake then fits to the
+ * table's) is made per column. */
 static const char *kind_format(enum kind k)
 {
-    static const char *formats[] = {"n", "b", "l", "g", "u", "z", "tdD", "tsu:", "tsu:UTC"};
+    static const char *formats[] = {"n", "b", "l", "g", "u", "z", "tdD", "tsu:", "tsu:UTC", NULL};
     return formats[k];
+}
+
+static const char *kind_name(enum kind k)
+{
+    static const char *names[] = {"None",  "bool", "int",      "float",    "str",
+                                  "bytes", "date", "datetime", "datetime", "Decimal"};
+    return names[k];
 }
 
 static enum kind kind_of(PyObject *v)
@@ -238,6 +249,8 @@ static enum kind kind_of(PyObject *v)
         return ((PyDateTime_DateTime *)v)->hastzinfo ? K_TSZ : K_TS;
     if (PyDate_Check(v))
         return K_DATE;
+    if (PyObject_TypeCheck(v, (PyTypeObject *)hlpy_decimal_type()))
+        return K_DEC;
     return K_NONE;
 }
 
@@ -254,7 +267,8 @@ static int column_kind(const char *name, PyObject *values, enum kind *out)
         if (k == K_NONE) {
             PyErr_Format(PyExc_TypeError,
                          "column '%s': a %.100s value; plain data holds bool, int, float, str, "
-                         "bytes, date and datetime (use an Arrow object for other types)",
+                         "bytes, date, datetime and Decimal (use an Arrow object for other "
+                         "types)",
                          name, Py_TYPE(v)->tp_name);
             return -1;
         }
@@ -264,7 +278,7 @@ static int column_kind(const char *name, PyObject *values, enum kind *out)
             *out = K_FLOAT;
         } else {
             PyErr_Format(PyExc_TypeError, "column '%s' mixes %s and %.100s values", name,
-                         kind_format(*out), Py_TYPE(v)->tp_name);
+                         kind_name(*out), Py_TYPE(v)->tp_name);
             return -1;
         }
     }
@@ -301,6 +315,99 @@ static int datetime_micros(PyObject *v, int64_t *out)
     return 0;
 }
 
+/* A finite Decimal's digits and exponent (as_tuple()); -1 with an
+ * exception otherwise. */
+static int decimal_parts(const char *name, PyObject *v, PyObject **tuple, long *exponent)
+{
+    *tuple = PyObject_CallMethod(v, "as_tuple", NULL);
+    if (!*tuple)
+        return -1;
+    PyObject *exp = PyTuple_GetItem(*tuple, 2);
+    if (!exp || !PyLong_Check(exp)) {
+        Py_CLEAR(*tuple);
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "column '%s': a Decimal that is not finite", name);
+        return -1;
+    }
+    *exponent = PyLong_AsLong(exp);
+    return *exponent == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* The largest scale of a decimal column's values. */
+static int decimal_scale(const char *name, PyObject *values, int *scale)
+{
+    *scale = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(values);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PySequence_Fast_GET_ITEM(values, i), *tuple;
+        long exponent;
+        if (v == Py_None)
+            continue;
+        if (decimal_parts(name, v, &tuple, &exponent) < 0)
+            return -1;
+        Py_DECREF(tuple);
+        if (-exponent > 38) {
+            PyErr_Format(PyExc_OverflowError, "column '%s': a Decimal of more than 38 digits",
+                         name);
+            return -1;
+        }
+        if (-exponent > *scale)
+            *scale = (int)-exponent;
+    }
+    return 0;
+}
+
+/* A decimal column's precision and scale: the table's (decimals maps a
+ * column name to (precision, scale)), else 38 and the largest scale of its
+ * values. */
+static int decimal_type_of(const char *name, PyObject *values, PyObject *decimals, int *precision,
+                           int *scale)
+{
+    PyObject *ps = decimals ? PyDict_GetItemString(decimals, name) : NULL; /* borrowed */
+    if (ps)
+        return PyArg_ParseTuple(ps, "ii", precision, scale) ? 0 : -1;
+    *precision = 38;
+    return decimal_scale(name, values, scale);
+}
+
+/* v * 10^scale as decimal128's two little-endian words, exactly, in at
+ * most precision digits. */
+static int decimal_words(const char *name, PyObject *v, int precision, int scale, uint64_t out[2])
+{
+    PyObject *tuple;
+    long exponent;
+    if (decimal_parts(name, v, &tuple, &exponent) < 0)
+        return -1;
+    PyObject *digits = PyTuple_GET_ITEM(tuple, 1);
+    int negative = PyObject_IsTrue(PyTuple_GET_ITEM(tuple, 0));
+    Py_ssize_t ndigits = PyTuple_GET_SIZE(digits);
+    long shift = exponent + scale;
+    if (shift < 0) {
+        Py_DECREF(tuple);
+        PyErr_Format(PyExc_ValueError, "column '%s': %R has more than %d decimal places", name, v,
+                     scale);
+        return -1;
+    }
+    if (ndigits + shift > precision) {
+        Py_DECREF(tuple);
+        PyErr_Format(PyExc_OverflowError, "column '%s': %R needs more than %d digits", name, v,
+                     precision);
+        return -1;
+    }
+    /* At most 38 digits: the magnitude fits in unsigned __int128. */
+    unsigned __int128 mag = 0;
+    for (Py_ssize_t i = 0; i < ndigits; i++)
+        mag = mag * 10 + (unsigned)PyLong_AsLong(PyTuple_GET_ITEM(digits, i));
+    for (long i = 0; i < shift; i++)
+        mag *= 10;
+    Py_DECREF(tuple);
+    if (negative)
+        mag = ~mag + 1;
+    out[0] = (uint64_t)mag;
+    out[1] = (uint64_t)(mag >> 64);
+    return 0;
+}
+
 /* A built array's memory: its buffers and, for the struct, its children. */
 struct built {
     void *buffers[3];
@@ -333,18 +440,19 @@ static void built_schema_release(struct ArrowSchema *s)
     }
     free(s->children);
     free((void *)s->name);
+    free(s->private_data); /* a decimal column's format */
     s->release = NULL;
 }
 
 /* Fills one column's buffers from values (n of them, kind k). */
-static int fill_column(const char *name, PyObject *values, enum kind k, struct built *b,
-                       int64_t *null_count)
+static int fill_column(const char *name, PyObject *values, enum kind k, int precision, int scale,
+                       struct built *b, int64_t *null_count)
 {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(values);
     size_t bitmap = ((size_t)n + 7) / 8 + 1;
     uint8_t *valid = calloc(bitmap, 1);
     b->buffers[0] = valid;
-    size_t width = k == K_BOOL ? 0 : k == K_DATE ? 4 : 8;
+    size_t width = k == K_BOOL ? 0 : k == K_DATE ? 4 : k == K_DEC ? 16 : 8;
     if (k == K_STR || k == K_BYTES)
         width = 4; /* the offsets */
     b->buffers[1] = k == K_BOOL ? calloc(bitmap, 1) : calloc((size_t)n + 1, width);
@@ -385,6 +493,10 @@ static int fill_column(const char *name, PyObject *values, enum kind k, struct b
         case K_DATE:
             ((int32_t *)b->buffers[1])[i] = (int32_t)days_from_civil(
                 PyDateTime_GET_YEAR(v), PyDateTime_GET_MONTH(v), PyDateTime_GET_DAY(v));
+            break;
+        case K_DEC:
+            if (decimal_words(name, v, precision, scale, &((uint64_t *)b->buffers[1])[2 * i]) < 0)
+                return -1;
             break;
         case K_TS:
         case K_TSZ:
@@ -444,8 +556,8 @@ bad:
 }
 
 /* Adds one column to the struct schema and array being built. */
-static int add_column(PyObject *key, PyObject *values, Py_ssize_t nrows, struct ArrowSchema *schema,
-                      struct ArrowArray *array)
+static int add_column(PyObject *key, PyObject *values, Py_ssize_t nrows, PyObject *decimals,
+                      struct ArrowSchema *schema, struct ArrowArray *array)
 {
     const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
     if (!name) {
@@ -464,18 +576,25 @@ static int add_column(PyObject *key, PyObject *values, Py_ssize_t nrows, struct 
     } else if (column_kind(name, seq, &k) == 0 && k == K_NONE) {
         rc = 0; /* no value to type it by: left out, so the table's nulls apply */
     } else if (!PyErr_Occurred()) {
+        int precision = 38, scale = 0;
+        char *format = NULL;
+        if (k == K_DEC && decimal_type_of(name, seq, decimals, &precision, &scale) == 0 &&
+            (format = malloc(24)))
+            snprintf(format, 24, "d:%d,%d", precision, scale);
         struct ArrowSchema *cs = calloc(1, sizeof *cs);
         struct ArrowArray *ca = calloc(1, sizeof *ca);
         struct built *b = calloc(1, sizeof *b);
         char *cname = strdup(name);
-        if (!cs || !ca || !b || !cname) {
-            free(cs), free(ca), free(b), free(cname);
-            PyErr_NoMemory();
+        if (PyErr_Occurred() || !cs || !ca || !b || !cname || (k == K_DEC && !format)) {
+            free(cs), free(ca), free(b), free(cname), free(format);
+            if (!PyErr_Occurred())
+                PyErr_NoMemory();
         } else {
-            *cs = (struct ArrowSchema){.format = kind_format(k),
+            *cs = (struct ArrowSchema){.format = format ? format : kind_format(k),
                                        .name = cname,
                                        .flags = ARROW_FLAG_NULLABLE,
-                                       .release = built_schema_release};
+                                       .release = built_schema_release,
+                                       .private_data = format};
             *ca = (struct ArrowArray){.length = nrows,
                                       .n_buffers = k == K_STR || k == K_BYTES ? 3 : 2,
                                       .buffers = b->ptrs,
@@ -486,7 +605,7 @@ static int add_column(PyObject *key, PyObject *values, Py_ssize_t nrows, struct 
             parent->children[parent->nchildren++] = ca;
             array->children = parent->children;
             array->n_children = parent->nchildren;
-            rc = fill_column(name, seq, k, b, &ca->null_count);
+            rc = fill_column(name, seq, k, precision, scale, b, &ca->null_count);
             for (int i = 0; i < 3; i++)
                 b->ptrs[i] = b->buffers[i];
         }
@@ -496,7 +615,7 @@ static int add_column(PyObject *key, PyObject *values, Py_ssize_t nrows, struct 
 }
 
 /* A dict of lists (or, transposed first, a list of dicts) as one batch. */
-static int from_columns(PyObject *columns, struct ArrowArrayStream *out)
+static int from_columns(PyObject *columns, PyObject *decimals, struct ArrowArrayStream *out)
 {
     Py_ssize_t ncols = PyDict_GET_SIZE(columns);
     struct ArrowSchema schema = {.format = "+s", .release = built_schema_release};
@@ -520,7 +639,7 @@ static int from_columns(PyObject *columns, struct ArrowArrayStream *out)
     while (PyDict_Next(columns, &pos, &key, &values)) {
         if (nrows < 0 && (nrows = PyObject_Length(values)) < 0)
             break;
-        if (add_column(key, values, nrows, &schema, &array) < 0) {
+        if (add_column(key, values, nrows, decimals, &schema, &array) < 0) {
             nrows = -1;
             break;
         }
@@ -579,7 +698,14 @@ static PyObject *rows_to_columns(PyObject *rows)
     return cols;
 }
 
-int hlpy_stream_from_object(PyObject *data, struct ArrowArrayStream *out)
+int hlpy_is_plain_data(PyObject *data)
+{
+    return !PyObject_HasAttrString(data, "__arrow_c_stream__") &&
+           !PyObject_HasAttrString(data, "__arrow_c_array__") &&
+           (PyDict_Check(data) || PyList_Check(data) || PyTuple_Check(data));
+}
+
+int hlpy_stream_from_object(PyObject *data, PyObject *decimals, struct ArrowArrayStream *out)
 {
     if (!PyDateTimeAPI) {
         PyDateTime_IMPORT;
@@ -591,12 +717,12 @@ int hlpy_stream_from_object(PyObject *data, struct ArrowArrayStream *out)
     if (PyObject_HasAttrString(data, "__arrow_c_array__"))
         return from_array_capsules(data, out);
     if (PyDict_Check(data))
-        return from_columns(data, out);
+        return from_columns(data, decimals, out);
     if (PyList_Check(data) || PyTuple_Check(data)) {
         PyObject *cols = rows_to_columns(data);
         if (!cols)
             return -1;
-        int rc = from_columns(cols, out);
+        int rc = from_columns(cols, decimals, out);
         Py_DECREF(cols);
         return rc;
     }

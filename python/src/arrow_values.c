@@ -245,19 +245,26 @@ static PyObject *value_at(const struct ArrowSchema *s, const struct ArrowArray *
                         s->name ? s->name : "", f);
 }
 
+PyObject *hlpy_decimal_type(void)
+{
+    if (!decimal_type) {
+        PyObject *mod = PyImport_ImportModule("decimal");
+        if (!mod)
+            return NULL;
+        decimal_type = PyObject_GetAttrString(mod, "Decimal");
+        Py_DECREF(mod);
+    }
+    return decimal_type;
+}
+
 static int values_init(void)
 {
-    if (decimal_type)
-        return 0;
-    PyDateTime_IMPORT;
-    if (!PyDateTimeAPI)
-        return -1;
-    PyObject *mod = PyImport_ImportModule("decimal");
-    if (!mod)
-        return -1;
-    decimal_type = PyObject_GetAttrString(mod, "Decimal");
-    Py_DECREF(mod);
-    return decimal_type ? 0 : -1;
+    if (!PyDateTimeAPI) {
+        PyDateTime_IMPORT;
+        if (!PyDateTimeAPI)
+            return -1;
+    }
+    return hlpy_decimal_type() ? 0 : -1;
 }
 
 int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,

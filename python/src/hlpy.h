@@ -81,10 +81,15 @@ int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, 
 PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
 
 /* arrow_in.c: any object with __arrow_c_stream__ or __arrow_c_array__, a
- * dict of lists or a list of dicts, as a stream the caller owns. */
-int hlpy_stream_from_object(PyObject *data, struct ArrowArrayStream *out);
+ * dict of lists or a list of dicts, as a stream the caller owns. decimals
+ * (may be NULL): the table's decimal columns, name -> (precision, scale),
+ * which plain data's Decimal values are written as. */
+int hlpy_is_plain_data(PyObject *data);
+int hlpy_stream_from_object(PyObject *data, PyObject *decimals, struct ArrowArrayStream *out);
 
-/* arrow_values.c: a batch's rows as dicts appended to rows. */
+/* arrow_values.c: a batch's rows as dicts appended to rows; decimal.Decimal
+ * (borrowed; NULL with an exception). */
+PyObject *hlpy_decimal_type(void);
 int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,
                      const struct ArrowArray *batch);
 

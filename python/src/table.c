@@ -181,6 +181,46 @@ static PyObject *table_invalidate(HlTable *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* The table's decimal columns, name -> (precision, scale), from the
+ * handle's cached definition (a request only when it is stale): Arrow has
+ * no decimal type of its own to infer from a Decimal value. */
+static PyObject *table_decimals(HlTable *self)
+{
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_definition(self->table, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *def = hlpy_json_take(json);
+    PyObject *columns = def ? PyMapping_GetItemString(def, "columns") : NULL;
+    PyObject *seq = columns ? PySequence_Fast(columns, "columns") : NULL;
+    PyObject *out = seq ? PyDict_New() : NULL;
+    for (Py_ssize_t i = 0; out && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *col = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *name = PyMapping_GetItemString(col, "name");
+        PyObject *type = name ? PyMapping_GetItemString(col, "type") : NULL;
+        int is_decimal =
+            type && PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "decimal") == 0;
+        PyObject *params = is_decimal ? PyMapping_GetItemString(col, "type_params") : NULL;
+        PyObject *p = params ? PyMapping_GetItemString(params, "precision") : NULL;
+        PyObject *s = p ? PyMapping_GetItemString(params, "scale") : NULL;
+        PyObject *ps = s ? PyTuple_Pack(2, p, s) : NULL;
+        if (!type || (is_decimal && (!ps || PyDict_SetItem(out, name, ps) < 0)))
+            Py_CLEAR(out);
+        Py_XDECREF(name);
+        Py_XDECREF(type);
+        Py_XDECREF(params);
+        Py_XDECREF(p);
+        Py_XDECREF(s);
+        Py_XDECREF(ps);
+    }
+    Py_XDECREF(seq);
+    Py_XDECREF(columns);
+    Py_XDECREF(def);
+    return out;
+}
+
 static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {
@@ -204,8 +244,13 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "expected_table_uuid and unguarded exclude each other");
         return NULL;
     }
+    PyObject *decimals = NULL;
+    if (hlpy_is_plain_data(data) && !(decimals = table_decimals(self)))
+        return NULL;
     struct ArrowArrayStream stream;
-    if (hlpy_stream_from_object(data, &stream) < 0)
+    int built = hlpy_stream_from_object(data, decimals, &stream);
+    Py_XDECREF(decimals);
+    if (built < 0)
         return NULL;
     struct hl_append_result *result = NULL;
     struct hl_error err;
