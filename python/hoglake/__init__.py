@@ -27,7 +27,7 @@ from ._hoglake import AppendedFile, AppendResult, Catalog, Namespace, Reader, Sn
 
 __all__ = [
     "HoglakeClient", "Client", "S3Config", "Catalog", "Namespace", "Table", "Reader",
-    "Snapshots", "AppendResult", "AppendedFile", "Record", "column", "ops",
+    "Snapshots", "AppendResult", "AppendedFile", "Record", "column", "ops", "UNGUARDED",
     "HoglakeError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "CommitConflictError", "DdlSinceReadSnapshotError", "IncarnationChangedError",
     "TableDroppedError", "ExpiredError", "ValidationError", "BadRequestError",
@@ -184,7 +184,16 @@ class Record(dict):
         return list(super().__dir__()) + [k for k in self if isinstance(k, str)]
 
 
-_hoglake._register(errors=_ERRORS, base=HoglakeError, record=Record)
+class _Unguarded:
+    def __repr__(self) -> str:
+        return "hoglake.UNGUARDED"
+
+
+UNGUARDED = _Unguarded()
+"""expected_table_uuid=UNGUARDED: the append resolves the table by name only
+(the same as unguarded=True)."""
+
+_hoglake._register(errors=_ERRORS, base=HoglakeError, record=Record, unguarded=UNGUARDED)
 
 
 # ---- small helpers ----

@@ -191,7 +191,25 @@ static PyObject *catalog_set_retention(HlCatalog *self, PyObject *args, PyObject
     return hlpy_json_take(json);
 }
 
+static PyObject *catalog_commit_prepared(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"payload", NULL};
+    const char *payload;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s", kwlist, &payload))
+        return NULL;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_commit_prepared(self->catalog, payload, &snapshot, &err));
+    return hlpy_snapshot_or_raise(st, snapshot, &err);
+}
+
 static PyMethodDef catalog_methods[] = {
+    {"commit_prepared", (PyCFunction)(void (*)(void))catalog_commit_prepared,
+     METH_VARARGS | METH_KEYWORDS,
+     "commit_prepared(payload) -> int\n\nPublishes a payload Table.prepare_append made, from "
+     "any process (idempotent). Prefer Table.commit_prepared, which also drops the table's "
+     "writer cache on a re_prepare refusal; here that is the caller's (Table.invalidate)."},
     {"snapshots", (PyCFunction)(void (*)(void))catalog_snapshots, METH_VARARGS | METH_KEYWORDS,
      "snapshots(*, after=0, before=None, limit=0) -> Snapshots\n\nThe snapshot log, paged as "
      "it is iterated: ascending past after, or, given before, descending below it. limit is "

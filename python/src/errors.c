@@ -7,14 +7,15 @@ static PyObject *base_error;
 static PyObject *record_type;
 static PyObject *json_loads;
 static PyObject *json_dumps;
+static PyObject *unguarded;
 
 PyObject *hlpy_register(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    static char *kwlist[] = {"errors", "base", "record", NULL};
-    PyObject *errors, *base, *record;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OO", kwlist, &PyDict_Type, &errors, &base,
-                                     &record))
+    static char *kwlist[] = {"errors", "base", "record", "unguarded", NULL};
+    PyObject *errors, *base, *record, *sentinel;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOO", kwlist, &PyDict_Type, &errors, &base,
+                                     &record, &sentinel))
         return NULL;
     PyObject *json = PyImport_ImportModule("json");
     if (!json)
@@ -32,7 +33,13 @@ PyObject *hlpy_register(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(error_classes, Py_NewRef(errors));
     Py_XSETREF(base_error, Py_NewRef(base));
     Py_XSETREF(record_type, Py_NewRef(record));
+    Py_XSETREF(unguarded, Py_NewRef(sentinel));
     Py_RETURN_NONE;
+}
+
+bool hlpy_is_unguarded(PyObject *obj)
+{
+    return unguarded && obj == unguarded;
 }
 
 PyObject *hlpy_raise(const struct hl_error *err)
@@ -61,6 +68,11 @@ PyObject *hlpy_raise(const struct hl_error *err)
     Py_XDECREF(args);
     Py_XDECREF(kw);
     return NULL;
+}
+
+PyObject *hlpy_snapshot_or_raise(hl_status st, int64_t snapshot, const struct hl_error *err)
+{
+    return st == HL_OK ? PyLong_FromLongLong(snapshot) : hlpy_raise(err);
 }
 
 PyObject *hlpy_json_parse(const char *text)

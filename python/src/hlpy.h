@@ -51,8 +51,12 @@ extern PyTypeObject HlSnapshots_Type;
 /* errors.c: the exception classes and record type hoglake/__init__.py
  * defines, handed over once by _register. */
 PyObject *hlpy_register(PyObject *module, PyObject *args, PyObject *kwargs);
+/* Whether obj is hoglake.UNGUARDED (expected_table_uuid=UNGUARDED). */
+bool hlpy_is_unguarded(PyObject *obj);
 /* Raises the exception class mapped from err->status; returns NULL. */
 PyObject *hlpy_raise(const struct hl_error *err);
+/* A call's snapshot id, or its error raised. */
+PyObject *hlpy_snapshot_or_raise(hl_status st, int64_t snapshot, const struct hl_error *err);
 /* Parses JSON text into Python values, objects becoming records (attribute
  * access). NULL with an exception. _take also frees the text (the
  * library's, returned to the caller). */

@@ -169,9 +169,7 @@ static PyObject *table_drop(HlTable *self, PyObject *unused)
     struct hl_error err;
     hl_status st;
     HLPY_UNLOCKED(st = hl_table_drop(self->table, &snapshot, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return PyLong_FromLongLong(snapshot);
+    return hlpy_snapshot_or_raise(st, snapshot, &err);
 }
 
 static PyObject *table_invalidate(HlTable *self, PyObject *unused)
@@ -221,6 +219,17 @@ static PyObject *table_decimals(HlTable *self)
     return out;
 }
 
+/* append's and prepare_append's data as a stream; -1 with an exception. */
+static int table_stream(HlTable *self, PyObject *data, struct ArrowArrayStream *out)
+{
+    PyObject *decimals = NULL;
+    if (hlpy_is_plain_data(data) && !(decimals = table_decimals(self)))
+        return -1;
+    int rc = hlpy_stream_from_object(data, decimals, out);
+    Py_XDECREF(decimals);
+    return rc;
+}
+
 static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {
@@ -234,6 +243,10 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
     struct hl_append_options o;
     hl_append_options_init(&o);
     o.deferred_stats = deferred;
+    if (hlpy_is_unguarded(expected)) { /* the seed's spelling of unguarded=True */
+        expected = Py_None;
+        unguarded = 1;
+    }
     o.unguarded = unguarded;
     if (hlpy_optional_text(author, "author", &o.author) < 0 ||
         hlpy_optional_text(message, "message", &o.message) < 0 ||
@@ -244,13 +257,8 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "expected_table_uuid and unguarded exclude each other");
         return NULL;
     }
-    PyObject *decimals = NULL;
-    if (hlpy_is_plain_data(data) && !(decimals = table_decimals(self)))
-        return NULL;
     struct ArrowArrayStream stream;
-    int built = hlpy_stream_from_object(data, decimals, &stream);
-    Py_XDECREF(decimals);
-    if (built < 0)
+    if (table_stream(self, data, &stream) < 0)
         return NULL;
     struct hl_append_result *result = NULL;
     struct hl_error err;
@@ -259,6 +267,43 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
     PyObject *out = st == HL_OK ? hlpy_append_result(result) : hlpy_raise(&err);
     hl_append_result_free(result);
     return out;
+}
+
+static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"data", "idempotency_key", NULL};
+    PyObject *data;
+    const char *key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &data, &key))
+        return NULL;
+    struct ArrowArrayStream stream;
+    if (table_stream(self, data, &stream) < 0)
+        return NULL;
+    char *payload = NULL;
+    struct hl_append_result *uploaded = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(
+        st = hl_table_prepare_append(self->table, &stream, key, &payload, &uploaded, &err));
+    hl_append_result_free(uploaded);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *out = PyUnicode_FromString(payload);
+    free(payload);
+    return out;
+}
+
+static PyObject *table_commit_prepared(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"payload", NULL};
+    const char *payload;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s", kwlist, &payload))
+        return NULL;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_commit_prepared(self->table, payload, &snapshot, &err));
+    return hlpy_snapshot_or_raise(st, snapshot, &err);
 }
 
 /* The columns= list as C strings borrowed from the list's items. */
@@ -363,7 +408,17 @@ static PyMethodDef table_methods[] = {
      "__arrow_c_array__ (pyarrow, polars, DuckDB, a Reader), a dict of lists or a list of "
      "dicts. Columns match the table's by name. The commit is guarded by the handle's "
      "table_uuid (or expected_table_uuid): a table dropped and recreated meanwhile raises "
-     "IncarnationChangedError; unguarded=True writes by name."},
+     "IncarnationChangedError; unguarded=True (or expected_table_uuid=hoglake.UNGUARDED) "
+     "writes by name."},
+    {"prepare_append", KW_METHOD(table_prepare_append),
+     "prepare_append(data, *, idempotency_key) -> str\n\nEncodes and uploads data now and "
+     "returns the commit payload (JSON text) to publish later with commit_prepared. Persist "
+     "it durably first; on any uncertain outcome replay the same payload. idempotency_key is "
+     "a UUID naming this append."},
+    {"commit_prepared", KW_METHOD(table_commit_prepared),
+     "commit_prepared(payload) -> int\n\nPublishes a prepared payload (idempotent: a replay "
+     "answers the same snapshot) and returns its snapshot; a refusal marked re_prepare also "
+     "drops the handle's writer cache."},
     {"read", KW_METHOD(table_read),
      "read(*, snapshot=None, at_timestamp=None, columns=None, where=None, limit=None) -> "
      "Reader\n\nThe table's rows at a snapshot or an instant (default: the DDL snapshot, "
