@@ -84,6 +84,25 @@ static PyObject *table_get_ddl_snapshot(HlTable *self, void *closure)
     return PyLong_FromLongLong(id);
 }
 
+/* The columns as the handle last read the table (a request only when that
+ * read is stale): a list of records (name, field_id, type, ...). */
+static PyObject *table_get_columns(HlTable *self, void *closure)
+{
+    (void)closure;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_definition(self->table, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *def = hlpy_json_take(json);
+    if (!def)
+        return NULL;
+    PyObject *columns = PyMapping_GetItemString(def, "columns");
+    Py_DECREF(def);
+    return columns;
+}
+
 typedef hl_status (*at_read_fn)(hl_table *, const struct hl_at *, char **, struct hl_error *);
 
 /* info, files and scan_plan: a read at snapshot= or at_timestamp=, as
@@ -184,14 +203,7 @@ static PyObject *table_invalidate(HlTable *self, PyObject *unused)
  * no decimal type of its own to infer from a Decimal value. */
 static PyObject *table_decimals(HlTable *self)
 {
-    char *json = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_table_definition(self->table, &json, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    PyObject *def = hlpy_json_take(json);
-    PyObject *columns = def ? PyMapping_GetItemString(def, "columns") : NULL;
+    PyObject *columns = table_get_columns(self, NULL);
     PyObject *seq = columns ? PySequence_Fast(columns, "columns") : NULL;
     PyObject *out = seq ? PyDict_New() : NULL;
     for (Py_ssize_t i = 0; out && i < PySequence_Fast_GET_SIZE(seq); i++) {
@@ -215,7 +227,6 @@ static PyObject *table_decimals(HlTable *self)
     }
     Py_XDECREF(seq);
     Py_XDECREF(columns);
-    Py_XDECREF(def);
     return out;
 }
 
@@ -304,6 +315,26 @@ static PyObject *table_commit_prepared(HlTable *self, PyObject *args, PyObject *
     hl_status st;
     HLPY_UNLOCKED(st = hl_table_commit_prepared(self->table, payload, &snapshot, &err));
     return hlpy_snapshot_or_raise(st, snapshot, &err);
+}
+
+static PyObject *table_read_changes(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"from_snapshot", "to_snapshot", NULL};
+    long long from;
+    PyObject *to_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "L|O", kwlist, &from, &to_obj))
+        return NULL;
+    long long to = -1;
+    if (hlpy_optional_count(to_obj, "to_snapshot", &to) < 0)
+        return NULL;
+    struct ArrowArrayStream stream;
+    memset(&stream, 0, sizeof stream);
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_scan_changes(self->table, from, to, &stream, NULL, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_reader_new(&stream, (PyObject *)self);
 }
 
 /* The columns= list as C strings borrowed from the list's items. */
@@ -424,12 +455,20 @@ static PyMethodDef table_methods[] = {
      "Reader\n\nThe table's rows at a snapshot or an instant (default: the DDL snapshot, "
      "else the head), projected to columns and filtered by a predicate (where='id > 3')."},
     {"scan", KW_METHOD(table_read), "scan(...) -> Reader\n\nThe same as read()."},
+    {"read_changes", KW_METHOD(table_read_changes),
+     "read_changes(from_snapshot, to_snapshot=None) -> Reader\n\nThe rows the changefeed "
+     "reports in (from_snapshot, to_snapshot] (None: the head), with two trailing columns: "
+     "_row_id and _change_type ('insert' or 'delete')."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef table_getset[] = {
     {"name", (getter)table_get_name, NULL, "The table's name.", NULL},
     {"table_uuid", (getter)table_get_uuid, NULL, "The incarnation the handle was resolved as.",
+     NULL},
+    {"columns", (getter)table_get_columns, NULL,
+     "The table's columns (records: name, field_id, type, nullable, ...), as the handle last "
+     "read them.",
      NULL},
     {"ddl_snapshot", (getter)table_get_ddl_snapshot, NULL,
      "The snapshot of the handle's own create or alter, or None.", NULL},

@@ -203,6 +203,11 @@ def test_offsets_and_changes(catalog):
     assert catalog.offset("consumer", table.table_uuid) == plan.to_snapshot
     with pytest.raises(hoglake.CommitConflictError):
         catalog.commit_offset("consumer", table.table_uuid, 0)
+    r2 = table.append({"id": [3]})
+    rows = table.read_changes(r.snapshot_id, r2.snapshot_id).to_pylist()
+    assert [(x["id"], x["_change_type"]) for x in rows] == [(3, "insert")]
+    assert isinstance(rows[0]["_row_id"], int)
+    assert len(table.read_changes(0).to_pylist()) == 3
 
 
 def test_reader_is_read_once(catalog):

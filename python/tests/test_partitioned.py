@@ -14,7 +14,7 @@ def test_fanout_append_months_per_team(catalog):
         column("ts", "timestamp"),
         column("payload", "string"),
     ])
-    fid = {c.name: c.field_id for c in table.info().columns}
+    fid = {c.name: c.field_id for c in table.columns}
     table.alter([ops.set_partition_spec([
         ops.partition_field(fid["team_id"], "identity"),
         ops.partition_field(fid["ts"], "month"),
