@@ -280,6 +280,17 @@ static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
     return out;
 }
 
+/* A prepare's answer: the payload text, or the error raised. Frees what
+ * the library returned. */
+static PyObject *prepared_payload(hl_status st, char *payload, struct hl_append_result *uploaded,
+                                  const struct hl_error *err)
+{
+    hl_append_result_free(uploaded);
+    PyObject *out = st == HL_OK ? PyUnicode_FromString(payload) : hlpy_raise(err);
+    free(payload);
+    return out;
+}
+
 static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"data", "idempotency_key", NULL};
@@ -296,12 +307,109 @@ static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *k
     hl_status st;
     HLPY_UNLOCKED(
         st = hl_table_prepare_append(self->table, &stream, key, &payload, &uploaded, &err));
-    hl_append_result_free(uploaded);
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    PyObject *out = PyUnicode_FromString(payload);
-    free(payload);
-    return out;
+    return prepared_payload(st, payload, uploaded, &err);
+}
+
+/* prepare_append_files' files as the library takes them: paths, and per
+ * file its partition wire strings (NULL entries for null values), all
+ * borrowed from hold. */
+struct file_list {
+    PyObject *hold; /* a list of every object the strings are borrowed from */
+    const char **paths;
+    const char ***values;
+    size_t n;
+};
+
+static void file_list_clear(struct file_list *f)
+{
+    for (size_t i = 0; f->values && i < f->n; i++)
+        PyMem_Free(f->values[i]);
+    PyMem_Free(f->values);
+    PyMem_Free(f->paths);
+    Py_XDECREF(f->hold);
+}
+
+/* One file's partition tuple (None: unpartitioned) into *out. */
+static int partition_strings(PyObject *tuple, PyObject *hold, const char ***out)
+{
+    *out = NULL;
+    if (tuple == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(tuple, "a partition tuple must be a sequence");
+    if (!seq || PyList_Append(hold, seq) < 0) {
+        Py_XDECREF(seq);
+        return -1;
+    }
+    Py_DECREF(seq); /* hold keeps it */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    *out = PyMem_Calloc((size_t)n + 1, sizeof **out);
+    if (!*out) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (hlpy_optional_text(PySequence_Fast_GET_ITEM(seq, k), "a partition value", &(*out)[k]) <
+            0)
+            return -1;
+    return 0;
+}
+
+static int file_list_build(PyObject *files, struct file_list *f)
+{
+    memset(f, 0, sizeof *f);
+    PyObject *seq = PySequence_Fast(files, "files must be a sequence");
+    if (!seq)
+        return -1;
+    f->hold = PyList_New(0);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    f->n = (size_t)n;
+    f->paths = PyMem_Calloc(f->n + 1, sizeof *f->paths);
+    f->values = PyMem_Calloc(f->n + 1, sizeof *f->values);
+    int rc = f->hold && f->paths && f->values && PyList_Append(f->hold, seq) == 0 ? 0 : -1;
+    if (rc < 0 && !PyErr_Occurred())
+        PyErr_NoMemory();
+    bool partitioned = false;
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *path = item, *tuple = Py_None;
+        if (PyTuple_Check(item) && !PyArg_ParseTuple(item, "OO", &path, &tuple))
+            rc = -1;
+        else if (!PyUnicode_Check(path))
+            PyErr_SetString(PyExc_TypeError, "files are paths or (path, partition tuple) pairs");
+        else if (!(f->paths[i] = PyUnicode_AsUTF8(path)) ||
+                 partition_strings(tuple, f->hold, &f->values[i]) < 0)
+            rc = -1;
+        rc = PyErr_Occurred() ? -1 : rc;
+        partitioned = partitioned || tuple != Py_None;
+    }
+    Py_DECREF(seq);
+    if (rc == 0 && !partitioned) { /* the library's spelling of unpartitioned */
+        PyMem_Free(f->values);
+        f->values = NULL;
+    }
+    if (rc < 0)
+        file_list_clear(f);
+    return rc;
+}
+
+static PyObject *table_prepare_append_files(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"files", "idempotency_key", NULL};
+    PyObject *files;
+    const char *key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &files, &key))
+        return NULL;
+    struct file_list f;
+    if (file_list_build(files, &f) < 0)
+        return NULL;
+    char *payload = NULL;
+    struct hl_append_result *uploaded = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_prepare_files(self->table, f.paths, f.n,
+                                              (const char *const *const *)f.values, key, &payload,
+                                              &uploaded, &err));
+    file_list_clear(&f);
+    return prepared_payload(st, payload, uploaded, &err);
 }
 
 static PyObject *table_commit_prepared(HlTable *self, PyObject *args, PyObject *kwargs)
@@ -446,6 +554,11 @@ static PyMethodDef table_methods[] = {
      "returns the commit payload (JSON text) to publish later with commit_prepared. Persist "
      "it durably first; on any uncertain outcome replay the same payload. idempotency_key is "
      "a UUID naming this append."},
+    {"prepare_append_files", KW_METHOD(table_prepare_append_files),
+     "prepare_append_files(files, *, idempotency_key) -> str\n\nThe same from existing "
+     "local Parquet files (paths, or (path, partition tuple) pairs for a partitioned table): "
+     "each footer is checked against the table (field ids, types, nullability) and the "
+     "original bytes uploaded."},
     {"commit_prepared", KW_METHOD(table_commit_prepared),
      "commit_prepared(payload) -> int\n\nPublishes a prepared payload (idempotent: a replay "
      "answers the same snapshot) and returns its snapshot; a refusal marked re_prepare also "

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 import hoglake
-from hoglake import column
+from hoglake import column, ops
 
 
 def test_prepare_persist_commit_replay(server, catalog):
@@ -39,3 +39,39 @@ def test_prepared_payload_refused_after_recreate(catalog):
     assert ns.table("t").read().to_pylist() == []
     with pytest.raises(hoglake.InvalidArgumentError):
         table.prepare_append([{"id": 1}], idempotency_key="not-a-uuid")
+
+
+def test_prepare_append_files_from_another_tables_parquet(catalog):
+    ns = catalog.create_namespace("ns")
+    cols = [column("id", "long", nullable=False), column("s", "string")]
+    src = ns.create_table("src", cols)
+    dst = ns.create_table("dst", cols)
+    r = src.append({"id": [1, 2], "s": ["a", None]})
+    paths = [f.path.removeprefix("file://") for f in src.files(snapshot=r.snapshot_id)]
+    payload = dst.prepare_append_files(paths, idempotency_key=str(uuid.uuid4()))
+    snapshot = dst.commit_prepared(payload)
+    rows = dst.read(snapshot=snapshot).to_pylist()
+    assert sorted(rows, key=lambda x: x["id"]) == [{"id": 1, "s": "a"}, {"id": 2, "s": None}]
+    with pytest.raises(TypeError, match="pairs"):
+        dst.prepare_append_files([42], idempotency_key=str(uuid.uuid4()))
+    with pytest.raises(hoglake.HoglakeError):
+        dst.prepare_append_files(["/no/such/file.parquet"], idempotency_key=str(uuid.uuid4()))
+
+
+def test_prepare_append_files_partitioned(catalog):
+    ns = catalog.create_namespace("ns")
+    cols = [column("team", "long", nullable=False), column("v", "long")]
+    tables = [ns.create_table(name, cols) for name in ("src", "dst")]
+    for t in tables:
+        t.alter([ops.set_partition_spec([ops.partition_field(t.columns[0].field_id, "identity")])])
+    src, dst = tables
+    r = src.append({"team": [1, 1, 2], "v": [10, 11, 20]})
+    files = [(f.path, tuple(f.partition_values)) for f in r.files]
+    assert sorted(v for _, v in files) == [("1",), ("2",)]
+    payload = dst.prepare_append_files([(p.removeprefix("file://"), v) for p, v in files],
+                                       idempotency_key=str(uuid.uuid4()))
+    snapshot = dst.commit_prepared(payload)
+    got = dst.read(snapshot=snapshot, where="team = 1").to_pylist()
+    assert sorted(x["v"] for x in got) == [10, 11]
+    assert sorted(tuple(f.partition_values) for f in dst.files(snapshot=snapshot)) == [
+        ("1",), ("2",)]
