@@ -33,9 +33,9 @@ def test_prepared_payload_refused_after_recreate(catalog):
     payload = table.prepare_append([{"id": 1}], idempotency_key=str(uuid.uuid4()))
     table.drop()
     ns.create_table("t", [column("id", "long", nullable=False)])
-    with pytest.raises(hoglake.HoglakeError) as e:
+    with pytest.raises(hoglake.IncarnationChangedError) as e:
         table.commit_prepared(payload)
-    assert e.value.re_prepare
+    assert e.value.re_prepare and e.value.code == "table_recreated"
     assert ns.table("t").read().to_pylist() == []
     with pytest.raises(hoglake.InvalidArgumentError):
         table.prepare_append([{"id": 1}], idempotency_key="not-a-uuid")
@@ -75,3 +75,15 @@ def test_prepare_append_files_partitioned(catalog):
     assert sorted(x["v"] for x in got) == [10, 11]
     assert sorted(tuple(f.partition_values) for f in dst.files(snapshot=snapshot)) == [
         ("1",), ("2",)]
+
+
+def test_ddl_between_prepare_and_commit_is_refused(catalog):
+    ns = catalog.create_namespace("ns")
+    table = ns.create_table("t", [column("id", "long", nullable=False)])
+    payload = table.prepare_append({"id": [1]}, idempotency_key=str(uuid.uuid4()))
+    ns.table("t").alter([ops.add_column("extra", "string")])
+    with pytest.raises(hoglake.DdlSinceReadSnapshotError) as e:
+        table.commit_prepared(payload)
+    assert e.value.re_prepare and e.value.http_status == 409
+    assert isinstance(e.value, hoglake.DdlSinceReadSnapshot)
+    assert ns.table("t").read().to_pylist() == []
