@@ -712,6 +712,8 @@ int hlpy_stream_from_object(PyObject *data, PyObject *decimals, struct ArrowArra
         if (!PyDateTimeAPI)
             return -1;
     }
+    if (!hlpy_decimal_type()) /* kind_of tells Decimal values by it */
+        return -1;
     if (PyObject_HasAttrString(data, "__arrow_c_stream__"))
         return from_stream_capsule(data, out);
     if (PyObject_HasAttrString(data, "__arrow_c_array__"))
