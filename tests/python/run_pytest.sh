@@ -2,7 +2,8 @@
 # Builds the Python extension the way its README says (pip, offline, no
 # build isolation) against this build's libhoglake, installed into a
 # temporary prefix and found by pkg-config, and runs its pytest suite
-# against a hoglaked of this build.
+# against a hoglaked of this build (and its hoglake CLI, which writes the
+# nested values plain-data appends cannot).
 #
 #   run_pytest.sh BUILD_DIR SOURCE_DIR [SANITIZE_FLAGS]
 #
@@ -29,7 +30,7 @@ if ! "$py" -m pip install --quiet --no-build-isolation --no-deps --no-index \
   exit 1
 fi
 
-export HOGLAKED="$build/src/hoglaked"
+export HOGLAKED="$build/src/hoglaked" HOGLAKE_CLI="$build/src/hoglake"
 export PYTHONPATH="$work/site:$work/python/tests"
 export PYTHONDONTWRITEBYTECODE=1
 if [ -n "$sanitize" ]; then
