@@ -1,6 +1,7 @@
 """Appends and reads from several threads at once: the GIL is released
 around library calls, and one table handle is shared, as libhoglake allows."""
 
+import gc
 import threading
 import tracemalloc
 
@@ -43,13 +44,25 @@ def test_append_read_loop_does_not_grow(catalog):
         except ValueError:
             pass
 
-    for _ in range(20):
+    # The warm-up fills the interpreter's free lists and caches, which
+    # tracemalloc counts as allocated (json's decoder shows some hundred
+    # objects of noise under PYTHONMALLOC=malloc, not growing with the
+    # loop). A leaked container (a record, a list) shows in the collector's
+    # count, a leaked buffer of a few hundred bytes a call in the bound.
+    for _ in range(300):
         once()
+    gc.collect()
+    objects = len(gc.get_objects())
+    for _ in range(300):
+        once()
+    gc.collect()
+    assert len(gc.get_objects()) - objects < 50
     tracemalloc.start()
     before = tracemalloc.take_snapshot()
-    for _ in range(200):
+    for _ in range(300):
         once()
     after = tracemalloc.take_snapshot()
     tracemalloc.stop()
-    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
-    assert grown < 64 * 1024, grown
+    stats = after.compare_to(before, "lineno")
+    grown = sum(s.size_diff for s in stats)
+    assert grown < 128 * 1024, "\n".join(map(str, stats[:5]))

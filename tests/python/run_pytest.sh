@@ -8,8 +8,8 @@
 #   run_pytest.sh BUILD_DIR SOURCE_DIR [SANITIZE_FLAGS]
 #
 # In a sanitized build the extension gets the same -fsanitize flags and the
-# interpreter (not instrumented) runs with libasan preloaded; Python's own
-# allocations are not leak-checked.
+# interpreter (not instrumented) runs with libasan preloaded and
+# PYTHONMALLOC=malloc; Python's own allocations are not leak-checked.
 set -euo pipefail
 build=$1
 src=$2
@@ -37,6 +37,8 @@ if [ -n "$sanitize" ]; then
   LD_PRELOAD=$(gcc -print-file-name=libasan.so)
   export LD_PRELOAD
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
+  # Objects from malloc, so that ASan sees an overrun of a Python object too.
+  export PYTHONMALLOC=malloc
 fi
 cd "$work"
 exec "$py" -m pytest -q -p no:cacheprovider "$work/python/tests"
