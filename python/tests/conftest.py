@@ -5,8 +5,10 @@ admin token it bootstraps, and a file:// warehouse in a temporary directory.
 Environment: HOGLAKE_TEST_PG_URL (the PostgreSQL server's admin URL) and
 HOGLAKED (the server binary; default: hoglaked on PATH)."""
 
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -40,6 +42,13 @@ def _db_url(admin, name):
         query = "?" + query
     authority = rest.split("/", 1)[0]
     return f"{scheme}://{authority}/{name}{query}"
+
+
+def _die_with_parent():
+    """Runs in the server's child process: SIGTERM when the test process dies,
+    so that a crash of the interpreter leaves no server running."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Server:
@@ -76,7 +85,8 @@ def server():
     if os.geteuid() == 0:
         args.append("--allow-root")
     log = open(os.path.join(workdir, "hoglaked.log"), "w")
-    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=_child_env())
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=_child_env(),
+                            preexec_fn=_die_with_parent)
     try:
         port = None
         for _ in range(3000):
