@@ -19,7 +19,8 @@
  *
  * Metadata reads (lists, infos, file lists, scan plans, change plans)
  * return the server's JSON text as documented in docs/openapi.yaml. The
- * writer path returns typed results. */
+ * writer path returns typed results, as do the file listing, the Table
+ * object, the catalog settings and the maintenance passes. */
 #ifndef HOGLAKE_H
 #define HOGLAKE_H
 
@@ -154,12 +155,117 @@ HL_API hl_status hl_catalog_options(hl_catalog *catalog, char **json, struct hl_
 HL_API hl_status hl_catalog_set_retention(hl_catalog *catalog, int64_t seconds, int consumer_floor,
                                           char **json, struct hl_error *err);
 
+/* ---- catalog settings and maintenance, typed ----
+ *
+ * The same requests as the JSON calls above and the server's maintenance
+ * routes, with the answers decoded into structs. Options structs are set
+ * up by their _init function before the caller changes a field, so that a
+ * later release can add fields with defaults. Result structs are the
+ * caller's (any storage, nothing to free); a counter the server did not
+ * report reads 0. On failure *out is zeroed. */
+
+/* The catalog's CatalogOptions. */
+struct hl_catalog_settings {
+    int64_t retention_seconds;    /* snapshot retention; -1: none (expiry disabled) */
+    bool consumer_floor;          /* consumer offsets hold back expiry */
+    int64_t earliest_snapshot_id; /* the expiry floor: snapshots below it are gone */
+};
+HL_API hl_status hl_catalog_get_settings(hl_catalog *catalog, struct hl_catalog_settings *out,
+                                         struct hl_error *err);
+
+/* A change of the settings; what is left as _init set it is unchanged. */
+struct hl_catalog_settings_change {
+    bool set_retention;        /* send retention_seconds */
+    int64_t retention_seconds; /* 1..3153600000; <= 0 disables expiry */
+    int consumer_floor;        /* 0 or 1; -1 leaves it */
+};
+/* Changes nothing: set_retention false, consumer_floor -1. */
+HL_API void hl_catalog_settings_change_init(struct hl_catalog_settings_change *change);
+/* Applies the change (one PATCH; a change of nothing reads the settings)
+ * and returns the settings after it in *out (may be NULL). A retention out
+ * of range is HL_ERR_VALIDATION in the server's words. */
+HL_API hl_status hl_catalog_change_settings(hl_catalog *catalog,
+                                            const struct hl_catalog_settings_change *change,
+                                            struct hl_catalog_settings *out, struct hl_error *err);
+
+/* One maintenance pass run now (the server's POST .../maintenance/<task>,
+ * recorded with trigger manual; HL_ERR_UNAVAILABLE, code
+ * maintenance_busy, while another run holds the task). */
+struct hl_maintenance_options {
+    int64_t batch; /* the pass's bound (snapshots, queue rows, groups, files); 0: the server's */
+};
+/* Zeroes o. */
+HL_API void hl_maintenance_options_init(struct hl_maintenance_options *o);
+
+/* Expires the snapshots below the retention window (docs/openapi.yaml
+ * ExpiryResult). */
+struct hl_expire_result {
+    int64_t snapshots_expired;
+    int64_t data_files_queued;   /* ended data files queued for removal */
+    int64_t delete_files_queued; /* ended deletion vectors queued for removal */
+    int64_t new_earliest_snapshot_id;
+    bool floored_by_consumer; /* the lowest consumer offset was the binding bound */
+    int64_t offsets_released; /* offsets on replaced incarnations released */
+    int64_t purge_pages;
+    bool purge_truncated; /* ended file rows are left for the next pass */
+    int64_t advance_halvings, purge_failures, purge_halvings, purge_page;
+};
+HL_API hl_status hl_catalog_expire(hl_catalog *catalog,
+                                   const struct hl_maintenance_options *options,
+                                   struct hl_expire_result *out, struct hl_error *err);
+
+/* Deletes the queued objects nothing references (CleanupResult). */
+struct hl_cleanup_result {
+    int64_t removed;          /* objects deleted */
+    int64_t missing;          /* already gone (file:// only) */
+    int64_t still_referenced; /* never deleted: anything but 0 is a queue writer's bug */
+    int64_t refused;          /* outside the data path, a symbolic link, not a file */
+    int64_t settled_elsewhere, failed, ledger_purged, runs_purged, receipts_purged;
+    int64_t receipts_purge_failures;
+};
+HL_API hl_status hl_catalog_cleanup(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_cleanup_result *out, struct hl_error *err);
+
+/* Rewrites groups of small files into one (CompactionResult). */
+struct hl_compact_result {
+    int64_t groups_compacted, files_in, files_out, bytes_in, bytes_out;
+    /* Groups not compacted, by reason. */
+    int64_t skipped_conflicts, dv_superseded, unconvertible_schema, invalid_data;
+    int64_t heap_budget_exceeded, failed_groups, storage_refused, claimed_elsewhere;
+    int64_t dvs_applied, rows_dropped; /* deletion vectors applied by committed groups */
+    int64_t variant_columns_carried, variant_columns_reencoded;
+    /* What the planner saw and left. */
+    int64_t candidates_files, candidates_with_dv, candidates_claimed;
+    int64_t left_too_few_files, left_too_few_partitions, left_over_budget_files;
+    int64_t left_claimed_files;
+    bool batch_reached; /* more groups may be waiting */
+    int64_t plan_ms;
+};
+HL_API hl_status hl_catalog_compact(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_compact_result *out, struct hl_error *err);
+
+/* Fills the statistics of files appended with deferred_stats
+ * (HydrateResult). */
+struct hl_hydrate_result {
+    int64_t hydrated;         /* files whose statistics were filled */
+    int64_t failed;           /* files whose footer disagrees or is gone */
+    int64_t transient_errors; /* files left pending after a storage error */
+    int64_t still_pending;    /* pending live files of the catalog after the pass */
+};
+HL_API hl_status hl_catalog_hydrate(hl_catalog *catalog,
+                                    const struct hl_maintenance_options *options,
+                                    struct hl_hydrate_result *out, struct hl_error *err);
+
 /* One snapshot of the log. */
 struct hl_snapshot {
     int64_t snapshot_id;
     int64_t schema_version;
     char snapshot_time[40]; /* ISO-8601, as the server wrote it */
     char *json;             /* the whole Snapshot object (author, message, changes) */
+    char *author;           /* NULL: none recorded */
+    char *message;          /* NULL: none recorded */
 };
 typedef struct hl_snapshot_iter hl_snapshot_iter;
 /* Walks the snapshot log, paging as needed: ascending from after (> after)
@@ -167,8 +273,9 @@ typedef struct hl_snapshot_iter hl_snapshot_iter;
  * limit is the page size (0 = the server's default). */
 HL_API hl_status hl_snapshot_iter_new(hl_catalog *catalog, int64_t after, int64_t before, int limit,
                                       hl_snapshot_iter **out, struct hl_error *err);
-/* Gives the next snapshot in *snap (its json owned by the iterator until
- * the next call), or sets *done at the end. */
+/* Gives the next snapshot in *snap, or sets *done at the end. *snap must
+ * be zeroed before the first call: each call clears what it held (its
+ * json), and the caller clears the last with hl_snapshot_clear. */
 HL_API hl_status hl_snapshot_iter_next(hl_snapshot_iter *it, struct hl_snapshot *snap, bool *done,
                                        struct hl_error *err);
 HL_API void hl_snapshot_iter_free(hl_snapshot_iter *it);
@@ -221,6 +328,34 @@ HL_API hl_status hl_view_drop(hl_namespace *ns, const char *name, struct hl_erro
  * NULL). The handle keeps the creation's snapshot as its DDL snapshot. */
 HL_API hl_status hl_table_create(hl_namespace *ns, const char *name, const char *columns_json,
                                  const char *properties_json, hl_table **out, struct hl_error *err);
+/* How hl_namespace_create_table_arrow creates a table. */
+struct hl_table_create_options {
+    const char *properties_json; /* a JSON object of table properties; NULL: none */
+};
+/* Zeroes o. */
+HL_API void hl_table_create_options_init(struct hl_table_create_options *o);
+/* Creates a table whose columns are the fields of an Arrow schema (a
+ * struct; borrowed, not released), as hl_table_create does (options may be
+ * NULL). Each field's type maps to a catalog type, both directions
+ * agreeing with what appends and reads use: bool boolean; int8/16/32/64
+ * int8, int16, int, long; uint8/16/32/64 uint8 ... uint64; float float;
+ * double double; decimal128(p, s) (p <= 38) decimal(p, s); date32 date;
+ * time64[us] time; timestamp[s], [ms], [us], [ns] without a time zone
+ * timestamp_s, timestamp_ms, timestamp, timestamp_ns; timestamp[us] with
+ * any time zone timestamptz; utf8 and large utf8 string, or json when
+ * marked "arrow.json"; binary and large binary binary;
+ * fixed_size_binary(16) marked "arrow.uuid" uuid; Variant storage, a
+ * struct marked "arrow.parquet.variant", variant (no shredding declared); list and large
+ * list list (its child named element); struct struct; map map (key and
+ * value; the key not null). A field's nullability is the column's; a field
+ * id in its metadata (PARQUET:field_id) is not sent: the server assigns
+ * ids depth first from 1. Any other type (dictionary-encoded included) is
+ * HL_ERR_INVALID_ARGUMENT naming the field's dotted path and its format,
+ * before any request. */
+HL_API hl_status hl_namespace_create_table_arrow(hl_namespace *ns, const char *name,
+                                                 const struct ArrowSchema *schema,
+                                                 const struct hl_table_create_options *options,
+                                                 hl_table **out, struct hl_error *err);
 /* Checks a variant column's shredding declaration (JSON text, as a
  * ColumnDef's type_params.shredding carries it; "null" declares nothing)
  * against the catalog's grammar, with no request: HL_OK, or
@@ -295,6 +430,54 @@ HL_API hl_status hl_table_info(hl_table *table, const struct hl_at *at, char **j
  * types): the append then commits against the same read, without another
  * GET. */
 HL_API hl_status hl_table_definition(hl_table *table, char **json, struct hl_error *err);
+/* The Table object, typed (docs/openapi.yaml Table, Column,
+ * PartitionSpec, SortSpec). Strings are NULL when the server omits them. */
+struct hl_column {
+    int64_t field_id;
+    char *name;
+    char *type; /* the wire name, lower case: "long", "decimal", "list", ... */
+    bool nullable;
+    int precision, scale; /* a decimal's; 0 otherwise */
+    char *type_params;    /* the type_params object as JSON text (decimal, variant) */
+    char *comment;
+    size_t nchildren; /* a list's element, a map's key and value, a struct's fields */
+    struct hl_column *children;
+};
+struct hl_partition_field {
+    int64_t source_field_id;
+    char *transform;         /* identity, bucket, truncate, year, month, day, hour */
+    int64_t transform_param; /* bucket N, truncate W; 0 otherwise */
+};
+struct hl_sort_field {
+    int64_t source_field_id;
+    bool descending;
+    bool nulls_first; /* the server's, or Iceberg's default for the direction */
+};
+struct hl_table_details {
+    char *name;
+    char *namespace_name;
+    char *table_uuid;
+    char *comment;
+    char *primary_timestamp_column;
+    char *properties; /* the TableProperties object as JSON text */
+    int64_t read_snapshot_id;
+    /* The totals of the files visible at read_snapshot_id; each -1 when the
+     * server omits it (totals_snapshot_id under time travel). */
+    int64_t record_count, file_count, file_size_bytes, totals_snapshot_id;
+    size_t ncolumns;
+    struct hl_column *columns;
+    int64_t spec_id; /* -1 when unpartitioned */
+    size_t npartition_fields;
+    struct hl_partition_field *partition_fields;
+    int64_t sort_id; /* -1 when unsorted */
+    size_t nsort_fields;
+    struct hl_sort_field *sort_fields;
+};
+/* hl_table_info decoded into *out (the caller's; zeroed on failure), to be
+ * released with hl_table_details_clear. */
+HL_API hl_status hl_table_describe(hl_table *table, const struct hl_at *at,
+                                   struct hl_table_details *out, struct hl_error *err);
+HL_API void hl_table_details_clear(struct hl_table_details *details);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */
@@ -337,6 +520,34 @@ HL_API hl_status hl_table_scan_plan_page(hl_table *table, const struct hl_at *at
 HL_API hl_status hl_table_changes_page(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
                                        int limit, const char *page_token, char **json,
                                        char **next_page_token, struct hl_error *err);
+
+/* One data file of a listing, typed (docs/openapi.yaml DataFile). */
+enum hl_stats_state {
+    HL_STATS_PROVIDED = 0, /* statistics came with the commit or were collected */
+    HL_STATS_PENDING = 1,  /* not collected yet (deferred_stats) */
+    HL_STATS_FAILED = 2,   /* collecting them failed */
+};
+struct hl_data_file {
+    int64_t data_file_id;
+    char *path;           /* the object's full path, under the catalog's data_path */
+    int64_t record_count; /* rows, before deletion vectors */
+    int64_t file_size_bytes;
+    int64_t row_id_start;   /* the first row id */
+    int64_t begin_snapshot; /* the snapshot that added the file */
+    enum hl_stats_state stats_state;
+    bool explicit_row_ids; /* row ids stored in the file (compaction outputs) */
+    int64_t footer_size;   /* -1 when the writer did not give it */
+    int64_t spec_id;       /* -1 when unpartitioned */
+    size_t npartition_values;
+    char **partition_values; /* stored (transformed) values in key order; NULL entries are null */
+};
+/* The live data files at `at`, as hl_table_files reads them (every page,
+ * one snapshot), decoded: *files (an array of *nfiles, NULL when none) is
+ * the caller's to free with hl_data_files_free. */
+HL_API hl_status hl_table_files_list(hl_table *table, const struct hl_at *at,
+                                     struct hl_data_file **files, size_t *nfiles,
+                                     struct hl_error *err);
+HL_API void hl_data_files_free(struct hl_data_file *files, size_t nfiles);
 
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is
@@ -654,7 +865,9 @@ struct hl_append_options {
     /* Register the files without statistics (the server hydrates them). */
     bool deferred_stats;
     /* The incarnation guard: NULL = the handle's uuid; unguarded = true
-     * omits it (name-only resolution). */
+     * omits it and checks none before uploading: the append writes into
+     * whatever table has the name (after a drop and recreate, the new
+     * one). */
     const char *expected_table_uuid;
     bool unguarded;
     /* The snapshot the data was derived from (conflict window); -1 = none

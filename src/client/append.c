@@ -547,10 +547,8 @@ hl_status hl_table_append_streams(hl_table *t, struct ArrowArrayStream *const *s
     json_t *info = NULL;
     int64_t basis = -1;
     bool from_cache = false, commit_sent = false;
-    /* Unguarded appends check no incarnation: the handle's own uuid only
-     * selects the cache. */
-    hl_status st =
-        table_cache_basis(t, expected ? expected : t->uuid, &info, &basis, &from_cache, err);
+    /* Unguarded appends check no incarnation: they write by name. */
+    hl_status st = table_cache_basis(t, expected, &info, &basis, &from_cache, err);
     struct job j;
     bool job_ready = false;
     if (st == HL_OK) {
@@ -645,7 +643,7 @@ hl_status hl_table_prepare_append(hl_table *t, struct ArrowArrayStream *stream,
     json_t *info = NULL;
     int64_t basis = -1;
     bool from_cache = false;
-    hl_status st = table_cache_basis(t, NULL, &info, &basis, &from_cache, err);
+    hl_status st = table_cache_basis(t, t->uuid, &info, &basis, &from_cache, err);
     struct job j;
     bool job_ready = false;
     if (st == HL_OK) {

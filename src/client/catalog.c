@@ -208,8 +208,13 @@ static hl_status snapshot_from_json(const json_t *s, struct hl_snapshot *out, st
         return client_fail(err, HL_ERR_PROTOCOL, "protocol",
                            "a Snapshot lacks snapshot_id, schema_version or snapshot_time");
     str_copy(out->snapshot_time, sizeof out->snapshot_time, time);
-    if (!(out->json = json_dumps(s, JSON_COMPACT)))
+    const char *author = json_string_value(json_object_get(s, "author"));
+    const char *message = json_string_value(json_object_get(s, "message"));
+    if (!(out->json = json_dumps(s, JSON_COMPACT)) || (author && !(out->author = strdup(author))) ||
+        (message && !(out->message = strdup(message)))) {
+        hl_snapshot_clear(out);
         return client_nomem(err);
+    }
     return HL_OK;
 }
 
@@ -250,6 +255,8 @@ void hl_snapshot_iter_free(hl_snapshot_iter *it)
 void hl_snapshot_clear(struct hl_snapshot *snap)
 {
     free(snap->json);
+    free(snap->author);
+    free(snap->message);
     memset(snap, 0, sizeof *snap);
 }
 

@@ -136,8 +136,10 @@ void table_cache_clear(hl_table *t);
 json_t *table_cache_fresh(hl_table *t);
 /* The table's info and the read snapshot to prepare against: from the
  * cache when it is fresh (no request), else a catalog GET and a table GET
- * (totals=false). The uuid must match expected_uuid (NULL: the handle's)
- * or the call fails with HL_ERR_TABLE_RECREATED. *info is a new reference. */
+ * (totals=false). The uuid must match expected_uuid or the call fails with
+ * HL_ERR_TABLE_RECREATED; NULL checks none (an unguarded append resolves
+ * the name: a cold read adopts whatever incarnation it finds, so that a
+ * later guarded call refuses it). *info is a new reference. */
 hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **info,
                             int64_t *read_snapshot, bool *from_cache, struct hl_error *err);
 /* A commit made against a basis was refused: drops the cache when the

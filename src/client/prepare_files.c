@@ -275,7 +275,7 @@ hl_status hl_table_prepare_files(hl_table *t, const char *const *paths, size_t n
     json_t *info = NULL;
     int64_t basis = -1;
     bool from_cache = false;
-    hl_status st = table_cache_basis(t, NULL, &info, &basis, &from_cache, err);
+    hl_status st = table_cache_basis(t, t->uuid, &info, &basis, &from_cache, err);
     struct arena a;
     arena_init(&a, 0);
     struct lake_table table;

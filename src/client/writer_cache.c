@@ -126,12 +126,12 @@ hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **inf
     *info = NULL;
     *read_snapshot = -1;
     *from_cache = false;
-    const char *want = expected_uuid ? expected_uuid : t->uuid;
+    const char *want = expected_uuid;
     double max_age = cache_max_age(t);
     pthread_mutex_lock(&t->lock);
     if (cache_usable(t, max_age)) {
         const char *have = json_string_value(json_object_get(t->cached_info, "table_uuid"));
-        if (have && strcmp(have, want) != 0) {
+        if (want && have && strcmp(have, want) != 0) {
             char copy[64];
             snprintf(copy, sizeof copy, "%s", have);
             pthread_mutex_unlock(&t->lock);
@@ -169,7 +169,7 @@ hl_status table_cache_basis(hl_table *t, const char *expected_uuid, json_t **inf
     if (st != HL_OK)
         return st;
     const char *have = json_string_value(json_object_get(fresh, "table_uuid"));
-    if (!have || strcmp(have, want) != 0) {
+    if (want && (!have || strcmp(have, want) != 0)) {
         st = recreated(t->name, have ? have : "(none)", want, err);
         json_decref(fresh);
         return st;

@@ -1,5 +1,6 @@
 #include "rows/rows_schema.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "parquet/writer.h"
@@ -140,4 +141,62 @@ int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
         }
     }
     return 0;
+}
+
+/* A decimal128 format, "d:P,S" or "d:P,S,128", within the catalog's
+ * precision. */
+static bool decimal_type(const char *f, int *precision, int *scale)
+{
+    int p, sc, bits = 128;
+    char tail;
+    int n = sscanf(f, "d:%d,%d,%d%c", &p, &sc, &bits, &tail);
+    if ((n != 2 && n != 3) || bits != 128 || p < 1 || p > LAKE_DECIMAL_MAX_PRECISION || sc < 0 ||
+        sc > p)
+        return false;
+    *precision = p;
+    *scale = sc;
+    return true;
+}
+
+int rows_arrow_column_type(const struct ArrowSchema *s, enum lake_type *type, int *precision,
+                           int *scale)
+{
+    *precision = *scale = 0;
+    const char *f = s->format;
+    if (!f || s->dictionary)
+        return -1;
+    if (rows_schema_is_variant(s)) {
+        *type = LT_VARIANT;
+        return strcmp(f, "+s") == 0 ? 0 : -1; /* the storage struct */
+    }
+    bool text = strcmp(f, "u") == 0 || strcmp(f, "U") == 0;
+    if (rows_schema_is_json(s) || rows_schema_is_uuid(s)) {
+        bool json = rows_schema_is_json(s);
+        if (json ? !text : strcmp(f, "w:16") != 0)
+            return -1;
+        *type = json ? LT_JSON : LT_UUID;
+        return 0;
+    }
+    if (strncmp(f, "d:", 2) == 0) {
+        *type = LT_DECIMAL;
+        return decimal_type(f, precision, scale) ? 0 : -1;
+    }
+    /* The writer's wider input, as the format the writer names. */
+    const char *want = text                                 ? "u"
+                       : strcmp(f, "Z") == 0                ? "z"
+                       : strcmp(f, "+L") == 0               ? "+l"
+                       : strncmp(f, "tsu:", 4) == 0 && f[4] ? "tsu:UTC"
+                                                            : f;
+    for (int t = 0; t < LT__COUNT; t++) {
+        /* Those are told apart above, by extension name or parameters. */
+        if (t == LT_VARIANT || t == LT_UUID || t == LT_JSON || t == LT_DECIMAL)
+            continue;
+        struct lake_column probe = {.type = (enum lake_type)t};
+        char buf[32];
+        if (strcmp(pq_arrow_format_for(&probe, buf, sizeof buf), want) == 0) {
+            *type = (enum lake_type)t;
+            return 0;
+        }
+    }
+    return -1;
 }

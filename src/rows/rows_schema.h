@@ -20,6 +20,20 @@ int rows_table_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
 /* One column's field of that schema, named name. 0 or -1. */
 int rows_column_arrow_schema(const struct lake_column *c, const char *name, struct ArrowSchema *s);
 
+/* The catalog type of an Arrow field, the inverse of
+ * rows_column_arrow_schema's mapping (and of the wider input the writer
+ * takes): utf8 or large utf8 is string, or json when marked "arrow.json";
+ * binary or large binary is binary; fixed_size_binary(16) marked
+ * "arrow.uuid" is uuid; decimal128(p, s) with p <= 38 is decimal(p, s); a
+ * timestamp in µs with any time zone is timestamptz; list or large list,
+ * struct and map are their containers; a struct marked
+ * "arrow.parquet.variant" (Variant storage) is variant; every other type is the one whose
+ * format rows_column_arrow_schema gives. *precision and *scale are set for
+ * a decimal (0 otherwise). Returns 0, or -1 when the field maps to no
+ * catalog type (a dictionary-encoded field among them). */
+int rows_arrow_column_type(const struct ArrowSchema *s, enum lake_type *type, int *precision,
+                           int *scale);
+
 /* Whether an Arrow field carries the "arrow.uuid" extension name. */
 bool rows_schema_is_uuid(const struct ArrowSchema *s);
 /* Whether a field carries Arrow's canonical "arrow.parquet.variant"
