@@ -181,9 +181,6 @@ def test_unguarded_spellings(catalog):
         table.append({"id": [3]}, expected_table_uuid=42)
 
 
-@pytest.mark.xfail(strict=True, raises=hoglake.IncarnationChangedError,
-                   reason="libhoglake compares the handle's old uuid on an unguarded append "
-                          "whose writer cache is cold (issue 20's library gap)")
 def test_unguarded_append_writes_by_name_after_recreate(catalog):
     ns = catalog.create_namespace("ns")
     old = events(ns)
