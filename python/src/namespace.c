@@ -24,6 +24,32 @@ static void namespace_dealloc(HlNamespace *self)
     PyObject_Free(self);
 }
 
+/* create_table from an Arrow schema (__arrow_c_schema__): the capsule's
+ * schema is borrowed for the call; its producer's destructor releases it. */
+static PyObject *create_table_arrow(HlNamespace *self, const char *name, PyObject *source,
+                                    const char *props_text)
+{
+    PyObject *capsule = PyObject_CallMethod(source, "__arrow_c_schema__", NULL);
+    if (!capsule)
+        return NULL;
+    const struct ArrowSchema *schema = PyCapsule_GetPointer(capsule, "arrow_schema");
+    if (!schema) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    struct hl_table_create_options o;
+    hl_table_create_options_init(&o);
+    o.properties_json = props_text;
+    hl_table *table = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_namespace_create_table_arrow(self->ns, name, schema, &o, &table, &err));
+    Py_DECREF(capsule);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_table_wrap(table, (PyObject *)self);
+}
+
 static PyObject *namespace_create_table(HlNamespace *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"name", "columns", "properties", NULL};
@@ -31,25 +57,29 @@ static PyObject *namespace_create_table(HlNamespace *self, PyObject *args, PyObj
     PyObject *columns, *properties = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O", kwlist, &name, &columns, &properties))
         return NULL;
-    PyObject *cols = hlpy_json_dumps(columns);
-    if (!cols)
-        return NULL;
     PyObject *props = properties == Py_None ? NULL : hlpy_json_dumps(properties);
-    if (properties != Py_None && !props) {
-        Py_DECREF(cols);
+    if (properties != Py_None && !props)
         return NULL;
-    }
-    const char *cols_text = PyBytes_AS_STRING(cols);
     const char *props_text = props ? PyBytes_AS_STRING(props) : NULL;
-    hl_table *table = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_table_create(self->ns, name, cols_text, props_text, &table, &err));
-    Py_DECREF(cols);
+    PyObject *out;
+    if (PyObject_HasAttrString(columns, "__arrow_c_schema__")) {
+        out = create_table_arrow(self, name, columns, props_text);
+    } else {
+        PyObject *cols = hlpy_json_dumps(columns);
+        const char *cols_text = cols ? PyBytes_AS_STRING(cols) : NULL;
+        hl_table *table = NULL;
+        struct hl_error err;
+        hl_status st = HL_OK;
+        if (cols)
+            HLPY_UNLOCKED(st =
+                              hl_table_create(self->ns, name, cols_text, props_text, &table, &err));
+        Py_XDECREF(cols);
+        out = !cols         ? NULL
+              : st != HL_OK ? hlpy_raise(&err)
+                            : hlpy_table_wrap(table, (PyObject *)self);
+    }
     Py_XDECREF(props);
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return hlpy_table_wrap(table, (PyObject *)self);
+    return out;
 }
 
 static PyObject *namespace_table(HlNamespace *self, PyObject *args, PyObject *kwargs)
@@ -85,8 +115,9 @@ static PyObject *namespace_create_view(HlNamespace *self, PyObject *args, PyObje
 static PyMethodDef namespace_methods[] = {
     {"create_table", (PyCFunction)(void (*)(void))namespace_create_table,
      METH_VARARGS | METH_KEYWORDS,
-     "create_table(name, columns, properties=None) -> Table\n\ncolumns: column definitions, "
-     "a list of {'name', 'type', 'nullable'} dicts (hoglake.column builds one) or their JSON "
+     "create_table(name, columns, properties=None) -> Table\n\ncolumns: an Arrow schema "
+     "(any object with __arrow_c_schema__: a pyarrow schema, ...), or column definitions, a "
+     "list of {'name', 'type', 'nullable'} dicts (hoglake.column builds one) or their JSON "
      "text. The table keeps the creation's snapshot as its DDL snapshot."},
     {"table", (PyCFunction)(void (*)(void))namespace_table, METH_VARARGS | METH_KEYWORDS,
      "table(name) -> Table\n\nOpens an existing table at the head (NotFoundError when "

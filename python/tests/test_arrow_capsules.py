@@ -90,3 +90,22 @@ def test_array_capsules_are_one_batch(catalog):
 
     with pytest.raises(TypeError, match="schema, array"):
         dst.append(NotAPair())
+
+
+def test_create_table_from_an_arrow_schema(catalog):
+    ns = catalog.create_namespace("ns")
+
+    class Schema:
+        """An __arrow_c_schema__ producer: a struct of int64 fields."""
+
+        def __init__(self, names):
+            self.array = Int64Array({n: [0] for n in names})
+
+        def __arrow_c_schema__(self):
+            return self.array.__arrow_c_array__()[0]
+
+    table = ns.create_table("fromarrow", Schema(["id", "v"]), properties={"owner": "me"})
+    assert [(c.name, c.type, c.field_id) for c in table.columns] == [
+        ("id", "long", 1), ("v", "long", 2)]
+    r = table.append(Int64Producer([{"id": [1], "v": [2]}]))
+    assert table.read(snapshot=r.snapshot_id).to_pylist() == [{"id": 1, "v": 2}]
