@@ -204,7 +204,95 @@ static PyObject *catalog_commit_prepared(HlCatalog *self, PyObject *args, PyObje
     return hlpy_snapshot_or_raise(st, snapshot, &err);
 }
 
+/* The maintenance calls' batch= argument; -1 with an exception. */
+static int maintenance_options(PyObject *args, PyObject *kwargs, struct hl_maintenance_options *o)
+{
+    static char *kwlist[] = {"batch", NULL};
+    PyObject *batch = Py_None;
+    hl_maintenance_options_init(o);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$O", kwlist, &batch))
+        return -1;
+    long long n = 0;
+    if (hlpy_optional_count(batch, "batch", &n) < 0)
+        return -1;
+    o->batch = n;
+    return 0;
+}
+
+/* A result dict as a record, or NULL. */
+static PyObject *record_of(PyObject *dict)
+{
+    if (!dict)
+        return NULL;
+    PyObject *rec = hlpy_record(dict);
+    Py_DECREF(dict);
+    return rec;
+}
+
+static PyObject *catalog_expire(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    struct hl_maintenance_options o;
+    if (maintenance_options(args, kwargs, &o) < 0)
+        return NULL;
+    struct hl_expire_result r = {0};
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_expire(self->catalog, &o, &r, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return record_of(Py_BuildValue(
+        "{s:L,s:L,s:L,s:L,s:O,s:L,s:O}", "snapshots_expired", (long long)r.snapshots_expired,
+        "data_files_queued", (long long)r.data_files_queued, "delete_files_queued",
+        (long long)r.delete_files_queued, "new_earliest_snapshot_id",
+        (long long)r.new_earliest_snapshot_id, "floored_by_consumer",
+        r.floored_by_consumer ? Py_True : Py_False, "offsets_released",
+        (long long)r.offsets_released, "purge_truncated", r.purge_truncated ? Py_True : Py_False));
+}
+
+static PyObject *catalog_cleanup(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    struct hl_maintenance_options o;
+    if (maintenance_options(args, kwargs, &o) < 0)
+        return NULL;
+    struct hl_cleanup_result r = {0};
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_cleanup(self->catalog, &o, &r, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return record_of(Py_BuildValue("{s:L,s:L,s:L,s:L,s:L}", "removed", (long long)r.removed,
+                                   "missing", (long long)r.missing, "still_referenced",
+                                   (long long)r.still_referenced, "refused", (long long)r.refused,
+                                   "failed", (long long)r.failed));
+}
+
+static PyObject *catalog_hydrate(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    struct hl_maintenance_options o;
+    if (maintenance_options(args, kwargs, &o) < 0)
+        return NULL;
+    struct hl_hydrate_result r = {0};
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_hydrate(self->catalog, &o, &r, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return record_of(Py_BuildValue("{s:L,s:L,s:L,s:L}", "hydrated", (long long)r.hydrated, "failed",
+                                   (long long)r.failed, "transient_errors",
+                                   (long long)r.transient_errors, "still_pending",
+                                   (long long)r.still_pending));
+}
+
 static PyMethodDef catalog_methods[] = {
+    {"expire", (PyCFunction)(void (*)(void))catalog_expire, METH_VARARGS | METH_KEYWORDS,
+     "expire(*, batch=None) -> Record\n\nExpires the snapshots below the retention window now "
+     "(snapshots_expired, new_earliest_snapshot_id, ...)."},
+    {"cleanup", (PyCFunction)(void (*)(void))catalog_cleanup, METH_VARARGS | METH_KEYWORDS,
+     "cleanup(*, batch=None) -> Record\n\nDeletes the queued objects nothing references "
+     "(removed, missing, refused, failed, ...)."},
+    {"hydrate", (PyCFunction)(void (*)(void))catalog_hydrate, METH_VARARGS | METH_KEYWORDS,
+     "hydrate(*, batch=None) -> Record\n\nFills the statistics of files appended with "
+     "deferred_stats (hydrated, failed, still_pending, ...)."},
     {"commit_prepared", (PyCFunction)(void (*)(void))catalog_commit_prepared,
      METH_VARARGS | METH_KEYWORDS,
      "commit_prepared(payload) -> int\n\nPublishes a payload Table.prepare_append made, from "
