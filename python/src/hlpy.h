@@ -1,0 +1,108 @@
+/* The hoglake CPython extension (module hoglake._hoglake): shared types and
+ * the helpers its modules call one another through.
+ *
+ * Ownership mirrors libhoglake's: a Python catalog object holds a reference
+ * to its client object, a namespace to its catalog, a table to its
+ * namespace, a reader to its table; so a handle is freed only after every
+ * handle that borrows it. Every library call that may touch the network or
+ * encode data runs with the GIL released. */
+#ifndef HLPY_H
+#define HLPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <hoglake/hoglake.h>
+
+typedef struct {
+    PyObject_HEAD hl_client *client;
+} HlClient;
+
+typedef struct {
+    PyObject_HEAD hl_catalog *catalog;
+    PyObject *client;
+} HlCatalog;
+
+typedef struct {
+    PyObject_HEAD hl_namespace *ns;
+    PyObject *name;
+    PyObject *catalog;
+} HlNamespace;
+
+typedef struct {
+    PyObject_HEAD hl_table *table;
+    PyObject *ns;
+} HlTable;
+
+/* Runs stmt (a library call) with the GIL released. */
+#define HLPY_UNLOCKED(stmt)                                                                        \
+    do {                                                                                           \
+        Py_BEGIN_ALLOW_THREADS stmt;                                                               \
+        Py_END_ALLOW_THREADS                                                                       \
+    } while (0)
+
+extern PyTypeObject HlClient_Type;
+extern PyTypeObject HlCatalog_Type;
+extern PyTypeObject HlNamespace_Type;
+extern PyTypeObject HlTable_Type;
+extern PyTypeObject HlReader_Type;
+extern PyTypeObject HlSnapshots_Type;
+
+/* errors.c: the exception classes and record type hoglake/__init__.py
+ * defines, handed over once by _register. */
+PyObject *hlpy_register(PyObject *module, PyObject *args, PyObject *kwargs);
+/* Whether obj is hoglake.UNGUARDED (expected_table_uuid=UNGUARDED). */
+bool hlpy_is_unguarded(PyObject *obj);
+/* Raises the exception class mapped from err->status; returns NULL. */
+PyObject *hlpy_raise(const struct hl_error *err);
+/* A call's snapshot id, or its error raised. */
+PyObject *hlpy_snapshot_or_raise(hl_status st, int64_t snapshot, const struct hl_error *err);
+/* Parses JSON text into Python values, objects becoming records (attribute
+ * access). NULL with an exception. _take also frees the text (the
+ * library's, returned to the caller). */
+PyObject *hlpy_json_parse(const char *text);
+PyObject *hlpy_json_take(char *text);
+/* A dict as a record. */
+PyObject *hlpy_record(PyObject *dict);
+/* json.dumps(obj) as a new bytes object, or a str passed through as UTF-8. */
+PyObject *hlpy_json_dumps(PyObject *obj);
+
+/* args.c: None leaves *out as it is (a count) or NULL (text); else a
+ * count must be an int >= 0, text a str. -1 with an exception. */
+int hlpy_optional_count(PyObject *obj, const char *what, long long *out);
+int hlpy_optional_text(PyObject *obj, const char *what, const char **out);
+
+/* catalog.c, namespace.c, table.c: wrapping library handles in Python
+ * objects (the wrapper owns the handle; on failure the handle is freed). */
+PyObject *hlpy_catalog_wrap(hl_catalog *catalog, PyObject *client);
+PyObject *hlpy_namespace_wrap(hl_namespace *ns, PyObject *name, PyObject *catalog);
+PyObject *hlpy_table_wrap(hl_table *table, PyObject *ns);
+/* table.c: fills *at from snapshot= and at_timestamp= (None, int; None, str or an
+ * aware datetime). *ts_hold keeps the timestamp's text alive. -1 on error. */
+int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, PyObject **ts_hold);
+
+/* snapshots.c: an iterator over the snapshot log (owns it). */
+PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
+
+/* arrow_in.c: any object with __arrow_c_stream__ or __arrow_c_array__, a
+ * dict of lists or a list of dicts, as a stream the caller owns. decimals
+ * (may be NULL): the table's decimal columns, name -> (precision, scale),
+ * which plain data's Decimal values are written as. */
+int hlpy_is_plain_data(PyObject *data);
+int hlpy_stream_from_object(PyObject *data, PyObject *decimals, struct ArrowArrayStream *out);
+
+/* arrow_values.c: a batch's rows as dicts appended to rows; decimal.Decimal
+ * (borrowed; NULL with an exception). */
+PyObject *hlpy_decimal_type(void);
+int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,
+                     const struct ArrowArray *batch);
+
+/* reader.c: a reader over a library stream (moved in) that keeps owner
+ * alive while any part of the stream lives. */
+PyObject *hlpy_reader_new(struct ArrowArrayStream *stream, PyObject *owner);
+
+/* results.c: the append result's types. */
+int hlpy_results_init(PyObject *module);
+PyObject *hlpy_append_result(const struct hl_append_result *r);
+
+#endif

@@ -1,0 +1,599 @@
+/* hoglake._hoglake.Table: one hl_table; metadata reads, appends and row
+ * reads. */
+#include "hlpy.h"
+
+#include <string.h>
+
+PyObject *hlpy_table_wrap(hl_table *table, PyObject *ns)
+{
+    HlTable *self = PyObject_New(HlTable, &HlTable_Type);
+    if (!self) {
+        hl_table_free(table);
+        return NULL;
+    }
+    self->table = table;
+    self->ns = Py_NewRef(ns);
+    return (PyObject *)self;
+}
+
+static void table_dealloc(HlTable *self)
+{
+    hl_table_free(self->table);
+    Py_DECREF(self->ns);
+    PyObject_Free(self);
+}
+
+int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, PyObject **ts_hold)
+{
+    at->snapshot = -1;
+    at->at_timestamp = NULL;
+    *ts_hold = NULL;
+    if (snapshot != Py_None && at_timestamp != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "pass at most one of snapshot and at_timestamp");
+        return -1;
+    }
+    long long id = -1;
+    if (hlpy_optional_count(snapshot, "snapshot", &id) < 0)
+        return -1;
+    at->snapshot = id;
+    if (at_timestamp == Py_None)
+        return 0;
+    if (PyUnicode_Check(at_timestamp)) {
+        *ts_hold = Py_NewRef(at_timestamp);
+    } else {
+        /* A datetime: the instant must be unambiguous, so naive is refused. */
+        PyObject *tz = PyObject_GetAttrString(at_timestamp, "tzinfo");
+        if (!tz)
+            return -1;
+        int naive = tz == Py_None;
+        Py_DECREF(tz);
+        if (naive) {
+            PyErr_SetString(PyExc_ValueError, "at_timestamp needs a time zone (an aware datetime)");
+            return -1;
+        }
+        *ts_hold = PyObject_CallMethod(at_timestamp, "isoformat", NULL);
+        if (!*ts_hold)
+            return -1;
+    }
+    at->at_timestamp = PyUnicode_AsUTF8(*ts_hold);
+    if (!at->at_timestamp) {
+        Py_CLEAR(*ts_hold);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *table_get_name(HlTable *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_table_name(self->table));
+}
+
+static PyObject *table_get_uuid(HlTable *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hl_table_uuid(self->table));
+}
+
+static PyObject *table_get_ddl_snapshot(HlTable *self, void *closure)
+{
+    (void)closure;
+    int64_t id = hl_table_ddl_snapshot(self->table);
+    if (id < 0)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong(id);
+}
+
+/* The columns as the handle last read the table (a request only when that
+ * read is stale): a list of records (name, field_id, type, ...). */
+static PyObject *table_get_columns(HlTable *self, void *closure)
+{
+    (void)closure;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_definition(self->table, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *def = hlpy_json_take(json);
+    if (!def)
+        return NULL;
+    PyObject *columns = PyMapping_GetItemString(def, "columns");
+    Py_DECREF(def);
+    return columns;
+}
+
+typedef hl_status (*at_read_fn)(hl_table *, const struct hl_at *, char **, struct hl_error *);
+
+/* info, files and scan_plan: a read at snapshot= or at_timestamp=, as
+ * records. */
+static PyObject *table_at_read(HlTable *self, PyObject *args, PyObject *kwargs, at_read_fn read)
+{
+    static char *kwlist[] = {"snapshot", "at_timestamp", NULL};
+    PyObject *snapshot = Py_None, *at_timestamp = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OO", kwlist, &snapshot, &at_timestamp))
+        return NULL;
+    struct hl_at at;
+    PyObject *hold;
+    if (hlpy_at_parse(snapshot, at_timestamp, &at, &hold) < 0)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = read(self->table, &at, &json, &err));
+    Py_XDECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_info(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_info);
+}
+
+static PyObject *table_files(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_files);
+}
+
+static PyObject *table_scan_plan(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    return table_at_read(self, args, kwargs, hl_table_scan_plan);
+}
+
+static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"from_snapshot", "to_snapshot", NULL};
+    long long from = 0;
+    PyObject *to_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|LO", kwlist, &from, &to_obj))
+        return NULL;
+    long long to = -1;
+    if (hlpy_optional_count(to_obj, "to_snapshot", &to) < 0)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_changes(self->table, from, to, &json, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_alter(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"ops", NULL};
+    PyObject *ops;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O", kwlist, &ops))
+        return NULL;
+    PyObject *text = hlpy_json_dumps(ops);
+    if (!text)
+        return NULL;
+    const char *ops_json = PyBytes_AS_STRING(text);
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_alter(self->table, ops_json, &json, &err));
+    Py_DECREF(text);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+static PyObject *table_drop(HlTable *self, PyObject *unused)
+{
+    (void)unused;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_drop(self->table, &snapshot, &err));
+    return hlpy_snapshot_or_raise(st, snapshot, &err);
+}
+
+static PyObject *table_invalidate(HlTable *self, PyObject *unused)
+{
+    (void)unused;
+    hl_table_invalidate(self->table);
+    Py_RETURN_NONE;
+}
+
+/* The table's decimal columns, name -> (precision, scale), from the
+ * handle's cached definition (a request only when it is stale): Arrow has
+ * no decimal type of its own to infer from a Decimal value. */
+static PyObject *table_decimals(HlTable *self)
+{
+    PyObject *columns = table_get_columns(self, NULL);
+    PyObject *seq = columns ? PySequence_Fast(columns, "columns") : NULL;
+    PyObject *out = seq ? PyDict_New() : NULL;
+    for (Py_ssize_t i = 0; out && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *col = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *name = PyMapping_GetItemString(col, "name");
+        PyObject *type = name ? PyMapping_GetItemString(col, "type") : NULL;
+        int is_decimal =
+            type && PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "decimal") == 0;
+        PyObject *params = is_decimal ? PyMapping_GetItemString(col, "type_params") : NULL;
+        PyObject *p = params ? PyMapping_GetItemString(params, "precision") : NULL;
+        PyObject *s = p ? PyMapping_GetItemString(params, "scale") : NULL;
+        PyObject *ps = s ? PyTuple_Pack(2, p, s) : NULL;
+        if (!type || (is_decimal && (!ps || PyDict_SetItem(out, name, ps) < 0)))
+            Py_CLEAR(out);
+        Py_XDECREF(name);
+        Py_XDECREF(type);
+        Py_XDECREF(params);
+        Py_XDECREF(p);
+        Py_XDECREF(s);
+        Py_XDECREF(ps);
+    }
+    Py_XDECREF(seq);
+    Py_XDECREF(columns);
+    return out;
+}
+
+/* append's and prepare_append's data as a stream; -1 with an exception. */
+static int table_stream(HlTable *self, PyObject *data, struct ArrowArrayStream *out)
+{
+    PyObject *decimals = NULL;
+    if (hlpy_is_plain_data(data) && !(decimals = table_decimals(self)))
+        return -1;
+    int rc = hlpy_stream_from_object(data, decimals, out);
+    Py_XDECREF(decimals);
+    return rc;
+}
+
+static PyObject *table_append(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {
+        "data",      "author",          "message", "deferred_stats", "expected_table_uuid",
+        "unguarded", "idempotency_key", NULL};
+    PyObject *data, *author = Py_None, *message = Py_None, *expected = Py_None, *key = Py_None;
+    int deferred = 0, unguarded = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOpOpO", kwlist, &data, &author, &message,
+                                     &deferred, &expected, &unguarded, &key))
+        return NULL;
+    struct hl_append_options o;
+    hl_append_options_init(&o);
+    o.deferred_stats = deferred;
+    if (hlpy_is_unguarded(expected)) { /* the seed's spelling of unguarded=True */
+        expected = Py_None;
+        unguarded = 1;
+    }
+    o.unguarded = unguarded;
+    if (hlpy_optional_text(author, "author", &o.author) < 0 ||
+        hlpy_optional_text(message, "message", &o.message) < 0 ||
+        hlpy_optional_text(expected, "expected_table_uuid", &o.expected_table_uuid) < 0 ||
+        hlpy_optional_text(key, "idempotency_key", &o.idempotency_key) < 0)
+        return NULL;
+    if (o.unguarded && o.expected_table_uuid) {
+        PyErr_SetString(PyExc_ValueError, "expected_table_uuid and unguarded exclude each other");
+        return NULL;
+    }
+    struct ArrowArrayStream stream;
+    if (table_stream(self, data, &stream) < 0)
+        return NULL;
+    struct hl_append_result *result = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_append(self->table, &stream, &o, &result, &err));
+    PyObject *out = st == HL_OK ? hlpy_append_result(result) : hlpy_raise(&err);
+    hl_append_result_free(result);
+    return out;
+}
+
+/* A prepare's answer: the payload text, or the error raised. Frees what
+ * the library returned. */
+static PyObject *prepared_payload(hl_status st, char *payload, struct hl_append_result *uploaded,
+                                  const struct hl_error *err)
+{
+    hl_append_result_free(uploaded);
+    PyObject *out = st == HL_OK ? PyUnicode_FromString(payload) : hlpy_raise(err);
+    free(payload);
+    return out;
+}
+
+static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"data", "idempotency_key", NULL};
+    PyObject *data;
+    const char *key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &data, &key))
+        return NULL;
+    struct ArrowArrayStream stream;
+    if (table_stream(self, data, &stream) < 0)
+        return NULL;
+    char *payload = NULL;
+    struct hl_append_result *uploaded = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(
+        st = hl_table_prepare_append(self->table, &stream, key, &payload, &uploaded, &err));
+    return prepared_payload(st, payload, uploaded, &err);
+}
+
+/* prepare_append_files' files as the library takes them: paths, and per
+ * file its partition wire strings (NULL entries for null values), all
+ * borrowed from hold. */
+struct file_list {
+    PyObject *hold; /* a list of every object the strings are borrowed from */
+    const char **paths;
+    const char ***values;
+    size_t n;
+};
+
+static void file_list_clear(struct file_list *f)
+{
+    for (size_t i = 0; f->values && i < f->n; i++)
+        PyMem_Free(f->values[i]);
+    PyMem_Free(f->values);
+    PyMem_Free(f->paths);
+    Py_XDECREF(f->hold);
+}
+
+/* One file's partition tuple (None: unpartitioned) into *out. */
+static int partition_strings(PyObject *tuple, PyObject *hold, const char ***out)
+{
+    *out = NULL;
+    if (tuple == Py_None)
+        return 0;
+    PyObject *seq = PySequence_Fast(tuple, "a partition tuple must be a sequence");
+    if (!seq || PyList_Append(hold, seq) < 0) {
+        Py_XDECREF(seq);
+        return -1;
+    }
+    Py_DECREF(seq); /* hold keeps it */
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    *out = PyMem_Calloc((size_t)n + 1, sizeof **out);
+    if (!*out) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (hlpy_optional_text(PySequence_Fast_GET_ITEM(seq, k), "a partition value", &(*out)[k]) <
+            0)
+            return -1;
+    return 0;
+}
+
+static int file_list_build(PyObject *files, struct file_list *f)
+{
+    memset(f, 0, sizeof *f);
+    PyObject *seq = PySequence_Fast(files, "files must be a sequence");
+    if (!seq)
+        return -1;
+    f->hold = PyList_New(0);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    f->n = (size_t)n;
+    f->paths = PyMem_Calloc(f->n + 1, sizeof *f->paths);
+    f->values = PyMem_Calloc(f->n + 1, sizeof *f->values);
+    int rc = f->hold && f->paths && f->values && PyList_Append(f->hold, seq) == 0 ? 0 : -1;
+    if (rc < 0 && !PyErr_Occurred())
+        PyErr_NoMemory();
+    bool partitioned = false;
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *path = item, *tuple = Py_None;
+        if (PyTuple_Check(item) && !PyArg_ParseTuple(item, "OO", &path, &tuple))
+            rc = -1;
+        else if (!PyUnicode_Check(path))
+            PyErr_SetString(PyExc_TypeError, "files are paths or (path, partition tuple) pairs");
+        else if (!(f->paths[i] = PyUnicode_AsUTF8(path)) ||
+                 partition_strings(tuple, f->hold, &f->values[i]) < 0)
+            rc = -1;
+        rc = PyErr_Occurred() ? -1 : rc;
+        partitioned = partitioned || tuple != Py_None;
+    }
+    Py_DECREF(seq);
+    if (rc == 0 && !partitioned) { /* the library's spelling of unpartitioned */
+        PyMem_Free(f->values);
+        f->values = NULL;
+    }
+    if (rc < 0)
+        file_list_clear(f);
+    return rc;
+}
+
+static PyObject *table_prepare_append_files(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"files", "idempotency_key", NULL};
+    PyObject *files;
+    const char *key;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &files, &key))
+        return NULL;
+    struct file_list f;
+    if (file_list_build(files, &f) < 0)
+        return NULL;
+    char *payload = NULL;
+    struct hl_append_result *uploaded = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_prepare_files(self->table, f.paths, f.n,
+                                              (const char *const *const *)f.values, key, &payload,
+                                              &uploaded, &err));
+    file_list_clear(&f);
+    return prepared_payload(st, payload, uploaded, &err);
+}
+
+static PyObject *table_commit_prepared(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"payload", NULL};
+    const char *payload;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s", kwlist, &payload))
+        return NULL;
+    int64_t snapshot = -1;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_commit_prepared(self->table, payload, &snapshot, &err));
+    return hlpy_snapshot_or_raise(st, snapshot, &err);
+}
+
+static PyObject *table_read_changes(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"from_snapshot", "to_snapshot", NULL};
+    long long from;
+    PyObject *to_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "L|O", kwlist, &from, &to_obj))
+        return NULL;
+    long long to = -1;
+    if (hlpy_optional_count(to_obj, "to_snapshot", &to) < 0)
+        return NULL;
+    struct ArrowArrayStream stream;
+    memset(&stream, 0, sizeof stream);
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_scan_changes(self->table, from, to, &stream, NULL, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_reader_new(&stream, (PyObject *)self);
+}
+
+/* The columns= list as C strings borrowed from the list's items. */
+static int column_names(PyObject *columns, PyObject **hold, const char ***names, size_t *n)
+{
+    *hold = NULL;
+    *names = NULL;
+    *n = 0;
+    if (columns == Py_None)
+        return 0;
+    *hold = PySequence_Fast(columns, "columns must be a sequence of str");
+    if (!*hold)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(*hold);
+    *names = PyMem_Calloc(len ? (size_t)len : 1, sizeof **names);
+    if (!*names) {
+        Py_CLEAR(*hold);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(*hold, i);
+        (*names)[i] = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+        if (!(*names)[i]) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "columns must be a sequence of str");
+            PyMem_Free(*names);
+            *names = NULL;
+            Py_CLEAR(*hold);
+            return -1;
+        }
+    }
+    *n = (size_t)len;
+    return 0;
+}
+
+static PyObject *table_read(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"snapshot", "at_timestamp", "columns", "where", "limit", NULL};
+    PyObject *snapshot = Py_None, *at_timestamp = Py_None, *columns = Py_None, *where = Py_None,
+             *limit = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOO", kwlist, &snapshot, &at_timestamp,
+                                     &columns, &where, &limit))
+        return NULL;
+    struct hl_scan_options o;
+    hl_scan_options_init(&o);
+    long long max_rows = -1;
+    if (hlpy_optional_count(limit, "limit", &max_rows) < 0)
+        return NULL;
+    o.limit = max_rows;
+    if (hlpy_optional_text(where, "where", &o.predicate) < 0)
+        return NULL;
+    struct hl_at at;
+    PyObject *ts_hold, *cols_hold;
+    const char **names;
+    if (hlpy_at_parse(snapshot, at_timestamp, &at, &ts_hold) < 0)
+        return NULL;
+    if (column_names(columns, &cols_hold, &names, &o.ncolumns) < 0) {
+        Py_XDECREF(ts_hold);
+        return NULL;
+    }
+    o.columns = names;
+    struct ArrowArrayStream stream;
+    memset(&stream, 0, sizeof stream);
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_scan_with(self->table, &at, &o, &stream, &err));
+    PyMem_Free(names);
+    Py_XDECREF(cols_hold);
+    Py_XDECREF(ts_hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_reader_new(&stream, (PyObject *)self);
+}
+
+#define KW_METHOD(fn) (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS
+
+static PyMethodDef table_methods[] = {
+    {"info", KW_METHOD(table_info),
+     "info(*, snapshot=None, at_timestamp=None) -> Record\n\nThe table (columns, specs, "
+     "totals) at a snapshot or an instant; default: the DDL snapshot, else the head."},
+    {"files", KW_METHOD(table_files),
+     "files(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe live data files."},
+    {"scan_plan", KW_METHOD(table_scan_plan),
+     "scan_plan(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe files a reader "
+     "reads, with their deletion vectors."},
+    {"changes", KW_METHOD(table_changes),
+     "changes(from_snapshot=0, to_snapshot=None) -> Record\n\nThe change plan of the window "
+     "(from_snapshot, to_snapshot]; to_snapshot None: the head."},
+    {"alter", KW_METHOD(table_alter),
+     "alter(ops) -> Record\n\nApplies alter ops (hoglake.ops builds them); the handle adopts "
+     "the new DDL snapshot."},
+    {"drop", (PyCFunction)table_drop, METH_NOARGS,
+     "drop() -> int\n\nDrops the table; returns "
+     "the drop's snapshot."},
+    {"invalidate", (PyCFunction)table_invalidate, METH_NOARGS,
+     "invalidate()\n\nForgets the writer cache: the next append reads the table."},
+    {"append", KW_METHOD(table_append),
+     "append(data, *, author=None, message=None, deferred_stats=False, "
+     "expected_table_uuid=None, unguarded=False, idempotency_key=None) -> AppendResult\n\n"
+     "Appends data in one commit. data: any object with __arrow_c_stream__ or "
+     "__arrow_c_array__ (pyarrow, polars, DuckDB, a Reader), a dict of lists or a list of "
+     "dicts. Columns match the table's by name. The commit is guarded by the handle's "
+     "table_uuid (or expected_table_uuid): a table dropped and recreated meanwhile raises "
+     "IncarnationChangedError; unguarded=True (or expected_table_uuid=hoglake.UNGUARDED) "
+     "writes by name."},
+    {"prepare_append", KW_METHOD(table_prepare_append),
+     "prepare_append(data, *, idempotency_key) -> str\n\nEncodes and uploads data now and "
+     "returns the commit payload (JSON text) to publish later with commit_prepared. Persist "
+     "it durably first; on any uncertain outcome replay the same payload. idempotency_key is "
+     "a UUID naming this append."},
+    {"prepare_append_files", KW_METHOD(table_prepare_append_files),
+     "prepare_append_files(files, *, idempotency_key) -> str\n\nThe same from existing "
+     "local Parquet files (paths, or (path, partition tuple) pairs for a partitioned table): "
+     "each footer is checked against the table (field ids, types, nullability) and the "
+     "original bytes uploaded."},
+    {"commit_prepared", KW_METHOD(table_commit_prepared),
+     "commit_prepared(payload) -> int\n\nPublishes a prepared payload (idempotent: a replay "
+     "answers the same snapshot) and returns its snapshot; a refusal marked re_prepare also "
+     "drops the handle's writer cache."},
+    {"read", KW_METHOD(table_read),
+     "read(*, snapshot=None, at_timestamp=None, columns=None, where=None, limit=None) -> "
+     "Reader\n\nThe table's rows at a snapshot or an instant (default: the DDL snapshot, "
+     "else the head), projected to columns and filtered by a predicate (where='id > 3')."},
+    {"scan", KW_METHOD(table_read), "scan(...) -> Reader\n\nThe same as read()."},
+    {"read_changes", KW_METHOD(table_read_changes),
+     "read_changes(from_snapshot, to_snapshot=None) -> Reader\n\nThe rows the changefeed "
+     "reports in (from_snapshot, to_snapshot] (None: the head), with two trailing columns: "
+     "_row_id and _change_type ('insert' or 'delete')."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef table_getset[] = {
+    {"name", (getter)table_get_name, NULL, "The table's name.", NULL},
+    {"table_uuid", (getter)table_get_uuid, NULL, "The incarnation the handle was resolved as.",
+     NULL},
+    {"columns", (getter)table_get_columns, NULL,
+     "The table's columns (records: name, field_id, type, nullable, ...), as the handle last "
+     "read them.",
+     NULL},
+    {"ddl_snapshot", (getter)table_get_ddl_snapshot, NULL,
+     "The snapshot of the handle's own create or alter, or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject HlTable_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hoglake._hoglake.Table",
+    .tp_basicsize = sizeof(HlTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A table, from Namespace.create_table or Namespace.table.",
+    .tp_dealloc = (destructor)table_dealloc,
+    .tp_methods = table_methods,
+    .tp_getset = table_getset,
+};
