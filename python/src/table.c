@@ -393,11 +393,20 @@ static int file_list_build(PyObject *files, struct file_list *f)
 
 static PyObject *table_prepare_append_files(HlTable *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"files", "idempotency_key", NULL};
+    static char *kwlist[] = {"files", "idempotency_key", "expected_table_uuid",
+                             "allow_optional_fields", NULL};
     PyObject *files;
-    const char *key;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &files, &key))
+    const char *key = NULL;
+    struct hl_prepare_options o = {0};
+    int allow_optional = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$szp", kwlist, &files, &key,
+                                     &o.expected_table_uuid, &allow_optional))
         return NULL;
+    if (!key) {
+        PyErr_SetString(PyExc_TypeError, "prepare_append_files needs idempotency_key=");
+        return NULL;
+    }
+    o.allow_optional_fields = allow_optional != 0;
     struct file_list f;
     if (file_list_build(files, &f) < 0)
         return NULL;
@@ -406,8 +415,8 @@ static PyObject *table_prepare_append_files(HlTable *self, PyObject *args, PyObj
     struct hl_error err;
     hl_status st;
     HLPY_UNLOCKED(st = hl_table_prepare_files(self->table, f.paths, f.n,
-                                              (const char *const *const *)f.values, key, &payload,
-                                              &uploaded, &err));
+                                              (const char *const *const *)f.values, key, &o,
+                                              &payload, &uploaded, &err));
     file_list_clear(&f);
     return prepared_payload(st, payload, uploaded, &err);
 }
