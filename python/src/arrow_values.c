@@ -121,18 +121,26 @@ static PyObject *struct_value(const struct ArrowSchema *s, const struct ArrowArr
     return row;
 }
 
+/* Element i's range in its offsets buffer (32- or 64-bit): the child
+ * elements of a list, the bytes of a string. */
+static void offsets_at(const struct ArrowArray *a, int64_t i, bool large, int64_t *start,
+                       int64_t *end)
+{
+    if (large) {
+        *start = ((const int64_t *)a->buffers[1])[i];
+        *end = ((const int64_t *)a->buffers[1])[i + 1];
+    } else {
+        *start = ((const int32_t *)a->buffers[1])[i];
+        *end = ((const int32_t *)a->buffers[1])[i + 1];
+    }
+}
+
 /* List, large list and map: the child range of element i. */
 static PyObject *list_value(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t i,
                             bool large, bool map)
 {
     int64_t start, end;
-    if (large) {
-        start = ((const int64_t *)a->buffers[1])[i];
-        end = ((const int64_t *)a->buffers[1])[i + 1];
-    } else {
-        start = ((const int32_t *)a->buffers[1])[i];
-        end = ((const int32_t *)a->buffers[1])[i + 1];
-    }
+    offsets_at(a, i, large, &start, &end);
     const struct ArrowSchema *cs = s->children[0];
     const struct ArrowArray *ca = a->children[0];
     if (map) {
@@ -161,13 +169,7 @@ static PyObject *list_value(const struct ArrowSchema *s, const struct ArrowArray
 static PyObject *bytes_value(const struct ArrowArray *a, int64_t i, bool large, bool text)
 {
     int64_t start, end;
-    if (large) {
-        start = ((const int64_t *)a->buffers[1])[i];
-        end = ((const int64_t *)a->buffers[1])[i + 1];
-    } else {
-        start = ((const int32_t *)a->buffers[1])[i];
-        end = ((const int32_t *)a->buffers[1])[i + 1];
-    }
+    offsets_at(a, i, large, &start, &end);
     const char *p = (const char *)a->buffers[2] + start;
     return text ? PyUnicode_DecodeUTF8(p, end - start, "strict")
                 : PyBytes_FromStringAndSize(p, end - start);
