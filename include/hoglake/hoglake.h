@@ -363,6 +363,13 @@ HL_API hl_status hl_namespace_create_table_arrow(hl_namespace *ns, const char *n
                                                  const struct ArrowSchema *schema,
                                                  const struct hl_table_create_options *options,
                                                  hl_table **out, struct hl_error *err);
+/* One Arrow field as a ColumnDef JSON object (caller frees *json), by the
+ * mapping above: for an alter's add_column from an Arrow type. name (NULL:
+ * the field's own) names the column; nullable is 0 or 1, or -1 for the
+ * field's flag. Refusals as hl_namespace_create_table_arrow's, with no
+ * request. */
+HL_API hl_status hl_arrow_column_def(const struct ArrowSchema *field, const char *name,
+                                     int nullable, char **json, struct hl_error *err);
 /* Checks a variant column's shredding declaration (JSON text, as a
  * ColumnDef's type_params.shredding carries it; "null" declares nothing)
  * against the catalog's grammar, with no request: HL_OK, or
@@ -485,6 +492,11 @@ struct hl_table_details {
 HL_API hl_status hl_table_describe(hl_table *table, const struct hl_at *at,
                                    struct hl_table_details *out, struct hl_error *err);
 HL_API void hl_table_details_clear(struct hl_table_details *details);
+/* hl_table_definition decoded as hl_table_describe decodes (release with
+ * hl_table_details_clear): the layout an append would write, with no
+ * request while the handle's read is fresh. */
+HL_API hl_status hl_table_definition_details(hl_table *table, struct hl_table_details *out,
+                                             struct hl_error *err);
 /* Applies alter ops (a JSON array of op objects); the handle adopts the
  * receipt (its DDL snapshot and writer cache move to the alter's snapshot).
  * Returns the new Table JSON (json may be NULL). */

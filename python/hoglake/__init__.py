@@ -23,11 +23,16 @@ from dataclasses import dataclass as _dataclass
 from typing import Any as _Any, Optional as _Optional
 
 from . import _hoglake
-from ._hoglake import AppendedFile, AppendResult, Catalog, Namespace, Reader, Snapshots, Table
+from ._hoglake import (AppendedFile, AppendResult, CatalogOptions, CleanupResult, Column,
+                       CompactResult, DataFile, ExpireResult, HydrateResult, PartitionField,
+                       Catalog, Namespace, Reader, Snapshot, Snapshots, SortField, Table,
+                       TableInfo)
 
 __all__ = [
     "HoglakeClient", "Client", "S3Config", "Catalog", "Namespace", "Table", "Reader",
     "Snapshots", "AppendResult", "AppendedFile", "Record", "column", "ops", "UNGUARDED",
+    "TableInfo", "Column", "PartitionField", "SortField", "DataFile", "Snapshot",
+    "CatalogOptions", "ExpireResult", "CleanupResult", "CompactResult", "HydrateResult",
     "HoglakeError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "CommitConflictError", "DdlSinceReadSnapshotError", "IncarnationChangedError",
     "TableDroppedError", "ExpiredError", "ValidationError", "BadRequestError",
@@ -205,16 +210,63 @@ def column(name: str, type: str, nullable: bool = True, **extra: _Any) -> dict:
     return {"name": name, "type": type, "nullable": nullable, **extra}
 
 
+def _column_def(name: str, type: _Any, nullable: bool, extra: dict) -> dict:
+    """A ColumnDef from a catalog type name or an Arrow type."""
+    if hasattr(type, "__arrow_c_schema__"):
+        return {**_hoglake._arrow_column_def(type, name, nullable), **extra}
+    return column(name, type, nullable, **extra)
+
+
 class ops:
-    """Alter operations for ``Table.alter``, as the server's op objects."""
+    """Alter operations for ``Table.alter``, as the server's op objects.
+    Columns are named by their dotted path (``addr.zip``); the ops of one
+    ``alter`` apply in order as one DDL snapshot."""
 
     @staticmethod
-    def add_column(name: str, type: str, nullable: bool = True, **extra: _Any) -> dict:
-        return {"op": "add_column", "column": column(name, type, nullable, **extra)}
+    def add_column(name: str, type: _Any, nullable: bool = True, *,
+                   parent: _Optional[str] = None, comment: _Optional[str] = None,
+                   **extra: _Any) -> dict:
+        """Adds a column: ``type`` is a catalog type name ("double",
+        "decimal(10,2)", ...) or an Arrow type (any object with
+        ``__arrow_c_schema__``, such as ``pa.float64()``), mapped as
+        ``create_table`` maps a schema's fields. ``parent`` adds it inside a
+        struct column."""
+        if comment is not None:
+            extra["comment"] = comment
+        op = {"op": "add_column", "column": _column_def(name, type, nullable, extra)}
+        if parent is not None:
+            op["parent"] = parent
+        return op
+
+    @staticmethod
+    def drop_column(name: str) -> dict:
+        """Retires a column and its subtree (never a partition or sort source)."""
+        return {"op": "drop_column", "name": name}
+
+    @staticmethod
+    def rename_column(name: str, to: str) -> dict:
+        """Renames a column in place (``to`` is the bare new name); its field id is kept."""
+        return {"op": "rename_column", "from": name, "to": to}
+
+    @staticmethod
+    def promote_column(name: str, to: str) -> dict:
+        """Widens a scalar column's type (int to long, float to double, ...)."""
+        return {"op": "promote_column", "name": name, "to": to}
+
+    @staticmethod
+    def drop_not_null(name: str) -> dict:
+        """Makes a required column (or list element, map value) nullable."""
+        return {"op": "drop_not_null", "name": name}
+
+    @staticmethod
+    def rename_table(new_name: str) -> dict:
+        return {"op": "rename_table", "new_name": new_name}
 
     @staticmethod
     def partition_field(source_field_id: int, transform: str,
                         transform_param: _Optional[int] = None) -> dict:
+        """One partition field: identity, bucket (N), truncate (W), year,
+        month, day or hour of the column with that field id."""
         field = {"source_field_id": source_field_id, "transform": transform}
         if transform_param is not None:
             field["transform_param"] = transform_param
@@ -222,7 +274,41 @@ class ops:
 
     @staticmethod
     def set_partition_spec(fields: list) -> dict:
+        """Replaces the partition spec (``[]``: unpartitioned)."""
         return {"op": "set_partition_spec", "fields": list(fields)}
+
+    @staticmethod
+    def sort_field(source_field_id: int, descending: bool = False,
+                   nulls_first: _Optional[bool] = None) -> dict:
+        """One sort key; nulls first ascending and last descending unless said."""
+        field = {"source_field_id": source_field_id,
+                 "direction": "desc" if descending else "asc"}
+        if nulls_first is not None:
+            field["null_order"] = "nulls_first" if nulls_first else "nulls_last"
+        return field
+
+    @staticmethod
+    def set_sort_order(fields: list) -> dict:
+        """Replaces the sort order (``[]``: unsorted)."""
+        return {"op": "set_sort_order", "sort_fields": list(fields)}
+
+    @staticmethod
+    def set_table_comment(comment: _Optional[str]) -> dict:
+        return {"op": "set_table_comment", "comment": comment}
+
+    @staticmethod
+    def set_column_comment(name: str, comment: _Optional[str]) -> dict:
+        return {"op": "set_column_comment", "name": name, "comment": comment}
+
+    @staticmethod
+    def set_properties(properties: dict) -> dict:
+        """Replaces the whole custom property map (``{}`` clears it)."""
+        return {"op": "set_properties", "properties": dict(properties)}
+
+    @staticmethod
+    def set_primary_timestamp_column(column: _Optional[str]) -> dict:
+        """The column the Iceberg export partitions by day (None clears it)."""
+        return {"op": "set_primary_timestamp_column", "column": column}
 
 
 @_dataclass(frozen=True)

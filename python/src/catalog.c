@@ -159,15 +159,33 @@ static PyObject *catalog_resolve_snapshot(HlCatalog *self, PyObject *args, PyObj
     Py_DECREF(hold);
     if (st != HL_OK)
         return hlpy_raise(&err);
-    PyObject *d =
-        Py_BuildValue("{s:L,s:L,s:s}", "snapshot_id", (long long)snap.snapshot_id, "schema_version",
-                      (long long)snap.schema_version, "snapshot_time", snap.snapshot_time);
+    PyObject *out = hlpy_snapshot(&snap);
     hl_snapshot_clear(&snap);
-    if (!d)
-        return NULL;
-    PyObject *rec = hlpy_record(d);
-    Py_DECREF(d);
-    return rec;
+    return out;
+}
+
+/* The settings after a change (of nothing: a read) as CatalogOptions. */
+static PyObject *change_settings(HlCatalog *self, const struct hl_catalog_settings_change *change)
+{
+    struct hl_catalog_settings out;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_change_settings(self->catalog, change, &out, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_record_new(HLPY_REC_CATALOG_OPTIONS, &out);
+}
+
+static PyObject *catalog_options(HlCatalog *self, PyObject *unused)
+{
+    (void)unused;
+    struct hl_catalog_settings out;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_catalog_get_settings(self->catalog, &out, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_record_new(HLPY_REC_CATALOG_OPTIONS, &out);
 }
 
 static PyObject *catalog_set_retention(HlCatalog *self, PyObject *args, PyObject *kwargs)
@@ -176,19 +194,16 @@ static PyObject *catalog_set_retention(HlCatalog *self, PyObject *args, PyObject
     PyObject *seconds_obj, *floor_obj = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O", kwlist, &seconds_obj, &floor_obj))
         return NULL;
-    long long seconds = -1; /* None disables retention */
+    struct hl_catalog_settings_change change;
+    hl_catalog_settings_change_init(&change);
+    long long seconds = 0; /* None disables retention */
     if (hlpy_optional_count(seconds_obj, "seconds", &seconds) < 0)
         return NULL;
-    int floor = -1;
-    if (floor_obj != Py_None && (floor = PyObject_IsTrue(floor_obj)) < 0)
+    change.set_retention = true;
+    change.retention_seconds = seconds;
+    if (floor_obj != Py_None && (change.consumer_floor = PyObject_IsTrue(floor_obj)) < 0)
         return NULL;
-    char *json = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_catalog_set_retention(self->catalog, seconds, floor, &json, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return hlpy_json_take(json);
+    return change_settings(self, &change);
 }
 
 static PyObject *catalog_commit_prepared(HlCatalog *self, PyObject *args, PyObject *kwargs)
@@ -219,80 +234,85 @@ static int maintenance_options(PyObject *args, PyObject *kwargs, struct hl_maint
     return 0;
 }
 
-/* A result dict as a record, or NULL. */
-static PyObject *record_of(PyObject *dict)
+enum task { TASK_EXPIRE, TASK_CLEANUP, TASK_COMPACT, TASK_HYDRATE };
+
+union task_result {
+    struct hl_expire_result expire;
+    struct hl_cleanup_result cleanup;
+    struct hl_compact_result compact;
+    struct hl_hydrate_result hydrate;
+};
+
+static hl_status run_task(hl_catalog *c, enum task task, const struct hl_maintenance_options *o,
+                          union task_result *r, struct hl_error *err)
 {
-    if (!dict)
+    switch (task) {
+    case TASK_EXPIRE: return hl_catalog_expire(c, o, &r->expire, err);
+    case TASK_CLEANUP: return hl_catalog_cleanup(c, o, &r->cleanup, err);
+    case TASK_COMPACT: return hl_catalog_compact(c, o, &r->compact, err);
+    case TASK_HYDRATE: return hl_catalog_hydrate(c, o, &r->hydrate, err);
+    }
+    return hl_catalog_expire(c, o, &r->expire, err);
+}
+
+/* One maintenance pass run now, its result as a record. */
+static PyObject *catalog_task(HlCatalog *self, PyObject *args, PyObject *kwargs, enum task task)
+{
+    static const enum hlpy_record_kind kinds[] = {
+        [TASK_EXPIRE] = HLPY_REC_EXPIRE,
+        [TASK_CLEANUP] = HLPY_REC_CLEANUP,
+        [TASK_COMPACT] = HLPY_REC_COMPACT,
+        [TASK_HYDRATE] = HLPY_REC_HYDRATE,
+    };
+    struct hl_maintenance_options o;
+    if (maintenance_options(args, kwargs, &o) < 0)
         return NULL;
-    PyObject *rec = hlpy_record(dict);
-    Py_DECREF(dict);
-    return rec;
+    union task_result r;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = run_task(self->catalog, task, &o, &r, &err));
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_record_new(kinds[task], &r);
 }
 
 static PyObject *catalog_expire(HlCatalog *self, PyObject *args, PyObject *kwargs)
 {
-    struct hl_maintenance_options o;
-    if (maintenance_options(args, kwargs, &o) < 0)
-        return NULL;
-    struct hl_expire_result r = {0};
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_catalog_expire(self->catalog, &o, &r, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return record_of(Py_BuildValue(
-        "{s:L,s:L,s:L,s:L,s:O,s:L,s:O}", "snapshots_expired", (long long)r.snapshots_expired,
-        "data_files_queued", (long long)r.data_files_queued, "delete_files_queued",
-        (long long)r.delete_files_queued, "new_earliest_snapshot_id",
-        (long long)r.new_earliest_snapshot_id, "floored_by_consumer",
-        r.floored_by_consumer ? Py_True : Py_False, "offsets_released",
-        (long long)r.offsets_released, "purge_truncated", r.purge_truncated ? Py_True : Py_False));
+    return catalog_task(self, args, kwargs, TASK_EXPIRE);
 }
 
 static PyObject *catalog_cleanup(HlCatalog *self, PyObject *args, PyObject *kwargs)
 {
-    struct hl_maintenance_options o;
-    if (maintenance_options(args, kwargs, &o) < 0)
-        return NULL;
-    struct hl_cleanup_result r = {0};
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_catalog_cleanup(self->catalog, &o, &r, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return record_of(Py_BuildValue("{s:L,s:L,s:L,s:L,s:L}", "removed", (long long)r.removed,
-                                   "missing", (long long)r.missing, "still_referenced",
-                                   (long long)r.still_referenced, "refused", (long long)r.refused,
-                                   "failed", (long long)r.failed));
+    return catalog_task(self, args, kwargs, TASK_CLEANUP);
+}
+
+static PyObject *catalog_compact(HlCatalog *self, PyObject *args, PyObject *kwargs)
+{
+    return catalog_task(self, args, kwargs, TASK_COMPACT);
 }
 
 static PyObject *catalog_hydrate(HlCatalog *self, PyObject *args, PyObject *kwargs)
 {
-    struct hl_maintenance_options o;
-    if (maintenance_options(args, kwargs, &o) < 0)
-        return NULL;
-    struct hl_hydrate_result r = {0};
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_catalog_hydrate(self->catalog, &o, &r, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return record_of(Py_BuildValue("{s:L,s:L,s:L,s:L}", "hydrated", (long long)r.hydrated, "failed",
-                                   (long long)r.failed, "transient_errors",
-                                   (long long)r.transient_errors, "still_pending",
-                                   (long long)r.still_pending));
+    return catalog_task(self, args, kwargs, TASK_HYDRATE);
 }
 
 static PyMethodDef catalog_methods[] = {
     {"expire", (PyCFunction)(void (*)(void))catalog_expire, METH_VARARGS | METH_KEYWORDS,
-     "expire(*, batch=None) -> Record\n\nExpires the snapshots below the retention window now "
+     "expire(*, batch=None) -> ExpireResult\n\nExpires the snapshots below the retention window "
+     "now "
      "(snapshots_expired, new_earliest_snapshot_id, ...)."},
     {"cleanup", (PyCFunction)(void (*)(void))catalog_cleanup, METH_VARARGS | METH_KEYWORDS,
-     "cleanup(*, batch=None) -> Record\n\nDeletes the queued objects nothing references "
+     "cleanup(*, batch=None) -> CleanupResult\n\nDeletes the queued objects nothing references "
      "(removed, missing, refused, failed, ...)."},
     {"hydrate", (PyCFunction)(void (*)(void))catalog_hydrate, METH_VARARGS | METH_KEYWORDS,
-     "hydrate(*, batch=None) -> Record\n\nFills the statistics of files appended with "
+     "hydrate(*, batch=None) -> HydrateResult\n\nFills the statistics of files appended with "
      "deferred_stats (hydrated, failed, still_pending, ...)."},
+    {"compact", (PyCFunction)(void (*)(void))catalog_compact, METH_VARARGS | METH_KEYWORDS,
+     "compact(*, batch=None) -> CompactResult\n\nRewrites groups of small files of one "
+     "partition into one file now, and says why it left the files it left "
+     "(left_too_few_files, left_over_budget_files, left_claimed_files)."},
+    {"options", (PyCFunction)catalog_options, METH_NOARGS,
+     "options() -> CatalogOptions\n\nThe catalog's retention settings and expiry floor."},
     {"commit_prepared", (PyCFunction)(void (*)(void))catalog_commit_prepared,
      METH_VARARGS | METH_KEYWORDS,
      "commit_prepared(payload) -> int\n\nPublishes a payload Table.prepare_append made, from "
@@ -304,11 +324,11 @@ static PyMethodDef catalog_methods[] = {
      "the page size (0: the server's)."},
     {"resolve_snapshot", (PyCFunction)(void (*)(void))catalog_resolve_snapshot,
      METH_VARARGS | METH_KEYWORDS,
-     "resolve_snapshot(at_timestamp) -> Record\n\nThe snapshot an instant resolves to "
+     "resolve_snapshot(at_timestamp) -> Snapshot\n\nThe snapshot an instant resolves to "
      "(snapshot_id, snapshot_time, schema_version); ExpiredError below the expiry floor."},
     {"set_retention", (PyCFunction)(void (*)(void))catalog_set_retention,
      METH_VARARGS | METH_KEYWORDS,
-     "set_retention(seconds, consumer_floor=None) -> Record\n\nSets the snapshot retention "
+     "set_retention(seconds, consumer_floor=None) -> CatalogOptions\n\nSets the snapshot retention "
      "(None disables it) and whether consumer offsets hold the expiry floor (None: unchanged). "
      "Returns the catalog's options."},
     {"create_namespace", (PyCFunction)(void (*)(void))catalog_create_namespace,

@@ -81,6 +81,10 @@ PyObject *hlpy_table_wrap(hl_table *table, PyObject *ns);
  * aware datetime). *ts_hold keeps the timestamp's text alive. -1 on error. */
 int hlpy_at_parse(PyObject *snapshot, PyObject *at_timestamp, struct hl_at *at, PyObject **ts_hold);
 
+/* namespace.c: _arrow_column_def(type, name, nullable): an Arrow type
+ * (__arrow_c_schema__) as a ColumnDef dict, for ops.add_column. */
+PyObject *hlpy_arrow_column_def(PyObject *module, PyObject *args, PyObject *kwargs);
+
 /* snapshots.c: an iterator over the snapshot log (owns it). */
 PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
 
@@ -101,8 +105,43 @@ int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,
  * alive while any part of the stream lives. */
 PyObject *hlpy_reader_new(struct ArrowArrayStream *stream, PyObject *owner);
 
-/* results.c: the append result's types. */
-int hlpy_results_init(PyObject *module);
+/* layout.c: expected_table_info= (a TableInfo) as the library's struct,
+ * its strings borrowed from objects appended to hold (a list). Release
+ * with hlpy_layout_clear, never hl_table_details_clear. -1 with an
+ * exception. */
+int hlpy_layout_from_info(PyObject *info, PyObject *hold, struct hl_table_details *out);
+void hlpy_layout_clear(struct hl_table_details *details);
+
+/* records.c: libhoglake's structs as records (named tuples), one type
+ * per kind, added to the module by hlpy_records_init. */
+enum hlpy_record_kind {
+    HLPY_REC_DATA_FILE,
+    HLPY_REC_COLUMN,
+    HLPY_REC_PARTITION_FIELD,
+    HLPY_REC_SORT_FIELD,
+    HLPY_REC_TABLE_INFO,
+    HLPY_REC_SNAPSHOT,
+    HLPY_REC_CATALOG_OPTIONS,
+    HLPY_REC_EXPIRE,
+    HLPY_REC_CLEANUP,
+    HLPY_REC_COMPACT,
+    HLPY_REC_HYDRATE,
+    HLPY_REC_APPEND_RESULT,
+    HLPY_REC_APPENDED_FILE,
+};
+int hlpy_records_init(PyObject *module);
+/* A record of kind from its struct (src): every scalar field filled, the
+ * composite ones left for hlpy_record_put (which steals value; -1 when
+ * value is NULL). NULL with an exception. */
+PyObject *hlpy_record_new(enum hlpy_record_kind kind, const void *src);
+int hlpy_record_put(PyObject *record, enum hlpy_record_kind kind, const char *name,
+                    PyObject *value);
+/* The composite records: a list of DataFile, a list of Column, a
+ * TableInfo, a Snapshot, an AppendResult. */
+PyObject *hlpy_data_files(const struct hl_data_file *files, size_t n);
+PyObject *hlpy_columns(const struct hl_column *columns, size_t n);
+PyObject *hlpy_table_info(const struct hl_table_details *details);
+PyObject *hlpy_snapshot(const struct hl_snapshot *snapshot);
 PyObject *hlpy_append_result(const struct hl_append_result *r);
 
 #endif

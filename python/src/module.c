@@ -6,6 +6,10 @@ static PyMethodDef module_methods[] = {
     {"_register", (PyCFunction)(void (*)(void))hlpy_register, METH_VARARGS | METH_KEYWORDS,
      "_register(errors, base, record): the exception class of each status name, the base "
      "class, and the type JSON objects become. Called once by hoglake/__init__.py."},
+    {"_arrow_column_def", (PyCFunction)(void (*)(void))hlpy_arrow_column_def,
+     METH_VARARGS | METH_KEYWORDS,
+     "_arrow_column_def(type, name, nullable) -> dict: the ColumnDef of an Arrow type "
+     "(an object with __arrow_c_schema__), as ops.add_column sends it."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -32,7 +36,7 @@ PyMODINIT_FUNC PyInit__hoglake(void)
             return NULL;
         }
     }
-    if (hlpy_results_init(m) < 0) {
+    if (hlpy_records_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

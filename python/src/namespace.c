@@ -24,19 +24,47 @@ static void namespace_dealloc(HlNamespace *self)
     PyObject_Free(self);
 }
 
-/* create_table from an Arrow schema (__arrow_c_schema__): the capsule's
- * schema is borrowed for the call; its producer's destructor releases it. */
+/* source.__arrow_c_schema__(): the capsule (returned) and its schema,
+ * borrowed while the capsule lives; its destructor releases it. */
+static PyObject *schema_capsule(PyObject *source, const struct ArrowSchema **schema)
+{
+    PyObject *capsule = PyObject_CallMethod(source, "__arrow_c_schema__", NULL);
+    *schema = capsule ? PyCapsule_GetPointer(capsule, "arrow_schema") : NULL;
+    if (capsule && !*schema)
+        Py_CLEAR(capsule);
+    return capsule;
+}
+
+PyObject *hlpy_arrow_column_def(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"type", "name", "nullable", NULL};
+    PyObject *type;
+    const char *name;
+    int nullable;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Osp", kwlist, &type, &name, &nullable))
+        return NULL;
+    const struct ArrowSchema *schema;
+    PyObject *capsule = schema_capsule(type, &schema);
+    if (!capsule)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st = hl_arrow_column_def(schema, name, nullable, &json, &err);
+    Py_DECREF(capsule);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
+}
+
+/* create_table from an Arrow schema (__arrow_c_schema__). */
 static PyObject *create_table_arrow(HlNamespace *self, const char *name, PyObject *source,
                                     const char *props_text)
 {
-    PyObject *capsule = PyObject_CallMethod(source, "__arrow_c_schema__", NULL);
+    const struct ArrowSchema *schema;
+    PyObject *capsule = schema_capsule(source, &schema);
     if (!capsule)
         return NULL;
-    const struct ArrowSchema *schema = PyCapsule_GetPointer(capsule, "arrow_schema");
-    if (!schema) {
-        Py_DECREF(capsule);
-        return NULL;
-    }
     struct hl_table_create_options o;
     hl_table_create_options_init(&o);
     o.properties_json = props_text;

@@ -51,14 +51,14 @@ static PyObject *snapshots_next(HlSnapshots *self)
         return hlpy_raise(&err);
     if (done)
         return NULL; /* StopIteration */
-    return hlpy_json_parse(self->cur.json);
+    return hlpy_snapshot(&self->cur);
 }
 
 PyTypeObject HlSnapshots_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hoglake._hoglake.Snapshots",
     .tp_basicsize = sizeof(HlSnapshots),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The snapshot log, one Record per snapshot, fetched a page at a time.",
+    .tp_doc = "The snapshot log, one Snapshot per snapshot, fetched a page at a time.",
     .tp_dealloc = (destructor)snapshots_dealloc,
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)snapshots_next,

@@ -84,62 +84,93 @@ static PyObject *table_get_ddl_snapshot(HlTable *self, void *closure)
     return PyLong_FromLongLong(id);
 }
 
-/* The columns as the handle last read the table (a request only when that
- * read is stale): a list of records (name, field_id, type, ...). */
+/* The table's layout as the handle last read it (a request only when that
+ * read is stale), into *out; -1 with an exception. */
+static int table_definition(HlTable *self, struct hl_table_details *out)
+{
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_definition_details(self->table, out, &err));
+    if (st != HL_OK) {
+        hlpy_raise(&err);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *table_get_columns(HlTable *self, void *closure)
 {
     (void)closure;
-    char *json = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_table_definition(self->table, &json, &err));
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    PyObject *def = hlpy_json_take(json);
-    if (!def)
+    struct hl_table_details d;
+    if (table_definition(self, &d) < 0)
         return NULL;
-    PyObject *columns = PyMapping_GetItemString(def, "columns");
-    Py_DECREF(def);
-    return columns;
+    PyObject *out = hlpy_columns(d.columns, d.ncolumns);
+    hl_table_details_clear(&d);
+    return out;
 }
 
-typedef hl_status (*at_read_fn)(hl_table *, const struct hl_at *, char **, struct hl_error *);
-
-/* info, files and scan_plan: a read at snapshot= or at_timestamp=, as
- * records. */
-static PyObject *table_at_read(HlTable *self, PyObject *args, PyObject *kwargs, at_read_fn read)
+/* snapshot= and at_timestamp= of a read, into *at; *hold keeps the
+ * timestamp's text. -1 with an exception. */
+static int at_args(PyObject *args, PyObject *kwargs, struct hl_at *at, PyObject **hold)
 {
     static char *kwlist[] = {"snapshot", "at_timestamp", NULL};
     PyObject *snapshot = Py_None, *at_timestamp = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OO", kwlist, &snapshot, &at_timestamp))
-        return NULL;
-    struct hl_at at;
-    PyObject *hold;
-    if (hlpy_at_parse(snapshot, at_timestamp, &at, &hold) < 0)
-        return NULL;
-    char *json = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = read(self->table, &at, &json, &err));
-    Py_XDECREF(hold);
-    if (st != HL_OK)
-        return hlpy_raise(&err);
-    return hlpy_json_take(json);
+        return -1;
+    return hlpy_at_parse(snapshot, at_timestamp, at, hold);
 }
 
 static PyObject *table_info(HlTable *self, PyObject *args, PyObject *kwargs)
 {
-    return table_at_read(self, args, kwargs, hl_table_info);
+    struct hl_at at;
+    PyObject *hold;
+    if (at_args(args, kwargs, &at, &hold) < 0)
+        return NULL;
+    struct hl_table_details d;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_describe(self->table, &at, &d, &err));
+    Py_XDECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *out = hlpy_table_info(&d);
+    hl_table_details_clear(&d);
+    return out;
 }
 
 static PyObject *table_files(HlTable *self, PyObject *args, PyObject *kwargs)
 {
-    return table_at_read(self, args, kwargs, hl_table_files);
+    struct hl_at at;
+    PyObject *hold;
+    if (at_args(args, kwargs, &at, &hold) < 0)
+        return NULL;
+    struct hl_data_file *files = NULL;
+    size_t n = 0;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_files_list(self->table, &at, &files, &n, &err));
+    Py_XDECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    PyObject *out = hlpy_data_files(files, n);
+    hl_data_files_free(files, n);
+    return out;
 }
 
 static PyObject *table_scan_plan(HlTable *self, PyObject *args, PyObject *kwargs)
 {
-    return table_at_read(self, args, kwargs, hl_table_scan_plan);
+    struct hl_at at;
+    PyObject *hold;
+    if (at_args(args, kwargs, &at, &hold) < 0)
+        return NULL;
+    char *json = NULL;
+    struct hl_error err;
+    hl_status st;
+    HLPY_UNLOCKED(st = hl_table_scan_plan(self->table, &at, &json, &err));
+    Py_XDECREF(hold);
+    if (st != HL_OK)
+        return hlpy_raise(&err);
+    return hlpy_json_take(json);
 }
 
 static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
@@ -171,14 +202,19 @@ static PyObject *table_alter(HlTable *self, PyObject *args, PyObject *kwargs)
     if (!text)
         return NULL;
     const char *ops_json = PyBytes_AS_STRING(text);
-    char *json = NULL;
     struct hl_error err;
     hl_status st;
-    HLPY_UNLOCKED(st = hl_table_alter(self->table, ops_json, &json, &err));
+    HLPY_UNLOCKED(st = hl_table_alter(self->table, ops_json, NULL, &err));
     Py_DECREF(text);
     if (st != HL_OK)
         return hlpy_raise(&err);
-    return hlpy_json_take(json);
+    /* The handle adopted the alter's Table: this reads it, no request. */
+    struct hl_table_details d;
+    if (table_definition(self, &d) < 0)
+        return NULL;
+    PyObject *out = hlpy_table_info(&d);
+    hl_table_details_clear(&d);
+    return out;
 }
 
 static PyObject *table_drop(HlTable *self, PyObject *unused)
@@ -199,34 +235,24 @@ static PyObject *table_invalidate(HlTable *self, PyObject *unused)
 }
 
 /* The table's decimal columns, name -> (precision, scale), from the
- * handle's cached definition (a request only when it is stale): Arrow has
- * no decimal type of its own to infer from a Decimal value. */
+ * handle's definition (a request only when it is stale): Arrow has no
+ * decimal type of its own to infer from a Decimal value. */
 static PyObject *table_decimals(HlTable *self)
 {
-    PyObject *columns = table_get_columns(self, NULL);
-    PyObject *seq = columns ? PySequence_Fast(columns, "columns") : NULL;
-    PyObject *out = seq ? PyDict_New() : NULL;
-    for (Py_ssize_t i = 0; out && i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *col = PySequence_Fast_GET_ITEM(seq, i);
-        PyObject *name = PyMapping_GetItemString(col, "name");
-        PyObject *type = name ? PyMapping_GetItemString(col, "type") : NULL;
-        int is_decimal =
-            type && PyUnicode_Check(type) && PyUnicode_CompareWithASCIIString(type, "decimal") == 0;
-        PyObject *params = is_decimal ? PyMapping_GetItemString(col, "type_params") : NULL;
-        PyObject *p = params ? PyMapping_GetItemString(params, "precision") : NULL;
-        PyObject *s = p ? PyMapping_GetItemString(params, "scale") : NULL;
-        PyObject *ps = s ? PyTuple_Pack(2, p, s) : NULL;
-        if (!type || (is_decimal && (!ps || PyDict_SetItem(out, name, ps) < 0)))
+    struct hl_table_details d;
+    if (table_definition(self, &d) < 0)
+        return NULL;
+    PyObject *out = PyDict_New();
+    for (size_t i = 0; out && i < d.ncolumns; i++) {
+        const struct hl_column *c = &d.columns[i];
+        if (strcmp(c->type, "decimal") != 0)
+            continue;
+        PyObject *ps = Py_BuildValue("(ii)", c->precision, c->scale);
+        if (!ps || PyDict_SetItemString(out, c->name, ps) < 0)
             Py_CLEAR(out);
-        Py_XDECREF(name);
-        Py_XDECREF(type);
-        Py_XDECREF(params);
-        Py_XDECREF(p);
-        Py_XDECREF(s);
         Py_XDECREF(ps);
     }
-    Py_XDECREF(seq);
-    Py_XDECREF(columns);
+    hl_table_details_clear(&d);
     return out;
 }
 
@@ -291,25 +317,6 @@ static PyObject *prepared_payload(hl_status st, char *payload, struct hl_append_
     return out;
 }
 
-static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *kwargs)
-{
-    static char *kwlist[] = {"data", "idempotency_key", NULL};
-    PyObject *data;
-    const char *key;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O$s", kwlist, &data, &key))
-        return NULL;
-    struct ArrowArrayStream stream;
-    if (table_stream(self, data, &stream) < 0)
-        return NULL;
-    char *payload = NULL;
-    struct hl_append_result *uploaded = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(
-        st = hl_table_prepare_append(self->table, &stream, key, &payload, &uploaded, &err));
-    return prepared_payload(st, payload, uploaded, &err);
-}
-
 /* prepare_append_files' files as the library takes them: paths, and per
  * file its partition wire strings (NULL entries for null values), all
  * borrowed from hold. */
@@ -329,10 +336,13 @@ static void file_list_clear(struct file_list *f)
     Py_XDECREF(f->hold);
 }
 
-/* One file's partition tuple (None: unpartitioned) into *out. */
-static int partition_strings(PyObject *tuple, PyObject *hold, const char ***out)
+/* A partition tuple (None: unpartitioned, or computed per row) into *out,
+ * its length in *n (may be NULL). */
+static int partition_strings(PyObject *tuple, PyObject *hold, const char ***out, size_t *n_out)
 {
     *out = NULL;
+    if (n_out)
+        *n_out = 0;
     if (tuple == Py_None)
         return 0;
     PyObject *seq = PySequence_Fast(tuple, "a partition tuple must be a sequence");
@@ -351,6 +361,8 @@ static int partition_strings(PyObject *tuple, PyObject *hold, const char ***out)
         if (hlpy_optional_text(PySequence_Fast_GET_ITEM(seq, k), "a partition value", &(*out)[k]) <
             0)
             return -1;
+    if (n_out)
+        *n_out = (size_t)n;
     return 0;
 }
 
@@ -376,7 +388,7 @@ static int file_list_build(PyObject *files, struct file_list *f)
         else if (!PyUnicode_Check(path))
             PyErr_SetString(PyExc_TypeError, "files are paths or (path, partition tuple) pairs");
         else if (!(f->paths[i] = PyUnicode_AsUTF8(path)) ||
-                 partition_strings(tuple, f->hold, &f->values[i]) < 0)
+                 partition_strings(tuple, f->hold, &f->values[i], NULL) < 0)
             rc = -1;
         rc = PyErr_Occurred() ? -1 : rc;
         partitioned = partitioned || tuple != Py_None;
@@ -391,34 +403,202 @@ static int file_list_build(PyObject *files, struct file_list *f)
     return rc;
 }
 
+/* A prepare's guard: expected_table_uuid= and expected_table_info=, the
+ * latter's strings borrowed from hold. -1 with an exception. */
+struct prepare_guard {
+    struct hl_prepare_options options;
+    struct hl_table_details layout;
+    bool has_layout;
+};
+
+static int prepare_guard_parse(PyObject *uuid, PyObject *info, PyObject *hold,
+                               struct prepare_guard *g)
+{
+    memset(g, 0, sizeof *g);
+    if (hlpy_optional_text(uuid, "expected_table_uuid", &g->options.expected_table_uuid) < 0)
+        return -1;
+    if (info == Py_None)
+        return 0;
+    if (hlpy_layout_from_info(info, hold, &g->layout) < 0)
+        return -1;
+    g->has_layout = true;
+    g->options.expected_table_info = &g->layout;
+    return 0;
+}
+
+static void prepare_guard_clear(struct prepare_guard *g)
+{
+    if (g->has_layout)
+        hlpy_layout_clear(&g->layout);
+}
+
+/* The groups of prepare_append_tables: (data, partition tuple or None)
+ * pairs, each data as a stream. */
+struct group_list {
+    struct hl_prepare_group *groups;
+    struct ArrowArrayStream *streams;
+    const char ***values;
+    size_t n, nstreams; /* nstreams: streams made, released here if never handed over */
+};
+
+static void group_list_clear(struct group_list *g)
+{
+    for (size_t i = 0; i < g->nstreams; i++)
+        if (g->streams[i].release)
+            g->streams[i].release(&g->streams[i]);
+    for (size_t i = 0; g->values && i < g->n; i++)
+        PyMem_Free(g->values[i]);
+    PyMem_Free(g->values);
+    PyMem_Free(g->streams);
+    PyMem_Free(g->groups);
+}
+
+static int table_stream(HlTable *self, PyObject *data, struct ArrowArrayStream *out);
+
+static int group_list_build(HlTable *self, PyObject *pairs, PyObject *hold, struct group_list *g)
+{
+    memset(g, 0, sizeof *g);
+    PyObject *seq = PySequence_Fast(pairs, "groups must be a sequence of (data, partition) pairs");
+    if (!seq || PyList_Append(hold, seq) < 0) {
+        Py_XDECREF(seq);
+        return -1;
+    }
+    Py_DECREF(seq); /* hold keeps it */
+    g->n = (size_t)PySequence_Fast_GET_SIZE(seq);
+    g->groups = PyMem_Calloc(g->n + 1, sizeof *g->groups);
+    g->streams = PyMem_Calloc(g->n + 1, sizeof *g->streams);
+    g->values = PyMem_Calloc(g->n + 1, sizeof *g->values);
+    if (!g->groups || !g->streams || !g->values) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i), *data, *tuple;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_TypeError,
+                            "each group is a (data, partition tuple or None) pair");
+            return -1;
+        }
+        data = PyTuple_GET_ITEM(item, 0);
+        tuple = PyTuple_GET_ITEM(item, 1);
+        struct hl_prepare_group *group = &g->groups[i];
+        if (partition_strings(tuple, hold, &g->values[i], &group->npartition_values) < 0 ||
+            table_stream(self, data, &g->streams[i]) < 0)
+            return -1;
+        g->nstreams = i + 1;
+        group->stream = &g->streams[i];
+        group->partition_values = g->values[i];
+    }
+    return 0;
+}
+
+/* prepare_append and prepare_append_tables: groups (pairs), the key and
+ * the guard, into a payload. */
+static PyObject *prepare_groups(HlTable *self, PyObject *pairs, const char *key, PyObject *uuid,
+                                PyObject *info)
+{
+    PyObject *hold = PyList_New(0);
+    if (!hold)
+        return NULL;
+    struct prepare_guard guard;
+    struct group_list g;
+    memset(&g, 0, sizeof g);
+    PyObject *out = NULL;
+    if (prepare_guard_parse(uuid, info, hold, &guard) == 0) {
+        if (group_list_build(self, pairs, hold, &g) == 0) {
+            char *payload = NULL;
+            struct hl_append_result *uploaded = NULL;
+            struct hl_error err;
+            hl_status st;
+            HLPY_UNLOCKED(st = hl_table_prepare_append_groups(self->table, g.groups, g.n, key,
+                                                              &guard.options, &payload, &uploaded,
+                                                              &err));
+            g.nstreams = 0; /* the library released them */
+            out = prepared_payload(st, payload, uploaded, &err);
+        }
+        prepare_guard_clear(&guard);
+    }
+    group_list_clear(&g);
+    Py_DECREF(hold);
+    return out;
+}
+
+static PyObject *table_prepare_append(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"data", "idempotency_key", "expected_table_uuid",
+                             "expected_table_info", NULL};
+    PyObject *data, *uuid = Py_None, *info = Py_None;
+    const char *key = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$sOO", kwlist, &data, &key, &uuid, &info))
+        return NULL;
+    if (!key) {
+        PyErr_SetString(PyExc_TypeError, "prepare_append needs idempotency_key=");
+        return NULL;
+    }
+    PyObject *pairs = Py_BuildValue("[(OO)]", data, Py_None);
+    if (!pairs)
+        return NULL;
+    PyObject *out = prepare_groups(self, pairs, key, uuid, info);
+    Py_DECREF(pairs);
+    return out;
+}
+
+static PyObject *table_prepare_append_tables(HlTable *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"groups", "idempotency_key", "expected_table_uuid",
+                             "expected_table_info", NULL};
+    PyObject *groups, *uuid = Py_None, *info = Py_None;
+    const char *key = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$sOO", kwlist, &groups, &key, &uuid, &info))
+        return NULL;
+    if (!key) {
+        PyErr_SetString(PyExc_TypeError, "prepare_append_tables needs idempotency_key=");
+        return NULL;
+    }
+    return prepare_groups(self, groups, key, uuid, info);
+}
+
 static PyObject *table_prepare_append_files(HlTable *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"files", "idempotency_key", "expected_table_uuid",
-                             "allow_optional_fields", NULL};
-    PyObject *files;
+    static char *kwlist[] = {"files",
+                             "idempotency_key",
+                             "expected_table_uuid",
+                             "expected_table_info",
+                             "allow_optional_fields",
+                             NULL};
+    PyObject *files, *uuid = Py_None, *info = Py_None;
     const char *key = NULL;
-    struct hl_prepare_options o = {0};
     int allow_optional = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$szp", kwlist, &files, &key,
-                                     &o.expected_table_uuid, &allow_optional))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$sOOp", kwlist, &files, &key, &uuid, &info,
+                                     &allow_optional))
         return NULL;
     if (!key) {
         PyErr_SetString(PyExc_TypeError, "prepare_append_files needs idempotency_key=");
         return NULL;
     }
-    o.allow_optional_fields = allow_optional != 0;
-    struct file_list f;
-    if (file_list_build(files, &f) < 0)
+    PyObject *hold = PyList_New(0);
+    struct prepare_guard guard;
+    if (!hold || prepare_guard_parse(uuid, info, hold, &guard) < 0) {
+        Py_XDECREF(hold);
         return NULL;
-    char *payload = NULL;
-    struct hl_append_result *uploaded = NULL;
-    struct hl_error err;
-    hl_status st;
-    HLPY_UNLOCKED(st = hl_table_prepare_files(self->table, f.paths, f.n,
-                                              (const char *const *const *)f.values, key, &o,
-                                              &payload, &uploaded, &err));
-    file_list_clear(&f);
-    return prepared_payload(st, payload, uploaded, &err);
+    }
+    guard.options.allow_optional_fields = allow_optional != 0;
+    struct file_list f;
+    PyObject *out = NULL;
+    if (file_list_build(files, &f) == 0) {
+        char *payload = NULL;
+        struct hl_append_result *uploaded = NULL;
+        struct hl_error err;
+        hl_status st;
+        HLPY_UNLOCKED(st = hl_table_prepare_files(self->table, f.paths, f.n,
+                                                  (const char *const *const *)f.values, key,
+                                                  &guard.options, &payload, &uploaded, &err));
+        file_list_clear(&f);
+        out = prepared_payload(st, payload, uploaded, &err);
+    }
+    prepare_guard_clear(&guard);
+    Py_DECREF(hold);
+    return out;
 }
 
 static PyObject *table_commit_prepared(HlTable *self, PyObject *args, PyObject *kwargs)
@@ -531,10 +711,11 @@ static PyObject *table_read(HlTable *self, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef table_methods[] = {
     {"info", KW_METHOD(table_info),
-     "info(*, snapshot=None, at_timestamp=None) -> Record\n\nThe table (columns, specs, "
+     "info(*, snapshot=None, at_timestamp=None) -> TableInfo\n\nThe table (columns, specs, "
      "totals) at a snapshot or an instant; default: the DDL snapshot, else the head."},
     {"files", KW_METHOD(table_files),
-     "files(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe live data files."},
+     "files(*, snapshot=None, at_timestamp=None) -> list[DataFile]\n\nThe live data files "
+     "(default: the DDL snapshot, else the head)."},
     {"scan_plan", KW_METHOD(table_scan_plan),
      "scan_plan(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe files a reader "
      "reads, with their deletion vectors."},
@@ -542,7 +723,7 @@ static PyMethodDef table_methods[] = {
      "changes(from_snapshot=0, to_snapshot=None) -> Record\n\nThe change plan of the window "
      "(from_snapshot, to_snapshot]; to_snapshot None: the head."},
     {"alter", KW_METHOD(table_alter),
-     "alter(ops) -> Record\n\nApplies alter ops (hoglake.ops builds them); the handle adopts "
+     "alter(ops) -> TableInfo\n\nApplies alter ops (hoglake.ops builds them); the handle adopts "
      "the new DDL snapshot."},
     {"drop", (PyCFunction)table_drop, METH_NOARGS,
      "drop() -> int\n\nDrops the table; returns "
@@ -559,15 +740,28 @@ static PyMethodDef table_methods[] = {
      "IncarnationChangedError; unguarded=True (or expected_table_uuid=hoglake.UNGUARDED) "
      "writes by name."},
     {"prepare_append", KW_METHOD(table_prepare_append),
-     "prepare_append(data, *, idempotency_key) -> str\n\nEncodes and uploads data now and "
-     "returns the commit payload (JSON text) to publish later with commit_prepared. Persist "
-     "it durably first; on any uncertain outcome replay the same payload. idempotency_key is "
-     "a UUID naming this append."},
+     "prepare_append(data, *, idempotency_key, expected_table_uuid=None, "
+     "expected_table_info=None) -> str\n\nEncodes and uploads data now and returns the "
+     "commit payload (JSON text) to publish later with commit_prepared. Persist it durably "
+     "first; on any uncertain outcome replay the same payload. idempotency_key is a UUID "
+     "naming this append. expected_table_uuid pins the incarnation (default: the handle's); "
+     "expected_table_info (a TableInfo from info()) is compared with a fresh read of the "
+     "table, and a changed layout (columns, partition spec, sort order) raises "
+     "DdlSinceReadSnapshotError before anything is uploaded."},
+    {"prepare_append_tables", KW_METHOD(table_prepare_append_tables),
+     "prepare_append_tables(groups, *, idempotency_key, expected_table_uuid=None, "
+     "expected_table_info=None) -> str\n\nprepare_append over groups a writer partitioned "
+     "itself: (data, partition_tuple) pairs, the tuple in the spec's field order as wire "
+     "strings (month 672 = 2026-01; None for a null value), or None to compute it per row. "
+     "Each group is encoded to Parquet in memory and uploaded; every row is checked to "
+     "belong to its tuple. One payload for all groups."},
     {"prepare_append_files", KW_METHOD(table_prepare_append_files),
-     "prepare_append_files(files, *, idempotency_key) -> str\n\nThe same from existing "
-     "local Parquet files (paths, or (path, partition tuple) pairs for a partitioned table): "
-     "each footer is checked against the table (field ids, types, nullability) and the "
-     "original bytes uploaded."},
+     "prepare_append_files(files, *, idempotency_key, expected_table_uuid=None, "
+     "expected_table_info=None, allow_optional_fields=False) -> str\n\nThe same from "
+     "existing local Parquet files (paths, or (path, partition tuple) pairs for a "
+     "partitioned table): each footer is checked against the table (field ids, types, "
+     "nullability) and the original bytes uploaded. allow_optional_fields accepts a column "
+     "the table requires written OPTIONAL when the file's statistics show no nulls."},
     {"commit_prepared", KW_METHOD(table_commit_prepared),
      "commit_prepared(payload) -> int\n\nPublishes a prepared payload (idempotent: a replay "
      "answers the same snapshot) and returns its snapshot; a refusal marked re_prepare also "
@@ -589,8 +783,8 @@ static PyGetSetDef table_getset[] = {
     {"table_uuid", (getter)table_get_uuid, NULL, "The incarnation the handle was resolved as.",
      NULL},
     {"columns", (getter)table_get_columns, NULL,
-     "The table's columns (records: name, field_id, type, nullable, ...), as the handle last "
-     "read them.",
+     "The table's columns (Column records: name, field_id, type, nullable, children, ...), as "
+     "the handle last read them.",
      NULL},
     {"ddl_snapshot", (getter)table_get_ddl_snapshot, NULL,
      "The snapshot of the handle's own create or alter, or None.", NULL},

@@ -153,3 +153,25 @@ hl_status hl_namespace_create_table_arrow(hl_namespace *ns, const char *name,
     free(columns);
     return st;
 }
+
+hl_status hl_arrow_column_def(const struct ArrowSchema *field, const char *name, int nullable,
+                              char **json, struct hl_error *err)
+{
+    *json = NULL;
+    if (!field || !field->release || nullable < -1 || nullable > 1)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "a live Arrow field and nullable 0, 1 or -1 are required");
+    const char *column = name ? name : field->name;
+    if (!column || !*column)
+        return client_fail(err, HL_ERR_INVALID_ARGUMENT, "invalid_argument",
+                           "the column needs a name: the Arrow field has none");
+    bool is_nullable = nullable < 0 ? (field->flags & ARROW_FLAG_NULLABLE) != 0 : nullable == 1;
+    struct buf path = BUF_INIT;
+    json_t *def = NULL;
+    hl_status st = column_def(field, column, is_nullable, &path, 1, &def, err);
+    buf_free(&path);
+    if (st == HL_OK && !(*json = json_dumps(def, JSON_COMPACT)))
+        st = client_nomem(err);
+    json_decref(def);
+    return st;
+}

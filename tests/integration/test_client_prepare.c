@@ -17,7 +17,10 @@
  *     cache is dropped, and the next prepare reads the table once;
  *   - streaming_uploads (the seed's single_request_uploads=False): a small
  *     object goes to S3 as create, part, complete instead of one PUT
- *     (counted at a recording S3 stand-in). */
+ *     (counted at a recording S3 stand-in);
+ *   - the layout a prepare shapes rows for, typed without a request while
+ *     the cache is warm (hl_table_definition_details), and an alter's
+ *     add_column from an Arrow type (hl_arrow_column_def). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #include "fake_http.h"
 #include "harness.h"
 #include "hoglake/hoglake.h"
+#include "util/arrow.h"
 
 static struct client_stack stack;
 
@@ -402,6 +406,80 @@ static void test_warm_cache(void **state)
     fixture_free(&f);
 }
 
+/* ---- the definition, typed, and columns from Arrow types ---- */
+
+static void test_definition_details(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_up(&f, "definition", team_month);
+    struct hl_error err;
+    struct hl_table_details cached, read;
+    int64_t gets = metadata_gets();
+    test_check(hl_table_definition_details(f.table, &cached, &err), &err, "definition");
+    assert_int_equal(metadata_gets(), gets); /* the open's read, warm */
+    test_check(hl_table_describe(f.table, NULL, &read, &err), &err, "describe");
+    assert_int_equal(cached.ncolumns, 3);
+    assert_int_equal(cached.ncolumns, read.ncolumns);
+    for (size_t i = 0; i < cached.ncolumns; i++) {
+        assert_string_equal(cached.columns[i].name, read.columns[i].name);
+        assert_int_equal(cached.columns[i].field_id, read.columns[i].field_id);
+    }
+    assert_int_equal(cached.npartition_fields, 2);
+    assert_string_equal(cached.partition_fields[1].transform, "month");
+    assert_int_equal(cached.spec_id, read.spec_id);
+    hl_table_details_clear(&read);
+    hl_table_details_clear(&cached);
+
+    /* add_column from Arrow types: decimal128(12, 3) renamed and required,
+     * a list of strings with its own name and nullability. */
+    struct ArrowSchema dec, list;
+    assert_int_equal(arrow_schema_init(&dec, "d:12,3", "ignored", ARROW_FLAG_NULLABLE, 0), 0);
+    assert_int_equal(arrow_schema_init(&list, "+l", "tags", ARROW_FLAG_NULLABLE, 1), 0);
+    assert_int_equal(arrow_schema_init(list.children[0], "u", "item", ARROW_FLAG_NULLABLE, 0), 0);
+    char *dec_def = NULL, *list_def = NULL;
+    test_check(hl_arrow_column_def(&dec, "price", 0, &dec_def, &err), &err, "decimal def");
+    test_check(hl_arrow_column_def(&list, NULL, -1, &list_def, &err), &err, "list def");
+    char ops[1024];
+    snprintf(ops, sizeof ops,
+             "[{\"op\":\"add_column\",\"column\":%s},"
+             "{\"op\":\"add_column\",\"column\":%s}]",
+             dec_def, list_def);
+    free(dec_def);
+    free(list_def);
+    test_check(hl_table_alter(f.table, ops, NULL, &err), &err, "alter with Arrow columns");
+    test_check(hl_table_definition_details(f.table, &cached, &err), &err, "after alter");
+    assert_int_equal(cached.ncolumns, 5);
+    const struct hl_column *price = &cached.columns[3], *tags = &cached.columns[4];
+    assert_string_equal(price->name, "price");
+    assert_string_equal(price->type, "decimal");
+    assert_false(price->nullable);
+    assert_int_equal(price->precision, 12);
+    assert_int_equal(price->scale, 3);
+    assert_string_equal(tags->name, "tags");
+    assert_string_equal(tags->type, "list");
+    assert_true(tags->nullable);
+    assert_int_equal(tags->nchildren, 1);
+    assert_string_equal(tags->children[0].name, "element");
+    assert_string_equal(tags->children[0].type, "string");
+    hl_table_details_clear(&cached);
+
+    /* Refused before any request: a type outside the mapping, no name. */
+    struct ArrowSchema half, nameless;
+    assert_int_equal(arrow_schema_init(&half, "e", "f16", ARROW_FLAG_NULLABLE, 0), 0);
+    assert_int_equal(arrow_schema_init(&nameless, "l", NULL, 0, 0), 0);
+    char *def = NULL;
+    assert_int_equal(hl_arrow_column_def(&half, NULL, -1, &def, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "'f16' has format 'e'"));
+    assert_int_equal(hl_arrow_column_def(&nameless, NULL, -1, &def, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_int_equal(hl_arrow_column_def(&nameless, "x", 2, &def, &err), HL_ERR_INVALID_ARGUMENT);
+    assert_null(def);
+    struct ArrowSchema *made[] = {&dec, &list, &half, &nameless};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+        made[i]->release(made[i]);
+    fixture_free(&f);
+}
+
 /* ---- streaming_uploads ---- */
 
 /* An S3 that takes every upload: one PUT, or a multipart upload. */
@@ -479,9 +557,13 @@ static void test_streaming_uploads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_groups),        cmocka_unit_test(test_pinned_uuid),
-        cmocka_unit_test(test_expected_info), cmocka_unit_test(test_files_options),
-        cmocka_unit_test(test_warm_cache),    cmocka_unit_test(test_streaming_uploads),
+        cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_pinned_uuid),
+        cmocka_unit_test(test_expected_info),
+        cmocka_unit_test(test_files_options),
+        cmocka_unit_test(test_warm_cache),
+        cmocka_unit_test(test_streaming_uploads),
+        cmocka_unit_test(test_definition_details),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
