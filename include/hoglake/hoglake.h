@@ -568,6 +568,55 @@ HL_API hl_status hl_table_files_list(hl_table *table, const struct hl_at *at,
                                      struct hl_error *err);
 HL_API void hl_data_files_free(struct hl_data_file *files, size_t nfiles);
 
+/* One deletion vector, typed (docs/openapi.yaml DeleteFile). */
+struct hl_delete_file {
+    int64_t delete_file_id;
+    int64_t data_file_id; /* the data file whose rows it masks */
+    char *path;
+    int64_t delete_count; /* rows it deletes, cumulative (a vector supersedes its predecessor) */
+    int64_t file_size_bytes;
+    int64_t begin_snapshot;
+};
+/* One entry of a scan plan (ScanFile): a live data file and the vector
+ * masking its deleted rows, NULL when it has none. */
+struct hl_scan_file {
+    struct hl_data_file data_file;
+    struct hl_delete_file *delete_file;
+};
+/* The scan plan at `at`, as hl_table_scan_plan reads it (every page, one
+ * snapshot), decoded: *files (an array of *nfiles, NULL when none) is the
+ * caller's to free with hl_scan_files_free. */
+HL_API hl_status hl_table_scan_plan_list(hl_table *table, const struct hl_at *at,
+                                         struct hl_scan_file **files, size_t *nfiles,
+                                         struct hl_error *err);
+HL_API void hl_scan_files_free(struct hl_scan_file *files, size_t nfiles);
+
+/* A deletion vector of a changes window (ChangeDeleteFile): the vector,
+ * the data file it deletes from (whatever that file's state), and the
+ * vector it replaced on that file, NULL when it was the file's first. What
+ * the window deleted from a data file is its newest vector in the window
+ * minus the superseded vector of its oldest one there. */
+struct hl_change_delete_file {
+    struct hl_delete_file delete_file;
+    struct hl_data_file data_file;
+    struct hl_delete_file *superseded;
+};
+/* The changes of the window (from_snapshot, to_snapshot] (ChangePlan). */
+struct hl_changes_plan {
+    char *table_uuid; /* the incarnation visible at to_snapshot */
+    int64_t from_snapshot;
+    int64_t to_snapshot; /* resolved: the head when the call gave < 0 */
+    size_t nfiles;
+    struct hl_data_file *files; /* appended in the window, compaction outputs excluded */
+    size_t ndelete_files;
+    struct hl_change_delete_file *delete_files; /* appended in the window */
+};
+/* hl_table_changes decoded into *plan (the caller's; zeroed on failure),
+ * to be released with hl_changes_plan_clear. */
+HL_API hl_status hl_table_changes_plan(hl_table *table, int64_t from_snapshot, int64_t to_snapshot,
+                                       struct hl_changes_plan *plan, struct hl_error *err);
+HL_API void hl_changes_plan_clear(struct hl_changes_plan *plan);
+
 /* Reads the table's rows at `at` (default: the DDL snapshot, else the
  * head) as an Arrow stream, through the scan plan: each data file is
  * fetched from storage and its columns matched to the table's by field id
