@@ -23,15 +23,16 @@ from dataclasses import dataclass as _dataclass
 from typing import Any as _Any, Optional as _Optional
 
 from . import _hoglake
-from ._hoglake import (AppendedFile, AppendResult, CatalogOptions, CleanupResult, Column,
-                       CompactResult, DataFile, ExpireResult, HydrateResult, PartitionField,
-                       Catalog, Namespace, Reader, Snapshot, Snapshots, SortField, Table,
-                       TableInfo)
+from ._hoglake import (AppendedFile, AppendResult, Catalog, CatalogOptions, ChangeDeleteFile,
+                       ChangesPlan, CleanupResult, Column, CompactResult, DataFile, DeleteFile,
+                       ExpireResult, HydrateResult, Namespace, PartitionField, Reader, ScanFile,
+                       Snapshot, Snapshots, SortField, Table, TableInfo)
 
 __all__ = [
     "HoglakeClient", "Client", "S3Config", "Catalog", "Namespace", "Table", "Reader",
     "Snapshots", "AppendResult", "AppendedFile", "Record", "column", "ops", "UNGUARDED",
-    "TableInfo", "Column", "PartitionField", "SortField", "DataFile", "Snapshot",
+    "TableInfo", "Column", "PartitionField", "SortField", "DataFile", "DeleteFile", "ScanFile",
+    "ChangesPlan", "ChangeDeleteFile", "Snapshot",
     "CatalogOptions", "ExpireResult", "CleanupResult", "CompactResult", "HydrateResult",
     "HoglakeError", "InvalidArgumentError", "NotFoundError", "AlreadyExistsError",
     "CommitConflictError", "DdlSinceReadSnapshotError", "IncarnationChangedError",

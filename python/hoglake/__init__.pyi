@@ -109,6 +109,30 @@ class DataFile(NamedTuple):
     spec_id: Optional[int]
     partition_values: tuple[Optional[str], ...]
 
+class DeleteFile(NamedTuple):
+    delete_file_id: int
+    data_file_id: int
+    path: str
+    delete_count: int
+    file_size_bytes: int
+    begin_snapshot: int
+
+class ScanFile(NamedTuple):
+    data_file: DataFile
+    delete_file: Optional[DeleteFile]
+
+class ChangeDeleteFile(NamedTuple):
+    delete_file: DeleteFile
+    data_file: DataFile
+    superseded: Optional[DeleteFile]
+
+class ChangesPlan(NamedTuple):
+    table_uuid: str
+    from_snapshot: int
+    to_snapshot: int
+    files: list[DataFile]
+    delete_files: list[ChangeDeleteFile]
+
 class Snapshot(NamedTuple):
     snapshot_id: int
     schema_version: int
@@ -192,8 +216,9 @@ class Table:
     def files(self, *, snapshot: Optional[int] = ...,
               at_timestamp: _At = ...) -> list[DataFile]: ...
     def scan_plan(self, *, snapshot: Optional[int] = ...,
-                  at_timestamp: _At = ...) -> list[Record]: ...
-    def changes(self, from_snapshot: int = ..., to_snapshot: Optional[int] = ...) -> Record: ...
+                  at_timestamp: _At = ...) -> list[ScanFile]: ...
+    def changes(self, from_snapshot: int = ...,
+                to_snapshot: Optional[int] = ...) -> ChangesPlan: ...
     def read_changes(self, from_snapshot: int, to_snapshot: Optional[int] = ...) -> Reader: ...
     def alter(self, ops: Sequence[Mapping[str, Any]]) -> TableInfo: ...
     def drop(self) -> int: ...

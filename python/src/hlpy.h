@@ -116,6 +116,10 @@ void hlpy_layout_clear(struct hl_table_details *details);
  * per kind, added to the module by hlpy_records_init. */
 enum hlpy_record_kind {
     HLPY_REC_DATA_FILE,
+    HLPY_REC_DELETE_FILE,
+    HLPY_REC_SCAN_FILE,
+    HLPY_REC_CHANGE_DELETE_FILE,
+    HLPY_REC_CHANGES_PLAN,
     HLPY_REC_COLUMN,
     HLPY_REC_PARTITION_FIELD,
     HLPY_REC_SORT_FIELD,
@@ -136,9 +140,11 @@ int hlpy_records_init(PyObject *module);
 PyObject *hlpy_record_new(enum hlpy_record_kind kind, const void *src);
 int hlpy_record_put(PyObject *record, enum hlpy_record_kind kind, const char *name,
                     PyObject *value);
-/* The composite records: a list of DataFile, a list of Column, a
- * TableInfo, a Snapshot, an AppendResult. */
+/* The composite records: a list of DataFile, of ScanFile, a ChangesPlan,
+ * a list of Column, a TableInfo, a Snapshot, an AppendResult. */
 PyObject *hlpy_data_files(const struct hl_data_file *files, size_t n);
+PyObject *hlpy_scan_files(const struct hl_scan_file *files, size_t n);
+PyObject *hlpy_changes_plan(const struct hl_changes_plan *plan);
 PyObject *hlpy_columns(const struct hl_column *columns, size_t n);
 PyObject *hlpy_table_info(const struct hl_table_details *details);
 PyObject *hlpy_snapshot(const struct hl_snapshot *snapshot);

@@ -68,6 +68,38 @@ static const struct field data_file_fields[] = {
 };
 #undef S
 
+#define S struct hl_delete_file
+static const struct field delete_file_fields[] = {
+    FIELD(S, delete_file_id, K_I64, "the vector's id in the catalog"),
+    FIELD(S, data_file_id, K_I64, "the data file whose rows it masks"),
+    FIELD(S, path, K_STR, "the Puffin object's full path"),
+    FIELD(S, delete_count, K_I64, "rows it deletes (cumulative over the file's vectors)"),
+    FIELD(S, file_size_bytes, K_I64, "the object's size"),
+    FIELD(S, begin_snapshot, K_I64, "the snapshot that added it"),
+};
+#undef S
+
+static const struct field scan_file_fields[] = {
+    COMPOSITE("data_file", "the live data file, a DataFile"),
+    COMPOSITE("delete_file", "the DeleteFile masking its deleted rows, or None"),
+};
+
+static const struct field change_delete_file_fields[] = {
+    COMPOSITE("delete_file", "the vector appended in the window, a DeleteFile"),
+    COMPOSITE("data_file", "the DataFile it deletes from, whatever that file's state"),
+    COMPOSITE("superseded", "the DeleteFile it replaced on that file, or None (its first)"),
+};
+
+#define S struct hl_changes_plan
+static const struct field changes_plan_fields[] = {
+    FIELD(S, table_uuid, K_STR, "the incarnation visible at to_snapshot"),
+    FIELD(S, from_snapshot, K_I64, "the window's exclusive start"),
+    FIELD(S, to_snapshot, K_I64, "its inclusive end (the head when not given)"),
+    COMPOSITE("files", "the DataFiles appended in the window (compaction outputs excluded)"),
+    COMPOSITE("delete_files", "the deletion vectors appended in it, as ChangeDeleteFiles"),
+};
+#undef S
+
 #define S struct hl_column
 static const struct field column_fields[] = {
     FIELD(S, field_id, K_I64, "the column's field id"),
@@ -213,6 +245,14 @@ static const struct field appended_file_fields[] = {
 
 static struct record records[] = {
     [HLPY_REC_DATA_FILE] = RECORD("DataFile", "One live data file of a table.", data_file_fields),
+    [HLPY_REC_DELETE_FILE] =
+        RECORD("DeleteFile", "One deletion vector (Puffin).", delete_file_fields),
+    [HLPY_REC_SCAN_FILE] =
+        RECORD("ScanFile", "One entry of a scan plan: a file and its vector.", scan_file_fields),
+    [HLPY_REC_CHANGE_DELETE_FILE] = RECORD(
+        "ChangeDeleteFile", "One deletion vector of a changes window.", change_delete_file_fields),
+    [HLPY_REC_CHANGES_PLAN] =
+        RECORD("ChangesPlan", "The changes of a snapshot window.", changes_plan_fields),
     [HLPY_REC_COLUMN] = RECORD("Column", "One column of a table.", column_fields),
     [HLPY_REC_PARTITION_FIELD] =
         RECORD("PartitionField", "One field of a partition spec.", partition_field_fields),
@@ -444,4 +484,51 @@ PyObject *hlpy_append_result(const struct hl_append_result *r)
 {
     return record_with(HLPY_REC_APPEND_RESULT, r, "files",
                        record_list(r->files, r->nfiles, sizeof *r->files, appended_file_record));
+}
+
+/* A vector (NULL: None) as a DeleteFile. */
+static PyObject *delete_file_record(const struct hl_delete_file *d)
+{
+    return d ? hlpy_record_new(HLPY_REC_DELETE_FILE, d) : Py_NewRef(Py_None);
+}
+
+static PyObject *scan_file_record(const void *p)
+{
+    const struct hl_scan_file *f = p;
+    PyObject *out =
+        record_with(HLPY_REC_SCAN_FILE, f, "data_file", data_file_record(&f->data_file));
+    if (out && hlpy_record_put(out, HLPY_REC_SCAN_FILE, "delete_file",
+                               delete_file_record(f->delete_file)) < 0)
+        Py_CLEAR(out);
+    return out;
+}
+
+PyObject *hlpy_scan_files(const struct hl_scan_file *files, size_t n)
+{
+    return record_list(files, n, sizeof *files, scan_file_record);
+}
+
+static PyObject *change_delete_file_record(const void *p)
+{
+    const struct hl_change_delete_file *c = p;
+    PyObject *out = record_with(HLPY_REC_CHANGE_DELETE_FILE, c, "delete_file",
+                                delete_file_record(&c->delete_file));
+    if (out && (hlpy_record_put(out, HLPY_REC_CHANGE_DELETE_FILE, "data_file",
+                                data_file_record(&c->data_file)) < 0 ||
+                hlpy_record_put(out, HLPY_REC_CHANGE_DELETE_FILE, "superseded",
+                                delete_file_record(c->superseded)) < 0))
+        Py_CLEAR(out);
+    return out;
+}
+
+PyObject *hlpy_changes_plan(const struct hl_changes_plan *plan)
+{
+    PyObject *out = record_with(HLPY_REC_CHANGES_PLAN, plan, "files",
+                                hlpy_data_files(plan->files, plan->nfiles));
+    if (out &&
+        hlpy_record_put(out, HLPY_REC_CHANGES_PLAN, "delete_files",
+                        record_list(plan->delete_files, plan->ndelete_files,
+                                    sizeof *plan->delete_files, change_delete_file_record)) < 0)
+        Py_CLEAR(out);
+    return out;
 }

@@ -163,14 +163,17 @@ static PyObject *table_scan_plan(HlTable *self, PyObject *args, PyObject *kwargs
     PyObject *hold;
     if (at_args(args, kwargs, &at, &hold) < 0)
         return NULL;
-    char *json = NULL;
+    struct hl_scan_file *files = NULL;
+    size_t n = 0;
     struct hl_error err;
     hl_status st;
-    HLPY_UNLOCKED(st = hl_table_scan_plan(self->table, &at, &json, &err));
+    HLPY_UNLOCKED(st = hl_table_scan_plan_list(self->table, &at, &files, &n, &err));
     Py_XDECREF(hold);
     if (st != HL_OK)
         return hlpy_raise(&err);
-    return hlpy_json_take(json);
+    PyObject *out = hlpy_scan_files(files, n);
+    hl_scan_files_free(files, n);
+    return out;
 }
 
 static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
@@ -183,13 +186,15 @@ static PyObject *table_changes(HlTable *self, PyObject *args, PyObject *kwargs)
     long long to = -1;
     if (hlpy_optional_count(to_obj, "to_snapshot", &to) < 0)
         return NULL;
-    char *json = NULL;
+    struct hl_changes_plan plan;
     struct hl_error err;
     hl_status st;
-    HLPY_UNLOCKED(st = hl_table_changes(self->table, from, to, &json, &err));
+    HLPY_UNLOCKED(st = hl_table_changes_plan(self->table, from, to, &plan, &err));
     if (st != HL_OK)
         return hlpy_raise(&err);
-    return hlpy_json_take(json);
+    PyObject *out = hlpy_changes_plan(&plan);
+    hl_changes_plan_clear(&plan);
+    return out;
 }
 
 static PyObject *table_alter(HlTable *self, PyObject *args, PyObject *kwargs)
@@ -717,11 +722,14 @@ static PyMethodDef table_methods[] = {
      "files(*, snapshot=None, at_timestamp=None) -> list[DataFile]\n\nThe live data files "
      "(default: the DDL snapshot, else the head)."},
     {"scan_plan", KW_METHOD(table_scan_plan),
-     "scan_plan(*, snapshot=None, at_timestamp=None) -> list[Record]\n\nThe files a reader "
-     "reads, with their deletion vectors."},
+     "scan_plan(*, snapshot=None, at_timestamp=None) -> list[ScanFile]\n\nThe files a "
+     "reader reads (data_file), each with the deletion vector masking its deleted rows "
+     "(delete_file, or None)."},
     {"changes", KW_METHOD(table_changes),
-     "changes(from_snapshot=0, to_snapshot=None) -> Record\n\nThe change plan of the window "
-     "(from_snapshot, to_snapshot]; to_snapshot None: the head."},
+     "changes(from_snapshot=0, to_snapshot=None) -> ChangesPlan\n\nThe change plan of the "
+     "window (from_snapshot, to_snapshot]; to_snapshot None: the head (to_snapshot on the "
+     "plan says which). Its files were appended in the window; its delete_files are the "
+     "deletion vectors appended in it, each with its data file and the vector it replaced."},
     {"alter", KW_METHOD(table_alter),
      "alter(ops) -> TableInfo\n\nApplies alter ops (hoglake.ops builds them); the handle adopts "
      "the new DDL snapshot."},

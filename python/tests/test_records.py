@@ -4,7 +4,9 @@ attributes (the library's typed structs), checked against what the server
 did."""
 
 import datetime as dt
-import time
+import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -144,3 +146,54 @@ def test_compact_merges_small_files(catalog):
     # Nothing left to do: the next pass compacts nothing and says why.
     again = catalog.compact()
     assert again.groups_compacted == 0 and again.left_too_few_files == 1
+
+
+def cli_delete(server, catalog, table, where):
+    """A deletion vector, written by the hoglake CLI (the binding writes none)."""
+    binary = os.environ.get("HOGLAKE_CLI") or shutil.which("hoglake")
+    assert binary, "the hoglake CLI was not found: set HOGLAKE_CLI"
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    env["HOGLAKE_TOKEN"] = server.token
+    done = subprocess.run([binary, "--server", server.base, "delete",
+                           f"{catalog.name}.ns.{table}", "--where", where],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_scan_plan_and_changes_are_typed(server, catalog):
+    table = catalog.create_namespace("ns").create_table("t", [column("id", "long")])
+    first = table.append({"id": [1, 2, 3]})
+    second = table.append({"id": [4, 5]})
+    cli_delete(server, catalog, "t", "id = 2")
+    one = catalog.refresh().head_snapshot_id
+    cli_delete(server, catalog, "t", "id = 3")  # supersedes the first vector
+    two = catalog.refresh().head_snapshot_id
+
+    plan = table.scan_plan(snapshot=two)
+    assert all(isinstance(e, hoglake.ScanFile) for e in plan)
+    by_path = {e.data_file.path: e for e in plan}
+    masked = by_path[first.files[0].path]
+    assert isinstance(masked.data_file, hoglake.DataFile)
+    assert isinstance(masked.delete_file, hoglake.DeleteFile)
+    assert masked.delete_file.delete_count == 2 and masked.delete_file.begin_snapshot == two
+    assert masked.delete_file.data_file_id == masked.data_file.data_file_id
+    assert by_path[second.files[0].path].delete_file is None
+    # Time travel: between the deletes the first vector, before them none.
+    assert {e.data_file.path: e.delete_file.delete_count if e.delete_file else 0
+            for e in table.scan_plan(snapshot=one)}[first.files[0].path] == 1
+    assert all(e.delete_file is None for e in table.scan_plan(snapshot=second.snapshot_id))
+
+    feed = table.changes(from_snapshot=first.snapshot_id)
+    assert isinstance(feed, hoglake.ChangesPlan)
+    assert (feed.table_uuid, feed.from_snapshot, feed.to_snapshot) == (
+        table.table_uuid, first.snapshot_id, two)
+    assert [f.path for f in feed.files] == [second.files[0].path]
+    assert [(d.delete_file.delete_count, d.data_file.path) for d in feed.delete_files] == [
+        (1, first.files[0].path), (2, first.files[0].path)]
+    first_dv, second_dv = feed.delete_files
+    assert first_dv.superseded is None
+    assert second_dv.superseded == first_dv.delete_file
+    # A window of the second delete alone still names the vector it replaced.
+    late = table.changes(from_snapshot=one, to_snapshot=two)
+    assert late.files == [] and late.delete_files[0].superseded == first_dv.delete_file
+    assert table.changes(from_snapshot=two).files == []
