@@ -331,11 +331,14 @@ class HoglakeClient(_hoglake.Client):
     token: the bearer token (default $HOGLAKE_TOKEN).
     s3: an S3Config for s3:// catalogs.
     timeout / connect_timeout: seconds (default 60 and 10).
+    single_request_uploads: an S3 object goes up in one PUT (the default);
+    False streams it as a multipart upload (create, parts, complete).
     """
 
     def __init__(self, server_url: _Optional[str] = None, token: _Optional[str] = None, *,
                  s3: _Optional[S3Config] = None, timeout: _Optional[float] = None,
-                 connect_timeout: _Optional[float] = None, ca_file: _Optional[str] = None):
+                 connect_timeout: _Optional[float] = None, ca_file: _Optional[str] = None,
+                 single_request_uploads: bool = True):
         url = server_url or _os.environ.get("HOGLAKE_URL") or "http://localhost:8080"
         s3 = s3 or S3Config()
         self.server_url = url
@@ -346,6 +349,7 @@ class HoglakeClient(_hoglake.Client):
             s3_session_token=s3.session_token, ca_file=ca_file,
             timeout_ms=int(timeout * 1000) if timeout else 0,
             connect_timeout_ms=int(connect_timeout * 1000) if connect_timeout else 0,
+            streaming_uploads=not single_request_uploads,
         )
 
 

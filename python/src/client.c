@@ -3,23 +3,20 @@
 
 static int client_init(HlClient *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"server_url",
-                             "token",
-                             "s3_endpoint",
-                             "s3_region",
-                             "s3_access_key",
-                             "s3_secret_key",
-                             "s3_session_token",
-                             "ca_file",
-                             "timeout_ms",
-                             "connect_timeout_ms",
-                             NULL};
+    static char *kwlist[] = {"server_url",        "token",
+                             "s3_endpoint",       "s3_region",
+                             "s3_access_key",     "s3_secret_key",
+                             "s3_session_token",  "ca_file",
+                             "timeout_ms",        "connect_timeout_ms",
+                             "streaming_uploads", NULL};
     struct hl_client_options o = {0};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|zzzzzzzll", kwlist, &o.server_url, &o.token,
+    int streaming = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|zzzzzzzllp", kwlist, &o.server_url, &o.token,
                                      &o.s3_endpoint, &o.s3_region, &o.s3_access_key,
                                      &o.s3_secret_key, &o.s3_session_token, &o.ca_file,
-                                     &o.timeout_ms, &o.connect_timeout_ms))
+                                     &o.timeout_ms, &o.connect_timeout_ms, &streaming))
         return -1;
+    o.streaming_uploads = streaming != 0;
     if (self->client) {
         PyErr_SetString(PyExc_RuntimeError, "Client is already initialised");
         return -1;
