@@ -51,7 +51,7 @@ static int find_receipt(struct cli *cli, const char *qualified, const char *key,
     char *text = NULL;
     struct hl_error err;
     hl_status st = hl_client_request(cli->client, "GET", path, NULL, &text, &err);
-    if (st == HL_ERR_NOT_FOUND && str_starts_with(err.message, "no receipt"))
+    if (st == HL_ERR_NOT_FOUND && strcmp(err.code, "no_receipt") == 0)
         return 0;
     if (st != HL_OK)
         return -cli_report(st, &err);

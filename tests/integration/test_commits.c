@@ -561,7 +561,7 @@ static void receipts_make_commits_idempotent(void **state)
     json_decref(rec);
     api_get(&r, &srv, "/v1/catalogs/%s/commit/receipts/%s", CAT,
             "11111111-2222-3333-4444-555555555555");
-    expect_error(&r, 404, "not_found");
+    expect_error(&r, 404, "no_receipt");
     http_result_free(&r);
     api_get(&r, &srv, "/v1/catalogs/%s/commit/receipts/not-a-uuid", CAT);
     expect_error(&r, 400, "bad_request");

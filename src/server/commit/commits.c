@@ -159,7 +159,8 @@ int h_commit_receipt(struct srv_req *req, struct srv_res *res, struct api_error 
         return api_from_error(err, &e, "receipt");
     /* A missing receipt does not prove a request is not still running. */
     if (!found)
-        return api_not_found(err, "no receipt for operation %s in catalog '%s'", lower, cat.name);
+        return api_fail(err, 404, "no_receipt", "no receipt for operation %s in catalog '%s'",
+                        lower, cat.name);
     json_t *body = json_pack("{s:s,s:I,s:I}", "operation_id", lower, "snapshot_id",
                              (json_int_t)snapshot_id, "schema_version", (json_int_t)schema_version);
     if (!body)
