@@ -208,14 +208,23 @@ static PyObject *catalog_set_retention(HlCatalog *self, PyObject *args, PyObject
 
 static PyObject *catalog_commit_prepared(HlCatalog *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"payload", NULL};
+    static char *kwlist[] = {"payload", "table", NULL};
     const char *payload;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s", kwlist, &payload))
+    PyObject *table = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s|$O", kwlist, &payload, &table))
         return NULL;
+    if (table != Py_None && !PyObject_TypeCheck(table, &HlTable_Type)) {
+        PyErr_SetString(PyExc_TypeError, "table= must be a hoglake Table");
+        return NULL;
+    }
     int64_t snapshot = -1;
     struct hl_error err;
     hl_status st;
-    HLPY_UNLOCKED(st = hl_catalog_commit_prepared(self->catalog, payload, &snapshot, &err));
+    if (table != Py_None) /* the table's form: a re_prepare refusal drops its cache */
+        HLPY_UNLOCKED(
+            st = hl_table_commit_prepared(((HlTable *)table)->table, payload, &snapshot, &err));
+    else
+        HLPY_UNLOCKED(st = hl_catalog_commit_prepared(self->catalog, payload, &snapshot, &err));
     return hlpy_snapshot_or_raise(st, snapshot, &err);
 }
 
@@ -315,9 +324,10 @@ static PyMethodDef catalog_methods[] = {
      "options() -> CatalogOptions\n\nThe catalog's retention settings and expiry floor."},
     {"commit_prepared", (PyCFunction)(void (*)(void))catalog_commit_prepared,
      METH_VARARGS | METH_KEYWORDS,
-     "commit_prepared(payload) -> int\n\nPublishes a payload Table.prepare_append made, from "
-     "any process (idempotent). Prefer Table.commit_prepared, which also drops the table's "
-     "writer cache on a re_prepare refusal; here that is the caller's (Table.invalidate)."},
+     "commit_prepared(payload, *, table=None) -> int\n\nPublishes a payload a prepare "
+     "made, from any process (idempotent). Given table=, a refusal marked re_prepare also "
+     "drops that table's writer cache (as Table.commit_prepared does); without it that is "
+     "the caller's (Table.invalidate)."},
     {"snapshots", (PyCFunction)(void (*)(void))catalog_snapshots, METH_VARARGS | METH_KEYWORDS,
      "snapshots(*, after=0, before=None, limit=0) -> Snapshots\n\nThe snapshot log, paged as "
      "it is iterated: ascending past after, or, given before, descending below it. limit is "

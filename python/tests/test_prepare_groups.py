@@ -139,3 +139,22 @@ def test_writer_cache_zero_get_steady_state(server, catalog):
     table.commit_prepared(table.prepare_append_tables([(rows(7, 7), ("7", "678"))],
                                                       idempotency_key=str(uuid.uuid4())))
     assert get_requests(server) == mark
+
+
+def test_catalog_commit_prepared_with_table_drops_the_cache(server, catalog):
+    partitioned(catalog.create_namespace("ns"))
+    table = catalog.namespace("ns").table("events")
+    server.client().catalog(catalog.name).namespace("ns").table("events").alter(
+        [ops.add_column("extra", "string")])
+    stale = table.prepare_append_tables([(rows(9, 1), ("9", "672"))],
+                                        idempotency_key=str(uuid.uuid4()))
+    with pytest.raises(hoglake.DdlSinceReadSnapshotError):
+        catalog.commit_prepared(stale, table=table)
+    mark = get_requests(server)
+    snapshot = catalog.commit_prepared(
+        table.prepare_append_tables([(rows(9, 1), ("9", "672"))],
+                                    idempotency_key=str(uuid.uuid4())), table=table)
+    assert get_requests(server) > mark  # the dropped cache was read again
+    assert len(table.read(snapshot=snapshot).to_pylist()) == 3
+    with pytest.raises(TypeError, match="Table"):
+        catalog.commit_prepared(stale, table="events")
