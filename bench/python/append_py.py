@@ -3,6 +3,7 @@
 
     append_py.py --server URL --data-path URI --events FILE [--catalog NAME]
                  [--namespace NAME] [--table NAME] [--repeat N] [--verify-rows]
+                 [--perf-control CTL,ACK]
 
 FILE is what events_dump wrote: the standard event table's rows as raw
 Arrow buffers, batch by batch, exactly as append_bench generates them. All
@@ -14,7 +15,10 @@ batch) is measured and subtracted, as append_bench subtracts its generator.
 
 After each append the rows are counted back from the server (files() at the
 new snapshot). --verify-rows also reads every row back and compares it with
-the input, value by value (the smoke run).
+the input, value by value (the smoke run). --perf-control names the control
+and acknowledgement FIFOs of a `perf record -D -1 --control fifo:CTL,ACK`
+running this script: events are enabled only around the appends, so the
+profile shows the timed part alone.
 
 The server's token comes from HOGLAKE_TOKEN (the client reads it). Prints
 one JSON object on stdout; exits 1 when an append fails or a check fails.
@@ -57,14 +61,16 @@ class Column:
 
 
 class Events:
-    """The whole events file in memory: the table's ColumnDef list, the
-    columns' (format, name) and the batches, each a (rows, [Column])."""
+    """The whole events file in memory: the batch size asked for, the
+    table's ColumnDef list, the columns' (format, name) and the batches,
+    each a (rows, [Column])."""
 
     def __init__(self, path):
         with open(path, "rb") as f:
             self._f = f
             if f.read(len(MAGIC)) != MAGIC:
                 raise Failed(f"{path} is not an events_dump file")
+            self.batch_rows = self._i64()
             self.columns_json = json.loads(self._text())
             ncols = self._i64()
             self.fields = [(self._text(), self._text()) for _ in range(ncols)]
@@ -204,6 +210,37 @@ class Producer:
         return _capsule_new(ctypes.addressof(self.stream), STREAM_NAME, None)
 
 
+class PerfControl:
+    """perf record's control FIFOs: enable() and disable() return once perf
+    has acknowledged."""
+
+    def __init__(self, spec):
+        ctl, ack = spec.split(",")
+        self.ctl = open(ctl, "w", encoding="ascii")
+        self.ack = open(ack, encoding="ascii")
+
+    def _send(self, command):
+        self.ctl.write(command + "\n")
+        self.ctl.flush()
+        # perf writes "ack\n" with its terminating NUL, which then leads the next line.
+        if self.ack.readline().strip("\0\n") != "ack":
+            raise Failed(f"perf did not acknowledge '{command}'")
+
+    def enable(self):
+        self._send("enable")
+
+    def disable(self):
+        self._send("disable")
+
+
+class NoPerf:
+    def enable(self):
+        pass
+
+    def disable(self):
+        pass
+
+
 # ---- the checks ----
 
 def expected_rows(events):
@@ -274,13 +311,14 @@ def cpu_s():
     return ru.ru_utime + ru.ru_stime
 
 
-def append_once(ns, producer, name, args):
+def append_once(ns, producer, name, args, perf):
     table = ns.create_table(name, producer.events.columns_json)
     producer.rewind()
-    load = os.getloadavg()
+    perf.enable()
     t0, c0 = time.perf_counter(), cpu_s()
     result = table.append(producer, author="append_py")
     t1, c1 = time.perf_counter(), cpu_s()
+    perf.disable()
     if producer.held:
         raise Failed(f"the extension kept {producer.held} arrays of the last batch")
     rows = counted_rows(table, result.snapshot_id)
@@ -294,7 +332,6 @@ def append_once(ns, producer, name, args):
         "append_s": t1 - t0 - producer.get_next_s,
         "append_cpu_s": c1 - c0 - producer.get_next_cpu_s,
         "get_next_s": producer.get_next_s,
-        "loadavg": list(load),
         "snapshot_id": result.snapshot_id,
         "file_bytes": sum(f.file_size_bytes for f in result.files),
         "rows_counted": rows,
@@ -311,10 +348,12 @@ def main():
     p.add_argument("--table", default="events")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--verify-rows", action="store_true")
+    p.add_argument("--perf-control", metavar="CTL,ACK")
     args = p.parse_args()
     if not args.server:
         p.error("no server: pass --server URL or set HOGLAKE_URL")
 
+    perf = PerfControl(args.perf_control) if args.perf_control else NoPerf()
     events = Events(args.events)
     producer = Producer(events)
     client = hoglake.HoglakeClient(args.server)
@@ -322,14 +361,14 @@ def main():
     runs = []
     for rep in range(max(args.repeat, 1)):
         name = f"{args.table}_{int(time.time())}_{os.getpid()}_r{rep}"
-        run = append_once(ns, producer, name, args)
+        run = append_once(ns, producer, name, args, perf)
         print(f"append_py: {name}: {run['append_s']:.3f} s "
               f"({events.rows / run['append_s']:.0f} rows/s)", file=sys.stderr)
         runs.append(run)
     print(json.dumps({
         "engine": "python",
         "rows": events.rows,
-        "batch_rows": events.batches[0][0] if events.batches else 0,
+        "batch_rows": events.batch_rows,
         "batches": len(events.batches),
         "python": sys.version.split()[0],
         "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,

@@ -6,7 +6,7 @@
  *   events_dump [--rows N] [--batch-rows N] [--seed N] > FILE
  *
  * The stream, native byte order (it is read on the same machine):
- *   "HLEVTS1\n"
+ *   "HLEVTS1\n", i64 batch_rows (the batch size asked for)
  *   u32 length + text: the table's ColumnDef JSON (events_table_json)
  *   i64 ncols; per column: u32 length + Arrow format, u32 length + name
  *   per batch: i64 rows (> 0); per column: i64 null_count, i64 n_buffers,
@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     events_gen_init(g, seed);
 
     fwrite(MAGIC, 1, sizeof MAGIC, stdout);
+    put_i64(batch_rows);
     put_text(events_table_json);
     put_i64(EVENTS_NCOLS);
     for (int c = 0; c < EVENTS_NCOLS; c++) {

@@ -13,12 +13,14 @@
 #                    Python side, once each, as fresh processes, each to a fresh
 #                    table; the report gives the range over the rounds
 #   --out DIR        keep the logs and JSON results in DIR (default: a temporary
-#                    directory, removed at the end)
+#                    directory, removed at the end); a previous run's are replaced
 #   --build-dir DIR  the Release build (default build-release), configured and
 #                    built here (hoglaked, append_bench, events_dump, libhoglake)
 #                    unless --no-build; libhoglake is installed from it into
 #                    DIR/py, and the extension built with pip against that
-#   --perf           also profile both sides with perf record into DIR/perf
+#   --perf           also profile both sides with perf record into DIR/perf: the
+#                    Python side only while it appends (perf's control FIFO),
+#                    append_bench whole (its generator shows as events_gen_batch)
 #   --smoke          a quick correctness run: 20,000 rows, one round; the Python
 #                    side reads every row back and compares it with its input.
 #                    Exits 77 (skipped) when PostgreSQL or the extension's build
@@ -111,6 +113,9 @@ done
 if [ -n "$out" ]; then
   mkdir -p "$out"
   dir=$(cd "$out" && pwd)
+  # A previous run's stack and results in DIR are replaced.
+  rm -rf "$dir/pg" "$dir/hoglaked" "$dir/port" "$dir/warehouse" "$dir/perf" "$dir"/*.json \
+    "$dir"/*.load "$dir"/*.log
 else
   dir=$(mktemp -d "${TMPDIR:-/tmp}/python-bench.XXXXXX")
   chmod 755 "$dir" # hoglaked runs as its own user when started as root
@@ -154,12 +159,17 @@ printf '{"cpu":"%s","nproc":%s,"python":"%s","rows":%s,"batch_rows":%s,"rounds":
   "$([ "$smoke" = 1 ] && echo true || echo false)" >"$dir/env.json"
 
 # ---- the rounds ----
-run() { # run NAME CMD...: the command's JSON to DIR/NAME.json, the load at its start to NAME.load
+# run NAME CMD...: the command's JSON to DIR/NAME.json, the load at its start
+# to NAME.load. With --perf, under perf record; with perf_ctl=CTL,ACK set,
+# perf starts disabled and the command enables it through those FIFOs.
+run() {
   local name=$1
   shift
   if [ "$perf" = 1 ]; then
-    mkdir -p "$dir/perf"
-    set -- perf record -q -F 999 --call-graph dwarf,16384 -o "$dir/perf/$name.data" -- "$@"
+    local ctl=()
+    [ -z "${perf_ctl:-}" ] || ctl=(-D -1 --control "fifo:$perf_ctl")
+    set -- perf record -q -F 999 --call-graph dwarf,16384 "${ctl[@]}" \
+      -o "$dir/perf/$name.data" -- "$@"
   fi
   log "$name: $*"
   load >"$dir/$name.load"
@@ -170,13 +180,21 @@ run() { # run NAME CMD...: the command's JSON to DIR/NAME.json, the load at its 
   fi
 }
 mkdir -p "$dir/warehouse"
-verify=()
-[ "$smoke" = 1 ] && verify=(--verify-rows)
+py_opts=()
+[ "$smoke" = 1 ] && py_opts=(--verify-rows)
+perf_ctl=""
+if [ "$perf" = 1 ]; then
+  mkdir -p "$dir/perf"
+  mkfifo "$dir/perf/ctl" "$dir/perf/ack"
+  perf_ctl=$dir/perf/ctl,$dir/perf/ack
+  py_opts+=(--perf-control "$perf_ctl")
+fi
 for round in $(seq 1 "$repeat"); do
-  run "c-$round" "$append_bench" --server "$url" --catalog bench_c \
+  perf_ctl="" run "c-$round" "$append_bench" --server "$url" --catalog bench_c \
     --data-path "file://$dir/warehouse/c" --rows "$rows" --batch-rows "$batch_rows" --repeat 1
-  run "py-$round" "$py" "$here/append_py.py" --server "$url" --catalog bench_py \
-    --data-path "file://$dir/warehouse/py" --events "$dir/events.bin" "${verify[@]}"
+  run "py-$round" "$py" "$here/append_py.py" --server "$url" \
+    --catalog bench_py --data-path "file://$dir/warehouse/py" --events "$dir/events.bin" \
+    "${py_opts[@]}"
 done
 
 status=0
