@@ -306,18 +306,19 @@ def namespace_get(cat, name):
         return cat.create_namespace(name)
 
 
-def cpu_s():
+def usage():
+    """The process's CPU seconds (user + sys), page faults and context switches."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
+    return ru.ru_utime + ru.ru_stime, ru.ru_minflt + ru.ru_majflt, ru.ru_nvcsw, ru.ru_nivcsw
 
 
 def append_once(ns, producer, name, args, perf):
     table = ns.create_table(name, producer.events.columns_json)
     producer.rewind()
     perf.enable()
-    t0, c0 = time.perf_counter(), cpu_s()
+    t0, u0 = time.perf_counter(), usage()
     result = table.append(producer, author="append_py")
-    t1, c1 = time.perf_counter(), cpu_s()
+    t1, u1 = time.perf_counter(), usage()
     perf.disable()
     if producer.held:
         raise Failed(f"the extension kept {producer.held} arrays of the last batch")
@@ -330,7 +331,11 @@ def append_once(ns, producer, name, args, perf):
     return {
         "table": name,
         "append_s": t1 - t0 - producer.get_next_s,
-        "append_cpu_s": c1 - c0 - producer.get_next_cpu_s,
+        "append_cpu_s": u1[0] - u0[0] - producer.get_next_cpu_s,
+        # Where a slow repetition's time went: faults, waits, preemptions.
+        "page_faults": u1[1] - u0[1],
+        "voluntary_switches": u1[2] - u0[2],
+        "involuntary_switches": u1[3] - u0[3],
         "get_next_s": producer.get_next_s,
         "snapshot_id": result.snapshot_id,
         "file_bytes": sum(f.file_size_bytes for f in result.files),
@@ -379,6 +384,6 @@ def main():
 if __name__ == "__main__":
     try:
         main()
-    except (Failed, hoglake.HoglakeError) as e:
+    except (Failed, OSError, hoglake.HoglakeError) as e:
         print(f"append_py: {e}", file=sys.stderr)
         sys.exit(1)
