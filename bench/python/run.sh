@@ -47,6 +47,10 @@ build=1
 build_dir="$root/build-release"
 while [ $# -gt 0 ]; do
   case "$1" in
+    --rows | --repeat | --out | --build-dir)
+      [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; exit 5; } ;;
+  esac
+  case "$1" in
     --rows) rows=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -54,7 +58,7 @@ while [ $# -gt 0 ]; do
     --no-build) build=0; shift ;;
     --smoke) smoke=1; shift ;;
     --perf) perf=1; shift ;;
-    -h | --help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
