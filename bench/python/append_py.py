@@ -121,7 +121,6 @@ class Producer:
         self._child_release = ARRAY_RELEASE(self._release_child)
         self._batch_release = ARRAY_RELEASE(self._release_batch)
         self._schema_release = SCHEMA_RELEASE(self._release_schema)
-        self.stream = ArrowArrayStream()
         self._callbacks = (GET_SCHEMA(self._get_schema), GET_NEXT(self._get_next),
                            GET_LAST_ERROR(self._get_last_error), STREAM_RELEASE(self._release))
         self.rewind()
