@@ -6,7 +6,8 @@
 #   scripts/deps.sh test     run + cmocka, clang and its libFuzzer runtime (scripts/fuzz.sh),
 #                            tmux (the progress line on a terminal, test_cli_progress),
 #                            Node.js/npm for the test-only tools, and the Python
-#                            extension's headers, setuptools and pytest (tests/python)
+#                            extension's headers, setuptools, pip and pytest (tests/python,
+#                            bench/python)
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjansson-dev
@@ -15,7 +16,7 @@ build_pkgs=(build-essential cmake pkg-config libpq-dev libmicrohttpd-dev libjans
             curl ca-certificates)
 run_pkgs=(postgresql)
 test_pkgs=(libcmocka-dev python3 clang-format clang libclang-rt-14-dev bash zsh groff-base bsdextrautils
-           tmux python3-dev python3-setuptools python3-pytest)
+           tmux python3-dev python3-setuptools python3-pip python3-pytest)
 
 case "${1:-}" in
   build) want=("${build_pkgs[@]}") ;;
