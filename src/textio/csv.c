@@ -11,6 +11,7 @@ void csv_reader_init(struct csv_reader *r, FILE *f)
     memset(r, 0, sizeof *r);
     byte_reader_init(&r->src, f);
     r->delim = ',';
+    r->max_record = CSV_MAX_RECORD_BYTES;
     r->line = 1;
 }
 
@@ -62,6 +63,19 @@ static int end_field(struct csv_reader *r, size_t start, bool quoted)
     return 0;
 }
 
+/* One byte of the record's fields, within the record's bound. */
+static int put_byte(struct csv_reader *r, int c)
+{
+    if (r->data.len >= r->max_record) {
+        snprintf(r->err, sizeof r->err,
+                 "line %lld: the record starting there is longer than %zu MiB, the bound on "
+                 "one record (is a closing quote missing, or is this not CSV?)",
+                 (long long)r->record_line, r->max_record >> 20);
+        return -1;
+    }
+    return buf_putc(&r->data, (char)c) == 0 ? 0 : bad(r, "out of memory");
+}
+
 /* After a CR: a line end when LF follows, else an error. */
 static int line_end_after_cr(struct csv_reader *r)
 {
@@ -101,7 +115,8 @@ int csv_read_record(struct csv_reader *r)
             if (c == '"') {
                 if (peek_byte(r) == '"') {
                     next_byte(r);
-                    buf_putc(&r->data, '"');
+                    if (put_byte(r, '"') != 0)
+                        return -1;
                 } else {
                     closed = true;
                 }
@@ -109,7 +124,8 @@ int csv_read_record(struct csv_reader *r)
             }
             if (c == '\n')
                 r->line++;
-            buf_putc(&r->data, (char)c);
+            if (put_byte(r, c) != 0)
+                return -1;
             continue;
         }
         if (c == r->delim || c == '\n' || c == '\r' || c == -1) {
@@ -134,8 +150,8 @@ int csv_read_record(struct csv_reader *r)
             quoted = true;
             continue;
         }
-        if (buf_putc(&r->data, (char)c) != 0)
-            return bad(r, "out of memory");
+        if (put_byte(r, c) != 0)
+            return -1;
     }
 }
 

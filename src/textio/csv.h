@@ -21,9 +21,15 @@ struct csv_field {
     bool quoted;
 };
 
+/* The most bytes one record's fields (each with its NUL) may hold: a file with no line end in
+ * sight (a binary file, a missing closing quote) is refused instead of
+ * read whole into memory. */
+#define CSV_MAX_RECORD_BYTES ((size_t)64 << 20)
+
 struct csv_reader {
     struct byte_reader src; /* src.read_error: the caller's, for a decompressed stream */
     char delim;             /* the field separator: ',' unless the caller sets another */
+    size_t max_record;      /* CSV_MAX_RECORD_BYTES unless the caller sets another */
     bool started;
     int64_t line;        /* physical line the next character is on (1-based) */
     int64_t record_line; /* line the last record started on */

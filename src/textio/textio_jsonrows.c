@@ -11,6 +11,7 @@ void jsonrows_init(struct jsonrows *r, FILE *f)
 {
     memset(r, 0, sizeof *r);
     byte_reader_init(&r->src, f);
+    r->max_row = JSONROWS_MAX_ROW_BYTES;
     r->line = 1;
 }
 
@@ -86,6 +87,18 @@ static int start(struct jsonrows *r)
     return 0;
 }
 
+/* One byte of the row, within the row's bound. */
+static int put_byte(struct jsonrows *r, int c)
+{
+    if (r->row.len >= r->max_row) {
+        snprintf(r->err, sizeof r->err,
+                 "line %lld: the row starting there is longer than %zu MiB, the bound on one row",
+                 (long long)r->row_line, r->max_row >> 20);
+        return -1;
+    }
+    return buf_putc(&r->row, (char)c) == 0 ? 0 : fail(r, "out of memory");
+}
+
 /* JSON Lines: the next line that is not blank. */
 static int next_line(struct jsonrows *r)
 {
@@ -96,8 +109,8 @@ static int next_line(struct jsonrows *r)
         int c;
         while ((c = next_byte(r)) >= 0 && c != '\n') {
             blank &= is_space(c);
-            if (buf_putc(&r->row, (char)c) != 0)
-                return fail(r, "out of memory");
+            if (put_byte(r, c) != 0)
+                return -1;
         }
         if (c == -2)
             return -1;
@@ -121,8 +134,8 @@ static int scan_element(struct jsonrows *r)
             (complete || (r->row.len && (c == ',' || c == ']' || is_space(c)))))
             break;
         next_byte(r);
-        if (buf_putc(&r->row, (char)c) != 0)
-            return fail(r, "out of memory");
+        if (put_byte(r, c) != 0)
+            return -1;
         if (in_string) {
             if (escaped)
                 escaped = false;

@@ -16,8 +16,13 @@
 #include "textio/byte_reader.h"
 #include "util/buf.h"
 
+/* The longest row (a line of JSON Lines, an element of an array) read:
+ * input with no row end in sight is refused instead of read whole. */
+#define JSONROWS_MAX_ROW_BYTES ((size_t)64 << 20)
+
 struct jsonrows {
     struct byte_reader src; /* src.read_error: the caller's, for a decompressed stream */
+    size_t max_row;         /* JSONROWS_MAX_ROW_BYTES unless the caller sets another */
     bool started;
     bool lines_only;  /* JSON Lines, even when it starts with '[' (the caller's) */
     bool array;       /* the input is one JSON array */

@@ -234,6 +234,30 @@ static void long_field_across_the_buffer(void **state)
     free(text);
 }
 
+/* A record past the reader's bound is refused, naming where it starts,
+ * whether the bytes are quoted or not; one at the bound is read. The
+ * default bound is 64 MiB; a small one shows the same code path. */
+static void record_bound(void **state)
+{
+    (void)state;
+    const char *text = "a,b\nxxxx,yyyy\n\"abc,\ndefghij\",e\nzz\n";
+    struct reading rd;
+    open_text(&rd, text, strlen(text));
+    assert_int_equal(rd.r.max_record, CSV_MAX_RECORD_BYTES);
+    rd.r.max_record = 10; /* field bytes and each field's terminating NUL */
+    expect_record(&rd, 1, 2, "a", "b");
+    expect_record(&rd, 2, 2, "xxxx", "yyyy"); /* 10 bytes: at the bound */
+    assert_int_equal(csv_read_record(&rd.r), -1);
+    assert_non_null(strstr(rd.r.err, "line 3: the record starting there is longer than"));
+    close_text(&rd);
+
+    open_text(&rd, "\"never closed", strlen("\"never closed"));
+    rd.r.max_record = 4;
+    assert_int_equal(csv_read_record(&rd.r), -1);
+    assert_non_null(strstr(rd.r.err, "is a closing quote missing"));
+    close_text(&rd);
+}
+
 static void writer(void **state)
 {
     (void)state;
@@ -464,6 +488,7 @@ int main(void)
         cmocka_unit_test(delimiters_that_cannot_be),
         cmocka_unit_test(unknown_header_names_together),
         cmocka_unit_test(null_marker),
+        cmocka_unit_test(record_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,26 @@ static void expect_error(struct rows *rs, const char *want)
         fail_msg("error '%s' lacks '%s'", rs->r.err, want);
 }
 
+/* A row past the reader's bound (a JSON Lines line, an array element) is
+ * refused, naming the line it starts on; one at the bound is read. */
+static void row_bound(void **state)
+{
+    (void)state;
+    struct rows rs;
+    open_rows(&rs, "{\"a\":1}\n{\"a\":12345}\n", false);
+    assert_int_equal(rs.r.max_row, JSONROWS_MAX_ROW_BYTES);
+    rs.r.max_row = 9;
+    expect_row(&rs, 1, "{\"a\":1}");
+    expect_error(&rs, "line 2: the row starting there is longer than");
+    close_rows(&rs);
+
+    open_rows(&rs, "[{\"a\":1},\n {\"a\":\"a long string\"}]", false);
+    rs.r.max_row = 9;
+    expect_row(&rs, 1, "{\"a\":1}");
+    expect_error(&rs, "line 2: the row starting there");
+    close_rows(&rs);
+}
+
 static void array_elements(void **state)
 {
     (void)state;
@@ -234,7 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(array_elements),   cmocka_unit_test(json_lines),
         cmocka_unit_test(malformed_arrays), cmocka_unit_test(whole_streams),
-        cmocka_unit_test(broken_streams),
+        cmocka_unit_test(broken_streams),   cmocka_unit_test(row_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
