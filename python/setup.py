@@ -51,7 +51,7 @@ setup(
                 os.path.join("src", f) for f in os.listdir(os.path.join(here, "src"))
                 if f.endswith(".c")
             ),
-            depends=[os.path.join("src", "hlpy.h")],
+            depends=[os.path.join("src", "hlpy.h"), os.path.join("src", "plain_scalar.h")],
             extra_compile_args=cflags + ["-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wconversion", "-Wno-sign-conversion"] + extra,
             extra_link_args=libs + extra,
             # The installed module finds libhoglake where pkg-config did.

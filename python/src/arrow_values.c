@@ -1,14 +1,15 @@
 /* Arrow C data (one batch, a struct array) as Python values: a dict per
  * row. Primitive, string, binary, decimal128, date, time, timestamp,
- * struct, list and map columns, and dictionary-encoded ones; any other
- * type is NotImplementedError naming its format. */
+ * struct, list and map columns (uuid ones as uuid.UUID), and
+ * dictionary-encoded ones; any other type is NotImplementedError naming
+ * its format. */
 #include "hlpy.h"
 
 #include <datetime.h>
 #include <stdlib.h>
 #include <string.h>
 
-static PyObject *decimal_type;
+static PyObject *decimal_type, *uuid_type;
 
 static bool is_valid(const struct ArrowArray *a, int64_t i)
 {
@@ -175,6 +176,42 @@ static PyObject *bytes_value(const struct ArrowArray *a, int64_t i, bool large, 
                 : PyBytes_FromStringAndSize(p, end - start);
 }
 
+/* Whether s's metadata names the extension type name
+ * (ARROW:extension:name): int32 count, then int32-length keys and values. */
+static bool has_extension(const struct ArrowSchema *s, const char *name)
+{
+    static const char key[] = "ARROW:extension:name";
+    const char *m = s->metadata;
+    if (!m)
+        return false;
+    int32_t n, klen, vlen;
+    memcpy(&n, m, 4);
+    m += 4;
+    for (int32_t i = 0; i < n; i++) {
+        memcpy(&klen, m, 4);
+        const char *k = m + 4;
+        memcpy(&vlen, k + klen, 4);
+        const char *v = k + klen + 4;
+        if ((size_t)klen == sizeof key - 1 && memcmp(k, key, (size_t)klen) == 0)
+            return strlen(name) == (size_t)vlen && memcmp(v, name, (size_t)vlen) == 0;
+        m = v + vlen;
+    }
+    return false;
+}
+
+/* A uuid column's 16 bytes as a uuid.UUID. */
+static PyObject *uuid_value(const uint8_t *p)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize((const char *)p, 16);
+    PyObject *args = bytes ? PyTuple_New(0) : NULL;
+    PyObject *kw = args ? Py_BuildValue("{s:O}", "bytes", bytes) : NULL;
+    PyObject *out = kw ? PyObject_Call(uuid_type, args, kw) : NULL;
+    Py_XDECREF(bytes);
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    return out;
+}
+
 static int64_t dictionary_index(const char *fmt, const struct ArrowArray *a, int64_t i)
 {
     const void *b = a->buffers[1];
@@ -223,6 +260,8 @@ static PyObject *value_at(const struct ArrowSchema *s, const struct ArrowArray *
         }
     } else if (f[0] == 'w' && f[1] == ':') {
         int width = atoi(f + 2);
+        if (width == 16 && has_extension(s, "arrow.uuid"))
+            return uuid_value((const uint8_t *)b + 16 * j);
         return PyBytes_FromStringAndSize((const char *)b + (int64_t)width * j, width);
     } else if (f[0] == 'd' && f[1] == ':') {
         return decimal_value(f, (const uint8_t *)b + 16 * j);
@@ -247,16 +286,27 @@ static PyObject *value_at(const struct ArrowSchema *s, const struct ArrowArray *
                         s->name ? s->name : "", f);
 }
 
-PyObject *hlpy_decimal_type(void)
+/* A module's attribute, imported once into *cache (borrowed). */
+static PyObject *imported(PyObject **cache, const char *module, const char *attr)
 {
-    if (!decimal_type) {
-        PyObject *mod = PyImport_ImportModule("decimal");
+    if (!*cache) {
+        PyObject *mod = PyImport_ImportModule(module);
         if (!mod)
             return NULL;
-        decimal_type = PyObject_GetAttrString(mod, "Decimal");
+        *cache = PyObject_GetAttrString(mod, attr);
         Py_DECREF(mod);
     }
-    return decimal_type;
+    return *cache;
+}
+
+PyObject *hlpy_decimal_type(void)
+{
+    return imported(&decimal_type, "decimal", "Decimal");
+}
+
+PyObject *hlpy_uuid_type(void)
+{
+    return imported(&uuid_type, "uuid", "UUID");
 }
 
 static int values_init(void)
@@ -266,7 +316,7 @@ static int values_init(void)
         if (!PyDateTimeAPI)
             return -1;
     }
-    return hlpy_decimal_type() ? 0 : -1;
+    return hlpy_decimal_type() && hlpy_uuid_type() ? 0 : -1;
 }
 
 int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,

@@ -89,15 +89,27 @@ PyObject *hlpy_arrow_column_def(PyObject *module, PyObject *args, PyObject *kwar
 PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
 
 /* arrow_in.c: any object with __arrow_c_stream__ or __arrow_c_array__, a
- * dict of lists or a list of dicts, as a stream the caller owns. decimals
- * (may be NULL): the table's decimal columns, name -> (precision, scale),
- * which plain data's Decimal values are written as. */
+ * dict of lists or a list of dicts, as a stream the caller owns. def (may
+ * be NULL): the table's definition, which plain data is typed by. */
+int hlpy_stream_from_object(PyObject *data, const struct hl_table_details *def,
+                            struct ArrowArrayStream *out);
+/* Moves schema and array (one batch) into a stream of it; -1 with an
+ * exception (both released). */
+int hlpy_one_batch_stream(struct ArrowSchema *schema, struct ArrowArray *array,
+                          struct ArrowArrayStream *out);
+
+/* plain_data.c: whether data is plain Python data (no Arrow producer), and
+ * it built into one batch typed by the table's columns (def; NULL: every
+ * column typed by its values). */
 int hlpy_is_plain_data(PyObject *data);
-int hlpy_stream_from_object(PyObject *data, PyObject *decimals, struct ArrowArrayStream *out);
+int hlpy_stream_from_plain(PyObject *data, const struct hl_table_details *def,
+                           struct ArrowArrayStream *out);
 
 /* arrow_values.c: a batch's rows as dicts appended to rows; decimal.Decimal
  * (borrowed; NULL with an exception). */
 PyObject *hlpy_decimal_type(void);
+/* uuid.UUID (borrowed; NULL with an exception). */
+PyObject *hlpy_uuid_type(void);
 int hlpy_rows_append(PyObject *rows, const struct ArrowSchema *schema,
                      const struct ArrowArray *batch);
 

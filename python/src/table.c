@@ -239,36 +239,18 @@ static PyObject *table_invalidate(HlTable *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-/* The table's decimal columns, name -> (precision, scale), from the
- * handle's definition (a request only when it is stale): Arrow has no
- * decimal type of its own to infer from a Decimal value. */
-static PyObject *table_decimals(HlTable *self)
-{
-    struct hl_table_details d;
-    if (table_definition(self, &d) < 0)
-        return NULL;
-    PyObject *out = PyDict_New();
-    for (size_t i = 0; out && i < d.ncolumns; i++) {
-        const struct hl_column *c = &d.columns[i];
-        if (strcmp(c->type, "decimal") != 0)
-            continue;
-        PyObject *ps = Py_BuildValue("(ii)", c->precision, c->scale);
-        if (!ps || PyDict_SetItemString(out, c->name, ps) < 0)
-            Py_CLEAR(out);
-        Py_XDECREF(ps);
-    }
-    hl_table_details_clear(&d);
-    return out;
-}
-
 /* append's and prepare_append's data as a stream; -1 with an exception. */
 static int table_stream(HlTable *self, PyObject *data, struct ArrowArrayStream *out)
 {
-    PyObject *decimals = NULL;
-    if (hlpy_is_plain_data(data) && !(decimals = table_decimals(self)))
+    if (!hlpy_is_plain_data(data))
+        return hlpy_stream_from_object(data, NULL, out);
+    /* Plain data is typed by the table's columns: the handle's definition
+     * (a request only when it is stale). */
+    struct hl_table_details d;
+    if (table_definition(self, &d) < 0)
         return -1;
-    int rc = hlpy_stream_from_object(data, decimals, out);
-    Py_XDECREF(decimals);
+    int rc = hlpy_stream_from_object(data, &d, out);
+    hl_table_details_clear(&d);
     return rc;
 }
 

@@ -3,7 +3,7 @@
 # build isolation) against this build's libhoglake, installed into a
 # temporary prefix and found by pkg-config, and runs its pytest suite
 # against a hoglaked of this build (and its hoglake CLI, which writes the
-# nested values plain-data appends cannot).
+# deletion vectors the binding does not).
 #
 #   run_pytest.sh BUILD_DIR SOURCE_DIR [SANITIZE_FLAGS]
 #
