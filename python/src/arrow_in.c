@@ -164,6 +164,17 @@ static void *capsule_pointer(PyObject *capsule, const char *name)
     return PyCapsule_GetPointer(capsule, name);
 }
 
+/* Drops a producer's capsule (or tuple of them) keeping any exception
+ * raised: its destructor, which releases what was not moved out, may run
+ * Python code (a ctypes or cffi producer) that must not find one set. */
+static void drop_capsules(PyObject *obj)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    Py_DECREF(obj);
+    PyErr_Restore(type, value, traceback);
+}
+
 static int from_stream_capsule(PyObject *data, struct ArrowArrayStream *out)
 {
     PyObject *capsule = PyObject_CallMethod(data, "__arrow_c_stream__", NULL);
@@ -179,7 +190,7 @@ static int from_stream_capsule(PyObject *data, struct ArrowArrayStream *out)
         s->release = NULL;
         rc = 0;
     }
-    Py_DECREF(capsule);
+    drop_capsules(capsule);
     return rc;
 }
 
@@ -204,7 +215,7 @@ static int from_array_capsules(PyObject *data, struct ArrowArrayStream *out)
             rc = hlpy_one_batch_stream(&schema, &array, out);
         }
     }
-    Py_DECREF(pair);
+    drop_capsules(pair);
     return rc;
 }
 

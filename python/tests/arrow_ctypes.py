@@ -198,14 +198,16 @@ def make_array(field, values, keep):
 class Producer:
     """Streams batches (each {name: [values]}) of the columns fields.
     fail_at: the index of the get_next call that fails with EIO instead.
-    Counts releases: of the stream (releases), and of the top-level
-    schemas and arrays handed out (schema_releases, array_releases). A
+    Counts the stream's releases (releases), and the top-level schemas
+    and arrays made (schemas_made, arrays_made) and released
+    (schema_releases, array_releases). A
     capsule made here releases what it holds when dropped unconsumed, as
     the protocol asks of producers."""
 
     def __init__(self, fields, batches, fail_at=None):
         self.fields, self.batches, self.fail_at = fields, batches, fail_at
-        self.calls = self.releases = self.schema_releases = self.array_releases = 0
+        self.calls = self.releases = 0
+        self.schemas_made = self.schema_releases = self.arrays_made = self.array_releases = 0
         self.keep = []  # every buffer and struct handed out stays alive here
         self.error = ctypes.create_string_buffer(b"the producer broke on purpose")
         self._schema_release = SCHEMA_RELEASE(self._count_schema)
@@ -225,6 +227,7 @@ class Producer:
     def schema(self):
         top = make_schema(Field("", "+s", self.fields, nullable=False), self.keep)
         top.release = self._schema_release
+        self.schemas_made += 1
         return top
 
     def batch(self, i):
@@ -235,6 +238,7 @@ class Producer:
         top = make_array(Field("", "+s", self.fields, nullable=False), rows, self.keep)
         top.buffers[0] = None  # a batch's rows are never null
         top.release = self._array_release
+        self.arrays_made += 1
         return top
 
     def _get_schema(self, stream, out):
