@@ -98,11 +98,14 @@ def make_schema(field, keep):
     ptrs = (ctypes.POINTER(ArrowSchema) * max(len(kids), 1))(
         *[ctypes.pointer(k) for k in kids])
     meta = ctypes.create_string_buffer(_metadata(field.extension)) if field.extension else None
-    keep += [kids, ptrs, meta]
-    return ArrowSchema(field.format.encode(), field.name.encode(),
-                       ctypes.cast(meta, ctypes.c_char_p) if meta else None,
-                       FLAG_NULLABLE if field.nullable else 0, len(kids), ptrs, None,
-                       _release_schema, None)
+    schema = ArrowSchema(field.format.encode(), field.name.encode(),
+                         ctypes.cast(meta, ctypes.c_char_p) if meta else None,
+                         FLAG_NULLABLE if field.nullable else 0, len(kids), ptrs, None,
+                         _release_schema, None)
+    # The struct owns its format and name bytes: a consumer's copy of it
+    # points into them.
+    keep += [kids, ptrs, meta, schema]
+    return schema
 
 
 _FIXED = {"c": ctypes.c_int8, "C": ctypes.c_uint8, "s": ctypes.c_int16, "S": ctypes.c_uint16,

@@ -129,3 +129,7 @@ def catalog(server, client):
     """A fresh catalog per test, with its data in the test's warehouse."""
     name = "c" + uuid.uuid4().hex[:12]
     return client.create_catalog(name, server.warehouse(name))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "leaks: the long leak loop (ctest python.leaks)")

@@ -5,8 +5,9 @@
 # against a hoglaked of this build (and its hoglake CLI, which writes the
 # deletion vectors the binding does not).
 #
-#   run_pytest.sh BUILD_DIR SOURCE_DIR [SANITIZE_FLAGS]
+#   run_pytest.sh BUILD_DIR SOURCE_DIR [SANITIZE_FLAGS [PYTEST_ARGS...]]
 #
+# PYTEST_ARGS select tests (-m leaks: the leak loop, ctest python.leaks).
 # In a sanitized build the extension gets the same -fsanitize flags and the
 # interpreter (not instrumented) runs with libasan preloaded and
 # PYTHONMALLOC=malloc; Python's own allocations are not leak-checked.
@@ -41,4 +42,4 @@ if [ -n "$sanitize" ]; then
   export PYTHONMALLOC=malloc
 fi
 cd "$work"
-exec "$py" -m pytest -q -p no:cacheprovider "$work/python/tests"
+exec "$py" -m pytest -q -p no:cacheprovider "${@:4}" "$work/python/tests"
