@@ -155,7 +155,7 @@ int hlpy_one_batch_stream(struct ArrowSchema *schema, struct ArrowArray *array,
 
 /* ---- PyCapsule producers ---- */
 
-static void *capsule_pointer(PyObject *capsule, const char *name)
+void *hlpy_capsule_pointer(PyObject *capsule, const char *name)
 {
     if (!PyCapsule_IsValid(capsule, name)) {
         PyErr_Format(PyExc_TypeError, "expected a PyCapsule named '%s'", name);
@@ -164,10 +164,7 @@ static void *capsule_pointer(PyObject *capsule, const char *name)
     return PyCapsule_GetPointer(capsule, name);
 }
 
-/* Drops a producer's capsule (or tuple of them) keeping any exception
- * raised: its destructor, which releases what was not moved out, may run
- * Python code (a ctypes or cffi producer) that must not find one set. */
-static void drop_capsules(PyObject *obj)
+void hlpy_capsules_drop(PyObject *obj)
 {
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
@@ -180,7 +177,7 @@ static int from_stream_capsule(PyObject *data, struct ArrowArrayStream *out)
     PyObject *capsule = PyObject_CallMethod(data, "__arrow_c_stream__", NULL);
     if (!capsule)
         return -1;
-    struct ArrowArrayStream *s = capsule_pointer(capsule, "arrow_array_stream");
+    struct ArrowArrayStream *s = hlpy_capsule_pointer(capsule, "arrow_array_stream");
     int rc = -1;
     if (s && !s->release) {
         PyErr_SetString(PyExc_ValueError, "__arrow_c_stream__ gave a released stream");
@@ -190,7 +187,7 @@ static int from_stream_capsule(PyObject *data, struct ArrowArrayStream *out)
         s->release = NULL;
         rc = 0;
     }
-    drop_capsules(capsule);
+    hlpy_capsules_drop(capsule);
     return rc;
 }
 
@@ -203,8 +200,9 @@ static int from_array_capsules(PyObject *data, struct ArrowArrayStream *out)
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_SetString(PyExc_TypeError, "__arrow_c_array__ must return (schema, array)");
     } else {
-        struct ArrowSchema *s = capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
-        struct ArrowArray *a = s ? capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array") : NULL;
+        struct ArrowSchema *s = hlpy_capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
+        struct ArrowArray *a =
+            s ? hlpy_capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array") : NULL;
         if (a && (!s->release || !a->release)) {
             PyErr_SetString(PyExc_ValueError, "__arrow_c_array__ gave a released schema or array");
         } else if (a) {
@@ -215,7 +213,7 @@ static int from_array_capsules(PyObject *data, struct ArrowArrayStream *out)
             rc = hlpy_one_batch_stream(&schema, &array, out);
         }
     }
-    drop_capsules(pair);
+    hlpy_capsules_drop(pair);
     return rc;
 }
 

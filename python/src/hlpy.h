@@ -91,6 +91,13 @@ PyObject *hlpy_snapshots_new(hl_snapshot_iter *it, PyObject *catalog);
 /* arrow_in.c: any object with __arrow_c_stream__ or __arrow_c_array__, a
  * dict of lists or a list of dicts, as a stream the caller owns. def (may
  * be NULL): the table's definition, which plain data is typed by. */
+/* The pointer a producer's capsule holds, or NULL with a TypeError when
+ * it is not a capsule of that name. */
+void *hlpy_capsule_pointer(PyObject *capsule, const char *name);
+/* Drops a producer's capsule (or tuple of them) keeping any exception
+ * raised: its destructor, which releases what was not moved out, may run
+ * Python code (a ctypes or cffi producer) that must not find one set. */
+void hlpy_capsules_drop(PyObject *obj);
 int hlpy_stream_from_object(PyObject *data, const struct hl_table_details *def,
                             struct ArrowArrayStream *out);
 /* Moves schema and array (one batch) into a stream of it; -1 with an

@@ -29,9 +29,11 @@ static void namespace_dealloc(HlNamespace *self)
 static PyObject *schema_capsule(PyObject *source, const struct ArrowSchema **schema)
 {
     PyObject *capsule = PyObject_CallMethod(source, "__arrow_c_schema__", NULL);
-    *schema = capsule ? PyCapsule_GetPointer(capsule, "arrow_schema") : NULL;
-    if (capsule && !*schema)
-        Py_CLEAR(capsule);
+    *schema = capsule ? hlpy_capsule_pointer(capsule, "arrow_schema") : NULL;
+    if (capsule && !*schema) {
+        hlpy_capsules_drop(capsule);
+        capsule = NULL;
+    }
     return capsule;
 }
 

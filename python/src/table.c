@@ -728,7 +728,18 @@ static PyMethodDef table_methods[] = {
      "dicts. Columns match the table's by name. The commit is guarded by the handle's "
      "table_uuid (or expected_table_uuid): a table dropped and recreated meanwhile raises "
      "IncarnationChangedError; unguarded=True (or expected_table_uuid=hoglake.UNGUARDED) "
-     "writes by name."},
+     "writes by name.\n\n"
+     "Plain data (a missing key is None) is typed by the table's columns: boolean bool; "
+     "int8 ... uint64 int (range-checked); float, double float or int; decimal Decimal at "
+     "the column's precision and scale, never rounded; date date; time time; timestamp_s, "
+     "_ms, timestamp, _ns a naive datetime; timestamptz an aware datetime (stored at UTC); "
+     "string, json, variant str (JSON text for json and variant); uuid uuid.UUID; binary "
+     "bytes. A list column takes a list or tuple; a struct column a dict of its fields (a "
+     "missing field is None, an unknown one refused); a map column a dict or a list of "
+     "(key, value) pairs (keys never None). They nest to any depth, None allowed at every "
+     "level. A wrong shape raises InvalidArgumentError naming the path (tags[], pt.x, "
+     "attrs.key) and the row; a scalar of the wrong type TypeError. A column holding only "
+     "None is left out, so the table's nulls apply."},
     {"prepare_append", KW_METHOD(table_prepare_append),
      "prepare_append(data, *, idempotency_key, expected_table_uuid=None, "
      "expected_table_info=None) -> str\n\nEncodes and uploads data now and returns the "

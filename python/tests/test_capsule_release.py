@@ -137,3 +137,25 @@ def test_failing_producer_commits_nothing_and_leaves_no_object(catalog, fail_at)
     assert files_under(catalog) == before
     # The table takes the next append as if nothing happened.
     assert t.append(Int64Producer([{"id": [7]}])).snapshot_id > head
+
+
+def test_misnamed_schema_capsule_is_released_once(catalog):
+    """create_table and ops.add_column refuse a schema capsule under another
+    name without consuming it; its (Python) destructor still runs once."""
+
+    class MisnamedSchema:
+        def __init__(self):
+            self.p = producer()
+
+        def __arrow_c_schema__(self):
+            return self.p.capsule(self.p.schema(), b"not_a_schema")
+
+    ns = catalog.create_namespace("ns")
+    data = MisnamedSchema()
+    with pytest.raises(TypeError, match="arrow_schema"):
+        ns.create_table("t", data)
+    assert released_once(data.p, stream=0) and data.p.schemas_made == 1
+    data = MisnamedSchema()
+    with pytest.raises(TypeError, match="arrow_schema"):
+        hoglake.ops.add_column("x", data)
+    assert released_once(data.p, stream=0) and data.p.schemas_made == 1
