@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "client/internal.h"
+#include "util/jsonnum.h"
 #include "objstore/objstore.h"
 #include "util/strutil.h"
 #include "util/error.h"
@@ -435,7 +436,8 @@ hl_status client_json(hl_client *c, const char *method, const char *path, const 
     if (st != HL_OK || !out)
         return st;
     json_error_t jerr;
-    *out = json_loads(resp ? resp : "", JSON_DECODE_ANY, &jerr);
+    /* Wide: a uint64 statistic above 2^63-1 is an exact JSON number. */
+    *out = jsonnum_loads_wide(resp ? resp : "", &jerr);
     free(resp);
     if (!*out)
         return client_fail(err, HL_ERR_PROTOCOL, "protocol", "%s %s: the answer is not JSON (%s)",

@@ -227,3 +227,61 @@ char *jsonnum_dumps(const json_t *v, size_t flags)
     }
     return buf_take(&d.out); /* NUL-terminated: the buffer is non-empty */
 }
+
+/* Whether the number token s[0..n) is an integer outside int64. */
+static bool wide_integer(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+            return false;
+    bool negative = s[0] == '-';
+    size_t digits = n - negative;
+    const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
+    return digits > 19 || (digits == 19 && memcmp(s + negative, limit, 19) > 0);
+}
+
+/* A copy of text with every integer token outside int64 (outside strings)
+ * quoted; NULL when memory runs out. */
+static char *quote_wide_integers(const char *text)
+{
+    size_t n = strlen(text);
+    struct buf out = BUF_INIT;
+    bool in_string = false, escaped = false;
+    int rc = buf_reserve(&out, n + 64);
+    for (size_t i = 0; rc == 0 && i < n;) {
+        char c = text[i];
+        size_t span = 0;
+        if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((c == '-' || is_digit(c)) && (span = jsonnum_span(text + i, n - i)) > 0) {
+            bool wide = wide_integer(text + i, span);
+            rc = (wide ? buf_putc(&out, '"') : 0) || buf_append(&out, text + i, span) ||
+                 (wide ? buf_putc(&out, '"') : 0);
+            i += span;
+            continue;
+        }
+        rc = buf_putc(&out, c);
+        i++;
+    }
+    if (rc != 0) {
+        buf_free(&out);
+        return NULL;
+    }
+    return buf_take(&out);
+}
+
+json_t *jsonnum_loads_wide(const char *text, json_error_t *error)
+{
+    json_t *doc = json_loads(text, JSON_DECODE_ANY, error);
+    if (doc || !strstr(error->text, "too big"))
+        return doc;
+    char *quoted = quote_wide_integers(text);
+    if (!quoted)
+        return NULL;
+    doc = json_loads(quoted, JSON_DECODE_ANY, error);
+    free(quoted);
+    return doc;
+}

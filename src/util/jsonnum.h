@@ -49,4 +49,11 @@ const char *jsonnum_text(const json_t *v, size_t *len);
  * valid UTF-8. */
 char *jsonnum_dumps(const json_t *v, size_t flags);
 
+/* json_loads(text, JSON_DECODE_ANY) that also takes integers jansson
+ * cannot hold (a uint64 bound above 2^63-1): each such integer token is
+ * read as a string of its digits, whose text a reader parses exactly
+ * (jansson would refuse the whole document). A document without one costs
+ * nothing extra. NULL with *error filled when text is not JSON. */
+json_t *jsonnum_loads_wide(const char *text, json_error_t *error);
+
 #endif

@@ -1087,6 +1087,43 @@ static void test_encode_text(void **state)
 
 /* ---- util pieces the codec stands on ---- */
 
+/* The client's loader: integers wider than int64 (what the server prints
+ * for a uint64 bound above 2^63-1) read as their digits in a string, every
+ * other value as jansson reads it, digits inside strings untouched. */
+static void test_jsonnum_loads_wide(void **state)
+{
+    (void)state;
+    json_t *bound = jsonnum_new("18446744073709551615", 20);
+    json_t *sent =
+        json_pack("{s:o,s:I,s:I,s:s,s:f}", "upper_bound", bound, "max", (json_int_t)INT64_MAX,
+                  "min", (json_int_t)INT64_MIN, "s", "a\"99999999999999999999", "r", 0.5);
+    char *text = jsonnum_dumps(sent, JSON_COMPACT);
+    assert_non_null(text);
+    json_error_t jerr;
+    assert_null(json_loads(text, 0, &jerr)); /* what the client met */
+    json_t *got = jsonnum_loads_wide(text, &jerr);
+    assert_non_null(got);
+    assert_string_equal(json_string_value(json_object_get(got, "upper_bound")),
+                        "18446744073709551615");
+    assert_true(json_integer_value(json_object_get(got, "max")) == INT64_MAX);
+    assert_true(json_integer_value(json_object_get(got, "min")) == INT64_MIN);
+    assert_string_equal(json_string_value(json_object_get(got, "s")), "a\"99999999999999999999");
+    assert_true(json_real_value(json_object_get(got, "r")) == 0.5);
+    json_decref(got);
+    free(text);
+    json_decref(sent);
+
+    got = jsonnum_loads_wide("[-9223372036854775809,9223372036854775808,12.5e3,-0]", &jerr);
+    assert_non_null(got);
+    assert_string_equal(json_string_value(json_array_get(got, 0)), "-9223372036854775809");
+    assert_string_equal(json_string_value(json_array_get(got, 1)), "9223372036854775808");
+    assert_true(json_is_real(json_array_get(got, 2)) && json_is_integer(json_array_get(got, 3)));
+    json_decref(got);
+    /* Not JSON stays not JSON. */
+    assert_null(jsonnum_loads_wide("[99999999999999999999", &jerr));
+    assert_null(jsonnum_loads_wide("{\"a\":}", &jerr));
+}
+
 static void test_jsonnum(void **state)
 {
     (void)state;
@@ -1266,6 +1303,7 @@ int main(void)
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_timefmt_java),
         cmocka_unit_test(test_adapt_width),
+        cmocka_unit_test(test_jsonnum_loads_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
