@@ -629,7 +629,9 @@ HL_API void hl_changes_plan_clear(struct hl_changes_plan *plan);
  * variant column reads, whatever layout each file stores it in, as Arrow's
  * canonical "arrow.parquet.variant" struct<metadata: binary, value:
  * binary> of unshredded Variant bytes, each row checked (or as JSON text:
- * hl_scan_options.variant_as_json). The caller releases the stream; the
+ * hl_scan_options.variant_as_json); a json column as utf8 marked
+ * "arrow.json", at any depth, so that its schema makes a json column again
+ * (hl_namespace_create_table_arrow). The caller releases the stream; the
  * table must outlive it. */
 HL_API hl_status hl_table_scan(hl_table *table, const struct hl_at *at,
                                struct ArrowArrayStream *out, struct hl_error *err);

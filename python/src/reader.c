@@ -124,6 +124,42 @@ static PyObject *reader_arrow_c_stream(HlReader *self, PyObject *args, PyObject 
     return capsule;
 }
 
+static void schema_capsule_release(PyObject *capsule)
+{
+    struct ArrowSchema *s = PyCapsule_GetPointer(capsule, "arrow_schema");
+    if (!s)
+        return;
+    if (s->release)
+        s->release(s);
+    free(s);
+}
+
+static int stream_failed(struct ArrowArrayStream *s, int rc);
+
+/* The rows' schema, the reader left unread: a Reader is a schema source
+ * too (create_table(name, reader), pyarrow.schema(reader)). */
+static PyObject *reader_arrow_c_schema(HlReader *self, PyObject *unused)
+{
+    (void)unused;
+    if (reader_check_open(self) < 0)
+        return NULL;
+    struct ArrowSchema *schema = calloc(1, sizeof *schema);
+    if (!schema)
+        return PyErr_NoMemory();
+    int rc = self->stream.get_schema(&self->stream, schema);
+    if (rc != 0) {
+        free(schema);
+        stream_failed(&self->stream, rc);
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(schema, "arrow_schema", schema_capsule_release);
+    if (!capsule) {
+        schema->release(schema);
+        free(schema);
+    }
+    return capsule;
+}
+
 /* The stream's message for status rc, as an exception; returns -1. */
 static int stream_failed(struct ArrowArrayStream *s, int rc)
 {
@@ -185,6 +221,9 @@ static PyMethodDef reader_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "__arrow_c_stream__(requested_schema=None) -> PyCapsule\n\nHands the rows on as an "
      "ArrowArrayStream capsule (the Arrow PyCapsule interface); the reader is then consumed."},
+    {"__arrow_c_schema__", (PyCFunction)reader_arrow_c_schema, METH_NOARGS,
+     "__arrow_c_schema__() -> PyCapsule\n\nThe rows' schema as an ArrowSchema capsule; the "
+     "reader stays unread."},
     {"to_pylist", (PyCFunction)reader_to_pylist, METH_NOARGS,
      "to_pylist() -> list[dict]\n\nReads every row as a dict; the reader is then consumed."},
     {NULL, NULL, 0, NULL},

@@ -243,15 +243,16 @@ static size_t output_count(const struct scan *s)
     return s->out_cols ? s->nout : s->table.root.nchildren;
 }
 
-/* Variant fields made JSON text, where asked for. */
-static int variant_json_schema(const struct scan *s, struct ArrowSchema *out)
+/* JSON columns marked as such, and variant fields made JSON text where
+ * asked for. */
+static int json_schema(const struct scan *s, struct ArrowSchema *out)
 {
-    if (!s->variant_json)
-        return 0;
     const char *key = "ARROW:extension:name", *value = "arrow.json";
     for (size_t i = 0; i < output_count(s); i++) {
         const struct lake_column *c = s->table.root.children[output_column(s, i)];
-        if (c->type != LT_VARIANT)
+        if (rows_schema_mark_json(out->children[i], c) != 0)
+            return -1;
+        if (c->type != LT_VARIANT || !s->variant_json)
             continue;
         struct ArrowSchema *f = out->children[i];
         f->release(f);
@@ -268,7 +269,7 @@ static int output_schema(const struct scan *s, struct ArrowSchema *out)
     if (rows_table_arrow_schema(&s->table, out) != 0)
         return -1;
     if (!s->out_cols)
-        return variant_json_schema(s, out);
+        return json_schema(s, out);
     struct ArrowSchema shaped;
     int rc = arrow_schema_init(&shaped, "+s", "", 0, (int64_t)s->nout);
     for (size_t i = 0; rc == 0 && i < s->nout; i++)
@@ -276,7 +277,7 @@ static int output_schema(const struct scan *s, struct ArrowSchema *out)
     out->release(out);
     if (rc == 0)
         arrow_schema_move(&shaped, out);
-    return rc == 0 ? variant_json_schema(s, out) : rc;
+    return rc == 0 ? json_schema(s, out) : rc;
 }
 
 static int scan_get_schema(struct ArrowArrayStream *stream, struct ArrowSchema *out)

@@ -77,6 +77,27 @@ int rows_schema_mark_file_extensions(struct ArrowSchema *schema, const struct pq
     return 0;
 }
 
+int rows_schema_mark_json(struct ArrowSchema *s, const struct lake_column *c)
+{
+    if (c->type == LT_JSON) {
+        const char *key = extension_name_key, *value = "arrow.json";
+        return arrow_schema_set_metadata(s, &key, &value, 1);
+    }
+    if (c->type == LT_STRUCT) {
+        for (size_t i = 0; i < c->nchildren && (int64_t)i < s->n_children; i++)
+            if (rows_schema_mark_json(s->children[i], c->children[i]) != 0)
+                return -1;
+    } else if (c->type == LT_LIST && s->n_children == 1) {
+        return rows_schema_mark_json(s->children[0], c->children[0]);
+    } else if (c->type == LT_MAP && s->n_children == 1 && s->children[0]->n_children == 2) {
+        /* The map's entries struct holds its key and value. */
+        for (int i = 0; i < 2; i++)
+            if (rows_schema_mark_json(s->children[0]->children[i], c->children[i]) != 0)
+                return -1;
+    }
+    return 0;
+}
+
 bool rows_schema_is_json(const struct ArrowSchema *s)
 {
     return has_extension(s, "arrow.json");

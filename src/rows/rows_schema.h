@@ -46,6 +46,11 @@ bool rows_schema_is_wkb(const struct ArrowSchema *s);
 /* Marks a field with the "arrow.uuid" extension name, keeping a
  * "PARQUET:field_id" entry it has. 0 or -1. */
 int rows_schema_mark_uuid(struct ArrowSchema *s);
+/* Marks every json column of c's subtree in s (c's Arrow schema, as
+ * rows_column_arrow_schema made it) "arrow.json", as readers hand them
+ * out: a consumer (pyarrow's pa.json_(), a table created from the schema)
+ * then sees JSON, not a plain string. 0, or -1 out of memory. */
+int rows_schema_mark_json(struct ArrowSchema *s, const struct lake_column *c);
 /* Marks the fields of a reader's Arrow schema (a struct of top-level
  * columns of the file schema ps, found by name) with the extension names
  * their annotations call for: "arrow.uuid" on UUID leaves,

@@ -1055,8 +1055,10 @@ int textio_arrow_schema(const struct lake_table *t, struct ArrowSchema *out)
 {
     if (rows_table_arrow_schema(t, out) != 0)
         return -1;
+    /* json columns marked as reads mark them (hl_table_scan). */
     for (size_t i = 0; i < t->root.nchildren; i++)
-        if (variants_as_text(t->root.children[i], out->children[i]) != 0) {
+        if (variants_as_text(t->root.children[i], out->children[i]) != 0 ||
+            rows_schema_mark_json(out->children[i], t->root.children[i]) != 0) {
             out->release(out);
             return -1;
         }

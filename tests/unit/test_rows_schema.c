@@ -2,7 +2,8 @@
  * type (and decimal precisions and scales) comes back as itself from the
  * Arrow field the forward mapping gives it, with the extension names that
  * tell uuid, json and variant apart; the writer's wider input maps to the
- * same types, and Arrow types with no catalog type map to none. */
+ * same types, and Arrow types with no catalog type map to none; reads mark
+ * json columns at any depth. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,11 +20,9 @@ static int back(const struct lake_column *c, int *precision, int *scale)
 {
     struct ArrowSchema s;
     assert_int_equal(rows_column_arrow_schema(c, "c", &s), 0);
-    /* A json column is plain utf8 on the writer's side; pa.json_() marks it. */
-    if (c->type == LT_JSON) {
-        const char *key = "ARROW:extension:name", *value = "arrow.json";
-        assert_int_equal(arrow_schema_set_metadata(&s, &key, &value, 1), 0);
-    }
+    /* A json column is plain utf8 on the writer's side; reads mark it (as
+     * pa.json_() does). */
+    assert_int_equal(rows_schema_mark_json(&s, c), 0);
     enum lake_type t;
     int r = rows_arrow_column_type(&s, &t, precision, scale);
     s.release(&s);
@@ -60,6 +59,40 @@ static void test_every_type_round_trips(void **state)
         .name = "c", .type = LT_MAP, .nullable = true, .children = kv, .nchildren = 2};
     int p, s;
     assert_int_equal(back(&map, &p, &s), LT_MAP);
+}
+
+/* rows_schema_mark_json finds json columns at any depth: a list's
+ * element, a struct's field, a map's value; nothing else is marked. */
+static void test_json_marked_at_any_depth(void **state)
+{
+    (void)state;
+    struct lake_column j = {.name = "element", .type = LT_JSON, .nullable = true};
+    struct lake_column *el[] = {&j};
+    struct lake_column list = {.name = "l", .type = LT_LIST, .children = el, .nchildren = 1};
+    struct lake_column plain = {.name = "s", .type = LT_STRING};
+    struct lake_column doc = {.name = "d", .type = LT_JSON, .ordinal = 1};
+    struct lake_column *fields[] = {&plain, &doc};
+    struct lake_column st = {.name = "st", .type = LT_STRUCT, .children = fields, .nchildren = 2};
+    struct lake_column key = {.name = "key", .type = LT_STRING};
+    struct lake_column value = {.name = "value", .type = LT_JSON, .ordinal = 1};
+    struct lake_column *kv[] = {&key, &value};
+    struct lake_column map = {.name = "m", .type = LT_MAP, .children = kv, .nchildren = 2};
+    struct ArrowSchema s;
+    assert_int_equal(rows_column_arrow_schema(&list, "l", &s), 0);
+    assert_int_equal(rows_schema_mark_json(&s, &list), 0);
+    assert_false(rows_schema_is_json(&s));
+    assert_true(rows_schema_is_json(s.children[0]));
+    s.release(&s);
+    assert_int_equal(rows_column_arrow_schema(&st, "st", &s), 0);
+    assert_int_equal(rows_schema_mark_json(&s, &st), 0);
+    assert_false(rows_schema_is_json(s.children[0]));
+    assert_true(rows_schema_is_json(s.children[1]));
+    s.release(&s);
+    assert_int_equal(rows_column_arrow_schema(&map, "m", &s), 0);
+    assert_int_equal(rows_schema_mark_json(&s, &map), 0);
+    assert_false(rows_schema_is_json(s.children[0]->children[0]));
+    assert_true(rows_schema_is_json(s.children[0]->children[1]));
+    s.release(&s);
 }
 
 /* The type of a field of this format and extension name (NULL: none). */
@@ -105,6 +138,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_type_round_trips),
         cmocka_unit_test(test_wider_input_and_refusals),
+        cmocka_unit_test(test_json_marked_at_any_depth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
