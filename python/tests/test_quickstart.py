@@ -1,14 +1,17 @@
-"""The seed README's Quickstart, adapted only where this client's API
-differs: the import line, column definitions for the Arrow schema
-(create_table from an Arrow schema is not in libhoglake yet), a dict of
-lists for pa.table, and the test server's URL, token and S3 settings."""
+"""The seed README's Quickstart, adapted only in the import line, the test
+server's URL, token and S3 settings, and pyarrow (not in Debian) replaced by
+the tests' ctypes producer: pa.schema and pa.table become Producers of the
+same fields, handed over through the same PyCapsule protocol."""
 
 import os
 import uuid
 
 import pytest
 
-from hoglake import HoglakeClient, S3Config, column
+from hoglake import HoglakeClient, S3Config
+from arrow_ctypes import Field, Producer
+
+FIELDS = [Field("id", "l", nullable=False), Field("name", "u"), Field("amount", "d:10,2")]
 
 
 @pytest.fixture
@@ -36,17 +39,12 @@ def test_quickstart(server, s3_catalog_path):
     catalog = client.create_catalog("demo" + uuid.uuid4().hex[:6], data_path)
     ns = catalog.create_namespace("analytics")
 
-    table = ns.create_table(
-        "events",
-        [
-            column("id", "long", nullable=False),
-            column("name", "string"),
-            column("amount", "decimal", type_params={"precision": 10, "scale": 2}),
-        ],
-    )
+    table = ns.create_table("events", Producer(FIELDS, []))  # pa.schema([...])
+    assert [(c.name, c.type, c.nullable) for c in table.columns] == [
+        ("id", "long", False), ("name", "string", True), ("amount", "decimal", True)]
 
     result = table.append(
-        {"id": [1, 2], "name": ["a", None], "amount": [None, None]},
+        Producer(FIELDS, [{"id": [1, 2], "name": ["a", None], "amount": [None, None]}]),
         author="me",
         message="first batch",
     )
