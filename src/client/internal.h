@@ -130,6 +130,9 @@ hl_status client_plan_page(hl_table *t, const struct hl_at *at, bool with_stats,
                            const char *page_token, json_t **files, char **next_page_token,
                            struct hl_error *err);
 
+/* hl_table_info's Table object, parsed (*info: a new reference; table.c). */
+hl_status table_info_doc(hl_table *t, const struct hl_at *at, json_t **info, struct hl_error *err);
+
 /* The writer cache (writer_cache.c). */
 void table_cache_adopt(hl_table *t, json_t *info);
 void table_cache_clear(hl_table *t);

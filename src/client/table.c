@@ -181,18 +181,22 @@ static hl_status dump_to(json_t *doc, char **json, struct hl_error *err)
     return st;
 }
 
+hl_status table_info_doc(hl_table *t, const struct hl_at *at, json_t **info, struct hl_error *err)
+{
+    /* info() is not pinned: it reads the head unless told otherwise. */
+    hl_status st = table_read(t, "", at, false, info, err);
+    if (st == HL_OK && (!at || (at->snapshot < 0 && !at->at_timestamp)))
+        table_cache_adopt(t, *info);
+    return st;
+}
+
 hl_status hl_table_info(hl_table *t, const struct hl_at *at, char **json, struct hl_error *err)
 {
     if (json)
         *json = NULL;
     json_t *info = NULL;
-    /* info() is not pinned: it reads the head unless told otherwise. */
-    hl_status st = table_read(t, "", at, false, &info, err);
-    if (st != HL_OK)
-        return st;
-    if (!at || (at->snapshot < 0 && !at->at_timestamp))
-        table_cache_adopt(t, info);
-    return dump_to(info, json, err);
+    hl_status st = table_info_doc(t, at, &info, err);
+    return st == HL_OK ? dump_to(info, json, err) : st;
 }
 
 hl_catalog *hl_table_catalog(hl_table *t)

@@ -177,32 +177,29 @@ static hl_status sort_decode(const json_t *spec, struct hl_table_details *d, str
     return st;
 }
 
-/* A Table JSON text (the caller's, freed here) decoded into *out. */
-static hl_status details_from_text(char *text, struct hl_table_details *out, struct hl_error *err)
-{
-    json_t *doc = json_loads(text, 0, NULL);
-    free(text);
-    hl_status st = client_details_decode(doc, out, err);
-    json_decref(doc);
-    return st;
-}
-
 hl_status hl_table_describe(hl_table *t, const struct hl_at *at, struct hl_table_details *out,
                             struct hl_error *err)
 {
     memset(out, 0, sizeof *out);
-    char *text = NULL;
-    hl_status st = hl_table_info(t, at, &text, err);
-    return st == HL_OK ? details_from_text(text, out, err) : st;
+    json_t *doc = NULL;
+    hl_status st = table_info_doc(t, at, &doc, err);
+    if (st != HL_OK)
+        return st;
+    st = client_details_decode(doc, out, err);
+    json_decref(doc);
+    return st;
 }
 
 hl_status hl_table_definition_details(hl_table *t, struct hl_table_details *out,
                                       struct hl_error *err)
 {
-    memset(out, 0, sizeof *out);
-    char *text = NULL;
-    hl_status st = hl_table_definition(t, &text, err);
-    return st == HL_OK ? details_from_text(text, out, err) : st;
+    /* The cached read is decoded in place (it is replaced, never changed). */
+    json_t *info = table_cache_fresh(t);
+    if (!info)
+        return hl_table_describe(t, NULL, out, err);
+    hl_status st = client_details_decode(info, out, err);
+    json_decref(info);
+    return st;
 }
 
 hl_status client_details_decode(const json_t *doc, struct hl_table_details *out,

@@ -276,7 +276,7 @@ static char *quote_wide_integers(const char *text)
 json_t *jsonnum_loads_wide(const char *text, json_error_t *error)
 {
     json_t *doc = json_loads(text, JSON_DECODE_ANY, error);
-    if (doc || !strstr(error->text, "too big"))
+    if (doc || json_error_code(error) != json_error_numeric_overflow)
         return doc;
     char *quoted = quote_wide_integers(text);
     if (!quoted)
