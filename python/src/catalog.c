@@ -259,9 +259,9 @@ static hl_status run_task(hl_catalog *c, enum task task, const struct hl_mainten
     case TASK_EXPIRE: return hl_catalog_expire(c, o, &r->expire, err);
     case TASK_CLEANUP: return hl_catalog_cleanup(c, o, &r->cleanup, err);
     case TASK_COMPACT: return hl_catalog_compact(c, o, &r->compact, err);
-    case TASK_HYDRATE: return hl_catalog_hydrate(c, o, &r->hydrate, err);
+    case TASK_HYDRATE:
+    default: return hl_catalog_hydrate(c, o, &r->hydrate, err);
     }
-    return hl_catalog_expire(c, o, &r->expire, err);
 }
 
 /* One maintenance pass run now, its result as a record. */
