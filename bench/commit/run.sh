@@ -190,29 +190,10 @@ trap cleanup EXIT
 trap 'exit 5' INT TERM
 
 # ---- PostgreSQL: defaults, plus the address, port and socket directory ----
-mkdir -p "$pgdir"
-if [ "$(id -u)" = 0 ]; then
-  p=$pgdir
-  while [ "$p" != / ]; do chmod o+x "$p" 2>/dev/null || true; p=$(dirname "$p"); done
-  chown postgres:postgres "$pgdir"
-fi
-as_owner "$pgbin/initdb" -D "$pgdir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
-  >"$pgdir/initdb.log" 2>&1 || { cat "$pgdir/initdb.log" >&2; exit 5; }
+source "$root/bench/common/durable_pg.sh"
+durable_pg_init "$pgdir"
 pg_extra=""
-start_pg() {
-  local tries
-  for tries in 1 2 3 4 5; do
-    pgport=$((20000 + RANDOM % 20000))
-    if as_owner "$pgbin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $pgport -k $pgdir $pg_extra" start >/dev/null; then
-      pg_pid=$(head -1 "$pgdir/data/postmaster.pid")
-      return 0
-    fi
-  done
-  log "PostgreSQL did not start; see $pgdir/log"
-  tail -20 "$pgdir/log" >&2 || true
-  exit 5
-}
+start_pg() { durable_pg_start "$pgdir" "$pg_extra"; }
 start_pg
 psql_() { "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pgport" -U postgres "$@"; }
 psql_ -d postgres -c "CREATE DATABASE hoglake" -c "CREATE DATABASE pgbench"

@@ -614,16 +614,16 @@ struct files_query {
     bool has_offset;
     int64_t offset;
     struct page page;
-    struct pg_array keys, values;
-    size_t nfilters;
+    struct partition_filters partition;
 };
 
 /* partition=K:V matches files whose stored value at key index K is
  * exactly V (V may be empty: the empty string); partition=K (no colon)
  * matches a NULL value there. */
-static int parse_partition_filter(struct files_query *q, const char *arg, struct api_error *err)
+static int parse_partition_filter(struct partition_filters *f, const char *arg,
+                                  struct api_error *err)
 {
-    if (++q->nfilters > MAX_PARTITION_FILTERS)
+    if (f->n == MAX_PARTITION_FILTERS)
         return api_bad_request(err, "at most %d partition filters may be given",
                                MAX_PARTITION_FILTERS);
     const char *colon = strchr(arg, ':');
@@ -638,8 +638,10 @@ static int parse_partition_filter(struct files_query *q, const char *arg, struct
         goto malformed;
     if (colon && !str_utf8_valid(colon + 1, strlen(colon + 1), NULL))
         return api_bad_request(err, "query parameter 'partition': the value is not valid UTF-8");
-    pg_array_i64(&q->keys, k);
-    pg_array_str(&q->values, colon ? colon + 1 : NULL);
+    if (f->n++ == 0)
+        f->first_is_null = colon == NULL;
+    pg_array_i64(&f->keys, k);
+    pg_array_str(&f->values, colon ? colon + 1 : NULL);
     return 0;
 malformed:
     return api_bad_request(err,
@@ -647,6 +649,40 @@ malformed:
                            "alone for a NULL value) with a non-negative integer key_index, got "
                            "'%.80s'",
                            arg);
+}
+
+void partition_filters_init(struct partition_filters *f)
+{
+    memset(f, 0, sizeof *f);
+    pg_array_init(&f->keys);
+    pg_array_init(&f->values);
+}
+
+void partition_filters_free(struct partition_filters *f)
+{
+    pg_array_free(&f->keys);
+    pg_array_free(&f->values);
+}
+
+int partition_filters_parse(struct srv_req *req, struct partition_filters *f, struct api_error *err)
+{
+    for (size_t i = 0; i < req->nargs; i++)
+        if (strcmp(req->args[i].key, "partition") == 0 &&
+            parse_partition_filter(f, req->args[i].value, err) != 0)
+            return -1;
+    return 0;
+}
+
+int partition_filters_store(struct partition_filters *f, struct store_partition_filter *out,
+                            struct api_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!f->n)
+        return 0;
+    out->keys = pg_array_text(&f->keys);
+    out->values = pg_array_text(&f->values);
+    out->first_is_null = f->first_is_null;
+    return out->keys && out->values ? 0 : api_nomem(err);
 }
 
 /* The token's variant for a file listing: the sort and its direction. */
@@ -688,11 +724,7 @@ static int parse_files_query(struct srv_req *req, struct files_query *q, struct 
     if (q->page.resumed &&
         page_expect_keys(&q->page, files_variant(q), token_nkeys(q->sort), err) != 0)
         return -1;
-    for (size_t i = 0; i < req->nargs; i++)
-        if (strcmp(req->args[i].key, "partition") == 0 &&
-            parse_partition_filter(q, req->args[i].value, err) != 0)
-            return -1;
-    return 0;
+    return partition_filters_parse(req, &q->partition, err);
 }
 
 /* The key a token carries for a listed row: its sort columns, a path as
@@ -812,12 +844,8 @@ static int files_read(struct srv_req *req, const struct table_read *tr, struct f
         .limit = q->page.limit,
         .offset = q->offset,
     };
-    if (q->nfilters) {
-        sq.filter_keys = pg_array_text(&q->keys);
-        sq.filter_values = pg_array_text(&q->values);
-        if (!sq.filter_keys || !sq.filter_values)
-            return api_nomem(err);
-    }
+    if (partition_filters_store(&q->partition, &sq.partition, err) != 0)
+        return -1;
     struct store_key keys[3];
     if (q->page.resumed) {
         if (resume_keys(req, tr, q, keys, err) != 0)
@@ -871,8 +899,7 @@ int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *er
 {
     struct files_query q;
     memset(&q, 0, sizeof q);
-    pg_array_init(&q.keys);
-    pg_array_init(&q.values);
+    partition_filters_init(&q.partition);
     struct table_read tr;
     memset(&tr, 0, sizeof tr);
     struct store_file_rows rows = {NULL};
@@ -888,8 +915,7 @@ int h_table_files(struct srv_req *req, struct srv_res *res, struct api_error *er
     rc = pt_respond(&w, res, err);
 done:
     store_file_rows_free(&rows);
-    pg_array_free(&q.keys);
-    pg_array_free(&q.values);
+    partition_filters_free(&q.partition);
     table_read_release(&tr);
     return rc;
 }

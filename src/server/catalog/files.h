@@ -12,6 +12,7 @@
 
 #include "lake/schema.h"
 #include "server/catalog/catalog.h"
+#include "server/db/pgarray.h"
 #include "server/http/api.h"
 #include "server/store/files.h"
 #include "util/buf.h"
@@ -46,6 +47,24 @@ int table_read_open_at(struct srv_req *req, struct table_read *tr, int64_t snaps
 void table_read_release(struct table_read *tr);
 /* The column with this field id in the definition at the snapshot, or NULL. */
 const struct lake_column *table_read_field(const struct table_read *tr, int64_t field_id);
+
+/* ---- partition filters (?partition=K:V, repeatable, ANDed) ---- */
+
+struct partition_filters {
+    struct pg_array keys, values;
+    size_t n;
+    bool first_is_null;
+};
+void partition_filters_init(struct partition_filters *f);
+void partition_filters_free(struct partition_filters *f);
+/* Every `partition` argument: `<key_index>:<value>` matches that stored
+ * value exactly, `<key_index>` alone a NULL one; 400 on a malformed one or
+ * past the cap (LAKE_MAX_SPEC_FIELDS). */
+int partition_filters_parse(struct srv_req *req, struct partition_filters *f,
+                            struct api_error *err);
+/* The filters as the store takes them (no filter when none was given). */
+int partition_filters_store(struct partition_filters *f, struct store_partition_filter *out,
+                            struct api_error *err);
 
 /* A stored bound (store_column_stats' bytea text) decoded as the column's
  * type (contract §6.1), or JSON null when there is none or it cannot be

@@ -340,8 +340,8 @@ static void scan_file_text(struct page_text *w, const struct store_scan_rows *r,
 
 /* The page's files, one past the page to tell whether another follows. */
 static int scan_files(struct srv_req *req, const struct table_read *tr, const struct scan_opts *o,
-                      const char *fields_text, const struct page *pg, struct store_scan_rows *rows,
-                      struct api_error *err)
+                      const char *fields_text, struct partition_filters *partition,
+                      const struct page *pg, struct store_scan_rows *rows, struct api_error *err)
 {
     struct store_scan_query q = {
         .catalog_id = tr->cat.id,
@@ -353,6 +353,8 @@ static int scan_files(struct srv_req *req, const struct table_read *tr, const st
         .after = pg->resumed ? pg->from.keys : NULL,
         .limit = pg->limit,
     };
+    if (partition_filters_store(partition, &q.partition, err) != 0)
+        return -1;
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
@@ -451,9 +453,14 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
 {
     struct scan_opts o;
     struct page pg;
+    struct partition_filters partition;
+    partition_filters_init(&partition);
     if (parse_scan_opts(req, &o, err) != 0 || page_parse(req, PAGE_SCAN, &pg, err) != 0 ||
-        (pg.resumed && page_expect_keys(&pg, 0, 3, err) != 0))
+        (pg.resumed && page_expect_keys(&pg, 0, 3, err) != 0) ||
+        partition_filters_parse(req, &partition, err) != 0) {
+        partition_filters_free(&partition);
         return -1;
+    }
     struct table_read tr;
     struct pg_array fields;
     pg_array_init(&fields);
@@ -474,7 +481,7 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
     }
     if (o.column_stats && scan_txn(req, db_begin_read_snapshot, "begin", err) != 0)
         goto done;
-    if (scan_files(req, &tr, &o, fields_text, &pg, &r, err) != 0)
+    if (scan_files(req, &tr, &o, fields_text, &partition, &pg, &r, err) != 0)
         goto done;
     n = scan_page_size(&r, &o, pg.limit);
     if (!(stats = scan_page_stats(req, &tr, &o, fields_text, &r, n, err)))
@@ -489,6 +496,7 @@ done:
     scan_stats_free(stats, n);
     store_scan_rows_free(&r);
     pg_array_free(&fields);
+    partition_filters_free(&partition);
     table_read_release(&tr);
     return rc;
 }

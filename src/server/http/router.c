@@ -16,8 +16,8 @@ static const char *const table_alter[] = {"expected_table_uuid", "read_snapshot"
 static const char *const table_truncate[] = {"expected_table_uuid", NULL};
 static const char *const table_files[] = {"snapshot", "at_timestamp", "sort",      "order", "limit",
                                           "offset",   "page_token",   "partition", NULL};
-static const char *const table_scan[] = {"snapshot", "at_timestamp", "include", "stats_fields",
-                                         "limit",    "page_token",   NULL};
+static const char *const table_scan[] = {"snapshot", "at_timestamp", "include",   "stats_fields",
+                                         "limit",    "page_token",   "partition", NULL};
 static const char *const table_changes[] = {"from_snapshot", "to_snapshot", "limit", "page_token",
                                             NULL};
 static const char *const namespace_drop[] = {"expected_namespace_id", NULL};

@@ -182,6 +182,37 @@ void store_file_rows_free(struct store_file_rows *rows)
     rows->r = NULL;
 }
 
+/* The partition filters' condition on `hog_data_file d` ($1 the catalog).
+ * The first pair picks the candidates from hog_file_partition_value_lookup
+ * (an IN the planner drives from the index); every pair is then checked on
+ * each candidate. */
+static int partition_filter_sql(struct buf *sql, struct db_params *p,
+                                const struct store_partition_filter *f)
+{
+    if (!f->keys)
+        return 0;
+    db_param_str(p, f->keys);
+    db_param_str(p, f->values);
+    int k = p->n - 1, v = p->n;
+    int bad = buf_printf(sql,
+                         " AND d.data_file_id IN (SELECT pv.data_file_id"
+                         " FROM hog_file_partition_value pv WHERE pv.catalog_id = $1"
+                         " AND pv.key_index = ($%d::int[])[1]",
+                         k);
+    if (f->first_is_null)
+        bad |= buf_puts(sql, " AND pv.value IS NULL)");
+    else
+        bad |= buf_printf(sql, " AND pv.value = ($%d::text[])[1])", v);
+    bad |= buf_printf(sql,
+                      " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
+                      "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
+                      "   WHERE pv.catalog_id = d.catalog_id"
+                      "   AND pv.data_file_id = d.data_file_id"
+                      "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
+                      k, v);
+    return bad;
+}
+
 /* $1 catalog, $2 table, $3 snapshot, $4 the lead field; then the filters,
  * the keyset, LIMIT and OFFSET. */
 int store_files_page(struct db_conn *db, const struct store_files_query *q,
@@ -202,19 +233,7 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
                              " AND s.field_id = $4::bigint"
                              " WHERE d.catalog_id = $1 AND d.table_id = $2"
                              " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
-    if (q->filter_keys) {
-        db_param_str(&p, q->filter_keys);
-        db_param_str(&p, q->filter_values);
-        /* Every filter (key, value) has a matching stored value. */
-        bad |=
-            buf_printf(&sql,
-                       " AND NOT EXISTS (SELECT 1 FROM unnest($%d::int[], $%d::text[]) AS f(k, v)"
-                       "  WHERE NOT EXISTS (SELECT 1 FROM hog_file_partition_value pv"
-                       "   WHERE pv.catalog_id = d.catalog_id"
-                       "   AND pv.data_file_id = d.data_file_id"
-                       "   AND pv.key_index = f.k AND pv.value IS NOT DISTINCT FROM f.v))",
-                       p.n - 1, p.n);
-    }
+    bad |= partition_filter_sql(&sql, &p, &q->partition);
     const char *const *columns = file_sorts[q->sort].columns;
     size_t nkeys = file_sorts[q->sort].nkeys;
     if (q->after)
@@ -323,8 +342,8 @@ enum {
 };
 
 /* $1 catalog, $2 table, $3 snapshot, $4 stats_fields (bigint[] or NULL),
- * $5 column_stats wanted, $6 split_offsets wanted; then the keyset and
- * the LIMIT. At most one vector per data file is visible at any snapshot
+ * $5 column_stats wanted, $6 split_offsets wanted; then the partition
+ * filters, the keyset and the LIMIT. At most one vector per data file is visible at any snapshot
  * (one live DV per file). */
 /* clang-format off */
 static const char scan_files_sql[] =
@@ -353,6 +372,7 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
     db_param_bool(&p, q->split_offsets);
     struct buf sql = BUF_INIT;
     int bad = buf_puts(&sql, scan_files_sql);
+    bad |= partition_filter_sql(&sql, &p, &q->partition);
     bad |= keyset_nums(&sql, &p, data_file_page_columns, q->after, 3);
     db_param_i64(&p, q->limit + 1);
     bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);

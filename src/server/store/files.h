@@ -96,13 +96,20 @@ enum store_file_sort {
 /* How many keys the sort orders by. */
 size_t store_files_sort_nkeys(enum store_file_sort sort);
 
+/* Partition filters, ANDed: (key index, stored value) pairs as int[] and
+ * text[] literals, a NULL value matching NULL. The first pair drives the
+ * statement through hog_file_partition_value_lookup, so a filter costs
+ * the files it matches rather than the table's. */
+struct store_partition_filter {
+    const char *keys, *values; /* NULL keys: no filter */
+    bool first_is_null;        /* the first pair matches a NULL value */
+};
+
 struct store_files_query {
     int64_t catalog_id, table_id, snapshot;
     bool has_lead; /* each row carries this field's bounds (the sort order's lead) */
     int64_t lead_field_id;
-    /* Partition filters as int[] and text[] literals (key index, value; a
-     * NULL value matches NULL); NULL: no filter. */
-    const char *filter_keys, *filter_values;
+    struct store_partition_filter partition;
     enum store_file_sort sort;
     bool desc;
     const struct store_key *after; /* the sort's keys to resume after; NULL: from the start */
@@ -154,6 +161,7 @@ void store_file_stats_free(struct store_file_stats_rows *rows);
  * db_begin_read_snapshot transaction. */
 struct store_scan_query {
     int64_t catalog_id, table_id, snapshot;
+    struct store_partition_filter partition;
     const char *stats_fields; /* bigint[] literal of the field ids asked for; NULL: all */
     bool column_stats, split_offsets;
     const int64_t *after; /* (begin_snapshot, row_id_start, data_file_id) to resume after */

@@ -1,0 +1,152 @@
+"""The scale benchmark's report (markdown on stdout) from DIR's results.
+
+usage: report.py DIR SCALE...
+
+Reads, per scale, DIR/s<scale>/{build.json,size.json,probes.jsonl,
+explain.tsv,commits.jsonl,pgbench_tps} and DIR/results.tsv, and judges
+issue 21's targets where the catalog is big enough for them to apply.
+"""
+import json
+import os
+import sys
+
+# Public hoglake's sizing: 60-80 GB for ~8M file rows and ~400M stats rows.
+PUBLIC_STATS_ROW_BYTES = (60e9 / 400e6, 80e9 / 400e6)
+# Half the public figure for a file with 20 columns of statistics, taking
+# only its stats rows at the low end (its file row would only raise it).
+SIZE_TARGET_BYTES = PUBLIC_STATS_ROW_BYTES[0] * 20 / 2
+
+# op: (p99 ms at most, what the target is about, whether this catalog is that)
+LATENCY_TARGETS = {
+    "scan_day": (50.0, "a table of >= 1M files", lambda size: size.get("t000_files", 0) >= 1000000),
+    "list_wide_54k": (40.0, "a namespace of >= 54,000 tables",
+                      lambda size: size.get("wide_tables", 0) >= 54000),
+}
+
+
+def load_json(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def load_lines(path):
+    try:
+        with open(path) as f:
+            return [json.loads(l) for l in f if l.strip()]
+    except OSError:
+        return []
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
+def main():
+    d = sys.argv[1]
+    scales = sys.argv[2:]
+    out = ["# bench/scale report", ""]
+    targets = []
+    for s in scales:
+        sd = os.path.join(d, "s" + s.replace(".", "_"))
+        build = load_json(os.path.join(sd, "build.json"), {})
+        size = load_json(os.path.join(sd, "size.json"), {})
+        probes = load_lines(os.path.join(sd, "probes.jsonl"))
+        commits = {c.get("label"): c for c in load_lines(os.path.join(sd, "commits.jsonl"))}
+        files = size.get("files", 0)
+        out += ["## Scale %s: %s data files, %s snapshots, %s statistics rows" % (
+            s, format(files, ","), format(size.get("snapshots", 0), ","),
+            format(size.get("stats_rows", 0), ",")), ""]
+        if build:
+            out.append("Build (this run): %s commits in %.0f s = %.0f commits/s, %.0f files/s "
+                       "(%d writers, %d files per commit); %d wide tables in %.0f s." % (
+                           format(build.get("commits_this_run", 0), ","),
+                           build.get("commit_seconds", 0), build.get("commits_per_s", 0),
+                           build.get("files_per_s", 0), build.get("writers", 0),
+                           build.get("files_per_commit", 0), build.get("wide_tables", 0),
+                           build.get("wide_seconds", 0)))
+            out.append("")
+        if size.get("files"):
+            per_file = size["bytes_per_file_with_stats"]
+            out += [
+                "| PostgreSQL size | bytes |",
+                "|---|---:|",
+                "| database | %s |" % format(size["database_bytes"], ","),
+                "| per file row (hog_data_file + partition values, with indexes) | %.0f |" %
+                size["bytes_per_file_row"],
+                "| per statistics row (hog_file_column_stats, with its index) | %.0f |" %
+                (size["bytes_per_stats_row"] or 0),
+                "| per file with its 20 statistics rows | %.0f |" % per_file,
+                "| public hoglake per statistics row (60-80 GB / 400M) | %.0f-%.0f |" %
+                PUBLIC_STATS_ROW_BYTES, ""]
+            targets.append("- scale %s: bytes per file with 20 columns of statistics %.0f <= %.0f "
+                           "(half the public's): %s" % (s, per_file, SIZE_TARGET_BYTES,
+                                                       verdict(per_file <= SIZE_TARGET_BYTES)))
+        out += ["| operation | ops | p50 ms | p90 ms | p99 ms | max ms | pages/op | bytes/op |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for p in probes:
+            out.append("| %s | %d | %.2f | %.2f | %.2f | %.2f | %.1f | %s |" % (
+                p["label"], p["ops"], p["p50_ms"], p["p90_ms"], p["p99_ms"], p["max_ms"],
+                p["pages_per_op"], format(int(p["bytes_per_op"]), ",")))
+            if p["label"] in LATENCY_TARGETS:
+                limit, about, applies = LATENCY_TARGETS[p["label"]]
+                judged = verdict(p["p99_ms"] <= limit) if applies(size) else \
+                    "not judged: the target is for " + about
+                targets.append("- scale %s: %s p99 %.2f ms <= %.0f ms: %s" % (
+                    s, p["label"], p["p99_ms"], limit, judged))
+        out.append("")
+        try:
+            with open(os.path.join(d, "results.tsv")) as f:
+                rows = [l.rstrip("\n").split("\t") for l in f][1:]
+            extra = [r for r in rows if r[0] == s]
+            if extra:
+                out += ["Server RSS and buffer hit ratio after each: " + "; ".join(
+                    "%s %s MB, %s" % (r[3], int(r[10]) // 1024 if r[10].isdigit() else "?", r[11])
+                    for r in extra), ""]
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(sd, "explain.tsv")) as f:
+                plans = [l.rstrip("\n").split("\t") for l in f if l.strip()]
+            out += ["| operation (EXPLAIN ANALYZE pass) | slowest statement ms | "
+                    "sequential scans over 10,000 rows |", "|---|---:|---|"]
+            out += ["| %s | %s | %s |" % tuple(p[:3]) for p in plans]
+            out.append("")
+        except OSError:
+            pass
+        if commits:
+            tps = None
+            try:
+                with open(os.path.join(sd, "pgbench_tps")) as f:
+                    tps = float(f.read().strip() or 0) or None
+            except (OSError, ValueError):
+                pass
+            out += ["| commits | writers | files/commit | commits/s | p50 ms | p99 ms |",
+                    "|---|---:|---:|---:|---:|---:|"]
+            for label, c in sorted(commits.items()):
+                parts = label.split("_")
+                out.append("| %s | %s | %s | %.0f | %.2f | %.2f |" % (
+                    parts[1], parts[2][1:], parts[3][1:], c.get("commits_per_s", 0),
+                    c.get("p50_ms", 0), c.get("p99_ms", 0)))
+            if tps:
+                out.append("| pgbench TPC-B (scale 1) | 8 | | %.0f | | |" % tps)
+            out.append("")
+            empty, big = commits.get("commit_empty_w1_f1"), commits.get("commit_lake_w1_f1")
+            if empty and big and empty.get("p50_ms"):
+                r = big["p50_ms"] / empty["p50_ms"]
+                targets.append("- scale %s: commit p50 in the big catalog / an empty one %.2fx "
+                               "<= 1.2x: %s" % (s, r, verdict(r <= 1.2)))
+            w8 = commits.get("commit_lake_w8_f1")
+            if w8 and tps:
+                r = w8.get("commits_per_s", 0) / tps
+                targets.append("- scale %s: 8 writers %.0f commits/s / pgbench %.0f tps = %.2fx "
+                               ">= 1.0x: %s" % (s, w8.get("commits_per_s", 0), tps, r,
+                                                verdict(r >= 1.0)))
+    out += ["## Targets", ""] + (targets or ["(none judged)"]) + [""]
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
