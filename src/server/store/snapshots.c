@@ -105,11 +105,13 @@ int store_snapshot_at(struct db_conn *db, int64_t catalog_id, int64_t at_us, int
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, at_us, floor);
+    /* One probe of hog_snapshot_time (migration 9): stamps rise with ids. */
     return db_scalar_i64(db->pg,
-                         "SELECT max(snapshot_id) FROM hog_snapshot WHERE catalog_id = $1"
-                         " AND snapshot_time <= 'epoch'::timestamptz + $2::bigint * interval '1 "
-                         "microsecond'"
-                         " AND snapshot_id >= $3",
+                         "SELECT max(snapshot_id) FROM (SELECT snapshot_id FROM hog_snapshot"
+                         " WHERE catalog_id = $1 AND snapshot_time <= 'epoch'::timestamptz"
+                         " + $2::bigint * interval '1 microsecond'"
+                         " ORDER BY snapshot_time DESC, snapshot_id DESC LIMIT 1) latest"
+                         " WHERE snapshot_id >= $3",
                          &p, snapshot, err);
 }
 
