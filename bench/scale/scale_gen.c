@@ -94,6 +94,7 @@ struct gen {
      * resume, so a retried commit is the same request (its fingerprint
      * covers read_snapshot); appends conflict only with DDL after it. */
     int64_t read_snapshot;
+    size_t *wide_todo; /* the wide tables still to create, by number */
 };
 
 /* ---- small things ---- */
@@ -467,6 +468,36 @@ static void setup(struct gen *g, struct scale_http *h)
     post_created(h, path, "{\"name\":\"wide\"}");
 }
 
+/* The wide tables not created yet (one listing, so a resumed build does
+ * not send 54,000 creations to learn that they exist): their numbers
+ * into g->wide_todo, and how many. */
+static size_t missing_wide_tables(struct gen *g, struct scale_http *h)
+{
+    size_t n = (size_t)g->o.wide_tables;
+    bool *have = calloc(n ? n : 1, sizeof *have);
+    g->wide_todo = malloc((n ? n : 1) * sizeof *g->wide_todo);
+    if (!have || !g->wide_todo)
+        scale_die("out of memory");
+    char path[512];
+    snprintf(path, sizeof path, "/v1/catalogs/%s/namespaces/wide/tables", g->o.catalog);
+    json_t *list = get_json(h, path), *t; /* an array of TableSummary */
+    size_t i;
+    json_array_foreach (list, i, t) {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        char *end;
+        unsigned long k = name && name[0] == 'w' ? strtoul(name + 1, &end, 10) : n;
+        if (k < n && !*end)
+            have[k] = true;
+    }
+    json_decref(list);
+    size_t todo = 0;
+    for (i = 0; i < n; i++)
+        if (!have[i])
+            g->wide_todo[todo++] = i;
+    free(have);
+    return todo;
+}
+
 /* How far each lake table got, from its file count at the head. */
 static void read_back(struct gen *g, struct scale_http *h)
 {
@@ -609,7 +640,7 @@ int main(int argc, char **argv)
     scale_http_open(&h, g.o.url, g.auth_header);
     setup(&g, &h);
     double lake_s = run_parallel(&g, "lake tables", (size_t)g.o.tables, create_lake_table);
-    double wide_s = run_parallel(&g, "wide tables", (size_t)g.o.wide_tables, create_wide_table);
+    double wide_s = run_parallel(&g, "wide tables", missing_wide_tables(&g, &h), create_wide_table);
     read_back(&g, &h);
     pin_read_snapshot(&g, &h);
     plan_units(&g);
@@ -631,6 +662,7 @@ int main(int argc, char **argv)
            wide_s, lake_s, g.o.consumers);
     scale_http_close(&h);
     free(g.units);
+    free(g.wide_todo);
     free(g.tables);
     curl_global_cleanup();
     return 0;

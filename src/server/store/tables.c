@@ -476,17 +476,42 @@ int store_table_write_changes(struct store_ddl at, int64_t namespace_id,
     return 0;
 }
 
+/* A table's totals at snapshot S (migration 10): the maintained row `l`
+ * (joined only when nothing changed the table after S) as it is, else
+ * computed from the rows. Fenced with OFFSET 0 where used, so the CASE runs
+ * once per table and its fallback only for the tables that need it. */
+#define TOTALS_AT(l, catalog, table, snapshot)                                                     \
+    "CASE WHEN " l ".table_id IS NOT NULL THEN ROW(" l ".record_count, " l ".file_count, " l       \
+    ".file_size_bytes, " l ".snapshot_count)::hog_table_totals ELSE hog_table_totals_at(" catalog  \
+    ", " table ", " snapshot ") END"
+
+/* $1 catalog, $2 table, $3 snapshot. */
+/* clang-format off */
+static const char table_totals_sql[] =
+    "SELECT (x.tot).records, (x.tot).files, (x.tot).bytes FROM (SELECT "
+    TOTALS_AT("l", "$1", "$2", "$3") " AS tot"
+    " FROM (SELECT 1) one LEFT JOIN hog_table_live_totals l ON l.catalog_id = $1"
+    " AND l.table_id = $2 AND l.changed_snapshot <= $3 OFFSET 0) x";
+
+/* $1 catalog, $2 namespace, $3 snapshot. */
+static const char tables_list_sql[] =
+    "SELECT v.name, t.table_uuid, v.comment, (x.tot).records, (x.tot).files, (x.tot).bytes,"
+    " (x.tot).snapshots"
+    " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
+    " LEFT JOIN hog_table_live_totals l ON l.catalog_id = v.catalog_id"
+    "  AND l.table_id = v.table_id AND l.changed_snapshot <= $3"
+    " CROSS JOIN LATERAL (SELECT " TOTALS_AT("l", "v.catalog_id", "v.table_id", "$3")
+    " AS tot OFFSET 0) x"
+    " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
+    " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name";
+/* clang-format on */
+
 int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
                        int64_t snapshot, struct table_totals *out, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, cat->id, table_id, snapshot);
-    PGresult *r = db_exec(ctx->db->pg,
-                          "SELECT coalesce(sum(record_count), 0), count(*),"
-                          " coalesce(sum(file_size_bytes), 0) FROM hog_data_file"
-                          " WHERE catalog_id = $1 AND table_id = $2"
-                          " AND hog_visible(begin_snapshot, end_snapshot, $3)",
-                          &p, err);
+    PGresult *r = db_exec(ctx->db->pg, table_totals_sql, &p, err);
     if (!r)
         return -1;
     out->records = db_i64(r, 0, 0);
@@ -504,22 +529,7 @@ int store_tables_list(struct db_conn *db, struct arena *arena, int64_t catalog_i
     DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
     /* Totals are exact at the listed snapshot; snapshot_count counts the
      * retained snapshots whose table-scoped changes name the table. */
-    PGresult *r = db_exec(
-        db->pg,
-        "SELECT v.name, t.table_uuid, v.comment, f.records, f.files, f.bytes, c.snaps"
-        " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
-        " CROSS JOIN LATERAL (SELECT coalesce(sum(d.record_count), 0) AS records,"
-        "  count(*) AS files, coalesce(sum(d.file_size_bytes), 0) AS bytes FROM hog_data_file d"
-        "  WHERE d.catalog_id = v.catalog_id AND d.table_id = v.table_id"
-        "  AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)) f"
-        " CROSS JOIN LATERAL (SELECT count(DISTINCT sc.snapshot_id) AS snaps"
-        "  FROM hog_snapshot_change sc WHERE sc.catalog_id = v.catalog_id"
-        "  AND sc.object_id = v.table_id AND sc.snapshot_id <= $3 AND sc.kind IN"
-        "  ('table_created', 'table_dropped', 'table_altered', 'table_inserted_into',"
-        "   'table_deleted_from', 'table_compacted')) c"
-        " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
-        " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name",
-        &p, err);
+    PGresult *r = db_exec(db->pg, tables_list_sql, &p, err);
     if (!r)
         return -1;
     size_t n = (size_t)PQntuples(r);
