@@ -35,7 +35,8 @@ out.push(
 out.push(
   `${fmtInt(env.rows)} rows of the event table, ${env.rounds} round(s), each side a fresh ` +
     `process, the first side alternating; machine: ${env.cpu}, ${env.nproc} cores, ` +
-    `load average at start ${env.load_start}, at end ${loadEnd}`
+    `load average at start ${env.load_start}, at end ${loadEnd}; hoglake --read-threads ` +
+    `${env.read_threads}`
 )
 if (env.smoke) out.push('SMOKE RUN: too small for the timings to mean anything; only the check is judged.')
 out.push('')

@@ -4,12 +4,15 @@
 # over the same Parquet files, each a fresh process. See bench/csvread/README.md.
 #
 #   bench/csvread/run.sh [--rows N] [--rounds N] [--out DIR] [--build-dir DIR]
-#                        [--hoglaked PATH] [--hoglake PATH] [--append-bench PATH]
+#                        [--read-threads N] [--hoglaked PATH] [--hoglake PATH]
+#                        [--append-bench PATH]
 #   bench/csvread/run.sh --smoke [--hoglaked PATH] [--hoglake PATH] [--append-bench PATH]
 #
 #   --rows N             rows of the event table (default 2,000,000; smoke: 20,000)
 #   --rounds N           timed rounds (default 5); odd rounds run hoglake first, even
 #                        rounds DuckDB first
+#   --read-threads N     hoglake's --read-threads (default: its own, the CPUs; DuckDB
+#                        always runs with threads=1)
 #   --out DIR            keep the warehouse, both CSVs, logs and results in DIR (default:
 #                        a temporary directory, removed at the end)
 #   --build-dir DIR      the Release build (default build-release; configured and built
@@ -35,6 +38,7 @@ build_dir="$root/build-release"
 hoglaked=""
 hoglake=""
 append_bench=""
+read_threads=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
@@ -44,8 +48,9 @@ while [ $# -gt 0 ]; do
     --hoglaked) hoglaked=$2; shift 2 ;;
     --hoglake) hoglake=$2; shift 2 ;;
     --append-bench) append_bench=$2; shift 2 ;;
+    --read-threads) read_threads=(--read-threads "$2"); shift 2 ;;
     --smoke) smoke=1; shift ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
@@ -126,9 +131,9 @@ files=$(node -e '
   console.log(paths.map((p) => decodeURIComponent(p.slice(7))).join(","))' "$dir/files.json") ||
   { log "the table lists no local files (see $dir/files.json)"; exit 1; }
 
-printf '{"cpu":"%s","nproc":%s,"load_start":"%s","rows":%s,"rounds":%s,"smoke":%s,"table":"%s"}\n' \
+printf '{"cpu":"%s","nproc":%s,"load_start":"%s","rows":%s,"rounds":%s,"read_threads":"%s","smoke":%s,"table":"%s"}\n' \
   "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/"//g')" "$(nproc)" \
-  "$(cut -d' ' -f1-3 /proc/loadavg)" "$rows" "$rounds" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$rows" "$rounds" "${read_threads[1]:-default}" \
   "$([ "$smoke" = 1 ] && echo true || echo false)" "$table" >"$dir/env.json"
 
 # ---- the rounds ----
@@ -153,7 +158,8 @@ timed() {
 }
 # hoglake writes the CSV on stdout, as a user would redirect it; DuckDB's COPY
 # writes the file itself, and the peer prints the statement's own time.
-ours() { timed hoglake "$1" sh -c 'exec "$@" >"$0"' "$dir/hoglake.csv" "$hoglake" read "$table" --format csv; }
+ours() { timed hoglake "$1" sh -c 'exec "$@" >"$0"' "$dir/hoglake.csv" "$hoglake" \
+  ${read_threads[@]+"${read_threads[@]}"} read "$table" --format csv; }
 duck() { timed duckdb "$1" node "$here/duckdb_peer.mjs" copy --files "$files" --out "$dir/duckdb.csv"; }
 : >"$dir/rounds.jsonl"
 for r in $(seq 1 "$rounds"); do
@@ -170,4 +176,4 @@ node "$here/duckdb_peer.mjs" check --ours "$dir/hoglake.csv" --duck "$dir/duckdb
 status=0
 node "$here/report.mjs" "$dir" | tee "$dir/report.md" || status=${PIPESTATUS[0]}
 [ -n "$out" ] && echo "results: $dir"
-exit $status
+exit "$status"
