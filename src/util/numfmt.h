@@ -1,6 +1,6 @@
 /* Exact decimal text of numbers, the same everywhere it is printed (JSON
  * bounds, the CLI's row text): the shortest round-tripping text of a float
- * or double, and a scaled 128-bit integer as a decimal.
+ * or double, integers, and a scaled 128-bit integer as a decimal.
  *
  * Thread-safe; no allocation. */
 #ifndef HL_UTIL_NUMFMT_H
@@ -8,9 +8,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Room for any result, with its NUL. */
 #define NUMFMT_TEXT_MAX 48
+
+/* v in decimal, NUL-terminated (at most 21 bytes with the NUL); returns the length. */
+size_t numfmt_u64(uint64_t v, char *out);
+size_t numfmt_i64(int64_t v, char *out);
+/* The low `width` decimal digits of v, zero-padded, at out (no NUL). */
+void numfmt_fixed(uint64_t v, int width, char *out);
 
 /* Writes the shortest text that reads back as the same value, laid out as
  * Python's repr does ("1.0", "0.0001", "1e-05", "1.5e+16", "-0.0"). Writes the text of finite v

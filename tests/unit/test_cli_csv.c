@@ -279,6 +279,37 @@ static void writer(void **state)
     buf_free(&b);
 }
 
+/* Fields longer than the buffer holds, and quotes at every position:
+ * the writer reserves the worst case, then writes without checks. */
+static void writer_quotes_and_growth(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT;
+    csv_write_field(&b, true, "\"", 1);
+    csv_write_field(&b, false, "\"\"", 2);
+    csv_write_field(&b, false, "a\"", 2);
+    csv_write_field(&b, false, "\r\n", 2);
+    csv_write_field(&b, false, "{\"k\":\"v\"}", 9);
+    csv_end_record(&b);
+    assert_string_equal(b.data,
+                        "\"\"\"\",\"\"\"\"\"\",\"a\"\"\",\"\r\n\",\"{\"\"k\"\":\"\"v\"\"}\"\r\n");
+    for (int round = 0; round < 2; round++) {
+        buf_reset(&b);
+        char all_quotes[1000];
+        memset(all_quotes, '"', sizeof all_quotes);
+        char plain[3000];
+        memset(plain, 'x', sizeof plain);
+        csv_write_field(&b, true, round ? plain : all_quotes,
+                        round ? sizeof plain : sizeof all_quotes);
+        size_t want = round ? sizeof plain : 2 * sizeof all_quotes + 2;
+        assert_int_equal(b.len, want);
+        assert_int_equal(strlen(b.data), want);
+        if (!round)
+            assert_true(b.data[0] == '"' && b.data[want - 1] == '"');
+    }
+    buf_free(&b);
+}
+
 static void writer_then_reader(void **state)
 {
     (void)state;
@@ -483,6 +514,7 @@ int main(void)
         cmocka_unit_test(broken_bom),
         cmocka_unit_test(long_field_across_the_buffer),
         cmocka_unit_test(writer),
+        cmocka_unit_test(writer_quotes_and_growth),
         cmocka_unit_test(writer_then_reader),
         cmocka_unit_test(other_delimiters),
         cmocka_unit_test(delimiters_that_cannot_be),

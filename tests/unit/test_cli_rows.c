@@ -46,6 +46,11 @@ static void format_integers(void **state)
     EXPECT_TEXT(rt_format_i64(INT64_MIN, t_), "-9223372036854775808");
     EXPECT_TEXT(rt_format_i64(INT64_MAX, t_), "9223372036854775807");
     EXPECT_TEXT(rt_format_i64(0, t_), "0");
+    EXPECT_TEXT(rt_format_i64(-1, t_), "-1");
+    EXPECT_TEXT(rt_format_i64(10, t_), "10");
+    EXPECT_TEXT(rt_format_i64(-1000000, t_), "-1000000");
+    EXPECT_TEXT(rt_format_i64(INT64_MIN + 1, t_), "-9223372036854775807");
+    EXPECT_TEXT(rt_format_u64(0, t_), "0");
     EXPECT_TEXT(rt_format_u64(UINT64_MAX, t_), "18446744073709551615");
 }
 
@@ -86,6 +91,111 @@ static void format_floats(void **state)
     assert_true(rows_half_to_float(0x7bff) == 65504.0f);
     assert_true(rows_half_to_float(0x0001) == ldexpf(1, -24));
     assert_true(isinf(rows_half_to_float(0x7c00)) && isnan(rows_half_to_float(0x7e00)));
+}
+
+/* The shortest text by the definition: the fewest significant digits
+ * printf's correctly rounded %e gives that read back as v, trailing zeros
+ * dropped, in the layout rt_format_double uses. */
+static void shortest_by_search(double v, bool single, char *out)
+{
+    char tmp[48];
+    for (int p = 1; p <= (single ? 9 : 17); p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, v);
+        if (single ? strtof(tmp, NULL) == (float)v : strtod(tmp, NULL) == v)
+            break;
+    }
+    /* Python's repr layout, from the digits and exponent. */
+    char digits[24];
+    int nd = 0;
+    const char *q = tmp + (tmp[0] == '-');
+    for (; *q != 'e'; q++)
+        if (*q != '.')
+            digits[nd++] = *q;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    int e = atoi(q + 1);
+    char *o = out + sprintf(out, "%s", tmp[0] == '-' ? "-" : "");
+    if (e < -4 || e >= 16) {
+        o += sprintf(o, "%c", digits[0]);
+        if (nd > 1)
+            o += sprintf(o, ".%.*s", nd - 1, digits + 1);
+        sprintf(o, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    } else if (e < 0) {
+        sprintf(o, "0.%.*s%.*s", -e - 1, "0000", nd, digits);
+    } else if (e + 1 >= nd) {
+        sprintf(o, "%.*s%.*s.0", nd, digits, e + 1 - nd, "0000000000000000");
+    } else {
+        sprintf(o, "%.*s.%.*s", e + 1, digits, nd - e - 1, digits + e + 1);
+    }
+}
+
+static void expect_shortest(double d)
+{
+    if (!isfinite(d) || d == 0)
+        return; /* spelled apart from the digits (format_floats) */
+    char want[64], got[RT_TEXT_MAX];
+    shortest_by_search(d, false, want);
+    size_t n = rt_format_double(d, got);
+    if (n != strlen(want) || strcmp(got, want) != 0)
+        fail_msg("%.17g printed '%s', the shortest is '%s'", d, got, want);
+    float f = (float)d;
+    if (!isfinite(f) || f == 0)
+        return;
+    shortest_by_search(f, true, want);
+    n = rt_format_float(f, got);
+    if (n != strlen(want) || strcmp(got, want) != 0)
+        fail_msg("float %.9g printed '%s', the shortest is '%s'", (double)f, got, want);
+}
+
+/* Values with few decimals take a path without printf: it must give the
+ * same text as the search, at its bounds too. */
+static void shortest_without_printf(void **state)
+{
+    (void)state;
+    EXPECT_TEXT(rt_format_double(82310.61, t_), "82310.61");
+    EXPECT_TEXT(rt_format_double(-0.05, t_), "-0.05");
+    EXPECT_TEXT(rt_format_double(1e21, t_), "1e+21");
+    EXPECT_TEXT(rt_format_double(1e22, t_), "1e+22");
+    EXPECT_TEXT(rt_format_double(1e23, t_), "1e+23");
+    EXPECT_TEXT(rt_format_double(123456789012345.6, t_), "123456789012345.6");
+    EXPECT_TEXT(rt_format_double(2251799813685247.0, t_), "2251799813685247.0");
+    EXPECT_TEXT(rt_format_double(2.2250738585072014e-308, t_), "2.2250738585072014e-308");
+    EXPECT_TEXT(rt_format_double(4.9406564584124654e-324, t_), "5e-324");
+    EXPECT_TEXT(rt_format_double(1e-7, t_), "1e-07");
+    EXPECT_TEXT(rt_format_float(0.3f, t_), "0.3");
+    EXPECT_TEXT(rt_format_float(4194303.0f, t_), "4194303.0");
+    EXPECT_TEXT(rt_format_float(1.17549435e-38f, t_), "1.1754944e-38");
+    static const double fixed[] = {
+        0.1,     0.2,        0.3,   0.1 + 0.2, 1.0 / 3,           99999.99,
+        1e15,    1e16,       1e17,  0x1p51,    0x1p51 - 1,        0x1p51 + 1,
+        0x1p52,  0x1p53 + 2, 9.5,   9.95,      9.999999999999999, 10.000000000000002,
+        1e-4,    1e-5,       5e-5,  0.000123,  DBL_MIN,           DBL_TRUE_MIN,
+        DBL_MAX, 4.35,       2.675, 1.005};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
+        expect_shortest(fixed[i]);
+        expect_shortest(-fixed[i]);
+        expect_shortest(nextafter(fixed[i], 0));
+        expect_shortest(nextafter(fixed[i], INFINITY));
+    }
+    static const double pow10[] = {1,    1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23};
+    struct rng g = {7};
+    for (int i = 0; i < 60000; i++) {
+        /* m / 10^k for m of up to 17 digits: every decimal length, around
+         * the path's 2^51 bound. */
+        uint64_t m = rng_below(&g, (uint64_t)pow10[1 + rng_below(&g, 17)]);
+        double d = (double)m / pow10[rng_below(&g, 24)];
+        if (i % 4 == 1)
+            d = (double)(int64_t)rng_below(&g, 10000000) / 100; /* two decimals */
+        if (i % 4 == 2) {
+            uint64_t bits = rng_next(&g);
+            memcpy(&d, &bits, 8);
+            if (!isfinite(d) || d == 0)
+                continue;
+        }
+        expect_shortest(i % 2 ? -d : d);
+    }
 }
 
 static void floats_read_back_exactly(void **state)
@@ -188,6 +298,14 @@ static void format_temporal(void **state)
     EXPECT_TEXT(rt_format_timestamp(0, ROWS_SECONDS, false, t_), "1970-01-01T00:00:00");
     EXPECT_TEXT(rt_format_timestamp(-1, ROWS_MICROS, false, t_), "1969-12-31T23:59:59.999999");
     EXPECT_TEXT(rt_format_timestamp(-1, ROWS_MILLIS, false, t_), "1969-12-31T23:59:59.999");
+    EXPECT_TEXT(rt_format_timestamp(-1500000, ROWS_MICROS, true, t_),
+                "1969-12-31T23:59:58.500000Z");
+    EXPECT_TEXT(rt_format_timestamp(-2208988800000001, ROWS_MICROS, false, t_),
+                "1899-12-31T23:59:59.999999");
+    EXPECT_TEXT(rt_format_timestamp(1704067200000001, ROWS_MICROS, true, t_),
+                "2024-01-01T00:00:00.000001Z");
+    EXPECT_TEXT(rt_format_timestamp(1709164799000000, ROWS_MICROS, false, t_),
+                "2024-02-28T23:59:59.000000");
     EXPECT_TEXT(rt_format_timestamp(-1, ROWS_SECONDS, false, t_), "1969-12-31T23:59:59");
     EXPECT_TEXT(rt_format_timestamp(1704164645123456, ROWS_MICROS, false, t_),
                 "2024-01-02T03:04:05.123456");
@@ -1342,6 +1460,7 @@ int main(void)
         cmocka_unit_test(format_integers),
         cmocka_unit_test(format_floats),
         cmocka_unit_test(floats_read_back_exactly),
+        cmocka_unit_test(shortest_without_printf),
         cmocka_unit_test(format_decimals),
         cmocka_unit_test(format_temporal),
         cmocka_unit_test(format_bytes),
