@@ -16,15 +16,19 @@ static const char catalogs_sql[] =
     "  ON s.catalog_id = c.catalog_id AND s.snapshot_id = c.last_snapshot_id"
     " ORDER BY c.name";
 
-/* Per catalog: rows and bytes of live files of live tables (through the
- * hog_data_file_live partial index). Catalogs without any come out as 0. */
-static const char live_sql[] = "SELECT c.name, coalesce(sum(d.record_count), 0)::float8,"
-                               " coalesce(sum(d.file_size_bytes), 0)::float8"
-                               " FROM hog_catalog c LEFT JOIN (hog_data_file d JOIN hog_table t"
-                               "  ON t.catalog_id = d.catalog_id AND t.table_id = d.table_id"
-                               "  AND t.dropped_snapshot IS NULL)"
-                               "  ON d.catalog_id = c.catalog_id AND d.end_snapshot IS NULL"
-                               " GROUP BY c.name ORDER BY c.name";
+/* Per catalog: rows and bytes of live files of live tables, from the
+ * tables' maintained totals (migration 10): one row per table, where
+ * summing the file rows read every file of the catalog on every sample
+ * (440 ms at 290,000 files; seconds at 10M). Catalogs without any come
+ * out as 0. */
+static const char live_sql[] =
+    "SELECT c.name, coalesce(sum(l.record_count), 0)::float8,"
+    " coalesce(sum(l.file_size_bytes), 0)::float8"
+    " FROM hog_catalog c LEFT JOIN (hog_table_live_totals l JOIN hog_table t"
+    "  ON t.catalog_id = l.catalog_id AND t.table_id = l.table_id"
+    "  AND t.dropped_snapshot IS NULL)"
+    "  ON l.catalog_id = c.catalog_id"
+    " GROUP BY c.name ORDER BY c.name";
 
 /* Per catalog, its most lagging consumers (at most $1), most lagging
  * first: name, consumer, lag. */
