@@ -148,13 +148,15 @@ results=$dir/results.tsv # scale files snapshots op ops p50 p90 p99 max bytes rs
 failed=0
 
 # ---- one scale ----
-# start_server DB NAME: hoglaked on database DB, data dir DIR/NAME; sets url
+# start_server DB NAME [OPTION...]: hoglaked on database DB, data dir
+# DIR/NAME, with these extra options; sets url
 start_server() {
   local db=$1 name=$2
+  shift 2
   rm -f "$dir/$name.port"
   "$hoglaked" --database-url "postgresql://postgres@127.0.0.1:$pgport/$db" \
     --data-dir "$dir/$name" --port 0 --port-file "$dir/$name.port" \
-    --warehouse "file://$dir/warehouse-$name" --log-level warn >>"$dir/$name.log" 2>&1 &
+    --warehouse "file://$dir/warehouse-$name" --log-level warn "$@" >>"$dir/$name.log" 2>&1 &
   srv_pid=$!
   for _ in $(seq 1 400); do
     [ -s "$dir/$name.port" ] && break
@@ -361,7 +363,8 @@ EOF
     -c "ALTER DATABASE $db SET auto_explain.log_min_duration = 0" \
     -c "ALTER DATABASE $db SET auto_explain.log_analyze = on" \
     -c "ALTER DATABASE $db SET auto_explain.log_buffers = on"
-  start_server "$db" "hoglake-$name-explain"
+  # No metrics sampler: its statements would land among the operation's.
+  start_server "$db" "hoglake-$name-explain" --metrics-interval-ms 0
   token_file=$dir/hoglaked-$name/admin.token
   for op in get_table get_table_totals list_wide list_lake snapshots_page resolve scan_day \
     scan_day_stats scan_day_travel changes_1000; do

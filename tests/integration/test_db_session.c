@@ -1,8 +1,9 @@
 /* The settings every hoglaked connection to PostgreSQL runs with
  * (db_connect): the limits that keep a stuck statement or an abandoned
  * transaction from holding locks, the application name operators see in
- * pg_stat_activity, and JIT off (compiling the catalog's short index walks
- * cost more than running them on a big catalog: bench/scale). */
+ * pg_stat_activity, JIT off (compiling the catalog's short index walks
+ * cost more than running them on a big catalog: bench/scale) and room for
+ * a 54,000-table listing's sort in memory. */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ static void session_settings(void **state)
     if (!c)
         fail_msg("db_connect: %s", err.msg);
     expect_setting(c, "jit", "off");
+    expect_setting(c, "work_mem", "16384"); /* kB */
     char timeout[32];
     snprintf(timeout, sizeof timeout, "%d", (int)DB_STATEMENT_TIMEOUT_MS);
     expect_setting(c, "statement_timeout", timeout);

@@ -5,6 +5,7 @@
 
 #include "lake/ident.h"
 #include "server/catalog/catalog.h"
+#include "server/catalog/files.h"
 #include "server/db/db.h"
 #include "server/http/handlers.h"
 #include "server/store/tables.h"
@@ -75,20 +76,26 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     struct error e;
     if (store_tables_list(db, &req->arena, cat.id, ns_id, snap, &tables, &n, &e) != 0)
         return api_from_error(err, &e, "table list");
-    json_t *out = json_array();
-    for (size_t i = 0; out && i < n; i++) {
+    /* Written as text, as the file pages are: an object per table through
+     * jansson cost more than the statement for a namespace of 54,000. */
+    struct page_text w;
+    pt_init(&w, n * 160 + 2);
+    pt_open(&w, NULL, '[');
+    for (size_t i = 0; i < n; i++) {
         const struct store_table_summary *t = &tables[i];
-        json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I}", "name", t->name, "table_uuid",
-                              t->table_uuid, "record_count", (json_int_t)t->records, "file_count",
-                              (json_int_t)t->files, "file_size_bytes", (json_int_t)t->bytes,
-                              "snapshot_count", (json_int_t)t->snapshots);
-        if (o && t->comment)
-            json_object_set_new(o, "comment", json_string(t->comment));
-        json_array_append_new(out, o);
+        pt_open(&w, NULL, '{');
+        pt_str(&w, "name", t->name);
+        pt_str(&w, "table_uuid", t->table_uuid);
+        pt_i64(&w, "record_count", t->records);
+        pt_i64(&w, "file_count", t->files);
+        pt_i64(&w, "file_size_bytes", t->bytes);
+        pt_i64(&w, "snapshot_count", t->snapshots);
+        if (t->comment)
+            pt_str(&w, "comment", t->comment);
+        pt_close(&w, '}');
     }
-    if (api_json(res, 200, out) != 0)
-        return api_nomem(err);
-    return 0;
+    pt_close(&w, ']');
+    return pt_respond(&w, res, err);
 }
 
 /* Applies the optional create-time metadata through the same rules as the
