@@ -698,7 +698,7 @@ static int push_level(struct colw *c, uint16_t d, uint16_t r)
     return 0;
 }
 
-/* A page's PLAIN values start after a headroom (see close_page). */
+/* A page's PLAIN values start after a headroom (PQ_PAGE_HEADROOM, page_job.h). */
 static int start_plain(struct colw *c)
 {
     if (c->pg.plain.len)
