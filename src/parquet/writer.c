@@ -1237,6 +1237,17 @@ static int collect_jobs(struct pq_writer *w, bool all, struct error *err)
     return 0;
 }
 
+/* After a failure: waits for every job out and drops what they made, so
+ * that no work outlives the failing call. */
+static void abandon_jobs(struct pq_writer *w)
+{
+    struct pq_page_job *j;
+    while ((j = pq_page_pool_oldest(w->pool, true))) {
+        w->inflight_bytes -= pq_page_job_input_bytes(j);
+        pq_page_pool_retire(w->pool);
+    }
+}
+
 /* A free page job, once the oldest is taken back if every job is out. */
 static struct pq_page_job *next_job(struct pq_writer *w, struct error *err)
 {
@@ -1966,6 +1977,64 @@ static bool has_null_row(const struct ArrowArray *batch)
     return false;
 }
 
+/* Shreds a checked batch's rows into pages, cutting row groups. */
+static int shred_batch(struct pq_writer *w, const struct ArrowArray *batch, struct error *err)
+{
+    /* Rows go in steps, column by column within a step; pages are cut at
+     * row boundaries as soon as they pass their size, and row groups
+     * between steps. A step is sized from the bytes rows have taken so far
+     * so that it adds at most about an eighth of a row group, however wide
+     * the rows; the first steps are short, as nothing is known yet. */
+    int64_t step = w->step_rows;
+    for (int64_t r0 = 0; r0 < batch->length;) {
+        int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
+        /* A step never crosses the row limit, so a group ends exactly on it. */
+        if (w->opt.row_group_rows > 0 && r1 - r0 > w->opt.row_group_rows - w->rg_rows)
+            r1 = r0 + (w->opt.row_group_rows - w->rg_rows);
+        int64_t open_bytes = 0, step_bytes = 0;
+        for (int i = 0; i < w->ncols; i++) {
+            struct colw *c = &w->cols[i];
+            const struct ArrowArray *top = batch->children[c->top];
+            if (flat_dict(c) || flat_plain(c) || flat_plain_bytes(c)) {
+                int64_t i0 = batch->offset + r0, i1 = batch->offset + r1;
+                int rc = flat_dict(c)    ? shred_flat_dict(w, c, top, i0, i1, &step_bytes, err)
+                         : flat_plain(c) ? shred_flat_plain(w, c, top, i0, i1, &step_bytes, err)
+                                         : shred_flat_bytes(w, c, top, i0, i1, &step_bytes, err);
+                if (rc != 0)
+                    return -1;
+                open_bytes += c->page_plain_bytes;
+                continue;
+            }
+            int64_t before = c->page_plain_bytes;
+            for (int64_t r = r0; r < r1; r++) {
+                if (shred(c, 0, top, batch->offset + r, 0, 0, err) != 0)
+                    return -1;
+                if (page_full(w, c) || (c->dict_on && dict_gives_up(w, c))) {
+                    step_bytes += c->page_plain_bytes - before;
+                    before = 0;
+                    if (close_page(w, c, err) != 0)
+                        return -1;
+                }
+            }
+            step_bytes += c->page_plain_bytes - before;
+            open_bytes += c->page_plain_bytes;
+        }
+        w->rg_rows += r1 - r0;
+        bool full = w->rg_bytes + open_bytes >= w->opt.row_group_bytes ||
+                    (w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows);
+        if (full && flush_row_group(w, err) != 0)
+            return -1;
+        int64_t per_row = step_bytes / (r1 - r0) + 1;
+        step = w->opt.row_group_bytes / 8 / per_row;
+        step = step < 1 ? 1 : step > ROWS_PER_STEP ? ROWS_PER_STEP : step;
+        w->step_rows = step;
+        r0 = r1;
+    }
+    /* Every page closed so far is sealed before the call returns: no work
+     * outlives it, and a page's failure is this batch's. */
+    return collect_jobs(w, true, err);
+}
+
 static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
                          const struct ArrowArray *batch, struct error *err)
 {
@@ -1995,68 +2064,9 @@ static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
             return -1;
     }
     bind_batch(w, schema);
-    /* Rows go in steps, column by column within a step; pages are cut at
-     * row boundaries as soon as they pass their size, and row groups
-     * between steps. A step is sized from the bytes rows have taken so far
-     * so that it adds at most about an eighth of a row group, however wide
-     * the rows; the first steps are short, as nothing is known yet. */
-    int64_t step = w->step_rows;
-    for (int64_t r0 = 0; r0 < batch->length;) {
-        int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
-        /* A step never crosses the row limit, so a group ends exactly on it. */
-        if (w->opt.row_group_rows > 0 && r1 - r0 > w->opt.row_group_rows - w->rg_rows)
-            r1 = r0 + (w->opt.row_group_rows - w->rg_rows);
-        int64_t open_bytes = 0, step_bytes = 0;
-        for (int i = 0; i < w->ncols; i++) {
-            struct colw *c = &w->cols[i];
-            const struct ArrowArray *top = batch->children[c->top];
-            if (flat_dict(c) || flat_plain(c) || flat_plain_bytes(c)) {
-                int64_t i0 = batch->offset + r0, i1 = batch->offset + r1;
-                int rc = flat_dict(c)    ? shred_flat_dict(w, c, top, i0, i1, &step_bytes, err)
-                         : flat_plain(c) ? shred_flat_plain(w, c, top, i0, i1, &step_bytes, err)
-                                         : shred_flat_bytes(w, c, top, i0, i1, &step_bytes, err);
-                if (rc != 0) {
-                    w->failed = true;
-                    return -1;
-                }
-                open_bytes += c->page_plain_bytes;
-                continue;
-            }
-            int64_t before = c->page_plain_bytes;
-            for (int64_t r = r0; r < r1; r++) {
-                if (shred(c, 0, top, batch->offset + r, 0, 0, err) != 0) {
-                    w->failed = true;
-                    return -1;
-                }
-                if (page_full(w, c) || (c->dict_on && dict_gives_up(w, c))) {
-                    step_bytes += c->page_plain_bytes - before;
-                    before = 0;
-                    if (close_page(w, c, err) != 0) {
-                        w->failed = true;
-                        return -1;
-                    }
-                }
-            }
-            step_bytes += c->page_plain_bytes - before;
-            open_bytes += c->page_plain_bytes;
-        }
-        w->rg_rows += r1 - r0;
-        bool full = w->rg_bytes + open_bytes >= w->opt.row_group_bytes ||
-                    (w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows);
-        if (full && flush_row_group(w, err) != 0) {
-            w->failed = true;
-            return -1;
-        }
-        int64_t per_row = step_bytes / (r1 - r0) + 1;
-        step = w->opt.row_group_bytes / 8 / per_row;
-        step = step < 1 ? 1 : step > ROWS_PER_STEP ? ROWS_PER_STEP : step;
-        w->step_rows = step;
-        r0 = r1;
-    }
-    /* Every page closed so far is sealed before the call returns: no work
-     * outlives it, and a page's failure is this batch's. */
-    if (collect_jobs(w, true, err) != 0) {
+    if (shred_batch(w, batch, err) != 0) {
         w->failed = true;
+        abandon_jobs(w);
         return -1;
     }
     return 0;
