@@ -40,7 +40,8 @@ const lines = []
 const out = (s = '') => lines.push(s)
 
 out(`hoglake Parquet benchmark: ${fmtInt(rows)} rows, ${fmt(dataBytes / MB, 1)} MB of data ` +
-  `(string bytes + 8 per non-null fixed value), ZSTD, one thread each`)
+  `(string bytes + 8 per non-null fixed value), ZSTD, ` +
+  (ourWrite.threads > 1 ? `hoglake writing on ${ourWrite.threads} threads, DuckDB on one` : 'one thread each'))
 if (env.cpu) out(`machine: ${env.cpu}, ${env.nproc} cores, load average at start ${env.load_start}, at end ${env.load_end}`)
 if (duckWrite) out(`duckdb ${duckWrite.version} via @duckdb/node-api, threads=1; best of ${ourWrite.repeat} for every timing`)
 if (env.codec_sha256) out(`codec sources (src/parquet) sha256: ${env.codec_sha256}`)
@@ -112,6 +113,48 @@ if (check) {
   }
 }
 
+// ---- the threaded writer against the single-thread one ----
+const scaleProblems = []
+const rounds = []
+for (let r = 1; load(`scale-1-${r}`); r++)
+  rounds.push({ one: load(`scale-1-${r}`), many: load(`scale-n-${r}`), cmp: load(`scale-cmp-${r}`) })
+if (rounds.length && rounds.every((x) => x.many && x.cmp)) {
+  const n = rounds[0].many.threads
+  const range = (xs, d = 2) => `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`
+  const median = (xs) => {
+    const v = [...xs].sort((a, b) => a - b)
+    return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2
+  }
+  const ratios = rounds.map((x) => x.one.write_s / x.many.write_s)
+  const cpuCost = rounds.map((x) => x.many.write_cpu_s / x.one.write_cpu_s)
+  out()
+  out(`threaded encode: ${n} threads against 1, ${rounds.length} rounds alternating (a process each, ` +
+    `${fmtInt(rounds[0].one.rows)} rows, pq_writer_* time only):`)
+  out('  ' + lpad('round', 6) + lpad('1 thread wall s', 17) + lpad('cpu s', 8) +
+    lpad(`${n} threads wall s`, 19) + lpad('cpu s', 8) + lpad('speedup', 9) + lpad('same bytes', 12))
+  rounds.forEach((x, i) =>
+    out('  ' + lpad(i + 1, 6) + lpad(fmt(x.one.write_s), 17) + lpad(fmt(x.one.write_cpu_s), 8) +
+      lpad(fmt(x.many.write_s), 19) + lpad(fmt(x.many.write_cpu_s), 8) +
+      lpad(`${fmt(ratios[i])}x`, 9) + lpad(x.cmp.identical ? 'yes' : 'NO', 12)))
+  const walls1 = rounds.map((x) => x.one.write_s)
+  const wallsN = rounds.map((x) => x.many.write_s)
+  out(`  1 thread:  wall ${range(walls1)} s (${fmtInt(rows / Math.max(...walls1))}-` +
+    `${fmtInt(rows / Math.min(...walls1))} rows/s), cpu ${range(rounds.map((x) => x.one.write_cpu_s))} s`)
+  out(`  ${n} threads: wall ${range(wallsN)} s (${fmtInt(rows / Math.max(...wallsN))}-` +
+    `${fmtInt(rows / Math.min(...wallsN))} rows/s), cpu ${range(rounds.map((x) => x.many.write_cpu_s))} s`)
+  out(`  speedup (wall, per round): median ${fmt(median(ratios))}x, range ${range(ratios)}x; ` +
+    `best against best ${fmt(Math.min(...walls1) / Math.min(...wallsN))}x; ` +
+    `CPU time ${n} threads / 1: ${range(cpuCost)}`)
+  if (env.smoke) out('  (smoke run: not judged)')
+  else out(`  threaded encode >= 1.8x single-thread: ${median(ratios) >= 1.8 ? 'met' : 'MISSED'} ` +
+    `(median per-round wall ratio)`)
+  rounds.forEach((x, i) => {
+    if (!x.cmp.identical) scaleProblems.push(`round ${i + 1}: the ${n}-thread file differs from the 1-thread file`)
+  })
+} else if (rounds.length) {
+  scaleProblems.push('a threaded-encode round is missing')
+}
+
 // ---- the memory bound ----
 const mem = ['mem-small', 'mem-full', 'mem-small-rg', 'mem-rg'].map(load).filter(Boolean)
 if (mem.length > 1) {
@@ -144,6 +187,7 @@ if (check) {
   if (check.rows_in_duck_not_ours !== 0) problems.push(`${check.rows_in_duck_not_ours} rows of DuckDB's file are not in hoglake's`)
   if (check.rows_out_of_order !== 0) problems.push(`${check.rows_out_of_order} row positions differ between the files`)
 }
+problems.push(...scaleProblems)
 if (!duckWrite || !duckRead || !ourReadDuck || !check) problems.push('a phase is missing (see the files in ' + dir + ')')
 out()
 if (problems.length) {

@@ -3,8 +3,8 @@
 # (threads=1) on the same generated event table. See bench/parquet/README.md.
 #
 #   bench/parquet/run.sh [--rows N] [--repeat N] [--out DIR] [--perf] [--no-memory]
-#                        [--build-dir DIR] [--pq-bench PATH]
-#   bench/parquet/run.sh --smoke [--rows N] [--pq-bench PATH]      (the ctest)
+#                        [--threads N] [--rounds N] [--build-dir DIR] [--pq-bench PATH]
+#   bench/parquet/run.sh --smoke [--rows N] [--threads N] [--pq-bench PATH]   (the ctests)
 #
 #   --rows N         rows to generate (default 10,000,000; smoke: 20,000)
 #   --repeat N       timed repetitions of each phase, the fastest counts (default 3)
@@ -12,6 +12,10 @@
 #                    directory, removed at the end)
 #   --perf           also record perf profiles of the six timed phases into DIR/perf
 #   --no-memory      skip the writer memory-bound runs
+#   --threads N      hoglake writes on N threads (pq_write_options.threads); above 1,
+#                    also measure the threaded writer against the single-thread one:
+#                    --rounds N rounds (default 5), each a process with 1 thread then
+#                    a process with N, whose files must be byte-identical
 #   --build-dir DIR  the Release build to use (default build-release; configured and
 #                    built here unless --pq-bench is given)
 #   --pq-bench PATH  use this pq_bench binary and do not build
@@ -30,6 +34,8 @@ memory=1
 smoke=0
 build_dir="$root/build-release"
 pq_bench=""
+threads=1
+rounds=5
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
@@ -37,6 +43,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --perf) perf=1; shift ;;
     --no-memory) memory=0; shift ;;
+    --threads) threads=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --pq-bench) pq_bench=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
@@ -49,6 +57,7 @@ if [ "$smoke" = 1 ]; then
   repeat=1
   memory=0
   perf=0
+  rounds=1
 fi
 rows=${rows:-10000000}
 log() { echo "run.sh: $*" >&2; }
@@ -110,9 +119,9 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 {
   printf '{"cpu":"%s","nproc":%s,"load_start":"%s",' \
     "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //; s/"//g')" "$(nproc)" "$(load)"
-  printf '"codec_sha256":"%s","pq_bench":"%s","smoke":%s}\n' \
+  printf '"codec_sha256":"%s","pq_bench":"%s","smoke":%s,"threads":%s,"rounds":%s}\n' \
     "$(cat "$root"/src/parquet/*.[ch] | sha256sum | cut -c1-16)" "$pq_bench" \
-    "$([ "$smoke" = 1 ] && echo true || echo false)"
+    "$([ "$smoke" = 1 ] && echo true || echo false)" "$threads" "$rounds"
 } >"$dir/env.json"
 
 # run NAME CMD...: runs a phase, its JSON to DIR/NAME.json. With --perf, the
@@ -121,7 +130,7 @@ run() {
   local name=$1
   shift
   log "$name: $*"
-  if [ "$perf" = 1 ] && [[ "$name" != mem-* ]]; then
+  if [ "$perf" = 1 ] && [[ "$name" != mem-* && "$name" != scale-* ]]; then
     mkdir -p "$dir/perf"
     local ctl=$dir/perf/$name.ctl ack=$dir/perf/$name.ack
     rm -f "$ctl" "$ack"
@@ -139,7 +148,8 @@ run() {
   fi
 }
 
-run ours-write "$pq_bench" gen-and-write "$ours" --rows "$rows" --repeat "$repeat"
+run ours-write "$pq_bench" gen-and-write "$ours" --rows "$rows" --repeat "$repeat" \
+  --threads "$threads"
 run duck-write "${peer[@]}" write --from "$ours" --out "$duck" --repeat "$repeat"
 run ours-read-ours "$pq_bench" read "$ours" --repeat "$repeat"
 run duck-read-duck "${peer[@]}" read --file "$duck" --repeat "$repeat"
@@ -147,6 +157,19 @@ run ours-read-duck "$pq_bench" read "$duck" --repeat "$repeat"
 run duck-read-ours "${peer[@]}" read --file "$ours" --repeat "$repeat"
 log "check: DuckDB compares the two files row for row"
 "${peer[@]}" check --ours "$ours" --duck "$duck" >"$dir/check.json"
+
+if [ "$threads" -gt 1 ]; then
+  # The threaded writer against the single-thread one, alternating so that
+  # both sides meet the same load; every file must be the same bytes.
+  for r in $(seq 1 "$rounds"); do
+    run "scale-1-$r" "$pq_bench" gen-and-write "$dir/scale-1.parquet" --rows "$rows" --threads 1
+    run "scale-n-$r" "$pq_bench" gen-and-write "$dir/scale-n.parquet" --rows "$rows" \
+      --threads "$threads"
+    if cmp -s "$dir/scale-1.parquet" "$dir/scale-n.parquet"; then same=true; else same=false; fi
+    echo "{\"identical\":$same}" >"$dir/scale-cmp-$r.json"
+  done
+  rm -f "$dir/scale-1.parquet" "$dir/scale-n.parquet"
+fi
 
 if [ "$memory" = 1 ]; then
   small=$((rows / 5))

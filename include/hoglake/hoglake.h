@@ -971,6 +971,13 @@ struct hl_append_options {
      * committed. A repeat whose files differ (re-encoded: new paths) is
      * refused 422 and its uploads deleted. */
     const char *idempotency_key;
+    /* Threads that encode and compress each Parquet file's pages, the
+     * calling one included: 0 or 1 (the default) = the calling thread
+     * alone; at most 64 (more is HL_ERR_VALIDATION). The files are the
+     * same bytes whatever the count.
+     * Each open file (one per partition tuple) starts encode_threads - 1
+     * threads of its own, joined when the file is finished. */
+    int encode_threads;
 };
 /* Zeroes o and sets read_snapshot to -1. */
 HL_API void hl_append_options_init(struct hl_append_options *o);

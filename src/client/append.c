@@ -263,6 +263,8 @@ static hl_status job_init(struct job *j, hl_table *t, const json_t *info,
     pq_write_options_default(&j->wopt);
     if (o && o->row_group_bytes > 0)
         j->wopt.row_group_bytes = o->row_group_bytes;
+    if (o)
+        j->wopt.threads = o->encode_threads;
     if (!(j->files = json_array()))
         return client_nomem(err);
     struct objstore *store;

@@ -10,6 +10,7 @@
 #include "parquet/bound.h"
 #include "parquet/compress.h"
 #include "parquet/encoding.h"
+#include "parquet/page_pool.h"
 #include "parquet/variant_layout.h"
 #include "parquet/variant_shred.h"
 #include "util/array.h"
@@ -25,9 +26,6 @@ enum {
      * stops dictionary encoding: the dictionary would cost hashing and
      * space and save nothing. */
     DICT_PROBE_VALUES = 8192,
-    /* Room kept in front of a page's PLAIN values for its levels, which
-     * then need no copy to sit before the values. */
-    PLAIN_HEADROOM = 32 * 1024,
 };
 
 /* How a value in the Arrow input becomes a physical Parquet value. */
@@ -97,11 +95,7 @@ struct colw {
     bool delta; /* values DELTA_BINARY_PACKED (INT64 only) */
 
     /* the page being filled */
-    uint16_t *def, *rep;
-    size_t nlev, levcap;
-    uint32_t *idx;
-    size_t nidx, idxcap;
-    struct buf plain;
+    struct pq_page_bufs pg;
     int64_t page_plain_bytes;
     int64_t page_rows;
     int64_t page_values; /* non-null values */
@@ -129,6 +123,9 @@ struct colw {
     bool chunk_plain_pages, chunk_dict_pages;
     struct page_entry *pages;
     size_t npages, pagecap;
+    size_t ncollected;    /* pages whose sealed bytes are in chunk */
+    struct buf dict_page; /* the chunk's sealed dictionary page */
+    int64_t dict_page_uncompressed;
     struct buf pidx_bounds;
     int64_t chunk_rows;
     uint32_t page_no;
@@ -145,7 +142,10 @@ struct pq_writer {
     struct pq_write_options opt;
     struct pq_key_value *kv;
     struct pq_sink sink;
-    struct pq_codec_ctx *codec;
+    /* Pages are encoded and compressed by page jobs, on the pool's
+     * threads when there are any, and taken back in order. */
+    struct pq_page_pool *pool;
+    size_t inflight_bytes;    /* raw input of the jobs out */
     struct lake_column **top; /* the table's top-level columns (a private copy) */
     /* Per top-level column: the Arrow schema of a shredded variant's
      * storage, into which its table-form batches are shredded; NULL for
@@ -166,11 +166,8 @@ struct pq_writer {
     int64_t total_rows;
     struct buf ci_all, oi_all;
     struct index_ref *refs; /* nrg * ncols */
-    struct buf body, comp, header;
     bool failed;
     int64_t step_rows; /* rows per shredding step, sized from bytes per row */
-    uint16_t *bools;   /* a boolean page's values, widened for the RLE encoder */
-    size_t bools_cap;
 };
 
 void pq_write_options_default(struct pq_write_options *o)
@@ -680,23 +677,10 @@ static void dict_reset(struct colw *c)
  * definition levels. */
 static int reserve_levels(struct colw *c, size_t n)
 {
-    if (c->nlev + n <= c->levcap)
-        return 0;
-    size_t cap = c->levcap ? c->levcap : 1024;
-    while (cap < c->nlev + n)
-        cap *= 2;
-    void *p;
-    if (c->max_def > 0) {
-        if (!(p = realloc(c->def, cap * sizeof *c->def)))
-            return -1;
-        c->def = p;
-    }
-    if (c->max_rep > 0) {
-        if (!(p = realloc(c->rep, cap * sizeof *c->rep)))
-            return -1;
-        c->rep = p;
-    }
-    c->levcap = cap;
+    size_t need = c->pg.nlev + n;
+    if ((c->max_def > 0 && ARRAY_RESERVE(c->pg.def, c->pg.defcap, need, 1024) != 0) ||
+        (c->max_rep > 0 && ARRAY_RESERVE(c->pg.rep, c->pg.repcap, need, 1024) != 0))
+        return -1;
     return 0;
 }
 
@@ -705,23 +689,23 @@ static int push_level(struct colw *c, uint16_t d, uint16_t r)
     if (reserve_levels(c, 1) != 0)
         return -1;
     if (c->max_def > 0)
-        c->def[c->nlev] = d;
+        c->pg.def[c->pg.nlev] = d;
     if (c->max_rep > 0)
-        c->rep[c->nlev] = r;
-    c->nlev++;
+        c->pg.rep[c->pg.nlev] = r;
+    c->pg.nlev++;
     if (r == 0)
         c->page_rows++;
     return 0;
 }
 
-/* A page's PLAIN values start after a headroom (see close_page). */
+/* A page's PLAIN values start after a headroom (PQ_PAGE_HEADROOM, page_job.h). */
 static int start_plain(struct colw *c)
 {
-    if (c->plain.len)
+    if (c->pg.plain.len)
         return 0;
-    if (buf_reserve(&c->plain, PLAIN_HEADROOM) != 0)
+    if (buf_reserve(&c->pg.plain, PQ_PAGE_HEADROOM) != 0)
         return -1;
-    c->plain.len = PLAIN_HEADROOM;
+    c->pg.plain.len = PQ_PAGE_HEADROOM;
     return 0;
 }
 
@@ -735,9 +719,9 @@ static int push_value(struct colw *c, const uint8_t *v, size_t len)
         int64_t k = dict_index(c, v, len);
         if (k < 0)
             return -1;
-        if (ARRAY_RESERVE(c->idx, c->idxcap, c->nidx + 1, 1024) != 0)
+        if (ARRAY_RESERVE(c->pg.idx, c->pg.idxcap, c->pg.nidx + 1, 1024) != 0)
             return -1;
-        c->idx[c->nidx++] = (uint32_t)k;
+        c->pg.idx[c->pg.nidx++] = (uint32_t)k;
         /* Page bounds only need each distinct value once per page. */
         if (c->dict_stamp[k] != c->page_no) {
             c->dict_stamp[k] = c->page_no;
@@ -749,14 +733,14 @@ static int push_value(struct colw *c, const uint8_t *v, size_t len)
         return -1;
     if (c->width) {
         if (c->conv == CONV_BOOL) {
-            if (buf_putc(&c->plain, (char)v[0]) != 0)
+            if (buf_putc(&c->pg.plain, (char)v[0]) != 0)
                 return -1;
-        } else if (buf_append(&c->plain, v, (size_t)c->width) != 0) {
+        } else if (buf_append(&c->pg.plain, v, (size_t)c->width) != 0) {
             return -1;
         }
     } else {
         uint32_t l32 = (uint32_t)len;
-        if (buf_append(&c->plain, &l32, 4) != 0 || buf_append(&c->plain, v, len) != 0)
+        if (buf_append(&c->pg.plain, &l32, 4) != 0 || buf_append(&c->pg.plain, v, len) != 0)
             return -1;
     }
     return mm_update(&c->page_mm, c, v, len);
@@ -1013,9 +997,9 @@ static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct Ar
             return nomem(err);
         if (start_plain(c) != 0)
             return nomem(err);
-        if (buf_reserve(&c->plain, (size_t)n * width) != 0)
+        if (buf_reserve(&c->pg.plain, (size_t)n * width) != 0)
             return nomem(err);
-        uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
+        uint8_t *out = (uint8_t *)c->pg.plain.data + c->pg.plain.len;
         const uint8_t *src = data + (size_t)(a->offset + i) * width;
         size_t copied = 0;
         if (!bits) {
@@ -1023,21 +1007,21 @@ static int shred_flat_plain(struct pq_writer *w, struct colw *c, const struct Ar
             copied = (size_t)n;
             if (c->max_def > 0)
                 for (int64_t k = 0; k < n; k++)
-                    c->def[c->nlev + (size_t)k] = 1;
+                    c->pg.def[c->pg.nlev + (size_t)k] = 1;
         } else {
             for (int64_t k = 0; k < n; k++) {
                 int64_t p = a->offset + i + k;
                 bool valid = (bits[p >> 3] >> (p & 7)) & 1;
-                c->def[c->nlev + (size_t)k] = valid;
+                c->pg.def[c->pg.nlev + (size_t)k] = valid;
                 if (valid)
                     memcpy(out + copied++ * width, src + (size_t)k * width, width);
             }
         }
         if (copied && run_bounds(c, out, copied) != 0)
             return nomem(err);
-        c->plain.len += copied * width;
-        c->plain.data[c->plain.len] = '\0';
-        c->nlev += (size_t)n;
+        c->pg.plain.len += copied * width;
+        c->pg.plain.data[c->pg.plain.len] = '\0';
+        c->pg.nlev += (size_t)n;
         c->page_rows += n;
         c->page_values += (int64_t)copied;
         c->page_plain_bytes += (int64_t)(copied * width);
@@ -1073,9 +1057,9 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
         size_t span = (size_t)(off[p0 + n] - off[p0]) + 4 * (size_t)n;
         if (start_plain(c) != 0)
             return nomem(err);
-        if (buf_reserve(&c->plain, span) != 0)
+        if (buf_reserve(&c->pg.plain, span) != 0)
             return nomem(err);
-        uint8_t *out = (uint8_t *)c->plain.data + c->plain.len;
+        uint8_t *out = (uint8_t *)c->pg.plain.data + c->pg.plain.len;
         const uint8_t *lo = NULL, *hi = NULL;
         size_t lo_len = 0, hi_len = 0, copied = 0;
         int64_t k = 0, values = 0;
@@ -1084,9 +1068,9 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
             int64_t p = p0 + k++;
             bool valid = !bits || ((bits[p >> 3] >> (p & 7)) & 1);
             if (c->max_def > 0)
-                c->def[c->nlev++] = valid;
+                c->pg.def[c->pg.nlev++] = valid;
             else
-                c->nlev++;
+                c->pg.nlev++;
             if (!valid)
                 continue;
             const uint8_t *v = data + off[p];
@@ -1117,8 +1101,8 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
         if (lo && (mm_update(&c->page_mm, c, lo, lo_len) != 0 ||
                    mm_update(&c->page_mm, c, hi, hi_len) != 0))
             return nomem(err);
-        c->plain.len += copied;
-        c->plain.data[c->plain.len] = '\0';
+        c->pg.plain.len += copied;
+        c->pg.plain.data[c->pg.plain.len] = '\0';
         c->page_rows += k;
         c->page_values += values;
         c->page_plain_bytes += (int64_t)copied;
@@ -1165,45 +1149,11 @@ static int shred_flat_dict(struct pq_writer *w, struct colw *c, const struct Arr
 
 /* ---- pages ---- */
 
-static int encode_levels(struct buf *body, const uint16_t *levels, size_t n, int16_t max_level)
-{
-    /* Data page v1: a 4-byte little-endian length, then the RLE runs. */
-    size_t at = body->len;
-    uint32_t len = 0;
-    if (buf_append(body, &len, 4) != 0 ||
-        pq_rle_encode_u16(levels, n, pq_bit_width((uint64_t)max_level), body) != 0)
-        return -1;
-    len = (uint32_t)(body->len - at - 4);
-    memcpy(body->data + at, &len, 4);
-    return 0;
-}
-
 static int write_out(struct pq_writer *w, const void *data, size_t len, struct error *err)
 {
     if (w->sink.write(w->sink.ctx, data, len, err) != 0)
         return -1;
     w->offset += len;
-    return 0;
-}
-
-/* Compresses a page body into w->comp and encodes the header for it into
- * w->header. */
-static int seal_page(struct pq_writer *w, struct pq_page_header *h, const char *body, size_t len,
-                     struct error *err)
-{
-    if (len > INT32_MAX)
-        return error_fail(err, ERR_INVALID, "a page exceeds 2 GiB");
-    buf_reset(&w->comp);
-    if (pq_compress(w->codec, w->opt.codec, w->opt.level, body ? body : "", len, &w->comp, err) !=
-        0)
-        return -1;
-    if (w->comp.len > INT32_MAX)
-        return error_fail(err, ERR_INVALID, "a page exceeds 2 GiB");
-    h->uncompressed_size = (int32_t)len;
-    h->compressed_size = (int32_t)w->comp.len;
-    buf_reset(&w->header);
-    if (pq_encode_page_header(h, &w->header) != 0)
-        return nomem(err);
     return 0;
 }
 
@@ -1245,85 +1195,96 @@ static int page_bounds(struct colw *c, struct page_entry *pe)
     return 0;
 }
 
+/* ---- page jobs ---- */
+
+/* Takes back the oldest page job, which has run: its sealed page goes to
+ * the end of its column's chunk, or, a dictionary page, in front of it. */
+static int collect_job(struct pq_writer *w, struct pq_page_job *j, struct error *err)
+{
+    w->inflight_bytes -= pq_page_job_input_bytes(j);
+    int rc = j->rc;
+    if (rc != 0 && err)
+        *err = j->err;
+    struct colw *c = &w->cols[j->owner];
+    int64_t sealed_uncompressed = (int64_t)j->header.len + j->uncompressed_size;
+    if (rc == 0 && j->type == PQ_DICTIONARY_PAGE) {
+        buf_reset(&c->dict_page);
+        c->dict_page_uncompressed = sealed_uncompressed;
+        if (buf_append(&c->dict_page, j->header.data, j->header.len) != 0 ||
+            buf_append(&c->dict_page, j->comp.data, j->comp.len) != 0)
+            rc = nomem(err);
+    } else if (rc == 0) {
+        struct page_entry *pe = &c->pages[c->ncollected++];
+        pe->rel_offset = (int64_t)c->chunk.len;
+        pe->size = (int32_t)(j->header.len + j->comp.len);
+        c->chunk_uncompressed += sealed_uncompressed;
+        if (buf_append(&c->chunk, j->header.data, j->header.len) != 0 ||
+            buf_append(&c->chunk, j->comp.data, j->comp.len) != 0)
+            rc = nomem(err);
+    }
+    pq_page_pool_retire(w->pool);
+    return rc;
+}
+
+/* Takes back the jobs that have run, oldest first, up to the first that
+ * has not; with all, waits for every job out. */
+static int collect_jobs(struct pq_writer *w, bool all, struct error *err)
+{
+    struct pq_page_job *j;
+    while ((j = pq_page_pool_oldest(w->pool, all)))
+        if (collect_job(w, j, err) != 0)
+            return -1;
+    return 0;
+}
+
+/* After a failure: waits for every job out and drops what they made, so
+ * that no work outlives the failing call. */
+static void abandon_jobs(struct pq_writer *w)
+{
+    struct pq_page_job *j;
+    while ((j = pq_page_pool_oldest(w->pool, true))) {
+        w->inflight_bytes -= pq_page_job_input_bytes(j);
+        pq_page_pool_retire(w->pool);
+    }
+}
+
+/* A free page job, once the oldest is taken back if every job is out. */
+static struct pq_page_job *next_job(struct pq_writer *w, struct error *err)
+{
+    struct pq_page_job *j = pq_page_pool_next(w->pool);
+    if (j)
+        return j;
+    if (collect_job(w, pq_page_pool_oldest(w->pool, true), err) != 0)
+        return NULL;
+    return pq_page_pool_next(w->pool);
+}
+
+/* Submits a filled job for column c's chunk. */
+static void submit_job(struct pq_writer *w, struct colw *c, struct pq_page_job *j)
+{
+    j->codec = w->opt.codec;
+    j->level = w->opt.level;
+    j->owner = (int)(c - w->cols);
+    w->inflight_bytes += pq_page_job_input_bytes(j);
+    pq_page_pool_submit(w->pool);
+}
+
+/* Ends the open page: its statistics and page index entry are recorded
+ * here, and a page job, taking over its buffers, encodes and compresses
+ * it (see collect_job for the rest). */
 static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
 {
-    if (c->nlev == 0)
+    if (c->pg.nlev == 0)
         return 0;
-    buf_reset(&w->body);
-    if (c->max_rep > 0 && encode_levels(&w->body, c->rep, c->nlev, c->max_rep) != 0)
-        return nomem(err);
-    if (c->max_def > 0 && encode_levels(&w->body, c->def, c->nlev, c->max_def) != 0)
-        return nomem(err);
     /* A page without values needs no dictionary (and an all-null chunk
      * then writes no dictionary page at all). */
     bool dict = c->dict_on && c->page_values > 0;
-    /* The page body: the levels in w->body, then the values. PLAIN values
-     * sit after a headroom in c->plain; levels that fit there go right in
-     * front of them, so the values are not copied again. */
-    const char *page = w->body.data;
-    size_t page_len = w->body.len;
-    size_t head = c->plain.len ? PLAIN_HEADROOM : 0;
-    const char *values = c->plain.len ? c->plain.data + head : NULL;
-    size_t nvalues_bytes = c->plain.len - head;
-    if (dict) {
-        int bw = pq_bit_width(c->dict_n ? c->dict_n - 1 : 0);
-        if (buf_putc(&w->body, (char)bw) != 0 ||
-            pq_rle_encode_u32(c->idx, c->nidx, bw, &w->body) != 0)
-            return nomem(err);
-        page = w->body.data;
-        page_len = w->body.len;
-    } else if (c->conv == CONV_BOOL) {
-        /* Booleans as RLE runs of width 1 (long runs of one value are
-         * common), framed like v1 levels. */
-        if (ARRAY_RESERVE(w->bools, w->bools_cap, nvalues_bytes, 1024) != 0)
-            return nomem(err);
-        for (size_t i = 0; i < nvalues_bytes; i++)
-            w->bools[i] = (uint8_t)values[i];
-        if (encode_levels(&w->body, w->bools, nvalues_bytes, 1) != 0)
-            return nomem(err);
-        page = w->body.data;
-        page_len = w->body.len;
-    } else if (c->delta) {
-        /* (values sit after PLAIN_HEADROOM bytes of a malloc'd buffer:
-         * aligned for int64) */
-        if (pq_delta_encode_i64((const int64_t *)(const void *)values, nvalues_bytes / 8,
-                                &w->body) != 0)
-            return nomem(err);
-        page = w->body.data;
-        page_len = w->body.len;
-    } else if (head && w->body.len <= head) {
-        char *start = c->plain.data + head - w->body.len;
-        if (w->body.len)
-            memcpy(start, w->body.data, w->body.len);
-        page = start;
-        page_len = w->body.len + nvalues_bytes;
-    } else {
-        if (nvalues_bytes && buf_append(&w->body, values, nvalues_bytes) != 0)
-            return nomem(err);
-        page = w->body.data;
-        page_len = w->body.len;
-    }
-    struct pq_page_header h = {
-        .type = PQ_DATA_PAGE,
-        .num_values = (int32_t)c->nlev,
-        .encoding = dict                   ? PQ_ENC_RLE_DICTIONARY
-                    : c->conv == CONV_BOOL ? PQ_ENC_RLE
-                    : c->delta             ? PQ_ENC_DELTA_BINARY_PACKED
-                                           : PQ_ENC_PLAIN,
-        .def_encoding = PQ_ENC_RLE,
-        .rep_encoding = PQ_ENC_RLE,
-    };
-    if (seal_page(w, &h, page, page_len, err) != 0)
-        return -1;
-
     if (ARRAY_RESERVE(c->pages, c->pagecap, c->npages + 1, 1024) != 0)
         return nomem(err);
-    struct page_entry *pe = &c->pages[c->npages++];
+    struct page_entry *pe = &c->pages[c->npages];
     memset(pe, 0, sizeof *pe);
-    pe->rel_offset = (int64_t)c->chunk.len;
-    pe->size = (int32_t)(w->header.len + w->comp.len);
     pe->first_row = c->chunk_rows;
-    pe->nulls = (int64_t)c->nlev - c->page_values;
+    pe->nulls = (int64_t)c->pg.nlev - c->page_values;
     pe->null_page = c->page_values == 0;
     mm_signed_zeros(&c->page_mm, c);
     int bounded = c->page_mm.has && !c->no_bounds ? page_bounds(c, pe) : 1;
@@ -1331,25 +1292,40 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
         return nomem(err);
     if (bounded > 0 && !pe->null_page)
         pe->max_len = SIZE_MAX; /* no usable bound: this chunk gets no ColumnIndex */
-    if (buf_append(&c->chunk, w->header.data, w->header.len) != 0 ||
-        buf_append(&c->chunk, w->comp.data, w->comp.len) != 0)
-        return nomem(err);
-
-    c->chunk_values += (int64_t)c->nlev;
-    c->chunk_uncompressed += (int64_t)w->header.len + h.uncompressed_size;
-    c->chunk_nulls += pe->nulls;
-    c->chunk_rows += c->page_rows;
     if (mm_merge(&c->chunk_mm, c, &c->page_mm) != 0)
         return nomem(err);
+    struct pq_page_job *j = next_job(w, err);
+    if (!j)
+        return -1;
+    c->npages++;
+
+    j->type = PQ_DATA_PAGE;
+    j->encoding = dict                   ? PQ_ENC_RLE_DICTIONARY
+                  : c->conv == CONV_BOOL ? PQ_ENC_RLE
+                  : c->delta             ? PQ_ENC_DELTA_BINARY_PACKED
+                                         : PQ_ENC_PLAIN;
+    j->num_values = (int32_t)c->pg.nlev;
+    j->max_def = c->max_def;
+    j->max_rep = c->max_rep;
+    j->dict_bit_width = pq_bit_width(c->dict_n ? c->dict_n - 1 : 0);
+    c->chunk_values += (int64_t)c->pg.nlev;
+    c->chunk_nulls += pe->nulls;
+    c->chunk_rows += c->page_rows;
     if (dict)
         c->chunk_dict_pages = true;
     else
         c->chunk_plain_pages = true;
     w->rg_bytes += c->page_plain_bytes;
+    /* The job takes the page's buffers; the column gets the job's old
+     * ones (kept for their capacity) for its next page. */
+    struct pq_page_bufs page = c->pg;
+    c->pg = j->in;
+    j->in = page;
+    submit_job(w, c, j);
 
-    c->nlev = 0;
-    c->nidx = 0;
-    buf_reset(&c->plain);
+    c->pg.nlev = 0;
+    c->pg.nidx = 0;
+    buf_reset(&c->pg.plain);
     c->page_plain_bytes = 0;
     c->page_rows = 0;
     c->page_values = 0;
@@ -1359,7 +1335,7 @@ static int close_page(struct pq_writer *w, struct colw *c, struct error *err)
      * later pages of the chunk are PLAIN. */
     if (c->dict_on && dict_gives_up(w, c))
         c->dict_on = false;
-    return 0;
+    return collect_jobs(w, false, err);
 }
 
 /* ---- column chunks and row groups ---- */
@@ -1379,33 +1355,32 @@ static const char **leaf_path(struct arena *a, const struct pq_node *leaf, size_
     return path;
 }
 
-static int write_dictionary_page(struct pq_writer *w, struct colw *c, int64_t *total_uncomp,
-                                 struct error *err)
+/* Hands the chunk's dictionary page to a page job. */
+static int submit_dictionary_page(struct pq_writer *w, struct colw *c, struct error *err)
 {
-    buf_reset(&w->body);
+    struct pq_page_job *j = next_job(w, err);
+    if (!j)
+        return -1;
+    struct buf *body = &j->in.plain;
+    buf_reset(body);
     if (c->width) {
-        if (c->dict_data.len && buf_append(&w->body, c->dict_data.data, c->dict_data.len) != 0)
+        if (c->dict_data.len && buf_append(body, c->dict_data.data, c->dict_data.len) != 0)
             return nomem(err);
     } else {
         for (size_t k = 0; k < c->dict_n; k++) {
             size_t len;
             const uint8_t *v = dict_value(c, k, &len);
             uint32_t l32 = (uint32_t)len;
-            if (buf_append(&w->body, &l32, 4) != 0 || buf_append(&w->body, v, len) != 0)
+            if (buf_append(body, &l32, 4) != 0 || buf_append(body, v, len) != 0)
                 return nomem(err);
         }
     }
-    struct pq_page_header h = {
-        .type = PQ_DICTIONARY_PAGE,
-        .num_values = (int32_t)c->dict_n,
-        .encoding = PQ_ENC_PLAIN,
-    };
-    if (seal_page(w, &h, w->body.data, w->body.len, err) != 0)
-        return -1;
-    *total_uncomp += (int64_t)w->header.len + h.uncompressed_size;
-    if (write_out(w, w->header.data, w->header.len, err) != 0 ||
-        write_out(w, w->comp.data, w->comp.len, err) != 0)
-        return -1;
+    j->type = PQ_DICTIONARY_PAGE;
+    j->encoding = PQ_ENC_PLAIN;
+    j->num_values = (int32_t)c->dict_n;
+    j->max_def = j->max_rep = 0;
+    j->in.nlev = j->in.nidx = 0;
+    submit_job(w, c, j);
     return 0;
 }
 
@@ -1500,11 +1475,10 @@ static int encode_page_index(struct pq_writer *w, struct colw *c, int64_t data_o
     return rc == 0 ? 0 : nomem(err);
 }
 
+/* Writes a chunk whose pages have all been taken back from their jobs. */
 static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chunk *cc,
                        struct index_ref *ref, struct error *err)
 {
-    if (close_page(w, c, err) != 0)
-        return -1;
     int64_t total_uncomp = c->chunk_uncompressed;
     uint64_t start = w->offset;
     memset(cc, 0, sizeof *cc);
@@ -1512,7 +1486,8 @@ static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chu
     if (c->chunk_dict_pages) {
         m->has_dictionary_page_offset = true;
         m->dictionary_page_offset = (int64_t)w->offset;
-        if (write_dictionary_page(w, c, &total_uncomp, err) != 0)
+        total_uncomp += c->dict_page_uncompressed;
+        if (write_out(w, c->dict_page.data, c->dict_page.len, err) != 0)
             return -1;
     }
     int64_t data_offset = (int64_t)w->offset;
@@ -1576,6 +1551,8 @@ static int flush_chunk(struct pq_writer *w, struct colw *c, struct pq_column_chu
     mm_reset(&c->chunk_mm);
     c->chunk_plain_pages = c->chunk_dict_pages = false;
     c->npages = 0;
+    c->ncollected = 0;
+    buf_reset(&c->dict_page);
     buf_reset(&c->pidx_bounds);
     c->chunk_rows = 0;
     dict_reset(c);
@@ -1605,6 +1582,17 @@ static int flush_row_group(struct pq_writer *w, struct error *err)
     if (!rg->columns)
         return nomem(err);
     rg->ncolumns = (size_t)w->ncols;
+    /* Every chunk's last page and dictionary page go to page jobs at
+     * once, so they are encoded side by side; the chunks are written
+     * once all have been taken back. */
+    for (int i = 0; i < w->ncols; i++) {
+        struct colw *c = &w->cols[i];
+        if (close_page(w, c, err) != 0 ||
+            (c->chunk_dict_pages && submit_dictionary_page(w, c, err) != 0))
+            return -1;
+    }
+    if (collect_jobs(w, true, err) != 0)
+        return -1;
     uint64_t start = w->offset;
     for (int i = 0; i < w->ncols; i++) {
         struct index_ref *ref = &w->refs[w->nrg * (size_t)w->ncols + (size_t)i];
@@ -1885,12 +1873,20 @@ int pq_writer_open(const struct lake_table *table, const struct pq_write_options
         pq_writer_free(w);
         return -1;
     }
+    if (w->opt.threads < 0 || w->opt.threads > PQ_WRITE_MAX_THREADS) {
+        pq_writer_free(w);
+        return error_fail(err, ERR_INVALID, "threads must be 0 to %d", PQ_WRITE_MAX_THREADS);
+    }
     w->sink = *sink;
     w->step_rows = 1;
-    w->codec = pq_codec_ctx_new();
-    if (!w->codec) {
+    /* The caller is one of the threads: it shreds, and encodes pages
+     * whenever it would otherwise wait for the workers. Four jobs a thread
+     * keep every thread busy while bounding the pages in flight. */
+    int workers = w->opt.threads > 1 ? w->opt.threads - 1 : 0;
+    size_t jobs = workers ? 4 * (size_t)w->opt.threads : 1;
+    if (pq_page_pool_new(workers, jobs, &w->pool, err) != 0) {
         pq_writer_free(w);
-        return nomem(err);
+        return -1;
     }
     if (w->opt.nkv) {
         w->kv = arena_calloc(&w->arena, w->opt.nkv, sizeof *w->kv);
@@ -1981,6 +1977,64 @@ static bool has_null_row(const struct ArrowArray *batch)
     return false;
 }
 
+/* Shreds a checked batch's rows into pages, cutting row groups. */
+static int shred_batch(struct pq_writer *w, const struct ArrowArray *batch, struct error *err)
+{
+    /* Rows go in steps, column by column within a step; pages are cut at
+     * row boundaries as soon as they pass their size, and row groups
+     * between steps. A step is sized from the bytes rows have taken so far
+     * so that it adds at most about an eighth of a row group, however wide
+     * the rows; the first steps are short, as nothing is known yet. */
+    int64_t step = w->step_rows;
+    for (int64_t r0 = 0; r0 < batch->length;) {
+        int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
+        /* A step never crosses the row limit, so a group ends exactly on it. */
+        if (w->opt.row_group_rows > 0 && r1 - r0 > w->opt.row_group_rows - w->rg_rows)
+            r1 = r0 + (w->opt.row_group_rows - w->rg_rows);
+        int64_t open_bytes = 0, step_bytes = 0;
+        for (int i = 0; i < w->ncols; i++) {
+            struct colw *c = &w->cols[i];
+            const struct ArrowArray *top = batch->children[c->top];
+            if (flat_dict(c) || flat_plain(c) || flat_plain_bytes(c)) {
+                int64_t i0 = batch->offset + r0, i1 = batch->offset + r1;
+                int rc = flat_dict(c)    ? shred_flat_dict(w, c, top, i0, i1, &step_bytes, err)
+                         : flat_plain(c) ? shred_flat_plain(w, c, top, i0, i1, &step_bytes, err)
+                                         : shred_flat_bytes(w, c, top, i0, i1, &step_bytes, err);
+                if (rc != 0)
+                    return -1;
+                open_bytes += c->page_plain_bytes;
+                continue;
+            }
+            int64_t before = c->page_plain_bytes;
+            for (int64_t r = r0; r < r1; r++) {
+                if (shred(c, 0, top, batch->offset + r, 0, 0, err) != 0)
+                    return -1;
+                if (page_full(w, c) || (c->dict_on && dict_gives_up(w, c))) {
+                    step_bytes += c->page_plain_bytes - before;
+                    before = 0;
+                    if (close_page(w, c, err) != 0)
+                        return -1;
+                }
+            }
+            step_bytes += c->page_plain_bytes - before;
+            open_bytes += c->page_plain_bytes;
+        }
+        w->rg_rows += r1 - r0;
+        bool full = w->rg_bytes + open_bytes >= w->opt.row_group_bytes ||
+                    (w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows);
+        if (full && flush_row_group(w, err) != 0)
+            return -1;
+        int64_t per_row = step_bytes / (r1 - r0) + 1;
+        step = w->opt.row_group_bytes / 8 / per_row;
+        step = step < 1 ? 1 : step > ROWS_PER_STEP ? ROWS_PER_STEP : step;
+        w->step_rows = step;
+        r0 = r1;
+    }
+    /* Every page closed so far is sealed before the call returns: no work
+     * outlives it, and a page's failure is this batch's. */
+    return collect_jobs(w, true, err);
+}
+
 static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
                          const struct ArrowArray *batch, struct error *err)
 {
@@ -2010,63 +2064,10 @@ static int write_checked(struct pq_writer *w, const struct ArrowSchema *schema,
             return -1;
     }
     bind_batch(w, schema);
-    /* Rows go in steps, column by column within a step; pages are cut at
-     * row boundaries as soon as they pass their size, and row groups
-     * between steps. A step is sized from the bytes rows have taken so far
-     * so that it adds at most about an eighth of a row group, however wide
-     * the rows; the first steps are short, as nothing is known yet. */
-    int64_t step = w->step_rows;
-    for (int64_t r0 = 0; r0 < batch->length;) {
-        int64_t r1 = r0 + step < batch->length ? r0 + step : batch->length;
-        /* A step never crosses the row limit, so a group ends exactly on it. */
-        if (w->opt.row_group_rows > 0 && r1 - r0 > w->opt.row_group_rows - w->rg_rows)
-            r1 = r0 + (w->opt.row_group_rows - w->rg_rows);
-        int64_t open_bytes = 0, step_bytes = 0;
-        for (int i = 0; i < w->ncols; i++) {
-            struct colw *c = &w->cols[i];
-            const struct ArrowArray *top = batch->children[c->top];
-            if (flat_dict(c) || flat_plain(c) || flat_plain_bytes(c)) {
-                int64_t i0 = batch->offset + r0, i1 = batch->offset + r1;
-                int rc = flat_dict(c)    ? shred_flat_dict(w, c, top, i0, i1, &step_bytes, err)
-                         : flat_plain(c) ? shred_flat_plain(w, c, top, i0, i1, &step_bytes, err)
-                                         : shred_flat_bytes(w, c, top, i0, i1, &step_bytes, err);
-                if (rc != 0) {
-                    w->failed = true;
-                    return -1;
-                }
-                open_bytes += c->page_plain_bytes;
-                continue;
-            }
-            int64_t before = c->page_plain_bytes;
-            for (int64_t r = r0; r < r1; r++) {
-                if (shred(c, 0, top, batch->offset + r, 0, 0, err) != 0) {
-                    w->failed = true;
-                    return -1;
-                }
-                if (page_full(w, c) || (c->dict_on && dict_gives_up(w, c))) {
-                    step_bytes += c->page_plain_bytes - before;
-                    before = 0;
-                    if (close_page(w, c, err) != 0) {
-                        w->failed = true;
-                        return -1;
-                    }
-                }
-            }
-            step_bytes += c->page_plain_bytes - before;
-            open_bytes += c->page_plain_bytes;
-        }
-        w->rg_rows += r1 - r0;
-        bool full = w->rg_bytes + open_bytes >= w->opt.row_group_bytes ||
-                    (w->opt.row_group_rows > 0 && w->rg_rows >= w->opt.row_group_rows);
-        if (full && flush_row_group(w, err) != 0) {
-            w->failed = true;
-            return -1;
-        }
-        int64_t per_row = step_bytes / (r1 - r0) + 1;
-        step = w->opt.row_group_bytes / 8 / per_row;
-        step = step < 1 ? 1 : step > ROWS_PER_STEP ? ROWS_PER_STEP : step;
-        w->step_rows = step;
-        r0 = r1;
+    if (shred_batch(w, batch, err) != 0) {
+        w->failed = true;
+        abandon_jobs(w);
+        return -1;
     }
     return 0;
 }
@@ -2225,10 +2226,8 @@ int pq_writer_close(struct pq_writer *w, struct pq_write_result *result, struct 
 
 static void free_column(struct colw *c)
 {
-    free(c->def);
-    free(c->rep);
-    free(c->idx);
-    buf_free(&c->plain);
+    pq_page_bufs_free(&c->pg);
+    buf_free(&c->dict_page);
     mm_free(&c->page_mm);
     buf_free(&c->dict_data);
     free(c->dict_off);
@@ -2243,11 +2242,11 @@ static void free_column(struct colw *c)
 
 size_t pq_writer_buffered_bytes(const struct pq_writer *w)
 {
-    size_t n = 0;
+    size_t n = w->inflight_bytes;
     for (int i = 0; i < w->ncols; i++) {
         const struct colw *c = &w->cols[i];
-        n += c->chunk.len + c->plain.len + c->dict_data.len + c->nidx * sizeof *c->idx +
-             c->nlev * 2 * sizeof *c->def;
+        n += c->chunk.len + c->dict_page.len + c->pg.plain.len + c->dict_data.len +
+             c->pg.nidx * sizeof *c->pg.idx + c->pg.nlev * 2 * sizeof *c->pg.def;
     }
     return n;
 }
@@ -2256,6 +2255,8 @@ void pq_writer_free(struct pq_writer *w)
 {
     if (!w)
         return;
+    /* First: its workers may still be encoding pages. */
+    pq_page_pool_free(w->pool);
     for (int i = 0; w->cols && i < w->ncols; i++)
         free_column(&w->cols[i]);
     free(w->cols);
@@ -2267,13 +2268,8 @@ void pq_writer_free(struct pq_writer *w)
     free(w->shredded);
     free(w->rgs);
     free(w->refs);
-    free(w->bools);
     buf_free(&w->ci_all);
     buf_free(&w->oi_all);
-    buf_free(&w->body);
-    buf_free(&w->comp);
-    buf_free(&w->header);
-    pq_codec_ctx_free(w->codec);
     arena_free(&w->arena);
     free(w);
 }

@@ -12,7 +12,8 @@
  * Closing returns the footer as written, in parsed form, so a caller can
  * register the file without reading it back.
  *
- * Not thread-safe: one writer per thread. */
+ * Not thread-safe: one writer per thread (its own worker threads aside,
+ * see pq_write_options.threads). */
 #ifndef HL_PARQUET_WRITER_H
 #define HL_PARQUET_WRITER_H
 
@@ -48,7 +49,15 @@ struct pq_write_options {
      * deltas' bit width). */
     const int32_t *delta_field_ids;
     size_t ndelta;
+    /* Threads that encode and compress pages, the calling one included
+     * (0 or 1, the default: the calling thread alone). The file is the
+     * same byte for byte whatever the count. Above 1, the writer starts
+     * threads - 1 workers at open and joins them when it is closed or
+     * freed; memory grows by up to 4 * threads pages in flight. */
+    int threads;
 };
+
+enum { PQ_WRITE_MAX_THREADS = 64 };
 
 void pq_write_options_default(struct pq_write_options *o);
 

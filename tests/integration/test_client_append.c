@@ -712,7 +712,7 @@ static void variant_batch_in_chunks(void **state)
 
 /* Files roll over past file_bytes; past memory_bytes the largest open file
  * is finished early; every row still lands, and a tuple may have several
- * files. */
+ * files (encoded on several threads each). */
 static void rollover_and_memory_budget(void **state)
 {
     (void)state;
@@ -736,6 +736,7 @@ static void rollover_and_memory_budget(void **state)
     make_stream(&s, "id:long!, team_id:long!, ts:timestamp", twice, 2);
     hl_append_options_init(&o);
     o.memory_bytes = 1;
+    o.encode_threads = 3; /* six writers open at once, each with its workers */
     append_ok(f.table, &s, &o, &res);
     /* Six tuples; five of them finished after the first batch, and opened
      * again by the second. */
@@ -748,6 +749,15 @@ static void rollover_and_memory_budget(void **state)
                        warehouse);
     expect_text(got, "21\n", "rows in every file");
     free(got);
+    hl_append_result_free(res);
+
+    /* More encoding threads than a writer takes. */
+    make_stream(&s, "id:long!, team_id:long!, ts:timestamp", twice, 2);
+    hl_append_options_init(&o);
+    o.encode_threads = 65;
+    struct hl_error err;
+    assert_int_equal(hl_table_append(f.table, &s, &o, &res, &err), HL_ERR_VALIDATION);
+    assert_non_null(strstr(err.message, "threads"));
     hl_append_result_free(res);
     fixture_free(&f);
 }
