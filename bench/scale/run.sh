@@ -342,7 +342,7 @@ lines = []
 first, last = int(sys.argv[6]), int(sys.argv[7])
 for _ in range(200):
     lo = random.randint(first, max(first, last - 1000))
-    lines.append("%s?from_snapshot=%d&to_snapshot=%d&limit=10000\n" % (ch, lo, lo + 1000))
+    lines.append("%s?from_snapshot=%d&to_snapshot=%d&limit=10000\n" % (ch, lo, min(lo + 1000, head)))
 open(q + "/changes_1000", "w").write("".join(lines))
 EOF
   psql_ -d "$db" -c "SELECT table_uuid FROM hog_table t JOIN hog_table_version v USING (catalog_id, table_id)
