@@ -27,7 +27,7 @@
 #   --bin-dir DIR    a build tree that already holds src/hoglaked,
 #                    bench/scale/scale_gen, bench/scale/scale_probe and
 #                    bench/commit/commit_bench (nothing is built)
-#   --smoke          a 0.0005x catalog (500 commits) in 30 tables, 100 wide tables, 5
+#   --smoke          a 0.0005x catalog (500 commits) in 24 tables, 20 wide tables, 3
 #                    operations per figure and no commit runs: checks that every step
 #                    runs and every answer is 200, judges no speed. Exits 77 when the
 #                    PostgreSQL server is missing.
@@ -70,9 +70,9 @@ while [ $# -gt 0 ]; do
 done
 if [ "$smoke" = 1 ]; then
   scales=0.0005
-  ops=5
-  wide=100
-  tables=30
+  ops=3
+  wide=20
+  tables=24
   commit_bench_on=0
 fi
 log() { echo "[scale $(date -u +%H:%M:%S)] $*" >&2; }
@@ -188,17 +188,17 @@ measure() {
   echo "$res" >>"$sdir/probes.jsonl"
   local hit
   hit=$(awk -v a=$((h1 - h0)) -v b=$((r1 - r0)) 'BEGIN { printf "%.4f", (a + b) ? a / (a + b) : 1 }')
+  # one interpreter: the results row on stdout, the log line on stderr
   python3 - "$res" "$scale" "$files" "$snaps" "$(rss_kb)" "$hit" >>"$results" <<'EOF'
-import json, sys
+import json, sys, time
 r = json.loads(sys.argv[1])
 print("\t".join([sys.argv[2], sys.argv[3], sys.argv[4], r["label"], str(r["ops"]),
                  "%.3f" % r["p50_ms"], "%.3f" % r["p90_ms"], "%.3f" % r["p99_ms"],
                  "%.3f" % r["max_ms"], "%.0f" % r["bytes_per_op"], sys.argv[5], sys.argv[6]]))
+print("[scale %s] %-24s p50 %8.2f ms  p99 %8.2f ms  (%d ops, %d bytes/op, hit %s)" % (
+    time.strftime("%H:%M:%S", time.gmtime()), r["label"], r["p50_ms"], r["p99_ms"], r["ops"],
+    int(r["bytes_per_op"]), sys.argv[6]), file=sys.stderr)
 EOF
-  log "$(printf '%-24s p50 %8.2f ms  p99 %8.2f ms  (%s ops, %s bytes/op, hit %s)' "$op" \
-    "$(echo "$res" | python3 -c 'import json,sys; print(json.load(sys.stdin)["p50_ms"])')" \
-    "$(echo "$res" | python3 -c 'import json,sys; print(json.load(sys.stdin)["p99_ms"])')" \
-    "$n" "$(echo "$res" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["bytes_per_op"]))')" "$hit")"
 }
 
 # explain OP REQUESTS [probe options...]: one operation with auto_explain on,
