@@ -8,8 +8,9 @@
 --   * one table_inserted_into change row per snapshot;
 --   * :f hog_data_file rows per snapshot, ids from next_file_id in order,
 --     row ranges tiling on from the table's next_row_id;
---   * four hog_file_column_stats rows per file, like commit_bench's
---     (long bounds as 8-byte little-endian, as the commit path stores them);
+--   * statistics on four columns per file, like commit_bench's (long bounds
+--     as 8-byte little-endian, as the commit path stores them), encoded by
+--     migration 11's hog_column_stats_entry;
 --   * one hog_commit_receipt per snapshot (version byte + SHA-256);
 --   * hog_table_stats and the hog_catalog allocators advanced to match.
 \set ON_ERROR_STOP on
@@ -45,22 +46,21 @@ SELECT :nf + (k - 1) * :f + j AS id, snap, ((k - 1) * :f + j)::bigint AS nth
 FROM seed, generate_series(0, :f - 1) j;
 INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,
                            record_count, file_size_bytes, footer_size, row_id_start,
-                           stats_state, spec_id)
+                           stats_state, spec_id, column_stats)
 SELECT :cid, id, :tid, snap,
        (SELECT data_path FROM hog_catalog WHERE catalog_id = :cid)
            || '/data/bench/events/preseed-' || nth || '.parquet',
-       10000, 284096, 2048, :nr + nth * 10000, 'provided', nullif(:'spec', '')::bigint
+       10000, 284096, 2048, :nr + nth * 10000, 'provided', nullif(:'spec', '')::bigint,
+       '\x01'::bytea
+       || hog_column_stats_entry(1, 10000, 0, NULL, 40000, pg_temp.le8(nth * 10000),
+                                 pg_temp.le8(nth * 10000 + 9999))
+       || hog_column_stats_entry(2, 10000, 0, NULL, 40000,
+                                 pg_temp.le8(1704067200000000 + nth * 60000000),
+                                 pg_temp.le8(1704067200000000 + nth * 60000000 + 59000000))
+       || hog_column_stats_entry(3, 10000, 0, NULL, 40000, pg_temp.le8(nth % 10000),
+                                 pg_temp.le8(nth % 10000 + 50))
+       || hog_column_stats_entry(4, 10000, 500, NULL, 40000, NULL, NULL)
 FROM seed_file;
-INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id, value_count, null_count,
-                                   size_bytes, lower_bound, upper_bound)
-SELECT :cid, id, fid, 10000, CASE WHEN fid = 4 THEN 500 ELSE 0 END, 40000,
-       CASE fid WHEN 1 THEN pg_temp.le8(nth * 10000)
-                WHEN 2 THEN pg_temp.le8(1704067200000000 + nth * 60000000)
-                WHEN 3 THEN pg_temp.le8(nth % 10000) END,
-       CASE fid WHEN 1 THEN pg_temp.le8(nth * 10000 + 9999)
-                WHEN 2 THEN pg_temp.le8(1704067200000000 + nth * 60000000 + 59000000)
-                WHEN 3 THEN pg_temp.le8(nth % 10000 + 50) END
-FROM seed_file, generate_series(1, 4) fid;
 INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint, snapshot_id,
                                 schema_version, created_at)
 SELECT :cid, gen_random_uuid(), '\x01'::bytea || sha256(('preseed ' || :cid || ' ' || k)::bytea),

@@ -52,21 +52,17 @@ UPDATE hog_table_stats s SET next_row_id = s.next_row_id + u.recs,
   AND s.file_size_bytes <= 9223372036854775807 - u.bytes
  RETURNING s.table_id AS rtid, s.next_row_id - u.recs AS rid \gset
 INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,
- record_count, file_size_bytes, footer_size, row_id_start, stats_state, spec_id, split_offsets)
+ record_count, file_size_bytes, footer_size, row_id_start, stats_state, spec_id, split_offsets,
+ explicit_row_ids, column_stats)
  SELECT :cid, u.id, u.tid, :snap, u.path, u.recs, u.size, u.footer, u.rid, u.state, u.spec,
- u.splits::bigint[]
+ u.splits::bigint[], false, u.stats
  FROM unnest(ARRAY[:fid]::bigint[], :tidarr::bigint[],
   ARRAY[:dp::text || '/data/bench/events/replay-' || :client_id::text || '-' || :r::text
         || '.parquet'], '{100000}'::bigint[], '{2804096}'::bigint[], '{2048}'::bigint[],
-  ARRAY[:rid]::bigint[], '{provided}'::text[], '{NULL}'::bigint[], '{NULL}'::text[])
- AS u(id, tid, path, recs, size, footer, rid, state, spec, splits);
-INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id, value_count, null_count,
- nan_count, size_bytes, lower_bound, upper_bound)
- SELECT :cid, u.* FROM unnest(ARRAY[:fid, :fid, :fid, :fid]::bigint[], '{1,2,3,4}'::bigint[],
-  '{100000,100000,100000,100000}'::bigint[], '{0,0,0,5000}'::bigint[],
-  '{NULL,NULL,NULL,NULL}'::bigint[], '{400000,500000,100000,1800000}'::bigint[],
-  ARRAY['\x0100000000000000', '\x0000b0b8a30e0600', '\x0100000000000000', NULL]::bytea[],
-  ARRAY['\xa086010000000000', '\x00d6d2c1a30e0600', '\x3300000000000000', NULL]::bytea[]) AS u;
+  ARRAY[:rid]::bigint[], '{provided}'::text[], '{NULL}'::bigint[], '{NULL}'::text[],
+  -- the four columns of statistics commit_bench sends, encoded (column_stats.h)
+  ARRAY['\x010e01a08d060080b51808010000000000000008a0860100000000000e02a08d0600a0c21e080000b0b8a30e06000800d6d2c1a30e06000e03a08d0600a08d060801000000000000000833000000000000000204a08d068827c0ee6d']::bytea[])
+ AS u(id, tid, path, recs, size, footer, rid, state, spec, splits, stats);
 INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint, snapshot_id,
  schema_version) VALUES (:cid, md5(:r::text || '-' || :client_id::text)::uuid,
  '\x01'::bytea || sha256(:r::text::bytea), :snap, :sv);

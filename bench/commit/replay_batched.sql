@@ -41,17 +41,11 @@ WITH c AS (UPDATE hog_catalog SET last_snapshot_id = last_snapshot_id + 1,
    record_count = record_count + 100000, file_size_bytes = file_size_bytes + 2804096
    WHERE catalog_id = :cid AND table_id = :tid RETURNING next_row_id - 100000 AS rid),
  f AS (INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,
-   record_count, file_size_bytes, footer_size, row_id_start, stats_state)
+   record_count, file_size_bytes, footer_size, row_id_start, stats_state, column_stats)
    SELECT :cid, fid, :tid, snap, :dp::text || '/data/bench/events/replay-' || :client_id::text
-     || '-' || :r::text || '.parquet', 100000, 2804096, 2048, rid, 'provided' FROM c, r
-   RETURNING data_file_id),
- st AS (INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id, value_count,
-   null_count, size_bytes, lower_bound, upper_bound)
-   SELECT :cid, f.data_file_id, u.* FROM f, unnest('{1,2,3,4}'::bigint[],
-    '{100000,100000,100000,100000}'::bigint[], '{0,0,0,5000}'::bigint[],
-    '{400000,500000,100000,1800000}'::bigint[],
-    ARRAY['\x0100000000000000', '\x0000b0b8a30e0600', '\x0100000000000000', NULL]::bytea[],
-    ARRAY['\xa086010000000000', '\x00d6d2c1a30e0600', '\x3300000000000000', NULL]::bytea[]) AS u),
+     || '-' || :r::text || '.parquet', 100000, 2804096, 2048, rid, 'provided',
+     -- the four columns of statistics commit_bench sends, encoded (column_stats.h)
+     '\x010e01a08d060080b51808010000000000000008a0860100000000000e02a08d0600a0c21e080000b0b8a30e06000800d6d2c1a30e06000e03a08d0600a08d060801000000000000000833000000000000000204a08d068827c0ee6d'::bytea FROM c, r),
  rc AS (INSERT INTO hog_commit_receipt (catalog_id, idempotency_key, fingerprint, snapshot_id,
    schema_version) SELECT :cid, md5(:r::text || '-' || :client_id::text)::uuid,
    '\x01'::bytea || sha256(:r::text::bytea), snap, sv FROM c)

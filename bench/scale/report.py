@@ -74,11 +74,11 @@ def main():
                 "| PostgreSQL size | bytes |",
                 "|---|---:|",
                 "| database | %s |" % format(size["database_bytes"], ","),
-                "| per file row (hog_data_file + partition values, with indexes) | %.0f |" %
-                size["bytes_per_file_row"],
-                "| per statistics row (hog_file_column_stats, with its index) | %.0f |" %
+                "| per file row (hog_data_file with its statistics + partition values, "
+                "with indexes) | %.0f |" % size["bytes_per_file_row"],
+                "| of which statistics, per column (hog_data_file.column_stats / 20) | %.1f |" %
                 (size["bytes_per_stats_row"] or 0),
-                "| per file with its 20 statistics rows | %.0f |" % per_file,
+                "| per file with 20 columns of statistics | %.0f |" % per_file,
                 "| public hoglake per statistics row (60-80 GB / 400M) | %.0f-%.0f |" %
                 PUBLIC_STATS_ROW_BYTES, ""]
             targets.append("- scale %s: bytes per file with 20 columns of statistics %.0f <= %.0f "

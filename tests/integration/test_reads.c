@@ -1094,11 +1094,13 @@ static void scan_pages_bound_statistics(void **state)
              " SELECT %lld, %lld + g, %lld, %lld, '" DATA "/wide/' || g, 1, 1, g, 'provided'"
              " FROM generate_series(0, 1000) g",
              (long long)c, (long long)base, (long long)tid, (long long)snap);
-    sql_exec("INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id, value_count,"
-             " null_count, lower_bound) SELECT %lld, %lld + g, f, 1, 0,"
-             " '\\x0100000000000000'::bytea FROM generate_series(0, 1000) g,"
-             " generate_series(1, 1000) f",
-             (long long)c, (long long)base);
+    /* Encoded by the SQL side of the layout, read by the server's. */
+    sql_exec("UPDATE hog_data_file SET column_stats = (SELECT '\\x01'::bytea"
+             " || string_agg(hog_column_stats_entry(f, 1, 0, NULL, NULL,"
+             " '\\x0100000000000000'::bytea, NULL), ''::bytea ORDER BY f)"
+             " FROM generate_series(1, 1000) f)"
+             " WHERE catalog_id = %lld AND data_file_id BETWEEN %lld AND %lld + 1000",
+             (long long)c, (long long)base, (long long)base);
     /* 100 files of 1000 entries fill a page; the next starts at file 101. */
     char *token;
     json_t *a = first_page(TBL "wide/scan?include=column_stats", 1000, &token);

@@ -72,8 +72,9 @@ struct fixture {
     char prefix[600]; /* the table's data directory (file://) */
 };
 
-/* A catalog `name` with table ns.events partitioned by team_id. */
-static void fixture_up(struct fixture *f, hl_client *c, const char *name)
+/* A catalog `name` with table ns.events, partitioned by team_id unless
+ * `unpartitioned`. */
+static void fixture_up_as(struct fixture *f, hl_client *c, const char *name, bool unpartitioned)
 {
     memset(f, 0, sizeof *f);
     f->client = c;
@@ -85,13 +86,19 @@ static void fixture_up(struct fixture *f, hl_client *c, const char *name)
     test_check(hl_catalog_create(c, name, data_path, &f->catalog, &err), &err, "catalog");
     test_check(hl_namespace_create(f->catalog, "ns", &f->ns, &err), &err, "namespace");
     test_check(hl_table_create(f->ns, "events", columns, NULL, &f->table, &err), &err, "table");
-    test_check(hl_table_alter(f->table,
-                              "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
-                              "id\":2,\"transform\":\"identity\"}]}]",
-                              NULL, &err),
-               &err, "partition by team");
+    if (!unpartitioned)
+        test_check(hl_table_alter(f->table,
+                                  "[{\"op\":\"set_partition_spec\",\"fields\":[{\"source_field_"
+                                  "id\":2,\"transform\":\"identity\"}]}]",
+                                  NULL, &err),
+                   &err, "partition by team");
     hl_table_free(f->table); /* a handle that reads the head */
     test_check(hl_table_open(f->ns, "events", &f->table, &err), &err, "table open");
+}
+
+static void fixture_up(struct fixture *f, hl_client *c, const char *name)
+{
+    fixture_up_as(f, c, name, false);
 }
 
 static void fixture_free(struct fixture *f)
@@ -596,15 +603,16 @@ static void *run_update(void *arg)
 }
 
 /* The update's first plan read (the scan with column statistics) waits on
- * a lock of the statistics table; meanwhile an append without statistics
- * (which never touches that table) commits. The update's commit is then
+ * a lock of the partition values table, which every file read joins;
+ * meanwhile an append to the table, unpartitioned here (so the append never
+ * touches that table), commits. The update's commit is then
  * refused (commit_conflict), and its second attempt, reading again,
  * updates the appended rows too. */
 static void conflict_retried(void **state)
 {
     (void)state;
     struct fixture f;
-    fixture_up(&f, stack.file_client, "updrace");
+    fixture_up_as(&f, stack.file_client, "updrace", true);
     append_range(f.table, 0, 5000, false);
     hl_client *other = test_client_new(stack.srv2.base, NULL);
     hl_catalog *oc;
@@ -615,13 +623,13 @@ static void conflict_retried(void **state)
     test_check(hl_namespace_open(oc, "ns", &ons, &err), &err, "namespace");
     test_check(hl_table_open(ons, "events", &ot, &err), &err, "table");
     sql_exec("BEGIN");
-    sql_exec("LOCK TABLE hog_file_column_stats IN ACCESS EXCLUSIVE MODE");
+    sql_exec("LOCK TABLE hog_file_partition_value IN ACCESS EXCLUSIVE MODE");
     struct racer u = {.table = f.table};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, run_update, &u), 0);
     int waited = 0;
     while (sqli("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE "
-                "c.relname = 'hog_file_column_stats' AND NOT l.granted") == 0) {
+                "c.relname = 'hog_file_partition_value' AND NOT l.granted") == 0) {
         sleep_ms(20);
         if (++waited > 1500)
             fail_msg("the update never read the plan");

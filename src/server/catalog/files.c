@@ -19,6 +19,7 @@
 #include "util/bytes.h"
 #include "util/jsonnum.h"
 #include "util/sha256.h"
+#include "util/log.h"
 #include "util/strutil.h"
 
 /* ---- the table at a snapshot ---- */
@@ -103,10 +104,8 @@ const struct lake_column *table_read_field(const struct table_read *tr, int64_t 
 
 /* ---- bounds ---- */
 
-json_t *file_bound_json(const struct lake_column *c, const char *bound, struct buf *scratch)
+json_t *file_bound_json(const struct lake_column *c, const uint8_t *b, size_t n)
 {
-    size_t n = 0;
-    const uint8_t *b = store_files_decode_bound(bound, scratch, &n);
     if (!b || !c || !bound_type_has_bounds(c->type))
         return json_null();
     struct error why;
@@ -798,10 +797,16 @@ static void ordering_bounds_member(struct page_text *w, const struct store_file_
 {
     pt_open(w, "ordering_bounds", '{');
     if (lead) {
-        json_t *lo = file_bound_json(lead, store_file_row_lower_bound(rows, row), scratch);
+        /* No statistics for the field (or unreadable ones): null bounds,
+         * which readers take as "anything". */
+        struct store_column_stats s = {0};
+        struct error why;
+        if (store_file_row_lead(rows, row, lead->field_id, scratch, &s, &why) < 0)
+            log_warn("data file %lld: %s", (long long)f->data_file_id, why.msg);
+        json_t *lo = file_bound_json(lead, s.lower, s.lower_len);
         pt_json(w, "lower_bound", lo);
         json_decref(lo);
-        json_t *hi = file_bound_json(lead, store_file_row_upper_bound(rows, row), scratch);
+        json_t *hi = file_bound_json(lead, s.upper, s.upper_len);
         pt_json(w, "upper_bound", hi);
         json_decref(hi);
         pt_i64(w, "field_id", lead->field_id);
@@ -934,8 +939,7 @@ static const char *no_stats_reason(const char *state, bool any)
     return NULL;
 }
 
-static json_t *file_column_json(const struct lake_column *c, const struct store_column_stats *s,
-                                struct buf *scratch)
+static json_t *file_column_json(const struct lake_column *c, const struct store_column_stats *s)
 {
     char path[1200];
     lake_column_path(c, path, sizeof path);
@@ -947,8 +951,8 @@ static json_t *file_column_json(const struct lake_column *c, const struct store_
     bad |= file_json_set(o, "type", json_string(lake_type_name(c->type)));
     bad |= file_json_set(o, "value_count", json_integer((json_int_t)s->value_count));
     bad |= file_json_set(o, "null_count", json_integer((json_int_t)s->null_count));
-    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower_bound, scratch));
-    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper_bound, scratch));
+    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower, s->lower_len));
+    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper, s->upper_len));
     json_t *params = lake_column_type_params(c);
     if (params)
         bad |= file_json_set(o, "type_params", params);
@@ -963,6 +967,28 @@ static json_t *file_column_json(const struct lake_column *c, const struct store_
     return o;
 }
 
+/* Appends the file's statistics to cols, a column of the definition at
+ * the snapshot at a time: a column dropped since the file was written has
+ * no name or type there. */
+static int file_columns_json(const struct table_read *tr, struct store_file_stats_rows *rows,
+                             json_t *cols, struct error *err)
+{
+    struct store_column_stats_reader rd;
+    if (store_file_stats_read(rows, &rd, err) != 0)
+        return -1;
+    struct store_column_stats s;
+    int got;
+    while ((got = store_column_stats_next(&rd, &s, err)) > 0) {
+        const struct lake_column *c = table_read_field(tr, s.field_id);
+        if (!c || !bound_type_has_bounds(c->type))
+            continue;
+        json_t *col = file_column_json(c, &s);
+        if (!col || json_array_append_new(cols, col) != 0)
+            return error_nomem(err);
+    }
+    return got;
+}
+
 int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     int64_t file_id;
@@ -974,7 +1000,6 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
         table_read_release(&tr);
         return -1;
     }
-    struct buf scratch = BUF_INIT;
     struct store_file_stats_rows rows = {NULL};
     json_t *o = NULL;
     int rc = -1;
@@ -987,7 +1012,7 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
         api_from_error(err, &dberr, "file stats");
         goto done;
     }
-    if (store_file_stats_count(&rows) == 0) {
+    if (!store_file_stats_found(&rows)) {
         if (tr.time_travel)
             api_not_found(err, "data file %lld in table '%.200s.%.200s' at snapshot %lld",
                           (long long)file_id, req->params[1], req->params[2],
@@ -1004,18 +1029,9 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
     bad |= file_json_set(o, "data_file_id", json_integer((json_int_t)file_id));
     bad |= file_json_set(o, "stats_state", json_string(state));
     bad |= file_json_set(o, "columns", cols);
-    for (int i = 0; !bad && i < store_file_stats_count(&rows); i++) {
-        struct store_column_stats s;
-        if (!store_file_stats_row(&rows, i, &s))
-            continue; /* the LEFT JOIN's row for a file without stats */
-        /* Only columns of the definition at the snapshot: a column dropped
-         * since the file was written has no name or type there. */
-        const struct lake_column *c = table_read_field(&tr, s.field_id);
-        if (!c || !bound_type_has_bounds(c->type))
-            continue;
-        json_t *col = file_column_json(c, &s, &scratch);
-        if (!col || json_array_append_new(cols, col) != 0)
-            bad = 1;
+    if (!bad && file_columns_json(&tr, &rows, cols, &dberr) != 0) {
+        api_from_error(err, &dberr, "file stats");
+        goto done;
     }
     const char *why = bad ? NULL : no_stats_reason(state, json_array_size(cols) > 0);
     if (why)
@@ -1034,7 +1050,6 @@ int h_table_file_stats(struct srv_req *req, struct srv_res *res, struct api_erro
 done:
     json_decref(o);
     store_file_stats_free(&rows);
-    buf_free(&scratch);
     table_read_release(&tr);
     return rc;
 }

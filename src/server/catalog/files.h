@@ -73,7 +73,7 @@ int partition_filters_store(struct partition_filters *f, struct store_partition_
  * snapshot's older type is narrowed when the value fits, so a time-travel
  * read still decodes it. Contains raw numbers: serialize with
  * jsonnum_dumps (the dispatcher does). */
-json_t *file_bound_json(const struct lake_column *c, const char *bound, struct buf *scratch);
+json_t *file_bound_json(const struct lake_column *c, const uint8_t *bound, size_t len);
 
 /* ---- page text ----
  *

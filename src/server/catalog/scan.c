@@ -17,7 +17,6 @@
 #include "lake/bounds.h"
 #include "server/catalog/files.h"
 #include "server/db/db.h"
-#include "server/db/pgarray.h"
 #include "server/http/handlers.h"
 #include "util/strutil.h"
 
@@ -208,27 +207,16 @@ static int parse_scan_opts(struct srv_req *req, struct scan_opts *o, struct api_
 
 /* ---- assembling the plan ---- */
 
-struct file_pos {
-    int64_t id;
-    size_t pos;
-};
-
-static int file_pos_cmp(const void *a, const void *b)
-{
-    int64_t x = ((const struct file_pos *)a)->id, y = ((const struct file_pos *)b)->id;
-    return (x > y) - (x < y);
-}
-
 static json_t *scan_column_stats_json(const struct lake_column *c,
-                                      const struct store_column_stats *s, struct buf *scratch)
+                                      const struct store_column_stats *s)
 {
     json_t *o = json_object();
     int bad = 0;
     bad |= file_json_set(o, "field_id", json_integer((json_int_t)c->field_id));
     bad |= file_json_set(o, "value_count", json_integer((json_int_t)s->value_count));
     bad |= file_json_set(o, "null_count", json_integer((json_int_t)s->null_count));
-    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower_bound, scratch));
-    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper_bound, scratch));
+    bad |= file_json_set(o, "lower_bound", file_bound_json(c, s->lower, s->lower_len));
+    bad |= file_json_set(o, "upper_bound", file_bound_json(c, s->upper, s->upper_len));
     if (s->has_nan_count)
         bad |= file_json_set(o, "nan_count", json_integer((json_int_t)s->nan_count));
     if (bad) {
@@ -244,69 +232,41 @@ static void scan_stats_free(json_t **stats, int n)
         json_decref(stats[i]);
 }
 
-/* Reads the statistics rows of the page's first n files and appends each
- * to its file's column_stats (stats[pos], NULL for files whose statistics
- * are not provided). */
-static int attach_stats(struct srv_req *req, const struct table_read *tr, const char *fields,
-                        const struct store_scan_rows *files, int n, json_t **stats,
-                        struct api_error *err)
+static int cmp_i64(const void *a, const void *b)
 {
-    struct db_conn *db = req_db(req, err);
-    if (!db)
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static bool field_asked(const struct scan_opts *o, int64_t field_id)
+{
+    return !o->has_fields || bsearch(&field_id, o->fields, o->nfields, sizeof *o->fields, cmp_i64);
+}
+
+/* Walks row i's statistics of the fields asked: counts them into *n and,
+ * with a target, appends those of columns in the definition at the
+ * snapshot (statistics of a dropped column are not part of the plan). */
+static int scan_row_stats(const struct table_read *tr, const struct scan_opts *o,
+                          const struct store_scan_rows *r, int i, struct buf *scratch,
+                          json_t *target, int64_t *n, struct error *err)
+{
+    struct store_column_stats_reader rd;
+    if (store_scan_row_stats(r, i, scratch, &rd, err) != 0)
         return -1;
-    struct file_pos *byid = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *byid);
-    if (!byid)
-        return api_nomem(err);
-    struct pg_array ids;
-    pg_array_init(&ids);
-    for (int i = 0; i < n; i++) {
-        byid[i].id = store_scan_row_file_id(files, i);
-        byid[i].pos = (size_t)i;
-        if (stats[i])
-            pg_array_i64(&ids, byid[i].id);
-    }
-    qsort(byid, (size_t)n, sizeof *byid, file_pos_cmp);
-    const char *ids_text = pg_array_text(&ids);
-    if (!ids_text) {
-        pg_array_free(&ids);
-        return api_nomem(err);
-    }
-    struct store_stats_rows rows;
-    struct error dberr;
-    int got = store_files_scan_stats(db, tr->cat.id, ids_text, fields, &rows, &dberr);
-    pg_array_free(&ids);
-    if (got != 0)
-        return api_from_error(err, &dberr, "scan statistics");
-    struct buf scratch = BUF_INIT;
-    int rc = 0;
-    int64_t last_id = -1;
-    json_t *target = NULL;
-    for (int i = 0; i < store_stats_rows_count(&rows); i++) {
-        struct store_column_stats st;
-        store_stats_row(&rows, i, &st);
-        int64_t id = st.data_file_id;
-        if (id != last_id) {
-            last_id = id;
-            struct file_pos key = {.id = id};
-            const struct file_pos *hit = bsearch(&key, byid, (size_t)n, sizeof *byid, file_pos_cmp);
-            target = hit ? stats[hit->pos] : NULL;
-        }
-        if (!target)
+    struct store_column_stats st;
+    int got;
+    while ((got = store_column_stats_next(&rd, &st, err)) > 0) {
+        if (!field_asked(o, st.field_id))
             continue;
-        /* Statistics of a column not in the definition at the snapshot (it
-         * was dropped) are not part of the plan. */
-        const struct lake_column *c = table_read_field(tr, st.field_id);
+        ++*n;
+        const struct lake_column *c = target ? table_read_field(tr, st.field_id) : NULL;
         if (!c || !bound_type_has_bounds(c->type))
             continue;
-        json_t *s = scan_column_stats_json(c, &st, &scratch);
-        if (!s || json_array_append_new(target, s) != 0) {
-            rc = api_nomem(err);
-            break;
-        }
+        json_t *s = scan_column_stats_json(c, &st);
+        if (!s || json_array_append_new(target, s) != 0)
+            return error_nomem(err);
     }
-    buf_free(&scratch);
-    store_stats_rows_free(&rows);
-    return rc;
+    return got;
 }
 
 /* A ScanFile: the data file (with its statistics and split offsets when
@@ -340,14 +300,13 @@ static void scan_file_text(struct page_text *w, const struct store_scan_rows *r,
 
 /* The page's files, one past the page to tell whether another follows. */
 static int scan_files(struct srv_req *req, const struct table_read *tr, const struct scan_opts *o,
-                      const char *fields_text, struct partition_filters *partition,
-                      const struct page *pg, struct store_scan_rows *rows, struct api_error *err)
+                      struct partition_filters *partition, const struct page *pg,
+                      struct store_scan_rows *rows, struct api_error *err)
 {
     struct store_scan_query q = {
         .catalog_id = tr->cat.id,
         .table_id = tr->ref.table_id,
         .snapshot = tr->snapshot,
-        .stats_fields = fields_text,
         .column_stats = o->column_stats,
         .split_offsets = o->split_offsets,
         .after = pg->resumed ? pg->from.keys : NULL,
@@ -367,14 +326,18 @@ static int scan_files(struct srv_req *req, const struct table_read *tr, const st
 /* How many of the rows the page keeps: at most the limit and, with
  * column statistics, no more entries than the page's budget (but always
  * one file, so every page advances). */
-static int scan_page_size(const struct store_scan_rows *r, const struct scan_opts *o, int64_t limit)
+static int scan_page_size(const struct table_read *tr, const struct store_scan_rows *r,
+                          const struct scan_opts *o, int64_t limit, struct buf *scratch,
+                          struct api_error *err)
 {
     int n = store_scan_rows_count(r);
     if (n > limit)
         n = (int)limit;
     int64_t entries = 0;
     for (int i = 0; o->column_stats && i < n; i++) {
-        entries += store_scan_row_nstats(r, i);
+        struct error why;
+        if (scan_row_stats(tr, o, r, i, scratch, NULL, &entries, &why) != 0)
+            return api_from_error(err, &why, "scan statistics");
         if (entries > SCAN_PAGE_STATS_ENTRIES && i > 0)
             return i;
     }
@@ -382,31 +345,30 @@ static int scan_page_size(const struct store_scan_rows *r, const struct scan_opt
 }
 
 /* The column_stats arrays of the page's first n files (stats[i] NULL for
- * a file whose statistics are not provided, or when none were asked),
- * filled from the statistics rows. */
+ * a file whose statistics are not provided, or when none were asked). */
 static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr,
-                                const struct scan_opts *o, const char *fields_text,
-                                const struct store_scan_rows *r, int n, struct api_error *err)
+                                const struct scan_opts *o, const struct store_scan_rows *r, int n,
+                                struct buf *scratch, struct api_error *err)
 {
     json_t **stats = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *stats);
     if (!stats) {
         api_nomem(err);
         return NULL;
     }
-    bool any = false;
     for (int i = 0; o->column_stats && i < n; i++) {
         if (strcmp(store_scan_row_stats_state(r, i), "provided") != 0)
             continue;
-        if (!(stats[i] = json_array())) {
+        int64_t count = 0;
+        struct error why;
+        if (!(stats[i] = json_array()) ||
+            scan_row_stats(tr, o, r, i, scratch, stats[i], &count, &why) != 0) {
+            if (stats[i])
+                api_from_error(err, &why, "scan statistics");
+            else
+                api_nomem(err);
             scan_stats_free(stats, n);
-            api_nomem(err);
             return NULL;
         }
-        any |= store_scan_row_nstats(r, i) > 0;
-    }
-    if (any && attach_stats(req, tr, fields_text, r, n, stats, err) != 0) {
-        scan_stats_free(stats, n);
-        return NULL;
     }
     return stats;
 }
@@ -437,18 +399,6 @@ static void scan_page_text(struct page_text *w, const struct table_read *tr,
 
 /* Opens or ends the page's read-snapshot transaction (its two statements
  * must agree); `context` names the step in logs. */
-static int scan_txn(struct srv_req *req, int (*step)(PGconn *, struct error *), const char *context,
-                    struct api_error *err)
-{
-    struct db_conn *db = req_db(req, err);
-    if (!db)
-        return -1;
-    struct error dberr;
-    if (step(db->pg, &dberr) != 0)
-        return api_from_error(err, &dberr, context);
-    return 0;
-}
-
 int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct scan_opts o;
@@ -462,31 +412,20 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
         return -1;
     }
     struct table_read tr;
-    struct pg_array fields;
-    pg_array_init(&fields);
     struct store_scan_rows r = {NULL};
+    struct buf scratch = BUF_INIT;
     json_t **stats = NULL;
     int n = 0;
     int rc = -1;
     if (table_read_open_page(req, &tr, &pg, err) != 0)
         goto done;
-    const char *fields_text = NULL;
-    if (o.has_fields) {
-        for (size_t i = 0; i < o.nfields; i++)
-            pg_array_i64(&fields, o.fields[i]);
-        if (!(fields_text = pg_array_text(&fields))) {
-            api_nomem(err);
-            goto done;
-        }
+    if (scan_files(req, &tr, &o, &partition, &pg, &r, err) != 0)
+        goto done;
+    if ((n = scan_page_size(&tr, &r, &o, pg.limit, &scratch, err)) < 0) {
+        n = 0;
+        goto done;
     }
-    if (o.column_stats && scan_txn(req, db_begin_read_snapshot, "begin", err) != 0)
-        goto done;
-    if (scan_files(req, &tr, &o, fields_text, &partition, &pg, &r, err) != 0)
-        goto done;
-    n = scan_page_size(&r, &o, pg.limit);
-    if (!(stats = scan_page_stats(req, &tr, &o, fields_text, &r, n, err)))
-        goto done;
-    if (o.column_stats && scan_txn(req, db_commit, "commit", err) != 0)
+    if (!(stats = scan_page_stats(req, &tr, &o, &r, n, &scratch, err)))
         goto done;
     struct page_text w;
     pt_init(&w, (size_t)n * PAGE_TEXT_PER_FILE);
@@ -495,7 +434,7 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
 done:
     scan_stats_free(stats, n);
     store_scan_rows_free(&r);
-    pg_array_free(&fields);
+    buf_free(&scratch);
     partition_filters_free(&partition);
     table_read_release(&tr);
     return rc;

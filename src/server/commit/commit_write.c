@@ -24,29 +24,32 @@ static int add_row_ids(struct commit_ctx *x, struct store_commit_writes *w, stru
     return 0;
 }
 
-static void add_stats(struct store_commit_writes *w, const struct commit_file *cf)
+/* The file's statistics as the store encodes them (in the commit's arena). */
+static struct store_column_stats *file_stats(struct commit_ctx *x, const struct commit_file *cf)
 {
-    for (size_t s = 0; s < cf->nstats; s++) {
+    struct store_column_stats *out = arena_calloc(x->ctx->arena, cf->nstats, sizeof *out);
+    for (size_t s = 0; out && s < cf->nstats; s++) {
         const struct commit_stat *st = &cf->stats[s];
-        store_commit_writes_stat(w, &(struct store_commit_stat){
-                                        .field_id = st->field_id,
-                                        .value_count = st->value_count,
-                                        .null_count = st->null_count,
-                                        .has_nan_count = st->has_nan_count,
-                                        .nan_count = st->nan_count,
-                                        .has_size_bytes = st->has_size_bytes,
-                                        .size_bytes = st->size_bytes,
-                                        .lower = st->lower,
-                                        .lower_len = st->lower_len,
-                                        .upper = st->upper,
-                                        .upper_len = st->upper_len,
-                                    });
+        out[s] = (struct store_column_stats){
+            .field_id = st->field_id,
+            .value_count = st->value_count,
+            .null_count = st->null_count,
+            .has_nan_count = st->has_nan_count,
+            .nan_count = st->nan_count,
+            .has_size_bytes = st->has_size_bytes,
+            .size_bytes = st->size_bytes,
+            .lower = st->lower,
+            .lower_len = st->lower_len,
+            .upper = st->upper,
+            .upper_len = st->upper_len,
+        };
     }
+    return out;
 }
 
 /* The appended files, tables in request order and files in order, with
  * their statistics and partition values. */
-static void add_files(struct commit_ctx *x, struct store_commit_writes *w)
+static int add_files(struct commit_ctx *x, struct store_commit_writes *w, struct error *err)
 {
     for (size_t t = 0; t < x->c->ntables; t++) {
         const struct commit_table *ct = &x->c->tables[t];
@@ -54,6 +57,9 @@ static void add_files(struct commit_ctx *x, struct store_commit_writes *w)
         int64_t rows_before = 0;
         for (size_t i = 0; i < ct->nfiles; i++) {
             const struct commit_file *cf = &ct->files[i];
+            struct store_column_stats *stats = file_stats(x, cf);
+            if (!stats && cf->nstats)
+                return error_nomem(err);
             store_commit_writes_file(w, &(struct store_commit_file){
                                             .table_id = l->table_id,
                                             .path = cf->path,
@@ -70,14 +76,16 @@ static void add_files(struct commit_ctx *x, struct store_commit_writes *w)
                                             .spec_id = l->spec_id,
                                             .split_offsets = cf->split_offsets,
                                             .nsplit_offsets = cf->nsplit_offsets,
+                                            .stats = stats,
+                                            .nstats = cf->nstats,
                                         });
             if (!cf->explicit_row_ids)
                 rows_before += cf->record_count;
-            add_stats(w, cf);
             for (size_t k = 0; k < cf->npartition_values; k++)
                 store_commit_writes_partition_value(w, (int64_t)k, cf->partition_values[k]);
         }
     }
+    return 0;
 }
 
 /* The deletion vectors, after every file; each ends the live vector of its
@@ -143,7 +151,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     add_changes(x, &rows);
     int rc = 0;
     if (c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
-        add_files(x, &rows);
+        rc = add_files(x, &rows, err);
     if (rc == 0 && c->ndvs)
         add_deletes(x, &rows, targets);
     if (rc == 0)

@@ -54,7 +54,7 @@ static int write_rows(struct srv_ctx *ctx, const struct catalog_row *cat, const 
     if (store_compaction_insert_output(ctx->db, cat->id, g->table_id, file_id, snapshot, g->spec_id,
                                        out, g->inputs[0].id, err) != 0)
         return error_prefix(err, "compaction output");
-    if (store_file_stats_insert(ctx->db, cat->id, file_id, out->stats, out->nstats, err) != 0)
+    if (store_file_stats_set(ctx->db, cat->id, file_id, out->stats, out->nstats, err) != 0)
         return error_prefix(err, "file statistics");
     return 0;
 }

@@ -183,10 +183,8 @@ static int settle(struct srv_ctx *ctx, const struct catalog_row *cat,
                   const struct store_pending_file *f, const struct hydrated *h, enum outcome o,
                   struct error *err)
 {
-    /* A pending file has no stats rows; a stray one would make the insert
-     * fail, so none is assumed away. */
     bool provided = o == OUT_PROVIDED;
-    if (provided && store_file_stats_insert(ctx->db, cat->id, f->id, h->stats, h->nstats, err) != 0)
+    if (provided && store_file_stats_set(ctx->db, cat->id, f->id, h->stats, h->nstats, err) != 0)
         return -1;
     if (store_hydration_settle(ctx->db, cat->id, f->id, provided, provided && h->missing_field_ids,
                                h->splits, h->nsplits, err) != 0)

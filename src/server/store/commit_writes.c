@@ -45,18 +45,17 @@ static const char optimistic_checks_sql[] =
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 38 };
+enum { WRITES_ARRAYS = 31 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
         &w->touched,   &w->change_kinds, &w->change_ids,    &w->row_tids,     &w->row_recs,
         &w->row_bytes, &w->f_rel,        &w->f_tid,         &w->f_path,       &w->f_recs,
         &w->f_size,    &w->f_footer,     &w->f_rows_before, &w->f_table_recs, &w->f_state,
-        &w->f_spec,    &w->f_splits,     &w->f_row_start,   &w->s_file,       &w->s_field,
-        &w->s_values,  &w->s_nulls,      &w->s_nans,        &w->s_size,       &w->s_lower,
-        &w->s_upper,   &w->p_file,       &w->p_key,         &w->p_value,      &w->ended,
-        &w->d_rel,     &w->d_tid,        &w->d_target,      &w->d_target_rel, &w->d_path,
-        &w->d_count,   &w->d_size,       &w->removed,
+        &w->f_spec,    &w->f_splits,     &w->f_row_start,   &w->f_stats,      &w->p_file,
+        &w->p_key,     &w->p_value,      &w->ended,         &w->d_rel,        &w->d_tid,
+        &w->d_target,  &w->d_target_rel, &w->d_path,        &w->d_count,      &w->d_size,
+        &w->removed,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -79,6 +78,7 @@ void store_commit_writes_free(struct store_commit_writes *w)
     size_t n = writes_arrays(w, all);
     for (size_t i = 0; i < n; i++)
         pg_array_free(all[i]);
+    buf_free(&w->stats_value);
 }
 
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id)
@@ -122,19 +122,13 @@ void store_commit_writes_file(struct store_commit_writes *w, const struct store_
     i64_or_null(&w->f_spec, f->has_spec, f->spec_id);
     pg_array_i64_list(&w->f_splits, f->split_offsets, f->nsplit_offsets);
     i64_or_null(&w->f_row_start, f->explicit_row_ids, f->row_id_start);
-}
-
-void store_commit_writes_stat(struct store_commit_writes *w, const struct store_commit_stat *s)
-{
-    pg_array_i64(&w->s_file, (int64_t)w->nfiles - 1);
-    pg_array_i64(&w->s_field, s->field_id);
-    pg_array_i64(&w->s_values, s->value_count);
-    pg_array_i64(&w->s_nulls, s->null_count);
-    i64_or_null(&w->s_nans, s->has_nan_count, s->nan_count);
-    i64_or_null(&w->s_size, s->has_size_bytes, s->size_bytes);
-    pg_array_bytes(&w->s_lower, s->lower, s->lower_len);
-    pg_array_bytes(&w->s_upper, s->upper, s->upper_len);
-    w->nstats++;
+    buf_reset(&w->stats_value);
+    if (f->nstats == 0)
+        pg_array_null(&w->f_stats);
+    else if (store_column_stats_encode(f->stats, f->nstats, &w->stats_value, NULL) == 0)
+        pg_array_bytes(&w->f_stats, (const uint8_t *)w->stats_value.data, w->stats_value.len);
+    else
+        w->failed = true;
 }
 
 void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t key_index,
@@ -276,36 +270,23 @@ static int queue_appends(struct store_commit_batch *s, struct store_commit_write
 {
     struct pg_array *files[] = {&w->f_rel,   &w->f_tid,    &w->f_path,        &w->f_recs,
                                 &w->f_size,  &w->f_footer, &w->f_rows_before, &w->f_table_recs,
-                                &w->f_state, &w->f_spec,   &w->f_splits,      &w->f_row_start};
-    struct pg_array *stats[] = {&w->s_file, &w->s_field, &w->s_values, &w->s_nulls,
-                                &w->s_nans, &w->s_size,  &w->s_lower,  &w->s_upper};
+                                &w->f_state, &w->f_spec,   &w->f_splits,      &w->f_row_start,
+                                &w->f_stats};
     struct pg_array *parts[] = {&w->p_file, &w->p_key, &w->p_value};
     int rc = queue_rows(
         s, w,
         "INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,"
         " record_count, file_size_bytes, footer_size, row_id_start, stats_state, spec_id,"
-        " split_offsets, explicit_row_ids)"
+        " split_offsets, explicit_row_ids, column_stats)"
         " SELECT $1, a.first_id + u.rel, u.tid, a.snap, u.path, u.recs, u.size, u.footer,"
         " coalesce(u.row_start, ts.next_row_id - u.table_recs + u.rel_row), u.state, u.spec,"
-        " u.splits::bigint[], u.row_start IS NOT NULL"
+        " u.splits::bigint[], u.row_start IS NOT NULL, u.stats"
         " FROM" ALLOCATED ", unnest($3::bigint[], $4::bigint[], $5::text[], $6::bigint[],"
         "  $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[],"
-        "  $13::text[], $14::bigint[]) AS u(rel, tid, path, recs, size, footer, rel_row,"
-        "  table_recs, state, spec, splits, row_start)"
+        "  $13::text[], $14::bigint[], $15::bytea[]) AS u(rel, tid, path, recs, size, footer,"
+        "  rel_row, table_recs, state, spec, splits, row_start, stats)"
         " JOIN hog_table_stats ts ON ts.catalog_id = $1 AND ts.table_id = u.tid",
         true, NULL, 0, files, sizeof files / sizeof files[0], "data files", err);
-    if (rc >= 0 && w->nstats)
-        rc = queue_rows(s, w,
-                        "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
-                        " value_count, null_count, nan_count, size_bytes, lower_bound,"
-                        " upper_bound)"
-                        " SELECT $1, a.first_id + u.rel, u.field, u.vals, u.nulls, u.nans,"
-                        " u.size, u.lower, u.upper FROM" ALLOCATED
-                        ", unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
-                        "  $7::bigint[], $8::bigint[], $9::bytea[], $10::bytea[])"
-                        " AS u(rel, field, vals, nulls, nans, size, lower, upper)",
-                        true, NULL, 0, stats, sizeof stats / sizeof stats[0], "file statistics",
-                        err);
     if (rc >= 0 && w->nparts)
         rc = queue_rows(s, w,
                         "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
@@ -398,6 +379,10 @@ int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_
                               struct store_commit_write_slots *at, struct error *err)
 {
     *at = (struct store_commit_write_slots){-1, -1, -1};
+    /* The commit validated the statistics (commit_check.c): only memory can
+     * fail their encoding. */
+    if (w->failed)
+        return error_nomem(err);
     if (expect && (at->checks = queue_checks(s, w, expect, err)) < 0)
         return -1;
     if ((at->alloc = queue_snapshot(s, w, err)) < 0)

@@ -3,7 +3,7 @@
  * (hog_catalog), the snapshot and its change rows (hog_snapshot,
  * hog_snapshot_change), the appended tables' row-id allocators and gross
  * counters (hog_table_stats), the files with their statistics and
- * partition values (hog_data_file, hog_file_column_stats,
+ * partition values (hog_data_file with its column_stats,
  * hog_file_partition_value), the deletion vectors, ending the ones they
  * supersede (hog_delete_file), and the receipt (hog_commit_receipt). On
  * the optimistic path, one assertion first: nothing the commit validated
@@ -25,6 +25,8 @@
 
 #include "server/db/pgarray.h"
 #include "server/store/commit_batch.h"
+#include "server/store/column_stats.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 /* An appended data file. */
@@ -46,16 +48,10 @@ struct store_commit_file {
     int64_t spec_id;
     const int64_t *split_offsets; /* NULL: none */
     size_t nsplit_offsets;
-};
-
-/* One column's statistics in the file added last. */
-struct store_commit_stat {
-    int64_t field_id;
-    int64_t value_count, null_count;
-    bool has_nan_count, has_size_bytes;
-    int64_t nan_count, size_bytes;
-    const uint8_t *lower, *upper; /* NULL: no bound */
-    size_t lower_len, upper_len;
+    /* Its column statistics, sorted in place by field id as they are
+     * encoded (column_stats.h). */
+    struct store_column_stats *stats;
+    size_t nstats;
 };
 
 /* A deletion vector. */
@@ -73,20 +69,21 @@ struct store_commit_dv {
 /* Everything one commit writes, filled with the functions below. */
 struct store_commit_writes {
     int64_t catalog_id;
-    const char *author, *message;  /* NULL: none */
-    const char *key;               /* NULL: no receipt */
-    const char *upload_owner;      /* NULL: no upload claims to consume */
-    bool claims_required;          /* every file path is an active claim of upload_owner */
-    const uint8_t *fingerprint;    /* with key: the request's digest */
-    size_t fingerprint_len;        /* at most STORE_COMMIT_FINGERPRINT_MAX */
-    size_t nfiles, nstats, nparts; /* appended so far */
+    const char *author, *message; /* NULL: none */
+    const char *key;              /* NULL: no receipt */
+    const char *upload_owner;     /* NULL: no upload claims to consume */
+    bool claims_required;         /* every file path is an active claim of upload_owner */
+    const uint8_t *fingerprint;   /* with key: the request's digest */
+    size_t fingerprint_len;       /* at most STORE_COMMIT_FINGERPRINT_MAX */
+    size_t nfiles, nparts;        /* appended so far */
     size_t ndvs, nended, nremoved;
     struct pg_array touched;
     struct pg_array change_kinds, change_ids;
     struct pg_array row_tids, row_recs, row_bytes;
     struct pg_array f_rel, f_tid, f_path, f_recs, f_size, f_footer, f_rows_before, f_table_recs,
-        f_state, f_spec, f_splits, f_row_start;
-    struct pg_array s_file, s_field, s_values, s_nulls, s_nans, s_size, s_lower, s_upper;
+        f_state, f_spec, f_splits, f_row_start, f_stats;
+    struct buf stats_value; /* scratch: one file's encoded statistics */
+    bool failed;            /* statistics could not be encoded: nothing is queued */
     struct pg_array p_file, p_key, p_value;
     struct pg_array ended;
     struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
@@ -105,8 +102,7 @@ void store_commit_writes_change(struct store_commit_writes *w, const char *kind,
 void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
                                  int64_t bytes);
 void store_commit_writes_file(struct store_commit_writes *w, const struct store_commit_file *f);
-/* Statistics and partition values belong to the file added last. */
-void store_commit_writes_stat(struct store_commit_writes *w, const struct store_commit_stat *s);
+/* Partition values belong to the file added last. */
 void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t key_index,
                                          const char *value);
 /* Deletion vectors come after every file. */

@@ -1,5 +1,4 @@
-/* hog_data_file, hog_delete_file, hog_file_column_stats reads (see
- * files.h). */
+/* hog_data_file and hog_delete_file reads (see files.h). */
 #include "server/store/files.h"
 
 #include "server/db/db.h"
@@ -54,7 +53,9 @@ static void delete_file_from(const PGresult *r, int row, int col0, struct store_
     v->begin_snapshot = db_i64(r, row, col0 + 6);
 }
 
-const uint8_t *store_files_decode_bound(const char *text, struct buf *scratch, size_t *len)
+/* Decodes a bytea's text form into scratch: the bytes (n in *len), or
+ * NULL for SQL NULL or an unreadable value. */
+static const uint8_t *bytea_decode(const char *text, struct buf *scratch, size_t *len)
 {
     if (!text)
         return NULL;
@@ -79,9 +80,21 @@ const uint8_t *store_files_decode_bound(const char *text, struct buf *scratch, s
             return NULL;
     }
     *len = scratch->len;
-    /* A zero-length bound is valid (an empty string): never hand back NULL
-     * for it. */
+    /* A zero-length value is valid: never hand back NULL for it. */
     return scratch->data ? (const uint8_t *)scratch->data : (const uint8_t *)"";
+}
+
+/* A reader over the column_stats value at (row, col), decoded into
+ * scratch; SQL NULL reads as no columns. */
+static int stats_open(const PGresult *r, int row, int col, struct buf *scratch,
+                      struct store_column_stats_reader *rd, struct error *err)
+{
+    const char *text = db_str(r, row, col);
+    size_t n = 0;
+    const uint8_t *bytes = text ? bytea_decode(text, scratch, &n) : NULL;
+    if (text && !bytes)
+        return error_fail(err, ERR_CORRUPT, "column statistics: an unreadable bytea");
+    return store_column_stats_open(rd, bytes, bytes ? n : 0, err);
 }
 
 /* ---- building a page's statement ---- */
@@ -165,14 +178,20 @@ void store_file_row(const struct store_file_rows *rows, int i, struct store_data
     data_file_from(rows->r, i, out);
 }
 
-const char *store_file_row_lower_bound(const struct store_file_rows *rows, int i)
+int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_field_id,
+                        struct buf *scratch, struct store_column_stats *out, struct error *err)
 {
-    return db_str(rows->r, i, DATA_FILE_NCOLS);
-}
-
-const char *store_file_row_upper_bound(const struct store_file_rows *rows, int i)
-{
-    return db_str(rows->r, i, DATA_FILE_NCOLS + 1);
+    struct store_column_stats_reader rd;
+    if (stats_open(rows->r, i, DATA_FILE_NCOLS, scratch, &rd, err) != 0)
+        return -1;
+    struct store_column_stats s;
+    int got;
+    while ((got = store_column_stats_next(&rd, &s, err)) > 0)
+        if (s.field_id == lead_field_id) {
+            *out = s;
+            return 1;
+        }
+    return got;
 }
 
 void store_file_rows_free(struct store_file_rows *rows)
@@ -220,18 +239,12 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
-    if (q->has_lead)
-        db_param_i64(&p, q->lead_field_id);
-    else
-        db_param_null(&p);
-    /* The leading sort field's stats row rides a LEFT JOIN ($4 is NULL,
-     * matching nothing, when the table is unsorted). */
+    db_param_bool(&p, q->has_lead);
+    /* The statistics ride along only for the leading sort field's bounds. */
     struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ", s.lower_bound, s.upper_bound"
-                             " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
-                             " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-                             " AND s.field_id = $4::bigint"
-                             " WHERE d.catalog_id = $1 AND d.table_id = $2"
+    int bad = buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ","
+                             " CASE WHEN $4::boolean THEN d.column_stats END"
+                             " FROM hog_data_file d WHERE d.catalog_id = $1 AND d.table_id = $2"
                              " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
     bad |= partition_filter_sql(&sql, &p, &q->partition);
     const char *const *columns = file_sorts[q->sort].columns;
@@ -274,55 +287,29 @@ int store_file_stats(struct db_conn *db, int64_t catalog_id, int64_t table_id, i
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id, snapshot, data_file_id);
-    /* One round trip: the file row (visible at the snapshot, in this
-     * table) LEFT JOINed to its statistics rows. */
+    out->bytes = (struct buf)BUF_INIT;
     out->r = db_exec(db->pg,
-                     "SELECT s.field_id, s.value_count, s.null_count, s.nan_count, s.size_bytes,"
-                     " s.lower_bound, s.upper_bound, d.stats_state"
-                     " FROM hog_data_file d LEFT JOIN hog_file_column_stats s"
-                     " ON s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
+                     "SELECT d.stats_state, d.column_stats FROM hog_data_file d"
                      " WHERE d.catalog_id = $1 AND d.table_id = $2 AND d.data_file_id = $4"
-                     " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
-                     " ORDER BY s.field_id",
+                     " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)",
                      &p, err);
     return out->r ? 0 : -1;
 }
 
-int store_file_stats_count(const struct store_file_stats_rows *rows)
+bool store_file_stats_found(const struct store_file_stats_rows *rows)
 {
-    return PQntuples(rows->r);
+    return PQntuples(rows->r) == 1;
 }
 
 const char *store_file_stats_state(const struct store_file_stats_rows *rows)
 {
-    return db_str(rows->r, 0, 7);
+    return db_str(rows->r, 0, 0);
 }
 
-/* Statistics columns from col0: field_id, value_count, null_count,
- * nan_count, then (with_size) size_bytes, then lower and upper bounds. */
-static void stats_from(const PGresult *r, int row, int col0, bool with_size,
-                       struct store_column_stats *s)
+int store_file_stats_read(struct store_file_stats_rows *rows, struct store_column_stats_reader *rd,
+                          struct error *err)
 {
-    s->field_id = db_i64(r, row, col0);
-    s->value_count = db_i64(r, row, col0 + 1);
-    s->null_count = db_i64(r, row, col0 + 2);
-    s->has_nan_count = db_i64_opt(r, row, col0 + 3, &s->nan_count);
-    int next = col0 + 4;
-    s->has_size_bytes = with_size && !db_isnull(r, row, next);
-    s->size_bytes = s->has_size_bytes ? db_i64(r, row, next) : 0;
-    next += with_size;
-    s->lower_bound = db_str(r, row, next);
-    s->upper_bound = db_str(r, row, next + 1);
-}
-
-bool store_file_stats_row(const struct store_file_stats_rows *rows, int i,
-                          struct store_column_stats *out)
-{
-    if (db_isnull(rows->r, i, 0))
-        return false; /* the LEFT JOIN's row for a file without stats */
-    out->data_file_id = 0;
-    stats_from(rows->r, i, 0, true, out);
-    return true;
+    return stats_open(rows->r, 0, 1, &rows->bytes, rd, err);
 }
 
 void store_file_stats_free(struct store_file_stats_rows *rows)
@@ -330,6 +317,7 @@ void store_file_stats_free(struct store_file_stats_rows *rows)
     if (rows->r)
         PQclear(rows->r);
     rows->r = NULL;
+    buf_free(&rows->bytes);
 }
 
 /* ---- the scan plan ---- */
@@ -338,23 +326,19 @@ void store_file_stats_free(struct store_file_stats_rows *rows)
 enum {
     SC_SPLITS = DATA_FILE_NCOLS,
     SC_DV = SC_SPLITS + 1,
-    SC_NSTATS = SC_DV + DELETE_FILE_NCOLS,
+    SC_STATS = SC_DV + DELETE_FILE_NCOLS,
 };
 
-/* $1 catalog, $2 table, $3 snapshot, $4 stats_fields (bigint[] or NULL),
- * $5 column_stats wanted, $6 split_offsets wanted; then the partition
+/* $1 catalog, $2 table, $3 snapshot, $4 column_stats wanted, $5
+ * split_offsets wanted; then the partition
  * filters, the keyset and the LIMIT. At most one vector per data file is visible at any snapshot
  * (one live DV per file). */
 /* clang-format off */
 static const char scan_files_sql[] =
     "SELECT " DATA_FILE_COLUMNS ","
-    " CASE WHEN $6::boolean THEN array_to_json(d.split_offsets)::text END, "
+    " CASE WHEN $5::boolean THEN array_to_json(d.split_offsets)::text END, "
     DELETE_FILE_COLUMNS("dv") ","
-    " CASE WHEN $5::boolean AND d.stats_state = 'provided' THEN"
-    "  (SELECT count(*) FROM hog_file_column_stats s"
-    "   WHERE s.catalog_id = d.catalog_id AND s.data_file_id = d.data_file_id"
-    "   AND ($4::bigint[] IS NULL OR s.field_id = ANY($4::bigint[])))"
-    " ELSE 0 END"
+    " CASE WHEN $4::boolean AND d.stats_state = 'provided' THEN d.column_stats END"
     " FROM hog_data_file d LEFT JOIN hog_delete_file dv"
     " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
     " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
@@ -367,7 +351,6 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
-    db_param_str(&p, q->stats_fields);
     db_param_bool(&p, q->column_stats);
     db_param_bool(&p, q->split_offsets);
     struct buf sql = BUF_INIT;
@@ -414,49 +397,13 @@ bool store_scan_row_delete_file(const struct store_scan_rows *rows, int i,
     return true;
 }
 
-int64_t store_scan_row_nstats(const struct store_scan_rows *rows, int i)
+int store_scan_row_stats(const struct store_scan_rows *rows, int i, struct buf *scratch,
+                         struct store_column_stats_reader *rd, struct error *err)
 {
-    return db_i64(rows->r, i, SC_NSTATS);
+    return stats_open(rows->r, i, SC_STATS, scratch, rd, err);
 }
 
 void store_scan_rows_free(struct store_scan_rows *rows)
-{
-    if (rows->r)
-        PQclear(rows->r);
-    rows->r = NULL;
-}
-
-int store_files_scan_stats(struct db_conn *db, int64_t catalog_id, const char *file_ids,
-                           const char *fields, struct store_stats_rows *out, struct error *err)
-{
-    struct db_params p;
-    db_params_init(&p);
-    db_param_i64(&p, catalog_id);
-    db_param_str(&p, file_ids);
-    db_param_str(&p, fields);
-    out->r = db_exec(db->pg,
-                     "SELECT s.data_file_id, s.field_id, s.value_count, s.null_count,"
-                     " s.nan_count, s.lower_bound, s.upper_bound"
-                     " FROM hog_file_column_stats s"
-                     " WHERE s.catalog_id = $1 AND s.data_file_id = ANY($2::bigint[])"
-                     " AND ($3::bigint[] IS NULL OR s.field_id = ANY($3::bigint[]))"
-                     " ORDER BY s.data_file_id, s.field_id",
-                     &p, err);
-    return out->r ? 0 : -1;
-}
-
-int store_stats_rows_count(const struct store_stats_rows *rows)
-{
-    return PQntuples(rows->r);
-}
-
-void store_stats_row(const struct store_stats_rows *rows, int i, struct store_column_stats *out)
-{
-    out->data_file_id = db_i64(rows->r, i, 0);
-    stats_from(rows->r, i, 1, false, out);
-}
-
-void store_stats_rows_free(struct store_stats_rows *rows)
 {
     if (rows->r)
         PQclear(rows->r);

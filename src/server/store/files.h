@@ -1,6 +1,7 @@
 /* The files of a table as the readers see them: hog_data_file (with its
  * partition values, hog_file_partition_value), hog_delete_file (deletion
- * vectors) and hog_file_column_stats. It offers the statements behind the
+ * vectors) and the files' column statistics (hog_data_file.column_stats,
+ * column_stats.h). It offers the statements behind the
  * file listing (GET .../files), one file's statistics, the scan plan (a
  * page of files with their vectors, then their statistics) and the
  * changefeed plan (the files and vectors appended inside a window). Writing
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/store/column_stats.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -54,26 +56,6 @@ struct store_delete_file {
     int64_t file_size_bytes;
     int64_t begin_snapshot;
 };
-
-/* One column's statistics in one file; strings borrowed from its rows.
- * Bounds are in the database's bytea text form (store_files_decode_bound decodes
- * them), NULL when there is none. */
-struct store_column_stats {
-    int64_t data_file_id;
-    int64_t field_id;
-    int64_t value_count;
-    int64_t null_count;
-    bool has_nan_count;
-    int64_t nan_count;
-    bool has_size_bytes; /* store_file_stats rows only */
-    int64_t size_bytes;
-    const char *lower_bound;
-    const char *upper_bound;
-};
-
-/* Decodes a bound's bytea text into scratch: the bytes (n in *len), or
- * NULL for no bound or an unreadable value. */
-const uint8_t *store_files_decode_bound(const char *text, struct buf *scratch, size_t *len);
 
 /* One value of a page's keyset: text when `text` is set, else `num`. */
 struct store_key {
@@ -122,9 +104,10 @@ struct store_file_rows {
 };
 int store_file_rows_count(const struct store_file_rows *rows);
 void store_file_row(const struct store_file_rows *rows, int i, struct store_data_file *out);
-/* The lead field's bounds of a listing row (bytea text, NULL: none). */
-const char *store_file_row_lower_bound(const struct store_file_rows *rows, int i);
-const char *store_file_row_upper_bound(const struct store_file_rows *rows, int i);
+/* The lead field's statistics of a listing row (their bounds decoded into
+ * scratch): 1, 0 when the file has none, -1 (ERR_CORRUPT). */
+int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_field_id,
+                        struct buf *scratch, struct store_column_stats *out, struct error *err);
 void store_file_rows_free(struct store_file_rows *rows);
 
 /* A page of the files visible at the snapshot, filtered and sorted (up to
@@ -138,39 +121,36 @@ int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id,
 
 /* ---- one file's statistics ---- */
 
-/* The file's row joined to its statistics rows, ordered by field id: no
- * rows when the table has no such file at the snapshot; one row without
- * statistics (store_file_stats_row false) when the file has none. */
+/* The file's stats_state and statistics; no row when the table has no
+ * such file at the snapshot. */
 struct store_file_stats_rows {
     PGresult *r;
+    struct buf bytes; /* the statistics, decoded */
 };
 int store_file_stats(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t snapshot,
                      int64_t data_file_id, struct store_file_stats_rows *out, struct error *err);
-int store_file_stats_count(const struct store_file_stats_rows *rows);
-/* The file's stats_state (rows not empty). */
+bool store_file_stats_found(const struct store_file_stats_rows *rows);
+/* The file's stats_state (found). */
 const char *store_file_stats_state(const struct store_file_stats_rows *rows);
-/* Row i's statistics; false for the row of a file without any. */
-bool store_file_stats_row(const struct store_file_stats_rows *rows, int i,
-                          struct store_column_stats *out);
+/* A reader over the file's statistics in field id order (found); the
+ * bounds stay valid until the rows are freed. */
+int store_file_stats_read(struct store_file_stats_rows *rows, struct store_column_stats_reader *rd,
+                          struct error *err);
 void store_file_stats_free(struct store_file_stats_rows *rows);
 
 /* ---- the scan plan ---- */
 
-/* The two statements of a page with statistics (store_files_page_scan and
- * the statistics read) agree when the caller runs them in one
- * db_begin_read_snapshot transaction. */
 struct store_scan_query {
     int64_t catalog_id, table_id, snapshot;
     struct store_partition_filter partition;
-    const char *stats_fields; /* bigint[] literal of the field ids asked for; NULL: all */
     bool column_stats, split_offsets;
     const int64_t *after; /* (begin_snapshot, row_id_start, data_file_id) to resume after */
     int64_t limit;
 };
 
 /* The scan's rows: a data file, its split offsets when asked, the vector
- * visible at the snapshot and, with column statistics, how many
- * statistics rows the file has for the fields asked. */
+ * visible at the snapshot and, with column statistics, the file's
+ * statistics when they are provided. */
 struct store_scan_rows {
     PGresult *r;
 };
@@ -187,22 +167,11 @@ const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int
 /* The deletion vector visible at the snapshot: false when there is none. */
 bool store_scan_row_delete_file(const struct store_scan_rows *rows, int i,
                                 struct store_delete_file *out);
-/* The file's statistics rows for the fields asked (0 unless column
- * statistics were asked and the file's are provided). */
-int64_t store_scan_row_nstats(const struct store_scan_rows *rows, int i);
+/* A reader over the file's statistics, decoded into scratch (no columns
+ * unless column statistics were asked and the file's are provided). */
+int store_scan_row_stats(const struct store_scan_rows *rows, int i, struct buf *scratch,
+                         struct store_column_stats_reader *rd, struct error *err);
 void store_scan_rows_free(struct store_scan_rows *rows);
-
-/* The statistics of the files in `file_ids` (a bigint[] literal), only
- * of `fields` (a bigint[] literal; NULL: all), ordered by (data_file_id,
- * field_id). */
-struct store_stats_rows {
-    PGresult *r;
-};
-int store_files_scan_stats(struct db_conn *db, int64_t catalog_id, const char *file_ids,
-                           const char *fields, struct store_stats_rows *out, struct error *err);
-int store_stats_rows_count(const struct store_stats_rows *rows);
-void store_stats_row(const struct store_stats_rows *rows, int i, struct store_column_stats *out);
-void store_stats_rows_free(struct store_stats_rows *rows);
 
 /* ---- the changefeed plan ---- */
 

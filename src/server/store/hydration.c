@@ -1,10 +1,13 @@
 /* The store of hydration state (hydration.h). */
 #include "server/store/hydration.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
+#include "server/store/column_stats.h"
+#include "util/strutil.h"
 
 /* How long a claimed file's transaction may sit idle during its fetch. */
 #define HYDRATE_CLAIM_TIMEOUT "15min"
@@ -118,43 +121,43 @@ int store_hydration_requeue_failed(struct db_conn *db, int64_t catalog_id, int64
     return 0;
 }
 
-int store_file_stats_insert(struct db_conn *db, int64_t catalog_id, int64_t data_file_id,
-                            const struct pq_col_stats *stats, size_t n, struct error *err)
+int store_file_stats_set(struct db_conn *db, int64_t catalog_id, int64_t data_file_id,
+                         const struct pq_col_stats *stats, size_t n, struct error *err)
 {
     if (n == 0)
         return 0;
-    struct pg_array field, vals, nulls, size, lower, upper;
-    struct pg_array *all[] = {&field, &vals, &nulls, &size, &lower, &upper};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_init(all[i]);
-    for (size_t i = 0; i < n; i++) {
-        const struct pq_col_stats *s = &stats[i];
-        pg_array_i64(&field, s->field_id);
-        pg_array_i64(&vals, s->value_count);
-        pg_array_i64(&nulls, s->null_count);
-        pg_array_i64(&size, s->size_bytes);
-        pg_array_bytes(&lower, s->lower, s->lower_len);
-        pg_array_bytes(&upper, s->upper, s->upper_len);
-    }
-    struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id, data_file_id);
-    int rc = 0;
-    for (size_t i = 0; i < sizeof all / sizeof all[0] && rc == 0; i++) {
-        const char *text = pg_array_text(all[i]);
-        if (!text)
-            rc = error_nomem(err);
-        else
-            db_param_str(&p, text);
-    }
-    if (rc == 0)
+    struct store_column_stats *cols = calloc(n, sizeof *cols);
+    if (!cols)
+        return error_nomem(err);
+    for (size_t i = 0; i < n; i++)
+        cols[i] = (struct store_column_stats){
+            .field_id = stats[i].field_id,
+            .value_count = stats[i].value_count,
+            .null_count = stats[i].null_count,
+            .has_size_bytes = true,
+            .size_bytes = stats[i].size_bytes,
+            .lower = stats[i].lower,
+            .lower_len = stats[i].lower_len,
+            .upper = stats[i].upper,
+            .upper_len = stats[i].upper_len,
+        };
+    struct buf value = BUF_INIT, text = BUF_INIT;
+    int rc = store_column_stats_encode(cols, n, &value, err);
+    free(cols);
+    /* bytea's hex input form. */
+    if (rc == 0 && (buf_reserve(&text, value.len * 2 + 3) != 0 || buf_puts(&text, "\\x") != 0))
+        rc = error_nomem(err);
+    if (rc == 0) {
+        str_hex_encode(value.data, value.len, text.data + text.len);
+        struct db_params p;
+        DB_PARAMS_IDS(&p, catalog_id, data_file_id);
+        db_param_str(&p, text.data);
         rc = db_run(db->pg,
-                    "INSERT INTO hog_file_column_stats (catalog_id, data_file_id, field_id,"
-                    " value_count, null_count, size_bytes, lower_bound, upper_bound)"
-                    " SELECT $1, $2, u.field, u.vals, u.nulls, u.size, u.lower, u.upper"
-                    " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],"
-                    "  $7::bytea[], $8::bytea[]) AS u(field, vals, nulls, size, lower, upper)",
+                    "UPDATE hog_data_file SET column_stats = $3::bytea"
+                    " WHERE catalog_id = $1 AND data_file_id = $2",
                     &p, err);
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_array_free(all[i]);
+    }
+    buf_free(&value);
+    buf_free(&text);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* The store of hydration state: a live data file's footer-derived facts in
- * hog_data_file (stats_state, missing_field_ids, split_offsets) and its
- * hog_file_column_stats rows, as the hydrator (maintenance/hydrate.h) and
+ * hog_data_file (stats_state, missing_field_ids, split_offsets,
+ * column_stats), as the hydrator (maintenance/hydrate.h) and
  * compaction write them. */
 #ifndef HL_SERVER_STORE_HYDRATION_H
 #define HL_SERVER_STORE_HYDRATION_H
@@ -46,9 +46,9 @@ int store_hydration_backlog(PGconn *pg, int64_t catalog_id, int64_t *pending, in
 int store_hydration_requeue_failed(struct db_conn *db, int64_t catalog_id, int64_t table_id,
                                    int64_t *requeued, struct error *err);
 
-/* Inserts one file's hog_file_column_stats rows (none when n is 0), inside
- * the caller's transaction. */
-int store_file_stats_insert(struct db_conn *db, int64_t catalog_id, int64_t data_file_id,
-                            const struct pq_col_stats *stats, size_t n, struct error *err);
+/* Sets one file's column statistics (leaves none when n is 0), inside the
+ * caller's transaction. */
+int store_file_stats_set(struct db_conn *db, int64_t catalog_id, int64_t data_file_id,
+                         const struct pq_col_stats *stats, size_t n, struct error *err);
 
 #endif
