@@ -107,7 +107,10 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     pt_init(&sw.w, 2);
     pt_open(&sw.w, NULL, '[');
     struct error e;
-    if (store_tables_list(db, cat.id, ns_id, snap, write_summary, &sw, &e) != 0) {
+    if (db_begin_read_snapshot(db->pg, &e) != 0 ||
+        store_tables_list(db, cat.id, ns_id, snap, write_summary, &sw, &e) != 0 ||
+        db_commit(db->pg, &e) != 0) {
+        db_rollback(db->pg);
         pt_free(&sw.w);
         return api_from_error(err, &e, "table list");
     }

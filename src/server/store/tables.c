@@ -549,6 +549,15 @@ int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64
 int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
                       int64_t snapshot, store_table_summary_fn *fn, void *ctx, struct error *err)
 {
+    /* The walk in name order whatever the heap's order: where the rows lie
+     * apart, the planner counts a random page per row (though they are
+     * cached) and would scan and sort instead, 120 ms more for 54,000
+     * names. Transaction-scoped: the caller's transaction ends it. */
+    if (db_run(db->pg,
+               "SELECT set_config('enable_seqscan', 'off', true),"
+               " set_config('enable_bitmapscan', 'off', true)",
+               NULL, err) != 0)
+        return -1;
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
     /* Totals are exact at the listed snapshot; snapshot_count counts the

@@ -80,8 +80,9 @@ struct store_table_summary {
 typedef int store_table_summary_fn(void *ctx, size_t count, const struct store_table_summary *t,
                                    struct error *err);
 /* Walks the namespace's tables visible at `snapshot` by name, straight from
- * the statement's result (a listing of 54,000 tables copied nothing). 0 or
- * -1 (the callback's error, or the statement's). */
+ * the statement's result (a listing of 54,000 tables copied nothing). Runs
+ * in the caller's transaction, whose end resets the planner settings it
+ * makes. 0 or -1 (the callback's error, or the statement's). */
 int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
                       int64_t snapshot, store_table_summary_fn *fn, void *ctx, struct error *err);
 /* Whether a live table in the namespace has this name: 1, 0, -1. */
