@@ -143,9 +143,43 @@ static void check_live_totals(const struct test_db *db)
     PQfinish(c);
 }
 
+/* Every table's listing copy (migration 12) is its live version's, and a
+ * dropped table has none: checked with the totals. */
+static void check_live_listing(const struct test_db *db)
+{
+    PGconn *c = connect_or_fail(db->url);
+    PGresult *r =
+        PQexec(c, "SELECT to_regclass('hog_table_version_ended_by_namespace') IS NOT NULL");
+    bool migrated = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    PQclear(r);
+    if (!migrated) {
+        PQfinish(c);
+        return;
+    }
+    r = PQexec(c, "SELECT l.catalog_id, l.table_id FROM hog_table_live_totals l"
+                  " JOIN hog_table t USING (catalog_id, table_id)"
+                  " LEFT JOIN hog_table_version v ON v.catalog_id = l.catalog_id"
+                  "  AND v.table_id = l.table_id AND v.end_snapshot IS NULL"
+                  " WHERE ROW(l.namespace_id, l.name, l.comment, l.listed_snapshot)"
+                  "  IS DISTINCT FROM ROW(v.namespace_id, v.name, v.comment, v.begin_snapshot)"
+                  " OR (v.table_id IS NOT NULL AND l.table_uuid IS DISTINCT FROM t.table_uuid)"
+                  " LIMIT 1");
+    char msg[512] = "";
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        snprintf(msg, sizeof msg, "checking the listing copies: %s", PQerrorMessage(c));
+    else if (PQntuples(r) > 0)
+        snprintf(msg, sizeof msg, "catalog %s table %s: its listing copy is not its live version",
+                 PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+    PQclear(r);
+    PQfinish(c);
+    if (msg[0])
+        totals_broken("%s", msg);
+}
+
 void test_db_drop(struct test_db *db)
 {
     check_live_totals(db);
+    check_live_listing(db);
     PGconn *c = connect_or_fail(admin_url());
     char sql[160];
     snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db->name);

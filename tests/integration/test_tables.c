@@ -1403,6 +1403,50 @@ static void list_tables(void **state)
     json_decref(c);
 }
 
+/* A listing in the past merges, in name order, the tables still live with
+ * the versions that have ended since (renamed and dropped tables), each with
+ * its totals at that snapshot; at the head only the live names remain. */
+static void list_tables_merges_ended_versions_by_name(void **state)
+{
+    (void)state;
+    make_namespace(&srv, CAT, "mrg");
+    const char *names[] = {"a", "c", "e", "g"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char body[128];
+        snprintf(body, sizeof body, "{'name':'%s','columns':[{'name':'x','type':'int'}]}",
+                 names[i]);
+        json_decref(create_ok(CAT, "mrg", body));
+    }
+    int64_t cid = cat_id(CAT), gid = table_id_of(CAT, "mrg", "g");
+    int64_t before = head_of(CAT);
+    json_t *renamed = alter_ok(CAT, "mrg", "c", "{'ops':[{'op':'rename_table','new_name':'b'}]}");
+    int64_t later = jint(renamed, "snapshot_id");
+    json_decref(renamed);
+    /* g's data arrives after `before`: its totals there are computed. */
+    sql_exec("INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
+             " VALUES (%lld, %lld, 'table_inserted_into', %lld)",
+             (long long)cid, (long long)later, (long long)gid);
+    insert_file(CAT, gid, later, -1, 5, 50);
+    json_decref(alter_ok(CAT, "mrg", "e", "{'ops':[{'op':'set_table_comment','comment':'x'}]}"));
+    struct http_result r;
+    api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/mrg/tables/a");
+    expect_status(&r, 200);
+    http_result_free(&r);
+
+    json_t *l = list_at("mrg", before);
+    expect_names(l, "a,c,e,g");
+    expect_absent(json_array_get(l, 2), "comment");
+    expect_totals(json_array_get(l, 3), 0, 0, 0);
+    assert_int_equal(jint(json_array_get(l, 3), "snapshot_count"), 1);
+    json_decref(l);
+    l = list_at("mrg", -1);
+    expect_names(l, "b,e,g");
+    assert_string_equal(jstr(json_array_get(l, 1), "comment"), "x");
+    expect_totals(json_array_get(l, 2), 5, 1, 50);
+    assert_int_equal(jint(json_array_get(l, 2), "snapshot_count"), 2);
+    json_decref(l);
+}
+
 /* ---- drop ---- */
 
 static void drop_table_ends_rows_and_frees_the_name(void **state)
@@ -1665,6 +1709,7 @@ int main(void)
         cmocka_unit_test(get_totals_come_from_visible_files),
         cmocka_unit_test(get_not_found_and_expired),
         cmocka_unit_test(list_tables),
+        cmocka_unit_test(list_tables_merges_ended_versions_by_name),
         cmocka_unit_test(drop_table_ends_rows_and_frees_the_name),
         cmocka_unit_test(drop_table_guards),
     };

@@ -59,6 +59,35 @@ static json_t *table_to_json(const struct lake_table *t, const char *namespace_n
     return o;
 }
 
+/* A namespace listing being written: an array of TableSummary objects. */
+struct summary_writer {
+    struct page_text w;
+    bool sized; /* the buffer holds the whole answer */
+};
+
+static int write_summary(void *ctx, size_t count, const struct store_table_summary *t,
+                         struct error *err)
+{
+    struct summary_writer *sw = ctx;
+    struct page_text *w = &sw->w;
+    if (!sw->sized) {
+        /* One allocation for the whole answer (some 140 bytes a table). */
+        w->bad |= buf_reserve(&w->out, count * 160) != 0;
+        sw->sized = true;
+    }
+    pt_open(w, NULL, '{');
+    pt_str(w, "name", t->name);
+    pt_str(w, "table_uuid", t->table_uuid);
+    pt_i64(w, "record_count", t->records);
+    pt_i64(w, "file_count", t->files);
+    pt_i64(w, "file_size_bytes", t->bytes);
+    pt_i64(w, "snapshot_count", t->snapshots);
+    if (t->comment)
+        pt_str(w, "comment", t->comment);
+    pt_close(w, '}');
+    return w->bad ? error_nomem(err) : 0;
+}
+
 int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct catalog_row cat;
@@ -71,31 +100,22 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    struct store_table_summary *tables;
-    size_t n;
+    /* Written as text straight from the statement's result, as the file
+     * pages are: an object per table through jansson, or a copy of each
+     * row, cost more than the statement for a namespace of 54,000. */
+    struct summary_writer sw = {.sized = false};
+    pt_init(&sw.w, 2);
+    pt_open(&sw.w, NULL, '[');
     struct error e;
-    if (store_tables_list(db, &req->arena, cat.id, ns_id, snap, &tables, &n, &e) != 0)
+    if (db_begin_read_snapshot(db->pg, &e) != 0 ||
+        store_tables_list(db, cat.id, ns_id, snap, write_summary, &sw, &e) != 0 ||
+        db_commit(db->pg, &e) != 0) {
+        db_rollback(db->pg);
+        pt_free(&sw.w);
         return api_from_error(err, &e, "table list");
-    /* Written as text, as the file pages are: an object per table through
-     * jansson cost more than the statement for a namespace of 54,000. */
-    struct page_text w;
-    pt_init(&w, n * 160 + 2);
-    pt_open(&w, NULL, '[');
-    for (size_t i = 0; i < n; i++) {
-        const struct store_table_summary *t = &tables[i];
-        pt_open(&w, NULL, '{');
-        pt_str(&w, "name", t->name);
-        pt_str(&w, "table_uuid", t->table_uuid);
-        pt_i64(&w, "record_count", t->records);
-        pt_i64(&w, "file_count", t->files);
-        pt_i64(&w, "file_size_bytes", t->bytes);
-        pt_i64(&w, "snapshot_count", t->snapshots);
-        if (t->comment)
-            pt_str(&w, "comment", t->comment);
-        pt_close(&w, '}');
     }
-    pt_close(&w, ']');
-    return pt_respond(&w, res, err);
+    pt_close(&sw.w, ']');
+    return pt_respond(&sw.w, res, err);
 }
 
 /* Applies the optional create-time metadata through the same rules as the

@@ -493,17 +493,42 @@ static const char table_totals_sql[] =
     " FROM (SELECT 1) one LEFT JOIN hog_table_live_totals l ON l.catalog_id = $1"
     " AND l.table_id = $2 AND l.changed_snapshot <= $3 OFFSET 0) x";
 
-/* $1 catalog, $2 namespace, $3 snapshot. */
+/* A listed table's totals as the columns r, f, b, s: the maintained row's
+ * when `ready` (nothing changed the table after the listed snapshot),
+ * else NULL and the composite `later` computed from the rows. Plain
+ * columns, and a composite only where needed: carrying 54,000 composites
+ * through the merge cost more than the walk. */
+#define LISTED_TOTALS(ready, catalog, table, snapshot)                                             \
+    "CASE WHEN " ready " THEN l.record_count END AS r,"                                            \
+    " CASE WHEN " ready " THEN l.file_count END AS f,"                                             \
+    " CASE WHEN " ready " THEN l.file_size_bytes END AS b,"                                        \
+    " CASE WHEN " ready " THEN l.snapshot_count END AS s,"                                         \
+    " CASE WHEN NOT (" ready ") THEN hog_table_totals_at(" catalog ", " table ", " snapshot        \
+    ") END AS later"
+
+/* $1 catalog, $2 namespace, $3 snapshot. The tables visible at $3 are
+ * those whose live version began by then, read with their totals in one
+ * walk of the listing index in name order (migration 12), merged with the
+ * versions live at $3 that have ended since (none at the head). Each side
+ * is ordered in its own subquery so the two merge without a sort (sorting
+ * 54,000 names cost 50 ms). */
 static const char tables_list_sql[] =
-    "SELECT v.name, t.table_uuid, v.comment, (x.tot).records, (x.tot).files, (x.tot).bytes,"
-    " (x.tot).snapshots"
+    "SELECT x.name, x.table_uuid, x.comment, coalesce(x.r, (x.later).records),"
+    " coalesce(x.f, (x.later).files), coalesce(x.b, (x.later).bytes),"
+    " coalesce(x.s, (x.later).snapshots) FROM ("
+    "(SELECT l.name, l.table_uuid, l.comment, "
+    LISTED_TOTALS("l.changed_snapshot <= $3", "$1", "l.table_id", "$3")
+    " FROM hog_table_live_totals l"
+    " WHERE l.catalog_id = $1 AND l.namespace_id = $2 AND l.name IS NOT NULL"
+    " AND l.listed_snapshot <= $3 ORDER BY l.name)"
+    " UNION ALL "
+    "(SELECT v.name, t.table_uuid, v.comment, "
+    LISTED_TOTALS("l.table_id IS NOT NULL", "$1", "v.table_id", "$3")
     " FROM hog_table_version v JOIN hog_table t USING (catalog_id, table_id)"
     " LEFT JOIN hog_table_live_totals l ON l.catalog_id = v.catalog_id"
     "  AND l.table_id = v.table_id AND l.changed_snapshot <= $3"
-    " CROSS JOIN LATERAL (SELECT " TOTALS_AT("l", "v.catalog_id", "v.table_id", "$3")
-    " AS tot OFFSET 0) x"
-    " WHERE v.catalog_id = $1 AND v.namespace_id = $2"
-    " AND hog_visible(v.begin_snapshot, v.end_snapshot, $3) ORDER BY v.name";
+    " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.end_snapshot > $3"
+    " AND v.begin_snapshot <= $3 ORDER BY v.name)) x ORDER BY x.name";
 /* clang-format on */
 
 int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
@@ -521,10 +546,18 @@ int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64
     return 0;
 }
 
-int store_tables_list(struct db_conn *db, struct arena *arena, int64_t catalog_id,
-                      int64_t namespace_id, int64_t snapshot, struct store_table_summary **out,
-                      size_t *count, struct error *err)
+int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
+                      int64_t snapshot, store_table_summary_fn *fn, void *ctx, struct error *err)
 {
+    /* The walk in name order whatever the heap's order: where the rows lie
+     * apart, the planner counts a random page per row (though they are
+     * cached) and would scan and sort instead, 120 ms more for 54,000
+     * names. Transaction-scoped: the caller's transaction ends it. */
+    if (db_run(db->pg,
+               "SELECT set_config('enable_seqscan', 'off', true),"
+               " set_config('enable_bitmapscan', 'off', true)",
+               NULL, err) != 0)
+        return -1;
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
     /* Totals are exact at the listed snapshot; snapshot_count counts the
@@ -533,25 +566,22 @@ int store_tables_list(struct db_conn *db, struct arena *arena, int64_t catalog_i
     if (!r)
         return -1;
     size_t n = (size_t)PQntuples(r);
-    *out = arena_calloc(arena, n ? n : 1, sizeof **out);
-    bool ok = *out != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
-        struct store_table_summary *t = &(*out)[i];
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         int row = (int)i;
-        t->name = arena_strdup(arena, db_str(r, row, 0));
-        t->table_uuid = arena_strdup(arena, db_str(r, row, 1));
-        t->comment = db_isnull(r, row, 2) ? NULL : arena_strdup(arena, db_str(r, row, 2));
-        t->records = db_i64(r, row, 3);
-        t->files = db_i64(r, row, 4);
-        t->bytes = db_i64(r, row, 5);
-        t->snapshots = db_i64(r, row, 6);
-        ok = t->name && t->table_uuid && (t->comment || db_isnull(r, row, 2));
+        struct store_table_summary t = {
+            .name = db_str(r, row, 0),
+            .table_uuid = db_str(r, row, 1),
+            .comment = db_isnull(r, row, 2) ? NULL : db_str(r, row, 2),
+            .records = db_i64(r, row, 3),
+            .files = db_i64(r, row, 4),
+            .bytes = db_i64(r, row, 5),
+            .snapshots = db_i64(r, row, 6),
+        };
+        rc = fn(ctx, n, &t, err);
     }
     PQclear(r);
-    if (!ok)
-        return error_nomem(err);
-    *count = n;
-    return 0;
+    return rc;
 }
 
 int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
