@@ -1169,13 +1169,16 @@ static void hash_ahead(const struct colw *c, const struct ArrowArray *a, const u
                        int64_t i, int64_t n, uint64_t *h)
 {
     size_t mask = c->nslots ? c->nslots - 1 : 0;
+    const int32_t *off = c->conv == CONV_BYTES32 ? a->buffers[1] : NULL;
+    const uint8_t *bytes = off ? a->buffers[2] : NULL;
     for (int64_t k = 0; k < n; k++) {
         int64_t p = a->offset + i + k;
         if (bits && !((bits[p >> 3] >> (p & 7)) & 1))
             continue;
-        size_t len;
-        const uint8_t *v = flat_value(c, a, p, &len);
-        h[k] = hash_value(c, v, len);
+        /* (byte arrays hashed here, so that the hash is inlined) */
+        h[k] = off ? pq_key_hash(bytes + off[p], (size_t)(off[p + 1] - off[p]))
+                   : hash_value(c, (const uint8_t *)a->buffers[1] + (size_t)p * (size_t)c->width,
+                                (size_t)c->width);
         if (c->slots)
             __builtin_prefetch(&c->slots[h[k] & mask]);
     }
