@@ -1,14 +1,16 @@
 /* pq_bench: the Parquet codec benchmark's C side (see bench/parquet/README.md).
  *
  *   pq_bench gen-and-write OUT.parquet [--rows N] [--batch-rows N] [--row-group-bytes N]
- *                                      [--page-bytes N] [--level N] [--seed N]
+ *                                      [--page-bytes N] [--level N] [--codec NAME]
+ *                                      [--seed N]
  *                                      [--dictionary-bytes N] [--no-dictionary]
  *                                      [--no-page-index] [--threads N]
  *   pq_bench read FILE [--repeat N]
  *   pq_bench gen [--rows N] [--batch-rows N] [--seed N]
  *
  * --repeat N (write and read) repeats the timed work in the same process
- * and reports the fastest run.
+ * and reports the fastest run. --codec (default zstd; "uncompressed" leaves
+ * compression out, to time the encoding alone).
  *
  * Every subcommand runs as its own process so that its peak RSS
  * (getrusage ru_maxrss) is the phase's own, and prints one JSON object on
@@ -284,6 +286,7 @@ struct opts {
     int64_t row_group_bytes;
     int64_t page_bytes;
     int level;
+    const char *codec; /* --codec NAME (pq_codec_parse); NULL = zstd */
     int64_t dictionary_bytes;
     bool no_dictionary, no_page_index;
     uint64_t seed;
@@ -345,6 +348,8 @@ static void parse_opts(int argc, char **argv, struct opts *o, bool want_path)
             o->dictionary_bytes = parse_i64(a, v);
         else if (strcmp(a, "--level") == 0)
             o->level = (int)parse_i64(a, v);
+        else if (strcmp(a, "--codec") == 0)
+            o->codec = v;
         else if (strcmp(a, "--seed") == 0)
             o->seed = (uint64_t)parse_i64(a, v);
         else if (strcmp(a, "--repeat") == 0)
@@ -463,6 +468,8 @@ static int cmd_gen_and_write(int argc, char **argv, bool write)
     struct pq_write_options wo;
     pq_write_options_default(&wo);
     wo.codec = PQ_ZSTD;
+    if (o.codec && !pq_codec_parse(o.codec, &wo.codec))
+        die("--codec: unknown codec '%s'", o.codec);
     if (o.row_group_bytes)
         wo.row_group_bytes = o.row_group_bytes;
     if (o.page_bytes)
@@ -501,6 +508,7 @@ static int cmd_gen_and_write(int argc, char **argv, bool write)
         json_object_set_new(out, "row_groups", json_integer((json_int_t)best.row_groups));
         json_object_set_new(out, "row_group_bytes", json_integer(wo.row_group_bytes));
         json_object_set_new(out, "page_bytes", json_integer(wo.page_bytes));
+        json_object_set_new(out, "codec", json_string(pq_codec_name(wo.codec)));
         json_object_set_new(out, "zstd_level", json_integer(wo.level ? wo.level : 3));
         json_object_set_new(out, "dictionary", json_boolean(wo.dictionary));
         json_object_set_new(out, "threads", json_integer(wo.threads));
@@ -605,6 +613,7 @@ static void usage(void)
 {
     fputs("usage: pq_bench gen-and-write OUT.parquet [--rows N] [--batch-rows N]\n"
           "                [--row-group-bytes N[K|M]] [--page-bytes N[K|M]] [--level N]\n"
+          "                [--codec NAME]\n"
           "                [--dictionary-bytes N[K|M]] [--no-dictionary] [--no-page-index]\n"
           "                [--seed N] [--repeat N] [--threads N]\n"
           "       pq_bench gen [--rows N] [--batch-rows N] [--seed N]\n"

@@ -9,6 +9,7 @@
 
 #include "parquet/bound.h"
 #include "parquet/compress.h"
+#include "parquet/dict_key.h"
 #include "parquet/encoding.h"
 #include "parquet/page_pool.h"
 #include "parquet/variant_layout.h"
@@ -109,7 +110,7 @@ struct colw {
     uint64_t *dict_hash;
     uint32_t *dict_stamp; /* page number in which each entry was last seen */
     size_t dict_n, dict_cap;
-    uint32_t *slots; /* entry index + 1; 0 = empty */
+    uint64_t *slots; /* see DICT_SLOT: 0 = empty */
     size_t nslots;
     int64_t dict_bytes;
     int64_t dict_values; /* values dictionary-encoded in this chunk */
@@ -572,7 +573,7 @@ static uint64_t hash_value(const struct colw *c, const uint8_t *v, size_t len)
         memcpy(&x, v, 8);
         return hash_mix64(x);
     }
-    return hash_bytes(v, len);
+    return pq_key_hash(v, len);
 }
 
 static const uint8_t *dict_value(const struct colw *c, size_t k, size_t *len)
@@ -585,17 +586,22 @@ static const uint8_t *dict_value(const struct colw *c, size_t k, size_t *len)
     return (const uint8_t *)c->dict_data.data + c->dict_off[k];
 }
 
+/* A hash slot holds entry index + 1 in its low 32 bits and the high 32
+ * bits of the entry's hash above them: a probe compares values only when
+ * those agree, without loading the entry's hash. */
+#define DICT_SLOT(k, h) (((h)&0xffffffff00000000ULL) | ((uint64_t)(k) + 1))
+
 static int dict_rehash(struct colw *c)
 {
     size_t n = c->nslots ? c->nslots * 2 : 4096;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint64_t *slots = calloc(n, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t k = 0; k < c->dict_n; k++) {
         size_t s = (size_t)c->dict_hash[k] & (n - 1);
         while (slots[s])
             s = (s + 1) & (n - 1);
-        slots[s] = (uint32_t)(k + 1);
+        slots[s] = DICT_SLOT(k, c->dict_hash[k]);
     }
     free(c->slots);
     c->slots = slots;
@@ -603,49 +609,44 @@ static int dict_rehash(struct colw *c)
     return 0;
 }
 
-/* The dictionary index of a value, adding it when new. -1 on memory
- * failure. */
-static int64_t dict_index(struct colw *c, const uint8_t *v, size_t len)
+static bool dict_holds(const struct colw *c, size_t k, const uint8_t *v, size_t len)
 {
-    uint64_t h = hash_value(c, v, len);
-    if ((c->dict_n + 1) * 2 > c->nslots && dict_rehash(c) != 0)
+    size_t klen;
+    const uint8_t *kv = dict_value(c, k, &klen);
+    return klen == len && pq_key_equal(kv, v, len);
+}
+
+/* Room for one more entry in dict_hash, dict_stamp and dict_off, which
+ * share one capacity that only moves once all three have grown. */
+static int dict_grow(struct colw *c)
+{
+    if (c->dict_n < c->dict_cap)
+        return 0;
+    size_t cap = c->dict_cap ? c->dict_cap * 2 : 1024;
+    void *hashes = realloc(c->dict_hash, cap * sizeof *c->dict_hash);
+    if (!hashes)
         return -1;
-    size_t mask = c->nslots - 1;
-    size_t s = (size_t)h & mask;
-    for (;;) {
-        uint32_t e = c->slots[s];
-        if (!e)
-            break;
-        size_t k = e - 1;
-        if (c->dict_hash[k] == h) {
-            size_t klen;
-            const uint8_t *kv = dict_value(c, k, &klen);
-            if (klen == len && memcmp(kv, v, len) == 0)
-                return (int64_t)k;
-        }
-        s = (s + 1) & mask;
+    c->dict_hash = hashes;
+    void *stamp = realloc(c->dict_stamp, cap * sizeof *c->dict_stamp);
+    if (!stamp)
+        return -1;
+    c->dict_stamp = stamp;
+    if (!c->width) {
+        void *off = realloc(c->dict_off, (cap + 1) * sizeof *c->dict_off);
+        if (!off)
+            return -1;
+        c->dict_off = off;
     }
+    c->dict_cap = cap;
+    return 0;
+}
+
+/* Adds a value as entry dict_n, whose slot is s. */
+static int64_t dict_add(struct colw *c, size_t s, uint64_t h, const uint8_t *v, size_t len)
+{
     size_t k = c->dict_n;
-    if (k == c->dict_cap) {
-        /* dict_hash, dict_stamp and dict_off share one capacity, which
-         * only moves once all three have grown. */
-        size_t cap = c->dict_cap ? c->dict_cap * 2 : 1024;
-        void *hashes = realloc(c->dict_hash, cap * sizeof *c->dict_hash);
-        if (!hashes)
-            return -1;
-        c->dict_hash = hashes;
-        void *stamp = realloc(c->dict_stamp, cap * sizeof *c->dict_stamp);
-        if (!stamp)
-            return -1;
-        c->dict_stamp = stamp;
-        if (!c->width) {
-            void *off = realloc(c->dict_off, (cap + 1) * sizeof *c->dict_off);
-            if (!off)
-                return -1;
-            c->dict_off = off;
-        }
-        c->dict_cap = cap;
-    }
+    if (dict_grow(c) != 0)
+        return -1;
     if (!c->width && k == 0)
         c->dict_off[0] = 0;
     if (buf_append(&c->dict_data, v, len) != 0)
@@ -654,10 +655,30 @@ static int64_t dict_index(struct colw *c, const uint8_t *v, size_t len)
         c->dict_off[k + 1] = (uint32_t)c->dict_data.len;
     c->dict_hash[k] = h;
     c->dict_stamp[k] = UINT32_MAX;
-    c->slots[s] = (uint32_t)(k + 1);
+    c->slots[s] = DICT_SLOT(k, h);
     c->dict_n++;
     c->dict_bytes += (int64_t)len + (c->width ? 0 : 4);
     return (int64_t)k;
+}
+
+/* The dictionary index of a value whose hash is h, adding it when new.
+ * -1 on memory failure. */
+static int64_t dict_index(struct colw *c, uint64_t h, const uint8_t *v, size_t len)
+{
+    if ((c->dict_n + 1) * 2 > c->nslots && dict_rehash(c) != 0)
+        return -1;
+    const uint64_t tag = h & 0xffffffff00000000ULL;
+    size_t mask = c->nslots - 1;
+    size_t s = (size_t)h & mask;
+    for (;;) {
+        uint64_t e = c->slots[s];
+        if (!e)
+            return dict_add(c, s, h, v, len);
+        size_t k = (uint32_t)e - 1;
+        if ((e & 0xffffffff00000000ULL) == tag && dict_holds(c, k, v, len))
+            return (int64_t)k;
+        s = (s + 1) & mask;
+    }
 }
 
 static void dict_reset(struct colw *c)
@@ -709,26 +730,35 @@ static int start_plain(struct colw *c)
     return 0;
 }
 
-/* One non-null value in physical form. */
-static int push_value(struct colw *c, const uint8_t *v, size_t len)
+/* One non-null value of a dictionary-encoded page, whose index array has
+ * room for it; h is its hash_value(). */
+static int push_dict_value(struct colw *c, uint64_t h, const uint8_t *v, size_t len)
 {
     c->page_values++;
     c->page_plain_bytes += c->width ? c->width : (int64_t)len + 4;
+    c->dict_values++;
+    int64_t k = dict_index(c, h, v, len);
+    if (k < 0)
+        return -1;
+    c->pg.idx[c->pg.nidx++] = (uint32_t)k;
+    /* Page bounds only need each distinct value once per page. */
+    if (c->dict_stamp[k] != c->page_no) {
+        c->dict_stamp[k] = c->page_no;
+        return mm_update(&c->page_mm, c, v, len);
+    }
+    return 0;
+}
+
+/* One non-null value in physical form. */
+static int push_value(struct colw *c, const uint8_t *v, size_t len)
+{
     if (c->dict_on) {
-        c->dict_values++;
-        int64_t k = dict_index(c, v, len);
-        if (k < 0)
-            return -1;
         if (ARRAY_RESERVE(c->pg.idx, c->pg.idxcap, c->pg.nidx + 1, 1024) != 0)
             return -1;
-        c->pg.idx[c->pg.nidx++] = (uint32_t)k;
-        /* Page bounds only need each distinct value once per page. */
-        if (c->dict_stamp[k] != c->page_no) {
-            c->dict_stamp[k] = c->page_no;
-            return mm_update(&c->page_mm, c, v, len);
-        }
-        return 0;
+        return push_dict_value(c, hash_value(c, v, len), v, len);
     }
+    c->page_values++;
+    c->page_plain_bytes += c->width ? c->width : (int64_t)len + 4;
     if (start_plain(c) != 0)
         return -1;
     if (c->width) {
@@ -1114,6 +1144,46 @@ static int shred_flat_bytes(struct pq_writer *w, struct colw *c, const struct Ar
     return 0;
 }
 
+/* Value p of a flat_dict() column's batch. */
+static const uint8_t *flat_value(const struct colw *c, const struct ArrowArray *a, int64_t p,
+                                 size_t *len)
+{
+    if (c->conv == CONV_BYTES32) {
+        const int32_t *off = a->buffers[1];
+        *len = (size_t)(off[p + 1] - off[p]);
+        return (const uint8_t *)a->buffers[2] + off[p];
+    }
+    *len = (size_t)c->width;
+    return (const uint8_t *)a->buffers[1] + (size_t)p * (size_t)c->width;
+}
+
+/* How many rows of a flat_dict() column are hashed ahead of their
+ * lookups, their slots prefetched meanwhile: a dictionary of thousands of
+ * entries lives in L2, and a lookup waits on a slot and then on the entry
+ * it names unless the slot is already on its way. */
+enum { DICT_AHEAD = 16 };
+
+/* Rows [i, i + n) of a flat_dict() column (n <= DICT_AHEAD): the values'
+ * hashes into h (nulls skipped), their slots prefetched. */
+static void hash_ahead(const struct colw *c, const struct ArrowArray *a, const uint8_t *bits,
+                       int64_t i, int64_t n, uint64_t *h)
+{
+    size_t mask = c->nslots ? c->nslots - 1 : 0;
+    const int32_t *off = c->conv == CONV_BYTES32 ? a->buffers[1] : NULL;
+    const uint8_t *bytes = off ? a->buffers[2] : NULL;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t p = a->offset + i + k;
+        if (bits && !((bits[p >> 3] >> (p & 7)) & 1))
+            continue;
+        /* (byte arrays hashed here, so that the hash is inlined) */
+        h[k] = off ? pq_key_hash(bytes + off[p], (size_t)(off[p + 1] - off[p]))
+                   : hash_value(c, (const uint8_t *)a->buffers[1] + (size_t)p * (size_t)c->width,
+                                (size_t)c->width);
+        if (c->slots)
+            __builtin_prefetch(&c->slots[h[k] & mask]);
+    }
+}
+
 /* Rows [i0, i1) of a top-level column of copied values or 32-bit-offset
  * byte arrays while its dictionary is on: each value through the
  * dictionary, without the general shredder's layers. When the dictionary
@@ -1122,27 +1192,43 @@ static int shred_flat_dict(struct pq_writer *w, struct colw *c, const struct Arr
                            int64_t i0, int64_t i1, int64_t *added, struct error *err)
 {
     const uint8_t *bits = a->null_count != 0 && c->max_def > 0 ? a->buffers[0] : NULL;
-    const uint8_t *data = a->buffers[1];
-    const int32_t *off = c->conv == CONV_BYTES32 ? a->buffers[1] : NULL;
-    const uint8_t *bytes = off ? a->buffers[2] : NULL;
-    for (int64_t i = i0; i < i1; i++) {
+    uint64_t h[DICT_AHEAD];
+    for (int64_t i = i0; i < i1;) {
         if (!c->dict_on)
             return flat_plain(c) ? shred_flat_plain(w, c, a, i, i1, added, err)
                                  : shred_flat_bytes(w, c, a, i, i1, added, err);
-        int64_t p = a->offset + i;
-        bool valid = !bits || ((bits[p >> 3] >> (p & 7)) & 1);
-        if (push_level(c, valid, 0) != 0)
+        /* Room for every row left in the open page's buffers, reserved
+         * again after a page closes, since the next page's are others. */
+        size_t left = (size_t)(i1 - i);
+        if (reserve_levels(c, left) != 0 ||
+            ARRAY_RESERVE(c->pg.idx, c->pg.idxcap, c->pg.nidx + left, 1024) != 0)
             return nomem(err);
-        if (valid) {
-            int64_t before = c->page_plain_bytes;
-            int rc = off ? push_value(c, bytes + off[p], (size_t)(off[p + 1] - off[p]))
-                         : push_value(c, data + (size_t)p * (size_t)c->width, (size_t)c->width);
-            if (rc != 0)
-                return nomem(err);
-            *added += c->page_plain_bytes - before;
+        bool closed = false;
+        while (i < i1 && !closed) {
+            int64_t n = i1 - i < DICT_AHEAD ? i1 - i : DICT_AHEAD;
+            hash_ahead(c, a, bits, i, n, h);
+            for (int64_t k = 0; k < n && !closed; k++) {
+                int64_t p = a->offset + i++;
+                bool valid = !bits || ((bits[p >> 3] >> (p & 7)) & 1);
+                if (c->max_def > 0)
+                    c->pg.def[c->pg.nlev] = valid;
+                c->pg.nlev++;
+                c->page_rows++;
+                if (valid) {
+                    int64_t before = c->page_plain_bytes;
+                    size_t len;
+                    const uint8_t *v = flat_value(c, a, p, &len);
+                    if (push_dict_value(c, h[k], v, len) != 0)
+                        return nomem(err);
+                    *added += c->page_plain_bytes - before;
+                }
+                if (page_full(w, c) || dict_gives_up(w, c)) {
+                    if (close_page(w, c, err) != 0)
+                        return -1;
+                    closed = true;
+                }
+            }
         }
-        if ((page_full(w, c) || dict_gives_up(w, c)) && close_page(w, c, err) != 0)
-            return -1;
     }
     return 0;
 }

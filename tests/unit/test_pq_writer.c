@@ -550,6 +550,91 @@ static void count_pages(const struct buf *file, const struct pq_column_meta *m, 
     }
 }
 
+/* Every data page of the chunk is dictionary-encoded. */
+static void expect_dictionary_only(const struct buf *file, const struct pq_column_meta *m)
+{
+    int dict_pages, plain_pages;
+    count_pages(file, m, &dict_pages, &plain_pages);
+    assert_true(dict_pages >= 1);
+    assert_int_equal(plain_pages, 0);
+}
+
+/* The entries of a chunk's dictionary page. */
+static int32_t dictionary_entries(const struct buf *file, const struct pq_column_meta *m)
+{
+    assert_true(m->has_dictionary_page_offset);
+    struct pq_page_header h;
+    size_t hl;
+    struct error err = {0};
+    int64_t pos = m->dictionary_page_offset;
+    assert_int_equal(
+        pq_decode_page_header(file->data + pos, file->len - (size_t)pos, NULL, &h, &hl, &err), 0);
+    assert_int_equal(h.type, PQ_DICTIONARY_PAGE);
+    return h.num_values;
+}
+
+/* Strings that differ from one another in a single byte, at every
+ * position of every length from 0 to 40 (in the first word, a middle
+ * one, the tail read as an overlapping word), each repeated in a shuffled
+ * order between nulls: the dictionary holds each exactly once, and every
+ * row reads back as written. */
+static void test_dictionary_near_keys(void **state)
+{
+    (void)state;
+    struct test_table tt;
+    test_table_init(&tt, "[{'name':'s','type':'string'}]");
+    enum { MAXLEN = 40, DISTINCT = (MAXLEN + 1) * (MAXLEN + 2) / 2, COPIES = 3 };
+    enum { ROWS = DISTINCT * COPIES * 8 / 7 + 1 };
+    static char keys[DISTINCT][MAXLEN];
+    static size_t key_len[DISTINCT];
+    size_t nkeys = 0;
+    for (size_t len = 0; len <= MAXLEN; len++)
+        for (size_t at = 0; at <= len; at++, nkeys++) {
+            memset(keys[nkeys], 'k', len);
+            if (at < len)
+                keys[nkeys][at] = 'x'; /* at == len: the unchanged key */
+            key_len[nkeys] = len;
+        }
+    assert_int_equal(nkeys, DISTINCT);
+    size_t order[DISTINCT * COPIES];
+    for (size_t i = 0; i < DISTINCT * COPIES; i++)
+        order[i] = i % DISTINCT;
+    struct rng g = {.state = 21};
+    for (size_t i = DISTINCT * COPIES - 1; i > 0; i--) {
+        size_t j = (size_t)rng_below(&g, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    static const char *strings[ROWS];
+    static size_t lens[ROWS];
+    static bool valid[ROWS];
+    size_t next = 0;
+    for (int i = 0; i < ROWS; i++) {
+        valid[i] = i % 8 != 7 && next < DISTINCT * COPIES;
+        strings[i] = valid[i] ? keys[order[next]] : "";
+        lens[i] = valid[i] ? key_len[order[next++]] : 0;
+    }
+    assert_int_equal(next, DISTINCT * COPIES);
+    struct ArrowSchema cs, s;
+    struct ArrowArray ca, a;
+    col_bytes(&cs, &ca, "s", "u", strings, lens, ROWS, valid);
+    batch_of(&s, &a, &cs, &ca, 1, ROWS);
+    struct pq_write_options o;
+    pq_write_options_default(&o);
+    struct buf file = BUF_INIT;
+    struct pq_write_result res;
+    write_batches(&tt.t, &o, &s, &a, 1, &file, &res);
+    const struct pq_column_meta *m = &chunk_of(&res.meta, 0, "s")->meta;
+    assert_int_equal(dictionary_entries(&file, m), DISTINCT);
+    expect_dictionary_only(&file, m);
+    expect_file_equals(&tt.t, &file, &s, &a, 1);
+    pq_write_result_release(&res);
+    buf_free(&file);
+    a.release(&a);
+    s.release(&s);
+    test_table_release(&tt);
+}
+
 /* Mostly distinct values stop dictionary encoding after a probe, however
  * large the dictionary budget; repeated values keep it. */
 static void test_unique_values_skip_dictionary(void **state)
@@ -578,9 +663,7 @@ static void test_unique_values_skip_dictionary(void **state)
     count_pages(&file, &chunk_of(&res.meta, 0, "id")->meta, &dict_pages, &plain_pages);
     assert_int_equal(dict_pages, 1); /* the probe */
     assert_true(plain_pages >= 1);
-    count_pages(&file, &chunk_of(&res.meta, 0, "k")->meta, &dict_pages, &plain_pages);
-    assert_true(dict_pages >= 1);
-    assert_int_equal(plain_pages, 0);
+    expect_dictionary_only(&file, &chunk_of(&res.meta, 0, "k")->meta);
     expect_file_equals(&tt.t, &file, &s, &a, 1);
     pq_write_result_release(&res);
     buf_free(&file);
@@ -974,6 +1057,7 @@ int main(void)
         cmocka_unit_test(test_page_index),
         cmocka_unit_test(test_dictionary_and_fallback),
         cmocka_unit_test(test_unique_values_skip_dictionary),
+        cmocka_unit_test(test_dictionary_near_keys),
         cmocka_unit_test(test_boolean_rle),
         cmocka_unit_test(test_all_null_chunk),
         cmocka_unit_test(test_delta_columns),
