@@ -188,6 +188,29 @@ static void append_registers_files_and_row_ids(void **state)
     json_decref(t);
 }
 
+/* A commit's transaction plans generically and without sequential scans:
+ * every statement it runs (its own, its triggers', its foreign-key checks)
+ * is an index probe, and stays one on tables whose statistics predate
+ * their rows. A trigger of the test's own records what the commit's
+ * statements ran under. */
+static void commit_plans_index_probes(void **state)
+{
+    (void)state;
+    sql_exec("CREATE TABLE test_seen (seqscan text, plans text)");
+    sql_exec("CREATE FUNCTION test_seen_record() RETURNS trigger LANGUAGE plpgsql AS $$"
+             " BEGIN INSERT INTO test_seen VALUES (current_setting('enable_seqscan'),"
+             " current_setting('plan_cache_mode')); RETURN NULL; END $$");
+    sql_exec("CREATE TRIGGER test_seen_record AFTER INSERT ON hog_data_file"
+             " FOR EACH STATEMENT EXECUTE FUNCTION test_seen_record()");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+              "/data/ns/events/probe.parquet','record_count':1,'file_size_bytes':10}]}]}");
+    expect_sql("off|force_generic_plan", "SELECT string_agg(seqscan || '|' || plans, ',')"
+                                         " FROM test_seen");
+    sql_exec("DROP TRIGGER test_seen_record ON hog_data_file");
+    sql_exec("DROP FUNCTION test_seen_record()");
+    sql_exec("DROP TABLE test_seen");
+}
+
 static void one_commit_spans_tables_atomically(void **state)
 {
     (void)state;
@@ -994,6 +1017,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(append_registers_files_and_row_ids),
+        cmocka_unit_test(commit_plans_index_probes),
         cmocka_unit_test(one_commit_spans_tables_atomically),
         cmocka_unit_test(stats_are_stored_and_sanitized),
         cmocka_unit_test(stats_refusals),
