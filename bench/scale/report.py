@@ -144,6 +144,27 @@ def main():
                 targets.append("- scale %s: 8 writers %.0f commits/s / pgbench %.0f tps = %.2fx "
                                ">= 1.0x: %s" % (s, w8.get("commits_per_s", 0), tps, r,
                                                 verdict(r >= 1.0)))
+        maint = load_json(os.path.join(sd, "maintenance.json"))
+        if maint:
+            out += ["| maintenance (on a copy of the database) | rows | seconds | rate |",
+                    "|---|---:|---:|---:|",
+                    "| expiry of the whole history (passes of 100,000) | %s snapshots | %.3f | "
+                    "%s snapshots/s |" % (format(maint["snapshots_expired"], ","),
+                                          maint["expire_s"],
+                                          format(maint.get("snapshots_per_s") or 0, ",")),
+                    "| retirement of the dropped `t001` | %s file rows | %.3f | %s us/row |" % (
+                        format(maint["files_retired"], ","), maint["retire_s"],
+                        maint.get("us_per_file_row")), ""]
+            rate, per_row = maint.get("snapshots_per_s") or 0, maint.get("us_per_file_row")
+            judged = verdict(rate >= 100000) if maint["snapshots"] >= 1000000 else \
+                "not judged: the target is for a history of >= 1M snapshots"
+            targets.append("- scale %s: expiry %s snapshots/s >= 100,000/s: %s" % (
+                s, format(rate, ","), judged))
+            if per_row is not None:
+                judged = verdict(per_row <= 2.0) if maint["t001_files"] >= 1000000 else \
+                    "not judged: the target is for a table of >= 1M files"
+                targets.append("- scale %s: retirement %.2f us/row <= 2 us/row: %s" % (
+                    s, per_row, judged))
     out += ["## Targets", ""] + (targets or ["(none judged)"]) + [""]
     print("\n".join(out))
 

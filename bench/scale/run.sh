@@ -7,6 +7,7 @@
 #
 #   bench/scale/run.sh [--scales "0.01 0.1 1"] [--out DIR] [--ops N] [--writers N]
 #                      [--wide-tables N] [--duration S] [--no-commit-bench]
+#                      [--no-maintenance]
 #                      [--build-dir DIR | --bin-dir DIR]
 #   bench/scale/run.sh --smoke [--bin-dir DIR]      (the ctest: a tiny catalog)
 #
@@ -23,6 +24,8 @@
 #   --tables N       tables in namespace `lake` (default 500; at least 24)
 #   --duration S     seconds of each 8-writer commit run and of pgbench (default 15)
 #   --no-commit-bench  skip the commit runs and pgbench
+#   --no-maintenance skip the maintenance runs (expiry of the whole history and
+#                    retirement of the dropped table t001, on a copy of the database)
 #   --build-dir DIR  the Release build to make and use (default build-release)
 #   --bin-dir DIR    a build tree that already holds src/hoglaked,
 #                    bench/scale/scale_gen, bench/scale/scale_probe and
@@ -48,6 +51,7 @@ wide=54000
 tables=500
 duration=15
 commit_bench_on=1
+maintenance_on=1
 build_dir=$root/build-release
 bin_dir=""
 smoke=0
@@ -61,6 +65,7 @@ while [ $# -gt 0 ]; do
     --tables) tables=$2; shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --no-commit-bench) commit_bench_on=0; shift ;;
+    --no-maintenance) maintenance_on=0; shift ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --bin-dir) bin_dir=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
@@ -393,7 +398,78 @@ EOF
   if [ "$commit_bench_on" = 1 ]; then
     commit_runs
   fi
+  if [ "$maintenance_on" = 1 ]; then
+    maintenance_runs "$name"
+  fi
   stop_server
+}
+
+# ---- maintenance on a copy: the whole history expired, a huge table retired ----
+# A copy of the scale's database (CREATE DATABASE ... TEMPLATE), so the built
+# catalog stays as it was (resumable, and every run measures the same rows).
+maint_post() { # maint_post PATH: POSTs, prints the answer
+  curl -s -f -X POST -H @"$sdir/auth.header" "$url$1"
+}
+maintenance_runs() {
+  local name=$1 copy=${db}_maint api=/v1/catalogs/lake
+  stop_server
+  psql_ -d postgres -c "DROP DATABASE IF EXISTS $copy" -c "CREATE DATABASE $copy TEMPLATE $db"
+  # Loops off: only the passes asked for run. No pauses, budgets or queue
+  # ceiling: one retirement run takes the whole table.
+  start_server "$copy" "hoglake-$name-maint" --metrics-interval-ms 0 --expiry-interval-ms 0 \
+    --retirement-interval-ms 0 --cleanup-interval-ms 0 --hydrator-interval-ms 0 \
+    --retirement-pause-ms 0 --retirement-budget-ms 3600000 \
+    --retirement-queue-ceiling 100000000 --expiry-purge-budget-ms 3600000
+  token_file=$dir/hoglaked-$name/admin.token # the copy's tokens are the original's
+  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
+  chmod 600 "$sdir/auth.header"
+  curl -s -f -o /dev/null -X PATCH -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+    "$url$api/options" -d '{"snapshot_retention_seconds":1,"consumer_floor":false}' ||
+    { log "FAILED: the retention change"; failed=1; return 0; }
+  sleep 1.1
+  local snaps t0 t1 answer expired=0 n
+  snaps=$(psql_ -d "$copy" -c "SELECT count(*) FROM hog_snapshot JOIN hog_catalog USING (catalog_id)
+    WHERE name = 'lake'")
+  t0=$(date +%s.%N)
+  while answer=$(maint_post "$api/maintenance/expire?batch=100000"); do
+    n=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["snapshots_expired"])' <<<"$answer")
+    [ "$n" = 0 ] && break
+    expired=$((expired + n))
+  done
+  t1=$(date +%s.%N)
+  [ -n "$answer" ] || { log "FAILED: expiry"; failed=1; }
+  local expire_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  # The largest table after t000, dropped, then out of every readable
+  # snapshot (one more expiry), then retired.
+  local rows retire_s retired
+  rows=$(psql_ -d "$copy" -c "SELECT count(*) FROM hog_data_file d JOIN hog_table_version v
+    USING (catalog_id, table_id) WHERE v.name = 't001' AND v.end_snapshot IS NULL")
+  curl -s -f -o /dev/null -X DELETE -H @"$sdir/auth.header" "$url$api/namespaces/lake/tables/t001" ||
+    { log "FAILED: dropping t001"; failed=1; }
+  sleep 1.1
+  maint_post "$api/maintenance/expire" >/dev/null || { log "FAILED: expiry to the drop"; failed=1; }
+  t0=$(date +%s.%N)
+  answer=$(maint_post "$api/maintenance/retire?batch=100000") || { log "FAILED: retirement"; failed=1; }
+  t1=$(date +%s.%N)
+  retire_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  retired=0
+  [ -n "$answer" ] &&
+    retired=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["data_files_queued"])' \
+      <<<"$answer")
+  python3 - "$snaps" "$expired" "$expire_s" "$rows" "$retired" "$retire_s" \
+    >"$sdir/maintenance.json" <<'EOF2'
+import json, sys
+snaps, expired, es, rows, retired, rs = sys.argv[1:]
+expired, es, retired, rs = int(expired), float(es), int(retired), float(rs)
+print(json.dumps({"snapshots": int(snaps), "snapshots_expired": expired, "expire_s": es,
+    "snapshots_per_s": round(expired / es) if es else None,
+    "t001_files": int(rows), "files_retired": retired, "retire_s": rs,
+    "us_per_file_row": round(rs * 1e6 / retired, 2) if retired else None}))
+EOF2
+  log "maintenance: $(cat "$sdir/maintenance.json")"
+  stop_server
+  psql_ -d postgres -c "DROP DATABASE $copy"
+  start_server "$db" "hoglaked-$name"
 }
 
 # ---- commits on the big catalog against an empty one, and pgbench ----

@@ -312,6 +312,50 @@ static void rows_and_paths(void **state)
         versions);
 }
 
+/* A table counts each snapshot whose table-scoped changes name it once,
+ * however many rows: after expiry, and after a delete of one of two rows
+ * of a snapshot (the general check), the maintained count is the rows'. */
+#define SNAPSHOTS_IN_ROWS                                                                          \
+    "SELECT count(DISTINCT snapshot_id) FROM hog_snapshot_change"                                  \
+    " WHERE catalog_id = %lld AND object_id = %lld AND kind LIKE 'table_%%'"
+#define SNAPSHOTS_KEPT                                                                             \
+    "SELECT snapshot_count FROM hog_table_live_totals WHERE catalog_id = %lld AND table_id = %lld"
+
+static void snapshot_counts_follow_expiry(void **state)
+{
+    (void)state;
+    const char *cat = "counts";
+    new_catalog(cat);
+    table_uuid(cat, "t");
+    int64_t c = cat_id(cat), tid = table_id_of(cat, NS, "t");
+    int64_t h0 = head_of(cat);
+    old_snapshots(cat, 30);
+    /* Every new snapshot inserts into t; every third deletes from it too. */
+    sql_exec("INSERT INTO hog_snapshot_change (catalog_id, snapshot_id, kind, object_id)"
+             " SELECT %lld, %lld + g, k, %lld FROM generate_series(1, 30) g,"
+             " unnest(ARRAY['table_inserted_into', 'table_deleted_from']) k"
+             " WHERE k = 'table_inserted_into' OR g %% 3 = 0",
+             (long long)c, (long long)h0, (long long)tid);
+    int64_t before = sqli(SNAPSHOTS_IN_ROWS, (long long)c, (long long)tid);
+    assert_int_equal(sqli(SNAPSHOTS_KEPT, (long long)c, (long long)tid), before);
+    set_retention(cat, 60, false);
+    json_t *r = expire(cat, h0 + 20);
+    json_decref(r);
+    int64_t after = sqli(SNAPSHOTS_IN_ROWS, (long long)c, (long long)tid);
+    assert_true(after < before);
+    assert_int_equal(sqli(SNAPSHOTS_KEPT, (long long)c, (long long)tid), after);
+    /* One row of a two-row snapshot: the snapshot still counts. */
+    int64_t both = sqli("SELECT min(snapshot_id) FROM hog_snapshot_change WHERE catalog_id = %lld"
+                        " AND kind = 'table_deleted_from'",
+                        (long long)c);
+    assert_true(both > 0);
+    sql_exec("DELETE FROM hog_snapshot_change WHERE catalog_id = %lld AND snapshot_id = %lld"
+             " AND kind = 'table_deleted_from'",
+             (long long)c, (long long)both);
+    assert_int_equal(sqli(SNAPSHOTS_KEPT, (long long)c, (long long)tid), after);
+    assert_int_equal(sqli(SNAPSHOTS_IN_ROWS, (long long)c, (long long)tid), after);
+}
+
 static void ledger_runs_and_status(void **state)
 {
     (void)state;
@@ -565,6 +609,7 @@ int main(void)
         cmocka_unit_test(recent_snapshots_are_kept),
         cmocka_unit_test(consumer_floor),
         cmocka_unit_test(rows_and_paths),
+        cmocka_unit_test(snapshot_counts_follow_expiry),
         cmocka_unit_test(ledger_runs_and_status),
         cmocka_unit_test(timeouts_halve_the_batch),
         cmocka_unit_test(failing_pages_are_halved),
