@@ -18,8 +18,8 @@
 #include "util/jsonx.h"
 #include "util/bytes.h"
 #include "util/jsonnum.h"
-#include "util/sha256.h"
 #include "util/log.h"
+#include "util/sha256.h"
 #include "util/strutil.h"
 
 /* ---- the table at a snapshot ---- */

@@ -232,15 +232,9 @@ static void scan_stats_free(json_t **stats, int n)
         json_decref(stats[i]);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static bool field_asked(const struct scan_opts *o, int64_t field_id)
 {
-    return !o->has_fields || bsearch(&field_id, o->fields, o->nfields, sizeof *o->fields, cmp_i64);
+    return !o->has_fields || bsearch(&field_id, o->fields, o->nfields, sizeof *o->fields, i64_cmp);
 }
 
 /* Walks row i's statistics of the fields asked: counts them into *n and,
@@ -323,51 +317,43 @@ static int scan_files(struct srv_req *req, const struct table_read *tr, const st
     return 0;
 }
 
-/* How many of the rows the page keeps: at most the limit and, with
- * column statistics, no more entries than the page's budget (but always
- * one file, so every page advances). */
-static int scan_page_size(const struct table_read *tr, const struct store_scan_rows *r,
-                          const struct scan_opts *o, int64_t limit, struct buf *scratch,
-                          struct api_error *err)
-{
-    int n = store_scan_rows_count(r);
-    if (n > limit)
-        n = (int)limit;
-    int64_t entries = 0;
-    for (int i = 0; o->column_stats && i < n; i++) {
-        struct error why;
-        if (scan_row_stats(tr, o, r, i, scratch, NULL, &entries, &why) != 0)
-            return api_from_error(err, &why, "scan statistics");
-        if (entries > SCAN_PAGE_STATS_ENTRIES && i > 0)
-            return i;
-    }
-    return n;
-}
-
-/* The column_stats arrays of the page's first n files (stats[i] NULL for
- * a file whose statistics are not provided, or when none were asked). */
+/* The page's rows and their column_stats arrays, in one walk: at most
+ * the limit and, with column statistics, no more entries than the page's
+ * budget (but always one file, so every page advances); *n gets how many.
+ * stats[i] is NULL for a file whose statistics are not provided, or when
+ * none were asked. */
 static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr,
-                                const struct scan_opts *o, const struct store_scan_rows *r, int n,
-                                struct buf *scratch, struct api_error *err)
+                                const struct scan_opts *o, const struct store_scan_rows *r,
+                                int64_t limit, int *n, struct buf *scratch, struct api_error *err)
 {
-    json_t **stats = arena_calloc(&req->arena, n ? (size_t)n : 1, sizeof *stats);
+    int rows = store_scan_rows_count(r);
+    if (rows > limit)
+        rows = (int)limit;
+    *n = rows;
+    json_t **stats = arena_calloc(&req->arena, rows ? (size_t)rows : 1, sizeof *stats);
     if (!stats) {
         api_nomem(err);
         return NULL;
     }
-    for (int i = 0; o->column_stats && i < n; i++) {
-        if (strcmp(store_scan_row_stats_state(r, i), "provided") != 0)
-            continue;
-        int64_t count = 0;
-        struct error why;
-        if (!(stats[i] = json_array()) ||
-            scan_row_stats(tr, o, r, i, scratch, stats[i], &count, &why) != 0) {
-            if (stats[i])
-                api_from_error(err, &why, "scan statistics");
-            else
-                api_nomem(err);
-            scan_stats_free(stats, n);
+    int64_t entries = 0;
+    for (int i = 0; o->column_stats && i < rows; i++) {
+        bool provided = strcmp(store_scan_row_stats_state(r, i), "provided") == 0;
+        if (provided && !(stats[i] = json_array())) {
+            api_nomem(err);
+            scan_stats_free(stats, rows);
             return NULL;
+        }
+        struct error why;
+        if (scan_row_stats(tr, o, r, i, scratch, stats[i], &entries, &why) != 0) {
+            api_from_error(err, &why, "scan statistics");
+            scan_stats_free(stats, rows);
+            return NULL;
+        }
+        if (entries > SCAN_PAGE_STATS_ENTRIES && i > 0) {
+            json_decref(stats[i]);
+            stats[i] = NULL;
+            *n = i;
+            break;
         }
     }
     return stats;
@@ -397,8 +383,6 @@ static void scan_page_text(struct page_text *w, const struct table_read *tr,
     pt_close(w, '}');
 }
 
-/* Opens or ends the page's read-snapshot transaction (its two statements
- * must agree); `context` names the step in logs. */
 int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     struct scan_opts o;
@@ -421,11 +405,7 @@ int h_table_scan(struct srv_req *req, struct srv_res *res, struct api_error *err
         goto done;
     if (scan_files(req, &tr, &o, &partition, &pg, &r, err) != 0)
         goto done;
-    if ((n = scan_page_size(&tr, &r, &o, pg.limit, &scratch, err)) < 0) {
-        n = 0;
-        goto done;
-    }
-    if (!(stats = scan_page_stats(req, &tr, &o, &r, n, &scratch, err)))
+    if (!(stats = scan_page_stats(req, &tr, &o, &r, pg.limit, &n, &scratch, err)))
         goto done;
     struct page_text w;
     pt_init(&w, (size_t)n * PAGE_TEXT_PER_FILE);

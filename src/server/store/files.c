@@ -373,11 +373,6 @@ void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data
     data_file_from(rows->r, i, out);
 }
 
-int64_t store_scan_row_file_id(const struct store_scan_rows *rows, int i)
-{
-    return db_i64(rows->r, i, DF_ID);
-}
-
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i)
 {
     return db_str(rows->r, i, DF_STATS_STATE);

@@ -160,7 +160,6 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
                           struct store_scan_rows *out, struct error *err);
 int store_scan_rows_count(const struct store_scan_rows *rows);
 void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data_file *out);
-int64_t store_scan_row_file_id(const struct store_scan_rows *rows, int i);
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i);
 /* The split offsets as a JSON array text; NULL when none or not asked. */
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i);
