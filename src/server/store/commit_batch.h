@@ -76,8 +76,8 @@ const char *store_commit_batch_failed(const struct store_commit_batch *s, const 
 void store_commit_batch_free(struct store_commit_batch *s);
 
 /* Queues BEGIN, the transaction's lock timeout (lock_budget_ms, 0: none)
- * and generic plans, and the catalog's advisory lock, whose answer is the
- * wait as the database timed it. Returns the lock's index, or -1. */
+ * generic plans, the commit-totals setting (migration 14) and the catalog's advisory lock, whose
+ * answer is the wait as the database timed it. Returns the lock's index, or -1. */
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,
                             int64_t lock_budget_ms, struct error *err);
 /* Queues COMMIT; returns its index, or -1. */

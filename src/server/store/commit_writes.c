@@ -45,7 +45,7 @@ static const char optimistic_checks_sql[] =
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 31 };
+enum { WRITES_ARRAYS = 35 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
@@ -55,7 +55,7 @@ static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all
         &w->f_spec,    &w->f_splits,     &w->f_row_start,   &w->f_stats,      &w->p_file,
         &w->p_key,     &w->p_value,      &w->ended,         &w->d_rel,        &w->d_tid,
         &w->d_target,  &w->d_target_rel, &w->d_path,        &w->d_count,      &w->d_size,
-        &w->removed,
+        &w->removed,   &w->t_tid,        &w->t_recs,        &w->t_files,      &w->t_bytes,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -79,6 +79,7 @@ void store_commit_writes_free(struct store_commit_writes *w)
     for (size_t i = 0; i < n; i++)
         pg_array_free(all[i]);
     buf_free(&w->stats_value);
+    free(w->deltas);
 }
 
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id)
@@ -86,10 +87,33 @@ void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id
     pg_array_i64(&w->touched, table_id);
 }
 
+/* table_id's delta, or NULL. The last one first: a table's files come
+ * together, after its change rows. */
+static struct store_commit_table_delta *delta_of(struct store_commit_writes *w, int64_t table_id)
+{
+    for (size_t i = w->ndeltas; i-- > 0;)
+        if (w->deltas[i].table_id == table_id)
+            return &w->deltas[i];
+    return NULL;
+}
+
 void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id)
 {
     pg_array_str(&w->change_kinds, kind);
     pg_array_i64(&w->change_ids, table_id);
+    if (delta_of(w, table_id))
+        return;
+    if (w->ndeltas == w->deltas_cap) {
+        size_t cap = w->deltas_cap ? 2 * w->deltas_cap : 4;
+        struct store_commit_table_delta *d = realloc(w->deltas, cap * sizeof *d);
+        if (!d) {
+            w->failed = true;
+            return;
+        }
+        w->deltas = d;
+        w->deltas_cap = cap;
+    }
+    w->deltas[w->ndeltas++] = (struct store_commit_table_delta){.table_id = table_id};
 }
 
 void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
@@ -110,6 +134,14 @@ static void i64_or_null(struct pg_array *a, bool present, int64_t v)
 
 void store_commit_writes_file(struct store_commit_writes *w, const struct store_commit_file *f)
 {
+    struct store_commit_table_delta *d = delta_of(w, f->table_id);
+    if (!d)
+        w->unnamed_table = true;
+    else if (__builtin_add_overflow(d->records, f->records, &d->records) ||
+             __builtin_add_overflow(d->bytes, f->size, &d->bytes))
+        w->overflow = true;
+    else
+        d->files++;
     pg_array_i64(&w->f_rel, (int64_t)w->nfiles++);
     pg_array_i64(&w->f_tid, f->table_id);
     pg_array_str(&w->f_path, f->path);
@@ -238,26 +270,47 @@ static int queue_snapshot(struct store_commit_batch *s, struct store_commit_writ
     return alloc;
 }
 
-/* Advances each appended table's row-id allocator and gross counters; a
- * counter that would overflow int64 fails the assertion. Returns its
- * index, or -1. */
-static int queue_row_ids(struct store_commit_batch *s, struct store_commit_writes *w,
-                         struct error *err)
+/* Advances each appended table's row-id allocator and gross counters (a
+ * counter that would overflow int64 fails the assertion), and adds the
+ * commit's delta to each named table's live totals: its files, records
+ * and bytes, one more snapshot, changed at this one (the insert triggers
+ * stand aside: migration 14). Returns its index, or -1. */
+static int queue_table_counters(struct store_commit_batch *s, struct store_commit_writes *w,
+                                struct error *err)
 {
-    struct pg_array *arrays[] = {&w->row_tids, &w->row_recs, &w->row_bytes};
-    return queue_rows(s, w,
-                      "WITH t AS (UPDATE hog_table_stats s"
-                      " SET next_row_id = s.next_row_id + u.recs,"
-                      " record_count = s.record_count + u.recs,"
-                      " file_size_bytes = s.file_size_bytes + u.bytes"
-                      " FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])"
-                      "  AS u(tid, recs, bytes)"
-                      " WHERE s.catalog_id = $1 AND s.table_id = u.tid"
-                      "  AND s.next_row_id <= 9223372036854775807 - u.recs"
-                      "  AND s.file_size_bytes <= 9223372036854775807 - u.bytes RETURNING 1)"
-                      " SELECT hog_assert(count(*) = cardinality($2::bigint[]),"
-                      " 'a row-id or byte counter would overflow') FROM t",
-                      false, NULL, 0, arrays, 3, "row ids", err);
+    for (size_t i = 0; i < w->ndeltas; i++) {
+        const struct store_commit_table_delta *d = &w->deltas[i];
+        pg_array_i64(&w->t_tid, d->table_id);
+        pg_array_i64(&w->t_recs, d->records);
+        pg_array_i64(&w->t_files, d->files);
+        pg_array_i64(&w->t_bytes, d->bytes);
+    }
+    struct pg_array *arrays[] = {&w->row_tids, &w->row_recs, &w->row_bytes, &w->t_tid,
+                                 &w->t_recs,   &w->t_files,  &w->t_bytes};
+    return queue_rows(
+        s, w,
+        "WITH t AS (UPDATE hog_table_stats s"
+        " SET next_row_id = s.next_row_id + u.recs,"
+        " record_count = s.record_count + u.recs,"
+        " file_size_bytes = s.file_size_bytes + u.bytes"
+        " FROM unnest($3::bigint[], $4::bigint[], $5::bigint[]) AS u(tid, recs, bytes)"
+        " WHERE s.catalog_id = $1 AND s.table_id = u.tid"
+        "  AND s.next_row_id <= 9223372036854775807 - u.recs"
+        "  AND s.file_size_bytes <= 9223372036854775807 - u.bytes RETURNING 1),"
+        " l AS (INSERT INTO hog_table_live_totals AS l (catalog_id, table_id, record_count,"
+        "  file_count, file_size_bytes, snapshot_count, changed_snapshot)"
+        "  SELECT $1, u.tid, u.recs, u.files, u.bytes, 1, a.snap FROM" ALLOCATED
+        "  , unnest($6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[])"
+        "   AS u(tid, recs, files, bytes)"
+        "  ON CONFLICT (catalog_id, table_id) DO UPDATE SET"
+        "  record_count = l.record_count + EXCLUDED.record_count,"
+        "  file_count = l.file_count + EXCLUDED.file_count,"
+        "  file_size_bytes = l.file_size_bytes + EXCLUDED.file_size_bytes,"
+        "  snapshot_count = l.snapshot_count + 1,"
+        "  changed_snapshot = greatest(l.changed_snapshot, EXCLUDED.changed_snapshot))"
+        " SELECT hog_assert(count(*) = cardinality($3::bigint[]),"
+        " 'a row-id or byte counter would overflow') FROM t",
+        true, NULL, 0, arrays, sizeof arrays / sizeof arrays[0], "table counters", err);
 }
 
 /* The files, their statistics and partition values. A file's rows start
@@ -383,12 +436,17 @@ int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_
      * fail their encoding. */
     if (w->failed)
         return error_nomem(err);
+    if (w->unnamed_table)
+        return error_fail(err, ERR_INTERNAL, "a file of a table the commit names no change of");
+    if (w->overflow)
+        return error_fail(err, ERR_INVALID, "a table's record or byte total would overflow");
     if (expect && (at->checks = queue_checks(s, w, expect, err)) < 0)
         return -1;
     if ((at->alloc = queue_snapshot(s, w, err)) < 0)
         return -1;
-    if (w->nfiles &&
-        ((at->row_ids = queue_row_ids(s, w, err)) < 0 || queue_appends(s, w, err) != 0))
+    if (w->ndeltas && (at->row_ids = queue_table_counters(s, w, err)) < 0)
+        return -1;
+    if (w->nfiles && queue_appends(s, w, err) != 0)
         return -1;
     if (w->ndvs && queue_deletes(s, w, err) != 0)
         return -1;

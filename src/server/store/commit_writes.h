@@ -66,6 +66,12 @@ struct store_commit_dv {
     int64_t delete_count, file_size_bytes;
 };
 
+/* One table's share of a commit: its appended files (all live) and their
+ * records and bytes. */
+struct store_commit_table_delta {
+    int64_t table_id, records, files, bytes;
+};
+
 /* Everything one commit writes, filled with the functions below. */
 struct store_commit_writes {
     int64_t catalog_id;
@@ -80,10 +86,17 @@ struct store_commit_writes {
     struct pg_array touched;
     struct pg_array change_kinds, change_ids;
     struct pg_array row_tids, row_recs, row_bytes;
+    /* What the commit adds to each table its change rows name, in the
+     * order they were named (the live totals: migration 14). */
+    struct store_commit_table_delta *deltas;
+    size_t ndeltas, deltas_cap;
+    struct pg_array t_tid, t_recs, t_files, t_bytes; /* the deltas, as queued */
+    bool unnamed_table; /* a file of a table with no change row: a caller's bug */
+    bool overflow;      /* a delta's records or bytes passed int64 */
     struct pg_array f_rel, f_tid, f_path, f_recs, f_size, f_footer, f_rows_before, f_table_recs,
         f_state, f_spec, f_splits, f_row_start, f_stats;
     struct buf stats_value; /* scratch: one file's encoded statistics */
-    bool failed;            /* statistics could not be encoded: nothing is queued */
+    bool failed; /* statistics could not be encoded, or memory ran out: nothing is queued */
     struct pg_array p_file, p_key, p_value;
     struct pg_array ended;
     struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
@@ -96,7 +109,8 @@ void store_commit_writes_init(struct store_commit_writes *w, int64_t catalog_id)
 void store_commit_writes_free(struct store_commit_writes *w);
 /* A table the commit touches (the optimistic assertion's DDL check). */
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id);
-/* A change row of the new snapshot ("table_inserted_into", ...). */
+/* A change row of the new snapshot ("table_inserted_into", ...). A table's
+ * files must come after its first change row (its totals delta). */
 void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id);
 /* Advances table_id's row-id allocator and gross counters. */
 void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
