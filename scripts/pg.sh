@@ -38,8 +38,10 @@ start)
   if [ ! -f "$dir/data/PG_VERSION" ]; then
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log"
   fi
+  # pg_stat_statements: tests count the buffers a server statement touched
+  # (a plan that walks a table's history fails them; no timing involved).
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements" \
     start >/dev/null
   head -1 "$dir/data/postmaster.pid" >"$dir/pid"
   echo "postgresql://postgres@127.0.0.1:$port/postgres"

@@ -297,9 +297,12 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
                 "   WHERE u.dv <> coalesce((SELECT x.delete_file_id FROM hog_delete_file x"
                 "   WHERE x.catalog_id = $1 AND x.data_file_id = u.id"
                 "   AND x.end_snapshot IS NULL), 0)),"
+                /* A probe per kind: with `kind IN (...)` a generic plan
+                 * walks every change row of the table (commit_reads.c). */
                 " EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-                "   AND c.object_id = $2 AND c.kind IN ('table_altered', 'table_dropped')"
-                "   AND c.snapshot_id > $6),"
+                "   AND c.object_id = $2 AND c.kind = 'table_altered' AND c.snapshot_id > $6)"
+                " OR EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+                "   AND c.object_id = $2 AND c.kind = 'table_dropped' AND c.snapshot_id > $6),"
                 " EXISTS (SELECT 1 FROM hog_file_removal f WHERE f.removal_id = $7"
                 "   AND f.catalog_id = $1 AND f.drained_at IS NULL AND f.claimed_at IS NULL),"
                 " EXISTS (SELECT 1 FROM hog_compaction_claim k WHERE k.catalog_id = $1"
