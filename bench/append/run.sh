@@ -3,13 +3,18 @@
 # commit) through libhoglake, to file:// and to moto, beside DuckDB (threads=1)
 # writing the same rows to Parquet. See bench/append/README.md.
 #
-#   bench/append/run.sh [--rows N] [--repeat N] [--out DIR] [--build-dir DIR]
-#                       [--perf] [--hoglaked PATH] [--append-bench PATH] [--pq-bench PATH]
+#   bench/append/run.sh [--rows N] [--repeat N] [--encode-threads N] [--out DIR]
+#                       [--build-dir DIR] [--perf] [--hoglaked PATH] [--append-bench PATH]
+#                       [--pq-bench PATH]
 #   bench/append/run.sh --smoke [--hoglaked PATH] [--append-bench PATH]   (the ctest)
 #
 #   --rows N             rows per append (default 2,000,000; smoke: 20,000)
 #   --repeat N           appends per target, each to a fresh table; the fastest counts
 #                        (default 3). DuckDB's COPY is repeated as often.
+#   --encode-threads N   1 to 16 (default 1: only the single-thread appends). With N > 1,
+#                        the file:// appends run again with hl_append_options.encode_threads
+#                        = N (catalog bench_file_threads), reported as their own row and
+#                        ratios; the DuckDB ratio and its target stay single-thread
 #   --out DIR            keep the warehouse, logs and JSON results in DIR (default: a
 #                        temporary directory, removed at the end)
 #   --build-dir DIR      the Release build (default build-release; configured and built
@@ -36,6 +41,7 @@ root=$(cd "$here/../.." && pwd)
 
 rows=""
 repeat=3
+encode_threads=1
 out=""
 smoke=0
 perf=0
@@ -47,6 +53,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --encode-threads) encode_threads=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --hoglaked) hoglaked=$2; shift 2 ;;
@@ -54,10 +61,14 @@ while [ $# -gt 0 ]; do
     --pq-bench) pq_bench=$2; shift 2 ;;
     --smoke) smoke=1; shift ;;
     --perf) perf=1; shift ;;
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
 done
+case "$encode_threads" in
+  [1-9] | 1[0-6]) ;;
+  *) echo "run.sh: --encode-threads: '$encode_threads' is not a thread count from 1 to 16" >&2; exit 5 ;;
+esac
 if [ "$smoke" = 1 ]; then
   rows=${rows:-20000}
   repeat=1
@@ -124,6 +135,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 5' INT TERM
+if [ "$encode_threads" -gt 1 ]; then
+  # The threaded appends' catalog needs a data path disjoint from bench_file's (the
+  # warehouse itself), and hoglaked allows file:// catalogs only under its file roots.
+  mkdir -p "$dir/warehouse" "$dir/warehouse-threads"
+  export HOGLAKE_FILE_ROOTS="$dir/warehouse:$dir/warehouse-threads"
+fi
 bench_stack_up "$dir" "$hoglaked" s3
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -162,6 +179,11 @@ mkdir -p "$dir/warehouse"
 common=(--server "$url" --rows "$rows" --repeat "$repeat")
 profiled ours-file "$append_bench" "${common[@]}" --catalog bench_file \
   --data-path "file://$dir/warehouse"
+if [ "$encode_threads" -gt 1 ]; then
+  # The same appends encoded on N threads: a figure of its own, never the DuckDB ratio's.
+  profiled ours-file-threads "$append_bench" "${common[@]}" --catalog bench_file_threads \
+    --data-path "file://$dir/warehouse-threads" --encode-threads "$encode_threads"
+fi
 profiled ours-moto "$append_bench" "${common[@]}" --catalog bench_moto \
   --data-path "s3://$HOGLAKE_TEST_S3_BUCKET/bench" --s3-endpoint "$HOGLAKE_TEST_MOTO_ENDPOINT" \
   --s3-region "$HOGLAKE_TEST_S3_REGION" --s3-access-key "$HOGLAKE_TEST_S3_ACCESS_KEY" \
