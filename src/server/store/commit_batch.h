@@ -75,7 +75,7 @@ int store_commit_batch_run(struct store_commit_batch *s, int *failed, struct err
 const char *store_commit_batch_failed(const struct store_commit_batch *s, const char *fallback);
 void store_commit_batch_free(struct store_commit_batch *s);
 
-/* Queues BEGIN, the transaction's lock timeout (lock_budget_ms, 0: none)
+/* Queues BEGIN, the transaction's lock timeout (lock_budget_ms, 0: none),
  * generic plans, the commit-totals setting (migration 14) and the catalog's advisory lock, whose
  * answer is the wait as the database timed it. Returns the lock's index, or -1. */
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "server/db/db.h"
+#include "server/store/change_probe.h"
 
 /* The request's tables (namespace $2[i], name $3[i], ordinality i + 1)
  * joined to their live namespace and table-version rows. */
@@ -13,14 +14,8 @@
     " JOIN hog_table_version v ON v.catalog_id = $1 AND v.namespace_id = n.namespace_id"           \
     "  AND v.name = u.name AND v.end_snapshot IS NULL"
 
-/* Whether table t has a change of one kind after snapshot $4: a probe of
- * (catalog, object, kind, snapshot) down to its first key. One probe per
- * kind, because with `kind IN (...)` a generic plan keeps the kinds as a
- * filter and walks every change row of the table, a row per commit it
- * ever took (3.5 ms a commit after 60,000 commits: bench/scale). */
-#define CHANGED_SINCE(kind)                                                                        \
-    " EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"                         \
-    "  AND c.object_id = t.table_id AND c.kind = '" kind "' AND c.snapshot_id > $4)"
+/* Whether table t has a change of one kind after snapshot $4. */
+#define CHANGED_SINCE(kind) STORE_CHANGED_AFTER("$1", "t.table_id", kind, "$4")
 
 /* Appends never conflict with appends: only DDL on a touched table
  * invalidates what the writer read. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "server/db/db.h"
+#include "server/store/change_probe.h"
 
 /* The planning lock class of contract §4.2 (4740873), per catalog: claims
  * are checked for overlap and inserted under it. */
@@ -272,6 +273,27 @@ void store_compaction_inputs_free(struct store_compaction_inputs *x)
     pg_array_free(&x->dvs);
 }
 
+/* $1 catalog, $2 table; $3-$5 the inputs' ids, paths and records; $6 the
+ * plan's schema snapshot; $7 the plan's removal ticket; $8-$9 the claim;
+ * $10 the inputs' deletion vectors (0: none). */
+/* clang-format off */
+static const char verify_sql[] =
+    "SELECT (SELECT count(*) FROM unnest($3::bigint[], $4::text[], $5::bigint[])"
+    "   AS u(id, path, recs) JOIN hog_data_file d ON d.catalog_id = $1"
+    "   AND d.table_id = $2 AND d.data_file_id = u.id AND d.end_snapshot IS NULL"
+    "   AND d.path = u.path AND d.record_count = u.recs),"
+    " (SELECT count(*) FROM unnest($3::bigint[], $10::bigint[]) AS u(id, dv)"
+    "   WHERE u.dv <> coalesce((SELECT x.delete_file_id FROM hog_delete_file x"
+    "   WHERE x.catalog_id = $1 AND x.data_file_id = u.id"
+    "   AND x.end_snapshot IS NULL), 0)),"
+    STORE_CHANGED_AFTER("$1", "$2", "table_altered", "$6")
+    " OR" STORE_CHANGED_AFTER("$1", "$2", "table_dropped", "$6") ","
+    " EXISTS (SELECT 1 FROM hog_file_removal f WHERE f.removal_id = $7"
+    "   AND f.catalog_id = $1 AND f.drained_at IS NULL AND f.claimed_at IS NULL),"
+    " EXISTS (SELECT 1 FROM hog_compaction_claim k WHERE k.catalog_id = $1"
+    "   AND k.table_id = $2 AND k.group_key = $8 AND k.claimant = $9)";
+/* clang-format on */
+
 int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t table_id,
                             const struct store_compaction_inputs *x, int64_t schema_snapshot,
                             int64_t ticket, const char *group_key, const char *claimant,
@@ -287,27 +309,7 @@ int store_compaction_verify(struct db_conn *db, int64_t catalog_id, int64_t tabl
     db_param_str(&p, group_key);
     db_param_str(&p, claimant);
     db_param_str(&p, x->dvs_text);
-    PGresult *r =
-        db_exec(db->pg,
-                "SELECT (SELECT count(*) FROM unnest($3::bigint[], $4::text[], $5::bigint[])"
-                "   AS u(id, path, recs) JOIN hog_data_file d ON d.catalog_id = $1"
-                "   AND d.table_id = $2 AND d.data_file_id = u.id AND d.end_snapshot IS NULL"
-                "   AND d.path = u.path AND d.record_count = u.recs),"
-                " (SELECT count(*) FROM unnest($3::bigint[], $10::bigint[]) AS u(id, dv)"
-                "   WHERE u.dv <> coalesce((SELECT x.delete_file_id FROM hog_delete_file x"
-                "   WHERE x.catalog_id = $1 AND x.data_file_id = u.id"
-                "   AND x.end_snapshot IS NULL), 0)),"
-                /* A probe per kind: with `kind IN (...)` a generic plan
-                 * walks every change row of the table (commit_reads.c). */
-                " EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-                "   AND c.object_id = $2 AND c.kind = 'table_altered' AND c.snapshot_id > $6)"
-                " OR EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-                "   AND c.object_id = $2 AND c.kind = 'table_dropped' AND c.snapshot_id > $6),"
-                " EXISTS (SELECT 1 FROM hog_file_removal f WHERE f.removal_id = $7"
-                "   AND f.catalog_id = $1 AND f.drained_at IS NULL AND f.claimed_at IS NULL),"
-                " EXISTS (SELECT 1 FROM hog_compaction_claim k WHERE k.catalog_id = $1"
-                "   AND k.table_id = $2 AND k.group_key = $8 AND k.claimant = $9)",
-                &p, err);
+    PGresult *r = db_exec(db->pg, verify_sql, &p, err);
     if (!r)
         return -1;
     out->live = db_i64(r, 0, 0);

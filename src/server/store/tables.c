@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "server/db/db.h"
+#include "server/store/change_probe.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -639,18 +640,15 @@ int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id, after);
-    /* The first of each kind, each one probe: with `kind IN (...)` the
-     * kinds are a filter over every change row of the table
-     * (commit_reads.c). least() skips the kinds that have none. */
-    return db_scalar_i64(db->pg,
-                         "SELECT least((SELECT min(snapshot_id) FROM hog_snapshot_change"
-                         "  WHERE catalog_id = $1 AND object_id = $2 AND kind = 'table_created'"
-                         "  AND snapshot_id > $3),"
-                         " (SELECT min(snapshot_id) FROM hog_snapshot_change"
-                         "  WHERE catalog_id = $1 AND object_id = $2 AND kind = 'table_altered'"
-                         "  AND snapshot_id > $3),"
-                         " (SELECT min(snapshot_id) FROM hog_snapshot_change"
-                         "  WHERE catalog_id = $1 AND object_id = $2 AND kind = 'table_dropped'"
-                         "  AND snapshot_id > $3))",
-                         &p, first, err);
+    /* The first of each kind (change_probe.h); least() skips the kinds
+     * that have none. */
+    return db_scalar_i64(
+        db->pg,
+        "SELECT least(" STORE_FIRST_CHANGE_AFTER(
+            "$1", "$2", "table_created",
+            "$3") "," STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_altered",
+                                               "$3") "," STORE_FIRST_CHANGE_AFTER("$1", "$2",
+                                                                                  "table_dropped",
+                                                                                  "$3") ")",
+        &p, first, err);
 }
