@@ -711,6 +711,17 @@ static void transaction_deletes_its_own_append(void **state)
                "'file_size_bytes':10},{'data_file_id':0,'data_file_path':'@/tx/m.parquet',"
                "'path':'@/tx/m2.puffin','delete_count':2,'file_size_bytes':10}]}]}",
                key(41), (long long)head_of(CAT), u, u);
+    /* So must two for one data file; with two files named twice, the
+     * answer names the one repeated first in the request's order (not the
+     * lower id). */
+#define TX_DV(id, n)                                                                               \
+    "{'data_file_id':" id ",'path':'@/tx/t" n ".puffin','delete_count':1,'file_size_bytes':10}"
+    refused_at("commit/transaction", 422, "validation", "two deletion vectors for data file 999999",
+               "{'idempotency_key':'%s','read_snapshot':%lld,'deletes':[{'namespace':'" NS
+               "','table':'tx','expected_table_uuid':'%s','files':[" TX_DV("%lld", "1") "," TX_DV(
+                   "999999", "2") "," TX_DV("999999", "3") "," TX_DV("%lld", "4") "]}]}",
+               key(42), (long long)head_of(CAT), u, (long long)old, (long long)old);
+#undef TX_DV
 }
 
 /* ---- explicit row ids ---- */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -685,6 +686,155 @@ static void test_merge_many_tables(void **state)
     }
 }
 
+/* author and message: at most COMMIT_MAX_TEXT_BYTES bytes each (they come
+ * back with every snapshot page holding their snapshot). */
+static void test_author_message_length(void **state)
+{
+    (void)state;
+    static const char *const members[] = {"author", "message"};
+    char *text = malloc(COMMIT_MAX_TEXT_BYTES + 2);
+    assert_non_null(text);
+    memset(text, 'm', COMMIT_MAX_TEXT_BYTES + 1);
+    for (size_t i = 0; i < ARRAY_LEN(members); i++) {
+        text[COMMIT_MAX_TEXT_BYTES] = '\0';
+        json_t *body = js("{'appends':[{" NS_T ",'files':[" F1 "]}]}");
+        json_object_set_new(body, members[i], json_string(text));
+        struct commit_request c;
+        parse_ok(body, &c);
+        assert_int_equal(strlen(i == 0 ? c.author : c.message), COMMIT_MAX_TEXT_BYTES);
+        text[COMMIT_MAX_TEXT_BYTES] = 'm';
+        text[COMMIT_MAX_TEXT_BYTES + 1] = '\0';
+        body = js("{'appends':[{" NS_T ",'files':[" F1 "]}]}");
+        json_object_set_new(body, members[i], json_string(text));
+        char needle[64];
+        snprintf(needle, sizeof needle, "%s must be at most %d bytes", members[i],
+                 COMMIT_MAX_TEXT_BYTES);
+        parse_fails(422, needle, body);
+    }
+    free(text);
+}
+
+/* ---- bodies of many groups ---- */
+
+/* The shapes of a big body an attacker could send. */
+enum big_shape {
+    BIG_DISTINCT_TABLES, /* n tables, each named by two groups, interleaved */
+    BIG_ONE_TABLE,       /* n groups, all of one table */
+    BIG_DVS_BY_PATH,     /* one table: n appended files, n vectors naming them by path */
+};
+
+static json_t *big_body(enum big_shape shape, size_t n)
+{
+    json_t *body =
+        json_pack("{s:s,s:i,s:[],s:[]}", "idempotency_key", "0b9f1a6e-5c7d-4e1b-9a2f-3c4d5e6f7a8b",
+                  "read_snapshot", 3, "appends", "deletes");
+    json_t *appends = json_object_get(body, "appends"), *deletes = json_object_get(body, "deletes");
+    const char *uuid = "11111111-1111-4111-8111-111111111111";
+    char name[32], path[64], dv[64];
+    json_t *files = json_array(), *dvs = json_array();
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "s3://b/p/f%zu", i);
+        json_t *f =
+            json_pack("{s:s,s:i,s:i}", "path", path, "record_count", 1, "file_size_bytes", 1);
+        switch (shape) {
+        case BIG_DISTINCT_TABLES:
+            /* t0..t(n/2-1), then the same names again. */
+            snprintf(name, sizeof name, "t%zu", i % (n / 2));
+            json_array_append_new(appends,
+                                  json_pack("{s:s,s:s,s:s,s:[o]}", "namespace", "ns", "table", name,
+                                            "expected_table_uuid", uuid, "files", f));
+            break;
+        case BIG_ONE_TABLE:
+            json_array_append_new(appends,
+                                  json_pack("{s:s,s:s,s:s,s:[o]}", "namespace", "ns", "table", "t",
+                                            "expected_table_uuid", uuid, "files", f));
+            break;
+        case BIG_DVS_BY_PATH:
+            json_array_append_new(files, f);
+            snprintf(dv, sizeof dv, "s3://b/p/d%zu", i);
+            json_array_append_new(dvs, json_pack("{s:i,s:s,s:s,s:i,s:i}", "data_file_id", 0,
+                                                 "data_file_path", path, "path", dv, "delete_count",
+                                                 1, "file_size_bytes", 1));
+            break;
+        }
+    }
+    if (shape == BIG_DVS_BY_PATH) {
+        json_array_append_new(appends, json_pack("{s:s,s:s,s:s,s:o}", "namespace", "ns", "table",
+                                                 "t", "expected_table_uuid", uuid, "files", files));
+        json_array_append_new(deletes, json_pack("{s:s,s:s,s:s,s:o}", "namespace", "ns", "table",
+                                                 "t", "expected_table_uuid", uuid, "files", dvs));
+    } else {
+        json_decref(files);
+        json_decref(dvs);
+    }
+    return body;
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The least CPU time of three parses of body (each checked). */
+static double parse_cpu(enum big_shape shape, size_t n, json_t *body)
+{
+    double best = 1e9;
+    for (int round = 0; round < 3; round++) {
+        arena_free(&arena);
+        arena_init(&arena, 0);
+        struct commit_request c;
+        struct api_error err = {0};
+        double t0 = cpu_seconds();
+        int rc = commit_request_parse(body, &commit_rules_transaction, &arena, &c, &err);
+        double t = cpu_seconds() - t0;
+        if (rc != 0)
+            fail_msg("a body of %zu groups was refused: %s", n, err.detail);
+        switch (shape) {
+        case BIG_DISTINCT_TABLES:
+            assert_int_equal(c.ntables, n / 2);
+            assert_int_equal(c.tables[n / 2 - 1].nfiles, 2);
+            break;
+        case BIG_ONE_TABLE:
+            assert_int_equal(c.ntables, 1);
+            assert_int_equal(c.tables[0].nfiles, n);
+            assert_int_equal(c.tables[0].nexpected, n);
+            break;
+        case BIG_DVS_BY_PATH:
+            assert_int_equal(c.tables[0].ndvs, n);
+            assert_int_equal(c.tables[0].dvs[n - 1].append_index, n - 1);
+            break;
+        }
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+/* A body's groups cost n log n, not a search of the earlier ones per group
+ * (a 64 MiB body holds some 500,000): four times the groups take well
+ * under the sixteen times a quadratic parse would. A ratio of one
+ * process's CPU times, not a time: it holds under sanitizers and load. */
+static void test_many_groups_scale(void **state)
+{
+    (void)state;
+    static const char *const what[] = {"distinct tables", "one table", "vectors by path"};
+    enum { SMALL = 4000 };
+    for (int shape = BIG_DISTINCT_TABLES; shape <= BIG_DVS_BY_PATH; shape++) {
+        json_t *small = big_body((enum big_shape)shape, SMALL);
+        json_t *large = big_body((enum big_shape)shape, 4 * SMALL);
+        double a = parse_cpu((enum big_shape)shape, SMALL, small);
+        double b = parse_cpu((enum big_shape)shape, 4 * SMALL, large);
+        print_message("%s: %d groups %.4f s, %d groups %.4f s: %.1fx\n", what[shape], SMALL, a,
+                      4 * SMALL, b, b / a);
+        if (b > 8 * a)
+            fail_msg("%s: 4x the groups took %.1fx the CPU time", what[shape], b / a);
+        json_decref(small);
+        json_decref(large);
+    }
+}
+
 /* ---- the fingerprint ---- */
 
 static void expect_same_fp(const uint8_t *a, const uint8_t *b, const char *what)
@@ -1307,6 +1457,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_problem_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_many_tables, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_groups_scale, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_author_message_length, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_requirements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_uploads_owner_is_the_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_delete_targets, setup, teardown),

@@ -185,20 +185,29 @@ static int read_batch(struct commit_ctx *x, bool locked, struct error *err)
 /* ---- blind partitioned appends ---- */
 
 /* The tables already warned about, per process ("once per table per
- * pod"): a small set, as few tables ever take blind appends. */
+ * pod"), sorted by (catalog, table): a lookup per table of every blind
+ * commit is a binary search, and a table is inserted once. */
 static pthread_mutex_t blind_mu = PTHREAD_MUTEX_INITIALIZER;
 static int64_t (*blind_seen)[2];
 static size_t blind_n, blind_cap;
 
 static bool first_blind_append(int64_t catalog_id, int64_t table_id)
 {
-    bool first = true;
     pthread_mutex_lock(&blind_mu);
-    for (size_t i = 0; i < blind_n && first; i++)
-        first = !(blind_seen[i][0] == catalog_id && blind_seen[i][1] == table_id);
+    size_t lo = 0, hi = blind_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (blind_seen[mid][0] < catalog_id ||
+            (blind_seen[mid][0] == catalog_id && blind_seen[mid][1] < table_id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool first = lo == blind_n || blind_seen[lo][0] != catalog_id || blind_seen[lo][1] != table_id;
     if (first && ARRAY_RESERVE(blind_seen, blind_cap, blind_n + 1, 16) == 0) {
-        blind_seen[blind_n][0] = catalog_id;
-        blind_seen[blind_n][1] = table_id;
+        memmove(blind_seen + lo + 1, blind_seen + lo, (blind_n - lo) * sizeof *blind_seen);
+        blind_seen[lo][0] = catalog_id;
+        blind_seen[lo][1] = table_id;
         blind_n++;
     }
     pthread_mutex_unlock(&blind_mu);

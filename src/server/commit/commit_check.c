@@ -2,6 +2,7 @@
  * check, each file's partition values and statistics, the deletion
  * vectors and the path guard (contract §4, steps 10 to 14). Pure checks
  * over the read batch's results, apart from one lookup on a refusal. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,13 +421,46 @@ static int validate_appends(struct commit_ctx *x, size_t ti, struct error *err)
 
 /* ---- steps 10 and 15: deletion vectors ---- */
 
-/* Whether two deletion vectors of a table name the same data file. */
-static bool same_target(const struct commit_dv *a, const struct commit_dv *b)
+/* A deletion vector's target, for finding two on one file: an appended
+ * file by its index, another by its id. */
+struct dv_target_key {
+    bool append;
+    int64_t target;
+    size_t i; /* the vector's index in its table */
+};
+
+static int cmp_dv_target_keys(const void *a, const void *b)
 {
-    if (a->targets_append != b->targets_append)
-        return false;
-    return a->targets_append ? a->append_index == b->append_index
-                             : a->data_file_id == b->data_file_id;
+    const struct dv_target_key *x = a, *y = b;
+    if (x->append != y->append)
+        return x->append ? 1 : -1;
+    if (x->target != y->target)
+        return x->target < y->target ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first vector (by index) of table t whose target an earlier one
+ * names, or -1: sorted by target, not a pass over the earlier vectors per
+ * vector (quadratic in a body's vectors). -2 when memory ran out. */
+static ptrdiff_t first_repeated_target(struct commit_ctx *x, const struct commit_table *t)
+{
+    if (t->ndvs < 2)
+        return -1;
+    struct dv_target_key *keys = arena_calloc(x->ctx->arena, t->ndvs, sizeof *keys);
+    if (!keys)
+        return -2;
+    for (size_t i = 0; i < t->ndvs; i++) {
+        const struct commit_dv *d = &t->dvs[i];
+        keys[i] = (struct dv_target_key){
+            d->targets_append, d->targets_append ? (int64_t)d->append_index : d->data_file_id, i};
+    }
+    qsort(keys, t->ndvs, sizeof *keys, cmp_dv_target_keys);
+    ptrdiff_t first = -1;
+    for (size_t k = 1; k < t->ndvs; k++)
+        if (keys[k].append == keys[k - 1].append && keys[k].target == keys[k - 1].target &&
+            (first < 0 || (size_t)first > keys[k].i))
+            first = (ptrdiff_t)keys[k].i;
+    return first;
 }
 
 /* A deletion vector on a file this commit appends (the transaction
@@ -501,21 +535,20 @@ static int validate_dvs(struct commit_ctx *x, size_t ti, struct store_commit_dv_
                         struct error *err)
 {
     const struct commit_table *t = &x->c->tables[ti];
-    for (size_t i = 0; i < t->ndvs; i++) {
-        const struct commit_dv *d = &t->dvs[i];
-        for (size_t k = 0; k < i; k++) {
-            if (!same_target(d, &t->dvs[k]))
-                continue;
-            if (d->targets_append)
-                return error_fail(err, ERR_INVALID,
-                                  "%s.%s: two deletion vectors for appended file '%.300s' in "
-                                  "one commit; merge them",
-                                  t->namespace_name, t->name, t->files[d->append_index].path);
+    ptrdiff_t twice = first_repeated_target(x, t);
+    if (twice == -2)
+        return error_nomem(err);
+    if (twice >= 0) {
+        const struct commit_dv *d = &t->dvs[twice];
+        if (d->targets_append)
             return error_fail(err, ERR_INVALID,
-                              "%s.%s: two deletion vectors for data file %lld in one "
-                              "commit; merge them",
-                              t->namespace_name, t->name, (long long)d->data_file_id);
-        }
+                              "%s.%s: two deletion vectors for appended file '%.300s' in "
+                              "one commit; merge them",
+                              t->namespace_name, t->name, t->files[d->append_index].path);
+        return error_fail(err, ERR_INVALID,
+                          "%s.%s: two deletion vectors for data file %lld in one "
+                          "commit; merge them",
+                          t->namespace_name, t->name, (long long)d->data_file_id);
     }
     for (size_t i = 0; i < t->ndvs; i++) {
         const struct commit_dv *d = &t->dvs[i];

@@ -218,29 +218,7 @@ static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
     return 0;
 }
 
-/* A deletion vector naming its target by data_file_path: the file this
- * commit appends to the same table at that path (contract §4.5 step 1). */
-static int resolve_append_target(struct reader *r, const struct commit_table *t,
-                                 const char *target_path, struct commit_dv *d)
-{
-    if (d->data_file_id != 0)
-        return api_validation(r->err,
-                              "%s names its target by data_file_path, so its data_file_id must be "
-                              "0, got %lld",
-                              r->where, (long long)d->data_file_id);
-    for (size_t i = 0; i < t->nfiles; i++)
-        if (strcmp(t->files[i].path, target_path) == 0) {
-            d->targets_append = true;
-            d->append_index = i;
-            return 0;
-        }
-    return api_validation(r->err,
-                          "%s.data_file_path '%.300s' is not a file this commit appends to %s.%s",
-                          r->where, target_path, t->namespace_name, t->name);
-}
-
-static int read_dv(struct reader *r, const json_t *obj, const struct commit_table *t,
-                   struct commit_dv *d)
+static int read_dv(struct reader *r, const json_t *obj, struct commit_dv *d)
 {
     json_t *target, *target_path, *path, *deletes, *size, *removes;
     const struct jfield fields[] = {
@@ -275,20 +253,25 @@ static int read_dv(struct reader *r, const json_t *obj, const struct commit_tabl
         return -1;
     if (d->delete_count == 0)
         return api_validation(r->err, "%s.delete_count must be positive", r->where);
-    /* Every appends group is read before the deletes groups, so the
-     * table's appended files are all known here. */
-    if (by_path && resolve_append_target(r, t, json_string_value(target_path), d) != 0)
-        return -1;
-    return 0;
+    if (!by_path)
+        return 0;
+    if (d->data_file_id != 0)
+        return api_validation(r->err,
+                              "%s names its target by data_file_path, so its data_file_id must be "
+                              "0, got %lld",
+                              r->where, (long long)d->data_file_id);
+    /* Resolved once the groups are merged (merge_groups): the table's
+     * appended files are all known then. */
+    d->targets_append = true;
+    return (d->target_path = dup_string(r, target_path)) ? 0 : nomem(r);
 }
 
-/* The table entry for (namespace, name), created at the end when new. */
-static struct commit_table *table_for(struct reader *r, struct commit_request *c, const char *ns,
-                                      const char *name, size_t *cap)
+/* A new table entry for one group, at the end: entries naming the same
+ * table are merged once every group is read (merge_groups). A search per
+ * group would be quadratic in the groups of a body. */
+static struct commit_table *group_entry(struct reader *r, struct commit_request *c, const char *ns,
+                                        const char *name, size_t *cap)
 {
-    for (size_t i = 0; i < c->ntables; i++)
-        if (strcmp(c->tables[i].namespace_name, ns) == 0 && strcmp(c->tables[i].name, name) == 0)
-            return &c->tables[i];
     if (c->ntables == *cap) {
         size_t n = *cap ? *cap * 2 : 4;
         struct commit_table *t = arena_calloc(r->a, n, sizeof *t);
@@ -304,23 +287,6 @@ static struct commit_table *table_for(struct reader *r, struct commit_request *c
     t->namespace_name = ns;
     t->name = name;
     return t;
-}
-
-/* Appends src[0..n) to the arena array *dst of *count elements. */
-static int append_items(struct reader *r, void **dst, size_t *count, const void *src, size_t n,
-                        size_t elem)
-{
-    if (n == 0)
-        return 0;
-    void *p = arena_alloc(r->a, (*count + n) * elem);
-    if (!p)
-        return nomem(r);
-    if (*count)
-        memcpy(p, *dst, *count * elem);
-    memcpy((char *)p + *count * elem, src, n * elem);
-    *dst = p;
-    *count += n;
-    return 0;
 }
 
 static int read_groups(struct reader *r, const json_t *groups, bool deletes,
@@ -355,16 +321,17 @@ static int read_groups(struct reader *r, const json_t *groups, bool deletes,
         if (api_check_ident("namespace", ns_s, r->err) != 0 ||
             api_check_ident("table", name_s, r->err) != 0)
             return -1;
-        struct commit_table *t = table_for(r, c, ns_s, name_s, cap);
+        struct commit_table *t = group_entry(r, c, ns_s, name_s, cap);
         if (!t)
             return nomem(r);
         if (uuid_s) {
             char lower[37];
             str_lower(lower, sizeof lower, uuid_s);
-            const char *u = arena_strdup(r->a, lower);
-            if (!u ||
-                append_items(r, (void **)&t->expected_uuids, &t->nexpected, &u, 1, sizeof u) != 0)
+            const char **u = arena_calloc(r->a, 1, sizeof *u);
+            if (!u || !(*u = arena_strdup(r->a, lower)))
                 return nomem(r);
+            t->expected_uuids = u;
+            t->nexpected = 1;
         }
         size_t base = strlen(r->where);
         if (deletes) {
@@ -374,11 +341,11 @@ static int read_groups(struct reader *r, const json_t *groups, bool deletes,
                 return nomem(r);
             for (size_t i = 0; i < nf; i++) {
                 snprintf(r->where + base, sizeof r->where - base, ".files[%zu]", i);
-                if (read_dv(r, json_array_get(files, i), t, &dvs[i]) != 0)
+                if (read_dv(r, json_array_get(files, i), &dvs[i]) != 0)
                     return -1;
             }
-            if (append_items(r, (void **)&t->dvs, &t->ndvs, dvs, nf, sizeof *dvs) != 0)
-                return -1;
+            t->dvs = dvs;
+            t->ndvs = nf;
             c->ndvs += nf;
         } else {
             struct commit_file *fs = arena_calloc(r->a, nf, sizeof *fs);
@@ -390,11 +357,167 @@ static int read_groups(struct reader *r, const json_t *groups, bool deletes,
                     return -1;
                 c->has_partition_values |= fs[i].has_partition_values;
             }
-            if (append_items(r, (void **)&t->files, &t->nfiles, fs, nf, sizeof *fs) != 0)
-                return -1;
+            t->files = fs;
+            t->nfiles = nf;
             c->nfiles += nf;
         }
     }
+    return 0;
+}
+
+/* ---- merging groups by table ---- */
+
+/* A group's entry, for sorting by table and then by position. */
+struct entry_key {
+    const struct commit_table *t;
+    size_t at;
+};
+
+static int cmp_entry_keys(const void *a, const void *b)
+{
+    const struct entry_key *x = a, *y = b;
+    int c = strcmp(x->t->namespace_name, y->t->namespace_name);
+    if (c == 0)
+        c = strcmp(x->t->name, y->t->name);
+    if (c == 0)
+        c = (x->at > y->at) - (x->at < y->at);
+    return c;
+}
+
+/* An appended file's path, for finding a deletion vector's target. */
+struct path_key {
+    const char *path;
+    size_t index;
+};
+
+static int cmp_path_keys(const void *a, const void *b)
+{
+    const struct path_key *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Points each deletion vector of m that names its target by path at the
+ * first of m's appended files with that path; dv_entry[2i] and
+ * dv_entry[2i + 1] are the entry (group) and the index in it vector i
+ * came from, for its error. A sorted index, not a search per vector: a
+ * body may hold many of both. */
+static int resolve_append_targets(struct reader *r, struct commit_table *m, const size_t *dv_entry,
+                                  size_t nappend_groups)
+{
+    struct path_key *paths = NULL;
+    for (size_t i = 0; i < m->ndvs; i++) {
+        struct commit_dv *d = &m->dvs[i];
+        if (!d->target_path)
+            continue;
+        if (!paths && m->nfiles) {
+            if (!(paths = arena_calloc(r->a, m->nfiles, sizeof *paths)))
+                return nomem(r);
+            for (size_t f = 0; f < m->nfiles; f++)
+                paths[f] = (struct path_key){m->files[f].path, f};
+            qsort(paths, m->nfiles, sizeof *paths, cmp_path_keys);
+        }
+        /* The first of equal paths: the lowest index, the one a search in
+         * order would find (a path twice is refused after). */
+        size_t lo = 0, hi = m->nfiles;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(paths[mid].path, d->target_path) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == m->nfiles || strcmp(paths[lo].path, d->target_path) != 0)
+            return api_validation(r->err,
+                                  "deletes[%zu].files[%zu].data_file_path '%.300s' is not a file "
+                                  "this commit appends to %s.%s",
+                                  dv_entry[2 * i] - nappend_groups, dv_entry[2 * i + 1],
+                                  d->target_path, m->namespace_name, m->name);
+        d->append_index = paths[lo].index;
+    }
+    return 0;
+}
+
+/* One table from its groups' entries (keys, in request order): their
+ * files, vectors and expected uuids concatenated in that order. */
+static int merge_run(struct reader *r, const struct entry_key *keys, size_t n,
+                     size_t nappend_groups, struct commit_table *m)
+{
+    *m = *keys[0].t;
+    size_t nfiles = 0, ndvs = 0, nexpected = 0;
+    for (size_t k = 0; k < n; k++) {
+        nfiles += keys[k].t->nfiles;
+        ndvs += keys[k].t->ndvs;
+        nexpected += keys[k].t->nexpected;
+    }
+    /* Which group and index each vector came from, for its errors. */
+    size_t *dv_entry = arena_calloc(r->a, 2 * (ndvs ? ndvs : 1), sizeof *dv_entry);
+    if (!dv_entry)
+        return nomem(r);
+    if (n > 1) {
+        m->files = arena_calloc(r->a, nfiles ? nfiles : 1, sizeof *m->files);
+        m->dvs = arena_calloc(r->a, ndvs ? ndvs : 1, sizeof *m->dvs);
+        m->expected_uuids =
+            arena_calloc(r->a, nexpected ? nexpected : 1, sizeof *m->expected_uuids);
+        if (!m->files || !m->dvs || !m->expected_uuids)
+            return nomem(r);
+        m->nfiles = m->ndvs = m->nexpected = 0;
+        for (size_t k = 0; k < n; k++) {
+            const struct commit_table *t = keys[k].t;
+            if (t->nfiles)
+                memcpy(m->files + m->nfiles, t->files, t->nfiles * sizeof *t->files);
+            if (t->ndvs)
+                memcpy(m->dvs + m->ndvs, t->dvs, t->ndvs * sizeof *t->dvs);
+            if (t->nexpected)
+                memcpy(m->expected_uuids + m->nexpected, t->expected_uuids,
+                       t->nexpected * sizeof *t->expected_uuids);
+            m->nfiles += t->nfiles;
+            m->ndvs += t->ndvs;
+            m->nexpected += t->nexpected;
+            m->in_deletes |= t->in_deletes;
+        }
+    }
+    for (size_t k = 0, at = 0; k < n; k++)
+        for (size_t i = 0; i < keys[k].t->ndvs; i++, at++) {
+            dv_entry[2 * at] = keys[k].at;
+            dv_entry[2 * at + 1] = i;
+        }
+    return resolve_append_targets(r, m, dv_entry, nappend_groups);
+}
+
+/* Merges the entries naming the same table (namespace and name compared
+ * exactly), each table where its first group was: one sort, so a body of
+ * many groups costs n log n, not a search per group. The first
+ * nappend_groups entries are the appends groups, the rest the deletes
+ * groups, in request order. */
+static int merge_groups(struct reader *r, struct commit_request *c, size_t nappend_groups)
+{
+    size_t n = c->ntables;
+    if (n == 0)
+        return 0;
+    struct entry_key *keys = arena_calloc(r->a, n, sizeof *keys);
+    struct commit_table *merged = arena_calloc(r->a, n, sizeof *merged);
+    bool *first = arena_calloc(r->a, n, sizeof *first);
+    if (!keys || !merged || !first)
+        return nomem(r);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (struct entry_key){&c->tables[i], i};
+    qsort(keys, n, sizeof *keys, cmp_entry_keys);
+    for (size_t lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1;
+             hi < n && strcmp(keys[hi].t->namespace_name, keys[lo].t->namespace_name) == 0 &&
+             strcmp(keys[hi].t->name, keys[lo].t->name) == 0;
+             hi++)
+            ;
+        first[keys[lo].at] = true;
+        if (merge_run(r, keys + lo, hi - lo, nappend_groups, &merged[keys[lo].at]) != 0)
+            return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (first[i])
+            c->tables[k++] = merged[i];
+    c->ntables = k;
     return 0;
 }
 
@@ -651,15 +774,27 @@ int commit_request_parse(const json_t *body, const struct commit_rules *rules, s
         if (out->read_snapshot < 0)
             return api_validation(err, "read_snapshot must not be negative");
     }
+    const struct {
+        const char *member;
+        const json_t *value;
+    } texts[] = {{"author", author}, {"message", message}};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].value && json_is_string(texts[i].value) &&
+            json_string_length(texts[i].value) > COMMIT_MAX_TEXT_BYTES)
+            return api_validation(err, "%s must be at most %d bytes", texts[i].member,
+                                  COMMIT_MAX_TEXT_BYTES);
     if ((author && json_is_string(author) && !(out->author = dup_string(&r, author))) ||
         (message && json_is_string(message) && !(out->message = dup_string(&r, message))))
         return api_nomem(err);
     if (rules->refuses_appends && json_array_size(appends) > 0)
         return api_validation(err, "this endpoint takes no appends: it registers deletion "
                                    "vectors only");
-    size_t cap = 0;
-    if ((appends && json_is_array(appends) && read_groups(&r, appends, false, out, &cap) != 0) ||
-        (deletes && json_is_array(deletes) && read_groups(&r, deletes, true, out, &cap) != 0))
+    size_t cap = 0, nappend_groups;
+    if (appends && json_is_array(appends) && read_groups(&r, appends, false, out, &cap) != 0)
+        return -1;
+    nappend_groups = out->ntables;
+    if ((deletes && json_is_array(deletes) && read_groups(&r, deletes, true, out, &cap) != 0) ||
+        merge_groups(&r, out, nappend_groups) != 0)
         return -1;
     if (check_contents(out, err) != 0 || check_duplicate_paths(&r, out) != 0 ||
         check_endpoint(out, err) != 0)

@@ -27,6 +27,9 @@ enum {
 };
 
 #define COMMIT_MAX_RECORD_COUNT ((int64_t)1 << 48)
+/* The longest author and message, in bytes: they are read back with every
+ * snapshot page that holds their snapshot. */
+#define COMMIT_MAX_TEXT_BYTES 65536
 
 struct commit_stat {
     int64_t field_id;
@@ -65,6 +68,7 @@ struct commit_dv {
      * table's files. */
     bool targets_append;
     size_t append_index;
+    const char *target_path; /* that file's path, as named; NULL: named by id */
     const char *path;
     int64_t delete_count, file_size_bytes;
     /* The vector holds every row of its target, which the commit ends:

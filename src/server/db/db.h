@@ -169,7 +169,9 @@ void db_error_from(PGconn *pg, const PGresult *r, struct error *err);
  * abandoned or broken) is closed by the pool. Results are small; a batch
  * must not return more rows than the socket buffers hold before it is
  * read. */
-enum { DB_BATCH_MAX = 100 };
+/* Eight grouped commits of at most 13 statements and the group's four
+ * (commit_group.c, commit_batch.h). */
+enum { DB_BATCH_MAX = 108 };
 struct db_batch {
     struct db_conn *conn;
     int n;

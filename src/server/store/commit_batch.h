@@ -26,7 +26,7 @@
 enum {
     /* The statements one commit records for a group, at most: its check
      * and its writes are fixed in the source. */
-    STORE_COMMIT_RECORD_MAX = 12,
+    STORE_COMMIT_RECORD_MAX = 13,
     /* What a group's transaction adds around them: BEGIN, the lock
      * budget, the lock and COMMIT. */
     STORE_COMMIT_TXN_STMTS = 4,

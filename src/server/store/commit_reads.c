@@ -27,13 +27,15 @@
         "table_inserted_into") " OR" CHANGED_SINCE("table_deleted_from") ")"
 
 /* $1 catalog, $2/$3 the tables' names, $4 read_snapshot (NULL: none), $5
- * the ordinals of the guarded tables. */
+ * per table (in the names' order) 1 when it is guarded, else 0: a
+ * subscript per row, where a list of the guarded tables' ordinals was a
+ * search of it per row. */
 static const char live_tables_sql[] =
     "SELECT u.ord, t.table_id, t.table_uuid::text, s.spec_id,"
     " (SELECT count(*) FROM hog_partition_field f WHERE f.catalog_id = $1"
     "   AND f.table_id = t.table_id AND f.spec_id = s.spec_id),"
     " ts.next_row_id, ts.file_size_bytes," DDL_SINCE ","
-    " u.ord = ANY($5::bigint[]) AND" ROWS_SINCE LIVE_TABLES_FROM
+    " ($5::bigint[])[u.ord] = 1 AND" ROWS_SINCE LIVE_TABLES_FROM
     " JOIN hog_table t ON t.catalog_id = $1 AND t.table_id = v.table_id"
     "  AND t.dropped_snapshot IS NULL"
     " LEFT JOIN hog_partition_spec s ON s.catalog_id = $1 AND s.table_id = t.table_id"
@@ -54,13 +56,15 @@ static const char live_columns_sql[] =
     "  AND c.table_id = ANY (ARRAY(SELECT v.table_id" LIVE_TABLES_FROM "))"
     " ORDER BY c.table_id, c.field_id";
 
+/* Sorted by the target, for store_commit_dv_target's binary search. */
 static const char dv_targets_sql[] =
     "SELECT f.data_file_id, f.table_id, f.begin_snapshot, f.end_snapshot,"
     " f.record_count, d.delete_file_id, d.begin_snapshot, d.delete_count"
     " FROM hog_data_file f LEFT JOIN hog_delete_file d"
     "  ON d.catalog_id = f.catalog_id AND d.data_file_id = f.data_file_id"
     "  AND d.end_snapshot IS NULL"
-    " WHERE f.catalog_id = $1 AND f.data_file_id = ANY($2::bigint[])";
+    " WHERE f.catalog_id = $1 AND f.data_file_id = ANY($2::bigint[])"
+    " ORDER BY f.data_file_id";
 
 /* A queued path may still be deleted by the drain (retryable); a path any
  * file or DV row names, live or ended, is one object registered twice:
@@ -111,9 +115,8 @@ void store_commit_reads_table(struct store_commit_reads *r, const char *namespac
 {
     pg_array_str(&r->namespaces, namespace_name);
     pg_array_str(&r->names, name);
+    pg_array_i64(&r->guarded, guarded ? 1 : 0);
     r->ntables++;
-    if (guarded)
-        pg_array_i64(&r->guarded, (int64_t)r->ntables);
 }
 
 void store_commit_reads_path(struct store_commit_reads *r, const char *path, const char *kind)
@@ -254,13 +257,28 @@ void store_commit_live_table(const struct store_commit_batch *s, int at, int i,
     out->data_since_read = db_bool(r, i, 8);
 }
 
+/* The first row of r whose integer column col is not below v, the rows
+ * sorted by that column: a binary search, so a lookup per request item
+ * stays n log n over the request (a scan per item was quadratic in a
+ * body's deletion vectors). */
+static int first_row_at_least(const PGresult *r, int col, int64_t v)
+{
+    int lo = 0, hi = PQntuples(r);
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (db_i64(r, mid, col) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 int store_commit_columns_of(const struct store_commit_batch *s, int at, int64_t table_id,
                             int *first)
 {
     const PGresult *r = s->b.results[at];
-    int rows = PQntuples(r), start = 0;
-    while (start < rows && db_i64(r, start, 0) != table_id)
-        start++;
+    int rows = PQntuples(r), start = first_row_at_least(r, 0, table_id);
     int end = start;
     while (end < rows && db_i64(r, end, 0) == table_id)
         end++;
@@ -283,11 +301,8 @@ int store_commit_dv_target(const struct store_commit_batch *s, int at, int64_t d
                            struct store_commit_dv_target *out)
 {
     const PGresult *r = s->b.results[at];
-    int row = -1;
-    for (int k = 0; k < PQntuples(r); k++)
-        if (db_i64(r, k, 0) == data_file_id)
-            row = k;
-    if (row < 0)
+    int row = first_row_at_least(r, 0, data_file_id);
+    if (row == PQntuples(r) || db_i64(r, row, 0) != data_file_id)
         return 0;
     out->table_id = db_i64(r, row, 1);
     out->begin = db_i64(r, row, 2);

@@ -87,13 +87,19 @@ void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id
     pg_array_i64(&w->touched, table_id);
 }
 
-/* table_id's delta, or NULL. The last one first: a table's files come
- * together, after its change rows. */
+/* table_id's delta, or NULL. The search starts where the last one ended
+ * and goes round: a table's files come together, in the order of the
+ * tables' change rows (commit_writes.h), so each lookup is a step or two,
+ * not a pass over every table of the commit. */
 static struct store_commit_table_delta *delta_of(struct store_commit_writes *w, int64_t table_id)
 {
-    for (size_t i = w->ndeltas; i-- > 0;)
-        if (w->deltas[i].table_id == table_id)
+    for (size_t k = 0; k < w->ndeltas; k++) {
+        size_t i = (w->last_delta + k) % w->ndeltas;
+        if (w->deltas[i].table_id == table_id) {
+            w->last_delta = i;
             return &w->deltas[i];
+        }
+    }
     return NULL;
 }
 
@@ -101,7 +107,8 @@ void store_commit_writes_change(struct store_commit_writes *w, const char *kind,
 {
     pg_array_str(&w->change_kinds, kind);
     pg_array_i64(&w->change_ids, table_id);
-    if (delta_of(w, table_id))
+    /* A table's change rows come together (commit_writes.h). */
+    if (w->ndeltas && w->deltas[w->ndeltas - 1].table_id == table_id)
         return;
     if (w->ndeltas == w->deltas_cap) {
         size_t cap = w->deltas_cap ? 2 * w->deltas_cap : 4;
@@ -411,20 +418,28 @@ static int queue_receipt(struct store_commit_batch *s, struct store_commit_write
 
 /* The owner's claims on the commit's paths become registered; its other
  * active claims are released: the writer wrote nothing there (an object
- * there anyway is the orphan sweep's, after its grace). */
+ * there anyway is the orphan sweep's, after its grace). Two statements,
+ * each linear: the paths are joined to their claims one probe each, and
+ * what is still active after that is the rest (a `NOT path = ANY(...)`
+ * filter compared every active claim with every path, the array rebuilt
+ * per row: minutes, under the lock, for 100,000 of each). */
 static int queue_claims(struct store_commit_batch *s, struct store_commit_writes *w,
                         struct error *err)
 {
     const char *texts[] = {w->upload_owner};
     struct pg_array *paths[] = {&w->f_path, &w->d_path};
-    int at = queue_rows(s, w,
-                        "WITH used AS (UPDATE hog_upload SET state = 'registered'"
-                        "  WHERE catalog_id = $1 AND owner = $2::uuid AND state = 'active'"
-                        "  AND path = ANY($3::text[] || $4::text[]) RETURNING 1)"
-                        " DELETE FROM hog_upload WHERE catalog_id = $1 AND owner = $2::uuid"
-                        " AND state = 'active' AND NOT path = ANY($3::text[] || $4::text[])",
-                        false, texts, 1, paths, 2, "upload claims", err);
-    return at < 0 ? -1 : 0;
+    if (queue_rows(s, w,
+                   "UPDATE hog_upload u SET state = 'registered'"
+                   " FROM unnest($3::text[] || $4::text[]) AS p(path)"
+                   " WHERE u.catalog_id = $1 AND u.path = p.path AND u.owner = $2::uuid"
+                   " AND u.state = 'active'",
+                   false, texts, 1, paths, 2, "upload claims", err) < 0 ||
+        queue_rows(s, w,
+                   "DELETE FROM hog_upload WHERE catalog_id = $1 AND owner = $2::uuid"
+                   " AND state = 'active'",
+                   false, texts, 1, NULL, 0, "released upload claims", err) < 0)
+        return -1;
+    return 0;
 }
 
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,

@@ -90,6 +90,7 @@ struct store_commit_writes {
      * order they were named (the live totals: migration 14). */
     struct store_commit_table_delta *deltas;
     size_t ndeltas, deltas_cap;
+    size_t last_delta;                               /* where the last delta lookup ended */
     struct pg_array t_tid, t_recs, t_files, t_bytes; /* the deltas, as queued */
     bool unnamed_table; /* a file of a table with no change row: a caller's bug */
     bool overflow;      /* a delta's records or bytes passed int64 */
@@ -110,7 +111,9 @@ void store_commit_writes_free(struct store_commit_writes *w);
 /* A table the commit touches (the optimistic assertion's DDL check). */
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id);
 /* A change row of the new snapshot ("table_inserted_into", ...). A table's
- * files must come after its first change row (its totals delta). */
+ * change rows come together, and its files after them (its totals delta,
+ * found in O(1) when the tables' files come in the order of their change
+ * rows). */
 void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id);
 /* Advances table_id's row-id allocator and gross counters. */
 void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,

@@ -19,14 +19,18 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
                    : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
                      " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
                      " ORDER BY snapshot_id LIMIT $3)";
-    /* Each change row also carries its object's name as of the snapshot
+    /* The author and message come with a snapshot's first row only: a
+     * commit of many tables has a change row per table, and a copy of a
+     * long message in each was the reader's memory times the tables. Each
+     * change row also carries its object's name as of the snapshot
      * (a dropped table: its last name) and, for a data change, what that
      * snapshot added to the table: index probes per row, never a scan. */
     char query[3000];
     snprintf(
         query, sizeof query,
         "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
-        " p.schema_version, p.author, p.commit_message, c.kind, c.object_id,"
+        " p.schema_version, CASE WHEN row_number() OVER w = 1 THEN p.author END,"
+        " CASE WHEN row_number() OVER w = 1 THEN p.commit_message END, c.kind, c.object_id,"
         " CASE WHEN c.kind LIKE 'table%%' THEN (SELECT v.name FROM hog_table_version v"
         "  WHERE v.catalog_id = $1 AND v.table_id = c.object_id"
         "  AND v.begin_snapshot <= c.snapshot_id ORDER BY v.begin_snapshot DESC LIMIT 1)"
@@ -43,6 +47,7 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         " LEFT JOIN LATERAL (SELECT count(*) AS files FROM hog_delete_file x"
         "  WHERE x.catalog_id = $1 AND x.table_id = c.object_id"
         "  AND x.begin_snapshot = c.snapshot_id) d ON c.kind = 'table_deleted_from'"
+        " WINDOW w AS (PARTITION BY p.snapshot_id ORDER BY c.kind, c.object_id)"
         " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
         sql, descending ? "DESC" : "ASC");
     out->r = db_exec(db->pg, query, &p, err);

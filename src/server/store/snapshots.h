@@ -26,8 +26,8 @@ struct store_snapshot_row {
     int64_t snapshot_id;
     int64_t time_us; /* snapshot_time, microseconds since the epoch */
     int64_t schema_version;
-    const char *author;  /* NULL: none */
-    const char *message; /* NULL: none */
+    const char *author;  /* NULL: none, or not the snapshot's first row */
+    const char *message; /* NULL: none, or not the snapshot's first row */
     const char *kind;    /* the change row's kind; NULL: the snapshot has none */
     int64_t object_id;   /* the change row's object */
     const char *name;    /* its name at the snapshot; NULL: unknown (its rows are gone) */
