@@ -724,6 +724,92 @@ static void transaction_deletes_its_own_append(void **state)
 #undef TX_DV
 }
 
+/* ---- many vectors in one commit ---- */
+
+/* POSTs body (taken) to /commit; the snapshot. */
+static int64_t commit_json(json_t *body)
+{
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    assert_non_null(text);
+    struct http_result r;
+    api_send_text(&r, &st.srv, "POST", text, "/v1/catalogs/" CAT "/commit");
+    free(text);
+    expect_status(&r, 200);
+    int64_t snap = jint(r.json, "snapshot_id");
+    http_result_free(&r);
+    return snap;
+}
+
+/* A deletes commit of ns.many: vector k (in request order) targets file
+ * perm(k) of the NF files, deleting perm(k) + extra + 1 rows. */
+enum { MANY_FILES = 300 };
+static size_t many_perm(size_t k)
+{
+    return (k * 7 + 3) % MANY_FILES; /* 7 is prime to 300: a permutation */
+}
+
+static json_t *many_deletes(const int64_t *ids, size_t nvectors, int extra, const char *tag)
+{
+    json_t *files = json_array();
+    for (size_t k = 0; k < nvectors; k++) {
+        size_t f = many_perm(k);
+        char path[700];
+        snprintf(path, sizeof path, "%s/many/d%s-%03zu.puffin", data, tag, f);
+        json_array_append_new(files, json_pack("{s:I,s:s,s:I,s:i}", "data_file_id",
+                                               (json_int_t)ids[f], "path", path, "delete_count",
+                                               (json_int_t)(f + 1 + (size_t)extra),
+                                               "file_size_bytes", 10));
+    }
+    return json_pack("{s:I,s:[{s:s,s:s,s:o}]}", "read_snapshot", (json_int_t)head_of(CAT),
+                     "deletes", "namespace", NS, "table", "many", "files", files);
+}
+
+/* Hundreds of vectors in one commit, their targets out of request order:
+ * each finds its own target and that target's live vector (the read's
+ * rows are searched by id, not in request order). */
+static void many_vectors_find_their_targets(void **state)
+{
+    (void)state;
+    make("many");
+    json_t *files = json_array();
+    for (size_t f = 0; f < MANY_FILES; f++) {
+        char path[700];
+        snprintf(path, sizeof path, "%s/many/f%03zu.parquet", data, f);
+        json_array_append_new(files, json_pack("{s:s,s:i,s:i}", "path", path, "record_count", 1000,
+                                               "file_size_bytes", 100));
+    }
+    commit_json(json_pack("{s:[{s:s,s:s,s:o}]}", "appends", "namespace", NS, "table", "many",
+                          "files", files));
+    int64_t ids[MANY_FILES];
+    for (size_t f = 0; f < MANY_FILES; f++)
+        ids[f] =
+            sqli("SELECT data_file_id FROM hog_data_file WHERE path = '%s/many/f%03zu.parquet'",
+                 data, f);
+    commit_json(many_deletes(ids, MANY_FILES, 0, "a"));
+    /* Every vector's row names the file its path was written for, with
+     * the count meant for it. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_delete_file v JOIN hog_data_file d"
+                          " USING (catalog_id, data_file_id) WHERE v.path LIKE '%%/many/da-%%'"
+                          " AND substring(v.path from 'da-([0-9]+)') ="
+                          " substring(d.path from 'f([0-9]+)')"
+                          " AND v.delete_count = substring(d.path from 'f([0-9]+)')::int + 1"),
+                     MANY_FILES);
+    /* Half of them again, each deleting more: each supersedes its own
+     * file's live vector (a wrong one would end another's, or be refused
+     * for deleting fewer rows than its predecessor). */
+    commit_json(many_deletes(ids, MANY_FILES / 2, 5, "b"));
+    assert_int_equal(sqli("SELECT count(*) FROM hog_delete_file WHERE path LIKE '%%/many/da-%%'"
+                          " AND end_snapshot IS NOT NULL"),
+                     MANY_FILES / 2);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_delete_file v JOIN hog_data_file d"
+                          " USING (catalog_id, data_file_id) WHERE v.end_snapshot IS NULL"
+                          " AND d.path LIKE '%%/many/f%%' AND v.delete_count ="
+                          " substring(d.path from 'f([0-9]+)')::int + 1 +"
+                          " CASE WHEN v.path LIKE '%%/many/db-%%' THEN 5 ELSE 0 END"),
+                     MANY_FILES);
+}
+
 /* ---- explicit row ids ---- */
 
 /* An update of ns.ex: appends `records` rows keeping ids [lo, hi] (the
@@ -972,6 +1058,7 @@ int main(void)
         cmocka_unit_test(removes_file),
         cmocka_unit_test(compaction_does_not_conflict),
         cmocka_unit_test(transaction_deletes_its_own_append),
+        cmocka_unit_test(many_vectors_find_their_targets),
         cmocka_unit_test(explicit_row_ids),
         cmocka_unit_test(uploads_take_claims_of_the_key),
     };
