@@ -278,6 +278,24 @@ static void endpoints_refuse_what_they_lack(void **state)
     uuid_of("req", u);
     int64_t rs = head_of(CAT);
     int64_t size = put_dv("req/a.puffin", "req/a.parquet", 2);
+    /* A path or a partition value longer than a btree key may be is
+     * refused as such (an incompressible 3,000-byte path failed its index
+     * insert: a 500). */
+    char longest[3001];
+    uint32_t seed = 5;
+    for (size_t i = 0; i < sizeof longest - 1; i++) {
+        seed = seed * 1103515245u + 12345u;
+        longest[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(seed >> 16) % 36];
+    }
+    longest[sizeof longest - 1] = '\0';
+    refused_at("commit", 422, "validation", "longer than 2048",
+               "{'appends':[{'namespace':'" NS "','table':'req','files':[{'path':'@/req/%s',"
+               "'record_count':1,'file_size_bytes':1}]}]}",
+               longest);
+    refused_at("commit", 422, "validation", "partition_values[0] is 3000 bytes, longer than 2048",
+               "{'appends':[{'namespace':'" NS "','table':'req','files':[{'path':'@/req/p.parquet',"
+               "'record_count':1,'file_size_bytes':1,'partition_values':['%s']}]}]}",
+               longest);
     /* Groups of ns.req: one deletion vector, one empty, one appended
      * file; each with `uuid` members. */
 #define REQ_DV(uuid)                                                                               \

@@ -714,6 +714,29 @@ static void test_author_message_length(void **state)
     free(text);
 }
 
+/* A partition value: at most COMMIT_MAX_PARTITION_VALUE_BYTES (a btree
+ * key of the partition value lookup). */
+static void test_partition_value_length(void **state)
+{
+    (void)state;
+    char value[COMMIT_MAX_PARTITION_VALUE_BYTES + 2];
+    memset(value, 'v', sizeof value - 1);
+    value[COMMIT_MAX_PARTITION_VALUE_BYTES] = '\0';
+    json_t *body = js("{'appends':[{" NS_T ",'files':[" F1 "]}]}");
+    json_t *file = json_array_get(
+        json_object_get(json_array_get(json_object_get(body, "appends"), 0), "files"), 0);
+    json_object_set_new(file, "partition_values", json_pack("[s,n]", value));
+    struct commit_request c;
+    parse_ok(json_deep_copy(body), &c);
+    assert_int_equal(strlen(c.tables[0].files[0].partition_values[0]),
+                     COMMIT_MAX_PARTITION_VALUE_BYTES);
+    value[COMMIT_MAX_PARTITION_VALUE_BYTES] = 'v';
+    value[COMMIT_MAX_PARTITION_VALUE_BYTES + 1] = '\0';
+    json_object_set_new(file, "partition_values", json_pack("[s,n]", value));
+    parse_fails(422, "appends[0].files[0].partition_values[0] is 2049 bytes, longer than 2048",
+                body);
+}
+
 /* ---- bodies of many groups ---- */
 
 /* The shapes of a big body an attacker could send. */
@@ -1318,8 +1341,19 @@ static void test_check_path(void **state)
                 "file:///var/lib/hoglake/warehouse/demo2/f.parquet", false);
     expect_path("file:///var/lib/hoglake/warehouse/demo",
                 "file:///var/lib/hoglake/warehouse/demo/../demo2/f.parquet", false);
+    /* At most COMMIT_MAX_PATH_BYTES: a path is a btree key. */
+    char longest[COMMIT_MAX_PATH_BYTES + 2];
+    memset(longest, 'x', sizeof longest - 1);
+    memcpy(longest, "s3://b/p/", 9);
+    longest[COMMIT_MAX_PATH_BYTES] = '\0';
+    expect_path("s3://b/p", longest, true);
+    longest[COMMIT_MAX_PATH_BYTES] = 'x';
+    longest[COMMIT_MAX_PATH_BYTES + 1] = '\0';
+    expect_path("s3://b/p", longest, false);
     /* The detail says which rule and quotes the path; `what` names it. */
     struct api_error err = {0};
+    assert_int_equal(check_path("s3://b/p", longest, "file path", &err), -1);
+    assert_non_null(strstr(err.detail, "is 2049 bytes, longer than 2048"));
     assert_int_equal(check_path("s3://b/p", "s3://b/q/x", "deletion vector path", &err), -1);
     assert_non_null(strstr(err.detail, "deletion vector path 's3://b/q/x' is not under the "
                                        "catalog's data_path 's3://b/p'"));
@@ -1459,6 +1493,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merge_many_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_groups_scale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_author_message_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partition_value_length, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endpoint_requirements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_uploads_owner_is_the_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_delete_targets, setup, teardown),

@@ -188,6 +188,10 @@ static int read_file(struct reader *r, const json_t *obj, struct commit_file *f)
             if (!json_is_string(v))
                 return api_bad_request(r->err, "%s.partition_values[%zu] must be a string or null",
                                        r->where, i);
+            if (json_string_length(v) > COMMIT_MAX_PARTITION_VALUE_BYTES)
+                return api_validation(
+                    r->err, "%s.partition_values[%zu] is %zu bytes, longer than %d", r->where, i,
+                    json_string_length(v), COMMIT_MAX_PARTITION_VALUE_BYTES);
             if (!(f->partition_values[i] = dup_string(r, v)))
                 return nomem(r);
         }
@@ -842,6 +846,10 @@ static bool path_text_ok(const char *s)
 
 int commit_check_path(const char *data_path, const char *path, const char *what, struct error *err)
 {
+    size_t len = strlen(path);
+    if (len > COMMIT_MAX_PATH_BYTES)
+        return error_fail(err, ERR_INVALID, "%s '%.300s...' is %zu bytes, longer than %d", what,
+                          path, len, COMMIT_MAX_PATH_BYTES);
     size_t dl = strlen(data_path);
     while (dl > 0 && data_path[dl - 1] == '/')
         dl--; /* a data_path may end in '/' */

@@ -30,6 +30,13 @@ enum {
 /* The longest author and message, in bytes: they are read back with every
  * snapshot page that holds their snapshot. */
 #define COMMIT_MAX_TEXT_BYTES 65536
+/* The longest path and partition value, in bytes: each is a key of a
+ * btree index (hog_data_file_path, hog_upload's, the partition value
+ * lookup), whose entries hold at most 2,704 bytes; longer text failed the
+ * insert (a 500). A path covers an S3 key (at most 1,024 bytes) under its
+ * bucket and data path. */
+#define COMMIT_MAX_PATH_BYTES 2048
+#define COMMIT_MAX_PARTITION_VALUE_BYTES 2048
 
 struct commit_stat {
     int64_t field_id;
@@ -149,8 +156,8 @@ int commit_request_parse(const json_t *body, const struct commit_rules *rules, s
 
 /* 0 when `path` lies under data_path as the contract requires (prefix plus
  * '/', no whitespace or control characters, a non-empty relative part
- * without empty, "." or ".." segments); ERR_INVALID naming `what`
- * otherwise. The commit checks its paths against its catalog with it. */
+ * without empty, "." or ".." segments, at most COMMIT_MAX_PATH_BYTES);
+ * ERR_INVALID naming `what` otherwise. The commit checks its paths against its catalog with it. */
 int commit_check_path(const char *data_path, const char *path, const char *what, struct error *err);
 
 #endif
