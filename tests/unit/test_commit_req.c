@@ -1222,6 +1222,15 @@ static void test_pending_delete_targets(void **state)
     parse_fails_at(&commit_rules_transaction, 422, "is not a file this commit appends to ns.u",
                    js(TXN(APPEND2, "{'namespace':'ns','table':'u'," UUID_T
                                    ",'files':[" PENDING_DV("0", "s3://b/p/2") "]}")));
+    /* The refusal names the vector where the request had it, whatever the
+     * merge made of its groups. */
+    parse_fails_at(&commit_rules_transaction, 422,
+                   "deletes[1].files[1].data_file_path 's3://b/p/9' is not a file this commit "
+                   "appends to ns.t",
+                   js(TXN(APPEND2, DEL_GROUP(DV7) "," DEL_GROUP(
+                                       "{'data_file_id':8,'path':'s3://b/p/e.puffin',"
+                                       "'delete_count':1,'file_size_bytes':5}," PENDING_DV(
+                                           "0", "s3://b/p/9")))));
     /* Nor is a path only given as another deletion vector's. */
     parse_fails_at(&commit_rules_transaction, 422, "is not a file this commit appends to ns.t",
                    js(TXN(APPEND2, DEL_GROUP(DV7 "," PENDING_DV("0", "s3://b/p/d.puffin")))));

@@ -377,15 +377,18 @@ struct entry_key {
     size_t at;
 };
 
+/* Orders entries by namespace, then name (compared exactly). */
+static int cmp_table_names(const struct commit_table *x, const struct commit_table *y)
+{
+    int c = strcmp(x->namespace_name, y->namespace_name);
+    return c ? c : strcmp(x->name, y->name);
+}
+
 static int cmp_entry_keys(const void *a, const void *b)
 {
     const struct entry_key *x = a, *y = b;
-    int c = strcmp(x->t->namespace_name, y->t->namespace_name);
-    if (c == 0)
-        c = strcmp(x->t->name, y->t->name);
-    if (c == 0)
-        c = (x->at > y->at) - (x->at < y->at);
-    return c;
+    int c = cmp_table_names(x->t, y->t);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
 /* An appended file's path, for finding a deletion vector's target. */
@@ -401,13 +404,28 @@ static int cmp_path_keys(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Points each deletion vector of m that names its target by path at the
- * first of m's appended files with that path; dv_entry[2i] and
- * dv_entry[2i + 1] are the entry (group) and the index in it vector i
- * came from, for its error. A sorted index, not a search per vector: a
- * body may hold many of both. */
-static int resolve_append_targets(struct reader *r, struct commit_table *m, const size_t *dv_entry,
-                                  size_t nappend_groups)
+/* Where merged vector i of a table came from: its deletes group (the
+ * entry's position less the appends groups before it) and its index in
+ * that group, for its error. keys: the table's entries, in request
+ * order. */
+static void dv_source(const struct entry_key *keys, size_t n, size_t nappend_groups, size_t i,
+                      size_t *group, size_t *index)
+{
+    size_t k = 0;
+    while (k + 1 < n && i >= keys[k].t->ndvs) {
+        i -= keys[k].t->ndvs;
+        k++;
+    }
+    *group = keys[k].at - nappend_groups;
+    *index = i;
+}
+
+/* Points each deletion vector of m (merged from its entries, keys) that
+ * names its target by path at the first of m's appended files with that
+ * path. A sorted index, not a search per vector: a body may hold many of
+ * both. */
+static int resolve_append_targets(struct reader *r, struct commit_table *m,
+                                  const struct entry_key *keys, size_t n, size_t nappend_groups)
 {
     struct path_key *paths = NULL;
     for (size_t i = 0; i < m->ndvs; i++) {
@@ -431,12 +449,14 @@ static int resolve_append_targets(struct reader *r, struct commit_table *m, cons
             else
                 hi = mid;
         }
-        if (lo == m->nfiles || strcmp(paths[lo].path, d->target_path) != 0)
+        if (lo == m->nfiles || strcmp(paths[lo].path, d->target_path) != 0) {
+            size_t group, index;
+            dv_source(keys, n, nappend_groups, i, &group, &index);
             return api_validation(r->err,
                                   "deletes[%zu].files[%zu].data_file_path '%.300s' is not a file "
                                   "this commit appends to %s.%s",
-                                  dv_entry[2 * i] - nappend_groups, dv_entry[2 * i + 1],
-                                  d->target_path, m->namespace_name, m->name);
+                                  group, index, d->target_path, m->namespace_name, m->name);
+        }
         d->append_index = paths[lo].index;
     }
     return 0;
@@ -454,10 +474,6 @@ static int merge_run(struct reader *r, const struct entry_key *keys, size_t n,
         ndvs += keys[k].t->ndvs;
         nexpected += keys[k].t->nexpected;
     }
-    /* Which group and index each vector came from, for its errors. */
-    size_t *dv_entry = arena_calloc(r->a, 2 * (ndvs ? ndvs : 1), sizeof *dv_entry);
-    if (!dv_entry)
-        return nomem(r);
     if (n > 1) {
         m->files = arena_calloc(r->a, nfiles ? nfiles : 1, sizeof *m->files);
         m->dvs = arena_calloc(r->a, ndvs ? ndvs : 1, sizeof *m->dvs);
@@ -481,12 +497,7 @@ static int merge_run(struct reader *r, const struct entry_key *keys, size_t n,
             m->in_deletes |= t->in_deletes;
         }
     }
-    for (size_t k = 0, at = 0; k < n; k++)
-        for (size_t i = 0; i < keys[k].t->ndvs; i++, at++) {
-            dv_entry[2 * at] = keys[k].at;
-            dv_entry[2 * at + 1] = i;
-        }
-    return resolve_append_targets(r, m, dv_entry, nappend_groups);
+    return resolve_append_targets(r, m, keys, n, nappend_groups);
 }
 
 /* Merges the entries naming the same table (namespace and name compared
@@ -508,10 +519,7 @@ static int merge_groups(struct reader *r, struct commit_request *c, size_t nappe
         keys[i] = (struct entry_key){&c->tables[i], i};
     qsort(keys, n, sizeof *keys, cmp_entry_keys);
     for (size_t lo = 0, hi; lo < n; lo = hi) {
-        for (hi = lo + 1;
-             hi < n && strcmp(keys[hi].t->namespace_name, keys[lo].t->namespace_name) == 0 &&
-             strcmp(keys[hi].t->name, keys[lo].t->name) == 0;
-             hi++)
+        for (hi = lo + 1; hi < n && cmp_table_names(keys[hi].t, keys[lo].t) == 0; hi++)
             ;
         first[keys[lo].at] = true;
         if (merge_run(r, keys + lo, hi - lo, nappend_groups, &merged[keys[lo].at]) != 0)

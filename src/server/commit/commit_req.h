@@ -157,7 +157,8 @@ int commit_request_parse(const json_t *body, const struct commit_rules *rules, s
 /* 0 when `path` lies under data_path as the contract requires (prefix plus
  * '/', no whitespace or control characters, a non-empty relative part
  * without empty, "." or ".." segments, at most COMMIT_MAX_PATH_BYTES);
- * ERR_INVALID naming `what` otherwise. The commit checks its paths against its catalog with it. */
+ * ERR_INVALID naming `what` otherwise. The commit checks its paths against
+ * its catalog with it. */
 int commit_check_path(const char *data_path, const char *path, const char *what, struct error *err);
 
 #endif

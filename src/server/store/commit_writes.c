@@ -419,8 +419,9 @@ static int queue_receipt(struct store_commit_batch *s, struct store_commit_write
 /* The owner's claims on the commit's paths become registered; its other
  * active claims are released: the writer wrote nothing there (an object
  * there anyway is the orphan sweep's, after its grace). Two statements,
- * each linear: the paths are joined to their claims one probe each, and
- * what is still active after that is the rest (a `NOT path = ANY(...)`
+ * each linear: the paths are joined to their claims (a probe per path, or
+ * one hash of the catalog's claims, as the planner's statistics choose),
+ * and what is still active after that is the rest (a `NOT path = ANY(...)`
  * filter compared every active claim with every path, the array rebuilt
  * per row: minutes, under the lock, for 100,000 of each). */
 static int queue_claims(struct store_commit_batch *s, struct store_commit_writes *w,

@@ -635,20 +635,21 @@ int store_table_truncate(struct store_ddl at, int64_t table_id, struct error *er
                     err);
 }
 
+/* $1 catalog, $2 table, $3 snapshot: the first DDL on the table after $3,
+ * the first of each kind (change_probe.h); least() skips the kinds that
+ * have none. */
+/* clang-format off */
+static const char ddl_after_sql[] =
+    "SELECT least("
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_created", "$3") ","
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_altered", "$3") ","
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_dropped", "$3") ")";
+/* clang-format on */
+
 int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t after,
                           int64_t *first, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id, after);
-    /* The first of each kind (change_probe.h); least() skips the kinds
-     * that have none. */
-    return db_scalar_i64(
-        db->pg,
-        "SELECT least(" STORE_FIRST_CHANGE_AFTER(
-            "$1", "$2", "table_created",
-            "$3") "," STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_altered",
-                                               "$3") "," STORE_FIRST_CHANGE_AFTER("$1", "$2",
-                                                                                  "table_dropped",
-                                                                                  "$3") ")",
-        &p, first, err);
+    return db_scalar_i64(db->pg, ddl_after_sql, &p, first, err);
 }
