@@ -34,6 +34,7 @@ const char *bound_fix_name(enum bound_fix f)
     case BOUND_DROP_UNDECODABLE: return "undecodable";
     case BOUND_DROP_NAN: return "nan";
     case BOUND_DROP_INVERTED: return "inverted";
+    case BOUND_DROP_TOO_LONG: return "too_long";
     }
     return "unknown";
 }
@@ -285,6 +286,8 @@ int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *
 enum bound_fix bound_sanitize(enum lake_type t, int precision, int scale, enum bound_role role,
                               uint8_t *b, size_t *n)
 {
+    if (*n > BOUND_MAX_BYTES)
+        return BOUND_DROP_TOO_LONG;
     if (bound_check(t, precision, scale, b, *n, NULL) != 0)
         return BOUND_DROP_UNDECODABLE;
     switch (t) {

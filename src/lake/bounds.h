@@ -24,6 +24,12 @@
 
 enum bound_role { BOUND_LOWER, BOUND_UPPER };
 
+/* A longer bound (a string, json or binary column's) is dropped: it is
+ * stored with its file and sent with every scan page that holds the file,
+ * and one that long seldom prunes anything. The Parquet writer leaves such
+ * bounds out of its statistics for the same reason. */
+enum { BOUND_MAX_BYTES = 4096 };
+
 /* What bound_sanitize did to one bound. */
 enum bound_fix {
     BOUND_KEEP,             /* stored as sent */
@@ -31,10 +37,12 @@ enum bound_fix {
                              * a decimal/uint64 re-encoded in minimal form */
     BOUND_DROP_UNDECODABLE, /* not a bound of the column type */
     BOUND_DROP_NAN,         /* a float/double NaN: never stored */
-    BOUND_DROP_INVERTED     /* lower > upper in the type's order: both dropped */
+    BOUND_DROP_INVERTED,    /* lower > upper in the type's order: both dropped */
+    BOUND_DROP_TOO_LONG     /* longer than BOUND_MAX_BYTES */
 };
 
-/* "keep", "canonical", "undecodable", "nan", "inverted" (metric labels). */
+/* "keep", "canonical", "undecodable", "nan", "inverted", "too_long"
+ * (metric labels). */
 const char *bound_fix_name(enum bound_fix f);
 
 /* False for variant, list, struct and map: they have no bounds. */
@@ -86,7 +94,8 @@ int bound_check(enum lake_type t, int precision, int scale, const uint8_t *b, si
  * the result is a deterministic byte order, never a crash. */
 int bound_compare(enum lake_type t, const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
 
-/* What the server applies to each incoming bound before storing it. b is
+/* What the server applies to each incoming bound before storing it: one
+ * longer than BOUND_MAX_BYTES is dropped before it is read. b is
  * rewritten in place (never longer) and *n updated on BOUND_CANONICAL:
  * a float/double zero becomes -0.0 as a lower bound and +0.0 as an upper
  * bound; a decimal/uint64 in non-minimal form is re-encoded minimal. */

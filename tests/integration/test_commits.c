@@ -299,6 +299,34 @@ static void stats_are_stored_and_sanitized(void **state)
                " data_file_id = %lld",
                (long long)f);
     assert_int_equal(metric("hoglake_stats_repaired_total{source=\"commit\"} ") - before, 1);
+    /* A bound of s (3) longer than 4,096 bytes is dropped; one of 4,096
+     * bytes is kept, with the other side. */
+    char keep[5500] = "", drop[5500] = "";
+    for (int i = 0; i < 1365; i++) {
+        strcat(keep, "YWFh"); /* "aaa" */
+        strcat(drop, "YWFh");
+    }
+    strcat(keep, "YQ=="); /* 4,096 a's */
+    strcat(drop, "YWE="); /* 4,097 */
+    before = metric("hoglake_stats_repaired_total{source=\"commit\"} ");
+    commit_ok("{'appends':[{'namespace':'" NS "','table':'events','files':[{'path':'" DATA
+              "/st/3.parquet','record_count':2,'file_size_bytes':100,'column_stats':["
+              "{'field_id':3,'value_count':2,'null_count':0,'lower_bound':'%s',"
+              "'upper_bound':'Yg=='}]}]},{'namespace':'" NS "','table':'events','files':[{"
+              "'path':'" DATA "/st/4.parquet','record_count':2,'file_size_bytes':100,"
+              "'column_stats':[{'field_id':3,'value_count':2,'null_count':0,'lower_bound':'%s',"
+              "'upper_bound':'Yg=='}]}]}]}",
+              drop, keep);
+    expect_sql("<null>|\\x62",
+               "SELECT coalesce(octet_length(lower_bound)::text, '<null>') || '|' ||"
+               " upper_bound::text FROM hog_file_column_stats WHERE field_id = 3 AND"
+               " data_file_id = %lld",
+               (long long)file_id(DATA "/st/3.parquet"));
+    expect_sql("4096|\\x62",
+               "SELECT octet_length(lower_bound) || '|' || upper_bound::text FROM"
+               " hog_file_column_stats WHERE field_id = 3 AND data_file_id = %lld",
+               (long long)file_id(DATA "/st/4.parquet"));
+    assert_int_equal(metric("hoglake_stats_repaired_total{source=\"commit\"} ") - before, 1);
 }
 
 static void stats_refusals(void **state)

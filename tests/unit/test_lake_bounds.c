@@ -827,6 +827,31 @@ static void test_pairs(void **state)
     }
 }
 
+/* A bound longer than BOUND_MAX_BYTES is dropped, whatever it holds; one
+ * of exactly that length is kept. Each side is judged alone. */
+static void test_long_bounds(void **state)
+{
+    (void)state;
+    static uint8_t lower[BOUND_MAX_BYTES + 1], upper[BOUND_MAX_BYTES + 1];
+    memset(lower, 'a', sizeof lower);
+    memset(upper, 'b', sizeof upper);
+    static const enum lake_type types[] = {LT_STRING, LT_JSON, LT_BINARY};
+    for (size_t i = 0; i < ARRAY_LEN(types); i++) {
+        struct bound_slot lo = {lower, BOUND_MAX_BYTES + 1, true, BOUND_KEEP};
+        struct bound_slot up = {upper, BOUND_MAX_BYTES, true, BOUND_KEEP};
+        assert_int_equal(bound_sanitize_pair(types[i], 0, 0, &lo, &up), 1);
+        assert_int_equal(lo.fix, BOUND_DROP_TOO_LONG);
+        assert_false(lo.present);
+        assert_int_equal(up.fix, BOUND_KEEP);
+        assert_true(up.present);
+        assert_int_equal(up.len, BOUND_MAX_BYTES);
+        size_t n = BOUND_MAX_BYTES + 1;
+        assert_int_equal(bound_sanitize(types[i], 0, 0, BOUND_UPPER, upper, &n),
+                         BOUND_DROP_TOO_LONG);
+    }
+    assert_string_equal(bound_fix_name(BOUND_DROP_TOO_LONG), "too_long");
+}
+
 /* ---- JSON rendering beyond the vectors ---- */
 
 static char *render(enum lake_type t, int p, int s, const char *hex)
@@ -1299,6 +1324,7 @@ int main(void)
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_json_temporals_and_text),
         cmocka_unit_test(test_encode_text),
+        cmocka_unit_test(test_long_bounds),
         cmocka_unit_test(test_jsonnum),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_timefmt_java),
