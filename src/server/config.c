@@ -107,6 +107,9 @@ static const struct option_def options[] = {
             3600000, "how long one statement of a read (GET) may run (default 15000)"),
     INT_OPT("page-size-max", "HOGLAKE_PAGE_SIZE_MAX", page_size_max, 1, 1000000,
             "most entries one page of files, scan or changes holds (default 10000)"),
+    INT_OPT("page-bytes-max", "HOGLAKE_PAGE_BYTES_MAX", page_bytes_max, 1, 1073741824,
+            "stored bytes of column statistics and split offsets past which a files or scan\n"
+            "page ends early (default 16777216)"),
     STR_OPT("file-roots", "HOGLAKE_FILE_ROOTS", file_roots,
             "directories (':'-separated) under which file:// catalogs may lie; a data_path\n"
             "elsewhere gets 422 data_path_not_allowed (default: the warehouse directory)"),
@@ -227,6 +230,7 @@ static void set_defaults(struct config *cfg)
     cfg->max_client_connections = 1024;
     cfg->statement_timeout_ms = 15000;
     cfg->page_size_max = 10000;
+    cfg->page_bytes_max = 16 << 20;
     snprintf(cfg->user, sizeof cfg->user, "hoglake");
     cfg->log_level = LOG_INFO;
     cfg->expire_interval_ms = 3600000;

@@ -57,6 +57,7 @@ struct config {
     int max_client_connections; /* from one client address */
     int statement_timeout_ms;   /* every statement of a read (GET) */
     int page_size_max;          /* files, scan and changes pages */
+    int page_bytes_max;         /* statistics and split offsets of a files or scan page */
     int db_pool_size;
     int request_threads;
     int commit_lock_timeout_ms; /* 0 = unbounded */

@@ -1699,6 +1699,137 @@ static void page_size_max_caps_pages(void **state)
     test_server_stop(&small);
 }
 
+/* ---- --page-bytes-max ---- */
+
+/* Walks every page of GET `path` on server `s` (limit 10000, so only the
+ * byte budget ends a page) and checks each against the stored bytes of
+ * its files (`weight`, an SQL expression over hog_data_file): the files
+ * before a page's last one weigh less than the budget, and a page that is
+ * not the last weighs at least the budget (the next file would have
+ * fitted otherwise). Each file must carry `member` (its statistics or
+ * offsets, never dropped for the budget) when `with` says so. Returns
+ * every page's files in order, and *npages the count. */
+static json_t *budget_pages(struct test_server *s, const char *path, int64_t budget,
+                            const char *weight, const char *member, const char *with, int *npages)
+{
+    json_t *all = json_array();
+    char *token = NULL;
+    *npages = 0;
+    do {
+        char sep = strchr(path, '?') ? '&' : '?';
+        json_t *page = token ? api_get_json(s, "%s%climit=10000&page_token=%s", path, sep, token)
+                             : api_get_json(s, "%s%climit=10000", path, sep);
+        free(token);
+        token = next_token_of(page);
+        const json_t *files = files_of(page);
+        size_t n = json_array_size(files);
+        assert_true(n > 0);
+        int64_t before_last = 0, total = 0;
+        for (size_t i = 0; i < n; i++) {
+            const json_t *df = data_file_of(json_array_get(files, i));
+            long long id = (long long)jint(df, "data_file_id");
+            int64_t w = sqli("SELECT %s FROM hog_data_file WHERE data_file_id = %lld", weight, id);
+            if (i + 1 < n)
+                before_last += w;
+            total += w;
+            if (sqli("SELECT (%s)::int FROM hog_data_file WHERE data_file_id = %lld", with, id))
+                assert_non_null(json_object_get(df, member));
+            json_array_append(all, json_array_get(files, i));
+        }
+        if (before_last >= budget)
+            fail_msg("%s page %d: %lld bytes before its last file, budget %lld", path, *npages,
+                     (long long)before_last, (long long)budget);
+        if (token && total < budget)
+            fail_msg("%s page %d: ended at %lld bytes, under the budget %lld", path, *npages,
+                     (long long)total, (long long)budget);
+        json_decref(page);
+        ++*npages;
+    } while (token);
+    return all;
+}
+
+/* The same files, in the same order, as one page of the default server. */
+static void expect_same_files(json_t *paged, const char *path)
+{
+    json_t *whole = get_ok("%s%climit=10000", path, strchr(path, '?') ? '&' : '?');
+    assert_null(next_token_of(whole));
+    if (!json_equal(paged, files_of(whole))) {
+        char *a = json_dumps(paged, JSON_COMPACT), *b = json_dumps(files_of(whole), JSON_COMPACT);
+        fail_msg("%s under the byte budget:\n%s\nin one page:\n%s", path, a, b);
+    }
+    json_decref(whole);
+    json_decref(paged);
+}
+
+/* A page ends before the file that would take its statistics, split
+ * offsets or ordering statistics to --page-bytes-max; a file alone over
+ * it still makes a page; the pages hold every file once, complete. */
+static void page_bytes_max_ends_pages(void **state)
+{
+    (void)state;
+    char cols[4096];
+    size_t n = (size_t)sprintf(cols, "{'name':'heavy','columns':[");
+    for (int i = 1; i <= 50; i++)
+        n += (size_t)sprintf(cols + n, "%s{'name':'c%d','type':'long'}", i > 1 ? "," : "", i);
+    sprintf(cols + n, "],'sort_fields':[{'source_field_id':1}]}");
+    int64_t snap = create_table(cols);
+    long long c = (long long)cat_id(CAT), tid = (long long)table_id_of(CAT, NS, "heavy");
+    /* 40 files; file g has statistics for columns 1..k, k from 1 to 50
+     * (about 14 bytes a column), and 20 * (g % 5) split offsets. */
+    long long base = (long long)sqli("UPDATE hog_catalog SET next_file_id = next_file_id + 40"
+                                     " WHERE catalog_id = %lld RETURNING next_file_id - 40",
+                                     c);
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,"
+             " record_count, file_size_bytes, row_id_start, stats_state, split_offsets)"
+             " SELECT %lld, %lld + g, %lld, %lld, '" DATA "/heavy/' || g, 1, 1000000 - g, g,"
+             " 'provided', (SELECT array_agg(x * 10) FROM generate_series(1, 20 * (g %% 5)) x)"
+             " FROM generate_series(0, 39) g",
+             c, base, tid, (long long)snap);
+    sql_exec("UPDATE hog_data_file d SET column_stats = (SELECT '\\x01'::bytea"
+             " || string_agg(hog_column_stats_entry(f, 1, 0, NULL, NULL,"
+             " '\\x0100000000000000'::bytea, '\\x0200000000000000'::bytea), ''::bytea ORDER BY f)"
+             " FROM generate_series(1, 1 + (d.data_file_id - %lld) * 7 %% 50) f)"
+             " WHERE catalog_id = %lld AND table_id = %lld",
+             base, c, tid);
+    const int64_t budget = 600;
+    struct test_server small;
+    const char *extra[] = {"--page-bytes-max", "600", NULL};
+    test_server_start(&small, &db, extra);
+    static const struct {
+        const char *path, *weight, *member, *with;
+        int min_pages;
+    } cases[] = {
+        {TBL "heavy/scan?include=column_stats", "octet_length(column_stats)", "column_stats",
+         "true", 20},
+        {TBL "heavy/scan?include=split_offsets", "8 * coalesce(cardinality(split_offsets), 0)",
+         "split_offsets", "split_offsets IS NOT NULL", 10},
+        {TBL "heavy/scan?include=column_stats,split_offsets",
+         "octet_length(column_stats) + 8 * coalesce(cardinality(split_offsets), 0)", "column_stats",
+         "true", 20},
+        /* The listing carries the statistics of a sorted table's lead. */
+        {TBL "heavy/files", "octet_length(column_stats)", "ordering_bounds", "true", 20},
+        {TBL "heavy/files?sort=size", "octet_length(column_stats)", "ordering_bounds", "true", 20},
+        /* Without them, nothing weighs: one page. */
+        {TBL "heavy/scan", "0", "data_file_id", "true", 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int pages;
+        json_t *all = budget_pages(&small, cases[k].path, budget, cases[k].weight, cases[k].member,
+                                   cases[k].with, &pages);
+        if (pages < cases[k].min_pages || (cases[k].min_pages == 1 && pages != 1))
+            fail_msg("%s: %d pages", cases[k].path, pages);
+        assert_int_equal(json_array_size(all), 40);
+        expect_same_files(all, cases[k].path);
+    }
+    /* An offset counts the budget from the first file it returns. */
+    json_t *page = api_get_json(&small, TBL "heavy/files?offset=30&limit=10000");
+    int64_t first = jint(data_file_of(json_array_get(files_of(page), 0)), "data_file_id");
+    assert_int_equal(first, base + 30);
+    assert_true(json_array_size(files_of(page)) > 1);
+    json_decref(page);
+    test_server_stop(&small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1719,6 +1850,7 @@ int main(void)
         cmocka_unit_test(tokens_pin_the_snapshot),
         cmocka_unit_test(page_token_errors),
         cmocka_unit_test(page_size_max_caps_pages),
+        cmocka_unit_test(page_bytes_max_ends_pages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

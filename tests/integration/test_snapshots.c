@@ -619,6 +619,121 @@ static void data_changes_carry_names_and_counts(void **state)
     json_decref(p);
 }
 
+/* What a snapshot weighs against --page-bytes-max, from its rows. */
+static int64_t snapshot_weight(int64_t catalog, int64_t id)
+{
+    return sqli("SELECT coalesce(octet_length(author), 0) + coalesce(octet_length(commit_message),"
+                " 0) + 128 * (SELECT count(*) FROM hog_snapshot_change c WHERE c.catalog_id = %lld"
+                " AND c.snapshot_id = %lld) FROM hog_snapshot WHERE catalog_id = %lld"
+                " AND snapshot_id = %lld",
+                (long long)catalog, (long long)id, (long long)catalog, (long long)id);
+}
+
+/* Every page of the log on server s in one direction (limit 10000: only
+ * the byte budget ends a page), each checked against the snapshots'
+ * weights: those before a page's last weigh less than the budget, and a
+ * page with more after it weighs at least the budget. Each snapshot keeps
+ * its message and all its change rows. Returns all pages' snapshots. */
+static json_t *budget_log(struct test_server *s, const char *cat, bool backwards, int64_t budget,
+                          int *npages)
+{
+    int64_t c = cat_id(cat);
+    json_t *all = json_array();
+    int64_t cursor = backwards ? head_of(cat) + 1 : 0;
+    bool more = true;
+    for (*npages = 0; more; ++*npages) {
+        struct http_result r;
+        api_get(&r, s, "/v1/catalogs/%s/snapshots?limit=10000&%s=%lld", cat,
+                backwards ? "before" : "after", (long long)cursor);
+        expect_status(&r, 200);
+        json_t *snaps = json_object_get(r.json, "snapshots");
+        more = json_is_true(json_object_get(r.json, "has_more"));
+        size_t n = json_array_size(snaps);
+        assert_true(n > 0);
+        int64_t before_last = 0, total = 0;
+        for (size_t i = 0; i < n; i++) {
+            json_t *snap = json_array_get(snaps, i);
+            int64_t id = jint(snap, "snapshot_id"), w = snapshot_weight(c, id);
+            total += w;
+            before_last += i + 1 < n ? w : 0;
+            assert_int_equal(json_array_size(json_object_get(snap, "changes")),
+                             sqli("SELECT count(*) FROM hog_snapshot_change WHERE catalog_id ="
+                                  " %lld AND snapshot_id = %lld",
+                                  (long long)c, (long long)id));
+            if (sqli("SELECT (commit_message IS NOT NULL)::int FROM hog_snapshot WHERE"
+                     " catalog_id = %lld AND snapshot_id = %lld",
+                     (long long)c, (long long)id))
+                assert_non_null(json_object_get(snap, "message"));
+            json_array_append(all, snap);
+            cursor = id;
+        }
+        if (before_last >= budget || (more && total < budget))
+            fail_msg("page %d of %s: %lld bytes before its last snapshot, %lld in all, budget"
+                     " %lld, has_more %d",
+                     *npages, cat, (long long)before_last, (long long)total, (long long)budget,
+                     more);
+        http_result_free(&r);
+    }
+    return all;
+}
+
+/* The log's pages end before the snapshot that would take their authors,
+ * messages and change rows past --page-bytes-max (a snapshot alone over
+ * it still makes a page), in both directions, and together they are the
+ * log a single page gives. */
+static void page_bytes_end_pages(void **state)
+{
+    (void)state;
+    make_catalog(&srv, "snap-heavy");
+    make_namespace(&srv, "snap-heavy", "web");
+    for (int t = 0; t < 3; t++) {
+        char name[8];
+        snprintf(name, sizeof name, "t%d", t);
+        json_decref(
+            make_table(&srv, "snap-heavy", "web", name, "[{\"name\":\"x\",\"type\":\"int\"}]"));
+    }
+    /* Messages of 100 to 1,900 bytes; every third commit appends to all
+     * three tables (three change rows). */
+    for (int k = 1; k <= 12; k++) {
+        char message[2000], body[4096];
+        memset(message, 'm', sizeof message);
+        message[100 + (k * 700) % 1800] = '\0';
+        int n = snprintf(body, sizeof body, "{\"author\":\"w%d\",\"message\":\"%s\",\"appends\":[",
+                         k, message);
+        for (int t = 0; t < (k % 3 ? 1 : 3); t++)
+            n += snprintf(body + n, sizeof body - (size_t)n,
+                          "%s{\"namespace\":\"web\",\"table\":\"t%d\",\"files\":[{\"path\":"
+                          "\"s3://hoglake-test/snap-heavy/%d-%d\",\"record_count\":1,"
+                          "\"file_size_bytes\":9}]}",
+                          t ? "," : "", t, k, t);
+        snprintf(body + n, sizeof body - (size_t)n, "]}");
+        struct http_result r;
+        api_send_text(&r, &srv, "POST", body, "/v1/catalogs/snap-heavy/commit");
+        expect_status(&r, 200);
+        http_result_free(&r);
+    }
+    struct test_server small;
+    const char *extra[] = {"--page-bytes-max", "2500", NULL};
+    test_server_start(&small, &db, extra);
+    char query[64];
+    snprintf(query, sizeof query, "?limit=10000&before=%lld", (long long)head_of("snap-heavy") + 1);
+    for (int backwards = 0; backwards < 2; backwards++) {
+        int pages;
+        json_t *all = budget_log(&small, "snap-heavy", backwards, 2500, &pages);
+        assert_true(pages >= 5);
+        json_t *one = page("snap-heavy", backwards ? query : "?limit=10000");
+        json_t *whole = json_object_get(one, "snapshots");
+        assert_true(json_array_size(whole) >= 16);
+        if (!json_equal(all, whole)) {
+            char *a = json_dumps(all, JSON_COMPACT), *b = json_dumps(whole, JSON_COMPACT);
+            fail_msg("the log in budgeted pages:\n%.3000s\nin one page:\n%.3000s", a, b);
+        }
+        json_decref(one);
+        json_decref(all);
+    }
+    test_server_stop(&small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +747,7 @@ int main(void)
         cmocka_unit_test(ids_are_dense),
         cmocka_unit_test(resolve_before_catalog_or_expired),
         cmocka_unit_test(data_changes_carry_names_and_counts),
+        cmocka_unit_test(page_bytes_end_pages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

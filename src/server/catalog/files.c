@@ -512,6 +512,7 @@ int page_parse(struct srv_req *req, enum page_kind kind, struct page *pg, struct
         pg->limit = PAGE_DEFAULT_LIMIT;
     if (pg->limit > max)
         pg->limit = max;
+    pg->budget_bytes = req->srv->cfg.page_bytes_max;
     if (page_digest(req, kind, pg->digest) != 0)
         return api_nomem(err);
     const char *text = req_arg(req, "page_token");
@@ -860,6 +861,7 @@ static int files_read(struct srv_req *req, const struct table_read *tr, struct f
         .desc = q->desc,
         .limit = q->page.limit,
         .offset = q->offset,
+        .budget_bytes = q->page.budget_bytes,
     };
     if (partition_filters_store(&q->partition, &sq.partition, err) != 0)
         return -1;
@@ -887,6 +889,12 @@ static void files_page_text(struct page_text *w, const struct table_read *tr,
     bool more = n > q->page.limit;
     if (more)
         n = (int)q->page.limit;
+    for (int i = 1; i < n; i++)
+        if (store_file_row_past_budget(rows, i)) {
+            n = i;
+            more = true;
+            break;
+        }
     struct buf scratch = BUF_INIT;
     pt_open(w, NULL, '{');
     pt_open(w, "files", '[');

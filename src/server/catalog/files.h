@@ -154,6 +154,7 @@ struct page_token {
 /* One page request: ?limit= and ?page_token=. */
 struct page {
     int64_t limit;
+    int64_t budget_bytes;              /* --page-bytes-max: see store_scan_query */
     bool resumed;                      /* a page_token was given: `from` holds it */
     struct page_token from;            /* decoded and checked against `kind` and the digest */
     uint8_t digest[PAGE_DIGEST_BYTES]; /* of this request's listing parameters */
@@ -161,7 +162,8 @@ struct page {
 
 /* Reads ?limit= (400 not an integer, 422 below 1, clamped to
  * --page-size-max) and ?page_token= (400 unless it is a token of `kind`
- * issued for these query parameters). */
+ * issued for these query parameters); the byte budget is the server's
+ * --page-bytes-max. */
 int page_parse(struct srv_req *req, enum page_kind kind, struct page *pg, struct api_error *err);
 /* 400 unless the resumed token's keys are `variant` with nkeys keys. */
 int page_expect_keys(const struct page *pg, uint8_t variant, size_t nkeys, struct api_error *err);

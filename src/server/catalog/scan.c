@@ -305,6 +305,7 @@ static int scan_files(struct srv_req *req, const struct table_read *tr, const st
         .split_offsets = o->split_offsets,
         .after = pg->resumed ? pg->from.keys : NULL,
         .limit = pg->limit,
+        .budget_bytes = pg->budget_bytes,
     };
     if (partition_filters_store(partition, &q.partition, err) != 0)
         return -1;
@@ -318,8 +319,9 @@ static int scan_files(struct srv_req *req, const struct table_read *tr, const st
 }
 
 /* The page's rows and their column_stats arrays, in one walk: at most
- * the limit and, with column statistics, no more entries than the page's
- * budget (but always one file, so every page advances); *n gets how many.
+ * the limit, no file past the page's byte budget and, with column
+ * statistics, no more entries than the page's entry budget (but always one
+ * file, so every page advances); *n gets how many.
  * stats[i] is NULL for a file whose statistics are not provided, or when
  * none were asked. */
 static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr,
@@ -329,6 +331,11 @@ static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr
     int rows = store_scan_rows_count(r);
     if (rows > limit)
         rows = (int)limit;
+    for (int i = 1; i < rows; i++)
+        if (store_scan_row_past_budget(r, i)) {
+            rows = i;
+            break;
+        }
     *n = rows;
     json_t **stats = arena_calloc(&req->arena, rows ? (size_t)rows : 1, sizeof *stats);
     if (!stats) {

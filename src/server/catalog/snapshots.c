@@ -5,6 +5,7 @@
 
 #include "server/catalog/catalog.h"
 #include "server/http/handlers.h"
+#include "server/server.h"
 #include "server/store/snapshots.h"
 #include "util/timefmt.h"
 
@@ -31,8 +32,9 @@ static int change_append(json_t *changes, const struct store_snapshot_row *row)
 }
 
 /* Up to limit snapshots from a cursor (ascending past `from`, or
- * descending below it), each with its change rows; *has_more says whether
- * the log goes on. NULL with err filled on failure. */
+ * descending below it), each with its change rows, fewer when their
+ * authors, messages and change rows pass --page-bytes-max (always one);
+ * *has_more says whether the log goes on. NULL with err filled on failure. */
 static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat, int64_t from,
                              bool descending, int64_t limit, bool *has_more, struct api_error *err)
 {
@@ -41,7 +43,8 @@ static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat,
         return NULL;
     struct store_snapshot_rows rows;
     struct error dberr;
-    if (store_snapshots_page(db, cat->id, from, descending, limit, &rows, &dberr) != 0) {
+    if (store_snapshots_page(db, cat->id, from, descending, limit, req->srv->cfg.page_bytes_max,
+                             &rows, &dberr) != 0) {
         api_from_error(err, &dberr, "snapshot list");
         return NULL;
     }
@@ -54,7 +57,7 @@ static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat,
         store_snapshot_row(&rows, i, &row);
         int64_t id = row.snapshot_id;
         if (id != current_id) {
-            if (count == limit) {
+            if (count == limit || row.past_budget) {
                 *has_more = true;
                 break;
             }

@@ -14,8 +14,13 @@
     " d.explicit_row_ids,"                                                                         \
     " CASE WHEN d.spec_id IS NULL THEN NULL ELSE (SELECT json_agg(pv.value ORDER BY"               \
     "  pv.key_index)::text FROM hog_file_partition_value pv WHERE pv.catalog_id = d.catalog_id"    \
-    "  AND pv.data_file_id = d.data_file_id) END"
+    "  AND pv.data_file_id = d.data_file_id) END AS partition_values"
 enum { DATA_FILE_NCOLS = 12 };
+/* The same columns by name, read from a subquery aliased x. */
+#define DATA_FILE_NAMES                                                                            \
+    "x.data_file_id, x.path, x.file_format, x.record_count, x.file_size_bytes, x.row_id_start,"    \
+    " x.stats_state, x.begin_snapshot, x.footer_size, x.spec_id, x.explicit_row_ids,"              \
+    " x.partition_values"
 
 /* The DeleteFile columns of a hog_delete_file alias, in the order
  * delete_file_from reads them. */
@@ -144,6 +149,12 @@ static PGresult *run_built(struct db_conn *db, struct buf *sql, int bad, const s
     return r;
 }
 
+/* Whether a row's heavy columns (their bytes: `bytes`, an expression of
+ * the row) still fit the page's byte budget ($B in the macro's users): the
+ * bytes of the rows before it in the window `page` (rows from the page's
+ * start, in its order) are under it. The first row always fits. */
+#define PAGE_FITS_AT(bytes, budget) "(sum(" bytes ") OVER page - (" bytes ") < " budget ")"
+
 /* The order every paged data-file statement but a sorted listing uses. */
 #define DATA_FILE_PAGE_ORDER "d.begin_snapshot, d.row_id_start, d.data_file_id"
 static const char *const data_file_page_columns[3] = {"d.begin_snapshot", "d.row_id_start",
@@ -232,33 +243,68 @@ static int partition_filter_sql(struct buf *sql, struct db_params *p,
     return bad;
 }
 
-/* $1 catalog, $2 table, $3 snapshot, $4 the lead field; then the filters,
- * the keyset, LIMIT and OFFSET. */
+/* " ORDER BY k1 DIR, k2 DIR..." over `columns`, or over the subquery's
+ * x.hog_k1.. copies of them when `columns` is NULL. */
+static int files_order_sql(struct buf *sql, const char *const *columns, size_t nkeys, bool desc)
+{
+    int bad = buf_puts(sql, " ORDER BY ");
+    for (size_t i = 0; i < nkeys; i++) {
+        bad |= columns ? buf_printf(sql, "%s%s", i ? ", " : "", columns[i])
+                       : buf_printf(sql, "%sx.hog_k%zu", i ? ", " : "", i + 1);
+        bad |= buf_puts(sql, desc ? " DESC" : " ASC");
+    }
+    return bad;
+}
+
+/* $1 catalog, $2 table, $3 snapshot, $4 the lead field, $5 the page's
+ * byte budget; then the filters, the keyset, LIMIT and OFFSET. The
+ * statistics ride along only for the leading sort field's bounds, and
+ * only while the page's statistics so far are under the budget: the
+ * inner statement picks the page (its plan, top-N sort or index walk, is
+ * the listing's alone) and passes each file's statistics as a TOAST
+ * pointer with their size; the outer one sums the sizes in page order
+ * and reads the statistics of the files under the budget only. */
 int store_files_page(struct db_conn *db, const struct store_files_query *q,
                      struct store_file_rows *out, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
     db_param_bool(&p, q->has_lead);
-    /* The statistics ride along only for the leading sort field's bounds. */
-    struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ","
-                             " CASE WHEN $4::boolean THEN d.column_stats END"
-                             " FROM hog_data_file d WHERE d.catalog_id = $1 AND d.table_id = $2"
-                             " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
-    bad |= partition_filter_sql(&sql, &p, &q->partition);
+    db_param_i64(&p, q->budget_bytes);
     const char *const *columns = file_sorts[q->sort].columns;
     size_t nkeys = file_sorts[q->sort].nkeys;
+    struct buf sql = BUF_INIT;
+    int bad = buf_puts(
+        &sql,
+        "SELECT " DATA_FILE_NAMES
+        ", CASE WHEN " PAGE_FITS_AT("x.hog_bytes", "$5") " THEN x.hog_stats END, NOT " PAGE_FITS_AT(
+            "x.hog_bytes",
+            "$5") " FROM (SELECT " DATA_FILE_COLUMNS ","
+                  " CASE WHEN $4::boolean THEN d.column_stats END AS hog_stats,"
+                  " CASE WHEN $4::boolean THEN coalesce(octet_length(d.column_stats),"
+                  " 0) ELSE 0 END AS hog_bytes");
+    for (size_t i = 0; i < nkeys; i++)
+        bad |= buf_printf(&sql, ", %s AS hog_k%zu", columns[i], i + 1);
+    bad |= buf_puts(&sql, " FROM hog_data_file d WHERE d.catalog_id = $1 AND d.table_id = $2"
+                          " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
+    bad |= partition_filter_sql(&sql, &p, &q->partition);
     if (q->after)
         bad |= keyset_sql(&sql, &p, columns, q->after, nkeys, q->desc);
-    bad |= buf_puts(&sql, " ORDER BY ");
-    for (size_t i = 0; i < nkeys; i++)
-        bad |= buf_printf(&sql, "%s%s %s", i ? ", " : "", columns[i], q->desc ? "DESC" : "ASC");
+    bad |= files_order_sql(&sql, columns, nkeys, q->desc);
     db_param_i64(&p, q->limit + 1);
     db_param_i64(&p, q->offset);
-    bad |= buf_printf(&sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p.n - 1, p.n);
+    bad |=
+        buf_printf(&sql, " LIMIT $%d::bigint OFFSET $%d::bigint) x WINDOW page AS (", p.n - 1, p.n);
+    bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
+    bad |= buf_puts(&sql, " ROWS UNBOUNDED PRECEDING)");
+    bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
     out->r = run_built(db, &sql, bad, &p, err);
     return out->r ? 0 : -1;
+}
+
+bool store_file_row_past_budget(const struct store_file_rows *rows, int i)
+{
+    return db_bool(rows->r, i, DATA_FILE_NCOLS + 1);
 }
 
 int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id, int64_t table_id,
@@ -327,18 +373,32 @@ enum {
     SC_SPLITS = DATA_FILE_NCOLS,
     SC_DV = SC_SPLITS + 1,
     SC_STATS = SC_DV + DELETE_FILE_NCOLS,
+    SC_PAST_BUDGET = SC_STATS + 1,
 };
 
+/* What a scan row's statistics and split offsets weigh: their stored
+ * bytes (octet_length reads a TOAST pointer's header, not the value) and
+ * 8 bytes an offset. */
+#define SCAN_HEAVY_BYTES                                                                           \
+    "CASE WHEN $4::boolean AND d.stats_state = 'provided'"                                         \
+    " THEN coalesce(octet_length(d.column_stats), 0) ELSE 0 END"                                   \
+    " + CASE WHEN $5::boolean THEN 8 * coalesce(cardinality(d.split_offsets), 0) ELSE 0 END"
+#define SCAN_FITS PAGE_FITS_AT(SCAN_HEAVY_BYTES, "$6")
+
 /* $1 catalog, $2 table, $3 snapshot, $4 column_stats wanted, $5
- * split_offsets wanted; then the partition
- * filters, the keyset and the LIMIT. At most one vector per data file is visible at any snapshot
- * (one live DV per file). */
+ * split_offsets wanted, $6 the page's byte budget; then the partition
+ * filters, the keyset, the window `page` and the LIMIT. At most one vector
+ * per data file is visible at any snapshot (one live DV per file). A file
+ * past the budget comes without its statistics and offsets, and ends the
+ * page; the page's order is its index's, so the window adds no sort and
+ * the walk still stops at the LIMIT. */
 /* clang-format off */
 static const char scan_files_sql[] =
     "SELECT " DATA_FILE_COLUMNS ","
-    " CASE WHEN $5::boolean THEN array_to_json(d.split_offsets)::text END, "
+    " CASE WHEN $5::boolean AND " SCAN_FITS " THEN array_to_json(d.split_offsets)::text END, "
     DELETE_FILE_COLUMNS("dv") ","
-    " CASE WHEN $4::boolean AND d.stats_state = 'provided' THEN d.column_stats END"
+    " CASE WHEN $4::boolean AND d.stats_state = 'provided' AND " SCAN_FITS
+    " THEN d.column_stats END, NOT " SCAN_FITS
     " FROM hog_data_file d LEFT JOIN hog_delete_file dv"
     " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
     " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
@@ -353,12 +413,17 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
     DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
     db_param_bool(&p, q->column_stats);
     db_param_bool(&p, q->split_offsets);
+    db_param_i64(&p, q->budget_bytes);
     struct buf sql = BUF_INIT;
     int bad = buf_puts(&sql, scan_files_sql);
     bad |= partition_filter_sql(&sql, &p, &q->partition);
     bad |= keyset_nums(&sql, &p, data_file_page_columns, q->after, 3);
     db_param_i64(&p, q->limit + 1);
-    bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
+    bad |=
+        buf_printf(&sql,
+                   " WINDOW page AS (ORDER BY " DATA_FILE_PAGE_ORDER
+                   " ROWS UNBOUNDED PRECEDING) ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint",
+                   p.n);
     out->r = run_built(db, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
@@ -376,6 +441,11 @@ void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i)
 {
     return db_str(rows->r, i, DF_STATS_STATE);
+}
+
+bool store_scan_row_past_budget(const struct store_scan_rows *rows, int i)
+{
+    return db_bool(rows->r, i, SC_PAST_BUDGET);
 }
 
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i)

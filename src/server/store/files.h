@@ -96,6 +96,7 @@ struct store_files_query {
     bool desc;
     const struct store_key *after; /* the sort's keys to resume after; NULL: from the start */
     int64_t limit, offset;
+    int64_t budget_bytes; /* the lead's statistics of a page: see store_file_row_past_budget */
 };
 
 /* Data files: listing and changefeed rows. */
@@ -108,6 +109,10 @@ void store_file_row(const struct store_file_rows *rows, int i, struct store_data
  * scratch): 1, 0 when the file has none, -1 (ERR_CORRUPT). */
 int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_field_id,
                         struct buf *scratch, struct store_column_stats *out, struct error *err);
+/* True for a listing row whose files before it in the page hold
+ * budget_bytes of the lead's statistics or more: it comes without them,
+ * and the page ends before it (never before its first row). */
+bool store_file_row_past_budget(const struct store_file_rows *rows, int i);
 void store_file_rows_free(struct store_file_rows *rows);
 
 /* A page of the files visible at the snapshot, filtered and sorted (up to
@@ -146,6 +151,7 @@ struct store_scan_query {
     bool column_stats, split_offsets;
     const int64_t *after; /* (begin_snapshot, row_id_start, data_file_id) to resume after */
     int64_t limit;
+    int64_t budget_bytes; /* statistics and split offsets of a page: see below */
 };
 
 /* The scan's rows: a data file, its split offsets when asked, the vector
@@ -161,6 +167,10 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
 int store_scan_rows_count(const struct store_scan_rows *rows);
 void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data_file *out);
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i);
+/* True for a row whose files before it in the page hold budget_bytes of
+ * statistics and split offsets or more: the row comes without them, and
+ * the page ends before it (never before its first row). */
+bool store_scan_row_past_budget(const struct store_scan_rows *rows, int i);
 /* The split offsets as a JSON array text; NULL when none or not asked. */
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i);
 /* The deletion vector visible at the snapshot: false when there is none. */

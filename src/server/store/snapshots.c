@@ -6,31 +6,42 @@
 #include "server/db/db.h"
 
 int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, bool descending,
-                         int64_t limit, struct store_snapshot_rows *out, struct error *err)
+                         int64_t limit, int64_t budget_bytes, struct store_snapshot_rows *out,
+                         struct error *err)
 {
     struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id, from, limit + 1);
+    DB_PARAMS_IDS(&p, catalog_id, from, limit + 1, budget_bytes);
     /* The page and its change rows in one statement, ordered so each
-     * snapshot's changes follow it. */
-    const char *sql =
-        descending ? "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id < $2"
-                     " ORDER BY snapshot_id DESC LIMIT $3)"
-                   : "WITH page AS (SELECT snapshot_id, snapshot_time, schema_version, author,"
-                     " commit_message FROM hog_snapshot WHERE catalog_id = $1 AND snapshot_id > $2"
-                     " ORDER BY snapshot_id LIMIT $3)";
+     * snapshot's changes follow it. A snapshot's weight is counted once
+     * (OFFSET 0 keeps the lateral from being inlined into both of its
+     * uses); the window sums the weights in page order as the index walk
+     * goes, so it stops at the LIMIT. */
+    const char *dir = descending ? "DESC" : "ASC";
+    char page[1200];
+    snprintf(page, sizeof page,
+             "WITH page AS (SELECT s.snapshot_id, s.snapshot_time, s.schema_version, s.author,"
+             " s.commit_message, sum(b.w) OVER w - b.w < $4 AS fits FROM hog_snapshot s"
+             " CROSS JOIN LATERAL (SELECT coalesce(octet_length(s.author), 0)"
+             " + coalesce(octet_length(s.commit_message), 0) + 128 * (SELECT count(*)"
+             " FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+             " AND c.snapshot_id = s.snapshot_id) AS w OFFSET 0) b"
+             " WHERE s.catalog_id = $1 AND s.snapshot_id %s $2"
+             " WINDOW w AS (ORDER BY s.snapshot_id %s ROWS UNBOUNDED PRECEDING)"
+             " ORDER BY s.snapshot_id %s LIMIT $3)",
+             descending ? "<" : ">", dir, dir);
     /* The author and message come with a snapshot's first row only: a
      * commit of many tables has a change row per table, and a copy of a
      * long message in each was the reader's memory times the tables. Each
      * change row also carries its object's name as of the snapshot
      * (a dropped table: its last name) and, for a data change, what that
      * snapshot added to the table: index probes per row, never a scan. */
-    char query[3000];
+    char query[4000];
     snprintf(
         query, sizeof query,
         "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
-        " p.schema_version, CASE WHEN row_number() OVER w = 1 THEN p.author END,"
-        " CASE WHEN row_number() OVER w = 1 THEN p.commit_message END, c.kind, c.object_id,"
+        " p.schema_version, CASE WHEN row_number() OVER w = 1 AND p.fits THEN p.author END,"
+        " CASE WHEN row_number() OVER w = 1 AND p.fits THEN p.commit_message END, c.kind,"
+        " c.object_id,"
         " CASE WHEN c.kind LIKE 'table%%' THEN (SELECT v.name FROM hog_table_version v"
         "  WHERE v.catalog_id = $1 AND v.table_id = c.object_id"
         "  AND v.begin_snapshot <= c.snapshot_id ORDER BY v.begin_snapshot DESC LIMIT 1)"
@@ -38,9 +49,9 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         "  WHERE n.catalog_id = $1 AND n.namespace_id = c.object_id)"
         " WHEN c.kind LIKE 'view%%' THEN (SELECT w.name FROM hog_view w"
         "  WHERE w.catalog_id = $1 AND w.view_id = c.object_id) END,"
-        " a.files, a.rows, d.files"
+        " a.files, a.rows, d.files, NOT p.fits"
         " FROM page p LEFT JOIN hog_snapshot_change c ON c.catalog_id = $1"
-        " AND c.snapshot_id = p.snapshot_id"
+        " AND c.snapshot_id = p.snapshot_id AND p.fits"
         " LEFT JOIN LATERAL (SELECT count(*) AS files, coalesce(sum(f.record_count), 0) AS rows"
         "  FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = c.object_id"
         "  AND f.begin_snapshot = c.snapshot_id) a ON c.kind = 'table_inserted_into'"
@@ -49,7 +60,7 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         "  AND x.begin_snapshot = c.snapshot_id) d ON c.kind = 'table_deleted_from'"
         " WINDOW w AS (PARTITION BY p.snapshot_id ORDER BY c.kind, c.object_id)"
         " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
-        sql, descending ? "DESC" : "ASC");
+        page, dir);
     out->r = db_exec(db->pg, query, &p, err);
     return out->r ? 0 : -1;
 }
@@ -74,6 +85,7 @@ void store_snapshot_row(const struct store_snapshot_rows *rows, int i,
     out->files_added = db_isnull(r, i, 8) ? -1 : db_i64(r, i, 8);
     out->rows_added = db_isnull(r, i, 9) ? -1 : db_i64(r, i, 9);
     out->delete_files_added = db_isnull(r, i, 10) ? -1 : db_i64(r, i, 10);
+    out->past_budget = db_bool(r, i, 11);
 }
 
 void store_snapshot_rows_free(struct store_snapshot_rows *rows)

@@ -34,13 +34,20 @@ struct store_snapshot_row {
     /* What a table_inserted_into added (data files, their rows) and what a
      * table_deleted_from added (deletion vectors); -1 for other kinds. */
     int64_t files_added, rows_added, delete_files_added;
+    /* The snapshots before this one in the page weigh budget_bytes or
+     * more: this one comes alone (no author, message or change rows) and
+     * the page ends before it. Never the page's first snapshot. */
+    bool past_budget;
 };
 
 /* Up to limit + 1 snapshots of the catalog after `from` ascending, or
  * before it descending (one past the page tells whether the log goes on),
- * with their change rows ordered by (kind, object_id). 0 or -1. */
+ * with their change rows ordered by (kind, object_id). A snapshot weighs
+ * its author's and message's bytes and 128 bytes a change row (about
+ * what one costs as JSON). 0 or -1. */
 int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, bool descending,
-                         int64_t limit, struct store_snapshot_rows *out, struct error *err);
+                         int64_t limit, int64_t budget_bytes, struct store_snapshot_rows *out,
+                         struct error *err);
 int store_snapshot_rows_count(const struct store_snapshot_rows *rows);
 void store_snapshot_row(const struct store_snapshot_rows *rows, int i,
                         struct store_snapshot_row *out);
