@@ -100,11 +100,7 @@ static const struct pq_node *node_of(const struct pq_schema *s, const struct lak
         }
         return NULL;
     }
-    for (int i = 0; i < p->nchildren; i++) {
-        if (strcmp(p->children[i]->el->name, c->name) == 0)
-            return p->children[i];
-    }
-    return NULL;
+    return pq_node_child_named(p, c->name);
 }
 
 /* Whether every leaf under node has statistics proving no nulls in every

@@ -477,16 +477,6 @@ static int leaf_stats(struct ctx *x, const struct lake_column *c, const struct p
 
 /* ---- walking the catalog against the footer ---- */
 
-static const struct pq_node *child_named(const struct pq_node *node, const char *name)
-{
-    if (!node)
-        return NULL;
-    for (int i = 0; i < node->nchildren; i++)
-        if (strcmp(node->children[i]->el->name, name) == 0)
-            return node->children[i];
-    return NULL;
-}
-
 static int visit(struct ctx *x, const struct lake_column *c, const struct pq_node *node)
 {
     if (!node)
@@ -495,20 +485,21 @@ static int visit(struct ctx *x, const struct lake_column *c, const struct pq_nod
     case LT_VARIANT: return 0;
     case LT_STRUCT:
         for (size_t i = 0; i < c->nchildren; i++)
-            if (visit(x, c->children[i], child_named(node, c->children[i]->name)) != 0)
+            if (visit(x, c->children[i], pq_node_child_named(node, c->children[i]->name)) != 0)
                 return -1;
         return 0;
     case LT_LIST:
         return c->nchildren == 1
-                   ? visit(x, c->children[0], child_named(child_named(node, "list"), "element"))
+                   ? visit(x, c->children[0],
+                           pq_node_child_named(pq_node_child_named(node, "list"), "element"))
                    : 0;
     case LT_MAP: {
         if (c->nchildren != 2)
             return 0;
-        const struct pq_node *kv = child_named(node, "key_value");
-        if (visit(x, c->children[0], child_named(kv, "key")) != 0)
+        const struct pq_node *kv = pq_node_child_named(node, "key_value");
+        if (visit(x, c->children[0], pq_node_child_named(kv, "key")) != 0)
             return -1;
-        return visit(x, c->children[1], child_named(kv, "value"));
+        return visit(x, c->children[1], pq_node_child_named(kv, "value"));
     }
     default:
         /* A catalog leaf over a footer group has no chunk of its own. */
@@ -558,7 +549,7 @@ static int range_stats(const struct pq_file_meta *meta, const struct pq_schema *
         return error_fail(err, ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < table->root.nchildren; i++) {
         const struct lake_column *c = table->root.children[i];
-        if (visit(&x, c, child_named(schema->root, c->name)) != 0)
+        if (visit(&x, c, pq_node_child_named(schema->root, c->name)) != 0)
             return -1;
     }
     *out = x.n ? x.out : NULL;

@@ -45,6 +45,42 @@ static char *join_path(struct arena *a, const char *parent, const char *name)
     return arena_sprintf(a, "%s.%s", parent, name);
 }
 
+/* Siblings' elements lie in the flattened list in their order, so the
+ * element's address breaks a tie by position. */
+static int cmp_position(const struct pq_node *x, const struct pq_node *y)
+{
+    return (x->el > y->el) - (x->el < y->el);
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+    const struct pq_node *x = *(struct pq_node *const *)a, *y = *(struct pq_node *const *)b;
+    int c = strcmp(x->el->name, y->el->name);
+    return c ? c : cmp_position(x, y);
+}
+
+static int cmp_by_id(const void *a, const void *b)
+{
+    const struct pq_node *x = *(struct pq_node *const *)a, *y = *(struct pq_node *const *)b;
+    if (x->el->field_id != y->el->field_id)
+        return x->el->field_id < y->el->field_id ? -1 : 1;
+    return cmp_position(x, y);
+}
+
+/* A sorted copy of n node pointers (at least one slot), or NULL. */
+static struct pq_node **sorted_children(struct arena *a, struct pq_node *const *nodes, int n,
+                                        int (*cmp)(const void *, const void *))
+{
+    struct pq_node **out = arena_calloc(a, (size_t)(n ? n : 1), sizeof *out);
+    if (!out)
+        return NULL;
+    if (n) {
+        memcpy(out, nodes, (size_t)n * sizeof *out);
+        qsort(out, (size_t)n, sizeof *out, cmp);
+    }
+    return out;
+}
+
 static struct pq_node *build(struct builder *b, struct pq_node *parent, int depth)
 {
     if (b->next >= b->n) {
@@ -123,6 +159,11 @@ static struct pq_node *build(struct builder *b, struct pq_node *parent, int dept
         node->nchildren++;
     }
     node->nleaves = b->nleaves - node->first_leaf;
+    node->by_name = sorted_children(b->a, node->children, nc, cmp_by_name);
+    if (!node->by_name) {
+        error_fail(b->err, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     return node;
 }
 
@@ -258,6 +299,15 @@ static int build_schema(const struct pq_schema_element *el, size_t n, struct are
     out->leaves = arena_calloc(a, (size_t)(b.nleaves ? b.nleaves : 1), sizeof *out->leaves);
     if (!out->leaves)
         return error_fail(err, ERR_NOMEM, "out of memory");
+    struct pq_node **with_id =
+        arena_calloc(a, (size_t)(out->root->nchildren ? out->root->nchildren : 1), sizeof *with_id);
+    if (!with_id)
+        return error_fail(err, ERR_NOMEM, "out of memory");
+    for (int i = 0; i < out->root->nchildren; i++)
+        if (out->root->children[i]->el->has_field_id)
+            with_id[out->ntop_by_id++] = out->root->children[i];
+    qsort(with_id, (size_t)out->ntop_by_id, sizeof *with_id, cmp_by_id);
+    out->top_by_id = with_id;
     out->root->kind = PQN_STRUCT;
     for (int i = 0; i < out->root->nchildren; i++)
         if (classify(out, a, out->root->children[i], 0, 0, false, err) != 0)
@@ -527,20 +577,39 @@ bool pq_node_is_path(const struct pq_node *node, const char *const *path, size_t
     return i == 0;
 }
 
+struct pq_node *pq_node_child_named(const struct pq_node *node, const char *name)
+{
+    if (!node)
+        return NULL;
+    /* The first of the sorted children not below name. */
+    int lo = 0, hi = node->nchildren;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(node->by_name[mid]->el->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < node->nchildren && strcmp(node->by_name[lo]->el->name, name) == 0
+               ? node->by_name[lo]
+               : NULL;
+}
+
 struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name)
 {
-    for (int i = 0; i < s->root->nchildren; i++)
-        if (strcmp(s->root->children[i]->el->name, name) == 0)
-            return s->root->children[i];
-    return NULL;
+    return pq_node_child_named(s->root, name);
 }
 
 struct pq_node *pq_schema_find_top_by_id(const struct pq_schema *s, int32_t field_id)
 {
-    for (int i = 0; i < s->root->nchildren; i++) {
-        const struct pq_schema_element *e = s->root->children[i]->el;
-        if (e->has_field_id && e->field_id == field_id)
-            return s->root->children[i];
+    int lo = 0, hi = s->ntop_by_id;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->top_by_id[mid]->el->field_id < field_id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo < s->ntop_by_id && s->top_by_id[lo]->el->field_id == field_id ? s->top_by_id[lo]
+                                                                            : NULL;
 }

@@ -23,6 +23,10 @@ struct pq_node {
     struct pq_node *parent; /* NULL for the root */
     struct pq_node **children;
     int nchildren;
+    /* The children by name (then by position): pq_node_child_named finds
+     * one in log time, so matching a wide table's columns against a wide
+     * footer is not their product. */
+    struct pq_node **by_name;
     int16_t def_level; /* non-REQUIRED nodes from the root's child down to this one */
     int16_t rep_level; /* REPEATED nodes likewise */
     const char *path;  /* dotted path_in_schema; "" for the root */
@@ -59,6 +63,8 @@ struct pq_schema {
     struct pq_node *root;
     struct pq_node **leaves;
     int nleaves;
+    struct pq_node **top_by_id; /* the root's children with field ids, by id then position */
+    int ntop_by_id;
     int16_t max_depth;
 };
 
@@ -83,7 +89,10 @@ int pq_decimal_bytes(int precision);
  * child down) names this node. */
 bool pq_node_is_path(const struct pq_node *node, const char *const *path, size_t npath);
 
-/* The top-level node with this name or field id, or NULL. */
+/* The first child of node (NULL: none) with this name, or NULL. */
+struct pq_node *pq_node_child_named(const struct pq_node *node, const char *name);
+
+/* The first top-level node with this name or field id, or NULL. */
 struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name);
 struct pq_node *pq_schema_find_top_by_id(const struct pq_schema *s, int32_t field_id);
 
