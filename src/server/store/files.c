@@ -149,10 +149,11 @@ static PGresult *run_built(struct db_conn *db, struct buf *sql, int bad, const s
     return r;
 }
 
-/* Whether a row's heavy columns (their bytes: `bytes`, an expression of
- * the row) still fit the page's byte budget ($B in the macro's users): the
- * bytes of the rows before it in the window `page` (rows from the page's
- * start, in its order) are under it. The first row always fits. */
+/* Whether a row's heavy columns (`bytes`, an expression of the row, says
+ * what they weigh) still fit the page's byte budget (`budget`, the
+ * statement's parameter holding it): the rows before it in the window
+ * `page` (from the page's start, in its order) weigh less than the
+ * budget. The first row always fits. */
 #define PAGE_FITS_AT(bytes, budget) "(sum(" bytes ") OVER page - (" bytes ") < " budget ")"
 
 /* The order every paged data-file statement but a sorted listing uses. */
