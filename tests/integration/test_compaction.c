@@ -958,9 +958,9 @@ static void two_servers(void **state)
                           " AND end_snapshot IS NOT NULL",
                           (long long)f.cat),
                      24);
-    /* Partition values carried over. */
+    /* Partition values carried over, with their table. */
     assert_int_equal(sqli("SELECT count(DISTINCT v.value) FROM hog_file_partition_value v"
-                          " JOIN hog_data_file d USING (catalog_id, data_file_id)"
+                          " JOIN hog_data_file d USING (catalog_id, data_file_id, table_id)"
                           " WHERE d.catalog_id = %lld AND d.end_snapshot IS NULL",
                           (long long)f.cat),
                      4);

@@ -626,6 +626,47 @@ static void files_partition_filters(void **state)
     get_fails(400, "bad_request", "key_index:value", TBL "prt/scan?partition=x");
 }
 
+/* The filter's candidates come from the asked table's partition values
+ * only (hog_file_partition_value_in_table): one commit appends to two
+ * tables, interleaved, with the same values, and each table's filters see
+ * its own files and all of them. */
+static void partition_filters_stay_in_their_table(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++)
+        create_table(t ? "{'name':'pb','columns':[{'name':'k','type':'string'}],"
+                         "'partition_fields':[{'source_field_id':1,'transform':'identity'}]}"
+                       : "{'name':'pa','columns':[{'name':'k','type':'string'}],"
+                         "'partition_fields':[{'source_field_id':1,'transform':'identity'}]}");
+    int64_t read = head_of(CAT);
+    commit_ok("{'read_snapshot':%lld,'appends':["
+              "{'namespace':'" NS "','table':'pa','files':["
+              "{'path':'" DATA "/pa/1','record_count':1,'file_size_bytes':1,"
+              "'partition_values':['d1']},"
+              "{'path':'" DATA "/pa/2','record_count':1,'file_size_bytes':1,"
+              "'partition_values':['d2']}]},"
+              "{'namespace':'" NS "','table':'pb','files':["
+              "{'path':'" DATA "/pb/1','record_count':1,'file_size_bytes':1,"
+              "'partition_values':['d1']}]},"
+              "{'namespace':'" NS "','table':'pa','files':["
+              "{'path':'" DATA "/pa/3','record_count':1,'file_size_bytes':1,"
+              "'partition_values':['d1']}]}]}",
+              (long long)read);
+    long long A1 = file_id("pa", "1"), A2 = file_id("pa", "2"), A3 = file_id("pa", "3"),
+              B1 = file_id("pb", "1");
+    EXPECT_FILES("pa", "?partition=0:d1", 2, A1, A3);
+    EXPECT_FILES("pa", "?partition=0:d2", 1, A2);
+    EXPECT_FILES("pb", "?partition=0:d1", 1, B1);
+    EXPECT_FILES("pb", "?partition=0:d2", 0);
+    EXPECT_SCAN("pa", "?partition=0:d1", 2, A1, A3);
+    EXPECT_SCAN("pb", "?partition=0:d1", 1, B1);
+    /* Every partition value row names its file's table. */
+    assert_int_equal(sqli("SELECT count(*) FROM hog_file_partition_value pv"
+                          " JOIN hog_data_file d USING (catalog_id, data_file_id)"
+                          " WHERE pv.table_id <> d.table_id"),
+                     0);
+}
+
 static void files_ordering_bounds_follow_the_sort_order(void **state)
 {
     (void)state;
@@ -1835,6 +1876,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(files_sort_order_and_paging),
         cmocka_unit_test(files_partition_filters),
+        cmocka_unit_test(partition_filters_stay_in_their_table),
         cmocka_unit_test(files_ordering_bounds_follow_the_sort_order),
         cmocka_unit_test(files_parameter_errors),
         cmocka_unit_test(scan_and_stats_decode_bounds),

@@ -45,7 +45,7 @@ static const char optimistic_checks_sql[] =
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 35 };
+enum { WRITES_ARRAYS = 36 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
@@ -53,9 +53,10 @@ static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all
         &w->row_bytes, &w->f_rel,        &w->f_tid,         &w->f_path,       &w->f_recs,
         &w->f_size,    &w->f_footer,     &w->f_rows_before, &w->f_table_recs, &w->f_state,
         &w->f_spec,    &w->f_splits,     &w->f_row_start,   &w->f_stats,      &w->p_file,
-        &w->p_key,     &w->p_value,      &w->ended,         &w->d_rel,        &w->d_tid,
-        &w->d_target,  &w->d_target_rel, &w->d_path,        &w->d_count,      &w->d_size,
-        &w->removed,   &w->t_tid,        &w->t_recs,        &w->t_files,      &w->t_bytes,
+        &w->p_tid,     &w->p_key,        &w->p_value,       &w->ended,        &w->d_rel,
+        &w->d_tid,     &w->d_target,     &w->d_target_rel,  &w->d_path,       &w->d_count,
+        &w->d_size,    &w->removed,      &w->t_tid,         &w->t_recs,       &w->t_files,
+        &w->t_bytes,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -151,6 +152,7 @@ void store_commit_writes_file(struct store_commit_writes *w, const struct store_
         d->files++;
     pg_array_i64(&w->f_rel, (int64_t)w->nfiles++);
     pg_array_i64(&w->f_tid, f->table_id);
+    w->last_file_table_id = f->table_id;
     pg_array_str(&w->f_path, f->path);
     pg_array_i64(&w->f_recs, f->records);
     pg_array_i64(&w->f_size, f->size);
@@ -174,6 +176,7 @@ void store_commit_writes_partition_value(struct store_commit_writes *w, int64_t 
                                          const char *value)
 {
     pg_array_i64(&w->p_file, (int64_t)w->nfiles - 1);
+    pg_array_i64(&w->p_tid, w->last_file_table_id);
     pg_array_i64(&w->p_key, key_index);
     pg_array_str(&w->p_value, value);
     w->nparts++;
@@ -332,7 +335,7 @@ static int queue_appends(struct store_commit_batch *s, struct store_commit_write
                                 &w->f_size,  &w->f_footer, &w->f_rows_before, &w->f_table_recs,
                                 &w->f_state, &w->f_spec,   &w->f_splits,      &w->f_row_start,
                                 &w->f_stats};
-    struct pg_array *parts[] = {&w->p_file, &w->p_key, &w->p_value};
+    struct pg_array *parts[] = {&w->p_file, &w->p_tid, &w->p_key, &w->p_value};
     int rc = queue_rows(
         s, w,
         "INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot, path,"
@@ -350,9 +353,10 @@ static int queue_appends(struct store_commit_batch *s, struct store_commit_write
     if (rc >= 0 && w->nparts)
         rc = queue_rows(s, w,
                         "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
-                        " key_index, value)"
-                        " SELECT $1, a.first_id + u.rel, u.key, u.value FROM" ALLOCATED
-                        ", unnest($3::bigint[], $4::int[], $5::text[]) AS u(rel, key, value)",
+                        " table_id, key_index, value)"
+                        " SELECT $1, a.first_id + u.rel, u.tid, u.key, u.value FROM" ALLOCATED
+                        ", unnest($3::bigint[], $4::bigint[], $5::int[], $6::text[])"
+                        " AS u(rel, tid, key, value)",
                         true, NULL, 0, parts, sizeof parts / sizeof parts[0], "partition values",
                         err);
     return rc < 0 ? -1 : 0;

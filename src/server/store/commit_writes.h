@@ -98,7 +98,8 @@ struct store_commit_writes {
         f_state, f_spec, f_splits, f_row_start, f_stats;
     struct buf stats_value; /* scratch: one file's encoded statistics */
     bool failed; /* statistics could not be encoded, or memory ran out: nothing is queued */
-    struct pg_array p_file, p_key, p_value;
+    int64_t last_file_table_id; /* the table of the file added last */
+    struct pg_array p_file, p_tid, p_key, p_value;
     struct pg_array ended;
     struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
     struct pg_array removed;

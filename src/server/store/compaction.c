@@ -378,7 +378,7 @@ int store_compaction_insert_output(struct db_conn *db, int64_t catalog_id, int64
     DB_PARAMS_IDS(&p, catalog_id, file_id, partition_from);
     return db_run(db->pg,
                   "INSERT INTO hog_file_partition_value (catalog_id, data_file_id,"
-                  " key_index, value) SELECT $1, $2, key_index, value"
+                  " table_id, key_index, value) SELECT $1, $2, table_id, key_index, value"
                   " FROM hog_file_partition_value WHERE catalog_id = $1 AND data_file_id = $3",
                   &p, err);
 }

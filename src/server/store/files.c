@@ -213,10 +213,10 @@ void store_file_rows_free(struct store_file_rows *rows)
     rows->r = NULL;
 }
 
-/* The partition filters' condition on `hog_data_file d` ($1 the catalog).
- * The first pair picks the candidates from hog_file_partition_value_lookup
- * (an IN the planner drives from the index); every pair is then checked on
- * each candidate. */
+/* The partition filters' condition on `hog_data_file d` ($1 the catalog,
+ * $2 the table). The first pair picks the table's candidates from
+ * hog_file_partition_value_in_table (an IN the planner drives from the
+ * index); every pair is then checked on each candidate. */
 static int partition_filter_sql(struct buf *sql, struct db_params *p,
                                 const struct store_partition_filter *f)
 {
@@ -228,7 +228,7 @@ static int partition_filter_sql(struct buf *sql, struct db_params *p,
     int bad = buf_printf(sql,
                          " AND d.data_file_id IN (SELECT pv.data_file_id"
                          " FROM hog_file_partition_value pv WHERE pv.catalog_id = $1"
-                         " AND pv.key_index = ($%d::int[])[1]",
+                         " AND pv.table_id = $2 AND pv.key_index = ($%d::int[])[1]",
                          k);
     if (f->first_is_null)
         bad |= buf_puts(sql, " AND pv.value IS NULL)");
