@@ -885,16 +885,8 @@ static void files_page_text(struct page_text *w, const struct table_read *tr,
                             const struct files_query *q, const struct store_file_rows *rows,
                             const struct lake_column *lead)
 {
-    int n = store_file_rows_count(rows);
-    bool more = n > q->page.limit;
-    if (more)
-        n = (int)q->page.limit;
-    for (int i = 1; i < n; i++)
-        if (store_file_row_past_budget(rows, i)) {
-            n = i;
-            more = true;
-            break;
-        }
+    int n = store_file_rows_page_length(rows, q->page.limit);
+    bool more = n < store_file_rows_count(rows);
     struct buf scratch = BUF_INIT;
     pt_open(w, NULL, '{');
     pt_open(w, "files", '[');

@@ -328,14 +328,7 @@ static json_t **scan_page_stats(struct srv_req *req, const struct table_read *tr
                                 const struct scan_opts *o, const struct store_scan_rows *r,
                                 int64_t limit, int *n, struct buf *scratch, struct api_error *err)
 {
-    int rows = store_scan_rows_count(r);
-    if (rows > limit)
-        rows = (int)limit;
-    for (int i = 1; i < rows; i++)
-        if (store_scan_row_past_budget(r, i)) {
-            rows = i;
-            break;
-        }
+    int rows = store_scan_rows_page_length(r, limit);
     *n = rows;
     json_t **stats = arena_calloc(&req->arena, rows ? (size_t)rows : 1, sizeof *stats);
     if (!stats) {

@@ -2,6 +2,7 @@
 #include "server/store/files.h"
 
 #include "server/db/db.h"
+#include "server/store/page_budget.h"
 #include "util/strutil.h"
 
 /* ---- shapes ---- */
@@ -149,12 +150,9 @@ static PGresult *run_built(struct db_conn *db, struct buf *sql, int bad, const s
     return r;
 }
 
-/* Whether a row's heavy columns (`bytes`, an expression of the row, says
- * what they weigh) still fit the page's byte budget (`budget`, the
- * statement's parameter holding it): the rows before it in the window
- * `page` (from the page's start, in its order) weigh less than the
- * budget. The first row always fits. */
-#define PAGE_FITS_AT(bytes, budget) "(sum(" bytes ") OVER page - (" bytes ") < " budget ")"
+/* Whether a row's heavy columns (`bytes` weigh them) fit the budget held
+ * in parameter `budget`, over the statement's window `page`. */
+#define PAGE_FITS_AT(bytes, budget) STORE_PAGE_FITS(bytes, "page", budget)
 
 /* The order every paged data-file statement but a sorted listing uses. */
 #define DATA_FILE_PAGE_ORDER "d.begin_snapshot, d.row_id_start, d.data_file_id"
@@ -312,9 +310,23 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
     return out->r ? 0 : -1;
 }
 
-bool store_file_row_past_budget(const struct store_file_rows *rows, int i)
+/* The rows of a page to answer: at most `limit`, ending before the first
+ * row (never the first) whose boolean column `past` says the rows before
+ * it hold the page's byte budget. */
+static int page_length(const PGresult *r, int past, int64_t limit)
 {
-    return db_bool(rows->r, i, DATA_FILE_NCOLS + 1);
+    int n = PQntuples(r);
+    if (n > limit)
+        n = (int)limit;
+    for (int i = 1; i < n; i++)
+        if (db_bool(r, i, past))
+            return i;
+    return n;
+}
+
+int store_file_rows_page_length(const struct store_file_rows *rows, int64_t limit)
+{
+    return page_length(rows->r, DATA_FILE_NCOLS + 1, limit);
 }
 
 int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id, int64_t table_id,
@@ -465,9 +477,9 @@ const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i
     return db_str(rows->r, i, DF_STATS_STATE);
 }
 
-bool store_scan_row_past_budget(const struct store_scan_rows *rows, int i)
+int store_scan_rows_page_length(const struct store_scan_rows *rows, int64_t limit)
 {
-    return db_bool(rows->r, i, SC_PAST_BUDGET);
+    return page_length(rows->r, SC_PAST_BUDGET, limit);
 }
 
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i)

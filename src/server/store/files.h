@@ -109,10 +109,11 @@ void store_file_row(const struct store_file_rows *rows, int i, struct store_data
  * scratch): 1, 0 when the file has none, -1 (ERR_CORRUPT). */
 int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_field_id,
                         struct buf *scratch, struct store_column_stats *out, struct error *err);
-/* True for a listing row whose files before it in the page hold
- * budget_bytes of the lead's statistics or more: it comes without them,
- * and the page ends before it (never before its first row). */
-bool store_file_row_past_budget(const struct store_file_rows *rows, int i);
+/* How many listing rows make the page: at most `limit`, and none from the
+ * first whose files before it hold budget_bytes of the lead's statistics
+ * (that row comes without them); never fewer than one of a non-empty
+ * result. */
+int store_file_rows_page_length(const struct store_file_rows *rows, int64_t limit);
 void store_file_rows_free(struct store_file_rows *rows);
 
 /* A page of the files visible at the snapshot, filtered and sorted (up to
@@ -167,10 +168,11 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
 int store_scan_rows_count(const struct store_scan_rows *rows);
 void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data_file *out);
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i);
-/* True for a row whose files before it in the page hold budget_bytes of
- * statistics and split offsets or more: the row comes without them, and
- * the page ends before it (never before its first row). */
-bool store_scan_row_past_budget(const struct store_scan_rows *rows, int i);
+/* How many rows make the page: at most `limit`, and none from the first
+ * whose files before it hold budget_bytes of statistics and split offsets
+ * (that row comes without them); never fewer than one of a non-empty
+ * result. */
+int store_scan_rows_page_length(const struct store_scan_rows *rows, int64_t limit);
 /* The split offsets as a JSON array text; NULL when none or not asked. */
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i);
 /* The deletion vector visible at the snapshot: false when there is none. */

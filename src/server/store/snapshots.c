@@ -4,6 +4,10 @@
 #include <stdio.h>
 
 #include "server/db/db.h"
+#include "server/store/page_budget.h"
+
+/* A snapshot's weight b.w against the budget $4, over the page window w. */
+#define SNAPSHOT_FITS STORE_PAGE_FITS("b.w", "w", "$4")
 
 int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, bool descending,
                          int64_t limit, int64_t budget_bytes, struct store_snapshot_rows *out,
@@ -18,17 +22,19 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
      * goes, so it stops at the LIMIT. */
     const char *dir = descending ? "DESC" : "ASC";
     char page[1200];
-    snprintf(page, sizeof page,
-             "WITH page AS (SELECT s.snapshot_id, s.snapshot_time, s.schema_version, s.author,"
-             " s.commit_message, sum(b.w) OVER w - b.w < $4 AS fits FROM hog_snapshot s"
-             " CROSS JOIN LATERAL (SELECT coalesce(octet_length(s.author), 0)"
-             " + coalesce(octet_length(s.commit_message), 0) + 128 * (SELECT count(*)"
-             " FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-             " AND c.snapshot_id = s.snapshot_id) AS w OFFSET 0) b"
-             " WHERE s.catalog_id = $1 AND s.snapshot_id %s $2"
-             " WINDOW w AS (ORDER BY s.snapshot_id %s ROWS UNBOUNDED PRECEDING)"
-             " ORDER BY s.snapshot_id %s LIMIT $3)",
-             descending ? "<" : ">", dir, dir);
+    int n = snprintf(page, sizeof page,
+                     "WITH page AS (SELECT s.snapshot_id, s.snapshot_time, s.schema_version,"
+                     " s.author, s.commit_message, " SNAPSHOT_FITS " AS fits FROM hog_snapshot s"
+                     " CROSS JOIN LATERAL (SELECT coalesce(octet_length(s.author), 0)"
+                     " + coalesce(octet_length(s.commit_message), 0) + 128 * (SELECT count(*)"
+                     " FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+                     " AND c.snapshot_id = s.snapshot_id) AS w OFFSET 0) b"
+                     " WHERE s.catalog_id = $1 AND s.snapshot_id %s $2"
+                     " WINDOW w AS (ORDER BY s.snapshot_id %s ROWS UNBOUNDED PRECEDING)"
+                     " ORDER BY s.snapshot_id %s LIMIT $3)",
+                     descending ? "<" : ">", dir, dir);
+    if (n < 0 || (size_t)n >= sizeof page)
+        return error_fail(err, ERR_INTERNAL, "the snapshot page statement outgrew its buffer");
     /* The author and message come with a snapshot's first row only: a
      * commit of many tables has a change row per table, and a copy of a
      * long message in each was the reader's memory times the tables. Each
@@ -36,7 +42,7 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
      * (a dropped table: its last name) and, for a data change, what that
      * snapshot added to the table: index probes per row, never a scan. */
     char query[4000];
-    snprintf(
+    n = snprintf(
         query, sizeof query,
         "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
         " p.schema_version, CASE WHEN row_number() OVER w = 1 AND p.fits THEN p.author END,"
@@ -61,6 +67,8 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         " WINDOW w AS (PARTITION BY p.snapshot_id ORDER BY c.kind, c.object_id)"
         " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
         page, dir);
+    if (n < 0 || (size_t)n >= sizeof query)
+        return error_fail(err, ERR_INTERNAL, "the snapshot page statement outgrew its buffer");
     out->r = db_exec(db->pg, query, &p, err);
     return out->r ? 0 : -1;
 }
