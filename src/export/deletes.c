@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/arrow.h"
 #include "util/random.h"
+#include "util/search.h"
 #include "util/timefmt.h"
 
 void xp_deletes_free(struct xp_deletes *d)
@@ -52,21 +53,18 @@ static int cmp_rows(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int64_t id_at(const void *base, size_t i, size_t stride)
+{
+    int64_t id;
+    memcpy(&id, (const char *)base + i * stride, sizeof id);
+    return id;
+}
+
 /* The first of n elements (sorted by an int64 id, their first member,
  * stride bytes apart) whose id is >= v. */
 static size_t first_id(const void *base, size_t n, size_t stride, int64_t v)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int64_t id;
-        memcpy(&id, (const char *)base + mid * stride, sizeof id);
-        if (id < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return LOWER_BOUND(n, i, id_at(base, i, stride) < v);
 }
 
 static bool same_day(const struct xp_deleted_row *r, const struct xp_data_file *f)

@@ -9,6 +9,7 @@
 
 #include "expr/expr_internal.h"
 #include "util/arrow.h"
+#include "util/search.h"
 
 /* ---- finding columns in a batch ---- */
 
@@ -433,30 +434,16 @@ static void cmp_literal(const struct pnode *p, const struct colview *v, int64_t 
 
 static bool in_keys(const int64_t *keys, size_t n, int64_t x)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && keys[lo] == x;
+    size_t at = LOWER_BOUND(n, i, keys[i] < x);
+    return at < n && keys[at] == x;
 }
 
 /* Binary search of the set's items with a comparison of the row's value
  * against item k. */
 #define IN_ITEMS(set, cmp_k)                                                                       \
     __extension__({                                                                                \
-        size_t lo_ = 0, hi_ = (set)->n;                                                            \
-        while (lo_ < hi_) {                                                                        \
-            size_t k = lo_ + (hi_ - lo_) / 2;                                                      \
-            if ((cmp_k) > 0)                                                                       \
-                lo_ = k + 1;                                                                       \
-            else                                                                                   \
-                hi_ = k;                                                                           \
-        }                                                                                          \
-        size_t k = lo_;                                                                            \
+        size_t k_ = LOWER_BOUND((set)->n, k, (cmp_k) > 0);                                         \
+        size_t k = k_;                                                                             \
         k < (set)->n && (cmp_k) == 0;                                                              \
     })
 

@@ -7,6 +7,7 @@
 
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/search.h"
 
 static const uint8_t dv_magic[4] = {0xD1, 0xD3, 0x39, 0x64};
 
@@ -118,15 +119,7 @@ int lake_dv_add(struct lake_dv *v, const uint64_t *pos, size_t n, struct error *
 
 size_t lake_dv_lower_bound(const struct lake_dv *v, uint64_t pos)
 {
-    size_t lo = 0, hi = v->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v->pos[mid] < pos)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return LOWER_BOUND(v->n, i, v->pos[i] < pos);
 }
 
 void lake_dv_subtract(struct lake_dv *v, const struct lake_dv *other)

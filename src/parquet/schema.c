@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/search.h"
+
 int pq_decimal_bytes(int precision)
 {
     /* Smallest n with 10^p - 1 <= 2^(8n - 1) - 1, i.e. p digits fit in a
@@ -581,18 +583,9 @@ struct pq_node *pq_node_child_named(const struct pq_node *node, const char *name
 {
     if (!node)
         return NULL;
-    /* The first of the sorted children not below name. */
-    int lo = 0, hi = node->nchildren;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (strcmp(node->by_name[mid]->el->name, name) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < node->nchildren && strcmp(node->by_name[lo]->el->name, name) == 0
-               ? node->by_name[lo]
-               : NULL;
+    size_t n = (size_t)node->nchildren;
+    size_t at = LOWER_BOUND(n, i, strcmp(node->by_name[i]->el->name, name) < 0);
+    return at < n && strcmp(node->by_name[at]->el->name, name) == 0 ? node->by_name[at] : NULL;
 }
 
 struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name)
@@ -602,14 +595,7 @@ struct pq_node *pq_schema_find_top(const struct pq_schema *s, const char *name)
 
 struct pq_node *pq_schema_find_top_by_id(const struct pq_schema *s, int32_t field_id)
 {
-    int lo = 0, hi = s->ntop_by_id;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (s->top_by_id[mid]->el->field_id < field_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->ntop_by_id && s->top_by_id[lo]->el->field_id == field_id ? s->top_by_id[lo]
-                                                                            : NULL;
+    size_t n = (size_t)s->ntop_by_id;
+    size_t at = LOWER_BOUND(n, i, s->top_by_id[i]->el->field_id < field_id);
+    return at < n && s->top_by_id[at]->el->field_id == field_id ? s->top_by_id[at] : NULL;
 }

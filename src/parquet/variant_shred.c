@@ -7,6 +7,7 @@
 #include "parquet/writer.h"
 #include "util/arrow.h"
 #include "util/buf.h"
+#include "util/search.h"
 #include "variant/access.h"
 #include "variant/variant.h"
 #include "variant/variant_format.h"
@@ -97,25 +98,26 @@ static int index_names(struct builder *b)
     return 0;
 }
 
+/* strcmp of the string f with name's len bytes. */
+static int name_cmp(const char *f, const char *name, size_t len)
+{
+    size_t flen = strlen(f);
+    int c = memcmp(f, name, flen < len ? flen : len);
+    return c ? c : (flen > len) - (flen < len);
+}
+
+/* The name of the declared field at position k in name order. */
+static const char *sorted_name(const struct builder *t, size_t k)
+{
+    return t->kids[t->by_name[k]].col->name;
+}
+
 /* The declared field named name, or -1. */
 static int64_t declared_field(const struct builder *t, const char *name, size_t len)
 {
-    size_t lo = 0, hi = t->nkids;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const char *f = t->kids[t->by_name[mid]].col->name;
-        size_t flen = strlen(f);
-        int c = memcmp(f, name, flen < len ? flen : len);
-        if (c == 0)
-            c = (flen > len) - (flen < len);
-        if (c == 0)
-            return t->by_name[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    size_t at = LOWER_BOUND(t->nkids, i, name_cmp(sorted_name(t, i), name, len) < 0);
+    return at < t->nkids && name_cmp(sorted_name(t, at), name, len) == 0 ? (int64_t)t->by_name[at]
+                                                                         : -1;
 }
 
 /* A builder for c and its fields. group: c is a group (the column, a field

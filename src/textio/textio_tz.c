@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/search.h"
 #include "util/timefmt.h"
 
 /* A TZif file past this is not one (the largest zones are under 4 KiB). */
@@ -56,15 +57,9 @@ static int32_t max32(int32_t a, int32_t b)
 
 static int32_t list_offset_at(const struct textio_tz *tz, int64_t utc)
 {
-    size_t lo = 0, hi = tz->n; /* count of transitions at or before utc */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tz->at[mid] <= utc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? tz->after[lo - 1] : tz->initial;
+    /* The count of transitions at or before utc. */
+    size_t n = LOWER_BOUND(tz->n, i, tz->at[i] <= utc);
+    return n ? tz->after[n - 1] : tz->initial;
 }
 
 /* The wall clock first shows times of transition i's new offset (or of
