@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "server/db/db.h"
+#include "server/store/migrations.h"
 #include "util/error.h"
 
 static struct test_db db;
@@ -44,6 +45,34 @@ static void session_settings(void **state)
     PQfinish(c);
 }
 
+/* A migration's statements are not bound by the pool's statement timeout:
+ * a big catalog's rewrite (migration 11 over 8M files, 15 over 10M
+ * partition values) takes minutes, and a server that cannot finish its
+ * migrations cannot start. The migration session lifts it when it takes
+ * the migration lock. */
+static void migrations_run_unbounded(void **state)
+{
+    (void)state;
+    struct error err;
+    PGconn *c = db_connect(db.url, 10, &err);
+    if (!c)
+        fail_msg("db_connect: %s", err.msg);
+    if (store_migrations_lock(c, &err) != 0 || db_begin(c, &err) != 0)
+        fail_msg("%s", err.msg);
+    if (store_migrations_apply(c, "9999_probe.sql", 9999,
+                               "CREATE TEMP TABLE probe AS"
+                               " SELECT current_setting('statement_timeout') AS t;",
+                               "digest", &err) != 0)
+        fail_msg("store_migrations_apply: %s", err.msg);
+    PGresult *r = PQexec(c, "SELECT t FROM probe");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "0");
+    PQclear(r);
+    db_rollback(c);
+    store_migrations_unlock(c);
+    PQfinish(c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -60,6 +89,7 @@ static int teardown(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(session_settings)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(session_settings),
+                                       cmocka_unit_test(migrations_run_unbounded)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
