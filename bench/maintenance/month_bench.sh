@@ -298,7 +298,7 @@ awk -v n="$listed" -v del="$swept" -v a="$s0" -v b="$s1" -v c="$p0" -v e="$p1" '
   sw = b - a; pe = e - c
   printf "sweep: %d objects listed, %d deleted in %.3f s: %.3f s per 10,000 objects\n", n, del, sw, n ? sw * 10000 / n : 0
   printf "peer (find -mtime +0 -delete, same counts): %.3f s: %.3f s per 10,000 objects\n", pe, n ? pe * 10000 / n : 0
-  printf "ratio sweep/peer: %.2f\n", pe > 0 ? sw / pe : 0 }'
+  printf "ratio sweep/peer: %.2f\n", (pe > 0 ? sw / pe : 0) }'
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 ok=1
 [ "$unref_bytes" = 0 ] || ok=0
