@@ -163,12 +163,18 @@ start_server() {
     --data-dir "$dir/$name" --port 0 --port-file "$dir/$name.port" \
     --warehouse "file://$dir/warehouse-$name" --log-level warn "$@" >>"$dir/$name.log" 2>&1 &
   srv_pid=$!
-  for _ in $(seq 1 400); do
+  # Up to 30 minutes: a new build's migrations run before it listens, and
+  # at 1x one can rewrite 10M rows (migration 15: about two minutes).
+  local t0=$SECONDS
+  for _ in $(seq 1 36000); do
     [ -s "$dir/$name.port" ] && break
     kill -0 "$srv_pid" 2>/dev/null || { log "hoglaked exited; see $dir/$name.log"; exit 5; }
     sleep 0.05
   done
   [ -s "$dir/$name.port" ] || { log "hoglaked did not start; see $dir/$name.log"; exit 5; }
+  if [ $((SECONDS - t0)) -ge 5 ]; then
+    log "hoglaked on $db listened after $((SECONDS - t0)) s (migrations included)"
+  fi
   url="http://127.0.0.1:$(cat "$dir/$name.port")"
   token_file=$dir/$name/admin.token
 }
