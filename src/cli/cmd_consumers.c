@@ -83,18 +83,83 @@ static void show_consumers(const json_t *list, const char *catalog)
     out_table_free(&t);
 }
 
+static int out_of_memory(void)
+{
+    fprintf(stderr, "hoglake: out of memory\n");
+    return EXIT_FAILURE_OTHER;
+}
+
+/* Appends a page's consumers to the listing's; a consumer the last page
+ * ended among continues with its first entry here. 0, or -1 out of
+ * memory. */
+static int merge_page(json_t *all, const json_t *page)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach (page, i, c) {
+        json_t *last = json_array_size(all) ? json_array_get(all, json_array_size(all) - 1) : NULL;
+        const char *id = json_string_value(json_object_get(c, "consumer_id"));
+        if (i == 0 && last && id &&
+            strcmp(id, json_string_value(json_object_get(last, "consumer_id"))) == 0) {
+            if (json_array_extend(json_object_get(last, "offsets"), json_object_get(c, "offsets")))
+                return -1;
+        } else if (json_array_append(all, c) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every page of the consumer listing into one {"consumers": [...]}. */
+static int fetch_consumers(struct cli *cli, const char *catalog, json_t **out)
+{
+    char base[600], path[900];
+    int rc = cli_object_path(base, sizeof base, catalog, 1, NULL, "/consumers");
+    json_t *all = json_array();
+    if (!all)
+        return out_of_memory();
+    char *token = NULL;
+    while (rc == EXIT_OK) {
+        int n = token ? snprintf(path, sizeof path, "%s?page_token=%s", base, token)
+                      : snprintf(path, sizeof path, "%s", base);
+        free(token);
+        token = NULL;
+        if (n < 0 || (size_t)n >= sizeof path) {
+            fprintf(stderr, "hoglake: the server's page token is too long\n");
+            rc = EXIT_FAILURE_OTHER;
+            break;
+        }
+        json_t *page = NULL;
+        if ((rc = cli_request(cli, "GET", path, NULL, &page)) != EXIT_OK)
+            break;
+        const json_t *consumers = json_object_get(page, "consumers");
+        const json_t *next = json_object_get(page, "next_page_token");
+        if (!json_is_array(consumers)) {
+            fprintf(stderr, "hoglake: the server's consumer listing has no consumers array\n");
+            rc = EXIT_FAILURE_OTHER;
+        } else if (merge_page(all, consumers) != 0 ||
+                   (json_is_string(next) && !(token = strdup(json_string_value(next))))) {
+            rc = out_of_memory();
+        }
+        json_decref(page);
+        if (!token)
+            break;
+    }
+    free(token);
+    if (rc != EXIT_OK) {
+        json_decref(all);
+        return rc;
+    }
+    if (!(*out = json_pack("{s:o}", "consumers", all)))
+        return out_of_memory();
+    return EXIT_OK;
+}
+
 static int run_consumers(struct cli *cli, const struct cli_args *a)
 {
-    char path[600];
-    int rc = cli_object_path(path, sizeof path, a->positional[0], 1, NULL, "/consumers");
     json_t *list = NULL;
     int64_t head = 0;
-    if (rc == EXIT_OK)
-        rc = cli_request(cli, "GET", path, NULL, &list);
-    if (rc == EXIT_OK && !json_is_array(json_object_get(list, "consumers"))) {
-        fprintf(stderr, "hoglake: the server's consumer listing has no consumers array\n");
-        rc = EXIT_FAILURE_OTHER;
-    }
+    int rc = fetch_consumers(cli, a->positional[0], &list);
     if (rc == EXIT_OK)
         rc = catalog_head(cli, a->positional[0], &head);
     if (rc != EXIT_OK) {

@@ -261,6 +261,41 @@ static void consumers_and_offsets(void **state)
     free(run_ok(0, "consumers --help"));
 }
 
+/* The listing comes in pages: against a server whose pages hold one
+ * offset, the CLI follows every page and joins a consumer's offsets split
+ * across them, printing what one page gives. */
+static void consumers_follow_pages(void **state)
+{
+    (void)state;
+    free(run_ok(0, "table create cons.web.clicks --columns 'id:long'"));
+    free(run_ok(0, "offsets commit cons feed web.clicks 1"));
+    char *whole = run_ok(0, "consumers cons --json");
+    struct test_server narrow;
+    const char *extra[] = {"--page-size-max", "1", NULL};
+    test_server_start(&narrow, &db, extra);
+    json_t *one = api_get_json(&narrow, "/v1/catalogs/cons/consumers");
+    assert_int_equal(json_array_size(json_object_get(one, "consumers")), 1);
+    assert_true(json_is_string(json_object_get(one, "next_page_token")));
+    json_decref(one);
+    struct cli_out o;
+    cli_run(&o, HOGLAKE_CLI_BIN, narrow.base, dir, "consumers cons --json");
+    assert_int_equal(o.code, 0);
+    json_t *a = jparse(whole), *b = jparse(o.out);
+    char *ta = json_dumps(a, JSON_SORT_KEYS), *tb = json_dumps(b, JSON_SORT_KEYS);
+    assert_string_equal(tb, ta);
+    /* feed holds both of its offsets in one entry. */
+    json_t *feed = json_array_get(json_object_get(b, "consumers"), 0);
+    assert_string_equal(jstr(feed, "consumer_id"), "feed");
+    assert_int_equal(json_array_size(json_object_get(feed, "offsets")), 2);
+    free(ta);
+    free(tb);
+    json_decref(a);
+    json_decref(b);
+    cli_out_free(&o);
+    test_server_stop(&narrow);
+    free(whole);
+}
+
 /* ---- export ---- */
 
 /* The export names its consumer, and that consumer is then listed. */
@@ -289,9 +324,8 @@ static void export_prints_its_consumer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(snapshots_in_words),
-        cmocka_unit_test(snapshots_resolve),
-        cmocka_unit_test(consumers_and_offsets),
+        cmocka_unit_test(snapshots_in_words),         cmocka_unit_test(snapshots_resolve),
+        cmocka_unit_test(consumers_and_offsets),      cmocka_unit_test(consumers_follow_pages),
         cmocka_unit_test(export_prints_its_consumer),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

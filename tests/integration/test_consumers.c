@@ -390,11 +390,12 @@ static void not_found(void **state)
     expect_error(&r, 404, "not_found");
     http_result_free(&r);
 
-    /* A catalog without consumers lists none. */
+    /* A catalog without consumers lists none, on a last page. */
     json_t *l = api_get_json(&srv, "/v1/catalogs/csmother/consumers");
-    assert_int_equal(json_object_size(l), 1);
+    assert_int_equal(json_object_size(l), 2);
     assert_true(json_is_array(jget(l, "consumers")));
     assert_int_equal(json_array_size(jget(l, "consumers")), 0);
+    assert_true(json_is_null(jget(l, "next_page_token")));
     json_decref(l);
 
     /* Methods. */
@@ -574,6 +575,143 @@ static void consumer_list_shapes(void **state)
     json_decref(l);
 }
 
+/* The listing as "consumer/uuid,..." pairs, walking its pages of `limit`
+ * offsets; *pages gets how many it took. */
+static char *walk_pages(const char *cat, int limit, int *pages)
+{
+    char out[4096];
+    size_t len = 0;
+    char *token = NULL;
+    *pages = 0;
+    do {
+        json_t *l = token ? api_get_json(&srv, "/v1/catalogs/%s/consumers?limit=%d&page_token=%s",
+                                         cat, limit, token)
+                          : api_get_json(&srv, "/v1/catalogs/%s/consumers?limit=%d", cat, limit);
+        free(token);
+        token = NULL;
+        (*pages)++;
+        size_t i, k, entries = 0;
+        json_t *c, *o;
+        json_array_foreach (jget(l, "consumers"), i, c)
+            json_array_foreach (jget(c, "offsets"), k, o) {
+                len += (size_t)snprintf(out + len, sizeof out - len, "%s/%s,",
+                                        jstr(c, "consumer_id"), jstr(o, "table_uuid"));
+                assert_true(len < sizeof out);
+                entries++;
+            }
+        /* A page that is not the last is full. */
+        json_t *next = jget(l, "next_page_token");
+        if (json_is_string(next)) {
+            assert_int_equal(entries, limit);
+            token = strdup(json_string_value(next));
+        } else {
+            assert_true(json_is_null(next));
+            assert_true(entries <= (size_t)limit);
+        }
+        json_decref(l);
+        assert_true(*pages < 100);
+    } while (token);
+    out[len] = '\0';
+    return strdup(out);
+}
+
+/* The listing comes in pages of `limit` offsets that resume after the last
+ * (consumer, table) pair: walked at every page size, they give exactly the
+ * one-page listing, in its order, a consumer's offsets split across pages
+ * where a page ends among them. */
+static void consumer_list_pages(void **state)
+{
+    (void)state;
+    const char *cat = "csmpages";
+    make_catalog(&srv, cat);
+    make_namespace(&srv, cat, NS);
+    const char *tables[3];
+    for (int t = 0; t < 3; t++) {
+        char name[8];
+        snprintf(name, sizeof name, "t%d", t);
+        tables[t] = create_table_in(cat, NS, name);
+    }
+    /* Bytewise order differs from a natural-language collation's. */
+    static const char *const consumers[] = {"b", "A", "_c", "a.d", "Z"};
+    for (size_t c = 0; c < 5; c++)
+        for (int t = 0; t <= (int)c % 3; t++)
+            json_decref(put_ok(cat, consumers[c], tables[t], 1));
+    int pages;
+    char *whole = walk_pages(cat, 1000, &pages);
+    assert_int_equal(pages, 1);
+    assert_int_equal(offset_rows(cat), 9);
+    assert_true(strncmp(whole, "A/", 2) == 0);
+    assert_non_null(strstr(whole, "Z/"));
+    assert_true(strstr(whole, "Z/") < strstr(whole, "_c/"));
+    assert_true(strstr(whole, "_c/") < strstr(whole, "a.d/"));
+    assert_true(strstr(whole, "a.d/") < strstr(whole, "b/"));
+    for (int limit = 1; limit <= 10; limit++) {
+        char *walked = walk_pages(cat, limit, &pages);
+        assert_string_equal(walked, whole);
+        assert_int_equal(pages, (9 + limit - 1) / limit);
+        free(walked);
+    }
+    free(whole);
+
+    /* A consumer split across pages: in order the offsets are A A Z Z _c
+     * _c _c a.d b, so pages of three end and start with one of Z's. */
+    json_t *p1 = api_get_json(&srv, "/v1/catalogs/%s/consumers?limit=3", cat);
+    json_t *c1 = jget(p1, "consumers");
+    assert_int_equal(json_array_size(c1), 2);
+    assert_string_equal(jstr(json_array_get(c1, 1), "consumer_id"), "Z");
+    assert_int_equal(json_array_size(jget(json_array_get(c1, 1), "offsets")), 1);
+    const char *token = json_string_value(jget(p1, "next_page_token"));
+    assert_non_null(token);
+    json_t *p2 = api_get_json(&srv, "/v1/catalogs/%s/consumers?limit=3&page_token=%s", cat, token);
+    json_t *c2 = json_array_get(jget(p2, "consumers"), 0);
+    assert_string_equal(jstr(c2, "consumer_id"), "Z");
+    assert_int_equal(json_array_size(jget(c2, "offsets")), 1);
+    json_decref(p2);
+
+    /* Limits and tokens. */
+    struct http_result r;
+    api_get(&r, &srv, "/v1/catalogs/%s/consumers?limit=0", cat);
+    expect_error(&r, 422, "validation");
+    http_result_free(&r);
+    api_get(&r, &srv, "/v1/catalogs/%s/consumers?limit=x", cat);
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    json_t *big = api_get_json(&srv, "/v1/catalogs/%s/consumers?limit=99999999", cat);
+    assert_true(json_is_null(jget(big, "next_page_token")));
+    json_decref(big);
+    static const char *const bad[] = {
+        "zz",
+        "0",
+        "",
+        /* hex of a uuid with no consumer, and of one with a bad consumer */
+        "30303030303030302d303030302d343030302d383030302d303030303030303030303030",
+        "30303030303030302d303030302d343030302d383030302d3030303030303030303030302f2f",
+        /* hex of text that is not a uuid first */
+        "7878787878787878787878787878787878787878787878787878787878787878787878786162",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        api_get(&r, &srv, "/v1/catalogs/%s/consumers?page_token=%s", cat, bad[i]);
+        expect_error(&r, 400, "bad_request");
+        expect_detail_contains(&r, "page_token");
+        http_result_free(&r);
+    }
+    /* Only limit and page_token are taken. */
+    api_get(&r, &srv, "/v1/catalogs/%s/consumers?after=a", cat);
+    expect_error(&r, 400, "bad_request");
+    http_result_free(&r);
+    json_decref(p1);
+    /* A token naming the last pair ("b" on its table) resumes to an empty
+     * last page. */
+    char plain[64], tail[130];
+    snprintf(plain, sizeof plain, "%sb", tables[0]);
+    for (size_t i = 0; plain[i]; i++)
+        snprintf(tail + 2 * i, 3, "%02x", (unsigned char)plain[i]);
+    json_t *end = api_get_json(&srv, "/v1/catalogs/%s/consumers?page_token=%s", cat, tail);
+    assert_int_equal(json_array_size(jget(end, "consumers")), 0);
+    assert_true(json_is_null(jget(end, "next_page_token")));
+    json_decref(end);
+}
+
 /* ---- concurrency ---- */
 
 enum { WRITERS = 8, PUTS_PER_WRITER = 25 };
@@ -682,6 +820,7 @@ int main(void)
         cmocka_unit_test(dropped_tables_keep_offsets),
         cmocka_unit_test(replaced_incarnations_are_cleaned_up),
         cmocka_unit_test(consumer_list_shapes),
+        cmocka_unit_test(consumer_list_pages),
         cmocka_unit_test(concurrent_puts_end_at_the_maximum),
         cmocka_unit_test(offsets_do_not_take_the_catalog_lock),
     };

@@ -7,12 +7,15 @@
 
 #include "server/catalog/catalog.h"
 #include "server/http/handlers.h"
+#include "server/server.h"
 #include "server/store/consumers.h"
 #include "util/jsonx.h"
 #include "util/strutil.h"
 #include "util/timefmt.h"
 
-enum { CONSUMER_ID_MAX = 128 };
+/* A page of the consumer listing: offsets, as the other paged reads count
+ * entries. */
+enum { CONSUMER_ID_MAX = 128, CONSUMER_PAGE_DEFAULT = 1000 };
 
 #define CONSUMER_ID_PATTERN "^[A-Za-z0-9_][A-Za-z0-9_.:@-]{0,127}$"
 
@@ -54,6 +57,15 @@ static int check_table_uuid(const char *uuid, struct api_error *err)
     if (str_is_uuid(uuid))
         return 0;
     return api_bad_request(err, "path parameter {table_uuid} must be a UUID, got '%.40s'", uuid);
+}
+
+/* The path's catalog, and the request's connection: NULL with err set. */
+static struct db_conn *catalog_db(struct srv_req *req, struct catalog_row *cat,
+                                  struct api_error *err)
+{
+    if (catalog_load(req, req->params[P_CATALOG], cat, err) != 0)
+        return NULL;
+    return req_db(req, err);
 }
 
 /* ConsumerOffset. */
@@ -115,9 +127,7 @@ int h_consumer_offset_put(struct srv_req *req, struct srv_res *res, struct api_e
     if (check_consumer_id(consumer, err) != 0)
         return -1;
     struct catalog_row cat;
-    if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
-        return -1;
-    struct db_conn *db = req_db(req, err);
+    struct db_conn *db = catalog_db(req, &cat, err);
     if (!db)
         return -1;
     struct error dberr;
@@ -150,9 +160,7 @@ int h_consumer_offset_get(struct srv_req *req, struct srv_res *res, struct api_e
     if (check_table_uuid(uuid, err) != 0)
         return -1;
     struct catalog_row cat;
-    if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
-        return -1;
-    struct db_conn *db = req_db(req, err);
+    struct db_conn *db = catalog_db(req, &cat, err);
     if (!db)
         return -1;
     struct store_consumer_offset o;
@@ -172,9 +180,7 @@ int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api
 {
     const char *consumer = req->params[P_CONSUMER];
     struct catalog_row cat;
-    if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
-        return -1;
-    struct db_conn *db = req_db(req, err);
+    struct db_conn *db = catalog_db(req, &cat, err);
     if (!db)
         return -1;
     struct store_consumer_offset *offs;
@@ -199,19 +205,66 @@ int h_consumer_offsets_list(struct srv_req *req, struct srv_res *res, struct api
     return 0;
 }
 
-int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
+/* ---- GET .../consumers, a page at a time ----
+ *
+ * A page holds at most `limit` offsets in (consumer id bytewise, table
+ * uuid) order and resumes after the last one: its next_page_token is that
+ * pair, hex-encoded (the uuid's 36 characters, then the consumer id).
+ * Nothing in it needs hiding or pinning: offsets have no snapshot, and a
+ * made-up token names a position in a listing the caller may read
+ * anyway; it is checked for form only. */
+
+enum { UUID_TEXT = 36, CONSUMER_TOKEN_MAX = 2 * (UUID_TEXT + CONSUMER_ID_MAX) };
+
+static int consumer_token_invalid(struct api_error *err)
 {
-    struct catalog_row cat;
-    if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
-        return -1;
-    struct db_conn *db = req_db(req, err);
-    if (!db)
-        return -1;
-    struct store_consumer_offset *offs;
-    size_t n;
-    struct error dberr;
-    if (store_consumers_list(db, &req->arena, cat.id, &offs, &n, &dberr) != 0)
-        return api_from_error(err, &dberr, "consumer list");
+    return api_bad_request(err, "query parameter 'page_token' is not a page token this server "
+                                "issued (send next_page_token back exactly as received)");
+}
+
+/* Reads ?page_token= into uuid (UUID_TEXT + 1 bytes) and consumer
+ * (CONSUMER_ID_MAX + 1): 1 resumed, 0 no token, -1 a bad one. */
+static int consumer_token_parse(const struct srv_req *req, char *uuid, char *consumer,
+                                struct api_error *err)
+{
+    const char *text = req_arg(req, "page_token");
+    if (!text)
+        return 0;
+    size_t len = strlen(text);
+    if (len % 2 != 0 || len <= 2 * UUID_TEXT || len > CONSUMER_TOKEN_MAX)
+        return consumer_token_invalid(err);
+    char plain[UUID_TEXT + CONSUMER_ID_MAX + 1];
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return consumer_token_invalid(err);
+        plain[i] = (char)(hi << 4 | lo);
+    }
+    plain[len / 2] = '\0';
+    memcpy(uuid, plain, UUID_TEXT);
+    uuid[UUID_TEXT] = '\0';
+    strcpy(consumer, plain + UUID_TEXT);
+    if (!str_is_uuid(uuid) || !consumer_id_valid(consumer))
+        return consumer_token_invalid(err);
+    return 1;
+}
+
+/* The token resuming after this offset, in the arena; NULL out of memory. */
+static const char *consumer_token(struct arena *a, const struct store_consumer_offset *o)
+{
+    char plain[UUID_TEXT + CONSUMER_ID_MAX + 1];
+    int n = snprintf(plain, sizeof plain, "%s%s", o->table_uuid, o->consumer_id);
+    if (n < 0 || (size_t)n >= sizeof plain)
+        return NULL;
+    char *text = arena_alloc(a, 2 * (size_t)n + 1);
+    if (text)
+        str_hex_encode(plain, (size_t)n, text);
+    return text;
+}
+
+/* The page's offsets grouped by consumer, in order; NULL out of memory. */
+static json_t *consumers_json(const struct store_consumer_offset *offs, size_t n)
+{
     json_t *consumers = json_array(), *offsets = NULL;
     const char *current = NULL;
     for (size_t i = 0; consumers && i < n; i++) {
@@ -222,8 +275,7 @@ int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error 
             json_t *c = json_pack("{s:s,s:o*}", "consumer_id", id, "offsets", offsets);
             if (!offsets || !c || json_array_append_new(consumers, c) != 0) {
                 json_decref(consumers);
-                consumers = NULL;
-                break;
+                return NULL;
             }
             current = id;
         }
@@ -239,12 +291,42 @@ int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error 
         }
         if (!o || json_array_append_new(offsets, o) != 0) {
             json_decref(consumers);
-            consumers = NULL;
+            return NULL;
         }
     }
-    if (!consumers)
+    return consumers;
+}
+
+int h_consumers_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
+{
+    int64_t limit;
+    if (req_page_limit(req, CONSUMER_PAGE_DEFAULT, req->srv->cfg.page_size_max, &limit, err) != 0)
+        return -1;
+    char after_uuid[UUID_TEXT + 1], after_consumer[CONSUMER_ID_MAX + 1];
+    int resumed = consumer_token_parse(req, after_uuid, after_consumer, err);
+    if (resumed < 0)
+        return -1;
+    struct catalog_row cat;
+    struct db_conn *db = catalog_db(req, &cat, err);
+    if (!db)
+        return -1;
+    struct store_consumer_offset *offs;
+    size_t n;
+    struct error dberr;
+    if (store_consumers_page(db, &req->arena, cat.id, resumed ? after_consumer : NULL,
+                             resumed ? after_uuid : NULL, limit + 1, &offs, &n, &dberr) != 0)
+        return api_from_error(err, &dberr, "consumer list");
+    bool more = n > (size_t)limit;
+    if (more)
+        n = (size_t)limit;
+    const char *next = more ? consumer_token(&req->arena, &offs[n - 1]) : NULL;
+    json_t *consumers = consumers_json(offs, n);
+    if (!consumers || (more && !next)) {
+        json_decref(consumers);
         return api_nomem(err);
-    if (api_json(res, 200, json_pack("{s:o}", "consumers", consumers)) != 0)
+    }
+    if (api_json(res, 200,
+                 json_pack("{s:o,s:s?}", "consumers", consumers, "next_page_token", next)) != 0)
         return api_nomem(err);
     return 0;
 }

@@ -500,18 +500,8 @@ static int page_token_decode(const char *text, enum page_kind kind, struct page_
 int page_parse(struct srv_req *req, enum page_kind kind, struct page *pg, struct api_error *err)
 {
     memset(pg, 0, sizeof *pg);
-    int64_t max = req->srv->cfg.page_size_max;
-    bool has_limit;
-    if (req_arg_i64(req, "limit", &has_limit, &pg->limit, err) != 0)
+    if (req_page_limit(req, PAGE_DEFAULT_LIMIT, req->srv->cfg.page_size_max, &pg->limit, err) != 0)
         return -1;
-    if (has_limit && pg->limit < 1)
-        return api_validation(err, "limit must be >= 1, got %lld", (long long)pg->limit);
-    /* A larger limit is clamped, never refused: a client may ask for the
-     * page size it likes without knowing this server's maximum. */
-    if (!has_limit)
-        pg->limit = PAGE_DEFAULT_LIMIT;
-    if (pg->limit > max)
-        pg->limit = max;
     pg->budget_bytes = req->srv->cfg.page_bytes_max;
     if (page_digest(req, kind, pg->digest) != 0)
         return api_nomem(err);

@@ -92,24 +92,18 @@ static json_t *snapshot_page(struct srv_req *req, const struct catalog_row *cat,
 
 int h_snapshots_list(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    bool has_after, has_before, has_limit;
-    int64_t after = 0, before = 0, limit = SNAPSHOT_PAGE_DEFAULT;
+    bool has_after, has_before;
+    int64_t after = 0, before = 0, limit;
     if (req_arg_i64(req, "after", &has_after, &after, err) != 0 ||
         req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
-        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        req_page_limit(req, SNAPSHOT_PAGE_DEFAULT, SNAPSHOT_PAGE_MAX, &limit, err) != 0)
         return -1;
     if (!has_after)
         after = 0;
-    if (!has_limit)
-        limit = SNAPSHOT_PAGE_DEFAULT;
     if (has_before && after != 0)
         return api_validation(err,
                               "'before' and a non-zero 'after' are mutually exclusive; supply at "
                               "most one cursor");
-    if (limit < 1)
-        return api_validation(err, "limit must be >= 1, got %lld", (long long)limit);
-    if (limit > SNAPSHOT_PAGE_MAX)
-        limit = SNAPSHOT_PAGE_MAX;
     struct catalog_row cat;
     if (catalog_load(req, req->params[0], &cat, err) != 0)
         return -1;

@@ -199,6 +199,21 @@ int req_arg_i64(const struct srv_req *req, const char *key, bool *present, int64
     return 0;
 }
 
+int req_page_limit(const struct srv_req *req, int64_t dflt, int64_t max, int64_t *limit,
+                   struct api_error *err)
+{
+    bool present;
+    if (req_arg_i64(req, "limit", &present, limit, err) != 0)
+        return -1;
+    if (!present)
+        *limit = dflt;
+    if (*limit < 1)
+        return api_validation(err, "limit must be >= 1, got %lld", (long long)*limit);
+    if (*limit > max)
+        *limit = max;
+    return 0;
+}
+
 int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool *out,
                  struct api_error *err)
 {

@@ -126,6 +126,11 @@ int req_arg_i64(const struct srv_req *req, const char *key, bool *present, int64
                 struct api_error *err);
 int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool *out,
                  struct api_error *err);
+/* A paged read's ?limit=: `dflt` when absent, 400 not an integer, 422
+ * below 1, clamped to `max` (never refused: a client may ask for the page
+ * size it likes without knowing the server's maximum). */
+int req_page_limit(const struct srv_req *req, int64_t dflt, int64_t max, int64_t *limit,
+                   struct api_error *err);
 /* Parses the body as a JSON object: 400 on a missing body, a wrong
  * Content-Type, malformed JSON or a non-object. Returns a new reference. */
 json_t *req_json_body(const struct srv_req *req, struct api_error *err);

@@ -29,6 +29,7 @@ static const char *const hydrate_args[] = {"batch", NULL};
 static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 static const char *const cleanup_args[] = {"batch", NULL};
 static const char *const upload_schedule[] = {"limit", NULL};
+static const char *const consumer_page[] = {"limit", "page_token", NULL};
 static const char *const orphans_args[] = {"dry_run", "older_than_seconds", "limit", NULL};
 
 static const struct route routes[] = {
@@ -87,7 +88,7 @@ static const struct route routes[] = {
     {"POST", CAT "/uploads/schedule-expired", ACCESS_WRITER, h_upload_schedule_expired, 0,
      upload_schedule},
 
-    {"GET", CAT "/consumers", ACCESS_READER, h_consumers_list, 0, no_args},
+    {"GET", CAT "/consumers", ACCESS_READER, h_consumers_list, 0, consumer_page},
     {"GET", CAT "/consumers/{consumer}/offsets", ACCESS_READER, h_consumer_offsets_list, 0,
      no_args},
     {"GET", CAT "/consumers/{consumer}/offsets/{table_uuid}", ACCESS_READER, h_consumer_offset_get,

@@ -176,29 +176,36 @@ int store_consumer_offsets_list(struct db_conn *db, struct arena *arena, int64_t
     return offsets_take(r, false, arena, out, count, err);
 }
 
-int store_consumers_list(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+int store_consumers_page(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+                         const char *after_consumer, const char *after_uuid, int64_t limit,
                          struct store_consumer_offset **out, size_t *count, struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, catalog_id);
-    /* Names at the head as this statement sees the catalog: a live table is
-     * one not dropped, with its open version row. A table whose incarnation
-     * was dropped (or already retired) is reported dropped, without names. */
+    db_param_str(&p, after_consumer);
+    db_param_str(&p, after_uuid);
+    db_param_i64(&p, limit);
+    /* The page walks hog_consumer_offset_listing (migration 16) from the
+     * last pair returned. Names at the head as this statement sees the
+     * catalog, probed per offset of the page: a live table is one not
+     * dropped, with its open version row; a table whose incarnation was
+     * dropped (or already retired) is reported dropped, without names. */
     PGresult *r = db_exec(
         db->pg,
         "SELECT " OFFSET_COLUMNS(
             "o") ", lt.ns_name, lt.table_name"
                  " FROM hog_consumer_offset o"
-                 " LEFT JOIN (SELECT t.table_uuid, n.name AS ns_name, v.name AS table_name"
+                 " LEFT JOIN LATERAL (SELECT n.name AS ns_name, v.name AS table_name"
                  "  FROM hog_table t JOIN hog_table_version v ON v.catalog_id = t.catalog_id"
                  "   AND v.table_id = t.table_id AND v.end_snapshot IS NULL"
                  "  JOIN hog_namespace n ON n.catalog_id = v.catalog_id"
                  "   AND n.namespace_id = v.namespace_id"
-                 "  WHERE t.catalog_id = $1 AND t.dropped_snapshot IS NULL) lt"
-                 "  ON lt.table_uuid = o.table_uuid"
-                 " WHERE o.catalog_id = $1"
-                 " ORDER BY o.consumer_id COLLATE \"C\", o.table_uuid",
+                 "  WHERE t.catalog_id = $1 AND t.table_uuid = o.table_uuid"
+                 "  AND t.dropped_snapshot IS NULL) lt ON true"
+                 " WHERE o.catalog_id = $1 AND ($2::text IS NULL"
+                 "  OR (o.consumer_id COLLATE \"C\", o.table_uuid) > ($2::text, $3::uuid))"
+                 " ORDER BY o.consumer_id COLLATE \"C\", o.table_uuid LIMIT $4",
         &p, err);
     return offsets_take(r, true, arena, out, count, err);
 }

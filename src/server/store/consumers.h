@@ -68,10 +68,13 @@ int store_consumer_offset_get(struct db_conn *db, struct arena *arena, int64_t c
 int store_consumer_offsets_list(struct db_conn *db, struct arena *arena, int64_t catalog_id,
                                 const char *consumer_id, struct store_consumer_offset **out,
                                 size_t *count, struct error *err);
-/* Every offset of the catalog ordered by (consumer id in C collation,
- * table uuid), each with its table's names at the head as this statement
- * sees the catalog (array in the arena). 0 or -1. */
-int store_consumers_list(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+/* At most `limit` offsets of the catalog ordered by (consumer id in C
+ * collation, table uuid), from the first after (after_consumer,
+ * after_uuid) (both NULL: from the start), each with its table's names at
+ * the head as this statement sees the catalog (array in the arena). 0 or
+ * -1. */
+int store_consumers_page(struct db_conn *db, struct arena *arena, int64_t catalog_id,
+                         const char *after_consumer, const char *after_uuid, int64_t limit,
                          struct store_consumer_offset **out, size_t *count, struct error *err);
 
 #endif
