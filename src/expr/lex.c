@@ -152,12 +152,8 @@ static int hex_literal(struct lexer *lx, struct token *t)
     uint8_t *bytes = arena_alloc(lx->a, vlen / 2 + 1);
     if (!bytes)
         return error_nomem(lx->err);
-    for (size_t i = 0; i < vlen; i += 2) {
-        int hi = str_hex_digit(v[i]), lo = str_hex_digit(v[i + 1]);
-        if (hi < 0 || lo < 0)
-            return fail_here(lx, srclen, "a hex literal holds hex digits only");
-        bytes[i / 2] = (uint8_t)(hi << 4 | lo);
-    }
+    if (str_hex_decode(v, vlen, bytes) != 0)
+        return fail_here(lx, srclen, "a hex literal holds hex digits only");
     t->kind = TK_HEX;
     t->val = (const char *)bytes;
     t->vlen = vlen / 2;

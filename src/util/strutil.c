@@ -136,6 +136,20 @@ void str_hex_encode(const void *bytes, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+int str_hex_decode(const char *text, size_t len, void *out)
+{
+    if (len % 2 != 0)
+        return -1;
+    unsigned char *b = out;
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        b[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
+}
+
 int str_hex_digit(char c)
 {
     if (c >= '0' && c <= '9')

@@ -34,6 +34,10 @@ int str_hex4(const char *s);
 /* The n bytes as 2n lower-case hex digits into out, then a terminator
  * (out holds 2n + 1 bytes). */
 void str_hex_encode(const void *bytes, size_t n, char *out);
+/* The len hex digits at text (either case) as len / 2 bytes into out: 0,
+ * or -1 (out partly written) when len is odd or a character is not a hex
+ * digit. */
+int str_hex_decode(const char *text, size_t len, void *out);
 
 /* Length of the valid UTF-8 sequence at p (at most avail bytes), or 0:
  * overlong forms, surrogates and code points past U+10FFFF are invalid. */

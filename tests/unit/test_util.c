@@ -1097,6 +1097,17 @@ static void test_str_hex_encode(void **state)
     assert_int_equal(strlen(out), 512);
     for (int i = 0; i < 256; i++)
         assert_int_equal(str_hex_digit(out[2 * i]) * 16 + str_hex_digit(out[2 * i + 1]), i);
+    /* And back through str_hex_decode, either case. */
+    unsigned char back[256];
+    assert_int_equal(str_hex_decode(out, 512, back), 0);
+    assert_memory_equal(back, all, sizeof all);
+    assert_int_equal(str_hex_decode("A5fF", 4, back), 0);
+    assert_int_equal(back[0], 0xa5);
+    assert_int_equal(back[1], 0xff);
+    assert_int_equal(str_hex_decode("", 0, back), 0);
+    assert_int_equal(str_hex_decode("abc", 3, back), -1);
+    assert_int_equal(str_hex_decode("0g", 2, back), -1);
+    assert_int_equal(str_hex_decode("g0", 2, back), -1);
 }
 
 /* ---- bytes ---- */

@@ -234,12 +234,8 @@ static int consumer_token_parse(const struct srv_req *req, char *uuid, char *con
     if (len % 2 != 0 || len <= 2 * UUID_TEXT || len > CONSUMER_TOKEN_MAX)
         return consumer_token_invalid(err);
     char plain[UUID_TEXT + CONSUMER_ID_MAX + 1];
-    for (size_t i = 0; i < len / 2; i++) {
-        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return consumer_token_invalid(err);
-        plain[i] = (char)(hi << 4 | lo);
-    }
+    if (str_hex_decode(text, len, plain) != 0)
+        return consumer_token_invalid(err);
     plain[len / 2] = '\0';
     memcpy(uuid, plain, UUID_TEXT);
     uuid[UUID_TEXT] = '\0';

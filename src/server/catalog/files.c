@@ -468,12 +468,8 @@ static int page_token_decode(const char *text, enum page_kind kind, struct page_
         return page_token_invalid(err);
     uint8_t b[PAGE_TOKEN_MAX_BYTES];
     size_t n = len / 2;
-    for (size_t i = 0; i < n; i++) {
-        int hi = str_hex_digit(text[2 * i]), lo = str_hex_digit(text[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return page_token_invalid(err);
-        b[i] = (uint8_t)(hi << 4 | lo);
-    }
+    if (str_hex_decode(text, len, b) != 0)
+        return page_token_invalid(err);
     uint8_t check[PAGE_CHECK_BYTES];
     n -= PAGE_CHECK_BYTES;
     if (page_check(b, n, check) != 0)
