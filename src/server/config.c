@@ -108,8 +108,9 @@ static const struct option_def options[] = {
     INT_OPT("page-size-max", "HOGLAKE_PAGE_SIZE_MAX", page_size_max, 1, 1000000,
             "most entries one page of files, scan or changes holds (default 10000)"),
     INT_OPT("page-bytes-max", "HOGLAKE_PAGE_BYTES_MAX", page_bytes_max, 1, 1073741824,
-            "stored bytes of column statistics and split offsets past which a files or scan\n"
-            "page ends early (default 16777216)"),
+            "stored bytes (paths, partition values, statistics, split offsets; authors,\n"
+            "messages, change rows) past which a files, scan, changes or snapshots page ends\n"
+            "early (default 16777216)"),
     STR_OPT("file-roots", "HOGLAKE_FILE_ROOTS", file_roots,
             "directories (':'-separated) under which file:// catalogs may lie; a data_path\n"
             "elsewhere gets 422 data_path_not_allowed (default: the warehouse directory)"),

@@ -126,15 +126,6 @@ struct changes_page {
     struct page_token next;
 };
 
-/* Keeps at most `room` of a listing's *n rows; true when some were left. */
-static bool keep_room(int *n, int64_t room)
-{
-    if (*n <= room)
-        return false;
-    *n = (int)room;
-    return true;
-}
-
 /* The next page resumes after the page's last file. */
 static void resume_after_files(struct changes_page *cp)
 {
@@ -162,7 +153,9 @@ static void resume_after_vectors(struct changes_page *cp)
 }
 
 /* Reads the page: the data files after the token's key (or from the
- * start), then, when they end within the page, the vectors to fill it. */
+ * start), then, when they end within the page's entries and bytes, the
+ * vectors to fill it. When the files used it all, the vectors' statement
+ * still reads one row, which tells whether the next page starts at them. */
 static int read_page(struct srv_req *req, const struct window *w, const struct page *pg,
                      struct changes_page *cp, struct api_error *err)
 {
@@ -172,24 +165,27 @@ static int read_page(struct srv_req *req, const struct window *w, const struct p
         return -1;
     struct store_window sw = store_window(w);
     struct error dberr;
-    int64_t room = pg->limit;
+    struct store_window_page wp = {.limit = pg->limit, .budget_bytes = pg->budget_bytes};
     bool vectors_only = pg->resumed && pg->from.variant == PHASE_VECTORS;
     if (!vectors_only) {
-        if (store_files_page_changed(db, &sw, pg->resumed ? pg->from.keys : NULL, pg->limit,
-                                     &cp->files, &dberr) != 0)
+        wp.after = pg->resumed ? pg->from.keys : NULL;
+        if (store_files_page_changed(db, &sw, &wp, &cp->files, &dberr) != 0)
             return api_from_error(err, &dberr, "changed files");
-        cp->nfiles = store_file_rows_count(&cp->files);
-        if (keep_room(&cp->nfiles, room)) {
+        cp->nfiles = store_file_rows_page_length(&cp->files, wp.limit);
+        if (cp->nfiles < store_file_rows_count(&cp->files)) {
             resume_after_files(cp);
             return 0;
         }
-        room -= cp->nfiles;
+        wp.limit -= cp->nfiles;
+        wp.budget_bytes -= store_file_rows_weight(&cp->files, cp->nfiles);
+        if (wp.budget_bytes <= 0)
+            wp.limit = 0;
     }
-    const int64_t *after = vectors_only && pg->from.nkeys == 2 ? pg->from.keys : NULL;
-    if (store_files_page_changed_dvs(db, &sw, after, room, &cp->dvs, &dberr) != 0)
+    wp.after = vectors_only && pg->from.nkeys == 2 ? pg->from.keys : NULL;
+    if (store_files_page_changed_dvs(db, &sw, &wp, &cp->dvs, &dberr) != 0)
         return api_from_error(err, &dberr, "changed deletion vectors");
-    cp->ndvs = store_dv_rows_count(&cp->dvs);
-    if (keep_room(&cp->ndvs, room))
+    cp->ndvs = store_dv_rows_page_length(&cp->dvs, wp.limit);
+    if (cp->ndvs < store_dv_rows_count(&cp->dvs))
         resume_after_vectors(cp);
     return 0;
 }

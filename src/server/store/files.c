@@ -7,8 +7,17 @@
 
 /* ---- shapes ---- */
 
+/* Every paged statement picks its page in an inner statement, aliased x,
+ * and weighs it in an outer one over the window `page` in the page's
+ * order (STORE_PAGE_FITS): an entry weighs its path and its partition
+ * values' JSON text (writers choose both: up to 2,048 bytes each, and 64
+ * values a file) and whatever else the page carries (statistics, split
+ * offsets, a vector's path). An entry past the budget comes back with
+ * every weighed column NULL, and ends the page, so hoglaked holds the
+ * budget and one entry however large a page's entries are. */
+
 /* The DataFile columns of `hog_data_file d`, in the order data_file_from
- * reads them; every data-file statement starts with them. */
+ * reads them: a paged statement's inner one starts with them. */
 #define DATA_FILE_COLUMNS                                                                          \
     "d.data_file_id, d.path, d.file_format, d.record_count, d.file_size_bytes,"                    \
     " d.row_id_start, d.stats_state, d.begin_snapshot, d.footer_size, d.spec_id,"                  \
@@ -17,20 +26,34 @@
     "  pv.key_index)::text FROM hog_file_partition_value pv WHERE pv.catalog_id = d.catalog_id"    \
     "  AND pv.data_file_id = d.data_file_id) END AS partition_values"
 enum { DATA_FILE_NCOLS = 12 };
-/* The same columns by name, read from a subquery aliased x. */
-#define DATA_FILE_NAMES                                                                            \
-    "x.data_file_id, x.path, x.file_format, x.record_count, x.file_size_bytes, x.row_id_start,"    \
-    " x.stats_state, x.begin_snapshot, x.footer_size, x.spec_id, x.explicit_row_ids,"              \
-    " x.partition_values"
+/* The same columns read from the page x, the weighed ones only when
+ * `fits` (SQL text) holds. */
+#define DATA_FILE_FITTING(fits)                                                                    \
+    "x.data_file_id, CASE WHEN " fits " THEN x.path END, x.file_format, x.record_count,"           \
+    " x.file_size_bytes, x.row_id_start, x.stats_state, x.begin_snapshot, x.footer_size,"          \
+    " x.spec_id, x.explicit_row_ids, CASE WHEN " fits " THEN x.partition_values END"
+/* What a data file of the page x weighs of itself. */
+#define DATA_FILE_WEIGHT "octet_length(x.path) + coalesce(octet_length(x.partition_values), 0)"
 
 /* The DeleteFile columns of a hog_delete_file alias, in the order
- * delete_file_from reads them. */
-#define DELETE_FILE_COLUMNS(a)                                                                     \
-    a ".delete_file_id, " a ".data_file_id, " a ".path, " a ".file_format, " a ".delete_count, " a \
-      ".file_size_bytes, " a ".begin_snapshot"
+ * delete_file_from reads them, named with prefix `n` for the page x. */
+#define DELETE_FILE_COLUMNS(a, n)                                                                  \
+    a ".delete_file_id AS " n "id, " a ".data_file_id AS " n "target, " a ".path AS " n "path, " a \
+      ".file_format AS " n "format, " a ".delete_count AS " n "count, " a ".file_size_bytes AS " n \
+      "size, " a ".begin_snapshot AS " n "begin"
 enum { DELETE_FILE_NCOLS = 7 };
+/* The same columns read from the page x, the path only when `fits`. */
+#define DELETE_FILE_FITTING(n, fits)                                                               \
+    "x." n "id, x." n "target, CASE WHEN " fits " THEN x." n "path END, x." n "format, x." n       \
+    "count, x." n "size, x." n "begin"
+/* What a vector of the page x weighs (none: 0). */
+#define DELETE_FILE_WEIGHT(n) "coalesce(octet_length(x." n "path), 0)"
 
 enum { DF_ID = 0, DF_STATS_STATE = 6 };
+/* Columns of a listing or changefeed file row past the data file's: the
+ * lead field's statistics (a listing's), whether the row is past the
+ * budget, and the page's weight up to and with the row. */
+enum { FR_LEAD = DATA_FILE_NCOLS, FR_PAST, FR_WEIGHT };
 
 static void data_file_from(const PGresult *r, int row, struct store_data_file *f)
 {
@@ -192,7 +215,7 @@ int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_
                         struct buf *scratch, struct store_column_stats *out, struct error *err)
 {
     struct store_column_stats_reader rd;
-    if (stats_open(rows->r, i, DATA_FILE_NCOLS, scratch, &rd, err) != 0)
+    if (stats_open(rows->r, i, FR_LEAD, scratch, &rd, err) != 0)
         return -1;
     struct store_column_stats s;
     int got;
@@ -255,42 +278,37 @@ static int files_order_sql(struct buf *sql, const char *const *columns, size_t n
     return bad;
 }
 
-/* The listing's outer select over the page x, and the start of its
- * inner one (the sort keys follow as x.hog_k1..): see store_files_page. */
-#define LEAD_FITS PAGE_FITS_AT("x.hog_bytes", "$4")
+/* What a listing row weighs: the file, and the lead field's statistics
+ * it carries (their stored size: a TOAST pointer's header). */
+#define LISTING_WEIGHT DATA_FILE_WEIGHT " + coalesce(octet_length(x.hog_stats), 0)"
+#define LISTING_FITS PAGE_FITS_AT(LISTING_WEIGHT, "$4")
 /* clang-format off */
-static const char files_lead_head[] =
-    "SELECT " DATA_FILE_NAMES ", CASE WHEN " LEAD_FITS " THEN x.hog_stats END, NOT " LEAD_FITS
-    " FROM (SELECT " DATA_FILE_COLUMNS ", d.column_stats AS hog_stats,"
-    " coalesce(octet_length(d.column_stats), 0) AS hog_bytes";
+static const char files_listing_head[] =
+    "SELECT " DATA_FILE_FITTING(LISTING_FITS) ", CASE WHEN " LISTING_FITS " THEN x.hog_stats END,"
+    " NOT " LISTING_FITS ", sum(" LISTING_WEIGHT ") OVER page"
+    " FROM (SELECT " DATA_FILE_COLUMNS;
 /* clang-format on */
 
-/* $1 catalog, $2 table, $3 snapshot, then with the lead field's
- * statistics ($4 the page's byte budget) or without; then the filters,
- * the keyset, LIMIT and OFFSET. Only a sorted table's files carry their
- * statistics (for the lead field's bounds), and only while the page's
- * statistics so far are under the budget: the inner statement picks the
- * page (its plan, top-N sort or index walk, is the listing's alone) and
- * passes each file's statistics as a TOAST pointer with their size; the
- * outer one sums the sizes in page order and reads the statistics of the
- * files under the budget only. */
+/* $1 catalog, $2 table, $3 snapshot, $4 the page's byte budget; then the
+ * filters, the keyset, LIMIT and OFFSET. Only a sorted table's files
+ * carry their statistics (for the lead field's bounds). The inner
+ * statement picks the page (its plan, top-N sort or index walk, is the
+ * listing's alone) and passes each file's statistics as a TOAST pointer;
+ * the outer one weighs the rows in page order and reads the heavy
+ * columns of the rows under the budget only. */
 int store_files_page(struct db_conn *db, const struct store_files_query *q,
                      struct store_file_rows *out, struct error *err)
 {
     struct db_params p;
-    DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
+    DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot, q->budget_bytes);
     const char *const *columns = file_sorts[q->sort].columns;
     size_t nkeys = file_sorts[q->sort].nkeys;
     struct buf sql = BUF_INIT;
-    int bad;
-    if (q->has_lead) {
-        db_param_i64(&p, q->budget_bytes);
-        bad = buf_puts(&sql, files_lead_head);
-        for (size_t i = 0; i < nkeys; i++)
-            bad |= buf_printf(&sql, ", %s AS hog_k%zu", columns[i], i + 1);
-    } else {
-        bad = buf_puts(&sql, "SELECT " DATA_FILE_COLUMNS ", NULL::bytea, false");
-    }
+    int bad = buf_puts(&sql, files_listing_head);
+    bad |= buf_puts(&sql,
+                    q->has_lead ? ", d.column_stats AS hog_stats" : ", NULL::bytea AS hog_stats");
+    for (size_t i = 0; i < nkeys; i++)
+        bad |= buf_printf(&sql, ", %s AS hog_k%zu", columns[i], i + 1);
     bad |= buf_puts(&sql, " FROM hog_data_file d WHERE d.catalog_id = $1 AND d.table_id = $2"
                           " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)");
     bad |= partition_filter_sql(&sql, &p, &q->partition);
@@ -300,12 +318,10 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
     db_param_i64(&p, q->limit + 1);
     db_param_i64(&p, q->offset);
     bad |= buf_printf(&sql, " LIMIT $%d::bigint OFFSET $%d::bigint", p.n - 1, p.n);
-    if (q->has_lead) {
-        bad |= buf_puts(&sql, ") x WINDOW page AS (");
-        bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
-        bad |= buf_puts(&sql, " ROWS UNBOUNDED PRECEDING)");
-        bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
-    }
+    bad |= buf_puts(&sql, ") x WINDOW page AS (");
+    bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
+    bad |= buf_puts(&sql, " ROWS UNBOUNDED PRECEDING)");
+    bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
     out->r = run_built(db, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
@@ -326,7 +342,12 @@ static int page_length(const PGresult *r, int past, int64_t limit)
 
 int store_file_rows_page_length(const struct store_file_rows *rows, int64_t limit)
 {
-    return page_length(rows->r, DATA_FILE_NCOLS + 1, limit);
+    return page_length(rows->r, FR_PAST, limit);
+}
+
+int64_t store_file_rows_weight(const struct store_file_rows *rows, int n)
+{
+    return n > 0 ? db_i64(rows->r, n - 1, FR_WEIGHT) : 0;
 }
 
 int store_file_path(struct db_conn *db, struct arena *arena, int64_t catalog_id, int64_t table_id,
@@ -398,66 +419,61 @@ enum {
     SC_PAST_BUDGET = SC_STATS + 1,
 };
 
-/* What a scan row's statistics and split offsets weigh: their stored
- * bytes (octet_length reads a TOAST pointer's header, not the value) and
- * 8 bytes an offset. */
-#define SCAN_HEAVY_BYTES                                                                           \
-    "CASE WHEN $4::boolean AND d.stats_state = 'provided'"                                         \
-    " THEN coalesce(octet_length(d.column_stats), 0) ELSE 0 END"                                   \
-    " + CASE WHEN $5::boolean THEN 8 * coalesce(cardinality(d.split_offsets), 0) ELSE 0 END"
-#define SCAN_FITS PAGE_FITS_AT(SCAN_HEAVY_BYTES, "$6")
-
-/* $1 catalog, $2 table, $3 snapshot; then the partition filters, the
- * keyset and the LIMIT. At most one vector per data file is visible at any
- * snapshot (one live DV per file). */
-#define SCAN_FROM                                                                                  \
-    " FROM hog_data_file d LEFT JOIN hog_delete_file dv"                                           \
-    " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"                        \
-    " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"                                     \
-    " WHERE d.catalog_id = $1 AND d.table_id = $2"                                                 \
-    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)"
-
-/* The plan's files alone: nothing weighs, no budget. */
-static const char scan_plain_sql[] =
-    "SELECT " DATA_FILE_COLUMNS
-    ", NULL::text, " DELETE_FILE_COLUMNS("dv") ", NULL::bytea, false" SCAN_FROM;
-
-/* With statistics ($4) or split offsets ($5) asked, $6 the page's byte
- * budget, and the window `page` after the keyset: a file past the budget
- * comes without them and ends the page. The page's order is its index's,
- * so the window adds no sort and the walk still stops at the LIMIT; it
- * costs about 1.5 us a file (measured: 1,000 files with statistics, 6.9
- * to 8.4 ms), which is why a plan without them does without it. */
+/* What a scan row weighs: the file, its vector, and its statistics ($4)
+ * and split offsets ($5) when asked, as stored (octet_length reads a
+ * TOAST pointer's header, not the value), 8 bytes an offset. */
 /* clang-format off */
-static const char scan_budgeted_sql[] =
-    "SELECT " DATA_FILE_COLUMNS ","
-    " CASE WHEN $5::boolean AND " SCAN_FITS " THEN array_to_json(d.split_offsets)::text END, "
-    DELETE_FILE_COLUMNS("dv") ","
-    " CASE WHEN $4::boolean AND d.stats_state = 'provided' AND " SCAN_FITS
-    " THEN d.column_stats END, NOT " SCAN_FITS
-    SCAN_FROM;
+#define SCAN_WEIGHT                                                                                \
+    DATA_FILE_WEIGHT " + " DELETE_FILE_WEIGHT("dv_")                                               \
+    " + coalesce(octet_length(x.hog_stats), 0) + 8 * coalesce(cardinality(x.hog_splits), 0)"
 /* clang-format on */
+#define SCAN_FITS PAGE_FITS_AT(SCAN_WEIGHT, "$6")
+
+/* $1 catalog, $2 table, $3 snapshot, $4 and $5 whether statistics and
+ * split offsets are asked, $6 the page's byte budget; then the partition
+ * filters, the keyset and the LIMIT. At most one vector per data file is
+ * visible at any snapshot (one live DV per file). The page's order is its
+ * index's, so the window adds no sort and the walk still stops at the
+ * LIMIT; it costs under 1 us a file (measured at 1x: one day of a
+ * 1M-file table, 1,090 files, 7.2 -> 7.9 ms). */
+/* clang-format off */
+static const char scan_head[] =
+    "SELECT " DATA_FILE_FITTING(SCAN_FITS) ","
+    " CASE WHEN " SCAN_FITS " THEN array_to_json(x.hog_splits)::text END, "
+    DELETE_FILE_FITTING("dv_", SCAN_FITS) ", CASE WHEN " SCAN_FITS " THEN x.hog_stats END,"
+    " NOT " SCAN_FITS
+    " FROM (SELECT " DATA_FILE_COLUMNS ","
+    " CASE WHEN $5::boolean THEN d.split_offsets END AS hog_splits, "
+    DELETE_FILE_COLUMNS("dv", "dv_") ","
+    " CASE WHEN $4::boolean AND d.stats_state = 'provided' THEN d.column_stats END AS hog_stats"
+    " FROM hog_data_file d LEFT JOIN hog_delete_file dv"
+    " ON dv.catalog_id = d.catalog_id AND dv.data_file_id = d.data_file_id"
+    " AND hog_visible(dv.begin_snapshot, dv.end_snapshot, $3)"
+    " WHERE d.catalog_id = $1 AND d.table_id = $2"
+    " AND hog_visible(d.begin_snapshot, d.end_snapshot, $3)";
+/* clang-format on */
+
+/* The window and order over the page x of a statement in
+ * (begin_snapshot, row_id_start, data_file_id) order. */
+#define DATA_FILE_PAGE_TAIL                                                                        \
+    ") x WINDOW page AS (ORDER BY x.begin_snapshot, x.row_id_start, x.data_file_id"                \
+    " ROWS UNBOUNDED PRECEDING) ORDER BY x.begin_snapshot, x.row_id_start, x.data_file_id"
 
 int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
                           struct store_scan_rows *out, struct error *err)
 {
-    bool budgeted = q->column_stats || q->split_offsets;
     struct db_params p;
     DB_PARAMS_IDS(&p, q->catalog_id, q->table_id, q->snapshot);
-    if (budgeted) {
-        db_param_bool(&p, q->column_stats);
-        db_param_bool(&p, q->split_offsets);
-        db_param_i64(&p, q->budget_bytes);
-    }
+    db_param_bool(&p, q->column_stats);
+    db_param_bool(&p, q->split_offsets);
+    db_param_i64(&p, q->budget_bytes);
     struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, budgeted ? scan_budgeted_sql : scan_plain_sql);
+    int bad = buf_puts(&sql, scan_head);
     bad |= partition_filter_sql(&sql, &p, &q->partition);
     bad |= keyset_nums(&sql, &p, data_file_page_columns, q->after, 3);
-    if (budgeted)
-        bad |= buf_puts(&sql, " WINDOW page AS (ORDER BY " DATA_FILE_PAGE_ORDER
-                              " ROWS UNBOUNDED PRECEDING)");
     db_param_i64(&p, q->limit + 1);
     bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
+    bad |= buf_puts(&sql, DATA_FILE_PAGE_TAIL);
     out->r = run_built(db, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
@@ -518,12 +534,19 @@ void store_scan_rows_free(struct store_scan_rows *rows)
     " hog_visible(" alias ".begin_snapshot, NULL, $4) AND NOT hog_visible(" alias                  \
     ".begin_snapshot, NULL, $3)"
 
-/* $1 catalog, $2 table, $3 from, $4 to. Compaction outputs are the files
- * whose begin_snapshot wrote table_compacted for this table (they rewrite
- * rows the feed already delivered). */
+/* The data files of the window are weighed as a listing's are, with the
+ * budget in $5. */
+#define CHANGED_FILE_FITS PAGE_FITS_AT(DATA_FILE_WEIGHT, "$5")
+
+/* $1 catalog, $2 table, $3 from, $4 to, $5 the page's byte budget.
+ * Compaction outputs are the files whose begin_snapshot wrote
+ * table_compacted for this table (they rewrite rows the feed already
+ * delivered). */
 /* clang-format off */
-static const char changed_files_sql[] =
-    "SELECT " DATA_FILE_COLUMNS " FROM hog_data_file d"
+static const char changed_files_head[] =
+    "SELECT " DATA_FILE_FITTING(CHANGED_FILE_FITS) ", NULL::bytea, NOT " CHANGED_FILE_FITS ","
+    " sum(" DATA_FILE_WEIGHT ") OVER page"
+    " FROM (SELECT " DATA_FILE_COLUMNS " FROM hog_data_file d"
     " WHERE d.catalog_id = $1 AND d.table_id = $2 AND" IN_WINDOW("d")
     " AND NOT EXISTS (SELECT 1 FROM hog_snapshot_change c WHERE c.catalog_id = $1"
     "  AND c.object_id = $2 AND c.kind = 'table_compacted'"
@@ -531,62 +554,88 @@ static const char changed_files_sql[] =
 /* clang-format on */
 
 /* Column positions of the vectors' statement. */
-enum { CD_DV = DATA_FILE_NCOLS, CD_SUPERSEDED = CD_DV + DELETE_FILE_NCOLS };
+enum {
+    CD_DV = DATA_FILE_NCOLS,
+    CD_SUPERSEDED = CD_DV + DELETE_FILE_NCOLS,
+    CD_PAST = CD_SUPERSEDED + DELETE_FILE_NCOLS,
+};
 
-/* $1 catalog, $2 table, $3 from, $4 to. Each vector comes with its target
- * (d, through the primary key) and the vector it superseded (p): a file
- * has at most one live vector, and a vector's span never shares a
- * snapshot with another's, so the only vector of the target that can end
- * where this one begins is the one begun last before it. The lateral walks
- * hog_delete_file_target backwards from this vector's begin and reads that
- * one row, however many vectors the target has had; it is the superseded
- * one when it ended exactly there, else (the target's first vector) none. */
+/* A vector's row weighs its target, itself and the vector it superseded. */
+#define CHANGED_DV_WEIGHT                                                                          \
+    DATA_FILE_WEIGHT " + " DELETE_FILE_WEIGHT("v_") " + " DELETE_FILE_WEIGHT("p_")
+#define CHANGED_DV_FITS PAGE_FITS_AT(CHANGED_DV_WEIGHT, "$5")
+
+/* $1 catalog, $2 table, $3 from, $4 to, $5 the page's byte budget. Each
+ * vector comes with its target (d, through the primary key) and the
+ * vector it superseded (p): a file has at most one live vector, and a
+ * vector's span never shares a snapshot with another's, so the only
+ * vector of the target that can end where this one begins is the one
+ * begun last before it. The lateral walks hog_delete_file_target
+ * backwards from this vector's begin and reads that one row, however many
+ * vectors the target has had; it is the superseded one when it ended
+ * exactly there, else (the target's first vector) none. */
 /* clang-format off */
-static const char changed_dvs_sql[] =
-    "SELECT " DATA_FILE_COLUMNS ", " DELETE_FILE_COLUMNS("v") ", " DELETE_FILE_COLUMNS("p")
+static const char changed_dvs_head[] =
+    "SELECT " DATA_FILE_FITTING(CHANGED_DV_FITS) ", " DELETE_FILE_FITTING("v_", CHANGED_DV_FITS)
+    ", " DELETE_FILE_FITTING("p_", CHANGED_DV_FITS) ", NOT " CHANGED_DV_FITS
+    " FROM (SELECT " DATA_FILE_COLUMNS ", " DELETE_FILE_COLUMNS("v", "v_") ", "
+    DELETE_FILE_COLUMNS("p", "p_")
     " FROM hog_delete_file v"
     " JOIN hog_data_file d ON d.catalog_id = v.catalog_id AND d.data_file_id = v.data_file_id"
-    " LEFT JOIN LATERAL (SELECT " DELETE_FILE_COLUMNS("o") ", o.end_snapshot"
-    "  FROM hog_delete_file o WHERE o.catalog_id = v.catalog_id"
+    " LEFT JOIN LATERAL (SELECT o.* FROM hog_delete_file o WHERE o.catalog_id = v.catalog_id"
     "  AND o.data_file_id = v.data_file_id AND o.begin_snapshot < v.begin_snapshot"
     "  ORDER BY o.begin_snapshot DESC LIMIT 1) p ON p.end_snapshot = v.begin_snapshot"
     " WHERE v.catalog_id = $1 AND v.table_id = $2 AND" IN_WINDOW("v");
 /* clang-format on */
 
 static const char *const vector_page_columns[2] = {"v.begin_snapshot", "v.delete_file_id"};
+#define VECTOR_PAGE_TAIL                                                                           \
+    ") x WINDOW page AS (ORDER BY x.v_begin, x.v_id ROWS UNBOUNDED PRECEDING)"                     \
+    " ORDER BY x.v_begin, x.v_id"
 
-/* Up to limit + 1 rows of one of the window's listings, ordered by its
- * page columns, after `after` when given. */
-static PGresult *window_rows(struct db_conn *db, const struct store_window *w, const char *base,
-                             const char *const *columns, size_t ncolumns, const int64_t *after,
-                             int64_t limit, struct error *err)
+/* Up to limit + 1 rows of one of the window's listings: `head`, the
+ * inner statement ordered by its page columns after `after` when given,
+ * then `tail`, the outer one's window and order. */
+static PGresult *window_rows(struct db_conn *db, const struct store_window *w,
+                             const struct store_window_page *pg, const char *head,
+                             const char *const *columns, size_t ncolumns, const char *tail,
+                             struct error *err)
 {
     struct db_params p;
-    DB_PARAMS_IDS(&p, w->catalog_id, w->table_id, w->from, w->to);
+    DB_PARAMS_IDS(&p, w->catalog_id, w->table_id, w->from, w->to, pg->budget_bytes);
     struct buf sql = BUF_INIT;
-    int bad = buf_puts(&sql, base);
-    bad |= keyset_nums(&sql, &p, columns, after, ncolumns);
+    int bad = buf_puts(&sql, head);
+    bad |= keyset_nums(&sql, &p, columns, pg->after, ncolumns);
     bad |= buf_puts(&sql, " ORDER BY ");
     for (size_t i = 0; i < ncolumns; i++)
         bad |= buf_printf(&sql, "%s%s", i ? ", " : "", columns[i]);
-    db_param_i64(&p, limit + 1);
+    db_param_i64(&p, pg->limit + 1);
     bad |= buf_printf(&sql, " LIMIT $%d::bigint", p.n);
+    bad |= buf_puts(&sql, tail);
     return run_built(db, &sql, bad, &p, err);
 }
 
-int store_files_page_changed(struct db_conn *db, const struct store_window *w, const int64_t *after,
-                             int64_t limit, struct store_file_rows *out, struct error *err)
+int store_files_page_changed(struct db_conn *db, const struct store_window *w,
+                             const struct store_window_page *pg, struct store_file_rows *out,
+                             struct error *err)
 {
-    out->r = window_rows(db, w, changed_files_sql, data_file_page_columns, 3, after, limit, err);
+    out->r = window_rows(db, w, pg, changed_files_head, data_file_page_columns, 3,
+                         DATA_FILE_PAGE_TAIL, err);
     return out->r ? 0 : -1;
 }
 
 int store_files_page_changed_dvs(struct db_conn *db, const struct store_window *w,
-                                 const int64_t *after, int64_t limit, struct store_dv_rows *out,
+                                 const struct store_window_page *pg, struct store_dv_rows *out,
                                  struct error *err)
 {
-    out->r = window_rows(db, w, changed_dvs_sql, vector_page_columns, 2, after, limit, err);
+    out->r =
+        window_rows(db, w, pg, changed_dvs_head, vector_page_columns, 2, VECTOR_PAGE_TAIL, err);
     return out->r ? 0 : -1;
+}
+
+int store_dv_rows_page_length(const struct store_dv_rows *rows, int64_t limit)
+{
+    return page_length(rows->r, CD_PAST, limit);
 }
 
 int store_dv_rows_count(const struct store_dv_rows *rows)

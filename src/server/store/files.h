@@ -12,7 +12,13 @@
  * row view over the query's result (struct store_*_rows), read a row at a
  * time into a struct whose strings are borrowed from the rows and stay
  * valid until the rows are freed. A page reads one row past its limit,
- * which tells whether another page follows. */
+ * which tells whether another page follows.
+ *
+ * A page is also bounded in bytes (a budget, --page-bytes-max): every
+ * row weighs its paths and partition values, and whatever statistics or
+ * split offsets it carries, as stored; the rows from the first whose
+ * predecessors hold the budget come without them (their *_page_length
+ * ends the page before them, never before the first row). */
 #ifndef HL_SERVER_STORE_FILES_H
 #define HL_SERVER_STORE_FILES_H
 
@@ -80,7 +86,7 @@ size_t store_files_sort_nkeys(enum store_file_sort sort);
 
 /* Partition filters, ANDed: (key index, stored value) pairs as int[] and
  * text[] literals, a NULL value matching NULL. The first pair drives the
- * statement through hog_file_partition_value_lookup, so a filter costs
+ * statement through hog_file_partition_value_in_table, so a filter costs
  * the files it matches rather than the table's. */
 struct store_partition_filter {
     const char *keys, *values; /* NULL keys: no filter */
@@ -96,7 +102,7 @@ struct store_files_query {
     bool desc;
     const struct store_key *after; /* the sort's keys to resume after; NULL: from the start */
     int64_t limit, offset;
-    int64_t budget_bytes; /* the lead's statistics of a page: see store_file_row_past_budget */
+    int64_t budget_bytes; /* the page's bytes: see store_file_rows_page_length */
 };
 
 /* Data files: listing and changefeed rows. */
@@ -109,11 +115,13 @@ void store_file_row(const struct store_file_rows *rows, int i, struct store_data
  * scratch): 1, 0 when the file has none, -1 (ERR_CORRUPT). */
 int store_file_row_lead(const struct store_file_rows *rows, int i, int64_t lead_field_id,
                         struct buf *scratch, struct store_column_stats *out, struct error *err);
-/* How many listing rows make the page: at most `limit`, and none from the
- * first whose files before it hold budget_bytes of the lead's statistics
- * (that row comes without them); never fewer than one of a non-empty
- * result. */
+/* How many listing or changefeed rows make the page: at most `limit`,
+ * and none from the first whose files before it weigh the budget (that
+ * row comes without its path, partition values and statistics); never
+ * fewer than one of a non-empty result. */
 int store_file_rows_page_length(const struct store_file_rows *rows, int64_t limit);
+/* What the first n rows weigh against the budget. */
+int64_t store_file_rows_weight(const struct store_file_rows *rows, int n);
 void store_file_rows_free(struct store_file_rows *rows);
 
 /* A page of the files visible at the snapshot, filtered and sorted (up to
@@ -152,7 +160,7 @@ struct store_scan_query {
     bool column_stats, split_offsets;
     const int64_t *after; /* (begin_snapshot, row_id_start, data_file_id) to resume after */
     int64_t limit;
-    int64_t budget_bytes; /* statistics and split offsets of a page: see below */
+    int64_t budget_bytes; /* the page's bytes: see store_scan_rows_page_length */
 };
 
 /* The scan's rows: a data file, its split offsets when asked, the vector
@@ -169,9 +177,9 @@ int store_scan_rows_count(const struct store_scan_rows *rows);
 void store_scan_row(const struct store_scan_rows *rows, int i, struct store_data_file *out);
 const char *store_scan_row_stats_state(const struct store_scan_rows *rows, int i);
 /* How many rows make the page: at most `limit`, and none from the first
- * whose files before it hold budget_bytes of statistics and split offsets
- * (that row comes without them); never fewer than one of a non-empty
- * result. */
+ * whose files before it weigh the budget (their paths, partition values,
+ * vectors' paths, and the statistics and split offsets asked: that row
+ * comes without them); never fewer than one of a non-empty result. */
 int store_scan_rows_page_length(const struct store_scan_rows *rows, int64_t limit);
 /* The split offsets as a JSON array text; NULL when none or not asked. */
 const char *store_scan_row_split_offsets(const struct store_scan_rows *rows, int i);
@@ -191,11 +199,18 @@ void store_scan_rows_free(struct store_scan_rows *rows);
 struct store_window {
     int64_t catalog_id, table_id, from, to;
 };
+/* Where a page of one of the window's listings starts and what it holds. */
+struct store_window_page {
+    const int64_t *after; /* the listing's keys to resume after; NULL: from the start */
+    int64_t limit, budget_bytes;
+};
 /* The data files appended in the window but compaction outputs, in
- * (begin_snapshot, row_id_start, data_file_id) order after `after` (three
- * keys; NULL: from the start), up to limit + 1 rows. 0 or -1. */
-int store_files_page_changed(struct db_conn *db, const struct store_window *w, const int64_t *after,
-                             int64_t limit, struct store_file_rows *out, struct error *err);
+ * (begin_snapshot, row_id_start, data_file_id) order after three keys, up
+ * to limit + 1 rows (store_file_rows_page_length cuts the page). 0 or
+ * -1. */
+int store_files_page_changed(struct db_conn *db, const struct store_window *w,
+                             const struct store_window_page *pg, struct store_file_rows *out,
+                             struct error *err);
 
 /* A deletion vector begun in the window, with what a reader needs to
  * tell what it deleted: the data file it deletes from, whatever that
@@ -213,13 +228,16 @@ struct store_dv_rows {
     PGresult *r;
 };
 /* The deletion vectors appended in the window, in (begin_snapshot,
- * delete_file_id) order after `after` (two keys; NULL: from the start),
- * up to limit + 1 rows, each with its target and the vector it
- * superseded. 0 or -1. */
+ * delete_file_id) order after two keys, up to limit + 1 rows, each with
+ * its target and the vector it superseded. 0 or -1. */
 int store_files_page_changed_dvs(struct db_conn *db, const struct store_window *w,
-                                 const int64_t *after, int64_t limit, struct store_dv_rows *out,
+                                 const struct store_window_page *pg, struct store_dv_rows *out,
                                  struct error *err);
 int store_dv_rows_count(const struct store_dv_rows *rows);
+/* store_file_rows_page_length for vectors: a row weighs its target's,
+ * its own and its superseded vector's paths and the target's partition
+ * values. */
+int store_dv_rows_page_length(const struct store_dv_rows *rows, int64_t limit);
 void store_dv_row(const struct store_dv_rows *rows, int i, struct store_changed_dv *out);
 void store_dv_rows_free(struct store_dv_rows *rows);
 
