@@ -73,6 +73,75 @@ static void migrations_run_unbounded(void **state)
     PQfinish(c);
 }
 
+/* What a walk of db_each_row saw, and when its callback stops it. */
+struct walk {
+    long rows, sum, last;
+    bool ordered;
+    long stop_at; /* the callback fails at this row (0: never) */
+};
+
+static int walk_row(void *ctx, const PGresult *r, int row, struct error *err)
+{
+    struct walk *w = ctx;
+    long v = (long)db_i64(r, row, 0);
+    w->ordered &= v > w->last;
+    w->last = v;
+    w->sum += v;
+    if (++w->rows == w->stop_at)
+        return error_fail(err, ERR_INTERNAL, "stopped at %ld", v);
+    return 0;
+}
+
+/* The connection still answers after a walk. */
+static void expect_usable(PGconn *c)
+{
+    PGresult *r = PQexec(c, "SELECT 41 + 1");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "42");
+    PQclear(r);
+}
+
+/* db_each_row hands every row over in order; a callback that stops the
+ * walk and a statement that fails after some rows both end it with the
+ * error, and leave the connection usable for the next statement. */
+static void each_row_walks_stops_and_fails(void **state)
+{
+    (void)state;
+    struct error err;
+    PGconn *c = db_connect(db.url, 10, &err);
+    if (!c)
+        fail_msg("db_connect: %s", err.msg);
+    struct db_params p;
+    DB_PARAMS_IDS(&p, 20000);
+    struct walk w = {.ordered = true};
+    assert_int_equal(
+        db_each_row(c, "SELECT x FROM generate_series(1, $1::int) x", &p, walk_row, &w, &err), 0);
+    assert_int_equal(w.rows, 20000);
+    assert_int_equal(w.sum, 20000L * 20001 / 2);
+    assert_true(w.ordered);
+    expect_usable(c);
+
+    w = (struct walk){.ordered = true, .stop_at = 10};
+    assert_int_equal(
+        db_each_row(c, "SELECT x FROM generate_series(1, $1::int) x", &p, walk_row, &w, &err), -1);
+    assert_string_equal(err.msg, "stopped at 10");
+    assert_int_equal(w.rows, 10);
+    expect_usable(c);
+
+    w = (struct walk){.ordered = true};
+    assert_int_equal(db_each_row(c, "SELECT 1 / (x - 5000) FROM generate_series(1, $1::int) x", &p,
+                                 walk_row, &w, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "division by zero"));
+    assert_true(w.rows < 5000);
+    expect_usable(c);
+
+    assert_int_equal(db_each_row(c, "SELECT nope", NULL, walk_row, &w, &err), -1);
+    assert_non_null(strstr(err.msg, "nope"));
+    expect_usable(c);
+    PQfinish(c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -90,6 +159,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(session_settings),
-                                       cmocka_unit_test(migrations_run_unbounded)};
+                                       cmocka_unit_test(migrations_run_unbounded),
+                                       cmocka_unit_test(each_row_walks_stops_and_fails)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -59,22 +59,10 @@ static json_t *table_to_json(const struct lake_table *t, const char *namespace_n
     return o;
 }
 
-/* A namespace listing being written: an array of TableSummary objects. */
-struct summary_writer {
-    struct page_text w;
-    bool sized; /* the buffer holds the whole answer */
-};
-
-static int write_summary(void *ctx, size_t count, const struct store_table_summary *t,
-                         struct error *err)
+/* Writes one table of a namespace listing: a TableSummary object. */
+static int write_summary(void *ctx, const struct store_table_summary *t, struct error *err)
 {
-    struct summary_writer *sw = ctx;
-    struct page_text *w = &sw->w;
-    if (!sw->sized) {
-        /* One allocation for the whole answer (some 140 bytes a table). */
-        w->bad |= buf_reserve(&w->out, count * 160) != 0;
-        sw->sized = true;
-    }
+    struct page_text *w = ctx;
     pt_open(w, NULL, '{');
     pt_str(w, "name", t->name);
     pt_str(w, "table_uuid", t->table_uuid);
@@ -100,22 +88,23 @@ int h_tables_list(struct srv_req *req, struct srv_res *res, struct api_error *er
     struct db_conn *db = req_db(req, err);
     if (!db)
         return -1;
-    /* Written as text straight from the statement's result, as the file
-     * pages are: an object per table through jansson, or a copy of each
-     * row, cost more than the statement for a namespace of 54,000. */
-    struct summary_writer sw = {.sized = false};
-    pt_init(&sw.w, 2);
-    pt_open(&sw.w, NULL, '[');
+    /* Written as text straight from the statement's rows as they arrive,
+     * as the file pages are: an object per table through jansson, or a
+     * copy of each row, cost more than the statement for a namespace of
+     * 54,000. */
+    struct page_text w;
+    pt_init(&w, 2);
+    pt_open(&w, NULL, '[');
     struct error e;
     if (db_begin_read_snapshot(db->pg, &e) != 0 ||
-        store_tables_list(db, cat.id, ns_id, snap, write_summary, &sw, &e) != 0 ||
+        store_tables_list(db, cat.id, ns_id, snap, write_summary, &w, &e) != 0 ||
         db_commit(db->pg, &e) != 0) {
         db_rollback(db->pg);
-        pt_free(&sw.w);
+        pt_free(&w);
         return api_from_error(err, &e, "table list");
     }
-    pt_close(&sw.w, ']');
-    return pt_respond(&sw.w, res, err);
+    pt_close(&w, ']');
+    return pt_respond(&w, res, err);
 }
 
 /* Applies the optional create-time metadata through the same rules as the

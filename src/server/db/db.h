@@ -130,6 +130,16 @@ int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struc
  * there is no row or the value is NULL (an aggregate over nothing), -1. */
 int db_scalar_i64(PGconn *pg, const char *sql, const struct db_params *params, int64_t *out,
                   struct error *err);
+/* Takes one row of a statement's result: row `row` of r, which lasts
+ * until the call returns. 0, or -1 with err set to stop the walk. */
+typedef int db_row_fn(void *ctx, const PGresult *r, int row, struct error *err);
+/* Runs a query and hands each row to fn as it arrives (libpq's single-row
+ * mode): the caller's work on a row overlaps PostgreSQL's on the next
+ * ones, and a large result is never held whole. When fn stops the walk,
+ * the rest of the result is read and dropped, so the connection stays
+ * usable. 0, or -1 with err (the statement's error or fn's). */
+int db_each_row(PGconn *pg, const char *sql, const struct db_params *params, db_row_fn *fn,
+                void *ctx, struct error *err);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

@@ -510,9 +510,8 @@ static const char table_totals_sql[] =
 /* $1 catalog, $2 namespace, $3 snapshot. The tables visible at $3 are
  * those whose live version began by then, read with their totals in one
  * walk of the listing index in name order (migration 12), merged with the
- * versions live at $3 that have ended since (none at the head). Each side
- * is ordered in its own subquery so the two merge without a sort (sorting
- * 54,000 names cost 50 ms). */
+ * versions live at $3 that have ended since (none at the head). Each side is ordered in its own subquery so the two merge
+ * without a sort (sorting 54,000 names cost 50 ms). */
 static const char tables_list_sql[] =
     "SELECT x.name, x.table_uuid, x.comment, coalesce(x.r, (x.later).records),"
     " coalesce(x.f, (x.later).files), coalesce(x.b, (x.later).bytes),"
@@ -530,6 +529,17 @@ static const char tables_list_sql[] =
     "  AND l.table_id = v.table_id AND l.changed_snapshot <= $3"
     " WHERE v.catalog_id = $1 AND v.namespace_id = $2 AND v.end_snapshot > $3"
     " AND v.begin_snapshot <= $3 ORDER BY v.name)) x ORDER BY x.name";
+
+/* $1 catalog, $2 namespace: the listing at the catalog's head, when the
+ * transaction sees the head it lists. Every live row is then the head's
+ * (its version began and its totals changed at or before the head, and
+ * no version has ended after it), so the walk alone answers: no merge,
+ * no choice of totals per row (PostgreSQL alone, 54,000 tables at 1x:
+ * 35-36 ms instead of 40-41). */
+static const char tables_list_head_sql[] =
+    "SELECT l.name, l.table_uuid, l.comment, l.record_count, l.file_count,"
+    " l.file_size_bytes, l.snapshot_count FROM hog_table_live_totals l"
+    " WHERE l.catalog_id = $1 AND l.namespace_id = $2 AND l.name IS NOT NULL ORDER BY l.name";
 /* clang-format on */
 
 int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t table_id,
@@ -547,42 +557,57 @@ int store_table_totals(struct srv_ctx *ctx, const struct catalog_row *cat, int64
     return 0;
 }
 
+/* The walk of a listing: the caller's callback over each row. */
+struct listed_tables {
+    store_table_summary_fn *fn;
+    void *ctx;
+};
+
+static int listed_table_row(void *ctx, const PGresult *r, int row, struct error *err)
+{
+    const struct listed_tables *walk = ctx;
+    struct store_table_summary t = {
+        .name = db_str(r, row, 0),
+        .table_uuid = db_str(r, row, 1),
+        .comment = db_str(r, row, 2),
+        .records = db_i64(r, row, 3),
+        .files = db_i64(r, row, 4),
+        .bytes = db_i64(r, row, 5),
+        .snapshots = db_i64(r, row, 6),
+    };
+    return walk->fn(walk->ctx, &t, err);
+}
+
 int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
                       int64_t snapshot, store_table_summary_fn *fn, void *ctx, struct error *err)
 {
     /* The walk in name order whatever the heap's order: where the rows lie
      * apart, the planner counts a random page per row (though they are
      * cached) and would scan and sort instead, 120 ms more for 54,000
-     * names. Transaction-scoped: the caller's transaction ends it. */
-    if (db_run(db->pg,
-               "SELECT set_config('enable_seqscan', 'off', true),"
-               " set_config('enable_bitmapscan', 'off', true)",
-               NULL, err) != 0)
-        return -1;
+     * names. Transaction-scoped: the caller's transaction ends it. The
+     * same statement reads whether the snapshot is the head this
+     * transaction sees. */
     struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
-    /* Totals are exact at the listed snapshot; snapshot_count counts the
-     * retained snapshots whose table-scoped changes name the table. */
-    PGresult *r = db_exec(db->pg, tables_list_sql, &p, err);
+    DB_PARAMS_IDS(&p, catalog_id, snapshot);
+    PGresult *r = db_exec(db->pg,
+                          "SELECT set_config('enable_seqscan', 'off', true),"
+                          " set_config('enable_bitmapscan', 'off', true),"
+                          " (SELECT c.last_snapshot_id = $2 FROM hog_catalog c"
+                          "  WHERE c.catalog_id = $1)",
+                          &p, err);
     if (!r)
         return -1;
-    size_t n = (size_t)PQntuples(r);
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        int row = (int)i;
-        struct store_table_summary t = {
-            .name = db_str(r, row, 0),
-            .table_uuid = db_str(r, row, 1),
-            .comment = db_isnull(r, row, 2) ? NULL : db_str(r, row, 2),
-            .records = db_i64(r, row, 3),
-            .files = db_i64(r, row, 4),
-            .bytes = db_i64(r, row, 5),
-            .snapshots = db_i64(r, row, 6),
-        };
-        rc = fn(ctx, n, &t, err);
-    }
+    bool at_head = PQntuples(r) == 1 && db_bool(r, 0, 2);
     PQclear(r);
-    return rc;
+    /* Totals are exact at the listed snapshot; snapshot_count counts the
+     * retained snapshots whose table-scoped changes name the table. */
+    if (at_head)
+        DB_PARAMS_IDS(&p, catalog_id, namespace_id);
+    else
+        DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
+    struct listed_tables walk = {fn, ctx};
+    return db_each_row(db->pg, at_head ? tables_list_head_sql : tables_list_sql, &p,
+                       listed_table_row, &walk, err);
 }
 
 int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,

@@ -74,15 +74,15 @@ struct store_table_summary {
     int64_t records, files, bytes;           /* exact at the snapshot */
     int64_t snapshots; /* retained snapshots whose table-scoped changes name it */
 };
-/* Takes one listed table; its strings last until it returns. `count` is
- * the listing's size (the same at every call), so the first call can size
- * what it writes. 0, or -1 with err set to stop the walk. */
-typedef int store_table_summary_fn(void *ctx, size_t count, const struct store_table_summary *t,
+/* Takes one listed table; its strings last until it returns. 0, or -1
+ * with err set to stop the walk. */
+typedef int store_table_summary_fn(void *ctx, const struct store_table_summary *t,
                                    struct error *err);
-/* Walks the namespace's tables visible at `snapshot` by name, straight from
- * the statement's result (a listing of 54,000 tables copied nothing). Runs
- * in the caller's transaction, whose end resets the planner settings it
- * makes. 0 or -1 (the callback's error, or the statement's). */
+/* Walks the namespace's tables visible at `snapshot` by name, each as its
+ * row arrives (a listing of 54,000 tables is written while PostgreSQL
+ * still reads it, and never held as one result). Runs in the caller's
+ * transaction, whose end resets the planner settings it makes. 0 or -1
+ * (the callback's error, or the statement's). */
 int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
                       int64_t snapshot, store_table_summary_fn *fn, void *ctx, struct error *err);
 /* Whether a live table in the namespace has this name: 1, 0, -1. */
