@@ -50,28 +50,9 @@ done
   { echo "no hoglaked/hoglake under build-release (build it with -DCMAKE_BUILD_TYPE=Release)" >&2; exit 2; }
 [ -n "$node" ] || { echo "node is needed for the DuckDB peer" >&2; exit 2; }
 
-dbname="hl_compact_bench_$$"
-db_url="${pg_url%/*}/$dbname"
-work=$(mktemp -d)
-pid=""
-cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  psql -q "$pg_url" -c "DROP DATABASE IF EXISTS $dbname" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-psql -q "$pg_url" -c "CREATE DATABASE $dbname" >/dev/null
-
-"$hoglaked" --database-url "$db_url" --port 0 --port-file "$work/port" --data-dir "$work" \
-  --expiry-interval-ms 0 --compaction-interval-ms 0 --log-level warn >"$work/log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { cat "$work/log" >&2; exit 1; }
-base="http://127.0.0.1:$(cat "$work/port")"
-# The database is new: hoglaked wrote the bootstrap admin secret before listening.
-[ -s "$work/admin.token" ] || { echo "hoglaked wrote no admin.token" >&2; exit 1; }
-export HOGLAKE_TOKEN_FILE="$work/admin.token"
-(umask 077 && printf 'Authorization: Bearer %s\n' "$(head -1 "$work/admin.token")" >"$work/auth.header")
+# shellcheck source=bench/maintenance/server.sh
+. "$here/server.sh"
+bench_up compact --expiry-interval-ms 0 --compaction-interval-ms 0
 cli() { "$hoglake" --server "$base" "$@"; }
 cli catalog create bench --data-path "file://$work/warehouse" >/dev/null
 cli namespace create bench.ns >/dev/null
@@ -95,6 +76,9 @@ for f in $(seq 0 $((files - 1))); do
   cli append bench.ns.events "$work/in.jsonl" >/dev/null
 done
 rm -f "$work/in.jsonl"
+# The appends ran as this user; hoglaked (its own user when started as
+# root) writes the compacted file beside them.
+chmod -R a+rwX "$work/warehouse"
 
 sql() { psql -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 sql "SELECT substr(path, 8) || E'\t' || row_id_start FROM hog_data_file WHERE end_snapshot IS NULL

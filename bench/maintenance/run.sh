@@ -6,6 +6,8 @@
 #   month       month_bench.sh    a simulated month: unreferenced bytes (must be 0) and the
 #                                 orphan sweep's s per 10,000 objects, against find -delete
 #   compaction  compact_bench.sh  MB/s of input Parquet, against DuckDB's same rewrite
+#   hydrator    hydrate_bench.sh  files/s settled from 10,000 pending, against DuckDB reading
+#                                 the same footers' statistics
 # then a summary with the issue's targets (expiry >= 50,000 snapshots/s,
 # cleanup >= 5,000 paths/s on file://). Targets are reported, not enforced:
 # the machines here are shared and noisy.
@@ -39,6 +41,9 @@ bash "$here/month_bench.sh" --bin-dir "$build/src" | tee "$out/month"
 echo "== compaction"
 bash "$here/compact_bench.sh" --hoglaked "$build/src/hoglaked" --hoglake "$build/src/hoglake" |
   tee "$out/compaction"
+echo "== hydrator"
+bash "$here/hydrate_bench.sh" --hoglaked "$build/src/hoglaked" --hoglake "$build/src/hoglake" |
+  tee "$out/hydrator"
 
 # verdict VALUE TARGET: "met" or "missed".
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v >= t ? "met" : "missed") }'; }
@@ -55,3 +60,4 @@ echo "cleanup:    file:// ${file_paths} paths/s (target 5,000: $(verdict "$file_
   "${rm_ratio} rm -rf; moto ${s3_paths:-skipped} paths/s"
 grep -E '^run [0-9]+: hoglaked|ratio \(DuckDB' "$out/compaction" | sed 's/^/compaction: /'
 grep -E '^unreferenced bytes|^sweep:|^ratio sweep' "$out/month" | sed 's/^/month:      /'
+grep -E '^run [0-9]+: hoglaked|ratio \(ours' "$out/hydrator" | sed 's/^/hydrator:   /'

@@ -102,11 +102,11 @@ static void fixture_free(struct fixture *f)
     hl_catalog_free(f->catalog);
 }
 
-/* Appends the rows; the new file's id. */
-static int64_t append(struct fixture *f, bool deferred)
+/* Appends rows of the given shape; the new file's id. */
+static int64_t append_rows(struct fixture *f, const char *shape, const char *jsonl, bool deferred)
 {
     struct ArrowArrayStream s;
-    test_rows_stream(spec, rows, &s);
+    test_rows_stream(shape, jsonl, &s);
     struct hl_append_options o;
     hl_append_options_init(&o);
     o.deferred_stats = deferred;
@@ -119,6 +119,12 @@ static int64_t append(struct fixture *f, bool deferred)
                       (long long)cat_id(f->name), (long long)res->snapshot_id);
     hl_append_result_free(res);
     return id;
+}
+
+/* Appends the fixture's rows; the new file's id. */
+static int64_t append(struct fixture *f, bool deferred)
+{
+    return append_rows(f, spec, rows, deferred);
 }
 
 /* Makes the catalog's record_count of a file disagree with its footer
@@ -244,6 +250,54 @@ static void same_as_client(hl_client *c, const char *catalog)
     /* Nothing left: a second pass does nothing. */
     p = hydrate(&st.srv, catalog, 10);
     assert_int_equal(p.hydrated + p.failed + p.transient, 0);
+    fixture_free(&f);
+}
+
+/* A pass loads a table's definition once for the files it is known to
+ * hold for (up to the table's next DDL), and again past it: files before
+ * and after a promotion (pt.x from int to long: 4-byte bounds, then 8),
+ * pending in one backlog and hydrated in one pass, each get the
+ * statistics the client shipped for the same rows at its snapshot. */
+static void test_definition_follows_ddl_within_a_pass(void **state)
+{
+    (void)state;
+    const char *catalog = "ddlspan";
+    struct fixture f;
+    fixture_up(&f, st.file_client, catalog);
+    int64_t before_shipped = append(&f, false);
+    int64_t before[2] = {append(&f, true), append(&f, true)};
+    struct http_result r;
+    api_send_text(&r, &st.srv, "POST",
+                  "{\"ops\":[{\"op\":\"promote_column\",\"name\":\"pt.x\",\"to\":\"long\"}]}",
+                  "/v1/catalogs/%s/namespaces/ns/tables/t/alter", catalog);
+    expect_status(&r, 200);
+    http_result_free(&r);
+    hl_table_free(f.table);
+    struct hl_error err;
+    test_check(hl_table_open(f.ns, "t", &f.table, &err), &err, "table open");
+    const char *x = strstr(spec, "x:int");
+    assert_non_null(x);
+    char wide_spec[sizeof spec + 8];
+    snprintf(wide_spec, sizeof wide_spec, "%.*sx:long%s", (int)(x - spec), spec, x + 5);
+    int64_t after_shipped = append_rows(&f, wide_spec, rows, false);
+    int64_t after[2] = {append_rows(&f, wide_spec, rows, true),
+                        append_rows(&f, wide_spec, rows, true)};
+    struct pass p = hydrate(&st.srv, catalog, 10);
+    assert_int_equal(p.hydrated, 4);
+    assert_int_equal(p.still_pending, 0);
+    char *want_before = stats_rows(catalog, before_shipped);
+    char *want_after = stats_rows(catalog, after_shipped);
+    assert_string_not_equal(want_before, want_after);
+    for (int i = 0; i < 2; i++) {
+        char *got = stats_rows(catalog, before[i]);
+        assert_string_equal(got, want_before);
+        free(got);
+        got = stats_rows(catalog, after[i]);
+        assert_string_equal(got, want_after);
+        free(got);
+    }
+    free(want_before);
+    free(want_after);
     fixture_free(&f);
 }
 
@@ -657,6 +711,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_client_file),
         cmocka_unit_test(test_same_as_client_moto),
+        cmocka_unit_test(test_definition_follows_ddl_within_a_pass),
         cmocka_unit_test(test_row_count_mismatch_fails_until_rehydrate),
         cmocka_unit_test(test_storage_errors),
         cmocka_unit_test(test_refused_objects),

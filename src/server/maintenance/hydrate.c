@@ -17,6 +17,7 @@
 #include "server/store/tables.h"
 #include "util/failpoint.h"
 #include "util/log.h"
+#include "util/timefmt.h"
 
 enum outcome { OUT_PROVIDED, OUT_FAILED, OUT_TRANSIENT };
 
@@ -132,9 +133,56 @@ static int fetch_footer(struct srv_ctx *ctx, const struct catalog_row *cat, stru
     return 0;
 }
 
+/* The table definition a pass computes statistics against, kept while
+ * the next files' snapshots fall in the span it is known to hold
+ * (store_table_definition_until): files come in data_file_id order, so a
+ * pass over a table's files loads its definition once per DDL rather
+ * than once per file (four statements each). */
+struct table_cache {
+    bool loaded;
+    int64_t table_id, from, until;
+    struct arena arena;
+    struct lake_table t;
+};
+
+static void table_cache_drop(struct table_cache *c)
+{
+    if (c->loaded)
+        lake_table_release(&c->t);
+    c->loaded = false;
+    arena_reset(&c->arena);
+}
+
+/* The table's definition at the file's begin_snapshot, from the cache or
+ * loaded into it. 0, or -1 with err filled. */
+static int table_at(struct srv_ctx *ctx, const struct catalog_row *cat, struct table_cache *c,
+                    const struct store_pending_file *f, const struct lake_table **out,
+                    struct error *err)
+{
+    if (c->loaded && c->table_id == f->table_id && f->begin_snapshot >= c->from &&
+        f->begin_snapshot < c->until) {
+        *out = &c->t;
+        return 0;
+    }
+    table_cache_drop(c);
+    lake_table_init(&c->t, &c->arena);
+    c->loaded = true;
+    struct table_ref ref = {.table_id = f->table_id, .name = "", .properties = "{}"};
+    if (store_table_load(ctx, cat, &ref, f->begin_snapshot, false, &c->t, err) != 0 ||
+        store_table_definition_until(ctx->db, cat->id, f->table_id, f->begin_snapshot, &c->until,
+                                     err) != 0) {
+        table_cache_drop(c);
+        return -1;
+    }
+    c->table_id = f->table_id;
+    c->from = f->begin_snapshot;
+    *out = &c->t;
+    return 0;
+}
+
 /* From the decoded footer to the stats, against the table at the file's
  * begin_snapshot. Returns 0 with *o set, or -1 with err filled. */
-static int compute(struct srv_ctx *ctx, const struct catalog_row *cat,
+static int compute(struct srv_ctx *ctx, const struct catalog_row *cat, struct table_cache *cache,
                    const struct store_pending_file *f, struct arena *a, struct hydrated *h,
                    enum outcome *o, struct error *err)
 {
@@ -145,98 +193,134 @@ static int compute(struct srv_ctx *ctx, const struct catalog_row *cat,
         *o = OUT_FAILED;
         return 0;
     }
-    struct table_ref ref = {.table_id = f->table_id, .name = "", .properties = "{}"};
-    struct lake_table t;
-    lake_table_init(&t, a);
-    int rc = store_table_load(ctx, cat, &ref, f->begin_snapshot, false, &t, err);
+    const struct lake_table *t;
+    if (table_at(ctx, cat, cache, f, &t, err) != 0)
+        return -1;
     struct error pe = {0};
-    if (rc == 0 && pq_footer_column_stats(&h->meta, NULL, &t, a, &h->stats, &h->nstats, &pe) != 0) {
+    if (pq_footer_column_stats(&h->meta, NULL, t, a, &h->stats, &h->nstats, &pe) != 0) {
         if (pe.code == ERR_NOMEM)
-            rc = error_nomem(err);
-        else {
-            log_warn("hydrator: file %lld (%s): %s", (long long)f->id, f->path, pe.msg);
-            *o = OUT_FAILED;
-            lake_table_release(&t);
-            return 0;
-        }
+            return error_nomem(err);
+        log_warn("hydrator: file %lld (%s): %s", (long long)f->id, f->path, pe.msg);
+        *o = OUT_FAILED;
+        return 0;
     }
-    if (rc == 0) {
-        h->repaired += file_stats_repair(&t, f->record_count, h->stats, h->nstats);
-        /* Leaves only: the repeated groups a list or map wraps its
-         * elements in carry no id in any writer. */
-        for (size_t i = 1; i < h->meta.nschema; i++) {
-            const struct pq_schema_element *e = &h->meta.schema[i];
-            if (e->num_children == 0 && !e->has_field_id)
-                h->missing_field_ids = true;
-        }
-        if (!f->has_splits && file_stats_splits(&h->meta, a, &h->splits, &h->nsplits) != 0)
-            rc = error_nomem(err);
+    h->repaired += file_stats_repair(t, f->record_count, h->stats, h->nstats);
+    /* Leaves only: the repeated groups a list or map wraps its elements in
+     * carry no id in any writer. */
+    for (size_t i = 1; i < h->meta.nschema; i++) {
+        const struct pq_schema_element *e = &h->meta.schema[i];
+        if (e->num_children == 0 && !e->has_field_id)
+            h->missing_field_ids = true;
     }
-    lake_table_release(&t);
-    if (rc == 0)
-        *o = OUT_PROVIDED;
-    return rc;
+    if (!f->has_splits && file_stats_splits(&h->meta, a, &h->splits, &h->nsplits) != 0)
+        return error_nomem(err);
+    *o = OUT_PROVIDED;
+    return 0;
 }
 
-/* Writes the outcome of a claimed file and commits. */
+/* Writes the outcome of a claimed file, in the group's transaction. */
 static int settle(struct srv_ctx *ctx, const struct catalog_row *cat,
                   const struct store_pending_file *f, const struct hydrated *h, enum outcome o,
                   struct error *err)
 {
-    bool provided = o == OUT_PROVIDED;
-    if (provided && store_file_stats_set(ctx->db, cat->id, f->id, h->stats, h->nstats, err) != 0)
-        return -1;
-    if (store_hydration_settle(ctx->db, cat->id, f->id, provided, provided && h->missing_field_ids,
-                               h->splits, h->nsplits, err) != 0)
-        return -1;
-    return db_commit(ctx->db->pg, err);
+    struct store_hydration_outcome out = {
+        .file_id = f->id,
+        .provided = o == OUT_PROVIDED,
+        .missing_field_ids = h->missing_field_ids,
+        .stats = h->stats,
+        .nstats = h->nstats,
+        .splits = h->splits,
+        .nsplits = h->nsplits,
+    };
+    return store_hydration_settle(ctx->db, cat->id, &out, err);
 }
 
-/* One file: claim, fetch, compute, settle. *found false when nothing was
- * left to claim; *last gets the claimed id. */
+/* A group's files are claimed by one statement and share a transaction,
+ * and with it one commit (one WAL flush, which was most of a file's time:
+ * bench/maintenance/hydrate_bench.sh); the group ends at this many files
+ * or this long after it began, whichever comes first, so the claims it
+ * holds (row locks a compaction of those files would wait on) stay
+ * short. */
+enum { HYDRATE_GROUP_FILES = 64 };
+#define HYDRATE_GROUP_NS ((int64_t)250 * 1000 * 1000)
+
+/* What a group settled, counted once its transaction commits. */
+struct group_counts {
+    int provided, failed, transient, repaired;
+};
+
+/* One claimed file: fetch, compute, settle. A transient storage error
+ * leaves the file as it was (pending; its claim ends with the group). */
 static int hydrate_one(struct srv_ctx *ctx, const struct catalog_row *cat, struct objstore *store,
-                       int64_t *last, bool *found, struct hydrate_result *out, struct error *err)
+                       struct table_cache *cache, const struct store_pending_file *f,
+                       struct group_counts *g, struct error *err)
 {
-    struct store_pending_file f = {0};
-    if (db_begin(ctx->db->pg, err) != 0)
-        return -1;
-    if (store_hydration_claim_timeout(ctx->db, err) != 0) {
-        db_rollback(ctx->db->pg);
-        return -1;
-    }
-    int claimed = store_hydration_claim_next(ctx->db, cat->id, *last, ctx->arena, &f, err);
-    *found = claimed == 1;
-    if (claimed != 1) {
-        db_rollback(ctx->db->pg);
-        return claimed;
-    }
-    *last = f.id;
     struct arena a;
     arena_init(&a, 0);
     struct hydrated h = {0};
     enum outcome o = OUT_FAILED;
-    int rc = fetch_footer(ctx, cat, store, &f, &a, &h, &o) != 0 ? error_nomem(err) : 0;
+    int rc = fetch_footer(ctx, cat, store, f, &a, &h, &o) != 0 ? error_nomem(err) : 0;
     if (rc == 0 && o == OUT_PROVIDED)
-        rc = compute(ctx, cat, &f, &a, &h, &o, err);
-    if (rc == 0 && o == OUT_TRANSIENT) {
-        db_rollback(ctx->db->pg); /* the file stays pending, unclaimed */
-        out->transient++;
-        metrics_counter_add(ctx->srv->metrics, "hoglake_hydrator_transient_errors_total", "", 1);
-    } else if (rc == 0 && settle(ctx, cat, &f, &h, o, err) == 0) {
-        const char *result = o == OUT_PROVIDED ? "provided" : "failed";
-        char labels[64];
-        snprintf(labels, sizeof labels, "result=\"%s\"", result);
-        metrics_counter_add(ctx->srv->metrics, "hoglake_stats_hydrated_total", labels, 1);
-        if (h.repaired)
-            metrics_counter_add(ctx->srv->metrics, "hoglake_stats_repaired_total",
-                                "source=\"hydrator\"", h.repaired);
-        *(o == OUT_PROVIDED ? &out->hydrated : &out->failed) += 1;
-    } else {
-        db_rollback(ctx->db->pg);
-        rc = -1;
+        rc = compute(ctx, cat, cache, f, &a, &h, &o, err);
+    if (rc == 0 && o == OUT_TRANSIENT)
+        g->transient++;
+    else if (rc == 0 && (rc = settle(ctx, cat, f, &h, o, err)) == 0) {
+        *(o == OUT_PROVIDED ? &g->provided : &g->failed) += 1;
+        g->repaired += h.repaired;
     }
     arena_free(&a);
     return rc;
+}
+
+/* Claims up to `max` files (at most HYDRATE_GROUP_FILES) in one statement
+ * and settles them in one transaction, until HYDRATE_GROUP_NS has passed;
+ * the files it had no time for go back unclaimed at its commit. *last
+ * gets the last settled id, *done how many were settled, *found false
+ * once no file is left to claim. On failure the group's settlements roll
+ * back (its files stay pending for the next pass). */
+static int hydrate_group(struct srv_ctx *ctx, const struct catalog_row *cat, struct objstore *store,
+                         struct table_cache *cache, int64_t max, int64_t *last, bool *found,
+                         int64_t *done, struct hydrate_result *out, struct error *err)
+{
+    *done = 0;
+    if (db_begin(ctx->db->pg, err) != 0)
+        return -1;
+    struct store_pending_file files[HYDRATE_GROUP_FILES];
+    size_t want = max < HYDRATE_GROUP_FILES ? (size_t)max : HYDRATE_GROUP_FILES, n = 0;
+    struct arena paths;
+    arena_init(&paths, 0);
+    int rc = store_hydration_claim_timeout(ctx->db, err);
+    if (rc == 0)
+        rc = store_hydration_claim(ctx->db, cat->id, *last, want, &paths, files, &n, err);
+    *found = n == want;
+    struct group_counts g = {0};
+    int64_t began = time_mono_ns();
+    size_t i = 0;
+    for (; rc == 0 && i < n && (i == 0 || time_mono_ns() - began < HYDRATE_GROUP_NS); i++)
+        rc = hydrate_one(ctx, cat, store, cache, &files[i], &g, err);
+    if (i < n)
+        *found = true;
+    if (rc == 0 && i > 0)
+        *last = files[i - 1].id;
+    arena_free(&paths);
+    if (rc != 0 || db_commit(ctx->db->pg, err) != 0) {
+        db_rollback(ctx->db->pg);
+        return -1;
+    }
+    *done = (int64_t)i;
+    out->hydrated += g.provided;
+    out->failed += g.failed;
+    out->transient += g.transient;
+    struct metrics *m = ctx->srv->metrics;
+    if (g.provided)
+        metrics_counter_add(m, "hoglake_stats_hydrated_total", "result=\"provided\"", g.provided);
+    if (g.failed)
+        metrics_counter_add(m, "hoglake_stats_hydrated_total", "result=\"failed\"", g.failed);
+    if (g.transient)
+        metrics_counter_add(m, "hoglake_hydrator_transient_errors_total", "", g.transient);
+    if (g.repaired)
+        metrics_counter_add(m, "hoglake_stats_repaired_total", "source=\"hydrator\"", g.repaired);
+    return 0;
 }
 
 /* The backlog gauges of the catalog, and still_pending. */
@@ -263,11 +347,17 @@ int hydrate_pass(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t max
     struct objstore *store = storage_view(ctx->srv, cat->data_path, &e);
     if (!store)
         return error_fail(err, ERR_INTERNAL, "hydrator: %s", e.message);
-    int64_t last = 0;
+    struct table_cache cache = {.loaded = false};
+    arena_init(&cache.arena, 0);
+    int64_t last = 0, left = max_files, done;
     bool found = true;
     int rc = 0;
-    for (int64_t i = 0; i < max_files && found && rc == 0; i++)
-        rc = hydrate_one(ctx, cat, store, &last, &found, out, err);
+    while (rc == 0 && found && left > 0) {
+        rc = hydrate_group(ctx, cat, store, &cache, left, &last, &found, &done, out, err);
+        left -= done;
+    }
+    table_cache_drop(&cache);
+    arena_free(&cache.arena);
     objstore_free(store);
     return rc != 0 ? -1 : backlog(ctx, cat, out, err);
 }

@@ -2,10 +2,13 @@
  * were registered without them (stats_state 'pending').
  *
  * One pass claims a catalog's pending live files one at a time, in
- * data_file_id order, each with FOR NO KEY UPDATE SKIP LOCKED inside its own
- * transaction: a file another pass (this server or another) holds is
- * skipped, and the claim lasts only for that file's fetch and write, so
- * no file is ever hydrated twice. Files of dropped tables are skipped.
+ * data_file_id order, each with FOR NO KEY UPDATE SKIP LOCKED, in groups
+ * that share a transaction (up to 64 files or 250 ms: one commit, one WAL
+ * flush, per group): a file another pass (this server or another) holds
+ * is skipped, and a claim lasts until its group commits, so no file is
+ * ever hydrated twice. Files of dropped tables are skipped. The table's
+ * definition is loaded once for the files whose snapshots it is known to
+ * hold (up to its next DDL), not once a file.
  *
  * Per file: the footer is fetched with one ranged GET of footer_size + 8
  * bytes; when footer_size is absent or does not describe the tail, the
@@ -57,7 +60,8 @@ struct hydrate_result {
 
 /* Hydrates up to max_files (>= 1) pending files of `cat`. Returns 0 with
  * *out filled, or -1 with err filled (database failure, out of memory):
- * files finished before the failure stay finished. Per-file problems are
+ * the groups committed before the failure stay finished (the failing
+ * group's files stay pending). Per-file problems are
  * outcomes, never errors. */
 int hydrate_pass(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t max_files,
                  struct hydrate_result *out, struct error *err);

@@ -1,6 +1,8 @@
 /* hog_data_file and hog_delete_file reads (see files.h). */
 #include "server/store/files.h"
 
+#include <string.h>
+
 #include "server/db/db.h"
 #include "server/store/page_budget.h"
 #include "util/strutil.h"
@@ -90,13 +92,12 @@ static const uint8_t *bytea_decode(const char *text, struct buf *scratch, size_t
         return NULL;
     buf_reset(scratch);
     if (text[0] == '\\' && text[1] == 'x') {
-        for (const char *p = text + 2; *p; p += 2) {
-            int hi = str_hex_digit(p[0]), lo = hi >= 0 ? str_hex_digit(p[1]) : -1;
-            if (lo < 0)
-                return NULL;
-            if (buf_putc(scratch, (char)(hi * 16 + lo)) != 0)
-                return NULL;
-        }
+        size_t digits = strlen(text + 2);
+        if (digits % 2 != 0 || buf_reserve(scratch, digits / 2) != 0 ||
+            str_hex_decode(text + 2, digits, scratch->data) != 0)
+            return NULL;
+        scratch->len = digits / 2;
+        scratch->data[scratch->len] = '\0';
     } else {
         /* bytea_output = escape */
         size_t n = 0;

@@ -24,20 +24,32 @@ struct store_pending_file {
     char *path; /* in the caller's arena */
 };
 
-/* Lets the caller's transaction, which holds one file's claim, sit idle
+/* Lets the caller's transaction, which holds its files' claims, sit idle
  * longer than the pool's idle-in-transaction limit: the claim is a row
  * lock held across the object read (a whole-object read with retries). A
  * crashed server's claim still ends with its session. */
 int store_hydration_claim_timeout(struct db_conn *db, struct error *err);
-/* Claims the next pending live file of a live table after `after` that
- * nobody else holds: 1 with *f filled, 0 when there is none, -1. */
-int store_hydration_claim_next(struct db_conn *db, int64_t catalog_id, int64_t after,
-                               struct arena *a, struct store_pending_file *f, struct error *err);
-/* Records the claimed file's outcome (provided or failed, whether columns
- * lack field ids, its split offsets unless it has some). */
-int store_hydration_settle(struct db_conn *db, int64_t catalog_id, int64_t file_id, bool provided,
-                           bool missing_field_ids, const int64_t *splits, size_t nsplits,
-                           struct error *err);
+/* Claims, in data_file_id order, up to max pending live files of live
+ * tables after `after` that nobody else holds, into files[0..*n). 0 or
+ * -1. */
+int store_hydration_claim(struct db_conn *db, int64_t catalog_id, int64_t after, size_t max,
+                          struct arena *a, struct store_pending_file *files, size_t *n,
+                          struct error *err);
+/* What the hydrator settles a claimed file with. */
+struct store_hydration_outcome {
+    int64_t file_id;
+    bool provided;                    /* else failed */
+    bool missing_field_ids;           /* some leaf lacks a field id (provided only) */
+    const struct pq_col_stats *stats; /* provided only */
+    size_t nstats;
+    const int64_t *splits; /* kept only when the file has none */
+    size_t nsplits;
+};
+/* Records the claimed file's outcome, in one UPDATE of its row: its state,
+ * its statistics (provided), whether columns lack field ids, its split
+ * offsets unless it has some. */
+int store_hydration_settle(struct db_conn *db, int64_t catalog_id,
+                           const struct store_hydration_outcome *o, struct error *err);
 /* Pending and failed live files of the catalog's live tables. */
 int store_hydration_backlog(PGconn *pg, int64_t catalog_id, int64_t *pending, int64_t *failed,
                             struct error *err);

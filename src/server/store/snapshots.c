@@ -1,10 +1,9 @@
 /* hog_snapshot and hog_snapshot_change reads (see snapshots.h). */
 #include "server/store/snapshots.h"
 
-#include <stdio.h>
-
 #include "server/db/db.h"
 #include "server/store/page_budget.h"
+#include "util/buf.h"
 
 /* A snapshot's weight b.w against the budget $4, over the page window w. */
 #define SNAPSHOT_FITS STORE_PAGE_FITS("b.w", "w", "$4")
@@ -21,30 +20,28 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
      * uses); the window sums the weights in page order as the index walk
      * goes, so it stops at the LIMIT. */
     const char *dir = descending ? "DESC" : "ASC";
-    char page[1200];
-    int n = snprintf(page, sizeof page,
-                     "WITH page AS (SELECT s.snapshot_id, s.snapshot_time, s.schema_version,"
-                     " s.author, s.commit_message, " SNAPSHOT_FITS " AS fits FROM hog_snapshot s"
-                     " CROSS JOIN LATERAL (SELECT coalesce(octet_length(s.author), 0)"
-                     " + coalesce(octet_length(s.commit_message), 0) + 128 * (SELECT count(*)"
-                     " FROM hog_snapshot_change c WHERE c.catalog_id = $1"
-                     " AND c.snapshot_id = s.snapshot_id) AS w OFFSET 0) b"
-                     " WHERE s.catalog_id = $1 AND s.snapshot_id %s $2"
-                     " WINDOW w AS (ORDER BY s.snapshot_id %s ROWS UNBOUNDED PRECEDING)"
-                     " ORDER BY s.snapshot_id %s LIMIT $3)",
-                     descending ? "<" : ">", dir, dir);
-    if (n < 0 || (size_t)n >= sizeof page)
-        return error_fail(err, ERR_INTERNAL, "the snapshot page statement outgrew its buffer");
+    struct buf sql = BUF_INIT;
+    int bad =
+        buf_printf(&sql,
+                   "WITH page AS (SELECT s.snapshot_id, s.snapshot_time, s.schema_version,"
+                   " s.author, s.commit_message, " SNAPSHOT_FITS " AS fits FROM hog_snapshot s"
+                   " CROSS JOIN LATERAL (SELECT coalesce(octet_length(s.author), 0)"
+                   " + coalesce(octet_length(s.commit_message), 0) + 128 * (SELECT count(*)"
+                   " FROM hog_snapshot_change c WHERE c.catalog_id = $1"
+                   " AND c.snapshot_id = s.snapshot_id) AS w OFFSET 0) b"
+                   " WHERE s.catalog_id = $1 AND s.snapshot_id %s $2"
+                   " WINDOW w AS (ORDER BY s.snapshot_id %s ROWS UNBOUNDED PRECEDING)"
+                   " ORDER BY s.snapshot_id %s LIMIT $3)",
+                   descending ? "<" : ">", dir, dir);
     /* The author and message come with a snapshot's first row only: a
      * commit of many tables has a change row per table, and a copy of a
      * long message in each was the reader's memory times the tables. Each
      * change row also carries its object's name as of the snapshot
      * (a dropped table: its last name) and, for a data change, what that
      * snapshot added to the table: index probes per row, never a scan. */
-    char query[4000];
-    n = snprintf(
-        query, sizeof query,
-        "%s SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
+    bad |= buf_printf(
+        &sql,
+        " SELECT p.snapshot_id, (extract(epoch FROM p.snapshot_time) * 1000000)::bigint,"
         " p.schema_version, CASE WHEN row_number() OVER w = 1 AND p.fits THEN p.author END,"
         " CASE WHEN row_number() OVER w = 1 AND p.fits THEN p.commit_message END, c.kind,"
         " c.object_id,"
@@ -66,10 +63,11 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         "  AND x.begin_snapshot = c.snapshot_id) d ON c.kind = 'table_deleted_from'"
         " WINDOW w AS (PARTITION BY p.snapshot_id ORDER BY c.kind, c.object_id)"
         " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
-        page, dir);
-    if (n < 0 || (size_t)n >= sizeof query)
-        return error_fail(err, ERR_INTERNAL, "the snapshot page statement outgrew its buffer");
-    out->r = db_exec(db->pg, query, &p, err);
+        dir);
+    out->r = bad ? NULL : db_exec(db->pg, sql.data, &p, err);
+    if (bad)
+        error_nomem(err);
+    buf_free(&sql);
     return out->r ? 0 : -1;
 }
 

@@ -678,3 +678,26 @@ int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_
     DB_PARAMS_IDS(&p, catalog_id, table_id, after);
     return db_scalar_i64(db->pg, ddl_after_sql, &p, first, err);
 }
+
+/* $1 catalog, $2 table, $3 snapshot: see store_table_definition_until. One
+ * statement, so the head and the change rows are read at one moment. */
+/* clang-format off */
+static const char definition_until_sql[] =
+    "SELECT CASE WHEN $3 < c.earliest_snapshot_id THEN $3 + 1"
+    " ELSE least(c.last_snapshot_id + 1,"
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_created", "$3") ","
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_altered", "$3") ","
+    STORE_FIRST_CHANGE_AFTER("$1", "$2", "table_dropped", "$3") ") END"
+    " FROM hog_catalog c WHERE c.catalog_id = $1";
+/* clang-format on */
+
+int store_table_definition_until(struct db_conn *db, int64_t catalog_id, int64_t table_id,
+                                 int64_t snapshot, int64_t *until, struct error *err)
+{
+    struct db_params p;
+    DB_PARAMS_IDS(&p, catalog_id, table_id, snapshot);
+    int found = db_scalar_i64(db->pg, definition_until_sql, &p, until, err);
+    if (found == 0)
+        *until = snapshot + 1;
+    return found < 0 ? -1 : 0;
+}

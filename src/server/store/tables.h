@@ -98,5 +98,12 @@ int store_table_truncate(struct store_ddl at, int64_t table_id, struct error *er
  * the table: 1 with *first set, 0 when there is none, -1. */
 int store_table_ddl_after(struct db_conn *db, int64_t catalog_id, int64_t table_id, int64_t after,
                           int64_t *first, struct error *err);
+/* How far the table's definition at `snapshot` is known to hold: *until
+ * gets the first snapshot after it at which the definition may differ,
+ * the table's next DDL or the head's successor (a later DDL is not
+ * written yet), and snapshot + 1 when the snapshot is below the floor
+ * (its DDL change rows may be expired). 0 or -1. */
+int store_table_definition_until(struct db_conn *db, int64_t catalog_id, int64_t table_id,
+                                 int64_t snapshot, int64_t *until, struct error *err);
 
 #endif
