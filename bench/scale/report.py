@@ -154,7 +154,17 @@ def main():
                                           format(maint.get("snapshots_per_s") or 0, ",")),
                     "| retirement of the dropped `t001` | %s file rows | %.3f | %s us/row |" % (
                         format(maint["files_retired"], ","), maint["retire_s"],
-                        maint.get("us_per_file_row")), ""]
+                        maint.get("us_per_file_row"))]
+            if "paths_cleaned" in maint:
+                out += ["| cleanup of the paths it queued (objects never written: `missing`) | "
+                        "%s paths | %.3f | %s paths/s |" % (
+                            format(maint["paths_cleaned"], ","), maint["cleanup_s"],
+                            format(maint.get("paths_per_s") or 0, ",")),
+                        "| the hydrator, one pass over pending files in the big catalog | "
+                        "%s files | %.3f | %s files/s |" % (
+                            format(maint["files_hydrated"], ","), maint["hydrate_s"],
+                            format(maint.get("hydrated_per_s") or 0, ","))]
+            out += [""]
             rate, per_row = maint.get("snapshots_per_s") or 0, maint.get("us_per_file_row")
             judged = verdict(rate >= 100000) if maint["snapshots"] >= 1000000 else \
                 "not judged: the target is for a history of >= 1M snapshots"

@@ -24,10 +24,12 @@
 #   --tables N       tables in namespace `lake` (default 500; at least 24)
 #   --duration S     seconds of each 8-writer commit run and of pgbench (default 15)
 #   --no-commit-bench  skip the commit runs and pgbench
-#   --no-maintenance skip the maintenance runs (expiry of the whole history and
-#                    retirement of the dropped table t001, on a copy of the database)
+#   --no-maintenance skip the maintenance runs (expiry of the whole history,
+#                    retirement of the dropped table t001, cleanup of the paths it
+#                    queued and the hydrator at 10,000 pending files, on a copy of
+#                    the database)
 #   --build-dir DIR  the Release build to make and use (default build-release)
-#   --bin-dir DIR    a build tree that already holds src/hoglaked,
+#   --bin-dir DIR    a build tree that already holds src/hoglaked, src/hoglake,
 #                    bench/scale/scale_gen, bench/scale/scale_probe and
 #                    bench/commit/commit_bench (nothing is built)
 #   --smoke          a 0.0005x catalog (500 commits) in 24 tables, 20 wide tables, 3
@@ -100,15 +102,17 @@ fi
 if [ -z "$bin_dir" ]; then
   log "building (Release) in $build_dir"
   cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" -j"$(nproc)" --target hoglaked scale_gen scale_probe commit_bench >&2 ||
+  cmake --build "$build_dir" -j"$(nproc)" --target hoglaked hoglake_cli scale_gen scale_probe \
+    commit_bench >&2 ||
     { log "the Release build failed"; exit 5; }
   bin_dir=$build_dir
 fi
 hoglaked=$bin_dir/src/hoglaked
+hoglake=$bin_dir/src/hoglake
 gen=$bin_dir/bench/scale/scale_gen
 probe=$bin_dir/bench/scale/scale_probe
 commit_bench=$bin_dir/bench/commit/commit_bench
-for b in "$hoglaked" "$gen" "$probe" "$commit_bench"; do
+for b in "$hoglaked" "$hoglake" "$gen" "$probe" "$commit_bench"; do
   [ -x "$b" ] || { log "no $b"; exit 5; }
 done
 
@@ -416,13 +420,74 @@ EOF
 maint_post() { # maint_post PATH: POSTs, prints the answer
   curl -s -f -X POST -H @"$sdir/auth.header" "$url$1"
 }
+# hydrator_at_scale DB API: the hydrator at 10,000 pending files (100 in
+# the smoke) in the big catalog: one 20-column Parquet object written by
+# `hoglake append` into a table of its own, linked that many times under the
+# catalog's data path and registered without statistics; one pass settles
+# them. Prints "files seconds".
+hydrator_at_scale() {
+  local copy=$1 api=$2 n=$(( smoke ? 100 : 10000 )) rows=2000 c t0 t1 answer
+  export HOGLAKE_TOKEN_FILE=$token_file
+  local cols="id:long!" types=(long int double string timestamptz date boolean)
+  for c in $(seq 1 19); do cols="$cols, c$c:${types[$((c % 7))]}"; done
+  "$hoglake" --server "$url" table create lake.lake.hydrated --columns "$cols" >/dev/null ||
+    { log "FAILED: the hydrator's table"; failed=1; echo "0 0"; return 0; }
+  awk -v n="$rows" 'BEGIN { srand(7)
+    for (i = 0; i < n; i++) {
+      printf "{\"id\":%d", i
+      for (c = 1; c <= 19; c++) {
+        k = c % 7
+        if (k == 0) printf ",\"c%d\":%d", c, int(rand() * 1e12)
+        else if (k == 1) printf ",\"c%d\":%d", c, int(rand() * 1e6)
+        else if (k == 2) printf ",\"c%d\":%.4f", c, rand() * 1000
+        else if (k == 3) printf ",\"c%d\":\"v-%d\"", c, int(rand() * 5000)
+        else if (k == 4) printf ",\"c%d\":\"2026-01-%02dT10:00:00Z\"", c, 1 + int(rand() * 28)
+        else if (k == 5) printf ",\"c%d\":\"2026-01-%02d\"", c, 1 + int(rand() * 28)
+        else printf ",\"c%d\":%s", c, (rand() < 0.5 ? "true" : "false")
+      }
+      printf "}\n"
+    } }' >"$sdir/hydrate.jsonl"
+  "$hoglake" --server "$url" append lake.lake.hydrated "$sdir/hydrate.jsonl" >/dev/null ||
+    { log "FAILED: the hydrator's file"; failed=1; echo "0 0"; return 0; }
+  local src size footer
+  read -r src size footer < <(psql_ -d "$copy" -c "SELECT d.path, d.file_size_bytes, d.footer_size
+    FROM hog_data_file d JOIN hog_table_version v USING (catalog_id, table_id)
+    WHERE v.name = 'hydrated' AND v.end_snapshot IS NULL" | tr '|' ' ')
+  local local_src=${src#file://} dirp
+  dirp=$(dirname "$local_src")/pending
+  mkdir -p "$dirp"
+  for i in $(seq 1 "$n"); do ln -f "$local_src" "$dirp/$i.parquet"; done
+  for first in $(seq 1 1000 "$n"); do
+    awk -v a="$first" -v z="$(( first + 999 < n ? first + 999 : n ))" -v d="file://$dirp" \
+      -v r="$rows" -v s="$size" -v f="$footer" 'BEGIN {
+      printf "{\"appends\":[{\"namespace\":\"lake\",\"table\":\"hydrated\",\"files\":["
+      for (i = a; i <= z; i++)
+        printf "%s{\"path\":\"%s/%d.parquet\",\"record_count\":%d,\"file_size_bytes\":%d,\"footer_size\":%d}",
+          (i > a ? "," : ""), d, i, r, s, f
+      printf "]}]}" }' >"$sdir/hydrate-commit.json"
+    curl -s -f -o /dev/null -X POST -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+      --data-binary @"$sdir/hydrate-commit.json" "$url$api/commit" ||
+      { log "FAILED: registering pending files"; failed=1; echo "0 0"; return 0; }
+  done
+  t0=$(date +%s.%N)
+  answer=$(maint_post "$api/maintenance/hydrate?batch=$n") ||
+    { log "FAILED: the hydrator"; failed=1; echo "0 0"; return 0; }
+  t1=$(date +%s.%N)
+  rm -rf "$dirp" "$sdir/hydrate.jsonl" "$sdir/hydrate-commit.json"
+  echo "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hydrated"])' <<<"$answer")" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+}
+
 maintenance_runs() {
   local name=$1 copy=${db}_maint api=/v1/catalogs/lake
   stop_server
   psql_ -d postgres -c "DROP DATABASE IF EXISTS $copy" -c "CREATE DATABASE $copy TEMPLATE $db"
   # Loops off: only the passes asked for run. No pauses, budgets or queue
   # ceiling: one retirement run takes the whole table.
-  start_server "$copy" "hoglake-$name-maint" --metrics-interval-ms 0 --expiry-interval-ms 0 \
+  # --file-roots: the cleanup pass reaches the catalog's data path, which
+  # the building server's warehouse holds.
+  start_server "$copy" "hoglake-$name-maint" --file-roots "$dir" --metrics-interval-ms 0 \
+    --expiry-interval-ms 0 \
     --retirement-interval-ms 0 --cleanup-interval-ms 0 --hydrator-interval-ms 0 \
     --retirement-pause-ms 0 --retirement-budget-ms 3600000 \
     --retirement-queue-ceiling 100000000 --expiry-purge-budget-ms 3600000
@@ -462,15 +527,39 @@ maintenance_runs() {
   [ -n "$answer" ] &&
     retired=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["data_files_queued"])' \
       <<<"$answer")
-  python3 - "$snaps" "$expired" "$expire_s" "$rows" "$retired" "$retire_s" \
-    >"$sdir/maintenance.json" <<'EOF2'
+  # Cleanup of the paths the retirement queued (1.2M at 1x; scale_gen never
+  # wrote their objects, so each is `missing`): claiming the queue and
+  # checking each path against every file row of the catalog, at scale.
+  local queued cleaned=0 clean_s
+  queued=$(psql_ -d "$copy" -c "SELECT count(*) FROM hog_file_removal WHERE drained_at IS NULL")
+  t0=$(date +%s.%N)
+  while answer=$(maint_post "$api/maintenance/cleanup?batch=100000"); do
+    n=$(python3 -c 'import json,sys; a=json.load(sys.stdin)
+print(sum(a[k] for k in ("removed", "missing", "still_referenced", "refused", "failed")))' \
+      <<<"$answer")
+    [ "$n" = 0 ] && break
+    cleaned=$((cleaned + n))
+  done
+  t1=$(date +%s.%N)
+  [ -n "$answer" ] || { log "FAILED: cleanup"; failed=1; }
+  clean_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+  local hydrate_s hydrated
+  read -r hydrated hydrate_s < <(hydrator_at_scale "$copy" "$api")
+  [ "${hydrated:-0}" -gt 0 ] || { log "FAILED: the hydrator at scale"; failed=1; }
+  python3 - "$snaps" "$expired" "$expire_s" "$rows" "$retired" "$retire_s" "$queued" "$cleaned" \
+    "$clean_s" "$hydrated" "$hydrate_s" >"$sdir/maintenance.json" <<'EOF2'
 import json, sys
-snaps, expired, es, rows, retired, rs = sys.argv[1:]
+snaps, expired, es, rows, retired, rs, queued, cleaned, cs, hydrated, hs = sys.argv[1:]
 expired, es, retired, rs = int(expired), float(es), int(retired), float(rs)
+cleaned, cs, hydrated, hs = int(cleaned), float(cs), int(hydrated), float(hs)
 print(json.dumps({"snapshots": int(snaps), "snapshots_expired": expired, "expire_s": es,
     "snapshots_per_s": round(expired / es) if es else None,
     "t001_files": int(rows), "files_retired": retired, "retire_s": rs,
-    "us_per_file_row": round(rs * 1e6 / retired, 2) if retired else None}))
+    "us_per_file_row": round(rs * 1e6 / retired, 2) if retired else None,
+    "paths_queued": int(queued), "paths_cleaned": cleaned, "cleanup_s": cs,
+    "paths_per_s": round(cleaned / cs) if cs and cleaned else None,
+    "files_hydrated": hydrated, "hydrate_s": hs,
+    "hydrated_per_s": round(hydrated / hs) if hs and hydrated else None}))
 EOF2
   log "maintenance: $(cat "$sdir/maintenance.json")"
   stop_server
