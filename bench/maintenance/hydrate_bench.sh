@@ -66,28 +66,10 @@ sql() { psql -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 mkdir -p "$work/warehouse"
 cli catalog create bench --data-path "file://$work/warehouse" >/dev/null
 cli namespace create bench.ns >/dev/null
-types=(long int double string timestamptz date boolean)
-columns="id:long!"
-for c in $(seq 1 19); do columns="$columns, c$c:${types[$((c % 7))]}"; done
-cli table create bench.ns.events --columns "$columns" >/dev/null
-
-awk -v n="$rows" 'BEGIN {
-  srand(7)
-  for (i = 0; i < n; i++) {
-    printf "{\"id\":%d", i
-    for (c = 1; c <= 19; c++) {
-      k = c % 7
-      if (k == 0) printf ",\"c%d\":%d", c, int(rand() * 1e12)
-      else if (k == 1) printf ",\"c%d\":%d", c, int(rand() * 1e6)
-      else if (k == 2) printf ",\"c%d\":%.4f", c, rand() * 1000
-      else if (k == 3) printf ",\"c%d\":\"v-%d\"", c, int(rand() * 5000)
-      else if (k == 4) printf ",\"c%d\":\"%s\"", c, strftime("%Y-%m-%dT%H:%M:%SZ", 1767225600 + int(rand() * 2592000), 1)
-      else if (k == 5) printf ",\"c%d\":\"%s\"", c, strftime("%Y-%m-%d", 1767225600 + int(rand() * 2592000), 1)
-      else printf ",\"c%d\":%s", c, (rand() < 0.5 ? "true" : "false")
-    }
-    printf "}\n"
-  }
-}' >"$work/in.jsonl"
+# shellcheck source=bench/maintenance/wide_rows.sh
+. "$here/wide_rows.sh"
+cli table create bench.ns.events --columns "$(wide_columns)" >/dev/null
+wide_rows "$rows" >"$work/in.jsonl"
 cli append bench.ns.events "$work/in.jsonl" >/dev/null
 rm -f "$work/in.jsonl"
 read -r src size footer < <(sql "SELECT substr(path, 8), file_size_bytes, footer_size

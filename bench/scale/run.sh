@@ -426,27 +426,13 @@ maint_post() { # maint_post PATH: POSTs, prints the answer
 # catalog's data path and registered without statistics; one pass settles
 # them. Prints "files seconds".
 hydrator_at_scale() {
-  local copy=$1 api=$2 n=$(( smoke ? 100 : 10000 )) rows=2000 c t0 t1 answer
+  local copy=$1 api=$2 n=$(( smoke ? 100 : 10000 )) rows=2000 t0 t1 answer
   export HOGLAKE_TOKEN_FILE=$token_file
-  local cols="id:long!" types=(long int double string timestamptz date boolean)
-  for c in $(seq 1 19); do cols="$cols, c$c:${types[$((c % 7))]}"; done
-  "$hoglake" --server "$url" table create lake.lake.hydrated --columns "$cols" >/dev/null ||
-    { log "FAILED: the hydrator's table"; failed=1; echo "0 0"; return 0; }
-  awk -v n="$rows" 'BEGIN { srand(7)
-    for (i = 0; i < n; i++) {
-      printf "{\"id\":%d", i
-      for (c = 1; c <= 19; c++) {
-        k = c % 7
-        if (k == 0) printf ",\"c%d\":%d", c, int(rand() * 1e12)
-        else if (k == 1) printf ",\"c%d\":%d", c, int(rand() * 1e6)
-        else if (k == 2) printf ",\"c%d\":%.4f", c, rand() * 1000
-        else if (k == 3) printf ",\"c%d\":\"v-%d\"", c, int(rand() * 5000)
-        else if (k == 4) printf ",\"c%d\":\"2026-01-%02dT10:00:00Z\"", c, 1 + int(rand() * 28)
-        else if (k == 5) printf ",\"c%d\":\"2026-01-%02d\"", c, 1 + int(rand() * 28)
-        else printf ",\"c%d\":%s", c, (rand() < 0.5 ? "true" : "false")
-      }
-      printf "}\n"
-    } }' >"$sdir/hydrate.jsonl"
+  # shellcheck source=bench/maintenance/wide_rows.sh
+  . "$root/bench/maintenance/wide_rows.sh"
+  "$hoglake" --server "$url" table create lake.lake.hydrated --columns "$(wide_columns)" \
+    >/dev/null || { log "FAILED: the hydrator's table"; failed=1; echo "0 0"; return 0; }
+  wide_rows "$rows" >"$sdir/hydrate.jsonl"
   "$hoglake" --server "$url" append lake.lake.hydrated "$sdir/hydrate.jsonl" >/dev/null ||
     { log "FAILED: the hydrator's file"; failed=1; echo "0 0"; return 0; }
   local src size footer
