@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
 #include "util/error.h"
 
 struct db_pool;
@@ -117,6 +118,10 @@ void db_params_ids(struct db_params *p, size_t n, const int64_t *ids);
 /* Runs one statement. Returns the result (PQclear it) for PGRES_COMMAND_OK
  * and PGRES_TUPLES_OK; otherwise NULL with err filled. */
 PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
+/* db_exec for a statement built in sql (bad: building it failed, which
+ * is out of memory); frees sql either way. */
+PGresult *db_exec_built(PGconn *pg, struct buf *sql, int bad, const struct db_params *params,
+                        struct error *err);
 /* db_exec for statements whose result is not needed. Returns 0 or -1. */
 int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err);
 /* db_run for a statement whose answer is how many rows it changed (its

@@ -106,6 +106,18 @@ PGresult *db_exec(PGconn *pg, const char *sql, const struct db_params *params, s
     return NULL;
 }
 
+PGresult *db_exec_built(PGconn *pg, struct buf *sql, int bad, const struct db_params *params,
+                        struct error *err)
+{
+    PGresult *r = NULL;
+    if (bad || !sql->data)
+        error_nomem(err);
+    else
+        r = db_exec(pg, sql->data, params, err);
+    buf_free(sql);
+    return r;
+}
+
 int db_run(PGconn *pg, const char *sql, const struct db_params *params, struct error *err)
 {
     PGresult *r = db_exec(pg, sql, params, err);

@@ -161,19 +161,6 @@ static int keyset_nums(struct buf *sql, struct db_params *p, const char *const *
     return keyset_sql(sql, p, columns, k, n, false);
 }
 
-/* Runs a statement built in sql (bad: building it failed), then frees sql. */
-static PGresult *run_built(struct db_conn *db, struct buf *sql, int bad, const struct db_params *p,
-                           struct error *err)
-{
-    PGresult *r = NULL;
-    if (bad || !sql->data)
-        error_nomem(err);
-    else
-        r = db_exec(db->pg, sql->data, p, err);
-    buf_free(sql);
-    return r;
-}
-
 /* Whether a row's heavy columns (`bytes` weigh them) fit the budget held
  * in parameter `budget`, over the statement's window `page`. */
 #define PAGE_FITS_AT(bytes, budget) STORE_PAGE_FITS(bytes, "page", budget)
@@ -323,7 +310,7 @@ int store_files_page(struct db_conn *db, const struct store_files_query *q,
     bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
     bad |= buf_puts(&sql, " ROWS UNBOUNDED PRECEDING)");
     bad |= files_order_sql(&sql, NULL, nkeys, q->desc);
-    out->r = run_built(db, &sql, bad, &p, err);
+    out->r = db_exec_built(db->pg, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
 
@@ -475,7 +462,7 @@ int store_files_page_scan(struct db_conn *db, const struct store_scan_query *q,
     db_param_i64(&p, q->limit + 1);
     bad |= buf_printf(&sql, " ORDER BY " DATA_FILE_PAGE_ORDER " LIMIT $%d::bigint", p.n);
     bad |= buf_puts(&sql, DATA_FILE_PAGE_TAIL);
-    out->r = run_built(db, &sql, bad, &p, err);
+    out->r = db_exec_built(db->pg, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
 
@@ -613,7 +600,7 @@ static PGresult *window_rows(struct db_conn *db, const struct store_window *w,
     db_param_i64(&p, pg->limit + 1);
     bad |= buf_printf(&sql, " LIMIT $%d::bigint", p.n);
     bad |= buf_puts(&sql, tail);
-    return run_built(db, &sql, bad, &p, err);
+    return db_exec_built(db->pg, &sql, bad, &p, err);
 }
 
 int store_files_page_changed(struct db_conn *db, const struct store_window *w,

@@ -64,10 +64,7 @@ int store_snapshots_page(struct db_conn *db, int64_t catalog_id, int64_t from, b
         " WINDOW w AS (PARTITION BY p.snapshot_id ORDER BY c.kind, c.object_id)"
         " ORDER BY p.snapshot_id %s, c.kind, c.object_id",
         dir);
-    out->r = bad ? NULL : db_exec(db->pg, sql.data, &p, err);
-    if (bad)
-        error_nomem(err);
-    buf_free(&sql);
+    out->r = db_exec_built(db->pg, &sql, bad, &p, err);
     return out->r ? 0 : -1;
 }
 
