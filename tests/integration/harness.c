@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,33 +95,44 @@ static void totals_broken(const char *fmt, ...)
     exit(1);
 }
 
+/* A connection to db when the server migrated it as far as `relation`
+ * (a database it never migrated has nothing to check), else NULL. */
+static PGconn *connect_if_migrated(const struct test_db *db, const char *relation)
+{
+    PGconn *c = connect_or_fail(db->url);
+    const char *params[] = {relation};
+    PGresult *r =
+        PQexecParams(c, "SELECT to_regclass($1) IS NOT NULL", 1, NULL, params, NULL, NULL, 0);
+    bool migrated = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    PQclear(r);
+    if (!migrated) {
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
 /* Every table's maintained totals (migration 10) equal the totals its rows
  * give at its catalog's head, and every table has them: checked on every
  * test database before it goes, so each test's commits, deletes, truncates,
  * compactions, expiries and retirements prove the triggers keep them. */
 static void check_live_totals(const struct test_db *db)
 {
-    PGconn *c = connect_or_fail(db->url);
-    /* A database the server never migrated has nothing to check. */
-    PGresult *r = PQexec(c, "SELECT to_regclass('hog_table_live_totals') IS NOT NULL");
-    bool migrated = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-    PQclear(r);
-    if (!migrated) {
-        PQfinish(c);
+    PGconn *c = connect_if_migrated(db, "hog_table_live_totals");
+    if (!c)
         return;
-    }
-    r = PQexec(c,
-               "SELECT l.catalog_id, l.table_id, l.record_count, l.file_count, l.file_size_bytes,"
-               " l.snapshot_count,"
-               " hog_table_totals_at(l.catalog_id, l.table_id, k.last_snapshot_id)::text"
-               " FROM hog_table_live_totals l JOIN hog_catalog k USING (catalog_id)"
-               " WHERE ROW(l.record_count, l.file_count, l.file_size_bytes, l.snapshot_count)"
-               "  ::hog_table_totals IS DISTINCT FROM"
-               "  hog_table_totals_at(l.catalog_id, l.table_id, k.last_snapshot_id)"
-               " OR l.changed_snapshot > k.last_snapshot_id"
-               " UNION ALL SELECT t.catalog_id, t.table_id, NULL, NULL, NULL, NULL, 'no row'"
-               " FROM hog_table t WHERE NOT EXISTS (SELECT 1 FROM hog_table_live_totals l"
-               "  WHERE l.catalog_id = t.catalog_id AND l.table_id = t.table_id) LIMIT 1");
+    PGresult *r = PQexec(
+        c, "SELECT l.catalog_id, l.table_id, l.record_count, l.file_count, l.file_size_bytes,"
+           " l.snapshot_count,"
+           " hog_table_totals_at(l.catalog_id, l.table_id, k.last_snapshot_id)::text"
+           " FROM hog_table_live_totals l JOIN hog_catalog k USING (catalog_id)"
+           " WHERE ROW(l.record_count, l.file_count, l.file_size_bytes, l.snapshot_count)"
+           "  ::hog_table_totals IS DISTINCT FROM"
+           "  hog_table_totals_at(l.catalog_id, l.table_id, k.last_snapshot_id)"
+           " OR l.changed_snapshot > k.last_snapshot_id"
+           " UNION ALL SELECT t.catalog_id, t.table_id, NULL, NULL, NULL, NULL, 'no row'"
+           " FROM hog_table t WHERE NOT EXISTS (SELECT 1 FROM hog_table_live_totals l"
+           "  WHERE l.catalog_id = t.catalog_id AND l.table_id = t.table_id) LIMIT 1");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", PQerrorMessage(c));
@@ -143,43 +155,70 @@ static void check_live_totals(const struct test_db *db)
     PQfinish(c);
 }
 
-/* Every table's listing copy (migration 12) is its live version's, and a
- * dropped table has none: checked with the totals. */
-static void check_live_listing(const struct test_db *db)
+/* Fails the run with the first row sql finds in db, if the server
+ * migrated it as far as `relation`. */
+static void check_no_row(const struct test_db *db, const char *relation, const char *what,
+                         const char *sql)
 {
-    PGconn *c = connect_or_fail(db->url);
-    PGresult *r =
-        PQexec(c, "SELECT to_regclass('hog_table_version_ended_by_namespace') IS NOT NULL");
-    bool migrated = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-    PQclear(r);
-    if (!migrated) {
-        PQfinish(c);
+    PGconn *c = connect_if_migrated(db, relation);
+    if (!c)
         return;
-    }
-    r = PQexec(c, "SELECT l.catalog_id, l.table_id FROM hog_table_live_totals l"
-                  " JOIN hog_table t USING (catalog_id, table_id)"
-                  " LEFT JOIN hog_table_version v ON v.catalog_id = l.catalog_id"
-                  "  AND v.table_id = l.table_id AND v.end_snapshot IS NULL"
-                  " WHERE ROW(l.namespace_id, l.name, l.comment, l.listed_snapshot)"
-                  "  IS DISTINCT FROM ROW(v.namespace_id, v.name, v.comment, v.begin_snapshot)"
-                  " OR (v.table_id IS NOT NULL AND l.table_uuid IS DISTINCT FROM t.table_uuid)"
-                  " LIMIT 1");
+    PGresult *r = PQexec(c, sql);
     char msg[512] = "";
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        snprintf(msg, sizeof msg, "checking the listing copies: %s", PQerrorMessage(c));
-    else if (PQntuples(r) > 0)
-        snprintf(msg, sizeof msg, "catalog %s table %s: its listing copy is not its live version",
-                 PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        snprintf(msg, sizeof msg, "checking for %s: %s", what, PQerrorMessage(c));
+    } else if (PQntuples(r) > 0) {
+        size_t len = (size_t)snprintf(msg, sizeof msg, "%s:", what);
+        for (int k = 0; k < PQnfields(r) && len < sizeof msg; k++)
+            len += (size_t)snprintf(msg + len, sizeof msg - len, " %s", PQgetvalue(r, 0, k));
+    }
     PQclear(r);
     PQfinish(c);
     if (msg[0])
         totals_broken("%s", msg);
 }
 
+/* Every table's listing copy (migration 12) is its live version's, and a
+ * dropped table has none: checked with the totals. */
+static void check_live_listing(const struct test_db *db)
+{
+    check_no_row(db, "hog_table_version_ended_by_namespace",
+                 "a listing copy that is not its live version (catalog, table)",
+                 "SELECT l.catalog_id, l.table_id FROM hog_table_live_totals l"
+                 " JOIN hog_table t USING (catalog_id, table_id)"
+                 " LEFT JOIN hog_table_version v ON v.catalog_id = l.catalog_id"
+                 "  AND v.table_id = l.table_id AND v.end_snapshot IS NULL"
+                 " WHERE ROW(l.namespace_id, l.name, l.comment, l.listed_snapshot)"
+                 "  IS DISTINCT FROM ROW(v.namespace_id, v.name, v.comment, v.begin_snapshot)"
+                 " OR (v.table_id IS NOT NULL AND l.table_uuid IS DISTINCT FROM t.table_uuid)"
+                 " LIMIT 1");
+}
+
+/* Nothing names a deleted data file: its partition values and deletion
+ * vectors go in the statement that deletes it (migration 17 dropped the
+ * cascades), and a partition value carries its file's table. Checked with
+ * the totals, so every test's expiries and retirements prove it. */
+static void check_file_references(const struct test_db *db)
+{
+    check_no_row(db, "hog_file_partition_value",
+                 "a row naming a deleted data file or catalog (what, catalog, id)",
+                 "SELECT 'a partition value', p.catalog_id, p.data_file_id"
+                 " FROM hog_file_partition_value p LEFT JOIN hog_data_file d"
+                 "  ON d.catalog_id = p.catalog_id AND d.data_file_id = p.data_file_id"
+                 " WHERE d.table_id IS DISTINCT FROM p.table_id"
+                 " UNION ALL SELECT 'a deletion vector', v.catalog_id, v.data_file_id"
+                 " FROM hog_delete_file v WHERE NOT EXISTS (SELECT 1 FROM hog_data_file d"
+                 "  WHERE d.catalog_id = v.catalog_id AND d.data_file_id = v.data_file_id)"
+                 " UNION ALL SELECT 'a queued removal', q.catalog_id, q.removal_id"
+                 " FROM hog_file_removal q WHERE NOT EXISTS (SELECT 1 FROM hog_catalog k"
+                 "  WHERE k.catalog_id = q.catalog_id) LIMIT 1");
+}
+
 void test_db_drop(struct test_db *db)
 {
     check_live_totals(db);
     check_live_listing(db);
+    check_file_references(db);
     PGconn *c = connect_or_fail(admin_url());
     char sql[160];
     snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", db->name);
@@ -421,10 +460,16 @@ void test_server_start(struct test_server *s, const struct test_db *db, const ch
         argv[n++] = extra[i];
     argv[n] = NULL;
 
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         fail_msg("fork: %s", strerror(errno));
     if (pid == 0) {
+        /* The server goes with the test process: one that ends without
+         * its teardown (a helper's exit(1), a crash) would leave it
+         * running, holding its database and port. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+            _exit(127);
         int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);

@@ -279,6 +279,11 @@ static void rows_and_paths(void **state)
              " (%lld, 2003, %lld, 1002, 5, NULL, 'file:///x/d3.puffin', 1, 1)",
              (long long)c, (long long)tid, (long long)c, (long long)tid, (long long)c,
              (long long)tid);
+    /* Partition values: they go with their file (no cascade takes them). */
+    sql_exec("INSERT INTO hog_file_partition_value (catalog_id, data_file_id, key_index, value,"
+             " table_id) SELECT %lld, f, k, f::text || '/' || k, %lld"
+             " FROM generate_series(1001, 1003) f, generate_series(0, 1) k",
+             (long long)c, (long long)tid);
     /* An ended table version (ended at 1): removed with the floor. */
     int64_t versions =
         sqli("SELECT count(*) FROM hog_table_version WHERE catalog_id = %lld", (long long)c);
@@ -301,6 +306,10 @@ static void rows_and_paths(void **state)
     expect_sql("2003",
                "SELECT string_agg(delete_file_id::text, ',' ORDER BY delete_file_id)"
                " FROM hog_delete_file WHERE catalog_id = %lld",
+               (long long)c);
+    expect_sql("1002/0,1002/1,1003/0,1003/1",
+               "SELECT string_agg(value, ',' ORDER BY data_file_id, key_index)"
+               " FROM hog_file_partition_value WHERE catalog_id = %lld",
                (long long)c);
     expect_sql("data:file:///x/f1.parquet,delete:file:///x/d1.puffin,delete:file:///x/d2.puffin",
                "SELECT string_agg(file_kind || ':' || path, ',' ORDER BY file_kind, path)"

@@ -199,6 +199,7 @@ static void dropped_table_is_retired(void **state)
     assert_int_equal(jint(r, "batches"), 0);
     json_decref(r);
     assert_int_equal(rows_of_table("hog_data_file", gone), 6);
+    assert_int_equal(rows_of_table("hog_file_partition_value", gone), 6); /* a day a file */
 
     expire_to_head();
     /* Expiry alone leaves them: the state the finding reported. */
@@ -231,8 +232,9 @@ static void dropped_table_is_retired(void **state)
                           " table_id = %lld",
                           (long long)cat_id(CAT), (long long)gone),
                      0);
-    const char *const relations[] = {"hog_data_file",     "hog_delete_file",    "hog_column",
-                                     "hog_table_version", "hog_partition_spec", "hog_table_stats"};
+    const char *const relations[] = {
+        "hog_data_file",     "hog_delete_file",    "hog_file_partition_value", "hog_column",
+        "hog_table_version", "hog_partition_spec", "hog_table_stats"};
     for (size_t k = 0; k < sizeof relations / sizeof relations[0]; k++)
         assert_int_equal(rows_of_table(relations[k], gone), 0);
     assert_int_equal(sqli("SELECT count(*) FROM hog_consumer_offset WHERE catalog_id = %lld",

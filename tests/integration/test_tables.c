@@ -1355,7 +1355,7 @@ static void list_tables_long_comments(void **state)
     for (size_t k = 0; k < N; k++) {
         random_comment(comments[k], lengths[k], (uint32_t)k + 7);
         snprintf(body, sizeof body,
-                 "{'name':'t%zu','comment':'%s','columns':[{'name':'a','type':'int'}]}", k,
+                 "{'name':'t%zu','comment':'%.16384s','columns':[{'name':'a','type':'int'}]}", k,
                  comments[k]);
         json_decref(create_ok(CAT, "cmt", body));
         keep_head_listing(&heads[nheads++], "cmt");

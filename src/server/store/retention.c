@@ -123,14 +123,17 @@ int store_retention_advance(PGconn *pg, int64_t catalog_id, int64_t from, int64_
 }
 
 /* One page of ended data files (end_snapshot <= floor) with every one of
- * their deletion vectors; returns the data files taken and the DVs. */
+ * their deletion vectors and partition values (no cascade does it:
+ * migration 17); returns the data files taken and the DVs. */
 static const char purge_data_page_sql[] =
     "WITH df AS (SELECT data_file_id FROM hog_data_file WHERE catalog_id = $1"
     "   AND end_snapshot IS NOT NULL AND end_snapshot <= $2 ORDER BY end_snapshot LIMIT $3),"
     " dv AS (DELETE FROM hog_delete_file d USING df WHERE d.catalog_id = $1"
     "   AND d.data_file_id = df.data_file_id RETURNING d.path),"
     " gone AS (DELETE FROM hog_data_file f USING df WHERE f.catalog_id = $1"
-    "   AND f.data_file_id = df.data_file_id RETURNING f.path),"
+    "   AND f.data_file_id = df.data_file_id RETURNING f.data_file_id, f.path),"
+    " pv AS (DELETE FROM hog_file_partition_value p WHERE p.catalog_id = $1"
+    "   AND p.data_file_id = ANY(ARRAY(SELECT data_file_id FROM gone))),"
     " q1 AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
     "   SELECT $1, path, 'data', 'snapshot_expiry' FROM gone RETURNING 1),"
     " q2 AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"

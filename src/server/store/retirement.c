@@ -26,11 +26,17 @@ static const char dv_sql[] =
     "   SELECT $1, path, 'delete', 'table_drop_gc' FROM gone RETURNING 1)"
     " SELECT count(*) FROM q";
 
+/* A page in the order of hog_data_file_page, read from the index alone,
+ * deleted by primary key with its partition values (no cascade does it:
+ * migration 17). The table's DVs went first, so none names these files. */
 static const char data_sql[] =
     "WITH df AS (SELECT data_file_id FROM hog_data_file WHERE catalog_id = $1"
-    "   AND table_id = $2 LIMIT $3),"
-    " gone AS (DELETE FROM hog_data_file f USING df WHERE f.catalog_id = $1"
-    "   AND f.data_file_id = df.data_file_id RETURNING f.path),"
+    "   AND table_id = $2 ORDER BY begin_snapshot, row_id_start, data_file_id LIMIT $3),"
+    " gone AS (DELETE FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = $2"
+    "   AND f.data_file_id = ANY(ARRAY(SELECT data_file_id FROM df))"
+    "   RETURNING f.data_file_id, f.path),"
+    " pv AS (DELETE FROM hog_file_partition_value p WHERE p.catalog_id = $1"
+    "   AND p.data_file_id = ANY(ARRAY(SELECT data_file_id FROM gone))),"
     " q AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
     "   SELECT $1, path, 'data', 'table_drop_gc' FROM gone RETURNING 1)"
     " SELECT count(*) FROM q";

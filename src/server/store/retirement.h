@@ -2,11 +2,11 @@
  * dropped (or replaced) table once no readable snapshot can see it, that is
  * once its dropped_snapshot is at or below the catalog's earliest retained
  * snapshot. Retiring deletes the table's deletion vectors, then its data
- * files (their statistics and partition values cascade), queueing every
- * path into hog_file_removal with reason table_drop_gc, and finally purges
- * the table's catalog rows: consumer offsets on its uuid and the hog_table
- * row, whose cascade takes its versions, columns, specs, stats and
- * compaction claims.
+ * files with their partition values (statistics live in the file row),
+ * queueing every path into hog_file_removal with reason table_drop_gc,
+ * and finally purges the table's catalog rows: consumer offsets on its
+ * uuid and the hog_table row, whose cascade takes its versions, columns,
+ * specs, stats and compaction claims.
  *
  * Functions run inside the caller's transaction, which holds the catalog
  * lock (store_retention_lock): they never begin, commit or roll back. */
