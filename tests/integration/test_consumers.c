@@ -688,6 +688,8 @@ static void consumer_list_pages(void **state)
         "30303030303030302d303030302d343030302d383030302d3030303030303030303030302f2f",
         /* hex of text that is not a uuid first */
         "7878787878787878787878787878787878787878787878787878787878787878787878786162",
+        /* hex of a uuid and "b\0c": the NUL would end the id at "b" */
+        "30303030303030302d303030302d343030302d383030302d303030303030303030303030620063",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         api_get(&r, &srv, "/v1/catalogs/%s/consumers?page_token=%s", cat, bad[i]);

@@ -234,7 +234,9 @@ static int consumer_token_parse(const struct srv_req *req, char *uuid, char *con
     if (len % 2 != 0 || len <= 2 * UUID_TEXT || len > CONSUMER_TOKEN_MAX)
         return consumer_token_invalid(err);
     char plain[UUID_TEXT + CONSUMER_ID_MAX + 1];
-    if (str_hex_decode(text, len, plain) != 0)
+    /* A NUL byte would end the consumer id early: a token naming another
+     * id than its bytes spell is not one this server issued. */
+    if (str_hex_decode(text, len, plain) != 0 || memchr(plain, '\0', len / 2))
         return consumer_token_invalid(err);
     plain[len / 2] = '\0';
     memcpy(uuid, plain, UUID_TEXT);
