@@ -3,17 +3,26 @@
 #include "server/db/db.h"
 
 /* A claimable row: undrained, not under someone's live lease, past its
- * retry backoff, and (for compaction staging) past the grace period. */
+ * retry backoff, and (for compaction staging) past the grace period.
+ *
+ * The walk must start at the first undrained row. The queue is FIFO and
+ * its drained rows stay as the ledger, in front of the undrained ones in
+ * removal_id order; the planner cannot see that and, ordering by
+ * removal_id, took the primary key and walked every drained row on each
+ * claim (42 ms a claim behind 200,000 drained rows in the 1x bench/scale
+ * catalog, more as the ledger grows). The order (catalog_id, removal_id)
+ * over a range of one catalog is one only hog_file_removal_drain gives:
+ * 1.7 ms to the first row, 12.6 ms the claim. */
 static const char claim_sql[] =
     "UPDATE hog_file_removal SET claimed_at = now(), claimed_by = $2"
     " WHERE removal_id IN (SELECT removal_id FROM hog_file_removal"
-    "  WHERE catalog_id = $1 AND drained_at IS NULL"
+    "  WHERE catalog_id >= $1 AND catalog_id <= $1 AND drained_at IS NULL"
     "  AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $4))"
     "  AND (last_attempt_at IS NULL OR last_attempt_at <"
     "   now() - make_interval(secs => power(2, least(attempts, 12))))"
     "  AND (reason <> 'compaction_staging' OR scheduled_at < now() - make_interval(secs => $5))"
     "  AND ($6::bigint[] IS NULL OR removal_id = ANY($6::bigint[]))"
-    "  ORDER BY removal_id LIMIT $3 FOR UPDATE SKIP LOCKED)"
+    "  ORDER BY catalog_id, removal_id LIMIT $3 FOR UPDATE SKIP LOCKED)"
     " RETURNING removal_id, path";
 
 /* The one reference check: each probe is an index lookup on (catalog_id,
