@@ -321,6 +321,35 @@ static void rows_and_paths(void **state)
         versions);
 }
 
+/* An expiry that queues 10,000 paths or more refreshes the queue's
+ * planner statistics (autovacuum is off for the queue here, so nothing
+ * else can), as retirement does (test_retirement). */
+static void bulk_purge_refreshes_queue_statistics(void **state)
+{
+    (void)state;
+    const char *cat = "bulk";
+    new_catalog(cat);
+    table_uuid(cat, "t");
+    int64_t c = cat_id(cat), tid = table_id_of(cat, NS, "t");
+    old_snapshots(cat, 5);
+    sql_exec("ALTER TABLE hog_file_removal SET (autovacuum_enabled = off)");
+    sql_exec("ANALYZE hog_file_removal");
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
+             " end_snapshot, path, record_count, file_size_bytes, row_id_start)"
+             " SELECT %lld, 500000 + g, %lld, 1, 2, 'file:///x/bulk-' || g || '.parquet', 1, 1, g"
+             " FROM generate_series(1, 10000) g",
+             (long long)c, (long long)tid);
+    set_retention(cat, 60, true);
+    json_t *r = expire(cat, 0);
+    assert_int_equal(jint(r, "data_files_queued"), 10000);
+    json_decref(r);
+    int64_t queued = sqli("SELECT count(*) FROM hog_file_removal");
+    assert_in_range(
+        sqli("SELECT reltuples::bigint FROM pg_class WHERE oid = 'hog_file_removal'::regclass"),
+        queued * 9 / 10, queued * 11 / 10);
+    sql_exec("ALTER TABLE hog_file_removal RESET (autovacuum_enabled)");
+}
+
 /* A table counts each snapshot whose table-scoped changes name it once,
  * however many rows: after expiry, and after a delete of one of two rows
  * of a snapshot (the general check), the maintained count is the rows'. */
@@ -618,6 +647,7 @@ int main(void)
         cmocka_unit_test(recent_snapshots_are_kept),
         cmocka_unit_test(consumer_floor),
         cmocka_unit_test(rows_and_paths),
+        cmocka_unit_test(bulk_purge_refreshes_queue_statistics),
         cmocka_unit_test(snapshot_counts_follow_expiry),
         cmocka_unit_test(ledger_runs_and_status),
         cmocka_unit_test(timeouts_halve_the_batch),

@@ -8,6 +8,7 @@
 #include "server/store/catalogs.h"
 #include "server/store/retention.h"
 #include "server/store/retirement.h"
+#include "util/log.h"
 #include "util/timefmt.h"
 
 static bool stopping(const atomic_bool *stop)
@@ -74,10 +75,10 @@ static int must_stop(PGconn *pg, int64_t catalog_id, const struct retirement_opt
     return 0;
 }
 
-int retirement_run(PGconn *pg, int64_t catalog_id, const struct retirement_options *opt,
-                   const atomic_bool *stop, struct retirement_result *out, struct error *err)
+/* The batches of retirement_run. */
+static int retire_batches(PGconn *pg, int64_t catalog_id, const struct retirement_options *opt,
+                          const atomic_bool *stop, struct retirement_result *out, struct error *err)
 {
-    *out = (struct retirement_result){0};
     int64_t deadline = time_mono_ns() + opt->budget_ms * 1000000;
     for (;;) {
         if (store_retirement_eligible(pg, catalog_id, &out->tables_pending, err) != 0)
@@ -99,6 +100,19 @@ int retirement_run(PGconn *pg, int64_t catalog_id, const struct retirement_optio
         out->delete_files_queued += b.delete_files;
         out->tables_retired += b.purged;
     }
+}
+
+int retirement_run(PGconn *pg, int64_t catalog_id, const struct retirement_options *opt,
+                   const atomic_bool *stop, struct retirement_result *out, struct error *err)
+{
+    *out = (struct retirement_result){0};
+    int rc = retire_batches(pg, catalog_id, opt, stop, out, err);
+    struct error analyze_err;
+    if (store_removals_analyze_after(pg, out->data_files_queued + out->delete_files_queued,
+                                     &analyze_err) != 0)
+        log_warn("retirement: catalog %lld: refreshing the removal queue's statistics: %s",
+                 (long long)catalog_id, analyze_err.msg);
+    return rc;
 }
 
 json_t *retirement_result_json(const struct retirement_result *r)

@@ -169,6 +169,13 @@ int store_removals_depth(PGconn *pg, int64_t catalog_id, int64_t *depth, struct 
     return 0;
 }
 
+int store_removals_analyze_after(PGconn *pg, int64_t queued, struct error *err)
+{
+    if (queued < STORE_REMOVALS_ANALYZE_ROWS)
+        return 0;
+    return db_run(pg, "ANALYZE hog_file_removal", NULL, err);
+}
+
 int store_removals_backlog(PGconn *pg, int64_t catalog_id, struct store_removals_backlog *out,
                            struct error *err)
 {
