@@ -7,7 +7,7 @@
 #                       [--preseed N] [--scales "1 8"] [--out DIR] [--profile]
 #                       [--auth-repeats N] [--auth-duration S]
 #                       [--no-auth-compare | --auth-compare-only] [--auth-control]
-#                       [--baseline PATH]
+#                       [--baseline PATH] [--alternate N] [--alternate-duration S]
 #                       [--strict] [--build-dir DIR] [--hoglaked PATH] [--commit-bench PATH]
 #   bench/commit/run.sh --smoke [--hoglaked PATH] [--commit-bench PATH]   (the ctest)
 #
@@ -34,6 +34,12 @@
 #                     reads this build / the baseline; implies --auth-compare-only
 #   --auth-control    a control of the comparison: its "on" server runs --auth off
 #                     too, so on/off measures the method's own bias and noise
+#   --alternate N     then N pairs of the 8-writer single-file cell (fresh catalog,
+#                     no history) and pgbench TPC-B at the first scale, alternated in
+#                     ABBA order on the same server: the ratio of each pair, and their
+#                     median and range (pgbench alone moves 10-15% between runs here,
+#                     so one run of each does not give the ratio; default 0: none)
+#   --alternate-duration S  measured seconds of each slice of a pair (default 5)
 #   --strict          exit 2 when a target is missed
 #   --build-dir DIR   the Release build (default build-release; configured and built
 #                     here unless --hoglaked and --commit-bench are both given)
@@ -76,6 +82,8 @@ auth_duration=5
 auth_control=0
 baseline=""
 matrix=1
+alternate=0
+alternate_duration=5
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) duration=$2; shift 2 ;;
@@ -97,6 +105,8 @@ while [ $# -gt 0 ]; do
     --auth-compare-only) auth_compare=1; matrix=0; shift ;;
     --auth-control) auth_control=1; shift ;;
     --baseline) baseline=$2; auth_compare=1; matrix=0; shift 2 ;;
+    --alternate) alternate=$2; shift 2 ;;
+    --alternate-duration) alternate_duration=$2; shift 2 ;;
     -h | --help) sed -n '2,55p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 5 ;;
   esac
@@ -115,7 +125,14 @@ esac
 case "$auth_duration" in
   '' | *[!0-9.]* | 0) echo "run.sh: --auth-duration wants seconds > 0" >&2; exit 5 ;;
 esac
+case "$alternate" in
+  '' | *[!0-9]*) echo "run.sh: --alternate wants a count >= 0" >&2; exit 5 ;;
+esac
+case "$alternate_duration" in
+  '' | *[!0-9.]* | 0) echo "run.sh: --alternate-duration wants seconds > 0" >&2; exit 5 ;;
+esac
 [ "$matrix" = 1 ] || profile=0
+[ "$matrix" = 1 ] && [ "$smoke" = 0 ] || alternate=0
 log() { echo "run.sh: $*" >&2; }
 skip_or_die() {
   if [ "$smoke" = 1 ]; then
@@ -518,6 +535,42 @@ for variant in $replay_variants; do
   check_history "$cid" "$tid" "$name"
 done
 
+# ---- the 8-writer ratio, alternated ----
+# Pair k runs the commit cell first when k is 1 or 0 modulo 4 and pgbench
+# first otherwise (ABBA), each a slice of --alternate-duration seconds;
+# pgbench's database is the one initialized above at the first scale.
+alt=$dir/alternate.tsv
+: >"$alt"
+if [ "$alternate" -gt 0 ]; then
+  # The scale loop above left pgbench's database at the last scale.
+  "$pgbin/pgbench" -i -q -s "${scales%% *}" -h 127.0.0.1 -p "$pgport" -U postgres pgbench \
+    >"$dir/pgbench-init-alternate.log" 2>&1 || { cat "$dir/pgbench-init-alternate.log" >&2; exit 5; }
+  quiesce pgbench
+  saved=("$duration" "$pd" "$pgb")
+  duration=$alternate_duration
+  pd=$alternate_duration
+  pgb=$dir/pgbench-alternate.tsv
+  : >"$pgb"
+  for k in $(seq 1 "$alternate"); do
+    first=commits
+    if [ $((k % 4)) = 2 ] || [ $((k % 4)) = 3 ]; then first=pgbench; fi
+    for side in $first $([ "$first" = commits ] && echo pgbench || echo commits); do
+      if [ "$side" = commits ]; then
+        measure_cell "bench-alt$k-w8-f1" 8 1 0 fresh
+        alt_cps=$cps
+      else
+        pgbench_run tpcb "alt$k" pgbench 8 -M prepared
+        alt_tps=$(tail -1 "$pgb" | cut -f4)
+      fi
+    done
+    printf '%s\t%s\t%s\t%s\n' "$k" "$first" "$alt_cps" "$alt_tps" >>"$alt"
+    log "alternation $k ($first first): $alt_cps commits/s, $alt_tps tps"
+  done
+  duration=${saved[0]}
+  pd=${saved[1]}
+  pgb=${saved[2]}
+fi
+
 # ---- authentication: the same cells against --auth on and --auth off ----
 # Two servers on the same PostgreSQL with the same (default) settings, one
 # with authentication on (commit_bench sends the admin bearer token) and one
@@ -736,6 +789,23 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
     if (smoke) printf "\n(smoke run: 5 commits per writer; no speed is judged)\n"
     if (t1_missed || !hist_ok) exit 2
   }' "$results" | tee -a "$dir/report.md" || status=$?
+fi
+if [ -s "$alt" ]; then
+awk -F'\t' -v slice="$alternate_duration" -v scale="s${scales%% *}" '
+  { n++; K[n] = $1; O[n] = $2; C[n] = $3; T[n] = $4; X[n] = $4 > 0 ? $3 / $4 : 0 }
+  END {
+    printf "\n8 writers, 1 file/commit, no history, against pgbench TPC-B (%s, 8 clients, -M prepared): %d pair(s) of %s-second slices in ABBA order\n\n", scale, n, slice
+    printf "| pair | first | commits/s | pgbench tps | ratio |\n|---:|---|---:|---:|---:|\n"
+    for (i = 1; i <= n; i++) {
+      printf "| %d | %s | %.1f | %.1f | %.2fx |\n", K[i], O[i], C[i], T[i], X[i]
+      s[i] = X[i]
+    }
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && s[j - 1] > s[j]; j--) { t = s[j]; s[j] = s[j - 1]; s[j - 1] = t }
+    med = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+    printf "\n- 8 writers vs pgbench, alternated: median %.2fx (pairs %.2f-%.2fx): %s (target >= 1.00x, issue 21)\n",
+      med, s[1], s[n], (med >= 1.0 ? "met" : "MISSED")
+    if (med < 1.0) exit 2
+  }' "$alt" | tee -a "$dir/report.md" || status=$?
 fi
 if [ "$auth_compare" = 1 ]; then
 awk -F'\t' -v smoke="$smoke" -v slice="$auth_duration" -v control="$auth_control" \
