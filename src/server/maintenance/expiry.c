@@ -10,10 +10,8 @@
 #include "server/maintenance/pass_ctx.h"
 #include "server/metrics.h"
 #include "server/store/catalogs.h"
-#include "server/store/removals.h"
 #include "server/store/retention.h"
 #include "util/failpoint.h"
-#include "util/log.h"
 #include "util/timefmt.h"
 
 int64_t expiry_floor(const struct expiry_floor_in *in, bool *by_consumer)
@@ -161,11 +159,8 @@ int expiry_run(PGconn *pg, int64_t catalog_id, const struct expiry_options *opt,
     }
     struct error berr;
     int rc_b = phase_b(pg, catalog_id, opt, out, rc_a == 0 ? err : &berr);
-    struct error analyze_err;
-    if (store_removals_analyze_after(pg, out->data_files_queued + out->delete_files_queued,
-                                     &analyze_err) != 0)
-        log_warn("expiry: catalog %lld: refreshing the removal queue's statistics: %s",
-                 (long long)catalog_id, analyze_err.msg);
+    maintenance_after_queueing(pg, "expiry", catalog_id,
+                               out->data_files_queued + out->delete_files_queued);
     return rc_a == 0 && rc_b == 0 ? 0 : -1;
 }
 

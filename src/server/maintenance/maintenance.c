@@ -12,6 +12,7 @@
 #include "server/metrics.h"
 #include "server/store/catalogs.h"
 #include "server/store/maintenance_runs.h"
+#include "server/store/removals.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -338,4 +339,12 @@ json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id
     if (!tasks)
         return NULL;
     return json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
+}
+
+void maintenance_after_queueing(PGconn *pg, const char *task, int64_t catalog_id, int64_t queued)
+{
+    struct error err;
+    if (store_removals_analyze_after(pg, queued, &err) != 0)
+        log_warn("%s: catalog %lld: refreshing the removal queue's statistics: %s", task,
+                 (long long)catalog_id, err.msg);
 }

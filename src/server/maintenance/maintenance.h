@@ -84,6 +84,12 @@ enum maint_outcome maintenance_run_manual(struct maintenance *m, PGconn *pg,
                                           const struct maint_origin *origin, int lock_timeout_ms,
                                           json_t **result, bool *status_ok, struct error *err);
 
+/* After a task's run queued `queued` paths for removal: refreshes the
+ * queue's planner statistics when they were many
+ * (store_removals_analyze_after). A failure is logged under the task's
+ * name; the run's own outcome stands. */
+void maintenance_after_queueing(PGconn *pg, const char *task, int64_t catalog_id, int64_t queued);
+
 /* MaintenanceStatus for one catalog: each registered task with its last
  * ledger run, backlog and loop state. NULL with err filled on failure. */
 json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,

@@ -3,12 +3,12 @@
 #include <time.h>
 
 #include "server/db/db.h"
+#include "server/maintenance/maintenance.h"
 #include "server/metrics.h"
 #include "server/store/removals.h"
 #include "server/store/catalogs.h"
 #include "server/store/retention.h"
 #include "server/store/retirement.h"
-#include "util/log.h"
 #include "util/timefmt.h"
 
 static bool stopping(const atomic_bool *stop)
@@ -107,11 +107,8 @@ int retirement_run(PGconn *pg, int64_t catalog_id, const struct retirement_optio
 {
     *out = (struct retirement_result){0};
     int rc = retire_batches(pg, catalog_id, opt, stop, out, err);
-    struct error analyze_err;
-    if (store_removals_analyze_after(pg, out->data_files_queued + out->delete_files_queued,
-                                     &analyze_err) != 0)
-        log_warn("retirement: catalog %lld: refreshing the removal queue's statistics: %s",
-                 (long long)catalog_id, analyze_err.msg);
+    maintenance_after_queueing(pg, "retirement", catalog_id,
+                               out->data_files_queued + out->delete_files_queued);
     return rc;
 }
 

@@ -32,6 +32,14 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+/* The CTE every statement that deletes data file rows adds (expiry,
+ * retirement), so their partition values go with them: no cascade does it
+ * (migration 17). The statement's CTE `gone` returns the deleted rows'
+ * data_file_id; $1 is the catalog. */
+#define STORE_GONE_FILES_PARTITION_VALUES                                                          \
+    " pv AS (DELETE FROM hog_file_partition_value p WHERE p.catalog_id = $1"                       \
+    "   AND p.data_file_id = ANY(ARRAY(SELECT data_file_id FROM gone))),"
+
 struct db_conn;
 
 /* A data file; strings borrowed from its rows. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "server/db/db.h"
+#include "server/store/files.h"
 #include "util/strutil.h"
 
 int store_retention_lock(PGconn *pg, int64_t lock_key, int lock_timeout_ms, struct error *err)
@@ -131,9 +132,8 @@ static const char purge_data_page_sql[] =
     " dv AS (DELETE FROM hog_delete_file d USING df WHERE d.catalog_id = $1"
     "   AND d.data_file_id = df.data_file_id RETURNING d.path),"
     " gone AS (DELETE FROM hog_data_file f USING df WHERE f.catalog_id = $1"
-    "   AND f.data_file_id = df.data_file_id RETURNING f.data_file_id, f.path),"
-    " pv AS (DELETE FROM hog_file_partition_value p WHERE p.catalog_id = $1"
-    "   AND p.data_file_id = ANY(ARRAY(SELECT data_file_id FROM gone))),"
+    "   AND f.data_file_id = df.data_file_id"
+    "   RETURNING f.data_file_id, f.path)," STORE_GONE_FILES_PARTITION_VALUES
     " q1 AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
     "   SELECT $1, path, 'data', 'snapshot_expiry' FROM gone RETURNING 1),"
     " q2 AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"

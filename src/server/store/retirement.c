@@ -1,6 +1,7 @@
 #include "server/store/retirement.h"
 
 #include "server/db/db.h"
+#include "server/store/files.h"
 
 /* Eligible: dropped at or below the floor. The floor only rises, so a
  * table once eligible stays so. */
@@ -34,9 +35,7 @@ static const char data_sql[] =
     "   AND table_id = $2 ORDER BY begin_snapshot, row_id_start, data_file_id LIMIT $3),"
     " gone AS (DELETE FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = $2"
     "   AND f.data_file_id = ANY(ARRAY(SELECT data_file_id FROM df))"
-    "   RETURNING f.data_file_id, f.path),"
-    " pv AS (DELETE FROM hog_file_partition_value p WHERE p.catalog_id = $1"
-    "   AND p.data_file_id = ANY(ARRAY(SELECT data_file_id FROM gone))),"
+    "   RETURNING f.data_file_id, f.path)," STORE_GONE_FILES_PARTITION_VALUES
     " q AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
     "   SELECT $1, path, 'data', 'table_drop_gc' FROM gone RETURNING 1)"
     " SELECT count(*) FROM q";
