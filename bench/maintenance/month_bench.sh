@@ -283,7 +283,7 @@ ice_check=$(HOGLAKE_TOOLS_DIR="$root/tools" node "$here/iceberg_refs.mjs" "$ice"
 echo
 echo "== the month ($(awk -v a="$t_start" -v b="$t_month" 'BEGIN { printf "%.0f", b - a }') s)"
 for k in $(printf '%s\n' "${!tally[@]}" | sort); do printf '  %-20s %d\n' "$k" "${tally[$k]}"; done
-jq -s '{tables_retired: (map(.tables_retired) | add), files_retired: (map(.data_files_queued + .delete_files_queued) | add)}' -c "$work/retire.jsonl"
+jq -s '{tables_retired: (map(.tables_retired) | add), files_retired: (map(.data_files_removed + .delete_files_removed) | add)}' -c "$work/retire.jsonl"
 jq -s '{removed: (map(.removed) | add), missing: (map(.missing) | add), still_referenced: (map(.still_referenced) | add), uploads_scheduled: (map(.uploads_scheduled) | add)}' -c "$work/cleanup.jsonl"
 jq -s '{listed: (map(.listed) | add), deleted: (map(.deleted) | add), temp_files: (map(.temp_files) | add), bytes_deleted: (map(.bytes_deleted) | add)}' -c "$work/orphans.jsonl"
 echo "== storage"

@@ -152,11 +152,18 @@ def main():
                     "%s snapshots/s |" % (format(maint["snapshots_expired"], ","),
                                           maint["expire_s"],
                                           format(maint.get("snapshots_per_s") or 0, ",")),
-                    "| retirement of the dropped `t001` | %s file rows | %.3f | %s us/row |" % (
+                    "| retirement of the dropped `t001`, end to end (objects and rows) | %s "
+                    "file rows | %.3f | %s us/row |" % (
                         format(maint["files_retired"], ","), maint["retire_s"],
                         maint.get("us_per_file_row"))]
+            if maint.get("lock_held_us") is not None:
+                out += ["| of which under the catalog lock (the mark) | %s file rows | %.6f | "
+                        "%s us/row |" % (format(maint["files_retired"], ","),
+                                         maint["lock_held_us"] / 1e6,
+                                         maint.get("lock_us_per_file_row"))]
             if "paths_cleaned" in maint:
-                out += ["| cleanup of the paths it queued (objects never written: `missing`) | "
+                out += ["| cleanup of `t001`'s paths, queued again (objects never written: "
+                        "`missing`) | "
                         "%s paths | %.3f | %s paths/s |" % (
                             format(maint["paths_cleaned"], ","), maint["cleanup_s"],
                             format(maint.get("paths_per_s") or 0, ",")),
@@ -165,7 +172,10 @@ def main():
                             format(maint["files_hydrated"], ","), maint["hydrate_s"],
                             format(maint.get("hydrated_per_s") or 0, ","))]
             out += [""]
-            rate, per_row = maint.get("snapshots_per_s") or 0, maint.get("us_per_file_row")
+            rate = maint.get("snapshots_per_s") or 0
+            # The target is the time commits wait on a retirement: under the
+            # lock. Older runs (before migration 18) held it for every row.
+            per_row = maint.get("lock_us_per_file_row", maint.get("us_per_file_row"))
             judged = verdict(rate >= 100000) if maint["snapshots"] >= 1000000 else \
                 "not judged: the target is for a history of >= 1M snapshots"
             targets.append("- scale %s: expiry %s snapshots/s >= 100,000/s: %s" % (
@@ -173,8 +183,9 @@ def main():
             if per_row is not None:
                 judged = verdict(per_row <= 2.0) if maint["t001_files"] >= 1000000 else \
                     "not judged: the target is for a table of >= 1M files"
-                targets.append("- scale %s: retirement %.2f us/row <= 2 us/row: %s" % (
-                    s, per_row, judged))
+                targets.append("- scale %s: retirement %.4f us/row under the catalog lock "
+                               "(%s us/row end to end, without it) <= 2 us/row: %s" % (
+                                   s, per_row, maint.get("us_per_file_row"), judged))
     out += ["## Targets", ""] + (targets or ["(none judged)"]) + [""]
     print("\n".join(out))
 

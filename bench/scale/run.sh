@@ -468,15 +468,14 @@ maintenance_runs() {
   local name=$1 copy=${db}_maint api=/v1/catalogs/lake
   stop_server
   psql_ -d postgres -c "DROP DATABASE IF EXISTS $copy" -c "CREATE DATABASE $copy TEMPLATE $db"
-  # Loops off: only the passes asked for run. No pauses, budgets or queue
-  # ceiling: one retirement run takes the whole table.
+  # Loops off: only the passes asked for run. No budgets: one retirement
+  # run takes the whole table (in pages of the default 8,000 files).
   # --file-roots: the cleanup pass reaches the catalog's data path, which
   # the building server's warehouse holds.
   start_server "$copy" "hoglake-$name-maint" --file-roots "$dir" --metrics-interval-ms 0 \
     --expiry-interval-ms 0 \
     --retirement-interval-ms 0 --cleanup-interval-ms 0 --hydrator-interval-ms 0 \
-    --retirement-pause-ms 0 --retirement-budget-ms 3600000 \
-    --retirement-queue-ceiling 100000000 --expiry-purge-budget-ms 3600000
+    --retirement-pause-ms 0 --retirement-budget-ms 3600000 --expiry-purge-budget-ms 3600000
   token_file=$dir/hoglaked-$name/admin.token # the copy's tokens are the original's
   printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
   chmod 600 "$sdir/auth.header"
@@ -498,25 +497,32 @@ maintenance_runs() {
   local expire_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
   # The largest table after t000, dropped, then out of every readable
   # snapshot (one more expiry), then retired.
-  local rows retire_s retired
+  local rows retire_s retired lock_us=0
   rows=$(psql_ -d "$copy" -c "SELECT count(*) FROM hog_data_file d JOIN hog_table_version v
     USING (catalog_id, table_id) WHERE v.name = 't001' AND v.end_snapshot IS NULL")
+  # Its paths, queued again after the retirement for the cleanup figure.
+  psql_ -d "$copy" -c "CREATE TABLE bench_t001_paths AS SELECT d.catalog_id, d.path
+    FROM hog_data_file d JOIN hog_table_version v USING (catalog_id, table_id)
+    WHERE v.name = 't001' AND v.end_snapshot IS NULL" >/dev/null
   curl -s -f -o /dev/null -X DELETE -H @"$sdir/auth.header" "$url$api/namespaces/lake/tables/t001" ||
     { log "FAILED: dropping t001"; failed=1; }
   sleep 1.1
   maint_post "$api/maintenance/expire" >/dev/null || { log "FAILED: expiry to the drop"; failed=1; }
   t0=$(date +%s.%N)
-  answer=$(maint_post "$api/maintenance/retire?batch=100000") || { log "FAILED: retirement"; failed=1; }
+  answer=$(maint_post "$api/maintenance/retire") || { log "FAILED: retirement"; failed=1; }
   t1=$(date +%s.%N)
   retire_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
   retired=0
-  [ -n "$answer" ] &&
-    retired=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["data_files_queued"])' \
-      <<<"$answer")
-  # Cleanup of the paths the retirement queued (1.2M at 1x; scale_gen never
-  # wrote their objects, so each is `missing`): claiming the queue and
-  # checking each path against every file row of the catalog, at scale.
+  [ -n "$answer" ] && read -r retired lock_us < <(python3 -c 'import json,sys
+a = json.load(sys.stdin); print(a["data_files_removed"], a["lock_held_us"])' <<<"$answer")
+  # Cleanup of 1.2M queued paths (at 1x): t001's, queued as a large expiry
+  # would (scale_gen never wrote their objects, so each is `missing`):
+  # claiming the queue and checking each path against every file row of
+  # the catalog, at scale.
   local queued cleaned=0 clean_s
+  psql_ -d "$copy" -c "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)
+    SELECT catalog_id, path, 'data', 'snapshot_expiry' FROM bench_t001_paths" \
+    -c "DROP TABLE bench_t001_paths" -c "ANALYZE hog_file_removal" >/dev/null
   queued=$(psql_ -d "$copy" -c "SELECT count(*) FROM hog_file_removal WHERE drained_at IS NULL")
   t0=$(date +%s.%N)
   while answer=$(maint_post "$api/maintenance/cleanup?batch=100000"); do
@@ -532,16 +538,18 @@ print(sum(a[k] for k in ("removed", "missing", "still_referenced", "refused", "f
   local hydrate_s hydrated
   read -r hydrated hydrate_s < <(hydrator_at_scale "$copy" "$api")
   [ "${hydrated:-0}" -gt 0 ] || { log "FAILED: the hydrator at scale"; failed=1; }
-  python3 - "$snaps" "$expired" "$expire_s" "$rows" "$retired" "$retire_s" "$queued" "$cleaned" \
-    "$clean_s" "$hydrated" "$hydrate_s" >"$sdir/maintenance.json" <<'EOF2'
+  python3 - "$snaps" "$expired" "$expire_s" "$rows" "$retired" "$retire_s" "$lock_us" "$queued" \
+    "$cleaned" "$clean_s" "$hydrated" "$hydrate_s" >"$sdir/maintenance.json" <<'EOF2'
 import json, sys
-snaps, expired, es, rows, retired, rs, queued, cleaned, cs, hydrated, hs = sys.argv[1:]
-expired, es, retired, rs = int(expired), float(es), int(retired), float(rs)
+snaps, expired, es, rows, retired, rs, lock_us, queued, cleaned, cs, hydrated, hs = sys.argv[1:]
+expired, es, retired, rs, lock_us = int(expired), float(es), int(retired), float(rs), int(lock_us)
 cleaned, cs, hydrated, hs = int(cleaned), float(cs), int(hydrated), float(hs)
 print(json.dumps({"snapshots": int(snaps), "snapshots_expired": expired, "expire_s": es,
     "snapshots_per_s": round(expired / es) if es else None,
     "t001_files": int(rows), "files_retired": retired, "retire_s": rs,
     "us_per_file_row": round(rs * 1e6 / retired, 2) if retired else None,
+    "lock_held_us": lock_us,
+    "lock_us_per_file_row": round(lock_us / retired, 4) if retired else None,
     "paths_queued": int(queued), "paths_cleaned": cleaned, "cleanup_s": cs,
     "paths_per_s": round(cleaned / cs) if cs and cleaned else None,
     "files_hydrated": hydrated, "hydrate_s": hs,

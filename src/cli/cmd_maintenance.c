@@ -53,22 +53,29 @@ static int run_expire(struct cli *cli, const struct cli_args *a)
 }
 
 static const struct cli_opt retire_opts[] = {
-    {"batch", true, false, "N  most file rows per batch (default: the server's, 8000)"},
+    {"batch", true, false, "N  most files per page (default: the server's, 8000)"},
 };
 
 static void print_retirement(const json_t *r, const char *catalog)
 {
     (void)catalog;
-    printf("tables retired       %lld\n", (long long)cli_json_i64(r, "tables_retired"));
-    printf("files queued         %lld data, %lld delete\n",
-           (long long)cli_json_i64(r, "data_files_queued"),
-           (long long)cli_json_i64(r, "delete_files_queued"));
+    printf("tables retired       %lld (%lld newly marked)\n",
+           (long long)cli_json_i64(r, "tables_retired"),
+           (long long)cli_json_i64(r, "tables_marked"));
+    printf("files removed        %lld data, %lld delete\n",
+           (long long)cli_json_i64(r, "data_files_removed"),
+           (long long)cli_json_i64(r, "delete_files_removed"));
+    printf("objects              removed %lld, missing %lld, still referenced %lld, refused %lld, "
+           "failed %lld\n",
+           (long long)cli_json_i64(r, "removed"), (long long)cli_json_i64(r, "missing"),
+           (long long)cli_json_i64(r, "still_referenced"), (long long)cli_json_i64(r, "refused"),
+           (long long)cli_json_i64(r, "failed"));
+    printf("catalog lock held    %.3f ms\n", (double)cli_json_i64(r, "lock_held_us") / 1000.0);
     int64_t pending = cli_json_i64(r, "tables_pending");
     if (pending > 0)
         printf("tables pending       %lld (%s)\n", (long long)pending,
-               json_is_true(json_object_get(r, "queue_ceiling_reached"))
-                   ? "the removal queue is full: run cleanup"
-                   : "the next run continues");
+               cli_json_i64(r, "failed") > 0 ? "failed deletes are retried by the next run"
+                                             : "the next run continues");
 }
 
 static int run_retire(struct cli *cli, const struct cli_args *a)

@@ -168,16 +168,12 @@ static const struct option_def options[] = {
         "the expiry floor (default 3600000; 0 disables the loop, POST .../maintenance/retire\n"
         "still works)"),
     INT64_OPT("retirement-batch", "HOGLAKE_RETIREMENT_BATCH", retirement_batch, 1, 100000,
-              "file rows one retirement batch retires, under the catalog lock (default 8000)"),
-    INT64_OPT(
-        "retirement-pause-ms", "HOGLAKE_RETIREMENT_PAUSE_MS", retirement_pause_ms, 0, 60000,
-        "pause between retirement batches, leaving the catalog lock to commits (default 750)"),
+              "files one retirement page reclaims, in one transaction without the catalog lock\n"
+              "(default 8000)"),
+    INT64_OPT("retirement-pause-ms", "HOGLAKE_RETIREMENT_PAUSE_MS", retirement_pause_ms, 0, 60000,
+              "pause between retirement pages, to spread their deletes (default 0)"),
     INT64_OPT("retirement-budget-ms", "HOGLAKE_RETIREMENT_RUN_BUDGET_MS", retirement_budget_ms, 1,
-              3600000, "time after which a retirement run starts no batch (default 60000)"),
-    INT64_OPT("retirement-queue-ceiling", "HOGLAKE_RETIREMENT_QUEUE_CEILING",
-              retirement_queue_ceiling, 1, 100000000,
-              "retirement starts no batch while the catalog's removal queue holds this many\n"
-              "undrained paths (default 500000)"),
+              3600000, "time after which a retirement run starts no page (default 60000)"),
     INT64_OPT("hydrator-interval-ms", "HOGLAKE_HYDRATOR_INTERVAL_MS", hydrator_interval_ms, 0,
               31LL * 86400000,
               "deferred-stats hydrator loop interval; each sweep hydrates every catalog in turn\n"
@@ -245,9 +241,8 @@ static void set_defaults(struct config *cfg)
     cfg->expire_purge_budget_ms = 10000;
     cfg->retirement_interval_ms = 3600000;
     cfg->retirement_batch = 8000;
-    cfg->retirement_pause_ms = 750;
+    cfg->retirement_pause_ms = 0;
     cfg->retirement_budget_ms = 60000;
-    cfg->retirement_queue_ceiling = 500000;
     cfg->hydrator_interval_ms = 900000;
     cfg->hydrator_batch = 1000;
     cfg->metrics_interval_ms = 15000;

@@ -85,7 +85,6 @@ struct config {
     int64_t retirement_batch;
     int64_t retirement_pause_ms;
     int64_t retirement_budget_ms;
-    int64_t retirement_queue_ceiling;
     /* Hydrator (contract 7.4): loop interval (0 = no loop), files per
      * catalog per looped pass. */
     int64_t hydrator_interval_ms;

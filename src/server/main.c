@@ -269,9 +269,8 @@ int main(int argc, char **argv)
         .opt = {.batch = srv.cfg.retirement_batch,
                 .pause_ms = srv.cfg.retirement_pause_ms,
                 .budget_ms = srv.cfg.retirement_budget_ms,
-                .queue_ceiling = srv.cfg.retirement_queue_ceiling,
                 .lock_timeout_ms = srv.cfg.commit_lock_timeout_ms},
-        .metrics = srv.metrics,
+        .srv = &srv,
         .stop = &maintenance_stop_requested,
     };
     static struct hydrate_task hydrator;

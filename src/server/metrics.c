@@ -64,7 +64,7 @@ static const struct family_def families[] = {
     {"hoglake_tables_retired_total", COUNTER,
      "Dropped tables whose files and catalog rows retirement reclaimed."},
     {"hoglake_files_retired_total", COUNTER,
-     "File rows of dropped tables retirement deleted and queued for cleanup, by file_kind."},
+     "File rows of dropped tables retirement deleted with their objects, by file_kind."},
     {"hoglake_compaction_groups_total", COUNTER, "File groups compaction rewrote and committed."},
     {"hoglake_compaction_files_rewritten_total", COUNTER,
      "Input files compaction rewrote (ended by its commits)."},

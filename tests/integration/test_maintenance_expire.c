@@ -323,7 +323,7 @@ static void rows_and_paths(void **state)
 
 /* An expiry that queues 10,000 paths or more refreshes the queue's
  * planner statistics (autovacuum is off for the queue here, so nothing
- * else can), as retirement does (test_retirement). */
+ * else can). */
 static void bulk_purge_refreshes_queue_statistics(void **state)
 {
     (void)state;

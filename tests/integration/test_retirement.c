@@ -4,11 +4,14 @@
  * append`.
  *
  * A dropped table is retired only once its drop is at or below the expiry
- * floor: then its deletion vectors, then its data files are deleted and
- * queued (table_drop_gc), its catalog rows purged, and cleanup deletes the
- * objects; a live table beside it keeps every file. Batches are bounded
- * (DVs first), a full removal queue stops a run, and two servers' loops
- * retiring while appends commit never delete a referenced object. */
+ * floor: then it is marked under the catalog lock (the only time the run
+ * holds it), and its files are reclaimed page by page without the lock:
+ * objects deleted (DVs first), then rows, then its catalog rows; nothing
+ * goes through the removal queue, and a live table beside it keeps every
+ * file. A path another table names is kept, a failed delete keeps its row
+ * for a later run, a table another worker holds is left to it, and two
+ * servers' loops retiring while appends commit never delete a referenced
+ * object. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,11 +226,18 @@ static void dropped_table_is_retired(void **state)
     struct cli_out o;
     cli(&o, "maintenance retire " CAT);
     cli_out_expect(&o, 0, "maintenance retire");
-    expect_contains(o.out, "tables retired       1", "retire output");
-    expect_contains(o.out, "files queued         6 data, 1 delete", "retire output");
+    expect_contains(o.out, "tables retired       1 (1 newly marked)", "retire output");
+    expect_contains(o.out, "files removed        6 data, 1 delete", "retire output");
+    expect_contains(o.out,
+                    "objects              removed 7, missing 0, still referenced 0, refused 0, "
+                    "failed 0",
+                    "retire output");
+    expect_contains(o.out, "catalog lock held", "retire output");
     cli_out_free(&o);
 
-    /* The catalog rows went, DVs were queued before the data files. */
+    /* The objects and the catalog rows went in the run itself, and nothing
+     * passed through the removal queue. */
+    assert_int_equal(existing(gone_paths), 0);
     assert_int_equal(sqli("SELECT count(*) FROM hog_table WHERE catalog_id = %lld AND"
                           " table_id = %lld",
                           (long long)cat_id(CAT), (long long)gone),
@@ -240,24 +250,10 @@ static void dropped_table_is_retired(void **state)
     assert_int_equal(sqli("SELECT count(*) FROM hog_consumer_offset WHERE catalog_id = %lld",
                           (long long)cat_id(CAT)),
                      0);
-    expect_sql("delete:1,data:6",
-               "SELECT string_agg(file_kind || ':' || n, ',' ORDER BY first_id) FROM"
-               " (SELECT file_kind, count(*) n, min(removal_id) first_id FROM hog_file_removal"
-               "  WHERE catalog_id = %lld AND reason = 'table_drop_gc' AND drained_at IS NULL"
-               "  GROUP BY file_kind) k",
-               (long long)cat_id(CAT));
-    assert_true(sqli("SELECT max(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
-                     " AND file_kind = 'delete'",
-                     (long long)cat_id(CAT)) <
-                sqli("SELECT min(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
-                     " AND file_kind = 'data'",
-                     (long long)cat_id(CAT)));
+    assert_int_equal(sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld",
+                          (long long)cat_id(CAT)),
+                     0);
 
-    cli(&o, "maintenance cleanup " CAT);
-    cli_out_expect(&o, 0, "maintenance cleanup");
-    expect_contains(o.out, "removed 7, missing 0, still referenced 0", "cleanup output");
-    cli_out_free(&o);
-    assert_int_equal(existing(gone_paths), 0);
     assert_int_equal(existing(kept_paths), 3);
     char wh[300];
     snprintf(wh, sizeof wh, "%s/wh", dir);
@@ -280,17 +276,21 @@ static void dropped_table_is_retired(void **state)
     expect_status(&h, 200);
     expect_contains(h.body, "hoglake_tables_retired_total 1", "metrics");
     expect_contains(h.body, "hoglake_files_retired_total{file_kind=\"data\"} 6", "metrics");
+    expect_contains(h.body, "hoglake_files_retired_total{file_kind=\"delete\"} 1", "metrics");
+    expect_contains(h.body, "hoglake_files_removed_total{result=\"removed\"} 7", "metrics");
     http_result_free(&h);
     r = retire_on(&srv, "");
     assert_int_equal(jint(r, "tables_retired"), 0);
+    assert_int_equal(jint(r, "tables_marked"), 0);
     assert_int_equal(jint(r, "batches"), 0);
     json_decref(r);
     free(gone_paths);
     free(kept_paths);
 }
 
-/* A table of n file rows (SQL; no objects) with `dvs` DVs, dropped past
- * the floor. Returns its id. */
+/* A table of n file rows (SQL; no objects: their paths are under the
+ * warehouse, so each is missing) with `dvs` DVs, dropped past the floor
+ * once expire_to_head runs. Returns its id. */
 static int64_t dropped_table_with_rows(const char *name, int n, int dvs)
 {
     json_t *t = make_table(&srv, CAT, "ns", name, "[{\"name\":\"id\",\"type\":\"long\"}]");
@@ -301,15 +301,16 @@ static int64_t dropped_table_with_rows(const char *name, int n, int dvs)
                         n + dvs, (long long)c, n + dvs);
     sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
              " path, record_count, file_size_bytes, row_id_start)"
-             " SELECT %lld, %lld + g, %lld, %lld, 'file:///nowhere/%s-' || g || '.parquet', 1, 1, g"
-             " FROM generate_series(0, %d) g",
-             (long long)c, (long long)base, (long long)tid, (long long)head_of(CAT), name, n - 1);
+             " SELECT %lld, %lld + g, %lld, %lld, 'file://%s/wh/never/%s-' || g || '.parquet',"
+             " 1, 1, g FROM generate_series(0, %d) g",
+             (long long)c, (long long)base, (long long)tid, (long long)head_of(CAT), dir, name,
+             n - 1);
     sql_exec("INSERT INTO hog_delete_file (catalog_id, delete_file_id, table_id, data_file_id,"
              " begin_snapshot, path, delete_count, file_size_bytes)"
              " SELECT %lld, %lld + %d + g, %lld, %lld + g, %lld,"
-             " 'file:///nowhere/%s-' || g || '.puffin', 1, 1 FROM generate_series(0, %d) g",
+             " 'file://%s/wh/never/%s-' || g || '.puffin', 1, 1 FROM generate_series(0, %d) g",
              (long long)c, (long long)base, n, (long long)tid, (long long)base,
-             (long long)head_of(CAT), name, dvs - 1);
+             (long long)head_of(CAT), dir, name, dvs - 1);
     struct http_result r;
     api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/ns/tables/%s", name);
     expect_status(&r, 200);
@@ -317,44 +318,29 @@ static int64_t dropped_table_with_rows(const char *name, int n, int dvs)
     return tid;
 }
 
-static void batches_dvs_first_and_queue_ceiling(void **state)
+static void pages_without_the_queue(void **state)
 {
     (void)state;
     int64_t big = dropped_table_with_rows("big", 25, 5);
     expire_to_head();
-    /* Retire with a busy queue: a server whose ceiling is below the queue's
-     * depth starts no batch. */
-    sql_exec("INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
-             " SELECT %lld, 'file:///nowhere/q' || g, 'data', 'snapshot_expiry'"
-             " FROM generate_series(1, 5) g",
-             (long long)cat_id(CAT));
-    struct test_server tight;
-    const char *const extra[] = {"--retirement-queue-ceiling", "5", NULL};
-    test_server_start(&tight, &db, extra);
-    json_t *r = retire_on(&tight, "");
-    test_server_stop(&tight);
-    assert_true(json_is_true(json_object_get(r, "queue_ceiling_reached")));
-    assert_int_equal(jint(r, "batches"), 0);
-    assert_int_equal(jint(r, "tables_pending"), 1);
-    json_decref(r);
-    assert_int_equal(rows_of_table("hog_data_file", big), 25);
-
-    /* 30 rows in batches of 4: DVs (5) first, the table's rows once no
-     * file row is left, in the eighth batch. */
-    r = retire_on(&srv, "?batch=4");
-    assert_int_equal(jint(r, "delete_files_queued"), 5);
-    assert_int_equal(jint(r, "data_files_queued"), 25);
+    /* 30 files in pages of 4: DVs (5) first; the table's rows go with the
+     * eighth, short page. The lock is held only to mark the table. */
+    json_t *r = retire_on(&srv, "?batch=4");
+    assert_int_equal(jint(r, "tables_marked"), 1);
+    assert_int_equal(jint(r, "delete_files_removed"), 5);
+    assert_int_equal(jint(r, "data_files_removed"), 25);
+    assert_int_equal(jint(r, "missing"), 30);
+    assert_int_equal(jint(r, "removed") + jint(r, "failed") + jint(r, "refused"), 0);
     assert_int_equal(jint(r, "batches"), 8);
     assert_int_equal(jint(r, "tables_retired"), 1);
     assert_int_equal(jint(r, "tables_pending"), 0);
-    assert_false(json_is_true(json_object_get(r, "queue_ceiling_reached")));
+    assert_true(jint(r, "lock_held_us") > 0);
+    assert_false(json_is_true(json_object_get(r, "truncated")));
     json_decref(r);
-    assert_true(sqli("SELECT max(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
-                     " AND reason = 'table_drop_gc' AND path LIKE '%%big-%%.puffin'",
-                     (long long)cat_id(CAT)) <
-                sqli("SELECT min(removal_id) FROM hog_file_removal WHERE catalog_id = %lld"
-                     " AND reason = 'table_drop_gc' AND path LIKE '%%big-%%.parquet'",
-                     (long long)cat_id(CAT)));
+    assert_int_equal(rows_of_table("hog_data_file", big), 0);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_file_removal WHERE catalog_id = %lld",
+                          (long long)cat_id(CAT)),
+                     0);
 
     /* Bad input changes nothing. */
     struct http_result h;
@@ -373,39 +359,123 @@ static void batches_dvs_first_and_queue_ceiling(void **state)
     cli_out_free(&o);
 }
 
-/* The queue's planner statistics: reltuples, or -1 when never analyzed. */
-static int64_t queue_reltuples(void)
-{
-    return sqli("SELECT reltuples::bigint FROM pg_class WHERE oid = 'hog_file_removal'::regclass");
-}
-
-/* A run that queues 10,000 paths or more refreshes the queue's statistics
- * (autovacuum is off for the queue here, so nothing else can): cleanup's
- * claims are then planned for the queue there is, not for the few rows
- * the table held. A smaller run leaves them. */
-static void bulk_queueing_refreshes_queue_statistics(void **state)
+/* A failed delete keeps its row (and so the table) for a later run, which
+ * does not spin on it; a path outside the data path is refused (never
+ * deleted) and its row goes; a path another table names keeps its object
+ * and is audited, and the retired row goes. */
+static void failed_refused_and_referenced_paths(void **state)
 {
     (void)state;
-    sql_exec("ALTER TABLE hog_file_removal SET (autovacuum_enabled = off)");
-    sql_exec("ANALYZE hog_file_removal");
-    int64_t before = queue_reltuples();
-    dropped_table_with_rows("few", 50, 0);
+    make_table_cli("owner");
+    append_rows("owner", 500);
+    int64_t owner = table_id_of(CAT, "ns", "owner");
+    char *owner_paths = paths_of(owner);
+    char shared[400];
+    snprintf(shared, sizeof shared, "%.399s", owner_paths);
+    *strchr(shared, '\n') = '\0';
+    int64_t t = dropped_table_with_rows("odd", 3, 0);
+    int64_t c = cat_id(CAT);
+    sql_exec("UPDATE hog_data_file SET path = 'file://relative/not-absolute'"
+             " WHERE catalog_id = %lld AND table_id = %lld AND row_id_start = 0",
+             (long long)c, (long long)t);
+    sql_exec("UPDATE hog_data_file SET path = 'file:///nowhere/outside.parquet'"
+             " WHERE catalog_id = %lld AND table_id = %lld AND row_id_start = 1",
+             (long long)c, (long long)t);
+    sql_exec("UPDATE hog_data_file SET path = '%s'"
+             " WHERE catalog_id = %lld AND table_id = %lld AND row_id_start = 2",
+             shared, (long long)c, (long long)t);
     expire_to_head();
-    json_t *r = retire_on(&srv, "?batch=100000");
-    assert_int_equal(jint(r, "data_files_queued"), 50);
-    json_decref(r);
-    assert_int_equal(queue_reltuples(), before);
 
-    dropped_table_with_rows("many", 12000, 0);
-    expire_to_head();
-    r = retire_on(&srv, "?batch=100000");
-    assert_int_equal(jint(r, "data_files_queued"), 12000);
+    json_t *r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "failed"), 1);
+    assert_int_equal(jint(r, "refused"), 1);
+    assert_int_equal(jint(r, "still_referenced"), 1);
+    assert_int_equal(jint(r, "data_files_removed"), 2);
+    assert_int_equal(jint(r, "batches"), 1);
+    assert_int_equal(jint(r, "tables_retired"), 0);
+    assert_int_equal(jint(r, "tables_pending"), 1);
     json_decref(r);
-    int64_t queued = sqli("SELECT count(*) FROM hog_file_removal");
-    assert_true(queued >= 12050);
-    /* ANALYZE's estimate from its sample: within a few percent here. */
-    assert_in_range(queue_reltuples(), queued * 9 / 10, queued * 11 / 10);
-    sql_exec("ALTER TABLE hog_file_removal RESET (autovacuum_enabled)");
+    expect_sql("file://relative/not-absolute",
+               "SELECT string_agg(path, ',') FROM hog_data_file WHERE catalog_id = %lld"
+               " AND table_id = %lld",
+               (long long)c, (long long)t);
+    assert_int_equal(existing(owner_paths), 3);
+    struct http_result h;
+    api_get(&h, &srv, "/metrics");
+    expect_contains(h.body, "hoglake_files_removed_total{result=\"still_referenced\"} 1",
+                    "metrics");
+    http_result_free(&h);
+
+    /* Once the delete can succeed, the next run finishes the table. */
+    sql_exec("UPDATE hog_data_file SET path = 'file://%s/wh/never/odd-fixed.parquet'"
+             " WHERE catalog_id = %lld AND table_id = %lld",
+             dir, (long long)c, (long long)t);
+    r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "tables_marked"), 0);
+    assert_int_equal(jint(r, "missing"), 1);
+    assert_int_equal(jint(r, "tables_retired"), 1);
+    assert_int_equal(jint(r, "tables_pending"), 0);
+    json_decref(r);
+    assert_int_equal(existing(owner_paths), 3);
+    free(owner_paths);
+}
+
+/* A marked table whose row another worker holds (its page transaction,
+ * here this test's) is skipped, its files untouched; once released the
+ * next run reclaims it. */
+static void table_held_elsewhere_is_skipped(void **state)
+{
+    (void)state;
+    int64_t t = dropped_table_with_rows("held", 6, 0);
+    expire_to_head();
+    int64_t c = cat_id(CAT);
+    sql_exec("UPDATE hog_table SET retired_at = now() WHERE catalog_id = %lld AND table_id = %lld",
+             (long long)c, (long long)t);
+    PGconn *other = test_db_connect(&db);
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "BEGIN; SELECT 1 FROM hog_table WHERE catalog_id = %lld AND table_id = %lld"
+             " FOR NO KEY UPDATE",
+             (long long)c, (long long)t);
+    PGresult *res = PQexec(other, sql);
+    assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+    PQclear(res);
+    json_t *r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "batches"), 0);
+    assert_int_equal(jint(r, "tables_pending"), 1);
+    json_decref(r);
+    assert_int_equal(rows_of_table("hog_data_file", t), 6);
+    res = PQexec(other, "COMMIT");
+    PQclear(res);
+    PQfinish(other);
+    r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "data_files_removed"), 6);
+    assert_int_equal(jint(r, "tables_retired"), 1);
+    json_decref(r);
+}
+
+/* A table a version-17 server half retired (some rows moved to the queue,
+ * the rest still in place, no mark) is marked and finished like any
+ * other. */
+static void half_retired_table_is_finished(void **state)
+{
+    (void)state;
+    int64_t t = dropped_table_with_rows("half", 10, 0);
+    expire_to_head();
+    int64_t c = cat_id(CAT);
+    sql_exec("WITH gone AS (DELETE FROM hog_data_file WHERE catalog_id = %lld AND table_id = %lld"
+             " AND row_id_start < 4 RETURNING path) INSERT INTO hog_file_removal (catalog_id,"
+             " path, file_kind, reason) SELECT %lld, path, 'data', 'table_drop_gc' FROM gone",
+             (long long)c, (long long)t, (long long)c);
+    json_t *r = retire_on(&srv, "");
+    assert_int_equal(jint(r, "data_files_removed"), 6);
+    assert_int_equal(jint(r, "tables_retired"), 1);
+    json_decref(r);
+    struct cli_out o;
+    cli(&o, "maintenance cleanup " CAT);
+    cli_out_expect(&o, 0, "maintenance cleanup");
+    expect_contains(o.out, "removed 0, missing 4, still referenced 0", "cleanup output");
+    cli_out_free(&o);
 }
 
 /* Two servers' loops retire and clean up while appends commit to a live
@@ -488,8 +558,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dropped_table_is_retired),
-        cmocka_unit_test(batches_dvs_first_and_queue_ceiling),
-        cmocka_unit_test(bulk_queueing_refreshes_queue_statistics),
+        cmocka_unit_test(pages_without_the_queue),
+        cmocka_unit_test(failed_refused_and_referenced_paths),
+        cmocka_unit_test(table_held_elsewhere_is_skipped),
+        cmocka_unit_test(half_retired_table_is_finished),
         cmocka_unit_test(loops_retire_beside_appends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -6,15 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "objstore/objstore.h"
-#include "server/auth/audit.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/maintenance/maintenance.h"
 #include "server/maintenance/pass_ctx.h"
+#include "server/maintenance/reap.h"
 #include "server/metrics.h"
 #include "server/server.h"
-#include "server/storage_guard.h"
 #include "server/store/maintenance_runs.h"
 #include "server/store/removals.h"
 #include "server/store/retention.h"
@@ -23,21 +21,10 @@
 #include "util/random.h"
 #include "util/strutil.h"
 
-enum outcome { OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED, OUT_FAILED };
-static const char *const outcome_names[] = {"deleted", "absent", "registered", "refused", NULL};
-
-struct item {
-    int64_t removal_id;
-    const char *path; /* in the claim result */
-    enum outcome outcome;
-};
-
 struct pass {
-    struct server *srv;
-    struct objstore *store; /* confined to the catalog's data path */
+    struct reaper reaper; /* deletes through the catalog's confined store */
     PGconn *pg;
     int64_t catalog_id;
-    const char *catalog_name;
     const char *only_ids; /* a bigint[] literal: drain only these rows; NULL: any */
     char token[96];       /* claimed_by: this pass only */
     struct cleanup_result *res;
@@ -69,169 +56,11 @@ static int claim(struct pass *p, int64_t limit, struct store_removals_claimed *o
     return 0;
 }
 
-/* Marks the items a file row or an active upload names. */
-/* The audit line of a queued path found still referenced. The pass's
- * claim has committed and no transaction is open here. */
-static void audit_violation(const struct pass *p, const struct item *it)
-{
-    json_t *detail = json_pack("{s:I,s:s}", "removal_id", (json_int_t)it->removal_id, "detail",
-                               "the path is still referenced; not deleted");
-    struct audit_event ev = {.action = "cleanup_violation",
-                             .outcome = "ok",
-                             .catalog = p->catalog_name,
-                             .object = it->path,
-                             .detail = detail};
-    audit_emit(p->srv->audit, &ev);
-    json_decref(detail);
-}
-
-static int mark_referenced(struct pass *p, struct item *items, size_t n)
-{
-    struct pg_array paths;
-    pg_array_init(&paths);
-    for (size_t i = 0; i < n; i++)
-        pg_array_str(&paths, items[i].path);
-    const char *lit = pg_array_text(&paths);
-    if (!lit) {
-        pg_array_free(&paths);
-        return error_nomem(p->err);
-    }
-    struct store_removals_paths refs;
-    int rc = store_removals_referenced(p->pg, p->catalog_id, lit, &refs, p->err);
-    pg_array_free(&paths);
-    if (rc != 0)
-        return error_prefix(p->err, "cleanup reference check");
-    /* Violations are rare: a scan of the batch per referenced path. */
-    for (int row = 0; row < store_removals_paths_count(&refs); row++) {
-        const char *path = store_removals_paths_path(&refs, row);
-        for (size_t i = 0; i < n; i++) {
-            if (items[i].outcome != OUT_REFERENCED && strcmp(items[i].path, path) == 0) {
-                items[i].outcome = OUT_REFERENCED;
-                log_warn("cleanup: catalog %s: removal %lld names %s, still referenced; not "
-                         "deleted",
-                         p->catalog_name, (long long)items[i].removal_id, path);
-                audit_violation(p, &items[i]);
-            }
-        }
-    }
-    store_removals_paths_free(&refs);
-    return 0;
-}
-
-static void delete_one(struct pass *p, struct item *it)
-{
-    size_t gone = 0;
-    struct hl_error e;
-    const char *uri = it->path;
-    if (objstore_delete(p->store, &uri, 1, &gone, &e) != 0) {
-        if (storage_refusal(&e)) {
-            storage_record_refusal(p->srv, p->catalog_name, "delete", it->path, NULL, &e);
-            it->outcome = OUT_REFUSED;
-            return;
-        }
-        log_warn("cleanup: catalog %s: cannot delete %s: %s", p->catalog_name, it->path, e.message);
-        it->outcome = OUT_FAILED;
-        return;
-    }
-    it->outcome = gone ? OUT_DELETED : OUT_ABSENT;
-}
-
-/* file:// unlinks of objects with blocks on disk spend their time waiting
- * on the filesystem journal, not the CPU, so a sub-batch's unlinks run on
- * a few threads (measured on ext4: 1 thread ~1,100/s, 8 threads ~13,000/s). */
-enum { CLEANUP_FILE_THREADS = 8, CLEANUP_FILES_PER_THREAD = 64 };
-
-struct file_share {
-    struct pass *p;
-    struct item **items;
-    size_t n, first, step;
-};
-
-static void *delete_share(void *arg)
-{
-    struct file_share *sh = arg;
-    for (size_t i = sh->first; i < sh->n; i += sh->step)
-        delete_one(sh->p, sh->items[i]);
-    return NULL;
-}
-
-static void delete_files(struct pass *p, struct item **items, size_t n)
-{
-    size_t nthreads = n / CLEANUP_FILES_PER_THREAD + 1;
-    if (nthreads > CLEANUP_FILE_THREADS)
-        nthreads = CLEANUP_FILE_THREADS;
-    pthread_t th[CLEANUP_FILE_THREADS];
-    struct file_share sh[CLEANUP_FILE_THREADS];
-    size_t started = 0;
-    for (size_t t = 0; t < nthreads; t++) {
-        sh[t] = (struct file_share){.p = p, .items = items, .n = n, .first = t, .step = nthreads};
-        /* Share 0 runs on this thread; a thread that cannot start leaves
-         * its share to this thread too. */
-        if (t > 0 && pthread_create(&th[started], NULL, delete_share, &sh[t]) == 0)
-            started++;
-        else if (t > 0)
-            delete_share(&sh[t]);
-    }
-    delete_share(&sh[0]);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-}
-
-/* Deletes the unreferenced items: file:// one by one (a missing file is
- * told apart), everything else in one objstore_delete (DeleteObjects of up
- * to 1000 keys a request). */
-static int delete_objects(struct pass *p, struct item *items, size_t n)
-{
-    const char **batch = calloc(n ? n : 1, sizeof *batch);
-    size_t *which = calloc(n ? n : 1, sizeof *which);
-    struct item **files = calloc(n ? n : 1, sizeof *files);
-    if (!batch || !which || !files) {
-        free(batch);
-        free(which);
-        free(files);
-        return error_nomem(p->err);
-    }
-    size_t m = 0, nfiles = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (items[i].outcome == OUT_REFERENCED)
-            continue;
-        if (str_starts_with(items[i].path, "file://")) {
-            files[nfiles++] = &items[i];
-        } else {
-            batch[m] = items[i].path;
-            which[m++] = i;
-        }
-    }
-    delete_files(p, files, nfiles);
-    if (m > 0) {
-        size_t gone = 0;
-        struct hl_error e;
-        int rc = objstore_delete(p->store, batch, m, &gone, &e);
-        if (rc != 0 && (e.status == HL_ERR_INVALID_ARGUMENT || storage_refusal(&e))) {
-            /* One bad or refused URI refuses the whole call (nothing is
-             * deleted): one by one, so the others are not held back. */
-            for (size_t k = 0; k < m; k++)
-                delete_one(p, &items[which[k]]);
-        } else {
-            if (rc != 0)
-                log_warn("cleanup: catalog %s: deleting %zu objects failed: %s", p->catalog_name, m,
-                         e.message);
-            /* S3 answers a missing key as deleted: all count as removed. */
-            for (size_t k = 0; k < m; k++)
-                items[which[k]].outcome = rc == 0 ? OUT_DELETED : OUT_FAILED;
-        }
-    }
-    free(batch);
-    free(which);
-    free(files);
-    return 0;
-}
-
-/* Drains the items whose outcome is `want` as `outcome` (NULL: releases
- * their claims); *unheld gets how many of them it no longer held (settled
+/* Drains the items whose outcome is `want` (REAP_FAILED: releases their
+ * claims); *unheld gets how many of them it no longer held (settled
  * elsewhere). Nothing to do without such items. */
-static int settle_outcome(struct pass *p, const struct item *items, size_t n, enum outcome want,
-                          const char *outcome, int64_t *unheld)
+static int settle_outcome(struct pass *p, const struct reap_item *items, size_t n,
+                          enum reap_outcome want, int64_t *unheld)
 {
     *unheld = 0;
     struct pg_array ids;
@@ -239,10 +68,11 @@ static int settle_outcome(struct pass *p, const struct item *items, size_t n, en
     size_t count = 0;
     for (size_t i = 0; i < n; i++)
         if (items[i].outcome == want) {
-            pg_array_i64(&ids, items[i].removal_id);
+            pg_array_i64(&ids, items[i].id);
             count++;
         }
     const char *lit = pg_array_text(&ids);
+    const char *outcome = reap_outcome_name(want);
     int rc = 0;
     if (!lit) {
         rc = error_nomem(p->err);
@@ -262,42 +92,35 @@ static int settle_outcome(struct pass *p, const struct item *items, size_t n, en
 
 /* Drains the settled items and releases the failed ones, both fenced on
  * this pass's claim: a row it no longer holds was settled elsewhere. */
-static int settle(struct pass *p, const struct item *items, size_t n)
+static int settle(struct pass *p, const struct reap_item *items, size_t n)
 {
-    static const enum outcome drained[] = {OUT_DELETED, OUT_ABSENT, OUT_REFERENCED, OUT_REFUSED};
+    static const enum reap_outcome drained[] = {REAP_DELETED, REAP_ABSENT, REAP_REFERENCED,
+                                                REAP_REFUSED};
     for (size_t k = 0; k < sizeof drained / sizeof drained[0]; k++) {
         int64_t unheld;
-        if (settle_outcome(p, items, n, drained[k], outcome_names[drained[k]], &unheld) != 0)
+        if (settle_outcome(p, items, n, drained[k], &unheld) != 0)
             return -1;
         p->res->settled_elsewhere += unheld;
     }
     int64_t unheld;
-    return settle_outcome(p, items, n, OUT_FAILED, NULL, &unheld);
+    return settle_outcome(p, items, n, REAP_FAILED, &unheld);
 }
 
-static void count(struct pass *p, const struct item *items, size_t n)
+static void count(struct pass *p, const struct reap_item *items, size_t n)
 {
-    int64_t c[5] = {0, 0, 0, 0, 0};
-    for (size_t i = 0; i < n; i++)
-        c[items[i].outcome]++;
-    p->res->removed += c[OUT_DELETED];
-    p->res->missing += c[OUT_ABSENT];
-    p->res->still_referenced += c[OUT_REFERENCED];
-    p->res->refused += c[OUT_REFUSED];
-    p->res->failed += c[OUT_FAILED];
-    static const char *const labels[] = {"result=\"removed\"", "result=\"missing\"",
-                                         "result=\"still_referenced\"", "result=\"refused\"",
-                                         "result=\"failed\""};
-    for (int k = 0; k < 5; k++)
-        if (c[k])
-            metrics_counter_add(p->srv->metrics, "hoglake_files_removed_total", labels[k],
-                                (double)c[k]);
+    int64_t c[REAP_OUTCOMES] = {0};
+    reap_count(&p->reaper, items, n, c);
+    p->res->removed += c[REAP_DELETED];
+    p->res->missing += c[REAP_ABSENT];
+    p->res->still_referenced += c[REAP_REFERENCED];
+    p->res->refused += c[REAP_REFUSED];
+    p->res->failed += c[REAP_FAILED];
 }
 
 /* One claimed sub-batch: the claim's result owns the paths. */
 struct round {
     struct store_removals_claimed claim;
-    struct item *items;
+    struct reap_item *items;
     size_t n;
 };
 
@@ -316,15 +139,15 @@ static int round_claim(struct pass *p, int64_t limit, struct round *rd)
     if (claim(p, limit, &c) != 0)
         return -1;
     size_t n = (size_t)store_removals_claimed_count(&c);
-    struct item *items = calloc(n ? n : 1, sizeof *items);
+    struct reap_item *items = calloc(n ? n : 1, sizeof *items);
     if (!items) {
         store_removals_claimed_free(&c);
         return error_nomem(p->err);
     }
     for (size_t i = 0; i < n; i++) {
-        items[i].removal_id = store_removals_claimed_id(&c, (int)i);
+        items[i].id = store_removals_claimed_id(&c, (int)i);
         items[i].path = store_removals_claimed_path(&c, (int)i);
-        items[i].outcome = OUT_FAILED;
+        items[i].outcome = REAP_FAILED;
     }
     *rd = (struct round){c, items, n};
     return 0;
@@ -345,7 +168,7 @@ struct deleter {
 static void *deleter_main(void *arg)
 {
     struct deleter *d = arg;
-    d->rc = delete_objects(&d->pass, d->rd->items, d->rd->n);
+    d->rc = reap_objects(&d->pass.reaper, d->rd->items, d->rd->n, d->pass.err);
     return NULL;
 }
 
@@ -397,7 +220,7 @@ static int drain(struct pass *p, int64_t batch)
     bool more = (int64_t)cur.n == want;
     int rc = 0;
     while (rc == 0 && cur.n > 0) {
-        if ((rc = mark_referenced(p, cur.items, cur.n)) != 0)
+        if ((rc = reap_mark_referenced(&p->reaper, p->pg, 0, cur.items, cur.n, p->err)) != 0)
             break;
         struct deleter d;
         deleter_start(&d, p, &cur);
@@ -429,9 +252,9 @@ static int queue_depth(struct pass *p)
     if (store_removals_depth(p->pg, p->catalog_id, &p->res->queue_depth, p->err) != 0)
         return error_prefix(p->err, "removal queue depth");
     char name[300], labels[320];
-    metrics_label_escape(p->catalog_name, name, sizeof name);
+    metrics_label_escape(p->reaper.catalog_name, name, sizeof name);
     snprintf(labels, sizeof labels, "catalog=\"%s\"", name);
-    metrics_gauge_set(p->srv->metrics, "hoglake_removal_queue_depth", labels,
+    metrics_gauge_set(p->reaper.srv->metrics, "hoglake_removal_queue_depth", labels,
                       (double)p->res->queue_depth);
     return 0;
 }
@@ -441,20 +264,13 @@ static int run_pass(struct server *srv, PGconn *pg, const struct catalog_row *ca
                     const char *only_ids, struct cleanup_result *out, struct error *err)
 {
     memset(out, 0, sizeof *out);
-    struct pass p = {.srv = srv,
-                     .pg = pg,
-                     .catalog_id = cat->id,
-                     .catalog_name = cat->name,
-                     .only_ids = only_ids,
-                     .res = out,
-                     .err = err};
+    struct pass p = {.pg = pg, .catalog_id = cat->id, .only_ids = only_ids, .res = out, .err = err};
     if (make_token(&p) != 0)
         return -1;
-    struct hl_error e;
-    if (!(p.store = storage_view(srv, cat->data_path, &e)))
-        return error_fail(err, ERR_INTERNAL, "cleanup: %s", e.message);
+    if (reaper_open(&p.reaper, srv, cat, "removal_id", err) != 0)
+        return error_prefix(err, "cleanup");
     int rc = drain(&p, batch) != 0 ? -1 : queue_depth(&p);
-    objstore_free(p.store);
+    reaper_close(&p.reaper);
     return rc;
 }
 

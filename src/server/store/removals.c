@@ -28,11 +28,14 @@ static const char claim_sql[] =
 /* The one reference check: each probe is an index lookup on (catalog_id,
  * path) (hog_data_file_path, hog_delete_file_path, hog_upload's unique
  * key). Ended rows count: an ended file is still readable by time travel
- * until expiry purges its row. */
+ * until expiry purges its row. $3: a table whose rows do not count (the
+ * one retirement reclaims), or NULL. */
 static const char referenced_sql[] =
     "SELECT p FROM unnest($2::text[]) AS p"
-    " WHERE EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1 AND path = p)"
-    " OR EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1 AND path = p)"
+    " WHERE EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1 AND path = p"
+    "  AND table_id IS DISTINCT FROM $3::bigint)"
+    " OR EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1 AND path = p"
+    "  AND table_id IS DISTINCT FROM $3::bigint)"
     " OR EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1 AND path = p"
     "  AND state = 'active')";
 
@@ -103,10 +106,19 @@ int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int6
     return out->r ? 0 : -1;
 }
 
-int store_removals_referenced(PGconn *pg, int64_t catalog_id, const char *paths_array,
-                              struct store_removals_paths *out, struct error *err)
+int store_removals_referenced(PGconn *pg, int64_t catalog_id, int64_t except_table_id,
+                              const char *paths_array, struct store_removals_paths *out,
+                              struct error *err)
 {
-    out->r = catalog_paths(pg, referenced_sql, catalog_id, paths_array, err);
+    struct db_params p;
+    db_params_init(&p);
+    db_param_i64(&p, catalog_id);
+    db_param_str(&p, paths_array);
+    if (except_table_id > 0)
+        db_param_i64(&p, except_table_id);
+    else
+        db_param_null(&p);
+    out->r = db_exec(pg, referenced_sql, &p, err);
     return out->r ? 0 : -1;
 }
 

@@ -33,12 +33,14 @@ int store_removals_claim(PGconn *pg, int64_t catalog_id, const char *token, int6
                          struct store_removals_claimed *out, struct error *err);
 
 /* The paths (of paths_array) a file row, a DV row or an active upload
- * still names, over the query's result. */
+ * still names, over the query's result; the rows of except_table_id (the
+ * table retirement reclaims; 0: none) do not count. */
 struct store_removals_paths {
     PGresult *r;
 };
-int store_removals_referenced(PGconn *pg, int64_t catalog_id, const char *paths_array,
-                              struct store_removals_paths *out, struct error *err);
+int store_removals_referenced(PGconn *pg, int64_t catalog_id, int64_t except_table_id,
+                              const char *paths_array, struct store_removals_paths *out,
+                              struct error *err);
 int store_removals_paths_count(const struct store_removals_paths *v);
 const char *store_removals_paths_path(const struct store_removals_paths *v, int i);
 void store_removals_paths_free(struct store_removals_paths *v);
@@ -69,7 +71,7 @@ enum { STORE_REMOVALS_ANALYZE_ROWS = 10000 };
 
 /* ANALYZEs hog_file_removal when a run just queued `queued` rows, at
  * least STORE_REMOVALS_ANALYZE_ROWS: a queue grown from a few rows to
- * millions by one retirement or expiry would otherwise be planned as the
+ * millions by one expiry (or, before migration 18, retirement) would otherwise be planned as the
  * small table its statistics describe until autovacuum comes by (cleanup's
  * claims and settles sorted or bitmap-scanned the whole queue: 0.7 s and
  * 0.26 s each). Runs outside any transaction; 0 also when skipped. */

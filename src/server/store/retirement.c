@@ -9,51 +9,51 @@
     " t.dropped_snapshot IS NOT NULL AND t.dropped_snapshot <= (SELECT earliest_snapshot_id"       \
     "  FROM hog_catalog c WHERE c.catalog_id = t.catalog_id)"
 
-static const char next_sql[] =
-    "SELECT t.table_id FROM hog_table t WHERE t.catalog_id = $1 AND" ELIGIBLE
-    " ORDER BY t.dropped_snapshot, t.table_id LIMIT 1";
+static const char mark_sql[] =
+    "UPDATE hog_table t SET retired_at = clock_timestamp() WHERE t.catalog_id = $1"
+    " AND t.retired_at IS NULL AND" ELIGIBLE;
 
 static const char eligible_sql[] =
     "SELECT count(*) FROM hog_table t WHERE t.catalog_id = $1 AND" ELIGIBLE;
 
-/* Deletion vectors first: deleting a data file would cascade to its DVs
- * without queueing their paths. */
-static const char dv_sql[] =
-    "WITH d AS (SELECT delete_file_id FROM hog_delete_file WHERE catalog_id = $1"
-    "   AND table_id = $2 LIMIT $3),"
-    " gone AS (DELETE FROM hog_delete_file f USING d WHERE f.catalog_id = $1"
-    "   AND f.delete_file_id = d.delete_file_id RETURNING f.path),"
-    " q AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
-    "   SELECT $1, path, 'delete', 'table_drop_gc' FROM gone RETURNING 1)"
-    " SELECT count(*) FROM q";
+static const char take_sql[] =
+    "SELECT table_id FROM hog_table WHERE catalog_id = $1 AND retired_at IS NOT NULL"
+    " AND table_id <> ALL($2::bigint[])"
+    " ORDER BY retired_at, table_id LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED";
 
-/* A page in the order of hog_data_file_page, read from the index alone,
- * deleted by primary key with its partition values (no cascade does it:
- * migration 17). The table's DVs went first, so none names these files. */
-static const char data_sql[] =
-    "WITH df AS (SELECT data_file_id FROM hog_data_file WHERE catalog_id = $1"
-    "   AND table_id = $2 ORDER BY begin_snapshot, row_id_start, data_file_id LIMIT $3),"
-    " gone AS (DELETE FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = $2"
-    "   AND f.data_file_id = ANY(ARRAY(SELECT data_file_id FROM df))"
-    "   RETURNING f.data_file_id, f.path)," STORE_GONE_FILES_PARTITION_VALUES
-    " q AS (INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason)"
-    "   SELECT $1, path, 'data', 'table_drop_gc' FROM gone RETURNING 1)"
-    " SELECT count(*) FROM q";
+static const char page_dvs_sql[] =
+    "SELECT delete_file_id, path FROM hog_delete_file WHERE catalog_id = $1 AND table_id = $2"
+    " ORDER BY delete_file_id LIMIT $3 FOR UPDATE SKIP LOCKED";
+
+static const char page_data_sql[] =
+    "SELECT data_file_id, path FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
+    " ORDER BY begin_snapshot, row_id_start, data_file_id LIMIT $3 FOR UPDATE SKIP LOCKED";
+
+/* By primary key, with the partition values (no cascade: migration 17). */
+static const char delete_sql[] =
+    "WITH gone AS (DELETE FROM hog_data_file f WHERE f.catalog_id = $1 AND f.table_id = $2"
+    "   AND f.data_file_id = ANY($4::bigint[]) RETURNING "
+    "f.data_file_id)," STORE_GONE_FILES_PARTITION_VALUES
+    " dv AS (DELETE FROM hog_delete_file WHERE catalog_id = $1 AND table_id = $2"
+    "   AND delete_file_id = ANY($3::bigint[]))"
+    " SELECT count(*) FROM gone";
 
 /* Offsets on the retired incarnation would otherwise outlive it: nothing
  * can read it any more. */
 static const char purge_sql[] =
-    "WITH t AS (DELETE FROM hog_table WHERE catalog_id = $1 AND table_id = $2"
+    "WITH t AS (DELETE FROM hog_table h WHERE h.catalog_id = $1 AND h.table_id = $2"
+    "   AND NOT EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2)"
+    "   AND NOT EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1 AND table_id = $2)"
     "   RETURNING table_uuid),"
     " o AS (DELETE FROM hog_consumer_offset WHERE catalog_id = $1"
     "   AND table_uuid IN (SELECT table_uuid FROM t))"
     " SELECT count(*) FROM t";
 
-int store_retirement_next(PGconn *pg, int64_t catalog_id, int64_t *table_id, struct error *err)
+int store_retirement_mark(PGconn *pg, int64_t catalog_id, int64_t *marked, struct error *err)
 {
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id);
-    return db_scalar_i64(pg, next_sql, &p, table_id, err);
+    return db_run_count(pg, mark_sql, &p, marked, err);
 }
 
 int store_retirement_eligible(PGconn *pg, int64_t catalog_id, int64_t *tables, struct error *err)
@@ -63,26 +63,87 @@ int store_retirement_eligible(PGconn *pg, int64_t catalog_id, int64_t *tables, s
     return db_scalar_i64(pg, eligible_sql, &p, tables, err) < 0 ? -1 : 0;
 }
 
-int store_retirement_batch(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
-                           struct store_retirement_batch *out, struct error *err)
+int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, int64_t *table_id,
+                          struct error *err)
 {
-    *out = (struct store_retirement_batch){0};
+    struct db_params p;
+    DB_PARAMS_IDS(&p, catalog_id);
+    db_param_str(&p, skip_ids);
+    return db_scalar_i64(pg, take_sql, &p, table_id, err);
+}
+
+int store_retirement_page(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
+                          struct store_retired_page *out, struct error *err)
+{
+    *out = (struct store_retired_page){0};
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id, limit);
-    if (db_scalar_i64(pg, dv_sql, &p, &out->delete_files, err) < 0)
+    if (!(out->dvs = db_exec(pg, page_dvs_sql, &p, err)))
         return -1;
-    int64_t left = limit - out->delete_files;
+    int64_t left = limit - PQntuples(out->dvs);
     if (left == 0)
         return 0;
     DB_PARAMS_IDS(&p, catalog_id, table_id, left);
-    if (db_scalar_i64(pg, data_sql, &p, &out->data_files, err) < 0)
+    if (!(out->data = db_exec(pg, page_data_sql, &p, err))) {
+        store_retired_page_free(out);
         return -1;
-    if (out->data_files == left)
-        return 0;
+    }
+    return 0;
+}
+
+static int dv_rows(const struct store_retired_page *p)
+{
+    return p->dvs ? PQntuples(p->dvs) : 0;
+}
+
+int store_retired_page_count(const struct store_retired_page *p)
+{
+    return dv_rows(p) + (p->data ? PQntuples(p->data) : 0);
+}
+
+enum store_retired_kind store_retired_page_kind(const struct store_retired_page *p, int i)
+{
+    return i < dv_rows(p) ? STORE_RETIRED_DELETE_FILE : STORE_RETIRED_DATA_FILE;
+}
+
+int64_t store_retired_page_id(const struct store_retired_page *p, int i)
+{
+    int dvs = dv_rows(p);
+    return i < dvs ? db_i64(p->dvs, i, 0) : db_i64(p->data, i - dvs, 0);
+}
+
+const char *store_retired_page_path(const struct store_retired_page *p, int i)
+{
+    int dvs = dv_rows(p);
+    return i < dvs ? db_str(p->dvs, i, 1) : db_str(p->data, i - dvs, 1);
+}
+
+void store_retired_page_free(struct store_retired_page *p)
+{
+    PQclear(p->dvs);
+    PQclear(p->data);
+    *p = (struct store_retired_page){0};
+}
+
+int store_retirement_delete(PGconn *pg, int64_t catalog_id, int64_t table_id, const char *dv_ids,
+                            const char *data_ids, struct error *err)
+{
+    struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id, table_id);
-    int64_t purged = 0;
-    if (db_scalar_i64(pg, purge_sql, &p, &purged, err) < 0)
+    db_param_str(&p, dv_ids);
+    db_param_str(&p, data_ids);
+    int64_t gone;
+    return db_scalar_i64(pg, delete_sql, &p, &gone, err) < 0 ? -1 : 0;
+}
+
+int store_retirement_purge(PGconn *pg, int64_t catalog_id, int64_t table_id, bool *purged,
+                           struct error *err)
+{
+    struct db_params p;
+    DB_PARAMS_IDS(&p, catalog_id, table_id);
+    int64_t n = 0;
+    if (db_scalar_i64(pg, purge_sql, &p, &n, err) < 0)
         return -1;
-    out->purged = purged == 1;
+    *purged = n == 1;
     return 0;
 }

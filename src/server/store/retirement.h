@@ -1,15 +1,20 @@
-/* The store of retirement (contract 7.5): the statements that retire a
- * dropped (or replaced) table once no readable snapshot can see it, that is
- * once its dropped_snapshot is at or below the catalog's earliest retained
- * snapshot. Retiring deletes the table's deletion vectors, then its data
- * files with their partition values (statistics live in the file row),
- * queueing every path into hog_file_removal with reason table_drop_gc,
- * and finally purges the table's catalog rows: consumer offsets on its
- * uuid and the hog_table row, whose cascade takes its versions, columns,
- * specs, stats and compaction claims.
+/* The store of retirement (contract 7.5): the statements that reclaim a
+ * dropped (or replaced) table once no readable snapshot can see it, that
+ * is once its dropped_snapshot is at or below the catalog's earliest
+ * retained snapshot.
  *
- * Functions run inside the caller's transaction, which holds the catalog
- * lock (store_retention_lock): they never begin, commit or roll back. */
+ * Retirement marks such a table (hog_table.retired_at, under the catalog
+ * lock: one row), then reclaims it page by page outside the lock: a page's
+ * transaction takes the table's row (so one worker a table), locks a page
+ * of its deletion vectors, then of its data files, and once their objects
+ * are gone deletes those rows (with the data files' partition values;
+ * statistics live in the file row). A table with no file row left loses
+ * its catalog rows: consumer offsets on its uuid and the hog_table row,
+ * whose cascade takes its versions, columns, specs, stats and compaction
+ * claims. Nothing passes through the removal queue.
+ *
+ * Functions run inside the caller's transaction: they never begin, commit
+ * or roll back. */
 #ifndef HL_SERVER_STORE_RETIREMENT_H
 #define HL_SERVER_STORE_RETIREMENT_H
 
@@ -19,25 +24,46 @@
 
 struct error;
 
-/* The oldest-dropped eligible table of the catalog (ties by id): 1 with
- * *table_id set, 0 when none is eligible, -1. */
-int store_retirement_next(PGconn *pg, int64_t catalog_id, int64_t *table_id, struct error *err);
+/* Marks every eligible table of the catalog not marked yet; *marked how
+ * many. The caller holds the catalog lock. */
+int store_retirement_mark(PGconn *pg, int64_t catalog_id, int64_t *marked, struct error *err);
 
-/* The eligible tables of the catalog, for the backlog. */
+/* The eligible tables of the catalog still present (marked or not): the
+ * backlog. */
 int store_retirement_eligible(PGconn *pg, int64_t catalog_id, int64_t *tables, struct error *err);
 
-/* What one batch did to one table. */
-struct store_retirement_batch {
-    int64_t delete_files; /* DV rows deleted and queued */
-    int64_t data_files;   /* data file rows deleted and queued */
-    bool purged;          /* no file row was left: the table's rows went */
-};
+/* Takes the marked table marked first that no other transaction holds
+ * (FOR NO KEY UPDATE SKIP LOCKED), other than those of skip_ids (a
+ * bigint[] literal): 1 with *table_id set, 0 when none. */
+int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, int64_t *table_id,
+                          struct error *err);
 
-/* Retires up to `limit` (>= 1) file rows of table_id, which
- * store_retirement_next returned in the same transaction (so it is
- * eligible: the lock held since keeps it so): DVs first, data files once
- * no DV is left, and the table's own rows once no file row is left. */
-int store_retirement_batch(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
-                           struct store_retirement_batch *out, struct error *err);
+enum store_retired_kind { STORE_RETIRED_DELETE_FILE, STORE_RETIRED_DATA_FILE };
+
+/* A page of a taken table's files, row-locked (SKIP LOCKED, so a
+ * concurrent purge of the same rows never waits in a cycle with it): its
+ * deletion vectors first, then its data files in the order of
+ * hog_data_file_page. Paths borrowed from the results. */
+struct store_retired_page {
+    PGresult *dvs, *data;
+};
+/* Up to limit (>= 1) files of table_id. */
+int store_retirement_page(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
+                          struct store_retired_page *out, struct error *err);
+int store_retired_page_count(const struct store_retired_page *p);
+enum store_retired_kind store_retired_page_kind(const struct store_retired_page *p, int i);
+int64_t store_retired_page_id(const struct store_retired_page *p, int i);
+const char *store_retired_page_path(const struct store_retired_page *p, int i);
+void store_retired_page_free(struct store_retired_page *p);
+
+/* Deletes the table's deletion vectors of dv_ids and data files of
+ * data_ids (bigint[] literals), with the data files' partition values. */
+int store_retirement_delete(PGconn *pg, int64_t catalog_id, int64_t table_id, const char *dv_ids,
+                            const char *data_ids, struct error *err);
+
+/* Deletes the table's catalog rows if no file row of it is left;
+ * *purged whether it did. */
+int store_retirement_purge(PGconn *pg, int64_t catalog_id, int64_t table_id, bool *purged,
+                           struct error *err);
 
 #endif
