@@ -16,16 +16,6 @@
 #include "textio/textio_schema.h"
 #include "util/arena.h"
 
-const char *test_need_env(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts the S3 "
-                 "servers",
-                 name);
-    return v;
-}
-
 hl_client *test_client_new(const char *server_url, const char *endpoint)
 {
     struct hl_client_options o = {.server_url = server_url,

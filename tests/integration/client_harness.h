@@ -1,6 +1,7 @@
-/* What integration tests driving libhoglake share: the S3 servers'
- * environment (set by scripts/test.sh), client handles for file:// and S3
- * backends, and a status check that fails the test with the error. */
+/* What integration tests driving libhoglake share: client handles for
+ * file:// and S3 backends (the S3 servers' environment, set by
+ * scripts/test.sh, is read with harness.h's test_need_env), and a status
+ * check that fails the test with the error. */
 #ifndef HL_TEST_CLIENT_HARNESS_H
 #define HL_TEST_CLIENT_HARNESS_H
 
@@ -9,10 +10,6 @@
 
 #include "harness.h"
 #include "hoglake/hoglake.h"
-
-/* The variable's value; fails the test when it is unset or empty (the
- * suite must skip nothing silently). */
-const char *test_need_env(const char *name);
 
 /* A client of server_url whose objects go to `endpoint` (NULL: file://
  * only), with the test S3 region and keys and the server's admin token.

@@ -927,6 +927,16 @@ void cli_run(struct cli_out *o, const char *bin, const char *server, const char 
     o->err = test_read_text(errf);
 }
 
+const char *test_need_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts PostgreSQL, "
+                 "moto and s3rver (or: eval \"$(scripts/s3.sh start DIR)\")",
+                 name);
+    return v;
+}
+
 void test_scratch_dir(char *out, size_t size, const char *label)
 {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

@@ -210,6 +210,13 @@ void cli_ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_refused(int code, const char *needle, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ---- environment ---- */
+
+/* The value of an environment variable the suite's runner sets (the
+ * database, moto and s3rver endpoints, the S3 keys): fails the test when
+ * it is unset or empty, so a test needing it never skips silently. */
+const char *test_need_env(const char *name);
+
 /* ---- files and text ---- */
 
 /* A new directory $TMPDIR/hl-<label>-XXXXXX into out (fails the test when

@@ -34,14 +34,6 @@ static char dir[256];          /* file:// objects live here */
 static char s3base[512];       /* s3://bucket/<run>/ */
 static int64_t table_id;
 
-static const char *env_or_fail(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set (scripts/test.sh sets it)", name);
-    return v;
-}
-
 static void put_object(const char *uri)
 {
     struct hl_error e;
@@ -155,7 +147,7 @@ static void drain_all(void)
 static int setup(void **state)
 {
     (void)state;
-    const char *moto = env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT");
+    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
     const char *key = getenv("HOGLAKE_TEST_S3_ACCESS_KEY");
     const char *secret = getenv("HOGLAKE_TEST_S3_SECRET_KEY");
     const char *region = getenv("HOGLAKE_TEST_S3_REGION");
@@ -168,7 +160,7 @@ static int setup(void **state)
     if (objstore_open(&cfg, &store, &e) != 0)
         fail_msg("objstore_open: %s", e.message);
     snprintf(s3base, sizeof s3base, "s3://%s/cleanup-%ld-%ld/",
-             env_or_fail("HOGLAKE_TEST_S3_BUCKET"), (long)getpid(), (long)time(NULL));
+             test_need_env("HOGLAKE_TEST_S3_BUCKET"), (long)getpid(), (long)time(NULL));
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(dir, sizeof dir, "%s/hl-cleanup-%ld", tmp, (long)getpid());
 

@@ -14,19 +14,12 @@
 
 #include <cmocka.h>
 
+#include "harness.h"
 #include "iceberg/table_io.h"
 #include "objstore/objstore.h"
 #include "util/buf.h"
 
 static char tmp_root[256];
-
-static const char *env_or_fail(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set: run the suite through scripts/test.sh", name);
-    return v;
-}
 
 static struct objstore *open_store(const char *endpoint)
 {
@@ -117,8 +110,8 @@ static void on_moto(void **state)
     (void)state;
     char loc[512];
     snprintf(loc, sizeof loc, "s3://%s/iceberg-io-%ld-%d/tbl",
-             env_or_fail("HOGLAKE_TEST_S3_BUCKET"), (long)time(NULL), (int)getpid());
-    struct objstore *s = open_store(env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"));
+             test_need_env("HOGLAKE_TEST_S3_BUCKET"), (long)time(NULL), (int)getpid());
+    struct objstore *s = open_store(test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT"));
     versions(s, loc);
     objstore_free(s);
 }

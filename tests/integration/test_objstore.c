@@ -27,19 +27,9 @@
 static char run_id[64]; /* a fresh key prefix per run: the servers outlive us */
 static char tmp_root[256];
 
-static const char *env_or_fail(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set: run the suite through scripts/test.sh, which starts moto and "
-                 "s3rver (or: eval \"$(scripts/s3.sh start DIR)\")",
-                 name);
-    return v;
-}
-
 static const char *bucket(void)
 {
-    return env_or_fail("HOGLAKE_TEST_S3_BUCKET");
+    return test_need_env("HOGLAKE_TEST_S3_BUCKET");
 }
 
 static struct objstore *open_store(const char *endpoint, const char *secret, long timeout_ms,
@@ -65,7 +55,7 @@ static struct objstore *open_store(const char *endpoint, const char *secret, lon
 static struct objstore *open_s3(const char *endpoint_env)
 {
     const char *secret = getenv("HOGLAKE_TEST_S3_SECRET_KEY");
-    return open_store(env_or_fail(endpoint_env), secret ? secret : TEST_SECRET_FALLBACK, 0, 0);
+    return open_store(test_need_env(endpoint_env), secret ? secret : TEST_SECRET_FALLBACK, 0, 0);
 }
 
 #define expect_ok(rc, err)                                                                         \
@@ -376,7 +366,7 @@ static void test_s3rver_wrong_secret(void **state)
     (void)state;
     const char *wrong = "wrong-secret-0123456789";
     const char *right = getenv("HOGLAKE_TEST_S3_SECRET_KEY");
-    struct objstore *s = open_store(env_or_fail("HOGLAKE_TEST_S3RVER_ENDPOINT"), wrong, 0, 3);
+    struct objstore *s = open_store(test_need_env("HOGLAKE_TEST_S3RVER_ENDPOINT"), wrong, 0, 3);
     char base[600], uri[700];
     s3_base(base, sizeof base);
     struct hl_error err;
@@ -397,8 +387,8 @@ static void test_s3rver_wrong_secret(void **state)
 static bool moto_has_upload(const char *key)
 {
     char url[1024];
-    snprintf(url, sizeof url, "%s/%s?uploads&prefix=%s", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"),
-             bucket(), key);
+    snprintf(url, sizeof url, "%s/%s?uploads&prefix=%s",
+             test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT"), bucket(), key);
     struct http_result r;
     http_call(&r, "GET", url, NULL, NULL, 0, NULL);
     expect_status(&r, 200);
@@ -1174,7 +1164,7 @@ static void test_config(void **state)
     assert_null(s);
 
     /* Everything from the environment, against moto. */
-    setenv("AWS_ENDPOINT_URL", env_or_fail("HOGLAKE_TEST_MOTO_ENDPOINT"), 1);
+    setenv("AWS_ENDPOINT_URL", test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT"), 1);
     setenv("AWS_ACCESS_KEY_ID", "hoglake", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "hoglake-secret", 1);
     setenv("AWS_REGION", "us-east-1", 1);

@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
+#include "objstore/objstore.h"
 
 #ifndef HOGLAKE_CLI_BIN
 #error "HOGLAKE_CLI_BIN must be defined by the build"
@@ -27,7 +30,8 @@
 #define CAT "rt"
 
 static struct test_db db;
-static struct test_server srv;
+static struct test_server srv; /* reaches moto too */
+static struct objstore *s3;    /* the test's own client of moto */
 static PGconn *pg;
 static char dir[256]; /* scratch: inputs, and the warehouse under wh/ */
 
@@ -103,27 +107,37 @@ static int count_lines(const char *text)
 
 /* Every snapshot an hour old and a 60 s retention: expiry then moves the
  * floor to head. */
-static void expire_to_head(void)
+static void expire_catalog_to_head(const char *cat)
 {
-    cli_ok("%s", "catalog set-retention " CAT " 60");
+    cli_ok("catalog set-retention %s 60", cat);
     sql_exec("UPDATE hog_snapshot SET snapshot_time = now() - interval '1 hour'"
              " WHERE catalog_id = %lld",
-             (long long)cat_id(CAT));
-    cli_ok("%s", "maintenance expire " CAT);
-    assert_int_equal(sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = '" CAT "'"),
-                     head_of(CAT));
+             (long long)cat_id(cat));
+    cli_ok("maintenance expire %s", cat);
+    assert_int_equal(sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE name = '%s'", cat),
+                     head_of(cat));
 }
 
-static json_t *retire_on(const struct test_server *s, const char *query)
+static void expire_to_head(void)
+{
+    expire_catalog_to_head(CAT);
+}
+
+static json_t *retire_catalog(const struct test_server *s, const char *cat, const char *query)
 {
     char url[400];
-    snprintf(url, sizeof url, "%s/v1/catalogs/" CAT "/maintenance/retire%s", s->base, query);
+    snprintf(url, sizeof url, "%s/v1/catalogs/%s/maintenance/retire%s", s->base, cat, query);
     struct http_result r;
     http_call(&r, "POST", url, NULL, NULL, 0, NULL);
     expect_status(&r, 200);
     json_t *out = json_incref(r.json);
     http_result_free(&r);
     return out;
+}
+
+static json_t *retire_on(const struct test_server *s, const char *query)
+{
+    return retire_catalog(s, CAT, query);
 }
 
 static int64_t rows_of_table(const char *relation, int64_t table_id)
@@ -137,8 +151,19 @@ static int64_t rows_of_table(const char *relation, int64_t table_id)
 static int setup(void **state)
 {
     (void)state;
+    const char *moto = test_need_env("HOGLAKE_TEST_MOTO_ENDPOINT");
+    const char *region =
+        getenv("HOGLAKE_TEST_S3_REGION") ? getenv("HOGLAKE_TEST_S3_REGION") : "us-east-1";
+    /* The server takes its keys from AWS_* (moto checks none). */
+    setenv("AWS_ACCESS_KEY_ID", "hoglake", 0);
+    setenv("AWS_SECRET_ACCESS_KEY", "hoglake-secret", 0);
+    struct objstore_config cfg = {.s3_endpoint = moto, .s3_region = region};
+    struct hl_error e;
+    if (objstore_open(&cfg, &s3, &e) != 0)
+        fail_msg("objstore_open: %s", e.message);
     test_db_create(&db, "retirement");
-    const char *const extra[] = {"--retirement-pause-ms", "10", NULL};
+    const char *const extra[] = {
+        "--retirement-pause-ms", "10", "--s3-endpoint", moto, "--s3-region", region, NULL};
     test_server_start(&srv, &db, extra);
     pg = test_db_connect(&db);
     test_sql_use(pg);
@@ -155,6 +180,7 @@ static int teardown(void **state)
     (void)state;
     test_stack_down(&db, &srv, &pg);
     test_remove_tree(dir);
+    objstore_free(s3);
     return 0;
 }
 
@@ -478,6 +504,84 @@ static void half_retired_table_is_finished(void **state)
     cli_out_free(&o);
 }
 
+static bool s3_object_exists(const char *uri)
+{
+    uint64_t size;
+    struct hl_error e;
+    if (objstore_head(s3, uri, &size, &e) == 0)
+        return true;
+    if (e.status != HL_ERR_NOT_FOUND)
+        fail_msg("head %s: %s", uri, e.message);
+    return false;
+}
+
+/* On S3 (moto): a retired table of 1,205 objects (DeleteObjects in more
+ * than one request) goes, a live table's object in the same prefix stays,
+ * and so does the object of a path the live table also names. */
+static void s3_table_retired(void **state)
+{
+    (void)state;
+    enum { N = 1205 };
+    char prefix[300], data_path[320];
+    snprintf(prefix, sizeof prefix, "s3://%s/retire-%ld-%ld/",
+             test_need_env("HOGLAKE_TEST_S3_BUCKET"), (long)getpid(), (long)time(NULL));
+    snprintf(data_path, sizeof data_path, "%.*s", (int)strlen(prefix) - 1, prefix);
+    struct http_result r;
+    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", "rt_s3", "data_path", data_path),
+             "/v1/catalogs");
+    expect_status(&r, 201);
+    http_result_free(&r);
+    make_namespace(&srv, "rt_s3", "ns");
+    json_decref(make_table(&srv, "rt_s3", "ns", "gone", "[{\"name\":\"id\",\"type\":\"long\"}]"));
+    json_decref(make_table(&srv, "rt_s3", "ns", "live", "[{\"name\":\"id\",\"type\":\"long\"}]"));
+    int64_t c = cat_id("rt_s3"), gone = table_id_of("rt_s3", "ns", "gone"),
+            live = table_id_of("rt_s3", "ns", "live");
+    char(*uri)[400] = calloc(N + 1, sizeof *uri);
+    assert_non_null(uri);
+    for (int i = 0; i <= N; i++) {
+        snprintf(uri[i], sizeof uri[i], "%sf%05d.parquet", prefix, i);
+        struct hl_error e;
+        if (objstore_put(s3, uri[i], "parquet-ish", 11, 0, &e) != 0)
+            fail_msg("put %s: %s", uri[i], e.message);
+    }
+    /* gone: f00000..f01204; live: f01205 and, wrongly registered twice,
+     * f00000. */
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
+             " path, record_count, file_size_bytes, row_id_start)"
+             " SELECT %lld, 1000000 + i, CASE WHEN i < %d THEN %lld ELSE %lld END, %lld,"
+             " format('%sf%%s.parquet', lpad(i::text, 5, '0')), 1, 11, i"
+             " FROM generate_series(0, %d) AS i",
+             (long long)c, N, (long long)gone, (long long)live, (long long)head_of("rt_s3"), prefix,
+             N);
+    sql_exec("INSERT INTO hog_data_file (catalog_id, data_file_id, table_id, begin_snapshot,"
+             " path, record_count, file_size_bytes, row_id_start)"
+             " VALUES (%lld, 2000000, %lld, %lld, '%s', 1, 11, 0)",
+             (long long)c, (long long)live, (long long)head_of("rt_s3"), uri[0]);
+    sql_exec("UPDATE hog_catalog SET next_file_id = 2000001 WHERE catalog_id = %lld", (long long)c);
+    api_delete(&r, &srv, "/v1/catalogs/rt_s3/namespaces/ns/tables/gone");
+    expect_status(&r, 200);
+    http_result_free(&r);
+    expire_catalog_to_head("rt_s3");
+
+    json_t *res = retire_catalog(&srv, "rt_s3", "");
+    assert_int_equal(jint(res, "data_files_removed"), N);
+    assert_int_equal(jint(res, "removed"), N - 1);
+    assert_int_equal(jint(res, "still_referenced"), 1);
+    assert_int_equal(jint(res, "failed") + jint(res, "refused"), 0);
+    assert_int_equal(jint(res, "tables_retired"), 1);
+    json_decref(res);
+    assert_true(s3_object_exists(uri[0]));
+    for (int i = 1; i < N; i += 101)
+        assert_false(s3_object_exists(uri[i]));
+    assert_false(s3_object_exists(uri[N - 1]));
+    assert_true(s3_object_exists(uri[N]));
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld"
+                          " AND table_id = %lld",
+                          (long long)c, (long long)gone),
+                     0);
+    free(uri);
+}
+
 /* Two servers' loops retire and clean up while appends commit to a live
  * table: the dropped tables' objects all go, every live file stays, and no
  * two retirement runs on the catalog overlap. */
@@ -562,6 +666,7 @@ int main(void)
         cmocka_unit_test(failed_refused_and_referenced_paths),
         cmocka_unit_test(table_held_elsewhere_is_skipped),
         cmocka_unit_test(half_retired_table_is_finished),
+        cmocka_unit_test(s3_table_retired),
         cmocka_unit_test(loops_retire_beside_appends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
