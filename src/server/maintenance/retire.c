@@ -66,6 +66,8 @@ struct run {
     struct reaper reaper;
     int64_t *skipped; /* table ids */
     size_t nskipped, skipped_cap;
+    int64_t walking; /* the table the cursor walks, 0 before the first page */
+    struct store_retired_cursor cursor;
     struct retirement_result *res;
     struct error *err;
 };
@@ -122,9 +124,17 @@ static int delete_rows(struct run *r, int64_t table_id, const struct store_retir
  * transaction, which holds the table's row. */
 static int work_page(struct run *r, int64_t table_id)
 {
+    if (r->walking != table_id) {
+        r->walking = table_id;
+        store_retired_cursor_start(&r->cursor);
+    }
     struct store_retired_page page;
-    if (store_retirement_page(r->pg, r->catalog_id, table_id, r->opt->batch, &page, r->err) != 0)
+    if (store_retirement_page(r->pg, r->catalog_id, table_id, r->opt->batch, &r->cursor, &page,
+                              r->err) != 0)
         return -1;
+    /* Rows this page leaves (a failed delete) are for a later run: the
+     * table is skipped for the rest of this one. */
+    store_retired_page_advance(&page, &r->cursor);
     size_t n = (size_t)store_retired_page_count(&page);
     struct reap_item *items = calloc(n ? n : 1, sizeof *items);
     if (!items) {

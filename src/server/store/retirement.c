@@ -1,5 +1,7 @@
 #include "server/store/retirement.h"
 
+#include <stdint.h>
+
 #include "server/db/db.h"
 #include "server/store/files.h"
 
@@ -23,10 +25,12 @@ static const char take_sql[] =
 
 static const char page_dvs_sql[] =
     "SELECT delete_file_id, path FROM hog_delete_file WHERE catalog_id = $1 AND table_id = $2"
-    " ORDER BY delete_file_id LIMIT $3 FOR UPDATE SKIP LOCKED";
+    " AND delete_file_id > $4 ORDER BY delete_file_id LIMIT $3 FOR UPDATE SKIP LOCKED";
 
 static const char page_data_sql[] =
-    "SELECT data_file_id, path FROM hog_data_file WHERE catalog_id = $1 AND table_id = $2"
+    "SELECT data_file_id, path, begin_snapshot, row_id_start FROM hog_data_file"
+    " WHERE catalog_id = $1 AND table_id = $2"
+    " AND (begin_snapshot, row_id_start, data_file_id) > ($4, $5, $6)"
     " ORDER BY begin_snapshot, row_id_start, data_file_id LIMIT $3 FOR UPDATE SKIP LOCKED";
 
 /* By primary key, with the partition values (no cascade: migration 17). */
@@ -72,23 +76,42 @@ int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, 
     return db_scalar_i64(pg, take_sql, &p, table_id, err);
 }
 
+void store_retired_cursor_start(struct store_retired_cursor *c)
+{
+    *c = (struct store_retired_cursor){INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+}
+
 int store_retirement_page(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
-                          struct store_retired_page *out, struct error *err)
+                          const struct store_retired_cursor *after, struct store_retired_page *out,
+                          struct error *err)
 {
     *out = (struct store_retired_page){0};
     struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id, table_id, limit);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, limit, after->dv_after);
     if (!(out->dvs = db_exec(pg, page_dvs_sql, &p, err)))
         return -1;
     int64_t left = limit - PQntuples(out->dvs);
     if (left == 0)
         return 0;
-    DB_PARAMS_IDS(&p, catalog_id, table_id, left);
+    DB_PARAMS_IDS(&p, catalog_id, table_id, left, after->snap, after->row, after->id);
     if (!(out->data = db_exec(pg, page_data_sql, &p, err))) {
         store_retired_page_free(out);
         return -1;
     }
     return 0;
+}
+
+void store_retired_page_advance(const struct store_retired_page *p,
+                                struct store_retired_cursor *cursor)
+{
+    int dvs = p->dvs ? PQntuples(p->dvs) : 0, data = p->data ? PQntuples(p->data) : 0;
+    if (dvs > 0)
+        cursor->dv_after = db_i64(p->dvs, dvs - 1, 0);
+    if (data > 0) {
+        cursor->id = db_i64(p->data, data - 1, 0);
+        cursor->snap = db_i64(p->data, data - 1, 2);
+        cursor->row = db_i64(p->data, data - 1, 3);
+    }
 }
 
 static int dv_rows(const struct store_retired_page *p)

@@ -40,16 +40,34 @@ int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, 
 
 enum store_retired_kind { STORE_RETIRED_DELETE_FILE, STORE_RETIRED_DATA_FILE };
 
-/* A page of a taken table's files, row-locked (SKIP LOCKED, so a
- * concurrent purge of the same rows never waits in a cycle with it): its
- * deletion vectors first, then its data files in the order of
+/* Where a walk of one table's files stands: past the deletion vector
+ * dv_after, then past the data file (snap, row, id) in the order of
+ * hog_data_file_page. A walk that starts at the beginning
+ * (store_retired_cursor_start) and goes page after page never walks the
+ * entries of the rows its earlier pages deleted again: dead to the index
+ * until vacuum, they cost the page that restarted from the table's first
+ * entry a heap visit each (55 ms a page of 8,000 at the end of a 1.2M-file
+ * table). */
+struct store_retired_cursor {
+    int64_t dv_after;
+    int64_t snap, row, id;
+};
+void store_retired_cursor_start(struct store_retired_cursor *c);
+
+/* A page of a taken table's files past cursor, row-locked (SKIP LOCKED,
+ * so a concurrent purge of the same rows never waits in a cycle with it):
+ * its deletion vectors first, then its data files in the order of
  * hog_data_file_page. Paths borrowed from the results. */
 struct store_retired_page {
     PGresult *dvs, *data;
 };
 /* Up to limit (>= 1) files of table_id. */
 int store_retirement_page(PGconn *pg, int64_t catalog_id, int64_t table_id, int64_t limit,
-                          struct store_retired_page *out, struct error *err);
+                          const struct store_retired_cursor *after, struct store_retired_page *out,
+                          struct error *err);
+/* Moves cursor past the page's last file of each kind. */
+void store_retired_page_advance(const struct store_retired_page *p,
+                                struct store_retired_cursor *cursor);
 int store_retired_page_count(const struct store_retired_page *p);
 enum store_retired_kind store_retired_page_kind(const struct store_retired_page *p, int i);
 int64_t store_retired_page_id(const struct store_retired_page *p, int i);
