@@ -87,9 +87,9 @@ static int skip_table(struct run *r, int64_t table_id)
 }
 
 /* Deletes the rows of the page's worked items (every outcome but a failed
- * delete); counts them. */
+ * delete); counts them into done. */
 static int delete_rows(struct run *r, int64_t table_id, const struct store_retired_page *page,
-                       const struct reap_item *items, size_t n)
+                       const struct reap_item *items, size_t n, struct retirement_result *done)
 {
     struct pg_array dvs, data;
     pg_array_init(&dvs);
@@ -112,17 +112,16 @@ static int delete_rows(struct run *r, int64_t table_id, const struct store_retir
                                                             data_lit, r->err);
     pg_array_free(&dvs);
     pg_array_free(&data);
-    if (rc == 0) {
-        r->res->delete_files_removed += ndv;
-        r->res->data_files_removed += ndata;
-    }
+    done->delete_files_removed += ndv;
+    done->data_files_removed += ndata;
     return rc;
 }
 
 /* The page's files: checked, their objects deleted, their rows deleted;
  * the table purged when the page was its last. Inside the page's
- * transaction, which holds the table's row. */
-static int work_page(struct run *r, int64_t table_id)
+ * transaction, which holds the table's row; what it did goes into done,
+ * which counts only once that transaction commits. */
+static int work_page(struct run *r, int64_t table_id, struct retirement_result *done)
 {
     if (r->walking != table_id) {
         r->walking = table_id;
@@ -151,25 +150,38 @@ static int work_page(struct run *r, int64_t table_id)
         rc = reap_objects(&r->reaper, items, n, r->err);
     if (rc == 0) {
         reap_count(&r->reaper, items, n, c);
-        rc = delete_rows(r, table_id, &page, items, n);
+        rc = delete_rows(r, table_id, &page, items, n, done);
     }
     if (rc == 0 && c[REAP_FAILED] > 0)
         rc = skip_table(r, table_id);
     else if (rc == 0 && (int64_t)n < r->opt->batch) {
         bool purged = false;
         rc = store_retirement_purge(r->pg, r->catalog_id, table_id, &purged, r->err);
-        r->res->tables_retired += purged;
+        done->tables_retired += purged;
         if (rc == 0 && !purged) /* rows the page skipped, locked by a purge: later */
             rc = skip_table(r, table_id);
     }
-    r->res->removed += c[REAP_DELETED];
-    r->res->missing += c[REAP_ABSENT];
-    r->res->still_referenced += c[REAP_REFERENCED];
-    r->res->refused += c[REAP_REFUSED];
-    r->res->failed += c[REAP_FAILED];
+    done->removed += c[REAP_DELETED];
+    done->missing += c[REAP_ABSENT];
+    done->still_referenced += c[REAP_REFERENCED];
+    done->refused += c[REAP_REFUSED];
+    done->failed += c[REAP_FAILED];
     free(items);
     store_retired_page_free(&page);
     return rc;
+}
+
+static void add_page(struct retirement_result *to, const struct retirement_result *page)
+{
+    to->tables_retired += page->tables_retired;
+    to->data_files_removed += page->data_files_removed;
+    to->delete_files_removed += page->delete_files_removed;
+    to->removed += page->removed;
+    to->missing += page->missing;
+    to->still_referenced += page->still_referenced;
+    to->refused += page->refused;
+    to->failed += page->failed;
+    to->batches++;
 }
 
 /* One page in its own transaction: 1 worked, 0 no table to work, -1. */
@@ -182,15 +194,18 @@ static int one_page(struct run *r)
     const char *skip_lit = pg_array_text(&skip);
     int found = -1;
     int64_t table_id = 0;
+    struct retirement_result done = {0};
     if (!skip_lit)
         error_nomem(r->err);
     else if (db_begin(r->pg, r->err) == 0) {
         found = store_retirement_take(r->pg, r->catalog_id, skip_lit, &table_id, r->err);
-        if (found < 0 || (found == 1 && work_page(r, table_id) != 0)) {
+        if (found < 0 || (found == 1 && work_page(r, table_id, &done) != 0)) {
             db_rollback(r->pg);
             found = -1;
         } else if (db_commit(r->pg, r->err) != 0) {
             found = -1;
+        } else if (found == 1) {
+            add_page(r->res, &done);
         }
     }
     pg_array_free(&skip);
@@ -208,7 +223,6 @@ static int reclaim(struct run *r, const atomic_bool *stop)
         int worked = one_page(r);
         if (worked <= 0)
             return worked;
-        r->res->batches++;
     }
 }
 
