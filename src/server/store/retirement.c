@@ -70,6 +70,11 @@ int store_retirement_eligible(PGconn *pg, int64_t catalog_id, int64_t *tables, s
 int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, int64_t *table_id,
                           struct error *err)
 {
+    /* The page's transaction stays open while its objects are deleted: at
+     * the largest batch, 100,000 of them, a hundred DeleteObjects requests,
+     * past the pool's 30 s idle limit (db/pool.c). */
+    if (db_run(pg, "SET LOCAL idle_in_transaction_session_timeout = '15min'", NULL, err) != 0)
+        return -1;
     struct db_params p;
     DB_PARAMS_IDS(&p, catalog_id);
     db_param_str(&p, skip_ids);

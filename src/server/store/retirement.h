@@ -34,7 +34,8 @@ int store_retirement_eligible(PGconn *pg, int64_t catalog_id, int64_t *tables, s
 
 /* Takes the marked table marked first that no other transaction holds
  * (FOR NO KEY UPDATE SKIP LOCKED), other than those of skip_ids (a
- * bigint[] literal): 1 with *table_id set, 0 when none. */
+ * bigint[] literal): 1 with *table_id set, 0 when none. The transaction
+ * may then stay idle up to 15 minutes (the page's object deletes). */
 int store_retirement_take(PGconn *pg, int64_t catalog_id, const char *skip_ids, int64_t *table_id,
                           struct error *err);
 
