@@ -160,8 +160,7 @@ int store_retirement_delete(PGconn *pg, int64_t catalog_id, int64_t table_id, co
     DB_PARAMS_IDS(&p, catalog_id, table_id);
     db_param_str(&p, dv_ids);
     db_param_str(&p, data_ids);
-    int64_t gone;
-    return db_scalar_i64(pg, delete_sql, &p, &gone, err) < 0 ? -1 : 0;
+    return db_run(pg, delete_sql, &p, err);
 }
 
 int store_retirement_purge(PGconn *pg, int64_t catalog_id, int64_t table_id, bool *purged,
