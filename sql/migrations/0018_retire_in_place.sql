@@ -20,3 +20,7 @@ ALTER TABLE hog_table ADD CONSTRAINT hog_table_retired_dropped
     CHECK (retired_at IS NULL OR dropped_snapshot IS NOT NULL);
 CREATE INDEX hog_table_retired ON hog_table (catalog_id, retired_at, table_id)
     WHERE retired_at IS NOT NULL;
+-- The mark, under the lock, finds the dropped tables not yet marked
+-- without walking every table of the catalog (54,500 in the 1x catalog).
+CREATE INDEX hog_table_dropped ON hog_table (catalog_id, dropped_snapshot)
+    WHERE dropped_snapshot IS NOT NULL AND retired_at IS NULL;

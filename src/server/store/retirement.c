@@ -6,17 +6,20 @@
 #include "server/store/files.h"
 
 /* Eligible: dropped at or below the floor. The floor only rises, so a
- * table once eligible stays so. */
-#define ELIGIBLE                                                                                   \
-    " t.dropped_snapshot IS NOT NULL AND t.dropped_snapshot <= (SELECT earliest_snapshot_id"       \
-    "  FROM hog_catalog c WHERE c.catalog_id = t.catalog_id)"
+ * table once eligible stays so, and a marked table is one. The floor is
+ * read once ($1 is the catalog), so that hog_table_dropped bounds the
+ * walk to the dropped tables not yet marked. */
+#define ELIGIBLE_UNMARKED                                                                          \
+    " t.catalog_id = $1 AND t.dropped_snapshot IS NOT NULL AND t.retired_at IS NULL"               \
+    " AND t.dropped_snapshot <= (SELECT earliest_snapshot_id FROM hog_catalog"                     \
+    "  WHERE catalog_id = $1)"
 
 static const char mark_sql[] =
-    "UPDATE hog_table t SET retired_at = clock_timestamp() WHERE t.catalog_id = $1"
-    " AND t.retired_at IS NULL AND" ELIGIBLE;
+    "UPDATE hog_table t SET retired_at = clock_timestamp() WHERE" ELIGIBLE_UNMARKED;
 
 static const char eligible_sql[] =
-    "SELECT count(*) FROM hog_table t WHERE t.catalog_id = $1 AND" ELIGIBLE;
+    "SELECT (SELECT count(*) FROM hog_table WHERE catalog_id = $1 AND retired_at IS NOT NULL)"
+    " + (SELECT count(*) FROM hog_table t WHERE" ELIGIBLE_UNMARKED ")";
 
 static const char take_sql[] =
     "SELECT table_id FROM hog_table WHERE catalog_id = $1 AND retired_at IS NOT NULL"
