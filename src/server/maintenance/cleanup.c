@@ -106,17 +106,6 @@ static int settle(struct pass *p, const struct reap_item *items, size_t n)
     return settle_outcome(p, items, n, REAP_FAILED, &unheld);
 }
 
-static void count(struct pass *p, const struct reap_item *items, size_t n)
-{
-    int64_t c[REAP_OUTCOMES] = {0};
-    reap_count(&p->reaper, items, n, c);
-    p->res->removed += c[REAP_DELETED];
-    p->res->missing += c[REAP_ABSENT];
-    p->res->still_referenced += c[REAP_REFERENCED];
-    p->res->refused += c[REAP_REFUSED];
-    p->res->failed += c[REAP_FAILED];
-}
-
 /* One claimed sub-batch: the claim's result owns the paths. */
 struct round {
     struct store_removals_claimed claim;
@@ -199,7 +188,7 @@ static int round_settle(struct pass *p, struct round *rd)
 {
     int rc = 0;
     if (rd->n > 0) {
-        count(p, rd->items, rd->n);
+        reap_count(&p->reaper, rd->items, rd->n, p->res->objects);
         rc = settle(p, rd->items, rd->n);
     }
     round_free(rd);
@@ -307,12 +296,14 @@ int cleanup_purge_ledger(PGconn *pg, int64_t retention_s, int64_t limit, int64_t
 
 json_t *cleanup_result_json(const struct cleanup_result *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "removed", (json_int_t)r->removed,
-                     "missing", (json_int_t)r->missing, "still_referenced",
-                     (json_int_t)r->still_referenced, "refused", (json_int_t)r->refused,
-                     "objects_removed", (json_int_t)r->removed, "settled_elsewhere",
-                     (json_int_t)r->settled_elsewhere, "failed", (json_int_t)r->failed,
-                     "deadline_skipped", (json_int_t)0);
+    json_t *o = json_pack("{s:I,s:I,s:I}", "objects_removed", (json_int_t)r->objects[REAP_DELETED],
+                          "settled_elsewhere", (json_int_t)r->settled_elsewhere, "deadline_skipped",
+                          (json_int_t)0);
+    if (o && reap_counts_json(o, r->objects) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 _Static_assert((int)CLEANUP_RECEIPT_FLOOR_CAP_SECONDS == (int)STORE_RETENTION_RECEIPT_CAP_SECONDS,

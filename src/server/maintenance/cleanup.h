@@ -28,6 +28,8 @@
 #include <libpq-fe.h>
 #include <stdint.h>
 
+#include "server/maintenance/reap.h"
+
 struct server;
 struct error;
 
@@ -42,11 +44,11 @@ enum { CLEANUP_CLAIM_LEASE_SECONDS = 900 };
 enum { CLEANUP_STAGING_GRACE_SECONDS = 3600 };
 
 struct cleanup_result {
-    int64_t removed;           /* objects deleted (rows drained 'deleted') */
-    int64_t missing;           /* objects already gone (drained 'absent') */
-    int64_t still_referenced;  /* paths a file row or upload names: not deleted */
-    int64_t refused;           /* paths outside the data path, links, non-files: not deleted */
-    int64_t failed;            /* deletes that failed: claim released, retried later */
+    /* By enum reap_outcome: objects deleted (rows drained 'deleted'),
+     * already gone ('absent'), paths a file row or upload names (not
+     * deleted), paths outside the data path, links, non-files (not
+     * deleted), deletes that failed (claim released, retried later). */
+    int64_t objects[REAP_OUTCOMES];
     int64_t settled_elsewhere; /* rows another pass took over after our lease ran out */
     int64_t queue_depth;       /* undrained rows of the catalog after the pass */
 };

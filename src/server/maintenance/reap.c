@@ -1,6 +1,7 @@
 #include "server/maintenance/reap.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,19 +190,30 @@ int reap_objects(const struct reaper *r, struct reap_item *items, size_t n, stru
     return 0;
 }
 
+/* What results and the metric's label call each outcome. */
+static const char *const result_names[REAP_OUTCOMES] = {"removed", "missing", "still_referenced",
+                                                        "refused", "failed"};
+
 void reap_count(const struct reaper *r, const struct reap_item *items, size_t n,
                 int64_t counts[REAP_OUTCOMES])
 {
     int64_t c[REAP_OUTCOMES] = {0};
     for (size_t i = 0; i < n; i++)
         c[items[i].outcome]++;
-    static const char *const labels[REAP_OUTCOMES] = {"result=\"removed\"", "result=\"missing\"",
-                                                      "result=\"still_referenced\"",
-                                                      "result=\"refused\"", "result=\"failed\""};
     for (int k = 0; k < REAP_OUTCOMES; k++) {
         counts[k] += c[k];
+        char label[48];
+        snprintf(label, sizeof label, "result=\"%s\"", result_names[k]);
         if (c[k])
-            metrics_counter_add(r->srv->metrics, "hoglake_files_removed_total", labels[k],
+            metrics_counter_add(r->srv->metrics, "hoglake_files_removed_total", label,
                                 (double)c[k]);
     }
+}
+
+int reap_counts_json(json_t *o, const int64_t counts[REAP_OUTCOMES])
+{
+    for (int k = 0; k < REAP_OUTCOMES; k++)
+        if (json_object_set_new(o, result_names[k], json_integer(counts[k])) != 0)
+            return -1;
+    return 0;
 }

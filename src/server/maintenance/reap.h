@@ -9,6 +9,7 @@
 #ifndef HL_SERVER_MAINTENANCE_REAP_H
 #define HL_SERVER_MAINTENANCE_REAP_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,8 +62,13 @@ int reap_mark_referenced(const struct reaper *r, PGconn *pg, int64_t except_tabl
  * filled when out of memory (outcomes then stay as they were). */
 int reap_objects(const struct reaper *r, struct reap_item *items, size_t n, struct error *err);
 
-/* Adds the items' outcomes to counts and to hoglake_files_removed_total. */
+/* Adds the items' outcomes to counts (indexed by enum reap_outcome) and
+ * to hoglake_files_removed_total. */
 void reap_count(const struct reaper *r, const struct reap_item *items, size_t n,
                 int64_t counts[REAP_OUTCOMES]);
+
+/* Sets counts on o as the results name them: removed, missing,
+ * still_referenced, refused, failed. 0, or -1 when out of memory. */
+int reap_counts_json(json_t *o, const int64_t counts[REAP_OUTCOMES]);
 
 #endif

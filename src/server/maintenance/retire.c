@@ -144,15 +144,14 @@ static int work_page(struct run *r, int64_t table_id, struct retirement_result *
         items[i] = (struct reap_item){.id = store_retired_page_id(&page, (int)i),
                                       .path = store_retired_page_path(&page, (int)i),
                                       .outcome = REAP_FAILED};
-    int64_t c[REAP_OUTCOMES] = {0};
     int rc = reap_mark_referenced(&r->reaper, r->pg, table_id, items, n, r->err);
     if (rc == 0)
         rc = reap_objects(&r->reaper, items, n, r->err);
     if (rc == 0) {
-        reap_count(&r->reaper, items, n, c);
+        reap_count(&r->reaper, items, n, done->objects);
         rc = delete_rows(r, table_id, &page, items, n, done);
     }
-    if (rc == 0 && c[REAP_FAILED] > 0)
+    if (rc == 0 && done->objects[REAP_FAILED] > 0)
         rc = skip_table(r, table_id);
     else if (rc == 0 && (int64_t)n < r->opt->batch) {
         bool purged = false;
@@ -161,11 +160,6 @@ static int work_page(struct run *r, int64_t table_id, struct retirement_result *
         if (rc == 0 && !purged) /* rows the page skipped, locked by a purge: later */
             rc = skip_table(r, table_id);
     }
-    done->removed += c[REAP_DELETED];
-    done->missing += c[REAP_ABSENT];
-    done->still_referenced += c[REAP_REFERENCED];
-    done->refused += c[REAP_REFUSED];
-    done->failed += c[REAP_FAILED];
     free(items);
     store_retired_page_free(&page);
     return rc;
@@ -176,11 +170,8 @@ static void add_page(struct retirement_result *to, const struct retirement_resul
     to->tables_retired += page->tables_retired;
     to->data_files_removed += page->data_files_removed;
     to->delete_files_removed += page->delete_files_removed;
-    to->removed += page->removed;
-    to->missing += page->missing;
-    to->still_referenced += page->still_referenced;
-    to->refused += page->refused;
-    to->failed += page->failed;
+    for (int k = 0; k < REAP_OUTCOMES; k++)
+        to->objects[k] += page->objects[k];
     to->batches++;
 }
 
@@ -247,15 +238,18 @@ int retirement_run(struct server *srv, PGconn *pg, const struct catalog_row *cat
 
 json_t *retirement_result_json(const struct retirement_result *r)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}", "tables_marked",
-                     (json_int_t)r->tables_marked, "tables_retired", (json_int_t)r->tables_retired,
-                     "data_files_removed", (json_int_t)r->data_files_removed,
-                     "delete_files_removed", (json_int_t)r->delete_files_removed, "removed",
-                     (json_int_t)r->removed, "missing", (json_int_t)r->missing, "still_referenced",
-                     (json_int_t)r->still_referenced, "refused", (json_int_t)r->refused, "failed",
-                     (json_int_t)r->failed, "batches", (json_int_t)r->batches, "tables_pending",
-                     (json_int_t)r->tables_pending, "lock_held_us", (json_int_t)r->lock_held_us,
-                     "truncated", r->truncated);
+    json_t *o =
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}", "tables_marked",
+                  (json_int_t)r->tables_marked, "tables_retired", (json_int_t)r->tables_retired,
+                  "data_files_removed", (json_int_t)r->data_files_removed, "delete_files_removed",
+                  (json_int_t)r->delete_files_removed, "batches", (json_int_t)r->batches,
+                  "tables_pending", (json_int_t)r->tables_pending, "lock_held_us",
+                  (json_int_t)r->lock_held_us, "truncated", r->truncated);
+    if (o && reap_counts_json(o, r->objects) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 int retirement_pass(void *ctx, PGconn *pg, int64_t catalog_id, json_t **result, struct error *err)

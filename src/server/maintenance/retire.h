@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "server/maintenance/reap.h"
+
 struct catalog_row;
 struct error;
 struct server;
@@ -46,8 +48,8 @@ struct retirement_result {
     int64_t tables_retired; /* tables whose catalog rows were purged */
     int64_t data_files_removed;
     int64_t delete_files_removed;
-    /* The objects of the files worked, as cleanup counts them. */
-    int64_t removed, missing, still_referenced, refused, failed;
+    /* The objects of the files worked, by enum reap_outcome (reap.h). */
+    int64_t objects[REAP_OUTCOMES];
     int64_t batches;        /* pages */
     int64_t tables_pending; /* eligible tables left after the run */
     int64_t lock_held_us;   /* time the run held the catalog lock */
