@@ -48,6 +48,7 @@ root=$(cd "$here/../.." && pwd)
 scales="0.01 0.1"
 out=""
 ops=50
+summary_batch=10000 # hoglaked's default
 writers=8
 wide=54000
 tables=500
@@ -385,6 +386,7 @@ EOF
   measure scan_day_travel "$ops" "$q/scan_day_travel" --pages
   measure changes_1000 "$ops" "$q/changes_1000" --pages
   measure consumer_offset_put "$ops" "$q/consumer_offset" --method PUT
+  summary_runs
 
   log "scale $scale: EXPLAIN (ANALYZE, BUFFERS) of every operation's queries"
   stop_server
@@ -392,11 +394,11 @@ EOF
     -c "ALTER DATABASE $db SET auto_explain.log_min_duration = 0" \
     -c "ALTER DATABASE $db SET auto_explain.log_analyze = on" \
     -c "ALTER DATABASE $db SET auto_explain.log_buffers = on"
-  # No metrics sampler: its statements would land among the operation's.
-  start_server "$db" "hoglake-$name-explain" --metrics-interval-ms 0
+  # No samplers: their statements would land among the operation's.
+  start_server "$db" "hoglake-$name-explain" --metrics-interval-ms 0 --summary-interval-ms 0
   token_file=$dir/hoglaked-$name/admin.token
   for op in get_table get_table_totals list_wide list_lake snapshots_page resolve scan_day \
-    scan_day_stats scan_day_travel changes_1000; do
+    scan_day_stats scan_day_travel changes_1000 stats_partitions stats_partitions_wide; do
     case $op in scan_* | changes_*) explain "$op" "$q/$op" --pages ;; *) explain "$op" "$q/$op" ;; esac
   done
   explain consumer_offset "$q/consumer_offset" --method PUT
@@ -412,6 +414,55 @@ EOF
     maintenance_runs "$name"
   fi
   stop_server
+}
+
+# ---- the partition summary: one whole walk, then GET .../stats/partitions ----
+# The sampler at its default pace walks 10,000 files a second; here it steps
+# back to back (--summary-interval-ms 1) so one walk of the catalog is
+# timed, then the server restarts without it and the report (which reads
+# the published summary, not the file rows) is timed like any operation.
+summary_runs() {
+  local api=/v1/catalogs/lake published=0 walk
+  stop_server
+  # A walk from the first file: the summaries an earlier run (or the
+  # server's own default-paced sampler) published or began are dropped.
+  psql_ -d "$db" -c "DELETE FROM hog_summary" >/dev/null
+  start_server "$db" "hoglaked-$name" --summary-interval-ms 1 --summary-refresh-seconds 3600 \
+    --summary-batch "$summary_batch" --metrics-interval-ms 0
+  log "scale $scale: the summary sampler walks the catalog"
+  for _ in $(seq 1 7200); do
+    published=$(psql_ -d "$db" -c "SELECT coalesce(s.published_generation, 0) FROM hog_summary s
+      JOIN hog_catalog c USING (catalog_id) WHERE c.name = 'lake'")
+    [ "${published:-0}" -gt 0 ] && break
+    sleep 0.5
+  done
+  walk=$(psql_ -d "$db" -F' ' -c "SELECT s.live_files, s.buckets,
+    (extract(epoch FROM s.published_at - s.published_started_at) * 1000)::bigint
+    FROM hog_summary s JOIN hog_catalog c USING (catalog_id) WHERE c.name = 'lake'")
+  stop_server
+  start_server "$db" "hoglaked-$name" --summary-interval-ms 0
+  if [ "${published:-0}" -le 0 ]; then
+    log "FAILED: no walk of the summary published within an hour"
+    failed=1
+    return 0
+  fi
+  # shellcheck disable=SC2086 # three numbers
+  python3 - $walk "$summary_batch" >"$sdir/summary.json" <<'EOF2'
+import json, sys
+files, buckets, ms, batch = map(int, sys.argv[1:])
+print(json.dumps({"live_files": files, "buckets": buckets, "walk_ms": ms, "batch": batch,
+    "steps": -(-files // batch), "ms_per_step": round(ms / max(1, -(-files // batch)), 2),
+    "files_per_s": round(files * 1000 / ms) if ms else None}))
+EOF2
+  log "summary walk: $(cat "$sdir/summary.json")"
+  echo "$api/stats/partitions" >"$q/stats_partitions"
+  echo "$api/stats/partitions?namespace=lake&table=t000" >"$q/stats_partitions_t000"
+  echo "$api/stats/partitions?namespace=wide" >"$q/stats_partitions_wide"
+  echo "$api/stats/partitions?limit=500" >"$q/stats_partitions_500"
+  measure stats_partitions "$ops" "$q/stats_partitions"
+  measure stats_partitions_t000 "$ops" "$q/stats_partitions_t000"
+  measure stats_partitions_wide "$ops" "$q/stats_partitions_wide"
+  measure stats_partitions_500 "$ops" "$q/stats_partitions_500"
 }
 
 # ---- maintenance on a copy: the whole history expired, a huge table retired ----

@@ -1,4 +1,5 @@
-/* hoglake maintenance expire|retire|runs|status|compact|hydrate|rehydrate|cleanup|orphans:
+/* hoglake maintenance
+ * expire|retire|runs|status|partitions|compact|hydrate|rehydrate|cleanup|orphans:
  * server-owned maintenance. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cli/cmd_maintenance_compact.h"
 #include "cli/cmd_maintenance_hydrate.h"
 #include "cli/cmd_maintenance_orphans.h"
+#include "cli/cmd_maintenance_partitions.h"
 #include "cli/output.h"
 
 static const struct cli_opt expire_opts[] = {
@@ -203,6 +205,10 @@ static const struct cli_verb verbs[] = {
      "maintenance runs CATALOG [--task TASK] [--limit N]", runs_opts, 2, 1, 1, run_runs},
     {"status", "each maintenance task's last run, backlog and loop", "maintenance status CATALOG",
      NULL, 0, 1, 1, run_status},
+    {"partitions", "the partitions with compaction debt, most first (sampled)",
+     "maintenance partitions CATALOG [--namespace NAMESPACE | --table NAMESPACE.TABLE] "
+     "[--limit N]",
+     cli_partitions_opts, 3, 1, 1, cli_run_partitions},
     {"compact", "rewrite small files into larger sorted ones now (one compaction pass)",
      "maintenance compact CATALOG [--batch N]", cli_compact_opts, 1, 1, 1, cli_run_compact},
     {"hydrate", "fill deferred statistics now (one hydrator pass)",

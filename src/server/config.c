@@ -184,6 +184,17 @@ static const struct option_def options[] = {
         "metrics-interval-ms", "HOGLAKE_METRICS_INTERVAL_MS", metrics_interval_ms, 0, 86400000,
         "how often the per-catalog gauges of /metrics (snapshot count, head age, tables, live\n"
         "rows and bytes, consumer lag) are read from the database (default 15000; 0 = never)"),
+    INT64_OPT(
+        "summary-interval-ms", "HOGLAKE_MAINTENANCE_SUMMARY_INTERVAL_MS", summary_interval_ms, 0,
+        86400000,
+        "how often the summary sampler takes a step per catalog, walking its live files\n"
+        "into the partition summary GET .../stats/partitions reads (default 1000; 0 = never)"),
+    INT64_OPT("summary-batch", "HOGLAKE_MAINTENANCE_SUMMARY_BATCH", summary_batch, 1, 1000000,
+              "files one summary step adds, in one short transaction (default 10000)"),
+    INT64_OPT("summary-refresh-seconds", "HOGLAKE_MAINTENANCE_SUMMARY_REFRESH_SECONDS",
+              summary_refresh_s, 0, 31LL * 86400,
+              "age of the published partition summary at which the sampler walks the catalog\n"
+              "again (default 60)"),
     INT64_OPT("compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", compaction_interval_ms, 0,
               31LL * 86400000,
               "compaction loop interval; each sweep compacts one group per catalog\n"
@@ -246,6 +257,9 @@ static void set_defaults(struct config *cfg)
     cfg->hydrator_interval_ms = 900000;
     cfg->hydrator_batch = 1000;
     cfg->metrics_interval_ms = 15000;
+    cfg->summary_interval_ms = 5000;
+    cfg->summary_batch = 10000;
+    cfg->summary_refresh_s = 60;
 }
 
 static void print_help(FILE *out)

@@ -91,6 +91,7 @@ struct config {
     int64_t hydrator_batch;
     /* Metrics sampler (contract 7.5): interval, 0 = off. */
     int64_t metrics_interval_ms;
+    int64_t summary_interval_ms, summary_batch, summary_refresh_s;
     /* Compaction (contract 7.3): loop interval (0 = no loop, the
      * default) and the input bytes one group may hold in memory. */
     int64_t compaction_interval_ms;

@@ -28,6 +28,7 @@
 #include "server/maintenance/hydrate.h"
 #include "server/maintenance/maintenance.h"
 #include "server/maintenance/orphans.h"
+#include "server/maintenance/summary.h"
 #include "server/metrics.h"
 #include "server/metrics_sampler.h"
 #include "server/privileges.h"
@@ -157,6 +158,7 @@ int main(int argc, char **argv)
     int exit_code = 1;
     struct embedded_pg *epg = NULL;
     struct metrics_sampler *sampler = NULL;
+    struct summary_sampler *summary = NULL;
     char *tls_cert = NULL, *tls_key = NULL;
     int listen_fd = -1; /* bound while root (a port below 1024), served from later */
     int port_fd = -1;
@@ -318,6 +320,16 @@ int main(int argc, char **argv)
         log_error("%s", fault.msg);
         goto out;
     }
+    if (srv.cfg.summary_interval_ms > 0) {
+        const struct summary_options opt = {.interval_ms = srv.cfg.summary_interval_ms,
+                                            .batch = srv.cfg.summary_batch,
+                                            .refresh_s = srv.cfg.summary_refresh_s,
+                                            .small_bytes = COMPACTION_TARGET_BYTES};
+        if (!(summary = summary_sampler_start(srv.pool, srv.metrics, &opt, &fault))) {
+            log_error("%s", fault.msg);
+            goto out;
+        }
+    }
     srv.openapi_yaml = hl_openapi[0].data;
     srv.openapi_len = hl_openapi[0].len;
 
@@ -383,6 +395,7 @@ out:
     maintenance_stop(srv.maint);
     srv.maint = NULL;
     metrics_sampler_stop(sampler);
+    summary_sampler_stop(summary);
     /* The last database user is gone: no restart from here on, and none
      * counted into metrics after they are freed. */
     embedded_pg_unsupervise(epg);

@@ -112,6 +112,10 @@ static const struct family_def families[] = {
     {"hoglake_metrics_last_sample_epoch", GAUGE,
      "Unix time of the metrics sampler's last successful sample."},
     {"hoglake_metrics_sample_errors_total", COUNTER, "Metrics samples that failed."},
+    {"hoglake_summary_files_sampled_total", COUNTER,
+     "Live files the summary sampler's walks added into partition summaries."},
+    {"hoglake_summary_generations_published_total", COUNTER,
+     "Partition summaries the summary sampler's walks completed and published."},
     {"hoglake_files_removed_total", COUNTER,
      "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
      "deleted), failed (retried later)."},

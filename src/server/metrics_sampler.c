@@ -1,17 +1,15 @@
 #include "server/metrics_sampler.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/store/metrics.h"
 #include "util/log.h"
+#include "util/ticker.h"
 #include "util/timefmt.h"
 
 enum { LABELS_MAX = 640 };
@@ -166,15 +164,13 @@ int metrics_sample(struct db_conn *conn, struct metrics *m)
 struct metrics_sampler {
     struct db_pool *pool;
     struct metrics *metrics;
-    int64_t interval_ms;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t wake; /* CLOCK_MONOTONIC */
-    bool stopping;
+    struct ticker *ticker;
 };
 
-static void sample_now(struct metrics_sampler *s)
+static void sample_now(struct ticker *t, void *arg)
 {
+    (void)t;
+    struct metrics_sampler *s = arg;
     /* A short wait: a busy pool skips this sample rather than queueing
      * behind requests. */
     struct db_conn *conn = db_pool_acquire(s->pool, 1000);
@@ -184,24 +180,6 @@ static void sample_now(struct metrics_sampler *s)
     }
     metrics_sample(conn, s->metrics);
     db_pool_release(conn);
-}
-
-static void *sampler_main(void *arg)
-{
-    struct metrics_sampler *s = arg;
-    pthread_mutex_lock(&s->mu);
-    while (!s->stopping) {
-        pthread_mutex_unlock(&s->mu);
-        sample_now(s);
-        pthread_mutex_lock(&s->mu);
-        struct timespec due;
-        time_mono_deadline(&due, s->interval_ms);
-        int rc = 0;
-        while (!s->stopping && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&s->wake, &s->mu, &due);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
 }
 
 struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metrics *m,
@@ -214,18 +192,8 @@ struct metrics_sampler *metrics_sampler_start(struct db_pool *pool, struct metri
     }
     s->pool = pool;
     s->metrics = m;
-    s->interval_ms = interval_ms;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &ca);
-    pthread_condattr_destroy(&ca);
-    int rc = pthread_create(&s->thread, NULL, sampler_main, s);
-    if (rc != 0) {
-        error_fail(err, ERR_INTERNAL, "cannot start the metrics sampler: %s", strerror(rc));
-        pthread_cond_destroy(&s->wake);
-        pthread_mutex_destroy(&s->mu);
+    s->ticker = ticker_start("metrics sampler", interval_ms, sample_now, s, err);
+    if (!s->ticker) {
         free(s);
         return NULL;
     }
@@ -237,12 +205,6 @@ void metrics_sampler_stop(struct metrics_sampler *s)
 {
     if (!s)
         return;
-    pthread_mutex_lock(&s->mu);
-    s->stopping = true;
-    pthread_cond_broadcast(&s->wake);
-    pthread_mutex_unlock(&s->mu);
-    pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->wake);
-    pthread_mutex_destroy(&s->mu);
+    ticker_stop(s->ticker);
     free(s);
 }

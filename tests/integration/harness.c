@@ -838,6 +838,30 @@ void make_catalog(const struct test_server *s, const char *name)
     http_result_free(&r);
 }
 
+static int64_t commit_body(const struct test_server *s, const char *catalog, const char *body_sq,
+                           bool must_succeed)
+{
+    char *b = dq(body_sq);
+    struct http_result r;
+    api_send_text(&r, s, "POST", b, "/v1/catalogs/%s/commit", catalog);
+    free(b);
+    if (must_succeed)
+        expect_status(&r, 200);
+    int64_t snap = r.status == 200 ? jint(r.json, "snapshot_id") : -r.status;
+    http_result_free(&r);
+    return snap;
+}
+
+int64_t api_commit_status(const struct test_server *s, const char *catalog, const char *body_sq)
+{
+    return commit_body(s, catalog, body_sq, false);
+}
+
+int64_t api_commit(const struct test_server *s, const char *catalog, const char *body_sq)
+{
+    return commit_body(s, catalog, body_sq, true);
+}
+
 void make_namespace(const struct test_server *s, const char *catalog, const char *ns)
 {
     struct http_result r;

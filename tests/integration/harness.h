@@ -237,6 +237,12 @@ void expect_contains(const char *text, const char *needle, const char *what);
 /* Fails the test (naming `what`, with both outputs) unless it exited `code`. */
 void cli_out_expect(const struct cli_out *o, int code, const char *what);
 
+/* POSTs a commit body (single-quoted JSON, see dq) to the catalog's
+ * /commit: the new snapshot id on 200, else minus the HTTP status.
+ * api_commit fails the test (with the answer) unless it is 200. */
+int64_t api_commit_status(const struct test_server *s, const char *catalog, const char *body_sq);
+int64_t api_commit(const struct test_server *s, const char *catalog, const char *body_sq);
+
 /* `columns_json` is the JSON array text of ColumnDefs. Returns the Table
  * response (caller json_decref's). */
 json_t *make_table(const struct test_server *s, const char *catalog, const char *ns,

@@ -151,18 +151,6 @@ static void expect_aligned(const char *header_line, const char *row, const char 
     }
 }
 
-static int64_t commit(const char *body_sq)
-{
-    char *b = dq(body_sq);
-    struct http_result r;
-    api_send_text(&r, &srv, "POST", b, "/v1/catalogs/" CAT "/commit");
-    free(b);
-    expect_status(&r, 200);
-    int64_t snap = jint(r.json, "snapshot_id");
-    http_result_free(&r);
-    return snap;
-}
-
 static void put_offset(const char *consumer, const char *uuid, int64_t snapshot)
 {
     struct http_result r;
@@ -195,18 +183,20 @@ static int setup(void **state)
     uuid_of("events", events_uuid, sizeof events_uuid);
     uuid_of("other", other_uuid, sizeof other_uuid);
     s_first =
-        commit("{'appends':[{'namespace':'" NS "','table':'events','files':["
-               "{'path':'" DATA "/events/a.parquet','record_count':10,'file_size_bytes':1000,"
-               "'partition_values':['click']},"
-               "{'path':'" DATA "/events/b.parquet','record_count':5,'file_size_bytes':300,"
-               "'partition_values':[null]}]},"
-               "{'namespace':'" NS "','table':'other','files':["
-               "{'path':'" DATA "/other/o.parquet','record_count':1,'file_size_bytes':9}]}]}");
+        api_commit(&srv, CAT,
+                   "{'appends':[{'namespace':'" NS "','table':'events','files':["
+                   "{'path':'" DATA "/events/a.parquet','record_count':10,'file_size_bytes':1000,"
+                   "'partition_values':['click']},"
+                   "{'path':'" DATA "/events/b.parquet','record_count':5,'file_size_bytes':300,"
+                   "'partition_values':[null]}]},"
+                   "{'namespace':'" NS "','table':'other','files':["
+                   "{'path':'" DATA "/other/o.parquet','record_count':1,'file_size_bytes':9}]}]}");
     /* Apart in time, so --at can name the first commit's instant. */
     sleep_ms(20);
-    s_second = commit("{'appends':[{'namespace':'" NS "','table':'events','files':["
-                      "{'path':'" DATA "/events/c.parquet','record_count':7,"
-                      "'file_size_bytes':70,'partition_values':['view']}]}]}");
+    s_second = api_commit(&srv, CAT,
+                          "{'appends':[{'namespace':'" NS "','table':'events','files':["
+                          "{'path':'" DATA "/events/c.parquet','record_count':7,"
+                          "'file_size_bytes':70,'partition_values':['view']}]}]}");
     int64_t a =
         sqli("SELECT data_file_id FROM hog_data_file WHERE path = '" DATA "/events/a.parquet'");
     char body[600];
@@ -215,7 +205,7 @@ static int setup(void **state)
              "[{'data_file_id':%lld,'path':'" DATA "/events/a-dv.puffin','delete_count':3,"
              "'file_size_bytes':50}]}]}",
              (long long)s_second, (long long)a);
-    s_deletes = commit(body);
+    s_deletes = api_commit(&srv, CAT, body);
     put_offset("feed", events_uuid, s_second);
     put_offset("feed", other_uuid, s_first);
     put_offset("audit", events_uuid, s_deletes);
@@ -411,7 +401,7 @@ static void listings_page_through(void **state)
                               "'file_size_bytes':10,'column_stats':[]}",
                               i ? "," : "", i);
     snprintf(body + n, cap - n, "]}]}");
-    commit(body);
+    api_commit(&srv, CAT, body);
     free(body);
     int64_t first =
         sqli("SELECT min(data_file_id) FROM hog_data_file WHERE path LIKE '" DATA "/many/%%'");

@@ -85,17 +85,6 @@ static void expect_sample(const char *body, const char *series, double want)
         fail_msg("%s: want %g, got %g", series, want, got);
 }
 
-static int64_t commit(const char *body_sq)
-{
-    char *b = dq(body_sq);
-    struct http_result r;
-    api_send_text(&r, &srv, "POST", b, "/v1/catalogs/" CAT "/commit");
-    free(b);
-    int64_t snap = r.status == 200 ? jint(r.json, "snapshot_id") : -r.status;
-    http_result_free(&r);
-    return snap;
-}
-
 static void put_offset(const char *cat, const char *consumer, const char *uuid, int64_t snap)
 {
     struct http_result r;
@@ -115,12 +104,16 @@ static void key_series_after_a_sample(void **state)
     json_decref(t);
     json_decref(make_table(&srv, CAT, "ns", "gone", cols));
     free(cols);
-    int64_t first = commit("{'appends':[{'namespace':'ns','table':'t','files':[{'path':'" DATA
-                           "/1.parquet','record_count':3,'file_size_bytes':30}]}]}");
+    int64_t first =
+        api_commit_status(&srv, CAT,
+                          "{'appends':[{'namespace':'ns','table':'t','files':[{'path':'" DATA
+                          "/1.parquet','record_count':3,'file_size_bytes':30}]}]}");
     assert_true(first > 0);
     /* Files of a dropped table are not live data. */
-    assert_true(commit("{'appends':[{'namespace':'ns','table':'gone','files':[{'path':'" DATA
-                       "/g.parquet','record_count':100,'file_size_bytes':1000}]}]}") > 0);
+    assert_true(
+        api_commit_status(&srv, CAT,
+                          "{'appends':[{'namespace':'ns','table':'gone','files':[{'path':'" DATA
+                          "/g.parquet','record_count':100,'file_size_bytes':1000}]}]}") > 0);
     struct http_result r;
     api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/ns/tables/gone");
     expect_status(&r, 200);
@@ -139,10 +132,14 @@ static void key_series_after_a_sample(void **state)
         "{'read_snapshot':%lld,'appends':[{'namespace':'ns','table':'t','files':[{'path':'" DATA
         "/x.parquet','record_count':1,'file_size_bytes':1}]}]}",
         (long long)read);
-    assert_int_equal(commit(body), -409);
-    assert_int_equal(commit("{'appends':[{'namespace':'ns','table':'t','files':[]}]}"), -422);
-    int64_t second = commit("{'appends':[{'namespace':'ns','table':'t','files':[{'path':'" DATA
-                            "/2.parquet','record_count':4,'file_size_bytes':40}]}]}");
+    assert_int_equal(api_commit_status(&srv, CAT, body), -409);
+    assert_int_equal(
+        api_commit_status(&srv, CAT, "{'appends':[{'namespace':'ns','table':'t','files':[]}]}"),
+        -422);
+    int64_t second =
+        api_commit_status(&srv, CAT,
+                          "{'appends':[{'namespace':'ns','table':'t','files':[{'path':'" DATA
+                          "/2.parquet','record_count':4,'file_size_bytes':40}]}]}");
     assert_true(second > first);
     put_offset(CAT, "slow", uuid, first);
     put_offset(CAT, "fast", uuid, second);

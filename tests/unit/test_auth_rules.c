@@ -265,6 +265,7 @@ static const struct {
     {"POST", C "/maintenance/rehydrate", ACCESS_OWNER},
     {"POST", C "/maintenance/cleanup", ACCESS_OWNER},
     {"POST", C "/maintenance/orphans", ACCESS_OWNER},
+    {"GET", C "/stats/partitions", ACCESS_READER},
     {"GET", C "/publications", ACCESS_READER},
     {"POST", C "/publications", ACCESS_OWNER},
     {"GET", C "/publications/{publication}", ACCESS_READER},

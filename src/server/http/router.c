@@ -30,6 +30,7 @@ static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 static const char *const cleanup_args[] = {"batch", NULL};
 static const char *const upload_schedule[] = {"limit", NULL};
 static const char *const consumer_page[] = {"limit", "page_token", NULL};
+static const char *const stats_partitions_args[] = {"namespace", "table", "limit", NULL};
 static const char *const orphans_args[] = {"dry_run", "older_than_seconds", "limit", NULL};
 
 static const struct route routes[] = {
@@ -106,6 +107,7 @@ static const struct route routes[] = {
      rehydrate_args},
     {"POST", CAT "/maintenance/cleanup", ACCESS_OWNER, h_maintenance_cleanup, 0, cleanup_args},
     {"POST", CAT "/maintenance/orphans", ACCESS_OWNER, h_maintenance_orphans, 0, orphans_args},
+    {"GET", CAT "/stats/partitions", ACCESS_READER, h_stats_partitions, 0, stats_partitions_args},
 
     {"GET", CAT "/publications", ACCESS_READER, h_publications_stub, ROUTE_INLINE, NULL},
     {"POST", CAT "/publications", ACCESS_OWNER, h_publications_stub, ROUTE_INLINE, NULL},

@@ -9,10 +9,12 @@
 
 #include "server/auth/audit.h"
 #include "server/db/db.h"
+#include "server/maintenance/summary.h"
 #include "server/metrics.h"
 #include "server/store/catalogs.h"
 #include "server/store/maintenance_runs.h"
 #include "server/store/removals.h"
+#include "server/store/summary.h"
 #include "util/log.h"
 #include "util/timefmt.h"
 
@@ -324,6 +326,16 @@ static json_t *task_status(struct maintenance *m, size_t i, PGconn *pg, int64_t 
     return o;
 }
 
+/* The partition summary's freshness (summary.h). */
+static int summary_status(json_t *status, PGconn *pg, int64_t catalog_id, struct error *err)
+{
+    struct store_summary_info info;
+    if (store_summary_info(pg, catalog_id, &info, err) != 0)
+        return -1;
+    summary_freshness(status, &info);
+    return 0;
+}
+
 json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id,
                            const char *catalog_name, struct error *err)
 {
@@ -338,7 +350,12 @@ json_t *maintenance_status(struct maintenance *m, PGconn *pg, int64_t catalog_id
     }
     if (!tasks)
         return NULL;
-    return json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
+    json_t *status = json_pack("{s:s,s:o}", "catalog", catalog_name, "tasks", tasks);
+    if (!status || summary_status(status, pg, catalog_id, err) != 0) {
+        json_decref(status);
+        return NULL;
+    }
+    return status;
 }
 
 void maintenance_after_queueing(PGconn *pg, const char *task, int64_t catalog_id, int64_t queued)
