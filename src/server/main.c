@@ -324,7 +324,8 @@ int main(int argc, char **argv)
         const struct summary_options opt = {.interval_ms = srv.cfg.summary_interval_ms,
                                             .batch = srv.cfg.summary_batch,
                                             .refresh_s = srv.cfg.summary_refresh_s,
-                                            .small_bytes = COMPACTION_TARGET_BYTES};
+                                            .small_bytes = COMPACTION_TARGET_BYTES,
+                                            .change_limit = 10 * srv.cfg.summary_batch};
         if (!(summary = summary_sampler_start(srv.pool, srv.metrics, &opt, &fault))) {
             log_error("%s", fault.msg);
             goto out;

@@ -102,20 +102,27 @@ static void drop_table(const char *table)
     http_result_free(&r);
 }
 
-/* One sampler step; a published generation is due for a new walk once
- * refresh_s old. */
-static enum summary_step_outcome step_after(int64_t batch, int64_t refresh_s)
+/* One sampler step; a published generation is due for a refresh once
+ * refresh_s old, and refreshed by its changes when they touch fewer than
+ * change_limit rows (0: always by a walk). */
+static enum summary_step_outcome step_with(int64_t batch, int64_t refresh_s, int64_t change_limit)
 {
     struct summary_options opt = {.interval_ms = 1,
                                   .batch = batch,
                                   .refresh_s = refresh_s,
-                                  .small_bytes = COMPACTION_TARGET_BYTES};
+                                  .small_bytes = COMPACTION_TARGET_BYTES,
+                                  .change_limit = change_limit};
     enum summary_step_outcome outcome;
     int64_t files;
     struct error err = {0};
     if (summary_step(pg, cat_id(CAT), &opt, &outcome, &files, &err) != 0)
         fail_msg("summary_step: %s", err.msg);
     return outcome;
+}
+
+static enum summary_step_outcome step_after(int64_t batch, int64_t refresh_s)
+{
+    return step_with(batch, refresh_s, 0);
 }
 
 static enum summary_step_outcome step(int64_t batch)
@@ -470,6 +477,126 @@ static void walk_below_the_floor_starts_again(void **state)
                      1);
 }
 
+/* The published buckets, every measure but last_written_snapshot (a walk
+ * gives the newest live file's, a refresh keeps the newest ever added),
+ * into table `name`. */
+static void save_published(const char *name)
+{
+    sql_exec("DROP TABLE IF EXISTS %s", name);
+    sql_exec("CREATE TABLE %s AS SELECT b.table_id, b.namespace_id, b.spec_id,"
+             " b.partition_values, b.stale_spec, b.file_count, b.small_count, b.total_bytes,"
+             " b.small_bytes, b.dv_count, b.record_count, b.debt_score"
+             " FROM hog_summary_bucket b JOIN hog_summary s USING (catalog_id)"
+             " WHERE b.catalog_id = %lld AND b.generation = s.published_generation",
+             name, (long long)cat_id(CAT));
+}
+
+static int64_t rows_differing(const char *a, const char *b)
+{
+    return sqli("SELECT (SELECT count(*) FROM (TABLE %s EXCEPT ALL TABLE %s) x)"
+                " + (SELECT count(*) FROM (TABLE %s EXCEPT ALL TABLE %s) y)",
+                a, b, b, a);
+}
+
+static int64_t summary_value(const char *column)
+{
+    return sqli("SELECT %s FROM hog_summary WHERE catalog_id = %lld", column,
+                (long long)cat_id(CAT));
+}
+
+static int64_t newest_file(const char *table, int64_t bytes)
+{
+    return sqli("SELECT max(data_file_id) FROM hog_data_file WHERE catalog_id = %lld"
+                " AND table_id = %lld AND end_snapshot IS NULL AND file_size_bytes = %lld",
+                (long long)cat_id(CAT), (long long)table_id_of(CAT, NS, table), (long long)bytes);
+}
+
+/* A refresh brings the published counts to the head by the changes since
+ * their snapshot: three rounds of appends, deletion vectors (new, replaced,
+ * on a file of the same round), a truncate, a drop, a spec change and a
+ * table created (and one created and dropped) between refreshes, then a
+ * walk at the same head counts exactly what the refreshes kept. */
+static void changes_refresh_matches_a_walk(void **state)
+{
+    (void)state;
+    walk(100);
+    int64_t gen = summary_value("published_generation");
+    create_table("{'name':'rf','columns':[{'name':'kind','type':'string'},"
+                 "{'name':'id','type':'long'}],"
+                 "'partition_fields':[{'source_field_id':1,'transform':'identity'}]}");
+    for (int round = 0; round < 3; round++) {
+        append("rf", "p", 3, 111);
+        append("rf", round ? "q" : "~", 2, BIG);
+        append("ev", "a", 1, 100 + round);
+        append("ev", "7", 2, 10);
+        add_dv("rf", newest_file("rf", 111)); /* a file of this round */
+        add_dv("ev", newest_file("ev", 10));  /* then replaced below */
+        add_dv("ev", newest_file("ev", 10));
+        if (round == 0) {
+            create_table("{'name':'gone','columns':[{'name':'id','type':'long'}]}");
+            append("gone", NULL, 3, 7);
+            create_table_in("ns2", "{'name':'brief','columns':[{'name':'id','type':'long'}]}");
+            append_in("ns2", "brief", NULL, 2, 5);
+            struct http_result r;
+            api_delete(&r, &srv, "/v1/catalogs/" CAT "/namespaces/ns2/tables/brief");
+            expect_status(&r, 200);
+            http_result_free(&r);
+        }
+        if (round == 1) {
+            json_t *x = api_get_json(&srv, "/v1/catalogs/" CAT "/namespaces/ns2/tables/x");
+            struct http_result r;
+            api_send_text(&r, &srv, "POST", "{}",
+                          "/v1/catalogs/" CAT "/namespaces/ns2/tables/x/truncate"
+                          "?expected_table_uuid=%s",
+                          jstr(x, "table_uuid"));
+            expect_status(&r, 200);
+            http_result_free(&r);
+            json_decref(x);
+            alter("rf", "{'ops':[{'op':'set_partition_spec','fields':[{'source_field_id':2,"
+                        "'transform':'identity'}]}]}");
+        }
+        if (round == 2)
+            drop_table("gone");
+        assert_int_equal(step_with(100, 0, 100000), SUMMARY_REFRESHED);
+        assert_int_equal(summary_value("published_snapshot"), head_of(CAT));
+        assert_int_equal(summary_value("published_generation"), gen);
+    }
+    save_published("hl_test_refreshed");
+    int64_t files = summary_value("live_files"), buckets = summary_value("buckets");
+    int64_t stale = summary_value("stale_spec_buckets");
+    walk(100); /* change_limit 0: a walk from the first file */
+    assert_true(summary_value("published_generation") > gen);
+    save_published("hl_test_walked");
+    assert_int_equal(rows_differing("hl_test_refreshed", "hl_test_walked"), 0);
+    assert_true(sqli("SELECT count(*) FROM hl_test_walked") > 5);
+    assert_true(sqli("SELECT count(*) FROM hl_test_walked WHERE stale_spec") > 0);
+    assert_int_equal(summary_value("live_files"), files);
+    assert_int_equal(summary_value("buckets"), buckets);
+    assert_int_equal(summary_value("stale_spec_buckets"), stale);
+    sql_exec("DROP TABLE hl_test_refreshed");
+    sql_exec("DROP TABLE hl_test_walked");
+}
+
+/* Too many changes, or a floor past the published snapshot: a walk. */
+static void refresh_walks_when_changes_cannot_serve(void **state)
+{
+    (void)state;
+    walk(100);
+    append("ev", "a", 3, 100);
+    assert_int_equal(step_with(100, 0, 2), SUMMARY_PUBLISHED); /* 3 rows >= 2 */
+    append("ev", "a", 1, 100);
+    assert_int_equal(step_with(100, 0, 100000), SUMMARY_REFRESHED);
+    append("ev", "a", 1, 100);
+    sql_exec("UPDATE hog_snapshot SET snapshot_time = now() - interval '1 hour'"
+             " WHERE catalog_id = %lld",
+             (long long)cat_id(CAT));
+    json_decref(api_post_json(&srv, "/v1/catalogs/" CAT "/maintenance/expire"));
+    assert_true(sqli("SELECT earliest_snapshot_id FROM hog_catalog WHERE catalog_id = %lld",
+                     (long long)cat_id(CAT)) > summary_value("published_snapshot"));
+    assert_int_equal(step_with(100, 0, 100000), SUMMARY_PUBLISHED);
+    assert_int_equal(summary_value("published_snapshot"), head_of(CAT));
+}
+
 static void bad_requests_are_refused(void **state)
 {
     (void)state;
@@ -565,6 +692,8 @@ int main(void)
         cmocka_unit_test(walk_counts_one_snapshot),
         cmocka_unit_test(stale_specs_and_dropped_tables),
         cmocka_unit_test(walk_below_the_floor_starts_again),
+        cmocka_unit_test(changes_refresh_matches_a_walk),
+        cmocka_unit_test(refresh_walks_when_changes_cannot_serve),
         cmocka_unit_test(bad_requests_are_refused),
         cmocka_unit_test(loop_publishes_beside_commits),
     };

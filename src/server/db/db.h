@@ -160,6 +160,12 @@ int db_commit(PGconn *pg, struct error *err);
 /* Rolls back the open transaction, if any (a failed step's cleanup: its
  * own failure leaves the connection for the pool's health check). */
 void db_rollback(PGconn *pg);
+/* A savepoint in the open transaction, and the way back to it: what a
+ * step that may fail (or find it cannot finish) undoes while the
+ * transaction goes on. One savepoint name: the latest one is the one
+ * rolled back to. */
+int db_savepoint(PGconn *pg, struct error *err);
+int db_rollback_to_savepoint(PGconn *pg, struct error *err);
 /* lock_timeout for the rest of the open transaction (0: wait forever). */
 int db_set_lock_timeout(PGconn *pg, int64_t ms, struct error *err);
 

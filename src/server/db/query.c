@@ -273,6 +273,16 @@ void db_rollback(PGconn *pg)
         db_run(pg, "ROLLBACK", NULL, NULL);
 }
 
+int db_savepoint(PGconn *pg, struct error *err)
+{
+    return db_run(pg, "SAVEPOINT hl_step", NULL, err);
+}
+
+int db_rollback_to_savepoint(PGconn *pg, struct error *err)
+{
+    return db_run(pg, "ROLLBACK TO SAVEPOINT hl_step", NULL, err);
+}
+
 int db_set_lock_timeout(PGconn *pg, int64_t ms, struct error *err)
 {
     struct db_params p;

@@ -10,12 +10,55 @@
 #include "util/ticker.h"
 #include "util/timefmt.h"
 
-/* Within the transaction: starts or restarts the walk when due, adds a
- * batch, publishes or advances, purges a batch of garbage. */
+/* Brings the published generation to the head by its changes, when they
+ * are few and every row they need is still there: *done then. A refresh
+ * that fails or finds the counts and rows disagreeing is undone (back to
+ * the savepoint) and left to a walk. */
+static int refresh_by_changes(PGconn *pg, int64_t catalog_id, const struct summary_options *opt,
+                              const struct store_summary_state *st, int64_t *rows, bool *done,
+                              struct error *err)
+{
+    *done = false;
+    if (!st->published || opt->change_limit <= 0 || st->published_snapshot < st->earliest_snapshot)
+        return 0;
+    int64_t size;
+    if (store_summary_changes_size(pg, catalog_id, st, opt->change_limit, &size, err) != 0)
+        return -1;
+    if (size >= opt->change_limit)
+        return 0;
+    if (db_savepoint(pg, err) != 0)
+        return -1;
+    struct error failure = {0};
+    bool consistent = false;
+    if (store_summary_apply_changes(pg, catalog_id, st, opt->small_bytes, rows, &consistent,
+                                    &failure) == 0 &&
+        consistent) {
+        *done = true;
+        return 0;
+    }
+    log_warn("summary of catalog %lld: applying the changes from snapshot %lld to %lld %s%s; "
+             "walking the catalog instead",
+             (long long)catalog_id, (long long)st->published_snapshot, (long long)st->head_snapshot,
+             failure.msg[0] ? "failed: " : "found the counts stale", failure.msg);
+    return db_rollback_to_savepoint(pg, err);
+}
+
+/* Within the transaction: refreshes or starts (or restarts) a walk when
+ * due, adds a batch, publishes or advances, purges a batch of garbage. */
 static int step_in(PGconn *pg, int64_t catalog_id, const struct summary_options *opt,
                    struct store_summary_state *st, enum summary_step_outcome *outcome,
                    int64_t *files, struct error *err)
 {
+    if (!st->scanning && st->refresh_due) {
+        bool done;
+        if (refresh_by_changes(pg, catalog_id, opt, st, files, &done, err) != 0)
+            return -1;
+        if (done) {
+            *outcome = SUMMARY_REFRESHED;
+            int64_t purged;
+            return store_summary_purge(pg, catalog_id, st, opt->batch, &purged, err);
+        }
+    }
     /* A walk below the floor may have lost files to expiry's purge. */
     bool stale_walk = st->scanning && st->scan_snapshot < st->earliest_snapshot;
     if ((!st->scanning && st->refresh_due) || stale_walk) {
@@ -117,7 +160,7 @@ static void sample_catalogs(struct summary_sampler *s, struct ticker *t, PGconn 
         if (files > 0)
             metrics_counter_add(s->metrics, "hoglake_summary_files_sampled_total", "",
                                 (double)files);
-        if (outcome == SUMMARY_PUBLISHED)
+        if (outcome == SUMMARY_PUBLISHED || outcome == SUMMARY_REFRESHED)
             metrics_counter_add(s->metrics, "hoglake_summary_generations_published_total", "", 1);
     }
     store_catalog_ids_free(&cats);

@@ -6,12 +6,16 @@
  * short transaction on the catalog's summary row (SKIP LOCKED, so servers
  * sharing the database take turns and never walk one catalog twice at
  * once): when the published generation is older than the refresh age, it
- * starts a walk at the catalog's head; a walk adds the next `batch` files
- * in id order to the new generation's buckets, and the batch that comes
- * up short publishes it. A walk whose snapshot falls below the expiry
- * floor (its files may be purged) starts again at the head. Buckets of
- * generations neither published nor being built are deleted a batch a
- * step. Nothing holds the catalog lock; commits never wait on it. */
+ * brings it to the head by the changes since its snapshot (files added
+ * and ended, deletion vectors, tables dropped or altered: a cost that
+ * follows the commits, not the catalog's size) when they are few enough
+ * and the expiry floor has not passed its snapshot; else it starts a walk
+ * at the head. A walk adds the next `batch` files in id order to a new
+ * generation's buckets, and the batch that comes up short publishes it. A
+ * walk whose snapshot falls below the expiry floor (its files may be
+ * purged) starts again at the head. Buckets of generations neither
+ * published nor being built are deleted a batch a step. Nothing holds the
+ * catalog lock; commits never wait on it. */
 #ifndef HL_SERVER_MAINTENANCE_SUMMARY_H
 #define HL_SERVER_MAINTENANCE_SUMMARY_H
 
@@ -29,12 +33,16 @@ struct summary_options {
     int64_t batch;       /* files a step adds, > 0 */
     int64_t refresh_s;   /* age at which a published generation is walked again */
     int64_t small_bytes; /* files under it are small (compaction's target) */
+    /* A refresh applies the changes since the published snapshot when they
+     * touch fewer rows than this; otherwise (and when 0) it walks. */
+    int64_t change_limit;
 };
 
 enum summary_step_outcome {
     SUMMARY_IDLE,      /* published and fresh: nothing walked */
     SUMMARY_WALKED,    /* a batch added, the walk goes on */
     SUMMARY_PUBLISHED, /* the walk ended: its generation is published */
+    SUMMARY_REFRESHED, /* the published generation moved to the head by its changes */
     SUMMARY_BUSY,      /* another server holds the catalog's summary */
 };
 

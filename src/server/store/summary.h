@@ -27,7 +27,7 @@ struct store_summary_state {
     bool scanning; /* a walk is in progress: */
     int64_t scan_snapshot, scan_after;
     bool published; /* a generation is published: */
-    int64_t published_generation;
+    int64_t published_generation, published_snapshot;
     bool refresh_due; /* none published, or it is older than the refresh age */
     int64_t head_snapshot, earliest_snapshot;
 };
@@ -52,6 +52,22 @@ int store_summary_start(PGconn *pg, int64_t catalog_id, int64_t snapshot,
 int store_summary_add(PGconn *pg, int64_t catalog_id, const struct store_summary_state *state,
                       int64_t batch, int64_t small_bytes, int64_t *files, int64_t *last_id,
                       struct error *err);
+
+/* How many file and deletion-vector rows changed between the published
+ * snapshot and the head (each of the three counts stopped at `bound`). */
+int store_summary_changes_size(PGconn *pg, int64_t catalog_id,
+                               const struct store_summary_state *state, int64_t bound,
+                               int64_t *rows, struct error *err);
+/* Brings the published generation from its snapshot to the head by the
+ * changes in between (files added and ended, deletion vectors, tables
+ * dropped or altered) and publishes it at the head. *rows: the changed
+ * rows applied. *consistent false: the changes did not fit the published
+ * counts, or expiry moved the floor past the published snapshot meanwhile;
+ * what was applied must be rolled back and the catalog walked again. Needs
+ * the floor at or below the published snapshot. */
+int store_summary_apply_changes(PGconn *pg, int64_t catalog_id,
+                                const struct store_summary_state *state, int64_t small_bytes,
+                                int64_t *rows, bool *consistent, struct error *err);
 
 /* Moves the walk past data file `last_id`. */
 int store_summary_advance(PGconn *pg, int64_t catalog_id, int64_t last_id, struct error *err);
