@@ -159,6 +159,13 @@ def main():
                         format(summary["steps"], ","), format(summary["batch"], ","),
                         summary["ms_per_step"],
                         summary["steps"] * (1000 + summary["ms_per_step"]) / 60000), ""]
+            if "refresh_ms" in summary:
+                out += ["Then a refresh (by %s) of %s snapshots adding %s files "
+                        "in %.3f s (the walk: %.1f s)." % (
+                            summary.get("refresh_by", "?"),
+                            format(summary["refresh_snapshots"], ","),
+                            format(summary["refresh_files"], ","), summary["refresh_ms"] / 1000,
+                            summary["walk_ms"] / 1000), ""]
         maint = load_json(os.path.join(sd, "maintenance.json"))
         if maint:
             out += ["| maintenance (on a copy of the database) | rows | seconds | rate |",

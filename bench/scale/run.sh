@@ -455,6 +455,7 @@ print(json.dumps({"live_files": files, "buckets": buckets, "walk_ms": ms, "batch
     "files_per_s": round(files * 1000 / ms) if ms else None}))
 EOF2
   log "summary walk: $(cat "$sdir/summary.json")"
+  summary_refresh
   echo "$api/stats/partitions" >"$q/stats_partitions"
   echo "$api/stats/partitions?namespace=lake&table=t000" >"$q/stats_partitions_t000"
   echo "$api/stats/partitions?namespace=wide" >"$q/stats_partitions_wide"
@@ -463,6 +464,60 @@ EOF2
   measure stats_partitions_t000 "$ops" "$q/stats_partitions_t000"
   measure stats_partitions_wide "$ops" "$q/stats_partitions_wide"
   measure stats_partitions_500 "$ops" "$q/stats_partitions_500"
+}
+
+# summary_refresh: commits land after the walk (8 writers, 5 files each, 5 s
+# into lake.refresh.events), then one refresh applies them to the published
+# summary instead of walking again; prints what it took beside the walk.
+summary_refresh() {
+  local api=/v1/catalogs/lake before after took rows gen0 gen1
+  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
+  chmod 600 "$sdir/auth.header"
+  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+    -X POST "$url$api/namespaces" -d '{"name":"refresh"}'
+  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+    -X POST "$url$api/namespaces/refresh/tables" -d '{"name":"events","columns":[
+    {"name":"id","type":"long","nullable":false},{"name":"ts","type":"timestamptz"},
+    {"name":"team_id","type":"long"},{"name":"name","type":"string"}]}'
+  read -r before gen0 < <(psql_ -d "$db" -F' ' -c "SELECT s.published_snapshot,
+    s.published_generation FROM hog_summary s JOIN hog_catalog c USING (catalog_id)
+    WHERE c.name = 'lake'")
+  "$commit_bench" --url "$url" --token-file "$token_file" --catalog lake --namespace refresh \
+    --table events --data-path "$(curl -s -H @"$sdir/auth.header" "$url$api" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["data_path"])')" \
+    --writers 8 --files 5 --warmup 0 --duration 5 --label summary_refresh \
+    >"$sdir/summary_commits.json" 2>>"$sdir/commit.log" ||
+    { log "FAILED: the commits before the refresh"; failed=1; return 0; }
+  stop_server
+  start_server "$db" "hoglaked-$name" --summary-interval-ms 1000 --summary-refresh-seconds 0 \
+    --summary-batch "$summary_batch" --metrics-interval-ms 0
+  local head
+  head=$(psql_ -d "$db" -c "SELECT last_snapshot_id FROM hog_catalog WHERE name = 'lake'")
+  for _ in $(seq 1 600); do
+    after=$(psql_ -d "$db" -c "SELECT s.published_snapshot FROM hog_summary s
+      JOIN hog_catalog c USING (catalog_id) WHERE c.name = 'lake'")
+    [ "${after:-0}" -ge "$head" ] && break
+    sleep 0.1
+  done
+  read -r took rows gen1 < <(psql_ -d "$db" -F' ' -c "SELECT
+    (extract(epoch FROM s.published_at - s.published_started_at) * 1000)::bigint,
+    (SELECT count(*) FROM hog_data_file d WHERE d.catalog_id = s.catalog_id
+      AND d.begin_snapshot > $before AND d.begin_snapshot <= s.published_snapshot),
+    s.published_generation FROM hog_summary s JOIN hog_catalog c USING (catalog_id) WHERE c.name = 'lake'")
+  stop_server
+  start_server "$db" "hoglaked-$name" --summary-interval-ms 0
+  python3 - "$sdir/summary.json" "$before" "$after" "$took" "$rows" "$gen0" "$gen1" <<'EOF2'
+import json, sys
+path, before, after, took, rows, gen0, gen1 = sys.argv[1:]
+s = json.load(open(path))
+# the same generation: the changes were applied; a new one: it walked
+s.update({"refresh_by": "changes" if gen0 == gen1 else "walk",
+          "refresh_from": int(before), "refresh_to": int(after or 0),
+          "refresh_snapshots": int(after or 0) - int(before), "refresh_files": int(rows),
+          "refresh_ms": int(took)})
+json.dump(s, open(path, "w"))
+EOF2
+  log "summary refresh: $(cat "$sdir/summary.json")"
 }
 
 # ---- maintenance on a copy: the whole history expired, a huge table retired ----
