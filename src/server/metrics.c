@@ -113,9 +113,11 @@ static const struct family_def families[] = {
      "Unix time of the metrics sampler's last successful sample."},
     {"hoglake_metrics_sample_errors_total", COUNTER, "Metrics samples that failed."},
     {"hoglake_summary_files_sampled_total", COUNTER,
-     "Live files the summary sampler's walks added into partition summaries."},
+     "File and deletion-vector rows the summary sampler counted into partition summaries: "
+     "live files a walk added, changed rows a refresh applied."},
     {"hoglake_summary_generations_published_total", COUNTER,
-     "Partition summaries the summary sampler's walks completed and published."},
+     "Partition summaries the summary sampler published: walks completed and refreshes "
+     "applied."},
     {"hoglake_files_removed_total", COUNTER,
      "Removal-queue paths cleanup settled, by result: removed, missing, still_referenced (never "
      "deleted), failed (retried later)."},

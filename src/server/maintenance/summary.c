@@ -77,7 +77,7 @@ static int step_in(PGconn *pg, int64_t catalog_id, const struct summary_options 
                               err) != 0)
             return -1;
         if (*files < opt->batch) {
-            if (store_summary_publish(pg, catalog_id, err) != 0)
+            if (store_summary_publish(pg, catalog_id, st, err) != 0)
                 return -1;
             *outcome = SUMMARY_PUBLISHED;
         } else {

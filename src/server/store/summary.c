@@ -40,6 +40,7 @@ static const char start_sql[] =
  * added to generation $2. At most one deletion vector of a file is live at
  * a snapshot. Debt: the small files beyond the ones their bytes fill (each
  * is under $6, so never negative), plus the deletion vectors. */
+/* clang-format off */
 static const char add_sql[] =
     "WITH f AS (SELECT d.data_file_id, d.table_id, coalesce(d.spec_id, -1) AS spec_id,"
     "   d.record_count, d.file_size_bytes, d.begin_snapshot FROM hog_data_file d"
@@ -63,33 +64,29 @@ static const char add_sql[] =
     "   FROM f LEFT JOIN pv ON pv.data_file_id = f.data_file_id"
     "   LEFT JOIN dv ON dv.data_file_id = f.data_file_id"
     "   GROUP BY f.table_id, f.spec_id, coalesce(pv.pv, '{}')),"
-    " live AS (SELECT a.*, tbl.namespace_id, tbl.live_spec FROM agg a CROSS JOIN LATERAL "
-    "(" TABLE_AT(
-        "a.table_id",
-        "$3") ") tbl),"
-              " up AS (INSERT INTO hog_summary_bucket AS b (catalog_id, generation, table_id,"
-              "     namespace_id, spec_id, partition_values, stale_spec, file_count, small_count,"
-              "     total_bytes, small_bytes, dv_count, record_count, last_written_snapshot, "
-              "debt_score)"
-              "   SELECT $1, $2, l.table_id, l.namespace_id, l.spec_id, l.pv, l.spec_id <> "
-              "l.live_spec,"
-              "     l.files, l.small, l.bytes, l.small_bytes, l.dvs, l.records, l.last_written,"
-              "     l.small - (l.small_bytes + $6 - 1) / $6 + l.dvs FROM live l"
-              "   ON CONFLICT (catalog_id, generation, table_id, spec_id, partition_values) DO "
-              "UPDATE SET"
-              "     file_count = b.file_count + excluded.file_count,"
-              "     small_count = b.small_count + excluded.small_count,"
-              "     total_bytes = b.total_bytes + excluded.total_bytes,"
-              "     small_bytes = b.small_bytes + excluded.small_bytes,"
-              "     dv_count = b.dv_count + excluded.dv_count,"
-              "     record_count = b.record_count + excluded.record_count,"
-              "     last_written_snapshot = greatest(b.last_written_snapshot,"
-              "       excluded.last_written_snapshot),"
-              "     debt_score = b.small_count + excluded.small_count"
-              "       - (b.small_bytes + excluded.small_bytes + $6 - 1) / $6"
-              "       + b.dv_count + excluded.dv_count"
-              "   RETURNING 1)"
-              " SELECT (SELECT count(*) FROM f), (SELECT id FROM last), (SELECT count(*) FROM up)";
+    " live AS (SELECT a.*, tbl.namespace_id, tbl.live_spec"
+    "   FROM agg a CROSS JOIN LATERAL (" TABLE_AT("a.table_id", "$3") ") tbl),"
+    " up AS (INSERT INTO hog_summary_bucket AS b (catalog_id, generation, table_id,"
+    "     namespace_id, spec_id, partition_values, stale_spec, file_count, small_count,"
+    "     total_bytes, small_bytes, dv_count, record_count, last_written_snapshot, debt_score)"
+    "   SELECT $1, $2, l.table_id, l.namespace_id, l.spec_id, l.pv, l.spec_id <> l.live_spec,"
+    "     l.files, l.small, l.bytes, l.small_bytes, l.dvs, l.records, l.last_written,"
+    "     l.small - (l.small_bytes + $6 - 1) / $6 + l.dvs FROM live l"
+    "   ON CONFLICT (catalog_id, generation, table_id, spec_id, partition_values) DO UPDATE SET"
+    "     file_count = b.file_count + excluded.file_count,"
+    "     small_count = b.small_count + excluded.small_count,"
+    "     total_bytes = b.total_bytes + excluded.total_bytes,"
+    "     small_bytes = b.small_bytes + excluded.small_bytes,"
+    "     dv_count = b.dv_count + excluded.dv_count,"
+    "     record_count = b.record_count + excluded.record_count,"
+    "     last_written_snapshot = greatest(b.last_written_snapshot,"
+    "       excluded.last_written_snapshot),"
+    "     debt_score = b.small_count + excluded.small_count"
+    "       - (b.small_bytes + excluded.small_bytes + $6 - 1) / $6"
+    "       + b.dv_count + excluded.dv_count"
+    "   RETURNING 1)"
+    " SELECT (SELECT count(*) FROM f), (SELECT id FROM last), (SELECT count(*) FROM up)";
+/* clang-format on */
 
 /* ---- refreshing a published generation by its changes ----
  *
@@ -113,197 +110,131 @@ static const char add_sql[] =
     "  AND x.data_file_id = " file " AND x.begin_snapshot <= " at                                  \
     "  AND (x.end_snapshot IS NULL OR x.end_snapshot > " at ")))::int"
 
+/* clang-format off */
 /* How many rows the changes touch, each count stopped at $2. */
-static const char delta_size_sql[] = "WITH t AS (" CHANGED_TABLES(
-    DATA_KINDS) ")"
-                " SELECT (SELECT count(*) FROM (SELECT 1 FROM hog_data_file d WHERE d.catalog_id = "
-                "$1"
-                "   AND d.end_snapshot > $3 AND d.end_snapshot <= $4 LIMIT $2) e)"
-                " + (SELECT count(*) FROM (SELECT 1 FROM t JOIN hog_data_file d ON d.catalog_id = "
-                "$1"
-                "   AND d.table_id = t.table_id AND d.begin_snapshot > $3 AND d.begin_snapshot <= "
-                "$4"
-                "   LIMIT $2) a)"
-                " + (SELECT count(*) FROM (SELECT 1 FROM t JOIN hog_delete_file x ON x.catalog_id "
-                "= $1"
-                "   AND x.table_id = t.table_id AND x.begin_snapshot > $3 AND x.begin_snapshot <= "
-                "$4"
-                "   LIMIT $2) v)";
+static const char delta_size_sql[] =
+    "WITH t AS (" CHANGED_TABLES(DATA_KINDS) ")"
+    " SELECT (SELECT count(*) FROM (SELECT 1 FROM hog_data_file d WHERE d.catalog_id = $1"
+    "   AND d.end_snapshot > $3 AND d.end_snapshot <= $4 LIMIT $2) e)"
+    " + (SELECT count(*) FROM (SELECT 1 FROM t JOIN hog_data_file d ON d.catalog_id = $1"
+    "   AND d.table_id = t.table_id AND d.begin_snapshot > $3 AND d.begin_snapshot <= $4"
+    "   LIMIT $2) a)"
+    " + (SELECT count(*) FROM (SELECT 1 FROM t JOIN hog_delete_file x ON x.catalog_id = $1"
+    "   AND x.table_id = t.table_id AND x.begin_snapshot > $3 AND x.begin_snapshot <= $4"
+    "   LIMIT $2) v)";
 
 /* The changes, as signed rows per file, summed per bucket of a table live
  * at the head, applied to generation $2: existing buckets updated (or
  * deleted when their last file went), new ones inserted. A change that
  * would leave a bucket it cannot find with fewer than one file means the
- * published counts and the rows disagree: counted in `lost`, and the
- * caller walks the catalog again instead. */
-static const char delta_sql[] = "WITH t AS (" CHANGED_TABLES(
-    DATA_KINDS) "),"
-                " added AS (SELECT d.data_file_id, d.table_id, d.spec_id, d.record_count,"
-                "   d.file_size_bytes, d.begin_snapshot, 1 AS sign," HAS_DV(
-                    "d.data_file_id",
-                    "$4") " AS dv"
-                          "   FROM t JOIN hog_data_file d ON d.catalog_id = $1 AND d.table_id = "
-                          "t.table_id"
-                          "   AND d.begin_snapshot > $3 AND d.begin_snapshot <= $4"
-                          "   WHERE d.end_snapshot IS NULL OR d.end_snapshot > $4),"
-                          " ended AS (SELECT d.data_file_id, d.table_id, d.spec_id, d.record_count,"
-                          "   d.file_size_bytes, NULL::bigint AS begin_snapshot, -1 AS sign,"
-                          "   -" HAS_DV(
-                              "d.data_file_id",
-                              "$3") " AS dv"
-                                    "   FROM hog_data_file d WHERE d.catalog_id = $1 AND "
-                                    "d.end_snapshot > $3"
-                                    "   AND d.end_snapshot <= $4 AND d.begin_snapshot <= $3),"
-                                    " moved AS (SELECT d.data_file_id, d.table_id, d.spec_id, "
-                                    "0::bigint AS record_count,"
-                                    "   0::bigint AS file_size_bytes, NULL::bigint AS "
-                                    "begin_snapshot, 0 AS sign,"
-                                    "   " HAS_DV("d.data_file_id", "$4") " -" HAS_DV(
-                                        "d.data_file_id",
-                                        "$3") " AS dv"
-                                              "   FROM (SELECT DISTINCT x.data_file_id FROM t JOIN "
-                                              "hog_delete_file x"
-                                              "     ON x.catalog_id = $1 AND x.table_id = "
-                                              "t.table_id"
-                                              "     AND x.begin_snapshot > $3 AND x.begin_snapshot "
-                                              "<= $4) m"
-                                              "   JOIN hog_data_file d ON d.catalog_id = $1 AND "
-                                              "d.data_file_id = m.data_file_id"
-                                              "   WHERE d.begin_snapshot <= $3 AND (d.end_snapshot "
-                                              "IS NULL OR d.end_snapshot > $4)),"
-                                              " f AS (SELECT * FROM added UNION ALL SELECT * FROM "
-                                              "ended UNION ALL SELECT * FROM moved),"
-                                              " agg AS (SELECT f.table_id, coalesce(f.spec_id, -1) "
-                                              "AS spec_id,"
-                                              "   coalesce((SELECT array_agg(v.value ORDER BY "
-                                              "v.key_index)"
-                                              "     FROM hog_file_partition_value v"
-                                              "     WHERE v.catalog_id = $1 AND v.data_file_id = "
-                                              "f.data_file_id), '{}') AS pv,"
-                                              "   sum(f.sign)::bigint AS files,"
-                                              "   sum(CASE WHEN f.file_size_bytes < $5 THEN f.sign "
-                                              "ELSE 0 END)::bigint AS small,"
-                                              "   sum(f.sign * f.file_size_bytes)::bigint AS bytes,"
-                                              "   sum(CASE WHEN f.file_size_bytes < $5 THEN f.sign "
-                                              "* f.file_size_bytes ELSE 0 END)::bigint"
-                                              "     AS small_bytes,"
-                                              "   sum(f.dv)::bigint AS dvs, sum(f.sign * "
-                                              "f.record_count)::bigint AS records,"
-                                              "   max(f.begin_snapshot) AS last_written"
-                                              "   FROM f GROUP BY 1, 2, 3),"
-                                              " live AS (SELECT a.*, tbl.namespace_id, "
-                                              "tbl.live_spec, b.file_count AS had"
-                                              "   FROM agg a CROSS JOIN LATERAL (" TABLE_AT(
-                                                  "a.table_id",
-                                                  "$4") ") tbl"
-                                                        "   LEFT JOIN hog_summary_bucket b ON "
-                                                        "b.catalog_id = $1 AND b.generation = $2"
-                                                        "   AND b.table_id = a.table_id AND "
-                                                        "b.spec_id = a.spec_id AND "
-                                                        "b.partition_values = a.pv),"
-                                                        " upd AS (UPDATE hog_summary_bucket b SET "
-                                                        "file_count = b.file_count + l.files,"
-                                                        "   small_count = b.small_count + l.small, "
-                                                        "total_bytes = b.total_bytes + l.bytes,"
-                                                        "   small_bytes = b.small_bytes + "
-                                                        "l.small_bytes, dv_count = b.dv_count + "
-                                                        "l.dvs,"
-                                                        "   record_count = b.record_count + "
-                                                        "l.records,"
-                                                        "   last_written_snapshot = "
-                                                        "greatest(b.last_written_snapshot, "
-                                                        "l.last_written),"
-                                                        "   namespace_id = l.namespace_id, "
-                                                        "stale_spec = b.spec_id <> l.live_spec,"
-                                                        "   debt_score = b.small_count + l.small - "
-                                                        "(b.small_bytes + l.small_bytes + $5 - 1) "
-                                                        "/ $5"
-                                                        "     + b.dv_count + l.dvs"
-                                                        "   FROM live l WHERE b.catalog_id = $1 "
-                                                        "AND b.generation = $2 AND b.table_id = "
-                                                        "l.table_id"
-                                                        "   AND b.spec_id = l.spec_id AND "
-                                                        "b.partition_values = l.pv AND l.had + "
-                                                        "l.files > 0"
-                                                        "   RETURNING 1),"
-                                                        " del AS (DELETE FROM hog_summary_bucket b "
-                                                        "USING live l WHERE b.catalog_id = $1"
-                                                        "   AND b.generation = $2 AND b.table_id = "
-                                                        "l.table_id AND b.spec_id = l.spec_id"
-                                                        "   AND b.partition_values = l.pv AND "
-                                                        "l.had + l.files = 0 RETURNING 1),"
-                                                        " ins AS (INSERT INTO hog_summary_bucket "
-                                                        "(catalog_id, generation, table_id, "
-                                                        "namespace_id,"
-                                                        "     spec_id, partition_values, "
-                                                        "stale_spec, file_count, small_count, "
-                                                        "total_bytes,"
-                                                        "     small_bytes, dv_count, record_count, "
-                                                        "last_written_snapshot, debt_score)"
-                                                        "   SELECT $1, $2, l.table_id, "
-                                                        "l.namespace_id, l.spec_id, l.pv, "
-                                                        "l.spec_id <> l.live_spec,"
-                                                        "     l.files, l.small, l.bytes, "
-                                                        "l.small_bytes, l.dvs, l.records, "
-                                                        "l.last_written,"
-                                                        "     l.small - (l.small_bytes + $5 - 1) / "
-                                                        "$5 + l.dvs"
-                                                        "   FROM live l WHERE l.had IS NULL AND "
-                                                        "l.files > 0 RETURNING 1)"
-                                                        " SELECT (SELECT count(*) FROM f),"
-                                                        " (SELECT count(*) FROM live WHERE "
-                                                        "coalesce(had, 0) + files < 0"
-                                                        "   OR (had IS NULL AND files <= 0 AND "
-                                                        "(files, small, bytes, dvs, records) <> "
-                                                        "(0, 0, 0, 0, 0))),"
-                                                        " (SELECT count(*) FROM ins) - (SELECT "
-                                                        "count(*) FROM del)";
+ * published counts and the rows disagree: counted in the second column,
+ * and the caller walks the catalog again instead. */
+static const char delta_sql[] =
+    "WITH t AS (" CHANGED_TABLES(DATA_KINDS) "),"
+    " added AS (SELECT d.data_file_id, d.table_id, d.spec_id, d.record_count,"
+    "   d.file_size_bytes, d.begin_snapshot, 1 AS sign,"
+    "   " HAS_DV("d.data_file_id", "$4") " AS dv"
+    "   FROM t JOIN hog_data_file d ON d.catalog_id = $1 AND d.table_id = t.table_id"
+    "   AND d.begin_snapshot > $3 AND d.begin_snapshot <= $4"
+    "   WHERE d.end_snapshot IS NULL OR d.end_snapshot > $4),"
+    " ended AS (SELECT d.data_file_id, d.table_id, d.spec_id, d.record_count,"
+    "   d.file_size_bytes, NULL::bigint AS begin_snapshot, -1 AS sign,"
+    "   -" HAS_DV("d.data_file_id", "$3") " AS dv"
+    "   FROM hog_data_file d WHERE d.catalog_id = $1 AND d.end_snapshot > $3"
+    "   AND d.end_snapshot <= $4 AND d.begin_snapshot <= $3),"
+    " moved AS (SELECT d.data_file_id, d.table_id, d.spec_id, 0::bigint AS record_count,"
+    "   0::bigint AS file_size_bytes, NULL::bigint AS begin_snapshot, 0 AS sign,"
+    "   " HAS_DV("d.data_file_id", "$4") " -" HAS_DV("d.data_file_id", "$3") " AS dv"
+    "   FROM (SELECT DISTINCT x.data_file_id FROM t JOIN hog_delete_file x"
+    "     ON x.catalog_id = $1 AND x.table_id = t.table_id"
+    "     AND x.begin_snapshot > $3 AND x.begin_snapshot <= $4) m"
+    "   JOIN hog_data_file d ON d.catalog_id = $1 AND d.data_file_id = m.data_file_id"
+    "   WHERE d.begin_snapshot <= $3 AND (d.end_snapshot IS NULL OR d.end_snapshot > $4)),"
+    " f AS (SELECT * FROM added UNION ALL SELECT * FROM ended UNION ALL SELECT * FROM moved),"
+    " agg AS (SELECT f.table_id, coalesce(f.spec_id, -1) AS spec_id,"
+    "   coalesce((SELECT array_agg(v.value ORDER BY v.key_index)"
+    "     FROM hog_file_partition_value v"
+    "     WHERE v.catalog_id = $1 AND v.data_file_id = f.data_file_id), '{}') AS pv,"
+    "   sum(f.sign)::bigint AS files,"
+    "   sum(CASE WHEN f.file_size_bytes < $5 THEN f.sign ELSE 0 END)::bigint AS small,"
+    "   sum(f.sign * f.file_size_bytes)::bigint AS bytes,"
+    "   sum(CASE WHEN f.file_size_bytes < $5 THEN f.sign * f.file_size_bytes ELSE 0 END)"
+    "     ::bigint AS small_bytes,"
+    "   sum(f.dv)::bigint AS dvs, sum(f.sign * f.record_count)::bigint AS records,"
+    "   max(f.begin_snapshot) AS last_written"
+    "   FROM f GROUP BY 1, 2, 3),"
+    " live AS (SELECT a.*, tbl.namespace_id, tbl.live_spec, b.file_count AS had"
+    "   FROM agg a CROSS JOIN LATERAL (" TABLE_AT("a.table_id", "$4") ") tbl"
+    "   LEFT JOIN hog_summary_bucket b ON b.catalog_id = $1 AND b.generation = $2"
+    "   AND b.table_id = a.table_id AND b.spec_id = a.spec_id AND b.partition_values = a.pv),"
+    " upd AS (UPDATE hog_summary_bucket b SET file_count = b.file_count + l.files,"
+    "   small_count = b.small_count + l.small, total_bytes = b.total_bytes + l.bytes,"
+    "   small_bytes = b.small_bytes + l.small_bytes, dv_count = b.dv_count + l.dvs,"
+    "   record_count = b.record_count + l.records,"
+    "   last_written_snapshot = greatest(b.last_written_snapshot, l.last_written),"
+    "   namespace_id = l.namespace_id, stale_spec = b.spec_id <> l.live_spec,"
+    "   debt_score = b.small_count + l.small - (b.small_bytes + l.small_bytes + $5 - 1) / $5"
+    "     + b.dv_count + l.dvs"
+    "   FROM live l WHERE b.catalog_id = $1 AND b.generation = $2 AND b.table_id = l.table_id"
+    "   AND b.spec_id = l.spec_id AND b.partition_values = l.pv AND l.had + l.files > 0"
+    "   RETURNING 1),"
+    " del AS (DELETE FROM hog_summary_bucket b USING live l WHERE b.catalog_id = $1"
+    "   AND b.generation = $2 AND b.table_id = l.table_id AND b.spec_id = l.spec_id"
+    "   AND b.partition_values = l.pv AND l.had + l.files = 0 RETURNING 1),"
+    " ins AS (INSERT INTO hog_summary_bucket (catalog_id, generation, table_id, namespace_id,"
+    "     spec_id, partition_values, stale_spec, file_count, small_count, total_bytes,"
+    "     small_bytes, dv_count, record_count, last_written_snapshot, debt_score)"
+    "   SELECT $1, $2, l.table_id, l.namespace_id, l.spec_id, l.pv, l.spec_id <> l.live_spec,"
+    "     l.files, l.small, l.bytes, l.small_bytes, l.dvs, l.records, l.last_written,"
+    "     l.small - (l.small_bytes + $5 - 1) / $5 + l.dvs"
+    "   FROM live l WHERE l.had IS NULL AND l.files > 0 RETURNING 1)"
+    " SELECT (SELECT count(*) FROM f),"
+    " (SELECT count(*) FROM live WHERE coalesce(had, 0) + files < 0"
+    "   OR (had IS NULL AND files <= 0"
+    "     AND (files, small, bytes, dvs, records) <> (0, 0, 0, 0, 0))),"
+    " (SELECT count(*) FROM ins) - (SELECT count(*) FROM del)";
 
 /* Buckets of tables dropped in the range, and the namespace and spec
  * staleness of tables altered there. */
 static const char delta_dropped_sql[] =
     "DELETE FROM hog_summary_bucket b WHERE b.catalog_id = $1 AND b.generation = $2"
-    " AND b.table_id IN (" CHANGED_TABLES("'table_dropped'") ")"
-                                                             " RETURNING file_count";
+    " AND b.table_id IN (" CHANGED_TABLES("'table_dropped'") ")";
 
 static const char delta_altered_sql[] =
     "UPDATE hog_summary_bucket b SET namespace_id = tbl.namespace_id,"
     " stale_spec = b.spec_id <> tbl.live_spec"
-    " FROM (" CHANGED_TABLES("'table_altered'") ") t CROSS JOIN LATERAL (" TABLE_AT(
-        "t.table_id",
-        "$4") ") tbl"
-              " WHERE b.catalog_id = $1 AND b.generation = $2 AND b.table_id = t.table_id";
+    " FROM (" CHANGED_TABLES("'table_altered'") ") t"
+    " CROSS JOIN LATERAL (" TABLE_AT("t.table_id", "$4") ") tbl"
+    " WHERE b.catalog_id = $1 AND b.generation = $2 AND b.table_id = t.table_id";
+/* clang-format on */
 
-/* The generation now counts the head: its totals from its buckets (a sum
- * over the generation; cheap next to the changes it follows). */
+/* A generation's totals ($2), for publishing it: a sum over its buckets
+ * (cheap next to the walk or the changes before it). */
+#define GENERATION_TOTALS                                                                          \
+    " live_files = t.files, live_bytes = t.bytes, live_rows = t.records,"                          \
+    " buckets = t.buckets, stale_spec_buckets = t.stale"                                           \
+    " FROM (SELECT coalesce(sum(file_count), 0)::bigint AS files,"                                 \
+    "   coalesce(sum(total_bytes), 0)::bigint AS bytes,"                                           \
+    "   coalesce(sum(record_count), 0)::bigint AS records, count(*) AS buckets,"                   \
+    "   count(*) FILTER (WHERE stale_spec) AS stale FROM hog_summary_bucket"                       \
+    "   WHERE catalog_id = $1 AND generation = $2) t"
+
+/* The refreshed generation counts the head ($3) now. */
 static const char delta_publish_sql[] =
     "UPDATE hog_summary s SET published_snapshot = $3, published_started_at = now(),"
-    " published_at = clock_timestamp(), live_files = t.files, live_bytes = t.bytes,"
-    " live_rows = t.records, buckets = t.buckets, stale_spec_buckets = t.stale"
-    " FROM (SELECT coalesce(sum(file_count), 0)::bigint AS files,"
-    "   coalesce(sum(total_bytes), 0)::bigint AS bytes,"
-    "   coalesce(sum(record_count), 0)::bigint AS records, count(*) AS buckets,"
-    "   count(*) FILTER (WHERE stale_spec) AS stale FROM hog_summary_bucket"
-    "   WHERE catalog_id = $1 AND generation = $2) t"
-    " WHERE s.catalog_id = $1";
+    " published_at = clock_timestamp()," GENERATION_TOTALS " WHERE s.catalog_id = $1";
 
 static const char floor_sql[] =
     "SELECT earliest_snapshot_id FROM hog_catalog WHERE catalog_id = $1";
 
 static const char advance_sql[] = "UPDATE hog_summary SET scan_after = $2 WHERE catalog_id = $1";
 
+/* The walked generation ($2) is published. */
 static const char publish_sql[] =
     "UPDATE hog_summary s SET published_generation = s.generation,"
     " published_snapshot = s.scan_snapshot, published_started_at = s.scan_started_at,"
-    " published_at = now(), live_files = t.files, live_bytes = t.bytes, live_rows = t.records,"
-    " buckets = t.buckets, stale_spec_buckets = t.stale,"
-    " scan_snapshot = NULL, scan_after = NULL, scan_started_at = NULL"
-    " FROM (SELECT coalesce(sum(file_count), 0)::bigint AS files,"
-    "   coalesce(sum(total_bytes), 0)::bigint AS bytes,"
-    "   coalesce(sum(record_count), 0)::bigint AS records, count(*) AS buckets,"
-    "   count(*) FILTER (WHERE stale_spec) AS stale FROM hog_summary_bucket b, hog_summary h"
-    "   WHERE h.catalog_id = $1 AND b.catalog_id = $1 AND b.generation = h.generation) t"
-    " WHERE s.catalog_id = $1";
+    " published_at = now(), scan_snapshot = NULL, scan_after = NULL,"
+    " scan_started_at = NULL," GENERATION_TOTALS " WHERE s.catalog_id = $1";
 
 /* Garbage lies below the published generation (older ones) and between it
  * and the one being built (walks restarted); two index ranges. */
@@ -316,11 +247,14 @@ static const char purge_sql[] =
 
 #define MICROS(col) " (extract(epoch FROM " col ") * 1000000)::bigint"
 
+/* clang-format off */
 static const char info_sql[] =
-    "SELECT published_generation, published_snapshot," MICROS("published_started_at") "," MICROS(
-        "published_at") ", live_files, live_bytes, live_rows, buckets, stale_spec_buckets,"
-                        " scan_snapshot," MICROS(
-                            "scan_started_at") " FROM hog_summary WHERE catalog_id = $1";
+    "SELECT published_generation, published_snapshot,"
+    MICROS("published_started_at") "," MICROS("published_at") ","
+    " live_files, live_bytes, live_rows, buckets, stale_spec_buckets,"
+    " scan_snapshot," MICROS("scan_started_at")
+    " FROM hog_summary WHERE catalog_id = $1";
+/* clang-format on */
 
 /* Names at head: a table dropped since the walk has no live version and
  * drops out. The namespace filter is the walk's (indexed) and the head's.
@@ -464,10 +398,11 @@ int store_summary_advance(PGconn *pg, int64_t catalog_id, int64_t last_id, struc
     return db_run(pg, advance_sql, &p, err);
 }
 
-int store_summary_publish(PGconn *pg, int64_t catalog_id, struct error *err)
+int store_summary_publish(PGconn *pg, int64_t catalog_id, const struct store_summary_state *state,
+                          struct error *err)
 {
     struct db_params p;
-    DB_PARAMS_IDS(&p, catalog_id);
+    DB_PARAMS_IDS(&p, catalog_id, state->generation);
     return db_run(pg, publish_sql, &p, err);
 }
 

@@ -72,9 +72,10 @@ int store_summary_apply_changes(PGconn *pg, int64_t catalog_id,
 /* Moves the walk past data file `last_id`. */
 int store_summary_advance(PGconn *pg, int64_t catalog_id, int64_t last_id, struct error *err);
 
-/* Publishes the walked generation: its totals, its snapshot and times;
- * no walk is in progress after. */
-int store_summary_publish(PGconn *pg, int64_t catalog_id, struct error *err);
+/* Publishes the walked generation (state->generation): its totals, its
+ * snapshot and times; no walk is in progress after. */
+int store_summary_publish(PGconn *pg, int64_t catalog_id, const struct store_summary_state *state,
+                          struct error *err);
 
 /* Deletes up to `limit` buckets of generations neither published nor
  * being built (state as taken, before any change in this transaction);
