@@ -460,10 +460,12 @@ EOF2
   echo "$api/stats/partitions?namespace=lake&table=t000" >"$q/stats_partitions_t000"
   echo "$api/stats/partitions?namespace=wide" >"$q/stats_partitions_wide"
   echo "$api/stats/partitions?limit=500" >"$q/stats_partitions_500"
+  echo "$api/namespaces/lake/tables/t000/partitions?sort=files" >"$q/table_partitions_t000"
   measure stats_partitions "$ops" "$q/stats_partitions"
   measure stats_partitions_t000 "$ops" "$q/stats_partitions_t000"
   measure stats_partitions_wide "$ops" "$q/stats_partitions_wide"
   measure stats_partitions_500 "$ops" "$q/stats_partitions_500"
+  measure table_partitions_t000 "$ops" "$q/table_partitions_t000"
 }
 
 # summary_refresh: commits land after the walk (8 writers, 5 files each, 5 s

@@ -113,6 +113,9 @@ int cli_print_changed_rows(struct cli *cli, const char *qualified, int64_t from,
                            const char *fmt);
 /* Appends the URL-encoded segment to a path buffer. */
 bool cli_path_append(char *path, size_t size, const char *segment);
+/* Appends key=value (the value URL-encoded, at most 100 bytes before
+ * encoding) to a path's query; a value that does not fit is left out. */
+void cli_path_add_query(char *path, size_t size, const char *key, const char *value);
 /* Builds an object's API path from a qualified name of `nparts` parts
  * (CATALOG, CATALOG.NAMESPACE or CATALOG.NAMESPACE.NAME):
  *   /v1/catalogs/C[/namespaces/NS][/<collection>[/NAME]]<suffix>

@@ -4,20 +4,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_table_partitions.h"
 #include "cli/output.h"
 #include "cli/text_infer.h"
 #include "cli/text_input.h"
 #include "textio/colspec.h"
 #include "util/strutil.h"
-
-static void add_query(char *path, size_t size, const char *key, const char *value)
-{
-    char enc[300];
-    if (!hl_url_encode(value, enc, sizeof enc))
-        return;
-    size_t n = strlen(path);
-    snprintf(path + n, size - n, "%s%s=%s", strchr(path, '?') ? "&" : "?", key, enc);
-}
 
 static const char *int_str(const json_t *o, const char *key, char *buf, size_t size)
 {
@@ -211,7 +203,7 @@ static int run_show(struct cli *cli, const struct cli_args *a)
     if (!cli_add_time_travel(path, sizeof path, a))
         return cli_usage_error("bad --snapshot/--at value");
     if (cli_opt_given(a, "no-totals"))
-        add_query(path, sizeof path, "totals", "false");
+        cli_path_add_query(path, sizeof path, "totals", "false");
     if ((rc = cli_request(cli, "GET", path, NULL, &resp)) != EXIT_OK)
         return rc;
     return cli_show(cli, resp, show_show, a->positional[0]);
@@ -427,7 +419,7 @@ static int run_drop(struct cli *cli, const struct cli_args *a)
         return rc;
     const char *expected = cli_opt_value(a, "expected-uuid");
     if (expected)
-        add_query(path, sizeof path, "expected_table_uuid", expected);
+        cli_path_add_query(path, sizeof path, "expected_table_uuid", expected);
     json_t *resp;
     if ((rc = cli_request(cli, "DELETE", path, NULL, &resp)) != EXIT_OK)
         return rc;
@@ -653,10 +645,10 @@ static int run_alter(struct cli *cli, const struct cli_args *a)
     char path[1000];
     snprintf(path, sizeof path, "%s/alter", base);
     if (read_snapshot)
-        add_query(path, sizeof path, "read_snapshot", read_snapshot);
+        cli_path_add_query(path, sizeof path, "read_snapshot", read_snapshot);
     const char *expected = cli_opt_value(a, "expected-uuid");
     if (expected)
-        add_query(path, sizeof path, "expected_table_uuid", expected);
+        cli_path_add_query(path, sizeof path, "expected_table_uuid", expected);
     json_t *resp;
     if ((rc = cli_request(cli, "POST", path, json_pack("{s:o}", "ops", ops), &resp)) != EXIT_OK)
         return rc;
@@ -681,6 +673,10 @@ static const struct cli_verb verbs[] = {
     {"alter", "change a table in one DDL snapshot",
      "table alter CATALOG.NAMESPACE.TABLE [--ops JSON] [change options...]", alter_opts,
      sizeof alter_opts / sizeof alter_opts[0], 1, 1, run_alter},
+    {"partitions", "the table's partition groups as the sampled summary counts them",
+     "table partitions CATALOG.NAMESPACE.TABLE [--sort KEY] [--order asc|desc] [--limit N] "
+     "[--offset N] [--filter K:PREFIX]...",
+     cli_table_partitions_opts, 5, 1, 1, cli_run_table_partitions},
 };
 
 int cmd_table(struct cli *cli, int argc, char **argv)

@@ -172,6 +172,15 @@ bool cli_path_append(char *path, size_t size, const char *segment)
     return hl_url_encode(segment, path + n + 1, size - n - 1) > 0 || segment[0] == '\0';
 }
 
+void cli_path_add_query(char *path, size_t size, const char *key, const char *value)
+{
+    char enc[300];
+    if (!hl_url_encode(value, enc, sizeof enc))
+        return;
+    size_t n = strlen(path);
+    snprintf(path + n, size - n, "%s%s=%s", strchr(path, '?') ? "&" : "?", key, enc);
+}
+
 int cli_object_path(char *path, size_t size, const char *qualified, int nparts,
                     const char *collection, const char *suffix)
 {

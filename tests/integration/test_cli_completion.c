@@ -256,7 +256,8 @@ static void bash_positions(void **state)
     /* A global option's value is not the command. */
     expect_offers_list("bash", "hoglake --server http://h:1 maintenance comp", "compact");
     /* An option's value is not the verb. */
-    expect_offers_list("bash", "hoglake --json --token x table ", "list create show drop alter");
+    expect_offers_list("bash", "hoglake --json --token x table ",
+                       "list create show drop alter partitions");
     /* After the verb: names and files are the shell's own (nothing here). */
     expect_offers_list("bash", "hoglake table create ", "");
     expect_offers_list("bash", "hoglake append c.n.t ", "");
@@ -265,7 +266,7 @@ static void bash_positions(void **state)
 static void zsh_positions(void **state)
 {
     (void)state;
-    expect_offers_list("zsh", "hoglake table ", "list create show drop alter");
+    expect_offers_list("zsh", "hoglake table ", "list create show drop alter partitions");
     expect_offers_list("zsh", "hoglake --server http://h:1 parquet ", "inspect cat convert verify");
     expect_offers_list("zsh", "hoglake append c.n.t f.csv --format ", "csv tsv json jsonl parquet");
     expect_offers_list("zsh", "hoglake append c.n.t ", "<files>");

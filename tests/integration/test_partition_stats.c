@@ -23,6 +23,7 @@
 #define NS "ns"
 #define DATA "s3://hoglake-test/" CAT
 #define STATS "/v1/catalogs/" CAT "/stats/partitions"
+#define TABLES "/v1/catalogs/" CAT "/namespaces/" NS "/tables/"
 #define BIG ((int64_t)600 * 1024 * 1024) /* over compaction's 512 MiB target */
 
 static struct test_db db;
@@ -140,6 +141,17 @@ static int walk(int64_t batch)
     return 0;
 }
 
+/* Each of the queries after `path` is answered with `status`. */
+static void expect_statuses(const char *path, const char *const *queries, size_t n, long status)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct http_result r;
+        api_get(&r, &srv, "%s%s", path, queries[i]);
+        expect_status(&r, status);
+        http_result_free(&r);
+    }
+}
+
 static json_t *stats(const char *query)
 {
     return api_get_json(&srv, STATS "%s", query);
@@ -209,6 +221,11 @@ static void unsampled_catalog_reports_nothing(void **state)
     json_t *st = api_get_json(&srv, "/v1/catalogs/" CAT "/maintenance/status");
     assert_null(json_object_get(st, "sampled_at"));
     json_decref(st);
+    json_t *l = api_get_json(&srv, TABLES "ev/partitions");
+    assert_int_equal(jint(l, "total"), 0);
+    assert_int_equal(json_array_size(json_object_get(l, "partitions")), 0);
+    assert_null(json_object_get(l, "sampled_at"));
+    json_decref(l);
 }
 
 /* Debt is the small files beyond the ones their bytes fill, plus the
@@ -310,6 +327,78 @@ static void ranks_partitions_by_debt(void **state)
              (long long)cat_id(CAT)));
 }
 
+/* The values JSON of a listing's partitions, in order, joined by spaces. */
+static char *listing_values(const char *query, int64_t *total)
+{
+    json_t *l = api_get_json(&srv, TABLES "%s", query);
+    *total = jint(l, "total");
+    size_t i;
+    json_t *p;
+    char *out = calloc(1, 1024);
+    assert_non_null(out);
+    json_array_foreach (json_object_get(l, "partitions"), i, p) {
+        char *v = json_dumps(json_object_get(p, "partition_values"), JSON_COMPACT);
+        snprintf(out + strlen(out), 1024 - strlen(out), "%s%s", i ? " " : "", v);
+        free(v);
+    }
+    json_decref(l);
+    return out;
+}
+
+static void expect_listing(const char *query, int64_t total, const char *values)
+{
+    int64_t got_total;
+    char *got = listing_values(query, &got_total);
+    if (got_total != total || strcmp(got, values) != 0)
+        fail_msg("%s: want total %lld [%s], got total %lld [%s]", query, (long long)total, values,
+                 (long long)got_total, got);
+    free(got);
+}
+
+/* One table's partitions: every group (debt or not), sorted by each
+ * measure, paged, filtered by value prefixes. */
+static void table_listing_sorts_filters_pages(void **state)
+{
+    (void)state;
+    /* ev: a 5 x 100 B, b one big and one 300 B with a DV, null 3 x 50 B, c 70 B. */
+    expect_listing("ev/partitions", 4, "[\"a\"] [\"b\"] [\"c\"] [null]");
+    expect_listing("ev/partitions?sort=files", 4, "[\"a\"] [null] [\"b\"] [\"c\"]");
+    expect_listing("ev/partitions?sort=total_size&order=asc", 4, "[\"c\"] [null] [\"a\"] [\"b\"]");
+    expect_listing("ev/partitions?sort=avg_size", 4, "[\"b\"] [\"a\"] [\"c\"] [null]");
+    expect_listing("ev/partitions?sort=debt&limit=2", 4, "[\"a\"] [null]");
+    expect_listing("ev/partitions?sort=dvs&limit=1", 4, "[\"b\"]");
+    expect_listing("ev/partitions?limit=2&offset=1", 4, "[\"b\"] [\"c\"]");
+    expect_listing("ev/partitions?offset=9", 4, "");
+    expect_listing("ev/partitions?filter=0:A", 1, "[\"a\"]");
+    expect_listing("ev/partitions?filter=0:", 1, "[null]");
+    expect_listing("ev/partitions?filter=0:z", 0, "");
+    expect_listing("ev/partitions?filter=0:a&filter=0:b", 0, "");
+    expect_listing("ev/partitions?filter=3:a", 0, ""); /* no such position */
+    expect_listing("flat/partitions", 1, "[]");
+
+    json_t *l = api_get_json(&srv, TABLES "ev/partitions?filter=0:b");
+    const json_t *b = json_array_get(json_object_get(l, "partitions"), 0);
+    assert_int_equal(jint(b, "file_count"), 2);
+    assert_int_equal(jint(b, "dv_count"), 1);
+    assert_int_equal(jint(b, "avg_file_bytes"), (BIG + 300) / 2);
+    assert_int_equal(jint(b, "spec_id"), 1);
+    assert_null(json_object_get(b, "table"));
+    assert_int_equal(jint(l, "stale_spec_groups"), 0);
+    assert_int_equal(jint(l, "sampled_snapshot_id"), head_of(CAT));
+    json_decref(l);
+
+    static const char *const invalid[] = {"?sort=bogus", "?order=up", "?limit=0", "?limit=1001",
+                                          "?offset=-1"};
+    expect_statuses(TABLES "ev/partitions", invalid, sizeof invalid / sizeof invalid[0], 422);
+    static const char *const malformed[] = {"?filter=x", "?filter=1001:a", "?filter=:a",
+                                            "?filter=-1:a", "?snapshot=1"};
+    expect_statuses(TABLES "ev/partitions", malformed, sizeof malformed / sizeof malformed[0], 400);
+    struct http_result r;
+    api_get(&r, &srv, TABLES "nope/partitions");
+    expect_status(&r, 404);
+    http_result_free(&r);
+}
+
 /* `hoglake maintenance partitions`, run as a process: the report as a
  * table, its JSON as the API's, and what it says before any walk. */
 static void cli_prints_the_report(void **state)
@@ -343,6 +432,27 @@ static void cli_prints_the_report(void **state)
     cli_refused(2, "not both", "maintenance partitions " CAT " --namespace ns --table ns.ev");
     cli_refused(2, "NAMESPACE.TABLE", "maintenance partitions " CAT " --table ev");
     cli_refused(3, "ns.nope", "maintenance partitions " CAT " --table ns.nope");
+
+    /* One table's groups, named by its live spec, biggest first. */
+    cli_do(&o, "table partitions " CAT ".ns.ev --sort files --limit 3");
+    cli_out_expect(&o, 0, "table partitions");
+    expect_contains(o.out, "4 partition groups", "the total");
+    const char *ga = strstr(o.out, "kind=\"a\"");
+    const char *gnull = strstr(o.out, "kind=null");
+    if (!ga || !gnull || ga > gnull || strstr(o.out, "kind=\"c\""))
+        fail_msg("groups not in file-count order, limited to 3:\n%s", o.out);
+    cli_out_free(&o);
+    cli_do(&o, "--json table partitions " CAT ".ns.ev --filter 0:B --filter 0:b");
+    cli_out_expect(&o, 0, "table partitions --json");
+    cli_json = jparse(o.out);
+    api = api_get_json(&srv, TABLES "ev/partitions?filter=0:B&filter=0:b");
+    assert_true(json_equal(cli_json, api));
+    assert_int_equal(jint(cli_json, "total"), 1);
+    json_decref(cli_json);
+    json_decref(api);
+    cli_out_free(&o);
+    cli_refused(1, "sort", "table partitions " CAT ".ns.ev --sort bogus");
+    cli_refused(3, "nope", "table partitions " CAT ".ns.nope");
 
     make_catalog(&srv, "fresh");
     cli_do(&o, "maintenance partitions fresh");
@@ -602,17 +712,9 @@ static void bad_requests_are_refused(void **state)
     (void)state;
     struct http_result r;
     static const char *const invalid[] = {"?limit=0", "?limit=501", "?table=ev"};
-    for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
-        api_get(&r, &srv, STATS "%s", invalid[i]);
-        expect_status(&r, 422);
-        http_result_free(&r);
-    }
+    expect_statuses(STATS, invalid, sizeof invalid / sizeof invalid[0], 422);
     static const char *const malformed[] = {"?limit=x", "?bogus=1"};
-    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
-        api_get(&r, &srv, STATS "%s", malformed[i]);
-        expect_status(&r, 400);
-        http_result_free(&r);
-    }
+    expect_statuses(STATS, malformed, sizeof malformed / sizeof malformed[0], 400);
     api_get(&r, &srv, STATS "?namespace=nope");
     expect_status(&r, 404);
     http_result_free(&r);
@@ -688,6 +790,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unsampled_catalog_reports_nothing),
         cmocka_unit_test(ranks_partitions_by_debt),
+        cmocka_unit_test(table_listing_sorts_filters_pages),
         cmocka_unit_test(cli_prints_the_report),
         cmocka_unit_test(walk_counts_one_snapshot),
         cmocka_unit_test(stale_specs_and_dropped_tables),

@@ -234,6 +234,7 @@ static const struct {
     {"GET", N "/tables/{table}/files/{file_id}/stats", ACCESS_READER},
     {"GET", N "/tables/{table}/scan", ACCESS_READER},
     {"GET", N "/tables/{table}/changes", ACCESS_READER},
+    {"GET", N "/tables/{table}/partitions", ACCESS_READER},
     {"GET", N "/views", ACCESS_READER},
     {"POST", N "/views", ACCESS_OWNER},
     {"GET", N "/views/{view}", ACCESS_READER},

@@ -691,24 +691,14 @@ static uint8_t files_variant(const struct files_query *q)
 
 static int parse_files_query(struct srv_req *req, struct files_query *q, struct api_error *err)
 {
-    q->sort = STORE_FILES_BY_BEGIN;
-    const char *sort = req_arg(req, "sort");
-    if (sort) {
-        size_t i = 0;
-        while (i < NSORTS && strcmp(file_sorts[i], sort))
-            i++;
-        if (i == NSORTS)
-            return api_validation(err,
-                                  "query parameter 'sort' must be one of id, path, record_count, "
-                                  "size, stats, begin_snapshot, got '%.64s'",
-                                  sort);
-        q->sort = (enum store_file_sort)i;
-    }
-    const char *order = req_arg(req, "order");
-    if (order && strcmp(order, "asc") != 0 && strcmp(order, "desc") != 0)
-        return api_validation(err, "query parameter 'order' must be asc or desc, got '%.64s'",
-                              order);
-    q->desc = order && strcmp(order, "desc") == 0;
+    static const char *const orders[] = {"asc", "desc"};
+    bool has_sort, has_order;
+    size_t sort, order;
+    if (req_arg_word(req, "sort", file_sorts, NSORTS, &has_sort, &sort, err) != 0 ||
+        req_arg_word(req, "order", orders, 2, &has_order, &order, err) != 0)
+        return -1;
+    q->sort = has_sort ? (enum store_file_sort)sort : STORE_FILES_BY_BEGIN;
+    q->desc = has_order && order == 1;
     if (req_arg_i64(req, "offset", &q->has_offset, &q->offset, err) != 0 ||
         page_parse(req, PAGE_FILES, &q->page, err) != 0)
         return -1;

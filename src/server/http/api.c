@@ -199,6 +199,31 @@ int req_arg_i64(const struct srv_req *req, const char *key, bool *present, int64
     return 0;
 }
 
+int req_arg_word(const struct srv_req *req, const char *key, const char *const *words, size_t n,
+                 bool *present, size_t *index, struct api_error *err)
+{
+    const char *v = req_arg(req, key);
+    *present = v != NULL;
+    *index = 0;
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(words[i], v) == 0) {
+            *index = i;
+            return 0;
+        }
+    char list[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i == 0       ? ""
+                                : i + 1 == n ? (n == 2 ? " or " : ", or ")
+                                             : ", ",
+                                words[i]);
+    return api_validation(err, "query parameter '%s' must be %s%s, got '%.64s'", key,
+                          n > 2 ? "one of " : "", list, v);
+}
+
 int req_page_limit(const struct srv_req *req, int64_t dflt, int64_t max, int64_t *limit,
                    struct api_error *err)
 {

@@ -126,6 +126,11 @@ int req_arg_i64(const struct srv_req *req, const char *key, bool *present, int64
                 struct api_error *err);
 int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool *out,
                  struct api_error *err);
+/* Optional query argument that must be one of the n `words`: absent ->
+ * *present = false; *index is the word's position. Any other value -> 422
+ * naming them ("must be asc or desc" for two). */
+int req_arg_word(const struct srv_req *req, const char *key, const char *const *words, size_t n,
+                 bool *present, size_t *index, struct api_error *err);
 /* A paged read's ?limit=: `dflt` when absent, 400 not an integer, 422
  * below 1, clamped to `max` (never refused: a client may ask for the page
  * size it likes without knowing the server's maximum). */

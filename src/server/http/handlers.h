@@ -97,9 +97,10 @@ int maint_run_reply(struct srv_req *req, struct srv_res *res, const struct maint
 int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_error *err);
 /* maintenance/orphans_endpoint.c: one orphan sweep of the catalog's storage */
 int h_maintenance_orphans(struct srv_req *req, struct srv_res *res, struct api_error *err);
-/* maintenance/partition_stats_endpoint.c: partitions ranked by compaction
- * debt, from the partition summary */
+/* maintenance/summary_endpoint.c: partitions ranked by compaction debt,
+ * and one table's partitions, from the partition summary */
 int h_stats_partitions(struct srv_req *req, struct srv_res *res, struct api_error *err);
+int h_table_partitions(struct srv_req *req, struct srv_res *res, struct api_error *err);
 /* maintenance/compact_endpoint.c: one compaction pass */
 int h_maintenance_compact(struct srv_req *req, struct srv_res *res, struct api_error *err);
 

@@ -30,6 +30,7 @@ static const char *const rehydrate_args[] = {"namespace", "table", NULL};
 static const char *const cleanup_args[] = {"batch", NULL};
 static const char *const upload_schedule[] = {"limit", NULL};
 static const char *const consumer_page[] = {"limit", "page_token", NULL};
+static const char *const table_partitions[] = {"sort", "order", "limit", "offset", "filter", NULL};
 static const char *const stats_partitions_args[] = {"namespace", "table", "limit", NULL};
 static const char *const orphans_args[] = {"dry_run", "older_than_seconds", "limit", NULL};
 
@@ -62,6 +63,8 @@ static const struct route routes[] = {
      time_travel},
     {"GET", NS "/tables/{table}/scan", ACCESS_READER, h_table_scan, 0, table_scan},
     {"GET", NS "/tables/{table}/changes", ACCESS_READER, h_table_changes, 0, table_changes},
+    {"GET", NS "/tables/{table}/partitions", ACCESS_READER, h_table_partitions, 0,
+     table_partitions},
 
     {"GET", NS "/views", ACCESS_READER, h_views_list, 0, time_travel},
     {"POST", NS "/views", ACCESS_OWNER, h_views_create, ROUTE_LARGE_BODY, no_args},

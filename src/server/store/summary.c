@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "server/db/db.h"
+#include "util/buf.h"
 
 static const char ensure_sql[] =
     "INSERT INTO hog_summary (catalog_id) SELECT catalog_id FROM hog_catalog"
@@ -276,6 +277,65 @@ static const char debt_sql[] =
     " ORDER BY b.debt_score DESC, b.table_id, b.spec_id, b.partition_values LIMIT $5";
 
 static const char stale_sql[] = "SELECT count(*)" DEBT_FROM " AND b.stale_spec";
+
+/* One table's buckets ($1-$3) passing the value filters ($4 keys, $5
+ * prefixes; key_index counts from 0, arrays from 1). */
+#define LISTING_FROM                                                                               \
+    " FROM hog_summary_bucket b WHERE b.catalog_id = $1 AND b.generation = $2"                     \
+    " AND b.table_id = $3 AND ($4::int[] IS NULL OR NOT EXISTS ("                                  \
+    "  SELECT 1 FROM unnest($4::int[], $5::text[]) AS f(k, prefix) WHERE NOT CASE"                 \
+    "   WHEN f.prefix IS NULL THEN b.partition_values[f.k + 1] IS NULL"                            \
+    "   ELSE coalesce(starts_with(lower(b.partition_values[f.k + 1]), lower(f.prefix)), false)"    \
+    "  END))"
+
+static const char *const listing_orders[] = {
+    [SUMMARY_SORT_PARTITION] = "b.partition_values",
+    [SUMMARY_SORT_FILES] = "b.file_count",
+    [SUMMARY_SORT_SMALL_FILES] = "b.small_count",
+    [SUMMARY_SORT_DEBT] = "b.debt_score",
+    [SUMMARY_SORT_TOTAL_SIZE] = "b.total_bytes",
+    [SUMMARY_SORT_AVG_SIZE] = "b.total_bytes / b.file_count",
+    [SUMMARY_SORT_DVS] = "b.dv_count",
+    [SUMMARY_SORT_ROWS] = "b.record_count",
+    [SUMMARY_SORT_LAST_WRITTEN] = "b.last_written_snapshot",
+};
+
+static void listing_params(struct db_params *p, const struct store_summary_listing *q)
+{
+    DB_PARAMS_IDS(p, q->catalog_id, q->generation, q->table_id);
+    db_param_str(p, q->filter_keys);
+    db_param_str(p, q->filter_prefixes);
+}
+
+int store_summary_partitions(PGconn *pg, const struct store_summary_listing *q,
+                             struct store_summary_debt_rows *out, struct error *err)
+{
+    struct db_params p;
+    listing_params(&p, q);
+    db_param_i64(&p, q->limit);
+    db_param_i64(&p, q->offset);
+    const char *dir = q->desc ? "DESC" : "ASC";
+    struct buf sql = BUF_INIT;
+    int bad = buf_printf(&sql,
+                         "SELECT NULL, NULL, NULL, b.spec_id, array_to_json(b.partition_values),"
+                         " b.stale_spec, b.file_count, b.small_count, b.total_bytes,"
+                         " b.small_bytes, b.dv_count, b.record_count, b.last_written_snapshot,"
+                         " b.debt_score" LISTING_FROM
+                         " ORDER BY %s %s, b.spec_id %s, b.partition_values %s"
+                         " LIMIT $6 OFFSET $7",
+                         listing_orders[q->sort], dir, dir, dir);
+    out->r = db_exec_built(pg, &sql, bad, &p, err);
+    return out->r ? 0 : -1;
+}
+
+int store_summary_partitions_total(PGconn *pg, const struct store_summary_listing *q,
+                                   int64_t *total, struct error *err)
+{
+    struct db_params p;
+    listing_params(&p, q);
+    *total = 0;
+    return db_scalar_i64(pg, "SELECT count(*)" LISTING_FROM, &p, total, err) < 0 ? -1 : 0;
+}
 
 int store_summary_ensure(PGconn *pg, int64_t catalog_id, struct error *err)
 {

@@ -134,6 +134,37 @@ int64_t store_summary_debt_measure(const struct store_summary_debt_rows *v, int 
                                    enum store_summary_measure m);
 void store_summary_debt_free(struct store_summary_debt_rows *v);
 
+/* One table's partitions in the published generation, for the listing:
+ * ordered by `sort` (then spec and values, so pages never overlap), with
+ * filters on values: each key_index's value starts with the prefix, case
+ * aside (a NULL prefix: the value is NULL). Rows are read as the debt
+ * report's (store_summary_debt_*), with the namespace, table and uuid
+ * columns NULL. */
+enum store_summary_sort {
+    SUMMARY_SORT_PARTITION,
+    SUMMARY_SORT_FILES,
+    SUMMARY_SORT_SMALL_FILES,
+    SUMMARY_SORT_DEBT,
+    SUMMARY_SORT_TOTAL_SIZE,
+    SUMMARY_SORT_AVG_SIZE,
+    SUMMARY_SORT_DVS,
+    SUMMARY_SORT_ROWS,
+    SUMMARY_SORT_LAST_WRITTEN,
+};
+struct store_summary_listing {
+    int64_t catalog_id, generation, table_id;
+    enum store_summary_sort sort;
+    bool desc;
+    int64_t limit, offset;
+    const char *filter_keys;     /* int[] literal, NULL: no filter */
+    const char *filter_prefixes; /* text[] literal, parallel to the keys */
+};
+int store_summary_partitions(PGconn *pg, const struct store_summary_listing *q,
+                             struct store_summary_debt_rows *out, struct error *err);
+/* How many of the table's partitions pass the listing's filters. */
+int store_summary_partitions_total(PGconn *pg, const struct store_summary_listing *q,
+                                   int64_t *total, struct error *err);
+
 /* The buckets of the published generation with a stale spec, of one
  * namespace or one table (as in the query; both 0 is the catalog's
  * stored count, which store_summary_info gives). */
