@@ -97,9 +97,13 @@ int cli_run_table_partitions(struct cli *cli, const struct cli_args *a)
         cli_path_add_query(path, sizeof path, numbers[i], text);
     }
     static const char *const words[] = {"sort", "order"};
-    for (size_t i = 0; i < 2; i++)
-        if (cli_opt_value(a, words[i]))
-            cli_path_add_query(path, sizeof path, words[i], cli_opt_value(a, words[i]));
+    for (size_t i = 0; i < 2; i++) {
+        const char *word = cli_opt_value(a, words[i]);
+        if (word && strlen(word) > 64)
+            return cli_usage_error("--%s takes a word such as %s", words[i], i ? "desc" : "files");
+        if (word)
+            cli_path_add_query(path, sizeof path, words[i], word);
+    }
     const char *filters[CLI_MAX_VALUES];
     int nfilters = cli_opt_values(a, "filter", filters, CLI_MAX_VALUES);
     for (int i = 0; i < nfilters; i++) {
