@@ -221,6 +221,10 @@ static void unsampled_catalog_reports_nothing(void **state)
     json_t *st = api_get_json(&srv, "/v1/catalogs/" CAT "/maintenance/status");
     assert_null(json_object_get(st, "sampled_at"));
     json_decref(st);
+    json_t *c = api_get_json(&srv, "/v1/catalogs/" CAT);
+    assert_null(json_object_get(c, "live_rows"));
+    assert_null(json_object_get(c, "live_size_bytes"));
+    json_decref(c);
     json_t *l = api_get_json(&srv, TABLES "ev/partitions");
     assert_int_equal(jint(l, "total"), 0);
     assert_int_equal(json_array_size(json_object_get(l, "partitions")), 0);
@@ -319,12 +323,22 @@ static void ranks_partitions_by_debt(void **state)
     assert_true(jint(st, "sample_walk_ms") >= 0);
     assert_null(json_object_get(st, "sample_started_at"));
     json_decref(st);
-    /* The published totals are the file rows'. */
+    /* The published totals are the file rows', and the catalog shows them. */
     assert_int_equal(
         sqli("SELECT live_files FROM hog_summary WHERE catalog_id = %lld", (long long)cat_id(CAT)),
         sqli("SELECT count(*) FROM hog_data_file WHERE catalog_id = %lld"
              " AND end_snapshot IS NULL",
              (long long)cat_id(CAT)));
+    json_t *c = api_get_json(&srv, "/v1/catalogs/" CAT);
+    assert_int_equal(jint(c, "live_rows"),
+                     sqli("SELECT sum(record_count) FROM hog_data_file WHERE catalog_id = %lld"
+                          " AND end_snapshot IS NULL",
+                          (long long)cat_id(CAT)));
+    assert_int_equal(jint(c, "live_size_bytes"),
+                     sqli("SELECT sum(file_size_bytes) FROM hog_data_file WHERE catalog_id = %lld"
+                          " AND end_snapshot IS NULL",
+                          (long long)cat_id(CAT)));
+    json_decref(c);
 }
 
 /* The values JSON of a listing's partitions, in order, joined by spaces. */
