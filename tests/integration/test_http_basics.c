@@ -133,6 +133,20 @@ static void routing_errors(void **state)
     api_get(&r, &srv, "/v1/catalogs/basics/namespaces/%%C3%%A9t%%C3%%A9");
     expect_error(&r, 404, "not_found");
     http_result_free(&r);
+    /* So are query values (names, timestamps, filters reach SQL as text). */
+    api_get(&r, &srv, "/v1/catalogs/basics/snapshots/resolve?at_timestamp=%%ff");
+    expect_error(&r, 400, "bad_request");
+    expect_detail_contains(&r, "'at_timestamp' is not valid UTF-8");
+    http_result_free(&r);
+    api_send_text(&r, &srv, "POST", "",
+                  "/v1/catalogs/basics/maintenance/rehydrate?namespace=%%C3%%28&table=t");
+    expect_error(&r, 400, "bad_request");
+    expect_detail_contains(&r, "'namespace' is not valid UTF-8");
+    http_result_free(&r);
+    api_send_text(&r, &srv, "POST", "",
+                  "/v1/catalogs/basics/maintenance/rehydrate?namespace=%%C3%%A9t%%C3%%A9&table=t");
+    expect_error(&r, 404, "not_found");
+    http_result_free(&r);
     /* An encoded NUL must not shorten a name: "ns%00" is not "ns". */
     api_get(&r, &srv, "/v1/catalogs/basics/namespaces/ns%%00x");
     expect_error(&r, 400, "bad_request");

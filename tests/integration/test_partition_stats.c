@@ -729,6 +729,13 @@ static void bad_requests_are_refused(void **state)
     expect_statuses(STATS, invalid, sizeof invalid / sizeof invalid[0], 422);
     static const char *const malformed[] = {"?limit=x", "?bogus=1"};
     expect_statuses(STATS, malformed, sizeof malformed / sizeof malformed[0], 400);
+    /* Names and prefixes reach SQL as text: bytes that are not UTF-8 are
+     * the client's error, not a 500. */
+    static const char *const not_utf8[] = {"?namespace=%FF", "?namespace=" NS "&table=%C3%28"};
+    expect_statuses(STATS, not_utf8, sizeof not_utf8 / sizeof not_utf8[0], 400);
+    static const char *const not_utf8_filter[] = {"?filter=0:%FF", "?filter=0:a%E2%82"};
+    expect_statuses(TABLES "ev/partitions", not_utf8_filter,
+                    sizeof not_utf8_filter / sizeof not_utf8_filter[0], 400);
     api_get(&r, &srv, STATS "?namespace=nope");
     expect_status(&r, 404);
     http_result_free(&r);

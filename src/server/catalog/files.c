@@ -634,8 +634,6 @@ static int parse_partition_filter(struct partition_filters *f, const char *arg,
     key[klen] = '\0';
     if (!str_parse_int64(key, &k) || k < 0 || k > INT32_MAX)
         goto malformed;
-    if (colon && !str_utf8_valid(colon + 1, strlen(colon + 1), NULL))
-        return api_bad_request(err, "query parameter 'partition': the value is not valid UTF-8");
     if (f->n++ == 0)
         f->first_is_null = colon == NULL;
     pg_array_i64(&f->keys, k);

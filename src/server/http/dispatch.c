@@ -111,6 +111,20 @@ static int check_path_params(const struct srv_req *req, struct api_error *err)
     return 0;
 }
 
+/* Query arguments reach SQL as text too (names, timestamps, filter
+ * values): a value that is not UTF-8 is the client's error, refused before
+ * any handler reads it. */
+static int check_query_args(const struct srv_req *req, struct api_error *err)
+{
+    for (size_t i = 0; i < req->nargs; i++) {
+        const char *v = req->args[i].value;
+        if (!str_utf8_valid(v, strlen(v), NULL))
+            return api_bad_request(err, "query parameter '%.64s' is not valid UTF-8 text",
+                                   req->args[i].key);
+    }
+    return 0;
+}
+
 void server_handle(void *ctx, const struct http_request *hreq, struct http_reply *reply)
 {
     struct server *srv = ctx;
@@ -166,7 +180,8 @@ void server_handle(void *ctx, const struct http_request *hreq, struct http_reply
             rc = -1;
         } else if (check_path_params(&req, &err) != 0) {
             rc = -1;
-        } else if (route->args && req_only_args(&req, route->args, &err) != 0) {
+        } else if ((route->args && req_only_args(&req, route->args, &err) != 0) ||
+                   check_query_args(&req, &err) != 0) {
             rc = -1;
         } else {
             rc = route->handler(&req, &res, &err);
