@@ -188,13 +188,13 @@ static const struct option_def options[] = {
         "summary-interval-ms", "HOGLAKE_MAINTENANCE_SUMMARY_INTERVAL_MS", summary_interval_ms, 0,
         86400000,
         "how often the summary sampler takes a step per catalog, walking its live files\n"
-        "into the partition summary GET .../stats/partitions reads (default 1000; 0 = never)"),
+        "into the partition summary GET .../stats/partitions reads (default 5000; 0 = never)"),
     INT64_OPT("summary-batch", "HOGLAKE_MAINTENANCE_SUMMARY_BATCH", summary_batch, 1, 1000000,
               "files one summary step adds, in one short transaction (default 10000)"),
     INT64_OPT("summary-refresh-seconds", "HOGLAKE_MAINTENANCE_SUMMARY_REFRESH_SECONDS",
               summary_refresh_s, 0, 31LL * 86400,
-              "age of the published partition summary at which the sampler walks the catalog\n"
-              "again (default 60)"),
+              "age of the published partition summary at which the sampler refreshes it (by the\n"
+              "changes since, or a walk when they are many; default 60)"),
     INT64_OPT("compaction-interval-ms", "HOGLAKE_COMPACTION_INTERVAL_MS", compaction_interval_ms, 0,
               31LL * 86400000,
               "compaction loop interval; each sweep compacts one group per catalog\n"
