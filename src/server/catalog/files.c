@@ -615,6 +615,21 @@ struct files_query {
     struct partition_filters partition;
 };
 
+bool partition_arg_split(const char *arg, int64_t *key, const char **value)
+{
+    const char *colon = strchr(arg, ':');
+    size_t klen = colon ? (size_t)(colon - arg) : strlen(arg);
+    char text[24];
+    if (klen == 0 || klen >= sizeof text)
+        return false;
+    memcpy(text, arg, klen);
+    text[klen] = '\0';
+    if (!str_parse_int64(text, key) || *key < 0 || *key > INT32_MAX)
+        return false;
+    *value = colon ? colon + 1 : NULL;
+    return true;
+}
+
 /* partition=K:V matches files whose stored value at key index K is
  * exactly V (V may be empty: the empty string); partition=K (no colon)
  * matches a NULL value there. */
@@ -624,27 +639,19 @@ static int parse_partition_filter(struct partition_filters *f, const char *arg,
     if (f->n == MAX_PARTITION_FILTERS)
         return api_bad_request(err, "at most %d partition filters may be given",
                                MAX_PARTITION_FILTERS);
-    const char *colon = strchr(arg, ':');
-    size_t klen = colon ? (size_t)(colon - arg) : strlen(arg);
-    char key[24];
-    int64_t k = -1;
-    if (klen == 0 || klen >= sizeof key)
-        goto malformed;
-    memcpy(key, arg, klen);
-    key[klen] = '\0';
-    if (!str_parse_int64(key, &k) || k < 0 || k > INT32_MAX)
-        goto malformed;
+    int64_t k;
+    const char *value;
+    if (!partition_arg_split(arg, &k, &value))
+        return api_bad_request(err,
+                               "query parameter 'partition' must be key_index:value (or key_index "
+                               "alone for a NULL value) with a non-negative integer key_index, "
+                               "got '%.80s'",
+                               arg);
     if (f->n++ == 0)
-        f->first_is_null = colon == NULL;
+        f->first_is_null = value == NULL;
     pg_array_i64(&f->keys, k);
-    pg_array_str(&f->values, colon ? colon + 1 : NULL);
+    pg_array_str(&f->values, value);
     return 0;
-malformed:
-    return api_bad_request(err,
-                           "query parameter 'partition' must be key_index:value (or key_index "
-                           "alone for a NULL value) with a non-negative integer key_index, got "
-                           "'%.80s'",
-                           arg);
 }
 
 void partition_filters_init(struct partition_filters *f)

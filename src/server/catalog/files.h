@@ -50,6 +50,11 @@ const struct lake_column *table_read_field(const struct table_read *tr, int64_t 
 
 /* ---- partition filters (?partition=K:V, repeatable, ANDed) ---- */
 
+/* Splits a `key_index[:value]` query argument: the key index (0 to
+ * INT32_MAX) and the text after the first colon (NULL without one). false
+ * when the key index is not such a number. */
+bool partition_arg_split(const char *arg, int64_t *key, const char **value);
+
 struct partition_filters {
     struct pg_array keys, values;
     size_t n;

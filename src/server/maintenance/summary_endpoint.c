@@ -7,10 +7,10 @@
  *   GET .../namespaces/{ns}/tables/{t}/partitions: one table's partitions,
  *     sorted, filtered by value prefixes, paged by offset. */
 #include <jansson.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "server/catalog/catalog.h"
+#include "server/catalog/files.h"
 #include "server/db/db.h"
 #include "server/db/pgarray.h"
 #include "server/http/handlers.h"
@@ -161,18 +161,16 @@ static int parse_filters(struct srv_req *req, struct pg_array *keys, struct pg_a
     for (size_t i = 0; i < req->nargs; i++) {
         if (strcmp(req->args[i].key, "filter") != 0)
             continue;
-        const char *arg = req->args[i].value, *colon = strchr(arg, ':');
-        char *end = NULL;
-        long key =
-            colon && colon > arg && arg[0] >= '0' && arg[0] <= '9' ? strtol(arg, &end, 10) : -1;
-        if (key < 0 || key > LISTING_MAX_KEY || end != colon)
+        const char *arg = req->args[i].value, *prefix;
+        int64_t key;
+        if (!partition_arg_split(arg, &key, &prefix) || !prefix || key > LISTING_MAX_KEY)
             return api_bad_request(err,
                                    "query parameter 'filter' must be key_index:prefix with a "
                                    "key_index from 0 to %d (an empty prefix matches NULL), "
                                    "got '%.80s'",
                                    LISTING_MAX_KEY, arg);
         pg_array_i64(keys, key);
-        pg_array_str(prefixes, colon[1] ? colon + 1 : NULL);
+        pg_array_str(prefixes, prefix[0] ? prefix : NULL);
         (*n)++;
     }
     return 0;
