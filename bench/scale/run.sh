@@ -416,6 +416,30 @@ EOF
   stop_server
 }
 
+# auth_header: the admin token as a header file for curl ($sdir/auth.header)
+auth_header() {
+  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
+  chmod 600 "$sdir/auth.header"
+}
+# events_table CATALOG NAMESPACE: the namespace and commit_bench's 4-column
+# table `events` in it (an existing one is kept)
+events_table() {
+  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+    -X POST "$url/v1/catalogs/$1/namespaces" -d "{\"name\":\"$2\"}"
+  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
+    -X POST "$url/v1/catalogs/$1/namespaces/$2/tables" -d '{"name":"events","columns":[
+    {"name":"id","type":"long","nullable":false},{"name":"ts","type":"timestamptz"},
+    {"name":"team_id","type":"long"},{"name":"name","type":"string"}]}'
+}
+# bench_commits CATALOG NAMESPACE WRITERS FILES WARMUP SECONDS LABEL:
+# commit_bench into CATALOG.NAMESPACE.events, its JSON line on stdout
+bench_commits() {
+  "$commit_bench" --url "$url" --token-file "$token_file" --catalog "$1" --namespace "$2" \
+    --table events --data-path "$(curl -s -H @"$sdir/auth.header" "$url/v1/catalogs/$1" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["data_path"])')" \
+    --writers "$3" --files "$4" --warmup "$5" --duration "$6" --label "$7" 2>>"$sdir/commit.log"
+}
+
 # ---- the partition summary: one whole walk, then GET .../stats/partitions ----
 # The sampler at its default pace walks 10,000 files a second; here it steps
 # back to back (--summary-interval-ms 1) so one walk of the catalog is
@@ -472,23 +496,13 @@ EOF2
 # into lake.refresh.events), then one refresh applies them to the published
 # summary instead of walking again; prints what it took beside the walk.
 summary_refresh() {
-  local api=/v1/catalogs/lake before after took rows gen0 gen1
-  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
-  chmod 600 "$sdir/auth.header"
-  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
-    -X POST "$url$api/namespaces" -d '{"name":"refresh"}'
-  curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
-    -X POST "$url$api/namespaces/refresh/tables" -d '{"name":"events","columns":[
-    {"name":"id","type":"long","nullable":false},{"name":"ts","type":"timestamptz"},
-    {"name":"team_id","type":"long"},{"name":"name","type":"string"}]}'
+  local before after took rows gen0 gen1
+  auth_header
+  events_table lake refresh
   read -r before gen0 < <(psql_ -d "$db" -F' ' -c "SELECT s.published_snapshot,
     s.published_generation FROM hog_summary s JOIN hog_catalog c USING (catalog_id)
     WHERE c.name = 'lake'")
-  "$commit_bench" --url "$url" --token-file "$token_file" --catalog lake --namespace refresh \
-    --table events --data-path "$(curl -s -H @"$sdir/auth.header" "$url$api" |
-      python3 -c 'import json,sys; print(json.load(sys.stdin)["data_path"])')" \
-    --writers 8 --files 5 --warmup 0 --duration 5 --label summary_refresh \
-    >"$sdir/summary_commits.json" 2>>"$sdir/commit.log" ||
+  bench_commits lake refresh 8 5 0 5 summary_refresh >"$sdir/summary_commits.json" ||
     { log "FAILED: the commits before the refresh"; failed=1; return 0; }
   stop_server
   start_server "$db" "hoglaked-$name" --summary-interval-ms 1000 --summary-refresh-seconds 0 \
@@ -585,8 +599,7 @@ maintenance_runs() {
     --retirement-interval-ms 0 --cleanup-interval-ms 0 --hydrator-interval-ms 0 \
     --retirement-pause-ms 0 --retirement-budget-ms 3600000 --expiry-purge-budget-ms 3600000
   token_file=$dir/hoglaked-$name/admin.token # the copy's tokens are the original's
-  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
-  chmod 600 "$sdir/auth.header"
+  auth_header
   curl -s -f -o /dev/null -X PATCH -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
     "$url$api/options" -d '{"snapshot_retention_seconds":1,"consumer_floor":false}' ||
     { log "FAILED: the retention change"; failed=1; return 0; }
@@ -671,24 +684,15 @@ EOF2
 
 # ---- commits on the big catalog against an empty one, and pgbench ----
 commit_cell() { # commit_cell CATALOG WRITERS FILES LABEL
-  "$commit_bench" --url "$url" --token-file "$token_file" --catalog "$1" --namespace bench \
-    --table events --data-path "$(curl -s -H @"$sdir/auth.header" "$url/v1/catalogs/$1" |
-      python3 -c 'import json,sys; print(json.load(sys.stdin)["data_path"])')" \
-    --writers "$2" --files "$3" --warmup 20 --duration "$duration" --label "$4" 2>>"$sdir/commit.log"
+  bench_commits "$1" bench "$2" "$3" 20 "$duration" "$4"
 }
 commit_runs() {
-  printf 'Authorization: Bearer %s\n' "$(head -1 "$token_file")" >"$sdir/auth.header"
-  chmod 600 "$sdir/auth.header"
+  auth_header
   local c
   for c in lake empty; do
     curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
       -X POST "$url/v1/catalogs" -d "{\"name\":\"$c\"}"
-    curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
-      -X POST "$url/v1/catalogs/$c/namespaces" -d '{"name":"bench"}'
-    curl -s -o /dev/null -H @"$sdir/auth.header" -H 'Content-Type: application/json' \
-      -X POST "$url/v1/catalogs/$c/namespaces/bench/tables" -d '{"name":"events","columns":[
-      {"name":"id","type":"long","nullable":false},{"name":"ts","type":"timestamptz"},
-      {"name":"team_id","type":"long"},{"name":"name","type":"string"}]}'
+    events_table "$c" bench
   done
   psql_ -d "$db" -c "ANALYZE"
   local w f
