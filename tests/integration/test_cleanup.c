@@ -343,6 +343,11 @@ static void test_batch_and_leases(void **state)
     struct http_result r;
     post_cleanup(&r, &srv, CAT, "?batch=0");
     expect_error(&r, 422, "validation");
+    expect_detail_contains(&r, "batch must be between 1 and 100000, got 0");
+    http_result_free(&r);
+    post_cleanup(&r, &srv, CAT, "?batch=100001");
+    expect_error(&r, 422, "validation");
+    expect_detail_contains(&r, "batch must be between 1 and 100000, got 100001");
     http_result_free(&r);
     post_cleanup(&r, &srv, CAT, "?batch=x");
     expect_status(&r, 400);

@@ -355,6 +355,8 @@ static void test_row_count_mismatch_fails_until_rehydrate(void **state)
     http_result_free(&r);
     post(&r, &st.srv, "/v1/catalogs/mismatch/maintenance/hydrate?batch=0");
     expect_status(&r, 422);
+    expect_detail_contains(&r, "batch must be between 1 and ");
+    expect_detail_contains(&r, ", got 0");
     http_result_free(&r);
     post(&r, &st.srv, "/v1/catalogs/nope/maintenance/hydrate");
     expect_status(&r, 404);

@@ -312,15 +312,10 @@ int h_upload_abandon(struct srv_req *req, struct srv_res *res, struct api_error 
 
 int h_upload_schedule_expired(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
-    bool has_limit;
-    int64_t limit = UPLOAD_SCHEDULE_DEFAULT;
-    if (req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+    int64_t limit;
+    if (req_arg_range(req, "limit", UPLOAD_SCHEDULE_DEFAULT, 1, UPLOAD_SCHEDULE_MAX, &limit, err) !=
+        0)
         return -1;
-    if (!has_limit)
-        limit = UPLOAD_SCHEDULE_DEFAULT;
-    if (limit < 1 || limit > UPLOAD_SCHEDULE_MAX)
-        return api_validation(err, "limit must be between 1 and %d, got %lld", UPLOAD_SCHEDULE_MAX,
-                              (long long)limit);
     struct catalog_row cat;
     if (catalog_load(req, req->params[P_CATALOG], &cat, err) != 0)
         return -1;

@@ -224,6 +224,20 @@ int req_arg_word(const struct srv_req *req, const char *key, const char *const *
                           n > 2 ? "one of " : "", list, v);
 }
 
+int req_arg_range(const struct srv_req *req, const char *key, int64_t dflt, int64_t min,
+                  int64_t max, int64_t *out, struct api_error *err)
+{
+    bool present;
+    if (req_arg_i64(req, key, &present, out, err) != 0)
+        return -1;
+    if (!present)
+        *out = dflt;
+    if (*out < min || *out > max)
+        return api_validation(err, "%s must be between %lld and %lld, got %lld", key,
+                              (long long)min, (long long)max, (long long)*out);
+    return 0;
+}
+
 int req_page_limit(const struct srv_req *req, int64_t dflt, int64_t max, int64_t *limit,
                    struct api_error *err)
 {

@@ -131,6 +131,11 @@ int req_arg_bool(const struct srv_req *req, const char *key, bool *present, bool
  * naming them ("must be asc or desc" for two). */
 int req_arg_word(const struct srv_req *req, const char *key, const char *const *words, size_t n,
                  bool *present, size_t *index, struct api_error *err);
+/* Optional integer query argument within [min, max]: `dflt` when absent,
+ * 400 when not an integer, 422 "<key> must be between <min> and <max>,
+ * got <v>" outside. */
+int req_arg_range(const struct srv_req *req, const char *key, int64_t dflt, int64_t min,
+                  int64_t max, int64_t *out, struct api_error *err);
 /* A paged read's ?limit=: `dflt` when absent, 400 not an integer, 422
  * below 1, clamped to `max` (never refused: a client may ask for the page
  * size it likes without knowing the server's maximum). */

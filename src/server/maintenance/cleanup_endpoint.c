@@ -12,13 +12,9 @@ int h_maintenance_cleanup(struct srv_req *req, struct srv_res *res, struct api_e
     if (!registered)
         return api_fail(err, 500, "internal_error", "internal server error");
     struct cleanup_task ct = *(const struct cleanup_task *)registered->ctx;
-    bool has_batch = false;
-    int64_t batch = CLEANUP_DEFAULT_BATCH;
-    if (req_arg_i64(req, "batch", &has_batch, &batch, err) != 0)
+    int64_t batch;
+    if (req_arg_range(req, "batch", CLEANUP_DEFAULT_BATCH, 1, CLEANUP_MAX_BATCH, &batch, err) != 0)
         return -1;
-    if (batch < 1 || batch > CLEANUP_MAX_BATCH)
-        return api_validation(err, "batch must be between 1 and %d, got %lld", CLEANUP_MAX_BATCH,
-                              (long long)batch);
     ct.batch = batch;
     struct maint_task task = *registered;
     task.ctx = &ct;

@@ -12,16 +12,9 @@ int h_maintenance_compact(struct srv_req *req, struct srv_res *res, struct api_e
     if (!registered)
         return api_fail(err, 500, "internal_error", "internal server error");
     struct compaction_task ct = *(const struct compaction_task *)registered->ctx;
-    bool has_batch;
-    int64_t batch;
-    if (req_arg_i64(req, "batch", &has_batch, &batch, err) != 0)
+    /* batch counts groups */
+    if (req_arg_range(req, "batch", ct.opt.batch, 1, COMPACTION_MAX_BATCH, &ct.opt.batch, err) != 0)
         return -1;
-    if (has_batch) {
-        if (batch < 1 || batch > COMPACTION_MAX_BATCH)
-            return api_validation(err, "batch must be between 1 and %d groups, got %lld",
-                                  COMPACTION_MAX_BATCH, (long long)batch);
-        ct.opt.batch = batch;
-    }
     struct maint_task task = *registered;
     task.ctx = &ct;
     return maint_run_reply(req, res, &task, err);

@@ -14,15 +14,9 @@ int h_maintenance_hydrate(struct srv_req *req, struct srv_res *res, struct api_e
     const struct maint_task *registered = maintenance_task(req->srv->maint, "hydrator");
     if (!registered)
         return api_fail(err, 500, "internal_error", "internal server error");
-    bool present;
     int64_t batch;
-    if (req_arg_i64(req, "batch", &present, &batch, err) != 0)
+    if (req_arg_range(req, "batch", HYDRATE_DEFAULT_BATCH, 1, HYDRATE_MAX_BATCH, &batch, err) != 0)
         return -1;
-    if (!present)
-        batch = HYDRATE_DEFAULT_BATCH;
-    if (batch < 1 || batch > HYDRATE_MAX_BATCH)
-        return api_validation(err, "batch must be between 1 and %d (got %lld)", HYDRATE_MAX_BATCH,
-                              (long long)batch);
     struct hydrate_task ht = *(const struct hydrate_task *)registered->ctx;
     ht.batch = batch;
     struct maint_task task = *registered;

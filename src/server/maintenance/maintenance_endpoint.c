@@ -19,14 +19,11 @@ static const char *const ledger_tasks[] = {"hydrator", "expiry",     "cleanup", 
 int h_maintenance_runs(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     const char *task = req_arg(req, "task");
-    bool has_before, has_limit;
-    int64_t before = 0, limit = RUNS_DEFAULT_LIMIT;
+    bool has_before;
+    int64_t before = 0, limit;
     if (req_arg_i64(req, "before", &has_before, &before, err) != 0 ||
-        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        req_arg_range(req, "limit", RUNS_DEFAULT_LIMIT, 1, RUNS_MAX_LIMIT, &limit, err) != 0)
         return -1;
-    if (limit < 1 || limit > RUNS_MAX_LIMIT)
-        return api_validation(err, "limit must be between 1 and %d, got %lld", RUNS_MAX_LIMIT,
-                              (long long)limit);
     if (task) {
         bool known = false;
         for (size_t i = 0; i < sizeof ledger_tasks / sizeof ledger_tasks[0]; i++)

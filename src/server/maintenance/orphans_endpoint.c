@@ -12,19 +12,16 @@ int h_maintenance_orphans(struct srv_req *req, struct srv_res *res, struct api_e
     if (!registered)
         return api_fail(err, 500, "internal_error", "internal server error");
     struct orphans_task ot = *(const struct orphans_task *)registered->ctx;
-    bool has_dry, has_older, has_limit;
+    bool has_dry, has_older;
     bool dry_run = false;
     int64_t older = ot.opt.grace_s, limit = ot.opt.limit;
     if (req_arg_bool(req, "dry_run", &has_dry, &dry_run, err) != 0 ||
         req_arg_i64(req, "older_than_seconds", &has_older, &older, err) != 0 ||
-        req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+        req_arg_range(req, "limit", ot.opt.limit, 1, ORPHANS_MAX_LIMIT, &limit, err) != 0)
         return -1;
     if (older < ORPHANS_MIN_GRACE_SECONDS)
         return api_validation(err, "older_than_seconds must be at least %d, got %lld",
                               ORPHANS_MIN_GRACE_SECONDS, (long long)older);
-    if (limit < 1 || limit > ORPHANS_MAX_LIMIT)
-        return api_validation(err, "limit must be between 1 and %d, got %lld", ORPHANS_MAX_LIMIT,
-                              (long long)limit);
     ot.opt.dry_run = dry_run;
     ot.opt.list_paths = true;
     ot.opt.grace_s = older;

@@ -86,13 +86,9 @@ static int ranked(PGconn *pg, const struct store_summary_debt_query *q, json_t *
 int h_stats_partitions(struct srv_req *req, struct srv_res *res, struct api_error *err)
 {
     const char *ns = req_arg(req, "namespace"), *table = req_arg(req, "table");
-    bool has_limit;
-    int64_t limit = STATS_DEFAULT_LIMIT;
-    if (req_arg_i64(req, "limit", &has_limit, &limit, err) != 0)
+    int64_t limit;
+    if (req_arg_range(req, "limit", STATS_DEFAULT_LIMIT, 1, STATS_MAX_LIMIT, &limit, err) != 0)
         return -1;
-    if (limit < 1 || limit > STATS_MAX_LIMIT)
-        return api_validation(err, "limit must be between 1 and %d, got %lld", STATS_MAX_LIMIT,
-                              (long long)limit);
     if (table && !ns)
         return api_validation(err, "table needs namespace");
     struct catalog_row cat;
@@ -190,15 +186,12 @@ static int parse_listing(struct srv_req *req, struct store_summary_listing *q,
     /* The measures read best biggest first; partitions in their order. */
     q->desc = has_order ? order == 1 : q->sort != SUMMARY_SORT_PARTITION;
     bool has;
-    q->limit = LISTING_DEFAULT_LIMIT;
-    if (req_arg_i64(req, "limit", &has, &q->limit, err) != 0 ||
+    if (req_arg_range(req, "limit", LISTING_DEFAULT_LIMIT, 1, LISTING_MAX_LIMIT, &q->limit, err) !=
+            0 ||
         req_arg_i64(req, "offset", &has, &q->offset, err) != 0)
         return -1;
     if (!has)
         q->offset = 0;
-    if (q->limit < 1 || q->limit > LISTING_MAX_LIMIT)
-        return api_validation(err, "limit must be between 1 and %d, got %lld", LISTING_MAX_LIMIT,
-                              (long long)q->limit);
     if (q->offset < 0)
         return api_validation(err, "offset must be >= 0, got %lld", (long long)q->offset);
     return 0;
