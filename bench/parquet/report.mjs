@@ -117,7 +117,10 @@ if (check) {
 const scaleProblems = []
 const rounds = []
 for (let r = 1; load(`scale-1-${r}`); r++)
-  rounds.push({ one: load(`scale-1-${r}`), many: load(`scale-n-${r}`), cmp: load(`scale-cmp-${r}`) })
+  rounds.push({
+    one: load(`scale-1-${r}`), many: load(`scale-n-${r}`), cmp: load(`scale-cmp-${r}`),
+    pair: [load(`scale-pair-a-${r}`), load(`scale-pair-b-${r}`)],
+  })
 if (rounds.length && rounds.every((x) => x.many && x.cmp)) {
   const n = rounds[0].many.threads
   const range = (xs, d = 2) => `${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)}`
@@ -145,6 +148,15 @@ if (rounds.length && rounds.every((x) => x.many && x.cmp)) {
   out(`  speedup (wall, per round): median ${fmt(median(ratios))}x, range ${range(ratios)}x; ` +
     `best against best ${fmt(Math.min(...walls1) / Math.min(...wallsN))}x; ` +
     `CPU time ${n} threads / 1: ${range(cpuCost)}`)
+  if (rounds.every((x) => x.pair[0] && x.pair[1])) {
+    // Two independent single-thread writers at once: what the machine gives
+    // two encoders that share nothing, the threaded writer's ceiling here.
+    const pairs = rounds.map((x) => Math.max(x.pair[0].write_s, x.pair[1].write_s))
+    const ceiling = rounds.map((x, i) => (2 * x.one.write_s) / pairs[i])
+    out(`  control, two 1-thread writers side by side (each a process): slower of the two ` +
+      `${range(pairs)} s; machine's 2-encoder throughput / 1 thread's: ${range(ceiling)}x ` +
+      `(median ${fmt(median(ceiling))}x)`)
+  }
   if (env.smoke) out('  (smoke run: not judged)')
   else out(`  threaded encode >= 1.8x single-thread: ${median(ratios) >= 1.8 ? 'met' : 'MISSED'} ` +
     `(median per-round wall ratio)`)
