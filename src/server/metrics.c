@@ -55,6 +55,8 @@ static const struct family_def families[] = {
      "Optimistic commits queued for a group commit or in one being sent."},
     {"hoglake_commit_groups_total", COUNTER,
      "Transactions that committed one or more optimistic commits together (group commit)."},
+    {"hoglake_commit_groups_merged_total", COUNTER,
+     "Group commits whose entries' writes went as one set of statements."},
     {"hoglake_commit_revalidations_total", COUNTER,
      "Commits checked again under the catalog lock because what they read before it had "
      "changed (or they were refused, replayed or had deletion vectors to check)."},

@@ -956,6 +956,7 @@ static void waiting_commits_commit_as_a_group(void **state)
 {
     (void)state;
     int64_t groups0 = metric("hoglake_commit_groups_total ");
+    int64_t merged0 = metric("hoglake_commit_groups_merged_total ");
     int64_t revalidated0 = metric("hoglake_commit_revalidations_total ");
     long long id = (long long)cat_id(CAT);
     PGconn *holder = test_db_connect(&db);
@@ -1007,6 +1008,8 @@ static void waiting_commits_commit_as_a_group(void **state)
     int64_t revalidated = metric("hoglake_commit_revalidations_total ") - revalidated0;
     assert_true(groups == 1 || groups == 2);
     assert_int_equal(groups + revalidated, 4);
+    /* Two entries with one path: no round of these went merged. */
+    assert_int_equal(metric("hoglake_commit_groups_merged_total "), merged0);
     assert_int_equal(metric("hoglake_commit_group_queued "), 0);
     for (int i = 0; i < 4; i++)
         http_result_free(&racers[i].r);
@@ -1039,6 +1042,178 @@ static void waiting_commits_commit_as_a_group(void **state)
     }
     assert_int_equal(head_of(CAT), h0 + 4);
     assert_int_equal(metric("hoglake_commit_groups_total "), groups0 + 2);
+    assert_int_equal(metric("hoglake_commit_groups_merged_total "), merged0 + 1);
+}
+
+/* Queues `bodies` behind a commit the test holds the catalog lock
+ * against (the first racer leads alone and waits for the lock; the others
+ * queue behind it), runs `meanwhile` (SQL, or NULL) in the lock's
+ * transaction, releases the lock and joins them all. */
+static void queue_behind_lock(const char *const *bodies, struct racer *racers, int n,
+                              const char *meanwhile)
+{
+    PGconn *holder = test_db_connect(&db);
+    char sql[160];
+    snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
+             (long long)cat_id(CAT));
+    PQclear(PQexec(holder, sql));
+    int64_t queued0 = metric("hoglake_commit_group_queued ");
+    for (int i = 0; i < n; i++) {
+        racers[i] = (struct racer){.body = bodies[i]};
+        assert_int_equal(pthread_create(&racers[i].t, NULL, send_racer, &racers[i]), 0);
+        for (int k = 0; k < 500 && metric("hoglake_commit_group_queued ") < queued0 + i + 1; k++)
+            sleep_ms(10);
+        assert_int_equal(metric("hoglake_commit_group_queued "), queued0 + i + 1);
+    }
+    if (meanwhile)
+        PQclear(PQexec(holder, meanwhile));
+    PQclear(PQexec(holder, "COMMIT"));
+    PQfinish(holder);
+    for (int i = 0; i < n; i++)
+        pthread_join(racers[i].t, NULL);
+}
+
+/* Appends queued together go as one set of writes, each commit still its
+ * own snapshot (in queue order), files, row ids, totals and receipt, as if
+ * they had committed one by one. (A group where two commits share a path
+ * goes entry by entry: waiting_commits_commit_as_a_group.) */
+static void a_group_writes_its_commits_as_one(void **state)
+{
+    (void)state;
+    long long id = (long long)cat_id(CAT);
+    long long other = (long long)table_id_of(CAT, NS, "other"),
+              events = (long long)table_id_of(CAT, NS, "events");
+#define STATS_OF(t, col)                                                                           \
+    sqli("SELECT " col " FROM hog_table_stats WHERE catalog_id = %lld AND table_id = %lld", id, t)
+#define LIVE_OF(t, col)                                                                            \
+    sqli("SELECT " col " FROM hog_table_live_totals WHERE catalog_id = %lld AND table_id = %lld",  \
+         id, t)
+    int64_t next_other = STATS_OF(other, "next_row_id"),
+            next_events = STATS_OF(events, "next_row_id");
+    int64_t live_other = LIVE_OF(other, "record_count"),
+            snaps_other = LIVE_OF(other, "snapshot_count");
+    int64_t snaps_events = LIVE_OF(events, "snapshot_count");
+    int64_t merged0 = metric("hoglake_commit_groups_merged_total ");
+    int64_t h0 = head_of(CAT);
+    const char *bodies[] = {
+        /* leads alone */
+        "{'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/0.parquet','record_count':1,'file_size_bytes':1}]}]}",
+        /* then these four, one group */
+        "{'author':'a1','message':'m1','idempotency_key':'6a1c7e0a-1111-4c2b-9d3e-7f8a9b0c1d21',"
+        "'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/1a.parquet','record_count':5,'file_size_bytes':10},"
+        "{'path':'" DATA "/mg/1b.parquet','record_count':7,'file_size_bytes':20}]}]}",
+        "{'appends':[{'namespace':'" NS "','table':'events','files':["
+        "{'path':'" DATA "/mg/2a.parquet','record_count':3,'file_size_bytes':30}]},"
+        "{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/2b.parquet','record_count':11,'file_size_bytes':40}]}]}",
+        "{'author':'a3','idempotency_key':'6a1c7e0a-1111-4c2b-9d3e-7f8a9b0c1d23',"
+        "'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/3.parquet','record_count':2,'file_size_bytes':50}]}]}",
+        "{'message':'m4','appends':[{'namespace':'" NS "','table':'events','files':["
+        "{'path':'" DATA "/mg/4.parquet','record_count':4,'file_size_bytes':60}]}]}",
+    };
+    struct racer racers[5];
+    queue_behind_lock(bodies, racers, 5, NULL);
+    for (int i = 0; i < 5; i++) {
+        expect_status(&racers[i].r, 200);
+        /* In queue order: the leader first, then the group's entries. */
+        assert_int_equal(jint(racers[i].r.json, "snapshot_id"), h0 + 1 + i);
+    }
+    assert_int_equal(metric("hoglake_commit_groups_merged_total "), merged0 + 1);
+    assert_int_equal(head_of(CAT), h0 + 5);
+    /* Each file at its commit's snapshot, with its commit's ids and rows:
+     * a table's ranges follow one another in commit order. */
+    const struct {
+        const char *path;
+        int snap;
+        const long long *table;
+        int64_t rows_before; /* the table's rows before it, from this test's */
+    } files[] = {
+        {DATA "/mg/0.parquet", 1, &other, 0},   {DATA "/mg/1a.parquet", 2, &other, 1},
+        {DATA "/mg/1b.parquet", 2, &other, 6},  {DATA "/mg/2a.parquet", 3, &events, 0},
+        {DATA "/mg/2b.parquet", 3, &other, 13}, {DATA "/mg/3.parquet", 4, &other, 24},
+        {DATA "/mg/4.parquet", 5, &events, 3},
+    };
+    int64_t last_id = 0;
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        int64_t fid = file_id(files[k].path);
+        assert_true(fid > last_id); /* ids in commit and file order */
+        last_id = fid;
+        expect_sql("ok",
+                   "SELECT CASE WHEN begin_snapshot = %lld AND table_id = %lld"
+                   " AND row_id_start = %lld THEN 'ok' ELSE begin_snapshot || '/' || table_id"
+                   " || '/' || row_id_start END FROM hog_data_file WHERE data_file_id = %lld",
+                   (long long)(h0 + files[k].snap), *files[k].table,
+                   (long long)((*files[k].table == other ? next_other : next_events) +
+                               files[k].rows_before),
+                   (long long)fid);
+    }
+    assert_int_equal(STATS_OF(other, "next_row_id"), next_other + 26);
+    assert_int_equal(STATS_OF(events, "next_row_id"), next_events + 7);
+    assert_int_equal(LIVE_OF(other, "record_count"), live_other + 26);
+    assert_int_equal(LIVE_OF(other, "snapshot_count"), snaps_other + 4);
+    assert_int_equal(LIVE_OF(other, "changed_snapshot"), h0 + 4);
+    assert_int_equal(LIVE_OF(events, "snapshot_count"), snaps_events + 2);
+    assert_int_equal(LIVE_OF(events, "changed_snapshot"), h0 + 5);
+    /* Each snapshot its own author, message and change rows. */
+    expect_sql("a1|m1,|,a3|,|m4",
+               "SELECT string_agg(coalesce(author, '') || '|' || coalesce(commit_message, ''), ','"
+               " ORDER BY snapshot_id) FROM hog_snapshot WHERE catalog_id = %lld"
+               " AND snapshot_id BETWEEN %lld AND %lld",
+               id, (long long)(h0 + 2), (long long)(h0 + 5));
+    assert_int_equal(change_rows(CAT, h0 + 3, "table_inserted_into", events), 1);
+    assert_int_equal(change_rows(CAT, h0 + 3, "table_inserted_into", other), 1);
+    assert_int_equal(change_rows(CAT, h0 + 3, NULL, 0), 2);
+    assert_int_equal(change_rows(CAT, h0 + 5, NULL, 0), 1);
+    /* Each key's receipt names its commit: sent again, each replays it. */
+    for (int i = 1; i <= 3; i += 2) {
+        struct http_result r;
+        char *b = dq(bodies[i]);
+        api_send_text(&r, &srv, "POST", b, "/v1/catalogs/%s/commit", CAT);
+        free(b);
+        expect_status(&r, 200);
+        assert_int_equal(jint(r.json, "snapshot_id"), h0 + 1 + i);
+        http_result_free(&r);
+    }
+    assert_int_equal(head_of(CAT), h0 + 5);
+    for (int i = 0; i < 5; i++)
+        http_result_free(&racers[i].r);
+
+    /* An entry whose check fails (its path was queued for removal while it
+     * waited) leaves the merged round; the others commit merged, and it
+     * gets the locked path's answer. */
+    merged0 = metric("hoglake_commit_groups_merged_total ");
+    h0 = head_of(CAT);
+    const char *more[] = {
+        "{'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/5.parquet','record_count':1,'file_size_bytes':1}]}]}",
+        "{'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/6.parquet','record_count':1,'file_size_bytes':1}]}]}",
+        "{'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/7.parquet','record_count':1,'file_size_bytes':1}]}]}",
+        "{'appends':[{'namespace':'" NS "','table':'other','files':["
+        "{'path':'" DATA "/mg/8.parquet','record_count':1,'file_size_bytes':1}]}]}",
+    };
+    char removal[256];
+    snprintf(
+        removal, sizeof removal,
+        "INSERT INTO hog_file_removal (catalog_id, path, file_kind, reason) VALUES (%lld, '" DATA
+        "/mg/7.parquet', 'data', 'snapshot_expiry')",
+        id);
+    queue_behind_lock(more, racers, 4, removal);
+    expect_error(&racers[2].r, 409, "commit_conflict");
+    expect_detail_contains(&racers[2].r, "queued for removal");
+    assert_int_equal(jint(racers[0].r.json, "snapshot_id"), h0 + 1);
+    assert_int_equal(jint(racers[1].r.json, "snapshot_id"), h0 + 2);
+    assert_int_equal(jint(racers[3].r.json, "snapshot_id"), h0 + 3);
+    assert_int_equal(head_of(CAT), h0 + 3);
+    assert_int_equal(metric("hoglake_commit_groups_merged_total "), merged0 + 1);
+    for (int i = 0; i < 4; i++)
+        http_result_free(&racers[i].r);
+#undef STATS_OF
+#undef LIVE_OF
 }
 
 /* Runs `sql` on an admin connection to the test database's cluster, then
@@ -1134,6 +1309,7 @@ int main(void)
         cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
         cmocka_unit_test(counter_overflow_is_refused),
         cmocka_unit_test(waiting_commits_commit_as_a_group),
+        cmocka_unit_test(a_group_writes_its_commits_as_one),
         cmocka_unit_test(change_probes_ignore_history),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -5,12 +5,21 @@
  * It joins its catalog's queue; when no commit of that catalog is
  * leading, it leads: it takes every waiting entry, sends BEGIN, the lock,
  * each entry's statements in turn and COMMIT on its own connection, and
- * hands each entry its answer. Each entry still gets its own snapshot (the
- * allocators advance statement by statement), its check still sees every
- * entry before it (the same path or key twice in one group fails the
- * second's check). When one entry's statement fails, the leader rolls back,
- * settles that entry (stale: it runs the locked path itself; or its error)
- * and sends the group again without it. */
+ * hands each entry its answer.
+ *
+ * A round is merged when it can be: each entry's check, then the writes
+ * of all as one set of statements (server/store/commit_writes.h, an entry
+ * each, each its own snapshot in order), so a hot row (the catalog's
+ * allocators, a table's counters) is written once a round and each
+ * statement runs once. That needs appends whose paths, keys and upload
+ * owners are their own, since their checks all run before any writes.
+ * Otherwise, or when the merged writes fail (a failure that has no one
+ * owner), the round goes entry by entry: BEGIN, the lock, each entry's
+ * statements in turn, COMMIT; each entry's check then sees every entry
+ * before it (the same path or key twice in one group fails the second's
+ * check). When one entry's statement fails, the leader rolls back, settles
+ * that entry (stale: it runs the locked path itself; or its error) and
+ * sends the group again without it. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,11 +113,129 @@ static int queue_round(struct commit_ctx *leader, struct entry **batch, int n,
         return -1;
     for (int i = 0; i < n; i++) {
         first[i] = store_commit_batch_size(s);
-        if (store_commit_batch_replay(s, &batch[i]->w->s, err) != 0)
+        const struct store_commit_batch *rec = &batch[i]->w->s;
+        if (store_commit_batch_replay(s, rec, 0, rec->nrec, err) != 0)
             return -1;
     }
     first[n] = store_commit_batch_size(s);
     return store_commit_queue_commit(s, err);
+}
+
+static int str_order(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Tables a merged round's entries name, at most: building its writes
+ * looks a table up among them per file. */
+enum { MERGED_TABLES_MAX = 64 };
+
+/* Whether batch[0..n) may go as one set of writes: appends, each with its
+ * check recorded first, and no path, key or upload owner in two entries
+ * (the statements would not tell them apart, and each check runs before
+ * every write). */
+static bool mergeable(struct entry **batch, int n)
+{
+    size_t nstr = 0, ntables = 0;
+    for (int i = 0; i < n; i++) {
+        const struct commit_request *c = batch[i]->x->c;
+        if (c->ndvs || batch[i]->w->at.checks != 0)
+            return false;
+        nstr += c->nfiles + 2;
+        ntables += c->ntables;
+    }
+    if (ntables > MERGED_TABLES_MAX)
+        return false;
+    const char **all = malloc(nstr * sizeof *all);
+    if (!all)
+        return false;
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        const struct commit_request *c = batch[i]->x->c;
+        for (size_t t = 0; t < c->ntables; t++)
+            for (size_t f = 0; f < c->tables[t].nfiles; f++)
+                all[k++] = c->tables[t].files[f].path;
+        /* Keys and owners are canonical UUIDs: they never equal a path. */
+        if (c->has_key)
+            all[k++] = c->key;
+        if (c->has_upload_owner)
+            all[k++] = c->upload_owner;
+    }
+    qsort(all, k, sizeof *all, str_order);
+    bool distinct = true;
+    for (size_t i = 1; i < k && distinct; i++)
+        distinct = strcmp(all[i - 1], all[i]) != 0;
+    free(all);
+    return distinct;
+}
+
+/* Sends batch[0..n) as one merged round: BEGIN and the lock, each entry's
+ * check, the writes of all, COMMIT. Returns true when it settled the round
+ * (out as send_round's), false when the merged writes failed: nothing was
+ * written, and the round goes again entry by entry. */
+static bool send_merged(struct commit_ctx *leader, struct entry **batch, int n,
+                        enum entry_state *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = SENDING;
+    struct commit_ctx *xs[GROUP_MAX];
+    for (int i = 0; i < n; i++)
+        xs[i] = batch[i]->x;
+    struct write_batch round = {0};
+    struct error err;
+    int commit_at = -1, failed = -1;
+    leader->lock_at = -1;
+    int rc = 0;
+    if (store_commit_batch_begin(&round.s, leader->ctx->db, &err) != 0 ||
+        commit_queue_lock(leader, &round.s, &err) != 0)
+        rc = -1;
+    int checks = store_commit_batch_size(&round.s);
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = store_commit_batch_replay(&round.s, &batch[i]->w->s, 0, 1, &err);
+    int writes = store_commit_batch_size(&round.s);
+    if (rc == 0)
+        rc = commit_queue_group_writes(xs, (size_t)n, leader->ctx->arena, &round, &err);
+    if (rc == 0 && (commit_at = store_commit_queue_commit(&round.s, &err)) < 0)
+        rc = -1;
+    if (rc != 0) { /* nothing sent */
+        store_commit_batch_free(&round.s);
+        leader->in_txn = false;
+        return false;
+    }
+    if (commit_run_locked(leader, &round.s, &failed, &err) == 0) {
+        leader->in_txn = false;
+        for (int i = 0; i < n; i++) {
+            struct commit_outcome *o = batch[i]->x->out;
+            store_commit_allocated(&round.s, round.at.alloc, (size_t)n, (size_t)i + 1,
+                                   &o->snapshot_id, &o->schema_version);
+            out[i] = COMMITTED;
+        }
+        store_commit_batch_free(&round.s);
+        metrics_counter_add(leader->ctx->srv->metrics, "hoglake_commit_groups_total", "", 1);
+        metrics_counter_add(leader->ctx->srv->metrics, "hoglake_commit_groups_merged_total", "", 1);
+        return true;
+    }
+    const char *step = store_commit_batch_failed(&round.s, "commit group");
+    store_commit_batch_free(&round.s);
+    if (leader->in_txn) {
+        commit_rollback(leader);
+        leader->in_txn = false;
+    }
+    if (failed >= writes && failed < commit_at)
+        return false;
+    if (failed >= checks && failed < writes) {
+        int owner = failed - checks;
+        if (db_error_is(&err, SQLSTATE_HOG_ASSERT)) {
+            out[owner] = STALE;
+        } else {
+            batch[owner]->err = err;
+            batch[owner]->failed_step = step;
+            out[owner] = FAILED;
+        }
+        return true;
+    }
+    fail_all(batch, n, &err, failed == commit_at ? "commit" : "commit group", out);
+    return true;
 }
 
 /* Sends one round for batch[0..n) on the leader's connection, without
@@ -119,6 +246,8 @@ static int queue_round(struct commit_ctx *leader, struct entry **batch, int n,
 static void send_round(struct commit_ctx *leader, struct entry **batch, int n,
                        enum entry_state *out)
 {
+    if (n > 1 && mergeable(batch, n) && send_merged(leader, batch, n, out))
+        return;
     for (int i = 0; i < n; i++)
         out[i] = SENDING;
     struct store_commit_batch s = {0};
@@ -130,7 +259,7 @@ static void send_round(struct commit_ctx *leader, struct entry **batch, int n,
         leader->in_txn = false;
         for (int i = 0; i < n; i++) {
             struct commit_outcome *o = batch[i]->x->out;
-            store_commit_allocated(&s, first[i] + batch[i]->w->at.alloc, &o->snapshot_id,
+            store_commit_allocated(&s, first[i] + batch[i]->w->at.alloc, 1, 1, &o->snapshot_id,
                                    &o->schema_version);
             out[i] = COMMITTED;
         }

@@ -100,6 +100,12 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale, s
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
                         struct store_commit_dv_target **targets, bool optimistic,
                         struct error *err);
+/* Queues the writes of n commits (appends whose paths, keys and upload
+ * owners are their own) as one set of statements, each commit an entry in
+ * order (not their checks, nor the COMMIT); arena holds what the batch
+ * borrows. */
+int commit_queue_group_writes(struct commit_ctx *const *xs, size_t n, struct arena *arena,
+                              struct write_batch *w, struct error *err);
 /* Sends the locked path's write batch (ending in COMMIT); on success the
  * transaction has committed and x->out holds the result. (Group commit
  * sends its own batches: commit_group.c.) */

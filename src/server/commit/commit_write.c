@@ -24,10 +24,10 @@ static int add_row_ids(struct commit_ctx *x, struct store_commit_writes *w, stru
     return 0;
 }
 
-/* The file's statistics as the store encodes them (in the commit's arena). */
-static struct store_column_stats *file_stats(struct commit_ctx *x, const struct commit_file *cf)
+/* The file's statistics as the store encodes them (in arena). */
+static struct store_column_stats *file_stats(struct arena *arena, const struct commit_file *cf)
 {
-    struct store_column_stats *out = arena_calloc(x->ctx->arena, cf->nstats, sizeof *out);
+    struct store_column_stats *out = arena_calloc(arena, cf->nstats, sizeof *out);
     for (size_t s = 0; out && s < cf->nstats; s++) {
         const struct commit_stat *st = &cf->stats[s];
         out[s] = (struct store_column_stats){
@@ -47,17 +47,35 @@ static struct store_column_stats *file_stats(struct commit_ctx *x, const struct 
     return out;
 }
 
+/* Where a table's new row ids stand among writes of several commits: the
+ * records the entries before this one gave new ids, and all of them. */
+struct group_rows {
+    int64_t table_id, before, total;
+};
+
+static struct group_rows *group_rows_of(struct group_rows *g, size_t n, int64_t table_id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (g[i].table_id == table_id)
+            return &g[i];
+    return NULL;
+}
+
 /* The appended files, tables in request order and files in order, with
- * their statistics and partition values. */
-static int add_files(struct commit_ctx *x, struct store_commit_writes *w, struct error *err)
+ * their statistics and partition values; g (NULL: x's writes alone) says
+ * where the table's rows stand in a group's. */
+static int add_files(struct commit_ctx *x, struct store_commit_writes *w, struct arena *arena,
+                     struct group_rows *g, size_t ng, struct error *err)
 {
     for (size_t t = 0; t < x->c->ntables; t++) {
         const struct commit_table *ct = &x->c->tables[t];
         const struct table_live *l = &x->live[t];
-        int64_t rows_before = 0;
+        const struct group_rows *gr = g ? group_rows_of(g, ng, l->table_id) : NULL;
+        int64_t rows_before = gr ? gr->before : 0;
+        int64_t table_records = gr ? gr->total : l->records;
         for (size_t i = 0; i < ct->nfiles; i++) {
             const struct commit_file *cf = &ct->files[i];
-            struct store_column_stats *stats = file_stats(x, cf);
+            struct store_column_stats *stats = file_stats(arena, cf);
             if (!stats && cf->nstats)
                 return error_nomem(err);
             store_commit_writes_file(w, &(struct store_commit_file){
@@ -68,7 +86,7 @@ static int add_files(struct commit_ctx *x, struct store_commit_writes *w, struct
                                             .has_footer_size = cf->has_footer_size,
                                             .footer_size = cf->footer_size,
                                             .rows_before = rows_before,
-                                            .table_records = l->records,
+                                            .table_records = table_records,
                                             .stats_provided = cf->has_stats,
                                             .explicit_row_ids = cf->explicit_row_ids,
                                             .row_id_start = cf->row_id_min,
@@ -127,6 +145,21 @@ static void add_changes(struct commit_ctx *x, struct store_commit_writes *w)
     }
 }
 
+/* Begins x's entry among the writes. */
+static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w)
+{
+    const struct commit_request *c = x->c;
+    store_commit_writes_entry(w, &(struct store_commit_entry){
+                                     .author = c->author,
+                                     .message = c->message,
+                                     .key = c->has_key ? c->key : NULL,
+                                     .fingerprint = c->has_key ? c->fingerprint : NULL,
+                                     .fingerprint_len = c->has_key ? COMMIT_FINGERPRINT_BYTES : 0,
+                                     .upload_owner = c->has_upload_owner ? c->upload_owner : NULL,
+                                     .claims_required = c->rules->claims_by_key,
+                                 });
+}
+
 /* Queues every write; the caller adds the COMMIT, which the server skips
  * (and the caller rolls back) when a statement before it fails. */
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
@@ -135,15 +168,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     const struct commit_request *c = x->c;
     struct store_commit_writes rows;
     store_commit_writes_init(&rows, x->cat.id);
-    rows.author = c->author;
-    rows.message = c->message;
-    rows.upload_owner = c->has_upload_owner ? c->upload_owner : NULL;
-    rows.claims_required = c->rules->claims_by_key;
-    if (c->has_key) {
-        rows.key = c->key;
-        rows.fingerprint = c->fingerprint;
-        rows.fingerprint_len = COMMIT_FINGERPRINT_BYTES;
-    }
+    begin_entry(x, &rows);
     struct store_commit_expect expect = {x->head, c->has_read_snapshot, c->read_snapshot};
     if (optimistic)
         for (size_t t = 0; t < c->ntables; t++)
@@ -151,11 +176,49 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     add_changes(x, &rows);
     int rc = 0;
     if (c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
-        rc = add_files(x, &rows, err);
+        rc = add_files(x, &rows, x->ctx->arena, NULL, 0, err);
     if (rc == 0 && c->ndvs)
         add_deletes(x, &rows, targets);
     if (rc == 0)
         rc = store_commit_queue_writes(&w->s, &rows, optimistic ? &expect : NULL, &w->at, err);
+    store_commit_writes_free(&rows);
+    return rc;
+}
+
+int commit_queue_group_writes(struct commit_ctx *const *xs, size_t n, struct arena *arena,
+                              struct write_batch *w, struct error *err)
+{
+    /* Each appended table's new row ids over the group, entries in order. */
+    size_t cap = 0, ng = 0;
+    for (size_t e = 0; e < n; e++)
+        cap += xs[e]->c->ntables;
+    struct group_rows *g = arena_calloc(arena, cap ? cap : 1, sizeof *g);
+    if (!g)
+        return error_nomem(err);
+    for (size_t e = 0; e < n; e++)
+        for (size_t t = 0; t < xs[e]->c->ntables; t++) {
+            const struct table_live *l = &xs[e]->live[t];
+            struct group_rows *gr = group_rows_of(g, ng, l->table_id);
+            if (!gr) {
+                gr = &g[ng++];
+                gr->table_id = l->table_id;
+            }
+            gr->total += l->records;
+        }
+    struct store_commit_writes rows;
+    store_commit_writes_init(&rows, xs[0]->cat.id);
+    int rc = 0;
+    for (size_t e = 0; rc == 0 && e < n; e++) {
+        struct commit_ctx *x = xs[e];
+        begin_entry(x, &rows);
+        add_changes(x, &rows);
+        if (x->c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
+            rc = add_files(x, &rows, arena, g, ng, err);
+        for (size_t t = 0; rc == 0 && t < x->c->ntables; t++)
+            group_rows_of(g, ng, x->live[t].table_id)->before += x->live[t].records;
+    }
+    if (rc == 0)
+        rc = store_commit_queue_writes(&w->s, &rows, NULL, &w->at, err);
     store_commit_writes_free(&rows);
     return rc;
 }
@@ -173,6 +236,6 @@ int commit_run_writes(struct commit_ctx *x, struct write_batch *w, struct error 
         return -1;
     }
     x->in_txn = false;
-    store_commit_allocated(&w->s, w->at.alloc, &x->out->snapshot_id, &x->out->schema_version);
+    store_commit_allocated(&w->s, w->at.alloc, 1, 1, &x->out->snapshot_id, &x->out->schema_version);
     return 0;
 }

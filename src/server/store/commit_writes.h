@@ -15,7 +15,13 @@
  * order the files were added) gets the first allocated file id plus k, the
  * deletion vectors the ids after the files', and a file's rows start where
  * its table's allocator stood before the commit, plus the records of the
- * table's files before it. */
+ * table's files before it.
+ *
+ * One set of writes may carry several commits (a group's, server/commit/
+ * commit_group.c): each is an entry, begun with store_commit_writes_entry,
+ * and gets its own snapshot, the allocation's in entry order; the
+ * statements stay one each, their rows tagged with their entry. Entries
+ * are appends only: deletion vectors need writes of one entry. */
 #ifndef HL_SERVER_STORE_COMMIT_WRITES_H
 #define HL_SERVER_STORE_COMMIT_WRITES_H
 
@@ -36,9 +42,11 @@ struct store_commit_file {
     int64_t records, size;
     bool has_footer_size;
     int64_t footer_size;
-    int64_t rows_before;   /* the records of the table's files added before it */
-    int64_t table_records; /* every record the commit appends to the table */
-    bool stats_provided;   /* it came with column_stats (else they are pending) */
+    /* The records given new ids in its table by the files added before it
+     * (an earlier entry's too), and by all the writes' files. */
+    int64_t rows_before;
+    int64_t table_records;
+    bool stats_provided; /* it came with column_stats (else they are pending) */
     /* Its rows keep their ids (in its _hog_row_id column): row_id_start is
      * their minimum, and the table's allocator does not advance for it
      * (rows_before and table_records count only the other files). */
@@ -66,49 +74,65 @@ struct store_commit_dv {
     int64_t delete_count, file_size_bytes;
 };
 
-/* One table's share of a commit: its appended files (all live) and their
- * records and bytes. */
+/* One table's share of an entry: its appended files (all live) and their
+ * records and bytes, and what its row-id allocator and gross counters
+ * advance by. Queued summed by table. */
 struct store_commit_table_delta {
     int64_t table_id, records, files, bytes;
+    bool advances;
+    int64_t row_records, row_bytes;
+    int64_t entry;   /* the entry that named it (from 1); the last, once summed */
+    int64_t entries; /* the entries naming it, once summed */
 };
 
-/* Everything one commit writes, filled with the functions below. */
-struct store_commit_writes {
-    int64_t catalog_id;
+/* One commit among the writes. */
+struct store_commit_entry {
     const char *author, *message; /* NULL: none */
     const char *key;              /* NULL: no receipt */
-    const char *upload_owner;     /* NULL: no upload claims to consume */
-    bool claims_required;         /* every file path is an active claim of upload_owner */
     const uint8_t *fingerprint;   /* with key: the request's digest */
-    size_t fingerprint_len;       /* at most STORE_COMMIT_FINGERPRINT_MAX */
-    size_t nfiles, nparts;        /* appended so far */
+    size_t fingerprint_len;
+    const char *upload_owner; /* NULL: no upload claims to consume */
+    bool claims_required;     /* every file path is an active claim of upload_owner */
+};
+
+/* Everything one commit (or a group's entries) writes, filled with the
+ * functions below. */
+struct store_commit_writes {
+    int64_t catalog_id;
+    size_t nentries;                 /* begun so far */
+    struct store_commit_entry entry; /* the last begun (the optimistic checks' commit) */
+    size_t nfiles, nparts;           /* appended so far */
     size_t ndvs, nended, nremoved;
     struct pg_array touched;
-    struct pg_array change_kinds, change_ids;
+    struct pg_array e_author, e_message;           /* one per entry */
+    struct pg_array r_key, r_fingerprint, r_entry; /* the receipts */
+    struct pg_array owners;                        /* the entries' upload owners */
+    struct pg_array change_kinds, change_ids, change_entries;
     struct pg_array row_tids, row_recs, row_bytes;
-    /* What the commit adds to each table its change rows name, in the
+    /* What each entry adds to each table its change rows name, in the
      * order they were named (the live totals: migration 14). */
     struct store_commit_table_delta *deltas;
     size_t ndeltas, deltas_cap;
-    size_t last_delta;                               /* where the last delta lookup ended */
-    struct pg_array t_tid, t_recs, t_files, t_bytes; /* the deltas, as queued */
+    size_t last_delta; /* where the last delta lookup ended */
+    struct pg_array t_tid, t_recs, t_files, t_bytes, t_snaps, t_entry; /* summed, as queued */
     bool unnamed_table; /* a file of a table with no change row: a caller's bug */
     bool overflow;      /* a delta's records or bytes passed int64 */
     struct pg_array f_rel, f_tid, f_path, f_recs, f_size, f_footer, f_rows_before, f_table_recs,
-        f_state, f_spec, f_splits, f_row_start, f_stats;
+        f_state, f_spec, f_splits, f_row_start, f_stats, f_entry, f_owner;
     struct buf stats_value; /* scratch: one file's encoded statistics */
     bool failed; /* statistics could not be encoded, or memory ran out: nothing is queued */
     int64_t last_file_table_id; /* the table of the file added last */
     struct pg_array p_file, p_tid, p_key, p_value;
     struct pg_array ended;
-    struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size;
+    struct pg_array d_rel, d_tid, d_target, d_target_rel, d_path, d_count, d_size, d_owner;
     struct pg_array removed;
 };
 
-enum { STORE_COMMIT_FINGERPRINT_MAX = 64 };
-
 void store_commit_writes_init(struct store_commit_writes *w, int64_t catalog_id);
 void store_commit_writes_free(struct store_commit_writes *w);
+/* Begins the next commit's rows (the first, or a group's next); its
+ * strings are borrowed until the writes are queued. */
+void store_commit_writes_entry(struct store_commit_writes *w, const struct store_commit_entry *e);
 /* A table the commit touches (the optimistic assertion's DDL check). */
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id);
 /* A change row of the new snapshot ("table_inserted_into", ...). A table's
@@ -116,7 +140,8 @@ void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id
  * found in O(1) when the tables' files come in the order of their change
  * rows). */
 void store_commit_writes_change(struct store_commit_writes *w, const char *kind, int64_t table_id);
-/* Advances table_id's row-id allocator and gross counters. */
+/* Advances table_id's row-id allocator and gross counters (summed with the
+ * other entries' advances of the table). */
 void store_commit_writes_row_ids(struct store_commit_writes *w, int64_t table_id, int64_t records,
                                  int64_t bytes);
 void store_commit_writes_file(struct store_commit_writes *w, const struct store_commit_file *f);
@@ -147,16 +172,19 @@ struct store_commit_write_slots {
 };
 
 /* Queues w's writes (not the COMMIT), after the optimistic assertion when
- * `expect` is given: it also holds that the key has no receipt, no path of
- * a file is queued for removal, registered or another's claim, and, when
- * claims are required, every one is an active data claim of the owner. 0
- * or -1. */
+ * `expect` is given (writes of one entry): it also holds that the key has
+ * no receipt, no path of a file is queued for removal, registered or
+ * another's claim, and, when claims are required, every one is an active
+ * data claim of the owner. Entries after the first are appends whose
+ * paths, keys and upload owners are their own (the caller's to ensure: no
+ * statement here tells them apart). 0 or -1. */
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
                               const struct store_commit_expect *expect,
                               struct store_commit_write_slots *at, struct error *err);
 
-/* The allocation's answer: the new snapshot and the schema version. */
-void store_commit_allocated(const struct store_commit_batch *s, int at, int64_t *snapshot_id,
-                            int64_t *schema_version);
+/* The allocation's answer for entry `entry` (from 1) of `entries`: its
+ * snapshot, and the schema version. */
+void store_commit_allocated(const struct store_commit_batch *s, int at, size_t entries,
+                            size_t entry, int64_t *snapshot_id, int64_t *schema_version);
 
 #endif
