@@ -39,6 +39,10 @@ struct entry {
     enum entry_state state;
     struct error err;        /* FAILED: the error, copied to the waiter */
     const char *failed_step; /* and what failed (commit_outcome) */
+    /* Its waiter sleeps on its own condition, woken when the entry is
+     * settled or may lead: a broadcast would wake every commit waiting,
+     * of every catalog, each only to sleep again. */
+    pthread_cond_t wake;
     struct entry *next;
 };
 
@@ -52,7 +56,6 @@ struct group {
 };
 
 static pthread_mutex_t groups_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t groups_cv = PTHREAD_COND_INITIALIZER;
 static struct group *groups;
 static int64_t queued; /* entries in every queue, for the gauge */
 
@@ -318,20 +321,34 @@ static void lead(struct group *g, struct commit_ctx *leader)
             batch[i]->state = out[i];
             if (out[i] == SENDING)
                 batch[left++] = batch[i];
+            else if (batch[i]->x != leader)
+                pthread_cond_signal(&batch[i]->wake);
         }
         n = left;
-        pthread_cond_broadcast(&groups_cv);
     }
+}
+
+/* Wakes the first waiting entry of g, which leads next. */
+static void wake_next_leader(struct group *g)
+{
+    for (struct entry *e = g->head; e; e = e->next)
+        if (e->state == WAITING) {
+            pthread_cond_signal(&e->wake);
+            return;
+        }
 }
 
 int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale, struct error *err)
 {
     *stale = false;
     struct entry me = {.x = x, .w = w, .state = WAITING};
+    if (pthread_cond_init(&me.wake, NULL) != 0)
+        return error_nomem(err);
     pthread_mutex_lock(&groups_mu);
     struct group *g = group_for(x->cat.id);
     if (!g) {
         pthread_mutex_unlock(&groups_mu);
+        pthread_cond_destroy(&me.wake);
         return error_nomem(err);
     }
     if (g->tail)
@@ -345,14 +362,15 @@ int commit_group_run(struct commit_ctx *x, struct write_batch *w, bool *stale, s
             g->leading = true;
             lead(g, x);
             g->leading = false;
-            pthread_cond_broadcast(&groups_cv);
+            wake_next_leader(g);
         } else {
-            pthread_cond_wait(&groups_cv, &groups_mu);
+            pthread_cond_wait(&me.wake, &groups_mu);
         }
     }
     unlink_entry(g, &me);
     count_queued(x->ctx->srv->metrics, -1);
     pthread_mutex_unlock(&groups_mu);
+    pthread_cond_destroy(&me.wake);
     if (me.state == COMMITTED)
         return 0;
     if (me.state == STALE) {
