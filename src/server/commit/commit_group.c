@@ -7,14 +7,14 @@
  * each entry's statements in turn and COMMIT on its own connection, and
  * hands each entry its answer.
  *
- * A round is merged when it can be: each entry's check, then the writes
- * of all as one set of statements (server/store/commit_writes.h, an entry
- * each, each its own snapshot in order), so a hot row (the catalog's
- * allocators, a table's counters) is written once a round and each
- * statement runs once. That needs appends whose paths, keys and upload
- * owners are their own, since their checks all run before any writes.
- * Otherwise, or when the merged writes fail (a failure that has no one
- * owner), the round goes entry by entry: BEGIN, the lock, each entry's
+ * A round is merged when it can be: one check of every entry, then the
+ * writes of all as one set of statements (server/store/commit_writes.h,
+ * an entry each, each its own snapshot in order), so a hot row (the
+ * catalog's allocators, a table's counters) is written once a round and
+ * each statement runs once. That needs appends whose paths, keys and
+ * upload owners are their own, since the check runs before any write.
+ * Otherwise, or when the merged round fails (its check or its writes: a
+ * failure that has no one owner), the round goes entry by entry: BEGIN, the lock, each entry's
  * statements in turn, COMMIT; each entry's check then sees every entry
  * before it (the same path or key twice in one group fails the second's
  * check). When one entry's statement fails, the leader rolls back, settles
@@ -172,10 +172,11 @@ static bool mergeable(struct entry **batch, int n)
     return distinct;
 }
 
-/* Sends batch[0..n) as one merged round: BEGIN and the lock, each entry's
- * check, the writes of all, COMMIT. Returns true when it settled the round
- * (out as send_round's), false when the merged writes failed: nothing was
- * written, and the round goes again entry by entry. */
+/* Sends batch[0..n) as one merged round: BEGIN and the lock, the writes
+ * of all after one check of them all, COMMIT. Returns true when it settled
+ * the round (out as send_round's), false when the check or the writes
+ * failed: nothing was written, and the round goes again entry by entry,
+ * where each failure has its owner. */
 static bool send_merged(struct commit_ctx *leader, struct entry **batch, int n,
                         enum entry_state *out)
 {
@@ -192,9 +193,6 @@ static bool send_merged(struct commit_ctx *leader, struct entry **batch, int n,
     if (store_commit_batch_begin(&round.s, leader->ctx->db, &err) != 0 ||
         commit_queue_lock(leader, &round.s, &err) != 0)
         rc = -1;
-    int checks = store_commit_batch_size(&round.s);
-    for (int i = 0; rc == 0 && i < n; i++)
-        rc = store_commit_batch_replay(&round.s, &batch[i]->w->s, 0, 1, &err);
     int writes = store_commit_batch_size(&round.s);
     if (rc == 0)
         rc = commit_queue_group_writes(xs, (size_t)n, leader->ctx->arena, &round, &err);
@@ -218,7 +216,6 @@ static bool send_merged(struct commit_ctx *leader, struct entry **batch, int n,
         metrics_counter_add(leader->ctx->srv->metrics, "hoglake_commit_groups_merged_total", "", 1);
         return true;
     }
-    const char *step = store_commit_batch_failed(&round.s, "commit group");
     store_commit_batch_free(&round.s);
     if (leader->in_txn) {
         commit_rollback(leader);
@@ -226,17 +223,6 @@ static bool send_merged(struct commit_ctx *leader, struct entry **batch, int n,
     }
     if (failed >= writes && failed < commit_at)
         return false;
-    if (failed >= checks && failed < writes) {
-        int owner = failed - checks;
-        if (db_error_is(&err, SQLSTATE_HOG_ASSERT)) {
-            out[owner] = STALE;
-        } else {
-            batch[owner]->err = err;
-            batch[owner]->failed_step = step;
-            out[owner] = FAILED;
-        }
-        return true;
-    }
     fail_all(batch, n, &err, failed == commit_at ? "commit" : "commit group", out);
     return true;
 }

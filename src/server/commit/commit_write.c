@@ -145,8 +145,9 @@ static void add_changes(struct commit_ctx *x, struct store_commit_writes *w)
     }
 }
 
-/* Begins x's entry among the writes. */
-static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w)
+/* Begins x's entry among the writes; optimistic, with what the assertion
+ * under the lock holds it to. */
+static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w, bool optimistic)
 {
     const struct commit_request *c = x->c;
     store_commit_writes_entry(w, &(struct store_commit_entry){
@@ -158,6 +159,12 @@ static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w)
                                      .upload_owner = c->has_upload_owner ? c->upload_owner : NULL,
                                      .claims_required = c->rules->claims_by_key,
                                  });
+    if (!optimistic)
+        return;
+    store_commit_writes_expect(
+        w, &(struct store_commit_expect){x->head, c->has_read_snapshot, c->read_snapshot});
+    for (size_t t = 0; t < c->ntables; t++)
+        store_commit_writes_touched(w, x->live[t].table_id);
 }
 
 /* Queues every write; the caller adds the COMMIT, which the server skips
@@ -168,11 +175,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     const struct commit_request *c = x->c;
     struct store_commit_writes rows;
     store_commit_writes_init(&rows, x->cat.id);
-    begin_entry(x, &rows);
-    struct store_commit_expect expect = {x->head, c->has_read_snapshot, c->read_snapshot};
-    if (optimistic)
-        for (size_t t = 0; t < c->ntables; t++)
-            store_commit_writes_touched(&rows, x->live[t].table_id);
+    begin_entry(x, &rows, optimistic);
     add_changes(x, &rows);
     int rc = 0;
     if (c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
@@ -180,7 +183,7 @@ int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
     if (rc == 0 && c->ndvs)
         add_deletes(x, &rows, targets);
     if (rc == 0)
-        rc = store_commit_queue_writes(&w->s, &rows, optimistic ? &expect : NULL, &w->at, err);
+        rc = store_commit_queue_writes(&w->s, &rows, &w->at, err);
     store_commit_writes_free(&rows);
     return rc;
 }
@@ -210,7 +213,7 @@ int commit_queue_group_writes(struct commit_ctx *const *xs, size_t n, struct are
     int rc = 0;
     for (size_t e = 0; rc == 0 && e < n; e++) {
         struct commit_ctx *x = xs[e];
-        begin_entry(x, &rows);
+        begin_entry(x, &rows, true);
         add_changes(x, &rows);
         if (x->c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
             rc = add_files(x, &rows, arena, g, ng, err);
@@ -218,7 +221,7 @@ int commit_queue_group_writes(struct commit_ctx *const *xs, size_t n, struct are
             group_rows_of(g, ng, x->live[t].table_id)->before += x->live[t].records;
     }
     if (rc == 0)
-        rc = store_commit_queue_writes(&w->s, &rows, NULL, &w->at, err);
+        rc = store_commit_queue_writes(&w->s, &rows, &w->at, err);
     store_commit_writes_free(&rows);
     return rc;
 }

@@ -14,12 +14,15 @@
     " (SELECT last_snapshot_id - $3 AS snap0, next_file_id - $2 AS first_id,"                      \
     " schema_version AS version FROM hog_catalog WHERE catalog_id = $1) AS a"
 
-/* What the optimistic path asserts under the lock: the head has not passed
- * any DDL on a touched table ($2 the head it read, $3 the tables), the
- * expiry floor is not above read_snapshot ($4), the key has no receipt
- * ($5), no path is queued for removal, registered or claimed by another
- * than the commit's upload owner ($6, $7), and, with claims required
- * ($8), each is an active data claim of that owner. */
+/* What the optimistic path asserts under the lock, for every entry at
+ * once: no touched table ($3) saw DDL after the earliest head an entry
+ * read ($2; an entry that read later is held to that earlier head, which
+ * can only refuse too much, and the caller then checks entry by entry),
+ * the expiry floor is not above any read_snapshot ($4, their least), no
+ * key has a receipt ($5), no path ($6) is queued for removal, registered
+ * or claimed by another than its entry's upload owner ($7), and each path
+ * of an entry that requires claims ($8) is an active data claim of that
+ * entry's owner ($9). */
 static const char optimistic_checks_sql[] =
     "SELECT hog_assert(count(*) = 1 AND bool_and(c.last_snapshot_id >= $2"
     "  AND ($4::bigint IS NULL OR c.earliest_snapshot_id <= $4)), 'the catalog moved')"
@@ -27,26 +30,30 @@ static const char optimistic_checks_sql[] =
     "  WHERE ch.catalog_id = $1 AND ch.object_id = ANY($3::bigint[])"
     "  AND ch.kind IN ('table_dropped', 'table_altered') AND ch.snapshot_id > $2),"
     "  'a touched table changed')"
-    " AND hog_assert($5::uuid IS NULL OR NOT EXISTS (SELECT 1 FROM hog_commit_receipt r"
-    "  WHERE r.catalog_id = $1 AND r.idempotency_key = $5::uuid), 'the key has a receipt')"
+    " AND hog_assert(NOT EXISTS (SELECT 1 FROM hog_commit_receipt r"
+    "  WHERE r.catalog_id = $1 AND r.idempotency_key = ANY($5::uuid[])), 'the key has a receipt')"
     " AND hog_assert(NOT EXISTS (SELECT 1 FROM hog_file_removal WHERE catalog_id = $1"
     "  AND drained_at IS NULL AND path = ANY($6::text[]))"
     "  AND NOT EXISTS (SELECT 1 FROM hog_data_file WHERE catalog_id = $1"
     "  AND path = ANY($6::text[]))"
     "  AND NOT EXISTS (SELECT 1 FROM hog_delete_file WHERE catalog_id = $1"
     "  AND path = ANY($6::text[]))"
-    "  AND NOT EXISTS (SELECT 1 FROM hog_upload WHERE catalog_id = $1"
-    "  AND path = ANY($6::text[]) AND (state <> 'active' OR owner IS DISTINCT FROM $7::uuid)),"
+    "  AND NOT EXISTS (SELECT 1 FROM hog_upload u"
+    "  JOIN unnest($6::text[], $7::uuid[]) AS p(path, owner) ON u.path = p.path"
+    "  WHERE u.catalog_id = $1 AND u.path = ANY($6::text[])"
+    "  AND (u.state <> 'active' OR u.owner IS DISTINCT FROM p.owner)),"
     "  'a path is taken')"
-    " AND hog_assert(NOT $8::boolean OR (SELECT count(*) FROM hog_upload WHERE catalog_id = $1"
-    "  AND path = ANY($6::text[]) AND state = 'active' AND owner = $7::uuid"
-    "  AND file_kind = 'data') = cardinality($6::text[]), 'a path is not claimed')"
+    " AND hog_assert((SELECT count(*) FROM hog_upload u"
+    "  JOIN unnest($8::text[], $9::uuid[]) AS p(path, owner) ON u.path = p.path"
+    "  WHERE u.catalog_id = $1 AND u.path = ANY($8::text[]) AND u.state = 'active'"
+    "  AND u.owner = p.owner AND u.file_kind = 'data') = cardinality($8::text[]),"
+    "  'a path is not claimed')"
     " FROM hog_catalog c WHERE c.catalog_id = $1";
 
 /* ---- building ---- */
 
 /* Every array of w, for init and free. */
-enum { WRITES_ARRAYS = 48 };
+enum { WRITES_ARRAYS = 50 };
 static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all)
 {
     struct pg_array *list[] = {
@@ -59,7 +66,7 @@ static size_t writes_arrays(struct store_commit_writes *w, struct pg_array **all
         &w->d_size,    &w->removed,       &w->t_tid,         &w->t_recs,       &w->t_files,
         &w->t_bytes,   &w->t_snaps,       &w->t_entry,       &w->e_author,     &w->e_message,
         &w->r_key,     &w->r_fingerprint, &w->r_entry,       &w->owners,       &w->change_entries,
-        &w->f_entry,   &w->f_owner,       &w->d_owner,
+        &w->f_entry,   &w->f_owner,       &w->d_owner,       &w->c_path,       &w->c_owner,
     };
     _Static_assert(sizeof list / sizeof list[0] == WRITES_ARRAYS, "every array, once");
     memcpy(all, list, sizeof list);
@@ -99,6 +106,16 @@ void store_commit_writes_entry(struct store_commit_writes *w, const struct store
     }
     if (e->upload_owner)
         pg_array_str(&w->owners, e->upload_owner);
+}
+
+void store_commit_writes_expect(struct store_commit_writes *w, const struct store_commit_expect *e)
+{
+    if (!w->nchecked || e->head < w->least_head)
+        w->least_head = e->head;
+    if (e->has_read_snapshot && (!w->has_read_snapshot || e->read_snapshot < w->least_read))
+        w->least_read = e->read_snapshot;
+    w->has_read_snapshot |= e->has_read_snapshot;
+    w->nchecked++;
 }
 
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id)
@@ -180,6 +197,10 @@ void store_commit_writes_file(struct store_commit_writes *w, const struct store_
     pg_array_i64(&w->f_rel, (int64_t)w->nfiles++);
     pg_array_i64(&w->f_entry, (int64_t)w->nentries);
     pg_array_str(&w->f_owner, w->entry.upload_owner);
+    if (w->entry.claims_required) {
+        pg_array_str(&w->c_path, f->path);
+        pg_array_str(&w->c_owner, w->entry.upload_owner);
+    }
     pg_array_i64(&w->f_tid, f->table_id);
     w->last_file_table_id = f->table_id;
     pg_array_str(&w->f_path, f->path);
@@ -264,24 +285,27 @@ static int queue_rows(struct store_commit_batch *s, const struct store_commit_wr
 }
 
 static int queue_checks(struct store_commit_batch *s, struct store_commit_writes *w,
-                        const struct store_commit_expect *e, struct error *err)
+                        struct error *err)
 {
-    const char *ids = pg_array_text(&w->touched), *paths = pg_array_text(&w->f_path);
-    if (!ids || !paths)
+    const char *ids = pg_array_text(&w->touched), *keys = pg_array_text(&w->r_key),
+               *paths = pg_array_text(&w->f_path), *owners = pg_array_text(&w->f_owner),
+               *claimed = pg_array_text(&w->c_path), *claimers = pg_array_text(&w->c_owner);
+    if (!ids || !keys || !paths || !owners || !claimed || !claimers)
         return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
     db_param_i64(&p, w->catalog_id);
-    db_param_i64(&p, e->head);
+    db_param_i64(&p, w->least_head);
     db_param_str(&p, ids);
-    if (e->has_read_snapshot)
-        db_param_i64(&p, e->read_snapshot);
+    if (w->has_read_snapshot)
+        db_param_i64(&p, w->least_read);
     else
         db_param_null(&p);
-    db_param_str(&p, w->entry.key);
+    db_param_str(&p, keys);
     db_param_str(&p, paths);
-    db_param_str(&p, w->entry.upload_owner);
-    db_param_bool(&p, w->entry.claims_required);
+    db_param_str(&p, owners);
+    db_param_str(&p, claimed);
+    db_param_str(&p, claimers);
     return store_commit_batch_add(s, optimistic_checks_sql, &p, "commit checks", err);
 }
 
@@ -524,7 +548,6 @@ static int queue_claims(struct store_commit_batch *s, struct store_commit_writes
 }
 
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
-                              const struct store_commit_expect *expect,
                               struct store_commit_write_slots *at, struct error *err)
 {
     *at = (struct store_commit_write_slots){-1, -1, -1};
@@ -536,10 +559,11 @@ int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_
         return error_fail(err, ERR_INTERNAL, "a file of a table the commit names no change of");
     if (w->overflow)
         return error_fail(err, ERR_INVALID, "a table's record or byte total would overflow");
-    if (w->nentries < 1 || (w->nentries > 1 && (expect || w->ndvs || w->nremoved || w->nended)))
-        return error_fail(err, ERR_INTERNAL, "writes of %zu commits with checks or deletes",
-                          w->nentries);
-    if (expect && (at->checks = queue_checks(s, w, expect, err)) < 0)
+    if (w->nentries < 1 || (w->nentries > 1 && (w->ndvs || w->nremoved || w->nended)) ||
+        (w->nchecked && w->nchecked != w->nentries))
+        return error_fail(err, ERR_INTERNAL, "writes of %zu commits (%zu checked) with deletes",
+                          w->nentries, w->nchecked);
+    if (w->nchecked && (at->checks = queue_checks(s, w, err)) < 0)
         return -1;
     if ((at->alloc = queue_snapshot(s, w, err)) < 0)
         return -1;

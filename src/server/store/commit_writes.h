@@ -100,7 +100,12 @@ struct store_commit_entry {
 struct store_commit_writes {
     int64_t catalog_id;
     size_t nentries;                 /* begun so far */
-    struct store_commit_entry entry; /* the last begun (the optimistic checks' commit) */
+    struct store_commit_entry entry; /* the last begun */
+    /* The optimistic checks' expectations, over the entries */
+    size_t nchecked;
+    bool has_read_snapshot;
+    int64_t least_head, least_read;
+    struct pg_array c_path, c_owner; /* the paths whose entries require claims */
     size_t nfiles, nparts;           /* appended so far */
     size_t ndvs, nended, nremoved;
     struct pg_array touched;
@@ -133,7 +138,17 @@ void store_commit_writes_free(struct store_commit_writes *w);
 /* Begins the next commit's rows (the first, or a group's next); its
  * strings are borrowed until the writes are queued. */
 void store_commit_writes_entry(struct store_commit_writes *w, const struct store_commit_entry *e);
-/* A table the commit touches (the optimistic assertion's DDL check). */
+/* What the optimistic assertion holds the catalog to, for one entry. */
+struct store_commit_expect {
+    int64_t head;           /* the head the commit read; no DDL on a touched table since */
+    bool has_read_snapshot; /* then the expiry floor is not above read_snapshot */
+    int64_t read_snapshot;
+};
+
+/* The entry's writes are asserted under the lock first (the optimistic
+ * path): every entry's, or none. */
+void store_commit_writes_expect(struct store_commit_writes *w, const struct store_commit_expect *e);
+/* A table the entry touches (the optimistic assertion's DDL check). */
 void store_commit_writes_touched(struct store_commit_writes *w, int64_t table_id);
 /* A change row of the new snapshot ("table_inserted_into", ...). A table's
  * change rows come together, and its files after them (its totals delta,
@@ -157,13 +172,6 @@ void store_commit_writes_removed(struct store_commit_writes *w, int64_t data_fil
  * snapshot. */
 void store_commit_writes_superseded(struct store_commit_writes *w, int64_t delete_file_id);
 
-/* What the optimistic assertion holds the catalog to. */
-struct store_commit_expect {
-    int64_t head;           /* the head the commit read; no DDL on a touched table since */
-    bool has_read_snapshot; /* then the expiry floor is not above read_snapshot */
-    int64_t read_snapshot;
-};
-
 /* The statements whose answers or failures mean something (-1: none). */
 struct store_commit_write_slots {
     int checks;  /* the optimistic assertion: fails (SQLSTATE_HOG_ASSERT) when stale */
@@ -172,14 +180,14 @@ struct store_commit_write_slots {
 };
 
 /* Queues w's writes (not the COMMIT), after the optimistic assertion when
- * `expect` is given (writes of one entry): it also holds that the key has
- * no receipt, no path of a file is queued for removal, registered or
- * another's claim, and, when claims are required, every one is an active
- * data claim of the owner. Entries after the first are appends whose
- * paths, keys and upload owners are their own (the caller's to ensure: no
- * statement here tells them apart). 0 or -1. */
+ * the entries were given expectations: it also holds that no key has a
+ * receipt, no path of a file is queued for removal, registered or another
+ * than its entry's owner's claim, and, where an entry requires claims,
+ * every one of its paths is an active data claim of its owner. One
+ * assertion for every entry: a failure does not say whose. Entries after
+ * the first are appends whose paths, keys and upload owners are their own
+ * (the caller's to ensure: no statement here tells them apart). 0 or -1. */
 int store_commit_queue_writes(struct store_commit_batch *s, struct store_commit_writes *w,
-                              const struct store_commit_expect *expect,
                               struct store_commit_write_slots *at, struct error *err);
 
 /* The allocation's answer for entry `entry` (from 1) of `entries`: its
