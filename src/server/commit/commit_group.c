@@ -116,8 +116,7 @@ static int queue_round(struct commit_ctx *leader, struct entry **batch, int n,
         return -1;
     for (int i = 0; i < n; i++) {
         first[i] = store_commit_batch_size(s);
-        const struct store_commit_batch *rec = &batch[i]->w->s;
-        if (store_commit_batch_replay(s, rec, 0, rec->nrec, err) != 0)
+        if (store_commit_batch_replay(s, &batch[i]->w->s, err) != 0)
             return -1;
     }
     first[n] = store_commit_batch_size(s);

@@ -60,10 +60,9 @@ int store_commit_batch_add(struct store_commit_batch *s, const char *sql, const 
 }
 
 int store_commit_batch_replay(struct store_commit_batch *s,
-                              const struct store_commit_batch *recorded, int from, int to,
-                              struct error *err)
+                              const struct store_commit_batch *recorded, struct error *err)
 {
-    for (int k = from; k < to && k < recorded->nrec; k++) {
+    for (int k = 0; k < recorded->nrec; k++) {
         const struct store_commit_stmt *r = &recorded->rec[k];
         struct db_params p;
         db_params_init(&p);

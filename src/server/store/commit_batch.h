@@ -63,11 +63,9 @@ int store_commit_batch_size(const struct store_commit_batch *s);
  * commit modules: the engine queues through them. */
 int store_commit_batch_add(struct store_commit_batch *s, const char *sql, const struct db_params *p,
                            const char *context, struct error *err);
-/* Queues the statements [from, to) `recorded` holds into s, in order. 0 or
- * -1. */
+/* Queues every statement `recorded` holds into s, in order. 0 or -1. */
 int store_commit_batch_replay(struct store_commit_batch *s,
-                              const struct store_commit_batch *recorded, int from, int to,
-                              struct error *err);
+                              const struct store_commit_batch *recorded, struct error *err);
 /* Sends the batch and reads every answer: 0, or -1 with *failed the index
  * of the statement that failed and err its error. */
 int store_commit_batch_run(struct store_commit_batch *s, int *failed, struct error *err);
