@@ -14,10 +14,10 @@
  * each statement runs once. That needs appends whose paths, keys and
  * upload owners are their own, since the check runs before any write.
  * Otherwise, or when the merged round fails (its check or its writes: a
- * failure that has no one owner), the round goes entry by entry: BEGIN, the lock, each entry's
- * statements in turn, COMMIT; each entry's check then sees every entry
- * before it (the same path or key twice in one group fails the second's
- * check). When one entry's statement fails, the leader rolls back, settles
+ * failure that has no one owner), the round goes entry by entry: BEGIN,
+ * the lock, each entry's statements in turn, COMMIT; each entry's check
+ * then sees every entry before it (the same path or key twice in one group
+ * fails the second's check). When one entry's statement fails, the leader rolls back, settles
  * that entry (stale: it runs the locked path itself; or its error) and
  * sends the group again without it. */
 #include <pthread.h>

@@ -167,20 +167,27 @@ static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w, boo
         store_commit_writes_touched(w, x->live[t].table_id);
 }
 
+/* x's entry: its change rows, row ids and files (g as add_files's). */
+static int add_entry(struct commit_ctx *x, struct store_commit_writes *w, bool optimistic,
+                     struct arena *arena, struct group_rows *g, size_t ng, struct error *err)
+{
+    begin_entry(x, w, optimistic);
+    add_changes(x, w);
+    int rc = 0;
+    if (x->c->nfiles && (rc = add_row_ids(x, w, err)) == 0)
+        rc = add_files(x, w, arena, g, ng, err);
+    return rc;
+}
+
 /* Queues every write; the caller adds the COMMIT, which the server skips
  * (and the caller rolls back) when a statement before it fails. */
 int commit_queue_writes(struct commit_ctx *x, struct write_batch *w,
                         struct store_commit_dv_target **targets, bool optimistic, struct error *err)
 {
-    const struct commit_request *c = x->c;
     struct store_commit_writes rows;
     store_commit_writes_init(&rows, x->cat.id);
-    begin_entry(x, &rows, optimistic);
-    add_changes(x, &rows);
-    int rc = 0;
-    if (c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
-        rc = add_files(x, &rows, x->ctx->arena, NULL, 0, err);
-    if (rc == 0 && c->ndvs)
+    int rc = add_entry(x, &rows, optimistic, x->ctx->arena, NULL, 0, err);
+    if (rc == 0 && x->c->ndvs)
         add_deletes(x, &rows, targets);
     if (rc == 0)
         rc = store_commit_queue_writes(&w->s, &rows, &w->at, err);
@@ -213,10 +220,7 @@ int commit_queue_group_writes(struct commit_ctx *const *xs, size_t n, struct are
     int rc = 0;
     for (size_t e = 0; rc == 0 && e < n; e++) {
         struct commit_ctx *x = xs[e];
-        begin_entry(x, &rows, true);
-        add_changes(x, &rows);
-        if (x->c->nfiles && (rc = add_row_ids(x, &rows, err)) == 0)
-            rc = add_files(x, &rows, arena, g, ng, err);
+        rc = add_entry(x, &rows, true, arena, g, ng, err);
         for (size_t t = 0; rc == 0 && t < x->c->ntables; t++)
             group_rows_of(g, ng, x->live[t].table_id)->before += x->live[t].records;
     }

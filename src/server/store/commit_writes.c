@@ -309,7 +309,7 @@ static int queue_checks(struct store_commit_batch *s, struct store_commit_writes
     return store_commit_batch_add(s, optimistic_checks_sql, &p, "commit checks", err);
 }
 
-/* A snapshot an entry and the file ids; a data commit does not change the
+/* A snapshot per entry and the file ids; a data commit does not change the
  * schema version. Returns the allocation's index, or -1. */
 static int queue_snapshot(struct store_commit_batch *s, struct store_commit_writes *w,
                           struct error *err)
