@@ -758,6 +758,38 @@ static void lock_timeout_is_503(void **state)
     test_server_stop(&quick);
 }
 
+/* The optimistic reads run in a read-only transaction of their own, under
+ * the commit's lock budget: a table they read, held past it, times the
+ * commit out (503, nothing written) where the reads had no bound; the
+ * aborted transaction is rolled back before the locked path reads again
+ * on the same connection (in it, the locked path's BEGIN failed: a 500);
+ * once the table is free, the next commit goes through. */
+static void blocked_reads_are_503(void **state)
+{
+    (void)state;
+    struct test_server quick;
+    const char *extra[] = {"--commit-lock-timeout-ms", "300", NULL};
+    test_server_start(&quick, &db, extra);
+    int64_t h0 = head_of(CAT);
+    PGconn *holder = test_db_connect(&db);
+    PQclear(PQexec(holder, "BEGIN; LOCK TABLE hog_table_stats IN ACCESS EXCLUSIVE MODE"));
+    struct http_result r;
+    char *b = dq("{'appends':[{'namespace':'" NS "','table':'other','files':[{'path':'" DATA
+                 "/rb/1.parquet','record_count':1,'file_size_bytes':1}]}]}");
+    api_send_text(&r, &quick, "POST", b, "/v1/catalogs/%s/commit", CAT);
+    PQclear(PQexec(holder, "ROLLBACK")); /* before any assertion: a failed one returns */
+    PQfinish(holder);
+    expect_error(&r, 503, "commit_queue_timeout");
+    http_result_free(&r);
+    assert_int_equal(head_of(CAT), h0);
+    api_send_text(&r, &quick, "POST", b, "/v1/catalogs/%s/commit", CAT);
+    free(b);
+    expect_status(&r, 200);
+    assert_int_equal(jint(r.json, "snapshot_id"), h0 + 1);
+    http_result_free(&r);
+    test_server_stop(&quick);
+}
+
 /* ---- checks made before the lock, verified under it ---- */
 
 struct racer {
@@ -1341,6 +1373,7 @@ int main(void)
         cmocka_unit_test(deletion_vectors),
         cmocka_unit_test(queued_paths_are_refused),
         cmocka_unit_test(lock_timeout_is_503),
+        cmocka_unit_test(blocked_reads_are_503),
         cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
         cmocka_unit_test(counter_overflow_is_refused),
         cmocka_unit_test(waiting_commits_commit_as_a_group),

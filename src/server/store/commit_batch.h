@@ -80,6 +80,10 @@ void store_commit_batch_free(struct store_commit_batch *s);
  * answer is the wait as the database timed it. Returns the lock's index, or -1. */
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,
                             int64_t lock_budget_ms, struct error *err);
+/* Queues BEGIN READ ONLY and the same settings without the lock: the
+ * optimistic reads, planned as the locked ones are. 0 or -1. */
+int store_commit_queue_read_only(struct store_commit_batch *s, int64_t lock_budget_ms,
+                                 struct error *err);
 /* Queues COMMIT; returns its index, or -1. */
 int store_commit_queue_commit(struct store_commit_batch *s, struct error *err);
 /* The lock's answer (at: store_commit_queue_lock's index): true with
