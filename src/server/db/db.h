@@ -135,16 +135,36 @@ int db_exists(PGconn *pg, const char *sql, const struct db_params *params, struc
  * there is no row or the value is NULL (an aggregate over nothing), -1. */
 int db_scalar_i64(PGconn *pg, const char *sql, const struct db_params *params, int64_t *out,
                   struct error *err);
-/* Takes one row of a statement's result: row `row` of r, which lasts
- * until the call returns. 0, or -1 with err set to stop the walk. */
-typedef int db_row_fn(void *ctx, const PGresult *r, int row, struct error *err);
-/* Runs a query and hands each row to fn as it arrives (libpq's single-row
- * mode): the caller's work on a row overlaps PostgreSQL's on the next
- * ones, and a large result is never held whole. When fn stops the walk,
- * the rest of the result is read and dropped, so the connection stays
- * usable. 0, or -1 with err (the statement's error or fn's). */
-int db_each_row(PGconn *pg, const char *sql, const struct db_params *params, db_row_fn *fn,
-                void *ctx, struct error *err);
+/* One row of a binary COPY: field i is value[i], len[i] bytes (NULL and
+ * -1 for SQL NULL), NUL-terminated; valid until the callback returns. */
+enum { DB_COPY_MAX_FIELDS = 16 };
+struct db_copy_row {
+    int n;
+    const char *value[DB_COPY_MAX_FIELDS];
+    int32_t len[DB_COPY_MAX_FIELDS];
+};
+/* Takes one row; 0, or -1 with err set to stop the walk. */
+typedef int db_copy_row_fn(void *ctx, const struct db_copy_row *row, struct error *err);
+/* Runs sql, a `COPY (query) TO STDOUT (FORMAT binary)` of nfields columns
+ * (no parameters: COPY takes none), and hands each row to fn as it
+ * arrives: the caller's work on a row overlaps PostgreSQL's on the next,
+ * a large result is never held whole, and a row costs one message (where
+ * libpq's single-row mode built a result per row: a third of hoglaked's
+ * CPU on a 54,000-table listing) in binary (no number formatting on
+ * either side). When fn stops the walk, the rest is read and dropped, so
+ * the connection stays usable. 0, or -1 with err (the statement's error,
+ * fn's, or bytes that are not binary COPY rows of nfields). */
+int db_copy_each_row(PGconn *pg, const char *sql, int nfields, db_copy_row_fn *fn, void *ctx,
+                     struct error *err);
+/* `COPY (select) TO STDOUT (FORMAT binary)` with select's $1..$n replaced
+ * by ids: COPY takes no parameters, and integers need no quoting (select
+ * holds no other `$`). malloc'd; NULL when out of memory or for a $k
+ * past n (a programming error). */
+char *db_copy_statement(const char *select, size_t n, const int64_t *ids);
+/* Field i as a bigint (8 bytes, network order): false if it is not one. */
+bool db_copy_i64(const struct db_copy_row *row, int i, int64_t *out);
+/* Field i, a uuid (16 bytes), as its 36-character text: false if not one. */
+bool db_copy_uuid(const struct db_copy_row *row, int i, char out[37]);
 
 int64_t db_i64(const PGresult *r, int row, int col);
 bool db_bool(const PGresult *r, int row, int col);

@@ -161,34 +161,6 @@ int db_scalar_i64(PGconn *pg, const char *sql, const struct db_params *params, i
     return found;
 }
 
-int db_each_row(PGconn *pg, const char *sql, const struct db_params *params, db_row_fn *fn,
-                void *ctx, struct error *err)
-{
-    int n = params ? params->n : 0;
-    if (!PQsendQueryParams(pg, sql, n, NULL, params ? params->values : NULL, NULL, NULL, 0)) {
-        db_error_from(pg, NULL, err);
-        return -1;
-    }
-    /* Without single-row mode (it can only fail right after the send) the
-     * rows arrive in one result, which the walk below serves as well. */
-    (void)PQsetSingleRowMode(pg);
-    int rc = 0;
-    PGresult *r;
-    while ((r = PQgetResult(pg)) != NULL) {
-        ExecStatusType st = PQresultStatus(r);
-        if (rc == 0 && (st == PGRES_SINGLE_TUPLE || st == PGRES_TUPLES_OK)) {
-            int rows = PQntuples(r);
-            for (int i = 0; rc == 0 && i < rows; i++)
-                rc = fn(ctx, r, i, err);
-        } else if (rc == 0) {
-            db_error_from(pg, r, err);
-            rc = -1;
-        }
-        PQclear(r);
-    }
-    return rc;
-}
-
 bool db_probe(PGconn *pg, int64_t deadline_ns)
 {
     if (!PQsendQuery(pg, "SELECT 1"))

@@ -563,18 +563,16 @@ struct listed_tables {
     void *ctx;
 };
 
-static int listed_table_row(void *ctx, const PGresult *r, int row, struct error *err)
+static int listed_table_row(void *ctx, const struct db_copy_row *row, struct error *err)
 {
     const struct listed_tables *walk = ctx;
+    char uuid[37];
     struct store_table_summary t = {
-        .name = db_str(r, row, 0),
-        .table_uuid = db_str(r, row, 1),
-        .comment = db_str(r, row, 2),
-        .records = db_i64(r, row, 3),
-        .files = db_i64(r, row, 4),
-        .bytes = db_i64(r, row, 5),
-        .snapshots = db_i64(r, row, 6),
-    };
+        .name = row->value[0], .table_uuid = uuid, .comment = row->value[2]};
+    if (!t.name || !db_copy_uuid(row, 1, uuid) || !db_copy_i64(row, 3, &t.records) ||
+        !db_copy_i64(row, 4, &t.files) || !db_copy_i64(row, 5, &t.bytes) ||
+        !db_copy_i64(row, 6, &t.snapshots))
+        return error_fail(err, ERR_INTERNAL, "a listed table's row is not as selected");
     return walk->fn(walk->ctx, &t, err);
 }
 
@@ -601,13 +599,15 @@ int store_tables_list(struct db_conn *db, int64_t catalog_id, int64_t namespace_
     PQclear(r);
     /* Totals are exact at the listed snapshot; snapshot_count counts the
      * retained snapshots whose table-scoped changes name the table. */
-    if (at_head)
-        DB_PARAMS_IDS(&p, catalog_id, namespace_id);
-    else
-        DB_PARAMS_IDS(&p, catalog_id, namespace_id, snapshot);
+    int64_t ids[] = {catalog_id, namespace_id, snapshot};
+    char *sql =
+        db_copy_statement(at_head ? tables_list_head_sql : tables_list_sql, at_head ? 2 : 3, ids);
+    if (!sql)
+        return error_nomem(err);
     struct listed_tables walk = {fn, ctx};
-    return db_each_row(db->pg, at_head ? tables_list_head_sql : tables_list_sql, &p,
-                       listed_table_row, &walk, err);
+    int rc = db_copy_each_row(db->pg, sql, 7, listed_table_row, &walk, err);
+    free(sql);
+    return rc;
 }
 
 int store_table_name_taken(struct db_conn *db, int64_t catalog_id, int64_t namespace_id,
