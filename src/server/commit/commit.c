@@ -161,8 +161,8 @@ static void reads_plan(struct commit_ctx *x, bool locked, struct store_commit_re
  * BEGIN and the lock, then the head and allocators, the receipt, the live
  * tables (spec, row-id allocator, DDL since read_snapshot), their columns
  * when statistics are sent, the DV targets and the path guard. Not locked
- * (the optimistic path): the head, the live tables and their columns, in a
- * read-only transaction of their own for the settings they plan under. */
+ * (the optimistic path): the head, the live tables and their columns,
+ * under the same settings (they last to the batch's sync). */
 static int read_batch(struct commit_ctx *x, bool locked, struct error *err)
 {
     struct store_commit_batch *s = &x->reads;
@@ -170,25 +170,15 @@ static int read_batch(struct commit_ctx *x, bool locked, struct error *err)
     reads_plan(x, locked, &r);
     x->lock_at = -1;
     int rc = store_commit_batch_begin(s, x->ctx->db, err);
-    if (rc == 0 && locked) {
-        rc = commit_queue_lock(x, s, err);
-    } else if (rc == 0) {
-        rc = store_commit_queue_read_only(s, x->lock_budget_ms, err);
-    }
+    if (rc == 0)
+        rc = locked ? commit_queue_lock(x, s, err)
+                    : store_commit_queue_settings(s, x->lock_budget_ms, err);
     if (rc == 0)
         rc = store_commit_queue_reads(s, &r, &x->slot, err);
-    if (rc == 0 && !locked && store_commit_queue_commit(s, err) < 0)
-        rc = -1;
     store_commit_reads_free(&r);
     int failed;
-    rc = rc != 0 ? rc : commit_run_locked(x, s, &failed, err);
-    if (rc != 0) {
-        /* A failed optimistic read leaves its transaction aborted, and the
-         * locked path may follow on this connection. */
-        if (!locked)
-            commit_rollback(x);
+    if (rc != 0 || commit_run_locked(x, s, &failed, err) != 0)
         return failed_in(x, s, "commit reads");
-    }
     if (!store_commit_head(s, x->slot.head, &x->head, &x->earliest))
         return error_fail(err, ERR_NOT_FOUND, "catalog '%s'", x->cat.name);
     return 0;

@@ -92,50 +92,43 @@ void store_commit_batch_free(struct store_commit_batch *s)
     db_batch_free(&s->b);
 }
 
-/* Queues `begin` and the settings every statement of a commit runs under. */
-static int queue_begin(struct store_commit_batch *s, const char *begin, int64_t lock_budget_ms,
-                       struct error *err)
+int store_commit_queue_settings(struct store_commit_batch *s, int64_t lock_budget_ms,
+                                struct error *err)
 {
     struct db_params p;
     db_params_init(&p);
     char ms[24];
     snprintf(ms, sizeof ms, "%lld", (long long)lock_budget_ms);
     db_param_str(&p, ms);
-    if (store_commit_batch_add(s, begin, NULL, "begin", err) < 0 ||
-        /* Generic plans: the commit's statements are prepared once per
-         * connection, and planning them again for every commit (a custom
-         * plan) costs more than running them: PostgreSQL keeps choosing a
-         * custom plan whenever the generic one's estimate is worse than
-         * the custom ones' (the live columns' read, in a catalog beside a
-         * bigger one: 200 us of planning a commit for 30 of execution,
-         * bench/scale). Every statement a commit runs (its own, its
-         * triggers', its foreign-key checks) is an index probe; without
-         * sequential scans the plans stay so on tables whose statistics
-         * predate their rows (a young database before autovacuum's first
-         * analyze: 1 ms per change-row insert where 0.1 would do,
-         * measured). The commit writes its tables' totals itself
-         * (commit_writes.c), so the insert triggers stand aside (migration
-         * 14). */
-        store_commit_batch_add(s,
-                               "SELECT set_config('lock_timeout', $1, true),"
-                               " set_config('plan_cache_mode', 'force_generic_plan', true),"
-                               " set_config('enable_seqscan', 'off', true),"
-                               " set_config('hoglake.commit_totals', 'on', true)",
-                               &p, "lock timeout", err) < 0)
-        return -1;
-    return 0;
-}
-
-int store_commit_queue_read_only(struct store_commit_batch *s, int64_t lock_budget_ms,
-                                 struct error *err)
-{
-    return queue_begin(s, "BEGIN READ ONLY", lock_budget_ms, err);
+    /* Generic plans: the commit's statements are prepared once per
+     * connection, and planning them again for every commit (a custom
+     * plan) costs more than running them: PostgreSQL keeps choosing a
+     * custom plan whenever the generic one's estimate is worse than
+     * the custom ones' (the live columns' read, in a catalog beside a
+     * bigger one: 200 us of planning a commit for 30 of execution,
+     * bench/scale). Every statement a commit runs (its own, its
+     * triggers', its foreign-key checks) is an index probe; without
+     * sequential scans the plans stay so on tables whose statistics
+     * predate their rows (a young database before autovacuum's first
+     * analyze: 1 ms per change-row insert where 0.1 would do,
+     * measured). The commit writes its tables' totals itself
+     * (commit_writes.c), so the insert triggers stand aside (migration
+     * 14). */
+    return store_commit_batch_add(s,
+                                  "SELECT set_config('lock_timeout', $1, true),"
+                                  " set_config('plan_cache_mode', 'force_generic_plan', true),"
+                                  " set_config('enable_seqscan', 'off', true),"
+                                  " set_config('hoglake.commit_totals', 'on', true)",
+                                  &p, "lock timeout", err) < 0
+               ? -1
+               : 0;
 }
 
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,
                             int64_t lock_budget_ms, struct error *err)
 {
-    if (queue_begin(s, "BEGIN", lock_budget_ms, err) != 0)
+    if (store_commit_batch_add(s, "BEGIN", NULL, "begin", err) < 0 ||
+        store_commit_queue_settings(s, lock_budget_ms, err) != 0)
         return -1;
     struct db_params p;
     db_params_init(&p);

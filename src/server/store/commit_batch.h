@@ -75,15 +75,17 @@ int store_commit_batch_run(struct store_commit_batch *s, int *failed, struct err
 const char *store_commit_batch_failed(const struct store_commit_batch *s, const char *fallback);
 void store_commit_batch_free(struct store_commit_batch *s);
 
-/* Queues BEGIN, the transaction's lock timeout (lock_budget_ms, 0: none),
- * generic plans, the commit-totals setting (migration 14) and the catalog's advisory lock, whose
- * answer is the wait as the database timed it. Returns the lock's index, or -1. */
+/* Queues the settings every statement of a commit runs under: the lock
+ * timeout (lock_budget_ms, 0: none), generic plans, no sequential scans
+ * and the commit-totals setting (migration 14). They last to the end of
+ * the transaction: an explicit one, or the implicit one a pipelined batch
+ * runs in up to its sync (the optimistic reads). 0 or -1. */
+int store_commit_queue_settings(struct store_commit_batch *s, int64_t lock_budget_ms,
+                                struct error *err);
+/* Queues BEGIN, the settings and the catalog's advisory lock, whose answer
+ * is the wait as the database timed it. Returns the lock's index, or -1. */
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,
                             int64_t lock_budget_ms, struct error *err);
-/* Queues BEGIN READ ONLY and the same settings without the lock: the
- * optimistic reads, planned as the locked ones are. 0 or -1. */
-int store_commit_queue_read_only(struct store_commit_batch *s, int64_t lock_budget_ms,
-                                 struct error *err);
 /* Queues COMMIT; returns its index, or -1. */
 int store_commit_queue_commit(struct store_commit_batch *s, struct error *err);
 /* The lock's answer (at: store_commit_queue_lock's index): true with
