@@ -1,5 +1,4 @@
 /* Rows of a binary COPY out, one at a time (db.h: db_copy_each_row). */
-#include <stdio.h>
 #include <string.h>
 
 #include "server/db/db.h"
@@ -79,8 +78,8 @@ int db_copy_each_row(PGconn *pg, const char *sql, int nfields, db_copy_row_fn *f
         return -1;
     }
     PQclear(r);
-    int rc = 0, state = 1; /* state: 1 rows, 0 the trailer seen */
-    bool first = true;
+    int rc = 0;
+    bool first = true, trailer = false;
     char *msg;
     int n;
     /* Every message is read, also after a failure, so the connection
@@ -92,11 +91,11 @@ int db_copy_each_row(PGconn *pg, const char *sql, int nfields, db_copy_row_fn *f
         first = false;
         if (rc == 0 && at < (size_t)n) {
             struct db_copy_row row;
-            int t = state == 1 ? parse_tuple(msg + at, (size_t)n - at, nfields, &row) : -1;
+            int t = trailer ? -1 : parse_tuple(msg + at, (size_t)n - at, nfields, &row);
             if (t < 0)
                 rc = error_fail(err, ERR_INTERNAL, "malformed COPY data");
             else if (t == 0)
-                state = 0;
+                trailer = true;
             else
                 rc = fn(ctx, &row, err);
         }
@@ -113,7 +112,7 @@ int db_copy_each_row(PGconn *pg, const char *sql, int nfields, db_copy_row_fn *f
         }
         PQclear(r);
     }
-    if (rc == 0 && state != 0)
+    if (rc == 0 && !trailer)
         rc = error_fail(err, ERR_INTERNAL, "COPY data without its trailer");
     return rc;
 }

@@ -114,14 +114,13 @@ int store_commit_queue_settings(struct store_commit_batch *s, int64_t lock_budge
      * measured). The commit writes its tables' totals itself
      * (commit_writes.c), so the insert triggers stand aside (migration
      * 14). */
-    return store_commit_batch_add(s,
-                                  "SELECT set_config('lock_timeout', $1, true),"
-                                  " set_config('plan_cache_mode', 'force_generic_plan', true),"
-                                  " set_config('enable_seqscan', 'off', true),"
-                                  " set_config('hoglake.commit_totals', 'on', true)",
-                                  &p, "lock timeout", err) < 0
-               ? -1
-               : 0;
+    int at = store_commit_batch_add(s,
+                                    "SELECT set_config('lock_timeout', $1, true),"
+                                    " set_config('plan_cache_mode', 'force_generic_plan', true),"
+                                    " set_config('enable_seqscan', 'off', true),"
+                                    " set_config('hoglake.commit_totals', 'on', true)",
+                                    &p, "lock timeout", err);
+    return at < 0 ? -1 : 0;
 }
 
 int store_commit_queue_lock(struct store_commit_batch *s, int64_t catalog_id,
