@@ -409,20 +409,6 @@ static int parse_floating(const char *s, size_t n, bool single, double *out, str
     return 0;
 }
 
-static size_t format_uuid(const uint8_t *b, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    char *o = out;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            *o++ = '-';
-        *o++ = hex[b[i] >> 4];
-        *o++ = hex[b[i] & 15];
-    }
-    *o = '\0';
-    return 36;
-}
-
 /* Integer range of the types whose value text is a decimal integer. */
 static bool int_domain(enum lake_type t, i128 *lo, i128 *hi)
 {
@@ -670,7 +656,7 @@ int bound_decode_text(enum lake_type t, int precision, int scale, const uint8_t 
                 tn = numfmt_shortest(v, t == LT_FLOAT, text);
             break;
         }
-        case LT_UUID: tn = format_uuid(b, text); break;
+        case LT_UUID: tn = str_format_uuid(b, text); break;
         case LT_BINARY: return base64_encode(out, b, n) == 0 ? 0 : fail(err, NO_MEMORY);
         default: /* string, json */ return buf_append(out, b, n) == 0 ? 0 : fail(err, NO_MEMORY);
         }
@@ -748,7 +734,7 @@ json_t *bound_to_json(enum lake_type t, int precision, int scale, const uint8_t 
         break;
     case LT_STRING:
     case LT_JSON: return or_oom(json_stringn((const char *)b, n), err);
-    case LT_UUID: tn = format_uuid(b, text); break;
+    case LT_UUID: tn = str_format_uuid(b, text); break;
     case LT_BINARY: {
         struct buf s = BUF_INIT;
         if (base64_encode(&s, b, n) != 0) {

@@ -337,14 +337,8 @@ static int render_uuid(const uint8_t *b, size_t len, struct buf *out, struct err
 {
     if (len != 16)
         return error_fail(err, ERR_INVALID, "a uuid has 16 bytes, not %zu", len);
-    char text[40];
-    size_t n = 0;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            text[n++] = '-';
-        n += (size_t)snprintf(text + n, sizeof text - n, "%02x", b[i]);
-    }
-    return put(out, text, n, err);
+    char text[37];
+    return put(out, text, str_format_uuid(b, text), err);
 }
 
 int lake_partition_render(enum lake_type type, int scale, const struct lake_value *v,

@@ -172,16 +172,7 @@ size_t rt_format_timestamp(int64_t v, enum rows_unit unit, bool utc, char *out)
 
 size_t rt_format_uuid(const uint8_t *b, char *out)
 {
-    static const char hex[] = "0123456789abcdef";
-    char *o = out;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            *o++ = '-';
-        *o++ = hex[b[i] >> 4];
-        *o++ = hex[b[i] & 15];
-    }
-    *o = '\0';
-    return 36;
+    return str_format_uuid(b, out);
 }
 
 int rt_base64_encode(struct buf *out, const void *data, size_t len)

@@ -1,8 +1,9 @@
 #include "util/random.h"
 
+#include "util/strutil.h"
+
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/random.h>
 
 static int fill(void *buf, size_t n, unsigned flags)
@@ -36,8 +37,6 @@ int random_uuid4(char out[37])
         return -1;
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
     b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* variant 10 */
-    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
+    str_format_uuid(b, out);
     return 0;
 }

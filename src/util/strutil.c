@@ -105,6 +105,20 @@ bool str_parse_uuid(const char *s, size_t n, uint8_t out[16])
     return true;
 }
 
+size_t str_format_uuid(const uint8_t b[16], char out[37])
+{
+    static const size_t runs[] = {4, 2, 2, 2, 6}; /* bytes per group */
+    char *o = out;
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        if (r)
+            *o++ = '-';
+        str_hex_encode(b, runs[r], o);
+        o += 2 * runs[r];
+        b += runs[r];
+    }
+    return 36;
+}
+
 bool str_is_uuid(const char *s)
 {
     return str_parse_uuid(s, strlen(s), NULL);

@@ -24,6 +24,8 @@ bool str_is_uuid(const char *s);
 /* The 16 bytes of a UUID in its 8-4-4-4-12 hex form (either case) of
  * exactly n bytes, into out (which may be NULL: a check only). */
 bool str_parse_uuid(const char *s, size_t n, uint8_t out[16]);
+/* The 16 bytes of a UUID as lowercase 8-4-4-4-12, NUL-terminated; 36. */
+size_t str_format_uuid(const uint8_t b[16], char out[37]);
 /* ASCII lower-casing into dst (dst_size includes the terminator). */
 bool str_lower(char *dst, size_t dst_size, const char *src);
 

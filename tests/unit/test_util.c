@@ -454,6 +454,20 @@ static void test_str_is_uuid(void **state)
     assert_int_equal(b[15], 0x00);
     assert_int_equal(b[6], 0x12);
     assert_false(str_parse_uuid(good[0], 35, b));
+    /* Formatting is the parse's inverse, lowercase whatever the text's
+     * case; the groups are 8-4-4-4-12. */
+    char text[37];
+    for (size_t i = 0; i < ARRAY_LEN(good); i++) {
+        assert_true(str_parse_uuid(good[i], strlen(good[i]), b));
+        assert_int_equal(str_format_uuid(b, text), 36);
+        char lower[37];
+        assert_true(str_lower(lower, sizeof lower, good[i]));
+        assert_string_equal(text, lower);
+    }
+    const uint8_t seq[16] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                             0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0xff};
+    str_format_uuid(seq, text);
+    assert_string_equal(text, "00010203-0405-0607-0809-0a0b0c0d0eff");
 }
 
 static void test_str_has_space_or_control(void **state)

@@ -4,6 +4,7 @@
 #include "server/db/db.h"
 
 #include "util/buf.h"
+#include "util/strutil.h"
 
 /* The binary COPY header: its fixed signature, then a flags word and the
  * length of an extension area (PostgreSQL's COPY documentation). */
@@ -130,16 +131,7 @@ bool db_copy_uuid(const struct db_copy_row *row, int i, char out[37])
 {
     if (i >= row->n || row->len[i] != 16)
         return false;
-    static const char hex[] = "0123456789abcdef";
-    const unsigned char *p = (const unsigned char *)row->value[i];
-    char *o = out;
-    for (int k = 0; k < 16; k++) {
-        if (k == 4 || k == 6 || k == 8 || k == 10)
-            *o++ = '-';
-        *o++ = hex[p[k] >> 4];
-        *o++ = hex[p[k] & 15];
-    }
-    *o = '\0';
+    str_format_uuid((const uint8_t *)row->value[i], out);
     return true;
 }
 
