@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "util/buf.h"
+#include "util/bytes.h"
 #include "util/error.h"
 #include "util/search.h"
 
@@ -170,16 +171,6 @@ static uint16_t le16(const uint8_t *p)
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 /* Room for a container of `card` more positions: never more than the file
  * has rows, so a hostile cardinality costs no memory. */
 static int make_room(struct reader *r, uint64_t card)
@@ -231,7 +222,7 @@ static int bitmap_container(struct reader *r, uint64_t base, uint32_t card)
     uint64_t words[BITMAP_BYTES / 8];
     uint32_t seen = 0;
     for (size_t w = 0; w < BITMAP_BYTES / 8; w++) {
-        words[w] = (uint64_t)le32(bits + 8 * w) | (uint64_t)le32(bits + 8 * w + 4) << 32;
+        words[w] = le_load64(bits + 8 * w);
         seen += (uint32_t)__builtin_popcountll(words[w]);
     }
     if (seen != card)
@@ -268,14 +259,14 @@ static int decode32(struct reader *r, uint64_t high)
     const uint8_t *c = take(r, 4);
     if (!c)
         return corrupt(r, "truncated bitmap cookie");
-    uint32_t cookie = le32(c), n;
+    uint32_t cookie = le_load32(c), n;
     const uint8_t *run_flags = NULL;
     bool offsets;
     if (cookie == COOKIE_NO_RUNS) {
         const uint8_t *cn = take(r, 4);
         if (!cn)
             return corrupt(r, "truncated container count");
-        n = le32(cn);
+        n = le_load32(cn);
         if (n > 65536)
             return corrupt(r, "more than 65536 containers");
         offsets = true;
@@ -321,7 +312,7 @@ int lake_dv_decode(const uint8_t *blob, size_t len, uint64_t rows, struct lake_d
     if (len < 12)
         return error_fail(err, ERR_CORRUPT, "deletion vector: %zu bytes, fewer than a blob holds",
                           len);
-    uint32_t inner = be32(blob);
+    uint32_t inner = be_load32(blob);
     if ((uint64_t)inner + 8 != len)
         return error_fail(err, ERR_CORRUPT,
                           "deletion vector: its length prefix says %u bytes, the blob has %zu",
@@ -329,11 +320,11 @@ int lake_dv_decode(const uint8_t *blob, size_t len, uint64_t rows, struct lake_d
     if (inner < 12 || memcmp(blob + 4, dv_magic, 4) != 0)
         return error_fail(err, ERR_CORRUPT, "deletion vector: bad magic");
     uint32_t crc = (uint32_t)crc32(0L, blob + 4, inner);
-    if (crc != be32(blob + 4 + inner))
+    if (crc != be_load32(blob + 4 + inner))
         return error_fail(err, ERR_CORRUPT, "deletion vector: CRC-32 mismatch");
     struct reader r = {.p = blob + 8, .len = inner - 4, .rows = rows, .out = out, .err = err};
     const uint8_t *nb = take(&r, 8);
-    uint64_t buckets = (uint64_t)le32(nb) | (uint64_t)le32(nb + 4) << 32;
+    uint64_t buckets = le_load64(nb);
     /* A bucket takes at least 12 bytes (key, cookie, count). */
     int rc = buckets > (r.len - r.at) / 12
                  ? corrupt(&r, "more buckets than the vector has room for")
@@ -345,7 +336,7 @@ int lake_dv_decode(const uint8_t *blob, size_t len, uint64_t rows, struct lake_d
             rc = corrupt(&r, "truncated bucket key");
             break;
         }
-        uint32_t key = le32(k);
+        uint32_t key = le_load32(k);
         if ((int64_t)key <= prev)
             rc = corrupt(&r, "bucket keys are not strictly rising");
         else

@@ -12,6 +12,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "util/bytes.h"
+
 #define ZSTD_DEFAULT_LEVEL 3
 
 struct pq_codec_ctx {
@@ -347,11 +349,6 @@ static int lz4_decompress_page(const void *src, size_t n, void *dst, size_t dst_
  * decompressing to what it claims, the input used to its last byte, the
  * page filled); otherwise the page is read as one bare LZ4 block. */
 
-static uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 /* A cursor over the page's bytes and the output still to fill. */
 struct lz4_hadoop_cursor {
     const uint8_t *in;
@@ -364,7 +361,7 @@ static bool take_be32(struct lz4_hadoop_cursor *c, uint32_t *v)
 {
     if (c->in_left < 4)
         return false;
-    *v = load_be32(c->in);
+    *v = be_load32(c->in);
     c->in += 4;
     c->in_left -= 4;
     return true;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/bytes.h"
 #include "util/search.h"
 #include "util/timefmt.h"
 
@@ -277,16 +278,6 @@ bad:
 
 /* ---- TZif files ---- */
 
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static int64_t be64(const unsigned char *p)
-{
-    return (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
-}
-
 struct tzif_counts {
     uint32_t isut, isstd, leap, time, type, chars;
 };
@@ -298,8 +289,8 @@ static bool header(const unsigned char *p, size_t avail, int tsize, struct tzif_
 {
     if (avail < 44 || memcmp(p, "TZif", 4) != 0)
         return false;
-    c->isut = be32(p + 20), c->isstd = be32(p + 24), c->leap = be32(p + 28);
-    c->time = be32(p + 32), c->type = be32(p + 36), c->chars = be32(p + 40);
+    c->isut = be_load32(p + 20), c->isstd = be_load32(p + 24), c->leap = be_load32(p + 28);
+    c->time = be_load32(p + 32), c->type = be_load32(p + 36), c->chars = be_load32(p + 40);
     uint64_t size = (uint64_t)c->time * ((uint64_t)tsize + 1) + (uint64_t)c->type * 6 + c->chars +
                     (uint64_t)c->leap * ((uint64_t)tsize + 4) + c->isstd + c->isut;
     *block = (size_t)size;
@@ -331,13 +322,14 @@ static int parse_tzif(const unsigned char *d, size_t len, const char *name, stru
         return error_nomem(err);
     const unsigned char *idx = p + (size_t)c.time * (size_t)tsize, *types = idx + c.time;
     for (uint32_t i = 0; i < c.time; i++) {
-        at[i] = tsize == 8 ? be64(p + (size_t)i * 8) : (int32_t)be32(p + (size_t)i * 4);
+        at[i] = tsize == 8 ? (int64_t)be_load64(p + (size_t)i * 8)
+                           : (int32_t)be_load32(p + (size_t)i * 4);
         if (idx[i] >= c.type || (i && at[i] <= at[i - 1]))
             return error_fail(err, ERR_CORRUPT, "time zone '%s': bad transition", name);
-        after[i] = (int32_t)be32(types + idx[i] * 6);
+        after[i] = (int32_t)be_load32(types + idx[i] * 6);
     }
-    *tz =
-        (struct textio_tz){.at = at, .after = after, .n = c.time, .initial = (int32_t)be32(types)};
+    *tz = (struct textio_tz){
+        .at = at, .after = after, .n = c.time, .initial = (int32_t)be_load32(types)};
     const unsigned char *footer = p + block;
     if (tsize == 8 && footer < end && *footer == '\n') {
         const unsigned char *nl = memchr(footer + 1, '\n', (size_t)(end - footer - 1));

@@ -27,6 +27,18 @@ static inline uint64_t le_load64(const uint8_t *p)
     return (uint64_t)le_load32(p) | (uint64_t)le_load32(p + 4) << 32;
 }
 
+/* Big-endian loads: TZif files, the deletion-vector blob's framing,
+ * Hadoop's LZ4 frames, PostgreSQL's binary COPY. */
+static inline uint32_t be_load32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static inline uint64_t be_load64(const uint8_t *p)
+{
+    return (uint64_t)be_load32(p) << 32 | be_load32(p + 4);
+}
+
 /* The low n (1..8) bytes of v, little-endian. */
 static inline void le_store(uint8_t *p, uint64_t v, size_t n)
 {

@@ -4,16 +4,12 @@
 #include "server/db/db.h"
 
 #include "util/buf.h"
+#include "util/bytes.h"
 #include "util/strutil.h"
 
 /* The binary COPY header: its fixed signature, then a flags word and the
  * length of an extension area (PostgreSQL's COPY documentation). */
 static const char copy_signature[11] = "PGCOPY\n\377\r\n";
-
-static uint32_t be32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* The fields of one tuple message (after the header, on the first).
  * PostgreSQL sends one CopyData message per row and the trailer (a field
@@ -36,7 +32,7 @@ static int parse_tuple(char *msg, size_t n, int nfields, struct db_copy_row *row
     for (int i = 0; i < count; i++) {
         if (end - p < 4)
             return -1;
-        int32_t len = (int32_t)be32(p);
+        int32_t len = (int32_t)be_load32(p);
         p += 4;
         if (len < -1 || (len > 0 && end - p < len))
             return -1;
@@ -60,7 +56,7 @@ static int skip_header(const char *msg, size_t n, size_t *at)
     if (n < sizeof copy_signature + 8 || memcmp(msg, copy_signature, sizeof copy_signature) != 0)
         return -1;
     const unsigned char *p = (const unsigned char *)msg + sizeof copy_signature;
-    uint32_t ext = be32(p + 4);
+    uint32_t ext = be_load32(p + 4);
     if (ext > n - sizeof copy_signature - 8)
         return -1;
     *at = sizeof copy_signature + 8 + ext;
@@ -122,8 +118,7 @@ bool db_copy_i64(const struct db_copy_row *row, int i, int64_t *out)
 {
     if (i >= row->n || row->len[i] != 8)
         return false;
-    const unsigned char *p = (const unsigned char *)row->value[i];
-    *out = (int64_t)((uint64_t)be32(p) << 32 | be32(p + 4));
+    *out = (int64_t)be_load64((const uint8_t *)row->value[i]);
     return true;
 }
 
