@@ -14,7 +14,7 @@ int h_maintenance_orphans(struct srv_req *req, struct srv_res *res, struct api_e
     struct orphans_task ot = *(const struct orphans_task *)registered->ctx;
     bool has_dry, has_older;
     bool dry_run = false;
-    int64_t older = ot.opt.grace_s, limit = ot.opt.limit;
+    int64_t older = ot.opt.grace_s, limit;
     if (req_arg_bool(req, "dry_run", &has_dry, &dry_run, err) != 0 ||
         req_arg_i64(req, "older_than_seconds", &has_older, &older, err) != 0 ||
         req_arg_range(req, "limit", ot.opt.limit, 1, ORPHANS_MAX_LIMIT, &limit, err) != 0)
