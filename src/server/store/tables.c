@@ -510,8 +510,9 @@ static const char table_totals_sql[] =
 /* $1 catalog, $2 namespace, $3 snapshot. The tables visible at $3 are
  * those whose live version began by then, read with their totals in one
  * walk of the listing index in name order (migration 12), merged with the
- * versions live at $3 that have ended since (none at the head). Each side is ordered in its own subquery so the two merge
- * without a sort (sorting 54,000 names cost 50 ms). */
+ * versions live at $3 that have ended since (none at the head). Each side
+ * is ordered in its own subquery so the two merge without a sort (sorting
+ * 54,000 names cost 50 ms). */
 static const char tables_list_sql[] =
     "SELECT x.name, x.table_uuid, x.comment, coalesce(x.r, (x.later).records),"
     " coalesce(x.f, (x.later).files), coalesce(x.b, (x.later).bytes),"
