@@ -143,6 +143,11 @@ run() {
       --percent-limit 0.5 >"$dir/perf/$name.self.txt" 2>/dev/null || true
     perf report -i "$dir/perf/$name.data" --children --sort sym --stdio -g none \
       --percent-limit 2 >"$dir/perf/$name.children.txt" 2>/dev/null || true
+    # Each library's share of the samples: the report bounds the ratios by
+    # libzstd's (a phase cannot beat its peer by more than the peer's time
+    # over the compression alone).
+    perf report -i "$dir/perf/$name.data" --no-children --sort dso --stdio -g none \
+      >"$dir/perf/$name.dso.txt" 2>/dev/null || true
   else
     "$@" >"$dir/$name.json"
   fi
