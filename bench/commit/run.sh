@@ -787,6 +787,11 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
           if (c > 0)
             printf "  CPU per commit %.2f ms (hoglaked %.2f, postgres %.2f, client %.2f): %d cores at 100%% allow at most %.0f commits/s = %.2fx; pgbench used %.2f ms of postgres CPU a transaction\n",
               c, hog[r], pgc[r], cli[r], cores, cores * 1000 / c, cores * 1000 / c / t, pgbcpu[first_scale, 8]
+          # The catalog lock serialises the group rounds: at this group
+          # size, the pgbench rate needs a round every (group / tps) seconds.
+          if (cpg[r] > 0)
+            printf "  group rounds (serial under the catalog lock): %.0f a second, one every %.3f ms, %.2f commits each; pgbench'"'"'s rate at that size needs one every %.3f ms\n",
+              cps[r] / cpg[r], 1000 * cpg[r] / cps[r], cpg[r], 1000 * cpg[r] / t
           t1++
           if (!m) t1_missed = 1
         }
