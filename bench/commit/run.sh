@@ -370,6 +370,19 @@ groups_now() {
   if [ "$srv_auth" = on ]; then hdr=(-H "@$auth_hdr"); fi
   curl -sf "${hdr[@]}" "$url/metrics" | awk '$1 == "hoglake_commit_groups_total" {n = $2} END {print n + 0}'
 }
+# rounds_now: the sum and count of hoglake_commit_round_seconds (each group
+# round from its batch's sending to its COMMIT's answer)
+rounds_now() {
+  local hdr=()
+  if [ "$srv_auth" = on ]; then hdr=(-H "@$auth_hdr"); fi
+  curl -sf "${hdr[@]}" "$url/metrics" | awk '$1 == "hoglake_commit_round_seconds_sum" {s = $2}
+    $1 == "hoglake_commit_round_seconds_count" {n = $2} END {print s + 0, n + 0}'
+}
+# round_ms "SUM0 COUNT0" "SUM1 COUNT1": the mean round in ms between two
+# rounds_now readings
+round_ms() {
+  echo "$1 $2" | awk '{printf "%.3f", ($4 > $2 ? 1000 * ($3 - $1) / ($4 - $2) : 0)}'
+}
 # commits_per_group COMMITS GROUPS0 GROUPS1: commits per group-commit
 # transaction between two groups_now readings (1.00: none waited for
 # another and shared its transaction, lock and WAL flush)
@@ -398,6 +411,7 @@ measure_cell() {
   head0=$(head_of "$cid")
   if [ "$smoke" = 1 ]; then span=(--commits 5); else span=(--duration "$duration"); fi
   g0=$(groups_now)
+  r0=$(rounds_now)
   c0=$(cpu_now)
   p0=$(proc_cpu)
   rc=0
@@ -406,6 +420,7 @@ measure_cell() {
     --tsv "$dir/$name.tsv" "${span[@]}" >"$dir/$name.json" 2>"$dir/$name.log" || rc=$?
   p1=$(proc_cpu)
   g1=$(groups_now)
+  round=$(round_ms "$r0" "$(rounds_now)")
   busy=$(cpu_busy "$c0" "$(cpu_now)")
   cat "$dir/$name.log" >&2
   [ "$rc" -le 1 ] && [ -s "$dir/$name.tsv" ] || { log "commit_bench failed ($rc)"; exit 5; }
@@ -466,7 +481,7 @@ for spec in "${cells[@]}"; do
   [ "$stats" = stale ] && name+="-stale"
   measure_cell "$name" "$w" "$f" "$h" "$stats"
   printf '%s\t' "$w" "$f" "$h" "$stats" "$ok" "$errs" "$elapsed" "$cps" "$p50" "$p99" "$max" \
-    "$busy" "$hog_ms" "$pg_ms" "$cli_ms" "$cpg" >>"$results"
+    "$busy" "$hog_ms" "$pg_ms" "$cli_ms" "$cpg" "$round" >>"$results"
   printf '%s\n' "$ebs" >>"$results"
 done
 
@@ -735,7 +750,7 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
   }
   { n++; W[n] = $1; F[n] = $2; H[n] = $3; ST[n] = $4; ok[n] = $5; err[n] = $6; cps[n] = $8
     p50[n] = $9; p99[n] = $10; busy[n] = $12; hog[n] = $13; pgc[n] = $14; cli[n] = $15
-    cpg[n] = $16; ebs[n] = $17; if (ST[n] == "fresh") key[$1, $2, $3] = n }
+    cpg[n] = $16; rnd[n] = $17; ebs[n] = $18; if (ST[n] == "fresh") key[$1, $2, $3] = n }
   END {
     printf "\nCommits (POST /commit, one table, a fresh catalog per row; history = preseeded snapshots)\n\n"
     printf "| writers | files/commit | history | commits/s | p50 ms | p99 ms | errors |"
@@ -790,8 +805,8 @@ awk -F'\t' -v pgb="$pgb" -v preseed="$preseed" -v first_scale="s${scales%% *}" -
           # The catalog lock serialises the group rounds: at this group
           # size, the pgbench rate needs a round every (group / tps) seconds.
           if (cpg[r] > 0)
-            printf "  group rounds (serial under the catalog lock): %.0f a second, one every %.3f ms, %.2f commits each; pgbench'"'"'s rate at that size needs one every %.3f ms\n",
-              cps[r] / cpg[r], 1000 * cpg[r] / cps[r], cpg[r], 1000 * cpg[r] / t
+            printf "  group rounds (serial under the catalog lock): %.0f a second, one every %.3f ms (%.3f of it from the batch'"'"'s sending to the COMMIT'"'"'s answer), %.2f commits each; pgbench'"'"'s rate at that size needs one every %.3f ms\n",
+              cps[r] / cpg[r], 1000 * cpg[r] / cps[r], rnd[r], cpg[r], 1000 * cpg[r] / t
           t1++
           if (!m) t1_missed = 1
         }

@@ -55,6 +55,9 @@ static const struct family_def families[] = {
      "Optimistic commits queued for a group commit or in one being sent."},
     {"hoglake_commit_groups_total", COUNTER,
      "Transactions that committed one or more optimistic commits together (group commit)."},
+    {"hoglake_commit_round_seconds", HISTOGRAM,
+     "Time a group commit's round took from sending its batch to its COMMIT's answer: the "
+     "catalog lock's wait and hold as hoglaked sees them."},
     {"hoglake_commit_groups_merged_total", COUNTER,
      "Group commits whose entries' writes went as one set of statements."},
     {"hoglake_commit_revalidations_total", COUNTER,

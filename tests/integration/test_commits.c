@@ -105,7 +105,7 @@ static int64_t file_id(const char *path)
 }
 
 /* A sample's value: needle is the start of its line ("name{labels} "). */
-static int64_t metric(const char *needle)
+static double metric_value(const char *needle)
 {
     struct http_result r;
     api_get(&r, &srv, "/metrics");
@@ -113,9 +113,14 @@ static int64_t metric(const char *needle)
     const char *at = r.body;
     while ((at = strstr(at, needle)) && at != r.body && at[-1] != '\n')
         at++;
-    int64_t v = at ? (int64_t)strtod(at + strlen(needle), NULL) : 0;
+    double v = at ? strtod(at + strlen(needle), NULL) : 0;
     http_result_free(&r);
     return v;
+}
+
+static int64_t metric(const char *needle)
+{
+    return (int64_t)metric_value(needle);
 }
 
 static int setup(void **state)
@@ -1053,8 +1058,12 @@ static void waiting_commits_commit_as_a_group(void **state)
         http_result_free(&racers[i].r);
 
     /* Three valid commits queued behind a leader: one transaction for the
-     * three, with consecutive snapshots. */
+     * three, with consecutive snapshots. Each of the two rounds is timed
+     * from its batch's sending to its COMMIT's answer, the leader's while
+     * the test holds the lock for at least 300 ms. */
     groups0 = metric("hoglake_commit_groups_total ");
+    int64_t rounds0 = metric("hoglake_commit_round_seconds_count ");
+    double round_time0 = metric_value("hoglake_commit_round_seconds_sum ");
     holder = test_db_connect(&db);
     snprintf(sql, sizeof sql, "BEGIN; SELECT pg_advisory_xact_lock((4740871::bigint << 32) | %lld)",
              id);
@@ -1067,6 +1076,12 @@ static void waiting_commits_commit_as_a_group(void **state)
         for (int k = 0; k < 500 && metric("hoglake_commit_group_queued ") < i + 1; k++)
             sleep_ms(10);
     }
+    /* The leader's round is sent: its lock request waits in PostgreSQL. */
+    for (int k = 0; k < 500 && sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                                    " AND NOT granted") < 1;
+         k++)
+        sleep_ms(10);
+    sleep_ms(300);
     PQclear(PQexec(holder, "COMMIT"));
     PQfinish(holder);
     bool seen[5] = {false};
@@ -1081,6 +1096,8 @@ static void waiting_commits_commit_as_a_group(void **state)
     assert_int_equal(head_of(CAT), h0 + 4);
     assert_int_equal(metric("hoglake_commit_groups_total "), groups0 + 2);
     assert_int_equal(metric("hoglake_commit_groups_merged_total "), merged0 + 1);
+    assert_int_equal(metric("hoglake_commit_round_seconds_count "), rounds0 + 2);
+    assert_true(metric_value("hoglake_commit_round_seconds_sum ") - round_time0 >= 0.3);
 }
 
 /* Queues `bodies` behind a commit the test holds the catalog lock
