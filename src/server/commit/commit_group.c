@@ -124,8 +124,8 @@ static int queue_round(struct commit_ctx *leader, struct entry **batch, int n,
     return store_commit_queue_commit(s, err);
 }
 
-/* Runs a round's batch, observing its time: with rounds a second, what
- * it says of the time between rounds (the hand-over to the next leader). */
+/* Runs a round's batch and observes how long it took: beside the rounds
+ * a second, that tells the lock's hold from the hand-over between rounds. */
 static int run_round(struct commit_ctx *leader, struct store_commit_batch *s, int *failed,
                      struct error *err)
 {
