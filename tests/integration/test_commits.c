@@ -1077,9 +1077,7 @@ static void waiting_commits_commit_as_a_group(void **state)
             sleep_ms(10);
     }
     /* The leader's round is sent: its lock request waits in PostgreSQL. */
-    for (int k = 0; k < 500 && sqli("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                                    " AND NOT granted") < 1;
-         k++)
+    for (int k = 0; k < 500 && sqli(WAITING_FOR_ADVISORY_LOCK) < 1; k++)
         sleep_ms(10);
     sleep_ms(300);
     PQclear(PQexec(holder, "COMMIT"));
