@@ -830,10 +830,16 @@ json_t *jparse(const char *text)
 
 void make_catalog(const struct test_server *s, const char *name)
 {
-    struct http_result r;
     char path[200];
     snprintf(path, sizeof path, "s3://hoglake-test/%s", name);
-    api_send(&r, s, "POST", jpack("{s:s,s:s}", "name", name, "data_path", path), "/v1/catalogs");
+    make_catalog_at(s, name, path);
+}
+
+void make_catalog_at(const struct test_server *s, const char *name, const char *data_path)
+{
+    struct http_result r;
+    api_send(&r, s, "POST", jpack("{s:s,s:s}", "name", name, "data_path", data_path),
+             "/v1/catalogs");
     expect_status(&r, 201);
     http_result_free(&r);
 }

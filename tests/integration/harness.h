@@ -159,6 +159,8 @@ json_t *jparse(const char *text);
 /* Creates catalog, namespace and optionally a table through the API,
  * asserting success. */
 void make_catalog(const struct test_server *s, const char *name);
+/* The same at a data path of the caller's. */
+void make_catalog_at(const struct test_server *s, const char *name, const char *data_path);
 void make_namespace(const struct test_server *s, const char *catalog, const char *ns);
 
 /* The fixture most test files share: a fresh database labelled `label`,

@@ -170,13 +170,9 @@ static int setup(void **state)
     test_server_start(&srv2, &db, extra);
     pg = test_db_connect(&db);
     test_sql_use(pg);
-    struct http_result r;
     char data_path[400];
     snprintf(data_path, sizeof data_path, "file://%s", dir);
-    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", CAT, "data_path", data_path),
-             "/v1/catalogs");
-    expect_status(&r, 201);
-    http_result_free(&r);
+    make_catalog_at(&srv, CAT, data_path);
     make_namespace(&srv, CAT, NS);
     json_decref(make_table(&srv, CAT, NS, "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
     table_id = table_id_of(CAT, NS, "t");
@@ -287,11 +283,7 @@ static void test_moto(void **state)
      * of the catalog the queue row belongs to. */
     char data_path[600];
     snprintf(data_path, sizeof data_path, "%.*s", (int)strlen(s3base) - 1, s3base);
-    struct http_result r;
-    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", "cln_s3", "data_path", data_path),
-             "/v1/catalogs");
-    expect_status(&r, 201);
-    http_result_free(&r);
+    make_catalog_at(&srv, "cln_s3", data_path);
     make_namespace(&srv, "cln_s3", NS);
     json_decref(make_table(&srv, "cln_s3", NS, "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
     int64_t s3_table = table_id_of("cln_s3", NS, "t");

@@ -79,11 +79,7 @@ static void old_file(char *uri, size_t usize, const char *dir, const char *name,
 
 static void catalog_at(const char *name, const char *data_path)
 {
-    struct http_result r;
-    api_send(&r, &st.srv, "POST", jpack("{s:s,s:s}", "name", name, "data_path", data_path),
-             "/v1/catalogs");
-    expect_status(&r, 201);
-    http_result_free(&r);
+    make_catalog_at(&st.srv, name, data_path);
     make_namespace(&st.srv, name, NS);
     json_decref(make_table(&st.srv, name, NS, "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
 }

@@ -527,10 +527,7 @@ static void s3_table_retired(void **state)
              test_need_env("HOGLAKE_TEST_S3_BUCKET"), (long)getpid(), (long)time(NULL));
     snprintf(data_path, sizeof data_path, "%.*s", (int)strlen(prefix) - 1, prefix);
     struct http_result r;
-    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", "rt_s3", "data_path", data_path),
-             "/v1/catalogs");
-    expect_status(&r, 201);
-    http_result_free(&r);
+    make_catalog_at(&srv, "rt_s3", data_path);
     make_namespace(&srv, "rt_s3", "ns");
     json_decref(make_table(&srv, "rt_s3", "ns", "gone", "[{\"name\":\"id\",\"type\":\"long\"}]"));
     json_decref(make_table(&srv, "rt_s3", "ns", "live", "[{\"name\":\"id\",\"type\":\"long\"}]"));

@@ -117,12 +117,9 @@ static int setup(void **state)
     (void)state;
     test_stack_up(&db, &srv, &pg, "upload_claims", NULL, NULL);
     test_scratch_dir(dir, sizeof dir, "upload-claims");
-    struct http_result r;
     char path[300];
     snprintf(path, sizeof path, "file://%s/wh", dir);
-    api_send(&r, &srv, "POST", jpack("{s:s,s:s}", "name", CAT, "data_path", path), "/v1/catalogs");
-    expect_status(&r, 201);
-    http_result_free(&r);
+    make_catalog_at(&srv, CAT, path);
     make_namespace(&srv, CAT, NS);
     json_decref(make_table(&srv, CAT, NS, "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
     snprintf(prefix, sizeof prefix, "file://%s/wh/data/ns/t/", dir);
