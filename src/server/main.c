@@ -15,6 +15,7 @@
 #include "server/auth/audit.h"
 #include "server/auth/auth.h"
 #include "server/auth/auth_bootstrap.h"
+#include "server/catalog/catalog_idents.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -223,7 +224,8 @@ int main(int argc, char **argv)
         goto out;
     }
     srv.auth = auth_new(srv.cfg.auth, srv.cfg.metrics_public);
-    if (!srv.auth) {
+    srv.catalog_idents = catalog_idents_new();
+    if (!srv.auth || !srv.catalog_idents) {
         log_error("out of memory");
         goto out;
     }
@@ -409,6 +411,7 @@ out:
     objstore_free(srv.objstore);
     embedded_pg_stop(epg);
     auth_free(srv.auth);
+    catalog_idents_free(srv.catalog_idents);
     storage_roots_free(&srv);
     free_pem(tls_cert);
     free_pem(tls_key);

@@ -15,6 +15,7 @@ struct http_server;
 struct maintenance;
 struct objstore;
 struct audit;
+struct catalog_idents;
 struct auth;
 
 struct server {
@@ -26,6 +27,8 @@ struct server {
     struct objstore *objstore; /* data files: hydrator reads, cleanup deletes */
     struct audit *audit;       /* the audit log (server/auth/audit.h) */
     struct auth *auth;         /* the request gate (server/auth/auth.h) */
+    /* The commit path's catalog identities (server/catalog/catalog_idents.h). */
+    struct catalog_idents *catalog_idents;
     /* Where file:// catalogs may be (storage_guard.h): resolved paths. */
     char **file_roots;
     size_t nfile_roots;

@@ -560,11 +560,19 @@ static void conflict_check_against_read_snapshot(void **state)
                  (long long)read);
     /* Re-read: accepted. */
     commit_ok(CF_FMT, (long long)head_of(CAT), "cf", "7");
-    /* Below the floor: 410. */
-    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = %lld WHERE name = '" CAT "'",
+    /* Below the floor: 410, with the floor and its instant as the commit's
+     * reads found them. */
+    int64_t floor_us = sqli("SELECT coalesce((extract(epoch FROM earliest_snapshot_time)"
+                            " * 1000000)::bigint, -1) FROM hog_catalog WHERE name = '" CAT "'");
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = %lld,"
+             " earliest_snapshot_time = '2026-01-02T03:04:05Z' WHERE name = '" CAT "'",
              (long long)read + 1);
-    commit_fails(410, "expired", "below the expiry floor", CF_FMT, (long long)read, "cf", "8");
-    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 0 WHERE name = '" CAT "'");
+    commit_fails(410, "expired", "reached at 2026-01-02T03:04:05", CF_FMT, (long long)read, "cf",
+                 "8");
+    sql_exec("UPDATE hog_catalog SET earliest_snapshot_id = 0, earliest_snapshot_time ="
+             " CASE WHEN %lld < 0 THEN NULL ELSE to_timestamp(%lld / 1e6) END"
+             " WHERE name = '" CAT "'",
+             (long long)floor_us, (long long)floor_us);
 }
 
 /* ---- receipts ---- */
@@ -989,6 +997,68 @@ static void counter_overflow_is_refused(void **state)
 #undef STATS_WHERE
 }
 
+/* ---- the catalog's identity ---- */
+
+/* A commit names its catalog; its id and data path (which never change
+ * for an id) are kept in the process between commits. A row deleted by
+ * hand and a catalog made again under the name, with another data path,
+ * must not be mistaken for the old one: a commit is checked against the
+ * new path and lands in the new catalog, and a commit to a catalog no
+ * longer there is a 404. */
+static void one_file_body(char *b, size_t size, const char *data_path, int k)
+{
+    snprintf(b, size,
+             "{'appends':[{'namespace':'n','table':'t','files':[{'path':'%s/t/f%d.parquet',"
+             "'record_count':1,'file_size_bytes':100,'footer_size':10}]}]}",
+             data_path, k);
+}
+
+/* Catalog "again" at data_path, with table n.t. */
+static void make_again(const char *data_path)
+{
+    make_catalog_at(&srv, "again", data_path);
+    make_namespace(&srv, "again", "n");
+    json_decref(make_table(&srv, "again", "n", "t", "[{\"name\":\"id\",\"type\":\"long\"}]"));
+}
+
+static void a_catalog_made_again_is_found_again(void **state)
+{
+    (void)state;
+    char b[512];
+    make_again("s3://hoglake-test/again");
+    one_file_body(b, sizeof b, "s3://hoglake-test/again", 1);
+    assert_true(api_commit(&srv, "again", b) > 0);
+
+    sql_exec("DELETE FROM hog_catalog WHERE name = 'again'");
+    make_again("s3://hoglake-test/elsewhere");
+    int64_t h0 = head_of("again");
+    /* Under the old catalog's path: refused against the new one's. */
+    one_file_body(b, sizeof b, "s3://hoglake-test/again", 2);
+    assert_int_equal(api_commit_status(&srv, "again", b), -422);
+    one_file_body(b, sizeof b, "s3://hoglake-test/elsewhere", 3);
+    assert_int_equal(api_commit(&srv, "again", b), h0 + 1);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file f JOIN hog_catalog c"
+                          " USING (catalog_id) WHERE c.name = 'again'"),
+                     1);
+
+    /* Renamed by hand, and the name taken by a third catalog: a path the
+     * renamed one would take is refused, and nothing lands in it. */
+    sql_exec("UPDATE hog_catalog SET name = 'renamed' WHERE name = 'again'");
+    make_again("s3://hoglake-test/third");
+    one_file_body(b, sizeof b, "s3://hoglake-test/elsewhere", 4);
+    assert_int_equal(api_commit_status(&srv, "again", b), -422);
+    assert_int_equal(sqli("SELECT count(*) FROM hog_data_file f JOIN hog_catalog c"
+                          " USING (catalog_id) WHERE c.name = 'renamed'"),
+                     1);
+    one_file_body(b, sizeof b, "s3://hoglake-test/third", 5);
+    int64_t third = api_commit(&srv, "again", b);
+    assert_int_equal(third, head_of("again"));
+
+    sql_exec("DELETE FROM hog_catalog WHERE name IN ('again', 'renamed')");
+    one_file_body(b, sizeof b, "s3://hoglake-test/third", 6);
+    assert_int_equal(api_commit_status(&srv, "again", b), -404);
+}
+
 /* ---- group commit ---- */
 
 /* Commits that wait for the lock together commit as one group, each with
@@ -1397,6 +1467,7 @@ int main(void)
         cmocka_unit_test(blocked_reads_are_503),
         cmocka_unit_test(checks_before_the_lock_are_verified_under_it),
         cmocka_unit_test(counter_overflow_is_refused),
+        cmocka_unit_test(a_catalog_made_again_is_found_again),
         cmocka_unit_test(waiting_commits_commit_as_a_group),
         cmocka_unit_test(a_group_writes_its_commits_as_one),
         cmocka_unit_test(change_probes_ignore_history),

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "server/catalog/catalog_idents.h"
 #include "server/db/db.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -21,6 +22,31 @@ int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
     if (found < 0)
         return api_from_error(err, &e, "catalog lookup");
     return found ? 0 : catalog_not_found(err, name);
+}
+
+int catalog_ident_load(struct srv_req *req, const char *name, bool fresh, struct catalog_ident *out,
+                       bool *cached, struct api_error *err)
+{
+    struct catalog_idents *idents = req->srv->catalog_idents;
+    *cached = false;
+    if (!fresh) {
+        int hit = catalog_idents_get(idents, name, &req->arena, out);
+        if (hit < 0)
+            return api_nomem(err);
+        if (hit) {
+            *cached = true;
+            return 0;
+        }
+    }
+    struct catalog_row cat;
+    if (catalog_load(req, name, &cat, err) != 0) {
+        if (err->status == 404)
+            catalog_idents_forget(idents, name);
+        return -1;
+    }
+    *out = (struct catalog_ident){.id = cat.id, .name = cat.name, .data_path = cat.data_path};
+    catalog_idents_put(idents, out);
+    return 0;
 }
 
 int catalog_not_found(struct api_error *err, const char *name)

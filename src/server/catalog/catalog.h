@@ -19,6 +19,12 @@
 /* Loads the catalog by name: 404 when missing. */
 int catalog_load(struct srv_req *req, const char *name, struct catalog_row *out,
                  struct api_error *err);
+/* The identity of the catalog named `name` (id, name, data path), from
+ * the server's cache (server/catalog/catalog_idents.h) unless `fresh`, or
+ * else loaded and kept: 404 when missing. *cached says whether it came
+ * from the cache unchecked. */
+int catalog_ident_load(struct srv_req *req, const char *name, bool fresh, struct catalog_ident *out,
+                       bool *cached, struct api_error *err);
 /* The 404 of a catalog that does not exist (or that the caller may not
  * know of: server/auth/auth.h answers a token scoped elsewhere with exactly this). */
 int catalog_not_found(struct api_error *err, const char *name);

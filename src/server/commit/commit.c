@@ -134,7 +134,7 @@ static bool any_guarded(const struct commit_request *c)
  * and the path guard too. */
 static void reads_plan(struct commit_ctx *x, bool locked, struct store_commit_reads *r)
 {
-    store_commit_reads_init(r, x->cat.id);
+    store_commit_reads_init(r, &x->cat);
     r->key = x->c->has_key ? x->c->key : NULL;
     r->has_read_snapshot = x->c->has_read_snapshot;
     r->read_snapshot = x->c->read_snapshot;
@@ -179,8 +179,13 @@ static int read_batch(struct commit_ctx *x, bool locked, struct error *err)
     int failed;
     if (rc != 0 || commit_run_locked(x, s, &failed, err) != 0)
         return failed_in(x, s, "commit reads");
-    if (!store_commit_head(s, x->slot.head, &x->head, &x->earliest))
+    struct store_commit_head h;
+    if (!store_commit_head(s, x->slot.head, &h))
         return error_fail(err, ERR_NOT_FOUND, "catalog '%s'", x->cat.name);
+    x->head = h.head;
+    x->earliest = h.earliest;
+    x->has_earliest_time = h.has_earliest_time;
+    x->earliest_time_us = h.earliest_time_us;
     return 0;
 }
 
@@ -329,7 +334,7 @@ committed:
     return 0;
 }
 
-int commit_run(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lock_budget_ms,
+int commit_run(struct srv_ctx *ctx, const struct catalog_ident *cat, int64_t lock_budget_ms,
                struct commit_request *c, struct commit_outcome *out, struct error *err)
 {
     *out = (struct commit_outcome){0};

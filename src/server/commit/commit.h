@@ -48,7 +48,7 @@ struct commit_outcome {
 /* Runs the commit of `c` in catalog `cat`, waiting at most lock_budget_ms
  * for the catalog's lock (0: forever). 0 with out's result, or -1 with err
  * and out's failure. */
-int commit_run(struct srv_ctx *ctx, const struct catalog_row *cat, int64_t lock_budget_ms,
+int commit_run(struct srv_ctx *ctx, const struct catalog_ident *cat, int64_t lock_budget_ms,
                struct commit_request *c, struct commit_outcome *out, struct error *err);
 
 #endif

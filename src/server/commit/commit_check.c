@@ -98,12 +98,17 @@ static int cmp_labels(const void *a, const void *b)
 
 /* The 410 of a read_snapshot below the floor, as every time-travel path
  * words it. */
-/* The floor read under the lock, not the one the catalog was loaded with. */
+/* The floor as the commit's reads found it. */
 static int read_snapshot_expired(struct commit_ctx *x, int64_t rs, struct error *err)
 {
-    struct catalog_row locked = x->cat;
-    locked.earliest = x->earliest;
-    return snapshot_expired(err, &locked, rs, "read_snapshot");
+    struct catalog_row read = {.id = x->cat.id,
+                               .name = x->cat.name,
+                               .data_path = x->cat.data_path,
+                               .head = x->head,
+                               .earliest = x->earliest,
+                               .has_earliest_time = x->has_earliest_time,
+                               .earliest_time_us = x->earliest_time_us};
+    return snapshot_expired(err, &read, rs, "read_snapshot");
 }
 
 static int conflict_check(struct commit_ctx *x, struct error *err)

@@ -44,7 +44,7 @@ struct table_live {
 struct commit_ctx {
     struct srv_ctx *ctx;
     int64_t lock_budget_ms;
-    struct catalog_row cat;
+    struct catalog_ident cat;
     struct commit_request *c;
     struct commit_outcome *out;
     bool any_stats;                  /* some file carries column_stats */
@@ -55,7 +55,9 @@ struct commit_ctx {
     /* Read with the tables (under the lock, or before it on the
      * optimistic path). */
     int64_t head, earliest;
-    int64_t repaired; /* statistics fixed instead of refused */
+    bool has_earliest_time;
+    int64_t earliest_time_us; /* when the floor was reached, for a 410's message */
+    int64_t repaired;         /* statistics fixed instead of refused */
     bool in_txn;
 };
 

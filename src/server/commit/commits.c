@@ -62,18 +62,41 @@ static int commit_failed(struct api_error *err, const struct error *e,
     return -1;
 }
 
+static bool same_catalog(const struct catalog_ident *a, const struct catalog_ident *b)
+{
+    return a->id == b->id && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->data_path, b->data_path) == 0;
+}
+
 /* Runs the commit in the catalog named by the path; *result is the
  * CommitResult {snapshot_id, schema_version}. */
 static int commit(struct srv_req *req, struct commit_request *c, json_t **result,
                   struct api_error *err)
 {
-    struct catalog_row cat;
+    struct catalog_ident cat;
+    bool cached;
     struct srv_ctx ctx;
-    if (catalog_load(req, req->params[0], &cat, err) != 0 || req_ctx(req, &ctx, err) != 0)
+    if (catalog_ident_load(req, req->params[0], false, &cat, &cached, err) != 0 ||
+        req_ctx(req, &ctx, err) != 0)
         return -1; /* no catalog, so no per-catalog count */
     struct commit_outcome out;
     struct error e;
     int rc = commit_run(&ctx, &cat, ddl_lock_budget_ms(req), c, &out, &e);
+    if (rc != 0 && cached) {
+        /* The identity was the cache's: a failure may be its being stale
+         * (the row deleted or changed by hand; the reads found no such
+         * catalog, or a path was checked against the old data path). The
+         * catalog looked up again decides: gone is a 404, another identity
+         * runs the commit again (a failed commit wrote nothing). */
+        struct catalog_ident now;
+        bool unused;
+        if (catalog_ident_load(req, req->params[0], true, &now, &unused, err) != 0)
+            return -1;
+        if (!same_catalog(&cat, &now)) {
+            cat = now;
+            rc = commit_run(&ctx, &cat, ddl_lock_budget_ms(req), c, &out, &e);
+        }
+    }
     if (rc != 0)
         commit_failed(err, &e, &out);
     else if (!(*result = json_pack("{s:I,s:I}", "snapshot_id", (json_int_t)out.snapshot_id,

@@ -19,6 +19,14 @@
 
 struct db_conn;
 
+/* What never changes for a catalog id (no endpoint renames or moves a
+ * catalog): all a commit needs of its catalog (strings borrowed). */
+struct catalog_ident {
+    int64_t id;
+    const char *name;
+    const char *data_path;
+};
+
 /* A hog_catalog row. */
 struct catalog_row {
     int64_t id;

@@ -88,10 +88,10 @@ static const char path_guard_sql[] =
     "   AND h.path = u.path AND h.state = 'active' AND h.owner = $3::uuid"
     "   AND h.file_kind = u.kind) LIMIT 1)) g(state, path) ORDER BY state LIMIT 1";
 
-void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id)
+void store_commit_reads_init(struct store_commit_reads *r, const struct catalog_ident *cat)
 {
     memset(r, 0, sizeof *r);
-    r->catalog_id = catalog_id;
+    r->cat = *cat;
     pg_array_init(&r->namespaces);
     pg_array_init(&r->names);
     pg_array_init(&r->guarded);
@@ -141,13 +141,19 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
         return error_nomem(err);
     struct db_params p;
     db_params_init(&p);
-    db_param_i64(&p, r->catalog_id);
-    if ((at->head = store_commit_batch_add(s,
-                                           "SELECT last_snapshot_id, earliest_snapshot_id"
-                                           " FROM hog_catalog WHERE catalog_id = $1",
-                                           &p, "catalog head", err)) < 0)
+    db_param_i64(&p, r->cat.id);
+    db_param_str(&p, r->cat.name);
+    db_param_str(&p, r->cat.data_path);
+    if ((at->head = store_commit_batch_add(
+             s,
+             "SELECT last_snapshot_id, earliest_snapshot_id,"
+             " (extract(epoch FROM earliest_snapshot_time) * 1000000)::bigint"
+             " FROM hog_catalog WHERE catalog_id = $1 AND name = $2 AND data_path = $3",
+             &p, "catalog head", err)) < 0)
         return -1;
     if (r->receipt) {
+        db_params_init(&p);
+        db_param_i64(&p, r->cat.id);
         db_param_str(&p, r->key);
         if ((at->receipt = store_commit_batch_add(s,
                                                   "SELECT fingerprint, snapshot_id, schema_version"
@@ -157,7 +163,7 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
             return -1;
     }
     db_params_init(&p);
-    db_param_i64(&p, r->catalog_id);
+    db_param_i64(&p, r->cat.id);
     db_param_str(&p, namespaces);
     db_param_str(&p, names);
     if (r->columns &&
@@ -172,7 +178,7 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
         return -1;
     if (r->dv_targets) {
         db_params_init(&p);
-        db_param_i64(&p, r->catalog_id);
+        db_param_i64(&p, r->cat.id);
         db_param_str(&p, dv_ids);
         if ((at->dv_targets =
                  store_commit_batch_add(s, dv_targets_sql, &p, "deletion vector targets", err)) < 0)
@@ -180,7 +186,7 @@ int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_r
     }
     if (r->path_guard) {
         db_params_init(&p);
-        db_param_i64(&p, r->catalog_id);
+        db_param_i64(&p, r->cat.id);
         db_param_str(&p, paths);
         db_param_str(&p, r->upload_owner);
         db_param_bool(&p, r->claims_required);
@@ -209,9 +215,13 @@ static bool optional_i64(const PGresult *r, int row, int col, int64_t *out)
     return present;
 }
 
-int store_commit_head(const struct store_commit_batch *s, int at, int64_t *head, int64_t *earliest)
+int store_commit_head(const struct store_commit_batch *s, int at, struct store_commit_head *out)
 {
-    return first_row_pair(s->b.results[at], head, earliest);
+    const PGresult *r = s->b.results[at];
+    if (first_row_pair(r, &out->head, &out->earliest) == 0)
+        return 0;
+    out->has_earliest_time = optional_i64(r, 0, 2, &out->earliest_time_us);
+    return 1;
 }
 
 int store_commit_receipt(const struct store_commit_batch *s, int at, struct arena *arena,

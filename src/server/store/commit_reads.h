@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "server/db/pgarray.h"
+#include "server/store/catalogs.h"
 #include "server/store/commit_batch.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -28,7 +29,9 @@
 /* The reads one batch asks for. The lists are filled with the functions
  * below, the tables in the request's order. */
 struct store_commit_reads {
-    int64_t catalog_id;
+    /* The catalog: the head is read only where its id still has this name
+     * and data path (the caller's may come from a cache). */
+    struct catalog_ident cat;
     const char *key; /* with `receipt`: the idempotency key */
     bool has_read_snapshot;
     int64_t read_snapshot;    /* DDL after it is flagged on each live table */
@@ -42,7 +45,7 @@ struct store_commit_reads {
     size_t ntables;
 };
 
-void store_commit_reads_init(struct store_commit_reads *r, int64_t catalog_id);
+void store_commit_reads_init(struct store_commit_reads *r, const struct catalog_ident *cat);
 void store_commit_reads_free(struct store_commit_reads *r);
 /* A table of the request: its position in this list is its ordinal.
  * Guarded: an insert or delete on it after read_snapshot (or its
@@ -64,8 +67,16 @@ struct store_commit_read_slots {
 int store_commit_queue_reads(struct store_commit_batch *s, struct store_commit_reads *r,
                              struct store_commit_read_slots *at, struct error *err);
 
-/* The head and the expiry floor: 1, or 0 when the catalog is gone. */
-int store_commit_head(const struct store_commit_batch *s, int at, int64_t *head, int64_t *earliest);
+/* The catalog's head and expiry floor, with the instant the floor was
+ * reached (for a 410's message). */
+struct store_commit_head {
+    int64_t head, earliest;
+    bool has_earliest_time;
+    int64_t earliest_time_us;
+};
+/* 1 with *out, or 0 when the catalog is gone (or its id no longer has the
+ * name and data path the reads were given). */
+int store_commit_head(const struct store_commit_batch *s, int at, struct store_commit_head *out);
 
 /* A receipt: what the key committed, and the digest of its request. */
 struct store_commit_receipt {
