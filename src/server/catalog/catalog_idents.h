@@ -15,8 +15,6 @@
 #ifndef HL_SERVER_CATALOG_CATALOG_IDENTS_H
 #define HL_SERVER_CATALOG_CATALOG_IDENTS_H
 
-#include <stdbool.h>
-
 #include "server/store/catalogs.h"
 #include "util/arena.h"
 

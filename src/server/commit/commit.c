@@ -179,13 +179,8 @@ static int read_batch(struct commit_ctx *x, bool locked, struct error *err)
     int failed;
     if (rc != 0 || commit_run_locked(x, s, &failed, err) != 0)
         return failed_in(x, s, "commit reads");
-    struct store_commit_head h;
-    if (!store_commit_head(s, x->slot.head, &h))
+    if (!store_commit_head(s, x->slot.head, &x->read))
         return error_fail(err, ERR_NOT_FOUND, "catalog '%s'", x->cat.name);
-    x->head = h.head;
-    x->earliest = h.earliest;
-    x->has_earliest_time = h.has_earliest_time;
-    x->earliest_time_us = h.earliest_time_us;
     return 0;
 }
 

@@ -97,27 +97,26 @@ static int cmp_labels(const void *a, const void *b)
 }
 
 /* The 410 of a read_snapshot below the floor, as every time-travel path
- * words it. */
-/* The floor as the commit's reads found it. */
+ * words it, with the floor as the commit's reads found it. */
 static int read_snapshot_expired(struct commit_ctx *x, int64_t rs, struct error *err)
 {
     struct catalog_row read = {.id = x->cat.id,
                                .name = x->cat.name,
                                .data_path = x->cat.data_path,
-                               .head = x->head,
-                               .earliest = x->earliest,
-                               .has_earliest_time = x->has_earliest_time,
-                               .earliest_time_us = x->earliest_time_us};
+                               .head = x->read.head,
+                               .earliest = x->read.earliest,
+                               .has_earliest_time = x->read.has_earliest_time,
+                               .earliest_time_us = x->read.earliest_time_us};
     return snapshot_expired(err, &read, rs, "read_snapshot");
 }
 
 static int conflict_check(struct commit_ctx *x, struct error *err)
 {
     int64_t rs = x->c->read_snapshot;
-    if (rs > x->head)
+    if (rs > x->read.head)
         return error_fail(err, ERR_INVALID, "read_snapshot %lld is after the catalog's head %lld",
-                          (long long)rs, (long long)x->head);
-    if (rs < x->earliest)
+                          (long long)rs, (long long)x->read.head);
+    if (rs < x->read.earliest)
         return read_snapshot_expired(x, rs, err);
     /* A guarded table's rows changed since the read: the writer's delete
      * or update was computed on rows that are no longer all there is.

@@ -52,12 +52,10 @@ struct commit_ctx {
     struct store_commit_batch reads; /* results stay until the commit ends */
     struct store_commit_read_slots slot;
     int lock_at; /* the lock statement in the batch that took it, or -1 */
-    /* Read with the tables (under the lock, or before it on the
-     * optimistic path). */
-    int64_t head, earliest;
-    bool has_earliest_time;
-    int64_t earliest_time_us; /* when the floor was reached, for a 410's message */
-    int64_t repaired;         /* statistics fixed instead of refused */
+    /* The head and floor, read with the tables (under the lock, or before
+     * it on the optimistic path). */
+    struct store_commit_head read;
+    int64_t repaired; /* statistics fixed instead of refused */
     bool in_txn;
 };
 

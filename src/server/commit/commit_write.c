@@ -162,7 +162,7 @@ static void begin_entry(struct commit_ctx *x, struct store_commit_writes *w, boo
     if (!optimistic)
         return;
     store_commit_writes_expect(
-        w, &(struct store_commit_expect){x->head, c->has_read_snapshot, c->read_snapshot});
+        w, &(struct store_commit_expect){x->read.head, c->has_read_snapshot, c->read_snapshot});
     for (size_t t = 0; t < c->ntables; t++)
         store_commit_writes_touched(w, x->live[t].table_id);
 }
